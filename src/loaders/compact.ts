@@ -1,0 +1,103 @@
+/**
+ * Load-time compaction: drop the bulky fields no rule reads, so a 3 GB dump becomes a snapshot a fraction of
+ * its size. This is the single list of what is thrown away; a rule that needs one of these fields must change
+ * this file first.
+ */
+import type { KubeObject } from './types.js';
+
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/** Settings the controller reads from its environment; kept on any container so version/gate/queue detection works. */
+const CONTROLLER_SETTINGS = /^(FEATURE_GATES|INTERRUPTION_QUEUE|CLUSTER_NAME|CLUSTER_ENDPOINT|BATCH_MAX_DURATION|BATCH_IDLE_DURATION|LOG_LEVEL|PREFERENCE_POLICY|MIN_VALUES_POLICY|AWS_REGION|VM_MEMORY_OVERHEAD_PERCENT|RESERVED_ENIS|ISOLATED_VPC|KARPENTER_[A-Z_]+|QUEUE_URL|ENABLE_SQS_TERMINATION_DRAINING|ENABLE_SPOT_INTERRUPTION_DRAINING|ENABLE_SCHEDULED_EVENT_DRAINING|ENABLE_REBALANCE_(MONITORING|DRAINING))$/;
+
+const CONTAINER_DROP = [
+  'livenessProbe',
+  'readinessProbe',
+  'startupProbe',
+  'lifecycle',
+  'securityContext',
+  'terminationMessagePath',
+  'terminationMessagePolicy',
+  'imagePullPolicy',
+  'volumeMounts',
+  'volumeDevices',
+  'workingDir',
+  'envFrom',
+] as const;
+
+const CONTAINER_STATUS_DROP = ['image', 'imageID', 'containerID', 'volumeMounts', 'user', 'allocatedResources', 'resources'] as const;
+
+export function compactObject(obj: KubeObject): KubeObject {
+  const meta = obj.metadata;
+  if (meta) {
+    delete meta.managedFields;
+    if (meta.annotations && LAST_APPLIED in meta.annotations) delete meta.annotations[LAST_APPLIED];
+  }
+  switch (obj.kind) {
+    case 'Node':
+      compactNode(obj);
+      break;
+    case 'Pod':
+      compactPodSpec(obj.spec);
+      compactPodStatus(obj.status);
+      break;
+    case 'Deployment':
+    case 'StatefulSet':
+    case 'DaemonSet':
+    case 'ReplicaSet':
+    case 'Job':
+    case 'ReplicationController':
+      compactPodSpec(dig(obj, 'spec', 'template', 'spec'));
+      break;
+    case 'CronJob':
+      compactPodSpec(dig(obj, 'spec', 'jobTemplate', 'spec', 'template', 'spec'));
+      break;
+  }
+  return obj;
+}
+
+function compactNode(node: KubeObject): void {
+  const status = node.status as Record<string, unknown> | undefined;
+  if (status) delete status.images;
+}
+
+function compactPodSpec(spec: unknown): void {
+  if (!isRecord(spec)) return;
+  for (const key of ['containers', 'initContainers', 'ephemeralContainers']) {
+    const list = spec[key];
+    if (!Array.isArray(list)) continue;
+    for (const c of list) if (isRecord(c)) compactContainer(c);
+  }
+}
+
+function compactContainer(c: Record<string, unknown>): void {
+  for (const k of CONTAINER_DROP) delete c[k];
+  const env = c.env;
+  if (Array.isArray(env)) {
+    const kept = env.filter((e) => isRecord(e) && typeof e.name === 'string' && CONTROLLER_SETTINGS.test(e.name));
+    if (kept.length) c.env = kept;
+    else delete c.env;
+  }
+}
+
+function compactPodStatus(status: unknown): void {
+  if (!isRecord(status)) return;
+  for (const key of ['containerStatuses', 'initContainerStatuses', 'ephemeralContainerStatuses']) {
+    const list = status[key];
+    if (!Array.isArray(list)) continue;
+    for (const s of list) if (isRecord(s)) for (const k of CONTAINER_STATUS_DROP) delete s[k];
+  }
+}
+
+function dig(obj: unknown, ...path: string[]): unknown {
+  let cur = obj;
+  for (const p of path) {
+    if (!isRecord(cur)) return undefined;
+    cur = cur[p];
+  }
+  return cur;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

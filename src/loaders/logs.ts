@@ -1,0 +1,281 @@
+/**
+ * Karpenter controller log lines → LogRecords, whatever collected them. Three generations share one record
+ * shape: zap console (≤ v0.31), knative-style JSON (v0.32–v0.36) and controller-runtime JSON (v0.37+).
+ * Collectors add prefixes (kubectl `--timestamps`/`--prefix`, stern, must-gather) or re-emit lines
+ * (aggregators, Loki exports); those are peeled off first and kept where they say when or who.
+ */
+
+import type { LogRecord, Provenance } from './types.js';
+
+export interface LogContext {
+  source: string;
+  pod?: { namespace?: string; name: string; container?: string };
+}
+
+type PodRef = NonNullable<LogContext['pod']>;
+
+// Date and time separated by `T` or (Loki) a space; zone optional because Loki omits it.
+const TIME = String.raw`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?`;
+/** A leading time: a space after it is a collector prefix, a tab is zap console or an aggregator re-emit. */
+const TIME_PREFIX = new RegExp(`^(${TIME})([ \\t])`, 'i');
+const KUBECTL_PREFIX = /^\[pod\/([^/\]\s]+)\/([^\]\s]+)\] /;
+const STERN_BRACKET = /^([a-z0-9][-a-z0-9]*)\/([a-z0-9][-a-z0-9.]*)\[([a-z0-9][-a-z0-9]*)\]:? /;
+// Stern's default `[ns ]pod container line` has no delimiter of its own, so it only counts when what
+// follows is unmistakably a record (JSON or a timestamp) — otherwise any two-word text would match.
+const STERN_PLAIN = new RegExp(
+  `^(?:([a-z0-9][-a-z0-9]*) )?([a-z0-9][-a-z0-9.]*) ([a-z0-9][-a-z0-9]*) (?=\\{|${TIME})`,
+);
+const ANSI = /\x1b\[[0-9;]*m/g;
+const CONSOLE_LEVEL = /^(debug|info|warn|warning|error|dpanic|panic|fatal)$/i;
+const CALLER = /^\S+\.go:\d+$/;
+const ISO = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(?:[.,](\d+))?(Z|[+-]\d{2}:?\d{2})?$/i;
+
+type Parsed = Pick<LogRecord, 'time' | 'level' | 'message' | 'fields'>;
+
+export function parseLogLine(text: string, lineNo: number, ctx: LogContext): LogRecord | null {
+  // trim() also drops a BOM and the `\r` of CRLF files; colours survive a copy from a terminal.
+  let rest = (text.includes('\x1b') ? text.replace(ANSI, '') : text).trim();
+  if (rest === '') return null;
+  let prefixTime: string | undefined;
+  let prefixPod: PodRef | undefined;
+  let parsed: Parsed | null | undefined;
+
+  for (let guard = 0; guard < 8 && parsed === undefined; guard++) {
+    let m: RegExpExecArray | null;
+    if ((m = TIME_PREFIX.exec(rest))) {
+      rest = rest.slice(m[0].length);
+      if (m[2] === ' ') {
+        prefixTime ??= m[1];
+        continue;
+      }
+      // A time and a tab: zap console if a level follows, else an aggregator/Loki re-emit whose
+      // prefix is the record's only time (the aggregator stripped level and time from the JSON).
+      parsed = parseConsole(m[1]!, rest) ?? undefined;
+      prefixTime = m[1];
+      if (parsed === undefined) break;
+    } else if (!prefixPod && (m = KUBECTL_PREFIX.exec(rest))) {
+      prefixPod = { name: m[1]!, container: m[2]! };
+      rest = rest.slice(m[0].length);
+    } else if (!prefixPod && (m = STERN_BRACKET.exec(rest))) {
+      prefixPod = { namespace: m[1]!, name: m[2]!, container: m[3]! };
+      rest = rest.slice(m[0].length);
+    } else if (!prefixPod && (m = STERN_PLAIN.exec(rest))) {
+      prefixPod = { ...(m[1] ? { namespace: m[1] } : {}), name: m[2]!, container: m[3]! };
+      rest = rest.slice(m[0].length);
+    } else {
+      break;
+    }
+  }
+
+  if (parsed === undefined) {
+    if (rest.startsWith('{')) {
+      // Truncated or otherwise broken JSON is not turned into a half record: we return null and the
+      // caller counts the line as skipped, so a damaged log is reported rather than silently misread.
+      parsed = parseJsonRecord(rest);
+    } else if (prefixTime !== undefined && rest !== '') {
+      // Timestamped free text (Loki exports, panics under `--timestamps`) is still a dated record;
+      // undated free text (coredns `[INFO] …`, `Create log request error`) is not a log record.
+      parsed = { message: rest, fields: {} };
+    } else {
+      parsed = null;
+    }
+  }
+  if (!parsed) return null;
+
+  const time = parsed.time ?? (prefixTime === undefined ? undefined : normaliseTime(prefixTime));
+  const pod = podFor(prefixPod, ctx.pod);
+  const provenance: Provenance = { source: ctx.source, line: lineNo };
+  return {
+    ...(time === undefined ? {} : { time }),
+    ...(parsed.level === undefined ? {} : { level: parsed.level }),
+    message: parsed.message,
+    fields: parsed.fields,
+    ...(pod ? { pod } : {}),
+    provenance,
+  };
+}
+
+/** JSON generations. An object without a string `message`/`msg` is some other JSON, not a log record. */
+function parseJsonRecord(text: string): Parsed | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!isObject(value)) return null;
+  const fields: Record<string, unknown> = { ...value };
+  const message = take(fields, ['message', 'msg'], (v) => (typeof v === 'string' ? v : undefined));
+  if (message === undefined) return null;
+  const level = take(fields, ['level', 'severity'], (v) => (typeof v === 'string' ? v.toUpperCase() : undefined));
+  // A time we cannot read stays in `fields` so nothing is lost.
+  const time = take(fields, ['time', 'ts', 'timestamp'], normaliseTime);
+  return { message, fields, ...(level === undefined ? {} : { level }), ...(time === undefined ? {} : { time }) };
+}
+
+/** zap console: `TIME␉LEVEL␉[logger␉][caller␉]message[␉{fields}]`; zap writes the message unescaped, so tabs inside it survive. */
+function parseConsole(time: string, rest: string): Parsed | null {
+  const [level, ...tail] = rest.split('\t');
+  if (level === undefined || !CONSOLE_LEVEL.test(level) || tail.length === 0) return null;
+  let json: Record<string, unknown> = {};
+  const last = tail[tail.length - 1]!;
+  if (tail.length >= 2 && last.startsWith('{')) {
+    // A broken fields tail stays part of the message rather than being dropped.
+    try {
+      const v: unknown = JSON.parse(last);
+      if (isObject(v)) {
+        json = v;
+        tail.pop();
+      }
+    } catch {
+      /* kept in the message */
+    }
+  }
+  const head: Record<string, unknown> = {};
+  if (tail.length >= 2) head.logger = tail.shift();
+  if (tail.length >= 2 && CALLER.test(tail[0]!)) head.caller = tail.shift();
+  const t = normaliseTime(time);
+  return {
+    level: level.toUpperCase(),
+    message: tail.join('\t'),
+    fields: { ...head, ...json },
+    ...(t === undefined ? {} : { time: t }),
+  };
+}
+
+/**
+ * Every time becomes `YYYY-MM-DDTHH:mm:ss.sssZ` (UTC, milliseconds), so times from different generations and
+ * prefixes compare correctly as strings. A zone-less time (Loki export) is taken as UTC. Numbers are epoch
+ * seconds (zap `ts`), or milliseconds when too large to be seconds.
+ */
+export function normaliseTime(value: unknown): string | undefined {
+  let date: Date;
+  if (typeof value === 'number' && Number.isFinite(value)) {
+    date = new Date(value > 1e11 ? value : value * 1000);
+  } else if (typeof value === 'string') {
+    const m = ISO.exec(value.trim());
+    if (!m) return undefined;
+    const ms = (m[3] ?? '').padEnd(3, '0').slice(0, 3);
+    let zone = (m[4] ?? 'Z').toUpperCase();
+    if (/^[+-]\d{4}$/.test(zone)) zone = `${zone.slice(0, 3)}:${zone.slice(3)}`;
+    date = new Date(`${m[1]}T${m[2]}.${ms}${zone}`);
+  } else {
+    return undefined;
+  }
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}
+
+/** A pod named by a line prefix wins; it borrows namespace/container from the context only when it is the same pod. */
+function podFor(prefix: PodRef | undefined, ctx: PodRef | undefined): PodRef | undefined {
+  if (!prefix) return ctx ? { ...ctx } : undefined;
+  const same = ctx?.name === prefix.name ? ctx : undefined;
+  const namespace = prefix.namespace ?? same?.namespace;
+  const container = prefix.container ?? same?.container;
+  return {
+    ...(namespace === undefined ? {} : { namespace }),
+    name: prefix.name,
+    ...(container === undefined ? {} : { container }),
+  };
+}
+
+/**
+ * Karpenter's envelope is recognisable by its `commit` field (every generation enriches every line with it)
+ * or its `controller[.x]` logger; a Loki export of bare text can only be recognised by what it talks about.
+ * Most lines must be records so that, say, a YAML file that mentions karpenter is not taken for a log.
+ */
+export function looksLikeKarpenterLog(sample: string): boolean {
+  const lines = sample.split('\n');
+  // The sample is usually cut mid-line: a last line without its newline counts only if it still parses.
+  const cut = sample.endsWith('\n') ? undefined : lines.length - 1;
+  const ctx: LogContext = { source: '<sample>' };
+  let candidates = 0;
+  let records = 0;
+  let karpenter = 0;
+  for (const [i, line] of lines.entries()) {
+    if (line.trim() === '' || isLogBlockEnd(line)) continue;
+    const start = parseLogBlockStart(line);
+    if (start) {
+      if (isKarpenterControllerPod(start.name, start.container)) return true;
+      continue;
+    }
+    const rec = parseLogLine(line, i + 1, ctx);
+    if (i === cut && !rec) {
+      // One JSON record longer than the whole sample: judge by its envelope's opening keys.
+      if (candidates === 0) return JSON_ENVELOPE.test(line);
+      continue;
+    }
+    candidates++;
+    if (!rec) continue;
+    records++;
+    const logger = rec.fields.logger;
+    if (
+      (typeof rec.fields.commit === 'string' && rec.level !== undefined) ||
+      (typeof logger === 'string' && /^controller(\.|$)/.test(logger)) ||
+      /karpenter|nodeclaim|nodepool/i.test(rec.message)
+    ) {
+      karpenter++;
+    }
+  }
+  return karpenter > 0 && records * 2 >= candidates;
+}
+
+const JSON_ENVELOPE = /\{"level":"[A-Za-z]+","time":"[^"]*","logger":"(?:controller|webhook)[."]/;
+
+// Pods whose names contain `karpenter` but are not the controller: chart hooks, CRD installers, tests.
+const NOT_CONTROLLER = new Set(['crd', 'crds', 'install', 'installer', 'test', 'webhook', 'hook', 'cleanup', 'job']);
+
+export function isKarpenterControllerPod(podName: string, container?: string): boolean {
+  if (container !== undefined && container !== 'controller') return false;
+  const name = podName.toLowerCase();
+  if (!name.includes('karpenter')) return false;
+  return !name.split(/[-.]/).some((part) => NOT_CONTROLLER.has(part));
+}
+
+const BLOCK_START = /^==== START logs for container (\S+) of pod ([^/\s]+)\/(\S+) ====\s*$/;
+const BLOCK_END = /^==== END logs for container \S+ of pod \S+ ====\s*$/;
+
+export function parseLogBlockStart(line: string): { container: string; namespace: string; name: string } | null {
+  const m = BLOCK_START.exec(line);
+  return m ? { container: m[1]!, namespace: m[2]!, name: m[3]! } : null;
+}
+
+export function isLogBlockEnd(line: string): boolean {
+  return BLOCK_END.test(line);
+}
+
+const MUST_GATHER_LOG = /^(current|previous)(\.insecure)?\.log$/;
+
+export function podFromLogPath(relPath: string): { namespace?: string; name: string; container?: string } | null {
+  const parts = relPath.split('/').filter((p) => p !== '' && p !== '.');
+  const n = parts.length;
+  // must-gather: …/namespaces/<ns>/pods/<pod>/<ctr>/<ctr>/logs/current.log
+  if (
+    n >= 8 &&
+    MUST_GATHER_LOG.test(parts[n - 1]!) &&
+    parts[n - 2] === 'logs' &&
+    parts[n - 6] === 'pods' &&
+    parts[n - 8] === 'namespaces'
+  ) {
+    return { namespace: parts[n - 7]!, name: parts[n - 5]!, container: parts[n - 3]! };
+  }
+  // cluster-info dump: <ns>/<pod>/logs.txt (all containers of the pod, separated by START/END markers)
+  if (n >= 3 && parts[n - 1] === 'logs.txt') {
+    return { namespace: parts[n - 3]!, name: parts[n - 2]! };
+  }
+  return null;
+}
+
+function take<T>(obj: Record<string, unknown>, keys: string[], read: (v: unknown) => T | undefined): T | undefined {
+  for (const key of keys) {
+    const v = read(obj[key]);
+    if (v !== undefined) {
+      delete obj[key];
+      return v;
+    }
+  }
+  return undefined;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,98 @@
+/**
+ * Turning decoded documents into Kubernetes objects: flatten `kind: List` and typed lists (whose items carry no
+ * kind/apiVersion), reject what is not a Kubernetes object, and remember which kinds a source listed even when
+ * the list was empty.
+ */
+import { compactObject } from './compact.js';
+import type { KubeObject, LoadedObject, SkippedInput } from './types.js';
+
+export interface ObjectSink {
+  objects: LoadedObject[];
+  skipped: SkippedInput[];
+  listedKinds: Set<string>;
+}
+
+export function groupOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 ? '' : apiVersion.slice(0, slash);
+}
+
+export function kindKey(apiVersion: string, kind: string): string {
+  return `${groupOf(apiVersion)}/${kind}`;
+}
+
+export function isListKind(kind: unknown): kind is string {
+  return typeof kind === 'string' && kind.endsWith('List') && kind.length > 4;
+}
+
+/** What a list says about its items: `NodeList`/`v1` → items are `Node`/`v1`; `List` → items must say for themselves. */
+export function listItemType(wrapper: Record<string, unknown>): { kind?: string; apiVersion?: string } {
+  const kind = wrapper.kind;
+  const apiVersion = typeof wrapper.apiVersion === 'string' ? wrapper.apiVersion : undefined;
+  if (!isListKind(kind) || kind === 'List') return {};
+  return { kind: kind.slice(0, -4), apiVersion };
+}
+
+/**
+ * Accept one item of a list or one whole document. `itemType` fills in kind/apiVersion for typed-list items.
+ * Returns false (and records why) when the value is not a Kubernetes object.
+ */
+export function acceptObject(
+  value: unknown,
+  source: string,
+  line: number,
+  sink: ObjectSink,
+  itemType: { kind?: string; apiVersion?: string } = {},
+): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    sink.skipped.push({ source, line, reason: 'not a Kubernetes object (not a mapping)' });
+    return false;
+  }
+  const obj = value as Record<string, unknown>;
+  if (obj.kind === undefined && itemType.kind) obj.kind = itemType.kind;
+  if (obj.apiVersion === undefined && itemType.apiVersion) obj.apiVersion = itemType.apiVersion;
+  if (typeof obj.kind !== 'string' || typeof obj.apiVersion !== 'string') {
+    sink.skipped.push({ source, line, reason: describeNonKube(obj) });
+    return false;
+  }
+  if (typeof obj.metadata !== 'object' || obj.metadata === null) obj.metadata = {};
+  const kube = obj as KubeObject;
+  if (!kube.metadata.name && !kube.metadata.generateName) {
+    sink.skipped.push({ source, line, reason: `${kube.kind} without metadata.name` });
+    return false;
+  }
+  sink.objects.push({ object: compactObject(kube), provenance: { source, line } });
+  sink.listedKinds.add(kindKey(kube.apiVersion, kube.kind));
+  return true;
+}
+
+/** Flatten a fully decoded document (small-file path): a list becomes its items, anything else one object. */
+export function acceptDocument(value: unknown, source: string, line: number, sink: ObjectSink, itemLines?: number[]): void {
+  if (value === null || value === undefined) return; // empty or comment-only document
+  const doc = value as Record<string, unknown>;
+  if (typeof doc === 'object' && !Array.isArray(doc) && isListKind(doc.kind) && 'items' in doc) {
+    const type = listItemType(doc);
+    if (type.kind && type.apiVersion) sink.listedKinds.add(kindKey(type.apiVersion, type.kind));
+    const items = doc.items;
+    if (items === null || items === undefined) return; // `"items": null` is an empty list
+    if (!Array.isArray(items)) {
+      sink.skipped.push({ source, line, reason: `${doc.kind} whose items is not a list` });
+      return;
+    }
+    items.forEach((item, i) => acceptObject(item, source, itemLines?.[i] ?? line, sink, type));
+    return;
+  }
+  if (Array.isArray(value)) {
+    value.forEach((item, i) => acceptObject(item, source, itemLines?.[i] ?? line, sink));
+    return;
+  }
+  acceptObject(value, source, line, sink);
+}
+
+function describeNonKube(obj: Record<string, unknown>): string {
+  if (typeof obj.level === 'string' && (typeof obj.message === 'string' || typeof obj.msg === 'string')) {
+    return 'a log record, not a Kubernetes object';
+  }
+  const keys = Object.keys(obj).slice(0, 4).join(', ');
+  return `not a Kubernetes object (no apiVersion/kind${keys ? `; keys: ${keys}` : ''})`;
+}

@@ -1,0 +1,85 @@
+/**
+ * What every loader hands to the snapshot: Kubernetes objects with the place they came from,
+ * Karpenter controller log records, and an honest account of everything that could not be used.
+ */
+
+/** Where an object or a log line was read: a file (possibly inside an archive) and a 1-based line, or the live API. */
+export interface Provenance {
+  /** Display path: `dump/nodes.json`, `bundle.tar.gz!kube-system/pods.json`, `<stdin>`, or `live`. */
+  source: string;
+  /** 1-based line of the document or list item; 0 when unknown (live). */
+  line: number;
+}
+
+/** A Kubernetes object as decoded from JSON/YAML, after load-time compaction. */
+export interface KubeObject {
+  apiVersion: string;
+  kind: string;
+  metadata: KubeMetadata;
+  [field: string]: unknown;
+}
+
+export interface KubeMetadata {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: OwnerReference[];
+  finalizers?: string[];
+  [field: string]: unknown;
+}
+
+export interface OwnerReference {
+  apiVersion?: string;
+  kind: string;
+  name: string;
+  uid?: string;
+  controller?: boolean;
+}
+
+export interface LoadedObject {
+  object: KubeObject;
+  provenance: Provenance;
+}
+
+/** One Karpenter controller log record, normalised across the three log generations. */
+export interface LogRecord {
+  /** RFC3339 time of the record (from the record itself, else from a `--timestamps` prefix); undefined if none. */
+  time?: string;
+  level?: string;
+  /** The message text, e.g. `created nodeclaim`. */
+  message: string;
+  /** Structured fields (JSON generations) or parsed console JSON tail; never undefined. */
+  fields: Record<string, unknown>;
+  /** Pod and container that wrote it, when the collecting tool said so. */
+  pod?: { namespace?: string; name: string; container?: string };
+  provenance: Provenance;
+}
+
+/** Something in the input that was not loaded, or only partly. Nothing is dropped without one of these. */
+export interface SkippedInput {
+  source: string;
+  /** 1-based line where the problem is, when it has one. */
+  line?: number;
+  reason: string;
+}
+
+/** The kind names a source told us it contained, even when empty (an empty `NodeClaimList` means "none", not "unknown"). */
+export type KindPresence = Set<string>;
+
+export interface LoadResult {
+  objects: LoadedObject[];
+  logs: LogRecord[];
+  skipped: SkippedInput[];
+  /** `group/Kind` keys (core group is empty: `/Node`) that some source listed, including empty lists. */
+  listedKinds: KindPresence;
+  /** Display names of the inputs given (paths as the user typed them). */
+  sources: string[];
+  /** Number of files (or archive entries) read. */
+  filesRead: number;
+}

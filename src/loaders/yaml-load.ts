@@ -1,0 +1,330 @@
+/**
+ * YAML in two ways that must agree object for object (a test holds them to it):
+ * - `loadYamlText`: the `yaml` package, for ordinary files — exact positions, good messages, alias-bomb limits.
+ * - `YamlStreamLoader`: line-fed, for bulk dumps — splits documents and the items of a List itself and decodes
+ *   them in batches with js-yaml (8–12× faster than `yaml` on dumps), never holding a whole list in memory.
+ */
+import jsYaml from 'js-yaml';
+import { LineCounter, isMap, isSeq, parseAllDocuments, type Document } from 'yaml';
+import { acceptDocument, acceptObject, isListKind, kindKey, listItemType, type ObjectSink } from './objects.js';
+import { isLogBlockEnd, parseLogBlockStart } from './logs.js';
+import { StrayLineHandler, isKubectlNoise, clip } from './text-lines.js';
+
+const MAX_ALIASES = 100;
+const DOC_SEPARATOR = /^---(\s|$)/;
+const DOC_END = /^\.\.\.\s*$/;
+/** An unquoted Helm/Go template expression where YAML expects a value: the file was never rendered. */
+const UNRENDERED_TEMPLATE = /^\s*(-\s+)?(\{\{|[^#"'\s][^#"']*:\s+\{\{)/;
+/** js-yaml keeps aliases as shared references, so an alias bomb would explode later; such units go to `yaml`. */
+const MAYBE_ALIAS = /(^|[\s[{,:-])\*[\w.-]+/m;
+const MAYBE_ANCHOR = /(^|[\s[{,:-])&[\w.-]+/m;
+
+/** Routes a line that is not YAML (log block, kubectl noise) to the stray handler; true when it did. */
+class StrayFilter {
+  private inBlock = false;
+  constructor(private readonly stray: StrayLineHandler) {}
+  take(text: string, line: number): boolean {
+    if (this.inBlock) {
+      this.stray.line(text, line);
+      if (isLogBlockEnd(text)) this.inBlock = false;
+      return true;
+    }
+    if (parseLogBlockStart(text)) {
+      this.inBlock = true;
+      this.stray.line(text, line);
+      return true;
+    }
+    if (isKubectlNoise(text)) {
+      this.stray.line(text, line);
+      return true;
+    }
+    return false;
+  }
+}
+
+export function loadYamlText(text: string, source: string, sink: ObjectSink, stray: StrayLineHandler): void {
+  const filter = new StrayFilter(stray);
+  const lines = text.split('\n');
+  const templateLines: number[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i]!;
+    if (filter.take(l.replace(/\r$/, ''), i + 1)) lines[i] = '';
+    else if (UNRENDERED_TEMPLATE.test(l)) templateLines.push(i + 1);
+  }
+  const clean = lines.join('\n');
+  const lineCounter = new LineCounter();
+  const docs = parseAllDocuments(clean, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  const list = Array.isArray(docs) ? docs : [];
+  for (const doc of list) loadDocument(doc, clean, source, sink, lineCounter, templateLines);
+}
+
+function loadDocument(
+  doc: Document.Parsed,
+  text: string,
+  source: string,
+  sink: ObjectSink,
+  lc: LineCounter,
+  templateLines: number[],
+): void {
+  const [start, , end] = doc.range;
+  const firstLine = lc.linePos(start).line;
+  const lastLine = lc.linePos(Math.max(start, end - 1)).line;
+  const template = templateLines.find((l) => l >= firstLine && l <= lastLine);
+  if (template !== undefined) {
+    sink.skipped.push({ source, line: template, reason: unrenderedReason(text.split('\n')[template - 1] ?? '') });
+    return;
+  }
+  const err = doc.errors[0];
+  if (err) {
+    const line = err.linePos?.[0]?.line ?? firstLine;
+    sink.skipped.push({ source, line, reason: `YAML: ${firstSentence(err.message)}` });
+    return;
+  }
+  if (doc.contents === null) return;
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: MAX_ALIASES });
+  } catch (e) {
+    sink.skipped.push({ source, line: firstLine, reason: `YAML: ${firstSentence(String((e as Error).message ?? e))}` });
+    return;
+  }
+  const contentLine = doc.contents.range ? lc.linePos(doc.contents.range[0]).line : firstLine;
+  const lineOf = (n: unknown) => {
+    const range = (n as { range?: [number, number, number] } | null)?.range;
+    return range ? lc.linePos(range[0]).line : contentLine;
+  };
+  let itemLines: number[] | undefined;
+  if (isMap(doc.contents)) {
+    const items = doc.contents.get('items', true);
+    if (isSeq(items)) itemLines = items.items.map(lineOf);
+  } else if (isSeq(doc.contents)) {
+    itemLines = doc.contents.items.map(lineOf);
+  }
+  guardDepth(value, source, contentLine, sink) && acceptDocument(value, source, contentLine, sink, itemLines);
+}
+
+/** The streaming path. Feed every line of the file in order, then call `finish()`. */
+export class YamlStreamLoader {
+  private readonly filter: StrayFilter;
+  private doc: string[] = [];
+  private docLine = 1;
+  private templateLine = 0;
+  // Streaming of a List's items.
+  private inItems = false;
+  private itemsDone = false;
+  private itemIndent: string | null = null;
+  private header: string[] = [];
+  private trailer: string[] = [];
+  private batch: string[] = [];
+  private batchBytes = 0;
+  private batchFirstLine = 0;
+  private itemStarts: number[] = [];
+  private kindless: Array<{ value: unknown; line: number }> = [];
+
+  constructor(
+    private readonly source: string,
+    private readonly sink: ObjectSink,
+    stray: StrayLineHandler,
+    private readonly batchLimit = 4 << 20,
+  ) {
+    this.filter = new StrayFilter(stray);
+  }
+
+  line(text: string, line: number): void {
+    if (this.filter.take(text, line)) return;
+    if (DOC_SEPARATOR.test(text) || DOC_END.test(text)) {
+      this.endDocument();
+      this.docLine = line + 1;
+      return;
+    }
+    if (!this.templateLine && UNRENDERED_TEMPLATE.test(text)) this.templateLine = line;
+    if (this.inItems) {
+      this.itemLine(text, line);
+      return;
+    }
+    if (!this.itemsDone && /^items:\s*(#.*)?$/.test(text)) {
+      this.header = this.doc;
+      this.doc = [];
+      this.inItems = true;
+      return;
+    }
+    if (this.itemsDone) this.trailer.push(text);
+    else {
+      if (this.doc.length === 0) this.docLine = line;
+      this.doc.push(text);
+    }
+  }
+
+  finish(): void {
+    this.endDocument();
+  }
+
+  private itemLine(text: string, line: number): void {
+    const trimmed = text.trimStart();
+    if (trimmed === '' || trimmed.startsWith('#')) {
+      if (this.batch.length) this.batch.push(text);
+      return;
+    }
+    const indent = text.length - trimmed.length;
+    if (this.itemIndent === null) {
+      if (!(trimmed.startsWith('- ') || trimmed === '-')) {
+        this.endItems(text);
+        return;
+      }
+      this.itemIndent = text.slice(0, indent);
+    }
+    const isStart = indent === this.itemIndent.length && (trimmed.startsWith('- ') || trimmed === '-');
+    if (isStart) {
+      if (this.batchBytes >= this.batchLimit) this.flushBatch();
+      if (!this.batch.length) this.batchFirstLine = line;
+      this.itemStarts.push(line);
+    } else if (indent <= this.itemIndent.length) {
+      this.endItems(text);
+      return;
+    }
+    this.batch.push(text);
+    this.batchBytes += text.length + 1;
+  }
+
+  private endItems(firstTrailerLine: string): void {
+    this.flushBatch();
+    this.inItems = false;
+    this.itemsDone = true;
+    this.trailer.push(firstTrailerLine);
+  }
+
+  private flushBatch(): void {
+    if (!this.batch.length) return;
+    const text = this.batch.join('\n');
+    const starts = this.itemStarts;
+    this.batch = [];
+    this.batchBytes = 0;
+    this.itemStarts = [];
+    if (this.templateLine) return; // the whole document is reported once at its end
+    const values = this.decode(text, this.batchFirstLine, true);
+    if (Array.isArray(values) && values.length === starts.length) {
+      values.forEach((v, i) => this.item(v, starts[i]!));
+      return;
+    }
+    // The batch failed: decode item by item so one bad item costs only itself, with its own line.
+    const lines = text.split('\n');
+    starts.forEach((startLine, i) => {
+      const from = startLine - this.batchFirstLine;
+      const to = i + 1 < starts.length ? starts[i + 1]! - this.batchFirstLine : lines.length;
+      const one = this.decode(lines.slice(from, to).join('\n'), startLine);
+      if (Array.isArray(one) && one.length === 1) this.item(one[0], startLine);
+    });
+  }
+
+  private item(value: unknown, line: number): void {
+    const v = value as Record<string, unknown> | null;
+    if (v && typeof v === 'object' && typeof v.kind === 'string' && typeof v.apiVersion === 'string') {
+      acceptObject(v, this.source, line, this.sink);
+    } else {
+      this.kindless.push({ value, line });
+    }
+  }
+
+  private endDocument(): void {
+    if (this.inItems) this.flushBatch();
+    const lastLine = this.docLine;
+    if (this.templateLine) {
+      this.sink.skipped.push({ source: this.source, line: this.templateLine, reason: unrenderedReason('') });
+    } else if (this.header.length || this.inItems || this.itemsDone) {
+      const wrapperText = [...this.header, ...this.trailer].join('\n');
+      const wrapper = (this.decode(wrapperText, this.docLine) ?? {}) as Record<string, unknown>;
+      this.finishList(wrapper);
+    } else if (this.doc.some((l) => l.trim() !== '' && !l.trimStart().startsWith('#'))) {
+      const value = this.decode(this.doc.join('\n'), this.docLine);
+      if (value !== undefined && guardDepth(value, this.source, lastLine, this.sink)) {
+        acceptDocument(value, this.source, firstContentLine(this.doc, this.docLine), this.sink);
+      }
+    }
+    this.doc = [];
+    this.header = [];
+    this.trailer = [];
+    this.kindless = [];
+    this.inItems = false;
+    this.itemsDone = false;
+    this.itemIndent = null;
+    this.templateLine = 0;
+  }
+
+  private finishList(wrapper: Record<string, unknown>): void {
+    if (!isListKind(wrapper.kind)) {
+      // Not a list after all: an object that happens to have an `items` field.
+      if (this.kindless.length || Object.keys(wrapper).length) {
+        acceptObject({ ...wrapper, items: this.kindless.map((k) => k.value) }, this.source, this.docLine, this.sink);
+      }
+      return;
+    }
+    const type = listItemType(wrapper);
+    if (type.kind && type.apiVersion) this.sink.listedKinds.add(kindKey(type.apiVersion, type.kind));
+    for (const { value, line } of this.kindless) acceptObject(value, this.source, line, this.sink, type);
+  }
+
+  /** Decode with js-yaml; `undefined` (and, unless `quiet`, a skipped entry) on error. */
+  private decode(text: string, firstLine: number, quiet = false): unknown {
+    if (MAYBE_ALIAS.test(text) && MAYBE_ANCHOR.test(text)) return this.decodeWithYaml(text, firstLine);
+    try {
+      return jsYaml.load(text, { schema: jsYaml.CORE_SCHEMA });
+    } catch (e) {
+      const err = e as { reason?: string; mark?: { line?: number }; message?: string };
+      if (!quiet) {
+        this.sink.skipped.push({
+          source: this.source,
+          line: firstLine + (err.mark?.line ?? 0),
+          reason: `YAML: ${err.reason ?? firstSentence(err.message ?? String(e))}`,
+        });
+      }
+      return undefined;
+    }
+  }
+
+  private decodeWithYaml(text: string, firstLine: number): unknown {
+    const docs = parseAllDocuments(text, { uniqueKeys: true });
+    const doc = Array.isArray(docs) ? docs[0] : undefined;
+    try {
+      if (!doc) return undefined;
+      if (doc.errors[0]) throw doc.errors[0];
+      return doc.toJS({ maxAliasCount: MAX_ALIASES });
+    } catch (e) {
+      const err = e as { linePos?: Array<{ line: number }>; message?: string };
+      this.sink.skipped.push({
+        source: this.source,
+        line: firstLine + (err.linePos?.[0]?.line ?? 1) - 1,
+        reason: `YAML: ${firstSentence(err.message ?? String(e))}`,
+      });
+      return undefined;
+    }
+  }
+}
+
+function firstContentLine(lines: string[], first: number): number {
+  const i = lines.findIndex((l) => l.trim() !== '' && !l.trimStart().startsWith('#'));
+  return i < 0 ? first : first + i;
+}
+
+function unrenderedReason(line: string): string {
+  const sample = line ? `: ${clip(line, 60)}` : '';
+  return `unrendered Helm/Go template${sample} (render it with \`helm template\` and scan the output)`;
+}
+
+function firstSentence(message: string): string {
+  return message.split('\n')[0]!.replace(/\s+at line \d+, column \d+:?$/, '').trim();
+}
+
+/** Deeply nested documents would overflow the stack of everything that walks them later. */
+const MAX_DEPTH = 200;
+function guardDepth(value: unknown, source: string, line: number, sink: ObjectSink): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length) {
+    const [v, d] = stack.pop()!;
+    if (d > MAX_DEPTH) {
+      sink.skipped.push({ source, line, reason: `document nested deeper than ${MAX_DEPTH} levels` });
+      return false;
+    }
+    if (v && typeof v === 'object') for (const child of Object.values(v)) if (child && typeof child === 'object') stack.push([child, d + 1]);
+  }
+  return true;
+}
