@@ -1,0 +1,119 @@
+/** `karpdoctor scan`: inputs → snapshot → rules → report, with exit codes 0 (clean) / 1 (findings) / 2 (unusable). */
+import { writeFile } from 'node:fs/promises';
+import { SEVERITY_RANK } from '../engine/findings.js';
+import type { Severity } from '../engine/rule.js';
+import { ConfigError, runRules, selectRules, type RunConfig } from '../engine/runner.js';
+import { loadInputs } from '../loaders/load.js';
+import { buildReport, renderJson, reportContext } from '../reporters/report.js';
+import { renderTable } from '../reporters/table.js';
+import { RULES } from '../rules/index.js';
+import { Snapshot } from '../snapshot/snapshot.js';
+import { parseTime } from '../snapshot/units.js';
+import { UsageError } from './errors.js';
+
+export interface ScanOptions {
+  format?: string;
+  output?: string;
+  failOn: string;
+  rule: string[];
+  disableRule: string[];
+  ruleOption: string[];
+  now?: string;
+  karpenterVersion?: string;
+  timing?: boolean;
+  verbose?: boolean;
+}
+
+const FORMATS = ['table', 'json'];
+const FAIL_ON = ['error', 'warning', 'info', 'none'];
+
+export async function scanCommand(paths: string[], opts: ScanOptions, toolVersion: string): Promise<number> {
+  const format = opts.format ?? 'table';
+  if (!FORMATS.includes(format)) {
+    throw new UsageError(`--format ${format} is not supported yet (available: ${FORMATS.join(', ')})`);
+  }
+  if (!FAIL_ON.includes(opts.failOn)) throw new UsageError(`--fail-on must be one of ${FAIL_ON.join(', ')}, got "${opts.failOn}"`);
+  if (opts.now && parseTime(opts.now) === undefined) throw new UsageError(`--now must be an RFC3339 time (e.g. 2024-11-02T12:00:00Z), got "${opts.now}"`);
+  if (paths.length === 0) {
+    throw new UsageError('scanning a live cluster is not available yet: give a dump, a directory, an archive or - (stdin)');
+  }
+  const config: RunConfig = { only: opts.rule, disabled: opts.disableRule, options: parseRuleOptions(opts.ruleOption) };
+  let rules;
+  try {
+    rules = selectRules(RULES, config);
+  } catch (e) {
+    if (e instanceof ConfigError) throw new UsageError(e.message);
+    throw e;
+  }
+
+  const t0 = performance.now();
+  const load = await loadInputs(paths, { stdin: process.stdin });
+  const t1 = performance.now();
+  const snapshot = new Snapshot(load, {
+    ...(opts.now ? { now: opts.now } : {}),
+    ...(opts.karpenterVersion ? { karpenterVersion: opts.karpenterVersion } : {}),
+  });
+  const t2 = performance.now();
+  if (snapshot.objectCount === 0 && snapshot.logs.length === 0) {
+    for (const s of load.skipped.slice(0, 20)) process.stderr.write(`karpdoctor: ${s.source}${s.line ? `:${s.line}` : ''}: ${s.reason}\n`);
+    throw new UsageError(`nothing could be loaded from ${paths.join(', ')}: no Kubernetes objects or Karpenter logs found`);
+  }
+  let run;
+  try {
+    run = runRules(rules, snapshot, config);
+  } catch (e) {
+    if (e instanceof ConfigError) throw new UsageError(e.message);
+    throw e;
+  }
+  const t3 = performance.now();
+
+  const report = buildReport(snapshot, run, toolVersion);
+  const toFile = Boolean(opts.output);
+  const text =
+    format === 'json'
+      ? renderJson(report)
+      : renderTable(report, reportContext(snapshot, run, rules), {
+          color: !toFile && Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,
+          width: toFile ? 120 : (process.stdout.columns ?? 120),
+          verbose: opts.verbose ?? false,
+        });
+  if (opts.output) await writeFile(opts.output, text);
+  else await writeOut(text);
+
+  if (opts.timing) {
+    const lines = [
+      `load      ${ms(t1 - t0)}  (${load.filesRead} files, ${load.objects.length} objects, ${load.logs.length} log records)`,
+      `snapshot  ${ms(t2 - t1)}`,
+      `rules     ${ms(t3 - t2)}`,
+      ...Object.entries(run.timings)
+        .sort((a, b) => b[1] - a[1])
+        .map(([id, t]) => `  ${id.padEnd(44)} ${ms(t)}`),
+    ];
+    process.stderr.write(`${lines.join('\n')}\n`);
+  }
+  const threshold = opts.failOn === 'none' ? Infinity : SEVERITY_RANK[opts.failOn as Severity];
+  return report.findings.some((f) => SEVERITY_RANK[f.severity] >= threshold) ? 1 : 0;
+}
+
+/** `node-unhealthy-not-repaired.toleration=45m` → { 'node-unhealthy-not-repaired': { toleration: '45m' } } */
+function parseRuleOptions(specs: string[]): Record<string, Record<string, string>> {
+  const out: Record<string, Record<string, string>> = {};
+  for (const spec of specs) {
+    const m = /^([a-z0-9-]+)\.([A-Za-z0-9]+)=(.+)$/.exec(spec);
+    if (!m) throw new UsageError(`--rule-option takes RULE.OPTION=VALUE (e.g. node-unhealthy-not-repaired.toleration=45m), got "${spec}"`);
+    (out[m[1]!] ??= {})[m[2]!] = m[3]!;
+  }
+  return out;
+}
+
+function ms(n: number): string {
+  return `${n.toFixed(0).padStart(7)} ms`;
+}
+
+/** Write to stdout and wait for it to drain, so piping into `head` or a file never truncates the report. */
+function writeOut(text: string): Promise<void> {
+  return new Promise((resolve) => {
+    if (process.stdout.write(text)) resolve();
+    else process.stdout.once('drain', () => resolve());
+  });
+}

@@ -1,0 +1,93 @@
+/** Findings in the shape of the output contract (`rules.md` § Output contract). */
+import type { KubeObject } from '../loaders/types.js';
+import { resolvePointer } from '../snapshot/fields.js';
+import type { ObjectRef, Snapshot } from '../snapshot/snapshot.js';
+import type { EvidenceInput, FindingInput, Severity } from './rule.js';
+
+export interface Evidence {
+  object: ObjectRef | null;
+  path: string | null;
+  value: unknown;
+  source: string;
+  note?: string;
+}
+
+export interface Finding {
+  ruleId: string;
+  severity: Severity;
+  object: ObjectRef;
+  message: string;
+  fix: string;
+  evidence: Evidence[];
+  related: Array<{ kind: string; name: string; namespace?: string }>;
+}
+
+export interface NotEvaluated {
+  ruleId: string;
+  reason: string;
+}
+
+export const SEVERITY_RANK: Record<Severity, number> = { error: 3, warning: 2, info: 1 };
+
+export function isKubeObject(o: KubeObject | ObjectRef): o is KubeObject {
+  return typeof (o as KubeObject).metadata === 'object';
+}
+
+export function buildFinding(ruleId: string, defaultSeverity: Severity, input: FindingInput, snapshot: Snapshot): Finding {
+  const object = isKubeObject(input.object) ? snapshot.ref(input.object) : input.object;
+  const message = input.assumes ? `${input.message} (version unknown: assumes ${input.assumes})` : input.message;
+  return {
+    ruleId,
+    severity: input.severity ?? defaultSeverity,
+    object,
+    message,
+    fix: input.fix,
+    evidence: input.evidence.map((e) => buildEvidence(e, snapshot)),
+    related: (input.related ?? []).map((r) => {
+      const ref = isKubeObject(r) ? snapshot.ref(r) : r;
+      return { kind: ref.kind, name: ref.name, ...(ref.namespace ? { namespace: ref.namespace } : {}) };
+    }),
+  };
+}
+
+function buildEvidence(e: EvidenceInput, snapshot: Snapshot): Evidence {
+  const note = e.note ? { note: e.note } : {};
+  if (e.event) {
+    const ev = e.event;
+    return {
+      object: snapshot.ref(ev.object),
+      path: '/message',
+      value: `${ev.reason}: ${ev.message}${ev.count > 1 ? ` (x${ev.count}${ev.firstSeen ? ` since ${ev.firstSeen}` : ''})` : ''}`,
+      source: sourceOf(ev.object, snapshot),
+      ...note,
+    };
+  }
+  if (e.log) {
+    const l = e.log;
+    const pod = l.pod ? { apiVersion: 'v1', kind: 'Pod', namespace: l.pod.namespace ?? null, name: l.pod.name } : null;
+    return {
+      object: pod,
+      path: null,
+      value: e.value ?? [l.time, l.level, l.message].filter(Boolean).join(' '),
+      source: `${l.provenance.source}:${l.provenance.line}`,
+      ...note,
+    };
+  }
+  if (e.object) {
+    const path = e.path ?? '';
+    return {
+      object: snapshot.ref(e.object),
+      path,
+      value: e.value !== undefined ? e.value : (resolvePointer(e.object, path) ?? null),
+      source: sourceOf(e.object, snapshot),
+      ...note,
+    };
+  }
+  return { object: null, path: null, value: e.value ?? null, source: 'derived', ...note };
+}
+
+export function sourceOf(obj: KubeObject, snapshot: Snapshot): string {
+  const p = snapshot.provenance(obj);
+  if (!p) return 'unknown';
+  return p.line ? `${p.source}:${p.line}` : p.source;
+}

@@ -1,0 +1,91 @@
+/**
+ * A rule is one module: metadata rich enough to generate `rules`, `explain`, the README catalog and (later)
+ * SARIF descriptors, plus a pure check over the snapshot that reports findings through the context.
+ */
+import type { KubeObject, LogRecord } from '../loaders/types.js';
+import type { EventView } from '../snapshot/events.js';
+import type { InputName } from '../snapshot/kinds.js';
+import type { Snapshot, ObjectRef } from '../snapshot/snapshot.js';
+
+export type Severity = 'error' | 'warning' | 'info';
+
+export const CATEGORIES = {
+  reclaim: 'Nodes Karpenter will not reclaim',
+  volumes: 'Volumes and duplicate nodes',
+  health: 'Node health and repair',
+  interruption: 'Interruption handling',
+  registration: 'Registration and initialization',
+  configuration: 'Configuration and controller health',
+} as const;
+export type Category = keyof typeof CATEGORIES;
+
+export interface RuleOption {
+  type: 'duration' | 'number' | 'percent';
+  default: string | number;
+  description: string;
+}
+
+export interface RuleMeta {
+  id: string;
+  title: string;
+  category: Category;
+  defaultSeverity: Severity;
+  /** Inputs without which the rule cannot judge: absent → *not evaluated* with the reason. */
+  requires: InputName[];
+  /** Inputs that sharpen the verdict when present (version, events, logs). */
+  optional?: InputName[];
+  /** Catalog "spec-only (manifest repo)?" column. */
+  specOnly: 'yes' | 'no' | 'partly';
+  /** One line, for `karpdoctor rules`. */
+  summary: string;
+  /** Why it matters: the Karpenter mechanism, a few sentences. */
+  rationale: string;
+  /** How to fix, in general terms (findings carry the concrete fix). */
+  fix: string;
+  examples?: { bad: string; good: string };
+  references: string[];
+  options?: Record<string, RuleOption>;
+}
+
+export interface EvidenceInput {
+  /** The object the value was read from, and the JSON pointer to it. */
+  object?: KubeObject;
+  path?: string;
+  /** Defaults to the value at `path` in `object`. */
+  value?: unknown;
+  event?: EventView;
+  log?: LogRecord;
+  /** A short human note, e.g. "Ready=Unknown since 2024-11-02T10:00Z (2h10m before the reference time)". */
+  note?: string;
+}
+
+export interface FindingInput {
+  /** What a user opens first to fix it (a KubeObject from the snapshot, or a bare reference). */
+  object: KubeObject | ObjectRef;
+  /** Overrides the default severity (e.g. escalation to error when the harm is already happening). */
+  severity?: Severity;
+  message: string;
+  fix: string;
+  evidence: EvidenceInput[];
+  related?: Array<KubeObject | ObjectRef>;
+  /** Which versions the verdict assumes when the Karpenter version is unknown; shown with the message. */
+  assumes?: string;
+}
+
+export interface RuleContext {
+  readonly snapshot: Snapshot;
+  /** Reference time in ms (never the wall clock for dumps). */
+  readonly now: number;
+  /** Resolved option values (defaults merged with user settings); durations in ms, percents as 0–1 fractions. */
+  readonly options: Record<string, number>;
+  report(finding: FindingInput): void;
+}
+
+export interface Rule {
+  meta: RuleMeta;
+  check(ctx: RuleContext): void;
+}
+
+export function defineRule(rule: Rule): Rule {
+  return rule;
+}

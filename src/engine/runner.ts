@@ -1,0 +1,136 @@
+/**
+ * Runs the enabled rules over one snapshot. A rule whose required inputs are absent is not run and is reported
+ * *not evaluated* with the reason — never a silent pass. A rule that throws is reported the same way, so one
+ * bug never costs the user the rest of the report.
+ */
+import { INPUTS } from '../snapshot/kinds.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
+import { parseDuration } from '../snapshot/units.js';
+import { SEVERITY_RANK, buildFinding, type Finding, type NotEvaluated } from './findings.js';
+import type { Rule, RuleMeta, Severity } from './rule.js';
+
+export interface RunConfig {
+  /** Only these rules (`--rule`); empty = all. */
+  only?: string[];
+  /** Rules switched off (`--disable-rule`). */
+  disabled?: string[];
+  /** Per-rule severity overrides. */
+  severity?: Record<string, Severity>;
+  /** Per-rule option values as the user wrote them (`{ 'node-unhealthy-not-repaired': { toleration: '45m' } }`). */
+  options?: Record<string, Record<string, string | number>>;
+}
+
+export interface RunResult {
+  findings: Finding[];
+  notEvaluated: NotEvaluated[];
+  /** Milliseconds per rule, for `--timing`. */
+  timings: Record<string, number>;
+}
+
+export class ConfigError extends Error {}
+
+export function selectRules(rules: readonly Rule[], config: RunConfig): Rule[] {
+  const known = new Set(rules.map((r) => r.meta.id));
+  for (const id of [...(config.only ?? []), ...(config.disabled ?? []), ...Object.keys(config.options ?? {})]) {
+    if (!known.has(id)) throw new ConfigError(`unknown rule "${id}"${suggest(id, [...known])} (see \`karpdoctor rules\`)`);
+  }
+  const only = new Set(config.only ?? []);
+  const disabled = new Set(config.disabled ?? []);
+  return rules.filter((r) => (only.size === 0 || only.has(r.meta.id)) && !disabled.has(r.meta.id));
+}
+
+export function runRules(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig = {}): RunResult {
+  const findings: Finding[] = [];
+  const notEvaluated: NotEvaluated[] = [];
+  const timings: Record<string, number> = {};
+  for (const rule of selectRules(rules, config)) {
+    const { meta } = rule;
+    const missing = meta.requires.filter((input) => !snapshot.has(input));
+    if (missing.length) {
+      notEvaluated.push({ ruleId: meta.id, reason: missingReason(missing, snapshot) });
+      continue;
+    }
+    const options = resolveOptions(meta, config.options?.[meta.id] ?? {});
+    const severity = config.severity?.[meta.id];
+    const started = performance.now();
+    const before = findings.length;
+    try {
+      rule.check({
+        snapshot,
+        now: snapshot.referenceTime.ms,
+        options,
+        report: (input) => {
+          const f = buildFinding(meta.id, meta.defaultSeverity, input, snapshot);
+          if (severity) f.severity = severity;
+          findings.push(f);
+        },
+      });
+    } catch (e) {
+      findings.length = before;
+      notEvaluated.push({ ruleId: meta.id, reason: `internal error in the rule: ${(e as Error).message ?? e}` });
+    }
+    timings[meta.id] = performance.now() - started;
+  }
+  findings.sort(
+    (a, b) =>
+      SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] ||
+      a.object.kind.localeCompare(b.object.kind) ||
+      (a.object.namespace ?? '').localeCompare(b.object.namespace ?? '') ||
+      a.object.name.localeCompare(b.object.name) ||
+      a.ruleId.localeCompare(b.ruleId),
+  );
+  return { findings, notEvaluated, timings };
+}
+
+function missingReason(missing: Array<keyof typeof INPUTS>, snapshot: Snapshot): string {
+  const denied = missing.filter((m) => snapshot.denied.has(m));
+  if (denied.length) return denied.map((m) => snapshot.denied.get(m)!).join('; ');
+  const names = missing.map((m) => INPUTS[m].plural).join(' and ');
+  const how = missing.map((m) => `\`${INPUTS[m].collect}\``).join(', ');
+  return `no ${names} in the snapshot (add the output of ${how})`;
+}
+
+/** Defaults merged with user values; durations → ms, percents → fractions. Bad values are configuration errors. */
+export function resolveOptions(meta: RuleMeta, given: Record<string, string | number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [name, spec] of Object.entries(meta.options ?? {})) {
+    const raw = given[name] ?? spec.default;
+    const value = convert(spec.type, raw);
+    if (value === undefined) throw new ConfigError(`${meta.id}: option ${name} must be a ${spec.type}, got "${raw}"`);
+    out[name] = value;
+  }
+  for (const name of Object.keys(given)) {
+    if (!meta.options?.[name]) {
+      const known = Object.keys(meta.options ?? {});
+      throw new ConfigError(`${meta.id} has no option "${name}"${known.length ? ` (options: ${known.join(', ')})` : ''}`);
+    }
+  }
+  return out;
+}
+
+function convert(type: 'duration' | 'number' | 'percent', raw: string | number): number | undefined {
+  if (type === 'duration') {
+    const ms = parseDuration(raw);
+    return ms !== undefined && ms >= 0 ? ms : undefined;
+  }
+  if (type === 'percent') {
+    const n = typeof raw === 'number' ? raw : Number(String(raw).replace(/%$/, ''));
+    return Number.isFinite(n) && n >= 0 && n <= 100 ? n / 100 : undefined;
+  }
+  const n = Number(raw);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+function suggest(id: string, known: string[]): string {
+  const close = known.find((k) => k.includes(id) || id.includes(k) || distance(k, id) <= 3);
+  return close ? ` — did you mean "${close}"?` : '';
+}
+
+function distance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= a.length; i++)
+    for (let j = 1; j <= b.length; j++)
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+  return d[a.length]![b.length]!;
+}

@@ -1,0 +1,86 @@
+/** The scan report in the shape of the output contract; every reporter renders this one model. */
+import type { Finding, NotEvaluated } from '../engine/findings.js';
+import type { RunResult } from '../engine/runner.js';
+import type { Rule, Severity } from '../engine/rule.js';
+import type { SkippedInput } from '../loaders/types.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
+import { formatVersion } from '../snapshot/version.js';
+
+export const SCHEMA_VERSION = 1;
+
+/** Gates whose default matters to verdicts, reported even when the controller does not set them. */
+const DEFAULT_GATES: Record<string, boolean> = { NodeRepair: false, SpotToSpotConsolidation: false };
+
+export interface ScanReport {
+  schemaVersion: number;
+  tool: { name: 'karpdoctor'; version: string };
+  snapshot: {
+    sources: string[];
+    referenceTime: string;
+    karpenterVersion: string | null;
+    featureGates: Record<string, boolean>;
+    counts: Record<string, number>;
+    skipped: Array<{ source: string; line?: number; reason: string }>;
+    absent: string[];
+  };
+  findings: Finding[];
+  notEvaluated: NotEvaluated[];
+  summary: Record<Severity, number>;
+}
+
+/** Context the people-facing reporters show beyond the contract. */
+export interface ReportContext {
+  referenceTimeSource: string;
+  karpenterVersionSource: string | null;
+  notes: string[];
+  filesRead: number;
+  objectCount: number;
+  rulesRun: number;
+  /** Inputs the enabled rules require or use: the header lists only these as missing. */
+  inputsUsed: string[];
+}
+
+export function buildReport(snapshot: Snapshot, run: RunResult, toolVersion: string): ScanReport {
+  const summary: Record<Severity, number> = { error: 0, warning: 0, info: 0 };
+  for (const f of run.findings) summary[f.severity]++;
+  const v = snapshot.controller.version;
+  return {
+    schemaVersion: SCHEMA_VERSION,
+    tool: { name: 'karpdoctor', version: toolVersion },
+    snapshot: {
+      sources: snapshot.sources,
+      referenceTime: snapshot.referenceTime.iso,
+      karpenterVersion: v ? formatVersion(v) : null,
+      featureGates: { ...DEFAULT_GATES, ...snapshot.controller.featureGates },
+      counts: snapshot.counts(),
+      skipped: snapshot.skipped.map(skippedEntry),
+      absent: snapshot.absent(),
+    },
+    findings: run.findings,
+    notEvaluated: run.notEvaluated,
+    summary,
+  };
+}
+
+export function reportContext(snapshot: Snapshot, run: RunResult, rules: readonly Rule[]): ReportContext {
+  const rt = snapshot.referenceTime;
+  const c = snapshot.controller;
+  return {
+    referenceTimeSource:
+      rt.source === 'flag' ? 'from --now' : rt.source === 'dump' ? `latest time in the dump: ${rt.evidence}` : 'wall clock (no time in the input)',
+    karpenterVersionSource: c.versionEvidence ?? null,
+    notes: [...(c.note ? [c.note] : [])],
+    filesRead: snapshot.filesRead,
+    objectCount: snapshot.objectCount,
+    rulesRun: rules.length - run.notEvaluated.length,
+    inputsUsed: [...new Set(rules.flatMap((r) => [...r.meta.requires, ...(r.meta.optional ?? [])]))],
+  };
+}
+
+function skippedEntry(s: SkippedInput): { source: string; line?: number; reason: string } {
+  return s.line ? { source: s.source, line: s.line, reason: s.reason } : { source: s.source, reason: s.reason };
+}
+
+export function renderJson(report: ScanReport): string {
+  return `${JSON.stringify(report, null, 2)}\n`;
+}

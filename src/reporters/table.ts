@@ -1,0 +1,156 @@
+/**
+ * The report for people: a header that says what was read and what was not, then findings grouped by the
+ * object to open, most severe first, each with its evidence and the fix underneath.
+ */
+import { Chalk, type ChalkInstance } from 'chalk';
+import Table from 'cli-table3';
+import type { Finding } from '../engine/findings.js';
+import type { Severity } from '../engine/rule.js';
+import type { ReportContext, ScanReport } from './report.js';
+
+export interface TableOptions {
+  color: boolean;
+  width: number;
+  /** Show every not-evaluated rule with its reason (default: a count and the distinct reasons). */
+  verbose?: boolean;
+}
+
+export function renderTable(report: ScanReport, ctx: ReportContext, opts: TableOptions): string {
+  const c = new Chalk({ level: opts.color ? 1 : 0 });
+  const width = Math.max(80, Math.min(opts.width, 200));
+  const out: string[] = [];
+  out.push(header(report, ctx, c, width));
+  if (report.findings.length === 0) {
+    out.push(c.green('No findings.'));
+  } else {
+    out.push(findingsTable(report.findings, c, width));
+  }
+  if (report.snapshot.skipped.length) out.push(skippedTable(report, c, width));
+  if (report.notEvaluated.length) out.push(notEvaluatedText(report, c, opts.verbose ?? false));
+  out.push(summaryLine(report, ctx, c));
+  return `${out.join('\n\n')}\n`;
+}
+
+function header(report: ScanReport, ctx: ReportContext, c: ChalkInstance, width: number): string {
+  const s = report.snapshot;
+  const gates = Object.entries(s.featureGates)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(', ');
+  const counts = Object.entries(s.counts)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(' · ');
+  const rows: Array<[string, string]> = [
+    ['Sources', `${s.sources.join(', ') || '(none)'} — ${ctx.filesRead} file(s) read, ${ctx.objectCount} object(s)`],
+    ['Reference time', `${s.referenceTime} (${ctx.referenceTimeSource})`],
+    [
+      'Karpenter',
+      s.karpenterVersion
+        ? `v${s.karpenterVersion} (${ctx.karpenterVersionSource}); feature gates: ${gates}`
+        : `version unknown (no controller Deployment/Pod in the input; pass --karpenter-version); feature gates assumed: ${gates}`,
+    ],
+    ['Objects', counts || 'none'],
+  ];
+  const absent = s.absent.filter((a) => ctx.inputsUsed.includes(a));
+  if (absent.length) rows.push(['Not in input', `${absent.join(', ')} (used by the enabled rules)`]);
+  if (s.skipped.length) rows.push(['Skipped', `${s.skipped.length} input(s) not loaded or partly loaded — listed below`]);
+  for (const n of ctx.notes) rows.push(['Note', n]);
+  const table = new Table({
+    style: { head: [], border: [], compact: true },
+    chars: borderless(),
+    colWidths: [16, width - 18],
+    wordWrap: true,
+  });
+  for (const [k, v] of rows) table.push([c.bold(k), v]);
+  return `${c.bold(`karpdoctor ${report.tool.version}`)}\n${table.toString()}`;
+}
+
+function findingsTable(findings: Finding[], c: ChalkInstance, width: number): string {
+  const groups = new Map<string, Finding[]>();
+  for (const f of findings) {
+    const key = `${f.object.kind} ${f.object.namespace ? `${f.object.namespace}/` : ''}${f.object.name}`;
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = []));
+    g.push(f);
+  }
+  const table = new Table({
+    head: [c.bold('Severity'), c.bold('Rule'), c.bold('Finding, evidence and fix')],
+    colWidths: [10, 34, width - 48],
+    wordWrap: true,
+    style: { head: [], border: [] },
+  });
+  for (const [object, group] of groups) {
+    table.push([{ colSpan: 3, content: c.bold.underline(object) }]);
+    for (const f of group) {
+      table.push([severityLabel(f.severity, c), f.ruleId, details(f, c)]);
+    }
+  }
+  return table.toString();
+}
+
+function details(f: Finding, c: ChalkInstance): string {
+  const lines = [f.message, ''];
+  lines.push(c.dim('Evidence:'));
+  for (const e of f.evidence) {
+    const what = e.object ? `${e.object.kind} ${e.object.namespace ? `${e.object.namespace}/` : ''}${e.object.name}${e.path ? ` ${e.path}` : ''}` : '';
+    const value = formatValue(e.value);
+    lines.push(`• ${[what, value && `= ${value}`].filter(Boolean).join(' ')}${e.note ? c.dim(` — ${e.note}`) : ''} ${c.dim(`[${e.source}]`)}`);
+  }
+  lines.push('', c.dim('Fix:'), f.fix);
+  return lines.join('\n');
+}
+
+function formatValue(v: unknown): string {
+  if (v === null || v === undefined) return '(not set)';
+  if (typeof v === 'string') return v.length > 300 ? `${v.slice(0, 299)}…` : v;
+  const s = JSON.stringify(v);
+  return s.length > 300 ? `${s.slice(0, 299)}…` : s;
+}
+
+function skippedTable(report: ScanReport, c: ChalkInstance, width: number): string {
+  const table = new Table({
+    head: [c.bold('Skipped input'), c.bold('Reason')],
+    colWidths: [Math.min(60, Math.floor(width * 0.4)), width - Math.min(60, Math.floor(width * 0.4)) - 3],
+    wordWrap: true,
+    style: { head: [], border: [] },
+  });
+  const shown = report.snapshot.skipped.slice(0, 50);
+  for (const s of shown) table.push([`${s.source}${s.line ? `:${s.line}` : ''}`, s.reason]);
+  const more = report.snapshot.skipped.length - shown.length;
+  return `${table.toString()}${more > 0 ? `\n… and ${more} more (see --format json)` : ''}`;
+}
+
+function notEvaluatedText(report: ScanReport, c: ChalkInstance, verbose: boolean): string {
+  const lines = [c.bold(`Not evaluated (${report.notEvaluated.length} rule(s)) — the input lacks what they need:`)];
+  if (verbose || report.notEvaluated.length <= 8) {
+    for (const n of report.notEvaluated) lines.push(`  ${n.ruleId}: ${n.reason}`);
+  } else {
+    const byReason = new Map<string, string[]>();
+    for (const n of report.notEvaluated) byReason.set(n.reason, [...(byReason.get(n.reason) ?? []), n.ruleId]);
+    for (const [reason, ids] of byReason) lines.push(`  ${ids.length} rule(s): ${reason}`);
+  }
+  return lines.join('\n');
+}
+
+function summaryLine(report: ScanReport, ctx: ReportContext, c: ChalkInstance): string {
+  const s = report.summary;
+  const parts = [
+    s.error ? c.red.bold(`${s.error} error(s)`) : '0 errors',
+    s.warning ? c.yellow.bold(`${s.warning} warning(s)`) : '0 warnings',
+    `${s.info} info`,
+  ];
+  return `${parts.join(', ')} — ${ctx.rulesRun} rule(s) evaluated, ${report.notEvaluated.length} not evaluated`;
+}
+
+function severityLabel(s: Severity, c: ChalkInstance): string {
+  return s === 'error' ? c.red.bold('ERROR') : s === 'warning' ? c.yellow.bold('WARN') : c.cyan('INFO');
+}
+
+function borderless(): Partial<Record<string, string>> {
+  const none = '';
+  return {
+    top: none, 'top-mid': none, 'top-left': none, 'top-right': none,
+    bottom: none, 'bottom-mid': none, 'bottom-left': none, 'bottom-right': none,
+    left: none, 'left-mid': none, mid: none, 'mid-mid': none, right: none, 'right-mid': none, middle: ' ',
+  };
+}

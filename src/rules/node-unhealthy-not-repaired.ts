@@ -1,0 +1,156 @@
+import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import type { KubeObject } from '../loaders/types.js';
+import { condition } from '../snapshot/fields.js';
+import type { NodeClaimView } from '../snapshot/karpenter.js';
+import { formatDuration, parseDuration, parseTime } from '../snapshot/units.js';
+import { ageOf, karpenterFacts, plural, type KarpenterVersionFacts } from './support.js';
+
+export default defineRule({
+  meta: {
+    id: 'node-unhealthy-not-repaired',
+    title: 'Unhealthy node that Karpenter will not repair',
+    category: 'health',
+    defaultSeverity: 'error',
+    requires: ['Node'],
+    optional: ['NodeClaim', 'NodePool', 'KarpenterController', 'Event', 'Pod'],
+    specOnly: 'no',
+    summary: 'A Karpenter node has been Ready=Unknown or Ready=False past the repair toleration and is still there.',
+    rationale:
+      'When the kubelet stops posting status the node goes Ready=Unknown ("Kubelet stopped posting node status."); ' +
+      'its pods are evicted but stay Terminating, and StatefulSet replicas are not recreated until the Node is gone. ' +
+      'Karpenter only replaces such nodes through node repair, which exists from v1.1.0, covers Ready=Unknown only ' +
+      'from v1.2.0, and runs only with the NodeRepair feature gate — off by default in every release through ' +
+      'v1.14.1. Otherwise the node stays until expireAfter forces it out or someone deletes it. Worse, NotReady ' +
+      'nodes count as "disrupting" against the NodePool budget, so one such node can freeze voluntary disruption of ' +
+      'a small pool (karpenter-facts §3).',
+    fix:
+      'Delete the NodeClaim so Karpenter drains and replaces the node now; enable node repair (v1.2.0+, ' +
+      'settings.featureGates.nodeRepair=true) so it happens by itself next time; and find out why the kubelet died.',
+    examples: {
+      bad: 'status:\n  conditions:\n  - type: Ready\n    status: "Unknown"\n    reason: NodeStatusUnknown\n    message: Kubelet stopped posting node status.\n    lastTransitionTime: "2024-11-02T08:00:00Z"   # 3h ago, NodeRepair off',
+      good: '# controller env (v1.2.0+)\n- name: FEATURE_GATES\n  value: NodeRepair=true',
+    },
+    references: [
+      'https://karpenter.sh/docs/concepts/disruption/#node-auto-repair',
+      'https://github.com/aws/karpenter-provider-aws/issues/7479',
+      'https://github.com/kubernetes-sigs/karpenter/pull/981',
+      'https://docs.aws.amazon.com/eks/latest/userguide/node-repair.html',
+    ],
+    options: {
+      toleration: { type: 'duration', default: '30m', description: 'how long Ready may be Unknown/False before it is a problem (Karpenter repair toleration)' },
+    },
+  },
+
+  check({ snapshot, now, options, report }) {
+    const version = karpenterFacts(snapshot.controller);
+    for (const node of snapshot.karpenterNodes()) {
+      const ready = condition(node, 'Ready');
+      if (!ready || (ready.status !== 'Unknown' && ready.status !== 'False')) continue;
+      const age = ageOf(ready.lastTransitionTime, now);
+      if (age === undefined || age <= options.toleration!) continue;
+
+      const name = node.metadata.name!;
+      const claim = snapshot.nodeClaimForNode(node);
+      const pool = snapshot.nodePool(snapshot.nodePoolNameOf(node));
+      const repairBlocked = snapshot.eventsForObject(node).filter((e) => e.reason === 'NodeRepairBlocked');
+      const verdict = repairVerdict(version, ready.status, repairBlocked.length > 0, claim);
+      const evidence: EvidenceInput[] = [
+        {
+          object: node,
+          path: `/status/conditions/${ready.index}`,
+          value: `Ready=${ready.status}${ready.reason ? ` (${ready.reason})` : ''}${ready.message ? `: ${ready.message}` : ''}`,
+          note: `since ${ready.lastTransitionTime}, ${formatDuration(age)} before the reference time`,
+        },
+      ];
+      const taints = (node.spec as { taints?: Array<{ key?: string }> } | undefined)?.taints ?? [];
+      const unreachable = taints.findIndex((t) => t?.key === 'node.kubernetes.io/unreachable');
+      if (unreachable >= 0) evidence.push({ object: node, path: `/spec/taints/${unreachable}` });
+      for (const e of repairBlocked.slice(-1)) evidence.push({ event: e, note: 'repair refused for the pool' });
+      evidence.push(...version.evidence());
+
+      const stuck = snapshot.podsOnNode(name).filter((p) => p.metadata.deletionTimestamp);
+      const stateful = stuck.filter((p) => p.metadata.ownerReferences?.some((o) => o.kind === 'StatefulSet'));
+      const podNote = stuck.length
+        ? ` ${plural(stuck.length, 'pod')} stuck Terminating on it${stateful.length ? `, ${stateful.length} of them StatefulSet replicas that will not be recreated until the node is gone` : ''}.`
+        : '';
+      const exit = expiryExit(node, claim, pool?.expireAfter.value, now);
+      if (exit.evidence) evidence.push(exit.evidence);
+
+      report({
+        object: node,
+        message:
+          `Node ${name} has been Ready=${ready.status}${ready.reason ? ` (${ready.reason})` : ''} for ${formatDuration(age)} ` +
+          `and is still in the cluster: ${verdict.text}.${podNote} ${exit.text}`,
+        fix: fixText(name, claim, version),
+        evidence,
+        related: [...(claim ? [claim.object] : []), ...(pool ? [pool.object] : [])],
+        ...(verdict.assumes ? { assumes: verdict.assumes } : {}),
+      });
+    }
+  },
+});
+
+function repairVerdict(
+  version: KarpenterVersionFacts,
+  status: string,
+  blocked: boolean,
+  claim: NodeClaimView | undefined,
+): { text: string; assumes?: string } {
+  const gate = version.gate('NodeRepair', false);
+  const gateText = gate.explicit ? 'the NodeRepair feature gate is set to false' : 'the NodeRepair feature gate is not enabled (it is off by default in every release through v1.14)';
+  if (!version.known) {
+    if (gate.explicit && gate.value) {
+      return {
+        text: `NodeRepair=true is set, but repair of Ready=${status} needs Karpenter ${status === 'Unknown' ? 'v1.2.0' : 'v1.1.0'} or later and did not happen`,
+        assumes: 'v1.2.0+ if repair should already have acted',
+      };
+    }
+    return { text: `Karpenter repairs nodes only with node repair enabled, and ${gateText}`, assumes: 'NodeRepair off, the default in every release' };
+  }
+  if (version.atLeast('1.1.0') === false) return { text: `Karpenter ${version.label} has no node repair (it arrived in v1.1.0)` };
+  if (status === 'Unknown' && version.atLeast('1.2.0') === false) {
+    return { text: `Karpenter ${version.label} repairs only Ready=False; Ready=Unknown is repaired from v1.2.0` };
+  }
+  if (!gate.value) return { text: `Karpenter ${version.label} would repair it, but ${gateText}` };
+  if (blocked) return { text: 'node repair is on but refused: more than 20% of the NodePool\'s nodes are unhealthy (NodeRepairBlocked)' };
+  if (claim?.deleting) return { text: 'node repair started (its NodeClaim is being deleted) but the node has not gone away' };
+  return { text: `node repair is on (${version.label}, NodeRepair=true) and should have replaced it after 30m; check the controller logs for "deleting unhealthy node"` };
+}
+
+/** The remaining way out when nothing repairs the node: forced expiry, if the NodePool has one. */
+function expiryExit(
+  node: KubeObject,
+  claim: NodeClaimView | undefined,
+  poolExpireAfter: string | undefined,
+  now: number,
+): { text: string; evidence?: EvidenceInput } {
+  const claimExpire = (claim?.object.spec as { expireAfter?: string } | undefined)?.expireAfter;
+  const expireAfter = claimExpire ?? poolExpireAfter;
+  const ms = parseDuration(expireAfter);
+  const created = parseTime(claim?.created ?? node.metadata.creationTimestamp);
+  if (ms === Infinity) {
+    return {
+      text: 'Its expireAfter is Never, so unless someone deletes it, it stays forever.',
+      ...(claimExpire && claim ? { evidence: { object: claim.object, path: '/spec/expireAfter' } } : {}),
+    };
+  }
+  if (ms === undefined || created === undefined) return { text: 'Only a manual delete or expiry will remove it.' };
+  const left = created + ms - now;
+  return {
+    text: left > 0 ? `Left alone, expiry (expireAfter ${expireAfter}) removes it in ${formatDuration(left)}.` : 'Its expireAfter has passed, yet it is still here.',
+    ...(claimExpire && claim ? { evidence: { object: claim.object, path: '/spec/expireAfter' } } : {}),
+  };
+}
+
+function fixText(node: string, claim: NodeClaimView | undefined, version: KarpenterVersionFacts): string {
+  const steps = [
+    claim
+      ? `Replace it now: kubectl delete nodeclaim ${claim.name}  (Karpenter drains it, terminates the instance and provisions for the evicted pods)`
+      : `Replace it now: kubectl delete node ${node}  (no NodeClaim was found for it; also terminate its instance)`,
+    version.atLeast('1.2.0') === false
+      ? 'Let Karpenter repair such nodes itself: upgrade to v1.2.0 or later, then enable node repair: helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter --reuse-values --set settings.featureGates.nodeRepair=true'
+      : 'Let Karpenter repair such nodes itself (v1.2.0+): helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter --reuse-values --set settings.featureGates.nodeRepair=true',
+    'Find out why the kubelet stopped reporting: EC2 instance status checks, memory pressure (kubeReserved/evictionHard), containerd health.',
+  ];
+  return steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
+}

@@ -1,0 +1,204 @@
+import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import type { KubeObject } from '../loaders/types.js';
+import { arr, dig, str, type Json } from '../snapshot/fields.js';
+import { allowedZones } from '../snapshot/karpenter.js';
+import { KIND } from '../snapshot/kinds.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
+import { isPending, karpenterFacts, listNames, plural, podName } from './support.js';
+
+/** Provisioners whose volumes live in one zone (block devices); file systems like EFS are regional and safe. */
+const ZONAL_PROVISIONERS = new Set([
+  'ebs.csi.aws.com',
+  'ebs.csi.eks.amazonaws.com',
+  'kubernetes.io/aws-ebs',
+  'pd.csi.storage.gke.io',
+  'kubernetes.io/gce-pd',
+  'disk.csi.azure.com',
+  'kubernetes.io/azure-disk',
+  'cinder.csi.openstack.org',
+]);
+const ZONE_KEYS = ['topology.kubernetes.io/zone', 'topology.ebs.csi.aws.com/zone', 'failure-domain.beta.kubernetes.io/zone', 'topology.gke.io/zone', 'topology.disk.csi.azure.com/zone'];
+
+export default defineRule({
+  meta: {
+    id: 'storageclass-immediate-binding',
+    title: 'Zonal StorageClass with Immediate volume binding',
+    category: 'volumes',
+    defaultSeverity: 'warning',
+    requires: ['StorageClass'],
+    optional: ['PersistentVolumeClaim', 'Pod', 'NodePool', 'Node', 'Event', 'KarpenterController'],
+    specOnly: 'yes',
+    summary: 'A zonal StorageClass binds volumes Immediately (or by default), so volumes pick a zone before Karpenter picks a node.',
+    rationale:
+      'With volumeBindingMode Immediate (the API default when the field is omitted) the CSI driver creates the volume ' +
+      'as soon as the PVC exists, in a zone chosen without regard to the pod. If Karpenter provisions while the PVC ' +
+      'is still unbound it launches a node in an arbitrary zone; once the volume lands elsewhere the kube-scheduler ' +
+      'rejects that node ("volume node affinity conflict") and Karpenter launches a second node in the volume\'s ' +
+      'zone, leaving the first empty — duplicate nodes, cost, and pods Pending when no NodePool reaches the zone. ' +
+      'Karpenter core v1.7.0 stops provisioning for such pods until the PVC binds, which ends the duplicates but ' +
+      'not the zone choice made without the pod (karpenter-facts §5.1–5.2).',
+    fix:
+      'Use a StorageClass with volumeBindingMode: WaitForFirstConsumer, so the volume is created in the zone of the ' +
+      'node the pod lands on. The field is immutable: create a new class (or delete and recreate this one under the ' +
+      'same name — existing PVs and PVCs are not affected) and move workloads to it.',
+    examples: {
+      bad: 'apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: gp3\nprovisioner: ebs.csi.aws.com\n# volumeBindingMode omitted: defaults to Immediate',
+      good: 'apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: gp3\nprovisioner: ebs.csi.aws.com\nvolumeBindingMode: WaitForFirstConsumer\nparameters:\n  type: gp3',
+    },
+    references: [
+      'https://kubernetes.io/docs/concepts/storage/storage-classes/#volume-binding-mode',
+      'https://github.com/aws/karpenter-provider-aws/issues/7800',
+      'https://github.com/kubernetes-sigs/karpenter/pull/2415',
+      'https://karpenter.sh/docs/troubleshooting/#stateful-workloads',
+    ],
+  },
+
+  check({ snapshot, report }) {
+    const clusterState = snapshot.has('Node') || snapshot.has('Pod');
+    const zones = clusterZones(snapshot);
+    if (clusterState && zones.known && zones.zones.size <= 1) return; // single-zone cluster: the zone cannot be wrong
+    const version = karpenterFacts(snapshot.controller);
+    const fixedInCore = version.coreAtLeast('1.7.0');
+
+    for (const sc of snapshot.all(KIND.StorageClass)) {
+      const provisioner = str(sc.provisioner) ?? '';
+      if (!ZONAL_PROVISIONERS.has(provisioner)) continue;
+      const mode = str(sc.volumeBindingMode);
+      if (mode !== undefined && mode !== 'Immediate') continue;
+      if (pinnedToOneZone(sc)) continue;
+
+      const name = sc.metadata.name!;
+      const evidence: EvidenceInput[] = [
+        mode
+          ? { object: sc, path: '/volumeBindingMode' }
+          : { object: sc, path: '/volumeBindingMode', value: null, note: 'not set: the API default is Immediate' },
+        { object: sc, path: '/provisioner', note: 'a zonal (block-storage) provisioner' },
+      ];
+      let affected: { claims: KubeObject[]; pods: KubeObject[]; pending: KubeObject[] } | undefined;
+      if (clusterState && snapshot.has('PersistentVolumeClaim')) {
+        affected = karpenterWorkloads(snapshot, name);
+        if (affected.claims.length === 0) continue; // nothing Karpenter provisions for uses it
+      }
+      for (const pod of affected?.pending.slice(0, 3) ?? []) {
+        const conflict = snapshot
+          .eventsForObject(pod)
+          .filter((e) => e.reason === 'FailedScheduling' && /volume node affinity conflict|pvc with immediate volume binding/i.test(e.message))
+          .at(-1);
+        evidence.push(conflict ? { event: conflict, note: `${podName(pod)} is Pending` } : { object: pod, path: '/status/phase', note: `${podName(pod)} uses a claim of this class` });
+      }
+      for (const pool of zones.pools.slice(0, 3)) evidence.push(pool);
+      evidence.push(...version.evidence());
+
+      const harming = (affected?.pending.length ?? 0) > 0;
+      const usage = affected
+        ? ` ${plural(affected.claims.length, 'PVC')} of this class (${listNames(affected.claims.map((c) => `${c.metadata.namespace}/${c.metadata.name}`))}) serve pods on Karpenter-managed capacity${harming ? `; ${plural(affected.pending.length, 'pod')} Pending (${listNames(affected.pending.map(podName))})` : ''}.`
+        : clusterState
+          ? ' PVCs are not in the snapshot, so which workloads use it is unknown.'
+          : '';
+      const zoneText = zones.known ? ` across ${zones.zones.size} zones (${[...zones.zones].sort().join(', ')})` : ' in a multi-zone cluster';
+      const consequence =
+        fixedInCore === true
+          ? `Karpenter ${version.label} waits for such PVCs to bind before provisioning, but the volume still picks its zone without regard to where the pod can run`
+          : `Karpenter${version.known ? ` ${version.label}` : ''} may launch a node in one zone while the volume is created in another, then launch a second node: duplicate nodes and Pending pods`;
+      report({
+        object: sc,
+        severity: harming ? 'error' : 'warning',
+        message: `StorageClass ${name} (${provisioner}) binds volumes ${mode ? 'Immediately' : 'Immediately by default (volumeBindingMode not set)'}${zoneText}: ${consequence}.${usage}`,
+        fix: fixText(sc),
+        evidence,
+        related: [...(affected?.claims.slice(0, 10) ?? []), ...(affected?.pending.slice(0, 10) ?? [])],
+        ...(fixedInCore === undefined ? { assumes: 'a version before v1.7.0, which launches duplicate nodes' } : {}),
+      });
+    }
+  },
+});
+
+/** Claims of this class used by pods that Karpenter provisions for: on a Karpenter node, or Pending. */
+function karpenterWorkloads(snapshot: Snapshot, scName: string) {
+  const claims: KubeObject[] = [];
+  const pods = new Set<KubeObject>();
+  const pending = new Set<KubeObject>();
+  const hasPods = snapshot.has('Pod');
+  for (const claim of snapshot.claimsOfStorageClass(scName)) {
+    const users = snapshot.podsUsingClaim(claim.metadata.namespace, claim.metadata.name!);
+    let relevant = !hasPods; // without pods, every claim counts: we cannot tell who uses it
+    for (const pod of users) {
+      const nodeName = str(dig(pod, 'spec', 'nodeName'));
+      const node = nodeName ? snapshot.get(KIND.Node, undefined, nodeName) : undefined;
+      if (isPending(pod)) {
+        pending.add(pod);
+        relevant = true;
+      } else if (node && snapshot.isKarpenterNode(node)) {
+        pods.add(pod);
+        relevant = true;
+      }
+    }
+    if (relevant) claims.push(claim);
+  }
+  return { claims, pods: [...pods], pending: [...pending] };
+}
+
+/** Zones Karpenter can place nodes in: NodePool zone requirements, else zones of Karpenter nodes seen. */
+function clusterZones(snapshot: Snapshot): { known: boolean; zones: Set<string>; pools: EvidenceInput[] } {
+  const zones = new Set<string>();
+  const pools: EvidenceInput[] = [];
+  let unrestricted = false;
+  for (const pool of snapshot.nodePools()) {
+    const allowed = allowedZones(pool);
+    if (!allowed) unrestricted = true;
+    else {
+      allowed.forEach((z) => zones.add(z));
+      const i = pool.requirements.value.findIndex((r) => ZONE_KEYS.includes(r.key));
+      pools.push({ object: pool.object, path: `${pool.requirements.path}/${i}`, note: `NodePool ${pool.name} allows ${allowed.join(', ')}` });
+    }
+  }
+  for (const node of snapshot.karpenterNodes()) {
+    const l = node.metadata.labels ?? {};
+    const z = l['topology.kubernetes.io/zone'] ?? l['failure-domain.beta.kubernetes.io/zone'];
+    if (z) zones.add(z);
+  }
+  // An unrestricted pool may use every zone its node class has subnets in: count those too.
+  let subnetZones = 0;
+  if (unrestricted) {
+    for (const nc of snapshot.all(KIND.EC2NodeClass)) {
+      for (const s of arr<Json>(dig(nc, 'status', 'subnets'))) {
+        if (typeof s.zone !== 'string') continue;
+        zones.add(s.zone);
+        subnetZones++;
+      }
+    }
+  }
+  // One zone seen is only conclusive when every pool is bound to known zones (requirements or subnets).
+  const known = zones.size > 1 || (snapshot.nodePools().length > 0 && (!unrestricted || subnetZones > 0));
+  return { known, zones, pools };
+}
+
+/** `allowedTopologies` restricted to a single zone makes Immediate binding harmless. */
+function pinnedToOneZone(sc: KubeObject): boolean {
+  const terms = arr<Json>(sc.allowedTopologies);
+  if (terms.length !== 1) return false;
+  const exprs = arr<Json>(terms[0]!.matchLabelExpressions);
+  return exprs.some((e) => ZONE_KEYS.includes(String(e.key)) && arr<unknown>(e.values).length === 1);
+}
+
+function fixText(sc: KubeObject): string {
+  const name = sc.metadata.name!;
+  const params = sc.parameters && typeof sc.parameters === 'object' ? Object.entries(sc.parameters as Json) : [];
+  const lines = [
+    'apiVersion: storage.k8s.io/v1',
+    'kind: StorageClass',
+    'metadata:',
+    `  name: ${name}`,
+    `provisioner: ${String(sc.provisioner)}`,
+    'volumeBindingMode: WaitForFirstConsumer',
+    ...(params.length ? ['parameters:', ...params.map(([k, v]) => `  ${k}: ${JSON.stringify(String(v))}`)] : []),
+    ...(sc.reclaimPolicy ? [`reclaimPolicy: ${String(sc.reclaimPolicy)}`] : []),
+    ...(sc.allowVolumeExpansion !== undefined ? [`allowVolumeExpansion: ${String(sc.allowVolumeExpansion)}`] : []),
+  ];
+  return (
+    'volumeBindingMode is immutable. Recreate the class with WaitForFirstConsumer (existing PVs/PVCs keep working):\n' +
+    `  kubectl get storageclass ${name} -o yaml > ${name}.backup.yaml\n  kubectl delete storageclass ${name}\n  kubectl apply -f - <<'EOF'\n` +
+    lines.map((l) => `  ${l}`).join('\n') +
+    '\n  EOF\nIn a GitOps repo, set volumeBindingMode: WaitForFirstConsumer in the manifest and let the sync recreate it.'
+  );
+}

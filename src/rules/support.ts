@@ -1,0 +1,116 @@
+/**
+ * What more than one rule needs: durations against the reference time, the Karpenter version verdict with the
+ * evidence it rests on, and pod phase helpers. A helper lives here as soon as a second rule wants it.
+ */
+import type { KubeObject } from '../loaders/types.js';
+import type { EvidenceInput } from '../engine/rule.js';
+import type { ControllerInfo } from '../snapshot/controller.js';
+import { dig, str } from '../snapshot/fields.js';
+import { formatDuration, parseTime } from '../snapshot/units.js';
+import { atLeast, coreVersionOf, formatVersion } from '../snapshot/version.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
+
+/** Milliseconds between a timestamp and the reference time; undefined if the timestamp is missing/invalid. */
+export function ageOf(timestamp: unknown, now: number): number | undefined {
+  const t = parseTime(timestamp);
+  return t === undefined ? undefined : now - t;
+}
+
+export function since(timestamp: string | undefined, now: number): string {
+  const age = ageOf(timestamp, now);
+  return age === undefined ? 'for an unknown time' : `for ${formatDuration(age)}`;
+}
+
+export interface KarpenterVersionFacts {
+  known: boolean;
+  /** `v1.2.1` or `unknown`. */
+  label: string;
+  /** AWS version ≥ min (undefined when unknown). */
+  atLeast(min: string): boolean | undefined;
+  /** Core (kubernetes-sigs/karpenter) version ≥ min, through the AWS→core map. */
+  coreAtLeast(min: string): boolean | undefined;
+  /** The gate's value: explicit setting, else the release default passed in. */
+  gate(name: string, defaultValue: boolean): { value: boolean; explicit: boolean };
+  evidence(): EvidenceInput[];
+}
+
+export function karpenterFacts(controller: ControllerInfo): KarpenterVersionFacts {
+  const v = controller.version;
+  return {
+    known: v !== undefined,
+    label: v ? `v${formatVersion(v)}` : 'unknown',
+    atLeast: (min) => atLeast(v, min),
+    coreAtLeast: (min) => (v ? atLeast(coreVersionOf(v), min) : undefined),
+    gate: (name, defaultValue) =>
+      name in controller.featureGates
+        ? { value: controller.featureGates[name]!, explicit: true }
+        : { value: defaultValue, explicit: false },
+    evidence: () => {
+      const out: EvidenceInput[] = [];
+      if (controller.object && controller.versionEvidence) {
+        out.push({ object: controller.object, path: imagePath(controller.object), note: `Karpenter ${v ? `v${formatVersion(v)}` : 'version'} from ${controller.versionSource}` });
+      } else if (controller.versionEvidence) {
+        out.push({ value: controller.versionEvidence, note: 'Karpenter version from the command line' });
+      }
+      if (controller.object && Object.keys(controller.featureGates).length) {
+        out.push({
+          object: controller.object,
+          path: envPath(controller.object, 'FEATURE_GATES'),
+          value: Object.entries(controller.featureGates).map(([k, b]) => `${k}=${b}`).join(','),
+          note: 'feature gates',
+        });
+      }
+      return out;
+    },
+  };
+}
+
+function containerPath(obj: KubeObject): string {
+  return obj.kind === 'Pod' ? '/spec/containers' : '/spec/template/spec/containers';
+}
+
+function imagePath(obj: KubeObject): string {
+  const containers = (obj.kind === 'Pod' ? dig(obj, 'spec', 'containers') : dig(obj, 'spec', 'template', 'spec', 'containers')) as unknown[];
+  const i = Array.isArray(containers) ? Math.max(0, containers.findIndex((c) => /karpenter/.test(str(dig(c, 'image')) ?? ''))) : 0;
+  return `${containerPath(obj)}/${i}/image`;
+}
+
+function envPath(obj: KubeObject, name: string): string {
+  const containers = (obj.kind === 'Pod' ? dig(obj, 'spec', 'containers') : dig(obj, 'spec', 'template', 'spec', 'containers')) as unknown[];
+  if (!Array.isArray(containers)) return containerPath(obj);
+  for (let i = 0; i < containers.length; i++) {
+    const env = dig(containers[i], 'env');
+    if (!Array.isArray(env)) continue;
+    const j = env.findIndex((e) => dig(e, 'name') === name);
+    if (j >= 0) return `${containerPath(obj)}/${i}/env/${j}/value`;
+  }
+  return containerPath(obj);
+}
+
+export function isPending(pod: KubeObject): boolean {
+  return dig(pod, 'status', 'phase') === 'Pending' && !pod.metadata.deletionTimestamp;
+}
+
+export function isActivePod(pod: KubeObject): boolean {
+  const phase = dig(pod, 'status', 'phase');
+  return phase !== 'Succeeded' && phase !== 'Failed';
+}
+
+export function podName(pod: KubeObject): string {
+  return `${pod.metadata.namespace ?? 'default'}/${pod.metadata.name}`;
+}
+
+/** "a, b, c and 4 more" — findings name things, but never a wall of names. */
+export function listNames(names: string[], max = 3): string {
+  if (names.length <= max) return names.join(', ');
+  return `${names.slice(0, max).join(', ')} and ${names.length - max} more`;
+}
+
+export function plural(n: number, word: string, pluralWord = `${word}s`): string {
+  return `${n} ${n === 1 ? word : pluralWord}`;
+}
+
+export function nodeClaimOrNode(snapshot: Snapshot, node: KubeObject): KubeObject[] {
+  const nc = snapshot.nodeClaimForNode(node);
+  return nc ? [nc.object] : [];
+}

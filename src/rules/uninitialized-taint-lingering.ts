@@ -1,0 +1,123 @@
+import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import { formatTaint } from '../snapshot/fields.js';
+import { KIND } from '../snapshot/kinds.js';
+import { formatDuration } from '../snapshot/units.js';
+import { ageOf, isPending, karpenterFacts, listNames, plural, podName } from './support.js';
+
+const TAINT = 'node.cloudprovider.kubernetes.io/uninitialized';
+
+export default defineRule({
+  meta: {
+    id: 'uninitialized-taint-lingering',
+    title: 'Cloud-provider "uninitialized" taint never removed',
+    category: 'registration',
+    defaultSeverity: 'error',
+    requires: ['Node'],
+    optional: ['NodeClaim', 'NodePool', 'Pod', 'Event', 'KarpenterController'],
+    specOnly: 'no',
+    summary: `A Karpenter node still carries ${TAINT} long after it was created.`,
+    rationale:
+      `The kubelet registers nodes with ${TAINT}=true:NoSchedule when it runs with --cloud-provider=external; ` +
+      'the cloud-controller-manager removes it once it has initialized the node (on EKS it runs in the managed ' +
+      'control plane). Karpenter neither adds nor removes it, but treats it as a known ephemeral taint: until it is ' +
+      'gone the NodeClaim stays un-initialized (Initialized=Unknown, reason KnownEphemeralTaintsExist). An ' +
+      'un-initialized node is never consolidated or drifted, and the scheduling simulation ignores the taint, so ' +
+      'Karpenter keeps nominating pending pods to a node the kube-scheduler rejects: pods stay Pending and no new ' +
+      'capacity is launched (karpenter-facts §4.2–4.3).',
+    fix:
+      'Find out why the cloud-controller-manager did not initialize the node (instance metadata, providerID, CCM ' +
+      'health), remove the taint by hand to unblock scheduling, and make sure no NodePool lists this key in ' +
+      'taints or startupTaints. Upgrading Karpenter to v1.5.0 or later is a reported mitigation, not a proven fix.',
+    examples: {
+      bad: `spec:\n  taints:\n  - key: ${TAINT}\n    value: "true"\n    effect: NoSchedule   # still present 40m after creation`,
+      good: 'spec:\n  taints: []   # the cloud-controller-manager removed it within seconds of registration',
+    },
+    references: [
+      'https://github.com/aws/karpenter-provider-aws/issues/7426',
+      'https://github.com/aws/karpenter-provider-aws/issues/8106',
+      'https://github.com/kubernetes-sigs/karpenter/pull/383',
+      'https://kubernetes.io/docs/reference/labels-annotations-taints/#node-cloudprovider-kubernetes-io-uninitialized',
+    ],
+    options: {
+      after: { type: 'duration', default: '10m', description: 'how long after node creation the taint is a problem' },
+    },
+  },
+
+  check({ snapshot, now, options, report }) {
+    const version = karpenterFacts(snapshot.controller);
+    for (const node of snapshot.karpenterNodes()) {
+      const taints = (node.spec as { taints?: Array<{ key?: string; value?: string; effect?: string }> } | undefined)?.taints ?? [];
+      const index = taints.findIndex((t) => t?.key === TAINT);
+      if (index < 0) continue;
+      const age = ageOf(node.metadata.creationTimestamp, now);
+      if (age === undefined || age <= options.after!) continue;
+
+      const name = node.metadata.name!;
+      const claim = snapshot.nodeClaimForNode(node);
+      const evidence: EvidenceInput[] = [
+        { object: node, path: `/spec/taints/${index}`, note: `present ${formatDuration(age)} after the node was created` },
+        { object: node, path: '/metadata/creationTimestamp' },
+      ];
+      const initialized = claim?.conditions.find((c) => c.type === 'Initialized');
+      if (claim && initialized) {
+        evidence.push({ object: claim.object, path: `/status/conditions/${initialized.index}`, note: `NodeClaim ${claim.name} is not initialized` });
+      }
+
+      // Pods Karpenter keeps sending here while the kube-scheduler refuses them.
+      const nominated = snapshot.nominationsOf(name, claim?.name);
+      const stuckPods = new Set<string>();
+      for (const e of nominated.slice(-3)) evidence.push({ event: e, note: 'Karpenter nominated a pod to this node' });
+      for (const e of nominated) {
+        const pod = snapshot.get(KIND.Pod, e.involved.namespace, e.involved.name);
+        if (!pod || !isPending(pod)) continue;
+        stuckPods.add(podName(pod));
+        const rejected = snapshot
+          .eventsForObject(pod)
+          .filter((ev) => ev.reason === 'FailedScheduling' && ev.message.includes(TAINT))
+          .at(-1);
+        if (rejected && stuckPods.size <= 3) evidence.push({ event: rejected, note: `${podName(pod)} is Pending` });
+      }
+
+      // A NodePool that itself lists the taint re-creates the problem on every node it launches.
+      const pool = snapshot.nodePool(snapshot.nodePoolNameOf(node));
+      const declared = pool && [...pool.taints.value.map((t) => ['taints', t] as const), ...pool.startupTaints.value.map((t) => ['startupTaints', t] as const)].find(([, t]) => t.key === TAINT);
+      if (pool && declared) {
+        const [field, t] = declared;
+        const path = `${field === 'taints' ? pool.taints.path : pool.startupTaints.path}/${t.index}`;
+        evidence.push({ object: pool.object, path, note: `NodePool ${pool.name} declares this taint itself` });
+      }
+      evidence.push(...version.evidence());
+
+      const taint = taints[index]!;
+      const effects = stuckPods.size
+        ? ` Karpenter keeps nominating pods to it instead of launching capacity: ${plural(stuckPods.size, 'pod')} Pending (${listNames([...stuckPods])}).`
+        : ' Karpenter will not consolidate or drift it, and may nominate pending pods to it that the kube-scheduler rejects.';
+      const versionNote =
+        version.atLeast('1.5.0') === false
+          ? ` Karpenter ${version.label} predates v1.5.0, after which fewer such reports exist (a reported mitigation, not a proven fix).`
+          : '';
+      report({
+        object: node,
+        message:
+          `Node ${name} still has taint ${formatTaint({ key: TAINT, value: taint.value, effect: taint.effect })} ` +
+          `${formatDuration(age)} after it was created, so Karpenter considers it uninitialized.${effects}${versionNote}`,
+        fix: fixText(name, pool && declared ? { pool: pool.name, field: declared[0] } : undefined),
+        evidence,
+        related: [...(claim ? [claim.object] : []), ...(pool ? [pool.object] : [])],
+      });
+    }
+  },
+});
+
+function fixText(node: string, declared?: { pool: string; field: string }): string {
+  const steps = [
+    `Unblock scheduling now: kubectl taint node ${node} ${TAINT}:NoSchedule-`,
+    'Find the cause: the cloud-controller-manager removes this taint once it has initialized the node. Check that ' +
+      `the instance in spec.providerID (kubectl get node ${node} -o jsonpath='{.spec.providerID}') exists and that the ` +
+      'CCM is healthy (self-managed: its logs; EKS: the control plane runs it, open a support case if it persists).',
+  ];
+  if (declared) {
+    steps.push(`Remove ${TAINT} from spec.template.spec.${declared.field} of NodePool ${declared.pool}: only the CCM may manage it.`);
+  }
+  return steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
+}

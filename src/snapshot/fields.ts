@@ -1,0 +1,101 @@
+/** Small typed readers over untyped Kubernetes objects, shared by views and rules. */
+import type { KubeObject } from '../loaders/types.js';
+
+export type Json = Record<string, unknown>;
+
+export function isRecord(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Read a nested field: `dig(node, 'spec', 'taints')`. */
+export function dig(obj: unknown, ...path: Array<string | number>): unknown {
+  let cur = obj;
+  for (const p of path) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string | number, unknown>)[p];
+  }
+  return cur;
+}
+
+export function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+export function arr<T = Json>(v: unknown): T[] {
+  return Array.isArray(v) ? (v as T[]) : [];
+}
+
+/** JSON pointer (RFC 6901) from path segments. */
+export function pointer(...path: Array<string | number>): string {
+  return path.length === 0 ? '' : `/${path.map((p) => String(p).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
+}
+
+export function resolvePointer(obj: unknown, ptr: string): unknown {
+  if (ptr === '') return obj;
+  const parts = ptr
+    .slice(1)
+    .split('/')
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return dig(obj, ...parts);
+}
+
+export interface Condition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+  lastTransitionTime?: string;
+  lastHeartbeatTime?: string;
+  /** Index in `status.conditions`, for evidence pointers. */
+  index: number;
+}
+
+export function conditions(obj: KubeObject): Condition[] {
+  return arr<Json>(dig(obj, 'status', 'conditions')).map((c, index) => ({
+    type: String(c.type ?? ''),
+    status: String(c.status ?? ''),
+    reason: str(c.reason),
+    message: str(c.message),
+    lastTransitionTime: str(c.lastTransitionTime),
+    lastHeartbeatTime: str(c.lastHeartbeatTime),
+    index,
+  }));
+}
+
+export function condition(obj: KubeObject, type: string): Condition | undefined {
+  return conditions(obj).find((c) => c.type === type);
+}
+
+export interface Taint {
+  key: string;
+  value?: string;
+  effect?: string;
+  timeAdded?: string;
+  index: number;
+}
+
+export function taintsAt(obj: unknown, ...path: string[]): Taint[] {
+  return arr<Json>(dig(obj, ...path)).map((t, index) => ({
+    key: String(t.key ?? ''),
+    value: str(t.value),
+    effect: str(t.effect),
+    timeAdded: str(t.timeAdded),
+    index,
+  }));
+}
+
+export function formatTaint(t: { key: string; value?: string; effect?: string }): string {
+  return `${t.key}${t.value ? `=${t.value}` : ''}${t.effect ? `:${t.effect}` : ''}`;
+}
+
+export function labels(obj: KubeObject): Record<string, string> {
+  return obj.metadata.labels ?? {};
+}
+
+export function annotations(obj: KubeObject): Record<string, string> {
+  return obj.metadata.annotations ?? {};
+}
+
+export function nameOf(obj: KubeObject): string {
+  return obj.metadata.name ?? obj.metadata.generateName ?? '';
+}

@@ -1,0 +1,119 @@
+/**
+ * The kinds karpdoctor understands, keyed `group/Kind` (core group empty), and the logical inputs rules declare:
+ * an input such as `NodePool` is satisfied by any Karpenter generation (v1 NodePool or v1alpha5 Provisioner).
+ */
+
+export const KIND = {
+  Node: '/Node',
+  Pod: '/Pod',
+  Event: '/Event',
+  EventV1: 'events.k8s.io/Event',
+  Namespace: '/Namespace',
+  ConfigMap: '/ConfigMap',
+  PersistentVolumeClaim: '/PersistentVolumeClaim',
+  PersistentVolume: '/PersistentVolume',
+  StorageClass: 'storage.k8s.io/StorageClass',
+  VolumeAttachment: 'storage.k8s.io/VolumeAttachment',
+  PodDisruptionBudget: 'policy/PodDisruptionBudget',
+  Deployment: 'apps/Deployment',
+  DaemonSet: 'apps/DaemonSet',
+  StatefulSet: 'apps/StatefulSet',
+  ReplicaSet: 'apps/ReplicaSet',
+  Job: 'batch/Job',
+  CronJob: 'batch/CronJob',
+  NodePool: 'karpenter.sh/NodePool',
+  NodeClaim: 'karpenter.sh/NodeClaim',
+  Provisioner: 'karpenter.sh/Provisioner',
+  Machine: 'karpenter.sh/Machine',
+  EC2NodeClass: 'karpenter.k8s.aws/EC2NodeClass',
+  AWSNodeTemplate: 'karpenter.k8s.aws/AWSNodeTemplate',
+} as const;
+
+export type KindKey = (typeof KIND)[keyof typeof KIND];
+
+/** Groups that older clusters served the same kinds under. */
+const GROUP_ALIASES: Record<string, string> = { extensions: 'apps' };
+
+export function normaliseGroup(group: string): string {
+  return GROUP_ALIASES[group] ?? group;
+}
+
+/** What a rule can require. Each is satisfied by any of its kinds being present in the snapshot. */
+export const INPUTS = {
+  Node: { kinds: [KIND.Node], plural: 'Nodes', collect: 'kubectl get nodes -o yaml' },
+  Pod: { kinds: [KIND.Pod], plural: 'Pods', collect: 'kubectl get pods -A -o yaml' },
+  Event: { kinds: [KIND.Event, KIND.EventV1], plural: 'Events', collect: 'kubectl get events -A -o yaml' },
+  NodePool: {
+    kinds: [KIND.NodePool, KIND.Provisioner],
+    plural: 'NodePools',
+    collect: 'kubectl get nodepools -o yaml',
+  },
+  NodeClaim: {
+    kinds: [KIND.NodeClaim, KIND.Machine],
+    plural: 'NodeClaims',
+    collect: 'kubectl get nodeclaims -o yaml',
+  },
+  NodeClass: {
+    kinds: [KIND.EC2NodeClass, KIND.AWSNodeTemplate],
+    plural: 'node classes (EC2NodeClass)',
+    collect: 'kubectl get ec2nodeclasses -o yaml',
+  },
+  StorageClass: { kinds: [KIND.StorageClass], plural: 'StorageClasses', collect: 'kubectl get storageclasses -o yaml' },
+  PersistentVolumeClaim: {
+    kinds: [KIND.PersistentVolumeClaim],
+    plural: 'PersistentVolumeClaims',
+    collect: 'kubectl get pvc -A -o yaml',
+  },
+  PersistentVolume: { kinds: [KIND.PersistentVolume], plural: 'PersistentVolumes', collect: 'kubectl get pv -o yaml' },
+  PodDisruptionBudget: {
+    kinds: [KIND.PodDisruptionBudget],
+    plural: 'PodDisruptionBudgets',
+    collect: 'kubectl get pdb -A -o yaml',
+  },
+  VolumeAttachment: {
+    kinds: [KIND.VolumeAttachment],
+    plural: 'VolumeAttachments',
+    collect: 'kubectl get volumeattachments -o yaml',
+  },
+  Deployment: { kinds: [KIND.Deployment], plural: 'Deployments', collect: 'kubectl get deployments -A -o yaml' },
+  DaemonSet: { kinds: [KIND.DaemonSet], plural: 'DaemonSets', collect: 'kubectl get daemonsets -A -o yaml' },
+  StatefulSet: { kinds: [KIND.StatefulSet], plural: 'StatefulSets', collect: 'kubectl get statefulsets -A -o yaml' },
+  KarpenterController: {
+    kinds: [],
+    plural: 'Karpenter controller Deployment or Pods',
+    collect: 'kubectl get deploy,pods -n kube-system -l app.kubernetes.io/name=karpenter -o yaml',
+  },
+  ControllerLogs: {
+    kinds: [],
+    plural: 'Karpenter controller logs',
+    collect: 'kubectl logs -n kube-system -l app.kubernetes.io/name=karpenter -c controller --tail=-1',
+  },
+} as const;
+
+export type InputName = keyof typeof INPUTS;
+
+/** Kinds whose objects live in a namespace; everything else is cluster-scoped. */
+const CLUSTER_SCOPED = new Set<string>([
+  KIND.Node,
+  KIND.Namespace,
+  KIND.PersistentVolume,
+  KIND.StorageClass,
+  KIND.VolumeAttachment,
+  KIND.NodePool,
+  KIND.NodeClaim,
+  KIND.Provisioner,
+  KIND.Machine,
+  KIND.EC2NodeClass,
+  KIND.AWSNodeTemplate,
+  'rbac.authorization.k8s.io/ClusterRole',
+  'rbac.authorization.k8s.io/ClusterRoleBinding',
+  'apiextensions.k8s.io/CustomResourceDefinition',
+  'scheduling.k8s.io/PriorityClass',
+  'storage.k8s.io/CSIDriver',
+  'storage.k8s.io/CSINode',
+  'karpenter.sh/NodeOverlay',
+]);
+
+export function isClusterScoped(kindKey: string): boolean {
+  return CLUSTER_SCOPED.has(kindKey);
+}

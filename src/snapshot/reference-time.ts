@@ -1,0 +1,56 @@
+/**
+ * "For longer than X" is measured against the snapshot's reference time, never the wall clock when reading a
+ * dump: `--now`, else the latest timestamp the dump holds (kubelet heartbeats, events, conditions, log lines),
+ * else — live clusters and dumps without any timestamp — the wall clock, and the report says which.
+ */
+import type { KubeObject } from '../loaders/types.js';
+import { arr, dig, type Json } from './fields.js';
+import { KIND } from './kinds.js';
+import type { Snapshot, SnapshotOptions } from './snapshot.js';
+import { parseTime } from './units.js';
+
+export interface ReferenceTime {
+  /** Milliseconds since the epoch. */
+  ms: number;
+  iso: string;
+  source: 'flag' | 'dump' | 'wall-clock';
+  /** What the dump-derived time was read from, e.g. `Node ip-10-0-1-5 Ready heartbeat`. */
+  evidence?: string;
+}
+
+export function referenceTime(snapshot: Snapshot, opts: SnapshotOptions): ReferenceTime {
+  if (opts.now) {
+    const ms = parseTime(opts.now);
+    if (ms !== undefined) return { ms, iso: new Date(ms).toISOString(), source: 'flag' };
+  }
+  if (!opts.live) {
+    const latest = latestTimestamp(snapshot);
+    if (latest) return { ms: latest.ms, iso: new Date(latest.ms).toISOString(), source: 'dump', evidence: latest.what };
+  }
+  const now = Date.now();
+  return { ms: now, iso: new Date(now).toISOString(), source: 'wall-clock' };
+}
+
+function latestTimestamp(snapshot: Snapshot): { ms: number; what: string } | undefined {
+  let best: { ms: number; what: string } | undefined;
+  const consider = (t: unknown, what: () => string) => {
+    const ms = parseTime(t);
+    if (ms !== undefined && (!best || ms > best.ms)) best = { ms, what: what() };
+  };
+  const conditionTimes = (o: KubeObject, label: string) => {
+    for (const c of arr<Json>(dig(o, 'status', 'conditions'))) {
+      consider(c.lastHeartbeatTime, () => `${label} ${String(c.type)} heartbeat`);
+      consider(c.lastTransitionTime, () => `${label} ${String(c.type)} transition`);
+    }
+  };
+  for (const kind of [KIND.Node, KIND.NodeClaim, KIND.Machine, KIND.NodePool, KIND.Pod]) {
+    for (const o of snapshot.all(kind)) {
+      const label = `${o.kind} ${o.metadata.name}`;
+      consider(o.metadata.creationTimestamp, () => `${label} creation`);
+      conditionTimes(o, label);
+    }
+  }
+  for (const e of snapshot.events()) consider(e.lastSeen, () => `Event ${e.object.metadata.name} last seen`);
+  for (const l of snapshot.logs) consider(l.time, () => `log line ${l.provenance.source}:${l.provenance.line}`);
+  return best;
+}

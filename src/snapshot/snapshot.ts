@@ -1,0 +1,366 @@
+/**
+ * The in-memory snapshot: every object once (duplicates from several files merged), indexed per kind, with the
+ * joins rules need built lazily and once (Popeye's lesson: rules never scan the world themselves).
+ */
+import type { KubeObject, LoadResult, LogRecord, Provenance, SkippedInput } from '../loaders/types.js';
+import { detectController, type ControllerInfo } from './controller.js';
+import { eventView, involvedKey, type EventView } from './events.js';
+import { dig, nameOf, str } from './fields.js';
+import { nodeClaimView, nodePoolView, type NodeClaimView, type NodePoolView } from './karpenter.js';
+import { INPUTS, KIND, isClusterScoped, normaliseGroup, type InputName } from './kinds.js';
+import { referenceTime, type ReferenceTime } from './reference-time.js';
+import { selectorMatches } from './selectors.js';
+
+export interface SnapshotOptions {
+  /** `--now`: the reference time, overriding what the dump says. */
+  now?: string;
+  /** `--karpenter-version`: used when the dump does not show the controller's version. */
+  karpenterVersion?: string;
+  /** Live cluster: the reference time defaults to the wall clock. */
+  live?: boolean;
+  /** Inputs that could not be listed (live: 403), with the reason. */
+  denied?: Map<string, string>;
+}
+
+export interface ObjectRef {
+  apiVersion: string;
+  kind: string;
+  namespace: string | null;
+  name: string;
+}
+
+export class Snapshot {
+  readonly sources: string[];
+  readonly skipped: SkippedInput[];
+  readonly logs: LogRecord[];
+  readonly filesRead: number;
+  readonly referenceTime: ReferenceTime;
+  readonly controller: ControllerInfo;
+  readonly denied: Map<string, string>;
+  private readonly byKind = new Map<string, KubeObject[]>();
+  private readonly byKey = new Map<string, KubeObject>();
+  private readonly provenanceMap = new Map<KubeObject, Provenance[]>();
+  private readonly listedKinds: Set<string>;
+  private readonly cache = new Map<string, unknown>();
+
+  constructor(load: LoadResult, opts: SnapshotOptions = {}) {
+    this.sources = load.sources;
+    this.skipped = load.skipped;
+    this.logs = load.logs;
+    this.filesRead = load.filesRead;
+    this.denied = opts.denied ?? new Map();
+    this.listedKinds = new Set([...load.listedKinds].map(normaliseKindKey));
+    for (const { object, provenance } of load.objects) this.add(object, provenance);
+    this.controller = detectController(this.all(KIND.Deployment), this.all(KIND.Pod), opts.karpenterVersion, (o) =>
+      this.provenance(o),
+    );
+    this.referenceTime = referenceTime(this, opts);
+  }
+
+  private add(object: KubeObject, provenance: Provenance): void {
+    const kindKey = normaliseKindKey(`${object.apiVersion.includes('/') ? object.apiVersion.split('/')[0] : ''}/${object.kind}`);
+    this.listedKinds.add(kindKey);
+    if (object.kind === 'Secret') {
+      // Never keep secret material in memory: a dump may include Secrets, no rule needs their data.
+      delete object.data;
+      delete object.stringData;
+    }
+    const key = objectKey(kindKey, object);
+    const existing = this.byKey.get(key);
+    if (existing) {
+      const provs = this.provenanceMap.get(existing)!;
+      if (prefer(object, existing)) {
+        this.replace(kindKey, existing, object);
+        this.byKey.set(key, object);
+        this.provenanceMap.delete(existing);
+        this.provenanceMap.set(object, [provenance, ...provs]);
+      } else {
+        provs.push(provenance);
+      }
+      return;
+    }
+    this.byKey.set(key, object);
+    this.provenanceMap.set(object, [provenance]);
+    let list = this.byKind.get(kindKey);
+    if (!list) this.byKind.set(kindKey, (list = []));
+    list.push(object);
+  }
+
+  private replace(kindKey: string, old: KubeObject, next: KubeObject): void {
+    const list = this.byKind.get(kindKey)!;
+    const i = list.indexOf(old);
+    if (i >= 0) list[i] = next;
+  }
+
+  /** All objects of one kind (`KIND.Node`), in load order. */
+  all(kindKey: string): KubeObject[] {
+    return this.byKind.get(kindKey) ?? [];
+  }
+
+  get(kindKey: string, namespace: string | undefined, name: string): KubeObject | undefined {
+    return this.byKey.get(`${kindKey}|${isClusterScoped(kindKey) ? '' : (namespace ?? '')}|${name}`);
+  }
+
+  /** Where the object was read (the preferred copy); every copy via `provenances`. */
+  provenance(obj: KubeObject): Provenance | undefined {
+    return this.provenanceMap.get(obj)?.[0];
+  }
+
+  provenances(obj: KubeObject): Provenance[] {
+    return this.provenanceMap.get(obj) ?? [];
+  }
+
+  /** Is this input in the snapshot at all (an empty list counts as present: "there are none")? */
+  has(input: InputName): boolean {
+    if (input === 'KarpenterController') return this.controller.object !== undefined;
+    if (input === 'ControllerLogs') return this.logs.length > 0;
+    return INPUTS[input].kinds.some((k) => this.listedKinds.has(k));
+  }
+
+  /** Kinds present, with counts, for the report header. */
+  counts(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const k of [...this.listedKinds].sort()) out[k.split('/')[1]!] = (out[k.split('/')[1]!] ?? 0) + this.all(k).length;
+    return out;
+  }
+
+  /** Logical inputs that are neither present nor denied. */
+  absent(): InputName[] {
+    return (Object.keys(INPUTS) as InputName[]).filter((i) => !this.has(i) && !this.denied.has(i));
+  }
+
+  get objectCount(): number {
+    return this.byKey.size;
+  }
+
+  private memo<T>(key: string, build: () => T): T {
+    if (!this.cache.has(key)) this.cache.set(key, build());
+    return this.cache.get(key) as T;
+  }
+
+  // ----- Karpenter views -----
+
+  nodePools(): NodePoolView[] {
+    return this.memo('nodePools', () => [...this.all(KIND.NodePool), ...this.all(KIND.Provisioner)].map(nodePoolView));
+  }
+
+  nodePool(name: string | undefined): NodePoolView | undefined {
+    if (!name) return undefined;
+    return this.memo('nodePoolByName', () => new Map(this.nodePools().map((p) => [p.name, p]))).get(name);
+  }
+
+  nodeClaims(): NodeClaimView[] {
+    return this.memo('nodeClaims', () => [...this.all(KIND.NodeClaim), ...this.all(KIND.Machine)].map(nodeClaimView));
+  }
+
+  /** The NodeClaim (or Machine) of a Node: by providerID, else by `status.nodeName`. */
+  nodeClaimForNode(node: KubeObject): NodeClaimView | undefined {
+    const index = this.memo('nodeClaimIndex', () => {
+      const byProvider = new Map<string, NodeClaimView>();
+      const byNode = new Map<string, NodeClaimView>();
+      for (const nc of this.nodeClaims()) {
+        if (nc.providerID) byProvider.set(nc.providerID, nc);
+        if (nc.nodeName) byNode.set(nc.nodeName, nc);
+      }
+      return { byProvider, byNode };
+    });
+    const providerID = str(dig(node, 'spec', 'providerID'));
+    return (providerID ? index.byProvider.get(providerID) : undefined) ?? index.byNode.get(nameOf(node));
+  }
+
+  nodeForNodeClaim(nc: NodeClaimView): KubeObject | undefined {
+    const index = this.memo('nodeByProvider', () => {
+      const m = new Map<string, KubeObject>();
+      for (const n of this.all(KIND.Node)) {
+        const p = str(dig(n, 'spec', 'providerID'));
+        if (p) m.set(p, n);
+      }
+      return m;
+    });
+    return (nc.providerID ? index.get(nc.providerID) : undefined) ?? (nc.nodeName ? this.get(KIND.Node, undefined, nc.nodeName) : undefined);
+  }
+
+  /** "Karpenter node": nodepool/provisioner label, or a NodeClaim whose providerID matches. */
+  isKarpenterNode(node: KubeObject): boolean {
+    const l = node.metadata.labels ?? {};
+    return 'karpenter.sh/nodepool' in l || 'karpenter.sh/provisioner-name' in l || this.nodeClaimForNode(node) !== undefined;
+  }
+
+  karpenterNodes(): KubeObject[] {
+    return this.memo('karpenterNodes', () => this.all(KIND.Node).filter((n) => this.isKarpenterNode(n)));
+  }
+
+  nodePoolNameOf(node: KubeObject): string | undefined {
+    const l = node.metadata.labels ?? {};
+    return l['karpenter.sh/nodepool'] ?? l['karpenter.sh/provisioner-name'] ?? this.nodeClaimForNode(node)?.nodePool;
+  }
+
+  // ----- Workload joins -----
+
+  podsOnNode(nodeName: string): KubeObject[] {
+    return this.memo('podsByNode', () => groupBy(this.all(KIND.Pod), (p) => str(dig(p, 'spec', 'nodeName')))).get(nodeName) ?? [];
+  }
+
+  pdbsForPod(pod: KubeObject): KubeObject[] {
+    const byNs = this.memo('pdbsByNamespace', () => groupBy(this.all(KIND.PodDisruptionBudget), (p) => p.metadata.namespace));
+    const labels = pod.metadata.labels ?? {};
+    return (byNs.get(pod.metadata.namespace ?? '') ?? []).filter((pdb) => selectorMatches(dig(pdb, 'spec', 'selector'), labels));
+  }
+
+  /** Names of the PVCs a pod mounts (from its volumes; works even when PVC objects are absent). */
+  claimNamesOf(pod: KubeObject): string[] {
+    const vols = dig(pod, 'spec', 'volumes');
+    if (!Array.isArray(vols)) return [];
+    return vols.map((v) => str(dig(v, 'persistentVolumeClaim', 'claimName'))).filter((n): n is string => Boolean(n));
+  }
+
+  pvc(namespace: string | undefined, name: string): KubeObject | undefined {
+    return this.get(KIND.PersistentVolumeClaim, namespace, name);
+  }
+
+  pvForClaim(pvc: KubeObject): KubeObject | undefined {
+    const name = str(dig(pvc, 'spec', 'volumeName'));
+    return name ? this.get(KIND.PersistentVolume, undefined, name) : undefined;
+  }
+
+  /** The StorageClass a PVC uses: its own `storageClassName`, else the cluster default (as admission would set it). */
+  storageClassOf(pvc: KubeObject): KubeObject | undefined {
+    const name = dig(pvc, 'spec', 'storageClassName');
+    if (name === '') return undefined;
+    if (typeof name === 'string') return this.get(KIND.StorageClass, undefined, name);
+    return this.defaultStorageClass();
+  }
+
+  defaultStorageClass(): KubeObject | undefined {
+    return this.memo('defaultStorageClass', () =>
+      this.all(KIND.StorageClass).find((sc) => {
+        const a = sc.metadata.annotations ?? {};
+        return a['storageclass.kubernetes.io/is-default-class'] === 'true' || a['storageclass.beta.kubernetes.io/is-default-class'] === 'true';
+      }),
+    );
+  }
+
+  /** PVCs by StorageClass name, including claims that use the default class implicitly. */
+  claimsOfStorageClass(scName: string): KubeObject[] {
+    const index = this.memo('claimsBySc', () =>
+      groupBy(this.all(KIND.PersistentVolumeClaim), (pvc) => (this.storageClassOf(pvc) ? nameOf(this.storageClassOf(pvc)!) : undefined)),
+    );
+    return index.get(scName) ?? [];
+  }
+
+  /** Pods mounting a PVC, by `namespace/claim`. */
+  podsUsingClaim(namespace: string | undefined, claim: string): KubeObject[] {
+    const index = this.memo('podsByClaim', () => {
+      const m = new Map<string, KubeObject[]>();
+      for (const pod of this.all(KIND.Pod)) {
+        for (const c of this.claimNamesOf(pod)) {
+          const k = `${pod.metadata.namespace ?? ''}/${c}`;
+          let l = m.get(k);
+          if (!l) m.set(k, (l = []));
+          l.push(pod);
+        }
+      }
+      return m;
+    });
+    return index.get(`${namespace ?? ''}/${claim}`) ?? [];
+  }
+
+  // ----- Events -----
+
+  events(): EventView[] {
+    return this.memo('events', () =>
+      [...this.all(KIND.Event), ...this.all(KIND.EventV1)].map(eventView).filter((e): e is EventView => e !== undefined),
+    );
+  }
+
+  /** Events about one object (matched by kind + namespace + name), newest last. */
+  eventsFor(kind: string, namespace: string | undefined, name: string): EventView[] {
+    const index = this.memo('eventsByInvolved', () => {
+      const m = new Map<string, EventView[]>();
+      for (const e of this.events()) {
+        const k = involvedKey(e.involved.kind, e.involved.namespace, e.involved.name);
+        let l = m.get(k);
+        if (!l) m.set(k, (l = []));
+        l.push(e);
+      }
+      for (const l of m.values()) l.sort((a, b) => (a.lastSeen ?? '').localeCompare(b.lastSeen ?? ''));
+      return m;
+    });
+    return index.get(involvedKey(kind, namespace, name)) ?? [];
+  }
+
+  /**
+   * Karpenter's `Nominated` pod events that name this node ("Pod should schedule on: nodeclaim/x, node/y",
+   * older "…: machine/x" and "… on y"): which pods Karpenter expects to land here.
+   */
+  nominationsOf(nodeName: string, nodeClaimName?: string): EventView[] {
+    const index = this.memo('nominations', () => {
+      const m = new Map<string, EventView[]>();
+      for (const e of this.events()) {
+        if (e.reason !== 'Nominated' || e.involved.kind !== 'Pod') continue;
+        const targets = /should schedule on:?\s*(.*)$/i.exec(e.message)?.[1] ?? '';
+        for (const t of targets.split(',')) {
+          const name = t.trim().replace(/^(node|nodeclaim|machine)\//, '');
+          if (!name) continue;
+          let l = m.get(name);
+          if (!l) m.set(name, (l = []));
+          if (!l.includes(e)) l.push(e);
+        }
+      }
+      return m;
+    });
+    const byNode = index.get(nodeName) ?? [];
+    const byClaim = nodeClaimName ? (index.get(nodeClaimName) ?? []) : [];
+    return [...new Set([...byNode, ...byClaim])];
+  }
+
+  eventsForObject(obj: KubeObject): EventView[] {
+    return this.eventsFor(obj.kind, isClusterScoped(kindKeyOf(obj)) ? undefined : obj.metadata.namespace, nameOf(obj));
+  }
+
+  ref(obj: KubeObject): ObjectRef {
+    return {
+      apiVersion: obj.apiVersion,
+      kind: obj.kind,
+      namespace: isClusterScoped(kindKeyOf(obj)) ? null : (obj.metadata.namespace ?? null),
+      name: nameOf(obj),
+    };
+  }
+}
+
+export function kindKeyOf(obj: KubeObject): string {
+  const group = obj.apiVersion.includes('/') ? obj.apiVersion.split('/')[0]! : '';
+  return normaliseKindKey(`${group}/${obj.kind}`);
+}
+
+function normaliseKindKey(key: string): string {
+  const slash = key.indexOf('/');
+  return `${normaliseGroup(key.slice(0, slash))}${key.slice(slash)}`;
+}
+
+function objectKey(kindKey: string, obj: KubeObject): string {
+  const ns = isClusterScoped(kindKey) ? '' : (obj.metadata.namespace ?? '');
+  return `${kindKey}|${ns}|${nameOf(obj)}`;
+}
+
+/** Of two copies of one object, keep the one that knows more: with status, else the newer resourceVersion. */
+function prefer(candidate: KubeObject, existing: KubeObject): boolean {
+  const hasStatus = (o: KubeObject) => o.status !== undefined && o.status !== null;
+  if (hasStatus(candidate) !== hasStatus(existing)) return hasStatus(candidate);
+  const rv = (o: KubeObject) => Number(o.metadata.resourceVersion ?? NaN);
+  const a = rv(candidate);
+  const b = rv(existing);
+  return Number.isFinite(a) && Number.isFinite(b) && a > b;
+}
+
+function groupBy<T>(items: T[], key: (t: T) => string | undefined): Map<string, T[]> {
+  const m = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    if (k === undefined) continue;
+    let l = m.get(k);
+    if (!l) m.set(k, (l = []));
+    l.push(item);
+  }
+  return m;
+}

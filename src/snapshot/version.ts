@@ -1,0 +1,63 @@
+/**
+ * Karpenter versions. Users report the AWS provider (chart/image) version; core fixes are cited by core
+ * version. The mapping is karpenter-facts §0.1; every "fixed in" check goes through `coreVersionOf`.
+ */
+
+export type Version = readonly [number, number, number];
+
+export function parseVersion(v: string | undefined | null): Version | undefined {
+  if (!v) return undefined;
+  const m = /^v?(\d+)\.(\d+)(?:\.(\d+))?/.exec(v.trim());
+  if (!m) return undefined;
+  return [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)];
+}
+
+export function compareVersions(a: Version, b: Version): number {
+  for (let i = 0; i < 3; i++) if (a[i]! !== b[i]!) return a[i]! - b[i]!;
+  return 0;
+}
+
+export function atLeast(v: Version | undefined, min: string): boolean | undefined {
+  const m = parseVersion(min);
+  if (!v || !m) return undefined;
+  return compareVersions(v, m) >= 0;
+}
+
+export function formatVersion(v: Version): string {
+  return `${v[0]}.${v[1]}.${v[2]}`;
+}
+
+/** AWS provider tag → core (sigs.k8s.io/karpenter) version, where they differ (v1.0–v1.5). */
+const AWS_TO_CORE: Array<[string, string]> = [
+  ['1.0.5', '1.0.3'],
+  ['1.0.8', '1.0.5'],
+  ['1.0.9', '1.0.6'],
+  ['1.0.10', '1.0.7'],
+  ['1.0.11', '1.0.8'],
+  ['1.0.12', '1.0.8'],
+  ['1.0.13', '1.0.8'],
+  ['1.0.14', '1.0.9'],
+  ['1.1.5', '1.1.2'],
+  ['1.1.6', '1.1.3'],
+  ['1.1.7', '1.1.4'],
+  ['1.2.0', '1.2.0'],
+  ['1.2.1', '1.2.0'],
+  ['1.2.3', '1.2.2'],
+  ['1.2.4', '1.2.3'],
+  ['1.3.3', '1.3.2'],
+  ['1.3.4', '1.3.3'],
+  ['1.4.0', '1.4.0'],
+  ['1.5.0', '1.5.0'],
+];
+
+/**
+ * The core version an AWS release contains. Exact where the table knows the tag; otherwise the same
+ * minor with patch 0 for 1.0–1.5 (a lower bound, safe for "fixed in" checks), and the same number from 1.6 on.
+ */
+export function coreVersionOf(aws: Version): Version {
+  const key = formatVersion(aws);
+  const exact = AWS_TO_CORE.find(([a]) => a === key);
+  if (exact) return parseVersion(exact[1])!;
+  if (aws[0] === 1 && aws[1] <= 5) return [1, aws[1], 0];
+  return aws;
+}

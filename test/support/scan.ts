@@ -1,0 +1,26 @@
+/** Test harness: run the real pipeline (loaders → snapshot → rules) in-process on fixture paths. */
+import { fileURLToPath } from 'node:url';
+import { runRules, type RunConfig } from '../../src/engine/runner.js';
+import { loadInputs, type LoadOptions } from '../../src/loaders/load.js';
+import { buildReport } from '../../src/reporters/report.js';
+import { RULES } from '../../src/rules/index.js';
+import { Snapshot, type SnapshotOptions } from '../../src/snapshot/snapshot.js';
+
+export const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
+
+export interface ScanOptions extends SnapshotOptions, RunConfig {
+  load?: LoadOptions;
+}
+
+export async function scan(paths: string[], opts: ScanOptions = {}) {
+  const load = await loadInputs(paths, opts.load ?? {});
+  const snapshot = new Snapshot(load, opts);
+  const run = runRules(RULES, snapshot, opts);
+  const report = buildReport(snapshot, run, 'test');
+  return { load, snapshot, run, report, findings: run.findings, notEvaluated: run.notEvaluated };
+}
+
+/** Scan with only one rule enabled: the unit of a rule test. */
+export function scanRule(ruleId: string, paths: string[], opts: ScanOptions = {}) {
+  return scan(paths, { ...opts, only: [ruleId] });
+}
