@@ -34,7 +34,8 @@ export class JsonStreamScanner {
   private depth = 0;
   private inString = false;
   private stringStart = -1;
-  /** Start of the current top-level value, or -1. */
+  /** Inside a top-level value. Its start offset may have been trimmed away while streaming items. */
+  private inValue = false;
   private valueStart = -1;
   private valueLine = 0;
   private topIsArray = false;
@@ -62,7 +63,7 @@ export class JsonStreamScanner {
 
   end(): void {
     this.scan(true);
-    if (this.valueStart >= 0) {
+    if (this.inValue) {
       this.sink.error(
         `unexpected end of input inside a JSON value that starts at line ${this.valueLine} (truncated file?)`,
         this.valueLine,
@@ -74,7 +75,7 @@ export class JsonStreamScanner {
   /** Drop the bytes no pending unit needs any more, so memory stays bounded by one unit. */
   private compact(): void {
     let keep = this.pos;
-    if (this.valueStart >= 0) {
+    if (this.inValue) {
       if (this.itemsDepth > 0 && !this.itemsClosed) keep = this.elemStart >= 0 ? this.elemStart : this.pos;
       else if (this.itemsDepth > 0) keep = this.afterItems;
       else keep = this.valueStart;
@@ -124,6 +125,7 @@ export class JsonStreamScanner {
       }
       if (this.depth === 0) {
         if ((c === 0x7b /* { */ || c === 0x5b) /* [ */ && !this.sink.inTextBlock?.()) {
+          this.inValue = true;
           this.valueStart = pos;
           this.valueLine = this.line;
           this.topIsArray = c === 0x5b;
@@ -247,6 +249,7 @@ export class JsonStreamScanner {
   }
 
   private resetValue(): void {
+    this.inValue = false;
     this.valueStart = -1;
     this.depth = 0;
     this.inString = false;

@@ -4,6 +4,7 @@
  * by its extension: JSON streams, YAML documents, log files and dump stdout streams are all recognised by content.
  */
 import { basename } from 'node:path';
+import { InputError } from './archive.js';
 import { isSkipped, walkInputs, type InputFile } from './inputs.js';
 import { JsonStreamScanner } from './json-stream.js';
 import { isKarpenterControllerPod, looksLikeKarpenterLog, podFromLogPath } from './logs.js';
@@ -45,7 +46,16 @@ export async function loadInputs(paths: string[], opts: LoadOptions = {}): Promi
     }
     result.filesRead++;
     opts.onFile?.(entry.displayPath, entry.size);
-    const outcome = await loadFile(entry, result, ignoredLogBlocks, opts);
+    let outcome: FileOutcome;
+    try {
+      outcome = await loadFile(entry, result, ignoredLogBlocks, opts);
+    } catch (e) {
+      // Archive entries and files can fail mid-read (corrupt deflate data, a file that shrank): keep what was read.
+      const err = e as NodeJS.ErrnoException;
+      const reason = e instanceof InputError || err?.code ? err.message : `internal error while reading this file (please report it): ${err?.message ?? e}`;
+      result.skipped.push({ source: entry.displayPath, reason });
+      continue;
+    }
     if (outcome === 'ignored-log') {
       ignoredLogFiles++;
       ignoredLogExample ||= entry.displayPath;

@@ -22,7 +22,7 @@ export function kindKey(apiVersion: string, kind: string): string {
 }
 
 export function isListKind(kind: unknown): kind is string {
-  return typeof kind === 'string' && kind.endsWith('List') && kind.length > 4;
+  return typeof kind === 'string' && kind.endsWith('List');
 }
 
 /** What a list says about its items: `NodeList`/`v1` → items are `Node`/`v1`; `List` → items must say for themselves. */

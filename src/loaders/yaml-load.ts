@@ -53,7 +53,7 @@ export function loadYamlText(text: string, source: string, sink: ObjectSink, str
   }
   const clean = lines.join('\n');
   const lineCounter = new LineCounter();
-  const docs = parseAllDocuments(clean, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  const docs = parseAllDocuments(clean, { lineCounter, uniqueKeys: true, prettyErrors: true });
   const list = Array.isArray(docs) ? docs : [];
   for (const doc of list) loadDocument(doc, clean, source, sink, lineCounter, templateLines);
 }

@@ -1,0 +1,318 @@
+import { mkdtempSync, mkdirSync, writeFileSync, chmodSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadInputs } from '../src/loaders/load.js';
+import type { LoadResult } from '../src/loaders/types.js';
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'karpdoctor-loaders-'));
+});
+
+function write(rel: string, content: string | Buffer): string {
+  const p = join(dir, rel);
+  mkdirSync(join(p, '..'), { recursive: true });
+  writeFileSync(p, content);
+  return p;
+}
+
+function names(r: LoadResult): string[] {
+  return r.objects.map((o) => `${o.object.kind}/${o.object.metadata.name}`);
+}
+
+function reasons(r: LoadResult): string[] {
+  return r.skipped.map((s) => `${s.source.slice(dir.length + 1)}${s.line ? `:${s.line}` : ''} ${s.reason}`);
+}
+
+const POD_ITEM = (name: string) => ({ metadata: { name, namespace: 'default' }, spec: { nodeName: 'n1' }, status: { phase: 'Running' } });
+
+describe('formats', () => {
+  it('reads kubectl get -o yaml Lists of mixed kinds, with the line of each item', async () => {
+    const p = write(
+      'list.yaml',
+      [
+        'apiVersion: v1',
+        'items:',
+        '- apiVersion: karpenter.sh/v1',
+        '  kind: NodePool',
+        '  metadata:',
+        '    name: default',
+        '- apiVersion: karpenter.k8s.aws/v1',
+        '  kind: EC2NodeClass',
+        '  metadata:',
+        '    name: default',
+        'kind: List',
+        'metadata:',
+        '  resourceVersion: ""',
+        '',
+      ].join('\n'),
+    );
+    const r = await loadInputs([p]);
+    expect(names(r)).toEqual(['NodePool/default', 'EC2NodeClass/default']);
+    expect(r.objects.map((o) => o.provenance.line)).toEqual([3, 7]);
+    expect(r.skipped).toEqual([]);
+  });
+
+  it('infers kind and apiVersion of typed-list items (cluster-info dump) and records empty lists as present', async () => {
+    const p = write(
+      'ci/default/pods.json',
+      `${JSON.stringify({ kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '1' }, items: [POD_ITEM('a')] }, null, 4)}\n`,
+    );
+    const q = write('ci/default/events.json', '{\n    "kind": "EventList",\n    "apiVersion": "v1",\n    "metadata": {},\n    "items": null\n}\n');
+    const r = await loadInputs([p, q]);
+    expect(r.objects[0]!.object).toMatchObject({ kind: 'Pod', apiVersion: 'v1', metadata: { name: 'a' } });
+    expect(r.listedKinds.has('/Event')).toBe(true);
+    expect(r.listedKinds.has('/Pod')).toBe(true);
+  });
+
+  it('reads multi-document YAML with leading/trailing separators, comments and empty documents', async () => {
+    const p = write(
+      'multi.yaml',
+      '---\n# a comment-only document\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n--- # trailing comment\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: b\n---\n---\n',
+    );
+    const r = await loadInputs([p]);
+    expect(names(r)).toEqual(['Namespace/a', 'Namespace/b']);
+    expect(r.objects.map((o) => o.provenance.line)).toEqual([4, 9]);
+    expect(r.skipped).toEqual([]);
+  });
+
+  it('reads a concatenated JSON stream of lists', async () => {
+    const nodes = JSON.stringify({ kind: 'NodeList', apiVersion: 'v1', items: [{ metadata: { name: 'n1' } }] }, null, 4);
+    const pods = JSON.stringify({ apiVersion: 'v1', items: [{ apiVersion: 'v1', kind: 'Pod', ...POD_ITEM('p1') }], kind: 'List' }, null, 4);
+    const r = await loadInputs([write('stream.json', `${nodes}\n${pods}\n`)]);
+    expect(names(r)).toEqual(['Node/n1', 'Pod/p1']);
+  });
+
+  it('reads the cluster-info dump stdout stream: JSON lists with controller log blocks in between', async () => {
+    const nodes = JSON.stringify({ kind: 'NodeList', apiVersion: 'v1', items: [{ metadata: { name: 'n1' } }] }, null, 4);
+    const pods = JSON.stringify({ kind: 'PodList', apiVersion: 'v1', items: [{ metadata: { name: 'karpenter-6b8d5c7f9d-abcde', namespace: 'kube-system' } }] }, null, 4);
+    const log = [
+      '==== START logs for container controller of pod kube-system/karpenter-6b8d5c7f9d-abcde ====',
+      '{"level":"INFO","time":"2024-11-02T10:00:00.000Z","logger":"controller","message":"created nodeclaim","commit":"a2875e3","controller":"provisioner","NodePool":{"name":"default"},"NodeClaim":{"name":"default-x"}}',
+      '==== END logs for container controller of pod kube-system/karpenter-6b8d5c7f9d-abcde ====',
+      '==== START logs for container coredns of pod kube-system/coredns-6f6b679f8f-rgq7r ====',
+      '[INFO] plugin/kubernetes: waiting for Kubernetes API before starting server',
+      '==== END logs for container coredns of pod kube-system/coredns-6f6b679f8f-rgq7r ====',
+    ].join('\n');
+    const p = write('stdout-dump.txt', `${nodes}\n${pods}\n${log}\n`);
+    const r = await loadInputs([p]);
+    expect(names(r)).toEqual(['Node/n1', 'Pod/karpenter-6b8d5c7f9d-abcde']);
+    expect(r.logs).toHaveLength(1);
+    expect(r.logs[0]).toMatchObject({ message: 'created nodeclaim', pod: { namespace: 'kube-system', name: 'karpenter-6b8d5c7f9d-abcde', container: 'controller' } });
+    expect(r.logs[0]!.provenance.line).toBe(nodes.split('\n').length + pods.split('\n').length + 2);
+    expect(reasons(r)).toEqual([expect.stringMatching(/1 container log\(s\) of pods other than the Karpenter controller not read/)]);
+  });
+
+  it('reads controller logs from a cluster-info dump directory and ignores other pods\' logs with one note', async () => {
+    write('ci2/kube-system/karpenter-5d4f8b7c9-x2x7q/logs.txt', '==== START logs for container controller of pod kube-system/karpenter-5d4f8b7c9-x2x7q ====\n{"level":"INFO","time":"2024-11-02T10:00:00.000Z","logger":"controller","message":"registered nodeclaim","commit":"x"}\n==== END logs for container controller of pod kube-system/karpenter-5d4f8b7c9-x2x7q ====\n');
+    write('ci2/kube-system/coredns-1/logs.txt', '==== START logs for container coredns of pod kube-system/coredns-1 ====\n[INFO] hello\n==== END logs for container coredns of pod kube-system/coredns-1 ====\n');
+    const r = await loadInputs([join(dir, 'ci2')]);
+    expect(r.logs.map((l) => l.message)).toEqual(['registered nodeclaim']);
+    expect(r.skipped).toHaveLength(1);
+    expect(r.skipped[0]!.reason).toMatch(/1 container log\(s\) of pods other than the Karpenter controller not read \(e\.g\. .*coredns-1/);
+  });
+
+  it('reads events.k8s.io/v1 events as objects', async () => {
+    const p = write('ev.yaml', 'apiVersion: events.k8s.io/v1\nkind: Event\nmetadata:\n  name: e\n  namespace: default\nregarding:\n  kind: Node\n  name: n1\nreason: DisruptionBlocked\nnote: Node is nominated for a pending pod\n');
+    const r = await loadInputs([p]);
+    expect(r.objects[0]!.object.apiVersion).toBe('events.k8s.io/v1');
+  });
+
+  it('reads stdin', async () => {
+    const r = await loadInputs(['-'], { stdin: Readable.from([Buffer.from('apiVersion: v1\nkind: Node\nmetadata:\n  name: from-stdin\n')]) });
+    expect(names(r)).toEqual(['Node/from-stdin']);
+    expect(r.objects[0]!.provenance).toEqual({ source: '<stdin>', line: 1 });
+  });
+
+  it('drops bulky fields no rule reads at load time', async () => {
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p', namespace: 'd', managedFields: [{ manager: 'x' }], annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{}', keep: 'me' } },
+      spec: { containers: [{ name: 'c', image: 'i', env: [{ name: 'SECRET_TOKEN', value: 'x' }, { name: 'FEATURE_GATES', value: 'NodeRepair=true' }], livenessProbe: {}, resources: { requests: { cpu: '1' } } }] },
+    };
+    const r = await loadInputs([write('compact.json', JSON.stringify(pod))]);
+    const o = r.objects[0]!.object as unknown as typeof pod;
+    expect(o.metadata.managedFields).toBeUndefined();
+    expect(o.metadata.annotations).toEqual({ keep: 'me' });
+    expect(o.spec.containers[0]).toEqual({ name: 'c', image: 'i', env: [{ name: 'FEATURE_GATES', value: 'NodeRepair=true' }], resources: { requests: { cpu: '1' } } });
+  });
+});
+
+describe('the two YAML paths agree', () => {
+  const corpus = [
+    'apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: a\n    labels:\n      karpenter.sh/nodepool: default\n  spec:\n    taints:\n    - effect: NoSchedule\n      key: node.cloudprovider.kubernetes.io/uninitialized\n      value: "true"\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: b\n    annotations:\n      x: "0755"\n      y: 1e3\n      z: "null"\n  status:\n    capacity:\n      cpu: "4"\n      memory: 16Gi\nkind: List\nmetadata:\n  resourceVersion: ""\n',
+    '---\napiVersion: v1\nkind: PodList\nitems:\n  - metadata:\n      name: indented\n    spec:\n      tolerations:\n        - operator: Exists\n---\napiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: flow-style}\nprovisioner: ebs.csi.aws.com\nparameters:\n  type: gp3\n  note: |\n    multi\n    line\n',
+  ];
+  it.each(corpus.map((c, i) => [i, c]))('document %i', async (i, text) => {
+    const p = write(`paths-${i}.yaml`, text as string);
+    const exact = await loadInputs([p], { yamlPath: 'exact' });
+    const fast = await loadInputs([p], { yamlPath: 'fast' });
+    expect(fast.objects).toEqual(exact.objects);
+    expect(fast.skipped).toEqual(exact.skipped);
+    expect(exact.objects.length).toBeGreaterThan(0);
+  });
+
+  it('on every YAML fixture in the repository', async () => {
+    const { readdirSync, statSync } = await import('node:fs');
+    const root = join(import.meta.dirname, '..', 'fixtures');
+    const files: string[] = [];
+    const walk = (d: string) => {
+      for (const e of readdirSync(d)) {
+        const p = join(d, e);
+        if (statSync(p).isDirectory()) walk(p);
+        else if (/\.ya?ml$/.test(e)) files.push(p);
+      }
+    };
+    walk(root);
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) {
+      const exact = await loadInputs([f], { yamlPath: 'exact' });
+      const fast = await loadInputs([f], { yamlPath: 'fast' });
+      expect(fast.objects, f).toEqual(exact.objects);
+    }
+  });
+
+  it('the fast path streams List items in batches and keeps their lines', async () => {
+    const items = Array.from({ length: 2000 }, (_, i) => `- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: cm-${i}\n    namespace: default\n  data:\n    k: "${'v'.repeat(200)}"`);
+    const p = write('big-list.yaml', `apiVersion: v1\nitems:\n${items.join('\n')}\nkind: List\nmetadata:\n  resourceVersion: ""\n`);
+    const fast = await loadInputs([p], { yamlPath: 'fast' });
+    expect(fast.objects).toHaveLength(2000);
+    expect(fast.objects[1999]!.provenance.line).toBe(3 + 1999 * 7);
+    const exact = await loadInputs([p], { yamlPath: 'exact' });
+    expect(fast.objects).toEqual(exact.objects);
+  });
+});
+
+describe('bad input: reported with file and line, the rest still loads', () => {
+  const good = 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: good\n';
+
+  async function loadWith(rel: string, content: string | Buffer) {
+    const sub = mkdtempSync(join(dir, 'bad-'));
+    writeFileSync(join(sub, 'good.yaml'), good);
+    mkdirSync(join(sub, rel, '..'), { recursive: true });
+    writeFileSync(join(sub, rel), content);
+    const r = await loadInputs([sub]);
+    expect(names(r)).toContain('Namespace/good');
+    return r.skipped.map((s) => ({ file: s.source.slice(sub.length + 1), line: s.line, reason: s.reason }));
+  }
+
+  it('malformed YAML', async () => {
+    const s = await loadWith('broken.yaml', 'apiVersion: v1\nkind: Node\nmetadata:\n  name: [unclosed\n  labels: {}\n');
+    expect(s).toEqual([{ file: 'broken.yaml', line: expect.any(Number), reason: expect.stringMatching(/^YAML: /) }]);
+    expect(s[0]!.line).toBeGreaterThanOrEqual(4);
+  });
+
+  it('malformed JSON names the line inside the file', async () => {
+    const s = await loadWith('broken.json', '{\n  "kind": "Node",\n  "apiVersion": "v1",\n  "metadata": {"name": "x",}\n}\n');
+    expect(s).toEqual([{ file: 'broken.json', line: 4, reason: expect.stringMatching(/^JSON: /) }]);
+  });
+
+  it('binary and empty files', async () => {
+    expect(await loadWith('blob.yaml', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0x0d]))).toEqual([{ file: 'blob.yaml', reason: 'binary file, not YAML, JSON or a log' }]);
+    expect(await loadWith('empty.yaml', '')).toEqual([{ file: 'empty.yaml', reason: 'empty file' }]);
+    expect(await loadWith('blank.json', '\n\n  \n')).toEqual([{ file: 'blank.json', reason: 'empty file' }]);
+  });
+
+  it('a YAML alias bomb is refused, not expanded', async () => {
+    const bomb = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]', ...'bcdefghi'.split('').map((k, i) => `${k}: &${k} [${Array(9).fill(`*${'abcdefghi'[i]}`).join(',')}]`), 'kind: Node', 'apiVersion: v1'].join('\n');
+    const s = await loadWith('bomb.yaml', bomb);
+    expect(s).toEqual([{ file: 'bomb.yaml', line: 1, reason: expect.stringMatching(/^YAML: .*alias/i) }]);
+  });
+
+  it('deeply nested documents', async () => {
+    const s = await loadWith('deep.yaml', `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: deep\ndata: ${'['.repeat(300)}${']'.repeat(300)}\n`);
+    expect(s).toEqual([{ file: 'deep.yaml', line: expect.any(Number), reason: expect.stringMatching(/nested deeper than|YAML:/) }]);
+  });
+
+  it('non-Kubernetes YAML and GitOps tooling files', async () => {
+    const sub = mkdtempSync(join(dir, 'repo-'));
+    writeFileSync(join(sub, 'good.yaml'), good);
+    writeFileSync(join(sub, 'kustomization.yaml'), 'resources:\n- good.yaml\n');
+    writeFileSync(join(sub, 'Chart.yaml'), 'apiVersion: v2\nname: x\nversion: 1.0.0\n');
+    writeFileSync(join(sub, 'values.yaml'), 'replicas: 2\n');
+    writeFileSync(join(sub, 'config.yaml'), 'server:\n  port: 8080\n');
+    const r = await loadInputs([sub]);
+    expect(names(r)).toEqual(['Namespace/good']);
+    expect(reasons(r).map((x) => x.replace(/^repo-\w+\//, ''))).toEqual([
+      'Chart.yaml Helm chart metadata, not a Kubernetes object',
+      'config.yaml:1 not a Kubernetes object (no apiVersion/kind; keys: server)',
+      'kustomization.yaml Kustomize configuration, not a Kubernetes object',
+      'values.yaml Helm values file, not a Kubernetes object',
+    ]);
+  });
+
+  it('unrendered Helm templates', async () => {
+    const s = await loadWith('nodepool.yaml', 'apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: {{ .Values.clusterName }}-x86\nspec: {}\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: rendered\n');
+    expect(s).toEqual([{ file: 'nodepool.yaml', line: 4, reason: expect.stringMatching(/unrendered Helm\/Go template.*helm template/) }]);
+  });
+
+  it('kubectl Warning: / Error from server lines mixed into a dump', async () => {
+    const s = await loadWith(
+      'captured.yaml',
+      'Warning: policy/v1beta1 PodDisruptionBudget is deprecated in v1.21+\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: ok\nError from server (NotFound): the server doesn\'t have a resource type "nodeclaims"\n',
+    );
+    expect(s).toEqual([
+      { file: 'captured.yaml', line: 1, reason: expect.stringMatching(/^kubectl message, not an object: Warning: policy/) },
+      { file: 'captured.yaml', line: 6, reason: expect.stringMatching(/^kubectl message, not an object: Error from server \(NotFound\)/) },
+    ]);
+  });
+
+  it('unreadable files (when not running as root)', async () => {
+    const sub = mkdtempSync(join(dir, 'perm-'));
+    writeFileSync(join(sub, 'good.yaml'), good);
+    writeFileSync(join(sub, 'secret.yaml'), good.replace('good', 'hidden'));
+    chmodSync(join(sub, 'secret.yaml'), 0o000);
+    const r = await loadInputs([sub]);
+    if (process.getuid?.() === 0) {
+      expect(names(r)).toEqual(['Namespace/good', 'Namespace/hidden']);
+    } else {
+      expect(names(r)).toEqual(['Namespace/good']);
+      expect(reasons(r)[0]).toMatch(/secret\.yaml cannot read file: permission denied/);
+    }
+  });
+
+  it('symlink loops', async () => {
+    const sub = mkdtempSync(join(dir, 'loop-'));
+    writeFileSync(join(sub, 'good.yaml'), good);
+    symlinkSync(sub, join(sub, 'again'));
+    const r = await loadInputs([sub]);
+    expect(names(r)).toEqual(['Namespace/good']);
+    expect(reasons(r)).toEqual([expect.stringMatching(/again symlink loop/)]);
+  });
+
+  it('text that is neither objects nor logs is reported as one span', async () => {
+    const s = await loadWith('notes.json', '{"kind":"Namespace","apiVersion":"v1","metadata":{"name":"n"}}\nthis is\nsome pasted\ntext\n');
+    expect(s).toEqual([{ file: 'notes.json', line: 2, reason: 'text (lines 2-4) that is neither an object nor a log block: this is' }]);
+  });
+
+  it('nothing is dropped silently: every file is loaded, listed as skipped, or counted in the log summary', async () => {
+    const sub = mkdtempSync(join(dir, 'all-'));
+    const files: Record<string, string | Buffer> = {
+      'nodes.json': JSON.stringify({ kind: 'NodeList', apiVersion: 'v1', items: [{ metadata: { name: 'n1' } }] }),
+      'kube-system/karpenter-5d4f8b7c9-x2x7q/logs.txt':
+        '==== START logs for container controller of pod kube-system/karpenter-5d4f8b7c9-x2x7q ====\n{"level":"INFO","time":"2024-11-02T10:00:00.000Z","logger":"controller","message":"x","commit":"y"}\n',
+      'kube-system/coredns-a/logs.txt': '==== START logs for container coredns of pod kube-system/coredns-a ====\n[INFO] x\n',
+      'kube-system/coredns-b/logs.txt': '==== START logs for container coredns of pod kube-system/coredns-b ====\n[INFO] y\n',
+      'broken.yaml': 'a: [\n',
+      'empty.json': '',
+      'image.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0]),
+      'values-prod.yaml': 'x: 1\n',
+    };
+    for (const [rel, content] of Object.entries(files)) {
+      mkdirSync(join(sub, rel, '..'), { recursive: true });
+      writeFileSync(join(sub, rel), content);
+    }
+    const r = await loadInputs([sub]);
+    expect(r.filesRead).toBe(Object.keys(files).length);
+    const accounted = new Set([...r.objects.map((o) => o.provenance.source), ...r.logs.map((l) => l.provenance.source), ...r.skipped.map((s) => s.source)]);
+    const summary = r.skipped.find((s) => /container log\(s\) of pods other than the Karpenter controller/.test(s.reason));
+    expect(summary?.reason).toMatch(/^2 container log/);
+    for (const rel of Object.keys(files)) {
+      if (rel.includes('coredns')) continue; // counted in the summary above
+      expect(accounted.has(join(sub, rel)), rel).toBe(true);
+    }
+  });
+});
