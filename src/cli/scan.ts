@@ -60,7 +60,7 @@ export async function scanCommand(paths: string[], opts: ScanOptions, toolVersio
   }
   let run;
   try {
-    run = runRules(rules, snapshot, config);
+    run = runRules(RULES, snapshot, config);
   } catch (e) {
     if (e instanceof ConfigError) throw new UsageError(e.message);
     throw e;
@@ -74,7 +74,7 @@ export async function scanCommand(paths: string[], opts: ScanOptions, toolVersio
       ? renderJson(report)
       : renderTable(report, reportContext(snapshot, run, rules), {
           color: !toFile && Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,
-          width: toFile ? 120 : (process.stdout.columns ?? 120),
+          width: toFile ? 120 : (process.stdout.columns ?? (Number(process.env.COLUMNS) || 120)),
           verbose: opts.verbose ?? false,
         });
   if (opts.output) await writeFile(opts.output, text);

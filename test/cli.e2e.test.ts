@@ -1,0 +1,245 @@
+/**
+ * The CLI as a user runs it: the built binary in a child process, checked on stdout, stderr and exit code.
+ * `npm test` builds dist/ first (pretest), so these run against what `npx karpdoctor` would run.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '..');
+const BIN = join(ROOT, 'bin', 'karpdoctor.js');
+const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+
+function run(args: string[], opts: { input?: string | Buffer; cwd?: string } = {}) {
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd: opts.cwd ?? ROOT,
+    input: opts.input ?? '',
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', COLUMNS: '160' },
+    maxBuffer: 64 << 20,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function noStackTrace(stderr: string) {
+  expect(stderr).not.toMatch(/\n\s+at .+\(.*:\d+:\d+\)/);
+  expect(stderr).not.toMatch(/internal error/);
+}
+
+// A small but real dump: a cluster-info-dump style node list and a kubectl List of Karpenter objects.
+let dump: string;
+const REF = '2024-11-05T14:30:00Z';
+beforeAll(() => {
+  dump = mkdtempSync(join(tmpdir(), 'karpdoctor-e2e-'));
+  const node = (name: string, ready: string, since: string, extra: Record<string, unknown> = {}) => ({
+    metadata: {
+      name,
+      creationTimestamp: '2024-11-01T10:00:00Z',
+      labels: { 'karpenter.sh/nodepool': 'default', 'topology.kubernetes.io/zone': 'us-west-2a' },
+    },
+    spec: { providerID: `aws:///us-west-2a/i-0${name.length}abc${name.slice(-3)}`, ...extra },
+    status: {
+      conditions: [
+        { type: 'MemoryPressure', status: 'False', lastHeartbeatTime: REF, lastTransitionTime: '2024-11-01T10:01:00Z', reason: 'KubeletHasSufficientMemory' },
+        { type: 'Ready', status: ready, lastHeartbeatTime: ready === 'True' ? REF : since, lastTransitionTime: since, reason: ready === 'True' ? 'KubeletReady' : 'NodeStatusUnknown', message: ready === 'True' ? 'kubelet is posting ready status' : 'Kubelet stopped posting node status.' },
+      ],
+    },
+  });
+  const nodes = {
+    kind: 'NodeList',
+    apiVersion: 'v1',
+    metadata: { resourceVersion: '1234' },
+    items: [node('ip-10-0-1-10.us-west-2.compute.internal', 'True', '2024-11-01T10:01:00Z'), node('ip-10-0-1-20.us-west-2.compute.internal', 'Unknown', '2024-11-05T11:50:00Z')],
+  };
+  writeFileSync(join(dump, 'nodes.json'), `${JSON.stringify(nodes, null, 4)}\n`);
+  writeFileSync(
+    join(dump, 'storage.yaml'),
+    'apiVersion: v1\nitems:\n- apiVersion: storage.k8s.io/v1\n  kind: StorageClass\n  metadata:\n    name: gp3\n  provisioner: ebs.csi.aws.com\n  volumeBindingMode: WaitForFirstConsumer\nkind: List\nmetadata:\n  resourceVersion: ""\n',
+  );
+  writeFileSync(join(dump, 'broken.yaml'), 'apiVersion: v1\nkind: Node\nmetadata: [\n');
+});
+
+describe('karpdoctor (built binary)', () => {
+  it('--version prints the package version', () => {
+    const r = run(['--version']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe(PKG.version);
+  });
+
+  it('--help lists the commands', () => {
+    const r = run(['--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/scan \[options\] \[paths\.\.\.\]/);
+    expect(r.stdout).toMatch(/explain/);
+  });
+
+  it('scan: table report with header, findings, fix and skipped input; exit 1 on an error finding', () => {
+    const r = run(['scan', dump]);
+    expect(r.code).toBe(1);
+    noStackTrace(r.stderr);
+    expect(r.stdout).toMatch(/Reference time\s+2024-11-05T14:30:00\.000Z \(latest time in the dump: Node .* heartbeat\)/);
+    expect(r.stdout).toMatch(/Karpenter\s+version unknown/);
+    expect(r.stdout).toMatch(/Node ip-10-0-1-20\.us-west-2\.compute\.internal/);
+    expect(r.stdout).toMatch(/ERROR\s+│ node-unhealthy-not-repaired/);
+    expect(r.stdout).toMatch(/Ready=Unknown \(NodeStatusUnknown\) for 2h40m/);
+    expect(r.stdout).toMatch(/nodes\.json:\d+\]/);
+    expect(r.stdout).toMatch(/Fix:/);
+    expect(r.stdout).toMatch(/broken\.yaml:\d+ +│ YAML: /);
+    expect(r.stdout).toMatch(/1 error\(s\), 0 warnings, 0 info/);
+  });
+
+  it('scan --format json follows the output contract exactly', () => {
+    const r = run(['scan', dump, '--format', 'json']);
+    expect(r.code).toBe(1);
+    const report = JSON.parse(r.stdout);
+    expect(Object.keys(report)).toEqual(['schemaVersion', 'tool', 'snapshot', 'findings', 'notEvaluated', 'summary']);
+    expect(report.schemaVersion).toBe(1);
+    expect(report.tool).toEqual({ name: 'karpdoctor', version: PKG.version });
+    expect(Object.keys(report.snapshot)).toEqual(['sources', 'referenceTime', 'karpenterVersion', 'featureGates', 'counts', 'skipped', 'absent']);
+    expect(report.snapshot.referenceTime).toBe('2024-11-05T14:30:00.000Z');
+    expect(report.snapshot.karpenterVersion).toBeNull();
+    expect(report.snapshot.featureGates).toEqual({ NodeRepair: false, SpotToSpotConsolidation: false });
+    expect(report.snapshot.counts).toMatchObject({ Node: 2, StorageClass: 1 });
+    expect(report.snapshot.skipped).toEqual([{ source: join(dump, 'broken.yaml'), line: expect.any(Number), reason: expect.stringMatching(/^YAML: /) }]);
+    expect(report.snapshot.absent).toContain('NodeClaim');
+    expect(report.findings).toHaveLength(1);
+    const f = report.findings[0];
+    expect(Object.keys(f)).toEqual(['ruleId', 'severity', 'object', 'message', 'fix', 'evidence', 'related']);
+    expect(f).toMatchObject({
+      ruleId: 'node-unhealthy-not-repaired',
+      severity: 'error',
+      object: { apiVersion: 'v1', kind: 'Node', namespace: null, name: 'ip-10-0-1-20.us-west-2.compute.internal' },
+    });
+    expect(Object.keys(f.evidence[0])).toEqual(['object', 'path', 'value', 'source', 'note']);
+    expect(f.evidence[0]).toMatchObject({ path: '/status/conditions/1', source: `${join(dump, 'nodes.json')}:${lineOf(join(dump, 'nodes.json'), 'ip-10-0-1-20') - 2}` });
+    expect(report.notEvaluated).toEqual([]);
+    expect(report.summary).toEqual({ error: 1, warning: 0, info: 0 });
+  });
+
+  it('--fail-on decides the exit code', () => {
+    expect(run(['scan', dump, '--fail-on', 'none']).code).toBe(0);
+    expect(run(['scan', dump, '--fail-on', 'warning']).code).toBe(1);
+    expect(run(['scan', dump, '--disable-rule', 'node-unhealthy-not-repaired']).code).toBe(0);
+    expect(run(['scan', dump, '--fail-on', 'nonsense']).code).toBe(2);
+  });
+
+  it('--rule runs only that rule and reports the rest as not run; unknown ids are usage errors with a suggestion', () => {
+    const only = JSON.parse(run(['scan', dump, '--rule', 'storageclass-immediate-binding', '--format', 'json']).stdout);
+    expect(only.findings).toEqual([]);
+    const bad = run(['scan', dump, '--rule', 'node-unhealthy-not-repair']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim()).toBe('karpdoctor: unknown rule "node-unhealthy-not-repair" — did you mean "node-unhealthy-not-repaired"? (see `karpdoctor rules`)');
+  });
+
+  it('thresholds are configurable and measured against --now, not the wall clock', () => {
+    const relaxed = run(['scan', dump, '--rule-option', 'node-unhealthy-not-repaired.toleration=3h', '--format', 'json']);
+    expect(JSON.parse(relaxed.stdout).findings).toEqual([]);
+    const early = run(['scan', dump, '--now', '2024-11-05T12:00:00Z', '--format', 'json']);
+    expect(JSON.parse(early.stdout).findings).toEqual([]);
+    expect(JSON.parse(early.stdout).snapshot.referenceTime).toBe('2024-11-05T12:00:00.000Z');
+    expect(run(['scan', dump, '--rule-option', 'node-unhealthy-not-repaired.toleration=soon']).stderr).toMatch(/toleration must be a duration, got "soon"/);
+    expect(run(['scan', dump, '--now', 'yesterday']).code).toBe(2);
+  });
+
+  it('--karpenter-version changes the verdict when the dump does not show the controller', () => {
+    const r = JSON.parse(run(['scan', dump, '--karpenter-version', '1.1.3', '--format', 'json']).stdout);
+    expect(r.snapshot.karpenterVersion).toBe('1.1.3');
+    expect(r.findings[0].message).toMatch(/Karpenter v1\.1\.3 repairs only Ready=False; Ready=Unknown is repaired from v1\.2\.0/);
+  });
+
+  it('reads stdin (-) and archives, with the same findings as the directory', () => {
+    const dir = JSON.parse(run(['scan', dump, '--format', 'json']).stdout);
+    const viaStdin = JSON.parse(run(['scan', '-', '--format', 'json'], { input: readFileSync(join(dump, 'nodes.json')) }).stdout);
+    expect(viaStdin.findings.map((f: { ruleId: string; object: unknown }) => [f.ruleId, f.object])).toEqual(dir.findings.map((f: { ruleId: string; object: unknown }) => [f.ruleId, f.object]));
+    expect(viaStdin.findings[0].evidence[0].source).toMatch(/^<stdin>:\d+$/);
+    const tgz = join(mkdtempSync(join(tmpdir(), 'karpdoctor-tgz-')), 'dump.tgz');
+    execFileSync('tar', ['-czf', tgz, '-C', dump, '.']);
+    const viaTar = JSON.parse(run(['scan', tgz, '--format', 'json']).stdout);
+    expect(viaTar.findings.map((f: { ruleId: string }) => f.ruleId)).toEqual(['node-unhealthy-not-repaired']);
+    expect(viaTar.findings[0].evidence[0].source).toMatch(/dump\.tgz!(\.\/)?nodes\.json:\d+$/);
+  });
+
+  it('--output writes the report to a file', () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'karpdoctor-out-')), 'report.json');
+    const r = run(['scan', dump, '--format', 'json', '--output', out]);
+    expect(r.stdout).toBe('');
+    expect(JSON.parse(readFileSync(out, 'utf8')).summary.error).toBe(1);
+  });
+
+  it('--timing prints phase and rule times to stderr', () => {
+    const r = run(['scan', dump, '--timing', '--format', 'json']);
+    expect(r.stderr).toMatch(/^load\s+\d+ ms/m);
+    expect(r.stderr).toMatch(/node-unhealthy-not-repaired\s+\d+ ms/);
+  });
+
+  it('input problems: one clear line each, exit 2 only when nothing at all could be loaded, never a stack trace', () => {
+    const missing = run(['scan', '/definitely/not/here']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe(
+      'karpdoctor: /definitely/not/here: no such file or directory\nkarpdoctor: nothing could be loaded from /definitely/not/here: no Kubernetes objects or Karpenter logs found\n',
+    );
+    const junk = mkdtempSync(join(tmpdir(), 'karpdoctor-junk-'));
+    writeFileSync(join(junk, 'a.yaml'), 'key: [unclosed\n');
+    writeFileSync(join(junk, 'b.bin'), Buffer.from([0, 1, 2, 3]));
+    const r = run(['scan', junk]);
+    expect(r.code).toBe(2);
+    noStackTrace(r.stderr);
+    expect(r.stderr).toMatch(/a\.yaml:\d+: YAML: /);
+    expect(r.stderr).toMatch(/b\.bin: binary file/);
+    const partial = run(['scan', junk, dump, '--fail-on', 'none']);
+    expect(partial.code).toBe(0);
+    noStackTrace(partial.stderr);
+  });
+
+  it('usage errors exit 2', () => {
+    expect(run(['scan']).stderr).toMatch(/live cluster is not available yet/);
+    expect(run(['scan']).code).toBe(2);
+    expect(run(['scan', dump, '--format', 'sarif']).code).toBe(2);
+    expect(run(['frobnicate']).code).toBe(2);
+  });
+
+  it('rules and explain are generated from rule metadata', () => {
+    const rules = JSON.parse(run(['rules', '--format', 'json']).stdout) as Array<{ id: string; defaultSeverity: string }>;
+    expect(rules.map((r) => r.id)).toEqual(expect.arrayContaining(['uninitialized-taint-lingering', 'node-unhealthy-not-repaired', 'storageclass-immediate-binding']));
+    const explain = run(['explain', 'storageclass-immediate-binding']);
+    expect(explain.code).toBe(0);
+    for (const section of ['What it detects', 'Why it matters', 'How to fix', 'Bad', 'Good', 'Needs', 'References']) expect(explain.stdout).toContain(section);
+    expect(explain.stdout).toContain('volumeBindingMode: WaitForFirstConsumer');
+    const unknown = run(['explain', 'immediate']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/did you mean storageclass-immediate-binding/);
+  });
+});
+
+describe('README', () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+
+  it('opens with the two commands a newcomer needs, and both are true', () => {
+    const firstBlock = /```(?:sh|bash|shell)?\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    const commands = firstBlock.split('\n').filter((l) => l.trim() && !l.trim().startsWith('#'));
+    expect(commands).toEqual([expect.stringMatching(/^npx karpdoctor scan fixtures\//), 'npm ci && npm test']);
+    const scanArgs = commands[0]!.replace(/^npx karpdoctor /, '').split(/\s+/);
+    expect(existsSync(join(ROOT, scanArgs[1]!))).toBe(true);
+    const r = run(scanArgs);
+    expect(r.code).toBe(1);
+    noStackTrace(r.stderr);
+    expect(r.stdout).toMatch(/uninitialized-taint-lingering/);
+    expect(r.stdout).toMatch(/node-unhealthy-not-repaired/);
+    expect(r.stdout).toMatch(/storageclass-immediate-binding/);
+  });
+
+  it('carries the rule catalog exactly as `karpdoctor rules --format markdown` generates it', () => {
+    const generated = run(['rules', '--format', 'markdown']).stdout.trim();
+    const section = /<!-- catalog:start -->\n([\s\S]*?)\n<!-- catalog:end -->/.exec(readme)?.[1]?.trim();
+    expect(section).toBe(generated);
+  });
+});
+
+function lineOf(file: string, needle: string): number {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  return lines.findIndex((l) => l.includes(needle)) + 1;
+}
+
+void mkdirSync;
