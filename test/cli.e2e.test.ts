@@ -161,6 +161,19 @@ describe('karpdoctor (built binary)', () => {
     expect(viaTar.findings[0].evidence[0].source).toMatch(/dump\.tgz!(\.\/)?nodes\.json:\d+$/);
   });
 
+  it('parsing in worker threads gives exactly the report of a single thread', () => {
+    const big = mkdtempSync(join(tmpdir(), 'karpdoctor-jobs-'));
+    for (let i = 0; i < 6; i++) writeFileSync(join(big, `copy-${i}.json`), readFileSync(join(dump, 'nodes.json')));
+    writeFileSync(join(big, 'storage.yaml'), readFileSync(join(dump, 'storage.yaml')));
+    writeFileSync(join(big, 'broken.yaml'), readFileSync(join(dump, 'broken.yaml')));
+    const single = run(['scan', big, '--format', 'json', '--jobs', '0']);
+    const threaded = run(['scan', big, '--format', 'json', '--jobs', '2']);
+    expect(threaded.code).toBe(single.code);
+    expect(threaded.stdout).toBe(single.stdout);
+    expect(JSON.parse(threaded.stdout).findings).toHaveLength(1);
+    expect(run(['scan', big, '--jobs', 'many']).code).toBe(2);
+  });
+
   it('--output writes the report to a file', () => {
     const out = join(mkdtempSync(join(tmpdir(), 'karpdoctor-out-')), 'report.json');
     const r = run(['scan', dump, '--format', 'json', '--output', out]);

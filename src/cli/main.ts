@@ -34,6 +34,7 @@ export async function main(argv: string[]): Promise<number> {
     .option('--rule-option <rule.option=value>', 'set a rule threshold, e.g. node-unhealthy-not-repaired.toleration=45m (repeatable)', collect, [])
     .option('--now <time>', 'reference time (RFC3339) for "for longer than" checks; default: the latest time in the dump')
     .option('--karpenter-version <version>', 'Karpenter version to assume when the input does not show it')
+    .option('--jobs <n>', 'worker threads for parsing large inputs (default: one per core when the input is large; 0 = none)')
     .option('--timing', 'print load, snapshot and per-rule times to stderr')
     .option('-v, --verbose', 'list every rule that was not evaluated, with its reason')
     .action(async (paths: string[], opts) => {

@@ -22,6 +22,7 @@ export interface ScanOptions {
   karpenterVersion?: string;
   timing?: boolean;
   verbose?: boolean;
+  jobs?: string;
 }
 
 const FORMATS = ['table', 'json'];
@@ -46,8 +47,10 @@ export async function scanCommand(paths: string[], opts: ScanOptions, toolVersio
     throw e;
   }
 
+  const jobs = opts.jobs === undefined ? undefined : Number(opts.jobs);
+  if (jobs !== undefined && !(Number.isInteger(jobs) && jobs >= 0)) throw new UsageError(`--jobs takes a whole number (0 = no worker threads), got "${opts.jobs}"`);
   const t0 = performance.now();
-  const load = await loadInputs(paths, { stdin: process.stdin });
+  const load = await loadInputs(paths, { stdin: process.stdin, ...(jobs !== undefined ? { jobs } : {}) });
   const t1 = performance.now();
   const snapshot = new Snapshot(load, {
     ...(opts.now ? { now: opts.now } : {}),

@@ -37,6 +37,8 @@ export interface InputFile {
    *  decompresses) as it goes. May reject with an Error whose message is a one-line reason (file vanished or became
    *  unreadable since the walk, corrupt compressed zip data). */
   chunks(): AsyncIterable<Buffer>;
+  /** For plain files on disk: the path to open, so another thread can read the file itself. */
+  fsPath?: string;
 }
 
 export interface WalkOptions {
@@ -174,7 +176,8 @@ async function* readContent(src: ByteSource, display: string, rel: string): Asyn
     else if (src.size > 0 && /\.(tgz|gz)$/.test(name)) yield { source: display, reason: 'not gzip data, although the name says so' };
     else {
       await src.close(); // chunks() opens the file itself; no need to hold a descriptor while the caller works
-      yield { displayPath: display, relPath: rel, size: src.size, chunks: () => src.stream(0, src.size) };
+      const fsPath = src instanceof FileSource ? { fsPath: src.path } : {};
+      yield { displayPath: display, relPath: rel, size: src.size, ...fsPath, chunks: () => src.stream(0, src.size) };
     }
   } catch (err) {
     if (!isInputProblem(err)) throw err;

@@ -97,6 +97,39 @@ export class JsonStreamScanner {
     const len = buf.length;
     let pos = this.pos;
     while (pos < len) {
+      // Inside a list item, or deep inside a plain value, only brackets, strings and newlines matter: a tight
+      // loop here is most of the scanning time on pretty-printed dumps.
+      const floor = this.itemsDepth > 0 && !this.itemsClosed ? this.itemsDepth : 1;
+      if (!this.inString && this.depth > floor) {
+        let depth = this.depth;
+        let line = this.line;
+        while (pos < len) {
+          const ch = buf[pos]!;
+          if (ch === QUOTE) {
+            let q = buf.indexOf(QUOTE, pos + 1);
+            while (q > 0 && isEscaped(buf, q, pos)) q = buf.indexOf(QUOTE, q + 1);
+            if (q < 0) {
+              this.inString = true;
+              this.stringStart = pos;
+              pos = len;
+              break;
+            }
+            pos = q + 1;
+            continue;
+          }
+          if (ch === NEWLINE) line++;
+          else if (ch === 0x7b || ch === 0x5b) {
+            if (++depth > MAX_DEPTH) this.tooDeep = true;
+          } else if (ch === 0x7d || ch === 0x5d) {
+            if (depth - 1 === floor) break; // the element's own closing bracket: handled below
+            depth--;
+          }
+          pos++;
+        }
+        this.depth = depth;
+        this.line = line;
+        if (pos >= len) break;
+      }
       if (this.inString) {
         const q = buf.indexOf(QUOTE, pos);
         if (q < 0) {
@@ -293,6 +326,13 @@ export class JsonStreamScanner {
       return undefined;
     }
   }
+}
+
+/** A quote preceded by an odd number of backslashes is part of the string. */
+function isEscaped(buf: Buffer, quote: number, stringStart: number): boolean {
+  let n = 0;
+  for (let b = quote - 1; b > stringStart && buf[b] === BACKSLASH; b--) n++;
+  return n % 2 === 1;
 }
 
 /** Turn V8's "… at position N" into a message and the line offset inside the unit. */

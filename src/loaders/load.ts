@@ -10,7 +10,8 @@ import { JsonStreamScanner } from './json-stream.js';
 import { isKarpenterControllerPod, looksLikeKarpenterLog, podFromLogPath } from './logs.js';
 import { acceptDocument, acceptObject, kindKey, listItemType, type ObjectSink } from './objects.js';
 import { StrayLineHandler, linesOf, type TextSink } from './text-lines.js';
-import type { LoadResult } from './types.js';
+import { startPool } from './parallel.js';
+import type { LoadResult, LoadedObject, LogRecord, SkippedInput } from './types.js';
 import { YamlStreamLoader, loadYamlText } from './yaml-load.js';
 
 /** Below this size a YAML file goes through the exact `yaml` parser; above it, the streaming fast path. */
@@ -22,6 +23,8 @@ export interface LoadOptions {
   /** Force one YAML path (tests prove both agree). */
   yamlPath?: 'exact' | 'fast';
   onFile?: (displayPath: string, bytes: number) => void;
+  /** Worker threads for parsing files on disk: undefined = automatic (cores, when the input is big), 0 = none. */
+  jobs?: number;
 }
 
 /** Files that belong to a GitOps repo's tooling rather than the cluster: recognised and skipped by name. */
@@ -35,38 +38,94 @@ const TOOLING_FILES: Array<[RegExp, string]> = [
 const ACCEPTED_EXTENSIONS = /\.(ya?ml|json|txt|log|list)$|^[^.]+$/;
 
 export async function loadInputs(paths: string[], opts: LoadOptions = {}): Promise<LoadResult> {
-  const result: LoadResult = { objects: [], logs: [], skipped: [], listedKinds: new Set(), sources: [...paths], filesRead: 0 };
+  const entries: Array<InputFile | SkippedInput> = [];
+  for await (const entry of walkInputs(paths, opts.stdin ? { stdin: opts.stdin } : {})) entries.push(entry);
+  const files = entries.filter((e): e is InputFile => !isSkipped(e));
+  const pool = startPool(files, opts);
+  try {
+    // Every file becomes a partial result: parsed by a worker when it is a plain file on disk and the input is big
+    // enough to be worth the threads, in this thread otherwise. They are merged in walk order, so the snapshot is
+    // the same whichever way each file went.
+    // Largest files first, so that no worker is left with one big file at the end while the other idles.
+    const toWorkers = new Map<InputFile, Promise<PartialLoad>>();
+    if (pool) {
+      for (const f of files.filter((f) => f.fsPath).sort((a, b) => b.size - a.size)) toWorkers.set(f, pool.load(f, opts));
+    }
+    let local: Promise<unknown> = Promise.resolve();
+    const partials = entries.map((entry) => {
+      if (isSkipped(entry)) return Promise.resolve(skippedOnly(entry));
+      opts.onFile?.(entry.displayPath, entry.size);
+      const remote = toWorkers.get(entry);
+      if (remote) return remote;
+      // In-thread files one after another, so a big archive never has all its entries inflated at once.
+      const next = local.then(() => loadOne(entry, opts));
+      local = next;
+      return next;
+    });
+    return merge(paths, await Promise.all(partials), files.length);
+  } finally {
+    await pool?.close();
+  }
+}
+
+/** One file, loaded in this thread. Also the worker's unit of work. */
+export async function loadOne(file: InputFile, opts: LoadOptions): Promise<PartialLoad> {
+  const partial: PartialLoad = { objects: [], logs: [], skipped: [], listedKinds: [], ignoredLogBlocks: [], ignoredLogFile: false };
+  const result: LoadResult = { objects: partial.objects, logs: partial.logs, skipped: partial.skipped, listedKinds: new Set(), sources: [], filesRead: 1 };
   const ignoredLogBlocks = new Map<string, number>();
-  let ignoredLogFiles = 0;
-  let ignoredLogExample = '';
-  for await (const entry of walkInputs(paths, opts.stdin ? { stdin: opts.stdin } : {})) {
-    if (isSkipped(entry)) {
-      result.skipped.push(entry);
-      continue;
-    }
-    result.filesRead++;
-    opts.onFile?.(entry.displayPath, entry.size);
-    let outcome: FileOutcome;
-    try {
-      outcome = await loadFile(entry, result, ignoredLogBlocks, opts);
-    } catch (e) {
-      // Archive entries and files can fail mid-read (corrupt deflate data, a file that shrank): keep what was read.
-      const err = e as NodeJS.ErrnoException;
-      const reason = e instanceof InputError || err?.code ? err.message : `internal error while reading this file (please report it): ${err?.message ?? e}`;
-      result.skipped.push({ source: entry.displayPath, reason });
-      continue;
-    }
-    if (outcome === 'ignored-log') {
-      ignoredLogFiles++;
-      ignoredLogExample ||= entry.displayPath;
+  try {
+    partial.ignoredLogFile = (await loadFile(file, result, ignoredLogBlocks, opts)) === 'ignored-log';
+    if (partial.ignoredLogFile) partial.displayPath = file.displayPath;
+  } catch (e) {
+    // Archive entries and files can fail mid-read (corrupt deflate data, a file that shrank): keep what was read.
+    const err = e as NodeJS.ErrnoException;
+    const reason =
+      e instanceof InputError || err?.code ? err.message : `internal error while reading this file (please report it): ${err?.message ?? e}`;
+    partial.skipped.push({ source: file.displayPath, reason });
+  }
+  partial.listedKinds = [...result.listedKinds];
+  partial.ignoredLogBlocks = [...ignoredLogBlocks];
+  return partial;
+}
+
+/** What one file contributed; plain data, so it can cross a thread boundary as JSON. */
+export interface PartialLoad {
+  objects: LoadedObject[];
+  logs: LogRecord[];
+  skipped: SkippedInput[];
+  listedKinds: string[];
+  ignoredLogBlocks: Array<[string, number]>;
+  /** A log file of a pod other than the Karpenter controller, not read. */
+  ignoredLogFile: boolean;
+  displayPath?: string;
+}
+
+function skippedOnly(entry: SkippedInput): PartialLoad {
+  return { objects: [], logs: [], skipped: [entry], listedKinds: [], ignoredLogBlocks: [], ignoredLogFile: false };
+}
+
+function merge(paths: string[], partials: PartialLoad[], filesRead: number): LoadResult {
+  const result: LoadResult = { objects: [], logs: [], skipped: [], listedKinds: new Set(), sources: [...paths], filesRead };
+  const ignoredLogs = new Map<string, number>();
+  let ignoredFiles = 0;
+  let example = '';
+  for (const p of partials) {
+    for (const o of p.objects) result.objects.push(o);
+    for (const l of p.logs) result.logs.push(l);
+    for (const s of p.skipped) result.skipped.push(s);
+    for (const k of p.listedKinds) result.listedKinds.add(k);
+    for (const [k, n] of p.ignoredLogBlocks) ignoredLogs.set(k, (ignoredLogs.get(k) ?? 0) + n);
+    if (p.ignoredLogFile) {
+      ignoredFiles++;
+      example ||= p.displayPath ?? '';
     }
   }
-  if (ignoredLogFiles || ignoredLogBlocks.size) {
-    const n = ignoredLogFiles + ignoredLogBlocks.size;
-    const example = ignoredLogExample || [...ignoredLogBlocks.keys()][0];
+  if (ignoredFiles || ignoredLogs.size) {
+    const n = ignoredFiles + ignoredLogs.size;
+    const shown = example || [...ignoredLogs.keys()][0] || '';
     result.skipped.push({
-      source: example ?? '',
-      reason: `${n} container log(s) of pods other than the Karpenter controller not read (e.g. ${example})`,
+      source: shown,
+      reason: `${n} container log(s) of pods other than the Karpenter controller not read (e.g. ${shown})`,
     });
   }
   return result;
@@ -88,7 +147,23 @@ async function loadFile(
       return 'skipped';
     }
   }
-  const sample = await readSample(file);
+  const peeked = await peek(file);
+  try {
+    return await loadPeeked(file, peeked, result, ignoredLogBlocks, opts);
+  } finally {
+    await peeked.close();
+  }
+}
+
+async function loadPeeked(
+  file: InputFile,
+  { sample, chunks }: Peeked,
+  result: LoadResult,
+  ignoredLogBlocks: Map<string, number>,
+  opts: LoadOptions,
+): Promise<FileOutcome> {
+  const source = file.displayPath;
+  const name = basename(file.relPath);
   if (sample.length === 0 || sample.toString('utf8').trim() === '') {
     result.skipped.push({ source, reason: 'empty file' });
     return 'skipped';
@@ -101,30 +176,29 @@ async function loadFile(
   const stray = new StrayLineHandler(source, textSink);
   const sampleText = sample.toString('utf8');
   const logPod = podFromLogPath(file.relPath);
-  const isLogFile = logPod !== null || /\.(log|txt)$/.test(name) || looksLikeKarpenterLog(sampleText);
+  const objectsLike = looksLikeObjects(sampleText);
+  const isLogFile = !objectsLike && (logPod !== null || /\.(log|txt)$/.test(name) || looksLikeKarpenterLog(sampleText));
 
-  if (isLogFile && !looksLikeObjects(sampleText)) {
-    if (logPod && !sampleText.startsWith('==== START') && !isKarpenterControllerPod(logPod.name, logPod.container)) {
-      return 'ignored-log';
-    }
-    for await (const { text, line } of linesOf(file.chunks())) stray.logLine(text, line, logPod ?? undefined);
+  if (isLogFile) {
+    if (logPod && !isKarpenterControllerPod(logPod.name, logPod.container)) return 'ignored-log';
+    for await (const { text, line } of linesOf(chunks)) stray.logLine(text, line, logPod ?? undefined);
     stray.finish();
     return 'loaded';
   }
-  if (!ACCEPTED_EXTENSIONS.test(name) && !looksLikeObjects(sampleText)) {
+  if (!ACCEPTED_EXTENSIONS.test(name) && !objectsLike) {
     result.skipped.push({ source, reason: 'not a YAML, JSON or log file' });
     return 'skipped';
   }
   const sink: ObjectSink = result;
   if (/^\s*[{[]/.test(sampleText)) {
-    await loadJson(file, sink, stray);
+    await loadJson(file.displayPath, chunks, sink, stray);
   } else {
     const exact = opts.yamlPath ? opts.yamlPath === 'exact' : file.size <= SMALL_YAML_BYTES;
     if (exact) {
-      loadYamlText(await readAll(file), source, sink, stray);
+      loadYamlText(await readAll(chunks), source, sink, stray);
     } else {
       const loader = new YamlStreamLoader(source, sink, stray);
-      for await (const { text, line } of linesOf(file.chunks())) loader.line(text, line);
+      for await (const { text, line } of linesOf(chunks)) loader.line(text, line);
       loader.finish();
     }
   }
@@ -132,8 +206,7 @@ async function loadFile(
   return 'loaded';
 }
 
-async function loadJson(file: InputFile, sink: ObjectSink, stray: StrayLineHandler): Promise<void> {
-  const source = file.displayPath;
+async function loadJson(source: string, chunks: AsyncIterable<Buffer>, sink: ObjectSink, stray: StrayLineHandler): Promise<void> {
   // Items of typed lists whose kind arrives only after the items (kubectl sorts keys) wait for their list.
   let pending: Array<{ value: unknown; line: number }> = [];
   const scanner = new JsonStreamScanner({
@@ -154,7 +227,7 @@ async function loadJson(file: InputFile, sink: ObjectSink, stray: StrayLineHandl
     error: (message, line) => sink.skipped.push({ source, line, reason: message }),
     inTextBlock: () => stray.inBlock,
   });
-  for await (const chunk of file.chunks()) scanner.push(chunk);
+  for await (const chunk of chunks) scanner.push(chunk);
   scanner.end();
   for (const p of pending) acceptObject(p.value, source, p.line, sink);
 }
@@ -163,21 +236,56 @@ function looksLikeObjects(sample: string): boolean {
   return /^\s*(\{\s*"(apiVersion|kind|items|metadata)"|(---\s*\n)?\s*(apiVersion|kind|items):)/.test(sample);
 }
 
-async function readSample(file: InputFile): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of file.chunks()) {
-    parts.push(chunk);
-    total += chunk.length;
-    if (total >= SNIFF_BYTES) break;
-  }
-  const all = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
-  return all.subarray(0, SNIFF_BYTES);
+/**
+ * The first bytes of a file to sniff its format, and the whole file as chunks without reading the start twice
+ * (a second `chunks()` call would re-read — and for compressed archives re-inflate — what was already read).
+ */
+interface Peeked {
+  sample: Buffer;
+  chunks: AsyncIterable<Buffer>;
+  /** Release the file (a handle stays open while a partly read iterator lives). */
+  close(): Promise<void>;
 }
 
-async function readAll(file: InputFile): Promise<string> {
+async function peek(file: InputFile): Promise<Peeked> {
+  const iterator = file.chunks()[Symbol.asyncIterator]();
+  const head: Buffer[] = [];
+  let total = 0;
+  let done = false;
+  while (total < SNIFF_BYTES) {
+    const next = await iterator.next();
+    if (next.done) {
+      done = true;
+      break;
+    }
+    head.push(next.value);
+    total += next.value.length;
+  }
+  const first = head.length === 1 ? head[0]! : Buffer.concat(head);
+  async function* chunks(): AsyncGenerator<Buffer> {
+    yield* head;
+    if (done) return;
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done) {
+        done = true;
+        return;
+      }
+      yield next.value;
+    }
+  }
+  return {
+    sample: first.subarray(0, SNIFF_BYTES),
+    chunks: chunks(),
+    close: async () => {
+      if (!done) await iterator.return?.();
+    },
+  };
+}
+
+async function readAll(chunks: AsyncIterable<Buffer>): Promise<string> {
   const parts: Buffer[] = [];
-  for await (const chunk of file.chunks()) parts.push(chunk);
+  for await (const chunk of chunks) parts.push(chunk);
   return Buffer.concat(parts).toString('utf8');
 }
 

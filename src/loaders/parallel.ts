@@ -1,0 +1,109 @@
+/**
+ * Parsing on every core: plain files on disk go to a pool of worker threads, each running the same `loadOne` as
+ * the main thread. Results come back as JSON text — after compaction a fraction of the file — which the main thread
+ * decodes faster than it could parse the file itself. Small inputs stay in one thread: starting workers costs more
+ * than it saves.
+ */
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { InputFile } from './inputs.js';
+import type { LoadOptions, PartialLoad } from './load.js';
+
+/** Below this many bytes of files on disk, one thread is faster than starting workers. */
+const PARALLEL_MIN_BYTES = 16 << 20;
+const WORKER_URL = new URL('./parse-worker.js', import.meta.url);
+
+export interface WorkerJob {
+  id: number;
+  file: { fsPath: string; displayPath: string; relPath: string; size: number };
+  yamlPath?: 'exact' | 'fast';
+}
+
+export type WorkerReply = { id: number; type: 'objects'; json: string } | { id: number; type: 'done'; json: string } | { id: number; type: 'failed'; message: string };
+
+export interface ParsePool {
+  load(file: InputFile, opts: LoadOptions): Promise<PartialLoad>;
+  close(): Promise<void>;
+}
+
+export function startPool(files: InputFile[], opts: LoadOptions): ParsePool | null {
+  const requested = opts.jobs ?? envJobs();
+  const onDisk = files.filter((f) => f.fsPath);
+  const bytes = onDisk.reduce((n, f) => n + f.size, 0);
+  // Compiled code only: under the test runner the worker's .ts source cannot be started as a thread.
+  if (!WORKER_URL.pathname.endsWith('.js') || requested === 0 || onDisk.length === 0) return null;
+  if (requested === undefined && bytes < PARALLEL_MIN_BYTES) return null;
+  const size = Math.max(1, Math.min(requested ?? availableParallelism(), onDisk.length));
+  return new Pool(size);
+}
+
+function envJobs(): number | undefined {
+  const v = process.env.KARPDOCTOR_JOBS;
+  return v === undefined || v === '' ? undefined : Math.max(0, Number(v) || 0);
+}
+
+class Pool implements ParsePool {
+  private readonly workers: Array<{ worker: Worker; busy: number }> = [];
+  private readonly pending = new Map<number, { partial: PartialLoad | null; objects: PartialLoad['objects']; resolve: (p: PartialLoad) => void; reject: (e: Error) => void }>();
+  private nextId = 1;
+
+  constructor(size: number) {
+    for (let i = 0; i < size; i++) {
+      const worker = new Worker(WORKER_URL);
+      // Workers hold no handles once idle; let the process exit without waiting for them.
+      worker.unref();
+      worker.on('message', (m: WorkerReply) => this.onMessage(m));
+      worker.on('error', (e) => this.failAll(e));
+      this.workers.push({ worker, busy: 0 });
+    }
+  }
+
+  load(file: InputFile, opts: LoadOptions): Promise<PartialLoad> {
+    const id = this.nextId++;
+    const slot = this.workers.reduce((a, b) => (b.busy < a.busy ? b : a));
+    slot.busy += file.size || 1;
+    const job: WorkerJob = {
+      id,
+      file: { fsPath: file.fsPath!, displayPath: file.displayPath, relPath: file.relPath, size: file.size },
+      ...(opts.yamlPath ? { yamlPath: opts.yamlPath } : {}),
+    };
+    return new Promise<PartialLoad>((resolve, reject) => {
+      this.pending.set(id, {
+        partial: null,
+        objects: [],
+        resolve: (p) => {
+          slot.busy -= file.size || 1;
+          resolve(p);
+        },
+        reject,
+      });
+      slot.worker.postMessage(job);
+    });
+  }
+
+  private onMessage(m: WorkerReply): void {
+    const job = this.pending.get(m.id);
+    if (!job) return;
+    if (m.type === 'objects') {
+      for (const o of JSON.parse(m.json) as PartialLoad['objects']) job.objects.push(o);
+      return;
+    }
+    this.pending.delete(m.id);
+    if (m.type === 'failed') {
+      job.reject(new Error(m.message));
+      return;
+    }
+    const partial = JSON.parse(m.json) as PartialLoad;
+    partial.objects = job.objects;
+    job.resolve(partial);
+  }
+
+  private failAll(e: Error): void {
+    for (const job of this.pending.values()) job.reject(e);
+    this.pending.clear();
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map(({ worker }) => worker.terminate()));
+  }
+}

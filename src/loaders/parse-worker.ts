@@ -1,0 +1,29 @@
+/** Worker thread: loads one file on disk with the same code as the main thread and sends back what it found. */
+import { parentPort } from 'node:worker_threads';
+import { FileSource } from './archive.js';
+import { loadOne } from './load.js';
+import type { WorkerJob, WorkerReply } from './parallel.js';
+
+/** Objects travel in batches so that no single message (a JSON string) approaches V8's string limit. */
+const BATCH = 4000;
+
+// One file at a time: interleaving several would only multiply the memory in use and thrash the collector.
+let queue: Promise<void> = Promise.resolve();
+parentPort!.on('message', (job: WorkerJob) => {
+  queue = queue.then(() => handle(job));
+});
+
+async function handle(job: WorkerJob): Promise<void> {
+  const send = (m: WorkerReply) => parentPort!.postMessage(m);
+  try {
+    const { fsPath, displayPath, relPath, size } = job.file;
+    const source = new FileSource(fsPath, size);
+    const partial = await loadOne({ displayPath, relPath, size, fsPath, chunks: () => source.stream(0, size) }, job.yamlPath ? { yamlPath: job.yamlPath } : {});
+    for (let i = 0; i < partial.objects.length; i += BATCH) {
+      send({ id: job.id, type: 'objects', json: JSON.stringify(partial.objects.slice(i, i + BATCH)) });
+    }
+    send({ id: job.id, type: 'done', json: JSON.stringify({ ...partial, objects: [] }) });
+  } catch (e) {
+    send({ id: job.id, type: 'failed', message: (e as Error)?.message ?? String(e) });
+  }
+}
