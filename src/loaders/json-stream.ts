@@ -12,6 +12,18 @@ const BACKSLASH = 0x5c;
 const NEWLINE = 0x0a;
 const MAX_DEPTH = 256;
 
+/** Byte classes for the hot loop: one table lookup instead of a chain of comparisons per byte. */
+const PLAIN = 0;
+const STRING = 1;
+const LINE = 2;
+const OPEN = 3;
+const CLOSE = 4;
+const BYTE_CLASS = new Uint8Array(256);
+BYTE_CLASS[QUOTE] = STRING;
+BYTE_CLASS[NEWLINE] = LINE;
+BYTE_CLASS[0x7b] = BYTE_CLASS[0x5b] = OPEN;
+BYTE_CLASS[0x7d] = BYTE_CLASS[0x5d] = CLOSE;
+
 export interface JsonStreamSink {
   /** A complete top-level value that is not a list with streamed items. */
   value(value: unknown, line: number): void;
@@ -103,24 +115,33 @@ export class JsonStreamScanner {
       if (!this.inString && this.depth > floor) {
         let depth = this.depth;
         let line = this.line;
-        while (pos < len) {
-          const ch = buf[pos]!;
-          if (ch === QUOTE) {
-            let q = buf.indexOf(QUOTE, pos + 1);
-            while (q > 0 && isEscaped(buf, q, pos)) q = buf.indexOf(QUOTE, q + 1);
-            if (q < 0) {
-              this.inString = true;
-              this.stringStart = pos;
-              pos = len;
-              break;
-            }
-            pos = q + 1;
+        scanning: while (pos < len) {
+          const kind = BYTE_CLASS[buf[pos]!]!;
+          if (kind === PLAIN) {
+            pos++;
             continue;
           }
-          if (ch === NEWLINE) line++;
-          else if (ch === 0x7b || ch === 0x5b) {
+          if (kind === STRING) {
+            let p = pos + 1;
+            for (;;) {
+              if (p >= len) {
+                // The string goes on in the next chunk: the general loop resumes it.
+                this.inString = true;
+                this.stringStart = pos;
+                pos = len;
+                break scanning;
+              }
+              const d = buf[p]!;
+              if (d === QUOTE) break;
+              p += d === BACKSLASH ? 2 : 1;
+            }
+            pos = p + 1;
+            continue;
+          }
+          if (kind === LINE) line++;
+          else if (kind === OPEN) {
             if (++depth > MAX_DEPTH) this.tooDeep = true;
-          } else if (ch === 0x7d || ch === 0x5d) {
+          } else {
             if (depth - 1 === floor) break; // the element's own closing bracket: handled below
             depth--;
           }
@@ -326,13 +347,6 @@ export class JsonStreamScanner {
       return undefined;
     }
   }
-}
-
-/** A quote preceded by an odd number of backslashes is part of the string. */
-function isEscaped(buf: Buffer, quote: number, stringStart: number): boolean {
-  let n = 0;
-  for (let b = quote - 1; b > stringStart && buf[b] === BACKSLASH; b--) n++;
-  return n % 2 === 1;
 }
 
 /** Turn V8's "… at position N" into a message and the line offset inside the unit. */
