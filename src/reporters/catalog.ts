@@ -3,6 +3,7 @@ import { Chalk } from 'chalk';
 import Table from 'cli-table3';
 import { CATEGORIES, type Rule } from '../engine/rule.js';
 import { INPUTS } from '../snapshot/kinds.js';
+import { wrapText } from './wrap.js';
 
 export function rulesJson(rules: readonly Rule[]): string {
   return `${JSON.stringify(
@@ -37,13 +38,13 @@ export function rulesMarkdown(rules: readonly Rule[]): string {
 
 export function rulesTable(rules: readonly Rule[], color: boolean, width: number): string {
   const c = new Chalk({ level: color ? 1 : 0 });
+  const summaryWidth = Math.max(30, Math.min(width, 200) - 70);
   const table = new Table({
     head: ['Rule', 'Severity', 'Category', 'Summary'].map((h) => c.bold(h)),
-    colWidths: [40, 10, 16, Math.max(30, Math.min(width, 200) - 70)],
-    wordWrap: true,
+    colWidths: [40, 10, 16, summaryWidth],
     style: { head: [], border: [] },
   });
-  for (const { meta } of rules) table.push([meta.id, meta.defaultSeverity, meta.category, meta.summary]);
+  for (const { meta } of rules) table.push([meta.id, meta.defaultSeverity, meta.category, wrapText(meta.summary, summaryWidth - 2).join('\n')]);
   return `${table.toString()}\n${rules.length} rules. \`karpdoctor explain <rule>\` tells what each one checks and how to fix it.\n`;
 }
 

@@ -35,6 +35,7 @@ export interface ReportContext {
   notes: string[];
   filesRead: number;
   objectCount: number;
+  logRecords: number;
   rulesRun: number;
   /** Inputs the enabled rules require or use: the header lists only these as missing. */
   inputsUsed: string[];
@@ -72,6 +73,7 @@ export function reportContext(snapshot: Snapshot, run: RunResult, rules: readonl
     notes: [...(c.note ? [c.note] : [])],
     filesRead: snapshot.filesRead,
     objectCount: snapshot.objectCount,
+    logRecords: snapshot.logs.length,
     rulesRun: rules.length - run.notEvaluated.length,
     inputsUsed: [...new Set(rules.flatMap((r) => [...r.meta.requires, ...(r.meta.optional ?? [])]))],
   };

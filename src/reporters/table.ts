@@ -7,6 +7,11 @@ import Table from 'cli-table3';
 import type { Finding } from '../engine/findings.js';
 import type { Severity } from '../engine/rule.js';
 import type { ReportContext, ScanReport } from './report.js';
+import { wrapText } from './wrap.js';
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
 
 export interface TableOptions {
   color: boolean;
@@ -51,6 +56,7 @@ function header(report: ScanReport, ctx: ReportContext, c: ChalkInstance, width:
     ],
     ['Objects', counts || 'none'],
   ];
+  if (ctx.logRecords) rows.push(['Logs', `${ctx.logRecords} Karpenter controller log line(s) read`]);
   const absent = s.absent.filter((a) => ctx.inputsUsed.includes(a));
   if (absent.length) rows.push(['Not in input', `${absent.join(', ')} (used by the enabled rules)`]);
   if (s.skipped.length) rows.push(['Skipped', `${s.skipped.length} input(s) not loaded or partly loaded — listed below`]);
@@ -59,12 +65,15 @@ function header(report: ScanReport, ctx: ReportContext, c: ChalkInstance, width:
     style: { head: [], border: [], compact: true },
     chars: borderless(),
     colWidths: [16, width - 18],
-    wordWrap: true,
   });
-  for (const [k, v] of rows) table.push([c.bold(k), v]);
+  for (const [k, v] of rows) wrapText(v, width - 20).forEach((line, i) => table.push([i === 0 ? c.bold(k) : '', line]));
   return `${c.bold(`karpdoctor ${report.tool.version}`)}\n${table.toString()}`;
 }
 
+/**
+ * One table row per output line: cli-table3 re-measures a whole cell for every line it draws (a debug preview in
+ * Cell.draw), which is cubic in the size of a multi-line cell. Single-line cells keep rendering linear.
+ */
 function findingsTable(findings: Finding[], c: ChalkInstance, width: number): string {
   const groups = new Map<string, Finding[]>();
   for (const f of findings) {
@@ -73,49 +82,69 @@ function findingsTable(findings: Finding[], c: ChalkInstance, width: number): st
     if (!g) groups.set(key, (g = []));
     g.push(f);
   }
-  const table = new Table({
-    head: [c.bold('Severity'), c.bold('Rule'), c.bold('Finding, evidence and fix')],
-    colWidths: [10, 34, width - 48],
-    wordWrap: true,
-    style: { head: [], border: [] },
-  });
+  const detailWidth = width - 48;
+  const out: string[] = [];
   for (const [object, group] of groups) {
-    table.push([{ colSpan: 3, content: c.bold.underline(object) }]);
-    for (const f of group) {
-      table.push([severityLabel(f.severity, c), f.ruleId, details(f, c)]);
-    }
+    const table = new Table({
+      colWidths: [10, 34, detailWidth],
+      chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
+      style: { head: [], border: [] },
+    });
+    group.forEach((f, i) => {
+      if (i > 0) table.push(['', '', '']);
+      const rule = wrapText(f.ruleId, 32);
+      details(f, c, detailWidth - 2).forEach((line, j) => {
+        table.push([j === 0 ? severityLabel(f.severity, c) : '', rule[j] ?? '', line]);
+      });
+    });
+    out.push(`${c.bold.underline(object)}\n${table.toString()}`);
   }
-  return table.toString();
+  return out.join('\n\n');
 }
 
-function details(f: Finding, c: ChalkInstance): string {
-  const lines = [f.message, ''];
-  lines.push(c.dim('Evidence:'));
+function details(f: Finding, c: ChalkInstance, width: number): string[] {
+  const wrap = (text: string) => wrapText(text, width);
+  const lines = [...wrap(f.message), '', c.dim('Evidence:')];
   for (const e of f.evidence) {
     const what = e.object ? `${e.object.kind} ${e.object.namespace ? `${e.object.namespace}/` : ''}${e.object.name}${e.path ? ` ${e.path}` : ''}` : '';
     const value = formatValue(e.value);
-    lines.push(`• ${[what, value && `= ${value}`].filter(Boolean).join(' ')}${e.note ? c.dim(` — ${e.note}`) : ''} ${c.dim(`[${e.source}]`)}`);
+    const text = `• ${[what, value && `= ${value}`].filter(Boolean).join(' ')}${e.note ? ` — ${e.note}` : ''} [${e.source}]`;
+    lines.push(...wrap(text));
   }
-  lines.push('', c.dim('Fix:'), f.fix);
-  return lines.join('\n');
+  lines.push('', c.dim('Fix:'), ...wrap(f.fix));
+  return lines;
 }
 
+/** Evidence values are raw (what sits at the path); conditions and taints read better in their usual notation. */
 function formatValue(v: unknown): string {
   if (v === null || v === undefined) return '(not set)';
   if (typeof v === 'string') return v.length > 300 ? `${v.slice(0, 299)}…` : v;
+  if (isRecord(v) && typeof v.type === 'string' && typeof v.status === 'string') {
+    const since = typeof v.lastTransitionTime === 'string' ? ` [since ${v.lastTransitionTime}]` : '';
+    return `${v.type}=${v.status}${v.reason ? ` (${String(v.reason)})` : ''}${v.message ? `: ${String(v.message)}` : ''}${since}`;
+  }
+  if (isRecord(v) && typeof v.key === 'string' && typeof v.effect === 'string') {
+    return `${v.key}${v.value !== undefined && v.value !== '' ? `=${String(v.value)}` : ''}:${v.effect}`;
+  }
   const s = JSON.stringify(v);
   return s.length > 300 ? `${s.slice(0, 299)}…` : s;
 }
 
 function skippedTable(report: ScanReport, c: ChalkInstance, width: number): string {
+  const left = Math.min(60, Math.floor(width * 0.4));
+  const right = width - left - 3;
   const table = new Table({
     head: [c.bold('Skipped input'), c.bold('Reason')],
-    colWidths: [Math.min(60, Math.floor(width * 0.4)), width - Math.min(60, Math.floor(width * 0.4)) - 3],
-    wordWrap: true,
+    colWidths: [left, right],
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
     style: { head: [], border: [] },
   });
   const shown = report.snapshot.skipped.slice(0, 50);
-  for (const s of shown) table.push([`${s.source}${s.line ? `:${s.line}` : ''}`, s.reason]);
+  for (const s of shown) {
+    const where = wrapText(`${s.source}${s.line ? `:${s.line}` : ''}`, left - 2);
+    const why = wrapText(s.reason, right - 2);
+    for (let i = 0; i < Math.max(where.length, why.length); i++) table.push([where[i] ?? '', why[i] ?? '']);
+  }
   const more = report.snapshot.skipped.length - shown.length;
   return `${table.toString()}${more > 0 ? `\n… and ${more} more (see --format json)` : ''}`;
 }
