@@ -137,7 +137,8 @@ describe('formats', () => {
     const o = r.objects[0]!.object as unknown as typeof pod;
     expect(o.metadata.managedFields).toBeUndefined();
     expect(o.metadata.annotations).toEqual({ keep: 'me' });
-    expect(o.spec.containers[0]).toEqual({ name: 'c', image: 'i', env: [{ name: 'FEATURE_GATES', value: 'NodeRepair=true' }], resources: { requests: { cpu: '1' } } });
+    // Array positions survive (evidence points at env/1/value), values other than controller settings do not.
+    expect(o.spec.containers[0]).toEqual({ name: 'c', image: 'i', env: [{ name: 'SECRET_TOKEN' }, { name: 'FEATURE_GATES', value: 'NodeRepair=true' }], resources: { requests: { cpu: '1' } } });
   });
 });
 

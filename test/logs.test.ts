@@ -331,3 +331,16 @@ describe('looksLikeKarpenterLog', () => {
     expect(looksLikeKarpenterLog('{"level":"info","ts":1700000000.1,"msg":"serving metrics","logger":"setup"}\n')).toBe(false);
   });
 });
+
+describe('klog lines from client-go inside the controller', () => {
+  it('become records with level and caller, without inventing a year', () => {
+    const r = parseLogLine('I0313 14:00:00.123456       1 leaderelection.go:250] attempting to acquire leader lease kube-system/karpenter-leader-election...', 3, { source: 'k.log' });
+    expect(r).toEqual({
+      level: 'INFO',
+      message: 'attempting to acquire leader lease kube-system/karpenter-leader-election...',
+      fields: { caller: 'leaderelection.go:250' },
+      provenance: { source: 'k.log', line: 3 },
+    });
+    expect(parseLogLine('2025-03-13T14:00:00.123456789Z E0313 14:00:00.123456 1 reflector.go:158] failed to list', 4, { source: 'k.log' })).toMatchObject({ level: 'ERROR', time: '2025-03-13T14:00:00.123Z' });
+  });
+});

@@ -1,7 +1,7 @@
 /**
  * Load-time compaction: drop the bulky fields no rule reads, so a 3 GB dump becomes a snapshot a fraction of
  * its size. This is the single list of what is thrown away; a rule that needs one of these fields must change
- * this file first.
+ * this file first. It never removes array elements: JSON pointers in findings must stay true to the file.
  */
 import type { KubeObject } from './types.js';
 
@@ -76,10 +76,11 @@ function compactPodSpec(spec: unknown): void {
 
 function compactContainer(c: Record<string, unknown>): void {
   for (const k of CONTAINER_DROP) clear(c, k);
+  // Entries stay where they are — evidence points into this array by index (`env/12/value`) — but only the
+  // controller's settings keep a value: other values are bulk, and sometimes secrets.
   const env = c.env;
   if (Array.isArray(env)) {
-    const kept = env.filter((e) => isRecord(e) && typeof e.name === 'string' && CONTROLLER_SETTINGS.test(e.name));
-    c.env = kept.length ? kept : undefined;
+    c.env = env.map((e) => (isRecord(e) && typeof e.name === 'string' && !CONTROLLER_SETTINGS.test(e.name) ? { name: e.name } : e));
   }
 }
 

@@ -32,6 +32,10 @@ const ISO = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(?:[.,](\d+))?(Z|[+-]\d{
 
 type Parsed = Pick<LogRecord, 'time' | 'level' | 'message' | 'fields'>;
 
+/** `I0313 14:00:00.123456       1 leaderelection.go:250] attempting to acquire leader lease kube-system/karpenter...` */
+const KLOG = /^([IWEF])\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ ([\w./-]+:\d+)\] (.*)$/;
+const KLOG_LEVELS: Record<string, string> = { I: 'INFO', W: 'WARN', E: 'ERROR', F: 'FATAL' };
+
 export function parseLogLine(text: string, lineNo: number, ctx: LogContext): LogRecord | null {
   // trim() also drops a BOM and the `\r` of CRLF files; colours survive a copy from a terminal.
   let rest = (text.includes('\x1b') ? text.replace(ANSI, '') : text).trim();
@@ -67,11 +71,16 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
     }
   }
 
+  let m2: RegExpExecArray | null;
   if (parsed === undefined) {
     if (rest.startsWith('{')) {
       // Truncated or otherwise broken JSON is not turned into a half record: we return null and the
       // caller counts the line as skipped, so a damaged log is reported rather than silently misread.
       parsed = parseJsonRecord(rest);
+    } else if ((m2 = KLOG.exec(rest))) {
+      // client-go inside the controller logs in klog format (leader election, informers): a record with no year,
+      // so its time is only taken from a `--timestamps` prefix.
+      parsed = { level: KLOG_LEVELS[m2[1]!]!, message: m2[3]!, fields: { caller: m2[2]! } };
     } else if (prefixTime !== undefined && rest !== '') {
       // Timestamped free text (Loki exports, panics under `--timestamps`) is still a dated record;
       // undated free text (coredns `[INFO] …`, `Create log request error`) is not a log record.

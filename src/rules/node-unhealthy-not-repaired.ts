@@ -1,9 +1,9 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import type { KubeObject } from '../loaders/types.js';
 import { condition } from '../snapshot/fields.js';
-import type { NodeClaimView } from '../snapshot/karpenter.js';
+import type { NodeClaimView, NodePoolView } from '../snapshot/karpenter.js';
 import { formatDuration, parseDuration, parseTime } from '../snapshot/units.js';
-import { ageOf, karpenterFacts, plural, type KarpenterVersionFacts } from './support.js';
+import { ageOf, karpenterFacts, listNames, podName, type KarpenterVersionFacts } from './support.js';
 
 export default defineRule({
   meta: {
@@ -58,7 +58,6 @@ export default defineRule({
         {
           object: node,
           path: `/status/conditions/${ready.index}`,
-          value: `Ready=${ready.status}${ready.reason ? ` (${ready.reason})` : ''}${ready.message ? `: ${ready.message}` : ''}`,
           note: `since ${ready.lastTransitionTime}, ${formatDuration(age)} before the reference time`,
         },
       ];
@@ -69,11 +68,15 @@ export default defineRule({
       evidence.push(...version.evidence());
 
       const stuck = snapshot.podsOnNode(name).filter((p) => p.metadata.deletionTimestamp);
-      const stateful = stuck.filter((p) => p.metadata.ownerReferences?.some((o) => o.kind === 'StatefulSet'));
+      const isStateful = (p: KubeObject) => p.metadata.ownerReferences?.some((o) => o.kind === 'StatefulSet') ?? false;
+      const stateful = stuck.filter(isStateful);
       const podNote = stuck.length
-        ? ` ${plural(stuck.length, 'pod')} stuck Terminating on it${stateful.length ? `, ${stateful.length} of them StatefulSet replicas that will not be recreated until the node is gone` : ''}.`
+        ? ` Pods stuck Terminating on it: ${listNames(stuck.map((p) => `${podName(p)}${isStateful(p) ? ' (StatefulSet)' : ''}`))}${
+            stateful.length ? '; a StatefulSet does not recreate a replica until its old pod is gone, that is until the node is deleted' : ''
+          }.`
         : '';
-      const exit = expiryExit(node, claim, pool?.expireAfter.value, now);
+      for (const p of stateful.slice(0, 3)) evidence.push({ object: p, path: '/metadata/deletionTimestamp', note: `${podName(p)} stuck Terminating` });
+      const exit = expiryExit(node, claim, pool, now);
       if (exit.evidence) evidence.push(exit.evidence);
 
       report({
@@ -117,28 +120,35 @@ function repairVerdict(
   return { text: `node repair is on (${version.label}, NodeRepair=true) and should have replaced it after 30m; check the controller logs for "deleting unhealthy node"` };
 }
 
-/** The remaining way out when nothing repairs the node: forced expiry, if the NodePool has one. */
+/** The remaining way out when nothing repairs the node: forced expiry, if the NodeClaim or its NodePool has one. */
 function expiryExit(
   node: KubeObject,
   claim: NodeClaimView | undefined,
-  poolExpireAfter: string | undefined,
+  pool: NodePoolView | undefined,
   now: number,
 ): { text: string; evidence?: EvidenceInput } {
+  // v1 NodeClaims carry their own copy of expireAfter; older ones inherit the pool's (which may be a default).
   const claimExpire = (claim?.object.spec as { expireAfter?: string } | undefined)?.expireAfter;
-  const expireAfter = claimExpire ?? poolExpireAfter;
+  const expireAfter = claimExpire ?? pool?.expireAfter.value;
+  const evidence: EvidenceInput | undefined =
+    claimExpire && claim
+      ? { object: claim.object, path: '/spec/expireAfter' }
+      : pool
+        ? {
+            object: pool.object,
+            path: pool.expireAfter.path,
+            value: pool.expireAfter.value,
+            ...(pool.expireAfter.defaulted ? { note: `not set: NodePool ${pool.name} uses the default ${pool.expireAfter.value}` } : {}),
+          }
+        : undefined;
   const ms = parseDuration(expireAfter);
   const created = parseTime(claim?.created ?? node.metadata.creationTimestamp);
-  if (ms === Infinity) {
-    return {
-      text: 'Its expireAfter is Never, so unless someone deletes it, it stays forever.',
-      ...(claimExpire && claim ? { evidence: { object: claim.object, path: '/spec/expireAfter' } } : {}),
-    };
-  }
+  if (ms === Infinity) return { text: 'Its expireAfter is Never, so unless someone deletes it, it stays forever.', ...(evidence ? { evidence } : {}) };
   if (ms === undefined || created === undefined) return { text: 'Only a manual delete or expiry will remove it.' };
   const left = created + ms - now;
   return {
     text: left > 0 ? `Left alone, expiry (expireAfter ${expireAfter}) removes it in ${formatDuration(left)}.` : 'Its expireAfter has passed, yet it is still here.',
-    ...(claimExpire && claim ? { evidence: { object: claim.object, path: '/spec/expireAfter' } } : {}),
+    ...(evidence ? { evidence } : {}),
   };
 }
 

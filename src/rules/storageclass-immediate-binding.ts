@@ -82,9 +82,20 @@ export default defineRule({
       for (const pod of affected?.pending.slice(0, 3) ?? []) {
         const conflict = snapshot
           .eventsForObject(pod)
-          .filter((e) => e.reason === 'FailedScheduling' && /volume node affinity conflict|pvc with immediate volume binding/i.test(e.message))
+          .filter(
+            (e) =>
+              e.reason === 'FailedScheduling' &&
+              /volume node affinity conflict|unbound immediate PersistentVolumeClaims|pvc with immediate volume binding/i.test(e.message),
+          )
           .at(-1);
         evidence.push(conflict ? { event: conflict, note: `${podName(pod)} is Pending` } : { object: pod, path: '/status/phase', note: `${podName(pod)} uses a claim of this class` });
+        // Where its volume already landed: the fact that decides whether any NodePool can still host the pod.
+        for (const claimName of snapshot.claimNamesOf(pod)) {
+          const claim = snapshot.pvc(pod.metadata.namespace, claimName);
+          const pv = claim && snapshot.pvForClaim(claim);
+          const zone = pv && volumeZone(pv);
+          if (pv && zone) evidence.push({ object: pv, path: zone.path, value: zone.zones.join(', '), note: `volume of ${podName(pod)} is pinned to ${zone.zones.join(', ')}` });
+        }
       }
       for (const pool of zones.pools.slice(0, 3)) evidence.push(pool);
       evidence.push(...version.evidence());
@@ -118,10 +129,12 @@ function karpenterWorkloads(snapshot: Snapshot, scName: string) {
   const claims: KubeObject[] = [];
   const pods = new Set<KubeObject>();
   const pending = new Set<KubeObject>();
-  const hasPods = snapshot.has('Pod');
+  // A cluster-info dump covers kube-system and default unless -A was given, while `kubectl get pvc -A` covers all:
+  // a claim whose namespace has no pod in the snapshot is of unknown use, and counts.
+  const namespacesWithPods = new Set(snapshot.all(KIND.Pod).map((p) => p.metadata.namespace ?? ''));
   for (const claim of snapshot.claimsOfStorageClass(scName)) {
     const users = snapshot.podsUsingClaim(claim.metadata.namespace, claim.metadata.name!);
-    let relevant = !hasPods; // without pods, every claim counts: we cannot tell who uses it
+    let relevant = !namespacesWithPods.has(claim.metadata.namespace ?? '');
     for (const pod of users) {
       const nodeName = str(dig(pod, 'spec', 'nodeName'));
       const node = nodeName ? snapshot.get(KIND.Node, undefined, nodeName) : undefined;
@@ -171,6 +184,20 @@ function clusterZones(snapshot: Snapshot): { known: boolean; zones: Set<string>;
   // One zone seen is only conclusive when every pool is bound to known zones (requirements or subnets).
   const known = zones.size > 1 || (snapshot.nodePools().length > 0 && (!unrestricted || subnetZones > 0));
   return { known, zones, pools };
+}
+
+/** The zone(s) a PV is pinned to by its node affinity, with the pointer to them. */
+function volumeZone(pv: KubeObject): { zones: string[]; path: string } | undefined {
+  const terms = arr<Json>(dig(pv, 'spec', 'nodeAffinity', 'required', 'nodeSelectorTerms'));
+  for (let t = 0; t < terms.length; t++) {
+    const exprs = arr<Json>(terms[t]!.matchExpressions);
+    for (let e = 0; e < exprs.length; e++) {
+      if (ZONE_KEYS.includes(String(exprs[e]!.key)) && exprs[e]!.operator === 'In') {
+        return { zones: arr<unknown>(exprs[e]!.values).map(String), path: `/spec/nodeAffinity/required/nodeSelectorTerms/${t}/matchExpressions/${e}/values` };
+      }
+    }
+  }
+  return undefined;
 }
 
 /** `allowedTopologies` restricted to a single zone makes Immediate binding harmless. */

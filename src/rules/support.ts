@@ -6,6 +6,7 @@ import type { KubeObject } from '../loaders/types.js';
 import type { EvidenceInput } from '../engine/rule.js';
 import type { ControllerInfo } from '../snapshot/controller.js';
 import { dig, str } from '../snapshot/fields.js';
+import type { EventView } from '../snapshot/events.js';
 import { formatDuration, parseTime } from '../snapshot/units.js';
 import { atLeast, coreVersionOf, formatVersion } from '../snapshot/version.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
@@ -113,4 +114,9 @@ export function plural(n: number, word: string, pluralWord = `${word}s`): string
 export function nodeClaimOrNode(snapshot: Snapshot, node: KubeObject): KubeObject[] {
   const nc = snapshot.nodeClaimForNode(node);
   return nc ? [nc.object] : [];
+}
+
+/** Oldest first, as evidence reads best. */
+export function byLastSeen(a: EventView, b: EventView): number {
+  return (a.lastSeen ?? '').localeCompare(b.lastSeen ?? '');
 }

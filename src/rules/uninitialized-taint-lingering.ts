@@ -2,7 +2,8 @@ import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import { formatTaint } from '../snapshot/fields.js';
 import { KIND } from '../snapshot/kinds.js';
 import { formatDuration } from '../snapshot/units.js';
-import { ageOf, isPending, karpenterFacts, listNames, plural, podName } from './support.js';
+import type { KubeObject } from '../loaders/types.js';
+import { ageOf, byLastSeen, isPending, karpenterFacts, listNames, plural, podName } from './support.js';
 
 const TAINT = 'node.cloudprovider.kubernetes.io/uninitialized';
 
@@ -60,22 +61,28 @@ export default defineRule({
       ];
       const initialized = claim?.conditions.find((c) => c.type === 'Initialized');
       if (claim && initialized) {
-        evidence.push({ object: claim.object, path: `/status/conditions/${initialized.index}`, note: `NodeClaim ${claim.name} is not initialized` });
+        evidence.push({
+          object: claim.object,
+          path: `/status/conditions/${initialized.index}`,
+          note: `NodeClaim ${claim.name} is not initialized`,
+        });
       }
 
-      // Pods Karpenter keeps sending here while the kube-scheduler refuses them.
-      const nominated = snapshot.nominationsOf(name, claim?.name);
-      const stuckPods = new Set<string>();
-      for (const e of nominated.slice(-3)) evidence.push({ event: e, note: 'Karpenter nominated a pod to this node' });
+      // Pods Karpenter keeps sending here while the kube-scheduler refuses them (one entry per pod, however many
+      // times Karpenter nominated it: once by NodeClaim before the node registered, then by node).
+      const nominated = [...snapshot.nominationsOf(name, claim?.name)].sort(byLastSeen);
+      for (const e of nominated.slice(-2)) evidence.push({ event: e, note: 'Karpenter nominated a pod to this node' });
+      const stuckPods = new Map<string, KubeObject>();
       for (const e of nominated) {
         const pod = snapshot.get(KIND.Pod, e.involved.namespace, e.involved.name);
-        if (!pod || !isPending(pod)) continue;
-        stuckPods.add(podName(pod));
+        if (pod && isPending(pod)) stuckPods.set(podName(pod), pod);
+      }
+      for (const pod of [...stuckPods.values()].slice(0, 3)) {
         const rejected = snapshot
           .eventsForObject(pod)
           .filter((ev) => ev.reason === 'FailedScheduling' && ev.message.includes(TAINT))
           .at(-1);
-        if (rejected && stuckPods.size <= 3) evidence.push({ event: rejected, note: `${podName(pod)} is Pending` });
+        if (rejected) evidence.push({ event: rejected, note: `${podName(pod)} is Pending` });
       }
 
       // A NodePool that itself lists the taint re-creates the problem on every node it launches.
@@ -90,7 +97,7 @@ export default defineRule({
 
       const taint = taints[index]!;
       const effects = stuckPods.size
-        ? ` Karpenter keeps nominating pods to it instead of launching capacity: ${plural(stuckPods.size, 'pod')} Pending (${listNames([...stuckPods])}).`
+        ? ` Karpenter keeps nominating pods to it instead of launching capacity: ${plural(stuckPods.size, 'pod')} Pending (${listNames([...stuckPods.keys()])}).`
         : ' Karpenter will not consolidate or drift it, and may nominate pending pods to it that the kube-scheduler rejects.';
       const versionNote =
         version.atLeast('1.5.0') === false

@@ -57,7 +57,7 @@ export function detectController(
     if (parseVersion(tag)) {
       info.version = parseVersion(tag);
       info.versionSource = 'image';
-      info.versionEvidence = `image ${image}`;
+      info.versionEvidence = `image ${image.replace(/@sha256:([0-9a-f]{12})[0-9a-f]+/, '@sha256:$1…')}`;
     } else if (parseVersion(helm)) {
       info.version = parseVersion(helm);
       info.versionSource = 'helm-label';

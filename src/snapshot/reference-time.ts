@@ -39,7 +39,7 @@ function latestTimestamp(snapshot: Snapshot): { ms: number; what: string } | und
   };
   const conditionTimes = (o: KubeObject, label: string) => {
     for (const c of arr<Json>(dig(o, 'status', 'conditions'))) {
-      consider(c.lastHeartbeatTime, () => `${label} ${String(c.type)} heartbeat`);
+      consider(c.lastHeartbeatTime, () => `${label} status heartbeat`);
       consider(c.lastTransitionTime, () => `${label} ${String(c.type)} transition`);
     }
   };
