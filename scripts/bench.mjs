@@ -1,0 +1,276 @@
+#!/usr/bin/env node
+/**
+ * Benchmark of `karpdoctor scan` on a synthetic dump at the Kubernetes scalability envelope, against the floor
+ * of simply parsing the same files (see docs in the README, "Performance").
+ *
+ *   npm run bench -- [--scale 1] [--format json,yaml] [--single-file] [--seed 1] [--keep] [--no-scan]
+ *
+ * For each format it: generates the dump (scripts/gen-synthetic-dump.mjs; reused from .bench/<params>/ when a
+ * previous run kept it), measures the floor in a child process (scripts/bench-child.mjs floor), runs the real
+ * scan in another child process (scripts/bench-child.mjs scan, which imports bin/karpdoctor.js), and prints a
+ * table. It always exits 0 when it could measure: missed targets are printed as MISS, not failures. It exits 1
+ * only when it could not measure (generator crash, bad arguments).
+ *
+ * Why child processes: peak RSS is per process, and a floor run would otherwise inflate the scan's figure (and
+ * vice versa). Why the floor gets a 16 GB heap and the scan does not: the floor is a reference that must not
+ * fail; the scan runs with Node's defaults, as `npx karpdoctor` would.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { GENERATOR_VERSION } from './gen-synthetic-dump.mjs';
+import { MARKER } from './bench-child.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const GEN = path.join(ROOT, 'scripts', 'gen-synthetic-dump.mjs');
+const CHILD = path.join(ROOT, 'scripts', 'bench-child.mjs');
+const FULL = { nodes: 5000, pods: 150000, events: 100000 };
+
+// Targets (docs: spec "Performance"). JSON: scan ≤ 2× floor, aim below 1×. YAML: at least js-yaml's throughput,
+// i.e. ≤ 1× its floor. Memory: peak RSS ≤ 2× the dump's size on disk (the spec aims below 1×).
+const TARGET = { json: { ratio: 2.0, aim: 1.0 }, yaml: { ratio: 1.0, aim: 1.0 }, rss: 2.0, rssAim: 1.0 };
+
+function parseCli() {
+  const { values } = parseArgs({
+    options: {
+      scale: { type: 'string', default: '1' },
+      format: { type: 'string', default: 'json,yaml' },
+      'single-file': { type: 'boolean', default: false },
+      seed: { type: 'string', default: '1' },
+      keep: { type: 'boolean', default: false },
+      'no-scan': { type: 'boolean', default: false },
+      'scan-node-options': { type: 'string', default: '' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(
+      [
+        'usage: node scripts/bench.mjs [--scale 1] [--format json,yaml] [--single-file] [--seed 1] [--keep] [--no-scan] [--scan-node-options "--max-old-space-size=…"]',
+        '  --scale N        multiplies 5000 nodes / 150000 pods / 100000 events (0.01 for a quick run)',
+        '  --single-file    one `kubectl get … -A -o json|yaml` List instead of the cluster-info dump directory',
+        '  --keep           keep the generated dumps in .bench/ (reused by later runs) and the scan reports',
+        '  --no-scan        only generate and measure the floor',
+        '',
+      ].join('\n'),
+    );
+    process.exit(0);
+  }
+  const scale = Number(values.scale);
+  if (!(scale > 0)) throw new Error('--scale must be a positive number');
+  const formats = values.format.split(',').map((f) => f.trim()).filter(Boolean);
+  for (const f of formats) if (f !== 'json' && f !== 'yaml') throw new Error(`unknown format ${f} (json, yaml)`);
+  const seed = Number(values.seed);
+  if (!Number.isInteger(seed) || seed < 0) throw new Error('--seed must be a non-negative integer');
+  return { scale, formats, singleFile: values['single-file'], seed, keep: values.keep, noScan: values['no-scan'], scanNodeOptions: values['scan-node-options'].split(/\s+/).filter(Boolean) };
+}
+
+const sizes = (scale) => ({
+  nodes: Math.max(1, Math.round(FULL.nodes * scale)),
+  pods: Math.round(FULL.pods * scale),
+  events: Math.round(FULL.events * scale),
+});
+
+/** Run a process to completion; resolve with its exit code (signals become 128+n like a shell). */
+function run(cmd, args, opts = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: opts.stdio ?? 'inherit', cwd: opts.cwd ?? ROOT, env: opts.env ?? process.env });
+    let stdout = '';
+    if (child.stdout) child.stdout.on('data', (d) => (stdout += d));
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code: code ?? 128 + (os.constants.signals[signal] ?? 0), signal, stdout }));
+  });
+}
+
+/** The dump for these parameters, generated unless a complete copy (manifest written last) is cached. */
+async function ensureDump(opts, format, singleFile, generatedNow) {
+  const key = `scale-${opts.scale}_${format}${singleFile ? '_single' : ''}_seed-${opts.seed}_gen-${GENERATOR_VERSION}`;
+  const dir = path.join(ROOT, '.bench', key);
+  const dump = path.join(dir, 'dump');
+  const manifestFile = path.join(dir, 'manifest.json');
+  if (fs.existsSync(manifestFile) && fs.existsSync(dump)) {
+    log(`reusing ${path.relative(ROOT, dump)}`);
+    return { dir, dump, manifest: JSON.parse(fs.readFileSync(manifestFile, 'utf8')), reused: true };
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+  const n = sizes(opts.scale);
+  log(`generating ${format}${singleFile ? ' single-file' : ''} dump: ${n.nodes} nodes, ${n.pods} pods, ${n.events} events → ${path.relative(ROOT, dump)}`);
+  const args = [GEN, '--out', dump, '--nodes', n.nodes, '--pods', n.pods, '--events', n.events, '--format', format, '--seed', opts.seed, '--manifest', manifestFile, ...(singleFile ? ['--single-file'] : [])].map(String);
+  const { code } = await run(process.execPath, args);
+  if (code !== 0) throw new Error(`generator failed with exit code ${code}`);
+  generatedNow.push(dir);
+  return { dir, dump, manifest: JSON.parse(fs.readFileSync(manifestFile, 'utf8')), reused: false };
+}
+
+async function measureFloor(format, dump) {
+  const { code, stdout } = await run(process.execPath, ['--max-old-space-size=16384', CHILD, 'floor', format, dump], { stdio: ['ignore', 'pipe', 'inherit'] });
+  if (code !== 0) throw new Error(`floor measurement failed with exit code ${code}`);
+  return JSON.parse(stdout.trim().split('\n').pop());
+}
+
+async function measureScan(opts, format, entry) {
+  const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'karpdoctor-bench-'));
+  const report = path.join(outDir, 'report.json');
+  const stderrFile = path.join(outDir, 'stderr.txt');
+  const stdoutFile = path.join(outDir, 'stdout.txt');
+  const timeFile = path.join(outDir, 'time.txt');
+  const errFd = fs.openSync(stderrFile, 'w');
+  const outFd = fs.openSync(stdoutFile, 'w');
+  // GNU time, when present, sees the whole process tree (child processes too, not only threads); the marker
+  // line from bench-child works everywhere. The larger of the two is reported.
+  const gnuTime = fs.existsSync('/usr/bin/time') ? ['/usr/bin/time', '-f', '%M %e', '-o', timeFile] : [];
+  const argv = [...gnuTime, process.execPath, ...opts.scanNodeOptions, CHILD, 'scan', entry.dump, '--format', 'json', '--output', report, '--timing'];
+  const t0 = performance.now();
+  const { code } = await run(argv[0], argv.slice(1), { stdio: ['ignore', outFd, errFd] });
+  const wallMs = performance.now() - t0;
+  fs.closeSync(errFd);
+  fs.closeSync(outFd);
+  const stderr = fs.readFileSync(stderrFile, 'utf8');
+  const markerLine = stderr.split('\n').findLast((l) => l.startsWith(MARKER));
+  const marker = markerLine ? JSON.parse(markerLine.slice(MARKER.length + 1)) : null;
+  let gnuRssKiB = 0;
+  if (gnuTime.length && fs.existsSync(timeFile)) {
+    const m = /^(\d+) ([\d.]+)\s*$/m.exec(fs.readFileSync(timeFile, 'utf8'));
+    if (m) gnuRssKiB = Number(m[1]);
+  }
+  const exit = marker?.code ?? code;
+  const result = {
+    ok: exit === 0 || exit === 1, // 1 = findings at or above --fail-on; still a completed scan
+    exit,
+    wallMs,
+    maxRSSKiB: Math.max(marker?.maxRSSKiB ?? 0, gnuRssKiB) || null,
+    stderrTail: stderr.split('\n').filter((l) => l.trim() && !l.startsWith(MARKER)).slice(-30),
+    reportBytes: fs.existsSync(report) ? fs.statSync(report).size : 0,
+    findings: null,
+    loadedObjects: null,
+  };
+  if (result.reportBytes && result.reportBytes < 256 * 2 ** 20) {
+    try {
+      const r = JSON.parse(fs.readFileSync(report, 'utf8'));
+      const list = Array.isArray(r) ? r : Array.isArray(r.findings) ? r.findings : null;
+      if (list) result.findings = list.length;
+      // If the report says how many objects it loaded, compare with what was generated (catches silent drops).
+      const counts = r.snapshot?.counts;
+      if (counts && typeof counts === 'object') result.loadedObjects = Object.values(counts).reduce((a, b) => a + (typeof b === 'number' ? b : 0), 0);
+    } catch {
+      /* not our concern here: the report format belongs to the CLI */
+    }
+  }
+  if (opts.keep) {
+    for (const f of ['report.json', 'stderr.txt', 'stdout.txt']) if (fs.existsSync(path.join(outDir, f))) fs.copyFileSync(path.join(outDir, f), path.join(entry.dir, `scan-${f}`));
+  }
+  fs.rmSync(outDir, { recursive: true, force: true });
+  return result;
+}
+
+// --- formatting ------------------------------------------------------------------------------------------
+const log = (msg) => process.stderr.write(`[bench] ${msg}\n`);
+const MB = 1e6;
+const fmtBytes = (n) => (n >= 1e9 ? `${(n / 1e9).toFixed(2)} GB` : `${(n / MB).toFixed(1)} MB`);
+const fmtS = (ms) => `${(ms / 1000).toFixed(1)} s`;
+const fmtRss = (kib) => (kib == null ? 'n/a' : fmtBytes(kib * 1024));
+function verdict(value, target, aim) {
+  if (value == null) return '';
+  if (value > target) return `MISS (target ≤ ${target.toFixed(1)})`;
+  if (value < aim) return `ok (below ${aim.toFixed(1)})`;
+  return aim < target ? `ok (target ≤ ${target.toFixed(1)}; aim < ${aim.toFixed(1)})` : `ok (target ≤ ${target.toFixed(1)})`;
+}
+
+function printTable(opts, results) {
+  const n = sizes(opts.scale);
+  const cpu = os.cpus();
+  const lines = [];
+  lines.push('');
+  lines.push(`karpdoctor bench: scale ${opts.scale} (${n.nodes} nodes, ${n.pods} pods, ${n.events} events), seed ${opts.seed}, ${opts.singleFile ? 'single-file List' : 'cluster-info dump directory'}`);
+  lines.push(`node ${process.version}, ${cpu.length} CPUs (${cpu[0]?.model.trim() ?? 'unknown'}), ${fmtBytes(os.totalmem())} RAM`);
+  const rows = [];
+  const row = (label, f) => rows.push([label, ...results.map(f)]);
+  row('', (r) => r.format.toUpperCase());
+  row('dump on disk', (r) => `${fmtBytes(r.manifest.totalBytes)} in ${r.manifest.files.length} files`);
+  row('objects', (r) => `${r.manifest.objects} (${r.manifest.counts.Pod ?? 0} pods, ${r.manifest.counts.Node ?? 0} nodes, ${r.manifest.counts.Event ?? 0} events)`);
+  row('floor parser', (r) => (r.format === 'json' ? 'JSON.parse(readFileSync)' : 'js-yaml load(readFileSync)'));
+  row('floor measured on', (r) => `${fmtBytes(r.floor.bytes)} in ${r.floor.files} files${r.floorNote ? ` ${r.floorNote}` : ''}`);
+  row('floor throughput', (r) => `${(r.floor.bytes / MB / (r.floor.ms / 1000)).toFixed(1)} MB/s`);
+  row('floor time', (r) => `${fmtS(r.floorMs)}${r.floorExtrapolated ? ' (extrapolated from MB/s)' : ''}`);
+  row('floor peak RSS', (r) => fmtRss(r.floor.maxRSSKiB));
+  if (!opts.noScan) {
+    row('scan', (r) => (r.scan.ok ? `exit ${r.scan.exit}${r.scan.findings != null ? `, ${r.scan.findings} findings` : ''}` : `FAILED (exit ${r.scan.exit})`));
+    row('objects in report', (r) => (r.scan.loadedObjects == null ? 'n/a' : `${r.scan.loadedObjects}${r.scan.loadedObjects === r.manifest.objects ? ' (all)' : ` (generated ${r.manifest.objects}: MISMATCH)`}`));
+    row('scan time', (r) => (r.scan.ok ? fmtS(r.scan.wallMs) : 'n/a'));
+    row('scan throughput', (r) => (r.scan.ok ? `${(r.manifest.totalBytes / MB / (r.scan.wallMs / 1000)).toFixed(1)} MB/s` : 'n/a'));
+    row('scan / floor (time)', (r) => {
+      if (!r.scan.ok) return 'n/a';
+      const ratio = r.scan.wallMs / r.floorMs;
+      return `${ratio.toFixed(2)}  ${verdict(ratio, TARGET[r.format].ratio, TARGET[r.format].aim)}`;
+    });
+    row('scan peak RSS', (r) => (r.scan.ok || r.scan.maxRSSKiB ? fmtRss(r.scan.maxRSSKiB) : 'n/a'));
+    row('scan RSS / dump size', (r) => {
+      if (!r.scan.maxRSSKiB) return 'n/a';
+      const ratio = (r.scan.maxRSSKiB * 1024) / r.manifest.totalBytes;
+      return `${ratio.toFixed(2)}  ${verdict(ratio, TARGET.rss, TARGET.rssAim)}`;
+    });
+  }
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => String(r[c]).length)));
+  for (const r of rows) lines.push(r.map((cell, c) => String(cell).padEnd(widths[c])).join('   ').trimEnd());
+  lines.push('');
+  lines.push('floor = sequential whole-file parse of every dump file in one thread; scan = wall time of the whole');
+  lines.push('`karpdoctor scan DIR --format json --output FILE --timing` process, start-up included.');
+  if (opts.scale < 0.5) lines.push(`At scale ${opts.scale} start-up and the baseline RSS of a Node process dominate; the targets are meant for scale 1.`);
+  for (const r of results) {
+    if (r.floor.skipped.length) lines.push(`${r.format}: ${r.floor.skipped.map((s) => `${s.path} (${fmtBytes(s.bytes)})`).join(', ')} ${r.floor.skipped.length > 1 ? 'are' : 'is'} larger than V8's maximum string length; the floor time is extrapolated from the floor's MB/s over the files that fit${r.floorNote ? ' ' + r.floorNote : ''}.`);
+  }
+  process.stdout.write(lines.join('\n') + '\n');
+  for (const r of results) {
+    if (opts.noScan || !r.scan.stderrTail.length) continue;
+    process.stdout.write(`\n${r.format}: scan stderr (last ${r.scan.stderrTail.length} lines, --timing output):\n${r.scan.stderrTail.map((l) => `  ${l}`).join('\n')}\n`);
+  }
+}
+
+// --- main ------------------------------------------------------------------------------------------------
+async function main() {
+  const opts = parseCli();
+  const generatedNow = [];
+  const results = [];
+  try {
+    for (const format of opts.formats) {
+      const entry = await ensureDump(opts, format, opts.singleFile, generatedNow);
+      log(`${format}: measuring the floor`);
+      let floor = await measureFloor(format, entry.dump);
+      let floorNote = '';
+      if (floor.files === 0) {
+        // Everything is in one file too large for a string (full-scale --single-file). Measure the floor's
+        // throughput on the same objects laid out as the cluster-info dump directory instead.
+        log(`${format}: nothing fits in a string; measuring the floor on the directory layout of the same objects`);
+        const ref = await ensureDump(opts, format, false, generatedNow);
+        floor = { ...(await measureFloor(format, ref.dump)), skipped: floor.skipped };
+        floorNote = '(directory layout of the same objects)';
+      }
+      const mbps = floor.bytes / floor.ms;
+      const dumpBytes = entry.manifest.files.filter((f) => f.path.endsWith(format === 'json' ? '.json' : '.yaml')).reduce((s, f) => s + f.bytes, 0);
+      const floorExtrapolated = floor.skipped.length > 0;
+      const floorMs = floorExtrapolated ? dumpBytes / mbps : floor.ms;
+      log(`${format}: floor ${fmtS(floor.ms)} over ${fmtBytes(floor.bytes)} (${(mbps / 1000).toFixed(1)} MB/s), peak RSS ${fmtRss(floor.maxRSSKiB)}`);
+      let scan = null;
+      if (!opts.noScan) {
+        log(`${format}: running karpdoctor scan`);
+        scan = await measureScan(opts, format, entry);
+        log(`${format}: scan ${scan.ok ? 'finished' : 'FAILED'} (exit ${scan.exit}) in ${fmtS(scan.wallMs)}, peak RSS ${fmtRss(scan.maxRSSKiB)}`);
+      }
+      results.push({ format, manifest: entry.manifest, floor, floorMs, floorExtrapolated, floorNote, scan });
+    }
+    printTable(opts, results);
+    const failed = results.filter((r) => r.scan && !r.scan.ok);
+    if (failed.length) process.stdout.write(`\nscan FAILED for ${failed.map((r) => r.format).join(', ')} (see stderr above); exit code other than 0/1.\n`);
+  } finally {
+    if (!opts.keep) for (const dir of generatedNow) fs.rmSync(dir, { recursive: true, force: true });
+    else if (generatedNow.length) log(`kept ${generatedNow.map((d) => path.relative(ROOT, d)).join(', ')}`);
+  }
+}
+
+main().catch((e) => {
+  process.stderr.write(`bench: ${e.message}\n`);
+  process.exit(1);
+});
