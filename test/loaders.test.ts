@@ -187,6 +187,51 @@ describe('the two YAML paths agree', () => {
   });
 });
 
+describe('files parsed whole agree with the streaming paths, lines included', () => {
+  it('on every JSON and YAML fixture in the repository', async () => {
+    const { readdirSync, statSync } = await import('node:fs');
+    const { Snapshot } = await import('../src/snapshot/snapshot.js');
+    const root = join(import.meta.dirname, '..', 'fixtures');
+    const files: string[] = [];
+    const walk = (d: string) => {
+      for (const e of readdirSync(d)) {
+        const p = join(d, e);
+        if (statSync(p).isDirectory()) walk(p);
+        else if (/\.(ya?ml|json)$/.test(e)) files.push(p);
+      }
+    };
+    walk(root);
+    let located = 0;
+    for (const f of files) {
+      const json = f.endsWith('.json');
+      const whole = await loadInputs([f], json ? {} : { yamlPath: 'whole' });
+      const streamed = await loadInputs([f], json ? { jsonPath: 'stream' } : { yamlPath: 'fast' });
+      expect(whole.objects.map((o) => o.object), f).toEqual(streamed.objects.map((o) => o.object));
+      expect(whole.skipped, f).toEqual(streamed.skipped);
+      // Lazily located lines are the lines the streaming path saw.
+      const snapshot = new Snapshot(whole);
+      whole.objects.forEach((o, i) => {
+        const p = snapshot.provenance(o.object);
+        if (!p) return; // a second object with the same name, merged into the first
+        if (p.fsPath) located++;
+        expect(p.line, `${f} object ${i}`).toBe(streamed.objects[i]!.provenance.line);
+      });
+    }
+    expect(located).toBeGreaterThan(100);
+  });
+
+  it('falls back to the streaming path when the whole text does not parse cleanly', async () => {
+    const p = write('stream-with-noise.json', '{"kind":"Node","apiVersion":"v1","metadata":{"name":"a"}}\nWarning: x\n{"kind":"Node","apiVersion":"v1","metadata":{"name":"b"}}\n');
+    const r = await loadInputs([p]);
+    expect(names(r)).toEqual(['Node/a', 'Node/b']);
+    expect(r.objects.map((o) => o.provenance)).toEqual([
+      { source: p, line: 1 },
+      { source: p, line: 3 },
+    ]);
+    expect(reasons(r)).toEqual(['stream-with-noise.json:2 kubectl message, not an object: Warning: x']);
+  });
+});
+
 describe('bad input: reported with file and line, the rest still loads', () => {
   const good = 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: good\n';
 

@@ -7,7 +7,10 @@ import type { KubeObject } from './types.js';
 
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
-/** Settings the controller reads from its environment; kept on any container so version/gate/queue detection works. */
+/** A container with one of these is a Karpenter (or node-termination-handler) controller: its env is kept. */
+const CONTROLLER_MARKERS = /^(FEATURE_GATES|INTERRUPTION_QUEUE|CLUSTER_ENDPOINT|BATCH_MAX_DURATION|BATCH_IDLE_DURATION|KARPENTER_[A-Z_]+|QUEUE_URL|ENABLE_SQS_TERMINATION_DRAINING|ENABLE_SPOT_INTERRUPTION_DRAINING)$/;
+
+/** Settings the controller reads from its environment; their values are kept so version/gate/queue detection works. */
 const CONTROLLER_SETTINGS = /^(FEATURE_GATES|INTERRUPTION_QUEUE|CLUSTER_NAME|CLUSTER_ENDPOINT|BATCH_MAX_DURATION|BATCH_IDLE_DURATION|LOG_LEVEL|PREFERENCE_POLICY|MIN_VALUES_POLICY|AWS_REGION|VM_MEMORY_OVERHEAD_PERCENT|RESERVED_ENIS|ISOLATED_VPC|KARPENTER_[A-Z_]+|QUEUE_URL|ENABLE_SQS_TERMINATION_DRAINING|ENABLE_SPOT_INTERRUPTION_DRAINING|ENABLE_SCHEDULED_EVENT_DRAINING|ENABLE_REBALANCE_(MONITORING|DRAINING))$/;
 
 const CONTAINER_DROP = [
@@ -65,8 +68,15 @@ function compactNode(node: KubeObject): void {
   if (status) clear(status, 'images');
 }
 
+/** Volume sources that say nothing about storage topology: reduced to their name, keeping every index. */
+const NON_STORAGE_VOLUMES = ['projected', 'configMap', 'secret', 'downwardAPI', 'serviceAccountToken'];
+
 function compactPodSpec(spec: unknown): void {
   if (!isRecord(spec)) return;
+  clear(spec, 'securityContext');
+  if (Array.isArray(spec.volumes)) {
+    spec.volumes = spec.volumes.map((v) => (isRecord(v) && NON_STORAGE_VOLUMES.some((k) => k in v) ? { name: v.name } : v));
+  }
   for (const key of ['containers', 'initContainers', 'ephemeralContainers']) {
     const list = spec[key];
     if (!Array.isArray(list)) continue;
@@ -76,12 +86,18 @@ function compactPodSpec(spec: unknown): void {
 
 function compactContainer(c: Record<string, unknown>): void {
   for (const k of CONTAINER_DROP) clear(c, k);
-  // Entries stay where they are — evidence points into this array by index (`env/12/value`) — but only the
-  // controller's settings keep a value: other values are bulk, and sometimes secrets.
+  // Only a container that carries controller settings keeps its env; there entries stay where they are — evidence
+  // points into the array by index (`env/12/value`) — and only the settings keep a value (others are bulk, and
+  // sometimes secrets).
   const env = c.env;
   if (Array.isArray(env)) {
-    c.env = env.map((e) => (isRecord(e) && typeof e.name === 'string' && !CONTROLLER_SETTINGS.test(e.name) ? { name: e.name } : e));
+    const settings = env.some((e) => isRecord(e) && typeof e.name === 'string' && CONTROLLER_MARKERS.test(e.name));
+    c.env = settings
+      ? env.map((e) => (isRecord(e) && typeof e.name === 'string' && !CONTROLLER_SETTINGS.test(e.name) ? { name: e.name } : e))
+      : undefined;
   }
+  // Ports matter to scheduling only through hostPort.
+  if (Array.isArray(c.ports) && !c.ports.some((p) => isRecord(p) && p.hostPort !== undefined)) c.ports = undefined;
 }
 
 function compactPodStatus(status: unknown): void {

@@ -65,7 +65,11 @@ export class JsonStreamScanner {
   private listId = 0;
   private tooDeep = false;
 
-  constructor(private readonly sink: JsonStreamSink) {}
+  /** With `decode: false` units are only located (value/item get `undefined`): finding lines costs no parsing. */
+  constructor(
+    private readonly sink: JsonStreamSink,
+    private readonly options: { decode?: boolean } = {},
+  ) {}
 
   push(chunk: Buffer): void {
     this.compact();
@@ -285,7 +289,7 @@ export class JsonStreamScanner {
       return;
     }
     const parsed = this.parseRange(start, end, this.elemLine);
-    if (parsed !== undefined) this.sink.item(parsed, this.elemLine, this.listId);
+    if (parsed !== undefined) this.sink.item(parsed ?? undefined, this.elemLine, this.listId);
   }
 
   private finishValue(end: number): void {
@@ -297,7 +301,7 @@ export class JsonStreamScanner {
       this.sink.error(`JSON nested deeper than ${MAX_DEPTH} levels`, this.valueLine);
     } else {
       const parsed = this.parseRange(this.valueStart, end, this.valueLine);
-      if (parsed !== undefined) this.sink.value(parsed, this.valueLine);
+      if (parsed !== undefined) this.sink.value(parsed ?? undefined, this.valueLine);
     }
     this.resetValue();
   }
@@ -338,6 +342,7 @@ export class JsonStreamScanner {
   }
 
   private parseRange(start: number, end: number, line: number): unknown {
+    if (this.options.decode === false) return null;
     const text = this.buf.toString('utf8', start, end);
     try {
       return JSON.parse(text) as unknown;

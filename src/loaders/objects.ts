@@ -10,6 +10,9 @@ export interface ObjectSink {
   objects: LoadedObject[];
   skipped: SkippedInput[];
   listedKinds: Set<string>;
+  /** Objects of a file parsed whole get no line yet, only the path and their position to locate them later. */
+  lazyLinesIn?: string;
+  nextUnit?: number;
 }
 
 export function groupOf(apiVersion: string): string {
@@ -61,7 +64,10 @@ export function acceptObject(
     sink.skipped.push({ source, line, reason: `${kube.kind} without metadata.name` });
     return false;
   }
-  sink.objects.push({ object: compactObject(kube), provenance: { source, line } });
+  const provenance = sink.lazyLinesIn
+    ? { source, line: 0, fsPath: sink.lazyLinesIn, unit: (sink.nextUnit = (sink.nextUnit ?? -1) + 1) }
+    : { source, line };
+  sink.objects.push({ object: compactObject(kube), provenance });
   sink.listedKinds.add(kindKey(kube.apiVersion, kube.kind));
   return true;
 }

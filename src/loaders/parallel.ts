@@ -16,7 +16,7 @@ const WORKER_URL = new URL('./parse-worker.js', import.meta.url);
 export interface WorkerJob {
   id: number;
   file: { fsPath: string; displayPath: string; relPath: string; size: number };
-  yamlPath?: 'exact' | 'fast';
+  options: Pick<LoadOptions, 'yamlPath' | 'jsonPath'>;
 }
 
 export type WorkerReply = { id: number; type: 'objects'; json: string } | { id: number; type: 'done'; json: string } | { id: number; type: 'failed'; message: string };
@@ -65,7 +65,7 @@ class Pool implements ParsePool {
     const job: WorkerJob = {
       id,
       file: { fsPath: file.fsPath!, displayPath: file.displayPath, relPath: file.relPath, size: file.size },
-      ...(opts.yamlPath ? { yamlPath: opts.yamlPath } : {}),
+      options: { ...(opts.yamlPath ? { yamlPath: opts.yamlPath } : {}), ...(opts.jsonPath ? { jsonPath: opts.jsonPath } : {}) },
     };
     return new Promise<PartialLoad>((resolve, reject) => {
       this.pending.set(id, {

@@ -18,7 +18,7 @@ async function handle(job: WorkerJob): Promise<void> {
   try {
     const { fsPath, displayPath, relPath, size } = job.file;
     const source = new FileSource(fsPath, size);
-    const partial = await loadOne({ displayPath, relPath, size, fsPath, chunks: () => source.stream(0, size) }, job.yamlPath ? { yamlPath: job.yamlPath } : {});
+    const partial = await loadOne({ displayPath, relPath, size, fsPath, chunks: () => source.stream(0, size) }, job.options);
     for (let i = 0; i < partial.objects.length; i += BATCH) {
       send({ id: job.id, type: 'objects', json: JSON.stringify(partial.objects.slice(i, i + BATCH)) });
     }

@@ -7,8 +7,15 @@
 export interface Provenance {
   /** Display path: `dump/nodes.json`, `bundle.tar.gz!kube-system/pods.json`, `<stdin>`, or `live`. */
   source: string;
-  /** 1-based line of the document or list item; 0 when unknown (live). */
+  /** 1-based line of the document or list item; 0 when unknown (live) or not yet located (see `fsPath`). */
   line: number;
+  /**
+   * Set when the file was parsed whole and the line is found only if a report needs it: the file on disk to
+   * locate the object in (see `LoadResult.locate`).
+   */
+  fsPath?: string;
+  /** With `fsPath`: the object's position among the objects of that file, to find its line without parsing. */
+  unit?: number;
 }
 
 /** A Kubernetes object as decoded from JSON/YAML, after load-time compaction. */
@@ -82,4 +89,6 @@ export interface LoadResult {
   sources: string[];
   /** Number of files (or archive entries) read. */
   filesRead: number;
+  /** Re-reads a file parsed whole and returns the start line of each of its objects, in load order. */
+  locate?: (fsPath: string, source: string) => number[];
 }

@@ -16,14 +16,18 @@ const DOC_END = /^\.\.\.\s*$/;
 /** An unquoted Helm/Go template expression where YAML expects a value: the file was never rendered. */
 const UNRENDERED_TEMPLATE = /^\s*(-\s+)?(\{\{|[^#"'\s][^#"']*:\s+\{\{)/;
 /** js-yaml keeps aliases as shared references, so an alias bomb would explode later; such units go to `yaml`. */
-const MAYBE_ALIAS = /(^|[\s[{,:-])\*[\w.-]+/m;
-const MAYBE_ANCHOR = /(^|[\s[{,:-])&[\w.-]+/m;
+export const MAYBE_ALIAS = /(^|[\s[{,:-])\*[\w.-]+/m;
+export const MAYBE_ANCHOR = /(^|[\s[{,:-])&[\w.-]+/m;
+
+const MAYBE_STRAY = /^[=WEeNCIF]/;
 
 /** Routes a line that is not YAML (log block, kubectl noise) to the stray handler; true when it did. */
 class StrayFilter {
   private inBlock = false;
   constructor(private readonly stray: StrayLineHandler) {}
   take(text: string, line: number): boolean {
+    // Log blocks and kubectl messages start at column 0 with one of a few letters; YAML content mostly does not.
+    if (!this.inBlock && !MAYBE_STRAY.test(text)) return false;
     if (this.inBlock) {
       this.stray.line(text, line);
       if (isLogBlockEnd(text)) this.inBlock = false;
@@ -49,7 +53,7 @@ export function loadYamlText(text: string, source: string, sink: ObjectSink, str
   for (let i = 0; i < lines.length; i++) {
     const l = lines[i]!;
     if (filter.take(l.replace(/\r$/, ''), i + 1)) lines[i] = '';
-    else if (UNRENDERED_TEMPLATE.test(l)) templateLines.push(i + 1);
+    else if (l.includes('{{') && UNRENDERED_TEMPLATE.test(l)) templateLines.push(i + 1);
   }
   const clean = lines.join('\n');
   const lineCounter = new LineCounter();
@@ -121,28 +125,37 @@ export class YamlStreamLoader {
   private itemStarts: number[] = [];
   private kindless: Array<{ value: unknown; line: number }> = [];
 
+  /** Lines-only mode: report where each object starts without decoding items (see locate.ts). */
+  private readonly onUnit: ((line: number) => void) | undefined;
+  private unitLines: number[] = [];
+
   constructor(
     private readonly source: string,
     private readonly sink: ObjectSink,
     stray: StrayLineHandler,
-    private readonly batchLimit = 4 << 20,
+    options: { batchLimit?: number; onUnit?: (line: number) => void } = {},
   ) {
     this.filter = new StrayFilter(stray);
+    this.batchLimit = options.batchLimit ?? 4 << 20;
+    this.onUnit = options.onUnit;
   }
+
+  private readonly batchLimit: number;
 
   line(text: string, line: number): void {
     if (this.filter.take(text, line)) return;
-    if (DOC_SEPARATOR.test(text) || DOC_END.test(text)) {
+    const first = text.charCodeAt(0);
+    if ((first === 0x2d /* - */ && DOC_SEPARATOR.test(text)) || (first === 0x2e /* . */ && DOC_END.test(text))) {
       this.endDocument();
       this.docLine = line + 1;
       return;
     }
-    if (!this.templateLine && UNRENDERED_TEMPLATE.test(text)) this.templateLine = line;
+    if (!this.templateLine && text.includes('{{') && UNRENDERED_TEMPLATE.test(text)) this.templateLine = line;
     if (this.inItems) {
       this.itemLine(text, line);
       return;
     }
-    if (!this.itemsDone && /^items:\s*(#.*)?$/.test(text)) {
+    if (!this.itemsDone && first === 0x69 /* i */ && /^items:\s*(#.*)?$/.test(text)) {
       this.header = this.doc;
       this.doc = [];
       this.inItems = true;
@@ -201,6 +214,10 @@ export class YamlStreamLoader {
     this.batchBytes = 0;
     this.itemStarts = [];
     if (this.templateLine) return; // the whole document is reported once at its end
+    if (this.onUnit) {
+      this.unitLines.push(...starts);
+      return;
+    }
     const values = this.decode(text, this.batchFirstLine, true);
     if (Array.isArray(values) && values.length === starts.length) {
       values.forEach((v, i) => this.item(v, starts[i]!));
@@ -236,8 +253,12 @@ export class YamlStreamLoader {
       this.finishList(wrapper);
     } else if (this.doc.some((l) => l.trim() !== '' && !l.trimStart().startsWith('#'))) {
       const value = this.decode(this.doc.join('\n'), this.docLine);
-      if (value !== undefined && guardDepth(value, this.source, lastLine, this.sink)) {
-        acceptDocument(value, this.source, firstContentLine(this.doc, this.docLine), this.sink);
+      const line = firstContentLine(this.doc, this.docLine);
+      if (this.onUnit) {
+        const units = Array.isArray(value) ? value.length : value === null || value === undefined ? 0 : isListDocument(value) ? listLength(value) : 1;
+        for (let i = 0; i < units; i++) this.onUnit(line);
+      } else if (value !== undefined && guardDepth(value, this.source, lastLine, this.sink)) {
+        acceptDocument(value, this.source, line, this.sink);
       }
     }
     this.doc = [];
@@ -251,6 +272,11 @@ export class YamlStreamLoader {
   }
 
   private finishList(wrapper: Record<string, unknown>): void {
+    if (this.onUnit) {
+      for (const line of isListKind(wrapper.kind) ? this.unitLines : [this.docLine]) this.onUnit(line);
+      this.unitLines = [];
+      return;
+    }
     if (!isListKind(wrapper.kind)) {
       // Not a list after all: an object that happens to have an `items` field.
       if (this.kindless.length || Object.keys(wrapper).length) {
@@ -298,6 +324,15 @@ export class YamlStreamLoader {
       return undefined;
     }
   }
+}
+
+function isListDocument(v: unknown): boolean {
+  return typeof v === 'object' && v !== null && isListKind((v as Record<string, unknown>).kind) && 'items' in v;
+}
+
+function listLength(v: unknown): number {
+  const items = (v as { items?: unknown }).items;
+  return Array.isArray(items) ? items.length : 0;
 }
 
 function firstContentLine(lines: string[], first: number): number {

@@ -70,7 +70,12 @@ export function reportContext(snapshot: Snapshot, run: RunResult, rules: readonl
     referenceTimeSource:
       rt.source === 'flag' ? 'from --now' : rt.source === 'dump' ? `latest time in the dump: ${rt.evidence}` : 'wall clock (no time in the input)',
     karpenterVersionSource: c.versionEvidence ?? null,
-    notes: [...(c.note ? [c.note] : [])],
+    notes: [
+      ...(c.note ? [c.note] : []),
+      ...(snapshot.mergedCount
+        ? [`${snapshot.mergedCount} object(s) appeared more than once (the same kind, namespace and name) and were counted once, keeping the copy with status or the newest resourceVersion (e.g. ${snapshot.mergedExample})`]
+        : []),
+    ],
     filesRead: snapshot.filesRead,
     objectCount: snapshot.objectCount,
     logRecords: snapshot.logs.length,

@@ -33,9 +33,15 @@ export function referenceTime(snapshot: Snapshot, opts: SnapshotOptions): Refere
 
 function latestTimestamp(snapshot: Snapshot): { ms: number; what: string } | undefined {
   let best: { ms: number; what: string } | undefined;
+  let bestText = '';
   const consider = (t: unknown, what: () => string) => {
+    // Kubernetes writes UTC as YYYY-MM-DDTHH:MM:SS…Z, which sorts as text: skip the parse for the many older ones.
+    if (typeof t !== 'string' || (t.endsWith('Z') && t.slice(0, 19) < bestText)) return;
     const ms = parseTime(t);
-    if (ms !== undefined && (!best || ms > best.ms)) best = { ms, what: what() };
+    if (ms !== undefined && (!best || ms > best.ms)) {
+      best = { ms, what: what() };
+      if (t.endsWith('Z')) bestText = t.slice(0, 19);
+    }
   };
   const conditionTimes = (o: KubeObject, label: string) => {
     for (const c of arr<Json>(dig(o, 'status', 'conditions'))) {

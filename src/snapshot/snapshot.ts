@@ -42,12 +42,17 @@ export class Snapshot {
   private readonly provenanceMap = new Map<KubeObject, Provenance[]>();
   private readonly listedKinds: Set<string>;
   private readonly cache = new Map<string, unknown>();
+  /** Objects found more than once (the same object in two files, or two objects with one name): merged. */
+  mergedCount = 0;
+  mergedExample: string | undefined;
+  private readonly locate: LoadResult['locate'];
 
   constructor(load: LoadResult, opts: SnapshotOptions = {}) {
     this.sources = load.sources;
     this.skipped = load.skipped;
     this.logs = load.logs;
     this.filesRead = load.filesRead;
+    this.locate = load.locate;
     this.denied = opts.denied ?? new Map();
     this.listedKinds = new Set([...load.listedKinds].map(normaliseKindKey));
     for (const { object, provenance } of load.objects) this.add(object, provenance);
@@ -68,6 +73,8 @@ export class Snapshot {
     const key = objectKey(kindKey, object);
     const existing = this.byKey.get(key);
     if (existing) {
+      this.mergedCount++;
+      this.mergedExample ??= `${object.kind} ${object.metadata.namespace ? `${object.metadata.namespace}/` : ''}${nameOf(object)}`;
       const provs = this.provenanceMap.get(existing)!;
       if (prefer(object, existing)) {
         this.replace(kindKey, existing, object);
@@ -103,7 +110,16 @@ export class Snapshot {
 
   /** Where the object was read (the preferred copy); every copy via `provenances`. */
   provenance(obj: KubeObject): Provenance | undefined {
-    return this.provenanceMap.get(obj)?.[0];
+    const p = this.provenanceMap.get(obj)?.[0];
+    if (p && p.line === 0 && p.fsPath) p.line = this.locateLine(p);
+    return p;
+  }
+
+  /** Files parsed whole carry no lines; the loader re-scans one only when a report cites an object in it. */
+  private locateLine(p: Provenance): number {
+    if (!this.locate || !p.fsPath || p.unit === undefined) return 0;
+    const lines = this.memo(`lines:${p.fsPath}`, () => this.locate!(p.fsPath!, p.source));
+    return lines[p.unit] ?? 0;
   }
 
   provenances(obj: KubeObject): Provenance[] {
