@@ -174,6 +174,38 @@ describe('karpdoctor (built binary)', () => {
     expect(run(['scan', big, '--jobs', 'many']).code).toBe(2);
   });
 
+  it('a big kubectl JSON file cut across worker threads loads exactly as one thread streams it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'karpdoctor-split-'));
+    const node = (i: number, unhealthy: boolean) => ({
+      metadata: { name: `ip-10-1-${Math.floor(i / 200)}-${i % 200}.us-west-2.compute.internal`, creationTimestamp: '2024-11-01T10:00:00Z', labels: { 'karpenter.sh/nodepool': 'default', filler: 'x'.repeat(200) } },
+      spec: { providerID: `aws:///us-west-2a/i-${i.toString(16).padStart(17, '0')}` },
+      status: { conditions: [{ type: 'Ready', status: unhealthy ? 'Unknown' : 'True', reason: unhealthy ? 'NodeStatusUnknown' : 'KubeletReady', lastHeartbeatTime: unhealthy ? '2024-11-05T11:00:00Z' : REF, lastTransitionTime: unhealthy ? '2024-11-05T11:00:00Z' : '2024-11-01T10:01:00Z' }] },
+    });
+    const items = Array.from({ length: 1500 }, (_, i) => node(i, i % 400 === 399));
+    // Typed list as cluster-info dump prints it (kind first, items without kind) and a kubectl List (kind last).
+    writeFileSync(join(dir, 'nodes.json'), `${JSON.stringify({ kind: 'NodeList', apiVersion: 'v1', metadata: { resourceVersion: '1' }, items }, null, 4)}\n`);
+    const more = items.slice(0, 900).map((n, i) => ({ apiVersion: 'v1', kind: 'Node', ...node(i + 5000, i % 300 === 299) }));
+    writeFileSync(join(dir, 'more.json'), `${JSON.stringify({ apiVersion: 'v1', items: more, kind: 'List', metadata: { resourceVersion: '' } }, null, 4)}\n`);
+    const env = { ...process.env, NO_COLOR: '1', KARPDOCTOR_SPLIT_ABOVE: '100000' };
+    const runWith = (jobs: string) => spawnSync(process.execPath, [BIN, 'scan', dir, '--format', 'json', '--jobs', jobs, '--timing'], { encoding: 'utf8', env, maxBuffer: 64 << 20 });
+    const single = runWith('0');
+    const split = runWith('2');
+    expect(split.stderr).toMatch(/parsed in parallel ranges: .*nodes\.json \(4 ranges\)/);
+    expect(split.stderr).toMatch(/parsed in parallel ranges: .*more\.json \(4 ranges\)/);
+    expect(single.stderr).not.toMatch(/parallel ranges/);
+    expect(split.stdout).toBe(single.stdout);
+    const report = JSON.parse(split.stdout);
+    expect(report.snapshot.counts.Node).toBe(2400);
+    expect(report.findings).toHaveLength(6);
+    // Evidence lines are true to the file even for nodes deep in the last range.
+    const lines = readFileSync(join(dir, 'nodes.json'), 'utf8').split('\n');
+    for (const f of report.findings.filter((x: { evidence: Array<{ source: string }> }) => x.evidence[0]!.source.includes('nodes.json'))) {
+      const line = Number(f.evidence[0].source.split(':').pop());
+      expect(lines[line - 1]).toBe('        {');
+      expect(lines[line + 1]).toContain(f.object.name);
+    }
+  });
+
   it('--output writes the report to a file', () => {
     const out = join(mkdtempSync(join(tmpdir(), 'karpdoctor-out-')), 'report.json');
     const r = run(['scan', dump, '--format', 'json', '--output', out]);

@@ -1,4 +1,4 @@
-import { mkdtempSync, mkdirSync, writeFileSync, chmodSync, symlinkSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -16,6 +16,20 @@ function write(rel: string, content: string | Buffer): string {
   mkdirSync(join(p, '..'), { recursive: true });
   writeFileSync(p, content);
   return p;
+}
+
+/** Every fixture file in the repository whose name matches. */
+function fixtureFiles(pattern: RegExp): string[] {
+  const files: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d)) {
+      const p = join(d, e);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (pattern.test(e)) files.push(p);
+    }
+  };
+  walk(join(import.meta.dirname, '..', 'fixtures'));
+  return files;
 }
 
 function names(r: LoadResult): string[] {
@@ -157,17 +171,7 @@ describe('the two YAML paths agree', () => {
   });
 
   it('on every YAML fixture in the repository', async () => {
-    const { readdirSync, statSync } = await import('node:fs');
-    const root = join(import.meta.dirname, '..', 'fixtures');
-    const files: string[] = [];
-    const walk = (d: string) => {
-      for (const e of readdirSync(d)) {
-        const p = join(d, e);
-        if (statSync(p).isDirectory()) walk(p);
-        else if (/\.ya?ml$/.test(e)) files.push(p);
-      }
-    };
-    walk(root);
+    const files = fixtureFiles(/\.ya?ml$/);
     expect(files.length).toBeGreaterThan(0);
     for (const f of files) {
       const exact = await loadInputs([f], { yamlPath: 'exact' });
@@ -189,18 +193,8 @@ describe('the two YAML paths agree', () => {
 
 describe('files parsed whole agree with the streaming paths, lines included', () => {
   it('on every JSON and YAML fixture in the repository', async () => {
-    const { readdirSync, statSync } = await import('node:fs');
     const { Snapshot } = await import('../src/snapshot/snapshot.js');
-    const root = join(import.meta.dirname, '..', 'fixtures');
-    const files: string[] = [];
-    const walk = (d: string) => {
-      for (const e of readdirSync(d)) {
-        const p = join(d, e);
-        if (statSync(p).isDirectory()) walk(p);
-        else if (/\.(ya?ml|json)$/.test(e)) files.push(p);
-      }
-    };
-    walk(root);
+    const files = fixtureFiles(/\.(ya?ml|json)$/);
     let located = 0;
     for (const f of files) {
       const json = f.endsWith('.json');

@@ -86,6 +86,7 @@ export async function scanCommand(paths: string[], opts: ScanOptions, toolVersio
   if (opts.timing) {
     const lines = [
       `load      ${ms(t1 - t0)}  (${load.filesRead} files, ${load.objects.length} objects, ${load.logs.length} log records)`,
+      ...(load.splitFiles ?? []).map((f) => `  parsed in parallel ranges: ${f}`),
       `snapshot  ${ms(t2 - t1)}`,
       `rules     ${ms(t3 - t2)}`,
       ...Object.entries(run.timings)

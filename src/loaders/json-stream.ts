@@ -71,6 +71,11 @@ export class JsonStreamScanner {
     private readonly options: { decode?: boolean } = {},
   ) {}
 
+  /** Lines seen so far (1 + newlines). */
+  get linesSeen(): number {
+    return this.line;
+  }
+
   push(chunk: Buffer): void {
     this.compact();
     this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);

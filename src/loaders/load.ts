@@ -12,7 +12,8 @@ import { isKarpenterControllerPod, looksLikeKarpenterLog, podFromLogPath } from 
 import { acceptDocument, acceptObject, kindKey, listItemType, type ObjectSink } from './objects.js';
 import { StrayLineHandler, linesOf, type TextSink } from './text-lines.js';
 import { locateUnitLines } from './locate.js';
-import { startPool } from './parallel.js';
+import { startPool, type ParsePool } from './parallel.js';
+import { planSplit, stitch, type RangePartial } from './split.js';
 import type { LoadResult, LoadedObject, LogRecord, SkippedInput } from './types.js';
 import { MAYBE_ALIAS, MAYBE_ANCHOR, YamlStreamLoader, loadYamlText } from './yaml-load.js';
 import jsYaml from 'js-yaml';
@@ -30,6 +31,8 @@ export interface LoadOptions {
   yamlPath?: 'exact' | 'fast' | 'whole';
   /** Force the streaming JSON path instead of parsing files whole (tests prove both agree). */
   jsonPath?: 'whole' | 'stream';
+  /** Files above this size are cut across worker threads (default: those too big to parse whole). */
+  splitAboveBytes?: number;
   onFile?: (displayPath: string, bytes: number) => void;
   /** Worker threads for parsing files on disk: undefined = automatic (cores, when the input is big), 0 = none. */
   jobs?: number;
@@ -57,7 +60,9 @@ export async function loadInputs(paths: string[], opts: LoadOptions = {}): Promi
     // Largest files first, so that no worker is left with one big file at the end while the other idles.
     const toWorkers = new Map<InputFile, Promise<PartialLoad>>();
     if (pool) {
-      for (const f of files.filter((f) => f.fsPath).sort((a, b) => b.size - a.size)) toWorkers.set(f, pool.load(f, opts));
+      for (const f of files.filter((f) => f.fsPath).sort((a, b) => b.size - a.size)) {
+        toWorkers.set(f, f.size > splitAbove(opts) ? loadSplit(pool, f, opts) : pool.load(f, opts));
+      }
     }
     let local: Promise<unknown> = Promise.resolve();
     const partials = entries.map((entry) => {
@@ -74,6 +79,22 @@ export async function loadInputs(paths: string[], opts: LoadOptions = {}): Promi
   } finally {
     await pool?.close();
   }
+}
+
+/** A file too big to parse whole, cut at item boundaries across the workers; streamed by one worker if it cannot be. */
+async function loadSplit(pool: ParsePool, file: InputFile, opts: LoadOptions): Promise<PartialLoad> {
+  // More ranges than workers, so that an uneven range does not leave one core idle at the end.
+  const plan = await planSplit(file.fsPath!, file.size, pool.size * 2);
+  if (plan) {
+    const ranges = (await Promise.all(plan.map((range) => pool.load(file, opts, range)))) as RangePartial[];
+    const stitched = stitch(ranges);
+    if (stitched) return { ...stitched, splitInto: ranges.length, displayPath: file.displayPath };
+  }
+  return pool.load(file, opts);
+}
+
+function splitAbove(opts: LoadOptions): number {
+  return opts.splitAboveBytes ?? (Number(process.env.KARPDOCTOR_SPLIT_ABOVE) || WHOLE_FILE_BYTES);
 }
 
 /** One file, loaded in this thread. Also the worker's unit of work. */
@@ -106,6 +127,8 @@ export interface PartialLoad {
   /** A log file of a pod other than the Karpenter controller, not read. */
   ignoredLogFile: boolean;
   displayPath?: string;
+  /** The file was cut into this many ranges parsed in parallel. */
+  splitInto?: number;
 }
 
 function skippedOnly(entry: SkippedInput): PartialLoad {
@@ -123,6 +146,7 @@ function merge(paths: string[], partials: PartialLoad[], filesRead: number): Loa
     for (const s of p.skipped) result.skipped.push(s);
     for (const k of p.listedKinds) result.listedKinds.add(k);
     for (const [k, n] of p.ignoredLogBlocks) ignoredLogs.set(k, (ignoredLogs.get(k) ?? 0) + n);
+    if (p.splitInto) (result.splitFiles ??= []).push(`${p.displayPath} (${p.splitInto} ranges)`);
     if (p.ignoredLogFile) {
       ignoredFiles++;
       example ||= p.displayPath ?? '';

@@ -8,6 +8,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { InputFile } from './inputs.js';
 import type { LoadOptions, PartialLoad } from './load.js';
+import type { RangeJob } from './split.js';
 
 /** Below this many bytes of files on disk, one thread is faster than starting workers. */
 const PARALLEL_MIN_BYTES = 16 << 20;
@@ -17,12 +18,15 @@ export interface WorkerJob {
   id: number;
   file: { fsPath: string; displayPath: string; relPath: string; size: number };
   options: Pick<LoadOptions, 'yamlPath' | 'jsonPath'>;
+  /** Part of a file split across workers (split.ts); the reply is a RangePartial. */
+  range?: RangeJob;
 }
 
 export type WorkerReply = { id: number; type: 'objects'; json: string } | { id: number; type: 'done'; json: string } | { id: number; type: 'failed'; message: string };
 
 export interface ParsePool {
-  load(file: InputFile, opts: LoadOptions): Promise<PartialLoad>;
+  readonly size: number;
+  load(file: InputFile, opts: LoadOptions, range?: RangeJob): Promise<PartialLoad>;
   close(): Promise<void>;
 }
 
@@ -47,7 +51,7 @@ class Pool implements ParsePool {
   private readonly pending = new Map<number, { partial: PartialLoad | null; objects: PartialLoad['objects']; resolve: (p: PartialLoad) => void; reject: (e: Error) => void }>();
   private nextId = 1;
 
-  constructor(size: number) {
+  constructor(readonly size: number) {
     for (let i = 0; i < size; i++) {
       const worker = new Worker(WORKER_URL);
       // Workers hold no handles once idle; let the process exit without waiting for them.
@@ -58,21 +62,23 @@ class Pool implements ParsePool {
     }
   }
 
-  load(file: InputFile, opts: LoadOptions): Promise<PartialLoad> {
+  load(file: InputFile, opts: LoadOptions, range?: RangeJob): Promise<PartialLoad> {
     const id = this.nextId++;
     const slot = this.workers.reduce((a, b) => (b.busy < a.busy ? b : a));
-    slot.busy += file.size || 1;
+    const weight = range ? range.end - range.start : file.size || 1;
+    slot.busy += weight;
     const job: WorkerJob = {
       id,
       file: { fsPath: file.fsPath!, displayPath: file.displayPath, relPath: file.relPath, size: file.size },
       options: { ...(opts.yamlPath ? { yamlPath: opts.yamlPath } : {}), ...(opts.jsonPath ? { jsonPath: opts.jsonPath } : {}) },
+      ...(range ? { range } : {}),
     };
     return new Promise<PartialLoad>((resolve, reject) => {
       this.pending.set(id, {
         partial: null,
         objects: [],
         resolve: (p) => {
-          slot.busy -= file.size || 1;
+          slot.busy -= weight;
           resolve(p);
         },
         reject,

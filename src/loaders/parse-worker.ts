@@ -2,6 +2,7 @@
 import { parentPort } from 'node:worker_threads';
 import { FileSource } from './archive.js';
 import { loadOne } from './load.js';
+import { loadRange } from './split.js';
 import type { WorkerJob, WorkerReply } from './parallel.js';
 
 /** Objects travel in batches so that no single message (a JSON string) approaches V8's string limit. */
@@ -18,7 +19,9 @@ async function handle(job: WorkerJob): Promise<void> {
   try {
     const { fsPath, displayPath, relPath, size } = job.file;
     const source = new FileSource(fsPath, size);
-    const partial = await loadOne({ displayPath, relPath, size, fsPath, chunks: () => source.stream(0, size) }, job.options);
+    const partial = job.range
+      ? await loadRange(fsPath, size, displayPath, job.range)
+      : await loadOne({ displayPath, relPath, size, fsPath, chunks: () => source.stream(0, size) }, job.options);
     for (let i = 0; i < partial.objects.length; i += BATCH) {
       send({ id: job.id, type: 'objects', json: JSON.stringify(partial.objects.slice(i, i + BATCH)) });
     }

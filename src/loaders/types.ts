@@ -89,6 +89,8 @@ export interface LoadResult {
   sources: string[];
   /** Number of files (or archive entries) read. */
   filesRead: number;
+  /** Files cut across worker threads, for `--timing`. */
+  splitFiles?: string[];
   /** Re-reads a file parsed whole and returns the start line of each of its objects, in load order. */
   locate?: (fsPath: string, source: string) => number[];
 }
