@@ -126,6 +126,14 @@ describe('JsonStreamScanner', () => {
     expect(out).toEqual([`text:${lines[0]}`, `text:${lines[1]}`, `text:${lines[2]}`, 'value:Node']);
   });
 
+  it('after text, an indented { is text too: JSON inside YAML that follows a stream is not a value', () => {
+    const out = scan('{"kind":"Node","apiVersion":"v1","metadata":{"name":"n"}}\napiVersion: karpenter.sh/v1\nmetadata:\n  annotations:\n    last-applied: |\n      {"kind":"NodePool","apiVersion":"karpenter.sh/v1","metadata":{"name":"desired"}}\n{"kind":"Node","apiVersion":"v1","metadata":{"name":"m"}}\n');
+    expect(out.values.map((v) => (v.value as { metadata: { name: string } }).metadata.name)).toEqual(['n', 'm']);
+    expect(out.text.map((t) => t.line)).toEqual([2, 3, 4, 5, 6]);
+    expect(scan('  {"a":1}').values).toHaveLength(1); // an indented first value is still a value
+    expect(scan('{"a":1} {"b":2}').values).toHaveLength(2); // values on one line
+  });
+
   it('reports a malformed item with its own line and keeps the items around it', () => {
     const input = '{"kind":"List","apiVersion":"v1","items":[\n{"kind":"Node","apiVersion":"v1","metadata":{"name":"ok1"}},\n{"kind":"Node",,"apiVersion":"v1"},\n{"kind":"Node","apiVersion":"v1","metadata":{"name":"ok2"}}\n]}';
     const out = scan(input);

@@ -64,6 +64,12 @@ export class JsonStreamScanner {
   private elemLine = 0;
   private listId = 0;
   private tooDeep = false;
+  /**
+   * After a text line, only a `{` or `[` at column 0 starts a value: an indented one belongs to the text (the JSON of
+   * a last-applied-configuration annotation inside YAML that follows a JSON stream is not an object of the dump).
+   */
+  private afterText = false;
+  private column0 = true;
 
   /** With `decode: false` units are only located (value/item get `undefined`): finding lines costs no parsing. */
   constructor(
@@ -179,15 +185,17 @@ export class JsonStreamScanner {
       const c = buf[pos]!;
       if (c === NEWLINE) {
         this.line++;
+        this.column0 = true;
         pos++;
         continue;
       }
       if (c === 0x20 || c === 0x09 || c === 0x0d) {
+        this.column0 = false;
         pos++;
         continue;
       }
       if (this.depth === 0) {
-        if ((c === 0x7b /* { */ || c === 0x5b) /* [ */ && !this.sink.inTextBlock?.()) {
+        if ((c === 0x7b /* { */ || c === 0x5b) /* [ */ && !this.sink.inTextBlock?.() && (this.column0 || !this.afterText)) {
           this.inValue = true;
           this.valueStart = pos;
           this.valueLine = this.line;
@@ -204,6 +212,7 @@ export class JsonStreamScanner {
         if (nl < 0 && !final) break;
         const end = nl < 0 ? len : nl;
         this.sink.text(buf.toString('utf8', pos, end).replace(/\r$/, ''), this.line);
+        this.afterText = true;
         pos = end;
         continue;
       }
@@ -313,6 +322,8 @@ export class JsonStreamScanner {
 
   private resetValue(): void {
     this.inValue = false;
+    this.afterText = false;
+    this.column0 = false;
     this.valueStart = -1;
     this.depth = 0;
     this.inString = false;
