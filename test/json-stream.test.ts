@@ -129,7 +129,15 @@ describe('JsonStreamScanner', () => {
   it('after text, an indented { is text too: JSON inside YAML that follows a stream is not a value', () => {
     const out = scan('{"kind":"Node","apiVersion":"v1","metadata":{"name":"n"}}\napiVersion: karpenter.sh/v1\nmetadata:\n  annotations:\n    last-applied: |\n      {"kind":"NodePool","apiVersion":"karpenter.sh/v1","metadata":{"name":"desired"}}\n{"kind":"Node","apiVersion":"v1","metadata":{"name":"m"}}\n');
     expect(out.values.map((v) => (v.value as { metadata: { name: string } }).metadata.name)).toEqual(['n', 'm']);
-    expect(out.text.map((t) => t.line)).toEqual([2, 3, 4, 5, 6]);
+    expect(out.text.map((t) => [t.line, t.text])).toEqual([
+      [2, 'apiVersion: karpenter.sh/v1'],
+      [3, 'metadata:'],
+      [4, '  annotations:'],
+      [5, '    last-applied: |'],
+      [6, '      {"kind":"NodePool","apiVersion":"karpenter.sh/v1","metadata":{"name":"desired"}}'],
+    ]);
+    const input = '{"kind":"Node","apiVersion":"v1","metadata":{"name":"n"}}\napiVersion: karpenter.sh/v1\nmetadata:\n  annotations:\n    last-applied: |\n      {"kind":"NodePool","apiVersion":"karpenter.sh/v1","metadata":{"name":"desired"}}\n{"kind":"Node","apiVersion":"v1","metadata":{"name":"m"}}\n';
+    for (const size of [1, 2, 5, 13]) expect(scan(input, size)).toEqual(scan(input));
     expect(scan('  {"a":1}').values).toHaveLength(1); // an indented first value is still a value
     expect(scan('{"a":1} {"b":2}').values).toHaveLength(2); // values on one line
   });

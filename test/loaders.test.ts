@@ -119,6 +119,29 @@ describe('formats', () => {
     expect(reasons(r)).toEqual([expect.stringMatching(/1 container log\(s\) of pods other than the Karpenter controller not read/)]);
   });
 
+  it('reads YAML appended to a JSON capture (kubectl get -o yaml >> dump.txt) as YAML', async () => {
+    const nodes = JSON.stringify({ kind: 'NodeList', apiVersion: 'v1', items: [{ metadata: { name: 'n1' } }] }, null, 4);
+    const yaml = [
+      'apiVersion: v1',
+      'items:',
+      '- apiVersion: karpenter.sh/v1',
+      '  kind: NodePool',
+      '  metadata:',
+      '    annotations:',
+      '      kubectl.kubernetes.io/last-applied-configuration: |',
+      '        {"apiVersion":"karpenter.sh/v1","kind":"NodePool","metadata":{"name":"desired-copy"}}',
+      '    name: default',
+      'kind: List',
+      'metadata:',
+      '  resourceVersion: ""',
+    ].join('\n');
+    const p = write('appended.txt', `${nodes}\n${yaml}\n${nodes.replace('n1', 'n2')}\n`);
+    const r = await loadInputs([p]);
+    expect(names(r)).toEqual(['Node/n1', 'NodePool/default', 'Node/n2']);
+    expect(r.objects[1]!.provenance.line).toBe(nodes.split('\n').length + 3);
+    expect(r.skipped).toEqual([]);
+  });
+
   it('reads controller logs from a cluster-info dump directory and ignores other pods\' logs with one note', async () => {
     write('ci2/kube-system/karpenter-5d4f8b7c9-x2x7q/logs.txt', '==== START logs for container controller of pod kube-system/karpenter-5d4f8b7c9-x2x7q ====\n{"level":"INFO","time":"2024-11-02T10:00:00.000Z","logger":"controller","message":"registered nodeclaim","commit":"x"}\n==== END logs for container controller of pod kube-system/karpenter-5d4f8b7c9-x2x7q ====\n');
     write('ci2/kube-system/coredns-1/logs.txt', '==== START logs for container coredns of pod kube-system/coredns-1 ====\n[INFO] hello\n==== END logs for container coredns of pod kube-system/coredns-1 ====\n');

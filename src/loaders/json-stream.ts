@@ -70,6 +70,10 @@ export class JsonStreamScanner {
    */
   private afterText = false;
   private column0 = true;
+  /** Where the current line starts, and where the last value ended: text lines are handed out whole, indentation
+   *  included (YAML that follows a JSON stream needs it). */
+  private lineStart = 0;
+  private lastValueEnd = 0;
 
   /** With `decode: false` units are only located (value/item get `undefined`): finding lines costs no parsing. */
   constructor(
@@ -108,6 +112,7 @@ export class JsonStreamScanner {
       else keep = this.valueStart;
     }
     if (this.inString && this.stringStart >= 0 && this.stringStart < keep) keep = this.stringStart;
+    if (!this.inValue) keep = Math.min(keep, Math.max(this.lineStart, this.lastValueEnd, 0));
     if (keep <= 0) return;
     this.buf = this.buf.subarray(keep);
     this.pos -= keep;
@@ -117,6 +122,8 @@ export class JsonStreamScanner {
     this.stringStart = shift(this.stringStart);
     this.keyStart = shift(this.keyStart);
     this.afterItems = shift(this.afterItems);
+    this.lineStart -= keep;
+    this.lastValueEnd -= keep;
   }
 
   private scan(final: boolean): void {
@@ -187,6 +194,7 @@ export class JsonStreamScanner {
         this.line++;
         this.column0 = true;
         pos++;
+        this.lineStart = pos;
         continue;
       }
       if (c === 0x20 || c === 0x09 || c === 0x0d) {
@@ -211,7 +219,8 @@ export class JsonStreamScanner {
         const nl = buf.indexOf(NEWLINE, pos);
         if (nl < 0 && !final) break;
         const end = nl < 0 ? len : nl;
-        this.sink.text(buf.toString('utf8', pos, end).replace(/\r$/, ''), this.line);
+        const from = Math.max(this.lineStart, this.lastValueEnd, 0);
+        this.sink.text(buf.toString('utf8', from, end).replace(/\r$/, ''), this.line);
         this.afterText = true;
         pos = end;
         continue;
@@ -307,6 +316,7 @@ export class JsonStreamScanner {
   }
 
   private finishValue(end: number): void {
+    this.lastValueEnd = end;
     if (this.itemsDepth > 0) {
       const suffix = this.itemsClosed ? this.parseWrapperSuffix(end) : {};
       const wrapper = { ...(this.prefixWrapper ?? {}), ...suffix };

@@ -279,9 +279,19 @@ export const WHOLE_FILE_BYTES = 256 << 20;
 export function jsonLoader(source: string, sink: ObjectSink, stray: StrayLineHandler): { push(chunk: Buffer): void; end(): void } {
   // Items of typed lists whose kind arrives only after the items (kubectl sorts keys) wait for their list.
   let pending: Array<{ value: unknown; line: number }> = [];
+  // YAML appended to a JSON capture (`kubectl get nodepools -o yaml >> dump.txt`) is read as YAML until the next value.
+  let yaml: YamlStreamLoader | undefined;
+  const endYaml = () => {
+    yaml?.finish();
+    yaml = undefined;
+  };
   const scanner = new JsonStreamScanner({
-    value: (value, line) => acceptDocument(value, source, line, sink),
+    value: (value, line) => {
+      endYaml();
+      acceptDocument(value, source, line, sink);
+    },
     item: (value, line) => {
+      endYaml();
       const v = value as Record<string, unknown> | null;
       if (v && typeof v === 'object' && typeof v.kind === 'string' && typeof v.apiVersion === 'string') {
         acceptObject(v, source, line, sink);
@@ -293,7 +303,11 @@ export function jsonLoader(source: string, sink: ObjectSink, stray: StrayLineHan
       for (const p of pending) acceptObject(p.value, source, p.line, sink, type);
       pending = [];
     },
-    text: (text, line) => stray.line(text, line),
+    text: (text, line) => {
+      if (!yaml && !stray.inBlock && YAML_DOCUMENT_START.test(text)) yaml = new YamlStreamLoader(source, sink, stray);
+      if (yaml) yaml.line(text, line);
+      else stray.line(text, line);
+    },
     error: (message, line) => sink.skipped.push({ source, line, reason: message }),
     inTextBlock: () => stray.inBlock,
   });
@@ -301,11 +315,14 @@ export function jsonLoader(source: string, sink: ObjectSink, stray: StrayLineHan
     push: (chunk) => scanner.push(chunk),
     end: () => {
       scanner.end();
+      endYaml();
       for (const p of pending) acceptObject(p.value, source, p.line, sink);
       pending = [];
     },
   };
 }
+
+const YAML_DOCUMENT_START = /^(---(\s|$)|apiVersion:|kind:|items:)/;
 
 function looksLikeObjects(sample: string): boolean {
   return /^\s*(\{\s*"(apiVersion|kind|items|metadata)"|(---\s*\n)?\s*(apiVersion|kind|items):)/.test(sample);
