@@ -1,0 +1,87 @@
+/**
+ * `DisruptionBlocked` (and `Unconsolidatable`) messages of every Karpenter version, read into one structured reason
+ * (karpenter-facts §2.2–2.4, dump-formats §8). The wording moved from "Cannot disrupt Node: state node is nominated
+ * for a pending pod" (v1.0) to "Node is nominated for a pending pod" (v1.2) to structured suffixes
+ * "Pdb prevents pod evictions (PodDisruptionBudget=[ns/name])" (v1.5+): rules ask what blocked, not how it was said.
+ */
+import type { EventView } from '../../snapshot/events.js';
+
+export type Blocker =
+  | 'nominated'
+  | 'deleting'
+  | 'not-initialized'
+  | 'not-managed'
+  | 'no-node'
+  | 'node-do-not-disrupt'
+  | 'pod-do-not-disrupt'
+  | 'pdb'
+  | 'multiple-pdbs'
+  | 'missing-label'
+  | 'nodepool-not-found'
+  | 'instance-type-not-found'
+  | 'simulation'
+  | 'consolidation-disabled'
+  | 'when-empty-not-empty'
+  | 'spot-to-spot'
+  | 'no-cheaper'
+  | 'budget'
+  | 'other';
+
+export interface BlockedReason {
+  blocker: Blocker;
+  /** `ns/name` of the pod or PDB the message names (absent in v1.5+ texts without structured values). */
+  pod?: string;
+  pdbs?: string[];
+  nodePool?: string;
+  label?: string;
+  /** The message with the version-specific prefix removed. */
+  text: string;
+}
+
+const PREFIX = /^Cannot (?:disrupt|deprovision) (?:Node|NodeClaim|Machine): /i;
+
+const PATTERNS: Array<[RegExp, Blocker]> = [
+  [/nominated for a pending pod/i, 'nominated'],
+  [/(marked for deletion|deleting or marked for deletion|in the process of deletion)/i, 'deleting'],
+  [/(isn't|is not|not) initialized/i, 'not-initialized'],
+  [/(not managed by karpenter|doesn't contain both a node and a nodeclaim)/i, 'not-managed'],
+  [/does not have an associated node/i, 'no-node'],
+  [/(disruption is blocked (through|with) the "karpenter\.sh\/do-not-disrupt" annotation|do-not-consolidate annotation exists)/i, 'node-do-not-disrupt'],
+  [/(has "karpenter\.sh\/do-not-disrupt" annotation|has do not evict annotation|has "karpenter\.sh\/do-not-evict" annotation)/i, 'pod-do-not-disrupt'],
+  [/does not support multiple PDBs/i, 'multiple-pdbs'],
+  [/pdb .*prevents pod evictions|pdb prevents pod evictions/i, 'pdb'],
+  [/(required label|does not have label|doesn't have required label)/i, 'missing-label'],
+  [/nodepool .*not found|owning nodepool/i, 'nodepool-not-found'],
+  [/instance type .*not found/i, 'instance-type-not-found'],
+  [/has consolidation disabled/i, 'consolidation-disabled'],
+  [/(non-empty consolidation disabled|consolidation policy WhenEmpty, but node is not empty)/i, 'when-empty-not-empty'],
+  [/SpotToSpotConsolidation/i, 'spot-to-spot'],
+  [/can't replace with a cheaper node/i, 'no-cheaper'],
+  [/(not all pods would schedule|scheduling simulation failed|can't remove without creating)/i, 'simulation'],
+  [/blocking budget/i, 'budget'],
+];
+
+export function classifyBlocked(message: string): BlockedReason {
+  const text = message.replace(PREFIX, '');
+  const blocker = PATTERNS.find(([re]) => re.test(text))?.[1] ?? 'other';
+  const reason: BlockedReason = { blocker, text };
+  // Names appear quoted in v0.33–v1.4 texts and as structured `Key=value` suffixes from v1.5.
+  const pod = /pod "([^"]+)"/i.exec(text)?.[1] ?? /\(Pod=([^,)]+)/.exec(text)?.[1];
+  if (pod) reason.pod = pod;
+  const quotedPdb = /pdb "([^"]+)"/i.exec(text)?.[1];
+  const structuredPdbs = /PodDisruptionBudget(?:\(s\))?=\[?([^\])]+)\]?/.exec(text)?.[1];
+  if (quotedPdb) reason.pdbs = [quotedPdb];
+  else if (structuredPdbs) reason.pdbs = structuredPdbs.split(/[\s,]+/).filter(Boolean);
+  const pool = /nodepool "([^"]+)"/i.exec(text)?.[1] ?? /\(NodePool=([^,)]+)/.exec(text)?.[1];
+  if (pool) reason.nodePool = pool;
+  const label = /label "([^"]+)"/.exec(text)?.[1] ?? /\(label=([^,)]+)/.exec(text)?.[1];
+  if (label) reason.label = label;
+  return reason;
+}
+
+/** The DisruptionBlocked / Unconsolidatable events in a list, classified, newest last. */
+export function blockedEvents(events: EventView[]): Array<{ event: EventView; reason: BlockedReason }> {
+  return events
+    .filter((e) => e.reason === 'DisruptionBlocked' || e.reason === 'Unconsolidatable')
+    .map((event) => ({ event, reason: classifyBlocked(event.message) }));
+}

@@ -1,0 +1,50 @@
+/**
+ * Is a pod's (or node's) `karpenter.sh/do-not-disrupt` in force? (karpenter-facts §1.6, §7.2)
+ * - `"true"` always; before v1.0 also the deprecated pod annotation `karpenter.sh/do-not-evict`.
+ * - From v1.12 a positive Go duration, measured from the pod's `status.startTime`, counts until it elapses;
+ *   invalid values are ignored. Before v1.12 only "true" counts.
+ */
+import type { KubeObject } from '../../loaders/types.js';
+import { dig, str } from '../../snapshot/fields.js';
+import { parseDuration, parseTime } from '../../snapshot/units.js';
+import type { KarpenterVersionFacts } from '../support.js';
+
+export const DO_NOT_DISRUPT = 'karpenter.sh/do-not-disrupt';
+export const DO_NOT_EVICT = 'karpenter.sh/do-not-evict';
+
+export interface DoNotDisrupt {
+  /** The annotation key that is in force. */
+  key: string;
+  value: string;
+  /** JSON pointer to the annotation. */
+  path: string;
+  /** For v1.12 durations: when it stops applying (ms since epoch). */
+  until?: number;
+}
+
+export function podDoNotDisrupt(pod: KubeObject, now: number, version: KarpenterVersionFacts): DoNotDisrupt | undefined {
+  const annotations = pod.metadata.annotations ?? {};
+  const value = annotations[DO_NOT_DISRUPT];
+  if (value !== undefined) {
+    const at = { key: DO_NOT_DISRUPT, value, path: annotationPath(DO_NOT_DISRUPT) };
+    if (value === 'true') return at;
+    // Durations count only from v1.12; when the version is unknown, assume they do (the newer, stricter reading).
+    if (version.atLeast('1.12.0') !== false) {
+      const ms = parseDuration(value);
+      const started = parseTime(str(dig(pod, 'status', 'startTime')));
+      if (ms !== undefined && ms > 0 && Number.isFinite(ms) && started !== undefined && started + ms > now) return { ...at, until: started + ms };
+    }
+  }
+  const evict = annotations[DO_NOT_EVICT];
+  if (evict === 'true' && version.atLeast('1.0.0') !== true) return { key: DO_NOT_EVICT, value: evict, path: annotationPath(DO_NOT_EVICT) };
+  return undefined;
+}
+
+export function nodeDoNotDisrupt(obj: KubeObject): DoNotDisrupt | undefined {
+  const value = obj.metadata.annotations?.[DO_NOT_DISRUPT];
+  return value === 'true' ? { key: DO_NOT_DISRUPT, value, path: annotationPath(DO_NOT_DISRUPT) } : undefined;
+}
+
+export function annotationPath(key: string): string {
+  return `/metadata/annotations/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+}
