@@ -230,3 +230,33 @@ describe('must-gather layout', () => {
     expect(load.skipped).toEqual([]);
   });
 });
+
+describe('node capacity use', () => {
+  it('counts active pods, the larger of containers and init containers, and overhead', async () => {
+    const { nodeUsage, podRequests } = await import('../src/snapshot/capacity.js');
+    const pod = (name: string, containers: string[], init: string[] = [], phase = 'Running', owner?: string) => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, namespace: 'a', ...(owner ? { ownerReferences: [{ kind: owner, name: 'x' }] } : {}) },
+      spec: {
+        nodeName: 'n1',
+        containers: containers.map((cpu) => ({ name: 'c', resources: { requests: { cpu, memory: '1Gi' } } })),
+        initContainers: init.map((cpu) => ({ name: 'i', resources: { requests: { cpu } } })),
+        overhead: { cpu: '10m' },
+      },
+      status: { phase },
+    });
+    const s = snap([
+      { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' }, status: { allocatable: { cpu: '3920m', memory: '15Gi' } } },
+      pod('web', ['250m', '250m'], ['2']),
+      pod('ds', ['100m'], [], 'Running', 'DaemonSet'),
+      pod('done', ['4'], [], 'Succeeded'),
+    ]);
+    expect(podRequests(s.get(KIND.Pod, 'a', 'web')!)).toEqual({ cpu: 2.01, memory: 2 * 2 ** 30 });
+    const u = nodeUsage(s, s.get(KIND.Node, undefined, 'n1')!);
+    expect(u.cpu.requested).toBeCloseTo(2.12, 5);
+    expect(u.cpu.allocatable).toBeCloseTo(3.92, 5);
+    expect(u.memory.requested).toBe(3 * 2 ** 30);
+    expect([u.pods, u.workloadPods]).toEqual([2, 1]);
+  });
+});

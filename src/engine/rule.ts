@@ -45,7 +45,28 @@ export interface RuleMeta {
   examples?: { bad: string; good: string };
   references: string[];
   options?: Record<string, RuleOption>;
+  /**
+   * For rules that explain why a node is not reclaimed: where the cause stands in the order a reader should check
+   * (karpenter-facts §7.11), so the report can show each node's first blocker and the secondary ones.
+   */
+  blocker?: BlockerRank;
 }
+
+/** §7.11 order: earlier causes make later ones moot. */
+export const BLOCKER_ORDER = [
+  'not-managed',
+  'not-initialized',
+  'deleting',
+  'node-do-not-disrupt',
+  'pod-do-not-disrupt',
+  'pdb',
+  'nominated',
+  'consolidation-disabled',
+  'churn',
+  'budget',
+  'unconsolidatable',
+] as const;
+export type BlockerRank = (typeof BLOCKER_ORDER)[number];
 
 export interface EvidenceInput {
   /** The object the value was read from, and the JSON pointer to it. */

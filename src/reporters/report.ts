@@ -1,7 +1,11 @@
 /** The scan report in the shape of the output contract; every reporter renders this one model. */
-import type { Finding, NotEvaluated } from '../engine/findings.js';
+import type { NotEvaluated } from '../engine/findings.js';
 import type { RunResult } from '../engine/runner.js';
-import type { Rule, Severity } from '../engine/rule.js';
+import { BLOCKER_ORDER, type Rule, type Severity } from '../engine/rule.js';
+import type { Finding } from '../engine/findings.js';
+import { nodeUsage, type Usage } from '../snapshot/capacity.js';
+import { KIND } from '../snapshot/kinds.js';
+import { formatBytes, formatCpu } from '../snapshot/units.js';
 import type { SkippedInput } from '../loaders/types.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { formatVersion } from '../snapshot/version.js';
@@ -39,6 +43,16 @@ export interface ReportContext {
   rulesRun: number;
   /** Inputs the enabled rules require or use: the header lists only these as missing. */
   inputsUsed: string[];
+  /** Per node, the reasons it is not reclaimed, in the order a reader should check them (karpenter-facts §7.11). */
+  reclaim: ReclaimView[];
+}
+
+export interface ReclaimView {
+  node: string;
+  nodePool?: string;
+  usage: string;
+  /** Findings concerning this node, first blocker first. */
+  blockers: Array<{ ruleId: string; severity: Severity; message: string }>;
 }
 
 export function buildReport(snapshot: Snapshot, run: RunResult, toolVersion: string): ScanReport {
@@ -81,7 +95,43 @@ export function reportContext(snapshot: Snapshot, run: RunResult, rules: readonl
     logRecords: snapshot.logs.length,
     rulesRun: rules.length - run.notEvaluated.length,
     inputsUsed: [...new Set(rules.flatMap((r) => [...r.meta.requires, ...(r.meta.optional ?? [])]))],
+    reclaim: reclaimViews(snapshot, run, rules),
   };
+}
+
+/** Group the findings of blocker rules by the node they concern (the finding's object or a related Node). */
+function reclaimViews(snapshot: Snapshot, run: RunResult, rules: readonly Rule[]): ReclaimView[] {
+  const rank = new Map(rules.filter((r) => r.meta.blocker).map((r) => [r.meta.id, BLOCKER_ORDER.indexOf(r.meta.blocker!)]));
+  const byNode = new Map<string, Array<{ rank: number; finding: Finding }>>();
+  for (const f of run.findings) {
+    const r = rank.get(f.ruleId);
+    if (r === undefined) continue;
+    const nodes = new Set<string>();
+    if (f.object.kind === 'Node') nodes.add(f.object.name);
+    for (const rel of f.related) if (rel.kind === 'Node') nodes.add(rel.name);
+    for (const n of nodes) byNode.set(n, [...(byNode.get(n) ?? []), { rank: r, finding: f }]);
+  }
+  const views: ReclaimView[] = [];
+  for (const [name, list] of byNode) {
+    const node = snapshot.get(KIND.Node, undefined, name);
+    list.sort((a, b) => a.rank - b.rank);
+    views.push({
+      node: name,
+      ...(node && snapshot.nodePoolNameOf(node) ? { nodePool: snapshot.nodePoolNameOf(node)! } : {}),
+      usage: node ? describeUsage(nodeUsage(snapshot, node)) : 'node not in the snapshot',
+      blockers: list.map(({ finding }) => ({ ruleId: finding.ruleId, severity: finding.severity, message: finding.message })),
+    });
+  }
+  return views.sort((a, b) => a.node.localeCompare(b.node));
+}
+
+function describeUsage(u: Usage): string {
+  const pct = (r: number, a: number) => (a > 0 ? `${Math.round((r / a) * 100)}%` : 'n/a');
+  return (
+    `requests ${formatCpu(u.cpu.requested)} of ${formatCpu(u.cpu.allocatable)} CPU (${pct(u.cpu.requested, u.cpu.allocatable)}), ` +
+    `${formatBytes(u.memory.requested)} of ${formatBytes(u.memory.allocatable)} memory (${pct(u.memory.requested, u.memory.allocatable)}); ` +
+    `${u.workloadPods} workload pod(s) besides DaemonSets`
+  );
 }
 
 function skippedEntry(s: SkippedInput): { source: string; line?: number; reason: string } {

@@ -30,6 +30,7 @@ export function renderTable(report: ScanReport, ctx: ReportContext, opts: TableO
   } else {
     out.push(findingsTable(report.findings, c, width));
   }
+  if (ctx.reclaim.length) out.push(reclaimText(ctx, c, width));
   if (report.snapshot.skipped.length) out.push(skippedTable(report, c, width));
   if (report.notEvaluated.length) out.push(notEvaluatedText(report, c, opts.verbose ?? false));
   out.push(summaryLine(report, ctx, c));
@@ -128,6 +129,20 @@ function formatValue(v: unknown): string {
   }
   const s = JSON.stringify(v);
   return s.length > 300 ? `${s.slice(0, 299)}…` : s;
+}
+
+/** "Why is this under-used node still here?": per node, its capacity use and its blockers, first one first. */
+function reclaimText(ctx: ReportContext, c: ChalkInstance, width: number): string {
+  const lines = [c.bold('Why these nodes are not reclaimed (first blocker first):')];
+  for (const v of ctx.reclaim) {
+    lines.push(`  ${c.bold(v.node)}${v.nodePool ? ` (NodePool ${v.nodePool})` : ''}`);
+    lines.push(...wrapText(v.usage, width - 6).map((l) => `    ${l}`));
+    v.blockers.forEach((b, i) => {
+      const label = i === 0 ? 'blocked by' : 'also';
+      lines.push(...wrapText(`${label} ${b.ruleId}: ${b.message}`, width - 8).map((l, j) => `    ${j === 0 ? '' : '  '}${l}`));
+    });
+  }
+  return lines.join('\n');
 }
 
 function skippedTable(report: ScanReport, c: ChalkInstance, width: number): string {
