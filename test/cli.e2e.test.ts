@@ -239,8 +239,8 @@ describe('karpdoctor (built binary)', () => {
   });
 
   it('usage errors exit 2', () => {
-    expect(run(['scan']).stderr).toMatch(/live cluster is not available yet/);
-    expect(run(['scan']).code).toBe(2);
+    expect(run(['scan', '--kubeconfig', '/nonexistent/kubeconfig']).stderr).toMatch(/^karpdoctor: cannot read the kubeconfig \/nonexistent\/kubeconfig/);
+    expect(run(['scan', '--kubeconfig', '/nonexistent/kubeconfig']).code).toBe(2);
     expect(run(['scan', dump, '--format', 'sarif']).code).toBe(2);
     expect(run(['frobnicate']).code).toBe(2);
   });

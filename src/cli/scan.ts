@@ -4,6 +4,7 @@ import { SEVERITY_RANK } from '../engine/findings.js';
 import type { Severity } from '../engine/rule.js';
 import { ConfigError, runRules, selectRules, type RunConfig } from '../engine/runner.js';
 import { loadInputs } from '../loaders/load.js';
+import type { LiveResult } from '../loaders/live.js';
 import { buildReport, renderJson, reportContext } from '../reporters/report.js';
 import { renderTable } from '../reporters/table.js';
 import { RULES } from '../rules/index.js';
@@ -23,6 +24,10 @@ export interface ScanOptions {
   timing?: boolean;
   verbose?: boolean;
   jobs?: string;
+  kubeconfig?: string;
+  context?: string;
+  namespace?: string;
+  logs?: boolean;
 }
 
 const FORMATS = ['table', 'json'];
@@ -35,9 +40,6 @@ export async function scanCommand(paths: string[], opts: ScanOptions, toolVersio
   }
   if (!FAIL_ON.includes(opts.failOn)) throw new UsageError(`--fail-on must be one of ${FAIL_ON.join(', ')}, got "${opts.failOn}"`);
   if (opts.now && parseTime(opts.now) === undefined) throw new UsageError(`--now must be an RFC3339 time (e.g. 2024-11-02T12:00:00Z), got "${opts.now}"`);
-  if (paths.length === 0) {
-    throw new UsageError('scanning a live cluster is not available yet: give a dump, a directory, an archive or - (stdin)');
-  }
   const config: RunConfig = { only: opts.rule, disabled: opts.disableRule, options: parseRuleOptions(opts.ruleOption) };
   let rules;
   try {
@@ -50,11 +52,13 @@ export async function scanCommand(paths: string[], opts: ScanOptions, toolVersio
   const jobs = opts.jobs === undefined ? undefined : Number(opts.jobs);
   if (jobs !== undefined && !(Number.isInteger(jobs) && jobs >= 0)) throw new UsageError(`--jobs takes a whole number (0 = no worker threads), got "${opts.jobs}"`);
   const t0 = performance.now();
-  const load = await loadInputs(paths, { stdin: process.stdin, ...(jobs !== undefined ? { jobs } : {}) });
+  const live = paths.length === 0;
+  const load = live ? await readLive(opts) : await loadInputs(paths, { stdin: process.stdin, ...(jobs !== undefined ? { jobs } : {}) });
   const t1 = performance.now();
   const snapshot = new Snapshot(load, {
     ...(opts.now ? { now: opts.now } : {}),
     ...(opts.karpenterVersion ? { karpenterVersion: opts.karpenterVersion } : {}),
+    ...(live ? { live: true, denied: (load as LiveResult).denied } : {}),
   });
   const t2 = performance.now();
   if (snapshot.objectCount === 0 && snapshot.logs.length === 0) {
@@ -97,6 +101,29 @@ export async function scanCommand(paths: string[], opts: ScanOptions, toolVersio
   }
   const threshold = opts.failOn === 'none' ? Infinity : SEVERITY_RANK[opts.failOn as Severity];
   return report.findings.some((f) => SEVERITY_RANK[f.severity] >= threshold) ? 1 : 0;
+}
+
+/** The live cluster of the kubeconfig; the client library is imported only now (it costs ~0.7 s to load). */
+async function readLive(opts: ScanOptions): Promise<LiveResult> {
+  const { loadLive, LiveError } = await import('../loaders/live.js');
+  const tty = Boolean(process.stderr.isTTY);
+  try {
+    const result = await loadLive({
+      ...(opts.kubeconfig ? { kubeconfig: opts.kubeconfig } : {}),
+      ...(opts.context ? { context: opts.context } : {}),
+      ...(opts.namespace ? { namespace: opts.namespace } : {}),
+      logs: Boolean(opts.logs),
+      progress: (m) => {
+        if (tty) process.stderr.write(`\r\x1b[2Kkarpdoctor: ${m}`);
+      },
+    });
+    if (tty) process.stderr.write('\r\x1b[2K');
+    return result;
+  } catch (e) {
+    if (tty) process.stderr.write('\r\x1b[2K');
+    if (e instanceof LiveError) throw new UsageError(e.message);
+    throw e;
+  }
 }
 
 /** `node-unhealthy-not-repaired.toleration=45m` → { 'node-unhealthy-not-repaired': { toleration: '45m' } } */

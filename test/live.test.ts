@@ -1,0 +1,125 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runRules } from '../src/engine/runner.js';
+import { loadLive, LiveError } from '../src/loaders/live.js';
+import { loadInputs } from '../src/loaders/load.js';
+import type { KubeObject } from '../src/loaders/types.js';
+import { RULES } from '../src/rules/index.js';
+import { Snapshot } from '../src/snapshot/snapshot.js';
+import { makeTls, startFakeApiServer, type FakeApiServer } from './support/fake-apiserver.js';
+import { FIXTURES } from './support/scan.js';
+
+const EXAMPLE = join(FIXTURES, 'example-cluster');
+let objects: KubeObject[];
+let referenceTime: string;
+let offline: ReturnType<typeof runRules>;
+let tls: ReturnType<typeof makeTls>;
+
+beforeAll(async () => {
+  const load = await loadInputs([EXAMPLE]);
+  objects = load.objects.map((o) => o.object);
+  const snapshot = new Snapshot(load);
+  referenceTime = snapshot.referenceTime.iso;
+  offline = runRules(RULES, snapshot);
+  tls = makeTls();
+});
+
+/** The built CLI in a child process — asynchronously, since the fake API server answers from this process. */
+function cli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const bin = join(import.meta.dirname, '..', 'bin', 'karpdoctor.js');
+  return new Promise((resolve) => {
+    execFile(process.execPath, [bin, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
+      resolve({ status: err ? ((err as { code?: number }).code ?? null) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** Findings without where they were read (file:line offline, "live" here). */
+function comparable(run: ReturnType<typeof runRules>) {
+  return run.findings.map((f) => ({ ...f, evidence: f.evidence.map(({ source: _s, ...e }) => e) }));
+}
+
+describe('live loader against a local API server (real client-node KubeConfig, TLS, bearer token)', () => {
+  let server: FakeApiServer;
+  afterAll(() => server?.close());
+
+  it('finds exactly what an offline scan of the same objects finds (parity)', async () => {
+    server = await startFakeApiServer({ objects }, tls);
+    const live = await loadLive({ kubeconfig: server.kubeconfig, pageSize: 7 });
+    const snapshot = new Snapshot(live, { now: referenceTime, live: true, denied: live.denied });
+    // Everything but what no rule reads (Services are not listed live).
+    expect(snapshot.objectCount).toBe(objects.filter((o) => o.kind !== 'Service').length);
+    const run = runRules(RULES, snapshot);
+    expect(run.findings.length).toBeGreaterThan(0);
+    expect(comparable(run)).toEqual(comparable(offline));
+    expect(run.findings[0]!.evidence[0]!.source).toBe('live');
+    // Pagination really happened: the pods came in pages of 7.
+    expect(server.requests.filter((r) => r.path === '/api/v1/pods').length).toBeGreaterThan(5);
+    // Strictly read-only, never Secrets or ConfigMaps.
+    expect(server.requests.every((r) => r.method === 'GET')).toBe(true);
+    expect(server.requests.some((r) => /secrets|configmaps/.test(r.path))).toBe(false);
+    await server.close();
+  });
+
+  it('records a 403 as denied (not absent) and goes on; a missing CRD is simply absent', async () => {
+    const noKarpenter = objects.filter((o) => !o.apiVersion.startsWith('karpenter.'));
+    server = await startFakeApiServer({ objects: noKarpenter, forbidden: ['policy/poddisruptionbudgets', 'storageclasses'] }, tls);
+    const live = await loadLive({ kubeconfig: server.kubeconfig });
+    expect(live.denied.get('PodDisruptionBudget')).toBe('no permission to list poddisruptionbudgets.policy (403 Forbidden)');
+    expect(live.skipped.map((s) => s.reason)).toContain('no permission to list storageclasses.storage.k8s.io (403 Forbidden)');
+    const snapshot = new Snapshot(live, { now: referenceTime, live: true, denied: live.denied });
+    expect(snapshot.absent()).toContain('NodeClaim');
+    expect(snapshot.absent()).not.toContain('PodDisruptionBudget');
+    const run = runRules(RULES, snapshot);
+    expect(run.notEvaluated).toContainEqual({ ruleId: 'storageclass-immediate-binding', reason: 'no permission to list storageclasses.storage.k8s.io (403 Forbidden)' });
+    expect(run.findings.map((f) => f.ruleId)).toContain('node-unhealthy-not-repaired');
+    await server.close();
+  });
+
+  it('restarts a list whose continue token expired (410 Gone) and loses nothing', async () => {
+    server = await startFakeApiServer({ objects, expireOnce: ['pods'] }, tls);
+    const live = await loadLive({ kubeconfig: server.kubeconfig, pageSize: 10 });
+    const pods = live.objects.filter((o) => o.object.kind === 'Pod');
+    expect(pods.length).toBe(objects.filter((o) => o.kind === 'Pod').length);
+    expect(new Set(pods.map((p) => `${p.object.metadata.namespace}/${p.object.metadata.name}`)).size).toBe(pods.length);
+    const podRequests = server.requests.filter((r) => r.path === '/api/v1/pods').length;
+    expect(podRequests).toBe(Math.ceil(pods.length / 10) + 2); // one page, the 410, then every page again
+    await server.close();
+  });
+
+  it('reads the Karpenter controller logs when asked', async () => {
+    const pod = objects.find((o) => o.kind === 'Pod' && /^karpenter-/.test(o.metadata.name ?? '') && (o.status as { phase?: string }).phase === 'Running')!;
+    const line = '2025-03-11T14:29:00.000000000Z {"level":"INFO","time":"2025-03-11T14:29:00.000Z","logger":"controller","message":"registered nodeclaim","commit":"a2875e3","controller":"nodeclaim.lifecycle","NodeClaim":{"name":"default-7xkqp"}}\n';
+    server = await startFakeApiServer({ objects, logs: { [`${pod.metadata.namespace}/${pod.metadata.name}`]: line } }, tls);
+    const live = await loadLive({ kubeconfig: server.kubeconfig, logs: true });
+    expect(live.logs.map((l) => l.message)).toContain('registered nodeclaim');
+    expect(server.requests.some((r) => r.path.endsWith('/log'))).toBe(true);
+    await server.close();
+  });
+
+  it('one clear error for rejected credentials, an unreachable server, a missing kubeconfig or context', async () => {
+    server = await startFakeApiServer({ objects, kubeconfigToken: 'expired-token' }, tls);
+    await expect(loadLive({ kubeconfig: server.kubeconfig })).rejects.toThrow(/rejected the credentials of context test \(401 Unauthorized\)/);
+    await server.close();
+    await expect(loadLive({ kubeconfig: server.kubeconfig })).rejects.toThrow(/cannot reach the API server https:\/\/127\.0\.0\.1:\d+ of context test: ECONNREFUSED/);
+    await expect(loadLive({ kubeconfig: '/nonexistent/kubeconfig' })).rejects.toThrow(LiveError);
+    await expect(loadLive({ kubeconfig: server.kubeconfig, context: 'prod' })).rejects.toThrow('no context "prod" in the kubeconfig (contexts: test)');
+  });
+
+  it('the CLI scans the live cluster when no path is given, and fails with one line and exit 2 when it cannot', async () => {
+    server = await startFakeApiServer({ objects }, tls);
+    const ok = await cli(['scan', '--kubeconfig', server.kubeconfig, '--now', referenceTime, '--format', 'json']);
+    expect(ok.status).toBe(1);
+    const report = JSON.parse(ok.stdout);
+    expect(report.snapshot.sources[0]).toMatch(/^live: context test \(https:\/\/127\.0\.0\.1:\d+\)$/);
+    const fromDump = JSON.parse((await cli(['scan', EXAMPLE, '--format', 'json'])).stdout);
+    const ids = (r: { findings: Array<{ ruleId: string; object: { name: string } }> }) => r.findings.map((f) => `${f.ruleId} ${f.object.name}`).sort();
+    expect(ids(report)).toEqual(ids(fromDump));
+    await server.close();
+    const down = await cli(['scan', '--kubeconfig', server.kubeconfig]);
+    expect(down.status).toBe(2);
+    expect(down.stderr.trim().split('\n')).toHaveLength(1);
+    expect(down.stderr).toMatch(/^karpdoctor: cannot reach the API server/);
+  });
+});

@@ -1,0 +1,190 @@
+/**
+ * A small Kubernetes API server on 127.0.0.1 for live-loader tests: HTTPS with a CA made for the test, bearer-token
+ * auth, discovery (/apis, /apis/<group>/<version>), the list API with `limit`/`continue` pagination, 403 for chosen
+ * resources, 404 for unknown ones, 410 Gone for an expired continue token, pod logs. Built-in list items lose their
+ * kind/apiVersion, as the real API server sends them. Every request is recorded.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { KubeObject } from '../../src/loaders/types.js';
+
+export interface FakeOptions {
+  objects: KubeObject[];
+  token?: string;
+  /** `plural` or `group/plural` answered with 403. */
+  forbidden?: string[];
+  /** `plural` whose first continue token is reported expired (410) once. */
+  expireOnce?: string[];
+  logs?: Record<string, string>;
+  /** Token written into the kubeconfig when it should not match the server's. */
+  kubeconfigToken?: string;
+}
+
+export interface FakeApiServer {
+  url: string;
+  caFile: string;
+  kubeconfig: string;
+  requests: Array<{ method: string; path: string }>;
+  close(): Promise<void>;
+}
+
+interface Served {
+  group: string;
+  version: string;
+  plural: string;
+  kind: string;
+  namespaced: boolean;
+  items: KubeObject[];
+}
+
+const PLURALS: Record<string, string> = {
+  NodePool: 'nodepools',
+  NodeClaim: 'nodeclaims',
+  EC2NodeClass: 'ec2nodeclasses',
+  Provisioner: 'provisioners',
+  Machine: 'machines',
+  AWSNodeTemplate: 'awsnodetemplates',
+  PodDisruptionBudget: 'poddisruptionbudgets',
+  StorageClass: 'storageclasses',
+  PersistentVolumeClaim: 'persistentvolumeclaims',
+  PersistentVolume: 'persistentvolumes',
+};
+const CLUSTER_SCOPED = new Set(['Node', 'PersistentVolume', 'StorageClass', 'VolumeAttachment', 'NodePool', 'NodeClaim', 'EC2NodeClass', 'Provisioner', 'Machine', 'AWSNodeTemplate', 'Namespace']);
+const BUILT_IN_GROUPS = new Set(['', 'apps', 'policy', 'storage.k8s.io', 'batch', 'events.k8s.io']);
+
+export function makeTls(): { dir: string; ca: string; key: string; cert: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'fake-apiserver-'));
+  const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+  run('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '1', '-subj', '/CN=karpdoctor-test-ca');
+  run('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=127.0.0.1');
+  writeFileSync(join(dir, 'san.ext'), 'subjectAltName=IP:127.0.0.1\n');
+  run('x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.crt', '-days', '1', '-extfile', 'san.ext');
+  return { dir, ca: join(dir, 'ca.crt'), key: join(dir, 'server.key'), cert: join(dir, 'server.crt') };
+}
+
+export async function startFakeApiServer(opts: FakeOptions, tls = makeTls()): Promise<FakeApiServer> {
+  const token = opts.token ?? 'test-token';
+  const served = new Map<string, Served>();
+  for (const o of opts.objects) {
+    const [group, version] = o.apiVersion.includes('/') ? o.apiVersion.split('/') : ['', o.apiVersion];
+    const plural = PLURALS[o.kind] ?? `${o.kind.toLowerCase()}s`;
+    const key = `${group}/${version}/${plural}`;
+    let s = served.get(key);
+    if (!s) served.set(key, (s = { group: group!, version: version!, plural, kind: o.kind, namespaced: !CLUSTER_SCOPED.has(o.kind), items: [] }));
+    s.items.push(o);
+  }
+  const expired = new Set(opts.expireOnce ?? []);
+  const requests: FakeApiServer['requests'] = [];
+
+  const server = https.createServer({ key: readFileSync(tls.key), cert: readFileSync(tls.cert) }, (req, res) => {
+    const url = new URL(req.url ?? '/', 'https://127.0.0.1');
+    requests.push({ method: req.method ?? '', path: url.pathname });
+    const send = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    const status = (code: number, reason: string, message: string) => send(code, { kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message });
+    if (req.headers.authorization !== `Bearer ${token}`) return status(401, 'Unauthorized', 'Unauthorized');
+    if (req.method !== 'GET') return status(405, 'MethodNotAllowed', 'read-only test server');
+
+    if (url.pathname === '/apis') {
+      const groups = new Map<string, Set<string>>();
+      for (const s of served.values()) if (s.group) groups.set(s.group, (groups.get(s.group) ?? new Set()).add(s.version));
+      return send(200, {
+        kind: 'APIGroupList',
+        apiVersion: 'v1',
+        groups: [...groups].map(([name, versions]) => ({
+          name,
+          versions: [...versions].map((v) => ({ groupVersion: `${name}/${v}`, version: v })),
+          preferredVersion: { groupVersion: `${name}/${[...versions][0]}`, version: [...versions][0] },
+        })),
+      });
+    }
+    const discovery = /^\/apis\/([^/]+)\/([^/]+)$/.exec(url.pathname);
+    if (discovery) {
+      const resources = [...served.values()].filter((s) => s.group === discovery[1] && s.version === discovery[2]);
+      if (!resources.length) return status(404, 'NotFound', 'the server could not find the requested resource');
+      return send(200, {
+        kind: 'APIResourceList',
+        groupVersion: `${discovery[1]}/${discovery[2]}`,
+        resources: resources.flatMap((s) => [
+          { name: s.plural, singularName: s.kind.toLowerCase(), namespaced: s.namespaced, kind: s.kind, verbs: ['get', 'list', 'watch'] },
+          { name: `${s.plural}/status`, singularName: '', namespaced: s.namespaced, kind: s.kind, verbs: ['get'] },
+        ]),
+      });
+    }
+    const logMatch = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/log$/.exec(url.pathname);
+    if (logMatch) {
+      const text = opts.logs?.[`${logMatch[1]}/${logMatch[2]}`];
+      if (text === undefined) return status(404, 'NotFound', `pods "${logMatch[2]}" not found`);
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      return res.end(text);
+    }
+    const list = /^\/(?:api\/(v1)|apis\/([^/]+)\/([^/]+))(?:\/namespaces\/([^/]+))?\/([^/]+)$/.exec(url.pathname);
+    if (!list) return status(404, 'NotFound', 'the server could not find the requested resource');
+    const [, coreVersion, group = '', groupVersion, namespace, plural] = list;
+    const version = coreVersion ?? groupVersion!;
+    if (opts.forbidden?.includes(plural!) || opts.forbidden?.includes(`${group}/${plural}`)) {
+      return status(403, 'Forbidden', `${plural} is forbidden: User "test" cannot list resource "${plural}" in API group "${group}" at the cluster scope`);
+    }
+    const s = served.get(`${group}/${version}/${plural}`);
+    const knownBuiltIn = BUILT_IN_GROUPS.has(group);
+    if (!s && !knownBuiltIn) return status(404, 'NotFound', 'the server could not find the requested resource');
+    const items = (s?.items ?? []).filter((o) => !namespace || o.metadata.namespace === namespace);
+    const limit = Number(url.searchParams.get('limit') ?? 0) || items.length || 1;
+    const cont = url.searchParams.get('continue');
+    if (cont && expired.has(plural!)) {
+      expired.delete(plural!);
+      return status(410, 'Expired', 'The provided continue parameter is too old to display a consistent list result.');
+    }
+    const offset = cont ? Number(cont) : 0;
+    const page = items.slice(offset, offset + limit);
+    const next = offset + limit < items.length ? String(offset + limit) : undefined;
+    const kind = s?.kind ?? (plural!.replace(/s$/, '').replace(/^./, (c) => c.toUpperCase()));
+    // The real API server leaves kind/apiVersion off the items of built-in lists; CRD items keep them.
+    const shaped = page.map((o) => (knownBuiltIn ? stripType(o) : o));
+    return send(200, { kind: `${kind}List`, apiVersion: group ? `${group}/${version}` : version, metadata: { resourceVersion: '12345', ...(next ? { continue: next } : {}) }, items: shaped });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const kubeconfig = join(tls.dir, 'kubeconfig.yaml');
+  writeFileSync(
+    kubeconfig,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters:',
+      '- name: test',
+      '  cluster:',
+      `    server: ${url}`,
+      `    certificate-authority: ${tls.ca}`,
+      'users:',
+      '- name: test',
+      '  user:',
+      `    token: ${opts.kubeconfigToken ?? token}`,
+      'contexts:',
+      '- name: test',
+      '  context:',
+      '    cluster: test',
+      '    user: test',
+      'current-context: test',
+      '',
+    ].join('\n'),
+  );
+  return {
+    url,
+    caFile: tls.ca,
+    kubeconfig,
+    requests,
+    close: () => new Promise((r) => server.close(() => r())),
+  };
+}
+
+function stripType(o: KubeObject): Record<string, unknown> {
+  const { kind: _k, apiVersion: _a, ...rest } = o;
+  return rest;
+}
