@@ -1,0 +1,169 @@
+import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import type { KubeObject } from '../loaders/types.js';
+import { dig } from '../snapshot/fields.js';
+import { KIND } from '../snapshot/kinds.js';
+import { formatDuration, parseDuration, parseTime } from '../snapshot/units.js';
+import { DO_NOT_DISRUPT, DO_NOT_EVICT } from './lib/do-not-disrupt.js';
+import {
+  blockEvidence,
+  deletionOf,
+  describeBlock,
+  disruptedTaint,
+  evictionBlock,
+  isDrainable,
+  neverEvictable,
+  nsName,
+  type EvictionBlock,
+} from './lib/reclaim-drain.js';
+import type { LogRecord } from '../loaders/types.js';
+import { ageOf, byLastSeen, karpenterFacts, listNames } from './support.js';
+
+/** "deleting expired nodeclaim" (v1.x debug log of nodeclaim.expiration) for one NodeClaim. */
+function expiryLogs(logs: readonly LogRecord[], claim: string): LogRecord[] {
+  return logs.filter((l) => /deleting expired nodeclaim/i.test(l.message) && (l.fields.name === claim || (l.fields.NodeClaim as { name?: string } | undefined)?.name === claim));
+}
+
+export default defineRule({
+  meta: {
+    id: 'expire-without-termination-grace-period',
+    title: 'expireAfter without terminationGracePeriod on a pool with un-evictable pods',
+    category: 'reclaim',
+    defaultSeverity: 'warning',
+    requires: ['NodePool'],
+    optional: ['Node', 'NodeClaim', 'Pod', 'PodDisruptionBudget', 'Deployment', 'StatefulSet', 'DaemonSet', 'Event', 'KarpenterController'],
+    specOnly: 'yes',
+    summary: 'A NodePool expires nodes (expireAfter, 720h by default) but sets no terminationGracePeriod while its nodes run do-not-disrupt pods or pods under never-evictable PDBs.',
+    rationale:
+      'From v1.0 expiry is forceful: once creationTimestamp + expireAfter has passed the NodeClaim is deleted regardless of budgets ' +
+      'and node annotations. The drain that follows still honours pod do-not-disrupt and PDBs, and without terminationGracePeriod it ' +
+      'never ends: the node stays tainted karpenter.sh/disrupted, keeps running the blocked pods, emits FailedDraining and costs ' +
+      'money forever; its pods are also re-simulated as pending (karpenter-facts §7.5, kubernetes-sigs/karpenter#1789).',
+    fix: 'Set spec.template.spec.terminationGracePeriod together with expireAfter (or expireAfter: Never if nodes must not be replaced).',
+    examples: {
+      bad: 'kind: NodePool\nspec:\n  template:\n    spec:\n      expireAfter: 720h        # default when unset\n      # no terminationGracePeriod',
+      good: 'kind: NodePool\nspec:\n  template:\n    spec:\n      expireAfter: 720h\n      terminationGracePeriod: 48h',
+    },
+    references: [
+      'https://karpenter.sh/docs/concepts/disruption/',
+      'https://github.com/kubernetes-sigs/karpenter/issues/1961',
+      'https://github.com/kubernetes-sigs/karpenter/issues/1789',
+      'https://github.com/kubernetes-sigs/karpenter/issues/1981',
+      'https://github.com/aws/karpenter-provider-aws/issues/7729',
+    ],
+    options: {
+      stuckAfter: { type: 'duration', default: '30m', description: 'how long an expired node must have been draining before the finding becomes an error' },
+    },
+  },
+
+  check({ snapshot, now, options, report }) {
+    const version = karpenterFacts(snapshot.controller);
+    // Before v1.0 expiry was a graceful method that respected blockers, and terminationGracePeriod did not exist.
+    if (version.atLeast('1.0.0') === false) return;
+    const clusterState = snapshot.has('Node') || snapshot.has('Pod');
+    const nodesByPool = new Map<string, KubeObject[]>();
+    for (const n of snapshot.karpenterNodes()) {
+      const p = snapshot.nodePoolNameOf(n);
+      if (!p) continue;
+      let l = nodesByPool.get(p);
+      if (!l) nodesByPool.set(p, (l = []));
+      l.push(n);
+    }
+
+    for (const pool of snapshot.nodePools()) {
+      if (pool.generation !== 'v1' || pool.terminationGracePeriod) continue;
+      const expireMs = parseDuration(pool.expireAfter.value);
+      if (expireMs === undefined || expireMs === Infinity) continue;
+
+      const evidence: EvidenceInput[] = [
+        {
+          object: pool.object,
+          path: pool.expireAfter.path,
+          value: pool.expireAfter.value,
+          note: pool.expireAfter.defaulted ? `not set: the v1 default ${pool.expireAfter.value} applies` : 'nodes are deleted forcefully after this',
+        },
+        { object: pool.object, path: '/spec/template/spec', note: 'no terminationGracePeriod' },
+      ];
+      const blockers: string[] = [];
+      const stuck: string[] = [];
+      const related: KubeObject[] = [];
+
+      if (clusterState) {
+        const nodes = nodesByPool.get(pool.name) ?? [];
+        const blocksByNode: Array<{ node: KubeObject; blocks: EvictionBlock[] }> = [];
+        for (const node of nodes) {
+          const blocks = snapshot
+            .podsOnNode(node.metadata.name!)
+            .filter((p) => isDrainable(p, now) && !p.metadata.deletionTimestamp)
+            .map((p) => evictionBlock(snapshot, p, now, version))
+            .filter((b): b is EvictionBlock => b !== undefined);
+          if (blocks.length) blocksByNode.push({ node, blocks });
+
+          // Error: the node is already deleting (expired) and stuck draining.
+          const deletion = deletionOf(snapshot, node);
+          if (!deletion) continue;
+          const claim = snapshot.nodeClaimForNode(node);
+          const created = parseTime(claim?.created ?? node.metadata.creationTimestamp);
+          const claimExpire = parseDuration((claim?.object.spec as { expireAfter?: string } | undefined)?.expireAfter) ?? expireMs;
+          const expired = (claim ? expiryLogs(snapshot.logs, claim.name).length > 0 : false) || created !== undefined && Number.isFinite(claimExpire) && created + claimExpire <= (parseTime(deletion.at) ?? now) + 60_000;
+          const taint = disruptedTaint(node);
+          const failed = snapshot.eventsForObject(node).filter((e) => e.reason === 'FailedDraining').sort(byLastSeen);
+          const age = ageOf(deletion.at, now) ?? 0;
+          if ((!taint && !failed.length) || age <= options.stuckAfter!) continue;
+          stuck.push(
+            `node ${node.metadata.name} (NodeClaim ${claim?.name ?? '?'}) has been draining for ${formatDuration(age)}${expired ? ' after it expired' : ''}` +
+              `${blocks.length ? `, held by ${listNames(blocks.map(describeBlock), 2)}` : ''}`,
+          );
+          evidence.push({ object: deletion.object, path: '/metadata/deletionTimestamp', note: expired ? 'expired: creation + expireAfter has passed' : 'deleting' });
+          if (taint) evidence.push({ object: node, path: `/spec/taints/${taint.index}` });
+          for (const e of failed.slice(-1)) evidence.push({ event: e, note: 'the drain keeps failing' });
+          const claimName = claim?.name;
+          const expiredLog = claimName ? expiryLogs(snapshot.logs, claimName) : [];
+          for (const l of expiredLog.slice(-1)) evidence.push({ log: l, note: 'Karpenter deleted the NodeClaim because it expired' });
+          related.push(node, ...(claim ? [claim.object] : []));
+        }
+        for (const { node, blocks } of blocksByNode) {
+          blockers.push(`${node.metadata.name}: ${listNames(blocks.map(describeBlock), 2)}`);
+          for (const b of blocks.slice(0, 2)) evidence.push(...blockEvidence(b));
+        }
+      } else {
+        // Spec-only: workload templates in the repo with do-not-disrupt, and PDBs that never allow an eviction.
+        for (const kind of [KIND.Deployment, KIND.StatefulSet, KIND.DaemonSet, KIND.Job]) {
+          for (const w of snapshot.all(kind)) {
+            const a = (dig(w, 'spec', 'template', 'metadata', 'annotations') ?? {}) as Record<string, string>;
+            const key = a[DO_NOT_DISRUPT] === 'true' ? DO_NOT_DISRUPT : a[DO_NOT_EVICT] === 'true' ? DO_NOT_EVICT : undefined;
+            if (!key) continue;
+            blockers.push(`${w.kind} ${nsName(w)} (${key} in its pod template)`);
+            evidence.push({ object: w, path: `/spec/template/metadata/annotations/${key.replace(/\//g, '~1')}` });
+          }
+        }
+        for (const pdb of snapshot.all(KIND.PodDisruptionBudget)) {
+          const n = neverEvictable(snapshot, pdb);
+          if (!n) continue;
+          blockers.push(`PodDisruptionBudget ${nsName(pdb)} (${n.text})`);
+          evidence.push(...n.evidence);
+        }
+      }
+      if (!blockers.length && !stuck.length) continue;
+      evidence.push(...version.evidence());
+
+      const expiry = `${pool.expireAfter.defaulted ? 'expireAfter is not set, so the v1 default ' : 'expireAfter '}${pool.expireAfter.value}`;
+      const message = stuck.length
+        ? `NodePool ${pool.name} expires nodes (${expiry}) without a terminationGracePeriod, and a drain is already stuck: ${stuck.join('; ')}. Nothing ends it until the blocking pods go.`
+        : `NodePool ${pool.name} expires nodes (${expiry}) without a terminationGracePeriod, while ${clusterState ? `${blockers.length === 1 ? '1 node runs' : `${blockers.length} nodes run`} un-evictable pods` : 'workloads in the repo cannot be evicted'}: ` +
+          `${listNames(blockers, 3)}. When these nodes expire, their drain will never finish.`;
+      report({
+        object: pool.object,
+        ...(stuck.length ? { severity: 'error' as const } : {}),
+        message,
+        fix:
+          `Bound the drain (v1.0+):\n  kubectl patch nodepool ${pool.name} --type merge -p '{"spec":{"template":{"spec":{"terminationGracePeriod":"48h"}}}}'\n` +
+          `  # spec.template.spec.terminationGracePeriod: 48h  — pods still blocked then are deleted, bypassing PDB and do-not-disrupt\n` +
+          `Or, if these nodes must never be replaced: spec.template.spec.expireAfter: Never` +
+          `${stuck.length ? `\nFor the stuck node now: remove the blocker (annotation/PDB) or delete the blocking pod by hand once it is safe.` : ''}`,
+        evidence,
+        related,
+        ...(!version.known ? { assumes: 'v1.0 or later (forceful expiry, terminationGracePeriod exists)' } : {}),
+      });
+    }
+  },
+});
