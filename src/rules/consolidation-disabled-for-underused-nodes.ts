@@ -1,0 +1,149 @@
+import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import type { KubeObject } from '../loaders/types.js';
+import type { NodePoolView } from '../snapshot/karpenter.js';
+import { dig } from '../snapshot/fields.js';
+import { parseDuration } from '../snapshot/units.js';
+import { listNames, plural, podName } from './support.js';
+import { blockedEvents } from './lib/disruption-blocked.js';
+import { describeCapacity, isUnderused, nodeCapacity, pct, type NodeCapacity } from './lib/reclaim-capacity.js';
+
+const ID = 'consolidation-disabled-for-underused-nodes';
+
+type Mode = 'never' | 'when-empty';
+
+export default defineRule({
+  meta: {
+    id: ID,
+    title: 'Under-used nodes in a NodePool that can never consolidate them',
+    category: 'reclaim',
+    defaultSeverity: 'warning',
+    requires: ['NodePool'],
+    optional: ['Node', 'Pod', 'NodeClaim', 'Event'],
+    specOnly: 'yes',
+    blocker: 'consolidation-disabled',
+    summary: 'A NodePool\'s nodes are under-used or empty, and its policy (consolidateAfter: Never, WhenEmpty, v1alpha5 without consolidation) can never reclaim them.',
+    rationale:
+      'Karpenter consolidates on pod requests, not on measured usage. consolidateAfter: Never turns off both ' +
+      'emptiness and under-utilisation consolidation ("has consolidation disabled"); consolidationPolicy: WhenEmpty ' +
+      'only removes nodes with no reschedulable pods, so a node running one small pod is kept forever ("has ' +
+      'non-empty consolidation disabled", v1.14+ "consolidation policy WhenEmpty, but node is not empty"). The ' +
+      'v1alpha5 equivalents are consolidation.enabled: false (with or without ttlSecondsAfterEmpty). Such nodes ' +
+      'leave only through expiry, drift or manual deletion (karpenter-facts §2.4, §7.6, §7.11).',
+    fix:
+      'Let the pool consolidate under-utilised nodes: consolidationPolicy WhenEmptyOrUnderutilized (v1; ' +
+      'WhenUnderutilized in v1beta1; consolidation.enabled: true in v1alpha5) with a finite consolidateAfter, and ' +
+      'protect the few pods that must not move with PDBs or karpenter.sh/do-not-disrupt instead.',
+    examples: {
+      bad: 'spec:\n  disruption:\n    consolidationPolicy: WhenEmpty\n    consolidateAfter: 5m   # a node with one 100m pod stays forever',
+      good: 'spec:\n  disruption:\n    consolidationPolicy: WhenEmptyOrUnderutilized\n    consolidateAfter: 5m',
+    },
+    references: [
+      'https://karpenter.sh/docs/concepts/disruption/#consolidation',
+      'https://karpenter.sh/docs/concepts/nodepools/#specdisruption',
+      'https://github.com/aws/karpenter-provider-aws/issues/5154',
+    ],
+    options: {
+      utilization: { type: 'percent', default: '50%', description: 'a node is under-used when both requested CPU and memory are below this share of allocatable' },
+    },
+  },
+
+  check({ snapshot, options, report }) {
+    const live = snapshot.has('Node') && snapshot.has('Pod');
+    const byPool = new Map<string, KubeObject[]>();
+    if (live) {
+      for (const node of snapshot.karpenterNodes()) {
+        const pool = snapshot.nodePoolNameOf(node);
+        if (!pool || node.metadata.deletionTimestamp) continue;
+        let l = byPool.get(pool);
+        if (!l) byPool.set(pool, (l = []));
+        l.push(node);
+      }
+    }
+    for (const pool of snapshot.nodePools()) {
+      if (dig(pool.object, 'spec', 'replicas') !== undefined) continue; // static pools ignore consolidation
+      const mode = modeOf(pool);
+      if (!mode) continue;
+      const policyEvidence = policyEvidenceOf(pool, mode);
+      if (!live) {
+        report({
+          object: pool.object,
+          severity: 'info',
+          message: `${pool.object.kind} ${pool.name} ${modeText(pool, mode)}: ${mode === 'never' ? 'none of its nodes is ever consolidated, not even empty ones' : 'a node running even one small pod is never consolidated'} (policy only: no Nodes/Pods in the input to measure usage).`,
+          fix: fixFor(pool),
+          evidence: policyEvidence,
+        });
+        continue;
+      }
+      const stuck: NodeCapacity[] = [];
+      for (const node of byPool.get(pool.name) ?? []) {
+        const c = nodeCapacity(snapshot, node);
+        if (!c || !isUnderused(c, options.utilization!)) continue;
+        if (mode === 'when-empty' && c.reschedulable.length === 0) continue; // WhenEmpty does reclaim empty nodes
+        stuck.push(c);
+      }
+      if (!stuck.length) continue;
+      const evidence: EvidenceInput[] = [...policyEvidence];
+      for (const c of stuck) {
+        evidence.push({ object: c.node, path: '/status/allocatable', note: `${c.node.metadata.name}: ${describeCapacity(c)}` });
+        const ev = blockedEvents(snapshot.eventsForObject(c.node)).filter((e) => e.reason.blocker === 'consolidation-disabled' || e.reason.blocker === 'when-empty-not-empty');
+        for (const e of ev.slice(-1)) evidence.push({ event: e.event, note: 'Karpenter says why it keeps the node' });
+      }
+      const describe = (c: NodeCapacity) =>
+        `${c.node.metadata.name} (${c.reschedulable.length === 0 ? 'empty' : `CPU ${pct(c.cpuFraction)}, memory ${pct(c.memFraction)} requested; pods ${listNames(c.reschedulable.map(podName), 2)}`})`;
+      const empty = stuck.filter((c) => c.reschedulable.length === 0).length;
+      report({
+        object: pool.object,
+        message:
+          `${pool.object.kind} ${pool.name} ${modeText(pool, mode)}, so its ${plural(stuck.length, 'under-used node')}${empty ? ` (${empty} empty)` : ''} ` +
+          `(requests below ${pct(options.utilization!)} of allocatable CPU and memory) will never be consolidated: ${listNames(stuck.map(describe), 4)}.`,
+        fix: fixFor(pool),
+        evidence,
+        related: stuck.map((c) => c.node),
+      });
+    }
+  },
+});
+
+function modeOf(pool: NodePoolView): Mode | undefined {
+  if (parseDuration(pool.consolidateAfter?.value) === Infinity) return 'never';
+  if (pool.consolidationPolicy?.value === 'WhenEmpty') return 'when-empty';
+  return undefined;
+}
+
+function modeText(pool: NodePoolView, mode: Mode): string {
+  if (pool.generation === 'v1alpha5') {
+    return mode === 'never' ? 'has consolidation disabled and no ttlSecondsAfterEmpty' : 'has consolidation disabled and only ttlSecondsAfterEmpty (empty nodes only)';
+  }
+  return mode === 'never' ? 'has consolidateAfter: Never (consolidation disabled)' : 'has consolidationPolicy: WhenEmpty (only empty nodes are consolidated)';
+}
+
+function policyEvidenceOf(pool: NodePoolView, mode: Mode): EvidenceInput[] {
+  const out: EvidenceInput[] = [];
+  if (pool.generation === 'v1alpha5') {
+    const enabled = dig(pool.object, 'spec', 'consolidation', 'enabled');
+    out.push({ object: pool.object, path: '/spec/consolidation/enabled', value: enabled ?? false, ...(enabled === undefined ? { note: 'not set: consolidation is off by default' } : {}) });
+    const ttl = pool.consolidateAfter!;
+    out.push({ object: pool.object, path: ttl.path, ...(ttl.defaulted ? { value: null, note: 'not set: empty nodes are never removed either' } : {}) });
+    return out;
+  }
+  const at = mode === 'never' ? pool.consolidateAfter! : pool.consolidationPolicy!;
+  out.push({ object: pool.object, path: at.path, ...(at.defaulted ? { value: at.value, note: 'not set: API default' } : {}) });
+  if (mode === 'never' && pool.consolidationPolicy && !pool.consolidationPolicy.defaulted) {
+    out.push({ object: pool.object, path: pool.consolidationPolicy.path });
+  }
+  return out;
+}
+
+function fixFor(pool: NodePoolView): string {
+  const kind = pool.object.kind.toLowerCase();
+  if (pool.generation === 'v1alpha5') {
+    return `Enable consolidation (ttlSecondsAfterEmpty cannot be combined with it):\nkubectl patch provisioner ${pool.name} --type merge -p '{"spec":{"consolidation":{"enabled":true},"ttlSecondsAfterEmpty":null}}'`;
+  }
+  if (pool.generation === 'v1beta1') {
+    return `Consolidate under-utilised nodes (v1beta1 does not allow consolidateAfter with WhenUnderutilized):\nkubectl patch ${kind} ${pool.name} --type merge -p '{"spec":{"disruption":{"consolidationPolicy":"WhenUnderutilized","consolidateAfter":null}}}'`;
+  }
+  return (
+    `Consolidate under-utilised nodes after a short quiet period:\nkubectl patch ${kind} ${pool.name} --type merge -p '{"spec":{"disruption":{"consolidationPolicy":"WhenEmptyOrUnderutilized","consolidateAfter":"5m"}}}'\n` +
+    'Pods that must not be moved: protect them with a PodDisruptionBudget or the karpenter.sh/do-not-disrupt annotation instead of disabling consolidation for the whole pool.'
+  );
+}

@@ -1,0 +1,126 @@
+import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import { formatDuration } from '../snapshot/units.js';
+import { ageOf, karpenterFacts, listNames, plural } from './support.js';
+import { allowedByReason, budgetState, hasBudgets, nodesByPool, REASONS, type BudgetState, type DisruptionReason, type PoolNode } from './lib/reclaim-budgets.js';
+
+const ID = 'unhealthy-node-freezes-budget';
+
+export default defineRule({
+  meta: {
+    id: ID,
+    title: 'NotReady or stuck-deleting nodes use up the disruption budget',
+    category: 'health',
+    defaultSeverity: 'warning',
+    requires: ['NodePool', 'Node'],
+    optional: ['NodeClaim', 'KarpenterController', 'Event'],
+    specOnly: 'no',
+    blocker: 'budget',
+    summary: 'Nodes whose Ready is not True (or that are stuck deleting) consume the whole NodePool budget, so voluntary disruption of the pool is frozen, with no event.',
+    rationale:
+      'Karpenter computes the allowed disruptions of a pool as the budget (count, or percentage of its initialized ' +
+      'nodes rounded up; default 10%) minus the nodes already "disrupting": every node whose Ready condition is not ' +
+      'True (NotReady and Unknown alike) and every node marked for deletion (since v0.34.0, core PR #981). With the ' +
+      'default 10% and up to 10 nodes the budget is 1, so a single Ready=Unknown node drives it to 0: no node of the ' +
+      'pool — not even the dead one — is consolidated, emptied or drifted. The NodePool event "No allowed ' +
+      'disruptions … due to blocking budget" is only emitted when the budget formula itself is 0, so nothing tells ' +
+      'you (karpenter-facts §2.5, §3.3, §7.7).',
+    fix:
+      'Remove the unhealthy node (delete its NodeClaim; enable node repair so it happens by itself), unstick deleting ' +
+      'nodes, and give small pools a budget of at least 2 nodes or a larger percentage.',
+    examples: {
+      bad: '# 6-node pool, default budget nodes: "10%" → ceil(0.6) = 1\n# ip-10-0-1-5: Ready=Unknown for 3h → 1 − 1 = 0 disruptions allowed',
+      good: 'spec:\n  disruption:\n    budgets:\n    - nodes: "2"       # one dead node no longer freezes the pool',
+    },
+    references: [
+      'https://karpenter.sh/docs/concepts/disruption/#disruption-budgets',
+      'https://github.com/kubernetes-sigs/karpenter/pull/981',
+      'https://github.com/aws/karpenter-provider-aws/issues/5750',
+      'https://karpenter.sh/docs/concepts/disruption/#node-auto-repair',
+    ],
+    options: {
+      for: { type: 'duration', default: '30m', description: 'how long a node must have been NotReady/Unknown or deleting before it counts as freezing the budget' },
+    },
+  },
+
+  check({ snapshot, now, options, report }) {
+    const version = karpenterFacts(snapshot.controller);
+    if (version.atLeast('0.34.0') === false) return; // budgets, and NotReady nodes counting against them, from v0.34.0
+    const byPool = nodesByPool(snapshot);
+    for (const pool of snapshot.nodePools()) {
+      if (!hasBudgets(pool)) continue;
+      const nodes = byPool.get(pool.name);
+      if (!nodes || !nodes.counted.length || !nodes.disrupting.length) continue;
+      const total = nodes.counted.length;
+      const states = pool.budgets.value.map((b, i) => budgetState(pool, pool.generation === 'v1' ? b : { ...b, reasons: undefined } as typeof b, i, total, now));
+      const allowed = allowedByReason(states);
+      const disrupting = nodes.disrupting.length;
+      // Frozen by disrupting nodes only: the formula is > 0 (a 0 formula is disruption-budget-blocks-all's case).
+      const frozen = REASONS.filter((r) => Number.isFinite(allowed[r]) && allowed[r] > 0 && allowed[r] - disrupting <= 0);
+      if (!frozen.length) continue;
+      const lasting = (n: PoolNode) => {
+        const since = n.ready !== 'True' ? n.readySince : n.deletingSince;
+        const age = ageOf(since, now);
+        return age !== undefined && age >= options.for!;
+      };
+      const culprits = nodes.disrupting.filter(lasting);
+      if (!culprits.length) continue;
+      const unhealthy = nodes.disrupting.filter((n) => n.ready !== 'True');
+      // Only deleting nodes: the freeze matters when the pool has other nodes it now cannot touch.
+      if (!unhealthy.length && nodes.counted.length <= disrupting) continue;
+
+      const budget = bindingBudget(states, frozen[0]!);
+      const evidence: EvidenceInput[] = [];
+      for (const n of nodes.disrupting) {
+        if (n.ready !== 'True') {
+          evidence.push(
+            n.readyIndex !== undefined
+              ? { object: n.node, path: `/status/conditions/${n.readyIndex}`, note: `Ready=${n.ready} ${n.readySince ? `for ${formatDuration(now - Date.parse(n.readySince))}` : ''}: counted as disrupting` }
+              : { object: n.node, path: '/status/conditions', note: 'no Ready condition: counted as disrupting' },
+          );
+        }
+        if (n.deletingPath) evidence.push({ ...n.deletingPath, note: 'marked for deletion: counted as disrupting' });
+      }
+      if (budget) evidence.push({ object: pool.object, path: budget.path, ...(pool.budgets.defaulted ? { value: pool.budgets.value, note: 'no budgets set: the default nodes "10%" applies' } : {}) });
+      evidence.push(...version.evidence());
+
+      const describe = (n: PoolNode) =>
+        `${n.node.metadata.name} (${[n.ready !== 'True' ? `Ready=${n.ready}${n.readySince ? ` for ${formatDuration(now - Date.parse(n.readySince))}` : ''}` : '', n.deleting ? `deleting${n.deletingSince ? ` for ${formatDuration(now - Date.parse(n.deletingSince))}` : ''}` : ''].filter(Boolean).join(', ')})`;
+      const b = allowed[frozen[0]!];
+      const arithmetic = `budget ${budget ? `nodes "${budget.budget.nodes}"` : ''} of ${plural(total, 'initialized node')} = ${b}, minus ${disrupting} disrupting = ${Math.max(0, b - disrupting)}`;
+      report({
+        object: pool.object,
+        message:
+          `NodePool ${pool.name} can disrupt no node for ${frozen.join(', ')}: ${arithmetic}. ` +
+          `${listNames(nodes.disrupting.map(describe))} use${disrupting === 1 ? 's' : ''} up the whole budget, so none of its ${plural(total, 'node')} ` +
+          `${unhealthy.length ? `(the unhealthy one${unhealthy.length === 1 ? '' : 's'} included) ` : ''}is consolidated${frozen.includes('Drifted') ? ' or drifted' : ''}, and Karpenter emits no event about it.`,
+        fix: fixFor(pool.object.kind.toLowerCase(), pool.name, nodes.disrupting, total),
+        evidence,
+        related: nodes.disrupting.flatMap((n) => [n.node, ...(n.claim ? [n.claim] : [])]),
+        ...(version.known ? {} : { assumes: 'v0.34.0+ (NotReady and deleting nodes count against the budget)' }),
+      });
+    }
+  },
+});
+
+function bindingBudget(states: BudgetState[], reason: DisruptionReason): BudgetState | undefined {
+  let best: BudgetState | undefined;
+  for (const s of states) if (s.reasons.includes(reason) && s.active && (!best || s.allowed < best.allowed)) best = s;
+  return best;
+}
+
+function fixFor(kind: string, pool: string, disrupting: PoolNode[], total: number): string {
+  const steps: string[] = [];
+  for (const n of disrupting) {
+    const claim = n.claim?.metadata.name;
+    if (n.ready !== 'True' && !n.deleting) {
+      steps.push(claim ? `Replace ${n.node.metadata.name}: kubectl delete nodeclaim ${claim}` : `Remove ${n.node.metadata.name}: kubectl delete node ${n.node.metadata.name}`);
+    } else {
+      steps.push(`Find what holds the deletion of ${n.node.metadata.name}: kubectl describe node ${n.node.metadata.name}  (un-evictable pods, PDBs, volume attachments; see node-stuck-draining)`);
+    }
+  }
+  steps.push('Let Karpenter replace dead nodes itself (v1.2.0+): helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter --reuse-values --set settings.featureGates.nodeRepair=true');
+  steps.push(
+    `Let one bad node not freeze the pool (${total} nodes): kubectl patch ${kind} ${pool} --type merge -p '{"spec":{"disruption":{"budgets":[{"nodes":"${Math.min(Math.max(2, disrupting.length + 1), Math.max(total, 2))}"}]}}}'  (this replaces the budgets list: keep any scheduled budgets you have)`,
+  );
+  return steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
+}
