@@ -1,0 +1,108 @@
+/**
+ * The provisioning story told by the controller logs, in all three log generations (karpenter-facts §8.1–8.2):
+ * ≤ v0.31 console ("created machine", `machine`/`provisioner`), v0.32–v0.36 JSON (`nodeclaim`/`nodepool`/`pods`),
+ * v0.37+/v1 controller-runtime JSON (`NodeClaim: {name}`, `NodePool: {name}`, `Pods`).
+ */
+import type { LogRecord } from '../../loaders/types.js';
+import { isRecord, str } from '../../snapshot/fields.js';
+import { parseTime } from '../../snapshot/units.js';
+
+export interface ProvisioningLog {
+  found: Array<{ ms: number; pods: string[]; log: LogRecord }>;
+  created: Array<{ ms: number; claim: string; pool?: string; log: LogRecord }>;
+  createdByClaim: Map<string, { ms: number; claim: string; pool?: string; log: LogRecord }>;
+  launched: Map<string, { zone?: string; instanceType?: string; log: LogRecord }>;
+  registered: Map<string, string>; // node → claim
+  /** NodeClaims (or nodes) removed as empty, with the record that says so. */
+  emptied: Array<{ names: string[]; log: LogRecord }>;
+  deleted: Map<string, LogRecord>;
+}
+
+/** `{"NodeClaim":{"name":"x"}}`, `{"nodeclaim":"x"}`, `{"machine":"x"}` → x. */
+function named(fields: Record<string, unknown>, ...keys: string[]): string | undefined {
+  for (const k of keys) {
+    const v = fields[k];
+    if (typeof v === 'string' && v) return v;
+    if (isRecord(v) && typeof v.name === 'string') return v.name;
+  }
+  return undefined;
+}
+
+/** `"default/a, default/b and 3 other(s)"` → [default/a, default/b]. */
+export function podList(v: unknown): string[] {
+  if (Array.isArray(v)) return v.map(String);
+  if (typeof v !== 'string') return [];
+  return v
+    .replace(/\s+and \d+ other\(s\)\s*$/, '')
+    .split(/,\s*/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+const EMPTY_DISRUPTION = /^(disrupting|deprovisioning)\b/i;
+
+export function provisioningLog(logs: readonly LogRecord[]): ProvisioningLog {
+  const out: ProvisioningLog = { found: [], created: [], createdByClaim: new Map(), launched: new Map(), registered: new Map(), emptied: [], deleted: new Map() };
+  const dated = logs.filter((l) => l.time !== undefined).sort((a, b) => a.time!.localeCompare(b.time!));
+  for (const log of dated) {
+    const m = log.message;
+    const f = log.fields;
+    const ms = parseTime(log.time)!;
+    if (/^found provisionable pod\(s\)/i.test(m)) {
+      out.found.push({ ms, pods: podList(f.Pods ?? f.pods), log });
+    } else if (/^created (nodeclaim|machine)$/i.test(m)) {
+      const claim = named(f, 'NodeClaim', 'nodeclaim', 'Machine', 'machine');
+      const pool = named(f, 'NodePool', 'nodepool', 'Provisioner', 'provisioner');
+      if (claim) {
+        const c = { ms, claim, ...(pool ? { pool } : {}), log };
+        out.created.push(c);
+        out.createdByClaim.set(claim, c);
+      }
+    } else if (/^launched (nodeclaim|machine)$/i.test(m)) {
+      const claim = named(f, 'NodeClaim', 'nodeclaim', 'Machine', 'machine');
+      if (claim) out.launched.set(claim, { ...(str(f.zone) ? { zone: str(f.zone) } : {}), ...(str(f['instance-type']) ? { instanceType: str(f['instance-type']) } : {}), log });
+    } else if (/^registered (nodeclaim|machine)$/i.test(m)) {
+      const claim = named(f, 'NodeClaim', 'nodeclaim', 'Machine', 'machine');
+      const node = named(f, 'Node', 'node');
+      if (claim && node) out.registered.set(node, claim);
+    } else if (/^deleted (nodeclaim|machine)$/i.test(m)) {
+      const claim = named(f, 'NodeClaim', 'nodeclaim', 'Machine', 'machine');
+      const node = named(f, 'Node', 'node');
+      if (claim) out.deleted.set(claim, log);
+      // ≤ v0.31 logs "registered machine" only at debug: the delete record still ties the node to its machine.
+      if (claim && node && !out.registered.has(node)) out.registered.set(node, claim);
+    } else if (EMPTY_DISRUPTION.test(m) && isEmptyDisruption(log)) {
+      out.emptied.push({ names: disruptedNames(log), log });
+    }
+  }
+  return out;
+}
+
+/**
+ * v1.3–v1.8 `reason: "empty"`; v1.9+ `command: "Empty/<id>: delete: …"`; v1.0–v1.2 message "disrupting nodeclaim(s) via
+ * delete, terminating 1 nodes (0 pods) …" with `reason: "empty"`; v0.32–v0.37 "disrupting via emptiness delete, …";
+ * ≤ v0.31 "deprovisioning via emptiness delete, …".
+ */
+function isEmptyDisruption(log: LogRecord): boolean {
+  const reason = str(log.fields.reason)?.toLowerCase();
+  const command = str(log.fields.command) ?? '';
+  return reason === 'empty' || /^Empty\//.test(command) || /via emptiness/i.test(log.message);
+}
+
+/** Node and NodeClaim names a disruption record names. */
+function disruptedNames(log: LogRecord): string[] {
+  const names = new Set<string>();
+  const list = log.fields['disrupted-nodes'];
+  if (Array.isArray(list)) {
+    for (const d of list) {
+      if (!isRecord(d)) continue;
+      const n = named(d, 'Node', 'node');
+      const c = named(d, 'NodeClaim', 'nodeclaim');
+      if (n) names.add(n);
+      if (c) names.add(c);
+    }
+  }
+  const text = `${log.message} ${str(log.fields.command) ?? ''}`;
+  for (const m of text.matchAll(/\b(ip-[0-9a-z-]+(?:\.[0-9a-z-]+)*|i-[0-9a-f]{8,17})\b/g)) names.add(m[1]!);
+  return [...names];
+}

@@ -1,0 +1,180 @@
+import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import type { KubeObject } from '../loaders/types.js';
+import { dig, str } from '../snapshot/fields.js';
+import { KIND } from '../snapshot/kinds.js';
+import { formatDuration } from '../snapshot/units.js';
+import { ageOf, isPending, listNames, podName } from './support.js';
+import { poolExcludes, poolReach, volumeZone, type PoolReach } from './lib/volumes-health-zones.js';
+
+const CONFLICT = /volume node affinity conflict/i;
+const KARPENTER_ZONE = /incompatible volume requirements|key (?:topology\.kubernetes\.io\/zone|topology\.ebs\.csi\.aws\.com\/zone)|had a required offering|no instance type satisfied/i;
+
+export default defineRule({
+  meta: {
+    id: 'pv-zone-unreachable',
+    title: 'Pending pod whose volume sits in a zone no NodePool reaches',
+    category: 'volumes',
+    defaultSeverity: 'error',
+    requires: ['PersistentVolume', 'NodePool'],
+    optional: ['Pod', 'PersistentVolumeClaim', 'NodeClass', 'Event', 'Node'],
+    specOnly: 'partly',
+    summary: "A Pending pod's bound PersistentVolume is pinned to a zone that no NodePool it can use (or its EC2NodeClass subnets) allows.",
+    rationale:
+      'A bound PV carries node affinity to its zone (topology.kubernetes.io/zone, or topology.ebs.csi.aws.com/zone, ' +
+      'which Karpenter normalises). Karpenter ANDs it into the pod\'s requirements; if no NodePool the pod can use ' +
+      'allows that zone, or the EC2NodeClass selects no subnet there (no offering), Karpenter cannot launch a node ' +
+      'and the pod stays Pending ("incompatible requirements, key topology.kubernetes.io/zone …"); kube-scheduler ' +
+      'rejects every existing node with "volume node affinity conflict" (karpenter-facts §5.1, §5.3).',
+    fix:
+      'Let a NodePool reach the volume\'s zone: add the zone to its topology.kubernetes.io/zone requirement and make ' +
+      'sure its EC2NodeClass selects a subnet there; or restore the data (EBS snapshot) into a volume in a zone the ' +
+      'NodePools do reach.',
+    examples: {
+      bad: '# PV pinned to us-east-1c\nnodeAffinity:\n  required:\n    nodeSelectorTerms:\n    - matchExpressions:\n      - key: topology.ebs.csi.aws.com/zone\n        operator: In\n        values: [us-east-1c]\n---\n# NodePool\nrequirements:\n- key: topology.kubernetes.io/zone\n  operator: In\n  values: [us-east-1a, us-east-1b]',
+      good: '# NodePool\nrequirements:\n- key: topology.kubernetes.io/zone\n  operator: In\n  values: [us-east-1a, us-east-1b, us-east-1c]\n# and an EC2NodeClass subnet in us-east-1c',
+    },
+    references: [
+      'https://github.com/aws/karpenter-provider-aws/issues/2971',
+      'https://github.com/aws/karpenter-provider-aws/issues/3262',
+      'https://github.com/aws/karpenter-provider-aws/issues/4341',
+      'https://karpenter.sh/docs/troubleshooting/#stateful-workloads',
+    ],
+    options: {
+      conflictFor: {
+        type: 'duration',
+        default: '10m',
+        description: 'how long kube-scheduler must have reported "volume node affinity conflict" for a Pending pod before that alone is a finding',
+      },
+    },
+  },
+
+  check({ snapshot, now, options, report }) {
+    const pools = snapshot.nodePools();
+    if (pools.length === 0) return;
+    const reachCache = new Map<string, PoolReach>();
+    const reachOf = (name: string) => {
+      let r = reachCache.get(name);
+      if (!r) reachCache.set(name, (r = poolReach(snapshot, snapshot.nodePool(name)!)));
+      return r;
+    };
+
+    // Without pods and claims (a manifest repository): judge the PVs themselves against every NodePool.
+    if (!snapshot.has('Pod') || !snapshot.has('PersistentVolumeClaim')) {
+      const all = pools.map((p) => reachOf(p.name));
+      for (const pv of snapshot.all(KIND.PersistentVolume)) {
+        const pinned = volumeZone(pv);
+        const phase = str(dig(pv, 'status', 'phase'));
+        if (!pinned || phase === 'Released' || phase === 'Failed') continue;
+        if (all.some((r) => r.zones === undefined || r.zones.some((z) => pinned.zones.includes(z)))) continue;
+        const evidence: EvidenceInput[] = [{ object: pv, path: pinned.path, note: `PV ${pv.metadata.name} is pinned to ${pinned.zones.join(', ')} (${pinned.key})` }];
+        for (const r of all) {
+          if (r.requirementIndex !== undefined) evidence.push({ object: r.pool.object, path: `${r.pool.requirements.path}/${r.requirementIndex}`, note: `NodePool ${r.pool.name} allows ${r.required!.join(', ')}` });
+          if (r.nodeClass && r.subnets && !evidence.some((e) => e.object === r.nodeClass)) evidence.push({ object: r.nodeClass, path: '/status/subnets', value: r.subnets.join(', '), note: `EC2NodeClass ${r.nodeClass.metadata.name} has subnets in ${r.subnets.join(', ')}` });
+        }
+        const claim = dig(pv, 'spec', 'claimRef') as { namespace?: string; name?: string } | undefined;
+        report({
+          object: pv,
+          severity: 'warning',
+          message: `PersistentVolume ${pv.metadata.name}${claim?.name ? ` (claim ${claim.namespace}/${claim.name})` : ''} is pinned to ${pinned.zones.join(', ')}, which no NodePool reaches — ${all.map((r) => poolText(r, pinned.zones)).join('; ')}: a pod using it can never get a Karpenter node.`,
+          fix: fixText(undefined, pv.metadata.name!, pinned.zones, all, claim?.name ?? 'its claim'),
+          evidence,
+          related: all.map((r) => r.pool.object),
+        });
+      }
+      return;
+    }
+
+    for (const pod of snapshot.all(KIND.Pod)) {
+      if (!isPending(pod) || str(dig(pod, 'spec', 'nodeName'))) continue;
+      const events = snapshot.eventsForObject(pod).filter((e) => e.reason === 'FailedScheduling');
+      const conflict = events.filter((e) => CONFLICT.test(e.message)).at(-1);
+      const karpenterErr = events.filter((e) => e.component === 'karpenter' && KARPENTER_ZONE.test(e.message)).at(-1);
+
+      for (const claimName of snapshot.claimNamesOf(pod)) {
+        const pvc = snapshot.pvc(pod.metadata.namespace, claimName);
+        const pv = pvc && snapshot.pvForClaim(pvc);
+        const pinned = pv && volumeZone(pv);
+        if (!pvc || !pv || !pinned) continue;
+
+        const usable: PoolReach[] = [];
+        const excluded: string[] = [];
+        for (const pool of pools) {
+          const why = poolExcludes(pod, pool);
+          if (why) excluded.push(`${pool.name} (${why})`);
+          else usable.push(reachOf(pool.name));
+        }
+        const reaching = usable.filter((r) => r.zones === undefined || r.zones.some((z) => pinned.zones.includes(z)));
+        const conflictAge = conflict ? ageOf(conflict.firstSeen, now) : undefined;
+        const persistentConflict = conflict !== undefined && conflictAge !== undefined && conflictAge >= options.conflictFor!;
+        const unreachable = usable.length > 0 && reaching.length === 0;
+        if (!unreachable && !persistentConflict) continue;
+        if (usable.length === 0 && !persistentConflict) continue; // no pool fits at all: pending-pod-no-nodepool-fits
+
+        const zoneText = pinned.zones.join(', ');
+        const evidence: EvidenceInput[] = [
+          { object: pod, path: '/status/phase', note: `${podName(pod)} Pending since ${pod.metadata.creationTimestamp ?? 'unknown'}` },
+          { object: pvc, path: '/spec/volumeName', note: `claim ${claimName} is bound to PV ${pv.metadata.name}` },
+          { object: pv, path: pinned.path, note: `PV ${pv.metadata.name} is pinned to ${zoneText} (${pinned.key})` },
+        ];
+        const poolTexts: string[] = [];
+        for (const r of usable) {
+          if (r.requirementIndex !== undefined) {
+            evidence.push({ object: r.pool.object, path: `${r.pool.requirements.path}/${r.requirementIndex}`, note: `NodePool ${r.pool.name} allows ${r.required!.join(', ')}` });
+          }
+          if (r.nodeClass && r.subnets && !evidence.some((e) => e.object === r.nodeClass)) {
+            evidence.push({ object: r.nodeClass, path: '/status/subnets', value: r.subnets.join(', '), note: `EC2NodeClass ${r.nodeClass.metadata.name} has subnets in ${r.subnets.join(', ')}` });
+          }
+          poolTexts.push(poolText(r, pinned.zones));
+        }
+        if (conflict) evidence.push({ event: conflict, note: 'kube-scheduler rejects the existing nodes' });
+        if (karpenterErr) evidence.push({ event: karpenterErr, note: 'Karpenter cannot provision for it' });
+
+        const pendingFor = ageOf(pod.metadata.creationTimestamp, now);
+        const message = unreachable
+          ? `Pod ${podName(pod)} has been Pending${pendingFor !== undefined ? ` for ${formatDuration(pendingFor)}` : ''}: its volume ${pv.metadata.name} (claim ${claimName}) is pinned to ${zoneText}, which no NodePool it can use reaches — ${poolTexts.join('; ')}${excluded.length ? `; not usable: ${listNames(excluded)}` : ''}. Karpenter cannot launch a node there and kube-scheduler rejects every other node.`
+          : `Pod ${podName(pod)} has been Pending${pendingFor !== undefined ? ` for ${formatDuration(pendingFor)}` : ''}: kube-scheduler has reported "volume node affinity conflict" for ${formatDuration(conflictAge!)} (x${conflict!.count}); its volume ${pv.metadata.name} (claim ${claimName}) is pinned to ${zoneText} and no node there accepts it${usable.length ? ` (${poolTexts.join('; ')})` : ''}.`;
+        report({
+          object: pod,
+          message,
+          fix: fixText(pod, pv.metadata.name!, pinned.zones, usable, claimName),
+          evidence,
+          related: [pvc, pv, ...usable.map((r) => r.pool.object), ...new Set(usable.flatMap((r) => (r.nodeClass ? [r.nodeClass] : [])))],
+        });
+        break; // one finding per pod
+      }
+    }
+  },
+});
+
+function poolText(r: PoolReach, want: string[]): string {
+  if (r.zones === undefined) return `NodePool ${r.pool.name} is not zone-restricted`;
+  if (r.zones.some((z) => want.includes(z))) return `NodePool ${r.pool.name} reaches ${want.filter((z) => r.zones!.includes(z)).join(', ')}`;
+  const inReq = r.required === undefined || r.required.some((z) => want.includes(z));
+  if (!inReq) return `NodePool ${r.pool.name} allows only ${r.required!.join(', ')}`;
+  return `NodePool ${r.pool.name} allows ${want.join(', ')} but EC2NodeClass ${r.nodeClass?.metadata.name ?? '?'} has subnets only in ${r.subnets!.join(', ')}`;
+}
+
+function fixText(pod: KubeObject | undefined, pv: string, zones: string[], usable: PoolReach[], claim: string): string {
+  const zone = zones[0]!;
+  const steps: string[] = [];
+  for (const r of usable.slice(0, 2)) {
+    if (r.required && !r.required.some((z) => zones.includes(z))) {
+      const values = [...r.required, zone];
+      steps.push(
+        `Allow ${zone} in NodePool ${r.pool.name}:\n  kubectl edit nodepool ${r.pool.name}\n  # ${r.pool.requirements.path}/${r.requirementIndex}\n  - key: topology.kubernetes.io/zone\n    operator: In\n    values: [${values.join(', ')}]`,
+      );
+    }
+    if (r.nodeClass && r.subnets && !r.subnets.includes(zone)) {
+      steps.push(
+        `Give EC2NodeClass ${r.nodeClass.metadata.name} a subnet in ${zone}: tag a subnet there with the tag its subnetSelectorTerms select (e.g. karpenter.sh/discovery), then check: kubectl get ec2nodeclass ${r.nodeClass.metadata.name} -o jsonpath='{.status.subnets}'`,
+      );
+    }
+  }
+  const unique = [...new Set(steps)];
+  steps.length = 0;
+  steps.push(...unique);
+  steps.push(
+    `Or move the data to a reachable zone: snapshot the EBS volume of PV ${pv} (aws ec2 create-snapshot), restore it as a new PVC in a zone the NodePools reach, and point ${pod ? podName(pod) : 'the workload'} at it instead of ${claim}.`,
+  );
+  return steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
+}

@@ -1,0 +1,100 @@
+import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import { dig, str } from '../snapshot/fields.js';
+import { KIND } from '../snapshot/kinds.js';
+import { formatDuration } from '../snapshot/units.js';
+import { ageOf, listNames, podName } from './support.js';
+
+const NOT_FOUND = /not found|does not exist|storageclass\.storage\.k8s\.io .*not found|lost its underlying PersistentVolume/i;
+
+export default defineRule({
+  meta: {
+    id: 'pvc-references-missing-object',
+    title: 'PVC names a StorageClass or PersistentVolume that does not exist',
+    category: 'volumes',
+    defaultSeverity: 'error',
+    requires: ['PersistentVolumeClaim', 'StorageClass'],
+    optional: ['PersistentVolume', 'Pod', 'Event'],
+    specOnly: 'yes',
+    summary: 'A PersistentVolumeClaim names a StorageClass (storageClassName) or a PersistentVolume (volumeName) that is not in the cluster.',
+    rationale:
+      'A claim whose StorageClass is missing is never provisioned; one whose volumeName points at a deleted PV is ' +
+      'Lost. Pods using it stay Pending forever. Karpenter computes volume topology for such pods from the claim, ' +
+      'and (depending on the version) keeps simulating, nominating or launching capacity for pods that can never ' +
+      'start, and then removes the empty nodes — a launch/drain loop that costs money and hides the real error ' +
+      '(karpenter-facts §5.1, §5.4).',
+    fix: 'Create the missing StorageClass (or change the claim to an existing one by recreating it), or recreate the PV / restore the data and rebind the claim.',
+    examples: {
+      bad: 'kind: PersistentVolumeClaim\nspec:\n  storageClassName: gp3-encrypted   # no such StorageClass',
+      good: 'kind: PersistentVolumeClaim\nspec:\n  storageClassName: gp3   # kubectl get storageclass gp3 exists',
+    },
+    references: [
+      'https://kubernetes.io/docs/concepts/storage/persistent-volumes/#class',
+      'https://kubernetes.io/docs/concepts/storage/persistent-volumes/#binding',
+      'https://github.com/kubernetes-sigs/karpenter/pull/2851',
+    ],
+  },
+
+  check({ snapshot, now, report }) {
+    const scNames = snapshot.all(KIND.StorageClass).map((s) => s.metadata.name!);
+    const pvKnown = snapshot.has('PersistentVolume');
+    for (const pvc of snapshot.all(KIND.PersistentVolumeClaim)) {
+      if (pvc.metadata.deletionTimestamp) continue;
+      const scName = dig(pvc, 'spec', 'storageClassName');
+      const volumeName = str(dig(pvc, 'spec', 'volumeName'));
+      const missingSc = typeof scName === 'string' && scName !== '' && !snapshot.get(KIND.StorageClass, undefined, scName);
+      const missingPv = pvKnown && volumeName !== undefined && volumeName !== '' && !snapshot.get(KIND.PersistentVolume, undefined, volumeName);
+      if (!missingSc && !missingPv) continue;
+
+      const name = `${pvc.metadata.namespace}/${pvc.metadata.name}`;
+      const evidence: EvidenceInput[] = [];
+      const what: string[] = [];
+      if (missingSc) {
+        evidence.push({ object: pvc, path: '/spec/storageClassName', note: `no StorageClass ${scName} among the ${scNames.length} in the snapshot (${listNames(scNames)})` });
+        what.push(`StorageClass ${scName}`);
+      }
+      if (missingPv) {
+        evidence.push({ object: pvc, path: '/spec/volumeName', note: `no PersistentVolume ${volumeName} in the snapshot` });
+        what.push(`PersistentVolume ${volumeName}`);
+      }
+      const phase = str(dig(pvc, 'status', 'phase'));
+      if (phase) evidence.push({ object: pvc, path: '/status/phase' });
+      const events = snapshot.eventsForObject(pvc).filter((e) => e.type === 'Warning' && NOT_FOUND.test(e.message));
+      for (const e of events.slice(-2)) evidence.push({ event: e });
+      const pods = snapshot.podsUsingClaim(pvc.metadata.namespace, pvc.metadata.name!);
+      const pending = pods.filter((p) => dig(p, 'status', 'phase') === 'Pending');
+      for (const p of pending.slice(0, 3)) evidence.push({ object: p, path: '/status/phase', note: `${podName(p)} uses the claim` });
+
+      const age = ageOf(pvc.metadata.creationTimestamp, now);
+      const podText = pods.length
+        ? ` ${pending.length ? `${listNames(pending.map(podName))} ${pending.length === 1 ? 'is' : 'are'} Pending on it` : `Used by ${listNames(pods.map(podName))}`}; Karpenter keeps provisioning for pods that can never start.`
+        : '';
+      report({
+        object: pvc,
+        message: `PersistentVolumeClaim ${name} names ${what.join(' and ')}, which ${what.length > 1 ? 'do' : 'does'} not exist${phase ? `; it is ${phase}` : ''}${age !== undefined ? ` (created ${formatDuration(age)} ago)` : ''}.${podText}`,
+        fix: fixText(pvc.metadata.namespace!, pvc.metadata.name!, missingSc ? String(scName) : undefined, missingPv ? volumeName : undefined, scNames),
+        evidence,
+        related: pods.slice(0, 10),
+      });
+    }
+  },
+});
+
+function fixText(ns: string, name: string, sc: string | undefined, pv: string | undefined, existing: string[]): string {
+  const steps: string[] = [];
+  if (sc) {
+    steps.push(
+      `Create the StorageClass it names (storageClassName is immutable on a claim):\n  kubectl apply -f - <<'EOF'\n  apiVersion: storage.k8s.io/v1\n  kind: StorageClass\n  metadata:\n    name: ${sc}\n  provisioner: ebs.csi.aws.com\n  volumeBindingMode: WaitForFirstConsumer\n  parameters:\n    type: gp3\n  EOF`,
+    );
+    if (existing.length) {
+      steps.push(
+        `Or recreate the claim on an existing class (${listNames(existing)}):\n  kubectl get pvc -n ${ns} ${name} -o yaml > ${name}.yaml   # edit spec.storageClassName, drop status/uid/resourceVersion\n  kubectl delete pvc -n ${ns} ${name} && kubectl apply -f ${name}.yaml`,
+      );
+    }
+  }
+  if (pv) {
+    steps.push(
+      `Its PersistentVolume ${pv} is gone: restore the data (e.g. from an EBS snapshot) into a PV named ${pv} with claimRef ${ns}/${name}, or delete and recreate the claim to provision a new, empty volume:\n  kubectl delete pvc -n ${ns} ${name}`,
+    );
+  }
+  return steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
+}
