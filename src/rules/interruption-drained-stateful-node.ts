@@ -1,0 +1,226 @@
+import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import type { KubeObject, LogRecord } from '../loaders/types.js';
+import type { EventView } from '../snapshot/events.js';
+import { isRecord } from '../snapshot/fields.js';
+import type { NodeClaimView } from '../snapshot/karpenter.js';
+import { KIND } from '../snapshot/kinds.js';
+import type { ObjectRef } from '../snapshot/snapshot.js';
+import { formatDuration } from '../snapshot/units.js';
+import { ageOf, byLastSeen, karpenterFacts, listNames, podName, type KarpenterVersionFacts } from './support.js';
+import { statefulReasons } from './lib/interruption-settings.js';
+
+/** Node/NodeClaim event reasons of the AWS interruption controller that come with a cordon-and-drain (§6.2). */
+const DRAIN_REASONS = new Set([
+  'InstanceUnhealthy',
+  'SpotInterrupted',
+  'InstanceStopping',
+  'InstanceTerminating',
+  'TerminatingOnInterruption',
+  'CapacityReservationInstanceInterrupted',
+]);
+const LOG_MESSAGES = new Set(['initiating delete from interruption message', 'initiating delete for machine from interruption message']);
+
+interface Hit {
+  node?: string;
+  claim?: string;
+  events: EventView[];
+  logs: LogRecord[];
+}
+
+export default defineRule({
+  meta: {
+    id: 'interruption-drained-stateful-node',
+    title: 'Interruption handling drained a node that ran stateful pods',
+    category: 'interruption',
+    defaultSeverity: 'error',
+    requires: ['Event', 'Pod'],
+    optional: ['ControllerLogs', 'Node', 'NodeClaim', 'KarpenterController', 'PersistentVolumeClaim', 'PersistentVolume', 'StorageClass'],
+    specOnly: 'no',
+    summary: 'An interruption (spot, AWS Health scheduled change, stop/terminate, status check) drained a node running StatefulSet or local-storage pods.',
+    rationale:
+      'Karpenter\'s AWS interruption controller turns spot interruption warnings, AWS Health scheduled changes (retirement, ' +
+      'maintenance), instance stop/terminate notifications and — from v1.12 — failed EC2 status checks into a NodeClaim delete: ' +
+      'the node is tainted, its pods evicted and the instance terminated. This bypasses NodePool budgets and the node-level ' +
+      'do-not-disrupt annotation; impaired status checks (v1.12+) are even forceful. For StatefulSet replicas and pods on ' +
+      'local storage (hostPath, local PVs, instance store) that means lost data or a lost quorum member. There is no ' +
+      'per-NodePool opt-out up to v1.14.1 (aws#7576).',
+    fix:
+      'Check the workload recovered (replica back, data re-replicated); protect it with a PodDisruptionBudget and a ' +
+      'terminationGracePeriod, move it to a dedicated on-demand NodePool, and for AWS Health drains decide about the ' +
+      'aws.health EventBridge rule (no longer a full opt-out since v1.12).',
+    examples: {
+      bad: 'Events:\n  Warning  InstanceUnhealthy          node/ip-10-0-1-5  An unhealthy warning was triggered for the instance\n  Normal   TerminatingOnInterruption  node/ip-10-0-1-5  Interruption triggered termination for the Node\n# while kafka/kafka-2 (StatefulSet, no PDB) ran on it',
+      good: 'apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: kafka\n  namespace: kafka\nspec:\n  maxUnavailable: 1\n  selector:\n    matchLabels:\n      app.kubernetes.io/name: kafka',
+    },
+    references: [
+      'https://karpenter.sh/docs/concepts/disruption/#interruption',
+      'https://github.com/aws/karpenter-provider-aws/issues/7576',
+      'https://github.com/aws/karpenter-provider-aws/issues/8524',
+      'https://github.com/aws/karpenter-provider-aws/issues/7017',
+    ],
+    options: {
+      lookback: { type: 'duration', default: '168h', description: 'only interruption events/log lines this recent (before the reference time) count' },
+    },
+  },
+
+  check({ snapshot, now, options, report }) {
+    const version = karpenterFacts(snapshot.controller);
+    const recent = (t: string | undefined) => {
+      const age = ageOf(t, now);
+      return age !== undefined && age <= options.lookback!;
+    };
+    const claimsByName = new Map(snapshot.nodeClaims().map((c) => [c.name, c]));
+    const hits = new Map<string, Hit>();
+    const hitFor = (node: string | undefined, claim: string | undefined): Hit | undefined => {
+      const c = claim ? claimsByName.get(claim) : undefined;
+      const n = node ?? (c ? (snapshot.nodeForNodeClaim(c)?.metadata.name ?? c.nodeName) : undefined);
+      const key = n ? `node/${n}` : claim ? `claim/${claim}` : undefined;
+      if (!key) return undefined;
+      let h = hits.get(key);
+      if (!h) hits.set(key, (h = { events: [], logs: [] }));
+      if (n) h.node = n;
+      if (claim) h.claim ??= claim;
+      return h;
+    };
+
+    for (const e of snapshot.events()) {
+      if (!DRAIN_REASONS.has(e.reason) || !recent(e.lastSeen)) continue;
+      const kind = e.involved.kind;
+      if (kind === 'Node') hitFor(e.involved.name, undefined)?.events.push(e);
+      else if (kind === 'NodeClaim' || kind === 'Machine') hitFor(undefined, e.involved.name)?.events.push(e);
+    }
+    for (const l of snapshot.logs) {
+      if (!LOG_MESSAGES.has(l.message) || !recent(l.time)) continue;
+      hitFor(refName(l.fields.Node ?? l.fields.node), refName(l.fields.NodeClaim ?? l.fields.nodeclaim ?? l.fields.machine))?.logs.push(l);
+    }
+    if (hits.size === 0) return;
+
+    // Which pods ran on each node: still bound to it, or assigned to it by the scheduler (Scheduled events).
+    const assigned = new Map<string, Set<string>>();
+    for (const e of snapshot.events()) {
+      if (e.reason !== 'Scheduled' || e.involved.kind !== 'Pod') continue;
+      const m = /Successfully assigned (\S+?)\/(\S+) to (\S+)/.exec(e.message);
+      if (!m) continue;
+      let s = assigned.get(m[3]!);
+      if (!s) assigned.set(m[3]!, (s = new Set()));
+      s.add(`${m[1]}/${m[2]}`);
+    }
+
+    for (const hit of hits.values()) {
+      const nodeObj = hit.node ? snapshot.get(KIND.Node, undefined, hit.node) : undefined;
+      const claim = hit.claim ? claimsByName.get(hit.claim) : nodeObj ? snapshot.nodeClaimForNode(nodeObj) : undefined;
+      const nodeName = hit.node ?? claim?.nodeName;
+      const pods = new Map<string, { pod: KubeObject; still: boolean }>();
+      if (nodeName) {
+        for (const p of snapshot.podsOnNode(nodeName)) pods.set(podName(p), { pod: p, still: true });
+        for (const key of assigned.get(nodeName) ?? []) {
+          if (pods.has(key)) continue;
+          const [ns, name] = key.split('/');
+          const p = snapshot.get(KIND.Pod, ns, name!);
+          if (p) pods.set(key, { pod: p, still: false });
+        }
+      }
+      const stateful = [...pods.values()]
+        .map((x) => ({ ...x, reasons: statefulReasons(snapshot, x.pod) }))
+        .filter((x) => x.reasons.length > 0)
+        .sort((a, b) => podName(a.pod).localeCompare(podName(b.pod)));
+      if (stateful.length === 0) continue;
+
+      const events = [...hit.events].sort(byLastSeen);
+      const kinds = new Set(hit.logs.map((l) => String(l.fields.messageKind ?? '')).filter(Boolean));
+      const actions = new Set(hit.logs.map((l) => String(l.fields.action ?? '')).filter(Boolean));
+      const first = events[0]?.firstSeen ?? hit.logs[0]?.time;
+      const cause = describeCause(events, kinds);
+      const target: KubeObject | ObjectRef = nodeObj ?? claim?.object ?? { apiVersion: 'v1', kind: 'Node', namespace: null, name: nodeName ?? hit.claim! };
+      const gone = !nodeObj ? (claim ? ' (the Node is gone; its NodeClaim remains)' : ' (neither the Node nor its NodeClaim is left)') : '';
+      const age = ageOf(first, now);
+
+      const evidence: EvidenceInput[] = [
+        ...events.slice(-4).map((e) => ({ event: e, note: `${e.involved.kind} ${e.involved.name}` })),
+        ...hit.logs.slice(-2).map((l) => ({ log: l, note: `messageKind ${String(l.fields.messageKind ?? '?')}, action ${String(l.fields.action ?? '?')}` })),
+      ];
+      for (const s of stateful.slice(0, 4)) {
+        const r = s.reasons[0]!;
+        evidence.push(
+          r.path
+            ? { object: s.pod, path: r.path, note: `${podName(s.pod)}: ${r.text}${s.still ? '' : ` (ran on ${nodeName} per its Scheduled event; now ${String((s.pod.spec as { nodeName?: string } | undefined)?.nodeName ?? 'unscheduled')})`}` }
+            : { object: s.pod, path: '/metadata/name', note: `${podName(s.pod)}: ${r.text}` },
+        );
+      }
+      evidence.push(...version.evidence());
+
+      const forceful = actions.has('ForcefulTermination') || kinds.has('instance_status') || kinds.has('system_status');
+      report({
+        object: target,
+        message:
+          `${target.kind} ${'metadata' in target ? target.metadata.name : target.name}${gone} was drained by Karpenter interruption handling ` +
+          `(${cause}${age !== undefined ? `, ${formatDuration(age)} before the reference time` : ''})${forceful ? ' with forceful termination, bypassing PDBs' : ''} ` +
+          `while it ran stateful pods: ${listNames(stateful.map((s) => `${podName(s.pod)} (${s.reasons.map((r) => r.text).join('; ')})`))}. ` +
+          'Interruption drains ignore NodePool budgets and the node do-not-disrupt annotation, and no NodePool can opt out (up to v1.14.1).',
+        fix: fixText(stateful.map((s) => s.pod), snapshot, kinds, events, version, claim),
+        evidence,
+        related: [...(claim && claim.object !== target ? [claim.object] : []), ...stateful.slice(0, 5).map((s) => s.pod)],
+      });
+    }
+  },
+});
+
+function refName(v: unknown): string | undefined {
+  if (typeof v === 'string' && v) return v;
+  if (isRecord(v) && typeof v.name === 'string') return v.name;
+  return undefined;
+}
+
+function describeCause(events: EventView[], kinds: Set<string>): string {
+  const reasons = [...new Set(events.map((e) => e.reason))];
+  const parts: string[] = [];
+  if (reasons.length) parts.push(`events ${reasons.join(', ')}`);
+  if (kinds.size) parts.push(`interruption message ${[...kinds].join(', ')}`);
+  const text = parts.join('; ') || 'interruption message';
+  if (reasons.includes('SpotInterrupted') || kinds.has('spot_interrupted') || kinds.has('SpotInterruptionKind')) return `spot interruption: ${text}`;
+  if (reasons.includes('InstanceUnhealthy') || kinds.has('scheduled_change') || kinds.has('ScheduledChangeKind')) return `AWS Health / EC2 scheduled change or failed status check: ${text}`;
+  if (reasons.includes('InstanceStopping') || reasons.includes('InstanceTerminating')) return `instance state change: ${text}`;
+  return text;
+}
+
+function fixText(
+  pods: KubeObject[],
+  snapshot: import('../snapshot/snapshot.js').Snapshot,
+  kinds: Set<string>,
+  events: EventView[],
+  version: KarpenterVersionFacts,
+  claim: NodeClaimView | undefined,
+): string {
+  const steps: string[] = [];
+  const sts = new Map<string, KubeObject>();
+  for (const p of pods) {
+    const o = p.metadata.ownerReferences?.find((r) => r.kind === 'StatefulSet');
+    if (o) sts.set(`${p.metadata.namespace}/${o.name}`, p);
+  }
+  for (const [key, p] of [...sts].slice(0, 3)) {
+    const [ns, name] = key.split('/');
+    steps.push(`Check that StatefulSet ${key} recovered: kubectl -n ${ns} rollout status statefulset/${name}; kubectl -n ${ns} get pods,pvc -o wide`);
+    if (snapshot.pdbsForPod(p).length === 0) {
+      const labels = Object.entries(p.metadata.labels ?? {}).filter(([k]) => !/controller-revision-hash|statefulset.kubernetes.io\/pod-name|pod-template-hash/.test(k));
+      steps.push(
+        `Give StatefulSet ${key} a PodDisruptionBudget so a drain takes one replica at a time:\n` +
+          `apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: ${name}\n  namespace: ${ns}\nspec:\n  maxUnavailable: 1\n  selector:\n    matchLabels:\n` +
+          labels.map(([k, v]) => `      ${k}: "${v}"`).join('\n'),
+      );
+    }
+  }
+  const spot = events.some((e) => e.reason === 'SpotInterrupted') || kinds.has('spot_interrupted') || kinds.has('SpotInterruptionKind');
+  steps.push(
+    `Run it on a dedicated on-demand NodePool (karpenter.sh/capacity-type In [on-demand], a taint the workload tolerates) with spec.template.spec.terminationGracePeriod long enough to hand over${spot ? '; on spot capacity it will be interrupted again' : ''}.`,
+  );
+  const health = events.some((e) => e.reason === 'InstanceUnhealthy') || kinds.has('scheduled_change') || kinds.has('ScheduledChangeKind');
+  if (health) {
+    steps.push(
+      version.atLeast('1.12.0') === false
+        ? `AWS Health scheduled changes are drained only because the queue's EventBridge rule for source aws.health exists; removing that rule stops these drains on ${version.label} (the instance is still stopped/retired at the scheduled time, do-not-disrupt does not prevent that).`
+        : `Removing the aws.health EventBridge rule stops only part of it: ${version.known ? version.label : 'v1.12+'} also polls EC2 DescribeInstanceStatus and drains on scheduled events and impaired status checks; the scheduled stop/retirement happens anyway, so plan the hand-over (PDB + TGP).`,
+    );
+  }
+  if (claim && claim.deleting) steps.push(`NodeClaim ${claim.name} is still being deleted: kubectl get nodeclaim ${claim.name} -o yaml to see what the drain waits for.`);
+  return steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
+}

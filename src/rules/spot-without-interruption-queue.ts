@@ -1,0 +1,130 @@
+import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import type { KubeObject } from '../loaders/types.js';
+import { containersOf } from '../snapshot/controller.js';
+import { KIND } from '../snapshot/kinds.js';
+import { karpenterFacts, listNames, plural } from './support.js';
+import { controllerContainerIndex, interruptionQueue, queueNameFromArnOrUrl, spotAllowance, GLOBAL_SETTINGS, QUEUE_NAME_KEY } from './lib/interruption-settings.js';
+
+export default defineRule({
+  meta: {
+    id: 'spot-without-interruption-queue',
+    title: 'Spot NodePools without an interruption queue (or with a queue ARN)',
+    category: 'interruption',
+    defaultSeverity: 'warning',
+    requires: ['KarpenterController', 'NodePool'],
+    optional: ['Node'],
+    specOnly: 'yes',
+    summary: 'NodePools allow spot capacity but the controller has no interruption queue, or the queue is given as an ARN/URL instead of its name.',
+    rationale:
+      'Karpenter learns about spot interruption warnings, scheduled maintenance and instance state changes only through ' +
+      'an SQS queue fed by EventBridge (settings.interruptionQueue → INTERRUPTION_QUEUE / --interruption-queue since ' +
+      'v0.32; aws.interruptionQueueName in ConfigMap karpenter-global-settings before). Without it the interruption ' +
+      'controller is not even started: a spot node gets no cordon-and-drain in its 2-minute warning, its pods are ' +
+      'killed when EC2 reclaims the instance, and replacement capacity is only provisioned after they are gone. ' +
+      'The value must be the queue name: an ARN or URL makes every GetQueueUrl call fail (aws#6024), so nothing is handled.',
+    fix:
+      'Create the queue and EventBridge rules (getting-started CloudFormation template or the terraform-aws-eks karpenter ' +
+      'module), give the controller sqs:GetQueueUrl/ReceiveMessage/DeleteMessage, and set settings.interruptionQueue to the queue name.',
+    examples: {
+      bad: '# NodePool\nrequirements:\n- key: karpenter.sh/capacity-type\n  operator: In\n  values: ["spot", "on-demand"]\n# controller: no INTERRUPTION_QUEUE, or\n- name: INTERRUPTION_QUEUE\n  value: arn:aws:sqs:us-west-2:111122223333:prod-usw2',
+      good: '# helm values\nsettings:\n  clusterName: prod-usw2\n  interruptionQueue: prod-usw2   # the queue NAME',
+    },
+    references: [
+      'https://karpenter.sh/docs/concepts/disruption/#interruption',
+      'https://github.com/aws/karpenter-provider-aws/issues/6024',
+      'https://github.com/aws/karpenter-provider-aws/issues/3185',
+      'https://github.com/aws/karpenter-provider-aws/issues/7209',
+      'https://github.com/kubernetes-sigs/karpenter/issues/2490',
+      'https://github.com/eksctl-io/eksctl/issues/7697',
+    ],
+  },
+
+  check({ snapshot, report }) {
+    const ctl = snapshot.controller.object;
+    if (!ctl) return;
+    const version = karpenterFacts(snapshot.controller);
+    const legacy = version.atLeast('0.32.0') === false;
+    const queue = interruptionQueue(snapshot);
+    const spotPools = snapshot.nodePools().map((p) => ({ pool: p, spot: spotAllowance(p) })).filter((x) => x.spot.allows);
+    const ctlName = `${ctl.metadata.namespace}/${ctl.metadata.name}`;
+    const helmKey = legacy ? 'settings.aws.interruptionQueueName' : 'settings.interruptionQueue';
+
+    // 1. The queue is set, but as an ARN or URL: broken whatever the pools allow.
+    const fixedName = queue?.value ? queueNameFromArnOrUrl(queue.value) : undefined;
+    if (queue && fixedName) {
+      report({
+        object: ctl,
+        message:
+          `Karpenter controller ${ctlName} has its interruption queue set to "${queue.value}" (${queue.where}), an ARN/URL instead of ` +
+          `the queue name "${fixedName}": every SQS GetQueueUrl call fails, so spot interruptions, scheduled maintenance and ` +
+          `state changes are not handled${spotPools.length ? ` — and ${plural(spotPools.length, 'NodePool')} (${listNames(spotPools.map((x) => x.pool.name))}) ${spotPools.length === 1 ? 'allows' : 'allow'} spot` : ''}.`,
+        fix: fixText(ctl, helmKey, fixedName, legacy),
+        evidence: [
+          { ...queue.evidence, note: `ARN/URL; the queue name is ${fixedName}` },
+          ...spotPools.slice(0, 3).map((x) => ({ ...x.spot.evidence, note: `NodePool ${x.pool.name} capacity type ${x.spot.text}` })),
+          ...version.evidence(),
+        ],
+        related: spotPools.map((x) => x.pool.object),
+      });
+      return;
+    }
+    if (queue?.value || spotPools.length === 0) return;
+
+    // 2. Spot allowed, no queue.
+    const spotNodes = snapshot.all(KIND.Node).filter((n) => n.metadata.labels?.['karpenter.sh/capacity-type'] === 'spot');
+    const ci = controllerContainerIndex(ctl);
+    const base = ctl.kind === 'Pod' ? '/spec/containers' : '/spec/template/spec/containers';
+    const evidence: EvidenceInput[] = [
+      ...spotPools.slice(0, 5).map((x) => ({ ...x.spot.evidence, note: `NodePool ${x.pool.name} allows spot (capacity type ${x.spot.text})` })),
+      queue
+        ? { ...queue.evidence, note: `${queue.where} is empty` }
+        : {
+            object: ctl,
+            path: `${base}/${ci}/env`,
+            value: envNames(ctl, ci),
+            note: legacy
+              ? `no INTERRUPTION_QUEUE, and ${snapshot.all(KIND.ConfigMap).length ? `ConfigMap ${GLOBAL_SETTINGS} has no ${QUEUE_NAME_KEY}` : `ConfigMap ${GLOBAL_SETTINGS} is not in the snapshot`}`
+              : 'no INTERRUPTION_QUEUE env and no --interruption-queue arg',
+          },
+      ...version.evidence(),
+    ];
+    for (const n of spotNodes.slice(0, 3)) {
+      evidence.push({ object: n, path: '/metadata/labels/karpenter.sh~1capacity-type', note: `spot node ${n.metadata.name} running now` });
+    }
+    const legacyUnknown = legacy && snapshot.all(KIND.ConfigMap).every((c) => c.metadata.name !== GLOBAL_SETTINGS);
+    report({
+      object: ctl,
+      message:
+        `Karpenter controller ${ctlName} has no interruption queue (${legacy ? `neither INTERRUPTION_QUEUE nor ${QUEUE_NAME_KEY}` : 'INTERRUPTION_QUEUE / --interruption-queue not set'}), ` +
+        `but ${plural(spotPools.length, 'NodePool')} ${spotPools.length === 1 ? 'allows' : 'allow'} spot capacity (${listNames(spotPools.map((x) => `${x.pool.name}: ${x.spot.text}`))})` +
+        `${spotNodes.length ? ` and ${plural(spotNodes.length, 'spot node')} ${spotNodes.length === 1 ? 'runs' : 'run'} now` : ''}: ` +
+        'spot interruption warnings are never received, so those nodes are not cordoned and drained in their 2-minute notice — ' +
+        'their pods are killed when EC2 reclaims the instance and replacements start only afterwards.',
+      fix: fixText(ctl, helmKey, 'YOUR_QUEUE_NAME', legacy),
+      evidence,
+      related: spotPools.map((x) => x.pool.object),
+      ...(legacyUnknown ? { assumes: `${QUEUE_NAME_KEY} is not set in ConfigMap ${GLOBAL_SETTINGS} (not in the snapshot)` } : {}),
+    });
+  },
+});
+
+function envNames(ctl: KubeObject, ci: number): string {
+  const env = containersOf(ctl)[ci]?.env;
+  return Array.isArray(env) ? env.map((e) => (e as { name?: string }).name).join(', ') : '(none)';
+}
+
+function fixText(ctl: KubeObject, helmKey: string, name: string, legacy: boolean): string {
+  const ns = ctl.metadata.namespace ?? 'kube-system';
+  const steps = [
+    name === 'YOUR_QUEUE_NAME'
+      ? 'Create the SQS queue and its EventBridge rules (Spot Interruption Warning, AWS Health Event, Instance State-change, Rebalance Recommendation), e.g. with the getting-started CloudFormation template or the terraform-aws-eks karpenter module (enable_spot_termination / queue_name), and grant the controller role sqs:GetQueueUrl, sqs:ReceiveMessage, sqs:DeleteMessage.'
+      : `Use the queue name, not its ARN or URL: ${name}.`,
+    `helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter -n ${ns} --reuse-values --set ${helmKey}=${name}` +
+      (legacy ? '' : '  (the key is settings.interruptionQueue; a settings.interruptionQueueName value, as older eksctl wrote it, is silently ignored)'),
+    legacy
+      ? `(v0.31 and older without Helm: kubectl -n ${ns} patch configmap ${GLOBAL_SETTINGS} --type merge -p '{"data":{"${QUEUE_NAME_KEY}":"${name}"}}' and restart the controller)`
+      : `(manifests: set env INTERRUPTION_QUEUE: ${name} on the controller container of ${ctl.kind} ${ns}/${ctl.metadata.name})`,
+    'Check afterwards: the controller logs "watching interruption queue" (debug) and no AWS.SimpleQueueService.NonExistentQueue errors.',
+  ];
+  return steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
+}
