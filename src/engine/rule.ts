@@ -32,6 +32,8 @@ export interface RuleMeta {
   defaultSeverity: Severity;
   /** Inputs without which the rule cannot judge: absent → *not evaluated* with the reason. */
   requires: InputName[];
+  /** At least one of these must be present too (e.g. NodeClaims in a dump, or EC2NodeClasses in a GitOps repo). */
+  requiresAnyOf?: InputName[];
   /** Inputs that sharpen the verdict when present (version, events, logs). */
   optional?: InputName[];
   /** Catalog "spec-only (manifest repo)?" column. */

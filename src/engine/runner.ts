@@ -50,6 +50,10 @@ export function runRules(rules: readonly Rule[], snapshot: Snapshot, config: Run
       notEvaluated.push({ ruleId: meta.id, reason: missingReason(missing, snapshot) });
       continue;
     }
+    if (meta.requiresAnyOf?.length && !meta.requiresAnyOf.some((input) => snapshot.has(input))) {
+      notEvaluated.push({ ruleId: meta.id, reason: missingReason(meta.requiresAnyOf, snapshot, 'or') });
+      continue;
+    }
     const options = resolveOptions(meta, config.options?.[meta.id] ?? {});
     const severity = config.severity?.[meta.id];
     const started = performance.now();
@@ -82,10 +86,10 @@ export function runRules(rules: readonly Rule[], snapshot: Snapshot, config: Run
   return { findings, notEvaluated, timings };
 }
 
-function missingReason(missing: Array<keyof typeof INPUTS>, snapshot: Snapshot): string {
+function missingReason(missing: Array<keyof typeof INPUTS>, snapshot: Snapshot, joiner: 'and' | 'or' = 'and'): string {
   const denied = missing.filter((m) => snapshot.denied.has(m));
-  if (denied.length) return denied.map((m) => snapshot.denied.get(m)!).join('; ');
-  const names = missing.map((m) => INPUTS[m].plural).join(' and ');
+  if (denied.length && (joiner === 'and' || denied.length === missing.length)) return denied.map((m) => snapshot.denied.get(m)!).join('; ');
+  const names = missing.map((m) => INPUTS[m].plural).join(` ${joiner} `);
   const how = missing.map((m) => `\`${INPUTS[m].collect}\``).join(', ');
   return `no ${names} in the snapshot (add the output of ${how})`;
 }

@@ -10,6 +10,9 @@ const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 /** A container with one of these is a Karpenter (or node-termination-handler) controller: its env is kept. */
 const CONTROLLER_MARKERS = /^(FEATURE_GATES|INTERRUPTION_QUEUE|CLUSTER_ENDPOINT|BATCH_MAX_DURATION|BATCH_IDLE_DURATION|KARPENTER_[A-Z_]+|QUEUE_URL|ENABLE_SQS_TERMINATION_DRAINING|ENABLE_SPOT_INTERRUPTION_DRAINING)$/;
 
+/** Karpenter's controller and aws-node-termination-handler, by image. */
+const CONTROLLER_IMAGE = /karpenter\/controller|karpenter-controller|\/karpenter[:@]|node-termination-handler/;
+
 /** Settings the controller reads from its environment; their values are kept so version/gate/queue detection works. */
 const CONTROLLER_SETTINGS = /^(FEATURE_GATES|INTERRUPTION_QUEUE|CLUSTER_NAME|CLUSTER_ENDPOINT|BATCH_MAX_DURATION|BATCH_IDLE_DURATION|LOG_LEVEL|PREFERENCE_POLICY|MIN_VALUES_POLICY|AWS_REGION|VM_MEMORY_OVERHEAD_PERCENT|RESERVED_ENIS|ISOLATED_VPC|KARPENTER_[A-Z_]+|QUEUE_URL|ENABLE_SQS_TERMINATION_DRAINING|ENABLE_SPOT_INTERRUPTION_DRAINING|ENABLE_SCHEDULED_EVENT_DRAINING|ENABLE_REBALANCE_(MONITORING|DRAINING))$/;
 
@@ -91,7 +94,9 @@ function compactContainer(c: Record<string, unknown>): void {
   // sometimes secrets).
   const env = c.env;
   if (Array.isArray(env)) {
-    const settings = env.some((e) => isRecord(e) && typeof e.name === 'string' && CONTROLLER_MARKERS.test(e.name));
+    const settings =
+      CONTROLLER_IMAGE.test(typeof c.image === 'string' ? c.image : '') ||
+      env.some((e) => isRecord(e) && typeof e.name === 'string' && CONTROLLER_MARKERS.test(e.name));
     c.env = settings
       ? env.map((e) => (isRecord(e) && typeof e.name === 'string' && !CONTROLLER_SETTINGS.test(e.name) ? { name: e.name } : e))
       : undefined;

@@ -1,0 +1,198 @@
+/**
+ * Shared by the registration family (catalog §5): the taints Karpenter and node agents manage, which agent removes
+ * which startup taint, whether that agent's DaemonSet can run on a node, and the NodeClaim timeline.
+ */
+import type { EvidenceInput } from '../../engine/rule.js';
+import type { KubeObject, LogRecord } from '../../loaders/types.js';
+import { arr, dig, isRecord, str, taintsAt, type Json, type Taint } from '../../snapshot/fields.js';
+import type { NodeClaimView } from '../../snapshot/karpenter.js';
+import { KIND } from '../../snapshot/kinds.js';
+import type { Snapshot } from '../../snapshot/snapshot.js';
+
+export const UNREGISTERED = 'karpenter.sh/unregistered';
+export const CCM_UNINITIALIZED = 'node.cloudprovider.kubernetes.io/uninitialized';
+
+/** A node agent that removes its own "not ready" taint once it runs on the node. */
+export interface Agent {
+  /** Human name: "Cilium agent". */
+  name: string;
+  /** DaemonSet names that run it (EKS add-on and Helm chart defaults). */
+  daemonSets: RegExp;
+}
+
+const AGENTS: Array<{ key: RegExp; agent: Agent }> = [
+  { key: /^node\.cilium\.io\/agent-not-ready$/, agent: { name: 'Cilium agent', daemonSets: /^cilium$/ } },
+  { key: /^ebs\.csi\.aws\.com\/agent-not-ready$/, agent: { name: 'EBS CSI node plugin', daemonSets: /^ebs-csi-node(-windows)?$/ } },
+  { key: /^efs\.csi\.aws\.com\/agent-not-ready$/, agent: { name: 'EFS CSI node plugin', daemonSets: /^efs-csi-node$/ } },
+  { key: /^s3\.csi\.aws\.com\/agent-not-ready$/, agent: { name: 'Mountpoint for S3 CSI node plugin', daemonSets: /^s3-csi-node$/ } },
+  { key: /^secrets-store\.csi\.k8s\.io\/agent-not-ready$/, agent: { name: 'Secrets Store CSI driver', daemonSets: /secrets-store-csi-driver/ } },
+  { key: /^cni\.istio\.io\/not-ready$/, agent: { name: 'istio-cni node agent', daemonSets: /^istio-cni-node$/ } },
+  { key: /^node\.calico\.io\/not-ready$|^projectcalico\.org\/not-ready$/, agent: { name: 'Calico node agent', daemonSets: /^calico-node$/ } },
+  // Any other CSI node plugin that uses the agent-not-ready convention (taint removal on driver registration).
+  { key: /^([a-z0-9.-]+)\/agent-not-ready$/, agent: { name: 'node agent', daemonSets: /csi-node|node-agent/ } },
+];
+
+/** The agent that is expected to remove a taint, when the key is a recognisable agent "not ready" taint. */
+export function agentFor(key: string): Agent | undefined {
+  for (const { key: re, agent } of AGENTS) {
+    const m = re.exec(key);
+    if (!m) continue;
+    if (agent.name === 'node agent') return { name: `${m[1]} node agent (CSI driver ${m[1]})`, daemonSets: agent.daemonSets };
+    return agent;
+  }
+  return undefined;
+}
+
+export function isKnownAgentTaint(key: string): boolean {
+  return agentFor(key) !== undefined;
+}
+
+export function nodeTaints(node: KubeObject): Taint[] {
+  return taintsAt(node, 'spec', 'taints');
+}
+
+/** Toleration semantics of the scheduler (`Exists` with empty key tolerates everything). */
+export function tolerates(tolerations: unknown, taint: { key: string; value?: string; effect?: string }): boolean {
+  return arr<Json>(tolerations).some((t) => {
+    const effect = str(t.effect);
+    if (effect && taint.effect && effect !== taint.effect) return false;
+    const key = str(t.key) ?? '';
+    const op = str(t.operator) ?? 'Equal';
+    if (op === 'Exists') return key === '' || key === taint.key;
+    return key === taint.key && (str(t.value) ?? '') === (taint.value ?? '');
+  });
+}
+
+function matchesExpression(labels: Record<string, string>, e: Json): boolean {
+  const key = str(e.key) ?? '';
+  const values = arr<unknown>(e.values).map(String);
+  const has = key in labels;
+  switch (str(e.operator)) {
+    case 'In':
+      return has && values.includes(labels[key]!);
+    case 'NotIn':
+      return !has || !values.includes(labels[key]!);
+    case 'Exists':
+      return has;
+    case 'DoesNotExist':
+      return !has;
+    case 'Gt':
+      return has && Number(labels[key]) > Number(values[0]);
+    case 'Lt':
+      return has && Number(labels[key]) < Number(values[0]);
+    default:
+      return false;
+  }
+}
+
+export interface DaemonSetVerdict {
+  daemonSet: KubeObject;
+  /** Why it cannot run on the node; undefined when it can. */
+  problem?: string;
+  evidence: EvidenceInput[];
+  /** Its pod on the node, if the dump has it. */
+  pod?: KubeObject;
+}
+
+/**
+ * Whether a DaemonSet's pods can land on a node: nodeSelector, required node affinity, and tolerations of every
+ * NoSchedule/NoExecute taint the node carries (including the taint the agent itself is meant to remove).
+ */
+export function daemonSetFit(snapshot: Snapshot, ds: KubeObject, node: KubeObject): DaemonSetVerdict {
+  const spec = dig(ds, 'spec', 'template', 'spec');
+  const labels = node.metadata.labels ?? {};
+  const evidence: EvidenceInput[] = [];
+  const selector = dig(spec, 'nodeSelector');
+  let problem: string | undefined;
+  if (isRecord(selector)) {
+    const miss = Object.entries(selector).find(([k, v]) => labels[k] !== String(v));
+    if (miss) {
+      problem = `its nodeSelector ${miss[0]}=${String(miss[1])} does not match the node`;
+      evidence.push({ object: ds, path: '/spec/template/spec/nodeSelector', note: problem });
+    }
+  }
+  const terms = arr<Json>(dig(spec, 'affinity', 'nodeAffinity', 'requiredDuringSchedulingIgnoredDuringExecution', 'nodeSelectorTerms'));
+  if (!problem && terms.length) {
+    const fits = terms.some((term) => arr<Json>(term.matchExpressions).every((e) => matchesExpression(labels, e)));
+    if (!fits) {
+      problem = 'its required node affinity excludes the node';
+      evidence.push({ object: ds, path: '/spec/template/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution', note: problem });
+    }
+  }
+  if (!problem) {
+    const blocking = nodeTaints(node).filter((t) => (t.effect === 'NoSchedule' || t.effect === 'NoExecute') && !tolerates(dig(spec, 'tolerations'), t));
+    if (blocking.length) {
+      const t = blocking[0]!;
+      problem = `it does not tolerate the node's taint ${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`;
+      evidence.push({ object: ds, path: '/spec/template/spec/tolerations', value: dig(spec, 'tolerations') ?? [], note: problem });
+    }
+  }
+  const nodeName = node.metadata.name ?? '';
+  const pod = snapshot
+    .podsOnNode(nodeName)
+    .find((p) => arr<Json>(p.metadata.ownerReferences).some((o) => o.kind === 'DaemonSet' && o.name === ds.metadata.name));
+  return { daemonSet: ds, ...(problem ? { problem } : {}), evidence, ...(pod ? { pod } : {}) };
+}
+
+/** DaemonSets (any namespace) whose name says they run the agent. */
+export function agentDaemonSets(snapshot: Snapshot, agent: Agent): KubeObject[] {
+  return snapshot.all(KIND.DaemonSet).filter((ds) => agent.daemonSets.test(ds.metadata.name ?? ''));
+}
+
+/** Why an agent pod on the node is not doing its job (not Running / container waiting), if it says so. */
+export function podTrouble(pod: KubeObject): string | undefined {
+  const phase = str(dig(pod, 'status', 'phase'));
+  for (const c of arr<Json>(dig(pod, 'status', 'containerStatuses'))) {
+    const waiting = str(dig(c, 'state', 'waiting', 'reason'));
+    if (waiting) return `container ${str(c.name) ?? ''} is waiting: ${waiting}`;
+    if (c.ready === false && phase === 'Running') return `container ${str(c.name) ?? ''} is not ready`;
+  }
+  return phase && phase !== 'Running' ? `it is ${phase}` : undefined;
+}
+
+/** The NodeClaim's node class name (v1 nodeClassRef, v1alpha5 providerRef). */
+export function nodeClassNameOf(claim: NodeClaimView): string | undefined {
+  return str(dig(claim.object, 'spec', 'nodeClassRef', 'name')) ?? str(dig(claim.object, 'spec', 'providerRef', 'name'));
+}
+
+export function nodeClassByName(snapshot: Snapshot, name: string | undefined): KubeObject | undefined {
+  if (!name) return undefined;
+  return snapshot.get(KIND.EC2NodeClass, undefined, name) ?? snapshot.get(KIND.AWSNodeTemplate, undefined, name);
+}
+
+/** The NodeClaim a controller log record is about (v1 `NodeClaim: {name}`, v0.32–0.36 `nodeclaim`, reconcile `name`). */
+export function logNodeClaim(log: LogRecord): string | undefined {
+  const f = log.fields;
+  const nc = f.NodeClaim ?? f.nodeclaim ?? f.Machine ?? f.machine;
+  if (isRecord(nc) && typeof nc.name === 'string') return nc.name;
+  if (typeof nc === 'string') return nc;
+  if (f.controllerKind === 'NodeClaim' && typeof f.name === 'string') return f.name;
+  return undefined;
+}
+
+/** The NodePool a controller log record is about, from its fields, else from a NodeClaim name `<pool>-<suffix>`. */
+export function logNodePool(log: LogRecord, pools: Set<string>): string | undefined {
+  const f = log.fields;
+  const np = f.NodePool ?? f.nodepool;
+  if (isRecord(np) && typeof np.name === 'string') return np.name;
+  if (typeof np === 'string') return np;
+  return poolFromClaimName(logNodeClaim(log), pools);
+}
+
+export function poolFromClaimName(claim: string | undefined, pools: Set<string>): string | undefined {
+  if (!claim) return undefined;
+  const m = /^(.*)-[a-z0-9]{5}$/.exec(claim);
+  return m && pools.has(m[1]!) ? m[1] : undefined;
+}
+
+/** When the NodeClaim registered (Registered=True transition), else when its Node was created. */
+export function registeredAt(claim: NodeClaimView | undefined, node: KubeObject | undefined): { time?: string; evidence?: EvidenceInput } {
+  const reg = claim?.conditions.find((c) => c.type === 'Registered' && c.status === 'True');
+  if (claim && reg?.lastTransitionTime) {
+    return { time: reg.lastTransitionTime, evidence: { object: claim.object, path: `/status/conditions/${reg.index}`, note: `NodeClaim ${claim.name} registered at ${reg.lastTransitionTime}` } };
+  }
+  if (node?.metadata.creationTimestamp) {
+    return { time: node.metadata.creationTimestamp, evidence: { object: node, path: '/metadata/creationTimestamp', note: 'node created (registration time)' } };
+  }
+  return {};
+}

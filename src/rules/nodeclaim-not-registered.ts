@@ -1,0 +1,169 @@
+import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import type { LogRecord } from '../loaders/types.js';
+import { conditions } from '../snapshot/fields.js';
+import type { NodeClaimView } from '../snapshot/karpenter.js';
+import { formatDuration } from '../snapshot/units.js';
+import { logNodeClaim, logNodePool, poolFromClaimName } from './lib/registration-common.js';
+import { ageOf, byLastSeen, karpenterFacts, listNames, plural } from './support.js';
+
+const ID = 'nodeclaim-not-registered';
+/** ≤ v1.6 "terminating due to registration ttl"; v1.7+ "terminating due to timeout" (launch or registration). */
+const TIMEOUT_MSG = /^terminating due to (registration ttl|timeout)$/;
+
+interface PoolState {
+  stuck: Array<{ claim: NodeClaimView; age: number }>;
+  /** Launched, not yet registered, younger than the threshold: shown once the pool fires for another reason. */
+  waiting: Array<{ claim: NodeClaimView; age: number }>;
+  timeouts: LogRecord[];
+  timeoutClaims: Set<string>;
+}
+
+export default defineRule({
+  meta: {
+    id: ID,
+    title: 'NodeClaims launch but never register',
+    category: 'registration',
+    defaultSeverity: 'error',
+    requires: ['NodePool'],
+    optional: ['NodeClaim', 'ControllerLogs', 'Event', 'KarpenterController'],
+    specOnly: 'no',
+    summary: 'Instances of a NodePool launch but their Nodes never join the cluster (registration timeout loop).',
+    rationale:
+      'After launching an instance Karpenter waits for a Node with its providerID. If none appears within 15 minutes ' +
+      'the NodeClaim is deleted ("terminating due to registration ttl", v1.7+ "terminating due to timeout") and the ' +
+      'pending pods trigger a new one, which fails the same way: instances are paid for and never join, and pods stay ' +
+      'Pending. From v1.4 the NodePool reports NodeRegistrationHealthy=False. Typical causes: the node role is missing ' +
+      'from aws-auth or has no EC2_LINUX access entry, a wrong clusterEndpoint, an AMI/amiFamily mismatch, security ' +
+      'groups or routes that block the API server (karpenter-facts §4.1, F7).',
+    fix:
+      'Look at the console output of one of the instances (aws ec2 get-console-output) and the kubelet log to see why ' +
+      'it cannot join; check the node role in aws-auth / access entries, the cluster endpoint, the AMI family, ' +
+      'security groups and routes.',
+    examples: {
+      bad: 'status:\n  conditions:\n  - type: Launched\n    status: "True"\n  - type: Registered\n    status: Unknown\n    reason: NodeNotFound\n    message: Node not registered with cluster   # 14m after launch, again and again',
+      good: 'status:\n  conditions:\n  - type: Registered\n    status: "True"   # within a minute or two of launch',
+    },
+    references: [
+      'https://github.com/aws/karpenter-provider-aws/issues/7469',
+      'https://github.com/aws/karpenter-provider-aws/issues/7558',
+      'https://github.com/aws/karpenter-provider-aws/issues/2423',
+      'https://github.com/kubernetes-sigs/karpenter/issues/2854',
+    ],
+    options: {
+      after: { type: 'duration', default: '15m', description: 'how long after launch an unregistered NodeClaim is a problem' },
+      timeouts: { type: 'number', default: 2, description: 'how many registration timeouts in the logs make a pattern' },
+    },
+  },
+
+  check({ snapshot, now, options, report }) {
+    const version = karpenterFacts(snapshot.controller);
+    const pools = new Set(snapshot.nodePools().map((p) => p.name));
+    const state = new Map<string, PoolState>();
+    const of = (pool: string): PoolState => {
+      let s = state.get(pool);
+      if (!s) state.set(pool, (s = { stuck: [], waiting: [], timeouts: [], timeoutClaims: new Set() }));
+      return s;
+    };
+
+    for (const claim of snapshot.nodeClaims()) {
+      if (claim.deleting) continue;
+      const launched = claim.conditions.find((c) => c.type === 'Launched' && c.status === 'True');
+      const reg = claim.conditions.find((c) => c.type === 'Registered');
+      if (!launched || reg?.status === 'True') continue;
+      if (reg?.reason === 'UnregisteredTaintNotFound') continue; // unregistered-taint-problem reports it
+      if (snapshot.nodeForNodeClaim(claim)) continue; // a Node joined: not a registration failure
+      const age = ageOf(launched.lastTransitionTime ?? claim.created, now);
+      if (age === undefined) continue;
+      const pool = claim.nodePool ?? poolFromClaimName(claim.name, pools);
+      if (pool && pools.has(pool)) (age > options.after! ? of(pool).stuck : of(pool).waiting).push({ claim, age });
+    }
+
+    for (const log of snapshot.logs) {
+      if (!TIMEOUT_MSG.test(log.message)) continue;
+      const reason = String(log.fields.reason ?? '');
+      if (/launch/i.test(reason)) continue; // v1.7+ launch timeout: not a registration failure
+      const pool = logNodePool(log, pools);
+      if (!pool) continue;
+      const s = of(pool);
+      s.timeouts.push(log);
+      const nc = logNodeClaim(log);
+      if (nc) s.timeoutClaims.add(nc);
+    }
+
+    for (const pool of snapshot.nodePools()) {
+      const unhealthy = conditions(pool.object).find((c) => c.type === 'NodeRegistrationHealthy' && c.status === 'False');
+      const s = state.get(pool.name);
+      const repeated = s && s.timeouts.length >= options.timeouts!;
+      if (!unhealthy && !s?.stuck.length && !repeated) continue;
+
+      const events = snapshot
+        .eventsForObject(pool.object)
+        .filter((e) => e.reason === 'NodeRegistrationHealthy' && /Status: \w+ -> False/.test(e.message))
+        .sort(byLastSeen);
+      const evidence: EvidenceInput[] = [];
+      const parts: string[] = [];
+      if (s?.stuck.length) {
+        const oldest = Math.max(...s.stuck.map((x) => x.age));
+        parts.push(
+          `${plural(s.stuck.length, 'NodeClaim')} launched but not registered for up to ${formatDuration(oldest)} (${listNames(s.stuck.map((x) => x.claim.name))})`,
+        );
+        for (const { claim } of s.stuck.slice(0, 3)) {
+          const reg = claim.conditions.find((c) => c.type === 'Registered');
+          const launched = claim.conditions.find((c) => c.type === 'Launched')!;
+          evidence.push({ object: claim.object, path: `/status/conditions/${launched.index}`, note: `launched at ${launched.lastTransitionTime ?? claim.created}` });
+          if (reg) evidence.push({ object: claim.object, path: `/status/conditions/${reg.index}`, note: 'no Node has joined with its providerID' });
+        }
+      }
+      if (repeated) {
+        const times = s!.timeouts.map((l) => l.time).filter((t): t is string => Boolean(t)).sort();
+        const names = [...s!.timeoutClaims];
+        parts.push(
+          `the controller deleted ${names.length ? `${plural(names.length, 'NodeClaim')} (${listNames(names)})` : plural(s!.timeouts.length, 'NodeClaim')} on registration timeout` +
+            (times.length > 1 ? ` between ${times[0]} and ${times[times.length - 1]}` : ''),
+        );
+        for (const l of s!.timeouts.slice(-3)) evidence.push({ log: l, note: 'registration timeout: the NodeClaim is deleted and relaunched' });
+      } else if (s?.timeouts.length) {
+        for (const l of s.timeouts) evidence.push({ log: l, note: 'registration timeout' });
+      }
+      if (unhealthy) {
+        parts.push(`NodePool condition NodeRegistrationHealthy=False${unhealthy.reason ? ` (${unhealthy.reason}${unhealthy.message ? `: ${unhealthy.message}` : ''})` : ''}`);
+        evidence.push({ object: pool.object, path: `/status/conditions/${unhealthy.index}`, note: 'NodeClaims of this pool fail to launch or register' });
+        for (const e of events.slice(-1)) evidence.push({ event: e, note: 'condition transition' });
+      }
+      const waiting = s?.waiting ?? [];
+      if (waiting.length) {
+        parts.push(`${listNames(waiting.map((x) => x.claim.name))} ${waiting.length === 1 ? 'has' : 'have'} been waiting ${formatDuration(Math.max(...waiting.map((x) => x.age)))} for a Node`);
+        for (const { claim } of waiting.slice(0, 2)) {
+          const reg = claim.conditions.find((c) => c.type === 'Registered');
+          if (reg) evidence.push({ object: claim.object, path: `/status/conditions/${reg.index}`, note: 'launched, no Node yet' });
+        }
+      }
+      evidence.push(...version.evidence());
+      report({
+        object: pool.object,
+        message:
+          `NodePool ${pool.name}: instances launch but never join the cluster — ${parts.join('; ')}. ` +
+          'Each NodeClaim is deleted 15m after launch and replaced by another that fails the same way: instances are paid for and pods stay Pending.',
+        fix: fixText(pool.name, (s?.stuck[0] ?? s?.waiting[0])?.claim, pool.nodeClassRef?.value.name, snapshot.controller.env.CLUSTER_NAME),
+        evidence,
+        related: [...(s?.stuck ?? []), ...(s?.waiting ?? [])].slice(0, 5).map((x) => x.claim.object),
+      });
+    }
+  },
+});
+
+function fixText(pool: string, claim: NodeClaimView | undefined, nodeClass: string | undefined, clusterName: string | undefined): string {
+  const cluster = clusterName ?? '<cluster>';
+  const instance = claim?.providerID?.split('/').pop();
+  return [
+    instance
+      ? `See why the instance cannot join: aws ec2 get-console-output --instance-id ${instance} --latest --output text (kubelet / nodeadm errors)`
+      : `See why instances cannot join: kubectl get nodeclaims -l karpenter.sh/nodepool=${pool} -o wide, then aws ec2 get-console-output --instance-id <id> --latest`,
+    `Check that the node role can join: aws eks list-access-entries --cluster-name ${cluster} (type EC2_LINUX for the role of ` +
+      `EC2NodeClass ${nodeClass ?? '<nodeclass>'}), or kubectl -n kube-system get cm aws-auth -o yaml (mapRoles with system:nodes, system:bootstrappers)`,
+    `Check the EC2NodeClass: kubectl get ec2nodeclass ${nodeClass ?? '<nodeclass>'} -o yaml (amiFamily matches the AMI, userData bootstraps this cluster), and that its security groups and subnets reach the API server`,
+    `Check settings.clusterEndpoint of the Karpenter Helm release matches: aws eks describe-cluster --name ${cluster} --query cluster.endpoint`,
+  ]
+    .map((s, i) => `${i + 1}. ${s}`)
+    .join('\n');
+}

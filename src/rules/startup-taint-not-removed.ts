@@ -1,0 +1,155 @@
+import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import { formatTaint, type Taint } from '../snapshot/fields.js';
+import { formatDuration } from '../snapshot/units.js';
+import {
+  agentDaemonSets,
+  agentFor,
+  CCM_UNINITIALIZED,
+  daemonSetFit,
+  nodeTaints,
+  podTrouble,
+  registeredAt,
+  UNREGISTERED,
+} from './lib/registration-common.js';
+import { ageOf, karpenterFacts } from './support.js';
+
+const ID = 'startup-taint-not-removed';
+
+export default defineRule({
+  meta: {
+    id: ID,
+    title: 'Startup taint never removed',
+    category: 'registration',
+    defaultSeverity: 'error',
+    requires: ['Node', 'NodeClaim'],
+    optional: ['NodePool', 'DaemonSet', 'Pod', 'Event', 'KarpenterController'],
+    specOnly: 'no',
+    blocker: 'not-initialized',
+    summary: "A node still carries one of its NodeClaim's startupTaints long after it registered.",
+    rationale:
+      'startupTaints are taints Karpenter expects another component (usually a node agent DaemonSet such as Cilium or ' +
+      'a CSI node plugin) to remove once it is ready. Until every one is gone the NodeClaim stays un-initialized ' +
+      '(Initialized=Unknown, reason StartupTaintsExist): the node is never consolidated or drifted, and since the ' +
+      'scheduling simulation ignores startup taints on un-initialized nodes, Karpenter keeps nominating pending pods ' +
+      'to it instead of launching capacity. There is no initialization timeout (karpenter-facts §4.2, §4.5, F9).',
+    fix:
+      'Deploy or fix the agent that removes the taint (it must tolerate the taint and select the node), or drop the ' +
+      'taint from the NodePool startupTaints if nothing is meant to remove it.',
+    examples: {
+      bad: 'spec:\n  template:\n    spec:\n      startupTaints:\n      - key: node.cilium.io/agent-not-ready\n        value: "true"\n        effect: NoExecute   # but Cilium is not installed',
+      good: 'spec:\n  template:\n    spec:\n      startupTaints:\n      - key: node.cilium.io/agent-not-ready\n        value: "true"\n        effect: NoExecute   # cilium DaemonSet tolerates it and removes it on start',
+    },
+    references: [
+      'https://github.com/aws/containers-roadmap/issues/2470',
+      'https://github.com/aws/karpenter-provider-aws/issues/7595',
+      'https://github.com/kubernetes-sigs/karpenter/issues/1772',
+      'https://github.com/kubernetes-sigs/karpenter/issues/1479',
+    ],
+    options: {
+      after: { type: 'duration', default: '15m', description: 'how long after registration a startup taint is a problem' },
+    },
+  },
+
+  check({ snapshot, now, options, report }) {
+    const version = karpenterFacts(snapshot.controller);
+    const setsByAgent = new Map<string, ReturnType<typeof agentDaemonSets>>();
+    for (const node of snapshot.karpenterNodes()) {
+      const claim = snapshot.nodeClaimForNode(node);
+      if (!claim) continue;
+      const init = claim.conditions.find((c) => c.type === 'Initialized');
+      if (init?.status === 'True') continue; // after initialization they are ordinary taints
+      const pool = snapshot.nodePool(claim.nodePool ?? snapshot.nodePoolNameOf(node));
+      const declared: Array<{ taint: Taint; path: string; object: typeof claim.object }> = claim.startupTaints.map((t) => ({
+        taint: t,
+        path: `/spec/startupTaints/${t.index}`,
+        object: claim.object,
+      }));
+      const present = nodeTaints(node).flatMap((nt) => {
+        if (nt.key === CCM_UNINITIALIZED || nt.key === UNREGISTERED) return []; // other rules own these
+        const d = declared.find((x) => x.taint.key === nt.key && (!x.taint.effect || !nt.effect || x.taint.effect === nt.effect));
+        return d ? [{ nodeTaint: nt, declared: d }] : [];
+      });
+      if (!present.length) continue;
+      const reg = registeredAt(claim, node);
+      const age = ageOf(reg.time, now);
+      if (age === undefined || age <= options.after!) continue;
+
+      const name = node.metadata.name!;
+      const evidence: EvidenceInput[] = [];
+      const causes: string[] = [];
+      const steps: string[] = [];
+      for (const { nodeTaint, declared: d } of present) {
+        const text = formatTaint(nodeTaint);
+        evidence.push({ object: node, path: `/spec/taints/${nodeTaint.index}`, note: `still present ${formatDuration(age)} after registration` });
+        evidence.push({ object: d.object, path: d.path, note: `declared as a startup taint of NodeClaim ${claim.name}` });
+        const poolTaint = pool?.startupTaints.value.find((t) => t.key === nodeTaint.key);
+        if (pool && poolTaint) evidence.push({ object: pool.object, path: `${pool.startupTaints.path}/${poolTaint.index}`, note: `from NodePool ${pool.name}` });
+        const agent = agentFor(nodeTaint.key);
+        if (!agent) {
+          causes.push(`nothing recognisable removes ${text}`);
+          steps.push(
+            `Find the component meant to remove ${nodeTaint.key} (it must tolerate it and call the API to untaint the node); if none exists, remove the entry from spec.template.spec.startupTaints of NodePool ${pool?.name ?? claim.nodePool ?? '<nodepool>'}.`,
+          );
+          continue;
+        }
+        let sets = setsByAgent.get(agent.name);
+        if (!sets) setsByAgent.set(agent.name, (sets = agentDaemonSets(snapshot, agent)));
+        if (!snapshot.has('DaemonSet')) {
+          causes.push(`${text} is removed by the ${agent.name} (DaemonSets not in the dump, so not checked)`);
+          steps.push(`Check the ${agent.name} DaemonSet: kubectl get ds -A | grep -E '${agent.daemonSets.source}'`);
+          continue;
+        }
+        if (!sets.length) {
+          causes.push(`${text} is removed by the ${agent.name}, but no such DaemonSet exists in the cluster`);
+          steps.push(`Install the ${agent.name} (a DaemonSet matching /${agent.daemonSets.source}/), or remove ${nodeTaint.key} from spec.template.spec.startupTaints of NodePool ${pool?.name ?? claim.nodePool ?? '<nodepool>'}.`);
+          continue;
+        }
+        const fits = sets.map((ds) => daemonSetFit(snapshot, ds, node));
+        const ok = fits.find((f) => !f.problem);
+        const ds = ok ?? fits[0]!;
+        const dsName = `${ds.daemonSet.metadata.namespace}/${ds.daemonSet.metadata.name}`;
+        if (!ok) {
+          causes.push(`${text} is removed by DaemonSet ${dsName}, but ${ds.problem}`);
+          evidence.push(...ds.evidence);
+          const blocking = /taint (\S+?)(=\S+)?:(\w+)$/.exec(ds.problem ?? '');
+          const change = blocking
+            ? `add to spec.template.spec.tolerations: {key: ${blocking[1]}, operator: Exists, effect: ${blocking[3]}}`
+            : 'make its nodeSelector / node affinity match the node labels';
+          steps.push(`Let DaemonSet ${dsName} run on ${name} (${ds.problem}): kubectl -n ${ds.daemonSet.metadata.namespace} edit ds ${ds.daemonSet.metadata.name}, ${change}.`);
+          continue;
+        }
+        const trouble = ds.pod ? podTrouble(ds.pod) : undefined;
+        if (ds.pod && trouble) {
+          causes.push(`${text} is removed by DaemonSet ${dsName}, whose pod ${ds.pod.metadata.name} on the node is not working (${trouble})`);
+          evidence.push({ object: ds.pod, path: '/status/containerStatuses', note: trouble });
+          steps.push(`Fix the agent pod: kubectl -n ${ds.pod.metadata.namespace} describe pod ${ds.pod.metadata.name}; kubectl -n ${ds.pod.metadata.namespace} logs ${ds.pod.metadata.name}`);
+        } else {
+          causes.push(`${text} is removed by DaemonSet ${dsName}, which can run on the node but has not removed it`);
+          evidence.push({ object: ds.daemonSet, path: '/spec/template/spec/tolerations', note: 'tolerates the node and selects it' });
+          steps.push(
+            `Check the agent on the node: kubectl -n ${ds.daemonSet.metadata.namespace} get pods -o wide --field-selector spec.nodeName=${name}, then its logs.` +
+              (version.atLeast('1.5.0') === false ? ` Karpenter ${version.label} (< v1.5.0) may re-apply startup taints the agent removed before registration (kubernetes-sigs/karpenter#1772): upgrade.` : ''),
+          );
+        }
+      }
+      if (init) evidence.push({ object: claim.object, path: `/status/conditions/${init.index}`, note: `NodeClaim ${claim.name} is not initialized` });
+      if (reg.evidence) evidence.push(reg.evidence);
+      evidence.push(...version.evidence());
+      const taintNames = present.map((p) => formatTaint(p.nodeTaint)).join(', ');
+      report({
+        object: node,
+        message:
+          `Node ${name} still carries startup taint ${taintNames} ${formatDuration(age)} after it registered, so NodeClaim ${claim.name} never initializes ` +
+          `and Karpenter will never consolidate or drift it: ${causes.join('; ')}.`,
+        fix: [
+          ...steps,
+          `Once the agent is healthy the taint goes away by itself; to unblock now: kubectl taint node ${name} ${present.map((p) => `${p.nodeTaint.key}${p.nodeTaint.effect ? `:${p.nodeTaint.effect}` : ''}-`).join(' ')}`,
+        ]
+          .map((s, i) => `${i + 1}. ${s}`)
+          .join('\n'),
+        evidence,
+        related: [claim.object, ...(pool ? [pool.object] : [])],
+      });
+    }
+  },
+});

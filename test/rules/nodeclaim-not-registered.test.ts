@@ -1,0 +1,109 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Finding } from '../../src/engine/findings.js';
+import { scanRule } from '../support/scan.js';
+import { caseDir, evidenceOf, expectSourceIs, rawValueAt, splitSource, unexpectedSkips } from './fixture-helpers.js';
+
+const RULE = 'nodeclaim-not-registered';
+type Scan = Awaited<ReturnType<typeof scanRule>>;
+
+function logLine(source: string): string {
+  const { file, line } = splitSource(source);
+  return readFileSync(file, 'utf8').split('\n')[line - 1]!;
+}
+
+describe(`${RULE} — fires: registration timeout loop on NodePool default (v1.6.1, "registration ttl")`, () => {
+  const dir = caseDir(RULE, 'fires');
+  let r: Scan;
+  let f: Finding;
+  beforeAll(async () => {
+    r = await scanRule(RULE, [dir]);
+    f = r.findings[0]!;
+  });
+
+  it('reports one error, on NodePool default (system is healthy)', () => {
+    expect(unexpectedSkips(r.report.snapshot.skipped)).toEqual([]);
+    expect(r.report.snapshot.referenceTime).toBe('2025-09-02T11:23:40.000Z');
+    expect(r.report.snapshot.karpenterVersion).toBe('1.6.1');
+    expect(r.notEvaluated).toEqual([]);
+    expect(r.findings).toHaveLength(1);
+    expect(f.severity).toBe('error');
+    expect(f.object).toEqual({ apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: 'default' });
+    expect(f.related).toEqual([{ kind: 'NodeClaim', name: 'default-p9x2k' }]);
+  });
+
+  it('names the deleted NodeClaims, when, the pool condition and the claim still waiting', () => {
+    expect(f.message).toContain('NodePool default: instances launch but never join the cluster');
+    expect(f.message).toContain('the controller deleted 2 NodeClaims (default-b7r2c, default-f4n8w) on registration timeout between 2025-09-02T10:53:39.212Z and 2025-09-02T11:09:03.655Z');
+    expect(f.message).toContain('NodeRegistrationHealthy=False (RegistrationFailed: Failed to register node)');
+    expect(f.message).toContain('default-p9x2k has been waiting 14m for a Node');
+  });
+
+  it('cites the timeout log lines, the pool condition and its transition event where they are', () => {
+    const logs = f.evidence.filter((e) => e.source.includes('logs.txt'));
+    expect(logs).toHaveLength(2);
+    for (const l of logs) expect(logLine(l.source)).toContain('"message":"terminating due to registration ttl"');
+    const [cond] = evidenceOf(f, 'NodePool', '/status/conditions/1');
+    expect(cond?.value).toMatchObject({ type: 'NodeRegistrationHealthy', status: 'False', reason: 'RegistrationFailed' });
+    expectSourceIs(cond!, join(dir, 'karpenter.yaml'));
+    expect(rawValueAt(cond!)).toEqual(cond!.value);
+    const [ev] = evidenceOf(f, 'Event');
+    expect(String(ev?.value)).toContain('Status: True -> False, Reason: RegistrationFailed');
+    expectSourceIs(ev!, join(dir, 'default', 'events.yaml'));
+    const [waiting] = evidenceOf(f, 'NodeClaim', '/status/conditions/1');
+    expect(waiting?.value).toMatchObject({ type: 'Registered', status: 'Unknown', reason: 'NodeNotFound' });
+  });
+
+  it('the fix names the instance to inspect, the cluster and the EC2NodeClass', () => {
+    expect(f.fix).toContain('aws ec2 get-console-output --instance-id i-0a8c2e6f4b1d97355 --latest');
+    expect(f.fix).toContain('aws eks list-access-entries --cluster-name payments-syd');
+    expect(f.fix).toContain('kubectl get ec2nodeclass default -o yaml');
+  });
+
+  it('thresholds: after=10m counts the 14m-old NodeClaim as stuck; timeouts=3 alone would not fire, the condition still does', async () => {
+    const after = await scanRule(RULE, [dir], { options: { [RULE]: { after: '10m' } } });
+    expect(after.findings[0]!.message).toContain('1 NodeClaim launched but not registered for up to 14m (default-p9x2k)');
+    const t3 = await scanRule(RULE, [dir], { options: { [RULE]: { timeouts: 3 } } });
+    expect(t3.findings).toHaveLength(1);
+    expect(t3.findings[0]!.message).not.toContain('on registration timeout between');
+  });
+});
+
+describe(`${RULE} — fires-v1.7: "terminating due to timeout" (registration_timeout) in the logs only`, () => {
+  it('reports the NodePool from the logs', async () => {
+    const r = await scanRule(RULE, [caseDir(RULE, 'fires-v1.7')]);
+    expect(r.findings).toHaveLength(1);
+    const f = r.findings[0]!;
+    expect(f.object.name).toBe('gpu-training');
+    expect(f.message).toContain('deleted 3 NodeClaims (gpu-training-d2kfx, gpu-training-7vq9s, gpu-training-m4w8c) on registration timeout');
+    expect(f.fix).toContain('--cluster-name ml-frankfurt');
+    for (const l of f.evidence.filter((e) => e.source.includes('logs.txt'))) expect(logLine(l.source)).toContain('"reason":"registration_timeout"');
+  });
+});
+
+describe(`${RULE} — near-miss: launch timeouts, a single registration timeout, a claim 5 minutes old`, () => {
+  const dir = caseDir(RULE, 'near-miss');
+  it('stays silent', async () => {
+    const r = await scanRule(RULE, [dir]);
+    expect(r.report.snapshot.karpenterVersion).toBe('1.7.1');
+    expect(r.notEvaluated).toEqual([]);
+    expect(r.findings).toEqual([]);
+  });
+  it('for those reasons: timeouts=1 fires on the registration timeout only; an hour later the claim is stuck', async () => {
+    const one = await scanRule(RULE, [dir], { options: { [RULE]: { timeouts: 1 } } });
+    expect(one.findings).toHaveLength(1);
+    expect(one.findings[0]!.message).toContain('deleted 1 NodeClaim (gpu-training-x1r6p) on registration timeout');
+    expect(one.findings[0]!.message).not.toContain('gpu-training-k2c7d');
+    const later = await scanRule(RULE, [dir], { now: '2025-10-14T04:42:55Z' });
+    expect(later.findings[0]!.message).toContain('1 NodeClaim launched but not registered for up to 1h (gpu-training-q8t3z)');
+  });
+});
+
+describe(`${RULE} — missing: NodeClaims without NodePools`, () => {
+  it('is not evaluated and names NodePools', async () => {
+    const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
+    expect(r.findings).toEqual([]);
+    expect(r.notEvaluated[0]!.reason).toMatch(/^no NodePools in the snapshot/);
+  });
+});
