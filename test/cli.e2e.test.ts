@@ -114,7 +114,14 @@ describe('karpdoctor (built binary)', () => {
     });
     expect(Object.keys(f.evidence[0])).toEqual(['object', 'path', 'value', 'source', 'note']);
     expect(f.evidence[0]).toMatchObject({ path: '/status/conditions/1', source: `${join(dump, 'nodes.json')}:${lineOf(join(dump, 'nodes.json'), 'ip-10-0-1-20') - 2}` });
-    expect(report.notEvaluated).toEqual([]);
+    // Rules whose inputs this small dump lacks say so, each with the command that would collect them.
+    expect(report.notEvaluated.length).toBeGreaterThan(10);
+    for (const n of report.notEvaluated) expect(Object.keys(n)).toEqual(['ruleId', 'reason']);
+    expect(report.notEvaluated).toContainEqual({
+      ruleId: 'pdb-blocks-eviction',
+      reason: expect.stringMatching(/^no .*PodDisruptionBudgets.* in the snapshot \(add the output of `kubectl get pdb -A -o yaml`/),
+    });
+    expect(report.notEvaluated.map((n: { ruleId: string }) => n.ruleId)).not.toContain('node-unhealthy-not-repaired');
     expect(report.summary).toEqual({ error: 1, warning: 0, info: 0 });
   });
 

@@ -16,6 +16,7 @@ export default defineRule({
     requires: ['Node'],
     optional: ['NodeClaim', 'NodePool', 'Pod', 'Event', 'KarpenterController'],
     specOnly: 'no',
+    blocker: 'not-initialized',
     summary: `A Karpenter node still carries ${TAINT} long after it was created.`,
     rationale:
       `The kubelet registers nodes with ${TAINT}=true:NoSchedule when it runs with --cloud-provider=external; ` +
