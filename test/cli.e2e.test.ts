@@ -213,6 +213,18 @@ describe('karpdoctor (built binary)', () => {
     }
   });
 
+  it('evidence lines located in parallel after the rules match those found one by one', async () => {
+    const { scan } = await import('./support/scan.js');
+    const example = join(ROOT, 'fixtures', 'example-cluster');
+    const cli = JSON.parse(run(['scan', example, '--format', 'json']).stdout);
+    const inProcess = await scan([example]);
+    const sources = (findings: Array<{ ruleId: string; evidence: Array<{ source: string }> }>) => findings.map((f) => [f.ruleId, f.evidence.map((e) => e.source.replace(`${ROOT}/`, ''))]);
+    const cliSources = sources(cli.findings);
+    expect(new Set(cliSources.flatMap(([, s]) => (s as string[]).map((x) => x.split(':')[0]))).size).toBeGreaterThan(3);
+    expect(cliSources.every(([, s]) => (s as string[]).every((x) => /:\d+$/.test(x)))).toBe(true);
+    expect(cliSources).toEqual(sources(inProcess.findings));
+  });
+
   it('--output writes the report to a file', () => {
     const out = join(mkdtempSync(join(tmpdir(), 'karpdoctor-out-')), 'report.json');
     const r = run(['scan', dump, '--format', 'json', '--output', out]);

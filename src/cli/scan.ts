@@ -1,6 +1,9 @@
 /** `karpdoctor scan`: inputs → snapshot → rules → report, with exit codes 0 (clean) / 1 (findings) / 2 (unusable). */
+import { statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { SEVERITY_RANK } from '../engine/findings.js';
+import { SEVERITY_RANK, resolveDeferredSources } from '../engine/findings.js';
+import { locateUnitLines } from '../loaders/locate.js';
+import { startLocatePool } from '../loaders/parallel.js';
 import type { Severity } from '../engine/rule.js';
 import { ConfigError, runRules, selectRules, type RunConfig } from '../engine/runner.js';
 import { loadInputs } from '../loaders/load.js';
@@ -67,12 +70,15 @@ export async function scanCommand(paths: string[], opts: ScanOptions, toolVersio
   }
   let run;
   try {
-    run = runRules(RULES, snapshot, config);
+    run = runRules(RULES, snapshot, config, { deferLines: true });
   } catch (e) {
     if (e instanceof ConfigError) throw new UsageError(e.message);
     throw e;
   }
   const t3 = performance.now();
+  await locateCitedLines(snapshot);
+  resolveDeferredSources(run.findings, snapshot);
+  const t4 = performance.now();
 
   const report = buildReport(snapshot, run, toolVersion);
   const toFile = Boolean(opts.output);
@@ -93,6 +99,7 @@ export async function scanCommand(paths: string[], opts: ScanOptions, toolVersio
       ...(load.splitFiles ?? []).map((f) => `  parsed in parallel ranges: ${f}`),
       `snapshot  ${ms(t2 - t1)}`,
       `rules     ${ms(t3 - t2)}`,
+      `lines     ${ms(t4 - t3)}  (locating cited objects in files parsed whole)`,
       ...Object.entries(run.timings)
         .sort((a, b) => b[1] - a[1])
         .map(([id, t]) => `  ${id.padEnd(44)} ${ms(t)}`),
@@ -101,6 +108,22 @@ export async function scanCommand(paths: string[], opts: ScanOptions, toolVersio
   }
   const threshold = opts.failOn === 'none' ? Infinity : SEVERITY_RANK[opts.failOn as Severity];
   return report.findings.some((f) => SEVERITY_RANK[f.severity] >= threshold) ? 1 : 0;
+}
+
+/** Files parsed whole have no line numbers until a finding cites one of their objects: find those, in parallel. */
+async function locateCitedLines(snapshot: Snapshot): Promise<void> {
+  const files = snapshot.wantedLineFiles();
+  const pool = startLocatePool(files.length);
+  try {
+    await Promise.all(
+      files.map(async ({ fsPath, source }) => {
+        const lines = pool ? await pool.locate(fsPath, source, statSync(fsPath, { throwIfNoEntry: false })?.size ?? 0) : locateUnitLines(fsPath, source);
+        snapshot.setLines(fsPath, lines);
+      }),
+    );
+  } finally {
+    await pool?.close();
+  }
 }
 
 /** The live cluster of the kubeconfig; the client library is imported only now (it costs ~0.7 s to load). */

@@ -54,13 +54,17 @@ function buildEvidence(e: EvidenceInput, snapshot: Snapshot): Evidence {
   const note = e.note ? { note: e.note } : {};
   if (e.event) {
     const ev = e.event;
-    return {
-      object: snapshot.ref(ev.object),
-      path: '/message',
-      value: `${ev.reason}: ${ev.message}${ev.count > 1 ? ` (x${ev.count}${ev.firstSeen ? ` since ${ev.firstSeen}` : ''})` : ''}`,
-      source: sourceOf(ev.object, snapshot),
-      ...note,
-    };
+    return remember(
+      {
+        object: snapshot.ref(ev.object),
+        path: '/message',
+        value: `${ev.reason}: ${ev.message}${ev.count > 1 ? ` (x${ev.count}${ev.firstSeen ? ` since ${ev.firstSeen}` : ''})` : ''}`,
+        source: sourceOf(ev.object, snapshot),
+        ...note,
+      },
+      ev.object,
+      snapshot,
+    );
   }
   if (e.log) {
     const l = e.log;
@@ -75,13 +79,17 @@ function buildEvidence(e: EvidenceInput, snapshot: Snapshot): Evidence {
   }
   if (e.object) {
     const path = e.path ?? '';
-    return {
-      object: snapshot.ref(e.object),
-      path,
-      value: e.value !== undefined ? e.value : (resolvePointer(e.object, path) ?? null),
-      source: sourceOf(e.object, snapshot),
-      ...note,
-    };
+    return remember(
+      {
+        object: snapshot.ref(e.object),
+        path,
+        value: e.value !== undefined ? e.value : (resolvePointer(e.object, path) ?? null),
+        source: sourceOf(e.object, snapshot),
+        ...note,
+      },
+      e.object,
+      snapshot,
+    );
   }
   return { object: null, path: null, value: e.value ?? null, source: 'derived', ...note };
 }
@@ -90,4 +98,23 @@ export function sourceOf(obj: KubeObject, snapshot: Snapshot): string {
   const p = snapshot.provenance(obj);
   if (!p) return 'unknown';
   return p.line ? `${p.source}:${p.line}` : p.source;
+}
+
+/** Evidence whose line was deferred keeps (out of the JSON) the object it was read from. */
+const DEFERRED = Symbol('deferred-source');
+
+function remember(e: Evidence, obj: KubeObject, snapshot: Snapshot): Evidence {
+  const p = snapshot.provenance(obj);
+  if (p && p.line === 0 && p.fsPath) Object.defineProperty(e, DEFERRED, { value: obj, enumerable: false });
+  return e;
+}
+
+/** After deferred lines were located (Snapshot.setLines), give the evidence its file:line. */
+export function resolveDeferredSources(findings: Finding[], snapshot: Snapshot): void {
+  for (const f of findings) {
+    for (const e of f.evidence) {
+      const obj = (e as Evidence & { [DEFERRED]?: KubeObject })[DEFERRED];
+      if (obj) e.source = sourceOf(obj, snapshot);
+    }
+  }
 }

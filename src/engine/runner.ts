@@ -39,7 +39,20 @@ export function selectRules(rules: readonly Rule[], config: RunConfig): Rule[] {
   return rules.filter((r) => (only.size === 0 || only.has(r.meta.id)) && !disabled.has(r.meta.id));
 }
 
-export function runRules(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig = {}): RunResult {
+/**
+ * With `deferLines`, evidence in files parsed whole is left without a line and the snapshot notes which files it
+ * needs: the caller locates them in parallel, then calls resolveDeferredSources. Otherwise lines are found as needed.
+ */
+export function runRules(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig = {}, opts: { deferLines?: boolean } = {}): RunResult {
+  snapshot.deferLineLookups(opts.deferLines ?? false);
+  try {
+    return runAll(rules, snapshot, config);
+  } finally {
+    snapshot.deferLineLookups(false);
+  }
+}
+
+function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig): RunResult {
   const findings: Finding[] = [];
   const notEvaluated: NotEvaluated[] = [];
   const timings: Record<string, number> = {};

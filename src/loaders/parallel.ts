@@ -20,6 +20,8 @@ export interface WorkerJob {
   options: Pick<LoadOptions, 'yamlPath' | 'jsonPath'>;
   /** Part of a file split across workers (split.ts); the reply is a RangePartial. */
   range?: RangeJob;
+  /** Only find the start line of each object of the file (locate.ts); the reply is `{ lines }`. */
+  locate?: boolean;
 }
 
 export type WorkerReply = { id: number; type: 'objects'; json: string } | { id: number; type: 'done'; json: string } | { id: number; type: 'failed'; message: string };
@@ -27,7 +29,15 @@ export type WorkerReply = { id: number; type: 'objects'; json: string } | { id: 
 export interface ParsePool {
   readonly size: number;
   load(file: InputFile, opts: LoadOptions, range?: RangeJob): Promise<PartialLoad>;
+  /** Start lines of the objects of a file parsed whole, found on a worker. */
+  locate(fsPath: string, source: string, size: number): Promise<number[]>;
   close(): Promise<void>;
+}
+
+/** A pool only for locating lines after the rules ran: worth it for two files or more. */
+export function startLocatePool(files: number): ParsePool | null {
+  if (!WORKER_URL.pathname.endsWith('.js') || files < 2 || envJobs() === 0) return null;
+  return new Pool(Math.min(availableParallelism(), files));
 }
 
 export function startPool(files: InputFile[], opts: LoadOptions): ParsePool | null {
@@ -48,7 +58,7 @@ function envJobs(): number | undefined {
 
 class Pool implements ParsePool {
   private readonly workers: Array<{ worker: Worker; busy: number }> = [];
-  private readonly pending = new Map<number, { partial: PartialLoad | null; objects: PartialLoad['objects']; resolve: (p: PartialLoad) => void; reject: (e: Error) => void }>();
+  private readonly pending = new Map<number, { objects: PartialLoad['objects']; resolve: (p: PartialLoad) => void; reject: (e: Error) => void }>();
   private nextId = 1;
 
   constructor(readonly size: number) {
@@ -63,19 +73,28 @@ class Pool implements ParsePool {
   }
 
   load(file: InputFile, opts: LoadOptions, range?: RangeJob): Promise<PartialLoad> {
+    return this.post(
+      {
+        file: { fsPath: file.fsPath!, displayPath: file.displayPath, relPath: file.relPath, size: file.size },
+        options: { ...(opts.yamlPath ? { yamlPath: opts.yamlPath } : {}), ...(opts.jsonPath ? { jsonPath: opts.jsonPath } : {}) },
+        ...(range ? { range } : {}),
+      },
+      range ? range.end - range.start : file.size || 1,
+    );
+  }
+
+  async locate(fsPath: string, source: string, size: number): Promise<number[]> {
+    const reply = await this.post({ file: { fsPath, displayPath: source, relPath: source, size }, options: {}, locate: true }, size || 1);
+    return (reply as unknown as { lines: number[] }).lines;
+  }
+
+  /** Send a job to the least loaded worker; objects arrive in batches, the rest with 'done'. */
+  private post(job: Omit<WorkerJob, 'id'>, weight: number): Promise<PartialLoad> {
     const id = this.nextId++;
     const slot = this.workers.reduce((a, b) => (b.busy < a.busy ? b : a));
-    const weight = range ? range.end - range.start : file.size || 1;
     slot.busy += weight;
-    const job: WorkerJob = {
-      id,
-      file: { fsPath: file.fsPath!, displayPath: file.displayPath, relPath: file.relPath, size: file.size },
-      options: { ...(opts.yamlPath ? { yamlPath: opts.yamlPath } : {}), ...(opts.jsonPath ? { jsonPath: opts.jsonPath } : {}) },
-      ...(range ? { range } : {}),
-    };
     return new Promise<PartialLoad>((resolve, reject) => {
       this.pending.set(id, {
-        partial: null,
         objects: [],
         resolve: (p) => {
           slot.busy -= weight;
@@ -83,7 +102,7 @@ class Pool implements ParsePool {
         },
         reject,
       });
-      slot.worker.postMessage(job);
+      slot.worker.postMessage({ ...job, id } satisfies WorkerJob);
     });
   }
 
@@ -100,7 +119,7 @@ class Pool implements ParsePool {
       return;
     }
     const partial = JSON.parse(m.json) as PartialLoad;
-    partial.objects = job.objects;
+    if (partial.objects) partial.objects = job.objects;
     job.resolve(partial);
   }
 

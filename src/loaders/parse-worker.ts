@@ -2,6 +2,7 @@
 import { parentPort } from 'node:worker_threads';
 import { FileSource } from './archive.js';
 import { loadOne } from './load.js';
+import { locateUnitLines } from './locate.js';
 import { loadRange } from './split.js';
 import type { WorkerJob, WorkerReply } from './parallel.js';
 
@@ -18,6 +19,10 @@ async function handle(job: WorkerJob): Promise<void> {
   const send = (m: WorkerReply) => parentPort!.postMessage(m);
   try {
     const { fsPath, displayPath, relPath, size } = job.file;
+    if (job.locate) {
+      send({ id: job.id, type: 'done', json: JSON.stringify({ lines: locateUnitLines(fsPath, displayPath) }) });
+      return;
+    }
     const source = new FileSource(fsPath, size);
     const partial = job.range
       ? await loadRange(fsPath, size, displayPath, job.range)

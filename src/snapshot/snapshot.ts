@@ -46,6 +46,8 @@ export class Snapshot {
   mergedCount = 0;
   mergedExample: string | undefined;
   private readonly locate: LoadResult['locate'];
+  private deferLocate = false;
+  private readonly wantedLines = new Map<string, string>();
 
   constructor(load: LoadResult, opts: SnapshotOptions = {}) {
     this.sources = load.sources;
@@ -111,8 +113,28 @@ export class Snapshot {
   /** Where the object was read (the preferred copy); every copy via `provenances`. */
   provenance(obj: KubeObject): Provenance | undefined {
     const p = this.provenanceMap.get(obj)?.[0];
-    if (p && p.line === 0 && p.fsPath) p.line = this.locateLine(p);
+    if (p && p.line === 0 && p.fsPath) {
+      if (this.deferLocate && !this.cache.has(`lines:${p.fsPath}`)) this.wantedLines.set(p.fsPath, p.source);
+      else p.line = this.locateLine(p);
+    }
     return p;
+  }
+
+  /**
+   * While deferred, provenance() notes the files whose lines a report needs instead of re-reading each at once,
+   * so the caller can locate them all in parallel (`wantedLineFiles`, `setLines`).
+   */
+  deferLineLookups(on: boolean): void {
+    this.deferLocate = on;
+  }
+
+  wantedLineFiles(): Array<{ fsPath: string; source: string }> {
+    return [...this.wantedLines].map(([fsPath, source]) => ({ fsPath, source }));
+  }
+
+  setLines(fsPath: string, lines: number[]): void {
+    this.cache.set(`lines:${fsPath}`, lines);
+    this.wantedLines.delete(fsPath);
   }
 
   /** Files parsed whole carry no lines; the loader re-scans one only when a report cites an object in it. */
