@@ -5,19 +5,7 @@ import { allowedZones } from '../snapshot/karpenter.js';
 import { KIND } from '../snapshot/kinds.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { isPending, karpenterFacts, listNames, plural, podName } from './support.js';
-
-/** Provisioners whose volumes live in one zone (block devices); file systems like EFS are regional and safe. */
-const ZONAL_PROVISIONERS = new Set([
-  'ebs.csi.aws.com',
-  'ebs.csi.eks.amazonaws.com',
-  'kubernetes.io/aws-ebs',
-  'pd.csi.storage.gke.io',
-  'kubernetes.io/gce-pd',
-  'disk.csi.azure.com',
-  'kubernetes.io/azure-disk',
-  'cinder.csi.openstack.org',
-]);
-const ZONE_KEYS = ['topology.kubernetes.io/zone', 'topology.ebs.csi.aws.com/zone', 'failure-domain.beta.kubernetes.io/zone', 'topology.gke.io/zone', 'topology.disk.csi.azure.com/zone'];
+import { volumeZone, ZONAL_PROVISIONERS, ZONE_KEYS } from './lib/volumes-health-zones.js';
 
 export default defineRule({
   meta: {
@@ -184,20 +172,6 @@ function clusterZones(snapshot: Snapshot): { known: boolean; zones: Set<string>;
   // One zone seen is only conclusive when every pool is bound to known zones (requirements or subnets).
   const known = zones.size > 1 || (snapshot.nodePools().length > 0 && (!unrestricted || subnetZones > 0));
   return { known, zones, pools };
-}
-
-/** The zone(s) a PV is pinned to by its node affinity, with the pointer to them. */
-function volumeZone(pv: KubeObject): { zones: string[]; path: string } | undefined {
-  const terms = arr<Json>(dig(pv, 'spec', 'nodeAffinity', 'required', 'nodeSelectorTerms'));
-  for (let t = 0; t < terms.length; t++) {
-    const exprs = arr<Json>(terms[t]!.matchExpressions);
-    for (let e = 0; e < exprs.length; e++) {
-      if (ZONE_KEYS.includes(String(exprs[e]!.key)) && exprs[e]!.operator === 'In') {
-        return { zones: arr<unknown>(exprs[e]!.values).map(String), path: `/spec/nodeAffinity/required/nodeSelectorTerms/${t}/matchExpressions/${e}/values` };
-      }
-    }
-  }
-  return undefined;
 }
 
 /** `allowedTopologies` restricted to a single zone makes Immediate binding harmless. */
