@@ -92,9 +92,17 @@ export default defineRule({
         if (burst.length < 2) continue;
 
         const members = burst.map(([claim, c]) => member(snapshot, logs, claim, c.ms, views.get(claim), nodeToClaim, now - options.emptyFor!));
-        // Same pods: the log batches before each create overlap, or the same pod was nominated to two of them.
-        const logPods = burst.map(([, c]) => new Set(c.found?.pods ?? []));
-        let shared = [...logPods[0]!].filter((p) => logPods.slice(1).some((s) => s.has(p)));
+        // Same pods: two *different* provisioning batches named the same pods (one batch that decides on several
+        // NodeClaims — "computed new nodeclaim(s)" with nodeclaims: 2 — places each pod once: no duplicate), or the
+        // same pod was nominated to two of them.
+        let shared: string[] = [];
+        burst.forEach(([, a], x) =>
+          burst.slice(x + 1).forEach(([, b]) => {
+            if (!a.found || !b.found || a.found === b.found) return;
+            const pods = new Set(b.found.pods);
+            for (const p of a.found.pods) if (pods.has(p) && !shared.includes(p)) shared.push(p);
+          }),
+        );
         let sharedHow = 'logs';
         if (!shared.length) {
           shared = nominatedToSeveral(snapshot, members);
@@ -134,6 +142,9 @@ export default defineRule({
   },
 });
 
+/** A duplicate is reaped by emptiness within minutes of joining; a node removed later had a life of its own. */
+const REAPED_WITHIN = 60 * 60 * 1000;
+
 function member(
   snapshot: Snapshot,
   logs: ProvisioningLog,
@@ -167,9 +178,16 @@ function member(
     } else {
       evidence.push({ object: node, path: '/metadata/name', note: `${node.metadata.name}: ${workload.length} workload pod(s) (${listNames(workload.map((p) => `${p.metadata.namespace}/${p.metadata.name}`))})` });
     }
-  } else if (!view && logs.deleted.has(claim) && launched && [...logs.registered.values()].includes(claim)) {
-    // Deleted after it had launched and registered (a NodeClaim that failed to launch, e.g. on insufficient capacity,
-    // is deleted and retried for the same pods: that is not a duplicate).
+  } else if (
+    !view &&
+    logs.deleted.has(claim) &&
+    launched &&
+    [...logs.registered.values()].includes(claim) &&
+    (parseTime(logs.deleted.get(claim)!.time) ?? Infinity) - ms <= REAPED_WITHIN
+  ) {
+    // Deleted soon after it had launched and registered. A NodeClaim that failed to launch (insufficient capacity) is
+    // deleted and retried for the same pods, and one that ran pods for hours and was consolidated later is ordinary
+    // life: neither is a duplicate.
     emptyHow = `was deleted (${logs.deleted.get(claim)!.time})`;
     evidence.push({ log: logs.deleted.get(claim)!, note: `${claim} deleted` });
   }

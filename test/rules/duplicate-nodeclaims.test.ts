@@ -194,3 +194,12 @@ describe(`${RULE} — log parser: every generation of the empty-disruption recor
     ]);
   });
 });
+
+describe('duplicate-nodeclaims — near-miss-one-batch: one provisioning batch creates two NodeClaims, one consolidated a day later', () => {
+  it('is not a duplicate: one decision places each pod once, and a node removed after a day of work was not empty', async () => {
+    const r = await scanRule('duplicate-nodeclaims', [caseDir('duplicate-nodeclaims', 'near-miss-one-batch')]);
+    expect(r.notEvaluated).toEqual([]);
+    expect(r.snapshot.logs.some((l) => l.message === 'computed new nodeclaim(s) to fit pod(s)' && l.fields.nodeclaims === 2)).toBe(true);
+    expect(r.findings).toEqual([]);
+  });
+});
