@@ -363,6 +363,8 @@ describe('bad input: reported with file and line, the rest still loads', () => {
       'empty.json': '',
       'image.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0]),
       'values-prod.yaml': 'x: 1\n',
+      'README.md': '# notes\n',
+      'docs/LICENSE': 'Apache-2.0\n',
     };
     for (const [rel, content] of Object.entries(files)) {
       mkdirSync(join(sub, rel, '..'), { recursive: true });
@@ -373,8 +375,9 @@ describe('bad input: reported with file and line, the rest still loads', () => {
     const accounted = new Set([...r.objects.map((o) => o.provenance.source), ...r.logs.map((l) => l.provenance.source), ...r.skipped.map((s) => s.source)]);
     const summary = r.skipped.find((s) => /container log\(s\) of pods other than the Karpenter controller/.test(s.reason));
     expect(summary?.reason).toMatch(/^2 container log/);
+    expect(r.skipped.find((s) => /documentation file/.test(s.reason))?.reason).toMatch(/^2 documentation file\(s\) not read \(e\.g\. .*(README\.md|LICENSE)\)$/);
     for (const rel of Object.keys(files)) {
-      if (rel.includes('coredns')) continue; // counted in the summary above
+      if (rel.includes('coredns') || /README|LICENSE/.test(rel)) continue; // counted in the summaries above
       expect(accounted.has(join(sub, rel)), rel).toBe(true);
     }
   });

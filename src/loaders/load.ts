@@ -103,8 +103,10 @@ export async function loadOne(file: InputFile, opts: LoadOptions): Promise<Parti
   const result: LoadResult = { objects: partial.objects, logs: partial.logs, skipped: partial.skipped, listedKinds: new Set(), sources: [], filesRead: 1 };
   const ignoredLogBlocks = new Map<string, number>();
   try {
-    partial.ignoredLogFile = (await loadFile(file, result, ignoredLogBlocks, opts)) === 'ignored-log';
-    if (partial.ignoredLogFile) partial.displayPath = file.displayPath;
+    const outcome = await loadFile(file, result, ignoredLogBlocks, opts);
+    partial.ignoredLogFile = outcome === 'ignored-log';
+    partial.ignoredDoc = outcome === 'ignored-doc';
+    if (partial.ignoredLogFile || partial.ignoredDoc) partial.displayPath = file.displayPath;
   } catch (e) {
     // Archive entries and files can fail mid-read (corrupt deflate data, a file that shrank): keep what was read.
     const err = e as NodeJS.ErrnoException;
@@ -126,6 +128,8 @@ export interface PartialLoad {
   ignoredLogBlocks: Array<[string, number]>;
   /** A log file of a pod other than the Karpenter controller, not read. */
   ignoredLogFile: boolean;
+  /** A documentation file (README.md, LICENSE…), not read. */
+  ignoredDoc?: boolean;
   displayPath?: string;
   /** The file was cut into this many ranges parsed in parallel. */
   splitInto?: number;
@@ -140,6 +144,7 @@ function merge(paths: string[], partials: PartialLoad[], filesRead: number): Loa
   const ignoredLogs = new Map<string, number>();
   let ignoredFiles = 0;
   let example = '';
+  const docs: string[] = [];
   for (const p of partials) {
     for (const o of p.objects) result.objects.push(o);
     for (const l of p.logs) result.logs.push(l);
@@ -147,6 +152,7 @@ function merge(paths: string[], partials: PartialLoad[], filesRead: number): Loa
     for (const k of p.listedKinds) result.listedKinds.add(k);
     for (const [k, n] of p.ignoredLogBlocks) ignoredLogs.set(k, (ignoredLogs.get(k) ?? 0) + n);
     if (p.splitInto) (result.splitFiles ??= []).push(`${p.displayPath} (${p.splitInto} ranges)`);
+    if (p.ignoredDoc) docs.push(p.displayPath ?? '');
     if (p.ignoredLogFile) {
       ignoredFiles++;
       example ||= p.displayPath ?? '';
@@ -160,10 +166,16 @@ function merge(paths: string[], partials: PartialLoad[], filesRead: number): Loa
       reason: `${n} container log(s) of pods other than the Karpenter controller not read (e.g. ${shown})`,
     });
   }
+  if (docs.length) {
+    result.skipped.push({ source: docs[0]!, reason: `${docs.length} documentation file(s) not read (e.g. ${docs[0]})` });
+  }
   return result;
 }
 
-type FileOutcome = 'loaded' | 'skipped' | 'ignored-log';
+type FileOutcome = 'loaded' | 'skipped' | 'ignored-log' | 'ignored-doc';
+
+/** Documentation that lives next to manifests and dumps: counted in one line, not listed file by file. */
+const DOCUMENTATION = /\.(md|markdown|rst|adoc)$|^(LICENSE|NOTICE|OWNERS|CODEOWNERS)(\..*)?$/i;
 
 async function loadFile(
   file: InputFile,
@@ -173,6 +185,7 @@ async function loadFile(
 ): Promise<FileOutcome> {
   const source = file.displayPath;
   const name = basename(file.relPath);
+  if (DOCUMENTATION.test(name)) return 'ignored-doc';
   for (const [pattern, reason] of TOOLING_FILES) {
     if (pattern.test(name)) {
       result.skipped.push({ source, reason });
