@@ -152,7 +152,12 @@ export default defineRule({
         message: `PodDisruptionBudget ${name} never allows an eviction: ${problems.join('; ')}.${where}${harm}`,
         fix: fixText(pdb, workloads, multiple.length ? [...new Set(multiple.flatMap((m) => m.others))] : [], spec ? [] : unreadyPods(podsInNamespace(pdb.metadata.namespace), pdb), problems.length > (multiple.length ? 1 : 0)),
         evidence,
-        related: [...workloads, ...pods.slice(0, 5)],
+        // The nodes it holds, so the per-node "why is it still here" view lists this PDB under each of them.
+        related: [
+          ...workloads,
+          ...pods.slice(0, 5),
+          ...(clusterState && nodesKnown ? nodes.map((node) => ({ apiVersion: 'v1', kind: 'Node', namespace: null, name: node })) : []),
+        ],
         ...(!version.known && multiple.length && !spec && !problems.some((p) => p.startsWith('status')) ? { assumes: 'v1.7 or later for the node-level block; the Eviction API refuses such pods in every version' } : {}),
       });
     }

@@ -95,7 +95,8 @@ export default defineRule({
           `${unhealthy.length ? `(the unhealthy one${unhealthy.length === 1 ? '' : 's'} included) ` : ''}is consolidated${frozen.includes('Drifted') ? ' or drifted' : ''}, and Karpenter emits no event about it.`,
         fix: fixFor(pool.object.kind.toLowerCase(), pool.name, nodes.disrupting, total),
         evidence,
-        related: nodes.disrupting.flatMap((n) => [n.node, ...(n.claim ? [n.claim] : [])]),
+        // Every node the frozen budget keeps (not only the unhealthy ones), for the per-node view.
+        related: [...nodes.disrupting.flatMap((n) => (n.claim ? [n.claim] : [])), ...nodes.counted.map((n) => n.node)],
         ...(version.known ? {} : { assumes: 'v0.34.0+ (NotReady and deleting nodes count against the budget)' }),
       });
     }
