@@ -260,3 +260,17 @@ describe('node capacity use', () => {
     expect([u.pods, u.workloadPods]).toEqual([2, 1]);
   });
 });
+
+describe('tolerations', () => {
+  it('follow Kubernetes semantics', async () => {
+    const { tolerates } = await import('../src/snapshot/selectors.js');
+    const taint = { key: 'workload', value: 'data', effect: 'NoSchedule' };
+    expect(tolerates([{ operator: 'Exists' }], taint)).toBe(true);
+    expect(tolerates([{ key: 'workload', operator: 'Exists' }], taint)).toBe(true);
+    expect(tolerates([{ key: 'workload', value: 'data' }], taint)).toBe(true); // operator defaults to Equal
+    expect(tolerates([{ key: 'workload', operator: 'Equal', value: 'web' }], taint)).toBe(false);
+    expect(tolerates([{ key: 'workload', operator: 'Exists', effect: 'NoExecute' }], taint)).toBe(false);
+    expect(tolerates([{ key: 'other', operator: 'Exists' }], taint)).toBe(false);
+    expect(tolerates(undefined, taint)).toBe(false);
+  });
+});

@@ -30,3 +30,15 @@ export function selectorMatches(selector: unknown, labels: Record<string, string
   }
   return true;
 }
+
+/** Does any of these tolerations tolerate the taint? (Kubernetes semantics: empty key + Exists tolerates all.) */
+export function tolerates(tolerations: unknown, taint: { key: string; value?: string; effect?: string }): boolean {
+  return arr<Json>(tolerations).some((t) => {
+    const effect = typeof t.effect === 'string' && t.effect ? t.effect : undefined;
+    if (effect && taint.effect && effect !== taint.effect) return false;
+    const key = typeof t.key === 'string' ? t.key : '';
+    const op = typeof t.operator === 'string' ? t.operator : 'Equal';
+    if (op === 'Exists') return key === '' || key === taint.key;
+    return key === taint.key && (typeof t.value === 'string' ? t.value : '') === (taint.value ?? '');
+  });
+}

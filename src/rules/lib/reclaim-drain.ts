@@ -3,6 +3,7 @@
  * §7.10): which pods a drain waits for, which of them cannot be evicted and why, the disrupted taint of every
  * version, PDBs that can never allow an eviction, and the workload a PDB protects.
  */
+import { tolerates } from '../../snapshot/selectors.js';
 import type { EvidenceInput } from '../../engine/rule.js';
 import type { KubeObject, LogRecord } from '../../loaders/types.js';
 import { arr, dig, str, taintsAt, type Json, type Taint } from '../../snapshot/fields.js';
@@ -45,14 +46,11 @@ export function isStuckTerminating(pod: KubeObject, now: number): boolean {
 
 /** Tolerates the disrupted taint (explicitly, or with a blanket `operator: Exists`): a drain neither evicts nor waits for it. */
 export function toleratesDisrupted(pod: KubeObject): boolean {
-  return arr<Json>(dig(pod, 'spec', 'tolerations')).some((t) => {
-    const key = str(t.key);
-    const effect = str(t.effect);
-    if (effect && effect !== 'NoSchedule') return false;
-    if (!key) return t.operator === 'Exists';
-    if (key === DISRUPTED_TAINT) return true;
-    return key === DISRUPTION_TAINT_V1BETA1 && (t.operator === 'Exists' || t.value === 'disrupting');
-  });
+  const tolerations = dig(pod, 'spec', 'tolerations');
+  return (
+    tolerates(tolerations, { key: DISRUPTED_TAINT, effect: 'NoSchedule' }) ||
+    tolerates(tolerations, { key: DISRUPTION_TAINT_V1BETA1, value: 'disrupting', effect: 'NoSchedule' })
+  );
 }
 
 /** A pod the drain evicts and waits for (`IsDrainable`): not mirror, not tolerating the taint, not terminal, not stuck terminating. */

@@ -2,6 +2,7 @@
  * Shared by the registration family (catalog §5): the taints Karpenter and node agents manage, which agent removes
  * which startup taint, whether that agent's DaemonSet can run on a node, and the NodeClaim timeline.
  */
+import { tolerates } from '../../snapshot/selectors.js';
 import type { EvidenceInput } from '../../engine/rule.js';
 import type { KubeObject, LogRecord } from '../../loaders/types.js';
 import { arr, dig, isRecord, str, taintsAt, type Json, type Taint } from '../../snapshot/fields.js';
@@ -52,16 +53,7 @@ export function nodeTaints(node: KubeObject): Taint[] {
 }
 
 /** Toleration semantics of the scheduler (`Exists` with empty key tolerates everything). */
-export function tolerates(tolerations: unknown, taint: { key: string; value?: string; effect?: string }): boolean {
-  return arr<Json>(tolerations).some((t) => {
-    const effect = str(t.effect);
-    if (effect && taint.effect && effect !== taint.effect) return false;
-    const key = str(t.key) ?? '';
-    const op = str(t.operator) ?? 'Equal';
-    if (op === 'Exists') return key === '' || key === taint.key;
-    return key === taint.key && (str(t.value) ?? '') === (taint.value ?? '');
-  });
-}
+export { tolerates };
 
 function matchesExpression(labels: Record<string, string>, e: Json): boolean {
   const key = str(e.key) ?? '';

@@ -3,6 +3,7 @@
  * a NodePool can actually launch into (its requirements ∩ its EC2NodeClass subnets), karpenter-facts §5.1, §5.3.
  * `volumeZone` is a copy of the private helper in storageclass-immediate-binding.ts.
  */
+import { tolerates as toleratesTaint } from '../../snapshot/selectors.js';
 import type { KubeObject } from '../../loaders/types.js';
 import { arr, dig, str, type Json, type Taint } from '../../snapshot/fields.js';
 import { allowedZones, type NodePoolView } from '../../snapshot/karpenter.js';
@@ -54,15 +55,9 @@ export function nodeZone(node: KubeObject): string | undefined {
 }
 
 /** Does one toleration of the pod tolerate this taint (Kubernetes semantics)? */
+/** Does the pod tolerate the taint? */
 export function tolerates(pod: KubeObject, taint: Taint): boolean {
-  return arr<Json>(dig(pod, 'spec', 'tolerations')).some((t) => {
-    const effect = str(t.effect);
-    if (effect && taint.effect && effect !== taint.effect) return false;
-    const key = str(t.key);
-    if (!key) return t.operator === 'Exists';
-    if (key !== taint.key) return false;
-    return t.operator === 'Exists' || (str(t.value) ?? '') === (taint.value ?? '');
-  });
+  return toleratesTaint(dig(pod, 'spec', 'tolerations'), taint);
 }
 
 /**
