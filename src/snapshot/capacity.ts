@@ -30,9 +30,10 @@ export function podRequests(pod: KubeObject): { cpu: number; memory: number } {
   };
 }
 
+/** Counts against the node: not finished, and not on its way out (a terminating pod's requests are being freed). */
 export function isActive(pod: KubeObject): boolean {
   const phase = dig(pod, 'status', 'phase');
-  return phase !== 'Succeeded' && phase !== 'Failed';
+  return phase !== 'Succeeded' && phase !== 'Failed' && !pod.metadata.deletionTimestamp;
 }
 
 export function nodeUsage(snapshot: Snapshot, node: KubeObject): Usage {

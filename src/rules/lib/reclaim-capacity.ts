@@ -4,6 +4,7 @@
  * container) + pod overhead) against the Node's `status.allocatable`. Karpenter decides consolidation on requests,
  * not on measured usage, so this is the number that matters.
  */
+import { isActive, podRequests } from '../../snapshot/capacity.js';
 import type { KubeObject } from '../../loaders/types.js';
 import { arr, dig, type Json } from '../../snapshot/fields.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
@@ -32,30 +33,9 @@ export function isMirrorPod(pod: KubeObject): boolean {
   return 'kubernetes.io/config.mirror' in (pod.metadata.annotations ?? {});
 }
 
-function isActiveNonTerminating(pod: KubeObject): boolean {
-  const phase = dig(pod, 'status', 'phase');
-  return phase !== 'Succeeded' && phase !== 'Failed' && !pod.metadata.deletionTimestamp;
-}
-
-function sumRequests(containers: unknown, resource: string): number {
-  let total = 0;
-  for (const c of arr<Json>(containers)) total += parseQuantity(dig(c, 'resources', 'requests', resource)) ?? 0;
-  return total;
-}
-
-function maxRequest(containers: unknown, resource: string): number {
-  let max = 0;
-  for (const c of arr<Json>(containers)) max = Math.max(max, parseQuantity(dig(c, 'resources', 'requests', resource)) ?? 0);
-  return max;
-}
-
-/** The scheduler's effective request of a pod for one resource. */
+/** The scheduler's effective request of a pod for one resource (one implementation: snapshot/capacity.ts). */
 export function podRequest(pod: KubeObject, resource: 'cpu' | 'memory'): number {
-  const spec = pod.spec as Json | undefined;
-  const main = sumRequests(dig(spec, 'containers'), resource);
-  const init = maxRequest(dig(spec, 'initContainers'), resource);
-  const overhead = parseQuantity(dig(spec, 'overhead', resource)) ?? 0;
-  return Math.max(main, init) + overhead;
+  return podRequests(pod)[resource];
 }
 
 /** Undefined when the Node has no allocatable CPU or memory to compare with. */
@@ -63,7 +43,7 @@ export function nodeCapacity(snapshot: Snapshot, node: KubeObject): NodeCapacity
   const cpuAllocatable = parseQuantity(dig(node, 'status', 'allocatable', 'cpu'));
   const memAllocatable = parseQuantity(dig(node, 'status', 'allocatable', 'memory'));
   if (!cpuAllocatable || !memAllocatable) return undefined;
-  const active = snapshot.podsOnNode(node.metadata.name ?? '').filter(isActiveNonTerminating);
+  const active = snapshot.podsOnNode(node.metadata.name ?? '').filter(isActive);
   let cpuRequested = 0;
   let memRequested = 0;
   for (const p of active) {
