@@ -4,7 +4,7 @@
  */
 import type { KubeObject } from '../loaders/types.js';
 import type { EvidenceInput } from '../engine/rule.js';
-import type { ControllerInfo } from '../snapshot/controller.js';
+import { containerBase, controllerContainerIndex, envValuePath, type ControllerInfo } from '../snapshot/controller.js';
 import { dig, str } from '../snapshot/fields.js';
 import type { EventView } from '../snapshot/events.js';
 import { formatDuration, parseTime } from '../snapshot/units.js';
@@ -66,26 +66,12 @@ export function karpenterFacts(controller: ControllerInfo): KarpenterVersionFact
   };
 }
 
-function containerPath(obj: KubeObject): string {
-  return obj.kind === 'Pod' ? '/spec/containers' : '/spec/template/spec/containers';
-}
-
 function imagePath(obj: KubeObject): string {
-  const containers = (obj.kind === 'Pod' ? dig(obj, 'spec', 'containers') : dig(obj, 'spec', 'template', 'spec', 'containers')) as unknown[];
-  const i = Array.isArray(containers) ? Math.max(0, containers.findIndex((c) => /karpenter/.test(str(dig(c, 'image')) ?? ''))) : 0;
-  return `${containerPath(obj)}/${i}/image`;
+  return `${containerBase(obj)}/${controllerContainerIndex(obj)}/image`;
 }
 
 function envPath(obj: KubeObject, name: string): string {
-  const containers = (obj.kind === 'Pod' ? dig(obj, 'spec', 'containers') : dig(obj, 'spec', 'template', 'spec', 'containers')) as unknown[];
-  if (!Array.isArray(containers)) return containerPath(obj);
-  for (let i = 0; i < containers.length; i++) {
-    const env = dig(containers[i], 'env');
-    if (!Array.isArray(env)) continue;
-    const j = env.findIndex((e) => dig(e, 'name') === name);
-    if (j >= 0) return `${containerPath(obj)}/${i}/env/${j}/value`;
-  }
-  return containerPath(obj);
+  return envValuePath(obj, name)?.path ?? containerBase(obj);
 }
 
 export function isPending(pod: KubeObject): boolean {

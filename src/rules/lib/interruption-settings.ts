@@ -5,7 +5,7 @@
  */
 import type { EvidenceInput } from '../../engine/rule.js';
 import type { KubeObject } from '../../loaders/types.js';
-import { containersOf } from '../../snapshot/controller.js';
+import { argPath, containersOf, controllerContainerIndex, envValuePath } from '../../snapshot/controller.js';
 import { arr, dig, isRecord, str, type Json } from '../../snapshot/fields.js';
 import type { NodePoolView } from '../../snapshot/karpenter.js';
 import { KIND } from '../../snapshot/kinds.js';
@@ -23,40 +23,7 @@ export interface QueueSetting {
   evidence: EvidenceInput;
 }
 
-function containerBase(obj: KubeObject): string {
-  return obj.kind === 'Pod' ? '/spec/containers' : '/spec/template/spec/containers';
-}
-
-/** Index of the Karpenter controller container in a Deployment/Pod (the one whose image names karpenter). */
-export function controllerContainerIndex(obj: KubeObject): number {
-  const cs = containersOf(obj);
-  const i = cs.findIndex((c) => /karpenter/.test(str(dig(c, 'image')) ?? ''));
-  return Math.max(0, i);
-}
-
-/** JSON pointer to the value of env `name` in any container, or undefined. */
-export function envValuePath(obj: KubeObject, name: string, containerIndex?: number): { path: string; value: unknown } | undefined {
-  const cs = containersOf(obj);
-  for (let i = 0; i < cs.length; i++) {
-    if (containerIndex !== undefined && i !== containerIndex) continue;
-    const env = arr<Json>(dig(cs[i], 'env'));
-    const j = env.findIndex((e) => isRecord(e) && e.name === name);
-    if (j >= 0) return { path: `${containerBase(obj)}/${i}/env/${j}/value`, value: env[j]!.value };
-  }
-  return undefined;
-}
-
-/** JSON pointer to a `--flag=value` / `--flag value` argument of a container. */
-export function argPath(obj: KubeObject, containerIndex: number, flag: string): { path: string; value: string } | undefined {
-  const args = arr<unknown>(dig(containersOf(obj)[containerIndex], 'args'));
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (typeof a !== 'string') continue;
-    if (a.startsWith(`${flag}=`)) return { path: `${containerBase(obj)}/${containerIndex}/args/${i}`, value: a.slice(flag.length + 1) };
-    if (a === flag && typeof args[i + 1] === 'string') return { path: `${containerBase(obj)}/${containerIndex}/args/${i + 1}`, value: args[i + 1] as string };
-  }
-  return undefined;
-}
+export { argPath, controllerContainerIndex, envValuePath };
 
 /** The pre-v0.32 settings ConfigMap (`karpenter-global-settings`), in the controller's namespace if possible. */
 export function globalSettings(snapshot: Snapshot): KubeObject | undefined {
