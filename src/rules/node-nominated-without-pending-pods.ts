@@ -1,3 +1,4 @@
+import { isDaemonSetPod } from '../snapshot/pods.js';
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import type { KubeObject } from '../loaders/types.js';
 import type { EventView } from '../snapshot/events.js';
@@ -174,7 +175,7 @@ function findUnevictable(snapshot: import('../snapshot/snapshot.js').Snapshot, n
     for (const pod of snapshot.podsOnNode(node.metadata.name!)) {
       const phase = dig(pod, 'status', 'phase');
       if (phase === 'Succeeded' || phase === 'Failed' || pod.metadata.deletionTimestamp) continue;
-      if (pod.metadata.ownerReferences?.some((o) => o.kind === 'DaemonSet')) continue;
+      if (isDaemonSetPod(pod)) continue;
       const dnd = podDoNotDisrupt(pod, now, version);
       if (dnd && fixed !== true) {
         out.push({ pod, node, why: `${dnd.key}: "${dnd.value}"`, evidence: [marker, { object: pod, path: dnd.path }] });

@@ -9,7 +9,6 @@ import { dig, str } from '../snapshot/fields.js';
 import type { EventView } from '../snapshot/events.js';
 import { formatDuration, parseTime } from '../snapshot/units.js';
 import { atLeast, coreVersionOf, formatVersion } from '../snapshot/version.js';
-import type { Snapshot } from '../snapshot/snapshot.js';
 
 /** Milliseconds between a timestamp and the reference time; undefined if the timestamp is missing/invalid. */
 export function ageOf(timestamp: unknown, now: number): number | undefined {
@@ -78,11 +77,6 @@ export function isPending(pod: KubeObject): boolean {
   return dig(pod, 'status', 'phase') === 'Pending' && !pod.metadata.deletionTimestamp;
 }
 
-export function isActivePod(pod: KubeObject): boolean {
-  const phase = dig(pod, 'status', 'phase');
-  return phase !== 'Succeeded' && phase !== 'Failed';
-}
-
 export function podName(pod: KubeObject): string {
   return `${pod.metadata.namespace ?? 'default'}/${pod.metadata.name}`;
 }
@@ -95,11 +89,6 @@ export function listNames(names: string[], max = 3): string {
 
 export function plural(n: number, word: string, pluralWord = `${word}s`): string {
   return `${n} ${n === 1 ? word : pluralWord}`;
-}
-
-export function nodeClaimOrNode(snapshot: Snapshot, node: KubeObject): KubeObject[] {
-  const nc = snapshot.nodeClaimForNode(node);
-  return nc ? [nc.object] : [];
 }
 
 /** Oldest first, as evidence reads best. */

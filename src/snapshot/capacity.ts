@@ -5,6 +5,7 @@
  */
 import type { KubeObject } from '../loaders/types.js';
 import { arr, dig, type Json } from './fields.js';
+import { isActive, isDaemonSetPod } from './pods.js';
 import type { Snapshot } from './snapshot.js';
 import { parseQuantity } from './units.js';
 
@@ -30,12 +31,6 @@ export function podRequests(pod: KubeObject): { cpu: number; memory: number } {
   };
 }
 
-/** Counts against the node: not finished, and not on its way out (a terminating pod's requests are being freed). */
-export function isActive(pod: KubeObject): boolean {
-  const phase = dig(pod, 'status', 'phase');
-  return phase !== 'Succeeded' && phase !== 'Failed' && !pod.metadata.deletionTimestamp;
-}
-
 export function nodeUsage(snapshot: Snapshot, node: KubeObject): Usage {
   const usage: Usage = {
     cpu: { requested: 0, allocatable: parseQuantity(dig(node, 'status', 'allocatable', 'cpu')) ?? 0 },
@@ -49,7 +44,7 @@ export function nodeUsage(snapshot: Snapshot, node: KubeObject): Usage {
     usage.cpu.requested += r.cpu;
     usage.memory.requested += r.memory;
     usage.pods++;
-    if (!pod.metadata.ownerReferences?.some((o) => o.kind === 'DaemonSet')) usage.workloadPods++;
+    if (!isDaemonSetPod(pod)) usage.workloadPods++;
   }
   return usage;
 }

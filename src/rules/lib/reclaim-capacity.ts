@@ -4,7 +4,8 @@
  * container) + pod overhead) against the Node's `status.allocatable`. Karpenter decides consolidation on requests,
  * not on measured usage, so this is the number that matters.
  */
-import { isActive, podRequests } from '../../snapshot/capacity.js';
+import { podRequests } from '../../snapshot/capacity.js';
+import { isActive, isDaemonSetPod, isMirrorPod } from '../../snapshot/pods.js';
 import type { KubeObject } from '../../loaders/types.js';
 import { arr, dig, type Json } from '../../snapshot/fields.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
@@ -25,13 +26,7 @@ export interface NodeCapacity {
   reschedulable: KubeObject[];
 }
 
-export function isDaemonSetPod(pod: KubeObject): boolean {
-  return pod.metadata.ownerReferences?.some((o) => o.kind === 'DaemonSet') ?? false;
-}
-
-export function isMirrorPod(pod: KubeObject): boolean {
-  return 'kubernetes.io/config.mirror' in (pod.metadata.annotations ?? {});
-}
+export { isDaemonSetPod, isMirrorPod };
 
 /** The scheduler's effective request of a pod for one resource (one implementation: snapshot/capacity.ts). */
 export function podRequest(pod: KubeObject, resource: 'cpu' | 'memory'): number {

@@ -3,6 +3,7 @@
  * §7.10): which pods a drain waits for, which of them cannot be evicted and why, the disrupted taint of every
  * version, PDBs that can never allow an eviction, and the workload a PDB protects.
  */
+import { isActive, isMirrorPod, isTerminal } from '../../snapshot/pods.js';
 import { tolerates } from '../../snapshot/selectors.js';
 import type { EvidenceInput } from '../../engine/rule.js';
 import type { KubeObject, LogRecord } from '../../loaders/types.js';
@@ -24,19 +25,7 @@ export function disruptedTaint(node: KubeObject): Taint | undefined {
   );
 }
 
-export function isMirrorPod(pod: KubeObject): boolean {
-  return 'kubernetes.io/config.mirror' in (pod.metadata.annotations ?? {}) || (pod.metadata.ownerReferences ?? []).some((o) => o.kind === 'Node');
-}
-
-export function isTerminal(pod: KubeObject): boolean {
-  const phase = dig(pod, 'status', 'phase');
-  return phase === 'Succeeded' || phase === 'Failed';
-}
-
-/** Karpenter's `IsActive`: not terminal and not terminating. */
-export function isActive(pod: KubeObject): boolean {
-  return !isTerminal(pod) && !pod.metadata.deletionTimestamp;
-}
+export { isActive, isMirrorPod, isTerminal };
 
 /** Terminating for more than a minute past its deletionTimestamp: Karpenter stops waiting for it. */
 export function isStuckTerminating(pod: KubeObject, now: number): boolean {

@@ -3,6 +3,7 @@
  * a NodePool can actually launch into (its requirements ∩ its EC2NodeClass subnets), karpenter-facts §5.1, §5.3.
  * `volumeZone` is a copy of the private helper in storageclass-immediate-binding.ts.
  */
+import { isDaemonSetPod, isMirrorPod, isTerminal } from '../../snapshot/pods.js';
 import { tolerates as toleratesTaint } from '../../snapshot/selectors.js';
 import type { KubeObject } from '../../loaders/types.js';
 import { arr, dig, str, type Json, type Taint } from '../../snapshot/fields.js';
@@ -121,8 +122,5 @@ export function poolReach(snapshot: Snapshot, pool: NodePoolView): PoolReach {
 
 /** Pods whose workload runs no matter what (DaemonSets, mirror pods) do not make a node "used". */
 export function isWorkloadPod(pod: KubeObject): boolean {
-  if (pod.metadata.annotations?.['kubernetes.io/config.mirror']) return false;
-  if (pod.metadata.ownerReferences?.some((o) => o.kind === 'DaemonSet')) return false;
-  const phase = dig(pod, 'status', 'phase');
-  return phase !== 'Succeeded' && phase !== 'Failed';
+  return !isMirrorPod(pod) && !isDaemonSetPod(pod) && !isTerminal(pod);
 }

@@ -1,0 +1,22 @@
+/** What kind of pod this is, the way Karpenter and the kube-scheduler see it: one definition for every rule. */
+import type { KubeObject } from '../loaders/types.js';
+import { dig } from './fields.js';
+
+export function isTerminal(pod: KubeObject): boolean {
+  const phase = dig(pod, 'status', 'phase');
+  return phase === 'Succeeded' || phase === 'Failed';
+}
+
+/** Karpenter's `IsActive`: not terminal and not terminating (a terminating pod's requests are being freed). */
+export function isActive(pod: KubeObject): boolean {
+  return !isTerminal(pod) && !pod.metadata.deletionTimestamp;
+}
+
+/** A static pod's API mirror: annotated by the kubelet and owned by its Node. */
+export function isMirrorPod(pod: KubeObject): boolean {
+  return 'kubernetes.io/config.mirror' in (pod.metadata.annotations ?? {}) || (pod.metadata.ownerReferences ?? []).some((o) => o.kind === 'Node');
+}
+
+export function isDaemonSetPod(pod: KubeObject): boolean {
+  return pod.metadata.ownerReferences?.some((o) => o.kind === 'DaemonSet') ?? false;
+}
