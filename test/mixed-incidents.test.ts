@@ -102,8 +102,8 @@ describe('mixed-incidents: five incident families in one Karpenter v1.4.0 cluste
     expect(view.blockers[0]!.ruleId).toBe('pod-do-not-disrupt-blocks-node');
   });
 
-  // Known rule gap (reported, not fixed here): pdb-blocks-eviction attaches to the PDB and lists the workload and pods under
-  // `related`, but not the Node, so reclaimViews() cannot place it under the node as the secondary blocker (§7.11 step 6).
+  // pdb-blocks-eviction attaches to the PDB and lists the workload and pods under
+  // `related`, including the Node it holds, so reclaimViews() places it under the node as the secondary blocker (§7.11 step 6).
   it('1. reclaim: … and the never-evictable PDB as the secondary blocker', () => {
     const view = reportContext(r.snapshot, r.run, RULES).reclaim.find((v) => v.node === NODE.reclaim)!;
     expect(view.blockers.map((b) => b.ruleId)).toEqual(['pod-do-not-disrupt-blocks-node', 'pdb-blocks-eviction']);

@@ -52,7 +52,8 @@ export interface ReclaimView {
   nodePool?: string;
   usage: string;
   /** Findings concerning this node, first blocker first. */
-  blockers: Array<{ ruleId: string; severity: Severity; message: string }>;
+  /** `about` names the finding's own object when it is not this node (a NodePool, a PDB): its text is shown there. */
+  blockers: Array<{ ruleId: string; severity: Severity; message: string; about?: string }>;
 }
 
 export function buildReport(snapshot: Snapshot, run: RunResult, toolVersion: string): ScanReport {
@@ -119,7 +120,14 @@ function reclaimViews(snapshot: Snapshot, run: RunResult, rules: readonly Rule[]
       node: name,
       ...(node && snapshot.nodePoolNameOf(node) ? { nodePool: snapshot.nodePoolNameOf(node)! } : {}),
       usage: node ? describeUsage(nodeUsage(snapshot, node)) : 'node not in the snapshot',
-      blockers: list.map(({ finding }) => ({ ruleId: finding.ruleId, severity: finding.severity, message: finding.message })),
+      blockers: list.map(({ finding }) => ({
+        ruleId: finding.ruleId,
+        severity: finding.severity,
+        message: finding.message,
+        ...(finding.object.kind === 'Node' && finding.object.name === name
+          ? {}
+          : { about: `${finding.object.kind} ${finding.object.namespace ? `${finding.object.namespace}/` : ''}${finding.object.name}` }),
+      })),
     });
   }
   return views.sort((a, b) => a.node.localeCompare(b.node));

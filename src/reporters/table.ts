@@ -139,7 +139,9 @@ function reclaimText(ctx: ReportContext, c: ChalkInstance, width: number): strin
     lines.push(...wrapText(v.usage, width - 6).map((l) => `    ${l}`));
     v.blockers.forEach((b, i) => {
       const label = i === 0 ? 'blocked by' : 'also';
-      lines.push(...wrapText(`${label} ${b.ruleId}: ${b.message}`, width - 8).map((l, j) => `    ${j === 0 ? '' : '  '}${l}`));
+      // A cause found on another object (the NodePool, a PDB) is told once, at that object's finding above.
+      const text = b.about ? `${label} ${b.ruleId} — see the finding on ${b.about} above` : `${label} ${b.ruleId}: ${b.message}`;
+      lines.push(...wrapText(text, width - 8).map((l, j) => `    ${j === 0 ? '' : '  '}${l}`));
     });
   }
   return lines.join('\n');
