@@ -109,9 +109,8 @@ describe('mixed-incidents: five incident families in one Karpenter v1.4.0 cluste
     expect(view.blockers.map((b) => b.ruleId)).toEqual(['pod-do-not-disrupt-blocks-node', 'pdb-blocks-eviction']);
   });
 
-  // Known rule gap (reported, not fixed here): unhealthy-node-freezes-budget relates only the Unknown node, although its own
-  // message says the whole pool is frozen (karpenter-facts §3.3, §7.7); so the empty cilium node, which stays only because of
-  // the frozen budget, is missing from the per-node view (disruption-budget-blocks-all relates every counted node for this).
+  // unhealthy-node-freezes-budget relates every node of the frozen pool (karpenter-facts §3.3, §7.7), so the empty cilium
+  // node, which stays only because of the frozen budget, appears in the per-node view.
   it('3. health: the frozen budget is listed under the empty node it keeps', () => {
     const view = reportContext(r.snapshot, r.run, RULES).reclaim.find((v) => v.node === NODE.cilium);
     expect(view?.blockers.map((b) => b.ruleId)).toContain('unhealthy-node-freezes-budget');
