@@ -33,7 +33,28 @@ export function isKubeObject(o: KubeObject | ObjectRef): o is KubeObject {
   return typeof (o as KubeObject).metadata === 'object';
 }
 
+/** The object a finding is about and the field to change in it: where CI annotations point, what fingerprints key on. */
+export interface FindingAnchor {
+  object: KubeObject | null;
+  pointer: string;
+}
+
+const ANCHOR = Symbol('anchor');
+
+/** Kept off the JSON contract (a non-enumerable symbol), read by the CI gate. */
+export function anchorOf(f: Finding): FindingAnchor {
+  return (f as Finding & { [ANCHOR]?: FindingAnchor })[ANCHOR] ?? { object: null, pointer: '' };
+}
+
 export function buildFinding(ruleId: string, defaultSeverity: Severity, input: FindingInput, snapshot: Snapshot): Finding {
+  const finding = assembleFinding(ruleId, defaultSeverity, input, snapshot);
+  const object = isKubeObject(input.object) ? input.object : null;
+  const pointer = input.pointer ?? input.evidence.find((e) => object && e.object === object && e.path)?.path ?? '';
+  Object.defineProperty(finding, ANCHOR, { value: { object, pointer } satisfies FindingAnchor, enumerable: false });
+  return finding;
+}
+
+function assembleFinding(ruleId: string, defaultSeverity: Severity, input: FindingInput, snapshot: Snapshot): Finding {
   const object = isKubeObject(input.object) ? snapshot.ref(input.object) : input.object;
   const message = input.assumes ? `${input.message} (version unknown: assumes ${input.assumes})` : input.message;
   return {

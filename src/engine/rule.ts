@@ -89,6 +89,12 @@ export interface FindingInput {
   severity?: Severity;
   message: string;
   fix: string;
+  /**
+   * JSON pointer, inside `object`, of the field to change (SARIF and the CI annotations point at its line and column;
+   * baselines and fingerprints key on it). Defaults to the path of the first evidence read from `object` itself.
+   * A field that should exist but does not may be named: the location falls back to its nearest existing parent.
+   */
+  pointer?: string;
   evidence: EvidenceInput[];
   related?: Array<KubeObject | ObjectRef>;
   /** Which versions the verdict assumes when the Karpenter version is unknown; shown with the message. */

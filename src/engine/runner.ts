@@ -8,6 +8,7 @@ import type { Snapshot } from '../snapshot/snapshot.js';
 import { parseDuration } from '../snapshot/units.js';
 import { SEVERITY_RANK, buildFinding, type Finding, type NotEvaluated } from './findings.js';
 import type { Rule, RuleMeta, Severity } from './rule.js';
+import { didYouMean } from './suggest.js';
 
 export interface RunConfig {
   /** Only these rules (`--rule`); empty = all. */
@@ -32,7 +33,7 @@ export class ConfigError extends Error {}
 export function selectRules(rules: readonly Rule[], config: RunConfig): Rule[] {
   const known = new Set(rules.map((r) => r.meta.id));
   for (const id of [...(config.only ?? []), ...(config.disabled ?? []), ...Object.keys(config.options ?? {})]) {
-    if (!known.has(id)) throw new ConfigError(`unknown rule "${id}"${suggest(id, [...known])} (see \`karpdoctor rules\`)`);
+    if (!known.has(id)) throw new ConfigError(`unknown rule "${id}"${didYouMean(id, [...known])} (see \`karpdoctor rules\`)`);
   }
   const only = new Set(config.only ?? []);
   const disabled = new Set(config.disabled ?? []);
@@ -136,18 +137,4 @@ function convert(type: 'duration' | 'number' | 'percent', raw: string | number):
   }
   const n = Number(raw);
   return Number.isFinite(n) ? n : undefined;
-}
-
-function suggest(id: string, known: string[]): string {
-  const close = known.find((k) => k.includes(id) || id.includes(k) || distance(k, id) <= 3);
-  return close ? ` — did you mean "${close}"?` : '';
-}
-
-function distance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
-  for (let i = 1; i <= a.length; i++)
-    for (let j = 1; j <= b.length; j++)
-      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-  return d[a.length]![b.length]!;
 }

@@ -4,7 +4,7 @@
  */
 import { readdir, readlink, stat } from 'node:fs/promises';
 import type { BigIntStats } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import {
   FileSource,
   MemorySource,
@@ -43,6 +43,8 @@ export interface InputFile {
 
 export interface WalkOptions {
   stdin?: NodeJS.ReadableStream;
+  /** Paths the user asked to leave out (config `ignorePaths`), tested on absolute paths below a scanned directory. */
+  exclude?: { test: (absPath: string) => boolean; why: string };
 }
 
 type Item = InputFile | SkippedInput;
@@ -61,12 +63,13 @@ interface Walk {
   seen: Map<string, string>;
   /** Directories on the path from the root to where the walk is, to tell a loop from a mere second link. */
   ancestors: Map<string, string>;
+  exclude?: WalkOptions['exclude'];
 }
 
 /** Yields files and, for anything that cannot be read, a SkippedInput with a clear one-line reason. Never throws for
  *  user-input problems (missing path, permission denied, bad archive); such problems become SkippedInput. */
 export async function* walkInputs(paths: string[], opts: WalkOptions = {}): AsyncGenerator<InputFile | SkippedInput> {
-  const walk: Walk = { seen: new Map(), ancestors: new Map() };
+  const walk: Walk = { seen: new Map(), ancestors: new Map(), ...(opts.exclude ? { exclude: opts.exclude } : {}) };
   let stdinRead = false;
   for (const typed of paths) {
     if (typed !== '-') yield* visit(typed, null, walk);
@@ -125,6 +128,7 @@ async function* visit(path: string, rel: string | null, walk: Walk): AsyncGenera
     for (const name of names) {
       const child = join(path, name);
       if (IGNORED_DIRS.has(name)) yield { source: child, reason: `ignored ${name} directory` };
+      else if (walk.exclude?.test(resolve(child))) yield { source: child, reason: walk.exclude.why };
       else yield* visit(child, rel === null ? name : `${rel}/${name}`, walk);
     }
   } finally {

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { InputError } from './archive.js';
-import { isSkipped, walkInputs, type InputFile } from './inputs.js';
+import { isSkipped, walkInputs, type InputFile, type WalkOptions } from './inputs.js';
 import { JsonStreamScanner } from './json-stream.js';
 import { isKarpenterControllerPod, looksLikeKarpenterLog, podFromLogPath } from './logs.js';
 import { acceptDocument, acceptObject, kindKey, listItemType, type ObjectSink } from './objects.js';
@@ -36,6 +36,8 @@ export interface LoadOptions {
   onFile?: (displayPath: string, bytes: number) => void;
   /** Worker threads for parsing files on disk: undefined = automatic (cores, when the input is big), 0 = none. */
   jobs?: number;
+  /** Files and directories to leave out (config `ignorePaths`); each is reported as skipped with `why`. */
+  exclude?: WalkOptions['exclude'];
 }
 
 /** Files that belong to a GitOps repo's tooling rather than the cluster: recognised and skipped by name. */
@@ -50,7 +52,7 @@ const ACCEPTED_EXTENSIONS = /\.(ya?ml|json|txt|log|list)$|^[^.]+$/;
 
 export async function loadInputs(paths: string[], opts: LoadOptions = {}): Promise<LoadResult> {
   const entries: Array<InputFile | SkippedInput> = [];
-  for await (const entry of walkInputs(paths, opts.stdin ? { stdin: opts.stdin } : {})) entries.push(entry);
+  for await (const entry of walkInputs(paths, { ...(opts.stdin ? { stdin: opts.stdin } : {}), ...(opts.exclude ? { exclude: opts.exclude } : {}) })) entries.push(entry);
   const files = entries.filter((e): e is InputFile => !isSkipped(e));
   const pool = startPool(files, opts);
   try {

@@ -106,6 +106,11 @@ export class Snapshot {
     return this.byKind.get(kindKey) ?? [];
   }
 
+  /** Every object, kind by kind (for scans that are about objects in general, such as suppression annotations). */
+  *allObjects(): Iterable<KubeObject> {
+    for (const list of this.byKind.values()) yield* list;
+  }
+
   get(kindKey: string, namespace: string | undefined, name: string): KubeObject | undefined {
     return this.byKey.get(`${kindKey}|${isClusterScoped(kindKey) ? '' : (namespace ?? '')}|${name}`);
   }

@@ -1,0 +1,121 @@
+/**
+ * The line and column of one field of one object in a YAML or JSON file, for CI annotations that point at the field
+ * to change rather than at the start of the document. The `yaml` parser keeps source ranges for both syntaxes (JSON
+ * is YAML flow syntax); it is slow on bulk dumps, so callers use this for files of manifest size only.
+ */
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, type Node, type Pair } from 'yaml';
+
+export interface FieldPosition {
+  line: number;
+  column: number;
+  endLine: number;
+  endColumn: number;
+  /** The part of the pointer that exists in the file: shorter than asked when the field is absent. */
+  foundPointer: string;
+}
+
+/** Above this size the file is a dump, not a manifest: the object's own line is precise enough and far cheaper. */
+export const FIELD_LOCATE_MAX_BYTES = 4 * 1024 * 1024;
+
+/** Parsed files, by text, so that many findings in one file parse it once. */
+export class FieldLocator {
+  private parsed = new Map<string, ParsedFile>();
+
+  locate(fileKey: string, text: () => string | undefined, objectLine: number, pointer: string): FieldPosition | undefined {
+    let file = this.parsed.get(fileKey);
+    if (!file) {
+      const t = text();
+      if (t === undefined) return undefined;
+      file = parseFile(t);
+      this.parsed.set(fileKey, file);
+    }
+    const root = file.objects.find((o) => o.line === objectLine)?.node ?? file.objects.find((o) => o.line <= objectLine && objectLine <= o.endLine)?.node;
+    if (!root) return undefined;
+    return walk(root, pointer, file);
+  }
+}
+
+interface ParsedFile {
+  objects: Array<{ node: Node; line: number; endLine: number }>;
+  lines: LineCounter;
+  text: string;
+}
+
+function parseFile(text: string): ParsedFile {
+  const lines = new LineCounter();
+  const objects: ParsedFile['objects'] = [];
+  let docs;
+  try {
+    docs = parseAllDocuments(text, { lineCounter: lines, keepSourceTokens: false, uniqueKeys: false });
+  } catch {
+    return { objects, lines, text };
+  }
+  for (const doc of Array.isArray(docs) ? docs : [docs]) {
+    const content = doc.contents;
+    if (!isMap(content)) continue;
+    const items = listItems(content);
+    for (const node of items ?? [content]) {
+      if (!node.range) continue;
+      objects.push({ node, line: lines.linePos(node.range[0]).line, endLine: lines.linePos(node.range[2]).line });
+    }
+  }
+  return { objects, lines, text };
+}
+
+/** The items of a `kind: List` or typed list (`NodeList`, or a bare `{items: [...]}` as kubectl prints). */
+function listItems(map: Node): Node[] | undefined {
+  if (!isMap(map)) return undefined;
+  const kind = map.get('kind');
+  const items = map.get('items', true);
+  if (!isSeq(items)) return undefined;
+  if (kind !== undefined && !(typeof kind === 'string' && kind.endsWith('List'))) return undefined;
+  return items.items.filter((i): i is Node => isMap(i));
+}
+
+function walk(root: Node, pointer: string, { lines, text }: ParsedFile): FieldPosition {
+  const segments = pointer === '' ? [] : pointer.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  let node: Node = root;
+  let pair: Pair | undefined;
+  let found = 0;
+  for (const segment of segments) {
+    if (isMap(node)) {
+      const p = node.items.find((i) => isPair(i) && isScalar(i.key) && String(i.key.value) === segment);
+      if (!p || !p.value || !isNodeWithRange(p.value)) {
+        if (p && isScalar(p.key)) pair = p; // `key:` with an empty value still has a place
+        if (p) found++;
+        break;
+      }
+      pair = p;
+      node = p.value;
+    } else if (isSeq(node) && /^\d+$/.test(segment)) {
+      const item = node.items[Number(segment)];
+      if (!item || !isNodeWithRange(item)) break;
+      pair = undefined;
+      node = item;
+    } else break;
+    found++;
+  }
+  const startNode = pair && isScalar(pair.key) && pair.key.range ? pair.key : node;
+  const start = lines.linePos(startNode.range![0]);
+  const endOffset = pair?.value && isNodeWithRange(pair.value) ? pair.value.range![1] : (startNode.range![1] ?? startNode.range![0]);
+  // A block value's range ends at the start of the next line: end the region on the last character of the value.
+  let endAt = Math.max(endOffset, startNode.range![0]);
+  while (endAt > startNode.range![0] && /\s/.test(text[endAt - 1] ?? '')) endAt--;
+  let end = lines.linePos(endAt);
+  if (found < segments.length) {
+    // The field is absent: point at the line of its nearest parent, not across everything the parent holds.
+    const lineEnd = text.indexOf('\n', startNode.range![0]);
+    end = lines.linePos(lineEnd < 0 ? text.length : lineEnd);
+  }
+  return {
+    line: start.line,
+    column: start.col,
+    endLine: end.line,
+    endColumn: end.col,
+    foundPointer: segments.slice(0, found).map((s) => `/${s.replace(/~/g, '~0').replace(/\//g, '~1')}`).join(''),
+  };
+}
+
+function isNodeWithRange(n: unknown): n is Node {
+  return typeof n === 'object' && n !== null && Array.isArray((n as Node).range);
+}
