@@ -1,8 +1,11 @@
-import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type FindingInput } from '../engine/rule.js';
+import type { NodePoolView } from '../snapshot/karpenter.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
 import { formatDuration, parseDuration, parseTime } from '../snapshot/units.js';
-import { nodeDoNotDisrupt, podDoNotDisrupt } from './lib/do-not-disrupt.js';
+import { DO_NOT_DISRUPT, isPodManifest, nodeDoNotDisrupt, podDoNotDisrupt } from './lib/do-not-disrupt.js';
+import { poolAccepts } from './lib/interruption-exposure.js';
 import { isActive, isMirrorPod } from './lib/reclaim-drain.js';
-import { karpenterFacts, podName } from './support.js';
+import { karpenterFacts, listNames, podName, type KarpenterVersionFacts } from './support.js';
 import { KIND } from '../snapshot/kinds.js';
 import { dig } from '../snapshot/fields.js';
 
@@ -12,8 +15,10 @@ export default defineRule({
     title: 'Pod without a controller on a node Karpenter can disrupt',
     category: 'reclaim',
     defaultSeverity: 'info',
-    requires: ['Pod', 'Node'],
-    optional: ['NodePool', 'NodeClaim', 'KarpenterController'],
+    // Nodes to find where running pods are (dumps), or NodePools a Pod manifest can land on (GitOps repos).
+    requires: ['Pod'],
+    requiresAnyOf: ['Node', 'NodePool'],
+    optional: ['NodeClaim', 'KarpenterController'],
     specOnly: 'yes',
     summary: 'A pod with no controller owner (not a mirror pod) runs on a Karpenter node that can be consolidated, drifted or expired: it will be evicted and never recreated.',
     rationale:
@@ -32,6 +37,10 @@ export default defineRule({
     const version = karpenterFacts(snapshot.controller);
     // v0.16–v0.18 refused to drain or consolidate such nodes: no silent loss there.
     if (version.atLeast('0.19.0') === false) return;
+    if (!snapshot.has('Node')) {
+      checkManifests(snapshot, now, version, report);
+      return;
+    }
     const karpenterNodes = new Set(snapshot.karpenterNodes().map((n) => n.metadata.name!));
     for (const pod of snapshot.all(KIND.Pod)) {
       const nodeName = dig(pod, 'spec', 'nodeName');
@@ -52,22 +61,11 @@ export default defineRule({
       ];
       const nodeDnd = nodeDoNotDisrupt(node);
       if (pool) {
-        if (!nodeDnd) {
-          const after = pool.consolidateAfter?.value;
-          const policy = pool.consolidationPolicy?.value;
-          if (after !== 'Never' && policy !== 'WhenEmpty' && policy !== undefined) {
-            ways.push(`consolidation (${policy}${after ? `, consolidateAfter ${after}` : ''})`);
-            if (pool.consolidationPolicy) evidence.push({ object: pool.object, path: pool.consolidationPolicy.path, value: policy, ...(pool.consolidationPolicy.defaulted ? { note: 'not set: default' } : {}) });
-          }
-          ways.push('drift (a NodePool or EC2NodeClass change, a new AMI)');
-        }
         const expire = (claim?.object.spec as { expireAfter?: string } | undefined)?.expireAfter ?? pool.expireAfter.value;
-        const ms = parseDuration(expire);
         const created = parseTime(claim?.created ?? node.metadata.creationTimestamp);
-        if (ms !== undefined && Number.isFinite(ms)) {
-          ways.push(`expiry (expireAfter ${expire}${created !== undefined ? `, in ${formatDuration(Math.max(0, created + ms - now))}` : ''})`);
-          evidence.push({ object: pool.object, path: pool.expireAfter.path, value: pool.expireAfter.value, ...(pool.expireAfter.defaulted ? { note: `not set: default ${pool.expireAfter.value}` } : {}) });
-        }
+        const w = disruptionWays(pool, !!nodeDnd, expire, (ms) => (created !== undefined ? `, in ${formatDuration(Math.max(0, created + ms - now))}` : ''));
+        ways.push(...w.ways);
+        evidence.push(...w.evidence);
       } else {
         ways.push(nodeDnd ? 'expiry and interruption' : 'consolidation, drift, expiry and interruption');
       }
@@ -90,3 +88,73 @@ export default defineRule({
     }
   },
 });
+
+/** How a node of this pool can be taken away from a pod: consolidation, drift (unless the node is do-not-disrupt), expiry. */
+function disruptionWays(pool: NodePoolView, nodeDnd: boolean, expire: string, when: (ms: number) => string): { ways: string[]; evidence: EvidenceInput[] } {
+  const ways: string[] = [];
+  const evidence: EvidenceInput[] = [];
+  if (!nodeDnd) {
+    const after = pool.consolidateAfter?.value;
+    const policy = pool.consolidationPolicy?.value;
+    if (after !== 'Never' && policy !== 'WhenEmpty' && policy !== undefined) {
+      ways.push(`consolidation (${policy}${after ? `, consolidateAfter ${after}` : ''})`);
+      if (pool.consolidationPolicy) evidence.push({ object: pool.object, path: pool.consolidationPolicy.path, value: policy, ...(pool.consolidationPolicy.defaulted ? { note: 'not set: default' } : {}) });
+    }
+    ways.push('drift (a NodePool or EC2NodeClass change, a new AMI)');
+  }
+  const ms = parseDuration(expire);
+  if (ms !== undefined && Number.isFinite(ms)) {
+    ways.push(`expiry (expireAfter ${expire}${when(ms)})`);
+    evidence.push({ object: pool.object, path: pool.expireAfter.path, value: pool.expireAfter.value, ...(pool.expireAfter.defaulted ? { note: `not set: default ${pool.expireAfter.value}` } : {}) });
+  }
+  return { ways, evidence };
+}
+
+/**
+ * Spec-only (a GitOps repo: no Nodes): bare Pod manifests (no node, no status, no controller owner) that can land on
+ * a NodePool whose nodes Karpenter disrupts. Pods that ran somewhere (nodeName, a phase) cannot be placed without
+ * Nodes and are left alone; a pod that no NodePool accepts (pinned to a node group) is not Karpenter's concern.
+ */
+function checkManifests(snapshot: Snapshot, now: number, version: KarpenterVersionFacts, report: (f: FindingInput) => void): void {
+  const pools = snapshot.nodePools();
+  for (const pod of snapshot.all(KIND.Pod)) {
+    if (!isPodManifest(pod) || isMirrorPod(pod)) continue;
+    if ((pod.metadata.ownerReferences ?? []).some((o) => o.controller === true)) continue;
+    if (podDoNotDisrupt(pod, now, version)) continue;
+
+    const perPool: string[][] = [];
+    const owners = pod.metadata.ownerReferences ?? [];
+    const evidence: EvidenceInput[] = [
+      owners.length
+        ? { object: pod, path: '/metadata/ownerReferences', note: 'no owner with controller: true' }
+        : { object: pod, path: '/metadata/name', note: 'no ownerReferences: nothing recreates it' },
+    ];
+    const hosts: NodePoolView[] = [];
+    for (const pool of pools) {
+      if (!poolAccepts(pool, pod.spec)) continue;
+      const w = disruptionWays(pool, pool.templateAnnotations[DO_NOT_DISRUPT] === 'true', pool.expireAfter.value, () => '');
+      if (!w.ways.length) continue;
+      hosts.push(pool);
+      perPool.push(w.ways);
+      evidence.push(...w.evidence);
+    }
+    if (!hosts.length) continue;
+    evidence.push(...version.evidence());
+    // One pool: its own settings; several: just the ways, without a wall of per-pool detail.
+    const ways = perPool.length === 1 ? perPool[0]! : [...new Set(perPool.flat().map((w) => w.replace(/ \(.*$/, '')))];
+    const ns = pod.metadata.namespace ?? 'default';
+    const controller = ['Never', 'OnFailure'].includes(String(dig(pod, 'spec', 'restartPolicy'))) ? 'Job' : 'Deployment';
+    report({
+      object: pod,
+      message:
+        `Pod ${podName(pod)} is a bare Pod manifest (${owners.length ? 'no controller ownerReference' : 'no ownerReferences'}): once deployed it can land on Karpenter NodePool ${listNames(hosts.map((p) => p.name), 4)}, ` +
+        `whose nodes are taken away by ${[...ways].join(', ')}; the eviction that follows is final — nothing will recreate the pod.`,
+      fix:
+        `1. Run it under a controller instead: move its spec into the pod template (spec.template.spec) of a ${controller} ${ns}/${pod.metadata.name}.\n` +
+        `2. Or, if it must finish where it is, annotate the manifest:\n   metadata:\n     annotations:\n       karpenter.sh/do-not-disrupt: "true"`,
+      evidence,
+      related: hosts.map((p) => p.object),
+      ...(!version.known ? { assumes: 'v0.19 or later (bare pods are evicted, not refused)' } : {}),
+    });
+  }
+}

@@ -1,12 +1,23 @@
-import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type FindingInput } from '../engine/rule.js';
 import type { KubeObject } from '../loaders/types.js';
 import { dig } from '../snapshot/fields.js';
 import { KIND } from '../snapshot/kinds.js';
 import { formatDuration } from '../snapshot/units.js';
-import { DO_NOT_DISRUPT, DO_NOT_EVICT, annotationPath, podDoNotDisrupt, type DoNotDisrupt } from './lib/do-not-disrupt.js';
+import {
+  DO_NOT_DISRUPT,
+  DO_NOT_EVICT,
+  POD_TEMPLATE_KINDS,
+  annotationPath,
+  isPodManifest,
+  podDoNotDisrupt,
+  templateDoNotDisrupt,
+  type DoNotDisrupt,
+} from './lib/do-not-disrupt.js';
+import { poolAccepts } from './lib/interruption-exposure.js';
 import { blockedEvents } from './lib/disruption-blocked.js';
 import { deletionOf, isActive, isDrainable, isMirrorPod, nsName, ownerOf } from './lib/reclaim-drain.js';
-import { ageOf, byLastSeen, karpenterFacts, listNames, plural, podName } from './support.js';
+import { ageOf, byLastSeen, karpenterFacts, listNames, plural, podName, type KarpenterVersionFacts } from './support.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
 
 export default defineRule({
   meta: {
@@ -14,8 +25,10 @@ export default defineRule({
     title: 'Pod karpenter.sh/do-not-disrupt keeps a node from being reclaimed',
     category: 'reclaim',
     defaultSeverity: 'warning',
-    requires: ['Pod', 'Node'],
-    optional: ['NodeClaim', 'NodePool', 'DaemonSet', 'Deployment', 'StatefulSet', 'Event', 'KarpenterController'],
+    // Running pods on Nodes (dumps), or pod templates (GitOps repos): either is enough to judge.
+    requires: [],
+    requiresAnyOf: ['Pod', 'Deployment', 'StatefulSet', 'DaemonSet'],
+    optional: ['Node', 'NodeClaim', 'NodePool', 'Event', 'KarpenterController'],
     specOnly: 'yes',
     blocker: 'pod-do-not-disrupt',
     summary: 'An active pod with karpenter.sh/do-not-disrupt runs on a Karpenter node, so the node is never consolidated or drifted.',
@@ -41,6 +54,11 @@ export default defineRule({
 
   check({ snapshot, now, report }) {
     const version = karpenterFacts(snapshot.controller);
+    // Without both Nodes and Pods there is no running state to read: judge what the templates will do once deployed.
+    if (!snapshot.has('Node') || !snapshot.has('Pod')) {
+      checkTemplates(snapshot, version, report);
+      return;
+    }
     const karpenterNodes = new Set(snapshot.karpenterNodes().map((n) => n.metadata.name!));
 
     // DaemonSet → the Karpenter nodes its pods run on (for "every node it runs on is blocked").
@@ -159,5 +177,95 @@ function fixText(node: string, blockers: Array<{ pod: KubeObject; dnd: DoNotDisr
     `So that drift and expiry still finish, bound the wait on the NodePool:\n   spec:\n     template:\n       spec:\n         terminationGracePeriod: 24h`,
   );
   steps.push(`Check what still blocks ${node}: kubectl get events --field-selector involvedObject.name=${node},reason=DisruptionBlocked`);
+  return steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
+}
+
+/**
+ * Spec-only (a GitOps repo: desired state, no Nodes or no Pods): one finding per workload template, or bare Pod
+ * manifest, that carries the annotation and can land on a NodePool, saying what its pods will do once deployed.
+ * Run-to-completion work (Jobs, CronJobs, restartPolicy Never/OnFailure Pods) is the annotation's intended use: it
+ * is reported only when nothing bounds a run (no activeDeadlineSeconds), because a hung run then holds its node forever.
+ */
+function checkTemplates(snapshot: Snapshot, version: KarpenterVersionFacts, report: (f: FindingInput) => void): void {
+  const pools = snapshot.nodePools();
+  const candidates: Array<{ object: KubeObject; base: string }> = [];
+  for (const { kind, base } of POD_TEMPLATE_KINDS) for (const object of snapshot.all(kind)) candidates.push({ object, base });
+  for (const pod of snapshot.all(KIND.Pod)) if (isPodManifest(pod) && !ownerOf(pod)) candidates.push({ object: pod, base: '' });
+
+  for (const { object, base } of candidates) {
+    const dnd = templateDoNotDisrupt(object, base, version);
+    if (!dnd) continue;
+    const podSpec = dig(object, ...base.split('/').filter(Boolean), 'spec');
+    const hosts = pools.filter((p) => poolAccepts(p, podSpec));
+    // Pinned to nodes no NodePool makes (a managed node group, a taint no pool carries): not Karpenter's concern.
+    if (pools.length && !hosts.length) continue;
+
+    const kind = object.kind;
+    const runToCompletion = kind === 'Job' || kind === 'CronJob' || (kind === 'Pod' && ['Never', 'OnFailure'].includes(String(dig(podSpec, 'restartPolicy'))));
+    const jobSpec = kind === 'CronJob' ? dig(object, 'spec', 'jobTemplate', 'spec') : kind === 'Job' ? object.spec : podSpec;
+    if (runToCompletion && dig(jobSpec, 'activeDeadlineSeconds') !== undefined) continue;
+
+    const where = hosts.length ? ` (NodePool ${listNames(hosts.map((p) => p.name), 4)})` : '';
+    const carries = kind === 'Pod' ? `Pod ${nsName(object)} is annotated ${dnd.key}: "${dnd.value}"` : `${kind} ${nsName(object)} carries ${dnd.key}: "${dnd.value}" in its pod template`;
+    const replicas = Number(dig(object, 'spec', 'replicas') ?? 1);
+    if (replicas === 0 && (kind === 'Deployment' || kind === 'StatefulSet')) continue; // scaled to zero: nothing runs
+    const blocked =
+      kind === 'DaemonSet'
+        ? `every Karpenter node it runs on${where} will be blocked`
+        : kind === 'Deployment' || kind === 'StatefulSet'
+          ? `each of its ${plural(replicas, 'replica')} will block the Karpenter node it lands on${where}`
+          : runToCompletion
+            ? `each run will block the Karpenter node it lands on${where} until it finishes, and nothing bounds a run (no activeDeadlineSeconds)`
+            : `it will block the Karpenter node it lands on${where} for as long as it exists`;
+    const how = dnd.durationMs !== undefined ? ` for ${dnd.value} after each pod starts` : '';
+    const noTgp = hosts.filter((p) => p.generation === 'v1' && !p.terminationGracePeriod);
+    const drain = noTgp.length
+      ? ` When such a node is deleted anyway (expiry, interruption), its drain waits for the pod, and NodePool ${listNames(noTgp.map((p) => p.name), 3)} sets no terminationGracePeriod, so that wait has no end.`
+      : hosts.length
+        ? ' When such a node is deleted anyway (expiry, interruption), its drain waits for the pod until the terminationGracePeriod.'
+        : '';
+
+    const evidence: EvidenceInput[] = [{ object, path: dnd.path, note: kind === 'Pod' ? 'on the Pod manifest' : 'in the pod template' }];
+    for (const p of noTgp.slice(0, 2)) evidence.push({ object: p.object, path: p.expireAfter.path, value: p.expireAfter.value, note: `NodePool ${p.name}: no terminationGracePeriod bounds the drain` });
+    evidence.push(...version.evidence());
+    const assumes =
+      dnd.key === DO_NOT_EVICT
+        ? !version.known ? 'v0.37 or earlier (karpenter.sh/do-not-evict is ignored from v1.0)' : undefined
+        : dnd.durationMs !== undefined && !version.known ? 'v1.12 or later (duration values of karpenter.sh/do-not-disrupt)' : undefined;
+    report({
+      object,
+      severity: runToCompletion || dnd.durationMs !== undefined ? 'info' : 'warning',
+      message:
+        `${carries}${dnd.key === DO_NOT_EVICT ? ' (deprecated, honoured up to v0.37)' : ''}: once deployed, ${blocked}${how} — ` +
+        `Karpenter will not consolidate, empty or drift a node while such a pod runs there.${drain}`,
+      fix: templateFix(object, dnd, runToCompletion, noTgp.length > 0 || !hosts.length),
+      pointer: dnd.path,
+      evidence,
+      related: hosts.map((p) => p.object),
+      ...(assumes ? { assumes } : {}),
+    });
+  }
+}
+
+function templateFix(object: KubeObject, dnd: DoNotDisrupt, runToCompletion: boolean, needsTgp: boolean): string {
+  const steps: string[] = [];
+  const ns = object.metadata.namespace ?? 'default';
+  if (object.kind === 'DaemonSet') {
+    steps.push(`Delete ${dnd.key} from spec.template.metadata.annotations of DaemonSet ${ns}/${object.metadata.name}: on a DaemonSet it pins every node it runs on.`);
+  } else if (runToCompletion) {
+    const at = object.kind === 'CronJob' ? 'spec.jobTemplate.spec' : 'spec';
+    steps.push(`Bound each run so a hung one cannot hold its node forever:\n   ${at}:\n     activeDeadlineSeconds: 21600   # 6h: longer than a normal run`);
+  } else {
+    const labels = (dig(object, 'spec', 'template', 'metadata', 'labels') ?? object.metadata.labels ?? {}) as Record<string, string>;
+    const match = Object.entries(labels)
+      .slice(0, 2)
+      .map(([k, v]) => `\n         ${k}: ${v}`)
+      .join('');
+    steps.push(
+      `If its pods can move, delete ${dnd.key} from ${object.kind === 'Pod' ? 'metadata.annotations' : 'spec.template.metadata.annotations'} and say "not all at once" with a PodDisruptionBudget instead:\n` +
+        `   apiVersion: policy/v1\n   kind: PodDisruptionBudget\n   metadata:\n     name: ${object.metadata.name}\n     namespace: ${ns}\n   spec:\n     maxUnavailable: 1\n     selector:\n       matchLabels:${match || ' {}'}`,
+    );
+  }
+  if (needsTgp) steps.push('So that expiry and drift still finish, bound the drain on the NodePool:\n   spec:\n     template:\n       spec:\n         terminationGracePeriod: 24h');
   return steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
 }

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { anchorOf } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
 import { caseDir, evidenceOf, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
@@ -59,5 +60,58 @@ describe(`${RULE} — missing: no Pods`, () => {
     const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
     expect(r.findings).toEqual([]);
     expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no Pods in the snapshot/) }]);
+  });
+});
+
+describe(`${RULE} — spec-only: bare Pod manifests in a GitOps tree (no Nodes)`, () => {
+  const dir = caseDir(RULE, 'spec-only');
+  let r: Scan;
+  beforeAll(async () => {
+    r = await scanRule(RULE, [dir]);
+  });
+
+  it('info on each bare Pod manifest a disruptable NodePool accepts', () => {
+    expect(r.report.snapshot.counts).toEqual({ Pod: 2, NodePool: 2 });
+    expect(r.notEvaluated).toEqual([]);
+    expect(r.findings.map((f) => [f.severity, f.object])).toEqual([
+      ['info', { apiVersion: 'v1', kind: 'Pod', namespace: 'data', name: 'migrate-orders-2025-06' }],
+      ['info', { apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'debug-shell' }],
+    ]);
+  });
+
+  it('says which pool it will land on and what takes its node away; the tainted pinned pool does not count', () => {
+    const f = r.findings.find((x) => x.object.name === 'debug-shell')!;
+    expect(f.message).toBe(
+      'Pod default/debug-shell is a bare Pod manifest (no ownerReferences): once deployed it can land on Karpenter NodePool general, ' +
+        'whose nodes are taken away by consolidation (WhenEmptyOrUnderutilized, consolidateAfter 1m), drift (a NodePool or EC2NodeClass change, a new AMI), expiry (expireAfter 720h); ' +
+        'the eviction that follows is final — nothing will recreate the pod. (version unknown: assumes v0.19 or later (bare pods are evicted, not refused))',
+    );
+    expect(f.related).toEqual([{ kind: 'NodePool', name: 'general' }]);
+    expect(anchorOf(f).pointer).toBe('/metadata/name');
+    const [pod] = evidenceOf(f, 'Pod', '/metadata/name');
+    expectSourceIs(pod!, join(dir, 'apps/debug-shell.yaml'));
+    expect(rawValueAt(pod!)).toBe('debug-shell');
+    const [policy] = evidenceOf(f, 'NodePool', '/spec/disruption/consolidationPolicy');
+    expectSourceIs(policy!, join(dir, 'karpenter/nodepools.yaml'));
+    expect(rawValueAt(policy!)).toBe('WhenEmptyOrUnderutilized');
+    expect(f.fix).toContain('of a Deployment default/debug-shell');
+    expect(r.findings.find((x) => x.object.name === 'migrate-orders-2025-06')!.fix).toContain('of a Job data/migrate-orders-2025-06');
+  });
+});
+
+describe(`${RULE} — spec-only near-miss`, () => {
+  it('stays silent: a do-not-disrupt Pod, a node-group Pod, a Pod only the never-disrupted pool accepts, a Deployment', async () => {
+    const r = await scanRule(RULE, [caseDir(RULE, 'spec-only-near-miss')]);
+    expect(r.report.snapshot.counts).toMatchObject({ Pod: 3, Deployment: 1, NodePool: 2 });
+    expect(r.notEvaluated).toEqual([]);
+    expect(r.findings).toEqual([]);
+  });
+});
+
+describe(`${RULE} — spec-only missing: Pod manifests without NodePools or Nodes`, () => {
+  it('is not evaluated: nowhere to say the pod would land', async () => {
+    const r = await scanRule(RULE, [join(caseDir(RULE, 'spec-only'), 'apps')]);
+    expect(r.findings).toEqual([]);
+    expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no Nodes or NodePools in the snapshot/) }]);
   });
 });

@@ -2,7 +2,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Finding } from '../../src/engine/findings.js';
+import { anchorOf, type Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
 import { caseDir, evidenceOf, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
@@ -134,6 +134,94 @@ describe(`${RULE} — missing: no Pods`, () => {
   it('is not evaluated and names Pods', async () => {
     const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
     expect(r.findings).toEqual([]);
-    expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no Pods in the snapshot/) }]);
+    expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no Pods or Deployments or StatefulSets or DaemonSets in the snapshot/) }]);
+  });
+});
+
+describe(`${RULE} — spec-only: GitOps tree (pod templates, NodePools, no Nodes or Pods)`, () => {
+  const dir = caseDir(RULE, 'spec-only');
+  let r: Scan;
+  const byName = (name: string) => r.findings.find((f) => f.object.name === name)!;
+  beforeAll(async () => {
+    r = await scanRule(RULE, [dir]);
+  });
+
+  it('evaluates the templates: the DaemonSet and the Deployment warn, the CronJob without a deadline is info', () => {
+    expect(r.report.snapshot.counts).toMatchObject({ DaemonSet: 1, Deployment: 1, CronJob: 1, NodePool: 2 });
+    expect(r.report.snapshot.counts).not.toHaveProperty('Node');
+    expect(r.notEvaluated).toEqual([]);
+    expect(r.findings.map((f) => [f.severity, f.object])).toEqual([
+      ['warning', { apiVersion: 'apps/v1', kind: 'DaemonSet', namespace: 'monitoring', name: 'log-shipper' }],
+      ['warning', { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'reports', name: 'report-renderer' }],
+      ['info', { apiVersion: 'batch/v1', kind: 'CronJob', namespace: 'finance', name: 'ledger-export' }],
+    ]);
+  });
+
+  it('says what happens once deployed: every node of the DaemonSet, each replica of the Deployment, the pools without terminationGracePeriod', () => {
+    const ds = byName('log-shipper');
+    // The DaemonSet tolerates the GPU taint, so it lands on both pools; the Deployment only on the untainted one.
+    expect(ds.message).toContain(
+      'DaemonSet monitoring/log-shipper carries karpenter.sh/do-not-disrupt: "true" in its pod template: once deployed, every Karpenter node it runs on (NodePool general, gpu) will be blocked',
+    );
+    expect(ds.message).toContain('NodePool general sets no terminationGracePeriod, so that wait has no end.');
+    expect(ds.related).toEqual([{ kind: 'NodePool', name: 'general' }, { kind: 'NodePool', name: 'gpu' }]);
+    expect(byName('report-renderer').message).toContain('each of its 3 replicas will block the Karpenter node it lands on (NodePool general)');
+    expect(byName('ledger-export').message).toContain('each run will block the Karpenter node it lands on (NodePool general) until it finishes, and nothing bounds a run (no activeDeadlineSeconds)');
+  });
+
+  it('points at the annotation inside the template (CronJob: inside the job template), cited at the object start', () => {
+    const cases: Array<[string, string, string]> = [
+      ['log-shipper', 'apps/monitoring/log-shipper.yaml', '/spec/template/metadata/annotations/karpenter.sh~1do-not-disrupt'],
+      ['report-renderer', 'apps/reports/deployment.yaml', '/spec/template/metadata/annotations/karpenter.sh~1do-not-disrupt'],
+      ['ledger-export', 'apps/finance/ledger-export.yaml', '/spec/jobTemplate/spec/template/metadata/annotations/karpenter.sh~1do-not-disrupt'],
+    ];
+    for (const [name, file, ptr] of cases) {
+      const f = byName(name);
+      expect(anchorOf(f).pointer).toBe(ptr);
+      const [e] = evidenceOf(f, f.object.kind, ptr);
+      expectSourceIs(e!, join(dir, file));
+      expect(rawValueAt(e!)).toBe('true');
+    }
+    const [pool] = evidenceOf(byName('log-shipper'), 'NodePool', '/spec/template/spec/expireAfter');
+    expect(rawValueAt(pool!)).toBe('720h');
+    expectSourceIs(pool!, join(dir, 'karpenter/nodepools.yaml'));
+  });
+
+  it('fix: drop it from the DaemonSet, a PDB for the Deployment, a deadline for the CronJob, terminationGracePeriod on the pool', () => {
+    expect(byName('log-shipper').fix).toContain('Delete karpenter.sh/do-not-disrupt from spec.template.metadata.annotations of DaemonSet monitoring/log-shipper');
+    expect(byName('report-renderer').fix).toContain('kind: PodDisruptionBudget');
+    expect(byName('report-renderer').fix).toContain('matchLabels:\n         app: report-renderer');
+    expect(byName('ledger-export').fix).toContain('spec.jobTemplate.spec:\n     activeDeadlineSeconds: 21600');
+    for (const f of r.findings) expect(f.fix).toContain('terminationGracePeriod: 24h');
+  });
+});
+
+describe(`${RULE} — spec-only near-miss`, () => {
+  const dir = caseDir(RULE, 'spec-only-near-miss');
+
+  it('stays silent: "false", a CronJob with activeDeadlineSeconds, a node-group workload, do-not-evict under Karpenter 1.6.2', async () => {
+    const r = await scanRule(RULE, [dir]);
+    expect(r.report.snapshot.karpenterVersion).toBe('1.6.2');
+    expect(r.report.snapshot.counts).toMatchObject({ Deployment: 4, DaemonSet: 1, CronJob: 1, NodePool: 2 });
+    expect(r.notEvaluated).toEqual([]);
+    expect(r.findings).toEqual([]);
+  });
+
+  it('without the controller in the repo, do-not-evict is assumed to count (pre-v1.0) and says so', async () => {
+    const files = ['karpenter/nodepools.yaml', 'apps'].map((f) => join(dir, f));
+    const r = await scanRule(RULE, files);
+    expect(r.report.snapshot.karpenterVersion).toBeNull();
+    expect(r.findings.map((f) => f.object.name)).toEqual(['queue-worker']);
+    expect(r.findings[0]!.message).toContain('Deployment legacy/queue-worker carries karpenter.sh/do-not-evict: "true" in its pod template (deprecated, honoured up to v0.37)');
+    expect(r.findings[0]!.message).toContain('(version unknown: assumes v0.37 or earlier (karpenter.sh/do-not-evict is ignored from v1.0))');
+    expect(anchorOf(r.findings[0]!).pointer).toBe('/spec/template/metadata/annotations/karpenter.sh~1do-not-evict');
+  });
+});
+
+describe(`${RULE} — spec-only missing: NodePools only, no workloads`, () => {
+  it('is not evaluated', async () => {
+    const r = await scanRule(RULE, [join(caseDir(RULE, 'spec-only'), 'karpenter')]);
+    expect(r.findings).toEqual([]);
+    expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no Pods or Deployments or StatefulSets or DaemonSets in the snapshot/) }]);
   });
 });

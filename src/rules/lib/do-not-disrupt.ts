@@ -6,8 +6,10 @@
  */
 import type { KubeObject } from '../../loaders/types.js';
 import { dig, str } from '../../snapshot/fields.js';
+import { KIND } from '../../snapshot/kinds.js';
 import { parseDuration, parseTime } from '../../snapshot/units.js';
 import type { KarpenterVersionFacts } from '../support.js';
+export { isPodManifest } from '../../snapshot/pods.js';
 
 export const DO_NOT_DISRUPT = 'karpenter.sh/do-not-disrupt';
 export const DO_NOT_EVICT = 'karpenter.sh/do-not-evict';
@@ -48,3 +50,39 @@ export function nodeDoNotDisrupt(obj: KubeObject): DoNotDisrupt | undefined {
 export function annotationPath(key: string): string {
   return `/metadata/annotations/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
 }
+
+/** Workload kinds with a pod template, and where the template sits (JSON pointer of `.../template`). */
+export const POD_TEMPLATE_KINDS = [
+  { kind: KIND.Deployment, base: '/spec/template' },
+  { kind: KIND.StatefulSet, base: '/spec/template' },
+  { kind: KIND.DaemonSet, base: '/spec/template' },
+  { kind: KIND.Job, base: '/spec/template' },
+  { kind: KIND.CronJob, base: '/spec/jobTemplate/spec/template' },
+] as const;
+
+export interface TemplateDoNotDisrupt extends DoNotDisrupt {
+  /** A v1.12+ duration: each pod blocks its node only this long (ms) after it starts. */
+  durationMs?: number;
+}
+
+/**
+ * The annotation as written in a pod template (or a Pod manifest, `base` ''), before any pod runs: "true" blocks
+ * for the pod's whole life; a positive duration blocks for that long after each start from v1.12 (assumed when
+ * the version is unknown); `do-not-evict` counts before v1.0 (also assumed when unknown, as for running pods).
+ */
+export function templateDoNotDisrupt(object: KubeObject, base: string, version: KarpenterVersionFacts): TemplateDoNotDisrupt | undefined {
+  const segments = base.split('/').filter(Boolean);
+  const annotations = dig(object, ...segments, 'metadata', 'annotations');
+  const a = (annotations && typeof annotations === 'object' ? annotations : {}) as Record<string, unknown>;
+  const value = str(a[DO_NOT_DISRUPT]);
+  if (value !== undefined) {
+    const at = { key: DO_NOT_DISRUPT, value, path: `${base}${annotationPath(DO_NOT_DISRUPT)}` };
+    if (value === 'true') return at;
+    const ms = parseDuration(value);
+    if (version.atLeast('1.12.0') !== false && ms !== undefined && ms > 0 && Number.isFinite(ms)) return { ...at, durationMs: ms };
+  }
+  if (str(a[DO_NOT_EVICT]) === 'true' && version.atLeast('1.0.0') !== true) return { key: DO_NOT_EVICT, value: 'true', path: `${base}${annotationPath(DO_NOT_EVICT)}` };
+  return undefined;
+}
+
+/** Desired state, not a running pod: a manifest from a repo carries neither a node nor a status phase. */

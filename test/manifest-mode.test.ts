@@ -1,0 +1,216 @@
+/**
+ * Manifest mode end to end, in-process: the sample GitOps repository (fixtures/gitops-repo, its README lists every
+ * expected finding and why) scanned whole with the rules of catalog sections 1–5. Section 6 rules join the
+ * expectations when they land: they are left out through `only`.
+ */
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { anchorOf, type Finding } from '../src/engine/findings.js';
+import { reportContext } from '../src/reporters/report.js';
+import { RULES } from '../src/rules/index.js';
+import { gateScan } from './support/gate.js';
+import { FIXTURES, scan } from './support/scan.js';
+import { evidenceOf, expectSourceIs, rawValueAt, startLine } from './rules/fixture-helpers.js';
+
+const REPO = join(FIXTURES, 'gitops-repo');
+const file = (p: string) => join(REPO, p);
+
+/** The rules that existed when these expectations were written (catalog sections 1–5). */
+const RULE_IDS = [
+  'pod-do-not-disrupt-blocks-node',
+  'node-do-not-disrupt-annotation',
+  'pdb-blocks-eviction',
+  'expire-without-termination-grace-period',
+  'node-stuck-draining',
+  'bare-pod-on-disruptable-node',
+  'stale-disrupted-taint',
+  'node-nominated-without-pending-pods',
+  'consolidation-disabled-for-underused-nodes',
+  'consolidate-after-exceeds-pod-churn',
+  'disruption-budget-blocks-all',
+  'storageclass-immediate-binding',
+  'pv-zone-unreachable',
+  'duplicate-nodeclaims',
+  'pvc-references-missing-object',
+  'unhealthy-node-freezes-budget',
+  'node-unhealthy-not-repaired',
+  'node-repair-blocked',
+  'node-memory-pressure',
+  'stateful-workload-exposed-to-interruption',
+  'interruption-drained-stateful-node',
+  'spot-without-interruption-queue',
+  'node-termination-handler-conflict',
+  'uninitialized-taint-lingering',
+  'unregistered-taint-problem',
+  'startup-taint-not-removed',
+  'undeclared-startup-taint',
+  'nodeclaim-not-registered',
+  'nodeclaim-not-initialized',
+];
+const META = new Map(RULES.map((r) => [r.meta.id, r.meta]));
+
+/** The README table: rule, object, and the file the finding cites. */
+const EXPECTED: Array<{ ruleId: string; kind: string; namespace: string | null; name: string; severity: string; file: string }> = [
+  { ruleId: 'spot-without-interruption-queue', kind: 'Deployment', namespace: 'kube-system', name: 'karpenter', severity: 'warning', file: 'karpenter/rendered.yaml' },
+  { ruleId: 'pod-do-not-disrupt-blocks-node', kind: 'Deployment', namespace: 'shop', name: 'report-renderer', severity: 'warning', file: 'apps/base/report-renderer.yaml' },
+  { ruleId: 'expire-without-termination-grace-period', kind: 'NodePool', namespace: null, name: 'batch', severity: 'warning', file: 'nodepools/batch.yaml' },
+  { ruleId: 'pdb-blocks-eviction', kind: 'PodDisruptionBudget', namespace: 'shop', name: 'orders-db', severity: 'warning', file: 'apps/base/orders-db.yaml' },
+  { ruleId: 'disruption-budget-blocks-all', kind: 'NodePool', namespace: null, name: 'gpu', severity: 'warning', file: 'nodepools/gpu.yaml' },
+  { ruleId: 'stateful-workload-exposed-to-interruption', kind: 'StatefulSet', namespace: 'shop', name: 'session-cache', severity: 'warning', file: 'apps/base/session-cache.yaml' },
+  { ruleId: 'storageclass-immediate-binding', kind: 'StorageClass', namespace: null, name: 'gp3', severity: 'warning', file: 'storage/storageclasses.yaml' },
+  { ruleId: 'consolidation-disabled-for-underused-nodes', kind: 'NodePool', namespace: null, name: 'stateful', severity: 'info', file: 'nodepools/stateful.yaml' },
+  { ruleId: 'bare-pod-on-disruptable-node', kind: 'Pod', namespace: 'platform-debug', name: 'netshoot', severity: 'info', file: 'platform/debug/netshoot.yaml' },
+];
+
+/**
+ * These spec-only rules once took a bare Pod manifest for cluster state and found nothing; they now ask the snapshot
+ * (`desiredStateOnly`). The repo is scanned with and without that Pod to keep both paths honest.
+ */
+const POD_SENSITIVE = ['expire-without-termination-grace-period', 'pdb-blocks-eviction', 'storageclass-immediate-binding'];
+
+const key = (x: { ruleId: string; severity: string; object?: { kind: string; namespace: string | null; name: string }; kind?: string; namespace?: string | null; name?: string }) => {
+  const o = x.object ?? { kind: x.kind!, namespace: x.namespace!, name: x.name! };
+  return `${x.ruleId} ${x.severity} ${o.kind} ${o.namespace ?? ''}/${o.name}`;
+};
+
+type Scan = Awaited<ReturnType<typeof scan>>;
+
+describe('manifest mode: the sample GitOps repository', () => {
+  let r: Scan;
+  const finding = (ruleId: string): Finding => {
+    const f = r.findings.find((x) => x.ruleId === ruleId);
+    if (!f) throw new Error(`no ${ruleId} finding`);
+    return f;
+  };
+  beforeAll(async () => {
+    r = await scan([REPO], { only: RULE_IDS });
+  });
+
+  it('the rule list is the registry of today (minus rules added since, which the caller adds here)', () => {
+    for (const id of RULE_IDS) expect(META.has(id), id).toBe(true);
+  });
+
+  it('reads desired state only: Helm stream, Kustomize base + rendered output, plain files; Karpenter 1.6.3 from the chart', () => {
+    expect(r.report.snapshot.counts).toEqual({
+      Namespace: 1,
+      PersistentVolumeClaim: 1,
+      Pod: 1,
+      Service: 3,
+      ServiceAccount: 1,
+      DaemonSet: 1,
+      Deployment: 3,
+      StatefulSet: 2,
+      CronJob: 1,
+      EC2NodeClass: 2,
+      NodePool: 4,
+      PodDisruptionBudget: 3,
+      ClusterRole: 3,
+      ClusterRoleBinding: 2,
+      Role: 1,
+      RoleBinding: 1,
+      StorageClass: 2,
+    });
+    expect(r.report.snapshot.karpenterVersion).toBe('1.6.3');
+    expect(reportContext(r.snapshot, r.run, RULES.filter((x) => RULE_IDS.includes(x.meta.id))).manifestMode).toBe(true);
+    // The 11 rendered copies and the replicas patch merge into their base objects, which findings cite.
+    expect(r.snapshot.mergedCount).toBe(12);
+  });
+
+  it('reports Chart.yaml, values.yaml and both kustomization.yaml as skipped, the README as documentation', () => {
+    expect(r.report.snapshot.skipped).toEqual([
+      { source: file('apps/base/kustomization.yaml'), reason: 'Kustomize configuration, not a Kubernetes object' },
+      { source: file('apps/overlays/prod/kustomization.yaml'), reason: 'Kustomize configuration, not a Kubernetes object' },
+      { source: file('karpenter/Chart.yaml'), reason: 'Helm chart metadata, not a Kubernetes object' },
+      { source: file('karpenter/values.yaml'), reason: 'Helm values file, not a Kubernetes object' },
+      { source: file('README.md'), reason: `1 documentation file(s) not read (e.g. ${file('README.md')})` },
+    ]);
+  });
+
+  it('finds exactly the README findings, each citing its file at the object start', () => {
+    expect(r.findings.map(key).sort()).toEqual(EXPECTED.map(key).sort());
+    for (const e of EXPECTED) {
+      const f = finding(e.ruleId);
+      const own = f.evidence.find((x) => x.object?.kind === e.kind && x.object.name === e.name);
+      expect(own, e.ruleId).toBeDefined();
+      expectSourceIs(own!, file(e.file));
+    }
+  });
+
+  it('without the bare Pod manifest, those rules find the same', async () => {
+    const noPod = await scan(['karpenter', 'nodepools', 'storage', 'apps', 'platform/monitoring'].map(file), { only: POD_SENSITIVE });
+    expect(noPod.findings.map(key).sort()).toEqual(EXPECTED.filter((e) => POD_SENSITIVE.includes(e.ruleId)).map(key).sort());
+    const pdb = noPod.findings.find((f) => f.ruleId === 'pdb-blocks-eviction')!;
+    const [max] = evidenceOf(pdb, 'PodDisruptionBudget', '/spec/maxUnavailable');
+    expect(max!.source).toBe(`${file('apps/base/orders-db.yaml')}:69`);
+    expect(rawValueAt(max!)).toBe(0);
+  });
+
+  it('evaluates every spec-only rule; pv-zone-unreachable ("partly") waits for PersistentVolumes the repo does not have', () => {
+    const notEvaluated = new Map(r.notEvaluated.map((n) => [n.ruleId, n.reason]));
+    for (const id of RULE_IDS) {
+      if (META.get(id)!.specOnly === 'no' || id === 'pv-zone-unreachable') continue;
+      expect(notEvaluated.get(id), id).toBeUndefined();
+    }
+    expect(notEvaluated.get('pv-zone-unreachable')).toMatch(/^no PersistentVolumes in the snapshot/);
+  });
+
+  it('does not evaluate the rules that need cluster state', () => {
+    const notEvaluated = new Set(r.notEvaluated.map((n) => n.ruleId));
+    const clusterOnly = RULE_IDS.filter((id) => META.get(id)!.specOnly === 'no');
+    expect(clusterOnly.length).toBeGreaterThanOrEqual(14);
+    for (const id of clusterOnly) expect(notEvaluated.has(id), id).toBe(true);
+    // Even a rule whose required input (NodePools) is present: the repo holds no status to judge.
+    expect(r.notEvaluated.find((n) => n.ruleId === 'nodeclaim-not-registered')?.reason).toMatch(/^needs cluster state .*desired state only/);
+  });
+
+  it('no finding rests on status: only spec-only rules fire, and no evidence reads a status field', () => {
+    for (const f of r.findings) {
+      expect(META.get(f.ruleId)!.specOnly, f.ruleId).not.toBe('no');
+      for (const e of f.evidence) expect(e.path ?? '', `${f.ruleId} ${e.path}`).not.toMatch(/^\/status\b/);
+    }
+  });
+
+  it('do-not-disrupt: points at the annotation in the Deployment template and says what happens once deployed', () => {
+    const f = finding('pod-do-not-disrupt-blocks-node');
+    expect(f.message).toContain(
+      'Deployment shop/report-renderer carries karpenter.sh/do-not-disrupt: "true" in its pod template: once deployed, each of its 2 replicas will block the Karpenter node it lands on (NodePool general)',
+    );
+    expect(anchorOf(f).pointer).toBe('/spec/template/metadata/annotations/karpenter.sh~1do-not-disrupt');
+    const [ann] = evidenceOf(f, 'Deployment', '/spec/template/metadata/annotations/karpenter.sh~1do-not-disrupt');
+    expect(ann!.source).toBe(`${file('apps/base/report-renderer.yaml')}:2`);
+    expect(rawValueAt(ann!)).toBe('true');
+    // The CronJob's annotation is bounded by activeDeadlineSeconds: the annotation's intended use, no finding.
+    expect(r.findings.some((x) => x.object.name === 'nightly-export')).toBe(false);
+  });
+
+  it('the Helm stream: the controller finding cites the Deployment after its "# Source:" comment, and its env', () => {
+    const f = finding('spot-without-interruption-queue');
+    const rendered = file('karpenter/rendered.yaml');
+    expect(startLine(rendered, 'Deployment', 'karpenter')).toBe(239);
+    const [env] = evidenceOf(f, 'Deployment', '/spec/template/spec/containers/0/env');
+    expect(env!.source).toBe(`${rendered}:239`);
+    expect(env!.value).not.toContain('INTERRUPTION_QUEUE');
+    expect(env!.value).toContain('CLUSTER_NAME');
+    const pools = evidenceOf(f, 'NodePool', '/spec/template/spec/requirements/0');
+    expect(pools.map((e) => e.source).sort()).toEqual([`${file('nodepools/batch.yaml')}:1`, `${file('nodepools/general.yaml')}:2`]);
+  });
+
+  it('the budget freeze and the bare Pod cite their documents past the leading "---" and comments', () => {
+    const [budget] = evidenceOf(finding('disruption-budget-blocks-all'), 'NodePool', '/spec/disruption/budgets/0');
+    expect(budget!.source).toBe(`${file('nodepools/gpu.yaml')}:3`);
+    expect(rawValueAt(budget!)).toEqual({ nodes: '0' });
+    const bare = finding('bare-pod-on-disruptable-node');
+    expect(bare.message).toContain('Pod platform-debug/netshoot is a bare Pod manifest (no ownerReferences): once deployed it can land on Karpenter NodePool general');
+    expect(evidenceOf(bare, 'Pod', '/metadata/name')[0]!.source).toBe(`${file('platform/debug/netshoot.yaml')}:2`);
+  });
+});
+
+describe('manifest mode: CI-gate locations of the template findings', () => {
+  it('point at the annotation line in the base file and at the bare Pod name', async () => {
+    const r = await gateScan([REPO], { only: ['pod-do-not-disrupt-blocks-node', 'bare-pod-on-disruptable-node'] });
+    const at = (ruleId: string) => r.active.find((g) => g.finding.ruleId === ruleId)!;
+    expect(at('pod-do-not-disrupt-blocks-node').pointer).toBe('/spec/template/metadata/annotations/karpenter.sh~1do-not-disrupt');
+    expect(at('pod-do-not-disrupt-blocks-node').location).toMatchObject({ fsPath: file('apps/base/report-renderer.yaml'), line: 19, column: 9 });
+    expect(at('bare-pod-on-disruptable-node').location).toMatchObject({ fsPath: file('platform/debug/netshoot.yaml'), line: 5, column: 3 });
+  });
+});
