@@ -68,6 +68,10 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig): 
       notEvaluated.push({ ruleId: meta.id, reason: missingReason(meta.requiresAnyOf, snapshot, 'or') });
       continue;
     }
+    if (meta.specOnly === 'no' && snapshot.desiredStateOnly) {
+      notEvaluated.push({ ruleId: meta.id, reason: 'needs cluster state (Nodes, NodeClaims, status, events or logs); the input is desired state only (manifests)' });
+      continue;
+    }
     const options = resolveOptions(meta, config.options?.[meta.id] ?? {});
     const severity = config.severity?.[meta.id];
     const started = performance.now();

@@ -52,7 +52,10 @@ export function explainText(rule: Rule, color: boolean): string {
   const c = new Chalk({ level: color ? 1 : 0 });
   const m = rule.meta;
   const section = (title: string, body: string) => `${c.bold(title)}\n${indent(body)}`;
-  const needs = m.requires.map((i) => `${i} (${INPUTS[i].collect})`).join('\n');
+  const needs = [
+    ...m.requires.map((i) => `${i} (${INPUTS[i].collect})`),
+    ...(m.requiresAnyOf?.length ? [`one of: ${m.requiresAnyOf.map((i) => `${i} (${INPUTS[i].collect})`).join(', ')}`] : []),
+  ].join('\n');
   const parts = [
     `${c.bold(m.id)} — ${m.title}`,
     `Severity: ${m.defaultSeverity} · Category: ${CATEGORIES[m.category]} · Spec-only (manifest repos): ${m.specOnly}`,

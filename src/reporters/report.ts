@@ -45,6 +45,11 @@ export interface ReportContext {
   inputsUsed: string[];
   /** Per node, the reasons it is not reclaimed, in the order a reader should check them (karpenter-facts §7.11). */
   reclaim: ReclaimView[];
+  /**
+   * Desired state only (a GitOps repository: no Nodes, NodeClaims, Events or logs): rules that need cluster state
+   * are expected not to run, so reporters mention them briefly instead of listing them as gaps.
+   */
+  manifestMode: boolean;
 }
 
 export interface ReclaimView {
@@ -97,6 +102,7 @@ export function reportContext(snapshot: Snapshot, run: RunResult, rules: readonl
     rulesRun: rules.length - run.notEvaluated.length,
     inputsUsed: [...new Set(rules.flatMap((r) => [...r.meta.requires, ...(r.meta.optional ?? [])]))],
     reclaim: reclaimViews(snapshot, run, rules),
+    manifestMode: snapshot.desiredStateOnly,
   };
 }
 

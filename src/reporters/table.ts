@@ -5,6 +5,7 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import Table from 'cli-table3';
 import type { Finding } from '../engine/findings.js';
+import type { GateView } from '../engine/gate.js';
 import type { Severity } from '../engine/rule.js';
 import type { ReportContext, ScanReport } from './report.js';
 import { wrapText } from './wrap.js';
@@ -18,6 +19,8 @@ export interface TableOptions {
   width: number;
   /** Show every not-evaluated rule with its reason (default: a count and the distinct reasons). */
   verbose?: boolean;
+  /** Suppressions, baseline and unused suppressions, when a config, annotations or a baseline are in play. */
+  gate?: GateView;
 }
 
 export function renderTable(report: ScanReport, ctx: ReportContext, opts: TableOptions): string {
@@ -32,7 +35,8 @@ export function renderTable(report: ScanReport, ctx: ReportContext, opts: TableO
   }
   if (ctx.reclaim.length) out.push(reclaimText(ctx, c, width));
   if (report.snapshot.skipped.length) out.push(skippedTable(report, c, width));
-  if (report.notEvaluated.length) out.push(notEvaluatedText(report, c, opts.verbose ?? false));
+  if (opts.gate) out.push(...gateText(opts.gate, c));
+  if (report.notEvaluated.length) out.push(notEvaluatedText(report, ctx, c, opts.verbose ?? false));
   out.push(summaryLine(report, ctx, c));
   return `${out.join('\n\n')}\n`;
 }
@@ -166,7 +170,10 @@ function skippedTable(report: ScanReport, c: ChalkInstance, width: number): stri
   return `${table.toString()}${more > 0 ? `\n… and ${more} more (see --format json)` : ''}`;
 }
 
-function notEvaluatedText(report: ScanReport, c: ChalkInstance, verbose: boolean): string {
+function notEvaluatedText(report: ScanReport, ctx: ReportContext, c: ChalkInstance, verbose: boolean): string {
+  if (ctx.manifestMode && !verbose) {
+    return c.dim(`${report.notEvaluated.length} rule(s) need cluster state (Nodes, NodeClaims, events, logs) that manifests do not hold and were not evaluated (-v lists them).`);
+  }
   const lines = [c.bold(`Not evaluated (${report.notEvaluated.length} rule(s)) — the input lacks what they need:`)];
   if (verbose || report.notEvaluated.length <= 8) {
     for (const n of report.notEvaluated) lines.push(`  ${n.ruleId}: ${n.reason}`);
@@ -176,6 +183,34 @@ function notEvaluatedText(report: ScanReport, c: ChalkInstance, verbose: boolean
     for (const [reason, ids] of byReason) lines.push(`  ${ids.length} rule(s): ${reason}`);
   }
   return lines.join('\n');
+}
+
+function gateText(gate: GateView, c: ChalkInstance): string[] {
+  const out: string[] = [];
+  const suppressed = gate.findings.filter((g) => g.suppression);
+  if (suppressed.length) {
+    const byOrigin = new Map<string, number>();
+    for (const g of suppressed) {
+      const o = g.suppression!.origin.startsWith('annotation ') ? 'karpdoctor.io/ignore annotations' : g.suppression!.origin.startsWith('baseline ') ? g.suppression!.origin : (gate.config ?? 'the configuration');
+      byOrigin.set(o, (byOrigin.get(o) ?? 0) + 1);
+    }
+    out.push(c.dim(`${suppressed.length} finding(s) suppressed: ${[...byOrigin].map(([o, n]) => `${n} by ${o}`).join(', ')}.`));
+  }
+  if (gate.unusedSuppressions.length) {
+    const lines = [c.bold(`Suppressions that matched nothing (${gate.unusedSuppressions.length}) — remove them or fix them:`)];
+    for (const u of gate.unusedSuppressions) {
+      const where = u.location ? `${u.location.source}:${u.location.line}` : u.origin;
+      lines.push(`  ${where}: ${u.rules.join(',')}${u.problem ? ` — not applied: ${u.problem}` : ` ("${u.reason}") suppressed no finding`} [${u.origin}]`);
+    }
+    out.push(lines.join('\n'));
+  }
+  if (gate.staleBaseline.length) {
+    const lines = [c.bold(`Baseline entries with no finding any more (${gate.staleBaseline.length}) — run \`karpdoctor baseline prune\`:`)];
+    for (const e of gate.staleBaseline.slice(0, 20)) lines.push(`  ${e.ruleId} on ${e.object.kind} ${e.object.namespace ? `${e.object.namespace}/` : ''}${e.object.name}${e.pointer ? ` (${e.pointer})` : ''}`);
+    if (gate.staleBaseline.length > 20) lines.push(`  … and ${gate.staleBaseline.length - 20} more`);
+    out.push(lines.join('\n'));
+  }
+  return out;
 }
 
 function summaryLine(report: ScanReport, ctx: ReportContext, c: ChalkInstance): string {

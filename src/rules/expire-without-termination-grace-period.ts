@@ -59,7 +59,7 @@ export default defineRule({
     const version = karpenterFacts(snapshot.controller);
     // Before v1.0 expiry was a graceful method that respected blockers, and terminationGracePeriod did not exist.
     if (version.atLeast('1.0.0') === false) return;
-    const clusterState = snapshot.has('Node') || snapshot.has('Pod');
+    const clusterState = !snapshot.desiredStateOnly && (snapshot.has('Node') || snapshot.has('Pod'));
     const nodesByPool = new Map<string, KubeObject[]>();
     for (const n of snapshot.karpenterNodes()) {
       const p = snapshot.nodePoolNameOf(n);

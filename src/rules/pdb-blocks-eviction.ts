@@ -43,7 +43,7 @@ export default defineRule({
 
   check({ snapshot, now, options, report }) {
     const version = karpenterFacts(snapshot.controller);
-    const clusterState = snapshot.has('Pod');
+    const clusterState = snapshot.has('Pod') && !snapshot.desiredStateOnly;
     const karpenterNodes = new Set(snapshot.karpenterNodes().map((n) => n.metadata.name!));
     const nodesKnown = snapshot.has('Node');
 

@@ -42,7 +42,7 @@ export default defineRule({
   },
 
   check({ snapshot, report }) {
-    const clusterState = snapshot.has('Node') || snapshot.has('Pod');
+    const clusterState = !snapshot.desiredStateOnly && (snapshot.has('Node') || snapshot.has('Pod'));
     const zones = clusterZones(snapshot);
     if (clusterState && zones.known && zones.zones.size <= 1) return; // single-zone cluster: the zone cannot be wrong
     const version = karpenterFacts(snapshot.controller);

@@ -17,6 +17,11 @@ export function isMirrorPod(pod: KubeObject): boolean {
   return 'kubernetes.io/config.mirror' in (pod.metadata.annotations ?? {}) || (pod.metadata.ownerReferences ?? []).some((o) => o.kind === 'Node');
 }
 
+/** A Pod as written in a repository (no node, no status) rather than as read from a cluster. */
+export function isPodManifest(pod: KubeObject): boolean {
+  return dig(pod, 'spec', 'nodeName') === undefined && dig(pod, 'status', 'phase') === undefined;
+}
+
 export function isDaemonSetPod(pod: KubeObject): boolean {
   return pod.metadata.ownerReferences?.some((o) => o.kind === 'DaemonSet') ?? false;
 }

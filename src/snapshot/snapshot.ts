@@ -8,6 +8,7 @@ import { eventView, involvedKey, type EventView } from './events.js';
 import { dig, nameOf, str } from './fields.js';
 import { nodeClaimView, nodePoolView, type NodeClaimView, type NodePoolView } from './karpenter.js';
 import { INPUTS, KIND, isClusterScoped, normaliseGroup, type InputName } from './kinds.js';
+import { isPodManifest } from './pods.js';
 import { referenceTime, type ReferenceTime } from './reference-time.js';
 import { selectorMatches } from './selectors.js';
 
@@ -55,7 +56,7 @@ export class Snapshot {
     this.logs = load.logs;
     this.filesRead = load.filesRead;
     this.locate = load.locate;
-    this.denied = opts.denied ?? new Map();
+    this.denied = opts.denied ?? load.denied ?? new Map();
     this.listedKinds = new Set([...load.listedKinds].map(normaliseKindKey));
     for (const { object, provenance } of load.objects) this.add(object, provenance);
     this.controller = detectController(this.all(KIND.Deployment), this.all(KIND.Pod), opts.karpenterVersion, (o) =>
@@ -170,6 +171,21 @@ export class Snapshot {
   /** Logical inputs that are neither present nor denied. */
   absent(): InputName[] {
     return (Object.keys(INPUTS) as InputName[]).filter((i) => !this.has(i) && !this.denied.has(i));
+  }
+
+  /**
+   * Desired state only — a GitOps repository: no Nodes, NodeClaims, events or logs, and Pods (if any) as written, not
+   * as running. Spec-only rules judge templates then; one definition, so every rule switches at the same point.
+   */
+  get desiredStateOnly(): boolean {
+    return this.memo('desiredStateOnly', () =>
+      !this.has('Node') &&
+      !this.has('NodeClaim') &&
+      !this.has('Event') &&
+      this.logs.length === 0 &&
+      this.all(KIND.Pod).every(isPodManifest) &&
+      this.nodePools().every((p) => p.object.status === undefined),
+    );
   }
 
   get objectCount(): number {
