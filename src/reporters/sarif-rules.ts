@@ -1,0 +1,59 @@
+/** SARIF `reportingDescriptor`s for every rule, generated from rule metadata like `karpdoctor explain`. */
+import { CATEGORIES, type Rule, type Severity } from '../engine/rule.js';
+import { explainText } from './catalog.js';
+import { fence } from './md.js';
+
+export type SarifLevel = 'error' | 'warning' | 'note';
+
+export const SARIF_LEVEL: Record<Severity, SarifLevel> = { error: 'error', warning: 'warning', info: 'note' };
+
+/** GitHub shows at most 10 tags per rule. */
+const MAX_TAGS = 10;
+
+export function ruleDescriptor(rule: Rule) {
+  const m = rule.meta;
+  const helpUri = m.references.find((r) => /^https?:\/\//.test(r));
+  return {
+    id: m.id,
+    name: pascalCase(m.id),
+    shortDescription: { text: sentence(m.summary) },
+    fullDescription: { text: sentence(m.rationale) },
+    help: { text: explainText(rule, false), markdown: helpMarkdown(rule) },
+    ...(helpUri ? { helpUri } : {}),
+    defaultConfiguration: { level: SARIF_LEVEL[m.defaultSeverity] },
+    properties: {
+      category: m.category,
+      tags: ['kubernetes', 'karpenter', m.category].slice(0, MAX_TAGS),
+      'spec-only': m.specOnly,
+    },
+  };
+}
+
+/** `pdb-blocks-eviction` → `PdbBlocksEviction` (SARIF wants a name that is not the opaque id). */
+export function pascalCase(id: string): string {
+  return id
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join('');
+}
+
+/** SARIF viewers and the validator expect messages to be sentences. */
+export function sentence(text: string): string {
+  const t = text.trim();
+  return /[.!?]$/.test(t) ? t : `${t}.`;
+}
+
+/** The same sections as `explain`, laid out for GitHub's alert page (examples as YAML blocks). */
+function helpMarkdown(rule: Rule): string {
+  const m = rule.meta;
+  const parts = [
+    `**${m.title}** (\`${m.id}\`): ${m.summary}`,
+    `Severity: ${m.defaultSeverity} · Category: ${CATEGORIES[m.category]} · Spec-only (manifest repos): ${m.specOnly}`,
+    `### Why it matters\n\n${m.rationale}`,
+    `### How to fix\n\n${m.fix}`,
+  ];
+  if (m.examples) parts.push(`### Bad\n\n${fence(m.examples.bad, 'yaml')}`, `### Good\n\n${fence(m.examples.good, 'yaml')}`);
+  if (m.references.length) parts.push(`### References\n\n${m.references.map((r) => `- ${/^https?:\/\//.test(r) ? `<${r}>` : r}`).join('\n')}`);
+  return parts.join('\n\n');
+}
