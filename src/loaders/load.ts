@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import { MANIFEST_FILE, deniedFromManifest } from '../collect/manifest.js';
 import { InputError } from './archive.js';
 import { isSkipped, walkInputs, type InputFile, type WalkOptions } from './inputs.js';
 import { JsonStreamScanner } from './json-stream.js';
@@ -118,6 +119,7 @@ export async function loadOne(file: InputFile, opts: LoadOptions): Promise<Parti
   }
   partial.listedKinds = [...result.listedKinds];
   partial.ignoredLogBlocks = [...ignoredLogBlocks];
+  if (result.denied?.size) partial.denied = [...result.denied];
   return partial;
 }
 
@@ -135,6 +137,8 @@ export interface PartialLoad {
   displayPath?: string;
   /** The file was cut into this many ranges parsed in parallel. */
   splitInto?: number;
+  /** Inputs a `karpdoctor collect` manifest records as denied (input, reason). */
+  denied?: Array<[string, string]>;
 }
 
 function skippedOnly(entry: SkippedInput): PartialLoad {
@@ -152,6 +156,7 @@ function merge(paths: string[], partials: PartialLoad[], filesRead: number): Loa
     for (const l of p.logs) result.logs.push(l);
     for (const s of p.skipped) result.skipped.push(s);
     for (const k of p.listedKinds) result.listedKinds.add(k);
+    for (const [input, reason] of p.denied ?? []) (result.denied ??= new Map()).set(input, reason);
     for (const [k, n] of p.ignoredLogBlocks) ignoredLogs.set(k, (ignoredLogs.get(k) ?? 0) + n);
     if (p.splitInto) (result.splitFiles ??= []).push(`${p.displayPath} (${p.splitInto} ranges)`);
     if (p.ignoredDoc) docs.push(p.displayPath ?? '');
@@ -176,6 +181,19 @@ function merge(paths: string[], partials: PartialLoad[], filesRead: number): Loa
 
 type FileOutcome = 'loaded' | 'skipped' | 'ignored-log' | 'ignored-doc';
 
+/** A support bundle's manifest: not objects, but which inputs the collecting credentials could not list. */
+async function loadManifest(file: InputFile, result: LoadResult): Promise<FileOutcome> {
+  let value: unknown;
+  try {
+    value = JSON.parse(await readAll(file.chunks()));
+  } catch (e) {
+    result.skipped.push({ source: file.displayPath, reason: `unreadable karpdoctor manifest: ${(e as Error).message}` });
+    return 'skipped';
+  }
+  for (const [input, reason] of deniedFromManifest(value)) (result.denied ??= new Map()).set(input, reason);
+  return 'loaded';
+}
+
 /** Documentation that lives next to manifests and dumps: counted in one line, not listed file by file. */
 const DOCUMENTATION = /\.(md|markdown|rst|adoc)$|^(LICENSE|NOTICE|OWNERS|CODEOWNERS)(\..*)?$/i;
 
@@ -188,6 +206,7 @@ async function loadFile(
   const source = file.displayPath;
   const name = basename(file.relPath);
   if (DOCUMENTATION.test(name)) return 'ignored-doc';
+  if (name === MANIFEST_FILE) return loadManifest(file, result);
   for (const [pattern, reason] of TOOLING_FILES) {
     if (pattern.test(name)) {
       result.skipped.push({ source, reason });

@@ -91,6 +91,8 @@ export interface LoadResult {
   filesRead: number;
   /** Files cut across worker threads, for `--timing`. */
   splitFiles?: string[];
+  /** Inputs that could not be listed, with the reason (live: 403; a `collect` bundle: from its manifest). */
+  denied?: Map<string, string>;
   /** Re-reads a file parsed whole and returns the start line of each of its objects, in load order. */
   locate?: (fsPath: string, source: string) => number[];
 }
