@@ -1,5 +1,6 @@
 /** The rule registry: every rule the product ships, in catalog order (category, then the catalog's row order). */
 import { CATEGORIES, type Rule } from '../engine/rule.js';
+import { rules as configuration } from './family-configuration.js';
 import { rules as interruption } from './family-interruption.js';
 import { rules as reclaimPools } from './family-reclaim-pools.js';
 import { rules as reclaimWorkloads } from './family-reclaim-workloads.js';
@@ -20,6 +21,7 @@ export const RULES: readonly Rule[] = [
   ...interruption,
   uninitializedTaintLingering,
   ...registration,
+  ...configuration,
 ].sort((a, b) => categoryOrder.indexOf(a.meta.category) - categoryOrder.indexOf(b.meta.category));
 
 export function findRule(id: string): Rule | undefined {

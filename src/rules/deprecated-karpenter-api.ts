@@ -1,0 +1,392 @@
+import { stringify } from 'yaml';
+import { defineRule, type EvidenceInput, type FindingInput } from '../engine/rule.js';
+import type { KubeObject } from '../loaders/types.js';
+import { dig, isRecord, str, type Json } from '../snapshot/fields.js';
+import { generationOf } from '../snapshot/karpenter.js';
+import { KIND } from '../snapshot/kinds.js';
+import type { ObjectRef, Snapshot } from '../snapshot/snapshot.js';
+import { annotationPath, DO_NOT_DISRUPT, DO_NOT_EVICT, POD_TEMPLATE_KINDS } from './lib/do-not-disrupt.js';
+import { workloadOf } from './lib/interruption-settings.js';
+import { karpenterFacts, listNames, podName, type KarpenterVersionFacts } from './support.js';
+
+const DO_NOT_CONSOLIDATE = 'karpenter.sh/do-not-consolidate';
+
+/** The first release that no longer serves each old generation (karpenter-facts §0.2). */
+const UNSERVED_FROM: Record<string, string> = { v1alpha5: '0.33.0', v1beta1: '1.1.0' };
+
+export default defineRule({
+  meta: {
+    id: 'deprecated-karpenter-api',
+    title: 'Deprecated Karpenter API version, field value or annotation',
+    category: 'configuration',
+    defaultSeverity: 'warning',
+    requires: [],
+    requiresAnyOf: ['NodePool', 'NodeClass', 'Pod', 'Node', 'Deployment', 'StatefulSet', 'DaemonSet'],
+    optional: ['KarpenterController'],
+    specOnly: 'yes',
+    summary:
+      'Objects in karpenter.sh/v1alpha5 or karpenter.k8s.aws/v1alpha1 (not served from v0.33) or v1beta1 (not served from v1.1.0), ' +
+      'consolidationPolicy WhenUnderutilized, or the annotations karpenter.sh/do-not-evict / do-not-consolidate with Karpenter v1+; gives the v1 rewrite.',
+    rationale:
+      'v0.33 removed the v1alpha5 Provisioner/Machine and v1alpha1 AWSNodeTemplate CRDs; v1.0 made karpenter.sh/v1 and ' +
+      'karpenter.k8s.aws/v1 the storage versions and served v1beta1 only through a conversion webhook; v1.1.0 stopped serving ' +
+      'v1beta1 (karpenter-facts §0.2, F16, F17). A manifest in an unserved version fails to apply ("no matches for kind"), ' +
+      'and v1 rejects consolidationPolicy WhenUnderutilized (now WhenEmptyOrUnderutilized). From v1.0 the pod annotation ' +
+      'karpenter.sh/do-not-evict and the node annotation karpenter.sh/do-not-consolidate are ignored: the pod or node they ' +
+      'were meant to protect is disrupted like any other. Severity: warning while the detected controller still serves the ' +
+      'object (the upgrade will break it); error when the detected controller no longer serves it, or a v1 object carries a ' +
+      'value v1 rejects. NodeClaims and Machines are written by the controller, not by users, and are not reported.',
+    fix: 'Rewrite the object in v1 (the finding carries the rewrite), rename do-not-evict / do-not-consolidate to karpenter.sh/do-not-disrupt, and migrate CRD storedVersions before upgrading past v1.0.',
+    examples: {
+      bad: 'apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nspec:\n  disruption:\n    consolidationPolicy: WhenUnderutilized\n    expireAfter: 720h',
+      good: 'apiVersion: karpenter.sh/v1\nkind: NodePool\nspec:\n  template:\n    spec:\n      expireAfter: 720h\n  disruption:\n    consolidationPolicy: WhenEmptyOrUnderutilized\n    consolidateAfter: 0s',
+    },
+    references: [
+      'https://karpenter.sh/docs/upgrading/v1-migration/',
+      'https://karpenter.sh/v0.32/upgrading/v1beta1-migration/',
+      'https://github.com/aws/karpenter-provider-aws/issues/5154',
+      'https://github.com/kubernetes-sigs/karpenter/issues/2157',
+      'https://github.com/aws/karpenter-provider-aws/issues/7734',
+    ],
+  },
+
+  check({ snapshot, report }) {
+    const version = karpenterFacts(snapshot.controller);
+    for (const kind of [KIND.Provisioner, KIND.AWSNodeTemplate, KIND.NodePool, KIND.EC2NodeClass]) {
+      for (const obj of snapshot.all(kind)) {
+        const f = apiFinding(snapshot, obj, version);
+        if (f) report(f);
+      }
+    }
+    // The annotations are honoured up to v0.37 (and are the current names before v0.32): only v1+ ignores them.
+    const v1 = version.atLeast('1.0.0');
+    if (v1 === false) return;
+    for (const f of annotationFindings(snapshot, version, v1 === true)) report(f);
+  },
+});
+
+// ----- API versions -----
+
+function apiFinding(snapshot: Snapshot, obj: KubeObject, version: KarpenterVersionFacts): FindingInput | undefined {
+  const gen = generationOf(obj);
+  const name = obj.metadata.name ?? '';
+  const policy = str(dig(obj, 'spec', 'disruption', 'consolidationPolicy'));
+  if (gen === 'v1') {
+    if (obj.kind !== 'NodePool' || policy !== 'WhenUnderutilized') return undefined;
+    return {
+      object: obj,
+      severity: 'error',
+      message: `NodePool ${name} (karpenter.sh/v1) sets consolidationPolicy: WhenUnderutilized, a v1beta1 value that v1 rejects (Unsupported value: "WhenUnderutilized": supported values: "WhenEmpty", "WhenEmptyOrUnderutilized"): the manifest cannot be applied.`,
+      fix: `Use the v1 value:\nspec:\n  disruption:\n    consolidationPolicy: WhenEmptyOrUnderutilized\n    consolidateAfter: ${str(dig(obj, 'spec', 'disruption', 'consolidateAfter')) ?? '0s'}`,
+      pointer: '/spec/disruption/consolidationPolicy',
+      evidence: [{ object: obj, path: '/spec/disruption/consolidationPolicy', note: 'v1beta1 value' }],
+    };
+  }
+  const from = UNSERVED_FROM[gen]!;
+  const unserved = version.atLeast(from);
+  const changes = fieldChanges(obj);
+  const rewrite = rewriteOf(snapshot, obj);
+  const target = obj.kind === 'Provisioner' || obj.kind === 'NodePool' ? 'karpenter.sh/v1 NodePool' : 'karpenter.k8s.aws/v1 EC2NodeClass';
+  const state = unserved
+    ? `this cluster runs Karpenter ${version.label}, which does not serve it: applying the manifest fails with no matches for kind "${obj.kind}" in version "${obj.apiVersion}", and an object left in the cluster is ignored`
+    : gen === 'v1beta1' && version.atLeast('1.0.0')
+      ? `Karpenter ${version.label} still serves it only through the conversion webhook; upgrading to v1.1+ breaks it`
+      : `Karpenter v${from.replace(/\.0$/, '')}+ no longer serves it${version.known ? ` (this cluster runs ${version.label})` : ''}, so the upgrade breaks it`;
+  return {
+    object: obj,
+    ...(unserved ? { severity: 'error' as const } : {}),
+    message:
+      `${obj.kind} ${name} uses ${obj.apiVersion}: ${state}.` +
+      `${changes.length ? ` Besides the apiVersion, v1 changes: ${changes.map((c) => c.text).join('; ')}.` : ''} Rewrite it as a ${target}.`,
+    fix: fixText(obj, gen, rewrite, unserved === true ? version.label : undefined),
+    pointer: '/apiVersion',
+    evidence: [
+      { object: obj, path: '/apiVersion', note: `not served by Karpenter ≥ v${from}` },
+      ...changes.map((c) => ({ object: obj, path: c.path, note: c.text })),
+      ...version.evidence(),
+    ],
+    ...(version.known ? {} : { assumes: `a controller that will be upgraded past v${from}` }),
+  };
+}
+
+interface Change {
+  path: string;
+  text: string;
+}
+
+/** The fields whose meaning or place changes on the way to v1 (F16). */
+function fieldChanges(obj: KubeObject): Change[] {
+  const out: Change[] = [];
+  const has = (...p: string[]) => dig(obj, ...p) !== undefined;
+  if (obj.kind === 'NodePool') {
+    if (dig(obj, 'spec', 'disruption', 'consolidationPolicy') === 'WhenUnderutilized') out.push({ path: '/spec/disruption/consolidationPolicy', text: 'consolidationPolicy WhenUnderutilized becomes WhenEmptyOrUnderutilized' });
+    if (has('spec', 'disruption', 'expireAfter')) out.push({ path: '/spec/disruption/expireAfter', text: 'expireAfter moves to spec.template.spec.expireAfter' });
+    if (has('spec', 'template', 'spec', 'kubelet')) out.push({ path: '/spec/template/spec/kubelet', text: 'kubelet moves to the EC2NodeClass (spec.kubelet)' });
+    if (has('spec', 'template', 'spec', 'nodeClassRef', 'apiVersion')) out.push({ path: '/spec/template/spec/nodeClassRef', text: 'nodeClassRef.apiVersion becomes group: karpenter.k8s.aws' });
+  } else if (obj.kind === 'EC2NodeClass') {
+    if (!has('spec', 'amiSelectorTerms')) out.push({ path: '/spec/amiFamily', text: 'amiSelectorTerms becomes required (an alias replaces the amiFamily default)' });
+  } else if (obj.kind === 'Provisioner') {
+    if (has('spec', 'provider')) out.push({ path: '/spec/provider', text: 'inline spec.provider moves to an EC2NodeClass' });
+    if (has('spec', 'kubeletConfiguration')) out.push({ path: '/spec/kubeletConfiguration', text: 'kubeletConfiguration moves to the EC2NodeClass (spec.kubelet)' });
+    if (has('spec', 'ttlSecondsAfterEmpty')) out.push({ path: '/spec/ttlSecondsAfterEmpty', text: 'ttlSecondsAfterEmpty becomes consolidationPolicy WhenEmpty + consolidateAfter' });
+  } else if (obj.kind === 'AWSNodeTemplate') {
+    if (has('spec', 'launchTemplate')) out.push({ path: '/spec/launchTemplate', text: 'launchTemplate (unmanaged launch templates) has no v1 equivalent' });
+  }
+  const annotations = obj.kind === 'NodePool' ? dig(obj, 'spec', 'template', 'metadata', 'annotations') : obj.kind === 'Provisioner' ? dig(obj, 'spec', 'annotations') : undefined;
+  if (isRecord(annotations) && annotations[DO_NOT_CONSOLIDATE] !== undefined) {
+    const base = obj.kind === 'NodePool' ? '/spec/template' : '/spec';
+    out.push({ path: `${base}${annotationPath(DO_NOT_CONSOLIDATE)}`, text: `node annotation ${DO_NOT_CONSOLIDATE} is ignored from v1.0 (use ${DO_NOT_DISRUPT})` });
+  }
+  return out;
+}
+
+function fixText(obj: KubeObject, gen: string, rewrite: Json, runningUnserved: string | undefined): string {
+  const yaml = stringify(rewrite, { lineWidth: 0 }).trimEnd();
+  const kindPlural = obj.kind === 'Provisioner' || obj.kind === 'NodePool' ? 'nodepools' : 'ec2nodeclasses';
+  const upgrade = runningUnserved
+    ? `The cluster already runs ${runningUnserved}: commit the v1 form in place of this manifest${obj.status ? `; the stored ${obj.kind} is ignored by the controller — delete it once the v1 object has replaced its nodes (kubectl delete ${obj.kind.toLowerCase()} ${obj.metadata.name})` : ''}.`
+    : gen === 'v1alpha5'
+      ? 'Migrate on v0.32.x (it serves both APIs): apply the v1beta1/v1 objects, let the new pool replace the old nodes, delete the old object, then upgrade.'
+      : `Upgrade through the latest v0.37.x patch and v1.0.x (both serve v1), apply the v1 manifests, make sure the CRDs' status.storedVersions no longer list v1beta1 (kubectl get crd ${kindPlural}.${obj.kind === 'NodePool' ? 'karpenter.sh' : 'karpenter.k8s.aws'} -o jsonpath='{.status.storedVersions}'), then upgrade to v1.1+.`;
+  const notes: string[] = [];
+  if (/@latest/.test(yaml)) notes.push('Pin the AMI alias to a version you tested (e.g. al2023@v20250505): @latest drifts every node on each AMI release.');
+  if (dig(obj, 'spec', 'template', 'spec', 'kubelet') !== undefined || dig(obj, 'spec', 'kubeletConfiguration') !== undefined) {
+    notes.push(`Move the kubelet settings to the EC2NodeClass this pool uses (spec.kubelet): ${JSON.stringify(dig(obj, 'spec', 'template', 'spec', 'kubelet') ?? dig(obj, 'spec', 'kubeletConfiguration'))}.`);
+  }
+  if (obj.kind === 'AWSNodeTemplate' && !str(dig(obj, 'spec', 'instanceProfile'))) notes.push('Set role to the node IAM role (the v1alpha1 default instance profile setting is gone).');
+  return [`Replace the manifest with its v1 form (review it before applying):\n${yaml.replace(/^/gm, '   ')}`, ...notes, upgrade].map((s, i) => `${i + 1}. ${s}`).join('\n');
+}
+
+/** The v1 object a user should commit instead (karpenter-facts §1.1–§1.5 field mapping). */
+function rewriteOf(snapshot: Snapshot, obj: KubeObject): Json {
+  switch (obj.kind) {
+    case 'Provisioner':
+      return provisionerToNodePool(obj);
+    case 'AWSNodeTemplate':
+      return templateToNodeClass(obj);
+    case 'NodePool':
+      return v1beta1NodePool(obj);
+    default:
+      return v1beta1NodeClass(snapshot, obj);
+  }
+}
+
+/** Template annotations with do-not-consolidate renamed to its v1 meaning. */
+function renamed(annotations: unknown): unknown {
+  if (!isRecord(annotations) || annotations[DO_NOT_CONSOLIDATE] === undefined) return annotations;
+  const { [DO_NOT_CONSOLIDATE]: _dropped, ...rest } = annotations;
+  return { ...rest, [DO_NOT_DISRUPT]: 'true' };
+}
+
+function meta(obj: KubeObject): Json {
+  const m: Json = { name: obj.metadata.name };
+  const labels = obj.metadata.labels;
+  if (labels && Object.keys(labels).length) m.labels = labels;
+  return m;
+}
+
+function compact(o: Json): Json {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && !(Array.isArray(v) && v.length === 0) && !(isRecord(v) && Object.keys(v).length === 0)));
+}
+
+function provisionerToNodePool(obj: KubeObject): Json {
+  const spec = (obj.spec ?? {}) as Json;
+  const ttlExpired = dig(spec, 'ttlSecondsUntilExpired');
+  const ttlEmpty = dig(spec, 'ttlSecondsAfterEmpty');
+  const consolidation = dig(spec, 'consolidation', 'enabled') === true;
+  return {
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodePool',
+    metadata: meta(obj),
+    spec: compact({
+      template: compact({
+        metadata: compact({ labels: dig(spec, 'labels'), annotations: renamed(dig(spec, 'annotations')) }),
+        spec: compact({
+          requirements: dig(spec, 'requirements') ?? [],
+          taints: dig(spec, 'taints'),
+          startupTaints: dig(spec, 'startupTaints'),
+          nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: str(dig(spec, 'providerRef', 'name')) ?? obj.metadata.name },
+          // v1alpha5 without a TTL never expired; v1 defaults to 720h, so keep the old behaviour explicit.
+          expireAfter: typeof ttlExpired === 'number' ? seconds(ttlExpired) : 'Never',
+        }),
+      }),
+      disruption: consolidation
+        ? { consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '0s' }
+        : { consolidationPolicy: 'WhenEmpty', consolidateAfter: typeof ttlEmpty === 'number' ? seconds(ttlEmpty) : 'Never' },
+      limits: dig(spec, 'limits', 'resources'),
+      weight: dig(spec, 'weight'),
+    }),
+  };
+}
+
+function v1beta1NodePool(obj: KubeObject): Json {
+  const spec = structuredClone((obj.spec ?? {}) as Json);
+  const template = (spec.template ?? {}) as Json;
+  const tspec = { ...((template.spec ?? {}) as Json) };
+  const disruption = { ...((spec.disruption ?? {}) as Json) };
+  const ref = (tspec.nodeClassRef ?? {}) as Json;
+  tspec.nodeClassRef = { group: 'karpenter.k8s.aws', kind: str(ref.kind) ?? 'EC2NodeClass', name: ref.name };
+  const tmeta = isRecord(template.metadata) ? { ...template.metadata, annotations: renamed(template.metadata.annotations) } : undefined;
+  if (disruption.expireAfter !== undefined) tspec.expireAfter = disruption.expireAfter;
+  delete disruption.expireAfter;
+  delete tspec.kubelet;
+  if (disruption.consolidationPolicy === 'WhenUnderutilized' || disruption.consolidationPolicy === undefined) {
+    disruption.consolidationPolicy = 'WhenEmptyOrUnderutilized';
+    disruption.consolidateAfter ??= '0s';
+  }
+  return { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: meta(obj), spec: compact({ ...spec, template: compact({ ...template, metadata: tmeta, spec: tspec }), disruption }) };
+}
+
+const ALIAS: Record<string, string> = { AL2: 'al2', AL2023: 'al2023', Bottlerocket: 'bottlerocket', Windows2019: 'windows2019', Windows2022: 'windows2022' };
+
+function v1beta1NodeClass(snapshot: Snapshot, obj: KubeObject): Json {
+  const spec = structuredClone((obj.spec ?? {}) as Json);
+  const family = str(spec.amiFamily);
+  if (!Array.isArray(spec.amiSelectorTerms) && family && ALIAS[family]) {
+    spec.amiSelectorTerms = [{ alias: `${ALIAS[family]}@latest` }];
+    delete spec.amiFamily;
+  }
+  const kubelet = kubeletFromPools(snapshot, obj.metadata.name ?? '');
+  if (kubelet) spec.kubelet = kubelet;
+  return { apiVersion: 'karpenter.k8s.aws/v1', kind: 'EC2NodeClass', metadata: meta(obj), spec };
+}
+
+/** v1 moved kubelet settings from the v1beta1 NodePool template onto the EC2NodeClass. */
+function kubeletFromPools(snapshot: Snapshot, nodeClass: string): unknown {
+  for (const pool of snapshot.all(KIND.NodePool)) {
+    if (generationOf(pool) !== 'v1beta1' || dig(pool, 'spec', 'template', 'spec', 'nodeClassRef', 'name') !== nodeClass) continue;
+    const kubelet = dig(pool, 'spec', 'template', 'spec', 'kubelet');
+    if (isRecord(kubelet)) return kubelet;
+  }
+  return undefined;
+}
+
+function templateToNodeClass(obj: KubeObject): Json {
+  const spec = (obj.spec ?? {}) as Json;
+  const family = str(spec.amiFamily) ?? 'AL2';
+  const amiTerms = selectorTerms(spec.amiSelector);
+  return {
+    apiVersion: 'karpenter.k8s.aws/v1',
+    kind: 'EC2NodeClass',
+    metadata: meta(obj),
+    spec: compact({
+      ...(amiTerms.length ? { amiFamily: family, amiSelectorTerms: amiTerms } : { amiSelectorTerms: [{ alias: `${ALIAS[family] ?? 'al2023'}@latest` }] }),
+      subnetSelectorTerms: selectorTerms(spec.subnetSelector),
+      securityGroupSelectorTerms: selectorTerms(spec.securityGroupSelector),
+      ...(str(spec.instanceProfile) ? { instanceProfile: spec.instanceProfile } : { role: 'KarpenterNodeRole-CLUSTER_NAME' }),
+      userData: spec.userData,
+      tags: spec.tags,
+      blockDeviceMappings: spec.blockDeviceMappings,
+      metadataOptions: spec.metadataOptions,
+      detailedMonitoring: spec.detailedMonitoring,
+    }),
+  };
+}
+
+/** v1alpha1 selector maps → v1 terms: `aws-ids: "a,b"` becomes id terms, any other keys one tags term. */
+function selectorTerms(selector: unknown): Json[] {
+  if (!isRecord(selector)) return [];
+  const { 'aws-ids': ids, ...tags } = selector as Record<string, unknown>;
+  const terms: Json[] = [];
+  if (typeof ids === 'string') for (const id of ids.split(',').map((s) => s.trim()).filter(Boolean)) terms.push({ id });
+  if (Object.keys(tags).length) terms.push({ tags });
+  return terms;
+}
+
+function seconds(n: number): string {
+  return n % 3600 === 0 ? `${n / 3600}h` : n % 60 === 0 ? `${n / 60}m` : `${n}s`;
+}
+
+// ----- Annotations ignored from v1.0 -----
+
+function annotationFindings(snapshot: Snapshot, version: KarpenterVersionFacts, known: boolean): FindingInput[] {
+  const inferred = [...snapshot.all(KIND.NodePool), ...snapshot.all(KIND.EC2NodeClass)].some((o) => generationOf(o) === 'v1');
+  const assumes = known ? {} : { assumes: inferred ? 'Karpenter v1.0+ (the snapshot holds karpenter.sh/v1 objects)' : 'Karpenter v1.0+' };
+  const out: FindingInput[] = [];
+  const covered = new Set<string>();
+  for (const { kind, base } of POD_TEMPLATE_KINDS) {
+    for (const w of snapshot.all(kind)) {
+      const path = `${base}${annotationPath(DO_NOT_EVICT)}`;
+      if (dig(w, ...base.split('/').filter(Boolean), 'metadata', 'annotations', DO_NOT_EVICT) === undefined) continue;
+      covered.add(`${w.kind}/${w.metadata.namespace ?? ''}/${w.metadata.name}`);
+      out.push(evictFinding(w, path, `${w.kind} ${w.metadata.namespace}/${w.metadata.name}`, 'its pods', [], version, assumes, hasDoNotDisrupt(dig(w, ...base.split('/').filter(Boolean), 'metadata', 'annotations'))));
+    }
+  }
+  // Running pods whose workload template is not in the snapshot: one finding per workload, on the workload.
+  const groups = new Map<string, { ref: ObjectRef | KubeObject; pods: KubeObject[] }>();
+  for (const pod of snapshot.all(KIND.Pod)) {
+    if (pod.metadata.annotations?.[DO_NOT_EVICT] === undefined) continue;
+    const w = workloadOf(snapshot, pod);
+    const key = `${w.kind}/${pod.metadata.namespace ?? ''}/${w.name}`;
+    if (covered.has(key)) continue;
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { ref: w.object ?? { apiVersion: w.apiVersion, kind: w.kind, namespace: pod.metadata.namespace ?? null, name: w.name }, pods: [] }));
+    g.pods.push(pod);
+  }
+  for (const g of groups.values()) {
+    const pod = g.pods[0]!;
+    const isPod = 'metadata' in g.ref && g.ref === pod;
+    out.push(
+      evictFinding(g.ref, annotationPath(DO_NOT_EVICT), isPod ? `Pod ${podName(pod)}` : `${g.ref.kind} ${pod.metadata.namespace}/${'metadata' in g.ref ? g.ref.metadata.name : g.ref.name}`, isPod ? 'the pod' : `its pods (${listNames(g.pods.map(podName))})`, g.pods, version, assumes, hasDoNotDisrupt(pod.metadata.annotations)),
+    );
+  }
+  // Older NodePools carry it in their own (API version) finding: one finding per object.
+  for (const obj of [...snapshot.karpenterNodes(), ...snapshot.all(KIND.NodePool).filter((p) => generationOf(p) === 'v1')]) {
+    const inTemplate = obj.kind === 'NodePool';
+    const annotations = inTemplate ? dig(obj, 'spec', 'template', 'metadata', 'annotations') : obj.metadata.annotations;
+    if (!isRecord(annotations) || annotations[DO_NOT_CONSOLIDATE] === undefined) continue;
+    const path = `${inTemplate ? '/spec/template' : ''}${annotationPath(DO_NOT_CONSOLIDATE)}`;
+    const what = `${obj.kind} ${obj.metadata.name}${inTemplate ? ' (template annotation, copied to every node)' : ''}`;
+    out.push({
+      object: obj,
+      message:
+        `${what} carries ${DO_NOT_CONSOLIDATE}, which Karpenter ignores since v1.0${version.known ? ` (this cluster runs ${version.label})` : ''}: ` +
+        `${inTemplate ? 'its nodes are' : 'the node is'} consolidated like any other${hasDoNotDisrupt(annotations) ? ' (karpenter.sh/do-not-disrupt is set too and does protect it)' : ''}.`,
+      fix:
+        `Replace it with karpenter.sh/do-not-disrupt: "true" (blocks consolidation and drift, not expiry or interruption), or remove it if consolidation is fine:\n` +
+        (inTemplate
+          ? `spec:\n  template:\n    metadata:\n      annotations:\n        karpenter.sh/do-not-disrupt: "true"`
+          : `kubectl annotate node ${obj.metadata.name} ${DO_NOT_CONSOLIDATE}- karpenter.sh/do-not-disrupt=true`),
+      pointer: path,
+      evidence: [{ object: obj, path, note: 'ignored since v1.0' }, ...version.evidence()],
+      ...assumes,
+    });
+  }
+  return out;
+}
+
+function hasDoNotDisrupt(annotations: unknown): boolean {
+  return isRecord(annotations) && annotations[DO_NOT_DISRUPT] !== undefined;
+}
+
+function evictFinding(
+  object: KubeObject | ObjectRef,
+  path: string,
+  what: string,
+  subject: string,
+  pods: KubeObject[],
+  version: KarpenterVersionFacts,
+  assumes: { assumes?: string },
+  alsoDnd: boolean,
+): FindingInput {
+  const evidenceObject = 'metadata' in object ? object : pods[0];
+  const evidence: EvidenceInput[] = [];
+  if (evidenceObject) evidence.push({ object: evidenceObject, path: evidenceObject === object ? path : annotationPath(DO_NOT_EVICT), note: 'ignored since v1.0' });
+  for (const p of pods.slice(evidenceObject === pods[0] ? 1 : 0, 3)) evidence.push({ object: p, path: annotationPath(DO_NOT_EVICT), note: `pod ${podName(p)}` });
+  const inTemplate = object.kind !== 'Pod';
+  return {
+    object,
+    message:
+      `${what} uses the pod annotation ${DO_NOT_EVICT}, which Karpenter ignores since v1.0${version.known ? ` (this cluster runs ${version.label})` : ''}: ` +
+      (alsoDnd
+        ? `it is dead weight (karpenter.sh/do-not-disrupt is set too and is what protects ${subject}).`
+        : `${subject} ${subject === 'the pod' ? 'is' : 'are'} evicted by consolidation, drift and expiry like any other pod.`),
+    fix:
+      `Rename the annotation to karpenter.sh/do-not-disrupt: "true"${inTemplate ? ' in the pod template' : ''}:\n` +
+      (inTemplate ? `spec:\n  template:\n    metadata:\n      annotations:\n        karpenter.sh/do-not-disrupt: "true"` : `metadata:\n  annotations:\n    karpenter.sh/do-not-disrupt: "true"`),
+    ...('metadata' in object ? { pointer: path } : {}),
+    evidence: [...evidence, ...version.evidence()],
+    related: pods.filter((p) => p !== object).slice(0, 10),
+    ...assumes,
+  };
+}

@@ -1,0 +1,232 @@
+import { defineRule, type EvidenceInput, type RuleContext } from '../engine/rule.js';
+import type { KubeObject } from '../loaders/types.js';
+import { isKarpenterControllerWorkload } from '../snapshot/controller.js';
+import { arr, dig, isRecord, str, type Json } from '../snapshot/fields.js';
+import type { NodePoolView } from '../snapshot/karpenter.js';
+import { KIND } from '../snapshot/kinds.js';
+import { isActive } from '../snapshot/pods.js';
+import { selectorMatches, tolerates } from '../snapshot/selectors.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
+import { workloadOf } from './lib/interruption-settings.js';
+import { podConstraints, poolFit, poolProfile, type ReasonKind } from './lib/scheduling-fit.js';
+import { karpenterFacts, listNames, plural, podName, type KarpenterVersionFacts } from './support.js';
+
+const NODEPOOL = 'karpenter.sh/nodepool';
+const PROVISIONER = 'karpenter.sh/provisioner-name';
+
+export default defineRule({
+  meta: {
+    id: 'karpenter-controller-on-karpenter-node',
+    title: 'Karpenter controller runs on (or may schedule to) nodes Karpenter manages',
+    category: 'configuration',
+    defaultSeverity: 'error',
+    requires: ['KarpenterController'],
+    optional: ['Node', 'NodePool', 'NodeClaim'],
+    specOnly: 'yes',
+    summary:
+      'Karpenter controller pods run on a Karpenter node, or the controller Deployment\'s affinity/nodeSelector lets them ' +
+      '(or only lets them) schedule onto nodes Karpenter manages — the chart\'s karpenter.sh/nodepool DoesNotExist affinity was overridden.',
+    rationale:
+      'The Helm chart pins the controller off Karpenter nodes with a required node affinity karpenter.sh/nodepool DoesNotExist ' +
+      '(karpenter.sh/provisioner-name before v0.32) and expects a managed node group or Fargate to host it (karpenter-facts §7.9). ' +
+      'When that affinity is overridden the controller can land on a node it then consolidates, drifts, expires or repairs: it ' +
+      'evicts itself, loses leadership mid-operation, and with no replica left nothing provisions the capacity it needs to come ' +
+      'back. Severity: error when a controller pod runs on a Karpenter node now, or the pod template can only schedule to ' +
+      'Karpenter nodes; warning when the template merely allows it (a manifest repository, or pods that happen to run elsewhere today). ' +
+      'A Fargate profile selecting the namespace is not visible in manifests: the spec-only verdict assumes none.',
+    fix: 'Restore the chart affinity (karpenter.sh/nodepool DoesNotExist), and give the controller a small managed node group or a Fargate profile.',
+    examples: {
+      bad: '# helm values\naffinity: {}   # replaces the chart default',
+      good: '# helm values (chart default, plus a pin to the system node group)\naffinity:\n  nodeAffinity:\n    requiredDuringSchedulingIgnoredDuringExecution:\n      nodeSelectorTerms:\n      - matchExpressions:\n        - key: karpenter.sh/nodepool\n          operator: DoesNotExist\n        - key: eks.amazonaws.com/nodegroup\n          operator: In\n          values: [system]',
+    },
+    references: [
+      'https://karpenter.sh/docs/getting-started/getting-started-with-karpenter/',
+      'https://github.com/aws/karpenter-provider-aws/issues/1763',
+      'https://github.com/aws/karpenter-provider-aws/issues/6160',
+    ],
+  },
+
+  check({ snapshot, report }) {
+    const version = karpenterFacts(snapshot.controller);
+    const deployments = snapshot.all(KIND.Deployment).filter(isKarpenterControllerWorkload);
+    const pods = snapshot.all(KIND.Pod).filter((p) => isKarpenterControllerWorkload(p) && isActive(p));
+    const owners = new Map<string, { owner: KubeObject; pods: KubeObject[] }>();
+    for (const d of deployments) owners.set(key(d.kind, d.metadata.namespace, d.metadata.name), { owner: d, pods: [] });
+    for (const pod of pods) {
+      const w = workloadOf(snapshot, pod);
+      const k = key(w.kind, pod.metadata.namespace, w.name);
+      const entry = owners.get(k);
+      // Pods whose Deployment is not in the snapshot: the first one stands for its workload.
+      if (entry) entry.pods.push(pod);
+      else owners.set(k, { owner: pod, pods: [pod] });
+    }
+    for (const { owner, pods: ownPods } of owners.values()) judge(snapshot, owner, ownPods, version, report);
+  },
+});
+
+function key(kind: string, ns: string | undefined, name: string | undefined): string {
+  return `${kind}/${ns ?? ''}/${name ?? ''}`;
+}
+
+function judge(snapshot: Snapshot, owner: KubeObject, pods: KubeObject[], version: KarpenterVersionFacts, report: RuleContext['report']): void {
+  const podSpec = owner.kind === 'Pod' ? owner.spec : dig(owner, 'spec', 'template', 'spec');
+  const base = owner.kind === 'Pod' ? '/spec' : '/spec/template/spec';
+  const ownerName = `${owner.kind} ${owner.metadata.namespace}/${owner.metadata.name}`;
+  const onKarpenter = pods
+    .map((pod) => ({ pod, node: nodeOf(snapshot, pod) }))
+    .filter((x): x is { pod: KubeObject; node: KubeObject } => x.node !== undefined && snapshot.isKarpenterNode(x.node));
+  const placement = templatePlacement(snapshot, owner, base, version);
+  // "May only schedule to Karpenter nodes": the template pins karpenter.sh/nodepool, or no other node in the snapshot fits it.
+  const onlyKarpenter = placement.admitted.length > 0 && (pinsToKarpenter(podSpec) || (snapshot.has('Node') && !nonKarpenterNodeFits(snapshot, podSpec)));
+  if (!onKarpenter.length && !placement.admitted.length) return;
+
+  const affinityPath = `${base}/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution`;
+  const hasRequired = dig(podSpec, 'affinity', 'nodeAffinity', 'requiredDuringSchedulingIgnoredDuringExecution') !== undefined;
+  const selectorPin = isRecord(dig(podSpec, 'nodeSelector')) && NODEPOOL in (dig(podSpec, 'nodeSelector') as Json) ? `${base}/nodeSelector/${NODEPOOL.replace('/', '~1')}` : undefined;
+  const evidence: EvidenceInput[] = [];
+  // The field to change comes first: it is where CI annotates.
+  if (selectorPin) evidence.push({ object: owner, path: selectorPin, note: 'nodeSelector pins the controller to a Karpenter NodePool' });
+  evidence.push(
+    !placement.admitted.length
+      ? { object: owner, path: hasRequired ? affinityPath : `${base}/affinity`, note: 'the affinity keeps new pods off Karpenter nodes, but pods scheduled before it changed stay where they are (IgnoredDuringExecution)' }
+      : hasRequired
+      ? { object: owner, path: affinityPath, note: `required node affinity admits ${placement.admittedText}` }
+      : { object: owner, path: `${base}/affinity`, value: dig(podSpec, 'affinity') ?? null, note: `no required node affinity: nothing keeps the pods off ${placement.admittedText}` },
+  );
+  if (isRecord(dig(podSpec, 'nodeSelector')) && !selectorPin) evidence.push({ object: owner, path: `${base}/nodeSelector`, note: 'nodeSelector' });
+  for (const { pod, node } of onKarpenter.slice(0, 3)) {
+    evidence.push({ object: pod, path: '/spec/nodeName', note: `runs on ${node.metadata.name}` });
+    const pool = snapshot.nodePoolNameOf(node);
+    evidence.push(
+      node.metadata.labels?.[NODEPOOL] !== undefined
+        ? { object: node, path: `/metadata/labels/${NODEPOOL.replace('/', '~1')}`, note: `a Karpenter node of NodePool ${pool}` }
+        : { object: node, path: '/spec/providerID', note: `a Karpenter node (its NodeClaim has this providerID)${pool ? `, NodePool ${pool}` : ''}` },
+    );
+  }
+  for (const p of placement.admitted.slice(0, 3)) if (p.pool) evidence.push({ object: p.pool.object, path: '/metadata/name', note: `NodePool ${p.pool.name} can host the controller pods` });
+  evidence.push(...version.evidence());
+
+  const running = onKarpenter.length
+    ? `${plural(onKarpenter.length, 'controller pod')} of ${pods.length} ${onKarpenter.length === 1 ? 'runs' : 'run'} on Karpenter-managed nodes (${listNames(onKarpenter.map((x) => `${podName(x.pod)} on ${x.node.metadata.name}${snapshot.nodePoolNameOf(x.node) ? ` (NodePool ${snapshot.nodePoolNameOf(x.node)})` : ''}`))})`
+    : onlyKarpenter
+      ? `its pod template can only schedule onto Karpenter-managed nodes (${placement.admittedText})${pinsToKarpenter(podSpec) ? ': it selects karpenter.sh/nodepool' : ': no other node in the snapshot matches it'}`
+      : `its pod template may schedule onto Karpenter-managed nodes (${placement.admittedText})${pods.length ? ', though its pods run elsewhere today' : ''}`;
+  report({
+    object: owner,
+    ...(onKarpenter.length || onlyKarpenter ? {} : { severity: 'warning' as const }),
+    message:
+      `Karpenter controller ${ownerName}: ${running}${placement.why ? ` — ${placement.why}` : ''}. ` +
+      'Karpenter can consolidate, drift, expire or repair such a node and evict its own controller, losing leadership mid-operation; with no replica left nothing provisions the node it needs to come back.',
+    fix: fixText(owner, onKarpenter.map((x) => x.pod), selectorPin !== undefined),
+    pointer: selectorPin ?? (hasRequired ? affinityPath : `${base}/affinity`),
+    evidence,
+    related: [...onKarpenter.map((x) => x.node), ...placement.admitted.flatMap((p) => (p.pool ? [p.pool.object] : []))],
+    ...(placement.assumes ? { assumes: placement.assumes } : {}),
+  });
+}
+
+function nodeOf(snapshot: Snapshot, pod: KubeObject): KubeObject | undefined {
+  const name = str(dig(pod, 'spec', 'nodeName'));
+  return name ? snapshot.get(KIND.Node, undefined, name) : undefined;
+}
+
+// ----- Where the pod template can go -----
+
+/** Reasons that keep a pod off a pool's nodes for good; launch failures and limits are passing states. */
+const PLACEMENT: ReadonlySet<ReasonKind> = new Set<ReasonKind>(['taint', 'label', 'requirement', 'capacity']);
+
+/** Labels Karpenter (or the kubelet) sets on every node it launches, with values we cannot predict. */
+const ALWAYS = /^(kubernetes\.io\/(arch|os|hostname)|node\.kubernetes\.io\/instance-type|topology\.kubernetes\.io\/(zone|region)|karpenter\.sh\/(capacity-type|registered|initialized)|karpenter\.k8s\.aws\/.+|topology\.k8s\.aws\/.+|beta\.kubernetes\.io\/.+|failure-domain\.beta\.kubernetes\.io\/.+)$/;
+
+interface Placement {
+  /** NodePools whose nodes the template can land on; `[{}]` for "some Karpenter node" when no NodePool is in the snapshot. */
+  admitted: Array<{ pool?: NodePoolView }>;
+  admittedText: string;
+  why?: string;
+  assumes?: string;
+}
+
+function templatePlacement(snapshot: Snapshot, owner: KubeObject, base: string, version: KarpenterVersionFacts): Placement {
+  const podSpec = dig(owner, ...base.split('/').filter(Boolean));
+  const pools = snapshot.nodePools();
+  let admitted: Array<{ pool?: NodePoolView }>;
+  let assumes: string | undefined;
+  if (pools.length) {
+    // The same fit pending-pod-no-nodepool-fits uses: taints, nodeSelector and required terms against each pool.
+    const pod = podConstraints(owner, base);
+    admitted = pools.filter((pool) => !poolFit(pod, poolProfile(pool)).some((r) => PLACEMENT.has(r.kind))).map((pool) => ({ pool }));
+  } else {
+    // No NodePool in the snapshot: a node of some pool, labelled as the detected release labels it.
+    const label = version.atLeast('0.32.0') === false ? PROVISIONER : NODEPOOL;
+    admitted = genericAdmits(podSpec, label) ? [{}] : [];
+    if (!version.known) assumes = 'Karpenter v0.32+ (nodes labelled karpenter.sh/nodepool) and NodePools without taints the controller does not tolerate';
+  }
+  const text = admitted.some((p) => p.pool) ? `NodePool ${listNames(admitted.map((p) => p.pool!.name))}` : 'nodes Karpenter launches';
+  const terms = requiredTerms(podSpec);
+  const excludes = terms.some((t) => arr<Json>(t.matchExpressions).some((e) => e.key === NODEPOOL && e.operator === 'DoesNotExist'));
+  const legacyOnly = terms.length > 0 && terms.every((t) => arr<Json>(t.matchExpressions).some((e) => e.key === PROVISIONER && e.operator === 'DoesNotExist'));
+  const why = legacyOnly && !excludes ? `its affinity excludes only ${PROVISIONER}, the pre-v0.32 label; nodes now carry ${NODEPOOL}` : undefined;
+  return { admitted, admittedText: text, ...(why ? { why } : {}), ...(assumes ? { assumes } : {}) };
+}
+
+/** Could the template land on a node that carries `label` (any value) and the labels every Karpenter node has? */
+function genericAdmits(podSpec: unknown, label: string): boolean {
+  const has = (key: string) => key === label || ALWAYS.test(key);
+  const fits = (key: string, operator: string) => (operator === 'NotIn' ? true : operator === 'DoesNotExist' ? !has(key) : has(key));
+  const selector = dig(podSpec, 'nodeSelector');
+  if (isRecord(selector) && !Object.keys(selector).every((k) => has(k))) return false;
+  const terms = requiredTerms(podSpec);
+  return terms.length === 0 || terms.some((t) => arr<Json>(t.matchExpressions).every((e) => fits(String(e.key ?? ''), String(e.operator ?? ''))));
+}
+
+function requiredTerms(podSpec: unknown): Json[] {
+  return arr<Json>(dig(podSpec, 'affinity', 'nodeAffinity', 'requiredDuringSchedulingIgnoredDuringExecution', 'nodeSelectorTerms'));
+}
+
+/** nodeSelector or every required term asks for a karpenter.sh/nodepool label (In/Exists): only Karpenter nodes qualify. */
+function pinsToKarpenter(podSpec: unknown): boolean {
+  if (isRecord(dig(podSpec, 'nodeSelector')) && NODEPOOL in (dig(podSpec, 'nodeSelector') as Json)) return true;
+  const terms = requiredTerms(podSpec);
+  return terms.length > 0 && terms.every((t) => arr<Json>(t.matchExpressions).some((e) => e.key === NODEPOOL && (e.operator === 'In' || e.operator === 'Exists')));
+}
+
+/** Is there a node outside Karpenter's management the template fits (labels, taints)? */
+function nonKarpenterNodeFits(snapshot: Snapshot, podSpec: unknown): boolean {
+  const tolerations = dig(podSpec, 'tolerations');
+  const selector = dig(podSpec, 'nodeSelector');
+  const terms = requiredTerms(podSpec);
+  return snapshot.all(KIND.Node).some((node) => {
+    if (snapshot.isKarpenterNode(node)) return false;
+    const labels = node.metadata.labels ?? {};
+    if (arr<Json>(dig(node, 'spec', 'taints')).some((t) => (t.effect === 'NoSchedule' || t.effect === 'NoExecute') && !tolerates(tolerations, { key: String(t.key ?? ''), value: str(t.value), effect: str(t.effect) }))) return false;
+    if (isRecord(selector) && !Object.entries(selector).every(([k, v]) => labels[k] === String(v))) return false;
+    return terms.length === 0 || terms.some((t) => selectorMatches({ matchExpressions: arr<Json>(t.matchExpressions) }, labels));
+  });
+}
+
+function fixText(owner: KubeObject, podsOnKarpenter: KubeObject[], pinned: boolean): string {
+  const ns = owner.metadata.namespace ?? 'kube-system';
+  const steps = [
+    ...(pinned ? [`Remove the ${NODEPOOL} entry from the pod template's nodeSelector (Helm values \`nodeSelector\`).`] : []),
+    'Restore the chart\'s required node affinity (Helm values `affinity`, or the Deployment\'s spec.template.spec.affinity), optionally pinned to the nodes meant to host the controller:\n' +
+      [
+        'affinity:',
+        '  nodeAffinity:',
+        '    requiredDuringSchedulingIgnoredDuringExecution:',
+        '      nodeSelectorTerms:',
+        '      - matchExpressions:',
+        `        - key: ${NODEPOOL}`,
+        '          operator: DoesNotExist',
+        '        - key: eks.amazonaws.com/nodegroup   # optional: the managed node group for system add-ons',
+        '          operator: In',
+        '          values: [system]',
+      ]
+        .map((l) => `   ${l}`)
+        .join('\n'),
+    'Make sure such nodes exist: a small managed node group (2 nodes across zones; tolerate its CriticalAddonsOnly taint, as the chart does) or a Fargate profile for the namespace.',
+  ];
+  if (podsOnKarpenter.length) {
+    steps.push(`Move the running pods off the Karpenter nodes once the affinity is fixed: kubectl -n ${ns} rollout restart ${owner.kind === 'Pod' ? 'deployment <controller deployment>' : `deployment ${owner.metadata.name}`}`);
+  }
+  return steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
+}

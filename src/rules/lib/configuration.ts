@@ -1,0 +1,59 @@
+/**
+ * What the configuration family (karpenter-facts §1, §9.A) shares: which node class a NodePool names and whether the
+ * snapshot can tell if it exists, where a pool's limits live in each API generation, and whether a pool autoscales at all.
+ */
+import type { KubeObject } from '../../loaders/types.js';
+import { dig } from '../../snapshot/fields.js';
+import type { NodePoolView } from '../../snapshot/karpenter.js';
+import { KIND } from '../../snapshot/kinds.js';
+import type { Snapshot } from '../../snapshot/snapshot.js';
+
+export const AWS_GROUP = 'karpenter.k8s.aws';
+
+/** The node class kinds the AWS provider serves, by kind name. */
+const NODE_CLASS_KINDS: Record<string, string> = { EC2NodeClass: KIND.EC2NodeClass, AWSNodeTemplate: KIND.AWSNodeTemplate };
+
+export interface NodeClassRef {
+  group?: string;
+  kind: string;
+  name: string;
+  /** JSON pointer of the reference (`.../nodeClassRef`, v1alpha5 `/spec/providerRef`). */
+  path: string;
+}
+
+export function nodeClassRefOf(pool: NodePoolView): NodeClassRef | undefined {
+  const ref = pool.nodeClassRef;
+  if (!ref) return undefined;
+  return { ...(ref.value.group ? { group: ref.value.group } : {}), kind: ref.value.kind ?? 'EC2NodeClass', name: ref.value.name, path: ref.path };
+}
+
+/** `group/Kind` of a reference the AWS provider can resolve, or undefined for another provider's node class. */
+export function awsNodeClassKey(ref: NodeClassRef): string | undefined {
+  if (ref.group !== undefined && ref.group !== AWS_GROUP) return undefined;
+  return NODE_CLASS_KINDS[ref.kind];
+}
+
+/** A node class kind whose list is in the snapshot (an empty list counts: "there are none"). */
+export function nodeClassKindListed(snapshot: Snapshot, kindKey: string): boolean {
+  const kind = kindKey.split('/')[1]!;
+  return kind in snapshot.counts();
+}
+
+export function nodeClassNames(snapshot: Snapshot, kindKey: string): string[] {
+  return snapshot.all(kindKey).map((o) => o.metadata.name ?? '');
+}
+
+/** Where a pool's limits live: `spec.limits` (v1, v1beta1) or `spec.limits.resources` (v1alpha5 Provisioner). */
+export function limitsPath(pool: NodePoolView): string {
+  return pool.generation === 'v1alpha5' ? '/spec/limits/resources' : '/spec/limits';
+}
+
+/** A static NodePool (`spec.replicas`, v1.8+ gate StaticCapacity) keeps a fixed node count: no autoscaling. */
+export function isStaticPool(pool: NodePoolView): boolean {
+  return typeof dig(pool.object, 'spec', 'replicas') === 'number';
+}
+
+/** `kubectl edit nodepool x` / `provisioner x`, for fixes. */
+export function editCommand(obj: KubeObject): string {
+  return `kubectl edit ${obj.kind.toLowerCase()} ${obj.metadata.name}`;
+}

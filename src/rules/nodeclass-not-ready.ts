@@ -1,0 +1,155 @@
+import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import type { KubeObject } from '../loaders/types.js';
+import { arr, conditions, dig, isRecord, str, type Condition, type Json } from '../snapshot/fields.js';
+import { KIND } from '../snapshot/kinds.js';
+import { formatDuration } from '../snapshot/units.js';
+import { nodeClassRefOf } from './lib/configuration.js';
+import { ageOf, listNames, plural } from './support.js';
+
+/** Which spec field each sub-condition judges (where the user edits), and what to check outside the object. */
+const SUB_CONDITIONS: Record<string, { field?: string; status?: string; advice: string }> = {
+  SubnetsReady: {
+    field: '/spec/subnetSelectorTerms',
+    status: 'subnets',
+    advice: 'The subnet selector matches no subnet: tag the node subnets (e.g. karpenter.sh/discovery: <cluster>) or fix the id terms; check with aws ec2 describe-subnets --filters Name=tag:<key>,Values=<value>.',
+  },
+  SecurityGroupsReady: {
+    field: '/spec/securityGroupSelectorTerms',
+    status: 'securityGroups',
+    advice: 'The security-group selector matches nothing: tag the cluster/node security group or reference it by id; check with aws ec2 describe-security-groups --filters Name=tag:<key>,Values=<value>.',
+  },
+  AMIsReady: {
+    field: '/spec/amiSelectorTerms',
+    status: 'amis',
+    advice: 'No AMI resolves: use an alias that exists (e.g. al2023@latest, or a published version for your Kubernetes version), fix the id/name/tags terms, and give the controller ssm:GetParameter for aliases.',
+  },
+  InstanceProfileReady: {
+    field: '/spec/role',
+    advice: 'The instance profile cannot be created or found: allow the controller iam:PassRole on the node role and iam:CreateInstanceProfile/AddRoleToInstanceProfile, or name an existing profile (by name, not ARN) in spec.instanceProfile.',
+  },
+  ValidationSucceeded: {
+    advice: 'The controller failed its dry-run authorization checks: update its IAM policy to the reference policy of this release (ec2:CreateFleet, ec2:RunInstances, ec2:CreateLaunchTemplate, eks:DescribeCluster for AL2023); as a last resort set settings.disableDryRun.',
+  },
+  CapacityReservationsReady: { field: '/spec/capacityReservationSelectorTerms', advice: 'The capacity-reservation selector could not be resolved: fix the terms or the controller\'s ec2:DescribeCapacityReservations permission.' },
+  PlacementGroupReady: { field: '/spec/placementGroup', advice: 'The placement group was not found or could not be resolved: fix its name/id.' },
+};
+
+export default defineRule({
+  meta: {
+    id: 'nodeclass-not-ready',
+    title: 'EC2NodeClass not Ready',
+    category: 'configuration',
+    defaultSeverity: 'error',
+    requires: ['NodeClass'],
+    // Readiness is live status: a manifest repository (no Nodes, NodeClaims or Events) cannot show it.
+    requiresAnyOf: ['Node', 'NodeClaim', 'Event'],
+    optional: ['NodePool'],
+    specOnly: 'no',
+    summary: 'An EC2NodeClass has Ready ≠ True; names the failing sub-condition (SubnetsReady, SecurityGroupsReady, AMIsReady, InstanceProfileReady, ValidationSucceeded) and its message.',
+    rationale:
+      'Every EC2NodeClass condition feeds Ready (karpenter-facts §1.5). A node class that is not Ready makes every launch ' +
+      'through it fail (NodeClassNotReadyError "NodeClassRef not ready"; Unknown → CreateError NodeClassReadinessUnknown), and ' +
+      'each NodePool referencing it turns NodeClassReady=False and Ready=False, so the provisioner skips it ("ignoring nodepool, ' +
+      'not ready"). Typical causes: selectors that match no subnet/security group/AMI, iam:PassRole denied for the instance ' +
+      'profile, and from v1.3 failed dry-run authorization checks (ValidationSucceeded=False). EC2NodeClasses from before v1.0 ' +
+      'and AWSNodeTemplates carry no conditions and are not judged; neither are manifests without status.',
+    fix: 'Fix what the failing sub-condition names (selector terms, IAM permissions), then watch Ready turn True.',
+    examples: {
+      bad: 'status:\n  conditions:\n  - type: SubnetsReady\n    status: "False"\n    reason: SubnetsNotFound\n    message: SubnetSelector did not match any Subnets',
+      good: 'spec:\n  subnetSelectorTerms:\n  - tags:\n      karpenter.sh/discovery: my-cluster   # tag present on the private subnets',
+    },
+    references: [
+      'https://karpenter.sh/docs/concepts/nodeclasses/',
+      'https://karpenter.sh/docs/troubleshooting/',
+      'https://github.com/aws/karpenter-provider-aws/issues/7953',
+      'https://github.com/aws/karpenter-provider-aws/issues/6036',
+      'https://github.com/aws/karpenter-provider-aws/issues/7544',
+    ],
+    options: {
+      minDuration: { type: 'duration', default: '5m', description: 'how long Ready must have been not True (a new node class is Unknown until first reconciled)' },
+    },
+  },
+
+  check({ snapshot, now, options, report }) {
+    for (const nodeClass of snapshot.all(KIND.EC2NodeClass)) {
+      const conds = conditions(nodeClass);
+      const ready = conds.find((c) => c.type === 'Ready');
+      if (!ready || ready.status === 'True') continue;
+      const age = ageOf(ready.lastTransitionTime, now);
+      if (age !== undefined && age < options.minDuration!) continue;
+      const name = nodeClass.metadata.name ?? '';
+      const notTrue = conds.filter((c) => c.type !== 'Ready' && c.status !== 'True');
+      // ValidationSucceeded waits for the others (DependenciesNotReady): a consequence, not a cause, when they fail.
+      const causes = notTrue.filter((c) => c.reason !== 'DependenciesNotReady');
+      const failing = causes.length ? causes : notTrue;
+      const first = failing[0];
+      const sub = first ? SUB_CONDITIONS[first.type] : undefined;
+      const pools = snapshot.nodePools().filter((p) => {
+        const ref = nodeClassRefOf(p);
+        return ref?.name === name && ref.kind === 'EC2NodeClass';
+      });
+
+      const evidence: EvidenceInput[] = failing.map((c) => ({ object: nodeClass, path: `/status/conditions/${c.index}`, note: describe(c) }));
+      if (!failing.length) evidence.push({ object: nodeClass, path: `/status/conditions/${ready.index}`, note: describe(ready) });
+      for (const c of failing) {
+        const statusKey = SUB_CONDITIONS[c.type]?.status;
+        if (statusKey && arr(dig(nodeClass, 'status', statusKey)).length === 0) evidence.push({ object: nodeClass, path: `/status/${statusKey}`, value: [], note: `status.${statusKey} is empty` });
+      }
+      const field = specField(nodeClass, sub?.field);
+      if (field) evidence.push({ object: nodeClass, path: field, note: 'the spec the failing condition judges' });
+      const types = new Set(failing.map((c) => c.type));
+      for (const event of snapshot.eventsForObject(nodeClass).filter((e) => types.has(e.reason)).slice(-2)) evidence.push({ event });
+      for (const p of pools.slice(0, 3)) {
+        const c = conditions(p.object).find((x) => x.type === 'NodeClassReady');
+        evidence.push(c ? { object: p.object, path: `/status/conditions/${c.index}`, note: `NodePool ${p.name}: NodeClassReady=${c.status}` } : { object: p.object, path: `${nodeClassRefOf(p)!.path}/name`, note: `NodePool ${p.name} uses it` });
+      }
+
+      const what = failing.length ? failing.map(describe).join('; ') : describe(ready);
+      report({
+        object: nodeClass,
+        message:
+          `EC2NodeClass ${name} has been Ready=${ready.status}${age !== undefined ? ` for ${formatDuration(age)}` : ''}: ${what}. ` +
+          (pools.length
+            ? `${plural(pools.length, 'NodePool')} (${listNames(pools.map((p) => p.name))}) ${pools.length === 1 ? 'uses' : 'use'} it and cannot launch any node.`
+            : 'No NodePool in the snapshot uses it, but any launch through it fails.'),
+        fix: fixText(nodeClass, failing, field),
+        // The field to change when it is in the object (selector terms, role); IAM and dry-run failures are outside it.
+        pointer: field ?? `/status/conditions/${(first ?? ready).index}`,
+        evidence,
+        related: pools.map((p) => p.object),
+      });
+    }
+  },
+});
+
+function describe(c: Condition): string {
+  return `${c.type}=${c.status}${c.reason ? ` ${c.reason}` : ''}${c.message ? ` "${c.message}"` : ''}`;
+}
+
+/** The spec field a sub-condition judges, when the object has it (`role` xor `instanceProfile`). */
+function specField(nodeClass: KubeObject, field: string | undefined): string | undefined {
+  if (field === '/spec/role' && dig(nodeClass, 'spec', 'role') === undefined) field = '/spec/instanceProfile';
+  return field && dig(nodeClass, ...field.slice(1).split('/')) !== undefined ? field : undefined;
+}
+
+function fixText(nodeClass: KubeObject, failing: Condition[], field: string | undefined): string {
+  const name = nodeClass.metadata.name ?? '';
+  const steps = failing.map((c) => {
+    const advice = SUB_CONDITIONS[c.type]?.advice ?? `Resolve ${c.type} (${c.reason ?? 'no reason'}).`;
+    return `${c.type}: ${advice}${c.type === 'SubnetsReady' || c.type === 'SecurityGroupsReady' ? describeCommand(nodeClass, c.type) : ''}`;
+  });
+  if (!steps.length) steps.push('No sub-condition is failing: the controller has not reconciled the node class (is it running? kubectl logs -n <ns> -l app.kubernetes.io/name=karpenter | grep nodeclass).');
+  if (field) steps.push(`Edit the field: kubectl edit ec2nodeclass ${name}   # ${field.slice(1).replace(/\//g, '.')}`);
+  steps.push(`Check: kubectl get ec2nodeclass ${name} -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' prints True, and the controller logs no "Reconciler error" for controller nodeclass.`);
+  return steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
+}
+
+/** The aws CLI query matching the node class's first tag term, to see what it selects. */
+function describeCommand(nodeClass: KubeObject, type: string): string {
+  const key = type === 'SubnetsReady' ? 'subnetSelectorTerms' : 'securityGroupSelectorTerms';
+  const tags = arr<Json>(dig(nodeClass, 'spec', key)).map((t) => t.tags).find(isRecord);
+  if (!tags) return '';
+  const filters = Object.entries(tags).map(([k, v]) => `Name=tag:${k},Values=${str(v) ?? String(v)}`).join(' ');
+  const cmd = type === 'SubnetsReady' ? 'describe-subnets' : 'describe-security-groups';
+  return `\n   aws ec2 ${cmd} --filters ${filters}`;
+}

@@ -1,0 +1,159 @@
+import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import type { KubeObject, LogRecord } from '../loaders/types.js';
+import type { EventView } from '../snapshot/events.js';
+import { arr, dig, pointer, str } from '../snapshot/fields.js';
+import type { NodePoolView } from '../snapshot/karpenter.js';
+import { KIND } from '../snapshot/kinds.js';
+import { isDaemonSetPod } from '../snapshot/pods.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
+import { formatBytes, formatCpu, parseQuantity } from '../snapshot/units.js';
+import { editCommand, limitsPath } from './lib/configuration.js';
+import { poolExcludes } from './lib/volumes-health-zones.js';
+import { byLastSeen, isPending, listNames, plural, podName } from './support.js';
+
+export default defineRule({
+  meta: {
+    id: 'nodepool-limits-reached',
+    title: 'NodePool limits reached while pods are Pending',
+    category: 'configuration',
+    defaultSeverity: 'warning',
+    requires: ['NodePool', 'Pod'],
+    // status.resources and Pending pods are live state: a manifest repository (no Nodes, NodeClaims, Events) has neither.
+    requiresAnyOf: ['Node', 'NodeClaim', 'Event'],
+    optional: ['ControllerLogs'],
+    specOnly: 'no',
+    summary: 'A NodePool\'s provisioned resources (status.resources) have reached spec.limits, or Karpenter reports that every instance type would exceed them, while pods it could host are Pending.',
+    rationale:
+      'Karpenter sums the capacity of a NodePool\'s NodeClaims into status.resources and launches no NodeClaim that would take ' +
+      'it past spec.limits (cpu, memory, nodes, any extended resource). Pods that only this pool can host then stay Pending with ' +
+      '"all available instance types exceed limits for nodepool …" (v1.12+ also "node limits have been exhausted for nodepool"). ' +
+      'Limits never remove nodes, and the check counts launched capacity with some concurrency overshoot (karpenter-facts §1.1, §8.3, F13).',
+    fix: 'Raise the limit that is reached, or add a fallback NodePool with a lower weight for the overflow.',
+    examples: {
+      bad: 'spec:\n  limits:\n    cpu: "64"      # status.resources.cpu is 64, pods Pending',
+      good: 'spec:\n  limits:\n    cpu: "128"\n    memory: 512Gi',
+    },
+    references: [
+      'https://karpenter.sh/docs/concepts/nodepools/#speclimits',
+      'https://github.com/aws/karpenter-provider-aws/issues/5975',
+      'https://github.com/kubernetes-sigs/karpenter/issues/2123',
+    ],
+  },
+
+  check({ snapshot, report }) {
+    const pending = snapshot
+      .all(KIND.Pod)
+      .filter((p) => isPending(p) && !dig(p, 'spec', 'nodeName') && !isDaemonSetPod(p) && arr(dig(p, 'spec', 'schedulingGates')).length === 0);
+    if (!pending.length) return;
+    for (const pool of snapshot.nodePools()) {
+      const limits = limitStates(pool);
+      const reached = limits.filter((l) => l.used !== undefined && l.used >= l.limit);
+      const said = limitEvents(snapshot, pool, pending);
+      const logs = limitLogs(snapshot, pool);
+      const waiting = [...new Set([...pending.filter((p) => !poolExcludes(p, pool)), ...said.map((s) => s.pod)])];
+      if (!waiting.length || (!reached.length && !said.length)) continue;
+
+      const base = limitsPath(pool);
+      const evidence: EvidenceInput[] = reached.length
+        ? reached.map((r) => ({ object: pool.object, path: `${base}${pointer(r.key)}`, note: `limit ${r.key} ${r.limitText}, provisioned ${r.usedText}` }))
+        : [{ object: pool.object, path: base, note: `limits: ${describe(limits)}` }];
+      for (const r of reached.length ? reached : limits.filter((l) => l.usedPath)) evidence.push({ object: pool.object, path: r.usedPath!, note: `provisioned ${r.key}` });
+      for (const s of said.slice(-2)) evidence.push({ event: s.event });
+      for (const l of logs.slice(-1)) evidence.push({ log: l });
+      for (const p of waiting.slice(0, 3)) evidence.push({ object: p, path: '/status/phase', note: 'Pending, not bound to a node' });
+
+      const limitText = reached.length
+        ? `has reached its limits (${reached.map((r) => `${r.key} ${r.usedText} of ${r.limitText}`).join(', ')})`
+        : `is too close to its limits for any instance type it could launch (${describe(limits)})`;
+      report({
+        object: pool.object,
+        message:
+          `${pool.object.kind} ${pool.name} ${limitText}, so Karpenter launches no node for it while ${plural(waiting.length, 'pod')} it could host ${waiting.length === 1 ? 'is' : 'are'} Pending ` +
+          `(${listNames(waiting.map(podName))})${said.length ? `; Karpenter says: "${said[said.length - 1]!.event.message}"` : ''}.`,
+        fix: fixText(pool, reached.length ? reached : limits),
+        pointer: reached[0] ? `${base}${pointer(reached[0].key)}` : base,
+        evidence,
+        related: waiting.slice(0, 10),
+      });
+    }
+  },
+});
+
+interface LimitState {
+  key: string;
+  limit: number;
+  limitText: string;
+  used?: number;
+  usedText: string;
+  /** Where the provisioned amount was read (`nodes` also from status.nodes, v1.8+). */
+  usedPath?: string;
+}
+
+function limitStates(pool: NodePoolView): LimitState[] {
+  const out: LimitState[] = [];
+  for (const [key, raw] of Object.entries(pool.limits)) {
+    const limit = parseQuantity(raw);
+    if (limit === undefined) continue;
+    let usedRaw = dig(pool.object, 'status', 'resources', key);
+    let usedPath: string | undefined = `/status/resources${pointer(key)}`;
+    if (usedRaw === undefined && key === 'nodes') {
+      usedRaw = dig(pool.object, 'status', 'nodes');
+      usedPath = '/status/nodes';
+    }
+    const used = parseQuantity(usedRaw);
+    out.push({ key, limit, limitText: show(key, limit), ...(used !== undefined ? { used, usedPath } : {}), usedText: used !== undefined ? show(key, used) : 'unknown' });
+  }
+  return out;
+}
+
+function describe(limits: LimitState[]): string {
+  return limits.map((l) => `${l.key} ${l.usedText} of ${l.limitText}`).join(', ');
+}
+
+function show(key: string, n: number): string {
+  if (key === 'memory') return formatBytes(n);
+  if (key === 'cpu') return formatCpu(n);
+  return String(n);
+}
+
+/**
+ * Karpenter's limit messages for this pool (§8.3): v1.0–v1.2 `exceed limits for nodepool: "np"`, v1.3–v1.4 `… nodepool "np"`,
+ * v1.5+ `… nodepool (NodePool=np)`, v1.12+ `node limits have been exhausted for nodepool (NodePool=np)`; v0.3x Provisioner wording too.
+ */
+function mentionsLimits(text: string, pool: string): boolean {
+  const name = pool.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(exceed limits for (nodepool|provisioner):? "?${name}"?(?![\\w-])|(exceed limits|limits have been exhausted) for (nodepool|provisioner) \\((NodePool|Provisioner)=${name}\\))`).test(text);
+}
+
+/** FailedScheduling events of still-Pending pods that name this pool's limits. */
+function limitEvents(snapshot: Snapshot, pool: NodePoolView, pending: KubeObject[]): Array<{ event: EventView; pod: KubeObject }> {
+  const out: Array<{ event: EventView; pod: KubeObject }> = [];
+  for (const pod of pending) {
+    const events = snapshot.eventsForObject(pod).filter((e) => mentionsLimits(e.message, pool.name)).sort(byLastSeen);
+    const last = events[events.length - 1];
+    if (last) out.push({ event: last, pod });
+  }
+  return out.sort((a, b) => byLastSeen(a.event, b.event));
+}
+
+function limitLogs(snapshot: Snapshot, pool: NodePoolView): LogRecord[] {
+  return snapshot.logs.filter((l) => mentionsLimits(`${l.message} ${str(l.fields.error) ?? ''}`, pool.name));
+}
+
+function fixText(pool: NodePoolView, raiseThese: LimitState[]): string {
+  const raise = raiseThese.map((r) => `${r.key}: ${r.key === 'memory' ? suggest(r) : `"${suggest(r)}"`}`);
+  const path = pool.generation === 'v1alpha5' ? 'spec:\n  limits:\n    resources:\n' : 'spec:\n  limits:\n';
+  const indent = pool.generation === 'v1alpha5' ? '      ' : '    ';
+  return [
+    `1. Raise the limit (it caps the total capacity of the pool's nodes, never removes any): ${editCommand(pool.object)}\n${(path + raise.map((l) => indent + l).join('\n')).replace(/^/gm, '   ')}`,
+    `2. Or keep the cap and add an overflow NodePool with a lower spec.weight than ${pool.name} (${String(dig(pool.object, 'spec', 'weight') ?? 'unset = 0')}) and its own limits.`,
+    '3. Check: kubectl get nodepool ' + `${pool.name} -o jsonpath='{.status.resources}' against .spec.limits, and that the Pending pods get a Nominated event.`,
+  ].join('\n');
+}
+
+/** Half as much again, rounded up to a readable value. */
+function suggest(r: LimitState): string {
+  const next = r.limit * 1.5;
+  if (r.key === 'memory') return `${Math.ceil(next / 2 ** 30)}Gi`;
+  return String(Math.ceil(next));
+}

@@ -1,0 +1,197 @@
+import { defineRule, type EvidenceInput, type FindingInput } from '../engine/rule.js';
+import { didYouMean } from '../engine/suggest.js';
+import type { KubeObject } from '../loaders/types.js';
+import { condition, type Condition } from '../snapshot/fields.js';
+import type { NodePoolView } from '../snapshot/karpenter.js';
+import { KIND } from '../snapshot/kinds.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
+import { AWS_GROUP, awsNodeClassKey, editCommand, nodeClassKindListed, nodeClassNames, nodeClassRefOf, type NodeClassRef } from './lib/configuration.js';
+import { byLastSeen, listNames } from './support.js';
+
+/** Reasons the readiness controller sets itself; any other reason is the node class's own Ready reason, copied. */
+const OWN_REASONS = new Set(['NodeClassNotFound', 'NodeClassTerminating', 'NodeClassReadinessUnknown']);
+
+export default defineRule({
+  meta: {
+    id: 'nodepool-missing-nodeclass',
+    title: 'NodePool references a node class that does not exist',
+    category: 'configuration',
+    defaultSeverity: 'error',
+    // A NodePool alone cannot say whether its node class exists: only a snapshot listing node classes can.
+    requires: ['NodePool'],
+    requiresAnyOf: ['NodeClass'],
+    optional: ['NodeClaim', 'Event'],
+    specOnly: 'yes',
+    summary: 'A NodePool\'s nodeClassRef names an EC2NodeClass (AWSNodeTemplate before v0.32) that is absent, terminating, or of a kind the provider does not serve, or the NodePool reports NodeClassReady=False.',
+    rationale:
+      'A NodePool launches nothing without its node class. The nodepool.readiness controller sets NodeClassReady=False ' +
+      '(NodeClassNotFound "NodeClass not found on cluster", NodeClassTerminating) and with it Ready=False, and since v1.1 ' +
+      'the provisioner skips the pool ("ignoring nodepool, not ready"); NodeClaims that do get created fail as insufficient ' +
+      'capacity with the event "Failed resolving NodeClass". A nodeClassRef whose group/kind the AWS provider does not serve ' +
+      'is ignored altogether: the pool gets no condition and is never used. Absence is judged only against a snapshot that ' +
+      'lists node classes of the referenced kind (a repository with NodePools only cannot tell). When the node class is in ' +
+      'the snapshot and not Ready, nodeclass-not-ready reports it on the EC2NodeClass instead (one finding per cause).',
+    fix: 'Create the node class the NodePool names, or point nodeClassRef at an existing one (v1: group karpenter.k8s.aws, kind EC2NodeClass).',
+    examples: {
+      bad: 'spec:\n  template:\n    spec:\n      nodeClassRef:\n        group: karpenter.k8s.aws\n        kind: EC2NodeClass\n        name: defualt   # no EC2NodeClass of that name',
+      good: 'spec:\n  template:\n    spec:\n      nodeClassRef:\n        group: karpenter.k8s.aws\n        kind: EC2NodeClass\n        name: default',
+    },
+    references: [
+      'https://karpenter.sh/docs/concepts/nodepools/',
+      'https://github.com/aws/karpenter-provider-aws/issues/7436',
+      'https://github.com/aws/karpenter-provider-aws/issues/7736',
+    ],
+  },
+
+  check({ snapshot, report }) {
+    for (const pool of snapshot.nodePools()) {
+      const finding = judge(snapshot, pool);
+      if (finding) report(finding);
+    }
+  },
+});
+
+function judge(snapshot: Snapshot, pool: NodePoolView): FindingInput | undefined {
+  const ref = nodeClassRefOf(pool);
+  const cond = condition(pool.object, 'NodeClassReady');
+  if (!ref) {
+    // v1alpha5 Provisioners may carry inline `spec.provider` instead; a NodePool must name a node class.
+    if (pool.object.kind !== 'NodePool') return undefined;
+    return {
+      object: pool.object,
+      message: `NodePool ${pool.name} has no nodeClassRef: the API requires one, so the NodePool cannot be applied and launches nothing.`,
+      fix: refFix(pool, 'default', 'no nodeClassRef'),
+      pointer: '/spec/template/spec/nodeClassRef',
+      evidence: [{ object: pool.object, path: '/spec/template/spec', note: 'no nodeClassRef in the template spec' }],
+    };
+  }
+  const kindKey = awsNodeClassKey(ref);
+  if (!kindKey) return unsupportedRef(snapshot, pool, ref) ?? fromCondition(snapshot, pool, ref, cond);
+  if (!nodeClassKindListed(snapshot, kindKey)) return fromCondition(snapshot, pool, ref, cond);
+  const nodeClass = snapshot.get(kindKey, undefined, ref.name);
+  if (!nodeClass) return absent(snapshot, pool, ref, kindKey, cond);
+  if (nodeClass.metadata.deletionTimestamp) return terminating(snapshot, pool, ref, nodeClass, cond);
+  // Present: a copied not-Ready reason is the node class's own problem, reported by nodeclass-not-ready.
+  const classReady = condition(nodeClass, 'Ready');
+  if (classReady && classReady.status !== 'True') return undefined;
+  return fromCondition(snapshot, pool, ref, cond, nodeClass);
+}
+
+function absent(snapshot: Snapshot, pool: NodePoolView, ref: NodeClassRef, kindKey: string, cond: Condition | undefined): FindingInput {
+  const kind = kindKey.split('/')[1]!;
+  const names = nodeClassNames(snapshot, kindKey);
+  const evidence: EvidenceInput[] = [
+    { object: pool.object, path: `${ref.path}/name`, note: `names ${kind} ${ref.name}` },
+    { value: names, note: names.length ? `${pluralKind(kind)} in the snapshot: ${listNames(names, 6)}` : `the snapshot lists no ${kind} at all` },
+  ];
+  if (cond?.status === 'False') evidence.push(conditionEvidence(pool, cond));
+  evidence.push(...launchFailures(snapshot, pool));
+  const hint = /"(.*)"/.exec(didYouMean(ref.name, names))?.[1];
+  return {
+    object: pool.object,
+    message:
+      `${pool.object.kind} ${pool.name} references ${kind} "${ref.name}", which does not exist (${names.length ? `the snapshot has ${listNames(names, 4)}${hint ? `; did you mean "${hint}"?` : ''}` : `no ${kind} at all`}): ` +
+      `Karpenter launches no node for this pool${cond?.status === 'False' ? ` (NodeClassReady=False ${cond.reason ?? ''})` : ''} and its pods stay Pending.`,
+    fix: refFix(pool, hint ?? names[0] ?? ref.name, `${kind} ${ref.name} does not exist`, [
+      `Or create ${kind} ${ref.name} (kubectl apply -f its manifest; check with kubectl get ${pluralKind(kind).toLowerCase()}).`,
+    ]),
+    pointer: `${ref.path}/name`,
+    evidence,
+    related: nodeClaimsOf(snapshot, pool),
+  };
+}
+
+function terminating(snapshot: Snapshot, pool: NodePoolView, ref: NodeClassRef, nodeClass: KubeObject, cond: Condition | undefined): FindingInput {
+  const finalizers = nodeClass.metadata.finalizers ?? [];
+  return {
+    object: pool.object,
+    message:
+      `${pool.object.kind} ${pool.name} references ${nodeClass.kind} ${ref.name}, which is being deleted since ${nodeClass.metadata.deletionTimestamp}` +
+      `${finalizers.length ? ` (held by finalizer ${finalizers.join(', ')} while NodeClaims still use it)` : ''}: Karpenter launches no new node for this pool (NodeClassTerminating).`,
+    fix: refFix(pool, 'NEW_NODECLASS', `${nodeClass.kind} ${ref.name} is terminating`, [
+      `Or, if the deletion was a mistake, recreate ${nodeClass.kind} ${ref.name} from its manifest once the old object is gone (a deleting object cannot be revived; it goes once no NodeClaim uses it).`,
+    ]),
+    pointer: `${ref.path}/name`,
+    evidence: [
+      { object: pool.object, path: `${ref.path}/name`, note: `names ${nodeClass.kind} ${ref.name}` },
+      { object: nodeClass, path: '/metadata/deletionTimestamp', note: 'the node class is being deleted' },
+      ...(cond?.status === 'False' ? [conditionEvidence(pool, cond)] : []),
+    ],
+    related: [nodeClass, ...nodeClaimsOf(snapshot, pool)],
+  };
+}
+
+/** nodeClassRef in the AWS group but with a kind it does not serve, or an EC2NodeClass under another group. */
+function unsupportedRef(snapshot: Snapshot, pool: NodePoolView, ref: NodeClassRef): FindingInput | undefined {
+  const awsGroup = ref.group === AWS_GROUP;
+  const awsKind = ref.kind === 'EC2NodeClass';
+  if (!awsGroup && !awsKind) return undefined; // another provider's node class: not ours to judge
+  const what = awsGroup ? `kind "${ref.kind}"` : `group "${ref.group}"`;
+  const fixed = snapshot.get(KIND.EC2NodeClass, undefined, ref.name) ? ref.name : 'default';
+  return {
+    object: pool.object,
+    message:
+      `${pool.object.kind} ${pool.name} has a nodeClassRef with ${what}, which the AWS provider does not serve (it serves group ${AWS_GROUP}, kind EC2NodeClass): ` +
+      'Karpenter ignores the NodePool entirely — no NodeClassReady condition, no nodes.',
+    fix: refFix(pool, fixed, `${what} is not a node class of the AWS provider`),
+    pointer: `${ref.path}/${awsGroup ? 'kind' : 'group'}`,
+    evidence: [{ object: pool.object, path: `${ref.path}/${awsGroup ? 'kind' : 'group'}`, note: `must be ${awsGroup ? 'EC2NodeClass' : AWS_GROUP}` }],
+  };
+}
+
+/** The pool's own verdict, when the snapshot cannot judge the node class itself (or disagrees with it). */
+function fromCondition(snapshot: Snapshot, pool: NodePoolView, ref: NodeClassRef, cond: Condition | undefined, nodeClass?: KubeObject): FindingInput | undefined {
+  if (!cond || cond.status !== 'False') return undefined;
+  const own = OWN_REASONS.has(cond.reason ?? '');
+  const why = cond.reason === 'NodeClassNotFound' ? 'does not exist on the cluster' : cond.reason === 'NodeClassTerminating' ? 'is being deleted' : `is not Ready (${cond.reason}${cond.message ? `: ${cond.message}` : ''})`;
+  return {
+    object: pool.object,
+    message:
+      `${pool.object.kind} ${pool.name} reports NodeClassReady=False since ${cond.lastTransitionTime ?? 'an unknown time'}: its ${ref.kind} ${ref.name} ${why}` +
+      `${nodeClass ? ' (the copy in the snapshot looks fine: it may have been captured at another time)' : ''}, so the pool is not Ready and Karpenter launches nothing for it.`,
+    fix: own
+      ? refFix(pool, ref.name, `NodeClassReady=False ${cond.reason}`, [`Or create ${ref.kind} ${ref.name} (kubectl apply -f its manifest).`])
+      : `Fix ${ref.kind} ${ref.name} (kubectl describe ${ref.kind.toLowerCase()} ${ref.name}: the failing condition names the selector or permission), then check: kubectl get nodepool ${pool.name} -o jsonpath='{.status.conditions}'`,
+    pointer: `${ref.path}/name`,
+    evidence: [conditionEvidence(pool, cond), { object: pool.object, path: `${ref.path}/name`, note: `names ${ref.kind} ${ref.name}` }, ...launchFailures(snapshot, pool)],
+    related: [...(nodeClass ? [nodeClass] : []), ...nodeClaimsOf(snapshot, pool)],
+  };
+}
+
+function conditionEvidence(pool: NodePoolView, cond: Condition): EvidenceInput {
+  return { object: pool.object, path: `/status/conditions/${cond.index}`, note: `NodeClassReady=False ${cond.reason ?? ''}${cond.message ? ` "${cond.message}"` : ''}` };
+}
+
+/** NodeClaims of the pool that failed to resolve the node class ("Failed resolving NodeClass", insufficient capacity). */
+function launchFailures(snapshot: Snapshot, pool: NodePoolView): EvidenceInput[] {
+  return snapshot
+    .nodeClaims()
+    .filter((c) => c.nodePool === pool.name)
+    .flatMap((c) => snapshot.eventsForObject(c.object))
+    .filter((e) => /resolving nodeclass/i.test(e.message))
+    .sort(byLastSeen)
+    .slice(-2)
+    .map((event) => ({ event }));
+}
+
+function nodeClaimsOf(snapshot: Snapshot, pool: NodePoolView): KubeObject[] {
+  return snapshot.nodeClaims().filter((c) => c.nodePool === pool.name).map((c) => c.object);
+}
+
+function pluralKind(kind: string): string {
+  return kind.endsWith('s') ? `${kind}es` : `${kind}s`;
+}
+
+function refFix(pool: NodePoolView, name: string, why: string, alternatives: string[] = []): string {
+  const patch =
+    pool.generation === 'v1alpha5'
+      ? `spec:\n  providerRef:\n    name: ${name}`
+      : pool.generation === 'v1beta1'
+        ? `spec:\n  template:\n    spec:\n      nodeClassRef:\n        apiVersion: karpenter.k8s.aws/v1beta1\n        kind: EC2NodeClass\n        name: ${name}`
+        : `spec:\n  template:\n    spec:\n      nodeClassRef:\n        group: karpenter.k8s.aws\n        kind: EC2NodeClass\n        name: ${name}`;
+  const steps = [`Point the pool at an existing node class (${why}): ${editCommand(pool.object)}\n${patch.replace(/^/gm, '   ')}`];
+  steps.push(...alternatives);
+  // Provisioners (v1alpha5) have no status conditions to check.
+  if (pool.generation !== 'v1alpha5') steps.push(`Then: kubectl get nodepool ${pool.name} -o jsonpath='{.status.conditions[?(@.type=="NodeClassReady")].status}' prints True.`);
+  return steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
+}

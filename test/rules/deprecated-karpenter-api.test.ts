@@ -1,0 +1,179 @@
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { anchorOf, type Finding } from '../../src/engine/findings.js';
+import { scanRule } from '../support/scan.js';
+import { caseDir, evidenceOf, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
+
+const RULE = 'deprecated-karpenter-api';
+type Scan = Awaited<ReturnType<typeof scanRule>>;
+
+/** The v1 manifest a finding proposes (step 1 of its fix, indented by three spaces). */
+function rewriteIn(f: Finding): Record<string, any> {
+  const block = /^1\. .*\n((?: {3}.*\n?)+)/.exec(f.fix)![1]!;
+  return parse(block.replace(/^ {3}/gm, ''));
+}
+
+describe(`${RULE} — fires-v1beta1: a v0.37.2 cluster with v1beta1 NodePool and EC2NodeClass (-o json)`, () => {
+  const dir = caseDir(RULE, 'fires-v1beta1');
+  let r: Scan;
+  let pool: Finding;
+  let nodeClass: Finding;
+  beforeAll(async () => {
+    r = await scanRule(RULE, [dir]);
+    pool = r.findings.find((f) => f.object.kind === 'NodePool')!;
+    nodeClass = r.findings.find((f) => f.object.kind === 'EC2NodeClass')!;
+  });
+
+  it('one warning per object: v0.37 still serves v1beta1, v1.1 will not', () => {
+    expect(unexpectedSkips(r.report.snapshot.skipped)).toEqual([]);
+    expect(r.report.snapshot.karpenterVersion).toBe('0.37.2');
+    expect(r.findings.map((f) => [f.severity, f.object.kind, f.object.name])).toEqual([
+      ['warning', 'EC2NodeClass', 'default'],
+      ['warning', 'NodePool', 'default'],
+    ]);
+    expect(pool.message).toContain('NodePool default uses karpenter.sh/v1beta1: Karpenter v1.1+ no longer serves it (this cluster runs v0.37.2), so the upgrade breaks it.');
+    expect(pool.message).toContain('consolidationPolicy WhenUnderutilized becomes WhenEmptyOrUnderutilized; expireAfter moves to spec.template.spec.expireAfter; kubelet moves to the EC2NodeClass');
+  });
+
+  it('points at apiVersion and cites the fields that move', () => {
+    expect(anchorOf(pool).pointer).toBe('/apiVersion');
+    expect(rawValueAt(pool.evidence[0]!)).toBe('karpenter.sh/v1beta1');
+    expectSourceIs(pool.evidence[0]!, join(dir, 'karpenter.json'));
+    expect(rawValueAt(evidenceOf(pool, 'NodePool', '/spec/disruption/consolidationPolicy')[0]!)).toBe('WhenUnderutilized');
+    expect(rawValueAt(evidenceOf(pool, 'NodePool', '/spec/disruption/expireAfter')[0]!)).toBe('720h');
+    expect(evidenceOf(pool, 'Deployment', '/spec/template/spec/containers/0/image')[0]!.note).toBe('Karpenter v0.37.2 from image');
+  });
+
+  it('the NodePool rewrite is a valid v1 object with the mapped fields', () => {
+    const v1 = rewriteIn(pool);
+    expect(v1.apiVersion).toBe('karpenter.sh/v1');
+    expect(v1.spec.disruption).toEqual({ budgets: [{ nodes: '10%' }], consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '0s' });
+    expect(v1.spec.template.spec.expireAfter).toBe('720h');
+    expect(v1.spec.template.spec.nodeClassRef).toEqual({ group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' });
+    expect(v1.spec.template.spec.kubelet).toBeUndefined();
+    expect(v1.spec.limits).toEqual({ cpu: '1000', memory: '1000Gi' });
+    expect(pool.fix).toContain('kubectl get crd nodepools.karpenter.sh -o jsonpath=\'{.status.storedVersions}\'');
+  });
+
+  it('the EC2NodeClass rewrite gets an alias for its amiFamily and the kubelet block from the NodePool', () => {
+    const v1 = rewriteIn(nodeClass);
+    expect(v1.apiVersion).toBe('karpenter.k8s.aws/v1');
+    expect(v1.spec.amiSelectorTerms).toEqual([{ alias: 'al2@latest' }]);
+    expect(v1.spec.amiFamily).toBeUndefined();
+    expect(v1.spec.kubelet).toEqual({ maxPods: 110, systemReserved: { cpu: '100m', memory: '200Mi' } });
+    expect(nodeClass.fix).toContain('Pin the AMI alias');
+  });
+});
+
+describe(`${RULE} — fires-v1alpha5-manifests: GitOps repo with Provisioner + AWSNodeTemplate, controller rendered at v1.2.1`, () => {
+  const dir = caseDir(RULE, 'fires-v1alpha5-manifests');
+  let r: Scan;
+  beforeAll(async () => {
+    r = await scanRule(RULE, [dir]);
+  });
+
+  it('errors: the running controller cannot serve them', () => {
+    expect(r.findings.map((f) => [f.severity, f.object.kind])).toEqual([
+      ['error', 'AWSNodeTemplate'],
+      ['error', 'Provisioner'],
+    ]);
+    const p = r.findings[1]!;
+    expect(p.message).toContain('this cluster runs Karpenter v1.2.1, which does not serve it: applying the manifest fails with no matches for kind "Provisioner" in version "karpenter.sh/v1alpha5"');
+    expect(p.message).not.toContain('version unknown');
+    expect(p.evidence[0]!.source).toBe(`${join(dir, 'karpenter/provisioner.yaml')}:2`);
+  });
+
+  it('Provisioner → NodePool: TTLs become expireAfter / WhenEmpty+consolidateAfter, do-not-consolidate becomes do-not-disrupt', () => {
+    const v1 = rewriteIn(r.findings[1]!);
+    expect(v1.kind).toBe('NodePool');
+    expect(v1.spec.template.spec.expireAfter).toBe('720h');
+    expect(v1.spec.disruption).toEqual({ consolidationPolicy: 'WhenEmpty', consolidateAfter: '30s' });
+    expect(v1.spec.limits).toEqual({ cpu: '1000', memory: '1000Gi' });
+    expect(v1.spec.template.metadata).toEqual({ labels: { team: 'platform' }, annotations: { 'karpenter.sh/do-not-disrupt': 'true' } });
+    expect(v1.spec.template.spec.nodeClassRef).toEqual({ group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' });
+    expect(r.findings[1]!.fix).toContain('Move the kubelet settings to the EC2NodeClass this pool uses (spec.kubelet): {"maxPods":58}');
+  });
+
+  it('AWSNodeTemplate → EC2NodeClass: aws-ids become id terms, Bottlerocket an alias', () => {
+    const v1 = rewriteIn(r.findings[0]!);
+    expect(v1.spec.subnetSelectorTerms).toEqual([{ id: 'subnet-0a1b2c3d4e5f6a7b8' }, { id: 'subnet-0b2c3d4e5f6a7b8c9' }]);
+    expect(v1.spec.securityGroupSelectorTerms).toEqual([{ tags: { 'karpenter.sh/discovery': 'prod-usw2' } }]);
+    expect(v1.spec.amiSelectorTerms).toEqual([{ alias: 'bottlerocket@latest' }]);
+    expect(v1.spec.instanceProfile).toBe('KarpenterNodeInstanceProfile-prod-usw2');
+    expect(r.findings[0]!.fix).toContain('The cluster already runs v1.2.1: commit the v1 form in place of this manifest.');
+  });
+});
+
+describe(`${RULE} — fires-annotations: v1.2.1 with do-not-evict pods and do-not-consolidate node/NodePool`, () => {
+  const dir = caseDir(RULE, 'fires-annotations');
+  let r: Scan;
+  beforeAll(async () => {
+    r = await scanRule(RULE, [dir]);
+  });
+
+  it('one finding per object: the Deployment template (its pods are covered), the StatefulSet of running pods, the Node, the NodePool', () => {
+    expect(r.findings.map((f) => `${f.object.kind}/${f.object.name}`)).toEqual([
+      'Deployment/ledger',
+      'Node/ip-10-0-133-52.us-west-2.compute.internal',
+      'NodePool/stateful',
+      'StatefulSet/kafka',
+    ]);
+    expect(r.findings.every((f) => f.severity === 'warning')).toBe(true);
+  });
+
+  it('the Deployment: pointer at the template annotation, fix renames it', () => {
+    const f = r.findings[0]!;
+    expect(f.message).toContain('Deployment payments/ledger uses the pod annotation karpenter.sh/do-not-evict, which Karpenter ignores since v1.0 (this cluster runs v1.2.1)');
+    expect(anchorOf(f).pointer).toBe('/spec/template/metadata/annotations/karpenter.sh~1do-not-evict');
+    expect(rawValueAt(f.evidence[0]!)).toBe('true');
+    expectSourceIs(f.evidence[0]!, join(dir, 'deployments.yaml'));
+    expect(f.fix).toContain('annotations:\n        karpenter.sh/do-not-disrupt: "true"');
+  });
+
+  it('the StatefulSet (not in the snapshot) is named from its pods, which are the evidence', () => {
+    const f = r.findings[3]!;
+    expect(f.object).toEqual({ apiVersion: 'apps/v1', kind: 'StatefulSet', namespace: 'data', name: 'kafka' });
+    expect(f.message).toContain('its pods (data/kafka-0, data/kafka-1) are evicted by consolidation, drift and expiry like any other pod');
+    expect(evidenceOf(f, 'Pod').map((e) => e.object!.name)).toEqual(['kafka-0', 'kafka-1']);
+    expect(f.fix).toContain('in the pod template');
+  });
+
+  it('the Node and the NodePool template: kubectl annotate / template fix', () => {
+    const node = r.findings[1]!;
+    expect(node.message).toContain('carries karpenter.sh/do-not-consolidate, which Karpenter ignores since v1.0');
+    expect(node.fix).toContain('kubectl annotate node ip-10-0-133-52.us-west-2.compute.internal karpenter.sh/do-not-consolidate- karpenter.sh/do-not-disrupt=true');
+    const pool = r.findings[2]!;
+    expect(anchorOf(pool).pointer).toBe('/spec/template/metadata/annotations/karpenter.sh~1do-not-consolidate');
+    expect(rawValueAt(pool.evidence[0]!)).toBe('true');
+  });
+});
+
+describe(`${RULE} — near-miss`, () => {
+  it('silent: v1 objects and the v1 annotation names on v1.2.1', async () => {
+    const r = await scanRule(RULE, [caseDir(RULE, 'near-miss')]);
+    expect(r.report.snapshot.counts).toMatchObject({ NodePool: 1, EC2NodeClass: 1, Pod: 1, Node: 1 });
+    expect(r.notEvaluated).toEqual([]);
+    expect(r.findings).toEqual([]);
+  });
+
+  it('silent: do-not-evict on v0.36.2, which still honours it', async () => {
+    const r = await scanRule(RULE, [caseDir(RULE, 'near-miss-v0.36')]);
+    expect(r.report.snapshot.karpenterVersion).toBe('0.36.2');
+    expect(r.findings).toEqual([]);
+  });
+
+  it('the same pods with the version unknown: reported, saying what it assumes', async () => {
+    const r = await scanRule(RULE, [join(caseDir(RULE, 'near-miss-v0.36'), 'pods.yaml')]);
+    expect(r.findings).toHaveLength(1);
+    expect(r.findings[0]!.message).toContain('(version unknown: assumes Karpenter v1.0+)');
+  });
+});
+
+describe(`${RULE} — missing: events only`, () => {
+  it('is not evaluated', async () => {
+    const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
+    expect(r.findings).toEqual([]);
+    expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no NodePools or node classes \(EC2NodeClass\) or Pods or Nodes/) }]);
+  });
+});

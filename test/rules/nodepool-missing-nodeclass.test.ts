@@ -1,0 +1,108 @@
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { anchorOf, type Finding } from '../../src/engine/findings.js';
+import { scanRule } from '../support/scan.js';
+import { caseDir, evidenceOf, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
+
+const RULE = 'nodepool-missing-nodeclass';
+type Scan = Awaited<ReturnType<typeof scanRule>>;
+
+describe(`${RULE} — fires: NodePool gpu names EC2NodeClass gpu-nodes, the cluster has gpu-node (kubectl get -o yaml)`, () => {
+  const dir = caseDir(RULE, 'fires');
+  let r: Scan;
+  let f: Finding;
+  beforeAll(async () => {
+    r = await scanRule(RULE, [dir]);
+    f = r.findings[0]!;
+  });
+
+  it('loads the dump', () => {
+    expect(r.report.snapshot.counts).toMatchObject({ NodePool: 2, EC2NodeClass: 2, Node: 2, Deployment: 1 });
+    expect(unexpectedSkips(r.report.snapshot.skipped)).toEqual([]);
+    expect(r.report.snapshot.karpenterVersion).toBe('1.2.1');
+  });
+
+  it('reports one error on NodePool gpu only, suggesting the near name', () => {
+    expect(r.notEvaluated).toEqual([]);
+    expect(r.findings).toHaveLength(1);
+    expect(f.severity).toBe('error');
+    expect(f.object).toEqual({ apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: 'gpu' });
+    expect(f.message).toContain('NodePool gpu references EC2NodeClass "gpu-nodes", which does not exist (the snapshot has default, gpu-node; did you mean "gpu-node"?)');
+    expect(f.message).toContain('(NodeClassReady=False NodeClassNotFound)');
+  });
+
+  it('points at nodeClassRef.name in the file and cites the NodeClassReady condition', () => {
+    expect(anchorOf(f).pointer).toBe('/spec/template/spec/nodeClassRef/name');
+    const file = join(dir, 'karpenter.yaml');
+    const [ref] = evidenceOf(f, 'NodePool', '/spec/template/spec/nodeClassRef/name');
+    expect(rawValueAt(ref!)).toBe('gpu-nodes');
+    expectSourceIs(ref!, file);
+    const [cond] = evidenceOf(f, 'NodePool', /^\/status\/conditions\/\d+$/);
+    expect(rawValueAt(cond!)).toMatchObject({ type: 'NodeClassReady', status: 'False', reason: 'NodeClassNotFound', message: 'NodeClass not found on cluster' });
+    expect(f.evidence.find((e) => e.source === 'derived')?.value).toEqual(['default', 'gpu-node']);
+  });
+
+  it('fix: the nodeClassRef with the existing name, or create the missing class', () => {
+    expect(f.fix).toContain('kubectl edit nodepool gpu');
+    expect(f.fix).toContain('nodeClassRef:\n           group: karpenter.k8s.aws\n           kind: EC2NodeClass\n           name: gpu-node');
+    expect(f.fix).toContain('Or create EC2NodeClass gpu-nodes');
+    expect(f.fix).toContain('kubectl get ec2nodeclasses');
+  });
+});
+
+describe(`${RULE} — fires-terminating: the EC2NodeClass is being deleted (-o json)`, () => {
+  it('reports NodeClassTerminating on the pool, with the deletionTimestamp as evidence', async () => {
+    const dir = caseDir(RULE, 'fires-terminating');
+    const r = await scanRule(RULE, [dir]);
+    expect(r.findings).toHaveLength(1);
+    const f = r.findings[0]!;
+    expect(f.object).toMatchObject({ kind: 'NodePool', name: 'legacy' });
+    expect(f.message).toContain('references EC2NodeClass legacy, which is being deleted since 2025-06-10T09:30:01Z (held by finalizer karpenter.k8s.aws/termination');
+    const [del] = evidenceOf(f, 'EC2NodeClass', '/metadata/deletionTimestamp');
+    expect(rawValueAt(del!)).toBe('2025-06-10T09:30:01Z');
+    expectSourceIs(del!, join(dir, 'karpenter.json'));
+    expect(f.related).toEqual([{ kind: 'EC2NodeClass', name: 'legacy' }]);
+    expect(f.fix).toContain('name: NEW_NODECLASS');
+  });
+});
+
+describe(`${RULE} — fires-manifests: GitOps repo, no status`, () => {
+  const dir = caseDir(RULE, 'fires-manifests');
+  let r: Scan;
+  beforeAll(async () => {
+    r = await scanRule(RULE, [dir]);
+  });
+
+  it('judges absence from the EC2NodeClass manifests alone', () => {
+    const f = r.findings.find((x) => x.object.name === 'batch')!;
+    expect(f.message).toContain('references EC2NodeClass "spot-class", which does not exist (the snapshot has default, on-demand)');
+    expect(f.message).not.toContain('NodeClassReady');
+    const [ref] = evidenceOf(f, 'NodePool', '/spec/template/spec/nodeClassRef/name');
+    expectSourceIs(ref!, join(dir, 'karpenter/nodepools.yaml'));
+  });
+
+  it('a kind the AWS provider does not serve: the pool is ignored, pointer at the kind', () => {
+    expect(r.findings).toHaveLength(2);
+    const f = r.findings.find((x) => x.object.name === 'edge')!;
+    expect(f.message).toContain('has a nodeClassRef with kind "EC2NodeClasses", which the AWS provider does not serve');
+    expect(anchorOf(f).pointer).toBe('/spec/template/spec/nodeClassRef/kind');
+    expect(rawValueAt(f.evidence[0]!)).toBe('EC2NodeClasses');
+  });
+});
+
+describe(`${RULE} — near-miss`, () => {
+  it('silent: resolved refs, another provider\'s class, an unlisted AWSNodeTemplate, a present but not-Ready class (nodeclass-not-ready reports it)', async () => {
+    const r = await scanRule(RULE, [caseDir(RULE, 'near-miss')]);
+    expect(r.report.snapshot.counts).toMatchObject({ NodePool: 3, Provisioner: 1, EC2NodeClass: 2 });
+    expect(r.notEvaluated).toEqual([]);
+    expect(r.findings).toEqual([]);
+  });
+});
+
+describe(`${RULE} — missing: a repository with NodePools only`, () => {
+  it('is not evaluated: it cannot tell whether the node classes exist', async () => {
+    const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
+    expect(r.findings).toEqual([]);
+    expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no node classes \(EC2NodeClass\) in the snapshot/) }]);
+  });
+});

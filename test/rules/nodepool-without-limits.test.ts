@@ -1,0 +1,77 @@
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { anchorOf } from '../../src/engine/findings.js';
+import { scanRule } from '../support/scan.js';
+import { caseDir, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
+
+const RULE = 'nodepool-without-limits';
+type Scan = Awaited<ReturnType<typeof scanRule>>;
+
+describe(`${RULE} — fires: NodePool default without limits, gpu limited on nvidia.com/gpu only, general limited (kubectl get -o yaml)`, () => {
+  const dir = caseDir(RULE, 'fires');
+  let r: Scan;
+  beforeAll(async () => {
+    r = await scanRule(RULE, [dir]);
+  });
+
+  it('reports default and gpu as info, not general', () => {
+    expect(unexpectedSkips(r.report.snapshot.skipped)).toEqual([]);
+    expect(r.notEvaluated).toEqual([]);
+    expect(r.findings.map((f) => [f.severity, f.object.name])).toEqual([
+      ['info', 'default'],
+      ['info', 'gpu'],
+    ]);
+  });
+
+  it('default: says what it runs today and proposes limits with headroom', () => {
+    const f = r.findings.find((x) => x.object.name === 'default')!;
+    expect(f.message).toBe(
+      'NodePool default has no spec.limits, so nothing caps how many nodes it launches: a runaway scale-up, or a node that never joins and is relaunched, keeps adding instances (it runs 36 CPU and 138.2Gi memory today).',
+    );
+    expect(anchorOf(f).pointer).toBe('/spec/limits');
+    expect(f.evidence[0]).toMatchObject({ path: '/spec/limits', value: null, note: 'no limits' });
+    expectSourceIs(f.evidence[0]!, join(dir, 'karpenter.yaml'));
+    expect(rawValueAt(f.evidence[1]!)).toMatchObject({ cpu: '36', memory: '144932960Ki' });
+    expect(f.fix).toContain('kubectl edit nodepool default');
+    expect(f.fix).toContain('spec:\n     limits:\n       cpu: "150"\n       memory: 600Gi');
+  });
+
+  it('gpu: a limits block without cpu, memory or nodes counts as no cap, and the fix keeps the gpu limit', () => {
+    const f = r.findings.find((x) => x.object.name === 'gpu')!;
+    expect(f.message).toContain('NodePool gpu limits only nvidia.com/gpu, which leaves cpu, memory and the node count uncapped');
+    expect(rawValueAt(f.evidence[0]!)).toEqual({ 'nvidia.com/gpu': '8' });
+    expect(f.fix).toContain('cpu: "100"\n       memory: 400Gi\n       nvidia.com/gpu: "8"');
+  });
+});
+
+describe(`${RULE} — fires-manifests: GitOps repo with a v1alpha5 Provisioner and a v1 NodePool`, () => {
+  it('fires on both, pointing the Provisioner at spec.limits.resources', async () => {
+    const dir = caseDir(RULE, 'fires-manifests');
+    const r = await scanRule(RULE, [dir]);
+    expect(r.findings.map((f) => `${f.object.kind}/${f.object.name}`)).toEqual(['NodePool/default', 'Provisioner/ci-runners']);
+    const p = r.findings[1]!;
+    expect(p.message).toContain('Provisioner ci-runners has no spec.limits.resources');
+    expect(p.message).not.toContain('today');
+    expect(anchorOf(p).pointer).toBe('/spec/limits/resources');
+    expect(p.evidence[0]!.source).toBe(`${join(dir, 'clusters/prod/karpenter/provisioner-ci-runners.yaml')}:1`);
+    expect(p.fix).toContain('kubectl edit provisioner ci-runners');
+    expect(p.fix).toContain('limits:\n       resources:\n         cpu: "100"');
+  });
+});
+
+describe(`${RULE} — near-miss`, () => {
+  it('silent: cpu+memory limits, a nodes-only limit, a static pool (spec.replicas)', async () => {
+    const r = await scanRule(RULE, [caseDir(RULE, 'near-miss')]);
+    expect(r.report.snapshot.counts).toMatchObject({ NodePool: 3 });
+    expect(r.notEvaluated).toEqual([]);
+    expect(r.findings).toEqual([]);
+  });
+});
+
+describe(`${RULE} — missing: Nodes and Pods, no NodePools`, () => {
+  it('is not evaluated', async () => {
+    const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
+    expect(r.findings).toEqual([]);
+    expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no NodePools in the snapshot/) }]);
+  });
+});
