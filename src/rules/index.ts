@@ -5,6 +5,7 @@ import { rules as interruption } from './family-interruption.js';
 import { rules as reclaimPools } from './family-reclaim-pools.js';
 import { rules as reclaimWorkloads } from './family-reclaim-workloads.js';
 import { rules as registration } from './family-registration.js';
+import { rules as scheduling } from './family-scheduling.js';
 import { rules as volumesHealth } from './family-volumes-health.js';
 import nodeUnhealthyNotRepaired from './node-unhealthy-not-repaired.js';
 import storageclassImmediateBinding from './storageclass-immediate-binding.js';
@@ -22,6 +23,7 @@ export const RULES: readonly Rule[] = [
   uninitializedTaintLingering,
   ...registration,
   ...configuration,
+  ...scheduling,
 ].sort((a, b) => categoryOrder.indexOf(a.meta.category) - categoryOrder.indexOf(b.meta.category));
 
 export function findRule(id: string): Rule | undefined {

@@ -1,0 +1,53 @@
+/**
+ * What a NodePool can launch right now, read from the snapshot: whether it launches at all (being deleted, not Ready,
+ * node class absent / terminating / not Ready, karpenter-facts §1.1) and how much of its limits it already uses.
+ */
+import type { KubeObject } from '../../loaders/types.js';
+import { condition, dig, isRecord } from '../../snapshot/fields.js';
+import type { NodePoolView } from '../../snapshot/karpenter.js';
+import type { Snapshot } from '../../snapshot/snapshot.js';
+import { parseQuantity } from '../../snapshot/units.js';
+import { awsNodeClassKey, nodeClassKindListed, nodeClassRefOf } from './configuration.js';
+import { poolProfile, type FitReason, type PoolProfile } from './scheduling-fit.js';
+
+export function poolProfiles(snapshot: Snapshot): PoolProfile[] {
+  return snapshot.nodePools().map((p) => poolProfile(p, launchReasons(snapshot, p), usedOf(p.object)));
+}
+
+/** Why a pool launches nothing for anyone: being deleted, not Ready, node class absent/terminating/not Ready. */
+export function launchReasons(snapshot: Snapshot, pool: NodePoolView): FitReason[] {
+  const out: FitReason[] = [];
+  if (pool.object.metadata.deletionTimestamp) out.push({ kind: 'launch', text: `is being deleted (since ${pool.object.metadata.deletionTimestamp})`, poolPath: '/metadata/deletionTimestamp' });
+  const ref = nodeClassRefOf(pool);
+  const kindKey = ref && awsNodeClassKey(ref);
+  if (ref && kindKey && nodeClassKindListed(snapshot, kindKey)) {
+    const kind = kindKey.split('/')[1]!;
+    const nc = snapshot.get(kindKey, undefined, ref.name);
+    const ready = nc && condition(nc, 'Ready');
+    const path = `${ref.path}/name`;
+    if (!nc) out.push({ kind: 'launch', text: `its ${kind} ${ref.name} does not exist`, poolPath: path });
+    else if (nc.metadata.deletionTimestamp) out.push({ kind: 'launch', text: `its ${kind} ${ref.name} is being deleted`, poolPath: path });
+    else if (ready && ready.status !== 'True') {
+      out.push({ kind: 'launch', text: `its ${kind} ${ref.name} is not Ready (${ready.reason ?? ready.status}${ready.message ? `: ${ready.message}` : ''})`, poolPath: path });
+    }
+  }
+  const ready = condition(pool.object, 'Ready');
+  if (!out.some((r) => r.text.startsWith('its ')) && ready && ready.status === 'False') {
+    out.push({ kind: 'launch', text: `is not Ready (${ready.reason ?? 'False'}${ready.message ? `: ${ready.message}` : ''}), so the provisioner ignores it`, poolPath: `/status/conditions/${ready.index}` });
+  }
+  return out;
+}
+
+/** `status.resources` (+ `status.nodes`), or undefined for a manifest without status. */
+export function usedOf(pool: KubeObject): Record<string, number> | undefined {
+  const resources = dig(pool, 'status', 'resources');
+  if (!isRecord(resources)) return undefined;
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(resources)) {
+    const q = parseQuantity(v);
+    if (q !== undefined) out[k] = q;
+  }
+  const nodes = dig(pool, 'status', 'nodes');
+  if (typeof nodes === 'number') out.nodes = nodes;
+  return out;
+}

@@ -1,0 +1,277 @@
+import { defineRule, type EvidenceInput, type FindingInput } from '../engine/rule.js';
+import type { KubeObject, LogRecord } from '../loaders/types.js';
+import type { EventView } from '../snapshot/events.js';
+import { arr, condition, dig, isRecord, str } from '../snapshot/fields.js';
+import { KIND } from '../snapshot/kinds.js';
+import { isDaemonSetPod, isMirrorPod } from '../snapshot/pods.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
+import { tolerates } from '../snapshot/selectors.js';
+import { formatDuration } from '../snapshot/units.js';
+import { POD_TEMPLATE_KINDS, isPodManifest } from './lib/do-not-disrupt.js';
+import { podConstraints, poolFit, volumeConstraints, type FitReason, type PodConstraints, type PoolProfile } from './lib/scheduling-fit.js';
+import { poolProfiles } from './lib/scheduling-pools.js';
+import { fixFor } from './lib/scheduling-fix.js';
+import { isNegative, isWellKnownLabel } from './lib/scheduling-requirements.js';
+import { ageOf, byLastSeen, isPending, plural, podName } from './support.js';
+
+const RULE = 'pending-pod-no-nodepool-fits';
+/** Karpenter's own scheduling-failure texts, every generation (karpenter-facts §8.3). */
+const KARPENTER_SAYS = /incompatible with nodepool|incompatible with provisioner|did not tolerate|does not have known values|incompatible requirements|exceed limits|limits have been exhausted|no instance type|could not schedule pod/i;
+
+interface Verdict {
+  profile: PoolProfile;
+  reasons: FitReason[];
+}
+
+export default defineRule({
+  meta: {
+    id: RULE,
+    title: 'Pending pod that no NodePool can host',
+    category: 'configuration',
+    defaultSeverity: 'error',
+    requires: ['NodePool'],
+    requiresAnyOf: ['Pod', 'Deployment', 'StatefulSet'],
+    optional: ['NodeClass', 'PersistentVolume', 'PersistentVolumeClaim', 'Node', 'Event', 'ControllerLogs'],
+    specOnly: 'yes',
+    summary: 'A Pending pod (or, in a manifest repository, a workload template aimed at Karpenter) that no NodePool can host, with the reason for each NodePool.',
+    rationale:
+      'For every unschedulable pod Karpenter tries each NodePool as a NodeClaim template: the pod must tolerate the template ' +
+      'taints (startup taints do not count), its nodeSelector, one of its required nodeSelectorTerms (ORed; the expressions of ' +
+      'a term ANDed) and its bound volumes\' node affinity must intersect the pool\'s requirements, template labels and ' +
+      'karpenter.sh/nodepool label (a custom label the pool does not define is "does not have known values"; well-known and ' +
+      'instance labels may stay undefined; NotIn/DoesNotExist are satisfied by a missing label; Gt/Lt are integer bounds), ' +
+      'the pool\'s limits must leave room, and its node class must exist and be Ready. When no pool passes, the pod stays ' +
+      'Pending with "incompatible with nodepool …", "did not tolerate …" or "all available instance types exceed limits" ' +
+      '(karpenter-facts §1.1–1.3, §1.6, §5.1, §8.3). Preferred affinity and PreferNoSchedule taints are relaxed by Karpenter, ' +
+      'so they never count. Instance sizes are judged only from bounds the requirements state (instance-cpu, instance-memory, ' +
+      'instance-gpu-count): there is no instance catalog. A pod that fails every pool only because of its volume\'s zone is ' +
+      'left to pv-zone-unreachable, and a pod that selects a label only non-Karpenter nodes carry is waiting for another node ' +
+      'group. In a manifest repository a template fires only when it shows Karpenter intent (it selects karpenter.sh/* or ' +
+      'karpenter.k8s.aws/* labels or a NodePool template label, or tolerates a NodePool taint by key): workloads meant for ' +
+      'managed node groups are not Karpenter\'s to host.',
+    fix:
+      'Make one NodePool accept the pod: tolerate its taint, align the pod\'s nodeSelector/affinity with the pool\'s ' +
+      'requirements (or widen the requirement), add the custom label to the pool template, raise its limits, or repair its ' +
+      'node class.',
+    examples: {
+      bad: '# NodePool gpu: taints [nvidia.com/gpu=true:NoSchedule]\n# Pod\nspec:\n  nodeSelector:\n    karpenter.sh/nodepool: gpu\n  # no toleration',
+      good: 'spec:\n  nodeSelector:\n    karpenter.sh/nodepool: gpu\n  tolerations:\n  - key: nvidia.com/gpu\n    operator: Equal\n    value: "true"\n    effect: NoSchedule',
+    },
+    references: [
+      'https://karpenter.sh/docs/concepts/scheduling/',
+      'https://karpenter.sh/docs/troubleshooting/#unschedulable-pods',
+      'https://github.com/kubernetes-sigs/karpenter/blob/main/pkg/scheduling/requirements.go',
+    ],
+    options: {
+      minPending: { type: 'duration', default: '5m', description: 'how long a pod must have been Pending before it is judged' },
+    },
+  },
+
+  check({ snapshot, now, options, report }) {
+    // An empty NodePool list: Karpenter has nothing to try ("no nodepools found"), which is not this rule's verdict.
+    const profiles = poolProfiles(snapshot);
+    if (profiles.length === 0) return;
+    // A manifest repository: no Nodes and only Pod manifests (no status): judge the workload templates instead.
+    const templates = !snapshot.has('Node') && snapshot.all(KIND.Pod).every(isPodManifest);
+    const findings = templates ? judgeTemplates(snapshot, profiles) : judgePods(snapshot, profiles, now, options.minPending!);
+    for (const f of findings) report(f);
+  },
+});
+
+// ----- running pods (live cluster, dump) -----
+
+function judgePods(snapshot: Snapshot, profiles: PoolProfile[], now: number, minPending: number): FindingInput[] {
+  const groups = new Map<string, { pods: KubeObject[]; constraints: PodConstraints; verdicts: Verdict[] }>();
+  for (const pod of snapshot.all(KIND.Pod)) {
+    if (!isUnschedulable(pod) || isDaemonSetPod(pod) || isMirrorPod(pod)) continue;
+    const age = ageOf(pod.metadata.creationTimestamp, now);
+    if (age === undefined || age < minPending) continue;
+    const constraints = podConstraints(pod, '/spec');
+    for (const claim of snapshot.claimNamesOf(pod)) {
+      const pvc = snapshot.pvc(pod.metadata.namespace, claim);
+      const pv = pvc && snapshot.pvForClaim(pvc);
+      if (pv) constraints.volumes.push(...volumeConstraints(pv));
+    }
+    const verdicts = profiles.map((profile) => ({ profile, reasons: poolFit(constraints, profile) }));
+    if (verdicts.some((v) => v.reasons.length === 0)) continue;
+    // A pool that would take the pod but for its volume's zone: pv-zone-unreachable tells that story, with subnets.
+    if (verdicts.some((v) => v.reasons.every((r) => r.volume))) continue;
+    if (optsOut(constraints) || targetsOtherNodes(snapshot, constraints, profiles)) continue;
+    const owner = (pod.metadata.ownerReferences ?? []).find((o) => o.controller) ?? pod.metadata.ownerReferences?.[0];
+    const signature = verdicts.map((v) => v.reasons.map((r) => r.text).join('|')).join('||');
+    const key = owner ? `${pod.metadata.namespace}/${owner.kind}/${owner.name}/${signature}` : `${pod.metadata.namespace}/Pod/${pod.metadata.name}`;
+    const g = groups.get(key);
+    if (g) g.pods.push(pod);
+    else groups.set(key, { pods: [pod], constraints, verdicts });
+  }
+  return [...groups.values()].map(({ pods, constraints, verdicts }) => podFinding(snapshot, pods, constraints, verdicts, now));
+}
+
+/**
+ * Not bound, not terminating, not gated, not preempting its way onto a node (`nominatedNodeName`, which Karpenter
+ * also leaves alone), and either never tried or rejected as Unschedulable.
+ */
+function isUnschedulable(pod: KubeObject): boolean {
+  if (!isPending(pod) || dig(pod, 'spec', 'nodeName') || dig(pod, 'status', 'nominatedNodeName')) return false;
+  if (arr(dig(pod, 'spec', 'schedulingGates')).length) return false;
+  const scheduled = condition(pod, 'PodScheduled');
+  return !scheduled || (scheduled.status === 'False' && scheduled.reason === 'Unschedulable');
+}
+
+/** `karpenter.sh/nodepool DoesNotExist` (the controller's own affinity): the pod is meant for non-Karpenter nodes. */
+function optsOut(c: PodConstraints): boolean {
+  const out = (cs: PodConstraints['selector']) => cs.some((k) => (k.key === 'karpenter.sh/nodepool' || k.key === 'karpenter.sh/provisioner-name') && isNegative(k.set) && k.set.values.size === 0);
+  return out(c.selector) || (c.terms.length > 0 && c.terms.every(out));
+}
+
+/**
+ * The pod requires a custom label that no NodePool defines but some non-Karpenter node carries with a matching value
+ * (e.g. `eks.amazonaws.com/nodegroup`): it waits for another node group, not for Karpenter.
+ */
+function targetsOtherNodes(snapshot: Snapshot, c: PodConstraints, profiles: PoolProfile[]): boolean {
+  const others = snapshot.all(KIND.Node).filter((n) => !snapshot.isKarpenterNode(n));
+  if (!others.length) return false;
+  const positive = [...c.selector, ...c.terms.flat()].filter((k) => !isWellKnownLabel(k.key) && !k.set.complement && k.set.values.size > 0);
+  return positive.some(
+    (k) =>
+      !profiles.some((p) => p.requirements.has(k.key)) &&
+      others.some((n) => {
+        const v = n.metadata.labels?.[k.key];
+        return v !== undefined && k.set.values.has(v);
+      }),
+  );
+}
+
+function podFinding(snapshot: Snapshot, pods: KubeObject[], c: PodConstraints, verdicts: Verdict[], now: number): FindingInput {
+  const pod = pods[0]!;
+  const age = ageOf(pod.metadata.creationTimestamp, now)!;
+  const owner = (pod.metadata.ownerReferences ?? []).find((o) => o.controller) ?? pod.metadata.ownerReferences?.[0];
+  const siblings = pods.length > 1 ? ` (and ${plural(pods.length - 1, 'more pod')} of ${owner!.kind} ${owner!.name} for the same reasons)` : '';
+  const said = karpenterEvents(snapshot, pods);
+  const logs = karpenterLogs(snapshot, pods);
+  const evidence: EvidenceInput[] = [];
+  const scheduled = condition(pod, 'PodScheduled');
+  evidence.push(
+    scheduled
+      ? { object: pod, path: `/status/conditions/${scheduled.index}`, note: `PodScheduled=False ${scheduled.reason ?? ''}; Pending for ${formatDuration(age)}` }
+      : { object: pod, path: '/status/phase', note: `Pending for ${formatDuration(age)}, never scheduled` },
+  );
+  evidence.push(...reasonEvidence(c, verdicts));
+  for (const e of said.slice(-2)) evidence.push({ event: e, note: 'Karpenter could not schedule the pod' });
+  for (const l of logs.slice(-1)) evidence.push({ log: l, note: 'Karpenter could not schedule the pod' });
+  const saidText = said.length ? ` Karpenter agrees (FailedScheduling x${said.reduce((n, e) => n + e.count, 0)}).` : logs.length ? ' Karpenter logs "could not schedule pod" for it.' : '';
+  return {
+    object: pod,
+    message: `Pod ${podName(pod)}${siblings} has been Pending for ${formatDuration(age)} and no NodePool can host it — ${poolTexts(verdicts)}.${saidText}`,
+    fix: fixFor(c, closest(verdicts, c)),
+    ...pointerOf(closest(verdicts, c), verdicts),
+    evidence,
+    related: [...pods.slice(1, 6), ...verdicts.map((v) => v.profile.pool.object)],
+  };
+}
+
+function karpenterEvents(snapshot: Snapshot, pods: KubeObject[]): EventView[] {
+  return pods
+    .flatMap((p) => snapshot.eventsForObject(p))
+    .filter((e) => e.reason === 'FailedScheduling' && (e.component === 'karpenter' || KARPENTER_SAYS.test(e.message)) && !/^0\/\d+ nodes are available/.test(e.message))
+    .sort(byLastSeen);
+}
+
+/** "could not schedule pod" records naming one of the pods (`Pod: {name, namespace}` v0.37+, `pod: ns/name` before). */
+function karpenterLogs(snapshot: Snapshot, pods: KubeObject[]): LogRecord[] {
+  const names = new Set(pods.map(podName));
+  return snapshot.logs.filter((l) => {
+    if (!/could not schedule pod/i.test(l.message)) return false;
+    const f = l.fields.Pod ?? l.fields.pod;
+    const name = isRecord(f) ? `${str(f.namespace) ?? 'default'}/${str(f.name) ?? ''}` : str(f);
+    return name !== undefined && names.has(name);
+  });
+}
+
+// ----- workload templates (manifest repository) -----
+
+function judgeTemplates(snapshot: Snapshot, profiles: PoolProfile[]): FindingInput[] {
+  const out: FindingInput[] = [];
+  const targets: Array<{ object: KubeObject; specPath: string }> = [];
+  for (const { kind, base } of POD_TEMPLATE_KINDS) {
+    if (kind === KIND.DaemonSet) continue;
+    for (const object of snapshot.all(kind)) targets.push({ object, specPath: `${base}/spec` });
+  }
+  for (const object of snapshot.all(KIND.Pod)) if (!isDaemonSetPod(object)) targets.push({ object, specPath: '/spec' });
+  for (const { object, specPath } of targets) {
+    const c = podConstraints(object, specPath);
+    if (!karpenterIntent(c, profiles)) continue;
+    const verdicts = profiles.map((profile) => ({ profile, reasons: poolFit(c, profile) }));
+    if (verdicts.some((v) => v.reasons.length === 0)) continue;
+    const ns = object.metadata.namespace ? `${object.metadata.namespace}/` : '';
+    out.push({
+      object,
+      message: `${object.kind} ${ns}${object.metadata.name}: no NodePool in the repository can host its pods — ${poolTexts(verdicts)}; they would stay Pending.`,
+      fix: fixFor(c, closest(verdicts, c)),
+      ...pointerOf(closest(verdicts, c), verdicts),
+      evidence: [{ object, path: specPath, note: 'pod template' }, ...reasonEvidence(c, verdicts)],
+      related: verdicts.map((v) => v.profile.pool.object),
+    });
+  }
+  return out;
+}
+
+/** Selects a Karpenter label or a NodePool template label, or tolerates a NodePool taint by key. */
+function karpenterIntent(c: PodConstraints, profiles: PoolProfile[]): boolean {
+  // Only positive constraints: `karpenter.sh/nodepool DoesNotExist` is the opposite of intent.
+  const keys = [...c.selector, ...c.terms.flat()].filter((k) => !isNegative(k.set)).map((k) => k.key);
+  if (keys.some((k) => k.startsWith('karpenter.sh/') || k.startsWith('karpenter.k8s.aws/'))) return true;
+  if (keys.some((k) => profiles.some((p) => k in p.pool.templateLabels))) return true;
+  const keyed = c.tolerations.filter((t) => typeof t.key === 'string' && t.key !== '');
+  return profiles.some((p) => p.pool.taints.value.some((t) => tolerates(keyed, t)));
+}
+
+// ----- shared: per-pool reasons, evidence, pointer -----
+
+function poolTexts(verdicts: Verdict[]): string {
+  return verdicts.map((v) => `${v.profile.pool.object.kind} ${v.profile.pool.name}: ${v.reasons.map((r) => r.text).join(' and ')}`).join('; ');
+}
+
+/**
+ * The pool the fix aims at: fewest reasons that say "this pool is not meant for the pod" (a custom label it does not
+ * set, another pool's name, a taint the pod does not tolerate), then fewest reasons, then the pool whose own
+ * requirements the pod selects, then the highest weight.
+ */
+function closest(verdicts: Verdict[], c: PodConstraints): Verdict {
+  const notMeant = (v: Verdict) => v.reasons.filter((r) => r.kind === 'label' || r.kind === 'taint' || r.key === 'karpenter.sh/nodepool' || (r.key !== undefined && r.key in v.profile.pool.templateLabels)).length;
+  const keys = new Set([...c.selector, ...c.terms.flat()].map((k) => k.key));
+  // Requirements of the pool the pod selects and agrees with: arm64 pods lean to pools that offer arm64.
+  const selected = (v: Verdict) => v.profile.pool.requirements.value.filter((r) => keys.has(r.key) && !v.reasons.some((x) => x.key === r.key)).length;
+  const weight = (v: Verdict) => Number(dig(v.profile.pool.object, 'spec', 'weight') ?? 0);
+  return [...verdicts].sort((a, b) => notMeant(a) - notMeant(b) || a.reasons.length - b.reasons.length || selected(b) - selected(a) || weight(b) - weight(a))[0]!;
+}
+
+function reasonEvidence(c: PodConstraints, verdicts: Verdict[]): EvidenceInput[] {
+  const out: EvidenceInput[] = [];
+  const podSide = new Map<string, { object: KubeObject; pools: string[] }>();
+  for (const v of verdicts) {
+    for (const r of v.reasons) {
+      if (r.poolPath) out.push({ object: v.profile.pool.object, path: r.poolPath, note: `NodePool ${v.profile.pool.name}: ${r.text}` });
+      const object = r.volume ?? c.object;
+      if (!r.podPath || (r.kind === 'taint' && !c.tolerations.length) || r.kind === 'capacity') continue;
+      const k = `${object.metadata.name}|${r.podPath}`;
+      const e = podSide.get(k);
+      if (e) e.pools.push(v.profile.pool.name);
+      else podSide.set(k, { object, pools: [v.profile.pool.name] });
+    }
+  }
+  for (const [k, e] of podSide) {
+    const path = k.slice(k.indexOf('|') + 1);
+    out.unshift({ object: e.object, path, note: `conflicts with NodePool ${[...new Set(e.pools)].join(', ')}` });
+  }
+  return out;
+}
+
+/**
+ * The pod-side field of the closest pool's first reason, what CI annotates; when that pool only needs NodePool
+ * changes (limits, node class), the pod field most pools object to.
+ */
+function pointerOf(v: Verdict, verdicts: Verdict[]): { pointer?: string } {
+  const r = v.reasons.find((x) => x.podPath !== undefined && !x.volume) ?? verdicts.flatMap((x) => x.reasons).find((x) => x.podPath !== undefined && !x.volume && x.kind !== 'taint');
+  return r ? { pointer: r.podPath! } : {};
+}
