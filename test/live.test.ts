@@ -1,13 +1,12 @@
-import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRules } from '../src/engine/runner.js';
-import { loadLive, LiveError } from '../src/loaders/live.js';
+import { loadLive, LiveError, parseRequestTimeout } from '../src/loaders/live.js';
 import { loadInputs } from '../src/loaders/load.js';
 import type { KubeObject } from '../src/loaders/types.js';
 import { RULES } from '../src/rules/index.js';
 import { Snapshot } from '../src/snapshot/snapshot.js';
-import { makeTls, startFakeApiServer, type FakeApiServer } from './support/fake-apiserver.js';
+import { makeTls, runCli, startFakeApiServer, type FakeApiServer } from './support/fake-apiserver.js';
 import { FIXTURES } from './support/scan.js';
 
 const EXAMPLE = join(FIXTURES, 'example-cluster');
@@ -25,15 +24,6 @@ beforeAll(async () => {
   tls = makeTls();
 });
 
-/** The built CLI in a child process — asynchronously, since the fake API server answers from this process. */
-function cli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const bin = join(import.meta.dirname, '..', 'bin', 'karpdoctor.js');
-  return new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
-      resolve({ status: err ? ((err as { code?: number }).code ?? null) : 0, stdout, stderr });
-    });
-  });
-}
 
 /** Findings without where they were read (file:line offline, "live" here). */
 function comparable(run: ReturnType<typeof runRules>) {
@@ -109,17 +99,40 @@ describe('live loader against a local API server (real client-node KubeConfig, T
 
   it('the CLI scans the live cluster when no path is given, and fails with one line and exit 2 when it cannot', async () => {
     server = await startFakeApiServer({ objects }, tls);
-    const ok = await cli(['scan', '--kubeconfig', server.kubeconfig, '--now', referenceTime, '--format', 'json']);
+    const ok = await runCli(['scan', '--kubeconfig', server.kubeconfig, '--now', referenceTime, '--format', 'json']);
     expect(ok.status).toBe(1);
     const report = JSON.parse(ok.stdout);
     expect(report.snapshot.sources[0]).toMatch(/^live: context test \(https:\/\/127\.0\.0\.1:\d+\)$/);
-    const fromDump = JSON.parse((await cli(['scan', EXAMPLE, '--format', 'json'])).stdout);
+    const fromDump = JSON.parse((await runCli(['scan', EXAMPLE, '--format', 'json'])).stdout);
     const ids = (r: { findings: Array<{ ruleId: string; object: { name: string } }> }) => r.findings.map((f) => `${f.ruleId} ${f.object.name}`).sort();
     expect(ids(report)).toEqual(ids(fromDump));
     await server.close();
-    const down = await cli(['scan', '--kubeconfig', server.kubeconfig]);
+    const down = await runCli(['scan', '--kubeconfig', server.kubeconfig]);
     expect(down.status).toBe(2);
     expect(down.stderr.trim().split('\n')).toHaveLength(1);
     expect(down.stderr).toMatch(/^karpdoctor: cannot reach the API server/);
+  });
+
+  it('gives up on an API server that stalls after --request-timeout, with one line and exit 2', async () => {
+    server = await startFakeApiServer({ objects, stall: ['/api/v1/nodes'] }, tls);
+    await expect(loadLive({ kubeconfig: server.kubeconfig, requestTimeoutMs: 300 })).rejects.toThrow(
+      /^the API server https:\/\/127\.0\.0\.1:\d+ of context test did not answer within 0\.3 s \(3 tries\): raise --request-timeout, or check the network$/,
+    );
+    // Retried, then abandoned: three unanswered requests, no more.
+    expect(server.requests.filter((r) => r.path === '/api/v1/nodes').map((r) => r.status)).toEqual([undefined, undefined, undefined]);
+    const cut = await runCli(['scan', '--kubeconfig', server.kubeconfig, '--request-timeout', '1s']);
+    expect(cut.status).toBe(2);
+    expect(cut.stderr).toMatch(/^karpdoctor: the API server \S+ of context test did not answer within 1 s \(3 tries\)[^\n]*\n$/);
+    const bad = await runCli(['scan', '--kubeconfig', server.kubeconfig, '--request-timeout', '-1']);
+    expect([bad.status, bad.stderr]).toEqual([2, 'karpdoctor: --request-timeout takes a duration such as 30s or 2m, got "-1"\n']);
+    await server.close();
+  });
+
+  it('reads --request-timeout as kubectl does: a duration, or bare seconds', () => {
+    expect(parseRequestTimeout('2m')).toBe(120_000);
+    expect(parseRequestTimeout('1m30s')).toBe(90_000);
+    expect(parseRequestTimeout('45')).toBe(45_000);
+    expect(parseRequestTimeout('0s')).toBeUndefined();
+    expect(parseRequestTimeout('soon')).toBeUndefined();
   });
 });

@@ -9,6 +9,8 @@ import http from 'node:http';
 import https from 'node:https';
 import { acceptDocument, type ObjectSink } from './objects.js';
 import { isKarpenterControllerPod, parseLogLine } from './logs.js';
+import { INPUTS, type InputName } from '../snapshot/kinds.js';
+import { parseDuration } from '../snapshot/units.js';
 import type { LoadResult, LogRecord, SkippedInput } from './types.js';
 
 export interface LiveOptions {
@@ -19,56 +21,112 @@ export interface LiveOptions {
   logs?: boolean;
   /** Seconds of logs to read (default one hour). */
   logSeconds?: number;
+  /** Keep each controller log as the text the API server sent (`collect` writes it to the bundle). */
+  keepLogText?: boolean;
+  /** Inputs the enabled rules read (default: all): only their resources are listed (see `resourcesFor`). */
+  inputs?: ReadonlySet<InputName>;
   progress?: (message: string) => void;
+  /** The same progress as numbers, for a progress bar. */
+  onProgress?: (p: { done: number; total: number; objects: number; resource: string }) => void;
   /** Page size for list calls. */
   pageSize?: number;
+  /** Timeout of each API request in ms (`--request-timeout`, default 30 s). */
+  requestTimeoutMs?: number;
 }
 
 /** A user-facing failure of the whole live read (no kubeconfig, unreachable server, rejected credentials). */
 export class LiveError extends Error {}
 
-interface Resource {
+export interface Resource {
   group: string;
   version: string;
   plural: string;
   kind: string;
   namespaced: boolean;
-  /** The logical input name used in "not evaluated" reasons. */
-  input?: string;
+  /** The logical input a 403 on this resource denies ("not evaluated: no permission to list …"). */
+  input?: InputName;
+  /** Inputs whose rules need this resource listed. */
+  neededBy: InputName[];
 }
 
-/** Built-in kinds the rules read. Secrets and ConfigMaps are deliberately absent. */
-const BUILT_IN: Resource[] = [
-  { group: '', version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false, input: 'Node' },
-  { group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true, input: 'Pod' },
-  { group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true, input: 'Event' },
-  { group: '', version: 'v1', plural: 'persistentvolumeclaims', kind: 'PersistentVolumeClaim', namespaced: true, input: 'PersistentVolumeClaim' },
-  { group: '', version: 'v1', plural: 'persistentvolumes', kind: 'PersistentVolume', namespaced: false, input: 'PersistentVolume' },
-  { group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', namespaced: true, input: 'Deployment' },
-  { group: 'apps', version: 'v1', plural: 'daemonsets', kind: 'DaemonSet', namespaced: true, input: 'DaemonSet' },
-  { group: 'apps', version: 'v1', plural: 'statefulsets', kind: 'StatefulSet', namespaced: true, input: 'StatefulSet' },
-  { group: 'apps', version: 'v1', plural: 'replicasets', kind: 'ReplicaSet', namespaced: true },
-  { group: 'policy', version: 'v1', plural: 'poddisruptionbudgets', kind: 'PodDisruptionBudget', namespaced: true, input: 'PodDisruptionBudget' },
-  { group: 'storage.k8s.io', version: 'v1', plural: 'storageclasses', kind: 'StorageClass', namespaced: false, input: 'StorageClass' },
-  { group: 'storage.k8s.io', version: 'v1', plural: 'volumeattachments', kind: 'VolumeAttachment', namespaced: false, input: 'VolumeAttachment' },
+/**
+ * The one table of what the live loader lists for which input; `karpdoctor rbac` derives the ClusterRole from it.
+ * Secrets and ConfigMaps are deliberately absent. The controller is found among Deployments and Pods (by image);
+ * ReplicaSets link Pods to their Deployment.
+ */
+export const BUILT_IN: Resource[] = [
+  { group: '', version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false, input: 'Node', neededBy: ['Node'] },
+  { group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true, input: 'Pod', neededBy: ['Pod', 'KarpenterController', 'ControllerLogs'] },
+  { group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true, input: 'Event', neededBy: ['Event'] },
+  { group: '', version: 'v1', plural: 'persistentvolumeclaims', kind: 'PersistentVolumeClaim', namespaced: true, input: 'PersistentVolumeClaim', neededBy: ['PersistentVolumeClaim'] },
+  { group: '', version: 'v1', plural: 'persistentvolumes', kind: 'PersistentVolume', namespaced: false, input: 'PersistentVolume', neededBy: ['PersistentVolume'] },
+  { group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', namespaced: true, input: 'Deployment', neededBy: ['Deployment', 'KarpenterController'] },
+  { group: 'apps', version: 'v1', plural: 'daemonsets', kind: 'DaemonSet', namespaced: true, input: 'DaemonSet', neededBy: ['DaemonSet'] },
+  { group: 'apps', version: 'v1', plural: 'statefulsets', kind: 'StatefulSet', namespaced: true, input: 'StatefulSet', neededBy: ['StatefulSet'] },
+  { group: 'apps', version: 'v1', plural: 'replicasets', kind: 'ReplicaSet', namespaced: true, neededBy: ['Pod', 'Deployment'] },
+  { group: 'policy', version: 'v1', plural: 'poddisruptionbudgets', kind: 'PodDisruptionBudget', namespaced: true, input: 'PodDisruptionBudget', neededBy: ['PodDisruptionBudget'] },
+  { group: 'storage.k8s.io', version: 'v1', plural: 'storageclasses', kind: 'StorageClass', namespaced: false, input: 'StorageClass', neededBy: ['StorageClass'] },
+  { group: 'storage.k8s.io', version: 'v1', plural: 'volumeattachments', kind: 'VolumeAttachment', namespaced: false, input: 'VolumeAttachment', neededBy: ['VolumeAttachment'] },
 ];
 
-/** Karpenter kinds, found through discovery in whatever versions the cluster serves. */
-const KARPENTER_KINDS: Record<string, string> = {
-  NodePool: 'NodePool',
-  NodeClaim: 'NodeClaim',
-  Provisioner: 'NodePool',
-  Machine: 'NodeClaim',
-  EC2NodeClass: 'NodeClass',
-  AWSNodeTemplate: 'NodeClass',
-};
-const KARPENTER_GROUPS = ['karpenter.sh', 'karpenter.k8s.aws'];
+/** Karpenter kinds of every generation, found through discovery in whatever versions the cluster serves. */
+export const KARPENTER_RESOURCES: Array<{ group: string; plural: string; kind: string; input: InputName }> = [
+  { group: 'karpenter.sh', plural: 'nodepools', kind: 'NodePool', input: 'NodePool' },
+  { group: 'karpenter.sh', plural: 'provisioners', kind: 'Provisioner', input: 'NodePool' },
+  { group: 'karpenter.sh', plural: 'nodeclaims', kind: 'NodeClaim', input: 'NodeClaim' },
+  { group: 'karpenter.sh', plural: 'machines', kind: 'Machine', input: 'NodeClaim' },
+  { group: 'karpenter.k8s.aws', plural: 'ec2nodeclasses', kind: 'EC2NodeClass', input: 'NodeClass' },
+  { group: 'karpenter.k8s.aws', plural: 'awsnodetemplates', kind: 'AWSNodeTemplate', input: 'NodeClass' },
+];
+
+/** Every input, for scans and collects that run all rules. */
+export const ALL_INPUTS: ReadonlySet<InputName> = new Set(Object.keys(INPUTS) as InputName[]);
+
+/**
+ * The built-in resources and Karpenter kinds that the given inputs need listed; with `logs`, the pods too, as the
+ * controller's logs are found through its pods.
+ */
+export function resourcesFor(inputs: ReadonlySet<InputName>, logs = false): { builtIn: Resource[]; karpenter: typeof KARPENTER_RESOURCES } {
+  return {
+    builtIn: BUILT_IN.filter((r) => r.neededBy.some((i) => inputs.has(i) || (logs && i === 'ControllerLogs'))),
+    karpenter: KARPENTER_RESOURCES.filter((r) => inputs.has(r.input)),
+  };
+}
+
+/** The inputs a set of rules reads: required, any-of and optional ones (optional inputs sharpen verdicts). */
+export function inputsOfRules(rules: ReadonlyArray<{ meta: { requires: InputName[]; requiresAnyOf?: InputName[]; optional?: InputName[] } }>): Set<InputName> {
+  return new Set(rules.flatMap((r) => [...r.meta.requires, ...(r.meta.requiresAnyOf ?? []), ...(r.meta.optional ?? [])]));
+}
+
+/** What happened to one resource: the completeness manifest of `collect` is made of these. */
+export interface ResourceOutcome {
+  resource: string;
+  kind: string;
+  /** `v1`, `apps/v1`, `karpenter.sh/v1`: the version listed. */
+  apiVersion: string;
+  input?: InputName;
+  status: 'listed' | 'denied' | 'absent' | 'failed';
+  count: number;
+  message?: string;
+}
+
+/** A controller log as the API server sent it. */
+export interface LogText {
+  namespace: string;
+  pod: string;
+  container: string;
+  text: string;
+}
 
 export interface LiveResult extends LoadResult {
   /** Inputs the credentials may not list, with the reason to show ("no permission to list poddisruptionbudgets"). */
   denied: Map<string, string>;
   server: string;
   context: string;
+  resources: ResourceOutcome[];
+  /** With `logs`: whether logs were read, and why not. */
+  logStatus?: string;
+  logTexts: LogText[];
 }
 
 export async function loadLive(opts: LiveOptions = {}): Promise<LiveResult> {
@@ -83,35 +141,47 @@ export async function loadLive(opts: LiveOptions = {}): Promise<LiveResult> {
     denied: new Map(),
     server: api.server,
     context: api.context,
+    resources: [],
+    logTexts: [],
   };
   const sink: ObjectSink = result;
-  const resources = [...BUILT_IN, ...(await discoverKarpenter(api, result.skipped))];
+  const wanted = resourcesFor(opts.inputs ?? ALL_INPUTS, opts.logs);
+  const resources = [...wanted.builtIn, ...(await discoverKarpenter(api, wanted.karpenter, result.skipped))];
   let done = 0;
   let objects = 0;
   await inParallel(resources, 4, async (r) => {
     const path = listPath(r, opts.namespace);
+    const name = `${r.plural}${r.group ? `.${r.group}` : ''}`;
+    const outcome: ResourceOutcome = { resource: name, kind: r.kind, apiVersion: r.group ? `${r.group}/${r.version}` : r.version, ...(r.input ? { input: r.input } : {}), status: 'listed', count: 0 };
     try {
       for await (const page of listPages(api, path, opts.pageSize ?? 500)) {
         const before = sink.objects.length;
         acceptDocument(page, 'live', 0, sink);
-        objects += sink.objects.length - before;
+        outcome.count += sink.objects.length - before;
       }
+      objects += outcome.count;
     } catch (e) {
       const status = (e as HttpError).status;
       if (status === 403) {
-        const reason = `no permission to list ${r.plural}${r.group ? `.${r.group}` : ''} (403 Forbidden)`;
+        const reason = `no permission to list ${name} (403 Forbidden)`;
         if (r.input) result.denied.set(r.input, reason);
         result.skipped.push({ source: 'live', reason });
+        Object.assign(outcome, { status: 'denied', message: (e as HttpError).serverMessage ?? reason });
       } else if (status === 404) {
         // A kind the server does not serve: absent, which the completeness manifest reports.
+        Object.assign(outcome, { status: 'absent', message: 'the server does not serve this resource (404)' });
       } else if (e instanceof LiveError) {
         throw e;
       } else {
-        result.skipped.push({ source: 'live', reason: `listing ${r.plural}: ${(e as Error).message}` });
+        const reason = `listing ${r.plural}: ${(e as Error).message}`;
+        result.skipped.push({ source: 'live', reason });
+        Object.assign(outcome, { status: 'failed', message: reason });
       }
     }
+    result.resources.push(outcome);
     done++;
     opts.progress?.(`listed ${done}/${resources.length} kinds, ${objects} objects`);
+    opts.onProgress?.({ done, total: resources.length, objects, resource: name });
   });
   if (opts.logs) result.logs.push(...(await controllerLogs(api, result, opts)));
   return result;
@@ -125,6 +195,8 @@ interface Api {
 
 interface HttpError extends Error {
   status?: number;
+  /** The API server's own message (Status.message). */
+  serverMessage?: string;
 }
 
 async function connect(opts: LiveOptions): Promise<Api> {
@@ -149,16 +221,17 @@ async function connect(opts: LiveOptions): Promise<Api> {
   }
   const server = cluster.server.replace(/\/$/, '');
   const context = kc.getCurrentContext();
+  const timeout = opts.requestTimeoutMs ?? 30_000;
   const get = async (path: string) => {
     const url = new URL(server + path);
-    const options: https.RequestOptions = { method: 'GET', headers: { Accept: 'application/json' }, timeout: 30_000 };
+    const options: https.RequestOptions = { method: 'GET', headers: { Accept: 'application/json' }, timeout };
     await kc.applyToHTTPSOptions(options);
-    return request(url, options);
+    return request(url, options, timeout);
   };
-  return { server, context, get: (path) => withRetries(() => get(path), server, context) };
+  return { server, context, get: (path) => withRetries(() => get(path), server, context, timeout) };
 }
 
-function request(url: URL, options: https.RequestOptions): Promise<{ status: number; body: string }> {
+function request(url: URL, options: https.RequestOptions, timeout: number): Promise<{ status: number; body: string }> {
   const client = url.protocol === 'http:' ? http : https;
   return new Promise((resolve, reject) => {
     const req = client.request(url, options, (res) => {
@@ -167,20 +240,27 @@ function request(url: URL, options: https.RequestOptions): Promise<{ status: num
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
       res.on('error', reject);
     });
-    req.on('timeout', () => req.destroy(Object.assign(new Error('request timed out after 30 s'), { code: 'ETIMEDOUT' })));
+    // The socket timeout fires on silence; the timer bounds the whole request, so a server that trickles bytes is cut too.
+    const fail = () => req.destroy(Object.assign(new Error(`no answer within ${seconds(timeout)}`), { code: 'ETIMEDOUT' }));
+    const timer = setTimeout(fail, timeout);
+    req.on('close', () => clearTimeout(timer));
+    req.on('timeout', fail);
     req.on('error', reject);
     req.end();
   });
 }
 
 /** 429 and 5xx are retried with backoff; connection failures and 401 end the scan with one clear line. */
-async function withRetries(call: () => Promise<{ status: number; body: string }>, server: string, context: string) {
+async function withRetries(call: () => Promise<{ status: number; body: string }>, server: string, context: string, timeout: number) {
   for (let attempt = 0; ; attempt++) {
     let res: { status: number; body: string };
     try {
       res = await call();
     } catch (e) {
       const err = e as NodeJS.ErrnoException;
+      if (err.code === 'ETIMEDOUT' && attempt >= 2) {
+        throw new LiveError(`the API server ${server} of context ${context} did not answer within ${seconds(timeout)} (3 tries): raise --request-timeout, or check the network`);
+      }
       if (['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ETIMEDOUT', 'ECONNRESET'].includes(err.code ?? '') && attempt >= 2) {
         throw new LiveError(`cannot reach the API server ${server} of context ${context}: ${err.code} (${err.message})`);
       }
@@ -217,7 +297,10 @@ async function* listPages(api: Api, path: string, pageSize: number): AsyncGenera
       pending = [];
       continue;
     }
-    if (res.status !== 200) throw Object.assign(new Error(`HTTP ${res.status} for ${path}: ${statusMessage(res.body)}`), { status: res.status });
+    if (res.status !== 200) {
+      const serverMessage = statusMessage(res.body);
+      throw Object.assign(new Error(`HTTP ${res.status} for ${path}: ${serverMessage}`), { status: res.status, serverMessage });
+    }
     const page = JSON.parse(res.body) as Record<string, unknown>;
     pending.push(page);
     token = (page.metadata as { continue?: string } | undefined)?.continue || undefined;
@@ -226,15 +309,16 @@ async function* listPages(api: Api, path: string, pageSize: number): AsyncGenera
   yield* pending;
 }
 
-async function discoverKarpenter(api: Api, skipped: SkippedInput[]): Promise<Resource[]> {
+async function discoverKarpenter(api: Api, wanted: typeof KARPENTER_RESOURCES, skipped: SkippedInput[]): Promise<Resource[]> {
   const out: Resource[] = [];
+  if (!wanted.length) return out;
   const groups = await api.get('/apis');
   if (groups.status !== 200) {
     skipped.push({ source: 'live', reason: `API discovery failed (HTTP ${groups.status}): Karpenter objects not read` });
     return out;
   }
   const list = (JSON.parse(groups.body) as { groups?: Array<{ name: string; versions: Array<{ version: string }> }> }).groups ?? [];
-  for (const g of list.filter((g) => KARPENTER_GROUPS.includes(g.name))) {
+  for (const g of list.filter((g) => wanted.some((w) => w.group === g.name))) {
     // Every served version: a v1beta1 object still stored during an upgrade is found as well as v1 ones;
     // duplicates across versions merge in the snapshot (same kind, same name).
     for (const { version } of g.versions) {
@@ -242,8 +326,9 @@ async function discoverKarpenter(api: Api, skipped: SkippedInput[]): Promise<Res
       if (res.status !== 200) continue;
       const resources = (JSON.parse(res.body) as { resources?: Array<{ name: string; kind: string; namespaced: boolean }> }).resources ?? [];
       for (const r of resources) {
-        if (r.name.includes('/') || !(r.kind in KARPENTER_KINDS)) continue;
-        out.push({ group: g.name, version, plural: r.name, kind: r.kind, namespaced: r.namespaced, input: KARPENTER_KINDS[r.kind]! });
+        const known = wanted.find((w) => w.group === g.name && w.plural === r.name);
+        if (!known) continue;
+        out.push({ group: g.name, version, plural: r.name, kind: r.kind, namespaced: r.namespaced, input: known.input, neededBy: [known.input] });
       }
     }
   }
@@ -255,20 +340,25 @@ async function controllerLogs(api: Api, result: LiveResult, opts: LiveOptions): 
   const pods = result.objects
     .map((o) => o.object)
     .filter((o) => o.kind === 'Pod' && isKarpenterControllerPod(o.metadata.name ?? '') && (o.status as { phase?: string } | undefined)?.phase === 'Running');
+  result.logStatus = pods.length ? undefined : 'no running Karpenter controller pod found (or pods could not be listed)';
   for (const pod of pods) {
     const ns = pod.metadata.namespace ?? 'kube-system';
     const name = pod.metadata.name!;
     const res = await api.get(`/api/v1/namespaces/${ns}/pods/${name}/log?container=controller&timestamps=true&sinceSeconds=${opts.logSeconds ?? 3600}`);
     if (res.status !== 200) {
-      result.skipped.push({ source: 'live', reason: `logs of ${ns}/${name}: HTTP ${res.status} ${statusMessage(res.body)}` });
+      const reason = `logs of ${ns}/${name}: HTTP ${res.status} ${statusMessage(res.body)}`;
+      result.skipped.push({ source: 'live', reason });
+      result.logStatus = reason;
       continue;
     }
+    if (opts.keepLogText) result.logTexts.push({ namespace: ns, pod: name, container: 'controller', text: res.body });
     const source = `live: logs of ${ns}/${name}`;
     res.body.split('\n').forEach((line, i) => {
       const record = parseLogLine(line, i + 1, { source, pod: { namespace: ns, name, container: 'controller' } });
       if (record) records.push(record);
     });
   }
+  if (pods.length && !result.logStatus) result.logStatus = `read from ${pods.length} controller pod(s)`;
   return records;
 }
 
@@ -292,6 +382,17 @@ async function inParallel<T>(items: T[], limit: number, work: (item: T) => Promi
       while (next < items.length) await work(items[next++]!);
     }),
   );
+}
+
+function seconds(ms: number): string {
+  return `${ms / 1000} s`;
+}
+
+/** `--request-timeout` values: `30s`, `2m`, `1m30s`, or bare seconds. */
+export function parseRequestTimeout(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const ms = /^\d+(\.\d+)?$/.test(text.trim()) ? Number(text) * 1000 : parseDuration(text);
+  return ms !== undefined && Number.isFinite(ms) && ms > 0 ? ms : undefined;
 }
 
 function sleep(ms: number): Promise<void> {

@@ -4,7 +4,7 @@
  * resources, 404 for unknown ones, 410 Gone for an expired continue token, pod logs. Built-in list items lose their
  * kind/apiVersion, as the real API server sends them. Every request is recorded.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -22,13 +22,30 @@ export interface FakeOptions {
   logs?: Record<string, string>;
   /** Token written into the kubeconfig when it should not match the server's. */
   kubeconfigToken?: string;
+  /** Authorize every request against this ClusterRole (as the API server's RBAC authorizer would): 403 otherwise. */
+  role?: ClusterRole;
+  /** Paths (e.g. `/api/v1/pods`) that never get an answer, to exercise request timeouts. */
+  stall?: string[];
+}
+
+export interface PolicyRule {
+  apiGroups?: string[];
+  resources?: string[];
+  verbs: string[];
+  nonResourceURLs?: string[];
+}
+
+export interface ClusterRole {
+  kind: string;
+  rules: PolicyRule[];
 }
 
 export interface FakeApiServer {
   url: string;
   caFile: string;
   kubeconfig: string;
-  requests: Array<{ method: string; path: string }>;
+  /** Every request, with the status it got (undefined while unanswered). */
+  requests: Array<{ method: string; path: string; status?: number }>;
   close(): Promise<void>;
 }
 
@@ -53,6 +70,9 @@ const PLURALS: Record<string, string> = {
   PersistentVolumeClaim: 'persistentvolumeclaims',
   PersistentVolume: 'persistentvolumes',
 };
+/** Kinds of the built-in lists a test may leave empty (the list still says which kind it holds). */
+const BUILT_IN_KINDS = ['Node', 'Pod', 'Event', 'Deployment', 'DaemonSet', 'StatefulSet', 'ReplicaSet', 'VolumeAttachment', 'PodDisruptionBudget', 'StorageClass', 'PersistentVolumeClaim', 'PersistentVolume'];
+const KIND_OF_PLURAL = Object.fromEntries(BUILT_IN_KINDS.map((k) => [PLURALS[k] ?? `${k.toLowerCase()}s`, k]));
 const CLUSTER_SCOPED = new Set(['Node', 'PersistentVolume', 'StorageClass', 'VolumeAttachment', 'NodePool', 'NodeClaim', 'EC2NodeClass', 'Provisioner', 'Machine', 'AWSNodeTemplate', 'Namespace']);
 const BUILT_IN_GROUPS = new Set(['', 'apps', 'policy', 'storage.k8s.io', 'batch', 'events.k8s.io']);
 
@@ -82,14 +102,21 @@ export async function startFakeApiServer(opts: FakeOptions, tls = makeTls()): Pr
 
   const server = https.createServer({ key: readFileSync(tls.key), cert: readFileSync(tls.cert) }, (req, res) => {
     const url = new URL(req.url ?? '/', 'https://127.0.0.1');
-    requests.push({ method: req.method ?? '', path: url.pathname });
+    const record: FakeApiServer['requests'][number] = { method: req.method ?? '', path: url.pathname };
+    requests.push(record);
     const send = (status: number, body: unknown) => {
+      record.status = status;
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     };
     const status = (code: number, reason: string, message: string) => send(code, { kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message });
     if (req.headers.authorization !== `Bearer ${token}`) return status(401, 'Unauthorized', 'Unauthorized');
     if (req.method !== 'GET') return status(405, 'MethodNotAllowed', 'read-only test server');
+    if (opts.stall?.includes(url.pathname)) return; // never answered
+    if (opts.role) {
+      const denial = authorize(opts.role, url.pathname);
+      if (denial) return status(403, 'Forbidden', denial);
+    }
 
     if (url.pathname === '/apis') {
       const groups = new Map<string, Set<string>>();
@@ -121,6 +148,7 @@ export async function startFakeApiServer(opts: FakeOptions, tls = makeTls()): Pr
     if (logMatch) {
       const text = opts.logs?.[`${logMatch[1]}/${logMatch[2]}`];
       if (text === undefined) return status(404, 'NotFound', `pods "${logMatch[2]}" not found`);
+      record.status = 200;
       res.writeHead(200, { 'content-type': 'text/plain' });
       return res.end(text);
     }
@@ -144,7 +172,7 @@ export async function startFakeApiServer(opts: FakeOptions, tls = makeTls()): Pr
     const offset = cont ? Number(cont) : 0;
     const page = items.slice(offset, offset + limit);
     const next = offset + limit < items.length ? String(offset + limit) : undefined;
-    const kind = s?.kind ?? (plural!.replace(/s$/, '').replace(/^./, (c) => c.toUpperCase()));
+    const kind = s?.kind ?? KIND_OF_PLURAL[plural!] ?? plural!.replace(/s$/, '').replace(/^./, (c) => c.toUpperCase());
     // The real API server leaves kind/apiVersion off the items of built-in lists; CRD items keep them.
     const shaped = page.map((o) => (knownBuiltIn ? stripType(o) : o));
     return send(200, { kind: `${kind}List`, apiVersion: group ? `${group}/${version}` : version, metadata: { resourceVersion: '12345', ...(next ? { continue: next } : {}) }, items: shaped });
@@ -180,11 +208,42 @@ export async function startFakeApiServer(opts: FakeOptions, tls = makeTls()): Pr
     caFile: tls.ca,
     kubeconfig,
     requests,
-    close: () => new Promise((r) => server.close(() => r())),
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections(); // stalled requests hold their sockets open
+        server.close(() => r());
+      }),
   };
 }
 
 function stripType(o: KubeObject): Record<string, unknown> {
   const { kind: _k, apiVersion: _a, ...rest } = o;
   return rest;
+}
+
+/**
+ * The RBAC authorizer's decision for a GET: list of a collection (`/api/v1/pods`, `/apis/apps/v1/namespaces/x/deployments`),
+ * get of a subresource (`pods/log`), or a non-resource URL (`/apis`, `/apis/karpenter.sh/v1`). Returns why it is denied.
+ */
+function authorize(role: ClusterRole, path: string): string | undefined {
+  const log = /^\/api\/v1\/namespaces\/[^/]+\/pods\/[^/]+\/log$/.test(path);
+  const list = /^\/(?:api\/v1|apis\/([^/]+)\/[^/]+)(?:\/namespaces\/[^/]+)?\/([^/]+)$/.exec(path);
+  const discovery = path === '/api' || path === '/apis' || /^\/apis\/[^/]+(\/[^/]+)?$/.test(path) || /^\/api\/v1$/.test(path);
+  if (discovery && !log) {
+    const ok = role.rules.some((r) => r.verbs.includes('get') && (r.nonResourceURLs ?? []).some((u) => u === path || (u.endsWith('*') && path.startsWith(u.slice(0, -1)))));
+    return ok ? undefined : `forbidden: User "test" cannot get path "${path}"`;
+  }
+  const [group, resource, verb] = log ? ['', 'pods/log', 'get'] : list ? [list[1] ?? '', list[2]!, 'list'] : ['', path, 'get'];
+  const ok = role.rules.some((r) => (r.apiGroups ?? []).includes(group) && (r.resources ?? []).includes(resource) && r.verbs.includes(verb));
+  return ok ? undefined : `${resource} is forbidden: User "test" cannot ${verb} resource "${resource}" in API group "${group}" at the cluster scope`;
+}
+
+/** The built CLI in a child process — asynchronously, since the fake API server answers from the test process. */
+export function runCli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const bin = join(import.meta.dirname, '..', '..', 'bin', 'karpdoctor.js');
+  return new Promise((resolve) => {
+    execFile(process.execPath, [bin, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
+      resolve({ status: err ? ((err as { code?: number }).code ?? null) : 0, stdout, stderr });
+    });
+  });
 }

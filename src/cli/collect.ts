@@ -1,0 +1,106 @@
+/**
+ * `karpdoctor collect -o bundle.tar.gz`: reads the cluster through the live loader (the same requests as a live
+ * scan, so `karpdoctor rbac` covers both), redacts, optionally anonymizes, and writes one archive that
+ * `karpdoctor scan bundle.tar.gz` reads with the same findings.
+ */
+import { Anonymizer, defaultKeyPath, loadOrCreateKey } from '../collect/anonymize.js';
+import { buildBundle } from '../collect/bundle.js';
+import { writeTarGz } from '../collect/tar.js';
+import { UsageError } from './errors.js';
+
+export interface CollectOptions {
+  output: string;
+  kubeconfig?: string;
+  context?: string;
+  namespace?: string;
+  /** commander's `--no-logs`: true unless switched off. */
+  logs?: boolean;
+  anonymize?: boolean;
+  anonymizeKey?: string;
+  requestTimeout?: string;
+}
+
+export async function collectCommand(opts: CollectOptions, toolVersion: string): Promise<number> {
+  const { loadLive, LiveError, parseRequestTimeout } = await import('../loaders/live.js');
+  if (!/\.(tar\.gz|tgz)$/.test(opts.output)) throw new UsageError(`--output must name a .tar.gz (or .tgz) file, got "${opts.output}"`);
+  const requestTimeoutMs = parseRequestTimeout(opts.requestTimeout);
+  if (opts.requestTimeout !== undefined && requestTimeoutMs === undefined) {
+    throw new UsageError(`--request-timeout takes a duration such as 30s or 2m, got "${opts.requestTimeout}"`);
+  }
+  const anonymizer = opts.anonymize || opts.anonymizeKey ? openAnonymizer(opts.anonymizeKey) : undefined;
+  const logs = opts.logs !== false;
+  const progress = progressReporter();
+  let live;
+  try {
+    live = await loadLive({
+      ...(opts.kubeconfig ? { kubeconfig: opts.kubeconfig } : {}),
+      ...(opts.context ? { context: opts.context } : {}),
+      ...(opts.namespace ? { namespace: opts.namespace } : {}),
+      ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
+      logs,
+      keepLogText: true,
+      onProgress: progress.update,
+    });
+  } catch (e) {
+    progress.clear();
+    if (e instanceof LiveError) throw new UsageError(e.message);
+    throw e;
+  }
+  progress.clear();
+  const { entries, manifest } = buildBundle(live, { toolVersion, logs, ...(opts.namespace ? { namespace: opts.namespace } : {}), ...(anonymizer ? { anonymizer } : {}) });
+  try {
+    await writeTarGz(opts.output, entries);
+  } catch (e) {
+    throw new UsageError(`cannot write ${opts.output}: ${(e as Error).message}`);
+  }
+  const collected = manifest.kinds.filter((k) => k.status === 'collected');
+  const objects = collected.reduce((n, k) => n + (k.count ?? 0), 0);
+  const denied = manifest.kinds.filter((k) => k.status === 'denied').map((k) => k.resource);
+  const failed = manifest.kinds.filter((k) => k.status === 'failed').map((k) => k.resource);
+  const lines = [
+    `wrote ${opts.output}: ${objects} objects of ${collected.length} kinds${manifest.logs.files.length ? `, logs of ${manifest.logs.files.length} controller pod(s)` : ''}${anonymizer ? ', names anonymized' : ''}`,
+    ...(denied.length ? [`no permission to list ${denied.join(', ')}: the rules that need them will say so (see \`karpdoctor rbac\`)`] : []),
+    ...(failed.length ? [`could not list ${failed.join(', ')} (see karpdoctor-manifest.json)`] : []),
+    ...(logs && manifest.logs.status !== 'collected' ? [`controller logs not collected: ${manifest.logs.detail}`] : []),
+  ];
+  process.stderr.write(lines.map((l) => `karpdoctor: ${l}\n`).join(''));
+  return 0;
+}
+
+function openAnonymizer(keyFile: string | undefined): Anonymizer {
+  const path = keyFile ?? defaultKeyPath();
+  let loaded;
+  try {
+    loaded = loadOrCreateKey(path);
+  } catch (e) {
+    throw new UsageError(`cannot use the anonymization key ${path}: ${(e as Error).message}`);
+  }
+  process.stderr.write(
+    loaded.created
+      ? `karpdoctor: created a new anonymization key in ${path}: keep it, never send it (it turns names into the bundle's hashes)\n`
+      : `karpdoctor: anonymizing with the key in ${path}\n`,
+  );
+  return new Anonymizer(loaded.key);
+}
+
+/** A bar redrawn in place on a terminal; elsewhere (CI logs, redirected stderr) one plain line per kind. */
+function progressReporter(): { update: (p: { done: number; total: number; objects: number; resource: string }) => void; clear: () => void } {
+  const tty = Boolean(process.stderr.isTTY);
+  let drawn = false;
+  return {
+    update: ({ done, total, objects, resource }) => {
+      if (!tty) {
+        process.stderr.write(`karpdoctor: listed ${resource} (${done}/${total} kinds, ${objects} objects)\n`);
+        return;
+      }
+      const width = 24;
+      const filled = Math.round((done / Math.max(total, 1)) * width);
+      process.stderr.write(`\r\x1b[2Kkarpdoctor: [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total} kinds, ${objects} objects (${resource})`);
+      drawn = true;
+    },
+    clear: () => {
+      if (drawn) process.stderr.write('\r\x1b[2K');
+      drawn = false;
+    },
+  };
+}
