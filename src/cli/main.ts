@@ -26,9 +26,12 @@ export async function main(argv: string[]): Promise<number> {
     .command('scan')
     .description('load cluster state and report what stops Karpenter from doing its job')
     .argument('[paths...]', 'files, directories, archives (.tar, .tar.gz, .tgz, .zip) or - for stdin')
-    .addOption(new Option('-f, --format <format>', 'output format').choices(['table', 'json']).default('table'))
+    .addOption(new Option('-f, --format <format>', 'output format').choices(['table', 'json', 'sarif', 'markdown', 'github']).default('table'))
     .option('-o, --output <file>', 'write the report to a file instead of stdout')
-    .addOption(new Option('--fail-on <severity>', 'exit 1 when a finding is at or above this severity').choices(['error', 'warning', 'info', 'none']).default('error'))
+    .option('-c, --config <file>', 'configuration file (default: .karpdoctor.yaml found upward from the scanned path)')
+    .option('--baseline <file>', 'report only findings that are not in this baseline file (see `karpdoctor baseline`)')
+    .option('--no-inline-suppressions', 'ignore karpdoctor.io/ignore annotations (central teams: only the config file may suppress)')
+    .addOption(new Option('--fail-on <severity>', 'exit 1 when a finding is at or above this severity (default: error, or failOn in the config)').choices(['error', 'warning', 'info', 'none']))
     .option('--rule <id>', 'run only this rule (repeatable)', collect, [])
     .option('--disable-rule <id>', 'do not run this rule (repeatable)', collect, [])
     .option('--rule-option <rule.option=value>', 'set a rule threshold, e.g. node-unhealthy-not-repaired.toleration=45m (repeatable)', collect, [])
@@ -38,12 +41,56 @@ export async function main(argv: string[]): Promise<number> {
     .option('--context <name>', 'kubeconfig context for a live scan')
     .option('-n, --namespace <ns>', 'live scan: list namespaced objects of this namespace only')
     .option('--logs', 'live scan: also read the Karpenter controller logs of the last hour')
+    .option('--request-timeout <duration>', 'live scan: timeout of each API request, e.g. 30s or 2m', '30s')
     .option('--jobs <n>', 'worker threads for parsing large inputs (default: one per core when the input is large; 0 = none)')
     .option('--timing', 'print load, snapshot and per-rule times to stderr')
     .option('-v, --verbose', 'list every rule that was not evaluated, with its reason')
     .action(async (paths: string[], opts) => {
       const { scanCommand } = await import('./scan.js');
       exitCode = await scanCommand(paths, opts, pkg.version);
+    });
+
+  program
+    .command('baseline')
+    .description('record the current findings so that CI fails only on new ones')
+    .argument('<action>', 'create (write the baseline from a scan) or prune (drop entries that no longer match a finding)')
+    .argument('[paths...]', 'what to scan, as for `scan`')
+    .option('--baseline <file>', 'baseline file (default: baseline in the config, else .karpdoctor-baseline.json)')
+    .option('-c, --config <file>', 'configuration file (default: .karpdoctor.yaml found upward from the scanned path)')
+    .option('--now <time>', 'reference time (RFC3339)')
+    .option('--karpenter-version <version>', 'Karpenter version to assume when the input does not show it')
+    .action(async (action: string, paths: string[], opts) => {
+      const { baselineCommand } = await import('./baseline.js');
+      exitCode = await baselineCommand(action, paths, opts, pkg.version);
+    });
+
+  program
+    .command('rbac')
+    .description('print the least-privilege ClusterRole (and binding) that a live scan or collect of the enabled rules needs')
+    .option('--rule <id>', 'only what this rule needs (repeatable)', collect, [])
+    .option('--disable-rule <id>', 'leave out what only this rule needs (repeatable)', collect, [])
+    .option('--logs', 'also allow reading the Karpenter controller logs')
+    .option('--name <name>', 'name of the ClusterRole', 'karpdoctor-reader')
+    .option('--service-account <namespace/name>', 'also print a ClusterRoleBinding for this ServiceAccount')
+    .action(async (opts) => {
+      const { rbacCommand } = await import('./rbac.js');
+      exitCode = await rbacCommand(opts);
+    });
+
+  program
+    .command('collect')
+    .description('gather what the rules need from the live cluster into one redacted archive that `scan` reads')
+    .requiredOption('-o, --output <file>', 'archive to write (.tar.gz)')
+    .option('--kubeconfig <file>', 'kubeconfig (default: $KUBECONFIG or ~/.kube/config)')
+    .option('--context <name>', 'kubeconfig context')
+    .option('-n, --namespace <ns>', 'collect namespaced objects of this namespace only')
+    .option('--no-logs', 'do not collect the Karpenter controller logs')
+    .option('--anonymize', 'replace names and namespaces by keyed hashes (the key stays with you)')
+    .option('--anonymize-key <file>', 'file holding the anonymization key (created with a new random key if absent)')
+    .option('--request-timeout <duration>', 'timeout of each API request, e.g. 30s or 2m', '30s')
+    .action(async (opts) => {
+      const { collectCommand } = await import('./collect.js');
+      exitCode = await collectCommand(opts, pkg.version);
     });
 
   program

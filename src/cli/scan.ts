@@ -1,27 +1,34 @@
 /** `karpdoctor scan`: inputs → snapshot → rules → report, with exit codes 0 (clean) / 1 (findings) / 2 (unusable). */
 import { statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
+import type { BaselineEntry } from '../engine/baseline.js';
 import { SEVERITY_RANK, resolveDeferredSources } from '../engine/findings.js';
+import { buildGate, type GateView } from '../engine/gate.js';
+import type { Rule, Severity } from '../engine/rule.js';
+import { ConfigError, runRules, selectRules, type RunConfig, type RunResult } from '../engine/runner.js';
+import type { LiveResult } from '../loaders/live.js';
+import { loadInputs } from '../loaders/load.js';
 import { locateUnitLines } from '../loaders/locate.js';
 import { startLocatePool } from '../loaders/parallel.js';
-import type { Severity } from '../engine/rule.js';
-import { ConfigError, runRules, selectRules, type RunConfig } from '../engine/runner.js';
-import { loadInputs } from '../loaders/load.js';
-import type { LiveResult } from '../loaders/live.js';
-import { buildReport, renderJson, reportContext } from '../reporters/report.js';
+import { renderGithubAnnotations } from '../reporters/github.js';
+import { renderMarkdown } from '../reporters/markdown.js';
+import { buildReport, renderJson, reportContext, type ScanReport } from '../reporters/report.js';
+import { renderSarif } from '../reporters/sarif.js';
 import { renderTable } from '../reporters/table.js';
 import { RULES } from '../rules/index.js';
 import { Snapshot } from '../snapshot/snapshot.js';
 import { parseTime } from '../snapshot/units.js';
+import { baselinePath, ignoredPathTest, loadBaseline, loadConfig, type LoadedConfig } from './config-file.js';
 import { UsageError } from './errors.js';
+import { fieldLocator } from './field-locations.js';
 
 export interface ScanOptions {
   format?: string;
   output?: string;
-  failOn: string;
-  rule: string[];
-  disableRule: string[];
-  ruleOption: string[];
+  failOn?: string;
+  rule?: string[];
+  disableRule?: string[];
+  ruleOption?: string[];
   now?: string;
   karpenterVersion?: string;
   timing?: boolean;
@@ -31,36 +38,89 @@ export interface ScanOptions {
   context?: string;
   namespace?: string;
   logs?: boolean;
+  requestTimeout?: string;
+  config?: string;
+  baseline?: string;
+  inlineSuppressions?: boolean;
 }
 
-const FORMATS = ['table', 'json'];
+const FORMATS = ['table', 'json', 'sarif', 'markdown', 'github'];
 const FAIL_ON = ['error', 'warning', 'info', 'none'];
 
-export async function scanCommand(paths: string[], opts: ScanOptions, toolVersion: string): Promise<number> {
-  const format = opts.format ?? 'table';
-  if (!FORMATS.includes(format)) {
-    throw new UsageError(`--format ${format} is not supported yet (available: ${FORMATS.join(', ')})`);
-  }
-  if (!FAIL_ON.includes(opts.failOn)) throw new UsageError(`--fail-on must be one of ${FAIL_ON.join(', ')}, got "${opts.failOn}"`);
+/** What a scan will do, settled from flags and `.karpdoctor.yaml` before anything is read. */
+export interface ScanPlan {
+  config: RunConfig;
+  rules: Rule[];
+  loaded: LoadedConfig | undefined;
+  failOn: string;
+  inlineSuppressions: boolean;
+  baseline: { path: string; entries: BaselineEntry[] } | undefined;
+  karpenterVersion: string | undefined;
+}
+
+/** `baseline`: the file to apply (default: `--baseline`, else the config's); false applies none (`baseline create`). */
+export function planScan(paths: string[], opts: ScanOptions, baseline: string | false | undefined = opts.baseline): ScanPlan {
   if (opts.now && parseTime(opts.now) === undefined) throw new UsageError(`--now must be an RFC3339 time (e.g. 2024-11-02T12:00:00Z), got "${opts.now}"`);
-  const config: RunConfig = { only: opts.rule, disabled: opts.disableRule, options: parseRuleOptions(opts.ruleOption) };
-  let rules;
+  const loaded = loadConfig(opts.config, paths, RULES.map((r) => r.meta));
+  const file = loaded?.config;
+  const failOn = opts.failOn ?? file?.failOn ?? 'error';
+  if (!FAIL_ON.includes(failOn)) throw new UsageError(`--fail-on must be one of ${FAIL_ON.join(', ')}, got "${failOn}"`);
+  const only = opts.rule ?? [];
+  const cliOptions = parseRuleOptions(opts.ruleOption ?? []);
+  const options: Record<string, Record<string, string | number>> = { ...file?.options };
+  for (const [id, o] of Object.entries(cliOptions)) options[id] = { ...options[id], ...o };
+  const config: RunConfig = {
+    only,
+    // A rule named with --rule runs even when the config switches it off: the command line is the more specific wish.
+    disabled: [...(file?.disabled ?? []).filter((id) => !only.includes(id)), ...(opts.disableRule ?? [])],
+    severity: file?.severity ?? {},
+    options,
+  };
+  let rules: Rule[];
   try {
     rules = selectRules(RULES, config);
   } catch (e) {
     if (e instanceof ConfigError) throw new UsageError(e.message);
     throw e;
   }
+  const path = baseline === false ? undefined : baselinePath(baseline, loaded);
+  return {
+    config,
+    rules,
+    loaded,
+    failOn,
+    inlineSuppressions: opts.inlineSuppressions !== false && file?.inlineSuppressions !== false,
+    baseline: path ? { path, entries: loadBaseline(path) } : undefined,
+    karpenterVersion: opts.karpenterVersion ?? file?.karpenterVersion,
+  };
+}
 
+export interface ScanOutcome {
+  snapshot: Snapshot;
+  run: RunResult;
+  gate: GateView;
+  /** The JSON contract: active findings only (suppressed and baselined ones are in `gate`). */
+  report: ScanReport;
+}
+
+/** Load → snapshot → rules → source locations → suppressions and baseline. */
+export async function executeScan(paths: string[], opts: ScanOptions, plan: ScanPlan, toolVersion: string): Promise<ScanOutcome> {
   const jobs = opts.jobs === undefined ? undefined : Number(opts.jobs);
   if (jobs !== undefined && !(Number.isInteger(jobs) && jobs >= 0)) throw new UsageError(`--jobs takes a whole number (0 = no worker threads), got "${opts.jobs}"`);
+  const exclude = ignoredPathTest(plan.loaded);
   const t0 = performance.now();
   const live = paths.length === 0;
-  const load = live ? await readLive(opts) : await loadInputs(paths, { stdin: process.stdin, ...(jobs !== undefined ? { jobs } : {}) });
+  const load = live
+    ? await readLive(opts)
+    : await loadInputs(paths, {
+        stdin: process.stdin,
+        ...(jobs !== undefined ? { jobs } : {}),
+        ...(exclude ? { exclude: { test: exclude, why: `left out by ignorePaths in ${plan.loaded!.config.path}` } } : {}),
+      });
   const t1 = performance.now();
   const snapshot = new Snapshot(load, {
     ...(opts.now ? { now: opts.now } : {}),
-    ...(opts.karpenterVersion ? { karpenterVersion: opts.karpenterVersion } : {}),
+    ...(plan.karpenterVersion ? { karpenterVersion: plan.karpenterVersion } : {}),
     ...(live ? { live: true, denied: (load as LiveResult).denied } : {}),
   });
   const t2 = performance.now();
@@ -68,9 +128,9 @@ export async function scanCommand(paths: string[], opts: ScanOptions, toolVersio
     for (const s of load.skipped.slice(0, 20)) process.stderr.write(`karpdoctor: ${s.source}${s.line ? `:${s.line}` : ''}: ${s.reason}\n`);
     throw new UsageError(`nothing could be loaded from ${paths.join(', ')}: no Kubernetes objects or Karpenter logs found`);
   }
-  let run;
+  let run: RunResult;
   try {
-    run = runRules(RULES, snapshot, config, { deferLines: true });
+    run = runRules(RULES, snapshot, plan.config, { deferLines: true });
   } catch (e) {
     if (e instanceof ConfigError) throw new UsageError(e.message);
     throw e;
@@ -79,20 +139,20 @@ export async function scanCommand(paths: string[], opts: ScanOptions, toolVersio
   await locateCitedLines(snapshot);
   resolveDeferredSources(run.findings, snapshot);
   const t4 = performance.now();
-
-  const report = buildReport(snapshot, run, toolVersion);
-  const toFile = Boolean(opts.output);
-  const text =
-    format === 'json'
-      ? renderJson(report)
-      : renderTable(report, reportContext(snapshot, run, rules), {
-          color: !toFile && Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,
-          width: toFile ? 120 : (process.stdout.columns ?? (Number(process.env.COLUMNS) || 120)),
-          verbose: opts.verbose ?? false,
-        });
-  if (opts.output) await writeFile(opts.output, text);
-  else await writeOut(text);
-
+  const notRun = new Set(run.notEvaluated.map((n) => n.ruleId));
+  const gate = buildGate({
+    findings: run.findings,
+    snapshot,
+    evaluated: new Set(plan.rules.map((r) => r.meta.id).filter((id) => !notRun.has(id))),
+    knownRules: new Set(RULES.map((r) => r.meta.id)),
+    ...(plan.loaded ? { config: plan.loaded.config } : {}),
+    inlineSuppressions: plan.inlineSuppressions,
+    ...(plan.baseline ? { baseline: plan.baseline } : {}),
+    locate: fieldLocator(snapshot),
+  });
+  const active = gate.findings.filter((g) => !g.suppression).map((g) => g.finding);
+  const report = buildReport(snapshot, { ...run, findings: active }, toolVersion);
+  const t5 = performance.now();
   if (opts.timing) {
     const lines = [
       `load      ${ms(t1 - t0)}  (${load.filesRead} files, ${load.objects.length} objects, ${load.logs.length} log records)`,
@@ -100,13 +160,42 @@ export async function scanCommand(paths: string[], opts: ScanOptions, toolVersio
       `snapshot  ${ms(t2 - t1)}`,
       `rules     ${ms(t3 - t2)}`,
       `lines     ${ms(t4 - t3)}  (locating cited objects in files parsed whole)`,
+      `gate      ${ms(t5 - t4)}  (field locations, suppressions, baseline)`,
       ...Object.entries(run.timings)
         .sort((a, b) => b[1] - a[1])
         .map(([id, t]) => `  ${id.padEnd(44)} ${ms(t)}`),
     ];
     process.stderr.write(`${lines.join('\n')}\n`);
   }
-  const threshold = opts.failOn === 'none' ? Infinity : SEVERITY_RANK[opts.failOn as Severity];
+  return { snapshot, run, gate, report };
+}
+
+export async function scanCommand(paths: string[], opts: ScanOptions, toolVersion: string): Promise<number> {
+  const format = opts.format ?? 'table';
+  if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, got "${format}"`);
+  const plan = planScan(paths, opts);
+  const { snapshot, run, gate, report } = await executeScan(paths, opts, plan, toolVersion);
+  const toFile = Boolean(opts.output);
+  const baseDir = process.cwd();
+  const ctx = () => reportContext(snapshot, { ...run, findings: report.findings }, plan.rules);
+  const text =
+    format === 'json'
+      ? renderJson(report)
+      : format === 'sarif'
+        ? renderSarif(report, gate, RULES, { baseDir })
+        : format === 'markdown'
+          ? renderMarkdown(report, gate, ctx())
+          : format === 'github'
+            ? renderGithubAnnotations(report, gate, { baseDir })
+            : renderTable(report, ctx(), {
+                color: !toFile && Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,
+                width: toFile ? 120 : (process.stdout.columns ?? (Number(process.env.COLUMNS) || 120)),
+                verbose: opts.verbose ?? false,
+                gate,
+              });
+  if (opts.output) await writeFile(opts.output, text);
+  else await writeOut(text);
+  const threshold = plan.failOn === 'none' ? Infinity : SEVERITY_RANK[plan.failOn as Severity];
   return report.findings.some((f) => SEVERITY_RANK[f.severity] >= threshold) ? 1 : 0;
 }
 
@@ -128,13 +217,20 @@ async function locateCitedLines(snapshot: Snapshot): Promise<void> {
 
 /** The live cluster of the kubeconfig; the client library is imported only now (it costs ~0.7 s to load). */
 async function readLive(opts: ScanOptions): Promise<LiveResult> {
-  const { loadLive, LiveError } = await import('../loaders/live.js');
+  const { loadLive, LiveError, inputsOfRules, parseRequestTimeout } = await import('../loaders/live.js');
+  const requestTimeoutMs = parseRequestTimeout(opts.requestTimeout);
+  if (opts.requestTimeout !== undefined && requestTimeoutMs === undefined) {
+    throw new UsageError(`--request-timeout takes a duration such as 30s or 2m, got "${opts.requestTimeout}"`);
+  }
   const tty = Boolean(process.stderr.isTTY);
   try {
     const result = await loadLive({
       ...(opts.kubeconfig ? { kubeconfig: opts.kubeconfig } : {}),
       ...(opts.context ? { context: opts.context } : {}),
       ...(opts.namespace ? { namespace: opts.namespace } : {}),
+      ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
+      // Only what the rules of this run read (`karpdoctor rbac` grants exactly that).
+      inputs: inputsOfRules(selectRules(RULES, { only: opts.rule ?? [], disabled: opts.disableRule ?? [] })),
       logs: Boolean(opts.logs),
       progress: (m) => {
         if (tty) process.stderr.write(`\r\x1b[2Kkarpdoctor: ${m}`);

@@ -1,17 +1,10 @@
 /**
  * Globs as people write them in `.gitignore`-like settings: `*` within one path segment, `**` across segments,
- * `?` one character; a pattern ending in `/` matches a directory and everything below it.
+ * `?` one character. A path pattern matches a file, or a directory and everything below it (a trailing `/` is allowed).
  */
 export function globToRegExp(glob: string, opts: { paths: boolean } = { paths: true }): RegExp {
   let pattern = glob.trim();
-  let dirOnly = false;
-  if (opts.paths) {
-    pattern = pattern.replace(/^\.\//, '');
-    if (pattern.endsWith('/')) {
-      dirOnly = true;
-      pattern = pattern.slice(0, -1);
-    }
-  }
+  if (opts.paths) pattern = pattern.replace(/^\.\//, '').replace(/\/$/, '');
   let re = '';
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i]!;
@@ -27,5 +20,5 @@ export function globToRegExp(glob: string, opts: { paths: boolean } = { paths: t
   }
   // A path pattern without a slash matches at any depth, as in .gitignore.
   const anchored = !opts.paths || pattern.includes('/') ? `^${re}` : `^(?:.*/)?${re}`;
-  return new RegExp(`${anchored}${opts.paths ? (dirOnly ? '/.*' : '(?:/.*)?') : ''}$`);
+  return new RegExp(`${anchored}${opts.paths ? '(?:/.*)?' : ''}$`);
 }
