@@ -7,6 +7,21 @@ import { editCommand, isStaticPool, limitsPath } from './lib/configuration.js';
 /** Limits that bound how far a pool can scale out; any other key (e.g. nvidia.com/gpu) caps only part of it. */
 const BOUNDING = ['cpu', 'memory', 'nodes'];
 
+/**
+ * A GPU limit bounds the node count too when every instance the pool may launch has an NVIDIA GPU: categories g and
+ * p (g4ad carries AMD GPUs), or an explicit GPU count/manufacturer requirement.
+ */
+function onlyNvidiaGpuInstances(pool: NodePoolView): boolean {
+  return pool.requirements.value.some(({ key, operator, values }) => {
+    if (key === 'karpenter.k8s.aws/instance-gpu-count') return operator === 'Gt' && Number(values[0]) >= 0;
+    if (key === 'karpenter.k8s.aws/instance-gpu-manufacturer') return operator === 'In' && values.length > 0 && values.every((v) => v === 'nvidia');
+    if (operator !== 'In' || values.length === 0) return false;
+    if (key === 'karpenter.k8s.aws/instance-category') return values.every((v) => v === 'g' || v === 'p');
+    if (key === 'karpenter.k8s.aws/instance-family') return values.every((v) => /^[gp]\d/.test(v) && v !== 'g4ad');
+    return false;
+  });
+}
+
 export default defineRule({
   meta: {
     id: 'nodepool-without-limits',
@@ -21,7 +36,9 @@ export default defineRule({
       'into new replicas, or a node that never joins (each registration timeout launches another instance) scales the bill ' +
       'without bound. spec.limits caps the total capacity of the pool\'s nodes (cpu, memory, nodes — formally from core ' +
       'v1.11 — or any resource); reaching it only blocks new launches. A limits block that names only other resources ' +
-      '(e.g. nvidia.com/gpu) still lets instances without them grow unbounded, so it is reported too. Static NodePools ' +
+      '(e.g. nvidia.com/gpu) still lets instances without them grow unbounded, so it is reported too — unless the pool\'s ' +
+      'requirements allow only NVIDIA GPU instances (categories g/p, a GPU count or manufacturer), where a GPU limit caps ' +
+      'the node count as well. Static NodePools ' +
       '(spec.replicas) have a fixed size and are skipped.',
     fix: 'Set spec.limits (cpu and memory at least) to the most the pool should ever run, with headroom above today\'s usage.',
     examples: {
@@ -35,7 +52,7 @@ export default defineRule({
     for (const pool of snapshot.nodePools()) {
       if (isStaticPool(pool)) continue;
       const bounded = BOUNDING.filter((k) => k in pool.limits);
-      if (bounded.length) continue;
+      if (bounded.length || ('nvidia.com/gpu' in pool.limits && onlyNvidiaGpuInstances(pool))) continue;
       const base = limitsPath(pool);
       const others = Object.keys(pool.limits);
       const evidence: EvidenceInput[] = [

@@ -60,9 +60,9 @@ describe(`${RULE} — fires-manifests: GitOps repo with a v1alpha5 Provisioner a
 });
 
 describe(`${RULE} — near-miss`, () => {
-  it('silent: cpu+memory limits, a nodes-only limit, a static pool (spec.replicas)', async () => {
+  it('silent: cpu+memory limits, a nodes-only limit, a static pool (spec.replicas), a GPU limit on a GPU-only pool', async () => {
     const r = await scanRule(RULE, [caseDir(RULE, 'near-miss')]);
-    expect(r.report.snapshot.counts).toMatchObject({ NodePool: 3 });
+    expect(r.report.snapshot.counts).toMatchObject({ NodePool: 4 });
     expect(r.notEvaluated).toEqual([]);
     expect(r.findings).toEqual([]);
   });
