@@ -243,7 +243,12 @@ function closest(verdicts: Verdict[], c: PodConstraints): Verdict {
   // Requirements of the pool the pod selects and agrees with: arm64 pods lean to pools that offer arm64.
   const selected = (v: Verdict) => v.profile.pool.requirements.value.filter((r) => keys.has(r.key) && !v.reasons.some((x) => x.key === r.key)).length;
   const weight = (v: Verdict) => Number(dig(v.profile.pool.object, 'spec', 'weight') ?? 0);
-  return [...verdicts].sort((a, b) => notMeant(a) - notMeant(b) || a.reasons.length - b.reasons.length || selected(b) - selected(a) || weight(b) - weight(a))[0]!;
+  // A pool whose own node labels (or name) the pod selects is the one its author meant, even when a taint the pod
+  // forgot to tolerate makes it fail for more "not meant" reasons than a pool the pod never asked for.
+  const positive = new Set([...c.selector, ...c.terms.flat()].filter((k) => !isNegative(k.set)).map((k) => k.key));
+  const chosen = (v: Verdict) =>
+    [...positive].filter((k) => (k in v.profile.pool.templateLabels || k === 'karpenter.sh/nodepool') && !v.reasons.some((r) => r.key === k)).length;
+  return [...verdicts].sort((a, b) => chosen(b) - chosen(a) || notMeant(a) - notMeant(b) || a.reasons.length - b.reasons.length || selected(b) - selected(a) || weight(b) - weight(a))[0]!;
 }
 
 function reasonEvidence(c: PodConstraints, verdicts: Verdict[]): EvidenceInput[] {
