@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listingProgress } from '../src/cli/progress.js';
 import { runRules } from '../src/engine/runner.js';
 import { loadLive, LiveError, parseRequestTimeout } from '../src/loaders/live.js';
 import { loadInputs } from '../src/loaders/load.js';
@@ -126,6 +127,36 @@ describe('live loader against a local API server (real client-node KubeConfig, T
     const bad = await runCli(['scan', '--kubeconfig', server.kubeconfig, '--request-timeout', '-1']);
     expect([bad.status, bad.stderr]).toEqual([2, 'karpdoctor: --request-timeout takes a duration such as 30s or 2m, got "-1"\n']);
     await server.close();
+  });
+
+  it('progress goes to stderr: one summary line when stderr is not a terminal, nothing on stdout', async () => {
+    server = await startFakeApiServer({ objects }, tls);
+    const r = await runCli(['scan', '--kubeconfig', server.kubeconfig, '--now', referenceTime, '--format', 'json']);
+    expect(r.status).toBe(1);
+    const m = /^karpdoctor: listed (\d+)\/(\d+) kinds, (\d+) objects\n$/.exec(r.stderr);
+    expect(m, r.stderr).not.toBeNull();
+    expect(m![1]).toBe(m![2]);
+    expect(Number(m![3])).toBe(objects.filter((o) => o.kind !== 'Service').length);
+    expect(r.stdout).not.toMatch(/kinds|\r|\x1b/);
+    expect(JSON.parse(r.stdout).findings.length).toBeGreaterThan(0);
+    await server.close();
+  });
+
+  it('progress on a terminal: one line redrawn in place and cleared at the end; elsewhere at most the summary', () => {
+    const written = (tty: boolean, summary: boolean, end: 'done' | 'abort') => {
+      let out = '';
+      const p = listingProgress({ summary, stream: { isTTY: tty, columns: 80, write: (t: string) => (out += t) } });
+      p.update({ done: 1, total: 2, objects: 10, resource: 'nodes' });
+      p.update({ done: 2, total: 2, objects: 25, resource: 'nodeclaims.karpenter.sh' });
+      p[end]();
+      return out;
+    };
+    const tty = written(true, true, 'done');
+    expect(tty.split('\r\x1b[2K')).toEqual(['', 'karpdoctor: [############------------] 1/2 kinds, 10 objects (nodes)', 'karpdoctor: [########################] 2/2 kinds, 25 objects (nodeclaims.karpen', '']);
+    expect(tty).not.toContain('\n');
+    expect(written(false, true, 'done')).toBe('karpdoctor: listed 2/2 kinds, 25 objects\n');
+    expect(written(false, false, 'done')).toBe('');
+    expect(written(false, true, 'abort')).toBe('');
   });
 
   it('reads --request-timeout as kubectl does: a duration, or bare seconds', () => {

@@ -53,6 +53,9 @@ describe('karpdoctor rbac', () => {
     for (const k of KARPENTER_RESOURCES) expect(granted(r, 'list')).toContain(`${k.group}/${k.plural}`);
     expect(granted(r, 'get')).toContain('/pods/log');
     expect(granted(r, 'list')).not.toContain('/pods/log');
+    // Core events only: the loader falls back to events.k8s.io where just that is granted, but needs no grant for it.
+    expect(granted(r, 'list')).toContain('/events');
+    expect(granted(r, 'list')).not.toContain('events.k8s.io/events');
     expect(r.rules.find((x) => x.nonResourceURLs)).toEqual({ nonResourceURLs: ['/api', '/apis', '/apis/*'], verbs: ['get'] });
   });
 
@@ -76,6 +79,8 @@ describe('karpdoctor rbac', () => {
     const old: KubeObject[] = [
       { apiVersion: 'karpenter.sh/v1alpha5', kind: 'Provisioner', metadata: { name: 'legacy' }, spec: { providerRef: { name: 'legacy' } } },
       { apiVersion: 'karpenter.k8s.aws/v1alpha1', kind: 'AWSNodeTemplate', metadata: { name: 'legacy' }, spec: {} },
+      // Another provider's node class, found through discovery like the rest.
+      { apiVersion: 'karpenter.azure.com/v1beta1', kind: 'AKSNodeClass', metadata: { name: 'azure' }, spec: { imageFamily: 'Ubuntu' } },
     ];
     server = await startFakeApiServer({ objects: [...objects, ...old], role: printed, logs: { [`${pod.metadata.namespace}/${pod.metadata.name}`]: line } }, tls);
     const live = await loadLive({ kubeconfig: server.kubeconfig, logs: true });
@@ -88,6 +93,8 @@ describe('karpdoctor rbac', () => {
     // Every grant is used, but for the one generation this server does not serve (Machines).
     expect([...grants].filter((g) => !requested.has(g))).toEqual(['karpenter.sh/machines']);
     expect(requested).toContain('karpenter.sh/provisioners');
+    expect(requested).toContain('karpenter.azure.com/aksnodeclasses');
+    expect(live.objects.some((o) => o.object.kind === 'AKSNodeClass')).toBe(true);
     expect(server.requests.some((q) => q.path.endsWith('/log') && q.status === 200)).toBe(true);
     // And the scan under that role finds what an unrestricted one does.
     const restricted = runRules(RULES, new Snapshot(live, { live: true, denied: live.denied, now: '2025-03-11T15:00:00Z' }));

@@ -29,7 +29,9 @@ export async function collectCommand(opts: CollectOptions, toolVersion: string):
   }
   const anonymizer = opts.anonymize || opts.anonymizeKey ? openAnonymizer(opts.anonymizeKey) : undefined;
   const logs = opts.logs !== false;
-  const progress = progressReporter();
+  const { listingProgress } = await import('./progress.js');
+  // No summary of the listing: the "wrote …" line below is the summary of a collect.
+  const progress = listingProgress({ summary: false });
   let live;
   try {
     live = await loadLive({
@@ -42,11 +44,11 @@ export async function collectCommand(opts: CollectOptions, toolVersion: string):
       onProgress: progress.update,
     });
   } catch (e) {
-    progress.clear();
+    progress.abort();
     if (e instanceof LiveError) throw new UsageError(e.message);
     throw e;
   }
-  progress.clear();
+  progress.done();
   const { entries, manifest } = buildBundle(live, { toolVersion, logs, ...(opts.namespace ? { namespace: opts.namespace } : {}), ...(anonymizer ? { anonymizer } : {}) });
   try {
     await writeTarGz(opts.output, entries);
@@ -81,26 +83,4 @@ function openAnonymizer(keyFile: string | undefined): Anonymizer {
       : `karpdoctor: anonymizing with the key in ${path}\n`,
   );
   return new Anonymizer(loaded.key);
-}
-
-/** A bar redrawn in place on a terminal; elsewhere (CI logs, redirected stderr) one plain line per kind. */
-function progressReporter(): { update: (p: { done: number; total: number; objects: number; resource: string }) => void; clear: () => void } {
-  const tty = Boolean(process.stderr.isTTY);
-  let drawn = false;
-  return {
-    update: ({ done, total, objects, resource }) => {
-      if (!tty) {
-        process.stderr.write(`karpdoctor: listed ${resource} (${done}/${total} kinds, ${objects} objects)\n`);
-        return;
-      }
-      const width = 24;
-      const filled = Math.round((done / Math.max(total, 1)) * width);
-      process.stderr.write(`\r\x1b[2Kkarpdoctor: [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total} kinds, ${objects} objects (${resource})`);
-      drawn = true;
-    },
-    clear: () => {
-      if (drawn) process.stderr.write('\r\x1b[2K');
-      drawn = false;
-    },
-  };
 }

@@ -222,7 +222,8 @@ async function readLive(opts: ScanOptions): Promise<LiveResult> {
   if (opts.requestTimeout !== undefined && requestTimeoutMs === undefined) {
     throw new UsageError(`--request-timeout takes a duration such as 30s or 2m, got "${opts.requestTimeout}"`);
   }
-  const tty = Boolean(process.stderr.isTTY);
+  const { listingProgress } = await import('./progress.js');
+  const progress = listingProgress({ summary: true });
   try {
     const result = await loadLive({
       ...(opts.kubeconfig ? { kubeconfig: opts.kubeconfig } : {}),
@@ -232,14 +233,12 @@ async function readLive(opts: ScanOptions): Promise<LiveResult> {
       // Only what the rules of this run read (`karpdoctor rbac` grants exactly that).
       inputs: inputsOfRules(selectRules(RULES, { only: opts.rule ?? [], disabled: opts.disableRule ?? [] })),
       logs: Boolean(opts.logs),
-      progress: (m) => {
-        if (tty) process.stderr.write(`\r\x1b[2Kkarpdoctor: ${m}`);
-      },
+      onProgress: progress.update,
     });
-    if (tty) process.stderr.write('\r\x1b[2K');
+    progress.done();
     return result;
   } catch (e) {
-    if (tty) process.stderr.write('\r\x1b[2K');
+    progress.abort();
     if (e instanceof LiveError) throw new UsageError(e.message);
     throw e;
   }

@@ -37,6 +37,12 @@ export interface BundleManifest {
   anonymization: { enabled: false } | { enabled: true; algorithm: 'HMAC-SHA256'; keyFingerprint: string; keptNames: string[] };
 }
 
+/** When the bundle was collected: the reference time of its scan, as the wall clock is for a live scan. */
+export function collectedAtFromManifest(value: unknown): string | undefined {
+  const m = value as Partial<BundleManifest> | null;
+  return m && m.format === MANIFEST_FORMAT && typeof m.collectedAt === 'string' ? m.collectedAt : undefined;
+}
+
 /** Denied inputs (input → reason) of a manifest; nothing for anything that is not one. */
 export function deniedFromManifest(value: unknown): Array<[string, string]> {
   const m = value as Partial<BundleManifest> | null;

@@ -4,44 +4,13 @@
  * pointers in findings stay true. Runs on every object whatever load-time compaction already dropped.
  */
 import type { KubeObject } from '../loaders/types.js';
+import { CONTROLLER_SETTING_NAMES } from '../loaders/controller-settings.js';
 import { isRecord } from '../snapshot/fields.js';
 
 export const REDACTED = '<redacted>';
 
-/**
- * Env entries whose values are kept: Karpenter controller settings (rules read FEATURE_GATES, INTERRUPTION_QUEUE,
- * CLUSTER_NAME…) and aws-node-termination-handler's queue-mode switches (node-termination-handler-conflict).
- * Configuration, not credentials; every other env value becomes the marker.
- */
-export const ENV_ALLOW_LIST = [
-  'FEATURE_GATES',
-  'INTERRUPTION_QUEUE',
-  'CLUSTER_NAME',
-  'CLUSTER_ENDPOINT',
-  'ISOLATED_VPC',
-  'EKS_CONTROL_PLANE',
-  'VM_MEMORY_OVERHEAD_PERCENT',
-  'RESERVED_ENIS',
-  'BATCH_MAX_DURATION',
-  'BATCH_IDLE_DURATION',
-  'PREFERENCE_POLICY',
-  'MIN_VALUES_POLICY',
-  'LOG_LEVEL',
-  'AWS_REGION',
-  'KUBE_CLIENT_QPS',
-  'KUBE_CLIENT_BURST',
-  'DISABLE_WEBHOOK',
-  'DISABLE_LEADER_ELECTION',
-  'MEMORY_LIMIT',
-  'KARPENTER_SERVICE',
-  'SYSTEM_NAMESPACE',
-  'QUEUE_URL',
-  'ENABLE_SQS_TERMINATION_DRAINING',
-  'ENABLE_SPOT_INTERRUPTION_DRAINING',
-  'ENABLE_SCHEDULED_EVENT_DRAINING',
-  'ENABLE_REBALANCE_MONITORING',
-  'ENABLE_REBALANCE_DRAINING',
-] as const;
+/** Env entries whose values are kept: the controller settings rules read; every other env value becomes the marker. */
+export const ENV_ALLOW_LIST: readonly string[] = CONTROLLER_SETTING_NAMES;
 const KEEP_ENV = new Set<string>(ENV_ALLOW_LIST);
 
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';

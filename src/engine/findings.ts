@@ -78,7 +78,8 @@ function buildEvidence(e: EvidenceInput, snapshot: Snapshot): Evidence {
     return remember(
       {
         object: snapshot.ref(ev.object),
-        path: '/message',
+        // events.k8s.io/v1 keeps the text in `note`: the pointer names the field this copy really has.
+        path: ev.object.apiVersion.startsWith('events.k8s.io/') ? '/note' : '/message',
         value: `${ev.reason}: ${ev.message}${ev.count > 1 ? ` (x${ev.count}${ev.firstSeen ? ` since ${ev.firstSeen}` : ''})` : ''}`,
         source: sourceOf(ev.object, snapshot),
         ...note,

@@ -4,6 +4,7 @@
  * this file first. It never removes array elements: JSON pointers in findings must stay true to the file.
  */
 import type { KubeObject } from './types.js';
+import { CONTROLLER_SETTING_NAMES } from './controller-settings.js';
 
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
@@ -13,8 +14,13 @@ const CONTROLLER_MARKERS = /^(FEATURE_GATES|INTERRUPTION_QUEUE|CLUSTER_ENDPOINT|
 /** Karpenter's controller and aws-node-termination-handler, by image. */
 const CONTROLLER_IMAGE = /karpenter\/controller|karpenter-controller|\/karpenter[:@]|node-termination-handler/;
 
-/** Settings the controller reads from its environment; their values are kept so version/gate/queue detection works. */
-const CONTROLLER_SETTINGS = /^(FEATURE_GATES|INTERRUPTION_QUEUE|CLUSTER_NAME|CLUSTER_ENDPOINT|BATCH_MAX_DURATION|BATCH_IDLE_DURATION|LOG_LEVEL|PREFERENCE_POLICY|MIN_VALUES_POLICY|AWS_REGION|VM_MEMORY_OVERHEAD_PERCENT|RESERVED_ENIS|ISOLATED_VPC|KARPENTER_[A-Z_]+|QUEUE_URL|ENABLE_SQS_TERMINATION_DRAINING|ENABLE_SPOT_INTERRUPTION_DRAINING|ENABLE_SCHEDULED_EVENT_DRAINING|ENABLE_REBALANCE_(MONITORING|DRAINING))$/;
+/**
+ * Settings the controller reads from its environment; their values are kept so version/gate/queue detection works.
+ * Older charts also set KARPENTER_-prefixed names, kept here (a dump is already on the user's disk; a bundle keeps
+ * only the listed names).
+ */
+const KEPT_SETTINGS = new Set<string>(CONTROLLER_SETTING_NAMES);
+const isControllerSetting = (name: string) => KEPT_SETTINGS.has(name) || name.startsWith('KARPENTER_');
 
 const CONTAINER_DROP = [
   'livenessProbe',
@@ -98,7 +104,7 @@ function compactContainer(c: Record<string, unknown>): void {
       CONTROLLER_IMAGE.test(typeof c.image === 'string' ? c.image : '') ||
       env.some((e) => isRecord(e) && typeof e.name === 'string' && CONTROLLER_MARKERS.test(e.name));
     c.env = settings
-      ? env.map((e) => (isRecord(e) && typeof e.name === 'string' && !CONTROLLER_SETTINGS.test(e.name) ? { name: e.name } : e))
+      ? env.map((e) => (isRecord(e) && typeof e.name === 'string' && !isControllerSetting(e.name) ? { name: e.name } : e))
       : undefined;
   }
   // Ports matter to scheduling only through hostPort.

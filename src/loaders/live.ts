@@ -25,8 +25,7 @@ export interface LiveOptions {
   keepLogText?: boolean;
   /** Inputs the enabled rules read (default: all): only their resources are listed (see `resourcesFor`). */
   inputs?: ReadonlySet<InputName>;
-  progress?: (message: string) => void;
-  /** The same progress as numbers, for a progress bar. */
+  /** Kinds listed so far and objects read, after every page: the CLI draws its progress from these. */
   onProgress?: (p: { done: number; total: number; objects: number; resource: string }) => void;
   /** Page size for list calls. */
   pageSize?: number;
@@ -77,7 +76,14 @@ export const KARPENTER_RESOURCES: Array<{ group: string; plural: string; kind: s
   { group: 'karpenter.sh', plural: 'machines', kind: 'Machine', input: 'NodeClaim' },
   { group: 'karpenter.k8s.aws', plural: 'ec2nodeclasses', kind: 'EC2NodeClass', input: 'NodeClass' },
   { group: 'karpenter.k8s.aws', plural: 'awsnodetemplates', kind: 'AWSNodeTemplate', input: 'NodeClass' },
+  { group: 'karpenter.azure.com', plural: 'aksnodeclasses', kind: 'AKSNodeClass', input: 'NodeClass' },
 ];
+
+/**
+ * The same Events under the newer API. Listed only when core/v1 events are denied or not served: some RBAC setups
+ * grant only this group, and `karpdoctor rbac` keeps granting core events alone (least privilege).
+ */
+export const EVENTS_FALLBACK: Resource = { group: 'events.k8s.io', version: 'v1', plural: 'events', kind: 'Event', namespaced: true, input: 'Event', neededBy: ['Event'] };
 
 /** Every input, for scans and collects that run all rules. */
 export const ALL_INPUTS: ReadonlySet<InputName> = new Set(Object.keys(INPUTS) as InputName[]);
@@ -148,43 +154,83 @@ export async function loadLive(opts: LiveOptions = {}): Promise<LiveResult> {
   const wanted = resourcesFor(opts.inputs ?? ALL_INPUTS, opts.logs);
   const resources = [...wanted.builtIn, ...(await discoverKarpenter(api, wanted.karpenter, result.skipped))];
   let done = 0;
+  let total = resources.length;
   let objects = 0;
-  await inParallel(resources, 4, async (r) => {
-    const path = listPath(r, opts.namespace);
-    const name = `${r.plural}${r.group ? `.${r.group}` : ''}`;
-    const outcome: ResourceOutcome = { resource: name, kind: r.kind, apiVersion: r.group ? `${r.group}/${r.version}` : r.version, ...(r.input ? { input: r.input } : {}), status: 'listed', count: 0 };
-    try {
-      for await (const page of listPages(api, path, opts.pageSize ?? 500)) {
-        const before = sink.objects.length;
-        acceptDocument(page, 'live', 0, sink);
-        outcome.count += sink.objects.length - before;
-      }
-      objects += outcome.count;
-    } catch (e) {
-      const status = (e as HttpError).status;
-      if (status === 403) {
-        const reason = `no permission to list ${name} (403 Forbidden)`;
-        if (r.input) result.denied.set(r.input, reason);
-        result.skipped.push({ source: 'live', reason });
-        Object.assign(outcome, { status: 'denied', message: (e as HttpError).serverMessage ?? reason });
-      } else if (status === 404) {
-        // A kind the server does not serve: absent, which the completeness manifest reports.
-        Object.assign(outcome, { status: 'absent', message: 'the server does not serve this resource (404)' });
-      } else if (e instanceof LiveError) {
-        throw e;
-      } else {
-        const reason = `listing ${r.plural}: ${(e as Error).message}`;
-        result.skipped.push({ source: 'live', reason });
-        Object.assign(outcome, { status: 'failed', message: reason });
-      }
-    }
+  const report = (resource: string) => opts.onProgress?.({ done, total, objects, resource });
+  const list = async (r: Resource): Promise<ResourceOutcome> => {
+    const outcome = await listResource(api, r, opts, sink, (n) => {
+      objects += n;
+      report(resourceName(r));
+    });
     result.resources.push(outcome);
     done++;
-    opts.progress?.(`listed ${done}/${resources.length} kinds, ${objects} objects`);
-    opts.onProgress?.({ done, total: resources.length, objects, resource: name });
+    report(outcome.resource);
+    return outcome;
+  };
+  await inParallel(resources, 4, async (r) => {
+    const outcome = await list(r);
+    if (r !== CORE_EVENTS || outcome.status === 'listed' || outcome.status === 'failed') {
+      recordFailure(result, r, outcome);
+      return;
+    }
+    total++;
+    const fallback = await list(EVENTS_FALLBACK);
+    outcome.message = `${outcome.message ?? ''}; ${fallback.status === 'listed' ? 'read' : 'tried'} through ${fallback.apiVersion} instead`;
+    // Event is denied only when neither API could be read; a denial of one API that the other made up for is no loss.
+    if (fallback.status === 'listed') return;
+    const denied = [outcome, fallback].filter((o) => o.status === 'denied');
+    if (denied.length) {
+      const reason = `no permission to list ${denied.map((o) => o.resource).join(' or ')} (403 Forbidden)`;
+      result.denied.set('Event', reason);
+      result.skipped.push({ source: 'live', reason });
+    }
+    if (fallback.status === 'failed') result.skipped.push({ source: 'live', reason: fallback.message! });
   });
   if (opts.logs) result.logs.push(...(await controllerLogs(api, result, opts)));
   return result;
+}
+
+const CORE_EVENTS = BUILT_IN.find((r) => r.group === '' && r.plural === 'events')!;
+
+function resourceName(r: Resource): string {
+  return `${r.plural}${r.group ? `.${r.group}` : ''}`;
+}
+
+/** One resource listed page by page into the sink: what happened to it, never a throw but for a failed connection. */
+async function listResource(api: Api, r: Resource, opts: LiveOptions, sink: ObjectSink, onPage: (objects: number) => void): Promise<ResourceOutcome> {
+  const name = resourceName(r);
+  const outcome: ResourceOutcome = { resource: name, kind: r.kind, apiVersion: r.group ? `${r.group}/${r.version}` : r.version, ...(r.input ? { input: r.input } : {}), status: 'listed', count: 0 };
+  try {
+    for await (const page of listPages(api, listPath(r, opts.namespace), opts.pageSize ?? 500)) {
+      const before = sink.objects.length;
+      acceptDocument(page, 'live', 0, sink);
+      outcome.count += sink.objects.length - before;
+      onPage(sink.objects.length - before);
+    }
+  } catch (e) {
+    const status = (e as HttpError).status;
+    if (e instanceof LiveError) throw e;
+    if (status === 403) {
+      Object.assign(outcome, { status: 'denied', message: (e as HttpError).serverMessage ?? `no permission to list ${name} (403 Forbidden)` });
+    } else if (status === 404) {
+      // A kind the server does not serve: absent, which the completeness manifest reports.
+      Object.assign(outcome, { status: 'absent', message: 'the server does not serve this resource (404)' });
+    } else {
+      Object.assign(outcome, { status: 'failed', message: `listing ${r.plural}: ${(e as Error).message}` });
+    }
+  }
+  return outcome;
+}
+
+/** A denied or failed list, as rules and the bundle see it: denied inputs say "not evaluated: no permission …". */
+function recordFailure(result: LiveResult, r: Resource, outcome: ResourceOutcome): void {
+  if (outcome.status === 'denied') {
+    const reason = `no permission to list ${outcome.resource} (403 Forbidden)`;
+    if (r.input) result.denied.set(r.input, reason);
+    result.skipped.push({ source: 'live', reason });
+  } else if (outcome.status === 'failed') {
+    result.skipped.push({ source: 'live', reason: outcome.message! });
+  }
 }
 
 interface Api {

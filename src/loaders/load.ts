@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { MANIFEST_FILE, deniedFromManifest } from '../collect/manifest.js';
+import { MANIFEST_FILE, collectedAtFromManifest, deniedFromManifest } from '../collect/manifest.js';
 import { InputError } from './archive.js';
 import { isSkipped, walkInputs, type InputFile, type WalkOptions } from './inputs.js';
 import { JsonStreamScanner } from './json-stream.js';
@@ -120,6 +120,7 @@ export async function loadOne(file: InputFile, opts: LoadOptions): Promise<Parti
   partial.listedKinds = [...result.listedKinds];
   partial.ignoredLogBlocks = [...ignoredLogBlocks];
   if (result.denied?.size) partial.denied = [...result.denied];
+  if (result.collectedAt) partial.collectedAt = result.collectedAt;
   return partial;
 }
 
@@ -139,6 +140,7 @@ export interface PartialLoad {
   splitInto?: number;
   /** Inputs a `karpdoctor collect` manifest records as denied (input, reason). */
   denied?: Array<[string, string]>;
+  collectedAt?: string;
 }
 
 function skippedOnly(entry: SkippedInput): PartialLoad {
@@ -157,6 +159,7 @@ function merge(paths: string[], partials: PartialLoad[], filesRead: number): Loa
     for (const s of p.skipped) result.skipped.push(s);
     for (const k of p.listedKinds) result.listedKinds.add(k);
     for (const [input, reason] of p.denied ?? []) (result.denied ??= new Map()).set(input, reason);
+    if (p.collectedAt && (!result.collectedAt || p.collectedAt > result.collectedAt)) result.collectedAt = p.collectedAt;
     for (const [k, n] of p.ignoredLogBlocks) ignoredLogs.set(k, (ignoredLogs.get(k) ?? 0) + n);
     if (p.splitInto) (result.splitFiles ??= []).push(`${p.displayPath} (${p.splitInto} ranges)`);
     if (p.ignoredDoc) docs.push(p.displayPath ?? '');
@@ -191,6 +194,8 @@ async function loadManifest(file: InputFile, result: LoadResult): Promise<FileOu
     return 'skipped';
   }
   for (const [input, reason] of deniedFromManifest(value)) (result.denied ??= new Map()).set(input, reason);
+  const collectedAt = collectedAtFromManifest(value);
+  if (collectedAt) result.collectedAt = collectedAt;
   return 'loaded';
 }
 

@@ -93,6 +93,8 @@ export interface LoadResult {
   splitFiles?: string[];
   /** Inputs that could not be listed, with the reason (live: 403; a `collect` bundle: from its manifest). */
   denied?: Map<string, string>;
+  /** When a `karpdoctor collect` bundle was written (its manifest's collectedAt). */
+  collectedAt?: string;
   /** Re-reads a file parsed whole and returns the start line of each of its objects, in load order. */
   locate?: (fsPath: string, source: string) => number[];
 }

@@ -27,6 +27,7 @@ export const KIND = {
   Machine: 'karpenter.sh/Machine',
   EC2NodeClass: 'karpenter.k8s.aws/EC2NodeClass',
   AWSNodeTemplate: 'karpenter.k8s.aws/AWSNodeTemplate',
+  AKSNodeClass: 'karpenter.azure.com/AKSNodeClass',
 } as const;
 
 export type KindKey = (typeof KIND)[keyof typeof KIND];
@@ -54,7 +55,8 @@ export const INPUTS = {
     collect: 'kubectl get nodeclaims -o yaml',
   },
   NodeClass: {
-    kinds: [KIND.EC2NodeClass, KIND.AWSNodeTemplate],
+    // Azure's AKSNodeClass too: a NodePool there names one, and only a snapshot listing them can tell it is missing.
+    kinds: [KIND.EC2NodeClass, KIND.AWSNodeTemplate, KIND.AKSNodeClass],
     plural: 'node classes (EC2NodeClass)',
     collect: 'kubectl get ec2nodeclasses -o yaml',
   },
@@ -105,6 +107,7 @@ const CLUSTER_SCOPED = new Set<string>([
   KIND.Machine,
   KIND.EC2NodeClass,
   KIND.AWSNodeTemplate,
+  KIND.AKSNodeClass,
   'rbac.authorization.k8s.io/ClusterRole',
   'rbac.authorization.k8s.io/ClusterRoleBinding',
   'apiextensions.k8s.io/CustomResourceDefinition',

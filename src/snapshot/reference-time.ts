@@ -1,6 +1,6 @@
 /**
  * "For longer than X" is measured against the snapshot's reference time, never the wall clock when reading a
- * dump: `--now`, else the latest timestamp the dump holds (kubelet heartbeats, events, conditions, log lines),
+ * dump: `--now`, else a support bundle's collection time, else the latest timestamp the dump holds (kubelet heartbeats, events, conditions, log lines),
  * else — live clusters and dumps without any timestamp — the wall clock, and the report says which.
  */
 import type { KubeObject } from '../loaders/types.js';
@@ -22,6 +22,11 @@ export function referenceTime(snapshot: Snapshot, opts: SnapshotOptions): Refere
   if (opts.now) {
     const ms = parseTime(opts.now);
     if (ms !== undefined) return { ms, iso: new Date(ms).toISOString(), source: 'flag' };
+  }
+  if (!opts.live && snapshot.collectedAt) {
+    // The collector's clock when it listed the objects: what a live scan at that moment would have used.
+    const ms = parseTime(snapshot.collectedAt);
+    if (ms !== undefined) return { ms, iso: new Date(ms).toISOString(), source: 'dump', evidence: 'collectedAt of the karpdoctor collect manifest' };
   }
   if (!opts.live) {
     const latest = latestTimestamp(snapshot);

@@ -38,6 +38,8 @@ export class Snapshot {
   readonly referenceTime: ReferenceTime;
   readonly controller: ControllerInfo;
   readonly denied: Map<string, string>;
+  /** When the support bundle this snapshot was read from was collected. */
+  readonly collectedAt: string | undefined;
   private readonly byKind = new Map<string, KubeObject[]>();
   private readonly byKey = new Map<string, KubeObject>();
   private readonly provenanceMap = new Map<KubeObject, Provenance[]>();
@@ -57,6 +59,7 @@ export class Snapshot {
     this.filesRead = load.filesRead;
     this.locate = load.locate;
     this.denied = opts.denied ?? load.denied ?? new Map();
+    this.collectedAt = load.collectedAt;
     this.listedKinds = new Set([...load.listedKinds].map(normaliseKindKey));
     for (const { object, provenance } of load.objects) this.add(object, provenance);
     this.controller = detectController(this.all(KIND.Deployment), this.all(KIND.Pod), opts.karpenterVersion, (o) =>
@@ -165,6 +168,7 @@ export class Snapshot {
   counts(): Record<string, number> {
     const out: Record<string, number> = {};
     for (const k of [...this.listedKinds].sort()) out[k.split('/')[1]!] = (out[k.split('/')[1]!] ?? 0) + this.all(k).length;
+    if (out.Event !== undefined) out.Event -= this.eventCopies().size;
     return out;
   }
 
@@ -327,9 +331,26 @@ export class Snapshot {
   // ----- Events -----
 
   events(): EventView[] {
-    return this.memo('events', () =>
-      [...this.all(KIND.Event), ...this.all(KIND.EventV1)].map(eventView).filter((e): e is EventView => e !== undefined),
-    );
+    return this.memo('events', () => {
+      const copies = this.eventCopies();
+      return [...this.all(KIND.Event), ...this.all(KIND.EventV1).filter((e) => !copies.has(e))]
+        .map(eventView)
+        .filter((e): e is EventView => e !== undefined);
+    });
+  }
+
+  /**
+   * events.k8s.io/v1 Events that are core/v1 Events of the dump read again (`kubectl get events` and
+   * `kubectl get events.events.k8s.io` side by side): one object behind both APIs, same uid, same namespace and name.
+   * The core copy is kept, so counts and evidence do not double.
+   */
+  private eventCopies(): Set<KubeObject> {
+    return this.memo('eventCopies', () => {
+      const core = this.all(KIND.Event);
+      const uids = new Set(core.map((e) => e.metadata.uid).filter(Boolean));
+      const names = new Set(core.map((e) => `${e.metadata.namespace ?? ''}/${nameOf(e)}`));
+      return new Set(this.all(KIND.EventV1).filter((e) => (e.metadata.uid && uids.has(e.metadata.uid)) || names.has(`${e.metadata.namespace ?? ''}/${nameOf(e)}`)));
+    });
   }
 
   /** Events about one object (matched by kind + namespace + name), newest last. */

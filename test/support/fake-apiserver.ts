@@ -65,6 +65,7 @@ const PLURALS: Record<string, string> = {
   Provisioner: 'provisioners',
   Machine: 'machines',
   AWSNodeTemplate: 'awsnodetemplates',
+  AKSNodeClass: 'aksnodeclasses',
   PodDisruptionBudget: 'poddisruptionbudgets',
   StorageClass: 'storageclasses',
   PersistentVolumeClaim: 'persistentvolumeclaims',
@@ -73,7 +74,7 @@ const PLURALS: Record<string, string> = {
 /** Kinds of the built-in lists a test may leave empty (the list still says which kind it holds). */
 const BUILT_IN_KINDS = ['Node', 'Pod', 'Event', 'Deployment', 'DaemonSet', 'StatefulSet', 'ReplicaSet', 'VolumeAttachment', 'PodDisruptionBudget', 'StorageClass', 'PersistentVolumeClaim', 'PersistentVolume'];
 const KIND_OF_PLURAL = Object.fromEntries(BUILT_IN_KINDS.map((k) => [PLURALS[k] ?? `${k.toLowerCase()}s`, k]));
-const CLUSTER_SCOPED = new Set(['Node', 'PersistentVolume', 'StorageClass', 'VolumeAttachment', 'NodePool', 'NodeClaim', 'EC2NodeClass', 'Provisioner', 'Machine', 'AWSNodeTemplate', 'Namespace']);
+const CLUSTER_SCOPED = new Set(['Node', 'PersistentVolume', 'StorageClass', 'VolumeAttachment', 'NodePool', 'NodeClaim', 'EC2NodeClass', 'Provisioner', 'Machine', 'AWSNodeTemplate', 'AKSNodeClass', 'Namespace']);
 const BUILT_IN_GROUPS = new Set(['', 'apps', 'policy', 'storage.k8s.io', 'batch', 'events.k8s.io']);
 
 export function makeTls(): { dir: string; ca: string; key: string; cert: string } {
