@@ -2,8 +2,8 @@ import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import type { KubeObject } from '../loaders/types.js';
 import { condition, dig, isRecord } from '../snapshot/fields.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
-import { KIND } from '../snapshot/kinds.js';
 import { formatBytes, formatDuration, parseQuantity } from '../snapshot/units.js';
+import { awsNodeClassOf, isAwsRef } from './lib/configuration.js';
 import { ageOf } from './support.js';
 
 const EVICTION = /^(EvictionThresholdMet|Evicted|SystemOOM|OOMKilling|NodeHasInsufficientMemory)$/;
@@ -77,7 +77,8 @@ export default defineRule({
 });
 
 interface KubeletTarget {
-  kind: 'EC2NodeClass' | 'NodePool' | 'Provisioner';
+  /** Or another provider's node class kind (AKSNodeClass), whose kubelet settings are its own. */
+  kind: string;
   name: string;
   object?: KubeObject;
   field: string;
@@ -101,8 +102,11 @@ function kubeletTarget(snapshot: import('../snapshot/snapshot.js').Snapshot, poo
       evidence: isRecord(kubelet) ? { object: pool.object, path } : { object: pool.object, path, value: null, note: `no kubelet block on ${kind} ${pool.name} (${pool.generation}): Karpenter defaults apply` },
     };
   }
+  // Another provider's node class (AKSNodeClass) has kubelet settings of its own: no EC2NodeClass to look up.
+  const other = pool?.nodeClassRef?.value;
+  if (other && !isAwsRef(other)) return { kind: other.kind ?? 'node class', name: other.name, field: '/spec/kubelet', current: '' };
   const ref = pool?.nodeClassRef?.value.name;
-  const nc = ref ? snapshot.get(KIND.EC2NodeClass, undefined, ref) : undefined;
+  const nc = awsNodeClassOf(snapshot, pool?.nodeClassRef?.value);
   const kubelet = nc ? dig(nc, 'spec', 'kubelet') : undefined;
   return {
     kind: 'EC2NodeClass',
@@ -133,7 +137,9 @@ function fixText(t: KubeletTarget): string {
       ? `kubectl edit ec2nodeclass ${t.name}   # spec.kubelet (v1: kubelet settings live on the EC2NodeClass)\nspec:\n${indent(kubeletYaml, 2)}`
       : t.kind === 'NodePool'
         ? `kubectl edit nodepool ${t.name}   # spec.template.spec.kubelet (v1beta1: kubelet settings live on the NodePool)\nspec:\n  template:\n    spec:\n${indent(kubeletYaml, 6)}`
-        : `kubectl edit provisioner ${t.name}   # spec.kubeletConfiguration (v1alpha5)\nspec:\n${indent(kubeletYaml.replace(/^kubelet:/, 'kubeletConfiguration:'), 2)}`;
+        : t.kind === 'Provisioner'
+          ? `kubectl edit provisioner ${t.name}   # spec.kubeletConfiguration (v1alpha5)\nspec:\n${indent(kubeletYaml.replace(/^kubelet:/, 'kubeletConfiguration:'), 2)}`
+          : `in the kubelet settings of ${t.kind} ${t.name}, as far as its provider allows (kubectl get ${t.kind.toLowerCase()} ${t.name} -o yaml)`;
   return [
     `1. Reserve memory for the kubelet and the system and evict earlier:\n${indent(where, 3)}\n   The change drifts the nodes, so Karpenter replaces them with the new reservations.`,
     '2. Find the pods using the memory (kubectl top pods -A --sort-by=memory) and give them memory requests equal to their usage and limits, so the scheduler stops overpacking the node.',

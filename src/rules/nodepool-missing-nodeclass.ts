@@ -5,11 +5,22 @@ import { condition, type Condition } from '../snapshot/fields.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
 import { KIND } from '../snapshot/kinds.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
-import { AWS_GROUP, awsNodeClassKey, editCommand, nodeClassKindListed, nodeClassNames, nodeClassRefOf, type NodeClassRef } from './lib/configuration.js';
+import { AWS_GROUP, AZURE_GROUP, editCommand, nodeClassKey, nodeClassKindListed, nodeClassNames, nodeClassRefOf, type NodeClassRef } from './lib/configuration.js';
 import { byLastSeen, listNames } from './support.js';
 
 /** Reasons the readiness controller sets itself; any other reason is the node class's own Ready reason, copied. */
 const OWN_REASONS = new Set(['NodeClassNotFound', 'NodeClassTerminating', 'NodeClassReadinessUnknown']);
+
+/** The node class a fix points a pool at: the provider's group and kind. */
+interface Target {
+  group: string;
+  kind: string;
+}
+
+const EC2: Target = { group: AWS_GROUP, kind: 'EC2NodeClass' };
+
+/** v1beta1 NodePools named their node class by apiVersion, in the provider's API of that time. */
+const V1BETA1_API_VERSION: Record<string, string> = { [AWS_GROUP]: `${AWS_GROUP}/v1beta1`, [AZURE_GROUP]: `${AZURE_GROUP}/v1alpha2` };
 
 export default defineRule({
   meta: {
@@ -22,15 +33,16 @@ export default defineRule({
     requiresAnyOf: ['NodeClass'],
     optional: ['NodeClaim', 'Event'],
     specOnly: 'yes',
-    summary: 'A NodePool\'s nodeClassRef names an EC2NodeClass (AWSNodeTemplate before v0.32) that is absent, terminating, or of a kind the provider does not serve, or the NodePool reports NodeClassReady=False.',
+    summary: 'A NodePool\'s nodeClassRef names an EC2NodeClass (AWSNodeTemplate before v0.32) or Azure AKSNodeClass that is absent, terminating, or of a kind the provider does not serve, or the NodePool reports NodeClassReady=False.',
     rationale:
       'A NodePool launches nothing without its node class. The nodepool.readiness controller sets NodeClassReady=False ' +
       '(NodeClassNotFound "NodeClass not found on cluster", NodeClassTerminating) and with it Ready=False, and since v1.1 ' +
       'the provisioner skips the pool ("ignoring nodepool, not ready"); NodeClaims that do get created fail as insufficient ' +
       'capacity with the event "Failed resolving NodeClass". A nodeClassRef whose group/kind the AWS provider does not serve ' +
       'is ignored altogether: the pool gets no condition and is never used. Absence is judged only against a snapshot that ' +
-      'lists node classes of the referenced kind (a repository with NodePools only cannot tell). When the node class is in ' +
-      'the snapshot and not Ready, nodeclass-not-ready reports it on the EC2NodeClass instead (one finding per cause).',
+      'lists node classes of the referenced kind (a repository with NodePools only cannot tell); Azure\'s AKSNodeClass is ' +
+      'judged the same way, a node class kind of any other provider only through the pool\'s condition. When the node class ' +
+      'is in the snapshot and not Ready, nodeclass-not-ready reports it on the EC2NodeClass instead (one finding per cause).',
     fix: 'Create the node class the NodePool names, or point nodeClassRef at an existing one (v1: group karpenter.k8s.aws, kind EC2NodeClass).',
     examples: {
       bad: 'spec:\n  template:\n    spec:\n      nodeClassRef:\n        group: karpenter.k8s.aws\n        kind: EC2NodeClass\n        name: defualt   # no EC2NodeClass of that name',
@@ -60,18 +72,18 @@ function judge(snapshot: Snapshot, pool: NodePoolView): FindingInput | undefined
     return {
       object: pool.object,
       message: `NodePool ${pool.name} has no nodeClassRef: the API requires one, so the NodePool cannot be applied and launches nothing.`,
-      fix: refFix(pool, 'default', 'no nodeClassRef'),
+      fix: refFix(pool, 'default', 'no nodeClassRef', providerTarget(snapshot)),
       pointer: '/spec/template/spec/nodeClassRef',
       evidence: [{ object: pool.object, path: '/spec/template/spec', note: 'no nodeClassRef in the template spec' }],
     };
   }
-  const kindKey = awsNodeClassKey(ref);
+  const kindKey = nodeClassKey(ref);
   if (!kindKey) return unsupportedRef(snapshot, pool, ref) ?? fromCondition(snapshot, pool, ref, cond);
   if (!nodeClassKindListed(snapshot, kindKey)) return fromCondition(snapshot, pool, ref, cond);
   const nodeClass = snapshot.get(kindKey, undefined, ref.name);
   if (!nodeClass) return absent(snapshot, pool, ref, kindKey, cond);
   if (nodeClass.metadata.deletionTimestamp) return terminating(snapshot, pool, ref, nodeClass, cond);
-  // Present: a copied not-Ready reason is the node class's own problem, reported by nodeclass-not-ready.
+  // Present: a copied not-Ready reason is the node class's own problem, reported by nodeclass-not-ready (EC2NodeClass).
   const classReady = condition(nodeClass, 'Ready');
   if (classReady && classReady.status !== 'True') return undefined;
   return fromCondition(snapshot, pool, ref, cond, nodeClass);
@@ -92,7 +104,7 @@ function absent(snapshot: Snapshot, pool: NodePoolView, ref: NodeClassRef, kindK
     message:
       `${pool.object.kind} ${pool.name} references ${kind} "${ref.name}", which does not exist (${names.length ? `the snapshot has ${listNames(names, 4)}${hint ? `; did you mean "${hint}"?` : ''}` : `no ${kind} at all`}): ` +
       `Karpenter launches no node for this pool${cond?.status === 'False' ? ` (NodeClassReady=False ${cond.reason ?? ''})` : ''} and its pods stay Pending.`,
-    fix: refFix(pool, hint ?? names[0] ?? ref.name, `${kind} ${ref.name} does not exist`, [
+    fix: refFix(pool, hint ?? names[0] ?? ref.name, `${kind} ${ref.name} does not exist`, targetOf(kindKey), [
       `Or create ${kind} ${ref.name} (kubectl apply -f its manifest; check with kubectl get ${pluralKind(kind).toLowerCase()}).`,
     ]),
     pointer: `${ref.path}/name`,
@@ -108,7 +120,7 @@ function terminating(snapshot: Snapshot, pool: NodePoolView, ref: NodeClassRef, 
     message:
       `${pool.object.kind} ${pool.name} references ${nodeClass.kind} ${ref.name}, which is being deleted since ${nodeClass.metadata.deletionTimestamp}` +
       `${finalizers.length ? ` (held by finalizer ${finalizers.join(', ')} while NodeClaims still use it)` : ''}: Karpenter launches no new node for this pool (NodeClassTerminating).`,
-    fix: refFix(pool, 'NEW_NODECLASS', `${nodeClass.kind} ${ref.name} is terminating`, [
+    fix: refFix(pool, 'NEW_NODECLASS', `${nodeClass.kind} ${ref.name} is terminating`, { group: nodeClass.apiVersion.split('/')[0]!, kind: nodeClass.kind }, [
       `Or, if the deletion was a mistake, recreate ${nodeClass.kind} ${ref.name} from its manifest once the old object is gone (a deleting object cannot be revived; it goes once no NodeClaim uses it).`,
     ]),
     pointer: `${ref.path}/name`,
@@ -133,7 +145,7 @@ function unsupportedRef(snapshot: Snapshot, pool: NodePoolView, ref: NodeClassRe
     message:
       `${pool.object.kind} ${pool.name} has a nodeClassRef with ${what}, which the AWS provider does not serve (it serves group ${AWS_GROUP}, kind EC2NodeClass): ` +
       'Karpenter ignores the NodePool entirely — no NodeClassReady condition, no nodes.',
-    fix: refFix(pool, fixed, `${what} is not a node class of the AWS provider`),
+    fix: refFix(pool, fixed, `${what} is not a node class of the AWS provider`, EC2),
     pointer: `${ref.path}/${awsGroup ? 'kind' : 'group'}`,
     evidence: [{ object: pool.object, path: `${ref.path}/${awsGroup ? 'kind' : 'group'}`, note: `must be ${awsGroup ? 'EC2NodeClass' : AWS_GROUP}` }],
   };
@@ -150,7 +162,7 @@ function fromCondition(snapshot: Snapshot, pool: NodePoolView, ref: NodeClassRef
       `${pool.object.kind} ${pool.name} reports NodeClassReady=False since ${cond.lastTransitionTime ?? 'an unknown time'}: its ${ref.kind} ${ref.name} ${why}` +
       `${nodeClass ? ' (the copy in the snapshot looks fine: it may have been captured at another time)' : ''}, so the pool is not Ready and Karpenter launches nothing for it.`,
     fix: own
-      ? refFix(pool, ref.name, `NodeClassReady=False ${cond.reason}`, [`Or create ${ref.kind} ${ref.name} (kubectl apply -f its manifest).`])
+      ? refFix(pool, ref.name, `NodeClassReady=False ${cond.reason}`, { group: ref.group ?? AWS_GROUP, kind: ref.kind }, [`Or create ${ref.kind} ${ref.name} (kubectl apply -f its manifest).`])
       : `Fix ${ref.kind} ${ref.name} (kubectl describe ${ref.kind.toLowerCase()} ${ref.name}: the failing condition names the selector or permission), then check: kubectl get nodepool ${pool.name} -o jsonpath='{.status.conditions}'`,
     pointer: `${ref.path}/name`,
     evidence: [conditionEvidence(pool, cond), { object: pool.object, path: `${ref.path}/name`, note: `names ${ref.kind} ${ref.name}` }, ...launchFailures(snapshot, pool)],
@@ -182,13 +194,24 @@ function pluralKind(kind: string): string {
   return kind.endsWith('s') ? `${kind}es` : `${kind}s`;
 }
 
-function refFix(pool: NodePoolView, name: string, why: string, alternatives: string[] = []): string {
+/** `karpenter.azure.com/AKSNodeClass` → its group and kind. */
+function targetOf(kindKey: string): Target {
+  const [group, kind] = kindKey.split('/') as [string, string];
+  return { group, kind };
+}
+
+/** With no reference to go by, the provider whose node classes the snapshot holds (AWS unless only Azure's). */
+function providerTarget(snapshot: Snapshot): Target {
+  return snapshot.all(KIND.AKSNodeClass).length && !snapshot.all(KIND.EC2NodeClass).length ? { group: AZURE_GROUP, kind: 'AKSNodeClass' } : EC2;
+}
+
+function refFix(pool: NodePoolView, name: string, why: string, target: Target, alternatives: string[] = []): string {
   const patch =
     pool.generation === 'v1alpha5'
       ? `spec:\n  providerRef:\n    name: ${name}`
       : pool.generation === 'v1beta1'
-        ? `spec:\n  template:\n    spec:\n      nodeClassRef:\n        apiVersion: karpenter.k8s.aws/v1beta1\n        kind: EC2NodeClass\n        name: ${name}`
-        : `spec:\n  template:\n    spec:\n      nodeClassRef:\n        group: karpenter.k8s.aws\n        kind: EC2NodeClass\n        name: ${name}`;
+        ? `spec:\n  template:\n    spec:\n      nodeClassRef:\n        apiVersion: ${V1BETA1_API_VERSION[target.group] ?? `${target.group}/v1beta1`}\n        kind: ${target.kind}\n        name: ${name}`
+        : `spec:\n  template:\n    spec:\n      nodeClassRef:\n        group: ${target.group}\n        kind: ${target.kind}\n        name: ${name}`;
   const steps = [`Point the pool at an existing node class (${why}): ${editCommand(pool.object)}\n${patch.replace(/^/gm, '   ')}`];
   steps.push(...alternatives);
   // Provisioners (v1alpha5) have no status conditions to check.

@@ -2,7 +2,8 @@ import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import type { KubeObject } from '../loaders/types.js';
 import { dig, formatTaint, str, type Taint } from '../snapshot/fields.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
-import { agentFor, nodeClassByName, nodeTaints } from './lib/registration-common.js';
+import { awsNodeClassOf } from './lib/configuration.js';
+import { agentFor, nodeTaints } from './lib/registration-common.js';
 import { listNames, plural } from './support.js';
 
 const ID = 'undeclared-startup-taint';
@@ -73,8 +74,8 @@ export default defineRule({
 
     // Spec: the node class's userData registers nodes with an agent taint.
     for (const pool of snapshot.nodePools()) {
-      const ref = pool.nodeClassRef;
-      const nodeClass = nodeClassByName(snapshot, ref?.value.name);
+      // Only an EC2NodeClass has userData; another provider's node class of the same name is not it.
+      const nodeClass = awsNodeClassOf(snapshot, pool.nodeClassRef?.value);
       if (!nodeClass) continue;
       const userData = str(dig(nodeClass, 'spec', 'userData')) ?? '';
       for (const key of new Set(userData.match(KEY_IN_TEXT) ?? [])) {

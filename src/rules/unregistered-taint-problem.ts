@@ -4,7 +4,7 @@ import { arr, dig, str, type Json } from '../snapshot/fields.js';
 import type { NodeClaimView } from '../snapshot/karpenter.js';
 import { KIND } from '../snapshot/kinds.js';
 import { formatDuration } from '../snapshot/units.js';
-import { logNodeClaim, nodeClassByName, nodeClassNameOf, nodeTaints, UNREGISTERED } from './lib/registration-common.js';
+import { awsNodeClassOfClaim, logNodeClaim, nodeClassNameOf, nodeTaints, UNREGISTERED } from './lib/registration-common.js';
 import { ageOf, byLastSeen, karpenterFacts } from './support.js';
 
 const ID = 'unregistered-taint-problem';
@@ -113,7 +113,7 @@ export default defineRule({
       }
       if (lingering) evidence.push({ object: node!, path: `/spec/taints/${lingering.index}`, note: `present ${formatDuration(lingering.age)} after the node was created` });
 
-      const nodeClass = nodeClassByName(snapshot, nodeClassNameOf(claim));
+      const nodeClass = awsNodeClassOfClaim(snapshot, claim);
       const cls = nodeClass ? customWithoutTaint(nodeClass) : undefined;
       if (nodeClass && cls) {
         evidence.push(...cls.evidence);

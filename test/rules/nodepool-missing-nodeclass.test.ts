@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { anchorOf, type Finding } from '../../src/engine/findings.js';
-import { scanRule } from '../support/scan.js';
+import { scan, scanRule } from '../support/scan.js';
 import { caseDir, evidenceOf, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'nodepool-missing-nodeclass';
@@ -104,5 +104,45 @@ describe(`${RULE} — missing: a repository with NodePools only`, () => {
     const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
     expect(r.findings).toEqual([]);
     expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no node classes \(EC2NodeClass\) in the snapshot/) }]);
+  });
+});
+
+describe(`${RULE} — fires-aks: Azure, NodePool gpu names AKSNodeClass gpu-nodes, the cluster has gpu-node`, () => {
+  const dir = caseDir(RULE, 'fires-aks');
+  let r: Scan;
+  let f: Finding;
+  beforeAll(async () => {
+    r = await scanRule(RULE, [dir]);
+    f = r.findings[0]!;
+  });
+
+  it('judges the AKSNodeClass reference like an EC2NodeClass one', () => {
+    expect(r.report.snapshot.counts).toMatchObject({ NodePool: 2, AKSNodeClass: 2 });
+    expect(r.notEvaluated).toEqual([]);
+    expect(r.findings).toHaveLength(1);
+    expect(f.object).toMatchObject({ kind: 'NodePool', name: 'gpu' });
+    expect(f.message).toContain('NodePool gpu references AKSNodeClass "gpu-nodes", which does not exist (the snapshot has default, gpu-node; did you mean "gpu-node"?)');
+    expect(f.message).toContain('(NodeClassReady=False NodeClassNotFound)');
+    const [ref] = evidenceOf(f, 'NodePool', '/spec/template/spec/nodeClassRef/name');
+    expect(rawValueAt(ref!)).toBe('gpu-nodes');
+    expectSourceIs(ref!, join(dir, 'karpenter.yaml'));
+  });
+
+  it('the fix names the Azure group and kind, never an EC2NodeClass', () => {
+    expect(f.fix).toContain('nodeClassRef:\n           group: karpenter.azure.com\n           kind: AKSNodeClass\n           name: gpu-node');
+    expect(f.fix).toContain('kubectl get aksnodeclasses');
+    expect(f.fix).not.toContain('EC2NodeClass');
+  });
+});
+
+describe(`${RULE} — near-miss-aks: Azure NodePools whose AKSNodeClasses exist, one naming another provider's node class`, () => {
+  it('silent; and no rule reads an AKSNodeClass as an EC2NodeClass', async () => {
+    const dir = caseDir(RULE, 'near-miss-aks');
+    const r = await scanRule(RULE, [dir]);
+    expect(r.report.snapshot.counts).toMatchObject({ NodePool: 3, AKSNodeClass: 2 });
+    expect(r.notEvaluated).toEqual([]);
+    expect(r.findings).toEqual([]);
+    const all = await scan([dir]);
+    expect(all.findings.filter((x) => /EC2NodeClass|ec2nodeclass/.test(`${x.message} ${x.fix}`))).toEqual([]);
   });
 });

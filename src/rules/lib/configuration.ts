@@ -9,9 +9,17 @@ import { KIND } from '../../snapshot/kinds.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 
 export const AWS_GROUP = 'karpenter.k8s.aws';
+export const AZURE_GROUP = 'karpenter.azure.com';
 
-/** The node class kinds the AWS provider serves, by kind name. */
-const NODE_CLASS_KINDS: Record<string, string> = { EC2NodeClass: KIND.EC2NodeClass, AWSNodeTemplate: KIND.AWSNodeTemplate };
+/**
+ * The node class kinds karpdoctor can hold, by kind name: the AWS provider's, and Azure's AKSNodeClass. A reference to
+ * any other kind (another provider) cannot be judged from the snapshot.
+ */
+const NODE_CLASS_KINDS: Record<string, { key: string; group: string }> = {
+  EC2NodeClass: { key: KIND.EC2NodeClass, group: AWS_GROUP },
+  AWSNodeTemplate: { key: KIND.AWSNodeTemplate, group: AWS_GROUP },
+  AKSNodeClass: { key: KIND.AKSNodeClass, group: AZURE_GROUP },
+};
 
 export interface NodeClassRef {
   group?: string;
@@ -27,10 +35,24 @@ export function nodeClassRefOf(pool: NodePoolView): NodeClassRef | undefined {
   return { ...(ref.value.group ? { group: ref.value.group } : {}), kind: ref.value.kind ?? 'EC2NodeClass', name: ref.value.name, path: ref.path };
 }
 
-/** `group/Kind` of a reference the AWS provider can resolve, or undefined for another provider's node class. */
-export function awsNodeClassKey(ref: NodeClassRef): string | undefined {
-  if (ref.group !== undefined && ref.group !== AWS_GROUP) return undefined;
-  return NODE_CLASS_KINDS[ref.kind];
+/** `group/Kind` of a reference to a node class kind the snapshot can hold, or undefined for any other (group, kind). */
+export function nodeClassKey(ref: { group?: string; kind: string }): string | undefined {
+  const known = NODE_CLASS_KINDS[ref.kind];
+  return known && (ref.group === undefined || ref.group === known.group) ? known.key : undefined;
+}
+
+/**
+ * The EC2NodeClass (or AWSNodeTemplate) a reference names; none for another provider's node class, whose spec has
+ * no userData, amiFamily or subnets to read. A reference naming no other provider's group or kind is read as AWS's.
+ */
+export function awsNodeClassOf(snapshot: Snapshot, ref: { group?: string; kind?: string; name?: string } | undefined): KubeObject | undefined {
+  if (!ref?.name || !isAwsRef(ref)) return undefined;
+  return snapshot.get(KIND.EC2NodeClass, undefined, ref.name) ?? snapshot.get(KIND.AWSNodeTemplate, undefined, ref.name);
+}
+
+export function isAwsRef(ref: { group?: string; kind?: string }): boolean {
+  const group = ref.group ?? (ref.kind ? NODE_CLASS_KINDS[ref.kind]?.group : undefined);
+  return group === undefined || group === AWS_GROUP;
 }
 
 /** A node class kind whose list is in the snapshot (an empty list counts: "there are none"). */

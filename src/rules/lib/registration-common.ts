@@ -9,6 +9,7 @@ import { arr, dig, isRecord, str, taintsAt, type Json, type Taint } from '../../
 import type { NodeClaimView } from '../../snapshot/karpenter.js';
 import { KIND } from '../../snapshot/kinds.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
+import { awsNodeClassOf } from './configuration.js';
 
 export const UNREGISTERED = 'karpenter.sh/unregistered';
 export const CCM_UNINITIALIZED = 'node.cloudprovider.kubernetes.io/uninitialized';
@@ -147,9 +148,13 @@ export function nodeClassNameOf(claim: NodeClaimView): string | undefined {
   return str(dig(claim.object, 'spec', 'nodeClassRef', 'name')) ?? str(dig(claim.object, 'spec', 'providerRef', 'name'));
 }
 
-export function nodeClassByName(snapshot: Snapshot, name: string | undefined): KubeObject | undefined {
-  if (!name) return undefined;
-  return snapshot.get(KIND.EC2NodeClass, undefined, name) ?? snapshot.get(KIND.AWSNodeTemplate, undefined, name);
+/** The EC2NodeClass (or AWSNodeTemplate) a NodeClaim was launched from; none when it names another provider's node class. */
+export function awsNodeClassOfClaim(snapshot: Snapshot, claim: NodeClaimView): KubeObject | undefined {
+  const ref = dig(claim.object, 'spec', 'nodeClassRef') ?? dig(claim.object, 'spec', 'providerRef');
+  const apiVersion = str(dig(ref, 'apiVersion'));
+  const group = str(dig(ref, 'group')) ?? (apiVersion?.includes('/') ? apiVersion.split('/')[0] : undefined);
+  const kind = str(dig(ref, 'kind'));
+  return awsNodeClassOf(snapshot, { ...(group ? { group } : {}), ...(kind ? { kind } : {}), name: nodeClassNameOf(claim) });
 }
 
 /** The NodeClaim a controller log record is about (v1 `NodeClaim: {name}`, v0.32–0.36 `nodeclaim`, reconcile `name`). */

@@ -7,7 +7,7 @@ import { condition, dig, isRecord } from '../../snapshot/fields.js';
 import type { NodePoolView } from '../../snapshot/karpenter.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 import { parseQuantity } from '../../snapshot/units.js';
-import { awsNodeClassKey, nodeClassKindListed, nodeClassRefOf } from './configuration.js';
+import { nodeClassKey, nodeClassKindListed, nodeClassRefOf } from './configuration.js';
 import { poolProfile, type FitReason, type PoolProfile } from './scheduling-fit.js';
 
 export function poolProfiles(snapshot: Snapshot): PoolProfile[] {
@@ -19,7 +19,7 @@ export function launchReasons(snapshot: Snapshot, pool: NodePoolView): FitReason
   const out: FitReason[] = [];
   if (pool.object.metadata.deletionTimestamp) out.push({ kind: 'launch', text: `is being deleted (since ${pool.object.metadata.deletionTimestamp})`, poolPath: '/metadata/deletionTimestamp' });
   const ref = nodeClassRefOf(pool);
-  const kindKey = ref && awsNodeClassKey(ref);
+  const kindKey = ref && nodeClassKey(ref);
   if (ref && kindKey && nodeClassKindListed(snapshot, kindKey)) {
     const kind = kindKey.split('/')[1]!;
     const nc = snapshot.get(kindKey, undefined, ref.name);

@@ -8,8 +8,8 @@ import { tolerates as toleratesTaint } from '../../snapshot/selectors.js';
 import type { KubeObject } from '../../loaders/types.js';
 import { arr, dig, str, type Json, type Taint } from '../../snapshot/fields.js';
 import { allowedZones, type NodePoolView } from '../../snapshot/karpenter.js';
-import { KIND } from '../../snapshot/kinds.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
+import { awsNodeClassOf } from './configuration.js';
 
 /** Either key works on a PV: AWS normalises the EBS CSI key to topology.kubernetes.io/zone (v0.33+). */
 export const ZONE_KEYS = [
@@ -105,8 +105,8 @@ export interface PoolReach {
 export function poolReach(snapshot: Snapshot, pool: NodePoolView): PoolReach {
   const required = allowedZones(pool);
   const requirementIndex = pool.requirements.value.findIndex((r) => ZONE_KEYS.includes(r.key) && r.operator === 'In');
-  const ref = pool.nodeClassRef?.value.name;
-  const nodeClass = ref ? (snapshot.get(KIND.EC2NodeClass, undefined, ref) ?? snapshot.get(KIND.AWSNodeTemplate, undefined, ref)) : undefined;
+  // Subnets with zones are an EC2NodeClass status: another provider's node class restricts nothing we can read.
+  const nodeClass = awsNodeClassOf(snapshot, pool.nodeClassRef?.value);
   const subnetList = nodeClass ? arr<Json>(dig(nodeClass, 'status', 'subnets')) : [];
   const subnets = subnetList.length ? [...new Set(subnetList.map((s) => str(s.zone)).filter((z): z is string => Boolean(z)))] : undefined;
   const zones = required && subnets ? required.filter((z) => subnets.includes(z)) : (required ?? subnets);
