@@ -1,3 +1,5 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listingProgress } from '../src/cli/progress.js';
@@ -96,6 +98,18 @@ describe('live loader against a local API server (real client-node KubeConfig, T
     await expect(loadLive({ kubeconfig: server.kubeconfig })).rejects.toThrow(/cannot reach the API server https:\/\/127\.0\.0\.1:\d+ of context test: ECONNREFUSED/);
     await expect(loadLive({ kubeconfig: '/nonexistent/kubeconfig' })).rejects.toThrow(LiveError);
     await expect(loadLive({ kubeconfig: server.kubeconfig, context: 'prod' })).rejects.toThrow('no context "prod" in the kubeconfig (contexts: test)');
+  });
+
+  it('no kubeconfig at all is named as such, not as a refused connection to localhost:8080', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'karpdoctor-home-'));
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, KUBECONFIG: '' };
+    delete env.KUBERNETES_SERVICE_HOST;
+    const none = await runCli(['scan'], env);
+    expect(none.status).toBe(2);
+    expect(none.stderr).toBe(`karpdoctor: no kubeconfig: KUBECONFIG is not set and ${join(home, '.kube', 'config')} does not exist; pass --kubeconfig FILE (or scan a dump: karpdoctor scan DIR)\n`);
+    const stale = await runCli(['collect', '-o', join(home, 'b.tar.gz')], { ...env, KUBECONFIG: join(home, 'gone.yaml') });
+    expect(stale.status).toBe(2);
+    expect(stale.stderr).toMatch(/^karpdoctor: no kubeconfig: KUBECONFIG names .*gone\.yaml, which does not exist/);
   });
 
   it('the CLI scans the live cluster when no path is given, and fails with one line and exit 2 when it cannot', async () => {

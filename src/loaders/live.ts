@@ -5,8 +5,11 @@
  * dumps and go through the same object pipeline as files — the live snapshot equals the offline one by construction.
  * Never Secrets, never ConfigMaps. Partial access is normal: a 403 or a missing CRD is recorded, not fatal.
  */
+import { existsSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
 import { acceptDocument, type ObjectSink } from './objects.js';
 import { isKarpenterControllerPod, parseLogLine } from './logs.js';
 import { INPUTS, type InputName } from '../snapshot/kinds.js';
@@ -248,6 +251,9 @@ interface HttpError extends Error {
 async function connect(opts: LiveOptions): Promise<Api> {
   const { KubeConfig } = await import('@kubernetes/client-node');
   const kc = new KubeConfig();
+  // Without any kubeconfig, client-node quietly targets http://localhost:8080, which fails with a puzzling error.
+  const missing = opts.kubeconfig ? undefined : noKubeconfig();
+  if (missing) throw new LiveError(missing);
   try {
     if (opts.kubeconfig) kc.loadFromFile(opts.kubeconfig);
     else kc.loadFromDefault();
@@ -275,6 +281,17 @@ async function connect(opts: LiveOptions): Promise<Api> {
     return request(url, options, timeout);
   };
   return { server, context, get: (path) => withRetries(() => get(path), server, context, timeout) };
+}
+
+/** Why there is no kubeconfig to read (KUBECONFIG unset or naming no file, no ~/.kube/config, not in a pod), or nothing. */
+function noKubeconfig(): string | undefined {
+  if (process.env.KUBERNETES_SERVICE_HOST) return undefined;
+  const fromEnv = (process.env.KUBECONFIG ?? '').split(delimiter).filter(Boolean);
+  if (fromEnv.length) {
+    return fromEnv.some((f) => existsSync(f)) ? undefined : `no kubeconfig: KUBECONFIG names ${fromEnv.join(', ')}, which does not exist; pass --kubeconfig FILE (or scan a dump: karpdoctor scan DIR)`;
+  }
+  const home = join(homedir(), '.kube', 'config');
+  return existsSync(home) ? undefined : `no kubeconfig: KUBECONFIG is not set and ${home} does not exist; pass --kubeconfig FILE (or scan a dump: karpdoctor scan DIR)`;
 }
 
 function request(url: URL, options: https.RequestOptions, timeout: number): Promise<{ status: number; body: string }> {

@@ -240,10 +240,10 @@ function authorize(role: ClusterRole, path: string): string | undefined {
 }
 
 /** The built CLI in a child process — asynchronously, since the fake API server answers from the test process. */
-export function runCli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+export function runCli(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ status: number | null; stdout: string; stderr: string }> {
   const bin = join(import.meta.dirname, '..', '..', 'bin', 'karpdoctor.js');
   return new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [bin, ...args], { encoding: 'utf8', maxBuffer: 64 << 20, env }, (err, stdout, stderr) => {
       resolve({ status: err ? ((err as { code?: number }).code ?? null) : 0, stdout, stderr });
     });
   });
