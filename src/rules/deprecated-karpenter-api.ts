@@ -5,11 +5,10 @@ import { dig, isRecord, str, type Json } from '../snapshot/fields.js';
 import { generationOf } from '../snapshot/karpenter.js';
 import { KIND } from '../snapshot/kinds.js';
 import type { ObjectRef, Snapshot } from '../snapshot/snapshot.js';
-import { annotationPath, DO_NOT_DISRUPT, DO_NOT_EVICT, POD_TEMPLATE_KINDS } from './lib/do-not-disrupt.js';
+import { annotationPath, DO_NOT_CONSOLIDATE, DO_NOT_DISRUPT, DO_NOT_EVICT, POD_TEMPLATE_KINDS } from './lib/do-not-disrupt.js';
 import { workloadOf } from './lib/interruption-settings.js';
+import { rewriteOf } from './lib/karpenter-v1-rewrite.js';
 import { karpenterFacts, listNames, podName, type KarpenterVersionFacts } from './support.js';
-
-const DO_NOT_CONSOLIDATE = 'karpenter.sh/do-not-consolidate';
 
 /** The first release that no longer serves each old generation (karpenter-facts §0.2). */
 const UNSERVED_FROM: Record<string, string> = { v1alpha5: '0.33.0', v1beta1: '1.1.0' };
@@ -155,146 +154,6 @@ function fixText(obj: KubeObject, gen: string, rewrite: Json, runningUnserved: s
   }
   if (obj.kind === 'AWSNodeTemplate' && !str(dig(obj, 'spec', 'instanceProfile'))) notes.push('Set role to the node IAM role (the v1alpha1 default instance profile setting is gone).');
   return [`Replace the manifest with its v1 form (review it before applying):\n${yaml.replace(/^/gm, '   ')}`, ...notes, upgrade].map((s, i) => `${i + 1}. ${s}`).join('\n');
-}
-
-/** The v1 object a user should commit instead (karpenter-facts §1.1–§1.5 field mapping). */
-function rewriteOf(snapshot: Snapshot, obj: KubeObject): Json {
-  switch (obj.kind) {
-    case 'Provisioner':
-      return provisionerToNodePool(obj);
-    case 'AWSNodeTemplate':
-      return templateToNodeClass(obj);
-    case 'NodePool':
-      return v1beta1NodePool(obj);
-    default:
-      return v1beta1NodeClass(snapshot, obj);
-  }
-}
-
-/** Template annotations with do-not-consolidate renamed to its v1 meaning. */
-function renamed(annotations: unknown): unknown {
-  if (!isRecord(annotations) || annotations[DO_NOT_CONSOLIDATE] === undefined) return annotations;
-  const { [DO_NOT_CONSOLIDATE]: _dropped, ...rest } = annotations;
-  return { ...rest, [DO_NOT_DISRUPT]: 'true' };
-}
-
-function meta(obj: KubeObject): Json {
-  const m: Json = { name: obj.metadata.name };
-  const labels = obj.metadata.labels;
-  if (labels && Object.keys(labels).length) m.labels = labels;
-  return m;
-}
-
-function compact(o: Json): Json {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && !(Array.isArray(v) && v.length === 0) && !(isRecord(v) && Object.keys(v).length === 0)));
-}
-
-function provisionerToNodePool(obj: KubeObject): Json {
-  const spec = (obj.spec ?? {}) as Json;
-  const ttlExpired = dig(spec, 'ttlSecondsUntilExpired');
-  const ttlEmpty = dig(spec, 'ttlSecondsAfterEmpty');
-  const consolidation = dig(spec, 'consolidation', 'enabled') === true;
-  return {
-    apiVersion: 'karpenter.sh/v1',
-    kind: 'NodePool',
-    metadata: meta(obj),
-    spec: compact({
-      template: compact({
-        metadata: compact({ labels: dig(spec, 'labels'), annotations: renamed(dig(spec, 'annotations')) }),
-        spec: compact({
-          requirements: dig(spec, 'requirements') ?? [],
-          taints: dig(spec, 'taints'),
-          startupTaints: dig(spec, 'startupTaints'),
-          nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: str(dig(spec, 'providerRef', 'name')) ?? obj.metadata.name },
-          // v1alpha5 without a TTL never expired; v1 defaults to 720h, so keep the old behaviour explicit.
-          expireAfter: typeof ttlExpired === 'number' ? seconds(ttlExpired) : 'Never',
-        }),
-      }),
-      disruption: consolidation
-        ? { consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '0s' }
-        : { consolidationPolicy: 'WhenEmpty', consolidateAfter: typeof ttlEmpty === 'number' ? seconds(ttlEmpty) : 'Never' },
-      limits: dig(spec, 'limits', 'resources'),
-      weight: dig(spec, 'weight'),
-    }),
-  };
-}
-
-function v1beta1NodePool(obj: KubeObject): Json {
-  const spec = structuredClone((obj.spec ?? {}) as Json);
-  const template = (spec.template ?? {}) as Json;
-  const tspec = { ...((template.spec ?? {}) as Json) };
-  const disruption = { ...((spec.disruption ?? {}) as Json) };
-  const ref = (tspec.nodeClassRef ?? {}) as Json;
-  tspec.nodeClassRef = { group: 'karpenter.k8s.aws', kind: str(ref.kind) ?? 'EC2NodeClass', name: ref.name };
-  const tmeta = isRecord(template.metadata) ? { ...template.metadata, annotations: renamed(template.metadata.annotations) } : undefined;
-  if (disruption.expireAfter !== undefined) tspec.expireAfter = disruption.expireAfter;
-  delete disruption.expireAfter;
-  delete tspec.kubelet;
-  if (disruption.consolidationPolicy === 'WhenUnderutilized' || disruption.consolidationPolicy === undefined) {
-    disruption.consolidationPolicy = 'WhenEmptyOrUnderutilized';
-    disruption.consolidateAfter ??= '0s';
-  }
-  return { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: meta(obj), spec: compact({ ...spec, template: compact({ ...template, metadata: tmeta, spec: tspec }), disruption }) };
-}
-
-const ALIAS: Record<string, string> = { AL2: 'al2', AL2023: 'al2023', Bottlerocket: 'bottlerocket', Windows2019: 'windows2019', Windows2022: 'windows2022' };
-
-function v1beta1NodeClass(snapshot: Snapshot, obj: KubeObject): Json {
-  const spec = structuredClone((obj.spec ?? {}) as Json);
-  const family = str(spec.amiFamily);
-  if (!Array.isArray(spec.amiSelectorTerms) && family && ALIAS[family]) {
-    spec.amiSelectorTerms = [{ alias: `${ALIAS[family]}@latest` }];
-    delete spec.amiFamily;
-  }
-  const kubelet = kubeletFromPools(snapshot, obj.metadata.name ?? '');
-  if (kubelet) spec.kubelet = kubelet;
-  return { apiVersion: 'karpenter.k8s.aws/v1', kind: 'EC2NodeClass', metadata: meta(obj), spec };
-}
-
-/** v1 moved kubelet settings from the v1beta1 NodePool template onto the EC2NodeClass. */
-function kubeletFromPools(snapshot: Snapshot, nodeClass: string): unknown {
-  for (const pool of snapshot.all(KIND.NodePool)) {
-    if (generationOf(pool) !== 'v1beta1' || dig(pool, 'spec', 'template', 'spec', 'nodeClassRef', 'name') !== nodeClass) continue;
-    const kubelet = dig(pool, 'spec', 'template', 'spec', 'kubelet');
-    if (isRecord(kubelet)) return kubelet;
-  }
-  return undefined;
-}
-
-function templateToNodeClass(obj: KubeObject): Json {
-  const spec = (obj.spec ?? {}) as Json;
-  const family = str(spec.amiFamily) ?? 'AL2';
-  const amiTerms = selectorTerms(spec.amiSelector);
-  return {
-    apiVersion: 'karpenter.k8s.aws/v1',
-    kind: 'EC2NodeClass',
-    metadata: meta(obj),
-    spec: compact({
-      ...(amiTerms.length ? { amiFamily: family, amiSelectorTerms: amiTerms } : { amiSelectorTerms: [{ alias: `${ALIAS[family] ?? 'al2023'}@latest` }] }),
-      subnetSelectorTerms: selectorTerms(spec.subnetSelector),
-      securityGroupSelectorTerms: selectorTerms(spec.securityGroupSelector),
-      ...(str(spec.instanceProfile) ? { instanceProfile: spec.instanceProfile } : { role: 'KarpenterNodeRole-CLUSTER_NAME' }),
-      userData: spec.userData,
-      tags: spec.tags,
-      blockDeviceMappings: spec.blockDeviceMappings,
-      metadataOptions: spec.metadataOptions,
-      detailedMonitoring: spec.detailedMonitoring,
-    }),
-  };
-}
-
-/** v1alpha1 selector maps → v1 terms: `aws-ids: "a,b"` becomes id terms, any other keys one tags term. */
-function selectorTerms(selector: unknown): Json[] {
-  if (!isRecord(selector)) return [];
-  const { 'aws-ids': ids, ...tags } = selector as Record<string, unknown>;
-  const terms: Json[] = [];
-  if (typeof ids === 'string') for (const id of ids.split(',').map((s) => s.trim()).filter(Boolean)) terms.push({ id });
-  if (Object.keys(tags).length) terms.push({ tags });
-  return terms;
-}
-
-function seconds(n: number): string {
-  return n % 3600 === 0 ? `${n / 3600}h` : n % 60 === 0 ? `${n / 60}m` : `${n}s`;
 }
 
 // ----- Annotations ignored from v1.0 -----

@@ -13,6 +13,8 @@ export { isPodManifest } from '../../snapshot/pods.js';
 
 export const DO_NOT_DISRUPT = 'karpenter.sh/do-not-disrupt';
 export const DO_NOT_EVICT = 'karpenter.sh/do-not-evict';
+/** v1alpha5's node annotation; v1 honours karpenter.sh/do-not-disrupt only. */
+export const DO_NOT_CONSOLIDATE = 'karpenter.sh/do-not-consolidate';
 
 export interface DoNotDisrupt {
   /** The annotation key that is in force. */
