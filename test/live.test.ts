@@ -55,6 +55,19 @@ describe('live loader against a local API server (real client-node KubeConfig, T
     await server.close();
   });
 
+  it('lists each Karpenter resource in one version, the preferred one, though the CRDs still serve v1beta1', async () => {
+    server = await startFakeApiServer({ objects, alsoServed: { 'karpenter.sh': ['v1beta1'], 'karpenter.k8s.aws': ['v1beta1'] } }, tls);
+    const live = await loadLive({ kubeconfig: server.kubeconfig });
+    const run = runRules(RULES, new Snapshot(live, { now: referenceTime, live: true, denied: live.denied }));
+    // Every NodePool once, as v1: no v1beta1 copy that deprecated-karpenter-api would take for an old object.
+    expect(comparable(run)).toEqual(comparable(offline));
+    expect(run.findings.some((f) => f.ruleId === 'deprecated-karpenter-api')).toBe(false);
+    const listed = server.requests.map((r) => r.path).filter((p) => /^\/apis\/karpenter\.[^/]+\/[^/]+\/[a-z0-9]+$/.test(p));
+    expect(listed.some((p) => p.includes('/v1beta1/'))).toBe(false);
+    expect(listed).toContain('/apis/karpenter.sh/v1/nodepools');
+    await server.close();
+  });
+
   it('records a 403 as denied (not absent) and goes on; a missing CRD is simply absent', async () => {
     const noKarpenter = objects.filter((o) => !o.apiVersion.startsWith('karpenter.'));
     server = await startFakeApiServer({ objects: noKarpenter, forbidden: ['policy/poddisruptionbudgets', 'storageclasses'] }, tls);

@@ -178,6 +178,16 @@ describe('joins', () => {
     expect(s.counts()).toEqual({ Node: 1 });
   });
 
+  it('one object listed through two API versions (same resourceVersion): the newer version is kept, in either order', () => {
+    const pool = (apiVersion: string) => ({ apiVersion, kind: 'NodePool', metadata: { name: 'default', resourceVersion: '77' }, spec: {}, status: {} });
+    for (const order of [['karpenter.sh/v1beta1', 'karpenter.sh/v1'], ['karpenter.sh/v1', 'karpenter.sh/v1beta1']]) {
+      const s = snap(order.map(pool));
+      expect(s.all(KIND.NodePool).map((o) => o.apiVersion)).toEqual(['karpenter.sh/v1']);
+    }
+    const alpha = snap([pool('karpenter.sh/v1alpha5'), pool('karpenter.sh/v1beta1')]);
+    expect(alpha.all(KIND.NodePool).map((o) => o.apiVersion)).toEqual(['karpenter.sh/v1beta1']);
+  });
+
   it('completeness: empty lists count as present, absent inputs are listed', () => {
     const s = snap([], {}, { listedKinds: new Set(['karpenter.sh/NodeClaim', '/Node']) });
     expect(s.has('NodeClaim')).toBe(true);

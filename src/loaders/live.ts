@@ -380,17 +380,23 @@ async function discoverKarpenter(api: Api, wanted: typeof KARPENTER_RESOURCES, s
     skipped.push({ source: 'live', reason: `API discovery failed (HTTP ${groups.status}): Karpenter objects not read` });
     return out;
   }
-  const list = (JSON.parse(groups.body) as { groups?: Array<{ name: string; versions: Array<{ version: string }> }> }).groups ?? [];
+  type Group = { name: string; versions: Array<{ version: string }>; preferredVersion?: { version: string } };
+  const list = (JSON.parse(groups.body) as { groups?: Group[] }).groups ?? [];
   for (const g of list.filter((g) => wanted.some((w) => w.group === g.name))) {
-    // Every served version: a v1beta1 object still stored during an upgrade is found as well as v1 ones;
-    // duplicates across versions merge in the snapshot (same kind, same name).
-    for (const { version } of g.versions) {
+    // One version per resource, as kubectl does: the preferred one where it serves the resource, else the first
+    // (discovery lists versions by priority). Listing every served version returns every object once per version
+    // (the API server converts), and a v1beta1 copy of a v1 NodePool would read as a deprecated object.
+    const preferred = g.preferredVersion?.version;
+    const versions = [...new Set([...(preferred ? [preferred] : []), ...g.versions.map((v) => v.version)])];
+    const taken = new Set<string>();
+    for (const version of versions) {
       const res = await api.get(`/apis/${g.name}/${version}`);
       if (res.status !== 200) continue;
       const resources = (JSON.parse(res.body) as { resources?: Array<{ name: string; kind: string; namespaced: boolean }> }).resources ?? [];
       for (const r of resources) {
         const known = wanted.find((w) => w.group === g.name && w.plural === r.name);
-        if (!known) continue;
+        if (!known || taken.has(r.name)) continue;
+        taken.add(r.name);
         out.push({ group: g.name, version, plural: r.name, kind: r.kind, namespaced: r.namespaced, input: known.input, neededBy: [known.input] });
       }
     }

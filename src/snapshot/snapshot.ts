@@ -423,14 +423,27 @@ function objectKey(kindKey: string, obj: KubeObject): string {
   return `${kindKey}|${ns}|${nameOf(obj)}`;
 }
 
-/** Of two copies of one object, keep the one that knows more: with status, else the newer resourceVersion. */
+/**
+ * Of two copies of one object, keep the one that knows more: with status, else the newer resourceVersion, else the
+ * newer API version (`kubectl get nodepools.v1beta1.karpenter.sh` next to `kubectl get nodepools` in one dump: the
+ * same object converted, whose v1 copy is what rules read).
+ */
 function prefer(candidate: KubeObject, existing: KubeObject): boolean {
   const hasStatus = (o: KubeObject) => o.status !== undefined && o.status !== null;
   if (hasStatus(candidate) !== hasStatus(existing)) return hasStatus(candidate);
   const rv = (o: KubeObject) => Number(o.metadata.resourceVersion ?? NaN);
   const a = rv(candidate);
   const b = rv(existing);
-  return Number.isFinite(a) && Number.isFinite(b) && a > b;
+  if (Number.isFinite(a) && Number.isFinite(b) && a !== b) return a > b;
+  return versionPriority(candidate.apiVersion) > versionPriority(existing.apiVersion);
+}
+
+/** Kubernetes' version order: GA above beta above alpha, then by number (v1 > v1beta1 > v1alpha5). */
+function versionPriority(apiVersion: string): number {
+  const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(apiVersion.split('/').pop() ?? '');
+  if (!m) return -1;
+  const stage = m[2] === undefined ? 2 : m[2] === 'beta' ? 1 : 0;
+  return stage * 1e6 + Number(m[1]) * 1e3 + Number(m[3] ?? 0);
 }
 
 function groupBy<T>(items: T[], key: (t: T) => string | undefined): Map<string, T[]> {

@@ -26,6 +26,11 @@ export interface FakeOptions {
   role?: ClusterRole;
   /** Paths (e.g. `/api/v1/pods`) that never get an answer, to exercise request timeouts. */
   stall?: string[];
+  /**
+   * Older versions a group also serves (e.g. `{ 'karpenter.sh': ['v1beta1'] }`), as a CRD with a conversion webhook
+   * does: every object of the group again, under that version. Discovery still prefers the objects' own version.
+   */
+  alsoServed?: Record<string, string[]>;
 }
 
 export interface PolicyRule {
@@ -97,6 +102,14 @@ export async function startFakeApiServer(opts: FakeOptions, tls = makeTls()): Pr
     let s = served.get(key);
     if (!s) served.set(key, (s = { group: group!, version: version!, plural, kind: o.kind, namespaced: !CLUSTER_SCOPED.has(o.kind), items: [] }));
     s.items.push(o);
+  }
+  for (const [group, versions] of Object.entries(opts.alsoServed ?? {})) {
+    for (const s of [...served.values()].filter((x) => x.group === group)) {
+      for (const version of versions) {
+        const items = s.items.map((o) => ({ ...structuredClone(o), apiVersion: `${group}/${version}` }));
+        served.set(`${group}/${version}/${s.plural}`, { ...s, version, items });
+      }
+    }
   }
   const expired = new Set(opts.expireOnce ?? []);
   const requests: FakeApiServer['requests'] = [];
