@@ -82,13 +82,15 @@ describe('manifest mode: the sample GitOps repository', () => {
     expect(r.snapshot.mergedCount).toBe(13);
   });
 
-  it('reports Chart.yaml, values.yaml and both kustomization.yaml as skipped, the README as documentation', () => {
+  it('reports both kustomization.yaml as skipped, the README as documentation, the chart values as superseded by the rendered Deployment', () => {
     expect(r.report.snapshot.skipped).toEqual([
       { source: file('apps/base/kustomization.yaml'), reason: 'Kustomize configuration, not a Kubernetes object' },
       { source: file('apps/overlays/prod/kustomization.yaml'), reason: 'Kustomize configuration, not a Kubernetes object' },
-      { source: file('karpenter/Chart.yaml'), reason: 'Helm chart metadata, not a Kubernetes object' },
-      { source: file('karpenter/values.yaml'), reason: 'Helm values file, not a Kubernetes object' },
       { source: file('README.md'), reason: `1 documentation file(s) not read (e.g. ${file('README.md')})` },
+      {
+        source: file('karpenter/values.yaml'),
+        reason: `Karpenter Helm values (karpenter/values.yaml, chart karpenter 1.6.3) superseded by the rendered controller Deployment kube-system/karpenter (${file('karpenter/rendered.yaml')}:239): findings cite what runs`,
+      },
     ]);
   });
 

@@ -106,20 +106,21 @@ function buildEvidence(e: EvidenceInput, snapshot: Snapshot): Evidence {
         object: snapshot.ref(e.object),
         path,
         value: e.value !== undefined ? e.value : (resolvePointer(e.object, path) ?? null),
-        source: sourceOf(e.object, snapshot),
+        source: sourceOf(e.object, snapshot, path),
         ...note,
       },
       e.object,
       snapshot,
     );
   }
-  return { object: null, path: null, value: e.value ?? null, source: 'derived', ...note };
+  return { object: null, path: null, value: e.value ?? null, source: e.source ?? 'derived', ...note };
 }
 
-export function sourceOf(obj: KubeObject, snapshot: Snapshot): string {
+export function sourceOf(obj: KubeObject, snapshot: Snapshot, pointer = ''): string {
   const p = snapshot.provenance(obj);
   if (!p) return 'unknown';
-  return p.line ? `${p.source}:${p.line}` : p.source;
+  const line = snapshot.evidenceLine(obj, pointer);
+  return line ? `${p.source}:${line}` : p.source;
 }
 
 /** Evidence whose line was deferred keeps (out of the JSON) the object it was read from. */
@@ -136,7 +137,7 @@ export function resolveDeferredSources(findings: Finding[], snapshot: Snapshot):
   for (const f of findings) {
     for (const e of f.evidence) {
       const obj = (e as Evidence & { [DEFERRED]?: KubeObject })[DEFERRED];
-      if (obj) e.source = sourceOf(obj, snapshot);
+      if (obj) e.source = sourceOf(obj, snapshot, e.path ?? '');
     }
   }
 }

@@ -80,6 +80,8 @@ export interface EvidenceInput {
   log?: LogRecord;
   /** A short human note, e.g. "Ready=Unknown since 2024-11-02T10:00Z (2h10m before the reference time)". */
   note?: string;
+  /** For a value read from a file that holds no object (a Chart.yaml): where, as `file:line`. */
+  source?: string;
 }
 
 export interface FindingInput {

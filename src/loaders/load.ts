@@ -8,11 +8,13 @@ import { basename } from 'node:path';
 import { MANIFEST_FILE, collectedAtFromManifest, deniedFromManifest } from '../collect/manifest.js';
 import { InputError } from './archive.js';
 import { isSkipped, walkInputs, type InputFile, type WalkOptions } from './inputs.js';
+import { CHART_FILE, VALUES_FILE, joinHelmFiles, readChartFile, readValuesFile, type HelmFiles, CHART_SKIP, VALUES_SKIP } from './helm-files.js';
 import { JsonStreamScanner } from './json-stream.js';
 import { isKarpenterControllerPod, looksLikeKarpenterLog, podFromLogPath } from './logs.js';
 import { acceptDocument, acceptObject, kindKey, listItemType, type ObjectSink } from './objects.js';
 import { StrayLineHandler, linesOf, type TextSink } from './text-lines.js';
 import { locateUnitLines } from './locate.js';
+import { fieldFinder } from './locate-field.js';
 import { startPool, type ParsePool } from './parallel.js';
 import { planSplit, stitch, type RangePartial } from './split.js';
 import type { LoadResult, LoadedObject, LogRecord, SkippedInput } from './types.js';
@@ -41,11 +43,14 @@ export interface LoadOptions {
   exclude?: WalkOptions['exclude'];
 }
 
-/** Files that belong to a GitOps repo's tooling rather than the cluster: recognised and skipped by name. */
+/**
+ * Files that belong to a GitOps repo's tooling rather than the cluster: recognised and skipped by name. Chart.yaml and
+ * values files are read first (helm-files.ts): Karpenter's chart values configure the controller.
+ */
 const TOOLING_FILES: Array<[RegExp, string]> = [
   [/^kustomization\.ya?ml$|^Kustomization$/, 'Kustomize configuration, not a Kubernetes object'],
-  [/^Chart\.ya?ml$|^Chart\.lock$/, 'Helm chart metadata, not a Kubernetes object'],
-  [/^values([.-].*)?\.ya?ml$/, 'Helm values file, not a Kubernetes object'],
+  [/^Chart\.ya?ml$|^Chart\.lock$/, CHART_SKIP],
+  [VALUES_FILE, VALUES_SKIP],
   [/\.tpl$/, 'unrendered template file'],
 ];
 
@@ -105,8 +110,9 @@ export async function loadOne(file: InputFile, opts: LoadOptions): Promise<Parti
   const partial: PartialLoad = { objects: [], logs: [], skipped: [], listedKinds: [], ignoredLogBlocks: [], ignoredLogFile: false };
   const result: LoadResult = { objects: partial.objects, logs: partial.logs, skipped: partial.skipped, listedKinds: new Set(), sources: [], filesRead: 1 };
   const ignoredLogBlocks = new Map<string, number>();
+  const helm: HelmFiles = { charts: [], values: [] };
   try {
-    const outcome = await loadFile(file, result, ignoredLogBlocks, opts);
+    const outcome = await loadFile(file, result, ignoredLogBlocks, opts, helm);
     partial.ignoredLogFile = outcome === 'ignored-log';
     partial.ignoredDoc = outcome === 'ignored-doc';
     if (partial.ignoredLogFile || partial.ignoredDoc) partial.displayPath = file.displayPath;
@@ -121,6 +127,7 @@ export async function loadOne(file: InputFile, opts: LoadOptions): Promise<Parti
   partial.ignoredLogBlocks = [...ignoredLogBlocks];
   if (result.denied?.size) partial.denied = [...result.denied];
   if (result.collectedAt) partial.collectedAt = result.collectedAt;
+  if (helm.charts.length || helm.values.length) partial.helm = helm;
   return partial;
 }
 
@@ -141,6 +148,8 @@ export interface PartialLoad {
   /** Inputs a `karpdoctor collect` manifest records as denied (input, reason). */
   denied?: Array<[string, string]>;
   collectedAt?: string;
+  /** A Chart.yaml or values file: what becomes of it is decided once every file is in (joinHelmFiles). */
+  helm?: HelmFiles;
 }
 
 function skippedOnly(entry: SkippedInput): PartialLoad {
@@ -148,15 +157,31 @@ function skippedOnly(entry: SkippedInput): PartialLoad {
 }
 
 function merge(paths: string[], partials: PartialLoad[], filesRead: number): LoadResult {
-  const result: LoadResult = { objects: [], logs: [], skipped: [], listedKinds: new Set(), sources: [...paths], filesRead, locate: locateUnitLines };
+  const locateField = fieldFinder();
+  const result: LoadResult = {
+    objects: [],
+    logs: [],
+    skipped: [],
+    listedKinds: new Set(),
+    sources: [...paths],
+    filesRead,
+    locate: locateUnitLines,
+    locateField: (p, pointer) => locateField(p, pointer)?.line,
+  };
   const ignoredLogs = new Map<string, number>();
   let ignoredFiles = 0;
   let example = '';
   const docs: string[] = [];
+  const helm = joinHelmFiles(partials.flatMap((p) => (p.helm ? [p.helm] : [])));
   for (const p of partials) {
     for (const o of p.objects) result.objects.push(o);
     for (const l of p.logs) result.logs.push(l);
     for (const s of p.skipped) result.skipped.push(s);
+    for (const f of p.helm ? [...p.helm.charts, ...p.helm.values] : []) {
+      const outcome = helm.get(f.source);
+      for (const o of outcome?.objects ?? []) result.objects.push(o);
+      for (const s of outcome?.skipped ?? []) result.skipped.push(s);
+    }
     for (const k of p.listedKinds) result.listedKinds.add(k);
     for (const [input, reason] of p.denied ?? []) (result.denied ??= new Map()).set(input, reason);
     if (p.collectedAt && (!result.collectedAt || p.collectedAt > result.collectedAt)) result.collectedAt = p.collectedAt;
@@ -199,6 +224,17 @@ async function loadManifest(file: InputFile, result: LoadResult): Promise<FileOu
   return 'loaded';
 }
 
+/** Chart metadata or values: kept aside until every file is in, when values find their chart (or are reported skipped). */
+async function readHelmFile(file: InputFile, name: string, helm: HelmFiles): Promise<FileOutcome> {
+  const text = await readAll(file.chunks());
+  if (VALUES_FILE.test(name)) {
+    helm.values.push(readValuesFile(text, file.displayPath, file.relPath, file.fsPath));
+    return 'loaded';
+  }
+  helm.charts.push(readChartFile(text, file.displayPath));
+  return 'loaded';
+}
+
 /** Documentation that lives next to manifests and dumps: counted in one line, not listed file by file. */
 const DOCUMENTATION = /\.(md|markdown|rst|adoc)$|^(LICENSE|NOTICE|OWNERS|CODEOWNERS)(\..*)?$/i;
 
@@ -207,11 +243,13 @@ async function loadFile(
   result: LoadResult,
   ignoredLogBlocks: Map<string, number>,
   opts: LoadOptions,
+  helm: HelmFiles,
 ): Promise<FileOutcome> {
   const source = file.displayPath;
   const name = basename(file.relPath);
   if (DOCUMENTATION.test(name)) return 'ignored-doc';
   if (name === MANIFEST_FILE) return loadManifest(file, result);
+  if ((CHART_FILE.test(name) || VALUES_FILE.test(name)) && file.size <= SMALL_YAML_BYTES) return readHelmFile(file, name, helm);
   for (const [pattern, reason] of TOOLING_FILES) {
     if (pattern.test(name)) {
       result.skipped.push({ source, reason });

@@ -3,7 +3,9 @@
  * to change rather than at the start of the document. The `yaml` parser keeps source ranges for both syntaxes (JSON
  * is YAML flow syntax); it is slow on bulk dumps, so callers use this for files of manifest size only.
  */
+import { readFileSync, statSync } from 'node:fs';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, type Node, type Pair } from 'yaml';
+import type { Provenance } from './types.js';
 
 export interface FieldPosition {
   line: number;
@@ -32,6 +34,45 @@ export class FieldLocator {
     const root = file.objects.find((o) => o.line === objectLine)?.node ?? file.objects.find((o) => o.line <= objectLine && objectLine <= o.endLine)?.node;
     if (!root) return undefined;
     return walk(root, pointer, file);
+  }
+}
+
+/** The file an object can be re-read from: its path on disk, or its display path when that is a plain file. */
+export function fileOfProvenance(p: Provenance): string | undefined {
+  if (p.fsPath) return p.fsPath;
+  return p.source !== '<stdin>' && p.source !== 'live' && statSync(p.source, { throwIfNoEntry: false })?.isFile() === true ? p.source : undefined;
+}
+
+/**
+ * Field positions from provenances, for reporters (CI annotations) and for the snapshot (evidence lines of Helm values).
+ * Reads each file once, and only files of manifest size.
+ */
+export function fieldFinder(): (p: Provenance, pointer: string, fsPath?: string) => FieldPosition | undefined {
+  const locator = new FieldLocator();
+  const readable = new Map<string, boolean>();
+  return (p, pointer, fsPath = fileOfProvenance(p)) => {
+    if (!fsPath || p.line < 1) return undefined;
+    let ok = readable.get(fsPath);
+    if (ok === undefined) {
+      const size = statSync(fsPath, { throwIfNoEntry: false })?.size;
+      readable.set(fsPath, (ok = size !== undefined && size <= FIELD_LOCATE_MAX_BYTES));
+    }
+    if (!ok) return undefined;
+    return locator.locate(fsPath, () => readText(fsPath), p.line, withinDocument(pointer, p.pointerBase));
+  };
+}
+
+/** An object pointer as a pointer into the document it wraps; fields outside it (`/metadata/name`) stand for the whole. */
+function withinDocument(pointer: string, base: string | undefined): string {
+  if (!base) return pointer;
+  return pointer === base || pointer.startsWith(`${base}/`) ? pointer.slice(base.length) : '';
+}
+
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
   }
 }
 

@@ -16,6 +16,11 @@ export interface Provenance {
   fsPath?: string;
   /** With `fsPath`: the object's position among the objects of that file, to find its line without parsing. */
   unit?: number;
+  /**
+   * For an object that wraps a document which is not itself an object (a Helm values file, see loaders/helm-files.ts):
+   * the JSON pointer in the object that stands for the document's root in the file.
+   */
+  pointerBase?: string;
 }
 
 /** A Kubernetes object as decoded from JSON/YAML, after load-time compaction. */
@@ -97,4 +102,6 @@ export interface LoadResult {
   collectedAt?: string;
   /** Re-reads a file parsed whole and returns the start line of each of its objects, in load order. */
   locate?: (fsPath: string, source: string) => number[];
+  /** Re-reads a (manifest-sized) file and returns the line of one field of the object read at `provenance`. */
+  locateField?: (provenance: Provenance, pointer: string) => number | undefined;
 }

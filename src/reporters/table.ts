@@ -57,7 +57,7 @@ function header(report: ScanReport, ctx: ReportContext, c: ChalkInstance, width:
       'Karpenter',
       s.karpenterVersion
         ? `v${s.karpenterVersion} (${ctx.karpenterVersionSource}); feature gates: ${gates}`
-        : `version unknown (no controller Deployment/Pod in the input; pass --karpenter-version); feature gates assumed: ${gates}`,
+        : `version unknown (no controller Deployment/Pod or Karpenter Helm values in the input; pass --karpenter-version); feature gates assumed: ${gates}`,
     ],
     ['Objects', counts || 'none'],
   ];

@@ -1,7 +1,7 @@
 import { defineRule, type EvidenceInput, type RuleContext } from '../engine/rule.js';
 import type { KubeObject } from '../loaders/types.js';
-import { isKarpenterControllerWorkload } from '../snapshot/controller.js';
-import { arr, dig, isRecord, str, type Json } from '../snapshot/fields.js';
+import { isKarpenterControllerWorkload, type HelmControllerFacts } from '../snapshot/controller.js';
+import { arr, dig, isRecord, pointer, str, type Json } from '../snapshot/fields.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
 import { KIND } from '../snapshot/kinds.js';
 import { isActive } from '../snapshot/pods.js';
@@ -36,7 +36,7 @@ export default defineRule({
       'A Fargate profile selecting the namespace is not visible in manifests: the spec-only verdict assumes none.',
     fix: 'Restore the chart affinity (karpenter.sh/nodepool DoesNotExist), and give the controller a small managed node group or a Fargate profile.',
     examples: {
-      bad: '# helm values\naffinity: {}   # replaces the chart default',
+      bad: '# helm values: your own nodeSelectorTerms replace the chart\'s (Helm merges maps, not lists)\naffinity:\n  nodeAffinity:\n    requiredDuringSchedulingIgnoredDuringExecution:\n      nodeSelectorTerms:\n      - matchExpressions:\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [on-demand]',
       good: '# helm values (chart default, plus a pin to the system node group)\naffinity:\n  nodeAffinity:\n    requiredDuringSchedulingIgnoredDuringExecution:\n      nodeSelectorTerms:\n      - matchExpressions:\n        - key: karpenter.sh/nodepool\n          operator: DoesNotExist\n        - key: eks.amazonaws.com/nodegroup\n          operator: In\n          values: [system]',
     },
     references: [
@@ -60,40 +60,81 @@ export default defineRule({
       if (entry) entry.pods.push(pod);
       else owners.set(k, { owner: pod, pods: [pod] });
     }
-    for (const { owner, pods: ownPods } of owners.values()) judge(snapshot, owner, ownPods, version, report);
+    for (const { owner, pods: ownPods } of owners.values()) judge(snapshot, workloadTarget(owner), ownPods, version, report);
+    // No controller workload in the input: its Helm values say where the chart will schedule it.
+    const helm = snapshot.controller.helm;
+    if (!owners.size && helm) judge(snapshot, valuesTarget(snapshot, helm), [], version, report);
   },
 });
+
+/** What is judged: a controller Deployment or Pod, or Karpenter's Helm values as the chart renders them. */
+interface Target {
+  owner: KubeObject;
+  /** Names it in messages: `Karpenter controller Deployment kube-system/karpenter`, `Karpenter Helm values (…)`. */
+  name: string;
+  podSpec: unknown;
+  /** JSON pointer, in `owner`, of a pod-spec field (for values: the values key the chart renders it from). */
+  at(...keys: string[]): string;
+  /** Helm values: what the chart renders there (the values may hold only part of it, or a YAML string). */
+  rendered?(...keys: string[]): unknown;
+  helm?: HelmControllerFacts;
+}
+
+function workloadTarget(owner: KubeObject): Target {
+  const base = owner.kind === 'Pod' ? '/spec' : '/spec/template/spec';
+  return {
+    owner,
+    name: `Karpenter controller ${owner.kind} ${owner.metadata.namespace}/${owner.metadata.name}`,
+    podSpec: dig(owner, ...base.split('/').filter(Boolean)),
+    at: (...keys) => `${base}${pointer(...keys)}`,
+  };
+}
+
+function valuesTarget(snapshot: Snapshot, helm: HelmControllerFacts): Target {
+  return {
+    owner: helm.release.object,
+    name: snapshot.controller.label ?? 'Karpenter Helm values',
+    podSpec: helm.podSpec,
+    at: (...keys) => helm.release.pointer(keys),
+    rendered: (...keys) => dig(helm.podSpec, ...keys) ?? null,
+    helm,
+  };
+}
 
 function key(kind: string, ns: string | undefined, name: string | undefined): string {
   return `${kind}/${ns ?? ''}/${name ?? ''}`;
 }
 
-function judge(snapshot: Snapshot, owner: KubeObject, pods: KubeObject[], version: KarpenterVersionFacts, report: RuleContext['report']): void {
-  const podSpec = owner.kind === 'Pod' ? owner.spec : dig(owner, 'spec', 'template', 'spec');
-  const base = owner.kind === 'Pod' ? '/spec' : '/spec/template/spec';
-  const ownerName = `${owner.kind} ${owner.metadata.namespace}/${owner.metadata.name}`;
+function judge(snapshot: Snapshot, target: Target, pods: KubeObject[], version: KarpenterVersionFacts, report: RuleContext['report']): void {
+  const { owner, podSpec, at } = target;
+  const value = (...keys: string[]) => (target.rendered ? { value: target.rendered(...keys) } : {});
   const onKarpenter = pods
     .map((pod) => ({ pod, node: nodeOf(snapshot, pod) }))
     .filter((x): x is { pod: KubeObject; node: KubeObject } => x.node !== undefined && snapshot.isKarpenterNode(x.node));
-  const placement = templatePlacement(snapshot, owner, base, version);
+  const placement = templatePlacement(snapshot, target, version);
   // "May only schedule to Karpenter nodes": the template pins karpenter.sh/nodepool, or no other node in the snapshot fits it.
   const onlyKarpenter = placement.admitted.length > 0 && (pinsToKarpenter(podSpec) || (snapshot.has('Node') && !nonKarpenterNodeFits(snapshot, podSpec)));
   if (!onKarpenter.length && !placement.admitted.length) return;
 
-  const affinityPath = `${base}/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution`;
-  const hasRequired = dig(podSpec, 'affinity', 'nodeAffinity', 'requiredDuringSchedulingIgnoredDuringExecution') !== undefined;
-  const selectorPin = isRecord(dig(podSpec, 'nodeSelector')) && NODEPOOL in (dig(podSpec, 'nodeSelector') as Json) ? `${base}/nodeSelector/${NODEPOOL.replace('/', '~1')}` : undefined;
+  const REQUIRED = ['affinity', 'nodeAffinity', 'requiredDuringSchedulingIgnoredDuringExecution'];
+  const affinityPath = at(...REQUIRED);
+  const hasRequired = dig(podSpec, ...REQUIRED) !== undefined;
+  const selectorPin = isRecord(dig(podSpec, 'nodeSelector')) && NODEPOOL in (dig(podSpec, 'nodeSelector') as Json) ? at('nodeSelector', NODEPOOL) : undefined;
   const evidence: EvidenceInput[] = [];
   // The field to change comes first: it is where CI annotates.
-  if (selectorPin) evidence.push({ object: owner, path: selectorPin, note: 'nodeSelector pins the controller to a Karpenter NodePool' });
+  if (selectorPin) evidence.push({ object: owner, path: selectorPin, ...value('nodeSelector', NODEPOOL), note: 'nodeSelector pins the controller to a Karpenter NodePool' });
   evidence.push(
     !placement.admitted.length
-      ? { object: owner, path: hasRequired ? affinityPath : `${base}/affinity`, note: 'the affinity keeps new pods off Karpenter nodes, but pods scheduled before it changed stay where they are (IgnoredDuringExecution)' }
+      ? { object: owner, path: hasRequired ? affinityPath : at('affinity'), ...(hasRequired ? value(...REQUIRED) : value('affinity')), note: 'the affinity keeps new pods off Karpenter nodes, but pods scheduled before it changed stay where they are (IgnoredDuringExecution)' }
       : hasRequired
-      ? { object: owner, path: affinityPath, note: `required node affinity admits ${placement.admittedText}` }
-      : { object: owner, path: `${base}/affinity`, value: dig(podSpec, 'affinity') ?? null, note: `no required node affinity: nothing keeps the pods off ${placement.admittedText}` },
+      ? { object: owner, path: affinityPath, ...value(...REQUIRED), note: `required node affinity admits ${placement.admittedText}` }
+      : { object: owner, path: at('affinity'), value: dig(podSpec, 'affinity') ?? null, note: `no required node affinity: nothing keeps the pods off ${placement.admittedText}` },
   );
-  if (isRecord(dig(podSpec, 'nodeSelector')) && !selectorPin) evidence.push({ object: owner, path: `${base}/nodeSelector`, note: 'nodeSelector' });
+  if (isRecord(dig(podSpec, 'nodeSelector')) && !selectorPin) {
+    // A chart default is in no file of the input: cited as a value, not at a line of the values that lack it.
+    const chartDefault = target.helm && !target.helm.placementSet.includes('nodeSelector');
+    evidence.push(chartDefault ? { value: dig(podSpec, 'nodeSelector'), note: 'nodeSelector (the chart default)' } : { object: owner, path: at('nodeSelector'), ...value('nodeSelector'), note: 'nodeSelector' });
+  }
   for (const { pod, node } of onKarpenter.slice(0, 3)) {
     evidence.push({ object: pod, path: '/spec/nodeName', note: `runs on ${node.metadata.name}` });
     const pool = snapshot.nodePoolNameOf(node);
@@ -115,10 +156,10 @@ function judge(snapshot: Snapshot, owner: KubeObject, pods: KubeObject[], versio
     object: owner,
     ...(onKarpenter.length || onlyKarpenter ? {} : { severity: 'warning' as const }),
     message:
-      `Karpenter controller ${ownerName}: ${running}${placement.why ? ` — ${placement.why}` : ''}. ` +
+      `${target.name}: ${running}${placement.why ? ` — ${placement.why}` : ''}. ` +
       'Karpenter can consolidate, drift, expire or repair such a node and evict its own controller, losing leadership mid-operation; with no replica left nothing provisions the node it needs to come back.',
-    fix: fixText(owner, onKarpenter.map((x) => x.pod), selectorPin !== undefined),
-    pointer: selectorPin ?? (hasRequired ? affinityPath : `${base}/affinity`),
+    fix: fixText(target, onKarpenter.map((x) => x.pod), selectorPin !== undefined),
+    pointer: selectorPin ?? (hasRequired ? affinityPath : at('affinity')),
     evidence,
     related: [...onKarpenter.map((x) => x.node), ...placement.admitted.flatMap((p) => (p.pool ? [p.pool.object] : []))],
     ...(placement.assumes ? { assumes: placement.assumes } : {}),
@@ -146,14 +187,14 @@ interface Placement {
   assumes?: string;
 }
 
-function templatePlacement(snapshot: Snapshot, owner: KubeObject, base: string, version: KarpenterVersionFacts): Placement {
-  const podSpec = dig(owner, ...base.split('/').filter(Boolean));
+function templatePlacement(snapshot: Snapshot, target: Target, version: KarpenterVersionFacts): Placement {
+  const { podSpec } = target;
   const pools = snapshot.nodePools();
   let admitted: Array<{ pool?: NodePoolView }>;
   let assumes: string | undefined;
   if (pools.length) {
     // The same fit pending-pod-no-nodepool-fits uses: taints, nodeSelector and required terms against each pool.
-    const pod = podConstraints(owner, base);
+    const pod = podConstraints(target.owner, target.at(), podSpec);
     admitted = pools.filter((pool) => !poolFit(pod, poolProfile(pool)).some((r) => PLACEMENT.has(r.kind))).map((pool) => ({ pool }));
   } else {
     // No NodePool in the snapshot: a node of some pool, labelled as the detected release labels it.
@@ -165,7 +206,13 @@ function templatePlacement(snapshot: Snapshot, owner: KubeObject, base: string, 
   const terms = requiredTerms(podSpec);
   const excludes = terms.some((t) => arr<Json>(t.matchExpressions).some((e) => e.key === NODEPOOL && e.operator === 'DoesNotExist'));
   const legacyOnly = terms.length > 0 && terms.every((t) => arr<Json>(t.matchExpressions).some((e) => e.key === PROVISIONER && e.operator === 'DoesNotExist'));
-  const why = legacyOnly && !excludes ? `its affinity excludes only ${PROVISIONER}, the pre-v0.32 label; nodes now carry ${NODEPOOL}` : undefined;
+  const helm = target.helm;
+  const why =
+    legacyOnly && !excludes
+      ? `its affinity excludes only ${PROVISIONER}, the pre-v0.32 label; nodes now carry ${NODEPOOL}`
+      : helm?.placementSet.includes('affinity') && !excludes
+        ? `its ${helm.release.keyName(['affinity'])} replaces the chart's default node affinity and drops its ${NODEPOOL} DoesNotExist term (Helm merges maps but replaces lists such as nodeSelectorTerms)`
+        : undefined;
   return { admitted, admittedText: text, ...(why ? { why } : {}), ...(assumes ? { assumes } : {}) };
 }
 
@@ -204,11 +251,17 @@ function nonKarpenterNodeFits(snapshot: Snapshot, podSpec: unknown): boolean {
   });
 }
 
-function fixText(owner: KubeObject, podsOnKarpenter: KubeObject[], pinned: boolean): string {
+function fixText(target: Target, podsOnKarpenter: KubeObject[], pinned: boolean): string {
+  const { owner } = target;
+  const release = target.helm?.release;
   const ns = owner.metadata.namespace ?? 'kube-system';
   const steps = [
-    ...(pinned ? [`Remove the ${NODEPOOL} entry from the pod template's nodeSelector (Helm values \`nodeSelector\`).`] : []),
-    'Restore the chart\'s required node affinity (Helm values `affinity`, or the Deployment\'s spec.template.spec.affinity), optionally pinned to the nodes meant to host the controller:\n' +
+    ...(pinned
+      ? [release ? `In ${release.source}, remove the ${NODEPOOL} entry from ${release.keyName(['nodeSelector'])}.` : `Remove the ${NODEPOOL} entry from the pod template's nodeSelector (Helm values \`nodeSelector\`).`]
+      : []),
+    (release
+      ? `In ${release.source}, restore the chart's required node affinity under ${release.keyName(['affinity'])} (or drop your affinity to get the chart default back), optionally pinned to the nodes meant to host the controller:\n`
+      : 'Restore the chart\'s required node affinity (Helm values `affinity`, or the Deployment\'s spec.template.spec.affinity), optionally pinned to the nodes meant to host the controller:\n') +
       [
         'affinity:',
         '  nodeAffinity:',

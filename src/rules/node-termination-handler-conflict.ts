@@ -56,7 +56,7 @@ export default defineRule({
       .filter((x): x is NonNullable<typeof x> => x !== undefined);
     if (queueMode.length === 0) return;
 
-    const ctlName = `${ctl.metadata.namespace}/${ctl.metadata.name}`;
+    const who = snapshot.controller.label ?? `Karpenter controller ${ctl.metadata.namespace}/${ctl.metadata.name}`;
     const evidence: EvidenceInput[] = [{ ...queue.evidence, note: `Karpenter interruption queue (${queue.where})` }];
     const parts: string[] = [];
     let shared = false;
@@ -75,26 +75,26 @@ export default defineRule({
     report({
       object: ctl,
       message:
-        `aws-node-termination-handler runs in queue-processor mode (${parts.join('; ')}) while Karpenter controller ${ctlName} ` +
+        `aws-node-termination-handler runs in queue-processor mode (${parts.join('; ')}) while ${who} ` +
         `handles interruptions from queue ${karpenterQueue}: ` +
         (shared
           ? 'both consume the same SQS queue, so each interruption message reaches only one of them and is deleted — Karpenter misses the ones NTH takes, and NTH cordons and drains Karpenter nodes behind its back.'
           : 'both receive the same EventBridge events and both cordon and drain the node, racing each other (NTH does not delete the NodeClaim, Karpenter does).'),
-      fix: fixText(queueMode.map((x) => x.d), ctl),
+      fix: fixText(queueMode.map((x) => x.d), who),
       evidence,
       related: queueMode.map((x) => x.d),
     });
   },
 });
 
-function fixText(nth: KubeObject[], ctl: KubeObject): string {
+function fixText(nth: KubeObject[], karpenter: string): string {
   const steps = [
     ...nth.map(
       (d) =>
         `Remove the termination handler (Karpenter already handles spot, health, and state-change events): helm uninstall ${d.metadata.labels?.['app.kubernetes.io/instance'] ?? d.metadata.name} -n ${d.metadata.namespace}  (or kubectl -n ${d.metadata.namespace} delete deployment ${d.metadata.name})`,
     ),
     'Delete the EventBridge rules and SQS queue that only NTH used; keep the ones targeting Karpenter\'s queue.',
-    `If NTH must stay (for non-Karpenter node groups), point it at its own queue whose EventBridge rules match only those ASGs' instances, and keep it off Karpenter nodes (Karpenter controller ${ctl.metadata.namespace}/${ctl.metadata.name} keeps its queue).`,
+    `If NTH must stay (for non-Karpenter node groups), point it at its own queue whose EventBridge rules match only those ASGs' instances, and keep it off Karpenter nodes (${karpenter} keeps its queue).`,
   ];
   return steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
 }

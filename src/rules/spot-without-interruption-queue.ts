@@ -1,9 +1,8 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
-import type { KubeObject } from '../loaders/types.js';
-import { containersOf } from '../snapshot/controller.js';
+import type { ControllerInfo } from '../snapshot/controller.js';
 import { KIND } from '../snapshot/kinds.js';
-import { karpenterFacts, listNames, plural } from './support.js';
-import { controllerContainerIndex, interruptionQueue, queueNameFromArnOrUrl, spotAllowance, GLOBAL_SETTINGS, QUEUE_NAME_KEY } from './lib/interruption-settings.js';
+import { anchorEvidence, karpenterFacts, listNames, plural } from './support.js';
+import { interruptionQueue, queueNameFromArnOrUrl, spotAllowance, GLOBAL_SETTINGS, QUEUE_NAME_KEY } from './lib/interruption-settings.js';
 
 export default defineRule({
   meta: {
@@ -40,13 +39,14 @@ export default defineRule({
   },
 
   check({ snapshot, report }) {
-    const ctl = snapshot.controller.object;
+    const c = snapshot.controller;
+    const ctl = c.object;
     if (!ctl) return;
-    const version = karpenterFacts(snapshot.controller);
+    const version = karpenterFacts(c);
     const legacy = version.atLeast('0.32.0') === false;
     const queue = interruptionQueue(snapshot);
     const spotPools = snapshot.nodePools().map((p) => ({ pool: p, spot: spotAllowance(p) })).filter((x) => x.spot.allows);
-    const ctlName = `${ctl.metadata.namespace}/${ctl.metadata.name}`;
+    const who = c.label ?? `Karpenter controller ${ctl.metadata.namespace}/${ctl.metadata.name}`;
     const helmKey = legacy ? 'settings.aws.interruptionQueueName' : 'settings.interruptionQueue';
 
     // 1. The queue is set, but as an ARN or URL: broken whatever the pools allow.
@@ -55,10 +55,10 @@ export default defineRule({
       report({
         object: ctl,
         message:
-          `Karpenter controller ${ctlName} has its interruption queue set to "${queue.value}" (${queue.where}), an ARN/URL instead of ` +
+          `${who} has its interruption queue set to "${queue.value}" (${queue.where}), an ARN/URL instead of ` +
           `the queue name "${fixedName}": every SQS GetQueueUrl call fails, so spot interruptions, scheduled maintenance and ` +
           `state changes are not handled${spotPools.length ? ` — and ${plural(spotPools.length, 'NodePool')} (${listNames(spotPools.map((x) => x.pool.name))}) ${spotPools.length === 1 ? 'allows' : 'allow'} spot` : ''}.`,
-        fix: fixText(ctl, helmKey, fixedName, legacy),
+        fix: fixText(c, helmKey, fixedName, legacy, queue.where),
         evidence: [
           { ...queue.evidence, note: `ARN/URL; the queue name is ${fixedName}` },
           ...spotPools.slice(0, 3).map((x) => ({ ...x.spot.evidence, note: `NodePool ${x.pool.name} capacity type ${x.spot.text}` })),
@@ -70,37 +70,47 @@ export default defineRule({
     }
     if (queue?.value || spotPools.length === 0) return;
 
-    // 2. Spot allowed, no queue.
+    // 2. Spot allowed, no queue. Helm values may hold the queue under a key the chart never reads: that is the field to fix.
     const spotNodes = snapshot.all(KIND.Node).filter((n) => n.metadata.labels?.['karpenter.sh/capacity-type'] === 'spot');
-    const ci = controllerContainerIndex(ctl);
-    const base = ctl.kind === 'Pod' ? '/spec/containers' : '/spec/template/spec/containers';
-    const evidence: EvidenceInput[] = [
-      ...spotPools.slice(0, 5).map((x) => ({ ...x.spot.evidence, note: `NodePool ${x.pool.name} allows spot (capacity type ${x.spot.text})` })),
-      queue
-        ? { ...queue.evidence, note: `${queue.where} is empty` }
-        : {
-            object: ctl,
-            path: `${base}/${ci}/env`,
-            value: envNames(ctl, ci),
-            note: legacy
+    const home = c.interruptionQueueHome;
+    const ignored = c.helm?.ignored ?? [];
+    const missing: EvidenceInput | undefined = queue
+      ? { ...queue.evidence, note: `${queue.where} is empty` }
+      : home && {
+          ...anchorEvidence(home),
+          note: c.helm
+            ? `${home.where} is ${home.value === '' ? 'empty' : 'not set'}`
+            : legacy
               ? `no INTERRUPTION_QUEUE, and ${snapshot.all(KIND.ConfigMap).length ? `ConfigMap ${GLOBAL_SETTINGS} has no ${QUEUE_NAME_KEY}` : `ConfigMap ${GLOBAL_SETTINGS} is not in the snapshot`}`
               : 'no INTERRUPTION_QUEUE env and no --interruption-queue arg',
-          },
+        };
+    const evidence: EvidenceInput[] = [
+      ...spotPools.slice(0, 5).map((x) => ({ ...x.spot.evidence, note: `NodePool ${x.pool.name} allows spot (capacity type ${x.spot.text})` })),
+      ...(missing ? [missing] : []),
+      ...ignored.map((i) => anchorEvidence(i.at, `not read: ${i.why}; the chart reads ${i.instead}`)),
       ...version.evidence(),
     ];
     for (const n of spotNodes.slice(0, 3)) {
       evidence.push({ object: n, path: '/metadata/labels/karpenter.sh~1capacity-type', note: `spot node ${n.metadata.name} running now` });
     }
-    const legacyUnknown = legacy && snapshot.all(KIND.ConfigMap).every((c) => c.metadata.name !== GLOBAL_SETTINGS);
+    const notSet = c.helm
+      ? `${home?.where ?? helmKey} not set${ignored.map((i) => `; ${i.at.where} is set, but ${i.why}`).join('')}`
+      : legacy
+        ? `neither INTERRUPTION_QUEUE nor ${QUEUE_NAME_KEY}`
+        : 'INTERRUPTION_QUEUE / --interruption-queue not set';
+    // The field to change: a key the chart ignores, else where the queue belongs.
+    const pointer = ignored[0]?.at.path ?? missing?.path;
+    const legacyUnknown = legacy && !c.helm && snapshot.all(KIND.ConfigMap).every((m) => m.metadata.name !== GLOBAL_SETTINGS);
     report({
       object: ctl,
       message:
-        `Karpenter controller ${ctlName} has no interruption queue (${legacy ? `neither INTERRUPTION_QUEUE nor ${QUEUE_NAME_KEY}` : 'INTERRUPTION_QUEUE / --interruption-queue not set'}), ` +
+        `${who} has no interruption queue (${notSet}), ` +
         `but ${plural(spotPools.length, 'NodePool')} ${spotPools.length === 1 ? 'allows' : 'allow'} spot capacity (${listNames(spotPools.map((x) => `${x.pool.name}: ${x.spot.text}`))})` +
         `${spotNodes.length ? ` and ${plural(spotNodes.length, 'spot node')} ${spotNodes.length === 1 ? 'runs' : 'run'} now` : ''}: ` +
         'spot interruption warnings are never received, so those nodes are not cordoned and drained in their 2-minute notice — ' +
         'their pods are killed when EC2 reclaims the instance and replacements start only afterwards.',
-      fix: fixText(ctl, helmKey, 'YOUR_QUEUE_NAME', legacy),
+      fix: fixText(c, helmKey, 'YOUR_QUEUE_NAME', legacy, home?.where),
+      ...(pointer ? { pointer } : {}),
       evidence,
       related: spotPools.map((x) => x.pool.object),
       ...(legacyUnknown ? { assumes: `${QUEUE_NAME_KEY} is not set in ConfigMap ${GLOBAL_SETTINGS} (not in the snapshot)` } : {}),
@@ -108,22 +118,27 @@ export default defineRule({
   },
 });
 
-function envNames(ctl: KubeObject, ci: number): string {
-  const env = containersOf(ctl)[ci]?.env;
-  return Array.isArray(env) ? env.map((e) => (e as { name?: string }).name).join(', ') : '(none)';
-}
-
-function fixText(ctl: KubeObject, helmKey: string, name: string, legacy: boolean): string {
+function fixText(c: ControllerInfo, helmKey: string, name: string, legacy: boolean, key: string | undefined): string {
+  const ctl = c.object!;
   const ns = ctl.metadata.namespace ?? 'kube-system';
+  const release = c.helm?.release;
   const steps = [
     name === 'YOUR_QUEUE_NAME'
       ? 'Create the SQS queue and its EventBridge rules (Spot Interruption Warning, AWS Health Event, Instance State-change, Rebalance Recommendation), e.g. with the getting-started CloudFormation template or the terraform-aws-eks karpenter module (enable_spot_termination / queue_name), and grant the controller role sqs:GetQueueUrl, sqs:ReceiveMessage, sqs:DeleteMessage.'
       : `Use the queue name, not its ARN or URL: ${name}.`,
-    `helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter -n ${ns} --reuse-values --set ${helmKey}=${name}` +
-      (legacy ? '' : '  (the key is settings.interruptionQueue; a settings.interruptionQueueName value, as older eksctl wrote it, is silently ignored)'),
-    legacy
-      ? `(v0.31 and older without Helm: kubectl -n ${ns} patch configmap ${GLOBAL_SETTINGS} --type merge -p '{"data":{"${QUEUE_NAME_KEY}":"${name}"}}' and restart the controller)`
-      : `(manifests: set env INTERRUPTION_QUEUE: ${name} on the controller container of ${ctl.kind} ${ns}/${ctl.metadata.name})`,
+    ...(release
+      ? [
+          `In ${release.source}, set ${key ?? helmKey} to ${name}` +
+            (c.helm!.ignored.length ? `, and remove ${c.helm!.ignored.map((i) => i.at.where).join(', ')} (the chart does not read it)` : '') +
+            '; the chart passes it to the controller once the change is synced.',
+        ]
+      : [
+          `helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter -n ${ns} --reuse-values --set ${helmKey}=${name}` +
+            (legacy ? '' : '  (the key is settings.interruptionQueue; a settings.interruptionQueueName value, as older eksctl wrote it, is silently ignored)'),
+          legacy
+            ? `(v0.31 and older without Helm: kubectl -n ${ns} patch configmap ${GLOBAL_SETTINGS} --type merge -p '{"data":{"${QUEUE_NAME_KEY}":"${name}"}}' and restart the controller)`
+            : `(manifests: set env INTERRUPTION_QUEUE: ${name} on the controller container of ${ctl.kind} ${ns}/${ctl.metadata.name})`,
+        ]),
     'Check afterwards: the controller logs "watching interruption queue" (debug) and no AWS.SimpleQueueService.NonExistentQueue errors.',
   ];
   return steps.map((s, i) => `${i + 1}. ${s}`).join('\n');

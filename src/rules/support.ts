@@ -4,7 +4,7 @@
  */
 import type { KubeObject } from '../loaders/types.js';
 import type { EvidenceInput } from '../engine/rule.js';
-import { containerBase, controllerContainerIndex, envValuePath, type ControllerInfo } from '../snapshot/controller.js';
+import type { ControllerInfo, SettingAnchor } from '../snapshot/controller.js';
 import { dig, str } from '../snapshot/fields.js';
 import type { EventView } from '../snapshot/events.js';
 import { formatDuration, parseTime } from '../snapshot/units.js';
@@ -47,17 +47,16 @@ export function karpenterFacts(controller: ControllerInfo): KarpenterVersionFact
         : { value: defaultValue, explicit: false },
     evidence: () => {
       const out: EvidenceInput[] = [];
-      if (controller.object && controller.versionEvidence) {
-        out.push({ object: controller.object, path: imagePath(controller.object), note: `Karpenter ${v ? `v${formatVersion(v)}` : 'version'} from ${controller.versionSource}` });
-      } else if (controller.versionEvidence) {
-        out.push({ value: controller.versionEvidence, note: 'Karpenter version from the command line' });
+      const from = `Karpenter ${v ? `v${formatVersion(v)}` : 'version'} from ${controller.versionSource}`;
+      if (controller.versionAt && controller.versionEvidence) out.push(anchorEvidence(controller.versionAt, from));
+      else if (controller.versionFileAt && v) out.push({ value: formatVersion(v), source: controller.versionFileAt, note: from });
+      else if (controller.versionEvidence) {
+        out.push({ value: controller.versionEvidence, note: controller.versionSource === 'flag' ? 'Karpenter version from the command line' : from });
       }
-      if (controller.object && Object.keys(controller.featureGates).length) {
+      if (controller.featureGatesAt && Object.keys(controller.featureGates).length) {
         out.push({
-          object: controller.object,
-          path: envPath(controller.object, 'FEATURE_GATES'),
+          ...anchorEvidence(controller.featureGatesAt, 'feature gates'),
           value: Object.entries(controller.featureGates).map(([k, b]) => `${k}=${b}`).join(','),
-          note: 'feature gates',
         });
       }
       return out;
@@ -65,12 +64,9 @@ export function karpenterFacts(controller: ControllerInfo): KarpenterVersionFact
   };
 }
 
-function imagePath(obj: KubeObject): string {
-  return `${containerBase(obj)}/${controllerContainerIndex(obj)}/image`;
-}
-
-function envPath(obj: KubeObject, name: string): string {
-  return envValuePath(obj, name)?.path ?? containerBase(obj);
+/** Evidence for a controller setting, wherever ControllerInfo found it (Deployment env, Helm values key). */
+export function anchorEvidence(at: SettingAnchor, note?: string): EvidenceInput {
+  return { object: at.object, path: at.path, ...(at.value !== undefined ? { value: at.value } : {}), ...(note ? { note } : {}) };
 }
 
 export function isPending(pod: KubeObject): boolean {

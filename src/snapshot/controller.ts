@@ -1,25 +1,67 @@
 /**
  * What the snapshot says about the Karpenter controller itself: where it runs, which version (image tag or
- * Helm labels), which feature gates and settings (env / args). Rules read this, never the raw Deployment.
+ * Helm labels), which feature gates and settings (env / args) — read from the rendered Deployment or Pod, else from
+ * Karpenter's Helm values in a GitOps repository (values file, Flux HelmRelease, Argo CD Application). Rules read this,
+ * never the raw Deployment, and cite the anchors it gives: so one rule serves both without asking which it was.
  */
 import type { KubeObject, Provenance } from '../loaders/types.js';
 import { arr, dig, isRecord, str, type Json } from './fields.js';
+import { fromRelease, queueFromEnvironmentFile, releaseLabel } from './controller-from-values.js';
+import type { KarpenterRelease } from './helm-values.js';
+import type { IgnoredSetting } from './karpenter-chart.js';
 import { formatVersion, parseVersion, type Version } from './version.js';
 
+/** Where a setting was read — or, when it is not set, where a developer would write it. */
+export interface SettingAnchor {
+  object: KubeObject;
+  /** JSON pointer in `object` (a missing field's pointer: locations fall back to its nearest existing parent). */
+  path: string;
+  /** How the setting is spelled there: `env INTERRUPTION_QUEUE`, `arg --interruption-queue`, `settings.interruptionQueue`. */
+  where: string;
+  /** The value, when it is not simply what sits at `path` (a key inside an Argo CD `helm.values` string). */
+  value?: unknown;
+}
+
+/** The controller as its Helm values configure it (no rendered Deployment or Pod in the input). */
+export interface HelmControllerFacts {
+  release: KarpenterRelease;
+  /** nodeSelector, affinity and tolerations of the controller pods as the chart renders these values. */
+  podSpec: Json;
+  /** Which of them the values set (the others are the chart's defaults). */
+  placementSet: string[];
+  /** Keys the chart does not read that these values set (old spellings of the interruption queue). */
+  ignored: Array<IgnoredSetting & { at: SettingAnchor }>;
+}
+
 export interface ControllerInfo {
-  /** The Deployment or Pod the facts were read from. */
+  /** The Deployment or Pod the facts were read from, else the object holding the Helm values. */
   object?: KubeObject;
+  /** How messages name it: `Karpenter controller kube-system/karpenter`, `Karpenter Helm values (…, chart karpenter 1.6.3)`. */
+  label?: string;
+  /** Set when the facts come from Helm values. */
+  helm?: HelmControllerFacts;
   /** Detected version (AWS provider / chart version), or the --karpenter-version fallback. */
   version?: Version;
-  versionSource?: 'image' | 'helm-label' | 'flag';
+  versionSource?: 'image' | 'helm-label' | 'chart' | 'flag';
   /** Where the version was read, e.g. `image public.ecr.aws/karpenter/controller:1.2.1`. */
   versionEvidence?: string;
-  /** Gates explicitly set through FEATURE_GATES / --feature-gates. */
+  /** The field the version was read from, when it is a field of an object in the input. */
+  versionAt?: SettingAnchor;
+  /** Else the file line it was read from (`karpenter/Chart.yaml:9`), when that file holds no object. */
+  versionFileAt?: string;
+  /** Gates explicitly set through FEATURE_GATES / --feature-gates (Helm: `settings.featureGates`). */
   featureGates: Record<string, boolean>;
+  featureGatesAt?: SettingAnchor;
   interruptionQueue?: string;
+  /** Where the interruption queue is set (possibly to ""); undefined when it is not. */
+  interruptionQueueAt?: SettingAnchor;
+  /** Where the queue would be set: the controller container's env list, or `settings` in the values. */
+  interruptionQueueHome?: SettingAnchor;
   env: Record<string, string>;
   /** A note for the report when the detected version and the flag disagree. */
   note?: string;
+  /** Helm values in the input that were not used, and why (a rendered controller wins: it is what runs). */
+  unused?: Array<{ object: KubeObject; why: string }>;
 }
 
 const IMAGE = /karpenter\/controller|karpenter-controller|\/karpenter(?::|@)|^karpenter(?::|@)/;
@@ -37,6 +79,7 @@ export function containersOf(obj: KubeObject): Json[] {
 export function detectController(
   deployments: KubeObject[],
   pods: KubeObject[],
+  releases: KarpenterRelease[],
   flagVersion: string | undefined,
   provenanceOf: (o: KubeObject) => Provenance | undefined,
 ): ControllerInfo {
@@ -46,9 +89,10 @@ export function detectController(
     ...pods.filter(isKarpenterControllerWorkload),
   ];
   const object = candidates[0];
-  const info: ControllerInfo = { featureGates: {}, env: {} };
+  let info: ControllerInfo = { featureGates: {}, env: {} };
   if (object) {
     info.object = object;
+    info.label = `Karpenter controller ${object.metadata.namespace}/${object.metadata.name}`;
     const container = containersOf(object).find((c) => IMAGE.test(str(c.image) ?? '')) ?? {};
     const image = str(container.image) ?? '';
     const tag = /:(v?\d+\.\d+\.\d+[^@]*)(@|$)/.exec(image)?.[1];
@@ -65,6 +109,8 @@ export function detectController(
     }
     const prov = provenanceOf(object);
     if (info.versionEvidence && prov) info.versionEvidence += ` (${object.kind} ${object.metadata.namespace}/${object.metadata.name}, ${prov.source}${prov.line ? `:${prov.line}` : ''})`;
+    const ran = `the rendered controller ${object.kind} ${object.metadata.namespace}/${object.metadata.name}${prov ? ` (${prov.source}${prov.line ? `:${prov.line}` : ''})` : ''}`;
+    if (releases.length) info.unused = releases.map((r) => ({ object: r.object, why: `${releaseLabel(r)} superseded by ${ran}: findings cite what runs` }));
     for (const e of arr<Json>(container.env)) {
       if (isRecord(e) && typeof e.name === 'string' && typeof e.value === 'string') info.env[e.name] = e.value;
     }
@@ -72,6 +118,12 @@ export function detectController(
     const gates = info.env.FEATURE_GATES ?? argValue(args, '--feature-gates');
     if (gates) info.featureGates = parseFeatureGates(gates);
     info.interruptionQueue = info.env.INTERRUPTION_QUEUE ?? argValue(args, '--interruption-queue') ?? undefined;
+    Object.assign(info, workloadAnchors(object));
+  } else if (releases[0]) {
+    const [used, ...others] = releases;
+    info = fromRelease(used, provenanceOf);
+    if (others.length) info.unused = others.map((r) => ({ object: r.object, why: `${releaseLabel(r)} not used: the controller settings come from ${info.label}` }));
+    queueFromEnvironmentFile(info, others, provenanceOf);
   }
   const flag = parseVersion(flagVersion);
   if (flag && !info.version) {
@@ -79,9 +131,25 @@ export function detectController(
     info.versionSource = 'flag';
     info.versionEvidence = `--karpenter-version ${flagVersion}`;
   } else if (flag && info.version && formatVersion(flag) !== formatVersion(info.version)) {
-    info.note = `--karpenter-version ${flagVersion} ignored: the dump shows ${formatVersion(info.version)} (${info.versionEvidence})`;
+    const note = `--karpenter-version ${flagVersion} ignored: the ${info.helm ? 'Helm values show' : 'dump shows'} ${formatVersion(info.version)} (${info.versionEvidence})`;
+    info.note = info.note ? `${info.note}; ${note}` : note;
   }
   return info;
+}
+
+/** Where a Deployment's or Pod's settings sit: the controller container's image, FEATURE_GATES, queue env or arg. */
+function workloadAnchors(obj: KubeObject): Partial<ControllerInfo> {
+  const ci = controllerContainerIndex(obj);
+  const out: Partial<ControllerInfo> = { versionAt: { object: obj, path: `${containerBase(obj)}/${ci}/image`, where: 'image' } };
+  const gates = envValuePath(obj, 'FEATURE_GATES');
+  out.featureGatesAt = { object: obj, path: gates?.path ?? containerBase(obj), where: 'env FEATURE_GATES' };
+  const env = envValuePath(obj, 'INTERRUPTION_QUEUE', ci);
+  const arg = argPath(obj, ci, '--interruption-queue');
+  if (env && typeof env.value === 'string') out.interruptionQueueAt = { object: obj, path: env.path, where: 'env INTERRUPTION_QUEUE' };
+  else if (arg) out.interruptionQueueAt = { object: obj, path: arg.path, where: 'arg --interruption-queue', value: arg.value };
+  const names = arr<Json>(dig(containersOf(obj)[ci], 'env')).map((e) => String(e.name ?? ''));
+  out.interruptionQueueHome = { object: obj, path: `${containerBase(obj)}/${ci}/env`, where: 'env INTERRUPTION_QUEUE', value: names.length ? names.join(', ') : '(none)' };
+  return out;
 }
 
 export function parseFeatureGates(text: string): Record<string, boolean> {

@@ -28,7 +28,17 @@ export const KIND = {
   EC2NodeClass: 'karpenter.k8s.aws/EC2NodeClass',
   AWSNodeTemplate: 'karpenter.k8s.aws/AWSNodeTemplate',
   AKSNodeClass: 'karpenter.azure.com/AKSNodeClass',
+  // Where GitOps repositories keep Karpenter's Helm values (snapshot/helm-values.ts).
+  HelmValues: 'karpdoctor.io/HelmValues',
+  HelmRelease: 'helm.toolkit.fluxcd.io/HelmRelease',
+  OCIRepository: 'source.toolkit.fluxcd.io/OCIRepository',
+  ArgoApplication: 'argoproj.io/Application',
 } as const;
+
+/** Objects karpdoctor makes up to hang findings on (a values file): never counted or listed as cluster objects. */
+export function isSyntheticKind(kindKey: string): boolean {
+  return kindKey.startsWith('karpdoctor.io/');
+}
 
 export type KindKey = (typeof KIND)[keyof typeof KIND];
 

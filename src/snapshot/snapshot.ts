@@ -6,8 +6,9 @@ import type { KubeObject, LoadResult, LogRecord, Provenance, SkippedInput } from
 import { detectController, type ControllerInfo } from './controller.js';
 import { eventView, involvedKey, type EventView } from './events.js';
 import { dig, nameOf, str } from './fields.js';
+import { isHelmValuesCarrier, karpenterReleases } from './helm-values.js';
 import { nodeClaimView, nodePoolView, type NodeClaimView, type NodePoolView } from './karpenter.js';
-import { INPUTS, KIND, isClusterScoped, normaliseGroup, type InputName } from './kinds.js';
+import { INPUTS, KIND, isClusterScoped, isSyntheticKind, normaliseGroup, type InputName } from './kinds.js';
 import { isPodManifest } from './pods.js';
 import { referenceTime, type ReferenceTime } from './reference-time.js';
 import { selectorMatches } from './selectors.js';
@@ -49,6 +50,7 @@ export class Snapshot {
   mergedCount = 0;
   mergedExample: string | undefined;
   private readonly locate: LoadResult['locate'];
+  private readonly locateField: LoadResult['locateField'];
   private deferLocate = false;
   private readonly wantedLines = new Map<string, string>();
 
@@ -58,18 +60,30 @@ export class Snapshot {
     this.logs = load.logs;
     this.filesRead = load.filesRead;
     this.locate = load.locate;
+    this.locateField = load.locateField;
     this.denied = opts.denied ?? load.denied ?? new Map();
     this.collectedAt = load.collectedAt;
     this.listedKinds = new Set([...load.listedKinds].map(normaliseKindKey));
     for (const { object, provenance } of load.objects) this.add(object, provenance);
-    this.controller = detectController(this.all(KIND.Deployment), this.all(KIND.Pod), opts.karpenterVersion, (o) =>
-      this.provenance(o),
-    );
+    const releases = karpenterReleases((k) => this.all(k), (k, ns, name) => this.get(k, ns, name));
+    this.controller = detectController(this.all(KIND.Deployment), this.all(KIND.Pod), releases, opts.karpenterVersion, (o) => this.provenance(o));
+    // Helm values that were read but not used say so, like every input that does not count.
+    for (const { object, why } of this.controller.unused ?? []) {
+      const p = this.provenance(object);
+      this.skipped.push({ source: p?.source ?? 'unknown', ...(p?.line && !isSyntheticKind(kindKeyOf(object)) ? { line: p.line } : {}), reason: why });
+    }
     this.referenceTime = referenceTime(this, opts);
   }
 
   private add(object: KubeObject, provenance: Provenance): void {
     const kindKey = normaliseKindKey(`${object.apiVersion.includes('/') ? object.apiVersion.split('/')[0] : ''}/${object.kind}`);
+    if (isSyntheticKind(kindKey)) {
+      // Not a cluster object: no counts, no presence, no merging of copies — only somewhere for findings to point.
+      this.provenanceMap.set(object, [provenance]);
+      if (!this.byKind.has(kindKey)) this.byKind.set(kindKey, []);
+      this.byKind.get(kindKey)!.push(object);
+      return;
+    }
     this.listedKinds.add(kindKey);
     if (object.kind === 'Secret') {
       // Never keep secret material in memory: a dump may include Secrets, no rule needs their data.
@@ -151,6 +165,18 @@ export class Snapshot {
     if (!this.locate || !p.fsPath || p.unit === undefined) return 0;
     const lines = this.memo(`lines:${p.fsPath}`, () => this.locate!(p.fsPath!, p.source));
     return lines[p.unit] ?? 0;
+  }
+
+  /**
+   * The line evidence read from `obj` at `pointer` is cited at. Objects holding Karpenter's Helm values are cited at
+   * the field: a values file is one object spanning the file (a HelmRelease's values most of one), so its first line
+   * says nothing about which setting. Every other object is cited at its start, as a dump is read.
+   */
+  evidenceLine(obj: KubeObject, pointer: string): number | undefined {
+    const p = this.provenance(obj);
+    if (!p) return undefined;
+    if (p.line && this.locateField && isHelmValuesCarrier(obj)) return this.locateField(p, pointer) ?? p.line;
+    return p.line;
   }
 
   provenances(obj: KubeObject): Provenance[] {

@@ -6,7 +6,8 @@
 import type { EvidenceInput } from '../../engine/rule.js';
 import type { KubeObject } from '../../loaders/types.js';
 import { argPath, containersOf, controllerContainerIndex, envValuePath } from '../../snapshot/controller.js';
-import { arr, dig, isRecord, str, type Json } from '../../snapshot/fields.js';
+import { arr, dig, isRecord, resolvePointer, str, type Json } from '../../snapshot/fields.js';
+import { anchorEvidence } from '../support.js';
 import type { NodePoolView } from '../../snapshot/karpenter.js';
 import { KIND } from '../../snapshot/kinds.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
@@ -34,19 +35,12 @@ export function globalSettings(snapshot: Snapshot): KubeObject | undefined {
 
 /**
  * The interruption queue as the controller is configured: `INTERRUPTION_QUEUE` env, `--interruption-queue` arg
- * (v0.32+), else `aws.interruptionQueueName` in ConfigMap karpenter-global-settings (v0.19–v0.31).
+ * (v0.32+) or the Helm values key (see ControllerInfo), else `aws.interruptionQueueName` in ConfigMap
+ * karpenter-global-settings (v0.19–v0.31).
  */
 export function interruptionQueue(snapshot: Snapshot): QueueSetting | undefined {
-  const ctl = snapshot.controller.object;
-  if (ctl) {
-    const ci = controllerContainerIndex(ctl);
-    const env = envValuePath(ctl, 'INTERRUPTION_QUEUE', ci);
-    if (env && typeof env.value === 'string') {
-      return { value: env.value, where: 'env INTERRUPTION_QUEUE', evidence: { object: ctl, path: env.path } };
-    }
-    const arg = argPath(ctl, ci, '--interruption-queue');
-    if (arg) return { value: arg.value, where: 'arg --interruption-queue', evidence: { object: ctl, path: arg.path, value: arg.value } };
-  }
+  const at = snapshot.controller.interruptionQueueAt;
+  if (at) return { value: String(at.value ?? resolvePointer(at.object, at.path) ?? ''), where: at.where, evidence: anchorEvidence(at) };
   const cm = globalSettings(snapshot);
   const v = cm ? dig(cm, 'data', QUEUE_NAME_KEY) : undefined;
   if (cm && typeof v === 'string') {

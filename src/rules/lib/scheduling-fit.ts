@@ -75,8 +75,7 @@ const esc = (key: string) => pointer(key).slice(1);
 
 // ----- the pod side -----
 
-export function podConstraints(object: KubeObject, specPath: string): PodConstraints {
-  const spec = dig(object, ...specPath.split('/').filter(Boolean));
+export function podConstraints(object: KubeObject, specPath: string, spec: unknown = dig(object, ...specPath.split('/').filter(Boolean))): PodConstraints {
   const selector: Constraint[] = [];
   const nodeSelector = dig(spec, 'nodeSelector');
   if (isRecord(nodeSelector)) {
