@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../src/loaders/types.js';
 import { nodePoolView } from '../src/snapshot/karpenter.js';
-import { podConstraints, poolFit, poolProfile, requestsOf, volumeConstraints, type FitReason } from '../src/rules/lib/scheduling-fit.js';
+import { podConstraints, poolFit, poolProfile, volumeConstraints, type FitReason } from '../src/rules/lib/scheduling-fit.js';
+import { specRequests } from '../src/snapshot/capacity.js';
 import { describeSet, intersect, isEmpty, maxInteger, operatorOf, valueSet } from '../src/rules/lib/scheduling-requirements.js';
 
 function pool(spec: Record<string, unknown>, extra: Partial<KubeObject> = {}, apiVersion = 'karpenter.sh/v1'): KubeObject {
@@ -189,7 +190,7 @@ describe('poolFit: volumes, capacity bounds, limits', () => {
 
   it('requests: max(sum of containers, largest init container) + overhead, any resource name', () => {
     expect(
-      requestsOf({
+      specRequests({
         containers: [{ resources: { requests: { cpu: '500m', 'nvidia.com/gpu': '1' } } }, { resources: { requests: { cpu: '1' } } }],
         initContainers: [{ resources: { requests: { cpu: '2' } } }],
         overhead: { cpu: '100m' },

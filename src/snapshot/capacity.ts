@@ -4,7 +4,7 @@
  * kube-scheduler counts it (plus `spec.overhead`).
  */
 import type { KubeObject } from '../loaders/types.js';
-import { arr, dig, type Json } from './fields.js';
+import { arr, dig, isRecord, type Json } from './fields.js';
 import { isActive, isDaemonSetPod } from './pods.js';
 import type { Snapshot } from './snapshot.js';
 import { parseQuantity } from './units.js';
@@ -18,17 +18,27 @@ export interface Usage {
   workloadPods: number;
 }
 
-export function podRequests(pod: KubeObject): { cpu: number; memory: number } {
-  const sum = (containers: unknown, key: 'cpu' | 'memory') =>
-    arr<Json>(containers).reduce((n, c) => n + (parseQuantity(dig(c, 'resources', 'requests', key)) ?? 0), 0);
-  const maxInit = (key: 'cpu' | 'memory') =>
-    arr<Json>(dig(pod, 'spec', 'initContainers')).reduce((m, c) => Math.max(m, parseQuantity(dig(c, 'resources', 'requests', key)) ?? 0), 0);
-  const overhead = (key: 'cpu' | 'memory') => parseQuantity(dig(pod, 'spec', 'overhead', key)) ?? 0;
-  const containers = dig(pod, 'spec', 'containers');
-  return {
-    cpu: Math.max(sum(containers, 'cpu'), maxInit('cpu')) + overhead('cpu'),
-    memory: Math.max(sum(containers, 'memory'), maxInit('memory')) + overhead('memory'),
+/** Requests per resource name as the scheduler counts them: max(sum of containers, largest init container) + overhead. */
+export function specRequests(spec: unknown): Record<string, number> {
+  const out: Record<string, number> = {};
+  const add = (into: Record<string, number>, c: unknown) => {
+    const req = dig(c, 'resources', 'requests');
+    if (isRecord(req)) for (const [k, v] of Object.entries(req)) into[k] = (into[k] ?? 0) + (parseQuantity(v) ?? 0);
   };
+  for (const c of arr<Json>(dig(spec, 'containers'))) add(out, c);
+  for (const c of arr<Json>(dig(spec, 'initContainers'))) {
+    const one: Record<string, number> = {};
+    add(one, c);
+    for (const [k, v] of Object.entries(one)) out[k] = Math.max(out[k] ?? 0, v);
+  }
+  const overhead = dig(spec, 'overhead');
+  if (isRecord(overhead)) for (const [k, v] of Object.entries(overhead)) out[k] = (out[k] ?? 0) + (parseQuantity(v) ?? 0);
+  return out;
+}
+
+export function podRequests(pod: KubeObject): { cpu: number; memory: number } {
+  const r = specRequests(pod.spec);
+  return { cpu: r.cpu ?? 0, memory: r.memory ?? 0 };
 }
 
 export function nodeUsage(snapshot: Snapshot, node: KubeObject): Usage {

@@ -8,6 +8,7 @@
 import type { KubeObject } from '../../loaders/types.js';
 import { arr, dig, isRecord, pointer, type Json, type Taint } from '../../snapshot/fields.js';
 import type { NodePoolView } from '../../snapshot/karpenter.js';
+import { specRequests } from '../../snapshot/capacity.js';
 import { tolerates } from '../../snapshot/selectors.js';
 import { formatBytes, formatCpu, parseQuantity } from '../../snapshot/units.js';
 import { limitsPath } from './configuration.js';
@@ -94,7 +95,7 @@ export function podConstraints(object: KubeObject, specPath: string, spec: unkno
     terms,
     volumes: [],
     tolerations: arr<Json>(dig(spec, 'tolerations')),
-    requests: requestsOf(spec),
+    requests: specRequests(spec),
   };
 }
 
@@ -122,24 +123,6 @@ export function volumeConstraints(pv: KubeObject): Constraint[] {
   return expressions(first, '/spec/nodeAffinity/required/nodeSelectorTerms/0', `its volume ${pv.metadata.name} is pinned to`)
     .filter((c) => c.key !== 'kubernetes.io/hostname')
     .map((c) => ({ ...c, volume: pv }));
-}
-
-/** Requests per resource name as the scheduler counts them: max(sum of containers, largest init container) + overhead. */
-export function requestsOf(spec: unknown): Record<string, number> {
-  const out: Record<string, number> = {};
-  const add = (into: Record<string, number>, c: unknown) => {
-    const req = dig(c, 'resources', 'requests');
-    if (isRecord(req)) for (const [k, v] of Object.entries(req)) into[k] = (into[k] ?? 0) + (parseQuantity(v) ?? 0);
-  };
-  for (const c of arr<Json>(dig(spec, 'containers'))) add(out, c);
-  for (const c of arr<Json>(dig(spec, 'initContainers'))) {
-    const one: Record<string, number> = {};
-    add(one, c);
-    for (const [k, v] of Object.entries(one)) out[k] = Math.max(out[k] ?? 0, v);
-  }
-  const overhead = dig(spec, 'overhead');
-  if (isRecord(overhead)) for (const [k, v] of Object.entries(overhead)) out[k] = (out[k] ?? 0) + (parseQuantity(v) ?? 0);
-  return out;
 }
 
 // ----- the pool side -----
