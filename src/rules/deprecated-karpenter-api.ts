@@ -20,7 +20,7 @@ export default defineRule({
     category: 'configuration',
     defaultSeverity: 'warning',
     requires: [],
-    requiresAnyOf: ['NodePool', 'NodeClass', 'Pod', 'Node', 'Deployment', 'StatefulSet', 'DaemonSet'],
+    requiresAnyOf: ['NodePool', 'NodeClass', 'Pod', 'Node', 'Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob'],
     optional: ['KarpenterController'],
     specOnly: 'yes',
     summary:

@@ -30,7 +30,7 @@ export default defineRule({
     category: 'configuration',
     defaultSeverity: 'error',
     requires: ['NodePool'],
-    requiresAnyOf: ['Pod', 'Deployment', 'StatefulSet'],
+    requiresAnyOf: ['Pod', 'Deployment', 'StatefulSet', 'Job', 'CronJob'],
     optional: ['NodeClass', 'PersistentVolume', 'PersistentVolumeClaim', 'Node', 'Event', 'ControllerLogs'],
     specOnly: 'yes',
     summary: 'A Pending pod (or, in a manifest repository, a workload template aimed at Karpenter) that no NodePool can host, with the reason for each NodePool.',

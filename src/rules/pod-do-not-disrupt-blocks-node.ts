@@ -27,7 +27,7 @@ export default defineRule({
     defaultSeverity: 'warning',
     // Running pods on Nodes (dumps), or pod templates (GitOps repos): either is enough to judge.
     requires: [],
-    requiresAnyOf: ['Pod', 'Deployment', 'StatefulSet', 'DaemonSet'],
+    requiresAnyOf: ['Pod', 'Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob'],
     optional: ['Node', 'NodeClaim', 'NodePool', 'Event', 'KarpenterController'],
     specOnly: 'yes',
     blocker: 'pod-do-not-disrupt',

@@ -90,6 +90,10 @@ export const INPUTS = {
   Deployment: { kinds: [KIND.Deployment], plural: 'Deployments', collect: 'kubectl get deployments -A -o yaml' },
   DaemonSet: { kinds: [KIND.DaemonSet], plural: 'DaemonSets', collect: 'kubectl get daemonsets -A -o yaml' },
   StatefulSet: { kinds: [KIND.StatefulSet], plural: 'StatefulSets', collect: 'kubectl get statefulsets -A -o yaml' },
+  // Pod templates of a repository. A cluster's Jobs run as Pods, which rules read instead: the live loader does not
+  // list these, and a dump without them is not missing anything.
+  Job: { kinds: [KIND.Job], plural: 'Jobs', collect: 'kubectl get jobs -A -o yaml', templatesOnly: true },
+  CronJob: { kinds: [KIND.CronJob], plural: 'CronJobs', collect: 'kubectl get cronjobs -A -o yaml', templatesOnly: true },
   KarpenterController: {
     kinds: [],
     plural: 'Karpenter controller Deployment or Pods',

@@ -200,7 +200,7 @@ export class Snapshot {
 
   /** Logical inputs that are neither present nor denied. */
   absent(): InputName[] {
-    return (Object.keys(INPUTS) as InputName[]).filter((i) => !this.has(i) && !this.denied.has(i));
+    return (Object.keys(INPUTS) as InputName[]).filter((i) => !this.has(i) && !this.denied.has(i) && !('templatesOnly' in INPUTS[i]));
   }
 
   /**

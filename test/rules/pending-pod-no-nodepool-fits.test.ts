@@ -206,6 +206,13 @@ describe(`${RULE} — spec-only: a GitOps repository (workload templates vs Node
     expect(etl.fix).toContain('values: [amd64, arm64]');
   });
 
+  it('a repository of NodePools and CronJobs only is evaluated too (Jobs and CronJobs are pod templates)', async () => {
+    const only = await scanRule(RULE, [join(dir, 'karpenter'), join(dir, 'apps', 'nightly-report.yaml')]);
+    expect(only.report.snapshot.counts).toEqual({ NodePool: 2, EC2NodeClass: 1, CronJob: 1 });
+    expect(only.notEvaluated).toEqual([]);
+    expect(only.findings.map((f) => `${f.object.kind} ${f.object.name}`)).toEqual(['CronJob nightly-report']);
+  });
+
   it('nightly-report (CronJob): the batch limit is below its request even before any node exists', () => {
     const cron = r.findings.find((f) => f.object.name === 'nightly-report')!;
     expect(cron.message).toContain('NodePool batch: limits cpu 32 are below the pod\'s request 48');

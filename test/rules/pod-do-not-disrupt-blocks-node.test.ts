@@ -134,7 +134,7 @@ describe(`${RULE} — missing: no Pods`, () => {
   it('is not evaluated and names Pods', async () => {
     const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
     expect(r.findings).toEqual([]);
-    expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no Pods or Deployments or StatefulSets or DaemonSets in the snapshot/) }]);
+    expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no Pods or Deployments or StatefulSets or DaemonSets or Jobs or CronJobs in the snapshot/) }]);
   });
 });
 
@@ -222,6 +222,6 @@ describe(`${RULE} — spec-only missing: NodePools only, no workloads`, () => {
   it('is not evaluated', async () => {
     const r = await scanRule(RULE, [join(caseDir(RULE, 'spec-only'), 'karpenter')]);
     expect(r.findings).toEqual([]);
-    expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no Pods or Deployments or StatefulSets or DaemonSets in the snapshot/) }]);
+    expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no Pods or Deployments or StatefulSets or DaemonSets or Jobs or CronJobs in the snapshot/) }]);
   });
 });
