@@ -216,6 +216,20 @@ describe('karpdoctor collect', () => {
     expect(comparable(run)).toEqual(comparable(live));
   });
 
+  it('a kind whose listing kept failing (5xx after retries) says so in the bundle scan, as in the live scan', async () => {
+    const failing = { '/apis/storage.k8s.io/v1/storageclasses': [503, 503, 503, 503] };
+    server = await startFakeApiServer({ objects, logs, failFirst: structuredClone(failing) }, tls);
+    const live = await scanLive(server.kubeconfig);
+    await server.close();
+    server = await startFakeApiServer({ objects, logs, failFirst: structuredClone(failing) }, tls);
+    const output = join(dir, 'failed.tar.gz');
+    await collect({ output, kubeconfig: server.kubeconfig });
+    const { run } = await scanBundle(output);
+    const failed = live.notEvaluated.find((n) => n.ruleId === 'storageclass-immediate-binding');
+    expect(failed?.reason).toMatch(/^listing storageclasses: HTTP 503 .* \(after retries\)$/);
+    expect(run.notEvaluated).toEqual(live.notEvaluated);
+  });
+
   it('strips managedFields, last-applied configuration, credentials in userData and annotations; keeps what rules read', async () => {
     server = await startFakeApiServer({ objects, logs }, tls);
     const output = join(dir, 'redacted.tar.gz');

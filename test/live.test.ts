@@ -83,6 +83,27 @@ describe('live loader against a local API server (real client-node KubeConfig, T
     await server.close();
   });
 
+  it('retries 429 (after Retry-After) and 5xx; a list that keeps failing is reported as failed and the scan goes on', async () => {
+    server = await startFakeApiServer(
+      { objects, failFirst: { '/api/v1/nodes': [429, 503, 500], '/apis/policy/v1/poddisruptionbudgets': [500, 500, 500, 500] } },
+      tls,
+    );
+    const live = await loadLive({ kubeconfig: server.kubeconfig });
+    const nodes = server.requests.filter((r) => r.path === '/api/v1/nodes').map((r) => r.status);
+    expect(nodes).toEqual([429, 503, 500, 200]);
+    expect(live.resources.find((r) => r.resource === 'nodes')).toMatchObject({ status: 'listed' });
+    expect(live.resources.find((r) => r.resource === 'poddisruptionbudgets.policy')).toMatchObject({
+      status: 'failed',
+      message: expect.stringContaining('HTTP 500'),
+    });
+    expect(live.skipped).toEqual([{ source: 'live', reason: expect.stringMatching(/^listing poddisruptionbudgets: HTTP 500 .*etcdserver: request timed out/) }]);
+    const run = runRules(RULES, new Snapshot(live, { now: referenceTime, live: true, denied: live.denied }));
+    expect(run.findings.length).toBeGreaterThan(0);
+    // The rule that needs PDBs says the listing failed, not that the input lacks them.
+    expect(run.notEvaluated.find((x) => x.ruleId === 'pdb-blocks-eviction')?.reason).toMatch(/^listing poddisruptionbudgets: HTTP 500 .* \(after retries\)$/);
+    await server.close();
+  });
+
   it('restarts a list whose continue token expired (410 Gone) and loses nothing', async () => {
     server = await startFakeApiServer({ objects, expireOnce: ['pods'] }, tls);
     const live = await loadLive({ kubeconfig: server.kubeconfig, pageSize: 10 });

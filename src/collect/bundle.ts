@@ -47,7 +47,7 @@ export function buildBundle(live: LiveResult, opts: BundleOptions): Bundle {
   for (const r of outcomes) {
     const base = { resource: r.resource, kind: r.kind, apiVersion: r.apiVersion, ...(r.input ? { input: r.input } : {}) };
     if (r.status !== 'listed') {
-      kinds.push({ ...base, status: r.status, ...(r.status === 'denied' && r.input ? { reason: live.denied.get(r.input) } : {}), ...(r.message ? { message: r.message } : {}) });
+      kinds.push({ ...base, status: r.status, ...((r.status === 'denied' || r.status === 'failed') && r.input && live.denied.has(r.input) ? { reason: live.denied.get(r.input) } : {}), ...(r.message ? { message: r.message } : {}) });
       continue;
     }
     const items = (byType.get(`${r.apiVersion}|${r.kind}`) ?? []).map(typeFirst);

@@ -19,7 +19,7 @@ export interface ManifestKind {
   count?: number;
   /** The archive entry holding the list. */
   file?: string;
-  /** For denied: the reason rules show as "not evaluated: …". */
+  /** For denied and failed: the reason rules show as "not evaluated: …". */
   reason?: string;
   /** The API server's message (denied), or what went wrong (failed). */
   message?: string;
@@ -48,7 +48,7 @@ export function deniedFromManifest(value: unknown): Array<[string, string]> {
   const m = value as Partial<BundleManifest> | null;
   if (!m || m.format !== MANIFEST_FORMAT || !Array.isArray(m.kinds)) return [];
   return m.kinds
-    .filter((k) => k && k.status === 'denied' && typeof k.input === 'string' && typeof k.reason === 'string')
+    .filter((k) => k && (k.status === 'denied' || k.status === 'failed') && typeof k.input === 'string' && typeof k.reason === 'string')
     .map((k) => [k.input!, k.reason!]);
 }
 

@@ -233,6 +233,8 @@ function recordFailure(result: LiveResult, r: Resource, outcome: ResourceOutcome
     result.skipped.push({ source: 'live', reason });
   } else if (outcome.status === 'failed') {
     result.skipped.push({ source: 'live', reason: outcome.message! });
+    // Not "absent": the rules that needed it say the listing failed, rather than asking for a dump of it.
+    if (r.input && !result.denied.has(r.input)) result.denied.set(r.input, `${outcome.message} (after retries)`);
   }
 }
 
@@ -294,13 +296,23 @@ function noKubeconfig(): string | undefined {
   return existsSync(home) ? undefined : `no kubeconfig: KUBECONFIG is not set and ${home} does not exist; pass --kubeconfig FILE (or scan a dump: karpdoctor scan DIR)`;
 }
 
-function request(url: URL, options: https.RequestOptions, timeout: number): Promise<{ status: number; body: string }> {
+interface Answer {
+  status: number;
+  body: string;
+  /** Seconds the server asks to wait before retrying (429 from API Priority and Fairness, 503). */
+  retryAfter?: number;
+}
+
+function request(url: URL, options: https.RequestOptions, timeout: number): Promise<Answer> {
   const client = url.protocol === 'http:' ? http : https;
   return new Promise((resolve, reject) => {
     const req = client.request(url, options, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () => {
+        const retryAfter = Number(res.headers['retry-after']);
+        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), ...(Number.isFinite(retryAfter) && retryAfter >= 0 ? { retryAfter } : {}) });
+      });
       res.on('error', reject);
     });
     // The socket timeout fires on silence; the timer bounds the whole request, so a server that trickles bytes is cut too.
@@ -313,10 +325,14 @@ function request(url: URL, options: https.RequestOptions, timeout: number): Prom
   });
 }
 
-/** 429 and 5xx are retried with backoff; connection failures and 401 end the scan with one clear line. */
-async function withRetries(call: () => Promise<{ status: number; body: string }>, server: string, context: string, timeout: number) {
+/**
+ * 429 and 5xx are retried (3 times) after the server's Retry-After, capped at 10 s, else an exponential backoff;
+ * connection failures and 401 end the scan with one clear line. A list still failing after that is reported as
+ * failed and the scan goes on with the rest.
+ */
+async function withRetries(call: () => Promise<Answer>, server: string, context: string, timeout: number) {
   for (let attempt = 0; ; attempt++) {
-    let res: { status: number; body: string };
+    let res: Answer;
     try {
       res = await call();
     } catch (e) {
@@ -338,7 +354,7 @@ async function withRetries(call: () => Promise<{ status: number; body: string }>
       throw new LiveError(`the API server ${server} rejected the credentials of context ${context} (401 Unauthorized): expired token? Refresh them (e.g. aws eks update-kubeconfig) and retry`);
     }
     if ((res.status === 429 || res.status >= 500) && attempt < 3) {
-      await sleep(200 * 2 ** attempt);
+      await sleep(res.retryAfter !== undefined ? Math.min(res.retryAfter, 10) * 1000 : 200 * 2 ** attempt);
       continue;
     }
     return res;

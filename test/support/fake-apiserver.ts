@@ -31,6 +31,11 @@ export interface FakeOptions {
    * does: every object of the group again, under that version. Discovery still prefers the objects' own version.
    */
   alsoServed?: Record<string, string[]>;
+  /**
+   * Paths answered with these statuses first, in order, before the real answer (e.g. `{ '/api/v1/nodes': [429, 503] }`);
+   * a 429 carries `Retry-After: 0`. A status repeated past the client's retries makes the list fail.
+   */
+  failFirst?: Record<string, number[]>;
 }
 
 export interface PolicyRule {
@@ -127,6 +132,12 @@ export async function startFakeApiServer(opts: FakeOptions, tls = makeTls()): Pr
     if (req.headers.authorization !== `Bearer ${token}`) return status(401, 'Unauthorized', 'Unauthorized');
     if (req.method !== 'GET') return status(405, 'MethodNotAllowed', 'read-only test server');
     if (opts.stall?.includes(url.pathname)) return; // never answered
+    const failure = opts.failFirst?.[url.pathname]?.shift();
+    if (failure !== undefined) {
+      record.status = failure;
+      res.writeHead(failure, { 'content-type': 'application/json', ...(failure === 429 ? { 'retry-after': '0' } : {}) });
+      return res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code: failure, reason: failure === 429 ? 'TooManyRequests' : 'InternalError', message: failure === 429 ? 'too many requests, please try again later' : 'etcdserver: request timed out' }));
+    }
     if (opts.role) {
       const denial = authorize(opts.role, url.pathname);
       if (denial) return status(403, 'Forbidden', denial);
