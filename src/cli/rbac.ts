@@ -4,7 +4,7 @@
  * get+list, never Secrets or ConfigMaps, never a write verb.
  */
 import { ConfigError, selectRules } from '../engine/runner.js';
-import { inputsOfRules, resourcesFor } from '../loaders/live.js';
+import { inputsOfRules, resourcesFor } from '../loaders/live-resources.js';
 import { RULES } from '../rules/index.js';
 import type { InputName } from '../snapshot/kinds.js';
 import { UsageError } from './errors.js';

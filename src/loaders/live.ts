@@ -5,16 +5,17 @@
  * dumps and go through the same object pipeline as files — the live snapshot equals the offline one by construction.
  * Never Secrets, never ConfigMaps. Partial access is normal: a 403 or a missing CRD is recorded, not fatal.
  */
-import { existsSync } from 'node:fs';
-import http from 'node:http';
-import https from 'node:https';
-import { homedir } from 'node:os';
-import { delimiter, join } from 'node:path';
-import { acceptDocument, type ObjectSink } from './objects.js';
+import type { InputName } from '../snapshot/kinds.js';
+import { connect, LiveError, listPages, statusMessage, type Api, type HttpError } from './kube-api.js';
+import { ALL_INPUTS, BUILT_IN, EVENTS_FALLBACK, listPath, resourceName, resourcesFor, type KARPENTER_RESOURCES, type Resource } from './live-resources.js';
 import { isKarpenterControllerPod, parseLogLine } from './logs.js';
-import { INPUTS, type InputName } from '../snapshot/kinds.js';
-import { parseDuration } from '../snapshot/units.js';
+import { acceptDocument, type ObjectSink } from './objects.js';
 import type { LoadResult, LogRecord, SkippedInput } from './types.js';
+
+// The live loader's public face for the CLI (imported lazily) and tests; the parts live in kube-api.ts (talking to
+// the API server) and live-resources.ts (what is listed for which input).
+export { LiveError, parseRequestTimeout } from './kube-api.js';
+export { ALL_INPUTS, BUILT_IN, inputsOfRules, KARPENTER_RESOURCES, resourcesFor, type Resource } from './live-resources.js';
 
 export interface LiveOptions {
   kubeconfig?: string;
@@ -36,76 +37,6 @@ export interface LiveOptions {
   requestTimeoutMs?: number;
 }
 
-/** A user-facing failure of the whole live read (no kubeconfig, unreachable server, rejected credentials). */
-export class LiveError extends Error {}
-
-export interface Resource {
-  group: string;
-  version: string;
-  plural: string;
-  kind: string;
-  namespaced: boolean;
-  /** The logical input a 403 on this resource denies ("not evaluated: no permission to list …"). */
-  input?: InputName;
-  /** Inputs whose rules need this resource listed. */
-  neededBy: InputName[];
-}
-
-/**
- * The one table of what the live loader lists for which input; `karpdoctor rbac` derives the ClusterRole from it.
- * Secrets and ConfigMaps are deliberately absent. The controller is found among Deployments and Pods (by image);
- * ReplicaSets link Pods to their Deployment.
- */
-export const BUILT_IN: Resource[] = [
-  { group: '', version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false, input: 'Node', neededBy: ['Node'] },
-  { group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true, input: 'Pod', neededBy: ['Pod', 'KarpenterController', 'ControllerLogs'] },
-  { group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true, input: 'Event', neededBy: ['Event'] },
-  { group: '', version: 'v1', plural: 'persistentvolumeclaims', kind: 'PersistentVolumeClaim', namespaced: true, input: 'PersistentVolumeClaim', neededBy: ['PersistentVolumeClaim'] },
-  { group: '', version: 'v1', plural: 'persistentvolumes', kind: 'PersistentVolume', namespaced: false, input: 'PersistentVolume', neededBy: ['PersistentVolume'] },
-  { group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', namespaced: true, input: 'Deployment', neededBy: ['Deployment', 'KarpenterController'] },
-  { group: 'apps', version: 'v1', plural: 'daemonsets', kind: 'DaemonSet', namespaced: true, input: 'DaemonSet', neededBy: ['DaemonSet'] },
-  { group: 'apps', version: 'v1', plural: 'statefulsets', kind: 'StatefulSet', namespaced: true, input: 'StatefulSet', neededBy: ['StatefulSet'] },
-  { group: 'apps', version: 'v1', plural: 'replicasets', kind: 'ReplicaSet', namespaced: true, neededBy: ['Pod', 'Deployment'] },
-  { group: 'policy', version: 'v1', plural: 'poddisruptionbudgets', kind: 'PodDisruptionBudget', namespaced: true, input: 'PodDisruptionBudget', neededBy: ['PodDisruptionBudget'] },
-  { group: 'storage.k8s.io', version: 'v1', plural: 'storageclasses', kind: 'StorageClass', namespaced: false, input: 'StorageClass', neededBy: ['StorageClass'] },
-  { group: 'storage.k8s.io', version: 'v1', plural: 'volumeattachments', kind: 'VolumeAttachment', namespaced: false, input: 'VolumeAttachment', neededBy: ['VolumeAttachment'] },
-];
-
-/** Karpenter kinds of every generation, found through discovery in whatever versions the cluster serves. */
-export const KARPENTER_RESOURCES: Array<{ group: string; plural: string; kind: string; input: InputName }> = [
-  { group: 'karpenter.sh', plural: 'nodepools', kind: 'NodePool', input: 'NodePool' },
-  { group: 'karpenter.sh', plural: 'provisioners', kind: 'Provisioner', input: 'NodePool' },
-  { group: 'karpenter.sh', plural: 'nodeclaims', kind: 'NodeClaim', input: 'NodeClaim' },
-  { group: 'karpenter.sh', plural: 'machines', kind: 'Machine', input: 'NodeClaim' },
-  { group: 'karpenter.k8s.aws', plural: 'ec2nodeclasses', kind: 'EC2NodeClass', input: 'NodeClass' },
-  { group: 'karpenter.k8s.aws', plural: 'awsnodetemplates', kind: 'AWSNodeTemplate', input: 'NodeClass' },
-  { group: 'karpenter.azure.com', plural: 'aksnodeclasses', kind: 'AKSNodeClass', input: 'NodeClass' },
-];
-
-/**
- * The same Events under the newer API. Listed only when core/v1 events are denied or not served: some RBAC setups
- * grant only this group, and `karpdoctor rbac` keeps granting core events alone (least privilege).
- */
-export const EVENTS_FALLBACK: Resource = { group: 'events.k8s.io', version: 'v1', plural: 'events', kind: 'Event', namespaced: true, input: 'Event', neededBy: ['Event'] };
-
-/** Every input, for scans and collects that run all rules. */
-export const ALL_INPUTS: ReadonlySet<InputName> = new Set(Object.keys(INPUTS) as InputName[]);
-
-/**
- * The built-in resources and Karpenter kinds that the given inputs need listed; with `logs`, the pods too, as the
- * controller's logs are found through its pods.
- */
-export function resourcesFor(inputs: ReadonlySet<InputName>, logs = false): { builtIn: Resource[]; karpenter: typeof KARPENTER_RESOURCES } {
-  return {
-    builtIn: BUILT_IN.filter((r) => r.neededBy.some((i) => inputs.has(i) || (logs && i === 'ControllerLogs'))),
-    karpenter: KARPENTER_RESOURCES.filter((r) => inputs.has(r.input)),
-  };
-}
-
-/** The inputs a set of rules reads: required, any-of and optional ones (optional inputs sharpen verdicts). */
-export function inputsOfRules(rules: ReadonlyArray<{ meta: { requires: InputName[]; requiresAnyOf?: InputName[]; optional?: InputName[] } }>): Set<InputName> {
-  return new Set(rules.flatMap((r) => [...r.meta.requires, ...(r.meta.requiresAnyOf ?? []), ...(r.meta.optional ?? [])]));
-}
 
 /** What happened to one resource: the completeness manifest of `collect` is made of these. */
 export interface ResourceOutcome {
@@ -195,10 +126,6 @@ export async function loadLive(opts: LiveOptions = {}): Promise<LiveResult> {
 
 const CORE_EVENTS = BUILT_IN.find((r) => r.group === '' && r.plural === 'events')!;
 
-function resourceName(r: Resource): string {
-  return `${r.plural}${r.group ? `.${r.group}` : ''}`;
-}
-
 /** One resource listed page by page into the sink: what happened to it, never a throw but for a failed connection. */
 async function listResource(api: Api, r: Resource, opts: LiveOptions, sink: ObjectSink, onPage: (objects: number) => void): Promise<ResourceOutcome> {
   const name = resourceName(r);
@@ -236,156 +163,6 @@ function recordFailure(result: LiveResult, r: Resource, outcome: ResourceOutcome
     // Not "absent": the rules that needed it say the listing failed, rather than asking for a dump of it.
     if (r.input && !result.denied.has(r.input)) result.denied.set(r.input, `${outcome.message} (after retries)`);
   }
-}
-
-interface Api {
-  server: string;
-  context: string;
-  get(path: string): Promise<{ status: number; body: string }>;
-}
-
-interface HttpError extends Error {
-  status?: number;
-  /** The API server's own message (Status.message). */
-  serverMessage?: string;
-}
-
-async function connect(opts: LiveOptions): Promise<Api> {
-  const { KubeConfig } = await import('@kubernetes/client-node');
-  const kc = new KubeConfig();
-  // Without any kubeconfig, client-node quietly targets http://localhost:8080, which fails with a puzzling error.
-  const missing = opts.kubeconfig ? undefined : noKubeconfig();
-  if (missing) throw new LiveError(missing);
-  try {
-    if (opts.kubeconfig) kc.loadFromFile(opts.kubeconfig);
-    else kc.loadFromDefault();
-  } catch (e) {
-    throw new LiveError(`cannot read the kubeconfig${opts.kubeconfig ? ` ${opts.kubeconfig}` : ''}: ${(e as Error).message.split('\n')[0]}`);
-  }
-  if (opts.context) {
-    if (!kc.getContextObject(opts.context)) {
-      const known = kc.getContexts().map((c) => c.name);
-      throw new LiveError(`no context "${opts.context}" in the kubeconfig${known.length ? ` (contexts: ${known.join(', ')})` : ''}`);
-    }
-    kc.setCurrentContext(opts.context);
-  }
-  const cluster = kc.getCurrentCluster();
-  if (!cluster?.server) {
-    throw new LiveError('no cluster in the kubeconfig: set KUBECONFIG, pass --kubeconfig, or give a dump path to scan offline');
-  }
-  const server = cluster.server.replace(/\/$/, '');
-  const context = kc.getCurrentContext();
-  const timeout = opts.requestTimeoutMs ?? 30_000;
-  const get = async (path: string) => {
-    const url = new URL(server + path);
-    const options: https.RequestOptions = { method: 'GET', headers: { Accept: 'application/json' }, timeout };
-    await kc.applyToHTTPSOptions(options);
-    return request(url, options, timeout);
-  };
-  return { server, context, get: (path) => withRetries(() => get(path), server, context, timeout) };
-}
-
-/** Why there is no kubeconfig to read (KUBECONFIG unset or naming no file, no ~/.kube/config, not in a pod), or nothing. */
-function noKubeconfig(): string | undefined {
-  if (process.env.KUBERNETES_SERVICE_HOST) return undefined;
-  const fromEnv = (process.env.KUBECONFIG ?? '').split(delimiter).filter(Boolean);
-  if (fromEnv.length) {
-    return fromEnv.some((f) => existsSync(f)) ? undefined : `no kubeconfig: KUBECONFIG names ${fromEnv.join(', ')}, which does not exist; pass --kubeconfig FILE (or scan a dump: karpdoctor scan DIR)`;
-  }
-  const home = join(homedir(), '.kube', 'config');
-  return existsSync(home) ? undefined : `no kubeconfig: KUBECONFIG is not set and ${home} does not exist; pass --kubeconfig FILE (or scan a dump: karpdoctor scan DIR)`;
-}
-
-interface Answer {
-  status: number;
-  body: string;
-  /** Seconds the server asks to wait before retrying (429 from API Priority and Fairness, 503). */
-  retryAfter?: number;
-}
-
-function request(url: URL, options: https.RequestOptions, timeout: number): Promise<Answer> {
-  const client = url.protocol === 'http:' ? http : https;
-  return new Promise((resolve, reject) => {
-    const req = client.request(url, options, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const retryAfter = Number(res.headers['retry-after']);
-        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), ...(Number.isFinite(retryAfter) && retryAfter >= 0 ? { retryAfter } : {}) });
-      });
-      res.on('error', reject);
-    });
-    // The socket timeout fires on silence; the timer bounds the whole request, so a server that trickles bytes is cut too.
-    const fail = () => req.destroy(Object.assign(new Error(`no answer within ${seconds(timeout)}`), { code: 'ETIMEDOUT' }));
-    const timer = setTimeout(fail, timeout);
-    req.on('close', () => clearTimeout(timer));
-    req.on('timeout', fail);
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-/**
- * 429 and 5xx are retried (3 times) after the server's Retry-After, capped at 10 s, else an exponential backoff;
- * connection failures and 401 end the scan with one clear line. A list still failing after that is reported as
- * failed and the scan goes on with the rest.
- */
-async function withRetries(call: () => Promise<Answer>, server: string, context: string, timeout: number) {
-  for (let attempt = 0; ; attempt++) {
-    let res: Answer;
-    try {
-      res = await call();
-    } catch (e) {
-      const err = e as NodeJS.ErrnoException;
-      if (err.code === 'ETIMEDOUT' && attempt >= 2) {
-        throw new LiveError(`the API server ${server} of context ${context} did not answer within ${seconds(timeout)} (3 tries): raise --request-timeout, or check the network`);
-      }
-      if (['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ETIMEDOUT', 'ECONNRESET'].includes(err.code ?? '') && attempt >= 2) {
-        throw new LiveError(`cannot reach the API server ${server} of context ${context}: ${err.code} (${err.message})`);
-      }
-      if (err.code?.startsWith('ERR_TLS') || /certificate|self.signed/i.test(err.message)) {
-        throw new LiveError(`TLS with the API server ${server} failed: ${err.message}`);
-      }
-      if (attempt >= 2) throw new LiveError(`request to ${server} failed: ${err.message}`);
-      await sleep(200 * 2 ** attempt);
-      continue;
-    }
-    if (res.status === 401) {
-      throw new LiveError(`the API server ${server} rejected the credentials of context ${context} (401 Unauthorized): expired token? Refresh them (e.g. aws eks update-kubeconfig) and retry`);
-    }
-    if ((res.status === 429 || res.status >= 500) && attempt < 3) {
-      await sleep(res.retryAfter !== undefined ? Math.min(res.retryAfter, 10) * 1000 : 200 * 2 ** attempt);
-      continue;
-    }
-    return res;
-  }
-}
-
-/** Pages of one list (`limit` + `continue`); an expired continue token (410 Gone) restarts the list, twice at most. */
-async function* listPages(api: Api, path: string, pageSize: number): AsyncGenerator<Record<string, unknown>> {
-  let restarts = 0;
-  let token: string | undefined;
-  let pending: Array<Record<string, unknown>> = [];
-  for (;;) {
-    const sep = path.includes('?') ? '&' : '?';
-    const res = await api.get(`${path}${sep}limit=${pageSize}${token ? `&continue=${encodeURIComponent(token)}` : ''}`);
-    if (res.status === 410 && token && restarts < 2) {
-      // The pages read so far belong to an expired snapshot of the list: drop them and read it again.
-      restarts++;
-      token = undefined;
-      pending = [];
-      continue;
-    }
-    if (res.status !== 200) {
-      const serverMessage = statusMessage(res.body);
-      throw Object.assign(new Error(`HTTP ${res.status} for ${path}: ${serverMessage}`), { status: res.status, serverMessage });
-    }
-    const page = JSON.parse(res.body) as Record<string, unknown>;
-    pending.push(page);
-    token = (page.metadata as { continue?: string } | undefined)?.continue || undefined;
-    if (!token) break;
-  }
-  yield* pending;
 }
 
 async function discoverKarpenter(api: Api, wanted: typeof KARPENTER_RESOURCES, skipped: SkippedInput[]): Promise<Resource[]> {
@@ -447,19 +224,6 @@ async function controllerLogs(api: Api, result: LiveResult, opts: LiveOptions): 
   return records;
 }
 
-function listPath(r: Resource, namespace: string | undefined): string {
-  const base = r.group ? `/apis/${r.group}/${r.version}` : `/api/${r.version}`;
-  return r.namespaced && namespace ? `${base}/namespaces/${encodeURIComponent(namespace)}/${r.plural}` : `${base}/${r.plural}`;
-}
-
-function statusMessage(body: string): string {
-  try {
-    return String((JSON.parse(body) as { message?: string }).message ?? '').slice(0, 200);
-  } catch {
-    return body.slice(0, 200);
-  }
-}
-
 async function inParallel<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   await Promise.all(
@@ -469,17 +233,3 @@ async function inParallel<T>(items: T[], limit: number, work: (item: T) => Promi
   );
 }
 
-function seconds(ms: number): string {
-  return `${ms / 1000} s`;
-}
-
-/** `--request-timeout` values: `30s`, `2m`, `1m30s`, or bare seconds. */
-export function parseRequestTimeout(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const ms = /^\d+(\.\d+)?$/.test(text.trim()) ? Number(text) * 1000 : parseDuration(text);
-  return ms !== undefined && Number.isFinite(ms) && ms > 0 ? ms : undefined;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
