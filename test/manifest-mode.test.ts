@@ -9,7 +9,7 @@ import { reportContext } from '../src/reporters/report.js';
 import { RULES } from '../src/rules/index.js';
 import { gateScan } from './support/gate.js';
 import { FIXTURES, scan } from './support/scan.js';
-import { evidenceOf, expectSourceIs, rawValueAt, startLine } from './rules/fixture-helpers.js';
+import { evidenceOf, expectSourceAtField, lineInObject, rawValueAt, startLine } from './rules/fixture-helpers.js';
 
 const REPO = join(FIXTURES, 'gitops-repo');
 const file = (p: string) => join(REPO, p);
@@ -18,18 +18,22 @@ const file = (p: string) => join(REPO, p);
 const RULE_IDS = RULES.map((r) => r.meta.id);
 const META = new Map(RULES.map((r) => [r.meta.id, r.meta]));
 
-/** The README table: rule, object, and the file the finding cites. */
-const EXPECTED: Array<{ ruleId: string; kind: string; namespace: string | null; name: string; severity: string; file: string }> = [
-  { ruleId: 'spot-without-interruption-queue', kind: 'Deployment', namespace: 'kube-system', name: 'karpenter', severity: 'warning', file: 'karpenter/rendered.yaml' },
-  { ruleId: 'pod-do-not-disrupt-blocks-node', kind: 'Deployment', namespace: 'shop', name: 'report-renderer', severity: 'warning', file: 'apps/base/report-renderer.yaml' },
-  { ruleId: 'expire-without-termination-grace-period', kind: 'NodePool', namespace: null, name: 'batch', severity: 'warning', file: 'nodepools/batch.yaml' },
-  { ruleId: 'pdb-blocks-eviction', kind: 'PodDisruptionBudget', namespace: 'shop', name: 'orders-db', severity: 'warning', file: 'apps/base/orders-db.yaml' },
-  { ruleId: 'disruption-budget-blocks-all', kind: 'NodePool', namespace: null, name: 'gpu', severity: 'warning', file: 'nodepools/gpu.yaml' },
-  { ruleId: 'stateful-workload-exposed-to-interruption', kind: 'StatefulSet', namespace: 'shop', name: 'session-cache', severity: 'warning', file: 'apps/base/session-cache.yaml' },
-  { ruleId: 'storageclass-immediate-binding', kind: 'StorageClass', namespace: null, name: 'gp3', severity: 'warning', file: 'storage/storageclasses.yaml' },
-  { ruleId: 'consolidation-disabled-for-underused-nodes', kind: 'NodePool', namespace: null, name: 'stateful', severity: 'info', file: 'nodepools/stateful.yaml' },
-  { ruleId: 'bare-pod-on-disruptable-node', kind: 'Pod', namespace: 'platform-debug', name: 'netshoot', severity: 'info', file: 'platform/debug/netshoot.yaml' },
-  { ruleId: 'pending-pod-no-nodepool-fits', kind: 'Deployment', namespace: 'shop', name: 'fraud-scorer', severity: 'error', file: 'apps/base/fraud-scorer.yaml' },
+/**
+ * The README table: rule, object, the file the finding cites and the object's start there (the table's "File (object
+ * start)" column); `field` is the text of the line the finding's first evidence on its object quotes (`after`: the
+ * line it follows, when the text recurs in the object) — in a repository evidence cites the field, not the start.
+ */
+const EXPECTED: Array<{ ruleId: string; kind: string; namespace: string | null; name: string; severity: string; file: string; start: number; field: string; after?: string }> = [
+  { ruleId: 'spot-without-interruption-queue', kind: 'Deployment', namespace: 'kube-system', name: 'karpenter', severity: 'warning', file: 'karpenter/rendered.yaml', start: 239, field: 'env:' },
+  { ruleId: 'pod-do-not-disrupt-blocks-node', kind: 'Deployment', namespace: 'shop', name: 'report-renderer', severity: 'warning', file: 'apps/base/report-renderer.yaml', start: 2, field: 'karpenter.sh/do-not-disrupt: "true"' },
+  { ruleId: 'expire-without-termination-grace-period', kind: 'NodePool', namespace: null, name: 'batch', severity: 'warning', file: 'nodepools/batch.yaml', start: 1, field: 'expireAfter: 720h' },
+  { ruleId: 'pdb-blocks-eviction', kind: 'PodDisruptionBudget', namespace: 'shop', name: 'orders-db', severity: 'warning', file: 'apps/base/orders-db.yaml', start: 69, field: 'maxUnavailable: 0' },
+  { ruleId: 'disruption-budget-blocks-all', kind: 'NodePool', namespace: null, name: 'gpu', severity: 'warning', file: 'nodepools/gpu.yaml', start: 3, field: '- nodes: "0"' },
+  { ruleId: 'stateful-workload-exposed-to-interruption', kind: 'StatefulSet', namespace: 'shop', name: 'session-cache', severity: 'warning', file: 'apps/base/session-cache.yaml', start: 1, field: 'labels:', after: 'template:' },
+  { ruleId: 'storageclass-immediate-binding', kind: 'StorageClass', namespace: null, name: 'gp3', severity: 'warning', file: 'storage/storageclasses.yaml', start: 2, field: 'volumeBindingMode: Immediate' },
+  { ruleId: 'consolidation-disabled-for-underused-nodes', kind: 'NodePool', namespace: null, name: 'stateful', severity: 'info', file: 'nodepools/stateful.yaml', start: 2, field: 'consolidateAfter: Never' },
+  { ruleId: 'bare-pod-on-disruptable-node', kind: 'Pod', namespace: 'platform-debug', name: 'netshoot', severity: 'info', file: 'platform/debug/netshoot.yaml', start: 2, field: 'name: netshoot', after: 'metadata:' },
+  { ruleId: 'pending-pod-no-nodepool-fits', kind: 'Deployment', namespace: 'shop', name: 'fraud-scorer', severity: 'error', file: 'apps/base/fraud-scorer.yaml', start: 2, field: 'spec:', after: 'template:' },
 ];
 
 /**
@@ -94,13 +98,14 @@ describe('manifest mode: the sample GitOps repository', () => {
     ]);
   });
 
-  it('finds exactly the README findings, each citing its file at the object start', () => {
+  it('finds exactly the README findings, each in the README file and object start, its evidence citing the field quoted', () => {
     expect(r.findings.map(key).sort()).toEqual(EXPECTED.map(key).sort());
     for (const e of EXPECTED) {
       const f = finding(e.ruleId);
+      expect(startLine(file(e.file), e.kind, e.name), e.ruleId).toBe(e.start);
       const own = f.evidence.find((x) => x.object?.kind === e.kind && x.object.name === e.name);
       expect(own, e.ruleId).toBeDefined();
-      expectSourceIs(own!, file(e.file));
+      expectSourceAtField(own!, file(e.file), e.field, e.after);
     }
   });
 
@@ -109,8 +114,16 @@ describe('manifest mode: the sample GitOps repository', () => {
     expect(noPod.findings.map(key).sort()).toEqual(EXPECTED.filter((e) => POD_SENSITIVE.includes(e.ruleId)).map(key).sort());
     const pdb = noPod.findings.find((f) => f.ruleId === 'pdb-blocks-eviction')!;
     const [max] = evidenceOf(pdb, 'PodDisruptionBudget', '/spec/maxUnavailable');
-    expect(max!.source).toBe(`${file('apps/base/orders-db.yaml')}:69`);
+    expect(max!.source).toBe(`${file('apps/base/orders-db.yaml')}:75`);
+    expectSourceAtField(max!, file('apps/base/orders-db.yaml'), 'maxUnavailable: 0');
     expect(rawValueAt(max!)).toBe(0);
+  });
+
+  it('a field left out is cited at the nearest field present: batch has no terminationGracePeriod, its template spec is cited', () => {
+    const [spec] = evidenceOf(finding('expire-without-termination-grace-period'), 'NodePool', '/spec/template/spec');
+    expect(spec!.source).toBe(`${file('nodepools/batch.yaml')}:10`);
+    expectSourceAtField(spec!, file('nodepools/batch.yaml'), 'spec:', 'template:');
+    expect(rawValueAt(spec!)).not.toHaveProperty('terminationGracePeriod');
   });
 
   it('evaluates every spec-only rule; pv-zone-unreachable ("partly") waits for PersistentVolumes the repo does not have', () => {
@@ -145,22 +158,25 @@ describe('manifest mode: the sample GitOps repository', () => {
     );
     expect(anchorOf(f).pointer).toBe('/spec/template/metadata/annotations/karpenter.sh~1do-not-disrupt');
     const [ann] = evidenceOf(f, 'Deployment', '/spec/template/metadata/annotations/karpenter.sh~1do-not-disrupt');
-    expect(ann!.source).toBe(`${file('apps/base/report-renderer.yaml')}:2`);
+    expect(ann!.source).toBe(`${file('apps/base/report-renderer.yaml')}:19`);
     expect(rawValueAt(ann!)).toBe('true');
     // The CronJob's annotation is bounded by activeDeadlineSeconds: the annotation's intended use, no finding.
     expect(r.findings.some((x) => x.object.name === 'nightly-export')).toBe(false);
   });
 
-  it('the Helm stream: the controller finding cites the Deployment after its "# Source:" comment, and its env', () => {
+  it('the Helm stream: the controller Deployment starts after its "# Source:" comment; its env is cited at the env line', () => {
     const f = finding('spot-without-interruption-queue');
     const rendered = file('karpenter/rendered.yaml');
     expect(startLine(rendered, 'Deployment', 'karpenter')).toBe(239);
     const [env] = evidenceOf(f, 'Deployment', '/spec/template/spec/containers/0/env');
-    expect(env!.source).toBe(`${rendered}:239`);
+    expect(env!.source).toBe(`${rendered}:288`);
+    expectSourceAtField(env!, rendered, 'env:');
     expect(env!.value).not.toContain('INTERRUPTION_QUEUE');
     expect(env!.value).toContain('CLUSTER_NAME');
     const pools = evidenceOf(f, 'NodePool', '/spec/template/spec/requirements/0');
-    expect(pools.map((e) => e.source).sort()).toEqual([`${file('nodepools/batch.yaml')}:1`, `${file('nodepools/general.yaml')}:2`]);
+    expect(pools.map((e) => e.source).sort()).toEqual([`${file('nodepools/batch.yaml')}:16`, `${file('nodepools/general.yaml')}:17`]);
+    expect(lineInObject(file('nodepools/batch.yaml'), 'NodePool', 'batch', '- key: karpenter.sh/capacity-type')).toBe(16);
+    expect(lineInObject(file('nodepools/general.yaml'), 'NodePool', 'general', '- key: karpenter.sh/capacity-type')).toBe(17);
   });
 
   it('the solver: a workload that selects the gpu pool but does not tolerate its taint fits nowhere; the fix aims at gpu', () => {
@@ -170,15 +186,27 @@ describe('manifest mode: the sample GitOps repository', () => {
     expect(f.message).toContain('NodePool general: labels its nodes workload-class=general but the pod selects workload-class=gpu');
     expect(f.fix).toContain('NodePool gpu is the closest fit (one reason)');
     expect(f.fix).toContain('- key: nvidia.com/gpu\n    operator: Equal\n    value: "true"\n    effect: NoSchedule');
+    // Evidence cites the lines a developer edits: the pod template's nodeSelector entry and its tolerations.
+    const scorer = file('apps/base/fraud-scorer.yaml');
+    const [selects] = evidenceOf(f, 'Deployment', '/spec/template/spec/nodeSelector/workload-class');
+    expect(selects!.source).toBe(`${scorer}:20`);
+    expectSourceAtField(selects!, scorer, 'workload-class: gpu');
+    const [tolerates] = evidenceOf(f, 'Deployment', '/spec/template/spec/tolerations');
+    expect(tolerates!.source).toBe(`${scorer}:21`);
+    expectSourceAtField(tolerates!, scorer, 'tolerations:');
   });
 
-  it('the budget freeze and the bare Pod cite their documents past the leading "---" and comments', () => {
+  it('the budget freeze and the bare Pod start past the leading "---" and comments; evidence cites the budget and the name', () => {
+    expect(startLine(file('nodepools/gpu.yaml'), 'NodePool', 'gpu')).toBe(3);
+    expect(startLine(file('platform/debug/netshoot.yaml'), 'Pod', 'netshoot')).toBe(2);
     const [budget] = evidenceOf(finding('disruption-budget-blocks-all'), 'NodePool', '/spec/disruption/budgets/0');
-    expect(budget!.source).toBe(`${file('nodepools/gpu.yaml')}:3`);
+    expect(budget!.source).toBe(`${file('nodepools/gpu.yaml')}:36`);
+    expectSourceAtField(budget!, file('nodepools/gpu.yaml'), '- nodes: "0"');
     expect(rawValueAt(budget!)).toEqual({ nodes: '0' });
     const bare = finding('bare-pod-on-disruptable-node');
     expect(bare.message).toContain('Pod platform-debug/netshoot is a bare Pod manifest (no ownerReferences): once deployed it can land on Karpenter NodePool general');
-    expect(evidenceOf(bare, 'Pod', '/metadata/name')[0]!.source).toBe(`${file('platform/debug/netshoot.yaml')}:2`);
+    expect(evidenceOf(bare, 'Pod', '/metadata/name')[0]!.source).toBe(`${file('platform/debug/netshoot.yaml')}:5`);
+    expectSourceAtField(evidenceOf(bare, 'Pod', '/metadata/name')[0]!, file('platform/debug/netshoot.yaml'), 'name: netshoot', 'metadata:');
   });
 });
 

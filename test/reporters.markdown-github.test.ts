@@ -2,13 +2,15 @@
  * `--format markdown` (PR comments) and `--format github` (Actions workflow commands), on the same GateView as the
  * SARIF tests: the ci-gate fixture through the real pipeline, with every suppression case present.
  */
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { GateView } from '../src/engine/gate.js';
 import { escapeData, escapeProperty, renderGithubAnnotations } from '../src/reporters/github.js';
 import { MARKDOWN_LIMIT, renderMarkdown } from '../src/reporters/markdown.js';
 import { reportContext, type ReportContext } from '../src/reporters/report.js';
 import { RULES } from '../src/rules/index.js';
-import { gateFinding, ONLY, reporterInputs, reportOf } from './support/gate-view.js';
+import { lineInObject } from './rules/fixture-helpers.js';
+import { gateFinding, ODD_FILE, ONLY, reporterInputs, reportOf } from './support/gate-view.js';
 
 let inputs: Awaited<ReturnType<typeof reporterInputs>>;
 let ctx: ReportContext;
@@ -90,6 +92,12 @@ describe('markdown for PR comments', () => {
     expect(rows[0]).toMatch(/^\| \*\*error\*\* \| `stateful-workload-exposed-to-interruption` \| StatefulSet orders\/orders-db \| — \|/);
     expect(md.match(/<details><summary><code>/g)).toHaveLength(inputs.report.findings.length);
     expect(md).toContain(`- PodDisruptionBudget checkout/api \`/spec/minAvailable\` = \`2\``);
+    // In a repository each evidence line cites the field it quotes (`minAvailable: 2`, `replicas: 2`), not the object start.
+    const odd = join(inputs.dir, ODD_FILE);
+    expect(lineInObject(odd, 'PodDisruptionBudget', 'api', 'minAvailable: 2')).toBe(30);
+    expect(lineInObject(odd, 'Deployment', 'api', 'replicas: 2')).toBe(7);
+    expect(md).toContain(`- PodDisruptionBudget checkout/api \`/spec/minAvailable\` = \`2\` (\`${odd}:30\`)`);
+    expect(md).toContain(`- Deployment checkout/api \`/spec/replicas\` = \`2\` (\`${odd}:7\`)`);
     expect(md).toContain(inputs.pdb.finding.fix);
     expect(md).not.toMatch(/^\| .*expire-without-termination-grace-period/m);
   });

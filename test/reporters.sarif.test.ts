@@ -12,6 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { explainText } from '../src/reporters/catalog.js';
 import { FINGERPRINT_KEY, GITHUB_FINGERPRINT_KEY, MAX_RESULTS, renderSarif } from '../src/reporters/sarif.js';
 import { RULES } from '../src/rules/index.js';
+import { lineInObject } from './rules/fixture-helpers.js';
 import { gateScan } from './support/gate.js';
 import { gateFinding, ODD_FILE, reporterInputs, reportOf } from './support/gate-view.js';
 import { FIXTURES } from './support/scan.js';
@@ -124,15 +125,44 @@ describe('results', () => {
     expect(r.locations[0].logicalLocations).toEqual([
       { name: 'api', fullyQualifiedName: 'PodDisruptionBudget/checkout/api', kind: 'resource', properties: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', namespace: 'checkout' } },
     ]);
-    expect(r.relatedLocations.map((l: Json) => `${l.physicalLocation.artifactLocation.uri}:${l.physicalLocation.region.startLine}`)).toContain(
-      'apps/checkout/deploy%2Cment%3Av1.yaml:24',
-    );
+    // Evidence cites the quoted field in a repository: the PDB's own minAvailable is the primary location (not repeated),
+    // the Deployment's replicas its one related location.
+    const odd = join(inputs.dir, ODD_FILE);
+    expect(lineInObject(odd, 'PodDisruptionBudget', 'api', 'minAvailable: 2')).toBe(30);
+    expect(lineInObject(odd, 'Deployment', 'api', 'replicas: 2')).toBe(7);
+    expect(r.relatedLocations.map((l: Json) => `${l.physicalLocation.artifactLocation.uri}:${l.physicalLocation.region.startLine} ${l.message.text}`)).toEqual([
+      'apps/checkout/deploy%2Cment%3Av1.yaml:7 Deployment checkout/api /spec/replicas.',
+    ]);
   });
 
-  it('without a field location, falls back to the first file line the evidence cites', () => {
+  it('related locations cite the line of each evidence field; a field left out, its nearest parent (the object when top-level)', () => {
+    const at = (r: Json) => r.relatedLocations.map((l: Json) => `${l.physicalLocation.artifactLocation.uri}:${l.physicalLocation.region.startLine}`);
+    const pool = join(inputs.dir, 'karpenter/nodepool-general-purpose.yaml');
+    const expire = result('general-purpose', 'expire-without-termination-grace-period');
+    expect(expire.locations[0].physicalLocation.region.startLine).toBe(lineInObject(pool, 'NodePool', 'general-purpose', 'expireAfter: 720h'));
+    // No terminationGracePeriod: the pod template's `spec:` it belongs in.
+    expect(at(expire)).toEqual([
+      `karpenter/nodepool-general-purpose.yaml:${lineInObject(pool, 'NodePool', 'general-purpose', 'spec:', 'template:')}`,
+      'apps/checkout/deploy%2Cment%3Av1.yaml:30',
+      'apps/checkout/deploy%2Cment%3Av1.yaml:7',
+    ]);
+    expect(at(expire)[0]).toBe('karpenter/nodepool-general-purpose.yaml:13');
+    const sc = join(inputs.dir, 'storage/storageclass-gp3.yaml');
+    const gp3 = result('gp3', 'storageclass-immediate-binding');
+    // No volumeBindingMode at all: the primary location and its evidence are the StorageClass's first line, past the comments.
+    expect(gp3.locations[0].physicalLocation.region.startLine).toBe(3);
+    expect(at(gp3)).toEqual([
+      `storage/storageclass-gp3.yaml:${lineInObject(sc, 'StorageClass', 'gp3', 'provisioner: ebs.csi.aws.com')}`,
+      `karpenter/nodepool-general-purpose.yaml:${lineInObject(pool, 'NodePool', 'general-purpose', '- key: topology.kubernetes.io/zone')}`,
+    ]);
+    expect(at(gp3)).toEqual(['storage/storageclass-gp3.yaml:9', 'karpenter/nodepool-general-purpose.yaml:32']);
+  });
+
+  it('without a field location, falls back to the first file line the evidence cites (the template labels)', () => {
     const r = result('orders-db', 'stateful-workload-exposed-to-interruption');
     expect(r.level).toBe('warning');
-    expect(r.locations[0].physicalLocation).toEqual({ artifactLocation: { uri: 'apps/orders-db/statefulset.yaml', uriBaseId: '%SRCROOT%' }, region: { startLine: 1 } });
+    expect(lineInObject(join(inputs.dir, 'apps/orders-db/statefulset.yaml'), 'StatefulSet', 'orders-db', 'labels:', 'template:')).toBe(14);
+    expect(r.locations[0].physicalLocation).toEqual({ artifactLocation: { uri: 'apps/orders-db/statefulset.yaml', uriBaseId: '%SRCROOT%' }, region: { startLine: 14 } });
   });
 
   it('a live object has a logical location only', () => {

@@ -168,14 +168,16 @@ export class Snapshot {
   }
 
   /**
-   * The line evidence read from `obj` at `pointer` is cited at. Objects holding Karpenter's Helm values are cited at
-   * the field: a values file is one object spanning the file (a HelmRelease's values most of one), so its first line
-   * says nothing about which setting. Every other object is cited at its start, as a dump is read.
+   * The line evidence read from `obj` at `pointer` is cited at. In a GitOps repository (desired state only) every
+   * object is cited at the field quoted — the line a developer edits — and so are objects holding Karpenter's Helm
+   * values anywhere: a values file is one object spanning the file (a HelmRelease's values most of one), so its first
+   * line says nothing about which setting. A field absent from the file is cited at its nearest present parent. In a
+   * cluster dump every other object is cited at its start: dumps are read, not edited, and too big to re-parse.
    */
   evidenceLine(obj: KubeObject, pointer: string): number | undefined {
     const p = this.provenance(obj);
     if (!p) return undefined;
-    if (p.line && this.locateField && isHelmValuesCarrier(obj)) return this.locateField(p, pointer) ?? p.line;
+    if (p.line && this.locateField && (isHelmValuesCarrier(obj) || this.desiredStateOnly)) return this.locateField(p, pointer) ?? p.line;
     return p.line;
   }
 

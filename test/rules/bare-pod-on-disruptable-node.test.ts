@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { anchorOf } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
-import { caseDir, evidenceOf, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
+import { caseDir, evidenceOf, expectSourceAtField, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'bare-pod-on-disruptable-node';
 type Scan = Awaited<ReturnType<typeof scanRule>>;
@@ -89,10 +89,10 @@ describe(`${RULE} — spec-only: bare Pod manifests in a GitOps tree (no Nodes)`
     expect(f.related).toEqual([{ kind: 'NodePool', name: 'general' }]);
     expect(anchorOf(f).pointer).toBe('/metadata/name');
     const [pod] = evidenceOf(f, 'Pod', '/metadata/name');
-    expectSourceIs(pod!, join(dir, 'apps/debug-shell.yaml'));
+    expectSourceAtField(pod!, join(dir, 'apps/debug-shell.yaml'), 'name: debug-shell', 'metadata:');
     expect(rawValueAt(pod!)).toBe('debug-shell');
     const [policy] = evidenceOf(f, 'NodePool', '/spec/disruption/consolidationPolicy');
-    expectSourceIs(policy!, join(dir, 'karpenter/nodepools.yaml'));
+    expectSourceAtField(policy!, join(dir, 'karpenter/nodepools.yaml'), 'consolidationPolicy: WhenEmptyOrUnderutilized');
     expect(rawValueAt(policy!)).toBe('WhenEmptyOrUnderutilized');
     expect(f.fix).toContain('of a Deployment default/debug-shell');
     expect(r.findings.find((x) => x.object.name === 'migrate-orders-2025-06')!.fix).toContain('of a Job data/migrate-orders-2025-06');

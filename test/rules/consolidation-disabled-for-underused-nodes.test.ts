@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
-import { caseDir, evidenceOf, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
+import { caseDir, evidenceOf, expectSourceAtField, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'consolidation-disabled-for-underused-nodes';
 type Scan = Awaited<ReturnType<typeof scanRule>>;
@@ -87,9 +87,10 @@ describe(`${RULE} — fires-manifests: GitOps repo (v1beta1 NodePools, v1alpha5 
     expect(legacy!.fix).toContain(`kubectl patch provisioner legacy --type merge -p '{"spec":{"consolidation":{"enabled":true},"ttlSecondsAfterEmpty":null}}'`);
     const [ttl] = evidenceOf(legacy!, 'Provisioner', '/spec/ttlSecondsAfterEmpty');
     expect(ttl?.value).toBe(30);
-    expect(ttl!.source).toBe(`${join(dir, 'provisioners', 'legacy.yaml')}:1`);
+    expect(ttl!.source).toBe(`${join(dir, 'provisioners', 'legacy.yaml')}:6`);
+    expectSourceAtField(ttl!, join(dir, 'provisioners', 'legacy.yaml'), 'ttlSecondsAfterEmpty: 30');
     const [after] = evidenceOf(batch!, 'NodePool', '/spec/disruption/consolidateAfter');
-    expectSourceIs(after!, join(dir, 'nodepools', 'batch.yaml'));
+    expectSourceAtField(after!, join(dir, 'nodepools', 'batch.yaml'), 'consolidateAfter: Never');
   });
 });
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
-import { caseDir, evidenceOf, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
+import { caseDir, evidenceOf, expectSourceAtField, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'expire-without-termination-grace-period';
 type Scan = Awaited<ReturnType<typeof scanRule>>;
@@ -112,7 +112,8 @@ describe(`${RULE} — spec-only: GitOps tree`, () => {
     expect(f.message).toContain('workloads in the repo cannot be evicted: Deployment reports/report-builder (karpenter.sh/do-not-disrupt in its pod template)');
     expect(f.message).toContain('(version unknown: assumes v1.0 or later (forceful expiry, terminationGracePeriod exists))');
     const [ann] = evidenceOf(f, 'Deployment', '/spec/template/metadata/annotations/karpenter.sh~1do-not-disrupt');
-    expect(ann!.source).toBe(`${join(dir, 'apps/reports/deployment.yaml')}:1`);
+    expect(ann!.source).toBe(`${join(dir, 'apps/reports/deployment.yaml')}:16`);
+    expectSourceAtField(ann!, join(dir, 'apps/reports/deployment.yaml'), 'karpenter.sh/do-not-disrupt: "true"');
   });
 });
 

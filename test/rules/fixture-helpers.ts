@@ -184,8 +184,9 @@ export function evidenceOf(f: Finding, kind: string, path?: string | RegExp): Ev
 }
 
 /**
- * The evidence must point at the object as the user's file holds it: the source line is where the object starts,
- * and the JSON pointer resolved in the raw file (not in the loader's copy) yields what the evidence claims.
+ * The evidence must point at the object as the user's file holds it: the source line is where the object starts (a
+ * cluster dump: `expectSourceIs`) or the line of the field quoted (a GitOps repository: `expectSourceAtField`), and
+ * the JSON pointer resolved in the raw file (not in the loader's copy) yields what the evidence claims.
  */
 export function rawValueAt(e: Evidence): unknown {
   if (!e.object || e.path === null) throw new Error('evidence without object/path');
@@ -193,9 +194,65 @@ export function rawValueAt(e: Evidence): unknown {
   return resolve(rawObject(file, e.object.kind, e.object.name), e.path);
 }
 
+/** The source is `file:line` of the object's start: how a cluster dump cites evidence (and a repository, the whole object). */
 export function expectSourceIs(e: Evidence, file: string): void {
   if (!e.object) throw new Error('evidence without object');
   const expected = `${file}:${startLine(file, e.object.kind, e.object.name)}`;
+  if (e.source !== expected) throw new Error(`evidence ${e.object.kind} ${e.object.name} ${e.path}: source ${e.source}, expected ${expected}`);
+}
+
+/**
+ * The 1-based line of the one line of object `kind`/`name` in `file` that contains `lineText` (e.g. `nodeSelector:`),
+ * found in the text alone: between the object's start (`startLine`) and its end. Throws unless exactly one line of
+ * the object holds it, so a test cannot pass on a line that merely happens to match elsewhere. When the text recurs
+ * (`labels:` of the object and of its pod template), `after` names the one line of the object it follows (`template:`)
+ * and the first line holding `lineText` after that one is meant.
+ */
+export function lineInObject(file: string, kind: string, name: string, lineText: string, after?: string): number {
+  const lines = text(file).split('\n');
+  const start = startLine(file, kind, name) - 1;
+  const end = objectEnd(lines, start, /^\s*[{[]/.test(text(file)));
+  const within = (needle: string, from: number): number[] => {
+    const found: number[] = [];
+    for (let i = from; i < end; i++) if (lines[i]!.includes(needle)) found.push(i);
+    return found;
+  };
+  const unique = (needle: string): number => {
+    const found = within(needle, start);
+    if (found.length !== 1) throw new Error(`${JSON.stringify(needle)} is on ${found.length} lines of ${kind} ${name} in ${file}: ${found.map((i) => i + 1).join(', ')}`);
+    return found[0]!;
+  };
+  if (after === undefined) return unique(lineText) + 1;
+  const next = within(lineText, unique(after) + 1)[0];
+  if (next === undefined) throw new Error(`${JSON.stringify(lineText)} not after ${JSON.stringify(after)} in ${kind} ${name} in ${file}`);
+  return next + 1;
+}
+
+/** The index one past the last line of the object starting at line index `start`. */
+function objectEnd(lines: string[], start: number, json: boolean): number {
+  if (json) {
+    const close = new RegExp(`^${' '.repeat(spaces(lines[start]!))}\\},?$`);
+    for (let i = start + 1; i < lines.length; i++) if (close.test(lines[i]!)) return i + 1;
+    return lines.length;
+  }
+  const indent = keyIndent(lines[start]!);
+  for (let i = start + 1; i < lines.length; i++) {
+    const l = lines[i]!;
+    if (/^---/.test(l)) return i;
+    if (isBlankOrComment(l)) continue;
+    if (keyIndent(l) < indent || (/^\s*- /.test(l) && spaces(l) + 2 === indent)) return i;
+  }
+  return lines.length;
+}
+
+/**
+ * In a GitOps repository evidence cites the field it quotes: the source is `file:line` of the one line of the
+ * object holding `lineText` (`lineInObject`), not the object's start. The line is found in the text, never by
+ * the field locator under test.
+ */
+export function expectSourceAtField(e: Evidence, file: string, lineText: string, after?: string): void {
+  if (!e.object) throw new Error('evidence without object');
+  const expected = `${file}:${lineInObject(file, e.object.kind, e.object.name, lineText, after)}`;
   if (e.source !== expected) throw new Error(`evidence ${e.object.kind} ${e.object.name} ${e.path}: source ${e.source}, expected ${expected}`);
 }
 

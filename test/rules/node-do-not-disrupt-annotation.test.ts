@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
-import { caseDir, evidenceOf, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
+import { caseDir, evidenceOf, expectSourceAtField, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'node-do-not-disrupt-annotation';
 type Scan = Awaited<ReturnType<typeof scanRule>>;
@@ -73,7 +73,9 @@ describe(`${RULE} — spec-only: a GitOps NodePool manifest`, () => {
     expect(r.findings.map((f) => f.object.name)).toEqual(['gpu']);
     expect(r.findings[0]!.message).toContain('(expireAfter 720h still replaces them)');
     const [tmpl] = evidenceOf(r.findings[0]!, 'NodePool');
-    expect(tmpl!.source).toBe(`${join(dir, 'nodepool-gpu.yaml')}:2`);
+    expect(tmpl!.path).toBe('/spec/template/metadata/annotations/karpenter.sh~1do-not-disrupt');
+    expect(tmpl!.source).toBe(`${join(dir, 'nodepool-gpu.yaml')}:10`);
+    expectSourceAtField(tmpl!, join(dir, 'nodepool-gpu.yaml'), 'karpenter.sh/do-not-disrupt: "true"');
   });
 });
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
-import { caseDir, evidenceOf, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
+import { caseDir, evidenceOf, expectSourceAtField, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'node-termination-handler-conflict';
 type Scan = Awaited<ReturnType<typeof scanRule>>;
@@ -85,7 +85,8 @@ describe(`${RULE} — fires-manifests: GitOps repo, NTH on its own queue`, () =>
     expect(f.message).toContain('handles interruptions from queue prod-usw2-karpenter');
     expect(f.message).toContain('both receive the same EventBridge events and both cordon and drain the node');
     const [url] = evidenceOf(f, 'Deployment').filter((e) => e.note === 'NTH queue prod-usw2-nth');
-    expect(url!.source).toBe(`${join(dir, 'platform/aws-node-termination-handler/deployment.yaml')}:1`);
+    expect(url!.source).toBe(`${join(dir, 'platform/aws-node-termination-handler/deployment.yaml')}:64`);
+    expectSourceAtField(url!, join(dir, 'platform/aws-node-termination-handler/deployment.yaml'), 'value: https://sqs.us-west-2.amazonaws.com/111122223333/prod-usw2-nth');
   });
 });
 

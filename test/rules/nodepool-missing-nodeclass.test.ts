@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { anchorOf, type Finding } from '../../src/engine/findings.js';
 import { scan, scanRule } from '../support/scan.js';
-import { caseDir, evidenceOf, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
+import { caseDir, evidenceOf, expectSourceAtField, expectSourceIs, lineInObject, rawValueAt, startLine, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'nodepool-missing-nodeclass';
 type Scan = Awaited<ReturnType<typeof scanRule>>;
@@ -37,6 +37,11 @@ describe(`${RULE} — fires: NodePool gpu names EC2NodeClass gpu-nodes, the clus
     const [ref] = evidenceOf(f, 'NodePool', '/spec/template/spec/nodeClassRef/name');
     expect(rawValueAt(ref!)).toBe('gpu-nodes');
     expectSourceIs(ref!, file);
+    // A cluster dump cites evidence at the object's start, not at the field (a GitOps repo does: fires-manifests below).
+    expect(r.snapshot.desiredStateOnly).toBe(false);
+    expect(startLine(file, 'NodePool', 'gpu')).toBe(74);
+    expect(lineInObject(file, 'NodePool', 'gpu', 'name: gpu-nodes')).toBe(102);
+    expect(ref!.source).toBe(`${file}:74`);
     const [cond] = evidenceOf(f, 'NodePool', /^\/status\/conditions\/\d+$/);
     expect(rawValueAt(cond!)).toMatchObject({ type: 'NodeClassReady', status: 'False', reason: 'NodeClassNotFound', message: 'NodeClass not found on cluster' });
     expect(f.evidence.find((e) => e.source === 'derived')?.value).toEqual(['default', 'gpu-node']);
@@ -78,7 +83,9 @@ describe(`${RULE} — fires-manifests: GitOps repo, no status`, () => {
     expect(f.message).toContain('references EC2NodeClass "spot-class", which does not exist (the snapshot has default, on-demand)');
     expect(f.message).not.toContain('NodeClassReady');
     const [ref] = evidenceOf(f, 'NodePool', '/spec/template/spec/nodeClassRef/name');
-    expectSourceIs(ref!, join(dir, 'karpenter/nodepools.yaml'));
+    // The same pointer as in the dump above, cited at its field here: a repository is desired state only.
+    expect(r.snapshot.desiredStateOnly).toBe(true);
+    expectSourceAtField(ref!, join(dir, 'karpenter/nodepools.yaml'), 'name: spot-class');
   });
 
   it('a kind the AWS provider does not serve: the pool is ignored, pointer at the kind', () => {

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { anchorOf } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
-import { caseDir, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
+import { caseDir, expectSourceAtField, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'nodepool-without-limits';
 type Scan = Awaited<ReturnType<typeof scanRule>>;
@@ -53,7 +53,10 @@ describe(`${RULE} — fires-manifests: GitOps repo with a v1alpha5 Provisioner a
     expect(p.message).toContain('Provisioner ci-runners has no spec.limits.resources');
     expect(p.message).not.toContain('today');
     expect(anchorOf(p).pointer).toBe('/spec/limits/resources');
-    expect(p.evidence[0]!.source).toBe(`${join(dir, 'clusters/prod/karpenter/provisioner-ci-runners.yaml')}:1`);
+    // spec.limits is absent: evidence cites the nearest field present, the `spec:` it belongs in.
+    expect(p.evidence[0]!.path).toBe('/spec/limits/resources');
+    expect(p.evidence[0]!.source).toBe(`${join(dir, 'clusters/prod/karpenter/provisioner-ci-runners.yaml')}:5`);
+    expectSourceAtField(p.evidence[0]!, join(dir, 'clusters/prod/karpenter/provisioner-ci-runners.yaml'), 'spec:');
     expect(p.fix).toContain('kubectl edit provisioner ci-runners');
     expect(p.fix).toContain('limits:\n       resources:\n         cpu: "100"');
   });

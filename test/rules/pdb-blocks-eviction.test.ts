@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
-import { caseDir, evidenceOf, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
+import { caseDir, evidenceOf, expectSourceAtField, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'pdb-blocks-eviction';
 type Scan = Awaited<ReturnType<typeof scanRule>>;
@@ -116,7 +116,8 @@ describe(`${RULE} — spec-only: GitOps manifests`, () => {
     expect(f.message).toContain('minAvailable: 2 is equal to the 2 replicas of Deployment checkout/api');
     expect(f.message).toContain('Every node that runs its pods is skipped by consolidation and drift');
     const [min] = evidenceOf(f, 'PodDisruptionBudget', '/spec/minAvailable');
-    expect(min!.source).toBe(`${join(dir, 'apps/checkout/deployment.yaml')}:24`);
+    expect(min!.source).toBe(`${join(dir, 'apps/checkout/deployment.yaml')}:30`);
+    expectSourceAtField(min!, join(dir, 'apps/checkout/deployment.yaml'), 'minAvailable: 2');
   });
 });
 

@@ -5,7 +5,7 @@ import jsYaml from 'js-yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { anchorOf, type Finding } from '../../src/engine/findings.js';
 import { scan, scanRule } from '../support/scan.js';
-import { caseDir, evidenceOf, expectSourceIs, objectsIn, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
+import { caseDir, evidenceOf, expectSourceAtField, expectSourceIs, objectsIn, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'pending-pod-no-nodepool-fits';
 type Scan = Awaited<ReturnType<typeof scanRule>>;
@@ -200,7 +200,7 @@ describe(`${RULE} — spec-only: a GitOps repository (workload templates vs Node
     );
     expect(anchorOf(etl).pointer).toBe('/spec/template/spec/nodeSelector/kubernetes.io~1arch');
     const [sel] = evidenceOf(etl, 'Deployment', '/spec/template/spec/nodeSelector/kubernetes.io~1arch');
-    expectSourceIs(sel!, join(dir, 'apps', 'etl.yaml'));
+    expectSourceAtField(sel!, join(dir, 'apps', 'etl.yaml'), 'kubernetes.io/arch: arm64');
     expect(rawValueAt(sel!)).toBe('arm64');
     expect(etl.fix).toContain('NodePool batch is the closest fit');
     expect(etl.fix).toContain('values: [amd64, arm64]');
@@ -217,7 +217,7 @@ describe(`${RULE} — spec-only: a GitOps repository (workload templates vs Node
     const cron = r.findings.find((f) => f.object.name === 'nightly-report')!;
     expect(cron.message).toContain('NodePool batch: limits cpu 32 are below the pod\'s request 48');
     const [limit] = evidenceOf(cron, 'NodePool', '/spec/limits/cpu');
-    expectSourceIs(limit!, join(dir, 'karpenter', 'nodepools.yaml'));
+    expectSourceAtField(limit!, join(dir, 'karpenter', 'nodepools.yaml'), 'cpu: "32"');
     expect(rawValueAt(limit!)).toBe('32');
     expect(anchorOf(cron).pointer).toBe('/spec/jobTemplate/spec/template/spec/nodeSelector/workload-class');
   });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anchorOf, type Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
-import { caseDir, evidenceOf, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
+import { caseDir, evidenceOf, expectSourceAtField, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'pod-do-not-disrupt-blocks-node';
 type Scan = Awaited<ReturnType<typeof scanRule>>;
@@ -169,7 +169,7 @@ describe(`${RULE} — spec-only: GitOps tree (pod templates, NodePools, no Nodes
     expect(byName('ledger-export').message).toContain('each run will block the Karpenter node it lands on (NodePool general) until it finishes, and nothing bounds a run (no activeDeadlineSeconds)');
   });
 
-  it('points at the annotation inside the template (CronJob: inside the job template), cited at the object start', () => {
+  it('points at the annotation inside the template (CronJob: inside the job template), cited at the annotation line', () => {
     const cases: Array<[string, string, string]> = [
       ['log-shipper', 'apps/monitoring/log-shipper.yaml', '/spec/template/metadata/annotations/karpenter.sh~1do-not-disrupt'],
       ['report-renderer', 'apps/reports/deployment.yaml', '/spec/template/metadata/annotations/karpenter.sh~1do-not-disrupt'],
@@ -179,12 +179,12 @@ describe(`${RULE} — spec-only: GitOps tree (pod templates, NodePools, no Nodes
       const f = byName(name);
       expect(anchorOf(f).pointer).toBe(ptr);
       const [e] = evidenceOf(f, f.object.kind, ptr);
-      expectSourceIs(e!, join(dir, file));
+      expectSourceAtField(e!, join(dir, file), 'karpenter.sh/do-not-disrupt:');
       expect(rawValueAt(e!)).toBe('true');
     }
     const [pool] = evidenceOf(byName('log-shipper'), 'NodePool', '/spec/template/spec/expireAfter');
     expect(rawValueAt(pool!)).toBe('720h');
-    expectSourceIs(pool!, join(dir, 'karpenter/nodepools.yaml'));
+    expectSourceAtField(pool!, join(dir, 'karpenter/nodepools.yaml'), 'expireAfter: 720h');
   });
 
   it('fix: drop it from the DaemonSet, a PDB for the Deployment, a deadline for the CronJob, terminationGracePeriod on the pool', () => {

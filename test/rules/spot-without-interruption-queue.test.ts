@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
-import { caseDir, evidenceOf, expectSourceIs, rawValueAt, startLine, unexpectedSkips } from './fixture-helpers.js';
+import { caseDir, evidenceOf, expectSourceAtField, expectSourceIs, rawValueAt, startLine, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'spot-without-interruption-queue';
 type Scan = Awaited<ReturnType<typeof scanRule>>;
@@ -147,7 +147,8 @@ describe(`${RULE} — fires-manifests: GitOps repo (NodePool NotIn [on-demand] +
     expect(f.message).toContain('1 NodePool allows spot capacity (spot-batch: NotIn [on-demand])');
     expect(f.message).not.toContain('spot node');
     const [req] = evidenceOf(f, 'NodePool');
-    expect(req!.source).toBe(`${join(dir, 'karpenter/nodepool-spot-batch.yaml')}:1`);
+    expect(req!.source).toBe(`${join(dir, 'karpenter/nodepool-spot-batch.yaml')}:31`);
+    expectSourceAtField(req!, join(dir, 'karpenter/nodepool-spot-batch.yaml'), '- key: karpenter.sh/capacity-type');
     expect(rawValueAt(req!)).toEqual({ key: 'karpenter.sh/capacity-type', operator: 'NotIn', values: ['on-demand'] });
   });
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
-import { caseDir, evidenceOf, expectSourceIs, rawValueAt, startLine, unexpectedSkips } from './fixture-helpers.js';
+import { caseDir, evidenceOf, expectSourceAtField, expectSourceIs, rawValueAt, startLine, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'stateful-workload-exposed-to-interruption';
 type Scan = Awaited<ReturnType<typeof scanRule>>;
@@ -117,7 +117,9 @@ describe(`${RULE} — fires-manifests: GitOps repo, v1.12.1 without a queue, on-
     expect(f.message).not.toContain('spot');
     expect(f.related).toEqual([{ kind: 'NodePool', name: 'general' }]);
     const [labels] = evidenceOf(f, 'StatefulSet', '/spec/template/metadata/labels');
-    expect(labels!.source).toBe(`${join(dir, 'apps/search/elasticsearch.yaml')}:1`);
+    // The template's `labels: *id001` (an alias of the metadata labels): the line of the field read.
+    expect(labels!.source).toBe(`${join(dir, 'apps/search/elasticsearch.yaml')}:15`);
+    expectSourceAtField(labels!, join(dir, 'apps/search/elasticsearch.yaml'), 'labels: *id001');
     expect(rawValueAt(labels!)).toEqual({ 'app.kubernetes.io/name': 'elasticsearch' });
     expect(f.fix).toContain('Removing the aws.health EventBridge rule is no longer a full opt-out from v1.12');
   });

@@ -5,7 +5,7 @@ import jsYaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
-import { caseDir, evidenceOf, expectSourceIs, rawObject, rawValueAt, startLine, unexpectedSkips } from './fixture-helpers.js';
+import { caseDir, evidenceOf, expectSourceAtField, expectSourceIs, rawObject, rawValueAt, startLine, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'storageclass-immediate-binding';
 type Scan = Awaited<ReturnType<typeof scanRule>>;
@@ -162,7 +162,7 @@ describe(`${RULE} — fires-manifests: GitOps repository, spec only`, () => {
     expect(f.message).not.toContain('PVC');
   });
 
-  it('points at the StorageClass document (after its comment header) and at the NodePool zones', () => {
+  it('points at the StorageClass document (after its comment header: the field is left out) and at the NodePool zones', () => {
     const scFile = join(dir, 'storage', 'storageclass-gp3.yaml');
     const [mode] = evidenceOf(f, 'StorageClass', '/volumeBindingMode');
     expect(mode?.value).toBeNull();
@@ -173,8 +173,8 @@ describe(`${RULE} — fires-manifests: GitOps repository, spec only`, () => {
     const poolFile = join(dir, 'karpenter', 'nodepool-general-purpose.yaml');
     const [req] = evidenceOf(f, 'NodePool');
     expect(req?.path).toBe('/spec/template/spec/requirements/4');
-    expect(req!.source).toBe(`${poolFile}:2`);
-    expectSourceIs(req!, poolFile);
+    expect(req!.source).toBe(`${poolFile}:32`);
+    expectSourceAtField(req!, poolFile, '- key: topology.kubernetes.io/zone');
     expect(rawValueAt(req!)).toEqual({ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['us-west-2a', 'us-west-2b', 'us-west-2c'] });
   });
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
-import { caseDir, evidenceOf, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
+import { caseDir, evidenceOf, expectSourceAtField, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'undeclared-startup-taint';
 type Scan = Awaited<ReturnType<typeof scanRule>>;
@@ -79,7 +79,7 @@ describe(`${RULE} — fires-manifests: AL2 userData --register-with-taints for t
     expect(f.message).toContain('ebs.csi.aws.com/agent-not-ready:NoExecute registered by the userData of EC2NodeClass stateful');
     expect(f.fix).toContain('      - key: ebs.csi.aws.com/agent-not-ready\n        effect: NoExecute');
     const [ud] = evidenceOf(f, 'EC2NodeClass', '/spec/userData');
-    expectSourceIs(ud!, join(dir, 'ec2nodeclass.yaml'));
+    expectSourceAtField(ud!, join(dir, 'ec2nodeclass.yaml'), 'userData: |');
   });
 });
 

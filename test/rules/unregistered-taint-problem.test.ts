@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
-import { caseDir, evidenceOf, expectSourceIs, rawValueAt, splitSource, unexpectedSkips } from './fixture-helpers.js';
+import { caseDir, evidenceOf, expectSourceAtField, expectSourceIs, rawValueAt, splitSource, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'unregistered-taint-problem';
 type Scan = Awaited<ReturnType<typeof scanRule>>;
@@ -154,7 +154,7 @@ describe(`${RULE} — fires-manifests: GitOps repo, amiFamily Custom with nodead
     expect(f.message).toContain('assumes v1.0–v1.2');
     expect(f.fix).toContain('registerWithTaints');
     const [ud] = evidenceOf(f, 'EC2NodeClass', '/spec/userData');
-    expectSourceIs(ud!, join(dir, 'karpenter', 'ec2nodeclass.yaml'));
+    expectSourceAtField(ud!, join(dir, 'karpenter', 'ec2nodeclass.yaml'), 'userData: |');
     expect(String(rawValueAt(ud!))).toContain('kind: NodeConfig');
   });
 
