@@ -115,6 +115,27 @@ describe('live loader against a local API server (real client-node KubeConfig, T
     await server.close();
   });
 
+  it('of two controller replicas, reads the leader named by its lease; without the lease, both', async () => {
+    const replicas = objects.filter((o) => o.kind === 'Pod' && /^karpenter-/.test(o.metadata.name ?? '') && (o.status as { phase?: string }).phase === 'Running');
+    expect(replicas).toHaveLength(2);
+    const [standby, leader] = replicas.map((p) => p.metadata.name!) as [string, string];
+    const ns = replicas[0]!.metadata.namespace!;
+    const lease: KubeObject = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'karpenter-leader-election', namespace: ns }, spec: { holderIdentity: `${leader}_7c1c5a52-3b1e-4d0e-9d7e-2a6f0e1b9c44` } };
+    const logLine = (message: string) => `2025-03-11T14:29:00.000000000Z {"level":"INFO","time":"2025-03-11T14:29:00.000Z","logger":"controller","message":"${message}"}\n`;
+    const logs = { [`${ns}/${standby}`]: logLine('attempting to acquire leader lease'), [`${ns}/${leader}`]: logLine('registered nodeclaim') };
+    server = await startFakeApiServer({ objects: [...objects, lease], logs }, tls);
+    const led = await loadLive({ kubeconfig: server.kubeconfig, logs: true });
+    expect(led.logs.map((l) => l.message)).toEqual(['registered nodeclaim']);
+    expect(led.logStatus).toBe(`read from the leader ${ns}/${leader} (lease karpenter-leader-election; 1 standby replica(s) not read)`);
+    expect(server.requests.some((r) => r.path.endsWith(`/pods/${standby}/log`))).toBe(false);
+    await server.close();
+    server = await startFakeApiServer({ objects, logs }, tls);
+    const unled = await loadLive({ kubeconfig: server.kubeconfig, logs: true });
+    expect(unled.logs.map((l) => l.message).sort()).toEqual(['attempting to acquire leader lease', 'registered nodeclaim']);
+    expect(unled.logStatus).toBe(`read from 2 replicas in ${ns}: leader unknown (lease ${ns}/karpenter-leader-election: HTTP 404)`);
+    await server.close();
+  });
+
   it('reads the Karpenter controller logs when asked', async () => {
     const pod = objects.find((o) => o.kind === 'Pod' && /^karpenter-/.test(o.metadata.name ?? '') && (o.status as { phase?: string }).phase === 'Running')!;
     const line = '2025-03-11T14:29:00.000000000Z {"level":"INFO","time":"2025-03-11T14:29:00.000Z","logger":"controller","message":"registered nodeclaim","commit":"a2875e3","controller":"nodeclaim.lifecycle","NodeClaim":{"name":"default-7xkqp"}}\n';

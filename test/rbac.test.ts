@@ -82,6 +82,8 @@ describe('karpdoctor rbac', () => {
       // Another provider's node class, found through discovery like the rest.
       { apiVersion: 'karpenter.azure.com/v1beta1', kind: 'AKSNodeClass', metadata: { name: 'azure' }, spec: { imageFamily: 'Ubuntu' } },
     ];
+    // The leader's lease: read with the role's one named-object grant (resourceNames).
+    old.push({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'karpenter-leader-election', namespace: pod.metadata.namespace! }, spec: { holderIdentity: `${pod.metadata.name}_0b8e5c1e` } });
     server = await startFakeApiServer({ objects: [...objects, ...old], role: printed, logs: { [`${pod.metadata.namespace}/${pod.metadata.name}`]: line } }, tls);
     const live = await loadLive({ kubeconfig: server.kubeconfig, logs: true });
     expect(server.requests.filter((q) => q.status === 403)).toEqual([]);
@@ -96,6 +98,8 @@ describe('karpdoctor rbac', () => {
     expect(requested).toContain('karpenter.azure.com/aksnodeclasses');
     expect(live.objects.some((o) => o.object.kind === 'AKSNodeClass')).toBe(true);
     expect(server.requests.some((q) => q.path.endsWith('/log') && q.status === 200)).toBe(true);
+    expect(server.requests.filter((q) => q.path.endsWith('/leases/karpenter-leader-election')).map((q) => q.status)).toEqual([200]);
+    expect(live.logStatus).toMatch(/^read from the leader /);
     // And the scan under that role finds what an unrestricted one does.
     const restricted = runRules(RULES, new Snapshot(live, { live: true, denied: live.denied, now: '2025-03-11T15:00:00Z' }));
     await server.close();

@@ -4,7 +4,7 @@
  * get+list, never Secrets or ConfigMaps, never a write verb.
  */
 import { ConfigError, selectRules } from '../engine/runner.js';
-import { inputsOfRules, resourcesFor } from '../loaders/live-resources.js';
+import { inputsOfRules, LEADER_LEASE, resourcesFor } from '../loaders/live-resources.js';
 import { RULES } from '../rules/index.js';
 import type { InputName } from '../snapshot/kinds.js';
 import { UsageError } from './errors.js';
@@ -21,6 +21,8 @@ interface Grant {
   group: string;
   resource: string;
   verbs: string[];
+  /** Only these objects (a rule of its own). */
+  resourceNames?: string[];
   why: string;
 }
 
@@ -57,6 +59,8 @@ export function rbacYaml(opts: RbacOptions): string {
     lines.push(`  - apiGroups: [${JSON.stringify(apiGroup)}]`, '    resources:');
     const width = Math.max(...group.map((g) => g.resource.length));
     for (const g of group) lines.push(`      - ${g.resource.padEnd(width)}  # ${g.why}`);
+    const names = [...new Set(group.flatMap((g) => g.resourceNames ?? []))];
+    if (names.length) lines.push(`    resourceNames: [${names.map((n) => JSON.stringify(n)).join(', ')}]`);
     lines.push(`    verbs: [${verbs}]`);
   }
   if (grants.some((g) => g.group.startsWith('karpenter'))) {
@@ -91,14 +95,18 @@ export function grantsFor(inputs: ReadonlySet<InputName>, logs: boolean): Grant[
   const why = (needed: InputName[]) => needed.filter((i) => inputs.has(i) || (logs && i === 'ControllerLogs')).join(', ');
   const grants: Grant[] = builtIn.map((r) => ({ group: r.group, resource: r.plural, verbs: ['get', 'list'], why: why(r.neededBy) }));
   for (const r of karpenter) grants.push({ group: r.group, resource: r.plural, verbs: ['get', 'list'], why: r.kind === r.input ? r.input : `${r.input} (${r.kind})` });
-  if (logs) grants.push({ group: '', resource: 'pods/log', verbs: ['get'], why: 'Karpenter controller logs' });
+  if (logs) {
+    grants.push({ group: '', resource: 'pods/log', verbs: ['get'], why: 'Karpenter controller logs' });
+    grants.push({ group: 'coordination.k8s.io', resource: 'leases', verbs: ['get'], resourceNames: [LEADER_LEASE], why: 'which controller replica leads (only its logs are read)' });
+  }
   return grants;
 }
 
 function groupBy(grants: Grant[]): Map<string, Grant[]> {
   const out = new Map<string, Grant[]>();
   for (const g of grants) {
-    const key = `${g.group}|${g.verbs.join(', ')}`;
+    // Grants limited to named objects get a rule of their own: resourceNames applies to every resource of a rule.
+    const key = `${g.group}|${g.verbs.join(', ')}${g.resourceNames ? `|${g.resourceNames.join(',')}` : ''}`;
     out.set(key, [...(out.get(key) ?? []), g]);
   }
   return out;

@@ -80,3 +80,6 @@ export function listPath(r: Resource, namespace: string | undefined): string {
   const base = r.group ? `/apis/${r.group}/${r.version}` : `/api/${r.version}`;
   return r.namespaced && namespace ? `${base}/namespaces/${encodeURIComponent(namespace)}/${r.plural}` : `${base}/${r.plural}`;
 }
+
+/** The lease Karpenter's replicas compete for; its holder (`<pod name>_<uuid>`) is the one that logs controller work. */
+export const LEADER_LEASE = 'karpenter-leader-election';

@@ -7,10 +7,10 @@
  */
 import type { InputName } from '../snapshot/kinds.js';
 import { connect, LiveError, listPages, statusMessage, type Api, type HttpError } from './kube-api.js';
-import { ALL_INPUTS, BUILT_IN, EVENTS_FALLBACK, listPath, resourceName, resourcesFor, type KARPENTER_RESOURCES, type Resource } from './live-resources.js';
+import { ALL_INPUTS, BUILT_IN, EVENTS_FALLBACK, LEADER_LEASE, listPath, resourceName, resourcesFor, type KARPENTER_RESOURCES, type Resource } from './live-resources.js';
 import { isKarpenterControllerPod, parseLogLine } from './logs.js';
 import { acceptDocument, type ObjectSink } from './objects.js';
-import type { LoadResult, LogRecord, SkippedInput } from './types.js';
+import type { KubeObject, LoadResult, LogRecord, SkippedInput } from './types.js';
 
 // The live loader's public face for the CLI (imported lazily) and tests; the parts live in kube-api.ts (talking to
 // the API server) and live-resources.ts (what is listed for which input).
@@ -199,10 +199,11 @@ async function discoverKarpenter(api: Api, wanted: typeof KARPENTER_RESOURCES, s
 
 async function controllerLogs(api: Api, result: LiveResult, opts: LiveOptions): Promise<LogRecord[]> {
   const records: LogRecord[] = [];
-  const pods = result.objects
+  const running = result.objects
     .map((o) => o.object)
     .filter((o) => o.kind === 'Pod' && isKarpenterControllerPod(o.metadata.name ?? '') && (o.status as { phase?: string } | undefined)?.phase === 'Running');
-  result.logStatus = pods.length ? undefined : 'no running Karpenter controller pod found (or pods could not be listed)';
+  result.logStatus = running.length ? undefined : 'no running Karpenter controller pod found (or pods could not be listed)';
+  const { pods, leader } = await leaderPods(api, running);
   for (const pod of pods) {
     const ns = pod.metadata.namespace ?? 'kube-system';
     const name = pod.metadata.name!;
@@ -220,8 +221,32 @@ async function controllerLogs(api: Api, result: LiveResult, opts: LiveOptions): 
       if (record) records.push(record);
     });
   }
-  if (pods.length && !result.logStatus) result.logStatus = `read from ${pods.length} controller pod(s)`;
+  if (pods.length && !result.logStatus) result.logStatus = leader ?? `read from ${pods.length} controller pod(s)`;
   return records;
+}
+
+/**
+ * Of several running replicas only the leader logs controller actions (the others log start-up and leader election):
+ * read the leader's logs when its lease says which pod it is, else every replica's.
+ */
+async function leaderPods(api: Api, running: KubeObject[]): Promise<{ pods: KubeObject[]; leader?: string }> {
+  if (running.length < 2) return { pods: running };
+  const pods: KubeObject[] = [];
+  const notes: string[] = [];
+  for (const ns of new Set(running.map((p) => p.metadata.namespace ?? 'kube-system'))) {
+    const here = running.filter((p) => (p.metadata.namespace ?? 'kube-system') === ns);
+    const res = here.length > 1 ? await api.get(`/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(ns)}/leases/${LEADER_LEASE}`) : undefined;
+    const holder = res?.status === 200 ? String((JSON.parse(res.body) as { spec?: { holderIdentity?: string } }).spec?.holderIdentity ?? '') : '';
+    const leader = here.find((p) => holder.split('_')[0] === p.metadata.name);
+    if (leader) {
+      pods.push(leader);
+      notes.push(`read from the leader ${ns}/${leader.metadata.name} (lease ${LEADER_LEASE}; ${here.length - 1} standby replica(s) not read)`);
+    } else {
+      pods.push(...here);
+      if (res) notes.push(`read from ${here.length} replicas in ${ns}: leader unknown (lease ${ns}/${LEADER_LEASE}: ${res.status === 200 ? `holder ${holder || 'none'} is not a running pod` : `HTTP ${res.status}`})`);
+    }
+  }
+  return { pods, ...(notes.length ? { leader: notes.join('; ') } : {}) };
 }
 
 async function inParallel<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {

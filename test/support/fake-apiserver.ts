@@ -42,6 +42,7 @@ export interface PolicyRule {
   apiGroups?: string[];
   resources?: string[];
   verbs: string[];
+  resourceNames?: string[];
   nonResourceURLs?: string[];
 }
 
@@ -177,6 +178,12 @@ export async function startFakeApiServer(opts: FakeOptions, tls = makeTls()): Pr
       res.writeHead(200, { 'content-type': 'text/plain' });
       return res.end(text);
     }
+    const one = /^\/apis\/([^/]+)\/([^/]+)\/namespaces\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(url.pathname);
+    if (one) {
+      const [, g, v, ns, plural, name] = one;
+      const found = served.get(`${g}/${v}/${plural}`)?.items.find((o) => o.metadata.namespace === ns && o.metadata.name === name);
+      return found ? send(200, found) : status(404, 'NotFound', `${plural}.${g} "${name}" not found`);
+    }
     const list = /^\/(?:api\/(v1)|apis\/([^/]+)\/([^/]+))(?:\/namespaces\/([^/]+))?\/([^/]+)$/.exec(url.pathname);
     if (!list) return status(404, 'NotFound', 'the server could not find the requested resource');
     const [, coreVersion, group = '', groupVersion, namespace, plural] = list;
@@ -258,8 +265,10 @@ function authorize(role: ClusterRole, path: string): string | undefined {
     const ok = role.rules.some((r) => r.verbs.includes('get') && (r.nonResourceURLs ?? []).some((u) => u === path || (u.endsWith('*') && path.startsWith(u.slice(0, -1)))));
     return ok ? undefined : `forbidden: User "test" cannot get path "${path}"`;
   }
-  const [group, resource, verb] = log ? ['', 'pods/log', 'get'] : list ? [list[1] ?? '', list[2]!, 'list'] : ['', path, 'get'];
-  const ok = role.rules.some((r) => (r.apiGroups ?? []).includes(group) && (r.resources ?? []).includes(resource) && r.verbs.includes(verb));
+  const one = /^\/apis\/([^/]+)\/[^/]+\/namespaces\/[^/]+\/([^/]+)\/([^/]+)$/.exec(path);
+  const [group, resource, verb, name] = log ? ['', 'pods/log', 'get'] : one ? [one[1]!, one[2]!, 'get', one[3]] : list ? [list[1] ?? '', list[2]!, 'list'] : ['', path, 'get'];
+  // As the RBAC authorizer: resourceNames narrows a rule to those objects (and never matches a list).
+  const ok = role.rules.some((r) => (r.apiGroups ?? []).includes(group) && (r.resources ?? []).includes(resource) && r.verbs.includes(verb) && (!r.resourceNames || (name !== undefined && r.resourceNames.includes(name))));
   return ok ? undefined : `${resource} is forbidden: User "test" cannot ${verb} resource "${resource}" in API group "${group}" at the cluster scope`;
 }
 
