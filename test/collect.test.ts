@@ -174,6 +174,11 @@ describe('karpdoctor collect', () => {
     const entries = bundleEntries(output);
     expect([...entries.keys()][0]).toBe(MANIFEST_FILE);
     expect(entries.get('nodes.json')).toContain('{\n    "apiVersion": "v1",\n    "items": [\n        {\n            "apiVersion": "v1",\n            "kind": "Node",');
+    // Written item by item (a pod list can outgrow V8's longest string), yet byte for byte kubectl's 4-space JSON.
+    for (const [name, text] of entries) {
+      if (name.endsWith('.json') && name !== MANIFEST_FILE) expect(text, name).toBe(`${JSON.stringify(JSON.parse(text), null, 4)}\n`);
+    }
+    expect(JSON.parse(entries.get('volumeattachments.v1.storage.k8s.io.json')!)).toEqual({ apiVersion: 'storage.k8s.io/v1', items: [], kind: 'VolumeAttachmentList', metadata: { resourceVersion: '' } });
     const m = await manifestOf(output);
     expect(m.tool).toEqual({ name: 'karpdoctor', version: '0.1.0-test' });
     expect(m.cluster).toEqual({ context: 'test', server: expect.stringMatching(/^https:\/\/<redacted-ip>:\d+$/) });

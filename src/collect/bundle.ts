@@ -38,7 +38,9 @@ export function buildBundle(live: LiveResult, opts: BundleOptions): Bundle {
   const byType = new Map<string, KubeObject[]>();
   for (const o of objects) {
     const key = `${o.apiVersion}|${o.kind}`;
-    byType.set(key, [...(byType.get(key) ?? []), o]);
+    const list = byType.get(key);
+    if (list) list.push(o);
+    else byType.set(key, [o]);
   }
 
   const entries: TarEntry[] = [];
@@ -50,9 +52,9 @@ export function buildBundle(live: LiveResult, opts: BundleOptions): Bundle {
       kinds.push({ ...base, status: r.status, ...((r.status === 'denied' || r.status === 'failed') && r.input && live.denied.has(r.input) ? { reason: live.denied.get(r.input) } : {}), ...(r.message ? { message: r.message } : {}) });
       continue;
     }
-    const items = (byType.get(`${r.apiVersion}|${r.kind}`) ?? []).map(typeFirst);
+    const items = byType.get(`${r.apiVersion}|${r.kind}`) ?? [];
     const file = fileName(r);
-    entries.push({ name: file, data: `${JSON.stringify({ apiVersion: r.apiVersion, items, kind: `${r.kind}List`, metadata: { resourceVersion: '' } }, null, 4)}\n`, mtime });
+    entries.push({ name: file, data: kubectlList(r.apiVersion, `${r.kind}List`, items), mtime });
     kinds.push({ ...base, status: 'collected', count: items.length, file });
   }
 
@@ -97,4 +99,20 @@ function fileName(r: ResourceOutcome): string {
 function typeFirst(o: KubeObject): KubeObject {
   const { apiVersion, kind, ...rest } = o;
   return { apiVersion, kind, ...rest } as KubeObject;
+}
+
+/**
+ * `kubectl get -o json` of a list, byte for byte (4-space indent), one chunk per item: a cluster's pod list can be
+ * larger than the longest string V8 can hold, so it is never one string.
+ */
+function kubectlList(apiVersion: string, kind: string, items: KubeObject[]): Buffer[] {
+  const tail = `    "kind": ${JSON.stringify(kind)},\n    "metadata": {\n        "resourceVersion": ""\n    }\n}\n`;
+  if (!items.length) return [Buffer.from(`{\n    "apiVersion": ${JSON.stringify(apiVersion)},\n    "items": [],\n${tail}`)];
+  const chunks = [Buffer.from(`{\n    "apiVersion": ${JSON.stringify(apiVersion)},\n    "items": [\n`)];
+  items.forEach((item, i) => {
+    const json = JSON.stringify(typeFirst(item), null, 4).replace(/^/gm, '        ');
+    chunks.push(Buffer.from(i < items.length - 1 ? `${json},\n` : `${json}\n`));
+  });
+  chunks.push(Buffer.from(`    ],\n${tail}`));
+  return chunks;
 }

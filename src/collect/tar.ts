@@ -10,7 +10,8 @@ import { createGzip } from 'node:zlib';
 export interface TarEntry {
   /** Relative path inside the archive, `/`-separated. */
   name: string;
-  data: Buffer | string;
+  /** The content; in chunks when it could exceed V8's maximum string length (a list of 150,000 pods). */
+  data: Buffer | string | Buffer[];
   /** Modification time, in ms (default: now). */
   mtime?: number;
 }
@@ -25,7 +26,8 @@ export async function writeTarGz(path: string, entries: AsyncIterable<TarEntry> 
 /** The tar byte stream of the entries, ending with the two zero blocks of the end-of-archive marker. */
 export async function* tarBlocks(entries: AsyncIterable<TarEntry> | Iterable<TarEntry>): AsyncGenerator<Buffer> {
   for await (const entry of entries) {
-    const data = typeof entry.data === 'string' ? Buffer.from(entry.data, 'utf8') : entry.data;
+    const chunks = typeof entry.data === 'string' ? [Buffer.from(entry.data, 'utf8')] : Array.isArray(entry.data) ? entry.data : [entry.data];
+    const size = chunks.reduce((n, c) => n + c.length, 0);
     const mtime = Math.floor((entry.mtime ?? Date.now()) / 1000);
     const name = Buffer.from(entry.name, 'utf8');
     if (name.length > 100 || /[^\x20-\x7e]/.test(entry.name)) {
@@ -34,8 +36,9 @@ export async function* tarBlocks(entries: AsyncIterable<TarEntry> | Iterable<Tar
       yield header({ name: `PaxHeader/${entry.name.slice(-80).replace(/[^\x20-\x7e]/g, '_')}`, size: pax.length, mtime, type: 'x' });
       yield* padded(pax);
     }
-    yield header({ name: entry.name.slice(-100).replace(/[^\x20-\x7e]/g, '_'), size: data.length, mtime, type: '0' });
-    yield* padded(data);
+    yield header({ name: entry.name.slice(-100).replace(/[^\x20-\x7e]/g, '_'), size, mtime, type: '0' });
+    yield* chunks;
+    if (size % BLOCK) yield Buffer.alloc(BLOCK - (size % BLOCK));
   }
   yield Buffer.alloc(BLOCK * 2);
 }
