@@ -137,19 +137,21 @@ async function withRetries(call: () => Promise<Answer>, server: string, context:
   }
 }
 
-/** Pages of one list (`limit` + `continue`); an expired continue token (410 Gone) restarts the list, twice at most. */
-export async function* listPages(api: Api, path: string, pageSize: number): AsyncGenerator<Record<string, unknown>> {
+/**
+ * Pages of one list (`limit` + `continue`), each handed out as it arrives so a 150,000-pod list is never held raw.
+ * An expired continue token (410 Gone) restarts the list, twice at most: `onRestart` tells the caller to drop the pages
+ * it already took, which belong to an expired snapshot of the list.
+ */
+export async function* listPages(api: Api, path: string, pageSize: number, onRestart: () => void): AsyncGenerator<Record<string, unknown>> {
   let restarts = 0;
   let token: string | undefined;
-  let pending: Array<Record<string, unknown>> = [];
   for (;;) {
     const sep = path.includes('?') ? '&' : '?';
     const res = await api.get(`${path}${sep}limit=${pageSize}${token ? `&continue=${encodeURIComponent(token)}` : ''}`);
     if (res.status === 410 && token && restarts < 2) {
-      // The pages read so far belong to an expired snapshot of the list: drop them and read it again.
       restarts++;
       token = undefined;
-      pending = [];
+      onRestart();
       continue;
     }
     if (res.status !== 200) {
@@ -157,11 +159,10 @@ export async function* listPages(api: Api, path: string, pageSize: number): Asyn
       throw Object.assign(new Error(`HTTP ${res.status} for ${path}: ${serverMessage}`), { status: res.status, serverMessage });
     }
     const page = JSON.parse(res.body) as Record<string, unknown>;
-    pending.push(page);
     token = (page.metadata as { continue?: string } | undefined)?.continue || undefined;
+    yield page;
     if (!token) break;
   }
-  yield* pending;
 }
 
 export function statusMessage(body: string): string {

@@ -130,13 +130,21 @@ const CORE_EVENTS = BUILT_IN.find((r) => r.group === '' && r.plural === 'events'
 async function listResource(api: Api, r: Resource, opts: LiveOptions, sink: ObjectSink, onPage: (objects: number) => void): Promise<ResourceOutcome> {
   const name = resourceName(r);
   const outcome: ResourceOutcome = { resource: name, kind: r.kind, apiVersion: r.group ? `${r.group}/${r.version}` : r.version, ...(r.input ? { input: r.input } : {}), status: 'listed', count: 0 };
+  // Pages are compacted as they arrive, into a list of their own until the list is complete (a restart drops them).
+  const taken: ObjectSink = { objects: [], skipped: sink.skipped, listedKinds: sink.listedKinds };
+  const restart = () => {
+    onPage(-taken.objects.length);
+    taken.objects = [];
+    outcome.count = 0;
+  };
   try {
-    for await (const page of listPages(api, listPath(r, opts.namespace), opts.pageSize ?? 500)) {
-      const before = sink.objects.length;
-      acceptDocument(page, 'live', 0, sink);
-      outcome.count += sink.objects.length - before;
-      onPage(sink.objects.length - before);
+    for await (const page of listPages(api, listPath(r, opts.namespace), opts.pageSize ?? 500, restart)) {
+      const before = taken.objects.length;
+      acceptDocument(page, 'live', 0, taken);
+      outcome.count += taken.objects.length - before;
+      onPage(taken.objects.length - before);
     }
+    for (const o of taken.objects) sink.objects.push(o);
   } catch (e) {
     const status = (e as HttpError).status;
     if (e instanceof LiveError) throw e;
