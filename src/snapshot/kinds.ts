@@ -67,7 +67,7 @@ export const INPUTS = {
   NodeClass: {
     // Azure's AKSNodeClass too: a NodePool there names one, and only a snapshot listing them can tell it is missing.
     kinds: [KIND.EC2NodeClass, KIND.AWSNodeTemplate, KIND.AKSNodeClass],
-    plural: 'node classes (EC2NodeClass)',
+    plural: 'node classes (EC2NodeClass, AKSNodeClass)',
     collect: 'kubectl get ec2nodeclasses -o yaml',
   },
   StorageClass: { kinds: [KIND.StorageClass], plural: 'StorageClasses', collect: 'kubectl get storageclasses -o yaml' },

@@ -110,7 +110,7 @@ describe(`${RULE} — missing: a repository with NodePools only`, () => {
   it('is not evaluated: it cannot tell whether the node classes exist', async () => {
     const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
     expect(r.findings).toEqual([]);
-    expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no node classes \(EC2NodeClass\) in the snapshot/) }]);
+    expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no node classes \(EC2NodeClass, AKSNodeClass\) in the snapshot/) }]);
   });
 });
 
