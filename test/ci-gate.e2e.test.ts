@@ -236,6 +236,11 @@ describe('baseline create | prune', () => {
     const clean = run(['scan', '.', '--baseline', '.karpdoctor-baseline.json', '--fail-on', 'info', '--format', 'json'], dir);
     expect(JSON.parse(clean.stdout).findings).toEqual([]);
     expect(clean.code).toBe(0);
+    // karpdoctor's own files sit in the scanned tree but are not input: not even "skipped".
+    writeFileSync(join(dir, '.karpdoctor.yaml'), 'failOn: warning\n');
+    const own = JSON.parse(run(['scan', '.', '--fail-on', 'none', '--format', 'json'], dir).stdout);
+    expect(own.snapshot.skipped.map((x: { source: string }) => x.source).filter((src: string) => /karpdoctor/.test(src))).toEqual([]);
+    rmSync(join(dir, '.karpdoctor.yaml'));
 
     // A new problem fails the gate; a fixed one leaves a stale entry.
     edit(join(dir, 'nodepools/general.yaml'), (t) => t.replace(/^ {6}terminationGracePeriod: 24h\n/m, ''));

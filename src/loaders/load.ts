@@ -207,7 +207,10 @@ function merge(paths: string[], partials: PartialLoad[], filesRead: number): Loa
   return result;
 }
 
-type FileOutcome = 'loaded' | 'skipped' | 'ignored-log' | 'ignored-doc';
+type FileOutcome = 'loaded' | 'skipped' | 'ignored-log' | 'ignored-doc' | 'own';
+
+/** karpdoctor's own configuration and baseline, committed next to the manifests they govern: not input at all. */
+const OWN_FILES = /^\.karpdoctor(\.ya?ml|-baseline\.json)$/;
 
 /** A support bundle's manifest: not objects, but which inputs the collecting credentials could not list. */
 async function loadManifest(file: InputFile, result: LoadResult): Promise<FileOutcome> {
@@ -248,6 +251,7 @@ async function loadFile(
   const source = file.displayPath;
   const name = basename(file.relPath);
   if (DOCUMENTATION.test(name)) return 'ignored-doc';
+  if (OWN_FILES.test(name)) return 'own';
   if (name === MANIFEST_FILE) return loadManifest(file, result);
   if ((CHART_FILE.test(name) || VALUES_FILE.test(name)) && file.size <= SMALL_YAML_BYTES) return readHelmFile(file, name, helm);
   for (const [pattern, reason] of TOOLING_FILES) {
