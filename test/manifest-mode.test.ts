@@ -2,8 +2,11 @@
  * Manifest mode end to end, in-process: the sample GitOps repository (fixtures/gitops-repo, its README lists every
  * expected finding and why) scanned whole with every rule of the catalog.
  */
-import { join } from 'node:path';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, sep } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { writeTarGz } from '../src/collect/tar.js';
 import { anchorOf, type Finding } from '../src/engine/findings.js';
 import { reportContext } from '../src/reporters/report.js';
 import { RULES } from '../src/rules/index.js';
@@ -207,6 +210,21 @@ describe('manifest mode: the sample GitOps repository', () => {
     expect(bare.message).toContain('Pod platform-debug/netshoot is a bare Pod manifest (no ownerReferences): once deployed it can land on Karpenter NodePool general');
     expect(evidenceOf(bare, 'Pod', '/metadata/name')[0]!.source).toBe(`${file('platform/debug/netshoot.yaml')}:5`);
     expectSourceAtField(evidenceOf(bare, 'Pod', '/metadata/name')[0]!, file('platform/debug/netshoot.yaml'), 'name: netshoot', 'metadata:');
+  });
+});
+
+describe('manifest mode: the repository packed as an archive', () => {
+  it('cites the same files whatever the entry order: equal copies keep the path that sorts first (apps/base/…)', async () => {
+    const files = readdirSync(REPO, { recursive: true, withFileTypes: true })
+      .filter((d) => d.isFile())
+      .map((d) => relative(REPO, join(d.parentPath, d.name)).split(sep).join('/'))
+      .sort()
+      .reverse(); // apps/rendered/prod.yaml is read before apps/base/…
+    const archive = join(mkdtempSync(join(tmpdir(), 'karpdoctor-repo-')), 'repo.tar.gz');
+    await writeTarGz(archive, files.map((name) => ({ name, data: readFileSync(join(REPO, name)) })));
+    const packed = await scan([archive], { only: ['pod-do-not-disrupt-blocks-node', 'pdb-blocks-eviction'] });
+    const cited = packed.findings.map((f) => f.evidence.find((e) => e.object?.name === f.object.name)!.source.replace(/:\d+$/, ''));
+    expect(cited.sort()).toEqual([`${archive}!apps/base/orders-db.yaml`, `${archive}!apps/base/report-renderer.yaml`]);
   });
 });
 

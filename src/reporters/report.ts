@@ -93,7 +93,7 @@ export function reportContext(snapshot: Snapshot, run: RunResult, rules: readonl
     notes: [
       ...(c.note ? [c.note] : []),
       ...(snapshot.mergedCount
-        ? [`${snapshot.mergedCount} object(s) appeared more than once (the same kind, namespace and name) and were counted once, keeping the copy with status or the newest resourceVersion (e.g. ${snapshot.mergedExample})`]
+        ? [`${snapshot.mergedCount} object(s) appeared more than once (the same kind, namespace and name) and were counted once, keeping the copy with status, else the newest resourceVersion, else the one whose path sorts first (e.g. ${snapshot.mergedExample})`]
         : []),
     ],
     filesRead: snapshot.filesRead,

@@ -96,7 +96,10 @@ export class Snapshot {
       this.mergedCount++;
       this.mergedExample ??= `${object.kind} ${object.metadata.namespace ? `${object.metadata.namespace}/` : ''}${nameOf(object)}`;
       const provs = this.provenanceMap.get(existing)!;
-      if (prefer(object, existing)) {
+      const better = prefer(object, existing);
+      // Equal copies (a Kustomize base and its rendered output): the one whose path sorts first, whatever the read order
+      // (an archive's entry order, parallel workers), so findings cite the same file every run — `apps/base/…` here.
+      if (better > 0 || (better === 0 && provenance.source < (provs[0]?.source ?? ''))) {
         this.replace(kindKey, existing, object);
         this.byKey.set(key, object);
         this.provenanceMap.delete(existing);
@@ -452,18 +455,18 @@ function objectKey(kindKey: string, obj: KubeObject): string {
 }
 
 /**
- * Of two copies of one object, keep the one that knows more: with status, else the newer resourceVersion, else the
+ * Of two copies of one object, keep the one that knows more (> 0: the candidate, < 0: the one kept, 0: equal): with status, else the newer resourceVersion, else the
  * newer API version (`kubectl get nodepools.v1beta1.karpenter.sh` next to `kubectl get nodepools` in one dump: the
  * same object converted, whose v1 copy is what rules read).
  */
-function prefer(candidate: KubeObject, existing: KubeObject): boolean {
+function prefer(candidate: KubeObject, existing: KubeObject): number {
   const hasStatus = (o: KubeObject) => o.status !== undefined && o.status !== null;
-  if (hasStatus(candidate) !== hasStatus(existing)) return hasStatus(candidate);
+  if (hasStatus(candidate) !== hasStatus(existing)) return hasStatus(candidate) ? 1 : -1;
   const rv = (o: KubeObject) => Number(o.metadata.resourceVersion ?? NaN);
   const a = rv(candidate);
   const b = rv(existing);
-  if (Number.isFinite(a) && Number.isFinite(b) && a !== b) return a > b;
-  return versionPriority(candidate.apiVersion) > versionPriority(existing.apiVersion);
+  if (Number.isFinite(a) && Number.isFinite(b) && a !== b) return a > b ? 1 : -1;
+  return Math.sign(versionPriority(candidate.apiVersion) - versionPriority(existing.apiVersion));
 }
 
 /** Kubernetes' version order: GA above beta above alpha, then by number (v1 > v1beta1 > v1alpha5). */
