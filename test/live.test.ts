@@ -136,6 +136,22 @@ describe('live loader against a local API server (real client-node KubeConfig, T
     await server.close();
   });
 
+  it('-n limits the workloads read, not the controller: its Deployment and pods come from their own namespace by label', async () => {
+    server = await startFakeApiServer({ objects }, tls);
+    const scoped = await loadLive({ kubeconfig: server.kubeconfig, namespace: 'payments' });
+    const namespaces = new Set(scoped.objects.filter((o) => o.object.kind === 'Pod').map((o) => o.object.metadata.namespace));
+    expect(namespaces).toEqual(new Set(['payments', 'kube-system']));
+    // Only the controller's pods from kube-system, picked by the chart's label, not the rest of that namespace.
+    const system = scoped.objects.filter((o) => o.object.kind === 'Pod' && o.object.metadata.namespace === 'kube-system');
+    expect(system.length).toBeGreaterThan(0);
+    expect(system.every((o) => o.object.metadata.labels?.['app.kubernetes.io/name'] === 'karpenter')).toBe(true);
+    expect(objects.some((o) => o.kind === 'Pod' && o.metadata.namespace === 'kube-system' && o.metadata.labels?.['app.kubernetes.io/name'] !== 'karpenter')).toBe(true);
+    const snapshot = new Snapshot(scoped, { now: referenceTime, live: true, denied: scoped.denied });
+    expect(snapshot.controller.object?.metadata.namespace).toBe('kube-system');
+    expect(snapshot.has('KarpenterController')).toBe(true);
+    await server.close();
+  });
+
   it('reads the Karpenter controller logs when asked', async () => {
     const pod = objects.find((o) => o.kind === 'Pod' && /^karpenter-/.test(o.metadata.name ?? '') && (o.status as { phase?: string }).phase === 'Running')!;
     const line = '2025-03-11T14:29:00.000000000Z {"level":"INFO","time":"2025-03-11T14:29:00.000Z","logger":"controller","message":"registered nodeclaim","commit":"a2875e3","controller":"nodeclaim.lifecycle","NodeClaim":{"name":"default-7xkqp"}}\n';

@@ -120,8 +120,28 @@ export async function loadLive(opts: LiveOptions = {}): Promise<LiveResult> {
     }
     if (fallback.status === 'failed') result.skipped.push({ source: 'live', reason: fallback.message! });
   });
+  if (opts.namespace) await controllerElsewhere(api, resources, sink, opts);
   if (opts.logs) result.logs.push(...(await controllerLogs(api, result, opts)));
   return result;
+}
+
+/** The labels Karpenter's chart puts on its Deployment and pods. */
+const CONTROLLER_SELECTOR = 'app.kubernetes.io/name=karpenter';
+
+/**
+ * `-n payments` limits the workloads read, not the controller's settings, which live in its own namespace: its
+ * Deployment and pods are also read cluster-wide by the chart's label (copies already read merge in the snapshot).
+ */
+async function controllerElsewhere(api: Api, listed: Resource[], sink: ObjectSink, opts: LiveOptions): Promise<void> {
+  for (const r of listed.filter((x) => x.neededBy.includes('KarpenterController'))) {
+    try {
+      const path = `${listPath(r, undefined)}?labelSelector=${encodeURIComponent(CONTROLLER_SELECTOR)}`;
+      for await (const page of listPages(api, path, opts.pageSize ?? 500, () => undefined)) acceptDocument(page, 'live', 0, sink);
+    } catch (e) {
+      if (e instanceof LiveError) throw e;
+      // Not fatal: without it the controller rules say the controller was not found, as they would anyway.
+    }
+  }
 }
 
 const CORE_EVENTS = BUILT_IN.find((r) => r.group === '' && r.plural === 'events')!;

@@ -194,7 +194,9 @@ export async function startFakeApiServer(opts: FakeOptions, tls = makeTls()): Pr
     const s = served.get(`${group}/${version}/${plural}`);
     const knownBuiltIn = BUILT_IN_GROUPS.has(group);
     if (!s && !knownBuiltIn) return status(404, 'NotFound', 'the server could not find the requested resource');
-    const items = (s?.items ?? []).filter((o) => !namespace || o.metadata.namespace === namespace);
+    // Equality selectors only (`a=b,c=d`), which is all the loader sends.
+    const selector = (url.searchParams.get('labelSelector') ?? '').split(',').filter(Boolean).map((t) => t.split('=') as [string, string]);
+    const items = (s?.items ?? []).filter((o) => (!namespace || o.metadata.namespace === namespace) && selector.every(([k, v]) => o.metadata.labels?.[k] === v));
     const limit = Number(url.searchParams.get('limit') ?? 0) || items.length || 1;
     const cont = url.searchParams.get('continue');
     if (cont && expired.has(plural!)) {
