@@ -5,7 +5,7 @@ import { arr, dig, isRecord, pointer, str, type Json } from '../snapshot/fields.
 import type { NodePoolView } from '../snapshot/karpenter.js';
 import { KIND } from '../snapshot/kinds.js';
 import { isActive } from '../snapshot/pods.js';
-import { selectorMatches, tolerates } from '../snapshot/selectors.js';
+import { nodeMismatch } from '../snapshot/selectors.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { workloadOf } from './lib/interruption-settings.js';
 import { podConstraints, poolFit, poolProfile, type ReasonKind } from './lib/scheduling-fit.js';
@@ -239,16 +239,7 @@ function pinsToKarpenter(podSpec: unknown): boolean {
 
 /** Is there a node outside Karpenter's management the template fits (labels, taints)? */
 function nonKarpenterNodeFits(snapshot: Snapshot, podSpec: unknown): boolean {
-  const tolerations = dig(podSpec, 'tolerations');
-  const selector = dig(podSpec, 'nodeSelector');
-  const terms = requiredTerms(podSpec);
-  return snapshot.all(KIND.Node).some((node) => {
-    if (snapshot.isKarpenterNode(node)) return false;
-    const labels = node.metadata.labels ?? {};
-    if (arr<Json>(dig(node, 'spec', 'taints')).some((t) => (t.effect === 'NoSchedule' || t.effect === 'NoExecute') && !tolerates(tolerations, { key: String(t.key ?? ''), value: str(t.value), effect: str(t.effect) }))) return false;
-    if (isRecord(selector) && !Object.entries(selector).every(([k, v]) => labels[k] === String(v))) return false;
-    return terms.length === 0 || terms.some((t) => selectorMatches({ matchExpressions: arr<Json>(t.matchExpressions) }, labels));
-  });
+  return snapshot.all(KIND.Node).some((node) => !snapshot.isKarpenterNode(node) && !nodeMismatch(podSpec, node));
 }
 
 function fixText(target: Target, podsOnKarpenter: KubeObject[], pinned: boolean): string {

@@ -1,5 +1,5 @@
 /** Kubernetes label selectors (matchLabels + matchExpressions), as PDBs and workloads use them. */
-import { isRecord, arr, type Json } from './fields.js';
+import { arr, dig, isRecord, str, taintsAt, type Json, type Taint } from './fields.js';
 
 export function selectorMatches(selector: unknown, labels: Record<string, string>): boolean {
   if (!isRecord(selector)) return false;
@@ -41,4 +41,50 @@ export function tolerates(tolerations: unknown, taint: { key: string; value?: st
     if (op === 'Exists') return key === '' || key === taint.key;
     return key === taint.key && (typeof t.value === 'string' ? t.value : '') === (taint.value ?? '');
   });
+}
+
+/** One requirement of a nodeSelectorTerm against a node's labels (node affinity adds Gt/Lt to the label operators). */
+export function nodeRequirementMatches(labels: Record<string, string>, e: Json): boolean {
+  const key = str(e.key) ?? '';
+  const values = arr<unknown>(e.values).map(String);
+  const has = key in labels;
+  switch (str(e.operator)) {
+    case 'In':
+      return has && values.includes(labels[key]!);
+    case 'NotIn':
+      return !has || !values.includes(labels[key]!);
+    case 'Exists':
+      return has;
+    case 'DoesNotExist':
+      return !has;
+    case 'Gt':
+      return has && Number(labels[key]) > Number(values[0]);
+    case 'Lt':
+      return has && Number(labels[key]) < Number(values[0]);
+    default:
+      return false;
+  }
+}
+
+/** Why the scheduler would not place a pod spec on a node, checked in the order it reports them. */
+export type NodeMismatch =
+  | { kind: 'nodeSelector'; key: string; value: string }
+  | { kind: 'affinity' }
+  | { kind: 'taint'; taint: Taint };
+
+/**
+ * The first reason a pod spec cannot run on a node — nodeSelector, required node affinity (terms ORed, expressions
+ * ANDed), a NoSchedule/NoExecute taint it does not tolerate — or undefined when it can.
+ */
+export function nodeMismatch(podSpec: unknown, node: unknown): NodeMismatch | undefined {
+  const labels = (dig(node, 'metadata', 'labels') ?? {}) as Record<string, string>;
+  const selector = dig(podSpec, 'nodeSelector');
+  if (isRecord(selector)) {
+    const miss = Object.entries(selector).find(([k, v]) => labels[k] !== String(v));
+    if (miss) return { kind: 'nodeSelector', key: miss[0], value: String(miss[1]) };
+  }
+  const terms = arr<Json>(dig(podSpec, 'affinity', 'nodeAffinity', 'requiredDuringSchedulingIgnoredDuringExecution', 'nodeSelectorTerms'));
+  if (terms.length && !terms.some((term) => arr<Json>(term.matchExpressions).every((e) => nodeRequirementMatches(labels, e)))) return { kind: 'affinity' };
+  const taint = taintsAt(node, 'spec', 'taints').find((t) => (t.effect === 'NoSchedule' || t.effect === 'NoExecute') && !tolerates(dig(podSpec, 'tolerations'), t));
+  return taint ? { kind: 'taint', taint } : undefined;
 }

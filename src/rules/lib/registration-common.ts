@@ -2,7 +2,7 @@
  * Shared by the registration family (catalog §5): the taints Karpenter and node agents manage, which agent removes
  * which startup taint, whether that agent's DaemonSet can run on a node, and the NodeClaim timeline.
  */
-import { tolerates } from '../../snapshot/selectors.js';
+import { nodeMismatch, tolerates } from '../../snapshot/selectors.js';
 import type { EvidenceInput } from '../../engine/rule.js';
 import type { KubeObject, LogRecord } from '../../loaders/types.js';
 import { arr, dig, isRecord, str, taintsAt, type Json, type Taint } from '../../snapshot/fields.js';
@@ -56,28 +56,6 @@ export function nodeTaints(node: KubeObject): Taint[] {
 /** Toleration semantics of the scheduler (`Exists` with empty key tolerates everything). */
 export { tolerates };
 
-function matchesExpression(labels: Record<string, string>, e: Json): boolean {
-  const key = str(e.key) ?? '';
-  const values = arr<unknown>(e.values).map(String);
-  const has = key in labels;
-  switch (str(e.operator)) {
-    case 'In':
-      return has && values.includes(labels[key]!);
-    case 'NotIn':
-      return !has || !values.includes(labels[key]!);
-    case 'Exists':
-      return has;
-    case 'DoesNotExist':
-      return !has;
-    case 'Gt':
-      return has && Number(labels[key]) > Number(values[0]);
-    case 'Lt':
-      return has && Number(labels[key]) < Number(values[0]);
-    default:
-      return false;
-  }
-}
-
 export interface DaemonSetVerdict {
   daemonSet: KubeObject;
   /** Why it cannot run on the node; undefined when it can. */
@@ -93,32 +71,19 @@ export interface DaemonSetVerdict {
  */
 export function daemonSetFit(snapshot: Snapshot, ds: KubeObject, node: KubeObject): DaemonSetVerdict {
   const spec = dig(ds, 'spec', 'template', 'spec');
-  const labels = node.metadata.labels ?? {};
   const evidence: EvidenceInput[] = [];
-  const selector = dig(spec, 'nodeSelector');
   let problem: string | undefined;
-  if (isRecord(selector)) {
-    const miss = Object.entries(selector).find(([k, v]) => labels[k] !== String(v));
-    if (miss) {
-      problem = `its nodeSelector ${miss[0]}=${String(miss[1])} does not match the node`;
-      evidence.push({ object: ds, path: '/spec/template/spec/nodeSelector', note: problem });
-    }
-  }
-  const terms = arr<Json>(dig(spec, 'affinity', 'nodeAffinity', 'requiredDuringSchedulingIgnoredDuringExecution', 'nodeSelectorTerms'));
-  if (!problem && terms.length) {
-    const fits = terms.some((term) => arr<Json>(term.matchExpressions).every((e) => matchesExpression(labels, e)));
-    if (!fits) {
-      problem = 'its required node affinity excludes the node';
-      evidence.push({ object: ds, path: '/spec/template/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution', note: problem });
-    }
-  }
-  if (!problem) {
-    const blocking = nodeTaints(node).filter((t) => (t.effect === 'NoSchedule' || t.effect === 'NoExecute') && !tolerates(dig(spec, 'tolerations'), t));
-    if (blocking.length) {
-      const t = blocking[0]!;
-      problem = `it does not tolerate the node's taint ${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`;
-      evidence.push({ object: ds, path: '/spec/template/spec/tolerations', value: dig(spec, 'tolerations') ?? [], note: problem });
-    }
+  const miss = nodeMismatch(spec, node);
+  if (miss?.kind === 'nodeSelector') {
+    problem = `its nodeSelector ${miss.key}=${miss.value} does not match the node`;
+    evidence.push({ object: ds, path: '/spec/template/spec/nodeSelector', note: problem });
+  } else if (miss?.kind === 'affinity') {
+    problem = 'its required node affinity excludes the node';
+    evidence.push({ object: ds, path: '/spec/template/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution', note: problem });
+  } else if (miss?.kind === 'taint') {
+    const t = miss.taint;
+    problem = `it does not tolerate the node's taint ${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`;
+    evidence.push({ object: ds, path: '/spec/template/spec/tolerations', value: dig(spec, 'tolerations') ?? [], note: problem });
   }
   const nodeName = node.metadata.name ?? '';
   const pod = snapshot
