@@ -166,7 +166,7 @@ function merge(paths: string[], partials: PartialLoad[], filesRead: number): Loa
     sources: [...paths],
     filesRead,
     locate: locateUnitLines,
-    locateField: (p, pointer) => locateField(p, pointer)?.line,
+    locateField: (p, pointer) => locateField(p, pointer),
   };
   const ignoredLogs = new Map<string, number>();
   let ignoredFiles = 0;

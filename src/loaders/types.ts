@@ -2,6 +2,7 @@
  * What every loader hands to the snapshot: Kubernetes objects with the place they came from,
  * Karpenter controller log records, and an honest account of everything that could not be used.
  */
+import type { FieldPosition } from './locate-field.js';
 
 /** Where an object or a log line was read: a file (possibly inside an archive) and a 1-based line, or the live API. */
 export interface Provenance {
@@ -103,5 +104,5 @@ export interface LoadResult {
   /** Re-reads a file parsed whole and returns the start line of each of its objects, in load order. */
   locate?: (fsPath: string, source: string) => number[];
   /** Re-reads a (manifest-sized) file and returns the line of one field of the object read at `provenance`. */
-  locateField?: (provenance: Provenance, pointer: string) => number | undefined;
+  locateField?: (provenance: Provenance, pointer: string) => FieldPosition | undefined;
 }

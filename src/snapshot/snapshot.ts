@@ -2,6 +2,7 @@
  * The in-memory snapshot: every object once (duplicates from several files merged), indexed per kind, with the
  * joins rules need built lazily and once (Popeye's lesson: rules never scan the world themselves).
  */
+import type { FieldPosition } from '../loaders/locate-field.js';
 import type { KubeObject, LoadResult, LogRecord, Provenance, SkippedInput } from '../loaders/types.js';
 import { detectController, type ControllerInfo } from './controller.js';
 import { eventView, involvedKey, type EventView } from './events.js';
@@ -180,8 +181,14 @@ export class Snapshot {
   evidenceLine(obj: KubeObject, pointer: string): number | undefined {
     const p = this.provenance(obj);
     if (!p) return undefined;
-    if (p.line && this.locateField && (isHelmValuesCarrier(obj) || this.desiredStateOnly)) return this.locateField(p, pointer) ?? p.line;
+    if (p.line && this.locateField && (isHelmValuesCarrier(obj) || this.desiredStateOnly)) return this.locateField(p, pointer)?.line ?? p.line;
     return p.line;
+  }
+
+  /** Where the field at `pointer` of `obj` sits in its file (manifest-sized files on disk), for CI locations. */
+  fieldPosition(obj: KubeObject, pointer: string): FieldPosition | undefined {
+    const p = this.provenance(obj);
+    return p && this.locateField ? this.locateField(p, pointer) : undefined;
   }
 
   provenances(obj: KubeObject): Provenance[] {
