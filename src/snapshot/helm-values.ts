@@ -35,8 +35,14 @@ const CHART = 'karpenter';
 
 /** Does this object hold Karpenter's Helm values (its evidence is then cited at the field's line)? */
 export function isHelmValuesCarrier(obj: KubeObject): boolean {
-  return obj.kind === 'HelmValues' || obj.kind === 'HelmRelease' || obj.kind === 'Application' ? karpenterReleaseOf(obj) !== undefined : false;
+  if (obj.kind !== 'HelmValues' && obj.kind !== 'HelmRelease' && obj.kind !== 'Application') return false;
+  // Asked for every evidence item such an object backs; an Application's values string would be parsed each time.
+  let known = carriers.get(obj);
+  if (known === undefined) carriers.set(obj, (known = karpenterReleaseOf(obj) !== undefined));
+  return known;
 }
+
+const carriers = new WeakMap<KubeObject, boolean>();
 
 /** The Karpenter release an object describes, if any. `lookup` finds a Flux OCIRepository a HelmRelease refers to. */
 export function karpenterReleaseOf(obj: KubeObject, lookup?: (kindKey: string, ns: string | undefined, name: string) => KubeObject | undefined): KarpenterRelease | undefined {
