@@ -7,6 +7,7 @@ import { Anonymizer, defaultKeyPath, loadOrCreateKey } from '../collect/anonymiz
 import { buildBundle } from '../collect/bundle.js';
 import { writeTarGz } from '../collect/tar.js';
 import { UsageError } from './errors.js';
+import { readCluster, requestTimeoutFlag } from './read-cluster.js';
 
 export interface CollectOptions {
   output: string;
@@ -21,34 +22,20 @@ export interface CollectOptions {
 }
 
 export async function collectCommand(opts: CollectOptions, toolVersion: string): Promise<number> {
-  const { loadLive, LiveError, parseRequestTimeout } = await import('../loaders/live.js');
   if (!/\.(tar\.gz|tgz)$/.test(opts.output)) throw new UsageError(`--output must name a .tar.gz (or .tgz) file, got "${opts.output}"`);
-  const requestTimeoutMs = parseRequestTimeout(opts.requestTimeout);
-  if (opts.requestTimeout !== undefined && requestTimeoutMs === undefined) {
-    throw new UsageError(`--request-timeout takes a duration such as 30s or 2m, got "${opts.requestTimeout}"`);
-  }
+  const requestTimeoutMs = requestTimeoutFlag(opts.requestTimeout);
   const anonymizer = opts.anonymize || opts.anonymizeKey ? openAnonymizer(opts.anonymizeKey) : undefined;
   const logs = opts.logs !== false;
-  const { listingProgress } = await import('./progress.js');
   // No summary of the listing: the "wrote …" line below is the summary of a collect.
-  const progress = listingProgress({ summary: false });
-  let live;
-  try {
-    live = await loadLive({
-      ...(opts.kubeconfig ? { kubeconfig: opts.kubeconfig } : {}),
-      ...(opts.context ? { context: opts.context } : {}),
-      ...(opts.namespace ? { namespace: opts.namespace } : {}),
-      ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
-      logs,
-      keepLogText: true,
-      onProgress: progress.update,
-    });
-  } catch (e) {
-    progress.abort();
-    if (e instanceof LiveError) throw new UsageError(e.message);
-    throw e;
-  }
-  progress.done();
+  const live = await readCluster({
+    ...(opts.kubeconfig ? { kubeconfig: opts.kubeconfig } : {}),
+    ...(opts.context ? { context: opts.context } : {}),
+    ...(opts.namespace ? { namespace: opts.namespace } : {}),
+    ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
+    logs,
+    keepLogText: true,
+    summary: false,
+  });
   const { entries, manifest } = buildBundle(live, { toolVersion, logs, ...(opts.namespace ? { namespace: opts.namespace } : {}), ...(anonymizer ? { anonymizer } : {}) });
   try {
     await writeTarGz(opts.output, entries);

@@ -21,6 +21,7 @@ import { parseTime } from '../snapshot/units.js';
 import { baselinePath, ignoredPathTest, loadBaseline, loadConfig, type LoadedConfig } from './config-file.js';
 import { UsageError } from './errors.js';
 import { fieldLocator } from './field-locations.js';
+import { readCluster, requestTimeoutFlag } from './read-cluster.js';
 
 export interface ScanOptions {
   format?: string;
@@ -215,33 +216,20 @@ async function locateCitedLines(snapshot: Snapshot): Promise<void> {
   }
 }
 
-/** The live cluster of the kubeconfig; the client library is imported only now (it costs ~0.7 s to load). */
+/** The live cluster of the kubeconfig, listing only what the rules of this run read. */
 async function readLive(opts: ScanOptions): Promise<LiveResult> {
-  const { loadLive, LiveError, inputsOfRules, parseRequestTimeout } = await import('../loaders/live.js');
-  const requestTimeoutMs = parseRequestTimeout(opts.requestTimeout);
-  if (opts.requestTimeout !== undefined && requestTimeoutMs === undefined) {
-    throw new UsageError(`--request-timeout takes a duration such as 30s or 2m, got "${opts.requestTimeout}"`);
-  }
-  const { listingProgress } = await import('./progress.js');
-  const progress = listingProgress({ summary: true });
-  try {
-    const result = await loadLive({
-      ...(opts.kubeconfig ? { kubeconfig: opts.kubeconfig } : {}),
-      ...(opts.context ? { context: opts.context } : {}),
-      ...(opts.namespace ? { namespace: opts.namespace } : {}),
-      ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
-      // Only what the rules of this run read (`karpdoctor rbac` grants exactly that).
-      inputs: inputsOfRules(selectRules(RULES, { only: opts.rule ?? [], disabled: opts.disableRule ?? [] })),
-      logs: Boolean(opts.logs),
-      onProgress: progress.update,
-    });
-    progress.done();
-    return result;
-  } catch (e) {
-    progress.abort();
-    if (e instanceof LiveError) throw new UsageError(e.message);
-    throw e;
-  }
+  const { inputsOfRules } = await import('../loaders/live-resources.js');
+  const requestTimeoutMs = requestTimeoutFlag(opts.requestTimeout);
+  return readCluster({
+    ...(opts.kubeconfig ? { kubeconfig: opts.kubeconfig } : {}),
+    ...(opts.context ? { context: opts.context } : {}),
+    ...(opts.namespace ? { namespace: opts.namespace } : {}),
+    ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
+    // Only what the rules of this run read (`karpdoctor rbac` grants exactly that).
+    inputs: inputsOfRules(selectRules(RULES, { only: opts.rule ?? [], disabled: opts.disableRule ?? [] })),
+    logs: Boolean(opts.logs),
+    summary: true,
+  });
 }
 
 /** `node-unhealthy-not-repaired.toleration=45m` → { 'node-unhealthy-not-repaired': { toleration: '45m' } } */
