@@ -92,6 +92,19 @@ describe('formats', () => {
     expect(r.skipped).toEqual([]);
   });
 
+  it('reads kubectl -o yaml outputs concatenated without --- ((kubectl get nodes -o yaml; kubectl get pods -A -o yaml) > dump)', async () => {
+    const nodes = 'apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: n1\nkind: List\nmetadata:\n  resourceVersion: ""\n';
+    const pods = 'apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: p1\n    namespace: default\nkind: List\nmetadata:\n  resourceVersion: ""\n';
+    const deploy = 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: karpenter\n  namespace: kube-system\n';
+    const p = write('concatenated.yaml', nodes + pods + deploy);
+    for (const yamlPath of ['exact', 'fast', 'whole'] as const) {
+      const r = await loadInputs([p], { yamlPath });
+      expect(names(r), yamlPath).toEqual(['Node/n1', 'Pod/p1', 'Deployment/karpenter']);
+      expect(r.objects.map((o) => o.provenance.line), yamlPath).toEqual([3, 12, 20]);
+      expect(r.skipped, yamlPath).toEqual([]);
+    }
+  });
+
   it('reads a concatenated JSON stream of lists', async () => {
     const nodes = JSON.stringify({ kind: 'NodeList', apiVersion: 'v1', items: [{ metadata: { name: 'n1' } }] }, null, 4);
     const pods = JSON.stringify({ apiVersion: 'v1', items: [{ apiVersion: 'v1', kind: 'Pod', ...POD_ITEM('p1') }], kind: 'List' }, null, 4);

@@ -13,6 +13,11 @@ import { StrayLineHandler, isKubectlNoise, clip } from './text-lines.js';
 const MAX_ALIASES = 100;
 const DOC_SEPARATOR = /^---(\s|$)/;
 const DOC_END = /^\.\.\.\s*$/;
+/**
+ * A top-level `apiVersion:` once a document already has one: `kubectl get a -o yaml; kubectl get b -o yaml` written
+ * one after the other with no `---`. A YAML document cannot repeat a key, so this can only be the next document.
+ */
+const TOP_API_VERSION = /^apiVersion:/;
 /** An unquoted Helm/Go template expression where YAML expects a value: the file was never rendered. */
 const UNRENDERED_TEMPLATE = /^\s*(-\s+)?(\{\{|[^#"'\s][^#"']*:\s+\{\{)/;
 /** js-yaml keeps aliases as shared references, so an alias bomb would explode later; such units go to `yaml`. */
@@ -56,10 +61,29 @@ export function loadYamlText(text: string, source: string, sink: ObjectSink, str
     else if (l.includes('{{') && UNRENDERED_TEMPLATE.test(l)) templateLines.push(i + 1);
   }
   const clean = lines.join('\n');
-  const lineCounter = new LineCounter();
-  const docs = parseAllDocuments(clean, { lineCounter, uniqueKeys: true, prettyErrors: true });
-  const list = Array.isArray(docs) ? docs : [];
-  for (const doc of list) loadDocument(doc, clean, source, sink, lineCounter, templateLines);
+  // Parsed in pieces at the missing separators; each piece keeps its line numbers (padded with the lines before it).
+  const breaks = missingSeparators(lines);
+  breaks.forEach((from, i) => {
+    const to = breaks[i + 1] ?? lines.length;
+    const piece = breaks.length === 1 ? clean : '\n'.repeat(from) + lines.slice(from, to).join('\n');
+    const lineCounter = new LineCounter();
+    const docs = parseAllDocuments(piece, { lineCounter, uniqueKeys: true, prettyErrors: true });
+    for (const doc of Array.isArray(docs) ? docs : []) loadDocument(doc, piece, source, sink, lineCounter, templateLines);
+  });
+}
+
+/** 0-based first lines of the pieces to parse: 0, then every line where a document starts without `---`. */
+function missingSeparators(lines: string[]): number[] {
+  const starts = [0];
+  let seen = false;
+  lines.forEach((l, i) => {
+    if (DOC_SEPARATOR.test(l) || DOC_END.test(l)) seen = false;
+    else if (TOP_API_VERSION.test(l)) {
+      if (seen) starts.push(i);
+      seen = true;
+    }
+  });
+  return starts;
 }
 
 function loadDocument(
@@ -124,6 +148,8 @@ export class YamlStreamLoader {
   private batchFirstLine = 0;
   private itemStarts: number[] = [];
   private kindless: Array<{ value: unknown; line: number }> = [];
+  /** The current document has a top-level apiVersion (a second one starts the next document). */
+  private hasApiVersion = false;
 
   /** Lines-only mode: report where each object starts without decoding items (see locate.ts). */
   private readonly onUnit: ((line: number) => void) | undefined;
@@ -149,6 +175,13 @@ export class YamlStreamLoader {
       this.endDocument();
       this.docLine = line + 1;
       return;
+    }
+    if (first === 0x61 /* a */ && TOP_API_VERSION.test(text)) {
+      if (this.hasApiVersion) {
+        this.endDocument();
+        this.docLine = line;
+      }
+      this.hasApiVersion = true;
     }
     if (!this.templateLine && text.includes('{{') && UNRENDERED_TEMPLATE.test(text)) this.templateLine = line;
     if (this.inItems) {
@@ -269,6 +302,7 @@ export class YamlStreamLoader {
     this.itemsDone = false;
     this.itemIndent = null;
     this.templateLine = 0;
+    this.hasApiVersion = false;
   }
 
   private finishList(wrapper: Record<string, unknown>): void {
