@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runRules } from '../src/engine/runner.js';
-import type { KubeObject, LoadResult } from '../src/loaders/types.js';
+import type { KubeObject } from '../src/kube/types.js';
+import type { LoadResult } from '../src/loaders/types.js';
 import { RULES } from '../src/rules/index.js';
 import { Snapshot } from '../src/snapshot/snapshot.js';
 

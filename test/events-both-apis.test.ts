@@ -12,7 +12,7 @@ import { deniedFromManifest } from '../src/collect/manifest.js';
 import { runRules } from '../src/engine/runner.js';
 import { loadLive } from '../src/loaders/live.js';
 import { loadInputs } from '../src/loaders/load.js';
-import type { KubeObject } from '../src/loaders/types.js';
+import type { KubeObject } from '../src/kube/types.js';
 import { RULES } from '../src/rules/index.js';
 import { Snapshot } from '../src/snapshot/snapshot.js';
 import { makeTls, startFakeApiServer, type FakeApiServer } from './support/fake-apiserver.js';

@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { crc32, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isSkipped, walkInputs, type InputFile, type WalkOptions } from '../src/loaders/inputs.js';
-import type { SkippedInput } from '../src/loaders/types.js';
+import type { SkippedInput } from '../src/kube/types.js';
+import type { InputFile, WalkOptions } from '../src/loaders/types.js';
+import { isSkipped, walkInputs } from '../src/loaders/inputs.js';
 
 const MiB = 1024 * 1024;
 let root: string;

@@ -6,7 +6,7 @@ import { listingProgress } from '../src/cli/progress.js';
 import { runRules } from '../src/engine/runner.js';
 import { loadLive, LiveError, parseRequestTimeout } from '../src/loaders/live.js';
 import { loadInputs } from '../src/loaders/load.js';
-import type { KubeObject } from '../src/loaders/types.js';
+import type { KubeObject } from '../src/kube/types.js';
 import { RULES } from '../src/rules/index.js';
 import { Snapshot } from '../src/snapshot/snapshot.js';
 import { makeTls, runCli, startFakeApiServer, type FakeApiServer } from './support/fake-apiserver.js';

@@ -5,7 +5,7 @@ import { rbacYaml } from '../src/cli/rbac.js';
 import { selectRules, runRules } from '../src/engine/runner.js';
 import { KARPENTER_RESOURCES, inputsOfRules, loadLive } from '../src/loaders/live.js';
 import { loadInputs } from '../src/loaders/load.js';
-import type { KubeObject } from '../src/loaders/types.js';
+import type { KubeObject } from '../src/kube/types.js';
 import { RULES } from '../src/rules/index.js';
 import { Snapshot } from '../src/snapshot/snapshot.js';
 import { makeTls, runCli, startFakeApiServer, type ClusterRole, type FakeApiServer, type PolicyRule } from './support/fake-apiserver.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../src/loaders/types.js';
+import type { KubeObject } from '../src/kube/types.js';
 import { classifyBlocked } from '../src/rules/lib/disruption-blocked.js';
 import { podDoNotDisrupt } from '../src/rules/lib/do-not-disrupt.js';
 import { karpenterFacts } from '../src/rules/support.js';

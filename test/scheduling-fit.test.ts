@@ -1,6 +1,6 @@
 /** The scheduling solver on its own: Karpenter's requirement algebra and pod × NodePool fit, one rule at a time. */
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../src/loaders/types.js';
+import type { KubeObject } from '../src/kube/types.js';
 import { nodePoolView } from '../src/snapshot/karpenter.js';
 import { podConstraints, poolFit, poolProfile, volumeConstraints, type FitReason } from '../src/rules/lib/scheduling-fit.js';
 import { specRequests } from '../src/snapshot/capacity.js';

@@ -3,11 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadInputs } from '../src/loaders/load.js';
-import type { KubeObject, LoadResult } from '../src/loaders/types.js';
-import { KIND } from '../src/snapshot/kinds.js';
+import type { KubeObject } from '../src/kube/types.js';
+import type { LoadResult } from '../src/loaders/types.js';
+import { KIND } from '../src/kube/kinds.js';
 import { Snapshot } from '../src/snapshot/snapshot.js';
 import { coreVersionOf, parseVersion } from '../src/snapshot/version.js';
-import { parseDuration, parseQuantity } from '../src/snapshot/units.js';
+import { parseDuration, parseQuantity } from '../src/kube/units.js';
 
 function snap(objects: Array<Record<string, unknown>>, opts: ConstructorParameters<typeof Snapshot>[1] = {}, extra: Partial<LoadResult> = {}) {
   const load: LoadResult = {

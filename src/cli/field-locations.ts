@@ -1,7 +1,7 @@
 /** Where a field of a snapshot object sits in its input file, for CI annotations (SARIF, GitHub, markdown). */
 import type { SourceLocation } from '../engine/gate.js';
 import { fileOfProvenance } from '../loaders/locate-field.js';
-import type { KubeObject } from '../loaders/types.js';
+import type { KubeObject } from '../kube/types.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 
 /** The loader's field finder (via the snapshot), so a file cited by both evidence and CI locations is parsed once. */

@@ -6,7 +6,7 @@
 import { ConfigError, selectRules } from '../engine/runner.js';
 import { inputsOfRules, LEADER_LEASE, resourcesFor } from '../loaders/live-resources.js';
 import { RULES } from '../rules/index.js';
-import type { InputName } from '../snapshot/kinds.js';
+import type { InputName } from '../kube/kinds.js';
 import { UsageError } from './errors.js';
 
 export interface RbacOptions {

@@ -17,7 +17,7 @@ import { renderSarif } from '../reporters/sarif.js';
 import { renderTable } from '../reporters/table.js';
 import { RULES } from '../rules/index.js';
 import { Snapshot } from '../snapshot/snapshot.js';
-import { parseTime } from '../snapshot/units.js';
+import { parseTime } from '../kube/units.js';
 import { baselinePath, ignoredPathTest, loadBaseline, loadConfig, type LoadedConfig } from './config-file.js';
 import { UsageError } from './errors.js';
 import { fieldLocator } from './field-locations.js';

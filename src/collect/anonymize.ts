@@ -8,9 +8,9 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { KubeObject } from '../loaders/types.js';
+import type { KubeObject } from '../kube/types.js';
 import { isKarpenterControllerPod } from '../loaders/logs.js';
-import { isRecord } from '../snapshot/fields.js';
+import { isRecord } from '../kube/fields.js';
 
 /** Names every cluster has, which identify nobody; hashing them would only make the bundle harder to read. */
 export const KEPT_NAMES = ['default', 'kube-system', 'kube-public', 'kube-node-lease', 'karpenter'];

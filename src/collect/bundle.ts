@@ -5,7 +5,7 @@
  * serialised.
  */
 import type { LiveResult, ResourceOutcome } from '../loaders/live.js';
-import type { KubeObject } from '../loaders/types.js';
+import type { KubeObject } from '../kube/types.js';
 import type { Anonymizer } from './anonymize.js';
 import { KEPT_NAMES } from './anonymize.js';
 import { MANIFEST_FILE, MANIFEST_FORMAT, redactServer, type BundleManifest, type ManifestKind } from './manifest.js';

@@ -3,9 +3,9 @@
  * replaced by a marker rather than removed where rules point into arrays by index (env entries, args), so JSON
  * pointers in findings stay true. Runs on every object whatever load-time compaction already dropped.
  */
-import type { KubeObject } from '../loaders/types.js';
+import type { KubeObject } from '../kube/types.js';
 import { CONTROLLER_SETTING_NAMES } from '../loaders/controller-settings.js';
-import { isRecord } from '../snapshot/fields.js';
+import { isRecord } from '../kube/fields.js';
 
 export const REDACTED = '<redacted>';
 

@@ -4,7 +4,7 @@
  * committed: stable order, no timestamps, one entry per finding.
  */
 import { ConfigFileError } from './config.js';
-import type { GateFinding, StaleBaselineEntry } from './gate.js';
+import type { Finding } from './findings.js';
 
 export interface BaselineEntry {
   ruleId: string;
@@ -35,7 +35,8 @@ export function parseBaseline(text: string, path: string): BaselineEntry[] {
   });
 }
 
-export function baselineEntryOf(g: GateFinding): BaselineEntry {
+/** A finding as the gate anchors it (see GateFinding). */
+export function baselineEntryOf(g: { finding: Finding; pointer: string; fingerprint: string }): BaselineEntry {
   const { kind, namespace, name } = g.finding.object;
   return { ruleId: g.finding.ruleId, object: { kind, ...(namespace ? { namespace } : {}), name }, pointer: g.pointer, fingerprint: g.fingerprint };
 }
@@ -53,6 +54,6 @@ export function renderBaseline(entries: BaselineEntry[]): string {
   return `${JSON.stringify({ version: BASELINE_VERSION, tool: 'karpdoctor', findings: sorted }, null, 2)}\n`;
 }
 
-export function staleEntry(e: BaselineEntry): StaleBaselineEntry {
+export function staleEntry(e: BaselineEntry): BaselineEntry {
   return { ruleId: e.ruleId, object: e.object, pointer: e.pointer, fingerprint: e.fingerprint };
 }

@@ -1,6 +1,6 @@
 /** Findings in the shape of the output contract (`rules.md` § Output contract). */
-import type { KubeObject } from '../loaders/types.js';
-import { resolvePointer } from '../snapshot/fields.js';
+import type { KubeObject } from '../kube/types.js';
+import { resolvePointer } from '../kube/fields.js';
 import type { ObjectRef, Snapshot } from '../snapshot/snapshot.js';
 import type { EvidenceInput, FindingInput, Severity } from './rule.js';
 

@@ -4,7 +4,7 @@
  * Reporters (SARIF, markdown, GitHub annotations, table) render this view; the JSON contract stays as it is.
  */
 import { createHash } from 'node:crypto';
-import type { KubeObject } from '../loaders/types.js';
+import type { KubeObject } from '../kube/types.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { baselineEntryOf, staleEntry, type BaselineEntry } from './baseline.js';
 import type { IgnoreEntry, KarpdoctorConfig } from './config.js';
@@ -55,12 +55,8 @@ export interface UnusedSuppression {
   location?: SourceLocation;
 }
 
-export interface StaleBaselineEntry {
-  ruleId: string;
-  object: { kind: string; namespace?: string; name: string };
-  pointer: string;
-  fingerprint: string;
-}
+/** A baseline entry no finding of this run matched. */
+export type StaleBaselineEntry = BaselineEntry;
 
 export interface GateView {
   /** Every finding of the run in report order: the active ones (the report's findings), then the suppressed ones. */

@@ -2,9 +2,9 @@
  * A rule is one module: metadata rich enough to generate `rules`, `explain`, the README catalog and (later)
  * SARIF descriptors, plus a pure check over the snapshot that reports findings through the context.
  */
-import type { KubeObject, LogRecord } from '../loaders/types.js';
+import type { KubeObject, LogRecord } from '../kube/types.js';
 import type { EventView } from '../snapshot/events.js';
-import type { InputName } from '../snapshot/kinds.js';
+import type { InputName } from '../kube/kinds.js';
 import type { Snapshot, ObjectRef } from '../snapshot/snapshot.js';
 
 export type Severity = 'error' | 'warning' | 'info';

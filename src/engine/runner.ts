@@ -3,9 +3,9 @@
  * *not evaluated* with the reason — never a silent pass. A rule that throws is reported the same way, so one
  * bug never costs the user the rest of the report.
  */
-import { INPUTS } from '../snapshot/kinds.js';
+import { INPUTS } from '../kube/kinds.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
-import { parseDuration } from '../snapshot/units.js';
+import { parseDuration } from '../kube/units.js';
 import { SEVERITY_RANK, buildFinding, type Finding, type NotEvaluated } from './findings.js';
 import type { Rule, RuleMeta, Severity } from './rule.js';
 import { didYouMean } from './suggest.js';

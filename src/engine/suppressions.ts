@@ -3,7 +3,7 @@
  * object, or on a workload's pod template (its pods inherit it). Several clauses go on separate lines. A clause
  * without a reason or naming an unknown rule is not applied and is reported, so a typo never hides a finding silently.
  */
-import type { KubeObject } from '../loaders/types.js';
+import type { KubeObject } from '../kube/types.js';
 import { globToRegExp } from './glob.js';
 import type { IgnoreEntry } from './config.js';
 import type { ObjectRef } from '../snapshot/snapshot.js';

@@ -5,8 +5,8 @@
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import { crc32, createGunzip, createInflateRaw, type Gunzip, type InflateRaw } from 'node:zlib';
-import type { InputFile } from './inputs.js';
-import type { SkippedInput } from './types.js';
+import type { SkippedInput } from '../kube/types.js';
+import type { InputFile } from './types.js';
 
 type Item = InputFile | SkippedInput;
 

@@ -3,7 +3,7 @@
  * its size. This is the single list of what is thrown away; a rule that needs one of these fields must change
  * this file first. It never removes array elements: JSON pointers in findings must stay true to the file.
  */
-import type { KubeObject } from './types.js';
+import type { KubeObject } from '../kube/types.js';
 import { CONTROLLER_SETTING_NAMES } from './controller-settings.js';
 
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';

@@ -7,7 +7,7 @@
  */
 import { posix } from 'node:path';
 import { LineCounter, isMap, isPair, isScalar, isSeq, parseDocument, type YAMLMap } from 'yaml';
-import type { LoadedObject, SkippedInput } from './types.js';
+import type { LoadedObject, SkippedInput } from '../kube/types.js';
 
 export const CHART_FILE = /^Chart\.ya?ml$/;
 export const VALUES_FILE = /^values([.-].*)?\.ya?ml$/;

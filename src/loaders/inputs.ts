@@ -22,30 +22,8 @@ import {
   tarInGzip,
   type ByteSource,
 } from './archive.js';
-import type { SkippedInput } from './types.js';
-
-export interface InputFile {
-  /** Path shown to users: the path as typed joined with the relative path (`dump/kube-system/pods.json`),
-   *  `bundle.tar.gz!kube-system/pods.json` for archive entries, `<stdin>` for stdin. */
-  displayPath: string;
-  /** Path inside the scanned root (directory or archive), '/'-separated, no leading './'. For a single file given
-   *  directly: its basename. Used to recognise dump layouts (e.g. `kube-system/karpenter-abc/logs.txt`). */
-  relPath: string;
-  /** Size in bytes (uncompressed). */
-  size: number;
-  /** The contents as a sequence of Buffers (each at most ~4 MiB); callable more than once. Streams from disk (or
-   *  decompresses) as it goes. May reject with an Error whose message is a one-line reason (file vanished or became
-   *  unreadable since the walk, corrupt compressed zip data). */
-  chunks(): AsyncIterable<Buffer>;
-  /** For plain files on disk: the path to open, so another thread can read the file itself. */
-  fsPath?: string;
-}
-
-export interface WalkOptions {
-  stdin?: NodeJS.ReadableStream;
-  /** Paths the user asked to leave out (config `ignorePaths`), tested on absolute paths below a scanned directory. */
-  exclude?: { test: (absPath: string) => boolean; why: string };
-}
+import type { SkippedInput } from '../kube/types.js';
+import type { InputFile, WalkOptions } from './types.js';
 
 type Item = InputFile | SkippedInput;
 

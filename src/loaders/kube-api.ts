@@ -9,7 +9,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { parseDuration } from '../snapshot/units.js';
+import { parseDuration } from '../kube/units.js';
 
 /** A user-facing failure of the whole live read (no kubeconfig, unreachable server, rejected credentials). */
 export class LiveError extends Error {}

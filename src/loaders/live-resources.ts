@@ -2,7 +2,7 @@
  * The one table of what the live loader lists for which input: `loadLive` lists from it and `karpdoctor rbac` derives
  * its ClusterRole from it, so the role printed is exactly what a live scan or collect requests.
  */
-import { INPUTS, type InputName } from '../snapshot/kinds.js';
+import { INPUTS, type InputName } from '../kube/kinds.js';
 
 export interface Resource {
   group: string;

@@ -5,12 +5,13 @@
  * dumps and go through the same object pipeline as files — the live snapshot equals the offline one by construction.
  * Never Secrets, never ConfigMaps. Partial access is normal: a 403 or a missing CRD is recorded, not fatal.
  */
-import type { InputName } from '../snapshot/kinds.js';
+import type { InputName } from '../kube/kinds.js';
 import { connect, LiveError, listPages, statusMessage, type Api, type HttpError } from './kube-api.js';
 import { ALL_INPUTS, BUILT_IN, EVENTS_FALLBACK, LEADER_LEASE, listPath, resourceName, resourcesFor, type KARPENTER_RESOURCES, type Resource } from './live-resources.js';
 import { isKarpenterControllerPod, parseLogLine } from './logs.js';
 import { acceptDocument, type ObjectSink } from './objects.js';
-import type { KubeObject, LoadResult, LogRecord, SkippedInput } from './types.js';
+import type { KubeObject, LogRecord, SkippedInput } from '../kube/types.js';
+import type { LoadResult } from './types.js';
 
 // The live loader's public face for the CLI (imported lazily) and tests; the parts live in kube-api.ts (talking to
 // the API server) and live-resources.ts (what is listed for which input).

@@ -7,7 +7,9 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { MANIFEST_FILE, collectedAtFromManifest, deniedFromManifest } from '../collect/manifest.js';
 import { InputError } from './archive.js';
-import { isSkipped, walkInputs, type InputFile, type WalkOptions } from './inputs.js';
+import type { LoadedObject, LogRecord, SkippedInput } from '../kube/types.js';
+import type { InputFile, LoadOptions, LoadResult, PartialLoad } from './types.js';
+import { isSkipped, walkInputs } from './inputs.js';
 import { CHART_FILE, VALUES_FILE, joinHelmFiles, readChartFile, readValuesFile, type HelmFiles, CHART_SKIP, VALUES_SKIP } from './helm-files.js';
 import { JsonStreamScanner } from './json-stream.js';
 import { isKarpenterControllerPod, looksLikeKarpenterLog, podFromLogPath } from './logs.js';
@@ -17,7 +19,6 @@ import { locateUnitLines } from './locate.js';
 import { fieldFinder } from './locate-field.js';
 import { startPool, type ParsePool } from './parallel.js';
 import { planSplit, stitch, type RangePartial } from './split.js';
-import type { LoadResult, LoadedObject, LogRecord, SkippedInput } from './types.js';
 import { MAYBE_ALIAS, MAYBE_ANCHOR, YamlStreamLoader, loadYamlText } from './yaml-load.js';
 import jsYaml from 'js-yaml';
 
@@ -27,21 +28,6 @@ import jsYaml from 'js-yaml';
  */
 export const SMALL_YAML_BYTES = 256 << 10;
 const SNIFF_BYTES = 64 << 10;
-
-export interface LoadOptions {
-  stdin?: NodeJS.ReadableStream;
-  /** Force one YAML path: exact (`yaml`), fast (streaming js-yaml), whole (js-yaml on the whole file). Tests prove they agree. */
-  yamlPath?: 'exact' | 'fast' | 'whole';
-  /** Force the streaming JSON path instead of parsing files whole (tests prove both agree). */
-  jsonPath?: 'whole' | 'stream';
-  /** Files above this size are cut across worker threads (default: those too big to parse whole). */
-  splitAboveBytes?: number;
-  onFile?: (displayPath: string, bytes: number) => void;
-  /** Worker threads for parsing files on disk: undefined = automatic (cores, when the input is big), 0 = none. */
-  jobs?: number;
-  /** Files and directories to leave out (config `ignorePaths`); each is reported as skipped with `why`. */
-  exclude?: WalkOptions['exclude'];
-}
 
 /**
  * Files that belong to a GitOps repo's tooling rather than the cluster: recognised and skipped by name. Chart.yaml and
@@ -129,27 +115,6 @@ export async function loadOne(file: InputFile, opts: LoadOptions): Promise<Parti
   if (result.collectedAt) partial.collectedAt = result.collectedAt;
   if (helm.charts.length || helm.values.length) partial.helm = helm;
   return partial;
-}
-
-/** What one file contributed; plain data, so it can cross a thread boundary as JSON. */
-export interface PartialLoad {
-  objects: LoadedObject[];
-  logs: LogRecord[];
-  skipped: SkippedInput[];
-  listedKinds: string[];
-  ignoredLogBlocks: Array<[string, number]>;
-  /** A log file of a pod other than the Karpenter controller, not read. */
-  ignoredLogFile: boolean;
-  /** A documentation file (README.md, LICENSE…), not read. */
-  ignoredDoc?: boolean;
-  displayPath?: string;
-  /** The file was cut into this many ranges parsed in parallel. */
-  splitInto?: number;
-  /** Inputs a `karpdoctor collect` manifest records as denied (input, reason). */
-  denied?: Array<[string, string]>;
-  collectedAt?: string;
-  /** A Chart.yaml or values file: what becomes of it is decided once every file is in (joinHelmFiles). */
-  helm?: HelmFiles;
 }
 
 function skippedOnly(entry: SkippedInput): PartialLoad {

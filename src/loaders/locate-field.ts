@@ -5,16 +5,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, type Node, type Pair } from 'yaml';
-import type { Provenance } from './types.js';
-
-export interface FieldPosition {
-  line: number;
-  column: number;
-  endLine: number;
-  endColumn: number;
-  /** The part of the pointer that exists in the file: shorter than asked when the field is absent. */
-  foundPointer: string;
-}
+import type { FieldPosition, Provenance } from '../kube/types.js';
 
 /** Above this size the file is a dump, not a manifest: the object's own line is precise enough and far cheaper. */
 export const FIELD_LOCATE_MAX_BYTES = 4 * 1024 * 1024;

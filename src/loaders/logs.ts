@@ -5,7 +5,7 @@
  * (aggregators, Loki exports); those are peeled off first and kept where they say when or who.
  */
 
-import type { LogRecord, Provenance } from './types.js';
+import type { LogRecord, Provenance } from '../kube/types.js';
 
 export interface LogContext {
   source: string;

@@ -4,7 +4,7 @@
  * the list was empty.
  */
 import { compactObject } from './compact.js';
-import type { KubeObject, LoadedObject, SkippedInput } from './types.js';
+import type { KubeObject, LoadedObject, SkippedInput } from '../kube/types.js';
 
 export interface ObjectSink {
   objects: LoadedObject[];

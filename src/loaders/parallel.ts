@@ -6,8 +6,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { InputFile } from './inputs.js';
-import type { LoadOptions, PartialLoad } from './load.js';
+import type { InputFile, LoadOptions, PartialLoad } from './types.js';
 import type { RangeJob } from './split.js';
 
 /** Below this many bytes of files on disk, one thread is faster than starting workers. */

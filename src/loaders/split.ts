@@ -8,7 +8,7 @@
 import { FileSource } from './archive.js';
 import { JsonStreamScanner } from './json-stream.js';
 import { acceptObject, kindKey, listItemType, type ObjectSink } from './objects.js';
-import type { PartialLoad } from './load.js';
+import type { PartialLoad } from './types.js';
 
 export interface RangeJob {
   start: number;

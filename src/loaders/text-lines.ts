@@ -5,7 +5,7 @@
  */
 import { StringDecoder } from 'node:string_decoder';
 import { isKarpenterControllerPod, isLogBlockEnd, parseLogBlockStart, parseLogLine } from './logs.js';
-import type { LogRecord, SkippedInput } from './types.js';
+import type { LogRecord, SkippedInput } from '../kube/types.js';
 
 const KUBECTL_NOISE =
   /^(Warning: |Error from server|error: |No resources found|Cluster info dumped to |[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ \S+:\d+\] )/;

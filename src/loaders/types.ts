@@ -1,85 +1,25 @@
 /**
- * What every loader hands to the snapshot: Kubernetes objects with the place they came from,
- * Karpenter controller log records, and an honest account of everything that could not be used.
+ * What the loader hands to the snapshot (objects, log records and an honest account of everything that could not
+ * be used), and the files it reads them from.
  */
-import type { FieldPosition } from './locate-field.js';
+import type { FieldPosition, LoadedObject, LogRecord, Provenance, SkippedInput } from '../kube/types.js';
+import type { HelmFiles } from './helm-files.js';
 
-/** Where an object or a log line was read: a file (possibly inside an archive) and a 1-based line, or the live API. */
-export interface Provenance {
-  /** Display path: `dump/nodes.json`, `bundle.tar.gz!kube-system/pods.json`, `<stdin>`, or `live`. */
-  source: string;
-  /** 1-based line of the document or list item; 0 when unknown (live) or not yet located (see `fsPath`). */
-  line: number;
-  /**
-   * Set when the file was parsed whole and the line is found only if a report needs it: the file on disk to
-   * locate the object in (see `LoadResult.locate`).
-   */
+export interface InputFile {
+  /** Path shown to users: the path as typed joined with the relative path (`dump/kube-system/pods.json`),
+   *  `bundle.tar.gz!kube-system/pods.json` for archive entries, `<stdin>` for stdin. */
+  displayPath: string;
+  /** Path inside the scanned root (directory or archive), '/'-separated, no leading './'. For a single file given
+   *  directly: its basename. Used to recognise dump layouts (e.g. `kube-system/karpenter-abc/logs.txt`). */
+  relPath: string;
+  /** Size in bytes (uncompressed). */
+  size: number;
+  /** The contents as a sequence of Buffers (each at most ~4 MiB); callable more than once. Streams from disk (or
+   *  decompresses) as it goes. May reject with an Error whose message is a one-line reason (file vanished or became
+   *  unreadable since the walk, corrupt compressed zip data). */
+  chunks(): AsyncIterable<Buffer>;
+  /** For plain files on disk: the path to open, so another thread can read the file itself. */
   fsPath?: string;
-  /** With `fsPath`: the object's position among the objects of that file, to find its line without parsing. */
-  unit?: number;
-  /**
-   * For an object that wraps a document which is not itself an object (a Helm values file, see loaders/helm-files.ts):
-   * the JSON pointer in the object that stands for the document's root in the file.
-   */
-  pointerBase?: string;
-}
-
-/** A Kubernetes object as decoded from JSON/YAML, after load-time compaction. */
-export interface KubeObject {
-  apiVersion: string;
-  kind: string;
-  metadata: KubeMetadata;
-  [field: string]: unknown;
-}
-
-export interface KubeMetadata {
-  name?: string;
-  generateName?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  creationTimestamp?: string;
-  deletionTimestamp?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  ownerReferences?: OwnerReference[];
-  finalizers?: string[];
-  [field: string]: unknown;
-}
-
-export interface OwnerReference {
-  apiVersion?: string;
-  kind: string;
-  name: string;
-  uid?: string;
-  controller?: boolean;
-}
-
-export interface LoadedObject {
-  object: KubeObject;
-  provenance: Provenance;
-}
-
-/** One Karpenter controller log record, normalised across the three log generations. */
-export interface LogRecord {
-  /** RFC3339 time of the record (from the record itself, else from a `--timestamps` prefix); undefined if none. */
-  time?: string;
-  level?: string;
-  /** The message text, e.g. `created nodeclaim`. */
-  message: string;
-  /** Structured fields (JSON generations) or parsed console JSON tail; never undefined. */
-  fields: Record<string, unknown>;
-  /** Pod and container that wrote it, when the collecting tool said so. */
-  pod?: { namespace?: string; name: string; container?: string };
-  provenance: Provenance;
-}
-
-/** Something in the input that was not loaded, or only partly. Nothing is dropped without one of these. */
-export interface SkippedInput {
-  source: string;
-  /** 1-based line where the problem is, when it has one. */
-  line?: number;
-  reason: string;
 }
 
 /** The kind names a source told us it contained, even when empty (an empty `NodeClaimList` means "none", not "unknown"). */
@@ -105,4 +45,46 @@ export interface LoadResult {
   locate?: (fsPath: string, source: string) => number[];
   /** Re-reads a (manifest-sized) file and returns the line of one field of the object read at `provenance`. */
   locateField?: (provenance: Provenance, pointer: string) => FieldPosition | undefined;
+}
+
+export interface LoadOptions {
+  stdin?: NodeJS.ReadableStream;
+  /** Force one YAML path: exact (`yaml`), fast (streaming js-yaml), whole (js-yaml on the whole file). Tests prove they agree. */
+  yamlPath?: 'exact' | 'fast' | 'whole';
+  /** Force the streaming JSON path instead of parsing files whole (tests prove both agree). */
+  jsonPath?: 'whole' | 'stream';
+  /** Files above this size are cut across worker threads (default: those too big to parse whole). */
+  splitAboveBytes?: number;
+  onFile?: (displayPath: string, bytes: number) => void;
+  /** Worker threads for parsing files on disk: undefined = automatic (cores, when the input is big), 0 = none. */
+  jobs?: number;
+  /** Files and directories to leave out (config `ignorePaths`); each is reported as skipped with `why`. */
+  exclude?: WalkOptions['exclude'];
+}
+
+export interface WalkOptions {
+  stdin?: NodeJS.ReadableStream;
+  /** Paths the user asked to leave out (config `ignorePaths`), tested on absolute paths below a scanned directory. */
+  exclude?: { test: (absPath: string) => boolean; why: string };
+}
+
+/** What one file contributed; plain data, so it can cross a thread boundary as JSON. */
+export interface PartialLoad {
+  objects: LoadedObject[];
+  logs: LogRecord[];
+  skipped: SkippedInput[];
+  listedKinds: string[];
+  ignoredLogBlocks: Array<[string, number]>;
+  /** A log file of a pod other than the Karpenter controller, not read. */
+  ignoredLogFile: boolean;
+  /** A documentation file (README.md, LICENSE…), not read. */
+  ignoredDoc?: boolean;
+  displayPath?: string;
+  /** The file was cut into this many ranges parsed in parallel. */
+  splitInto?: number;
+  /** Inputs a `karpdoctor collect` manifest records as denied (input, reason). */
+  denied?: Array<[string, string]>;
+  collectedAt?: string;
+  /** A Chart.yaml or values file: what becomes of it is decided once every file is in (joinHelmFiles). */
+  helm?: HelmFiles;
 }

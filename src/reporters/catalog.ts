@@ -2,7 +2,7 @@
 import { Chalk } from 'chalk';
 import Table from 'cli-table3';
 import { CATEGORIES, type Rule } from '../engine/rule.js';
-import { INPUTS } from '../snapshot/kinds.js';
+import { INPUTS } from '../kube/kinds.js';
 import { wrapText } from './wrap.js';
 
 export function rulesJson(rules: readonly Rule[]): string {

@@ -4,9 +4,9 @@ import type { RunResult } from '../engine/runner.js';
 import { BLOCKER_ORDER, type Rule, type Severity } from '../engine/rule.js';
 import type { Finding } from '../engine/findings.js';
 import { nodeUsage, type Usage } from '../snapshot/capacity.js';
-import { KIND } from '../snapshot/kinds.js';
-import { formatBytes, formatCpu } from '../snapshot/units.js';
-import type { SkippedInput } from '../loaders/types.js';
+import { KIND } from '../kube/kinds.js';
+import { formatBytes, formatCpu } from '../kube/units.js';
+import type { SkippedInput } from '../kube/types.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { formatVersion } from '../snapshot/version.js';
 

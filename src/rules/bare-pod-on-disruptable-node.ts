@@ -1,13 +1,13 @@
 import { defineRule, type EvidenceInput, type FindingInput } from '../engine/rule.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
-import { formatDuration, parseDuration, parseTime } from '../snapshot/units.js';
+import { formatDuration, parseDuration, parseTime } from '../kube/units.js';
 import { DO_NOT_DISRUPT, isPodManifest, nodeDoNotDisrupt, podDoNotDisrupt } from './lib/do-not-disrupt.js';
 import { poolAccepts } from './lib/interruption-exposure.js';
 import { isActive, isMirrorPod } from './lib/reclaim-drain.js';
 import { karpenterFacts, listNames, podName, type KarpenterVersionFacts } from './support.js';
-import { KIND } from '../snapshot/kinds.js';
-import { dig } from '../snapshot/fields.js';
+import { KIND } from '../kube/kinds.js';
+import { dig } from '../kube/fields.js';
 
 export default defineRule({
   meta: {

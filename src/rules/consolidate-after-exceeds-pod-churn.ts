@@ -1,8 +1,8 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
-import type { KubeObject } from '../loaders/types.js';
-import { dig, str } from '../snapshot/fields.js';
+import type { KubeObject } from '../kube/types.js';
+import { dig, str } from '../kube/fields.js';
 import type { NodeClaimView } from '../snapshot/karpenter.js';
-import { formatDuration, parseDuration, parseTime } from '../snapshot/units.js';
+import { formatDuration, parseDuration, parseTime } from '../kube/units.js';
 import { karpenterFacts, listNames, plural } from './support.js';
 import { describeCapacity, isDaemonSetPod, isMirrorPod, isUnderused, nodeCapacity, pct, type NodeCapacity } from './lib/reclaim-capacity.js';
 

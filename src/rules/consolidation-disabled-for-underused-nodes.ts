@@ -1,8 +1,8 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
-import type { KubeObject } from '../loaders/types.js';
+import type { KubeObject } from '../kube/types.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
-import { dig } from '../snapshot/fields.js';
-import { parseDuration } from '../snapshot/units.js';
+import { dig } from '../kube/fields.js';
+import { parseDuration } from '../kube/units.js';
 import { listNames, plural, podName } from './support.js';
 import { blockedEvents } from './lib/disruption-blocked.js';
 import { describeCapacity, isUnderused, nodeCapacity, pct, type NodeCapacity } from './lib/reclaim-capacity.js';

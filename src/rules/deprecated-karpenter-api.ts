@@ -1,9 +1,9 @@
 import { stringify } from 'yaml';
 import { defineRule, type EvidenceInput, type FindingInput } from '../engine/rule.js';
-import type { KubeObject } from '../loaders/types.js';
-import { dig, isRecord, str, type Json } from '../snapshot/fields.js';
+import type { KubeObject } from '../kube/types.js';
+import { dig, isRecord, str, type Json } from '../kube/fields.js';
 import { generationOf } from '../snapshot/karpenter.js';
-import { KIND } from '../snapshot/kinds.js';
+import { KIND } from '../kube/kinds.js';
 import type { ObjectRef, Snapshot } from '../snapshot/snapshot.js';
 import { annotationPath, DO_NOT_CONSOLIDATE, DO_NOT_DISRUPT, DO_NOT_EVICT, POD_TEMPLATE_KINDS } from './lib/do-not-disrupt.js';
 import { workloadOf } from './lib/interruption-settings.js';

@@ -1,6 +1,6 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
-import { formatDuration } from '../snapshot/units.js';
+import { formatDuration } from '../kube/units.js';
 import { karpenterFacts, listNames, plural } from './support.js';
 import { blockedEvents } from './lib/disruption-blocked.js';
 import { budgetState, budgetYaml, hasBudgets, nextOpening, nodesByPool, REASONS, type BudgetState, type DisruptionReason } from './lib/reclaim-budgets.js';

@@ -1,10 +1,10 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
-import type { KubeObject } from '../loaders/types.js';
-import { formatTaint, str, taintsAt } from '../snapshot/fields.js';
+import type { KubeObject } from '../kube/types.js';
+import { formatTaint, str, taintsAt } from '../kube/fields.js';
 import type { NodeClaimView, NodePoolView } from '../snapshot/karpenter.js';
-import { KIND } from '../snapshot/kinds.js';
+import { KIND } from '../kube/kinds.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
-import { formatDuration, parseTime } from '../snapshot/units.js';
+import { formatDuration, parseTime } from '../kube/units.js';
 import { karpenterFacts, listNames, type KarpenterVersionFacts } from './support.js';
 import { provisioningLog, type ProvisioningLog } from './lib/volumes-health-logs.js';
 import { isWorkloadPod, nodeZone, ZONAL_PROVISIONERS } from './lib/volumes-health-zones.js';

@@ -1,8 +1,8 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
-import type { KubeObject } from '../loaders/types.js';
-import { dig } from '../snapshot/fields.js';
-import { KIND } from '../snapshot/kinds.js';
-import { formatDuration, parseDuration, parseTime } from '../snapshot/units.js';
+import type { KubeObject, LogRecord } from '../kube/types.js';
+import { dig } from '../kube/fields.js';
+import { KIND } from '../kube/kinds.js';
+import { formatDuration, parseDuration, parseTime } from '../kube/units.js';
 import { DO_NOT_DISRUPT, DO_NOT_EVICT } from './lib/do-not-disrupt.js';
 import {
   blockEvidence,
@@ -15,7 +15,6 @@ import {
   nsName,
   type EvictionBlock,
 } from './lib/reclaim-drain.js';
-import type { LogRecord } from '../loaders/types.js';
 import { ageOf, byLastSeen, karpenterFacts, listNames } from './support.js';
 
 /** "deleting expired nodeclaim" (v1.x debug log of nodeclaim.expiration) for one NodeClaim. */

@@ -1,11 +1,11 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
-import type { KubeObject, LogRecord } from '../loaders/types.js';
+import type { KubeObject, LogRecord } from '../kube/types.js';
 import type { EventView } from '../snapshot/events.js';
-import { isRecord } from '../snapshot/fields.js';
+import { isRecord } from '../kube/fields.js';
 import type { NodeClaimView } from '../snapshot/karpenter.js';
-import { KIND } from '../snapshot/kinds.js';
+import { KIND } from '../kube/kinds.js';
 import type { ObjectRef } from '../snapshot/snapshot.js';
-import { formatDuration } from '../snapshot/units.js';
+import { formatDuration } from '../kube/units.js';
 import { ageOf, byLastSeen, karpenterFacts, listNames, podName, type KarpenterVersionFacts } from './support.js';
 import { statefulReasons } from './lib/interruption-settings.js';
 

@@ -1,9 +1,10 @@
 import { defineRule, type EvidenceInput, type RuleContext } from '../engine/rule.js';
-import type { KubeObject } from '../loaders/types.js';
-import { isKarpenterControllerWorkload, type HelmControllerFacts } from '../snapshot/controller.js';
-import { arr, dig, isRecord, pointer, str, type Json } from '../snapshot/fields.js';
+import type { KubeObject } from '../kube/types.js';
+import { isKarpenterControllerWorkload } from '../snapshot/controller.js';
+import type { HelmControllerFacts } from '../snapshot/controller-info.js';
+import { arr, dig, isRecord, pointer, str, type Json } from '../kube/fields.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
-import { KIND } from '../snapshot/kinds.js';
+import { KIND } from '../kube/kinds.js';
 import { isActive } from '../snapshot/pods.js';
 import { nodeMismatch } from '../snapshot/selectors.js';
 import type { Snapshot } from '../snapshot/snapshot.js';

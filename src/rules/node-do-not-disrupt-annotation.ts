@@ -1,6 +1,6 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
-import type { KubeObject } from '../loaders/types.js';
-import { formatDuration, parseDuration, parseTime } from '../snapshot/units.js';
+import type { KubeObject } from '../kube/types.js';
+import { formatDuration, parseDuration, parseTime } from '../kube/units.js';
 import { DO_NOT_DISRUPT, annotationPath, nodeDoNotDisrupt } from './lib/do-not-disrupt.js';
 import { blockedEvents } from './lib/disruption-blocked.js';
 import { ageOf, byLastSeen, karpenterFacts, listNames, plural } from './support.js';

@@ -1,8 +1,8 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
-import type { KubeObject } from '../loaders/types.js';
-import { condition, dig, isRecord } from '../snapshot/fields.js';
+import type { KubeObject } from '../kube/types.js';
+import { condition, dig, isRecord } from '../kube/fields.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
-import { formatBytes, formatDuration, parseQuantity } from '../snapshot/units.js';
+import { formatBytes, formatDuration, parseQuantity } from '../kube/units.js';
 import { awsNodeClassOf, isAwsRef } from './lib/configuration.js';
 import { ageOf } from './support.js';
 

@@ -1,10 +1,10 @@
 import { isDaemonSetPod } from '../snapshot/pods.js';
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
-import type { KubeObject } from '../loaders/types.js';
+import type { KubeObject } from '../kube/types.js';
 import type { EventView } from '../snapshot/events.js';
-import { dig, taintsAt } from '../snapshot/fields.js';
-import { KIND } from '../snapshot/kinds.js';
-import { formatDuration, parseTime } from '../snapshot/units.js';
+import { dig, taintsAt } from '../kube/fields.js';
+import { KIND } from '../kube/kinds.js';
+import { formatDuration, parseTime } from '../kube/units.js';
 import { isPending, karpenterFacts, listNames, plural, podName, type KarpenterVersionFacts } from './support.js';
 import { blockedEvents } from './lib/disruption-blocked.js';
 import { podDoNotDisrupt } from './lib/do-not-disrupt.js';

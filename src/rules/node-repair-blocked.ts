@@ -1,8 +1,8 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
-import type { KubeObject } from '../loaders/types.js';
-import { conditions, type Condition } from '../snapshot/fields.js';
+import type { KubeObject } from '../kube/types.js';
+import { conditions, type Condition } from '../kube/fields.js';
 import type { EventView } from '../snapshot/events.js';
-import { formatDuration } from '../snapshot/units.js';
+import { formatDuration } from '../kube/units.js';
 import { ageOf, byLastSeen, karpenterFacts, listNames, plural, type KarpenterVersionFacts } from './support.js';
 
 /** AWS repair policies (karpenter-facts §3.2): condition type/status and the AWS version that added it. */

@@ -1,8 +1,8 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
-import type { KubeObject } from '../loaders/types.js';
-import { condition, dig, formatTaint, str } from '../snapshot/fields.js';
-import { KIND } from '../snapshot/kinds.js';
-import { formatDuration, parseTime } from '../snapshot/units.js';
+import type { KubeObject } from '../kube/types.js';
+import { condition, dig, formatTaint, str } from '../kube/fields.js';
+import { KIND } from '../kube/kinds.js';
+import { formatDuration, parseTime } from '../kube/units.js';
 import {
   blockEvidence,
   deletionOf,

@@ -1,8 +1,8 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
-import type { KubeObject } from '../loaders/types.js';
+import type { KubeObject } from '../kube/types.js';
 import { containersOf } from '../snapshot/controller.js';
-import { dig, str } from '../snapshot/fields.js';
-import { KIND } from '../snapshot/kinds.js';
+import { dig, str } from '../kube/fields.js';
+import { KIND } from '../kube/kinds.js';
 import { karpenterFacts } from './support.js';
 import { envValuePath, interruptionQueue, queueNameFromArnOrUrl } from './lib/interruption-settings.js';
 

@@ -1,8 +1,8 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
-import type { KubeObject } from '../loaders/types.js';
-import { condition } from '../snapshot/fields.js';
+import type { KubeObject } from '../kube/types.js';
+import { condition } from '../kube/fields.js';
 import type { NodeClaimView, NodePoolView } from '../snapshot/karpenter.js';
-import { formatDuration, parseDuration, parseTime } from '../snapshot/units.js';
+import { formatDuration, parseDuration, parseTime } from '../kube/units.js';
 import { ageOf, karpenterFacts, listNames, podName, type KarpenterVersionFacts } from './support.js';
 
 export default defineRule({

@@ -1,6 +1,6 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
-import { conditions, dig, isRecord } from '../snapshot/fields.js';
-import { formatDuration, parseQuantity } from '../snapshot/units.js';
+import { conditions, dig, isRecord } from '../kube/fields.js';
+import { formatDuration, parseQuantity } from '../kube/units.js';
 import { CCM_UNINITIALIZED, nodeTaints, UNREGISTERED } from './lib/registration-common.js';
 import { ageOf, karpenterFacts } from './support.js';
 

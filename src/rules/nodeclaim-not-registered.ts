@@ -1,8 +1,8 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
-import type { LogRecord } from '../loaders/types.js';
-import { conditions } from '../snapshot/fields.js';
+import type { LogRecord } from '../kube/types.js';
+import { conditions } from '../kube/fields.js';
 import type { NodeClaimView } from '../snapshot/karpenter.js';
-import { formatDuration } from '../snapshot/units.js';
+import { formatDuration } from '../kube/units.js';
 import { logNodeClaim, logNodePool, poolFromClaimName } from './lib/registration-common.js';
 import { ageOf, byLastSeen, karpenterFacts, listNames, plural } from './support.js';
 

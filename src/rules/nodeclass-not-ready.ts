@@ -1,8 +1,8 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
-import type { KubeObject } from '../loaders/types.js';
-import { arr, conditions, dig, isRecord, str, type Condition, type Json } from '../snapshot/fields.js';
-import { KIND } from '../snapshot/kinds.js';
-import { formatDuration } from '../snapshot/units.js';
+import type { KubeObject } from '../kube/types.js';
+import { arr, conditions, dig, isRecord, str, type Condition, type Json } from '../kube/fields.js';
+import { KIND } from '../kube/kinds.js';
+import { formatDuration } from '../kube/units.js';
 import { nodeClassRefOf } from './lib/configuration.js';
 import { ageOf, listNames, plural } from './support.js';
 

@@ -1,12 +1,12 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
-import type { KubeObject, LogRecord } from '../loaders/types.js';
+import type { KubeObject, LogRecord } from '../kube/types.js';
 import type { EventView } from '../snapshot/events.js';
-import { arr, dig, pointer, str } from '../snapshot/fields.js';
+import { arr, dig, pointer, str } from '../kube/fields.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
-import { KIND } from '../snapshot/kinds.js';
+import { KIND } from '../kube/kinds.js';
 import { isDaemonSetPod } from '../snapshot/pods.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
-import { formatBytes, formatCpu, parseQuantity } from '../snapshot/units.js';
+import { formatBytes, formatCpu, parseQuantity } from '../kube/units.js';
 import { editCommand, limitsPath } from './lib/configuration.js';
 import { poolExcludes } from './lib/volumes-health-zones.js';
 import { byLastSeen, isPending, listNames, plural, podName } from './support.js';

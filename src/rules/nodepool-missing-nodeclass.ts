@@ -1,9 +1,9 @@
 import { defineRule, type EvidenceInput, type FindingInput } from '../engine/rule.js';
 import { didYouMean } from '../engine/suggest.js';
-import type { KubeObject } from '../loaders/types.js';
-import { condition, type Condition } from '../snapshot/fields.js';
+import type { KubeObject } from '../kube/types.js';
+import { condition, type Condition } from '../kube/fields.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
-import { KIND } from '../snapshot/kinds.js';
+import { KIND } from '../kube/kinds.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { AWS_GROUP, AZURE_GROUP, editCommand, nodeClassKey, nodeClassKindListed, nodeClassNames, nodeClassRefOf, type NodeClassRef } from './lib/configuration.js';
 import { byLastSeen, listNames } from './support.js';

@@ -1,7 +1,7 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
-import { dig, isRecord } from '../snapshot/fields.js';
+import { dig, isRecord } from '../kube/fields.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
-import { formatBytes, parseQuantity } from '../snapshot/units.js';
+import { formatBytes, parseQuantity } from '../kube/units.js';
 import { editCommand, isStaticPool, limitsPath } from './lib/configuration.js';
 
 /** Limits that bound how far a pool can scale out; any other key (e.g. nvidia.com/gpu) caps only part of it. */

@@ -1,9 +1,9 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
-import type { KubeObject } from '../loaders/types.js';
-import { condition, dig } from '../snapshot/fields.js';
-import { KIND } from '../snapshot/kinds.js';
+import type { KubeObject } from '../kube/types.js';
+import { condition, dig } from '../kube/fields.js';
+import { KIND } from '../kube/kinds.js';
 import type { EventView } from '../snapshot/events.js';
-import { formatDuration } from '../snapshot/units.js';
+import { formatDuration } from '../kube/units.js';
 import { selectorMatches } from '../snapshot/selectors.js';
 import { blockedEvents } from './lib/disruption-blocked.js';
 import { isActive, isMirrorPod, neverEvictable, nsName, pdbAllowsNone, toleratesDisrupted, workloadsOfPdb } from './lib/reclaim-drain.js';

@@ -1,12 +1,12 @@
 import { defineRule, type EvidenceInput, type FindingInput } from '../engine/rule.js';
-import type { KubeObject, LogRecord } from '../loaders/types.js';
+import type { KubeObject, LogRecord } from '../kube/types.js';
 import type { EventView } from '../snapshot/events.js';
-import { arr, condition, dig, isRecord, str } from '../snapshot/fields.js';
-import { KIND } from '../snapshot/kinds.js';
+import { arr, condition, dig, isRecord, str } from '../kube/fields.js';
+import { KIND } from '../kube/kinds.js';
 import { isDaemonSetPod, isMirrorPod } from '../snapshot/pods.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { tolerates } from '../snapshot/selectors.js';
-import { formatDuration } from '../snapshot/units.js';
+import { formatDuration } from '../kube/units.js';
 import { POD_TEMPLATE_KINDS, isPodManifest } from './lib/do-not-disrupt.js';
 import { podConstraints, poolFit, volumeConstraints, type FitReason, type PodConstraints, type PoolProfile } from './lib/scheduling-fit.js';
 import { poolProfiles } from './lib/scheduling-pools.js';

@@ -1,8 +1,8 @@
 import { defineRule, type EvidenceInput, type FindingInput } from '../engine/rule.js';
-import type { KubeObject } from '../loaders/types.js';
-import { dig } from '../snapshot/fields.js';
-import { KIND } from '../snapshot/kinds.js';
-import { formatDuration } from '../snapshot/units.js';
+import type { KubeObject } from '../kube/types.js';
+import { dig } from '../kube/fields.js';
+import { KIND } from '../kube/kinds.js';
+import { formatDuration } from '../kube/units.js';
 import {
   DO_NOT_DISRUPT,
   DO_NOT_EVICT,

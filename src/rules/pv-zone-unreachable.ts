@@ -1,8 +1,8 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
-import type { KubeObject } from '../loaders/types.js';
-import { dig, str } from '../snapshot/fields.js';
-import { KIND } from '../snapshot/kinds.js';
-import { formatDuration } from '../snapshot/units.js';
+import type { KubeObject } from '../kube/types.js';
+import { dig, str } from '../kube/fields.js';
+import { KIND } from '../kube/kinds.js';
+import { formatDuration } from '../kube/units.js';
 import { ageOf, isPending, listNames, podName } from './support.js';
 import { poolExcludes, poolReach, volumeZone, type PoolReach } from './lib/volumes-health-zones.js';
 

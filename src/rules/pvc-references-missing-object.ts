@@ -1,7 +1,7 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
-import { dig, str } from '../snapshot/fields.js';
-import { KIND } from '../snapshot/kinds.js';
-import { formatDuration } from '../snapshot/units.js';
+import { dig, str } from '../kube/fields.js';
+import { KIND } from '../kube/kinds.js';
+import { formatDuration } from '../kube/units.js';
 import { ageOf, listNames, podName } from './support.js';
 
 const NOT_FOUND = /not found|does not exist|storageclass\.storage\.k8s\.io .*not found|lost its underlying PersistentVolume/i;

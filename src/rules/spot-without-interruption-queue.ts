@@ -1,6 +1,6 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
-import type { ControllerInfo } from '../snapshot/controller.js';
-import { KIND } from '../snapshot/kinds.js';
+import type { ControllerInfo } from '../snapshot/controller-info.js';
+import { KIND } from '../kube/kinds.js';
 import { anchorEvidence, karpenterFacts, listNames, plural } from './support.js';
 import { interruptionQueue, queueNameFromArnOrUrl, spotAllowance, GLOBAL_SETTINGS, QUEUE_NAME_KEY } from './lib/interruption-settings.js';
 

@@ -1,6 +1,6 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
-import { condition, formatTaint } from '../snapshot/fields.js';
-import { formatDuration } from '../snapshot/units.js';
+import { condition, formatTaint } from '../kube/fields.js';
+import { formatDuration } from '../kube/units.js';
 import { blockedEvents } from './lib/disruption-blocked.js';
 import { clusterSyncLogs, deletionOf, disruptedTaint } from './lib/reclaim-drain.js';
 import { ageOf, byLastSeen, karpenterFacts, plural } from './support.js';

@@ -1,6 +1,6 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
-import { formatTaint, type Taint } from '../snapshot/fields.js';
-import { formatDuration } from '../snapshot/units.js';
+import { formatTaint, type Taint } from '../kube/fields.js';
+import { formatDuration } from '../kube/units.js';
 import {
   agentDaemonSets,
   agentFor,

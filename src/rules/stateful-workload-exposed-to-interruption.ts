@@ -1,7 +1,7 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
-import type { KubeObject } from '../loaders/types.js';
-import { dig } from '../snapshot/fields.js';
-import { KIND } from '../snapshot/kinds.js';
+import type { KubeObject } from '../kube/types.js';
+import { dig } from '../kube/fields.js';
+import { KIND } from '../kube/kinds.js';
 import type { ObjectRef } from '../snapshot/snapshot.js';
 import { karpenterFacts, listNames, plural, podName, type KarpenterVersionFacts } from './support.js';
 import { podDoNotDisrupt, annotationPath, DO_NOT_DISRUPT } from './lib/do-not-disrupt.js';

@@ -1,8 +1,8 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
-import type { KubeObject } from '../loaders/types.js';
-import { arr, dig, str, type Json } from '../snapshot/fields.js';
+import type { KubeObject } from '../kube/types.js';
+import { arr, dig, str, type Json } from '../kube/fields.js';
 import { allowedZones } from '../snapshot/karpenter.js';
-import { KIND } from '../snapshot/kinds.js';
+import { KIND } from '../kube/kinds.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { isPending, karpenterFacts, listNames, plural, podName } from './support.js';
 import { volumeZone, ZONAL_PROVISIONERS, ZONE_KEYS } from './lib/volumes-health-zones.js';

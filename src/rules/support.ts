@@ -2,12 +2,12 @@
  * What more than one rule needs: durations against the reference time, the Karpenter version verdict with the
  * evidence it rests on, and pod phase helpers. A helper lives here as soon as a second rule wants it.
  */
-import type { KubeObject } from '../loaders/types.js';
+import type { KubeObject } from '../kube/types.js';
 import type { EvidenceInput } from '../engine/rule.js';
-import type { ControllerInfo, SettingAnchor } from '../snapshot/controller.js';
-import { dig, str } from '../snapshot/fields.js';
+import type { ControllerInfo, SettingAnchor } from '../snapshot/controller-info.js';
+import { dig, str } from '../kube/fields.js';
 import type { EventView } from '../snapshot/events.js';
-import { formatDuration, parseTime } from '../snapshot/units.js';
+import { formatDuration, parseTime } from '../kube/units.js';
 import { atLeast, coreVersionOf, formatVersion } from '../snapshot/version.js';
 
 /** Milliseconds between a timestamp and the reference time; undefined if the timestamp is missing/invalid. */

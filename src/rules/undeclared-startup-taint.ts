@@ -1,6 +1,6 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
-import type { KubeObject } from '../loaders/types.js';
-import { dig, formatTaint, str, type Taint } from '../snapshot/fields.js';
+import type { KubeObject } from '../kube/types.js';
+import { dig, formatTaint, str, type Taint } from '../kube/fields.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
 import { awsNodeClassOf } from './lib/configuration.js';
 import { agentFor, nodeTaints } from './lib/registration-common.js';

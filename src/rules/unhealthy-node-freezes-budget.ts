@@ -1,5 +1,5 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
-import { formatDuration } from '../snapshot/units.js';
+import { formatDuration } from '../kube/units.js';
 import { ageOf, karpenterFacts, listNames, plural } from './support.js';
 import { allowedByReason, budgetState, hasBudgets, nodesByPool, REASONS, type BudgetState, type DisruptionReason, type PoolNode } from './lib/reclaim-budgets.js';
 

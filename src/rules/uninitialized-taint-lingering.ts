@@ -1,8 +1,8 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
-import { formatTaint } from '../snapshot/fields.js';
-import { KIND } from '../snapshot/kinds.js';
-import { formatDuration } from '../snapshot/units.js';
-import type { KubeObject } from '../loaders/types.js';
+import { formatTaint } from '../kube/fields.js';
+import { KIND } from '../kube/kinds.js';
+import { formatDuration } from '../kube/units.js';
+import type { KubeObject } from '../kube/types.js';
 import { ageOf, byLastSeen, isPending, karpenterFacts, listNames, plural, podName } from './support.js';
 
 const TAINT = 'node.cloudprovider.kubernetes.io/uninitialized';

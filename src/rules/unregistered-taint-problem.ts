@@ -1,9 +1,9 @@
 import { defineRule, type EvidenceInput, type FindingInput } from '../engine/rule.js';
-import type { KubeObject, LogRecord } from '../loaders/types.js';
-import { arr, dig, str, type Json } from '../snapshot/fields.js';
+import type { KubeObject, LogRecord } from '../kube/types.js';
+import { arr, dig, str, type Json } from '../kube/fields.js';
 import type { NodeClaimView } from '../snapshot/karpenter.js';
-import { KIND } from '../snapshot/kinds.js';
-import { formatDuration } from '../snapshot/units.js';
+import { KIND } from '../kube/kinds.js';
+import { formatDuration } from '../kube/units.js';
 import { awsNodeClassOfClaim, logNodeClaim, nodeClassNameOf, nodeTaints, UNREGISTERED } from './lib/registration-common.js';
 import { ageOf, byLastSeen, karpenterFacts } from './support.js';
 

@@ -3,11 +3,11 @@
  * allocatable. A pod's request is the larger of the sum of its containers and its largest init container, as the
  * kube-scheduler counts it (plus `spec.overhead`).
  */
-import type { KubeObject } from '../loaders/types.js';
-import { arr, dig, isRecord, type Json } from './fields.js';
+import type { KubeObject } from '../kube/types.js';
+import { arr, dig, isRecord, type Json } from '../kube/fields.js';
 import { isActive, isDaemonSetPod } from './pods.js';
 import type { Snapshot } from './snapshot.js';
-import { parseQuantity } from './units.js';
+import { parseQuantity } from '../kube/units.js';
 
 export interface Usage {
   cpu: { requested: number; allocatable: number };

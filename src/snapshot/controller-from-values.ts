@@ -2,11 +2,11 @@
  * The controller as Karpenter's chart would render a release's values, for a GitOps repository that holds the values
  * but no rendered Deployment: every setting anchored at the key a developer edits (see SettingAnchor).
  */
-import type { KubeObject, Provenance } from '../loaders/types.js';
-import type { ControllerInfo, SettingAnchor } from './controller.js';
+import type { KubeObject, Provenance } from '../kube/types.js';
+import type { ControllerInfo, SettingAnchor } from './controller-info.js';
 import type { KarpenterRelease } from './helm-values.js';
 import { renderKarpenterChart } from './karpenter-chart.js';
-import { dig } from './fields.js';
+import { dig } from '../kube/fields.js';
 import { parseVersion } from './version.js';
 
 /** The controller as the chart would render these values (no rendered Deployment/Pod in the input). */

@@ -1,6 +1,6 @@
 /** core/v1 and events.k8s.io/v1 Events in one shape, with persistence (count, first/last seen). */
-import type { KubeObject } from '../loaders/types.js';
-import { dig, str } from './fields.js';
+import type { KubeObject } from '../kube/types.js';
+import { dig, str } from '../kube/fields.js';
 
 export interface EventView {
   object: KubeObject;

@@ -5,9 +5,9 @@
  * developer edits — the JSON pointer of any values key inside the object that holds it.
  */
 import { parse as parseYaml } from 'yaml';
-import type { KubeObject } from '../loaders/types.js';
-import { arr, dig, isRecord, pointer, str, type Json } from './fields.js';
-import { KIND } from './kinds.js';
+import type { KubeObject } from '../kube/types.js';
+import { arr, dig, isRecord, pointer, str, type Json } from '../kube/fields.js';
+import { KIND } from '../kube/kinds.js';
 
 export interface KarpenterRelease {
   /** What a developer edits: the values file (HelmValues), the HelmRelease or the Application. */

@@ -6,7 +6,7 @@
  * nodeSelectorTerms drop the default `karpenter.sh/nodepool DoesNotExist` term (karpenter-facts §7.9), while
  * `affinity: {}` keeps it.
  */
-import { arr, isRecord, type Json } from './fields.js';
+import { arr, isRecord, type Json } from '../kube/fields.js';
 import { atLeast, formatVersion, type Version } from './version.js';
 
 /** `settings.*` keys the deployment template turns into env (v0.32+), each only when set (`{{- with … }}`). */

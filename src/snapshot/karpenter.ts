@@ -3,8 +3,8 @@
  * Provisioner; v1/v1beta1 NodeClaim, v1alpha5 Machine. Every field keeps the JSON pointer it came from, so a
  * finding can point at the place in the original object the user has to edit.
  */
-import type { KubeObject } from '../loaders/types.js';
-import { arr, conditions, dig, isRecord, nameOf, str, taintsAt, type Condition, type Json, type Taint } from './fields.js';
+import type { KubeObject } from '../kube/types.js';
+import { arr, conditions, dig, isRecord, nameOf, str, taintsAt, type Condition, type Json, type Taint } from '../kube/fields.js';
 
 export type Generation = 'v1' | 'v1beta1' | 'v1alpha5';
 

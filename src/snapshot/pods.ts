@@ -1,6 +1,6 @@
 /** What kind of pod this is, the way Karpenter and the kube-scheduler see it: one definition for every rule. */
-import type { KubeObject } from '../loaders/types.js';
-import { dig } from './fields.js';
+import type { KubeObject } from '../kube/types.js';
+import { dig } from '../kube/fields.js';
 
 export function isTerminal(pod: KubeObject): boolean {
   const phase = dig(pod, 'status', 'phase');

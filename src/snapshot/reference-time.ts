@@ -3,11 +3,11 @@
  * dump: `--now`, else a support bundle's collection time, else the latest timestamp the dump holds (kubelet heartbeats, events, conditions, log lines),
  * else — live clusters and dumps without any timestamp — the wall clock, and the report says which.
  */
-import type { KubeObject } from '../loaders/types.js';
-import { arr, dig, type Json } from './fields.js';
-import { KIND } from './kinds.js';
-import type { Snapshot, SnapshotOptions } from './snapshot.js';
-import { parseTime } from './units.js';
+import type { KubeObject, LogRecord } from '../kube/types.js';
+import { arr, dig, type Json } from '../kube/fields.js';
+import { KIND } from '../kube/kinds.js';
+import type { EventView } from './events.js';
+import { parseTime } from '../kube/units.js';
 
 export interface ReferenceTime {
   /** Milliseconds since the epoch. */
@@ -18,7 +18,15 @@ export interface ReferenceTime {
   evidence?: string;
 }
 
-export function referenceTime(snapshot: Snapshot, opts: SnapshotOptions): ReferenceTime {
+/** The parts of the snapshot the reference time is read from (it is computed while the snapshot is built). */
+export interface TimedInput {
+  collectedAt: string | undefined;
+  all(kindKey: string): KubeObject[];
+  events(): EventView[];
+  logs: LogRecord[];
+}
+
+export function referenceTime(snapshot: TimedInput, opts: { now?: string; live?: boolean }): ReferenceTime {
   if (opts.now) {
     const ms = parseTime(opts.now);
     if (ms !== undefined) return { ms, iso: new Date(ms).toISOString(), source: 'flag' };
@@ -36,7 +44,7 @@ export function referenceTime(snapshot: Snapshot, opts: SnapshotOptions): Refere
   return { ms: now, iso: new Date(now).toISOString(), source: 'wall-clock' };
 }
 
-function latestTimestamp(snapshot: Snapshot): { ms: number; what: string } | undefined {
+function latestTimestamp(snapshot: TimedInput): { ms: number; what: string } | undefined {
   let best: { ms: number; what: string } | undefined;
   let bestText = '';
   const consider = (t: unknown, what: () => string) => {

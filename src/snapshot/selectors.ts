@@ -1,5 +1,5 @@
 /** Kubernetes label selectors (matchLabels + matchExpressions), as PDBs and workloads use them. */
-import { arr, dig, isRecord, str, taintsAt, type Json, type Taint } from './fields.js';
+import { arr, dig, isRecord, str, taintsAt, type Json, type Taint } from '../kube/fields.js';
 
 export function selectorMatches(selector: unknown, labels: Record<string, string>): boolean {
   if (!isRecord(selector)) return false;

@@ -2,14 +2,15 @@
  * The in-memory snapshot: every object once (duplicates from several files merged), indexed per kind, with the
  * joins rules need built lazily and once (Popeye's lesson: rules never scan the world themselves).
  */
-import type { FieldPosition } from '../loaders/locate-field.js';
-import type { KubeObject, LoadResult, LogRecord, Provenance, SkippedInput } from '../loaders/types.js';
-import { detectController, type ControllerInfo } from './controller.js';
+import type { FieldPosition, KubeObject, LogRecord, Provenance, SkippedInput } from '../kube/types.js';
+import type { LoadResult } from '../loaders/types.js';
+import { detectController } from './controller.js';
+import type { ControllerInfo } from './controller-info.js';
 import { eventView, involvedKey, type EventView } from './events.js';
-import { dig, nameOf, str } from './fields.js';
+import { dig, nameOf, str } from '../kube/fields.js';
 import { isHelmValuesCarrier, karpenterReleases } from './helm-values.js';
 import { nodeClaimView, nodePoolView, type NodeClaimView, type NodePoolView } from './karpenter.js';
-import { INPUTS, KIND, isClusterScoped, isSyntheticKind, normaliseGroup, type InputName } from './kinds.js';
+import { INPUTS, KIND, isClusterScoped, isSyntheticKind, normaliseGroup, type InputName } from '../kube/kinds.js';
 import { isPodManifest } from './pods.js';
 import { referenceTime, type ReferenceTime } from './reference-time.js';
 import { selectorMatches } from './selectors.js';

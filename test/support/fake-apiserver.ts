@@ -10,7 +10,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { KubeObject } from '../../src/loaders/types.js';
+import type { KubeObject } from '../../src/kube/types.js';
 
 export interface FakeOptions {
   objects: KubeObject[];

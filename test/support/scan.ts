@@ -1,7 +1,8 @@
 /** Test harness: run the real pipeline (loaders → snapshot → rules) in-process on fixture paths. */
 import { fileURLToPath } from 'node:url';
 import { runRules, type RunConfig } from '../../src/engine/runner.js';
-import { loadInputs, type LoadOptions } from '../../src/loaders/load.js';
+import { loadInputs } from '../../src/loaders/load.js';
+import type { LoadOptions } from '../../src/loaders/types.js';
 import { buildReport } from '../../src/reporters/report.js';
 import { RULES } from '../../src/rules/index.js';
 import { Snapshot, type SnapshotOptions } from '../../src/snapshot/snapshot.js';

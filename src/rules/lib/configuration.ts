@@ -2,10 +2,10 @@
  * What the configuration family (karpenter-facts §1, §9.A) shares: which node class a NodePool names and whether the
  * snapshot can tell if it exists, where a pool's limits live in each API generation, and whether a pool autoscales at all.
  */
-import type { KubeObject } from '../../loaders/types.js';
-import { dig } from '../../snapshot/fields.js';
+import type { KubeObject } from '../../kube/types.js';
+import { dig } from '../../kube/fields.js';
 import type { NodePoolView } from '../../snapshot/karpenter.js';
-import { KIND } from '../../snapshot/kinds.js';
+import { KIND } from '../../kube/kinds.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 
 export const AWS_GROUP = 'karpenter.k8s.aws';

@@ -4,10 +4,10 @@
  * - From v1.12 a positive Go duration, measured from the pod's `status.startTime`, counts until it elapses;
  *   invalid values are ignored. Before v1.12 only "true" counts.
  */
-import type { KubeObject } from '../../loaders/types.js';
-import { dig, str } from '../../snapshot/fields.js';
-import { KIND } from '../../snapshot/kinds.js';
-import { parseDuration, parseTime } from '../../snapshot/units.js';
+import type { KubeObject } from '../../kube/types.js';
+import { dig, str } from '../../kube/fields.js';
+import { KIND } from '../../kube/kinds.js';
+import { parseDuration, parseTime } from '../../kube/units.js';
 import type { KarpenterVersionFacts } from '../support.js';
 export { isPodManifest } from '../../snapshot/pods.js';
 

@@ -4,8 +4,8 @@
  * NodePool it lands on is "dedicated" (tainted and on-demand only).
  */
 import type { EvidenceInput } from '../../engine/rule.js';
-import type { KubeObject } from '../../loaders/types.js';
-import { arr, dig, isRecord, str, type Json } from '../../snapshot/fields.js';
+import type { KubeObject } from '../../kube/types.js';
+import { arr, dig, isRecord, str, type Json } from '../../kube/fields.js';
 import type { NodePoolView } from '../../snapshot/karpenter.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 import type { KarpenterVersionFacts } from '../support.js';

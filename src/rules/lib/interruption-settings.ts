@@ -4,12 +4,12 @@
  * NodePool allows spot capacity, and which pods hold data an interruption drain would hurt.
  */
 import type { EvidenceInput } from '../../engine/rule.js';
-import type { KubeObject } from '../../loaders/types.js';
+import type { KubeObject } from '../../kube/types.js';
 import { argPath, containersOf, controllerContainerIndex, envValuePath } from '../../snapshot/controller.js';
-import { arr, dig, isRecord, resolvePointer, str, type Json } from '../../snapshot/fields.js';
+import { arr, dig, isRecord, resolvePointer, str, type Json } from '../../kube/fields.js';
 import { anchorEvidence } from '../support.js';
 import type { NodePoolView } from '../../snapshot/karpenter.js';
-import { KIND } from '../../snapshot/kinds.js';
+import { KIND } from '../../kube/kinds.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 
 export const CAPACITY_TYPE = 'karpenter.sh/capacity-type';

@@ -2,10 +2,10 @@
  * The v1 form of a v1alpha5 / v1beta1 Karpenter object (karpenter-facts §1.1–§1.5 field mapping): what
  * deprecated-karpenter-api tells the user to commit instead.
  */
-import type { KubeObject } from '../../loaders/types.js';
-import { dig, isRecord, str, type Json } from '../../snapshot/fields.js';
+import type { KubeObject } from '../../kube/types.js';
+import { dig, isRecord, str, type Json } from '../../kube/fields.js';
 import { generationOf } from '../../snapshot/karpenter.js';
-import { KIND } from '../../snapshot/kinds.js';
+import { KIND } from '../../kube/kinds.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 import { DO_NOT_CONSOLIDATE, DO_NOT_DISRUPT } from './do-not-disrupt.js';
 

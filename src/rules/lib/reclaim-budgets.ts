@@ -7,11 +7,11 @@
  * - budgets with `reasons` (v1 only) apply to those reasons; several active budgets combine to the minimum;
  * - then "disrupting" nodes (Ready ≠ True, or marked for deletion) are subtracted — silently, without an event.
  */
-import type { KubeObject } from '../../loaders/types.js';
-import { condition, dig } from '../../snapshot/fields.js';
+import type { KubeObject } from '../../kube/types.js';
+import { condition, dig } from '../../kube/fields.js';
 import type { Budget, NodePoolView } from '../../snapshot/karpenter.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
-import { parseDuration } from '../../snapshot/units.js';
+import { parseDuration } from '../../kube/units.js';
 
 export const REASONS = ['Underutilized', 'Empty', 'Drifted'] as const;
 export type DisruptionReason = (typeof REASONS)[number];

@@ -6,10 +6,10 @@
  */
 import { podRequests } from '../../snapshot/capacity.js';
 import { isActive, isDaemonSetPod, isMirrorPod } from '../../snapshot/pods.js';
-import type { KubeObject } from '../../loaders/types.js';
-import { arr, dig, type Json } from '../../snapshot/fields.js';
+import type { KubeObject } from '../../kube/types.js';
+import { arr, dig, type Json } from '../../kube/fields.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
-import { formatBytes, formatCpu, parseQuantity } from '../../snapshot/units.js';
+import { formatBytes, formatCpu, parseQuantity } from '../../kube/units.js';
 
 export interface NodeCapacity {
   node: KubeObject;

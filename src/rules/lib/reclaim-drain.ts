@@ -6,12 +6,12 @@
 import { isActive, isMirrorPod, isTerminal } from '../../snapshot/pods.js';
 import { tolerates } from '../../snapshot/selectors.js';
 import type { EvidenceInput } from '../../engine/rule.js';
-import type { KubeObject, LogRecord } from '../../loaders/types.js';
-import { arr, dig, str, taintsAt, type Json, type Taint } from '../../snapshot/fields.js';
-import { KIND } from '../../snapshot/kinds.js';
+import type { KubeObject, LogRecord } from '../../kube/types.js';
+import { arr, dig, str, taintsAt, type Json, type Taint } from '../../kube/fields.js';
+import { KIND } from '../../kube/kinds.js';
 import { selectorMatches } from '../../snapshot/selectors.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
-import { parseTime } from '../../snapshot/units.js';
+import { parseTime } from '../../kube/units.js';
 import { podName, type KarpenterVersionFacts } from '../support.js';
 import { podDoNotDisrupt, type DoNotDisrupt } from './do-not-disrupt.js';
 

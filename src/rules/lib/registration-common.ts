@@ -4,10 +4,10 @@
  */
 import { nodeMismatch, tolerates } from '../../snapshot/selectors.js';
 import type { EvidenceInput } from '../../engine/rule.js';
-import type { KubeObject, LogRecord } from '../../loaders/types.js';
-import { arr, dig, isRecord, str, taintsAt, type Json, type Taint } from '../../snapshot/fields.js';
+import type { KubeObject, LogRecord } from '../../kube/types.js';
+import { arr, dig, isRecord, str, taintsAt, type Json, type Taint } from '../../kube/fields.js';
 import type { NodeClaimView } from '../../snapshot/karpenter.js';
-import { KIND } from '../../snapshot/kinds.js';
+import { KIND } from '../../kube/kinds.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 import { awsNodeClassOf } from './configuration.js';
 

@@ -5,12 +5,12 @@
  * compatible with the pool's requirements + template labels + its own name label, and the pool's limits must leave room.
  * Pure functions: what the pod needs × what the pool offers → the reasons it cannot, each with the fields behind it.
  */
-import type { KubeObject } from '../../loaders/types.js';
-import { arr, dig, isRecord, pointer, type Json, type Taint } from '../../snapshot/fields.js';
+import type { KubeObject } from '../../kube/types.js';
+import { arr, dig, isRecord, pointer, type Json, type Taint } from '../../kube/fields.js';
 import type { NodePoolView } from '../../snapshot/karpenter.js';
 import { specRequests } from '../../snapshot/capacity.js';
 import { tolerates } from '../../snapshot/selectors.js';
-import { formatBytes, formatCpu, parseQuantity } from '../../snapshot/units.js';
+import { formatBytes, formatCpu, parseQuantity } from '../../kube/units.js';
 import { limitsPath } from './configuration.js';
 import { describeSet, intersect, isEmpty, isNegative, isWellKnownLabel, maxInteger, normalizedKey, valueSet, type ValueSet } from './scheduling-requirements.js';
 

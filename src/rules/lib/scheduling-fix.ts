@@ -2,9 +2,9 @@
  * The concrete change that lets the closest NodePool host a pod, per reason (scheduling-fit.ts): a toleration, a
  * nodeSelector or NodePool requirement edit, a template label, a limit, or the node class to repair.
  */
-import { dig } from '../../snapshot/fields.js';
+import { dig } from '../../kube/fields.js';
 import type { NodePoolView } from '../../snapshot/karpenter.js';
-import { formatBytes, formatCpu } from '../../snapshot/units.js';
+import { formatBytes, formatCpu } from '../../kube/units.js';
 import { editCommand } from './configuration.js';
 import type { FitReason, PodConstraints } from './scheduling-fit.js';
 

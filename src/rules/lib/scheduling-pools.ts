@@ -2,11 +2,11 @@
  * What a NodePool can launch right now, read from the snapshot: whether it launches at all (being deleted, not Ready,
  * node class absent / terminating / not Ready, karpenter-facts §1.1) and how much of its limits it already uses.
  */
-import type { KubeObject } from '../../loaders/types.js';
-import { condition, dig, isRecord } from '../../snapshot/fields.js';
+import type { KubeObject } from '../../kube/types.js';
+import { condition, dig, isRecord } from '../../kube/fields.js';
 import type { NodePoolView } from '../../snapshot/karpenter.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
-import { parseQuantity } from '../../snapshot/units.js';
+import { parseQuantity } from '../../kube/units.js';
 import { nodeClassKey, nodeClassKindListed, nodeClassRefOf } from './configuration.js';
 import { poolProfile, type FitReason, type PoolProfile } from './scheduling-fit.js';
 

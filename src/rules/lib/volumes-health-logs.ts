@@ -3,9 +3,9 @@
  * ≤ v0.31 console ("created machine", `machine`/`provisioner`), v0.32–v0.36 JSON (`nodeclaim`/`nodepool`/`pods`),
  * v0.37+/v1 controller-runtime JSON (`NodeClaim: {name}`, `NodePool: {name}`, `Pods`).
  */
-import type { LogRecord } from '../../loaders/types.js';
-import { isRecord, str } from '../../snapshot/fields.js';
-import { parseTime } from '../../snapshot/units.js';
+import type { LogRecord } from '../../kube/types.js';
+import { isRecord, str } from '../../kube/fields.js';
+import { parseTime } from '../../kube/units.js';
 
 export interface ProvisioningLog {
   found: Array<{ ms: number; pods: string[]; log: LogRecord }>;

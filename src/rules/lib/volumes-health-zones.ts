@@ -5,8 +5,8 @@
  */
 import { isDaemonSetPod, isMirrorPod, isTerminal } from '../../snapshot/pods.js';
 import { tolerates as toleratesTaint } from '../../snapshot/selectors.js';
-import type { KubeObject } from '../../loaders/types.js';
-import { arr, dig, str, type Json, type Taint } from '../../snapshot/fields.js';
+import type { KubeObject } from '../../kube/types.js';
+import { arr, dig, str, type Json, type Taint } from '../../kube/fields.js';
 import { allowedZones, type NodePoolView } from '../../snapshot/karpenter.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 import { awsNodeClassOf } from './configuration.js';

@@ -1,5 +1,5 @@
 /** Small typed readers over untyped Kubernetes objects, shared by views and rules. */
-import type { KubeObject } from '../loaders/types.js';
+import type { KubeObject } from './types.js';
 
 export type Json = Record<string, unknown>;
 

@@ -1,0 +1,93 @@
+/**
+ * The vocabulary every layer shares: Kubernetes objects as decoded, where each object or log line was read, the
+ * controller log records, and what could not be used. Loaders produce these; snapshot, engine, rules and reporters
+ * read them.
+ */
+
+/** Where an object or a log line was read: a file (possibly inside an archive) and a 1-based line, or the live API. */
+export interface Provenance {
+  /** Display path: `dump/nodes.json`, `bundle.tar.gz!kube-system/pods.json`, `<stdin>`, or `live`. */
+  source: string;
+  /** 1-based line of the document or list item; 0 when unknown (live) or not yet located (see `fsPath`). */
+  line: number;
+  /**
+   * Set when the file was parsed whole and the line is found only if a report needs it: the file on disk to
+   * locate the object in (see `LoadResult.locate`).
+   */
+  fsPath?: string;
+  /** With `fsPath`: the object's position among the objects of that file, to find its line without parsing. */
+  unit?: number;
+  /**
+   * For an object that wraps a document which is not itself an object (a Helm values file, see loaders/helm-files.ts):
+   * the JSON pointer in the object that stands for the document's root in the file.
+   */
+  pointerBase?: string;
+}
+
+/** A Kubernetes object as decoded from JSON/YAML, after load-time compaction. */
+export interface KubeObject {
+  apiVersion: string;
+  kind: string;
+  metadata: KubeMetadata;
+  [field: string]: unknown;
+}
+
+export interface KubeMetadata {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: OwnerReference[];
+  finalizers?: string[];
+  [field: string]: unknown;
+}
+
+export interface OwnerReference {
+  apiVersion?: string;
+  kind: string;
+  name: string;
+  uid?: string;
+  controller?: boolean;
+}
+
+export interface LoadedObject {
+  object: KubeObject;
+  provenance: Provenance;
+}
+
+/** One Karpenter controller log record, normalised across the three log generations. */
+export interface LogRecord {
+  /** RFC3339 time of the record (from the record itself, else from a `--timestamps` prefix); undefined if none. */
+  time?: string;
+  level?: string;
+  /** The message text, e.g. `created nodeclaim`. */
+  message: string;
+  /** Structured fields (JSON generations) or parsed console JSON tail; never undefined. */
+  fields: Record<string, unknown>;
+  /** Pod and container that wrote it, when the collecting tool said so. */
+  pod?: { namespace?: string; name: string; container?: string };
+  provenance: Provenance;
+}
+
+/** Something in the input that was not loaded, or only partly. Nothing is dropped without one of these. */
+export interface SkippedInput {
+  source: string;
+  /** 1-based line where the problem is, when it has one. */
+  line?: number;
+  reason: string;
+}
+
+/** A field's place in a file (1-based lines and columns), for annotations that point at the field to change. */
+export interface FieldPosition {
+  line: number;
+  column: number;
+  endLine: number;
+  endColumn: number;
+  /** The part of the pointer that exists in the file: shorter than asked when the field is absent. */
+  foundPointer: string;
+}
