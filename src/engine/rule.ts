@@ -110,6 +110,8 @@ export interface RuleContext {
   /** Resolved option values (defaults merged with user settings); durations in ms, percents as 0–1 fractions. */
   readonly options: Record<string, number>;
   report(finding: FindingInput): void;
+  /** The rule ran but could not judge everything (e.g. inputs it found only at run time): says what and why. */
+  notEvaluated(reason: string): void;
 }
 
 export interface Rule {

@@ -86,6 +86,7 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig): 
           if (severity) f.severity = severity;
           findings.push(f);
         },
+        notEvaluated: (reason) => notEvaluated.push({ ruleId: meta.id, reason }),
       });
     } catch (e) {
       findings.length = before;

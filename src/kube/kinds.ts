@@ -33,6 +33,7 @@ export const KIND = {
   HelmRelease: 'helm.toolkit.fluxcd.io/HelmRelease',
   OCIRepository: 'source.toolkit.fluxcd.io/OCIRepository',
   ArgoApplication: 'argoproj.io/Application',
+  CustomResourceDefinition: 'apiextensions.k8s.io/CustomResourceDefinition',
 } as const;
 
 /** Objects karpdoctor makes up to hang findings on (a values file): never counted or listed as cluster objects. */
@@ -94,6 +95,13 @@ export const INPUTS = {
   // list these, and a dump without them is not missing anything.
   Job: { kinds: [KIND.Job], plural: 'Jobs', collect: 'kubectl get jobs -A -o yaml', templatesOnly: true },
   CronJob: { kinds: [KIND.CronJob], plural: 'CronJobs', collect: 'kubectl get cronjobs -A -o yaml', templatesOnly: true },
+  // The schemas Karpenter objects are judged against; also from --crds or a download, so never reported as absent.
+  KarpenterCRDs: {
+    kinds: [KIND.CustomResourceDefinition],
+    plural: 'Karpenter CRDs',
+    collect: 'kubectl get crd nodepools.karpenter.sh nodeclaims.karpenter.sh ec2nodeclasses.karpenter.k8s.aws -o yaml',
+    auxiliary: true,
+  },
   KarpenterController: {
     kinds: [],
     plural: 'Karpenter controller Deployment or Pods',

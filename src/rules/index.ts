@@ -7,6 +7,7 @@ import { rules as reclaimWorkloads } from './family-reclaim-workloads.js';
 import { rules as registration } from './family-registration.js';
 import { rules as scheduling } from './family-scheduling.js';
 import { rules as volumesHealth } from './family-volumes-health.js';
+import karpenterObjectRejected from './karpenter-object-rejected.js';
 import nodeUnhealthyNotRepaired from './node-unhealthy-not-repaired.js';
 import storageclassImmediateBinding from './storageclass-immediate-binding.js';
 import uninitializedTaintLingering from './uninitialized-taint-lingering.js';
@@ -24,6 +25,7 @@ export const RULES: readonly Rule[] = [
   ...registration,
   ...configuration,
   ...scheduling,
+  karpenterObjectRejected,
 ].sort((a, b) => categoryOrder.indexOf(a.meta.category) - categoryOrder.indexOf(b.meta.category));
 
 export function findRule(id: string): Rule | undefined {

@@ -6,6 +6,7 @@ import type { FieldPosition, KubeObject, LogRecord, Provenance, SkippedInput } f
 import type { LoadResult } from '../loaders/types.js';
 import { detectController } from './controller.js';
 import type { ControllerInfo } from './controller-info.js';
+import { CrdSet, isJudgement, KARPENTER_GROUPS, type Judgement, type NotJudged } from './crd/crds.js';
 import { eventView, involvedKey, type EventView } from './events.js';
 import { dig, nameOf, str } from '../kube/fields.js';
 import { isHelmValuesCarrier, karpenterReleases } from './helm-values.js';
@@ -55,6 +56,7 @@ export class Snapshot {
   private readonly locateField: LoadResult['locateField'];
   private deferLocate = false;
   private readonly wantedLines = new Map<string, string>();
+  private attachedCrds: { crds: KubeObject[]; origin: string } | undefined;
 
   constructor(load: LoadResult, opts: SnapshotOptions = {}) {
     this.sources = load.sources;
@@ -200,6 +202,7 @@ export class Snapshot {
   has(input: InputName): boolean {
     if (input === 'KarpenterController') return this.controller.object !== undefined;
     if (input === 'ControllerLogs') return this.logs.length > 0;
+    if (input === 'KarpenterCRDs') return this.crds().size > 0;
     return INPUTS[input].kinds.some((k) => this.listedKinds.has(k));
   }
 
@@ -213,7 +216,7 @@ export class Snapshot {
 
   /** Logical inputs that are neither present nor denied. */
   absent(): InputName[] {
-    return (Object.keys(INPUTS) as InputName[]).filter((i) => !this.has(i) && !this.denied.has(i) && !('templatesOnly' in INPUTS[i]));
+    return (Object.keys(INPUTS) as InputName[]).filter((i) => !this.has(i) && !this.denied.has(i) && !('templatesOnly' in INPUTS[i]) && !('auxiliary' in INPUTS[i]));
   }
 
   /**
@@ -238,6 +241,41 @@ export class Snapshot {
   private memo<T>(key: string, build: () => T): T {
     if (!this.cache.has(key)) this.cache.set(key, build());
     return this.cache.get(key) as T;
+  }
+
+  // ----- Karpenter CRDs: what the API server would refuse -----
+
+  /**
+   * Use these CRDs (from `--crds` or a download) instead of any in the input. Called before rules run; the CRDs are
+   * not cluster objects of this snapshot, so they are neither counted nor cited.
+   */
+  useCrds(crds: KubeObject[], origin: string): void {
+    this.attachedCrds = { crds, origin };
+    this.cache.delete('crds');
+  }
+
+  /** Where the CRDs objects are judged against come from, for messages. */
+  get crdOrigin(): string {
+    return this.attachedCrds?.origin ?? 'the CRDs in the input';
+  }
+
+  crds(): CrdSet {
+    return this.memo('crds', () => new CrdSet(this.attachedCrds?.crds ?? this.all(KIND.CustomResourceDefinition)));
+  }
+
+  /** The API server's verdict on creating this Karpenter object under the CRDs in use (memoised per object). */
+  admission(obj: KubeObject): Judgement | NotJudged {
+    const verdicts = this.memo('admission', () => new WeakMap<KubeObject, Judgement | NotJudged>());
+    let v = verdicts.get(obj);
+    if (!v) verdicts.set(obj, (v = this.crds().judge(obj)));
+    return v;
+  }
+
+  /** Would the API server refuse this object? Other rules leave such an object to karpenter-object-rejected. */
+  isRejected(obj: KubeObject): boolean {
+    if (!KARPENTER_GROUPS.has(obj.apiVersion.split('/')[0]!) || this.crds().size === 0) return false;
+    const v = this.admission(obj);
+    return isJudgement(v) && v.violations.length > 0;
   }
 
   // ----- Karpenter views -----

@@ -1,0 +1,97 @@
+import { defineRule } from '../engine/rule.js';
+import type { KubeObject } from '../kube/types.js';
+import { isJudgement, KARPENTER_GROUPS } from '../snapshot/crd/crds.js';
+import type { Violation } from '../snapshot/crd/schema.js';
+import { plural } from './support.js';
+
+const ID = 'karpenter-object-rejected';
+
+/** Where a violation is common enough that the generic "make it valid" deserves a concrete pointer. */
+const HINTS: Array<[RegExp, RegExp, string]> = [
+  [/nodeClassRef\.group$/, /should match/, 'group is the API group alone, without a version: karpenter.k8s.aws (not karpenter.k8s.aws/v1).'],
+  [/^spec$/, /amiFamily/, 'Set spec.amiFamily (AL2023, AL2, Bottlerocket, Windows2019, Windows2022, or Custom with your own userData), or select the AMI with an alias (amiSelectorTerms: [{alias: al2023@latest}]).'],
+  [/budgets/, /schedule|duration/, 'A budget with a schedule needs a duration and the other way round; schedule is a five-field cron or @daily/@hourly/…, duration is hours and minutes (e.g. 8h, 30m, 1h30m).'],
+  [/requirements/, /minValues/, 'minValues cannot exceed the number of values the requirement lists: add values or lower minValues.'],
+  [/operator$/, /Unsupported value/, 'operator is one of In, NotIn, Exists, DoesNotExist, Gt, Lt.'],
+];
+
+export default defineRule({
+  meta: {
+    id: ID,
+    title: 'Karpenter object the API server would reject',
+    category: 'configuration',
+    defaultSeverity: 'error',
+    requires: [],
+    requiresAnyOf: ['NodePool', 'NodeClaim', 'NodeClass'],
+    optional: ['KarpenterCRDs'],
+    specOnly: 'yes',
+    summary:
+      "A Karpenter object (NodePool, NodeClaim, EC2NodeClass, AKSNodeClass, …) that the API server would refuse under the CRDs of the version in use: OpenAPI schema and x-kubernetes-validations (CEL), with the CRD's own message.",
+    rationale:
+      "Karpenter's CRDs carry the API's rules: an OpenAPI schema (types, required fields, enums, patterns, bounds) and CEL " +
+      'validation rules (an EC2NodeClass selecting AMIs by id must name its amiFamily, a nodeClassRef group carries no ' +
+      'version, a budget schedule needs a duration, minValues cannot exceed the values given). The API server checks ' +
+      'both when the object is applied, so a manifest that breaks one never reaches Karpenter: the GitOps sync fails, ' +
+      'or the previous version stays in place, and pods wait for a NodePool that does not change. Schema-only validators ' +
+      '(kubeconform) skip the CEL rules. karpdoctor applies what the server does on create: nulls and unknown fields are ' +
+      'dropped (pruned, not refused), defaults filled in, then the schema and every CEL rule that does not compare with ' +
+      'a stored object (oldSelf) are checked. The CRDs come from --crds, the input (kubectl get crd -o yaml), the live ' +
+      "cluster, or a cached download of the detected Karpenter version's release. Other rules do not add their own " +
+      'diagnosis to an object the server would refuse.',
+    fix: "Change the field the finding names so it satisfies the CRD's rule, then check with kubectl apply --dry-run=server.",
+    examples: {
+      bad: 'apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nspec:\n  role: KarpenterNodeRole\n  amiSelectorTerms:\n  - id: ami-0a1b2c3d4e5f60718\n  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: prod}}]\n  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: prod}}]',
+      good: 'apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nspec:\n  role: KarpenterNodeRole\n  amiFamily: AL2023\n  amiSelectorTerms:\n  - id: ami-0a1b2c3d4e5f60718\n  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: prod}}]\n  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: prod}}]',
+    },
+    references: [
+      'https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#validation-rules',
+      'https://karpenter.sh/docs/concepts/nodeclasses/',
+      'https://karpenter.sh/docs/concepts/nodepools/',
+    ],
+  },
+
+  check({ snapshot, report, notEvaluated }) {
+    if (!snapshot.has('KarpenterCRDs')) {
+      notEvaluated(
+        snapshot.denied.get('KarpenterCRDs') ??
+          'no Karpenter CRDs to validate against: pass --crds FILE|DIR (CRD manifests or the karpenter-crd chart), add `kubectl get crd -o yaml` to the input, or give --karpenter-version so they can be downloaded',
+      );
+      return;
+    }
+    const unjudged: string[] = [];
+    for (const obj of snapshot.allObjects()) {
+      if (!KARPENTER_GROUPS.has(obj.apiVersion.split('/')[0]!)) continue;
+      const verdict = snapshot.admission(obj);
+      if (!isJudgement(verdict)) continue;
+      if (verdict.unjudged.length) unjudged.push(`${obj.kind} ${obj.metadata.name ?? '?'} (${[...new Set(verdict.unjudged.map((u) => `${u.field}: ${u.why}`))].join('; ')})`);
+      const byPointer = new Map<string, Violation[]>();
+      for (const v of verdict.violations) {
+        let l = byPointer.get(v.pointer);
+        if (!l) byPointer.set(v.pointer, (l = []));
+        l.push(v);
+      }
+      for (const [pointer, violations] of byPointer) {
+        const what = violations.map((v) => `${v.field}: ${v.detail}`).join('; ');
+        report({
+          object: obj,
+          message: `${obj.kind} ${obj.metadata.name ?? ''} would be rejected by the API server (CRD ${verdict.crdName}, ${verdict.version}; ${snapshot.crdOrigin}): ${what}`,
+          fix: fixFor(obj, violations),
+          pointer,
+          evidence: violations.map((v) => ({ object: obj, path: v.pointer, note: v.crdMessage ? `CRD rule: ${v.crdMessage}` : v.detail })),
+        });
+      }
+    }
+    if (unjudged.length) {
+      notEvaluated(`${plural(unjudged.length, 'object')} with validation rules that could not be evaluated here (judged on the rest): ${unjudged.slice(0, 3).join(', ')}${unjudged.length > 3 ? ', …' : ''}`);
+    }
+  },
+});
+
+function fixFor(obj: KubeObject, violations: Violation[]): string {
+  const hints = violations.flatMap((v) => HINTS.filter(([field, detail]) => field.test(v.field) && detail.test(v.detail)).map(([, , h]) => h));
+  const first = violations[0]!;
+  return [
+    `1. ${[...new Set(hints)].join(' ') || `Change ${first.field} so it satisfies the CRD: ${first.crdMessage ?? first.detail}.`}`,
+    `2. Check before merging: kubectl apply --dry-run=server -f <file of ${obj.kind} ${obj.metadata.name ?? ''}>`,
+  ].join('\n');
+}
