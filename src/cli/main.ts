@@ -37,6 +37,8 @@ export async function main(argv: string[]): Promise<number> {
     .option('--rule-option <rule.option=value>', 'set a rule threshold, e.g. node-unhealthy-not-repaired.toleration=45m (repeatable)', collect, [])
     .option('--now <time>', 'reference time (RFC3339) for "for longer than" checks; default: the latest time in the dump')
     .option('--karpenter-version <version>', 'Karpenter version to assume when the input does not show it')
+    .option('--crds <path>', 'Karpenter CRD manifests (file or directory, or the karpenter-crd chart) to validate objects against')
+    .option('--no-crd-download', 'never download the CRDs of the detected Karpenter version (use --crds or CRDs in the input)')
     .option('--kubeconfig <file>', 'kubeconfig for a live scan (default: $KUBECONFIG or ~/.kube/config)')
     .option('--context <name>', 'kubeconfig context for a live scan')
     .option('-n, --namespace <ns>', 'live scan: list namespaced objects of this namespace only')

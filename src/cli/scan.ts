@@ -20,6 +20,7 @@ import { Snapshot } from '../snapshot/snapshot.js';
 import { parseTime } from '../kube/units.js';
 import { baselinePath, ignoredPathTest, loadBaseline, loadConfig, type LoadedConfig } from './config-file.js';
 import { UsageError } from './errors.js';
+import { provideCrds } from './crds.js';
 import { fieldLocator } from './field-locations.js';
 import { readCluster, requestTimeoutFlag } from './read-cluster.js';
 
@@ -43,6 +44,8 @@ export interface ScanOptions {
   config?: string;
   baseline?: string;
   inlineSuppressions?: boolean;
+  crds?: string;
+  crdDownload?: boolean;
 }
 
 const FORMATS = ['table', 'json', 'sarif', 'markdown', 'github'];
@@ -124,11 +127,12 @@ export async function executeScan(paths: string[], opts: ScanOptions, plan: Scan
     ...(plan.karpenterVersion ? { karpenterVersion: plan.karpenterVersion } : {}),
     ...(live ? { live: true, denied: (load as LiveResult).denied } : {}),
   });
-  const t2 = performance.now();
   if (snapshot.objectCount === 0 && snapshot.logs.length === 0) {
     for (const s of load.skipped.slice(0, 20)) process.stderr.write(`karpdoctor: ${s.source}${s.line ? `:${s.line}` : ''}: ${s.reason}\n`);
     throw new UsageError(`nothing could be loaded from ${paths.join(', ')}: no Kubernetes objects or Karpenter logs found`);
   }
+  await provideCrds(snapshot, opts, new Set(plan.rules.map((r) => r.meta.id)));
+  const t2 = performance.now();
   let run: RunResult;
   try {
     run = runRules(RULES, snapshot, plan.config, { deferLines: true });

@@ -34,6 +34,8 @@ export const BUILT_IN: Resource[] = [
   { group: 'policy', version: 'v1', plural: 'poddisruptionbudgets', kind: 'PodDisruptionBudget', namespaced: true, input: 'PodDisruptionBudget', neededBy: ['PodDisruptionBudget'] },
   { group: 'storage.k8s.io', version: 'v1', plural: 'storageclasses', kind: 'StorageClass', namespaced: false, input: 'StorageClass', neededBy: ['StorageClass'] },
   { group: 'storage.k8s.io', version: 'v1', plural: 'volumeattachments', kind: 'VolumeAttachment', namespaced: false, input: 'VolumeAttachment', neededBy: ['VolumeAttachment'] },
+  // The schemas karpenter-object-rejected judges Karpenter objects against (other CRDs are dropped by the snapshot's CRD set).
+  { group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false, input: 'KarpenterCRDs', neededBy: ['KarpenterCRDs'] },
 ];
 
 /** Karpenter kinds of every generation, found through discovery in whatever versions the cluster serves. */

@@ -1,0 +1,48 @@
+/**
+ * Which CRDs karpenter-object-rejected judges against, in order: `--crds`, CRDs in the input (a dump, a repository,
+ * the live cluster), else those of the detected Karpenter version from its release (cached). The snapshot is told,
+ * or told why there are none, before rules run; rules never fetch anything.
+ */
+import { releaseCrds } from '../loaders/crd-download.js';
+import { readCrdPath } from '../loaders/crd-files.js';
+import { isKarpenterCrd } from '../snapshot/crd/crds.js';
+import { KIND } from '../snapshot/kinds.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
+import { formatVersion } from '../snapshot/version.js';
+import { UsageError } from './errors.js';
+
+const RULE = 'karpenter-object-rejected';
+const ABSENT = 'KarpenterCRDs';
+
+export async function provideCrds(snapshot: Snapshot, opts: { crds?: string; crdDownload?: boolean }, ruleIds: ReadonlySet<string>): Promise<void> {
+  if (opts.crds) {
+    let read;
+    try {
+      read = readCrdPath(opts.crds);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    snapshot.skipped.push(...read.skipped);
+    const karpenter = read.crds.filter(isKarpenterCrd);
+    if (karpenter.length) snapshot.useCrds(karpenter, `--crds ${opts.crds}`);
+    else snapshot.denied.set(ABSENT, `--crds ${opts.crds} holds no CustomResourceDefinition of a Karpenter API group (karpenter.sh, karpenter.k8s.aws, karpenter.azure.com)`);
+    return;
+  }
+  if (snapshot.has(ABSENT) || !ruleIds.has(RULE) || !(snapshot.has('NodePool') || snapshot.has('NodeClaim') || snapshot.has('NodeClass'))) return;
+  if (opts.crdDownload === false) {
+    snapshot.denied.set(ABSENT, 'no Karpenter CRDs in the input and --no-crd-download is set: pass --crds FILE|DIR (CRD manifests or the karpenter-crd chart)');
+    return;
+  }
+  if (snapshot.all(KIND.AKSNodeClass).length && !snapshot.all(KIND.EC2NodeClass).length) {
+    snapshot.denied.set(ABSENT, 'no Karpenter CRDs in the input, and only the AWS provider\'s release CRDs can be downloaded: pass --crds FILE|DIR with the Azure provider\'s CRDs');
+    return;
+  }
+  const version = snapshot.controller.version;
+  if (!version) {
+    snapshot.denied.set(ABSENT, 'no Karpenter CRDs in the input and the Karpenter version is unknown: pass --crds FILE|DIR (CRD manifests or the karpenter-crd chart), or --karpenter-version X.Y.Z to use that release\'s CRDs');
+    return;
+  }
+  const got = await releaseCrds(version);
+  if ('error' in got) snapshot.denied.set(ABSENT, `${got.error}: pass --crds FILE|DIR (CRD manifests of Karpenter ${formatVersion(version)} or its karpenter-crd chart)`);
+  else snapshot.useCrds(got.crds, got.origin);
+}
