@@ -6,7 +6,7 @@
 import { releaseCrds } from '../loaders/crd-download.js';
 import { readCrdPath } from '../loaders/crd-files.js';
 import { isKarpenterCrd } from '../snapshot/crd/crds.js';
-import { KIND } from '../snapshot/kinds.js';
+import { KIND } from '../kube/kinds.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { formatVersion } from '../snapshot/version.js';
 import { UsageError } from './errors.js';

@@ -6,9 +6,12 @@
 import { INPUTS } from '../kube/kinds.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { parseDuration } from '../kube/units.js';
-import { SEVERITY_RANK, buildFinding, type Finding, type NotEvaluated } from './findings.js';
+import { SEVERITY_RANK, buildFinding, isKubeObject, type Finding, type NotEvaluated } from './findings.js';
 import type { Rule, RuleMeta, Severity } from './rule.js';
 import { didYouMean } from './suggest.js';
+
+/** The rule that owns a refused object's diagnosis (rules/karpenter-object-rejected.ts). */
+const REJECTION_RULE = 'karpenter-object-rejected';
 
 export interface RunConfig {
   /** Only these rules (`--rule`); empty = all. */
@@ -57,7 +60,9 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig): 
   const findings: Finding[] = [];
   const notEvaluated: NotEvaluated[] = [];
   const timings: Record<string, number> = {};
-  for (const rule of selectRules(rules, config)) {
+  const selected = selectRules(rules, config);
+  const judgesAdmission = selected.some((r) => r.meta.id === REJECTION_RULE);
+  for (const rule of selected) {
     const { meta } = rule;
     const missing = meta.requires.filter((input) => !snapshot.has(input));
     if (missing.length) {
@@ -82,6 +87,8 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig): 
         now: snapshot.referenceTime.ms,
         options,
         report: (input) => {
+          // An object the API server would refuse never reaches Karpenter: its rejection is the one diagnosis.
+          if (judgesAdmission && meta.id !== REJECTION_RULE && isKubeObject(input.object) && snapshot.wouldNeverBeAdmitted(input.object)) return;
           const f = buildFinding(meta.id, meta.defaultSeverity, input, snapshot);
           if (severity) f.severity = severity;
           findings.push(f);

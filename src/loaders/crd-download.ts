@@ -8,7 +8,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { atLeast, formatVersion, type Version } from '../snapshot/version.js';
 import { readCrdText } from './crd-files.js';
-import type { KubeObject } from './types.js';
+import type { KubeObject } from '../kube/types.js';
 
 export const CRDS_BASE_URL_ENV = 'KARPDOCTOR_CRDS_BASE_URL';
 const DEFAULT_BASE_URL = 'https://raw.githubusercontent.com/aws/karpenter-provider-aws';

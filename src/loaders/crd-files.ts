@@ -6,8 +6,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import jsYaml from 'js-yaml';
-import { isRecord } from '../snapshot/fields.js';
-import type { KubeObject, SkippedInput } from './types.js';
+import { isRecord } from '../kube/fields.js';
+import type { KubeObject, SkippedInput } from '../kube/types.js';
 
 export interface CrdRead {
   crds: KubeObject[];

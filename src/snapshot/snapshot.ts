@@ -278,6 +278,14 @@ export class Snapshot {
     return isJudgement(v) && v.violations.length > 0;
   }
 
+  /**
+   * A manifest (never stored: no uid, no status) that the API server would refuse. Other rules' findings on it are
+   * dropped: it will not exist in the cluster as written. Objects read from a cluster were admitted once and keep theirs.
+   */
+  wouldNeverBeAdmitted(obj: KubeObject): boolean {
+    return obj.metadata.uid === undefined && obj.status === undefined && this.isRejected(obj);
+  }
+
   // ----- Karpenter views -----
 
   nodePools(): NodePoolView[] {
