@@ -11,7 +11,7 @@ import { anchorOf, type Finding } from '../src/engine/findings.js';
 import { reportContext } from '../src/reporters/report.js';
 import { RULES } from '../src/rules/index.js';
 import { gateScan } from './support/gate.js';
-import { FIXTURES, scan } from './support/scan.js';
+import { FIXTURES, TEST_CRDS, scan } from './support/scan.js';
 import { evidenceOf, expectSourceAtField, lineInObject, rawValueAt, startLine } from './rules/fixture-helpers.js';
 
 const REPO = join(FIXTURES, 'gitops-repo');
@@ -60,7 +60,7 @@ describe('manifest mode: the sample GitOps repository', () => {
     return f;
   };
   beforeAll(async () => {
-    r = await scan([REPO], { only: RULE_IDS });
+    r = await scan([REPO], { only: RULE_IDS, crds: TEST_CRDS });
   });
 
   it('reads desired state only: Helm stream, Kustomize base + rendered output, plain files; Karpenter 1.6.3 from the chart', () => {

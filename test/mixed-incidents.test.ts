@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../src/engine/findings.js';
 import { reportContext } from '../src/reporters/report.js';
 import { RULES } from '../src/rules/index.js';
-import { FIXTURES, scan } from './support/scan.js';
+import { FIXTURES, TEST_CRDS, scan } from './support/scan.js';
 import { unexpectedSkips } from './rules/fixture-helpers.js';
 
 type Scan = Awaited<ReturnType<typeof scan>>;
@@ -55,7 +55,7 @@ describe('mixed-incidents: five incident families in one Karpenter v1.4.0 cluste
   let r: Scan;
   const find = (ruleId: string) => r.findings.find((f) => f.ruleId === ruleId)!;
   beforeAll(async () => {
-    r = await scan([DIR]);
+    r = await scan([DIR], { crds: TEST_CRDS });
   });
 
   it('loads the whole handover: dump tree, Karpenter objects, storage, PDBs, StatefulSets, controller logs', () => {

@@ -1,6 +1,7 @@
 import { defineRule } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import { isJudgement, KARPENTER_GROUPS } from '../snapshot/crd/crds.js';
+import { wasStored } from '../snapshot/snapshot.js';
 import type { Violation } from '../snapshot/crd/schema.js';
 import { plural } from './support.js';
 
@@ -37,7 +38,9 @@ export default defineRule({
       'dropped (pruned, not refused), defaults filled in, then the schema and every CEL rule that does not compare with ' +
       'a stored object (oldSelf) are checked. The CRDs come from --crds, the input (kubectl get crd -o yaml), the live ' +
       "cluster, or a cached download of the detected Karpenter version's release. Other rules do not add their own " +
-      'diagnosis to an object the server would refuse.',
+      'diagnosis to a manifest the server would refuse. An object read back from a cluster was admitted once: one ' +
+      'that fails the CRDs in use (they changed since) is a warning, as applying it again would fail; a required field ' +
+      'missing from such a copy is taken as a partial copy, not reported.',
     fix: "Change the field the finding names so it satisfies the CRD's rule, then check with kubectl apply --dry-run=server.",
     examples: {
       bad: 'apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nspec:\n  role: KarpenterNodeRole\n  amiSelectorTerms:\n  - id: ami-0a1b2c3d4e5f60718\n  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: prod}}]\n  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: prod}}]',
@@ -64,8 +67,12 @@ export default defineRule({
       const verdict = snapshot.admission(obj);
       if (!isJudgement(verdict)) continue;
       if (verdict.unjudged.length) unjudged.push(`${obj.kind} ${obj.metadata.name ?? '?'} (${[...new Set(verdict.unjudged.map((u) => `${u.field}: ${u.why}`))].join('; ')})`);
+      // An object read back from a cluster was admitted: a required field missing from our copy says the copy is partial
+      // (a ticket, a trimmed dump), not that the server would refuse it. What it breaks is the next apply, not this one.
+      const stored = wasStored(obj);
       const byPointer = new Map<string, Violation[]>();
       for (const v of verdict.violations) {
+        if (stored && v.detail === 'Required value') continue;
         let l = byPointer.get(v.pointer);
         if (!l) byPointer.set(v.pointer, (l = []));
         l.push(v);
@@ -74,7 +81,10 @@ export default defineRule({
         const what = violations.map((v) => `${v.field}: ${v.detail}`).join('; ');
         report({
           object: obj,
-          message: `${obj.kind} ${obj.metadata.name ?? ''} would be rejected by the API server (CRD ${verdict.crdName}, ${verdict.version}; ${snapshot.crdOrigin}): ${what}`,
+          ...(stored ? { severity: 'warning' as const } : {}),
+          message: stored
+            ? `${obj.kind} ${obj.metadata.name ?? ''}, as stored in the cluster, no longer passes its CRD (${verdict.crdName}, ${verdict.version}; ${snapshot.crdOrigin}): the API server would refuse it if it were applied again as it is: ${what}`
+            : `${obj.kind} ${obj.metadata.name ?? ''} would be rejected by the API server (CRD ${verdict.crdName}, ${verdict.version}; ${snapshot.crdOrigin}): ${what}`,
           fix: fixFor(obj, violations),
           pointer,
           evidence: violations.map((v) => ({ object: obj, path: v.pointer, note: v.crdMessage ? `CRD rule: ${v.crdMessage}` : v.detail })),

@@ -283,7 +283,7 @@ export class Snapshot {
    * dropped: it will not exist in the cluster as written. Objects read from a cluster were admitted once and keep theirs.
    */
   wouldNeverBeAdmitted(obj: KubeObject): boolean {
-    return obj.metadata.uid === undefined && obj.status === undefined && this.isRejected(obj);
+    return !wasStored(obj) && this.isRejected(obj);
   }
 
   // ----- Karpenter views -----
@@ -491,6 +491,12 @@ export class Snapshot {
       name: nameOf(obj),
     };
   }
+}
+
+/** Read back from an API server (a dump, a live cluster): admitted once, whatever the CRDs in use say today. */
+export function wasStored(obj: KubeObject): boolean {
+  const m = obj.metadata;
+  return m.uid !== undefined || m.resourceVersion !== undefined || m.creationTimestamp !== undefined || (obj.status !== undefined && obj.status !== null);
 }
 
 export function kindKeyOf(obj: KubeObject): string {

@@ -183,3 +183,18 @@ describe(`${RULE} — the validator`, () => {
     expect(set.judge({ ...o, apiVersion: 'karpenter.sh/v1beta1' })).toEqual({ why: 'CRD xs.karpenter.sh does not serve v1beta1' });
   });
 });
+
+describe(`${RULE} — fires-cluster: kubectl get output with the cluster's CRDs; objects the cluster admitted before its CRDs changed`, () => {
+  it('a stored object that fails the CRDs in use is a warning; a required field missing from a partial copy is not reported', async () => {
+    const dir = caseDir(RULE, 'fires-cluster');
+    const r = await scanRule(RULE, [dir]);
+    expect(r.notEvaluated).toEqual([]);
+    expect(r.findings.map((f) => [f.severity, `${f.object.kind}/${f.object.name}`, anchorOf(f).pointer])).toEqual([['warning', 'EC2NodeClass/legacy-ami', '/spec']]);
+    expect(r.findings[0]!.message).toBe(
+      'EC2NodeClass legacy-ami, as stored in the cluster, no longer passes its CRD (ec2nodeclasses.karpenter.k8s.aws, v1; the CRDs in the input): the API server would refuse it if it were applied again as it is: spec: Invalid value: "object": amiFamily is required when no amiSelectorTerm uses an alias',
+    );
+    // Admitted once: the other rules keep their diagnoses of it.
+    const all = await scan([dir]);
+    expect(all.findings.map((f) => f.ruleId)).toContain('unregistered-taint-problem');
+  });
+});
