@@ -122,7 +122,8 @@ async function measureScan(opts, format, entry) {
   // GNU time, when present, sees the whole process tree (child processes too, not only threads); the marker
   // line from bench-child works everywhere. The larger of the two is reported.
   const gnuTime = fs.existsSync('/usr/bin/time') ? ['/usr/bin/time', '-f', '%M %e', '-o', timeFile] : [];
-  const argv = [...gnuTime, process.execPath, ...opts.scanNodeOptions, CHILD, 'scan', entry.dump, '--format', 'json', '--output', report, '--timing'];
+  // --no-crd-download: a benchmark measures the scan, not a network round trip for Karpenter's CRDs.
+  const argv = [...gnuTime, process.execPath, ...opts.scanNodeOptions, CHILD, 'scan', entry.dump, '--format', 'json', '--output', report, '--timing', '--no-crd-download'];
   const t0 = performance.now();
   const { code } = await run(argv[0], argv.slice(1), { stdio: ['ignore', outFd, errFd] });
   const wallMs = performance.now() - t0;

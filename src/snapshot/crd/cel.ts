@@ -12,9 +12,20 @@ import { RE2JS } from '@bufbuild/re2';
  * Go's regexp), the match is taken with the JS engine, which agrees with RE2 on every pattern RE2 accepts that has no
  * look-around or back-reference — both rejected by the RE2 compile first.
  */
+const compiled = new Map<string, RegExp | Error>();
 function regex(pattern: string): RegExp {
-  RE2JS.compile(pattern);
-  return new RegExp(pattern, 'gu');
+  let re = compiled.get(pattern);
+  if (!re) {
+    try {
+      RE2JS.compile(pattern);
+      re = new RegExp(pattern, 'u');
+    } catch (e) {
+      re = e instanceof Error ? e : new Error(String(e));
+    }
+    compiled.set(pattern, re);
+  }
+  if (re instanceof Error) throw re;
+  return re;
 }
 
 const K8S_FUNCS = [
@@ -22,7 +33,7 @@ const K8S_FUNCS = [
     return regex(pattern).exec(this)?.[0] ?? '';
   }),
   celMethod('findAll', CelScalar.STRING, [CelScalar.STRING], listType(CelScalar.STRING), function (pattern: string) {
-    return [...this.matchAll(regex(pattern))].map((m) => m[0]);
+    return [...this.matchAll(new RegExp(regex(pattern).source, 'gu'))].map((m) => m[0]);
   }),
 ];
 
