@@ -1,6 +1,7 @@
 import { defineRule } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import { isJudgement, KARPENTER_GROUPS } from '../snapshot/crd/crds.js';
+import { isRecord, resolvePointer } from '../snapshot/fields.js';
 import { wasStored } from '../snapshot/snapshot.js';
 import type { Violation } from '../snapshot/crd/schema.js';
 import { plural } from './support.js';
@@ -85,9 +86,9 @@ export default defineRule({
           message: stored
             ? `${obj.kind} ${obj.metadata.name ?? ''}, as stored in the cluster, no longer passes its CRD (${verdict.crdName}, ${verdict.version}; ${snapshot.crdOrigin}): the API server would refuse it if it were applied again as it is: ${what}`
             : `${obj.kind} ${obj.metadata.name ?? ''} would be rejected by the API server (CRD ${verdict.crdName}, ${verdict.version}; ${snapshot.crdOrigin}): ${what}`,
-          fix: fixFor(obj, violations),
+          fix: fixFor(obj, violations, snapshot.provenance(obj)?.source),
           pointer,
-          evidence: violations.map((v) => ({ object: obj, path: v.pointer, note: v.crdMessage ? `CRD rule: ${v.crdMessage}` : v.detail })),
+          evidence: violations.map((v) => ({ object: obj, path: v.pointer, value: shortValue(resolvePointer(obj, v.pointer)), note: v.crdMessage ? `CRD rule: ${v.crdMessage}` : v.detail })),
         });
       }
     }
@@ -97,11 +98,18 @@ export default defineRule({
   },
 });
 
-function fixFor(obj: KubeObject, violations: Violation[]): string {
+/** A whole spec quoted as evidence says nothing: name what the object or list holds instead. */
+function shortValue(v: unknown): unknown {
+  if (Array.isArray(v)) return `${plural(v.length, 'item')}`;
+  if (isRecord(v)) return `fields: ${Object.keys(v).join(', ')}`;
+  return v ?? null;
+}
+
+function fixFor(obj: KubeObject, violations: Violation[], source: string | undefined): string {
   const hints = violations.flatMap((v) => HINTS.filter(([field, detail]) => field.test(v.field) && detail.test(v.detail)).map(([, , h]) => h));
   const first = violations[0]!;
   return [
     `1. ${[...new Set(hints)].join(' ') || `Change ${first.field} so it satisfies the CRD: ${first.crdMessage ?? first.detail}.`}`,
-    `2. Check before merging: kubectl apply --dry-run=server -f <file of ${obj.kind} ${obj.metadata.name ?? ''}>`,
+    `2. Check before merging: kubectl apply --dry-run=server -f ${source && source !== 'live' && !source.includes('!') && source !== '<stdin>' ? source : `<file of ${obj.kind} ${obj.metadata.name ?? ''}>`}`,
   ].join('\n');
 }
