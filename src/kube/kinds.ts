@@ -36,6 +36,9 @@ export const KIND = {
   CustomResourceDefinition: 'apiextensions.k8s.io/CustomResourceDefinition',
 } as const;
 
+/** Karpenter's API groups, of every provider karpdoctor knows: their CRDs are the ones objects are judged against. */
+export const KARPENTER_GROUPS: ReadonlySet<string> = new Set(['karpenter.sh', 'karpenter.k8s.aws', 'karpenter.azure.com']);
+
 /** Objects karpdoctor makes up to hang findings on (a values file): never counted or listed as cluster objects. */
 export function isSyntheticKind(kindKey: string): boolean {
   return kindKey.startsWith('karpdoctor.io/');

@@ -4,6 +4,7 @@
  * this file first. It never removes array elements: JSON pointers in findings must stay true to the file.
  */
 import type { KubeObject } from '../kube/types.js';
+import { KARPENTER_GROUPS } from '../kube/kinds.js';
 import { CONTROLLER_SETTING_NAMES } from './controller-settings.js';
 
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
@@ -68,6 +69,15 @@ export function compactObject(obj: KubeObject): KubeObject {
     case 'CronJob':
       compactPodSpec(dig(obj, 'spec', 'jobTemplate', 'spec', 'template', 'spec'));
       break;
+    case 'CustomResourceDefinition': {
+      // Only Karpenter's schemas are read (karpenter-object-rejected); a cluster's other CRDs can weigh hundreds of MB.
+      const spec = obj.spec as Record<string, unknown> | undefined;
+      if (spec && !KARPENTER_GROUPS.has(String(spec.group))) {
+        clear(spec, 'versions');
+        clear(spec, 'validation');
+      }
+      break;
+    }
   }
   return obj;
 }

@@ -1,7 +1,7 @@
 import { defineRule } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
-import { isJudgement, KARPENTER_GROUPS } from '../snapshot/crd/crds.js';
-import { isRecord, resolvePointer } from '../snapshot/fields.js';
+import { isJudgement, isKarpenterObject } from '../snapshot/crd/crds.js';
+import { isRecord, resolvePointer } from '../kube/fields.js';
 import { wasStored } from '../snapshot/snapshot.js';
 import type { Violation } from '../snapshot/crd/schema.js';
 import { plural } from './support.js';
@@ -64,7 +64,7 @@ export default defineRule({
     }
     const unjudged: string[] = [];
     for (const obj of snapshot.allObjects()) {
-      if (!KARPENTER_GROUPS.has(obj.apiVersion.split('/')[0]!)) continue;
+      if (!isKarpenterObject(obj)) continue;
       const verdict = snapshot.admission(obj);
       if (!isJudgement(verdict)) continue;
       if (verdict.unjudged.length) unjudged.push(`${obj.kind} ${obj.metadata.name ?? '?'} (${[...new Set(verdict.unjudged.map((u) => `${u.field}: ${u.why}`))].join('; ')})`);

@@ -6,7 +6,7 @@ import type { FieldPosition, KubeObject, LogRecord, Provenance, SkippedInput } f
 import type { LoadResult } from '../loaders/types.js';
 import { detectController } from './controller.js';
 import type { ControllerInfo } from './controller-info.js';
-import { CrdSet, isJudgement, KARPENTER_GROUPS, type Judgement, type NotJudged } from './crd/crds.js';
+import { CrdSet, isJudgement, isKarpenterObject, type Judgement, type NotJudged } from './crd/crds.js';
 import { eventView, involvedKey, type EventView } from './events.js';
 import { dig, nameOf, str } from '../kube/fields.js';
 import { isHelmValuesCarrier, karpenterReleases } from './helm-values.js';
@@ -273,7 +273,7 @@ export class Snapshot {
 
   /** Would the API server refuse this object? Other rules leave such an object to karpenter-object-rejected. */
   isRejected(obj: KubeObject): boolean {
-    if (!KARPENTER_GROUPS.has(obj.apiVersion.split('/')[0]!) || this.crds().size === 0) return false;
+    if (!isKarpenterObject(obj) || this.crds().size === 0) return false;
     const v = this.admission(obj);
     return isJudgement(v) && v.violations.length > 0;
   }

@@ -4,9 +4,13 @@
  */
 import type { KubeObject } from '../../kube/types.js';
 import { dig, isRecord, str } from '../../kube/fields.js';
+import { KARPENTER_GROUPS } from '../../kube/kinds.js';
 import { validate, type Schema, type Verdict } from './schema.js';
 
-export const KARPENTER_GROUPS = new Set(['karpenter.sh', 'karpenter.k8s.aws', 'karpenter.azure.com']);
+/** An object of one of Karpenter's API groups (NodePool, EC2NodeClass, …): what the CRD set judges. */
+export function isKarpenterObject(obj: KubeObject): boolean {
+  return obj.apiVersion.includes('/') && KARPENTER_GROUPS.has(obj.apiVersion.split('/')[0]!);
+}
 
 export function isCrd(obj: KubeObject): boolean {
   return obj.kind === 'CustomResourceDefinition' && obj.apiVersion.startsWith('apiextensions.k8s.io/');
