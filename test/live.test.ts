@@ -10,7 +10,8 @@ import type { KubeObject } from '../src/kube/types.js';
 import { RULES } from '../src/rules/index.js';
 import { Snapshot } from '../src/snapshot/snapshot.js';
 import { makeTls, runCli, startFakeApiServer, type FakeApiServer } from './support/fake-apiserver.js';
-import { FIXTURES } from './support/scan.js';
+import { FIXTURES, TEST_CRDS } from './support/scan.js';
+import { readCrdPath } from '../src/loaders/crd-files.js';
 
 const EXAMPLE = join(FIXTURES, 'example-cluster');
 let objects: KubeObject[];
@@ -52,6 +53,22 @@ describe('live loader against a local API server (real client-node KubeConfig, T
     // Strictly read-only, never Secrets or ConfigMaps.
     expect(server.requests.every((r) => r.method === 'GET')).toBe(true);
     expect(server.requests.some((r) => /secrets|configmaps/.test(r.path))).toBe(false);
+    await server.close();
+  });
+
+  it("reads the cluster's CRDs (GET only) and judges its Karpenter objects against the Karpenter ones", async () => {
+    const crds = readCrdPath(TEST_CRDS).crds;
+    const other = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'certificates.cert-manager.io' }, spec: { group: 'cert-manager.io', names: { kind: 'Certificate', plural: 'certificates' }, versions: [{ name: 'v1', served: true, schema: { openAPIV3Schema: { type: 'object' } } }] } } as KubeObject;
+    server = await startFakeApiServer({ objects: [...objects, ...crds, other] }, tls);
+    const live = await loadLive({ kubeconfig: server.kubeconfig });
+    const snapshot = new Snapshot(live, { now: referenceTime, live: true, denied: live.denied });
+    expect(server.requests.filter((r) => r.path.startsWith('/apis/apiextensions.k8s.io/v1/customresourcedefinitions')).map((r) => r.method)).toEqual(['GET']);
+    expect(snapshot.has('KarpenterCRDs')).toBe(true);
+    // Another project's CRD is kept as an object, without the schema no rule reads.
+    expect(snapshot.all('apiextensions.k8s.io/CustomResourceDefinition').find((c) => c.metadata.name === 'certificates.cert-manager.io')!.spec).toEqual({ group: 'cert-manager.io', names: { kind: 'Certificate', plural: 'certificates' } });
+    const run = runRules(RULES, snapshot, { only: ['karpenter-object-rejected'] });
+    expect(run.notEvaluated).toEqual([]);
+    expect(run.findings).toEqual([]);
     await server.close();
   });
 
