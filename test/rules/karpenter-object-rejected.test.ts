@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { anchorOf } from '../../src/engine/findings.js';
 import { readCrdPath, withoutHelmActions } from '../../src/loaders/crd-files.js';
-import type { KubeObject } from '../../src/loaders/types.js';
+import type { KubeObject } from '../../src/kube/types.js';
 import { evaluate } from '../../src/snapshot/crd/cel.js';
 import { CrdSet } from '../../src/snapshot/crd/crds.js';
 import { validate, type Schema } from '../../src/snapshot/crd/schema.js';
