@@ -52,7 +52,7 @@ export function readCrdText(text: string, source: string): CrdRead {
   const out: CrdRead = { crds: [], skipped: [] };
   let docs: unknown[];
   try {
-    docs = jsYaml.loadAll(text.includes('{{') ? withoutHelmActions(text) : text);
+    docs = jsYaml.loadAll(text.includes('{{') ? withoutHelmActions(text) : text, undefined, { schema: jsYaml.CORE_SCHEMA });
   } catch (e) {
     const mark = (e as { mark?: { line?: number } }).mark;
     out.skipped.push({ source, ...(mark?.line !== undefined ? { line: mark.line + 1 } : {}), reason: `YAML: ${(e as Error).message.split('\n')[0]}` });
