@@ -61,6 +61,8 @@ export async function main(argv: string[]): Promise<number> {
     .option('-c, --config <file>', 'configuration file (default: .karpdoctor.yaml found upward from the scanned path)')
     .option('--now <time>', 'reference time (RFC3339)')
     .option('--karpenter-version <version>', 'Karpenter version to assume when the input does not show it')
+    .option('--crds <path>', 'Karpenter CRD manifests (file or directory, or the karpenter-crd chart), as for `scan`')
+    .option('--no-crd-download', 'never download the CRDs of the detected Karpenter version')
     .action(async (action: string, paths: string[], opts) => {
       const { baselineCommand } = await import('./baseline.js');
       exitCode = await baselineCommand(action, paths, opts, pkg.version);
