@@ -162,6 +162,35 @@ describe(`${RULE} — the validator`, () => {
     expect(validate(obj({ count: 3 }), schema).violations).toEqual([]);
   });
 
+  it('schema keywords word their violations as the API server does', () => {
+    const s: Schema = {
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          required: ['nodes'],
+          properties: {
+            nodes: { type: 'string' },
+            zones: { type: 'array', maxItems: 2, 'x-kubernetes-list-type': 'set', items: { type: 'string', maxLength: 5 } },
+            limits: { type: 'object', additionalProperties: { 'x-kubernetes-int-or-string': true } },
+            at: { type: 'string', format: 'date-time' },
+            unknownIsFine: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+          },
+        },
+      },
+    };
+    const v = validate({ apiVersion: 'x/v1', kind: 'X', metadata: {}, spec: { zones: ['a', 'a', 'toolong'], limits: { cpu: 1.5, memory: '1Gi' }, at: 'yesterday', extra: 1, unknownIsFine: { x: 1 } } }, s);
+    // `extra` is pruned, not refused; nor is anything under a field that keeps unknown fields.
+    expect(v.violations.map((x) => `${x.field}: ${x.detail}`)).toEqual([
+      'spec.nodes: Required value',
+      'spec.zones: Too many: 3: must have at most 2 items',
+      'spec.zones[1]: Duplicate value: "a"',
+      'spec.zones[2]: Too long: may not be more than 5 bytes',
+      'spec.limits.cpu: Invalid value: "number": spec.limits.cpu in body must be of type integer or string: "number"',
+      'spec.at: Invalid value: "yesterday": spec.at in body must be of type date-time: "yesterday"',
+    ]);
+  });
+
   it("strips a chart's Helm actions: blocks left out, inline values emptied", () => {
     expect(withoutHelmActions('a: 1\n{{- if .Values.x }}\nb: {{ .Values.y }}\n{{- end }}\nc: {{ .Release.Name }}\n')).toBe('a: 1\nc: ""\n');
   });
