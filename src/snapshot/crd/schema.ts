@@ -175,7 +175,8 @@ function checkString(value: string, schema: Schema, field: string, bad: (d: stri
     const matches = patternTest(schema.pattern, value);
     if (matches === false) bad(`Invalid value: ${quote(value)}: ${field} in body should match '${schema.pattern}'`);
   }
-  if (schema.format === 'date-time' && !/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(value)) {
+  // The server's parser also takes local times and compact offsets: only what none of its layouts read is refused.
+  if (schema.format === 'date-time' && !/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})?$/.test(value)) {
     bad(`Invalid value: ${quote(value)}: ${field} in body must be of type date-time: ${quote(value)}`);
   }
 }
