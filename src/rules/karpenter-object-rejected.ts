@@ -41,7 +41,8 @@ export default defineRule({
       "cluster, or a cached download of the detected Karpenter version's release. Other rules do not add their own " +
       'diagnosis to a manifest the server would refuse. An object read back from a cluster was admitted once: one ' +
       'that fails the CRDs in use (they changed since) is a warning, as applying it again would fail; a required field ' +
-      'missing from such a copy is taken as a partial copy, not reported.',
+      'missing from such a copy is taken as a partial copy, not reported. An object in an API version the CRDs no ' +
+      'longer serve is left to deprecated-karpenter-api.',
     fix: "Change the field the finding names so it satisfies the CRD's rule, then check with kubectl apply --dry-run=server.",
     examples: {
       bad: 'apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nspec:\n  role: KarpenterNodeRole\n  amiSelectorTerms:\n  - id: ami-0a1b2c3d4e5f60718\n  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: prod}}]\n  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: prod}}]',
