@@ -252,6 +252,7 @@ export class Snapshot {
   useCrds(crds: KubeObject[], origin: string): void {
     this.attachedCrds = { crds, origin };
     this.cache.delete('crds');
+    this.cache.delete('admission');
   }
 
   /** Where the CRDs objects are judged against come from, for messages. */
