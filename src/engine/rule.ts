@@ -52,6 +52,11 @@ export interface RuleMeta {
    * (karpenter-facts §7.11), so the report can show each node's first blocker and the secondary ones.
    */
   blocker?: BlockerRank;
+  /**
+   * The rule that says an object would be refused by the API server. While it runs, other rules report nothing on a
+   * manifest it refuses (snapshot.wouldNeverBeAdmitted): the rejection is that object's one diagnosis.
+   */
+  judgesAdmission?: boolean;
 }
 
 /** §7.11 order: earlier causes make later ones moot. */

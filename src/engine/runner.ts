@@ -10,9 +10,6 @@ import { SEVERITY_RANK, buildFinding, isKubeObject, type Finding, type NotEvalua
 import type { Rule, RuleMeta, Severity } from './rule.js';
 import { didYouMean } from './suggest.js';
 
-/** The rule that owns a refused object's diagnosis (rules/karpenter-object-rejected.ts). */
-const REJECTION_RULE = 'karpenter-object-rejected';
-
 export interface RunConfig {
   /** Only these rules (`--rule`); empty = all. */
   only?: string[];
@@ -61,7 +58,7 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig): 
   const notEvaluated: NotEvaluated[] = [];
   const timings: Record<string, number> = {};
   const selected = selectRules(rules, config);
-  const judgesAdmission = selected.some((r) => r.meta.id === REJECTION_RULE);
+  const judgesAdmission = selected.some((r) => r.meta.judgesAdmission);
   for (const rule of selected) {
     const { meta } = rule;
     const missing = meta.requires.filter((input) => !snapshot.has(input));
@@ -88,7 +85,7 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig): 
         options,
         report: (input) => {
           // An object the API server would refuse never reaches Karpenter: its rejection is the one diagnosis.
-          if (judgesAdmission && meta.id !== REJECTION_RULE && isKubeObject(input.object) && snapshot.wouldNeverBeAdmitted(input.object)) return;
+          if (judgesAdmission && !meta.judgesAdmission && isKubeObject(input.object) && snapshot.wouldNeverBeAdmitted(input.object)) return;
           const f = buildFinding(meta.id, meta.defaultSeverity, input, snapshot);
           if (severity) f.severity = severity;
           findings.push(f);

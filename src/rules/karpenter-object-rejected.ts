@@ -27,6 +27,7 @@ export default defineRule({
     requiresAnyOf: ['NodePool', 'NodeClaim', 'NodeClass'],
     optional: ['KarpenterCRDs'],
     specOnly: 'yes',
+    judgesAdmission: true,
     summary:
       "A Karpenter object (NodePool, NodeClaim, EC2NodeClass, AKSNodeClass, …) that the API server would refuse under the CRDs of the version in use: OpenAPI schema and x-kubernetes-validations (CEL), with the CRD's own message.",
     rationale:
