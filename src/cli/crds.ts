@@ -11,10 +11,10 @@ import type { Snapshot } from '../snapshot/snapshot.js';
 import { formatVersion } from '../snapshot/version.js';
 import { UsageError } from './errors.js';
 
-const RULE = 'karpenter-object-rejected';
 const ABSENT = 'KarpenterCRDs';
 
-export async function provideCrds(snapshot: Snapshot, opts: { crds?: string; crdDownload?: boolean }, ruleIds: ReadonlySet<string>): Promise<void> {
+/** `judged`: a rule of this run judges objects against CRDs (no download otherwise). */
+export async function provideCrds(snapshot: Snapshot, opts: { crds?: string; crdDownload?: boolean }, judged: boolean): Promise<void> {
   if (opts.crds) {
     let read;
     try {
@@ -28,7 +28,7 @@ export async function provideCrds(snapshot: Snapshot, opts: { crds?: string; crd
     else snapshot.denied.set(ABSENT, `--crds ${opts.crds} holds no CustomResourceDefinition of a Karpenter API group (karpenter.sh, karpenter.k8s.aws, karpenter.azure.com)`);
     return;
   }
-  if (snapshot.has(ABSENT) || !ruleIds.has(RULE) || !(snapshot.has('NodePool') || snapshot.has('NodeClaim') || snapshot.has('NodeClass'))) return;
+  if (snapshot.has(ABSENT) || !judged || !(snapshot.has('NodePool') || snapshot.has('NodeClaim') || snapshot.has('NodeClass'))) return;
   if (opts.crdDownload === false) {
     snapshot.denied.set(ABSENT, 'no Karpenter CRDs in the input and --no-crd-download is set: pass --crds FILE|DIR (CRD manifests or the karpenter-crd chart)');
     return;

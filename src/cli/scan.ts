@@ -131,7 +131,7 @@ export async function executeScan(paths: string[], opts: ScanOptions, plan: Scan
     for (const s of load.skipped.slice(0, 20)) process.stderr.write(`karpdoctor: ${s.source}${s.line ? `:${s.line}` : ''}: ${s.reason}\n`);
     throw new UsageError(`nothing could be loaded from ${paths.join(', ')}: no Kubernetes objects or Karpenter logs found`);
   }
-  await provideCrds(snapshot, opts, new Set(plan.rules.map((r) => r.meta.id)));
+  await provideCrds(snapshot, opts, plan.rules.some((r) => r.meta.judgesAdmission));
   const t2 = performance.now();
   let run: RunResult;
   try {
