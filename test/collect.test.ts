@@ -5,7 +5,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { collectCommand } from '../src/cli/collect.js';
 import { Anonymizer } from '../src/collect/anonymize.js';
-import { MANIFEST_FILE, type BundleManifest } from '../src/collect/manifest.js';
+import { MANIFEST_FILE, type BundleManifest } from '../src/loaders/readers/bundle-manifest.js';
 import { REDACTED, redactObject, redactText } from '../src/collect/redact.js';
 import { writeTarGz } from '../src/collect/tar.js';
 import { runRules } from '../src/engine/runner.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildBundle } from '../src/collect/bundle.js';
-import { deniedFromManifest } from '../src/collect/manifest.js';
+import { deniedFromManifest } from '../src/loaders/readers/bundle-manifest.js';
 import { runRules } from '../src/engine/runner.js';
 import { loadLive } from '../src/loaders/live.js';
 import { loadInputs } from '../src/loaders/load.js';

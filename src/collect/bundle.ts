@@ -8,7 +8,8 @@ import type { LiveResult, ResourceOutcome } from '../loaders/live.js';
 import type { KubeObject } from '../kube/types.js';
 import type { Anonymizer } from './anonymize.js';
 import { KEPT_NAMES } from './anonymize.js';
-import { MANIFEST_FILE, MANIFEST_FORMAT, redactServer, type BundleManifest, type ManifestKind } from './manifest.js';
+import { MANIFEST_FILE, MANIFEST_FORMAT, type BundleManifest, type ManifestKind } from '../loaders/readers/bundle-manifest.js';
+import { redactServer } from './manifest.js';
 import { REDACTION_SETTINGS, redactObject } from './redact.js';
 import type { TarEntry } from './tar.js';
 

@@ -5,23 +5,9 @@
 import { readdir, readlink, stat } from 'node:fs/promises';
 import type { BigIntStats } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import {
-  FileSource,
-  MemorySource,
-  READ_AHEAD_LIMIT,
-  describeError,
-  gunzip,
-  isGzip,
-  isInputProblem,
-  isTarHeader,
-  isZip,
-  readTar,
-  readZip,
-  StreamReader,
-  tarIn,
-  tarInGzip,
-  type ByteSource,
-} from './archive.js';
+import { FileSource, MemorySource, READ_AHEAD_LIMIT, StreamReader, describeError, gunzip, isGzip, isInputProblem, type ByteSource } from './archive/bytes.js';
+import { isTarHeader, readTar, tarIn, tarInGzip } from './archive/tar.js';
+import { isZip, readZip } from './archive/zip.js';
 import type { SkippedInput } from '../kube/types.js';
 import type { InputFile, WalkOptions } from './types.js';
 
@@ -86,7 +72,7 @@ async function* visit(path: string, rel: string | null, walk: Walk): AsyncGenera
   }
 
   if (st.isFile()) {
-    yield* readContent(new FileSource(path, Number(st.size)), path, rel ?? basename(path));
+    yield* readContent(new FileSource(path, Number(st.size)), path, rel ?? basename(path), rel === null);
     return;
   }
   if (!st.isDirectory()) {
@@ -140,16 +126,16 @@ async function* readStdin(stream: NodeJS.ReadableStream): AsyncGenerator<Item> {
     yield { source: STDIN, reason: `cannot read stdin: ${describeError(err)}` };
     return;
   }
-  yield* readContent(new MemorySource(parts), STDIN, 'stdin');
+  yield* readContent(new MemorySource(parts), STDIN, 'stdin', true);
 }
 
 /** One file's bytes: an archive (by magic bytes, else by name), a gzip'd file, or a plain file. */
-async function* readContent(src: ByteSource, display: string, rel: string): AsyncGenerator<Item> {
+async function* readContent(src: ByteSource, display: string, rel: string, direct: boolean): AsyncGenerator<Item> {
   const name = rel.toLowerCase();
   try {
     // Zero-byte files are yielded as they are, whatever their name: the caller reports them as empty.
     const head = src.size === 0 ? Buffer.alloc(0) : await src.read(0, 512);
-    if (isGzip(head)) yield* gzipped(src, display, rel);
+    if (isGzip(head)) yield* gzipped(src, display, rel, direct);
     else if (isZip(head)) yield* readZip(src, display);
     else if (isTarHeader(head)) yield* readTar(tarIn(src), display);
     // The name alone decides only now, so that the report says why a would-be archive could not be read.
@@ -159,7 +145,7 @@ async function* readContent(src: ByteSource, display: string, rel: string): Asyn
     else {
       await src.close(); // chunks() opens the file itself; no need to hold a descriptor while the caller works
       const fsPath = src instanceof FileSource ? { fsPath: src.path } : {};
-      yield { displayPath: display, relPath: rel, size: src.size, ...fsPath, chunks: () => src.stream(0, src.size) };
+      yield { displayPath: display, relPath: rel, size: src.size, ...fsPath, ...(direct ? { direct } : {}), chunks: () => src.stream(0, src.size) };
     }
   } catch (err) {
     if (!isInputProblem(err)) throw err;
@@ -169,7 +155,7 @@ async function* readContent(src: ByteSource, display: string, rel: string): Asyn
   }
 }
 
-async function* gzipped(src: ByteSource, display: string, rel: string): AsyncGenerator<Item> {
+async function* gzipped(src: ByteSource, display: string, rel: string, direct: boolean): AsyncGenerator<Item> {
   const inflate = () => gunzip(src.stream(0, src.size));
   let tar = /\.(tgz|tar\.gz)$/i.test(rel);
   if (!tar) {
@@ -198,5 +184,5 @@ async function* gzipped(src: ByteSource, display: string, rel: string): AsyncGen
         yield* data;
       }
     : inflate;
-  yield { displayPath: display, relPath: rel.replace(/\.gz$/i, ''), size, chunks };
+  yield { displayPath: display, relPath: rel.replace(/\.gz$/i, ''), size, ...(direct ? { direct } : {}), chunks };
 }

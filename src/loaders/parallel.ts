@@ -15,7 +15,7 @@ const WORKER_URL = new URL('./parse-worker.js', import.meta.url);
 
 export interface WorkerJob {
   id: number;
-  file: { fsPath: string; displayPath: string; relPath: string; size: number };
+  file: { fsPath: string; displayPath: string; relPath: string; size: number; direct?: boolean };
   options: Pick<LoadOptions, 'yamlPath' | 'jsonPath'>;
   /** Part of a file split across workers (split.ts); the reply is a RangePartial. */
   range?: RangeJob;
@@ -74,7 +74,7 @@ class Pool implements ParsePool {
   load(file: InputFile, opts: LoadOptions, range?: RangeJob): Promise<PartialLoad> {
     return this.post(
       {
-        file: { fsPath: file.fsPath!, displayPath: file.displayPath, relPath: file.relPath, size: file.size },
+        file: { fsPath: file.fsPath!, displayPath: file.displayPath, relPath: file.relPath, size: file.size, ...(file.direct ? { direct: true } : {}) },
         options: { ...(opts.yamlPath ? { yamlPath: opts.yamlPath } : {}), ...(opts.jsonPath ? { jsonPath: opts.jsonPath } : {}) },
         ...(range ? { range } : {}),
       },

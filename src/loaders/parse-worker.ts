@@ -1,6 +1,6 @@
 /** Worker thread: loads one file on disk with the same code as the main thread and sends back what it found. */
 import { parentPort } from 'node:worker_threads';
-import { FileSource } from './archive.js';
+import { FileSource } from './archive/bytes.js';
 import { loadOne } from './load.js';
 import { locateUnitLines } from './locate.js';
 import { loadRange } from './split.js';
@@ -18,7 +18,7 @@ parentPort!.on('message', (job: WorkerJob) => {
 async function handle(job: WorkerJob): Promise<void> {
   const send = (m: WorkerReply) => parentPort!.postMessage(m);
   try {
-    const { fsPath, displayPath, relPath, size } = job.file;
+    const { fsPath, displayPath, relPath, size, direct } = job.file;
     if (job.locate) {
       send({ id: job.id, type: 'done', json: JSON.stringify({ lines: locateUnitLines(fsPath, displayPath) }) });
       return;
@@ -26,7 +26,7 @@ async function handle(job: WorkerJob): Promise<void> {
     const source = new FileSource(fsPath, size);
     const partial = job.range
       ? await loadRange(fsPath, size, displayPath, job.range)
-      : await loadOne({ displayPath, relPath, size, fsPath, chunks: () => source.stream(0, size) }, job.options);
+      : await loadOne({ displayPath, relPath, size, fsPath, ...(direct ? { direct } : {}), chunks: () => source.stream(0, size) }, job.options);
     for (let i = 0; i < partial.objects.length; i += BATCH) {
       send({ id: job.id, type: 'objects', json: JSON.stringify(partial.objects.slice(i, i + BATCH)) });
     }

@@ -5,7 +5,7 @@
  * worker as if it were a list of its own, and the results are stitched back with their line numbers shifted. Any
  * surprise inside a range (a second document, stray text) makes the caller stream the file whole instead.
  */
-import { FileSource } from './archive.js';
+import { FileSource } from './archive/bytes.js';
 import { JsonStreamScanner } from './json-stream.js';
 import { acceptObject, kindKey, listItemType, type ObjectSink } from './objects.js';
 import type { PartialLoad } from './types.js';

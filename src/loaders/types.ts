@@ -20,6 +20,9 @@ export interface InputFile {
   chunks(): AsyncIterable<Buffer>;
   /** For plain files on disk: the path to open, so another thread can read the file itself. */
   fsPath?: string;
+  /** Named on the command line (or stdin) rather than met in a directory or archive: a README.md typed by the user
+   *  is a ticket to read, one found in a repository is documentation. */
+  direct?: boolean;
 }
 
 /** The kind names a source told us it contained, even when empty (an empty `NodeClaimList` means "none", not "unknown"). */

@@ -1,0 +1,80 @@
+/**
+ * JSON: one document, a `kubectl get -o json` list, or a stream of values (several `kubectl get -o json` outputs one
+ * after the other, kubectl's stderr mixed in, YAML appended with `>>`), parsed whole when it can be, streamed
+ * otherwise.
+ */
+import { JsonStreamScanner } from '../json-stream.js';
+import { acceptDocument, acceptObject, kindKey, listItemType, type ObjectSink } from '../objects.js';
+import { StrayLineHandler } from '../text-lines.js';
+import { YamlStreamLoader } from '../yaml-load.js';
+import type { Reader, ReadInput, ReadSink } from './reader.js';
+import { ACCEPTED_EXTENSIONS, looksLikeObjects, startsLikeJson } from './sniffs.js';
+import { tryWhole } from './whole-file.js';
+
+export const json: Reader = {
+  id: 'json',
+  needs: 'content',
+  sniff: (s) => (startsLikeJson(s.sample) && (ACCEPTED_EXTENSIONS.test(s.name) || looksLikeObjects(s.sample)) ? 1 : 0),
+  read: async (input, sink) => {
+    const rest = input.opts.jsonPath === 'stream' ? input.chunks : tryWhole(input.file, true, input.chunks, sink);
+    if (rest) await streamJson(input, rest, sink);
+    return 'loaded';
+  },
+};
+
+export async function streamJson({ file }: ReadInput, chunks: AsyncIterable<Buffer>, sink: ReadSink): Promise<void> {
+  const stray = new StrayLineHandler(file.displayPath, sink);
+  const loader = jsonLoader(file.displayPath, sink, stray);
+  for await (const chunk of chunks) loader.push(chunk);
+  loader.end();
+  stray.finish();
+}
+
+/** The streaming JSON path as a push/end object, so a file can also be re-read synchronously to locate lines. */
+function jsonLoader(source: string, sink: ObjectSink, stray: StrayLineHandler): { push(chunk: Buffer): void; end(): void } {
+  // Items of typed lists whose kind arrives only after the items (kubectl sorts keys) wait for their list.
+  let pending: Array<{ value: unknown; line: number }> = [];
+  // YAML appended to a JSON capture (`kubectl get nodepools -o yaml >> dump.txt`) is read as YAML until the next value.
+  let yaml: YamlStreamLoader | undefined;
+  const endYaml = () => {
+    yaml?.finish();
+    yaml = undefined;
+  };
+  const scanner = new JsonStreamScanner({
+    value: (value, line) => {
+      endYaml();
+      acceptDocument(value, source, line, sink);
+    },
+    item: (value, line) => {
+      endYaml();
+      const v = value as Record<string, unknown> | null;
+      if (v && typeof v === 'object' && typeof v.kind === 'string' && typeof v.apiVersion === 'string') {
+        acceptObject(v, source, line, sink);
+      } else pending.push({ value, line });
+    },
+    listEnd: (_id, wrapper) => {
+      const type = listItemType(wrapper);
+      if (type.kind && type.apiVersion) sink.listedKinds.add(kindKey(type.apiVersion, type.kind));
+      for (const p of pending) acceptObject(p.value, source, p.line, sink, type);
+      pending = [];
+    },
+    text: (text, line) => {
+      if (!yaml && !stray.inBlock && YAML_DOCUMENT_START.test(text)) yaml = new YamlStreamLoader(source, sink, stray);
+      if (yaml) yaml.line(text, line);
+      else stray.line(text, line);
+    },
+    error: (message, line) => sink.skipped.push({ source, line, reason: message }),
+    inTextBlock: () => stray.inBlock,
+  });
+  return {
+    push: (chunk) => scanner.push(chunk),
+    end: () => {
+      scanner.end();
+      endYaml();
+      for (const p of pending) acceptObject(p.value, source, p.line, sink);
+      pending = [];
+    },
+  };
+}
+
+const YAML_DOCUMENT_START = /^(---(\s|$)|apiVersion:|kind:|items:)/;

@@ -1,0 +1,75 @@
+/**
+ * One input format, one reader module. The registry (registry.ts) offers a file to each reader in order; a reader
+ * says from the name and the first bytes whether the file is its format (`sniff`), and the one chosen reads the file
+ * into the sink: objects and log records with their provenance, and a reason for everything it could not use.
+ */
+import type { LogRecord } from '../../kube/types.js';
+import type { InputFile, LoadOptions } from '../types.js';
+import type { HelmFiles } from '../helm-files.js';
+import type { ObjectSink } from '../objects.js';
+import type { TextSink } from '../text-lines.js';
+
+/** The loader options a reader honours (tests force one parse path to prove the paths agree). */
+export type ReaderOptions = Pick<LoadOptions, 'yamlPath' | 'jsonPath'>;
+
+/** What a reader may look at to claim a file. */
+export interface Sniff {
+  /** Base name of the file (`nodepools.yaml`, `karpdoctor-manifest.json`). */
+  name: string;
+  /** Path inside the scanned root: dump layouts (`kube-system/karpenter-abc/logs.txt`) say what a file is. */
+  relPath: string;
+  size: number;
+  /** The file was named on the command line (or is stdin), not met while walking a directory or archive. */
+  direct: boolean;
+  /** The first bytes (at most SNIFF_BYTES) and the same decoded as UTF-8; empty for readers that sniff by name. */
+  head: Buffer;
+  sample: string;
+}
+
+/** What became of a file, for the one-line summaries of files not read (container logs of other pods, docs). */
+export type FileOutcome = 'loaded' | 'skipped' | 'ignored-log' | 'ignored-doc' | 'own';
+
+/** Where readers put what they read. */
+export interface ReadSink extends ObjectSink, TextSink {
+  logs: LogRecord[];
+  /** Inputs a `karpdoctor collect` manifest records as denied (input → reason). */
+  denied?: Map<string, string>;
+  collectedAt?: string;
+  /** Chart.yaml and values files, joined once every file is in. */
+  helm: HelmFiles;
+}
+
+export interface ReadInput {
+  file: InputFile;
+  /** The file's base name, as sniffed. */
+  name: string;
+  /** The file's contents, the sniffed first bytes included (reading them again could mean inflating them again). */
+  chunks: AsyncIterable<Buffer>;
+  /** The first bytes as text, as sniffed. */
+  sample: string;
+  opts: ReaderOptions;
+}
+
+export interface Reader {
+  /** Short name for tests and messages: `json`, `yaml`, `controller-log`. */
+  readonly id: string;
+  /** `name`: decides on the name alone, before a byte is read; `content`: also sees the first bytes. */
+  readonly needs: 'name' | 'content';
+  /** 0: not this format; 1: certainly; in between: maybe (the highest wins, earlier readers win ties). */
+  sniff(s: Sniff): number;
+  read(input: ReadInput, sink: ReadSink): Promise<FileOutcome>;
+}
+
+export async function readAll(chunks: AsyncIterable<Buffer>): Promise<string> {
+  return (await readAllBuffer(chunks)).toString('utf8');
+}
+
+async function readAllBuffer(chunks: AsyncIterable<Buffer>): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const chunk of chunks) parts.push(chunk);
+  return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+}
+
+export async function* once(bytes: Buffer): AsyncGenerator<Buffer> {
+  yield bytes;
+}

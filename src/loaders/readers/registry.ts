@@ -1,0 +1,113 @@
+/**
+ * The input readers, in the order they are offered a file. Readers that decide by name come first, so that a
+ * README or a Chart.yaml is never opened to be sniffed; the first reader that needs content makes the dispatcher
+ * read the first bytes once. The dispatcher only picks: what a format means lives in its reader.
+ */
+import { basename } from 'node:path';
+import type { InputFile } from '../types.js';
+import { bundleManifest } from './bundle-manifest.js';
+import { clusterInfoDump } from './cluster-info.js';
+import { controllerLog } from './controller-log.js';
+import { helmFiles } from './helm.js';
+import { json } from './json.js';
+import type { FileOutcome, Reader, ReaderOptions, ReadSink, Sniff } from './reader.js';
+import { documentation, ownFiles, toolingFiles } from './skipped-by-name.js';
+import { binaryFile, emptyFile } from './unreadable.js';
+import { yaml } from './yaml.js';
+
+export const READERS: readonly Reader[] = [
+  documentation,
+  ownFiles,
+  bundleManifest,
+  helmFiles,
+  toolingFiles,
+  emptyFile,
+  binaryFile,
+  clusterInfoDump,
+  controllerLog,
+  json,
+  yaml,
+];
+
+const SNIFF_BYTES = 64 << 10;
+
+/** The reader for a file: the highest sniff score, the earlier reader on a tie; undefined when none claims it. */
+export function pickReader(s: Sniff, readers: readonly Reader[] = READERS): Reader | undefined {
+  let best: Reader | undefined;
+  let bestScore = 0;
+  for (const reader of readers) {
+    const score = reader.sniff(s);
+    if (score >= 1) return reader;
+    if (score > bestScore) [best, bestScore] = [reader, score];
+  }
+  return best;
+}
+
+/** Reads one file (or archive entry) into the sink with the reader that claims it. */
+export async function readFile(file: InputFile, sink: ReadSink, opts: ReaderOptions): Promise<FileOutcome> {
+  const name = basename(file.relPath);
+  const base = { name, relPath: file.relPath, size: file.size, direct: file.direct === true };
+  const byName = pickReader({ ...base, head: EMPTY, sample: '' }, READERS.filter((r) => r.needs === 'name'));
+  if (byName) return byName.read({ file, name, chunks: file.chunks(), sample: '', opts }, sink);
+  const peeked = await peek(file);
+  try {
+    const sample = peeked.sample.toString('utf8');
+    const reader = pickReader({ ...base, head: peeked.sample, sample }, READERS.filter((r) => r.needs === 'content'));
+    if (!reader) {
+      sink.skipped.push({ source: file.displayPath, reason: 'not a YAML, JSON or log file' });
+      return 'skipped';
+    }
+    return await reader.read({ file, name, chunks: peeked.chunks, sample, opts }, sink);
+  } finally {
+    await peeked.close();
+  }
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * The first bytes of a file to sniff its format, and the whole file as chunks without reading the start twice
+ * (a second `chunks()` call would re-read — and for compressed archives re-inflate — what was already read).
+ */
+interface Peeked {
+  sample: Buffer;
+  chunks: AsyncIterable<Buffer>;
+  /** Release the file (a handle stays open while a partly read iterator lives). */
+  close(): Promise<void>;
+}
+
+async function peek(file: InputFile): Promise<Peeked> {
+  const iterator = file.chunks()[Symbol.asyncIterator]();
+  const head: Buffer[] = [];
+  let total = 0;
+  let done = false;
+  while (total < SNIFF_BYTES) {
+    const next = await iterator.next();
+    if (next.done) {
+      done = true;
+      break;
+    }
+    head.push(next.value);
+    total += next.value.length;
+  }
+  const first = head.length === 1 ? head[0]! : Buffer.concat(head);
+  async function* chunks(): AsyncGenerator<Buffer> {
+    yield* head;
+    if (done) return;
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done) {
+        done = true;
+        return;
+      }
+      yield next.value;
+    }
+  }
+  return {
+    sample: first.subarray(0, SNIFF_BYTES),
+    chunks: chunks(),
+    close: async () => {
+      if (!done) await iterator.return?.();
+    },
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * The fast path for an ordinary file on disk: parse the text whole with the native JSON parser or js-yaml, and find
+ * lines later, only for the objects a report cites (`locate`). Anything short of a clean parse — a JSON stream,
+ * kubectl messages, log blocks, templates, a truncated file, a document that is not an object — returns false, and
+ * the streaming path reads the file again from memory with full reporting.
+ */
+import { readFileSync } from 'node:fs';
+import jsYaml from 'js-yaml';
+import type { InputFile } from '../types.js';
+import { acceptDocument, type ObjectSink } from '../objects.js';
+import { MAYBE_ALIAS, MAYBE_ANCHOR } from '../yaml-load.js';
+import { once } from './reader.js';
+
+/** Files parsed whole stay well under V8's string limit (~512 MiB); bigger ones always stream. */
+export const WHOLE_FILE_BYTES = 256 << 20;
+
+/** Lines that only the careful YAML paths handle: log blocks, kubectl messages, unrendered templates. */
+const YAML_NEEDS_CARE = /^(?:==== START|Warning: |Error from server|error: |No resources found|Cluster info dumped|[IWEF]\d{4} )|\{\{/m;
+
+/**
+ * Loads the file whole when it can; otherwise returns the chunks to stream: the text already read (so the file is
+ * read once) or, for a file too big or not on disk, the chunks as they were.
+ */
+export function tryWhole(file: InputFile, json: boolean, chunks: AsyncIterable<Buffer>, sink: ObjectSink): AsyncIterable<Buffer> | null {
+  if (!file.fsPath || file.size > WHOLE_FILE_BYTES) return chunks;
+  // One read and one decode, as plain `JSON.parse(readFileSync(f, 'utf8'))` would: the cost we measure against.
+  const text = readFileSync(file.fsPath, 'utf8');
+  if (loadWhole(text, json, file.displayPath, file.fsPath, sink)) return null;
+  return once(Buffer.from(text, 'utf8'));
+}
+
+function loadWhole(text: string, json: boolean, source: string, fsPath: string, sink: ObjectSink): boolean {
+  const clean: ObjectSink = { objects: [], skipped: [], listedKinds: new Set(), lazyLinesIn: fsPath };
+  try {
+    if (json) acceptDocument(JSON.parse(text), source, 0, clean);
+    else {
+      if (YAML_NEEDS_CARE.test(text) || (MAYBE_ALIAS.test(text) && MAYBE_ANCHOR.test(text))) return false;
+      jsYaml.loadAll(text, (doc) => acceptDocument(doc, source, 0, clean), { schema: jsYaml.CORE_SCHEMA });
+    }
+  } catch {
+    return false;
+  }
+  if (clean.skipped.length) return false;
+  for (const o of clean.objects) sink.objects.push(o);
+  for (const k of clean.listedKinds) sink.listedKinds.add(k);
+  return true;
+}
