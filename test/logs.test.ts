@@ -201,6 +201,7 @@ describe('parseLogLine: prefixes and re-emits', () => {
   it('keeps a Loki text export as a record with its time made RFC3339 UTC', () => {
     expect(parse('2024-10-24 15:10:10.332\tNominated: Pod should schedule on: nodeclaim/default-abcde, node/ip-10-0-1-2')).toStrictEqual({
       time: '2024-10-24T15:10:10.332Z',
+      timeZoneUnknown: true,
       message: 'Nominated: Pod should schedule on: nodeclaim/default-abcde, node/ip-10-0-1-2',
       fields: {},
       provenance: { source: 'dump/karpenter.log', line: 7 },

@@ -129,6 +129,19 @@ export async function executeScan(paths: string[], opts: ScanOptions, plan: Scan
   });
   if (snapshot.objectCount === 0 && snapshot.logs.length === 0) {
     for (const s of load.skipped.slice(0, 20)) process.stderr.write(`karpdoctor: ${s.source}${s.line ? `:${s.line}` : ''}: ${s.reason}\n`);
+    // A pipeline reading the JSON still gets a report: what was skipped, and why, is the answer.
+    if (opts.format === 'json') {
+      // Every rule is then "not evaluated" with what would settle it, which is what the reader needs next.
+      let run: RunResult = { findings: [], notEvaluated: [], timings: {} };
+      try {
+        run = runRules(RULES, snapshot, plan.config, { deferLines: true });
+      } catch (e) {
+        if (!(e instanceof ConfigError)) throw e;
+      }
+      const empty = renderJson(buildReport(snapshot, { ...run, findings: [] }, toolVersion));
+      if (opts.output) await writeFile(opts.output, empty);
+      else await writeOut(empty);
+    }
     throw new UsageError(`nothing could be loaded from ${paths.join(', ')}: no Kubernetes objects or Karpenter logs found`);
   }
   await provideCrds(snapshot, opts, plan.rules.some((r) => r.meta.judgesAdmission));

@@ -99,3 +99,14 @@ export function annotations(obj: KubeObject): Record<string, string> {
 export function nameOf(obj: KubeObject): string {
   return obj.metadata.name ?? obj.metadata.generateName ?? '';
 }
+
+/** The name to show a person: an object without one is shown by its generateName, and says it has no name. */
+export function displayName(obj: KubeObject): string {
+  if (obj.metadata.name) return obj.metadata.name;
+  return obj.metadata.generateName ? `${obj.metadata.generateName}… (generateName only, no name)` : '(no name)';
+}
+
+/** `NodeClaim batch-spot-x7k2p`, `PodDisruptionBudget shop/web`: an object as messages and headers name it. */
+export function objectLabel(obj: KubeObject): string {
+  return `${obj.kind} ${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ''}${displayName(obj)}`;
+}

@@ -64,6 +64,8 @@ export interface LoadedObject {
 export interface LogRecord {
   /** RFC3339 time of the record (from the record itself, else from a `--timestamps` prefix); undefined if none. */
   time?: string;
+  /** The time came from a collector's column that gave no zone (read as UTC, maybe local): never the reference time. */
+  timeZoneUnknown?: true;
   level?: string;
   /** The message text, e.g. `created nodeclaim`. */
   message: string;

@@ -25,9 +25,12 @@ const STERN_BRACKET = /^([a-z0-9][-a-z0-9]*)\/([a-z0-9][-a-z0-9.]*)\[([a-z0-9][-
 const STERN_PLAIN = new RegExp(
   `^(?:([a-z0-9][-a-z0-9]*) )?([a-z0-9][-a-z0-9.]*) ([a-z0-9][-a-z0-9]*) (?=\\{|${TIME})`,
 );
+/** A log viewer's pod column after its time column (`2024-06-05 21:21:12.927⇥karpenter-7b9d-x2x4z⇥{…}`). */
+const VIEWER_POD = new RegExp(`^([a-z0-9][-a-z0-9.]*[a-z0-9])\\t(?=\\{|${TIME}|[IWEF]\\d{4} )`);
 const ANSI = /\x1b\[[0-9;]*m/g;
 const CONSOLE_LEVEL = /^(debug|info|warn|warning|error|dpanic|panic|fatal)$/i;
 const CALLER = /^\S+\.go:\d+$/;
+const HAS_ZONE = /(?:Z|[+-]\d{2}:?\d{2})$/i;
 const ISO = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(?:[.,](\d+))?(Z|[+-]\d{2}:?\d{2})?$/i;
 
 type Parsed = Pick<LogRecord, 'time' | 'level' | 'message' | 'fields'>;
@@ -53,9 +56,15 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
         continue;
       }
       // A time and a tab: zap console if a level follows, else an aggregator/Loki re-emit whose
-      // prefix is the record's only time (the aggregator stripped level and time from the JSON).
+      // prefix is the record's only time (the aggregator stripped level and time from the JSON), or a
+      // log viewer's columns (time, pod, record).
       parsed = parseConsole(m[1]!, rest) ?? undefined;
       prefixTime = m[1];
+      if (parsed === undefined && !prefixPod && (m = VIEWER_POD.exec(rest))) {
+        prefixPod = { name: m[1]! };
+        rest = rest.slice(m[0].length);
+        continue;
+      }
       if (parsed === undefined) break;
     } else if (!prefixPod && (m = KUBECTL_PREFIX.exec(rest))) {
       prefixPod = { name: m[1]!, container: m[2]! };
@@ -92,10 +101,13 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
   if (!parsed) return null;
 
   const time = parsed.time ?? (prefixTime === undefined ? undefined : normaliseTime(prefixTime));
+  // A viewer's or exporter's column without a zone is often local time: kept, but never trusted as "now".
+  const zoneUnknown = parsed.time === undefined && prefixTime !== undefined && time !== undefined && !HAS_ZONE.test(prefixTime);
   const pod = podFor(prefixPod, ctx.pod);
   const provenance: Provenance = { source: ctx.source, line: lineNo };
   return {
     ...(time === undefined ? {} : { time }),
+    ...(zoneUnknown ? { timeZoneUnknown: true } : {}),
     ...(parsed.level === undefined ? {} : { level: parsed.level }),
     message: parsed.message,
     fields: parsed.fields,

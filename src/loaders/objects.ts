@@ -4,6 +4,7 @@
  * the list was empty.
  */
 import { compactObject } from './compact.js';
+import { currentApiVersion } from './kubectl-resources.js';
 import type { KubeObject, LoadedObject, SkippedInput } from '../kube/types.js';
 
 export interface ObjectSink {
@@ -13,6 +14,18 @@ export interface ObjectSink {
   /** Objects of a file parsed whole get no line yet, only the path and their position to locate them later. */
   lazyLinesIn?: string;
   nextUnit?: number;
+  /**
+   * What the command line above a pasted output says about it (`kubectl get nodeclaim x -n y -o yaml`): fills in what
+   * a fragment of that output lacks (kind and apiVersion; name and namespace for an object of that kind).
+   */
+  defaults?: OutputType;
+}
+
+export interface OutputType {
+  kind?: string;
+  apiVersion?: string;
+  name?: string;
+  namespace?: string;
 }
 
 export function groupOf(apiVersion: string): string {
@@ -54,6 +67,7 @@ export function acceptObject(
   const obj = value as Record<string, unknown>;
   if (obj.kind === undefined && itemType.kind) obj.kind = itemType.kind;
   if (obj.apiVersion === undefined && itemType.apiVersion) obj.apiVersion = itemType.apiVersion;
+  if (sink.defaults) applyOutputType(obj, sink.defaults);
   if (typeof obj.kind !== 'string' || typeof obj.apiVersion !== 'string') {
     sink.skipped.push({ source, line, reason: describeNonKube(obj) });
     return false;
@@ -93,6 +107,21 @@ export function acceptDocument(value: unknown, source: string, line: number, sin
     return;
   }
   acceptObject(value, source, line, sink);
+}
+
+function applyOutputType(obj: Record<string, unknown>, type: OutputType): void {
+  if (obj.kind === undefined && type.kind && !('items' in obj)) obj.kind = type.kind;
+  // A pasted excerpt often starts at `kind:`; the apiVersion it lost is the one kubectl prints today.
+  if (obj.apiVersion === undefined && typeof obj.kind === 'string' && obj.kind !== type.kind) {
+    const apiVersion = currentApiVersion(obj.kind);
+    if (apiVersion) obj.apiVersion = apiVersion;
+  }
+  if (obj.kind !== type.kind) return;
+  if (obj.apiVersion === undefined && type.apiVersion) obj.apiVersion = type.apiVersion;
+  if (type.name === undefined && type.namespace === undefined) return;
+  const metadata = typeof obj.metadata === 'object' && obj.metadata !== null ? (obj.metadata as Record<string, unknown>) : (obj.metadata = {});
+  if (metadata.name === undefined && type.name && metadata.generateName === undefined) metadata.name = type.name;
+  if (metadata.namespace === undefined && type.namespace) metadata.namespace = type.namespace;
 }
 
 function describeNonKube(obj: Record<string, unknown>): string {

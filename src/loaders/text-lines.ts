@@ -4,7 +4,7 @@
  * reported as skipped with its line — never silently dropped.
  */
 import { StringDecoder } from 'node:string_decoder';
-import { isKarpenterControllerPod, isLogBlockEnd, parseLogBlockStart, parseLogLine } from './logs.js';
+import { isKarpenterControllerPod, isLogBlockEnd, parseLogBlockStart, parseLogLine, type LogContext } from './logs.js';
 import type { LogRecord, SkippedInput } from '../kube/types.js';
 
 const KUBECTL_NOISE =
@@ -29,6 +29,8 @@ export class StrayLineHandler {
   private garbageSample = '';
   private unparsedLogLines = 0;
   private firstUnparsedLine = 0;
+  /** A JSON record pretty-printed over several lines (as people paste one), until its braces close. */
+  private spread: { lines: string[]; start: number; depth: number; pod: LogContext['pod'] } | null = null;
 
   constructor(
     private readonly source: string,
@@ -81,7 +83,11 @@ export class StrayLineHandler {
   }
 
   /** A log line of a plain log file (no START/END markers). */
-  logLine(text: string, lineNo: number, pod?: { namespace?: string; name: string; container?: string }): void {
+  logLine(text: string, lineNo: number, pod?: LogContext['pod']): void {
+    if (this.spread) {
+      this.continueSpread(text);
+      return;
+    }
     const start = parseLogBlockStart(text);
     if (start || this.block) {
       this.line(text, lineNo);
@@ -89,10 +95,31 @@ export class StrayLineHandler {
     }
     const record = parseLogLine(text, lineNo, { source: this.source, ...(pod ? { pod } : {}) });
     if (record) this.sink.logs.push(record);
+    else if (text.trimStart().startsWith('{') && braceDepth(text) > 0) this.spread = { lines: [text], start: lineNo, depth: braceDepth(text), pod };
     else if (text.trim() !== '') this.countUnparsed(lineNo);
   }
 
+  private continueSpread(text: string): void {
+    const spread = this.spread!;
+    spread.lines.push(text);
+    spread.depth += braceDepth(text);
+    if (spread.depth > 0 && spread.lines.length < MAX_SPREAD_LINES) return;
+    this.endSpread();
+  }
+
+  /** The record at the line where it opens; lines that never close into a record are counted as unrecognised. */
+  private endSpread(): void {
+    const spread = this.spread;
+    if (!spread) return;
+    this.spread = null;
+    const joined = spread.lines.map((l) => l.trim()).join(' ');
+    const record = parseLogLine(joined, spread.start, { source: this.source, ...(spread.pod ? { pod: spread.pod } : {}) });
+    if (record) this.sink.logs.push(record);
+    else this.countUnparsed(spread.start);
+  }
+
   finish(): void {
+    this.endSpread();
     this.flushGarbage();
     if (this.block?.karpenter) {
       this.sink.skipped.push({
@@ -124,6 +151,25 @@ export class StrayLineHandler {
     });
     this.garbageStart = this.garbageEnd = 0;
   }
+}
+
+/** A record spread wider than this is not one record but broken text. */
+const MAX_SPREAD_LINES = 400;
+
+/** Opening minus closing braces and brackets outside JSON strings: where a value spread over lines ends. */
+export function braceDepth(text: string): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c /* \ */) i++;
+      else if (c === 0x22 /* " */) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b /* { */ || c === 0x5b /* [ */) depth++;
+    else if (c === 0x7d /* } */ || c === 0x5d /* ] */) depth--;
+  }
+  return depth;
 }
 
 export function clip(text: string, max = 80): string {

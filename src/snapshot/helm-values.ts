@@ -6,7 +6,7 @@
  */
 import { parse as parseYaml } from 'yaml';
 import type { KubeObject } from '../kube/types.js';
-import { arr, dig, isRecord, pointer, str, type Json } from '../kube/fields.js';
+import { arr, dig, isRecord, objectLabel, pointer, str, type Json } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 
 export interface KarpenterRelease {
@@ -157,7 +157,7 @@ function fromApplication(obj: KubeObject): KarpenterRelease | undefined {
 }
 
 function describe(obj: KubeObject): string {
-  return `${obj.kind} ${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ''}${obj.metadata.name}`;
+  return objectLabel(obj);
 }
 
 /** A `--set` path (`settings.interruptionQueue`, `a\.b.c`); list indexes (`x[0].y`) are not followed. */

@@ -4,7 +4,7 @@
  * else — live clusters and dumps without any timestamp — the wall clock, and the report says which.
  */
 import type { KubeObject, LogRecord } from '../kube/types.js';
-import { arr, dig, type Json } from '../kube/fields.js';
+import { arr, dig, displayName, objectLabel, type Json } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import type { EventView } from './events.js';
 import { parseTime } from '../kube/units.js';
@@ -64,12 +64,12 @@ function latestTimestamp(snapshot: TimedInput): { ms: number; what: string } | u
   };
   for (const kind of [KIND.Node, KIND.NodeClaim, KIND.Machine, KIND.NodePool, KIND.Pod]) {
     for (const o of snapshot.all(kind)) {
-      const label = `${o.kind} ${o.metadata.name}`;
+      const label = objectLabel(o);
       consider(o.metadata.creationTimestamp, () => `${label} creation`);
       conditionTimes(o, label);
     }
   }
-  for (const e of snapshot.events()) consider(e.lastSeen, () => `Event ${e.object.metadata.name} last seen`);
-  for (const l of snapshot.logs) consider(l.time, () => `log line ${l.provenance.source}:${l.provenance.line}`);
+  for (const e of snapshot.events()) consider(e.lastSeen, () => `Event ${displayName(e.object)} last seen`);
+  for (const l of snapshot.logs) if (!l.timeZoneUnknown) consider(l.time, () => `log line ${l.provenance.source}:${l.provenance.line}`);
   return best;
 }

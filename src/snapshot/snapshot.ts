@@ -510,9 +510,12 @@ function normaliseKindKey(key: string): string {
   return `${normaliseGroup(key.slice(0, slash))}${key.slice(slash)}`;
 }
 
+let unnamed = 0;
+
+/** Objects without a name (a generateName only, a pasted fragment) are each their own: nothing says two are one. */
 function objectKey(kindKey: string, obj: KubeObject): string {
   const ns = isClusterScoped(kindKey) ? '' : (obj.metadata.namespace ?? '');
-  return `${kindKey}|${ns}|${nameOf(obj)}`;
+  return `${kindKey}|${ns}|${obj.metadata.name ?? `${nameOf(obj)}\0${++unnamed}`}`;
 }
 
 /**

@@ -4,7 +4,8 @@
  * otherwise.
  */
 import { JsonStreamScanner } from '../json-stream.js';
-import { acceptDocument, acceptObject, kindKey, listItemType, type ObjectSink } from '../objects.js';
+import { parseLogLine } from '../logs.js';
+import { acceptDocument, acceptObject, kindKey, listItemType } from '../objects.js';
 import { StrayLineHandler } from '../text-lines.js';
 import { YamlStreamLoader } from '../yaml-load.js';
 import type { Reader, ReadInput, ReadSink } from './reader.js';
@@ -14,7 +15,7 @@ import { tryWhole } from './whole-file.js';
 export const json: Reader = {
   id: 'json',
   needs: 'content',
-  sniff: (s) => (startsLikeJson(s.sample) && (ACCEPTED_EXTENSIONS.test(s.name) || looksLikeObjects(s.sample)) ? 1 : 0),
+  sniff: (s) => (startsLikeJson(s.sample) && (s.embedded || ACCEPTED_EXTENSIONS.test(s.name) || looksLikeObjects(s.sample)) ? 1 : 0),
   read: async (input, sink) => {
     const rest = input.opts.jsonPath === 'stream' ? input.chunks : tryWhole(input.file, true, input.chunks, sink);
     if (rest) await streamJson(input, rest, sink);
@@ -31,7 +32,7 @@ export async function streamJson({ file }: ReadInput, chunks: AsyncIterable<Buff
 }
 
 /** The streaming JSON path as a push/end object, so a file can also be re-read synchronously to locate lines. */
-function jsonLoader(source: string, sink: ObjectSink, stray: StrayLineHandler): { push(chunk: Buffer): void; end(): void } {
+function jsonLoader(source: string, sink: ReadSink, stray: StrayLineHandler): { push(chunk: Buffer): void; end(): void } {
   // Items of typed lists whose kind arrives only after the items (kubectl sorts keys) wait for their list.
   let pending: Array<{ value: unknown; line: number }> = [];
   // YAML appended to a JSON capture (`kubectl get nodepools -o yaml >> dump.txt`) is read as YAML until the next value.
@@ -43,7 +44,10 @@ function jsonLoader(source: string, sink: ObjectSink, stray: StrayLineHandler): 
   const scanner = new JsonStreamScanner({
     value: (value, line) => {
       endYaml();
-      acceptDocument(value, source, line, sink);
+      // Controller log records saved as JSON (one per line, or pretty-printed by a viewer) are records, not objects.
+      const record = isLogRecord(value) ? parseLogLine(JSON.stringify(value), line, { source }) : null;
+      if (record) sink.logs.push(record);
+      else acceptDocument(value, source, line, sink);
     },
     item: (value, line) => {
       endYaml();
@@ -75,6 +79,11 @@ function jsonLoader(source: string, sink: ObjectSink, stray: StrayLineHandler): 
       pending = [];
     },
   };
+}
+
+function isLogRecord(value: unknown): boolean {
+  const v = value as Record<string, unknown> | null;
+  return typeof v === 'object' && v !== null && v.kind === undefined && typeof v.level === 'string' && (typeof v.message === 'string' || typeof v.msg === 'string');
 }
 
 const YAML_DOCUMENT_START = /^(---(\s|$)|apiVersion:|kind:|items:)/;

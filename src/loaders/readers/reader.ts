@@ -21,6 +21,11 @@ export interface Sniff {
   size: number;
   /** The file was named on the command line (or is stdin), not met while walking a directory or archive. */
   direct: boolean;
+  /**
+   * A block cut out of a larger text (a ticket): its name only hints at what the cutting found (`block.yaml`), so a
+   * reader claims it on the content alone, and readers of whole texts never take it (no texts inside texts).
+   */
+  embedded?: boolean;
   /** The first bytes (at most SNIFF_BYTES) and the same decoded as UTF-8; empty for readers that sniff by name. */
   head: Buffer;
   sample: string;
@@ -48,6 +53,12 @@ export interface ReadInput {
   /** The first bytes as text, as sniffed. */
   sample: string;
   opts: ReaderOptions;
+  /**
+   * Reads a block of this file through the registry as if it were a file of its own (`name` hints its format);
+   * returns the id of the reader that took it, undefined when none did (nothing is reported then: the caller says
+   * what the block looked like).
+   */
+  readBlock(block: { name: string; text: string }, sink: ReadSink): Promise<string | undefined>;
 }
 
 export interface Reader {

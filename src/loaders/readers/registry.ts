@@ -10,9 +10,10 @@ import { clusterInfoDump } from './cluster-info.js';
 import { controllerLog } from './controller-log.js';
 import { helmFiles } from './helm.js';
 import { json } from './json.js';
-import type { FileOutcome, Reader, ReaderOptions, ReadSink, Sniff } from './reader.js';
+import { once, type FileOutcome, type Reader, type ReaderOptions, type ReadSink, type Sniff } from './reader.js';
 import { documentation, ownFiles, toolingFiles } from './skipped-by-name.js';
 import { binaryFile, emptyFile } from './unreadable.js';
+import { ticketText } from './ticket-text.js';
 import { yaml } from './yaml.js';
 
 export const READERS: readonly Reader[] = [
@@ -24,6 +25,7 @@ export const READERS: readonly Reader[] = [
   emptyFile,
   binaryFile,
   clusterInfoDump,
+  ticketText,
   controllerLog,
   json,
   yaml,
@@ -48,7 +50,8 @@ export async function readFile(file: InputFile, sink: ReadSink, opts: ReaderOpti
   const name = basename(file.relPath);
   const base = { name, relPath: file.relPath, size: file.size, direct: file.direct === true };
   const byName = pickReader({ ...base, head: EMPTY, sample: '' }, READERS.filter((r) => r.needs === 'name'));
-  if (byName) return byName.read({ file, name, chunks: file.chunks(), sample: '', opts }, sink);
+  const readBlock = (block: { name: string; text: string }, into: ReadSink) => readEmbedded(file, block, into, opts);
+  if (byName) return byName.read({ file, name, chunks: file.chunks(), sample: '', opts, readBlock }, sink);
   const peeked = await peek(file);
   try {
     const sample = peeked.sample.toString('utf8');
@@ -57,10 +60,23 @@ export async function readFile(file: InputFile, sink: ReadSink, opts: ReaderOpti
       sink.skipped.push({ source: file.displayPath, reason: 'not a YAML, JSON or log file' });
       return 'skipped';
     }
-    return await reader.read({ file, name, chunks: peeked.chunks, sample, opts }, sink);
+    return await reader.read({ file, name, chunks: peeked.chunks, sample, opts, readBlock }, sink);
   } finally {
     await peeked.close();
   }
+}
+
+/** A block of a file (a code block of a ticket), offered to the content readers on its content. */
+async function readEmbedded(file: InputFile, block: { name: string; text: string }, sink: ReadSink, opts: ReaderOptions): Promise<string | undefined> {
+  const bytes = Buffer.from(block.text, 'utf8');
+  const sample = bytes.subarray(0, SNIFF_BYTES);
+  const s: Sniff = { name: block.name, relPath: block.name, size: bytes.length, direct: false, embedded: true, head: sample, sample: sample.toString('utf8') };
+  const reader = pickReader(s, READERS.filter((r) => r.needs === 'content'));
+  if (!reader) return undefined;
+  const part: InputFile = { displayPath: file.displayPath, relPath: block.name, size: bytes.length, chunks: () => once(bytes) };
+  const readBlock = (inner: { name: string; text: string }, into: ReadSink) => readEmbedded(file, inner, into, opts);
+  await reader.read({ file: part, name: block.name, chunks: once(bytes), sample: s.sample, opts, readBlock }, sink);
+  return reader.id;
 }
 
 const EMPTY = Buffer.alloc(0);

@@ -8,6 +8,9 @@ export function looksLikeObjects(sample: string): boolean {
 /** Names that say "YAML, JSON or text" (extension-less names are dump layouts: `nodes`, `stdout`). */
 export const ACCEPTED_EXTENSIONS = /\.(ya?ml|json|txt|log|list)$|^[^.]+$/;
 
-export function startsLikeJson(sample: string): boolean {
-  return /^\s*[{[]/.test(sample);
+/** `{` or an array's `[` (not a log's `[INFO]` or a chat's `[09:12]`). */
+const JSON_START = /^\s*(?:\{|\[\s*(?:$|[{["\]]|-?\d+(?:\.\d+)?\s*[,\]]))/;
+
+export function startsLikeJson(text: string): boolean {
+  return JSON_START.test(text);
 }

@@ -18,7 +18,7 @@ export const SMALL_YAML_BYTES = 256 << 10;
 export const yaml: Reader = {
   id: 'yaml',
   needs: 'content',
-  sniff: (s) => (ACCEPTED_EXTENSIONS.test(s.name) || looksLikeObjects(s.sample) ? 1 : 0),
+  sniff: (s) => ((s.embedded ? /\.ya?ml$/.test(s.name) : ACCEPTED_EXTENSIONS.test(s.name)) || looksLikeObjects(s.sample) ? 1 : 0),
   read: async ({ file, chunks, opts }, sink) => {
     const path = opts.yamlPath ?? (file.size <= SMALL_YAML_BYTES ? 'exact' : 'whole');
     const rest = path === 'whole' ? tryWhole(file, false, chunks, sink) : chunks;

@@ -1,0 +1,59 @@
+/**
+ * A text with outputs embedded in it: a support ticket, an issue comment, a chat transcript, a terminal copy, a
+ * Markdown file named on the command line, stdin. It is cut into blocks (ticket/blocks.ts), and each block goes
+ * back through the registry to the reader its content matches, with provenance at the block's own lines and typed
+ * by the command line above it. What no reader takes is listed with what it looked like.
+ */
+import { podFromLogPath } from '../logs.js';
+import type { OutputType } from '../objects.js';
+import { readAll, type Reader, type ReadSink } from './reader.js';
+import { looksLikeObjects, startsLikeJson } from './sniffs.js';
+import { splitText, type TextBlock } from './ticket/blocks.js';
+import { parseCommand } from './ticket/command.js';
+import { looksLike } from './ticket/looks-like.js';
+
+/** Tickets are read whole; a file this big is a dump or a log, whatever it contains. */
+const MAX_TICKET_BYTES = 16 << 20;
+/** Where people save what they copy: text files, logs, terminal output, extension-less names and stdin. */
+const TEXT_NAMES = /\.(txt|text|log|out)$|^[^.]+$/i;
+const FENCE_LINE = /^\s*(?:>\s*)?(```|~~~)/m;
+
+export const ticketText: Reader = {
+  id: 'ticket-text',
+  needs: 'content',
+  sniff: (s) => {
+    if (s.embedded || s.size > MAX_TICKET_BYTES || podFromLogPath(s.relPath)) return 0;
+    if (/\.(md|markdown)$/i.test(s.name)) return 1;
+    // Manifests start with comments and carry prose in them: they are the YAML and JSON readers' files. Other
+    // kinds of file (`.svg`, `.pdf`) are not texts someone pasted.
+    if (!TEXT_NAMES.test(s.name)) return 0;
+    if (looksLikeObjects(s.sample) || startsLikeJson(s.sample)) return 0;
+    const lines = s.sample.split('\n');
+    if (FENCE_LINE.test(s.sample) || lines.some((l) => parseCommand(l)) || lines.filter((l) => /^\s*[│┃║]/.test(l)).length >= 3) return 1;
+    // A log file with some stray text stays a log file; elsewhere prose makes it a ticket, blocks or not.
+    if (/\.log$/.test(s.name)) return 0;
+    const cut = s.sample.length < s.size ? s.sample.slice(0, s.sample.lastIndexOf('\n') + 1) : s.sample;
+    return splitText(cut).prose.length > 0 ? 1 : 0;
+  },
+  read: async ({ file, chunks, readBlock }, sink) => {
+    const { blocks, prose } = splitText(await readAll(chunks));
+    for (const block of blocks) {
+      const into: ReadSink = { ...sink, defaults: typeOf(block) };
+      const text = '\n'.repeat(block.start - 1) + block.lines.join('\n') + '\n';
+      const reader = await readBlock({ name: `block.${EXTENSION[block.kind]}`, text }, into);
+      if (!reader) sink.skipped.push({ source: file.displayPath, line: block.start, reason: `${looksLike(block)}, not read` });
+    }
+    if (prose.length) {
+      const n = prose.length;
+      sink.skipped.push({ source: file.displayPath, line: prose[0]!.start, reason: `prose (${n} paragraph${n === 1 ? '' : 's'}), not objects or logs` });
+    }
+    return 'loaded';
+  },
+};
+
+const EXTENSION: Record<TextBlock['kind'], string> = { yaml: 'yaml', json: 'json', log: 'log', other: 'txt' };
+
+/** The command line's typing of its output; an empty type still lets fragments that name their kind get its apiVersion. */
+function typeOf(block: TextBlock): OutputType {
+  return block.command?.output ?? {};
+}

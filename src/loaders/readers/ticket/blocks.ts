@@ -1,0 +1,248 @@
+/**
+ * A ticket, issue comment, chat transcript or terminal copy, cut into the blocks a person would see in it: fenced
+ * code blocks, YAML or JSON between paragraphs, log records, tables and describe output, each with the line it
+ * starts at and the command line that printed it. What is left is prose. Nothing here parses YAML or JSON: each
+ * block goes to the reader registry, which knows the formats.
+ */
+import { parseLogLine } from '../../logs.js';
+import { braceDepth } from '../../text-lines.js';
+import { startsLikeJson } from '../sniffs.js';
+import { parseCommand, type Command } from './command.js';
+
+export type BlockKind = 'yaml' | 'json' | 'log' | 'other';
+
+export interface TextBlock {
+  kind: BlockKind;
+  /** 1-based line of the block's first line in the original text. */
+  start: number;
+  /** One per original line from `start` on, cleaned: terminal borders, paste indentation and elisions removed. */
+  lines: string[];
+  /** The command line that printed it (`$ kubectl get nodeclaim x -o yaml`), if the text shows one. */
+  command?: Command;
+  /** The language of its code fence (`yaml`), '' without one. */
+  lang: string;
+}
+
+export interface Paragraph {
+  start: number;
+  end: number;
+  text: string;
+}
+
+export interface SplitText {
+  blocks: TextBlock[];
+  prose: Paragraph[];
+}
+
+const FENCE = /^\s*(?:>\s*)?(`{3,}|~{3,})\s*([\w+.-]*)/;
+const BLANK = /^\s*$/;
+/** `...`, `…`, `[...]`, `# ...`, `(truncated)`: content left out by the person pasting, not a YAML document end. */
+const ELISION = /^\s*(?:#\s*)?(?:\.{3,}|…|\[(?:\.{3}|…|truncated|snip)\]|\((?:\.{3}|…|truncated|snip)\)|<(?:snip|truncated)>)\s*$/i;
+/** `key: value`, `key:`, `"key": value`, `- key: value`: YAML as pasted. Keys with spaces are prose ("Observed Behavior:"). */
+const YAML_KEY = /^\s*(?:-\s+)?(?:[A-Za-z0-9_./-]+|"[^"]+"|'[^']+'):(?:\s|$)/;
+const YAML_ITEM = /^\s*-(?:\s|$)/;
+const YAML_SEPARATOR = /^---\s*$/;
+/** A column header (`NAME   STATUS   AGE`, `LAST SEEN   TYPE   REASON`) or `kubectl describe`'s `Name:         x`. */
+const TABLE_HEADER = /^\s*[A-Z][A-Z0-9()%/-]*(?: [A-Z][A-Z0-9()%/-]*)*(?:\s{2,}[A-Z][A-Z0-9()%/-]*(?: [A-Z][A-Z0-9()%/-]*)*)+\s*$/;
+const DESCRIBE_FIELD = /^[A-Z][A-Za-z ]*:\s{2,}\S/;
+/** k9s and other terminal UIs draw boxes: `│ … │`, `┌──┐`. */
+const BOX_LINE = /^\s*[┌└├╭╰][─═━]/;
+const BOX_SIDE = /^\s*[│┃║|] ?|[│┃║] *$/g;
+
+export function splitText(text: string): SplitText {
+  const lines = stripBoxes(text.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l)));
+  const out: SplitText = { blocks: [], prose: [] };
+  let command: Command | undefined;
+  for (let i = 0; i < lines.length; ) {
+    const line = lines[i]!;
+    const fence = FENCE.exec(line);
+    if (fence) {
+      const close = closingFence(lines, i + 1, fence[1]!);
+      const inner = lines.slice(i + 1, close).map((l) => l.replace(/^\s*>\s?/, line.trimStart().startsWith('>') ? '' : '$&'));
+      splitRuns(inner, i + 2, fence[2]!.toLowerCase(), command, out, true);
+      command = undefined;
+      i = close + 1;
+      continue;
+    }
+    const cmd = parseCommand(line);
+    if (cmd) {
+      command = { ...cmd, line: i + 1 };
+      i++;
+      continue;
+    }
+    if (BLANK.test(line)) {
+      i++;
+      continue;
+    }
+    // Unfenced: everything up to the next fence is split into runs; prose paragraphs come out of it.
+    let end = i;
+    while (end < lines.length && !FENCE.test(lines[end]!)) end++;
+    command = splitRuns(lines.slice(i, end), i + 1, '', command, out, false);
+    i = end;
+  }
+  return out;
+}
+
+/** The runs of one stretch of text; returns a command line still waiting for its output. */
+function splitRuns(lines: string[], first: number, lang: string, command: Command | undefined, out: SplitText, fenced: boolean): Command | undefined {
+  let run: { kind: BlockKind; from: number; to: number; depth: number } | null = null;
+  const flush = () => {
+    if (!run) return;
+    const block = cleanBlock(lines.slice(run.from, run.to), first + run.from, run.kind, lang, command);
+    // `Key: value` lines between paragraphs are prose that happens to have colons: YAML has nesting or says its kind.
+    if (block && !(run.kind === 'yaml' && !fenced && !looksLikeObjectYaml(block.lines))) {
+      out.blocks.push(block);
+      command = undefined;
+    } else if (block) addProse(out, first + run.from, lines.slice(run.from, run.to));
+    run = null;
+  };
+  let prose: { from: number; to: number } | null = null;
+  const flushProse = () => {
+    if (prose) addProse(out, first + prose.from, lines.slice(prose.from, prose.to));
+    prose = null;
+  };
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const cmd = parseCommand(line);
+    if (cmd) {
+      flush();
+      flushProse();
+      command = { ...cmd, line: first + i };
+      continue;
+    }
+    if (BLANK.test(line)) {
+      if (run && run.kind !== 'yaml' && run.depth <= 0 && !continuesAfterBlank(lines, i, run.kind)) flush();
+      if (prose) flushProse();
+      continue;
+    }
+    if (run && continues(run, line, lines[i - 1])) {
+      run.to = i + 1;
+      if (run.kind === 'json' || run.kind === 'log') run.depth += braceDepth(line);
+      continue;
+    }
+    const kind = lineKind(line, fenced);
+    if (run) flush();
+    if (kind === null) {
+      prose ??= { from: i, to: i };
+      prose.to = i + 1;
+      // Prose between two blocks breaks the tie between a command line and an output further down.
+      if (!fenced) command = undefined;
+      continue;
+    }
+    flushProse();
+    run = { kind, from: i, to: i + 1, depth: kind === 'json' || kind === 'log' ? braceDepth(line) : 0 };
+    if (kind === 'json' && run.depth <= 0) run.kind = jsonKind(line);
+  }
+  if (run) flush();
+  flushProse();
+  // Inside a fence, the whole fence is the output of the command above it.
+  return fenced ? undefined : command;
+}
+
+function continues(run: { kind: BlockKind; depth: number }, line: string, previous: string | undefined): boolean {
+  if (run.depth > 0) return true;
+  const kind = lineKind(line, true);
+  switch (run.kind) {
+    case 'yaml':
+      // Inside YAML everything indented belongs to it (block scalars, continuation lines), and so do elisions.
+      return kind === 'yaml' || /^\s+\S/.test(line) || ELISION.test(line) || (YAML_ITEM.test(line) && previous !== undefined && !BLANK.test(previous));
+    case 'log':
+      return kind === 'log' || (kind === 'json' && braceDepth(line) > 0) || /^\s+\S/.test(line);
+    case 'json':
+      return false;
+    case 'other':
+      return kind !== 'log' && kind !== 'json' && !FENCE.test(line);
+  }
+}
+
+/** A describe output or table goes on after a blank line when what follows is more of it. */
+function continuesAfterBlank(lines: string[], i: number, kind: BlockKind): boolean {
+  if (kind !== 'other') return false;
+  const next = lines.slice(i + 1).find((l) => !BLANK.test(l));
+  return next !== undefined && (DESCRIBE_FIELD.test(next) || /^\s+\S/.test(next));
+}
+
+/** What a line opens: null for prose. */
+function lineKind(line: string, fenced: boolean): BlockKind | null {
+  if (YAML_SEPARATOR.test(line)) return 'yaml';
+  if (startsLikeJson(line)) return parseLogLine(line, 0, { source: '' }) ? 'log' : 'json';
+  if (parseLogLine(line, 0, { source: '' })) return 'log';
+  if (TABLE_HEADER.test(line) || DESCRIBE_FIELD.test(line)) return 'other';
+  if (YAML_KEY.test(line)) return 'yaml';
+  if (ELISION.test(line)) return fenced ? 'yaml' : null;
+  return fenced ? 'other' : null;
+}
+
+/** One JSON value on one line: a log record or something else. */
+function jsonKind(line: string): BlockKind {
+  try {
+    const v = JSON.parse(line) as Record<string, unknown>;
+    return v && typeof v === 'object' && ('level' in v || 'severity' in v) && ('msg' in v || 'message' in v) ? 'log' : 'json';
+  } catch {
+    return 'json';
+  }
+}
+
+function cleanBlock(raw: string[], start: number, kind: BlockKind, lang: string, command: Command | undefined): TextBlock | null {
+  let lines = raw.map((l) => (ELISION.test(l) ? '' : l));
+  while (lines.length && BLANK.test(lines[lines.length - 1]!)) lines.pop();
+  if (!lines.some((l) => !BLANK.test(l))) return null;
+  if (kind === 'json' && !command) {
+    // A JSON value pretty-printed over lines is a log record when it has a level and a message.
+    try {
+      const v = JSON.parse(lines.join('\n')) as Record<string, unknown>;
+      if (v && typeof v === 'object' && !Array.isArray(v) && ('level' in v || 'severity' in v) && ('msg' in v || 'message' in v)) kind = 'log';
+    } catch {
+      /* the JSON reader says what is wrong with it */
+    }
+  }
+  lines = dedent(lines);
+  if (kind === 'yaml') lines = unshiftFirstLine(lines);
+  return { kind, start, lines, lang, ...(command ? { command } : {}) };
+}
+
+/** Indentation that the paste added to every line (a quote, a list item, an indented code block). */
+function dedent(lines: string[]): string[] {
+  const indents = lines.filter((l) => !BLANK.test(l)).map((l) => l.length - l.trimStart().length);
+  const common = Math.min(...indents);
+  return common > 0 ? lines.map((l) => l.slice(Math.min(common, l.length - l.trimStart().length))) : lines;
+}
+
+/**
+ * A copy that started mid-line: the first line at column 0 and every other line still indented by the editor
+ * (`apiVersion: v1` then `    kind: Node`). When the least-indented later lines are top-level keys, they are shifted back.
+ */
+function unshiftFirstLine(lines: string[]): string[] {
+  const rest = lines.slice(1).filter((l) => !BLANK.test(l));
+  if (!rest.length || /^\s/.test(lines[0]!)) return lines;
+  const shift = Math.min(...rest.map((l) => l.length - l.trimStart().length));
+  if (shift === 0) return lines;
+  const top = rest.filter((l) => l.length - l.trimStart().length === shift);
+  if (!top.some((l) => /^\s*(apiVersion|kind|metadata|spec|status):/.test(l))) return lines;
+  return [lines[0]!, ...lines.slice(1).map((l) => l.slice(Math.min(shift, l.length - l.trimStart().length)))];
+}
+
+function closingFence(lines: string[], from: number, marker: string): number {
+  for (let j = from; j < lines.length; j++) {
+    const t = lines[j]!.replace(/^\s*(?:>\s*)?/, '');
+    if (t.startsWith(marker[0]!.repeat(marker.length)) && /^[`~]+\s*$/.test(t)) return j;
+  }
+  return lines.length;
+}
+
+/** k9s and boxed terminal output: the box drawing goes, the text inside stays on its line. */
+function stripBoxes(lines: string[]): string[] {
+  const boxed = lines.filter((l) => /^\s*[│┃║]/.test(l)).length;
+  if (boxed < 3) return lines;
+  // A box's top and bottom edges (with the view's title in them) are frame, not content.
+  return lines.map((l) => (BOX_LINE.test(l) ? '' : l.replace(BOX_SIDE, '')));
+}
+
+function addProse(out: SplitText, start: number, lines: string[]): void {
+  const text = lines.join(' ').trim();
+  if (text) out.prose.push({ start, end: start + lines.length - 1, text });
+}
+
+function looksLikeObjectYaml(lines: string[]): boolean {
+  return lines.some((l) => /^(apiVersion|kind|metadata|spec|status|items):/.test(l)) || (lines.length >= 2 && lines.some((l) => /^\s+(-\s+)?[\w./"'-]+:(\s|$)/.test(l)));
+}

@@ -1,0 +1,47 @@
+/**
+ * What a piece of text looks like, in the words a support engineer would use, for the skip list when no reader
+ * takes it: "a kubectl get table of pods", "kubectl describe output of Node ip-10-0-1-5", "shell commands", "prose".
+ */
+import { resourceType } from '../../kubectl-resources.js';
+import type { TextBlock } from './blocks.js';
+
+export function looksLike(block: TextBlock): string {
+  const lines = block.lines.filter((l) => l.trim() !== '');
+  const first = lines[0]?.trim() ?? '';
+  const cmd = block.command;
+  const kind = cmd?.output.kind;
+  if (/^Name:\s+\S/.test(first)) {
+    const name = first.replace(/^Name:\s+/, '');
+    const describedKind = kind ?? /^Kind:\s+(\S+)/m.exec(block.lines.join('\n'))?.[1];
+    return `kubectl describe output of ${describedKind ? `${describedKind} ` : ''}${name}`;
+  }
+  if (/^(LAST SEEN|FIRSTSEEN|NAMESPACE\s+LAST SEEN)\s/.test(first)) return 'a kubectl get table of events';
+  if (/^(NAMESPACE\s+)?NAME\s{2,}/.test(first)) {
+    const what = kind ? plural(kind) : tableKindByColumns(first);
+    return `a kubectl get table${what ? ` of ${what}` : ''}`;
+  }
+  if (block.kind === 'yaml') return 'YAML that is not a Kubernetes object';
+  if (block.kind === 'log') return 'log lines that are not Karpenter controller records';
+  if (lines.every((l) => /^\s*(\$|#|>|PS )|^\s*(kubectl|helm|aws|eksctl|k) /.test(l))) return 'shell commands';
+  return block.lang ? `a ${block.lang} code block` : 'text that is neither objects nor logs';
+}
+
+/** Columns that only one kind's table has. */
+const COLUMNS: Array<[RegExp, string]> = [
+  [/\bREADY\s+STATUS\s+RESTARTS\b/, 'pods'],
+  [/\bSTATUS\s+ROLES\s+AGE\s+VERSION\b/, 'nodes'],
+  [/\bTYPE\s+CAPACITY\s+ZONE\s+NODE\s+READY\b/, 'nodeclaims'],
+  [/\bNODECLASS\s+NODES\s+READY\b|\bNODECLASS\s+WEIGHT\b/, 'nodepools'],
+  [/\bMIN AVAILABLE\s+MAX UNAVAILABLE\b/, 'poddisruptionbudgets'],
+  [/\bREADY\s+UP-TO-DATE\s+AVAILABLE\b/, 'deployments'],
+];
+
+function tableKindByColumns(header: string): string | undefined {
+  return COLUMNS.find(([re]) => re.test(header))?.[1];
+}
+
+function plural(kind: string): string {
+  const t = resourceType(kind);
+  const k = (t?.kind ?? kind).toLowerCase();
+  return k.endsWith('s') ? `${k}es` : `${k}s`;
+}

@@ -1,0 +1,157 @@
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { loadInputs } from '../src/loaders/load.js';
+import { splitText } from '../src/loaders/readers/ticket/blocks.js';
+import { parseCommand } from '../src/loaders/readers/ticket/command.js';
+import type { LoadResult } from '../src/loaders/types.js';
+import { dig } from '../src/kube/fields.js';
+import { Snapshot } from '../src/snapshot/snapshot.js';
+
+const TICKETS = join(import.meta.dirname, '..', 'fixtures', 'tickets');
+
+async function load(name: string): Promise<LoadResult> {
+  return loadInputs([join(TICKETS, name)], { jobs: 0 });
+}
+
+/** `Kind namespace/name @line` for every object read. */
+function objects(r: LoadResult): string[] {
+  return r.objects.map(({ object: o, provenance: p }) => `${o.apiVersion} ${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name ?? `${o.metadata.generateName}*`} @${p.line}`);
+}
+
+function logs(r: LoadResult): string[] {
+  return r.logs.map((l) => `@${l.provenance.line} ${l.time ?? '-'}${l.timeZoneUnknown ? ' (zone unknown)' : ''}${l.pod ? ` [${l.pod.name}]` : ''} ${l.message}`);
+}
+
+function skipped(r: LoadResult): string[] {
+  return r.skipped.map((s) => `${s.line ?? '-'} ${s.reason}`);
+}
+
+describe('a ticket with outputs embedded in it', () => {
+  it('a fenced block under a heading and a prompt line: the prompt types the fragment, elisions are gaps', async () => {
+    const r = await load('fenced-nodeclaim.md');
+    expect(objects(r)).toEqual(['karpenter.sh/v1 NodeClaim batch-spot-7xq2m @14']);
+    const claim = r.objects[0]!.object;
+    expect(claim.metadata.labels?.['karpenter.sh/nodepool']).toBe('batch-spot');
+    expect(dig(claim, 'spec', 'expireAfter')).toBe('720h');
+    expect(dig(claim, 'status', 'conditions')).toHaveLength(2);
+    expect(skipped(r)).toEqual(['1 prose (8 paragraphs), not objects or logs']);
+  });
+
+  it('YAML between paragraphs, shifted by the paste, typed by `k get` and `# kubectl … -n NS`', async () => {
+    const r = await load('yaml-between-paragraphs.txt');
+    expect(objects(r)).toEqual(['karpenter.sh/v1 NodePool general-arm @10', 'policy/v1 PodDisruptionBudget shop/web-frontend @34']);
+    expect(dig(r.objects[1]!.object, 'spec', 'maxUnavailable')).toBe(0);
+    expect(skipped(r)).toEqual(['1 prose (4 paragraphs), not objects or logs']);
+  });
+
+  it("a k9s view: the box drawing goes, the object keeps its lines", async () => {
+    const r = await load('k9s-yaml-view.txt');
+    expect(objects(r)).toEqual(['karpenter.sh/v1 NodePool default @2']);
+    expect(dig(r.objects[0]!.object, 'spec', 'disruption', 'budgets')).toEqual([{ nodes: '0' }]);
+    expect(r.skipped).toEqual([]);
+  });
+
+  it('a PowerShell session: each output belongs to the command above it; a table no reader takes says what it is', async () => {
+    const r = await load('powershell-session.txt');
+    expect(objects(r)).toEqual(['karpenter.k8s.aws/v1 EC2NodeClass default @2']);
+    expect(skipped(r)).toEqual(['17 a kubectl get table of nodes, not read']);
+  });
+
+  it('a chat transcript: log records and an object between the messages', async () => {
+    const r = await load('chat-transcript.txt');
+    expect(objects(r)).toEqual(['karpenter.sh/v1 NodePool ingest @8']);
+    expect(logs(r)).toEqual(['@4 2025-04-22T01:58:40.112Z could not schedule pod', '@5 2025-04-22T01:58:50.407Z found provisionable pod(s)']);
+    expect(skipped(r)).toEqual(['1 prose (3 paragraphs), not objects or logs']);
+  });
+});
+
+describe('log records as people paste them', () => {
+  it('one record pretty-printed over lines, records in a fence, and YAML in the same text', async () => {
+    const r = await load('pretty-log-and-yaml.md');
+    expect(logs(r)).toEqual([
+      '@4 2025-02-03T10:41:27.311Z failed launching nodeclaim',
+      '@21 2025-02-03T10:41:28.002Z deleted nodeclaim',
+      '@22 2025-02-03T10:41:29.117Z created nodeclaim',
+    ]);
+    expect(r.logs[0]!.fields.NodeClaim).toEqual({ name: 'default-h4kzw' });
+    expect(r.logs[0]!.level).toBe('ERROR');
+    expect(objects(r)).toEqual(['karpenter.sh/v1 NodePool default @28']);
+  });
+
+  it("behind a log viewer's columns: the record's own time wins; a zone-less column is kept but never the reference time", async () => {
+    const r = await load('log-viewer-columns.txt');
+    expect(logs(r)).toEqual([
+      '@3 2025-02-03T10:41:27.311Z [karpenter-6c9f7d8b5-2xkqp] failed launching nodeclaim',
+      '@4 2025-02-03T10:41:28.002Z [karpenter-6c9f7d8b5-2xkqp] deleted nodeclaim',
+      '@5 2025-02-03T11:52:10.450Z (zone unknown) [karpenter-6c9f7d8b5-2xkqp] successfully acquired lease kube-system/karpenter-leader-election',
+    ]);
+    // The klog line's only time is the viewer's Berlin-time column: taken as UTC it would be an hour late.
+    const snapshot = new Snapshot(r);
+    expect(snapshot.referenceTime.iso).toBe('2025-02-03T10:41:28.002Z');
+  });
+
+  it('a pretty-printed record in a plain log file is one record at its first line', async () => {
+    const text = '{"level":"INFO","time":"2025-02-03T10:40:00.000Z","logger":"controller","message":"starting","commit":"4ff8cd5"}\n{\n  "level": "ERROR",\n  "time": "2025-02-03T10:41:27.311Z",\n  "logger": "controller",\n  "message": "failed launching nodeclaim",\n  "commit": "4ff8cd5"\n}\n';
+    const r = await loadInputs(['-'], { stdin: Readable.from([Buffer.from(text)]) });
+    expect(logs(r)).toEqual(['@1 2025-02-03T10:40:00.000Z starting', '@2 2025-02-03T10:41:27.311Z failed launching nodeclaim']);
+    expect(r.skipped).toEqual([]);
+  });
+});
+
+describe('honest skip reasons', () => {
+  it('prose alone is called prose', async () => {
+    const r = await load('prose-only.txt');
+    expect(r.objects).toEqual([]);
+    expect(skipped(r)).toEqual(['1 prose (3 paragraphs), not objects or logs']);
+  });
+
+  it('a get table is named by the command above it', async () => {
+    const r = await load('prose-and-table.txt');
+    expect(skipped(r)).toEqual(['7 a kubectl get table of pods, not read', '1 prose (3 paragraphs), not objects or logs']);
+  });
+
+  it('a fragment without kind and without a command line says what it lacks', async () => {
+    const text = 'Our pool, trimmed:\n\n```yaml\nmetadata:\n  name: general\nspec:\n  limits:\n    cpu: "64"\n```\n';
+    const r = await loadInputs(['-'], { stdin: Readable.from([Buffer.from(text)]) });
+    expect(r.objects).toEqual([]);
+    expect(skipped(r)).toEqual(['4 not a Kubernetes object (no apiVersion/kind; keys: metadata, spec)', '1 prose (1 paragraph), not objects or logs']);
+  });
+});
+
+describe('objects without a name', () => {
+  it('two NodeClaims with only a generateName stay two, and are shown by their generateName', async () => {
+    const r = await load('generate-name-only.yaml');
+    expect(objects(r)).toEqual(['karpenter.sh/v1 NodeClaim batch-spot-* @2', 'karpenter.sh/v1 NodeClaim batch-spot-* @27']);
+    const snapshot = new Snapshot(r);
+    expect(snapshot.counts()).toMatchObject({ NodeClaim: 2 });
+    expect(snapshot.mergedCount).toBe(0);
+    expect(snapshot.referenceTime.evidence).toBe('NodeClaim batch-spot-… (generateName only, no name) Launched transition');
+  });
+});
+
+describe('the block splitter and the command line', () => {
+  it('reads the prompts people paste', () => {
+    const typed = (line: string) => {
+      const c = parseCommand(line);
+      return c && { verb: c.verb, ...c.output, format: c.format };
+    };
+    expect(typed('$ kubectl get nodeclaim default-x7k2p -o yaml')).toEqual({ verb: 'get', kind: 'NodeClaim', apiVersion: 'karpenter.sh/v1', name: 'default-x7k2p', format: 'yaml' });
+    expect(typed('k get nodepools -oyaml')).toEqual({ verb: 'get', kind: 'NodePool', apiVersion: 'karpenter.sh/v1', format: 'yaml' });
+    expect(typed('k is for kubectl')).toBeNull();
+    expect(typed('# kubectl -n kube-system get pdb/karpenter -o json')).toEqual({ verb: 'get', kind: 'PodDisruptionBudget', apiVersion: 'policy/v1', name: 'karpenter', namespace: 'kube-system', format: 'json' });
+    expect(typed('PS C:\\> kubectl.exe get nodeclaims.v1beta1.karpenter.sh --namespace=x')).toEqual({ verb: 'get', kind: 'NodeClaim', apiVersion: 'karpenter.sh/v1beta1', namespace: 'x', format: '' });
+    expect(typed('ops@bastion:~$ kubectl get nodes,pods -o yaml')).toEqual({ verb: 'get', format: 'yaml' });
+    expect(typed('# Description')).toBeNull();
+    expect(typed('kubectl is great')).toBeNull();
+  });
+
+  it('keeps each block at its own lines and tells blocks from prose', () => {
+    const { blocks, prose } = splitText('Intro text here.\n\n```\n$ kubectl get nodes -o yaml\napiVersion: v1\nkind: List\n```\nThe end.\n');
+    expect(blocks.map((b) => [b.kind, b.start, b.command?.line, b.lines[0]])).toEqual([['yaml', 5, 4, 'apiVersion: v1']]);
+    expect(prose.map((p) => [p.start, p.text])).toEqual([
+      [1, 'Intro text here.'],
+      [8, 'The end.'],
+    ]);
+  });
+});
