@@ -58,6 +58,20 @@ describe('a ticket with outputs embedded in it', () => {
     expect(skipped(r)).toEqual(['17 a kubectl get table of nodes, not read']);
   });
 
+  it('an issue template without fences: a list whose indentation the paste dropped goes back under its key', async () => {
+    const r = await load('issue-template-unfenced.txt');
+    expect(objects(r)).toEqual(['karpenter.sh/v1 NodePool nightly @7']);
+    expect(dig(r.objects[0]!.object, 'spec', 'template', 'spec', 'requirements')).toEqual([
+      { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot'] },
+      { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
+    ]);
+    expect(logs(r)).toEqual([
+      '@29 2023-10-02T23:10:41.204Z deprovisioning via consolidation delete, terminating 1 machines ip-10-4-12-9.ec2.internal/c6a.large/spot',
+      '@30 2023-10-02T23:10:44.018Z deprovisioning nodes, command failed',
+    ]);
+    expect(skipped(r)).toEqual(['1 prose (4 paragraphs), not objects or logs']);
+  });
+
   it('a chat transcript: log records and an object between the messages', async () => {
     const r = await load('chat-transcript.txt');
     expect(objects(r)).toEqual(['karpenter.sh/v1 NodePool ingest @8']);

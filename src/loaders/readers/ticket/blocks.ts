@@ -197,7 +197,7 @@ function cleanBlock(raw: string[], start: number, kind: BlockKind, lang: string,
     }
   }
   lines = dedent(lines);
-  if (kind === 'yaml') lines = unshiftFirstLine(lines);
+  if (kind === 'yaml') lines = indentDroppedSequences(unshiftFirstLine(lines));
   return { kind, start, lines, lang, ...(command ? { command } : {}) };
 }
 
@@ -220,6 +220,32 @@ function unshiftFirstLine(lines: string[]): string[] {
   const top = rest.filter((l) => l.length - l.trimStart().length === shift);
   if (!top.some((l) => /^\s*(apiVersion|kind|metadata|spec|status):/.test(l))) return lines;
   return [lines[0]!, ...lines.slice(1).map((l) => l.slice(Math.min(shift, l.length - l.trimStart().length)))];
+}
+
+/**
+ * A paste that lost the indentation of a list (`requirements:` at six spaces, then `- key: …` at column 0) is not
+ * valid YAML in any reading: a sequence under a key is never left of the key. The list is moved back under its key.
+ */
+function indentDroppedSequences(lines: string[]): string[] {
+  const out = [...lines];
+  const indent = (l: string) => l.length - l.trimStart().length;
+  for (let i = 1; i < out.length; i++) {
+    if (!YAML_ITEM.test(out[i]!)) continue;
+    let p = i - 1;
+    while (p >= 0 && BLANK.test(out[p]!)) p--;
+    const parent = out[p];
+    if (parent === undefined || !/:\s*$/.test(parent) || YAML_ITEM.test(parent) || indent(out[i]!) >= indent(parent)) continue;
+    const from = indent(out[i]!);
+    const shift = indent(parent) - from;
+    // The list goes on while its lines stay right of where it started, or start the next item there.
+    for (let j = i; j < out.length; j++) {
+      const l = out[j]!;
+      if (BLANK.test(l)) break;
+      if (j > i && (indent(l) < from || (indent(l) === from && !YAML_ITEM.test(l)))) break;
+      out[j] = ' '.repeat(shift) + l;
+    }
+  }
+  return out;
 }
 
 function closingFence(lines: string[], from: number, marker: string): number {
