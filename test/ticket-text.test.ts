@@ -125,6 +125,12 @@ describe('honest skip reasons', () => {
     expect(skipped(r)).toEqual(['7 a kubectl get table of pods, not read', '1 prose (3 paragraphs), not objects or logs']);
   });
 
+  it("kubectl's own messages are named as such, with the command they answer", async () => {
+    const text = 'We checked:\n\n$ kubectl get nodeclaims\nNo resources found\n\nso nothing is being created.\n';
+    const r = await loadInputs(['-'], { stdin: Readable.from([Buffer.from(text)]) });
+    expect(skipped(r)).toEqual(["4 kubectl's message to `kubectl get nodeclaims`: No resources found, not read", '1 prose (2 paragraphs), not objects or logs']);
+  });
+
   it('a fragment without kind and without a command line says what it lacks', async () => {
     const text = 'Our pool, trimmed:\n\n```yaml\nmetadata:\n  name: general\nspec:\n  limits:\n    cpu: "64"\n```\n';
     const r = await loadInputs(['-'], { stdin: Readable.from([Buffer.from(text)]) });

@@ -5,7 +5,7 @@
  * block goes to the reader registry, which knows the formats.
  */
 import { parseLogLine } from '../../logs.js';
-import { braceDepth } from '../../text-lines.js';
+import { braceDepth, isKubectlNoise } from '../../text-lines.js';
 import { startsLikeJson } from '../sniffs.js';
 import { parseCommand, type Command } from './command.js';
 
@@ -166,6 +166,7 @@ function continuesAfterBlank(lines: string[], i: number, kind: BlockKind): boole
 function lineKind(line: string, fenced: boolean): BlockKind | null {
   if (YAML_SEPARATOR.test(line)) return 'yaml';
   if (startsLikeJson(line)) return parseLogLine(line, 0, { source: '' }) ? 'log' : 'json';
+  if (isKubectlNoise(line)) return 'other';
   if (parseLogLine(line, 0, { source: '' })) return 'log';
   if (TABLE_HEADER.test(line) || DESCRIBE_FIELD.test(line)) return 'other';
   if (YAML_KEY.test(line)) return 'yaml';

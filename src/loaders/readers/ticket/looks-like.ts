@@ -3,6 +3,7 @@
  * takes it: "a kubectl get table of pods", "kubectl describe output of Node ip-10-0-1-5", "shell commands", "prose".
  */
 import { resourceType } from '../../kubectl-resources.js';
+import { clip, isKubectlNoise } from '../../text-lines.js';
 import type { TextBlock } from './blocks.js';
 
 export function looksLike(block: TextBlock): string {
@@ -20,6 +21,7 @@ export function looksLike(block: TextBlock): string {
     const what = kind ? plural(kind) : tableKindByColumns(first);
     return `a kubectl get table${what ? ` of ${what}` : ''}`;
   }
+  if (isKubectlNoise(first)) return `kubectl's message${cmd ? ` to \`${cmd.text}\`` : ''}: ${clip(first)}`;
   if (block.kind === 'yaml') return 'YAML that is not a Kubernetes object';
   if (block.kind === 'log') return 'log lines that are not Karpenter controller records';
   if (lines.every((l) => /^\s*(\$|#|>|PS )|^\s*(kubectl|helm|aws|eksctl|k) /.test(l))) return 'shell commands';
