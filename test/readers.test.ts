@@ -35,8 +35,17 @@ describe('the reader registry', () => {
     expect(picked('notes.pdf', '%PDF-1.7 stuff')).toBeUndefined();
   });
 
-  it('a README named on the command line is not skipped as documentation', () => {
-    expect(picked('README.md', '# notes\n', { direct: true })).not.toBe('documentation');
+  it('a README named on the command line is read as a ticket, not skipped as documentation', () => {
+    expect(picked('README.md', '# notes\n', { direct: true })).toBe('ticket-text');
+  });
+
+  it('text with prose is a ticket; manifests with comments, plain logs and blocks cut from a ticket are not', () => {
+    expect(picked('ticket.txt', 'Hello team,\n\nnodes do not scale down.\n')).toBe('ticket-text');
+    expect(picked('stdin', '$ kubectl get nodepools -o yaml\napiVersion: v1\n')).toBe('ticket-text');
+    expect(picked('nodepool.yaml', '# the general pool, see the wiki\napiVersion: karpenter.sh/v1\nkind: NodePool\n')).toBe('yaml');
+    expect(picked('karpenter.log', 'Hello\n{"level":"INFO","time":"2025-01-01T00:00:00Z","logger":"controller","message":"x","commit":"1"}\n')).toBe('controller-log');
+    expect(picked('block.txt', 'Hello team,\n\nsome prose\n', { embedded: true })).toBeUndefined();
+    expect(picked('block.yaml', 'metadata:\n  name: x\n', { embedded: true })).toBe('yaml');
   });
 
   it('reader ids are unique, and name readers come before content readers', () => {
