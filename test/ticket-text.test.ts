@@ -174,4 +174,11 @@ describe('the block splitter and the command line', () => {
       [8, 'The end.'],
     ]);
   });
+
+  it('a command line above a fence types the fence; prose in between unties them', () => {
+    const typed = splitText('$ kubectl get nodeclaim a-1 -o yaml\n\n```yaml\nstatus: {}\n```\n').blocks[0]!;
+    expect([typed.start, typed.command?.output]).toEqual([4, { kind: 'NodeClaim', apiVersion: 'karpenter.sh/v1', name: 'a-1' }]);
+    const untied = splitText('$ kubectl get nodeclaim a-1 -o yaml\nI ran that but it printed too much, so here is our pool instead:\n\nspec:\n  limits:\n    cpu: "8"\n').blocks[0]!;
+    expect([untied.start, untied.command]).toEqual([4, undefined]);
+  });
 });
