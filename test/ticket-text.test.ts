@@ -72,6 +72,12 @@ describe('a ticket with outputs embedded in it', () => {
     expect(skipped(r)).toEqual(['1 prose (4 paragraphs), not objects or logs']);
   });
 
+  it("a reply quoting an earlier comment's block reads the quoted object at its line", async () => {
+    const text = 'Quoting what you wrote:\n\n> Here is the pool:\n> ```yaml\n> apiVersion: karpenter.sh/v1\n> kind: NodePool\n> metadata:\n>   name: quoted\n> ```\n\nThanks\n';
+    const r = await loadInputs(['-'], { stdin: Readable.from([Buffer.from(text)]) });
+    expect(objects(r)).toEqual(['karpenter.sh/v1 NodePool quoted @5']);
+  });
+
   it('a chat transcript: log records and an object between the messages', async () => {
     const r = await load('chat-transcript.txt');
     expect(objects(r)).toEqual(['karpenter.sh/v1 NodePool ingest @8']);
@@ -135,7 +141,7 @@ describe('honest skip reasons', () => {
     const text = 'Our pool, trimmed:\n\n```yaml\nmetadata:\n  name: general\nspec:\n  limits:\n    cpu: "64"\n```\n';
     const r = await loadInputs(['-'], { stdin: Readable.from([Buffer.from(text)]) });
     expect(r.objects).toEqual([]);
-    expect(skipped(r)).toEqual(['4 not a Kubernetes object (no apiVersion/kind; keys: metadata, spec)', '1 prose (1 paragraph), not objects or logs']);
+    expect(skipped(r)).toEqual(['4 part of an object without its kind (keys: metadata, spec): include the `kubectl get KIND NAME -o yaml` line that printed it', '1 prose (1 paragraph), not objects or logs']);
   });
 });
 
@@ -162,6 +168,7 @@ describe('the block splitter and the command line', () => {
     expect(typed('# kubectl -n kube-system get pdb/karpenter -o json')).toEqual({ verb: 'get', kind: 'PodDisruptionBudget', apiVersion: 'policy/v1', name: 'karpenter', namespace: 'kube-system', format: 'json' });
     expect(typed('PS C:\\> kubectl.exe get nodeclaims.v1beta1.karpenter.sh --namespace=x')).toEqual({ verb: 'get', kind: 'NodeClaim', apiVersion: 'karpenter.sh/v1beta1', namespace: 'x', format: '' });
     expect(typed('ops@bastion:~$ kubectl get nodes,pods -o yaml')).toEqual({ verb: 'get', format: 'yaml' });
+    expect(typed('$ kubectl get nodepool default -o yaml | grep -A3 limits')).toEqual({ verb: 'get', format: 'yaml' });
     expect(typed('# Description')).toBeNull();
     expect(typed('kubectl is great')).toBeNull();
   });

@@ -69,7 +69,7 @@ export function acceptObject(
   if (obj.apiVersion === undefined && itemType.apiVersion) obj.apiVersion = itemType.apiVersion;
   if (sink.defaults) applyOutputType(obj, sink.defaults);
   if (typeof obj.kind !== 'string' || typeof obj.apiVersion !== 'string') {
-    sink.skipped.push({ source, line, reason: describeNonKube(obj) });
+    sink.skipped.push({ source, line, reason: describeNonKube(obj, sink.defaults !== undefined) });
     return false;
   }
   if (typeof obj.metadata !== 'object' || obj.metadata === null) obj.metadata = {};
@@ -124,10 +124,14 @@ function applyOutputType(obj: Record<string, unknown>, type: OutputType): void {
   if (metadata.namespace === undefined && type.namespace) metadata.namespace = type.namespace;
 }
 
-function describeNonKube(obj: Record<string, unknown>): string {
+/** `pasted`: read from a block of a ticket, where the command line that printed it would have typed it. */
+function describeNonKube(obj: Record<string, unknown>, pasted: boolean): string {
   if (typeof obj.level === 'string' && (typeof obj.message === 'string' || typeof obj.msg === 'string')) {
     return 'a log record, not a Kubernetes object';
   }
   const keys = Object.keys(obj).slice(0, 4).join(', ');
+  if (pasted && obj.kind === undefined && ('metadata' in obj || 'spec' in obj || 'status' in obj)) {
+    return `part of an object without its kind (keys: ${keys}): include the \`kubectl get KIND NAME -o yaml\` line that printed it`;
+  }
   return `not a Kubernetes object (no apiVersion/kind${keys ? `; keys: ${keys}` : ''})`;
 }

@@ -34,7 +34,7 @@ export interface SplitText {
   prose: Paragraph[];
 }
 
-const FENCE = /^\s*(?:>\s*)?(`{3,}|~{3,})\s*([\w+.-]*)/;
+const FENCE = /^\s*(`{3,}|~{3,})\s*([\w+.-]*)/;
 const BLANK = /^\s*$/;
 /** `...`, `…`, `[...]`, `# ...`, `(truncated)`: content left out by the person pasting, not a YAML document end. */
 const ELISION = /^\s*(?:#\s*)?(?:\.{3,}|…|\[(?:\.{3}|…|truncated|snip)\]|\((?:\.{3}|…|truncated|snip)\)|<(?:snip|truncated)>)\s*$/i;
@@ -50,7 +50,7 @@ const BOX_LINE = /^\s*[┌└├╭╰][─═━]/;
 const BOX_SIDE = /^\s*[│┃║|] ?|[│┃║] *$/g;
 
 export function splitText(text: string): SplitText {
-  const lines = stripBoxes(text.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l)));
+  const lines = stripBoxes(text.split('\n').map((l) => unquote(l.endsWith('\r') ? l.slice(0, -1) : l)));
   const out: SplitText = { blocks: [], prose: [] };
   let command: Command | undefined;
   for (let i = 0; i < lines.length; ) {
@@ -58,7 +58,7 @@ export function splitText(text: string): SplitText {
     const fence = FENCE.exec(line);
     if (fence) {
       const close = closingFence(lines, i + 1, fence[1]!);
-      const inner = lines.slice(i + 1, close).map((l) => l.replace(/^\s*>\s?/, line.trimStart().startsWith('>') ? '' : '$&'));
+      const inner = lines.slice(i + 1, close);
       splitRuns(inner, i + 2, fence[2]!.toLowerCase(), command, out, true);
       command = undefined;
       i = close + 1;
@@ -249,9 +249,14 @@ function indentDroppedSequences(lines: string[]): string[] {
   return out;
 }
 
+/** A reply that quotes an earlier comment (`> apiVersion: v1`): the quoted text is read as if it were not quoted. */
+function unquote(line: string): string {
+  return /^ {0,3}>/.test(line) && !/^ {0,3}>\s*(kubectl|kubecolor|oc|k)\s/.test(line) ? line.replace(/^ {0,3}(?:> ?)+/, '') : line;
+}
+
 function closingFence(lines: string[], from: number, marker: string): number {
   for (let j = from; j < lines.length; j++) {
-    const t = lines[j]!.replace(/^\s*(?:>\s*)?/, '');
+    const t = lines[j]!.trimStart();
     if (t.startsWith(marker[0]!.repeat(marker.length)) && /^[`~]+\s*$/.test(t)) return j;
   }
   return lines.length;

@@ -29,7 +29,8 @@ const FLAGS_WITH_VALUE = new Set(['-n', '--namespace', '-o', '--output', '-l', '
 export function parseCommand(line: string): Omit<Command, 'line'> | null {
   const m = COMMAND_LINE.exec(line);
   if (!m) return null;
-  const words = (m[2]!.split('|')[0] ?? '').trim().split(/\s+/);
+  const [typed, ...piped] = m[2]!.split('|');
+  const words = (typed ?? '').trim().split(/\s+/);
   const positional: string[] = [];
   let namespace: string | undefined;
   let format = '';
@@ -50,9 +51,10 @@ export function parseCommand(line: string): Omit<Command, 'line'> | null {
   const verb = positional.shift() ?? '';
   if (!VERBS.has(verb)) return null;
   const output: OutputType = {};
-  // `get nodeclaim/x`, `get nodeclaim x`; `get nodes,pods` prints several kinds: no one type.
+  // `get nodeclaim/x`, `get nodeclaim x`; `get nodes,pods` prints several kinds: no one type. Piped through
+  // `grep`/`yq`/`head`, what is shown is no longer the object, only lines of it: not typed.
   const [first, second] = positional;
-  if (first && !first.includes(',') && (verb === 'get' || verb === 'describe')) {
+  if (first && !first.includes(',') && (verb === 'get' || verb === 'describe') && piped.length === 0) {
     const [resource, slashName] = first.split('/');
     const type = resourceType(resource!);
     if (type) {
