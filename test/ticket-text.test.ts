@@ -78,6 +78,17 @@ describe('a ticket with outputs embedded in it', () => {
     expect(objects(r)).toEqual(['karpenter.sh/v1 NodePool quoted @5']);
   });
 
+  it('a heredoc in a shell fence: the YAML fed to kubectl is read, the shell lines and kubectl top are named', async () => {
+    const r = await load('heredoc-and-top.md');
+    expect(objects(r)).toEqual(['karpenter.sh/v1 NodePool trial @5']);
+    expect(skipped(r)).toEqual([
+      '4 shell commands, not read',
+      '12 a bash code block, not read',
+      '19 kubectl top output, not read',
+      '1 prose (1 paragraph), not objects or logs',
+    ]);
+  });
+
   it('a chat transcript: log records and an object between the messages', async () => {
     const r = await load('chat-transcript.txt');
     expect(objects(r)).toEqual(['karpenter.sh/v1 NodePool ingest @8']);

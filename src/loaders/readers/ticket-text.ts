@@ -51,7 +51,7 @@ export const ticketText: Reader = {
   },
 };
 
-const EXTENSION: Record<TextBlock['kind'], string> = { yaml: 'yaml', json: 'json', log: 'log', other: 'txt' };
+const EXTENSION: Record<TextBlock['kind'], string> = { yaml: 'yaml', json: 'json', log: 'log', other: 'txt', text: 'txt' };
 
 /** The command line's typing of its output; an empty type still lets fragments that name their kind get its apiVersion. */
 function typeOf(block: TextBlock): OutputType {

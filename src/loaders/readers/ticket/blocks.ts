@@ -9,7 +9,8 @@ import { braceDepth, isKubectlNoise } from '../../text-lines.js';
 import { startsLikeJson } from '../sniffs.js';
 import { parseCommand, type Command } from './command.js';
 
-export type BlockKind = 'yaml' | 'json' | 'log' | 'other';
+/** `other`: tables, describe output, kubectl's messages; `text`: anything else inside a fence (shell, heredocs). */
+export type BlockKind = 'yaml' | 'json' | 'log' | 'other' | 'text';
 
 export interface TextBlock {
   kind: BlockKind;
@@ -152,6 +153,9 @@ function continues(run: { kind: BlockKind; depth: number }, line: string, previo
       return false;
     case 'other':
       return kind !== 'log' && kind !== 'json' && !FENCE.test(line);
+    case 'text':
+      // A shell session or heredoc in a fence: the YAML or log lines after it are blocks of their own.
+      return kind === 'text';
   }
 }
 
@@ -171,7 +175,7 @@ function lineKind(line: string, fenced: boolean): BlockKind | null {
   if (TABLE_HEADER.test(line) || DESCRIBE_FIELD.test(line)) return 'other';
   if (YAML_KEY.test(line)) return 'yaml';
   if (ELISION.test(line)) return fenced ? 'yaml' : null;
-  return fenced ? 'other' : null;
+  return fenced ? 'text' : null;
 }
 
 /** One JSON value on one line: a log record or something else. */

@@ -17,6 +17,7 @@ export function looksLike(block: TextBlock): string {
     return `kubectl describe output of ${describedKind ? `${describedKind} ` : ''}${name}`;
   }
   if (/^(LAST SEEN|FIRSTSEEN|NAMESPACE\s+LAST SEEN)\s/.test(first)) return 'a kubectl get table of events';
+  if (cmd && cmd.verb !== 'get' && cmd.verb !== 'describe' && /^[A-Z]/.test(first)) return `kubectl ${cmd.verb} output`;
   if (/^(NAMESPACE\s+)?NAME\s{2,}/.test(first)) {
     const what = kind ? plural(kind) : tableKindByColumns(first);
     return `a kubectl get table${what ? ` of ${what}` : ''}`;
@@ -24,7 +25,7 @@ export function looksLike(block: TextBlock): string {
   if (isKubectlNoise(first)) return `kubectl's message${cmd ? ` to \`${cmd.text}\`` : ''}: ${clip(first)}`;
   if (block.kind === 'yaml') return 'YAML that is not a Kubernetes object';
   if (block.kind === 'log') return 'log lines that are not Karpenter controller records';
-  if (lines.every((l) => /^\s*(\$|#|>|PS )|^\s*(kubectl|helm|aws|eksctl|k) /.test(l))) return 'shell commands';
+  if (lines.every((l) => /^\s*(\$|#|>|%|❯|PS )|^\s*(kubectl|helm|aws|eksctl|k) /.test(l))) return 'shell commands';
   return block.lang ? `a ${block.lang} code block` : 'text that is neither objects nor logs';
 }
 
