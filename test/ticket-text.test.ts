@@ -193,6 +193,11 @@ describe('the block splitter and the command line', () => {
     ]);
   });
 
+  it('a comment line inside unfenced YAML does not cut it in two', () => {
+    const { blocks } = splitText('Our pool:\n\napiVersion: karpenter.sh/v1\nkind: NodePool\n# limits raised last week\nspec:\n  limits:\n    cpu: "8"\n\nThanks\n');
+    expect(blocks.map((b) => [b.kind, b.start, b.lines.length])).toEqual([['yaml', 3, 6]]);
+  });
+
   it('a command line above a fence types the fence; prose in between unties them', () => {
     const typed = splitText('$ kubectl get nodeclaim a-1 -o yaml\n\n```yaml\nstatus: {}\n```\n').blocks[0]!;
     expect([typed.start, typed.command?.output]).toEqual([4, { kind: 'NodeClaim', apiVersion: 'karpenter.sh/v1', name: 'a-1' }]);

@@ -146,7 +146,8 @@ function continues(run: { kind: BlockKind; depth: number }, line: string, previo
   switch (run.kind) {
     case 'yaml':
       // Inside YAML everything indented belongs to it (block scalars, continuation lines), and so do elisions.
-      return kind === 'yaml' || /^\s+\S/.test(line) || ELISION.test(line) || (YAML_ITEM.test(line) && previous !== undefined && !BLANK.test(previous));
+      // A `# comment` is YAML too (a heading after the YAML would be a harmless comment in it).
+      return kind === 'yaml' || /^\s+\S/.test(line) || /^#/.test(line) || ELISION.test(line) || (YAML_ITEM.test(line) && previous !== undefined && !BLANK.test(previous));
     case 'log':
       return kind === 'log' || (kind === 'json' && braceDepth(line) > 0) || /^\s+\S/.test(line);
     case 'json':
