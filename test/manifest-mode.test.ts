@@ -29,6 +29,8 @@ const META = new Map(RULES.map((r) => [r.meta.id, r.meta]));
 const EXPECTED: Array<{ ruleId: string; kind: string; namespace: string | null; name: string; severity: string; file: string; start: number; field: string; after?: string }> = [
   { ruleId: 'spot-without-interruption-queue', kind: 'Deployment', namespace: 'kube-system', name: 'karpenter', severity: 'warning', file: 'karpenter/rendered.yaml', start: 239, field: 'env:' },
   { ruleId: 'pod-do-not-disrupt-blocks-node', kind: 'Deployment', namespace: 'shop', name: 'report-renderer', severity: 'warning', file: 'apps/base/report-renderer.yaml', start: 2, field: 'karpenter.sh/do-not-disrupt: "true"' },
+  // The committed `kustomize build` output is a desired state of its own (another image tag): judged and cited on its own.
+  { ruleId: 'pod-do-not-disrupt-blocks-node', kind: 'Deployment', namespace: 'shop', name: 'report-renderer', severity: 'warning', file: 'apps/rendered/prod.yaml', start: 123, field: 'karpenter.sh/do-not-disrupt: "true"' },
   { ruleId: 'expire-without-termination-grace-period', kind: 'NodePool', namespace: null, name: 'batch', severity: 'warning', file: 'nodepools/batch.yaml', start: 1, field: 'expireAfter: 720h' },
   { ruleId: 'pdb-blocks-eviction', kind: 'PodDisruptionBudget', namespace: 'shop', name: 'orders-db', severity: 'warning', file: 'apps/base/orders-db.yaml', start: 69, field: 'maxUnavailable: 0' },
   { ruleId: 'disruption-budget-blocks-all', kind: 'NodePool', namespace: null, name: 'gpu', severity: 'warning', file: 'nodepools/gpu.yaml', start: 3, field: '- nodes: "0"' },
@@ -71,9 +73,11 @@ describe('manifest mode: the sample GitOps repository', () => {
       Service: 3,
       ServiceAccount: 1,
       DaemonSet: 1,
-      Deployment: 4,
+      // The rendered copies of checkout-api, report-renderer and nightly-export differ from their base (image tags,
+      // replicas): each file is a desired state of its own.
+      Deployment: 6,
       StatefulSet: 2,
-      CronJob: 1,
+      CronJob: 2,
       EC2NodeClass: 2,
       NodePool: 4,
       PodDisruptionBudget: 3,
@@ -85,8 +89,13 @@ describe('manifest mode: the sample GitOps repository', () => {
     });
     expect(r.report.snapshot.karpenterVersion).toBe('1.6.3');
     expect(reportContext(r.snapshot, r.run, RULES.filter((x) => RULE_IDS.includes(x.meta.id))).manifestMode).toBe(true);
-    // The 12 rendered copies and the replicas patch merge into their base objects, which findings cite.
-    expect(r.snapshot.mergedCount).toBe(13);
+    // The 9 rendered copies equal to their base and the replicas patch fold into their base objects, which findings cite.
+    expect(r.snapshot.mergedCount).toBe(10);
+    expect(r.snapshot.multiplyDefined().map((m) => `${m.kind} ${m.name}: ${m.sources.map((s) => s.slice(REPO.length + 1)).join(' ')}`)).toEqual([
+      'CronJob shop/nightly-export: apps/base/nightly-export.yaml apps/rendered/prod.yaml',
+      'Deployment shop/checkout-api: apps/base/checkout-api.yaml apps/rendered/prod.yaml',
+      'Deployment shop/report-renderer: apps/base/report-renderer.yaml apps/rendered/prod.yaml',
+    ]);
   });
 
   it('reports both kustomization.yaml as skipped, the README as documentation, the chart values as superseded by the rendered Deployment', () => {
@@ -104,7 +113,8 @@ describe('manifest mode: the sample GitOps repository', () => {
   it('finds exactly the README findings, each in the README file and object start, its evidence citing the field quoted', () => {
     expect(r.findings.map(key).sort()).toEqual(EXPECTED.map(key).sort());
     for (const e of EXPECTED) {
-      const f = finding(e.ruleId);
+      const f = r.findings.find((x) => x.ruleId === e.ruleId && x.evidence.some((v) => v.source.startsWith(`${file(e.file)}:`)))!;
+      expect(f, `${e.ruleId} in ${e.file}`).toBeDefined();
       expect(startLine(file(e.file), e.kind, e.name), e.ruleId).toBe(e.start);
       const own = f.evidence.find((x) => x.object?.kind === e.kind && x.object.name === e.name);
       expect(own, e.ruleId).toBeDefined();
@@ -214,7 +224,7 @@ describe('manifest mode: the sample GitOps repository', () => {
 });
 
 describe('manifest mode: the repository packed as an archive', () => {
-  it('cites the same files whatever the entry order: equal copies keep the path that sorts first (apps/base/…)', async () => {
+  it('cites the same files whatever the entry order: equal copies keep the path that sorts first (apps/base/…), a different copy its own', async () => {
     const files = readdirSync(REPO, { recursive: true, withFileTypes: true })
       .filter((d) => d.isFile())
       .map((d) => relative(REPO, join(d.parentPath, d.name)).split(sep).join('/'))
@@ -224,7 +234,7 @@ describe('manifest mode: the repository packed as an archive', () => {
     await writeTarGz(archive, files.map((name) => ({ name, data: readFileSync(join(REPO, name)) })));
     const packed = await scan([archive], { only: ['pod-do-not-disrupt-blocks-node', 'pdb-blocks-eviction'] });
     const cited = packed.findings.map((f) => f.evidence.find((e) => e.object?.name === f.object.name)!.source.replace(/:\d+$/, ''));
-    expect(cited.sort()).toEqual([`${archive}!apps/base/orders-db.yaml`, `${archive}!apps/base/report-renderer.yaml`]);
+    expect(cited.sort()).toEqual([`${archive}!apps/base/orders-db.yaml`, `${archive}!apps/base/report-renderer.yaml`, `${archive}!apps/rendered/prod.yaml`]);
   });
 });
 

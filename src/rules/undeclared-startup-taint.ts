@@ -75,7 +75,7 @@ export default defineRule({
     // Spec: the node class's userData registers nodes with an agent taint.
     for (const pool of snapshot.nodePools()) {
       // Only an EC2NodeClass has userData; another provider's node class of the same name is not it.
-      const nodeClass = awsNodeClassOf(snapshot, pool.nodeClassRef?.value);
+      const nodeClass = awsNodeClassOf(snapshot, pool.nodeClassRef?.value, pool.object);
       if (!nodeClass) continue;
       const userData = str(dig(nodeClass, 'spec', 'userData')) ?? '';
       for (const key of new Set(userData.match(KEY_IN_TEXT) ?? [])) {

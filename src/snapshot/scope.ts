@@ -22,7 +22,7 @@ const WORKLOADS = [KIND.Pod, KIND.Deployment, KIND.StatefulSet, KIND.DaemonSet, 
 /** For each join, the kinds that refer (`from`) and the kinds referred to (`to`). */
 const ENDS: Record<Pairing, { from: readonly string[]; to: readonly string[] }> = {
   nodeClass: { from: [KIND.NodePool, KIND.Provisioner], to: [KIND.EC2NodeClass, KIND.AWSNodeTemplate, KIND.AKSNodeClass] },
-  nodePool: { from: WORKLOADS, to: [KIND.NodePool, KIND.Provisioner] },
+  nodePool: { from: [...WORKLOADS, KIND.PersistentVolume], to: [KIND.NodePool, KIND.Provisioner] },
   storageClass: { from: [KIND.PersistentVolumeClaim, KIND.StatefulSet], to: [KIND.StorageClass] },
   workload: { from: [KIND.PodDisruptionBudget], to: WORKLOADS },
 };

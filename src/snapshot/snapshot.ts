@@ -218,7 +218,8 @@ export class Snapshot {
   multiplyDefined(): Array<{ kind: string; name: string; sources: string[] }> {
     return [...this.definitionsByKey.values()]
       .filter((defs) => defs.length > 1)
-      .map((defs) => ({ kind: defs[0]!.kind, name: `${defs[0]!.metadata.namespace ? `${defs[0]!.metadata.namespace}/` : ''}${nameOf(defs[0]!)}`, sources: defs.map((d) => this.provenance(d)?.source ?? 'unknown') }));
+      .map((defs) => ({ kind: defs[0]!.kind, name: `${defs[0]!.metadata.namespace ? `${defs[0]!.metadata.namespace}/` : ''}${nameOf(defs[0]!)}`, sources: defs.map((d) => this.provenance(d)?.source ?? 'unknown') }))
+      .sort((a, b) => a.kind.localeCompare(b.kind) || a.name.localeCompare(b.name));
   }
 
   // ----- Joins by locality (a repository) -----
@@ -400,6 +401,14 @@ export class Snapshot {
     return this.memo('nodePools', () => [...this.all(KIND.NodePool), ...this.all(KIND.Provisioner)].map(nodePoolView));
   }
 
+  /** The NodePools a workload (or a PersistentVolume) of a repository would be deployed with; every pool in cluster state. */
+  nodePoolsFor(obj: KubeObject): NodePoolView[] {
+    const pools = this.nodePools();
+    if (!this.desiredStateOnly) return pools;
+    const near = new Set(this.inScope(obj, 'nodePool', pools.map((p) => p.object)));
+    return pools.filter((p) => near.has(p.object));
+  }
+
   nodePool(name: string | undefined): NodePoolView | undefined {
     if (!name) return undefined;
     return this.memo('nodePoolByName', () => new Map(this.nodePools().map((p) => [p.name, p]))).get(name);
@@ -457,10 +466,12 @@ export class Snapshot {
     return this.memo('podsByNode', () => groupBy(this.all(KIND.Pod), (p) => str(dig(p, 'spec', 'nodeName')))).get(nodeName) ?? [];
   }
 
+  /** PDBs selecting a pod (in a repository, a pod template's object: only the PDBs deployed with it count). */
   pdbsForPod(pod: KubeObject): KubeObject[] {
     const byNs = this.memo('pdbsByNamespace', () => groupBy(this.all(KIND.PodDisruptionBudget), (p) => p.metadata.namespace));
     const labels = pod.metadata.labels ?? {};
-    return (byNs.get(pod.metadata.namespace ?? '') ?? []).filter((pdb) => selectorMatches(dig(pdb, 'spec', 'selector'), labels));
+    const matching = (byNs.get(pod.metadata.namespace ?? '') ?? []).filter((pdb) => selectorMatches(dig(pdb, 'spec', 'selector'), labels));
+    return matching.length > 1 && this.desiredStateOnly ? this.inScope(pod, 'workload', matching) : matching;
   }
 
   /** Names of the PVCs a pod mounts (from its volumes; works even when PVC objects are absent). */
@@ -483,17 +494,13 @@ export class Snapshot {
   storageClassOf(pvc: KubeObject): KubeObject | undefined {
     const name = dig(pvc, 'spec', 'storageClassName');
     if (name === '') return undefined;
-    if (typeof name === 'string') return this.get(KIND.StorageClass, undefined, name);
+    if (typeof name === 'string') return this.resolve(pvc, 'storageClass', KIND.StorageClass, undefined, name).object;
+    if (this.desiredStateOnly) return this.inScope(pvc, 'storageClass', this.all(KIND.StorageClass).filter(isDefaultClass))[0];
     return this.defaultStorageClass();
   }
 
   defaultStorageClass(): KubeObject | undefined {
-    return this.memo('defaultStorageClass', () =>
-      this.all(KIND.StorageClass).find((sc) => {
-        const a = sc.metadata.annotations ?? {};
-        return a['storageclass.kubernetes.io/is-default-class'] === 'true' || a['storageclass.beta.kubernetes.io/is-default-class'] === 'true';
-      }),
-    );
+    return this.memo('defaultStorageClass', () => this.all(KIND.StorageClass).find(isDefaultClass));
   }
 
   /** PVCs by StorageClass name, including claims that use the default class implicitly. */
@@ -643,6 +650,11 @@ function versionPriority(apiVersion: string): number {
   if (!m) return -1;
   const stage = m[2] === undefined ? 2 : m[2] === 'beta' ? 1 : 0;
   return stage * 1e6 + Number(m[1]) * 1e3 + Number(m[3] ?? 0);
+}
+
+function isDefaultClass(sc: KubeObject): boolean {
+  const a = sc.metadata.annotations ?? {};
+  return a['storageclass.kubernetes.io/is-default-class'] === 'true' || a['storageclass.beta.kubernetes.io/is-default-class'] === 'true';
 }
 
 function groupBy<T>(items: T[], key: (t: T) => string | undefined): Map<string, T[]> {
