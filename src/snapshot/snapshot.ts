@@ -14,6 +14,7 @@ import { nodeClaimView, nodePoolView, type NodeClaimView, type NodePoolView } fr
 import { INPUTS, KIND, isClusterScoped, isSyntheticKind, normaliseGroup, type InputName } from '../kube/kinds.js';
 import { referenceTime, type ReferenceTime } from './reference-time.js';
 import { isDesiredStateInput, isPatchFragment, sameDefinition } from './repository.js';
+import { isAzureProvider, settleProviderVersion } from './provider-version.js';
 import { Scopes, type Pairing, type Resolution } from './scope.js';
 import { selectorMatches } from './selectors.js';
 
@@ -87,6 +88,8 @@ export class Snapshot {
     for (const p of this.patches.splice(0)) this.addPatch(p.kindKey, p.object, p.provenance);
     const releases = karpenterReleases((k) => this.all(k), (k, ns, name) => this.get(k, ns, name));
     this.controller = detectController(this.all(KIND.Deployment), this.all(KIND.Pod), releases, opts.karpenterVersion, (o) => this.provenance(o));
+    const azure = isAzureProvider(this.all(KIND.AKSNodeClass), this.all(KIND.NodePool), this.controller.object);
+    settleProviderVersion(this.controller, azure, opts.karpenterVersion);
     // Helm values that were read but not used say so, like every input that does not count.
     for (const { object, why } of this.controller.unused ?? []) {
       const p = this.provenance(object);
