@@ -469,12 +469,15 @@ export class Snapshot {
     return this.memo('podsByNode', () => groupBy(this.all(KIND.Pod), (p) => str(dig(p, 'spec', 'nodeName')))).get(nodeName) ?? [];
   }
 
-  /** PDBs selecting a pod (in a repository, a pod template's object: only the PDBs deployed with it count). */
-  pdbsForPod(pod: KubeObject): KubeObject[] {
+  /**
+   * PDBs selecting a pod. In a repository only the PDBs deployed with it count: `at` is the object the pod's template
+   * was read from (a StatefulSet), when `pod` is made up from it.
+   */
+  pdbsForPod(pod: KubeObject, at: KubeObject = pod): KubeObject[] {
     const byNs = this.memo('pdbsByNamespace', () => groupBy(this.all(KIND.PodDisruptionBudget), (p) => p.metadata.namespace));
     const labels = pod.metadata.labels ?? {};
     const matching = (byNs.get(pod.metadata.namespace ?? '') ?? []).filter((pdb) => selectorMatches(dig(pdb, 'spec', 'selector'), labels));
-    return matching.length > 1 && this.desiredStateOnly ? this.inScope(pod, 'workload', matching) : matching;
+    return matching.length > 1 && this.desiredStateOnly ? this.inScope(at, 'workload', matching) : matching;
   }
 
   /** Names of the PVCs a pod mounts (from its volumes; works even when PVC objects are absent). */
