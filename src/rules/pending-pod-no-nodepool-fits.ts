@@ -202,7 +202,9 @@ function judgeTemplates(snapshot: Snapshot, everyPool: PoolProfile[], notEvaluat
   for (const { object, specPath } of targets) {
     const c = podConstraints(object, specPath);
     // Only the NodePools deployed with the workload (its file, its folder, the folders above: snapshot/scope.ts).
-    const profiles = profilesFor(snapshot, object, everyPool);
+    const near = profilesFor(snapshot, object, everyPool);
+    // None near it in a repository said to be complete: every pool it holds is one the workload could be sent to.
+    const profiles = near.length || !snapshot.absentMeansMissing ? near : everyPool;
     if (!karpenterIntent(c, profiles.length ? profiles : everyPool)) continue;
     const unresolved = unresolvedPools(snapshot, c, profiles);
     if (unresolved) {
@@ -231,7 +233,9 @@ function judgeTemplates(snapshot: Snapshot, everyPool: PoolProfile[], notEvaluat
  */
 function unresolvedPools(snapshot: Snapshot, c: PodConstraints, profiles: PoolProfile[]): string | undefined {
   if (snapshot.absentMeansMissing) return undefined;
-  if (!profiles.length) return 'no NodePool in the scanned files is deployed with it (its file, its folder or the folders above); the pools it runs on may be created elsewhere, --assume-complete judges them as missing';
+  if (!profiles.length) {
+    return 'no NodePool in the scanned files is deployed with it (none in its folder or the folders above; folders holding their own workloads and NodePools are other deployments): the pools it runs on may be created elsewhere; --assume-complete judges them as missing';
+  }
   const named = (cs: PodConstraints['selector']) => cs.filter((k) => k.key === 'karpenter.sh/nodepool' && !k.set.complement).flatMap((k) => [...k.set.values]);
   const wanted = [...new Set([...named(c.selector), ...c.terms.flatMap(named)])];
   const missing = wanted.filter((n) => !profiles.some((p) => p.pool.name === n));

@@ -2,7 +2,7 @@ import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import { dig, formatTaint, str, type Taint } from '../kube/fields.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
-import { awsNodeClassOf } from './lib/configuration.js';
+import { awsNodeClassOf, nodeClassOfPool, usedOfSeveral } from './lib/configuration.js';
 import { agentFor, nodeTaints } from './lib/registration-common.js';
 import { listNames, plural } from './support.js';
 
@@ -76,15 +76,17 @@ export default defineRule({
     // Spec: the node class's userData registers nodes with an agent taint.
     for (const pool of snapshot.nodePools()) {
       // Only an EC2NodeClass has userData; another provider's node class of the same name is not it.
-      const nodeClass = awsNodeClassOf(snapshot, pool.nodeClassRef?.value, pool.object);
-      if (!nodeClass) continue;
+      const resolved = nodeClassOfPool(snapshot, pool);
+      const nodeClass = resolved && awsNodeClassOf(snapshot, pool.nodeClassRef?.value, pool.object);
+      if (!resolved || !nodeClass) continue;
+      const several = usedOfSeveral(snapshot, resolved);
       const userData = str(dig(nodeClass, 'spec', 'userData')) ?? '';
       for (const key of new Set(userData.match(KEY_IN_TEXT) ?? [])) {
         if (!agentFor(key) || declared(pool, key)) continue;
         const effect = effectNear(userData, key);
         const s = seen(pool, { key, ...(effect ? { effect } : {}) });
-        s.fromUserData = nodeClass.metadata.name;
-        s.evidence.push({ object: nodeClass, path: '/spec/userData', note: `registers nodes with ${key}` });
+        s.fromUserData = several ? `${nodeClass.metadata.name} (${several})` : nodeClass.metadata.name;
+        s.evidence.push({ object: nodeClass, path: '/spec/userData', note: `registers nodes with ${key}${several ? ` (${several})` : ''}` });
       }
     }
 
