@@ -14,8 +14,8 @@ import { isPodManifest } from './pods.js';
 const CLUSTER_STATE_INPUTS = ['Node', 'NodeClaim', 'Event'] as const;
 
 /**
- * Desired state only: no Nodes, NodeClaims, events or logs, Pods as written (no node, no phase) and Karpenter pools
- * without status. Decided before objects are indexed, because it decides how they are indexed.
+ * Desired state only: no Nodes, NodeClaims, events or logs, Pods as written (no node, no phase), Karpenter pools
+ * without status and no object with a status. Decided before objects are indexed, because it decides how they are indexed.
  */
 export function isDesiredStateInput(load: LoadResult): boolean {
   if (load.logs.length) return false;
@@ -26,8 +26,15 @@ export function isDesiredStateInput(load: LoadResult): boolean {
     if (clusterKinds.has(key)) return false;
     if (key === KIND.Pod && !isPodManifest(object)) return false;
     if ((key === KIND.NodePool || key === KIND.Provisioner) && object.status !== undefined) return false;
+    // Status is what a cluster writes (`kubectl create --dry-run -o yaml` leaves an empty one): read from a cluster.
+    if (hasStatus(object)) return false;
   }
   return true;
+}
+
+function hasStatus(o: KubeObject): boolean {
+  const st = o.status;
+  return st !== null && typeof st === 'object' && Object.keys(st).length > 0;
 }
 
 /** Workload kinds whose spec must hold a pod template, and where (a kustomize patch of one holds only what it changes). */
