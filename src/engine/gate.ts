@@ -5,7 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { KubeObject } from '../kube/types.js';
-import { kindKeyOf, type Snapshot } from '../snapshot/snapshot.js';
+import { kindKeyOf } from '../kube/kinds.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
 import { baselineEntryOf, staleEntry, type BaselineEntry } from './baseline.js';
 import type { IgnoreEntry, KarpdoctorConfig } from './config.js';
 import { anchorOf, type Finding } from './findings.js';

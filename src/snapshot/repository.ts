@@ -7,7 +7,7 @@
 import type { KubeObject } from '../kube/types.js';
 import type { LoadResult } from '../loaders/types.js';
 import { dig } from '../kube/fields.js';
-import { INPUTS, KIND, normaliseGroup } from '../kube/kinds.js';
+import { INPUTS, KIND, kindKeyOf, normaliseKindKey } from '../kube/kinds.js';
 import { isPodManifest } from './pods.js';
 
 /** Cluster-only kinds: their presence means the input was read from a cluster (a dump, a live scan). */
@@ -22,7 +22,7 @@ export function isDesiredStateInput(load: LoadResult): boolean {
   const clusterKinds = new Set<string>(CLUSTER_STATE_INPUTS.flatMap((i) => [...INPUTS[i].kinds]));
   if ([...load.listedKinds].some((k) => clusterKinds.has(normaliseKindKey(k)))) return false;
   for (const { object } of load.objects) {
-    const key = kindKeyOfObject(object);
+    const key = kindKeyOf(object);
     if (clusterKinds.has(key)) return false;
     if (key === KIND.Pod && !isPodManifest(object)) return false;
     if ((key === KIND.NodePool || key === KIND.Provisioner) && object.status !== undefined) return false;
@@ -75,13 +75,4 @@ function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
   if (v === null || typeof v !== 'object') return v;
   return Object.fromEntries(Object.keys(v as object).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
-}
-
-function kindKeyOfObject(o: KubeObject): string {
-  return normaliseKindKey(`${o.apiVersion.includes('/') ? o.apiVersion.split('/')[0] : ''}/${o.kind}`);
-}
-
-function normaliseKindKey(key: string): string {
-  const slash = key.indexOf('/');
-  return `${normaliseGroup(key.slice(0, slash))}${key.slice(slash)}`;
 }

@@ -11,7 +11,7 @@ import { eventView, involvedKey, type EventView } from './events.js';
 import { dig, nameOf, str } from '../kube/fields.js';
 import { isHelmValuesCarrier, karpenterReleases } from './helm-values.js';
 import { nodeClaimView, nodePoolView, type NodeClaimView, type NodePoolView } from './karpenter.js';
-import { INPUTS, KIND, isClusterScoped, isSyntheticKind, normaliseGroup, type InputName } from '../kube/kinds.js';
+import { INPUTS, KIND, isClusterScoped, isSyntheticKind, kindKeyOf, normaliseKindKey, type InputName } from '../kube/kinds.js';
 import { referenceTime, type ReferenceTime } from './reference-time.js';
 import { isDesiredStateInput, isPatchFragment, sameDefinition } from './repository.js';
 import { isAzureProvider, settleProviderVersion } from './provider-version.js';
@@ -99,7 +99,7 @@ export class Snapshot {
   }
 
   private add(object: KubeObject, provenance: Provenance): void {
-    const kindKey = normaliseKindKey(`${object.apiVersion.includes('/') ? object.apiVersion.split('/')[0] : ''}/${object.kind}`);
+    const kindKey = kindKeyOf(object);
     if (isSyntheticKind(kindKey)) {
       // Not a cluster object: no counts, no presence, no merging of copies — only somewhere for findings to point.
       this.provenanceMap.set(object, [provenance]);
@@ -618,16 +618,6 @@ export class Snapshot {
 export function wasStored(obj: KubeObject): boolean {
   const m = obj.metadata;
   return m.uid !== undefined || m.resourceVersion !== undefined || m.creationTimestamp !== undefined || (obj.status !== undefined && obj.status !== null);
-}
-
-export function kindKeyOf(obj: KubeObject): string {
-  const group = obj.apiVersion.includes('/') ? obj.apiVersion.split('/')[0]! : '';
-  return normaliseKindKey(`${group}/${obj.kind}`);
-}
-
-function normaliseKindKey(key: string): string {
-  const slash = key.indexOf('/');
-  return `${normaliseGroup(key.slice(0, slash))}${key.slice(slash)}`;
 }
 
 function objectKey(kindKey: string, obj: KubeObject): string {
