@@ -117,7 +117,11 @@ describe('joins by locality: a monorepo of unrelated patterns', () => {
 
   it('does not judge a workload of one pattern against the NodePools of others; what no file holds is a note', async () => {
     const r = await scan([root], { only: ALL });
-    expect(summary(r.findings, root)).toEqual([]);
+    // The training Job's do-not-disrupt holds the nodes of its own pattern's pool, not batch-spot's.
+    expect(summary(r.findings, root)).toEqual([
+      'expire-without-termination-grace-period warning NodePool gpu @ patterns/gpu-training/nodepool.yaml:7 patterns/gpu-training/nodepool.yaml:7 patterns/gpu-training/training.yaml:10',
+      'pod-do-not-disrupt-blocks-node info Job ml/finetune @ patterns/gpu-training/training.yaml:10 patterns/gpu-training/nodepool.yaml:7',
+    ]);
     expect(notes(r, root)).toEqual([
       'pending-pod-no-nodepool-fits: Deployment web/storefront (patterns/arm64-web/deployment.yaml): no NodePool in the scanned files is deployed with it (none in its folder or the folders above; folders holding their own workloads and NodePools are other deployments): the pools it runs on may be created elsewhere; --assume-complete judges them as missing',
       'pvc-references-missing-object: PersistentVolumeClaim db/pg-data (patterns/stateful-db/postgres.yaml): StorageClass gp3 is not in the scanned files (created outside them, e.g. by Terraform or an add-on?); --assume-complete judges it as missing',
@@ -137,6 +141,8 @@ describe('joins by locality: a monorepo of unrelated patterns', () => {
     expect(summary(r.findings, root)).toEqual([
       'pending-pod-no-nodepool-fits error Deployment web/storefront @ patterns/arm64-web/deployment.yaml:16 patterns/arm64-web/deployment.yaml:19 patterns/arm64-web/deployment.yaml:18 patterns/batch-spot/nodepool.yaml:19 patterns/batch-spot/nodepool.yaml:15 patterns/batch-spot/nodepool.yaml:12 patterns/gpu-training/nodepool.yaml:16',
       'pvc-references-missing-object error PersistentVolumeClaim db/pg-data @ patterns/stateful-db/postgres.yaml:8',
+      'expire-without-termination-grace-period warning NodePool gpu @ patterns/gpu-training/nodepool.yaml:7 patterns/gpu-training/nodepool.yaml:7 patterns/gpu-training/training.yaml:10',
+      'pod-do-not-disrupt-blocks-node info Job ml/finetune @ patterns/gpu-training/training.yaml:10 patterns/gpu-training/nodepool.yaml:7',
     ]);
     expect(notes(r, root)).toEqual([]);
   });
