@@ -29,8 +29,11 @@ const META = new Map(RULES.map((r) => [r.meta.id, r.meta]));
 const EXPECTED: Array<{ ruleId: string; kind: string; namespace: string | null; name: string; severity: string; file: string; start: number; field: string; after?: string }> = [
   { ruleId: 'spot-without-interruption-queue', kind: 'Deployment', namespace: 'kube-system', name: 'karpenter', severity: 'warning', file: 'karpenter/rendered.yaml', start: 239, field: 'env:' },
   { ruleId: 'pod-do-not-disrupt-blocks-node', kind: 'Deployment', namespace: 'shop', name: 'report-renderer', severity: 'warning', file: 'apps/base/report-renderer.yaml', start: 2, field: 'karpenter.sh/do-not-disrupt: "true"' },
-  // The committed `kustomize build` output is a desired state of its own (another image tag): judged and cited on its own.
+  // The committed `kustomize build` output is a desired state of its own: each of its objects is judged and cited there.
   { ruleId: 'pod-do-not-disrupt-blocks-node', kind: 'Deployment', namespace: 'shop', name: 'report-renderer', severity: 'warning', file: 'apps/rendered/prod.yaml', start: 123, field: 'karpenter.sh/do-not-disrupt: "true"' },
+  { ruleId: 'pdb-blocks-eviction', kind: 'PodDisruptionBudget', namespace: 'shop', name: 'orders-db', severity: 'warning', file: 'apps/rendered/prod.yaml', start: 290, field: 'maxUnavailable: 0' },
+  { ruleId: 'stateful-workload-exposed-to-interruption', kind: 'StatefulSet', namespace: 'shop', name: 'session-cache', severity: 'warning', file: 'apps/rendered/prod.yaml', start: 207, field: 'labels:', after: 'template:' },
+  { ruleId: 'pending-pod-no-nodepool-fits', kind: 'Deployment', namespace: 'shop', name: 'fraud-scorer', severity: 'error', file: 'apps/rendered/prod.yaml', start: 88, field: 'spec:', after: 'template:' },
   { ruleId: 'expire-without-termination-grace-period', kind: 'NodePool', namespace: null, name: 'batch', severity: 'warning', file: 'nodepools/batch.yaml', start: 1, field: 'expireAfter: 720h' },
   { ruleId: 'pdb-blocks-eviction', kind: 'PodDisruptionBudget', namespace: 'shop', name: 'orders-db', severity: 'warning', file: 'apps/base/orders-db.yaml', start: 69, field: 'maxUnavailable: 0' },
   { ruleId: 'disruption-budget-blocks-all', kind: 'NodePool', namespace: null, name: 'gpu', severity: 'warning', file: 'nodepools/gpu.yaml', start: 3, field: '- nodes: "0"' },
@@ -67,20 +70,19 @@ describe('manifest mode: the sample GitOps repository', () => {
 
   it('reads desired state only: Helm stream, Kustomize base + rendered output, plain files; Karpenter 1.6.3 from the chart', () => {
     expect(r.report.snapshot.counts).toEqual({
-      Namespace: 1,
-      PersistentVolumeClaim: 1,
+      Namespace: 2,
+      PersistentVolumeClaim: 2,
       Pod: 1,
-      Service: 3,
+      Service: 5,
       ServiceAccount: 1,
       DaemonSet: 1,
-      // The rendered copies of checkout-api, report-renderer and nightly-export differ from their base (image tags,
-      // replicas): each file is a desired state of its own.
-      Deployment: 6,
-      StatefulSet: 2,
+      // The rendered copy of each base object is a desired state of its own (each file is); the replicas patch is not.
+      Deployment: 7,
+      StatefulSet: 4,
       CronJob: 2,
       EC2NodeClass: 2,
       NodePool: 4,
-      PodDisruptionBudget: 3,
+      PodDisruptionBudget: 5,
       ClusterRole: 3,
       ClusterRoleBinding: 2,
       Role: 1,
@@ -89,12 +91,12 @@ describe('manifest mode: the sample GitOps repository', () => {
     });
     expect(r.report.snapshot.karpenterVersion).toBe('1.6.3');
     expect(reportContext(r.snapshot, r.run, RULES.filter((x) => RULE_IDS.includes(x.meta.id))).manifestMode).toBe(true);
-    // The 9 rendered copies equal to their base and the replicas patch fold into their base objects, which findings cite.
-    expect(r.snapshot.mergedCount).toBe(10);
-    expect(r.snapshot.multiplyDefined().map((m) => `${m.kind} ${m.name}: ${m.sources.map((s) => s.slice(REPO.length + 1)).join(' ')}`)).toEqual([
-      'CronJob shop/nightly-export: apps/base/nightly-export.yaml apps/rendered/prod.yaml',
-      'Deployment shop/checkout-api: apps/base/checkout-api.yaml apps/rendered/prod.yaml',
-      'Deployment shop/report-renderer: apps/base/report-renderer.yaml apps/rendered/prod.yaml',
+    // The replicas patch folds into the base Deployment it patches.
+    expect(r.snapshot.mergedCount).toBe(1);
+    expect(r.snapshot.multiplyDefined()).toHaveLength(12);
+    expect(r.snapshot.multiplyDefined().find((m) => m.name === 'shop/checkout-api' && m.kind === 'Deployment')!.sources.map((s) => s.slice(REPO.length + 1))).toEqual([
+      'apps/base/checkout-api.yaml',
+      'apps/rendered/prod.yaml',
     ]);
   });
 
@@ -224,7 +226,7 @@ describe('manifest mode: the sample GitOps repository', () => {
 });
 
 describe('manifest mode: the repository packed as an archive', () => {
-  it('cites the same files whatever the entry order: equal copies keep the path that sorts first (apps/base/…), a different copy its own', async () => {
+  it('cites the same files whatever the entry order: each definition its own file', async () => {
     const files = readdirSync(REPO, { recursive: true, withFileTypes: true })
       .filter((d) => d.isFile())
       .map((d) => relative(REPO, join(d.parentPath, d.name)).split(sep).join('/'))
@@ -234,7 +236,7 @@ describe('manifest mode: the repository packed as an archive', () => {
     await writeTarGz(archive, files.map((name) => ({ name, data: readFileSync(join(REPO, name)) })));
     const packed = await scan([archive], { only: ['pod-do-not-disrupt-blocks-node', 'pdb-blocks-eviction'] });
     const cited = packed.findings.map((f) => f.evidence.find((e) => e.object?.name === f.object.name)!.source.replace(/:\d+$/, ''));
-    expect(cited.sort()).toEqual([`${archive}!apps/base/orders-db.yaml`, `${archive}!apps/base/report-renderer.yaml`, `${archive}!apps/rendered/prod.yaml`]);
+    expect(cited.sort()).toEqual([`${archive}!apps/base/orders-db.yaml`, `${archive}!apps/base/report-renderer.yaml`, `${archive}!apps/rendered/prod.yaml`, `${archive}!apps/rendered/prod.yaml`]);
   });
 });
 

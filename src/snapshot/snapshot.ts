@@ -144,13 +144,14 @@ export class Snapshot {
   }
 
   /**
-   * A repository keeps every definition of a name (each file is a desired state of its own); only a copy with the
-   * same content is folded into the definition it repeats, the way a dump's copies are.
+   * A repository keeps every definition of a name: each file is a desired state of its own, deployed with the objects
+   * near it, even when another file says the same (a committed `kustomize build` next to its base). Only a document
+   * repeated within one file is one definition.
    */
   private addDefinition(kindKey: string, key: string, object: KubeObject, provenance: Provenance): void {
     let defs = this.definitionsByKey.get(key);
     if (!defs) this.definitionsByKey.set(key, (defs = []));
-    const same = defs.find((d) => sameDefinition(d, object));
+    const same = defs.find((d) => this.provenanceMap.get(d)![0]!.source === provenance.source && sameDefinition(d, object));
     if (same) {
       this.noteMerged(object);
       const provs = this.provenanceMap.get(same)!;
