@@ -112,6 +112,15 @@ describe('identity per file: six example files, each defining NodePool default a
   });
 });
 
+describe('joins by locality: one application in two environment folders', () => {
+  it('pairs each PDB with the Deployment of its own folder: the staging PDB blocks every eviction, the prod one does not', async () => {
+    const root = repo('environments');
+    const r = await scan([root], { only: ALL });
+    expect(summary(r.findings, root)).toEqual(['pdb-blocks-eviction warning PodDisruptionBudget shop/checkout @ staging/pdb.yaml:7 staging/deployment.yaml:7']);
+    expect(r.findings[0]!.message).toContain('minAvailable: 2 is equal to the 2 replicas of Deployment shop/checkout (replicas: 2)');
+  });
+});
+
 describe('joins by locality: a monorepo of unrelated patterns', () => {
   const root = repo('monorepo-patterns');
 
