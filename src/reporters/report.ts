@@ -120,7 +120,7 @@ function multiplyDefinedNote(snapshot: Snapshot): string[] {
   if (!multi.length) return [];
   const e = multi[0]!;
   return [
-    `${multi.length} name(s) are defined differently in several files (e.g. ${e.kind} ${e.name} in ${e.sources.slice(0, 3).join(', ')}${e.sources.length > 3 ? ', …' : ''}): ` +
+    `${multi.length} name(s) are defined in several files (e.g. ${e.kind} ${e.name} in ${e.sources.slice(0, 3).join(', ')}${e.sources.length > 3 ? ', …' : ''}): ` +
       'each file is a desired state of its own and was judged on its own, paired with the objects nearest to it',
   ];
 }

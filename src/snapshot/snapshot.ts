@@ -218,7 +218,7 @@ export class Snapshot {
     return one ? [one] : [];
   }
 
-  /** Names defined differently in several files of a repository, each judged on its own (for the report's notes). */
+  /** Names defined in several files of a repository, each definition judged on its own (for the report's notes). */
   multiplyDefined(): Array<{ kind: string; name: string; sources: string[] }> {
     return [...this.definitionsByKey.values()]
       .filter((defs) => defs.length > 1)
