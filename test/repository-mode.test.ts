@@ -83,11 +83,11 @@ describe('identity per file: six example files, each defining NodePool default a
     // Five files write the same EC2NodeClass default: still six definitions, each deployed with its own NodePool.
     expect(r.snapshot.definitions(KIND.EC2NodeClass, undefined, 'default')).toHaveLength(6);
     expect(summary(r.findings, root)).toEqual([
-      'nodepool-missing-nodeclass error NodePool default @ accelerated.yaml:18',
+      'nodepool-missing-nodeclass error NodePool default @ training-gpu.yaml:18',
       'disruption-budget-blocks-all warning NodePool default @ frozen-nodes.yaml:19',
     ]);
     expect(r.findings[0]!.message).toContain('has a nodeClassRef with group "karpenter.k8s.aws/v1", which the AWS provider does not serve');
-    expectSourceAtField(r.findings[0]!.evidence[0]!, join(root, 'accelerated.yaml'), 'group: karpenter.k8s.aws/v1');
+    expectSourceAtField(r.findings[0]!.evidence[0]!, join(root, 'training-gpu.yaml'), 'group: karpenter.k8s.aws/v1');
     expect(notes(r, root)).toEqual([]);
   });
 
