@@ -217,7 +217,7 @@ describe('.karpdoctor.yaml', () => {
     }
     expect(problems).toEqual([
       '.karpdoctor.yaml:1:9: failOn must be one of error, warning, info, none',
-      '.karpdoctor.yaml:2:1: unknown setting "inlineSupressions" — did you mean "inlineSuppressions"? (settings: failOn, inlineSuppressions, baseline, karpenterVersion, ignorePaths, rules, ignore)',
+      '.karpdoctor.yaml:2:1: unknown setting "inlineSupressions" — did you mean "inlineSuppressions"? (settings: failOn, inlineSuppressions, assumeComplete, baseline, karpenterVersion, ignorePaths, rules, ignore)',
       '.karpdoctor.yaml:4:3: unknown rule "pdb-blocks-evictions" — did you mean "pdb-blocks-eviction"?',
       '.karpdoctor.yaml:6:15: node-unhealthy-not-repaired.severity must be one of error, warning, info',
       '.karpdoctor.yaml:7:28: node-unhealthy-not-repaired: option toleration must be a duration, got "soon"',

@@ -29,6 +29,11 @@ const META = new Map(RULES.map((r) => [r.meta.id, r.meta]));
 const EXPECTED: Array<{ ruleId: string; kind: string; namespace: string | null; name: string; severity: string; file: string; start: number; field: string; after?: string }> = [
   { ruleId: 'spot-without-interruption-queue', kind: 'Deployment', namespace: 'kube-system', name: 'karpenter', severity: 'warning', file: 'karpenter/rendered.yaml', start: 239, field: 'env:' },
   { ruleId: 'pod-do-not-disrupt-blocks-node', kind: 'Deployment', namespace: 'shop', name: 'report-renderer', severity: 'warning', file: 'apps/base/report-renderer.yaml', start: 2, field: 'karpenter.sh/do-not-disrupt: "true"' },
+  // The committed `kustomize build` output is a desired state of its own: each of its objects is judged and cited there.
+  { ruleId: 'pod-do-not-disrupt-blocks-node', kind: 'Deployment', namespace: 'shop', name: 'report-renderer', severity: 'warning', file: 'apps/rendered/prod.yaml', start: 123, field: 'karpenter.sh/do-not-disrupt: "true"' },
+  { ruleId: 'pdb-blocks-eviction', kind: 'PodDisruptionBudget', namespace: 'shop', name: 'orders-db', severity: 'warning', file: 'apps/rendered/prod.yaml', start: 290, field: 'maxUnavailable: 0' },
+  { ruleId: 'stateful-workload-exposed-to-interruption', kind: 'StatefulSet', namespace: 'shop', name: 'session-cache', severity: 'warning', file: 'apps/rendered/prod.yaml', start: 207, field: 'labels:', after: 'template:' },
+  { ruleId: 'pending-pod-no-nodepool-fits', kind: 'Deployment', namespace: 'shop', name: 'fraud-scorer', severity: 'error', file: 'apps/rendered/prod.yaml', start: 88, field: 'spec:', after: 'template:' },
   { ruleId: 'expire-without-termination-grace-period', kind: 'NodePool', namespace: null, name: 'batch', severity: 'warning', file: 'nodepools/batch.yaml', start: 1, field: 'expireAfter: 720h' },
   { ruleId: 'pdb-blocks-eviction', kind: 'PodDisruptionBudget', namespace: 'shop', name: 'orders-db', severity: 'warning', file: 'apps/base/orders-db.yaml', start: 69, field: 'maxUnavailable: 0' },
   { ruleId: 'disruption-budget-blocks-all', kind: 'NodePool', namespace: null, name: 'gpu', severity: 'warning', file: 'nodepools/gpu.yaml', start: 3, field: '- nodes: "0"' },
@@ -65,18 +70,19 @@ describe('manifest mode: the sample GitOps repository', () => {
 
   it('reads desired state only: Helm stream, Kustomize base + rendered output, plain files; Karpenter 1.6.3 from the chart', () => {
     expect(r.report.snapshot.counts).toEqual({
-      Namespace: 1,
-      PersistentVolumeClaim: 1,
+      Namespace: 2,
+      PersistentVolumeClaim: 2,
       Pod: 1,
-      Service: 3,
+      Service: 5,
       ServiceAccount: 1,
       DaemonSet: 1,
-      Deployment: 4,
-      StatefulSet: 2,
-      CronJob: 1,
+      // The rendered copy of each base object is a desired state of its own (each file is); the replicas patch is not.
+      Deployment: 7,
+      StatefulSet: 4,
+      CronJob: 2,
       EC2NodeClass: 2,
       NodePool: 4,
-      PodDisruptionBudget: 3,
+      PodDisruptionBudget: 5,
       ClusterRole: 3,
       ClusterRoleBinding: 2,
       Role: 1,
@@ -85,8 +91,13 @@ describe('manifest mode: the sample GitOps repository', () => {
     });
     expect(r.report.snapshot.karpenterVersion).toBe('1.6.3');
     expect(reportContext(r.snapshot, r.run, RULES.filter((x) => RULE_IDS.includes(x.meta.id))).manifestMode).toBe(true);
-    // The 12 rendered copies and the replicas patch merge into their base objects, which findings cite.
-    expect(r.snapshot.mergedCount).toBe(13);
+    // The replicas patch folds into the base Deployment it patches.
+    expect(r.snapshot.mergedCount).toBe(1);
+    expect(r.snapshot.multiplyDefined()).toHaveLength(12);
+    expect(r.snapshot.multiplyDefined().find((m) => m.name === 'shop/checkout-api' && m.kind === 'Deployment')!.sources.map((s) => s.slice(REPO.length + 1))).toEqual([
+      'apps/base/checkout-api.yaml',
+      'apps/rendered/prod.yaml',
+    ]);
   });
 
   it('reports both kustomization.yaml as skipped, the README as documentation, the chart values as superseded by the rendered Deployment', () => {
@@ -104,7 +115,8 @@ describe('manifest mode: the sample GitOps repository', () => {
   it('finds exactly the README findings, each in the README file and object start, its evidence citing the field quoted', () => {
     expect(r.findings.map(key).sort()).toEqual(EXPECTED.map(key).sort());
     for (const e of EXPECTED) {
-      const f = finding(e.ruleId);
+      const f = r.findings.find((x) => x.ruleId === e.ruleId && x.evidence.some((v) => v.source.startsWith(`${file(e.file)}:`)))!;
+      expect(f, `${e.ruleId} in ${e.file}`).toBeDefined();
       expect(startLine(file(e.file), e.kind, e.name), e.ruleId).toBe(e.start);
       const own = f.evidence.find((x) => x.object?.kind === e.kind && x.object.name === e.name);
       expect(own, e.ruleId).toBeDefined();
@@ -214,7 +226,7 @@ describe('manifest mode: the sample GitOps repository', () => {
 });
 
 describe('manifest mode: the repository packed as an archive', () => {
-  it('cites the same files whatever the entry order: equal copies keep the path that sorts first (apps/base/…)', async () => {
+  it('cites the same files whatever the entry order: each definition its own file', async () => {
     const files = readdirSync(REPO, { recursive: true, withFileTypes: true })
       .filter((d) => d.isFile())
       .map((d) => relative(REPO, join(d.parentPath, d.name)).split(sep).join('/'))
@@ -224,7 +236,7 @@ describe('manifest mode: the repository packed as an archive', () => {
     await writeTarGz(archive, files.map((name) => ({ name, data: readFileSync(join(REPO, name)) })));
     const packed = await scan([archive], { only: ['pod-do-not-disrupt-blocks-node', 'pdb-blocks-eviction'] });
     const cited = packed.findings.map((f) => f.evidence.find((e) => e.object?.name === f.object.name)!.source.replace(/:\d+$/, ''));
-    expect(cited.sort()).toEqual([`${archive}!apps/base/orders-db.yaml`, `${archive}!apps/base/report-renderer.yaml`]);
+    expect(cited.sort()).toEqual([`${archive}!apps/base/orders-db.yaml`, `${archive}!apps/base/report-renderer.yaml`, `${archive}!apps/rendered/prod.yaml`, `${archive}!apps/rendered/prod.yaml`]);
   });
 });
 

@@ -39,6 +39,7 @@ export async function main(argv: string[]): Promise<number> {
     .option('--karpenter-version <version>', 'Karpenter version to assume when the input does not show it')
     .option('--crds <path>', 'Karpenter CRD manifests (file or directory, or the karpenter-crd chart) to validate objects against')
     .option('--no-crd-download', 'never download the CRDs of the detected Karpenter version (use --crds or CRDs in the input)')
+    .option('--assume-complete', 'a repository scan: the files hold everything the cluster runs, so a reference they do not resolve is missing (default: created elsewhere, not judged)')
     .option('--kubeconfig <file>', 'kubeconfig for a live scan (default: $KUBECONFIG or ~/.kube/config)')
     .option('--context <name>', 'kubeconfig context for a live scan')
     .option('-n, --namespace <ns>', 'live scan: list namespaced objects of this namespace only')
@@ -63,6 +64,7 @@ export async function main(argv: string[]): Promise<number> {
     .option('--karpenter-version <version>', 'Karpenter version to assume when the input does not show it')
     .option('--crds <path>', 'Karpenter CRD manifests (file or directory, or the karpenter-crd chart), as for `scan`')
     .option('--no-crd-download', 'never download the CRDs of the detected Karpenter version')
+    .option('--assume-complete', 'a repository scan: the files hold everything the cluster runs, so a reference they do not resolve is missing (default: created elsewhere, not judged)')
     .action(async (action: string, paths: string[], opts) => {
       const { baselineCommand } = await import('./baseline.js');
       exitCode = await baselineCommand(action, paths, opts, pkg.version);

@@ -46,6 +46,7 @@ export interface ScanOptions {
   inlineSuppressions?: boolean;
   crds?: string;
   crdDownload?: boolean;
+  assumeComplete?: boolean;
 }
 
 const FORMATS = ['table', 'json', 'sarif', 'markdown', 'github'];
@@ -60,6 +61,7 @@ export interface ScanPlan {
   inlineSuppressions: boolean;
   baseline: { path: string; entries: BaselineEntry[] } | undefined;
   karpenterVersion: string | undefined;
+  assumeComplete: boolean;
 }
 
 /** `baseline`: the file to apply (default: `--baseline`, else the config's); false applies none (`baseline create`). */
@@ -96,6 +98,7 @@ export function planScan(paths: string[], opts: ScanOptions, baseline: string | 
     inlineSuppressions: opts.inlineSuppressions !== false && file?.inlineSuppressions !== false,
     baseline: path ? { path, entries: loadBaseline(path) } : undefined,
     karpenterVersion: opts.karpenterVersion ?? file?.karpenterVersion,
+    assumeComplete: opts.assumeComplete ?? file?.assumeComplete ?? false,
   };
 }
 
@@ -125,6 +128,7 @@ export async function executeScan(paths: string[], opts: ScanOptions, plan: Scan
   const snapshot = new Snapshot(load, {
     ...(opts.now ? { now: opts.now } : {}),
     ...(plan.karpenterVersion ? { karpenterVersion: plan.karpenterVersion } : {}),
+    ...(plan.assumeComplete ? { assumeComplete: true } : {}),
     ...(live ? { live: true, denied: (load as LiveResult).denied } : {}),
   });
   if (snapshot.objectCount === 0 && snapshot.logs.length === 0) {
@@ -132,7 +136,7 @@ export async function executeScan(paths: string[], opts: ScanOptions, plan: Scan
     // A pipeline reading the JSON still gets a report: what was skipped, and why, is the answer.
     if (opts.format === 'json') {
       // Every rule is then "not evaluated" with what would settle it, which is what the reader needs next.
-      let run: RunResult = { findings: [], notEvaluated: [], timings: {} };
+      let run: RunResult = { findings: [], notEvaluated: [], notEvaluatedFor: [], timings: {} };
       try {
         run = runRules(RULES, snapshot, plan.config, { deferLines: true });
       } catch (e) {

@@ -31,6 +31,8 @@ export interface KarpdoctorConfig {
   /** As written, relative to the config file's directory. */
   baseline?: string;
   karpenterVersion?: string;
+  /** The repository holds everything the cluster runs: a reference it does not resolve is missing. */
+  assumeComplete?: boolean;
   ignorePaths: string[];
   disabled: string[];
   enabled: string[];
@@ -45,7 +47,7 @@ export class ConfigFileError extends Error {
   }
 }
 
-const TOP_LEVEL = ['failOn', 'inlineSuppressions', 'baseline', 'karpenterVersion', 'ignorePaths', 'rules', 'ignore'] as const;
+const TOP_LEVEL = ['failOn', 'inlineSuppressions', 'assumeComplete', 'baseline', 'karpenterVersion', 'ignorePaths', 'rules', 'ignore'] as const;
 const SEVERITIES = ['error', 'warning', 'info'];
 const FAIL_ON = ['error', 'warning', 'info', 'none'];
 const IGNORE_KEYS = ['rule', 'rules', 'kind', 'namespace', 'name', 'labels', 'reason'];
@@ -85,10 +87,11 @@ export function parseConfig(text: string, path: string, rules: readonly RuleMeta
         else problems.push(`${at(value)}: failOn must be one of ${FAIL_ON.join(', ')}`);
         break;
       }
-      case 'inlineSuppressions': {
+      case 'inlineSuppressions':
+      case 'assumeComplete': {
         const v = scalar(value);
-        if (typeof v === 'boolean') config.inlineSuppressions = v;
-        else problems.push(`${at(value)}: inlineSuppressions must be true or false`);
+        if (typeof v === 'boolean') config[key] = v;
+        else problems.push(`${at(value)}: ${key} must be true or false`);
         break;
       }
       case 'baseline':

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { KubeObject } from '../kube/types.js';
+import { kindKeyOf } from '../kube/kinds.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { baselineEntryOf, staleEntry, type BaselineEntry } from './baseline.js';
 import type { IgnoreEntry, KarpdoctorConfig } from './config.js';
@@ -101,7 +102,7 @@ export function buildGate(input: GateInput): GateView {
   for (const finding of input.findings) {
     const { object, pointer } = anchorOf(finding);
     const location = object ? input.locate(object, pointer || '/metadata/name') : null;
-    const g: GateFinding = { finding, pointer, location, fingerprint: fingerprintOf(finding, pointer) };
+    const g: GateFinding = { finding, pointer, location, fingerprint: fingerprintOf(finding, pointer, object ? definitionOf(object, snapshot) : undefined) };
     const suppression =
       inlineSuppression(g, object, clausesByObject, usedClauses, input) ??
       configSuppression(g, object, config, usedEntries, input) ??
@@ -136,11 +137,21 @@ export function buildGate(input: GateInput): GateView {
   };
 }
 
-/** Rule + object identity (API group, kind, namespace, name) + field: stable when files are re-formatted or moved. */
-export function fingerprintOf(f: Finding, pointer: string): string {
+/**
+ * Rule + object identity (API group, kind, namespace, name) + field: stable when files are re-formatted or moved.
+ * `definition` tells apart the files of a repository that define one name differently (each its own desired state).
+ */
+export function fingerprintOf(f: Finding, pointer: string, definition?: string): string {
   const group = f.object.apiVersion.includes('/') ? f.object.apiVersion.split('/')[0] : '';
-  const key = [f.ruleId, group, f.object.kind, f.object.namespace ?? '', f.object.name, pointer].join('\u0000');
+  const key = [f.ruleId, group, f.object.kind, f.object.namespace ?? '', f.object.name, pointer, ...(definition ? [definition] : [])].join('\u0000');
   return createHash('sha256').update(key).digest('hex').slice(0, 32);
+}
+
+/** The file of a definition when its name has several in the repository; undefined for a name defined once (the usual case). */
+function definitionOf(object: KubeObject, snapshot: Snapshot): string | undefined {
+  const r = snapshot.ref(object);
+  if (snapshot.definitions(kindKeyOf(object), r.namespace ?? undefined, r.name).length < 2) return undefined;
+  return snapshot.provenance(object)?.source;
 }
 
 function inlineSuppression(

@@ -117,6 +117,11 @@ export interface RuleContext {
   report(finding: FindingInput): void;
   /** The rule ran but could not judge everything (e.g. inputs it found only at run time): says what and why. */
   notEvaluated(reason: string): void;
+  /**
+   * The rule cannot judge this object, though it judges others: in a repository, a reference the scanned files do not
+   * resolve (an EC2NodeClass created by Terraform). Reported as *not evaluated for that object*, with the reason.
+   */
+  notEvaluatedFor(object: KubeObject, reason: string): void;
 }
 
 export interface Rule {

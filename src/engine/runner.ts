@@ -3,6 +3,7 @@
  * *not evaluated* with the reason — never a silent pass. A rule that throws is reported the same way, so one
  * bug never costs the user the rest of the report.
  */
+import type { KubeObject } from '../kube/types.js';
 import { INPUTS } from '../kube/kinds.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { parseDuration } from '../kube/units.js';
@@ -23,7 +24,10 @@ export interface RunConfig {
 
 export interface RunResult {
   findings: Finding[];
+  /** Rules that did not run at all. */
   notEvaluated: NotEvaluated[];
+  /** Rules that ran but could not judge some objects (the reason names the object and its file). */
+  notEvaluatedFor: NotEvaluated[];
   /** Milliseconds per rule, for `--timing`. */
   timings: Record<string, number>;
 }
@@ -56,6 +60,7 @@ export function runRules(rules: readonly Rule[], snapshot: Snapshot, config: Run
 function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig): RunResult {
   const findings: Finding[] = [];
   const notEvaluated: NotEvaluated[] = [];
+  const notEvaluatedFor = new Map<string, NotEvaluated>();
   const timings: Record<string, number> = {};
   const selected = selectRules(rules, config);
   const judgesAdmission = selected.some((r) => r.meta.judgesAdmission);
@@ -91,6 +96,10 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig): 
           findings.push(f);
         },
         notEvaluated: (reason) => notEvaluated.push({ ruleId: meta.id, reason }),
+        notEvaluatedFor: (object, reason) => {
+          const text = `${objectLabel(object, snapshot)}: ${reason}`;
+          notEvaluatedFor.set(`${meta.id}\u0000${text}`, { ruleId: meta.id, reason: text });
+        },
       });
     } catch (e) {
       findings.length = before;
@@ -106,7 +115,14 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig): 
       a.object.name.localeCompare(b.object.name) ||
       a.ruleId.localeCompare(b.ruleId),
   );
-  return { findings, notEvaluated, timings };
+  return { findings, notEvaluated, notEvaluatedFor: [...notEvaluatedFor.values()], timings };
+}
+
+/** `NodePool default (examples/v1/spot.yaml)`: which definition, in which file. */
+function objectLabel(object: KubeObject, snapshot: Snapshot): string {
+  const r = snapshot.ref(object);
+  const p = snapshot.provenance(object);
+  return `${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name}${p ? ` (${p.source})` : ''}`;
 }
 
 function missingReason(missing: Array<keyof typeof INPUTS>, snapshot: Snapshot, joiner: 'and' | 'or' = 'and'): string {

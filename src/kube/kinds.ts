@@ -145,3 +145,14 @@ const CLUSTER_SCOPED = new Set<string>([
 export function isClusterScoped(kindKey: string): boolean {
   return CLUSTER_SCOPED.has(kindKey);
 }
+
+/** `group/Kind` of an object, its group normalised (`extensions` → `apps`): the key of KIND. */
+export function kindKeyOf(obj: { apiVersion: string; kind: string }): string {
+  const group = obj.apiVersion.includes('/') ? obj.apiVersion.split('/')[0]! : '';
+  return normaliseKindKey(`${group}/${obj.kind}`);
+}
+
+export function normaliseKindKey(key: string): string {
+  const slash = key.indexOf('/');
+  return `${normaliseGroup(key.slice(0, slash))}${key.slice(slash)}`;
+}

@@ -70,7 +70,8 @@ function summaryLine(report: ScanReport, gate: GateView): string {
     baselined ? `${baselined} in the baseline` : '',
     gate.unusedSuppressions.length ? `${gate.unusedSuppressions.length} unused suppression(s)` : '',
     gate.staleBaseline.length ? `${gate.staleBaseline.length} stale baseline entr${gate.staleBaseline.length === 1 ? 'y' : 'ies'}` : '',
-    report.notEvaluated.length ? `${report.notEvaluated.length} rule(s) not evaluated` : '',
+    // Entries are whole rules or (in a repository) single objects a rule could not judge: count both honestly.
+    report.notEvaluated.length ? `${report.notEvaluated.length} not evaluated (rules or objects)` : '',
   ].filter(Boolean);
   return `karpdoctor ${report.tool.version}: ${s.error} error(s), ${s.warning} warning(s), ${s.info} info${extra.length ? `; ${extra.join(', ')}` : ''}`;
 }

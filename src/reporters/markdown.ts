@@ -144,10 +144,16 @@ function trailer(report: ScanReport, gate: GateView, ctx: ReportContext): string
     const items = skipped.map((s) => `- ${codeSpan(`${s.source}${s.line ? `:${s.line}` : ''}`)}: ${inlineText(s.reason)}`);
     sections.push(folded(`Inputs skipped (${skipped.length})`, limited(items)));
   }
-  if (report.notEvaluated.length) {
+  const perObject = new Set(ctx.notEvaluatedFor);
+  if (perObject.size) {
+    const items = ctx.notEvaluatedFor.map((n) => `- ${codeSpan(n.ruleId)}: ${inlineText(n.reason)}`);
+    sections.push(folded(`Not evaluated for some objects (${perObject.size}) — they refer to objects outside the scanned files`, limited(items)));
+  }
+  const rules = report.notEvaluated.filter((n) => !perObject.has(n));
+  if (rules.length) {
     const why = ctx.manifestMode ? ' — they need cluster state, which a manifest repository does not hold' : '';
-    const items = report.notEvaluated.map((n) => `- ${codeSpan(n.ruleId)}: ${inlineText(n.reason)}`);
-    sections.push(folded(`Rules not evaluated (${report.notEvaluated.length})${why}`, items));
+    const items = rules.map((n) => `- ${codeSpan(n.ruleId)}: ${inlineText(n.reason)}`);
+    sections.push(folded(`Rules not evaluated (${rules.length})${why}`, items));
   }
   return sections.join('\n\n');
 }

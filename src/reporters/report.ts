@@ -41,6 +41,10 @@ export interface ReportContext {
   objectCount: number;
   logRecords: number;
   rulesRun: number;
+  /** Rules that did not run at all (`notEvaluated` of the report also holds the per-object entries below). */
+  rulesNotRun: number;
+  /** Rules that ran but could not judge some objects (references the scanned files do not resolve). */
+  notEvaluatedFor: NotEvaluated[];
   /** Inputs the enabled rules require or use: the header lists only these as missing. */
   inputsUsed: string[];
   /** Per node, the reasons it is not reclaimed, in the order a reader should check them (karpenter-facts §7.11). */
@@ -78,7 +82,8 @@ export function buildReport(snapshot: Snapshot, run: RunResult, toolVersion: str
       absent: snapshot.absent(),
     },
     findings: run.findings,
-    notEvaluated: run.notEvaluated,
+    // Per-object entries keep the contract's shape: the reason names the object and its file.
+    notEvaluated: [...run.notEvaluated, ...run.notEvaluatedFor],
     summary,
   };
 }
@@ -95,7 +100,10 @@ export function reportContext(snapshot: Snapshot, run: RunResult, rules: readonl
       ...(snapshot.mergedCount
         ? [`${snapshot.mergedCount} object(s) appeared more than once (the same kind, namespace and name) and were counted once, keeping the copy with status, else the newest resourceVersion, else the one whose path sorts first (e.g. ${snapshot.mergedExample})`]
         : []),
+      ...multiplyDefinedNote(snapshot),
     ],
+    rulesNotRun: run.notEvaluated.length,
+    notEvaluatedFor: run.notEvaluatedFor,
     filesRead: snapshot.filesRead,
     objectCount: snapshot.objectCount,
     logRecords: snapshot.logs.length,
@@ -104,6 +112,17 @@ export function reportContext(snapshot: Snapshot, run: RunResult, rules: readonl
     reclaim: reclaimViews(snapshot, run, rules),
     manifestMode: snapshot.desiredStateOnly,
   };
+}
+
+/** A repository defining one name in several files: each definition was judged on its own, say so once. */
+function multiplyDefinedNote(snapshot: Snapshot): string[] {
+  const multi = snapshot.multiplyDefined();
+  if (!multi.length) return [];
+  const e = multi[0]!;
+  return [
+    `${multi.length} name(s) are defined in several files (e.g. ${e.kind} ${e.name} in ${e.sources.slice(0, 3).join(', ')}${e.sources.length > 3 ? ', …' : ''}): ` +
+      'each file is a desired state of its own and was judged on its own, paired with the objects nearest to it',
+  ];
 }
 
 /** Group the findings of blocker rules by the node they concern (the finding's object or a related Node). */

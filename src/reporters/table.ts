@@ -171,18 +171,29 @@ function skippedTable(report: ScanReport, c: ChalkInstance, width: number): stri
 }
 
 function notEvaluatedText(report: ScanReport, ctx: ReportContext, c: ChalkInstance, verbose: boolean): string {
-  if (ctx.manifestMode && !verbose) {
-    return c.dim(`${report.notEvaluated.length} rule(s) need cluster state (Nodes, NodeClaims, events, logs) that manifests do not hold and were not evaluated (-v lists them).`);
+  const perObject = new Set(ctx.notEvaluatedFor);
+  const rules = report.notEvaluated.filter((n) => !perObject.has(n));
+  const out: string[] = [];
+  if (perObject.size) {
+    const lines = [c.bold(`Not evaluated for some objects (${perObject.size}) — they refer to objects outside the scanned files (--assume-complete if the repository holds everything):`)];
+    for (const n of ctx.notEvaluatedFor) lines.push(`  ${n.ruleId}: ${n.reason}`);
+    out.push(lines.join('\n'));
   }
-  const lines = [c.bold(`Not evaluated (${report.notEvaluated.length} rule(s)) — the input lacks what they need:`)];
-  if (verbose || report.notEvaluated.length <= 8) {
-    for (const n of report.notEvaluated) lines.push(`  ${n.ruleId}: ${n.reason}`);
+  if (!rules.length) return out.join('\n\n');
+  if (ctx.manifestMode && !verbose) {
+    out.push(c.dim(`${rules.length} rule(s) need cluster state (Nodes, NodeClaims, events, logs) that manifests do not hold and were not evaluated (-v lists them).`));
+    return out.join('\n\n');
+  }
+  const lines = [c.bold(`Not evaluated (${rules.length} rule(s)) — the input lacks what they need:`)];
+  if (verbose || rules.length <= 8) {
+    for (const n of rules) lines.push(`  ${n.ruleId}: ${n.reason}`);
   } else {
     const byReason = new Map<string, string[]>();
-    for (const n of report.notEvaluated) byReason.set(n.reason, [...(byReason.get(n.reason) ?? []), n.ruleId]);
+    for (const n of rules) byReason.set(n.reason, [...(byReason.get(n.reason) ?? []), n.ruleId]);
     for (const [reason, ids] of byReason) lines.push(`  ${ids.length} rule(s): ${reason}`);
   }
-  return lines.join('\n');
+  out.push(lines.join('\n'));
+  return out.join('\n\n');
 }
 
 function gateText(gate: GateView, c: ChalkInstance): string[] {
@@ -220,7 +231,8 @@ function summaryLine(report: ScanReport, ctx: ReportContext, c: ChalkInstance): 
     s.warning ? c.yellow.bold(`${s.warning} warning(s)`) : '0 warnings',
     `${s.info} info`,
   ];
-  return `${parts.join(', ')} — ${ctx.rulesRun} rule(s) evaluated, ${report.notEvaluated.length} not evaluated`;
+  const partly = ctx.notEvaluatedFor.length ? ` (${ctx.notEvaluatedFor.length} object(s) not judged)` : '';
+  return `${parts.join(', ')} — ${ctx.rulesRun} rule(s) evaluated${partly}, ${ctx.rulesNotRun} not evaluated`;
 }
 
 function severityLabel(s: Severity, c: ChalkInstance): string {

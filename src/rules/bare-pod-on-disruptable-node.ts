@@ -6,6 +6,7 @@ import { DO_NOT_DISRUPT, isPodManifest, nodeDoNotDisrupt, podDoNotDisrupt } from
 import { poolAccepts } from './lib/interruption-exposure.js';
 import { isActive, isMirrorPod } from './lib/reclaim-drain.js';
 import { karpenterFacts, listNames, podName, type KarpenterVersionFacts } from './support.js';
+import type { KubeObject } from '../kube/types.js';
 import { KIND } from '../kube/kinds.js';
 import { dig } from '../kube/fields.js';
 
@@ -24,7 +25,9 @@ export default defineRule({
     rationale:
       'Since v0.19 Karpenter evicts pods without an owner like any other pod when it consolidates, drifts or expires their node ' +
       '(earlier releases refused with "pod … does not have any owner references"). Nothing recreates a bare pod, so the eviction is ' +
-      'silent service or data loss (karpenter-facts §7.8).',
+      'silent service or data loss (karpenter-facts §7.8). In a repository, Pod manifests that are templates for another ' +
+      'controller (Spark and EMR on EKS podTemplateFiles: files named *pod-template*, Spark\'s spark-kubernetes-driver/executor ' +
+      'containers, files a ConfigMap or SparkApplication names) are never applied as Pods and are left alone.',
     fix: 'Run it under a controller (Deployment, StatefulSet, Job), or mark it karpenter.sh/do-not-disrupt: "true" if it must finish where it is.',
     examples: {
       bad: 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: debug-shell        # no ownerReferences',
@@ -110,15 +113,43 @@ function disruptionWays(pool: NodePoolView, nodeDnd: boolean, expire: string, wh
   return { ways, evidence };
 }
 
+/** Spark's own names for the containers of its driver and executor pod templates. */
+const SPARK_CONTAINERS = /^spark-kubernetes-(driver|executor)$/;
+
+/**
+ * A Pod manifest that is a template another controller fills in and owns — Spark's and EMR on EKS's
+ * `podTemplateFile`s (`driver-pod-template.yaml`), Spark's `spark-kubernetes-driver`/`-executor` containers, a file a
+ * ConfigMap or SparkApplication names — is never deployed as a bare Pod.
+ */
+function isPodTemplateFile(snapshot: Snapshot, pod: KubeObject, referenced: string): boolean {
+  const file = (snapshot.provenance(pod)?.source ?? '').split(/[/!\\]/).pop() ?? '';
+  if (/pod[-_.]?template/i.test(file)) return true;
+  const containers = dig(pod, 'spec', 'containers');
+  if (Array.isArray(containers) && containers.some((c) => SPARK_CONTAINERS.test(String(dig(c, 'name') ?? '')))) return true;
+  return file !== '' && referenced.includes(file);
+}
+
+/** Every string a ConfigMap or Spark application holds, where a pod template file is named. */
+function templateReferences(snapshot: Snapshot): string {
+  const holders = [
+    ...snapshot.all(KIND.ConfigMap),
+    ...snapshot.all('sparkoperator.k8s.io/SparkApplication'),
+    ...snapshot.all('sparkoperator.k8s.io/ScheduledSparkApplication'),
+  ];
+  return holders.map((o) => JSON.stringify(dig(o, 'data') ?? dig(o, 'spec') ?? '')).join('\n');
+}
+
 /**
  * Spec-only (a GitOps repo: no Nodes): bare Pod manifests (no node, no status, no controller owner) that can land on
  * a NodePool whose nodes Karpenter disrupts. Pods that ran somewhere (nodeName, a phase) cannot be placed without
  * Nodes and are left alone; a pod that no NodePool accepts (pinned to a node group) is not Karpenter's concern.
  */
 function checkManifests(snapshot: Snapshot, now: number, version: KarpenterVersionFacts, report: (f: FindingInput) => void): void {
-  const pools = snapshot.nodePools();
+  const referenced = templateReferences(snapshot);
   for (const pod of snapshot.all(KIND.Pod)) {
     if (!isPodManifest(pod) || isMirrorPod(pod)) continue;
+    if (isPodTemplateFile(snapshot, pod, referenced)) continue;
+    const pools = snapshot.nodePoolsFor(pod);
     if ((pod.metadata.ownerReferences ?? []).some((o) => o.controller === true)) continue;
     if (podDoNotDisrupt(pod, now, version)) continue;
 

@@ -1,9 +1,9 @@
-import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type FindingInput } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
 import { dig } from '../kube/fields.js';
 import { parseDuration } from '../kube/units.js';
-import { listNames, plural, podName } from './support.js';
+import { karpenterFacts, listNames, plural, podName } from './support.js';
 import { blockedEvents } from './lib/disruption-blocked.js';
 import { describeCapacity, isUnderused, nodeCapacity, pct, type NodeCapacity } from './lib/reclaim-capacity.js';
 
@@ -28,7 +28,10 @@ export default defineRule({
       'only removes nodes with no reschedulable pods, so a node running one small pod is kept forever ("has ' +
       'non-empty consolidation disabled", v1.14+ "consolidation policy WhenEmpty, but node is not empty"). The ' +
       'v1alpha5 equivalents are consolidation.enabled: false (with or without ttlSecondsAfterEmpty). Such nodes ' +
-      'leave only through expiry, drift or manual deletion (karpenter-facts §2.4, §7.6, §7.11).',
+      'leave only through expiry, drift or manual deletion (karpenter-facts §2.4, §7.6, §7.11). In a repository there is no ' +
+      'usage to measure: the policy is a warning on a general-purpose pool (no taints), where every workload pays for it, and ' +
+      'a plain info on a dedicated (tainted) pool, where keeping nodes is often the point. Provisioners gained consolidation ' +
+      'in v0.15: older releases had nothing to enable.',
     fix:
       'Let the pool consolidate under-utilised nodes: consolidationPolicy WhenEmptyOrUnderutilized (v1; ' +
       'WhenUnderutilized in v1beta1; consolidation.enabled: true in v1alpha5) with a finite consolidateAfter, and ' +
@@ -49,6 +52,7 @@ export default defineRule({
 
   check({ snapshot, options, report }) {
     const live = snapshot.has('Node') && snapshot.has('Pod');
+    const version = karpenterFacts(snapshot.controller);
     const byPool = new Map<string, KubeObject[]>();
     if (live) {
       for (const node of snapshot.karpenterNodes()) {
@@ -63,15 +67,12 @@ export default defineRule({
       if (dig(pool.object, 'spec', 'replicas') !== undefined) continue; // static pools ignore consolidation
       const mode = modeOf(pool);
       if (!mode) continue;
+      // Provisioners gained consolidation in v0.15: before it there was nothing to enable.
+      const v1alpha5 = pool.generation === 'v1alpha5';
+      if (v1alpha5 && version.atLeast('0.15.0') === false) continue;
       const policyEvidence = policyEvidenceOf(pool, mode);
       if (!live) {
-        report({
-          object: pool.object,
-          severity: 'info',
-          message: `${pool.object.kind} ${pool.name} ${modeText(pool, mode)}: ${mode === 'never' ? 'none of its nodes is ever consolidated, not even empty ones' : 'a node running even one small pod is never consolidated'} (policy only: no Nodes/Pods in the input to measure usage).`,
-          fix: fixFor(pool),
-          evidence: policyEvidence,
-        });
+        report(policyOnly(pool, mode, policyEvidence, v1alpha5 && !version.known));
         continue;
       }
       const stuck: NodeCapacity[] = [];
@@ -103,6 +104,26 @@ export default defineRule({
     }
   },
 });
+
+/**
+ * A repository: the policy alone, no usage to measure. On a dedicated pool (tainted: GPU, batch, stateful) keeping
+ * nodes is often the point, so it is a plain note; on a general-purpose pool every workload pays for it, so a warning.
+ */
+function policyOnly(pool: NodePoolView, mode: Mode, evidence: EvidenceInput[], assumeConsolidation: boolean): FindingInput {
+  const taints = pool.taints.value.filter((t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute');
+  const what = mode === 'never' ? 'none of its nodes is ever consolidated, not even empty ones' : 'a node running even one small pod is never consolidated';
+  const general = taints.length === 0;
+  return {
+    object: pool.object,
+    severity: general ? 'warning' : 'info',
+    message: general
+      ? `${pool.object.kind} ${pool.name} ${modeText(pool, mode)}: ${what}, and it is a general-purpose pool (no taints), so every workload that lands on it keeps nodes Karpenter would otherwise remove (policy only: no Nodes/Pods in the input to measure usage).`
+      : `${pool.object.kind} ${pool.name} ${modeText(pool, mode)}: ${what}. It is a dedicated pool (taint ${taints.map((t) => t.key).join(', ')}), where keeping nodes is often deliberate (policy only: no Nodes/Pods in the input to measure usage).`,
+    fix: fixFor(pool),
+    evidence: general ? evidence : [...evidence, { object: pool.object, path: pool.taints.path, note: 'dedicated pool: only tolerating workloads land here' }],
+    ...(assumeConsolidation ? { assumes: 'v0.15 or later (Provisioners had no consolidation before)' } : {}),
+  };
+}
 
 function modeOf(pool: NodePoolView): Mode | undefined {
   if (parseDuration(pool.consolidateAfter?.value) === Infinity) return 'never';

@@ -125,9 +125,12 @@ export default defineRule({
           for (const b of blocks.slice(0, 2)) evidence.push(...blockEvidence(b));
         }
       } else {
-        // Spec-only: workload templates in the repo with do-not-disrupt, and PDBs that never allow an eviction.
+        // Spec-only: workload templates in the repo with do-not-disrupt, and PDBs that never allow an eviction —
+        // those deployed with this pool (a monorepo's other patterns run on other clusters).
+        const near = (o: KubeObject) => snapshot.inScope(o, 'nodePool', [pool.object]).length > 0;
         for (const kind of [KIND.Deployment, KIND.StatefulSet, KIND.DaemonSet, KIND.Job]) {
           for (const w of snapshot.all(kind)) {
+            if (!near(w)) continue;
             const a = (dig(w, 'spec', 'template', 'metadata', 'annotations') ?? {}) as Record<string, string>;
             const key = a[DO_NOT_DISRUPT] === 'true' ? DO_NOT_DISRUPT : a[DO_NOT_EVICT] === 'true' ? DO_NOT_EVICT : undefined;
             if (!key) continue;
@@ -136,6 +139,7 @@ export default defineRule({
           }
         }
         for (const pdb of snapshot.all(KIND.PodDisruptionBudget)) {
+          if (!near(pdb)) continue;
           const n = neverEvictable(snapshot, pdb);
           if (!n) continue;
           blockers.push(`PodDisruptionBudget ${nsName(pdb)} (${n.text})`);

@@ -5,7 +5,7 @@ import { condition, type Condition } from '../kube/fields.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
 import { KIND } from '../kube/kinds.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
-import { AWS_GROUP, AZURE_GROUP, editCommand, nodeClassKey, nodeClassKindListed, nodeClassNames, nodeClassRefOf, type NodeClassRef } from './lib/configuration.js';
+import { AWS_GROUP, AZURE_GROUP, editCommand, nodeClassKey, nodeClassKindListed, nodeClassNames, nodeClassRefOf, notInScannedFiles, type NodeClassRef } from './lib/configuration.js';
 import { byLastSeen, listNames } from './support.js';
 
 /** Reasons the readiness controller sets itself; any other reason is the node class's own Ready reason, copied. */
@@ -55,15 +55,16 @@ export default defineRule({
     ],
   },
 
-  check({ snapshot, report }) {
+  check({ snapshot, report, notEvaluatedFor }) {
     for (const pool of snapshot.nodePools()) {
       const finding = judge(snapshot, pool);
-      if (finding) report(finding);
+      if (finding && 'unresolved' in finding) notEvaluatedFor(pool.object, finding.unresolved);
+      else if (finding) report(finding);
     }
   },
 });
 
-function judge(snapshot: Snapshot, pool: NodePoolView): FindingInput | undefined {
+function judge(snapshot: Snapshot, pool: NodePoolView): FindingInput | { unresolved: string } | undefined {
   const ref = nodeClassRefOf(pool);
   const cond = condition(pool.object, 'NodeClassReady');
   if (!ref) {
@@ -79,8 +80,10 @@ function judge(snapshot: Snapshot, pool: NodePoolView): FindingInput | undefined
   }
   const kindKey = nodeClassKey(ref);
   if (!kindKey) return unsupportedRef(snapshot, pool, ref) ?? fromCondition(snapshot, pool, ref, cond);
+  const nodeClass = snapshot.resolve(pool.object, 'nodeClass', kindKey, undefined, ref.name).object;
+  // A repository rarely holds everything: the node class may come from Terraform, an add-on or the platform.
+  if (!nodeClass && !snapshot.absentMeansMissing) return { unresolved: notInScannedFiles(kindKey.split('/')[1]!, ref.name) };
   if (!nodeClassKindListed(snapshot, kindKey)) return fromCondition(snapshot, pool, ref, cond);
-  const nodeClass = snapshot.get(kindKey, undefined, ref.name);
   if (!nodeClass) return absent(snapshot, pool, ref, kindKey, cond);
   if (nodeClass.metadata.deletionTimestamp) return terminating(snapshot, pool, ref, nodeClass, cond);
   // Present: a copied not-Ready reason is the node class's own problem, reported by nodeclass-not-ready (EC2NodeClass).

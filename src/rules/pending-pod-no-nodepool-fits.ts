@@ -9,7 +9,8 @@ import { tolerates } from '../snapshot/selectors.js';
 import { formatDuration } from '../kube/units.js';
 import { POD_TEMPLATE_KINDS, isPodManifest } from './lib/do-not-disrupt.js';
 import { podConstraints, poolFit, volumeConstraints, type FitReason, type PodConstraints, type PoolProfile } from './lib/scheduling-fit.js';
-import { poolProfiles } from './lib/scheduling-pools.js';
+import { notInScannedFiles } from './lib/configuration.js';
+import { poolProfiles, profilesFor } from './lib/scheduling-pools.js';
 import { fixFor } from './lib/scheduling-fix.js';
 import { isNegative, isWellKnownLabel } from './lib/scheduling-requirements.js';
 import { ageOf, byLastSeen, isPending, plural, podName } from './support.js';
@@ -67,13 +68,13 @@ export default defineRule({
     },
   },
 
-  check({ snapshot, now, options, report }) {
+  check({ snapshot, now, options, report, notEvaluatedFor }) {
     // An empty NodePool list: Karpenter has nothing to try ("no nodepools found"), which is not this rule's verdict.
     const profiles = poolProfiles(snapshot);
     if (profiles.length === 0) return;
     // A manifest repository: no Nodes and only Pod manifests (no status): judge the workload templates instead.
     const templates = !snapshot.has('Node') && snapshot.all(KIND.Pod).every(isPodManifest);
-    const findings = templates ? judgeTemplates(snapshot, profiles) : judgePods(snapshot, profiles, now, options.minPending!);
+    const findings = templates ? judgeTemplates(snapshot, profiles, notEvaluatedFor) : judgePods(snapshot, profiles, now, options.minPending!);
     for (const f of findings) report(f);
   },
 });
@@ -190,7 +191,7 @@ function karpenterLogs(snapshot: Snapshot, pods: KubeObject[]): LogRecord[] {
 
 // ----- workload templates (manifest repository) -----
 
-function judgeTemplates(snapshot: Snapshot, profiles: PoolProfile[]): FindingInput[] {
+function judgeTemplates(snapshot: Snapshot, everyPool: PoolProfile[], notEvaluatedFor: (o: KubeObject, why: string) => void): FindingInput[] {
   const out: FindingInput[] = [];
   const targets: Array<{ object: KubeObject; specPath: string }> = [];
   for (const { kind, base } of POD_TEMPLATE_KINDS) {
@@ -200,13 +201,23 @@ function judgeTemplates(snapshot: Snapshot, profiles: PoolProfile[]): FindingInp
   for (const object of snapshot.all(KIND.Pod)) if (!isDaemonSetPod(object)) targets.push({ object, specPath: '/spec' });
   for (const { object, specPath } of targets) {
     const c = podConstraints(object, specPath);
-    if (!karpenterIntent(c, profiles)) continue;
+    // Only the NodePools deployed with the workload (its file, its folder, the folders above: snapshot/scope.ts).
+    const near = profilesFor(snapshot, object, everyPool);
+    // None near it in a repository said to be complete: every pool it holds is one the workload could be sent to.
+    const profiles = near.length || !snapshot.absentMeansMissing ? near : everyPool;
+    if (!karpenterIntent(c, profiles.length ? profiles : everyPool)) continue;
+    const unresolved = unresolvedPools(snapshot, c, profiles);
+    if (unresolved) {
+      notEvaluatedFor(object, unresolved);
+      continue;
+    }
     const verdicts = profiles.map((profile) => ({ profile, reasons: poolFit(c, profile) }));
     if (verdicts.some((v) => v.reasons.length === 0)) continue;
     const ns = object.metadata.namespace ? `${object.metadata.namespace}/` : '';
+    const where = profiles.length < everyPool.length ? 'deployed with it' : 'in the repository';
     out.push({
       object,
-      message: `${object.kind} ${ns}${object.metadata.name}: no NodePool in the repository can host its pods — ${poolTexts(verdicts)}; they would stay Pending.`,
+      message: `${object.kind} ${ns}${object.metadata.name}: no NodePool ${where} can host its pods — ${poolTexts(verdicts)}; they would stay Pending.`,
       fix: fixFor(c, closest(verdicts, c)),
       ...pointerOf(closest(verdicts, c), verdicts),
       evidence: [{ object, path: specPath, note: 'pod template' }, ...reasonEvidence(c, verdicts)],
@@ -214,6 +225,22 @@ function judgeTemplates(snapshot: Snapshot, profiles: PoolProfile[]): FindingInp
     });
   }
   return out;
+}
+
+/**
+ * In a repository that may not hold every NodePool: none deployed with the workload, or it selects NodePools by name
+ * (`karpenter.sh/nodepool`) that are not in the scanned files — the pools it means may be created elsewhere.
+ */
+function unresolvedPools(snapshot: Snapshot, c: PodConstraints, profiles: PoolProfile[]): string | undefined {
+  if (snapshot.absentMeansMissing) return undefined;
+  if (!profiles.length) {
+    return 'no NodePool in the scanned files is deployed with it (none in its folder or the folders above; folders holding their own workloads and NodePools are other deployments): the pools it runs on may be created elsewhere; --assume-complete judges them as missing';
+  }
+  const named = (cs: PodConstraints['selector']) => cs.filter((k) => k.key === 'karpenter.sh/nodepool' && !k.set.complement).flatMap((k) => [...k.set.values]);
+  const wanted = [...new Set([...named(c.selector), ...c.terms.flatMap(named)])];
+  const missing = wanted.filter((n) => !profiles.some((p) => p.pool.name === n));
+  if (!wanted.length || missing.length < wanted.length) return undefined;
+  return notInScannedFiles('NodePool', missing.join(', '));
 }
 
 /** Selects a Karpenter label or a NodePool template label, or tolerates a NodePool taint by key. */

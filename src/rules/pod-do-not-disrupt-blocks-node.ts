@@ -187,7 +187,6 @@ function fixText(node: string, blockers: Array<{ pod: KubeObject; dnd: DoNotDisr
  * is reported only when nothing bounds a run (no activeDeadlineSeconds), because a hung run then holds its node forever.
  */
 function checkTemplates(snapshot: Snapshot, version: KarpenterVersionFacts, report: (f: FindingInput) => void): void {
-  const pools = snapshot.nodePools();
   const candidates: Array<{ object: KubeObject; base: string }> = [];
   for (const { kind, base } of POD_TEMPLATE_KINDS) for (const object of snapshot.all(kind)) candidates.push({ object, base });
   for (const pod of snapshot.all(KIND.Pod)) if (isPodManifest(pod) && !ownerOf(pod)) candidates.push({ object: pod, base: '' });
@@ -196,9 +195,9 @@ function checkTemplates(snapshot: Snapshot, version: KarpenterVersionFacts, repo
     const dnd = templateDoNotDisrupt(object, base, version);
     if (!dnd) continue;
     const podSpec = dig(object, ...base.split('/').filter(Boolean), 'spec');
-    const hosts = pools.filter((p) => poolAccepts(p, podSpec));
+    const hosts = snapshot.nodePoolsFor(object).filter((p) => poolAccepts(p, podSpec));
     // Pinned to nodes no NodePool makes (a managed node group, a taint no pool carries): not Karpenter's concern.
-    if (pools.length && !hosts.length) continue;
+    if (snapshot.nodePools().length && !hosts.length) continue;
 
     const kind = object.kind;
     const runToCompletion = kind === 'Job' || kind === 'CronJob' || (kind === 'Pod' && ['Never', 'OnFailure'].includes(String(dig(podSpec, 'restartPolicy'))));

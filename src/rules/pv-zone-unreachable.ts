@@ -48,7 +48,7 @@ export default defineRule({
     },
   },
 
-  check({ snapshot, now, options, report }) {
+  check({ snapshot, now, options, report, notEvaluatedFor }) {
     const pools = snapshot.nodePools();
     if (pools.length === 0) return;
     const reachCache = new Map<string, PoolReach>();
@@ -60,11 +60,17 @@ export default defineRule({
 
     // Without pods and claims (a manifest repository): judge the PVs themselves against every NodePool.
     if (!snapshot.has('Pod') || !snapshot.has('PersistentVolumeClaim')) {
-      const all = pools.map((p) => reachOf(p.name));
+      const reach = new Map(pools.map((p) => [p, poolReach(snapshot, p)]));
       for (const pv of snapshot.all(KIND.PersistentVolume)) {
         const pinned = volumeZone(pv);
         const phase = str(dig(pv, 'status', 'phase'));
         if (!pinned || phase === 'Released' || phase === 'Failed') continue;
+        // In a repository, the pools deployed with the volume; none there may mean pools created elsewhere.
+        const all = snapshot.nodePoolsFor(pv).map((p) => reach.get(p)!);
+        if (!all.length) {
+          if (!snapshot.absentMeansMissing) notEvaluatedFor(pv, 'no NodePool in the scanned files is deployed with it; the pools its pods would use may be created elsewhere, --assume-complete judges them as missing');
+          continue;
+        }
         if (all.some((r) => r.zones === undefined || r.zones.some((z) => pinned.zones.includes(z)))) continue;
         const evidence: EvidenceInput[] = [{ object: pv, path: pinned.path, note: `PV ${pv.metadata.name} is pinned to ${pinned.zones.join(', ')} (${pinned.key})` }];
         for (const r of all) {

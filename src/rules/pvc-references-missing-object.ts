@@ -3,6 +3,7 @@ import { dig, str } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration } from '../kube/units.js';
 import { ageOf, listNames, podName } from './support.js';
+import { notInScannedFiles } from './lib/configuration.js';
 
 const NOT_FOUND = /not found|does not exist|storageclass\.storage\.k8s\.io .*not found|lost its underlying PersistentVolume/i;
 
@@ -34,14 +35,19 @@ export default defineRule({
     ],
   },
 
-  check({ snapshot, now, report }) {
+  check({ snapshot, now, report, notEvaluatedFor }) {
     const scNames = snapshot.all(KIND.StorageClass).map((s) => s.metadata.name!);
     const pvKnown = snapshot.has('PersistentVolume');
     for (const pvc of snapshot.all(KIND.PersistentVolumeClaim)) {
       if (pvc.metadata.deletionTimestamp) continue;
       const scName = dig(pvc, 'spec', 'storageClassName');
       const volumeName = str(dig(pvc, 'spec', 'volumeName'));
-      const missingSc = typeof scName === 'string' && scName !== '' && !snapshot.get(KIND.StorageClass, undefined, scName);
+      let missingSc = typeof scName === 'string' && scName !== '' && !snapshot.resolve(pvc, 'storageClass', KIND.StorageClass, undefined, scName).object;
+      // A repository's claim may use a class the platform creates (gp3 from an add-on): not here is not missing.
+      if (missingSc && !snapshot.absentMeansMissing) {
+        notEvaluatedFor(pvc, notInScannedFiles('StorageClass', String(scName)));
+        missingSc = false;
+      }
       const missingPv = pvKnown && volumeName !== undefined && volumeName !== '' && !snapshot.get(KIND.PersistentVolume, undefined, volumeName);
       if (!missingSc && !missingPv) continue;
 

@@ -62,7 +62,8 @@ export default defineRule({
   check({ snapshot, now, report }) {
     const version = karpenterFacts(snapshot.controller);
     const ctlExposure = controllerExposure(snapshot, version);
-    const pools = new Map(snapshot.nodePools().map((p) => [p.name, poolFacts(p)]));
+    const factsByPool = new Map(snapshot.nodePools().map((p) => [p, poolFacts(p)]));
+    const pools = new Map([...factsByPool.values()].map((f) => [f.pool.name, f]));
 
     // Dump mode: pods on Karpenter nodes, grouped by workload.
     const groups = new Map<string, Group>();
@@ -140,9 +141,11 @@ export default defineRule({
       }
       const template = dig(sts, 'spec', 'template') as { metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: unknown } | undefined;
       const podLike: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { namespace: ns, labels: template?.metadata?.labels ?? {} } };
-      if (snapshot.pdbsForPod(podLike).length > 0) continue;
+      if (snapshot.pdbsForPod(podLike, sts).length > 0) continue;
       const spec = template?.spec;
-      const candidates = [...pools.values()].filter((p) => poolAccepts(p.pool, spec));
+      // In a repository, the NodePools deployed with it (a same-named pool elsewhere is another desired state).
+      const near = new Set(snapshot.nodePoolsFor(sts));
+      const candidates = [...factsByPool.values()].filter((p) => near.has(p.pool) && poolAccepts(p.pool, spec));
       if (candidates.length === 0) continue;
       const selector = nodeSelectorOf(spec);
       if (candidates.every((p) => isDedicated(p, selector))) continue;

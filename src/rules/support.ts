@@ -40,7 +40,7 @@ export function karpenterFacts(controller: ControllerInfo): KarpenterVersionFact
     known: v !== undefined,
     label: v ? `v${formatVersion(v)}` : 'unknown',
     atLeast: (min) => atLeast(v, min),
-    coreAtLeast: (min) => (v ? atLeast(coreVersionOf(v), min) : undefined),
+    coreAtLeast: (min) => (v ? atLeast(controller.versionIsCore ? v : coreVersionOf(v), min) : undefined),
     gate: (name, defaultValue) =>
       name in controller.featureGates
         ? { value: controller.featureGates[name]!, explicit: true }

@@ -2,7 +2,7 @@ import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import { dig, formatTaint, str, type Taint } from '../kube/fields.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
-import { awsNodeClassOf } from './lib/configuration.js';
+import { awsNodeClassOf, nodeClassOfPool, usedOfSeveral } from './lib/configuration.js';
 import { agentFor, nodeTaints } from './lib/registration-common.js';
 import { listNames, plural } from './support.js';
 
@@ -50,8 +50,9 @@ export default defineRule({
   },
 
   check({ snapshot, report }) {
-    const byPool = new Map<string, Map<string, Seen>>();
-    const seen = (pool: string, t: { key: string; value?: string; effect?: string }): Seen => {
+    // Keyed by the pool itself: a repository may define one name in several files, each judged on its own.
+    const byPool = new Map<NodePoolView, Map<string, Seen>>();
+    const seen = (pool: NodePoolView, t: { key: string; value?: string; effect?: string }): Seen => {
       let m = byPool.get(pool);
       if (!m) byPool.set(pool, (m = new Map()));
       let s = m.get(t.key);
@@ -66,7 +67,7 @@ export default defineRule({
       const claim = snapshot.nodeClaimForNode(node);
       for (const t of nodeTaints(node)) {
         if (!agentFor(t.key) || declared(pool, t.key) || claim?.startupTaints.some((s) => s.key === t.key) || claim?.taints.some((s) => s.key === t.key)) continue;
-        const s = seen(pool.name, t);
+        const s = seen(pool, t);
         if (s.evidence.length < 3) s.evidence.push({ object: node, path: `/spec/taints/${t.index}`, note: `on node ${node.metadata.name} of NodePool ${pool.name}` });
         s.nodes.push(node.metadata.name!);
       }
@@ -75,20 +76,22 @@ export default defineRule({
     // Spec: the node class's userData registers nodes with an agent taint.
     for (const pool of snapshot.nodePools()) {
       // Only an EC2NodeClass has userData; another provider's node class of the same name is not it.
-      const nodeClass = awsNodeClassOf(snapshot, pool.nodeClassRef?.value);
-      if (!nodeClass) continue;
+      const resolved = nodeClassOfPool(snapshot, pool);
+      const nodeClass = resolved && awsNodeClassOf(snapshot, pool.nodeClassRef?.value, pool.object);
+      if (!resolved || !nodeClass) continue;
+      const several = usedOfSeveral(snapshot, resolved);
       const userData = str(dig(nodeClass, 'spec', 'userData')) ?? '';
       for (const key of new Set(userData.match(KEY_IN_TEXT) ?? [])) {
         if (!agentFor(key) || declared(pool, key)) continue;
         const effect = effectNear(userData, key);
-        const s = seen(pool.name, { key, ...(effect ? { effect } : {}) });
-        s.fromUserData = nodeClass.metadata.name;
-        s.evidence.push({ object: nodeClass, path: '/spec/userData', note: `registers nodes with ${key}` });
+        const s = seen(pool, { key, ...(effect ? { effect } : {}) });
+        s.fromUserData = several ? `${nodeClass.metadata.name} (${several})` : nodeClass.metadata.name;
+        s.evidence.push({ object: nodeClass, path: '/spec/userData', note: `registers nodes with ${key}${several ? ` (${several})` : ''}` });
       }
     }
 
     for (const pool of snapshot.nodePools()) {
-      const taints = byPool.get(pool.name);
+      const taints = byPool.get(pool);
       if (!taints?.size) continue;
       const list = [...taints.values()];
       const evidence: EvidenceInput[] = list.flatMap((s) => s.evidence);

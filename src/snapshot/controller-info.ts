@@ -37,6 +37,8 @@ export interface ControllerInfo {
   /** Detected version (AWS provider / chart version), or the --karpenter-version fallback. */
   version?: Version;
   versionSource?: 'image' | 'helm-label' | 'chart' | 'flag';
+  /** The version is core Karpenter's (`--karpenter-version core:X.Y.Z`), not a provider release to map. */
+  versionIsCore?: boolean;
   /** Where the version was read, e.g. `image public.ecr.aws/karpenter/controller:1.2.1`. */
   versionEvidence?: string;
   /** The field the version was read from, when it is a field of an object in the input. */

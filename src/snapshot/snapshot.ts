@@ -11,9 +11,11 @@ import { eventView, involvedKey, type EventView } from './events.js';
 import { dig, nameOf, str } from '../kube/fields.js';
 import { isHelmValuesCarrier, karpenterReleases } from './helm-values.js';
 import { nodeClaimView, nodePoolView, type NodeClaimView, type NodePoolView } from './karpenter.js';
-import { INPUTS, KIND, isClusterScoped, isSyntheticKind, normaliseGroup, type InputName } from '../kube/kinds.js';
-import { isPodManifest } from './pods.js';
+import { INPUTS, KIND, isClusterScoped, isSyntheticKind, kindKeyOf, normaliseKindKey, type InputName } from '../kube/kinds.js';
 import { referenceTime, type ReferenceTime } from './reference-time.js';
+import { isDesiredStateInput, isPatchFragment, sameDefinition } from './repository.js';
+import { isAzureProvider, settleProviderVersion } from './provider-version.js';
+import { Scopes, type Pairing, type Resolution } from './scope.js';
 import { selectorMatches } from './selectors.js';
 
 export interface SnapshotOptions {
@@ -25,6 +27,11 @@ export interface SnapshotOptions {
   live?: boolean;
   /** Inputs that could not be listed (live: 403), with the reason. */
   denied?: Map<string, string>;
+  /**
+   * `--assume-complete` / `assumeComplete: true`: the repository holds everything the cluster runs, so a reference it
+   * cannot resolve is missing (as in a dump) rather than created elsewhere.
+   */
+  assumeComplete?: boolean;
 }
 
 export interface ObjectRef {
@@ -52,6 +59,13 @@ export class Snapshot {
   /** Objects found more than once (the same object in two files, or two objects with one name): merged. */
   mergedCount = 0;
   mergedExample: string | undefined;
+  /** Repository: every definition of one (kind, namespace, name), path order; cluster state keeps one per key. */
+  private readonly definitionsByKey = new Map<string, KubeObject[]>();
+  private readonly patches: Array<{ kindKey: string; object: KubeObject; provenance: Provenance }> = [];
+  private readonly manifestInput: boolean;
+  /** A repository that says it holds everything: unresolved references are missing, as in a dump. */
+  readonly assumeComplete: boolean;
+  private scopes: Scopes | undefined;
   private readonly locate: LoadResult['locate'];
   private readonly locateField: LoadResult['locateField'];
   private deferLocate = false;
@@ -68,9 +82,14 @@ export class Snapshot {
     this.denied = opts.denied ?? load.denied ?? new Map();
     this.collectedAt = load.collectedAt;
     this.listedKinds = new Set([...load.listedKinds].map(normaliseKindKey));
+    this.manifestInput = isDesiredStateInput(load);
+    this.assumeComplete = opts.assumeComplete ?? false;
     for (const { object, provenance } of load.objects) this.add(object, provenance);
+    for (const p of this.patches.splice(0)) this.addPatch(p.kindKey, p.object, p.provenance);
     const releases = karpenterReleases((k) => this.all(k), (k, ns, name) => this.get(k, ns, name));
     this.controller = detectController(this.all(KIND.Deployment), this.all(KIND.Pod), releases, opts.karpenterVersion, (o) => this.provenance(o));
+    const azure = isAzureProvider(this.all(KIND.AKSNodeClass), this.all(KIND.NodePool), this.controller.object);
+    settleProviderVersion(this.controller, azure, opts.karpenterVersion);
     // Helm values that were read but not used say so, like every input that does not count.
     for (const { object, why } of this.controller.unused ?? []) {
       const p = this.provenance(object);
@@ -80,7 +99,7 @@ export class Snapshot {
   }
 
   private add(object: KubeObject, provenance: Provenance): void {
-    const kindKey = normaliseKindKey(`${object.apiVersion.includes('/') ? object.apiVersion.split('/')[0] : ''}/${object.kind}`);
+    const kindKey = kindKeyOf(object);
     if (isSyntheticKind(kindKey)) {
       // Not a cluster object: no counts, no presence, no merging of copies — only somewhere for findings to point.
       this.provenanceMap.set(object, [provenance]);
@@ -95,10 +114,14 @@ export class Snapshot {
       delete object.stringData;
     }
     const key = objectKey(kindKey, object);
+    if (this.manifestInput) {
+      if (isPatchFragment(kindKey, object)) this.patches.push({ kindKey, object, provenance });
+      else this.addDefinition(kindKey, key, object, provenance);
+      return;
+    }
     const existing = this.byKey.get(key);
     if (existing) {
-      this.mergedCount++;
-      this.mergedExample ??= `${object.kind} ${object.metadata.namespace ? `${object.metadata.namespace}/` : ''}${nameOf(object)}`;
+      this.noteMerged(object);
       const provs = this.provenanceMap.get(existing)!;
       const better = prefer(object, existing);
       // Equal copies (a Kustomize base and its rendered output): the one whose path sorts first, whatever the read order
@@ -120,6 +143,52 @@ export class Snapshot {
     list.push(object);
   }
 
+  /**
+   * A repository keeps every definition of a name: each file is a desired state of its own, deployed with the objects
+   * near it, even when another file says the same (a committed `kustomize build` next to its base). Only a document
+   * repeated within one file is one definition.
+   */
+  private addDefinition(kindKey: string, key: string, object: KubeObject, provenance: Provenance): void {
+    let defs = this.definitionsByKey.get(key);
+    if (!defs) this.definitionsByKey.set(key, (defs = []));
+    const same = defs.find((d) => this.provenanceMap.get(d)![0]!.source === provenance.source && sameDefinition(d, object));
+    if (same) {
+      this.noteMerged(object);
+      const provs = this.provenanceMap.get(same)!;
+      provs.push(provenance);
+      provs.sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : 0));
+      this.sortDefinitions(key, defs);
+      return;
+    }
+    defs.push(object);
+    this.provenanceMap.set(object, [provenance]);
+    this.sortDefinitions(key, defs);
+    let list = this.byKind.get(kindKey);
+    if (!list) this.byKind.set(kindKey, (list = []));
+    list.push(object);
+  }
+
+  /** A Kustomize patch counts as a copy of the definition it patches; alone, it is all there is of that object. */
+  private addPatch(kindKey: string, object: KubeObject, provenance: Provenance): void {
+    const key = objectKey(kindKey, object);
+    const target = this.definitionsByKey.get(key)?.[0];
+    if (!target) return this.addDefinition(kindKey, key, object, provenance);
+    this.noteMerged(object);
+    this.provenanceMap.get(target)!.push(provenance);
+  }
+
+  /** The definition whose path sorts first answers `get`, whatever the read order, so every run cites the same file. */
+  private sortDefinitions(key: string, defs: KubeObject[]): void {
+    const first = (o: KubeObject) => this.provenanceMap.get(o)?.[0]?.source ?? '';
+    defs.sort((a, b) => (first(a) < first(b) ? -1 : first(a) > first(b) ? 1 : 0));
+    this.byKey.set(key, defs[0]!);
+  }
+
+  private noteMerged(object: KubeObject): void {
+    this.mergedCount++;
+    this.mergedExample ??= `${object.kind} ${object.metadata.namespace ? `${object.metadata.namespace}/` : ''}${nameOf(object)}`;
+  }
+
   private replace(kindKey: string, old: KubeObject, next: KubeObject): void {
     const list = this.byKind.get(kindKey)!;
     const i = list.indexOf(old);
@@ -138,6 +207,56 @@ export class Snapshot {
 
   get(kindKey: string, namespace: string | undefined, name: string): KubeObject | undefined {
     return this.byKey.get(`${kindKey}|${isClusterScoped(kindKey) ? '' : (namespace ?? '')}|${name}`);
+  }
+
+  /** Every definition of one (kind, namespace, name): several in a repository whose files define it differently. */
+  definitions(kindKey: string, namespace: string | undefined, name: string): KubeObject[] {
+    const key = `${kindKey}|${isClusterScoped(kindKey) ? '' : (namespace ?? '')}|${name}`;
+    const defs = this.definitionsByKey.get(key);
+    if (defs) return defs;
+    const one = this.byKey.get(key);
+    return one ? [one] : [];
+  }
+
+  /** Names defined in several files of a repository, each definition judged on its own (for the report's notes). */
+  multiplyDefined(): Array<{ kind: string; name: string; sources: string[] }> {
+    return [...this.definitionsByKey.values()]
+      .filter((defs) => defs.length > 1)
+      .map((defs) => ({ kind: defs[0]!.kind, name: `${defs[0]!.metadata.namespace ? `${defs[0]!.metadata.namespace}/` : ''}${nameOf(defs[0]!)}`, sources: defs.map((d) => this.provenance(d)?.source ?? 'unknown') }))
+      .sort((a, b) => a.kind.localeCompare(b.kind) || a.name.localeCompare(b.name));
+  }
+
+  // ----- Joins by locality (a repository) -----
+
+  /**
+   * The candidates a join may pair `from` with: in a repository, those nearest to it (see snapshot/scope.ts); in
+   * cluster state, all of them. `pairing` says which join, so units of the repository (a folder holding its own
+   * workloads and NodePools) are recognised as such.
+   */
+  inScope(from: KubeObject, pairing: Pairing, candidates: KubeObject[]): KubeObject[] {
+    return this.desiredStateOnly ? this.scopeIndex().inScope(from, pairing, candidates) : candidates;
+  }
+
+  /**
+   * The object a name reference of `from` resolves to (NodePool → its node class, PVC → its StorageClass): in a
+   * repository the nearest definition in scope, with the equally near others; in cluster state the one object.
+   */
+  resolve(from: KubeObject, pairing: Pairing, kindKey: string, namespace: string | undefined, name: string): Resolution {
+    const defs = this.definitions(kindKey, namespace, name);
+    if (!this.desiredStateOnly) return { object: defs[0], others: [] };
+    return this.scopeIndex().nearest(from, pairing, defs);
+  }
+
+  /**
+   * Whether an object the input does not hold is missing: always in cluster state; in a repository only when it says
+   * it is complete (Terraform, add-ons and the platform create much of what manifests refer to).
+   */
+  get absentMeansMissing(): boolean {
+    return !this.desiredStateOnly || this.assumeComplete;
+  }
+
+  private scopeIndex(): Scopes {
+    return (this.scopes ??= new Scopes((o) => this.provenances(o).map((p) => p.source), (k) => this.all(k), this.controller?.object));
   }
 
   /** Where the object was read (the preferred copy); every copy via `provenances`. */
@@ -224,18 +343,11 @@ export class Snapshot {
    * as running. Spec-only rules judge templates then; one definition, so every rule switches at the same point.
    */
   get desiredStateOnly(): boolean {
-    return this.memo('desiredStateOnly', () =>
-      !this.has('Node') &&
-      !this.has('NodeClaim') &&
-      !this.has('Event') &&
-      this.logs.length === 0 &&
-      this.all(KIND.Pod).every(isPodManifest) &&
-      this.nodePools().every((p) => p.object.status === undefined),
-    );
+    return this.manifestInput;
   }
 
   get objectCount(): number {
-    return this.byKey.size;
+    return this.byKey.size + [...this.definitionsByKey.values()].reduce((n, defs) => n + defs.length - 1, 0);
   }
 
   private memo<T>(key: string, build: () => T): T {
@@ -291,6 +403,14 @@ export class Snapshot {
 
   nodePools(): NodePoolView[] {
     return this.memo('nodePools', () => [...this.all(KIND.NodePool), ...this.all(KIND.Provisioner)].map(nodePoolView));
+  }
+
+  /** The NodePools a workload (or a PersistentVolume) of a repository would be deployed with; every pool in cluster state. */
+  nodePoolsFor(obj: KubeObject): NodePoolView[] {
+    const pools = this.nodePools();
+    if (!this.desiredStateOnly) return pools;
+    const near = new Set(this.inScope(obj, 'nodePool', pools.map((p) => p.object)));
+    return pools.filter((p) => near.has(p.object));
   }
 
   nodePool(name: string | undefined): NodePoolView | undefined {
@@ -350,10 +470,15 @@ export class Snapshot {
     return this.memo('podsByNode', () => groupBy(this.all(KIND.Pod), (p) => str(dig(p, 'spec', 'nodeName')))).get(nodeName) ?? [];
   }
 
-  pdbsForPod(pod: KubeObject): KubeObject[] {
+  /**
+   * PDBs selecting a pod. In a repository only the PDBs deployed with it count: `at` is the object the pod's template
+   * was read from (a StatefulSet), when `pod` is made up from it.
+   */
+  pdbsForPod(pod: KubeObject, at: KubeObject = pod): KubeObject[] {
     const byNs = this.memo('pdbsByNamespace', () => groupBy(this.all(KIND.PodDisruptionBudget), (p) => p.metadata.namespace));
     const labels = pod.metadata.labels ?? {};
-    return (byNs.get(pod.metadata.namespace ?? '') ?? []).filter((pdb) => selectorMatches(dig(pdb, 'spec', 'selector'), labels));
+    const matching = (byNs.get(pod.metadata.namespace ?? '') ?? []).filter((pdb) => selectorMatches(dig(pdb, 'spec', 'selector'), labels));
+    return matching.length > 1 && this.desiredStateOnly ? this.inScope(at, 'workload', matching) : matching;
   }
 
   /** Names of the PVCs a pod mounts (from its volumes; works even when PVC objects are absent). */
@@ -376,17 +501,13 @@ export class Snapshot {
   storageClassOf(pvc: KubeObject): KubeObject | undefined {
     const name = dig(pvc, 'spec', 'storageClassName');
     if (name === '') return undefined;
-    if (typeof name === 'string') return this.get(KIND.StorageClass, undefined, name);
+    if (typeof name === 'string') return this.resolve(pvc, 'storageClass', KIND.StorageClass, undefined, name).object;
+    if (this.desiredStateOnly) return this.inScope(pvc, 'storageClass', this.all(KIND.StorageClass).filter(isDefaultClass))[0];
     return this.defaultStorageClass();
   }
 
   defaultStorageClass(): KubeObject | undefined {
-    return this.memo('defaultStorageClass', () =>
-      this.all(KIND.StorageClass).find((sc) => {
-        const a = sc.metadata.annotations ?? {};
-        return a['storageclass.kubernetes.io/is-default-class'] === 'true' || a['storageclass.beta.kubernetes.io/is-default-class'] === 'true';
-      }),
-    );
+    return this.memo('defaultStorageClass', () => this.all(KIND.StorageClass).find(isDefaultClass));
   }
 
   /** PVCs by StorageClass name, including claims that use the default class implicitly. */
@@ -500,16 +621,6 @@ export function wasStored(obj: KubeObject): boolean {
   return m.uid !== undefined || m.resourceVersion !== undefined || m.creationTimestamp !== undefined || (obj.status !== undefined && obj.status !== null);
 }
 
-export function kindKeyOf(obj: KubeObject): string {
-  const group = obj.apiVersion.includes('/') ? obj.apiVersion.split('/')[0]! : '';
-  return normaliseKindKey(`${group}/${obj.kind}`);
-}
-
-function normaliseKindKey(key: string): string {
-  const slash = key.indexOf('/');
-  return `${normaliseGroup(key.slice(0, slash))}${key.slice(slash)}`;
-}
-
 let unnamed = 0;
 
 /** Objects without a name (a generateName only, a pasted fragment) are each their own: nothing says two are one. */
@@ -539,6 +650,11 @@ function versionPriority(apiVersion: string): number {
   if (!m) return -1;
   const stage = m[2] === undefined ? 2 : m[2] === 'beta' ? 1 : 0;
   return stage * 1e6 + Number(m[1]) * 1e3 + Number(m[3] ?? 0);
+}
+
+function isDefaultClass(sc: KubeObject): boolean {
+  const a = sc.metadata.annotations ?? {};
+  return a['storageclass.kubernetes.io/is-default-class'] === 'true' || a['storageclass.beta.kubernetes.io/is-default-class'] === 'true';
 }
 
 function groupBy<T>(items: T[], key: (t: T) => string | undefined): Map<string, T[]> {

@@ -74,14 +74,19 @@ describe(`${RULE} — fires: v1 pools batch (consolidateAfter: Never) and web (W
 
 describe(`${RULE} — fires-manifests: GitOps repo (v1beta1 NodePools, v1alpha5 Provisioner), policy only`, () => {
   const dir = caseDir(RULE, 'fires-manifests');
-  it('reports info on the pools whose policy can never consolidate busy nodes, with generation-specific fixes', async () => {
+  it('warns on the general-purpose (untainted) pools whose policy can never consolidate busy nodes, with generation-specific fixes', async () => {
     const r = await scanRule(RULE, [dir]);
     expect(r.findings.map((f) => [f.severity, f.object.kind, f.object.name])).toEqual([
-      ['info', 'NodePool', 'batch'],
-      ['info', 'Provisioner', 'legacy'],
+      ['warning', 'NodePool', 'batch'],
+      ['warning', 'Provisioner', 'legacy'],
     ]);
     const [batch, legacy] = r.findings;
-    expect(batch!.message).toContain('none of its nodes is ever consolidated, not even empty ones (policy only');
+    expect(batch!.message).toBe(
+      'NodePool batch has consolidateAfter: Never (consolidation disabled): none of its nodes is ever consolidated, not even empty ones, and it is a general-purpose pool (no taints), ' +
+        'so every workload that lands on it keeps nodes Karpenter would otherwise remove (policy only: no Nodes/Pods in the input to measure usage).',
+    );
+    // The version is unknown: a Provisioner's verdict assumes a release that had consolidation at all.
+    expect(legacy!.message).toContain('(version unknown: assumes v0.15 or later (Provisioners had no consolidation before))');
     expect(batch!.fix).toContain('"consolidationPolicy":"WhenUnderutilized","consolidateAfter":null');
     expect(legacy!.message).toContain('Provisioner legacy has consolidation disabled and only ttlSecondsAfterEmpty');
     expect(legacy!.fix).toContain(`kubectl patch provisioner legacy --type merge -p '{"spec":{"consolidation":{"enabled":true},"ttlSecondsAfterEmpty":null}}'`);

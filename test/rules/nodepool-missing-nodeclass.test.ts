@@ -75,7 +75,19 @@ describe(`${RULE} — fires-manifests: GitOps repo, no status`, () => {
   const dir = caseDir(RULE, 'fires-manifests');
   let r: Scan;
   beforeAll(async () => {
-    r = await scanRule(RULE, [dir]);
+    // The repository says it holds every node class (assumeComplete): a name it does not define is missing.
+    r = await scanRule(RULE, [dir], { assumeComplete: true });
+  });
+
+  it('without assumeComplete, a node class the files do not define is a note, not an error; the unserved kind still is', async () => {
+    const open = await scanRule(RULE, [dir]);
+    expect(open.findings.map((f) => f.object.name)).toEqual(['edge']);
+    expect(open.run.notEvaluatedFor).toEqual([
+      {
+        ruleId: RULE,
+        reason: `NodePool batch (${join(dir, 'karpenter/nodepools.yaml')}): EC2NodeClass spot-class is not in the scanned files (created outside them, e.g. by Terraform or an add-on?); --assume-complete judges it as missing`,
+      },
+    ]);
   });
 
   it('judges absence from the EC2NodeClass manifests alone', () => {

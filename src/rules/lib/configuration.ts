@@ -6,6 +6,7 @@ import type { KubeObject } from '../../kube/types.js';
 import { dig } from '../../kube/fields.js';
 import type { NodePoolView } from '../../snapshot/karpenter.js';
 import { KIND } from '../../kube/kinds.js';
+import type { Resolution } from '../../snapshot/scope.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 
 export const AWS_GROUP = 'karpenter.k8s.aws';
@@ -45,9 +46,33 @@ export function nodeClassKey(ref: { group?: string; kind: string }): string | un
  * The EC2NodeClass (or AWSNodeTemplate) a reference names; none for another provider's node class, whose spec has
  * no userData, amiFamily or subnets to read. A reference naming no other provider's group or kind is read as AWS's.
  */
-export function awsNodeClassOf(snapshot: Snapshot, ref: { group?: string; kind?: string; name?: string } | undefined): KubeObject | undefined {
+export function awsNodeClassOf(snapshot: Snapshot, ref: { group?: string; kind?: string; name?: string } | undefined, from?: KubeObject): KubeObject | undefined {
   if (!ref?.name || !isAwsRef(ref)) return undefined;
-  return snapshot.get(KIND.EC2NodeClass, undefined, ref.name) ?? snapshot.get(KIND.AWSNodeTemplate, undefined, ref.name);
+  const find = (kindKey: string) => (from ? snapshot.resolve(from, 'nodeClass', kindKey, undefined, ref.name!).object : snapshot.get(kindKey, undefined, ref.name!));
+  return find(KIND.EC2NodeClass) ?? find(KIND.AWSNodeTemplate);
+}
+
+/**
+ * The node class a NodePool names, resolved as `snapshot.resolve` does (in a repository: the nearest definition,
+ * and the equally near ones it did not use); undefined when the reference is to a kind the snapshot cannot hold.
+ */
+export function nodeClassOfPool(snapshot: Snapshot, pool: NodePoolView): (Resolution & { ref: NodeClassRef; kindKey: string }) | undefined {
+  const ref = nodeClassRefOf(pool);
+  const kindKey = ref && nodeClassKey(ref);
+  if (!ref || !kindKey) return undefined;
+  return { ...snapshot.resolve(pool.object, 'nodeClass', kindKey, undefined, ref.name), ref, kindKey };
+}
+
+/** "EC2NodeClass default is not in the scanned files": what a repository says of a reference it does not hold. */
+export function notInScannedFiles(kind: string, name: string): string {
+  return `${kind} ${name} is not in the scanned files (created outside them, e.g. by Terraform or an add-on?); --assume-complete judges it as missing`;
+}
+
+/** Which of several equally near definitions a verdict used, for a note on the finding. */
+export function usedOfSeveral(snapshot: Snapshot, r: Resolution): string | undefined {
+  if (!r.object || !r.others.length) return undefined;
+  const where = (o: KubeObject) => snapshot.provenance(o)?.source ?? 'unknown';
+  return `used ${r.object.kind} ${r.object.metadata.name} of ${where(r.object)}; ${r.others.length} other definition(s) as near: ${r.others.map(where).join(', ')}`;
 }
 
 export function isAwsRef(ref: { group?: string; kind?: string }): boolean {

@@ -108,7 +108,10 @@ export function nsName(obj: KubeObject): string {
   return `${obj.metadata.namespace ?? 'default'}/${obj.metadata.name}`;
 }
 
-/** The Deployments / StatefulSets (/ ReplicaSets without owner) whose pod template a PDB selects. */
+/**
+ * The Deployments / StatefulSets (/ ReplicaSets without owner) whose pod template a PDB selects; in a repository those
+ * deployed with it (a base and its rendered overlay are two desired states, never one workload of summed replicas).
+ */
 export function workloadsOfPdb(snapshot: Snapshot, pdb: KubeObject): KubeObject[] {
   const selector = dig(pdb, 'spec', 'selector');
   const ns = pdb.metadata.namespace;
@@ -119,7 +122,7 @@ export function workloadsOfPdb(snapshot: Snapshot, pdb: KubeObject): KubeObject[
       if (selectorMatches(selector, labels)) out.push(w);
     }
   }
-  return out;
+  return snapshot.inScope(pdb, 'workload', out);
 }
 
 const nsIndex = new WeakMap<Snapshot, Map<string, Map<string, KubeObject[]>>>();

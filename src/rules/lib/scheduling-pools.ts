@@ -14,6 +14,12 @@ export function poolProfiles(snapshot: Snapshot): PoolProfile[] {
   return snapshot.nodePools().map((p) => poolProfile(p, launchReasons(snapshot, p), usedOf(p.object)));
 }
 
+/** Of `profiles`, those of the NodePools `obj` would be deployed with (in a repository, the nearest; see snapshot/scope.ts). */
+export function profilesFor(snapshot: Snapshot, obj: KubeObject, profiles: PoolProfile[]): PoolProfile[] {
+  const near = new Set(snapshot.nodePoolsFor(obj));
+  return profiles.filter((p) => near.has(p.pool));
+}
+
 /** Why a pool launches nothing for anyone: being deleted, not Ready, node class absent/terminating/not Ready. */
 export function launchReasons(snapshot: Snapshot, pool: NodePoolView): FitReason[] {
   const out: FitReason[] = [];
@@ -22,11 +28,14 @@ export function launchReasons(snapshot: Snapshot, pool: NodePoolView): FitReason
   const kindKey = ref && nodeClassKey(ref);
   if (ref && kindKey && nodeClassKindListed(snapshot, kindKey)) {
     const kind = kindKey.split('/')[1]!;
-    const nc = snapshot.get(kindKey, undefined, ref.name);
+    const nc = snapshot.resolve(pool.object, 'nodeClass', kindKey, undefined, ref.name).object;
     const ready = nc && condition(nc, 'Ready');
     const path = `${ref.path}/name`;
-    if (!nc) out.push({ kind: 'launch', text: `its ${kind} ${ref.name} does not exist`, poolPath: path });
-    else if (nc.metadata.deletionTimestamp) out.push({ kind: 'launch', text: `its ${kind} ${ref.name} is being deleted`, poolPath: path });
+    // Not in a repository's files is not "does not exist": it may be created elsewhere (nodepool-missing-nodeclass notes it),
+    // so the pool is judged on its own requirements only.
+    if (!nc) {
+      if (snapshot.absentMeansMissing) out.push({ kind: 'launch', text: `its ${kind} ${ref.name} does not exist`, poolPath: path });
+    } else if (nc.metadata.deletionTimestamp) out.push({ kind: 'launch', text: `its ${kind} ${ref.name} is being deleted`, poolPath: path });
     else if (ready && ready.status !== 'True') {
       out.push({ kind: 'launch', text: `its ${kind} ${ref.name} is not Ready (${ready.reason ?? ready.status}${ready.message ? `: ${ready.message}` : ''})`, poolPath: path });
     }

@@ -106,7 +106,7 @@ export function poolReach(snapshot: Snapshot, pool: NodePoolView): PoolReach {
   const required = allowedZones(pool);
   const requirementIndex = pool.requirements.value.findIndex((r) => ZONE_KEYS.includes(r.key) && r.operator === 'In');
   // Subnets with zones are an EC2NodeClass status: another provider's node class restricts nothing we can read.
-  const nodeClass = awsNodeClassOf(snapshot, pool.nodeClassRef?.value);
+  const nodeClass = awsNodeClassOf(snapshot, pool.nodeClassRef?.value, pool.object);
   const subnetList = nodeClass ? arr<Json>(dig(nodeClass, 'status', 'subnets')) : [];
   const subnets = subnetList.length ? [...new Set(subnetList.map((s) => str(s.zone)).filter((z): z is string => Boolean(z)))] : undefined;
   const zones = required && subnets ? required.filter((z) => subnets.includes(z)) : (required ?? subnets);
