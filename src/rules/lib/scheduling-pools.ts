@@ -8,10 +8,24 @@ import type { NodePoolView } from '../../snapshot/karpenter.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 import { parseQuantity } from '../../kube/units.js';
 import { nodeClassKey, nodeClassKindListed, nodeClassRefOf } from './configuration.js';
-import { poolProfile, type FitReason, type PoolProfile } from './scheduling-fit.js';
+import { podConstraints, poolFit, poolProfile, volumeConstraints, type FitReason, type PodConstraints, type PoolProfile } from './scheduling-fit.js';
 
 export function poolProfiles(snapshot: Snapshot): PoolProfile[] {
   return snapshot.nodePools().map((p) => poolProfile(p, launchReasons(snapshot, p), usedOf(p.object)));
+}
+
+/**
+ * A running pod against every pool: its constraints (bound volumes' node affinity included) and each pool's reasons.
+ * The one static verdict: pending-pod-no-nodepool-fits reports it, no-instance-type-fits leaves such pods to it.
+ */
+export function podVerdicts(snapshot: Snapshot, pod: KubeObject, profiles: PoolProfile[]): { constraints: PodConstraints; verdicts: Array<{ profile: PoolProfile; reasons: FitReason[] }> } {
+  const constraints = podConstraints(pod, '/spec');
+  for (const claim of snapshot.claimNamesOf(pod)) {
+    const pvc = snapshot.pvc(pod.metadata.namespace, claim);
+    const pv = pvc && snapshot.pvForClaim(pvc);
+    if (pv) constraints.volumes.push(...volumeConstraints(pv));
+  }
+  return { constraints, verdicts: profiles.map((profile) => ({ profile, reasons: poolFit(constraints, profile) })) };
 }
 
 /** Why a pool launches nothing for anyone: being deleted, not Ready, node class absent/terminating/not Ready. */
