@@ -1,5 +1,5 @@
 import { defineRule } from '../engine/rule.js';
-import { arr, dig, type Json } from '../snapshot/fields.js';
+import { arr, dig, type Json } from '../kube/fields.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
 import { failingPools, occurrenceText, onlyFromLogs, pickEvidence, poolTarget, sourcesText, type FailingPool } from './lib/launch-findings.js';
 import { listNames } from './support.js';

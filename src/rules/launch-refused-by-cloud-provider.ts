@@ -1,5 +1,5 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
-import { dig, str } from '../snapshot/fields.js';
+import { dig, str } from '../kube/fields.js';
 import type { LaunchCause } from './lib/launch-failures.js';
 import { byNodeClass, failingPools, onlyFromLogs, pickEvidence, poolParts, relatedOf, sourcesText } from './lib/launch-findings.js';
 

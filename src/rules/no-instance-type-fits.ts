@@ -1,9 +1,9 @@
 import { defineRule, type EvidenceInput, type FindingInput } from '../engine/rule.js';
-import type { KubeObject } from '../loaders/types.js';
-import { condition, dig } from '../snapshot/fields.js';
-import { KIND } from '../snapshot/kinds.js';
+import type { KubeObject } from '../kube/types.js';
+import { condition, dig } from '../kube/fields.js';
+import { KIND } from '../kube/kinds.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
-import { formatDuration, parseTime } from '../snapshot/units.js';
+import { formatDuration, parseTime } from '../kube/units.js';
 import { launchTimeline, signalsOf } from './lib/launch-failures.js';
 import { podVerdicts, poolProfiles } from './lib/scheduling-pools.js';
 import { schedulingFailures, type Clause, type ClauseKind, type PodFailure } from './lib/scheduling-failures.js';

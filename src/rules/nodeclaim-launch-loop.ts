@@ -1,5 +1,5 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
-import { parseTime } from '../snapshot/units.js';
+import { parseTime } from '../kube/units.js';
 import { launchTimeline, timeOf, type ClaimLife, type LaunchFamily, type LaunchSignal, type LaunchTimeline } from './lib/launch-failures.js';
 import { onlyFromLogs } from './lib/launch-findings.js';
 import { listNames, plural } from './support.js';

@@ -1,5 +1,5 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
-import { arr, dig, str, type Json } from '../snapshot/fields.js';
+import { arr, dig, str, type Json } from '../kube/fields.js';
 import { byNodeClass, failingPools, onlyFromLogs, pickEvidence, poolParts, relatedOf, sourcesText } from './lib/launch-findings.js';
 import { listNames } from './support.js';
 

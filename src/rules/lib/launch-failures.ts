@@ -13,11 +13,11 @@
  * one of them (§8.5), so the message says "insufficient capacity" and only the code tells the cause.
  */
 import type { EvidenceInput } from '../../engine/rule.js';
-import type { LogRecord } from '../../loaders/types.js';
+import type { LogRecord } from '../../kube/types.js';
 import type { EventView } from '../../snapshot/events.js';
 import type { NodeClaimView } from '../../snapshot/karpenter.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
-import { parseTime } from '../../snapshot/units.js';
+import { parseTime } from '../../kube/units.js';
 import { logNodeClaim, logNodePool } from './registration-common.js';
 
 export type LaunchFamily = 'capacity' | 'subnet' | 'quota' | 'throttling' | 'refused';

@@ -4,12 +4,12 @@
  * evidence to cite — at least one of each kind the input holds (condition, event, log), newest first.
  */
 import type { EvidenceInput } from '../../engine/rule.js';
-import type { KubeObject } from '../../loaders/types.js';
-import { dig } from '../../snapshot/fields.js';
-import { KIND } from '../../snapshot/kinds.js';
+import type { KubeObject } from '../../kube/types.js';
+import { dig } from '../../kube/fields.js';
+import { KIND } from '../../kube/kinds.js';
 import type { NodePoolView } from '../../snapshot/karpenter.js';
 import type { ObjectRef, Snapshot } from '../../snapshot/snapshot.js';
-import { parseTime } from '../../snapshot/units.js';
+import { parseTime } from '../../kube/units.js';
 import { isPending, listNames } from '../support.js';
 import { awsNodeClassOf, nodeClassRefOf } from './configuration.js';
 import {

@@ -8,11 +8,11 @@
  * One table maps the reason wording of each version to a clause; rules ask which clause failed, for which pool.
  */
 import type { EvidenceInput } from '../../engine/rule.js';
-import type { LogRecord } from '../../loaders/types.js';
+import type { LogRecord } from '../../kube/types.js';
 import type { EventView } from '../../snapshot/events.js';
-import { isRecord, str } from '../../snapshot/fields.js';
+import { isRecord, str } from '../../kube/fields.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
-import { parseTime } from '../../snapshot/units.js';
+import { parseTime } from '../../kube/units.js';
 
 export type ClauseKind =
   | 'instance-types'
