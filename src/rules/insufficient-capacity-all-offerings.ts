@@ -48,7 +48,7 @@ export default defineRule({
   check({ snapshot, options, report }) {
     for (const p of failingPools(snapshot, ['capacity'], { minOccurrences: options.failures! })) {
       const target = poolTarget(p) ?? { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: '(unknown)' };
-      const where = p.name ? `NodePool ${p.name}` : 'A NodePool (the records name none)';
+      const where = p.name ? `${target.kind} ${p.name}` : 'A NodePool (the records name none)';
       const offerings = offeringsNamed(p);
       const logsOnly = onlyFromLogs(p);
       report({
@@ -94,7 +94,7 @@ function widenFix(pool: NodePoolView | undefined, name: string): string {
     if (zones && zones.length <= 2) steps.push(`allow more zones than ${zones.join(', ')} (and make sure the EC2NodeClass selects subnets in them)`);
     for (const key of NARROW_TYPES) {
       const v = inValues(key);
-      if (v && v.length <= 5) steps.push(`replace ${key} In [${v.join(', ')}] with broader requirements, e.g. karpenter.k8s.aws/instance-category In [c, m, r] and karpenter.k8s.aws/instance-generation Gt 5, keeping only the limits the workload needs (cpu, memory, GPU)`);
+      if (v && v.length <= 5) steps.push(`replace ${key} In [${v.join(', ')}] with broader requirements (several instance families, or karpenter.k8s.aws/instance-category with an instance-generation bound), keeping only the bounds the workload needs (cpu, memory, GPU)`);
     }
     const strict = raw.filter((r) => typeof r.minValues === 'number').map((r) => `${String(r.key)} minValues ${String(r.minValues)}`);
     if (strict.length) steps.push(`lower ${strict.join(', ')} (fewer distinct types are needed per launch)`);

@@ -92,7 +92,9 @@ export function pickEvidence(signals: LaunchSignal[], max = 6): EvidenceInput[] 
 export function poolTarget(p: FailingPool): KubeObject | ObjectRef | undefined {
   if (p.pool) return p.pool.object;
   if (!p.name) return undefined;
-  return { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: p.name };
+  // ≤ v0.31 records name Machines and their Provisioner.
+  const legacy = p.signals.some((s) => s.evidence.log && ('machine' in s.evidence.log.fields || 'provisioner' in s.evidence.log.fields));
+  return legacy ? { apiVersion: 'karpenter.sh/v1alpha5', kind: 'Provisioner', namespace: null, name: p.name } : { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: p.name };
 }
 
 /** The EC2NodeClass the failing launches used: the pool's reference, else the one the NodeClaims or events name. */
