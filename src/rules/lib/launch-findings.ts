@@ -93,7 +93,7 @@ export function poolTarget(p: FailingPool): KubeObject | ObjectRef | undefined {
   if (p.pool) return p.pool.object;
   if (!p.name) return undefined;
   // ≤ v0.31 records name Machines and their Provisioner.
-  const legacy = p.signals.some((s) => s.evidence.log && ('machine' in s.evidence.log.fields || 'provisioner' in s.evidence.log.fields));
+  const legacy = p.signals.some((s) => s.evidence.log && ['machine', 'Machine', 'provisioner', 'Provisioner'].some((k) => k in s.evidence.log!.fields));
   return legacy ? { apiVersion: 'karpenter.sh/v1alpha5', kind: 'Provisioner', namespace: null, name: p.name } : { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: p.name };
 }
 
