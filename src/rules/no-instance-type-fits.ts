@@ -127,7 +127,7 @@ function podFinding(snapshot: Snapshot, key: string, pod: KubeObject | undefined
   const firsts = list.map((f) => f.first ?? f.last).filter((x): x is string => Boolean(x)).sort();
   const lasts = list.map((f) => f.last).filter((x): x is string => Boolean(x)).sort();
   const span = firsts.length && lasts.length && firsts[0] !== lasts[lasts.length - 1] ? ` between ${firsts[0]} and ${lasts[lasts.length - 1]}` : '';
-  const perPool = clauses.map((c) => `${c.pool ? `NodePool ${c.pool}: ` : ''}${shorten(c.text)}`).join('; ');
+  const perPool = clauses.map((c) => `${c.pool ? `${c.poolKind ?? 'NodePool'} ${c.pool}: ` : ''}${shorten(c.text)}`).join('; ');
   const ice = clauses.some((c) => (c.kind === 'offering' || c.kind === 'instance-types') && (c.pool ? iced.has(c.pool) : iced.size > 0));
   const evidence: EvidenceInput[] = [];
   if (pod) {

@@ -30,6 +30,8 @@ export type ClauseKind =
 export interface Clause {
   kind: ClauseKind;
   pool?: string;
+  /** ≤ v0.31 texts name Provisioners. */
+  poolKind?: 'NodePool' | 'Provisioner';
   /** The reason as Karpenter wrote it, without the pool prefix and daemonset overhead. */
   text: string;
   /** `does not have known values`: the label. */
@@ -51,7 +53,7 @@ const CLAUSES: Array<[RegExp, ClauseKind]> = [
   [/incompatible requirements|key \S+, .* not in |not in \S+ In \[/i, 'requirements'],
 ];
 
-const POOL_PREFIX = /^incompatible with (?:nodepool|provisioner) "([^"]+)"(?:, daemonset overhead=\{[^}]*\})?,?\s*/i;
+const POOL_PREFIX = /^incompatible with (nodepool|provisioner) "([^"]+)"(?:, daemonset overhead=\{[^}]*\})?,?\s*/i;
 const LEAD = /^(?:Failed to schedule pod|Could not schedule pod),\s*/i;
 
 export function classifyClause(text: string): ClauseKind {
@@ -70,9 +72,10 @@ export function parseScheduleError(raw: string): Clause[] {
     const pieces = m ? [body] : body.split(/;\s+/);
     for (const piece of pieces) {
       if (!piece.trim()) continue;
-      const pool = m?.[1] ?? /\bNodePool=([^,)\s]+)/.exec(piece)?.[1] ?? /for (?:nodepool|provisioner):? "([^"]+)"/i.exec(piece)?.[1];
+      const pool = m?.[2] ?? /\bNodePool=([^,)\s]+)/.exec(piece)?.[1] ?? /for (?:nodepool|provisioner):? "([^"]+)"/i.exec(piece)?.[1];
       const label = /label "([^"]+)" does not have known values/i.exec(piece)?.[1] ?? /does not have known values.*\(label=([^,)]+)/i.exec(piece)?.[1];
-      out.push({ kind: classifyClause(piece), text: piece.trim(), ...(pool ? { pool } : {}), ...(label ? { label } : {}) });
+      const poolKind = m?.[1]?.toLowerCase() === 'provisioner' ? 'Provisioner' : 'NodePool';
+      out.push({ kind: classifyClause(piece), text: piece.trim(), ...(pool ? { pool, poolKind } : {}), ...(label ? { label } : {}) });
     }
   }
   return out;
