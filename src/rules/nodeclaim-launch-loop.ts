@@ -1,7 +1,7 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import { parseTime } from '../kube/units.js';
 import { launchTimeline, timeOf, type ClaimLife, type LaunchFamily, type LaunchSignal, type LaunchTimeline } from './lib/launch-failures.js';
-import { onlyFromLogs } from './lib/launch-findings.js';
+import { onlyFromLogs, poolRef } from './lib/launch-findings.js';
 import { listNames, plural } from './support.js';
 
 const ID = 'nodeclaim-launch-loop';
@@ -98,9 +98,9 @@ export default defineRule({
         ? ` Cause: ${cause.labels.join('; ')} (reported by ${cause.rules.join(', ')}).`
         : ' The cause is not in the input.';
       report({
-        object: view?.object ?? { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: pool },
+        object: view?.object ?? poolRef(pool, list.flatMap((x) => x.evidence)),
         message:
-          `NodePool ${pool}: ${plural(list.length, 'NodeClaim')} created and deleted again within minutes${span} (${listNames(list.map((s) => s.name), 4)}), and none launched since — the pending pods get no node while the pool churns.${causeText}` +
+          `${view ? view.object.kind : poolRef(pool, list.flatMap((x) => x.evidence)).kind} ${pool}: ${plural(list.length, 'NodeClaim')} created and deleted again within minutes${span} (${listNames(list.map((s) => s.name), 4)}), and none launched since — the pending pods get no node while the pool churns.${causeText}` +
           (logsOnly ? ` ${logsOnly}.` : ''),
         fix: cause
           ? `Fix the cause (see ${cause.rules.join(', ')} for the finding and its fix); the loop stops once a launch succeeds: kubectl get nodeclaims -l karpenter.sh/nodepool=${pool} -w`

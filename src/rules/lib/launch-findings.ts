@@ -92,9 +92,13 @@ export function pickEvidence(signals: LaunchSignal[], max = 6): EvidenceInput[] 
 export function poolTarget(p: FailingPool): KubeObject | ObjectRef | undefined {
   if (p.pool) return p.pool.object;
   if (!p.name) return undefined;
-  // ≤ v0.31 records name Machines and their Provisioner.
-  const legacy = p.signals.some((s) => s.evidence.log && ['machine', 'Machine', 'provisioner', 'Provisioner'].some((k) => k in s.evidence.log!.fields));
-  return legacy ? { apiVersion: 'karpenter.sh/v1alpha5', kind: 'Provisioner', namespace: null, name: p.name } : { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: p.name };
+  return poolRef(p.name, p.signals.map((s) => s.evidence));
+}
+
+/** A pool known by name only: a Provisioner when the ≤ v0.31 records it was read from name Machines. */
+export function poolRef(name: string, evidence: EvidenceInput[]): ObjectRef {
+  const legacy = evidence.some((e) => e.log && ['machine', 'Machine', 'provisioner', 'Provisioner'].some((k) => k in e.log!.fields));
+  return legacy ? { apiVersion: 'karpenter.sh/v1alpha5', kind: 'Provisioner', namespace: null, name } : { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name };
 }
 
 /** The EC2NodeClass the failing launches used: the pool's reference, else the one the NodeClaims or events name. */
