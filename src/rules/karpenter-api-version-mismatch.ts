@@ -105,21 +105,18 @@ export default defineRule({
           const served = versions.filter((v) => v.served !== false).map((v) => String(v.name));
           add(crd, `CRD ${crd.metadata.name} serves ${served.join(', ') || 'no version'}, but Karpenter ${facts.label} uses ${kind} ${apiVersion}`, [
             { object: crd, path: '/spec/versions', note: `served: ${served.join(', ') || 'none'}` },
-            ...facts.evidence(),
           ]);
         }
         const strategy = str(dig(crd, 'spec', 'conversion', 'strategy'));
         if (strategy === 'Webhook' && facts.atLeast('1.1.0')) {
           add(crd, `CRD ${crd.metadata.name} converts through a webhook, which Karpenter ${facts.label} no longer serves`, [
             { object: crd, path: '/spec/conversion', note: 'conversion strategy Webhook' },
-            ...facts.evidence(),
           ]);
         }
         const release = crdRelease(crd);
         if (release && (release.version[0] !== version[0] || release.version[1] !== version[1])) {
           add(crd, `CRD ${crd.metadata.name} comes from release ${formatVersion(release.version)}, the controller runs ${facts.label}`, [
             { object: crd, path: release.path, note: `CRD manifests of ${formatVersion(release.version)}` },
-            ...facts.evidence(),
           ]);
         }
       }
@@ -144,10 +141,10 @@ export default defineRule({
           `The Karpenter controller and its CRDs disagree — ${parts.join('; ')}. Until they match the controller cannot read or write its objects: nothing is provisioned or disrupted.` +
           (logsOnly ? ` Seen in ${evidence.some((e) => e.log) ? 'the controller logs' : 'events'} only: kubectl get crd ${Object.values(CRD_OF).slice(0, 3).join(' ')} -o yaml would show which versions the CRDs serve.` : ''),
         fix:
-          `1. Compare: kubectl get crd ${crdName ?? Object.values(CRD_OF).slice(0, 3).join(' ')} -o jsonpath='{range .items[*]}{.metadata.name} {.spec.versions[*].name} {.status.storedVersions}{"\\n"}{end}' and the controller image tag\n` +
+          `1. Compare: kubectl get crd ${crdName ?? Object.values(CRD_OF).slice(0, 3).join(' ')} -o custom-columns=NAME:.metadata.name,VERSIONS:.spec.versions[*].name,STORED:.status.storedVersions and the controller image tag\n` +
           `2. Upgrade the CRDs to the controller's release first: helm upgrade --install karpenter-crd oci://public.ecr.aws/karpenter/karpenter-crd --version ${chart} -n kube-system (the main chart's crds/ directory is never upgraded by Helm)\n` +
           '3. Crossing v1beta1 → v1: go through the latest v0.37.x and v1.0.x (their CRDs serve both and convert), migrate status.storedVersions to v1, then upgrade to v1.1+',
-        evidence,
+        evidence: [...evidence, ...(version ? facts.evidence() : [])],
         ...(crdName ? { pointer: '/spec/versions' } : {}),
       });
     }
