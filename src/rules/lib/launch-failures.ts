@@ -358,10 +358,31 @@ export function summarise(signals: LaunchSignal[], family?: LaunchFamily): { occ
   for (const s of signals) for (const c of s.causes) if (!family || c.family === family) causes.set(c.code, c);
   const times = signals.flatMap((s) => [s.first, s.last]).filter((x): x is string => Boolean(x)).sort();
   return {
-    occurrences: signals.reduce((n, s) => n + s.count, 0),
+    occurrences: occurrences(signals),
     causes: [...causes.values()],
     claims: [...new Set(signals.map((s) => s.nodeClaim).filter((x): x is string => Boolean(x)))],
     ...(times.length ? { first: times[0]!, last: times[times.length - 1]! } : {}),
     vias: [...new Set(signals.map((s) => s.via))],
   };
+}
+
+/**
+ * How many failures the signals stand for: one failed launch of a NodeClaim is often told twice (its event and its log
+ * record), so per NodeClaim the source that saw most repeats counts, not their sum.
+ */
+function occurrences(signals: LaunchSignal[]): number {
+  const perClaim = new Map<string, Map<Via, number>>();
+  let unnamed = 0;
+  for (const s of signals) {
+    if (!s.nodeClaim) {
+      unnamed += s.count;
+      continue;
+    }
+    let vias = perClaim.get(s.nodeClaim);
+    if (!vias) perClaim.set(s.nodeClaim, (vias = new Map()));
+    vias.set(s.via, (vias.get(s.via) ?? 0) + s.count);
+  }
+  let n = unnamed;
+  for (const vias of perClaim.values()) n += Math.max(...vias.values());
+  return n;
 }
