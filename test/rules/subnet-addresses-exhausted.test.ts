@@ -52,7 +52,28 @@ describe(`${RULE} — fires from logs alone`, () => {
   });
 });
 
-describe(`${RULE} — near-miss: one exhaustion, then a NodeClaim launched`, () => {
+describe(`${RULE} — fires without a failed launch (v1.4.0): a Pending pod needs us-west-2c, the EC2NodeClass has no subnet there`, () => {
+  it('reports the EC2NodeClass, the zone and the pod', async () => {
+    const dir = caseDir(RULE, 'fires-zone');
+    const r = await scanRule(RULE, [dir]);
+    expect(r.findings).toHaveLength(1);
+    const f = r.findings[0]!;
+    expect(f.object).toEqual({ apiVersion: 'karpenter.k8s.aws/v1', kind: 'EC2NodeClass', namespace: null, name: 'default' });
+    expect(f.message).toBe(
+      'No room in the network: EC2NodeClass default selects subnets only in us-west-2a, us-west-2b, but 1 Pending pod (ledger/ledger-writer-0) needs us-west-2c; NodePool default would take it but has no offering there.',
+    );
+    const [subnets] = evidenceOf(f, 'EC2NodeClass', '/status/subnets');
+    expectSourceIs(subnets!, join(dir, 'karpenter.yaml'));
+    const [sel] = evidenceOf(f, 'Pod', '/spec/nodeSelector');
+    expect(sel!.value).toEqual({ 'topology.kubernetes.io/zone': 'us-west-2c' });
+    expect(f.fix).toContain('Tag a subnet in us-west-2c');
+  });
+  it('the static solver has nothing to say about that pod (the pool allows the zone)', async () => {
+    expect((await scanRule('pending-pod-no-nodepool-fits', [caseDir(RULE, 'fires-zone')])).findings).toEqual([]);
+  });
+});
+
+describe(`${RULE} — near-miss: one exhaustion, then a NodeClaim launched; a pod waiting for a zone that has a subnet`, () => {
   it('stays silent; failures=1 without the launched claim would fire', async () => {
     const dir = caseDir(RULE, 'near-miss');
     expect((await scanRule(RULE, [dir])).findings).toEqual([]);
