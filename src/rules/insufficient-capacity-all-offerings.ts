@@ -1,7 +1,7 @@
 import { defineRule } from '../engine/rule.js';
 import { arr, dig, type Json } from '../kube/fields.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
-import { failingPools, occurrenceText, onlyFromLogs, pickEvidence, poolTarget, sourcesText, type FailingPool } from './lib/launch-findings.js';
+import { failingPools, fromText, occurrenceText, pickEvidence, poolTarget, type FailingPool } from './lib/launch-findings.js';
 import { listNames } from './support.js';
 
 const ID = 'insufficient-capacity-all-offerings';
@@ -50,7 +50,6 @@ export default defineRule({
       const target = poolTarget(p) ?? { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: '(unknown)' };
       const where = p.name ? `${target.kind} ${p.name}` : 'A NodePool (the records name none)';
       const offerings = offeringsNamed(p);
-      const logsOnly = onlyFromLogs(p);
       report({
         object: target,
         message:
@@ -58,8 +57,7 @@ export default defineRule({
           (p.claims.length ? ` (NodeClaims ${listNames(p.claims)})` : '') +
           ` and no launch of the pool has succeeded since — ${p.causes.map((c) => c.label).join('; ')}` +
           (offerings ? `; EC2 named ${offerings}` : '') +
-          `. Pending pods wait while every offering the pool allows is unavailable (from ${sourcesText(p.vias)}).` +
-          (logsOnly ? ` ${logsOnly}.` : '') +
+          `. Pending pods wait while every offering the pool allows is unavailable${fromText([p])}` +
           (p.guessed ? ' The pool name is read from the NodeClaim names.' : ''),
         fix: widenFix(p.pool, p.name),
         ...(p.pool ? { pointer: p.pool.requirements.path } : {}),

@@ -37,6 +37,9 @@ const MESSAGES: Array<{ re: RegExp; what: string }> = [
   { re: /status\.storedVersions\[\d+\]: Invalid value: "(v\w+)": must appear in spec\.versions/, what: 'the CRD upgrade is refused: objects are still stored in a version the new CRD drops' },
 ];
 
+/** One cheap test before the table: almost no record or event mentions any of these. */
+const MAYBE = /webhook|no matches for kind|no kind "|could not find the requested resource|cache to be synced|storedVersions/;
+
 interface Said {
   what: string;
   kind?: string;
@@ -171,6 +174,7 @@ function crdRelease(crd: KubeObject): { version: Version; path: string } | undef
 function statements(snapshot: Snapshot): Said[] {
   const out: Said[] = [];
   const read = (text: string): { what: string; kind?: string } | undefined => {
+    if (!MAYBE.test(text)) return undefined;
     for (const { re, what } of MESSAGES) {
       const m = re.exec(text);
       if (!m) continue;

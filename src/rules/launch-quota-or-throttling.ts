@@ -1,5 +1,5 @@
 import { defineRule } from '../engine/rule.js';
-import { controllerTarget, failingPools, onlyFromLogs, pickEvidence, poolParts, poolTarget, relatedOf, sourcesText, type FailingPool } from './lib/launch-findings.js';
+import { controllerTarget, failingPools, fromText, pickEvidence, poolParts, poolTarget, relatedOf, type FailingPool } from './lib/launch-findings.js';
 
 const ID = 'launch-quota-or-throttling';
 
@@ -51,8 +51,6 @@ export default defineRule({
       const parts: string[] = [];
       if (q) parts.push(`account quota used up — ${q.causes.map((c) => c.label).join('; ')}; ${poolParts([q], false)} and no launch has succeeded since`);
       if (t) parts.push(`EC2 API throttled (RequestLimitExceeded) — ${poolParts([t], false)}`);
-      const vias = [...new Set(pools.flatMap((p) => p.vias))];
-      const logsOnly = onlyFromLogs({ vias });
       const codes = new Set(q?.causes.map((c) => c.code));
       const fixes: string[] = [];
       if (codes.has('VcpuLimitExceeded') || codes.has('InstanceLimitExceeded')) {
@@ -65,7 +63,7 @@ export default defineRule({
       report({
         object: target,
         message:
-          `${name ? `NodePool ${name}` : 'Karpenter'}: ${parts.join('; ')} (from ${sourcesText(vias)}).` + (logsOnly ? ` ${logsOnly}.` : ''),
+          `${name ? `NodePool ${name}` : 'Karpenter'}: ${parts.join('; ')}${fromText(pools)}`,
         fix: fixes.map((f, i) => `${i + 1}. ${f}`).join('\n'),
         evidence: pools.flatMap((p) => pickEvidence(p.signals)),
         related: relatedOf(pools, target).slice(0, 5),

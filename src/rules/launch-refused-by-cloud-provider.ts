@@ -1,7 +1,7 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import { dig, str } from '../kube/fields.js';
 import type { LaunchCause } from './lib/launch-failures.js';
-import { byNodeClass, failingPools, onlyFromLogs, pickEvidence, poolParts, relatedOf, sourcesText } from './lib/launch-findings.js';
+import { byNodeClass, failingPools, fromText, pickEvidence, poolParts, relatedOf } from './lib/launch-findings.js';
 
 const ID = 'launch-refused-by-cloud-provider';
 
@@ -97,13 +97,10 @@ export default defineRule({
       const evidence: EvidenceInput[] = [];
       if (nodeClassObject && field) evidence.push({ object: nodeClassObject, path: field, ...(dig(nodeClassObject, ...field.split('/').filter(Boolean)) === undefined ? { value: null } : {}), note: 'the field the fix changes' });
       for (const p of pools) evidence.push(...pickEvidence(p.signals));
-      const vias = [...new Set(pools.flatMap((p) => p.vias))];
-      const logsOnly = onlyFromLogs({ vias });
       report({
         object: target,
         message:
-          `EC2 refuses the launches${nodeClass !== '<nodeclass>' ? ` through EC2NodeClass ${nodeClass}` : ''} — ${poolParts(pools, true)}; no launch has succeeded since, and a retry fails the same way (from ${sourcesText(vias)}).` +
-          (logsOnly ? ` ${logsOnly}.` : ''),
+          `EC2 refuses the launches${nodeClass !== '<nodeclass>' ? ` through EC2NodeClass ${nodeClass}` : ''} — ${poolParts(pools, true)}; no launch has succeeded since, and a retry fails the same way${fromText(pools)}`,
         fix: fixes.map((f, i) => (fixes.length > 1 ? `${i + 1}. ${f}` : f)).join('\n'),
         ...(nodeClassObject && field ? { pointer: field } : {}),
         evidence,

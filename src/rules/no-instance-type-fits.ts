@@ -124,9 +124,9 @@ function persists(list: PodFailure[], minPending: number, repeats: number): bool
 
 function podFinding(snapshot: Snapshot, key: string, pod: KubeObject | undefined, list: PodFailure[], clauses: Clause[], iced: Set<string | undefined>, now: number): FindingInput {
   const occurrences = list.reduce((n, f) => n + f.count, 0);
-  const firsts = list.map((f) => f.first ?? f.last).filter((x): x is string => Boolean(x)).sort();
-  const lasts = list.map((f) => f.last).filter((x): x is string => Boolean(x)).sort();
-  const span = firsts.length && lasts.length && firsts[0] !== lasts[lasts.length - 1] ? ` between ${firsts[0]} and ${lasts[lasts.length - 1]}` : '';
+  // Sorted together: a dump's firstTimestamp can be later than another event's lastTimestamp, or even its own.
+  const times = list.flatMap((f) => [f.first, f.last]).filter((x): x is string => Boolean(x)).sort();
+  const span = times.length && times[0] !== times[times.length - 1] ? ` between ${times[0]} and ${times[times.length - 1]}` : '';
   const perPool = clauses.map((c) => `${c.pool ? `${c.poolKind ?? 'NodePool'} ${c.pool}: ` : ''}${shorten(c.text)}`).join('; ');
   const ice = clauses.some((c) => (c.kind === 'offering' || c.kind === 'instance-types') && (c.pool ? iced.has(c.pool) : iced.size > 0));
   const evidence: EvidenceInput[] = [];

@@ -4,7 +4,7 @@ import { KIND } from '../kube/kinds.js';
 import type { KubeObject } from '../kube/types.js';
 import { isDaemonSetPod } from '../snapshot/pods.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
-import { byNodeClass, failingPools, onlyFromLogs, pickEvidence, poolParts, relatedOf, sourcesText } from './lib/launch-findings.js';
+import { byNodeClass, failingPools, fromText, pickEvidence, poolParts, relatedOf } from './lib/launch-findings.js';
 import type { PodConstraints } from './lib/scheduling-fit.js';
 import { podVerdicts, poolProfiles } from './lib/scheduling-pools.js';
 import { normalizedKey } from './lib/scheduling-requirements.js';
@@ -65,13 +65,10 @@ export default defineRule({
         if (selected.length) evidence.push({ object: nodeClass, path: '/status/subnets', note: `${selected.length} subnet(s) selected` });
       }
       for (const p of pools) evidence.push(...pickEvidence(p.signals));
-      const vias = [...new Set(pools.flatMap((p) => p.vias))];
-      const logsOnly = onlyFromLogs({ vias });
       report({
         object: target,
         message:
-          `Subnets out of free IP addresses${nodeClassName ? ` for EC2NodeClass ${nodeClassName}` : ''}${subnets.size ? ` (${listNames([...subnets], 4)})` : ''} — ${poolParts(pools, false)} with InsufficientFreeAddressesInSubnet, and no launch has succeeded since (from ${sourcesText(vias)}).` +
-          (logsOnly ? ` ${logsOnly}.` : ''),
+          `Subnets out of free IP addresses${nodeClassName ? ` for EC2NodeClass ${nodeClassName}` : ''}${subnets.size ? ` (${listNames([...subnets], 4)})` : ''} — ${poolParts(pools, false)} with InsufficientFreeAddressesInSubnet, and no launch has succeeded since${fromText(pools)}`,
         fix:
           `1. See how many addresses are left: aws ec2 describe-subnets --subnet-ids ${ids.length ? ids.join(' ') : '<subnet ids from status.subnets>'} --query 'Subnets[].[SubnetId,AvailabilityZone,AvailableIpAddressCount]' --output table\n` +
           `2. Add subnets (or a secondary VPC CIDR) in the pool's zones and tag them so spec.subnetSelectorTerms${nodeClassName ? ` of EC2NodeClass ${nodeClassName}` : ''} selects them\n` +
@@ -96,7 +93,7 @@ function zoneGaps(snapshot: Snapshot, now: number, minPending: number): FindingI
   for (const pod of snapshot.all(KIND.Pod)) {
     if (!isPending(pod) || dig(pod, 'spec', 'nodeName') || isDaemonSetPod(pod)) continue;
     const age = ageOf(pod.metadata.creationTimestamp, now);
-    if (age === undefined || age < minPending) continue;
+    if (age === undefined || age < minPending || !mentionsZone(pod)) continue;
     const { constraints, verdicts } = podVerdicts(snapshot, pod, profiles);
     const wanted = zonesWanted(constraints);
     if (!wanted.length) continue;
@@ -136,6 +133,14 @@ function zonesWanted(c: PodConstraints): string[] {
   if (fromSelector.length) return [...new Set(fromSelector)];
   const terms = c.terms.map(zoneOf);
   return terms.length && terms.every((t) => t.length) ? [...new Set(terms.flat())] : [];
+}
+
+/** A cheap look before judging the pod against every pool: does its spec name a zone key at all? */
+function mentionsZone(pod: KubeObject): boolean {
+  const sel = dig(pod, 'spec', 'nodeSelector');
+  const affinity = dig(pod, 'spec', 'affinity', 'nodeAffinity', 'requiredDuringSchedulingIgnoredDuringExecution');
+  const keys = [...Object.keys((sel as Record<string, unknown> | undefined) ?? {}), ...(affinity ? [JSON.stringify(affinity)] : [])].join(' ');
+  return /topology\.kubernetes\.io\/zone|failure-domain\.beta\.kubernetes\.io\/zone|topology\.ebs\.csi\.aws\.com\/zone/.test(keys);
 }
 
 function zonePath(pod: KubeObject): string {

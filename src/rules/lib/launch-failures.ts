@@ -126,7 +126,7 @@ const ICE_CACHE = /^removing offering from offerings$/i;
 const FAILURE_MESSAGE = /^(failed launching (nodeclaim|machine)|reconciler error|launching (nodeclaim|machine)|creating instance|insufficient capacity|could not launch)/i;
 const LAUNCH_CONTEXT = /launch|creat(?:e|ing) (?:instance|fleet|launch template|instance profile)|fleet|nodeclaim|machine|instance profile|RunInstances|CreateFleet|PassRole/i;
 /** Controllers whose errors are about something other than launching (SQS, pricing, …). */
-const OTHER_CONTROLLER = /^(?:controller\.)?(?:interruption|pricing|state\.pricing|nodeclaim\.garbagecollection|instance\.garbagecollection)/;
+const OTHER_CONTROLLER = /^(?:controller\.)?(?:interruption|pricing|state\.pricing|[\w.]*garbagecollection|nodeclaim\.tagging|capacityreservation)/;
 
 const cache = new WeakMap<Snapshot, LaunchTimeline>();
 
@@ -276,12 +276,15 @@ function logSignal(log: LogRecord): LaunchSignal | undefined {
   if (!causes.length) return undefined;
   const nodeClaim = logNodeClaim(log);
   const pool = logNodePool(log, new Set());
+  const nc = log.fields.EC2NodeClass ?? log.fields.ec2nodeclass ?? log.fields.nodeclass;
+  const nodeClass = typeof nc === 'string' ? nc : typeof (nc as { name?: unknown } | undefined)?.name === 'string' ? (nc as { name: string }).name : undefined;
   const offering = iceCache ? ` (${['instance-type', 'zone', 'capacity-type'].map((k) => log.fields[k]).filter(Boolean).join(' ')} marked unavailable)` : '';
   return {
     causes,
     text: iceCache ? `${log.message}${offering}` : text,
     ...(nodeClaim ? { nodeClaim } : {}),
     ...(pool ? { pool } : {}),
+    ...(nodeClass ? { nodeClass } : {}),
     ...(log.time ? { first: log.time, last: log.time } : {}),
     count: 1,
     via: 'log',

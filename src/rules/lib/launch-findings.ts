@@ -9,7 +9,6 @@ import { dig } from '../../kube/fields.js';
 import { KIND } from '../../kube/kinds.js';
 import type { NodePoolView } from '../../snapshot/karpenter.js';
 import type { ObjectRef, Snapshot } from '../../snapshot/snapshot.js';
-import { parseTime } from '../../kube/units.js';
 import { isPending, listNames } from '../support.js';
 import { awsNodeClassOf, nodeClassRefOf } from './configuration.js';
 import {
@@ -127,15 +126,9 @@ export function occurrenceText(p: FailingPool): string {
   return `${times}${span}`;
 }
 
-export function sourcesText(vias: Via[]): string {
+function sourcesText(vias: Via[]): string {
   const names: Record<Via, string> = { condition: 'NodeClaim Launched conditions', event: 'events', log: 'controller logs' };
   return vias.map((v) => names[v]).join(', ');
-}
-
-/** Age of the last failure relative to the reference time, for messages. */
-export function lastAge(p: FailingPool, now: number): number | undefined {
-  const t = parseTime(p.last);
-  return t === undefined ? undefined : now - t;
 }
 
 /** A verdict that rests on controller log records alone says so, and what would confirm it. */
@@ -184,4 +177,11 @@ export function poolParts(pools: FailingPool[], withCauses: boolean): string {
   return pools
     .map((p) => `${p.name ? `NodePool ${p.name}` : 'launches'} failed ${occurrenceText(p)}${p.claims.length ? ` (NodeClaims ${listNames(p.claims)})` : ''}${withCauses ? `: ${p.causes.map((c) => c.label).join('; ')}` : ''}`)
     .join('; ');
+}
+
+/** " (from events, controller logs)." plus the from-logs-only note when that is all there was. */
+export function fromText(pools: Array<{ vias: Via[] }>): string {
+  const vias = [...new Set(pools.flatMap((p) => p.vias))];
+  const logsOnly = onlyFromLogs({ vias });
+  return ` (from ${sourcesText(vias)}).${logsOnly ? ` ${logsOnly}.` : ''}`;
 }
