@@ -55,7 +55,8 @@ export default defineRule({
     defaultSeverity: 'error',
     requires: [],
     requiresAnyOf: ['ControllerLogs', 'Event', 'KarpenterController'],
-    optional: ['NodePool', 'NodeClaim', 'NodeClass'],
+    // The cluster's own CRDs (listed live, or in the dump); CRDs given with --crds or downloaded are not the cluster's.
+    optional: ['KarpenterCRDs', 'NodePool', 'NodeClaim', 'NodeClass'],
     specOnly: 'partly',
     summary: 'The controller and its CRDs are of different releases (an upgrade done halfway): conversion webhook errors, "no matches for kind", CRDs that do not serve the version the controller uses, CRD manifests of another release.',
     rationale:
