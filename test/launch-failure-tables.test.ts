@@ -26,6 +26,10 @@ describe('classifyLaunchError', () => {
     expect(codes('AuthFailure.ServiceLinkedRoleCreationNotPermitted: The provided credentials do not have permission to create the service-linked role for EC2 Spot Instances.')).toEqual(['refused:SpotSLRCreationFailed']);
     expect(codes('UnauthorizedOperation: You are not authorized to perform: ec2:RunInstances')).toEqual(['refused:UnauthorizedOperation']);
   });
+  it('names the EC2NodeClass selector that points at something missing', () => {
+    expect(codes("creating instance, with fleet error(s), InvalidGroup.NotFound: The security group 'sg-0b1c2d3e4f5a6b7c8' does not exist in VPC 'vpc-0a1b2c3d'")).toEqual(['refused:SecurityGroupNotFound']);
+    expect(codes("InvalidSubnetID.NotFound: The subnet ID 'subnet-0f1e2d3c' does not exist")).toEqual(['refused:SubnetNotFound']);
+  });
   it('says nothing about texts that are not launch errors', () => {
     expect(codes('Instance launch failed')).toEqual([]);
     expect(codes('registered nodeclaim')).toEqual([]);

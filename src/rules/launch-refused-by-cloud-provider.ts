@@ -44,6 +44,18 @@ const FIXES: Record<string, { field?: string; fix: (nodeClass: string, role: str
     field: '/spec/securityGroupSelectorTerms',
     fix: (nc) => `Make spec.securityGroupSelectorTerms and spec.subnetSelectorTerms of EC2NodeClass ${nc} select security groups and subnets of the cluster VPC (compare status.securityGroups and status.subnets with aws ec2 describe-security-groups / describe-subnets).`,
   },
+  SecurityGroupNotFound: {
+    field: '/spec/securityGroupSelectorTerms',
+    fix: (nc) => `Make spec.securityGroupSelectorTerms of EC2NodeClass ${nc} select security groups that exist in the cluster VPC (a deleted group or an id term from another VPC stays in status.securityGroups until the next refresh).`,
+  },
+  SubnetNotFound: {
+    field: '/spec/subnetSelectorTerms',
+    fix: (nc) => `Make spec.subnetSelectorTerms of EC2NodeClass ${nc} select subnets that exist (aws ec2 describe-subnets --subnet-ids <id>); a typo in an id term drops only that subnet.`,
+  },
+  InvalidBlockDeviceMapping: {
+    field: '/spec/blockDeviceMappings',
+    fix: (nc) => `Fix spec.blockDeviceMappings of EC2NodeClass ${nc}: the root deviceName must be the AMI's (/dev/xvda for AL2023, /dev/xvda or /dev/sda1 for others), sizes and volume types valid for the instance types.`,
+  },
   PendingVerification: {
     fix: () => 'The account is still being verified for this region: wait for AWS to finish, or contact AWS Support.',
   },
