@@ -1,7 +1,7 @@
 /**
  * fixtures/mixed-incidents: one EKS cluster (Karpenter v1.4.0, NodeRepair=false, interruption queue set) handed over as a
  * `kubectl cluster-info dump -A --output-directory` tree plus karpenter.yaml, storage.yaml, policy.yaml and apps.yaml,
- * with one incident of each of the five seed families happening at once (see fixtures/mixed-incidents/README.md).
+ * with one incident of each of the five seed families and one provisioning failure (catalog section 7) happening at once (see fixtures/mixed-incidents/README.md).
  * The full rule set runs; every cause must be reported once, on the object a user opens first, and nothing else.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -49,9 +49,14 @@ const EXPECTED: Key[] = [
   // 5. registration — CCM taint for 41m; cilium agent-not-ready taint not declared in NodePool general's startupTaints.
   { ruleId: 'uninitialized-taint-lingering', kind: 'Node', namespace: null, name: NODE.uninitialized, severity: 'error' },
   { ruleId: 'undeclared-startup-taint', kind: 'NodePool', namespace: null, name: 'general', severity: 'warning' },
+  // 6. provisioning — NodePool gpu-spot (spot, g5.12xlarge, us-west-2b only) for web/image-tagger-…: four NodeClaims in
+  //    22 minutes, each failing InsufficientInstanceCapacity and deleted seconds later. The cause on the pool, and the loop
+  //    it drives (which names the cause rather than diagnosing it again).
+  { ruleId: 'insufficient-capacity-all-offerings', kind: 'NodePool', namespace: null, name: 'gpu-spot', severity: 'error' },
+  { ruleId: 'nodeclaim-launch-loop', kind: 'NodePool', namespace: null, name: 'gpu-spot', severity: 'warning' },
 ];
 
-describe('mixed-incidents: five incident families in one Karpenter v1.4.0 cluster dump', () => {
+describe('mixed-incidents: five seed incident families and a provisioning failure in one Karpenter v1.4.0 cluster dump', () => {
   let r: Scan;
   const find = (ruleId: string) => r.findings.find((f) => f.ruleId === ruleId)!;
   beforeAll(async () => {
@@ -63,10 +68,10 @@ describe('mixed-incidents: five incident families in one Karpenter v1.4.0 cluste
     expect(unexpectedSkips(r.report.snapshot.skipped).filter((reason) => !/^1 documentation file\(s\) not read \(e\.g\. .*mixed-incidents\/README\.md\)$/.test(reason))).toEqual([]);
     expect(r.report.snapshot.skipped).toHaveLength(2);
     expect(r.report.snapshot.counts).toMatchObject({
-      Node: 13, Pod: 108, NodePool: 3, NodeClaim: 11, EC2NodeClass: 1, StorageClass: 3, PersistentVolumeClaim: 7, PersistentVolume: 7,
-      PodDisruptionBudget: 7, StatefulSet: 2, DaemonSet: 5, Deployment: 16, Event: 63,
+      Node: 13, Pod: 109, NodePool: 4, NodeClaim: 11, EC2NodeClass: 1, StorageClass: 3, PersistentVolumeClaim: 7, PersistentVolume: 7,
+      PodDisruptionBudget: 7, StatefulSet: 2, DaemonSet: 5, Deployment: 17, Event: 68,
     });
-    expect(r.snapshot.logs.length).toBe(51);
+    expect(r.snapshot.logs.length).toBe(67);
     expect(r.report.snapshot.karpenterVersion).toBe('1.4.0');
     expect(r.report.snapshot.featureGates).toMatchObject({ NodeRepair: false });
     // Reference time = the latest kubelet heartbeat.
@@ -81,7 +86,7 @@ describe('mixed-incidents: five incident families in one Karpenter v1.4.0 cluste
 
   it('reports exactly one finding per cause, and nothing else', () => {
     expect(r.findings.map(key).sort(order)).toEqual([...EXPECTED].sort(order));
-    expect(r.report.summary).toEqual({ error: 5, warning: 6, info: 0 });
+    expect(r.report.summary).toEqual({ error: 6, warning: 7, info: 0 });
   });
 
   it('1. reclaim: names both blockers of the under-used node and the missing terminationGracePeriod', () => {
@@ -124,6 +129,21 @@ describe('mixed-incidents: five incident families in one Karpenter v1.4.0 cluste
     expect(dup.message).toContain('data-k2x8p was removed as empty');
     expect(dup.message).toContain('StorageClass gp3-db');
     expect(dup.evidence.filter((e) => String(e.value).endsWith('INFO created nodeclaim')).map((e) => e.note)).toEqual(['created data-k2x8p', 'created data-w7m4d']);
+  });
+
+  it('6. provisioning: the pool that cannot get capacity, with the offering EC2 named and the loop it drives', () => {
+    const ice = find('insufficient-capacity-all-offerings');
+    expect(ice.message).toContain('NodePool gpu-spot: launches failed with insufficient capacity 4 times between 2025-06-18T09:01:44.305Z and 2025-06-18T09:23:15Z');
+    expect(ice.message).toContain('(NodeClaims gpu-spot-7qz4d, gpu-spot-k2m9x, gpu-spot-w5r8t and 1 more)');
+    expect(ice.message).toContain('EC2 named g5.12xlarge in us-west-2b');
+    expect(ice.message).toContain('(from events, controller logs)');
+    expect(ice.fix).toContain('values: [spot, on-demand]');
+    expect(ice.fix).toContain('Allow more zones than us-west-2b');
+    const loop = find('nodeclaim-launch-loop');
+    expect(loop.message).toContain('NodePool gpu-spot: 4 NodeClaims created and deleted again within minutes');
+    expect(loop.message).toContain('(reported by insufficient-capacity-all-offerings)');
+    // The Pending pod is Karpenter's to place and it did try: no scheduling-failure finding on it.
+    expect(r.findings.filter((f) => f.object.name.startsWith('image-tagger'))).toEqual([]);
   });
 
   it('3. health: Unknown for 2h6m, repair gated off', () => {

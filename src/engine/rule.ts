@@ -16,6 +16,7 @@ export const CATEGORIES = {
   interruption: 'Interruption handling',
   registration: 'Registration and initialization',
   configuration: 'Configuration and controller health',
+  provisioning: 'Why no node came — provisioning and launch failures',
 } as const;
 export type Category = keyof typeof CATEGORIES;
 

@@ -10,7 +10,7 @@ import { formatDuration } from '../kube/units.js';
 import { POD_TEMPLATE_KINDS, isPodManifest } from './lib/do-not-disrupt.js';
 import { podConstraints, poolFit, volumeConstraints, type FitReason, type PodConstraints, type PoolProfile } from './lib/scheduling-fit.js';
 import { notInScannedFiles } from './lib/configuration.js';
-import { poolProfiles, profilesFor } from './lib/scheduling-pools.js';
+import { podVerdicts, poolProfiles, profilesFor } from './lib/scheduling-pools.js';
 import { fixFor } from './lib/scheduling-fix.js';
 import { isNegative, isWellKnownLabel } from './lib/scheduling-requirements.js';
 import { ageOf, byLastSeen, isPending, plural, podName } from './support.js';
@@ -87,13 +87,7 @@ function judgePods(snapshot: Snapshot, profiles: PoolProfile[], now: number, min
     if (!isUnschedulable(pod) || isDaemonSetPod(pod) || isMirrorPod(pod)) continue;
     const age = ageOf(pod.metadata.creationTimestamp, now);
     if (age === undefined || age < minPending) continue;
-    const constraints = podConstraints(pod, '/spec');
-    for (const claim of snapshot.claimNamesOf(pod)) {
-      const pvc = snapshot.pvc(pod.metadata.namespace, claim);
-      const pv = pvc && snapshot.pvForClaim(pvc);
-      if (pv) constraints.volumes.push(...volumeConstraints(pv));
-    }
-    const verdicts = profiles.map((profile) => ({ profile, reasons: poolFit(constraints, profile) }));
+    const { constraints, verdicts } = podVerdicts(snapshot, pod, profiles);
     if (verdicts.some((v) => v.reasons.length === 0)) continue;
     // A pool that would take the pod but for its volume's zone: pv-zone-unreachable tells that story, with subnets.
     if (verdicts.some((v) => v.reasons.every((r) => r.volume))) continue;

@@ -267,3 +267,9 @@ export function unexpectedSkips(skipped: Array<{ source: string; line?: number; 
         !/log line\(s\) not recognised as Karpenter log records/.test(r),
     );
 }
+
+/** The text of the line a `file:line` source points at (a log record). */
+export function logLine(source: string): string {
+  const { file, line } = splitSource(source);
+  return text(file).split('\n')[line - 1]!;
+}

@@ -132,10 +132,10 @@ export function logNodeClaim(log: LogRecord): string | undefined {
   return undefined;
 }
 
-/** The NodePool a controller log record is about, from its fields, else from a NodeClaim name `<pool>-<suffix>`. */
+/** The NodePool (≤ v0.31 Provisioner) a controller log record is about, from its fields, else from a NodeClaim name `<pool>-<suffix>`. */
 export function logNodePool(log: LogRecord, pools: Set<string>): string | undefined {
   const f = log.fields;
-  const np = f.NodePool ?? f.nodepool;
+  const np = f.NodePool ?? f.nodepool ?? f.Provisioner ?? f.provisioner;
   if (isRecord(np) && typeof np.name === 'string') return np.name;
   if (typeof np === 'string') return np;
   return poolFromClaimName(logNodeClaim(log), pools);

@@ -8,10 +8,45 @@ import type { NodePoolView } from '../../snapshot/karpenter.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 import { parseQuantity } from '../../kube/units.js';
 import { nodeClassKey, nodeClassKindListed, nodeClassRefOf } from './configuration.js';
-import { poolProfile, type FitReason, type PoolProfile } from './scheduling-fit.js';
+import { podConstraints, poolFit, poolProfile, volumeConstraints, type FitReason, type PodConstraints, type PoolProfile } from './scheduling-fit.js';
+
+// Several rules judge the same pending pods against the same pools: one answer per snapshot (and per pod).
+const profilesOf = new WeakMap<Snapshot, PoolProfile[]>();
+const verdictsOf = new WeakMap<Snapshot, WeakMap<KubeObject, PodVerdicts>>();
 
 export function poolProfiles(snapshot: Snapshot): PoolProfile[] {
-  return snapshot.nodePools().map((p) => poolProfile(p, launchReasons(snapshot, p), usedOf(p.object)));
+  let profiles = profilesOf.get(snapshot);
+  if (!profiles) profilesOf.set(snapshot, (profiles = snapshot.nodePools().map((p) => poolProfile(p, launchReasons(snapshot, p), usedOf(p.object)))));
+  return profiles;
+}
+
+export interface PodVerdicts {
+  constraints: PodConstraints;
+  verdicts: Array<{ profile: PoolProfile; reasons: FitReason[] }>;
+}
+
+/**
+ * A running pod against every pool: its constraints (bound volumes' node affinity included) and each pool's reasons.
+ * The one static verdict: pending-pod-no-nodepool-fits reports it, no-instance-type-fits leaves such pods to it.
+ */
+export function podVerdicts(snapshot: Snapshot, pod: KubeObject, profiles: PoolProfile[] = poolProfiles(snapshot)): PodVerdicts {
+  // Only the snapshot's own profiles are remembered; a caller's own list is judged afresh.
+  if (profiles !== profilesOf.get(snapshot)) return judge(snapshot, pod, profiles);
+  let byPod = verdictsOf.get(snapshot);
+  if (!byPod) verdictsOf.set(snapshot, (byPod = new WeakMap()));
+  let v = byPod.get(pod);
+  if (!v) byPod.set(pod, (v = judge(snapshot, pod, profiles)));
+  return v;
+}
+
+function judge(snapshot: Snapshot, pod: KubeObject, profiles: PoolProfile[]): PodVerdicts {
+  const constraints = podConstraints(pod, '/spec');
+  for (const claim of snapshot.claimNamesOf(pod)) {
+    const pvc = snapshot.pvc(pod.metadata.namespace, claim);
+    const pv = pvc && snapshot.pvForClaim(pvc);
+    if (pv) constraints.volumes.push(...volumeConstraints(pv));
+  }
+  return { constraints, verdicts: profiles.map((profile) => ({ profile, reasons: poolFit(constraints, profile) })) };
 }
 
 /** Of `profiles`, those of the NodePools `obj` would be deployed with (in a repository, the nearest; see snapshot/scope.ts). */

@@ -1,0 +1,200 @@
+import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import { arr, dig, str, type Json } from '../kube/fields.js';
+import { KIND } from '../kube/kinds.js';
+import type { KubeObject } from '../kube/types.js';
+import type { ObjectRef, Snapshot } from '../snapshot/snapshot.js';
+import { atLeast, formatVersion, parseVersion, type Version } from '../snapshot/version.js';
+import { logText } from './lib/launch-failures.js';
+import { controllerTarget } from './lib/launch-findings.js';
+import { karpenterFacts } from './support.js';
+
+const ID = 'karpenter-api-version-mismatch';
+const KINDS = 'NodePool|NodeClaim|EC2NodeClass|Provisioner|Machine|AWSNodeTemplate|NodeOverlay';
+/** CRD name of each Karpenter kind. */
+const CRD_OF: Record<string, string> = {
+  NodePool: 'nodepools.karpenter.sh',
+  NodeClaim: 'nodeclaims.karpenter.sh',
+  EC2NodeClass: 'ec2nodeclasses.karpenter.k8s.aws',
+  Provisioner: 'provisioners.karpenter.sh',
+  Machine: 'machines.karpenter.sh',
+  AWSNodeTemplate: 'awsnodetemplates.karpenter.k8s.aws',
+  NodeOverlay: 'nodeoverlays.karpenter.sh',
+};
+const KIND_OF_PLURAL: Record<string, string> = Object.fromEntries(Object.entries(CRD_OF).map(([k, crd]) => [crd.split('.')[0]!, k]));
+
+/**
+ * What the API server or the controller says when the CRDs and the controller are of different releases, every
+ * generation: conversion webhook failures (CRDs of v0.37.1–v1.0 converting through a controller that no longer serves
+ * the webhook, or the reverse), kinds or versions the API server does not serve, informers that never sync.
+ */
+const MESSAGES: Array<{ re: RegExp; what: string }> = [
+  { re: /conversion webhook for (?:karpenter\.(?:sh|k8s\.aws)\/\w+, Kind=)?(\w+)?[^\n]*?(?:failed|error)|(?:failed|error) calling webhook[^\n]*conver/i, what: 'the CRD conversion webhook fails' },
+  { re: new RegExp(`no matches for kind "(${KINDS})" in version "(karpenter\\.[\\w.]+/\\w+)"`), what: 'the API server does not serve the version the controller asks for' },
+  { re: new RegExp(`no kind "(${KINDS})" is registered for version "(karpenter\\.[\\w.]+/\\w+)"`), what: 'the controller does not know the version stored in the cluster' },
+  { re: /the server could not find the requested resource \(get (\w+)\.karpenter\.(?:sh|k8s\.aws)\)/, what: 'the API server does not serve the resource the controller lists' },
+  { re: new RegExp(`failed to list \\*v\\w+\\.(${KINDS}): the server could not find the requested resource`), what: 'the API server does not serve the resource the controller lists' },
+  { re: new RegExp(`(?:timed out )?waiting for cache to be synced for Kind \\*(?:v\\w+)\\.(${KINDS})`), what: 'the controller\'s informer never syncs (the version it watches is not served)' },
+  { re: /status\.storedVersions\[\d+\]: Invalid value: "(v\w+)": must appear in spec\.versions/, what: 'the CRD upgrade is refused: objects are still stored in a version the new CRD drops' },
+];
+
+/** One cheap test before the table: almost no record or event mentions any of these. */
+const MAYBE = /webhook|no matches for kind|no kind "|could not find the requested resource|cache to be synced|storedVersions/;
+
+interface Said {
+  what: string;
+  kind?: string;
+  evidence: EvidenceInput;
+  time?: string;
+}
+
+export default defineRule({
+  meta: {
+    id: ID,
+    title: 'The API changed under the controller',
+    category: 'provisioning',
+    defaultSeverity: 'error',
+    requires: [],
+    requiresAnyOf: ['ControllerLogs', 'Event', 'KarpenterController'],
+    // The cluster's own CRDs (listed live, or in the dump); CRDs given with --crds or downloaded are not the cluster's.
+    optional: ['KarpenterCRDs', 'NodePool', 'NodeClaim', 'NodeClass'],
+    specOnly: 'partly',
+    summary: 'The controller and its CRDs are of different releases (an upgrade done halfway): conversion webhook errors, "no matches for kind", CRDs that do not serve the version the controller uses, CRD manifests of another release.',
+    rationale:
+      'Karpenter\'s controller reads and writes one API version: v1alpha5 before v0.32, v1beta1 from v0.32 to v0.37, v1 from ' +
+      'v1.0. The CRDs (from the karpenter-crd chart, or the main chart\'s crds/ directory that Helm installs once and never ' +
+      'upgrades) must serve it. v0.37.1–v1.0.x CRDs convert between v1beta1 and v1 through a webhook in the controller; from ' +
+      'v1.1 the controller serves no webhook and the CRDs must not ask for one. When they disagree, the controller\'s informers ' +
+      'never sync, every list fails ("no matches for kind", "the server could not find the requested resource") or every read ' +
+      'goes through a failing conversion webhook — and no node is provisioned or disrupted. A single error while the ' +
+      'controller pods roll is not reported (karpenter-facts §0.2, §8.5, F17, F47).',
+    fix: 'Upgrade the CRDs to the controller\'s release first (the karpenter-crd chart of the same version, or kubectl apply of its CRD manifests), following the migration path (v0.37.x → v1.0.x → v1.1+) when v1beta1 objects are still stored.',
+    examples: {
+      bad: '# controller public.ecr.aws/karpenter/controller:1.2.0\n# CRD nodepools.karpenter.sh from karpenter-crd-0.37.0: versions [v1beta1]',
+      good: 'helm upgrade --install karpenter-crd oci://public.ecr.aws/karpenter/karpenter-crd --version 1.2.0 -n kube-system',
+    },
+    references: [
+      'https://karpenter.sh/docs/upgrading/upgrade-guide/',
+      'https://karpenter.sh/docs/upgrading/v1-migration/',
+      'https://github.com/aws/karpenter-provider-aws/issues/6899',
+      'https://github.com/aws/karpenter-provider-aws/issues/7619',
+      'https://github.com/kubernetes-sigs/karpenter/issues/2157',
+    ],
+    options: {
+      occurrences: { type: 'number', default: 2, description: 'log records or event occurrences before API errors count (one may be a pod restarting during an upgrade)' },
+    },
+  },
+
+  check({ snapshot, options, report }) {
+    const crds = new Map(snapshot.all(KIND.CustomResourceDefinition).map((c) => [c.metadata.name ?? '', c]));
+    const version = snapshot.controller.version;
+    const facts = karpenterFacts(snapshot.controller);
+    const said = statements(snapshot);
+    const findings = new Map<string, { target: KubeObject | ObjectRef; parts: string[]; evidence: EvidenceInput[] }>();
+    const add = (target: KubeObject | ObjectRef, part: string, evidence: EvidenceInput[]) => {
+      const key = `${target.kind}/${'metadata' in target ? (target.metadata.name ?? '') : target.name}`;
+      let f = findings.get(key);
+      if (!f) findings.set(key, (f = { target, parts: [], evidence: [] }));
+      if (!f.parts.includes(part)) f.parts.push(part);
+      f.evidence.push(...evidence);
+    };
+
+    if (version) {
+      const uses = apiVersionsFor(version);
+      for (const [kind, apiVersion] of Object.entries(uses)) {
+        const crd = crds.get(CRD_OF[kind]!);
+        if (!crd) continue;
+        const versions = arr<Json>(dig(crd, 'spec', 'versions'));
+        const i = versions.findIndex((v) => v.name === apiVersion);
+        if (i < 0 || versions[i]!.served === false) {
+          const served = versions.filter((v) => v.served !== false).map((v) => String(v.name));
+          add(crd, `CRD ${crd.metadata.name} serves ${served.join(', ') || 'no version'}, but Karpenter ${facts.label} uses ${kind} ${apiVersion}`, [
+            { object: crd, path: '/spec/versions', note: `served: ${served.join(', ') || 'none'}` },
+          ]);
+        }
+        const strategy = str(dig(crd, 'spec', 'conversion', 'strategy'));
+        if (strategy === 'Webhook' && facts.atLeast('1.1.0')) {
+          add(crd, `CRD ${crd.metadata.name} converts through a webhook, which Karpenter ${facts.label} no longer serves`, [
+            { object: crd, path: '/spec/conversion', note: 'conversion strategy Webhook' },
+          ]);
+        }
+        const release = crdRelease(crd);
+        if (release && (release.version[0] !== version[0] || release.version[1] !== version[1])) {
+          add(crd, `CRD ${crd.metadata.name} comes from release ${formatVersion(release.version)}, the controller runs ${facts.label}`, [
+            { object: crd, path: release.path, note: `CRD manifests of ${formatVersion(release.version)}` },
+          ]);
+        }
+      }
+    }
+
+    const total = said.reduce((n, s) => n + (s.evidence.event?.count ?? 1), 0);
+    if (total >= options.occurrences!) {
+      for (const s of said) {
+        const crd = s.kind ? crds.get(CRD_OF[s.kind] ?? '') : undefined;
+        const target = crd ?? controllerTarget(snapshot);
+        add(target, `${s.what}${s.kind ? ` (${s.kind})` : ''}`, [s.evidence]);
+      }
+    }
+
+    for (const { target, parts, evidence } of findings.values()) {
+      const logsOnly = evidence.every((e) => e.log || e.event) && !('metadata' in target && target.kind === 'CustomResourceDefinition');
+      const crdName = 'metadata' in target && target.kind === 'CustomResourceDefinition' ? target.metadata.name : undefined;
+      const chart = version ? formatVersion(version) : '<controller version>';
+      report({
+        object: target,
+        message:
+          `The Karpenter controller and its CRDs disagree — ${parts.join('; ')}. Until they match the controller cannot read or write its objects: nothing is provisioned or disrupted.` +
+          (logsOnly ? ` Seen in ${evidence.some((e) => e.log) ? 'the controller logs' : 'events'} only: kubectl get crd ${Object.values(CRD_OF).slice(0, 3).join(' ')} -o yaml would show which versions the CRDs serve.` : ''),
+        fix:
+          `1. Compare: kubectl get crd ${crdName ?? Object.values(CRD_OF).slice(0, 3).join(' ')} -o custom-columns=NAME:.metadata.name,VERSIONS:.spec.versions[*].name,STORED:.status.storedVersions and the controller image tag\n` +
+          `2. Upgrade the CRDs to the controller's release first: helm upgrade --install karpenter-crd oci://public.ecr.aws/karpenter/karpenter-crd --version ${chart} -n kube-system (the main chart's crds/ directory is never upgraded by Helm)\n` +
+          '3. Crossing v1beta1 → v1: go through the latest v0.37.x and v1.0.x (their CRDs serve both and convert), migrate status.storedVersions to v1, then upgrade to v1.1+',
+        evidence: [...evidence, ...(version ? facts.evidence() : [])],
+        ...(crdName ? { pointer: '/spec/versions' } : {}),
+      });
+    }
+  },
+});
+
+/** The API version of each kind the controller of this release reads and writes. */
+function apiVersionsFor(v: Version): Record<string, string> {
+  if (atLeast(v, '1.0.0')) return { NodePool: 'v1', NodeClaim: 'v1', EC2NodeClass: 'v1' };
+  if (atLeast(v, '0.32.0')) return { NodePool: 'v1beta1', NodeClaim: 'v1beta1', EC2NodeClass: 'v1beta1' };
+  return { Provisioner: 'v1alpha5', Machine: 'v1alpha5', AWSNodeTemplate: 'v1alpha1' };
+}
+
+/** The release a CRD's manifests come from, when its labels say (`helm.sh/chart: karpenter-crd-1.0.6`, `app.kubernetes.io/version`). */
+function crdRelease(crd: KubeObject): { version: Version; path: string } | undefined {
+  const labels = crd.metadata.labels ?? {};
+  const chart = /^karpenter(?:-crd)?-v?(\d+\.\d+\.\d+)/.exec(labels['helm.sh/chart'] ?? '')?.[1];
+  if (chart) return { version: parseVersion(chart)!, path: '/metadata/labels/helm.sh~1chart' };
+  const app = parseVersion(labels['app.kubernetes.io/version']);
+  return app ? { version: app, path: '/metadata/labels/app.kubernetes.io~1version' } : undefined;
+}
+
+/** Log records and events that say the API and the controller disagree. */
+function statements(snapshot: Snapshot): Said[] {
+  const out: Said[] = [];
+  const read = (text: string): { what: string; kind?: string } | undefined => {
+    if (!MAYBE.test(text)) return undefined;
+    for (const { re, what } of MESSAGES) {
+      const m = re.exec(text);
+      if (!m) continue;
+      if (what.startsWith('the CRD conversion') && !/karpenter|nodepool|nodeclaim|nodeclass/i.test(text)) continue;
+      const named = m.slice(1).find((x) => x && (KIND_OF_PLURAL[x] ?? new RegExp(`^(${KINDS})$`).test(x)));
+      const kind = named ? (KIND_OF_PLURAL[named] ?? named) : /\b(nodepools|nodeclaims|ec2nodeclasses)\.karpenter/.exec(text)?.[1];
+      return { what, ...(kind ? { kind: KIND_OF_PLURAL[kind] ?? kind } : {}) };
+    }
+    return undefined;
+  };
+  for (const log of snapshot.logs) {
+    const text = logText(log);
+    const r = read(text);
+    if (r) out.push({ ...r, evidence: { log, note: r.what }, ...(log.time ? { time: log.time } : {}) });
+  }
+  for (const e of snapshot.events()) {
+    if (e.type !== 'Warning') continue;
+    const r = read(e.message);
+    if (r) out.push({ ...r, evidence: { event: e, note: r.what }, ...(e.lastSeen ? { time: e.lastSeen } : {}) });
+  }
+  return out;
+}

@@ -1,0 +1,123 @@
+import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import { dig, str } from '../kube/fields.js';
+import type { LaunchCause } from './lib/launch-failures.js';
+import { byNodeClass, failingPools, fromText, pickEvidence, poolParts, relatedOf } from './lib/launch-findings.js';
+
+const ID = 'launch-refused-by-cloud-provider';
+
+/** Per cause: the EC2NodeClass field to change (when the fix is there) and what to do. */
+const FIXES: Record<string, { field?: string; fix: (nodeClass: string, role: string | undefined, text: string) => string }> = {
+  UnauthorizedOperation: {
+    fix: (_nc, _role, text) => {
+      const action = /not authorized to perform:? ([\w-]+:[\w*]+)/i.exec(text)?.[1];
+      const by = /service control policy/i.test(text) ? ' A service control policy denies it: the account administrator must allow it.' : /permissions boundary/i.test(text) ? ' A permissions boundary denies it: widen the boundary of the controller role.' : '';
+      return `Give the Karpenter controller role ${action ?? 'the EC2 actions of the launch (ec2:CreateFleet, ec2:RunInstances, ec2:CreateLaunchTemplate, ec2:CreateTags)'}: attach the reference controller policy of this release (tag conditions included).${by} An encoded message decodes with aws sts decode-authorization-message --encoded-message <message>.`;
+    },
+  },
+  'iam:PassRole': {
+    field: '/spec/role',
+    fix: (_nc, role) => `Allow the controller role iam:PassRole on the node role${role ? ` ${role}` : ''} (condition iam:PassedToService ec2.amazonaws.com), so instances can be launched with its instance profile.`,
+  },
+  SpotSLRCreationFailed: {
+    fix: () => 'Create the Spot service-linked role once: aws iam create-service-linked-role --aws-service-name spot.amazonaws.com (or allow the controller iam:CreateServiceLinkedRole for it).',
+  },
+  InstanceProfileNameInvalid: {
+    field: '/spec/instanceProfile',
+    fix: (nc) => `In EC2NodeClass ${nc}, name an instance profile that exists, by its name and not its ARN (aws iam get-instance-profile --instance-profile-name <name>), or set spec.role and let Karpenter create the profile.`,
+  },
+  LaunchTemplateNotFound: {
+    fix: () => 'A launch template Karpenter created was deleted outside it. Do not delete karpenter.k8s.aws/* launch templates by hand (or by a cleanup job); Karpenter recreates them — if the error persists, restart the controller to drop its launch-template cache.',
+  },
+  AMIAuthorizationFailure: {
+    field: '/spec/amiSelectorTerms',
+    fix: (nc) => `Share the AMI selected by EC2NodeClass ${nc} with this account (and the KMS key of its encrypted snapshots), or select an AMI the account may use.`,
+  },
+  InvalidAMIID: {
+    field: '/spec/amiSelectorTerms',
+    fix: (nc) => `Select an AMI that exists in this region in EC2NodeClass ${nc} (aws ec2 describe-images --image-ids <id>), or use an alias such as al2023@latest; check status.amis.`,
+  },
+  UserDataSizeLimitExceeded: {
+    field: '/spec/userData',
+    fix: (nc) => `Shrink spec.userData of EC2NodeClass ${nc}: with the bootstrap Karpenter adds it must stay under 16 KB (move scripts to S3 or an AMI).`,
+  },
+  SecurityGroupSubnetVPCMismatch: {
+    field: '/spec/securityGroupSelectorTerms',
+    fix: (nc) => `Make spec.securityGroupSelectorTerms and spec.subnetSelectorTerms of EC2NodeClass ${nc} select security groups and subnets of the cluster VPC (compare status.securityGroups and status.subnets with aws ec2 describe-security-groups / describe-subnets).`,
+  },
+  SecurityGroupNotFound: {
+    field: '/spec/securityGroupSelectorTerms',
+    fix: (nc) => `Make spec.securityGroupSelectorTerms of EC2NodeClass ${nc} select security groups that exist in the cluster VPC (a deleted group or an id term from another VPC stays in status.securityGroups until the next refresh).`,
+  },
+  SubnetNotFound: {
+    field: '/spec/subnetSelectorTerms',
+    fix: (nc) => `Make spec.subnetSelectorTerms of EC2NodeClass ${nc} select subnets that exist (aws ec2 describe-subnets --subnet-ids <id>); a typo in an id term drops only that subnet.`,
+  },
+  InvalidBlockDeviceMapping: {
+    field: '/spec/blockDeviceMappings',
+    fix: (nc) => `Fix spec.blockDeviceMappings of EC2NodeClass ${nc}: the root deviceName must be the AMI's (/dev/xvda for AL2023, /dev/xvda or /dev/sda1 for others), sizes and volume types valid for the instance types.`,
+  },
+  PendingVerification: {
+    fix: () => 'The account is still being verified for this region: wait for AWS to finish, or contact AWS Support.',
+  },
+};
+
+export default defineRule({
+  meta: {
+    id: ID,
+    title: 'The cloud provider refuses the launch',
+    category: 'provisioning',
+    defaultSeverity: 'error',
+    requires: [],
+    requiresAnyOf: ['NodeClaim', 'Event', 'ControllerLogs'],
+    optional: ['NodePool', 'NodeClass', 'Pod', 'KarpenterController'],
+    specOnly: 'no',
+    summary: 'EC2 rejects a NodePool\'s launches: not authorised (UnauthorizedOperation, iam:PassRole), instance profile invalid, AMI missing or not shared, launch template not found, user data too large, security groups and subnets in different VPCs.',
+    rationale:
+      'These errors do not go away on a retry: every NodeClaim of the pool fails the same way and pods stay Pending. From AWS ' +
+      'v1.2 the NodeClaim\'s Launched condition carries a reason derived from the EC2 error (Unauthorized, ' +
+      'InstanceProfileNameInvalid, LaunchTemplateNotFound, InvalidAMIID, AMINotFound, UserDataSizeLimitExceeded, ' +
+      'SecurityGroupSubnetVPCMismatch, SpotSLRCreationFailed); before that the reason is LaunchFailed and the EC2 error is in ' +
+      'its message (v0.32–v1.0) or only in the controller\'s "Reconciler error" records (v1.1). Each cause is fixed in one ' +
+      'place — an IAM policy of the controller or a field of the EC2NodeClass — which the finding names. A failure followed ' +
+      'by a successful launch of the pool is not reported (karpenter-facts §8.2, §8.5, F3–F6).',
+    fix: 'Fix what the error names: the controller\'s IAM policy (the action in the error, iam:PassRole on the node role), or the EC2NodeClass field (instanceProfile, amiSelectorTerms, userData, security group and subnet selectors).',
+    examples: {
+      bad: 'status:\n  conditions:\n  - type: Launched\n    status: "False"\n    reason: InstanceProfileNameInvalid\n    message: Instance profile name used from EC2NodeClass status does not exist',
+      good: 'spec:\n  role: KarpenterNodeRole-my-cluster   # Karpenter creates and tracks the instance profile',
+    },
+    references: [
+      'https://karpenter.sh/docs/troubleshooting/',
+      'https://github.com/aws/karpenter-provider-aws/blob/main/pkg/errors/errors.go',
+      'https://github.com/aws/karpenter-provider-aws/issues/7503',
+      'https://github.com/aws/karpenter-provider-aws/issues/6036',
+    ],
+    options: {
+      failures: { type: 'number', default: 1, description: 'refused launches of one pool, with no successful launch since, before it is reported' },
+    },
+  },
+
+  check({ snapshot, options, report }) {
+    for (const { target, nodeClassName, pools } of byNodeClass(snapshot, failingPools(snapshot, ['refused'], { minOccurrences: options.failures! }))) {
+      const nodeClass = nodeClassName ?? '<nodeclass>';
+      const causes = new Map<string, LaunchCause>();
+      for (const p of pools) for (const c of p.causes) causes.set(c.code, c);
+      const nodeClassObject = 'metadata' in target && target.kind !== 'NodePool' ? target : undefined;
+      const role = nodeClassObject ? str(dig(nodeClassObject, 'spec', 'role')) : undefined;
+      const texts = pools.flatMap((p) => p.signals.map((s) => s.text)).join('\n');
+      const fixes = [...causes.values()].map((c) => FIXES[c.code]?.fix(nodeClass, role, texts) ?? `Fix the cause EC2 names: ${c.label}.`);
+      const field = [...causes.values()].map((c) => FIXES[c.code]?.field).find(Boolean);
+      const evidence: EvidenceInput[] = [];
+      if (nodeClassObject && field) evidence.push({ object: nodeClassObject, path: field, ...(dig(nodeClassObject, ...field.split('/').filter(Boolean)) === undefined ? { value: null } : {}), note: 'the field the fix changes' });
+      for (const p of pools) evidence.push(...pickEvidence(p.signals));
+      report({
+        object: target,
+        message:
+          `EC2 refuses the launches${nodeClass !== '<nodeclass>' ? ` through EC2NodeClass ${nodeClass}` : ''} — ${poolParts(pools, true)}; no launch has succeeded since, and a retry fails the same way${fromText(pools)}`,
+        fix: fixes.map((f, i) => (fixes.length > 1 ? `${i + 1}. ${f}` : f)).join('\n'),
+        ...(nodeClassObject && field ? { pointer: field } : {}),
+        evidence,
+        related: relatedOf(pools, target),
+      });
+    }
+  },
+});

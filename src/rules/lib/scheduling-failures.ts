@@ -1,0 +1,180 @@
+/**
+ * Karpenter's "could not schedule pod" of every generation, read into per-NodePool clauses (karpenter-facts §8.3, F12,
+ * F29): the pod event `FailedScheduling` "Failed to schedule pod, <err>" (source karpenter), the log record
+ * "could not schedule pod" with `error` and `Pod: {name, namespace}` (v0.37+), "Could not schedule pod, <err>" with
+ * `pod` (v0.32–v0.36 JSON and the ≤ v0.31 console generation). Before core v1.5 each pool's reason is prefixed
+ * "incompatible with nodepool "<np>", daemonset overhead={…}, " (≤ v0.31 "provisioner") and the reasons are joined
+ * with "; "; from v1.5 the reasons come without that prefix and name pools as structured values "(NodePool=<np>)".
+ * One table maps the reason wording of each version to a clause; rules ask which clause failed, for which pool.
+ */
+import type { EvidenceInput } from '../../engine/rule.js';
+import type { LogRecord } from '../../kube/types.js';
+import type { EventView } from '../../snapshot/events.js';
+import { isRecord, str } from '../../kube/fields.js';
+import type { Snapshot } from '../../snapshot/snapshot.js';
+import { parseTime } from '../../kube/units.js';
+
+export type ClauseKind =
+  | 'instance-types'
+  | 'offering'
+  | 'min-values'
+  | 'taint'
+  | 'label'
+  | 'requirements'
+  | 'volume'
+  | 'limits'
+  | 'topology'
+  | 'host-ports'
+  | 'other';
+
+export interface Clause {
+  kind: ClauseKind;
+  pool?: string;
+  /** ≤ v0.31 texts name Provisioners. */
+  poolKind?: 'NodePool' | 'Provisioner';
+  /** The reason as Karpenter wrote it, without the pool prefix and daemonset overhead. */
+  text: string;
+  /** `does not have known values`: the label. */
+  label?: string;
+}
+
+const CLAUSES: Array<[RegExp, ClauseKind]> = [
+  [/minValues requirement is not met|due to minValues/i, 'min-values'],
+  // ≤ v1.2 "no instance type which had enough resources and the required offering met the scheduling requirements";
+  // v1.3+ "… or had a required offering"; the ICE cache makes offerings unavailable for 3 minutes (§8.5).
+  [/required offering|no instance type has the required offering/i, 'offering'],
+  [/no instance type (?:satisfied resources|met (?:the scheduling requirements|all requirements)|has enough resources|which had enough resources)|no instance types satisfy requirements/i, 'instance-types'],
+  [/did not tolerate/i, 'taint'],
+  [/does not have known values/i, 'label'],
+  [/incompatible volume requirements/i, 'volume'],
+  [/exceed limits for (?:nodepool|provisioner)|limits have been exhausted/i, 'limits'],
+  [/unsatisfiable topology constraint/i, 'topology'],
+  [/checking host port usage/i, 'host-ports'],
+  [/incompatible requirements|key \S+, .* not in |not in \S+ In \[/i, 'requirements'],
+];
+
+const POOL_PREFIX = /^incompatible with (nodepool|provisioner) "([^"]+)"(?:, daemonset overhead=\{[^}]*\})?,?\s*/i;
+const LEAD = /^(?:Failed to schedule pod|Could not schedule pod),\s*/i;
+
+export function classifyClause(text: string): ClauseKind {
+  return CLAUSES.find(([re]) => re.test(text))?.[1] ?? 'other';
+}
+
+/** The clauses of one error text, each with its pool when the text names it. */
+export function parseScheduleError(raw: string): Clause[] {
+  const text = raw.replace(LEAD, '').trim();
+  const parts = text.split(/;\s*(?=incompatible with (?:nodepool|provisioner) ")/i);
+  const out: Clause[] = [];
+  for (const part of parts) {
+    const m = POOL_PREFIX.exec(part);
+    const body = m ? part.slice(m[0].length) : part;
+    // v1.5+: several pools' reasons in one text, each naming its pool as a structured value.
+    const pieces = m ? [body] : body.split(/;\s+/);
+    for (const piece of pieces) {
+      if (!piece.trim()) continue;
+      const pool = m?.[2] ?? /\bNodePool=([^,)\s]+)/.exec(piece)?.[1] ?? /for (?:nodepool|provisioner):? "([^"]+)"/i.exec(piece)?.[1];
+      const label = /label "([^"]+)" does not have known values/i.exec(piece)?.[1] ?? /does not have known values.*\(label=([^,)]+)/i.exec(piece)?.[1];
+      const poolKind = m?.[1]?.toLowerCase() === 'provisioner' ? 'Provisioner' : 'NodePool';
+      out.push({ kind: classifyClause(piece), text: piece.trim(), ...(pool ? { pool, poolKind } : {}), ...(label ? { label } : {}) });
+    }
+  }
+  return out;
+}
+
+export interface PodFailure {
+  /** `namespace/name` (namespace `default` when the record gave none). */
+  pod: string;
+  clauses: Clause[];
+  first?: string;
+  last?: string;
+  count: number;
+  via: 'event' | 'log';
+  evidence: EvidenceInput;
+}
+
+export interface SchedulingFailures {
+  byPod: Map<string, PodFailure[]>;
+  /** When Karpenter last found a place for the pod: a `Nominated` event, or the pod in "computed new nodeclaim(s)". */
+  placed: Map<string, number>;
+  /** NodePool events `NoCompatibleInstanceTypes` (v1.2+), by pool. */
+  poolEvents: Map<string, EventView[]>;
+}
+
+const cache = new WeakMap<Snapshot, SchedulingFailures>();
+
+export function schedulingFailures(snapshot: Snapshot): SchedulingFailures {
+  let s = cache.get(snapshot);
+  if (!s) cache.set(snapshot, (s = build(snapshot)));
+  return s;
+}
+
+function build(snapshot: Snapshot): SchedulingFailures {
+  const byPod = new Map<string, PodFailure[]>();
+  const placed = new Map<string, number>();
+  const poolEvents = new Map<string, EventView[]>();
+  const add = (f: PodFailure) => {
+    let l = byPod.get(f.pod);
+    if (!l) byPod.set(f.pod, (l = []));
+    l.push(f);
+  };
+  const place = (pod: string, at: string | undefined) => {
+    const t = parseTime(at);
+    if (t !== undefined && t > (placed.get(pod) ?? -Infinity)) placed.set(pod, t);
+  };
+
+  for (const e of snapshot.events()) {
+    if (e.involved.kind === 'Pod') {
+      const pod = `${e.involved.namespace ?? 'default'}/${e.involved.name}`;
+      if (e.reason === 'Nominated' && e.component === 'karpenter') place(pod, e.lastSeen);
+      if (e.reason !== 'FailedScheduling' || !(e.component === 'karpenter' || LEAD.test(e.message))) continue;
+      // The kube-scheduler's own "0/12 nodes are available" is not Karpenter's verdict.
+      if (/^0\/\d+ nodes are available/.test(e.message)) continue;
+      add({
+        pod,
+        clauses: parseScheduleError(e.message),
+        ...(e.firstSeen ? { first: e.firstSeen } : {}),
+        ...(e.lastSeen ? { last: e.lastSeen } : {}),
+        count: e.count,
+        via: 'event',
+        evidence: { event: e, note: `Karpenter could not schedule the pod${e.count > 1 ? ` (x${e.count})` : ''}` },
+      });
+    } else if (e.reason === 'NoCompatibleInstanceTypes' && (e.involved.kind === 'NodePool' || e.involved.kind === 'Provisioner')) {
+      let l = poolEvents.get(e.involved.name);
+      if (!l) poolEvents.set(e.involved.name, (l = []));
+      l.push(e);
+    }
+  }
+
+  for (const log of snapshot.logs) {
+    if (/^could not schedule pod/i.test(log.message)) {
+      const pod = logPod(log);
+      if (!pod) continue;
+      const err = str(log.fields.error);
+      add({
+        pod,
+        clauses: parseScheduleError(err ?? log.message),
+        ...(log.time ? { first: log.time, last: log.time } : {}),
+        count: 1,
+        via: 'log',
+        evidence: { log, note: 'Karpenter could not schedule the pod' },
+      });
+    } else if (/^computed new (nodeclaim|machine)\(s\) to fit pod\(s\)|^computed \d+ unready node\(s\) will fit|^computed unready node\(s\) will fit/i.test(log.message)) {
+      const pods = str(log.fields.pods) ?? str(log.fields.Pods) ?? '';
+      for (const p of pods.split(/,\s*|\s+and\s+/)) if (p.includes('/')) place(p.trim(), log.time);
+    }
+  }
+  for (const l of byPod.values()) l.sort((a, b) => (parseTime(a.last) ?? 0) - (parseTime(b.last) ?? 0));
+  return { byPod, placed, poolEvents };
+}
+
+/** The pod a log record names: `Pod: {name, namespace}` (v0.37+), `pod: "ns/name"` or a bare name (earlier). */
+export function logPod(log: LogRecord): string | undefined {
+  const f = log.fields.Pod ?? log.fields.pod;
+  if (isRecord(f)) {
+    const name = str(f.name);
+    return name ? `${str(f.namespace) ?? 'default'}/${name}` : undefined;
+  }
+  const s = str(f);
+  if (!s) return undefined;
+  return s.includes('/') ? s : `default/${s}`;
+}

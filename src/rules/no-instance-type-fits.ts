@@ -1,0 +1,162 @@
+import { defineRule, type EvidenceInput, type FindingInput } from '../engine/rule.js';
+import type { KubeObject } from '../kube/types.js';
+import { condition, dig } from '../kube/fields.js';
+import { KIND } from '../kube/kinds.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
+import { formatDuration, parseTime } from '../kube/units.js';
+import { launchTimeline, signalsOf } from './lib/launch-failures.js';
+import { podVerdicts, poolProfiles } from './lib/scheduling-pools.js';
+import { schedulingFailures, type Clause, type ClauseKind, type PodFailure } from './lib/scheduling-failures.js';
+import { ageOf, isPending, plural } from './support.js';
+
+const ID = 'no-instance-type-fits';
+/** Clauses another rule owns when the objects behind them are in the snapshot. */
+const OWNED_ELSEWHERE: Partial<Record<ClauseKind, string>> = { limits: 'nodepool-limits-reached', volume: 'pv-zone-unreachable' };
+
+const CLAUSE_FIX: Record<ClauseKind, string> = {
+  'instance-types': 'no instance type the pool allows has room for the pod\'s requests plus the DaemonSet overhead: lower the requests, or allow larger instance types (drop or raise instance-size / instance-cpu / instance-memory bounds, add families)',
+  offering: 'no allowed instance type has an offering (zone × capacity type) the pod can use: allow more zones or capacity types, or check for insufficient-capacity errors, which make offerings unavailable for about 3 minutes',
+  'min-values': 'the pool\'s minValues cannot be met with the instance types left for the pod: lower minValues, widen the requirements, or (v1.6+) set the controller\'s MIN_VALUES_POLICY=BestEffort',
+  taint: 'the pod does not tolerate the pool\'s taint: add the toleration, or steer the pod to another pool',
+  label: 'the pod selects a label the pool does not define: add it to the pool\'s template labels or requirements, or remove it from the pod\'s nodeSelector/affinity',
+  requirements: 'the pod\'s nodeSelector/affinity and the pool\'s requirements do not intersect: align them',
+  volume: 'the pod\'s volumes need a zone the pool cannot launch in: allow that zone (and subnets in it)',
+  limits: 'the pool\'s spec.limits are used up: raise them, or add a fallback pool',
+  topology: 'a topology spread or pod anti-affinity constraint cannot be met: relax maxSkew / whenUnsatisfiable, or allow more zones',
+  'host-ports': 'the host ports the pod needs are taken: drop hostPort or spread the pods',
+  other: 'read the reason Karpenter gives and change the pod or the pool accordingly',
+};
+
+export default defineRule({
+  meta: {
+    id: ID,
+    title: 'No instance type fits the pod and the NodePool together',
+    category: 'provisioning',
+    defaultSeverity: 'error',
+    requires: [],
+    requiresAnyOf: ['Event', 'ControllerLogs'],
+    optional: ['Pod', 'NodePool', 'NodeClass', 'PersistentVolume', 'PersistentVolumeClaim', 'NodeClaim'],
+    specOnly: 'no',
+    summary: 'Karpenter keeps saying "could not schedule pod" for a pod; names the pod, each NodePool and the clause that failed, in every version\'s wording.',
+    rationale:
+      'For each pending pod Karpenter tries every NodePool and, when none can take it, records why per pool: the pod event ' +
+      'FailedScheduling "Failed to schedule pod, …" and the log record "could not schedule pod" (v0.32–v0.36 "Could not ' +
+      'schedule pod, …"). Before core v1.5 each pool\'s reason starts "incompatible with nodepool "<np>", daemonset ' +
+      'overhead={…}"; the reasons are "no instance type satisfied resources … and requirements …" (≤ v1.2), "no instance type ' +
+      'met the scheduling requirements or had enough resources …" (v1.3+), "minValues requirement is not met", "label … does ' +
+      'not have known values", "did not tolerate …". Reasons about instance types, offerings and minValues cannot be judged ' +
+      'from the objects (there is no instance catalog in a dump): this rule reports them from Karpenter\'s own words. Ownership: ' +
+      'a pod that the static solver finds no NodePool for (taints, labels, requirements, node class, limits) is ' +
+      'pending-pod-no-nodepool-fits\' finding and is not reported here; limit and volume-zone reasons are left to ' +
+      'nodepool-limits-reached and pv-zone-unreachable when the NodePools are in the input. Without the Pod or NodePools in ' +
+      'the input, every reason is reported from the events or logs, with a note. A pod that ran, was deleted, or was ' +
+      'nominated to a NodeClaim after the last failure is not reported (karpenter-facts §8.3, F12, F29).',
+    fix: 'Change what the named clause says: the pod\'s requests or constraints, or the pool\'s requirements, minValues, taints or limits.',
+    examples: {
+      bad: 'Failed to schedule pod, incompatible with nodepool "default", daemonset overhead={"cpu":"350m","memory":"440Mi","pods":"6"}, no instance type satisfied resources {"cpu":"70350m","memory":"8632Mi","pods":"7"} and requirements …',
+      good: '# the pod asks for what the pool can launch\nresources:\n  requests:\n    cpu: "14"',
+    },
+    references: [
+      'https://karpenter.sh/docs/troubleshooting/#unschedulable-pods',
+      'https://github.com/kubernetes-sigs/karpenter/blob/main/pkg/controllers/provisioning/scheduling/scheduler.go',
+      'https://github.com/kubernetes-sigs/karpenter/issues/2438',
+      'https://github.com/aws/karpenter-provider-aws/issues/7578',
+    ],
+    options: {
+      minPending: { type: 'duration', default: '5m', description: 'how long the pod has been Pending (or the failures have repeated, without the Pod) before it is reported' },
+      repeats: { type: 'number', default: 3, description: 'without the Pod in the input: failures that make a pattern even within minPending' },
+    },
+  },
+
+  check({ snapshot, now, options, report }) {
+    const failures = schedulingFailures(snapshot);
+    const profiles = snapshot.has('NodePool') ? poolProfiles(snapshot) : [];
+    const iced = new Set(signalsOf(launchTimeline(snapshot), 'capacity').map((s) => s.pool).filter(Boolean));
+    const reportedPools = new Set<string>();
+    for (const [key, list] of failures.byPod) {
+      const slash = key.indexOf('/');
+      const ns = key.slice(0, slash);
+      const name = key.slice(slash + 1);
+      const pod = snapshot.get(KIND.Pod, ns, name);
+      const last = Math.max(...list.map((f) => parseTime(f.last) ?? 0));
+      if ((failures.placed.get(key) ?? -Infinity) > last) continue;
+      if (pod) {
+        if (!isPending(pod) || dig(pod, 'spec', 'nodeName')) continue;
+        const age = ageOf(pod.metadata.creationTimestamp, now);
+        if (age === undefined || age < options.minPending!) continue;
+        if (profiles.length && podVerdicts(snapshot, pod, profiles).verdicts.every((v) => v.reasons.length > 0)) continue;
+      } else if (snapshot.has('Pod')) {
+        continue; // listed Pods without it: deleted or finished, nothing waits
+      } else if (!persists(list, options.minPending!, options.repeats!)) {
+        continue;
+      }
+      const latest = list[list.length - 1]!;
+      let clauses = latest.clauses.length ? latest.clauses : [{ kind: 'other' as const, text: '(no reason given)' }];
+      if (profiles.length) {
+        const own = clauses.filter((c) => !OWNED_ELSEWHERE[c.kind]);
+        if (!own.length) continue;
+        clauses = clauses.length === own.length ? clauses : own;
+      }
+      for (const c of clauses) if (c.pool) reportedPools.add(c.pool);
+      report(podFinding(snapshot, key, pod, list, clauses, iced, now));
+    }
+    for (const [pool, events] of failures.poolEvents) {
+      const count = events.reduce((n, e) => n + e.count, 0);
+      if (reportedPools.has(pool) || count < 2) continue;
+      const object = snapshot.nodePool(pool)?.object ?? { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: pool };
+      const minValues = events.some((e) => /minValues/i.test(e.message));
+      report({
+        object,
+        message: `NodePool ${pool}: its requirements filtered out every compatible instance type${minValues ? ' because minValues cannot be met' : ''} (NoCompatibleInstanceTypes x${count}); pods that need it stay Pending.`,
+        fix: minValues ? CLAUSE_FIX['min-values'] : CLAUSE_FIX['instance-types'],
+        evidence: events.slice(-2).map((e) => ({ event: e, note: 'NoCompatibleInstanceTypes' })),
+      });
+    }
+  },
+});
+
+/** Without the Pod: the failures span minPending, or repeat often enough to be more than a moment. */
+function persists(list: PodFailure[], minPending: number, repeats: number): boolean {
+  const times = list.flatMap((f) => [parseTime(f.first), parseTime(f.last)]).filter((t): t is number => t !== undefined);
+  const span = times.length ? Math.max(...times) - Math.min(...times) : 0;
+  return span >= minPending || list.reduce((n, f) => n + f.count, 0) >= repeats;
+}
+
+function podFinding(snapshot: Snapshot, key: string, pod: KubeObject | undefined, list: PodFailure[], clauses: Clause[], iced: Set<string | undefined>, now: number): FindingInput {
+  const occurrences = list.reduce((n, f) => n + f.count, 0);
+  // Sorted together: a dump's firstTimestamp can be later than another event's lastTimestamp, or even its own.
+  const times = list.flatMap((f) => [f.first, f.last]).filter((x): x is string => Boolean(x)).sort();
+  const span = times.length && times[0] !== times[times.length - 1] ? ` between ${times[0]} and ${times[times.length - 1]}` : '';
+  const perPool = clauses.map((c) => `${c.pool ? `${c.poolKind ?? 'NodePool'} ${c.pool}: ` : ''}${shorten(c.text)}`).join('; ');
+  const ice = clauses.some((c) => (c.kind === 'offering' || c.kind === 'instance-types') && (c.pool ? iced.has(c.pool) : iced.size > 0));
+  const evidence: EvidenceInput[] = [];
+  if (pod) {
+    const scheduled = condition(pod, 'PodScheduled');
+    const age = ageOf(pod.metadata.creationTimestamp, now);
+    evidence.push(scheduled ? { object: pod, path: `/status/conditions/${scheduled.index}`, note: `Pending for ${age === undefined ? 'an unknown time' : formatDuration(age)}` } : { object: pod, path: '/status/phase', note: 'Pending' });
+  }
+  for (const via of ['event', 'log'] as const) for (const f of list.filter((x) => x.via === via).slice(-2)) evidence.push(f.evidence);
+  const pools = [...new Set(clauses.map((c) => c.pool).filter((p): p is string => Boolean(p)))];
+  for (const p of pools) {
+    const view = snapshot.nodePool(p);
+    if (view) evidence.push({ object: view.object, path: view.requirements.path, note: `NodePool ${p} requirements` });
+  }
+  const vias = [...new Set(list.map((f) => f.via))];
+  const [ns, name] = [key.slice(0, key.indexOf('/')), key.slice(key.indexOf('/') + 1)];
+  const notes: string[] = [];
+  if (ice) notes.push('Insufficient-capacity errors of the pool are in the input too: the offerings were cached as unavailable after them (see insufficient-capacity-all-offerings)');
+  if (!pod) notes.push(`The Pod is not in the input: kubectl get pod -n ${ns} ${name} -o yaml would confirm it still waits${vias.length === 1 && vias[0] === 'log' ? ' (from logs only)' : ''}`);
+  const kinds = [...new Set(clauses.map((c) => c.kind))];
+  return {
+    object: pod ?? { apiVersion: 'v1', kind: 'Pod', namespace: ns, name },
+    message: `Pod ${key}: Karpenter could not schedule it ${occurrences === 1 ? 'once' : `${plural(occurrences, 'time')}`}${span} — ${perPool}.${notes.length ? ` ${notes.join('. ')}.` : ''}`,
+    fix: kinds.map((k, i) => `${kinds.length > 1 ? `${i + 1}. ` : ''}${CLAUSE_FIX[k].charAt(0).toUpperCase()}${CLAUSE_FIX[k].slice(1)}.`).join('\n') + `\nThen check: kubectl describe pod -n ${ns} ${name}`,
+    evidence,
+    related: pools.map((p) => snapshot.nodePool(p)?.object ?? { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: p }),
+  };
+}
+
+/** Requirement dumps run to kilobytes: a finding quotes the start. */
+function shorten(text: string, max = 240): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}

@@ -1,0 +1,63 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { scanRule } from '../support/scan.js';
+import { caseDir, evidenceOf, expectSourceIs, logLine } from './fixture-helpers.js';
+
+const RULE = 'launch-quota-or-throttling';
+
+describe(`${RULE} — fires from events (v1.6.2): VcpuLimitExceeded worded as insufficient capacity`, () => {
+  it('warns on NodePool compute with the quota code to raise', async () => {
+    const dir = caseDir(RULE, 'fires-events');
+    const r = await scanRule(RULE, [dir]);
+    expect(r.findings).toHaveLength(1);
+    const f = r.findings[0]!;
+    expect(f.severity).toBe('warning');
+    expect(f.object).toEqual({ apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: 'compute' });
+    expect(f.message).toContain('account quota used up — the vCPU quota of the account is used up; NodePool compute failed 3 times');
+    for (const e of evidenceOf(f, 'Event')) expectSourceIs(e, join(dir, 'events.yaml'));
+    expect(f.fix).toContain('--quota-code L-1216C47A');
+    expect(f.fix).toContain('spec.limits.cpu on NodePool compute');
+  });
+  it('is not reported as insufficient capacity of the offerings', async () => {
+    expect((await scanRule('insufficient-capacity-all-offerings', [caseDir(RULE, 'fires-events')])).findings).toEqual([]);
+  });
+});
+
+describe(`${RULE} — fires from NodeClaim conditions (v1.3.0): SpotQuotaExceeded`, () => {
+  it('names the Spot quota', async () => {
+    const f = (await scanRule(RULE, [caseDir(RULE, 'fires-conditions')])).findings[0]!;
+    expect(f.object.name).toBe('spot');
+    expect(f.message).toContain('the Spot instance quota is used up');
+    expect(evidenceOf(f, 'NodeClaim', '/status/conditions/0')).toHaveLength(2);
+    expect(f.fix).toContain('--quota-code L-34B43A08');
+  });
+});
+
+describe(`${RULE} — fires from logs alone`, () => {
+  it('v1.2 RequestLimitExceeded four times: slowed, reported even though both claims launched', async () => {
+    const f = (await scanRule(RULE, [caseDir(RULE, 'fires-logs-v1')])).findings[0]!;
+    expect(f.message).toContain('EC2 API throttled (RequestLimitExceeded) — NodePool default failed 4 times between 2025-01-27T09:12:04.908Z and 2025-01-27T09:12:56.045Z');
+    expect(f.evidence).toHaveLength(4);
+    for (const e of f.evidence) expect(logLine(e.source)).toContain('api error RequestLimitExceeded');
+    expect(f.fix).toContain('CloudTrail');
+  });
+  it('v0.32–v0.36 JSON: MaxSpotInstanceCountExceeded', async () => {
+    const f = (await scanRule(RULE, [caseDir(RULE, 'fires-logs-v0.35')])).findings[0]!;
+    expect(f.message).toContain('NodePool spot: account quota used up — the Spot instance quota is used up');
+  });
+});
+
+describe(`${RULE} — near-miss: one throttled call, the retry launched`, () => {
+  it('stays silent; throttles=1 would report it', async () => {
+    const dir = caseDir(RULE, 'near-miss');
+    expect((await scanRule(RULE, [dir])).findings).toEqual([]);
+    expect((await scanRule(RULE, [dir], { options: { [RULE]: { throttles: 1 } } })).findings).toHaveLength(1);
+  });
+});
+
+describe(`${RULE} — missing`, () => {
+  it('is not evaluated', async () => {
+    const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
+    expect(r.notEvaluated[0]!.reason).toMatch(/^no NodeClaims or Events or Karpenter controller logs in the snapshot/);
+  });
+});

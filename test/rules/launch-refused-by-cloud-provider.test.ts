@@ -1,0 +1,81 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { scanRule } from '../support/scan.js';
+import { caseDir, evidenceOf, expectSourceIs, logLine, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
+
+const RULE = 'launch-refused-by-cloud-provider';
+
+describe(`${RULE} — fires from NodeClaim conditions (v1.3.2): InstanceProfileNameInvalid, the profile given as an ARN`, () => {
+  const dir = caseDir(RULE, 'fires-conditions');
+  it('reports one error on the EC2NodeClass, pointing at spec.instanceProfile', async () => {
+    const r = await scanRule(RULE, [dir]);
+    expect(unexpectedSkips(r.report.snapshot.skipped)).toEqual([]);
+    expect(r.findings).toHaveLength(1);
+    const f = r.findings[0]!;
+    expect(f.object).toEqual({ apiVersion: 'karpenter.k8s.aws/v1', kind: 'EC2NodeClass', namespace: null, name: 'default' });
+    expect(f.message).toContain('NodePool default failed 2 times between 2025-09-09T07:58:45Z and 2025-09-09T08:03:53Z (NodeClaims default-c4m9x, default-j7p2w): the instance profile does not exist');
+    const [field] = evidenceOf(f, 'EC2NodeClass', '/spec/instanceProfile');
+    expect(field!.value).toBe('arn:aws:iam::111122223333:instance-profile/KarpenterNodeInstanceProfile-orders-prod');
+    expect(rawValueAt(field!)).toBe(field!.value);
+    const conds = evidenceOf(f, 'NodeClaim', '/status/conditions/0');
+    expect(conds.map((c) => (c.value as { reason: string }).reason)).toEqual(['InstanceProfileNameInvalid', 'InstanceProfileNameInvalid']);
+    for (const c of conds) expectSourceIs(c, join(dir, 'karpenter.yaml'));
+    expect(f.fix).toContain('by its name and not its ARN');
+  });
+});
+
+describe(`${RULE} — fires from events (v1.4): Launched transitions to Unauthorized by a service control policy`, () => {
+  it('names the SCP in the fix', async () => {
+    const dir = caseDir(RULE, 'fires-events');
+    const r = await scanRule(RULE, [dir]);
+    expect(r.findings).toHaveLength(1);
+    const f = r.findings[0]!;
+    expect(f.object.kind).toBe('EC2NodeClass');
+    expect(f.message).toContain('NodePool general failed 3 times');
+    expect(f.message).toContain('the controller is not authorised to launch');
+    expect(evidenceOf(f, 'Event')).toHaveLength(3);
+    expect(f.fix).toContain('A service control policy denies it');
+  });
+});
+
+describe(`${RULE} — fires from logs alone, every generation`, () => {
+  it('v1.1 "Reconciler error": UnauthorizedOperation on ec2:CreateFleet', async () => {
+    const r = await scanRule(RULE, [caseDir(RULE, 'fires-logs-v1')]);
+    expect(r.findings).toHaveLength(1);
+    const f = r.findings[0]!;
+    expect(f.object).toEqual({ apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: 'system' });
+    expect(f.message).toContain('From logs only');
+    expect(f.fix).toContain('Give the Karpenter controller role ec2:CreateFleet');
+    for (const e of f.evidence) expect(logLine(e.source)).toContain('"message":"Reconciler error"');
+  });
+  it('v0.32–v0.36 JSON: iamInstanceProfile.name is invalid', async () => {
+    const r = await scanRule(RULE, [caseDir(RULE, 'fires-logs-v0.35')]);
+    expect(r.findings).toHaveLength(1);
+    expect(r.findings[0]!.message).toContain('the instance profile does not exist');
+    expect(r.findings[0]!.evidence).toHaveLength(2);
+  });
+  it('≤ v0.31 console: InvalidAMIID.NotFound on machines of Provisioner default', async () => {
+    const r = await scanRule(RULE, [caseDir(RULE, 'fires-logs-v0.31')]);
+    expect(r.findings).toHaveLength(1);
+    const f = r.findings[0]!;
+    expect(f.object).toEqual({ apiVersion: 'karpenter.sh/v1alpha5', kind: 'Provisioner', namespace: null, name: 'default' });
+    expect(f.message).toContain('the AMI does not exist');
+    for (const e of f.evidence) expect(logLine(e.source)).toContain('InvalidAMIID.NotFound');
+  });
+});
+
+describe(`${RULE} — near-miss: a launch template deleted once, the retry launched`, () => {
+  it('stays silent', async () => {
+    const r = await scanRule(RULE, [caseDir(RULE, 'near-miss')]);
+    expect(r.notEvaluated).toEqual([]);
+    expect(r.findings).toEqual([]);
+  });
+});
+
+describe(`${RULE} — missing: no NodeClaims, events or logs`, () => {
+  it('is not evaluated and names the kubectl commands', async () => {
+    const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
+    expect(r.findings).toEqual([]);
+    expect(r.notEvaluated[0]!.reason).toContain('`kubectl get nodeclaims -o yaml`, `kubectl get events -A -o yaml`');
+  });
+});
