@@ -3,7 +3,7 @@ import type { NodePoolView } from '../snapshot/karpenter.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { formatDuration, parseDuration, parseTime } from '../kube/units.js';
 import { DO_NOT_DISRUPT, isPodManifest, nodeDoNotDisrupt, podDoNotDisrupt } from './lib/do-not-disrupt.js';
-import { poolAccepts } from './lib/interruption-exposure.js';
+import { admissionOptions, admits, podConstraintsWithVolumes } from '../snapshot/pool-admission.js';
 import { isActive, isMirrorPod } from './lib/reclaim-drain.js';
 import { karpenterFacts, listNames, podName, type KarpenterVersionFacts } from './support.js';
 import { KIND } from '../kube/kinds.js';
@@ -130,8 +130,9 @@ function checkManifests(snapshot: Snapshot, now: number, version: KarpenterVersi
         : { object: pod, path: '/metadata/name', note: 'no ownerReferences: nothing recreates it' },
     ];
     const hosts: NodePoolView[] = [];
+    const constraints = podConstraintsWithVolumes(snapshot, pod);
     for (const pool of pools) {
-      if (!poolAccepts(pool, pod.spec)) continue;
+      if (!admits(pool, constraints, admissionOptions(snapshot))) continue;
       const w = disruptionWays(pool, pool.templateAnnotations[DO_NOT_DISRUPT] === 'true', pool.expireAfter.value, () => '');
       if (!w.ways.length) continue;
       hosts.push(pool);

@@ -7,7 +7,9 @@ import type { Snapshot } from '../snapshot/snapshot.js';
 import { formatDuration, parseTime } from '../kube/units.js';
 import { karpenterFacts, listNames, type KarpenterVersionFacts } from './support.js';
 import { provisioningLog, type ProvisioningLog } from './lib/volumes-health-logs.js';
-import { isWorkloadPod, nodeZone, ZONAL_PROVISIONERS } from './lib/volumes-health-zones.js';
+import { isWorkloadPod, ZONAL_PROVISIONERS } from './lib/volumes-health-zones.js';
+import { nodeZone } from '../snapshot/nodes.js';
+import { ZONE_LABEL } from '../kube/well-known.js';
 
 /** Taints Kubernetes, cloud providers and Karpenter manage themselves: never "undeclared startup taints". */
 const SYSTEM_TAINT = /^(node\.kubernetes\.io\/|node-role\.kubernetes\.io\/|karpenter\.sh\/|node\.cloudprovider\.kubernetes\.io\/|ToBeDeletedByClusterAutoscaler|DeletionCandidateOfClusterAutoscaler)/;
@@ -157,7 +159,7 @@ function member(
   const evidence: EvidenceInput[] = [];
   const node = view ? snapshot.nodeForNodeClaim(view) : undefined;
   const launched = logs.launched.get(claim);
-  const zone = (node && nodeZone(node)) ?? launched?.zone ?? (view ? str(view.object.metadata.labels?.['topology.kubernetes.io/zone']) : undefined);
+  const zone = (node && nodeZone(node)) ?? launched?.zone ?? (view ? str(view.object.metadata.labels?.[ZONE_LABEL]) : undefined);
   if (view) evidence.push({ object: view.object, path: '/metadata/creationTimestamp' });
   const created = logs.createdByClaim.get(claim);
   if (created) evidence.push({ log: created.log, note: `created ${claim}` });

@@ -8,7 +8,7 @@ import { isDaemonSetPod } from '../snapshot/pods.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { formatBytes, formatCpu, parseQuantity } from '../kube/units.js';
 import { editCommand, limitsPath } from './lib/configuration.js';
-import { poolExcludes } from './lib/volumes-health-zones.js';
+import { admissionOptions, admits, podConstraintsWithVolumes } from '../snapshot/pool-admission.js';
 import { byLastSeen, isPending, listNames, plural, podName } from './support.js';
 
 export default defineRule({
@@ -50,7 +50,7 @@ export default defineRule({
       const reached = limits.filter((l) => l.used !== undefined && l.used >= l.limit);
       const said = limitEvents(snapshot, pool, pending);
       const logs = limitLogs(snapshot, pool);
-      const waiting = [...new Set([...pending.filter((p) => !poolExcludes(p, pool)), ...said.map((s) => s.pod)])];
+      const waiting = [...new Set([...pending.filter((p) => admits(pool, podConstraintsWithVolumes(snapshot, p), admissionOptions(snapshot))), ...said.map((s) => s.pod)])];
       if (!waiting.length || (!reached.length && !said.length)) continue;
 
       const base = limitsPath(pool);

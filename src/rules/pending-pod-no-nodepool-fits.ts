@@ -8,10 +8,12 @@ import type { Snapshot } from '../snapshot/snapshot.js';
 import { tolerates } from '../snapshot/selectors.js';
 import { formatDuration } from '../kube/units.js';
 import { POD_TEMPLATE_KINDS, isPodManifest } from './lib/do-not-disrupt.js';
-import { podConstraints, poolFit, volumeConstraints, type FitReason, type PodConstraints, type PoolProfile } from './lib/scheduling-fit.js';
+import { admissionOptions, podConstraints, podConstraintsWithVolumes, type PodConstraints } from '../snapshot/pool-admission.js';
+import { poolFit, type FitReason, type PoolProfile } from './lib/scheduling-fit.js';
 import { poolProfiles } from './lib/scheduling-pools.js';
 import { fixFor } from './lib/scheduling-fix.js';
-import { isNegative, isWellKnownLabel } from './lib/scheduling-requirements.js';
+import { isNegative } from '../snapshot/requirements.js';
+import { NODEPOOL_LABEL, isPoolLabel, isWellKnownLabel } from '../kube/well-known.js';
 import { ageOf, byLastSeen, isPending, plural, podName } from './support.js';
 
 const RULE = 'pending-pod-no-nodepool-fits';
@@ -86,13 +88,8 @@ function judgePods(snapshot: Snapshot, profiles: PoolProfile[], now: number, min
     if (!isUnschedulable(pod) || isDaemonSetPod(pod) || isMirrorPod(pod)) continue;
     const age = ageOf(pod.metadata.creationTimestamp, now);
     if (age === undefined || age < minPending) continue;
-    const constraints = podConstraints(pod, '/spec');
-    for (const claim of snapshot.claimNamesOf(pod)) {
-      const pvc = snapshot.pvc(pod.metadata.namespace, claim);
-      const pv = pvc && snapshot.pvForClaim(pvc);
-      if (pv) constraints.volumes.push(...volumeConstraints(pv));
-    }
-    const verdicts = profiles.map((profile) => ({ profile, reasons: poolFit(constraints, profile) }));
+    const constraints = podConstraintsWithVolumes(snapshot, pod);
+    const verdicts = profiles.map((profile) => ({ profile, reasons: poolFit(constraints, profile, admissionOptions(snapshot)) }));
     if (verdicts.some((v) => v.reasons.length === 0)) continue;
     // A pool that would take the pod but for its volume's zone: pv-zone-unreachable tells that story, with subnets.
     if (verdicts.some((v) => v.reasons.every((r) => r.volume))) continue;
@@ -120,7 +117,7 @@ function isUnschedulable(pod: KubeObject): boolean {
 
 /** `karpenter.sh/nodepool DoesNotExist` (the controller's own affinity): the pod is meant for non-Karpenter nodes. */
 function optsOut(c: PodConstraints): boolean {
-  const out = (cs: PodConstraints['selector']) => cs.some((k) => (k.key === 'karpenter.sh/nodepool' || k.key === 'karpenter.sh/provisioner-name') && isNegative(k.set) && k.set.values.size === 0);
+  const out = (cs: PodConstraints['selector']) => cs.some((k) => isPoolLabel(k.key) && isNegative(k.set) && k.set.values.size === 0);
   return out(c.selector) || (c.terms.length > 0 && c.terms.every(out));
 }
 
@@ -201,7 +198,7 @@ function judgeTemplates(snapshot: Snapshot, profiles: PoolProfile[]): FindingInp
   for (const { object, specPath } of targets) {
     const c = podConstraints(object, specPath);
     if (!karpenterIntent(c, profiles)) continue;
-    const verdicts = profiles.map((profile) => ({ profile, reasons: poolFit(c, profile) }));
+    const verdicts = profiles.map((profile) => ({ profile, reasons: poolFit(c, profile, admissionOptions(snapshot)) }));
     if (verdicts.some((v) => v.reasons.length === 0)) continue;
     const ns = object.metadata.namespace ? `${object.metadata.namespace}/` : '';
     out.push({
@@ -238,7 +235,7 @@ function poolTexts(verdicts: Verdict[]): string {
  * requirements the pod selects, then the highest weight.
  */
 function closest(verdicts: Verdict[], c: PodConstraints): Verdict {
-  const notMeant = (v: Verdict) => v.reasons.filter((r) => r.kind === 'label' || r.kind === 'taint' || r.key === 'karpenter.sh/nodepool' || (r.key !== undefined && r.key in v.profile.pool.templateLabels)).length;
+  const notMeant = (v: Verdict) => v.reasons.filter((r) => r.kind === 'label' || r.kind === 'taint' || r.key === NODEPOOL_LABEL || (r.key !== undefined && r.key in v.profile.pool.templateLabels)).length;
   const keys = new Set([...c.selector, ...c.terms.flat()].map((k) => k.key));
   // Requirements of the pool the pod selects and agrees with: arm64 pods lean to pools that offer arm64.
   const selected = (v: Verdict) => v.profile.pool.requirements.value.filter((r) => keys.has(r.key) && !v.reasons.some((x) => x.key === r.key)).length;
@@ -247,7 +244,7 @@ function closest(verdicts: Verdict[], c: PodConstraints): Verdict {
   // forgot to tolerate makes it fail for more "not meant" reasons than a pool the pod never asked for.
   const positive = new Set([...c.selector, ...c.terms.flat()].filter((k) => !isNegative(k.set)).map((k) => k.key));
   const chosen = (v: Verdict) =>
-    [...positive].filter((k) => (k in v.profile.pool.templateLabels || k === 'karpenter.sh/nodepool') && !v.reasons.some((r) => r.key === k)).length;
+    [...positive].filter((k) => (k in v.profile.pool.templateLabels || k === NODEPOOL_LABEL) && !v.reasons.some((r) => r.key === k)).length;
   return [...verdicts].sort((a, b) => chosen(b) - chosen(a) || notMeant(a) - notMeant(b) || a.reasons.length - b.reasons.length || selected(b) - selected(a) || weight(b) - weight(a))[0]!;
 }
 

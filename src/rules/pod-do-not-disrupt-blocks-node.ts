@@ -13,7 +13,7 @@ import {
   templateDoNotDisrupt,
   type DoNotDisrupt,
 } from './lib/do-not-disrupt.js';
-import { poolAccepts } from './lib/interruption-exposure.js';
+import { admissionOptions, admits, podConstraints } from '../snapshot/pool-admission.js';
 import { blockedEvents } from './lib/disruption-blocked.js';
 import { deletionOf, isActive, isDrainable, isMirrorPod, nsName, ownerOf } from './lib/reclaim-drain.js';
 import { ageOf, byLastSeen, karpenterFacts, listNames, plural, podName, type KarpenterVersionFacts } from './support.js';
@@ -196,7 +196,8 @@ function checkTemplates(snapshot: Snapshot, version: KarpenterVersionFacts, repo
     const dnd = templateDoNotDisrupt(object, base, version);
     if (!dnd) continue;
     const podSpec = dig(object, ...base.split('/').filter(Boolean), 'spec');
-    const hosts = pools.filter((p) => poolAccepts(p, podSpec));
+    const constraints = podConstraints(object, `${base}/spec`, podSpec);
+    const hosts = pools.filter((p) => admits(p, constraints, admissionOptions(snapshot)));
     // Pinned to nodes no NodePool makes (a managed node group, a taint no pool carries): not Karpenter's concern.
     if (pools.length && !hosts.length) continue;
 

@@ -4,7 +4,8 @@ import { dig, str } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration } from '../kube/units.js';
 import { ageOf, isPending, listNames, podName } from './support.js';
-import { poolExcludes, poolReach, volumeZone, type PoolReach } from './lib/volumes-health-zones.js';
+import { admission, admissionOptions, podConstraints } from '../snapshot/pool-admission.js';
+import { poolReach, volumeZone, type PoolReach } from './lib/volumes-health-zones.js';
 
 const CONFLICT = /volume node affinity conflict/i;
 const KARPENTER_ZONE = /incompatible volume requirements|key (?:topology\.kubernetes\.io\/zone|topology\.ebs\.csi\.aws\.com\/zone)|had a required offering|no instance type satisfied/i;
@@ -98,8 +99,10 @@ export default defineRule({
 
         const usable: PoolReach[] = [];
         const excluded: string[] = [];
+        // Which pools the pod could use but for its volume: the volume's zone is what this rule judges.
+        const constraints = podConstraints(pod, '/spec');
         for (const pool of pools) {
-          const why = poolExcludes(pod, pool);
+          const why = admission(constraints, pool, admissionOptions(snapshot)).reasons[0]?.text;
           if (why) excluded.push(`${pool.name} (${why})`);
           else usable.push(reachOf(pool.name));
         }

@@ -1,6 +1,7 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import { dig } from '../kube/fields.js';
+import { admissionOptions, admits, podConstraints } from '../snapshot/pool-admission.js';
 import { KIND } from '../kube/kinds.js';
 import type { ObjectRef } from '../snapshot/snapshot.js';
 import { karpenterFacts, listNames, plural, podName, type KarpenterVersionFacts } from './support.js';
@@ -10,7 +11,6 @@ import {
   controllerExposure,
   isDedicated,
   nodeSelectorOf,
-  poolAccepts,
   poolFacts,
   selectorLabelsOf,
   stableLabels,
@@ -142,7 +142,8 @@ export default defineRule({
       const podLike: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { namespace: ns, labels: template?.metadata?.labels ?? {} } };
       if (snapshot.pdbsForPod(podLike).length > 0) continue;
       const spec = template?.spec;
-      const candidates = [...pools.values()].filter((p) => poolAccepts(p.pool, spec));
+      const constraints = podConstraints(sts, '/spec/template/spec');
+      const candidates = [...pools.values()].filter((p) => admits(p.pool, constraints, admissionOptions(snapshot)));
       if (candidates.length === 0) continue;
       const selector = nodeSelectorOf(spec);
       if (candidates.every((p) => isDedicated(p, selector))) continue;

@@ -20,6 +20,8 @@ export interface Requirement {
   key: string;
   operator: string;
   values: string[];
+  /** v1beta1+: launch only when at least this many values of the key remain (across the instance types). */
+  minValues?: number;
 }
 
 export interface Budget {
@@ -182,6 +184,7 @@ function requirementsOf(v: unknown): Requirement[] {
     key: String(r.key ?? ''),
     operator: String(r.operator ?? ''),
     values: arr<unknown>(r.values).map(String),
+    ...(typeof r.minValues === 'number' ? { minValues: r.minValues } : {}),
   }));
 }
 
