@@ -2,12 +2,13 @@ import { defineRule, type EvidenceInput, type FindingInput } from '../engine/rul
 import type { NodePoolView } from '../snapshot/karpenter.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { formatDuration, parseDuration, parseTime } from '../kube/units.js';
-import { DO_NOT_DISRUPT, isPodManifest, nodeDoNotDisrupt, podDoNotDisrupt } from './lib/do-not-disrupt.js';
+import { isPodManifest, nodeDoNotDisrupt, podDoNotDisrupt } from './lib/do-not-disrupt.js';
 import { admissionOptions, admits, podConstraintsWithVolumes } from '../snapshot/pool-admission.js';
 import { isActive, isMirrorPod } from './lib/reclaim-drain.js';
 import { karpenterFacts, listNames, podName, type KarpenterVersionFacts } from './support.js';
 import { KIND } from '../kube/kinds.js';
-import { dig } from '../kube/fields.js';
+import { dig, labelPointer } from '../kube/fields.js';
+import { DO_NOT_DISRUPT, NODEPOOL_LABEL } from '../kube/well-known.js';
 
 export default defineRule({
   meta: {
@@ -51,7 +52,7 @@ export default defineRule({
 
       const node = snapshot.get(KIND.Node, undefined, nodeName)!;
       const claim = snapshot.nodeClaimForNode(node);
-      const pool = snapshot.nodePool(snapshot.nodePoolNameOf(node));
+      const pool = snapshot.nodePoolOf(node);
       const ways: string[] = [];
       const owners = pod.metadata.ownerReferences ?? [];
       const evidence: EvidenceInput[] = [
@@ -61,7 +62,7 @@ export default defineRule({
       ];
       const nodeDnd = nodeDoNotDisrupt(node);
       if (pool) {
-        const expire = (claim?.object.spec as { expireAfter?: string } | undefined)?.expireAfter ?? pool.expireAfter.value;
+        const expire = claim?.expireAfter ?? pool.expireAfter.value;
         const created = parseTime(claim?.created ?? node.metadata.creationTimestamp);
         const w = disruptionWays(pool, !!nodeDnd, expire, (ms) => (created !== undefined ? `, in ${formatDuration(Math.max(0, created + ms - now))}` : ''));
         ways.push(...w.ways);
@@ -70,7 +71,7 @@ export default defineRule({
         ways.push(nodeDnd ? 'expiry and interruption' : 'consolidation, drift, expiry and interruption');
       }
       if (!ways.length) continue;
-      if (node.metadata.labels?.['karpenter.sh/nodepool']) evidence.push({ object: node, path: '/metadata/labels/karpenter.sh~1nodepool', note: 'a Karpenter node' });
+      if (node.metadata.labels?.[NODEPOOL_LABEL]) evidence.push({ object: node, path: labelPointer(NODEPOOL_LABEL), note: 'a Karpenter node' });
       evidence.push(...version.evidence());
       const ns = pod.metadata.namespace ?? 'default';
       report({

@@ -1,6 +1,6 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
-import { formatTaint, str, taintsAt } from '../kube/fields.js';
+import { formatTaint, str } from '../kube/fields.js';
 import type { NodeClaimView, NodePoolView } from '../snapshot/karpenter.js';
 import { KIND } from '../kube/kinds.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
@@ -8,7 +8,7 @@ import { formatDuration, parseTime } from '../kube/units.js';
 import { karpenterFacts, listNames, type KarpenterVersionFacts } from './support.js';
 import { provisioningLog, type ProvisioningLog } from './lib/volumes-health-logs.js';
 import { isWorkloadPod, ZONAL_PROVISIONERS } from './lib/volumes-health-zones.js';
-import { nodeZone } from '../snapshot/nodes.js';
+import { nodeTaints, nodeZone } from '../snapshot/nodes.js';
 import { ZONE_LABEL } from '../kube/well-known.js';
 
 /** Taints Kubernetes, cloud providers and Karpenter manage themselves: never "undeclared startup taints". */
@@ -63,17 +63,10 @@ export default defineRule({
     const window = options.window!;
     const logs = provisioningLog(snapshot.logs);
     const version = karpenterFacts(snapshot.controller);
-    const claimsByPool = new Map<string, NodeClaimView[]>();
-    for (const nc of snapshot.nodeClaims()) {
-      if (!nc.nodePool) continue;
-      let l = claimsByPool.get(nc.nodePool);
-      if (!l) claimsByPool.set(nc.nodePool, (l = []));
-      l.push(nc);
-    }
     const nodeToClaim = (node: string) => logs.registered.get(node);
 
     for (const pool of snapshot.nodePools()) {
-      const views = new Map((claimsByPool.get(pool.name) ?? []).map((v) => [v.name, v]));
+      const views = new Map(snapshot.nodeClaimsOfPool(pool.name).map((v) => [v.name, v]));
       // Every NodeClaim of the pool we know of, from the objects and from "created nodeclaim" records.
       const created = new Map<string, { ms: number; found?: ProvisioningLog['found'][number] }>();
       for (const v of views.values()) {
@@ -266,7 +259,7 @@ function triggerOf(
   const declared = new Set([...pool.taints.value, ...pool.startupTaints.value].map((t) => t.key));
   for (const m of members) {
     if (!m.node) continue;
-    const taints = taintsAt(m.node, 'spec', 'taints');
+    const taints = nodeTaints(m.node);
     const t = taints.find((x) => !declared.has(x.key) && !SYSTEM_TAINT.test(x.key));
     if (t) {
       return {

@@ -8,7 +8,6 @@ import { KIND } from '../kube/kinds.js';
 import { isActive } from '../snapshot/pods.js';
 import { nodeMismatch } from '../snapshot/selectors.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
-import { workloadOf } from './lib/interruption-settings.js';
 import { podConstraints } from '../snapshot/pool-admission.js';
 import { poolFit, poolProfile, type ReasonKind } from './lib/scheduling-fit.js';
 import { HOSTNAME_LABEL, INITIALIZED_LABEL, NODEPOOL_LABEL as NODEPOOL, PROVISIONER_LABEL as PROVISIONER, REGISTERED_LABEL, isWellKnownLabel } from '../kube/well-known.js';
@@ -54,7 +53,7 @@ export default defineRule({
     const owners = new Map<string, { owner: KubeObject; pods: KubeObject[] }>();
     for (const d of deployments) owners.set(key(d.kind, d.metadata.namespace, d.metadata.name), { owner: d, pods: [] });
     for (const pod of pods) {
-      const w = workloadOf(snapshot, pod);
+      const w = snapshot.workloadOf(pod);
       const k = key(w.kind, pod.metadata.namespace, w.name);
       const entry = owners.get(k);
       // Pods whose Deployment is not in the snapshot: the first one stands for its workload.

@@ -2,12 +2,13 @@ import { isDaemonSetPod } from '../snapshot/pods.js';
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import type { EventView } from '../snapshot/events.js';
-import { dig, taintsAt } from '../kube/fields.js';
+import { dig } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration, parseTime } from '../kube/units.js';
 import { isPending, karpenterFacts, listNames, plural, podName, type KarpenterVersionFacts } from './support.js';
 import { blockedEvents } from './lib/disruption-blocked.js';
 import { podDoNotDisrupt } from './lib/do-not-disrupt.js';
+import { disruptedTaint } from '../snapshot/nodes.js';
 
 const ID = 'node-nominated-without-pending-pods';
 
@@ -163,7 +164,7 @@ function findUnevictable(snapshot: import('../snapshot/snapshot.js').Snapshot, n
   const out: Unevictable[] = [];
   for (const node of snapshot.karpenterNodes()) {
     const claim = snapshot.nodeClaimForNode(node);
-    const disrupted = taintsAt(node, 'spec', 'taints').find((t) => t.key === 'karpenter.sh/disrupted' || t.key === 'karpenter.sh/disruption');
+    const disrupted = disruptedTaint(node);
     const marker: EvidenceInput | undefined = node.metadata.deletionTimestamp
       ? { object: node, path: '/metadata/deletionTimestamp', note: 'node is deleting' }
       : claim?.deleting

@@ -1,8 +1,9 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import { conditions, dig, isRecord } from '../kube/fields.js';
 import { formatDuration, parseQuantity } from '../kube/units.js';
-import { CCM_UNINITIALIZED, nodeTaints, UNREGISTERED } from './lib/registration-common.js';
 import { ageOf, karpenterFacts } from './support.js';
+import { INITIALIZED_LABEL, UNINITIALIZED_TAINT as CCM_UNINITIALIZED, UNREGISTERED_TAINT as UNREGISTERED } from '../kube/well-known.js';
+import { nodeTaints } from '../snapshot/nodes.js';
 
 const ID = 'nodeclaim-not-initialized';
 
@@ -66,7 +67,7 @@ export default defineRule({
         const keys = new Set(claim.startupTaints.map((t) => t.key).concat([CCM_UNINITIALIZED, UNREGISTERED]));
         if (nodeTaints(node).some((t) => keys.has(t.key))) continue;
         // Karpenter's cluster state uses this label, not the condition (a stale False from v0.37 can remain).
-        if (node.metadata.labels?.['karpenter.sh/initialized'] === 'true') continue;
+        if (node.metadata.labels?.[INITIALIZED_LABEL] === 'true') continue;
       }
       const age = ageOf(reg.lastTransitionTime ?? claim.created, now);
       if (age === undefined || age <= options.after!) continue;

@@ -177,8 +177,7 @@ function conditionEvidence(pool: NodePoolView, cond: Condition): EvidenceInput {
 /** NodeClaims of the pool that failed to resolve the node class ("Failed resolving NodeClass", insufficient capacity). */
 function launchFailures(snapshot: Snapshot, pool: NodePoolView): EvidenceInput[] {
   return snapshot
-    .nodeClaims()
-    .filter((c) => c.nodePool === pool.name)
+    .nodeClaimsOfPool(pool.name)
     .flatMap((c) => snapshot.eventsForObject(c.object))
     .filter((e) => /resolving nodeclass/i.test(e.message))
     .sort(byLastSeen)
@@ -187,7 +186,7 @@ function launchFailures(snapshot: Snapshot, pool: NodePoolView): EvidenceInput[]
 }
 
 function nodeClaimsOf(snapshot: Snapshot, pool: NodePoolView): KubeObject[] {
-  return snapshot.nodeClaims().filter((c) => c.nodePool === pool.name).map((c) => c.object);
+  return snapshot.nodeClaimsOfPool(pool.name).map((c) => c.object);
 }
 
 function pluralKind(kind: string): string {

@@ -3,7 +3,7 @@ import type { KubeObject, LogRecord } from '../kube/types.js';
 import type { EventView } from '../snapshot/events.js';
 import { arr, condition, dig, isRecord, str } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
-import { isDaemonSetPod, isMirrorPod } from '../snapshot/pods.js';
+import { controllerOwner, isDaemonSetPod, isMirrorPod } from '../snapshot/pods.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { tolerates } from '../snapshot/selectors.js';
 import { formatDuration } from '../kube/units.js';
@@ -94,7 +94,7 @@ function judgePods(snapshot: Snapshot, profiles: PoolProfile[], now: number, min
     // A pool that would take the pod but for its volume's zone: pv-zone-unreachable tells that story, with subnets.
     if (verdicts.some((v) => v.reasons.every((r) => r.volume))) continue;
     if (optsOut(constraints) || targetsOtherNodes(snapshot, constraints, profiles)) continue;
-    const owner = (pod.metadata.ownerReferences ?? []).find((o) => o.controller) ?? pod.metadata.ownerReferences?.[0];
+    const owner = controllerOwner(pod);
     const signature = verdicts.map((v) => v.reasons.map((r) => r.text).join('|')).join('||');
     const key = owner ? `${pod.metadata.namespace}/${owner.kind}/${owner.name}/${signature}` : `${pod.metadata.namespace}/Pod/${pod.metadata.name}`;
     const g = groups.get(key);
@@ -142,7 +142,7 @@ function targetsOtherNodes(snapshot: Snapshot, c: PodConstraints, profiles: Pool
 function podFinding(snapshot: Snapshot, pods: KubeObject[], c: PodConstraints, verdicts: Verdict[], now: number): FindingInput {
   const pod = pods[0]!;
   const age = ageOf(pod.metadata.creationTimestamp, now)!;
-  const owner = (pod.metadata.ownerReferences ?? []).find((o) => o.controller) ?? pod.metadata.ownerReferences?.[0];
+  const owner = controllerOwner(pod);
   const siblings = pods.length > 1 ? ` (and ${plural(pods.length - 1, 'more pod')} of ${owner!.kind} ${owner!.name} for the same reasons)` : '';
   const said = karpenterEvents(snapshot, pods);
   const logs = karpenterLogs(snapshot, pods);

@@ -3,21 +3,14 @@ import type { KubeObject } from '../kube/types.js';
 import { dig } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration } from '../kube/units.js';
-import {
-  DO_NOT_DISRUPT,
-  DO_NOT_EVICT,
-  POD_TEMPLATE_KINDS,
-  annotationPath,
-  isPodManifest,
-  podDoNotDisrupt,
-  templateDoNotDisrupt,
-  type DoNotDisrupt,
-} from './lib/do-not-disrupt.js';
+import { POD_TEMPLATE_KINDS, annotationPath, isPodManifest, podDoNotDisrupt, templateDoNotDisrupt, type DoNotDisrupt } from './lib/do-not-disrupt.js';
 import { admissionOptions, admits, podConstraints } from '../snapshot/pool-admission.js';
 import { blockedEvents } from './lib/disruption-blocked.js';
-import { deletionOf, isActive, isDrainable, isMirrorPod, nsName, ownerOf } from './lib/reclaim-drain.js';
+import { deletionOf, isActive, isDrainable, isMirrorPod, nsName } from './lib/reclaim-drain.js';
 import { ageOf, byLastSeen, karpenterFacts, listNames, plural, podName, type KarpenterVersionFacts } from './support.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
+import { DO_NOT_DISRUPT, DO_NOT_EVICT } from '../kube/well-known.js';
+import { controllerOwner as ownerOf } from '../snapshot/pods.js';
 
 export default defineRule({
   meta: {
@@ -152,7 +145,7 @@ export default defineRule({
   },
 });
 
-function fixText(node: string, blockers: Array<{ pod: KubeObject; dnd: DoNotDisrupt }>, snapshot: { get(k: string, ns: string | undefined, n: string): KubeObject | undefined }): string {
+function fixText(node: string, blockers: Array<{ pod: KubeObject; dnd: DoNotDisrupt }>, snapshot: Snapshot): string {
   const steps: string[] = [];
   const seenDs = new Set<string>();
   for (const { pod, dnd } of blockers) {
@@ -166,7 +159,7 @@ function fixText(node: string, blockers: Array<{ pod: KubeObject; dnd: DoNotDisr
       continue;
     }
     if (o?.kind === 'ReplicaSet' || o?.kind === 'StatefulSet' || o?.kind === 'Deployment') {
-      const workload = o.kind === 'ReplicaSet' ? (snapshot.get(KIND.ReplicaSet, ns, o.name)?.metadata.ownerReferences?.[0]?.name ?? o.name.replace(/-[a-z0-9]{5,10}$/, '')) : o.name;
+      const workload = snapshot.workloadOf(pod).name;
       const kind = o.kind === 'StatefulSet' ? 'statefulset' : 'deployment';
       steps.push(`If ${podName(pod)} can move, drop the annotation from its template (kubectl -n ${ns} edit ${kind} ${workload}) and protect it with a PodDisruptionBudget instead`);
       continue;

@@ -1,12 +1,12 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
-import { dig } from '../kube/fields.js';
+import { dig, labelPointer } from '../kube/fields.js';
 import { admissionOptions, admits, podConstraints } from '../snapshot/pool-admission.js';
 import { KIND } from '../kube/kinds.js';
 import type { ObjectRef } from '../snapshot/snapshot.js';
 import { karpenterFacts, listNames, plural, podName, type KarpenterVersionFacts } from './support.js';
-import { podDoNotDisrupt, annotationPath, DO_NOT_DISRUPT } from './lib/do-not-disrupt.js';
-import { statefulReasons, workloadOf, CAPACITY_TYPE, type StatefulReason } from './lib/interruption-settings.js';
+import { podDoNotDisrupt, annotationPath } from './lib/do-not-disrupt.js';
+import { statefulReasons, type StatefulReason } from './lib/interruption-settings.js';
 import {
   controllerExposure,
   isDedicated,
@@ -17,6 +17,7 @@ import {
   type ControllerExposure,
   type PoolFacts,
 } from './lib/interruption-exposure.js';
+import { CAPACITY_TYPE_LABEL as CAPACITY_TYPE, DO_NOT_DISRUPT } from '../kube/well-known.js';
 
 interface Group {
   ref: { kind: string; apiVersion: string; name: string; namespace: string; object?: KubeObject };
@@ -78,7 +79,7 @@ export default defineRule({
           reasons.push({ text: `${dnd.key}=${dnd.value}`, path: dnd.path });
         }
         if (reasons.length === 0) continue;
-        const w = workloadOf(snapshot, pod);
+        const w = snapshot.workloadOf(pod);
         const ns = pod.metadata.namespace ?? 'default';
         const key = `${w.kind}/${ns}/${w.name}`;
         coveredWorkloads.add(key);
@@ -101,7 +102,7 @@ export default defineRule({
           `${plural(spotNodes.length, 'pod')} ${spotNodes.length === 1 ? 'runs' : 'run'} on spot capacity (${listNames([...new Set(spotNodes.map((p) => p.node.metadata.name!))])}), reclaimed with a 2-minute warning` +
             (snapshot.controller.object && !ctlExposure.queueName ? ' — and with no interruption queue not even drained first' : ''),
         );
-        for (const p of spotNodes.slice(0, 2)) evidence.push({ object: p.node, path: '/metadata/labels/karpenter.sh~1capacity-type', note: `${podName(p.pod)} runs on spot` });
+        for (const p of spotNodes.slice(0, 2)) evidence.push({ object: p.node, path: labelPointer(CAPACITY_TYPE), note: `${podName(p.pod)} runs on spot` });
       } else if (spotPools.length) {
         reasons.unshift(`NodePool ${listNames(spotPools.map((p) => p.pool.name))} allows spot capacity (${spotPools[0]!.spot.text})`);
       }

@@ -4,8 +4,10 @@ import { arr, dig, str, type Json } from '../kube/fields.js';
 import type { NodeClaimView } from '../snapshot/karpenter.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration } from '../kube/units.js';
-import { awsNodeClassOfClaim, logNodeClaim, nodeClassNameOf, nodeTaints, UNREGISTERED } from './lib/registration-common.js';
+import { awsNodeClassOfClaim, logNodeClaim, nodeClassNameOf } from './lib/registration-common.js';
 import { ageOf, byLastSeen, karpenterFacts } from './support.js';
+import { UNREGISTERED_TAINT as UNREGISTERED } from '../kube/well-known.js';
+import { nodeTaints } from '../snapshot/nodes.js';
 
 const ID = 'unregistered-taint-problem';
 const EVENT_TEXT = /karpenter\.sh\/unregistered taint/i;

@@ -1,6 +1,6 @@
 /** What rules read off a Node, read one way. */
 import type { KubeObject } from '../kube/types.js';
-import { NODE_ZONE_LABELS } from '../kube/well-known.js';
+import { DISRUPTED_TAINT, DISRUPTION_TAINT_V1BETA1, NODE_ZONE_LABELS } from '../kube/well-known.js';
 import { taintsAt, type Taint } from '../kube/fields.js';
 
 /** `spec.taints`, each with its index for evidence pointers (`/spec/taints/<index>`). */
@@ -18,4 +18,9 @@ export function nodeZone(node: KubeObject): string | undefined {
   const l = node.metadata.labels ?? {};
   for (const k of NODE_ZONE_LABELS) if (l[k] !== undefined) return l[k];
   return undefined;
+}
+
+/** `karpenter.sh/disrupted:NoSchedule` (v1.0+) or `karpenter.sh/disruption=disrupting:NoSchedule` (v0.32–v0.37). */
+export function disruptedTaint(node: KubeObject): Taint | undefined {
+  return nodeTaints(node).find((t) => t.key === DISRUPTED_TAINT || (t.key === DISRUPTION_TAINT_V1BETA1 && (t.value === undefined || t.value === 'disrupting')));
 }

@@ -9,7 +9,8 @@ import { dig, isRecord, str } from '../../kube/fields.js';
 import type { NodePoolView } from '../../snapshot/karpenter.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 import type { KarpenterVersionFacts } from '../support.js';
-import { CAPACITY_TYPE, interruptionQueue, spotAllowance, type SpotAllowance } from './interruption-settings.js';
+import { interruptionQueue, spotAllowance, type SpotAllowance } from './interruption-settings.js';
+import { CAPACITY_TYPE_LABEL as CAPACITY_TYPE } from '../../kube/well-known.js';
 
 export interface ControllerExposure {
   /** Reasons that apply to every Karpenter node (queue, v1.12 poller). */

@@ -5,14 +5,12 @@
 import { nodeMismatch, tolerates } from '../../snapshot/selectors.js';
 import type { EvidenceInput } from '../../engine/rule.js';
 import type { KubeObject, LogRecord } from '../../kube/types.js';
-import { arr, dig, isRecord, str, taintsAt, type Json, type Taint } from '../../kube/fields.js';
+import { arr, dig, isRecord, str, type Json } from '../../kube/fields.js';
 import type { NodeClaimView } from '../../snapshot/karpenter.js';
 import { KIND } from '../../kube/kinds.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 import { awsNodeClassOf } from './configuration.js';
 
-export const UNREGISTERED = 'karpenter.sh/unregistered';
-export const CCM_UNINITIALIZED = 'node.cloudprovider.kubernetes.io/uninitialized';
 
 /** A node agent that removes its own "not ready" taint once it runs on the node. */
 export interface Agent {
@@ -49,9 +47,6 @@ export function isKnownAgentTaint(key: string): boolean {
   return agentFor(key) !== undefined;
 }
 
-export function nodeTaints(node: KubeObject): Taint[] {
-  return taintsAt(node, 'spec', 'taints');
-}
 
 /** Toleration semantics of the scheduler (`Exists` with empty key tolerates everything). */
 export { tolerates };
