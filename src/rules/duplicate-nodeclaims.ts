@@ -10,6 +10,7 @@ import { provisioningLog, type ProvisioningLog } from './lib/volumes-health-logs
 import { isWorkloadPod, ZONAL_PROVISIONERS } from './lib/volumes-health-zones.js';
 import { nodeTaints, nodeZone } from '../snapshot/nodes.js';
 import { ZONE_LABEL } from '../kube/well-known.js';
+import { saysScheduling } from '../snapshot/messages/scheduling.js';
 
 /** Taints Kubernetes, cloud providers and Karpenter manage themselves: never "undeclared startup taints". */
 const SYSTEM_TAINT = /^(node\.kubernetes\.io\/|node-role\.kubernetes\.io\/|karpenter\.sh\/|node\.cloudprovider\.kubernetes\.io\/|ToBeDeletedByClusterAutoscaler|DeletionCandidateOfClusterAutoscaler)/;
@@ -273,7 +274,7 @@ function triggerOf(
       };
     }
   }
-  const conflict = pods.some((p) => snapshot.eventsForObject(p).some((e) => /volume node affinity conflict/i.test(e.message)));
+  const conflict = pods.some((p) => snapshot.eventsForObject(p).some((e) => saysScheduling(e.message, 'volume-affinity-conflict')));
   return {
     text: conflict
       ? 'kube-scheduler reported "volume node affinity conflict" for these pods: the volume\'s zone differed from the first node\'s.'

@@ -8,6 +8,7 @@ import type { ObjectRef } from '../snapshot/snapshot.js';
 import { formatDuration } from '../kube/units.js';
 import { ageOf, byLastSeen, karpenterFacts, listNames, podName, type KarpenterVersionFacts } from './support.js';
 import { statefulReasons } from './lib/interruption-settings.js';
+import { assignment } from '../snapshot/messages/object-events.js';
 
 /** Node/NodeClaim event reasons of the AWS interruption controller that come with a cordon-and-drain (§6.2). */
 const DRAIN_REASONS = new Set([
@@ -99,11 +100,11 @@ export default defineRule({
     const assigned = new Map<string, Set<string>>();
     for (const e of snapshot.events()) {
       if (e.reason !== 'Scheduled' || e.involved.kind !== 'Pod') continue;
-      const m = /Successfully assigned (\S+?)\/(\S+) to (\S+)/.exec(e.message);
-      if (!m) continue;
-      let s = assigned.get(m[3]!);
-      if (!s) assigned.set(m[3]!, (s = new Set()));
-      s.add(`${m[1]}/${m[2]}`);
+      const a = assignment(e.message);
+      if (!a) continue;
+      let s = assigned.get(a.node);
+      if (!s) assigned.set(a.node, (s = new Set()));
+      s.add(`${a.namespace}/${a.pod}`);
     }
 
     for (const hit of hits.values()) {

@@ -2,7 +2,7 @@ import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import { formatDuration, parseDuration, parseTime } from '../kube/units.js';
 import { annotationPath, nodeDoNotDisrupt } from './lib/do-not-disrupt.js';
-import { blockedEvents } from './lib/disruption-blocked.js';
+import { blockedEvents } from '../snapshot/messages/disruption-blocked.js';
 import { ageOf, byLastSeen, karpenterFacts, listNames, plural } from './support.js';
 import { DO_NOT_DISRUPT } from '../kube/well-known.js';
 

@@ -10,6 +10,7 @@ import { formatBytes, formatCpu, parseQuantity } from '../kube/units.js';
 import { editCommand, limitsPath } from './lib/configuration.js';
 import { admissionOptions, admits, podConstraintsWithVolumes } from '../snapshot/pool-admission.js';
 import { byLastSeen, isPending, listNames, plural, podName } from './support.js';
+import { poolsOverLimits } from '../snapshot/messages/scheduling.js';
 
 export default defineRule({
   meta: {
@@ -116,20 +117,11 @@ function show(key: string, n: number): string {
   return String(n);
 }
 
-/**
- * Karpenter's limit messages for this pool (§8.3): v1.0–v1.2 `exceed limits for nodepool: "np"`, v1.3–v1.4 `… nodepool "np"`,
- * v1.5+ `… nodepool (NodePool=np)`, v1.12+ `node limits have been exhausted for nodepool (NodePool=np)`; v0.3x Provisioner wording too.
- */
-function mentionsLimits(text: string, pool: string): boolean {
-  const name = pool.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`(exceed limits for (nodepool|provisioner):? "?${name}"?(?![\\w-])|(exceed limits|limits have been exhausted) for (nodepool|provisioner) \\((NodePool|Provisioner)=${name}\\))`).test(text);
-}
-
 /** FailedScheduling events of still-Pending pods that name this pool's limits. */
 function limitEvents(snapshot: Snapshot, pool: NodePoolView, pending: KubeObject[]): Array<{ event: EventView; pod: KubeObject }> {
   const out: Array<{ event: EventView; pod: KubeObject }> = [];
   for (const pod of pending) {
-    const events = snapshot.eventsForObject(pod).filter((e) => mentionsLimits(e.message, pool.name)).sort(byLastSeen);
+    const events = snapshot.eventsForObject(pod).filter((e) => poolsOverLimits(e.message).includes(pool.name)).sort(byLastSeen);
     const last = events[events.length - 1];
     if (last) out.push({ event: last, pod });
   }
@@ -137,7 +129,7 @@ function limitEvents(snapshot: Snapshot, pool: NodePoolView, pending: KubeObject
 }
 
 function limitLogs(snapshot: Snapshot, pool: NodePoolView): LogRecord[] {
-  return snapshot.logs.filter((l) => mentionsLimits(`${l.message} ${str(l.fields.error) ?? ''}`, pool.name));
+  return snapshot.logs.filter((l) => poolsOverLimits(`${l.message} ${str(l.fields.error) ?? ''}`).includes(pool.name));
 }
 
 function fixText(pool: NodePoolView, raiseThese: LimitState[]): string {

@@ -15,10 +15,10 @@ import { fixFor } from './lib/scheduling-fix.js';
 import { isNegative } from '../snapshot/requirements.js';
 import { NODEPOOL_LABEL, isPoolLabel, isWellKnownLabel } from '../kube/well-known.js';
 import { ageOf, byLastSeen, isPending, plural, podName } from './support.js';
+import { saysScheduling } from '../snapshot/messages/scheduling.js';
+import { logSays } from '../snapshot/messages/karpenter-logs.js';
 
 const RULE = 'pending-pod-no-nodepool-fits';
-/** Karpenter's own scheduling-failure texts, every generation (karpenter-facts §8.3). */
-const KARPENTER_SAYS = /incompatible with nodepool|incompatible with provisioner|did not tolerate|does not have known values|incompatible requirements|exceed limits|limits have been exhausted|no instance type|could not schedule pod/i;
 
 interface Verdict {
   profile: PoolProfile;
@@ -170,7 +170,7 @@ function podFinding(snapshot: Snapshot, pods: KubeObject[], c: PodConstraints, v
 function karpenterEvents(snapshot: Snapshot, pods: KubeObject[]): EventView[] {
   return pods
     .flatMap((p) => snapshot.eventsForObject(p))
-    .filter((e) => e.reason === 'FailedScheduling' && (e.component === 'karpenter' || KARPENTER_SAYS.test(e.message)) && !/^0\/\d+ nodes are available/.test(e.message))
+    .filter((e) => e.reason === 'FailedScheduling' && (e.component === 'karpenter' || saysScheduling(e.message, 'karpenter')) && !saysScheduling(e.message, 'scheduler-summary'))
     .sort(byLastSeen);
 }
 
@@ -178,7 +178,7 @@ function karpenterEvents(snapshot: Snapshot, pods: KubeObject[]): EventView[] {
 function karpenterLogs(snapshot: Snapshot, pods: KubeObject[]): LogRecord[] {
   const names = new Set(pods.map(podName));
   return snapshot.logs.filter((l) => {
-    if (!/could not schedule pod/i.test(l.message)) return false;
+    if (!logSays(l, 'could-not-schedule')) return false;
     const f = l.fields.Pod ?? l.fields.pod;
     const name = isRecord(f) ? `${str(f.namespace) ?? 'default'}/${str(f.name) ?? ''}` : str(f);
     return name !== undefined && names.has(name);

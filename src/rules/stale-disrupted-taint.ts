@@ -1,7 +1,7 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import { condition, formatTaint } from '../kube/fields.js';
 import { formatDuration } from '../kube/units.js';
-import { blockedEvents } from './lib/disruption-blocked.js';
+import { blockedEvents } from '../snapshot/messages/disruption-blocked.js';
 import { clusterSyncLogs, deletionOf } from './lib/reclaim-drain.js';
 import { ageOf, byLastSeen, karpenterFacts, plural } from './support.js';
 import { disruptedTaint } from '../snapshot/nodes.js';

@@ -8,6 +8,7 @@ import { isPending, karpenterFacts, listNames, plural, podName } from './support
 import { volumeZone, ZONAL_PROVISIONERS } from './lib/volumes-health-zones.js';
 import { VOLUME_ZONE_LABELS } from '../kube/well-known.js';
 import { nodeZone } from '../snapshot/nodes.js';
+import { saysScheduling } from '../snapshot/messages/scheduling.js';
 
 export default defineRule({
   meta: {
@@ -75,7 +76,7 @@ export default defineRule({
           .filter(
             (e) =>
               e.reason === 'FailedScheduling' &&
-              /volume node affinity conflict|unbound immediate PersistentVolumeClaims|pvc with immediate volume binding/i.test(e.message),
+              (saysScheduling(e.message, 'volume-affinity-conflict') || saysScheduling(e.message, 'unbound-immediate-claim')),
           )
           .at(-1);
         evidence.push(conflict ? { event: conflict, note: `${podName(pod)} is Pending` } : { object: pod, path: '/status/phase', note: `${podName(pod)} uses a claim of this class` });

@@ -6,6 +6,7 @@ import type { KubeObject } from '../kube/types.js';
 import { ageOf, byLastSeen, isPending, karpenterFacts, listNames, plural, podName } from './support.js';
 import { UNINITIALIZED_TAINT as TAINT } from '../kube/well-known.js';
 import { nodeTaint } from '../snapshot/nodes.js';
+import { saysScheduling } from '../snapshot/messages/scheduling.js';
 
 export default defineRule({
   meta: {
@@ -81,7 +82,7 @@ export default defineRule({
       for (const pod of [...stuckPods.values()].slice(0, 3)) {
         const rejected = snapshot
           .eventsForObject(pod)
-          .filter((ev) => ev.reason === 'FailedScheduling' && ev.message.includes(TAINT))
+          .filter((ev) => ev.reason === 'FailedScheduling' && saysScheduling(ev.message, 'uninitialized-taint'))
           .at(-1);
         if (rejected) evidence.push({ event: rejected, note: `${podName(pod)} is Pending` });
       }

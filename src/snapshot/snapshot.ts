@@ -16,6 +16,7 @@ import { INPUTS, KIND, isClusterScoped, isSyntheticKind, normaliseGroup, type In
 import { controllerOwner, isPodManifest } from './pods.js';
 import { referenceTime, type ReferenceTime } from './reference-time.js';
 import { selectorMatches } from './selectors.js';
+import { nominatedTargets } from './messages/object-events.js';
 
 export interface SnapshotOptions {
   /** `--now`: the reference time, overriding what the dump says. */
@@ -496,10 +497,7 @@ export class Snapshot {
       const m = new Map<string, EventView[]>();
       for (const e of this.events()) {
         if (e.reason !== 'Nominated' || e.involved.kind !== 'Pod') continue;
-        const targets = /should schedule on:?\s*(.*)$/i.exec(e.message)?.[1] ?? '';
-        for (const t of targets.split(',')) {
-          const name = t.trim().replace(/^(node|nodeclaim|machine)\//, '');
-          if (!name) continue;
+        for (const name of nominatedTargets(e.message)) {
           let l = m.get(name);
           if (!l) m.set(name, (l = []));
           if (!l.includes(e)) l.push(e);

@@ -15,6 +15,7 @@ import { parseTime } from '../../kube/units.js';
 import { podName, type KarpenterVersionFacts } from '../support.js';
 import { podDoNotDisrupt, type DoNotDisrupt } from './do-not-disrupt.js';
 import { DISRUPTED_TAINT, DISRUPTION_TAINT_V1BETA1 } from '../../kube/well-known.js';
+import { logSays } from '../../snapshot/messages/karpenter-logs.js';
 
 
 export { isActive, isMirrorPod, isTerminal };
@@ -204,5 +205,5 @@ export function logsForNode(snapshot: Snapshot, node: string): LogRecord[] {
 
 /** "waiting on cluster sync" (≤ v1.4, DEBUG) / "cluster is waiting on sync for extended duration" (v1.5+, ERROR). */
 export function clusterSyncLogs(snapshot: Snapshot): LogRecord[] {
-  return snapshot.logs.filter((l) => /waiting on (cluster )?sync/i.test(l.message) || /waiting on cluster sync/i.test(String(l.fields.error ?? '')));
+  return snapshot.logs.filter((l) => logSays(l, 'cluster-not-synced'));
 }

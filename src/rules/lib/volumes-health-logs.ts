@@ -6,6 +6,7 @@
 import type { LogRecord } from '../../kube/types.js';
 import { isRecord, str } from '../../kube/fields.js';
 import { parseTime } from '../../kube/units.js';
+import { logSays } from '../../snapshot/messages/karpenter-logs.js';
 
 export interface ProvisioningLog {
   found: Array<{ ms: number; pods: string[]; log: LogRecord }>;
@@ -39,18 +40,15 @@ export function podList(v: unknown): string[] {
     .filter(Boolean);
 }
 
-const EMPTY_DISRUPTION = /^(disrupting|deprovisioning)\b/i;
-
 export function provisioningLog(logs: readonly LogRecord[]): ProvisioningLog {
   const out: ProvisioningLog = { found: [], created: [], createdByClaim: new Map(), launched: new Map(), registered: new Map(), emptied: [], deleted: new Map() };
   const dated = logs.filter((l) => l.time !== undefined).sort((a, b) => a.time!.localeCompare(b.time!));
   for (const log of dated) {
-    const m = log.message;
     const f = log.fields;
     const ms = parseTime(log.time)!;
-    if (/^found provisionable pod\(s\)/i.test(m)) {
+    if (logSays(log, 'provisionable-pods')) {
       out.found.push({ ms, pods: podList(f.Pods ?? f.pods), log });
-    } else if (/^created (nodeclaim|machine)$/i.test(m)) {
+    } else if (logSays(log, 'created-nodeclaim')) {
       const claim = named(f, 'NodeClaim', 'nodeclaim', 'Machine', 'machine');
       const pool = named(f, 'NodePool', 'nodepool', 'Provisioner', 'provisioner');
       if (claim) {
@@ -58,20 +56,20 @@ export function provisioningLog(logs: readonly LogRecord[]): ProvisioningLog {
         out.created.push(c);
         out.createdByClaim.set(claim, c);
       }
-    } else if (/^launched (nodeclaim|machine)$/i.test(m)) {
+    } else if (logSays(log, 'launched-nodeclaim')) {
       const claim = named(f, 'NodeClaim', 'nodeclaim', 'Machine', 'machine');
       if (claim) out.launched.set(claim, { ...(str(f.zone) ? { zone: str(f.zone) } : {}), ...(str(f['instance-type']) ? { instanceType: str(f['instance-type']) } : {}), log });
-    } else if (/^registered (nodeclaim|machine)$/i.test(m)) {
+    } else if (logSays(log, 'registered-nodeclaim')) {
       const claim = named(f, 'NodeClaim', 'nodeclaim', 'Machine', 'machine');
       const node = named(f, 'Node', 'node');
       if (claim && node) out.registered.set(node, claim);
-    } else if (/^deleted (nodeclaim|machine)$/i.test(m)) {
+    } else if (logSays(log, 'deleted-nodeclaim')) {
       const claim = named(f, 'NodeClaim', 'nodeclaim', 'Machine', 'machine');
       const node = named(f, 'Node', 'node');
       if (claim) out.deleted.set(claim, log);
       // ≤ v0.31 logs "registered machine" only at debug: the delete record still ties the node to its machine.
       if (claim && node && !out.registered.has(node)) out.registered.set(node, claim);
-    } else if (EMPTY_DISRUPTION.test(m) && isEmptyDisruption(log)) {
+    } else if (logSays(log, 'disrupting') && isEmptyDisruption(log)) {
       out.emptied.push({ names: disruptedNames(log), log });
     }
   }
