@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { LogRecord } from '../src/kube/types.js';
-import { logSignals } from '../src/snapshot/messages/karpenter-logs.js';
+import { logRefs, logSignals } from '../src/snapshot/messages/karpenter-logs.js';
 import { assignment, drainBlockedPod, eventSignals, nominatedTargets } from '../src/snapshot/messages/object-events.js';
 import { poolsOverLimits, schedulingSignals } from '../src/snapshot/messages/scheduling.js';
 
@@ -61,6 +61,15 @@ describe('Karpenter controller logs', () => {
   ];
   it.each(rows)('%s %j', (message, fields, want) => {
     expect([...logSignals(log(message, fields))].sort()).toEqual([...want].sort());
+  });
+
+  it.each([
+    [{ NodeClaim: { name: 'default-x7k2p' }, NodePool: { name: 'default' }, Node: { name: 'ip-10-0-0-1' } }, { nodeClaim: 'default-x7k2p', nodePool: 'default', node: 'ip-10-0-0-1' }],
+    [{ machine: 'default-abcde', provisioner: 'default', node: 'ip-10-0-0-2' }, { nodeClaim: 'default-abcde', nodePool: 'default', node: 'ip-10-0-0-2' }],
+    [{ controllerKind: 'NodeClaim', name: 'gpu-q1w2e' }, { nodeClaim: 'gpu-q1w2e' }],
+    [{ controllerKind: 'Node', name: 'ip-10-0-0-3' }, {}],
+  ])('names in the fields %j', (fields, want) => {
+    expect(logRefs(fields)).toEqual(want);
   });
 });
 

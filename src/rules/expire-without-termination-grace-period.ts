@@ -8,11 +8,11 @@ import type { LogRecord } from '../kube/types.js';
 import { ageOf, byLastSeen, karpenterFacts, listNames } from './support.js';
 import { DO_NOT_DISRUPT, DO_NOT_EVICT } from '../kube/well-known.js';
 import { disruptedTaint } from '../snapshot/nodes.js';
-import { logSays } from '../snapshot/messages/karpenter-logs.js';
+import { logRefs, logSays } from '../snapshot/messages/karpenter-logs.js';
 
 /** "deleting expired nodeclaim" (v1.x debug log of nodeclaim.expiration) for one NodeClaim. */
 function expiryLogs(logs: readonly LogRecord[], claim: string): LogRecord[] {
-  return logs.filter((l) => logSays(l, 'expired-nodeclaim') && (l.fields.name === claim || (l.fields.NodeClaim as { name?: string } | undefined)?.name === claim));
+  return logs.filter((l) => logSays(l, 'expired-nodeclaim') && (l.fields.name === claim || logRefs(l.fields).nodeClaim === claim));
 }
 
 export default defineRule({

@@ -1,7 +1,6 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import type { KubeObject, LogRecord } from '../kube/types.js';
 import type { EventView } from '../snapshot/events.js';
-import { isRecord } from '../kube/fields.js';
 import type { NodeClaimView } from '../snapshot/karpenter.js';
 import { KIND } from '../kube/kinds.js';
 import type { ObjectRef } from '../snapshot/snapshot.js';
@@ -9,6 +8,7 @@ import { formatDuration } from '../kube/units.js';
 import { ageOf, byLastSeen, karpenterFacts, listNames, podName, type KarpenterVersionFacts } from './support.js';
 import { statefulReasons } from './lib/interruption-settings.js';
 import { assignment } from '../snapshot/messages/object-events.js';
+import { logRefs } from '../snapshot/messages/karpenter-logs.js';
 
 /** Node/NodeClaim event reasons of the AWS interruption controller that come with a cordon-and-drain (§6.2). */
 const DRAIN_REASONS = new Set([
@@ -92,7 +92,7 @@ export default defineRule({
     }
     for (const l of snapshot.logs) {
       if (!LOG_MESSAGES.has(l.message) || !recent(l.time)) continue;
-      hitFor(refName(l.fields.Node ?? l.fields.node), refName(l.fields.NodeClaim ?? l.fields.nodeclaim ?? l.fields.machine))?.logs.push(l);
+      hitFor(logRefs(l.fields).node, logRefs(l.fields).nodeClaim)?.logs.push(l);
     }
     if (hits.size === 0) return;
 
@@ -165,12 +165,6 @@ export default defineRule({
     }
   },
 });
-
-function refName(v: unknown): string | undefined {
-  if (typeof v === 'string' && v) return v;
-  if (isRecord(v) && typeof v.name === 'string') return v.name;
-  return undefined;
-}
 
 function describeCause(events: EventView[], kinds: Set<string>): string {
   const reasons = [...new Set(events.map((e) => e.reason))];

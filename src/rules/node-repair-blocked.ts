@@ -57,7 +57,6 @@ export default defineRule({
     if (version.atLeast('1.1.0') === false) return;
     const policies = POLICIES.filter((p) => version.atLeast(p.since) !== false);
 
-    const nodesByPool = new Map<string, KubeObject[]>();
     const blockedByPool = new Map<string, EventView[]>();
     const orphanBlocked: Array<{ node: KubeObject; events: EventView[] }> = [];
     for (const node of snapshot.karpenterNodes()) {
@@ -67,9 +66,6 @@ export default defineRule({
         if (events.length) orphanBlocked.push({ node, events });
         continue;
       }
-      let l = nodesByPool.get(poolName);
-      if (!l) nodesByPool.set(poolName, (l = []));
-      l.push(node);
       if (events.length) {
         let b = blockedByPool.get(poolName);
         if (!b) blockedByPool.set(poolName, (b = []));
@@ -77,7 +73,9 @@ export default defineRule({
       }
     }
 
-    for (const [poolName, nodes] of nodesByPool) {
+    const poolNames = new Set(snapshot.karpenterNodes().map((n) => snapshot.nodePoolNameOf(n)).filter((n): n is string => n !== undefined));
+    for (const poolName of poolNames) {
+      const nodes = snapshot.nodesOfPool(poolName);
       const pool = snapshot.nodePool(poolName);
       const unhealthy = nodes
         .map((n) => ({ node: n, cond: conditions(n).find((c) => policies.some((p) => p.type === c.type && p.status === c.status)) }))

@@ -15,7 +15,7 @@ import { parseTime } from '../../kube/units.js';
 import { podName, type KarpenterVersionFacts } from '../support.js';
 import { podDoNotDisrupt, type DoNotDisrupt } from './do-not-disrupt.js';
 import { DISRUPTED_TAINT, DISRUPTION_TAINT_V1BETA1 } from '../../kube/well-known.js';
-import { logSays } from '../../snapshot/messages/karpenter-logs.js';
+import { logRefs, logSays } from '../../snapshot/messages/karpenter-logs.js';
 
 
 export { isActive, isMirrorPod, isTerminal };
@@ -191,9 +191,8 @@ export function logsForNode(snapshot: Snapshot, node: string): LogRecord[] {
   if (!m) {
     m = new Map();
     for (const l of snapshot.logs) {
-      const ref = l.fields.Node;
-      const name = ref && typeof ref === 'object' ? (ref as { name?: unknown }).name : undefined;
-      if (typeof name !== 'string') continue;
+      const name = logRefs(l.fields).node;
+      if (!name) continue;
       let list = m.get(name);
       if (!list) m.set(name, (list = []));
       list.push(l);

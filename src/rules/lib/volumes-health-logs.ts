@@ -6,7 +6,7 @@
 import type { LogRecord } from '../../kube/types.js';
 import { isRecord, str } from '../../kube/fields.js';
 import { parseTime } from '../../kube/units.js';
-import { logSays } from '../../snapshot/messages/karpenter-logs.js';
+import { logRefs, logSays } from '../../snapshot/messages/karpenter-logs.js';
 
 export interface ProvisioningLog {
   found: Array<{ ms: number; pods: string[]; log: LogRecord }>;
@@ -20,15 +20,6 @@ export interface ProvisioningLog {
 }
 
 /** `{"NodeClaim":{"name":"x"}}`, `{"nodeclaim":"x"}`, `{"machine":"x"}` → x. */
-function named(fields: Record<string, unknown>, ...keys: string[]): string | undefined {
-  for (const k of keys) {
-    const v = fields[k];
-    if (typeof v === 'string' && v) return v;
-    if (isRecord(v) && typeof v.name === 'string') return v.name;
-  }
-  return undefined;
-}
-
 /** `"default/a, default/b and 3 other(s)"` → [default/a, default/b]. */
 export function podList(v: unknown): string[] {
   if (Array.isArray(v)) return v.map(String);
@@ -49,23 +40,23 @@ export function provisioningLog(logs: readonly LogRecord[]): ProvisioningLog {
     if (logSays(log, 'provisionable-pods')) {
       out.found.push({ ms, pods: podList(f.Pods ?? f.pods), log });
     } else if (logSays(log, 'created-nodeclaim')) {
-      const claim = named(f, 'NodeClaim', 'nodeclaim', 'Machine', 'machine');
-      const pool = named(f, 'NodePool', 'nodepool', 'Provisioner', 'provisioner');
+      const claim = logRefs(f).nodeClaim;
+      const pool = logRefs(f).nodePool;
       if (claim) {
         const c = { ms, claim, ...(pool ? { pool } : {}), log };
         out.created.push(c);
         out.createdByClaim.set(claim, c);
       }
     } else if (logSays(log, 'launched-nodeclaim')) {
-      const claim = named(f, 'NodeClaim', 'nodeclaim', 'Machine', 'machine');
+      const claim = logRefs(f).nodeClaim;
       if (claim) out.launched.set(claim, { ...(str(f.zone) ? { zone: str(f.zone) } : {}), ...(str(f['instance-type']) ? { instanceType: str(f['instance-type']) } : {}), log });
     } else if (logSays(log, 'registered-nodeclaim')) {
-      const claim = named(f, 'NodeClaim', 'nodeclaim', 'Machine', 'machine');
-      const node = named(f, 'Node', 'node');
+      const claim = logRefs(f).nodeClaim;
+      const node = logRefs(f).node;
       if (claim && node) out.registered.set(node, claim);
     } else if (logSays(log, 'deleted-nodeclaim')) {
-      const claim = named(f, 'NodeClaim', 'nodeclaim', 'Machine', 'machine');
-      const node = named(f, 'Node', 'node');
+      const claim = logRefs(f).nodeClaim;
+      const node = logRefs(f).node;
       if (claim) out.deleted.set(claim, log);
       // ≤ v0.31 logs "registered machine" only at debug: the delete record still ties the node to its machine.
       if (claim && node && !out.registered.has(node)) out.registered.set(node, claim);
@@ -94,8 +85,7 @@ function disruptedNames(log: LogRecord): string[] {
   if (Array.isArray(list)) {
     for (const d of list) {
       if (!isRecord(d)) continue;
-      const n = named(d, 'Node', 'node');
-      const c = named(d, 'NodeClaim', 'nodeclaim');
+      const { node: n, nodeClaim: c } = logRefs(d);
       if (n) names.add(n);
       if (c) names.add(c);
     }

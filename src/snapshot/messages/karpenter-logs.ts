@@ -69,3 +69,34 @@ export function logSignals(log: LogRecord): ReadonlySet<LogSignal> {
 export function logSays(log: LogRecord, signal: LogSignal): boolean {
   return logSignals(log).has(signal);
 }
+
+/** The objects a record (or one entry of its `disrupted-nodes` list) names. */
+export interface LogRefs {
+  node?: string;
+  nodeClaim?: string;
+  nodePool?: string;
+}
+
+/**
+ * Names in a record's fields, every generation: v0.37+ `{Node: {name}}`-style objects, older plain strings with
+ * lower-case keys, v1alpha5 Machine/Provisioner keys, and `controllerKind: NodeClaim` + `name` of controller-runtime.
+ */
+export function logRefs(fields: Record<string, unknown>): LogRefs {
+  const out: LogRefs = {};
+  const node = nameIn(fields, 'Node', 'node');
+  const claim = nameIn(fields, 'NodeClaim', 'nodeclaim', 'Machine', 'machine') ?? (fields.controllerKind === 'NodeClaim' && typeof fields.name === 'string' ? fields.name : undefined);
+  const pool = nameIn(fields, 'NodePool', 'nodepool', 'Provisioner', 'provisioner');
+  if (node) out.node = node;
+  if (claim) out.nodeClaim = claim;
+  if (pool) out.nodePool = pool;
+  return out;
+}
+
+function nameIn(fields: Record<string, unknown>, ...keys: string[]): string | undefined {
+  for (const k of keys) {
+    const v = fields[k];
+    if (typeof v === 'string' && v) return v;
+    if (typeof v === 'object' && v !== null && typeof (v as { name?: unknown }).name === 'string') return (v as { name: string }).name;
+  }
+  return undefined;
+}
