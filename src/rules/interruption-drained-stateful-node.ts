@@ -9,6 +9,7 @@ import { ageOf, byLastSeen, karpenterFacts, listNames, podName, type KarpenterVe
 import { statefulReasons } from './lib/interruption-settings.js';
 import { assignment } from '../snapshot/messages/object-events.js';
 import { logRefs } from '../snapshot/messages/karpenter-logs.js';
+import { dig, str } from '../kube/fields.js';
 
 /** Node/NodeClaim event reasons of the AWS interruption controller that come with a cordon-and-drain (§6.2). */
 const DRAIN_REASONS = new Set([
@@ -144,7 +145,7 @@ export default defineRule({
         const r = s.reasons[0]!;
         evidence.push(
           r.path
-            ? { object: s.pod, path: r.path, note: `${podName(s.pod)}: ${r.text}${s.still ? '' : ` (ran on ${nodeName} per its Scheduled event; now ${String((s.pod.spec as { nodeName?: string } | undefined)?.nodeName ?? 'unscheduled')})`}` }
+            ? { object: s.pod, path: r.path, note: `${podName(s.pod)}: ${r.text}${s.still ? '' : ` (ran on ${nodeName} per its Scheduled event; now ${str(dig(s.pod, 'spec', 'nodeName')) ?? 'unscheduled'})`}` }
             : { object: s.pod, path: '/metadata/name', note: `${podName(s.pod)}: ${r.text}` },
         );
       }
