@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LogRecord } from '../src/kube/types.js';
 import { logRefs, logSignals } from '../src/snapshot/messages/karpenter-logs.js';
+import { initializationSignals, unregisteredResource } from '../src/snapshot/messages/conditions.js';
 import { assignment, drainBlockedPod, eventSignals, nominatedTargets } from '../src/snapshot/messages/object-events.js';
 import { poolsOverLimits, schedulingSignals } from '../src/snapshot/messages/scheduling.js';
 
@@ -94,5 +95,15 @@ describe('object events', () => {
     expect(drainBlockedPod('Failed to drain node, evicting pod (Pod=web/api-1)')).toBe('web/api-1');
     expect(drainBlockedPod('evicting pod web/api-2 violates a PDB')).toBe('web/api-2');
     expect(drainBlockedPod('Failed to drain node')).toBeUndefined();
+  });
+});
+
+describe('NodeClaim Initialized=False messages', () => {
+  it('names the ephemeral taint or the missing resource', () => {
+    expect([...initializationSignals('KnownEphemeralTaint "node.cloudprovider.kubernetes.io/uninitialized=true:NoSchedule" still exists')]).toEqual(['uninitialized-taint']);
+    expect([...initializationSignals('KnownEphemeralTaint "karpenter.sh/unregistered:NoExecute" still exists')]).toEqual(['unregistered-taint']);
+    expect([...initializationSignals('KnownEphemeralTaint "node.kubernetes.io/not-ready:NoSchedule" still exists')]).toEqual([]);
+    expect(unregisteredResource('Resource "nvidia.com/gpu" was requested but not registered')).toBe('nvidia.com/gpu');
+    expect(unregisteredResource('Node not ready')).toBeUndefined();
   });
 });

@@ -4,6 +4,7 @@ import { formatDuration, parseQuantity } from '../kube/units.js';
 import { ageOf, karpenterFacts } from './support.js';
 import { INITIALIZED_LABEL, UNINITIALIZED_TAINT as CCM_UNINITIALIZED, UNREGISTERED_TAINT as UNREGISTERED } from '../kube/well-known.js';
 import { nodeTaints } from '../snapshot/nodes.js';
+import { initializationSignals, unregisteredResource } from '../snapshot/messages/conditions.js';
 
 const ID = 'nodeclaim-not-initialized';
 
@@ -60,7 +61,7 @@ export default defineRule({
       const init = claim.conditions.find((c) => c.type === 'Initialized');
       if (!reg || !init || init.status === 'True') continue;
       if (init.reason === 'StartupTaintsExist') continue; // startup-taint-not-removed
-      if (init.reason === 'KnownEphemeralTaintsExist' && /uninitialized|unregistered/.test(init.message ?? '')) continue; // other rules
+      if (init.reason === 'KnownEphemeralTaintsExist' && initializationSignals(init.message ?? '').size > 0) continue; // other rules
       const node = snapshot.nodeForNodeClaim(claim);
       if (node) {
         // Any taint another rule owns is that rule's finding, whatever reason the condition shows right now.
@@ -80,7 +81,7 @@ export default defineRule({
       const steps: string[] = [];
       const nodeName = node?.metadata.name ?? claim.nodeName;
       if (init.reason === 'ResourceNotRegistered') {
-        const resource = /Resource "([^"]+)"/.exec(init.message ?? '')?.[1] ?? 'an extended resource';
+        const resource = unregisteredResource(init.message ?? '') ?? 'an extended resource';
         const plugin = PLUGINS.find(([re]) => re.test(resource))?.[1] ?? 'the device plugin that registers it';
         const allocatable = node ? dig(node, 'status', 'allocatable') : undefined;
         const have = isRecord(allocatable) ? parseQuantity(allocatable[resource]) : undefined;
