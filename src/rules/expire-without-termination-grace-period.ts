@@ -3,7 +3,16 @@ import type { KubeObject, LogRecord } from '../kube/types.js';
 import { dig } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration, parseDuration, parseTime } from '../kube/units.js';
-import { blockEvidence, deletionOf, describeBlock, evictionBlock, isDrainable, neverEvictable, nsName, type EvictionBlock } from './lib/reclaim-drain.js';
+import {
+  blockEvidence,
+  deletionOf,
+  describeBlock,
+  evictionBlock,
+  isDrainable,
+  neverEvictable,
+  nsName,
+  type EvictionBlock,
+} from './lib/reclaim-drain.js';
 import { ageOf, byLastSeen, karpenterFacts, listNames } from './support.js';
 import { DO_NOT_DISRUPT, DO_NOT_EVICT } from '../kube/well-known.js';
 import { disruptedTaint } from '../snapshot/nodes.js';

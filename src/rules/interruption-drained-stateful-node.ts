@@ -10,6 +10,7 @@ import { statefulReasons } from './lib/interruption-settings.js';
 import { assignment } from '../snapshot/messages/object-events.js';
 import { logRefs } from '../snapshot/messages/karpenter-logs.js';
 import { dig, str } from '../kube/fields.js';
+import { stableLabels } from '../snapshot/pods.js';
 
 /** Node/NodeClaim event reasons of the AWS interruption controller that come with a cordon-and-drain (§6.2). */
 const DRAIN_REASONS = new Set([
@@ -197,7 +198,7 @@ function fixText(
     const [ns, name] = key.split('/');
     steps.push(`Check that StatefulSet ${key} recovered: kubectl -n ${ns} rollout status statefulset/${name}; kubectl -n ${ns} get pods,pvc -o wide`);
     if (snapshot.pdbsForPod(p).length === 0) {
-      const labels = Object.entries(p.metadata.labels ?? {}).filter(([k]) => !/controller-revision-hash|statefulset.kubernetes.io\/pod-name|pod-template-hash/.test(k));
+      const labels = stableLabels(p.metadata.labels);
       steps.push(
         `Give StatefulSet ${key} a PodDisruptionBudget so a drain takes one replica at a time:\n` +
           `apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: ${name}\n  namespace: ${ns}\nspec:\n  maxUnavailable: 1\n  selector:\n    matchLabels:\n` +

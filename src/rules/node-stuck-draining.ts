@@ -3,7 +3,16 @@ import type { KubeObject } from '../kube/types.js';
 import { condition, dig, formatTaint, str } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration, parseTime } from '../kube/units.js';
-import { blockEvidence, deletionOf, describeBlock, evictionBlock, isDrainable, logsForNode, terminationGracePeriodOf, type EvictionBlock } from './lib/reclaim-drain.js';
+import {
+  blockEvidence,
+  deletionOf,
+  describeBlock,
+  evictionBlock,
+  isDrainable,
+  logsForNode,
+  terminationGracePeriodOf,
+  type EvictionBlock,
+} from './lib/reclaim-drain.js';
 import { ageOf, byLastSeen, karpenterFacts, listNames, plural, podName, type KarpenterVersionFacts } from './support.js';
 import { disruptedTaint } from '../snapshot/nodes.js';
 import { TERMINATION_TIMESTAMP_ANNOTATION as TERMINATION_TIMESTAMP } from '../kube/well-known.js';

@@ -3,7 +3,14 @@ import type { KubeObject } from '../kube/types.js';
 import { dig } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration } from '../kube/units.js';
-import { POD_TEMPLATE_KINDS, annotationPath, isPodManifest, podDoNotDisrupt, templateDoNotDisrupt, type DoNotDisrupt } from './lib/do-not-disrupt.js';
+import {
+  POD_TEMPLATE_KINDS,
+  annotationPath,
+  isPodManifest,
+  podDoNotDisrupt,
+  templateDoNotDisrupt,
+  type DoNotDisrupt,
+} from './lib/do-not-disrupt.js';
 import { admissionOptions, admits, podConstraints } from '../snapshot/pool-admission.js';
 import { blockedEvents } from '../snapshot/messages/disruption-blocked.js';
 import { deletionOf, isActive, isDrainable, isMirrorPod, nsName } from './lib/reclaim-drain.js';

@@ -1,7 +1,13 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import { formatTaint, type Taint } from '../kube/fields.js';
 import { formatDuration } from '../kube/units.js';
-import { agentDaemonSets, agentFor, daemonSetFit, podTrouble, registeredAt } from './lib/registration-common.js';
+import {
+  agentDaemonSets,
+  agentFor,
+  daemonSetFit,
+  podTrouble,
+  registeredAt,
+} from './lib/registration-common.js';
 import { ageOf, karpenterFacts } from './support.js';
 import { UNINITIALIZED_TAINT as CCM_UNINITIALIZED, UNREGISTERED_TAINT as UNREGISTERED } from '../kube/well-known.js';
 import { nodeTaints } from '../snapshot/nodes.js';

@@ -13,11 +13,11 @@ import {
   nodeSelectorOf,
   poolFacts,
   selectorLabelsOf,
-  stableLabels,
   type ControllerExposure,
   type PoolFacts,
 } from './lib/interruption-exposure.js';
 import { CAPACITY_TYPE_LABEL as CAPACITY_TYPE, DO_NOT_DISRUPT } from '../kube/well-known.js';
+import { stableLabels } from '../snapshot/pods.js';
 
 interface Group {
   ref: { kind: string; apiVersion: string; name: string; namespace: string; object?: KubeObject };

@@ -1,6 +1,6 @@
 /** What kind of pod this is, the way Karpenter and the kube-scheduler see it: one definition for every rule. */
 import type { KubeObject, OwnerReference } from '../kube/types.js';
-import { MIRROR_POD_ANNOTATION } from '../kube/well-known.js';
+import { MIRROR_POD_ANNOTATION, PER_POD_LABELS } from '../kube/well-known.js';
 import { dig } from '../kube/fields.js';
 
 export function isTerminal(pod: KubeObject): boolean {
@@ -31,4 +31,9 @@ export function isDaemonSetPod(pod: KubeObject): boolean {
 export function controllerOwner(pod: KubeObject): OwnerReference | undefined {
   const refs = pod.metadata.ownerReferences ?? [];
   return refs.find((r) => r.controller) ?? refs[0];
+}
+
+/** Labels that identify a workload's pods, without the per-pod / per-revision ones its controller adds. */
+export function stableLabels(labels: Record<string, string> | undefined): Array<[string, string]> {
+  return Object.entries(labels ?? {}).filter(([k]) => !PER_POD_LABELS.includes(k));
 }

@@ -64,11 +64,6 @@ export function nodeSelectorOf(podSpec: unknown): Record<string, string> {
   return Object.fromEntries(Object.entries(s).map(([k, v]) => [k, String(v)]));
 }
 
-/** Labels that identify a workload's pods, without the per-pod/per-revision ones. */
-export function stableLabels(labels: Record<string, string> | undefined): Array<[string, string]> {
-  return Object.entries(labels ?? {}).filter(([k]) => !/controller-revision-hash|statefulset\.kubernetes\.io\/pod-name|pod-template-hash|apps\.kubernetes\.io\/pod-index/.test(k));
-}
-
 export function selectorLabelsOf(workload: KubeObject | undefined): Array<[string, string]> | undefined {
   const m = dig(workload, 'spec', 'selector', 'matchLabels');
   return isRecord(m) ? Object.entries(m).map(([k, v]) => [k, String(v)]) : undefined;
