@@ -6,23 +6,12 @@
 import { describe, expect, it } from 'vitest';
 import { KIND } from '../src/kube/kinds.js';
 import type { KubeObject } from '../src/kube/types.js';
-import type { LoadResult } from '../src/loaders/types.js';
 import { disruptedTaint, nodeTaint, nodeTaints, nodeZone } from '../src/snapshot/nodes.js';
 import { admissionOptions, admission, podConstraintsWithVolumes } from '../src/snapshot/pool-admission.js';
 import { controllerOwner, stableLabels } from '../src/snapshot/pods.js';
-import { Snapshot } from '../src/snapshot/snapshot.js';
+import { snapshotOf } from './support/snapshot-of.js';
 
-function snap(objects: Array<Record<string, unknown>>): Snapshot {
-  const load: LoadResult = {
-    objects: objects.map((o, i) => ({ object: o as unknown as KubeObject, provenance: { source: `f${i}.yaml`, line: i + 1 } })),
-    logs: [],
-    skipped: [],
-    listedKinds: new Set(),
-    sources: ['test'],
-    filesRead: objects.length,
-  };
-  return new Snapshot(load);
-}
+const snap = snapshotOf;
 
 const node = (name: string, labels: Record<string, string>, taints: unknown[] = [], providerID?: string) => ({
   apiVersion: 'v1',
