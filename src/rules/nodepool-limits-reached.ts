@@ -46,12 +46,13 @@ export default defineRule({
       .all(KIND.Pod)
       .filter((p) => isPending(p) && !dig(p, 'spec', 'nodeName') && !isDaemonSetPod(p) && arr(dig(p, 'spec', 'schedulingGates')).length === 0);
     if (!pending.length) return;
+    const constraints = new Map(pending.map((p) => [p, podConstraintsWithVolumes(snapshot, p)]));
     for (const pool of snapshot.nodePools()) {
       const limits = limitStates(pool);
       const reached = limits.filter((l) => l.used !== undefined && l.used >= l.limit);
       const said = limitEvents(snapshot, pool, pending);
       const logs = limitLogs(snapshot, pool);
-      const waiting = [...new Set([...pending.filter((p) => admits(pool, podConstraintsWithVolumes(snapshot, p), admissionOptions(snapshot))), ...said.map((s) => s.pod)])];
+      const waiting = [...new Set([...pending.filter((p) => admits(pool, constraints.get(p)!, admissionOptions(snapshot))), ...said.map((s) => s.pod)])];
       if (!waiting.length || (!reached.length && !said.length)) continue;
 
       const base = limitsPath(pool);
