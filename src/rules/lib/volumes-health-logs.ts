@@ -60,22 +60,11 @@ export function provisioningLog(logs: readonly LogRecord[]): ProvisioningLog {
       if (claim) out.deleted.set(claim, log);
       // ≤ v0.31 logs "registered machine" only at debug: the delete record still ties the node to its machine.
       if (claim && node && !out.registered.has(node)) out.registered.set(node, claim);
-    } else if (logSays(log, 'disrupting') && isEmptyDisruption(log)) {
+    } else if (logSays(log, 'empty-disruption')) {
       out.emptied.push({ names: disruptedNames(log), log });
     }
   }
   return out;
-}
-
-/**
- * v1.3–v1.8 `reason: "empty"`; v1.9+ `command: "Empty/<id>: delete: …"`; v1.0–v1.2 message "disrupting nodeclaim(s) via
- * delete, terminating 1 nodes (0 pods) …" with `reason: "empty"`; v0.32–v0.37 "disrupting via emptiness delete, …";
- * ≤ v0.31 "deprovisioning via emptiness delete, …".
- */
-function isEmptyDisruption(log: LogRecord): boolean {
-  const reason = str(log.fields.reason)?.toLowerCase();
-  const command = str(log.fields.command) ?? '';
-  return reason === 'empty' || /^Empty\//.test(command) || /via emptiness/i.test(log.message);
 }
 
 /** Node and NodeClaim names a disruption record names. */

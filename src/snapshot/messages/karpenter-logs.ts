@@ -19,6 +19,8 @@ export type LogSignal =
   | 'drain-started'
   /** "disrupting …" / "deprovisioning …" command lines. */
   | 'disrupting'
+  /** A disrupting line for empty nodes (see `isEmptyDisruption`). */
+  | 'empty-disruption'
   /** A NodeClaim given up for not registering in time (not the v1.7+ launch timeout, which says so). */
   | 'registration-timeout'
   /** ≤ v1.4 "waiting on cluster sync" (DEBUG), v1.5+ "cluster is waiting on sync for extended duration". */
@@ -61,9 +63,21 @@ export function logSignals(log: LogRecord): ReadonlySet<LogSignal> {
     for (const t of byText(text)) tags.add(t);
     // v1.0's wording: "node claim registration error" with the taint named in the error.
     if (log.message === 'node claim registration error' && /unregistered|missing taint/.test(text)) tags.add('unregistered-taint-missing');
+    if (tags.has('disrupting') && isEmptyDisruption(log)) tags.add('empty-disruption');
     signals.set(log, (s = tags));
   }
   return s;
+}
+
+/**
+ * v1.3–v1.8 `reason: "empty"`; v1.9+ `command: "Empty/<id>: delete: …"`; v1.0–v1.2 message "disrupting nodeclaim(s) via
+ * delete, terminating 1 nodes (0 pods) …" with `reason: "empty"`; v0.32–v0.37 "disrupting via emptiness delete, …";
+ * ≤ v0.31 "deprovisioning via emptiness delete, …".
+ */
+function isEmptyDisruption(log: LogRecord): boolean {
+  const reason = typeof log.fields.reason === 'string' ? log.fields.reason.toLowerCase() : undefined;
+  const command = typeof log.fields.command === 'string' ? log.fields.command : '';
+  return reason === 'empty' || /^Empty\//.test(command) || /via emptiness/i.test(log.message);
 }
 
 export function logSays(log: LogRecord, signal: LogSignal): boolean {
