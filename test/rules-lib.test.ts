@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../src/kube/types.js';
-import { classifyBlocked } from '../src/rules/lib/disruption-blocked.js';
+import { classifyBlocked } from '../src/snapshot/messages/disruption-blocked.js';
 import { podDoNotDisrupt } from '../src/rules/lib/do-not-disrupt.js';
 import { karpenterFacts } from '../src/rules/support.js';
 

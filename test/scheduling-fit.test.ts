@@ -2,9 +2,10 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../src/kube/types.js';
 import { nodePoolView } from '../src/snapshot/karpenter.js';
-import { podConstraints, poolFit, poolProfile, volumeConstraints, type FitReason } from '../src/rules/lib/scheduling-fit.js';
+import { poolFit, poolProfile, type FitReason } from '../src/rules/lib/scheduling-fit.js';
+import { podConstraints, volumeConstraints } from '../src/snapshot/pool-admission.js';
 import { specRequests } from '../src/snapshot/capacity.js';
-import { describeSet, intersect, isEmpty, maxInteger, operatorOf, valueSet } from '../src/rules/lib/scheduling-requirements.js';
+import { describeSet, intersect, isEmpty, maxInteger, operatorOf, valueSet } from '../src/snapshot/requirements.js';
 
 function pool(spec: Record<string, unknown>, extra: Partial<KubeObject> = {}, apiVersion = 'karpenter.sh/v1'): KubeObject {
   return { apiVersion, kind: 'NodePool', metadata: { name: 'np' }, spec: { template: { spec: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, ...spec } } }, ...extra } as KubeObject;

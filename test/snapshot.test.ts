@@ -3,25 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadInputs } from '../src/loaders/load.js';
-import type { KubeObject } from '../src/kube/types.js';
-import type { LoadResult } from '../src/loaders/types.js';
 import { KIND } from '../src/kube/kinds.js';
 import { Snapshot } from '../src/snapshot/snapshot.js';
+import { snapshotOf } from './support/snapshot-of.js';
 import { coreVersionOf, parseVersion } from '../src/snapshot/version.js';
 import { parseDuration, parseQuantity } from '../src/kube/units.js';
 
-function snap(objects: Array<Record<string, unknown>>, opts: ConstructorParameters<typeof Snapshot>[1] = {}, extra: Partial<LoadResult> = {}) {
-  const load: LoadResult = {
-    objects: objects.map((o, i) => ({ object: o as unknown as KubeObject, provenance: { source: `f${i}.yaml`, line: i + 1 } })),
-    logs: [],
-    skipped: [],
-    listedKinds: new Set(),
-    sources: ['test'],
-    filesRead: objects.length,
-    ...extra,
-  };
-  return new Snapshot(load, opts);
-}
+const snap = snapshotOf;
 
 const controller = (image: string, env: Array<{ name: string; value: string }> = [], labels: Record<string, string> = {}) => ({
   apiVersion: 'apps/v1',

@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import type { KubeObject } from '../kube/types.js';
 import { isKarpenterControllerPod } from '../loaders/logs.js';
 import { isRecord } from '../kube/fields.js';
+import { EC2NODECLASS_LABEL, HOSTNAME_LABEL, NAMESPACE_NAME_LABEL, NODECLAIM_LABEL, NODEPOOL_LABEL, PROVISIONER_LABEL } from '../kube/well-known.js';
 
 /** Names every cluster has, which identify nobody; hashing them would only make the bundle harder to read. */
 export const KEPT_NAMES = ['default', 'kube-system', 'kube-public', 'kube-node-lease', 'karpenter'];
@@ -32,12 +33,12 @@ const LABEL_MAPS = new Set(['labels', 'annotations', 'matchLabels', 'nodeSelecto
 const NAME_LABELS = new Set([
   'metadata.name',
   'volume.kubernetes.io/selected-node',
-  'karpenter.sh/nodepool',
-  'karpenter.sh/provisioner-name',
-  'karpenter.sh/nodeclaim',
-  'karpenter.k8s.aws/ec2nodeclass',
-  'kubernetes.io/hostname',
-  'kubernetes.io/metadata.name',
+  NODEPOOL_LABEL,
+  PROVISIONER_LABEL,
+  NODECLAIM_LABEL,
+  EC2NODECLASS_LABEL,
+  HOSTNAME_LABEL,
+  NAMESPACE_NAME_LABEL,
   'statefulset.kubernetes.io/pod-name',
 ]);
 

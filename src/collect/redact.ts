@@ -6,6 +6,7 @@
 import type { KubeObject } from '../kube/types.js';
 import { CONTROLLER_SETTING_NAMES } from '../loaders/controller-settings.js';
 import { isRecord } from '../kube/fields.js';
+import { LAST_APPLIED_ANNOTATION as LAST_APPLIED } from '../kube/well-known.js';
 
 export const REDACTED = '<redacted>';
 
@@ -13,7 +14,6 @@ export const REDACTED = '<redacted>';
 export const ENV_ALLOW_LIST: readonly string[] = CONTROLLER_SETTING_NAMES;
 const KEEP_ENV = new Set<string>(ENV_ALLOW_LIST);
 
-const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 /** Keys (flags, settings, annotations) whose values look like credentials. */
 const SECRET_KEY = /pass(word|wd)?|secret|token|api[-_]?key|access[-_]?key|private[-_]?key|credential|bearer/i;
 const CONTAINER_LISTS = ['containers', 'initContainers', 'ephemeralContainers'];

@@ -110,3 +110,8 @@ export function displayName(obj: KubeObject): string {
 export function objectLabel(obj: KubeObject): string {
   return `${obj.kind} ${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ''}${displayName(obj)}`;
 }
+
+/** JSON pointer of one label of an object (`/metadata/labels/karpenter.sh~1nodepool`). */
+export function labelPointer(key: string): string {
+  return pointer('metadata', 'labels', key);
+}

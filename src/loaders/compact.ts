@@ -6,8 +6,8 @@
 import type { KubeObject } from '../kube/types.js';
 import { KARPENTER_GROUPS } from '../kube/kinds.js';
 import { CONTROLLER_SETTING_NAMES } from './controller-settings.js';
+import { LAST_APPLIED_ANNOTATION as LAST_APPLIED } from '../kube/well-known.js';
 
-const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
 /** A container with one of these is a Karpenter (or node-termination-handler) controller: its env is kept. */
 const CONTROLLER_MARKERS = /^(FEATURE_GATES|INTERRUPTION_QUEUE|CLUSTER_ENDPOINT|BATCH_MAX_DURATION|BATCH_IDLE_DURATION|KARPENTER_[A-Z_]+|QUEUE_URL|ENABLE_SQS_TERMINATION_DRAINING|ENABLE_SPOT_INTERRUPTION_DRAINING)$/;

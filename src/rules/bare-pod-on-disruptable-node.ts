@@ -2,13 +2,14 @@ import { defineRule, type EvidenceInput, type FindingInput } from '../engine/rul
 import type { NodePoolView } from '../snapshot/karpenter.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { formatDuration, parseDuration, parseTime } from '../kube/units.js';
-import { DO_NOT_DISRUPT, isPodManifest, nodeDoNotDisrupt, podDoNotDisrupt } from './lib/do-not-disrupt.js';
-import { poolAccepts } from './lib/interruption-exposure.js';
+import { isPodManifest, nodeDoNotDisrupt, podDoNotDisrupt } from './lib/do-not-disrupt.js';
+import { admissionOptions, admits, podConstraintsWithVolumes } from '../snapshot/pool-admission.js';
 import { isActive, isMirrorPod } from './lib/reclaim-drain.js';
 import { karpenterFacts, listNames, podName, type KarpenterVersionFacts } from './support.js';
 import type { KubeObject } from '../kube/types.js';
 import { KIND } from '../kube/kinds.js';
-import { dig } from '../kube/fields.js';
+import { dig, labelPointer } from '../kube/fields.js';
+import { DO_NOT_DISRUPT, NODEPOOL_LABEL } from '../kube/well-known.js';
 
 export default defineRule({
   meta: {
@@ -54,7 +55,7 @@ export default defineRule({
 
       const node = snapshot.get(KIND.Node, undefined, nodeName)!;
       const claim = snapshot.nodeClaimForNode(node);
-      const pool = snapshot.nodePool(snapshot.nodePoolNameOf(node));
+      const pool = snapshot.nodePoolOf(node);
       const ways: string[] = [];
       const owners = pod.metadata.ownerReferences ?? [];
       const evidence: EvidenceInput[] = [
@@ -64,7 +65,7 @@ export default defineRule({
       ];
       const nodeDnd = nodeDoNotDisrupt(node);
       if (pool) {
-        const expire = (claim?.object.spec as { expireAfter?: string } | undefined)?.expireAfter ?? pool.expireAfter.value;
+        const expire = claim?.expireAfter ?? pool.expireAfter.value;
         const created = parseTime(claim?.created ?? node.metadata.creationTimestamp);
         const w = disruptionWays(pool, !!nodeDnd, expire, (ms) => (created !== undefined ? `, in ${formatDuration(Math.max(0, created + ms - now))}` : ''));
         ways.push(...w.ways);
@@ -73,7 +74,7 @@ export default defineRule({
         ways.push(nodeDnd ? 'expiry and interruption' : 'consolidation, drift, expiry and interruption');
       }
       if (!ways.length) continue;
-      if (node.metadata.labels?.['karpenter.sh/nodepool']) evidence.push({ object: node, path: '/metadata/labels/karpenter.sh~1nodepool', note: 'a Karpenter node' });
+      if (node.metadata.labels?.[NODEPOOL_LABEL]) evidence.push({ object: node, path: labelPointer(NODEPOOL_LABEL), note: 'a Karpenter node' });
       evidence.push(...version.evidence());
       const ns = pod.metadata.namespace ?? 'default';
       report({
@@ -161,8 +162,9 @@ function checkManifests(snapshot: Snapshot, now: number, version: KarpenterVersi
         : { object: pod, path: '/metadata/name', note: 'no ownerReferences: nothing recreates it' },
     ];
     const hosts: NodePoolView[] = [];
+    const constraints = podConstraintsWithVolumes(snapshot, pod);
     for (const pool of pools) {
-      if (!poolAccepts(pool, pod.spec)) continue;
+      if (!admits(pool, constraints, admissionOptions(snapshot))) continue;
       const w = disruptionWays(pool, pool.templateAnnotations[DO_NOT_DISRUPT] === 'true', pool.expireAfter.value, () => '');
       if (!w.ways.length) continue;
       hosts.push(pool);

@@ -58,19 +58,12 @@ export default defineRule({
   check({ snapshot, now, options, report }) {
     const version = karpenterFacts(snapshot.controller);
     if (version.atLeast('1.0.0') === false) return; // lastPodEventTime / Consolidatable exist from v1.0
-    const claimsByPool = new Map<string, NodeClaimView[]>();
-    for (const c of snapshot.nodeClaims()) {
-      if (!c.nodePool || c.generation !== 'v1') continue;
-      let l = claimsByPool.get(c.nodePool);
-      if (!l) claimsByPool.set(c.nodePool, (l = []));
-      l.push(c);
-    }
     for (const pool of snapshot.nodePools()) {
       if (pool.generation !== 'v1' || !pool.consolidateAfter || dig(pool.object, 'spec', 'replicas') !== undefined) continue;
       const after = parseDuration(pool.consolidateAfter.value);
       if (after === undefined || !Number.isFinite(after) || after <= 0) continue;
       const churned: Churned[] = [];
-      for (const claim of claimsByPool.get(pool.name) ?? []) {
+      for (const claim of snapshot.nodeClaimsOfPool(pool.name).filter((c) => c.generation === 'v1')) {
         const c = judge(claim);
         if (c) churned.push(c);
       }

@@ -4,7 +4,7 @@ import type { NodePoolView } from '../snapshot/karpenter.js';
 import { dig } from '../kube/fields.js';
 import { parseDuration } from '../kube/units.js';
 import { karpenterFacts, listNames, plural, podName } from './support.js';
-import { blockedEvents } from './lib/disruption-blocked.js';
+import { blockedEvents } from '../snapshot/messages/disruption-blocked.js';
 import { describeCapacity, isUnderused, nodeCapacity, pct, type NodeCapacity } from './lib/reclaim-capacity.js';
 
 const ID = 'consolidation-disabled-for-underused-nodes';

@@ -5,10 +5,10 @@ import { dig, isRecord, str, type Json } from '../kube/fields.js';
 import { generationOf } from '../snapshot/karpenter.js';
 import { KIND } from '../kube/kinds.js';
 import type { ObjectRef, Snapshot } from '../snapshot/snapshot.js';
-import { annotationPath, DO_NOT_CONSOLIDATE, DO_NOT_DISRUPT, DO_NOT_EVICT, POD_TEMPLATE_KINDS } from './lib/do-not-disrupt.js';
-import { workloadOf } from './lib/interruption-settings.js';
+import { annotationPath, POD_TEMPLATE_KINDS } from './lib/do-not-disrupt.js';
 import { rewriteOf } from './lib/karpenter-v1-rewrite.js';
 import { karpenterFacts, listNames, podName, type KarpenterVersionFacts } from './support.js';
+import { DO_NOT_CONSOLIDATE, DO_NOT_DISRUPT, DO_NOT_EVICT } from '../kube/well-known.js';
 
 /** The first release that no longer serves each old generation (karpenter-facts §0.2). */
 const UNSERVED_FROM: Record<string, string> = { v1alpha5: '0.33.0', v1beta1: '1.1.0' };
@@ -175,7 +175,7 @@ function annotationFindings(snapshot: Snapshot, version: KarpenterVersionFacts, 
   const groups = new Map<string, { ref: ObjectRef | KubeObject; pods: KubeObject[] }>();
   for (const pod of snapshot.all(KIND.Pod)) {
     if (pod.metadata.annotations?.[DO_NOT_EVICT] === undefined) continue;
-    const w = workloadOf(snapshot, pod);
+    const w = snapshot.workloadOf(pod);
     const key = `${w.kind}/${pod.metadata.namespace ?? ''}/${w.name}`;
     if (covered.has(key)) continue;
     let g = groups.get(key);

@@ -2,8 +2,9 @@ import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
 import { formatDuration } from '../kube/units.js';
 import { karpenterFacts, listNames, plural } from './support.js';
-import { blockedEvents } from './lib/disruption-blocked.js';
+import { blockedEvents } from '../snapshot/messages/disruption-blocked.js';
 import { budgetState, budgetYaml, hasBudgets, nextOpening, nodesByPool, REASONS, type BudgetState, type DisruptionReason } from './lib/reclaim-budgets.js';
+import { logSays } from '../snapshot/messages/karpenter-logs.js';
 
 const ID = 'disruption-budget-blocks-all';
 
@@ -48,7 +49,7 @@ export default defineRule({
     const version = karpenterFacts(snapshot.controller);
     if (version.atLeast('0.34.0') === false) return; // budgets arrived in v0.34.0
     const pools = snapshot.has('Node') ? nodesByPool(snapshot) : undefined;
-    const logs = snapshot.logs.filter((l) => /disruption budget|invalid cron/i.test(`${l.message} ${String(l.fields.error ?? '')}`));
+    const logs = snapshot.logs.filter((l) => logSays(l, 'budget-error'));
     for (const pool of snapshot.nodePools()) {
       if (!hasBudgets(pool) || pool.budgets.defaulted) continue;
       const reasons: DisruptionReason[] = [...REASONS];

@@ -1,13 +1,16 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
-import { formatTaint, str, taintsAt } from '../kube/fields.js';
+import { formatTaint, str } from '../kube/fields.js';
 import type { NodeClaimView, NodePoolView } from '../snapshot/karpenter.js';
 import { KIND } from '../kube/kinds.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { formatDuration, parseTime } from '../kube/units.js';
 import { karpenterFacts, listNames, type KarpenterVersionFacts } from './support.js';
 import { provisioningLog, type ProvisioningLog } from './lib/volumes-health-logs.js';
-import { isWorkloadPod, nodeZone, ZONAL_PROVISIONERS } from './lib/volumes-health-zones.js';
+import { isWorkloadPod, ZONAL_PROVISIONERS } from './lib/volumes-health-zones.js';
+import { nodeTaints, nodeZone } from '../snapshot/nodes.js';
+import { ZONE_LABEL } from '../kube/well-known.js';
+import { saysScheduling } from '../snapshot/messages/scheduling.js';
 
 /** Taints Kubernetes, cloud providers and Karpenter manage themselves: never "undeclared startup taints". */
 const SYSTEM_TAINT = /^(node\.kubernetes\.io\/|node-role\.kubernetes\.io\/|karpenter\.sh\/|node\.cloudprovider\.kubernetes\.io\/|ToBeDeletedByClusterAutoscaler|DeletionCandidateOfClusterAutoscaler)/;
@@ -61,17 +64,10 @@ export default defineRule({
     const window = options.window!;
     const logs = provisioningLog(snapshot.logs);
     const version = karpenterFacts(snapshot.controller);
-    const claimsByPool = new Map<string, NodeClaimView[]>();
-    for (const nc of snapshot.nodeClaims()) {
-      if (!nc.nodePool) continue;
-      let l = claimsByPool.get(nc.nodePool);
-      if (!l) claimsByPool.set(nc.nodePool, (l = []));
-      l.push(nc);
-    }
     const nodeToClaim = (node: string) => logs.registered.get(node);
 
     for (const pool of snapshot.nodePools()) {
-      const views = new Map((claimsByPool.get(pool.name) ?? []).map((v) => [v.name, v]));
+      const views = new Map(snapshot.nodeClaimsOfPool(pool.name).map((v) => [v.name, v]));
       // Every NodeClaim of the pool we know of, from the objects and from "created nodeclaim" records.
       const created = new Map<string, { ms: number; found?: ProvisioningLog['found'][number] }>();
       for (const v of views.values()) {
@@ -157,7 +153,7 @@ function member(
   const evidence: EvidenceInput[] = [];
   const node = view ? snapshot.nodeForNodeClaim(view) : undefined;
   const launched = logs.launched.get(claim);
-  const zone = (node && nodeZone(node)) ?? launched?.zone ?? (view ? str(view.object.metadata.labels?.['topology.kubernetes.io/zone']) : undefined);
+  const zone = (node && nodeZone(node)) ?? launched?.zone ?? (view ? str(view.object.metadata.labels?.[ZONE_LABEL]) : undefined);
   if (view) evidence.push({ object: view.object, path: '/metadata/creationTimestamp' });
   const created = logs.createdByClaim.get(claim);
   if (created) evidence.push({ log: created.log, note: `created ${claim}` });
@@ -264,7 +260,7 @@ function triggerOf(
   const declared = new Set([...pool.taints.value, ...pool.startupTaints.value].map((t) => t.key));
   for (const m of members) {
     if (!m.node) continue;
-    const taints = taintsAt(m.node, 'spec', 'taints');
+    const taints = nodeTaints(m.node);
     const t = taints.find((x) => !declared.has(x.key) && !SYSTEM_TAINT.test(x.key));
     if (t) {
       return {
@@ -278,7 +274,7 @@ function triggerOf(
       };
     }
   }
-  const conflict = pods.some((p) => snapshot.eventsForObject(p).some((e) => /volume node affinity conflict/i.test(e.message)));
+  const conflict = pods.some((p) => snapshot.eventsForObject(p).some((e) => saysScheduling(e.message, 'volume-affinity-conflict')));
   return {
     text: conflict
       ? 'kube-scheduler reported "volume node affinity conflict" for these pods: the volume\'s zone differed from the first node\'s.'

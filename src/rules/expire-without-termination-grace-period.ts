@@ -3,12 +3,10 @@ import type { KubeObject, LogRecord } from '../kube/types.js';
 import { dig } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration, parseDuration, parseTime } from '../kube/units.js';
-import { DO_NOT_DISRUPT, DO_NOT_EVICT } from './lib/do-not-disrupt.js';
 import {
   blockEvidence,
   deletionOf,
   describeBlock,
-  disruptedTaint,
   evictionBlock,
   isDrainable,
   neverEvictable,
@@ -16,10 +14,13 @@ import {
   type EvictionBlock,
 } from './lib/reclaim-drain.js';
 import { ageOf, byLastSeen, karpenterFacts, listNames } from './support.js';
+import { DO_NOT_DISRUPT, DO_NOT_EVICT } from '../kube/well-known.js';
+import { disruptedTaint } from '../snapshot/nodes.js';
+import { logRefs, logSays } from '../snapshot/messages/karpenter-logs.js';
 
 /** "deleting expired nodeclaim" (v1.x debug log of nodeclaim.expiration) for one NodeClaim. */
 function expiryLogs(logs: readonly LogRecord[], claim: string): LogRecord[] {
-  return logs.filter((l) => /deleting expired nodeclaim/i.test(l.message) && (l.fields.name === claim || (l.fields.NodeClaim as { name?: string } | undefined)?.name === claim));
+  return logs.filter((l) => logSays(l, 'expired-nodeclaim') && (l.fields.name === claim || logRefs(l.fields).nodeClaim === claim));
 }
 
 export default defineRule({
@@ -59,14 +60,6 @@ export default defineRule({
     // Before v1.0 expiry was a graceful method that respected blockers, and terminationGracePeriod did not exist.
     if (version.atLeast('1.0.0') === false) return;
     const clusterState = !snapshot.desiredStateOnly && (snapshot.has('Node') || snapshot.has('Pod'));
-    const nodesByPool = new Map<string, KubeObject[]>();
-    for (const n of snapshot.karpenterNodes()) {
-      const p = snapshot.nodePoolNameOf(n);
-      if (!p) continue;
-      let l = nodesByPool.get(p);
-      if (!l) nodesByPool.set(p, (l = []));
-      l.push(n);
-    }
 
     for (const pool of snapshot.nodePools()) {
       if (pool.generation !== 'v1' || pool.terminationGracePeriod) continue;
@@ -87,7 +80,7 @@ export default defineRule({
       const related: KubeObject[] = [];
 
       if (clusterState) {
-        const nodes = nodesByPool.get(pool.name) ?? [];
+        const nodes = snapshot.nodesOfPool(pool.name);
         const blocksByNode: Array<{ node: KubeObject; blocks: EvictionBlock[] }> = [];
         for (const node of nodes) {
           const blocks = snapshot
@@ -102,7 +95,7 @@ export default defineRule({
           if (!deletion) continue;
           const claim = snapshot.nodeClaimForNode(node);
           const created = parseTime(claim?.created ?? node.metadata.creationTimestamp);
-          const claimExpire = parseDuration((claim?.object.spec as { expireAfter?: string } | undefined)?.expireAfter) ?? expireMs;
+          const claimExpire = parseDuration(claim?.expireAfter) ?? expireMs;
           const expired = (claim ? expiryLogs(snapshot.logs, claim.name).length > 0 : false) || created !== undefined && Number.isFinite(claimExpire) && created + claimExpire <= (parseTime(deletion.at) ?? now) + 60_000;
           const taint = disruptedTaint(node);
           const failed = snapshot.eventsForObject(node).filter((e) => e.reason === 'FailedDraining').sort(byLastSeen);

@@ -1,13 +1,16 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import type { KubeObject, LogRecord } from '../kube/types.js';
 import type { EventView } from '../snapshot/events.js';
-import { isRecord } from '../kube/fields.js';
 import type { NodeClaimView } from '../snapshot/karpenter.js';
 import { KIND } from '../kube/kinds.js';
 import type { ObjectRef } from '../snapshot/snapshot.js';
 import { formatDuration } from '../kube/units.js';
 import { ageOf, byLastSeen, karpenterFacts, listNames, podName, type KarpenterVersionFacts } from './support.js';
 import { statefulReasons } from './lib/interruption-settings.js';
+import { assignment } from '../snapshot/messages/object-events.js';
+import { logRefs } from '../snapshot/messages/karpenter-logs.js';
+import { dig, str } from '../kube/fields.js';
+import { stableLabels } from '../snapshot/pods.js';
 
 /** Node/NodeClaim event reasons of the AWS interruption controller that come with a cordon-and-drain (§6.2). */
 const DRAIN_REASONS = new Set([
@@ -91,7 +94,7 @@ export default defineRule({
     }
     for (const l of snapshot.logs) {
       if (!LOG_MESSAGES.has(l.message) || !recent(l.time)) continue;
-      hitFor(refName(l.fields.Node ?? l.fields.node), refName(l.fields.NodeClaim ?? l.fields.nodeclaim ?? l.fields.machine))?.logs.push(l);
+      hitFor(logRefs(l.fields).node, logRefs(l.fields).nodeClaim)?.logs.push(l);
     }
     if (hits.size === 0) return;
 
@@ -99,11 +102,11 @@ export default defineRule({
     const assigned = new Map<string, Set<string>>();
     for (const e of snapshot.events()) {
       if (e.reason !== 'Scheduled' || e.involved.kind !== 'Pod') continue;
-      const m = /Successfully assigned (\S+?)\/(\S+) to (\S+)/.exec(e.message);
-      if (!m) continue;
-      let s = assigned.get(m[3]!);
-      if (!s) assigned.set(m[3]!, (s = new Set()));
-      s.add(`${m[1]}/${m[2]}`);
+      const a = assignment(e.message);
+      if (!a) continue;
+      let s = assigned.get(a.node);
+      if (!s) assigned.set(a.node, (s = new Set()));
+      s.add(`${a.namespace}/${a.pod}`);
     }
 
     for (const hit of hits.values()) {
@@ -143,7 +146,7 @@ export default defineRule({
         const r = s.reasons[0]!;
         evidence.push(
           r.path
-            ? { object: s.pod, path: r.path, note: `${podName(s.pod)}: ${r.text}${s.still ? '' : ` (ran on ${nodeName} per its Scheduled event; now ${String((s.pod.spec as { nodeName?: string } | undefined)?.nodeName ?? 'unscheduled')})`}` }
+            ? { object: s.pod, path: r.path, note: `${podName(s.pod)}: ${r.text}${s.still ? '' : ` (ran on ${nodeName} per its Scheduled event; now ${str(dig(s.pod, 'spec', 'nodeName')) ?? 'unscheduled'})`}` }
             : { object: s.pod, path: '/metadata/name', note: `${podName(s.pod)}: ${r.text}` },
         );
       }
@@ -164,12 +167,6 @@ export default defineRule({
     }
   },
 });
-
-function refName(v: unknown): string | undefined {
-  if (typeof v === 'string' && v) return v;
-  if (isRecord(v) && typeof v.name === 'string') return v.name;
-  return undefined;
-}
 
 function describeCause(events: EventView[], kinds: Set<string>): string {
   const reasons = [...new Set(events.map((e) => e.reason))];
@@ -201,7 +198,7 @@ function fixText(
     const [ns, name] = key.split('/');
     steps.push(`Check that StatefulSet ${key} recovered: kubectl -n ${ns} rollout status statefulset/${name}; kubectl -n ${ns} get pods,pvc -o wide`);
     if (snapshot.pdbsForPod(p).length === 0) {
-      const labels = Object.entries(p.metadata.labels ?? {}).filter(([k]) => !/controller-revision-hash|statefulset.kubernetes.io\/pod-name|pod-template-hash/.test(k));
+      const labels = stableLabels(p.metadata.labels);
       steps.push(
         `Give StatefulSet ${key} a PodDisruptionBudget so a drain takes one replica at a time:\n` +
           `apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: ${name}\n  namespace: ${ns}\nspec:\n  maxUnavailable: 1\n  selector:\n    matchLabels:\n` +

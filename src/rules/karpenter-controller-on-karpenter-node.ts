@@ -8,12 +8,11 @@ import { KIND } from '../kube/kinds.js';
 import { isActive } from '../snapshot/pods.js';
 import { nodeMismatch } from '../snapshot/selectors.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
-import { workloadOf } from './lib/interruption-settings.js';
-import { podConstraints, poolFit, poolProfile, type ReasonKind } from './lib/scheduling-fit.js';
+import { podConstraints } from '../snapshot/pool-admission.js';
+import { poolFit, poolProfile, type ReasonKind } from './lib/scheduling-fit.js';
+import { HOSTNAME_LABEL, INITIALIZED_LABEL, NODEPOOL_LABEL as NODEPOOL, PROVISIONER_LABEL as PROVISIONER, REGISTERED_LABEL, isWellKnownLabel } from '../kube/well-known.js';
 import { karpenterFacts, listNames, plural, podName, type KarpenterVersionFacts } from './support.js';
 
-const NODEPOOL = 'karpenter.sh/nodepool';
-const PROVISIONER = 'karpenter.sh/provisioner-name';
 
 export default defineRule({
   meta: {
@@ -54,7 +53,7 @@ export default defineRule({
     const owners = new Map<string, { owner: KubeObject; pods: KubeObject[] }>();
     for (const d of deployments) owners.set(key(d.kind, d.metadata.namespace, d.metadata.name), { owner: d, pods: [] });
     for (const pod of pods) {
-      const w = workloadOf(snapshot, pod);
+      const w = snapshot.workloadOf(pod);
       const k = key(w.kind, pod.metadata.namespace, w.name);
       const entry = owners.get(k);
       // Pods whose Deployment is not in the snapshot: the first one stands for its workload.
@@ -175,10 +174,10 @@ function nodeOf(snapshot: Snapshot, pod: KubeObject): KubeObject | undefined {
 // ----- Where the pod template can go -----
 
 /** Reasons that keep a pod off a pool's nodes for good; launch failures and limits are passing states. */
-const PLACEMENT: ReadonlySet<ReasonKind> = new Set<ReasonKind>(['taint', 'label', 'requirement', 'capacity']);
+const PLACEMENT: ReadonlySet<ReasonKind> = new Set<ReasonKind>(['taint', 'label', 'requirement', 'min-values', 'capacity']);
 
-/** Labels Karpenter (or the kubelet) sets on every node it launches, with values we cannot predict. */
-const ALWAYS = /^(kubernetes\.io\/(arch|os|hostname)|node\.kubernetes\.io\/instance-type|topology\.kubernetes\.io\/(zone|region)|karpenter\.sh\/(capacity-type|registered|initialized)|karpenter\.k8s\.aws\/.+|topology\.k8s\.aws\/.+|beta\.kubernetes\.io\/.+|failure-domain\.beta\.kubernetes\.io\/.+)$/;
+/** Labels every node Karpenter launches carries besides the scheduling ones: a selector on them matches any such node. */
+const ALWAYS = new Set([HOSTNAME_LABEL, REGISTERED_LABEL, INITIALIZED_LABEL]);
 
 interface Placement {
   /** NodePools whose nodes the template can land on; `[{}]` for "some Karpenter node" when no NodePool is in the snapshot. */
@@ -219,7 +218,7 @@ function templatePlacement(snapshot: Snapshot, target: Target, version: Karpente
 
 /** Could the template land on a node that carries `label` (any value) and the labels every Karpenter node has? */
 function genericAdmits(podSpec: unknown, label: string): boolean {
-  const has = (key: string) => key === label || ALWAYS.test(key);
+  const has = (key: string) => key === label || ALWAYS.has(key) || (isWellKnownLabel(key) && key !== NODEPOOL);
   const fits = (key: string, operator: string) => (operator === 'NotIn' ? true : operator === 'DoesNotExist' ? !has(key) : has(key));
   const selector = dig(podSpec, 'nodeSelector');
   if (isRecord(selector) && !Object.keys(selector).every((k) => has(k))) return false;

@@ -1,9 +1,10 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import { formatDuration, parseDuration, parseTime } from '../kube/units.js';
-import { DO_NOT_DISRUPT, annotationPath, nodeDoNotDisrupt } from './lib/do-not-disrupt.js';
-import { blockedEvents } from './lib/disruption-blocked.js';
+import { annotationPath, nodeDoNotDisrupt } from './lib/do-not-disrupt.js';
+import { blockedEvents } from '../snapshot/messages/disruption-blocked.js';
 import { ageOf, byLastSeen, karpenterFacts, listNames, plural } from './support.js';
+import { DO_NOT_DISRUPT } from '../kube/well-known.js';
 
 const NOT_STOPPED =
   'it does not stop expiry (expireAfter, forceful from v1.0), spot/health interruption, node repair or a manual delete, ' +
@@ -109,7 +110,7 @@ export default defineRule({
       const pool = snapshot.nodePool(a.pool);
       let expiry = '';
       if (pool) {
-        const ms = parseDuration((claim?.object.spec as { expireAfter?: string } | undefined)?.expireAfter ?? pool.expireAfter.value);
+        const ms = parseDuration(claim?.expireAfter ?? pool.expireAfter.value);
         const created = parseTime(claim?.created ?? obj.metadata.creationTimestamp);
         if (ms === Infinity) expiry = ' Its expireAfter is Never, so it stays until deleted by hand.';
         else if (ms !== undefined && created !== undefined) {

@@ -48,7 +48,7 @@ export default defineRule({
       if (age !== undefined && age < options.minDuration!) continue;
       const name = node.metadata.name!;
       const claim = snapshot.nodeClaimForNode(node);
-      const pool = snapshot.nodePool(snapshot.nodePoolNameOf(node));
+      const pool = snapshot.nodePoolOf(node);
       const evidence: EvidenceInput[] = [
         { object: node, path: `/status/conditions/${mp.index}`, note: `MemoryPressure=True since ${mp.lastTransitionTime ?? 'unknown'}${age !== undefined ? `, ${formatDuration(age)} before the reference time` : ''}` },
       ];

@@ -2,12 +2,14 @@ import { isDaemonSetPod } from '../snapshot/pods.js';
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import type { EventView } from '../snapshot/events.js';
-import { dig, taintsAt } from '../kube/fields.js';
+import { dig } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration, parseTime } from '../kube/units.js';
 import { isPending, karpenterFacts, listNames, plural, podName, type KarpenterVersionFacts } from './support.js';
-import { blockedEvents } from './lib/disruption-blocked.js';
+import { blockedEvents } from '../snapshot/messages/disruption-blocked.js';
 import { podDoNotDisrupt } from './lib/do-not-disrupt.js';
+import { disruptedTaint } from '../snapshot/nodes.js';
+import { saysScheduling } from '../snapshot/messages/scheduling.js';
 
 const ID = 'node-nominated-without-pending-pods';
 
@@ -163,7 +165,7 @@ function findUnevictable(snapshot: import('../snapshot/snapshot.js').Snapshot, n
   const out: Unevictable[] = [];
   for (const node of snapshot.karpenterNodes()) {
     const claim = snapshot.nodeClaimForNode(node);
-    const disrupted = taintsAt(node, 'spec', 'taints').find((t) => t.key === 'karpenter.sh/disrupted' || t.key === 'karpenter.sh/disruption');
+    const disrupted = disruptedTaint(node);
     const marker: EvidenceInput | undefined = node.metadata.deletionTimestamp
       ? { object: node, path: '/metadata/deletionTimestamp', note: 'node is deleting' }
       : claim?.deleting
@@ -209,11 +211,11 @@ function fixFor(
   const steps: string[] = [];
   for (const r of rejected.slice(0, 3)) {
     const ns = r.pod.metadata.namespace ?? 'default';
-    const hint = /taint/i.test(r.message)
+    const hint = saysScheduling(r.message, 'taint')
       ? 'the node carries a taint the pod does not tolerate (often a startup/uninitialized taint nobody removes): find and fix the owner of the taint'
-      : /volume node affinity/i.test(r.message)
+      : saysScheduling(r.message, 'volume-affinity-conflict')
         ? 'its volume is pinned to another zone: let the NodePool reach that zone or recreate the volume (WaitForFirstConsumer StorageClass)'
-        : /Too many pods/i.test(r.message)
+        : saysScheduling(r.message, 'too-many-pods')
           ? 'the node is out of pod slots (maxPods / ENI IPs): raise maxPods or use prefix delegation'
           : 'fix what kube-scheduler reports';
     steps.push(`Pod ${ns}/${r.pod.metadata.name}: ${hint}.\n   kubectl describe pod -n ${ns} ${r.pod.metadata.name}`);

@@ -4,6 +4,7 @@ import { conditions, type Condition } from '../kube/fields.js';
 import type { EventView } from '../snapshot/events.js';
 import { formatDuration } from '../kube/units.js';
 import { ageOf, byLastSeen, karpenterFacts, listNames, plural, type KarpenterVersionFacts } from './support.js';
+import { eventSays } from '../snapshot/messages/object-events.js';
 
 /** AWS repair policies (karpenter-facts §3.2): condition type/status and the AWS version that added it. */
 const POLICIES: Array<{ type: string; status: string; since: string }> = [
@@ -16,7 +17,6 @@ const POLICIES: Array<{ type: string; status: string; since: string }> = [
   { type: 'ContainerRuntimeReady', status: 'False', since: '1.2.0' },
 ];
 /** Both spellings: "more then" (core v1.1–v1.2, and the cluster variant forever) and "more than". */
-const BLOCKED = /more th[ae]n \d+% nodes are unhealthy in the (nodepool|cluster)/i;
 
 export default defineRule({
   meta: {
@@ -57,19 +57,15 @@ export default defineRule({
     if (version.atLeast('1.1.0') === false) return;
     const policies = POLICIES.filter((p) => version.atLeast(p.since) !== false);
 
-    const nodesByPool = new Map<string, KubeObject[]>();
     const blockedByPool = new Map<string, EventView[]>();
     const orphanBlocked: Array<{ node: KubeObject; events: EventView[] }> = [];
     for (const node of snapshot.karpenterNodes()) {
       const poolName = snapshot.nodePoolNameOf(node);
-      const events = snapshot.eventsForObject(node).filter((e) => e.reason === 'NodeRepairBlocked' || BLOCKED.test(e.message));
+      const events = snapshot.eventsForObject(node).filter((e) => e.reason === 'NodeRepairBlocked' || eventSays(e.message, 'repair-blocked'));
       if (!poolName) {
         if (events.length) orphanBlocked.push({ node, events });
         continue;
       }
-      let l = nodesByPool.get(poolName);
-      if (!l) nodesByPool.set(poolName, (l = []));
-      l.push(node);
       if (events.length) {
         let b = blockedByPool.get(poolName);
         if (!b) blockedByPool.set(poolName, (b = []));
@@ -77,7 +73,9 @@ export default defineRule({
       }
     }
 
-    for (const [poolName, nodes] of nodesByPool) {
+    const poolNames = new Set(snapshot.karpenterNodes().map((n) => snapshot.nodePoolNameOf(n)).filter((n): n is string => n !== undefined));
+    for (const poolName of poolNames) {
+      const nodes = snapshot.nodesOfPool(poolName);
       const pool = snapshot.nodePool(poolName);
       const unhealthy = nodes
         .map((n) => ({ node: n, cond: conditions(n).find((c) => policies.some((p) => p.type === c.type && p.status === c.status)) }))

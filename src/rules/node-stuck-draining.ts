@@ -7,7 +7,6 @@ import {
   blockEvidence,
   deletionOf,
   describeBlock,
-  disruptedTaint,
   evictionBlock,
   isDrainable,
   logsForNode,
@@ -15,8 +14,11 @@ import {
   type EvictionBlock,
 } from './lib/reclaim-drain.js';
 import { ageOf, byLastSeen, karpenterFacts, listNames, plural, podName, type KarpenterVersionFacts } from './support.js';
+import { disruptedTaint } from '../snapshot/nodes.js';
+import { TERMINATION_TIMESTAMP_ANNOTATION as TERMINATION_TIMESTAMP } from '../kube/well-known.js';
+import { eventSays } from '../snapshot/messages/object-events.js';
+import { logSays } from '../snapshot/messages/karpenter-logs.js';
 
-const TERMINATION_TIMESTAMP = 'karpenter.sh/nodeclaim-termination-timestamp';
 
 export default defineRule({
   meta: {
@@ -100,12 +102,12 @@ export default defineRule({
       // Events: FailedDraining, AwaitingVolumeDetachment, PDB consistency failures, on the node and its NodeClaim.
       const claim = node ? snapshot.nodeClaimForNode(node) : undefined;
       const events = [...(node ? snapshot.eventsForObject(node) : []), ...((claim?.object ?? claimObj) ? snapshot.eventsForObject((claim?.object ?? claimObj)!) : [])].sort(byLastSeen);
-      const draining = events.filter((e) => e.reason === 'FailedDraining' || (e.reason === 'FailedConsistencyCheck' && /drain|PDB/i.test(e.message)));
+      const draining = events.filter((e) => e.reason === 'FailedDraining' || (e.reason === 'FailedConsistencyCheck' && eventSays(e.message, 'drain')));
       const volumeWait = events.filter((e) => e.reason === 'AwaitingVolumeDetachment');
       for (const e of draining.slice(-2)) evidence.push({ event: e, note: 'the drain keeps failing' });
       for (const e of volumeWait.slice(-1)) evidence.push({ event: e, note: 'waiting for volumes to detach' });
       // Controller logs: when the termination controller tainted it (drain start).
-      const tainted = node ? logsForNode(snapshot, name).filter((l) => /^(tainted|cordoned) node$/i.test(l.message)) : [];
+      const tainted = node ? logsForNode(snapshot, name).filter((l) => logSays(l, 'drain-started')) : [];
       for (const l of tainted.slice(-1)) evidence.push({ log: l, note: 'the drain started' });
       if (!vas.length && volumeWait.length) holds.push(`volume detachment (${volumeWait[volumeWait.length - 1]!.message})`);
       if (!holds.length && draining.length) holds.push(`failing evictions (${draining[draining.length - 1]!.message})`);

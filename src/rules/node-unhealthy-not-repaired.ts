@@ -4,6 +4,8 @@ import { condition } from '../kube/fields.js';
 import type { NodeClaimView, NodePoolView } from '../snapshot/karpenter.js';
 import { formatDuration, parseDuration, parseTime } from '../kube/units.js';
 import { ageOf, karpenterFacts, listNames, podName, type KarpenterVersionFacts } from './support.js';
+import { UNREACHABLE_TAINT } from '../kube/well-known.js';
+import { nodeTaint } from '../snapshot/nodes.js';
 
 export default defineRule({
   meta: {
@@ -51,7 +53,7 @@ export default defineRule({
 
       const name = node.metadata.name!;
       const claim = snapshot.nodeClaimForNode(node);
-      const pool = snapshot.nodePool(snapshot.nodePoolNameOf(node));
+      const pool = snapshot.nodePoolOf(node);
       const repairBlocked = snapshot.eventsForObject(node).filter((e) => e.reason === 'NodeRepairBlocked');
       const verdict = repairVerdict(version, ready.status, repairBlocked.length > 0, claim);
       const evidence: EvidenceInput[] = [
@@ -61,9 +63,8 @@ export default defineRule({
           note: `since ${ready.lastTransitionTime}, ${formatDuration(age)} before the reference time`,
         },
       ];
-      const taints = (node.spec as { taints?: Array<{ key?: string }> } | undefined)?.taints ?? [];
-      const unreachable = taints.findIndex((t) => t?.key === 'node.kubernetes.io/unreachable');
-      if (unreachable >= 0) evidence.push({ object: node, path: `/spec/taints/${unreachable}` });
+      const unreachable = nodeTaint(node, UNREACHABLE_TAINT);
+      if (unreachable) evidence.push({ object: node, path: `/spec/taints/${unreachable.index}` });
       for (const e of repairBlocked.slice(-1)) evidence.push({ event: e, note: 'repair refused for the pool' });
       evidence.push(...version.evidence());
 
@@ -128,7 +129,7 @@ function expiryExit(
   now: number,
 ): { text: string; evidence?: EvidenceInput } {
   // v1 NodeClaims carry their own copy of expireAfter; older ones inherit the pool's (which may be a default).
-  const claimExpire = (claim?.object.spec as { expireAfter?: string } | undefined)?.expireAfter;
+  const claimExpire = claim?.expireAfter;
   const expireAfter = claimExpire ?? pool?.expireAfter.value;
   const evidence: EvidenceInput | undefined =
     claimExpire && claim

@@ -1,8 +1,10 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import { conditions, dig, isRecord } from '../kube/fields.js';
 import { formatDuration, parseQuantity } from '../kube/units.js';
-import { CCM_UNINITIALIZED, nodeTaints, UNREGISTERED } from './lib/registration-common.js';
 import { ageOf, karpenterFacts } from './support.js';
+import { INITIALIZED_LABEL, UNINITIALIZED_TAINT as CCM_UNINITIALIZED, UNREGISTERED_TAINT as UNREGISTERED } from '../kube/well-known.js';
+import { nodeTaints } from '../snapshot/nodes.js';
+import { initializationSignals, unregisteredResource } from '../snapshot/messages/conditions.js';
 
 const ID = 'nodeclaim-not-initialized';
 
@@ -59,14 +61,14 @@ export default defineRule({
       const init = claim.conditions.find((c) => c.type === 'Initialized');
       if (!reg || !init || init.status === 'True') continue;
       if (init.reason === 'StartupTaintsExist') continue; // startup-taint-not-removed
-      if (init.reason === 'KnownEphemeralTaintsExist' && /uninitialized|unregistered/.test(init.message ?? '')) continue; // other rules
+      if (init.reason === 'KnownEphemeralTaintsExist' && initializationSignals(init.message ?? '').size > 0) continue; // other rules
       const node = snapshot.nodeForNodeClaim(claim);
       if (node) {
         // Any taint another rule owns is that rule's finding, whatever reason the condition shows right now.
         const keys = new Set(claim.startupTaints.map((t) => t.key).concat([CCM_UNINITIALIZED, UNREGISTERED]));
         if (nodeTaints(node).some((t) => keys.has(t.key))) continue;
         // Karpenter's cluster state uses this label, not the condition (a stale False from v0.37 can remain).
-        if (node.metadata.labels?.['karpenter.sh/initialized'] === 'true') continue;
+        if (node.metadata.labels?.[INITIALIZED_LABEL] === 'true') continue;
       }
       const age = ageOf(reg.lastTransitionTime ?? claim.created, now);
       if (age === undefined || age <= options.after!) continue;
@@ -79,7 +81,7 @@ export default defineRule({
       const steps: string[] = [];
       const nodeName = node?.metadata.name ?? claim.nodeName;
       if (init.reason === 'ResourceNotRegistered') {
-        const resource = /Resource "([^"]+)"/.exec(init.message ?? '')?.[1] ?? 'an extended resource';
+        const resource = unregisteredResource(init.message ?? '') ?? 'an extended resource';
         const plugin = PLUGINS.find(([re]) => re.test(resource))?.[1] ?? 'the device plugin that registers it';
         const allocatable = node ? dig(node, 'status', 'allocatable') : undefined;
         const have = isRecord(allocatable) ? parseQuantity(allocatable[resource]) : undefined;

@@ -5,10 +5,11 @@ import type { NodeClaimView } from '../snapshot/karpenter.js';
 import { formatDuration } from '../kube/units.js';
 import { logNodeClaim, logNodePool, poolFromClaimName } from './lib/registration-common.js';
 import { ageOf, byLastSeen, karpenterFacts, listNames, plural } from './support.js';
+import { logSays } from '../snapshot/messages/karpenter-logs.js';
+import { eventSays } from '../snapshot/messages/object-events.js';
 
 const ID = 'nodeclaim-not-registered';
 /** ≤ v1.6 "terminating due to registration ttl"; v1.7+ "terminating due to timeout" (launch or registration). */
-const TIMEOUT_MSG = /^terminating due to (registration ttl|timeout)$/;
 
 interface PoolState {
   stuck: Array<{ claim: NodeClaimView; age: number }>;
@@ -79,7 +80,7 @@ export default defineRule({
     }
 
     for (const log of snapshot.logs) {
-      if (!TIMEOUT_MSG.test(log.message)) continue;
+      if (!logSays(log, 'registration-timeout')) continue;
       const reason = String(log.fields.reason ?? '');
       if (/launch/i.test(reason)) continue; // v1.7+ launch timeout: not a registration failure
       const pool = logNodePool(log, pools);
@@ -98,7 +99,7 @@ export default defineRule({
 
       const events = snapshot
         .eventsForObject(pool.object)
-        .filter((e) => e.reason === 'NodeRegistrationHealthy' && /Status: \w+ -> False/.test(e.message))
+        .filter((e) => e.reason === 'NodeRegistrationHealthy' && eventSays(e.message, 'status-to-false'))
         .sort(byLastSeen);
       const evidence: EvidenceInput[] = [];
       const parts: string[] = [];

@@ -8,8 +8,9 @@ import { isDaemonSetPod } from '../snapshot/pods.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { formatBytes, formatCpu, parseQuantity } from '../kube/units.js';
 import { editCommand, limitsPath } from './lib/configuration.js';
-import { poolExcludes } from './lib/volumes-health-zones.js';
+import { admissionOptions, admits, podConstraintsWithVolumes } from '../snapshot/pool-admission.js';
 import { byLastSeen, isPending, listNames, plural, podName } from './support.js';
+import { poolsOverLimits } from '../snapshot/messages/scheduling.js';
 
 export default defineRule({
   meta: {
@@ -45,12 +46,13 @@ export default defineRule({
       .all(KIND.Pod)
       .filter((p) => isPending(p) && !dig(p, 'spec', 'nodeName') && !isDaemonSetPod(p) && arr(dig(p, 'spec', 'schedulingGates')).length === 0);
     if (!pending.length) return;
+    const constraints = new Map(pending.map((p) => [p, podConstraintsWithVolumes(snapshot, p)]));
     for (const pool of snapshot.nodePools()) {
       const limits = limitStates(pool);
       const reached = limits.filter((l) => l.used !== undefined && l.used >= l.limit);
       const said = limitEvents(snapshot, pool, pending);
       const logs = limitLogs(snapshot, pool);
-      const waiting = [...new Set([...pending.filter((p) => !poolExcludes(p, pool)), ...said.map((s) => s.pod)])];
+      const waiting = [...new Set([...pending.filter((p) => admits(pool, constraints.get(p)!, admissionOptions(snapshot))), ...said.map((s) => s.pod)])];
       if (!waiting.length || (!reached.length && !said.length)) continue;
 
       const base = limitsPath(pool);
@@ -116,20 +118,11 @@ function show(key: string, n: number): string {
   return String(n);
 }
 
-/**
- * Karpenter's limit messages for this pool (§8.3): v1.0–v1.2 `exceed limits for nodepool: "np"`, v1.3–v1.4 `… nodepool "np"`,
- * v1.5+ `… nodepool (NodePool=np)`, v1.12+ `node limits have been exhausted for nodepool (NodePool=np)`; v0.3x Provisioner wording too.
- */
-function mentionsLimits(text: string, pool: string): boolean {
-  const name = pool.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`(exceed limits for (nodepool|provisioner):? "?${name}"?(?![\\w-])|(exceed limits|limits have been exhausted) for (nodepool|provisioner) \\((NodePool|Provisioner)=${name}\\))`).test(text);
-}
-
 /** FailedScheduling events of still-Pending pods that name this pool's limits. */
 function limitEvents(snapshot: Snapshot, pool: NodePoolView, pending: KubeObject[]): Array<{ event: EventView; pod: KubeObject }> {
   const out: Array<{ event: EventView; pod: KubeObject }> = [];
   for (const pod of pending) {
-    const events = snapshot.eventsForObject(pod).filter((e) => mentionsLimits(e.message, pool.name)).sort(byLastSeen);
+    const events = snapshot.eventsForObject(pod).filter((e) => poolsOverLimits(e.message).includes(pool.name)).sort(byLastSeen);
     const last = events[events.length - 1];
     if (last) out.push({ event: last, pod });
   }
@@ -137,7 +130,7 @@ function limitEvents(snapshot: Snapshot, pool: NodePoolView, pending: KubeObject
 }
 
 function limitLogs(snapshot: Snapshot, pool: NodePoolView): LogRecord[] {
-  return snapshot.logs.filter((l) => mentionsLimits(`${l.message} ${str(l.fields.error) ?? ''}`, pool.name));
+  return snapshot.logs.filter((l) => poolsOverLimits(`${l.message} ${str(l.fields.error) ?? ''}`).includes(pool.name));
 }
 
 function fixText(pool: NodePoolView, raiseThese: LimitState[]): string {

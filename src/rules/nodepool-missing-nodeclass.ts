@@ -7,6 +7,7 @@ import { KIND } from '../kube/kinds.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { AWS_GROUP, AZURE_GROUP, editCommand, nodeClassKey, nodeClassKindListed, nodeClassNames, nodeClassRefOf, notInScannedFiles, type NodeClassRef } from './lib/configuration.js';
 import { byLastSeen, listNames } from './support.js';
+import { eventSays } from '../snapshot/messages/object-events.js';
 
 /** Reasons the readiness controller sets itself; any other reason is the node class's own Ready reason, copied. */
 const OWN_REASONS = new Set(['NodeClassNotFound', 'NodeClassTerminating', 'NodeClassReadinessUnknown']);
@@ -180,17 +181,16 @@ function conditionEvidence(pool: NodePoolView, cond: Condition): EvidenceInput {
 /** NodeClaims of the pool that failed to resolve the node class ("Failed resolving NodeClass", insufficient capacity). */
 function launchFailures(snapshot: Snapshot, pool: NodePoolView): EvidenceInput[] {
   return snapshot
-    .nodeClaims()
-    .filter((c) => c.nodePool === pool.name)
+    .nodeClaimsOfPool(pool.name)
     .flatMap((c) => snapshot.eventsForObject(c.object))
-    .filter((e) => /resolving nodeclass/i.test(e.message))
+    .filter((e) => eventSays(e.message, 'nodeclass-resolve-failed'))
     .sort(byLastSeen)
     .slice(-2)
     .map((event) => ({ event }));
 }
 
 function nodeClaimsOf(snapshot: Snapshot, pool: NodePoolView): KubeObject[] {
-  return snapshot.nodeClaims().filter((c) => c.nodePool === pool.name).map((c) => c.object);
+  return snapshot.nodeClaimsOfPool(pool.name).map((c) => c.object);
 }
 
 function pluralKind(kind: string): string {

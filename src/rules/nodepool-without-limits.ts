@@ -3,6 +3,7 @@ import { dig, isRecord } from '../kube/fields.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
 import { formatBytes, parseQuantity } from '../kube/units.js';
 import { editCommand, isStaticPool, limitsPath } from './lib/configuration.js';
+import { INSTANCE_CATEGORY_LABEL, INSTANCE_FAMILY_LABEL, INSTANCE_GPU_COUNT_LABEL, INSTANCE_GPU_MANUFACTURER_LABEL } from '../kube/well-known.js';
 
 /** Limits that bound how far a pool can scale out; any other key (e.g. nvidia.com/gpu) caps only part of it. */
 const BOUNDING = ['cpu', 'memory', 'nodes'];
@@ -13,11 +14,11 @@ const BOUNDING = ['cpu', 'memory', 'nodes'];
  */
 function onlyNvidiaGpuInstances(pool: NodePoolView): boolean {
   return pool.requirements.value.some(({ key, operator, values }) => {
-    if (key === 'karpenter.k8s.aws/instance-gpu-count') return operator === 'Gt' && Number(values[0]) >= 0;
-    if (key === 'karpenter.k8s.aws/instance-gpu-manufacturer') return operator === 'In' && values.length > 0 && values.every((v) => v === 'nvidia');
+    if (key === INSTANCE_GPU_COUNT_LABEL) return operator === 'Gt' && Number(values[0]) >= 0;
+    if (key === INSTANCE_GPU_MANUFACTURER_LABEL) return operator === 'In' && values.length > 0 && values.every((v) => v === 'nvidia');
     if (operator !== 'In' || values.length === 0) return false;
-    if (key === 'karpenter.k8s.aws/instance-category') return values.every((v) => v === 'g' || v === 'p');
-    if (key === 'karpenter.k8s.aws/instance-family') return values.every((v) => /^[gp]\d/.test(v) && v !== 'g4ad');
+    if (key === INSTANCE_CATEGORY_LABEL) return values.every((v) => v === 'g' || v === 'p');
+    if (key === INSTANCE_FAMILY_LABEL) return values.every((v) => /^[gp]\d/.test(v) && v !== 'g4ad');
     return false;
   });
 }

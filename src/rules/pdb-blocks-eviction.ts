@@ -5,9 +5,10 @@ import { KIND } from '../kube/kinds.js';
 import type { EventView } from '../snapshot/events.js';
 import { formatDuration } from '../kube/units.js';
 import { selectorMatches } from '../snapshot/selectors.js';
-import { blockedEvents } from './lib/disruption-blocked.js';
+import { blockedEvents } from '../snapshot/messages/disruption-blocked.js';
 import { isActive, isMirrorPod, neverEvictable, nsName, pdbAllowsNone, toleratesDisrupted, workloadsOfPdb } from './lib/reclaim-drain.js';
 import { ageOf, byLastSeen, karpenterFacts, listNames, plural, podName } from './support.js';
+import { drainBlockedPod } from '../snapshot/messages/object-events.js';
 
 export default defineRule({
   meta: {
@@ -75,7 +76,7 @@ export default defineRule({
     const blockedByPdb = new Map<string, EventView[]>();
     for (const e of snapshot.events()) {
       if (e.reason === 'FailedDraining') {
-        const pod = /\(Pod=([^,)]+)\)/.exec(e.message)?.[1] ?? /evicting pod ([^\s]+) violates/.exec(e.message)?.[1];
+        const pod = drainBlockedPod(e.message);
         if (pod) push(drainByPod, pod, e);
       }
     }

@@ -3,21 +3,23 @@ import type { KubeObject, LogRecord } from '../kube/types.js';
 import type { EventView } from '../snapshot/events.js';
 import { arr, condition, dig, isRecord, str } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
-import { isDaemonSetPod, isMirrorPod } from '../snapshot/pods.js';
+import { controllerOwner, isDaemonSetPod, isMirrorPod } from '../snapshot/pods.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { tolerates } from '../snapshot/selectors.js';
 import { formatDuration } from '../kube/units.js';
 import { POD_TEMPLATE_KINDS, isPodManifest } from './lib/do-not-disrupt.js';
-import { podConstraints, poolFit, volumeConstraints, type FitReason, type PodConstraints, type PoolProfile } from './lib/scheduling-fit.js';
+import { admissionOptions, podConstraints, type PodConstraints } from '../snapshot/pool-admission.js';
+import { poolFit, type FitReason, type PoolProfile } from './lib/scheduling-fit.js';
 import { notInScannedFiles } from './lib/configuration.js';
 import { podVerdicts, poolProfiles, profilesFor } from './lib/scheduling-pools.js';
 import { fixFor } from './lib/scheduling-fix.js';
-import { isNegative, isWellKnownLabel } from './lib/scheduling-requirements.js';
+import { isNegative } from '../snapshot/requirements.js';
+import { NODEPOOL_LABEL, isPoolLabel, isWellKnownLabel } from '../kube/well-known.js';
 import { ageOf, byLastSeen, isPending, plural, podName } from './support.js';
+import { saysScheduling } from '../snapshot/messages/scheduling.js';
+import { logSays } from '../snapshot/messages/karpenter-logs.js';
 
 const RULE = 'pending-pod-no-nodepool-fits';
-/** Karpenter's own scheduling-failure texts, every generation (karpenter-facts §8.3). */
-const KARPENTER_SAYS = /incompatible with nodepool|incompatible with provisioner|did not tolerate|does not have known values|incompatible requirements|exceed limits|limits have been exhausted|no instance type|could not schedule pod/i;
 
 interface Verdict {
   profile: PoolProfile;
@@ -92,7 +94,7 @@ function judgePods(snapshot: Snapshot, profiles: PoolProfile[], now: number, min
     // A pool that would take the pod but for its volume's zone: pv-zone-unreachable tells that story, with subnets.
     if (verdicts.some((v) => v.reasons.every((r) => r.volume))) continue;
     if (optsOut(constraints) || targetsOtherNodes(snapshot, constraints, profiles)) continue;
-    const owner = (pod.metadata.ownerReferences ?? []).find((o) => o.controller) ?? pod.metadata.ownerReferences?.[0];
+    const owner = controllerOwner(pod);
     const signature = verdicts.map((v) => v.reasons.map((r) => r.text).join('|')).join('||');
     const key = owner ? `${pod.metadata.namespace}/${owner.kind}/${owner.name}/${signature}` : `${pod.metadata.namespace}/Pod/${pod.metadata.name}`;
     const g = groups.get(key);
@@ -115,7 +117,7 @@ function isUnschedulable(pod: KubeObject): boolean {
 
 /** `karpenter.sh/nodepool DoesNotExist` (the controller's own affinity): the pod is meant for non-Karpenter nodes. */
 function optsOut(c: PodConstraints): boolean {
-  const out = (cs: PodConstraints['selector']) => cs.some((k) => (k.key === 'karpenter.sh/nodepool' || k.key === 'karpenter.sh/provisioner-name') && isNegative(k.set) && k.set.values.size === 0);
+  const out = (cs: PodConstraints['selector']) => cs.some((k) => isPoolLabel(k.key) && isNegative(k.set) && k.set.values.size === 0);
   return out(c.selector) || (c.terms.length > 0 && c.terms.every(out));
 }
 
@@ -140,7 +142,7 @@ function targetsOtherNodes(snapshot: Snapshot, c: PodConstraints, profiles: Pool
 function podFinding(snapshot: Snapshot, pods: KubeObject[], c: PodConstraints, verdicts: Verdict[], now: number): FindingInput {
   const pod = pods[0]!;
   const age = ageOf(pod.metadata.creationTimestamp, now)!;
-  const owner = (pod.metadata.ownerReferences ?? []).find((o) => o.controller) ?? pod.metadata.ownerReferences?.[0];
+  const owner = controllerOwner(pod);
   const siblings = pods.length > 1 ? ` (and ${plural(pods.length - 1, 'more pod')} of ${owner!.kind} ${owner!.name} for the same reasons)` : '';
   const said = karpenterEvents(snapshot, pods);
   const logs = karpenterLogs(snapshot, pods);
@@ -168,7 +170,7 @@ function podFinding(snapshot: Snapshot, pods: KubeObject[], c: PodConstraints, v
 function karpenterEvents(snapshot: Snapshot, pods: KubeObject[]): EventView[] {
   return pods
     .flatMap((p) => snapshot.eventsForObject(p))
-    .filter((e) => e.reason === 'FailedScheduling' && (e.component === 'karpenter' || KARPENTER_SAYS.test(e.message)) && !/^0\/\d+ nodes are available/.test(e.message))
+    .filter((e) => e.reason === 'FailedScheduling' && (e.component === 'karpenter' || saysScheduling(e.message, 'karpenter')) && !saysScheduling(e.message, 'scheduler-summary'))
     .sort(byLastSeen);
 }
 
@@ -176,7 +178,7 @@ function karpenterEvents(snapshot: Snapshot, pods: KubeObject[]): EventView[] {
 function karpenterLogs(snapshot: Snapshot, pods: KubeObject[]): LogRecord[] {
   const names = new Set(pods.map(podName));
   return snapshot.logs.filter((l) => {
-    if (!/could not schedule pod/i.test(l.message)) return false;
+    if (!logSays(l, 'could-not-schedule')) return false;
     const f = l.fields.Pod ?? l.fields.pod;
     const name = isRecord(f) ? `${str(f.namespace) ?? 'default'}/${str(f.name) ?? ''}` : str(f);
     return name !== undefined && names.has(name);
@@ -205,7 +207,7 @@ function judgeTemplates(snapshot: Snapshot, everyPool: PoolProfile[], notEvaluat
       notEvaluatedFor(object, unresolved);
       continue;
     }
-    const verdicts = profiles.map((profile) => ({ profile, reasons: poolFit(c, profile) }));
+    const verdicts = profiles.map((profile) => ({ profile, reasons: poolFit(c, profile, admissionOptions(snapshot)) }));
     if (verdicts.some((v) => v.reasons.length === 0)) continue;
     const ns = object.metadata.namespace ? `${object.metadata.namespace}/` : '';
     const where = profiles.length < everyPool.length ? 'deployed with it' : 'in the repository';
@@ -259,7 +261,7 @@ function poolTexts(verdicts: Verdict[]): string {
  * requirements the pod selects, then the highest weight.
  */
 function closest(verdicts: Verdict[], c: PodConstraints): Verdict {
-  const notMeant = (v: Verdict) => v.reasons.filter((r) => r.kind === 'label' || r.kind === 'taint' || r.key === 'karpenter.sh/nodepool' || (r.key !== undefined && r.key in v.profile.pool.templateLabels)).length;
+  const notMeant = (v: Verdict) => v.reasons.filter((r) => r.kind === 'label' || r.kind === 'taint' || r.key === NODEPOOL_LABEL || (r.key !== undefined && r.key in v.profile.pool.templateLabels)).length;
   const keys = new Set([...c.selector, ...c.terms.flat()].map((k) => k.key));
   // Requirements of the pool the pod selects and agrees with: arm64 pods lean to pools that offer arm64.
   const selected = (v: Verdict) => v.profile.pool.requirements.value.filter((r) => keys.has(r.key) && !v.reasons.some((x) => x.key === r.key)).length;
@@ -268,7 +270,7 @@ function closest(verdicts: Verdict[], c: PodConstraints): Verdict {
   // forgot to tolerate makes it fail for more "not meant" reasons than a pool the pod never asked for.
   const positive = new Set([...c.selector, ...c.terms.flat()].filter((k) => !isNegative(k.set)).map((k) => k.key));
   const chosen = (v: Verdict) =>
-    [...positive].filter((k) => (k in v.profile.pool.templateLabels || k === 'karpenter.sh/nodepool') && !v.reasons.some((r) => r.key === k)).length;
+    [...positive].filter((k) => (k in v.profile.pool.templateLabels || k === NODEPOOL_LABEL) && !v.reasons.some((r) => r.key === k)).length;
   return [...verdicts].sort((a, b) => chosen(b) - chosen(a) || notMeant(a) - notMeant(b) || a.reasons.length - b.reasons.length || selected(b) - selected(a) || weight(b) - weight(a))[0]!;
 }
 

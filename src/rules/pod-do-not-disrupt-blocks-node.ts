@@ -4,8 +4,6 @@ import { dig } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration } from '../kube/units.js';
 import {
-  DO_NOT_DISRUPT,
-  DO_NOT_EVICT,
   POD_TEMPLATE_KINDS,
   annotationPath,
   isPodManifest,
@@ -13,11 +11,13 @@ import {
   templateDoNotDisrupt,
   type DoNotDisrupt,
 } from './lib/do-not-disrupt.js';
-import { poolAccepts } from './lib/interruption-exposure.js';
-import { blockedEvents } from './lib/disruption-blocked.js';
-import { deletionOf, isActive, isDrainable, isMirrorPod, nsName, ownerOf } from './lib/reclaim-drain.js';
+import { admissionOptions, admits, podConstraints } from '../snapshot/pool-admission.js';
+import { blockedEvents } from '../snapshot/messages/disruption-blocked.js';
+import { deletionOf, isActive, isDrainable, isMirrorPod, nsName } from './lib/reclaim-drain.js';
 import { ageOf, byLastSeen, karpenterFacts, listNames, plural, podName, type KarpenterVersionFacts } from './support.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
+import { DO_NOT_DISRUPT, DO_NOT_EVICT } from '../kube/well-known.js';
+import { controllerOwner as ownerOf } from '../snapshot/pods.js';
 
 export default defineRule({
   meta: {
@@ -152,7 +152,7 @@ export default defineRule({
   },
 });
 
-function fixText(node: string, blockers: Array<{ pod: KubeObject; dnd: DoNotDisrupt }>, snapshot: { get(k: string, ns: string | undefined, n: string): KubeObject | undefined }): string {
+function fixText(node: string, blockers: Array<{ pod: KubeObject; dnd: DoNotDisrupt }>, snapshot: Snapshot): string {
   const steps: string[] = [];
   const seenDs = new Set<string>();
   for (const { pod, dnd } of blockers) {
@@ -166,7 +166,7 @@ function fixText(node: string, blockers: Array<{ pod: KubeObject; dnd: DoNotDisr
       continue;
     }
     if (o?.kind === 'ReplicaSet' || o?.kind === 'StatefulSet' || o?.kind === 'Deployment') {
-      const workload = o.kind === 'ReplicaSet' ? (snapshot.get(KIND.ReplicaSet, ns, o.name)?.metadata.ownerReferences?.[0]?.name ?? o.name.replace(/-[a-z0-9]{5,10}$/, '')) : o.name;
+      const workload = snapshot.workloadOf(pod).name;
       const kind = o.kind === 'StatefulSet' ? 'statefulset' : 'deployment';
       steps.push(`If ${podName(pod)} can move, drop the annotation from its template (kubectl -n ${ns} edit ${kind} ${workload}) and protect it with a PodDisruptionBudget instead`);
       continue;
@@ -195,7 +195,8 @@ function checkTemplates(snapshot: Snapshot, version: KarpenterVersionFacts, repo
     const dnd = templateDoNotDisrupt(object, base, version);
     if (!dnd) continue;
     const podSpec = dig(object, ...base.split('/').filter(Boolean), 'spec');
-    const hosts = snapshot.nodePoolsFor(object).filter((p) => poolAccepts(p, podSpec));
+    const constraints = podConstraints(object, `${base}/spec`, podSpec);
+    const hosts = snapshot.nodePoolsFor(object).filter((p) => admits(p, constraints, admissionOptions(snapshot)));
     // Pinned to nodes no NodePool makes (a managed node group, a taint no pool carries): not Karpenter's concern.
     if (snapshot.nodePools().length && !hosts.length) continue;
 

@@ -4,10 +4,10 @@ import { dig, str } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration } from '../kube/units.js';
 import { ageOf, isPending, listNames, podName } from './support.js';
-import { poolExcludes, poolReach, volumeZone, type PoolReach } from './lib/volumes-health-zones.js';
+import { admission, admissionOptions, podConstraints } from '../snapshot/pool-admission.js';
+import { poolReach, volumeZone, type PoolReach } from './lib/volumes-health-zones.js';
+import { saysScheduling } from '../snapshot/messages/scheduling.js';
 
-const CONFLICT = /volume node affinity conflict/i;
-const KARPENTER_ZONE = /incompatible volume requirements|key (?:topology\.kubernetes\.io\/zone|topology\.ebs\.csi\.aws\.com\/zone)|had a required offering|no instance type satisfied/i;
 
 export default defineRule({
   meta: {
@@ -93,8 +93,8 @@ export default defineRule({
     for (const pod of snapshot.all(KIND.Pod)) {
       if (!isPending(pod) || str(dig(pod, 'spec', 'nodeName'))) continue;
       const events = snapshot.eventsForObject(pod).filter((e) => e.reason === 'FailedScheduling');
-      const conflict = events.filter((e) => CONFLICT.test(e.message)).at(-1);
-      const karpenterErr = events.filter((e) => e.component === 'karpenter' && KARPENTER_ZONE.test(e.message)).at(-1);
+      const conflict = events.filter((e) => saysScheduling(e.message, 'volume-affinity-conflict')).at(-1);
+      const karpenterErr = events.filter((e) => e.component === 'karpenter' && saysScheduling(e.message, 'karpenter-volume-zone')).at(-1);
 
       for (const claimName of snapshot.claimNamesOf(pod)) {
         const pvc = snapshot.pvc(pod.metadata.namespace, claimName);
@@ -104,8 +104,10 @@ export default defineRule({
 
         const usable: PoolReach[] = [];
         const excluded: string[] = [];
+        // Which pools the pod could use but for its volume: the volume's zone is what this rule judges.
+        const constraints = podConstraints(pod, '/spec');
         for (const pool of pools) {
-          const why = poolExcludes(pod, pool);
+          const why = admission(constraints, pool, admissionOptions(snapshot)).reasons[0]?.text;
           if (why) excluded.push(`${pool.name} (${why})`);
           else usable.push(reachOf(pool.name));
         }

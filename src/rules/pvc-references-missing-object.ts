@@ -4,8 +4,8 @@ import { KIND } from '../kube/kinds.js';
 import { formatDuration } from '../kube/units.js';
 import { ageOf, listNames, podName } from './support.js';
 import { notInScannedFiles } from './lib/configuration.js';
+import { eventSays } from '../snapshot/messages/object-events.js';
 
-const NOT_FOUND = /not found|does not exist|storageclass\.storage\.k8s\.io .*not found|lost its underlying PersistentVolume/i;
 
 export default defineRule({
   meta: {
@@ -64,7 +64,7 @@ export default defineRule({
       }
       const phase = str(dig(pvc, 'status', 'phase'));
       if (phase) evidence.push({ object: pvc, path: '/status/phase' });
-      const events = snapshot.eventsForObject(pvc).filter((e) => e.type === 'Warning' && NOT_FOUND.test(e.message));
+      const events = snapshot.eventsForObject(pvc).filter((e) => e.type === 'Warning' && eventSays(e.message, 'reference-missing'));
       for (const e of events.slice(-2)) evidence.push({ event: e });
       const pods = snapshot.podsUsingClaim(pvc.metadata.namespace, pvc.metadata.name!);
       const pending = pods.filter((p) => dig(p, 'status', 'phase') === 'Pending');

@@ -3,6 +3,8 @@ import type { ControllerInfo } from '../snapshot/controller-info.js';
 import { KIND } from '../kube/kinds.js';
 import { anchorEvidence, karpenterFacts, listNames, plural } from './support.js';
 import { interruptionQueue, queueNameFromArnOrUrl, spotAllowance, GLOBAL_SETTINGS, QUEUE_NAME_KEY } from './lib/interruption-settings.js';
+import { CAPACITY_TYPE_LABEL } from '../kube/well-known.js';
+import { labelPointer } from '../kube/fields.js';
 
 export default defineRule({
   meta: {
@@ -71,7 +73,7 @@ export default defineRule({
     if (queue?.value || spotPools.length === 0) return;
 
     // 2. Spot allowed, no queue. Helm values may hold the queue under a key the chart never reads: that is the field to fix.
-    const spotNodes = snapshot.all(KIND.Node).filter((n) => n.metadata.labels?.['karpenter.sh/capacity-type'] === 'spot');
+    const spotNodes = snapshot.all(KIND.Node).filter((n) => n.metadata.labels?.[CAPACITY_TYPE_LABEL] === 'spot');
     const home = c.interruptionQueueHome;
     const ignored = c.helm?.ignored ?? [];
     const missing: EvidenceInput | undefined = queue
@@ -91,7 +93,7 @@ export default defineRule({
       ...version.evidence(),
     ];
     for (const n of spotNodes.slice(0, 3)) {
-      evidence.push({ object: n, path: '/metadata/labels/karpenter.sh~1capacity-type', note: `spot node ${n.metadata.name} running now` });
+      evidence.push({ object: n, path: labelPointer(CAPACITY_TYPE_LABEL), note: `spot node ${n.metadata.name} running now` });
     }
     const notSet = c.helm
       ? `${home?.where ?? helmKey} not set${ignored.map((i) => `; ${i.at.where} is set, but ${i.why}`).join('')}`

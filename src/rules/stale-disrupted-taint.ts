@@ -1,9 +1,11 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import { condition, formatTaint } from '../kube/fields.js';
 import { formatDuration } from '../kube/units.js';
-import { blockedEvents } from './lib/disruption-blocked.js';
-import { clusterSyncLogs, deletionOf, disruptedTaint } from './lib/reclaim-drain.js';
+import { blockedEvents } from '../snapshot/messages/disruption-blocked.js';
+import { clusterSyncLogs, deletionOf } from './lib/reclaim-drain.js';
 import { ageOf, byLastSeen, karpenterFacts, plural } from './support.js';
+import { disruptedTaint } from '../snapshot/nodes.js';
+import { DISRUPTED_TAINT } from '../kube/well-known.js';
 
 export default defineRule({
   meta: {
@@ -65,7 +67,7 @@ export default defineRule({
       if (lastSync) evidence.push({ log: lastSync, note: `${plural(sync.length, 'record')}: cluster state not synced, so orphaned taints are not cleaned up` });
       evidence.push(...version.evidence());
 
-      const legacy = taint.key !== 'karpenter.sh/disrupted';
+      const legacy = taint.key !== DISRUPTED_TAINT;
       report({
         object: node,
         message:

@@ -4,14 +4,13 @@ import { formatDuration } from '../kube/units.js';
 import {
   agentDaemonSets,
   agentFor,
-  CCM_UNINITIALIZED,
   daemonSetFit,
-  nodeTaints,
   podTrouble,
   registeredAt,
-  UNREGISTERED,
 } from './lib/registration-common.js';
 import { ageOf, karpenterFacts } from './support.js';
+import { UNINITIALIZED_TAINT as CCM_UNINITIALIZED, UNREGISTERED_TAINT as UNREGISTERED } from '../kube/well-known.js';
+import { nodeTaints } from '../snapshot/nodes.js';
 
 const ID = 'startup-taint-not-removed';
 

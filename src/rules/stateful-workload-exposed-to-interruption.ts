@@ -1,22 +1,23 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
-import { dig } from '../kube/fields.js';
+import { dig, labelPointer } from '../kube/fields.js';
+import { admissionOptions, admits, podConstraints } from '../snapshot/pool-admission.js';
 import { KIND } from '../kube/kinds.js';
 import type { ObjectRef } from '../snapshot/snapshot.js';
 import { karpenterFacts, listNames, plural, podName, type KarpenterVersionFacts } from './support.js';
-import { podDoNotDisrupt, annotationPath, DO_NOT_DISRUPT } from './lib/do-not-disrupt.js';
-import { statefulReasons, workloadOf, CAPACITY_TYPE, type StatefulReason } from './lib/interruption-settings.js';
+import { podDoNotDisrupt, annotationPath } from './lib/do-not-disrupt.js';
+import { statefulReasons, type StatefulReason } from './lib/interruption-settings.js';
 import {
   controllerExposure,
   isDedicated,
   nodeSelectorOf,
-  poolAccepts,
   poolFacts,
   selectorLabelsOf,
-  stableLabels,
   type ControllerExposure,
   type PoolFacts,
 } from './lib/interruption-exposure.js';
+import { CAPACITY_TYPE_LABEL as CAPACITY_TYPE, DO_NOT_DISRUPT } from '../kube/well-known.js';
+import { stableLabels } from '../snapshot/pods.js';
 
 interface Group {
   ref: { kind: string; apiVersion: string; name: string; namespace: string; object?: KubeObject };
@@ -79,7 +80,7 @@ export default defineRule({
           reasons.push({ text: `${dnd.key}=${dnd.value}`, path: dnd.path });
         }
         if (reasons.length === 0) continue;
-        const w = workloadOf(snapshot, pod);
+        const w = snapshot.workloadOf(pod);
         const ns = pod.metadata.namespace ?? 'default';
         const key = `${w.kind}/${ns}/${w.name}`;
         coveredWorkloads.add(key);
@@ -102,7 +103,7 @@ export default defineRule({
           `${plural(spotNodes.length, 'pod')} ${spotNodes.length === 1 ? 'runs' : 'run'} on spot capacity (${listNames([...new Set(spotNodes.map((p) => p.node.metadata.name!))])}), reclaimed with a 2-minute warning` +
             (snapshot.controller.object && !ctlExposure.queueName ? ' — and with no interruption queue not even drained first' : ''),
         );
-        for (const p of spotNodes.slice(0, 2)) evidence.push({ object: p.node, path: '/metadata/labels/karpenter.sh~1capacity-type', note: `${podName(p.pod)} runs on spot` });
+        for (const p of spotNodes.slice(0, 2)) evidence.push({ object: p.node, path: labelPointer(CAPACITY_TYPE), note: `${podName(p.pod)} runs on spot` });
       } else if (spotPools.length) {
         reasons.unshift(`NodePool ${listNames(spotPools.map((p) => p.pool.name))} allows spot capacity (${spotPools[0]!.spot.text})`);
       }
@@ -145,7 +146,8 @@ export default defineRule({
       const spec = template?.spec;
       // In a repository, the NodePools deployed with it (a same-named pool elsewhere is another desired state).
       const near = new Set(snapshot.nodePoolsFor(sts));
-      const candidates = [...factsByPool.values()].filter((p) => near.has(p.pool) && poolAccepts(p.pool, spec));
+      const constraints = podConstraints(sts, '/spec/template/spec');
+      const candidates = [...factsByPool.values()].filter((p) => near.has(p.pool) && admits(p.pool, constraints, admissionOptions(snapshot)));
       if (candidates.length === 0) continue;
       const selector = nodeSelectorOf(spec);
       if (candidates.every((p) => isDedicated(p, selector))) continue;

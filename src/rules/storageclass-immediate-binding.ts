@@ -5,7 +5,10 @@ import { allowedZones } from '../snapshot/karpenter.js';
 import { KIND } from '../kube/kinds.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { isPending, karpenterFacts, listNames, plural, podName } from './support.js';
-import { volumeZone, ZONAL_PROVISIONERS, ZONE_KEYS } from './lib/volumes-health-zones.js';
+import { volumeZone, ZONAL_PROVISIONERS } from './lib/volumes-health-zones.js';
+import { VOLUME_ZONE_LABELS } from '../kube/well-known.js';
+import { nodeZone } from '../snapshot/nodes.js';
+import { saysScheduling } from '../snapshot/messages/scheduling.js';
 
 export default defineRule({
   meta: {
@@ -73,7 +76,7 @@ export default defineRule({
           .filter(
             (e) =>
               e.reason === 'FailedScheduling' &&
-              /volume node affinity conflict|unbound immediate PersistentVolumeClaims|pvc with immediate volume binding/i.test(e.message),
+              (saysScheduling(e.message, 'volume-affinity-conflict') || saysScheduling(e.message, 'unbound-immediate-claim')),
           )
           .at(-1);
         evidence.push(conflict ? { event: conflict, note: `${podName(pod)} is Pending` } : { object: pod, path: '/status/phase', note: `${podName(pod)} uses a claim of this class` });
@@ -149,13 +152,12 @@ function clusterZones(snapshot: Snapshot): { known: boolean; zones: Set<string>;
     if (!allowed) unrestricted = true;
     else {
       allowed.forEach((z) => zones.add(z));
-      const i = pool.requirements.value.findIndex((r) => ZONE_KEYS.includes(r.key));
+      const i = pool.requirements.value.findIndex((r) => VOLUME_ZONE_LABELS.includes(r.key));
       pools.push({ object: pool.object, path: `${pool.requirements.path}/${i}`, note: `NodePool ${pool.name} allows ${allowed.join(', ')}` });
     }
   }
   for (const node of snapshot.karpenterNodes()) {
-    const l = node.metadata.labels ?? {};
-    const z = l['topology.kubernetes.io/zone'] ?? l['failure-domain.beta.kubernetes.io/zone'];
+    const z = nodeZone(node);
     if (z) zones.add(z);
   }
   // An unrestricted pool may use every zone its node class has subnets in: count those too.
@@ -179,7 +181,7 @@ function pinnedToOneZone(sc: KubeObject): boolean {
   const terms = arr<Json>(sc.allowedTopologies);
   if (terms.length !== 1) return false;
   const exprs = arr<Json>(terms[0]!.matchLabelExpressions);
-  return exprs.some((e) => ZONE_KEYS.includes(String(e.key)) && arr<unknown>(e.values).length === 1);
+  return exprs.some((e) => VOLUME_ZONE_LABELS.includes(String(e.key)) && arr<unknown>(e.values).length === 1);
 }
 
 function fixText(sc: KubeObject): string {

@@ -5,9 +5,9 @@ import type { KubeObject } from '../kube/types.js';
 import { isDaemonSetPod } from '../snapshot/pods.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { byNodeClass, failingPools, fromText, pickEvidence, poolParts, relatedOf } from './lib/launch-findings.js';
-import type { PodConstraints } from './lib/scheduling-fit.js';
+import type { PodConstraints } from '../snapshot/pool-admission.js';
 import { podVerdicts, poolProfiles } from './lib/scheduling-pools.js';
-import { normalizedKey } from './lib/scheduling-requirements.js';
+import { normalizedLabel as normalizedKey } from '../kube/well-known.js';
 import { poolReach } from './lib/volumes-health-zones.js';
 import { ageOf, isPending, listNames, plural, podName } from './support.js';
 

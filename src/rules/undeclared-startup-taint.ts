@@ -3,8 +3,9 @@ import type { KubeObject } from '../kube/types.js';
 import { dig, formatTaint, str, type Taint } from '../kube/fields.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
 import { awsNodeClassOf, nodeClassOfPool, usedOfSeveral } from './lib/configuration.js';
-import { agentFor, nodeTaints } from './lib/registration-common.js';
+import { agentFor } from './lib/registration-common.js';
 import { listNames, plural } from './support.js';
+import { nodeTaints } from '../snapshot/nodes.js';
 
 const ID = 'undeclared-startup-taint';
 /** Agent taint keys spelled out in userData (kubelet --register-with-taints, nodeadm registerWithTaints, Bottlerocket node-taints). */
@@ -62,7 +63,7 @@ export default defineRule({
 
     // Runtime: agent taints on the pool's nodes.
     for (const node of snapshot.karpenterNodes()) {
-      const pool = snapshot.nodePool(snapshot.nodePoolNameOf(node));
+      const pool = snapshot.nodePoolOf(node);
       if (!pool) continue;
       const claim = snapshot.nodeClaimForNode(node);
       for (const t of nodeTaints(node)) {

@@ -4,8 +4,9 @@ import { KIND } from '../kube/kinds.js';
 import { formatDuration } from '../kube/units.js';
 import type { KubeObject } from '../kube/types.js';
 import { ageOf, byLastSeen, isPending, karpenterFacts, listNames, plural, podName } from './support.js';
-
-const TAINT = 'node.cloudprovider.kubernetes.io/uninitialized';
+import { UNINITIALIZED_TAINT as TAINT } from '../kube/well-known.js';
+import { nodeTaint } from '../snapshot/nodes.js';
+import { saysScheduling } from '../snapshot/messages/scheduling.js';
 
 export default defineRule({
   meta: {
@@ -48,9 +49,9 @@ export default defineRule({
   check({ snapshot, now, options, report }) {
     const version = karpenterFacts(snapshot.controller);
     for (const node of snapshot.karpenterNodes()) {
-      const taints = (node.spec as { taints?: Array<{ key?: string; value?: string; effect?: string }> } | undefined)?.taints ?? [];
-      const index = taints.findIndex((t) => t?.key === TAINT);
-      if (index < 0) continue;
+      const found = nodeTaint(node, TAINT);
+      if (!found) continue;
+      const index = found.index;
       const age = ageOf(node.metadata.creationTimestamp, now);
       if (age === undefined || age <= options.after!) continue;
 
@@ -81,13 +82,13 @@ export default defineRule({
       for (const pod of [...stuckPods.values()].slice(0, 3)) {
         const rejected = snapshot
           .eventsForObject(pod)
-          .filter((ev) => ev.reason === 'FailedScheduling' && ev.message.includes(TAINT))
+          .filter((ev) => ev.reason === 'FailedScheduling' && saysScheduling(ev.message, 'uninitialized-taint'))
           .at(-1);
         if (rejected) evidence.push({ event: rejected, note: `${podName(pod)} is Pending` });
       }
 
       // A NodePool that itself lists the taint re-creates the problem on every node it launches.
-      const pool = snapshot.nodePool(snapshot.nodePoolNameOf(node));
+      const pool = snapshot.nodePoolOf(node);
       const declared = pool && [...pool.taints.value.map((t) => ['taints', t] as const), ...pool.startupTaints.value.map((t) => ['startupTaints', t] as const)].find(([, t]) => t.key === TAINT);
       if (pool && declared) {
         const [field, t] = declared;
@@ -96,7 +97,7 @@ export default defineRule({
       }
       evidence.push(...version.evidence());
 
-      const taint = taints[index]!;
+      const taint = found;
       const effects = stuckPods.size
         ? ` Karpenter keeps nominating pods to it instead of launching capacity: ${plural(stuckPods.size, 'pod')} Pending (${listNames([...stuckPods.keys()])}).`
         : ' Karpenter will not consolidate or drift it, and may nominate pending pods to it that the kube-scheduler rejects.';

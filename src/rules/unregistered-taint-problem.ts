@@ -4,12 +4,14 @@ import { arr, dig, str, type Json } from '../kube/fields.js';
 import type { NodeClaimView } from '../snapshot/karpenter.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration } from '../kube/units.js';
-import { awsNodeClassOfClaim, logNodeClaim, nodeClassNameOf, nodeTaints, UNREGISTERED } from './lib/registration-common.js';
+import { awsNodeClassOfClaim, logNodeClaim, nodeClassNameOf } from './lib/registration-common.js';
 import { ageOf, byLastSeen, karpenterFacts } from './support.js';
+import { UNREGISTERED_TAINT as UNREGISTERED } from '../kube/well-known.js';
+import { nodeTaints } from '../snapshot/nodes.js';
+import { logSays } from '../snapshot/messages/karpenter-logs.js';
+import { eventSays } from '../snapshot/messages/object-events.js';
 
 const ID = 'unregistered-taint-problem';
-const EVENT_TEXT = /karpenter\.sh\/unregistered taint/i;
-const LOG_TEXT = /missing required startup taint, karpenter\.sh\/unregistered|missing taint prevents registration/i;
 
 export default defineRule({
   meta: {
@@ -62,9 +64,7 @@ export default defineRule({
     // Runtime signals per NodeClaim: condition, events, controller logs.
     const logsByClaim = new Map<string, LogRecord[]>();
     for (const log of snapshot.logs) {
-      const text = `${log.message} ${String(log.fields.error ?? '')} ${String(log.fields.taint ?? '')}`;
-      const isErr = log.message === 'node claim registration error' || LOG_TEXT.test(text);
-      if (!isErr || !/unregistered|missing taint/.test(text)) continue;
+      if (!logSays(log, 'unregistered-taint-missing')) continue;
       const nc = logNodeClaim(log);
       if (!nc) continue;
       let l = logsByClaim.get(nc);
@@ -80,7 +80,7 @@ export default defineRule({
       if (notFound) evidence.push({ object: claim.object, path: `/status/conditions/${notFound.index}`, note: 'registration refused: the node joined without the taint' });
       const events = snapshot
         .eventsForObject(claim.object)
-        .filter((e) => e.reason === 'UnregisteredTaintMissing' || EVENT_TEXT.test(e.message))
+        .filter((e) => e.reason === 'UnregisteredTaintMissing' || eventSays(e.message, 'unregistered-taint-missing'))
         .sort(byLastSeen);
       for (const e of events.slice(-2)) evidence.push({ event: e, note: `seen ${e.count}×` });
       const logs = logsByClaim.get(claim.name) ?? [];

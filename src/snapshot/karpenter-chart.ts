@@ -8,6 +8,7 @@
  */
 import { arr, isRecord, type Json } from '../kube/fields.js';
 import { atLeast, formatVersion, type Version } from './version.js';
+import { HOSTNAME_LABEL, NODEPOOL_LABEL, OS_LABEL, PROVISIONER_LABEL } from '../kube/well-known.js';
 
 /** `settings.*` keys the deployment template turns into env (v0.32+), each only when set (`{{- with … }}`). */
 const SETTINGS_ENV: Record<string, string> = {
@@ -129,14 +130,14 @@ export function renderKarpenterChart(values: Json, chart: Version | undefined): 
 /** The chart's scheduling defaults (values.yaml); before v0.32 the affinity excluded the Provisioner label. */
 function chartPlacement(nested: boolean): Json {
   return {
-    nodeSelector: { 'kubernetes.io/os': 'linux' },
+    nodeSelector: { [OS_LABEL]: 'linux' },
     affinity: {
       nodeAffinity: {
         requiredDuringSchedulingIgnoredDuringExecution: {
-          nodeSelectorTerms: [{ matchExpressions: [{ key: nested ? 'karpenter.sh/provisioner-name' : 'karpenter.sh/nodepool', operator: 'DoesNotExist' }] }],
+          nodeSelectorTerms: [{ matchExpressions: [{ key: nested ? PROVISIONER_LABEL : NODEPOOL_LABEL, operator: 'DoesNotExist' }] }],
         },
       },
-      podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'kubernetes.io/hostname' }] },
+      podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: HOSTNAME_LABEL }] },
     },
     tolerations: [{ key: 'CriticalAddonsOnly', operator: 'Exists' }],
   };

@@ -4,6 +4,7 @@
  * finding can point at the place in the original object the user has to edit.
  */
 import type { KubeObject } from '../kube/types.js';
+import { NODE_ZONE_LABELS, poolLabelOf } from '../kube/well-known.js';
 import { arr, conditions, dig, isRecord, nameOf, str, taintsAt, type Condition, type Json, type Taint } from '../kube/fields.js';
 
 export type Generation = 'v1' | 'v1beta1' | 'v1alpha5';
@@ -20,6 +21,8 @@ export interface Requirement {
   key: string;
   operator: string;
   values: string[];
+  /** v1beta1+: launch only when at least this many values of the key remain (across the instance types). */
+  minValues?: number;
 }
 
 export interface Budget {
@@ -148,6 +151,8 @@ export interface NodeClaimView {
   taints: Taint[];
   startupTaints: Taint[];
   created?: string;
+  /** The NodeClaim's own `spec.expireAfter` (v1: copied from its pool at launch), undefined when not set. */
+  expireAfter?: string;
 }
 
 export function nodeClaimView(obj: KubeObject): NodeClaimView {
@@ -159,7 +164,7 @@ export function nodeClaimView(obj: KubeObject): NodeClaimView {
     name: nameOf(obj),
     object: obj,
     generation,
-    nodePool: labels['karpenter.sh/nodepool'] ?? labels['karpenter.sh/provisioner-name'],
+    nodePool: poolLabelOf(labels),
     providerID: str(dig(obj, 'status', 'providerID')),
     nodeName: str(dig(obj, 'status', 'nodeName')),
     deleting: Boolean(obj.metadata.deletionTimestamp),
@@ -167,6 +172,7 @@ export function nodeClaimView(obj: KubeObject): NodeClaimView {
     taints: taintsAt(obj, 'spec', 'taints'),
     startupTaints: taintsAt(obj, 'spec', 'startupTaints'),
     created: obj.metadata.creationTimestamp,
+    ...(str(dig(obj, 'spec', 'expireAfter')) ? { expireAfter: str(dig(obj, 'spec', 'expireAfter')) } : {}),
   };
 }
 
@@ -182,6 +188,7 @@ function requirementsOf(v: unknown): Requirement[] {
     key: String(r.key ?? ''),
     operator: String(r.operator ?? ''),
     values: arr<unknown>(r.values).map(String),
+    ...(typeof r.minValues === 'number' ? { minValues: r.minValues } : {}),
   }));
 }
 
@@ -209,7 +216,7 @@ function groupOfApiVersion(apiVersion: string | undefined): string | undefined {
 export function allowedZones(pool: NodePoolView): string[] | undefined {
   let zones: string[] | undefined;
   for (const r of pool.requirements.value) {
-    if (r.key !== 'topology.kubernetes.io/zone' && r.key !== 'failure-domain.beta.kubernetes.io/zone') continue;
+    if (!NODE_ZONE_LABELS.includes(r.key)) continue;
     if (r.operator === 'In') zones = zones ? zones.filter((z) => r.values.includes(z)) : [...r.values];
   }
   return zones;

@@ -3,6 +3,7 @@
  * joins rules need built lazily and once (Popeye's lesson: rules never scan the world themselves).
  */
 import type { FieldPosition, KubeObject, LogRecord, Provenance, SkippedInput } from '../kube/types.js';
+import { DEFAULT_STORAGECLASS_ANNOTATIONS, poolLabelOf } from '../kube/well-known.js';
 import type { LoadResult } from '../loaders/types.js';
 import { detectController } from './controller.js';
 import type { ControllerInfo } from './controller-info.js';
@@ -12,11 +13,13 @@ import { dig, nameOf, str } from '../kube/fields.js';
 import { isHelmValuesCarrier, karpenterReleases } from './helm-values.js';
 import { nodeClaimView, nodePoolView, type NodeClaimView, type NodePoolView } from './karpenter.js';
 import { INPUTS, KIND, isClusterScoped, isSyntheticKind, kindKeyOf, normaliseKindKey, type InputName } from '../kube/kinds.js';
+import { controllerOwner, isPodManifest } from './pods.js';
 import { referenceTime, type ReferenceTime } from './reference-time.js';
 import { isDesiredStateInput, isPatchFragment, sameDefinition } from './repository.js';
 import { isAzureProvider, settleProviderVersion } from './provider-version.js';
 import { Scopes, type Pairing, type Resolution } from './scope.js';
 import { selectorMatches } from './selectors.js';
+import { nominatedTargets } from './messages/object-events.js';
 
 export interface SnapshotOptions {
   /** `--now`: the reference time, overriding what the dump says. */
@@ -451,8 +454,7 @@ export class Snapshot {
 
   /** "Karpenter node": nodepool/provisioner label, or a NodeClaim whose providerID matches. */
   isKarpenterNode(node: KubeObject): boolean {
-    const l = node.metadata.labels ?? {};
-    return 'karpenter.sh/nodepool' in l || 'karpenter.sh/provisioner-name' in l || this.nodeClaimForNode(node) !== undefined;
+    return poolLabelOf(node.metadata.labels) !== undefined || this.nodeClaimForNode(node) !== undefined;
   }
 
   karpenterNodes(): KubeObject[] {
@@ -460,11 +462,43 @@ export class Snapshot {
   }
 
   nodePoolNameOf(node: KubeObject): string | undefined {
-    const l = node.metadata.labels ?? {};
-    return l['karpenter.sh/nodepool'] ?? l['karpenter.sh/provisioner-name'] ?? this.nodeClaimForNode(node)?.nodePool;
+    return poolLabelOf(node.metadata.labels) ?? this.nodeClaimForNode(node)?.nodePool;
+  }
+
+  /** The NodePool (or Provisioner) view of a node, when the pool is in the snapshot. */
+  nodePoolOf(node: KubeObject): NodePoolView | undefined {
+    return this.nodePool(this.nodePoolNameOf(node));
+  }
+
+  /** Karpenter nodes of one pool (by label, else by their NodeClaim), in load order. */
+  nodesOfPool(name: string): KubeObject[] {
+    return this.memo('nodesByPool', () => groupBy(this.karpenterNodes(), (n) => this.nodePoolNameOf(n))).get(name) ?? [];
+  }
+
+  /** NodeClaims (and Machines) of one pool, by their pool label. */
+  nodeClaimsOfPool(name: string): NodeClaimView[] {
+    return this.memo('nodeClaimsByPool', () => groupBy(this.nodeClaims(), (c) => c.nodePool)).get(name) ?? [];
   }
 
   // ----- Workload joins -----
+
+  /**
+   * The workload that owns a pod: its controller owner, a Deployment through its ReplicaSet (by the ReplicaSet's
+   * owner, or by the `<deployment>-<hash>` name when the ReplicaSet is not in the snapshot); the pod itself when bare.
+   */
+  workloadOf(pod: KubeObject): WorkloadRef {
+    const ns = pod.metadata.namespace;
+    const owner = controllerOwner(pod);
+    if (!owner) return { kind: 'Pod', apiVersion: 'v1', name: nameOf(pod), object: pod };
+    if (owner.kind === 'ReplicaSet') {
+      const rs = this.get(KIND.ReplicaSet, ns, owner.name);
+      const dep = rs?.metadata.ownerReferences?.find((o) => o.kind === 'Deployment')?.name ?? (rs ? undefined : /^(.*)-[a-z0-9]{5,10}$/.exec(owner.name)?.[1]);
+      if (dep) return { kind: 'Deployment', apiVersion: 'apps/v1', name: dep, object: this.get(KIND.Deployment, ns, dep) };
+    }
+    const key = WORKLOAD_KINDS[owner.kind];
+    const object = key ? this.get(key, ns, owner.name) : undefined;
+    return { kind: owner.kind, apiVersion: owner.apiVersion ?? 'apps/v1', name: owner.name, ...(object ? { object } : {}) };
+  }
 
   podsOnNode(nodeName: string): KubeObject[] {
     return this.memo('podsByNode', () => groupBy(this.all(KIND.Pod), (p) => str(dig(p, 'spec', 'nodeName')))).get(nodeName) ?? [];
@@ -585,10 +619,7 @@ export class Snapshot {
       const m = new Map<string, EventView[]>();
       for (const e of this.events()) {
         if (e.reason !== 'Nominated' || e.involved.kind !== 'Pod') continue;
-        const targets = /should schedule on:?\s*(.*)$/i.exec(e.message)?.[1] ?? '';
-        for (const t of targets.split(',')) {
-          const name = t.trim().replace(/^(node|nodeclaim|machine)\//, '');
-          if (!name) continue;
+        for (const name of nominatedTargets(e.message)) {
           let l = m.get(name);
           if (!l) m.set(name, (l = []));
           if (!l.includes(e)) l.push(e);
@@ -620,6 +651,22 @@ export function wasStored(obj: KubeObject): boolean {
   const m = obj.metadata;
   return m.uid !== undefined || m.resourceVersion !== undefined || m.creationTimestamp !== undefined || (obj.status !== undefined && obj.status !== null);
 }
+
+/** A pod's owning workload; `object` when it is in the snapshot. */
+export interface WorkloadRef {
+  kind: string;
+  apiVersion: string;
+  name: string;
+  object?: KubeObject;
+}
+
+const WORKLOAD_KINDS: Record<string, string> = {
+  StatefulSet: KIND.StatefulSet,
+  Deployment: KIND.Deployment,
+  ReplicaSet: KIND.ReplicaSet,
+  DaemonSet: KIND.DaemonSet,
+  Job: KIND.Job,
+};
 
 let unnamed = 0;
 
@@ -654,7 +701,7 @@ function versionPriority(apiVersion: string): number {
 
 function isDefaultClass(sc: KubeObject): boolean {
   const a = sc.metadata.annotations ?? {};
-  return a['storageclass.kubernetes.io/is-default-class'] === 'true' || a['storageclass.beta.kubernetes.io/is-default-class'] === 'true';
+  return DEFAULT_STORAGECLASS_ANNOTATIONS.some((k) => a[k] === 'true');
 }
 
 function groupBy<T>(items: T[], key: (t: T) => string | undefined): Map<string, T[]> {

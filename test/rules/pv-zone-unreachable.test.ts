@@ -38,7 +38,7 @@ describe(`${RULE} — fires: kubectl get -o yaml files, three NodePools, two EC2
   it('postgres-1: PV in us-east-1c (EBS CSI key), its pool stateful allows only a/b; general excluded by nodeSelector, gpu by its taint', () => {
     expect(pg.message).toContain('Pod orders/postgres-1 has been Pending for 1h26m: its volume pvc-7c2e91d4-5a3b-4f60-8e17-b94d0c6a2f15 (claim data-postgres-1) is pinned to us-east-1c');
     expect(pg.message).toContain('NodePool stateful allows only us-east-1a, us-east-1b');
-    expect(pg.message).toContain('not usable: general (nodeSelector karpenter.sh/nodepool=stateful), gpu (taint nvidia.com/gpu=true:NoSchedule not tolerated)');
+    expect(pg.message).toContain('not usable: general (labels its nodes karpenter.sh/nodepool=general but the pod selects karpenter.sh/nodepool=stateful), gpu (taint nvidia.com/gpu=true:NoSchedule not tolerated)');
     const [zone] = evidenceOf(pg, 'PersistentVolume', '/spec/nodeAffinity/required/nodeSelectorTerms/0/matchExpressions/0/values');
     expect(zone!.value).toEqual(['us-east-1c']);
     expect(zone!.note).toBe('PV pvc-7c2e91d4-5a3b-4f60-8e17-b94d0c6a2f15 is pinned to us-east-1c (topology.ebs.csi.aws.com/zone)');

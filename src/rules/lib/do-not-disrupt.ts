@@ -5,16 +5,13 @@
  *   invalid values are ignored. Before v1.12 only "true" counts.
  */
 import type { KubeObject } from '../../kube/types.js';
+import { DO_NOT_DISRUPT, DO_NOT_EVICT } from '../../kube/well-known.js';
 import { dig, str } from '../../kube/fields.js';
 import { KIND } from '../../kube/kinds.js';
 import { parseDuration, parseTime } from '../../kube/units.js';
 import type { KarpenterVersionFacts } from '../support.js';
 export { isPodManifest } from '../../snapshot/pods.js';
 
-export const DO_NOT_DISRUPT = 'karpenter.sh/do-not-disrupt';
-export const DO_NOT_EVICT = 'karpenter.sh/do-not-evict';
-/** v1alpha5's node annotation; v1 honours karpenter.sh/do-not-disrupt only. */
-export const DO_NOT_CONSOLIDATE = 'karpenter.sh/do-not-consolidate';
 
 export interface DoNotDisrupt {
   /** The annotation key that is in force. */

@@ -5,11 +5,12 @@
  */
 import type { EvidenceInput } from '../../engine/rule.js';
 import type { KubeObject } from '../../kube/types.js';
-import { arr, dig, isRecord, str, type Json } from '../../kube/fields.js';
+import { dig, isRecord, str } from '../../kube/fields.js';
 import type { NodePoolView } from '../../snapshot/karpenter.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 import type { KarpenterVersionFacts } from '../support.js';
-import { CAPACITY_TYPE, interruptionQueue, spotAllowance, type SpotAllowance } from './interruption-settings.js';
+import { interruptionQueue, spotAllowance, type SpotAllowance } from './interruption-settings.js';
+import { CAPACITY_TYPE_LABEL as CAPACITY_TYPE } from '../../kube/well-known.js';
 
 export interface ControllerExposure {
   /** Reasons that apply to every Karpenter node (queue, v1.12 poller). */
@@ -57,55 +58,10 @@ export function isDedicated(p: PoolFacts, nodeSelector: Record<string, string> =
   return p.tainted && (!p.spot.allows || nodeSelector[CAPACITY_TYPE] === 'on-demand');
 }
 
-const WELL_KNOWN = /^(kubernetes\.io\/|topology\.kubernetes\.io\/|node\.kubernetes\.io\/|karpenter\.sh\/|karpenter\.k8s\.aws\/|topology\.k8s\.aws\/)/;
-
-/** Could a pod template with this nodeSelector and these tolerations be placed on nodes of the pool? */
-export function poolAccepts(pool: NodePoolView, podSpec: unknown): boolean {
-  const tolerations = arr<Json>(dig(podSpec, 'tolerations'));
-  const tolerated = (t: { key: string; value?: string; effect?: string }) =>
-    tolerations.some(
-      (tol) =>
-        (tol.operator === 'Exists' && (tol.key === undefined || tol.key === t.key)) ||
-        (tol.key === t.key && (tol.operator === 'Exists' || (tol.value ?? '') === (t.value ?? '')) && (!tol.effect || tol.effect === t.effect)),
-    );
-  if (pool.taints.value.some((t) => (t.effect === 'NoSchedule' || t.effect === 'NoExecute') && !tolerated(t))) return false;
-  const selector = dig(podSpec, 'nodeSelector');
-  if (!isRecord(selector)) return true;
-  for (const [k, raw] of Object.entries(selector)) {
-    const v = String(raw);
-    if (k === 'karpenter.sh/nodepool' || k === 'karpenter.sh/provisioner-name') {
-      if (v !== pool.name) return false;
-      continue;
-    }
-    if (k in pool.templateLabels) {
-      if (pool.templateLabels[k] !== v) return false;
-      continue;
-    }
-    const req = pool.requirements.value.find((r) => r.key === k);
-    if (req) {
-      if (req.operator === 'In' && !req.values.includes(v)) return false;
-      if (req.operator === 'NotIn' && req.values.includes(v)) return false;
-      if (req.operator === 'DoesNotExist') return false;
-      continue;
-    }
-    if (k === CAPACITY_TYPE) {
-      if (v !== 'on-demand') return false;
-      continue;
-    }
-    if (!WELL_KNOWN.test(k)) return false;
-  }
-  return true;
-}
-
 export function nodeSelectorOf(podSpec: unknown): Record<string, string> {
   const s = dig(podSpec, 'nodeSelector');
   if (!isRecord(s)) return {};
   return Object.fromEntries(Object.entries(s).map(([k, v]) => [k, String(v)]));
-}
-
-/** Labels that identify a workload's pods, without the per-pod/per-revision ones. */
-export function stableLabels(labels: Record<string, string> | undefined): Array<[string, string]> {
-  return Object.entries(labels ?? {}).filter(([k]) => !/controller-revision-hash|statefulset\.kubernetes\.io\/pod-name|pod-template-hash|apps\.kubernetes\.io\/pod-index/.test(k));
 }
 
 export function selectorLabelsOf(workload: KubeObject | undefined): Array<[string, string]> | undefined {

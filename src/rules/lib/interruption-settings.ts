@@ -5,6 +5,7 @@
  */
 import type { EvidenceInput } from '../../engine/rule.js';
 import type { KubeObject } from '../../kube/types.js';
+import { CAPACITY_TYPE_LABEL as CAPACITY_TYPE, SAFE_TO_EVICT_ANNOTATION } from '../../kube/well-known.js';
 import { argPath, containersOf, controllerContainerIndex, envValuePath } from '../../snapshot/controller.js';
 import { arr, dig, isRecord, resolvePointer, str, type Json } from '../../kube/fields.js';
 import { anchorEvidence } from '../support.js';
@@ -12,7 +13,6 @@ import type { NodePoolView } from '../../snapshot/karpenter.js';
 import { KIND } from '../../kube/kinds.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 
-export const CAPACITY_TYPE = 'karpenter.sh/capacity-type';
 export const GLOBAL_SETTINGS = 'karpenter-global-settings';
 export const QUEUE_NAME_KEY = 'aws.interruptionQueueName';
 
@@ -121,7 +121,7 @@ export function statefulReasons(snapshot: Snapshot, pod: KubeObject, spec: unkno
   if (sts >= 0) out.push({ text: `StatefulSet ${owners[sts]!.name} replica`, path: `/metadata/ownerReferences/${sts}` });
   else if (ownerKind === 'StatefulSet') out.push({ text: 'StatefulSet' });
   const vols = arr<Json>(dig(spec, 'volumes'));
-  const safeToEvictFalse = pod.metadata.annotations?.['cluster-autoscaler.kubernetes.io/safe-to-evict'] === 'false';
+  const safeToEvictFalse = pod.metadata.annotations?.[SAFE_TO_EVICT_ANNOTATION] === 'false';
   for (let i = 0; i < vols.length; i++) {
     const v = vols[i]!;
     const name = str(v.name) ?? `#${i}`;
@@ -143,21 +143,3 @@ export function statefulReasons(snapshot: Snapshot, pod: KubeObject, spec: unkno
   return out;
 }
 
-/** The workload that owns a pod: StatefulSet/DaemonSet/Job by owner, Deployment through its ReplicaSet. */
-export function workloadOf(snapshot: Snapshot, pod: KubeObject): { kind: string; apiVersion: string; name: string; object?: KubeObject } {
-  const ns = pod.metadata.namespace;
-  const owner = (pod.metadata.ownerReferences ?? []).find((o) => o.controller) ?? pod.metadata.ownerReferences?.[0];
-  if (!owner) return { kind: 'Pod', apiVersion: 'v1', name: pod.metadata.name!, object: pod };
-  if (owner.kind === 'ReplicaSet') {
-    const rs = snapshot.get(KIND.ReplicaSet, ns, owner.name);
-    const dep = rs?.metadata.ownerReferences?.find((o) => o.kind === 'Deployment')?.name ?? (rs ? undefined : /^(.*)-[a-z0-9]{5,10}$/.exec(owner.name)?.[1]);
-    if (dep) return { kind: 'Deployment', apiVersion: 'apps/v1', name: dep, object: snapshot.get(KIND.Deployment, ns, dep) };
-  }
-  const key = owner.kind === 'StatefulSet' ? KIND.StatefulSet : owner.kind === 'Deployment' ? KIND.Deployment : owner.kind === 'ReplicaSet' ? KIND.ReplicaSet : undefined;
-  return {
-    kind: owner.kind,
-    apiVersion: owner.apiVersion ?? 'apps/v1',
-    name: owner.name,
-    object: key ? snapshot.get(key, ns, owner.name) : undefined,
-  };
-}

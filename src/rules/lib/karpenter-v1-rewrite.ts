@@ -7,7 +7,7 @@ import { dig, isRecord, str, type Json } from '../../kube/fields.js';
 import { generationOf } from '../../snapshot/karpenter.js';
 import { KIND } from '../../kube/kinds.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
-import { DO_NOT_CONSOLIDATE, DO_NOT_DISRUPT } from './do-not-disrupt.js';
+import { DO_NOT_CONSOLIDATE, DO_NOT_DISRUPT } from '../../kube/well-known.js';
 
 /** The v1 object a user should commit instead (karpenter-facts §1.1–§1.5 field mapping). */
 export function rewriteOf(snapshot: Snapshot, obj: KubeObject): Json {

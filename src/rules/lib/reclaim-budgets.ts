@@ -12,6 +12,7 @@ import { condition, dig } from '../../kube/fields.js';
 import type { Budget, NodePoolView } from '../../snapshot/karpenter.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 import { parseDuration } from '../../kube/units.js';
+import { INITIALIZED_LABEL } from '../../kube/well-known.js';
 
 export const REASONS = ['Underutilized', 'Empty', 'Drifted'] as const;
 export type DisruptionReason = (typeof REASONS)[number];
@@ -220,7 +221,7 @@ export function nodesByPool(snapshot: Snapshot): Map<string, PoolNodes> {
     const pool = snapshot.nodePoolNameOf(node);
     if (!pool) continue;
     const claim = snapshot.nodeClaimForNode(node);
-    const initialized = node.metadata.labels?.['karpenter.sh/initialized'] === 'true' || claim?.conditions.some((c) => c.type === 'Initialized' && c.status === 'True');
+    const initialized = node.metadata.labels?.[INITIALIZED_LABEL] === 'true' || claim?.conditions.some((c) => c.type === 'Initialized' && c.status === 'True');
     if (!initialized) continue;
     if (claim?.conditions.some((c) => c.type === 'InstanceTerminating' && c.status === 'True')) continue;
     const ready = condition(node, 'Ready');

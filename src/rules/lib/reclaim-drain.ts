@@ -7,23 +7,16 @@ import { isActive, isMirrorPod, isTerminal } from '../../snapshot/pods.js';
 import { tolerates } from '../../snapshot/selectors.js';
 import type { EvidenceInput } from '../../engine/rule.js';
 import type { KubeObject, LogRecord } from '../../kube/types.js';
-import { arr, dig, str, taintsAt, type Json, type Taint } from '../../kube/fields.js';
+import { arr, dig, str, type Json } from '../../kube/fields.js';
 import { KIND } from '../../kube/kinds.js';
 import { selectorMatches } from '../../snapshot/selectors.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 import { parseTime } from '../../kube/units.js';
 import { podName, type KarpenterVersionFacts } from '../support.js';
 import { podDoNotDisrupt, type DoNotDisrupt } from './do-not-disrupt.js';
+import { DISRUPTED_TAINT, DISRUPTION_TAINT_V1BETA1 } from '../../kube/well-known.js';
+import { logRefs, logSays } from '../../snapshot/messages/karpenter-logs.js';
 
-export const DISRUPTED_TAINT = 'karpenter.sh/disrupted';
-export const DISRUPTION_TAINT_V1BETA1 = 'karpenter.sh/disruption';
-
-/** `karpenter.sh/disrupted:NoSchedule` (v1.0+) or `karpenter.sh/disruption=disrupting:NoSchedule` (v0.32–v0.37). */
-export function disruptedTaint(node: KubeObject): Taint | undefined {
-  return taintsAt(node, 'spec', 'taints').find(
-    (t) => t.key === DISRUPTED_TAINT || (t.key === DISRUPTION_TAINT_V1BETA1 && (t.value === undefined || t.value === 'disrupting')),
-  );
-}
 
 export { isActive, isMirrorPod, isTerminal };
 
@@ -45,12 +38,6 @@ export function toleratesDisrupted(pod: KubeObject): boolean {
 /** A pod the drain evicts and waits for (`IsDrainable`): not mirror, not tolerating the taint, not terminal, not stuck terminating. */
 export function isDrainable(pod: KubeObject, now: number): boolean {
   return !isMirrorPod(pod) && !toleratesDisrupted(pod) && !isTerminal(pod) && !isStuckTerminating(pod, now);
-}
-
-export function ownerOf(pod: KubeObject): { kind: string; name: string } | undefined {
-  const refs = pod.metadata.ownerReferences ?? [];
-  const o = refs.find((r) => r.controller) ?? refs[0];
-  return o ? { kind: o.kind, name: o.name } : undefined;
 }
 
 /** A PDB's `status.disruptionsAllowed == 0`, read only when the status is current (observedGeneration). */
@@ -195,7 +182,7 @@ export function terminationGracePeriodOf(snapshot: Snapshot, node: KubeObject): 
   const claim = snapshot.nodeClaimForNode(node);
   const own = str(dig(claim?.object, 'spec', 'terminationGracePeriod'));
   if (claim && own) return { value: own, object: claim.object, path: '/spec/terminationGracePeriod' };
-  const pool = snapshot.nodePool(snapshot.nodePoolNameOf(node));
+  const pool = snapshot.nodePoolOf(node);
   if (pool?.terminationGracePeriod) return { value: pool.terminationGracePeriod.value, object: pool.object, path: pool.terminationGracePeriod.path };
   return undefined;
 }
@@ -207,9 +194,8 @@ export function logsForNode(snapshot: Snapshot, node: string): LogRecord[] {
   if (!m) {
     m = new Map();
     for (const l of snapshot.logs) {
-      const ref = l.fields.Node;
-      const name = ref && typeof ref === 'object' ? (ref as { name?: unknown }).name : undefined;
-      if (typeof name !== 'string') continue;
+      const name = logRefs(l.fields).node;
+      if (!name) continue;
       let list = m.get(name);
       if (!list) m.set(name, (list = []));
       list.push(l);
@@ -221,5 +207,5 @@ export function logsForNode(snapshot: Snapshot, node: string): LogRecord[] {
 
 /** "waiting on cluster sync" (≤ v1.4, DEBUG) / "cluster is waiting on sync for extended duration" (v1.5+, ERROR). */
 export function clusterSyncLogs(snapshot: Snapshot): LogRecord[] {
-  return snapshot.logs.filter((l) => /waiting on (cluster )?sync/i.test(l.message) || /waiting on cluster sync/i.test(String(l.fields.error ?? '')));
+  return snapshot.logs.filter((l) => logSays(l, 'cluster-not-synced'));
 }

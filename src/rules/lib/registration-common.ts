@@ -5,14 +5,13 @@
 import { nodeMismatch, tolerates } from '../../snapshot/selectors.js';
 import type { EvidenceInput } from '../../engine/rule.js';
 import type { KubeObject, LogRecord } from '../../kube/types.js';
-import { arr, dig, isRecord, str, taintsAt, type Json, type Taint } from '../../kube/fields.js';
+import { arr, dig, str, type Json } from '../../kube/fields.js';
 import type { NodeClaimView } from '../../snapshot/karpenter.js';
 import { KIND } from '../../kube/kinds.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 import { awsNodeClassOf } from './configuration.js';
+import { logRefs } from '../../snapshot/messages/karpenter-logs.js';
 
-export const UNREGISTERED = 'karpenter.sh/unregistered';
-export const CCM_UNINITIALIZED = 'node.cloudprovider.kubernetes.io/uninitialized';
 
 /** A node agent that removes its own "not ready" taint once it runs on the node. */
 export interface Agent {
@@ -49,9 +48,6 @@ export function isKnownAgentTaint(key: string): boolean {
   return agentFor(key) !== undefined;
 }
 
-export function nodeTaints(node: KubeObject): Taint[] {
-  return taintsAt(node, 'spec', 'taints');
-}
 
 /** Toleration semantics of the scheduler (`Exists` with empty key tolerates everything). */
 export { tolerates };
@@ -124,21 +120,12 @@ export function awsNodeClassOfClaim(snapshot: Snapshot, claim: NodeClaimView): K
 
 /** The NodeClaim a controller log record is about (v1 `NodeClaim: {name}`, v0.32–0.36 `nodeclaim`, reconcile `name`). */
 export function logNodeClaim(log: LogRecord): string | undefined {
-  const f = log.fields;
-  const nc = f.NodeClaim ?? f.nodeclaim ?? f.Machine ?? f.machine;
-  if (isRecord(nc) && typeof nc.name === 'string') return nc.name;
-  if (typeof nc === 'string') return nc;
-  if (f.controllerKind === 'NodeClaim' && typeof f.name === 'string') return f.name;
-  return undefined;
+  return logRefs(log.fields).nodeClaim;
 }
 
 /** The NodePool (≤ v0.31 Provisioner) a controller log record is about, from its fields, else from a NodeClaim name `<pool>-<suffix>`. */
 export function logNodePool(log: LogRecord, pools: Set<string>): string | undefined {
-  const f = log.fields;
-  const np = f.NodePool ?? f.nodepool ?? f.Provisioner ?? f.provisioner;
-  if (isRecord(np) && typeof np.name === 'string') return np.name;
-  if (typeof np === 'string') return np;
-  return poolFromClaimName(logNodeClaim(log), pools);
+  return logRefs(log.fields).nodePool ?? poolFromClaimName(logNodeClaim(log), pools);
 }
 
 export function poolFromClaimName(claim: string | undefined, pools: Set<string>): string | undefined {

@@ -6,7 +6,8 @@ import { dig } from '../../kube/fields.js';
 import type { NodePoolView } from '../../snapshot/karpenter.js';
 import { formatBytes, formatCpu } from '../../kube/units.js';
 import { editCommand } from './configuration.js';
-import type { FitReason, PodConstraints } from './scheduling-fit.js';
+import type { PodConstraints } from '../../snapshot/pool-admission.js';
+import type { FitReason } from './scheduling-fit.js';
 
 export function fixFor(c: PodConstraints, v: { profile: { pool: NodePoolView; used?: Record<string, number> }; reasons: FitReason[] }): string {
   const pool = v.profile.pool;
@@ -62,6 +63,8 @@ function step(r: FitReason, pool: NodePoolView, where: string, field: string, c:
         `  - key: ${r.key}\n    operator: Lt\n    values: ["${bound + 1}"]\n   or lower ${where}'s ${r.resource} request.`
       );
     }
+    case 'min-values':
+      return `Let ${where} keep at least as many ${r.key} values as ${pool.name} requires (${r.podPath}), or lower minValues (${edit}, ${r.poolPath}), or run the controller with MIN_VALUES_POLICY=BestEffort (v1.6+).`;
     case 'launch':
       return `Repair NodePool ${pool.name} first (${r.text}): kubectl describe ${pool.object.kind.toLowerCase()} ${pool.name}; see the rules nodepool-missing-nodeclass and nodeclass-not-ready.`;
   }

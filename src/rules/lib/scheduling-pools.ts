@@ -8,7 +8,8 @@ import type { NodePoolView } from '../../snapshot/karpenter.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 import { parseQuantity } from '../../kube/units.js';
 import { nodeClassKey, nodeClassKindListed, nodeClassRefOf } from './configuration.js';
-import { podConstraints, poolFit, poolProfile, volumeConstraints, type FitReason, type PodConstraints, type PoolProfile } from './scheduling-fit.js';
+import { admissionOptions, podConstraintsWithVolumes, type PodConstraints } from '../../snapshot/pool-admission.js';
+import { poolFit, poolProfile, type FitReason, type PoolProfile } from './scheduling-fit.js';
 
 // Several rules judge the same pending pods against the same pools: one answer per snapshot (and per pod).
 const profilesOf = new WeakMap<Snapshot, PoolProfile[]>();
@@ -40,13 +41,9 @@ export function podVerdicts(snapshot: Snapshot, pod: KubeObject, profiles: PoolP
 }
 
 function judge(snapshot: Snapshot, pod: KubeObject, profiles: PoolProfile[]): PodVerdicts {
-  const constraints = podConstraints(pod, '/spec');
-  for (const claim of snapshot.claimNamesOf(pod)) {
-    const pvc = snapshot.pvc(pod.metadata.namespace, claim);
-    const pv = pvc && snapshot.pvForClaim(pvc);
-    if (pv) constraints.volumes.push(...volumeConstraints(pv));
-  }
-  return { constraints, verdicts: profiles.map((profile) => ({ profile, reasons: poolFit(constraints, profile) })) };
+  const constraints = podConstraintsWithVolumes(snapshot, pod);
+  const opts = admissionOptions(snapshot);
+  return { constraints, verdicts: profiles.map((profile) => ({ profile, reasons: poolFit(constraints, profile, opts) })) };
 }
 
 /** Of `profiles`, those of the NodePools `obj` would be deployed with (in a repository, the nearest; see snapshot/scope.ts). */

@@ -6,6 +6,7 @@
 import type { LogRecord } from '../../kube/types.js';
 import { isRecord, str } from '../../kube/fields.js';
 import { parseTime } from '../../kube/units.js';
+import { logRefs, logSays } from '../../snapshot/messages/karpenter-logs.js';
 
 export interface ProvisioningLog {
   found: Array<{ ms: number; pods: string[]; log: LogRecord }>;
@@ -19,15 +20,6 @@ export interface ProvisioningLog {
 }
 
 /** `{"NodeClaim":{"name":"x"}}`, `{"nodeclaim":"x"}`, `{"machine":"x"}` → x. */
-function named(fields: Record<string, unknown>, ...keys: string[]): string | undefined {
-  for (const k of keys) {
-    const v = fields[k];
-    if (typeof v === 'string' && v) return v;
-    if (isRecord(v) && typeof v.name === 'string') return v.name;
-  }
-  return undefined;
-}
-
 /** `"default/a, default/b and 3 other(s)"` → [default/a, default/b]. */
 export function podList(v: unknown): string[] {
   if (Array.isArray(v)) return v.map(String);
@@ -39,54 +31,40 @@ export function podList(v: unknown): string[] {
     .filter(Boolean);
 }
 
-const EMPTY_DISRUPTION = /^(disrupting|deprovisioning)\b/i;
-
 export function provisioningLog(logs: readonly LogRecord[]): ProvisioningLog {
   const out: ProvisioningLog = { found: [], created: [], createdByClaim: new Map(), launched: new Map(), registered: new Map(), emptied: [], deleted: new Map() };
   const dated = logs.filter((l) => l.time !== undefined).sort((a, b) => a.time!.localeCompare(b.time!));
   for (const log of dated) {
-    const m = log.message;
     const f = log.fields;
     const ms = parseTime(log.time)!;
-    if (/^found provisionable pod\(s\)/i.test(m)) {
+    if (logSays(log, 'provisionable-pods')) {
       out.found.push({ ms, pods: podList(f.Pods ?? f.pods), log });
-    } else if (/^created (nodeclaim|machine)$/i.test(m)) {
-      const claim = named(f, 'NodeClaim', 'nodeclaim', 'Machine', 'machine');
-      const pool = named(f, 'NodePool', 'nodepool', 'Provisioner', 'provisioner');
+    } else if (logSays(log, 'created-nodeclaim')) {
+      const claim = logRefs(f).nodeClaim;
+      const pool = logRefs(f).nodePool;
       if (claim) {
         const c = { ms, claim, ...(pool ? { pool } : {}), log };
         out.created.push(c);
         out.createdByClaim.set(claim, c);
       }
-    } else if (/^launched (nodeclaim|machine)$/i.test(m)) {
-      const claim = named(f, 'NodeClaim', 'nodeclaim', 'Machine', 'machine');
+    } else if (logSays(log, 'launched-nodeclaim')) {
+      const claim = logRefs(f).nodeClaim;
       if (claim) out.launched.set(claim, { ...(str(f.zone) ? { zone: str(f.zone) } : {}), ...(str(f['instance-type']) ? { instanceType: str(f['instance-type']) } : {}), log });
-    } else if (/^registered (nodeclaim|machine)$/i.test(m)) {
-      const claim = named(f, 'NodeClaim', 'nodeclaim', 'Machine', 'machine');
-      const node = named(f, 'Node', 'node');
+    } else if (logSays(log, 'registered-nodeclaim')) {
+      const claim = logRefs(f).nodeClaim;
+      const node = logRefs(f).node;
       if (claim && node) out.registered.set(node, claim);
-    } else if (/^deleted (nodeclaim|machine)$/i.test(m)) {
-      const claim = named(f, 'NodeClaim', 'nodeclaim', 'Machine', 'machine');
-      const node = named(f, 'Node', 'node');
+    } else if (logSays(log, 'deleted-nodeclaim')) {
+      const claim = logRefs(f).nodeClaim;
+      const node = logRefs(f).node;
       if (claim) out.deleted.set(claim, log);
       // ≤ v0.31 logs "registered machine" only at debug: the delete record still ties the node to its machine.
       if (claim && node && !out.registered.has(node)) out.registered.set(node, claim);
-    } else if (EMPTY_DISRUPTION.test(m) && isEmptyDisruption(log)) {
+    } else if (logSays(log, 'empty-disruption')) {
       out.emptied.push({ names: disruptedNames(log), log });
     }
   }
   return out;
-}
-
-/**
- * v1.3–v1.8 `reason: "empty"`; v1.9+ `command: "Empty/<id>: delete: …"`; v1.0–v1.2 message "disrupting nodeclaim(s) via
- * delete, terminating 1 nodes (0 pods) …" with `reason: "empty"`; v0.32–v0.37 "disrupting via emptiness delete, …";
- * ≤ v0.31 "deprovisioning via emptiness delete, …".
- */
-function isEmptyDisruption(log: LogRecord): boolean {
-  const reason = str(log.fields.reason)?.toLowerCase();
-  const command = str(log.fields.command) ?? '';
-  return reason === 'empty' || /^Empty\//.test(command) || /via emptiness/i.test(log.message);
 }
 
 /** Node and NodeClaim names a disruption record names. */
@@ -96,8 +74,7 @@ function disruptedNames(log: LogRecord): string[] {
   if (Array.isArray(list)) {
     for (const d of list) {
       if (!isRecord(d)) continue;
-      const n = named(d, 'Node', 'node');
-      const c = named(d, 'NodeClaim', 'nodeclaim');
+      const { node: n, nodeClaim: c } = logRefs(d);
       if (n) names.add(n);
       if (c) names.add(c);
     }

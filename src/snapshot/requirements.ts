@@ -14,41 +14,6 @@ export interface ValueSet {
   lt?: number;
 }
 
-/** Labels Karpenter normalises before comparing (`NormalizedLabels`; the EBS CSI zone key from AWS v0.33). */
-const NORMALIZED: Record<string, string> = {
-  'failure-domain.beta.kubernetes.io/zone': 'topology.kubernetes.io/zone',
-  'failure-domain.beta.kubernetes.io/region': 'topology.kubernetes.io/region',
-  'beta.kubernetes.io/arch': 'kubernetes.io/arch',
-  'beta.kubernetes.io/os': 'kubernetes.io/os',
-  'beta.kubernetes.io/instance-type': 'node.kubernetes.io/instance-type',
-  'topology.ebs.csi.aws.com/zone': 'topology.kubernetes.io/zone',
-};
-
-export function normalizedKey(key: string): string {
-  return NORMALIZED[key] ?? key;
-}
-
-/**
- * Labels every instance type carries values for (core `WellKnownLabels` plus the AWS provider's instance labels): a
- * pod may require them although the NodePool does not mention them. Any other key the pool must define itself.
- */
-const WELL_KNOWN = new Set([
-  'karpenter.sh/nodepool',
-  'karpenter.sh/capacity-type',
-  'topology.kubernetes.io/zone',
-  'topology.kubernetes.io/region',
-  'node.kubernetes.io/instance-type',
-  'node.kubernetes.io/windows-build',
-  'kubernetes.io/arch',
-  'kubernetes.io/os',
-  'topology.k8s.aws/zone-id',
-  'karpenter.k8s.aws/ec2nodeclass',
-]);
-
-export function isWellKnownLabel(key: string): boolean {
-  return WELL_KNOWN.has(key) || key.startsWith('karpenter.k8s.aws/instance-');
-}
-
 export function valueSet(operator: string, values: string[]): ValueSet {
   const int = (v: string | undefined) => (v !== undefined && /^-?\d+$/.test(v) ? Number(v) : undefined);
   switch (operator) {

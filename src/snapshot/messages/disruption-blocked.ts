@@ -4,7 +4,7 @@
  * for a pending pod" (v1.0) to "Node is nominated for a pending pod" (v1.2) to structured suffixes
  * "Pdb prevents pod evictions (PodDisruptionBudget=[ns/name])" (v1.5+): rules ask what blocked, not how it was said.
  */
-import type { EventView } from '../../snapshot/events.js';
+import type { EventView } from '../events.js';
 
 export type Blocker =
   | 'nominated'

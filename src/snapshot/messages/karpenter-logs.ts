@@ -1,0 +1,116 @@
+/**
+ * Karpenter controller log records, read into what happened (karpenter-facts §8.1–8.3): the lifecycle of a NodeClaim,
+ * scheduling failures, disruption, cluster-state sync, budgets and registration. The message plus, where the wording
+ * moved into it, the `error` field.
+ */
+import type { LogRecord } from '../../kube/types.js';
+import { classifier, type MessageTable } from './classify.js';
+
+export type LogSignal =
+  | 'could-not-schedule'
+  | 'provisionable-pods'
+  | 'created-nodeclaim'
+  | 'launched-nodeclaim'
+  | 'registered-nodeclaim'
+  | 'deleted-nodeclaim'
+  /** "deleting expired nodeclaim": expiry of one NodeClaim. */
+  | 'expired-nodeclaim'
+  /** v1 "tainted node" / v1alpha5 "cordoned node": a drain started. */
+  | 'drain-started'
+  /** "disrupting …" / "deprovisioning …" command lines. */
+  | 'disrupting'
+  /** A disrupting line for empty nodes (see `isEmptyDisruption`). */
+  | 'empty-disruption'
+  /** A NodeClaim given up for not registering in time (not the v1.7+ launch timeout, which says so). */
+  | 'registration-timeout'
+  /** ≤ v1.4 "waiting on cluster sync" (DEBUG), v1.5+ "cluster is waiting on sync for extended duration". */
+  | 'cluster-not-synced'
+  /** A disruption budget (or its cron schedule) that could not be read. */
+  | 'budget-error'
+  /** Registration refused or warned about for a missing `karpenter.sh/unregistered` taint. */
+  | 'unregistered-taint-missing';
+
+const MESSAGE: MessageTable<LogSignal> = [
+  [/could not schedule pod/i, 'could-not-schedule'],
+  [/^found provisionable pod\(s\)/i, 'provisionable-pods'],
+  [/^created (nodeclaim|machine)$/i, 'created-nodeclaim'],
+  [/^launched (nodeclaim|machine)$/i, 'launched-nodeclaim'],
+  [/^registered (nodeclaim|machine)$/i, 'registered-nodeclaim'],
+  [/^deleted (nodeclaim|machine)$/i, 'deleted-nodeclaim'],
+  [/deleting expired nodeclaim/i, 'expired-nodeclaim'],
+  [/^(tainted|cordoned) node$/i, 'drain-started'],
+  [/^(disrupting|deprovisioning)\b/i, 'disrupting'],
+  [/^terminating due to (registration ttl|timeout)$/, 'registration-timeout'],
+  [/waiting on (cluster )?sync/i, 'cluster-not-synced'],
+];
+
+/** Patterns read against the message and the error (and taint) fields together. */
+const WITH_FIELDS: MessageTable<LogSignal> = [
+  [/waiting on cluster sync/i, 'cluster-not-synced'],
+  [/disruption budget|invalid cron/i, 'budget-error'],
+  [/missing required startup taint, karpenter\.sh\/unregistered|missing taint prevents registration/i, 'unregistered-taint-missing'],
+];
+
+const byMessage = classifier(MESSAGE);
+const byText = classifier(WITH_FIELDS);
+const signals = new WeakMap<LogRecord, ReadonlySet<LogSignal>>();
+
+export function logSignals(log: LogRecord): ReadonlySet<LogSignal> {
+  let s = signals.get(log);
+  if (!s) {
+    const text = `${log.message} ${String(log.fields.error ?? '')} ${String(log.fields.taint ?? '')}`;
+    const tags = new Set(byMessage(log.message));
+    for (const t of byText(text)) tags.add(t);
+    // v1.0's wording: "node claim registration error" with the taint named in the error.
+    if (log.message === 'node claim registration error' && /unregistered|missing taint/.test(text)) tags.add('unregistered-taint-missing');
+    if (tags.has('disrupting') && isEmptyDisruption(log)) tags.add('empty-disruption');
+    signals.set(log, (s = tags));
+  }
+  return s;
+}
+
+/**
+ * v1.3–v1.8 `reason: "empty"`; v1.9+ `command: "Empty/<id>: delete: …"`; v1.0–v1.2 message "disrupting nodeclaim(s) via
+ * delete, terminating 1 nodes (0 pods) …" with `reason: "empty"`; v0.32–v0.37 "disrupting via emptiness delete, …";
+ * ≤ v0.31 "deprovisioning via emptiness delete, …".
+ */
+function isEmptyDisruption(log: LogRecord): boolean {
+  const reason = typeof log.fields.reason === 'string' ? log.fields.reason.toLowerCase() : undefined;
+  const command = typeof log.fields.command === 'string' ? log.fields.command : '';
+  return reason === 'empty' || /^Empty\//.test(command) || /via emptiness/i.test(log.message);
+}
+
+export function logSays(log: LogRecord, signal: LogSignal): boolean {
+  return logSignals(log).has(signal);
+}
+
+/** The objects a record (or one entry of its `disrupted-nodes` list) names. */
+export interface LogRefs {
+  node?: string;
+  nodeClaim?: string;
+  nodePool?: string;
+}
+
+/**
+ * Names in a record's fields, every generation: v0.37+ `{Node: {name}}`-style objects, older plain strings with
+ * lower-case keys, v1alpha5 Machine/Provisioner keys, and `controllerKind: NodeClaim` + `name` of controller-runtime.
+ */
+export function logRefs(fields: Record<string, unknown>): LogRefs {
+  const out: LogRefs = {};
+  const node = nameIn(fields, 'Node', 'node');
+  const claim = nameIn(fields, 'NodeClaim', 'nodeclaim', 'Machine', 'machine') ?? (fields.controllerKind === 'NodeClaim' && typeof fields.name === 'string' ? fields.name : undefined);
+  const pool = nameIn(fields, 'NodePool', 'nodepool', 'Provisioner', 'provisioner');
+  if (node) out.node = node;
+  if (claim) out.nodeClaim = claim;
+  if (pool) out.nodePool = pool;
+  return out;
+}
+
+function nameIn(fields: Record<string, unknown>, ...keys: string[]): string | undefined {
+  for (const k of keys) {
+    const v = fields[k];
+    if (typeof v === 'string' && v) return v;
+    if (typeof v === 'object' && v !== null && typeof (v as { name?: unknown }).name === 'string') return (v as { name: string }).name;
+  }
+  return undefined;
+}

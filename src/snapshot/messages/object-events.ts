@@ -1,0 +1,54 @@
+/**
+ * Events Kubernetes and Karpenter record on Nodes, NodeClaims, NodePools, Pods and claims, read into what they say
+ * (karpenter-facts §2.1, §3, §4.4, §7): repair refused, registration health, node class resolution, drains,
+ * nominations and assignments, missing references. Names the messages carry are extracted here too.
+ */
+import { classifier, type MessageTable } from './classify.js';
+
+export type EventSignal =
+  /** Node repair refused: "more than N% nodes are unhealthy in the nodepool/cluster". */
+  | 'repair-blocked'
+  /** A NodeClaim's node registered without the `karpenter.sh/unregistered` taint. */
+  | 'unregistered-taint-missing'
+  | 'nodeclass-resolve-failed'
+  /** NodePool condition event "Status: True -> False" (the pool's registrations fail). */
+  | 'status-to-false'
+  /** A drain or PDB is named (FailedConsistencyCheck texts). */
+  | 'drain'
+  /** A claim's StorageClass, source or volume is gone. */
+  | 'reference-missing';
+
+const EVENTS: MessageTable<EventSignal> = [
+  [/more th[ae]n \d+% nodes are unhealthy in the (nodepool|cluster)/i, 'repair-blocked'],
+  [/karpenter\.sh\/unregistered taint/i, 'unregistered-taint-missing'],
+  [/resolving nodeclass/i, 'nodeclass-resolve-failed'],
+  [/Status: \w+ -> False/, 'status-to-false'],
+  [/drain|PDB/i, 'drain'],
+  [/not found|does not exist|storageclass\.storage\.k8s\.io .*not found|lost its underlying PersistentVolume/i, 'reference-missing'],
+];
+
+export const eventSignals = classifier(EVENTS);
+
+export function eventSays(message: string, signal: EventSignal): boolean {
+  return eventSignals(message).has(signal);
+}
+
+/** `Nominated`: "Pod should schedule on: nodeclaim/x, node/y" (older "…: machine/x", "… on y"): the names, unprefixed. */
+export function nominatedTargets(message: string): string[] {
+  const targets = /should schedule on:?\s*(.*)$/i.exec(message)?.[1] ?? '';
+  return targets
+    .split(',')
+    .map((t) => t.trim().replace(/^(node|nodeclaim|machine)\//, ''))
+    .filter(Boolean);
+}
+
+/** `Scheduled`: "Successfully assigned ns/pod to node". */
+export function assignment(message: string): { namespace: string; pod: string; node: string } | undefined {
+  const m = /Successfully assigned (\S+?)\/(\S+) to (\S+)/.exec(message);
+  return m ? { namespace: m[1]!, pod: m[2]!, node: m[3]! } : undefined;
+}
+
+/** `FailedDraining`: the pod an eviction was refused for, v1.5+ `(Pod=ns/name)` or older "evicting pod ns/name violates". */
+export function drainBlockedPod(message: string): string | undefined {
+  return /\(Pod=([^,)]+)\)/.exec(message)?.[1] ?? /evicting pod ([^\s]+) violates/.exec(message)?.[1];
+}

@@ -1,0 +1,54 @@
+/**
+ * Why a pod was not scheduled, as kube-scheduler and Karpenter say it in `FailedScheduling` events and Karpenter's
+ * "could not schedule pod" errors, every version (karpenter-facts §5, §8.3): rules ask which failure, not how it was
+ * worded.
+ */
+import { UNINITIALIZED_TAINT } from '../../kube/well-known.js';
+import { classifier, type MessageTable } from './classify.js';
+
+export type SchedulingSignal =
+  /** kube-scheduler: a bound volume's node affinity excludes the node ("had volume node affinity conflict"). */
+  | 'volume-affinity-conflict'
+  /** kube-scheduler: an Immediate-binding claim is not bound yet. */
+  | 'unbound-immediate-claim'
+  /** Some taint is named: kube-scheduler "untolerated taint", Karpenter "did not tolerate". */
+  | 'taint'
+  /** The cloud provider's uninitialized taint is named. */
+  | 'uninitialized-taint'
+  | 'too-many-pods'
+  /** kube-scheduler's summary line "0/N nodes are available: …". */
+  | 'scheduler-summary'
+  /** Karpenter's own scheduling-failure wording (any generation). */
+  | 'karpenter'
+  /** Karpenter could not meet a volume's zone (or an offering in it). */
+  | 'karpenter-volume-zone';
+
+const SCHEDULING: MessageTable<SchedulingSignal> = [
+  [/volume node affinity conflict/i, 'volume-affinity-conflict'],
+  [/unbound immediate PersistentVolumeClaims|pvc with immediate volume binding/i, 'unbound-immediate-claim'],
+  [/taint|did not tolerate/i, 'taint'],
+  [new RegExp(UNINITIALIZED_TAINT.replace(/[.]/g, '\\.')), 'uninitialized-taint'],
+  [/Too many pods/i, 'too-many-pods'],
+  [/^0\/\d+ nodes are available/, 'scheduler-summary'],
+  [/incompatible with nodepool|incompatible with provisioner|did not tolerate|does not have known values|incompatible (?:volume )?requirements|exceed limits|limits have been exhausted|no instance type|could not schedule pod/i, 'karpenter'],
+  [/incompatible volume requirements|key (?:topology\.kubernetes\.io\/zone|topology\.ebs\.csi\.aws\.com\/zone)|had a required offering|no instance type satisfied/i, 'karpenter-volume-zone'],
+];
+
+export const schedulingSignals = classifier(SCHEDULING);
+
+export function saysScheduling(message: string, signal: SchedulingSignal): boolean {
+  return schedulingSignals(message).has(signal);
+}
+
+/**
+ * The pools whose limits a message says are spent: v1.0–v1.2 `exceed limits for nodepool: "np"`, v1.3–v1.4
+ * `… nodepool "np"`, v1.5+ `… nodepool (NodePool=np)`, v1.12+ `node limits have been exhausted for nodepool
+ * (NodePool=np)`, and the v0.3x Provisioner wording.
+ */
+export function poolsOverLimits(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(/exceed limits for (?:nodepool|provisioner):? "?([\w.-]+)|(?:exceed limits|limits have been exhausted) for (?:nodepool|provisioner) \((?:NodePool|Provisioner)=([^,)\s]+)\)/g)) {
+    out.push((m[1] ?? m[2])!.replace(/\.+$/, ''));
+  }
+  return out;
+}
