@@ -10,6 +10,7 @@ import { parseDuration } from '../kube/units.js';
 import { SEVERITY_RANK, buildFinding, isKubeObject, type Finding, type NotEvaluated } from './findings.js';
 import type { Rule, RuleMeta, Severity } from './rule.js';
 import { didYouMean } from './suggest.js';
+import { restsOnUnknown, unknownReason } from './unknowns.js';
 
 export interface RunConfig {
   /** Only these rules (`--rule`); empty = all. */
@@ -83,6 +84,7 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig): 
     const severity = config.severity?.[meta.id];
     const started = performance.now();
     const before = findings.length;
+    const notEvaluatedBefore = notEvaluated.length;
     try {
       rule.check({
         snapshot,
@@ -91,6 +93,14 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig): 
         report: (input) => {
           // An object the API server would refuse never reaches Karpenter: its rejection is the one diagnosis.
           if (judgesAdmission && !meta.judgesAdmission && isKubeObject(input.object) && snapshot.wouldNeverBeAdmitted(input.object)) return;
+          const unknown = restsOnUnknown(input, snapshot);
+          if (unknown) {
+            const reason = unknownReason(unknown, snapshot);
+            const { apiVersion, kind, metadata } = unknown.object;
+            const object = { apiVersion, kind, namespace: metadata.namespace ?? null, name: metadata.name ?? '' };
+            if (!notEvaluated.some((n) => n.ruleId === meta.id && n.reason === reason)) notEvaluated.push({ ruleId: meta.id, reason, object });
+            return;
+          }
           const f = buildFinding(meta.id, meta.defaultSeverity, input, snapshot);
           if (severity) f.severity = severity;
           findings.push(f);
@@ -103,6 +113,7 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig): 
       });
     } catch (e) {
       findings.length = before;
+      notEvaluated.length = notEvaluatedBefore;
       notEvaluated.push({ ruleId: meta.id, reason: `internal error in the rule: ${(e as Error).message ?? e}` });
     }
     timings[meta.id] = performance.now() - started;

@@ -1,5 +1,5 @@
 /** Small typed readers over untyped Kubernetes objects, shared by views and rules. */
-import type { KubeObject } from './types.js';
+import { UNKNOWN_VALUE, type KubeObject } from './types.js';
 
 export type Json = Record<string, unknown>;
 
@@ -17,8 +17,14 @@ export function dig(obj: unknown, ...path: Array<string | number>): unknown {
   return cur;
 }
 
+/** A string, never the stand-in for a value the input computes (see isUnknown). */
 export function str(v: unknown): string | undefined {
-  return typeof v === 'string' ? v : undefined;
+  return typeof v === 'string' && v !== UNKNOWN_VALUE ? v : undefined;
+}
+
+/** A value the input computes when applied (Terraform): neither present nor absent, and never to be judged. */
+export function isUnknown(v: unknown): boolean {
+  return v === UNKNOWN_VALUE;
 }
 
 export function arr<T = Json>(v: unknown): T[] {

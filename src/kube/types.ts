@@ -22,6 +22,27 @@ export interface Provenance {
    * the JSON pointer in the object that stands for the document's root in the file.
    */
   pointerBase?: string;
+  /**
+   * Values the input computes and we cannot know (Terraform `${…}`, `var.x`, function calls): each is held in the
+   * object as UNKNOWN_VALUE at `pointer`. Rules never judge them (the engine turns a finding that rests on one into
+   * *not evaluated*); `expression` and `line` say what would settle it.
+   */
+  unknown?: UnknownValue[];
+  /**
+   * Where each field of the object is, when the object was read from a file that is not YAML or JSON (Terraform):
+   * JSON pointer → [line, column]. The field locator uses it instead of re-parsing the file.
+   */
+  fields?: Record<string, [number, number]>;
+}
+
+/** The stand-in for a value only the tool that applies the file knows; strings, maps and lists alike. */
+export const UNKNOWN_VALUE = '\u0000unknown';
+
+export interface UnknownValue {
+  pointer: string;
+  /** The expression as written (`var.cluster_name`, `"${local.name}-gpu"`). */
+  expression: string;
+  line: number;
 }
 
 /** A Kubernetes object as decoded from JSON/YAML, after load-time compaction. */

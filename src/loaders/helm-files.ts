@@ -62,10 +62,20 @@ export interface ValuesFacts {
   error?: { line: number; reason: string };
 }
 
+/** A file under a chart's `templates/`: what it says about the chart it belongs to. */
+export interface TemplateFacts {
+  /** The chart's directory (that of its Chart.yaml). */
+  dir: string;
+  source: string;
+  /** Renders a Deployment from the chart's `controller`/`settings` values: this chart installs Karpenter's controller. */
+  rendersController: boolean;
+}
+
 /** What one file contributed; plain data, so it crosses thread boundaries. */
 export interface HelmFiles {
   charts: ChartFacts[];
   values: ValuesFacts[];
+  templates?: TemplateFacts[];
 }
 
 /** A Chart.yaml that does not parse names no chart: it stays what it always was, chart metadata skipped. */
@@ -141,12 +151,20 @@ function hasClusterName(values: Record<string, unknown>): boolean {
   return Boolean(settings.clusterName) || (isRecord(settings.aws) && Boolean(settings.aws.clusterName));
 }
 
-/** The Karpenter chart a Chart.yaml describes: the chart itself, or its `karpenter` dependency. */
-function karpenterIn(chart: ChartFacts): { dependency?: ChartDependency } | undefined {
-  if (chart.name === KARPENTER) return {};
+/**
+ * The Karpenter chart a Chart.yaml describes: a chart that depends on `karpenter` (whatever its own name, and under
+ * the dependency's alias if it has one), or Karpenter's chart itself — known by its templates rendering the
+ * controller, not by its name: a team's chart named `karpenter` that templates NodePools is not the controller's.
+ */
+function karpenterIn(chart: ChartFacts, templates: TemplateFacts[]): { dependency?: ChartDependency } | 'named-only' | undefined {
   const dependency = chart.dependencies.find((d) => d.name === KARPENTER);
-  return dependency ? { dependency } : undefined;
+  if (dependency) return { dependency };
+  if (chart.name !== KARPENTER) return undefined;
+  const own = templates.filter((t) => t.dir === chart.dir);
+  return own.length === 0 || own.some((t) => t.rendersController) ? {} : 'named-only';
 }
+
+export const NAMED_ONLY_SKIP = "values of a chart named karpenter whose templates render no controller (it neither is nor depends on Karpenter's chart): not the controller's configuration";
 
 export interface HelmOutcome {
   objects: LoadedObject[];
@@ -157,12 +175,17 @@ export interface HelmOutcome {
 export function joinHelmFiles(files: HelmFiles[]): Map<string, HelmOutcome> {
   const charts = new Map<string, ChartFacts>();
   for (const f of files) for (const c of f.charts) charts.set(c.dir, c);
+  const templates = files.flatMap((f) => f.templates ?? []);
   const out = new Map<string, HelmOutcome>();
   const usedCharts = new Set<ChartFacts>();
   for (const f of files) {
     for (const v of f.values) {
       const chart = charts.get(v.dir);
-      const karpenter = chart && karpenterIn(chart);
+      const karpenter = chart && karpenterIn(chart, templates);
+      if (karpenter === 'named-only') {
+        out.set(v.source, { objects: [], skipped: [{ source: v.source, reason: NAMED_ONLY_SKIP }] });
+        continue;
+      }
       if (!chart || !karpenter) {
         out.set(v.source, { objects: [], skipped: [{ source: v.source, reason: v.karpenterLike ? KARPENTER_VALUES_SKIP : VALUES_SKIP }] });
         continue;

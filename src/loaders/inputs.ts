@@ -10,6 +10,7 @@ import { isTarHeader, readTar, tarIn, tarInGzip } from './archive/tar.js';
 import { isZip, readZip } from './archive/zip.js';
 import type { SkippedInput } from '../kube/types.js';
 import type { InputFile, WalkOptions } from './types.js';
+import { CHART_PACKAGE_SKIP } from './skip-summary.js';
 
 type Item = InputFile | SkippedInput;
 
@@ -155,13 +156,25 @@ async function* readContent(src: ByteSource, display: string, rel: string, direc
   }
 }
 
+function tarEntryName(header: Buffer): string {
+  const end = header.indexOf(0);
+  return header.subarray(0, end < 0 || end > 100 ? 100 : end).toString('utf8');
+}
+
 async function* gzipped(src: ByteSource, display: string, rel: string, direct: boolean): AsyncGenerator<Item> {
   const inflate = () => gunzip(src.stream(0, src.size));
   let tar = /\.(tgz|tar\.gz)$/i.test(rel);
-  if (!tar) {
+  if (!tar || !direct) {
     const sniff = new StreamReader(inflate());
     try {
-      tar = isTarHeader(await sniff.read(512));
+      const header = await sniff.read(512);
+      tar ||= isTarHeader(header);
+      // A chart vendored by `helm dependency build` (`charts/karpenter-1.2.1.tgz`, `<chart>/Chart.yaml` first): another
+      // project's package, not this repository's state. Opened only when given explicitly.
+      if (!direct && isTarHeader(header) && /^[^/]+\/Chart\.yaml$/.test(tarEntryName(header))) {
+        yield { source: display, reason: CHART_PACKAGE_SKIP };
+        return;
+      }
     } finally {
       await sniff.close();
     }

@@ -42,6 +42,7 @@ export function fieldFinder(): (p: Provenance, pointer: string, fsPath?: string)
   const locator = new FieldLocator();
   const readable = new Map<string, boolean>();
   return (p, pointer, fsPath = fileOfProvenance(p)) => {
+    if (p.fields) return fromFieldTable(p.fields, pointer);
     if (!fsPath || p.line < 1) return undefined;
     let ok = readable.get(fsPath);
     if (ok === undefined) {
@@ -51,6 +52,15 @@ export function fieldFinder(): (p: Provenance, pointer: string, fsPath?: string)
     if (!ok) return undefined;
     return locator.locate(fsPath, () => readText(fsPath), p.line, withinDocument(pointer, p.pointerBase));
   };
+}
+
+/** Objects read from a file that is not YAML (Terraform) carry where each field is: the nearest present one. */
+function fromFieldTable(fields: Record<string, [number, number]>, pointer: string): FieldPosition | undefined {
+  let found = pointer;
+  while (!(found in fields) && found !== '') found = found.slice(0, found.lastIndexOf('/'));
+  const at = fields[found];
+  if (!at) return undefined;
+  return { line: at[0], column: at[1], endLine: at[0], endColumn: at[1], foundPointer: found };
 }
 
 /** An object pointer as a pointer into the document it wraps; fields outside it (`/metadata/name`) stand for the whole. */

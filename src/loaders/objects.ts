@@ -6,6 +6,7 @@
 import { compactObject } from './compact.js';
 import { currentApiVersion } from './kubectl-resources.js';
 import type { KubeObject, LoadedObject, SkippedInput } from '../kube/types.js';
+import { templateReason, templatedIdentity } from './templates.js';
 
 export interface ObjectSink {
   objects: LoadedObject[];
@@ -70,6 +71,11 @@ export function acceptObject(
   if (sink.defaults) applyOutputType(obj, sink.defaults);
   if (typeof obj.kind !== 'string' || typeof obj.apiVersion !== 'string') {
     sink.skipped.push({ source, line, reason: describeNonKube(obj, sink.defaults !== undefined) });
+    return false;
+  }
+  const templated = templatedIdentity(obj);
+  if (templated) {
+    sink.skipped.push({ source, line, reason: templateReason(templated) });
     return false;
   }
   if (typeof obj.metadata !== 'object' || obj.metadata === null) obj.metadata = {};

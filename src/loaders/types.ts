@@ -82,6 +82,8 @@ export interface PartialLoad {
   ignoredLogFile: boolean;
   /** A documentation file (README.md, LICENSE…), not read. */
   ignoredDoc?: boolean;
+  /** A file that is not a manifest (Makefile, script, Terraform without Kubernetes resources…): which sort. */
+  notManifest?: string;
   displayPath?: string;
   /** The file was cut into this many ranges parsed in parallel. */
   splitInto?: number;

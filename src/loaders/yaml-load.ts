@@ -9,6 +9,7 @@ import { LineCounter, isMap, isSeq, parseAllDocuments, type Document } from 'yam
 import { acceptDocument, acceptObject, isListKind, kindKey, listItemType, type ObjectSink } from './objects.js';
 import { isLogBlockEnd, parseLogBlockStart } from './logs.js';
 import { StrayLineHandler, isKubectlNoise, clip } from './text-lines.js';
+import { templateReason } from './templates.js';
 
 const MAX_ALIASES = 100;
 const DOC_SEPARATOR = /^---(\s|$)/;
@@ -375,8 +376,7 @@ function firstContentLine(lines: string[], first: number): number {
 }
 
 function unrenderedReason(line: string): string {
-  const sample = line ? `: ${clip(line, 60)}` : '';
-  return `unrendered Helm/Go template${sample} (render it with \`helm template\` and scan the output)`;
+  return templateReason(line.trim());
 }
 
 function firstSentence(message: string): string {

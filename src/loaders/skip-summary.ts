@@ -1,0 +1,71 @@
+/**
+ * Keeping the skip list short enough to read: files that are plainly not manifests (Makefiles, scripts, Terraform
+ * without Kubernetes resources, images…) are counted in one line, packaged charts found in a directory in another,
+ * and a file that fails the same way many times (every item of a list, every document) is named once.
+ */
+import type { SkippedInput } from '../kube/types.js';
+
+/** A `.tgz` met while walking a directory: a packaged Helm chart (`charts/karpenter-1.2.1.tgz`), not opened. */
+export const CHART_PACKAGE_SKIP = 'packaged Helm chart (.tgz) inside a scanned directory: not opened';
+
+/** Which sort of non-manifest a file is, by its name alone; undefined for anything that may hold objects or logs. */
+export function notManifestKind(name: string): string | undefined {
+  if (/^(GNU)?[Mm]akefile$|\.mk$/.test(name)) return 'Makefile';
+  if (/^(Dockerfile|Containerfile)(\..*)?$|\.(dockerfile|containerfile)$|^\.dockerignore$/i.test(name)) return 'Dockerfile';
+  if (/\.(sh|bash|zsh|ps1|py|rb|go|js|mjs|cjs|ts|java|groovy|pl|lua)$|^Jenkinsfile$|^Tiltfile$/.test(name)) return 'script or source file';
+  if (/\.(tfvars|hcl|tf\.json|tfstate(\.backup)?)$|^\.terraform\.lock\.hcl$/.test(name)) return 'other Terraform file';
+  return undefined;
+}
+
+/** One line per group: the sorts counted, with an example file. */
+export function summariseNotManifests(files: Array<[string, string]>, chartPackages: string[]): SkippedInput[] {
+  const out: SkippedInput[] = [];
+  if (files.length) {
+    const counts = new Map<string, number>();
+    for (const [, sort] of files) counts.set(sort, (counts.get(sort) ?? 0) + 1);
+    const parts = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([sort, n]) => `${n} ${sort}${n > 1 && !sort.endsWith('s') ? '(s)' : ''}`);
+    out.push({ source: files[0]![0], reason: `${files.length} file(s) that are not Kubernetes manifests not read: ${parts.join(', ')} (e.g. ${files[0]![0]})` });
+  }
+  if (chartPackages.length) {
+    out.push({
+      source: chartPackages[0]!,
+      reason: `${chartPackages.length} packaged Helm chart(s) (.tgz) inside the scanned directory not opened (e.g. ${chartPackages[0]}; pass one as an argument to read it)`,
+    });
+  }
+  return out;
+}
+
+/**
+ * Reasons that repeat per item or per document of one file (a list of things that are not objects, every document of
+ * a template) are one entry per file: the first, with how many more and where.
+ */
+const PER_ITEM = [/^not a Kubernetes object/, /^unrendered Helm\/Go template/, /^a log record, not a Kubernetes object/, / without metadata\.name$/];
+
+export function foldPerFile(skipped: SkippedInput[]): SkippedInput[] {
+  const first = new Map<string, { entry: SkippedInput; more: number[] }>();
+  const out: SkippedInput[] = [];
+  for (const s of skipped) {
+    const family = PER_ITEM.findIndex((re) => re.test(s.reason));
+    if (family < 0) {
+      out.push(s);
+      continue;
+    }
+    const key = `${s.source}\u0000${family}`;
+    const seen = first.get(key);
+    if (seen) {
+      if (s.line !== undefined) seen.more.push(s.line);
+      else seen.more.push(0);
+      continue;
+    }
+    const entry = { ...s };
+    first.set(key, { entry, more: [] });
+    out.push(entry);
+  }
+  for (const { entry, more } of first.values()) {
+    if (!more.length) continue;
+    const lines = more.filter((l) => l > 0);
+    const where = lines.length ? `, at line${lines.length > 1 ? 's' : ''} ${lines.slice(0, 5).join(', ')}${lines.length > 5 ? ', …' : ''}` : '';
+    entry.reason = `${entry.reason} (and ${more.length} more like it in this file${where})`;
+  }
+  return out;
+}

@@ -1,0 +1,62 @@
+/**
+ * Unrendered Helm / Go templates in a repository: a chart's `templates/`, or a file someone templated by hand. They
+ * are not objects until rendered, and read as YAML they make nonsense (a NodePool named `{{ $name }}`). A file is a
+ * template when it holds a Go-template action where YAML structure is (a line that starts with `{{`, an unquoted
+ * `key: {{ … }}`), or Helm's vocabulary anywhere (`.Values`, `include`, `toYaml`…). Go templates that are data in
+ * rendered objects stay data: a PrometheusRule's `{{ $labels.instance }}`, an Alertmanager template in a block
+ * scalar, an ApplicationSet's `{{.path.basename}}` under its spec.
+ */
+
+/** Helm's own words inside an action: never left in rendered output. */
+const HELM_VOCABULARY = /\{\{-?[^}]*?(\.Values\b|\.Release\b|\.Chart\b|\.Capabilities\b|\.Files\b|\$\.Values|\binclude\s+"|\btoYaml\b|\bnindent\b|\btpl\s)/;
+/** An action where YAML expects structure: at the start of a line, or as an unquoted value or list item. */
+const STRUCTURAL_ACTION = /^\s*(\{\{|-\s+\{\{|[^#"'\s][^#"']*:\s+\{\{)/;
+/** `key: |` / `key: >-` / `- |`: the indented lines that follow are text, not structure. */
+const BLOCK_SCALAR = /(^|:\s+|^\s*-\s+)[|>][-+0-9]*\s*(#.*)?$/;
+
+export interface TemplateAction {
+  line: number;
+  sample: string;
+}
+
+/** The first Go-template action that makes `text` an unrendered template, or undefined. */
+export function findTemplateAction(text: string): TemplateAction | undefined {
+  if (!text.includes('{{')) return undefined;
+  const lines = text.split('\n');
+  let blockIndent = -1;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.replace(/\r$/, '');
+    const indent = /^ */.exec(line)![0].length;
+    if (blockIndent >= 0) {
+      if (line.trim() === '' || indent > blockIndent) {
+        if (HELM_VOCABULARY.test(line)) return { line: i + 1, sample: line.trim() };
+        continue;
+      }
+      blockIndent = -1;
+    }
+    if (line.trimStart().startsWith('#')) continue;
+    if (line.includes('{{') && (STRUCTURAL_ACTION.test(line) || HELM_VOCABULARY.test(line))) return { line: i + 1, sample: line.trim() };
+    if (BLOCK_SCALAR.test(line)) blockIndent = indent;
+  }
+  return undefined;
+}
+
+/** An object whose identity is a template (`name: "{{ $name }}"`): it names nothing until rendered. */
+export function templatedIdentity(obj: Record<string, unknown>): string | undefined {
+  const meta = (typeof obj.metadata === 'object' && obj.metadata !== null ? obj.metadata : {}) as Record<string, unknown>;
+  for (const [field, value] of [
+    ['apiVersion', obj.apiVersion],
+    ['kind', obj.kind],
+    ['metadata.name', meta.name],
+    ['metadata.namespace', meta.namespace],
+    ['metadata.generateName', meta.generateName],
+  ] as const) {
+    if (typeof value === 'string' && value.includes('{{')) return `${field} is ${JSON.stringify(value)}`;
+  }
+  return undefined;
+}
+
+export function templateReason(sample: string): string {
+  const clipped = sample.length > 60 ? `${sample.slice(0, 59)}…` : sample;
+  return `unrendered Helm/Go template${clipped ? `: ${clipped}` : ''} (render it with \`helm template\` and scan the output)`;
+}
