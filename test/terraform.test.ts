@@ -1,0 +1,323 @@
+/**
+ * Kubernetes objects declared in Terraform (fixtures/repos/terraform, its README lists what is expected): the objects
+ * as read, their `.tf` lines, the values only Terraform knows, the skip list, and a whole scan of the repository.
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readTerraform } from '../src/loaders/readers/terraform.js';
+import { UNKNOWN_VALUE } from '../src/loaders/types.js';
+import { FIXTURES, scan } from './support/scan.js';
+
+const REPO = join(FIXTURES, 'repos', 'terraform');
+const read = (file: string) => readTerraform(readFileSync(join(REPO, file), 'utf8'), file);
+const U = UNKNOWN_VALUE;
+
+describe('Terraform reader on the fixture repository', () => {
+  it('kubectl_manifest heredocs and yamlencode become objects at the .tf line, computed values unknown', () => {
+    const { objects, skipped, hasKubernetes } = read('karpenter.tf');
+    expect(hasKubernetes).toBe(true);
+    expect(skipped).toEqual([]);
+    expect(objects.map((o) => o.object)).toEqual([
+      {
+        apiVersion: 'karpenter.k8s.aws/v1',
+        kind: 'EC2NodeClass',
+        metadata: { name: 'default' },
+        spec: {
+          role: U,
+          amiSelectorTerms: [{ alias: 'bottlerocket@latest' }],
+          subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': U } }],
+          securityGroupSelectorTerms: [{ tags: { 'karpenter.sh/discovery': U } }],
+          tags: { Team: 'platform', ClusterName: U },
+        },
+      },
+      {
+        apiVersion: 'karpenter.sh/v1',
+        kind: 'NodePool',
+        metadata: { name: 'general' },
+        spec: {
+          template: {
+            metadata: { labels: { 'workload-tier': 'general' } },
+            spec: {
+              nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+              requirements: [
+                { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
+                { key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: ['c', 'm', 'r'] },
+              ],
+            },
+          },
+          disruption: { consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '2m' },
+        },
+      },
+      {
+        apiVersion: 'karpenter.sh/v1',
+        kind: 'NodePool',
+        metadata: { name: 'batch' },
+        spec: {
+          template: {
+            spec: {
+              nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: U },
+              requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] }],
+              taints: [{ key: 'batch', value: 'true', effect: 'NoSchedule' }],
+            },
+          },
+          limits: U,
+          disruption: { consolidationPolicy: 'WhenEmpty', consolidateAfter: '10m' },
+        },
+      },
+    ]);
+    // The object starts at its apiVersion line inside the heredoc; a yamlencode object at its opening brace.
+    expect(objects.map((o) => [o.provenance.source, o.provenance.line])).toEqual([
+      ['karpenter.tf', 5],
+      ['karpenter.tf', 29],
+      ['karpenter.tf', 60],
+    ]);
+    expect(objects[0]!.provenance.unknown).toEqual([
+      { pointer: '/spec/role', expression: '${local.node_role}', line: 10 },
+      { pointer: '/spec/subnetSelectorTerms/0/tags/karpenter.sh~1discovery', expression: '${local.cluster_name}', line: 15 },
+      { pointer: '/spec/securityGroupSelectorTerms/0/tags/karpenter.sh~1discovery', expression: '${local.cluster_name}', line: 18 },
+      { pointer: '/spec/tags/ClusterName', expression: '${local.cluster_name}', line: 21 },
+    ]);
+    expect(objects[1]!.provenance.unknown).toBeUndefined();
+    expect(objects[2]!.provenance.unknown).toEqual([
+      { pointer: '/spec/template/spec/nodeClassRef/name', expression: 'var.environment == "prod" ? "default" : "cheap"', line: 72 },
+      { pointer: '/spec/limits', expression: 'var.batch_limits', line: 86 },
+    ]);
+    // Field lines (and columns, after the heredoc's stripped indent) for the findings to cite.
+    expect(objects[1]!.provenance.fields!['/spec/disruption/consolidateAfter']).toEqual([52, 9]);
+    expect(objects[2]!.provenance.fields!['/spec/disruption/consolidationPolicy']).toEqual([88, 9]);
+  });
+
+  it('typed kubernetes_storage_class_v1 and an HCL kubernetes_manifest are StorageClasses', () => {
+    const { objects, skipped } = read('storage.tf');
+    expect(skipped).toEqual([]);
+    expect(objects.map((o) => [o.object, o.provenance.line, o.provenance.unknown])).toEqual([
+      [
+        {
+          apiVersion: 'storage.k8s.io/v1',
+          kind: 'StorageClass',
+          metadata: { name: 'gp3', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
+          provisioner: 'ebs.csi.aws.com',
+          reclaimPolicy: 'Delete',
+          allowVolumeExpansion: true,
+          parameters: { type: 'gp3', encrypted: 'true' },
+        },
+        1,
+        undefined,
+      ],
+      [
+        {
+          apiVersion: 'storage.k8s.io/v1',
+          kind: 'StorageClass',
+          metadata: { name: 'io2' },
+          provisioner: 'ebs.csi.aws.com',
+          volumeBindingMode: U,
+          parameters: { type: 'io2', iopsPerGB: '50' },
+        },
+        20,
+        [{ pointer: '/volumeBindingMode', expression: 'var.io2_binding_mode', line: 27 }],
+      ],
+    ]);
+    expect(objects[0]!.provenance.fields!['/provisioner']).toEqual([9, 3]);
+  });
+
+  it('files without Kubernetes resources are tooling; a computed manifest is named once per file', () => {
+    for (const f of ['main.tf', 'variables.tf', 'versions.tf', 'modules/karpenter/variables.tf']) expect(read(f)).toEqual({ objects: [], skipped: [], hasKubernetes: false });
+    expect(read('modules/karpenter/main.tf')).toEqual({
+      objects: [],
+      hasKubernetes: true,
+      skipped: [
+        {
+          source: 'modules/karpenter/main.tf',
+          line: 19,
+          reason:
+            '1 Terraform Kubernetes resource(s) not read: kubernetes_manifest.extra_nodepools (manifest = yamldecode(file("${path.module}/nodepools/${each.value}")) is computed by Terraform)',
+        },
+      ],
+    });
+  });
+});
+
+describe('Terraform reader on other shapes', () => {
+  it('<<YAML keeps columns, a computed name is shown as written, override_namespace applies', () => {
+    const tf = [
+      'resource "kubectl_manifest" "team" {',
+      '  override_namespace = "payments"',
+      '  yaml_body = <<YAML',
+      'apiVersion: policy/v1',
+      'kind: PodDisruptionBudget',
+      'metadata:',
+      '  name: "${var.team}-api"',
+      'spec:',
+      '  minAvailable: ${var.min}',
+      '  selector: { matchLabels: { app: api } }',
+      'YAML',
+      '}',
+    ].join('\n');
+    const { objects } = readTerraform(tf, 'team.tf');
+    expect(objects[0]!.object).toEqual({
+      apiVersion: 'policy/v1',
+      kind: 'PodDisruptionBudget',
+      metadata: { name: '${var.team}-api', namespace: 'payments' },
+      spec: { minAvailable: U, selector: { matchLabels: { app: 'api' } } },
+    });
+    expect(objects[0]!.provenance).toMatchObject({
+      line: 4,
+      unknown: [
+        { pointer: '/metadata/name', expression: '${var.team}-api', line: 7 },
+        { pointer: '/spec/minAvailable', expression: '${var.min}', line: 9 },
+      ],
+    });
+    expect(objects[0]!.provenance.fields!['/spec/minAvailable']).toEqual([9, 3]);
+  });
+
+  it('kubernetes_manifest with yamldecode of a heredoc, and merge() of literal objects', () => {
+    const tf = [
+      'resource "kubernetes_manifest" "nc" {',
+      '  manifest = yamldecode(<<-EOT',
+      '    apiVersion: karpenter.k8s.aws/v1',
+      '    kind: EC2NodeClass',
+      '    metadata: { name: gpu }',
+      '    spec: { amiFamily: AL2023 }',
+      '  EOT',
+      '  )',
+      '}',
+      'resource "kubectl_manifest" "np" {',
+      '  yaml_body = jsonencode({',
+      '    apiVersion = "karpenter.sh/v1", kind = "NodePool"',
+      '    metadata   = { name = "m" }',
+      '    spec       = { template = { metadata = { labels = merge({ a = "1" }, { b = "2" }) } } }',
+      '  })',
+      '}',
+    ].join('\n');
+    const { objects, skipped } = readTerraform(tf, 'x.tf');
+    expect(skipped).toEqual([]);
+    expect(objects.map((o) => [o.object, o.provenance.line])).toEqual([
+      [{ apiVersion: 'karpenter.k8s.aws/v1', kind: 'EC2NodeClass', metadata: { name: 'gpu' }, spec: { amiFamily: 'AL2023' } }, 3],
+      [{ apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { name: 'm' }, spec: { template: { metadata: { labels: { a: '1', b: '2' } } } } }, 11],
+    ]);
+  });
+
+  it('what only Terraform can produce is named, one entry for the file', () => {
+    const tf = [
+      'resource "kubectl_manifest" "a" {',
+      '  yaml_body = templatefile("${path.module}/nodepool.yaml.tpl", { name = "x" })',
+      '}',
+      'resource "kubectl_manifest" "b" {',
+      '  yaml_body = <<-YAML',
+      '    apiVersion: karpenter.sh/v1',
+      '    kind: NodePool',
+      '    %{ if var.spot }',
+      '    metadata: { name: spot }',
+      '    %{ endif }',
+      '  YAML',
+      '}',
+      'resource "kubectl_manifest" "c" {',
+      '  yaml_body = yamlencode({ apiVersion = "v1", kind = local.kind, metadata = { name = "q" } })',
+      '}',
+      'resource "kubernetes_namespace_v1" "ns" {',
+      '  metadata { name = "karpenter" }',
+      '}',
+    ].join('\n');
+    expect(readTerraform(tf, 'infra/k8s.tf')).toEqual({
+      objects: [],
+      hasKubernetes: true,
+      skipped: [
+        {
+          source: 'infra/k8s.tf',
+          line: 1,
+          reason:
+            '3 Terraform Kubernetes resource(s) not read: kubectl_manifest.a (yaml_body = templatefile("${path.module}/nodepool.yaml.tpl", { name =… is computed by Terraform); ' +
+            'kubectl_manifest.b (yaml_body uses %{ } template directives, which only Terraform evaluates); kubectl_manifest.c (its apiVersion or kind is computed by Terraform)',
+        },
+        { source: 'infra/k8s.tf', reason: 'Terraform kubernetes_namespace_v1 resource(s) not read (only kubectl_manifest, kubernetes_manifest and kubernetes_storage_class are)' },
+      ],
+    });
+  });
+
+  it.each([
+    ['resource "kubectl_manifest" "a" {\n  yaml_body = <<YAML\nkind: NodePool\n', 2, 'heredoc <<YAML started on line 2 is never closed with YAML'],
+    ['resource "kubectl_manifest" "a" {\n  yaml_body = "x"\n', 3, 'unexpected end of file: a block is not closed with "}"'],
+    ['resource "kubectl_manifest" "a" {\n  yaml_body = { a = 1 b = 2 }\n}\n', 2, 'expected a newline, "," or "}" after an object item, found "b = 2 }"'],
+  ])('malformed HCL is one entry with the file and line: %#', (tf, line, message) => {
+    const { objects, skipped } = readTerraform(tf, 'broken.tf');
+    expect(objects).toEqual([]);
+    expect(skipped).toHaveLength(1);
+    expect(skipped[0]).toMatchObject({ source: 'broken.tf', line });
+    expect(skipped[0]!.reason).toMatch(new RegExp(`^Terraform \\(HCL\\) syntax: ${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(column \\d+\\); no resource of this file was read$`));
+  });
+
+  it('YAML that does not parse inside a heredoc is named at its .tf line', () => {
+    const tf = ['resource "kubectl_manifest" "a" {', '  yaml_body = <<-YAML', '    kind: NodePool', '    metadata:', '      name: [x', '  YAML', '}'].join('\n');
+    const { skipped } = readTerraform(tf, 'a.tf');
+    expect(skipped).toHaveLength(1);
+    expect(skipped[0]!.reason).toMatch(/^1 Terraform Kubernetes resource\(s\) not read: kubectl_manifest\.a \(its YAML does not parse at line [56]: /);
+  });
+});
+
+describe('a scan of the Terraform repository', () => {
+  it('judges what is known, says what was not judged and why, and lists the files it did not read once', async () => {
+    const { findings, notEvaluated, report } = await scan([REPO]);
+    expect(findings.map((f) => [f.ruleId, f.severity, `${f.object.kind}/${f.object.name}`, f.evidence.map((e) => e.source)])).toEqual([
+      [
+        'storageclass-immediate-binding',
+        'warning',
+        'StorageClass/gp3',
+        [`${REPO}/storage.tf:1`, `${REPO}/storage.tf:9`],
+      ],
+      ['consolidation-disabled-for-underused-nodes', 'info', 'NodePool/batch', [`${REPO}/karpenter.tf:88`]],
+      ['nodepool-without-limits', 'info', 'NodePool/general', [`${REPO}/karpenter.tf:33`]],
+    ]);
+    expect(notEvaluated.filter((n) => n.object)).toEqual([
+      {
+        ruleId: 'storageclass-immediate-binding',
+        object: { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', namespace: null, name: 'io2' },
+        reason: `not evaluated for StorageClass io2: volumeBindingMode is computed when applied (var.io2_binding_mode at ${REPO}/storage.tf:27), not known from the files`,
+      },
+      {
+        ruleId: 'nodepool-missing-nodeclass',
+        object: { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: 'batch' },
+        reason: `not evaluated for NodePool batch: spec.template.spec.nodeClassRef.name is computed when applied (var.environment == "prod" ? "default" : "cheap" at ${REPO}/karpenter.tf:72), not known from the files`,
+      },
+      {
+        ruleId: 'nodepool-without-limits',
+        object: { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: 'batch' },
+        reason: `not evaluated for NodePool batch: spec.limits is computed when applied (var.batch_limits at ${REPO}/karpenter.tf:86), not known from the files`,
+      },
+    ]);
+    expect(report.snapshot.skipped).toEqual([
+      {
+        source: `${REPO}/modules/karpenter/main.tf`,
+        line: 19,
+        reason: expect.stringMatching(/^1 Terraform Kubernetes resource\(s\) not read: kubernetes_manifest\.extra_nodepools /),
+      },
+      {
+        source: `${REPO}/README.md`,
+        reason: `1 documentation file(s) not read (e.g. ${REPO}/README.md)`,
+      },
+      {
+        source: `${REPO}/main.tf`,
+        reason: `4 file(s) that are not Kubernetes manifests not read: 4 Terraform without Kubernetes resources (e.g. ${REPO}/main.tf)`,
+      },
+    ]);
+  });
+
+  it('the built CLI: exit status, JSON and SARIF locations on the .tf lines', () => {
+    const bin = join(import.meta.dirname, '..', 'bin', 'karpdoctor.js');
+    const cwd = join(import.meta.dirname, '..');
+    const json = spawnSync(process.execPath, [bin, 'scan', 'fixtures/repos/terraform', '--format', 'json', '--fail-on', 'warning'], { cwd, encoding: 'utf8' });
+    expect(json.status).toBe(1);
+    expect(json.stderr).toBe('');
+    const out = JSON.parse(json.stdout) as { summary: Record<string, number>; notEvaluated: Array<{ ruleId: string; object?: unknown }> };
+    expect(out.summary).toEqual({ error: 0, warning: 1, info: 2 });
+    expect(out.notEvaluated.filter((n) => n.object).map((n) => n.ruleId)).toEqual(['storageclass-immediate-binding', 'nodepool-missing-nodeclass', 'nodepool-without-limits']);
+    const sarif = spawnSync(process.execPath, [bin, 'scan', 'fixtures/repos/terraform', '--format', 'sarif'], { cwd, encoding: 'utf8' });
+    const results = (JSON.parse(sarif.stdout) as { runs: Array<{ results: Array<{ ruleId: string; locations: Array<{ physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number } } }> }> }> }).runs[0]!.results;
+    expect(results.map((r) => [r.ruleId, r.locations[0]!.physicalLocation.artifactLocation.uri, r.locations[0]!.physicalLocation.region.startLine])).toEqual([
+      ['storageclass-immediate-binding', 'fixtures/repos/terraform/storage.tf', 1],
+      ['consolidation-disabled-for-underused-nodes', 'fixtures/repos/terraform/karpenter.tf', 88],
+      ['nodepool-without-limits', 'fixtures/repos/terraform/karpenter.tf', 33],
+    ]);
+  });
+});
