@@ -69,3 +69,37 @@ export function foldPerFile(skipped: SkippedInput[]): SkippedInput[] {
   }
   return out;
 }
+
+/**
+ * Skips that are by design — documentation, tooling, chart metadata and values, templates, other pods' logs, files
+ * the user left out — as opposed to input that was meant to be read and could not be (a YAML error, malformed HCL,
+ * a corrupt archive entry, an object without a name). Code scanning shows only the latter: a CI run on a repository
+ * full of READMEs and Makefiles must not raise a warning per file.
+ */
+const BY_DESIGN = [
+  /documentation file\(s\) not read/,
+  /that are not Kubernetes manifests not read/,
+  /^\d+ packaged Helm chart/,
+  /^Kustomize configuration/,
+  /^Helm chart metadata/,
+  /^Helm values file/,
+  /^values of a chart named karpenter/,
+  /karpenter chart's own default values/,
+  /^unrendered (Helm\/Go )?template/,
+  /container log\(s\) of pods other than/,
+  /^not a Kubernetes object/,
+  /^a log record, not a Kubernetes object/,
+  /^ignored \S+ directory$/,
+  /^already read as /,
+  /^left out by ignorePaths/,
+  / superseded by .*: findings cite what runs$/,
+  / not used: the controller settings come from /,
+  /^Terraform kubernetes_\S+ resource\(s\) not read/,
+  /^\d+ Terraform Kubernetes resource\(s\) not read: .* is computed by Terraform\)/,
+  /^empty file$/,
+  /^kubectl message, not an object/,
+];
+
+export function isUnreadableInput(s: SkippedInput): boolean {
+  return !BY_DESIGN.some((re) => re.test(s.reason));
+}

@@ -8,7 +8,7 @@
  */
 
 /** Helm's own words inside an action: never left in rendered output. */
-const HELM_VOCABULARY = /\{\{-?[^}]*?(\.Values\b|\.Release\b|\.Chart\b|\.Capabilities\b|\.Files\b|\$\.Values|\binclude\s+"|\btoYaml\b|\bnindent\b|\btpl\s)/;
+const HELM_VOCABULARY = /\{\{-?[^}]*?(\.Values\b|\.Release\b|\.Chart\b|\.Capabilities\b|\.Files\b|\$\.Values|\binclude\s+\\?"|\btoYaml\b|\bnindent\b|\btpl\s)/;
 /** An action where YAML expects structure: at the start of a line, or as an unquoted value or list item. */
 const STRUCTURAL_ACTION = /^\s*(\{\{|-\s+\{\{|[^#"'\s][^#"']*:\s+\{\{)/;
 /** `key: |` / `key: >-` / `- |`: the indented lines that follow are text, not structure. */
@@ -23,22 +23,30 @@ export interface TemplateAction {
 export function findTemplateAction(text: string): TemplateAction | undefined {
   if (!text.includes('{{')) return undefined;
   const lines = text.split('\n');
+  const [first] = templateActionLines(lines, 1);
+  return first === undefined ? undefined : { line: first, sample: lines[first - 1]!.trim() };
+}
+
+/** 1-based lines holding a template action (at most `max`); text inside block scalars counts only with Helm's words. */
+export function templateActionLines(lines: string[], max = Infinity): number[] {
+  const found: number[] = [];
   let blockIndent = -1;
-  for (let i = 0; i < lines.length; i++) {
+  for (let i = 0; i < lines.length && found.length < max; i++) {
     const line = lines[i]!.replace(/\r$/, '');
+    if (!line.includes('{{') && blockIndent < 0 && !BLOCK_SCALAR.test(line)) continue;
     const indent = /^ */.exec(line)![0].length;
     if (blockIndent >= 0) {
       if (line.trim() === '' || indent > blockIndent) {
-        if (HELM_VOCABULARY.test(line)) return { line: i + 1, sample: line.trim() };
+        if (HELM_VOCABULARY.test(line)) found.push(i + 1);
         continue;
       }
       blockIndent = -1;
     }
     if (line.trimStart().startsWith('#')) continue;
-    if (line.includes('{{') && (STRUCTURAL_ACTION.test(line) || HELM_VOCABULARY.test(line))) return { line: i + 1, sample: line.trim() };
-    if (BLOCK_SCALAR.test(line)) blockIndent = indent;
+    if (line.includes('{{') && (STRUCTURAL_ACTION.test(line) || HELM_VOCABULARY.test(line))) found.push(i + 1);
+    else if (BLOCK_SCALAR.test(line)) blockIndent = indent;
   }
-  return undefined;
+  return found;
 }
 
 /** An object whose identity is a template (`name: "{{ $name }}"`): it names nothing until rendered. */

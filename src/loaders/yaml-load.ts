@@ -9,7 +9,7 @@ import { LineCounter, isMap, isSeq, parseAllDocuments, type Document } from 'yam
 import { acceptDocument, acceptObject, isListKind, kindKey, listItemType, type ObjectSink } from './objects.js';
 import { isLogBlockEnd, parseLogBlockStart } from './logs.js';
 import { StrayLineHandler, isKubectlNoise, clip } from './text-lines.js';
-import { templateReason } from './templates.js';
+import { templateActionLines, templateReason } from './templates.js';
 
 const MAX_ALIASES = 100;
 const DOC_SEPARATOR = /^---(\s|$)/;
@@ -55,12 +55,11 @@ class StrayFilter {
 export function loadYamlText(text: string, source: string, sink: ObjectSink, stray: StrayLineHandler): void {
   const filter = new StrayFilter(stray);
   const lines = text.split('\n');
-  const templateLines: number[] = [];
   for (let i = 0; i < lines.length; i++) {
     const l = lines[i]!;
     if (filter.take(l.replace(/\r$/, ''), i + 1)) lines[i] = '';
-    else if (l.includes('{{') && UNRENDERED_TEMPLATE.test(l)) templateLines.push(i + 1);
   }
+  const templateLines = text.includes('{{') ? templateActionLines(lines) : [];
   const clean = lines.join('\n');
   // Parsed in pieces at the missing separators; each piece keeps its line numbers (padded with the lines before it).
   const breaks = missingSeparators(lines);

@@ -3,6 +3,7 @@
  * with no errors and no warnings (spec/cli.md § SARIF quality), and it follows GitHub's ingestion rules: repository-
  * relative URIs under `%SRCROOT%`, `partialFingerprints` that survive re-formatting, and its size limits.
  */
+import { isUnreadableInput } from '../loaders/skip-summary.js';
 import { pathToFileURL } from 'node:url';
 import { SEVERITY_RANK, type Evidence, type Finding } from '../engine/findings.js';
 import type { GateFinding, GateView, SourceLocation, Suppression } from '../engine/gate.js';
@@ -75,7 +76,7 @@ export function renderSarif(report: ScanReport, gate: GateView, rules: readonly 
 /** What the run could not do or did not use, for the tool-status view rather than as alerts. */
 function notificationsOf(report: ScanReport, gate: GateView, b: SarifBuilder, dropped: number) {
   return [
-    ...report.snapshot.skipped.map((s) => b.notification('skipped-input', 'warning', `${s.source}${s.line ? `:${s.line}` : ''}: ${s.reason}`, { source: s.source, line: s.line })),
+    ...report.snapshot.skipped.filter(isUnreadableInput).map((s) => b.notification('skipped-input', 'warning', `${s.source}${s.line ? `:${s.line}` : ''}: ${s.reason}`, { source: s.source, line: s.line })),
     ...gate.unusedSuppressions.map((u) => {
       const what = u.problem ? `Not applied (${u.problem})` : 'Matched no finding';
       return b.notification('unused-suppression', 'warning', `${what}: ${u.rules.join(', ')} — "${u.reason}" (${u.origin})`, { location: u.location });
