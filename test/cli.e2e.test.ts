@@ -247,11 +247,14 @@ describe('karpdoctor (built binary)', () => {
     const junk = mkdtempSync(join(tmpdir(), 'karpdoctor-junk-'));
     writeFileSync(join(junk, 'a.yaml'), 'key: [unclosed\n');
     writeFileSync(join(junk, 'b.bin'), Buffer.from([0, 1, 2, 3]));
+    writeFileSync(join(junk, 'c.tf'), 'resource "kubectl_manifest" "pool" {\n  yaml_body = "unterminated\n}\n');
     const r = run(['scan', junk]);
     expect(r.code).toBe(2);
     noStackTrace(r.stderr);
     expect(r.stderr).toMatch(/a\.yaml:\d+: YAML: /);
-    expect(r.stderr).toMatch(/b\.bin: binary file/);
+    // A binary that is not named as YAML is counted with the other files that are not manifests, and named.
+    expect(r.stderr).toMatch(/b\.bin: 1 file\(s\) that are not Kubernetes manifests not read: 1 binary file/);
+    expect(r.stderr).toMatch(/c\.tf:2: Terraform \(HCL\) syntax: unterminated string started on line 2 \(column \d+\); no resource of this file was read/);
     const partial = run(['scan', junk, dump, '--fail-on', 'none']);
     expect(partial.code).toBe(0);
     noStackTrace(partial.stderr);

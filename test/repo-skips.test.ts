@@ -47,6 +47,7 @@ describe('templates and tooling in a repository', () => {
         reason: 'Terraform (HCL) syntax: expected "," or "]" in a list, found "}" (column 1); no resource of this file was read',
       },
       { source: at('nodepools/kustomization.yaml'), reason: 'Kustomize configuration, not a Kubernetes object' },
+      { source: at('README.md'), reason: `1 documentation file(s) not read (e.g. ${at('README.md')})` },
       {
         source: at('.gitignore'),
         reason: `5 file(s) that are not Kubernetes manifests not read: 1 Dockerfile, 1 Makefile, 1 other file that is not YAML, JSON or a log, 1 script or source file, 1 Terraform without Kubernetes resources (e.g. ${at('.gitignore')})`,
@@ -152,6 +153,7 @@ describe('a wrapper chart, and a chart merely named karpenter', () => {
         source: `${WRAPPER}/charts/karpenter/values.yaml`,
         reason: "values of a chart named karpenter whose templates render no controller (it neither is nor depends on Karpenter's chart): not the controller's configuration",
       },
+      { source: `${WRAPPER}/README.md`, reason: `1 documentation file(s) not read (e.g. ${WRAPPER}/README.md)` },
     ]);
   });
 });

@@ -321,3 +321,22 @@ describe('a scan of the Terraform repository', () => {
     ]);
   });
 });
+
+describe('hostile Terraform', () => {
+  it('every prefix of the fixture files is read or named with a line, never a crash', () => {
+    for (const f of ['karpenter.tf', 'storage.tf', 'modules/karpenter/main.tf']) {
+      const text = readFileSync(join(REPO, f), 'utf8');
+      for (let n = 0; n < text.length; n += 7) {
+        const { skipped } = readTerraform(text.slice(0, n), f);
+        for (const s of skipped) expect(s.reason).not.toMatch(/internal error|RangeError|TypeError/);
+      }
+    }
+  });
+
+  it('absurd nesting is a syntax error, not a stack overflow', () => {
+    const deep = `resource "kubernetes_manifest" "x" {\n  manifest = ${'['.repeat(5000)}${']'.repeat(5000)}\n}\n`;
+    expect(readTerraform(deep, 'deep.tf').skipped[0]!.reason).toMatch(/^Terraform \(HCL\) syntax: values nested deeper than 200 levels/);
+    const bomb = ['resource "kubectl_manifest" "a" {', '  yaml_body = <<YAML', 'a: &a [x, x, x, x, x, x, x, x, x]', 'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]', 'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]', 'd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]', 'e: [*d, *d, *d, *d, *d, *d, *d, *d, *d]', 'YAML', '}'].join('\n');
+    expect(readTerraform(bomb, 'bomb.tf').skipped[0]!.reason).toMatch(/^1 Terraform Kubernetes resource\(s\) not read: kubectl_manifest\.a \(its YAML could not be read: /);
+  });
+});

@@ -30,23 +30,40 @@ export function findTemplateAction(text: string): TemplateAction | undefined {
 /** 1-based lines holding a template action (at most `max`); text inside block scalars counts only with Helm's words. */
 export function templateActionLines(lines: string[], max = Infinity): number[] {
   const found: number[] = [];
-  let blockIndent = -1;
-  for (let i = 0; i < lines.length && found.length < max; i++) {
-    const line = lines[i]!.replace(/\r$/, '');
-    if (!line.includes('{{') && blockIndent < 0 && !BLOCK_SCALAR.test(line)) continue;
-    const indent = /^ */.exec(line)![0].length;
-    if (blockIndent >= 0) {
-      if (line.trim() === '' || indent > blockIndent) {
-        if (HELM_VOCABULARY.test(line)) found.push(i + 1);
-        continue;
-      }
-      blockIndent = -1;
-    }
-    if (line.trimStart().startsWith('#')) continue;
-    if (line.includes('{{') && (STRUCTURAL_ACTION.test(line) || HELM_VOCABULARY.test(line))) found.push(i + 1);
-    else if (BLOCK_SCALAR.test(line)) blockIndent = indent;
-  }
+  const detector = new TemplateLineDetector();
+  for (let i = 0; i < lines.length && found.length < max; i++) if (detector.isAction(lines[i]!)) found.push(i + 1);
   return found;
+}
+
+/** Line by line, for streamed files: remembers whether the line is inside a block scalar. */
+export class TemplateLineDetector {
+  private blockIndent = -1;
+
+  isAction(raw: string): boolean {
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    const action = line.includes('{{');
+    if (this.blockIndent >= 0) {
+      if (indentOf(line) > this.blockIndent || line.trim() === '') return action && HELM_VOCABULARY.test(line);
+      this.blockIndent = -1;
+    }
+    if (action && !line.trimStart().startsWith('#') && (STRUCTURAL_ACTION.test(line) || HELM_VOCABULARY.test(line))) return true;
+    if (mayOpenBlock(line) && BLOCK_SCALAR.test(line)) this.blockIndent = indentOf(line);
+    return false;
+  }
+}
+
+/** Cheap first look (dumps stream gigabytes through here): a block scalar header ends in `|`, `>`, or their modifiers. */
+function mayOpenBlock(line: string): boolean {
+  let end = line.length - 1;
+  while (end >= 0 && (line.charCodeAt(end) === 32 || line.charCodeAt(end) === 9)) end--;
+  const c = line[end];
+  return c === '|' || c === '>' || ((c === '-' || c === '+' || (c !== undefined && c >= '0' && c <= '9')) && /[|>][-+0-9]*$/.test(line.slice(0, end + 1))) || line.includes('#');
+}
+
+function indentOf(line: string): number {
+  let i = 0;
+  while (line.charCodeAt(i) === 32) i++;
+  return i;
 }
 
 /** An object whose identity is a template (`name: "{{ $name }}"`): it names nothing until rendered. */

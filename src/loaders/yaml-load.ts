@@ -9,7 +9,7 @@ import { LineCounter, isMap, isSeq, parseAllDocuments, type Document } from 'yam
 import { acceptDocument, acceptObject, isListKind, kindKey, listItemType, type ObjectSink } from './objects.js';
 import { isLogBlockEnd, parseLogBlockStart } from './logs.js';
 import { StrayLineHandler, isKubectlNoise, clip } from './text-lines.js';
-import { templateActionLines, templateReason } from './templates.js';
+import { TemplateLineDetector, templateActionLines, templateReason } from './templates.js';
 
 const MAX_ALIASES = 100;
 const DOC_SEPARATOR = /^---(\s|$)/;
@@ -19,8 +19,6 @@ const DOC_END = /^\.\.\.\s*$/;
  * one after the other with no `---`. A YAML document cannot repeat a key, so this can only be the next document.
  */
 const TOP_API_VERSION = /^apiVersion:/;
-/** An unquoted Helm/Go template expression where YAML expects a value: the file was never rendered. */
-const UNRENDERED_TEMPLATE = /^\s*(-\s+)?(\{\{|[^#"'\s][^#"']*:\s+\{\{)/;
 /** js-yaml keeps aliases as shared references, so an alias bomb would explode later; such units go to `yaml`. */
 export const MAYBE_ALIAS = /(^|[\s[{,:-])\*[\w.-]+/m;
 export const MAYBE_ANCHOR = /(^|[\s[{,:-])&[\w.-]+/m;
@@ -134,6 +132,7 @@ function loadDocument(
 /** The streaming path. Feed every line of the file in order, then call `finish()`. */
 export class YamlStreamLoader {
   private readonly filter: StrayFilter;
+  private readonly templates = new TemplateLineDetector();
   private doc: string[] = [];
   private docLine = 1;
   private templateLine = 0;
@@ -183,7 +182,7 @@ export class YamlStreamLoader {
       }
       this.hasApiVersion = true;
     }
-    if (!this.templateLine && text.includes('{{') && UNRENDERED_TEMPLATE.test(text)) this.templateLine = line;
+    if (this.templates.isAction(text) && !this.templateLine) this.templateLine = line;
     if (this.inItems) {
       this.itemLine(text, line);
       return;

@@ -70,11 +70,14 @@ export function parseHcl(text: string): HclBody {
 }
 
 const IDENT_START = /[A-Za-z_]/;
+/** Far beyond any real configuration, and far below the call stack. */
+const MAX_DEPTH = 200;
 const IDENT_CHAR = /[A-Za-z0-9_-]/;
 const BINARY_OPS = ['==', '!=', '<=', '>=', '&&', '||', '<', '>', '+', '-', '*', '/', '%'];
 
 class Parser {
   private i = 0;
+  private depth = 0;
   private line = 1;
   private col = 1;
 
@@ -118,7 +121,9 @@ class Parser {
       }
       if (this.peek() !== '{') this.fail(`expected "=" or "{" after "${[name, ...labels].join(' ')}", found ${this.describeHere()}`);
       this.advance();
+      if (++this.depth > MAX_DEPTH) this.fail(`blocks nested deeper than ${MAX_DEPTH} levels`);
       const inner = this.body(true);
+      this.depth--;
       this.expect('}');
       body.blocks.push({ type: name, labels, body: inner, ...start });
       this.endOfItem();
@@ -136,6 +141,15 @@ class Parser {
   // ---- expressions ----
 
   expression(): HclValue {
+    if (++this.depth > MAX_DEPTH) this.fail(`values nested deeper than ${MAX_DEPTH} levels`);
+    try {
+      return this.conditional();
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private conditional(): HclValue {
     const start = this.pos();
     const from = this.i;
     const first = this.binary();

@@ -238,6 +238,15 @@ function yamlDocuments(body: HclValue): Decoded[] | string {
   const firstLine = body.type === 'template' && body.heredoc ? body.heredoc.bodyLine : body.line;
   const indent = body.type === 'template' && body.heredoc ? body.heredoc.indent : body.column;
   const toFile = (yamlLine: number, col: number): [number, number] => [firstLine + yamlLine - 1, col + indent];
+  try {
+    return decodeYaml(text, exprs, toFile, firstLine);
+  } catch (e) {
+    // An alias bomb or a document too deep: the YAML library's limits, reported like any YAML problem.
+    return `its YAML could not be read: ${(e as Error).message.split('\n')[0]}`;
+  }
+}
+
+function decodeYaml(text: string, exprs: Array<{ expr: string; line: number }>, toFile: (l: number, c: number) => [number, number], firstLine: number): Decoded[] | string {
   const lc = new LineCounter();
   const out: Decoded[] = [];
   for (const doc of parseAllDocuments(text, { lineCounter: lc, uniqueKeys: true })) {
