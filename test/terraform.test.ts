@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readTerraform } from '../src/loaders/readers/terraform.js';
-import { UNKNOWN_VALUE } from '../src/loaders/types.js';
+import { UNKNOWN_VALUE } from '../src/kube/types.js';
 import { FIXTURES, scan } from './support/scan.js';
 
 const REPO = join(FIXTURES, 'repos', 'terraform');
