@@ -289,12 +289,18 @@ class Parser {
     return { type: 'call', name, args, text: this.src.slice(from, this.i), ...start };
   }
 
-  private tuple(): HclValue {
+  /** The opening `[` or `{` of a collection; a `for` expression it opens is read whole. */
+  private open(open: '[' | '{', close: ']' | '}'): { start: Pos; forExpr?: HclValue } {
     const start = this.pos();
     const from = this.i;
-    this.expect('[');
+    this.expect(open);
     this.skipSpace(true);
-    if (this.isFor()) return this.forExpression(']', start, from);
+    return this.isFor() ? { start, forExpr: this.forExpression(close, start, from) } : { start };
+  }
+
+  private tuple(): HclValue {
+    const { start, forExpr } = this.open('[', ']');
+    if (forExpr) return forExpr;
     const items: HclValue[] = [];
     for (;;) {
       this.skipSpace(true);
@@ -309,11 +315,8 @@ class Parser {
   }
 
   private object(): HclValue {
-    const start = this.pos();
-    const from = this.i;
-    this.expect('{');
-    this.skipSpace(true);
-    if (this.isFor()) return this.forExpression('}', start, from);
+    const { start, forExpr } = this.open('{', '}');
+    if (forExpr) return forExpr;
     const items: HclObjectItem[] = [];
     for (;;) {
       this.skipSpace(true);
