@@ -56,6 +56,7 @@ describe('Terraform reader on the fixture repository', () => {
         metadata: { name: 'batch' },
         spec: {
           template: {
+            metadata: { labels: U },
             spec: {
               nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: U },
               requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] }],
@@ -81,12 +82,13 @@ describe('Terraform reader on the fixture repository', () => {
     ]);
     expect(objects[1]!.provenance.unknown).toBeUndefined();
     expect(objects[2]!.provenance.unknown).toEqual([
-      { pointer: '/spec/template/spec/nodeClassRef/name', expression: 'var.environment == "prod" ? "default" : "cheap"', line: 72 },
-      { pointer: '/spec/limits', expression: 'var.batch_limits', line: 86 },
+      { pointer: '/spec/template/metadata/labels', expression: 'merge(local.tags, { "workload-tier" = "batch" })', line: 69 },
+      { pointer: '/spec/template/spec/nodeClassRef/name', expression: 'var.environment == "prod" ? "default" : "cheap"', line: 75 },
+      { pointer: '/spec/limits', expression: 'var.batch_limits', line: 89 },
     ]);
     // Field lines (and columns, after the heredoc's stripped indent) for the findings to cite.
     expect(objects[1]!.provenance.fields!['/spec/disruption/consolidateAfter']).toEqual([52, 9]);
-    expect(objects[2]!.provenance.fields!['/spec/disruption/consolidationPolicy']).toEqual([88, 9]);
+    expect(objects[2]!.provenance.fields!['/spec/disruption/consolidationPolicy']).toEqual([91, 9]);
   });
 
   it('typed kubernetes_storage_class_v1 and an HCL kubernetes_manifest are StorageClasses', () => {
@@ -266,7 +268,7 @@ describe('a scan of the Terraform repository', () => {
         'StorageClass/gp3',
         [`${REPO}/storage.tf:1`, `${REPO}/storage.tf:9`],
       ],
-      ['consolidation-disabled-for-underused-nodes', 'info', 'NodePool/batch', [`${REPO}/karpenter.tf:88`]],
+      ['consolidation-disabled-for-underused-nodes', 'info', 'NodePool/batch', [`${REPO}/karpenter.tf:91`]],
       ['nodepool-without-limits', 'info', 'NodePool/general', [`${REPO}/karpenter.tf:33`]],
     ]);
     expect(notEvaluated.filter((n) => n.object)).toEqual([
@@ -278,12 +280,17 @@ describe('a scan of the Terraform repository', () => {
       {
         ruleId: 'nodepool-missing-nodeclass',
         object: { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: 'batch' },
-        reason: `not evaluated for NodePool batch: spec.template.spec.nodeClassRef.name is computed when applied (var.environment == "prod" ? "default" : "cheap" at ${REPO}/karpenter.tf:72), not known from the files`,
+        reason: `not evaluated for NodePool batch: spec.template.spec.nodeClassRef.name is computed when applied (var.environment == "prod" ? "default" : "cheap" at ${REPO}/karpenter.tf:75), not known from the files`,
       },
       {
         ruleId: 'nodepool-without-limits',
         object: { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: 'batch' },
-        reason: `not evaluated for NodePool batch: spec.limits is computed when applied (var.batch_limits at ${REPO}/karpenter.tf:86), not known from the files`,
+        reason: `not evaluated for NodePool batch: spec.limits is computed when applied (var.batch_limits at ${REPO}/karpenter.tf:89), not known from the files`,
+      },
+      {
+        ruleId: 'pending-pod-no-nodepool-fits',
+        object: { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'reports', name: 'report-builder' },
+        reason: `not evaluated for Deployment reports/report-builder: it depends on NodePool batch, whose spec.template.metadata.labels is computed when applied (merge(local.tags, { "workload-tier" = "batch" }) at ${REPO}/karpenter.tf:69), not known from the files`,
       },
     ]);
     expect(report.snapshot.skipped).toEqual([
@@ -311,12 +318,12 @@ describe('a scan of the Terraform repository', () => {
     expect(json.stderr).toBe('');
     const out = JSON.parse(json.stdout) as { summary: Record<string, number>; notEvaluated: Array<{ ruleId: string; object?: unknown }> };
     expect(out.summary).toEqual({ error: 0, warning: 1, info: 2 });
-    expect(out.notEvaluated.filter((n) => n.object).map((n) => n.ruleId)).toEqual(['storageclass-immediate-binding', 'nodepool-missing-nodeclass', 'nodepool-without-limits']);
+    expect(out.notEvaluated.filter((n) => n.object).map((n) => n.ruleId)).toEqual(['storageclass-immediate-binding', 'nodepool-missing-nodeclass', 'nodepool-without-limits', 'pending-pod-no-nodepool-fits']);
     const sarif = spawnSync(process.execPath, [bin, 'scan', 'fixtures/repos/terraform', '--format', 'sarif'], { cwd, encoding: 'utf8' });
     const results = (JSON.parse(sarif.stdout) as { runs: Array<{ results: Array<{ ruleId: string; locations: Array<{ physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number } } }> }> }> }).runs[0]!.results;
     expect(results.map((r) => [r.ruleId, r.locations[0]!.physicalLocation.artifactLocation.uri, r.locations[0]!.physicalLocation.region.startLine])).toEqual([
       ['storageclass-immediate-binding', 'fixtures/repos/terraform/storage.tf', 1],
-      ['consolidation-disabled-for-underused-nodes', 'fixtures/repos/terraform/karpenter.tf', 88],
+      ['consolidation-disabled-for-underused-nodes', 'fixtures/repos/terraform/karpenter.tf', 91],
       ['nodepool-without-limits', 'fixtures/repos/terraform/karpenter.tf', 33],
     ]);
   });

@@ -96,9 +96,7 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig): 
           const unknown = restsOnUnknown(input, snapshot);
           if (unknown) {
             const reason = unknownReason(unknown, snapshot);
-            const { apiVersion, kind, metadata } = unknown.object;
-            const object = { apiVersion, kind, namespace: metadata.namespace ?? null, name: metadata.name ?? '' };
-            if (!notEvaluated.some((n) => n.ruleId === meta.id && n.reason === reason)) notEvaluated.push({ ruleId: meta.id, reason, object });
+            if (!notEvaluated.some((n) => n.ruleId === meta.id && n.reason === reason)) notEvaluated.push({ ruleId: meta.id, reason, object: unknown.subject });
             return;
           }
           const f = buildFinding(meta.id, meta.defaultSeverity, input, snapshot);

@@ -10,11 +10,24 @@ import { isKubeObject } from './findings.js';
 import type { FindingInput } from './rule.js';
 
 export interface RestsOnUnknown {
+  /** The object the finding was about (what is not evaluated). */
+  subject: { apiVersion: string; kind: string; namespace: string | null; name: string };
+  /** The object holding the unknown value: the subject itself, or one its verdict depended on. */
   object: KubeObject;
   unknown: UnknownValue;
 }
 
 export function restsOnUnknown(input: FindingInput, snapshot: Snapshot): RestsOnUnknown | undefined {
+  const hit = unknownRead(input, snapshot);
+  if (!hit) return undefined;
+  const o = input.object;
+  const subject = isKubeObject(o)
+    ? { apiVersion: o.apiVersion, kind: o.kind, namespace: o.metadata.namespace ?? null, name: o.metadata.name ?? '' }
+    : { apiVersion: o.apiVersion, kind: o.kind, namespace: o.namespace, name: o.name };
+  return { subject, ...hit };
+}
+
+function unknownRead(input: FindingInput, snapshot: Snapshot): Omit<RestsOnUnknown, 'subject'> | undefined {
   const reads: Array<{ object: KubeObject; pointer: string | undefined; value?: unknown }> = [];
   if (isKubeObject(input.object)) reads.push({ object: input.object, pointer: input.pointer });
   for (const e of input.evidence) if (e.object) reads.push({ object: e.object, pointer: e.path, value: e.value });
@@ -43,5 +56,9 @@ export function unknownReason(r: RestsOnUnknown, snapshot: Snapshot): string {
   const p = snapshot.provenances(r.object)[0];
   const field = r.unknown.pointer === '' ? 'the whole object' : r.unknown.pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).join('.');
   const where = p ? ` at ${p.source}:${r.unknown.line}` : '';
-  return `not evaluated for ${r.object.kind} ${r.object.metadata.name ?? ''}: ${field} is computed when applied (${r.unknown.expression}${where}), not known from the files`;
+  const s = r.subject;
+  const subject = `${s.kind} ${s.namespace ? `${s.namespace}/` : ''}${s.name}`;
+  const holder = `${r.object.kind} ${r.object.metadata.namespace ? `${r.object.metadata.namespace}/` : ''}${r.object.metadata.name ?? ''}`;
+  const whose = holder === subject ? field : `it depends on ${holder}, whose ${field}`;
+  return `not evaluated for ${subject}: ${whose} is computed when applied (${r.unknown.expression}${where}), not known from the files`;
 }

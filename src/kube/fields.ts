@@ -27,6 +27,18 @@ export function isUnknown(v: unknown): boolean {
   return v === UNKNOWN_VALUE;
 }
 
+/** JSON pointers, under `base`, of the values in `obj` that are unknown (see isUnknown). */
+export function unknownPaths(obj: unknown, base: string): string[] {
+  const out: string[] = [];
+  const walk = (v: unknown, at: string): void => {
+    if (v === UNKNOWN_VALUE) out.push(at);
+    else if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${at}/${i}`));
+    else if (isRecord(v)) for (const [k, x] of Object.entries(v)) walk(x, `${at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+  };
+  walk(resolvePointer(obj, base), base);
+  return out;
+}
+
 export function arr<T = Json>(v: unknown): T[] {
   return Array.isArray(v) ? (v as T[]) : [];
 }

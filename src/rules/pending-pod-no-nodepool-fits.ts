@@ -1,7 +1,7 @@
 import { defineRule, type EvidenceInput, type FindingInput } from '../engine/rule.js';
 import type { KubeObject, LogRecord } from '../kube/types.js';
 import type { EventView } from '../snapshot/events.js';
-import { arr, condition, dig, isRecord, str } from '../kube/fields.js';
+import { arr, condition, dig, isRecord, str, unknownPaths } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { controllerOwner, isDaemonSetPod, isMirrorPod } from '../snapshot/pods.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
@@ -278,6 +278,10 @@ function reasonEvidence(c: PodConstraints, verdicts: Verdict[]): EvidenceInput[]
   const out: EvidenceInput[] = [];
   const podSide = new Map<string, { object: KubeObject; pools: string[] }>();
   for (const v of verdicts) {
+    // A pool whose labels, taints or requirements only Terraform knows might host the pod: the verdict rests on them.
+    for (const path of unknownPaths(v.profile.pool.object, '/spec/template')) {
+      out.push({ object: v.profile.pool.object, path, note: `NodePool ${v.profile.pool.name}: computed when applied` });
+    }
     for (const r of v.reasons) {
       if (r.poolPath) out.push({ object: v.profile.pool.object, path: r.poolPath, note: `NodePool ${v.profile.pool.name}: ${r.text}` });
       const object = r.volume ?? c.object;
