@@ -162,3 +162,16 @@ describe('HCL subset parser', () => {
     ]);
   });
 });
+
+describe('newlines inside brackets', () => {
+  it('operators and conditionals may continue on the next line inside (…) and […], not at the top level', () => {
+    const body = parseHcl(['a = (', '  var.x', '  ? "on"', '  : "off"', ')', 'b = [', '  var.n', '  + 1,', ']', 'c = merge(', '  local.x,', '  { k = 1 }', ')', ''].join('\n'));
+    expect(body.attributes.map((x) => [x.name, x.value.type])).toEqual([
+      ['a', 'expr'],
+      ['b', 'tuple'],
+      ['c', 'call'],
+    ]);
+    expect(body.attributes[1]!.value).toMatchObject({ items: [{ type: 'expr', text: 'var.n\n  + 1' }] });
+    expect(() => parseHcl('a = var.x\n  ? 1 : 2\n')).toThrow(HclError);
+  });
+});

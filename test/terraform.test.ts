@@ -347,3 +347,13 @@ describe('hostile Terraform', () => {
     expect(readTerraform(bomb, 'bomb.tf').skipped[0]!.reason).toMatch(/^1 Terraform Kubernetes resource\(s\) not read: kubectl_manifest\.a \(its YAML could not be read: /);
   });
 });
+
+describe('a yaml_body written as a quoted string', () => {
+  it('is one .tf line: the object and all its fields are cited there', () => {
+    const tf = ['resource "kubectl_manifest" "sc" {', '  yaml_body = "apiVersion: storage.k8s.io/v1\\nkind: StorageClass\\nmetadata:\\n  name: st1\\nprovisioner: ebs.csi.aws.com\\n"', '}'].join('\n');
+    const [o] = readTerraform(tf, 'sc.tf').objects;
+    expect(o!.object).toEqual({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'st1' }, provisioner: 'ebs.csi.aws.com' });
+    expect(o!.provenance.line).toBe(2);
+    expect(o!.provenance.fields!['/provisioner']).toEqual([2, 15]);
+  });
+});

@@ -78,6 +78,8 @@ const BINARY_OPS = ['==', '!=', '<=', '>=', '&&', '||', '<', '>', '+', '-', '*',
 class Parser {
   private i = 0;
   private depth = 0;
+  /** Per open bracket: inside `(…)` and `[…]` newlines are insignificant, inside `{…}` they separate items. */
+  private brackets: boolean[] = [];
   private line = 1;
   private col = 1;
 
@@ -153,7 +155,9 @@ class Parser {
     const start = this.pos();
     const from = this.i;
     const first = this.binary();
-    this.skipSpace(false);
+    const save = this.save();
+    this.skipSpace(this.newlinesIgnored());
+    if (this.peek() !== '?') this.restore(save);
     if (this.peek() === '?') {
       this.advance();
       this.skipSpace(true);
@@ -174,7 +178,7 @@ class Parser {
     let combined = false;
     for (;;) {
       const save = this.save();
-      this.skipSpace(false);
+      this.skipSpace(this.newlinesIgnored());
       const op = BINARY_OPS.find((o) => this.src.startsWith(o, this.i));
       // `//` and `/*` start comments; `=>` belongs to `for` expressions (skipped whole).
       if (!op || (op === '/' && /[/*]/.test(this.peek(1))) || (op === '>' && this.src[this.i - 1] === '=')) {
@@ -246,7 +250,7 @@ class Parser {
     if (c === '(') {
       this.advance();
       this.skipSpace(true);
-      this.expression();
+      this.within(true, () => this.expression());
       this.skipSpace(true);
       this.expect(')');
       return { type: 'expr', text: this.src.slice(from, this.i), ...start };
@@ -272,7 +276,7 @@ class Parser {
     for (;;) {
       this.skipSpace(true);
       if (this.peek() === ')') break;
-      args.push(this.expression());
+      args.push(this.within(true, () => this.expression()));
       this.skipSpace(true);
       if (this.src.startsWith('...', this.i)) {
         this.i += 3;
@@ -305,7 +309,7 @@ class Parser {
     for (;;) {
       this.skipSpace(true);
       if (this.peek() === ']') break;
-      items.push(this.expression());
+      items.push(this.within(true, () => this.expression()));
       this.skipSpace(true);
       if (this.peek() === ',') this.advance();
       else if (this.peek() !== ']') this.fail(`expected "," or "]" in a list, found ${this.describeHere()}`);
@@ -323,7 +327,7 @@ class Parser {
       if (this.peek() === '}') break;
       const at = this.pos();
       const keyFrom = this.i;
-      const keyValue = this.expression();
+      const keyValue = this.within(false, () => this.expression());
       const keyText = this.src.slice(keyFrom, this.i).trim();
       let key: string | undefined;
       if (keyValue.type === 'literal' && typeof keyValue.value === 'string') key = keyValue.value;
@@ -333,7 +337,7 @@ class Parser {
       if (this.peek() !== '=' && this.peek() !== ':') this.fail(`expected "=" or ":" after the key ${keyText}, found ${this.describeHere()}`);
       this.advance();
       this.skipSpace(true);
-      const value = this.expression();
+      const value = this.within(false, () => this.expression());
       items.push({ key, keyText, value, ...at });
       this.skipSpace(false);
       if (this.peek() === ',') this.advance();
@@ -499,6 +503,19 @@ class Parser {
     const content = lines.map((l) => l.slice(Math.min(indent, /^[ \t]*/.exec(l)![0].length))).join('\n') + (lines.length ? '\n' : '');
     const parts = templateParts(content, bodyLine);
     return { type: 'template', parts, heredoc: { bodyLine, indent }, ...start };
+  }
+
+  private within<T>(newlinesIgnored: boolean, read: () => T): T {
+    this.brackets.push(newlinesIgnored);
+    try {
+      return read();
+    } finally {
+      this.brackets.pop();
+    }
+  }
+
+  private newlinesIgnored(): boolean {
+    return this.brackets[this.brackets.length - 1] === true;
   }
 
   // ---- characters ----

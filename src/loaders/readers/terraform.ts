@@ -235,9 +235,10 @@ function yamlDocuments(body: HclValue): Decoded[] | string {
   if (parts.some((p) => 'directive' in p && p.directive)) return 'yaml_body uses %{ } template directives, which only Terraform evaluates';
   const exprs: Array<{ expr: string; line: number }> = [];
   const text = parts.map((p) => ('text' in p ? p.text : TOKEN(exprs.push({ expr: p.expr, line: p.line }) - 1))).join('');
-  const firstLine = body.type === 'template' && body.heredoc ? body.heredoc.bodyLine : body.line;
-  const indent = body.type === 'template' && body.heredoc ? body.heredoc.indent : body.column;
-  const toFile = (yamlLine: number, col: number): [number, number] => [firstLine + yamlLine - 1, col + indent];
+  const heredoc = body.type === 'template' ? body.heredoc : undefined;
+  const firstLine = heredoc ? heredoc.bodyLine : body.line;
+  // A quoted yaml_body ("apiVersion: v1\nkind: …") is one line of the .tf file: every field is on it.
+  const toFile = (yamlLine: number, col: number): [number, number] => (heredoc ? [firstLine + yamlLine - 1, col + heredoc.indent] : [body.line, body.column]);
   try {
     return decodeYaml(text, exprs, toFile, firstLine);
   } catch (e) {
