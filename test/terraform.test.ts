@@ -357,3 +357,26 @@ describe('a yaml_body written as a quoted string', () => {
     expect(o!.provenance.fields!['/provisioner']).toEqual([2, 15]);
   });
 });
+
+describe('the HCL real modules are written in (fixtures/hcl/kitchen-sink.tf)', () => {
+  const text = readFileSync(join(FIXTURES, 'hcl', 'kitchen-sink.tf'), 'utf8');
+  it.each([
+    ['LF', text],
+    ['CRLF', text.replace(/\n/g, '\r\n')],
+  ])('providers, dynamic blocks, for expressions, directives, legacy labels and a count-ed kubectl_manifest (%s)', (_eol, tf) => {
+    const { objects, skipped } = readTerraform(tf, 'kitchen-sink.tf');
+    expect(skipped).toEqual([
+      { source: 'kitchen-sink.tf', reason: 'Terraform kubernetes_namespace_v1 resource(s) not read (only kubectl_manifest, kubernetes_manifest and kubernetes_storage_class are)' },
+    ]);
+    expect(objects.map((o) => [o.object.metadata.name, o.provenance.line, o.provenance.unknown])).toEqual([
+      [
+        'default',
+        64,
+        [
+          { pointer: '/spec/template/spec/requirements/0/values', expression: '${jsonencode(var.categories)}', line: 74 },
+          { pointer: '/spec/limits/cpu', expression: '${var.cpu_limit}', line: 80 },
+        ],
+      ],
+    ]);
+  });
+});

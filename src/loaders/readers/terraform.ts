@@ -15,7 +15,7 @@ import { HclError, parseHcl, type HclBlock, type HclValue, type TemplatePart } f
 
 /** The resource types read; any other `kubernetes_*` type is named as not read. */
 const READ_TYPES = /^(kubectl_manifest|kubernetes_manifest|kubernetes_storage_class(_v1)?)$/;
-const MENTIONS_KUBERNETES = /resource\s+"(kubectl_manifest|kubernetes_[a-z0-9_]+)"/;
+const MENTIONS_KUBERNETES = /resource\s+"?(kubectl_manifest|kubernetes_[a-z0-9_]+)\b/;
 
 export interface TerraformRead {
   objects: LoadedObject[];
