@@ -380,3 +380,32 @@ describe('the HCL real modules are written in (fixtures/hcl/kitchen-sink.tf)', (
     ]);
   });
 });
+
+describe('data "kubectl_file_documents"', () => {
+  it('its literal multi-document content is read, each document at its own .tf line', () => {
+    const tf = [
+      'data "kubectl_file_documents" "pools" {',
+      '  content = <<-YAML',
+      '    apiVersion: karpenter.sh/v1',
+      '    kind: NodePool',
+      '    metadata: { name: a }',
+      '    ---',
+      '    apiVersion: karpenter.sh/v1',
+      '    kind: NodePool',
+      '    metadata: { name: b }',
+      '  YAML',
+      '}',
+      'resource "kubectl_manifest" "pools" {',
+      '  for_each  = data.kubectl_file_documents.pools.manifests',
+      '  yaml_body = each.value',
+      '}',
+    ].join('\n');
+    const { objects, skipped } = readTerraform(tf, 'pools.tf');
+    expect(objects.map((o) => [o.object.metadata.name, o.provenance.line])).toEqual([
+      ['a', 3],
+      ['b', 7],
+    ]);
+    // The resource that applies them is computed; the objects were read from the data source.
+    expect(skipped).toEqual([{ source: 'pools.tf', line: 12, reason: '1 Terraform Kubernetes resource(s) not read: kubectl_manifest.pools (yaml_body = each.value is computed by Terraform)' }]);
+  });
+});

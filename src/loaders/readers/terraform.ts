@@ -15,7 +15,7 @@ import { HclError, parseHcl, type HclBlock, type HclValue, type TemplatePart } f
 
 /** The resource types read; any other `kubernetes_*` type is named as not read. */
 const READ_TYPES = /^(kubectl_manifest|kubernetes_manifest|kubernetes_storage_class(_v1)?)$/;
-const MENTIONS_KUBERNETES = /resource\s+"?(kubectl_manifest|kubernetes_[a-z0-9_]+)\b/;
+const MENTIONS_KUBERNETES = /resource\s+"?(kubectl_manifest|kubernetes_[a-z0-9_]+)\b|data\s+"?kubectl_file_documents\b/;
 
 export interface TerraformRead {
   objects: LoadedObject[];
@@ -49,14 +49,19 @@ export function readTerraform(text: string, source: string): TerraformRead {
   const notRead: Array<{ line: number; what: string }> = [];
   const otherTypes = new Set<string>();
   for (const block of blocks) {
-    if (block.type !== 'resource' || block.labels.length !== 2) continue;
+    if (block.labels.length !== 2) continue;
     const [type, name] = block.labels as [string, string];
-    if (!READ_TYPES.test(type)) {
+    // `data "kubectl_file_documents"` splits literal YAML for a `kubectl_manifest` with for_each over its documents.
+    const documents = block.type === 'data' && type === 'kubectl_file_documents';
+    if (block.type !== 'resource' && !documents) continue;
+    if (!documents && !READ_TYPES.test(type)) {
       if (type.startsWith('kubernetes_')) otherTypes.add(type);
       continue;
     }
-    const address = `${type}.${name}`;
-    const result = type === 'kubectl_manifest' ? kubectlManifest(block) : type === 'kubernetes_manifest' ? kubernetesManifest(block) : storageClass(block);
+    const address = `${documents ? 'data.' : ''}${type}.${name}`;
+    const result = documents
+      ? fileDocuments(block)
+      : type === 'kubectl_manifest' ? kubectlManifest(block) : type === 'kubernetes_manifest' ? kubernetesManifest(block) : storageClass(block);
     if (typeof result === 'string') {
       notRead.push({ line: block.line, what: `${address} (${result})` });
       continue;
@@ -119,6 +124,12 @@ function kubectlManifest(block: HclBlock): Decoded[] | string {
     for (const d of docs) if (isRecord(d.value.metadata)) d.value.metadata.namespace = ns.value;
   }
   return docs;
+}
+
+function fileDocuments(block: HclBlock): Decoded[] | string {
+  const content = attribute(block, 'content');
+  if (content && (content.type === 'template' || (content.type === 'literal' && typeof content.value === 'string'))) return yamlDocuments(content);
+  return `content = ${content ? clip(exprText(content)) : 'nothing'} is computed by Terraform`;
 }
 
 function kubernetesManifest(block: HclBlock): Decoded[] | string {
