@@ -158,3 +158,27 @@ describe('a wrapper chart, and a chart merely named karpenter', () => {
     ]);
   });
 });
+
+describe('an object whose judged fields are templates', () => {
+  const one = async (yaml: string) => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'karpdoctor-tpl-'));
+    writeFileSync(join(dir, 'x.yaml'), yaml);
+    return scan([dir]);
+  };
+
+  it('a NodePool limit written as "{{ $cpu }}" is a template, not a limit', async () => {
+    const { snapshot, report } = await one('apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: gpu\nspec:\n  limits:\n    cpu: "{{ $cpu }}"\n');
+    expect([...snapshot.allObjects()]).toEqual([]);
+    expect(report.snapshot.skipped.map((s) => s.reason)).toEqual(['unrendered Helm/Go template: spec.limits.cpu is "{{ $cpu }}" (render it with `helm template` and scan the output)']);
+  });
+
+  it('a Deployment whose nodeSelector is templated is skipped; one whose container args hold Go templates is not', async () => {
+    const base = 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\n  namespace: a\nspec:\n  selector: { matchLabels: { app: api } }\n  template:\n    metadata: { labels: { app: api } }\n    spec:\n';
+    const selected = await one(`${base}      nodeSelector:\n        tier: "{{ $tier }}"\n      containers: [{ name: c, image: i }]\n`);
+    expect(selected.report.snapshot.skipped.map((s) => s.reason)).toEqual(['unrendered Helm/Go template: pod nodeSelector.tier is "{{ $tier }}" (render it with `helm template` and scan the output)']);
+    const args = await one(`${base}      containers: [{ name: c, image: i, args: ["--format={{.Time}} {{.Msg}}"] }]\n`);
+    expect([...args.snapshot.allObjects()].map((o) => o.metadata.name)).toEqual(['api']);
+  });
+});

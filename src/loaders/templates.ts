@@ -66,7 +66,12 @@ function indentOf(line: string): number {
   return i;
 }
 
-/** An object whose identity is a template (`name: "{{ $name }}"`): it names nothing until rendered. */
+/**
+ * An object whose identity, or a field rules judge, is a template (`name: "{{ $name }}"`, `cpu: "{{ $pool.cpu }}"`):
+ * it names and means nothing until rendered. Karpenter's kinds, StorageClasses and PDBs hold no free text, so any
+ * template in them counts (EC2NodeClass userData aside); of a workload, the fields scheduling reads. Other kinds —
+ * a PrometheusRule's annotations, an Argo Workflow's parameters — carry Go templates as data.
+ */
 export function templatedIdentity(obj: Record<string, unknown>): string | undefined {
   const meta = (typeof obj.metadata === 'object' && obj.metadata !== null ? obj.metadata : {}) as Record<string, unknown>;
   for (const [field, value] of [
@@ -77,6 +82,43 @@ export function templatedIdentity(obj: Record<string, unknown>): string | undefi
     ['metadata.generateName', meta.generateName],
   ] as const) {
     if (typeof value === 'string' && value.includes('{{')) return `${field} is ${JSON.stringify(value)}`;
+  }
+  const group = typeof obj.apiVersion === 'string' ? obj.apiVersion.split('/')[0]! : '';
+  const kind = String(obj.kind);
+  if (/^karpenter\.|karpenter\.azure\.com$/.test(group) || kind === 'StorageClass' || kind === 'PodDisruptionBudget') {
+    return templatedIn(obj, '', (path) => path === '.spec.userData');
+  }
+  const spec = obj.spec as Record<string, unknown> | undefined;
+  if (!spec || typeof spec !== 'object' || !WORKLOADS.has(kind)) return undefined;
+  const template = (kind === 'CronJob' ? (spec.jobTemplate as Record<string, unknown> | undefined)?.spec : spec) as Record<string, unknown> | undefined;
+  const pod = kind === 'Pod' ? spec : ((template?.template as Record<string, unknown> | undefined)?.spec as Record<string, unknown> | undefined);
+  for (const [at, value] of [
+    ['.spec.replicas', spec.replicas],
+    ['pod nodeSelector', pod?.nodeSelector],
+    ['pod affinity', pod?.affinity],
+    ['pod tolerations', pod?.tolerations],
+  ] as const) {
+    const found = templatedIn(value, at, () => false);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+const WORKLOADS = new Set(['Pod', 'Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job', 'CronJob']);
+
+function templatedIn(value: unknown, path: string, skip: (path: string) => boolean): string | undefined {
+  if (skip(path)) return undefined;
+  if (typeof value === 'string') return value.includes('{{') ? `${path.replace(/^\./, '') || 'a value'} is ${JSON.stringify(value.length > 40 ? `${value.slice(0, 39)}…` : value)}` : undefined;
+  if (Array.isArray(value)) {
+    for (const [i, v] of value.entries()) {
+      const found = templatedIn(v, `${path}[${i}]`, skip);
+      if (found) return found;
+    }
+  } else if (typeof value === 'object' && value !== null) {
+    for (const [k, v] of Object.entries(value)) {
+      const found = templatedIn(v, `${path}.${k}`, skip);
+      if (found) return found;
+    }
   }
   return undefined;
 }
