@@ -57,7 +57,8 @@ function mayOpenBlock(line: string): boolean {
   let end = line.length - 1;
   while (end >= 0 && (line.charCodeAt(end) === 32 || line.charCodeAt(end) === 9)) end--;
   const c = line[end];
-  return c === '|' || c === '>' || ((c === '-' || c === '+' || (c !== undefined && c >= '0' && c <= '9')) && /[|>][-+0-9]*$/.test(line.slice(0, end + 1))) || line.includes('#');
+  // (A header followed by a comment, `key: | # note`, is not recognised: rare, and a scan of every line for `#` is not.)
+  return c === '|' || c === '>' || ((c === '-' || c === '+' || (c !== undefined && c >= '0' && c <= '9')) && /[|>][-+0-9]*$/.test(line.slice(0, end + 1)));
 }
 
 function indentOf(line: string): number {
