@@ -409,3 +409,25 @@ describe('data "kubectl_file_documents"', () => {
     expect(skipped).toEqual([{ source: 'pools.tf', line: 12, reason: '1 Terraform Kubernetes resource(s) not read: kubectl_manifest.pools (yaml_body = each.value is computed by Terraform)' }]);
   });
 });
+
+describe('validation against the CRDs meets unknown values', () => {
+  it('a placeholder of the wrong type is no rejection, and other rules still judge the object', () => {
+    const bin = join(import.meta.dirname, '..', 'bin', 'karpdoctor.js');
+    const cwd = join(import.meta.dirname, '..');
+    const out = spawnSync(process.execPath, [bin, 'scan', 'fixtures/repos/terraform', '--crds', 'fixtures/rules/karpenter-object-rejected/release', '--format', 'json', '--fail-on', 'none'], {
+      cwd,
+      encoding: 'utf8',
+    });
+    expect(out.status).toBe(0);
+    const report = JSON.parse(out.stdout) as { findings: Array<{ ruleId: string; object: { name: string } }>; notEvaluated: Array<{ ruleId: string; reason: string; object?: { name: string } }> };
+    expect(report.findings.map((f) => [f.ruleId, f.object.name])).toEqual([
+      ['storageclass-immediate-binding', 'gp3'],
+      ['consolidation-disabled-for-underused-nodes', 'batch'],
+      ['nodepool-without-limits', 'general'],
+    ]);
+    expect(report.notEvaluated.filter((n) => n.ruleId === 'karpenter-object-rejected' && n.object).map((n) => n.reason)).toEqual([
+      'not evaluated for NodePool batch: spec.template.metadata.labels is computed when applied (merge(local.tags, { "workload-tier" = "batch" }) at fixtures/repos/terraform/karpenter.tf:69), not known from the files',
+      'not evaluated for NodePool batch: spec.limits is computed when applied (var.batch_limits at fixtures/repos/terraform/karpenter.tf:89), not known from the files',
+    ]);
+  });
+});

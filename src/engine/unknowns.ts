@@ -6,6 +6,7 @@
  */
 import { UNKNOWN_VALUE, type KubeObject, type UnknownValue } from '../kube/types.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
+import { touchesUnknown } from '../kube/fields.js';
 import { isKubeObject } from './findings.js';
 import type { FindingInput } from './rule.js';
 
@@ -34,7 +35,7 @@ function unknownRead(input: FindingInput, snapshot: Snapshot): Omit<RestsOnUnkno
   for (const read of reads) {
     const unknowns = snapshot.provenances(read.object)[0]?.unknown;
     if (!unknowns?.length) continue;
-    const hit = unknowns.find((u) => (read.pointer !== undefined && touches(read.pointer, u.pointer)) || read.value === UNKNOWN_VALUE);
+    const hit = unknowns.find((u) => (read.pointer !== undefined && touchesUnknown(read.pointer, u.pointer)) || read.value === UNKNOWN_VALUE);
     if (hit) return { object: read.object, unknown: hit };
   }
   // A rule that copied an unknown value into its words without citing where it came from.
@@ -45,11 +46,6 @@ function unknownRead(input: FindingInput, snapshot: Snapshot): Omit<RestsOnUnkno
     }
   }
   return undefined;
-}
-
-/** The field read is the unknown one, lies inside it, or (short of the whole object) holds it. */
-function touches(read: string, unknown: string): boolean {
-  return read === unknown || read.startsWith(`${unknown}/`) || (read !== '' && unknown.startsWith(`${read}/`));
 }
 
 export function unknownReason(r: RestsOnUnknown, snapshot: Snapshot): string {

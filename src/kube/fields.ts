@@ -27,6 +27,14 @@ export function isUnknown(v: unknown): boolean {
   return v === UNKNOWN_VALUE;
 }
 
+/**
+ * Does reading the field at `read` depend on the unknown value at `unknown`: the same field, one inside it, or (short
+ * of the whole object) one that holds it?
+ */
+export function touchesUnknown(read: string, unknown: string): boolean {
+  return read === unknown || read.startsWith(`${unknown}/`) || (read !== '' && unknown.startsWith(`${read}/`));
+}
+
 /** JSON pointers, under `base`, of the values in `obj` that are unknown (see isUnknown). */
 export function unknownPaths(obj: unknown, base: string): string[] {
   const out: string[] = [];

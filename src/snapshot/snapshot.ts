@@ -9,7 +9,7 @@ import { detectController } from './controller.js';
 import type { ControllerInfo } from './controller-info.js';
 import { CrdSet, isJudgement, isKarpenterObject, type Judgement, type NotJudged } from './crd/crds.js';
 import { eventView, involvedKey, type EventView } from './events.js';
-import { dig, nameOf, str } from '../kube/fields.js';
+import { dig, nameOf, str, touchesUnknown } from '../kube/fields.js';
 import { isHelmValuesCarrier, karpenterReleases } from './helm-values.js';
 import { nodeClaimView, nodePoolView, type NodeClaimView, type NodePoolView } from './karpenter.js';
 import { INPUTS, KIND, isClusterScoped, isSyntheticKind, kindKeyOf, normaliseKindKey, type InputName } from '../kube/kinds.js';
@@ -391,7 +391,9 @@ export class Snapshot {
   isRejected(obj: KubeObject): boolean {
     if (!isKarpenterObject(obj) || this.crds().size === 0) return false;
     const v = this.admission(obj);
-    return isJudgement(v) && v.violations.length > 0;
+    // A violation at a value only Terraform knows (held as a placeholder of the wrong type) says nothing.
+    const unknown = this.provenances(obj)[0]?.unknown ?? [];
+    return isJudgement(v) && v.violations.some((x) => !unknown.some((u) => touchesUnknown(x.pointer, u.pointer)));
   }
 
   /**
