@@ -59,6 +59,8 @@ describe('the reader registry', () => {
     const dir = mkdtempSync(join(tmpdir(), 'karpdoctor-readers-'));
     writeFileSync(join(dir, 'diagram.svg'), '<svg xmlns="http://www.w3.org/2000/svg"></svg>\n');
     const r = await loadInputs([dir]);
-    expect(r.skipped).toEqual([{ source: join(dir, 'diagram.svg'), reason: 'not a YAML, JSON or log file' }]);
+    // Counted with the other files that are not manifests (one line for all of them), and named.
+    const svg = join(dir, 'diagram.svg');
+    expect(r.skipped).toEqual([{ source: svg, reason: `1 file(s) that are not Kubernetes manifests not read: 1 other file that is not YAML, JSON or a log (e.g. ${svg})` }]);
   });
 });

@@ -12,7 +12,8 @@ import { locateUnitLines } from './locate.js';
 import { fieldFinder } from './locate-field.js';
 import { startPool, type ParsePool } from './parallel.js';
 import { readFile } from './readers/registry.js';
-import type { ReadSink } from './readers/reader.js';
+import { NOT_MANIFEST, type ReadSink } from './readers/reader.js';
+import { CHART_PACKAGE_SKIP, foldPerFile, summariseNotManifests } from './skip-summary.js';
 import { WHOLE_FILE_BYTES } from './readers/whole-file.js';
 import { planSplit, stitch, type RangePartial } from './split.js';
 
@@ -80,7 +81,8 @@ export async function loadOne(file: InputFile, opts: LoadOptions): Promise<Parti
     const outcome = await readFile(file, sink, opts);
     partial.ignoredLogFile = outcome === 'ignored-log';
     partial.ignoredDoc = outcome === 'ignored-doc';
-    if (partial.ignoredLogFile || partial.ignoredDoc) partial.displayPath = file.displayPath;
+    if (outcome.startsWith(NOT_MANIFEST)) partial.notManifest = outcome.slice(NOT_MANIFEST.length);
+    if (partial.ignoredLogFile || partial.ignoredDoc || partial.notManifest) partial.displayPath = file.displayPath;
   } catch (e) {
     // Archive entries and files can fail mid-read (corrupt deflate data, a file that shrank): keep what was read.
     const err = e as NodeJS.ErrnoException;
@@ -92,7 +94,7 @@ export async function loadOne(file: InputFile, opts: LoadOptions): Promise<Parti
   partial.ignoredLogBlocks = [...sink.ignoredLogBlocks];
   if (sink.denied?.size) partial.denied = [...sink.denied];
   if (sink.collectedAt) partial.collectedAt = sink.collectedAt;
-  if (sink.helm.charts.length || sink.helm.values.length) partial.helm = sink.helm;
+  if (sink.helm.charts.length || sink.helm.values.length || sink.helm.templates?.length) partial.helm = sink.helm;
   return partial;
 }
 
@@ -116,11 +118,16 @@ function merge(paths: string[], partials: PartialLoad[], filesRead: number): Loa
   let ignoredFiles = 0;
   let example = '';
   const docs: string[] = [];
+  const notManifests: Array<[string, string]> = [];
+  const chartPackages: string[] = [];
   const helm = joinHelmFiles(partials.flatMap((p) => (p.helm ? [p.helm] : [])));
   for (const p of partials) {
     for (const o of p.objects) result.objects.push(o);
     for (const l of p.logs) result.logs.push(l);
-    for (const s of p.skipped) result.skipped.push(s);
+    for (const s of p.skipped) {
+      if (s.reason === CHART_PACKAGE_SKIP) chartPackages.push(s.source);
+      else result.skipped.push(s);
+    }
     for (const f of p.helm ? [...p.helm.charts, ...p.helm.values] : []) {
       const outcome = helm.get(f.source);
       for (const o of outcome?.objects ?? []) result.objects.push(o);
@@ -132,6 +139,7 @@ function merge(paths: string[], partials: PartialLoad[], filesRead: number): Loa
     for (const [k, n] of p.ignoredLogBlocks) ignoredLogs.set(k, (ignoredLogs.get(k) ?? 0) + n);
     if (p.splitInto) (result.splitFiles ??= []).push(`${p.displayPath} (${p.splitInto} ranges)`);
     if (p.ignoredDoc) docs.push(p.displayPath ?? '');
+    if (p.notManifest) notManifests.push([p.displayPath ?? '', p.notManifest]);
     if (p.ignoredLogFile) {
       ignoredFiles++;
       example ||= p.displayPath ?? '';
@@ -148,5 +156,7 @@ function merge(paths: string[], partials: PartialLoad[], filesRead: number): Loa
   if (docs.length) {
     result.skipped.push({ source: docs[0]!, reason: `${docs.length} documentation file(s) not read (e.g. ${docs[0]})` });
   }
+  result.skipped.push(...summariseNotManifests(notManifests, chartPackages));
+  result.skipped = foldPerFile(result.skipped);
   return result;
 }

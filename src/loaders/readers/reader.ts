@@ -31,8 +31,17 @@ export interface Sniff {
   sample: string;
 }
 
-/** What became of a file, for the one-line summaries of files not read (container logs of other pods, docs). */
-export type FileOutcome = 'loaded' | 'skipped' | 'ignored-log' | 'ignored-doc' | 'own';
+/**
+ * What became of a file, for the one-line summaries of files not read (container logs of other pods, docs, and
+ * `not-manifest:<sort>` — Makefiles, scripts, Terraform without Kubernetes resources — counted by sort).
+ */
+export type FileOutcome = 'loaded' | 'skipped' | 'ignored-log' | 'ignored-doc' | 'own' | `${typeof NOT_MANIFEST}${string}`;
+
+export const NOT_MANIFEST = 'not-manifest:';
+
+export function notManifest(sort: string): FileOutcome {
+  return `${NOT_MANIFEST}${sort}`;
+}
 
 /** Where readers put what they read. */
 export interface ReadSink extends ObjectSink, TextSink {

@@ -10,11 +10,13 @@ import { clusterInfoDump } from './cluster-info.js';
 import { controllerLog } from './controller-log.js';
 import { helmFiles } from './helm.js';
 import { json } from './json.js';
-import { once, type FileOutcome, type Reader, type ReaderOptions, type ReadSink, type Sniff } from './reader.js';
+import { notManifest, once, type FileOutcome, type Reader, type ReaderOptions, type ReadSink, type Sniff } from './reader.js';
 import { documentation, ownFiles, toolingFiles } from './skipped-by-name.js';
 import { binaryFile, emptyFile } from './unreadable.js';
 import { ticketText } from './ticket-text.js';
 import { yaml } from './yaml.js';
+import { terraform } from './terraform.js';
+import { helmTemplate, notManifestFiles } from './not-manifest.js';
 
 export const READERS: readonly Reader[] = [
   documentation,
@@ -22,11 +24,14 @@ export const READERS: readonly Reader[] = [
   bundleManifest,
   helmFiles,
   toolingFiles,
+  terraform,
+  notManifestFiles,
   emptyFile,
   binaryFile,
   clusterInfoDump,
   ticketText,
   controllerLog,
+  helmTemplate,
   json,
   yaml,
 ];
@@ -56,10 +61,7 @@ export async function readFile(file: InputFile, sink: ReadSink, opts: ReaderOpti
   try {
     const sample = peeked.sample.toString('utf8');
     const reader = pickReader({ ...base, head: peeked.sample, sample }, READERS.filter((r) => r.needs === 'content'));
-    if (!reader) {
-      sink.skipped.push({ source: file.displayPath, reason: 'not a YAML, JSON or log file' });
-      return 'skipped';
-    }
+    if (!reader) return notManifest('other file that is not YAML, JSON or a log');
     return await reader.read({ file, name, chunks: peeked.chunks, sample, opts, readBlock }, sink);
   } finally {
     await peeked.close();

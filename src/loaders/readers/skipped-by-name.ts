@@ -35,6 +35,7 @@ const TOOLING_FILES: Array<[RegExp, string]> = [
   [/^Chart\.ya?ml$|^Chart\.lock$/, CHART_SKIP],
   [/^values([.-].*)?\.ya?ml$/, VALUES_SKIP],
   [/\.tpl$/, 'unrendered template file'],
+  [/^NOTES\.txt$/, "unrendered template file (a chart's install notes)"],
 ];
 
 export const toolingFiles: Reader = {

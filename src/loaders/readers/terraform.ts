@@ -9,7 +9,8 @@
  * (`fields`), so findings cite the `.tf` line to edit.
  */
 import { LineCounter, isMap, isPair, isScalar, isSeq, parseAllDocuments, type Node } from 'yaml';
-import { acceptObject, type ObjectSink } from '../objects.js';
+import { acceptObject, kindKey, type ObjectSink } from '../objects.js';
+import { notManifest, readAll, type Reader } from './reader.js';
 import { UNKNOWN_VALUE, type LoadedObject, type SkippedInput, type UnknownValue } from '../../kube/types.js';
 import { HclError, parseHcl, type HclBlock, type HclValue, type TemplatePart } from './hcl.js';
 
@@ -24,14 +25,23 @@ export interface TerraformRead {
   hasKubernetes: boolean;
 }
 
-export const terraformReader = {
-  name: 'terraform',
+/** Bigger `.tf` files are generated, not where a team writes its NodePools: counted with the other files not read. */
+const MAX_TF_BYTES = 256 << 10;
+
+export const terraform: Reader = {
+  id: 'terraform',
+  needs: 'name',
   /** By name: `.tf` (HCL). `.tf.json` is JSON and rare in these repositories; it is not read. */
-  sniff(name: string): boolean {
-    return /\.tf$/.test(name);
-  },
-  read(text: string, source: string): TerraformRead {
-    return readTerraform(text, source);
+  sniff: (s) => (/\.tf$/.test(s.name) && s.size <= MAX_TF_BYTES ? 1 : 0),
+  read: async ({ file, chunks }, sink) => {
+    const read = readTerraform(await readAll(chunks), file.displayPath);
+    if (!read.hasKubernetes) return notManifest('Terraform without Kubernetes resources');
+    for (const o of read.objects) {
+      sink.objects.push(o);
+      sink.listedKinds.add(kindKey(o.object.apiVersion, o.object.kind));
+    }
+    for (const s of read.skipped) sink.skipped.push(s);
+    return 'loaded';
   },
 };
 

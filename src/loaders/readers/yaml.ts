@@ -6,6 +6,7 @@
 import { StrayLineHandler, linesOf } from '../text-lines.js';
 import { YamlStreamLoader, loadYamlText } from '../yaml-load.js';
 import { readAll, type Reader } from './reader.js';
+import { findTemplateAction, templateReason } from '../templates.js';
 import { ACCEPTED_EXTENSIONS, looksLikeObjects } from './sniffs.js';
 import { tryWhole } from './whole-file.js';
 
@@ -24,8 +25,16 @@ export const yaml: Reader = {
     const rest = path === 'whole' ? tryWhole(file, false, chunks, sink) : chunks;
     if (!rest) return 'loaded';
     const stray = new StrayLineHandler(file.displayPath, sink);
-    if (path === 'exact') loadYamlText(await readAll(rest), file.displayPath, sink, stray);
-    else {
+    if (path === 'exact') {
+      const text = await readAll(rest);
+      // The template reader saw the first bytes only; an action further down makes the file a template all the same.
+      const action = file.size <= SMALL_YAML_BYTES ? findTemplateAction(text) : undefined;
+      if (action) {
+        sink.skipped.push({ source: file.displayPath, line: action.line, reason: templateReason(action.sample) });
+        return 'skipped';
+      }
+      loadYamlText(text, file.displayPath, sink, stray);
+    } else {
       const loader = new YamlStreamLoader(file.displayPath, sink, stray);
       for await (const { text, line } of linesOf(rest)) loader.line(text, line);
       loader.finish();
