@@ -2,7 +2,7 @@
 import { statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import type { BaselineEntry } from '../engine/baseline.js';
-import { SEVERITY_RANK, resolveDeferredSources, rulesNotRun } from '../engine/findings.js';
+import { SEVERITY_RANK, resolveDeferredSources } from '../engine/findings.js';
 import { buildGate, type GateView } from '../engine/gate.js';
 import type { Rule, Severity } from '../engine/rule.js';
 import { ConfigError, runRules, selectRules, type RunConfig, type RunResult } from '../engine/runner.js';
@@ -161,7 +161,7 @@ export async function executeScan(paths: string[], opts: ScanOptions, plan: Scan
   await locateCitedLines(snapshot);
   resolveDeferredSources(run.findings, snapshot);
   const t4 = performance.now();
-  const notRun = rulesNotRun(run.notEvaluated);
+  const notRun = new Set(run.notEvaluated.map((n) => n.ruleId));
   const gate = buildGate({
     findings: run.findings,
     snapshot,

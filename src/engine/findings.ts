@@ -25,13 +25,8 @@ export interface Finding {
 export interface NotEvaluated {
   ruleId: string;
   reason: string;
-  /** Set when the rule ran but could not judge this one object (a value known only when applied): the rest was judged. */
+  /** The object a value known only when applied kept the rule from judging (the rest was judged). */
   object?: { apiVersion: string; kind: string; namespace: string | null; name: string };
-}
-
-/** Rules that did not run at all (as opposed to rules that ran but left some objects unjudged). */
-export function rulesNotRun(notEvaluated: NotEvaluated[]): Set<string> {
-  return new Set(notEvaluated.filter((n) => !n.object).map((n) => n.ruleId));
 }
 
 export const SEVERITY_RANK: Record<Severity, number> = { error: 3, warning: 2, info: 1 };

@@ -11,6 +11,7 @@ import { SEVERITY_RANK, buildFinding, isKubeObject, type Finding, type NotEvalua
 import type { Rule, RuleMeta, Severity } from './rule.js';
 import { didYouMean } from './suggest.js';
 import { restsOnUnknown, unknownReason } from './unknowns.js';
+import { UNKNOWN_VALUE } from '../kube/types.js';
 
 export interface RunConfig {
   /** Only these rules (`--rule`); empty = all. */
@@ -96,7 +97,7 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig): 
           const unknown = restsOnUnknown(input, snapshot);
           if (unknown) {
             const reason = unknownReason(unknown, snapshot);
-            if (!notEvaluated.some((n) => n.ruleId === meta.id && n.reason === reason)) notEvaluated.push({ ruleId: meta.id, reason, object: unknown.subject });
+            notEvaluatedFor.set(`${meta.id}\u0000${reason}`, { ruleId: meta.id, reason, object: unknown.subject });
             return;
           }
           const f = buildFinding(meta.id, meta.defaultSeverity, input, snapshot);
@@ -105,7 +106,8 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig): 
         },
         notEvaluated: (reason) => notEvaluated.push({ ruleId: meta.id, reason }),
         notEvaluatedFor: (object, reason) => {
-          const text = `${objectLabel(object, snapshot)}: ${reason}`;
+          // A rule that names a value only Terraform knows (a computed node class name) says so, not a placeholder.
+          const text = `${objectLabel(object, snapshot)}: ${reason.replaceAll(UNKNOWN_VALUE, '‹computed when applied›')}`;
           notEvaluatedFor.set(`${meta.id}\u0000${text}`, { ruleId: meta.id, reason: text });
         },
       });

@@ -2,7 +2,7 @@
 import type { NotEvaluated } from '../engine/findings.js';
 import type { RunResult } from '../engine/runner.js';
 import { BLOCKER_ORDER, type Rule, type Severity } from '../engine/rule.js';
-import { rulesNotRun, type Finding } from '../engine/findings.js';
+import type { Finding } from '../engine/findings.js';
 import { nodeUsage, type Usage } from '../snapshot/capacity.js';
 import { KIND } from '../kube/kinds.js';
 import { formatBytes, formatCpu } from '../kube/units.js';
@@ -107,7 +107,7 @@ export function reportContext(snapshot: Snapshot, run: RunResult, rules: readonl
     filesRead: snapshot.filesRead,
     objectCount: snapshot.objectCount,
     logRecords: snapshot.logs.length,
-    rulesRun: rules.length - rulesNotRun(run.notEvaluated).size,
+    rulesRun: rules.length - run.notEvaluated.length,
     inputsUsed: [...new Set(rules.flatMap((r) => [...r.meta.requires, ...(r.meta.optional ?? [])]))],
     reclaim: reclaimViews(snapshot, run, rules),
     manifestMode: snapshot.desiredStateOnly,

@@ -174,9 +174,16 @@ function notEvaluatedText(report: ScanReport, ctx: ReportContext, c: ChalkInstan
   const perObject = new Set(ctx.notEvaluatedFor);
   const rules = report.notEvaluated.filter((n) => !perObject.has(n));
   const out: string[] = [];
-  if (perObject.size) {
-    const lines = [c.bold(`Not evaluated for some objects (${perObject.size}) — they refer to objects outside the scanned files (--assume-complete if the repository holds everything):`)];
-    for (const n of ctx.notEvaluatedFor) lines.push(`  ${n.ruleId}: ${n.reason}`);
+  const outside = ctx.notEvaluatedFor.filter((n) => !n.object);
+  const computed = ctx.notEvaluatedFor.filter((n) => n.object);
+  if (outside.length) {
+    const lines = [c.bold(`Not evaluated for some objects (${outside.length}) — they refer to objects outside the scanned files (--assume-complete if the repository holds everything):`)];
+    for (const n of outside) lines.push(`  ${n.ruleId}: ${n.reason}`);
+    out.push(lines.join('\n'));
+  }
+  if (computed.length) {
+    const lines = [c.bold(`Not evaluated for ${computed.length} object(s) — values known only when applied:`)];
+    for (const n of computed) lines.push(`  ${n.ruleId}: ${n.reason}`);
     out.push(lines.join('\n'));
   }
   if (!rules.length) return out.join('\n\n');
