@@ -48,6 +48,9 @@ export async function main(argv: string[]): Promise<number> {
     .option('--jobs <n>', 'worker threads for parsing large inputs (default: one per core when the input is large; 0 = none)')
     .option('--timing', 'print load, snapshot and per-rule times to stderr')
     .option('-v, --verbose', 'list every rule that was not evaluated, with its reason')
+    .option('--brief', 'table format: one line per finding (file:line, severity, rule, object, message)')
+    .option('--ascii', 'table format: plain ASCII, no box drawing or typographic glyphs (the default when not on a terminal)')
+    .option('--no-color', 'no colours (also when NO_COLOR is set; colours are used only on a terminal)')
     .action(async (paths: string[], opts) => {
       const { scanCommand } = await import('./scan.js');
       exitCode = await scanCommand(paths, opts, pkg.version);

@@ -8,7 +8,7 @@ import type { Finding } from '../engine/findings.js';
 import type { GateView } from '../engine/gate.js';
 import type { Severity } from '../engine/rule.js';
 import type { ReportContext, ScanReport } from './report.js';
-import { wrapText } from './wrap.js';
+import { displayWidth, wrapText } from './wrap.js';
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -17,31 +17,72 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 export interface TableOptions {
   color: boolean;
   width: number;
+  /** Plain ASCII: no box drawing, bullets, dashes or ellipses (pipes, files, tickets, `--ascii`). */
+  ascii?: boolean;
+  /** One line per finding, like a linter's compact format. */
+  brief?: boolean;
   /** Show every not-evaluated rule with its reason (default: a count and the distinct reasons). */
   verbose?: boolean;
   /** Suppressions, baseline and unused suppressions, when a config, annotations or a baseline are in play. */
   gate?: GateView;
 }
 
-export function renderTable(report: ScanReport, ctx: ReportContext, opts: TableOptions): string {
-  const c = new Chalk({ level: opts.color ? 1 : 0 });
-  const width = Math.max(80, Math.min(opts.width, 200));
-  const out: string[] = [];
-  out.push(header(report, ctx, c, width));
-  if (report.findings.length === 0) {
-    out.push(c.green('No findings.'));
-  } else {
-    out.push(findingsTable(report.findings, c, width));
-  }
-  if (ctx.reclaim.length) out.push(reclaimText(ctx, c, width));
-  if (report.snapshot.skipped.length) out.push(skippedTable(report, c, width));
-  if (opts.gate) out.push(...gateText(opts.gate, c));
-  if (report.notEvaluated.length) out.push(notEvaluatedText(report, ctx, c, opts.verbose ?? false));
-  out.push(summaryLine(report, ctx, c));
-  return `${out.join('\n\n')}\n`;
+/** What every part of the report draws with. */
+interface Pen {
+  c: ChalkInstance;
+  width: number;
+  ascii: boolean;
+  /** Text as it may be printed: typographic glyphs spelled in ASCII when `ascii`. */
+  t: (s: string) => string;
 }
 
-function header(report: ScanReport, ctx: ReportContext, c: ChalkInstance, width: number): string {
+const MIN_WIDTH = 40;
+
+export function renderTable(report: ScanReport, ctx: ReportContext, opts: TableOptions): string {
+  const ascii = opts.ascii ?? false;
+  const pen: Pen = {
+    c: new Chalk({ level: opts.color ? 1 : 0 }),
+    width: Math.max(MIN_WIDTH, opts.width),
+    ascii,
+    t: ascii ? toAscii : (s) => s,
+  };
+  const out = opts.brief ? briefReport(report, ctx, opts.gate, pen) : fullReport(report, ctx, opts, pen);
+  // cli-table3 pads cells to their width: trailing blanks only make pasted reports wrap in narrow viewers.
+  const text = `${out.join('\n\n')}\n`.replace(/[ \t]+$/gm, '');
+  return ascii ? toAscii(text) : text;
+}
+
+function fullReport(report: ScanReport, ctx: ReportContext, opts: TableOptions, pen: Pen): string[] {
+  const { c } = pen;
+  const out: string[] = [];
+  out.push(header(report, ctx, pen));
+  if (report.findings.length === 0) out.push(c.green('No findings.'));
+  else out.push(...report.findings.map((f) => findingBlock(f, pen)));
+  if (ctx.reclaim.length) out.push(reclaimText(ctx, pen));
+  if (report.snapshot.skipped.length) out.push(skippedTable(report, pen));
+  if (opts.gate) out.push(...gateText(opts.gate, pen));
+  if (report.notEvaluated.length) out.push(notEvaluatedText(report, ctx, pen, opts.verbose ?? false));
+  out.push(summaryLine(report, ctx, pen));
+  return out;
+}
+
+/** `[file:line: ]SEVERITY rule-id Kind/ns/name: message`, cut to the width; then the summary line. */
+function briefReport(report: ScanReport, ctx: ReportContext, gate: GateView | undefined, pen: Pen): string[] {
+  const where = new Map<Finding, string>();
+  for (const g of gate?.findings ?? []) if (g.location) where.set(g.finding, `${g.location.source}:${g.location.line}: `);
+  const lines = report.findings.map((f) => {
+    const obj = [f.object.kind, f.object.namespace, f.object.name].filter(Boolean).join('/');
+    const message = pen.t(f.message.replace(/\s+/g, ' '));
+    const head = `${where.get(f) ?? ''}${f.severity} ${f.ruleId} ${obj}: `;
+    const room = pen.width - displayWidth(head);
+    const shown = displayWidth(message) <= room ? message : `${[...message].slice(0, Math.max(0, room - 3)).join('').trimEnd()}...`;
+    return `${where.get(f) ?? ''}${severityText(f.severity, pen.c, f.severity)} ${pen.c.bold(f.ruleId)} ${obj}: ${shown}`;
+  });
+  return [lines.join('\n'), summaryLine(report, ctx, pen)];
+}
+
+function header(report: ScanReport, ctx: ReportContext, pen: Pen): string {
+  const { c, t, width } = pen;
   const s = report.snapshot;
   const gates = Object.entries(s.featureGates)
     .map(([k, v]) => `${k}=${v}`)
@@ -49,7 +90,7 @@ function header(report: ScanReport, ctx: ReportContext, c: ChalkInstance, width:
   const counts = Object.entries(s.counts)
     .filter(([, n]) => n > 0)
     .map(([k, n]) => `${k} ${n}`)
-    .join(' · ');
+    .join(', ');
   const rows: Array<[string, string]> = [
     ['Sources', `${s.sources.join(', ') || '(none)'} — ${ctx.filesRead} file(s) read, ${ctx.objectCount} object(s)`],
     ['Reference time', `${s.referenceTime} (${ctx.referenceTimeSource})`],
@@ -66,64 +107,42 @@ function header(report: ScanReport, ctx: ReportContext, c: ChalkInstance, width:
   if (absent.length) rows.push(['Not in input', `${absent.join(', ')} (used by the enabled rules)`]);
   if (s.skipped.length) rows.push(['Skipped', `${s.skipped.length} input(s) not loaded or partly loaded — listed below`]);
   for (const n of ctx.notes) rows.push(['Note', n]);
-  const table = new Table({
-    style: { head: [], border: [], compact: true },
-    chars: borderless(),
-    colWidths: [16, width - 18],
-  });
-  for (const [k, v] of rows) wrapText(v, width - 20).forEach((line, i) => table.push([i === 0 ? c.bold(k) : '', line]));
+  const label = Math.max(...rows.map(([k]) => k.length));
+  const table = new Table({ style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 }, chars: borderless('  ') });
+  for (const [k, v] of rows) wrapText(t(v), width - label - 2).forEach((line, i) => table.push([i === 0 ? c.bold(k) : '', line]));
   return `${c.bold(`karpdoctor ${report.tool.version}`)}\n${table.toString()}`;
 }
 
-/**
- * One table row per output line: cli-table3 re-measures a whole cell for every line it draws (a debug preview in
- * Cell.draw), which is cubic in the size of a multi-line cell. Single-line cells keep rendering linear.
- */
-function findingsTable(findings: Finding[], c: ChalkInstance, width: number): string {
-  const groups = new Map<string, Finding[]>();
-  for (const f of findings) {
-    const key = `${f.object.kind} ${f.object.namespace ? `${f.object.namespace}/` : ''}${f.object.name}`;
-    let g = groups.get(key);
-    if (!g) groups.set(key, (g = []));
-    g.push(f);
-  }
-  const detailWidth = width - 48;
-  const out: string[] = [];
-  for (const [object, group] of groups) {
-    const table = new Table({
-      colWidths: [10, 34, detailWidth],
-      chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
-      style: { head: [], border: [] },
-    });
-    group.forEach((f, i) => {
-      if (i > 0) table.push(['', '', '']);
-      const rule = wrapText(f.ruleId, 32);
-      details(f, c, detailWidth - 2).forEach((line, j) => {
-        table.push([j === 0 ? severityLabel(f.severity, c) : '', rule[j] ?? '', line]);
-      });
-    });
-    out.push(`${c.bold.underline(object)}\n${table.toString()}`);
-  }
-  return out.join('\n\n');
-}
-
-function details(f: Finding, c: ChalkInstance, width: number): string[] {
-  const wrap = (text: string) => wrapText(text, width);
-  const lines = [...wrap(f.message), '', c.dim('Evidence:')];
+/** A finding as a block: a heading (severity, rule, object), then message, evidence and fix at full width. */
+function findingBlock(f: Finding, pen: Pen): string {
+  const { c, t, width } = pen;
+  const body = width - BODY.length;
+  const sev = severityText(f.severity, c);
+  const object = t(`${f.object.kind} ${f.object.namespace ? `${f.object.namespace}/` : ''}${f.object.name}`);
+  const oneLine = `${SEVERITY_WORD[f.severity]} ${f.ruleId}  ${object}`;
+  const heading =
+    displayWidth(oneLine) <= width
+      ? `${sev} ${c.bold(f.ruleId)}  ${c.bold(object)}`
+      : `${sev} ${c.bold(f.ruleId)}\n${' '.repeat(SEVERITY_WORD[f.severity].length + 1)}${c.bold(object)}`;
+  const lines = [...wrapText(t(f.message), body), '', c.dim('Evidence:')];
+  const bullet = pen.ascii ? '-' : '•';
   for (const e of f.evidence) {
     const what = e.object ? `${e.object.kind} ${e.object.namespace ? `${e.object.namespace}/` : ''}${e.object.name}${e.path ? ` ${e.path}` : ''}` : '';
-    const value = formatValue(e.value);
-    const text = `• ${[what, value && `= ${value}`].filter(Boolean).join(' ')}${e.note ? ` — ${e.note}` : ''} [${e.source}]`;
-    lines.push(...wrap(text));
+    const value = formatValue(e.value, pen.ascii);
+    lines.push(...wrapText(t(`${bullet} ${[what, value && `= ${value}`].filter(Boolean).join(' ')}${e.note ? ` — ${e.note}` : ''} [${e.source}]`), body));
   }
-  lines.push('', c.dim('Fix:'), ...wrap(f.fix));
-  return lines;
+  lines.push('', c.dim('Fix:'), ...wrapText(t(f.fix), body));
+  return `${heading}\n${lines.map((l) => (l ? BODY + l : l)).join('\n')}`;
 }
 
+const BODY = '  ';
+const SEVERITY_WORD: Record<Severity, string> = { error: 'ERROR', warning: 'WARNING', info: 'INFO' };
+
 /** Evidence values are raw (what sits at the path); conditions and taints read better in their usual notation. */
-function formatValue(v: unknown): string {
+function formatValue(v: unknown, ascii: boolean): string {
+  const cut = (s: string) => (s.length > 300 ? `${s.slice(0, 299)}${ascii ? '...' : '…'}` : s);
   if (v === null || v === undefined) return '(not set)';
-  if (typeof v === 'string') return v.length > 300 ? `${v.slice(0, 299)}…` : v;
+  if (typeof v === 'string') return cut(v);
   if (isRecord(v) && typeof v.type === 'string' && typeof v.status === 'string') {
     const since = typeof v.lastTransitionTime === 'string' ? ` [since ${v.lastTransitionTime}]` : '';
     return `${v.type}=${v.status}${v.reason ? ` (${String(v.reason)})` : ''}${v.message ? `: ${String(v.message)}` : ''}${since}`;
@@ -131,80 +150,94 @@ function formatValue(v: unknown): string {
   if (isRecord(v) && typeof v.key === 'string' && typeof v.effect === 'string') {
     return `${v.key}${v.value !== undefined && v.value !== '' ? `=${String(v.value)}` : ''}:${v.effect}`;
   }
-  const s = JSON.stringify(v);
-  return s.length > 300 ? `${s.slice(0, 299)}…` : s;
+  return cut(JSON.stringify(v));
+}
+
+/** Lines of `text` wrapped to the width after `indent`, each prefixed with it. */
+function indented(text: string, indent: string, pen: Pen): string[] {
+  return wrapText(pen.t(text), pen.width - indent.length).map((l) => indent + l);
 }
 
 /** "Why is this under-used node still here?": per node, its capacity use and its blockers, first one first. */
-function reclaimText(ctx: ReportContext, c: ChalkInstance, width: number): string {
+function reclaimText(ctx: ReportContext, pen: Pen): string {
+  const { c } = pen;
   const lines = [c.bold('Why these nodes are not reclaimed (first blocker first):')];
   for (const v of ctx.reclaim) {
-    lines.push(`  ${c.bold(v.node)}${v.nodePool ? ` (NodePool ${v.nodePool})` : ''}`);
-    lines.push(...wrapText(v.usage, width - 6).map((l) => `    ${l}`));
+    lines.push(...indented(`${v.node}${v.nodePool ? ` (NodePool ${v.nodePool})` : ''}`, '  ', pen).map((l) => c.bold(l)));
+    lines.push(...indented(v.usage, '    ', pen));
     v.blockers.forEach((b, i) => {
       const label = i === 0 ? 'blocked by' : 'also';
       // A cause found on another object (the NodePool, a PDB) is told once, at that object's finding above.
       const text = b.about ? `${label} ${b.ruleId} — see the finding on ${b.about} above` : `${label} ${b.ruleId}: ${b.message}`;
-      lines.push(...wrapText(text, width - 8).map((l, j) => `    ${j === 0 ? '' : '  '}${l}`));
+      lines.push(...wrapText(pen.t(text), pen.width - 6).map((l, j) => `    ${j === 0 ? '' : '  '}${l}`));
     });
   }
   return lines.join('\n');
 }
 
-function skippedTable(report: ScanReport, c: ChalkInstance, width: number): string {
-  const left = Math.min(60, Math.floor(width * 0.4));
-  const right = width - left - 3;
+/** Input and reason side by side; an input too long for its column gets a row of its own above its reason. */
+function skippedTable(report: ScanReport, pen: Pen): string {
+  const { c, width } = pen;
+  const shown = report.snapshot.skipped.slice(0, 50);
+  const where = shown.map((s) => `${s.source}${s.line ? `:${s.line}` : ''}`);
+  const widest = Math.floor(width * 0.4);
+  const left = Math.max('Skipped input'.length, ...where.map(displayWidth).filter((w) => w <= widest));
+  const right = width - left - 2;
   const table = new Table({
     head: [c.bold('Skipped input'), c.bold('Reason')],
-    colWidths: [left, right],
-    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
-    style: { head: [], border: [] },
+    chars: borderless('  '),
+    style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 },
   });
-  const shown = report.snapshot.skipped.slice(0, 50);
-  for (const s of shown) {
-    const where = wrapText(`${s.source}${s.line ? `:${s.line}` : ''}`, left - 2);
-    const why = wrapText(s.reason, right - 2);
-    for (let i = 0; i < Math.max(where.length, why.length); i++) table.push([where[i] ?? '', why[i] ?? '']);
-  }
+  shown.forEach((s, k) => {
+    const why = wrapText(pen.t(s.reason), right);
+    if (displayWidth(where[k]!) > left) table.push([{ colSpan: 2, content: where[k]! }]);
+    else table.push([where[k]!, why.shift() ?? '']);
+    for (const line of why) table.push(['', line]);
+  });
   const more = report.snapshot.skipped.length - shown.length;
-  return `${table.toString()}${more > 0 ? `\n… and ${more} more (see --format json)` : ''}`;
+  return `${table.toString()}${more > 0 ? `\n${pen.t('…')} and ${more} more (see --format json)` : ''}`;
 }
 
-function notEvaluatedText(report: ScanReport, ctx: ReportContext, c: ChalkInstance, verbose: boolean): string {
+function notEvaluatedText(report: ScanReport, ctx: ReportContext, pen: Pen, verbose: boolean): string {
+  const { c } = pen;
   const perObject = new Set(ctx.notEvaluatedFor);
   const rules = report.notEvaluated.filter((n) => !perObject.has(n));
+  const item = (text: string) => wrapText(pen.t(text), pen.width - 2).map((l, j) => `  ${j === 0 ? '' : '  '}${l}`);
+  const title = (text: string) => indented(text, '', pen).map((l) => c.bold(l));
   const out: string[] = [];
   const outside = ctx.notEvaluatedFor.filter((n) => !n.object);
   const computed = ctx.notEvaluatedFor.filter((n) => n.object);
   if (outside.length) {
-    const lines = [c.bold(`Not evaluated for some objects (${outside.length}) — they refer to objects outside the scanned files (--assume-complete if the repository holds everything):`)];
-    for (const n of outside) lines.push(`  ${n.ruleId}: ${n.reason}`);
+    const lines = title(`Not evaluated for some objects (${outside.length}) — they refer to objects outside the scanned files (--assume-complete if the repository holds everything):`);
+    for (const n of outside) lines.push(...item(`${n.ruleId}: ${n.reason}`));
     out.push(lines.join('\n'));
   }
   if (computed.length) {
-    const lines = [c.bold(`Not evaluated for ${computed.length} object(s) — values known only when applied:`)];
-    for (const n of computed) lines.push(`  ${n.ruleId}: ${n.reason}`);
+    const lines = title(`Not evaluated for ${computed.length} object(s) — values known only when applied:`);
+    for (const n of computed) lines.push(...item(`${n.ruleId}: ${n.reason}`));
     out.push(lines.join('\n'));
   }
   if (!rules.length) return out.join('\n\n');
   if (ctx.manifestMode && !verbose) {
-    out.push(c.dim(`${rules.length} rule(s) need cluster state (Nodes, NodeClaims, events, logs) that manifests do not hold and were not evaluated (-v lists them).`));
+    out.push(indented(`${rules.length} rule(s) need cluster state (Nodes, NodeClaims, events, logs) that manifests do not hold and were not evaluated (-v lists them).`, '', pen).map((l) => c.dim(l)).join('\n'));
     return out.join('\n\n');
   }
-  const lines = [c.bold(`Not evaluated (${rules.length} rule(s)) — the input lacks what they need:`)];
+  const lines = title(`Not evaluated (${rules.length} rule(s)) — the input lacks what they need:`);
   if (verbose || rules.length <= 8) {
-    for (const n of rules) lines.push(`  ${n.ruleId}: ${n.reason}`);
+    for (const n of rules) lines.push(...item(`${n.ruleId}: ${n.reason}`));
   } else {
     const byReason = new Map<string, string[]>();
     for (const n of rules) byReason.set(n.reason, [...(byReason.get(n.reason) ?? []), n.ruleId]);
-    for (const [reason, ids] of byReason) lines.push(`  ${ids.length} rule(s): ${reason}`);
+    for (const [reason, ids] of byReason) lines.push(...item(`${ids.length} rule(s): ${reason}`));
   }
   out.push(lines.join('\n'));
   return out.join('\n\n');
 }
 
-function gateText(gate: GateView, c: ChalkInstance): string[] {
+function gateText(gate: GateView, pen: Pen): string[] {
+  const { c } = pen;
   const out: string[] = [];
+  const item = (text: string) => wrapText(pen.t(text), pen.width - 2).map((l, j) => `  ${j === 0 ? '' : '  '}${l}`);
   const suppressed = gate.findings.filter((g) => g.suppression);
   if (suppressed.length) {
     const byOrigin = new Map<string, number>();
@@ -212,26 +245,27 @@ function gateText(gate: GateView, c: ChalkInstance): string[] {
       const o = g.suppression!.origin.startsWith('annotation ') ? 'karpdoctor.io/ignore annotations' : g.suppression!.origin.startsWith('baseline ') ? g.suppression!.origin : (gate.config ?? 'the configuration');
       byOrigin.set(o, (byOrigin.get(o) ?? 0) + 1);
     }
-    out.push(c.dim(`${suppressed.length} finding(s) suppressed: ${[...byOrigin].map(([o, n]) => `${n} by ${o}`).join(', ')}.`));
+    out.push(indented(`${suppressed.length} finding(s) suppressed: ${[...byOrigin].map(([o, n]) => `${n} by ${o}`).join(', ')}.`, '', pen).map((l) => c.dim(l)).join('\n'));
   }
   if (gate.unusedSuppressions.length) {
-    const lines = [c.bold(`Suppressions that matched nothing (${gate.unusedSuppressions.length}) — remove them or fix them:`)];
+    const lines = indented(`Suppressions that matched nothing (${gate.unusedSuppressions.length}) — remove them or fix them:`, '', pen).map((l) => c.bold(l));
     for (const u of gate.unusedSuppressions) {
       const where = u.location ? `${u.location.source}:${u.location.line}` : u.origin;
-      lines.push(`  ${where}: ${u.rules.join(',')}${u.problem ? ` — not applied: ${u.problem}` : ` ("${u.reason}") suppressed no finding`} [${u.origin}]`);
+      lines.push(...item(`${where}: ${u.rules.join(',')}${u.problem ? ` — not applied: ${u.problem}` : ` ("${u.reason}") suppressed no finding`} [${u.origin}]`));
     }
     out.push(lines.join('\n'));
   }
   if (gate.staleBaseline.length) {
-    const lines = [c.bold(`Baseline entries with no finding any more (${gate.staleBaseline.length}) — run \`karpdoctor baseline prune\`:`)];
-    for (const e of gate.staleBaseline.slice(0, 20)) lines.push(`  ${e.ruleId} on ${e.object.kind} ${e.object.namespace ? `${e.object.namespace}/` : ''}${e.object.name}${e.pointer ? ` (${e.pointer})` : ''}`);
-    if (gate.staleBaseline.length > 20) lines.push(`  … and ${gate.staleBaseline.length - 20} more`);
+    const lines = indented(`Baseline entries with no finding any more (${gate.staleBaseline.length}) — run \`karpdoctor baseline prune\`:`, '', pen).map((l) => c.bold(l));
+    for (const e of gate.staleBaseline.slice(0, 20)) lines.push(...item(`${e.ruleId} on ${e.object.kind} ${e.object.namespace ? `${e.object.namespace}/` : ''}${e.object.name}${e.pointer ? ` (${e.pointer})` : ''}`));
+    if (gate.staleBaseline.length > 20) lines.push(`  ${pen.t('…')} and ${gate.staleBaseline.length - 20} more`);
     out.push(lines.join('\n'));
   }
   return out;
 }
 
-function summaryLine(report: ScanReport, ctx: ReportContext, c: ChalkInstance): string {
+function summaryLine(report: ScanReport, ctx: ReportContext, pen: Pen): string {
+  const { c } = pen;
   const s = report.summary;
   const parts = [
     s.error ? c.red.bold(`${s.error} error(s)`) : '0 errors',
@@ -239,18 +273,44 @@ function summaryLine(report: ScanReport, ctx: ReportContext, c: ChalkInstance): 
     `${s.info} info`,
   ];
   const partly = ctx.notEvaluatedFor.length ? ` (${ctx.notEvaluatedFor.length} object(s) not judged)` : '';
-  return `${parts.join(', ')} — ${ctx.rulesRun} rule(s) evaluated${partly}, ${ctx.rulesNotRun} not evaluated`;
+  // Two lines at most: the counts, then what was run, when both do not fit.
+  const tail = `${ctx.rulesRun} rule(s) evaluated${partly}, ${ctx.rulesNotRun} not evaluated`;
+  const counts = parts.join(', ');
+  const plainCounts = `${s.error ? `${s.error} error(s)` : '0 errors'}, ${s.warning ? `${s.warning} warning(s)` : '0 warnings'}, ${s.info} info`;
+  const dash = pen.t(' — ');
+  return displayWidth(plainCounts + dash + tail) <= pen.width ? `${counts}${dash}${tail}` : `${counts}\n${tail}`;
 }
 
-function severityLabel(s: Severity, c: ChalkInstance): string {
-  return s === 'error' ? c.red.bold('ERROR') : s === 'warning' ? c.yellow.bold('WARN') : c.cyan('INFO');
+function severityText(s: Severity, c: ChalkInstance, word = SEVERITY_WORD[s]): string {
+  return s === 'error' ? c.red.bold(word) : s === 'warning' ? c.yellow.bold(word) : c.cyan(word);
 }
 
-function borderless(): Partial<Record<string, string>> {
+/** Typographic glyphs of our own texts and of rule messages, spelled in ASCII; other characters are data. */
+const ASCII: Array<[RegExp, string]> = [
+  [/[—–]/g, '-'],
+  [/…/g, '...'],
+  [/[•·]/g, '-'],
+  [/→/g, '->'],
+  [/←/g, '<-'],
+  [/[‘’]/g, "'"],
+  [/[“”]/g, '"'],
+  [/≥/g, '>='],
+  [/≤/g, '<='],
+  [/×/g, 'x'],
+  [/[\u2500-\u257f]/g, '-'],
+];
+
+export function toAscii(s: string): string {
+  let out = s;
+  for (const [re, to] of ASCII) out = out.replace(re, to);
+  return out;
+}
+
+function borderless(middle: string): Partial<Record<string, string>> {
   const none = '';
   return {
     top: none, 'top-mid': none, 'top-left': none, 'top-right': none,
     bottom: none, 'bottom-mid': none, 'bottom-left': none, 'bottom-right': none,
-    left: none, 'left-mid': none, mid: none, 'mid-mid': none, right: none, 'right-mid': none, middle: ' ',
+    left: none, 'left-mid': none, mid: none, 'mid-mid': none, right: none, 'right-mid': none, middle,
   };
 }
