@@ -82,11 +82,11 @@ describe('karpdoctor (built binary)', () => {
     expect(r.stdout).toMatch(/Reference time\s+2024-11-05T14:30:00\.000Z \(latest time in the dump: Node .* heartbeat\)/);
     expect(r.stdout).toMatch(/Karpenter\s+version unknown/);
     expect(r.stdout).toMatch(/Node ip-10-0-1-20\.us-west-2\.compute\.internal/);
-    expect(r.stdout).toMatch(/ERROR\s+│ node-unhealthy-not-repaired/);
+    expect(r.stdout).toMatch(/\nERROR node-unhealthy-not-repaired  Node ip-10-0-1-20\.us-west-2\.compute\.internal\n/);
     expect(r.stdout).toMatch(/Ready=Unknown \(NodeStatusUnknown\) for 2h40m/);
     expect(r.stdout).toMatch(/nodes\.json:\d+\]/);
     expect(r.stdout).toMatch(/Fix:/);
-    expect(r.stdout).toMatch(/broken\.yaml:\d+ +│ YAML: /);
+    expect(r.stdout).toMatch(/broken\.yaml:\d+ +YAML: /);
     expect(r.stdout).toMatch(/1 error\(s\), 0 warnings, 0 info/);
   });
 

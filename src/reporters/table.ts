@@ -66,15 +66,21 @@ function fullReport(report: ScanReport, ctx: ReportContext, opts: TableOptions, 
   return out;
 }
 
-/** `[file:line: ]SEVERITY rule-id Kind/ns/name: message`, cut to the width; then the summary line. */
+const BRIEF_MESSAGE_MIN = 40;
+
+/** `[file:line: ]severity rule-id Kind/ns/name: message`, cut to the width; then the summary line. */
 function briefReport(report: ScanReport, ctx: ReportContext, gate: GateView | undefined, pen: Pen): string[] {
   const where = new Map<Finding, string>();
   for (const g of gate?.findings ?? []) if (g.location) where.set(g.finding, `${g.location.source}:${g.location.line}: `);
   const lines = report.findings.map((f) => {
     const obj = [f.object.kind, f.object.namespace, f.object.name].filter(Boolean).join('/');
-    const message = pen.t(f.message.replace(/\s+/g, ' '));
+    // Messages usually open with the object, which the line has already named.
+    const named = `${f.object.kind} ${f.object.namespace ? `${f.object.namespace}/` : ''}${f.object.name} `;
+    const text = f.message.replace(/\s+/g, ' ');
+    const message = pen.t(text.startsWith(named) ? text.slice(named.length) : text);
     const head = `${where.get(f) ?? ''}${f.severity} ${f.ruleId} ${obj}: `;
-    const room = pen.width - displayWidth(head);
+    // A line without its message tells nothing: the message keeps a readable start even past the width.
+    const room = Math.max(BRIEF_MESSAGE_MIN, pen.width - displayWidth(head));
     const shown = displayWidth(message) <= room ? message : `${[...message].slice(0, Math.max(0, room - 3)).join('').trimEnd()}...`;
     return `${where.get(f) ?? ''}${severityText(f.severity, pen.c, f.severity)} ${pen.c.bold(f.ruleId)} ${obj}: ${shown}`;
   });

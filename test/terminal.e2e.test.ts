@@ -1,0 +1,145 @@
+/**
+ * The terminal report as people read it: the built CLI through a pipe at 80 and 120 columns, on the two example
+ * dumps. A pipe gets plain ASCII without colour, wrapped to $COLUMNS; commands from fixes stay whole on one line.
+ */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { terminalStyle } from '../src/cli/scan.js';
+
+const ROOT = join(import.meta.dirname, '..');
+const BIN = join(ROOT, 'bin', 'karpdoctor.js');
+const FIXTURES = ['fixtures/mixed-incidents', 'fixtures/example-cluster'];
+
+const runs = new Map<string, { code: number | null; stdout: string; stderr: string }>();
+
+/** Runs are shared between tests that read the same output (each costs seconds on a busy machine). */
+function scan(args: string[], env: Record<string, string | undefined>) {
+  const key = JSON.stringify([args, env]);
+  if (!runs.has(key)) runs.set(key, spawnScan(args, env));
+  return runs.get(key)!;
+}
+
+function spawnScan(args: string[], env: Record<string, string | undefined>) {
+  const base = { ...process.env };
+  delete base.NO_COLOR;
+  delete base.FORCE_COLOR;
+  const r = spawnSync(process.execPath, [BIN, 'scan', '--no-crd-download', ...args], { cwd: ROOT, encoding: 'utf8', env: { ...base, ...env }, maxBuffer: 64 << 20 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+interface JsonFinding {
+  ruleId: string;
+  severity: string;
+  object: { kind: string; namespace?: string; name: string };
+  message: string;
+  fix: string;
+}
+
+function findings(fixture: string): JsonFinding[] {
+  return (JSON.parse(scan([fixture, '--format', 'json'], {}).stdout) as { findings: JsonFinding[] }).findings;
+}
+
+/** What the report may print longer than the width: one word, or a command kept whole on a line of its own. */
+function unbreakable(line: string): boolean {
+  const t = line.trim();
+  return !t.includes(' ') || /^\(?(?:kubectl|helm|aws) /.test(t);
+}
+
+const ascii = (s: string) => s.replace(/[—–]/g, '-').replace(/…/g, '...');
+const squash = (s: string) => s.replace(/\s+/g, ' ');
+
+describe.each(FIXTURES)('scan %s through a pipe', (fixture) => {
+  const expected = findings(fixture);
+
+  it.each([80, 120])('at %i columns: lines fit, ASCII only, no colour, every message whole', (width) => {
+    const r = scan([fixture], { COLUMNS: String(width) });
+    expect(r.code).toBe(1);
+    const lines = r.stdout.split('\n');
+    expect(lines.filter((l) => l.length > width && !unbreakable(l))).toEqual([]);
+    expect(r.stdout).not.toMatch(/\x1b\[/);
+    expect(r.stdout).not.toMatch(/[\u2500-\u257f•…—–→]/);
+    expect(r.stdout).not.toMatch(/[ \t]$/m);
+    const flat = squash(r.stdout);
+    for (const f of expected) expect(flat).toContain(squash(ascii(f.message)));
+  });
+
+  it('keeps every command line of every fix whole on one output line', () => {
+    const lines = scan([fixture], { COLUMNS: '80' }).stdout.split('\n').map((l) => l.trim());
+    const commands = expected.flatMap((f) => f.fix.split('\n').map((l) => l.trim()).filter((l) => /^(?:kubectl|helm) /.test(l)));
+    expect(commands.length).toBeGreaterThan(0);
+    for (const c of commands) expect(lines).toContain(ascii(c));
+  });
+
+  it('--brief: one line per finding, file:line first, then the summary', () => {
+    const r = scan([fixture, '--brief'], { COLUMNS: '80' });
+    expect(r.code).toBe(1);
+    const [list, summary, rest] = r.stdout.split('\n\n');
+    const rows = list!.split('\n');
+    expect(rows).toHaveLength(expected.length);
+    rows.forEach((row, i) => {
+      const f = expected[i]!;
+      const obj = [f.object.kind, f.object.namespace, f.object.name].filter(Boolean).join('/');
+      expect(row).toMatch(new RegExp(`^${fixture}/[^ ]+:\\d+: ${f.severity} ${f.ruleId} ${obj.replace(/[.]/g, '\\.')}: \\S`));
+    });
+    expect(summary).toMatch(/^\d+ error\(s\), \d+ warning\(s\), \d+ info - \d+ rule\(s\) evaluated, \d+ not evaluated\n$/);
+    expect(rest).toBeUndefined();
+  });
+});
+
+describe('finding blocks at 80 and 120 columns (mixed-incidents)', () => {
+  it('a heading names severity, rule and object; the object moves under the rule when the line is full', () => {
+    const narrow = scan(['fixtures/mixed-incidents'], { COLUMNS: '80' }).stdout;
+    expect(narrow).toContain('\nERROR uninitialized-taint-lingering\n      Node ip-10-20-120-33.us-west-2.compute.internal\n  Node ip-10-20-120-33');
+    expect(narrow).toContain('\nERROR pv-zone-unreachable  Pod data/orders-db-3\n');
+    expect(narrow).toContain(
+      '  Fix:\n  1. Unblock scheduling now:\n     kubectl taint node ip-10-20-120-33.us-west-2.compute.internal node.cloudprovider.kubernetes.io/uninitialized:NoSchedule-\n',
+    );
+    for (const command of [
+      "kubectl -n finance patch pdb statement-renderer --type json -p '[{\"op\":\"remove\",\"path\":\"/spec/minAvailable\"},{\"op\":\"add\",\"path\":\"/spec/maxUnavailable\",\"value\":1}]'",
+      'helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter --reuse-values --set settings.featureGates.nodeRepair=true',
+      'kubectl get events --field-selector involvedObject.name=ip-10-20-52-18.us-west-2.compute.internal,reason=DisruptionBlocked',
+      'kubectl -n data rollout status statefulset/kafka; kubectl -n data get pods,pvc -o wide',
+    ])
+      expect(narrow.split('\n').map((l) => l.trim())).toContain(command);
+    const wide = scan(['fixtures/mixed-incidents'], { COLUMNS: '120' }).stdout;
+    expect(wide).toContain('\nERROR uninitialized-taint-lingering  Node ip-10-20-120-33.us-west-2.compute.internal\n');
+  });
+
+  it('NO_COLOR and no $COLUMNS: no escapes, 80 columns', () => {
+    const r = scan(['fixtures/mixed-incidents'], { NO_COLOR: '1', COLUMNS: undefined });
+    expect(r.stdout).not.toMatch(/\x1b\[/);
+    expect(r.stdout.split('\n').filter((l) => l.length > 80 && !unbreakable(l))).toEqual([]);
+    expect(r.stdout.split('\n').some((l) => l.length > 70)).toBe(true);
+  });
+});
+
+describe('terminalStyle: colour, glyphs and width from where the report goes', () => {
+  const saved = { isTTY: process.stdout.isTTY, columns: process.stdout.columns, NO_COLOR: process.env.NO_COLOR, COLUMNS: process.env.COLUMNS };
+  const set = (tty: boolean, columns: number | undefined, env: { NO_COLOR?: string; COLUMNS?: string }) => {
+    Object.assign(process.stdout, { isTTY: tty, columns });
+    for (const k of ['NO_COLOR', 'COLUMNS'] as const) {
+      if (env[k] === undefined) delete process.env[k];
+      else process.env[k] = env[k];
+    }
+  };
+  afterEach(() => set(Boolean(saved.isTTY), saved.columns, { ...(saved.NO_COLOR !== undefined ? { NO_COLOR: saved.NO_COLOR } : {}), ...(saved.COLUMNS !== undefined ? { COLUMNS: saved.COLUMNS } : {}) }));
+
+  it('a terminal: colour and glyphs at its width, unless NO_COLOR, --no-color or --ascii', () => {
+    set(true, 100, { COLUMNS: '60' });
+    expect(terminalStyle({}, false)).toEqual({ color: true, ascii: false, width: 100 });
+    expect(terminalStyle({ color: false }, false)).toEqual({ color: false, ascii: false, width: 100 });
+    expect(terminalStyle({ ascii: true }, false)).toEqual({ color: true, ascii: true, width: 100 });
+    set(true, 100, { NO_COLOR: '1' });
+    expect(terminalStyle({}, false).color).toBe(false);
+  });
+
+  it('a pipe or a file: no colour, ASCII, $COLUMNS else 80', () => {
+    set(false, undefined, { COLUMNS: '120' });
+    expect(terminalStyle({}, false)).toEqual({ color: false, ascii: true, width: 120 });
+    set(false, undefined, {});
+    expect(terminalStyle({}, false)).toEqual({ color: false, ascii: true, width: 80 });
+    set(true, 100, {});
+    expect(terminalStyle({}, true)).toEqual({ color: false, ascii: true, width: 80 });
+  });
+});
