@@ -3,6 +3,7 @@
  * dumps. A pipe gets plain ASCII without colour, wrapped to $COLUMNS; commands from fixes stay whole on one line.
  */
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { terminalStyle } from '../src/cli/scan.js';
@@ -141,5 +142,20 @@ describe('terminalStyle: colour, glyphs and width from where the report goes', (
     expect(terminalStyle({}, false)).toEqual({ color: false, ascii: true, width: 80 });
     set(true, 100, {});
     expect(terminalStyle({}, true)).toEqual({ color: false, ascii: true, width: 80 });
+  });
+});
+
+describe('README', () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const block = (name: string) => new RegExp(`<!-- ${name}:start -->\\n\`\`\`text\\n([\\s\\S]*?)\\n\`\`\`\\n<!-- ${name}:end -->`).exec(readme)?.[1];
+
+  it('shows a finding exactly as the example prints at 80 columns', () => {
+    const excerpt = block('terminal');
+    expect(excerpt).toMatch(/^ERROR node-unhealthy-not-repaired\n/);
+    expect(scan(['fixtures/example-cluster'], { COLUMNS: '80' }).stdout).toContain(`\n${excerpt}\n`);
+  });
+
+  it('shows --brief exactly as the example prints it at 80 columns', () => {
+    expect(scan(['fixtures/example-cluster', '--brief'], { COLUMNS: '80' }).stdout.split('\n\n')[0]).toBe(block('brief'));
   });
 });
