@@ -248,7 +248,7 @@ describe('baseline create | prune', () => {
     edit(join(dir, 'storage/storageclasses.yaml'), (t) => t.replace('volumeBindingMode: Immediate', 'volumeBindingMode: WaitForFirstConsumer'));
     const next = run(['scan', '.', '--baseline', '.karpdoctor-baseline.json', '--fail-on', 'warning'], dir);
     expect(next.code).toBe(1);
-    expect(next.stdout).toMatch(/NodePool general\n[\s\S]*expire-without-termination/);
+    expect(next.stdout).toMatch(/\nWARNING expire-without-termination-grace-period  NodePool general\n/);
     expect(next.stdout).toMatch(/Baseline entries with no finding any more \(1\)[\s\S]*storageclass-immediate-binding on StorageClass gp3 \(\/volumeBindingMode\)/);
 
     const pruned = run(['baseline', 'prune', '.'], dir);

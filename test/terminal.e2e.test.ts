@@ -107,6 +107,12 @@ describe('finding blocks at 80 and 120 columns (mixed-incidents)', () => {
     expect(wide).toContain('\nERROR uninitialized-taint-lingering  Node ip-10-20-120-33.us-west-2.compute.internal\n');
   });
 
+  it('--brief with another format is a usage error, not a silently ignored flag', () => {
+    const r = scan(['fixtures/mixed-incidents', '--brief', '--format', 'json'], {});
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('karpdoctor: --brief is a view of the table format, not of --format json\n');
+  });
+
   it('NO_COLOR and no $COLUMNS: no escapes, 80 columns', () => {
     const r = scan(['fixtures/mixed-incidents'], { NO_COLOR: '1', COLUMNS: undefined });
     expect(r.stdout).not.toMatch(/\x1b\[/);

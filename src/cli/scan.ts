@@ -199,6 +199,7 @@ export async function executeScan(paths: string[], opts: ScanOptions, plan: Scan
 export async function scanCommand(paths: string[], opts: ScanOptions, toolVersion: string): Promise<number> {
   const format = opts.format ?? 'table';
   if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, got "${format}"`);
+  if (opts.brief && format !== 'table') throw new UsageError(`--brief is a view of the table format, not of --format ${format}`);
   const plan = planScan(paths, opts);
   const { snapshot, run, gate, report } = await executeScan(paths, opts, plan, toolVersion);
   const toFile = Boolean(opts.output);

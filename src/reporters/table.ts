@@ -75,7 +75,7 @@ function briefReport(report: ScanReport, ctx: ReportContext, gate: GateView | un
   const lines = report.findings.map((f) => {
     const obj = [f.object.kind, f.object.namespace, f.object.name].filter(Boolean).join('/');
     // Messages usually open with the object, which the line has already named.
-    const named = `${f.object.kind} ${f.object.namespace ? `${f.object.namespace}/` : ''}${f.object.name} `;
+    const named = `${objectText(f.object)} `;
     const text = f.message.replace(/\s+/g, ' ');
     const message = pen.t(text.startsWith(named) ? text.slice(named.length) : text);
     const head = `${where.get(f) ?? ''}${f.severity} ${f.ruleId} ${obj}: `;
@@ -124,7 +124,7 @@ function findingBlock(f: Finding, pen: Pen): string {
   const { c, t, width } = pen;
   const body = width - BODY.length;
   const sev = severityText(f.severity, c);
-  const object = t(`${f.object.kind} ${f.object.namespace ? `${f.object.namespace}/` : ''}${f.object.name}`);
+  const object = t(objectText(f.object));
   const oneLine = `${SEVERITY_WORD[f.severity]} ${f.ruleId}  ${object}`;
   const heading =
     displayWidth(oneLine) <= width
@@ -133,7 +133,7 @@ function findingBlock(f: Finding, pen: Pen): string {
   const lines = [...wrapText(t(f.message), body), '', c.dim('Evidence:')];
   const bullet = pen.ascii ? '-' : '•';
   for (const e of f.evidence) {
-    const what = e.object ? `${e.object.kind} ${e.object.namespace ? `${e.object.namespace}/` : ''}${e.object.name}${e.path ? ` ${e.path}` : ''}` : '';
+    const what = e.object ? `${objectText(e.object)}${e.path ? ` ${e.path}` : ''}` : '';
     const value = formatValue(e.value, pen.ascii);
     lines.push(...wrapText(t(`${bullet} ${[what, value && `= ${value}`].filter(Boolean).join(' ')}${e.note ? ` — ${e.note}` : ''} [${e.source}]`), body));
   }
@@ -174,11 +174,17 @@ function reclaimText(ctx: ReportContext, pen: Pen): string {
     v.blockers.forEach((b, i) => {
       const label = i === 0 ? 'blocked by' : 'also';
       // A cause found on another object (the NodePool, a PDB) is told once, at that object's finding above.
-      const text = b.about ? `${label} ${b.ruleId} — see the finding on ${b.about} above` : `${label} ${b.ruleId}: ${b.message}`;
+      // The node's own finding is told in full above: its first sentence is enough to tell the blockers apart.
+      const text = b.about ? `${label} ${b.ruleId} — see the finding on ${b.about} above` : `${label} ${b.ruleId}: ${firstSentence(b.message)}`;
       lines.push(...wrapText(pen.t(text), pen.width - 6).map((l, j) => `    ${j === 0 ? '' : '  '}${l}`));
     });
   }
   return lines.join('\n');
+}
+
+function firstSentence(text: string): string {
+  const end = /\.\s+(?=[A-Z])/.exec(text);
+  return end ? text.slice(0, end.index + 1) : text;
 }
 
 /** Input and reason side by side; an input too long for its column gets a row of its own above its reason. */
@@ -263,7 +269,7 @@ function gateText(gate: GateView, pen: Pen): string[] {
   }
   if (gate.staleBaseline.length) {
     const lines = indented(`Baseline entries with no finding any more (${gate.staleBaseline.length}) — run \`karpdoctor baseline prune\`:`, '', pen).map((l) => c.bold(l));
-    for (const e of gate.staleBaseline.slice(0, 20)) lines.push(...item(`${e.ruleId} on ${e.object.kind} ${e.object.namespace ? `${e.object.namespace}/` : ''}${e.object.name}${e.pointer ? ` (${e.pointer})` : ''}`));
+    for (const e of gate.staleBaseline.slice(0, 20)) lines.push(...item(`${e.ruleId} on ${objectText(e.object)}${e.pointer ? ` (${e.pointer})` : ''}`));
     if (gate.staleBaseline.length > 20) lines.push(`  ${pen.t('…')} and ${gate.staleBaseline.length - 20} more`);
     out.push(lines.join('\n'));
   }
@@ -285,6 +291,11 @@ function summaryLine(report: ScanReport, ctx: ReportContext, pen: Pen): string {
   const plainCounts = `${s.error ? `${s.error} error(s)` : '0 errors'}, ${s.warning ? `${s.warning} warning(s)` : '0 warnings'}, ${s.info} info`;
   const dash = pen.t(' — ');
   return displayWidth(plainCounts + dash + tail) <= pen.width ? `${counts}${dash}${tail}` : `${counts}\n${tail}`;
+}
+
+/** `Kind ns/name`, as headings and evidence name an object. */
+function objectText(o: { kind: string; namespace?: string | null | undefined; name: string }): string {
+  return `${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}`;
 }
 
 function severityText(s: Severity, c: ChalkInstance, word = SEVERITY_WORD[s]): string {
