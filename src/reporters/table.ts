@@ -156,7 +156,14 @@ function formatValue(v: unknown, ascii: boolean): string {
   if (isRecord(v) && typeof v.key === 'string' && typeof v.effect === 'string') {
     return `${v.key}${v.value !== undefined && v.value !== '' ? `=${String(v.value)}` : ''}:${v.effect}`;
   }
-  return cut(JSON.stringify(v));
+  return cut(spacedJson(v));
+}
+
+/** JSON with a space after each comma and colon, so that a long value wraps between its members. */
+function spacedJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(spacedJson).join(', ')}]`;
+  if (isRecord(v)) return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}: ${spacedJson(x)}`).join(', ')}}`;
+  return JSON.stringify(v) ?? String(v);
 }
 
 /** Lines of `text` wrapped to the width after `indent`, each prefixed with it. */
