@@ -52,10 +52,14 @@ describe('a ticket with outputs embedded in it', () => {
     expect(r.skipped).toEqual([]);
   });
 
-  it('a PowerShell session: each output belongs to the command above it; a table no reader takes says what it is', async () => {
+  it('a PowerShell session: each output belongs to the command above it, the nodes table too (partial Nodes)', async () => {
     const r = await load('powershell-session.txt');
-    expect(objects(r)).toEqual(['karpenter.k8s.aws/v1 EC2NodeClass default @2']);
-    expect(skipped(r)).toEqual(['17 a kubectl get table of nodes, not read']);
+    expect(objects(r)).toEqual([
+      'karpenter.k8s.aws/v1 EC2NodeClass default @2',
+      'v1 Node ip-10-20-31-7.eu-central-1.compute.internal @18',
+      'v1 Node ip-10-20-44-9.eu-central-1.compute.internal @19',
+    ]);
+    expect(skipped(r)).toEqual([]);
   });
 
   it('an issue template without fences: a list whose indentation the paste dropped goes back under its key', async () => {
@@ -137,9 +141,10 @@ describe('honest skip reasons', () => {
     expect(skipped(r)).toEqual(['1 prose (3 paragraphs), not objects or logs']);
   });
 
-  it('a get table is named by the command above it', async () => {
+  it('a get table under its command line is read, in the namespace the command names', async () => {
     const r = await load('prose-and-table.txt');
-    expect(skipped(r)).toEqual(['7 a kubectl get table of pods, not read', '1 prose (3 paragraphs), not objects or logs']);
+    expect(objects(r)).toEqual(['v1 Pod batch/report-28977120-x7m2k @8', 'v1 Pod batch/report-28977180-k2p9d @9']);
+    expect(skipped(r)).toEqual(['1 prose (3 paragraphs), not objects or logs']);
   });
 
   it("kubectl's own messages are named as such, with the command they answer", async () => {

@@ -20,6 +20,8 @@ export interface Finding {
   fix: string;
   evidence: Evidence[];
   related: Array<{ kind: string; name: string; namespace?: string }>;
+  /** Present when the finding rests on log records or events alone: which, and the input that would confirm it. */
+  recordsOnly?: { basis: 'logs' | 'events' | 'logs and events'; confirmWith: string };
 }
 
 export interface NotEvaluated {
@@ -58,7 +60,9 @@ export function buildFinding(ruleId: string, defaultSeverity: Severity, input: F
 
 function assembleFinding(ruleId: string, defaultSeverity: Severity, input: FindingInput, snapshot: Snapshot): Finding {
   const object = isKubeObject(input.object) ? snapshot.ref(input.object) : input.object;
-  const message = input.assumes ? `${input.message} (version unknown: assumes ${input.assumes})` : input.message;
+  let message = input.assumes ? `${input.message} (version unknown: assumes ${input.assumes})` : input.message;
+  const basis = input.recordsOnly ? recordsBasis(input) : undefined;
+  if (basis) message += ` (from ${basis} only: confirm with \`${input.recordsOnly!.confirmWith}\`)`;
   return {
     ruleId,
     severity: input.severity ?? defaultSeverity,
@@ -70,7 +74,14 @@ function assembleFinding(ruleId: string, defaultSeverity: Severity, input: Findi
       const ref = isKubeObject(r) ? snapshot.ref(r) : r;
       return { kind: ref.kind, name: ref.name, ...(ref.namespace ? { namespace: ref.namespace } : {}) };
     }),
+    ...(basis ? { recordsOnly: { basis, confirmWith: input.recordsOnly!.confirmWith } } : {}),
   };
+}
+
+function recordsBasis(input: FindingInput): 'logs' | 'events' | 'logs and events' {
+  const logs = input.evidence.some((e) => e.log);
+  const events = input.evidence.some((e) => e.event);
+  return logs && events ? 'logs and events' : logs ? 'logs' : 'events';
 }
 
 function buildEvidence(e: EvidenceInput, snapshot: Snapshot): Evidence {

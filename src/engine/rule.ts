@@ -35,6 +35,12 @@ export interface RuleMeta {
   requires: InputName[];
   /** At least one of these must be present too (e.g. NodeClaims in a dump, or EC2NodeClasses in a GitOps repo). */
   requiresAnyOf?: InputName[];
+  /**
+   * Records in which the controller states this rule's cause itself (karpenter-facts §8, §2): when `requires` or
+   * `requiresAnyOf` are not met but one of these is present, the rule still runs, and its findings rest on those
+   * records alone (`FindingInput.recordsOnly`). Without a finding it is reported not evaluated, as before.
+   */
+  records?: Array<'ControllerLogs' | 'Event'>;
   /** Inputs that sharpen the verdict when present (version, events, logs). */
   optional?: InputName[];
   /** Catalog "spec-only (manifest repo)?" column. */
@@ -107,6 +113,11 @@ export interface FindingInput {
   related?: Array<KubeObject | ObjectRef>;
   /** Which versions the verdict assumes when the Karpenter version is unknown; shown with the message. */
   assumes?: string;
+  /**
+   * The finding rests on controller log records or events alone (the object they name is not in the input, or only
+   * partly): the message says so, with the input that would confirm it.
+   */
+  recordsOnly?: { confirmWith: string };
 }
 
 export interface RuleContext {
@@ -120,7 +131,8 @@ export interface RuleContext {
   notEvaluated(reason: string): void;
   /**
    * The rule cannot judge this object, though it judges others: in a repository, a reference the scanned files do not
-   * resolve (an EC2NodeClass created by Terraform). Reported as *not evaluated for that object*, with the reason.
+   * resolve (an EC2NodeClass created by Terraform); a partial object (describe output, a get table) that does not show
+   * a field the rule reads (never fire or pass on such a field instead). Reported as *not evaluated for that object*.
    */
   notEvaluatedFor(object: KubeObject, reason: string): void;
 }

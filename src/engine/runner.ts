@@ -5,7 +5,7 @@
  */
 import type { KubeObject } from '../kube/types.js';
 import { INPUTS } from '../kube/kinds.js';
-import type { Snapshot } from '../snapshot/snapshot.js';
+import type { ObjectRef, Snapshot } from '../snapshot/snapshot.js';
 import { parseDuration } from '../kube/units.js';
 import { SEVERITY_RANK, buildFinding, isKubeObject, type Finding, type NotEvaluated } from './findings.js';
 import type { Rule, RuleMeta, Severity } from './rule.js';
@@ -69,12 +69,15 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig): 
   for (const rule of selected) {
     const { meta } = rule;
     const missing = meta.requires.filter((input) => !snapshot.has(input));
-    if (missing.length) {
-      notEvaluated.push({ ruleId: meta.id, reason: missingReason(missing, snapshot) });
-      continue;
-    }
-    if (meta.requiresAnyOf?.length && !meta.requiresAnyOf.some((input) => snapshot.has(input))) {
-      notEvaluated.push({ ruleId: meta.id, reason: missingReason(meta.requiresAnyOf, snapshot, 'or') });
+    const unmet = missing.length
+      ? missingReason(missing, snapshot)
+      : meta.requiresAnyOf?.length && !meta.requiresAnyOf.some((input) => snapshot.has(input))
+        ? missingReason(meta.requiresAnyOf, snapshot, 'or')
+        : undefined;
+    // The controller may state the cause itself: such a rule still runs on its logs and events alone.
+    const onRecords = unmet !== undefined && (meta.records ?? []).some((input) => snapshot.has(input));
+    if (unmet !== undefined && !onRecords) {
+      notEvaluated.push({ ruleId: meta.id, reason: unmet });
       continue;
     }
     if (meta.specOnly === 'no' && snapshot.desiredStateOnly) {
@@ -94,6 +97,8 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig): 
         report: (input) => {
           // An object the API server would refuse never reaches Karpenter: its rejection is the one diagnosis.
           if (judgesAdmission && !meta.judgesAdmission && isKubeObject(input.object) && snapshot.wouldNeverBeAdmitted(input.object)) return;
+          // Run for its records only: what its object checks make of the incomplete input is not a verdict.
+          if (onRecords && !input.recordsOnly) return;
           const unknown = restsOnUnknown(input, snapshot);
           if (unknown) {
             const reason = unknownReason(unknown, snapshot);
@@ -106,11 +111,15 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig): 
         },
         notEvaluated: (reason) => notEvaluated.push({ ruleId: meta.id, reason }),
         notEvaluatedFor: (object, reason) => {
+          if (onRecords) return;
           // A rule that names a value only Terraform knows (a computed node class name) says so, not a placeholder.
           const text = `${objectLabel(object, snapshot)}: ${reason.replaceAll(UNKNOWN_VALUE, '‹computed when applied›')}`;
           notEvaluatedFor.set(`${meta.id}\u0000${text}`, { ruleId: meta.id, reason: text });
         },
       });
+      dropRecordsOnlyTwins(findings, before);
+      // Its records said nothing: as without them, the rule is not evaluated for what is missing.
+      if (onRecords && findings.length === before) notEvaluated.push({ ruleId: meta.id, reason: unmet! });
     } catch (e) {
       findings.length = before;
       notEvaluated.length = notEvaluatedBefore;
@@ -134,6 +143,19 @@ function objectLabel(object: KubeObject, snapshot: Snapshot): string {
   const r = snapshot.ref(object);
   const p = snapshot.provenance(object);
   return `${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name}${p ? ` (${p.source})` : ''}`;
+}
+
+/** A finding on records alone is dropped when the rule judged the same object from the object itself. */
+function dropRecordsOnlyTwins(findings: Finding[], from: number): void {
+  const judged = findings.slice(from).filter((f) => !f.recordsOnly);
+  for (let i = findings.length - 1; i >= from; i--) {
+    const f = findings[i]!;
+    if (f.recordsOnly && judged.some((j) => sameRef(j.object, f.object))) findings.splice(i, 1);
+  }
+}
+
+function sameRef(a: ObjectRef, b: ObjectRef): boolean {
+  return a.kind === b.kind && a.namespace === b.namespace && a.name === b.name;
 }
 
 function missingReason(missing: Array<keyof typeof INPUTS>, snapshot: Snapshot, joiner: 'and' | 'or' = 'and'): string {

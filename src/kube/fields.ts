@@ -65,6 +65,18 @@ export function resolvePointer(obj: unknown, ptr: string): unknown {
   return dig(obj, ...parts);
 }
 
+/** Writes `value` at a JSON pointer, creating the objects on the way; an existing value is kept unless `overwrite`. */
+export function setPointer(obj: Record<string, unknown>, ptr: string, value: unknown, overwrite = true): void {
+  const parts = ptr
+    .slice(1)
+    .split('/')
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  let cur = obj;
+  for (const p of parts.slice(0, -1)) cur = (cur[p] ??= {}) as Record<string, unknown>;
+  const last = parts[parts.length - 1]!;
+  if (overwrite || cur[last] === undefined) cur[last] = value;
+}
+
 export interface Condition {
   type: string;
   status: string;

@@ -33,6 +33,23 @@ export interface Provenance {
    * JSON pointer → [line, column]. The field locator uses it instead of re-parsing the file.
    */
   fields?: Record<string, [number, number]>;
+  /**
+   * Set when the input showed only part of the object (`kubectl describe`, a `kubectl get` table): what it was and
+   * the JSON pointers it showed. A field under none of them is unknown, not absent: rules must not judge on it.
+   */
+  partial?: PartialShape;
+  /**
+   * Times the input gave only as ages before the command ran (`5d3h`): pointer → age in ms. The snapshot writes them
+   * as times counted back from its reference time (snapshot/partial.ts).
+   */
+  ages?: Record<string, number>;
+}
+
+export interface PartialShape {
+  /** What the object was read from, for reasons: `kubectl describe output`, `a kubectl get table`. */
+  from: string;
+  /** JSON pointers shown (a value there, or its absence, is known; so is everything under it). */
+  known: string[];
 }
 
 /** The stand-in for a value only the tool that applies the file knows; strings, maps and lists alike. */

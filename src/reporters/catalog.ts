@@ -15,6 +15,7 @@ export function rulesJson(rules: readonly Rule[]): string {
       specOnly: meta.specOnly,
       requires: meta.requires,
       optional: meta.optional ?? [],
+      ...(meta.records?.length ? { records: meta.records } : {}),
       summary: meta.summary,
       options: meta.options ?? {},
       references: meta.references,
@@ -66,6 +67,9 @@ export function explainText(rule: Rule, color: boolean): string {
   if (m.examples) parts.push(section('Bad', m.examples.bad), section('Good', m.examples.good));
   parts.push(section('Needs', needs || '(nothing)'));
   if (m.optional?.length) parts.push(section('Also uses when present', m.optional.join(', ')));
+  if (m.records?.length) {
+    parts.push(section('Without its objects', `fires on what Karpenter states in its own ${m.records.map((r) => INPUTS[r].plural).join(' and ')} (marked "from logs only" / "from events only")`));
+  }
   if (m.options && Object.keys(m.options).length) {
     parts.push(
       section(

@@ -26,6 +26,8 @@ export interface ScanReport {
     counts: Record<string, number>;
     skipped: Array<{ source: string; line?: number; reason: string }>;
     absent: string[];
+    /** Present when times were given only as ages (kubectl describe/get output): how many, and what they count back from. */
+    ages?: { anchored: number; from: 'flag' | 'dump' | 'wall-clock'; referenceTime: string };
   };
   findings: Finding[];
   notEvaluated: NotEvaluated[];
@@ -80,6 +82,7 @@ export function buildReport(snapshot: Snapshot, run: RunResult, toolVersion: str
       counts: snapshot.counts(),
       skipped: snapshot.skipped.map(skippedEntry),
       absent: snapshot.absent(),
+      ...(snapshot.agesAnchored ? { ages: { anchored: snapshot.agesAnchored, from: snapshot.referenceTime.source, referenceTime: snapshot.referenceTime.iso } } : {}),
     },
     findings: run.findings,
     // Per-object entries keep the contract's shape: the reason names the object and its file.
@@ -97,6 +100,7 @@ export function reportContext(snapshot: Snapshot, run: RunResult, rules: readonl
     karpenterVersionSource: c.versionEvidence ?? null,
     notes: [
       ...(c.note ? [c.note] : []),
+      ...(snapshot.agesAnchored ? [agesNote(snapshot)] : []),
       ...(snapshot.mergedCount
         ? [`${snapshot.mergedCount} object(s) appeared more than once (the same kind, namespace and name) and were counted once, keeping the copy with status, else the newest resourceVersion, else the one whose path sorts first (e.g. ${snapshot.mergedExample})`]
         : []),
@@ -123,6 +127,18 @@ function multiplyDefinedNote(snapshot: Snapshot): string[] {
     `${multi.length} name(s) are defined in several files (e.g. ${e.kind} ${e.name} in ${e.sources.slice(0, 3).join(', ')}${e.sources.length > 3 ? ', …' : ''}): ` +
       'each file is a desired state of its own and was judged on its own, paired with the objects nearest to it',
   ];
+}
+
+/** kubectl describe and get output give ages, not times: say what they were counted back from. */
+function agesNote(snapshot: Snapshot): string {
+  const rt = snapshot.referenceTime;
+  const anchor =
+    rt.source === 'flag'
+      ? `--now (${rt.iso})`
+      : rt.source === 'dump'
+        ? `the latest absolute time in the input (${rt.iso}, ${rt.evidence}); pass --now with the time the commands ran if it differs`
+        : 'the wall clock, as the input holds no absolute time: pass --now with the time the commands ran';
+  return `${snapshot.agesAnchored} time(s) that kubectl describe/get output shows only as ages were counted back from ${anchor}`;
 }
 
 /** Group the findings of blocker rules by the node they concern (the finding's object or a related Node). */

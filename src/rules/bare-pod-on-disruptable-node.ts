@@ -5,7 +5,7 @@ import { formatDuration, parseDuration, parseTime } from '../kube/units.js';
 import { isPodManifest, nodeDoNotDisrupt, podDoNotDisrupt } from './lib/do-not-disrupt.js';
 import { admissionOptions, admits, podConstraintsWithVolumes } from '../snapshot/pool-admission.js';
 import { isActive, isMirrorPod } from './lib/reclaim-drain.js';
-import { karpenterFacts, listNames, podName, type KarpenterVersionFacts } from './support.js';
+import { karpenterFacts, listNames, podName, unknownOn, type KarpenterVersionFacts } from './support.js';
 import type { KubeObject } from '../kube/types.js';
 import { KIND } from '../kube/kinds.js';
 import { dig, labelPointer } from '../kube/fields.js';
@@ -37,7 +37,8 @@ export default defineRule({
     references: ['https://karpenter.sh/docs/concepts/disruption/#pod-level-controls'],
   },
 
-  check({ snapshot, now, report }) {
+  check(ctx) {
+    const { snapshot, now, report } = ctx;
     const version = karpenterFacts(snapshot.controller);
     // v0.16–v0.18 refused to drain or consolidate such nodes: no silent loss there.
     if (version.atLeast('0.19.0') === false) return;
@@ -50,6 +51,7 @@ export default defineRule({
       const nodeName = dig(pod, 'spec', 'nodeName');
       if (typeof nodeName !== 'string' || !karpenterNodes.has(nodeName)) continue;
       if (!isActive(pod) || isMirrorPod(pod)) continue;
+      if (unknownOn(ctx, pod, ['/metadata/ownerReferences', '/metadata/annotations'])) continue;
       if ((pod.metadata.ownerReferences ?? []).some((o) => o.controller === true)) continue;
       if (podDoNotDisrupt(pod, now, version)) continue;
 

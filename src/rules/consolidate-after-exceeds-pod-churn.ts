@@ -3,7 +3,7 @@ import type { KubeObject } from '../kube/types.js';
 import { dig, str } from '../kube/fields.js';
 import type { NodeClaimView } from '../snapshot/karpenter.js';
 import { formatDuration, parseDuration, parseTime } from '../kube/units.js';
-import { karpenterFacts, listNames, plural } from './support.js';
+import { karpenterFacts, listNames, plural, unknownOn } from './support.js';
 import { describeCapacity, isDaemonSetPod, isMirrorPod, isUnderused, nodeCapacity, pct, type NodeCapacity } from './lib/reclaim-capacity.js';
 
 const ID = 'consolidate-after-exceeds-pod-churn';
@@ -55,10 +55,12 @@ export default defineRule({
     },
   },
 
-  check({ snapshot, now, options, report }) {
+  check(ctx) {
+    const { snapshot, now, options, report } = ctx;
     const version = karpenterFacts(snapshot.controller);
     if (version.atLeast('1.0.0') === false) return; // lastPodEventTime / Consolidatable exist from v1.0
     for (const pool of snapshot.nodePools()) {
+      if (unknownOn(ctx, pool.object, ['/spec/disruption'])) continue;
       if (pool.generation !== 'v1' || !pool.consolidateAfter || dig(pool.object, 'spec', 'replicas') !== undefined) continue;
       const after = parseDuration(pool.consolidateAfter.value);
       if (after === undefined || !Number.isFinite(after) || after <= 0) continue;

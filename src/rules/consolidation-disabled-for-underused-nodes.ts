@@ -3,9 +3,11 @@ import type { KubeObject } from '../kube/types.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
 import { dig } from '../kube/fields.js';
 import { parseDuration } from '../kube/units.js';
-import { karpenterFacts, listNames, plural, podName } from './support.js';
+import { karpenterFacts, listNames, plural, podName, unknownOn } from './support.js';
 import { blockedEvents } from '../snapshot/messages/disruption-blocked.js';
 import { describeCapacity, isUnderused, nodeCapacity, pct, type NodeCapacity } from './lib/reclaim-capacity.js';
+import { reportFromRecords } from './lib/records-only.js';
+import { CONSOLIDATION_DISABLED } from './lib/stated-causes.js';
 
 const ID = 'consolidation-disabled-for-underused-nodes';
 
@@ -18,6 +20,7 @@ export default defineRule({
     category: 'reclaim',
     defaultSeverity: 'warning',
     requires: ['NodePool'],
+    records: ['Event'],
     optional: ['Node', 'Pod', 'NodeClaim', 'Event'],
     specOnly: 'yes',
     blocker: 'consolidation-disabled',
@@ -50,7 +53,9 @@ export default defineRule({
     },
   },
 
-  check({ snapshot, options, report }) {
+  check(ctx) {
+    const { snapshot, options, report } = ctx;
+    reportFromRecords({ snapshot, report }, CONSOLIDATION_DISABLED);
     const live = snapshot.has('Node') && snapshot.has('Pod');
     const version = karpenterFacts(snapshot.controller);
     const byPool = new Map<string, KubeObject[]>();
@@ -64,6 +69,7 @@ export default defineRule({
       }
     }
     for (const pool of snapshot.nodePools()) {
+      if (unknownOn(ctx, pool.object, ['/spec/disruption'])) continue;
       if (dig(pool.object, 'spec', 'replicas') !== undefined) continue; // static pools ignore consolidation
       const mode = modeOf(pool);
       if (!mode) continue;

@@ -1,8 +1,10 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
 import { formatDuration } from '../kube/units.js';
-import { karpenterFacts, listNames, plural } from './support.js';
+import { karpenterFacts, listNames, plural, unknownOn } from './support.js';
 import { blockedEvents } from '../snapshot/messages/disruption-blocked.js';
+import { reportFromRecords } from './lib/records-only.js';
+import { BUDGET_BLOCKING, BUDGET_ERRORS } from './lib/stated-causes.js';
 import { budgetState, budgetYaml, hasBudgets, nextOpening, nodesByPool, REASONS, type BudgetState, type DisruptionReason } from './lib/reclaim-budgets.js';
 import { logSays } from '../snapshot/messages/karpenter-logs.js';
 
@@ -15,6 +17,7 @@ export default defineRule({
     category: 'reclaim',
     defaultSeverity: 'warning',
     requires: ['NodePool'],
+    records: ['ControllerLogs', 'Event'],
     optional: ['Node', 'NodeClaim', 'Event', 'KarpenterController', 'ControllerLogs'],
     specOnly: 'yes',
     blocker: 'budget',
@@ -45,12 +48,16 @@ export default defineRule({
     },
   },
 
-  check({ snapshot, now, options, report }) {
+  check(ctx) {
+    const { snapshot, now, options, report } = ctx;
     const version = karpenterFacts(snapshot.controller);
     if (version.atLeast('0.34.0') === false) return; // budgets arrived in v0.34.0
+    reportFromRecords({ snapshot, report }, BUDGET_ERRORS);
+    reportFromRecords({ snapshot, report }, BUDGET_BLOCKING);
     const pools = snapshot.has('Node') ? nodesByPool(snapshot) : undefined;
     const logs = snapshot.logs.filter((l) => logSays(l, 'budget-error'));
     for (const pool of snapshot.nodePools()) {
+      if (unknownOn(ctx, pool.object, [pool.budgets.path])) continue;
       if (!hasBudgets(pool) || pool.budgets.defaulted) continue;
       const reasons: DisruptionReason[] = [...REASONS];
       const blocked = reasons.filter((r) => nextOpening(effective(pool), r, now, options.horizon!) === undefined);

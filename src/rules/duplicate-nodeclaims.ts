@@ -5,7 +5,7 @@ import type { NodeClaimView, NodePoolView } from '../snapshot/karpenter.js';
 import { KIND } from '../kube/kinds.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { formatDuration, parseTime } from '../kube/units.js';
-import { karpenterFacts, listNames, type KarpenterVersionFacts } from './support.js';
+import { karpenterFacts, listNames, type KarpenterVersionFacts, unknownOn } from './support.js';
 import { provisioningLog, type ProvisioningLog } from './lib/volumes-health-logs.js';
 import { isWorkloadPod, ZONAL_PROVISIONERS } from './lib/volumes-health-zones.js';
 import { nodeTaints, nodeZone } from '../snapshot/nodes.js';
@@ -60,13 +60,15 @@ export default defineRule({
     },
   },
 
-  check({ snapshot, now, options, report }) {
+  check(ctx) {
+    const { snapshot, now, options, report } = ctx;
     const window = options.window!;
     const logs = provisioningLog(snapshot.logs);
     const version = karpenterFacts(snapshot.controller);
     const nodeToClaim = (node: string) => logs.registered.get(node);
 
     for (const pool of snapshot.nodePools()) {
+      if (unknownOn(ctx, pool.object, [pool.requirements.path])) continue;
       const views = new Map(snapshot.nodeClaimsOfPool(pool.name).map((v) => [v.name, v]));
       // Every NodeClaim of the pool we know of, from the objects and from "created nodeclaim" records.
       const created = new Map<string, { ms: number; found?: ProvisioningLog['found'][number] }>();

@@ -13,7 +13,7 @@ import {
   nsName,
   type EvictionBlock,
 } from './lib/reclaim-drain.js';
-import { ageOf, byLastSeen, karpenterFacts, listNames } from './support.js';
+import { ageOf, byLastSeen, karpenterFacts, listNames, unknownOn } from './support.js';
 import { DO_NOT_DISRUPT, DO_NOT_EVICT } from '../kube/well-known.js';
 import { disruptedTaint } from '../snapshot/nodes.js';
 import { logRefs, logSays } from '../snapshot/messages/karpenter-logs.js';
@@ -55,13 +55,15 @@ export default defineRule({
     },
   },
 
-  check({ snapshot, now, options, report }) {
+  check(ctx) {
+    const { snapshot, now, options, report } = ctx;
     const version = karpenterFacts(snapshot.controller);
     // Before v1.0 expiry was a graceful method that respected blockers, and terminationGracePeriod did not exist.
     if (version.atLeast('1.0.0') === false) return;
     const clusterState = !snapshot.desiredStateOnly && (snapshot.has('Node') || snapshot.has('Pod'));
 
     for (const pool of snapshot.nodePools()) {
+      if (unknownOn(ctx, pool.object, [pool.expireAfter.path, pool.terminationGracePeriod?.path ?? '/spec/template/spec/terminationGracePeriod'])) continue;
       if (pool.generation !== 'v1' || pool.terminationGracePeriod) continue;
       const expireMs = parseDuration(pool.expireAfter.value);
       if (expireMs === undefined || expireMs === Infinity) continue;

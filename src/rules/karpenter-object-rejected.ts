@@ -5,6 +5,7 @@ import { isRecord, resolvePointer } from '../kube/fields.js';
 import { wasStored } from '../snapshot/snapshot.js';
 import type { Violation } from '../snapshot/crd/schema.js';
 import { plural } from './support.js';
+import { fullObjectCommand } from '../snapshot/partial.js';
 
 const ID = 'karpenter-object-rejected';
 
@@ -56,7 +57,7 @@ export default defineRule({
     ],
   },
 
-  check({ snapshot, report, notEvaluated }) {
+  check({ snapshot, report, notEvaluated, notEvaluatedFor }) {
     if (!snapshot.has('KarpenterCRDs')) {
       notEvaluated(
         snapshot.denied.get('KarpenterCRDs') ??
@@ -67,6 +68,11 @@ export default defineRule({
     const unjudged: string[] = [];
     for (const obj of snapshot.allObjects()) {
       if (!isKarpenterObject(obj)) continue;
+      const partly = snapshot.partialFrom(obj);
+      if (partly) {
+        notEvaluatedFor(obj, `${partly} shows only part of it, as kubectl renders it: add \`${fullObjectCommand(obj.kind, obj.metadata.name ?? '', obj.metadata.namespace)}\``);
+        continue;
+      }
       const verdict = snapshot.admission(obj);
       if (!isJudgement(verdict)) continue;
       if (verdict.unjudged.length) unjudged.push(`${obj.kind} ${obj.metadata.name ?? '?'} (${[...new Set(verdict.unjudged.map((u) => `${u.field}: ${u.why}`))].join('; ')})`);

@@ -3,8 +3,10 @@ import type { KubeObject } from '../kube/types.js';
 import { formatDuration, parseDuration, parseTime } from '../kube/units.js';
 import { annotationPath, nodeDoNotDisrupt } from './lib/do-not-disrupt.js';
 import { blockedEvents } from '../snapshot/messages/disruption-blocked.js';
-import { ageOf, byLastSeen, karpenterFacts, listNames, plural } from './support.js';
+import { ageOf, byLastSeen, karpenterFacts, listNames, plural, unknownOn } from './support.js';
 import { DO_NOT_DISRUPT } from '../kube/well-known.js';
+import { reportFromRecords } from './lib/records-only.js';
+import { NODE_DO_NOT_DISRUPT } from './lib/stated-causes.js';
 
 const NOT_STOPPED =
   'it does not stop expiry (expireAfter, forceful from v1.0), spot/health interruption, node repair or a manual delete, ' +
@@ -17,6 +19,7 @@ export default defineRule({
     category: 'reclaim',
     defaultSeverity: 'info',
     requires: ['NodePool'],
+    records: ['Event'],
     optional: ['Node', 'NodeClaim', 'Event', 'KarpenterController'],
     specOnly: 'yes',
     blocker: 'node-do-not-disrupt',
@@ -36,10 +39,12 @@ export default defineRule({
     ],
   },
 
-  check({ snapshot, now, report }) {
+  check(ctx) {
+    const { snapshot, now, report } = ctx;
     const version = karpenterFacts(snapshot.controller);
     // The node annotation exists from v0.32 (before: karpenter.sh/do-not-consolidate, v1alpha5 Provisioners).
     if (version.atLeast('0.32.0') === false) return;
+    reportFromRecords({ snapshot, report }, NODE_DO_NOT_DISRUPT);
     const fromPool = new Map<string, KubeObject[]>();
 
     // Nodes (and NodeClaims without a Node) that carry the annotation.
@@ -59,6 +64,7 @@ export default defineRule({
 
     // Pools whose template carries it: one finding on the pool, naming its nodes.
     for (const pool of snapshot.nodePools()) {
+      if (unknownOn(ctx, pool.object, ['/spec/template/metadata/annotations'])) continue;
       if (pool.generation === 'v1alpha5' || pool.templateAnnotations[DO_NOT_DISRUPT] !== 'true') continue;
       fromPool.set(pool.name, []);
     }
@@ -68,6 +74,7 @@ export default defineRule({
     }
 
     for (const pool of snapshot.nodePools()) {
+      if (unknownOn(ctx, pool.object, ['/spec/template/metadata/annotations'])) continue;
       const nodes = fromPool.get(pool.name);
       if (!nodes) continue;
       const path = `/spec/template/metadata${annotationPath(DO_NOT_DISRUPT).slice('/metadata'.length)}`;

@@ -5,6 +5,8 @@ import type { EventView } from '../snapshot/events.js';
 import { formatDuration } from '../kube/units.js';
 import { ageOf, byLastSeen, karpenterFacts, listNames, plural, type KarpenterVersionFacts } from './support.js';
 import { eventSays } from '../snapshot/messages/object-events.js';
+import { reportFromRecords } from './lib/records-only.js';
+import { REPAIR_BLOCKED } from './lib/stated-causes.js';
 
 /** AWS repair policies (karpenter-facts §3.2): condition type/status and the AWS version that added it. */
 const POLICIES: Array<{ type: string; status: string; since: string }> = [
@@ -25,6 +27,7 @@ export default defineRule({
     category: 'health',
     defaultSeverity: 'error',
     requires: ['Node', 'NodePool'],
+    records: ['Event'],
     optional: ['NodeClaim', 'Event', 'KarpenterController'],
     specOnly: 'no',
     summary: 'More than 20% (rounded up) of a NodePool\'s nodes are unhealthy, or NodeRepairBlocked events exist: Karpenter repairs none of them.',
@@ -55,6 +58,7 @@ export default defineRule({
     const version = karpenterFacts(snapshot.controller);
     // Before v1.1.0 there is no node repair, so nothing can be blocked.
     if (version.atLeast('1.1.0') === false) return;
+    reportFromRecords({ snapshot, report }, REPAIR_BLOCKED);
     const policies = POLICIES.filter((p) => version.atLeast(p.since) !== false);
 
     const blockedByPool = new Map<string, EventView[]>();

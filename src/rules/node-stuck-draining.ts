@@ -18,6 +18,8 @@ import { disruptedTaint } from '../snapshot/nodes.js';
 import { TERMINATION_TIMESTAMP_ANNOTATION as TERMINATION_TIMESTAMP } from '../kube/well-known.js';
 import { eventSays } from '../snapshot/messages/object-events.js';
 import { logSays } from '../snapshot/messages/karpenter-logs.js';
+import { reportFromRecords } from './lib/records-only.js';
+import { STUCK_DRAINING } from './lib/stated-causes.js';
 
 
 export default defineRule({
@@ -27,6 +29,7 @@ export default defineRule({
     category: 'reclaim',
     defaultSeverity: 'error',
     requires: ['Node', 'Pod'],
+    records: ['Event'],
     optional: ['NodeClaim', 'NodePool', 'PodDisruptionBudget', 'VolumeAttachment', 'Event', 'KarpenterController', 'ControllerLogs'],
     specOnly: 'no',
     blocker: 'deleting',
@@ -57,6 +60,7 @@ export default defineRule({
 
   check({ snapshot, now, options, report }) {
     const version = karpenterFacts(snapshot.controller);
+    reportFromRecords({ snapshot, report }, STUCK_DRAINING);
     const attachments = volumeAttachmentsByNode(snapshot);
 
     const seen = new Set<string>();

@@ -5,6 +5,8 @@ import { ageOf, karpenterFacts } from './support.js';
 import { INITIALIZED_LABEL, UNINITIALIZED_TAINT as CCM_UNINITIALIZED, UNREGISTERED_TAINT as UNREGISTERED } from '../kube/well-known.js';
 import { nodeTaints } from '../snapshot/nodes.js';
 import { initializationSignals, unregisteredResource } from '../snapshot/messages/conditions.js';
+import { reportFromRecords } from './lib/records-only.js';
+import { NOT_INITIALIZED } from './lib/stated-causes.js';
 
 const ID = 'nodeclaim-not-initialized';
 
@@ -24,6 +26,7 @@ export default defineRule({
     category: 'registration',
     defaultSeverity: 'warning',
     requires: ['NodeClaim'],
+    records: ['Event'],
     optional: ['Node', 'KarpenterController', 'Event'],
     specOnly: 'no',
     blocker: 'not-initialized',
@@ -55,6 +58,7 @@ export default defineRule({
 
   check({ snapshot, now, options, report }) {
     const version = karpenterFacts(snapshot.controller);
+    reportFromRecords({ snapshot, report }, NOT_INITIALIZED);
     for (const claim of snapshot.nodeClaims()) {
       if (claim.deleting) continue;
       const reg = claim.conditions.find((c) => c.type === 'Registered' && c.status === 'True');

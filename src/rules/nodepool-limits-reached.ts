@@ -9,8 +9,10 @@ import type { Snapshot } from '../snapshot/snapshot.js';
 import { formatBytes, formatCpu, parseQuantity } from '../kube/units.js';
 import { editCommand, limitsPath } from './lib/configuration.js';
 import { admissionOptions, admits, podConstraintsWithVolumes } from '../snapshot/pool-admission.js';
-import { byLastSeen, isPending, listNames, plural, podName } from './support.js';
+import { byLastSeen, isPending, listNames, plural, podName, unknownOn } from './support.js';
 import { poolsOverLimits } from '../snapshot/messages/scheduling.js';
+import { reportFromRecords } from './lib/records-only.js';
+import { LIMITS_REACHED } from './lib/stated-causes.js';
 
 export default defineRule({
   meta: {
@@ -21,6 +23,7 @@ export default defineRule({
     requires: ['NodePool', 'Pod'],
     // status.resources and Pending pods are live state: a manifest repository (no Nodes, NodeClaims, Events) has neither.
     requiresAnyOf: ['Node', 'NodeClaim', 'Event'],
+    records: ['ControllerLogs', 'Event'],
     optional: ['ControllerLogs'],
     specOnly: 'no',
     summary: 'A NodePool\'s provisioned resources (status.resources) have reached spec.limits, or Karpenter reports that every instance type would exceed them, while pods it could host are Pending.',
@@ -41,13 +44,16 @@ export default defineRule({
     ],
   },
 
-  check({ snapshot, report }) {
+  check(ctx) {
+    const { snapshot, report } = ctx;
+    reportFromRecords({ snapshot, report }, LIMITS_REACHED);
     const pending = snapshot
       .all(KIND.Pod)
       .filter((p) => isPending(p) && !dig(p, 'spec', 'nodeName') && !isDaemonSetPod(p) && arr(dig(p, 'spec', 'schedulingGates')).length === 0);
     if (!pending.length) return;
     const constraints = new Map(pending.map((p) => [p, podConstraintsWithVolumes(snapshot, p)]));
     for (const pool of snapshot.nodePools()) {
+      if (unknownOn(ctx, pool.object, [limitsPath(pool)])) continue;
       const limits = limitStates(pool);
       const reached = limits.filter((l) => l.used !== undefined && l.used >= l.limit);
       const said = limitEvents(snapshot, pool, pending);

@@ -6,7 +6,7 @@ import type { NodePoolView } from '../snapshot/karpenter.js';
 import { KIND } from '../kube/kinds.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { AWS_GROUP, AZURE_GROUP, editCommand, nodeClassKey, nodeClassKindListed, nodeClassNames, nodeClassRefOf, notInScannedFiles, type NodeClassRef } from './lib/configuration.js';
-import { byLastSeen, listNames } from './support.js';
+import { byLastSeen, listNames, unknownOn } from './support.js';
 import { eventSays } from '../snapshot/messages/object-events.js';
 
 /** Reasons the readiness controller sets itself; any other reason is the node class's own Ready reason, copied. */
@@ -56,8 +56,10 @@ export default defineRule({
     ],
   },
 
-  check({ snapshot, report, notEvaluatedFor }) {
+  check(ctx) {
+    const { snapshot, report, notEvaluatedFor } = ctx;
     for (const pool of snapshot.nodePools()) {
+      if (unknownOn(ctx, pool.object, [pool.generation === 'v1alpha5' ? '/spec/providerRef' : '/spec/template/spec/nodeClassRef/name'])) continue;
       const finding = judge(snapshot, pool);
       if (finding && 'unresolved' in finding) notEvaluatedFor(pool.object, finding.unresolved);
       else if (finding) report(finding);

@@ -4,6 +4,7 @@ import type { NodePoolView } from '../snapshot/karpenter.js';
 import { formatBytes, parseQuantity } from '../kube/units.js';
 import { editCommand, isStaticPool, limitsPath } from './lib/configuration.js';
 import { INSTANCE_CATEGORY_LABEL, INSTANCE_FAMILY_LABEL, INSTANCE_GPU_COUNT_LABEL, INSTANCE_GPU_MANUFACTURER_LABEL } from '../kube/well-known.js';
+import { unknownOn } from './support.js';
 
 /** Limits that bound how far a pool can scale out; any other key (e.g. nvidia.com/gpu) caps only part of it. */
 const BOUNDING = ['cpu', 'memory', 'nodes'];
@@ -49,8 +50,10 @@ export default defineRule({
     references: ['https://karpenter.sh/docs/concepts/nodepools/#speclimits', 'https://github.com/kubernetes-sigs/karpenter/issues/2854'],
   },
 
-  check({ snapshot, report }) {
+  check(ctx) {
+    const { snapshot, report } = ctx;
     for (const pool of snapshot.nodePools()) {
+      if (unknownOn(ctx, pool.object, [limitsPath(pool), '/spec/replicas'])) continue;
       if (isStaticPool(pool)) continue;
       const bounded = BOUNDING.filter((k) => k in pool.limits);
       if (bounded.length || ('nvidia.com/gpu' in pool.limits && onlyNvidiaGpuInstances(pool))) continue;

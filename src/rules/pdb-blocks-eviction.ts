@@ -9,6 +9,8 @@ import { blockedEvents } from '../snapshot/messages/disruption-blocked.js';
 import { isActive, isMirrorPod, neverEvictable, nsName, pdbAllowsNone, toleratesDisrupted, workloadsOfPdb } from './lib/reclaim-drain.js';
 import { ageOf, byLastSeen, karpenterFacts, listNames, plural, podName } from './support.js';
 import { drainBlockedPod } from '../snapshot/messages/object-events.js';
+import { reportFromRecords } from './lib/records-only.js';
+import { PDB_BLOCKS } from './lib/stated-causes.js';
 
 export default defineRule({
   meta: {
@@ -17,6 +19,7 @@ export default defineRule({
     category: 'reclaim',
     defaultSeverity: 'warning',
     requires: ['PodDisruptionBudget'],
+    records: ['Event'],
     optional: ['Pod', 'Node', 'NodeClaim', 'Deployment', 'StatefulSet', 'Event', 'KarpenterController'],
     specOnly: 'yes',
     blocker: 'pdb',
@@ -44,6 +47,7 @@ export default defineRule({
 
   check({ snapshot, now, options, report }) {
     const version = karpenterFacts(snapshot.controller);
+    reportFromRecords({ snapshot, report }, PDB_BLOCKS);
     const clusterState = snapshot.has('Pod') && !snapshot.desiredStateOnly;
     const karpenterNodes = new Set(snapshot.karpenterNodes().map((n) => n.metadata.name!));
     const nodesKnown = snapshot.has('Node');

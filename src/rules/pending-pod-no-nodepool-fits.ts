@@ -1,4 +1,4 @@
-import { defineRule, type EvidenceInput, type FindingInput } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type FindingInput, type RuleContext } from '../engine/rule.js';
 import type { KubeObject, LogRecord } from '../kube/types.js';
 import type { EventView } from '../snapshot/events.js';
 import { arr, condition, dig, isRecord, str, unknownPaths } from '../kube/fields.js';
@@ -15,7 +15,7 @@ import { podVerdicts, poolProfiles, profilesFor } from './lib/scheduling-pools.j
 import { fixFor } from './lib/scheduling-fix.js';
 import { isNegative } from '../snapshot/requirements.js';
 import { NODEPOOL_LABEL, isPoolLabel, isWellKnownLabel } from '../kube/well-known.js';
-import { ageOf, byLastSeen, isPending, plural, podName } from './support.js';
+import { ageOf, byLastSeen, isPending, plural, podName, unknownOn } from './support.js';
 import { saysScheduling } from '../snapshot/messages/scheduling.js';
 import { logSays } from '../snapshot/messages/karpenter-logs.js';
 
@@ -70,25 +70,37 @@ export default defineRule({
     },
   },
 
-  check({ snapshot, now, options, report, notEvaluatedFor }) {
+  check(ctx) {
+    const { snapshot, now, options, report, notEvaluatedFor } = ctx;
     // An empty NodePool list: Karpenter has nothing to try ("no nodepools found"), which is not this rule's verdict.
     const profiles = poolProfiles(snapshot);
     if (profiles.length === 0) return;
     // A manifest repository: no Nodes and only Pod manifests (no status): judge the workload templates instead.
     const templates = !snapshot.has('Node') && snapshot.all(KIND.Pod).every(isPodManifest);
-    const findings = templates ? judgeTemplates(snapshot, profiles, notEvaluatedFor) : judgePods(snapshot, profiles, now, options.minPending!);
+    const findings = templates ? judgeTemplates(snapshot, profiles, notEvaluatedFor) : judgePods(ctx, profiles, now, options.minPending!);
     for (const f of findings) report(f);
   },
 });
 
 // ----- running pods (live cluster, dump) -----
 
-function judgePods(snapshot: Snapshot, profiles: PoolProfile[], now: number, minPending: number): FindingInput[] {
+function judgePods(ctx: Pick<RuleContext, 'snapshot' | 'notEvaluatedFor'>, profiles: PoolProfile[], now: number, minPending: number): FindingInput[] {
+  const { snapshot } = ctx;
   const groups = new Map<string, { pods: KubeObject[]; constraints: PodConstraints; verdicts: Verdict[] }>();
+  // A pool whose requirements or taints the input does not show could be the one that fits: no pod is judged against it.
+  const unknownPools = profiles.filter((p) => !snapshot.isKnown(p.pool.object, p.pool.requirements.path) || !snapshot.isKnown(p.pool.object, p.pool.taints.path));
   for (const pod of snapshot.all(KIND.Pod)) {
+    // A Pending pod shown partly: what it asks for, how long it waited, why it is unscheduled may all be unknown.
+    const partlyShown = snapshot.partialFrom(pod) !== undefined && isPending(pod) && !dig(pod, 'spec', 'nodeName');
+    if (partlyShown && unknownOn(ctx, pod, ['/spec/affinity', '/spec/nodeSelector', '/spec/tolerations', '/spec/containers', '/spec/schedulingGates', '/metadata/creationTimestamp', '/status/conditions'])) continue;
     if (!isUnschedulable(pod) || isDaemonSetPod(pod) || isMirrorPod(pod)) continue;
     const age = ageOf(pod.metadata.creationTimestamp, now);
     if (age === undefined || age < minPending) continue;
+    if (unknownPools.length) {
+      const pool = unknownPools[0]!.pool;
+      ctx.notEvaluatedFor(pod, `${snapshot.partialFrom(pool.object)} does not show the requirements and taints of ${pool.object.kind} ${pool.name}, which might take this pod: add \`kubectl get nodepools -o yaml\``);
+      continue;
+    }
     const { constraints, verdicts } = podVerdicts(snapshot, pod, profiles);
     if (verdicts.some((v) => v.reasons.length === 0)) continue;
     // A pool that would take the pod but for its volume's zone: pv-zone-unreachable tells that story, with subnets.

@@ -14,10 +14,12 @@ import {
 import { admissionOptions, admits, podConstraints } from '../snapshot/pool-admission.js';
 import { blockedEvents } from '../snapshot/messages/disruption-blocked.js';
 import { deletionOf, isActive, isDrainable, isMirrorPod, nsName } from './lib/reclaim-drain.js';
-import { ageOf, byLastSeen, karpenterFacts, listNames, plural, podName, type KarpenterVersionFacts } from './support.js';
+import { ageOf, byLastSeen, karpenterFacts, listNames, plural, podName, type KarpenterVersionFacts, unknownOn } from './support.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { DO_NOT_DISRUPT, DO_NOT_EVICT } from '../kube/well-known.js';
 import { controllerOwner as ownerOf } from '../snapshot/pods.js';
+import { reportFromRecords } from './lib/records-only.js';
+import { POD_DO_NOT_DISRUPT } from './lib/stated-causes.js';
 
 export default defineRule({
   meta: {
@@ -28,6 +30,7 @@ export default defineRule({
     // Running pods on Nodes (dumps), or pod templates (GitOps repos): either is enough to judge.
     requires: [],
     requiresAnyOf: ['Pod', 'Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob'],
+    records: ['Event'],
     optional: ['Node', 'NodeClaim', 'NodePool', 'Event', 'KarpenterController'],
     specOnly: 'yes',
     blocker: 'pod-do-not-disrupt',
@@ -52,8 +55,10 @@ export default defineRule({
     ],
   },
 
-  check({ snapshot, now, report }) {
+  check(ctx) {
+    const { snapshot, now, report } = ctx;
     const version = karpenterFacts(snapshot.controller);
+    reportFromRecords({ snapshot, report }, POD_DO_NOT_DISRUPT);
     // Without both Nodes and Pods there is no running state to read: judge what the templates will do once deployed.
     if (!snapshot.has('Node') || !snapshot.has('Pod')) {
       checkTemplates(snapshot, version, report);
@@ -81,6 +86,7 @@ export default defineRule({
       const blockers: Array<{ pod: KubeObject; dnd: DoNotDisrupt }> = [];
       for (const pod of snapshot.podsOnNode(name)) {
         if (deleting ? !isDrainable(pod, now) : !isActive(pod)) continue;
+        if (unknownOn(ctx, pod, ['/metadata/annotations'])) continue;
         const dnd = podDoNotDisrupt(pod, now, version);
         if (dnd) blockers.push({ pod, dnd });
       }

@@ -3,7 +3,8 @@
  * evidence it rests on, and pod phase helpers. A helper lives here as soon as a second rule wants it.
  */
 import type { KubeObject } from '../kube/types.js';
-import type { EvidenceInput } from '../engine/rule.js';
+import type { EvidenceInput, RuleContext } from '../engine/rule.js';
+import { fullObjectCommand } from '../snapshot/partial.js';
 import type { ControllerInfo, SettingAnchor } from '../snapshot/controller-info.js';
 import { dig, str } from '../kube/fields.js';
 import type { EventView } from '../snapshot/events.js';
@@ -90,4 +91,17 @@ export function plural(n: number, word: string, pluralWord = `${word}s`): string
 /** Oldest first, as evidence reads best. */
 export function byLastSeen(a: EventView, b: EventView): number {
   return (a.lastSeen ?? '').localeCompare(b.lastSeen ?? '');
+}
+
+/**
+ * A partial object (describe output, a get table) may not show a field a rule reads: then the rule must neither
+ * fire nor pass on it. True when one of `pointers` is unknown on `obj`; the object is then reported not evaluated,
+ * with the field and the command that shows it.
+ */
+export function unknownOn(ctx: Pick<RuleContext, 'snapshot' | 'notEvaluatedFor'>, obj: KubeObject, pointers: string[]): boolean {
+  const missing = pointers.find((p) => !ctx.snapshot.isKnown(obj, p));
+  if (missing === undefined) return false;
+  const field = missing.slice(1).replace(/\//g, '.').replace(/~1/g, '/').replace(/~0/g, '~');
+  ctx.notEvaluatedFor(obj, `${ctx.snapshot.partialFrom(obj)} does not show ${field}: add \`${fullObjectCommand(obj.kind, obj.metadata.name ?? '', obj.metadata.namespace)}\``);
+  return true;
 }

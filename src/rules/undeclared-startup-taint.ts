@@ -4,7 +4,7 @@ import { dig, formatTaint, str, type Taint } from '../kube/fields.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
 import { awsNodeClassOf, nodeClassOfPool, usedOfSeveral } from './lib/configuration.js';
 import { agentFor } from './lib/registration-common.js';
-import { listNames, plural } from './support.js';
+import { listNames, plural, unknownOn } from './support.js';
 import { nodeTaints } from '../snapshot/nodes.js';
 
 const ID = 'undeclared-startup-taint';
@@ -50,7 +50,8 @@ export default defineRule({
     ],
   },
 
-  check({ snapshot, report }) {
+  check(ctx) {
+    const { snapshot, report } = ctx;
     // Keyed by the pool itself: a repository may define one name in several files, each judged on its own.
     const byPool = new Map<NodePoolView, Map<string, Seen>>();
     const seen = (pool: NodePoolView, t: { key: string; value?: string; effect?: string }): Seen => {
@@ -76,6 +77,7 @@ export default defineRule({
 
     // Spec: the node class's userData registers nodes with an agent taint.
     for (const pool of snapshot.nodePools()) {
+      if (unknownOn(ctx, pool.object, [pool.startupTaints.path, pool.taints.path])) continue;
       // Only an EC2NodeClass has userData; another provider's node class of the same name is not it.
       const resolved = nodeClassOfPool(snapshot, pool);
       const nodeClass = resolved && awsNodeClassOf(snapshot, pool.nodeClassRef?.value, pool.object);
@@ -92,6 +94,7 @@ export default defineRule({
     }
 
     for (const pool of snapshot.nodePools()) {
+      if (unknownOn(ctx, pool.object, [pool.startupTaints.path, pool.taints.path])) continue;
       const taints = byPool.get(pool);
       if (!taints?.size) continue;
       const list = [...taints.values()];

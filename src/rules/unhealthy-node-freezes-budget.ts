@@ -1,6 +1,6 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import { formatDuration } from '../kube/units.js';
-import { ageOf, karpenterFacts, listNames, plural } from './support.js';
+import { ageOf, karpenterFacts, listNames, plural, unknownOn } from './support.js';
 import { allowedByReason, budgetState, hasBudgets, nodesByPool, REASONS, type BudgetState, type DisruptionReason, type PoolNode } from './lib/reclaim-budgets.js';
 
 const ID = 'unhealthy-node-freezes-budget';
@@ -42,11 +42,13 @@ export default defineRule({
     },
   },
 
-  check({ snapshot, now, options, report }) {
+  check(ctx) {
+    const { snapshot, now, options, report } = ctx;
     const version = karpenterFacts(snapshot.controller);
     if (version.atLeast('0.34.0') === false) return; // budgets, and NotReady nodes counting against them, from v0.34.0
     const byPool = nodesByPool(snapshot);
     for (const pool of snapshot.nodePools()) {
+      if (unknownOn(ctx, pool.object, [pool.budgets.path])) continue;
       if (!hasBudgets(pool)) continue;
       const nodes = byPool.get(pool.name);
       if (!nodes || !nodes.counted.length || !nodes.disrupting.length) continue;

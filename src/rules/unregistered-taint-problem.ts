@@ -10,6 +10,8 @@ import { UNREGISTERED_TAINT as UNREGISTERED } from '../kube/well-known.js';
 import { nodeTaints } from '../snapshot/nodes.js';
 import { logSays } from '../snapshot/messages/karpenter-logs.js';
 import { eventSays } from '../snapshot/messages/object-events.js';
+import { reportFromRecords } from './lib/records-only.js';
+import { UNREGISTERED_TAINT } from './lib/stated-causes.js';
 
 const ID = 'unregistered-taint-problem';
 
@@ -22,6 +24,7 @@ export default defineRule({
     requires: [],
     // NodeClaims carry the runtime signal (dumps), EC2NodeClasses the userData (GitOps repos): either is enough.
     requiresAnyOf: ['NodeClaim', 'NodeClass'],
+    records: ['ControllerLogs', 'Event'],
     optional: ['Node', 'Event', 'KarpenterController', 'ControllerLogs'],
     specOnly: 'yes',
     summary: `Nodes do not register with ${UNREGISTERED}:NoExecute (custom userData), or keep it long after creation.`,
@@ -60,6 +63,7 @@ export default defineRule({
     const hard = version.coreAtLeast('1.3.0') === false; // v1.0–v1.2: registration refused
     const severity = version.known && !hard ? 'warning' : 'error';
     const assumes = version.known ? undefined : 'v1.0–v1.2, where a missing taint blocks registration';
+    reportFromRecords({ snapshot, report }, { ...UNREGISTERED_TAINT, severity });
 
     // Runtime signals per NodeClaim: condition, events, controller logs.
     const logsByClaim = new Map<string, LogRecord[]>();

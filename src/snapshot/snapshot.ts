@@ -14,6 +14,7 @@ import { isHelmValuesCarrier, karpenterReleases } from './helm-values.js';
 import { nodeClaimView, nodePoolView, type NodeClaimView, type NodePoolView } from './karpenter.js';
 import { INPUTS, KIND, isClusterScoped, isSyntheticKind, kindKeyOf, normaliseKindKey, type InputName } from '../kube/kinds.js';
 import { controllerOwner, isPodManifest } from './pods.js';
+import { anchorAges, isKnownIn } from './partial.js';
 import { referenceTime, type ReferenceTime } from './reference-time.js';
 import { isDesiredStateInput, isPatchFragment, sameDefinition } from './repository.js';
 import { isAzureProvider, settleProviderVersion } from './provider-version.js';
@@ -99,6 +100,24 @@ export class Snapshot {
       this.skipped.push({ source: p?.source ?? 'unknown', ...(p?.line && !isSyntheticKind(kindKeyOf(object)) ? { line: p.line } : {}), reason: why });
     }
     this.referenceTime = referenceTime(this, opts);
+    const anchored = anchorAges(load.objects.filter((o) => o.provenance.ages), this.referenceTime.ms);
+    if (anchored) {
+      this.agesAnchored = anchored;
+      this.cache.clear();
+    }
+  }
+
+  /** Times that the input gave only as ages (kubectl describe and get output), counted back from the reference time. */
+  readonly agesAnchored: number = 0;
+
+  /** Did the input show this field of this object (always, unless it was read from describe output or a get table)? */
+  isKnown(obj: KubeObject, pointer: string): boolean {
+    return isKnownIn(this.provenanceMap.get(obj)?.[0], pointer);
+  }
+
+  /** What a partial object was read from (`kubectl describe output`); undefined for a whole object. */
+  partialFrom(obj: KubeObject): string | undefined {
+    return this.provenanceMap.get(obj)?.[0]?.partial?.from;
   }
 
   private add(object: KubeObject, provenance: Provenance): void {
@@ -126,7 +145,7 @@ export class Snapshot {
     if (existing) {
       this.noteMerged(object);
       const provs = this.provenanceMap.get(existing)!;
-      const better = prefer(object, existing);
+      const better = preferWhole(provenance, provs[0]) || prefer(object, existing);
       // Equal copies (a Kustomize base and its rendered output): the one whose path sorts first, whatever the read order
       // (an archive's entry order, parallel workers), so findings cite the same file every run — `apps/base/…` here.
       if (better > 0 || (better === 0 && provenance.source < (provs[0]?.source ?? ''))) {
@@ -401,7 +420,8 @@ export class Snapshot {
    * dropped: it will not exist in the cluster as written. Objects read from a cluster were admitted once and keep theirs.
    */
   wouldNeverBeAdmitted(obj: KubeObject): boolean {
-    return !wasStored(obj) && this.isRejected(obj);
+    // A partial object (describe output, a get table) was read from a cluster that admitted it.
+    return !wasStored(obj) && this.partialFrom(obj) === undefined && this.isRejected(obj);
   }
 
   // ----- Karpenter views -----
@@ -676,6 +696,14 @@ let unnamed = 0;
 function objectKey(kindKey: string, obj: KubeObject): string {
   const ns = isClusterScoped(kindKey) ? '' : (obj.metadata.namespace ?? '');
   return `${kindKey}|${ns}|${obj.metadata.name ?? `${nameOf(obj)}\0${++unnamed}`}`;
+}
+
+/** A whole object beats a partial one (describe output, a get table); of two partial ones, the one showing more. */
+function preferWhole(candidate: Provenance, existing: Provenance | undefined): number {
+  const known = (p: Provenance | undefined) => (p?.partial ? p.partial.known.length : Infinity);
+  const a = known(candidate);
+  const b = known(existing);
+  return a === b ? 0 : a > b ? 1 : -1;
 }
 
 /**

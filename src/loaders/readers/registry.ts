@@ -8,6 +8,8 @@ import type { InputFile } from '../types.js';
 import { bundleManifest } from './bundle-manifest.js';
 import { clusterInfoDump } from './cluster-info.js';
 import { controllerLog } from './controller-log.js';
+import { kubectlDescribe } from './describe.js';
+import { kubectlGetTable } from './get-table.js';
 import { helmFiles } from './helm.js';
 import { json } from './json.js';
 import { notManifest, once, type FileOutcome, type Reader, type ReaderOptions, type ReadSink, type Sniff } from './reader.js';
@@ -29,6 +31,8 @@ export const READERS: readonly Reader[] = [
   emptyFile,
   binaryFile,
   clusterInfoDump,
+  kubectlDescribe,
+  kubectlGetTable,
   ticketText,
   controllerLog,
   helmTemplate,

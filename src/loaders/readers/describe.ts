@@ -1,0 +1,456 @@
+/**
+ * `kubectl describe` output of Nodes, Pods, PodDisruptionBudgets and Karpenter objects → *partial* objects and the
+ * Events of its Events table. describe shows a selection of fields, in its own words: what is read here is listed
+ * in each object's `provenance.partial.known`, and every other field is unknown, never empty. Event ages are
+ * relative to when the command ran (`provenance.ages`), anchored later by the snapshot.
+ */
+import type { KubeObject, LoadedObject, PartialShape } from '../../kube/types.js';
+import { setPointer } from '../../kube/fields.js';
+import { readAll, type Reader } from './reader.js';
+import { asList, asMap, parseNested, resourceName, str, type GMap, type Line } from './describe-generic.js';
+import { parseCommand } from './ticket/command.js';
+import { addRead, describedEvent, onlyOutput, type ReadResult, type TextBlock } from './kubectl-output.js';
+import { CLUSTER_KINDS, cellsOf, columnsOfHeader, columnsOfRule, parseAge, parseEventAge, parseLabelPairs } from './columns.js';
+
+const FROM = 'kubectl describe output';
+
+/** A top-level `Key:  value` line of a description and the indented lines under it. */
+interface Field {
+  key: string;
+  value: string;
+  line: number;
+  children: Line[];
+}
+
+const TOP = /^([A-Z][A-Za-z -]*?):(?:\s+(.*?))?\s*$/;
+const START = /^Name:\s+\S/;
+
+/** The text starts as describe output does: `Name:` then other describe headers at the left margin. */
+export function sniffDescribe(text: string): boolean {
+  // A prompt line the output was pasted with (`$ kubectl describe node x`) may come first.
+  const lines = text.trimStart().split('\n', 40).map((l) => l.replace(/\r$/, '')).filter((l) => l.trim() !== '' && !parseCommand(l));
+  if (!lines[0] || !START.test(lines[0])) return false;
+  return lines.slice(1).some((l) => /^(Namespace|Labels|Annotations|Roles|CreationTimestamp|Priority|API Version|Selector):/.test(l));
+}
+
+export function readDescribe(block: TextBlock): ReadResult {
+  const out: ReadResult = { objects: [], skipped: [] };
+  const first = block.line ?? 1;
+  const lines = block.text.split('\n').map((text, i) => ({ text: text.replace(/\r$/, ''), line: first + i }));
+  let i = 0;
+  while (i < lines.length) {
+    if (!START.test(lines[i]!.text)) {
+      i++;
+      continue;
+    }
+    const fields: Field[] = [];
+    const startLine = lines[i]!.line;
+    for (; i < lines.length; i++) {
+      const { text, line } = lines[i]!;
+      if (fields.length && START.test(text)) break;
+      const top = TOP.exec(text);
+      if (top && !/^\s/.test(text)) fields.push({ key: top[1]!, value: top[2] ?? '', line, children: [] });
+      else if (text.trim() === '' || /^\s/.test(text)) fields[fields.length - 1]?.children.push({ text, line });
+      else break; // prose after the output: the description ends here
+    }
+    describeOne(fields, startLine, block, out);
+  }
+  return out;
+}
+
+function describeOne(fields: Field[], line: number, block: TextBlock, out: ReadResult): void {
+  const get = (key: string) => fields.find((f) => f.key === key);
+  const name = get('Name')!.value;
+  const kindLine = get('Kind')?.value;
+  const kind = kindLine ?? guessKind(fields) ?? block.hint?.kind;
+  if (!kind || !BUILDERS[kind]) {
+    out.skipped.push({ source: block.source, line, reason: `kubectl describe output of ${kind ? `a ${kind}` : 'an unrecognised kind'} ${name}: not read (karpdoctor reads describe output of Nodes, Pods, PodDisruptionBudgets, NodeClaims, NodePools and EC2NodeClasses)` });
+    return;
+  }
+  const apiVersion = get('API Version')?.value || DEFAULT_API[kind]!;
+  const obj: KubeObject = { apiVersion, kind, metadata: { name } };
+  const known = ['/metadata/name'];
+  const namespace = get('Namespace')?.value || (CLUSTER_KINDS.has(kind) ? '' : block.hint?.namespace);
+  if (namespace) obj.metadata.namespace = namespace;
+  if (get('Namespace') && !CLUSTER_KINDS.has(kind)) known.push('/metadata/namespace');
+  const labels = get('Labels');
+  if (labels) {
+    const map: Record<string, string> = {};
+    for (const l of [labels.value, ...labels.children.map((c) => c.text.trim())]) {
+      const m = /^([^=\s]+)=(.*)$/.exec(l.trim());
+      if (m) map[m[1]!] = m[2]!;
+    }
+    if (Object.keys(map).length) obj.metadata.labels = map;
+    known.push('/metadata/labels');
+  }
+  const annotations = get('Annotations');
+  if (annotations) {
+    const map: Record<string, string> = {};
+    let last: string | undefined;
+    for (const l of [annotations.value, ...annotations.children.map((c) => c.text.trim())]) {
+      if (l === '' || l === '<none>') continue;
+      const m = /^([A-Za-z0-9][-A-Za-z0-9_./]*):(?:\s+(.*))?$/.exec(l);
+      if (m) map[(last = m[1]!)] = m[2] ?? '';
+      else if (last) map[last] += `\n${l}`;
+    }
+    if (Object.keys(map).length) obj.metadata.annotations = map;
+    known.push('/metadata/annotations');
+  }
+  const created = rfc1123(get('CreationTimestamp')?.value);
+  if (created) {
+    obj.metadata.creationTimestamp = created;
+    known.push('/metadata/creationTimestamp');
+  }
+  const ctx: BuildContext = { obj, known, get, block, ages: {}, extra: [] };
+  BUILDERS[kind](ctx);
+  const partial: PartialShape = { from: FROM, known };
+  const ages = Object.keys(ctx.ages).length ? { ages: ctx.ages } : {};
+  out.objects.push({ object: obj, provenance: { source: block.source, line, partial, ...ages } }, ...ctx.extra);
+  const events = get('Events');
+  if (events) out.objects.push(...eventsTable(events, obj, block));
+}
+
+interface BuildContext {
+  obj: KubeObject;
+  known: string[];
+  get(key: string): Field | undefined;
+  block: TextBlock;
+  /** Times shown as ages (pointer → ms before the command ran). */
+  ages: Record<string, number>;
+  /** Objects a description shows besides its own (a Node's pods). */
+  extra: LoadedObject[];
+}
+
+const DEFAULT_API: Record<string, string> = {
+  Node: 'v1',
+  Pod: 'v1',
+  PodDisruptionBudget: 'policy/v1',
+  NodeClaim: 'karpenter.sh/v1',
+  NodePool: 'karpenter.sh/v1',
+  EC2NodeClass: 'karpenter.k8s.aws/v1',
+};
+
+/** Node and Pod descriptions have no `Kind:` line; their sections say what they are. */
+function guessKind(fields: Field[]): string | undefined {
+  const keys = new Set(fields.map((f) => f.key));
+  if (keys.has('Roles') || keys.has('ProviderID') || keys.has('Non-terminated Pods') || keys.has('System Info')) return 'Node';
+  if (keys.has('Pod Template') || keys.has('Replicas')) return undefined;
+  if (keys.has('Containers') && (keys.has('Node') || keys.has('QoS Class'))) return 'Pod';
+  if (keys.has('Min available') || keys.has('Max unavailable') || keys.has('Allowed disruptions')) return 'PodDisruptionBudget';
+  return undefined;
+}
+
+const BUILDERS: Record<string, (c: BuildContext) => void> = {
+  Node: buildNode,
+  Pod: buildPod,
+  PodDisruptionBudget: buildPdb,
+  NodeClaim: buildKarpenter,
+  NodePool: buildKarpenter,
+  EC2NodeClass: buildKarpenter,
+  Provisioner: buildKarpenter,
+  Machine: buildKarpenter,
+};
+
+function set(c: BuildContext, pointer: string, value: unknown): void {
+  c.known.push(pointer);
+  if (value !== undefined) setPointer(c.obj, pointer, value);
+}
+
+function buildNode(c: BuildContext): void {
+  const taints = c.get('Taints');
+  if (taints) set(c, '/spec/taints', parseTaints([taints.value, ...taints.children.map((l) => l.text.trim())]));
+  const unsched = c.get('Unschedulable')?.value;
+  if (unsched) set(c, '/spec/unschedulable', unsched === 'true' ? true : undefined);
+  const providerID = c.get('ProviderID')?.value;
+  if (providerID !== undefined) set(c, '/spec/providerID', providerID || undefined);
+  const conditions = c.get('Conditions');
+  if (conditions) set(c, '/status/conditions', conditionsTable(conditions.children));
+  for (const [key, ptr] of [['Capacity', '/status/capacity'], ['Allocatable', '/status/allocatable']] as const) {
+    const f = c.get(key);
+    if (f) set(c, ptr, keyValues(f.children));
+  }
+  const kubelet = c.get('System Info')?.children.map((l) => /^\s*Kubelet Version:\s+(\S+)/.exec(l.text)?.[1]).find(Boolean);
+  if (kubelet) set(c, '/status/nodeInfo/kubeletVersion', kubelet);
+  const pods = c.get('Non-terminated Pods');
+  if (pods) podsTable(pods, c);
+}
+
+/** Node "Non-terminated Pods": each row a partial Pod on this node, with its summed requests and limits. */
+function podsTable(f: Field, c: BuildContext): void {
+  const rows = tableRows(f.children);
+  if (!rows) return;
+  for (const { cells, line } of rows.rows) {
+    const cell = (name: string) => cells[rows.cols.findIndex((col) => col.name.toLowerCase() === name.toLowerCase())];
+    const name = cell('Name');
+    const namespace = cell('Namespace');
+    if (!name) continue;
+    const first = (v: string | undefined) => v?.split(/\s+/)[0];
+    const resources = (kind: 'Requests' | 'Limits') => {
+      const r: Record<string, string> = {};
+      const cpu = first(cell(`CPU ${kind}`));
+      const memory = first(cell(`Memory ${kind}`));
+      if (cpu && cpu !== '0') r.cpu = cpu;
+      if (memory && memory !== '0') r.memory = memory;
+      return r;
+    };
+    const pod: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, ...(namespace ? { namespace } : {}) },
+      spec: { nodeName: c.obj.metadata.name, containers: [{ name: '(all containers)', resources: { requests: resources('Requests'), limits: resources('Limits') } }] },
+    };
+    const known = ['/metadata/name', '/metadata/namespace', '/spec/nodeName', '/spec/containers/0/resources'];
+    c.extra.push({ object: pod, provenance: { source: c.block.source, line, partial: { from: `the Non-terminated Pods table of kubectl describe node ${c.obj.metadata.name}`, known } } });
+  }
+}
+
+function buildPod(c: BuildContext): void {
+  const node = c.get('Node')?.value;
+  if (node !== undefined) set(c, '/spec/nodeName', node && node !== '<none>' ? node.split('/')[0] : undefined);
+  const status = c.get('Status')?.value;
+  if (status) {
+    const phase = /^(Pending|Running|Succeeded|Failed|Unknown)\b/.exec(status)?.[1];
+    if (phase) set(c, '/status/phase', phase);
+    const lasts = /^Terminating \(lasts (\S+)\)/.exec(status);
+    const age = lasts ? parseAge(lasts[1]!) : undefined;
+    if (age !== undefined) {
+      c.ages['/metadata/deletionTimestamp'] = age;
+      c.known.push('/metadata/deletionTimestamp');
+    }
+  }
+  const owner = c.get('Controlled By')?.value;
+  if (owner !== undefined) {
+    const m = /^([^/]+)\/(.+)$/.exec(owner);
+    set(c, '/metadata/ownerReferences', m ? [{ kind: m[1]!, name: m[2]!, controller: true }] : undefined);
+  }
+  const containers = c.get('Containers');
+  if (containers) {
+    const list = containersOf(containers.children);
+    (c.obj.spec ??= {}) as Record<string, unknown>;
+    (c.obj.spec as Record<string, unknown>).containers = list;
+    list.forEach((_, i) => c.known.push(`/spec/containers/${i}/name`, `/spec/containers/${i}/resources`));
+  }
+  const selectors = c.get('Node-Selectors');
+  if (selectors) {
+    const map: Record<string, string> = {};
+    for (const l of [selectors.value, ...selectors.children.map((x) => x.text.trim())]) {
+      const m = /^([^=\s]+)=(\S*)$/.exec(l);
+      if (m) map[m[1]!] = m[2]!;
+    }
+    set(c, '/spec/nodeSelector', Object.keys(map).length ? map : undefined);
+  }
+  const tolerations = c.get('Tolerations');
+  if (tolerations) {
+    const list = [tolerations.value, ...tolerations.children.map((x) => x.text.trim())].filter((l) => l && l !== '<none>').map(parseToleration);
+    set(c, '/spec/tolerations', list.length ? list : undefined);
+  }
+  const conditions = c.get('Conditions');
+  if (conditions) {
+    const list = conditionsTable(conditions.children);
+    c.obj.status = { ...(c.obj.status as object), conditions: list };
+    list.forEach((_, i) => c.known.push(`/status/conditions/${i}/type`, `/status/conditions/${i}/status`));
+  }
+}
+
+function buildPdb(c: BuildContext): void {
+  for (const [key, ptr] of [['Min available', '/spec/minAvailable'], ['Max unavailable', '/spec/maxUnavailable']] as const) {
+    const v = c.get(key)?.value;
+    if (v === undefined) continue;
+    set(c, ptr, /^\d+$/.test(v) ? Number(v) : v);
+  }
+  if (c.get('Min available') || c.get('Max unavailable')) {
+    for (const ptr of ['/spec/minAvailable', '/spec/maxUnavailable']) if (!c.known.includes(ptr)) c.known.push(ptr);
+  }
+  const selector = c.get('Selector')?.value;
+  const labels = selector && selector !== '<unset>' ? parseLabelPairs(selector) : undefined;
+  if (labels) set(c, '/spec/selector', { matchLabels: labels });
+  const status = c.get('Status');
+  for (const l of status?.children ?? []) {
+    const m = /^\s*(Allowed disruptions|Current|Desired|Total):\s+(\d+)/.exec(l.text);
+    if (!m) continue;
+    const field = { 'Allowed disruptions': 'disruptionsAllowed', Current: 'currentHealthy', Desired: 'desiredHealthy', Total: 'expectedPods' }[m[1]!]!;
+    set(c, `/status/${field}`, Number(m[2]));
+  }
+}
+
+/** NodeClaims, NodePools, EC2NodeClasses: describe prints them generically, title-casing every field name. */
+function buildKarpenter(c: BuildContext): void {
+  const tree = (key: string) => {
+    const f = c.get(key);
+    return f ? asMap(parseNested(f.children)) : undefined;
+  };
+  const metadata = tree('Metadata');
+  const spec = tree('Spec');
+  const status = tree('Status');
+  const created = metadata?.['Creation Timestamp'];
+  if (typeof created === 'string' && !c.obj.metadata.creationTimestamp) set(c, '/metadata/creationTimestamp', created);
+  if (metadata) {
+    const owners = asList(metadata['Owner References']).map(asMap).filter((o): o is GMap => !!o);
+    set(c, '/metadata/ownerReferences', owners.length ? owners.map((o) => ({ apiVersion: str(o['API Version']), kind: str(o.Kind) ?? '', name: str(o.Name) ?? '', ...(str(o.UID) ? { uid: str(o.UID) } : {}), ...(o.Controller === 'true' ? { controller: true } : {}) })) : undefined);
+    const finalizers = asList(metadata.Finalizers).filter((x): x is string => typeof x === 'string');
+    set(c, '/metadata/finalizers', finalizers.length ? finalizers : undefined);
+    const deleting = metadata['Deletion Timestamp'];
+    if (typeof deleting === 'string') set(c, '/metadata/deletionTimestamp', deleting);
+  }
+  if (spec && (c.obj.kind === 'NodeClaim' || c.obj.kind === 'Machine')) {
+    for (const [key, ptr] of [['Taints', '/spec/taints'], ['Startup Taints', '/spec/startupTaints']] as const) {
+      const list = asList(spec[key]).map(asMap).filter((t): t is GMap => !!t).map((t) => ({ key: str(t.Key) ?? '', effect: str(t.Effect) ?? '', ...(str(t.Value) ? { value: str(t.Value) } : {}) }));
+      set(c, ptr, list.length ? list : undefined);
+    }
+  }
+  if (!status) return;
+  const conditions = asList(status.Conditions).map(asMap).filter((x): x is GMap => !!x);
+  set(c, '/status/conditions', conditions.map((x) => ({
+    type: str(x.Type) ?? '',
+    status: str(x.Status) ?? '',
+    ...(str(x.Reason) ? { reason: str(x.Reason) } : {}),
+    ...(str(x.Message) ? { message: str(x.Message) } : {}),
+    ...(str(x['Last Transition Time']) ? { lastTransitionTime: str(x['Last Transition Time']) } : {}),
+  })));
+  for (const [key, ptr] of [['Capacity', '/status/capacity'], ['Allocatable', '/status/allocatable'], ['Resources', '/status/resources']] as const) {
+    const m = asMap(status[key]);
+    if (m) set(c, ptr, Object.fromEntries(Object.entries(m).map(([k, v]) => [resourceName(k), v])));
+  }
+  for (const [key, ptr] of [['Node Name', '/status/nodeName'], ['Provider ID', '/status/providerID'], ['Image ID', '/status/imageID']] as const) {
+    if (c.obj.kind === 'NodeClaim' || c.obj.kind === 'Machine') set(c, ptr, str(status[key]) || undefined);
+  }
+}
+
+/** `key=value:Effect`, `key:Effect`; `<none>` → none. */
+function parseTaints(lines: string[]): Array<Record<string, string>> | undefined {
+  const out: Array<Record<string, string>> = [];
+  for (const l of lines) {
+    const m = /^([^=:\s]+)(?:=([^:\s]*))?:(NoSchedule|PreferNoSchedule|NoExecute)$/.exec(l.trim());
+    if (m) out.push({ key: m[1]!, ...(m[2] ? { value: m[2] } : {}), effect: m[3]! });
+  }
+  return out.length ? out : undefined;
+}
+
+/** `node.kubernetes.io/not-ready:NoExecute op=Exists for 300s`, `dedicated=gpu:NoSchedule`, `:NoExecute op=Exists`. */
+function parseToleration(text: string): Record<string, unknown> {
+  const m = /^([^=:\s]*)(?:=([^:\s]*))?(?::(\w+))?(?:\s+op=(\w+))?(?:\s+for\s+(\d+)s)?/.exec(text)!;
+  return {
+    ...(m[1] ? { key: m[1] } : {}),
+    operator: m[4] ?? (m[2] !== undefined ? 'Equal' : 'Exists'),
+    ...(m[2] ? { value: m[2] } : {}),
+    ...(m[3] ? { effect: m[3] } : {}),
+    ...(m[5] ? { tolerationSeconds: Number(m[5]) } : {}),
+  };
+}
+
+/** Pod "Containers:": `  name:` then indented `Requests:` / `Limits:` maps. */
+function containersOf(lines: Line[]): Array<Record<string, unknown>> {
+  const out: Array<Record<string, unknown>> = [];
+  let cur: { name: string; resources: { requests?: Record<string, string>; limits?: Record<string, string> } } | undefined;
+  let section: 'requests' | 'limits' | undefined;
+  let sectionIndent = 0;
+  for (const { text } of lines) {
+    if (text.trim() === '') continue;
+    const indent = text.search(/\S/);
+    const name = /^ {2}([a-z0-9][-a-z0-9.]*):\s*$/.exec(text);
+    if (name) {
+      out.push((cur = { name: name[1]!, resources: {} }));
+      section = undefined;
+      continue;
+    }
+    const head = /^\s+(Requests|Limits):\s*$/.exec(text);
+    if (head && cur) {
+      section = head[1] === 'Requests' ? 'requests' : 'limits';
+      sectionIndent = indent;
+      continue;
+    }
+    if (section && cur && indent > sectionIndent) {
+      const kv = /^\s+([^:\s]+):\s+(\S+)/.exec(text);
+      if (kv) (cur.resources[section] ??= {})[kv[1]!] = kv[2]!;
+      continue;
+    }
+    section = undefined;
+  }
+  return out;
+}
+
+function keyValues(lines: Line[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const { text } of lines) {
+    const m = /^\s+([^:\s]+):\s+(\S+)/.exec(text);
+    if (m) out[m[1]!] = m[2]!;
+  }
+  return out;
+}
+
+interface Table {
+  cols: ReturnType<typeof columnsOfRule>;
+  rows: Array<{ cells: string[]; line: number }>;
+}
+
+/** An indented describe table: header, `----` rule, rows; a row with only its last cell filled continues the one above. */
+function tableRows(lines: Line[]): Table | undefined {
+  const ruleAt = lines.findIndex((l) => /^\s*-{2,}(\s+-{2,})*\s*$/.test(l.text));
+  // A Pod's Conditions table has no rule line: its columns are read from the header.
+  const headerAt = ruleAt >= 1 ? ruleAt - 1 : lines.findIndex((l) => l.text.trim() !== '');
+  if (headerAt < 0) return undefined;
+  const cols = ruleAt >= 1 ? columnsOfRule(lines[headerAt]!.text, lines[ruleAt]!.text) : columnsOfHeader(lines[headerAt]!.text);
+  const firstRow = ruleAt >= 1 ? ruleAt + 1 : headerAt + 1;
+  const rows: Table['rows'] = [];
+  for (const l of lines.slice(firstRow)) {
+    if (l.text.trim() === '') continue;
+    const cells = cellsOf(l.text, cols);
+    const last = rows[rows.length - 1];
+    if (last && cells.slice(0, -1).every((x) => x === '') && l.text.search(/\S/) >= cols[cols.length - 1]!.start) {
+      last.cells[last.cells.length - 1] += ` ${cells[cells.length - 1]}`;
+      continue;
+    }
+    rows.push({ cells, line: l.line });
+  }
+  return { cols, rows };
+}
+
+function conditionsTable(lines: Line[]): Array<Record<string, string>> {
+  const t = tableRows(lines);
+  if (!t) return [];
+  const idx = (n: string) => t.cols.findIndex((c) => c.name === n);
+  return t.rows.map(({ cells }) => {
+    const get = (n: string) => (idx(n) >= 0 ? cells[idx(n)] : undefined);
+    const heartbeat = rfc1123(get('LastHeartbeatTime'));
+    const transition = rfc1123(get('LastTransitionTime'));
+    return {
+      type: get('Type') ?? '',
+      status: get('Status') ?? '',
+      ...(get('Reason') ? { reason: get('Reason')! } : {}),
+      ...(get('Message') ? { message: get('Message')! } : {}),
+      ...(heartbeat ? { lastHeartbeatTime: heartbeat } : {}),
+      ...(transition ? { lastTransitionTime: transition } : {}),
+    };
+  });
+}
+
+/** `Mon, 04 Mar 2024 10:00:00 +0000` (describe's time format) → RFC 3339 UTC; undefined for `<unset>`, `<unknown>`. */
+export function rfc1123(text: string | undefined): string | undefined {
+  if (!text || !/^\w{3}, \d{1,2} \w{3} \d{4} \d{2}:\d{2}:\d{2} [+-]\d{4}$/.test(text.trim())) return undefined;
+  const ms = Date.parse(text.trim());
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString().replace('.000Z', 'Z');
+}
+
+/** The Events table (`Type Reason Age From Message`, or the older `FirstSeen LastSeen Count From …`) → Events of `obj`. */
+function eventsTable(f: Field, obj: KubeObject, block: TextBlock): LoadedObject[] {
+  const t = tableRows(f.children);
+  if (!t) return [];
+  const idx = (...names: string[]) => t.cols.findIndex((c) => names.includes(c.name));
+  return t.rows.map(({ cells, line }) => {
+    const cell = (...names: string[]) => (idx(...names) >= 0 ? cells[idx(...names)] : undefined);
+    const age = parseEventAge(cell('Age', 'LastSeen') ?? '');
+    const first = cell('FirstSeen') !== undefined ? parseEventAge(cell('FirstSeen')!).last : age.first;
+    const count = Number(cell('Count')) || age.count || 1;
+    return describedEvent(obj, { type: cell('Type') ?? 'Normal', reason: cell('Reason') ?? '', message: cell('Message') ?? '', from: cell('From') ?? '', count, last: age.last, first }, block.source, line, FROM);
+  });
+}
+
+export const kubectlDescribe: Reader = {
+  id: 'kubectl-describe',
+  needs: 'content',
+  sniff: (s) => (onlyOutput(s) && sniffDescribe(s.sample) ? 1 : 0),
+  read: async ({ file, chunks }, sink) => {
+    addRead(readDescribe({ text: await readAll(chunks), source: file.displayPath, ...(sink.defaults ? { hint: sink.defaults } : {}) }), sink);
+    return 'loaded';
+  },
+};

@@ -1,0 +1,117 @@
+/**
+ * Diagnosis from the controller's own words: log records and events that state a rule's cause and name the object
+ * it concerns. Used for objects the input does not hold whole (absent, or only describe output / a get table): the
+ * record is the evidence, the named object the finding's object, and the finding says what would confirm it.
+ */
+import type { EvidenceInput, RuleContext, Severity } from '../../engine/rule.js';
+import type { LogRecord } from '../../kube/types.js';
+import type { EventView } from '../../snapshot/events.js';
+import { KIND, isClusterScoped } from '../../kube/kinds.js';
+import { fullObjectCommand } from '../../snapshot/partial.js';
+import type { ObjectRef } from '../../snapshot/snapshot.js';
+
+export interface StatedCause {
+  object: ObjectRef;
+  /** Groups records of one cause on one object (e.g. the PDB named): one finding per object and key. */
+  key?: string;
+  /** What the record says, in a few words, for the message (e.g. `PDB ledger/ledger-pdb`). */
+  detail?: string;
+}
+
+export interface RecordsOnlyRule {
+  /**
+   * Which objects the rule's own checks judge (with their records): `whole` ones (the default), or `any` object in
+   * the input, partial ones included. Records about the others are judged here.
+   */
+  judgedFromObjects?: 'whole' | 'any';
+  fromLog?(log: LogRecord): StatedCause | undefined;
+  fromEvent?(event: EventView): StatedCause | undefined;
+  /** Occurrences needed before the cause is more than a passing state (events count their repeats). */
+  minOccurrences?: number;
+  message(cause: StatedCause, seen: Seen): string;
+  fix(cause: StatedCause): string;
+  /** The input that would confirm the diagnosis (e.g. `kubectl get nodeclaim X -o yaml`). */
+  confirmWith(cause: StatedCause): string;
+  severity?: Severity;
+}
+
+export interface Seen {
+  occurrences: number;
+  first?: string;
+  last?: string;
+  /** The record quoted, for the message: the last one. */
+  text: string;
+}
+
+const KINDS: Record<string, string> = {
+  Node: KIND.Node,
+  Pod: KIND.Pod,
+  NodeClaim: KIND.NodeClaim,
+  NodePool: KIND.NodePool,
+  Machine: KIND.Machine,
+  Provisioner: KIND.Provisioner,
+  PodDisruptionBudget: KIND.PodDisruptionBudget,
+  EC2NodeClass: KIND.EC2NodeClass,
+};
+
+export function refOf(kind: string, name: string, namespace?: string): ObjectRef {
+  const apiVersion =
+    kind === 'Provisioner' ? 'karpenter.sh/v1alpha5' : kind === 'NodeClaim' || kind === 'NodePool' ? 'karpenter.sh/v1' : kind === 'PodDisruptionBudget' ? 'policy/v1' : kind === 'EC2NodeClass' ? 'karpenter.k8s.aws/v1' : 'v1';
+  const key = KINDS[kind];
+  return { apiVersion, kind, namespace: key && isClusterScoped(key) ? null : (namespace ?? null), name };
+}
+
+/** Reports, for every object the records name and the input does not hold whole, what the records say. */
+export function reportFromRecords(ctx: Pick<RuleContext, 'snapshot' | 'report'>, rule: RecordsOnlyRule): void {
+  const { snapshot } = ctx;
+  const groups = new Map<string, { cause: StatedCause; logs: LogRecord[]; events: EventView[] }>();
+  const add = (cause: StatedCause | undefined, log?: LogRecord, event?: EventView) => {
+    if (!cause || judgedElsewhere(ctx, cause.object, rule.judgedFromObjects ?? 'whole')) return;
+    const k = `${cause.object.kind}/${cause.object.namespace ?? ''}/${cause.object.name}/${cause.key ?? ''}`;
+    let g = groups.get(k);
+    if (!g) groups.set(k, (g = { cause, logs: [], events: [] }));
+    if (log) g.logs.push(log);
+    if (event) g.events.push(event);
+  };
+  if (rule.fromLog) for (const log of snapshot.logs) add(rule.fromLog(log), log);
+  if (rule.fromEvent) for (const event of snapshot.events()) add(rule.fromEvent(event), undefined, event);
+  for (const { cause, logs, events } of groups.values()) {
+    const occurrences = logs.length + events.reduce((n, e) => n + e.count, 0);
+    if (occurrences < (rule.minOccurrences ?? 1)) continue;
+    const times = [...logs.map((l) => l.time), ...events.flatMap((e) => [e.firstSeen, e.lastSeen])].filter((t): t is string => !!t).sort();
+    const lastEvent = [...events].sort((a, b) => (a.lastSeen ?? '').localeCompare(b.lastSeen ?? '')).pop();
+    const lastLog = logs[logs.length - 1];
+    const text = lastLog && (!lastEvent || (lastLog.time ?? '') >= (lastEvent.lastSeen ?? '')) ? logText(lastLog) : lastEvent ? `${lastEvent.reason}: ${lastEvent.message}` : '';
+    const seen: Seen = { occurrences, ...(times[0] ? { first: times[0] } : {}), ...(times.length ? { last: times[times.length - 1]! } : {}), text };
+    const evidence: EvidenceInput[] = [
+      ...events.slice(-2).map((e) => ({ event: e, note: e.count > 1 ? `seen ${e.count}×` : 'stated by the event' })),
+      ...logs.slice(-2).map((l) => ({ log: l, note: 'stated by the controller' })),
+    ];
+    ctx.report({
+      object: cause.object,
+      ...(rule.severity ? { severity: rule.severity } : {}),
+      message: rule.message(cause, seen),
+      fix: rule.fix(cause),
+      evidence,
+      recordsOnly: { confirmWith: rule.confirmWith(cause) },
+    });
+  }
+}
+
+/** The object is in the input (whole, or at all): the rule's own checks judge it, not its records. */
+function judgedElsewhere(ctx: Pick<RuleContext, 'snapshot'>, ref: ObjectRef, which: 'whole' | 'any'): boolean {
+  const key = KINDS[ref.kind];
+  const obj = key ? ctx.snapshot.get(key, ref.namespace ?? undefined, ref.name) : undefined;
+  return obj !== undefined && (which === 'any' || ctx.snapshot.partialFrom(obj) === undefined);
+}
+
+/** A record's message with its error, as the controller wrote them. */
+export function logText(log: LogRecord): string {
+  const error = typeof log.fields.error === 'string' ? log.fields.error : undefined;
+  return error ? `${log.message}: ${error}` : log.message;
+}
+
+/** `kubectl get <kind> <name> [-n ns] -o yaml` for a reference. */
+export function getCommand(ref: ObjectRef): string {
+  return fullObjectCommand(ref.kind, ref.name, ref.namespace ?? undefined);
+}

@@ -1,0 +1,193 @@
+/**
+ * The causes Karpenter states in its own log records and events, per rule (karpenter-facts §2, §8): what to look
+ * for in every generation's wording, which object the record names, and what would confirm it. Each rule runs
+ * these through `reportFromRecords` for the objects its input does not hold whole.
+ */
+import type { LogRecord } from '../../kube/types.js';
+import type { EventView } from '../../snapshot/events.js';
+import { UNREGISTERED_TAINT as UNREGISTERED } from '../../kube/well-known.js';
+import { logNodeClaim } from './registration-common.js';
+import { classifyBlocked, type Blocker } from '../../snapshot/messages/disruption-blocked.js';
+import { getCommand, logText, refOf, type RecordsOnlyRule, type StatedCause } from './records-only.js';
+
+const times = (n: number) => (n === 1 ? 'once' : `${n} times`);
+const window = (s: { first?: string; last?: string }) => (s.first && s.last && s.first !== s.last ? ` between ${s.first} and ${s.last}` : s.last ? ` at ${s.last}` : '');
+
+/** v1.3+ "node claim registration error" (error: missing taint …), v1.0–v1.2 "Reconciler error" (error: missing required startup taint, …). */
+export function isUnregisteredTaintError(log: LogRecord): boolean {
+  const text = `${log.message} ${String(log.fields.error ?? '')}`;
+  return /missing required startup taint, karpenter\.sh\/unregistered|missing taint prevents registration/i.test(text);
+}
+
+export const UNREGISTERED_TAINT: RecordsOnlyRule = {
+  judgedFromObjects: 'any',
+  fromLog: (log) => {
+    const nc = isUnregisteredTaintError(log) ? logNodeClaim(log) : undefined;
+    return nc ? { object: refOf('NodeClaim', nc) } : undefined;
+  },
+  fromEvent: (e) =>
+    e.involved.kind === 'NodeClaim' && (e.reason === 'UnregisteredTaintMissing' || /karpenter\.sh\/unregistered taint/i.test(e.message)) ? { object: refOf('NodeClaim', e.involved.name) } : undefined,
+  message: (c, s) =>
+    `The node of NodeClaim ${c.object.name} joined without the ${UNREGISTERED}:NoExecute taint: the controller said so ${times(s.occurrences)}${window(s)} ("${s.text}"). ` +
+    'Karpenter v1.0–v1.2 refuses to register such a node and replaces it every 15 minutes; v1.3+ registers it with a warning, open to pods landing before its labels and taints are synced.',
+  fix: () =>
+    `Make the EC2NodeClass's userData register nodes with the taint (kubelet --register-with-taints=${UNREGISTERED}:NoExecute, ` +
+    'nodeadm registerWithTaints, Bottlerocket settings.kubernetes.node-taints), or select the AMI by alias so Karpenter generates the bootstrap.',
+  confirmWith: (c) => `${getCommand(c.object)} and kubectl get ec2nodeclasses -o yaml`,
+};
+
+/** Limit messages of every generation; the pool is quoted (`nodepool: "np"`, `nodepool "np"`) or structured (`NodePool=np`). */
+const LIMITS = /(?:exceed limits|limits have been exhausted) for (nodepool|provisioner):? (?:"([^"]+)"|\((?:NodePool|Provisioner)=([^,)\s]+)\))/i;
+
+function limitCause(text: string): StatedCause | undefined {
+  const m = LIMITS.exec(text);
+  const name = m?.[2] ?? m?.[3];
+  if (!m || !name) return undefined;
+  return { object: refOf(m[1]!.toLowerCase() === 'provisioner' ? 'Provisioner' : 'NodePool', name) };
+}
+
+export const LIMITS_REACHED: RecordsOnlyRule = {
+  fromLog: (log) => limitCause(logText(log)),
+  fromEvent: (e) => (e.reason === 'FailedScheduling' ? limitCause(e.message) : undefined),
+  message: (c, s) =>
+    `${c.object.kind} ${c.object.name} has reached its limits: Karpenter could not launch a node for pending pods ${times(s.occurrences)}${window(s)} because any node it could launch would take the pool past them ("${s.text}").`,
+  fix: (c) => `Raise spec.limits of ${c.object.kind} ${c.object.name} (kubectl edit ${c.object.kind.toLowerCase()} ${c.object.name}), or add an overflow NodePool with a lower weight.`,
+  confirmWith: (c) => `${getCommand(c.object)} (spec.limits against status.resources)`,
+};
+
+/** v1.x `error`: "invalid disruption budgets in nodepool NP, …"; v0.33–v0.36 message: "… invalid schedule S in nodepool NP, …". */
+export const BUDGET_ERRORS: RecordsOnlyRule = {
+  fromLog: (log) => {
+    const text = logText(log);
+    if (!/detected disruption budget errors/i.test(text)) return undefined;
+    const m = /invalid disruption budgets in nodepool ([^,\s]+)/.exec(text) ?? /invalid (?:schedule|nodes value) .*? in nodepool ([^,\s)]+)/.exec(text);
+    return m ? { object: refOf('NodePool', m[1]!) } : undefined;
+  },
+  message: (c, s) =>
+    `NodePool ${c.object.name} has a disruption budget Karpenter cannot evaluate: it logged "${s.text}" ${times(s.occurrences)}${window(s)}. ` +
+    'A budget whose schedule does not parse allows no disruption (Karpenter fails closed): no consolidation, drift or emptiness on this pool.',
+  fix: (c) =>
+    `Fix spec.disruption.budgets[*].schedule of NodePool ${c.object.name}: a standard 5-field cron in UTC (e.g. "0 22 * * 1-5") or a macro (@daily), always with a duration (kubectl edit nodepool ${c.object.name}).`,
+  confirmWith: (c) => `${getCommand(c.object)} (spec.disruption.budgets)`,
+};
+
+/** v1.7+ "terminating due to timeout" (reason registration), v0.32–v1.6 "terminating due to registration ttl". */
+export const REGISTRATION_TIMEOUT: RecordsOnlyRule = {
+  fromLog: (log) => {
+    const timeout = /^terminating due to timeout$/i.test(log.message) && String(log.fields.reason ?? 'registration') === 'registration';
+    const ttl = /terminating (?:\w+ )?due to registration ttl/i.test(log.message);
+    const nc = timeout || ttl ? logNodeClaim(log) : undefined;
+    return nc ? { object: refOf('NodeClaim', nc) } : undefined;
+  },
+  message: (c, s) =>
+    `NodeClaim ${c.object.name} was launched but its node never joined the cluster: Karpenter deleted it at the registration timeout ("${s.text}"${window(s)}). ` +
+    'Each replacement is likely to fail the same way: the instance boots but the kubelet does not register (userData, IAM role/aws-auth, network, AMI).',
+  fix: () =>
+    '1. Read the console output of such an instance (aws ec2 get-console-output --instance-id <id>) for kubelet/bootstrap errors.\n' +
+    '2. Check that the node role is mapped (aws-auth ConfigMap or an EKS access entry of type EC2_LINUX) and that the subnets reach the API server.\n' +
+    '3. With amiFamily Custom, check the userData bootstraps the node.',
+  confirmWith: (c) => `kubectl get nodeclaims -o yaml (the Launched and Registered conditions of ${c.object.name}'s successors) and the NodePool`,
+};
+
+/** A DisruptionBlocked/Unconsolidatable event classified as one of `blockers`, about a node (or its NodeClaim). */
+function blockedBy(blockers: Blocker[], object: (e: EventView, r: ReturnType<typeof classifyBlocked>) => StatedCause | undefined) {
+  return (e: EventView): StatedCause | undefined => {
+    if (e.reason !== 'DisruptionBlocked' && e.reason !== 'Unconsolidatable') return undefined;
+    if (e.involved.kind !== 'Node') return undefined; // the NodeClaim's twin event says the same
+    const r = classifyBlocked(e.message);
+    return blockers.includes(r.blocker) ? object(e, r) : undefined;
+  };
+}
+
+const nodeOf = (e: EventView): StatedCause => ({ object: refOf('Node', e.involved.name) });
+
+export const PDB_BLOCKS: RecordsOnlyRule = {
+  fromEvent: (e) => {
+    // FailedDraining: v1.0–v1.5 "evicting pod ns/name violates a PDB", v1.6+ "… (Pod=ns/name)".
+    if (e.reason === 'FailedDraining' && /violates a PDB|does not support multiple PDBs/i.test(e.message)) {
+      const pod = /evicting pod (\S+) violates/.exec(e.message)?.[1] ?? /\(Pod=([^,)]+)/.exec(e.message)?.[1];
+      return { ...nodeOf(e), key: 'drain', ...(pod ? { detail: `pod ${pod}` } : {}) };
+    }
+    return blockedBy(['pdb', 'multiple-pdbs'], (_, r) => (r.pdbs?.length ? { object: refOf('PodDisruptionBudget', r.pdbs[0]!.split('/')[1]!, r.pdbs[0]!.split('/')[0]) } : nodeOf(e)))(e);
+  },
+  message: (c, s) =>
+    `${c.object.kind === 'Node' ? `Node ${c.object.name}` : `PodDisruptionBudget ${c.object.namespace}/${c.object.name}`} ${c.object.kind === 'Node' ? 'cannot be drained: a PodDisruptionBudget refuses the eviction' : 'allows no eviction, so Karpenter cannot disrupt the nodes of the pods it covers'}` +
+    `${c.detail ? ` (${c.detail})` : ''}, ${times(s.occurrences)}${window(s)} ("${s.text}").`,
+  fix: () =>
+    'Let the PDB allow at least one disruption (maxUnavailable: 1, or minAvailable below the replica count), run more replicas, or set the NodePool\'s ' +
+    'spec.template.spec.terminationGracePeriod so drains end. Check: kubectl get pdb -A (ALLOWED DISRUPTIONS 0).',
+  confirmWith: (c) => (c.object.kind === 'PodDisruptionBudget' ? getCommand(c.object) : 'kubectl get pdb -A -o yaml and kubectl get pods -A -o wide'),
+};
+
+export const STUCK_DRAINING: RecordsOnlyRule = {
+  fromEvent: (e) => (e.reason === 'FailedDraining' && e.involved.kind === 'Node' && /pods? (?:are|is) waiting to be evicted/i.test(e.message) ? nodeOf(e) : undefined),
+  minOccurrences: 2,
+  message: (c, s) => `Node ${c.object.name} is stuck draining: Karpenter failed to drain it ${times(s.occurrences)}${window(s)} ("${s.text}").`,
+  fix: (c) =>
+    `1. See which pods stay: kubectl get pods -A --field-selector spec.nodeName=${c.object.name}\n` +
+    '2. Those are usually held by a PDB with no allowed disruptions, a finalizer, or a pod that ignores SIGTERM; fix that, or set spec.template.spec.terminationGracePeriod on the NodePool.',
+  confirmWith: (c) => `${getCommand(c.object)} and kubectl get pods -A -o wide --field-selector spec.nodeName=${c.object.name}`,
+};
+
+export const POD_DO_NOT_DISRUPT: RecordsOnlyRule = {
+  fromEvent: blockedBy(['pod-do-not-disrupt'], (e, r) => {
+    if (!r.pod) return { object: refOf('Node', e.involved.name) };
+    const [ns, name] = r.pod.split('/');
+    return { object: refOf('Pod', name!, ns), detail: `node ${e.involved.name}` };
+  }),
+  message: (c, s) =>
+    `${c.object.kind === 'Pod' ? `Pod ${c.object.namespace}/${c.object.name}` : `A pod on node ${c.object.name}`} carries karpenter.sh/do-not-disrupt and blocks ` +
+    `${c.detail ?? 'its node'} from consolidation and drift: Karpenter said so ${times(s.occurrences)}${window(s)} ("${s.text}").`,
+  fix: () => 'Remove the annotation when the pod may move (kubectl annotate pod NAME -n NS karpenter.sh/do-not-disrupt-), or give it a duration (v1.12+), or use a PDB instead.',
+  confirmWith: (c) => getCommand(c.object),
+};
+
+export const NODE_DO_NOT_DISRUPT: RecordsOnlyRule = {
+  fromEvent: blockedBy(['node-do-not-disrupt'], (e) => nodeOf(e)),
+  message: (c, s) => `Node ${c.object.name} carries karpenter.sh/do-not-disrupt: Karpenter will not consolidate or drift it, and said so ${times(s.occurrences)}${window(s)} ("${s.text}").`,
+  fix: (c) => `kubectl annotate node ${c.object.name} karpenter.sh/do-not-disrupt- (and remove it from the NodePool's spec.template.metadata.annotations if it comes from there).`,
+  confirmWith: (c) => `${getCommand(c.object)} and kubectl get nodepools -o yaml`,
+};
+
+export const CONSOLIDATION_DISABLED: RecordsOnlyRule = {
+  fromEvent: blockedBy(['consolidation-disabled', 'when-empty-not-empty'], (e, r) => (r.nodePool ? { object: refOf('NodePool', r.nodePool), detail: e.involved.name } : undefined)),
+  message: (c, s) => `NodePool ${c.object.name} does not consolidate nodes that still run pods: Karpenter said so ${times(s.occurrences)}${window(s)} (e.g. node ${c.detail}: "${s.text}").`,
+  fix: (c) => `If its nodes should be packed: set spec.disruption.consolidationPolicy: WhenEmptyOrUnderutilized and a finite consolidateAfter on NodePool ${c.object.name}.`,
+  confirmWith: (c) => `${getCommand(c.object)} (spec.disruption)`,
+};
+
+export const REPAIR_BLOCKED: RecordsOnlyRule = {
+  fromEvent: (e) => (e.reason === 'NodeRepairBlocked' && e.involved.kind === 'Node' ? nodeOf(e) : undefined),
+  message: (c, s) =>
+    `Node ${c.object.name} is unhealthy but node repair is blocked: Karpenter said so ${times(s.occurrences)}${window(s)} ("${s.text}"). ` +
+    'Repair stops while more than 20% of a NodePool\'s nodes are unhealthy, so the broken nodes stay.',
+  fix: () => 'Find why so many nodes are unhealthy at once (kubectl get nodes: NotReady ones, their Ready condition reason) and replace them by hand (kubectl delete nodeclaim NAME) once the cause is fixed.',
+  confirmWith: (c) => `${getCommand(c.object)} and kubectl get nodes,nodeclaims,nodepools -o yaml`,
+};
+
+/** NodePool event: v1.0+ "No allowed disruptions for disruption reason R due to blocking budget", v0.34–v1.0 without the reason. */
+export const BUDGET_BLOCKING: RecordsOnlyRule = {
+  fromEvent: (e) => {
+    if (e.reason !== 'DisruptionBlocked' || e.involved.kind !== 'NodePool' || !/no allowed disruptions.*due to blocking budget/i.test(e.message)) return undefined;
+    const reason = /disruption reason (\w+)/i.exec(e.message)?.[1];
+    return { object: refOf('NodePool', e.involved.name), key: reason ?? '', ...(reason ? { detail: reason } : {}) };
+  },
+  minOccurrences: 2,
+  message: (c, s) =>
+    `NodePool ${c.object.name}'s disruption budgets allowed no ${c.detail ? `${c.detail} ` : ''}disruption each time Karpenter looked: it said so ${times(s.occurrences)}${window(s)} ("${s.text}"). ` +
+    'If no budget window ever opens, its nodes are never consolidated or replaced for drift.',
+  fix: (c) => `Check spec.disruption.budgets of NodePool ${c.object.name}: a nodes: "0" budget without a schedule, or schedules whose windows never open in UTC, block for good.`,
+  confirmWith: (c) => `${getCommand(c.object)} (spec.disruption.budgets) and kubectl get nodes -l karpenter.sh/nodepool=${c.object.name}`,
+};
+
+/** NodeClaim event DisruptionBlocked: "Node isn't initialized" (v1.2+), "Cannot disrupt NodeClaim: state node isn't initialized" (v1.0–v1.1). */
+export const NOT_INITIALIZED: RecordsOnlyRule = {
+  fromEvent: (e) =>
+    e.reason === 'DisruptionBlocked' && e.involved.kind === 'NodeClaim' && classifyBlocked(e.message).blocker === 'not-initialized' ? { object: refOf('NodeClaim', e.involved.name) } : undefined,
+  minOccurrences: 2,
+  message: (c, s) =>
+    `NodeClaim ${c.object.name}'s node is registered but never initialized: Karpenter said so ${times(s.occurrences)}${window(s)} ("${s.text}"). ` +
+    'Until it is, Karpenter neither consolidates nor drifts it, and counts it as capacity that is not there (a startup taint never removed, or an extended resource never registered).',
+  fix: (c) => `Look at the taints and allocatable of the node of NodeClaim ${c.object.name} (kubectl describe node …): a startup taint still present, or a device plugin that does not report its resource, keeps it uninitialized.`,
+  confirmWith: (c) => `${getCommand(c.object)} (the Initialized condition) and kubectl get node -o yaml for its node`,
+};

@@ -1,0 +1,44 @@
+/** Tickets as a support engineer scans them: the built CLI on pasted describe output, tables and logs. */
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '..');
+const BIN = join(ROOT, 'bin', 'karpdoctor.js');
+
+function run(args: string[], input = '') {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, input, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', COLUMNS: '160' } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('karpdoctor scan on a ticket', () => {
+  it('describe output pasted on stdin, after its prompt line: a partial Node with its pods and events', () => {
+    const text = `$ kubectl describe node ip-10-42-7-19.eu-central-1.compute.internal\n${readFileSync(join(ROOT, 'fixtures/tickets/describe-node-notready.txt'), 'utf8')}`;
+    const r = run(['scan', '-', '--format', 'json', '--rule', 'bare-pod-on-disruptable-node'], text);
+    expect(r.stderr).toBe('');
+    const report = JSON.parse(r.stdout);
+    expect(report.snapshot.counts).toEqual({ Event: 2, Node: 1, Pod: 4 });
+    expect(report.snapshot.skipped).toEqual([]);
+    expect(report.findings).toEqual([]);
+    expect(report.notEvaluated.map((n: { object: { name: string } }) => n.object.name)).toEqual(['cart-api-6c9f8d7b55-q2x8m', 'cart-worker-0', 'aws-node-9zk4t', 'kube-proxy-lmv7c']);
+    expect(r.code).toBe(0);
+  });
+
+  it('a log file alone: the finding says it rests on the logs and what would confirm it; exit 1 on the error', () => {
+    const r = run(['scan', 'fixtures/tickets/logs-only-unregistered-taint-v1.1.log']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('unregistered-taint-problem');
+    expect(r.stdout).toContain('NodeClaim custom-ami-q9zl4');
+    // The table wraps the message inside its borders: read it as one line.
+    const flat = r.stdout.replace(/[│┌┐└┘├┤┬┴┼─]/g, ' ').replace(/\s+/g, ' ');
+    expect(flat).toContain('(from logs only: confirm with `kubectl get nodeclaim custom-ami-q9zl4 -o yaml and kubectl get ec2nodeclasses -o yaml`)');
+  });
+
+  it('a get table with --now: the header says what its ages were counted back from', () => {
+    const r = run(['scan', 'fixtures/tickets/get-events-reclaim.txt', '--now', '2025-08-20T06:00:00Z']);
+    const flat = r.stdout.replace(/\s+/g, ' ');
+    expect(flat).toContain('12 time(s) that kubectl describe/get output shows only as ages were counted back from --now (2025-08-20T06:00:00.000Z)');
+    expect(r.stdout).toContain('node-stuck-draining');
+  });
+});
