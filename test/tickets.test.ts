@@ -8,9 +8,12 @@ import { describe, expect, it } from 'vitest';
 import { FIXTURES, TEST_CRDS, scan } from './support/scan.js';
 
 const ticket = (name: string) => join(FIXTURES, 'tickets', name);
-/** Per-object not-evaluated entries, without the object label the report puts before each reason. */
-const perObject = (r: { run: { notEvaluatedFor: Array<{ ruleId: string; reason: string; object?: unknown }> } }) =>
-  r.run.notEvaluatedFor.map((n) => ({ ruleId: n.ruleId, object: n.object, reason: n.reason.slice(n.reason.indexOf('): ') + 3) }));
+/** Per-object not-evaluated entries, the object label the report puts before each reason read back into a reference. */
+const perObject = (r: { run: { notEvaluatedFor: Array<{ ruleId: string; reason: string }> } }) =>
+  r.run.notEvaluatedFor.map((n) => {
+    const m = /^(\S+) (?:([^/\s]+)\/)?(\S+) \([^)]*\): ([\s\S]*)$/.exec(n.reason)!;
+    return { ruleId: n.ruleId, object: { kind: m[1]!, namespace: m[2] ?? null, name: m[3]! }, reason: m[4]! };
+  });
 const lineOf = (name: string, text: string) => readFileSync(ticket(name), 'utf8').split('\n').findIndex((l) => l.includes(text)) + 1;
 
 describe('a whole file of kubectl describe output', () => {
@@ -43,7 +46,7 @@ describe('a whole file of kubectl describe output', () => {
     expect(perObject(r)).toHaveLength(4);
     expect(perObject(r)[0]).toEqual({
       ruleId: 'bare-pod-on-disruptable-node',
-      object: { apiVersion: 'v1', kind: 'Pod', namespace: 'checkout', name: 'cart-api-6c9f8d7b55-q2x8m' },
+      object: { kind: 'Pod', namespace: 'checkout', name: 'cart-api-6c9f8d7b55-q2x8m' },
       reason:
         'the Non-terminated Pods table of kubectl describe node ip-10-42-7-19.eu-central-1.compute.internal does not show metadata.ownerReferences: add `kubectl get pod cart-api-6c9f8d7b55-q2x8m -n checkout -o yaml`',
     });
@@ -324,12 +327,12 @@ describe('pending pods shown partly', () => {
     expect(perObject(r)).toEqual([
       {
         ruleId: 'pending-pod-no-nodepool-fits',
-        object: { apiVersion: 'v1', kind: 'Pod', namespace: 'checkout', name: 'cart-api-6c9f8d7b55-h7tqz' },
+        object: { kind: 'Pod', namespace: 'checkout', name: 'cart-api-6c9f8d7b55-h7tqz' },
         reason: 'a kubectl get table does not show spec.affinity: add `kubectl get pod cart-api-6c9f8d7b55-h7tqz -n checkout -o yaml`',
       },
       {
         ruleId: 'pending-pod-no-nodepool-fits',
-        object: { apiVersion: 'v1', kind: 'Pod', namespace: 'etl', name: 'ingest-5d8c7b9f6-2kq4z' },
+        object: { kind: 'Pod', namespace: 'etl', name: 'ingest-5d8c7b9f6-2kq4z' },
         reason: 'kubectl describe output does not show spec.affinity: add `kubectl get pod ingest-5d8c7b9f6-2kq4z -n etl -o yaml`',
       },
     ]);
