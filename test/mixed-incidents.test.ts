@@ -40,7 +40,7 @@ const EXPECTED: Key[] = [
   { ruleId: 'duplicate-nodeclaims', kind: 'NodePool', namespace: null, name: 'data', severity: 'warning' },
   // 3. health — Ready=Unknown (NodeStatusUnknown) for 2h6m, NodeRepair=false.
   { ruleId: 'node-unhealthy-not-repaired', kind: 'Node', namespace: null, name: NODE.unknown, severity: 'error' },
-  //    Also true because of the same node (karpenter-facts §3.3 "budget trap", §2.5): NodePool general keeps the default-like
+  //    Also true because of the same node (docs/karpenter-behaviour.md §3.3 "budget trap", docs/karpenter-behaviour.md §2.5): NodePool general keeps the default-like
   //    nodes "10%" budget over 5 initialized nodes = 1, and the Unknown node counts as disrupting, so the pool (including its
   //    empty cilium node) can disrupt nothing. A separate cause on a separate object (the NodePool), so a separate finding.
   { ruleId: 'unhealthy-node-freezes-budget', kind: 'NodePool', namespace: null, name: 'general', severity: 'warning' },
@@ -108,13 +108,13 @@ describe('mixed-incidents: five seed incident families and a provisioning failur
   });
 
   // pdb-blocks-eviction attaches to the PDB and lists the workload and pods under
-  // `related`, including the Node it holds, so reclaimViews() places it under the node as the secondary blocker (§7.11 step 6).
+  // `related`, including the Node it holds, so reclaimViews() places it under the node as the secondary blocker (docs/karpenter-behaviour.md §7.11 step 6).
   it('1. reclaim: … and the never-evictable PDB as the secondary blocker', () => {
     const view = reportContext(r.snapshot, r.run, RULES).reclaim.find((v) => v.node === NODE.reclaim)!;
     expect(view.blockers.map((b) => b.ruleId)).toEqual(['pod-do-not-disrupt-blocks-node', 'pdb-blocks-eviction']);
   });
 
-  // unhealthy-node-freezes-budget relates every node of the frozen pool (karpenter-facts §3.3, §7.7), so the empty cilium
+  // unhealthy-node-freezes-budget relates every node of the frozen pool (docs/karpenter-behaviour.md §3.3, §7.7), so the empty cilium
   // node, which stays only because of the frozen budget, appears in the per-node view.
   it('3. health: the frozen budget is listed under the empty node it keeps', () => {
     const view = reportContext(r.snapshot, r.run, RULES).reclaim.find((v) => v.node === NODE.cilium);

@@ -36,7 +36,7 @@ export interface RuleMeta {
   /** At least one of these must be present too (e.g. NodeClaims in a dump, or EC2NodeClasses in a GitOps repo). */
   requiresAnyOf?: InputName[];
   /**
-   * Records in which the controller states this rule's cause itself (karpenter-facts §8, §2): when `requires` or
+   * Records in which the controller states this rule's cause itself (docs/karpenter-behaviour.md §8, §2): when `requires` or
    * `requiresAnyOf` are not met but one of these is present, the rule still runs, and its findings rest on those
    * records alone (`FindingInput.recordsOnly`). Without a finding it is reported not evaluated, as before.
    */
@@ -56,7 +56,7 @@ export interface RuleMeta {
   options?: Record<string, RuleOption>;
   /**
    * For rules that explain why a node is not reclaimed: where the cause stands in the order a reader should check
-   * (karpenter-facts §7.11), so the report can show each node's first blocker and the secondary ones.
+   * (docs/karpenter-behaviour.md §7.11), so the report can show each node's first blocker and the secondary ones.
    */
   blocker?: BlockerRank;
   /**
@@ -66,7 +66,7 @@ export interface RuleMeta {
   judgesAdmission?: boolean;
 }
 
-/** §7.11 order: earlier causes make later ones moot. */
+/** docs/karpenter-behaviour.md §7.11 order: earlier causes make later ones moot. */
 export const BLOCKER_ORDER = [
   'not-managed',
   'not-initialized',

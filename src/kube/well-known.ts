@@ -1,5 +1,5 @@
 /**
- * Label, annotation and taint names with a meaning to Kubernetes or Karpenter, spelled once (karpenter-facts §1.6).
+ * Label, annotation and taint names with a meaning to Kubernetes or Karpenter, spelled once (docs/karpenter-behaviour.md §1.6).
  * The bottom layer: every other layer imports these names, this module imports nothing.
  */
 

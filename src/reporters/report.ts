@@ -49,7 +49,7 @@ export interface ReportContext {
   notEvaluatedFor: NotEvaluated[];
   /** Inputs the enabled rules require or use: the header lists only these as missing. */
   inputsUsed: string[];
-  /** Per node, the reasons it is not reclaimed, in the order a reader should check them (karpenter-facts §7.11). */
+  /** Per node, the reasons it is not reclaimed, in the order a reader should check them (docs/karpenter-behaviour.md §7.11). */
   reclaim: ReclaimView[];
   /**
    * Desired state only (a GitOps repository: no Nodes, NodeClaims, Events or logs): rules that need cluster state

@@ -26,7 +26,7 @@ export default defineRule({
     rationale:
       'Since v0.19 Karpenter evicts pods without an owner like any other pod when it consolidates, drifts or expires their node ' +
       '(earlier releases refused with "pod … does not have any owner references"). Nothing recreates a bare pod, so the eviction is ' +
-      'silent service or data loss (karpenter-facts §7.8). In a repository, Pod manifests that are templates for another ' +
+      'silent service or data loss (docs/karpenter-behaviour.md §7.8). In a repository, Pod manifests that are templates for another ' +
       'controller (Spark and EMR on EKS podTemplateFiles: files named *pod-template*, Spark\'s spark-kubernetes-driver/executor ' +
       'containers, files a ConfigMap or SparkApplication names) are never applied as Pods and are left alone.',
     fix: 'Run it under a controller (Deployment, StatefulSet, Job), or mark it karpenter.sh/do-not-disrupt: "true" if it must finish where it is.',

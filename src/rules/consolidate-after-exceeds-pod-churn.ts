@@ -35,7 +35,7 @@ export default defineRule({
       'consolidateAfter: status.lastPodEventTime is refreshed whenever a non-DaemonSet pod is bound to the node, ' +
       'finishes or starts terminating. A node that receives a short Job, a CronJob run or a CI pod more often than ' +
       'consolidateAfter therefore never becomes a consolidation candidate, however empty it is between runs ' +
-      '(karpenter-facts §7.6; kubernetes-sigs/karpenter#1921 asks for a way to ignore such pods).',
+      '(docs/karpenter-behaviour.md §7.6; kubernetes-sigs/karpenter#1921 asks for a way to ignore such pods).',
     fix:
       'Make consolidateAfter shorter than the gap between pod arrivals, or send the churning workloads to their own ' +
       'NodePool (nodeSelector/taints) so the long-lived pools can consolidate.',

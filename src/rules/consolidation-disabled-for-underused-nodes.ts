@@ -31,7 +31,7 @@ export default defineRule({
       'only removes nodes with no reschedulable pods, so a node running one small pod is kept forever ("has ' +
       'non-empty consolidation disabled", v1.14+ "consolidation policy WhenEmpty, but node is not empty"). The ' +
       'v1alpha5 equivalents are consolidation.enabled: false (with or without ttlSecondsAfterEmpty). Such nodes ' +
-      'leave only through expiry, drift or manual deletion (karpenter-facts §2.4, §7.6, §7.11). In a repository there is no ' +
+      'leave only through expiry, drift or manual deletion (docs/karpenter-behaviour.md §2.4, §7.6, §7.11). In a repository there is no ' +
       'usage to measure: the policy is a warning on a general-purpose pool (no taints), where every workload pays for it, and ' +
       'a plain info on a dedicated (tainted) pool, where keeping nodes is often the point. Provisioners gained consolidation ' +
       'in v0.15: older releases had nothing to enable.',

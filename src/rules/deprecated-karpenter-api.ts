@@ -10,7 +10,7 @@ import { rewriteOf } from './lib/karpenter-v1-rewrite.js';
 import { karpenterFacts, listNames, podName, type KarpenterVersionFacts } from './support.js';
 import { DO_NOT_CONSOLIDATE, DO_NOT_DISRUPT, DO_NOT_EVICT } from '../kube/well-known.js';
 
-/** The first release that no longer serves each old generation (karpenter-facts §0.2). */
+/** The first release that no longer serves each old generation (docs/karpenter-behaviour.md §0.2). */
 const UNSERVED_FROM: Record<string, string> = { v1alpha5: '0.33.0', v1beta1: '1.1.0' };
 
 export default defineRule({
@@ -29,7 +29,7 @@ export default defineRule({
     rationale:
       'v0.33 removed the v1alpha5 Provisioner/Machine and v1alpha1 AWSNodeTemplate CRDs; v1.0 made karpenter.sh/v1 and ' +
       'karpenter.k8s.aws/v1 the storage versions and served v1beta1 only through a conversion webhook; v1.1.0 stopped serving ' +
-      'v1beta1 (karpenter-facts §0.2, F16, F17). A manifest in an unserved version fails to apply ("no matches for kind"), ' +
+      'v1beta1 (docs/karpenter-behaviour.md §0.2, F16, F17). A manifest in an unserved version fails to apply ("no matches for kind"), ' +
       'and v1 rejects consolidationPolicy WhenUnderutilized (now WhenEmptyOrUnderutilized). From v1.0 the pod annotation ' +
       'karpenter.sh/do-not-evict and the node annotation karpenter.sh/do-not-consolidate are ignored: the pod or node they ' +
       'were meant to protect is disrupted like any other. Severity: warning while the detected controller still serves the ' +

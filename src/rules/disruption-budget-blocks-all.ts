@@ -29,7 +29,7 @@ export default defineRule({
       'overrides any reason-specific budget. A schedule or nodes value that does not parse fails closed (0). ' +
       'Schedules are cron expressions in UTC. While the formula is 0 the pool is never consolidated or drifted; only ' +
       'expiry, interruption, node repair and manual deletion remove its nodes. Karpenter emits "No allowed ' +
-      'disruptions … due to blocking budget" on the NodePool (karpenter-facts §2.5, §7.7).',
+      'disruptions … due to blocking budget" on the NodePool (docs/karpenter-behaviour.md §2.5, §7.7).',
     fix:
       'Give every reason a budget that opens: replace nodes "0" by a count or percentage, or put the freeze on a ' +
       'schedule (cron, UTC) with a duration; fix invalid cron expressions.',

@@ -41,7 +41,7 @@ export default defineRule({
       '(the volume binds in another zone while node #1 launches; "volume node affinity conflict"; fixed in core ' +
       'v1.7.0, which waits for the PVC to bind), and a taint added at boot that the NodePool does not declare in ' +
       'startupTaints (e.g. node.cilium.io/agent-not-ready), which Karpenter does not ignore in its simulation. The ' +
-      'extra node sits empty until Emptiness removes it — or forever if consolidation is off (karpenter-facts §5.2, ' +
+      'extra node sits empty until Emptiness removes it — or forever if consolidation is off (docs/karpenter-behaviour.md §5.2, ' +
       'https://github.com/aws/karpenter-provider-aws/issues/7800).',
     fix: 'Remove the trigger: WaitForFirstConsumer StorageClasses (see storageclass-immediate-binding), or declare the agent taint in the NodePool\'s startupTaints (see undeclared-startup-taint); delete the empty NodeClaim if it is still there.',
     examples: {

@@ -37,7 +37,7 @@ export default defineRule({
       'From v1.0 expiry is forceful: once creationTimestamp + expireAfter has passed the NodeClaim is deleted regardless of budgets ' +
       'and node annotations. The drain that follows still honours pod do-not-disrupt and PDBs, and without terminationGracePeriod it ' +
       'never ends: the node stays tainted karpenter.sh/disrupted, keeps running the blocked pods, emits FailedDraining and costs ' +
-      'money forever; its pods are also re-simulated as pending (karpenter-facts §7.5, kubernetes-sigs/karpenter#1789).',
+      'money forever; its pods are also re-simulated as pending (docs/karpenter-behaviour.md §7.5, kubernetes-sigs/karpenter#1789).',
     fix: 'Set spec.template.spec.terminationGracePeriod together with expireAfter (or expireAfter: Never if nodes must not be replaced).',
     examples: {
       bad: 'kind: NodePool\nspec:\n  template:\n    spec:\n      expireAfter: 720h        # default when unset\n      # no terminationGracePeriod',

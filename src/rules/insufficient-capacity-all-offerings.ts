@@ -28,7 +28,7 @@ export default defineRule({
       'the pods trigger a new NodeClaim that fails the same way while the pool stays narrow (few instance types, one zone, ' +
       'spot only, strict minValues). A single failure followed by a successful launch is EC2 finding capacity on the retry ' +
       'and is not reported. Quota and subnet codes that take the same path are left to launch-quota-or-throttling and ' +
-      'subnet-addresses-exhausted (karpenter-facts §8.2, §8.5, F14).',
+      'subnet-addresses-exhausted (docs/karpenter-behaviour.md §8.2, §8.5, F14).',
     fix: 'Widen what the pool may launch: more instance families and sizes (requirements on instance-category/generation instead of a list of types), more zones, on-demand next to spot, or a fallback NodePool with a lower weight.',
     examples: {
       bad: 'requirements:\n- key: node.kubernetes.io/instance-type\n  operator: In\n  values: ["p4d.24xlarge"]\n- key: karpenter.sh/capacity-type\n  operator: In\n  values: ["spot"]',

@@ -12,7 +12,7 @@ import { logRefs } from '../snapshot/messages/karpenter-logs.js';
 import { dig, str } from '../kube/fields.js';
 import { stableLabels } from '../snapshot/pods.js';
 
-/** Node/NodeClaim event reasons of the AWS interruption controller that come with a cordon-and-drain (§6.2). */
+/** Node/NodeClaim event reasons of the AWS interruption controller that come with a cordon-and-drain (docs/karpenter-behaviour.md §6.2). */
 const DRAIN_REASONS = new Set([
   'InstanceUnhealthy',
   'SpotInterrupted',

@@ -66,7 +66,7 @@ export default defineRule({
       'v1.1 the controller serves no webhook and the CRDs must not ask for one. When they disagree, the controller\'s informers ' +
       'never sync, every list fails ("no matches for kind", "the server could not find the requested resource") or every read ' +
       'goes through a failing conversion webhook — and no node is provisioned or disrupted. A single error while the ' +
-      'controller pods roll is not reported (karpenter-facts §0.2, §8.5, F17, F47).',
+      'controller pods roll is not reported (docs/karpenter-behaviour.md §0.2, §8.5, F17, F47).',
     fix: 'Upgrade the CRDs to the controller\'s release first (the karpenter-crd chart of the same version, or kubectl apply of its CRD manifests), following the migration path (v0.37.x → v1.0.x → v1.1+) when v1beta1 objects are still stored.',
     examples: {
       bad: '# controller public.ecr.aws/karpenter/controller:1.2.0\n# CRD nodepools.karpenter.sh from karpenter-crd-0.37.0: versions [v1beta1]',

@@ -28,7 +28,7 @@ export default defineRule({
       '(or only lets them) schedule onto nodes Karpenter manages — the chart\'s karpenter.sh/nodepool DoesNotExist affinity was overridden.',
     rationale:
       'The Helm chart pins the controller off Karpenter nodes with a required node affinity karpenter.sh/nodepool DoesNotExist ' +
-      '(karpenter.sh/provisioner-name before v0.32) and expects a managed node group or Fargate to host it (karpenter-facts §7.9). ' +
+      '(karpenter.sh/provisioner-name before v0.32) and expects a managed node group or Fargate to host it (docs/karpenter-behaviour.md §7.9). ' +
       'When that affinity is overridden the controller can land on a node it then consolidates, drifts, expires or repairs: it ' +
       'evicts itself, loses leadership mid-operation, and with no replica left nothing provisions the capacity it needs to come ' +
       'back. Severity: error when a controller pod runs on a Karpenter node now, or the pod template can only schedule to ' +

@@ -21,7 +21,7 @@ export default defineRule({
       'VCPULimitExceeded, SpotQuotaExceeded or FleetQuotaExceeded. No NodePool change helps while the account quota is used ' +
       'up: the quota has to be raised. RequestLimitExceeded means the account\'s EC2 API rate is exhausted (often by other ' +
       'tools in the same account); Karpenter retries, so launches are slowed rather than stopped. A quota failure followed ' +
-      'by a successful launch of the pool is not reported; throttling is reported once it repeats (karpenter-facts §8.2, ' +
+      'by a successful launch of the pool is not reported; throttling is reported once it repeats (docs/karpenter-behaviour.md §8.2, ' +
       '§8.5).',
     fix: 'Raise the quota the error names in Service Quotas (Running On-Demand / All Standard Spot Instance Requests, by vCPU), or cap the pool below it with spec.limits; for throttling, find who else calls the EC2 API in the account and region.',
     examples: {

@@ -79,7 +79,7 @@ export default defineRule({
       'SecurityGroupSubnetVPCMismatch, SpotSLRCreationFailed); before that the reason is LaunchFailed and the EC2 error is in ' +
       'its message (v0.32–v1.0) or only in the controller\'s "Reconciler error" records (v1.1). Each cause is fixed in one ' +
       'place — an IAM policy of the controller or a field of the EC2NodeClass — which the finding names. A failure followed ' +
-      'by a successful launch of the pool is not reported (karpenter-facts §8.2, §8.5, F3–F6).',
+      'by a successful launch of the pool is not reported (docs/karpenter-behaviour.md §8.2, §8.5, F3–F6).',
     fix: 'Fix what the error names: the controller\'s IAM policy (the action in the error, iam:PassRole on the node role), or the EC2NodeClass field (instanceProfile, amiSelectorTerms, userData, security group and subnet selectors).',
     examples: {
       bad: 'status:\n  conditions:\n  - type: Launched\n    status: "False"\n    reason: InstanceProfileNameInvalid\n    message: Instance profile name used from EC2NodeClass status does not exist',

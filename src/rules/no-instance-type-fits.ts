@@ -50,7 +50,7 @@ export default defineRule({
       'pending-pod-no-nodepool-fits\' finding and is not reported here; limit and volume-zone reasons are left to ' +
       'nodepool-limits-reached and pv-zone-unreachable when the NodePools are in the input. Without the Pod or NodePools in ' +
       'the input, every reason is reported from the events or logs, with a note. A pod that ran, was deleted, or was ' +
-      'nominated to a NodeClaim after the last failure is not reported (karpenter-facts §8.3, F12, F29).',
+      'nominated to a NodeClaim after the last failure is not reported (docs/karpenter-behaviour.md §8.3, F12, F29).',
     fix: 'Change what the named clause says: the pod\'s requests or constraints, or the pool\'s requirements, minValues, taints or limits.',
     examples: {
       bad: 'Failed to schedule pod, incompatible with nodepool "default", daemonset overhead={"cpu":"350m","memory":"440Mi","pods":"6"}, no instance type satisfied resources {"cpu":"70350m","memory":"8632Mi","pods":"7"} and requirements …',

@@ -28,7 +28,7 @@ export default defineRule({
       'A node annotated karpenter.sh/do-not-disrupt: "true" is skipped by every voluntary disruption method — emptiness, ' +
       'consolidation and drift (DisruptionBlocked "Disruption is blocked through the "karpenter.sh/do-not-disrupt" annotation"). ' +
       'It does not stop expiry (forceful since v1.0), interruption handling, node repair or a manual delete. Set on a NodePool ' +
-      'template, every node of the pool is born with it and the pool never consolidates or picks up a new AMI (karpenter-facts §2.3 B6, §1.6).',
+      'template, every node of the pool is born with it and the pool never consolidates or picks up a new AMI (docs/karpenter-behaviour.md §2.3 B6, §1.6).',
     fix: 'Remove the annotation once the maintenance window that needed it is over; for a pool, remove it from spec.template.metadata.annotations and annotate nodes individually when needed.',
     examples: {
       bad: 'kind: NodePool\nspec:\n  template:\n    metadata:\n      annotations:\n        karpenter.sh/do-not-disrupt: "true"',

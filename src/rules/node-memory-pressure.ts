@@ -21,7 +21,7 @@ export default defineRule({
     rationale:
       'MemoryPressure=True means available memory fell below the kubelet eviction threshold; the kubelet evicts ' +
       'pods and, when too little memory is reserved for the kubelet and the system, the kubelet or containerd get ' +
-      'OOM-killed and the node goes Ready=Unknown — which Karpenter does not repair by default (karpenter-facts §3). ' +
+      'OOM-killed and the node goes Ready=Unknown — which Karpenter does not repair by default (docs/karpenter-behaviour.md §3). ' +
       'MemoryPressure itself is not a node-repair trigger. Reservations come from the kubelet block: on the NodePool ' +
       'in v1beta1 (spec.template.spec.kubelet), on the EC2NodeClass in v1 (spec.kubelet).',
     fix: 'Reserve more memory for the system and kubelet (kubeReserved/systemReserved) and set a larger evictionHard memory.available, on the EC2NodeClass (v1) or NodePool (v1beta1); set memory requests/limits on the pods.',

@@ -54,7 +54,7 @@ export default defineRule({
       'can never be evicted from a draining node (do-not-disrupt, PDBs at 0) re-simulated forever — fixed for ' +
       'do-not-disrupt and fully-blocking PDBs by core PR #2033 (AWS v1.0.10, v1.1.6, v1.2.4, v1.3.4, v1.4.0+) — and a ' +
       'pod Karpenter thinks fits while kube-scheduler rejects it (taints of an uninitialized node, volume zone, max ' +
-      'pods) (karpenter-facts §2.3 B5, §7.1).',
+      'pods) (docs/karpenter-behaviour.md §2.3 B5, §7.1).',
     fix:
       'Let the draining node finish (terminationGracePeriod on the NodePool, achievable PDBs, no stale ' +
       'do-not-disrupt), upgrade to a fixed release, or fix the scheduling mismatch that keeps the pod Pending.',

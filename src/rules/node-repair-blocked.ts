@@ -8,7 +8,7 @@ import { eventSays } from '../snapshot/messages/object-events.js';
 import { reportFromRecords } from './lib/records-only.js';
 import { REPAIR_BLOCKED } from './lib/stated-causes.js';
 
-/** AWS repair policies (karpenter-facts §3.2): condition type/status and the AWS version that added it. */
+/** AWS repair policies (docs/karpenter-behaviour.md §3.2): condition type/status and the AWS version that added it. */
 const POLICIES: Array<{ type: string; status: string; since: string }> = [
   { type: 'Ready', status: 'False', since: '1.1.0' },
   { type: 'Ready', status: 'Unknown', since: '1.2.0' },
@@ -37,7 +37,7 @@ export default defineRule({
       'has a safety valve: when more than ceil(20% × nodes in the pool) match any policy, regardless of how long, it ' +
       'repairs nothing in that pool and emits NodeRepairBlocked ("more than 20% nodes are unhealthy in the ' +
       'nodepool"; "more then" in v1.1–v1.2 and for NodeClaims without a pool, compared to the whole cluster). The ' +
-      'threshold is not configurable (karpenter-facts §3.1–3.2).',
+      'threshold is not configurable (docs/karpenter-behaviour.md §3.1–3.2).',
     fix: 'Replace enough unhealthy nodes by hand (kubectl delete nodeclaim …) to get under the threshold, and find the common cause (AZ or subnet trouble, a bad AMI, CNI or EBS CSI failures).',
     examples: {
       bad: '# NodePool with 4 nodes: 2 of them Ready=Unknown → ceil(20% × 4) = 1 allowed, repair halted',

@@ -39,7 +39,7 @@ export default defineRule({
       'API. Pods with karpenter.sh/do-not-disrupt are never evicted, PDBs at 0 allowed disruptions (or two PDBs on one pod) make ' +
       'every eviction fail with FailedDraining, and after the drain the termination controller still waits for the node\'s ' +
       'VolumeAttachments to go (AwaitingVolumeDetachment, v1.6+; silent before). Without a terminationGracePeriod nothing ends the ' +
-      'wait: the instance keeps running and costing money (karpenter-facts §7.2–7.5).',
+      'wait: the instance keeps running and costing money (docs/karpenter-behaviour.md §7.2–7.5).',
     fix:
       'Resolve the named blocker (remove the do-not-disrupt annotation, relax or scale for the PDB, fix the CSI node plugin) and set ' +
       'terminationGracePeriod on the NodePool so a drain always ends.',

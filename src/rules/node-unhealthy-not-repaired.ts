@@ -24,7 +24,7 @@ export default defineRule({
       'from v1.2.0, and runs only with the NodeRepair feature gate — off by default in every release through ' +
       'v1.14.1. Otherwise the node stays until expireAfter forces it out or someone deletes it. Worse, NotReady ' +
       'nodes count as "disrupting" against the NodePool budget, so one such node can freeze voluntary disruption of ' +
-      'a small pool (karpenter-facts §3).',
+      'a small pool (docs/karpenter-behaviour.md §3).',
     fix:
       'Delete the NodeClaim so Karpenter drains and replaces the node now; enable node repair (v1.2.0+, ' +
       'settings.featureGates.nodeRepair=true) so it happens by itself next time; and find out why the kubelet died.',

@@ -5,7 +5,7 @@ import { onlyFromLogs, poolRef } from './lib/launch-findings.js';
 import { listNames, plural } from './support.js';
 
 const ID = 'nodeclaim-launch-loop';
-/** Families whose failure deletes the NodeClaim at once (the insufficient-capacity path, §8.5). */
+/** Families whose failure deletes the NodeClaim at once (the insufficient-capacity path, docs/karpenter-behaviour.md §8.5). */
 const DELETED_ON_FAILURE = new Set<LaunchFamily>(['capacity', 'subnet', 'quota']);
 /** Which section 7 rule reports each cause, so the loop names it instead of diagnosing it twice. */
 const REPORTED_BY: Record<LaunchFamily, string> = {
@@ -43,7 +43,7 @@ export default defineRule({
       'timestamps, Launched not True), from InsufficientCapacityError events on distinct NodeClaims, and from the controller\'s ' +
       '"created nodeclaim" / "deleted nodeclaim" records (≤ v0.31 "created machine" / "deleted machine"). Registration ' +
       'timeouts (15 minutes) are nodeclaim-not-registered\'s; a loop that ended with a launch that succeeded is not ' +
-      'reported (karpenter-facts §8.2, §8.5, F14).',
+      'reported (docs/karpenter-behaviour.md §8.2, §8.5, F14).',
     fix: 'Fix the cause the finding names (see the rule it points to); when the input holds no cause, collect the NodeClaim events and the controller logs of the last hour.',
     examples: {
       bad: 'created nodeclaim default-4xk2p 10:00:03 → deleted 10:00:09; created default-9w2mn 10:03:12 → deleted 10:03:17; …',

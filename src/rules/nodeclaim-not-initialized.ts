@@ -35,7 +35,7 @@ export default defineRule({
       'Karpenter initializes a NodeClaim once its Node is Ready, its startup and known ephemeral taints are gone, and ' +
       'every extended resource it was launched for (GPUs, Neuron, EFA) shows up in node.status.allocatable. There is ' +
       'no initialization timeout: an un-initialized node is never consolidated or drifted, and Karpenter keeps ' +
-      'counting on it for pending pods that cannot run there (karpenter-facts §4.1, §4.2, §4.6). Taint causes are ' +
+      'counting on it for pending pods that cannot run there (docs/karpenter-behaviour.md §4.1, §4.2, §4.6). Taint causes are ' +
       'reported by startup-taint-not-removed, uninitialized-taint-lingering and unregistered-taint-problem; this rule ' +
       'reports the others: NodeNotReady and ResourceNotRegistered.',
     fix:

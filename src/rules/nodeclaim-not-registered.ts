@@ -38,7 +38,7 @@ export default defineRule({
       'pending pods trigger a new one, which fails the same way: instances are paid for and never join, and pods stay ' +
       'Pending. From v1.4 the NodePool reports NodeRegistrationHealthy=False. Typical causes: the node role is missing ' +
       'from aws-auth or has no EC2_LINUX access entry, a wrong clusterEndpoint, an AMI/amiFamily mismatch, security ' +
-      'groups or routes that block the API server (karpenter-facts §4.1, F7).',
+      'groups or routes that block the API server (docs/karpenter-behaviour.md §4.1, F7).',
     fix:
       'Look at the console output of one of the instances (aws ec2 get-console-output) and the kubelet log to see why ' +
       'it cannot join; check the node role in aws-auth / access entries, the cluster endpoint, the AMI family, ' +

@@ -47,7 +47,7 @@ export default defineRule({
     specOnly: 'no',
     summary: 'An EC2NodeClass has Ready ≠ True; names the failing sub-condition (SubnetsReady, SecurityGroupsReady, AMIsReady, InstanceProfileReady, ValidationSucceeded) and its message.',
     rationale:
-      'Every EC2NodeClass condition feeds Ready (karpenter-facts §1.5). A node class that is not Ready makes every launch ' +
+      'Every EC2NodeClass condition feeds Ready (docs/karpenter-behaviour.md §1.5). A node class that is not Ready makes every launch ' +
       'through it fail (NodeClassNotReadyError "NodeClassRef not ready"; Unknown → CreateError NodeClassReadinessUnknown), and ' +
       'each NodePool referencing it turns NodeClassReady=False and Ready=False, so the provisioner skips it ("ignoring nodepool, ' +
       'not ready"). Typical causes: selectors that match no subnet/security group/AMI, iam:PassRole denied for the instance ' +

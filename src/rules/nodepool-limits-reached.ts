@@ -31,7 +31,7 @@ export default defineRule({
       'Karpenter sums the capacity of a NodePool\'s NodeClaims into status.resources and launches no NodeClaim that would take ' +
       'it past spec.limits (cpu, memory, nodes, any extended resource). Pods that only this pool can host then stay Pending with ' +
       '"all available instance types exceed limits for nodepool …" (v1.12+ also "node limits have been exhausted for nodepool"). ' +
-      'Limits never remove nodes, and the check counts launched capacity with some concurrency overshoot (karpenter-facts §1.1, §8.3, F13).',
+      'Limits never remove nodes, and the check counts launched capacity with some concurrency overshoot (docs/karpenter-behaviour.md §1.1, §8.3, F13).',
     fix: 'Raise the limit that is reached, or add a fallback NodePool with a lower weight for the overflow.',
     examples: {
       bad: 'spec:\n  limits:\n    cpu: "64"      # status.resources.cpu is 64, pods Pending',

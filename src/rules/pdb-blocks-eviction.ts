@@ -29,7 +29,7 @@ export default defineRule({
       'status.disruptionsAllowed == 0 (DisruptionBlocked "Pdb prevents pod evictions"); from v1.7 also when a pod is selected by two ' +
       'or more PDBs ("Eviction does not support multiple PDBs"), which the Eviction API rejects outright. When the node is deleted ' +
       'anyway (expiry, interruption) every eviction fails with FailedDraining until the terminationGracePeriod. maxUnavailable: 0, ' +
-      'minAvailable: "100%" or minAvailable equal to the replica count never allow an eviction at all (karpenter-facts §7.3, §2.3 B11/B12).',
+      'minAvailable: "100%" or minAvailable equal to the replica count never allow an eviction at all (docs/karpenter-behaviour.md §7.3, §2.3 B11/B12).',
     fix: 'Let at least one pod go at a time: maxUnavailable: 1 (or minAvailable below the replica count), one PDB per pod, and terminationGracePeriod on the NodePool.',
     examples: {
       bad: 'apiVersion: policy/v1\nkind: PodDisruptionBudget\nspec:\n  minAvailable: 2      # Deployment has replicas: 2\n  selector:\n    matchLabels:\n      app: api',

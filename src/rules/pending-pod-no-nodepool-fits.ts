@@ -45,7 +45,7 @@ export default defineRule({
       'instance labels may stay undefined; NotIn/DoesNotExist are satisfied by a missing label; Gt/Lt are integer bounds), ' +
       'the pool\'s limits must leave room, and its node class must exist and be Ready. When no pool passes, the pod stays ' +
       'Pending with "incompatible with nodepool …", "did not tolerate …" or "all available instance types exceed limits" ' +
-      '(karpenter-facts §1.1–1.3, §1.6, §5.1, §8.3). Preferred affinity and PreferNoSchedule taints are relaxed by Karpenter, ' +
+      '(docs/karpenter-behaviour.md §1.1–1.3, §1.6, §5.1, §8.3). Preferred affinity and PreferNoSchedule taints are relaxed by Karpenter, ' +
       'so they never count. Instance sizes are judged only from bounds the requirements state (instance-cpu, instance-memory, ' +
       'instance-gpu-count): there is no instance catalog. A pod that fails every pool only because of its volume\'s zone is ' +
       'left to pv-zone-unreachable, and a pod that selects a label only non-Karpenter nodes carry is waiting for another node ' +

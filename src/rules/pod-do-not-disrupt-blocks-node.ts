@@ -40,7 +40,7 @@ export default defineRule({
       'carries karpenter.sh/do-not-disrupt: "true" — DaemonSet and static pods included (DisruptionBlocked "Pod has ' +
       '"karpenter.sh/do-not-disrupt" annotation"). From v1.12 a positive duration counts from the pod start; up to v0.37 the ' +
       'deprecated karpenter.sh/do-not-evict is honoured too. A DaemonSet whose template carries it pins every node it runs on. ' +
-      'When the node is deleted anyway (expiry, interruption) the drain waits for the pod until the terminationGracePeriod (karpenter-facts §2.3 B10, §7.2).',
+      'When the node is deleted anyway (expiry, interruption) the drain waits for the pod until the terminationGracePeriod (docs/karpenter-behaviour.md §2.3 B10, §7.2).',
     fix:
       'Remove the annotation where the pod can be moved (a PDB expresses "not all at once" better), keep it only on run-to-completion ' +
       'work, never on a DaemonSet template, and set terminationGracePeriod on the NodePool so drift and expiry can still finish.',

@@ -24,7 +24,7 @@ export default defineRule({
       'which Karpenter normalises). Karpenter ANDs it into the pod\'s requirements; if no NodePool the pod can use ' +
       'allows that zone, or the EC2NodeClass selects no subnet there (no offering), Karpenter cannot launch a node ' +
       'and the pod stays Pending ("incompatible requirements, key topology.kubernetes.io/zone …"); kube-scheduler ' +
-      'rejects every existing node with "volume node affinity conflict" (karpenter-facts §5.1, §5.3).',
+      'rejects every existing node with "volume node affinity conflict" (docs/karpenter-behaviour.md §5.1, §5.3).',
     fix:
       'Let a NodePool reach the volume\'s zone: add the zone to its topology.kubernetes.io/zone requirement and make ' +
       'sure its EC2NodeClass selects a subnet there; or restore the data (EBS snapshot) into a volume in a zone the ' +

@@ -22,7 +22,7 @@ export default defineRule({
       'Lost. Pods using it stay Pending forever. Karpenter computes volume topology for such pods from the claim, ' +
       'and (depending on the version) keeps simulating, nominating or launching capacity for pods that can never ' +
       'start, and then removes the empty nodes — a launch/drain loop that costs money and hides the real error ' +
-      '(karpenter-facts §5.1, §5.4).',
+      '(docs/karpenter-behaviour.md §5.1, §5.4).',
     fix: 'Create the missing StorageClass (or change the claim to an existing one by recreating it), or recreate the PV / restore the data and rebind the claim.',
     examples: {
       bad: 'kind: PersistentVolumeClaim\nspec:\n  storageClassName: gp3-encrypted   # no such StorageClass',

@@ -20,7 +20,7 @@ export default defineRule({
     rationale:
       'Karpenter taints a node before a disruption command starts and removes the taint when the command is abandoned (replacements ' +
       'failed to launch or initialize, pod churn invalidated it). Orphaned taints are cleaned up only once cluster state is synced; ' +
-      'a sync that never completes leaves the node unschedulable but running — capacity paid for and unused (karpenter-facts §7.10).',
+      'a sync that never completes leaves the node unschedulable but running — capacity paid for and unused (docs/karpenter-behaviour.md §7.10).',
     fix: 'Remove the taint by hand, then find out why the controller did not (its logs; cluster state sync).',
     examples: {
       bad: 'spec:\n  taints:\n  - key: karpenter.sh/disrupted\n    effect: NoSchedule    # 3h, node and NodeClaim not deleting',

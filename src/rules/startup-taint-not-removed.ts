@@ -30,7 +30,7 @@ export default defineRule({
       'a CSI node plugin) to remove once it is ready. Until every one is gone the NodeClaim stays un-initialized ' +
       '(Initialized=Unknown, reason StartupTaintsExist): the node is never consolidated or drifted, and since the ' +
       'scheduling simulation ignores startup taints on un-initialized nodes, Karpenter keeps nominating pending pods ' +
-      'to it instead of launching capacity. There is no initialization timeout (karpenter-facts §4.2, §4.5, F9).',
+      'to it instead of launching capacity. There is no initialization timeout (docs/karpenter-behaviour.md §4.2, §4.5, F9).',
     fix:
       'Deploy or fix the agent that removes the taint (it must tolerate the taint and select the node), or drop the ' +
       'taint from the NodePool startupTaints if nothing is meant to remove it.',

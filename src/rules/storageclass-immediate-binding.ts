@@ -27,7 +27,7 @@ export default defineRule({
       'rejects that node ("volume node affinity conflict") and Karpenter launches a second node in the volume\'s ' +
       'zone, leaving the first empty — duplicate nodes, cost, and pods Pending when no NodePool reaches the zone. ' +
       'Karpenter core v1.7.0 stops provisioning for such pods until the PVC binds, which ends the duplicates but ' +
-      'not the zone choice made without the pod (karpenter-facts §5.1–5.2).',
+      'not the zone choice made without the pod (docs/karpenter-behaviour.md §5.1–5.2).',
     fix:
       'Use a StorageClass with volumeBindingMode: WaitForFirstConsumer, so the volume is created in the zone of the ' +
       'node the pod lands on. The field is immutable: create a new class (or delete and recreate this one under the ' +

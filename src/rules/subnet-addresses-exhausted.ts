@@ -35,7 +35,7 @@ export default defineRule({
       'a successful launch of the pool is not reported. The same "no room" has a static form: a Pending pod whose nodeSelector ' +
       'or required affinity asks for a zone that every NodePool it fits allows, but whose EC2NodeClass selects no subnet ' +
       'there (status.subnets), so no offering exists in that zone; pods pinned by a volume are pv-zone-unreachable\'s ' +
-      '(karpenter-facts §8.5, F2, F15).',
+      '(docs/karpenter-behaviour.md §8.5, F2, F15).',
     fix: 'Give the EC2NodeClass subnets with free addresses: add (or enlarge, with a secondary CIDR) subnets tagged for its subnetSelectorTerms in the zones the pool uses; use VPC CNI prefix delegation or custom networking so pods stop taking node-subnet addresses.',
     examples: {
       bad: 'message: \'insufficient capacity, with fleet error(s), InsufficientFreeAddressesInSubnet: There are not enough free addresses in subnet ...\'',

@@ -36,7 +36,7 @@ export default defineRule({
       'somewhere else (kubelet --register-with-taints in userData, a CNI or CSI agent convention such as ' +
       'node.cilium.io/agent-not-ready or ebs.csi.aws.com/agent-not-ready) is unknown to Karpenter. Once the node ' +
       'initializes, pods that do not tolerate it look unschedulable on it, so Karpenter launches extra NodeClaims ' +
-      'for them, which later consolidate away: churn and cost (karpenter-facts §4.5).',
+      'for them, which later consolidate away: churn and cost (docs/karpenter-behaviour.md §4.5).',
     fix: 'List every agent taint the nodes register with in spec.template.spec.startupTaints of the NodePool.',
     examples: {
       bad: 'spec:\n  template:\n    spec:\n      taints: []\n      # nodes register with node.cilium.io/agent-not-ready=true:NoExecute',

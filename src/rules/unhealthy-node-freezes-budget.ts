@@ -23,7 +23,7 @@ export default defineRule({
       'default 10% and up to 10 nodes the budget is 1, so a single Ready=Unknown node drives it to 0: no node of the ' +
       'pool — not even the dead one — is consolidated, emptied or drifted. The NodePool event "No allowed ' +
       'disruptions … due to blocking budget" is only emitted when the budget formula itself is 0, so nothing tells ' +
-      'you (karpenter-facts §2.5, §3.3, §7.7).',
+      'you (docs/karpenter-behaviour.md §2.5, §3.3, §7.7).',
     fix:
       'Remove the unhealthy node (delete its NodeClaim; enable node repair so it happens by itself), unstick deleting ' +
       'nodes, and give small pools a budget of at least 2 nodes or a larger percentage.',

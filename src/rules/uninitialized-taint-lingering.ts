@@ -26,7 +26,7 @@ export default defineRule({
       'gone the NodeClaim stays un-initialized (Initialized=Unknown, reason KnownEphemeralTaintsExist). An ' +
       'un-initialized node is never consolidated or drifted, and the scheduling simulation ignores the taint, so ' +
       'Karpenter keeps nominating pending pods to a node the kube-scheduler rejects: pods stay Pending and no new ' +
-      'capacity is launched (karpenter-facts §4.2–4.3).',
+      'capacity is launched (docs/karpenter-behaviour.md §4.2–4.3).',
     fix:
       'Find out why the cloud-controller-manager did not initialize the node (instance metadata, providerID, CCM ' +
       'health), remove the taint by hand to unblock scheduling, and make sure no NodePool lists this key in ' +

@@ -35,7 +35,7 @@ export default defineRule({
       'user kubelet flags that override registerWithTaints the taint is missing. v1.0–v1.2 then refuse to register the ' +
       'node (Registered=False, UnregisteredTaintNotFound): the NodeClaim is deleted after 15 minutes and relaunched, ' +
       'forever. v1.3+ only log "node claim registration error" and emit UnregisteredTaintMissing. A node that keeps the ' +
-      'taint (NoExecute) was never registered: Karpenter is down, or no NodeClaim matches its providerID (karpenter-facts §4.4, F8).',
+      'taint (NoExecute) was never registered: Karpenter is down, or no NodeClaim matches its providerID (docs/karpenter-behaviour.md §4.4, F8).',
     fix:
       'Make the userData register the node with the taint (kubelet --register-with-taints=karpenter.sh/unregistered:NoExecute, ' +
       'nodeadm kubelet.config.registerWithTaints, Bottlerocket settings.kubernetes.node-taints), or use an AMI alias so ' +

@@ -3,7 +3,7 @@
  * settings rules read: the controller env of templates/deployment.yaml (`settings.*`, `controller.env`), its feature
  * gates, its image tag, and where its pods may schedule. Helm coalesces user values into the chart's defaults: maps
  * merge key by key, lists and scalars replace, `null` deletes. So values whose `affinity` brings their own
- * nodeSelectorTerms drop the default `karpenter.sh/nodepool DoesNotExist` term (karpenter-facts §7.9), while
+ * nodeSelectorTerms drop the default `karpenter.sh/nodepool DoesNotExist` term (docs/karpenter-behaviour.md §7.9), while
  * `affinity: {}` keeps it.
  */
 import { arr, isRecord, type Json } from '../kube/fields.js';

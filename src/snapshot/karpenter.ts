@@ -1,5 +1,5 @@
 /**
- * One model for three Karpenter API generations (karpenter-facts §0.2, §1): v1 and v1beta1 NodePool, v1alpha5
+ * One model for three Karpenter API generations (docs/karpenter-behaviour.md §0.2, §1): v1 and v1beta1 NodePool, v1alpha5
  * Provisioner; v1/v1beta1 NodeClaim, v1alpha5 Machine. Every field keeps the JSON pointer it came from, so a
  * finding can point at the place in the original object the user has to edit.
  */

@@ -1,7 +1,7 @@
 /**
  * Can this pod (or workload template) run on this NodePool? The one answer every rule uses — the placement checks
  * Karpenter's scheduler makes before it launches a NodeClaim for a pod (`core:pkg/controllers/provisioning/scheduling/
- * nodeclaim.go`, `pkg/scheduling/requirements.go`), karpenter-facts §1.1–1.3, §1.6, §5.1:
+ * nodeclaim.go`, `pkg/scheduling/requirements.go`), docs/karpenter-behaviour.md §1.1–1.3, §1.6, §5.1:
  * - the template's NoSchedule/NoExecute taints must be tolerated (startup taints and PreferNoSchedule do not repel);
  * - the pod's requirements — nodeSelector, one of its required nodeSelectorTerms (ORed; expressions ANDed), and the
  *   node affinity of its bound volumes — must intersect the pool's requirements (every operator: In, NotIn, Exists,

@@ -1,6 +1,6 @@
 /**
  * Karpenter versions. Users report the AWS provider (chart/image) version; core fixes are cited by core
- * version. The mapping is karpenter-facts §0.1; every "fixed in" check goes through `coreVersionOf`.
+ * version. The mapping is docs/karpenter-behaviour.md §0.1; every "fixed in" check goes through `coreVersionOf`.
  */
 
 export type Version = readonly [number, number, number];

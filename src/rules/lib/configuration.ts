@@ -1,5 +1,5 @@
 /**
- * What the configuration family (karpenter-facts §1, §9.A) shares: which node class a NodePool names and whether the
+ * What the configuration family (docs/karpenter-behaviour.md §1, §9.A) shares: which node class a NodePool names and whether the
  * snapshot can tell if it exists, where a pool's limits live in each API generation, and whether a pool autoscales at all.
  */
 import type { KubeObject } from '../../kube/types.js';

@@ -1,5 +1,5 @@
 /**
- * Is a pod's (or node's) `karpenter.sh/do-not-disrupt` in force? (karpenter-facts §1.6, §7.2)
+ * Is a pod's (or node's) `karpenter.sh/do-not-disrupt` in force? (docs/karpenter-behaviour.md §1.6, §7.2)
  * - `"true"` always; before v1.0 also the deprecated pod annotation `karpenter.sh/do-not-evict`.
  * - From v1.12 a positive Go duration, measured from the pod's `status.startTime`, counts until it elapses;
  *   invalid values are ignored. Before v1.12 only "true" counts.

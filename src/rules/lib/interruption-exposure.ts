@@ -1,5 +1,5 @@
 /**
- * How a workload is exposed to Karpenter's AWS interruption handling (karpenter-facts §6): through an interruption
+ * How a workload is exposed to Karpenter's AWS interruption handling (docs/karpenter-behaviour.md §6): through an interruption
  * queue, through spot capacity, or through the always-on EC2 status-check poller of AWS v1.12+. And whether the
  * NodePool it lands on is "dedicated" (tainted and on-demand only).
  */

@@ -1,5 +1,5 @@
 /**
- * Interruption-handling facts shared by the interruption family (karpenter-facts §6, §1.7):
+ * Interruption-handling facts shared by the interruption family (docs/karpenter-behaviour.md §6, §1.7):
  * where the controller's interruption queue is set (env, arg, or the pre-v0.32 settings ConfigMap), whether a
  * NodePool allows spot capacity, and which pods hold data an interruption drain would hurt.
  */

@@ -1,5 +1,5 @@
 /**
- * The v1 form of a v1alpha5 / v1beta1 Karpenter object (karpenter-facts §1.1–§1.5 field mapping): what
+ * The v1 form of a v1alpha5 / v1beta1 Karpenter object (docs/karpenter-behaviour.md §1.1–§1.5 field mapping): what
  * deprecated-karpenter-api tells the user to commit instead.
  */
 import type { KubeObject } from '../../kube/types.js';
@@ -9,7 +9,7 @@ import { KIND } from '../../kube/kinds.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 import { DO_NOT_CONSOLIDATE, DO_NOT_DISRUPT } from '../../kube/well-known.js';
 
-/** The v1 object a user should commit instead (karpenter-facts §1.1–§1.5 field mapping). */
+/** The v1 object a user should commit instead (docs/karpenter-behaviour.md §1.1–§1.5 field mapping). */
 export function rewriteOf(snapshot: Snapshot, obj: KubeObject): Json {
   switch (obj.kind) {
     case 'Provisioner':

@@ -1,5 +1,5 @@
 /**
- * Why a launch failed, read from every place Karpenter records it (karpenter-facts §8.2, §8.4, §8.5, F5, F14, F15):
+ * Why a launch failed, read from every place Karpenter records it (docs/karpenter-behaviour.md §8.2, §8.4, §8.5, F5, F14, F15):
  * the NodeClaim's `Launched` condition (reason from `aws:pkg/errors` `ToReasonMessage` from AWS v1.2; before that
  * `LaunchFailed` with the error text as message, or a generic "Error creating fleet" in v1.1), the
  * `InsufficientCapacityError` event "NodeClaim <nc> event: …", and controller log records of every generation
@@ -10,7 +10,7 @@
  *
  * Quota and subnet codes are read inside insufficient-capacity wording: `VcpuLimitExceeded`,
  * `MaxSpotInstanceCountExceeded` and `InsufficientFreeAddressesInSubnet` take the ICE path when every fleet error is
- * one of them (§8.5), so the message says "insufficient capacity" and only the code tells the cause.
+ * one of them (docs/karpenter-behaviour.md §8.5), so the message says "insufficient capacity" and only the code tells the cause.
  */
 import type { EvidenceInput } from '../../engine/rule.js';
 import type { LogRecord } from '../../kube/types.js';

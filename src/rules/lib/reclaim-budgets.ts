@@ -1,5 +1,5 @@
 /**
- * NodePool disruption budgets evaluated at the reference time, as Karpenter does it (karpenter-facts §2.5, §7.7;
+ * NodePool disruption budgets evaluated at the reference time, as Karpenter does it (docs/karpenter-behaviour.md §2.5, §7.7;
  * `core:pkg/apis/v1/nodepool.go` GetAllowedDisruptionsByReason, `core:pkg/controllers/disruption/helpers.go`):
  * - a budget with a `schedule` is active when a cron hit (UTC) falls in (now − duration, now]; an inactive budget
  *   does not restrict; a schedule (or `nodes`) that does not parse fails closed (0);

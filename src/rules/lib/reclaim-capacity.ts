@@ -1,5 +1,5 @@
 /**
- * "Estimated idle capacity" of a node (karpenter-facts §7, §7.11): what the active, non-terminal, non-terminating
+ * "Estimated idle capacity" of a node (docs/karpenter-behaviour.md §7, §7.11): what the active, non-terminal, non-terminating
  * pods bound to it request (CPU and memory, the scheduler's effective request: max(sum of containers, largest init
  * container) + pod overhead) against the Node's `status.allocatable`. Karpenter decides consolidation on requests,
  * not on measured usage, so this is the number that matters.

@@ -1,5 +1,5 @@
 /**
- * Shared evictability / drain helpers of the "Nodes Karpenter will not reclaim" family (karpenter-facts §7.2–7.5,
+ * Shared evictability / drain helpers of the "Nodes Karpenter will not reclaim" family (docs/karpenter-behaviour.md §7.2–7.5,
  * §7.10): which pods a drain waits for, which of them cannot be evicted and why, the disrupted taint of every
  * version, PDBs that can never allow an eviction, and the workload a PDB protects.
  */
@@ -137,7 +137,7 @@ export interface NeverEvictable {
 }
 
 /**
- * Spec-level patterns that never allow an eviction (§7.3): `maxUnavailable: 0`/`"0%"`, `minAvailable: "100%"`,
+ * Spec-level patterns that never allow an eviction (docs/karpenter-behaviour.md §7.3): `maxUnavailable: 0`/`"0%"`, `minAvailable: "100%"`,
  * integer `minAvailable` ≥ the replicas of every workload it selects.
  */
 export function neverEvictable(snapshot: Snapshot, pdb: KubeObject): NeverEvictable | undefined {

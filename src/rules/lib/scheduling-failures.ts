@@ -1,5 +1,5 @@
 /**
- * Karpenter's "could not schedule pod" of every generation, read into per-NodePool clauses (karpenter-facts §8.3, F12,
+ * Karpenter's "could not schedule pod" of every generation, read into per-NodePool clauses (docs/karpenter-behaviour.md §8.3, F12,
  * F29): the pod event `FailedScheduling` "Failed to schedule pod, <err>" (source karpenter), the log record
  * "could not schedule pod" with `error` and `Pod: {name, namespace}` (v0.37+), "Could not schedule pod, <err>" with
  * `pod` (v0.32–v0.36 JSON and the ≤ v0.31 console generation). Before core v1.5 each pool's reason is prefixed
@@ -41,7 +41,7 @@ export interface Clause {
 const CLAUSES: Array<[RegExp, ClauseKind]> = [
   [/minValues requirement is not met|due to minValues/i, 'min-values'],
   // ≤ v1.2 "no instance type which had enough resources and the required offering met the scheduling requirements";
-  // v1.3+ "… or had a required offering"; the ICE cache makes offerings unavailable for 3 minutes (§8.5).
+  // v1.3+ "… or had a required offering"; the ICE cache makes offerings unavailable for 3 minutes (docs/karpenter-behaviour.md §8.5).
   [/required offering|no instance type has the required offering/i, 'offering'],
   [/no instance type (?:satisfied resources|met (?:the scheduling requirements|all requirements)|has enough resources|which had enough resources)|no instance types satisfy requirements/i, 'instance-types'],
   [/did not tolerate/i, 'taint'],

@@ -1,6 +1,6 @@
 /**
  * What a NodePool can launch right now, read from the snapshot: whether it launches at all (being deleted, not Ready,
- * node class absent / terminating / not Ready, karpenter-facts §1.1) and how much of its limits it already uses.
+ * node class absent / terminating / not Ready, docs/karpenter-behaviour.md §1.1) and how much of its limits it already uses.
  */
 import type { KubeObject } from '../../kube/types.js';
 import { condition, dig, isRecord } from '../../kube/fields.js';

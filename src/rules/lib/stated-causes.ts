@@ -1,5 +1,5 @@
 /**
- * The causes Karpenter states in its own log records and events, per rule (karpenter-facts §2, §8): what to look
+ * The causes Karpenter states in its own log records and events, per rule (docs/karpenter-behaviour.md §2, §8): what to look
  * for in every generation's wording, which object the record names, and what would confirm it. Each rule runs
  * these through `reportFromRecords` for the objects its input does not hold whole.
  */

@@ -1,5 +1,5 @@
 /**
- * The provisioning story told by the controller logs, in all three log generations (karpenter-facts §8.1–8.2):
+ * The provisioning story told by the controller logs, in all three log generations (docs/karpenter-behaviour.md §8.1–8.2):
  * ≤ v0.31 console ("created machine", `machine`/`provisioner`), v0.32–v0.36 JSON (`nodeclaim`/`nodepool`/`pods`),
  * v0.37+/v1 controller-runtime JSON (`NodeClaim: {name}`, `NodePool: {name}`, `Pods`).
  */

@@ -1,6 +1,6 @@
 /**
  * Zone reasoning shared by the volume rules: where a PV is pinned, which NodePools a pod can use, and which zones
- * a NodePool can actually launch into (its requirements ∩ its EC2NodeClass subnets), karpenter-facts §5.1, §5.3.
+ * a NodePool can actually launch into (its requirements ∩ its EC2NodeClass subnets), docs/karpenter-behaviour.md §5.1, §5.3.
  */
 import { isDaemonSetPod, isMirrorPod, isTerminal } from '../../snapshot/pods.js';
 import type { KubeObject } from '../../kube/types.js';

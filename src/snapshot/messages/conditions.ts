@@ -1,5 +1,5 @@
 /**
- * Status-condition messages rules read (karpenter-facts §4): what holds a NodeClaim's `Initialized=False` — a known
+ * Status-condition messages rules read (docs/karpenter-behaviour.md §4): what holds a NodeClaim's `Initialized=False` — a known
  * ephemeral taint (`KnownEphemeralTaintsExist`) or an extended resource the node never registered
  * (`ResourceNotRegistered`, "Resource \"nvidia.com/gpu\" was requested but not registered").
  */

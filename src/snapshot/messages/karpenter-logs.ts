@@ -1,5 +1,5 @@
 /**
- * Karpenter controller log records, read into what happened (karpenter-facts §8.1–8.3): the lifecycle of a NodeClaim,
+ * Karpenter controller log records, read into what happened (docs/karpenter-behaviour.md §8.1–8.3): the lifecycle of a NodeClaim,
  * scheduling failures, disruption, cluster-state sync, budgets and registration. The message plus, where the wording
  * moved into it, the `error` field.
  */

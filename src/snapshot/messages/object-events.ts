@@ -1,6 +1,6 @@
 /**
  * Events Kubernetes and Karpenter record on Nodes, NodeClaims, NodePools, Pods and claims, read into what they say
- * (karpenter-facts §2.1, §3, §4.4, §7): repair refused, registration health, node class resolution, drains,
+ * (docs/karpenter-behaviour.md §2.1, §3, §4.4, §7): repair refused, registration health, node class resolution, drains,
  * nominations and assignments, missing references. Names the messages carry are extracted here too.
  */
 import { classifier, type MessageTable } from './classify.js';

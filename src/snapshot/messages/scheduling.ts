@@ -1,6 +1,6 @@
 /**
  * Why a pod was not scheduled, as kube-scheduler and Karpenter say it in `FailedScheduling` events and Karpenter's
- * "could not schedule pod" errors, every version (karpenter-facts §5, §8.3): rules ask which failure, not how it was
+ * "could not schedule pod" errors, every version (docs/karpenter-behaviour.md §5, §8.3): rules ask which failure, not how it was
  * worded.
  */
 import { UNINITIALIZED_TAINT } from '../../kube/well-known.js';
