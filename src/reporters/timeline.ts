@@ -36,7 +36,7 @@ export function renderTimelineText(entries: readonly TimelineEntry[], ctx: Timel
   const width = Math.max(40, ctx.width);
   for (const e of entries) {
     const who = `${e.kind} ${e.namespace ? `${e.namespace}/` : ''}${e.name}`;
-    lines.push(clean(`${e.time}  ${relativeTime(e.ms, ref.ms).padStart(7)}  ${e.what.startsWith('finding ') ? '!! ' : ''}${who}`));
+    lines.push(clean(`${e.time}  ${relativeTime(e.ms, ref.ms).padStart(7)}  ${who}`));
     for (const l of wrapText(clean(e.what), width - 4)) lines.push(`    ${l}`);
     lines.push(...wrapText(`at ${clean(e.source)}${e.findings.length && !e.what.startsWith('finding ') ? `; cited by ${e.findings.join(', ')}` : ''}`, width - 4).map((l) => `    ${l}`));
   }

@@ -11,7 +11,7 @@ import { conditions, nameOf, taintsAt, formatTaint } from '../kube/fields.js';
 import { KIND, isClusterScoped, kindKeyOf } from '../kube/kinds.js';
 import { parseTime } from '../kube/units.js';
 import type { EventView } from './events.js';
-import { logRefs } from './messages/karpenter-logs.js';
+import { logRefs, logSignals } from './messages/karpenter-logs.js';
 import type { Snapshot } from './snapshot.js';
 
 export interface TimelineRef {
@@ -186,7 +186,9 @@ function logEntry(log: LogRecord, relatedOf: (r: TimelineRef) => TimelineRef[]):
     ...(refs.node ? [{ kind: 'Node', name: refs.node }] : []),
     ...(refs.nodePool ? [{ kind: 'NodePool', name: refs.nodePool }] : []),
   ];
-  const subject = named[0];
+  // A record naming no object still says what Karpenter did (found provisionable pods, cluster not synced): it
+  // belongs to the controller's story, which the cluster-wide view tells.
+  const subject = named[0] ?? (logSignals(log).size ? { kind: 'Karpenter', name: log.pod?.name ?? 'controller' } : undefined);
   if (!subject) return undefined;
   const related = dedupe([...named.slice(1), ...relatedOf(subject)], subject);
   const detail = typeof log.fields.error === 'string' ? `: ${log.fields.error}` : '';
@@ -214,10 +216,10 @@ function placeFindings(snapshot: Snapshot, entries: TimelineEntry[], findings: r
   }
   for (const f of findings) {
     const ref: TimelineRef = { kind: f.object.kind, ...(f.object.namespace ? { namespace: f.object.namespace } : {}), name: f.object.name };
-    const times: number[] = [];
     const cites: TimelineRef[] = [];
-    let source: string | undefined;
+    let first: { ms: number; source: string } | undefined;
     for (const ev of f.evidence) {
+      const times: number[] = [];
       // An event or log record is cited whole; an object's field only when it is the one a line was read from.
       const cited = (bySource.get(ev.source) ?? []).filter((e) => (pointers.has(e) ? ev.path !== null && citesField(ev.path, pointers.get(e)!) : true));
       for (const e of cited) {
@@ -230,15 +232,16 @@ function placeFindings(snapshot: Snapshot, entries: TimelineEntry[], findings: r
         const ms = parseTime(q);
         if (ms !== undefined) times.push(ms);
       }
-      source ??= ev.source;
+      const ms = times.length ? Math.min(...times) : undefined;
+      if (ms !== undefined && (!first || ms < first.ms)) first = { ms, source: ev.source };
     }
-    const ms = times.length ? Math.min(...times) : snapshot.referenceTime.ms;
+    const ms = first?.ms ?? snapshot.referenceTime.ms;
     entries.push({
       time: iso(ms),
       ms,
       ...ref,
-      what: `finding ${f.severity} ${f.ruleId}: ${f.message}${times.length ? '' : ' (no time in its evidence: shown at the reference time)'}`,
-      source: source ?? 'derived',
+      what: `finding ${f.severity} ${f.ruleId}: ${f.message}${first ? '' : ' (no time in its evidence: shown at the reference time)'}`,
+      source: first?.source ?? f.evidence[0]?.source ?? 'derived',
       findings: [f.ruleId],
       // The objects whose lines it cites: a NodePool's finding about one of its nodes is part of that node's story.
       related: dedupe([...relatedOf(ref), ...cites], ref),
