@@ -35,7 +35,8 @@ describe('karpdoctor timeline (built binary)', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
       [
-        'Timeline of the cluster, relative to 2025-02-03T10:41:28.002Z (latest in the input: log line <stdin>:4)',
+        'Timeline of the cluster, relative to 2025-02-03T10:41:28.002Z (latest in the',
+        'input: log line <stdin>:4)',
         '',
         '2025-02-03T10:41:27.311Z       0s  NodeClaim default-h4kzw',
         '    log ERROR failed launching nodeclaim: insufficient capacity',

@@ -31,14 +31,16 @@ export function renderTimelineJson(entries: readonly TimelineEntry[], referenceM
 export function renderTimelineText(entries: readonly TimelineEntry[], ctx: TimelineContext): string {
   const ref = ctx.referenceTime;
   const why = ref.source === 'flag' ? '--now' : ref.source === 'wall-clock' ? 'the clock' : `latest in the input: ${ref.evidence ?? 'dump'}`;
-  const lines = [`Timeline of ${clean(ctx.scope)}, relative to ${ref.iso.replace('.000Z', 'Z')} (${clean(why)})`, ''];
-  if (entries.length === 0) lines.push('No dated record matches (objects without timestamps, or filters that leave nothing).');
   const width = Math.max(40, ctx.width);
+  const lines = [...wrapText(`Timeline of ${clean(ctx.scope)}, relative to ${ref.iso.replace('.000Z', 'Z')} (${clean(why)})`, width), ''];
+  if (entries.length === 0) lines.push(...wrapText('No dated record matches (objects without timestamps, or filters that leave nothing).', width));
   for (const e of entries) {
     const who = `${e.kind} ${e.namespace ? `${e.namespace}/` : ''}${e.name}`;
     lines.push(clean(`${e.time}  ${relativeTime(e.ms, ref.ms).padStart(7)}  ${who}`));
     for (const l of wrapText(clean(e.what), width - 4)) lines.push(`    ${l}`);
-    lines.push(...wrapText(`at ${clean(e.source)}${e.findings.length && !e.what.startsWith('finding ') ? `; cited by ${e.findings.join(', ')}` : ''}`, width - 4).map((l) => `    ${l}`));
+    // A path is copied whole, never broken.
+    lines.push(`    at ${clean(e.source)}`);
+    if (e.findings.length && !e.what.startsWith('finding ')) lines.push(...wrapText(`cited by ${e.findings.join(', ')}`, width - 4).map((l) => `    ${l}`));
   }
   return `${lines.join('\n')}\n`;
 }
