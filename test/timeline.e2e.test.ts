@@ -55,4 +55,20 @@ describe('karpdoctor timeline (built binary)', () => {
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe('karpdoctor: --since takes an RFC3339 time (2024-11-05T14:00:00Z) or a duration before the reference time (2h, 90m), got "yesterday"\n');
   });
+
+  it("the README's excerpt is what the command prints (every line of it, in order)", () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const excerpt = /```text\n(Timeline of ip-10-20-88-140[\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    const r = run(['timeline', 'fixtures/mixed-incidents', '--name', 'ip-10-20-88-140.us-west-2.compute.internal', '--since', '3h']);
+    expect(r.code).toBe(0);
+    const shown = excerpt.split('\n').filter((l) => l && !l.startsWith('[…'));
+    expect(shown.length).toBeGreaterThan(10);
+    const printed = r.stdout.split('\n');
+    let at = 0;
+    for (const line of shown) {
+      const i = printed.indexOf(line, at);
+      expect(i, line).toBeGreaterThanOrEqual(at);
+      at = i + 1;
+    }
+  });
 });
