@@ -19,14 +19,14 @@ describe('karpdoctor timeline (built binary)', () => {
     expect(r.code).toBe(0);
     const entries = JSON.parse(r.stdout) as Array<{ time: string; relative: string; kind: string; name: string; what: string; source: string; findings: string[] }>;
     expect(entries.map((e) => `${e.time} ${e.relative} ${e.kind}/${e.name} ${e.what.slice(0, 40)} @ ${e.source} [${e.findings.join(',')}]`)).toEqual([
-      '2025-06-18T08:31:38.872Z -58m21s NodePool/data finding warning duplicate-nodeclaims: No @ fixtures/mixed-incidents/kube-system/karpenter-7f9c6d8b54-6bjd4/logs.txt:9 [duplicate-nodeclaims]',
-      '2025-06-18T08:31:39Z -58m21s NodeClaim/data-k2x8p log INFO created nodeclaim @ fixtures/mixed-incidents/kube-system/karpenter-7f9c6d8b54-6bjd4/logs.txt:11 [duplicate-nodeclaims]',
-      '2025-06-18T08:31:42.122Z -58m18s NodeClaim/data-k2x8p log INFO launched nodeclaim @ fixtures/mixed-incidents/kube-system/karpenter-7f9c6d8b54-6bjd4/logs.txt:12 [duplicate-nodeclaims]',
-      '2025-06-18T08:31:43Z -58m17s NodeClaim/data-k2x8p event Normal Launched from karpenter: St @ fixtures/mixed-incidents/default/events.json:92 []',
-      '2025-06-18T08:32:16.113Z -57m44s NodeClaim/data-k2x8p log INFO registered nodeclaim @ fixtures/mixed-incidents/kube-system/karpenter-7f9c6d8b54-6bjd4/logs.txt:17 []',
-      '2025-06-18T08:32:17Z -57m43s NodeClaim/data-k2x8p event Normal Registered from karpenter:  @ fixtures/mixed-incidents/default/events.json:119 []',
-      '2025-06-18T08:32:35Z -57m25s NodeClaim/data-k2x8p event Normal Initialized from karpenter: @ fixtures/mixed-incidents/default/events.json:146 []',
-      '2025-06-18T08:32:35.230Z -57m25s NodeClaim/data-k2x8p log INFO initialized nodeclaim @ fixtures/mixed-incidents/kube-system/karpenter-7f9c6d8b54-6bjd4/logs.txt:19 []',
+      '2025-06-18T08:31:38.872Z -58m NodePool/data finding warning duplicate-nodeclaims: No @ fixtures/mixed-incidents/kube-system/karpenter-7f9c6d8b54-6bjd4/logs.txt:9 [duplicate-nodeclaims]',
+      '2025-06-18T08:31:39Z -58m NodeClaim/data-k2x8p log INFO created nodeclaim @ fixtures/mixed-incidents/kube-system/karpenter-7f9c6d8b54-6bjd4/logs.txt:11 [duplicate-nodeclaims]',
+      '2025-06-18T08:31:42.122Z -58m NodeClaim/data-k2x8p log INFO launched nodeclaim @ fixtures/mixed-incidents/kube-system/karpenter-7f9c6d8b54-6bjd4/logs.txt:12 [duplicate-nodeclaims]',
+      '2025-06-18T08:31:43Z -58m NodeClaim/data-k2x8p event Normal Launched from karpenter: St @ fixtures/mixed-incidents/default/events.json:92 []',
+      '2025-06-18T08:32:16.113Z -57m NodeClaim/data-k2x8p log INFO registered nodeclaim @ fixtures/mixed-incidents/kube-system/karpenter-7f9c6d8b54-6bjd4/logs.txt:17 []',
+      '2025-06-18T08:32:17Z -57m NodeClaim/data-k2x8p event Normal Registered from karpenter:  @ fixtures/mixed-incidents/default/events.json:119 []',
+      '2025-06-18T08:32:35Z -57m NodeClaim/data-k2x8p event Normal Initialized from karpenter: @ fixtures/mixed-incidents/default/events.json:146 []',
+      '2025-06-18T08:32:35.230Z -57m NodeClaim/data-k2x8p log INFO initialized nodeclaim @ fixtures/mixed-incidents/kube-system/karpenter-7f9c6d8b54-6bjd4/logs.txt:19 []',
     ]);
   });
 

@@ -9,7 +9,7 @@
 import type { KubeObject, LogRecord } from '../kube/types.js';
 import { conditions, nameOf, taintsAt, formatTaint } from '../kube/fields.js';
 import { KIND, isClusterScoped, kindKeyOf } from '../kube/kinds.js';
-import { parseTime } from '../kube/units.js';
+import { formatDuration, parseTime } from '../kube/units.js';
 import type { EventView } from './events.js';
 import { logRefs, logSignals } from './messages/karpenter-logs.js';
 import type { Snapshot } from './snapshot.js';
@@ -83,24 +83,13 @@ export function buildTimeline(snapshot: Snapshot, findings: readonly TimelineFin
   return entries.filter((e) => keep(e, filter)).sort(byTime);
 }
 
-/** `-2h13m`, `+5m`, `0s`: how long before (or after) the reference time. */
+/** `-2h13m`, `+5m`, `-9d7h`, `0s`: how long before (or after) the reference time. */
 export function relativeTime(ms: number, referenceMs: number): string {
   const d = ms - referenceMs;
   if (Math.abs(d) < 1000) return '0s';
-  return (d > 0 ? '+' : '-') + formatShort(Math.abs(d));
+  return (d > 0 ? '+' : '-') + formatDuration(Math.abs(d));
 }
 
-function formatShort(ms: number): string {
-  let s = Math.round(ms / 1000);
-  const d = Math.floor(s / 86400);
-  s -= d * 86400;
-  const h = Math.floor(s / 3600);
-  s -= h * 3600;
-  const m = Math.floor(s / 60);
-  s -= m * 60;
-  const parts = d ? [d && `${d}d`, h && `${h}h`] : h ? [`${h}h`, m && `${m}m`] : m ? [`${m}m`, s && `${s}s`] : [`${s}s`];
-  return parts.filter(Boolean).join('');
-}
 
 function refOf(obj: KubeObject): TimelineRef {
   const ns = isClusterScoped(kindKeyOf(obj)) ? undefined : obj.metadata.namespace;
