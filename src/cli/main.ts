@@ -57,6 +57,31 @@ export async function main(argv: string[]): Promise<number> {
     });
 
   program
+    .command('timeline')
+    .description('the life of a node, NodeClaim, NodePool or pod (or of a pool, or the cluster) as one ordered story')
+    .argument('[paths...]', 'what to read, as for `scan` (none: the live cluster)')
+    .addOption(new Option('-f, --format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .option('-o, --output <file>', 'write the timeline to a file instead of stdout')
+    .option('--kind <kind>', 'only this kind: Node, NodeClaim, NodePool or Pod')
+    .option('--name <name>', 'only the story of this object (a Node also shows its NodeClaim, and the other way round; pods as namespace/name)')
+    .option('--nodepool <name>', "only this NodePool and its nodes' and NodeClaims' stories")
+    .option('--since <time>', 'from this time: RFC3339, or a duration before the reference time (2h)')
+    .option('--until <time>', 'up to this time: RFC3339, or a duration before the reference time')
+    .option('--now <time>', 'reference time (RFC3339); default: the latest time in the input')
+    .option('-c, --config <file>', 'configuration file, as for `scan`')
+    .option('--karpenter-version <version>', 'Karpenter version to assume when the input does not show it')
+    .option('--no-crd-download', 'never download the CRDs of the detected Karpenter version')
+    .option('--kubeconfig <file>', 'kubeconfig for a live read (default: $KUBECONFIG or ~/.kube/config)')
+    .option('--context <name>', 'kubeconfig context for a live read')
+    .option('-n, --namespace <ns>', 'live: list namespaced objects of this namespace only')
+    .option('--logs', 'live: also read the Karpenter controller logs of the last hour')
+    .option('--request-timeout <duration>', 'live: timeout of each API request, e.g. 30s or 2m', '30s')
+    .action(async (paths: string[], opts) => {
+      const { timelineCommand } = await import('./timeline.js');
+      exitCode = await timelineCommand(paths, opts, pkg.version);
+    });
+
+  program
     .command('baseline')
     .description('record the current findings so that CI fails only on new ones')
     .argument('<action>', 'create (write the baseline from a scan) or prune (drop entries that no longer match a finding)')

@@ -1,0 +1,52 @@
+/**
+ * `karpdoctor timeline` output. Text: a heading with the reference time, then one block per entry — time, distance
+ * from the reference time and object on the first line, what happened and where it was read wrapped under it — so it
+ * reads at 80 columns and pastes into a ticket. JSON: the entries as an array (the view's fields, no internals).
+ */
+import { relativeTime, type TimelineEntry } from '../snapshot/timeline.js';
+import { wrapText } from './wrap.js';
+
+export interface TimelineContext {
+  referenceTime: { ms: number; iso: string; source: string; evidence?: string };
+  /** What was asked for, for the heading: `Node ip-10-0-1-5`, `NodePool general`, `the cluster`. */
+  scope: string;
+  width: number;
+}
+
+export function renderTimelineJson(entries: readonly TimelineEntry[], referenceMs: number): string {
+  const out = entries.map((e) => ({
+    time: e.time,
+    relative: relativeTime(e.ms, referenceMs),
+    kind: e.kind,
+    ...(e.namespace ? { namespace: e.namespace } : {}),
+    name: e.name,
+    what: e.what,
+    source: e.source,
+    findings: e.findings,
+    related: e.related,
+  }));
+  return `${JSON.stringify(out, null, 2)}\n`;
+}
+
+export function renderTimelineText(entries: readonly TimelineEntry[], ctx: TimelineContext): string {
+  const ref = ctx.referenceTime;
+  const why = ref.source === 'flag' ? '--now' : ref.source === 'wall-clock' ? 'the clock' : `latest in the input: ${ref.evidence ?? 'dump'}`;
+  const width = Math.max(40, ctx.width);
+  const lines = [...wrapText(`Timeline of ${clean(ctx.scope)}, relative to ${ref.iso.replace('.000Z', 'Z')} (${clean(why)})`, width), ''];
+  if (entries.length === 0) lines.push(...wrapText('No dated record matches (objects without timestamps, or filters that leave nothing).', width));
+  for (const e of entries) {
+    const who = `${e.kind} ${e.namespace ? `${e.namespace}/` : ''}${e.name}`;
+    lines.push(clean(`${e.time}  ${relativeTime(e.ms, ref.ms).padStart(7)}  ${who}`));
+    for (const l of wrapText(clean(e.what), width - 4)) lines.push(`    ${l}`);
+    // A path is copied whole, never broken.
+    lines.push(`    at ${clean(e.source)}`);
+    if (e.findings.length && !e.what.startsWith('finding ')) lines.push(...wrapText(`cited by ${e.findings.join(', ')}`, width - 4).map((l) => `    ${l}`));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Text from a dump goes to a terminal: no control characters (escape sequences could rewrite the screen). */
+function clean(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '?').replace(/\n/g, ' ');
+}
