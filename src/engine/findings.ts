@@ -118,7 +118,7 @@ function buildEvidence(e: EvidenceInput, snapshot: Snapshot): Evidence {
   return { object: null, path: null, value: e.value ?? null, source: e.source ?? 'derived', ...note };
 }
 
-export function sourceOf(obj: KubeObject, snapshot: Snapshot, pointer = ''): string {
+function sourceOf(obj: KubeObject, snapshot: Snapshot, pointer = ''): string {
   const p = snapshot.provenance(obj);
   if (!p) return 'unknown';
   const line = snapshot.evidenceLine(obj, pointer);

@@ -30,7 +30,7 @@ export function ruleDescriptor(rule: Rule) {
 }
 
 /** `pdb-blocks-eviction` → `PdbBlocksEviction` (SARIF wants a name that is not the opaque id). */
-export function pascalCase(id: string): string {
+function pascalCase(id: string): string {
   return id
     .split(/[^A-Za-z0-9]+/)
     .filter(Boolean)

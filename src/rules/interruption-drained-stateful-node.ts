@@ -3,7 +3,7 @@ import type { KubeObject, LogRecord } from '../kube/types.js';
 import type { EventView } from '../snapshot/events.js';
 import type { NodeClaimView } from '../snapshot/karpenter.js';
 import { KIND } from '../kube/kinds.js';
-import type { ObjectRef } from '../snapshot/snapshot.js';
+import type { ObjectRef, Snapshot } from '../snapshot/snapshot.js';
 import { formatDuration } from '../kube/units.js';
 import { ageOf, byLastSeen, karpenterFacts, listNames, podName, type KarpenterVersionFacts } from './support.js';
 import { statefulReasons } from './lib/interruption-settings.js';
@@ -182,7 +182,7 @@ function describeCause(events: EventView[], kinds: Set<string>): string {
 
 function fixText(
   pods: KubeObject[],
-  snapshot: import('../snapshot/snapshot.js').Snapshot,
+  snapshot: Snapshot,
   kinds: Set<string>,
   events: EventView[],
   version: KarpenterVersionFacts,

@@ -3,7 +3,7 @@ import { arr, dig, str, type Json } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import type { KubeObject } from '../kube/types.js';
 import type { ObjectRef, Snapshot } from '../snapshot/snapshot.js';
-import { atLeast, formatVersion, parseVersion, type Version } from '../snapshot/version.js';
+import { atLeast, formatVersion, parseVersion, type Version } from '../kube/version.js';
 import { logText } from './lib/launch-failures.js';
 import { controllerTarget } from './lib/launch-findings.js';
 import { karpenterFacts } from './support.js';

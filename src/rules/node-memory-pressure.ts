@@ -2,6 +2,7 @@ import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import { condition, dig, isRecord } from '../kube/fields.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
 import { formatBytes, formatDuration, parseQuantity } from '../kube/units.js';
 import { awsNodeClassOf, isAwsRef } from './lib/configuration.js';
 import { ageOf } from './support.js';
@@ -87,7 +88,7 @@ interface KubeletTarget {
 }
 
 /** v1: kubelet lives on the EC2NodeClass; v1beta1: on the NodePool template; v1alpha5: Provisioner kubeletConfiguration. */
-function kubeletTarget(snapshot: import('../snapshot/snapshot.js').Snapshot, pool: NodePoolView | undefined): KubeletTarget {
+function kubeletTarget(snapshot: Snapshot, pool: NodePoolView | undefined): KubeletTarget {
   if (pool?.generation === 'v1beta1' || pool?.generation === 'v1alpha5') {
     const v1alpha5 = pool.generation === 'v1alpha5';
     const path = v1alpha5 ? '/spec/kubeletConfiguration' : '/spec/template/spec/kubelet';

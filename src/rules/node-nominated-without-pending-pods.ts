@@ -1,4 +1,5 @@
 import { isDaemonSetPod } from '../snapshot/pods.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import type { EventView } from '../snapshot/events.js';
@@ -161,7 +162,7 @@ export default defineRule({
   },
 });
 
-function findUnevictable(snapshot: import('../snapshot/snapshot.js').Snapshot, now: number, version: KarpenterVersionFacts, fixed: boolean | undefined): Unevictable[] {
+function findUnevictable(snapshot: Snapshot, now: number, version: KarpenterVersionFacts, fixed: boolean | undefined): Unevictable[] {
   const out: Unevictable[] = [];
   for (const node of snapshot.karpenterNodes()) {
     const claim = snapshot.nodeClaimForNode(node);
@@ -205,7 +206,7 @@ function fixFor(
   node: string,
   rejected: Array<{ pod: KubeObject; message: string }>,
   unevictable: Unevictable[],
-  snapshot: import('../snapshot/snapshot.js').Snapshot,
+  snapshot: Snapshot,
   fixed: boolean | undefined,
 ): string {
   const steps: string[] = [];

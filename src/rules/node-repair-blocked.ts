@@ -2,6 +2,7 @@ import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import { conditions, type Condition } from '../kube/fields.js';
 import type { EventView } from '../snapshot/events.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
 import { formatDuration } from '../kube/units.js';
 import { ageOf, byLastSeen, karpenterFacts, listNames, plural, type KarpenterVersionFacts } from './support.js';
 import { eventSays } from '../snapshot/messages/object-events.js';
@@ -131,7 +132,7 @@ function gateText(version: KarpenterVersionFacts): { text: string; assumes?: str
   };
 }
 
-function fixText(snapshot: import('../snapshot/snapshot.js').Snapshot, nodes: KubeObject[], allowed: number, version: KarpenterVersionFacts): string {
+function fixText(snapshot: Snapshot, nodes: KubeObject[], allowed: number, version: KarpenterVersionFacts): string {
   const claims = nodes.map((n) => snapshot.nodeClaimForNode(n)?.name);
   const targets = claims.every(Boolean) ? `kubectl delete nodeclaim ${claims.join(' ')}` : `kubectl delete node ${nodes.map((n) => n.metadata.name).join(' ')}`;
   const steps = [

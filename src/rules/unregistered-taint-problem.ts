@@ -183,7 +183,7 @@ function lingeringTaint(node: KubeObject, now: number, after: number): { index: 
 }
 
 /** `amiFamily: Custom`, or (v1) amiSelectorTerms without an alias and no amiFamily, whose userData lacks the taint. */
-export function customWithoutTaint(nodeClass: KubeObject): { why: string; evidence: EvidenceInput[] } | undefined {
+function customWithoutTaint(nodeClass: KubeObject): { why: string; evidence: EvidenceInput[] } | undefined {
   if (nodeClass.kind !== 'EC2NodeClass') return undefined;
   const family = str(dig(nodeClass, 'spec', 'amiFamily'));
   const terms = arr<Json>(dig(nodeClass, 'spec', 'amiSelectorTerms'));

@@ -9,7 +9,7 @@ import { arr, dig, isRecord, str, type Json } from '../kube/fields.js';
 import { fromRelease, queueFromEnvironmentFile, releaseLabel } from './controller-from-values.js';
 import type { ControllerInfo } from './controller-info.js';
 import type { KarpenterRelease } from './helm-values.js';
-import { formatVersion, parseVersion } from './version.js';
+import { formatVersion, parseVersion } from '../kube/version.js';
 
 const IMAGE = /karpenter\/controller|karpenter-controller|\/karpenter(?::|@)|^karpenter(?::|@)/;
 
@@ -99,7 +99,7 @@ function workloadAnchors(obj: KubeObject): Partial<ControllerInfo> {
   return out;
 }
 
-export function parseFeatureGates(text: string): Record<string, boolean> {
+function parseFeatureGates(text: string): Record<string, boolean> {
   const gates: Record<string, boolean> = {};
   for (const part of text.split(',')) {
     const [k, v] = part.split('=').map((s) => s.trim());
@@ -118,7 +118,7 @@ function argValue(args: string[], flag: string): string | undefined {
 }
 
 /** JSON pointers into a Deployment's or Pod's containers, for evidence. */
-export function containerBase(obj: KubeObject): string {
+function containerBase(obj: KubeObject): string {
   return obj.kind === 'Pod' ? '/spec/containers' : '/spec/template/spec/containers';
 }
 

@@ -6,7 +6,7 @@
 import type { EvidenceInput } from '../../engine/rule.js';
 import type { KubeObject } from '../../kube/types.js';
 import { CAPACITY_TYPE_LABEL as CAPACITY_TYPE, SAFE_TO_EVICT_ANNOTATION } from '../../kube/well-known.js';
-import { argPath, containersOf, controllerContainerIndex, envValuePath } from '../../snapshot/controller.js';
+import { argPath, controllerContainerIndex, envValuePath } from '../../snapshot/controller.js';
 import { arr, dig, isRecord, resolvePointer, str, type Json } from '../../kube/fields.js';
 import { anchorEvidence } from '../support.js';
 import type { NodePoolView } from '../../snapshot/karpenter.js';
