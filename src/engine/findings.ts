@@ -2,7 +2,7 @@
 import type { KubeObject } from '../kube/types.js';
 import { resolvePointer } from '../kube/fields.js';
 import type { ObjectRef, Snapshot } from '../snapshot/snapshot.js';
-import type { EvidenceInput, FindingInput, Severity } from './rule.js';
+import { renderFix, type EvidenceInput, type FindingInput, type Severity } from './rule.js';
 
 export interface Evidence {
   object: ObjectRef | null;
@@ -64,7 +64,7 @@ function assembleFinding(ruleId: string, defaultSeverity: Severity, input: Findi
     severity: input.severity ?? defaultSeverity,
     object,
     message,
-    fix: input.fix,
+    fix: renderFix(input.fix),
     evidence: input.evidence.map((e) => buildEvidence(e, snapshot)),
     related: (input.related ?? []).map((r) => {
       const ref = isKubeObject(r) ? snapshot.ref(r) : r;
