@@ -10,4 +10,6 @@ export default {
   ignoreDependencies: ['@microsoft/sarif-multitool'],
   // System tools the tests call (named pipes, a test certificate).
   ignoreBinaries: ['mkfifo', 'openssl'],
+  // The vocabulary of well-known label, annotation and taint names is kept whole, used yet or not.
+  ignore: ['src/kube/well-known.ts'],
 };

@@ -22,7 +22,7 @@ const FIXED = [
   ['1.3.4', '1.4.0'],
 ] as const;
 
-export function nominationFixed(v: KarpenterVersionFacts): boolean | undefined {
+function nominationFixed(v: KarpenterVersionFacts): boolean | undefined {
   if (!v.known) return undefined;
   if (v.atLeast('1.4.0')) return true;
   return FIXED.some(([from, to]) => v.atLeast(from) && !v.atLeast(to));

@@ -123,7 +123,7 @@ function containerBase(obj: KubeObject): string {
 }
 
 /** Index of the Karpenter controller container in a Deployment/Pod (the one whose image names karpenter). */
-export function controllerContainerIndex(obj: KubeObject): number {
+function controllerContainerIndex(obj: KubeObject): number {
   const cs = containersOf(obj);
   const i = cs.findIndex((c) => /karpenter/.test(str(dig(c, 'image')) ?? ''));
   return Math.max(0, i);
@@ -142,7 +142,7 @@ export function envValuePath(obj: KubeObject, name: string, containerIndex?: num
 }
 
 /** JSON pointer to a `--flag=value` / `--flag value` argument of a container. */
-export function argPath(obj: KubeObject, containerIndex: number, flag: string): { path: string; value: string } | undefined {
+function argPath(obj: KubeObject, containerIndex: number, flag: string): { path: string; value: string } | undefined {
   const args = arr<unknown>(dig(containersOf(obj)[containerIndex], 'args'));
   for (let i = 0; i < args.length; i++) {
     const a = args[i];

@@ -23,7 +23,7 @@ export interface Anchor {
   severity: Severity;
 }
 
-export function anchor(f: Finding): Anchor {
+function anchor(f: Finding): Anchor {
   const { kind, namespace, name } = f.object;
   return { kind, ...(namespace ? { namespace } : {}), name, pointer: anchorOf(f).pointer, severity: f.severity };
 }
@@ -37,7 +37,7 @@ function badSkips(r: Scan): string[] {
 const scans = new Map<string, Promise<Scan>>();
 
 /** The scan of one fixture case, run once per test file however many tests read it. */
-export function caseScan(id: RuleId, kase: string, opts: ScanOptions = {}): Promise<Scan> {
+function caseScan(id: RuleId, kase: string, opts: ScanOptions = {}): Promise<Scan> {
   const key = `${id}\0${kase}\0${JSON.stringify(opts)}`;
   let scan = scans.get(key);
   if (!scan) scans.set(key, (scan = scanRule(id, [caseDir(id, kase)], opts)));
@@ -45,7 +45,7 @@ export function caseScan(id: RuleId, kase: string, opts: ScanOptions = {}): Prom
 }
 
 /** The reason the runner must give when `missing` (inputs the rule requires) are absent from the snapshot. */
-export function missingInputsReason(missing: readonly InputName[], joiner: 'and' | 'or' = 'and'): string {
+function missingInputsReason(missing: readonly InputName[], joiner: 'and' | 'or' = 'and'): string {
   const names = missing.map((m) => INPUTS[m].plural).join(` ${joiner} `);
   const how = missing.map((m) => `\`${INPUTS[m].collect}\``).join(', ');
   return `no ${names} in the snapshot (add the output of ${how})`;
