@@ -140,8 +140,8 @@ testRule(RULE, {
     {
       case: 'fires-manifests',
       findings: [
-        { kind: 'NodePool', name: 'batch', pointer: '/spec/disruption/consolidateAfter', severity: 'info' },
-        { kind: 'Provisioner', name: 'legacy', pointer: '/spec/consolidation/enabled', severity: 'info' },
+        { kind: 'NodePool', name: 'batch', pointer: '/spec/disruption/consolidateAfter', severity: 'warning' },
+        { kind: 'Provisioner', name: 'legacy', pointer: '/spec/consolidation/enabled', severity: 'warning' },
       ],
     },
   ],

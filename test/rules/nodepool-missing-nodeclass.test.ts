@@ -184,7 +184,6 @@ testRule(RULE, {
     {
       case: 'fires-manifests',
       findings: [
-        { kind: 'NodePool', name: 'batch', pointer: '/spec/template/spec/nodeClassRef/name', severity: 'error' },
         { kind: 'NodePool', name: 'edge', pointer: '/spec/template/spec/nodeClassRef/kind', severity: 'error' },
       ],
     },
