@@ -114,7 +114,7 @@ const DAEMONSETS = [
 
 /** Namespaces with fixed, well-known workloads. Everything else is an application namespace. */
 const SYSTEM_NAMESPACES = ['default', 'kube-system', 'monitoring', 'logging', 'cert-manager', 'ingress-nginx', 'argocd', 'external-dns'];
-const SYSTEM_DEPLOYMENTS = [
+/** @type {any} */ const SYSTEM_DEPLOYMENTS = [
   // ns, name, replicas, image, onManagedNodes, kind
   ['kube-system', 'karpenter', 2, `public.ecr.aws/karpenter/controller:${KARPENTER_VERSION}`, true],
   ['kube-system', 'coredns', 2, `${EKS_ECR}/eks/coredns:v1.11.4-eksbuild.14`, true],
@@ -606,7 +606,7 @@ function buildNode(plan, n) {
   const images = [...chosen].map((img) => ({ names: [`${img.repo}@${img.digest}`, img.ref], sizeBytes: img.size }));
   images.push({ names: [`${EKS_ECR}/eks/pause@sha256:529cf6b1b6e5b76e901abc43aee825badbd93f9c5ee5f1e316d46a83abbce5a2`, `${EKS_ECR}/eks/pause:3.10`, 'localhost/kubernetes/pause:latest'], sizeBytes: 318731 });
 
-  const status = {
+  /** @type {any} */ const status = {
     ...nodeResources(n),
     conditions,
     addresses: [
@@ -842,7 +842,7 @@ function appContainer(w, i) {
   const mem = i === 0 ? w.memMi ?? 256 : 128;
   const port = i === 0 ? w.port ?? 8080 : 15090 + i;
   const probe = (p, delay) => ({ httpGet: { path: p, port: 'http', scheme: 'HTTP' }, initialDelaySeconds: delay, timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 });
-  const c = {
+  /** @type {any} */ const c = {
     name,
     image: i === 0 ? w.img.ref : r.pick(SIDECAR_IMAGES),
     ...(i === 0 && r.chance(0.4) ? { args: ['--config=/etc/app/config.yaml', `--port=${port}`, '--metrics-port=9102'] } : {}),
@@ -875,7 +875,7 @@ function appContainer(w, i) {
 
 function systemContainer(w) {
   const probe = { httpGet: { path: '/healthz', port: 8081, scheme: 'HTTP' }, initialDelaySeconds: 30, timeoutSeconds: 30, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 };
-  const env = [
+  /** @type {any} */ const env = [
     { name: 'POD_NAME', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.name' } } },
     { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } } },
     { name: 'NODE_NAME', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'spec.nodeName' } } },
@@ -966,7 +966,7 @@ function workloadTemplate(w) {
   if (w.doNotDisrupt) annotations['karpenter.sh/do-not-disrupt'] = 'true';
   if (w.name === 'karpenter') annotations['checksum/settings'] = r.hex(64);
 
-  let containers;
+  /** @type {any} */ let containers;
   const initContainers = [];
   if (isDs) containers = [daemonContainer(w)];
   else if (w.system) containers = [systemContainer(w)];
@@ -1013,7 +1013,7 @@ function workloadTemplate(w) {
     };
   }
 
-  const spec = { volumes, ...(initContainers.length ? { initContainers } : {}), containers, restartPolicy: w.kind === 'Job' ? 'Never' : 'Always', terminationGracePeriodSeconds: w.name === 'karpenter' ? 30 : isDs ? 10 : r.pick([30, 30, 60, 120]), dnsPolicy: isDs && w.hostNetwork ? 'ClusterFirstWithHostNet' : 'ClusterFirst' };
+  /** @type {any} */ const spec = { volumes, ...(initContainers.length ? { initContainers } : {}), containers, restartPolicy: w.kind === 'Job' ? 'Never' : 'Always', terminationGracePeriodSeconds: w.name === 'karpenter' ? 30 : isDs ? 10 : r.pick([30, 30, 60, 120]), dnsPolicy: isDs && w.hostNetwork ? 'ClusterFirstWithHostNet' : 'ClusterFirst' };
   if (nodeSelector) spec.nodeSelector = nodeSelector;
   spec.serviceAccountName = isDs ? w.name : w.system ? w.name : w.irsa ? w.name : 'default';
   spec.serviceAccount = spec.serviceAccountName;
@@ -1062,7 +1062,7 @@ function buildPod(plan, ns, s, r) {
     Object.assign(labels, { 'batch.kubernetes.io/controller-uid': w.uid, 'batch.kubernetes.io/job-name': w.name, 'controller-uid': w.uid, 'job-name': w.name });
     owner = ownerRef('batch/v1', 'Job', w.name, w.uid);
   }
-  const metadata = {
+  /** @type {any} */ const metadata = {
     name: s.name,
     ...(s.kind === 'StatefulSet' ? {} : { generateName: s.name.slice(0, s.name.length - 5) }),
     namespace: ns.name,
@@ -1210,7 +1210,7 @@ function buildDeployment(plan, w, r) {
   };
 }
 
-function buildReplicaSets(plan, w, r) {
+function buildReplicaSets(plan, w, _r) {
   const tpl = workloadTemplate(w);
   const all = [...w.oldHashes.map((o, i) => ({ ...o, revision: i + 1, replicas: 0 })), { hash: w.hash, uid: w.rsUid, revision: w.oldHashes.length + 1, replicas: w.replicas }];
   return all.map((o) => ({
@@ -1582,15 +1582,27 @@ function sortKeysDeep(v) {
   return v;
 }
 
-const YAML_OPTS = { sortKeys: true, noArrayIndent: true, lineWidth: -1, noRefs: true, quotingType: '"' };
+/** @type {any} */ const YAML_OPTS = { sortKeys: true, noArrayIndent: true, lineWidth: -1, noRefs: true, quotingType: '"' };
 
 /**
  * One list document, streamed item by item. `typed` lists (cluster-info dump) keep Go struct order and items
  * without kind/apiVersion; untyped `List`s (kubectl get) carry kind/apiVersion per item and sort keys.
  */
 class ListWriter {
+  /**
+   * @param {any} out
+   * @param {string} format
+   * @param {{ kind?: string, apiVersion?: string, resourceVersion?: string, typed: boolean, emptyAs?: string, docStart?: boolean }} list
+   */
   constructor(out, format, { kind, apiVersion, resourceVersion, typed, emptyAs = '[]', docStart = false }) {
-    Object.assign(this, { out, format, kind, apiVersion, resourceVersion, typed, emptyAs, count: 0 });
+    this.out = out;
+    this.format = format;
+    this.kind = kind;
+    this.apiVersion = apiVersion;
+    this.resourceVersion = resourceVersion;
+    this.typed = typed;
+    this.emptyAs = emptyAs;
+    this.count = 0;
     if (format === 'json') {
       out.write(typed ? `{\n    "kind": "${kind}",\n    "apiVersion": "${apiVersion}",\n    "metadata": {\n        "resourceVersion": "${resourceVersion}"\n    },\n    "items": ` : `{\n    "apiVersion": "v1",\n    "items": `);
     } else {

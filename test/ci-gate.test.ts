@@ -6,7 +6,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { baselineEntryOf, parseBaseline, renderBaseline } from '../src/engine/baseline.js';
-import { ConfigFileError, parseConfig } from '../src/engine/config.js';
+import { parseConfig, type ConfigFileError } from '../src/engine/config.js';
 import { globToRegExp } from '../src/engine/glob.js';
 import { RULES } from '../src/rules/index.js';
 import { copyFixture, gateScan } from './support/gate.js';

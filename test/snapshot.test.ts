@@ -6,7 +6,7 @@ import { loadInputs } from '../src/loaders/load.js';
 import { KIND } from '../src/kube/kinds.js';
 import { Snapshot } from '../src/snapshot/snapshot.js';
 import { snapshotOf } from './support/snapshot-of.js';
-import { coreVersionOf, parseVersion } from '../src/snapshot/version.js';
+import { coreVersionOf, parseVersion } from '../src/kube/version.js';
 import { parseDuration, parseQuantity } from '../src/kube/units.js';
 
 const snap = snapshotOf;

@@ -30,7 +30,7 @@ const snapshot = new Snapshot({
   sources: ['gpu.tf'],
   filesRead: 1,
 });
-const finding = (pointer: string | undefined, value?: unknown) => ({ object: pool, message: 'm', fix: 'f', ...(pointer !== undefined ? { pointer } : {}), evidence: [{ object: pool, ...(pointer !== undefined ? { path: pointer } : {}), ...(value !== undefined ? { value } : {}) }] });
+const finding = (pointer: string | undefined, value?: unknown) => ({ object: pool, message: 'm', fix: ['f'], ...(pointer !== undefined ? { pointer } : {}), evidence: [{ object: pool, ...(pointer !== undefined ? { path: pointer } : {}), ...(value !== undefined ? { value } : {}) }] });
 
 describe('a finding that rests on an unknown value', () => {
   it.each([

@@ -7,7 +7,7 @@ import { globToRegExp } from '../engine/glob.js';
 import type { RuleMeta } from '../engine/rule.js';
 import { UsageError } from './errors.js';
 
-export const CONFIG_NAMES = ['.karpdoctor.yaml', '.karpdoctor.yml'];
+const CONFIG_NAMES = ['.karpdoctor.yaml', '.karpdoctor.yml'];
 
 export interface LoadedConfig {
   config: KarpdoctorConfig;

@@ -8,7 +8,7 @@ import { readCrdPath } from '../loaders/crd-files.js';
 import { isKarpenterCrd } from '../snapshot/crd/crds.js';
 import { KIND } from '../kube/kinds.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
-import { formatVersion } from '../snapshot/version.js';
+import { formatVersion } from '../kube/version.js';
 import { UsageError } from './errors.js';
 
 const ABSENT = 'KarpenterCRDs';

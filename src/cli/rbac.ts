@@ -90,7 +90,7 @@ export function rbacYaml(opts: RbacOptions): string {
 }
 
 /** Every resource the live loader may request for these inputs, with the inputs it serves (shown as comments). */
-export function grantsFor(inputs: ReadonlySet<InputName>, logs: boolean): Grant[] {
+function grantsFor(inputs: ReadonlySet<InputName>, logs: boolean): Grant[] {
   const { builtIn, karpenter } = resourcesFor(inputs, logs);
   const why = (needed: InputName[]) => needed.filter((i) => inputs.has(i) || (logs && i === 'ControllerLogs')).join(', ');
   const grants: Grant[] = builtIn.map((r) => ({ group: r.group, resource: r.plural, verbs: ['get', 'list'], why: why(r.neededBy) }));

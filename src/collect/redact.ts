@@ -11,7 +11,7 @@ import { LAST_APPLIED_ANNOTATION as LAST_APPLIED } from '../kube/well-known.js';
 export const REDACTED = '<redacted>';
 
 /** Env entries whose values are kept: the controller settings rules read; every other env value becomes the marker. */
-export const ENV_ALLOW_LIST: readonly string[] = CONTROLLER_SETTING_NAMES;
+const ENV_ALLOW_LIST: readonly string[] = CONTROLLER_SETTING_NAMES;
 const KEEP_ENV = new Set<string>(ENV_ALLOW_LIST);
 
 /** Keys (flags, settings, annotations) whose values look like credentials. */
@@ -77,7 +77,7 @@ function redactContainer(c: Record<string, unknown>): void {
 }
 
 /** `--db-password=x` → `--db-password=<redacted>`; `--token x` → `--token <redacted>`; shell strings inside too. */
-export function redactArgs(args: unknown[]): unknown[] {
+function redactArgs(args: unknown[]): unknown[] {
   return args.map((a, i) => {
     if (typeof a !== 'string') return a;
     const prev = args[i - 1];

@@ -24,7 +24,7 @@ export async function writeTarGz(path: string, entries: AsyncIterable<TarEntry> 
 }
 
 /** The tar byte stream of the entries, ending with the two zero blocks of the end-of-archive marker. */
-export async function* tarBlocks(entries: AsyncIterable<TarEntry> | Iterable<TarEntry>): AsyncGenerator<Buffer> {
+async function* tarBlocks(entries: AsyncIterable<TarEntry> | Iterable<TarEntry>): AsyncGenerator<Buffer> {
   for await (const entry of entries) {
     const chunks = typeof entry.data === 'string' ? [Buffer.from(entry.data, 'utf8')] : Array.isArray(entry.data) ? entry.data : [entry.data];
     const size = chunks.reduce((n, c) => n + c.length, 0);

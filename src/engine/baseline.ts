@@ -13,7 +13,7 @@ export interface BaselineEntry {
   fingerprint: string;
 }
 
-export const BASELINE_VERSION = 1;
+const BASELINE_VERSION = 1;
 
 export function parseBaseline(text: string, path: string): BaselineEntry[] {
   let data: unknown;

@@ -2,7 +2,7 @@
 import type { KubeObject } from '../kube/types.js';
 import { resolvePointer } from '../kube/fields.js';
 import type { ObjectRef, Snapshot } from '../snapshot/snapshot.js';
-import type { EvidenceInput, FindingInput, Severity } from './rule.js';
+import { renderFix, type EvidenceInput, type FindingInput, type Severity } from './rule.js';
 
 export interface Evidence {
   object: ObjectRef | null;
@@ -68,7 +68,7 @@ function assembleFinding(ruleId: string, defaultSeverity: Severity, input: Findi
     severity: input.severity ?? defaultSeverity,
     object,
     message,
-    fix: input.fix,
+    fix: renderFix(input.fix),
     evidence: input.evidence.map((e) => buildEvidence(e, snapshot)),
     related: (input.related ?? []).map((r) => {
       const ref = isKubeObject(r) ? snapshot.ref(r) : r;
@@ -129,7 +129,7 @@ function buildEvidence(e: EvidenceInput, snapshot: Snapshot): Evidence {
   return { object: null, path: null, value: e.value ?? null, source: e.source ?? 'derived', ...note };
 }
 
-export function sourceOf(obj: KubeObject, snapshot: Snapshot, pointer = ''): string {
+function sourceOf(obj: KubeObject, snapshot: Snapshot, pointer = ''): string {
   const p = snapshot.provenance(obj);
   if (!p) return 'unknown';
   const line = snapshot.evidenceLine(obj, pointer);

@@ -26,8 +26,18 @@ export interface RuleOption {
   description: string;
 }
 
-export interface RuleMeta {
-  id: string;
+/** Option declarations of a rule, by name. */
+export type RuleOptions = Readonly<Record<string, RuleOption>>;
+
+/**
+ * How to fix, as steps in order (at least one). One step prints as it is; several print numbered `1. `, `2. `… (see
+ * `renderFix`). A step's continuation lines (a command, a YAML patch) are written as they print: indented three
+ * spaces, under the step's text.
+ */
+export type FixSteps = readonly string[];
+
+export interface RuleMeta<Id extends string = string, O extends RuleOptions = RuleOptions> {
+  id: Id;
   title: string;
   category: Category;
   defaultSeverity: Severity;
@@ -50,10 +60,10 @@ export interface RuleMeta {
   /** Why it matters: the Karpenter mechanism, a few sentences. */
   rationale: string;
   /** How to fix, in general terms (findings carry the concrete fix). */
-  fix: string;
+  fix: FixSteps;
   examples?: { bad: string; good: string };
   references: string[];
-  options?: Record<string, RuleOption>;
+  options?: O;
   /**
    * For rules that explain why a node is not reclaimed: where the cause stands in the order a reader should check
    * (docs/karpenter-behaviour.md §7.11), so the report can show each node's first blocker and the secondary ones.
@@ -102,7 +112,7 @@ export interface FindingInput {
   /** Overrides the default severity (e.g. escalation to error when the harm is already happening). */
   severity?: Severity;
   message: string;
-  fix: string;
+  fix: FixSteps;
   /**
    * JSON pointer, inside `object`, of the field to change (SARIF and the CI annotations point at its line and column;
    * baselines and fingerprints key on it). Defaults to the path of the first evidence read from `object` itself.
@@ -120,12 +130,15 @@ export interface FindingInput {
   recordsOnly?: { confirmWith: string };
 }
 
-export interface RuleContext {
+/** Resolved option values, one per declared option: durations in ms, percents as 0–1 fractions, numbers as given. */
+export type OptionValues<O extends RuleOptions> = { readonly [K in keyof O]: number };
+
+export interface RuleContext<O extends RuleOptions = RuleOptions> {
   readonly snapshot: Snapshot;
   /** Reference time in ms (never the wall clock for dumps). */
   readonly now: number;
-  /** Resolved option values (defaults merged with user settings); durations in ms, percents as 0–1 fractions. */
-  readonly options: Record<string, number>;
+  /** Defaults merged with user settings: every option the rule declares has a value. */
+  readonly options: OptionValues<O>;
   report(finding: FindingInput): void;
   /** The rule ran but could not judge everything (e.g. inputs it found only at run time): says what and why. */
   notEvaluated(reason: string): void;
@@ -137,11 +150,17 @@ export interface RuleContext {
   notEvaluatedFor(object: KubeObject, reason: string): void;
 }
 
-export interface Rule {
-  meta: RuleMeta;
-  check(ctx: RuleContext): void;
+export interface Rule<Id extends string = string, O extends RuleOptions = RuleOptions> {
+  meta: RuleMeta<Id, O>;
+  check(ctx: RuleContext<O>): void;
 }
 
-export function defineRule(rule: Rule): Rule {
+/** Keeps the rule's id as a literal type (for the registry's `RuleId`) and types `ctx.options` from `meta.options`. */
+export function defineRule<const Id extends string, const O extends RuleOptions = Record<never, RuleOption>>(rule: Rule<Id, O>): Rule<Id, O> {
   return rule;
+}
+
+/** The one place fix steps are numbered: a single step as written, several as `1. …`, `2. …`. */
+export function renderFix(steps: FixSteps): string {
+  return steps.length === 1 ? steps[0]! : steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
 }

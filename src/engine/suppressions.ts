@@ -8,7 +8,7 @@ import { globToRegExp } from './glob.js';
 import type { IgnoreEntry } from './config.js';
 import type { ObjectRef } from '../snapshot/snapshot.js';
 
-export const IGNORE_ANNOTATION = 'karpdoctor.io/ignore';
+const IGNORE_ANNOTATION = 'karpdoctor.io/ignore';
 
 export interface AnnotationClause {
   /** Rule ids, or `*`. */
@@ -40,7 +40,7 @@ export function annotationClauses(obj: KubeObject, knownRules: ReadonlySet<strin
   return out;
 }
 
-export function parseAnnotation(value: string, pointer: string, knownRules: ReadonlySet<string>): AnnotationClause[] {
+function parseAnnotation(value: string, pointer: string, knownRules: ReadonlySet<string>): AnnotationClause[] {
   return value
     .split('\n')
     .map((l) => l.trim())

@@ -126,14 +126,6 @@ export function formatTaint(t: { key: string; value?: string; effect?: string })
   return `${t.key}${t.value ? `=${t.value}` : ''}${t.effect ? `:${t.effect}` : ''}`;
 }
 
-export function labels(obj: KubeObject): Record<string, string> {
-  return obj.metadata.labels ?? {};
-}
-
-export function annotations(obj: KubeObject): Record<string, string> {
-  return obj.metadata.annotations ?? {};
-}
-
 export function nameOf(obj: KubeObject): string {
   return obj.metadata.name ?? obj.metadata.generateName ?? '';
 }

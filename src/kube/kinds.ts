@@ -44,12 +44,10 @@ export function isSyntheticKind(kindKey: string): boolean {
   return kindKey.startsWith('karpdoctor.io/');
 }
 
-export type KindKey = (typeof KIND)[keyof typeof KIND];
-
 /** Groups that older clusters served the same kinds under. */
 const GROUP_ALIASES: Record<string, string> = { extensions: 'apps' };
 
-export function normaliseGroup(group: string): string {
+function normaliseGroup(group: string): string {
   return GROUP_ALIASES[group] ?? group;
 }
 

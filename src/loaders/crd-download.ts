@@ -6,11 +6,11 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { atLeast, formatVersion, type Version } from '../snapshot/version.js';
+import { atLeast, formatVersion, type Version } from '../kube/version.js';
 import { readCrdText } from './crd-files.js';
 import type { KubeObject } from '../kube/types.js';
 
-export const CRDS_BASE_URL_ENV = 'KARPDOCTOR_CRDS_BASE_URL';
+const CRDS_BASE_URL_ENV = 'KARPDOCTOR_CRDS_BASE_URL';
 const DEFAULT_BASE_URL = 'https://raw.githubusercontent.com/aws/karpenter-provider-aws';
 const TIMEOUT_MS = 15_000;
 
@@ -21,7 +21,7 @@ function releaseFiles(version: Version): string[] {
     : ['karpenter.sh_provisioners.yaml', 'karpenter.sh_machines.yaml', 'karpenter.k8s.aws_awsnodetemplates.yaml'];
 }
 
-export function crdCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+function crdCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'karpdoctor', 'crds');
 }
 

@@ -18,14 +18,14 @@ export const VALUES_FILE = /^values([.-].*)?\.ya?ml$/;
  * the pointer `/values/karpenter/settings` is `karpenter.settings` in the file (the provenance's `pointerBase` maps
  * it back), and the Chart.yaml facts ride along under `chart`. Not a cluster object, so never counted as one.
  */
-export const HELM_VALUES_GROUP = 'karpdoctor.io';
-export const HELM_VALUES_KIND = 'HelmValues';
-export const HELM_VALUES_BASE = '/values';
+const HELM_VALUES_GROUP = 'karpdoctor.io';
+const HELM_VALUES_KIND = 'HelmValues';
+const HELM_VALUES_BASE = '/values';
 
 export const CHART_SKIP = 'Helm chart metadata, not a Kubernetes object';
 export const VALUES_SKIP = 'Helm values file, not a Kubernetes object';
-export const KARPENTER_VALUES_SKIP = 'Helm values file without a Chart.yaml naming karpenter: not read';
-export const CHART_DEFAULTS_SKIP = "the karpenter chart's own default values (no settings.clusterName, which every install sets): not read";
+const KARPENTER_VALUES_SKIP = 'Helm values file without a Chart.yaml naming karpenter: not read';
+const CHART_DEFAULTS_SKIP = "the karpenter chart's own default values (no settings.clusterName, which every install sets): not read";
 
 const KARPENTER = 'karpenter';
 

@@ -381,7 +381,7 @@ export class JsonStreamScanner {
 }
 
 /** Turn V8's "… at position N" into a message and the line offset inside the unit. */
-export function describeJsonError(e: unknown, text: string): { message: string; lineOffset: number } {
+function describeJsonError(e: unknown, text: string): { message: string; lineOffset: number } {
   const raw = e instanceof Error ? e.message : String(e);
   const m = /position (\d+)/.exec(raw);
   let lineOffset = 0;

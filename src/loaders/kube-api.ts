@@ -173,7 +173,7 @@ export function statusMessage(body: string): string {
   }
 }
 
-export function seconds(ms: number): string {
+function seconds(ms: number): string {
   return `${ms / 1000} s`;
 }
 

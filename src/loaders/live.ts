@@ -16,7 +16,7 @@ import type { LoadResult } from './types.js';
 // The live loader's public face for the CLI (imported lazily) and tests; the parts live in kube-api.ts (talking to
 // the API server) and live-resources.ts (what is listed for which input).
 export { LiveError, parseRequestTimeout } from './kube-api.js';
-export { ALL_INPUTS, BUILT_IN, inputsOfRules, KARPENTER_RESOURCES, resourcesFor, type Resource } from './live-resources.js';
+export { inputsOfRules, KARPENTER_RESOURCES } from './live-resources.js';
 
 export interface LiveOptions {
   kubeconfig?: string;

@@ -4,7 +4,7 @@
  * by its extension: JSON streams, YAML documents, log files and dump stdout streams are all recognised by content.
  */
 import { InputError } from './archive/bytes.js';
-import type { LoadedObject, LogRecord, SkippedInput } from '../kube/types.js';
+import type { SkippedInput } from '../kube/types.js';
 import type { InputFile, LoadOptions, LoadResult, PartialLoad } from './types.js';
 import { isSkipped, walkInputs } from './inputs.js';
 import { joinHelmFiles } from './helm-files.js';

@@ -8,10 +8,10 @@ import { isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, type No
 import type { FieldPosition, Provenance } from '../kube/types.js';
 
 /** Above this size the file is a dump, not a manifest: the object's own line is precise enough and far cheaper. */
-export const FIELD_LOCATE_MAX_BYTES = 4 * 1024 * 1024;
+const FIELD_LOCATE_MAX_BYTES = 4 * 1024 * 1024;
 
 /** Parsed files, by text, so that many findings in one file parse it once. */
-export class FieldLocator {
+class FieldLocator {
   private parsed = new Map<string, ParsedFile>();
 
   locate(fileKey: string, text: () => string | undefined, objectLine: number, pointer: string): FieldPosition | undefined {

@@ -29,7 +29,7 @@ export interface OutputType {
   namespace?: string;
 }
 
-export function groupOf(apiVersion: string): string {
+function groupOf(apiVersion: string): string {
   const slash = apiVersion.indexOf('/');
   return slash < 0 ? '' : apiVersion.slice(0, slash);
 }

@@ -8,7 +8,7 @@ import jsYaml from 'js-yaml';
 import { LineCounter, isMap, isSeq, parseAllDocuments, type Document } from 'yaml';
 import { acceptDocument, acceptObject, isListKind, kindKey, listItemType, type ObjectSink } from './objects.js';
 import { isLogBlockEnd, parseLogBlockStart } from './logs.js';
-import { StrayLineHandler, isKubectlNoise, clip } from './text-lines.js';
+import { isKubectlNoise, type StrayLineHandler } from './text-lines.js';
 import { TemplateLineDetector, templateActionLines, templateReason } from './templates.js';
 
 const MAX_ALIASES = 100;

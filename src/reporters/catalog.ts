@@ -1,7 +1,7 @@
 /** `karpdoctor rules`, `karpdoctor explain` and the README catalog — all generated from rule metadata. */
 import { Chalk } from 'chalk';
 import Table from 'cli-table3';
-import { CATEGORIES, type Rule } from '../engine/rule.js';
+import { CATEGORIES, renderFix, type Rule } from '../engine/rule.js';
 import { INPUTS } from '../kube/kinds.js';
 import { wrapText } from './wrap.js';
 
@@ -62,7 +62,7 @@ export function explainText(rule: Rule, color: boolean): string {
     `Severity: ${m.defaultSeverity} · Category: ${CATEGORIES[m.category]} · Spec-only (manifest repos): ${m.specOnly}`,
     section('What it detects', m.summary),
     section('Why it matters', m.rationale),
-    section('How to fix', m.fix),
+    section('How to fix', renderFix(m.fix)),
   ];
   if (m.examples) parts.push(section('Bad', m.examples.bad), section('Good', m.examples.good));
   parts.push(section('Needs', needs || '(nothing)'));

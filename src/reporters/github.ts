@@ -43,7 +43,7 @@ function position(loc: SourceLocation | null | undefined, baseDir: string): Reco
   return { file: relativePath(file, baseDir), line: loc.line, ...(endLine !== loc.line ? { endLine } : {}), ...columns };
 }
 
-export function command(name: string, props: Record<string, string | number | undefined>, message: string): string {
+function command(name: string, props: Record<string, string | number | undefined>, message: string): string {
   const p = Object.entries(props)
     .filter(([, v]) => v !== undefined)
     .map(([k, v]) => `${k}=${escapeProperty(String(v))}`)

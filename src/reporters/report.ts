@@ -8,9 +8,9 @@ import { KIND } from '../kube/kinds.js';
 import { formatBytes, formatCpu } from '../kube/units.js';
 import type { SkippedInput } from '../kube/types.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
-import { formatVersion } from '../snapshot/version.js';
+import { formatVersion } from '../kube/version.js';
 
-export const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 1;
 
 /** Gates whose default matters to verdicts, reported even when the controller does not set them. */
 const DEFAULT_GATES: Record<string, boolean> = { NodeRepair: false, SpotToSpotConsolidation: false };

@@ -1,5 +1,5 @@
 /** SARIF `reportingDescriptor`s for every rule, generated from rule metadata like `karpdoctor explain`. */
-import { CATEGORIES, type Rule, type Severity } from '../engine/rule.js';
+import { CATEGORIES, renderFix, type Rule, type Severity } from '../engine/rule.js';
 import { explainText } from './catalog.js';
 import { fence } from './md.js';
 
@@ -30,7 +30,7 @@ export function ruleDescriptor(rule: Rule) {
 }
 
 /** `pdb-blocks-eviction` → `PdbBlocksEviction` (SARIF wants a name that is not the opaque id). */
-export function pascalCase(id: string): string {
+function pascalCase(id: string): string {
   return id
     .split(/[^A-Za-z0-9]+/)
     .filter(Boolean)
@@ -51,7 +51,7 @@ function helpMarkdown(rule: Rule): string {
     `**${m.title}** (\`${m.id}\`): ${m.summary}`,
     `Severity: ${m.defaultSeverity} · Category: ${CATEGORIES[m.category]} · Spec-only (manifest repos): ${m.specOnly}`,
     `### Why it matters\n\n${m.rationale}`,
-    `### How to fix\n\n${m.fix}`,
+    `### How to fix\n\n${renderFix(m.fix)}`,
   ];
   if (m.examples) parts.push(`### Bad\n\n${fence(m.examples.bad, 'yaml')}`, `### Good\n\n${fence(m.examples.good, 'yaml')}`);
   if (m.references.length) parts.push(`### References\n\n${m.references.map((r) => `- ${/^https?:\/\//.test(r) ? `<${r}>` : r}`).join('\n')}`);

@@ -13,7 +13,7 @@ import { fence } from './md.js';
 import { ruleDescriptor, SARIF_LEVEL, sentence, type SarifLevel } from './sarif-rules.js';
 import { fileOf, fileOfSource, parseSourceRef, relativePath } from './source-paths.js';
 
-export const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
+const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
 export const FINGERPRINT_KEY = 'karpdoctor/v1';
 export const GITHUB_FINGERPRINT_KEY = 'primaryLocationLineHash';
 const SRCROOT = '%SRCROOT%';

@@ -47,6 +47,5 @@ export function renderTimelineText(entries: readonly TimelineEntry[], ctx: Timel
 
 /** Text from a dump goes to a terminal: no control characters (escape sequences could rewrite the screen). */
 function clean(text: string): string {
-  // eslint-disable-next-line no-control-regex
   return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '?').replace(/\n/g, ' ');
 }

@@ -29,7 +29,7 @@ export default defineRule({
       'silent service or data loss (docs/karpenter-behaviour.md §7.8). In a repository, Pod manifests that are templates for another ' +
       'controller (Spark and EMR on EKS podTemplateFiles: files named *pod-template*, Spark\'s spark-kubernetes-driver/executor ' +
       'containers, files a ConfigMap or SparkApplication names) are never applied as Pods and are left alone.',
-    fix: 'Run it under a controller (Deployment, StatefulSet, Job), or mark it karpenter.sh/do-not-disrupt: "true" if it must finish where it is.',
+    fix: ['Run it under a controller (Deployment, StatefulSet, Job), or mark it karpenter.sh/do-not-disrupt: "true" if it must finish where it is.'],
     examples: {
       bad: 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: debug-shell        # no ownerReferences',
       good: 'apiVersion: batch/v1\nkind: Job\nspec:\n  template:\n    metadata:\n      annotations:\n        karpenter.sh/do-not-disrupt: "true"',
@@ -84,9 +84,10 @@ export default defineRule({
         message:
           `Pod ${podName(pod)} has no controller (${owners.length ? 'no controller ownerReference' : 'no ownerReferences'}) and runs on Karpenter node ${nodeName}${pool ? ` of NodePool ${pool.name}` : ''}: ` +
           `${ways.join(', ')} will evict it and nothing will recreate it.`,
-        fix:
-          `1. Run it under a controller instead (e.g. kubectl -n ${ns} get pod ${pod.metadata.name} -o yaml > pod.yaml, then wrap its spec in a Deployment or Job).\n` +
-          `2. Or, if it must finish where it is: kubectl -n ${ns} annotate pod ${pod.metadata.name} karpenter.sh/do-not-disrupt=true`,
+        fix: [
+          `Run it under a controller instead (e.g. kubectl -n ${ns} get pod ${pod.metadata.name} -o yaml > pod.yaml, then wrap its spec in a Deployment or Job).`,
+          `Or, if it must finish where it is: kubectl -n ${ns} annotate pod ${pod.metadata.name} karpenter.sh/do-not-disrupt=true`,
+        ],
         evidence,
         related: [node, ...(claim ? [claim.object] : []), ...(pool ? [pool.object] : [])],
         ...(!version.known ? { assumes: 'v0.19 or later (bare pods are evicted, not refused)' } : {}),
@@ -184,9 +185,10 @@ function checkManifests(snapshot: Snapshot, now: number, version: KarpenterVersi
       message:
         `Pod ${podName(pod)} is a bare Pod manifest (${owners.length ? 'no controller ownerReference' : 'no ownerReferences'}): once deployed it can land on Karpenter NodePool ${listNames(hosts.map((p) => p.name), 4)}, ` +
         `whose nodes are taken away by ${[...ways].join(', ')}; the eviction that follows is final — nothing will recreate the pod.`,
-      fix:
-        `1. Run it under a controller instead: move its spec into the pod template (spec.template.spec) of a ${controller} ${ns}/${pod.metadata.name}.\n` +
-        `2. Or, if it must finish where it is, annotate the manifest:\n   metadata:\n     annotations:\n       karpenter.sh/do-not-disrupt: "true"`,
+      fix: [
+        `Run it under a controller instead: move its spec into the pod template (spec.template.spec) of a ${controller} ${ns}/${pod.metadata.name}.`,
+        `Or, if it must finish where it is, annotate the manifest:\n   metadata:\n     annotations:\n       karpenter.sh/do-not-disrupt: "true"`,
+      ],
       evidence,
       related: hosts.map((p) => p.object),
       ...(!version.known ? { assumes: 'v0.19 or later (bare pods are evicted, not refused)' } : {}),

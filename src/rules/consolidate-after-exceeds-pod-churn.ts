@@ -1,4 +1,4 @@
-import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import { dig, str } from '../kube/fields.js';
 import type { NodeClaimView } from '../snapshot/karpenter.js';
@@ -36,9 +36,10 @@ export default defineRule({
       'finishes or starts terminating. A node that receives a short Job, a CronJob run or a CI pod more often than ' +
       'consolidateAfter therefore never becomes a consolidation candidate, however empty it is between runs ' +
       '(docs/karpenter-behaviour.md §7.6; kubernetes-sigs/karpenter#1921 asks for a way to ignore such pods).',
-    fix:
+    fix: [
       'Make consolidateAfter shorter than the gap between pod arrivals, or send the churning workloads to their own ' +
       'NodePool (nodeSelector/taints) so the long-lived pools can consolidate.',
+    ],
     examples: {
       bad: 'spec:\n  disruption:\n    consolidationPolicy: WhenEmptyOrUnderutilized\n    consolidateAfter: 1h   # a CronJob lands every 15m: never Consolidatable',
       good: 'spec:\n  disruption:\n    consolidationPolicy: WhenEmptyOrUnderutilized\n    consolidateAfter: 5m\n# or: CronJobs on a dedicated NodePool (nodeSelector karpenter.sh/nodepool: batch)',
@@ -99,7 +100,7 @@ export default defineRule({
         const init = claim.conditions.find((x) => x.type === 'Initialized');
         if (init?.status !== 'True') return undefined;
         const initAt = parseTime(init.lastTransitionTime);
-        if (initAt === undefined || now - initAt < Math.max(options.minAge!, 2 * after!)) return undefined;
+        if (initAt === undefined || now - initAt < Math.max(options.minAge, 2 * after!)) return undefined;
         const cons = claim.conditions.find((x) => x.type === 'Consolidatable');
         if (cons?.status === 'True') return undefined;
         const lastEvent = parseTime(str(dig(claim.object, 'status', 'lastPodEventTime')));
@@ -107,7 +108,7 @@ export default defineRule({
         const node = snapshot.nodeForNodeClaim(claim);
         if (!node) return undefined;
         const capacity = nodeCapacity(snapshot, node);
-        if (!capacity || !isUnderused(capacity, options.utilization!)) return undefined;
+        if (!capacity || !isUnderused(capacity, options.utilization)) return undefined;
         // WhenEmpty never takes a node with running pods (consolidation-disabled-for-underused-nodes says so):
         // churn only matters there for nodes that are empty between runs.
         if (pool.consolidationPolicy?.value === 'WhenEmpty' && capacity.reschedulable.length > 0) return undefined;
@@ -127,7 +128,7 @@ export default defineRule({
         }
         starts.add(Math.floor(lastEvent / 1000) * 1000);
         const sorted = [...starts].sort((a, b) => a - b);
-        if (sorted.length < options.minPodStarts!) return undefined;
+        if (sorted.length < options.minPodStarts) return undefined;
         const gaps = sorted.slice(1).map((t, i) => t - sorted[i]!).sort((a, b) => a - b);
         const median = gaps[Math.floor(gaps.length / 2)]!;
         if (median >= after!) return undefined;
@@ -146,12 +147,12 @@ export default defineRule({
   },
 });
 
-function fixFor(kind: string, pool: string, churned: Churned[], after: number): string {
+function fixFor(kind: string, pool: string, churned: Churned[], after: number): FixSteps {
   const gap = Math.min(...churned.map((c) => c.median));
   const suggested = Math.max(60_000, Math.floor(gap / 2 / 60_000) * 60_000);
   const owners = [...new Set(churned.flatMap((c) => c.owners))];
   return [
-    `1. Shorten consolidateAfter below the gap between pod arrivals (median ${formatDuration(gap)}, now ${formatDuration(after)}):\n   kubectl patch ${kind} ${pool} --type merge -p '{"spec":{"disruption":{"consolidateAfter":"${suggested / 60_000}m"}}}'`,
-    `2. Or move the churning workloads${owners.length ? ` (${listNames(owners, 3)})` : ''} to a NodePool of their own, e.g. with a taint on that pool and a toleration + nodeSelector in the Job template:\n   nodeSelector:\n     karpenter.sh/nodepool: batch`,
-  ].join('\n');
+    `Shorten consolidateAfter below the gap between pod arrivals (median ${formatDuration(gap)}, now ${formatDuration(after)}):\n   kubectl patch ${kind} ${pool} --type merge -p '{"spec":{"disruption":{"consolidateAfter":"${suggested / 60_000}m"}}}'`,
+    `Or move the churning workloads${owners.length ? ` (${listNames(owners, 3)})` : ''} to a NodePool of their own, e.g. with a taint on that pool and a toleration + nodeSelector in the Job template:\n   nodeSelector:\n     karpenter.sh/nodepool: batch`,
+  ];
 }

@@ -35,10 +35,11 @@ export default defineRule({
       'usage to measure: the policy is a warning on a general-purpose pool (no taints), where every workload pays for it, and ' +
       'a plain info on a dedicated (tainted) pool, where keeping nodes is often the point. Provisioners gained consolidation ' +
       'in v0.15: older releases had nothing to enable.',
-    fix:
+    fix: [
       'Let the pool consolidate under-utilised nodes: consolidationPolicy WhenEmptyOrUnderutilized (v1; ' +
       'WhenUnderutilized in v1beta1; consolidation.enabled: true in v1alpha5) with a finite consolidateAfter, and ' +
       'protect the few pods that must not move with PDBs or karpenter.sh/do-not-disrupt instead.',
+    ],
     examples: {
       bad: 'spec:\n  disruption:\n    consolidationPolicy: WhenEmpty\n    consolidateAfter: 5m   # a node with one 100m pod stays forever',
       good: 'spec:\n  disruption:\n    consolidationPolicy: WhenEmptyOrUnderutilized\n    consolidateAfter: 5m',
@@ -84,7 +85,7 @@ export default defineRule({
       const stuck: NodeCapacity[] = [];
       for (const node of byPool.get(pool.name) ?? []) {
         const c = nodeCapacity(snapshot, node);
-        if (!c || !isUnderused(c, options.utilization!)) continue;
+        if (!c || !isUnderused(c, options.utilization)) continue;
         if (mode === 'when-empty' && c.reschedulable.length === 0) continue; // WhenEmpty does reclaim empty nodes
         stuck.push(c);
       }
@@ -102,8 +103,8 @@ export default defineRule({
         object: pool.object,
         message:
           `${pool.object.kind} ${pool.name} ${modeText(pool, mode)}, so its ${plural(stuck.length, 'under-used node')}${empty ? ` (${empty} empty)` : ''} ` +
-          `(requests below ${pct(options.utilization!)} of allocatable CPU and memory) will never be consolidated: ${listNames(stuck.map(describe), 4)}.`,
-        fix: fixFor(pool),
+          `(requests below ${pct(options.utilization)} of allocatable CPU and memory) will never be consolidated: ${listNames(stuck.map(describe), 4)}.`,
+        fix: [fixFor(pool)],
         evidence,
         related: stuck.map((c) => c.node),
       });
@@ -125,7 +126,7 @@ function policyOnly(pool: NodePoolView, mode: Mode, evidence: EvidenceInput[], a
     message: general
       ? `${pool.object.kind} ${pool.name} ${modeText(pool, mode)}: ${what}, and it is a general-purpose pool (no taints), so every workload that lands on it keeps nodes Karpenter would otherwise remove (policy only: no Nodes/Pods in the input to measure usage).`
       : `${pool.object.kind} ${pool.name} ${modeText(pool, mode)}: ${what}. It is a dedicated pool (taint ${taints.map((t) => t.key).join(', ')}), where keeping nodes is often deliberate (policy only: no Nodes/Pods in the input to measure usage).`,
-    fix: fixFor(pool),
+    fix: [fixFor(pool)],
     evidence: general ? evidence : [...evidence, { object: pool.object, path: pool.taints.path, note: 'dedicated pool: only tolerating workloads land here' }],
     ...(assumeConsolidation ? { assumes: 'v0.15 or later (Provisioners had no consolidation before)' } : {}),
   };

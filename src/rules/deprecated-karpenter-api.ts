@@ -1,5 +1,5 @@
 import { stringify } from 'yaml';
-import { defineRule, type EvidenceInput, type FindingInput } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type FindingInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import { dig, isRecord, str, type Json } from '../kube/fields.js';
 import { generationOf } from '../snapshot/karpenter.js';
@@ -35,7 +35,7 @@ export default defineRule({
       'were meant to protect is disrupted like any other. Severity: warning while the detected controller still serves the ' +
       'object (the upgrade will break it); error when the detected controller no longer serves it, or a v1 object carries a ' +
       'value v1 rejects. NodeClaims and Machines are written by the controller, not by users, and are not reported.',
-    fix: 'Rewrite the object in v1 (the finding carries the rewrite), rename do-not-evict / do-not-consolidate to karpenter.sh/do-not-disrupt, and migrate CRD storedVersions before upgrading past v1.0.',
+    fix: ['Rewrite the object in v1 (the finding carries the rewrite), rename do-not-evict / do-not-consolidate to karpenter.sh/do-not-disrupt, and migrate CRD storedVersions before upgrading past v1.0.'],
     examples: {
       bad: 'apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nspec:\n  disruption:\n    consolidationPolicy: WhenUnderutilized\n    expireAfter: 720h',
       good: 'apiVersion: karpenter.sh/v1\nkind: NodePool\nspec:\n  template:\n    spec:\n      expireAfter: 720h\n  disruption:\n    consolidationPolicy: WhenEmptyOrUnderutilized\n    consolidateAfter: 0s',
@@ -76,7 +76,7 @@ function apiFinding(snapshot: Snapshot, obj: KubeObject, version: KarpenterVersi
       object: obj,
       severity: 'error',
       message: `NodePool ${name} (karpenter.sh/v1) sets consolidationPolicy: WhenUnderutilized, a v1beta1 value that v1 rejects (Unsupported value: "WhenUnderutilized": supported values: "WhenEmpty", "WhenEmptyOrUnderutilized"): the manifest cannot be applied.`,
-      fix: `Use the v1 value:\nspec:\n  disruption:\n    consolidationPolicy: WhenEmptyOrUnderutilized\n    consolidateAfter: ${str(dig(obj, 'spec', 'disruption', 'consolidateAfter')) ?? '0s'}`,
+      fix: [`Use the v1 value:\nspec:\n  disruption:\n    consolidationPolicy: WhenEmptyOrUnderutilized\n    consolidateAfter: ${str(dig(obj, 'spec', 'disruption', 'consolidateAfter')) ?? '0s'}`],
       pointer: '/spec/disruption/consolidationPolicy',
       evidence: [{ object: obj, path: '/spec/disruption/consolidationPolicy', note: 'v1beta1 value' }],
     };
@@ -139,7 +139,7 @@ function fieldChanges(obj: KubeObject): Change[] {
   return out;
 }
 
-function fixText(obj: KubeObject, gen: string, rewrite: Json, runningUnserved: string | undefined): string {
+function fixText(obj: KubeObject, gen: string, rewrite: Json, runningUnserved: string | undefined): FixSteps {
   const yaml = stringify(rewrite, { lineWidth: 0 }).trimEnd();
   const kindPlural = obj.kind === 'Provisioner' || obj.kind === 'NodePool' ? 'nodepools' : 'ec2nodeclasses';
   const upgrade = runningUnserved
@@ -153,7 +153,7 @@ function fixText(obj: KubeObject, gen: string, rewrite: Json, runningUnserved: s
     notes.push(`Move the kubelet settings to the EC2NodeClass this pool uses (spec.kubelet): ${JSON.stringify(dig(obj, 'spec', 'template', 'spec', 'kubelet') ?? dig(obj, 'spec', 'kubeletConfiguration'))}.`);
   }
   if (obj.kind === 'AWSNodeTemplate' && !str(dig(obj, 'spec', 'instanceProfile'))) notes.push('Set role to the node IAM role (the v1alpha1 default instance profile setting is gone).');
-  return [`Replace the manifest with its v1 form (review it before applying):\n${yaml.replace(/^/gm, '   ')}`, ...notes, upgrade].map((s, i) => `${i + 1}. ${s}`).join('\n');
+  return [`Replace the manifest with its v1 form (review it before applying):\n${yaml.replace(/^/gm, '   ')}`, ...notes, upgrade];
 }
 
 // ----- Annotations ignored from v1.0 -----
@@ -201,11 +201,12 @@ function annotationFindings(snapshot: Snapshot, version: KarpenterVersionFacts, 
       message:
         `${what} carries ${DO_NOT_CONSOLIDATE}, which Karpenter ignores since v1.0${version.known ? ` (this cluster runs ${version.label})` : ''}: ` +
         `${inTemplate ? 'its nodes are' : 'the node is'} consolidated like any other${hasDoNotDisrupt(annotations) ? ' (karpenter.sh/do-not-disrupt is set too and does protect it)' : ''}.`,
-      fix:
+      fix: [
         `Replace it with karpenter.sh/do-not-disrupt: "true" (blocks consolidation and drift, not expiry or interruption), or remove it if consolidation is fine:\n` +
         (inTemplate
           ? `spec:\n  template:\n    metadata:\n      annotations:\n        karpenter.sh/do-not-disrupt: "true"`
           : `kubectl annotate node ${obj.metadata.name} ${DO_NOT_CONSOLIDATE}- karpenter.sh/do-not-disrupt=true`),
+      ],
       pointer: path,
       evidence: [{ object: obj, path, note: 'ignored since v1.0' }, ...version.evidence()],
       ...assumes,
@@ -240,9 +241,10 @@ function evictFinding(
       (alsoDnd
         ? `it is dead weight (karpenter.sh/do-not-disrupt is set too and is what protects ${subject}).`
         : `${subject} ${subject === 'the pod' ? 'is' : 'are'} evicted by consolidation, drift and expiry like any other pod.`),
-    fix:
+    fix: [
       `Rename the annotation to karpenter.sh/do-not-disrupt: "true"${inTemplate ? ' in the pod template' : ''}:\n` +
       (inTemplate ? `spec:\n  template:\n    metadata:\n      annotations:\n        karpenter.sh/do-not-disrupt: "true"` : `metadata:\n  annotations:\n    karpenter.sh/do-not-disrupt: "true"`),
+    ],
     ...('metadata' in object ? { pointer: path } : {}),
     evidence: [...evidence, ...version.evidence()],
     related: pods.filter((p) => p !== object).slice(0, 10),

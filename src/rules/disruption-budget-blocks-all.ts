@@ -1,4 +1,4 @@
-import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
 import { formatDuration } from '../kube/units.js';
 import { karpenterFacts, listNames, plural, unknownOn } from './support.js';
@@ -30,9 +30,10 @@ export default defineRule({
       'Schedules are cron expressions in UTC. While the formula is 0 the pool is never consolidated or drifted; only ' +
       'expiry, interruption, node repair and manual deletion remove its nodes. Karpenter emits "No allowed ' +
       'disruptions … due to blocking budget" on the NodePool (docs/karpenter-behaviour.md §2.5, §7.7).',
-    fix:
+    fix: [
       'Give every reason a budget that opens: replace nodes "0" by a count or percentage, or put the freeze on a ' +
       'schedule (cron, UTC) with a duration; fix invalid cron expressions.',
+    ],
     examples: {
       bad: 'spec:\n  disruption:\n    budgets:\n    - nodes: "0"          # no schedule: closed forever',
       good: 'spec:\n  disruption:\n    budgets:\n    - nodes: "10%"\n    - nodes: "0"          # freeze during business hours only (UTC)\n      schedule: "0 8 * * mon-fri"\n      duration: 10h',
@@ -60,7 +61,7 @@ export default defineRule({
       if (unknownOn(ctx, pool.object, [pool.budgets.path])) continue;
       if (!hasBudgets(pool) || pool.budgets.defaulted) continue;
       const reasons: DisruptionReason[] = [...REASONS];
-      const blocked = reasons.filter((r) => nextOpening(effective(pool), r, now, options.horizon!) === undefined);
+      const blocked = reasons.filter((r) => nextOpening(effective(pool), r, now, options.horizon) === undefined);
       if (!blocked.length) continue;
 
       const states = effective(pool).budgets.value.map((b, i) => budgetState(effective(pool), b, i, 1, now));
@@ -78,7 +79,7 @@ export default defineRule({
       report({
         object: pool.object,
         message:
-          `NodePool ${pool.name} allows 0 disruptions for ${blocked.join(', ')} at the reference time and its budgets never open within ${formatDuration(options.horizon!)}: ` +
+          `NodePool ${pool.name} allows 0 disruptions for ${blocked.join(', ')} at the reference time and its budgets never open within ${formatDuration(options.horizon)}: ` +
           `${listNames(culprits.map((s) => `budget ${s.index} (${budgetYaml(s.budget)}) ${causeOf(s)}`), 4)}. This blocks ${what}.${nodeText}` +
           (events.length ? ` Karpenter reported it ${plural(events.reduce((n, e) => n + e.event.count, 0), 'time')} ("${events[events.length - 1]!.event.message}").` : ''),
         fix: fixFor(pool, culprits),
@@ -103,7 +104,7 @@ function causeOf(s: BudgetState): string {
   return `is active ${s.active && s.activeUntil !== undefined ? `until ${new Date(s.activeUntil).toISOString()}` : 'on its schedule'} and its windows (UTC) leave no gap`;
 }
 
-function fixFor(pool: NodePoolView, culprits: BudgetState[]): string {
+function fixFor(pool: NodePoolView, culprits: BudgetState[]): FixSteps {
   const kind = pool.object.kind.toLowerCase();
   const steps = culprits.map((s) => {
     if (s.error && /schedule/.test(s.error)) {
@@ -117,5 +118,5 @@ function fixFor(pool: NodePoolView, culprits: BudgetState[]): string {
     }
     return `Budget ${s.index}: shorten its duration or narrow its schedule so the zero windows leave time for disruption (schedules are UTC).`;
   });
-  return steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
+  return steps;
 }

@@ -1,4 +1,4 @@
-import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import { formatTaint, str } from '../kube/fields.js';
 import type { NodeClaimView, NodePoolView } from '../snapshot/karpenter.js';
@@ -43,7 +43,7 @@ export default defineRule({
       'startupTaints (e.g. node.cilium.io/agent-not-ready), which Karpenter does not ignore in its simulation. The ' +
       'extra node sits empty until Emptiness removes it — or forever if consolidation is off (docs/karpenter-behaviour.md §5.2, ' +
       'https://github.com/aws/karpenter-provider-aws/issues/7800).',
-    fix: 'Remove the trigger: WaitForFirstConsumer StorageClasses (see storageclass-immediate-binding), or declare the agent taint in the NodePool\'s startupTaints (see undeclared-startup-taint); delete the empty NodeClaim if it is still there.',
+    fix: ['Remove the trigger: WaitForFirstConsumer StorageClasses (see storageclass-immediate-binding), or declare the agent taint in the NodePool\'s startupTaints (see undeclared-startup-taint); delete the empty NodeClaim if it is still there.'],
     examples: {
       bad: '# controller log\nfound provisionable pod(s) Pods=db/postgres-0\ncreated nodeclaim NodeClaim=default-abc12   (launched zone us-east-1a)\nfound provisionable pod(s) Pods=db/postgres-0\ncreated nodeclaim NodeClaim=default-xyz89   (launched zone us-east-1c)',
       good: '# one "created nodeclaim" per batch of pending pods',
@@ -62,7 +62,7 @@ export default defineRule({
 
   check(ctx) {
     const { snapshot, now, options, report } = ctx;
-    const window = options.window!;
+    const window = options.window;
     const logs = provisioningLog(snapshot.logs);
     const version = karpenterFacts(snapshot.controller);
     const nodeToClaim = (node: string) => logs.registered.get(node);
@@ -89,7 +89,7 @@ export default defineRule({
         for (let j = i + 1; j < ordered.length && ordered[j]![1].ms - ordered[i]![1].ms <= window; j++) burst.push(ordered[j]!);
         if (burst.length < 2) continue;
 
-        const members = burst.map(([claim, c]) => member(snapshot, logs, claim, c.ms, views.get(claim), nodeToClaim, now - options.emptyFor!));
+        const members = burst.map(([claim, c]) => member(snapshot, logs, claim, c.ms, views.get(claim), nodeToClaim, now - options.emptyFor));
         // Same pods: two *different* provisioning batches named the same pods (one batch that decides on several
         // NodeClaims — "computed new nodeclaim(s)" with nodeclaims: 2 — places each pod once: no duplicate), or the
         // same pod was nominated to two of them.
@@ -285,7 +285,7 @@ function triggerOf(
   };
 }
 
-function fixText(pool: NodePoolView, members: Member[], kind: 'immediate' | 'taint' | undefined, taint?: { key: string; value?: string; effect?: string }): string {
+function fixText(pool: NodePoolView, members: Member[], kind: 'immediate' | 'taint' | undefined, taint?: { key: string; value?: string; effect?: string }): FixSteps {
   const t = taint ? `- key: ${taint.key}${taint.value ? `\n  value: "${taint.value}"` : ''}\n  effect: ${taint.effect ?? 'NoExecute'}` : '- key: <the taint key>\n  effect: NoExecute';
   const indent = (n: number) => t.split('\n').map((l) => ' '.repeat(n) + l).join('\n');
   const steps: string[] = [];
@@ -307,6 +307,6 @@ function fixText(pool: NodePoolView, members: Member[], kind: 'immediate' | 'tai
   if (pool.consolidateAfter?.value === 'Never') {
     steps.push(`NodePool ${pool.name} has consolidateAfter: Never, so empty duplicates are never removed: set a finite consolidateAfter (e.g. 5m).`);
   }
-  return steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
+  return steps;
 }
 

@@ -38,7 +38,7 @@ export default defineRule({
       'and node annotations. The drain that follows still honours pod do-not-disrupt and PDBs, and without terminationGracePeriod it ' +
       'never ends: the node stays tainted karpenter.sh/disrupted, keeps running the blocked pods, emits FailedDraining and costs ' +
       'money forever; its pods are also re-simulated as pending (docs/karpenter-behaviour.md §7.5, kubernetes-sigs/karpenter#1789).',
-    fix: 'Set spec.template.spec.terminationGracePeriod together with expireAfter (or expireAfter: Never if nodes must not be replaced).',
+    fix: ['Set spec.template.spec.terminationGracePeriod together with expireAfter (or expireAfter: Never if nodes must not be replaced).'],
     examples: {
       bad: 'kind: NodePool\nspec:\n  template:\n    spec:\n      expireAfter: 720h        # default when unset\n      # no terminationGracePeriod',
       good: 'kind: NodePool\nspec:\n  template:\n    spec:\n      expireAfter: 720h\n      terminationGracePeriod: 48h',
@@ -102,7 +102,7 @@ export default defineRule({
           const taint = disruptedTaint(node);
           const failed = snapshot.eventsForObject(node).filter((e) => e.reason === 'FailedDraining').sort(byLastSeen);
           const age = ageOf(deletion.at, now) ?? 0;
-          if ((!taint && !failed.length) || age <= options.stuckAfter!) continue;
+          if ((!taint && !failed.length) || age <= options.stuckAfter) continue;
           stuck.push(
             `node ${node.metadata.name} (NodeClaim ${claim?.name ?? '?'}) has been draining for ${formatDuration(age)}${expired ? ' after it expired' : ''}` +
               `${blocks.length ? `, held by ${listNames(blocks.map(describeBlock), 2)}` : ''}`,
@@ -153,11 +153,12 @@ export default defineRule({
         object: pool.object,
         ...(stuck.length ? { severity: 'error' as const } : {}),
         message,
-        fix:
+        fix: [
           `Bound the drain (v1.0+):\n  kubectl patch nodepool ${pool.name} --type merge -p '{"spec":{"template":{"spec":{"terminationGracePeriod":"48h"}}}}'\n` +
           `  # spec.template.spec.terminationGracePeriod: 48h  — pods still blocked then are deleted, bypassing PDB and do-not-disrupt\n` +
           `Or, if these nodes must never be replaced: spec.template.spec.expireAfter: Never` +
           `${stuck.length ? `\nFor the stuck node now: remove the blocker (annotation/PDB) or delete the blocking pod by hand once it is safe.` : ''}`,
+        ],
         evidence,
         related,
         ...(!version.known ? { assumes: 'v1.0 or later (forceful expiry, terminationGracePeriod exists)' } : {}),

@@ -29,7 +29,7 @@ export default defineRule({
       'spot only, strict minValues). A single failure followed by a successful launch is EC2 finding capacity on the retry ' +
       'and is not reported. Quota and subnet codes that take the same path are left to launch-quota-or-throttling and ' +
       'subnet-addresses-exhausted (docs/karpenter-behaviour.md §8.2, §8.5, F14).',
-    fix: 'Widen what the pool may launch: more instance families and sizes (requirements on instance-category/generation instead of a list of types), more zones, on-demand next to spot, or a fallback NodePool with a lower weight.',
+    fix: ['Widen what the pool may launch: more instance families and sizes (requirements on instance-category/generation instead of a list of types), more zones, on-demand next to spot, or a fallback NodePool with a lower weight.'],
     examples: {
       bad: 'requirements:\n- key: node.kubernetes.io/instance-type\n  operator: In\n  values: ["p4d.24xlarge"]\n- key: karpenter.sh/capacity-type\n  operator: In\n  values: ["spot"]',
       good: 'requirements:\n- key: karpenter.k8s.aws/instance-category\n  operator: In\n  values: ["c", "m", "r"]\n- key: karpenter.k8s.aws/instance-generation\n  operator: Gt\n  values: ["5"]\n- key: karpenter.sh/capacity-type\n  operator: In\n  values: ["spot", "on-demand"]',
@@ -46,7 +46,7 @@ export default defineRule({
   },
 
   check({ snapshot, options, report }) {
-    for (const p of failingPools(snapshot, ['capacity'], { minOccurrences: options.failures! })) {
+    for (const p of failingPools(snapshot, ['capacity'], { minOccurrences: options.failures })) {
       const target = poolTarget(p) ?? { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: '(unknown)' };
       const where = p.name ? `${target.kind} ${p.name}` : 'A NodePool (the records name none)';
       const offerings = offeringsNamed(p);
@@ -59,7 +59,7 @@ export default defineRule({
           (offerings ? `; EC2 named ${offerings}` : '') +
           `. Pending pods wait while every offering the pool allows is unavailable${fromText([p])}` +
           (p.guessed ? ' The pool name is read from the NodeClaim names.' : ''),
-        fix: widenFix(p.pool, p.name),
+        fix: [widenFix(p.pool, p.name)],
         ...(p.pool ? { pointer: p.pool.requirements.path } : {}),
         evidence: [...(p.pool ? [{ object: p.pool.object, path: p.pool.requirements.path, note: 'the offerings the pool allows' }] : []), ...pickEvidence(p.signals)],
         related: p.claims.slice(0, 5).map((name) => ({ apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', namespace: null, name })),

@@ -1,9 +1,9 @@
-import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject, LogRecord } from '../kube/types.js';
 import type { EventView } from '../snapshot/events.js';
 import type { NodeClaimView } from '../snapshot/karpenter.js';
 import { KIND } from '../kube/kinds.js';
-import type { ObjectRef } from '../snapshot/snapshot.js';
+import type { ObjectRef, Snapshot } from '../snapshot/snapshot.js';
 import { formatDuration } from '../kube/units.js';
 import { ageOf, byLastSeen, karpenterFacts, listNames, podName, type KarpenterVersionFacts } from './support.js';
 import { statefulReasons } from './lib/interruption-settings.js';
@@ -47,10 +47,11 @@ export default defineRule({
       'do-not-disrupt annotation; impaired status checks (v1.12+) are even forceful. For StatefulSet replicas and pods on ' +
       'local storage (hostPath, local PVs, instance store) that means lost data or a lost quorum member. There is no ' +
       'per-NodePool opt-out up to v1.14.1 (aws#7576).',
-    fix:
+    fix: [
       'Check the workload recovered (replica back, data re-replicated); protect it with a PodDisruptionBudget and a ' +
       'terminationGracePeriod, move it to a dedicated on-demand NodePool, and for AWS Health drains decide about the ' +
       'aws.health EventBridge rule (no longer a full opt-out since v1.12).',
+    ],
     examples: {
       bad: 'Events:\n  Warning  InstanceUnhealthy          node/ip-10-0-1-5  An unhealthy warning was triggered for the instance\n  Normal   TerminatingOnInterruption  node/ip-10-0-1-5  Interruption triggered termination for the Node\n# while kafka/kafka-2 (StatefulSet, no PDB) ran on it',
       good: 'apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: kafka\n  namespace: kafka\nspec:\n  maxUnavailable: 1\n  selector:\n    matchLabels:\n      app.kubernetes.io/name: kafka',
@@ -70,7 +71,7 @@ export default defineRule({
     const version = karpenterFacts(snapshot.controller);
     const recent = (t: string | undefined) => {
       const age = ageOf(t, now);
-      return age !== undefined && age <= options.lookback!;
+      return age !== undefined && age <= options.lookback;
     };
     const claimsByName = new Map(snapshot.nodeClaims().map((c) => [c.name, c]));
     const hits = new Map<string, Hit>();
@@ -182,12 +183,12 @@ function describeCause(events: EventView[], kinds: Set<string>): string {
 
 function fixText(
   pods: KubeObject[],
-  snapshot: import('../snapshot/snapshot.js').Snapshot,
+  snapshot: Snapshot,
   kinds: Set<string>,
   events: EventView[],
   version: KarpenterVersionFacts,
   claim: NodeClaimView | undefined,
-): string {
+): FixSteps {
   const steps: string[] = [];
   const sts = new Map<string, KubeObject>();
   for (const p of pods) {
@@ -219,5 +220,5 @@ function fixText(
     );
   }
   if (claim && claim.deleting) steps.push(`NodeClaim ${claim.name} is still being deleted: kubectl get nodeclaim ${claim.name} -o yaml to see what the drain waits for.`);
-  return steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
+  return steps;
 }

@@ -3,7 +3,7 @@ import { arr, dig, str, type Json } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import type { KubeObject } from '../kube/types.js';
 import type { ObjectRef, Snapshot } from '../snapshot/snapshot.js';
-import { atLeast, formatVersion, parseVersion, type Version } from '../snapshot/version.js';
+import { atLeast, formatVersion, parseVersion, type Version } from '../kube/version.js';
 import { logText } from './lib/launch-failures.js';
 import { controllerTarget } from './lib/launch-findings.js';
 import { karpenterFacts } from './support.js';
@@ -67,7 +67,7 @@ export default defineRule({
       'never sync, every list fails ("no matches for kind", "the server could not find the requested resource") or every read ' +
       'goes through a failing conversion webhook — and no node is provisioned or disrupted. A single error while the ' +
       'controller pods roll is not reported (docs/karpenter-behaviour.md §0.2, §8.5, F17, F47).',
-    fix: 'Upgrade the CRDs to the controller\'s release first (the karpenter-crd chart of the same version, or kubectl apply of its CRD manifests), following the migration path (v0.37.x → v1.0.x → v1.1+) when v1beta1 objects are still stored.',
+    fix: ['Upgrade the CRDs to the controller\'s release first (the karpenter-crd chart of the same version, or kubectl apply of its CRD manifests), following the migration path (v0.37.x → v1.0.x → v1.1+) when v1beta1 objects are still stored.'],
     examples: {
       bad: '# controller public.ecr.aws/karpenter/controller:1.2.0\n# CRD nodepools.karpenter.sh from karpenter-crd-0.37.0: versions [v1beta1]',
       good: 'helm upgrade --install karpenter-crd oci://public.ecr.aws/karpenter/karpenter-crd --version 1.2.0 -n kube-system',
@@ -127,7 +127,7 @@ export default defineRule({
     }
 
     const total = said.reduce((n, s) => n + (s.evidence.event?.count ?? 1), 0);
-    if (total >= options.occurrences!) {
+    if (total >= options.occurrences) {
       for (const s of said) {
         const crd = s.kind ? crds.get(CRD_OF[s.kind] ?? '') : undefined;
         const target = crd ?? controllerTarget(snapshot);
@@ -144,10 +144,11 @@ export default defineRule({
         message:
           `The Karpenter controller and its CRDs disagree — ${parts.join('; ')}. Until they match the controller cannot read or write its objects: nothing is provisioned or disrupted.` +
           (logsOnly ? ` Seen in ${evidence.some((e) => e.log) ? 'the controller logs' : 'events'} only: kubectl get crd ${Object.values(CRD_OF).slice(0, 3).join(' ')} -o yaml would show which versions the CRDs serve.` : ''),
-        fix:
+        fix: [
           `1. Compare: kubectl get crd ${crdName ?? Object.values(CRD_OF).slice(0, 3).join(' ')} -o custom-columns=NAME:.metadata.name,VERSIONS:.spec.versions[*].name,STORED:.status.storedVersions and the controller image tag\n` +
           `2. Upgrade the CRDs to the controller's release first: helm upgrade --install karpenter-crd oci://public.ecr.aws/karpenter/karpenter-crd --version ${chart} -n kube-system (the main chart's crds/ directory is never upgraded by Helm)\n` +
           '3. Crossing v1beta1 → v1: go through the latest v0.37.x and v1.0.x (their CRDs serve both and convert), migrate status.storedVersions to v1, then upgrade to v1.1+',
+        ],
         evidence: [...evidence, ...(version ? facts.evidence() : [])],
         ...(crdName ? { pointer: '/spec/versions' } : {}),
       });

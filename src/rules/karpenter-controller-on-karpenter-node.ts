@@ -1,4 +1,4 @@
-import { defineRule, type EvidenceInput, type RuleContext } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type RuleContext, type FixSteps } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import { isKarpenterControllerWorkload } from '../snapshot/controller.js';
 import type { HelmControllerFacts } from '../snapshot/controller-info.js';
@@ -34,7 +34,7 @@ export default defineRule({
       'back. Severity: error when a controller pod runs on a Karpenter node now, or the pod template can only schedule to ' +
       'Karpenter nodes; warning when the template merely allows it (a manifest repository, or pods that happen to run elsewhere today). ' +
       'A Fargate profile selecting the namespace is not visible in manifests: the spec-only verdict assumes none.',
-    fix: 'Restore the chart affinity (karpenter.sh/nodepool DoesNotExist), and give the controller a small managed node group or a Fargate profile.',
+    fix: ['Restore the chart affinity (karpenter.sh/nodepool DoesNotExist), and give the controller a small managed node group or a Fargate profile.'],
     examples: {
       bad: '# helm values: your own nodeSelectorTerms replace the chart\'s (Helm merges maps, not lists)\naffinity:\n  nodeAffinity:\n    requiredDuringSchedulingIgnoredDuringExecution:\n      nodeSelectorTerms:\n      - matchExpressions:\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [on-demand]',
       good: '# helm values (chart default, plus a pin to the system node group)\naffinity:\n  nodeAffinity:\n    requiredDuringSchedulingIgnoredDuringExecution:\n      nodeSelectorTerms:\n      - matchExpressions:\n        - key: karpenter.sh/nodepool\n          operator: DoesNotExist\n        - key: eks.amazonaws.com/nodegroup\n          operator: In\n          values: [system]',
@@ -242,7 +242,7 @@ function nonKarpenterNodeFits(snapshot: Snapshot, podSpec: unknown): boolean {
   return snapshot.all(KIND.Node).some((node) => !snapshot.isKarpenterNode(node) && !nodeMismatch(podSpec, node));
 }
 
-function fixText(target: Target, podsOnKarpenter: KubeObject[], pinned: boolean): string {
+function fixText(target: Target, podsOnKarpenter: KubeObject[], pinned: boolean): FixSteps {
   const { owner } = target;
   const release = target.helm?.release;
   const ns = owner.metadata.namespace ?? 'kube-system';
@@ -272,5 +272,5 @@ function fixText(target: Target, podsOnKarpenter: KubeObject[], pinned: boolean)
   if (podsOnKarpenter.length) {
     steps.push(`Move the running pods off the Karpenter nodes once the affinity is fixed: kubectl -n ${ns} rollout restart ${owner.kind === 'Pod' ? 'deployment <controller deployment>' : `deployment ${owner.metadata.name}`}`);
   }
-  return steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
+  return steps;
 }

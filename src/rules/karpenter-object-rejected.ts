@@ -1,4 +1,4 @@
-import { defineRule } from '../engine/rule.js';
+import { defineRule, type FixSteps } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import { isJudgement, isKarpenterObject } from '../snapshot/crd/crds.js';
 import { isRecord, resolvePointer } from '../kube/fields.js';
@@ -45,7 +45,7 @@ export default defineRule({
       'that fails the CRDs in use (they changed since) is a warning, as applying it again would fail; a required field ' +
       'missing from such a copy is taken as a partial copy, not reported. An object in an API version the CRDs no ' +
       'longer serve is left to deprecated-karpenter-api.',
-    fix: "Change the field the finding names so it satisfies the CRD's rule, then check with kubectl apply --dry-run=server.",
+    fix: ["Change the field the finding names so it satisfies the CRD's rule, then check with kubectl apply --dry-run=server."],
     examples: {
       bad: 'apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nspec:\n  role: KarpenterNodeRole\n  amiSelectorTerms:\n  - id: ami-0a1b2c3d4e5f60718\n  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: prod}}]\n  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: prod}}]',
       good: 'apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nspec:\n  role: KarpenterNodeRole\n  amiFamily: AL2023\n  amiSelectorTerms:\n  - id: ami-0a1b2c3d4e5f60718\n  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: prod}}]\n  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: prod}}]',
@@ -113,11 +113,11 @@ function shortValue(v: unknown): unknown {
   return v ?? null;
 }
 
-function fixFor(obj: KubeObject, violations: Violation[], source: string | undefined): string {
+function fixFor(obj: KubeObject, violations: Violation[], source: string | undefined): FixSteps {
   const hints = violations.flatMap((v) => HINTS.filter(([field, detail]) => field.test(v.field) && detail.test(v.detail)).map(([, , h]) => h));
   const first = violations[0]!;
   return [
-    `1. ${[...new Set(hints)].join(' ') || `Change ${first.field} so it satisfies the CRD: ${first.crdMessage ?? first.detail}.`}`,
-    `2. Check before merging: kubectl apply --dry-run=server -f ${source && source !== 'live' && !source.includes('!') && source !== '<stdin>' ? source : `<file of ${obj.kind} ${obj.metadata.name ?? ''}>`}`,
-  ].join('\n');
+    `${[...new Set(hints)].join(' ') || `Change ${first.field} so it satisfies the CRD: ${first.crdMessage ?? first.detail}.`}`,
+    `Check before merging: kubectl apply --dry-run=server -f ${source && source !== 'live' && !source.includes('!') && source !== '<stdin>' ? source : `<file of ${obj.kind} ${obj.metadata.name ?? ''}>`}`,
+  ];
 }

@@ -23,7 +23,7 @@ export default defineRule({
       'tools in the same account); Karpenter retries, so launches are slowed rather than stopped. A quota failure followed ' +
       'by a successful launch of the pool is not reported; throttling is reported once it repeats (docs/karpenter-behaviour.md §8.2, ' +
       '§8.5).',
-    fix: 'Raise the quota the error names in Service Quotas (Running On-Demand / All Standard Spot Instance Requests, by vCPU), or cap the pool below it with spec.limits; for throttling, find who else calls the EC2 API in the account and region.',
+    fix: ['Raise the quota the error names in Service Quotas (Running On-Demand / All Standard Spot Instance Requests, by vCPU), or cap the pool below it with spec.limits; for throttling, find who else calls the EC2 API in the account and region.'],
     examples: {
       bad: "message: 'insufficient capacity, with fleet error(s), VcpuLimitExceeded: You have requested more vCPU capacity than your current vCPU limit of 256 allows …'",
       good: 'aws service-quotas request-service-quota-increase --service-code ec2 --quota-code L-1216C47A --desired-value 1024',
@@ -40,8 +40,8 @@ export default defineRule({
   },
 
   check({ snapshot, options, report }) {
-    const quota = failingPools(snapshot, ['quota'], { minOccurrences: options.failures! });
-    const throttled = failingPools(snapshot, ['throttling'], { minOccurrences: options.throttles!, evenIfRecovered: true });
+    const quota = failingPools(snapshot, ['quota'], { minOccurrences: options.failures });
+    const throttled = failingPools(snapshot, ['throttling'], { minOccurrences: options.throttles, evenIfRecovered: true });
     const byName = new Map<string, { quota?: FailingPool; throttled?: FailingPool }>();
     for (const p of quota) byName.set(p.name, { quota: p });
     for (const p of throttled) byName.set(p.name, { ...byName.get(p.name), throttled: p });
@@ -64,7 +64,7 @@ export default defineRule({
         object: target,
         message:
           `${name ? `NodePool ${name}` : 'Karpenter'}: ${parts.join('; ')}${fromText(pools)}`,
-        fix: fixes.map((f, i) => `${i + 1}. ${f}`).join('\n'),
+        fix: [fixes.map((f, i) => `${i + 1}. ${f}`).join('\n')],
         evidence: pools.flatMap((p) => pickEvidence(p.signals)),
         related: relatedOf(pools, target).slice(0, 5),
       });

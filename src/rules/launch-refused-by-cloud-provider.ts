@@ -80,7 +80,7 @@ export default defineRule({
       'its message (v0.32–v1.0) or only in the controller\'s "Reconciler error" records (v1.1). Each cause is fixed in one ' +
       'place — an IAM policy of the controller or a field of the EC2NodeClass — which the finding names. A failure followed ' +
       'by a successful launch of the pool is not reported (docs/karpenter-behaviour.md §8.2, §8.5, F3–F6).',
-    fix: 'Fix what the error names: the controller\'s IAM policy (the action in the error, iam:PassRole on the node role), or the EC2NodeClass field (instanceProfile, amiSelectorTerms, userData, security group and subnet selectors).',
+    fix: ['Fix what the error names: the controller\'s IAM policy (the action in the error, iam:PassRole on the node role), or the EC2NodeClass field (instanceProfile, amiSelectorTerms, userData, security group and subnet selectors).'],
     examples: {
       bad: 'status:\n  conditions:\n  - type: Launched\n    status: "False"\n    reason: InstanceProfileNameInvalid\n    message: Instance profile name used from EC2NodeClass status does not exist',
       good: 'spec:\n  role: KarpenterNodeRole-my-cluster   # Karpenter creates and tracks the instance profile',
@@ -97,7 +97,7 @@ export default defineRule({
   },
 
   check({ snapshot, options, report }) {
-    for (const { target, nodeClassName, pools } of byNodeClass(snapshot, failingPools(snapshot, ['refused'], { minOccurrences: options.failures! }))) {
+    for (const { target, nodeClassName, pools } of byNodeClass(snapshot, failingPools(snapshot, ['refused'], { minOccurrences: options.failures }))) {
       const nodeClass = nodeClassName ?? '<nodeclass>';
       const causes = new Map<string, LaunchCause>();
       for (const p of pools) for (const c of p.causes) causes.set(c.code, c);
@@ -113,7 +113,7 @@ export default defineRule({
         object: target,
         message:
           `EC2 refuses the launches${nodeClass !== '<nodeclass>' ? ` through EC2NodeClass ${nodeClass}` : ''} — ${poolParts(pools, true)}; no launch has succeeded since, and a retry fails the same way${fromText(pools)}`,
-        fix: fixes.map((f, i) => (fixes.length > 1 ? `${i + 1}. ${f}` : f)).join('\n'),
+        fix: [fixes.map((f, i) => (fixes.length > 1 ? `${i + 1}. ${f}` : f)).join('\n')],
         ...(nodeClassObject && field ? { pointer: field } : {}),
         evidence,
         related: relatedOf(pools, target),

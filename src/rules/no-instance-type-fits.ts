@@ -51,7 +51,7 @@ export default defineRule({
       'nodepool-limits-reached and pv-zone-unreachable when the NodePools are in the input. Without the Pod or NodePools in ' +
       'the input, every reason is reported from the events or logs, with a note. A pod that ran, was deleted, or was ' +
       'nominated to a NodeClaim after the last failure is not reported (docs/karpenter-behaviour.md §8.3, F12, F29).',
-    fix: 'Change what the named clause says: the pod\'s requests or constraints, or the pool\'s requirements, minValues, taints or limits.',
+    fix: ['Change what the named clause says: the pod\'s requests or constraints, or the pool\'s requirements, minValues, taints or limits.'],
     examples: {
       bad: 'Failed to schedule pod, incompatible with nodepool "default", daemonset overhead={"cpu":"350m","memory":"440Mi","pods":"6"}, no instance type satisfied resources {"cpu":"70350m","memory":"8632Mi","pods":"7"} and requirements …',
       good: '# the pod asks for what the pool can launch\nresources:\n  requests:\n    cpu: "14"',
@@ -83,11 +83,11 @@ export default defineRule({
       if (pod) {
         if (!isPending(pod) || dig(pod, 'spec', 'nodeName')) continue;
         const age = ageOf(pod.metadata.creationTimestamp, now);
-        if (age === undefined || age < options.minPending!) continue;
+        if (age === undefined || age < options.minPending) continue;
         if (profiles.length && podVerdicts(snapshot, pod, profiles).verdicts.every((v) => v.reasons.length > 0)) continue;
       } else if (snapshot.has('Pod')) {
         continue; // listed Pods without it: deleted or finished, nothing waits
-      } else if (!persists(list, options.minPending!, options.repeats!)) {
+      } else if (!persists(list, options.minPending, options.repeats)) {
         continue;
       }
       const latest = list[list.length - 1]!;
@@ -108,7 +108,7 @@ export default defineRule({
       report({
         object,
         message: `NodePool ${pool}: its requirements filtered out every compatible instance type${minValues ? ' because minValues cannot be met' : ''} (NoCompatibleInstanceTypes x${count}); pods that need it stay Pending.`,
-        fix: minValues ? CLAUSE_FIX['min-values'] : CLAUSE_FIX['instance-types'],
+        fix: [minValues ? CLAUSE_FIX['min-values'] : CLAUSE_FIX['instance-types']],
         evidence: events.slice(-2).map((e) => ({ event: e, note: 'NoCompatibleInstanceTypes' })),
       });
     }
@@ -150,7 +150,7 @@ function podFinding(snapshot: Snapshot, key: string, pod: KubeObject | undefined
   return {
     object: pod ?? { apiVersion: 'v1', kind: 'Pod', namespace: ns, name },
     message: `Pod ${key}: Karpenter could not schedule it ${occurrences === 1 ? 'once' : `${plural(occurrences, 'time')}`}${span} — ${perPool}.${notes.length ? ` ${notes.join('. ')}.` : ''}`,
-    fix: kinds.map((k, i) => `${kinds.length > 1 ? `${i + 1}. ` : ''}${CLAUSE_FIX[k].charAt(0).toUpperCase()}${CLAUSE_FIX[k].slice(1)}.`).join('\n') + `\nThen check: kubectl describe pod -n ${ns} ${name}`,
+    fix: [kinds.map((k, i) => `${kinds.length > 1 ? `${i + 1}. ` : ''}${CLAUSE_FIX[k].charAt(0).toUpperCase()}${CLAUSE_FIX[k].slice(1)}.`).join('\n') + `\nThen check: kubectl describe pod -n ${ns} ${name}`],
     evidence,
     related: pools.map((p) => snapshot.nodePool(p)?.object ?? { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: p }),
   };

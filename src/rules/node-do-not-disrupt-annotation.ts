@@ -29,7 +29,7 @@ export default defineRule({
       'consolidation and drift (DisruptionBlocked "Disruption is blocked through the "karpenter.sh/do-not-disrupt" annotation"). ' +
       'It does not stop expiry (forceful since v1.0), interruption handling, node repair or a manual delete. Set on a NodePool ' +
       'template, every node of the pool is born with it and the pool never consolidates or picks up a new AMI (docs/karpenter-behaviour.md §2.3 B6, §1.6).',
-    fix: 'Remove the annotation once the maintenance window that needed it is over; for a pool, remove it from spec.template.metadata.annotations and annotate nodes individually when needed.',
+    fix: ['Remove the annotation once the maintenance window that needed it is over; for a pool, remove it from spec.template.metadata.annotations and annotate nodes individually when needed.'],
     examples: {
       bad: 'kind: NodePool\nspec:\n  template:\n    metadata:\n      annotations:\n        karpenter.sh/do-not-disrupt: "true"',
       good: 'kind: NodePool\nspec:\n  disruption:\n    budgets:\n    - nodes: "0"\n      schedule: "0 8 * * mon-fri"   # freeze during business hours instead\n      duration: 10h',
@@ -88,11 +88,12 @@ export default defineRule({
           `${nodes.length ? ` (${plural(nodes.length, 'node')} now: ${listNames(nodes.map((n) => n.metadata.name!))})` : ''}, ` +
           `so none of them is ever consolidated, emptied or drifted; ${NOT_STOPPED}` +
           `${parseDuration(expiry) === Infinity ? '. With expireAfter: Never these nodes stay until deleted by hand.' : ` (expireAfter ${expiry} still replaces them).`}`,
-        fix:
+        fix: [
           `Remove it from the template (existing nodes keep their copy):\n` +
           `  kubectl patch nodepool ${pool.name} --type json -p '[{"op":"remove","path":"${path}"}]'\n` +
           `${nodes.length ? `and from the nodes: kubectl annotate node ${nodes.map((n) => n.metadata.name).join(' ')} ${DO_NOT_DISRUPT}-\n` : ''}` +
           `To freeze disruption in a window instead, use a budget:\n  spec:\n    disruption:\n      budgets:\n      - nodes: "0"\n        schedule: "0 8 * * mon-fri"\n        duration: 10h`,
+        ],
         evidence,
       });
     }
@@ -131,9 +132,10 @@ export default defineRule({
         message:
           `${isNode ? 'Node' : 'NodeClaim'} ${name}${claim && carrier !== obj ? ` (through NodeClaim ${claim.name})` : ''} has karpenter.sh/do-not-disrupt: "true": ` +
           `Karpenter never consolidates, empties or drifts it; ${NOT_STOPPED}.${since}${expiry}`,
-        fix:
+        fix: [
           `When the node no longer needs protection: kubectl annotate ${carrier.kind === 'Node' ? 'node' : 'nodeclaim'} ${carrier.metadata.name} ${DO_NOT_DISRUPT}-\n` +
           `To protect workloads through expiry and interruption, use PodDisruptionBudgets (with terminationGracePeriod on the NodePool) instead.`,
+        ],
         evidence,
         related: [...(claim ? [claim.object] : []), ...(pool ? [pool.object] : [])],
       });

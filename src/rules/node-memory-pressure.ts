@@ -1,7 +1,8 @@
-import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import { condition, dig, isRecord } from '../kube/fields.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
 import { formatBytes, formatDuration, parseQuantity } from '../kube/units.js';
 import { awsNodeClassOf, isAwsRef } from './lib/configuration.js';
 import { ageOf } from './support.js';
@@ -24,7 +25,7 @@ export default defineRule({
       'OOM-killed and the node goes Ready=Unknown — which Karpenter does not repair by default (docs/karpenter-behaviour.md §3). ' +
       'MemoryPressure itself is not a node-repair trigger. Reservations come from the kubelet block: on the NodePool ' +
       'in v1beta1 (spec.template.spec.kubelet), on the EC2NodeClass in v1 (spec.kubelet).',
-    fix: 'Reserve more memory for the system and kubelet (kubeReserved/systemReserved) and set a larger evictionHard memory.available, on the EC2NodeClass (v1) or NodePool (v1beta1); set memory requests/limits on the pods.',
+    fix: ['Reserve more memory for the system and kubelet (kubeReserved/systemReserved) and set a larger evictionHard memory.available, on the EC2NodeClass (v1) or NodePool (v1beta1); set memory requests/limits on the pods.'],
     examples: {
       bad: '# EC2NodeClass (v1) without kubelet reservations, pods without memory limits',
       good: 'apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nspec:\n  kubelet:\n    kubeReserved:\n      memory: 1Gi\n    systemReserved:\n      memory: 512Mi\n    evictionHard:\n      memory.available: 5%',
@@ -45,7 +46,7 @@ export default defineRule({
       const mp = condition(node, 'MemoryPressure');
       if (!mp || mp.status !== 'True') continue;
       const age = ageOf(mp.lastTransitionTime, now);
-      if (age !== undefined && age < options.minDuration!) continue;
+      if (age !== undefined && age < options.minDuration) continue;
       const name = node.metadata.name!;
       const claim = snapshot.nodeClaimForNode(node);
       const pool = snapshot.nodePoolOf(node);
@@ -87,7 +88,7 @@ interface KubeletTarget {
 }
 
 /** v1: kubelet lives on the EC2NodeClass; v1beta1: on the NodePool template; v1alpha5: Provisioner kubeletConfiguration. */
-function kubeletTarget(snapshot: import('../snapshot/snapshot.js').Snapshot, pool: NodePoolView | undefined): KubeletTarget {
+function kubeletTarget(snapshot: Snapshot, pool: NodePoolView | undefined): KubeletTarget {
   if (pool?.generation === 'v1beta1' || pool?.generation === 'v1alpha5') {
     const v1alpha5 = pool.generation === 'v1alpha5';
     const path = v1alpha5 ? '/spec/kubeletConfiguration' : '/spec/template/spec/kubelet';
@@ -128,7 +129,7 @@ function describeKubelet(kubelet: unknown, owner: string): string {
   return `${owner} reserves kubeReserved memory ${kr ?? 'default'}, systemReserved memory ${sr ?? 'none'}, evictionHard memory.available ${eh ?? '100Mi (default)'}.`;
 }
 
-function fixText(t: KubeletTarget): string {
+function fixText(t: KubeletTarget): FixSteps {
   const kubeletYaml =
     'kubelet:\n  kubeReserved:\n    memory: 1Gi\n  systemReserved:\n    memory: 512Mi\n  evictionHard:\n    memory.available: 5%\n  evictionSoft:\n    memory.available: 10%\n  evictionSoftGracePeriod:\n    memory.available: 1m';
   const indent = (s: string, n: number) => s.split('\n').map((l) => ' '.repeat(n) + l).join('\n');
@@ -141,7 +142,7 @@ function fixText(t: KubeletTarget): string {
           ? `kubectl edit provisioner ${t.name}   # spec.kubeletConfiguration (v1alpha5)\nspec:\n${indent(kubeletYaml.replace(/^kubelet:/, 'kubeletConfiguration:'), 2)}`
           : `in the kubelet settings of ${t.kind} ${t.name}, as far as its provider allows (kubectl get ${t.kind.toLowerCase()} ${t.name} -o yaml)`;
   return [
-    `1. Reserve memory for the kubelet and the system and evict earlier:\n${indent(where, 3)}\n   The change drifts the nodes, so Karpenter replaces them with the new reservations.`,
-    '2. Find the pods using the memory (kubectl top pods -A --sort-by=memory) and give them memory requests equal to their usage and limits, so the scheduler stops overpacking the node.',
-  ].join('\n');
+    `Reserve memory for the kubelet and the system and evict earlier:\n${indent(where, 3)}\n   The change drifts the nodes, so Karpenter replaces them with the new reservations.`,
+    'Find the pods using the memory (kubectl top pods -A --sort-by=memory) and give them memory requests equal to their usage and limits, so the scheduler stops overpacking the node.',
+  ];
 }

@@ -1,5 +1,6 @@
 import { isDaemonSetPod } from '../snapshot/pods.js';
-import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
+import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import type { EventView } from '../snapshot/events.js';
 import { dig } from '../kube/fields.js';
@@ -21,7 +22,7 @@ const FIXED = [
   ['1.3.4', '1.4.0'],
 ] as const;
 
-export function nominationFixed(v: KarpenterVersionFacts): boolean | undefined {
+function nominationFixed(v: KarpenterVersionFacts): boolean | undefined {
   if (!v.known) return undefined;
   if (v.atLeast('1.4.0')) return true;
   return FIXED.some(([from, to]) => v.atLeast(from) && !v.atLeast(to));
@@ -55,9 +56,10 @@ export default defineRule({
       'do-not-disrupt and fully-blocking PDBs by core PR #2033 (AWS v1.0.10, v1.1.6, v1.2.4, v1.3.4, v1.4.0+) — and a ' +
       'pod Karpenter thinks fits while kube-scheduler rejects it (taints of an uninitialized node, volume zone, max ' +
       'pods) (docs/karpenter-behaviour.md §2.3 B5, §7.1).',
-    fix:
+    fix: [
       'Let the draining node finish (terminationGracePeriod on the NodePool, achievable PDBs, no stale ' +
       'do-not-disrupt), upgrade to a fixed release, or fix the scheduling mismatch that keeps the pod Pending.',
+    ],
     examples: {
       bad: 'Events (Node ip-10-0-1-5):\n  Normal  DisruptionBlocked  2m (x1984 over 2d21h)  karpenter  Node is nominated for a pending pod',
       good: 'spec:\n  template:\n    spec:\n      terminationGracePeriod: 24h   # draining nodes finish, their pods stop being re-simulated',
@@ -92,7 +94,7 @@ export default defineRule({
       const first = Math.min(...nominated.map((e) => parseTime(e.firstSeen) ?? Infinity));
       const last = Math.max(...nominated.map((e) => parseTime(e.lastSeen) ?? -Infinity));
       if (!Number.isFinite(first) || !Number.isFinite(last)) continue;
-      if (last - first < options.persistence! || now - last > options.recent!) continue;
+      if (last - first < options.persistence || now - last > options.recent) continue;
       // The same block is reported on the Node and on its NodeClaim: count one object's events, not both.
       const perObject = new Map<string, number>();
       for (const e of nominated) perObject.set(e.involved.kind, (perObject.get(e.involved.kind) ?? 0) + e.count);
@@ -161,7 +163,7 @@ export default defineRule({
   },
 });
 
-function findUnevictable(snapshot: import('../snapshot/snapshot.js').Snapshot, now: number, version: KarpenterVersionFacts, fixed: boolean | undefined): Unevictable[] {
+function findUnevictable(snapshot: Snapshot, now: number, version: KarpenterVersionFacts, fixed: boolean | undefined): Unevictable[] {
   const out: Unevictable[] = [];
   for (const node of snapshot.karpenterNodes()) {
     const claim = snapshot.nodeClaimForNode(node);
@@ -205,9 +207,9 @@ function fixFor(
   node: string,
   rejected: Array<{ pod: KubeObject; message: string }>,
   unevictable: Unevictable[],
-  snapshot: import('../snapshot/snapshot.js').Snapshot,
+  snapshot: Snapshot,
   fixed: boolean | undefined,
-): string {
+): FixSteps {
   const steps: string[] = [];
   for (const r of rejected.slice(0, 3)) {
     const ns = r.pod.metadata.namespace ?? 'default';
@@ -237,5 +239,5 @@ function fixFor(
   }
   if (!rejected.length && fixed !== true) steps.push('Upgrade Karpenter to v1.4.0+ (or the v1.0.10 / v1.1.6 / v1.2.4 / v1.3.4 patch of your minor), which stops re-simulating do-not-disrupt pods and fully-blocking PDBs.');
   if (!steps.length) steps.push(`Find the pods simulated onto ${node}: kubectl get events -A --field-selector reason=Nominated | grep ${node}`);
-  return steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
+  return steps;
 }

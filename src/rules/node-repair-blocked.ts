@@ -1,7 +1,8 @@
-import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import { conditions, type Condition } from '../kube/fields.js';
 import type { EventView } from '../snapshot/events.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
 import { formatDuration } from '../kube/units.js';
 import { ageOf, byLastSeen, karpenterFacts, listNames, plural, type KarpenterVersionFacts } from './support.js';
 import { eventSays } from '../snapshot/messages/object-events.js';
@@ -38,7 +39,7 @@ export default defineRule({
       'repairs nothing in that pool and emits NodeRepairBlocked ("more than 20% nodes are unhealthy in the ' +
       'nodepool"; "more then" in v1.1–v1.2 and for NodeClaims without a pool, compared to the whole cluster). The ' +
       'threshold is not configurable (docs/karpenter-behaviour.md §3.1–3.2).',
-    fix: 'Replace enough unhealthy nodes by hand (kubectl delete nodeclaim …) to get under the threshold, and find the common cause (AZ or subnet trouble, a bad AMI, CNI or EBS CSI failures).',
+    fix: ['Replace enough unhealthy nodes by hand (kubectl delete nodeclaim …) to get under the threshold, and find the common cause (AZ or subnet trouble, a bad AMI, CNI or EBS CSI failures).'],
     examples: {
       bad: '# NodePool with 4 nodes: 2 of them Ready=Unknown → ceil(20% × 4) = 1 allowed, repair halted',
       good: '# at most ceil(20% × N) unhealthy nodes at a time; NodeRepair=true so they are replaced',
@@ -84,7 +85,7 @@ export default defineRule({
       const unhealthy = nodes
         .map((n) => ({ node: n, cond: conditions(n).find((c) => policies.some((p) => p.type === c.type && p.status === c.status)) }))
         .filter((x): x is { node: KubeObject; cond: Condition } => x.cond !== undefined);
-      const allowed = Math.ceil(options.unhealthyPercent! * nodes.length);
+      const allowed = Math.ceil(options.unhealthyPercent * nodes.length);
       const events = (blockedByPool.get(poolName) ?? []).sort(byLastSeen);
       const over = unhealthy.length > allowed;
       if (!over && events.length === 0) continue;
@@ -100,7 +101,7 @@ export default defineRule({
       const gate = gateText(version);
       const names = unhealthy.map((u) => `${u.node.metadata.name} (${u.cond.type}=${u.cond.status})`);
       const head = over
-        ? `${unhealthy.length} of ${plural(nodes.length, 'node')} of NodePool ${poolName} are unhealthy (${listNames(names)}), more than the ${allowed} (ceil ${Math.round(options.unhealthyPercent! * 100)}%) node repair tolerates: repair is halted for the whole pool`
+        ? `${unhealthy.length} of ${plural(nodes.length, 'node')} of NodePool ${poolName} are unhealthy (${listNames(names)}), more than the ${allowed} (ceil ${Math.round(options.unhealthyPercent * 100)}%) node repair tolerates: repair is halted for the whole pool`
         : `Karpenter reported NodeRepairBlocked for NodePool ${poolName} (${events.at(-1)!.message}, x${events.reduce((s, e) => s + e.count, 0)}, last ${events.at(-1)!.lastSeen ?? 'unknown'}); now ${unhealthy.length} of ${plural(nodes.length, 'node')} are unhealthy`;
       report({
         object: pool?.object ?? { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: poolName },
@@ -135,7 +136,7 @@ function gateText(version: KarpenterVersionFacts): { text: string; assumes?: str
   };
 }
 
-function fixText(snapshot: import('../snapshot/snapshot.js').Snapshot, nodes: KubeObject[], allowed: number, version: KarpenterVersionFacts): string {
+function fixText(snapshot: Snapshot, nodes: KubeObject[], allowed: number, version: KarpenterVersionFacts): FixSteps {
   const claims = nodes.map((n) => snapshot.nodeClaimForNode(n)?.name);
   const targets = claims.every(Boolean) ? `kubectl delete nodeclaim ${claims.join(' ')}` : `kubectl delete node ${nodes.map((n) => n.metadata.name).join(' ')}`;
   const steps = [
@@ -145,5 +146,5 @@ function fixText(snapshot: import('../snapshot/snapshot.js').Snapshot, nodes: Ku
   if (!version.gate('NodeRepair', false).value) {
     steps.push('Then let Karpenter repair single failures itself (v1.2.0+): helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter --reuse-values --set settings.featureGates.nodeRepair=true');
   }
-  return steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
+  return steps;
 }

@@ -1,4 +1,4 @@
-import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import { condition, dig, formatTaint, str } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
@@ -40,9 +40,10 @@ export default defineRule({
       'every eviction fail with FailedDraining, and after the drain the termination controller still waits for the node\'s ' +
       'VolumeAttachments to go (AwaitingVolumeDetachment, v1.6+; silent before). Without a terminationGracePeriod nothing ends the ' +
       'wait: the instance keeps running and costing money (docs/karpenter-behaviour.md §7.2–7.5).',
-    fix:
+    fix: [
       'Resolve the named blocker (remove the do-not-disrupt annotation, relax or scale for the PDB, fix the CSI node plugin) and set ' +
       'terminationGracePeriod on the NodePool so a drain always ends.',
+    ],
     examples: {
       bad: 'kind: NodePool\nspec:\n  template:\n    spec:\n      expireAfter: 720h\n      # no terminationGracePeriod: a blocked drain never ends',
       good: 'kind: NodePool\nspec:\n  template:\n    spec:\n      expireAfter: 720h\n      terminationGracePeriod: 48h',
@@ -77,7 +78,7 @@ export default defineRule({
       if (!deletion) continue;
       const taint = node ? disruptedTaint(node) : undefined;
       const age = ageOf(deletion.at, now);
-      if (age === undefined || age <= options.threshold!) continue;
+      if (age === undefined || age <= options.threshold) continue;
 
       const target = node ?? claimObj!;
       const name = target.metadata.name!;
@@ -186,7 +187,7 @@ function fixText(
   vas: KubeObject[],
   hasTgp: boolean,
   version: KarpenterVersionFacts,
-): string {
+): FixSteps {
   const steps: string[] = [];
   for (const b of blocks.slice(0, 4)) {
     const ns = b.pod.metadata.namespace ?? 'default';
@@ -204,5 +205,5 @@ function fixText(
     );
   }
   steps.push(`Watch it go: kubectl get events --field-selector involvedObject.name=${target.metadata.name}${claim && claim !== target.metadata.name ? `; kubectl describe nodeclaim ${claim}` : ''}`);
-  return steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
+  return steps;
 }

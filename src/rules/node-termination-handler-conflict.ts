@@ -1,4 +1,4 @@
-import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import { containersOf } from '../snapshot/controller.js';
 import { dig, str } from '../kube/fields.js';
@@ -25,7 +25,7 @@ export default defineRule({
       'same EventBridge events by cordoning and draining the node behind Karpenter\'s back. Both act on one event; when they ' +
       'read the same queue, each message goes to only one of them and is deleted, so Karpenter misses some interruptions ' +
       'entirely. The Karpenter docs recommend against running NTH alongside Karpenter for this reason.',
-    fix: 'Uninstall aws-node-termination-handler (queue mode) and let Karpenter handle interruptions, or turn Karpenter\'s off (unset settings.interruptionQueue) — never both.',
+    fix: ['Uninstall aws-node-termination-handler (queue mode) and let Karpenter handle interruptions, or turn Karpenter\'s off (unset settings.interruptionQueue) — never both.'],
     examples: {
       bad: '# aws-node-termination-handler Deployment\nenv:\n- name: ENABLE_SQS_TERMINATION_DRAINING\n  value: "true"\n- name: QUEUE_URL\n  value: https://sqs.us-west-2.amazonaws.com/111122223333/prod-usw2\n# and Karpenter: INTERRUPTION_QUEUE=prod-usw2',
       good: '# only Karpenter\nsettings:\n  interruptionQueue: prod-usw2\n# helm uninstall aws-node-termination-handler -n kube-system',
@@ -87,7 +87,7 @@ export default defineRule({
   },
 });
 
-function fixText(nth: KubeObject[], karpenter: string): string {
+function fixText(nth: KubeObject[], karpenter: string): FixSteps {
   const steps = [
     ...nth.map(
       (d) =>
@@ -96,5 +96,5 @@ function fixText(nth: KubeObject[], karpenter: string): string {
     'Delete the EventBridge rules and SQS queue that only NTH used; keep the ones targeting Karpenter\'s queue.',
     `If NTH must stay (for non-Karpenter node groups), point it at its own queue whose EventBridge rules match only those ASGs' instances, and keep it off Karpenter nodes (${karpenter} keeps its queue).`,
   ];
-  return steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
+  return steps;
 }

@@ -1,4 +1,4 @@
-import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import { condition } from '../kube/fields.js';
 import type { NodeClaimView, NodePoolView } from '../snapshot/karpenter.js';
@@ -25,9 +25,10 @@ export default defineRule({
       'v1.14.1. Otherwise the node stays until expireAfter forces it out or someone deletes it. Worse, NotReady ' +
       'nodes count as "disrupting" against the NodePool budget, so one such node can freeze voluntary disruption of ' +
       'a small pool (docs/karpenter-behaviour.md §3).',
-    fix:
+    fix: [
       'Delete the NodeClaim so Karpenter drains and replaces the node now; enable node repair (v1.2.0+, ' +
       'settings.featureGates.nodeRepair=true) so it happens by itself next time; and find out why the kubelet died.',
+    ],
     examples: {
       bad: 'status:\n  conditions:\n  - type: Ready\n    status: "Unknown"\n    reason: NodeStatusUnknown\n    message: Kubelet stopped posting node status.\n    lastTransitionTime: "2024-11-02T08:00:00Z"   # 3h ago, NodeRepair off',
       good: '# controller env (v1.2.0+)\n- name: FEATURE_GATES\n  value: NodeRepair=true',
@@ -49,7 +50,7 @@ export default defineRule({
       const ready = condition(node, 'Ready');
       if (!ready || (ready.status !== 'Unknown' && ready.status !== 'False')) continue;
       const age = ageOf(ready.lastTransitionTime, now);
-      if (age === undefined || age <= options.toleration!) continue;
+      if (age === undefined || age <= options.toleration) continue;
 
       const name = node.metadata.name!;
       const claim = snapshot.nodeClaimForNode(node);
@@ -153,7 +154,7 @@ function expiryExit(
   };
 }
 
-function fixText(node: string, claim: NodeClaimView | undefined, version: KarpenterVersionFacts): string {
+function fixText(node: string, claim: NodeClaimView | undefined, version: KarpenterVersionFacts): FixSteps {
   const steps = [
     claim
       ? `Replace it now: kubectl delete nodeclaim ${claim.name}  (Karpenter drains it, terminates the instance and provisions for the evicted pods)`
@@ -163,5 +164,5 @@ function fixText(node: string, claim: NodeClaimView | undefined, version: Karpen
       : 'Let Karpenter repair such nodes itself (v1.2.0+): helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter --reuse-values --set settings.featureGates.nodeRepair=true',
     'Find out why the kubelet stopped reporting: EC2 instance status checks, memory pressure (kubeReserved/evictionHard), containerd health.',
   ];
-  return steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
+  return steps;
 }

@@ -44,7 +44,7 @@ export default defineRule({
       '"created nodeclaim" / "deleted nodeclaim" records (≤ v0.31 "created machine" / "deleted machine"). Registration ' +
       'timeouts (15 minutes) are nodeclaim-not-registered\'s; a loop that ended with a launch that succeeded is not ' +
       'reported (docs/karpenter-behaviour.md §8.2, §8.5, F14).',
-    fix: 'Fix the cause the finding names (see the rule it points to); when the input holds no cause, collect the NodeClaim events and the controller logs of the last hour.',
+    fix: ['Fix the cause the finding names (see the rule it points to); when the input holds no cause, collect the NodeClaim events and the controller logs of the last hour.'],
     examples: {
       bad: 'created nodeclaim default-4xk2p 10:00:03 → deleted 10:00:09; created default-9w2mn 10:03:12 → deleted 10:03:17; …',
       good: 'created nodeclaim default-4xk2p → launched → registered → initialized',
@@ -70,7 +70,7 @@ export default defineRule({
       if (!l.some((x) => x.name === s.name)) l.push(s);
     };
     for (const c of t.claims.values()) {
-      const s = shortLived(c, options.lifetime!);
+      const s = shortLived(c, options.lifetime);
       if (s) add(c.pool, s);
     }
     for (const s of t.signals) {
@@ -81,7 +81,7 @@ export default defineRule({
     }
 
     for (const [pool, list] of byPool) {
-      if (list.length < options.cycles!) continue;
+      if (list.length < options.cycles) continue;
       list.sort((a, b) => a.at - b.at);
       const lastLoop = list[list.length - 1]!.at;
       if (recovered(t, pool, lastLoop, new Set(list.map((x) => x.name)))) continue;
@@ -102,9 +102,9 @@ export default defineRule({
         message:
           `${view ? view.object.kind : poolRef(pool, list.flatMap((x) => x.evidence)).kind} ${pool}: ${plural(list.length, 'NodeClaim')} created and deleted again within minutes${span} (${listNames(list.map((s) => s.name), 4)}), and none launched since — the pending pods get no node while the pool churns.${causeText}` +
           (logsOnly ? ` ${logsOnly}.` : ''),
-        fix: cause
+        fix: [cause
           ? `Fix the cause (see ${cause.rules.join(', ')} for the finding and its fix); the loop stops once a launch succeeds: kubectl get nodeclaims -l karpenter.sh/nodepool=${pool} -w`
-          : `Collect what says why the launches fail:\n1. kubectl get events -A --field-selector involvedObject.kind=NodeClaim -o yaml\n2. kubectl logs -n kube-system -l app.kubernetes.io/name=karpenter -c controller --since=1h (errors "failed launching nodeclaim", "Reconciler error")\n3. kubectl get nodeclaims -l karpenter.sh/nodepool=${pool} -o yaml while a new one is created (its Launched condition)`,
+          : `Collect what says why the launches fail:\n1. kubectl get events -A --field-selector involvedObject.kind=NodeClaim -o yaml\n2. kubectl logs -n kube-system -l app.kubernetes.io/name=karpenter -c controller --since=1h (errors "failed launching nodeclaim", "Reconciler error")\n3. kubectl get nodeclaims -l karpenter.sh/nodepool=${pool} -o yaml while a new one is created (its Launched condition)`],
         evidence,
         related: list.slice(-5).map((s) => ({ apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', namespace: null, name: s.name })),
       });

@@ -38,9 +38,10 @@ export default defineRule({
       'counting on it for pending pods that cannot run there (docs/karpenter-behaviour.md §4.1, §4.2, §4.6). Taint causes are ' +
       'reported by startup-taint-not-removed, uninitialized-taint-lingering and unregistered-taint-problem; this rule ' +
       'reports the others: NodeNotReady and ResourceNotRegistered.',
-    fix:
+    fix: [
       'NodeNotReady: fix the kubelet / CNI on the node (or delete it). ResourceNotRegistered: install the device ' +
       'plugin that registers the resource, or stop requesting it on instance types without it.',
+    ],
     examples: {
       bad: 'status:\n  conditions:\n  - type: Initialized\n    status: Unknown\n    reason: ResourceNotRegistered\n    message: Resource "nvidia.com/gpu" was requested but not registered',
       good: 'status:\n  conditions:\n  - type: Initialized\n    status: "True"',
@@ -75,7 +76,7 @@ export default defineRule({
         if (node.metadata.labels?.[INITIALIZED_LABEL] === 'true') continue;
       }
       const age = ageOf(reg.lastTransitionTime ?? claim.created, now);
-      if (age === undefined || age <= options.after!) continue;
+      if (age === undefined || age <= options.after) continue;
 
       const evidence: EvidenceInput[] = [
         { object: claim.object, path: `/status/conditions/${init.index}`, note: `Initialized=${init.status}${init.reason ? ` (${init.reason})` : ''}` },
@@ -119,7 +120,7 @@ export default defineRule({
         message:
           `NodeClaim ${claim.name}${nodeName ? ` (node ${nodeName})` : ''} registered ${formatDuration(age)} ago but is still not initialized: ${cause}. ` +
           `Karpenter will not consolidate or drift it and may keep counting on it for pending pods.${stale}`,
-        fix: steps.map((s, i) => `${i + 1}. ${s}`).join('\n'),
+        fix: steps,
         evidence,
         related: node ? [claim.object] : [],
       });

@@ -1,4 +1,4 @@
-import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { LogRecord } from '../kube/types.js';
 import { conditions } from '../kube/fields.js';
 import type { NodeClaimView } from '../snapshot/karpenter.js';
@@ -39,10 +39,11 @@ export default defineRule({
       'Pending. From v1.4 the NodePool reports NodeRegistrationHealthy=False. Typical causes: the node role is missing ' +
       'from aws-auth or has no EC2_LINUX access entry, a wrong clusterEndpoint, an AMI/amiFamily mismatch, security ' +
       'groups or routes that block the API server (docs/karpenter-behaviour.md §4.1, F7).',
-    fix:
+    fix: [
       'Look at the console output of one of the instances (aws ec2 get-console-output) and the kubelet log to see why ' +
       'it cannot join; check the node role in aws-auth / access entries, the cluster endpoint, the AMI family, ' +
       'security groups and routes.',
+    ],
     examples: {
       bad: 'status:\n  conditions:\n  - type: Launched\n    status: "True"\n  - type: Registered\n    status: Unknown\n    reason: NodeNotFound\n    message: Node not registered with cluster   # 14m after launch, again and again',
       good: 'status:\n  conditions:\n  - type: Registered\n    status: "True"   # within a minute or two of launch',
@@ -81,7 +82,7 @@ export default defineRule({
       const age = ageOf(launched.lastTransitionTime ?? claim.created, now);
       if (age === undefined) continue;
       const pool = claim.nodePool ?? poolFromClaimName(claim.name, pools);
-      if (pool && pools.has(pool)) (age > options.after! ? of(pool).stuck : of(pool).waiting).push({ claim, age });
+      if (pool && pools.has(pool)) (age > options.after ? of(pool).stuck : of(pool).waiting).push({ claim, age });
     }
 
     for (const log of snapshot.logs) {
@@ -99,7 +100,7 @@ export default defineRule({
     for (const pool of snapshot.nodePools()) {
       const unhealthy = conditions(pool.object).find((c) => c.type === 'NodeRegistrationHealthy' && c.status === 'False');
       const s = state.get(pool.name);
-      const repeated = s && s.timeouts.length >= options.timeouts!;
+      const repeated = s && s.timeouts.length >= options.timeouts;
       if (!unhealthy && !s?.stuck.length && !repeated) continue;
 
       const events = snapshot
@@ -158,7 +159,7 @@ export default defineRule({
   },
 });
 
-function fixText(pool: string, claim: NodeClaimView | undefined, nodeClass: string | undefined, clusterName: string | undefined): string {
+function fixText(pool: string, claim: NodeClaimView | undefined, nodeClass: string | undefined, clusterName: string | undefined): FixSteps {
   const cluster = clusterName ?? '<cluster>';
   const instance = claim?.providerID?.split('/').pop();
   return [
@@ -169,7 +170,5 @@ function fixText(pool: string, claim: NodeClaimView | undefined, nodeClass: stri
       `EC2NodeClass ${nodeClass ?? '<nodeclass>'}), or kubectl -n kube-system get cm aws-auth -o yaml (mapRoles with system:nodes, system:bootstrappers)`,
     `Check the EC2NodeClass: kubectl get ec2nodeclass ${nodeClass ?? '<nodeclass>'} -o yaml (amiFamily matches the AMI, userData bootstraps this cluster), and that its security groups and subnets reach the API server`,
     `Check settings.clusterEndpoint of the Karpenter Helm release matches: aws eks describe-cluster --name ${cluster} --query cluster.endpoint`,
-  ]
-    .map((s, i) => `${i + 1}. ${s}`)
-    .join('\n');
+  ];
 }

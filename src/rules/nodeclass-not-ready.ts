@@ -1,4 +1,4 @@
-import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import { arr, conditions, dig, isRecord, str, type Condition, type Json } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
@@ -53,7 +53,7 @@ export default defineRule({
       'not ready"). Typical causes: selectors that match no subnet/security group/AMI, iam:PassRole denied for the instance ' +
       'profile, and from v1.3 failed dry-run authorization checks (ValidationSucceeded=False). EC2NodeClasses from before v1.0 ' +
       'and AWSNodeTemplates carry no conditions and are not judged; neither are manifests without status.',
-    fix: 'Fix what the failing sub-condition names (selector terms, IAM permissions), then watch Ready turn True.',
+    fix: ['Fix what the failing sub-condition names (selector terms, IAM permissions), then watch Ready turn True.'],
     examples: {
       bad: 'status:\n  conditions:\n  - type: SubnetsReady\n    status: "False"\n    reason: SubnetsNotFound\n    message: SubnetSelector did not match any Subnets',
       good: 'spec:\n  subnetSelectorTerms:\n  - tags:\n      karpenter.sh/discovery: my-cluster   # tag present on the private subnets',
@@ -76,7 +76,7 @@ export default defineRule({
       const ready = conds.find((c) => c.type === 'Ready');
       if (!ready || ready.status === 'True') continue;
       const age = ageOf(ready.lastTransitionTime, now);
-      if (age !== undefined && age < options.minDuration!) continue;
+      if (age !== undefined && age < options.minDuration) continue;
       const name = nodeClass.metadata.name ?? '';
       const notTrue = conds.filter((c) => c.type !== 'Ready' && c.status !== 'True');
       // ValidationSucceeded waits for the others (DependenciesNotReady): a consequence, not a cause, when they fail.
@@ -132,7 +132,7 @@ function specField(nodeClass: KubeObject, field: string | undefined): string | u
   return field && dig(nodeClass, ...field.slice(1).split('/')) !== undefined ? field : undefined;
 }
 
-function fixText(nodeClass: KubeObject, failing: Condition[], field: string | undefined): string {
+function fixText(nodeClass: KubeObject, failing: Condition[], field: string | undefined): FixSteps {
   const name = nodeClass.metadata.name ?? '';
   const steps = failing.map((c) => {
     const advice = SUB_CONDITIONS[c.type]?.advice ?? `Resolve ${c.type} (${c.reason ?? 'no reason'}).`;
@@ -141,7 +141,7 @@ function fixText(nodeClass: KubeObject, failing: Condition[], field: string | un
   if (!steps.length) steps.push('No sub-condition is failing: the controller has not reconciled the node class (is it running? kubectl logs -n <ns> -l app.kubernetes.io/name=karpenter | grep nodeclass).');
   if (field) steps.push(`Edit the field: kubectl edit ec2nodeclass ${name}   # ${field.slice(1).replace(/\//g, '.')}`);
   steps.push(`Check: kubectl get ec2nodeclass ${name} -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' prints True, and the controller logs no "Reconciler error" for controller nodeclass.`);
-  return steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
+  return steps;
 }
 
 /** The aws CLI query matching the node class's first tag term, to see what it selects. */

@@ -1,4 +1,4 @@
-import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject, LogRecord } from '../kube/types.js';
 import type { EventView } from '../snapshot/events.js';
 import { arr, dig, pointer, str } from '../kube/fields.js';
@@ -32,7 +32,7 @@ export default defineRule({
       'it past spec.limits (cpu, memory, nodes, any extended resource). Pods that only this pool can host then stay Pending with ' +
       '"all available instance types exceed limits for nodepool …" (v1.12+ also "node limits have been exhausted for nodepool"). ' +
       'Limits never remove nodes, and the check counts launched capacity with some concurrency overshoot (docs/karpenter-behaviour.md §1.1, §8.3, F13).',
-    fix: 'Raise the limit that is reached, or add a fallback NodePool with a lower weight for the overflow.',
+    fix: ['Raise the limit that is reached, or add a fallback NodePool with a lower weight for the overflow.'],
     examples: {
       bad: 'spec:\n  limits:\n    cpu: "64"      # status.resources.cpu is 64, pods Pending',
       good: 'spec:\n  limits:\n    cpu: "128"\n    memory: 512Gi',
@@ -139,15 +139,15 @@ function limitLogs(snapshot: Snapshot, pool: NodePoolView): LogRecord[] {
   return snapshot.logs.filter((l) => poolsOverLimits(`${l.message} ${str(l.fields.error) ?? ''}`).includes(pool.name));
 }
 
-function fixText(pool: NodePoolView, raiseThese: LimitState[]): string {
+function fixText(pool: NodePoolView, raiseThese: LimitState[]): FixSteps {
   const raise = raiseThese.map((r) => `${r.key}: ${r.key === 'memory' ? suggest(r) : `"${suggest(r)}"`}`);
   const path = pool.generation === 'v1alpha5' ? 'spec:\n  limits:\n    resources:\n' : 'spec:\n  limits:\n';
   const indent = pool.generation === 'v1alpha5' ? '      ' : '    ';
   return [
-    `1. Raise the limit (it caps the total capacity of the pool's nodes, never removes any): ${editCommand(pool.object)}\n${(path + raise.map((l) => indent + l).join('\n')).replace(/^/gm, '   ')}`,
-    `2. Or keep the cap and add an overflow NodePool with a lower spec.weight than ${pool.name} (${String(dig(pool.object, 'spec', 'weight') ?? 'unset = 0')}) and its own limits.`,
-    '3. Check: kubectl get nodepool ' + `${pool.name} -o jsonpath='{.status.resources}' against .spec.limits, and that the Pending pods get a Nominated event.`,
-  ].join('\n');
+    `Raise the limit (it caps the total capacity of the pool's nodes, never removes any): ${editCommand(pool.object)}\n${(path + raise.map((l) => indent + l).join('\n')).replace(/^/gm, '   ')}`,
+    `Or keep the cap and add an overflow NodePool with a lower spec.weight than ${pool.name} (${String(dig(pool.object, 'spec', 'weight') ?? 'unset = 0')}) and its own limits.`,
+    'Check: kubectl get nodepool ' + `${pool.name} -o jsonpath='{.status.resources}' against .spec.limits, and that the Pending pods get a Nominated event.`,
+  ];
 }
 
 /** Half as much again, rounded up to a readable value. */

@@ -1,4 +1,4 @@
-import { defineRule, type EvidenceInput, type FindingInput } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type FindingInput, type FixSteps } from '../engine/rule.js';
 import { didYouMean } from '../engine/suggest.js';
 import type { KubeObject } from '../kube/types.js';
 import { condition, type Condition } from '../kube/fields.js';
@@ -44,7 +44,7 @@ export default defineRule({
       'lists node classes of the referenced kind (a repository with NodePools only cannot tell); Azure\'s AKSNodeClass is ' +
       'judged the same way, a node class kind of any other provider only through the pool\'s condition. When the node class ' +
       'is in the snapshot and not Ready, nodeclass-not-ready reports it on the EC2NodeClass instead (one finding per cause).',
-    fix: 'Create the node class the NodePool names, or point nodeClassRef at an existing one (v1: group karpenter.k8s.aws, kind EC2NodeClass).',
+    fix: ['Create the node class the NodePool names, or point nodeClassRef at an existing one (v1: group karpenter.k8s.aws, kind EC2NodeClass).'],
     examples: {
       bad: 'spec:\n  template:\n    spec:\n      nodeClassRef:\n        group: karpenter.k8s.aws\n        kind: EC2NodeClass\n        name: defualt   # no EC2NodeClass of that name',
       good: 'spec:\n  template:\n    spec:\n      nodeClassRef:\n        group: karpenter.k8s.aws\n        kind: EC2NodeClass\n        name: default',
@@ -169,7 +169,7 @@ function fromCondition(snapshot: Snapshot, pool: NodePoolView, ref: NodeClassRef
       `${nodeClass ? ' (the copy in the snapshot looks fine: it may have been captured at another time)' : ''}, so the pool is not Ready and Karpenter launches nothing for it.`,
     fix: own
       ? refFix(pool, ref.name, `NodeClassReady=False ${cond.reason}`, { group: ref.group ?? AWS_GROUP, kind: ref.kind }, [`Or create ${ref.kind} ${ref.name} (kubectl apply -f its manifest).`])
-      : `Fix ${ref.kind} ${ref.name} (kubectl describe ${ref.kind.toLowerCase()} ${ref.name}: the failing condition names the selector or permission), then check: kubectl get nodepool ${pool.name} -o jsonpath='{.status.conditions}'`,
+      : [`Fix ${ref.kind} ${ref.name} (kubectl describe ${ref.kind.toLowerCase()} ${ref.name}: the failing condition names the selector or permission), then check: kubectl get nodepool ${pool.name} -o jsonpath='{.status.conditions}'`],
     pointer: `${ref.path}/name`,
     evidence: [conditionEvidence(pool, cond), { object: pool.object, path: `${ref.path}/name`, note: `names ${ref.kind} ${ref.name}` }, ...launchFailures(snapshot, pool)],
     related: [...(nodeClass ? [nodeClass] : []), ...nodeClaimsOf(snapshot, pool)],
@@ -210,7 +210,7 @@ function providerTarget(snapshot: Snapshot): Target {
   return snapshot.all(KIND.AKSNodeClass).length && !snapshot.all(KIND.EC2NodeClass).length ? { group: AZURE_GROUP, kind: 'AKSNodeClass' } : EC2;
 }
 
-function refFix(pool: NodePoolView, name: string, why: string, target: Target, alternatives: string[] = []): string {
+function refFix(pool: NodePoolView, name: string, why: string, target: Target, alternatives: string[] = []): FixSteps {
   const patch =
     pool.generation === 'v1alpha5'
       ? `spec:\n  providerRef:\n    name: ${name}`
@@ -221,5 +221,5 @@ function refFix(pool: NodePoolView, name: string, why: string, target: Target, a
   steps.push(...alternatives);
   // Provisioners (v1alpha5) have no status conditions to check.
   if (pool.generation !== 'v1alpha5') steps.push(`Then: kubectl get nodepool ${pool.name} -o jsonpath='{.status.conditions[?(@.type=="NodeClassReady")].status}' prints True.`);
-  return steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
+  return steps;
 }

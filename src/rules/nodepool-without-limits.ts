@@ -1,4 +1,4 @@
-import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import { dig, isRecord } from '../kube/fields.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
 import { formatBytes, parseQuantity } from '../kube/units.js';
@@ -42,7 +42,7 @@ export default defineRule({
       'requirements allow only NVIDIA GPU instances (categories g/p, a GPU count or manufacturer), where a GPU limit caps ' +
       'the node count as well. Static NodePools ' +
       '(spec.replicas) have a fixed size and are skipped.',
-    fix: 'Set spec.limits (cpu and memory at least) to the most the pool should ever run, with headroom above today\'s usage.',
+    fix: ['Set spec.limits (cpu and memory at least) to the most the pool should ever run, with headroom above today\'s usage.'],
     examples: {
       bad: 'apiVersion: karpenter.sh/v1\nkind: NodePool\nspec:\n  template: {…}   # no limits',
       good: 'spec:\n  limits:\n    cpu: "200"\n    memory: 800Gi',
@@ -97,7 +97,7 @@ function usage(pool: NodePoolView): Usage {
 }
 
 /** Limits with headroom over today's usage (4x, at least 100 CPU / 400Gi), or those round defaults in a repository. */
-function fixText(pool: NodePoolView, used: Usage): string {
+function fixText(pool: NodePoolView, used: Usage): FixSteps {
   const cpu = Math.max(100, Math.ceil(((used.cpu ?? 0) * 4) / 10) * 10);
   const memGi = Math.max(400, Math.ceil(((used.memory ?? 0) * 4) / 2 ** 30 / 100) * 100);
   const kept = Object.entries(pool.limits).map(([k, v]) => `\n${k}: "${String(v)}"`).join('');
@@ -107,7 +107,7 @@ function fixText(pool: NodePoolView, used: Usage): string {
       ? `spec:\n  limits:\n    resources:\n${limits.replace(/^/gm, '      ')}`
       : `spec:\n  limits:\n${limits.replace(/^/gm, '    ')}`;
   return [
-    `1. Cap the pool at the most it should ever run${used.text ? ` (today: ${used.text})` : ''}: ${editCommand(pool.object)}   (or the manifest in your repository)\n${yaml.replace(/^/gm, '   ')}`,
-    '2. Optionally cap the node count too (limits.nodes, core v1.11+), and alert on the "exceed limits for nodepool" FailedScheduling events so a reached cap is noticed.',
-  ].join('\n');
+    `Cap the pool at the most it should ever run${used.text ? ` (today: ${used.text})` : ''}: ${editCommand(pool.object)}   (or the manifest in your repository)\n${yaml.replace(/^/gm, '   ')}`,
+    'Optionally cap the node count too (limits.nodes, core v1.11+), and alert on the "exceed limits for nodepool" FailedScheduling events so a reached cap is noticed.',
+  ];
 }

@@ -1,4 +1,4 @@
-import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import { condition, dig } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
@@ -30,7 +30,7 @@ export default defineRule({
       'or more PDBs ("Eviction does not support multiple PDBs"), which the Eviction API rejects outright. When the node is deleted ' +
       'anyway (expiry, interruption) every eviction fails with FailedDraining until the terminationGracePeriod. maxUnavailable: 0, ' +
       'minAvailable: "100%" or minAvailable equal to the replica count never allow an eviction at all (docs/karpenter-behaviour.md §7.3, §2.3 B11/B12).',
-    fix: 'Let at least one pod go at a time: maxUnavailable: 1 (or minAvailable below the replica count), one PDB per pod, and terminationGracePeriod on the NodePool.',
+    fix: ['Let at least one pod go at a time: maxUnavailable: 1 (or minAvailable below the replica count), one PDB per pod, and terminationGracePeriod on the NodePool.'],
     examples: {
       bad: 'apiVersion: policy/v1\nkind: PodDisruptionBudget\nspec:\n  minAvailable: 2      # Deployment has replicas: 2\n  selector:\n    matchLabels:\n      app: api',
       good: 'apiVersion: policy/v1\nkind: PodDisruptionBudget\nspec:\n  maxUnavailable: 1\n  selector:\n    matchLabels:\n      app: api',
@@ -116,7 +116,7 @@ export default defineRule({
         const cond = condition(pdb, 'DisruptionAllowed');
         const named = (blockedByPdb.get(name) ?? []).map((e) => e.firstSeen).filter(Boolean).sort()[0];
         const age = cond ? (cond.status === 'False' ? ageOf(cond.lastTransitionTime, now) : undefined) : ageOf(named, now);
-        if (age !== undefined && age > options.persistence!) {
+        if (age !== undefined && age > options.persistence) {
           const healthy = dig(pdb, 'status', 'currentHealthy');
           const desired = dig(pdb, 'status', 'desiredHealthy');
           problems.push(
@@ -187,7 +187,7 @@ function unreadyPods(pods: KubeObject[], pdb: KubeObject): KubeObject[] {
   );
 }
 
-function fixText(pdb: KubeObject, workloads: KubeObject[], others: KubeObject[], unready: KubeObject[], budgetProblem: boolean): string {
+function fixText(pdb: KubeObject, workloads: KubeObject[], others: KubeObject[], unready: KubeObject[], budgetProblem: boolean): FixSteps {
   const ns = pdb.metadata.namespace ?? 'default';
   const name = pdb.metadata.name!;
   const steps: string[] = [];
@@ -211,5 +211,5 @@ function fixText(pdb: KubeObject, workloads: KubeObject[], others: KubeObject[],
     if (typeof r !== 'number' || r < 2) steps.push(`Or run more replicas so the budget leaves room: kubectl -n ${ns} scale ${w.kind.toLowerCase()} ${w.metadata.name} --replicas=2`);
   }
   steps.push('Bound blocked drains on the NodePool: spec.template.spec.terminationGracePeriod: 24h');
-  return steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
+  return steps;
 }

@@ -52,10 +52,11 @@ export default defineRule({
       'group. In a manifest repository a template fires only when it shows Karpenter intent (it selects karpenter.sh/* or ' +
       'karpenter.k8s.aws/* labels or a NodePool template label, or tolerates a NodePool taint by key): workloads meant for ' +
       'managed node groups are not Karpenter\'s to host.',
-    fix:
+    fix: [
       'Make one NodePool accept the pod: tolerate its taint, align the pod\'s nodeSelector/affinity with the pool\'s ' +
       'requirements (or widen the requirement), add the custom label to the pool template, raise its limits, or repair its ' +
       'node class.',
+    ],
     examples: {
       bad: '# NodePool gpu: taints [nvidia.com/gpu=true:NoSchedule]\n# Pod\nspec:\n  nodeSelector:\n    karpenter.sh/nodepool: gpu\n  # no toleration',
       good: 'spec:\n  nodeSelector:\n    karpenter.sh/nodepool: gpu\n  tolerations:\n  - key: nvidia.com/gpu\n    operator: Equal\n    value: "true"\n    effect: NoSchedule',
@@ -77,7 +78,7 @@ export default defineRule({
     if (profiles.length === 0) return;
     // A manifest repository: no Nodes and only Pod manifests (no status): judge the workload templates instead.
     const templates = !snapshot.has('Node') && snapshot.all(KIND.Pod).every(isPodManifest);
-    const findings = templates ? judgeTemplates(snapshot, profiles, notEvaluatedFor) : judgePods(ctx, profiles, now, options.minPending!);
+    const findings = templates ? judgeTemplates(snapshot, profiles, notEvaluatedFor) : judgePods(ctx, profiles, now, options.minPending);
     for (const f of findings) report(f);
   },
 });
@@ -172,7 +173,7 @@ function podFinding(snapshot: Snapshot, pods: KubeObject[], c: PodConstraints, v
   return {
     object: pod,
     message: `Pod ${podName(pod)}${siblings} has been Pending for ${formatDuration(age)} and no NodePool can host it — ${poolTexts(verdicts)}.${saidText}`,
-    fix: fixFor(c, closest(verdicts, c)),
+    fix: [fixFor(c, closest(verdicts, c))],
     ...pointerOf(closest(verdicts, c), verdicts),
     evidence,
     related: [...pods.slice(1, 6), ...verdicts.map((v) => v.profile.pool.object)],
@@ -226,7 +227,7 @@ function judgeTemplates(snapshot: Snapshot, everyPool: PoolProfile[], notEvaluat
     out.push({
       object,
       message: `${object.kind} ${ns}${object.metadata.name}: no NodePool ${where} can host its pods — ${poolTexts(verdicts)}; they would stay Pending.`,
-      fix: fixFor(c, closest(verdicts, c)),
+      fix: [fixFor(c, closest(verdicts, c))],
       ...pointerOf(closest(verdicts, c), verdicts),
       evidence: [{ object, path: specPath, note: 'pod template' }, ...reasonEvidence(c, verdicts)],
       related: verdicts.map((v) => v.profile.pool.object),

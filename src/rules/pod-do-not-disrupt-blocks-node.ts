@@ -1,4 +1,4 @@
-import { defineRule, type EvidenceInput, type FindingInput } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type FindingInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import { dig } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
@@ -41,9 +41,10 @@ export default defineRule({
       '"karpenter.sh/do-not-disrupt" annotation"). From v1.12 a positive duration counts from the pod start; up to v0.37 the ' +
       'deprecated karpenter.sh/do-not-evict is honoured too. A DaemonSet whose template carries it pins every node it runs on. ' +
       'When the node is deleted anyway (expiry, interruption) the drain waits for the pod until the terminationGracePeriod (docs/karpenter-behaviour.md §2.3 B10, §7.2).',
-    fix:
+    fix: [
       'Remove the annotation where the pod can be moved (a PDB expresses "not all at once" better), keep it only on run-to-completion ' +
       'work, never on a DaemonSet template, and set terminationGracePeriod on the NodePool so drift and expiry can still finish.',
+    ],
     examples: {
       bad: 'kind: DaemonSet\nspec:\n  template:\n    metadata:\n      annotations:\n        karpenter.sh/do-not-disrupt: "true"   # pins every node',
       good: 'kind: Job\nspec:\n  template:\n    metadata:\n      annotations:\n        karpenter.sh/do-not-disrupt: "true"   # finishes by itself',
@@ -158,7 +159,7 @@ export default defineRule({
   },
 });
 
-function fixText(node: string, blockers: Array<{ pod: KubeObject; dnd: DoNotDisrupt }>, snapshot: Snapshot): string {
+function fixText(node: string, blockers: Array<{ pod: KubeObject; dnd: DoNotDisrupt }>, snapshot: Snapshot): FixSteps {
   const steps: string[] = [];
   const seenDs = new Set<string>();
   for (const { pod, dnd } of blockers) {
@@ -183,7 +184,7 @@ function fixText(node: string, blockers: Array<{ pod: KubeObject; dnd: DoNotDisr
     `So that drift and expiry still finish, bound the wait on the NodePool:\n   spec:\n     template:\n       spec:\n         terminationGracePeriod: 24h`,
   );
   steps.push(`Check what still blocks ${node}: kubectl get events --field-selector involvedObject.name=${node},reason=DisruptionBlocked`);
-  return steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
+  return steps;
 }
 
 /**
@@ -253,7 +254,7 @@ function checkTemplates(snapshot: Snapshot, version: KarpenterVersionFacts, repo
   }
 }
 
-function templateFix(object: KubeObject, dnd: DoNotDisrupt, runToCompletion: boolean, needsTgp: boolean): string {
+function templateFix(object: KubeObject, dnd: DoNotDisrupt, runToCompletion: boolean, needsTgp: boolean): FixSteps {
   const steps: string[] = [];
   const ns = object.metadata.namespace ?? 'default';
   if (object.kind === 'DaemonSet') {
@@ -273,5 +274,5 @@ function templateFix(object: KubeObject, dnd: DoNotDisrupt, runToCompletion: boo
     );
   }
   if (needsTgp) steps.push('So that expiry and drift still finish, bound the drain on the NodePool:\n   spec:\n     template:\n       spec:\n         terminationGracePeriod: 24h');
-  return steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
+  return steps;
 }

@@ -1,4 +1,4 @@
-import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import { dig, str } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
@@ -25,10 +25,11 @@ export default defineRule({
       'allows that zone, or the EC2NodeClass selects no subnet there (no offering), Karpenter cannot launch a node ' +
       'and the pod stays Pending ("incompatible requirements, key topology.kubernetes.io/zone …"); kube-scheduler ' +
       'rejects every existing node with "volume node affinity conflict" (docs/karpenter-behaviour.md §5.1, §5.3).',
-    fix:
+    fix: [
       'Let a NodePool reach the volume\'s zone: add the zone to its topology.kubernetes.io/zone requirement and make ' +
       'sure its EC2NodeClass selects a subnet there; or restore the data (EBS snapshot) into a volume in a zone the ' +
       'NodePools do reach.',
+    ],
     examples: {
       bad: '# PV pinned to us-east-1c\nnodeAffinity:\n  required:\n    nodeSelectorTerms:\n    - matchExpressions:\n      - key: topology.ebs.csi.aws.com/zone\n        operator: In\n        values: [us-east-1c]\n---\n# NodePool\nrequirements:\n- key: topology.kubernetes.io/zone\n  operator: In\n  values: [us-east-1a, us-east-1b]',
       good: '# NodePool\nrequirements:\n- key: topology.kubernetes.io/zone\n  operator: In\n  values: [us-east-1a, us-east-1b, us-east-1c]\n# and an EC2NodeClass subnet in us-east-1c',
@@ -113,7 +114,7 @@ export default defineRule({
         }
         const reaching = usable.filter((r) => r.zones === undefined || r.zones.some((z) => pinned.zones.includes(z)));
         const conflictAge = conflict ? ageOf(conflict.firstSeen, now) : undefined;
-        const persistentConflict = conflict !== undefined && conflictAge !== undefined && conflictAge >= options.conflictFor!;
+        const persistentConflict = conflict !== undefined && conflictAge !== undefined && conflictAge >= options.conflictFor;
         const unreachable = usable.length > 0 && reaching.length === 0;
         if (!unreachable && !persistentConflict) continue;
         if (usable.length === 0 && !persistentConflict) continue; // no pool fits at all: pending-pod-no-nodepool-fits
@@ -162,7 +163,7 @@ function poolText(r: PoolReach, want: string[]): string {
   return `NodePool ${r.pool.name} allows ${want.join(', ')} but EC2NodeClass ${r.nodeClass?.metadata.name ?? '?'} has subnets only in ${r.subnets!.join(', ')}`;
 }
 
-function fixText(pod: KubeObject | undefined, pv: string, zones: string[], usable: PoolReach[], claim: string): string {
+function fixText(pod: KubeObject | undefined, pv: string, zones: string[], usable: PoolReach[], claim: string): FixSteps {
   const zone = zones[0]!;
   const steps: string[] = [];
   for (const r of usable.slice(0, 2)) {
@@ -184,5 +185,5 @@ function fixText(pod: KubeObject | undefined, pv: string, zones: string[], usabl
   steps.push(
     `Or move the data to a reachable zone: snapshot the EBS volume of PV ${pv} (aws ec2 create-snapshot), restore it as a new PVC in a zone the NodePools reach, and point ${pod ? podName(pod) : 'the workload'} at it instead of ${claim}.`,
   );
-  return steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
+  return steps;
 }

@@ -1,4 +1,4 @@
-import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import { dig, str } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration } from '../kube/units.js';
@@ -23,7 +23,7 @@ export default defineRule({
       'and (depending on the version) keeps simulating, nominating or launching capacity for pods that can never ' +
       'start, and then removes the empty nodes — a launch/drain loop that costs money and hides the real error ' +
       '(docs/karpenter-behaviour.md §5.1, §5.4).',
-    fix: 'Create the missing StorageClass (or change the claim to an existing one by recreating it), or recreate the PV / restore the data and rebind the claim.',
+    fix: ['Create the missing StorageClass (or change the claim to an existing one by recreating it), or recreate the PV / restore the data and rebind the claim.'],
     examples: {
       bad: 'kind: PersistentVolumeClaim\nspec:\n  storageClassName: gp3-encrypted   # no such StorageClass',
       good: 'kind: PersistentVolumeClaim\nspec:\n  storageClassName: gp3   # kubectl get storageclass gp3 exists',
@@ -85,7 +85,7 @@ export default defineRule({
   },
 });
 
-function fixText(ns: string, name: string, sc: string | undefined, pv: string | undefined, existing: string[]): string {
+function fixText(ns: string, name: string, sc: string | undefined, pv: string | undefined, existing: string[]): FixSteps {
   const steps: string[] = [];
   if (sc) {
     steps.push(
@@ -102,5 +102,5 @@ function fixText(ns: string, name: string, sc: string | undefined, pv: string | 
       `Its PersistentVolume ${pv} is gone: restore the data (e.g. from an EBS snapshot) into a PV named ${pv} with claimRef ${ns}/${name}, or delete and recreate the claim to provision a new, empty volume:\n  kubectl delete pvc -n ${ns} ${name}`,
     );
   }
-  return steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
+  return steps;
 }

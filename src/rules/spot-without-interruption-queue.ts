@@ -1,4 +1,4 @@
-import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { ControllerInfo } from '../snapshot/controller-info.js';
 import { KIND } from '../kube/kinds.js';
 import { anchorEvidence, karpenterFacts, listNames, plural } from './support.js';
@@ -23,9 +23,10 @@ export default defineRule({
       'controller is not even started: a spot node gets no cordon-and-drain in its 2-minute warning, its pods are ' +
       'killed when EC2 reclaims the instance, and replacement capacity is only provisioned after they are gone. ' +
       'The value must be the queue name: an ARN or URL makes every GetQueueUrl call fail (aws#6024), so nothing is handled.',
-    fix:
+    fix: [
       'Create the queue and EventBridge rules (getting-started CloudFormation template or the terraform-aws-eks karpenter ' +
       'module), give the controller sqs:GetQueueUrl/ReceiveMessage/DeleteMessage, and set settings.interruptionQueue to the queue name.',
+    ],
     examples: {
       bad: '# NodePool\nrequirements:\n- key: karpenter.sh/capacity-type\n  operator: In\n  values: ["spot", "on-demand"]\n# controller: no INTERRUPTION_QUEUE, or\n- name: INTERRUPTION_QUEUE\n  value: arn:aws:sqs:us-west-2:111122223333:prod-usw2',
       good: '# helm values\nsettings:\n  clusterName: prod-usw2\n  interruptionQueue: prod-usw2   # the queue NAME',
@@ -120,7 +121,7 @@ export default defineRule({
   },
 });
 
-function fixText(c: ControllerInfo, helmKey: string, name: string, legacy: boolean, key: string | undefined): string {
+function fixText(c: ControllerInfo, helmKey: string, name: string, legacy: boolean, key: string | undefined): FixSteps {
   const ctl = c.object!;
   const ns = ctl.metadata.namespace ?? 'kube-system';
   const release = c.helm?.release;
@@ -143,5 +144,5 @@ function fixText(c: ControllerInfo, helmKey: string, name: string, legacy: boole
         ]),
     'Check afterwards: the controller logs "watching interruption queue" (debug) and no AWS.SimpleQueueService.NonExistentQueue errors.',
   ];
-  return steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
+  return steps;
 }

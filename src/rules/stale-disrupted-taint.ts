@@ -21,7 +21,7 @@ export default defineRule({
       'Karpenter taints a node before a disruption command starts and removes the taint when the command is abandoned (replacements ' +
       'failed to launch or initialize, pod churn invalidated it). Orphaned taints are cleaned up only once cluster state is synced; ' +
       'a sync that never completes leaves the node unschedulable but running — capacity paid for and unused (docs/karpenter-behaviour.md §7.10).',
-    fix: 'Remove the taint by hand, then find out why the controller did not (its logs; cluster state sync).',
+    fix: ['Remove the taint by hand, then find out why the controller did not (its logs; cluster state sync).'],
     examples: {
       bad: 'spec:\n  taints:\n  - key: karpenter.sh/disrupted\n    effect: NoSchedule    # 3h, node and NodeClaim not deleting',
       good: 'spec:\n  taints: []   # taint only while a disruption command runs',
@@ -54,7 +54,7 @@ export default defineRule({
       const since = taint.timeAdded ?? reasonCond?.lastTransitionTime ?? firstEvent;
       const sinceWhat = taint.timeAdded ? 'added' : reasonCond?.lastTransitionTime ? 'DisruptionReason set' : 'first disruption event';
       const age = ageOf(since, now);
-      if (age === undefined || age <= options.threshold!) continue;
+      if (age === undefined || age <= options.threshold) continue;
 
       const evidence: EvidenceInput[] = [
         { object: node, path: `/spec/taints/${taint.index}`, note: `${sinceWhat} ${since}, ${formatDuration(age)} before the reference time` },
@@ -75,10 +75,11 @@ export default defineRule({
           `the disruption command was abandoned and the taint was never removed, so nothing new schedules there while the instance keeps running` +
           `${reasonCond ? ` (NodeClaim condition DisruptionReason=${reasonCond.reason ?? reasonCond.status})` : ''}.` +
           `${lastSync ? ` The controller logs say its cluster state is not synced ("${lastSync.message}", last at ${lastSync.time ?? 'an unknown time'}): Karpenter removes orphaned taints only after a sync.` : ''}`,
-        fix:
-          `1. Make the node schedulable again: kubectl taint node ${name} ${taint.key}${legacy ? '=disrupting' : ''}:NoSchedule-\n` +
-          `2. Check why Karpenter did not remove it (cluster state not synced, failed replacements): kubectl logs -n kube-system -l app.kubernetes.io/name=karpenter -c controller | grep -i -e "${name}" -e "synced"\n` +
-          `3. If the node should go, delete its NodeClaim instead: kubectl delete nodeclaim ${claim?.name ?? '<nodeclaim>'}`,
+        fix: [
+          `Make the node schedulable again: kubectl taint node ${name} ${taint.key}${legacy ? '=disrupting' : ''}:NoSchedule-`,
+          `Check why Karpenter did not remove it (cluster state not synced, failed replacements): kubectl logs -n kube-system -l app.kubernetes.io/name=karpenter -c controller | grep -i -e "${name}" -e "synced"`,
+          `If the node should go, delete its NodeClaim instead: kubectl delete nodeclaim ${claim?.name ?? '<nodeclaim>'}`,
+        ],
         evidence,
         related: claim ? [claim.object] : [],
       });

@@ -31,9 +31,10 @@ export default defineRule({
       '(Initialized=Unknown, reason StartupTaintsExist): the node is never consolidated or drifted, and since the ' +
       'scheduling simulation ignores startup taints on un-initialized nodes, Karpenter keeps nominating pending pods ' +
       'to it instead of launching capacity. There is no initialization timeout (docs/karpenter-behaviour.md §4.2, §4.5, F9).',
-    fix:
+    fix: [
       'Deploy or fix the agent that removes the taint (it must tolerate the taint and select the node), or drop the ' +
       'taint from the NodePool startupTaints if nothing is meant to remove it.',
+    ],
     examples: {
       bad: 'spec:\n  template:\n    spec:\n      startupTaints:\n      - key: node.cilium.io/agent-not-ready\n        value: "true"\n        effect: NoExecute   # but Cilium is not installed',
       good: 'spec:\n  template:\n    spec:\n      startupTaints:\n      - key: node.cilium.io/agent-not-ready\n        value: "true"\n        effect: NoExecute   # cilium DaemonSet tolerates it and removes it on start',
@@ -71,7 +72,7 @@ export default defineRule({
       if (!present.length) continue;
       const reg = registeredAt(claim, node);
       const age = ageOf(reg.time, now);
-      if (age === undefined || age <= options.after!) continue;
+      if (age === undefined || age <= options.after) continue;
 
       const name = node.metadata.name!;
       const evidence: EvidenceInput[] = [];
@@ -143,9 +144,7 @@ export default defineRule({
         fix: [
           ...steps,
           `Once the agent is healthy the taint goes away by itself; to unblock now: kubectl taint node ${name} ${present.map((p) => `${p.nodeTaint.key}${p.nodeTaint.effect ? `:${p.nodeTaint.effect}` : ''}-`).join(' ')}`,
-        ]
-          .map((s, i) => `${i + 1}. ${s}`)
-          .join('\n'),
+        ],
         evidence,
         related: [claim.object, ...(pool ? [pool.object] : [])],
       });

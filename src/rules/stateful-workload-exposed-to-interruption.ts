@@ -1,4 +1,4 @@
-import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import { dig, labelPointer } from '../kube/fields.js';
 import { admissionOptions, admits, podConstraints } from '../snapshot/pool-admission.js';
@@ -43,10 +43,11 @@ export default defineRule({
       'aws#7576). A pod-level karpenter.sh/do-not-disrupt or a PDB only delays eviction until the terminationGracePeriod — ' +
       'the EC2 stop or retirement happens at its scheduled time anyway (aws#7017). Without a PDB every replica on the node ' +
       'is evicted at once; on spot nodes several replicas can go in one reclaim wave.',
-    fix:
+    fix: [
       'Add a PodDisruptionBudget (maxUnavailable: 1) and a NodePool terminationGracePeriod long enough to hand over; run the ' +
       'workload on a dedicated on-demand NodePool (taint + toleration); removing the aws.health EventBridge rule stops Health ' +
       'drains only before v1.12.',
+    ],
     examples: {
       bad: 'kind: StatefulSet   # kafka, 3 replicas, no PodDisruptionBudget\nspec:\n  template:\n    spec: {}   # lands on NodePool default: capacity-type In [spot, on-demand]',
       good: 'apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: kafka, namespace: kafka}\nspec:\n  maxUnavailable: 1\n  selector: {matchLabels: {app: kafka}}\n---\n# NodePool stateful: capacity-type In [on-demand], taint dedicated=stateful:NoSchedule, terminationGracePeriod: 2h',
@@ -192,7 +193,7 @@ function fixText(
   labels: Array<[string, string]>,
   ctl: ControllerExposure,
   version: KarpenterVersionFacts,
-): string {
+): FixSteps {
   const steps = [
     `Limit a drain to one replica at a time with a PodDisruptionBudget:\n` +
       `apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: ${name}\n  namespace: ${ns}\nspec:\n  maxUnavailable: 1\n  selector:\n    matchLabels:\n` +
@@ -203,5 +204,5 @@ function fixText(
       ? `To stop AWS Health scheduled-change drains altogether (${version.label}), remove the aws.health rule from the EventBridge rules of queue ${ctl.queueName ?? '<your queue>'}; spot and state-change events still drain.`
       : 'Removing the aws.health EventBridge rule is no longer a full opt-out from v1.12: the always-on DescribeInstanceStatus poller drains on scheduled maintenance and force-terminates impaired instances.',
   ];
-  return steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
+  return steps;
 }

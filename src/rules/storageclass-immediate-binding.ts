@@ -28,10 +28,11 @@ export default defineRule({
       'zone, leaving the first empty — duplicate nodes, cost, and pods Pending when no NodePool reaches the zone. ' +
       'Karpenter core v1.7.0 stops provisioning for such pods until the PVC binds, which ends the duplicates but ' +
       'not the zone choice made without the pod (docs/karpenter-behaviour.md §5.1–5.2).',
-    fix:
+    fix: [
       'Use a StorageClass with volumeBindingMode: WaitForFirstConsumer, so the volume is created in the zone of the ' +
       'node the pod lands on. The field is immutable: create a new class (or delete and recreate this one under the ' +
       'same name — existing PVs and PVCs are not affected) and move workloads to it.',
+    ],
     examples: {
       bad: 'apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: gp3\nprovisioner: ebs.csi.aws.com\n# volumeBindingMode omitted: defaults to Immediate',
       good: 'apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: gp3\nprovisioner: ebs.csi.aws.com\nvolumeBindingMode: WaitForFirstConsumer\nparameters:\n  type: gp3',
@@ -106,7 +107,7 @@ export default defineRule({
         object: sc,
         severity: harming ? 'error' : 'warning',
         message: `StorageClass ${name} (${provisioner}) binds volumes ${mode ? 'Immediately' : 'Immediately by default (volumeBindingMode not set)'}${zoneText}: ${consequence}.${usage}`,
-        fix: fixText(sc),
+        fix: [fixText(sc)],
         evidence,
         related: [...(affected?.claims.slice(0, 10) ?? []), ...(affected?.pending.slice(0, 10) ?? [])],
         ...(fixedInCore === undefined ? { assumes: 'a version before v1.7.0, which launches duplicate nodes' } : {}),

@@ -36,7 +36,7 @@ export default defineRule({
       'or required affinity asks for a zone that every NodePool it fits allows, but whose EC2NodeClass selects no subnet ' +
       'there (status.subnets), so no offering exists in that zone; pods pinned by a volume are pv-zone-unreachable\'s ' +
       '(docs/karpenter-behaviour.md §8.5, F2, F15).',
-    fix: 'Give the EC2NodeClass subnets with free addresses: add (or enlarge, with a secondary CIDR) subnets tagged for its subnetSelectorTerms in the zones the pool uses; use VPC CNI prefix delegation or custom networking so pods stop taking node-subnet addresses.',
+    fix: ['Give the EC2NodeClass subnets with free addresses: add (or enlarge, with a secondary CIDR) subnets tagged for its subnetSelectorTerms in the zones the pool uses; use VPC CNI prefix delegation or custom networking so pods stop taking node-subnet addresses.'],
     examples: {
       bad: 'message: \'insufficient capacity, with fleet error(s), InsufficientFreeAddressesInSubnet: There are not enough free addresses in subnet ...\'',
       good: 'spec:\n  subnetSelectorTerms:\n  - tags:\n      karpenter.sh/discovery: my-cluster   # also matches the new /19 subnets',
@@ -53,8 +53,8 @@ export default defineRule({
   },
 
   check({ snapshot, now, options, report }) {
-    for (const f of zoneGaps(snapshot, now, options.minPending!)) report(f);
-    for (const { target, nodeClass, nodeClassName, pools } of byNodeClass(snapshot, failingPools(snapshot, ['subnet'], { minOccurrences: options.failures! }))) {
+    for (const f of zoneGaps(snapshot, now, options.minPending)) report(f);
+    for (const { target, nodeClass, nodeClassName, pools } of byNodeClass(snapshot, failingPools(snapshot, ['subnet'], { minOccurrences: options.failures }))) {
       const subnets = new Set<string>();
       for (const p of pools) for (const s of p.signals) for (const m of s.text.matchAll(/subnet[ '"]+(subnet-[0-9a-f]+)/gi)) subnets.add(m[1]!);
       const selected = nodeClass ? arr<Json>(dig(nodeClass, 'status', 'subnets')) : [];
@@ -69,10 +69,11 @@ export default defineRule({
         object: target,
         message:
           `Subnets out of free IP addresses${nodeClassName ? ` for EC2NodeClass ${nodeClassName}` : ''}${subnets.size ? ` (${listNames([...subnets], 4)})` : ''} — ${poolParts(pools, false)} with InsufficientFreeAddressesInSubnet, and no launch has succeeded since${fromText(pools)}`,
-        fix:
+        fix: [
           `1. See how many addresses are left: aws ec2 describe-subnets --subnet-ids ${ids.length ? ids.join(' ') : '<subnet ids from status.subnets>'} --query 'Subnets[].[SubnetId,AvailabilityZone,AvailableIpAddressCount]' --output table\n` +
           `2. Add subnets (or a secondary VPC CIDR) in the pool's zones and tag them so spec.subnetSelectorTerms${nodeClassName ? ` of EC2NodeClass ${nodeClassName}` : ''} selects them\n` +
           '3. Stop pods from using node-subnet addresses: VPC CNI prefix delegation (ENABLE_PREFIX_DELEGATION=true) or custom networking, and a kubelet maxPods that matches',
+        ],
         ...(nodeClass ? { pointer: '/spec/subnetSelectorTerms' } : {}),
         evidence,
         related: relatedOf(pools, target),
@@ -115,7 +116,7 @@ function zoneGaps(snapshot: Snapshot, now: number, minPending: number): FindingI
       message:
         `No room in the network: EC2NodeClass ${name} selects subnets only in ${g.subnets.join(', ')}, but ${plural(g.pods.length, 'Pending pod')} (${listNames(g.pods.map(podName))}) ` +
         `need${g.pods.length === 1 ? 's' : ''} ${zones.join(' or ')}; NodePool ${[...g.pools].join(', ')} would take ${g.pods.length === 1 ? 'it' : 'them'} but has no offering there.`,
-      fix: `Tag a subnet in ${zones.join(' and ')} with what spec.subnetSelectorTerms of EC2NodeClass ${name} selects (e.g. karpenter.sh/discovery), or add a subnet id term for it; then check: kubectl get ec2nodeclass ${name} -o jsonpath='{.status.subnets}'`,
+      fix: [`Tag a subnet in ${zones.join(' and ')} with what spec.subnetSelectorTerms of EC2NodeClass ${name} selects (e.g. karpenter.sh/discovery), or add a subnet id term for it; then check: kubectl get ec2nodeclass ${name} -o jsonpath='{.status.subnets}'`],
       pointer: '/spec/subnetSelectorTerms',
       evidence: [
         { object: nodeClass, path: '/status/subnets', note: `subnets in ${g.subnets.join(', ')}` },

@@ -6,20 +6,15 @@ import type { KubeObject } from '../kube/types.js';
 import type { EvidenceInput, RuleContext } from '../engine/rule.js';
 import { fullObjectCommand } from '../snapshot/partial.js';
 import type { ControllerInfo, SettingAnchor } from '../snapshot/controller-info.js';
-import { dig, str } from '../kube/fields.js';
+import { dig } from '../kube/fields.js';
 import type { EventView } from '../snapshot/events.js';
-import { formatDuration, parseTime } from '../kube/units.js';
-import { atLeast, coreVersionOf, formatVersion } from '../snapshot/version.js';
+import { parseTime } from '../kube/units.js';
+import { atLeast, coreVersionOf, formatVersion } from '../kube/version.js';
 
 /** Milliseconds between a timestamp and the reference time; undefined if the timestamp is missing/invalid. */
 export function ageOf(timestamp: unknown, now: number): number | undefined {
   const t = parseTime(timestamp);
   return t === undefined ? undefined : now - t;
-}
-
-export function since(timestamp: string | undefined, now: number): string {
-  const age = ageOf(timestamp, now);
-  return age === undefined ? 'for an unknown time' : `for ${formatDuration(age)}`;
 }
 
 export interface KarpenterVersionFacts {

@@ -37,7 +37,7 @@ export default defineRule({
       'node.cilium.io/agent-not-ready or ebs.csi.aws.com/agent-not-ready) is unknown to Karpenter. Once the node ' +
       'initializes, pods that do not tolerate it look unschedulable on it, so Karpenter launches extra NodeClaims ' +
       'for them, which later consolidate away: churn and cost (docs/karpenter-behaviour.md §4.5).',
-    fix: 'List every agent taint the nodes register with in spec.template.spec.startupTaints of the NodePool.',
+    fix: ['List every agent taint the nodes register with in spec.template.spec.startupTaints of the NodePool.'],
     examples: {
       bad: 'spec:\n  template:\n    spec:\n      taints: []\n      # nodes register with node.cilium.io/agent-not-ready=true:NoExecute',
       good: 'spec:\n  template:\n    spec:\n      startupTaints:\n      - key: node.cilium.io/agent-not-ready\n        value: "true"\n        effect: NoExecute',
@@ -117,7 +117,7 @@ export default defineRule({
         message:
           `NodePool ${pool.name} does not list agent ${list.length === 1 ? 'taint' : 'taints'} ${list.map((s) => s.key).join(', ')} in startupTaints: ${where}. ` +
           'Karpenter does not expect the taint, so pods that do not tolerate it look unschedulable on the pool\'s new nodes and Karpenter launches extra NodeClaims for them.',
-        fix: fixText(pool, list),
+        fix: [fixText(pool, list)],
         evidence,
         related: [] as KubeObject[],
       });

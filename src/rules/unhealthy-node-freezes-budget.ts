@@ -1,4 +1,4 @@
-import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import { formatDuration } from '../kube/units.js';
 import { ageOf, karpenterFacts, listNames, plural, unknownOn } from './support.js';
 import { allowedByReason, budgetState, hasBudgets, nodesByPool, REASONS, type BudgetState, type DisruptionReason, type PoolNode } from './lib/reclaim-budgets.js';
@@ -24,9 +24,10 @@ export default defineRule({
       'pool — not even the dead one — is consolidated, emptied or drifted. The NodePool event "No allowed ' +
       'disruptions … due to blocking budget" is only emitted when the budget formula itself is 0, so nothing tells ' +
       'you (docs/karpenter-behaviour.md §2.5, §3.3, §7.7).',
-    fix:
+    fix: [
       'Remove the unhealthy node (delete its NodeClaim; enable node repair so it happens by itself), unstick deleting ' +
       'nodes, and give small pools a budget of at least 2 nodes or a larger percentage.',
+    ],
     examples: {
       bad: '# 6-node pool, default budget nodes: "10%" → ceil(0.6) = 1\n# ip-10-0-1-5: Ready=Unknown for 3h → 1 − 1 = 0 disruptions allowed',
       good: 'spec:\n  disruption:\n    budgets:\n    - nodes: "2"       # one dead node no longer freezes the pool',
@@ -62,7 +63,7 @@ export default defineRule({
       const lasting = (n: PoolNode) => {
         const since = n.ready !== 'True' ? n.readySince : n.deletingSince;
         const age = ageOf(since, now);
-        return age !== undefined && age >= options.for!;
+        return age !== undefined && age >= options.for;
       };
       const culprits = nodes.disrupting.filter(lasting);
       if (!culprits.length) continue;
@@ -111,7 +112,7 @@ function bindingBudget(states: BudgetState[], reason: DisruptionReason): BudgetS
   return best;
 }
 
-function fixFor(kind: string, pool: string, disrupting: PoolNode[], total: number): string {
+function fixFor(kind: string, pool: string, disrupting: PoolNode[], total: number): FixSteps {
   const steps: string[] = [];
   for (const n of disrupting) {
     const claim = n.claim?.metadata.name;
@@ -125,5 +126,5 @@ function fixFor(kind: string, pool: string, disrupting: PoolNode[], total: numbe
   steps.push(
     `Let one bad node not freeze the pool (${total} nodes): kubectl patch ${kind} ${pool} --type merge -p '{"spec":{"disruption":{"budgets":[{"nodes":"${Math.min(Math.max(2, disrupting.length + 1), Math.max(total, 2))}"}]}}}'  (this replaces the budgets list: keep any scheduled budgets you have)`,
   );
-  return steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
+  return steps;
 }

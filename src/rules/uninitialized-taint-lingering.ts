@@ -1,4 +1,4 @@
-import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import { formatTaint } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration } from '../kube/units.js';
@@ -27,10 +27,11 @@ export default defineRule({
       'un-initialized node is never consolidated or drifted, and the scheduling simulation ignores the taint, so ' +
       'Karpenter keeps nominating pending pods to a node the kube-scheduler rejects: pods stay Pending and no new ' +
       'capacity is launched (docs/karpenter-behaviour.md §4.2–4.3).',
-    fix:
+    fix: [
       'Find out why the cloud-controller-manager did not initialize the node (instance metadata, providerID, CCM ' +
       'health), remove the taint by hand to unblock scheduling, and make sure no NodePool lists this key in ' +
       'taints or startupTaints. Upgrading Karpenter to v1.5.0 or later is a reported mitigation, not a proven fix.',
+    ],
     examples: {
       bad: `spec:\n  taints:\n  - key: ${TAINT}\n    value: "true"\n    effect: NoSchedule   # still present 40m after creation`,
       good: 'spec:\n  taints: []   # the cloud-controller-manager removed it within seconds of registration',
@@ -53,7 +54,7 @@ export default defineRule({
       if (!found) continue;
       const index = found.index;
       const age = ageOf(node.metadata.creationTimestamp, now);
-      if (age === undefined || age <= options.after!) continue;
+      if (age === undefined || age <= options.after) continue;
 
       const name = node.metadata.name!;
       const claim = snapshot.nodeClaimForNode(node);
@@ -118,7 +119,7 @@ export default defineRule({
   },
 });
 
-function fixText(node: string, declared?: { pool: string; field: string }): string {
+function fixText(node: string, declared?: { pool: string; field: string }): FixSteps {
   const steps = [
     `Unblock scheduling now: kubectl taint node ${node} ${TAINT}:NoSchedule-`,
     'Find the cause: the cloud-controller-manager removes this taint once it has initialized the node. Check that ' +
@@ -128,5 +129,5 @@ function fixText(node: string, declared?: { pool: string; field: string }): stri
   if (declared) {
     steps.push(`Remove ${TAINT} from spec.template.spec.${declared.field} of NodePool ${declared.pool}: only the CCM may manage it.`);
   }
-  return steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
+  return steps;
 }

@@ -1,4 +1,4 @@
-import { defineRule, type EvidenceInput, type FindingInput } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type FindingInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject, LogRecord } from '../kube/types.js';
 import { arr, dig, str, type Json } from '../kube/fields.js';
 import type { NodeClaimView } from '../snapshot/karpenter.js';
@@ -36,10 +36,11 @@ export default defineRule({
       'node (Registered=False, UnregisteredTaintNotFound): the NodeClaim is deleted after 15 minutes and relaunched, ' +
       'forever. v1.3+ only log "node claim registration error" and emit UnregisteredTaintMissing. A node that keeps the ' +
       'taint (NoExecute) was never registered: Karpenter is down, or no NodeClaim matches its providerID (docs/karpenter-behaviour.md §4.4, F8).',
-    fix:
+    fix: [
       'Make the userData register the node with the taint (kubelet --register-with-taints=karpenter.sh/unregistered:NoExecute, ' +
       'nodeadm kubelet.config.registerWithTaints, Bottlerocket settings.kubernetes.node-taints), or use an AMI alias so ' +
       'Karpenter generates it; upgrading to v1.3+ turns the hard failure into a warning.',
+    ],
     examples: {
       bad: 'spec:\n  amiFamily: Custom\n  amiSelectorTerms:\n  - id: ami-0123456789abcdef0\n  userData: |\n    #!/bin/bash\n    /etc/eks/bootstrap.sh my-cluster',
       good:
@@ -90,7 +91,7 @@ export default defineRule({
       const logs = logsByClaim.get(claim.name) ?? [];
       for (const l of logs.slice(-2)) evidence.push({ log: l, note: 'controller registration error' });
       const node = snapshot.nodeForNodeClaim(claim);
-      const lingering = node ? lingeringTaint(node, now, options.after!) : undefined;
+      const lingering = node ? lingeringTaint(node, now, options.after) : undefined;
       if (!notFound && !events.length && !logs.length && !lingering) continue;
 
       let what: string;
@@ -141,7 +142,7 @@ export default defineRule({
     // Only meaningful when the dump holds the NodeClaims: otherwise every node would look orphaned.
     for (const node of snapshot.has('NodeClaim') ? snapshot.all(KIND.Node) : []) {
       if (snapshot.nodeClaimForNode(node)) continue;
-      const lingering = lingeringTaint(node, now, options.after!);
+      const lingering = lingeringTaint(node, now, options.after);
       if (!lingering) continue;
       report({
         object: node,
@@ -149,7 +150,10 @@ export default defineRule({
         message:
           `Node ${node.metadata.name} has carried ${UNREGISTERED}:NoExecute for ${formatDuration(lingering.age)} and no NodeClaim matches its providerID: ` +
           'the instance outlived its NodeClaim (registration timeout or garbage collection) and will never be registered.',
-        fix: `1. Check for a NodeClaim of this instance: kubectl get nodeclaims -o wide | grep ${str(dig(node, 'spec', 'providerID'))?.split('/').pop() ?? node.metadata.name}\n2. If none: kubectl delete node ${node.metadata.name} and terminate the instance (aws ec2 terminate-instances --instance-ids ${str(dig(node, 'spec', 'providerID'))?.split('/').pop() ?? '<id>'}).`,
+        fix: [
+          `Check for a NodeClaim of this instance: kubectl get nodeclaims -o wide | grep ${str(dig(node, 'spec', 'providerID'))?.split('/').pop() ?? node.metadata.name}`,
+          `If none: kubectl delete node ${node.metadata.name} and terminate the instance (aws ec2 terminate-instances --instance-ids ${str(dig(node, 'spec', 'providerID'))?.split('/').pop() ?? '<id>'}).`,
+        ],
         evidence: [
           { object: node, path: `/spec/taints/${lingering.index}`, note: `present ${formatDuration(lingering.age)} after the node was created` },
           ...(str(dig(node, 'spec', 'providerID')) ? [{ object: node, path: '/spec/providerID', note: 'no NodeClaim has this providerID' }] : []),
@@ -187,7 +191,7 @@ function lingeringTaint(node: KubeObject, now: number, after: number): { index: 
 }
 
 /** `amiFamily: Custom`, or (v1) amiSelectorTerms without an alias and no amiFamily, whose userData lacks the taint. */
-export function customWithoutTaint(nodeClass: KubeObject): { why: string; evidence: EvidenceInput[] } | undefined {
+function customWithoutTaint(nodeClass: KubeObject): { why: string; evidence: EvidenceInput[] } | undefined {
   if (nodeClass.kind !== 'EC2NodeClass') return undefined;
   const family = str(dig(nodeClass, 'spec', 'amiFamily'));
   const terms = arr<Json>(dig(nodeClass, 'spec', 'amiSelectorTerms'));
@@ -207,24 +211,26 @@ export function customWithoutTaint(nodeClass: KubeObject): { why: string; eviden
   return { why: family === 'Custom' ? 'amiFamily: Custom' : 'an AMI selected without alias', evidence };
 }
 
-function classFix(name: string, hard = true): string {
+function classFix(name: string, hard = true): FixSteps {
   return [
-    `1. Add the taint to the kubelet registration in spec.userData of EC2NodeClass ${name} (kubectl edit ec2nodeclass ${name}):`,
-    "   AL2 bootstrap.sh: --kubelet-extra-args '--register-with-taints=karpenter.sh/unregistered:NoExecute'",
-    '   AL2023 nodeadm (NodeConfig): spec.kubelet.config.registerWithTaints: [{key: karpenter.sh/unregistered, effect: NoExecute}]',
-    '   Bottlerocket: [settings.kubernetes.node-taints] "karpenter.sh/unregistered" = ["NoExecute"]',
-    '2. Or select the AMI with an alias (amiSelectorTerms: [{alias: al2023@latest}]) so Karpenter generates the bootstrap.',
-    ...(hard ? ['3. Upgrading to v1.3+ makes a missing taint a warning instead of a registration failure.'] : []),
-  ].join('\n');
+    [
+      `Add the taint to the kubelet registration in spec.userData of EC2NodeClass ${name} (kubectl edit ec2nodeclass ${name}):`,
+      "   AL2 bootstrap.sh: --kubelet-extra-args '--register-with-taints=karpenter.sh/unregistered:NoExecute'",
+      '   AL2023 nodeadm (NodeConfig): spec.kubelet.config.registerWithTaints: [{key: karpenter.sh/unregistered, effect: NoExecute}]',
+      '   Bottlerocket: [settings.kubernetes.node-taints] "karpenter.sh/unregistered" = ["NoExecute"]',
+    ].join('\n'),
+    'Or select the AMI with an alias (amiSelectorTerms: [{alias: al2023@latest}]) so Karpenter generates the bootstrap.',
+    ...(hard ? ['Upgrading to v1.3+ makes a missing taint a warning instead of a registration failure.'] : []),
+  ];
 }
 
-function claimFix(claim: NodeClaimView, nodeClass: KubeObject | undefined, lingeringOnly: boolean, node: KubeObject | undefined, hard: boolean): string {
+function claimFix(claim: NodeClaimView, nodeClass: KubeObject | undefined, lingeringOnly: boolean, node: KubeObject | undefined, hard: boolean): FixSteps {
   if (lingeringOnly) {
     return [
-      `1. Check the controller: kubectl logs -n kube-system -l app.kubernetes.io/name=karpenter -c controller | grep ${claim.name}`,
-      `2. Check the registration condition: kubectl get nodeclaim ${claim.name} -o jsonpath='{.status.conditions}'`,
-      `3. Only once the cause is fixed and the node is fully configured: kubectl taint node ${node?.metadata.name ?? '<node>'} ${UNREGISTERED}:NoExecute-`,
-    ].join('\n');
+      `Check the controller: kubectl logs -n kube-system -l app.kubernetes.io/name=karpenter -c controller | grep ${claim.name}`,
+      `Check the registration condition: kubectl get nodeclaim ${claim.name} -o jsonpath='{.status.conditions}'`,
+      `Only once the cause is fixed and the node is fully configured: kubectl taint node ${node?.metadata.name ?? '<node>'} ${UNREGISTERED}:NoExecute-`,
+    ];
   }
   return classFix(nodeClass?.metadata.name ?? nodeClassNameOf(claim) ?? '<nodeclass>', hard);
 }

@@ -7,7 +7,7 @@ import type { ControllerInfo, SettingAnchor } from './controller-info.js';
 import type { KarpenterRelease } from './helm-values.js';
 import { renderKarpenterChart } from './karpenter-chart.js';
 import { dig } from '../kube/fields.js';
-import { parseVersion } from './version.js';
+import { parseVersion } from '../kube/version.js';
 
 /** The controller as the chart would render these values (no rendered Deployment/Pod in the input). */
 export function fromRelease(r: KarpenterRelease, provenanceOf: (o: KubeObject) => Provenance | undefined): ControllerInfo {

@@ -3,7 +3,7 @@ import type { KubeObject } from '../kube/types.js';
 import type { Json } from '../kube/fields.js';
 import type { KarpenterRelease } from './helm-values.js';
 import type { IgnoredSetting } from './karpenter-chart.js';
-import type { Version } from './version.js';
+import type { Version } from '../kube/version.js';
 
 /** Where a setting was read — or, when it is not set, where a developer would write it. */
 export interface SettingAnchor {

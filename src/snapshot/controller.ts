@@ -9,7 +9,7 @@ import { arr, dig, isRecord, str, type Json } from '../kube/fields.js';
 import { fromRelease, queueFromEnvironmentFile, releaseLabel } from './controller-from-values.js';
 import type { ControllerInfo } from './controller-info.js';
 import type { KarpenterRelease } from './helm-values.js';
-import { formatVersion, parseVersion } from './version.js';
+import { formatVersion, parseVersion } from '../kube/version.js';
 
 const IMAGE = /karpenter\/controller|karpenter-controller|\/karpenter(?::|@)|^karpenter(?::|@)/;
 
@@ -99,7 +99,7 @@ function workloadAnchors(obj: KubeObject): Partial<ControllerInfo> {
   return out;
 }
 
-export function parseFeatureGates(text: string): Record<string, boolean> {
+function parseFeatureGates(text: string): Record<string, boolean> {
   const gates: Record<string, boolean> = {};
   for (const part of text.split(',')) {
     const [k, v] = part.split('=').map((s) => s.trim());
@@ -118,12 +118,12 @@ function argValue(args: string[], flag: string): string | undefined {
 }
 
 /** JSON pointers into a Deployment's or Pod's containers, for evidence. */
-export function containerBase(obj: KubeObject): string {
+function containerBase(obj: KubeObject): string {
   return obj.kind === 'Pod' ? '/spec/containers' : '/spec/template/spec/containers';
 }
 
 /** Index of the Karpenter controller container in a Deployment/Pod (the one whose image names karpenter). */
-export function controllerContainerIndex(obj: KubeObject): number {
+function controllerContainerIndex(obj: KubeObject): number {
   const cs = containersOf(obj);
   const i = cs.findIndex((c) => /karpenter/.test(str(dig(c, 'image')) ?? ''));
   return Math.max(0, i);
@@ -142,7 +142,7 @@ export function envValuePath(obj: KubeObject, name: string, containerIndex?: num
 }
 
 /** JSON pointer to a `--flag=value` / `--flag value` argument of a container. */
-export function argPath(obj: KubeObject, containerIndex: number, flag: string): { path: string; value: string } | undefined {
+function argPath(obj: KubeObject, containerIndex: number, flag: string): { path: string; value: string } | undefined {
   const args = arr<unknown>(dig(containersOf(obj)[containerIndex], 'args'));
   for (let i = 0; i < args.length; i++) {
     const a = args[i];

@@ -45,7 +45,7 @@ export function isHelmValuesCarrier(obj: KubeObject): boolean {
 const carriers = new WeakMap<KubeObject, boolean>();
 
 /** The Karpenter release an object describes, if any. `lookup` finds a Flux OCIRepository a HelmRelease refers to. */
-export function karpenterReleaseOf(obj: KubeObject, lookup?: (kindKey: string, ns: string | undefined, name: string) => KubeObject | undefined): KarpenterRelease | undefined {
+function karpenterReleaseOf(obj: KubeObject, lookup?: (kindKey: string, ns: string | undefined, name: string) => KubeObject | undefined): KarpenterRelease | undefined {
   if (obj.kind === 'HelmValues' && obj.apiVersion.startsWith('karpdoctor.io/')) return fromValuesFile(obj);
   if (obj.kind === 'HelmRelease' && obj.apiVersion.startsWith('helm.toolkit.fluxcd.io/')) return fromHelmRelease(obj, lookup);
   if (obj.kind === 'Application' && obj.apiVersion.startsWith('argoproj.io/')) return fromApplication(obj);

@@ -7,7 +7,7 @@
  * `affinity: {}` keeps it.
  */
 import { arr, isRecord, type Json } from '../kube/fields.js';
-import { atLeast, formatVersion, type Version } from './version.js';
+import { atLeast, formatVersion, type Version } from '../kube/version.js';
 import { HOSTNAME_LABEL, NODEPOOL_LABEL, OS_LABEL, PROVISIONER_LABEL } from '../kube/well-known.js';
 
 /** `settings.*` keys the deployment template turns into env (v0.32+), each only when set (`{{- with … }}`). */

@@ -64,11 +64,6 @@ export function podConstraints(object: KubeObject, specPath: string, spec: unkno
   return { object, specPath, selector, terms, volumes: [], tolerations: arr<Json>(dig(spec, 'tolerations')), requests: specRequests(spec) };
 }
 
-/** A bare pod spec (a Helm-rendered template, the controller's own spec) judged without an object to cite. */
-export function specConstraints(spec: unknown): PodConstraints {
-  return podConstraints({ apiVersion: 'v1', kind: 'Pod', metadata: {} }, '/spec', spec);
-}
-
 /** A running pod's constraints including the node affinity of the PVs its claims are bound to. */
 export function podConstraintsWithVolumes(snapshot: Snapshot, pod: KubeObject): PodConstraints {
   const c = podConstraints(pod, '/spec');

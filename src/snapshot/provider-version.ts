@@ -8,13 +8,13 @@ import type { KubeObject } from '../kube/types.js';
 import { containersOf } from './controller.js';
 import type { ControllerInfo } from './controller-info.js';
 import { dig, str } from '../kube/fields.js';
-import { formatVersion, parseVersion } from './version.js';
+import { formatVersion, parseVersion } from '../kube/version.js';
 
 const AZURE_IMAGE = /aks\/karpenter|karpenter-provider-azure/;
 const CORE_PREFIX = /^core[:@=]/i;
 
 /** `core:1.2.0`: a core Karpenter version, not a provider release. */
-export function coreFlagVersion(flag: string | undefined): string | undefined {
+function coreFlagVersion(flag: string | undefined): string | undefined {
   return flag && CORE_PREFIX.test(flag.trim()) ? flag.trim().replace(CORE_PREFIX, '') : undefined;
 }
 

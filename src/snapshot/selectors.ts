@@ -44,7 +44,7 @@ export function tolerates(tolerations: unknown, taint: { key: string; value?: st
 }
 
 /** One requirement of a nodeSelectorTerm against a node's labels (node affinity adds Gt/Lt to the label operators). */
-export function nodeRequirementMatches(labels: Record<string, string>, e: Json): boolean {
+function nodeRequirementMatches(labels: Record<string, string>, e: Json): boolean {
   const key = str(e.key) ?? '';
   const values = arr<unknown>(e.values).map(String);
   const has = key in labels;

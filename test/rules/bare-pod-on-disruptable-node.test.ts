@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { anchorOf } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceAtField, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'bare-pod-on-disruptable-node';
@@ -55,13 +56,6 @@ describe(`${RULE} — near-miss`, () => {
   });
 });
 
-describe(`${RULE} — missing: no Pods`, () => {
-  it('is not evaluated', async () => {
-    const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
-    expect(r.findings).toEqual([]);
-    expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no Pods in the snapshot/) }]);
-  });
-});
 
 describe(`${RULE} — spec-only: bare Pod manifests in a GitOps tree (no Nodes)`, () => {
   const dir = caseDir(RULE, 'spec-only');
@@ -114,4 +108,18 @@ describe(`${RULE} — spec-only missing: Pod manifests without NodePools or Node
     expect(r.findings).toEqual([]);
     expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no Nodes or NodePools in the snapshot/) }]);
   });
+});
+
+testRule(RULE, {
+  fires: [
+    {
+      findings: [
+        { kind: 'Pod', namespace: 'data', name: 'migrate-orders-2025-06', pointer: '/metadata/name', severity: 'info' },
+        { kind: 'Pod', namespace: 'default', name: 'debug-shell', pointer: '/metadata/name', severity: 'info' },
+      ],
+      message: { name: 'migrate-orders-2025-06', text: 'Pod data/migrate-orders-2025-06 has no controller (no ownerReferences) and runs on Karpenter node ip-10-0-121-250.us-west-2.compute.internal of NodePool default: consolidation (WhenEmptyOrUnderutilized, consolidateAfter 1m), drift (a NodePool or EC2NodeClass change, a new AMI), expiry (expireAfter 720h, in 25d3h) will evict it and nothing will recreate it.' },
+    },
+  ],
+  nearMiss: [{}],
+  missing: [{}],
 });

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceAtField, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'consolidation-disabled-for-underused-nodes';
@@ -108,13 +109,6 @@ describe(`${RULE} — near-miss`, () => {
   });
 });
 
-describe(`${RULE} — missing`, () => {
-  it('is not evaluated without NodePools', async () => {
-    const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
-    expect(r.findings).toEqual([]);
-    expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no NodePools in the snapshot/) }]);
-  });
-});
 
 describe('reclaim-capacity: effective pod requests', () => {
   it('takes max(sum of containers, largest init container) plus overhead', async () => {
@@ -132,4 +126,25 @@ describe('reclaim-capacity: effective pod requests', () => {
     expect(podRequest(pod, 'cpu')).toBeCloseTo(1.1);
     expect(podRequest(pod, 'memory')).toBe(266 * 2 ** 20);
   });
+});
+
+testRule(RULE, {
+  fires: [
+    {
+      findings: [
+        { kind: 'NodePool', name: 'batch', pointer: '/spec/disruption/consolidateAfter', severity: 'warning' },
+        { kind: 'NodePool', name: 'web', pointer: '/spec/disruption/consolidationPolicy', severity: 'warning' },
+      ],
+      message: { name: 'batch', text: 'NodePool batch has consolidateAfter: Never (consolidation disabled), so its 2 under-used nodes (1 empty) (requests below 50% of allocatable CPU and memory) will never be consolidated: ip-10-0-71-12.us-west-2.compute.internal (empty), ip-10-0-88-140.us-west-2.compute.internal (CPU 5%, memory 4% requested; pods etl/orders-sync-5d8c7b9f4-tq2vx).' },
+    },
+    {
+      case: 'fires-manifests',
+      findings: [
+        { kind: 'NodePool', name: 'batch', pointer: '/spec/disruption/consolidateAfter', severity: 'warning' },
+        { kind: 'Provisioner', name: 'legacy', pointer: '/spec/consolidation/enabled', severity: 'warning' },
+      ],
+    },
+  ],
+  nearMiss: [{}],
+  missing: [{}],
 });

@@ -3,6 +3,7 @@ import { parse } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { anchorOf, type Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'deprecated-karpenter-api';
@@ -176,4 +177,35 @@ describe(`${RULE} — missing: events only`, () => {
     expect(r.findings).toEqual([]);
     expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no NodePools or node classes \(EC2NodeClass, AKSNodeClass\) or Pods or Nodes/) }]);
   });
+});
+
+testRule(RULE, {
+  fires: [
+    {
+      case: 'fires-annotations',
+      findings: [
+        { kind: 'Deployment', namespace: 'payments', name: 'ledger', pointer: '/spec/template/metadata/annotations/karpenter.sh~1do-not-evict', severity: 'warning' },
+        { kind: 'Node', name: 'ip-10-0-133-52.us-west-2.compute.internal', pointer: '/metadata/annotations/karpenter.sh~1do-not-consolidate', severity: 'warning' },
+        { kind: 'NodePool', name: 'stateful', pointer: '/spec/template/metadata/annotations/karpenter.sh~1do-not-consolidate', severity: 'warning' },
+        { kind: 'StatefulSet', namespace: 'data', name: 'kafka', pointer: '', severity: 'warning' },
+      ],
+      message: { name: 'ledger', text: 'Deployment payments/ledger uses the pod annotation karpenter.sh/do-not-evict, which Karpenter ignores since v1.0 (this cluster runs v1.2.1): its pods are evicted by consolidation, drift and expiry like any other pod.' },
+    },
+    {
+      case: 'fires-v1alpha5-manifests',
+      findings: [
+        { kind: 'AWSNodeTemplate', name: 'default', pointer: '/apiVersion', severity: 'error' },
+        { kind: 'Provisioner', name: 'default', pointer: '/apiVersion', severity: 'error' },
+      ],
+    },
+    {
+      case: 'fires-v1beta1',
+      findings: [
+        { kind: 'EC2NodeClass', name: 'default', pointer: '/apiVersion', severity: 'warning' },
+        { kind: 'NodePool', name: 'default', pointer: '/apiVersion', severity: 'warning' },
+      ],
+    },
+  ],
+  nearMiss: [{}, { case: 'near-miss-v0.36' }],
+  missing: [{}],
 });

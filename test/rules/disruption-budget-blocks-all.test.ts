@@ -4,6 +4,7 @@ import type { Finding } from '../../src/engine/findings.js';
 import { cronMatches, nextOpening, parseCron, scaled } from '../../src/rules/lib/reclaim-budgets.js';
 import { nodePoolView } from '../../src/snapshot/karpenter.js';
 import { scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceIs, rawValueAt, splitSource, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'disruption-budget-blocks-all';
@@ -94,13 +95,6 @@ describe(`${RULE} — near-miss: budgets that open`, () => {
   });
 });
 
-describe(`${RULE} — missing`, () => {
-  it('is not evaluated without NodePools', async () => {
-    const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
-    expect(r.findings).toEqual([]);
-    expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no NodePools in the snapshot/) }]);
-  });
-});
 
 describe('reclaim-budgets: cron and budget arithmetic', () => {
   const t = (iso: string) => Date.parse(iso);
@@ -131,4 +125,19 @@ describe('reclaim-budgets: cron and budget arithmetic', () => {
     expect(nextOpening(pool, 'Empty', t('2025-08-12T10:00:00Z'), 7 * 864e5)).toBe(t('2025-08-12T18:00:00Z'));
     expect(nextOpening(pool, 'Empty', t('2025-08-12T10:00:00Z'), 3600e3)).toBeUndefined();
   });
+});
+
+testRule(RULE, {
+  fires: [
+    {
+      findings: [
+        { kind: 'NodePool', name: 'batch', pointer: '/spec/disruption/budgets/0', severity: 'warning' },
+        { kind: 'NodePool', name: 'critical', pointer: '/spec/disruption/budgets/1', severity: 'warning' },
+        { kind: 'NodePool', name: 'default', pointer: '/spec/disruption/budgets/1', severity: 'warning' },
+      ],
+      message: { name: 'batch', text: 'NodePool batch allows 0 disruptions for Underutilized, Empty, Drifted at the reference time and its budgets never open within 7d: budget 0 (nodes: "20%", schedule: "0 25 * * *", duration: 2h) fails closed: schedule "0 25 * * *" is not a valid cron expression. This blocks any voluntary disruption (Underutilized, Empty, Drifted). Its 3 nodes are never consolidated or drifted: only expiry, interruption, node repair or manual deletion removes them.' },
+    },
+  ],
+  nearMiss: [{}],
+  missing: [{}],
 });

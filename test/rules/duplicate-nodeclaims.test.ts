@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceIs, rawValueAt, splitSource, unexpectedSkips } from './fixture-helpers.js';
 import { readFileSync } from 'node:fs';
 
@@ -167,13 +168,6 @@ describe(`${RULE} — near-miss: two NodeClaims 20s apart for different pods, bo
   });
 });
 
-describe(`${RULE} — missing: NodePools, nodes and logs, no NodeClaims`, () => {
-  it('is not evaluated, naming NodeClaims', async () => {
-    const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
-    expect(r.findings).toEqual([]);
-    expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no NodeClaims in the snapshot/) }]);
-  });
-});
 
 describe(`${RULE} — log parser: every generation of the empty-disruption record`, () => {
   const rec = (message: string, fields: Record<string, unknown>) => ({ time: '2025-08-01T10:00:00.000Z', level: 'INFO', message, fields, provenance: { source: 'x.log', line: 1 } });
@@ -202,4 +196,29 @@ describe('duplicate-nodeclaims — near-miss-one-batch: one provisioning batch c
     expect(r.snapshot.logs.some((l) => l.message === 'computed new nodeclaim(s) to fit pod(s)' && l.fields.nodeclaims === 2)).toBe(true);
     expect(r.findings).toEqual([]);
   });
+});
+
+testRule(RULE, {
+  fires: [
+    {
+      findings: [
+        { kind: 'NodePool', name: 'default', pointer: '', severity: 'warning' },
+      ],
+      message: { name: 'default', text: 'NodePool default launched 2 NodeClaims within 11s for the same pending pod(s) db/orders-db-0 (per the logs): default-4hd9q (us-west-2a), default-7xk2p (us-west-2c); default-4hd9q was removed as empty (2025-03-04T10:21:14.508Z). Likely trigger: StorageClass gp2 binds Immediately (volumeBindingMode not set) and db/orders-db-0 uses it through data-orders-db-0, so its volume picked a zone while the first node was launching (see rule storageclass-immediate-binding); Karpenter before v1.7.0 provisions before the claim binds.' },
+    },
+    {
+      case: 'fires-v0.31',
+      findings: [
+        { kind: 'Provisioner', name: 'default', pointer: '', severity: 'warning' },
+      ],
+    },
+    {
+      case: 'fires-v0.36',
+      findings: [
+        { kind: 'NodePool', name: 'default', pointer: '/spec/template/spec/startupTaints', severity: 'warning' },
+      ],
+    },
+  ],
+  nearMiss: [{}, { case: 'near-miss-one-batch' }],
+  missing: [{}],
 });

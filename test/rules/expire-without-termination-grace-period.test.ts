@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceAtField, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'expire-without-termination-grace-period';
@@ -117,10 +118,16 @@ describe(`${RULE} — spec-only: GitOps tree`, () => {
   });
 });
 
-describe(`${RULE} — missing: no NodePools`, () => {
-  it('is not evaluated', async () => {
-    const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
-    expect(r.findings).toEqual([]);
-    expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no NodePools in the snapshot/) }]);
-  });
+testRule(RULE, {
+  fires: [
+    {
+      findings: [
+        { kind: 'NodePool', name: 'stateful', pointer: '/spec/template/spec/expireAfter', severity: 'error' },
+        { kind: 'NodePool', name: 'default', pointer: '/spec/template/spec/expireAfter', severity: 'warning' },
+      ],
+      message: { name: 'stateful', text: 'NodePool stateful expires nodes (expireAfter 336h) without a terminationGracePeriod, and a drain is already stuck: node ip-10-0-139-240.us-west-2.compute.internal (NodeClaim stateful-c2n7v) has been draining for 5h4m after it expired, held by db/postgres-0 (PDB db/postgres allows 0 disruptions). Nothing ends it until the blocking pods go.' },
+    },
+  ],
+  nearMiss: [{}],
+  missing: [{}],
 });

@@ -7,9 +7,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import jsYaml from 'js-yaml';
 import type { Evidence, Finding } from '../../src/engine/findings.js';
+import type { RuleId } from '../../src/rules/index.js';
 import { FIXTURES } from '../support/scan.js';
 
-export function caseDir(rule: string, kase: string): string {
+export function caseDir(rule: RuleId, kase: string): string {
   return join(FIXTURES, 'rules', rule, kase);
 }
 

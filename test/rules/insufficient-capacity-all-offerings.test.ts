@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceIs, logLine, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'insufficient-capacity-all-offerings';
@@ -105,4 +106,42 @@ describe(`${RULE} — missing: no NodeClaims, events or logs`, () => {
       'no NodeClaims or Events or Karpenter controller logs in the snapshot (add the output of `kubectl get nodeclaims -o yaml`, `kubectl get events -A -o yaml`, `kubectl logs -n kube-system -l app.kubernetes.io/name=karpenter -c controller --tail=-1`)',
     );
   });
+});
+
+testRule(RULE, {
+  fires: [
+    {
+      case: 'fires-conditions',
+      findings: [
+        { kind: 'NodePool', name: 'batch', pointer: '/spec/template/spec/requirements', severity: 'error' },
+      ],
+      message: { name: 'batch', text: 'NodePool batch: launches failed with insufficient capacity 3 times between 2025-04-22T09:12:05Z and 2025-04-22T09:18:21Z (NodeClaims batch-h5r8c, batch-pz3wd, batch-x9k2m) and no launch of the pool has succeeded since — insufficient capacity on every requested offering. Pending pods wait while every offering the pool allows is unavailable (from NodeClaim Launched conditions).' },
+    },
+    {
+      case: 'fires-events',
+      findings: [
+        { kind: 'NodePool', name: 'gpu-train', pointer: '/spec/template/spec/requirements', severity: 'error' },
+      ],
+    },
+    {
+      case: 'fires-logs-v0.31',
+      findings: [
+        { kind: 'Provisioner', name: 'default', pointer: '', severity: 'error' },
+      ],
+    },
+    {
+      case: 'fires-logs-v0.35',
+      findings: [
+        { kind: 'NodePool', name: 'default', pointer: '', severity: 'error' },
+      ],
+    },
+    {
+      case: 'fires-logs-v1',
+      findings: [
+        { kind: 'NodePool', name: 'spot-web', pointer: '', severity: 'error' },
+      ],
+    },
+  ],
+  nearMiss: [{}],
+  missing: [{}],
 });

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceIs, rawValueAt, startLine, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'interruption-drained-stateful-node';
@@ -119,10 +120,21 @@ describe(`${RULE} — near-miss: an old health drain (9 days) and a rebalance re
   });
 });
 
-describe(`${RULE} — missing: Pods and logs, no Events`, () => {
-  it('is not evaluated, naming Events', async () => {
-    const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
-    expect(r.findings).toEqual([]);
-    expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no Events in the snapshot/) }]);
-  });
+testRule(RULE, {
+  fires: [
+    {
+      findings: [
+        { kind: 'Node', name: 'ip-10-0-77-12.us-west-2.compute.internal', pointer: '', severity: 'error' },
+      ],
+      message: { name: 'ip-10-0-77-12.us-west-2.compute.internal', text: 'Node ip-10-0-77-12.us-west-2.compute.internal was drained by Karpenter interruption handling (AWS Health / EC2 scheduled change or failed status check: events InstanceUnhealthy, TerminatingOnInterruption; interruption message scheduled_change, 29m before the reference time) while it ran stateful pods: kafka/kafka-2 (StatefulSet kafka replica), monitoring/prometheus-0 (StatefulSet prometheus replica). Interruption drains ignore NodePool budgets and the node do-not-disrupt annotation, and no NodePool can opt out (up to v1.14.1).' },
+    },
+    {
+      case: 'fires-v0.31',
+      findings: [
+        { kind: 'Node', name: 'ip-172-27-13-123.ap-southeast-2.compute.internal', pointer: '', severity: 'error' },
+      ],
+    },
+  ],
+  nearMiss: [{}],
+  missing: [{}],
 });

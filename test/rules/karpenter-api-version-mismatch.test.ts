@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceIs, logLine, rawValueAt } from './fixture-helpers.js';
 
 const RULE = 'karpenter-api-version-mismatch';
@@ -64,4 +65,38 @@ describe(`${RULE} — missing: NodePools and NodeClaims only`, () => {
     expect(r.findings).toEqual([]);
     expect(r.notEvaluated[0]!.reason).toContain('`kubectl get deploy,pods -n kube-system -l app.kubernetes.io/name=karpenter -o yaml`');
   });
+});
+
+testRule(RULE, {
+  fires: [
+    {
+      case: 'fires-crds',
+      findings: [
+        { kind: 'CustomResourceDefinition', name: 'ec2nodeclasses.karpenter.k8s.aws', pointer: '/spec/versions', severity: 'error' },
+        { kind: 'CustomResourceDefinition', name: 'nodeclaims.karpenter.sh', pointer: '/spec/versions', severity: 'error' },
+        { kind: 'CustomResourceDefinition', name: 'nodepools.karpenter.sh', pointer: '/spec/versions', severity: 'error' },
+      ],
+      message: { name: 'ec2nodeclasses.karpenter.k8s.aws', text: 'The Karpenter controller and its CRDs disagree — CRD ec2nodeclasses.karpenter.k8s.aws serves v1beta1, but Karpenter v1.2.0 uses EC2NodeClass v1; CRD ec2nodeclasses.karpenter.k8s.aws comes from release 0.37.0, the controller runs v1.2.0. Until they match the controller cannot read or write its objects: nothing is provisioned or disrupted.' },
+    },
+    {
+      case: 'fires-logs-v0.31',
+      findings: [
+        { kind: 'Deployment', namespace: 'kube-system', name: 'karpenter', pointer: '', severity: 'error' },
+      ],
+    },
+    {
+      case: 'fires-logs-v0.35',
+      findings: [
+        { kind: 'Deployment', namespace: 'kube-system', name: 'karpenter', pointer: '', severity: 'error' },
+      ],
+    },
+    {
+      case: 'fires-logs-v1',
+      findings: [
+        { kind: 'Deployment', namespace: 'kube-system', name: 'karpenter', pointer: '', severity: 'error' },
+      ],
+    },
+  ],
+  nearMiss: [{}],
+  missing: [{}],
 });

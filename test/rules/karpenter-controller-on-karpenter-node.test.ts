@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { anchorOf, type Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceIs, rawValueAt, startLine, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'karpenter-controller-on-karpenter-node';
@@ -130,10 +131,27 @@ describe(`${RULE} — near-miss`, () => {
   });
 });
 
-describe(`${RULE} — missing: Nodes and NodePools, no controller`, () => {
-  it('is not evaluated, naming the controller', async () => {
-    const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
-    expect(r.findings).toEqual([]);
-    expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no Karpenter controller Deployment or Pods in the snapshot/) }]);
-  });
+testRule(RULE, {
+  fires: [
+    {
+      findings: [
+        { kind: 'Deployment', namespace: 'kube-system', name: 'karpenter', pointer: '/spec/template/spec/affinity', severity: 'error' },
+      ],
+      message: { name: 'karpenter', text: 'Karpenter controller Deployment kube-system/karpenter: 1 controller pod of 2 runs on Karpenter-managed nodes (kube-system/karpenter-6c9d8b7f4d-2xk9p on ip-10-0-101-23.us-west-2.compute.internal (NodePool general)). Karpenter can consolidate, drift, expire or repair such a node and evict its own controller, losing leadership mid-operation; with no replica left nothing provisions the node it needs to come back.' },
+    },
+    {
+      case: 'fires-manifests',
+      findings: [
+        { kind: 'Deployment', namespace: 'kube-system', name: 'karpenter', pointer: '/spec/template/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution', severity: 'warning' },
+      ],
+    },
+    {
+      case: 'fires-pinned',
+      findings: [
+        { kind: 'Deployment', namespace: 'kube-system', name: 'karpenter', pointer: '/spec/template/spec/nodeSelector/karpenter.sh~1nodepool', severity: 'error' },
+      ],
+    },
+  ],
+  nearMiss: [{}],
+  missing: [{}],
 });

@@ -7,6 +7,7 @@ import { evaluate } from '../../src/snapshot/crd/cel.js';
 import { CrdSet } from '../../src/snapshot/crd/crds.js';
 import { validate, type Schema } from '../../src/snapshot/crd/schema.js';
 import { scan, scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, expectSourceAtField, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'karpenter-object-rejected';
@@ -226,4 +227,40 @@ describe(`${RULE} — fires-cluster: kubectl get output with the cluster's CRDs;
     const all = await scan([dir]);
     expect(all.findings.map((f) => f.ruleId)).toContain('unregistered-taint-problem');
   });
+});
+
+testRule(RULE, {
+  fires: [
+    {
+      findings: [
+        { kind: 'EC2NodeClass', name: 'hardened', pointer: '/spec', severity: 'error' },
+        { kind: 'NodePool', name: 'batch', pointer: '/spec/template/spec/nodeClassRef/group', severity: 'error' },
+        { kind: 'NodePool', name: 'batch', pointer: '/spec/template/spec/requirements/2/operator', severity: 'error' },
+        { kind: 'NodePool', name: 'batch', pointer: '/spec/template/spec/requirements/1', severity: 'error' },
+        { kind: 'NodePool', name: 'batch', pointer: '/spec/template/spec/requirements/0', severity: 'error' },
+        { kind: 'NodePool', name: 'batch', pointer: '/spec/disruption/budgets/1/duration', severity: 'error' },
+        { kind: 'NodePool', name: 'batch', pointer: '/spec/disruption/budgets/0', severity: 'error' },
+        { kind: 'NodePool', name: 'batch', pointer: '/spec/weight', severity: 'error' },
+      ],
+      message: { name: 'hardened', text: 'EC2NodeClass hardened would be rejected by the API server (CRD ec2nodeclasses.karpenter.k8s.aws, v1; the CRDs in the input): spec: Invalid value: "object": amiFamily is required when no amiSelectorTerm uses an alias' },
+    },
+    {
+      case: 'fires-cluster',
+      findings: [
+        { kind: 'EC2NodeClass', name: 'legacy-ami', pointer: '/spec', severity: 'warning' },
+      ],
+    },
+  ],
+  nearMiss: [
+    {
+      partly:
+        '1 object with validation rules that could not be evaluated here (judged on the rest): NodePool templated (spec.template.spec.requirements: a value is not rendered yet (template))',
+    },
+  ],
+  missing: [
+    {
+      reason:
+        'no Karpenter CRDs to validate against: pass --crds FILE|DIR (CRD manifests or the karpenter-crd chart), add `kubectl get crd -o yaml` to the input, or give --karpenter-version so they can be downloaded',
+    },
+  ],
 });

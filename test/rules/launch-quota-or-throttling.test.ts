@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceIs, logLine } from './fixture-helpers.js';
 
 const RULE = 'launch-quota-or-throttling';
@@ -60,4 +61,36 @@ describe(`${RULE} — missing`, () => {
     const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
     expect(r.notEvaluated[0]!.reason).toMatch(/^no NodeClaims or Events or Karpenter controller logs in the snapshot/);
   });
+});
+
+testRule(RULE, {
+  fires: [
+    {
+      case: 'fires-conditions',
+      findings: [
+        { kind: 'NodePool', name: 'spot', pointer: '', severity: 'warning' },
+      ],
+      message: { name: 'spot', text: 'NodePool spot: account quota used up — the Spot instance quota is used up; NodePool spot failed 2 times between 2025-04-01T06:30:02Z and 2025-04-01T06:33:10Z (NodeClaims spot-5jr2k, spot-w8n1c) and no launch has succeeded since (from NodeClaim Launched conditions).' },
+    },
+    {
+      case: 'fires-events',
+      findings: [
+        { kind: 'NodePool', name: 'compute', pointer: '', severity: 'warning' },
+      ],
+    },
+    {
+      case: 'fires-logs-v0.35',
+      findings: [
+        { kind: 'NodePool', name: 'spot', pointer: '', severity: 'warning' },
+      ],
+    },
+    {
+      case: 'fires-logs-v1',
+      findings: [
+        { kind: 'NodePool', name: 'default', pointer: '', severity: 'warning' },
+      ],
+    },
+  ],
+  nearMiss: [{}],
+  missing: [{}],
 });

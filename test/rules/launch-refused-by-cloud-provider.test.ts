@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceIs, logLine, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'launch-refused-by-cloud-provider';
@@ -78,4 +79,42 @@ describe(`${RULE} — missing: no NodeClaims, events or logs`, () => {
     expect(r.findings).toEqual([]);
     expect(r.notEvaluated[0]!.reason).toContain('`kubectl get nodeclaims -o yaml`, `kubectl get events -A -o yaml`');
   });
+});
+
+testRule(RULE, {
+  fires: [
+    {
+      case: 'fires-conditions',
+      findings: [
+        { kind: 'EC2NodeClass', name: 'default', pointer: '/spec/instanceProfile', severity: 'error' },
+      ],
+      message: { name: 'default', text: 'EC2 refuses the launches through EC2NodeClass default — NodePool default failed 2 times between 2025-09-09T07:58:45Z and 2025-09-09T08:03:53Z (NodeClaims default-c4m9x, default-j7p2w): the instance profile does not exist; no launch has succeeded since, and a retry fails the same way (from NodeClaim Launched conditions).' },
+    },
+    {
+      case: 'fires-events',
+      findings: [
+        { kind: 'EC2NodeClass', name: 'default', pointer: '', severity: 'error' },
+      ],
+    },
+    {
+      case: 'fires-logs-v0.31',
+      findings: [
+        { kind: 'Provisioner', name: 'default', pointer: '', severity: 'error' },
+      ],
+    },
+    {
+      case: 'fires-logs-v0.35',
+      findings: [
+        { kind: 'NodePool', name: 'default', pointer: '', severity: 'error' },
+      ],
+    },
+    {
+      case: 'fires-logs-v1',
+      findings: [
+        { kind: 'NodePool', name: 'system', pointer: '', severity: 'error' },
+      ],
+    },
+  ],
+  nearMiss: [{}],
+  missing: [{}],
 });

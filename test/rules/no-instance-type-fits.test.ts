@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scan, scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceIs, logLine } from './fixture-helpers.js';
 
 const RULE = 'no-instance-type-fits';
@@ -70,4 +71,36 @@ describe(`${RULE} — missing: Pods and NodePools but no events or logs`, () => 
       'no Events or Karpenter controller logs in the snapshot (add the output of `kubectl get events -A -o yaml`, `kubectl logs -n kube-system -l app.kubernetes.io/name=karpenter -c controller --tail=-1`)',
     );
   });
+});
+
+testRule(RULE, {
+  fires: [
+    {
+      case: 'fires-events',
+      findings: [
+        { kind: 'Pod', namespace: 'reports', name: 'renderer-0', pointer: '/status/conditions/0', severity: 'error' },
+      ],
+      message: { name: 'renderer-0', text: 'Pod reports/renderer-0: Karpenter could not schedule it 23 times between 2025-07-08T09:02:14Z and 2025-07-08T09:48:20Z — NodePool gpu: did not tolerate nvidia.com/gpu=true:NoSchedule; NodePool default: no instance type satisfied resources {"cpu":"48210m","memory":"98644Mi","pods":"5"} and requirements karpenter.k8s.aws/instance-category In [m], karpenter.k8s.aws/instance-size In [2xlarge large xlarge], karpenter.sh/capacity-type In [on-de….' },
+    },
+    {
+      case: 'fires-logs-v0.31',
+      findings: [
+        { kind: 'Pod', namespace: 'data', name: 'spark-exec-3', pointer: '', severity: 'error' },
+      ],
+    },
+    {
+      case: 'fires-logs-v0.35',
+      findings: [
+        { kind: 'Pod', namespace: 'vision', name: 'trainer-5d8f9c-xk2vb', pointer: '', severity: 'error' },
+      ],
+    },
+    {
+      case: 'fires-logs-v1',
+      findings: [
+        { kind: 'Pod', namespace: 'analytics', name: 'duckdb-worker-0', pointer: '', severity: 'error' },
+      ],
+    },
+  ],
+  nearMiss: [{}],
+  missing: [{}],
 });

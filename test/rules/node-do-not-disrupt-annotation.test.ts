@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceAtField, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'node-do-not-disrupt-annotation';
@@ -79,10 +80,16 @@ describe(`${RULE} — spec-only: a GitOps NodePool manifest`, () => {
   });
 });
 
-describe(`${RULE} — missing: no NodePools`, () => {
-  it('is not evaluated', async () => {
-    const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
-    expect(r.findings).toEqual([]);
-    expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no NodePools in the snapshot/) }]);
-  });
+testRule(RULE, {
+  fires: [
+    {
+      findings: [
+        { kind: 'Node', name: 'ip-10-0-115-66.us-west-2.compute.internal', pointer: '/metadata/annotations/karpenter.sh~1do-not-disrupt', severity: 'info' },
+        { kind: 'NodePool', name: 'gpu', pointer: '/spec/template/metadata/annotations/karpenter.sh~1do-not-disrupt', severity: 'info' },
+      ],
+      message: { name: 'ip-10-0-115-66.us-west-2.compute.internal', text: 'Node ip-10-0-115-66.us-west-2.compute.internal has karpenter.sh/do-not-disrupt: "true": Karpenter never consolidates, empties or drifts it; it does not stop expiry (expireAfter, forceful from v1.0), spot/health interruption, node repair or a manual delete, and it does not protect the pods from being evicted when one of those happens. Karpenter has skipped it for 3d19h (DisruptionBlocked). Expiry will still replace it in 22d21h.' },
+    },
+  ],
+  nearMiss: [{}],
+  missing: [{}],
 });

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'node-memory-pressure';
@@ -113,4 +114,23 @@ describe(`${RULE} — missing: Karpenter objects and events, no Nodes`, () => {
     expect(r.findings).toEqual([]);
     expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no Nodes in the snapshot/) }]);
   });
+});
+
+testRule(RULE, {
+  fires: [
+    {
+      findings: [
+        { kind: 'Node', name: 'ip-10-0-64-201.us-west-2.compute.internal', pointer: '/status/conditions/0', severity: 'warning' },
+      ],
+      message: { name: 'ip-10-0-64-201.us-west-2.compute.internal', text: 'Node ip-10-0-64-201.us-west-2.compute.internal has been under MemoryPressure for 46m; it is the usual precursor of a dead kubelet (Ready=Unknown). The kubelet is evicting pods (NodeHasInsufficientMemory x1, EvictionThresholdMet x14). EC2NodeClass default sets no kubelet reservations, so the defaults apply (kubeReserved memory scales with max pods, evictionHard memory.available 100Mi).' },
+    },
+    {
+      case: 'fires-v1beta1',
+      findings: [
+        { kind: 'Node', name: 'ip-192-168-88-14.eu-west-1.compute.internal', pointer: '/status/conditions/0', severity: 'error' },
+      ],
+    },
+  ],
+  nearMiss: [{}],
+  missing: [{}],
 });

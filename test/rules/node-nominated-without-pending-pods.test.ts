@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'node-nominated-without-pending-pods';
@@ -151,10 +152,21 @@ describe(`${RULE} — near-miss: a 30s nomination while a pod is provisioned, an
   });
 });
 
-describe(`${RULE} — missing`, () => {
-  it('is not evaluated without Events', async () => {
-    const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
-    expect(r.findings).toEqual([]);
-    expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no Events in the snapshot/) }]);
-  });
+testRule(RULE, {
+  fires: [
+    {
+      findings: [
+        { kind: 'Node', name: 'ip-10-0-33-190.us-west-2.compute.internal', pointer: '', severity: 'warning' },
+      ],
+      message: { name: 'ip-10-0-33-190.us-west-2.compute.internal', text: 'Node ip-10-0-33-190.us-west-2.compute.internal has been blocked from disruption as "nominated for a pending pod" for 1d3h (8731 times, last seen 24s before the reference time), so it is never consolidated or drifted: no pod is Pending in the snapshot, so the nominations come from pods of a deleting node being re-simulated: payments/ledger-0 on ip-10-0-47-12.us-west-2.compute.internal (karpenter.sh/do-not-disrupt: "true"), payments/ledger-api-6c8d9f7b5-wq4zd on ip-10-0-47-12.us-west-2.compute.internal (PDB payments/ledger-api allows 0 disruptions). Karpenter v1.2.1 still re-simulates un-evictable pods of draining nodes (fixed in v1.0.10, v1.1.6, v1.2.4, v1.3.4 and v1.4.0+).' },
+    },
+    {
+      case: 'fires-cluster-info-dump',
+      findings: [
+        { kind: 'Node', name: 'ip-10-0-121-6.us-west-2.compute.internal', pointer: '', severity: 'warning' },
+      ],
+    },
+  ],
+  nearMiss: [{}],
+  missing: [{}],
 });

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'node-repair-blocked';
@@ -108,4 +109,17 @@ describe(`${RULE} — missing: Nodes and events, no NodePools`, () => {
     expect(r.findings).toEqual([]);
     expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no NodePools in the snapshot/) }]);
   });
+});
+
+testRule(RULE, {
+  fires: [
+    {
+      findings: [
+        { kind: 'NodePool', name: 'batch', pointer: '', severity: 'error' },
+      ],
+      message: { name: 'batch', text: '2 of 4 nodes of NodePool batch are unhealthy (ip-10-20-33-141.us-east-2.compute.internal (Ready=Unknown), ip-10-20-35-9.us-east-2.compute.internal (Ready=Unknown)), more than the 1 (ceil 20%) node repair tolerates: repair is halted for the whole pool. NodeRepair is enabled (v1.2.1), so these nodes stay until someone replaces them.' },
+    },
+  ],
+  nearMiss: [{}],
+  missing: [{}],
 });

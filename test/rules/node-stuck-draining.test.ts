@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'node-stuck-draining';
@@ -125,10 +126,22 @@ describe(`${RULE} — near-miss: the same nodes, deletion started 12m ago (multi
   });
 });
 
-describe(`${RULE} — missing: no Nodes`, () => {
-  it('is not evaluated and names Nodes', async () => {
-    const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
-    expect(r.findings).toEqual([]);
-    expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no Nodes in the snapshot/) }]);
-  });
+testRule(RULE, {
+  fires: [
+    {
+      findings: [
+        { kind: 'Node', name: 'ip-10-0-120-77.us-west-2.compute.internal', pointer: '/metadata/deletionTimestamp', severity: 'error' },
+        { kind: 'Node', name: 'ip-10-0-151-30.us-west-2.compute.internal', pointer: '/metadata/deletionTimestamp', severity: 'error' },
+      ],
+      message: { name: 'ip-10-0-120-77.us-west-2.compute.internal', text: 'Node ip-10-0-120-77.us-west-2.compute.internal has been deleting for 3h12m (since 2025-06-12T06:28:00Z) with taint karpenter.sh/disrupted:NoSchedule and is still there; it is held by un-evictable pods payments/ledger-0 (PDB payments/ledger allows 0 disruptions), payments/fraud-scorer-6f7d8c9b5-8kq2w (karpenter.sh/do-not-disrupt: "true"). No terminationGracePeriod is set, so nothing ends the wait: the instance keeps running until the blocker goes.' },
+    },
+    {
+      case: 'fires-v1beta1',
+      findings: [
+        { kind: 'Node', name: 'ip-192-168-58-144.eu-west-1.compute.internal', pointer: '/metadata/deletionTimestamp', severity: 'error' },
+      ],
+    },
+  ],
+  nearMiss: [{}],
+  missing: [{}],
 });

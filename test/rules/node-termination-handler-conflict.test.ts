@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceAtField, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'node-termination-handler-conflict';
@@ -99,10 +100,21 @@ describe(`${RULE} — near-miss: NTH only as an IMDS-mode DaemonSet`, () => {
   });
 });
 
-describe(`${RULE} — missing: Pods only, no Deployments`, () => {
-  it('is not evaluated, naming Deployments', async () => {
-    const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
-    expect(r.findings).toEqual([]);
-    expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no Deployments in the snapshot/) }]);
-  });
+testRule(RULE, {
+  fires: [
+    {
+      findings: [
+        { kind: 'Deployment', namespace: 'kube-system', name: 'karpenter', pointer: '/spec/template/spec/containers/0/env/12/value', severity: 'warning' },
+      ],
+      message: { name: 'karpenter', text: 'aws-node-termination-handler runs in queue-processor mode (kube-system/aws-node-termination-handler on queue prod-usw2) while Karpenter controller kube-system/karpenter handles interruptions from queue prod-usw2: both consume the same SQS queue, so each interruption message reaches only one of them and is deleted — Karpenter misses the ones NTH takes, and NTH cordons and drains Karpenter nodes behind its back.' },
+    },
+    {
+      case: 'fires-manifests',
+      findings: [
+        { kind: 'Deployment', namespace: 'kube-system', name: 'karpenter', pointer: '/spec/template/spec/containers/0/env/12/value', severity: 'warning' },
+      ],
+    },
+  ],
+  nearMiss: [{}],
+  missing: [{}],
 });

@@ -5,6 +5,7 @@ import jsYaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceIs, rawObject, rawValueAt, resolve, splitSource, startLine, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'node-unhealthy-not-repaired';
@@ -266,4 +267,23 @@ describe(`${RULE} — missing: Karpenter objects and controller logs, no Nodes`,
     expect(r.findings).toEqual([]);
     expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no Nodes in the snapshot/) }]);
   });
+});
+
+testRule(RULE, {
+  fires: [
+    {
+      findings: [
+        { kind: 'Node', name: 'ip-10-0-142-87.us-west-2.compute.internal', pointer: '/status/conditions/3', severity: 'error' },
+      ],
+      message: { name: 'ip-10-0-142-87.us-west-2.compute.internal', text: 'Node ip-10-0-142-87.us-west-2.compute.internal has been Ready=Unknown (NodeStatusUnknown) for 2h7m and is still in the cluster: Karpenter v1.2.1 would repair it, but the NodeRepair feature gate is set to false. Pods stuck Terminating on it: kafka/kafka-1 (StatefulSet), kafka/orders-consumer-7b6d9c4f8-6rwjj, kafka/zookeeper-1 (StatefulSet); a StatefulSet does not recreate a replica until its old pod is gone, that is until the node is deleted. Left alone, expiry (expireAfter 720h) removes it in 16d18h.' },
+    },
+    {
+      case: 'fires-v1beta1',
+      findings: [
+        { kind: 'Node', name: 'ip-10-0-161-58.us-west-2.compute.internal', pointer: '/status/conditions/3', severity: 'error' },
+      ],
+    },
+  ],
+  nearMiss: [{}],
+  missing: [{}],
 });

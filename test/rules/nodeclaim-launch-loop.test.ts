@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceIs, logLine } from './fixture-helpers.js';
 
 const RULE = 'nodeclaim-launch-loop';
@@ -62,4 +63,30 @@ describe(`${RULE} — missing`, () => {
     const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
     expect(r.notEvaluated[0]!.reason).toMatch(/^no NodeClaims or Events or Karpenter controller logs in the snapshot/);
   });
+});
+
+testRule(RULE, {
+  fires: [
+    {
+      case: 'fires-logs-v0.31',
+      findings: [
+        { kind: 'Provisioner', name: 'workers', pointer: '', severity: 'warning' },
+      ],
+      message: { name: 'workers', text: 'Provisioner workers: 3 NodeClaims created and deleted again within minutes between 2023-07-03T11:20:04.955Z and 2023-07-03T11:26:21.842Z (workers-2hf7d, workers-8nq3c, workers-tk5w9), and none launched since — the pending pods get no node while the pool churns. The cause is not in the input. From logs only: kubectl get nodepools,nodeclaims,ec2nodeclasses -o yaml and kubectl get events -A -o yaml would confirm it.' },
+    },
+    {
+      case: 'fires-logs-v1',
+      findings: [
+        { kind: 'NodePool', name: 'default', pointer: '', severity: 'warning' },
+      ],
+    },
+    {
+      case: 'fires-objects',
+      findings: [
+        { kind: 'NodePool', name: 'spot', pointer: '', severity: 'warning' },
+      ],
+    },
+  ],
+  nearMiss: [{}],
+  missing: [{}],
 });

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'nodeclaim-not-initialized';
@@ -100,4 +101,24 @@ describe(`${RULE} — missing: Nodes without NodeClaims`, () => {
     expect(r.findings).toEqual([]);
     expect(r.notEvaluated[0]!.reason).toMatch(/^no NodeClaims in the snapshot/);
   });
+});
+
+testRule(RULE, {
+  fires: [
+    {
+      findings: [
+        { kind: 'Node', name: 'ip-10-2-64-19.us-east-2.compute.internal', pointer: '/status/allocatable', severity: 'warning' },
+        { kind: 'Node', name: 'ip-10-2-91-247.us-east-2.compute.internal', pointer: '/status/conditions/0', severity: 'warning' },
+      ],
+      message: { name: 'ip-10-2-64-19.us-east-2.compute.internal', text: "NodeClaim gpu-8xk2w (node ip-10-2-64-19.us-east-2.compute.internal) registered 51m ago but is still not initialized: it was launched for nvidia.com/gpu, but the node's allocatable does not list it: the NVIDIA device plugin (nvidia-device-plugin DaemonSet or the GPU operator) is not running on it. Karpenter will not consolidate or drift it and may keep counting on it for pending pods." },
+    },
+    {
+      case: 'fires-v0.37',
+      findings: [
+        { kind: 'NodeClaim', name: 'default-4kd7s', pointer: '/status/conditions/2', severity: 'warning' },
+      ],
+    },
+  ],
+  nearMiss: [{}],
+  missing: [{}],
 });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceIs, rawValueAt, splitSource, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'nodeclaim-not-registered';
@@ -106,4 +107,23 @@ describe(`${RULE} — missing: NodeClaims without NodePools`, () => {
     expect(r.findings).toEqual([]);
     expect(r.notEvaluated[0]!.reason).toMatch(/^no NodePools in the snapshot/);
   });
+});
+
+testRule(RULE, {
+  fires: [
+    {
+      findings: [
+        { kind: 'NodePool', name: 'default', pointer: '/status/conditions/1', severity: 'error' },
+      ],
+      message: { name: 'default', text: 'NodePool default: instances launch but never join the cluster — the controller deleted 2 NodeClaims (default-b7r2c, default-f4n8w) on registration timeout between 2025-09-02T10:53:39.212Z and 2025-09-02T11:09:03.655Z; NodePool condition NodeRegistrationHealthy=False (RegistrationFailed: Failed to register node); default-p9x2k has been waiting 14m for a Node. Each NodeClaim is deleted 15m after launch and replaced by another that fails the same way: instances are paid for and pods stay Pending.' },
+    },
+    {
+      case: 'fires-v1.7',
+      findings: [
+        { kind: 'NodePool', name: 'gpu-training', pointer: '', severity: 'error' },
+      ],
+    },
+  ],
+  nearMiss: [{}],
+  missing: [{}],
 });

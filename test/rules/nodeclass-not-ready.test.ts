@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { anchorOf, type Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'nodeclass-not-ready';
@@ -85,10 +86,21 @@ describe(`${RULE} — near-miss`, () => {
   });
 });
 
-describe(`${RULE} — missing: a GitOps repository (EC2NodeClass manifest without status)`, () => {
-  it('is not evaluated: readiness is live state', async () => {
-    const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
-    expect(r.findings).toEqual([]);
-    expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no Nodes or NodeClaims or Events in the snapshot/) }]);
-  });
+testRule(RULE, {
+  fires: [
+    {
+      findings: [
+        { kind: 'EC2NodeClass', name: 'private', pointer: '/spec/subnetSelectorTerms', severity: 'error' },
+      ],
+      message: { name: 'private', text: 'EC2NodeClass private has been Ready=False for 2h3m: SubnetsReady=False SubnetsNotFound "SubnetSelector did not match any Subnets". 1 NodePool (internal) uses it and cannot launch any node.' },
+    },
+    {
+      case: 'fires-validation',
+      findings: [
+        { kind: 'EC2NodeClass', name: 'default', pointer: '/status/conditions/6', severity: 'error' },
+      ],
+    },
+  ],
+  nearMiss: [{}],
+  missing: [{}],
 });

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { anchorOf, type Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'nodepool-limits-reached';
@@ -75,10 +76,21 @@ describe(`${RULE} — near-miss`, () => {
   });
 });
 
-describe(`${RULE} — missing: NodePools and Nodes, no Pods`, () => {
-  it('is not evaluated', async () => {
-    const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
-    expect(r.findings).toEqual([]);
-    expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no Pods in the snapshot/) }]);
-  });
+testRule(RULE, {
+  fires: [
+    {
+      findings: [
+        { kind: 'NodePool', name: 'batch', pointer: '/spec/limits/cpu', severity: 'warning' },
+      ],
+      message: { name: 'batch', text: 'NodePool batch has reached its limits (cpu 64 of 64), so Karpenter launches no node for it while 2 pods it could host are Pending (etl/report-builder-29162340-x7k2p, etl/report-builder-29162340-m4q9z); Karpenter says: "Failed to schedule pod, all available instance types exceed limits for nodepool (NodePool=batch)".' },
+    },
+    {
+      case: 'fires-events-only',
+      findings: [
+        { kind: 'NodePool', name: 'batch', pointer: '/spec/limits', severity: 'warning' },
+      ],
+    },
+  ],
+  nearMiss: [{}],
+  missing: [{}],
 });

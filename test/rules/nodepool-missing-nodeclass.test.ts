@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { anchorOf, type Finding } from '../../src/engine/findings.js';
 import { scan, scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceAtField, expectSourceIs, lineInObject, rawValueAt, startLine, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'nodepool-missing-nodeclass';
@@ -164,4 +165,35 @@ describe(`${RULE} — near-miss-aks: Azure NodePools whose AKSNodeClasses exist,
     const all = await scan([dir]);
     expect(all.findings.filter((x) => /EC2NodeClass|ec2nodeclass/.test(`${x.message} ${x.fix}`))).toEqual([]);
   });
+});
+
+testRule(RULE, {
+  fires: [
+    {
+      findings: [
+        { kind: 'NodePool', name: 'gpu', pointer: '/spec/template/spec/nodeClassRef/name', severity: 'error' },
+      ],
+      message: { name: 'gpu', text: 'NodePool gpu references EC2NodeClass "gpu-nodes", which does not exist (the snapshot has default, gpu-node; did you mean "gpu-node"?): Karpenter launches no node for this pool (NodeClassReady=False NodeClassNotFound) and its pods stay Pending.' },
+    },
+    {
+      case: 'fires-aks',
+      findings: [
+        { kind: 'NodePool', name: 'gpu', pointer: '/spec/template/spec/nodeClassRef/name', severity: 'error' },
+      ],
+    },
+    {
+      case: 'fires-manifests',
+      findings: [
+        { kind: 'NodePool', name: 'edge', pointer: '/spec/template/spec/nodeClassRef/kind', severity: 'error' },
+      ],
+    },
+    {
+      case: 'fires-terminating',
+      findings: [
+        { kind: 'NodePool', name: 'legacy', pointer: '/spec/template/spec/nodeClassRef/name', severity: 'error' },
+      ],
+    },
+  ],
+  nearMiss: [{}, { case: 'near-miss-aks' }],
+  missing: [{}],
 });

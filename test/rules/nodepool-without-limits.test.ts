@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { anchorOf } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, expectSourceAtField, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'nodepool-without-limits';
@@ -71,10 +72,23 @@ describe(`${RULE} — near-miss`, () => {
   });
 });
 
-describe(`${RULE} — missing: Nodes and Pods, no NodePools`, () => {
-  it('is not evaluated', async () => {
-    const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
-    expect(r.findings).toEqual([]);
-    expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no NodePools in the snapshot/) }]);
-  });
+testRule(RULE, {
+  fires: [
+    {
+      findings: [
+        { kind: 'NodePool', name: 'default', pointer: '/spec/limits', severity: 'info' },
+        { kind: 'NodePool', name: 'gpu', pointer: '/spec/limits', severity: 'info' },
+      ],
+      message: { name: 'default', text: 'NodePool default has no spec.limits, so nothing caps how many nodes it launches: a runaway scale-up, or a node that never joins and is relaunched, keeps adding instances (it runs 36 CPU and 138.2Gi memory today).' },
+    },
+    {
+      case: 'fires-manifests',
+      findings: [
+        { kind: 'NodePool', name: 'default', pointer: '/spec/limits', severity: 'info' },
+        { kind: 'Provisioner', name: 'ci-runners', pointer: '/spec/limits/resources', severity: 'info' },
+      ],
+    },
+  ],
+  nearMiss: [{}],
+  missing: [{}],
 });

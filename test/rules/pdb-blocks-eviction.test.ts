@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceAtField, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'pdb-blocks-eviction';
@@ -121,10 +122,18 @@ describe(`${RULE} — spec-only: GitOps manifests`, () => {
   });
 });
 
-describe(`${RULE} — missing: no PDBs`, () => {
-  it('is not evaluated', async () => {
-    const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
-    expect(r.findings).toEqual([]);
-    expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no PodDisruptionBudgets in the snapshot/) }]);
-  });
+testRule(RULE, {
+  fires: [
+    {
+      findings: [
+        { kind: 'PodDisruptionBudget', namespace: 'checkout', name: 'api', pointer: '/spec/minAvailable', severity: 'warning' },
+        { kind: 'PodDisruptionBudget', namespace: 'search', name: 'opensearch', pointer: '/status/disruptionsAllowed', severity: 'warning' },
+        { kind: 'PodDisruptionBudget', namespace: 'web', name: 'frontend', pointer: '/spec/selector', severity: 'warning' },
+        { kind: 'PodDisruptionBudget', namespace: 'web', name: 'storefront', pointer: '/spec/selector', severity: 'warning' },
+      ],
+      message: { name: 'api', text: 'PodDisruptionBudget checkout/api never allows an eviction: minAvailable: 2 is equal to the 2 replicas of Deployment checkout/api (replicas: 2), so no eviction is ever allowed; status.disruptionsAllowed has been 0 for 22d19h (currentHealthy 2, desiredHealthy 2). It selects 2 pods on 2 Karpenter nodes (ip-10-0-112-54.us-west-2.compute.internal, ip-10-0-148-220.us-west-2.compute.internal), which Karpenter will not consolidate or drift and whose drain stalls when they are expired or interrupted. Karpenter already reported it 3504 times (DisruptionBlocked).' },
+    },
+  ],
+  nearMiss: [{}],
+  missing: [{}],
 });

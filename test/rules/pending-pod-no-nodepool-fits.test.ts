@@ -5,6 +5,7 @@ import jsYaml from 'js-yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { anchorOf, type Finding } from '../../src/engine/findings.js';
 import { scan, scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceAtField, expectSourceIs, objectsIn, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'pending-pod-no-nodepool-fits';
@@ -234,4 +235,25 @@ describe(`${RULE} — one finding per cause with pv-zone-unreachable`, () => {
     expect(r.findings.filter((f) => f.ruleId === RULE)).toEqual([]);
     expect(r.findings.filter((f) => f.ruleId === 'pv-zone-unreachable').map((f) => f.object.name)).toContain('postgres-1');
   });
+});
+
+testRule(RULE, {
+  fires: [
+    {
+      findings: [
+        { kind: 'Pod', namespace: 'ml', name: 'trainer-7d9f8c6b5d-x2k4p', pointer: '/spec/nodeSelector/kubernetes.io~1arch', severity: 'error' },
+        { kind: 'Pod', namespace: 'reports', name: 'render-28391040-fz9tq', pointer: '/spec/containers/0/resources/requests/cpu', severity: 'error' },
+      ],
+      message: { name: 'trainer-7d9f8c6b5d-x2k4p', text: 'Pod ml/trainer-7d9f8c6b5d-x2k4p (and 1 more pod of ReplicaSet trainer-7d9f8c6b5d for the same reasons) has been Pending for 47m and no NodePool can host it — NodePool general: requires kubernetes.io/arch In [amd64] but the pod selects kubernetes.io/arch=arm64; NodePool gpu: taint nvidia.com/gpu=true:NoSchedule not tolerated; NodePool batch: limits cpu 100 reached (in use 98 + pod 4); NodePool arm: its EC2NodeClass graviton does not exist. Karpenter agrees (FailedScheduling x31).' },
+    },
+    {
+      case: 'fires-manifests',
+      findings: [
+        { kind: 'CronJob', namespace: 'reports', name: 'nightly-report', pointer: '/spec/jobTemplate/spec/template/spec/nodeSelector/workload-class', severity: 'error' },
+        { kind: 'Deployment', namespace: 'data', name: 'etl', pointer: '/spec/template/spec/nodeSelector/kubernetes.io~1arch', severity: 'error' },
+      ],
+    },
+  ],
+  nearMiss: [{}],
+  missing: [{}],
 });

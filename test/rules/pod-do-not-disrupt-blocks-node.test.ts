@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anchorOf, type Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceAtField, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'pod-do-not-disrupt-blocks-node';
@@ -130,13 +131,6 @@ describe(`${RULE} — near-miss: one multi-document YAML file, annotations remov
   });
 });
 
-describe(`${RULE} — missing: no Pods`, () => {
-  it('is not evaluated and names Pods', async () => {
-    const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
-    expect(r.findings).toEqual([]);
-    expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no Pods or Deployments or StatefulSets or DaemonSets or Jobs or CronJobs in the snapshot/) }]);
-  });
-});
 
 describe(`${RULE} — spec-only: GitOps tree (pod templates, NodePools, no Nodes or Pods)`, () => {
   const dir = caseDir(RULE, 'spec-only');
@@ -224,4 +218,18 @@ describe(`${RULE} — spec-only missing: NodePools only, no workloads`, () => {
     expect(r.findings).toEqual([]);
     expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no Pods or Deployments or StatefulSets or DaemonSets or Jobs or CronJobs in the snapshot/) }]);
   });
+});
+
+testRule(RULE, {
+  fires: [
+    {
+      findings: [
+        { kind: 'Node', name: 'ip-10-0-117-42.us-west-2.compute.internal', pointer: '', severity: 'warning' },
+        { kind: 'Node', name: 'ip-10-0-141-9.us-west-2.compute.internal', pointer: '', severity: 'warning' },
+      ],
+      message: { name: 'ip-10-0-117-42.us-west-2.compute.internal', text: 'Karpenter node ip-10-0-117-42.us-west-2.compute.internal (NodeClaim default-7xkqp) cannot be consolidated, emptied or drifted while it runs 2 pods annotated do-not-disrupt: monitoring/log-shipper-k7c2v (DaemonSet log-shipper), reports/report-renderer-5d9c7b8f6-t2xkq (mounts PVC report-cache; ReplicaSet report-renderer-5d9c7b8f6). DaemonSet monitoring/log-shipper carries karpenter.sh/do-not-disrupt in its pod template, so every node it runs on is blocked (2 Karpenter nodes now). Karpenter reported it 1647 times over 9d2h (DisruptionBlocked).' },
+    },
+  ],
+  nearMiss: [{}],
+  missing: [{}],
 });

@@ -5,6 +5,7 @@ import jsYaml from 'js-yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceIs, objectsIn, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'pv-zone-unreachable';
@@ -149,4 +150,18 @@ describe(`${RULE} — missing: no PersistentVolumes`, () => {
     expect(r.findings).toEqual([]);
     expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no PersistentVolumes in the snapshot/) }]);
   });
+});
+
+testRule(RULE, {
+  fires: [
+    {
+      findings: [
+        { kind: 'Pod', namespace: 'cache', name: 'redis-0', pointer: '/status/phase', severity: 'error' },
+        { kind: 'Pod', namespace: 'orders', name: 'postgres-1', pointer: '/status/phase', severity: 'error' },
+      ],
+      message: { name: 'redis-0', text: 'Pod cache/redis-0 has been Pending for 45m: its volume pvc-e5d3c1b9-8f7a-4062-9d4e-3b2a1c0f9e87 (claim data-redis-0) is pinned to us-east-1d, which no NodePool it can use reaches — NodePool general allows us-east-1d but EC2NodeClass default has subnets only in us-east-1a, us-east-1b, us-east-1c; NodePool stateful allows only us-east-1a, us-east-1b; not usable: gpu (taint nvidia.com/gpu=true:NoSchedule not tolerated). Karpenter cannot launch a node there and kube-scheduler rejects every other node.' },
+    },
+  ],
+  nearMiss: [{}],
+  missing: [{}],
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'pvc-references-missing-object';
@@ -96,4 +97,18 @@ describe(`${RULE} — missing: PVCs and PVs, no StorageClasses`, () => {
     expect(r.findings).toEqual([]);
     expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no StorageClasses in the snapshot/) }]);
   });
+});
+
+testRule(RULE, {
+  fires: [
+    {
+      findings: [
+        { kind: 'PersistentVolumeClaim', namespace: 'ledger', name: 'archive-restore', pointer: '/spec/volumeName', severity: 'error' },
+        { kind: 'PersistentVolumeClaim', namespace: 'ledger', name: 'data-ledger-db-0', pointer: '/spec/storageClassName', severity: 'error' },
+      ],
+      message: { name: 'archive-restore', text: 'PersistentVolumeClaim ledger/archive-restore names PersistentVolume pvc-3f1c9a52-77e0-4b8d-9c1e-5a0d2b6f8e41, which does not exist; it is Lost (created 9d16h ago).' },
+    },
+  ],
+  nearMiss: [{}],
+  missing: [{}],
 });

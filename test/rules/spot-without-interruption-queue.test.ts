@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceAtField, expectSourceIs, rawValueAt, startLine, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'spot-without-interruption-queue';
@@ -168,10 +169,33 @@ describe(`${RULE} — near-miss`, () => {
   });
 });
 
-describe(`${RULE} — missing: NodePools and Nodes, no controller`, () => {
-  it('is not evaluated, naming the controller', async () => {
-    const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
-    expect(r.findings).toEqual([]);
-    expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no Karpenter controller Deployment or Pods in the snapshot/) }]);
-  });
+testRule(RULE, {
+  fires: [
+    {
+      findings: [
+        { kind: 'Deployment', namespace: 'kube-system', name: 'karpenter', pointer: '/spec/template/spec/containers/0/env', severity: 'warning' },
+      ],
+      message: { name: 'karpenter', text: 'Karpenter controller kube-system/karpenter has no interruption queue (INTERRUPTION_QUEUE / --interruption-queue not set), but 1 NodePool allows spot capacity (default: In [spot, on-demand]) and 1 spot node runs now: spot interruption warnings are never received, so those nodes are not cordoned and drained in their 2-minute notice — their pods are killed when EC2 reclaims the instance and replacements start only afterwards.' },
+    },
+    {
+      case: 'fires-arn',
+      findings: [
+        { kind: 'Deployment', namespace: 'karpenter', name: 'karpenter', pointer: '/spec/template/spec/containers/0/env/12/value', severity: 'warning' },
+      ],
+    },
+    {
+      case: 'fires-manifests',
+      findings: [
+        { kind: 'Deployment', namespace: 'kube-system', name: 'karpenter', pointer: '/spec/template/spec/containers/0/env', severity: 'warning' },
+      ],
+    },
+    {
+      case: 'fires-v0.31',
+      findings: [
+        { kind: 'Deployment', namespace: 'karpenter', name: 'karpenter', pointer: '/spec/template/spec/containers/0/env', severity: 'warning' },
+      ],
+    },
+  ],
+  nearMiss: [{}, { case: 'near-miss-queue' }],
+  missing: [{}],
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'stale-disrupted-taint';
@@ -108,10 +109,21 @@ describe(`${RULE} — near-miss`, () => {
   });
 });
 
-describe(`${RULE} — missing: no Nodes`, () => {
-  it('is not evaluated', async () => {
-    const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
-    expect(r.findings).toEqual([]);
-    expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no Nodes in the snapshot/) }]);
-  });
+testRule(RULE, {
+  fires: [
+    {
+      findings: [
+        { kind: 'Node', name: 'ip-10-0-109-12.us-west-2.compute.internal', pointer: '/spec/taints/0', severity: 'warning' },
+      ],
+      message: { name: 'ip-10-0-109-12.us-west-2.compute.internal', text: 'Node ip-10-0-109-12.us-west-2.compute.internal has carried karpenter.sh/disrupted:NoSchedule for 2h38m but neither it nor NodeClaim default-r9p2d is being deleted: the disruption command was abandoned and the taint was never removed, so nothing new schedules there while the instance keeps running.' },
+    },
+    {
+      case: 'fires-v1beta1',
+      findings: [
+        { kind: 'Node', name: 'ip-10-0-109-12.us-west-2.compute.internal', pointer: '/spec/taints/0', severity: 'warning' },
+      ],
+    },
+  ],
+  nearMiss: [{}],
+  missing: [{}],
 });

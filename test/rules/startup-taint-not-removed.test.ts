@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'startup-taint-not-removed';
@@ -119,4 +120,18 @@ describe(`${RULE} — missing: a NodeList without NodeClaims`, () => {
     expect(r.notEvaluated).toHaveLength(1);
     expect(r.notEvaluated[0]!.reason).toMatch(/^no NodeClaims in the snapshot/);
   });
+});
+
+testRule(RULE, {
+  fires: [
+    {
+      findings: [
+        { kind: 'Node', name: 'ip-10-0-45-12.eu-west-1.compute.internal', pointer: '/spec/taints/0', severity: 'error' },
+        { kind: 'Node', name: 'ip-10-0-88-31.eu-west-1.compute.internal', pointer: '/spec/taints/0', severity: 'error' },
+      ],
+      message: { name: 'ip-10-0-45-12.eu-west-1.compute.internal', text: 'Node ip-10-0-45-12.eu-west-1.compute.internal still carries startup taint node.cilium.io/agent-not-ready=true:NoExecute 45m after it registered, so NodeClaim default-rk7vd never initializes and Karpenter will never consolidate or drift it: node.cilium.io/agent-not-ready=true:NoExecute is removed by the Cilium agent, but no such DaemonSet exists in the cluster.' },
+    },
+  ],
+  nearMiss: [{}],
+  missing: [{}],
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceAtField, expectSourceIs, rawValueAt, startLine, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'stateful-workload-exposed-to-interruption';
@@ -163,10 +164,22 @@ describe(`${RULE} — near-miss: v1.10.0, no queue, on-demand only`, () => {
   });
 });
 
-describe(`${RULE} — missing: no PodDisruptionBudgets collected`, () => {
-  it('is not evaluated, naming PodDisruptionBudgets', async () => {
-    const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
-    expect(r.findings).toEqual([]);
-    expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no PodDisruptionBudgets in the snapshot/) }]);
-  });
+testRule(RULE, {
+  fires: [
+    {
+      findings: [
+        { kind: 'Deployment', namespace: 'training', name: 'ml-trainer', pointer: '', severity: 'warning' },
+        { kind: 'StatefulSet', namespace: 'kafka', name: 'kafka', pointer: '', severity: 'warning' },
+      ],
+      message: { name: 'ml-trainer', text: 'Deployment training/ml-trainer has 1 stateful pod on Karpenter nodes of NodePool default (ml-trainer-7f9c6d5b8-xq4rt (karpenter.sh/do-not-disrupt=true)) and neither a PodDisruptionBudget nor a dedicated NodePool, while interruption handling will drain those nodes: 1 pod runs on spot capacity (ip-10-0-101-23.us-west-2.compute.internal), reclaimed with a 2-minute warning; interruption queue prod-usw2 is configured (spot warnings, AWS Health scheduled changes and stop/terminate events drain the node). No NodePool setting opts out of interruption drains (up to v1.14.1), and karpenter.sh/do-not-disrupt only delays eviction — it does not stop a scheduled stop or retirement of the instance.' },
+    },
+    {
+      case: 'fires-manifests',
+      findings: [
+        { kind: 'StatefulSet', namespace: 'search', name: 'elasticsearch', pointer: '/spec/template/metadata/labels', severity: 'warning' },
+      ],
+    },
+  ],
+  nearMiss: [{}],
+  missing: [{}],
 });

@@ -5,6 +5,7 @@ import jsYaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceAtField, expectSourceIs, rawObject, rawValueAt, startLine, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'storageclass-immediate-binding';
@@ -248,4 +249,23 @@ describe(`${RULE} — missing: kubectl cluster-info dump -o yaml --output-direct
     expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no StorageClasses in the snapshot/) }]);
     expect(r.notEvaluated[0]!.reason).toContain('kubectl get storageclasses');
   });
+});
+
+testRule(RULE, {
+  fires: [
+    {
+      findings: [
+        { kind: 'StorageClass', name: 'gp2-immediate', pointer: '/volumeBindingMode', severity: 'error' },
+      ],
+      message: { name: 'gp2-immediate', text: 'StorageClass gp2-immediate (ebs.csi.aws.com) binds volumes Immediately across 3 zones (us-west-2a, us-west-2b, us-west-2c): Karpenter v1.2.1 may launch a node in one zone while the volume is created in another, then launch a second node: duplicate nodes and Pending pods. 3 PVCs of this class (databases/data-postgres-0, databases/data-postgres-1, databases/data-postgres-2) serve pods on Karpenter-managed capacity; 1 pod Pending (databases/postgres-2).' },
+    },
+    {
+      case: 'fires-manifests',
+      findings: [
+        { kind: 'StorageClass', name: 'gp3', pointer: '/volumeBindingMode', severity: 'warning' },
+      ],
+    },
+  ],
+  nearMiss: [{}],
+  missing: [{}],
 });

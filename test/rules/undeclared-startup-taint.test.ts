@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceAtField, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'undeclared-startup-taint';
@@ -83,13 +84,6 @@ describe(`${RULE} — fires-manifests: AL2 userData --register-with-taints for t
   });
 });
 
-describe(`${RULE} — near-miss: taint declared; a GPU taint is not an agent taint`, () => {
-  it('stays silent', async () => {
-    const r = await scanRule(RULE, [caseDir(RULE, 'near-miss')]);
-    expect(r.notEvaluated).toEqual([]);
-    expect(r.findings).toEqual([]);
-  });
-});
 
 describe(`${RULE} — missing: no NodePools`, () => {
   it('is not evaluated and names NodePools', async () => {
@@ -97,4 +91,23 @@ describe(`${RULE} — missing: no NodePools`, () => {
     expect(r.findings).toEqual([]);
     expect(r.notEvaluated[0]!.reason).toMatch(/^no NodePools in the snapshot/);
   });
+});
+
+testRule(RULE, {
+  fires: [
+    {
+      findings: [
+        { kind: 'NodePool', name: 'default', pointer: '/spec/template/spec', severity: 'warning' },
+      ],
+      message: { name: 'default', text: "NodePool default does not list agent taint node.cilium.io/agent-not-ready in startupTaints: node.cilium.io/agent-not-ready=true:NoExecute on 1 node (ip-10-1-40-7.ec2.internal), registered by the userData of EC2NodeClass default. Karpenter does not expect the taint, so pods that do not tolerate it look unschedulable on the pool's new nodes and Karpenter launches extra NodeClaims for them." },
+    },
+    {
+      case: 'fires-manifests',
+      findings: [
+        { kind: 'NodePool', name: 'stateful', pointer: '/spec/template/spec', severity: 'warning' },
+      ],
+    },
+  ],
+  nearMiss: [{}],
+  missing: [{}],
 });

@@ -5,6 +5,7 @@ import jsYaml from 'js-yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'unhealthy-node-freezes-budget';
@@ -145,4 +146,17 @@ describe(`${RULE} — missing`, () => {
     expect(r.findings).toEqual([]);
     expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no Nodes in the snapshot/) }]);
   });
+});
+
+testRule(RULE, {
+  fires: [
+    {
+      findings: [
+        { kind: 'NodePool', name: 'default', pointer: '/spec/disruption/budgets', severity: 'warning' },
+      ],
+      message: { name: 'default', text: 'NodePool default can disrupt no node for Underutilized, Empty, Drifted: budget nodes "10%" of 6 initialized nodes = 1, minus 1 disrupting = 0. ip-10-0-54-46.us-west-2.compute.internal (Ready=Unknown for 3h12m) uses up the whole budget, so none of its 6 nodes (the unhealthy one included) is consolidated or drifted, and Karpenter emits no event about it.' },
+    },
+  ],
+  nearMiss: [{}],
+  missing: [{}],
 });

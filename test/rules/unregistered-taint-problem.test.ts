@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/engine/findings.js';
 import { scanRule } from '../support/scan.js';
+import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceAtField, expectSourceIs, rawValueAt, splitSource, unexpectedSkips } from './fixture-helpers.js';
 
 const RULE = 'unregistered-taint-problem';
@@ -244,4 +245,29 @@ describe(`${RULE} — missing: nodes and pods only`, () => {
     expect(r.notEvaluated[0]!.reason).toContain('kubectl get nodeclaims');
     expect(r.notEvaluated[0]!.reason).toContain('kubectl get ec2nodeclasses');
   });
+});
+
+testRule(RULE, {
+  fires: [
+    {
+      findings: [
+        { kind: 'NodeClaim', name: 'gpu-7hxkq', pointer: '/status/conditions/1', severity: 'error' },
+      ],
+      message: { name: 'gpu-7hxkq', text: 'NodeClaim gpu-7hxkq (node ip-10-0-72-14.us-west-2.compute.internal) joined without the karpenter.sh/unregistered:NoExecute taint: Registered=False (UnregisteredTaintNotFound) for 13m, 1 Registered event(s), 4 controller error(s) "missing required startup taint, karpenter.sh/unregistered". Karpenter v1.0–v1.2 refuses to register such a node: the NodeClaim is deleted 15m after launch and relaunched, so instances are paid for and never used.' },
+    },
+    {
+      case: 'fires-manifests',
+      findings: [
+        { kind: 'EC2NodeClass', name: 'hardened-al2023', pointer: '/spec/amiFamily', severity: 'error' },
+      ],
+    },
+    {
+      case: 'fires-v1.4',
+      findings: [
+        { kind: 'NodeClaim', name: 'batch-q2w7r', pointer: '', severity: 'warning' },
+      ],
+    },
+  ],
+  nearMiss: [{}],
+  missing: [{}],
 });

@@ -86,7 +86,7 @@ export function reportOf(base: ScanReport, gate: GateView): ScanReport {
   return { ...base, tool: { name: 'karpdoctor', version: '0.1.0' }, findings, summary };
 }
 
-export function relabel(f: Finding, change: Partial<Finding>): Finding {
+function relabel(f: Finding, change: Partial<Finding>): Finding {
   return { ...f, ...change };
 }
 

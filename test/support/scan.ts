@@ -5,7 +5,7 @@ import { readCrdPath } from '../../src/loaders/crd-files.js';
 import { loadInputs } from '../../src/loaders/load.js';
 import type { LoadOptions } from '../../src/loaders/types.js';
 import { buildReport } from '../../src/reporters/report.js';
-import { RULES } from '../../src/rules/index.js';
+import { RULES, type RuleId } from '../../src/rules/index.js';
 import { Snapshot, type SnapshotOptions } from '../../src/snapshot/snapshot.js';
 
 export const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
@@ -29,6 +29,6 @@ export async function scan(paths: string[], opts: ScanOptions = {}) {
 }
 
 /** Scan with only one rule enabled: the unit of a rule test. */
-export function scanRule(ruleId: string, paths: string[], opts: ScanOptions = {}) {
+export function scanRule(ruleId: RuleId, paths: string[], opts: ScanOptions = {}) {
   return scan(paths, { ...opts, only: [ruleId] });
 }

@@ -9,7 +9,7 @@ import { createGunzip, type Gunzip, type InflateRaw } from 'node:zlib';
 import type { SkippedInput } from '../../kube/types.js';
 
 /** Largest Buffer handed out: big enough to amortise per-chunk work, far below any V8 limit. */
-export const CHUNK = 4 * 1024 * 1024;
+const CHUNK = 4 * 1024 * 1024;
 /** Entries of a compressed tar up to this size are kept from the single decompression pass; bigger ones are
  *  decompressed again when read, so memory stays bounded whatever the entry size. */
 export const READ_AHEAD_LIMIT = 64 * 1024 * 1024;

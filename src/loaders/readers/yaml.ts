@@ -14,7 +14,7 @@ import { tryWhole } from './whole-file.js';
  * Below this size a YAML file goes through the exact `yaml` parser (manifests: best messages and positions);
  * above it, the whole-file or streaming js-yaml path, 8–12× faster on dumps. A test holds the paths to the same objects.
  */
-export const SMALL_YAML_BYTES = 256 << 10;
+const SMALL_YAML_BYTES = 256 << 10;
 
 export const yaml: Reader = {
   id: 'yaml',

@@ -5,7 +5,7 @@
  */
 import type { EvidenceInput } from '../../engine/rule.js';
 import type { KubeObject } from '../../kube/types.js';
-import { dig, isRecord, str } from '../../kube/fields.js';
+import { dig, isRecord } from '../../kube/fields.js';
 import type { NodePoolView } from '../../snapshot/karpenter.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 import type { KarpenterVersionFacts } from '../support.js';
@@ -69,6 +69,3 @@ export function selectorLabelsOf(workload: KubeObject | undefined): Array<[strin
   return isRecord(m) ? Object.entries(m).map(([k, v]) => [k, String(v)]) : undefined;
 }
 
-export function strOf(v: unknown): string {
-  return str(v) ?? '';
-}

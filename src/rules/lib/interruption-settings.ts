@@ -6,7 +6,7 @@
 import type { EvidenceInput } from '../../engine/rule.js';
 import type { KubeObject } from '../../kube/types.js';
 import { CAPACITY_TYPE_LABEL as CAPACITY_TYPE, SAFE_TO_EVICT_ANNOTATION } from '../../kube/well-known.js';
-import { argPath, containersOf, controllerContainerIndex, envValuePath } from '../../snapshot/controller.js';
+import { envValuePath } from '../../snapshot/controller.js';
 import { arr, dig, isRecord, resolvePointer, str, type Json } from '../../kube/fields.js';
 import { anchorEvidence } from '../support.js';
 import type { NodePoolView } from '../../snapshot/karpenter.js';
@@ -24,10 +24,10 @@ export interface QueueSetting {
   evidence: EvidenceInput;
 }
 
-export { argPath, controllerContainerIndex, envValuePath };
+export { envValuePath };
 
 /** The pre-v0.32 settings ConfigMap (`karpenter-global-settings`), in the controller's namespace if possible. */
-export function globalSettings(snapshot: Snapshot): KubeObject | undefined {
+function globalSettings(snapshot: Snapshot): KubeObject | undefined {
   const ns = snapshot.controller.object?.metadata.namespace;
   const all = snapshot.all(KIND.ConfigMap).filter((c) => c.metadata.name === GLOBAL_SETTINGS);
   return all.find((c) => c.metadata.namespace === ns) ?? all[0];

@@ -101,7 +101,7 @@ export function poolRef(name: string, evidence: EvidenceInput[]): ObjectRef {
 }
 
 /** The EC2NodeClass the failing launches used: the pool's reference, else the one the NodeClaims or events name. */
-export function nodeClassTarget(snapshot: Snapshot, p: FailingPool): { object?: KubeObject; name?: string } {
+function nodeClassTarget(snapshot: Snapshot, p: FailingPool): { object?: KubeObject; name?: string } {
   const ref = p.pool && nodeClassRefOf(p.pool);
   const fromPool = ref && awsNodeClassOf(snapshot, ref);
   if (fromPool) return { object: fromPool, name: ref.name };

@@ -102,7 +102,7 @@ const MINUTE = 60_000;
 const MAX_SCAN_MINUTES = 366 * 24 * 60;
 
 /** Latest cron hit in (from, to], scanning whole minutes; undefined when none. */
-export function lastHit(c: Cron, from: number, to: number): number | undefined {
+function lastHit(c: Cron, from: number, to: number): number | undefined {
   const start = Math.max(from, to - MAX_SCAN_MINUTES * MINUTE);
   for (let t = Math.floor(to / MINUTE) * MINUTE; t > start; t -= MINUTE) if (cronMatches(c, t)) return t;
   return undefined;

@@ -7,7 +7,7 @@
 import { podRequests } from '../../snapshot/capacity.js';
 import { isActive, isDaemonSetPod, isMirrorPod } from '../../snapshot/pods.js';
 import type { KubeObject } from '../../kube/types.js';
-import { arr, dig, type Json } from '../../kube/fields.js';
+import { dig } from '../../kube/fields.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 import { formatBytes, formatCpu, parseQuantity } from '../../kube/units.js';
 

@@ -18,10 +18,10 @@ import { DISRUPTED_TAINT, DISRUPTION_TAINT_V1BETA1 } from '../../kube/well-known
 import { logRefs, logSays } from '../../snapshot/messages/karpenter-logs.js';
 
 
-export { isActive, isMirrorPod, isTerminal };
+export { isActive, isMirrorPod };
 
 /** Terminating for more than a minute past its deletionTimestamp: Karpenter stops waiting for it. */
-export function isStuckTerminating(pod: KubeObject, now: number): boolean {
+function isStuckTerminating(pod: KubeObject, now: number): boolean {
   const t = parseTime(pod.metadata.deletionTimestamp);
   return t !== undefined && now - t > 60_000;
 }
@@ -50,7 +50,7 @@ export function pdbAllowsNone(pdb: KubeObject): boolean {
 }
 
 /** `unhealthyPodEvictionPolicy: AlwaysAllow` lets not-Ready pods be evicted despite the budget. */
-export function pdbSkipsPod(pdb: KubeObject, pod: KubeObject): boolean {
+function pdbSkipsPod(pdb: KubeObject, pod: KubeObject): boolean {
   if (dig(pdb, 'spec', 'unhealthyPodEvictionPolicy') !== 'AlwaysAllow') return false;
   const ready = arr<Json>(dig(pod, 'status', 'conditions')).find((c) => c.type === 'Ready');
   return ready?.status !== 'True';

@@ -91,7 +91,7 @@ export function reportFromRecords(ctx: Pick<RuleContext, 'snapshot' | 'report'>,
       object: cause.object,
       ...(rule.severity ? { severity: rule.severity } : {}),
       message: rule.message(cause, seen),
-      fix: rule.fix(cause),
+      fix: [rule.fix(cause)],
       evidence,
       recordsOnly: { confirmWith: rule.confirmWith(cause) },
     });

@@ -2,7 +2,7 @@
  * Shared by the registration family (catalog §5): the taints Karpenter and node agents manage, which agent removes
  * which startup taint, whether that agent's DaemonSet can run on a node, and the NodeClaim timeline.
  */
-import { nodeMismatch, tolerates } from '../../snapshot/selectors.js';
+import { nodeMismatch } from '../../snapshot/selectors.js';
 import type { EvidenceInput } from '../../engine/rule.js';
 import type { KubeObject, LogRecord } from '../../kube/types.js';
 import { arr, dig, str, type Json } from '../../kube/fields.js';
@@ -44,13 +44,8 @@ export function agentFor(key: string): Agent | undefined {
   return undefined;
 }
 
-export function isKnownAgentTaint(key: string): boolean {
-  return agentFor(key) !== undefined;
-}
-
 
 /** Toleration semantics of the scheduler (`Exists` with empty key tolerates everything). */
-export { tolerates };
 
 export interface DaemonSetVerdict {
   daemonSet: KubeObject;

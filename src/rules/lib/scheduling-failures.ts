@@ -56,7 +56,7 @@ const CLAUSES: Array<[RegExp, ClauseKind]> = [
 const POOL_PREFIX = /^incompatible with (nodepool|provisioner) "([^"]+)"(?:, daemonset overhead=\{[^}]*\})?,?\s*/i;
 const LEAD = /^(?:Failed to schedule pod|Could not schedule pod),\s*/i;
 
-export function classifyClause(text: string): ClauseKind {
+function classifyClause(text: string): ClauseKind {
   return CLAUSES.find(([re]) => re.test(text))?.[1] ?? 'other';
 }
 
@@ -168,7 +168,7 @@ function build(snapshot: Snapshot): SchedulingFailures {
 }
 
 /** The pod a log record names: `Pod: {name, namespace}` (v0.37+), `pod: "ns/name"` or a bare name (earlier). */
-export function logPod(log: LogRecord): string | undefined {
+function logPod(log: LogRecord): string | undefined {
   const f = log.fields.Pod ?? log.fields.pod;
   if (isRecord(f)) {
     const name = str(f.name);

@@ -53,7 +53,7 @@ export function profilesFor(snapshot: Snapshot, obj: KubeObject, profiles: PoolP
 }
 
 /** Why a pool launches nothing for anyone: being deleted, not Ready, node class absent/terminating/not Ready. */
-export function launchReasons(snapshot: Snapshot, pool: NodePoolView): FitReason[] {
+function launchReasons(snapshot: Snapshot, pool: NodePoolView): FitReason[] {
   const out: FitReason[] = [];
   if (pool.object.metadata.deletionTimestamp) out.push({ kind: 'launch', text: `is being deleted (since ${pool.object.metadata.deletionTimestamp})`, poolPath: '/metadata/deletionTimestamp' });
   const ref = nodeClassRefOf(pool);
@@ -80,7 +80,7 @@ export function launchReasons(snapshot: Snapshot, pool: NodePoolView): FitReason
 }
 
 /** `status.resources` (+ `status.nodes`), or undefined for a manifest without status. */
-export function usedOf(pool: KubeObject): Record<string, number> | undefined {
+function usedOf(pool: KubeObject): Record<string, number> | undefined {
   const resources = dig(pool, 'status', 'resources');
   if (!isRecord(resources)) return undefined;
   const out: Record<string, number> = {};

@@ -21,7 +21,7 @@ export interface ProvisioningLog {
 
 /** `{"NodeClaim":{"name":"x"}}`, `{"nodeclaim":"x"}`, `{"machine":"x"}` → x. */
 /** `"default/a, default/b and 3 other(s)"` → [default/a, default/b]. */
-export function podList(v: unknown): string[] {
+function podList(v: unknown): string[] {
   if (Array.isArray(v)) return v.map(String);
   if (typeof v !== 'string') return [];
   return v

@@ -12,7 +12,7 @@ export function isKarpenterObject(obj: KubeObject): boolean {
   return obj.apiVersion.includes('/') && KARPENTER_GROUPS.has(obj.apiVersion.split('/')[0]!);
 }
 
-export function isCrd(obj: KubeObject): boolean {
+function isCrd(obj: KubeObject): boolean {
   return obj.kind === 'CustomResourceDefinition' && obj.apiVersion.startsWith('apiextensions.k8s.io/');
 }
 

@@ -12,7 +12,7 @@ export function parseVersion(v: string | undefined | null): Version | undefined 
   return [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)];
 }
 
-export function compareVersions(a: Version, b: Version): number {
+function compareVersions(a: Version, b: Version): number {
   for (let i = 0; i < 3; i++) if (a[i]! !== b[i]!) return a[i]! - b[i]!;
   return 0;
 }

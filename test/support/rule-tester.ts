@@ -1,0 +1,124 @@
+/**
+ * The rule test kit (after ESLint's RuleTester): runs one rule over its fixture cases `fixtures/rules/<id>/<case>/`
+ * and asserts what a user would see — which objects get a finding, at which field and severity (the anchor), the
+ * wording of one message per rule, silence on the near-miss, and the *not evaluated* reason that the rule's
+ * `meta.requires` implies when its inputs are missing. Detailed assertions (evidence, cited lines, fix) stay in the
+ * rule's own test, on the same cached scan (`caseScan`).
+ */
+import { describe, expect, it } from 'vitest';
+import { anchorOf, type Finding } from '../../src/engine/findings.js';
+import type { Severity } from '../../src/engine/rule.js';
+import { INPUTS, type InputName } from '../../src/kube/kinds.js';
+import { findRule, type RuleId } from '../../src/rules/index.js';
+import { caseDir, unexpectedSkips } from '../rules/fixture-helpers.js';
+import { scanRule, type ScanOptions } from './scan.js';
+
+/** Where a finding lands: the object a user opens, the field to change in it (JSON pointer), and how bad it is. */
+export interface Anchor {
+  kind: string;
+  /** Omitted for cluster-scoped objects. */
+  namespace?: string;
+  name: string;
+  pointer: string;
+  severity: Severity;
+}
+
+function anchor(f: Finding): Anchor {
+  const { kind, namespace, name } = f.object;
+  return { kind, ...(namespace ? { namespace } : {}), name, pointer: anchorOf(f).pointer, severity: f.severity };
+}
+
+type Scan = Awaited<ReturnType<typeof scanRule>>;
+
+/** Skips that would mean the fixture was not read as intended (a README beside the case's files is expected). */
+function badSkips(r: Scan): string[] {
+  return unexpectedSkips(r.report.snapshot.skipped).filter((reason) => !/documentation file\(s\) not read/.test(reason));
+}
+const scans = new Map<string, Promise<Scan>>();
+
+/** The scan of one fixture case, run once per test file however many tests read it. */
+function caseScan(id: RuleId, kase: string, opts: ScanOptions = {}): Promise<Scan> {
+  const key = `${id}\0${kase}\0${JSON.stringify(opts)}`;
+  let scan = scans.get(key);
+  if (!scan) scans.set(key, (scan = scanRule(id, [caseDir(id, kase)], opts)));
+  return scan;
+}
+
+/** The reason the runner must give when `missing` (inputs the rule requires) are absent from the snapshot. */
+function missingInputsReason(missing: readonly InputName[], joiner: 'and' | 'or' = 'and'): string {
+  const names = missing.map((m) => INPUTS[m].plural).join(` ${joiner} `);
+  const how = missing.map((m) => `\`${INPUTS[m].collect}\``).join(', ');
+  return `no ${names} in the snapshot (add the output of ${how})`;
+}
+
+export interface FiresCase {
+  /** Fixture directory under fixtures/rules/<id>/ (default `fires`). */
+  case?: string;
+  /** Every finding of the rule on this case, in report order. */
+  findings: Anchor[];
+  /** The exact message of one finding (by object name): the rule's wording is checked once, here. */
+  message?: { name: string; text: string };
+  options?: ScanOptions;
+}
+
+export interface RuleCases {
+  fires: FiresCase[];
+  /**
+   * Cases that look like the problem but are not: the rule must evaluate and stay silent (default `near-miss`).
+   * `partly` is the exact note of a rule that judged all but some objects (said as *not evaluated* for those).
+   */
+  nearMiss: Array<{ case?: string; options?: ScanOptions; partly?: string }>;
+  /**
+   * Cases without the rule's required inputs (default `missing`). `reason` only for an input `meta.requires` cannot
+   * name (the CRDs of karpenter-object-rejected); otherwise the reason is derived from `meta.requires`.
+   */
+  missing: Array<{ case?: string; options?: ScanOptions; reason?: string }>;
+}
+
+/** Registers the fires / near-miss / missing tests of one rule. */
+export function testRule(id: RuleId, cases: RuleCases): void {
+  const meta = findRule(id)!.meta;
+  describe(`${id} (rule test kit)`, () => {
+    for (const c of cases.fires) {
+      const kase = c.case ?? 'fires';
+      it(`${kase}: ${c.findings.length} finding(s), at the expected objects and fields`, async () => {
+        const r = await caseScan(id, kase, c.options);
+        expect(badSkips(r)).toEqual([]);
+        expect(r.notEvaluated).toEqual([]);
+        expect(r.findings.map((f) => f.ruleId)).toEqual(c.findings.map(() => id));
+        expect(r.findings.map(anchor)).toEqual(c.findings);
+        if (c.message) {
+          const f = r.findings.find((x) => x.object.name === c.message!.name);
+          expect(f?.message).toBe(c.message.text);
+        }
+        for (const f of r.findings) expect(f.fix.trim()).not.toBe('');
+      });
+    }
+    for (const c of cases.nearMiss) {
+      const kase = c.case ?? 'near-miss';
+      it(`${kase}: evaluated, and silent`, async () => {
+        const r = await caseScan(id, kase, c.options);
+        expect(badSkips(r)).toEqual([]);
+        expect(r.notEvaluated).toEqual(c.partly ? [{ ruleId: id, reason: c.partly }] : []);
+        expect(r.findings).toEqual([]);
+      });
+    }
+    for (const c of cases.missing) {
+      const kase = c.case ?? 'missing';
+      it(`${kase}: not evaluated, naming the missing input (from meta.requires)`, async () => {
+        const r = await caseScan(id, kase, c.options);
+        expect(r.findings).toEqual([]);
+        if (c.reason) {
+          expect(r.notEvaluated).toEqual([{ ruleId: id, reason: c.reason }]);
+          return;
+        }
+        const absent = meta.requires.filter((input) => !r.snapshot.has(input));
+        const reason = absent.length
+          ? missingInputsReason(absent)
+          : missingInputsReason((meta.requiresAnyOf ?? []).filter((input) => !r.snapshot.has(input)), 'or');
+        expect(absent.length + (meta.requiresAnyOf?.length ?? 0)).toBeGreaterThan(0);
+        expect(r.notEvaluated).toEqual([{ ruleId: id, reason }]);
+      });
+    }
+  });
+}
