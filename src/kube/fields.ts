@@ -23,7 +23,7 @@ export function str(v: unknown): string | undefined {
 }
 
 /** A value the input computes when applied (Terraform): neither present nor absent, and never to be judged. */
-export function isUnknown(v: unknown): boolean {
+function isUnknown(v: unknown): boolean {
   return v === UNKNOWN_VALUE;
 }
 

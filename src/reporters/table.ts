@@ -324,7 +324,7 @@ const ASCII: Array<[RegExp, string]> = [
   [/[\u2500-\u257f]/g, '-'],
 ];
 
-export function toAscii(s: string): string {
+function toAscii(s: string): string {
   let out = s;
   for (const [re, to] of ASCII) out = out.replace(re, to);
   return out;

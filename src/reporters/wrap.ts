@@ -70,7 +70,7 @@ function fill(toks: string[], width: number, indent: string): string[] {
 }
 
 /** Words with their trailing spaces; a command (with punctuation glued to either end) is one token. */
-export function tokens(line: string): string[] {
+function tokens(line: string): string[] {
   const out: string[] = [];
   let at = 0;
   for (const [start, end] of commandSpans(line)) {

@@ -425,7 +425,7 @@ function conditionsTable(lines: Line[]): Array<Record<string, string>> {
 }
 
 /** `Mon, 04 Mar 2024 10:00:00 +0000` (describe's time format) → RFC 3339 UTC; undefined for `<unset>`, `<unknown>`. */
-export function rfc1123(text: string | undefined): string | undefined {
+function rfc1123(text: string | undefined): string | undefined {
   if (!text || !/^\w{3}, \d{1,2} \w{3} \d{4} \d{2}:\d{2}:\d{2} [+-]\d{4}$/.test(text.trim())) return undefined;
   const ms = Date.parse(text.trim());
   return Number.isNaN(ms) ? undefined : new Date(ms).toISOString().replace('.000Z', 'Z');

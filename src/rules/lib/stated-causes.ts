@@ -14,7 +14,7 @@ const times = (n: number) => (n === 1 ? 'once' : `${n} times`);
 const window = (s: { first?: string; last?: string }) => (s.first && s.last && s.first !== s.last ? ` between ${s.first} and ${s.last}` : s.last ? ` at ${s.last}` : '');
 
 /** v1.3+ "node claim registration error" (error: missing taint …), v1.0–v1.2 "Reconciler error" (error: missing required startup taint, …). */
-export function isUnregisteredTaintError(log: LogRecord): boolean {
+function isUnregisteredTaintError(log: LogRecord): boolean {
   const text = `${log.message} ${String(log.fields.error ?? '')}`;
   return /missing required startup taint, karpenter\.sh\/unregistered|missing taint prevents registration/i.test(text);
 }
