@@ -61,11 +61,22 @@ function parseCli() {
   }
   const scale = Number(values.scale);
   if (!(scale > 0)) throw new Error('--scale must be a positive number');
-  const formats = values.format.split(',').map((f) => f.trim()).filter(Boolean);
+  const formats = values.format
+    .split(',')
+    .map((f) => f.trim())
+    .filter(Boolean);
   for (const f of formats) if (f !== 'json' && f !== 'yaml') throw new Error(`unknown format ${f} (json, yaml)`);
   const seed = Number(values.seed);
   if (!Number.isInteger(seed) || seed < 0) throw new Error('--seed must be a non-negative integer');
-  return { scale, formats, singleFile: values['single-file'], seed, keep: values.keep, noScan: values['no-scan'], scanNodeOptions: values['scan-node-options'].split(/\s+/).filter(Boolean) };
+  return {
+    scale,
+    formats,
+    singleFile: values['single-file'],
+    seed,
+    keep: values.keep,
+    noScan: values['no-scan'],
+    scanNodeOptions: values['scan-node-options'].split(/\s+/).filter(Boolean),
+  };
 }
 
 const sizes = (scale) => ({
@@ -98,7 +109,24 @@ async function ensureDump(opts, format, singleFile, generatedNow) {
   fs.rmSync(dir, { recursive: true, force: true });
   const n = sizes(opts.scale);
   log(`generating ${format}${singleFile ? ' single-file' : ''} dump: ${n.nodes} nodes, ${n.pods} pods, ${n.events} events → ${path.relative(ROOT, dump)}`);
-  const args = [GEN, '--out', dump, '--nodes', n.nodes, '--pods', n.pods, '--events', n.events, '--format', format, '--seed', opts.seed, '--manifest', manifestFile, ...(singleFile ? ['--single-file'] : [])].map(String);
+  const args = [
+    GEN,
+    '--out',
+    dump,
+    '--nodes',
+    n.nodes,
+    '--pods',
+    n.pods,
+    '--events',
+    n.events,
+    '--format',
+    format,
+    '--seed',
+    opts.seed,
+    '--manifest',
+    manifestFile,
+    ...(singleFile ? ['--single-file'] : []),
+  ].map(String);
   const { code } = await run(process.execPath, args);
   if (code !== 0) throw new Error(`generator failed with exit code ${code}`);
   generatedNow.push(dir);
@@ -123,7 +151,20 @@ async function measureScan(opts, format, entry) {
   // line from bench-child works everywhere. The larger of the two is reported.
   const gnuTime = fs.existsSync('/usr/bin/time') ? ['/usr/bin/time', '-f', '%M %e', '-o', timeFile] : [];
   // --no-crd-download: a benchmark measures the scan, not a network round trip for Karpenter's CRDs.
-  const argv = [...gnuTime, process.execPath, ...opts.scanNodeOptions, CHILD, 'scan', entry.dump, '--format', 'json', '--output', report, '--timing', '--no-crd-download'];
+  const argv = [
+    ...gnuTime,
+    process.execPath,
+    ...opts.scanNodeOptions,
+    CHILD,
+    'scan',
+    entry.dump,
+    '--format',
+    'json',
+    '--output',
+    report,
+    '--timing',
+    '--no-crd-download',
+  ];
   const t0 = performance.now();
   const { code } = await run(argv[0], argv.slice(1), { stdio: ['ignore', outFd, errFd] });
   const wallMs = performance.now() - t0;
@@ -143,7 +184,10 @@ async function measureScan(opts, format, entry) {
     exit,
     wallMs,
     maxRSSKiB: Math.max(marker?.maxRSSKiB ?? 0, gnuRssKiB) || null,
-    stderrTail: stderr.split('\n').filter((l) => l.trim() && !l.startsWith(MARKER)).slice(-30),
+    stderrTail: stderr
+      .split('\n')
+      .filter((l) => l.trim() && !l.startsWith(MARKER))
+      .slice(-30),
     reportBytes: fs.existsSync(report) ? fs.statSync(report).size : 0,
     findings: null,
     loadedObjects: null,
@@ -161,7 +205,8 @@ async function measureScan(opts, format, entry) {
     }
   }
   if (opts.keep) {
-    for (const f of ['report.json', 'stderr.txt', 'stdout.txt']) if (fs.existsSync(path.join(outDir, f))) fs.copyFileSync(path.join(outDir, f), path.join(entry.dir, `scan-${f}`));
+    for (const f of ['report.json', 'stderr.txt', 'stdout.txt'])
+      if (fs.existsSync(path.join(outDir, f))) fs.copyFileSync(path.join(outDir, f), path.join(entry.dir, `scan-${f}`));
   }
   fs.rmSync(outDir, { recursive: true, force: true });
   return result;
@@ -185,13 +230,18 @@ function printTable(opts, results) {
   const cpu = os.cpus();
   const lines = [];
   lines.push('');
-  lines.push(`karpdoctor bench: scale ${opts.scale} (${n.nodes} nodes, ${n.pods} pods, ${n.events} events), seed ${opts.seed}, ${opts.singleFile ? 'single-file List' : 'cluster-info dump directory'}`);
+  lines.push(
+    `karpdoctor bench: scale ${opts.scale} (${n.nodes} nodes, ${n.pods} pods, ${n.events} events), seed ${opts.seed}, ${opts.singleFile ? 'single-file List' : 'cluster-info dump directory'}`,
+  );
   lines.push(`node ${process.version}, ${cpu.length} CPUs (${cpu[0]?.model.trim() ?? 'unknown'}), ${fmtBytes(os.totalmem())} RAM`);
   const rows = [];
   const row = (label, f) => rows.push([label, ...results.map(f)]);
   row('', (r) => r.format.toUpperCase());
   row('dump on disk', (r) => `${fmtBytes(r.manifest.totalBytes)} in ${r.manifest.files.length} files`);
-  row('objects', (r) => `${r.manifest.objects} (${r.manifest.counts.Pod ?? 0} pods, ${r.manifest.counts.Node ?? 0} nodes, ${r.manifest.counts.Event ?? 0} events)`);
+  row(
+    'objects',
+    (r) => `${r.manifest.objects} (${r.manifest.counts.Pod ?? 0} pods, ${r.manifest.counts.Node ?? 0} nodes, ${r.manifest.counts.Event ?? 0} events)`,
+  );
   row('floor parser', (r) => (r.format === 'json' ? 'JSON.parse(readFileSync)' : 'js-yaml load(readFileSync)'));
   row('floor measured on', (r) => `${fmtBytes(r.floor.bytes)} in ${r.floor.files} files${r.floorNote ? ` ${r.floorNote}` : ''}`);
   row('floor throughput', (r) => `${(r.floor.bytes / MB / (r.floor.ms / 1000)).toFixed(1)} MB/s`);
@@ -199,7 +249,11 @@ function printTable(opts, results) {
   row('floor peak RSS', (r) => fmtRss(r.floor.maxRSSKiB));
   if (!opts.noScan) {
     row('scan', (r) => (r.scan.ok ? `exit ${r.scan.exit}${r.scan.findings != null ? `, ${r.scan.findings} findings` : ''}` : `FAILED (exit ${r.scan.exit})`));
-    row('objects in report', (r) => (r.scan.loadedObjects == null ? 'n/a' : `${r.scan.loadedObjects}${r.scan.loadedObjects === r.manifest.objects ? ' (all)' : ` (generated ${r.manifest.objects}: MISMATCH)`}`));
+    row('objects in report', (r) =>
+      r.scan.loadedObjects == null
+        ? 'n/a'
+        : `${r.scan.loadedObjects}${r.scan.loadedObjects === r.manifest.objects ? ' (all)' : ` (generated ${r.manifest.objects}: MISMATCH)`}`,
+    );
     row('scan time', (r) => (r.scan.ok ? fmtS(r.scan.wallMs) : 'n/a'));
     row('scan throughput', (r) => (r.scan.ok ? `${(r.manifest.totalBytes / MB / (r.scan.wallMs / 1000)).toFixed(1)} MB/s` : 'n/a'));
     row('scan / floor (time)', (r) => {
@@ -215,18 +269,29 @@ function printTable(opts, results) {
     });
   }
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => String(r[c]).length)));
-  for (const r of rows) lines.push(r.map((cell, c) => String(cell).padEnd(widths[c])).join('   ').trimEnd());
+  for (const r of rows)
+    lines.push(
+      r
+        .map((cell, c) => String(cell).padEnd(widths[c]))
+        .join('   ')
+        .trimEnd(),
+    );
   lines.push('');
   lines.push('floor = sequential whole-file parse of every dump file in one thread; scan = wall time of the whole');
   lines.push('`karpdoctor scan DIR --format json --output FILE --timing` process, start-up included.');
   if (opts.scale < 0.5) lines.push(`At scale ${opts.scale} start-up and the baseline RSS of a Node process dominate; the targets are meant for scale 1.`);
   for (const r of results) {
-    if (r.floor.skipped.length) lines.push(`${r.format}: ${r.floor.skipped.map((s) => `${s.path} (${fmtBytes(s.bytes)})`).join(', ')} ${r.floor.skipped.length > 1 ? 'are' : 'is'} larger than V8's maximum string length; the floor time is extrapolated from the floor's MB/s over the files that fit${r.floorNote ? ' ' + r.floorNote : ''}.`);
+    if (r.floor.skipped.length)
+      lines.push(
+        `${r.format}: ${r.floor.skipped.map((s) => `${s.path} (${fmtBytes(s.bytes)})`).join(', ')} ${r.floor.skipped.length > 1 ? 'are' : 'is'} larger than V8's maximum string length; the floor time is extrapolated from the floor's MB/s over the files that fit${r.floorNote ? ' ' + r.floorNote : ''}.`,
+      );
   }
   process.stdout.write(lines.join('\n') + '\n');
   for (const r of results) {
     if (opts.noScan || !r.scan.stderrTail.length) continue;
-    process.stdout.write(`\n${r.format}: scan stderr (last ${r.scan.stderrTail.length} lines, --timing output):\n${r.scan.stderrTail.map((l) => `  ${l}`).join('\n')}\n`);
+    process.stdout.write(
+      `\n${r.format}: scan stderr (last ${r.scan.stderrTail.length} lines, --timing output):\n${r.scan.stderrTail.map((l) => `  ${l}`).join('\n')}\n`,
+    );
   }
 }
 

@@ -84,22 +84,79 @@ const INSTANCE_TYPES = {
 
 /** Ten v1 NodePools; `share` is the fraction of Karpenter nodes they own. */
 const NODEPOOLS = [
-  { name: 'default', share: 0.24, nodeClass: 'default', types: ['m6i.2xlarge', 'm6i.4xlarge', 'm5.2xlarge', 'm7i.2xlarge', 'm6a.4xlarge'], capacity: ['on-demand', 'spot'], weight: 10 },
-  { name: 'general-spot', share: 0.2, nodeClass: 'default', types: ['m5.4xlarge', 'm6i.4xlarge', 'm7i.4xlarge', 'm6a.4xlarge'], capacity: ['spot'], weight: 50 },
+  {
+    name: 'default',
+    share: 0.24,
+    nodeClass: 'default',
+    types: ['m6i.2xlarge', 'm6i.4xlarge', 'm5.2xlarge', 'm7i.2xlarge', 'm6a.4xlarge'],
+    capacity: ['on-demand', 'spot'],
+    weight: 10,
+  },
+  {
+    name: 'general-spot',
+    share: 0.2,
+    nodeClass: 'default',
+    types: ['m5.4xlarge', 'm6i.4xlarge', 'm7i.4xlarge', 'm6a.4xlarge'],
+    capacity: ['spot'],
+    weight: 50,
+  },
   { name: 'compute', share: 0.12, nodeClass: 'default', types: ['c6i.2xlarge', 'c6i.4xlarge', 'c7i.4xlarge'], capacity: ['on-demand', 'spot'] },
   { name: 'memory', share: 0.1, nodeClass: 'default', types: ['r6i.2xlarge', 'r6i.4xlarge'], capacity: ['on-demand'] },
   { name: 'arm64', share: 0.1, nodeClass: 'default', types: ['m7g.2xlarge', 'c7g.4xlarge'], capacity: ['on-demand', 'spot'] },
-  { name: 'gpu', share: 0.03, nodeClass: 'gpu', types: ['g5.xlarge', 'g5.2xlarge'], capacity: ['on-demand'], taints: [{ key: 'nvidia.com/gpu', value: 'true', effect: 'NoSchedule' }] },
-  { name: 'batch-spot', share: 0.08, nodeClass: 'default', types: ['c6i.4xlarge', 'm6i.4xlarge', 'c7i.4xlarge'], capacity: ['spot'], policy: 'WhenEmpty', consolidateAfter: '30s', taints: [{ key: 'workload-type', value: 'batch', effect: 'NoSchedule' }] },
-  { name: 'ci-runners', share: 0.05, nodeClass: 'bottlerocket', types: ['c6i.4xlarge', 'm6i.4xlarge'], capacity: ['spot', 'on-demand'], taints: [{ key: 'ci', value: 'true', effect: 'NoSchedule' }] },
-  { name: 'stateful', share: 0.05, nodeClass: 'default', types: ['r6i.2xlarge', 'm6i.2xlarge'], capacity: ['on-demand'], consolidateAfter: 'Never', budgets: [{ nodes: '0', reasons: ['Underutilized'] }, { nodes: '1' }] },
+  {
+    name: 'gpu',
+    share: 0.03,
+    nodeClass: 'gpu',
+    types: ['g5.xlarge', 'g5.2xlarge'],
+    capacity: ['on-demand'],
+    taints: [{ key: 'nvidia.com/gpu', value: 'true', effect: 'NoSchedule' }],
+  },
+  {
+    name: 'batch-spot',
+    share: 0.08,
+    nodeClass: 'default',
+    types: ['c6i.4xlarge', 'm6i.4xlarge', 'c7i.4xlarge'],
+    capacity: ['spot'],
+    policy: 'WhenEmpty',
+    consolidateAfter: '30s',
+    taints: [{ key: 'workload-type', value: 'batch', effect: 'NoSchedule' }],
+  },
+  {
+    name: 'ci-runners',
+    share: 0.05,
+    nodeClass: 'bottlerocket',
+    types: ['c6i.4xlarge', 'm6i.4xlarge'],
+    capacity: ['spot', 'on-demand'],
+    taints: [{ key: 'ci', value: 'true', effect: 'NoSchedule' }],
+  },
+  {
+    name: 'stateful',
+    share: 0.05,
+    nodeClass: 'default',
+    types: ['r6i.2xlarge', 'm6i.2xlarge'],
+    capacity: ['on-demand'],
+    consolidateAfter: 'Never',
+    budgets: [{ nodes: '0', reasons: ['Underutilized'] }, { nodes: '1' }],
+  },
   { name: 'system-critical', share: 0.03, nodeClass: 'default', types: ['m6i.xlarge', 'm6i.2xlarge'], capacity: ['on-demand'], weight: 100 },
 ];
 
 const NODECLASSES = [
-  { name: 'default', alias: 'al2023@latest', ami: 'ami-0c1f2a3b4c5d6e7f8', amiArm: 'ami-0a9b8c7d6e5f4a3b2', amiName: 'amazon-eks-node-al2023-x86_64-standard-1.32-v20250610' },
+  {
+    name: 'default',
+    alias: 'al2023@latest',
+    ami: 'ami-0c1f2a3b4c5d6e7f8',
+    amiArm: 'ami-0a9b8c7d6e5f4a3b2',
+    amiName: 'amazon-eks-node-al2023-x86_64-standard-1.32-v20250610',
+  },
   { name: 'gpu', alias: 'al2023@v20250610', ami: 'ami-0e4d3c2b1a0f9e8d7', amiName: 'amazon-eks-node-al2023-x86_64-nvidia-1.32-v20250610' },
-  { name: 'bottlerocket', alias: 'bottlerocket@latest', ami: 'ami-0b7c6d5e4f3a2b1c0', amiArm: 'ami-0f0e1d2c3b4a59687', amiName: 'bottlerocket-aws-k8s-1.32-x86_64-v1.40.0-a1b2c3d4' },
+  {
+    name: 'bottlerocket',
+    alias: 'bottlerocket@latest',
+    ami: 'ami-0b7c6d5e4f3a2b1c0',
+    amiArm: 'ami-0f0e1d2c3b4a59687',
+    amiName: 'bottlerocket-aws-k8s-1.32-x86_64-v1.40.0-a1b2c3d4',
+  },
 ];
 
 /** DaemonSets that run on every node (namespace, name, image, hostNetwork). */
@@ -138,15 +195,87 @@ const SYSTEM_NAMESPACES = ['default', 'kube-system', 'monitoring', 'logging', 'c
 ];
 
 const APP_WORDS = [
-  'payments', 'checkout', 'search', 'catalog', 'orders', 'billing', 'identity', 'notifications', 'recommendations',
-  'inventory', 'shipping', 'analytics', 'ml-serving', 'data-pipeline', 'ci', 'fraud', 'pricing', 'reviews', 'ads',
-  'media', 'messaging', 'loyalty', 'support', 'onboarding', 'ledger', 'risk', 'reporting', 'gateway', 'profile',
-  'content', 'cart', 'wishlist', 'geo', 'feeds', 'streaming', 'telemetry', 'experiments', 'partners', 'tax',
-  'invoicing', 'kyc', 'auth', 'sessions', 'marketplace', 'rewards', 'subscriptions', 'warehouse', 'routing',
-  'dispatch', 'forecasting', 'etl', 'feature-store', 'vector-db', 'chat', 'voice', 'maps', 'booking', 'returns',
+  'payments',
+  'checkout',
+  'search',
+  'catalog',
+  'orders',
+  'billing',
+  'identity',
+  'notifications',
+  'recommendations',
+  'inventory',
+  'shipping',
+  'analytics',
+  'ml-serving',
+  'data-pipeline',
+  'ci',
+  'fraud',
+  'pricing',
+  'reviews',
+  'ads',
+  'media',
+  'messaging',
+  'loyalty',
+  'support',
+  'onboarding',
+  'ledger',
+  'risk',
+  'reporting',
+  'gateway',
+  'profile',
+  'content',
+  'cart',
+  'wishlist',
+  'geo',
+  'feeds',
+  'streaming',
+  'telemetry',
+  'experiments',
+  'partners',
+  'tax',
+  'invoicing',
+  'kyc',
+  'auth',
+  'sessions',
+  'marketplace',
+  'rewards',
+  'subscriptions',
+  'warehouse',
+  'routing',
+  'dispatch',
+  'forecasting',
+  'etl',
+  'feature-store',
+  'vector-db',
+  'chat',
+  'voice',
+  'maps',
+  'booking',
+  'returns',
 ];
-const SIDECAR_IMAGES = ['docker.io/envoyproxy/envoy:v1.34.1', 'cr.fluentbit.io/fluent/fluent-bit:4.0.3', 'public.ecr.aws/aws-observability/aws-otel-collector:v0.43.3'];
-const APP_PARTS = ['api', 'worker', 'consumer', 'web', 'scheduler', 'grpc', 'cache-warmer', 'sync', 'indexer', 'processor', 'frontend', 'backend', 'router', 'aggregator', 'exporter'];
+const SIDECAR_IMAGES = [
+  'docker.io/envoyproxy/envoy:v1.34.1',
+  'cr.fluentbit.io/fluent/fluent-bit:4.0.3',
+  'public.ecr.aws/aws-observability/aws-otel-collector:v0.43.3',
+];
+const APP_PARTS = [
+  'api',
+  'worker',
+  'consumer',
+  'web',
+  'scheduler',
+  'grpc',
+  'cache-warmer',
+  'sync',
+  'indexer',
+  'processor',
+  'frontend',
+  'backend',
+  'router',
+  'aggregator',
+  'exporter',
+];
 
 // ---------------------------------------------------------------------------------------------------------
 // Seeded randomness. mulberry32 is tiny and fast; each label gets its own stream (see file header).
@@ -344,7 +473,18 @@ export function planCluster(opts) {
   if (gpuNodes.length) {
     const ns = nsByName.get('kube-system');
     const image = 'nvcr.io/nvidia/k8s-device-plugin:v0.17.2';
-    ns.daemonsets.push({ ns: 'kube-system', name: 'nvidia-device-plugin-daemonset', image, hostNetwork: false, component: 'device-plugin', uid: r.uuid(), hash: r.suffix(10), img: imageFor(image), nodes: gpuNodes, nodeSelector: { 'karpenter.sh/nodepool': 'gpu' } });
+    ns.daemonsets.push({
+      ns: 'kube-system',
+      name: 'nvidia-device-plugin-daemonset',
+      image,
+      hostNetwork: false,
+      component: 'device-plugin',
+      uid: r.uuid(),
+      hash: r.suffix(10),
+      img: imageFor(image),
+      nodes: gpuNodes,
+      nodeSelector: { 'karpenter.sh/nodepool': 'gpu' },
+    });
     ns.pods += gpuNodes.length;
   }
   for (const ref of SIDECAR_IMAGES) imageFor(ref);
@@ -359,7 +499,19 @@ export function planCluster(opts) {
       uid: r.uuid(),
       rsUid: r.uuid(),
       hash: r.suffix(r.int(9, 10)),
-      oldHashes: kind === 'Deployment' ? Array.from({ length: r.weighted([[0, 0.6], [1, 0.3], [2, 0.1]]) }, () => ({ hash: r.suffix(10), uid: r.uuid() })) : [],
+      oldHashes:
+        kind === 'Deployment'
+          ? Array.from(
+              {
+                length: r.weighted([
+                  [0, 0.6],
+                  [1, 0.3],
+                  [2, 0.1],
+                ]),
+              },
+              () => ({ hash: r.suffix(10), uid: r.uuid() }),
+            )
+          : [],
       img: imageFor(imageRef),
       created: NOW - r.int(3 * DAY, 400 * DAY),
       seed: r.int(0, 2 ** 31),
@@ -389,25 +541,70 @@ export function planCluster(opts) {
     let left = share;
     const nr = new Rng(seed, `workloads:${ns.name}`);
     while (left > 0) {
-      const kind = nr.weighted([['Deployment', 0.82], ['StatefulSet', 0.1], ['Job', 0.08]]);
-      let replicas = kind === 'Job' ? nr.weighted([[1, 0.7], [4, 0.2], [10, 0.1]]) : nr.weighted([[1, 10], [2, 20], [3, 25], [4, 10], [6, 10], [10, 10], [20, 8], [50, 5], [100, 2]]);
+      const kind = nr.weighted([
+        ['Deployment', 0.82],
+        ['StatefulSet', 0.1],
+        ['Job', 0.08],
+      ]);
+      let replicas =
+        kind === 'Job'
+          ? nr.weighted([
+              [1, 0.7],
+              [4, 0.2],
+              [10, 0.1],
+            ])
+          : nr.weighted([
+              [1, 10],
+              [2, 20],
+              [3, 25],
+              [4, 10],
+              [6, 10],
+              [10, 10],
+              [20, 8],
+              [50, 5],
+              [100, 2],
+            ]);
       replicas = Math.min(replicas, left);
       left -= replicas;
       const part = nr.pick(APP_PARTS);
       const base = kind === 'Job' ? `${ns.name}-${part}-${nr.int(29100000, 29170000)}` : `${ns.name}-${part}`;
       const name = ns.workloads.some((w) => w.name === base) ? `${base}-${nr.suffix(4)}` : base;
       const special = ns.name === 'ml-serving' ? 'gpu' : ns.name === 'ci' ? 'ci' : kind === 'Job' ? 'batch' : kind === 'StatefulSet' ? 'stateful' : null;
-      const poolName = special === 'gpu' ? 'gpu' : special === 'ci' ? 'ci-runners' : special === 'batch' ? 'batch-spot' : special === 'stateful' ? 'stateful' : nr.weighted([['default', 30], ['general-spot', 25], ['compute', 15], ['memory', 12], ['arm64', 12], ['system-critical', 2]]);
+      const poolName =
+        special === 'gpu'
+          ? 'gpu'
+          : special === 'ci'
+            ? 'ci-runners'
+            : special === 'batch'
+              ? 'batch-spot'
+              : special === 'stateful'
+                ? 'stateful'
+                : nr.weighted([
+                    ['default', 30],
+                    ['general-spot', 25],
+                    ['compute', 15],
+                    ['memory', 12],
+                    ['arm64', 12],
+                    ['system-critical', 2],
+                  ]);
       const version = `${nr.int(1, 9)}.${nr.int(0, 40)}.${nr.int(0, 20)}`;
       newWorkload(ns, name, kind, replicas, `${ECR}/${ns.name}/${part}:v${version}`, {
         pool: NODEPOOLS.find((p) => p.name === poolName),
         version,
         part,
-        selector: nr.weighted([['none', 0.6], ['nodeSelector', 0.28], ['affinity', 0.12]]),
+        selector: nr.weighted([
+          ['none', 0.6],
+          ['nodeSelector', 0.28],
+          ['affinity', 0.12],
+        ]),
         doNotDisrupt: kind !== 'Job' && nr.chance(0.03),
         pendingRate: nr.chance(0.05) ? 0.3 : 0.002,
         crashRate: nr.chance(0.04) ? 0.4 : 0.003,
-        sidecars: nr.weighted([[0, 0.84], [1, 0.14], [2, 0.02]]),
+        sidecars: nr.weighted([
+          [0, 0.84],
+          [1, 0.14],
+          [2, 0.02],
+        ]),
         init: nr.chance(0.1),
         irsa: nr.chance(0.5),
         envCount: nr.int(6, 14), // plus 2 secret refs (and 2 IRSA vars): 8–18 env vars
@@ -448,7 +645,17 @@ function podStubs(plan, ns) {
   for (const d of ns.daemonsets) {
     for (const node of d.nodes) {
       const crash = node.state === 'notready';
-      stubs.push({ w: d, kind: 'DaemonSet', name: unique(d.name), uid: r.uuid(), node, phase: 'Running', created: Math.max(node.created + r.int(5_000, 40_000), NOW - r.int(DAY, 20 * DAY)), crash, ip: d.hostNetwork ? node.ip : ipOf(node.zone, r) });
+      stubs.push({
+        w: d,
+        kind: 'DaemonSet',
+        name: unique(d.name),
+        uid: r.uuid(),
+        node,
+        phase: 'Running',
+        created: Math.max(node.created + r.int(5_000, 40_000), NOW - r.int(DAY, 20 * DAY)),
+        crash,
+        ip: d.hostNetwork ? node.ip : ipOf(node.zone, r),
+      });
     }
   }
   for (const w of ns.workloads) {
@@ -469,7 +676,19 @@ function podStubs(plan, ns) {
       }
       const phase = pending ? 'Pending' : w.kind === 'Job' && r.chance(0.6) ? 'Succeeded' : 'Running';
       const created = node ? Math.max(node.created + r.int(20_000, 300_000), NOW - r.int(10 * MIN, 25 * DAY)) : NOW - r.int(2 * MIN, 3 * HOUR);
-      stubs.push({ w, kind: w.kind, index: i, name, uid: r.uuid(), node, phase, created: Math.min(created, NOW - 60_000), crash: !pending && phase === 'Running' && r.chance(w.crashRate ?? 0), ip: node ? ipOf(node.zone, r) : null, dnd: w.doNotDisrupt });
+      stubs.push({
+        w,
+        kind: w.kind,
+        index: i,
+        name,
+        uid: r.uuid(),
+        node,
+        phase,
+        created: Math.min(created, NOW - 60_000),
+        crash: !pending && phase === 'Running' && r.chance(w.crashRate ?? 0),
+        ip: node ? ipOf(node.zone, r) : null,
+        dnd: w.doNotDisrupt,
+      });
     }
   }
   return stubs;
@@ -517,7 +736,13 @@ function nodeLabels(n) {
       'karpenter.k8s.aws/instance-network-bandwidth': String(net),
       'karpenter.k8s.aws/instance-size': size,
     });
-    if (gpus) Object.assign(labels, { 'karpenter.k8s.aws/instance-gpu-count': String(gpus), 'karpenter.k8s.aws/instance-gpu-manufacturer': 'nvidia', 'karpenter.k8s.aws/instance-gpu-memory': '24576', 'karpenter.k8s.aws/instance-gpu-name': 'a10g' });
+    if (gpus)
+      Object.assign(labels, {
+        'karpenter.k8s.aws/instance-gpu-count': String(gpus),
+        'karpenter.k8s.aws/instance-gpu-manufacturer': 'nvidia',
+        'karpenter.k8s.aws/instance-gpu-memory': '24576',
+        'karpenter.k8s.aws/instance-gpu-name': 'a10g',
+      });
     labels['karpenter.sh/capacity-type'] = n.capacityType;
     if (n.state !== 'uninitialized') labels['karpenter.sh/initialized'] = 'true';
     labels['karpenter.sh/nodepool'] = n.pool.name;
@@ -539,10 +764,24 @@ function nodeLabels(n) {
 
 function nodeResources(n) {
   const [cpu, mem, pods, , , , , , gpus] = n.spec;
-  const capacity = { cpu: String(cpu), 'ephemeral-storage': '104845292Ki', 'hugepages-1Gi': '0', 'hugepages-2Mi': '0', memory: `${memKi(mem)}Ki`, pods: String(pods) };
+  const capacity = {
+    cpu: String(cpu),
+    'ephemeral-storage': '104845292Ki',
+    'hugepages-1Gi': '0',
+    'hugepages-2Mi': '0',
+    memory: `${memKi(mem)}Ki`,
+    pods: String(pods),
+  };
   const reservedCpu = cpu <= 4 ? 80 : cpu <= 8 ? 90 : 110;
   const reservedMemMi = 255 + 11 * pods + 100;
-  const allocatable = { cpu: `${cpu * 1000 - reservedCpu}m`, 'ephemeral-storage': '95551679124', 'hugepages-1Gi': '0', 'hugepages-2Mi': '0', memory: `${memKi(mem) - reservedMemMi * 1024}Ki`, pods: String(pods) };
+  const allocatable = {
+    cpu: `${cpu * 1000 - reservedCpu}m`,
+    'ephemeral-storage': '95551679124',
+    'hugepages-1Gi': '0',
+    'hugepages-2Mi': '0',
+    memory: `${memKi(mem) - reservedMemMi * 1024}Ki`,
+    pods: String(pods),
+  };
   if (gpus) capacity['nvidia.com/gpu'] = allocatable['nvidia.com/gpu'] = String(gpus);
   return { capacity, allocatable };
 }
@@ -586,10 +825,38 @@ function buildNode(plan, n) {
   const conditions =
     n.state === 'notready'
       ? [
-          { type: 'MemoryPressure', status: 'Unknown', lastHeartbeatTime: ts(heartbeat), lastTransitionTime: ts(notReadySince), reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.' },
-          { type: 'DiskPressure', status: 'Unknown', lastHeartbeatTime: ts(heartbeat), lastTransitionTime: ts(notReadySince), reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.' },
-          { type: 'PIDPressure', status: 'Unknown', lastHeartbeatTime: ts(heartbeat), lastTransitionTime: ts(notReadySince), reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.' },
-          { type: 'Ready', status: 'Unknown', lastHeartbeatTime: ts(heartbeat), lastTransitionTime: ts(notReadySince), reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.' },
+          {
+            type: 'MemoryPressure',
+            status: 'Unknown',
+            lastHeartbeatTime: ts(heartbeat),
+            lastTransitionTime: ts(notReadySince),
+            reason: 'NodeStatusUnknown',
+            message: 'Kubelet stopped posting node status.',
+          },
+          {
+            type: 'DiskPressure',
+            status: 'Unknown',
+            lastHeartbeatTime: ts(heartbeat),
+            lastTransitionTime: ts(notReadySince),
+            reason: 'NodeStatusUnknown',
+            message: 'Kubelet stopped posting node status.',
+          },
+          {
+            type: 'PIDPressure',
+            status: 'Unknown',
+            lastHeartbeatTime: ts(heartbeat),
+            lastTransitionTime: ts(notReadySince),
+            reason: 'NodeStatusUnknown',
+            message: 'Kubelet stopped posting node status.',
+          },
+          {
+            type: 'Ready',
+            status: 'Unknown',
+            lastHeartbeatTime: ts(heartbeat),
+            lastTransitionTime: ts(notReadySince),
+            reason: 'NodeStatusUnknown',
+            message: 'Kubelet stopped posting node status.',
+          },
         ]
       : [
           cond('MemoryPressure', 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available'),
@@ -604,7 +871,14 @@ function buildNode(plan, n) {
   const chosen = new Set(plan.systemImages);
   for (let guard = 0; chosen.size < count && guard < count * 4; guard++) chosen.add(r.pick(plan.imageList));
   const images = [...chosen].map((img) => ({ names: [`${img.repo}@${img.digest}`, img.ref], sizeBytes: img.size }));
-  images.push({ names: [`${EKS_ECR}/eks/pause@sha256:529cf6b1b6e5b76e901abc43aee825badbd93f9c5ee5f1e316d46a83abbce5a2`, `${EKS_ECR}/eks/pause:3.10`, 'localhost/kubernetes/pause:latest'], sizeBytes: 318731 });
+  images.push({
+    names: [
+      `${EKS_ECR}/eks/pause@sha256:529cf6b1b6e5b76e901abc43aee825badbd93f9c5ee5f1e316d46a83abbce5a2`,
+      `${EKS_ECR}/eks/pause:3.10`,
+      'localhost/kubernetes/pause:latest',
+    ],
+    sizeBytes: 318731,
+  });
 
   /** @type {any} */ const status = {
     ...nodeResources(n),
@@ -681,7 +955,12 @@ function buildNodePool(plan, pool, nodeCount) {
     apiVersion: 'karpenter.sh/v1',
     kind: 'NodePool',
     metadata: {
-      annotations: { 'karpenter.sh/nodepool-hash': NODEPOOL_HASH.get(pool.name), 'karpenter.sh/nodepool-hash-version': 'v3', 'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify({ apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { annotations: {}, name: pool.name }, spec }) + '\n' },
+      annotations: {
+        'karpenter.sh/nodepool-hash': NODEPOOL_HASH.get(pool.name),
+        'karpenter.sh/nodepool-hash-version': 'v3',
+        'kubectl.kubernetes.io/last-applied-configuration':
+          JSON.stringify({ apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { annotations: {}, name: pool.name }, spec }) + '\n',
+      },
       creationTimestamp: ts(created),
       generation: r.int(1, 12),
       name: pool.name,
@@ -690,8 +969,21 @@ function buildNodePool(plan, pool, nodeCount) {
     },
     spec,
     status: {
-      conditions: ['NodeClassReady', 'NodeRegistrationHealthy', 'Ready', 'ValidationSucceeded'].map((type) => ({ lastTransitionTime: condTime, message: '', observedGeneration: 1, reason: type, status: 'True', type })),
-      resources: { cpu: String(nodeCount * 8), 'ephemeral-storage': `${nodeCount * 104845292}Ki`, memory: `${nodeCount * 32 * 1024 * 1024}Ki`, nodes: String(nodeCount), pods: String(nodeCount * 58) },
+      conditions: ['NodeClassReady', 'NodeRegistrationHealthy', 'Ready', 'ValidationSucceeded'].map((type) => ({
+        lastTransitionTime: condTime,
+        message: '',
+        observedGeneration: 1,
+        reason: type,
+        status: 'True',
+        type,
+      })),
+      resources: {
+        cpu: String(nodeCount * 8),
+        'ephemeral-storage': `${nodeCount * 104845292}Ki`,
+        memory: `${nodeCount * 32 * 1024 * 1024}Ki`,
+        nodes: String(nodeCount),
+        pods: String(nodeCount * 58),
+      },
     },
   };
 }
@@ -703,7 +995,12 @@ function buildNodeClass(plan, c) {
   const condTime = ts(NOW - r.int(DAY, 10 * DAY));
   const spec = {
     amiSelectorTerms: [{ alias: c.alias }],
-    blockDeviceMappings: [{ deviceName: c.name === 'bottlerocket' ? '/dev/xvdb' : '/dev/xvda', ebs: { deleteOnTermination: true, encrypted: true, iops: 3000, throughput: 125, volumeSize: '100Gi', volumeType: 'gp3' } }],
+    blockDeviceMappings: [
+      {
+        deviceName: c.name === 'bottlerocket' ? '/dev/xvdb' : '/dev/xvda',
+        ebs: { deleteOnTermination: true, encrypted: true, iops: 3000, throughput: 125, volumeSize: '100Gi', volumeType: 'gp3' },
+      },
+    ],
     kubelet: { maxPods: 110, systemReserved: { cpu: '100m', 'ephemeral-storage': '1Gi', memory: '100Mi' } },
     metadataOptions: { httpEndpoint: 'enabled', httpProtocolIPv6: 'disabled', httpPutResponseHopLimit: 1, httpTokens: 'required' },
     role: `KarpenterNodeRole-${CLUSTER}`,
@@ -713,7 +1010,8 @@ function buildNodeClass(plan, c) {
   };
   if (c.name === 'gpu') spec.userData = '#!/bin/bash\necho "configuring nvidia persistence mode"\nnvidia-smi -pm 1\n';
   const amis = [{ id: c.ami, name: c.amiName, requirements: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] }] }];
-  if (c.amiArm) amis.push({ id: c.amiArm, name: c.amiName.replace('x86_64', 'arm64'), requirements: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['arm64'] }] });
+  if (c.amiArm)
+    amis.push({ id: c.amiArm, name: c.amiName.replace('x86_64', 'arm64'), requirements: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['arm64'] }] });
   return {
     apiVersion: 'karpenter.k8s.aws/v1',
     kind: 'EC2NodeClass',
@@ -729,7 +1027,9 @@ function buildNodeClass(plan, c) {
     spec,
     status: {
       amis,
-      conditions: ['AMIsReady', 'CapacityReservationsReady', 'InstanceProfileReady', 'Ready', 'SecurityGroupsReady', 'SubnetsReady', 'ValidationSucceeded'].map((type) => ({ lastTransitionTime: condTime, message: '', observedGeneration: 1, reason: type, status: 'True', type })),
+      conditions: ['AMIsReady', 'CapacityReservationsReady', 'InstanceProfileReady', 'Ready', 'SecurityGroupsReady', 'SubnetsReady', 'ValidationSucceeded'].map(
+        (type) => ({ lastTransitionTime: condTime, message: '', observedGeneration: 1, reason: type, status: 'True', type }),
+      ),
       instanceProfile: `${CLUSTER}_${fnv1a(c.name)}`,
       securityGroups: [{ id: SECURITY_GROUP, name: `eks-cluster-sg-${CLUSTER}-1234567890` }],
       subnets: ZONES.map((z) => ({ id: z.subnet, zone: z.zone, zoneID: z.id })),
@@ -740,13 +1040,31 @@ function buildNodeClass(plan, c) {
 function buildNodeClaim(plan, n) {
   const r = new Rng(plan.seed, `nodeclaim:${n.nodeclaimName}`);
   const labels = nodeLabels(n);
-  const keep = Object.fromEntries(Object.entries(labels).filter(([k]) => k.startsWith('karpenter.') || k.startsWith('kubernetes.io/arch') || k.startsWith('kubernetes.io/os') || k === 'node.kubernetes.io/instance-type' || k.startsWith('topology.')));
+  const keep = Object.fromEntries(
+    Object.entries(labels).filter(
+      ([k]) =>
+        k.startsWith('karpenter.') ||
+        k.startsWith('kubernetes.io/arch') ||
+        k.startsWith('kubernetes.io/os') ||
+        k === 'node.kubernetes.io/instance-type' ||
+        k.startsWith('topology.'),
+    ),
+  );
   Object.assign(keep, { 'karpenter.sh/team': 'platform', 'nodepool.example.com/name': n.pool.name });
   const { capacity, allocatable } = nodeResources(n);
   const launched = n.created - r.int(20_000, 60_000);
   const t = (ms) => ts(ms);
   const c = (type, status, reason, message, when) => ({ lastTransitionTime: t(when), message, observedGeneration: 1, reason, status, type });
-  const initialized = n.state === 'uninitialized' ? c('Initialized', 'Unknown', 'StartupTaintsExist', 'StartupTaint "node.cloudprovider.kubernetes.io/uninitialized=true:NoSchedule" still exists', n.created + 5_000) : c('Initialized', 'True', 'Initialized', '', n.created + 40_000);
+  const initialized =
+    n.state === 'uninitialized'
+      ? c(
+          'Initialized',
+          'Unknown',
+          'StartupTaintsExist',
+          'StartupTaint "node.cloudprovider.kubernetes.io/uninitialized=true:NoSchedule" still exists',
+          n.created + 5_000,
+        )
+      : c('Initialized', 'True', 'Initialized', '', n.created + 40_000);
   const conditions = [
     c('ConsistentStateFound', 'True', 'ConsistentStateFound', '', n.created + 600_000),
     ...(n.state === 'ready' || n.state === 'underused' ? [c('Consolidatable', 'True', 'Consolidatable', '', NOW - r.int(MIN, DAY))] : []),
@@ -754,7 +1072,9 @@ function buildNodeClaim(plan, n) {
     ...(r.chance(0.03) ? [c('Drifted', 'True', 'NodePoolDrifted', '', NOW - r.int(HOUR, 3 * DAY))] : []),
     initialized,
     c('Launched', 'True', 'Launched', '', launched + 3_000),
-    n.state === 'uninitialized' ? c('Ready', 'False', 'UnhealthyDependents', 'Initialized=Unknown', n.created + 5_000) : c('Ready', 'True', 'Ready', '', n.created + 40_000),
+    n.state === 'uninitialized'
+      ? c('Ready', 'False', 'UnhealthyDependents', 'Initialized=Unknown', n.created + 5_000)
+      : c('Ready', 'True', 'Ready', '', n.created + 40_000),
     c('Registered', 'True', 'Registered', '', n.created + 2_000),
   ];
   const annotations = {
@@ -769,7 +1089,11 @@ function buildNodeClaim(plan, n) {
   const spec = {
     expireAfter: n.pool.name === 'stateful' ? 'Never' : '720h',
     nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: n.pool.nodeClass },
-    requirements: [...requirementsFor(n.pool).filter((q) => q.key !== 'node.kubernetes.io/instance-type'), { key: 'karpenter.sh/nodepool', operator: 'In', values: [n.pool.name] }, { key: 'node.kubernetes.io/instance-type', operator: 'In', values: n.pool.types.slice().sort(), ...(n.pool.types.length > 2 ? { minValues: 2 } : {}) }],
+    requirements: [
+      ...requirementsFor(n.pool).filter((q) => q.key !== 'node.kubernetes.io/instance-type'),
+      { key: 'karpenter.sh/nodepool', operator: 'In', values: [n.pool.name] },
+      { key: 'node.kubernetes.io/instance-type', operator: 'In', values: n.pool.types.slice().sort(), ...(n.pool.types.length > 2 ? { minValues: 2 } : {}) },
+    ],
     resources: { requests: { cpu: `${r.int(2, 14) * 250}m`, memory: `${r.int(2, 40) * 512}Mi`, pods: String(r.int(6, 40)) } },
     terminationGracePeriod: '48h',
   };
@@ -807,22 +1131,51 @@ function buildNodeClaim(plan, n) {
 
 // --- workloads -------------------------------------------------------------------------------------------
 const ENV_POOL = [
-  ['LOG_LEVEL', 'info'], ['LOG_FORMAT', 'json'], ['ENVIRONMENT', 'production'], ['AWS_REGION', REGION], ['AWS_DEFAULT_REGION', REGION],
-  ['AWS_STS_REGIONAL_ENDPOINTS', 'regional'], ['OTEL_EXPORTER_OTLP_ENDPOINT', 'http://otel-collector.monitoring.svc.cluster.local:4317'],
-  ['OTEL_SERVICE_NAME', null], ['OTEL_RESOURCE_ATTRIBUTES', null], ['HTTP_PORT', null], ['GRPC_PORT', '9000'], ['METRICS_PORT', '9102'],
-  ['DB_HOST', null], ['DB_PORT', '5432'], ['DB_NAME', null], ['DB_POOL_SIZE', '20'], ['REDIS_URL', null], ['KAFKA_BROKERS', 'b-1.msk-prod.abc123.c4.kafka.us-east-1.amazonaws.com:9098,b-2.msk-prod.abc123.c4.kafka.us-east-1.amazonaws.com:9098,b-3.msk-prod.abc123.c4.kafka.us-east-1.amazonaws.com:9098'],
-  ['FEATURE_FLAGS_URL', 'https://flags.internal.example.com/api/v2'], ['JAVA_TOOL_OPTIONS', '-XX:MaxRAMPercentage=75.0 -XX:+UseG1GC -XX:+ExitOnOutOfMemoryError -Dfile.encoding=UTF-8'],
-  ['GOMAXPROCS', '2'], ['GOMEMLIMIT', null], ['SENTRY_DSN', 'https://0123456789abcdef0123456789abcdef@o123456.ingest.sentry.io/4505678901234567'],
-  ['TZ', 'UTC'], ['CACHE_TTL_SECONDS', '300'], ['REQUEST_TIMEOUT_MS', '5000'], ['MAX_CONCURRENCY', '64'], ['SHUTDOWN_GRACE_SECONDS', '25'],
+  ['LOG_LEVEL', 'info'],
+  ['LOG_FORMAT', 'json'],
+  ['ENVIRONMENT', 'production'],
+  ['AWS_REGION', REGION],
+  ['AWS_DEFAULT_REGION', REGION],
+  ['AWS_STS_REGIONAL_ENDPOINTS', 'regional'],
+  ['OTEL_EXPORTER_OTLP_ENDPOINT', 'http://otel-collector.monitoring.svc.cluster.local:4317'],
+  ['OTEL_SERVICE_NAME', null],
+  ['OTEL_RESOURCE_ATTRIBUTES', null],
+  ['HTTP_PORT', null],
+  ['GRPC_PORT', '9000'],
+  ['METRICS_PORT', '9102'],
+  ['DB_HOST', null],
+  ['DB_PORT', '5432'],
+  ['DB_NAME', null],
+  ['DB_POOL_SIZE', '20'],
+  ['REDIS_URL', null],
+  [
+    'KAFKA_BROKERS',
+    'b-1.msk-prod.abc123.c4.kafka.us-east-1.amazonaws.com:9098,b-2.msk-prod.abc123.c4.kafka.us-east-1.amazonaws.com:9098,b-3.msk-prod.abc123.c4.kafka.us-east-1.amazonaws.com:9098',
+  ],
+  ['FEATURE_FLAGS_URL', 'https://flags.internal.example.com/api/v2'],
+  ['JAVA_TOOL_OPTIONS', '-XX:MaxRAMPercentage=75.0 -XX:+UseG1GC -XX:+ExitOnOutOfMemoryError -Dfile.encoding=UTF-8'],
+  ['GOMAXPROCS', '2'],
+  ['GOMEMLIMIT', null],
+  ['SENTRY_DSN', 'https://0123456789abcdef0123456789abcdef@o123456.ingest.sentry.io/4505678901234567'],
+  ['TZ', 'UTC'],
+  ['CACHE_TTL_SECONDS', '300'],
+  ['REQUEST_TIMEOUT_MS', '5000'],
+  ['MAX_CONCURRENCY', '64'],
+  ['SHUTDOWN_GRACE_SECONDS', '25'],
 ];
 
 function appContainer(w, i) {
   const r = new Rng(w.seed, `container:${i}`);
-  const name = i === 0 ? w.part ?? w.name : w.sidecarNames?.[i - 1] ?? `sidecar-${i}`;
+  const name = i === 0 ? (w.part ?? w.name) : (w.sidecarNames?.[i - 1] ?? `sidecar-${i}`);
   const env = [];
   const fieldEnv = (n, fp) => ({ name: n, valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: fp } } });
-  env.push(fieldEnv('POD_NAME', 'metadata.name'), fieldEnv('POD_NAMESPACE', 'metadata.namespace'), fieldEnv('NODE_NAME', 'spec.nodeName'), fieldEnv('POD_IP', 'status.podIP'));
-  const count = i === 0 ? w.envCount ?? 12 : 4;
+  env.push(
+    fieldEnv('POD_NAME', 'metadata.name'),
+    fieldEnv('POD_NAMESPACE', 'metadata.namespace'),
+    fieldEnv('NODE_NAME', 'spec.nodeName'),
+    fieldEnv('POD_IP', 'status.podIP'),
+  );
+  const count = i === 0 ? (w.envCount ?? 12) : 4;
   for (let k = 0; env.length < count && k < ENV_POOL.length; k++) {
     const [n, v] = ENV_POOL[(k + (w.seed % 7)) % ENV_POOL.length];
     let value = v;
@@ -837,11 +1190,22 @@ function appContainer(w, i) {
     }
     env.push({ name: n, value });
   }
-  if (i === 0) env.push({ name: 'DB_PASSWORD', valueFrom: { secretKeyRef: { name: `${w.ns}-db-credentials`, key: 'password' } } }, { name: 'API_KEY', valueFrom: { secretKeyRef: { name: `${w.name}-secrets`, key: 'api-key', optional: true } } });
-  const cpu = i === 0 ? w.cpuM ?? 100 : 50;
-  const mem = i === 0 ? w.memMi ?? 256 : 128;
-  const port = i === 0 ? w.port ?? 8080 : 15090 + i;
-  const probe = (p, delay) => ({ httpGet: { path: p, port: 'http', scheme: 'HTTP' }, initialDelaySeconds: delay, timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 });
+  if (i === 0)
+    env.push(
+      { name: 'DB_PASSWORD', valueFrom: { secretKeyRef: { name: `${w.ns}-db-credentials`, key: 'password' } } },
+      { name: 'API_KEY', valueFrom: { secretKeyRef: { name: `${w.name}-secrets`, key: 'api-key', optional: true } } },
+    );
+  const cpu = i === 0 ? (w.cpuM ?? 100) : 50;
+  const mem = i === 0 ? (w.memMi ?? 256) : 128;
+  const port = i === 0 ? (w.port ?? 8080) : 15090 + i;
+  const probe = (p, delay) => ({
+    httpGet: { path: p, port: 'http', scheme: 'HTTP' },
+    initialDelaySeconds: delay,
+    timeoutSeconds: 1,
+    periodSeconds: 10,
+    successThreshold: 1,
+    failureThreshold: 3,
+  });
   /** @type {any} */ const c = {
     name,
     image: i === 0 ? w.img.ref : r.pick(SIDECAR_IMAGES),
@@ -853,7 +1217,12 @@ function appContainer(w, i) {
     env,
     resources: { limits: { memory: quantityMi(mem) }, requests: { cpu: `${cpu}m`, memory: quantityMi(mem) } },
     volumeMounts: [
-      ...(i === 0 ? [{ name: 'config', readOnly: true, mountPath: '/etc/app' }, { name: 'tmp', mountPath: '/tmp' }] : [{ name: 'tmp', mountPath: '/tmp' }]),
+      ...(i === 0
+        ? [
+            { name: 'config', readOnly: true, mountPath: '/etc/app' },
+            { name: 'tmp', mountPath: '/tmp' },
+          ]
+        : [{ name: 'tmp', mountPath: '/tmp' }]),
       ...(w.kind === 'StatefulSet' && i === 0 ? [{ name: 'data', mountPath: '/var/lib/data' }] : []),
     ],
     livenessProbe: probe('/healthz', 10),
@@ -874,7 +1243,14 @@ function appContainer(w, i) {
 }
 
 function systemContainer(w) {
-  const probe = { httpGet: { path: '/healthz', port: 8081, scheme: 'HTTP' }, initialDelaySeconds: 30, timeoutSeconds: 30, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 };
+  const probe = {
+    httpGet: { path: '/healthz', port: 8081, scheme: 'HTTP' },
+    initialDelaySeconds: 30,
+    timeoutSeconds: 30,
+    periodSeconds: 10,
+    successThreshold: 1,
+    failureThreshold: 3,
+  };
   /** @type {any} */ const env = [
     { name: 'POD_NAME', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.name' } } },
     { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } } },
@@ -910,7 +1286,12 @@ function systemContainer(w) {
     ports: [
       { name: 'http-metrics', containerPort: 8080, protocol: 'TCP' },
       { name: 'http', containerPort: 8081, protocol: 'TCP' },
-      ...(w.name === 'karpenter' ? [{ name: 'webhook-metrics', containerPort: 8001, protocol: 'TCP' }, { name: 'https-webhook', containerPort: 8443, protocol: 'TCP' }] : []),
+      ...(w.name === 'karpenter'
+        ? [
+            { name: 'webhook-metrics', containerPort: 8001, protocol: 'TCP' },
+            { name: 'https-webhook', containerPort: 8443, protocol: 'TCP' },
+          ]
+        : []),
     ],
     env,
     resources: { limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '1', memory: '1Gi' } },
@@ -920,7 +1301,14 @@ function systemContainer(w) {
     terminationMessagePath: '/dev/termination-log',
     terminationMessagePolicy: 'File',
     imagePullPolicy: 'IfNotPresent',
-    securityContext: { capabilities: { drop: ['ALL'] }, runAsUser: 65532, runAsGroup: 65532, runAsNonRoot: true, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false },
+    securityContext: {
+      capabilities: { drop: ['ALL'] },
+      runAsUser: 65532,
+      runAsGroup: 65532,
+      runAsNonRoot: true,
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+    },
   };
 }
 
@@ -929,13 +1317,43 @@ function daemonContainer(d) {
     name: d.name === 'aws-node' ? 'aws-node' : d.name === 'kube-proxy' ? 'kube-proxy' : d.name.split('-').slice(-1)[0],
     image: d.image,
     ...(d.name === 'kube-proxy' ? { command: ['kube-proxy', '--v=2', '--config=/var/lib/kube-proxy-config/config', '--hostname-override=$(NODE_NAME)'] } : {}),
-    ports: [{ name: 'metrics', containerPort: d.name === 'aws-node' ? 61678 : 9100, ...(d.hostNetwork ? { hostPort: d.name === 'aws-node' ? 61678 : 9100 } : {}), protocol: 'TCP' }],
+    ports: [
+      {
+        name: 'metrics',
+        containerPort: d.name === 'aws-node' ? 61678 : 9100,
+        ...(d.hostNetwork ? { hostPort: d.name === 'aws-node' ? 61678 : 9100 } : {}),
+        protocol: 'TCP',
+      },
+    ],
     env: [
       { name: 'NODE_NAME', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'spec.nodeName' } } },
       { name: 'POD_NAME', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.name' } } },
       { name: 'AWS_REGION', value: REGION },
       ...(d.name === 'aws-node'
-        ? [['ADDITIONAL_ENI_TAGS', '{}'], ['ANNOTATE_POD_IP', 'false'], ['AWS_VPC_CNI_NODE_PORT_SUPPORT', 'true'], ['AWS_VPC_ENI_MTU', '9001'], ['AWS_VPC_K8S_CNI_EXTERNALSNAT', 'false'], ['AWS_VPC_K8S_CNI_LOGLEVEL', 'DEBUG'], ['AWS_VPC_K8S_CNI_LOG_FILE', '/host/var/log/aws-routed-eni/ipamd.log'], ['AWS_VPC_K8S_CNI_RANDOMIZESNAT', 'prng'], ['AWS_VPC_K8S_CNI_VETHPREFIX', 'eni'], ['AWS_VPC_K8S_PLUGIN_LOG_FILE', '/var/log/aws-routed-eni/plugin.log'], ['AWS_VPC_K8S_PLUGIN_LOG_LEVEL', 'DEBUG'], ['DISABLE_INTROSPECTION', 'false'], ['DISABLE_METRICS', 'false'], ['DISABLE_NETWORK_RESOURCE_PROVISIONING', 'false'], ['ENABLE_IPv4', 'true'], ['ENABLE_IPv6', 'false'], ['ENABLE_POD_ENI', 'false'], ['ENABLE_PREFIX_DELEGATION', 'false'], ['WARM_ENI_TARGET', '1'], ['WARM_PREFIX_TARGET', '1'], ['CLUSTER_NAME', CLUSTER], ['VPC_ID', VPC]].map(([name, value]) => ({ name, value }))
+        ? [
+            ['ADDITIONAL_ENI_TAGS', '{}'],
+            ['ANNOTATE_POD_IP', 'false'],
+            ['AWS_VPC_CNI_NODE_PORT_SUPPORT', 'true'],
+            ['AWS_VPC_ENI_MTU', '9001'],
+            ['AWS_VPC_K8S_CNI_EXTERNALSNAT', 'false'],
+            ['AWS_VPC_K8S_CNI_LOGLEVEL', 'DEBUG'],
+            ['AWS_VPC_K8S_CNI_LOG_FILE', '/host/var/log/aws-routed-eni/ipamd.log'],
+            ['AWS_VPC_K8S_CNI_RANDOMIZESNAT', 'prng'],
+            ['AWS_VPC_K8S_CNI_VETHPREFIX', 'eni'],
+            ['AWS_VPC_K8S_PLUGIN_LOG_FILE', '/var/log/aws-routed-eni/plugin.log'],
+            ['AWS_VPC_K8S_PLUGIN_LOG_LEVEL', 'DEBUG'],
+            ['DISABLE_INTROSPECTION', 'false'],
+            ['DISABLE_METRICS', 'false'],
+            ['DISABLE_NETWORK_RESOURCE_PROVISIONING', 'false'],
+            ['ENABLE_IPv4', 'true'],
+            ['ENABLE_IPv6', 'false'],
+            ['ENABLE_POD_ENI', 'false'],
+            ['ENABLE_PREFIX_DELEGATION', 'false'],
+            ['WARM_ENI_TARGET', '1'],
+            ['WARM_PREFIX_TARGET', '1'],
+            ['CLUSTER_NAME', CLUSTER],
+            ['VPC_ID', VPC],
+          ].map(([name, value]) => ({ name, value }))
         : [{ name: 'LOG_LEVEL', value: 'info' }]),
     ],
     resources: { limits: { memory: '256Mi' }, requests: { cpu: d.name === 'aws-node' ? '25m' : '10m', memory: '64Mi' } },
@@ -943,7 +1361,14 @@ function daemonContainer(d) {
       { name: 'varlog', mountPath: '/var/log' },
       { name: 'host-root', readOnly: true, mountPath: '/host', mountPropagation: 'HostToContainer' },
     ],
-    livenessProbe: { exec: { command: ['/app/grpc-health-probe', '-addr=:50051', '-connect-timeout=5s', '-rpc-timeout=5s'] }, initialDelaySeconds: 60, timeoutSeconds: 10, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 },
+    livenessProbe: {
+      exec: { command: ['/app/grpc-health-probe', '-addr=:50051', '-connect-timeout=5s', '-rpc-timeout=5s'] },
+      initialDelaySeconds: 60,
+      timeoutSeconds: 10,
+      periodSeconds: 10,
+      successThreshold: 1,
+      failureThreshold: 3,
+    },
     terminationMessagePath: '/dev/termination-log',
     terminationMessagePolicy: 'File',
     imagePullPolicy: 'IfNotPresent',
@@ -956,7 +1381,16 @@ function workloadTemplate(w) {
   if (w._template) return w._template;
   const r = new Rng(w.seed ?? fnv1a(w.name), 'template');
   const isDs = !!w.component;
-  const labels = isDs ? { 'app.kubernetes.io/name': w.name, 'app.kubernetes.io/component': w.component, 'k8s-app': w.name } : { app: w.name, 'app.kubernetes.io/instance': w.name, 'app.kubernetes.io/name': w.name, 'app.kubernetes.io/part-of': w.ns, ...(w.version ? { 'app.kubernetes.io/version': w.version } : {}), ...(w.team ? { team: w.team } : {}) };
+  const labels = isDs
+    ? { 'app.kubernetes.io/name': w.name, 'app.kubernetes.io/component': w.component, 'k8s-app': w.name }
+    : {
+        app: w.name,
+        'app.kubernetes.io/instance': w.name,
+        'app.kubernetes.io/name': w.name,
+        'app.kubernetes.io/part-of': w.ns,
+        ...(w.version ? { 'app.kubernetes.io/version': w.version } : {}),
+        ...(w.team ? { team: w.team } : {}),
+      };
   const annotations = {};
   if (!isDs && !w.system) {
     Object.assign(annotations, { 'prometheus.io/scrape': 'true', 'prometheus.io/port': '9102', 'prometheus.io/path': '/metrics' });
@@ -973,17 +1407,36 @@ function workloadTemplate(w) {
   else {
     w.sidecarNames = ['envoy', 'log-shipper'];
     containers = Array.from({ length: 1 + (w.sidecars ?? 0) }, (_, i) => appContainer(w, i));
-    if (w.init) initContainers.push({ name: 'migrate', image: w.img.ref, command: ['/app/bin/migrate', '--wait-for-db', '--timeout=120s'], env: containers[0].env.slice(0, 8), resources: { limits: { memory: '256Mi' }, requests: { cpu: '100m', memory: '256Mi' } }, volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }], terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File', imagePullPolicy: 'IfNotPresent', securityContext: { runAsUser: 10001, runAsNonRoot: true, allowPrivilegeEscalation: false } });
+    if (w.init)
+      initContainers.push({
+        name: 'migrate',
+        image: w.img.ref,
+        command: ['/app/bin/migrate', '--wait-for-db', '--timeout=120s'],
+        env: containers[0].env.slice(0, 8),
+        resources: { limits: { memory: '256Mi' }, requests: { cpu: '100m', memory: '256Mi' } },
+        volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
+        terminationMessagePath: '/dev/termination-log',
+        terminationMessagePolicy: 'File',
+        imagePullPolicy: 'IfNotPresent',
+        securityContext: { runAsUser: 10001, runAsNonRoot: true, allowPrivilegeEscalation: false },
+      });
   }
   if (w.irsa) {
     for (const c of containers) {
-      c.env.push({ name: 'AWS_ROLE_ARN', value: `arn:aws:iam::${ACCOUNT}:role/${CLUSTER}-${w.name}` }, { name: 'AWS_WEB_IDENTITY_TOKEN_FILE', value: '/var/run/secrets/eks.amazonaws.com/serviceaccount/token' });
+      c.env.push(
+        { name: 'AWS_ROLE_ARN', value: `arn:aws:iam::${ACCOUNT}:role/${CLUSTER}-${w.name}` },
+        { name: 'AWS_WEB_IDENTITY_TOKEN_FILE', value: '/var/run/secrets/eks.amazonaws.com/serviceaccount/token' },
+      );
       c.volumeMounts.push({ name: 'aws-iam-token', readOnly: true, mountPath: '/var/run/secrets/eks.amazonaws.com/serviceaccount' });
     }
   }
 
   const volumes = [];
-  if (w.irsa) volumes.push({ name: 'aws-iam-token', projected: { sources: [{ serviceAccountToken: { audience: 'sts.amazonaws.com', expirationSeconds: 86400, path: 'token' } }], defaultMode: 420 } });
+  if (w.irsa)
+    volumes.push({
+      name: 'aws-iam-token',
+      projected: { sources: [{ serviceAccountToken: { audience: 'sts.amazonaws.com', expirationSeconds: 86400, path: 'token' } }], defaultMode: 420 },
+    });
   if (isDs) volumes.push({ name: 'varlog', hostPath: { path: '/var/log', type: '' } }, { name: 'host-root', hostPath: { path: '/', type: 'Directory' } });
   else if (!w.system) {
     volumes.push({ name: 'config', configMap: { name: `${w.name}-config`, defaultMode: 420 } }, { name: 'tmp', emptyDir: { sizeLimit: '1Gi' } });
@@ -1002,18 +1455,51 @@ function workloadTemplate(w) {
   else if (w.name === 'karpenter') {
     nodeSelector = { 'kubernetes.io/os': 'linux' };
     affinity = {
-      nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'karpenter.sh/nodepool', operator: 'DoesNotExist' }] }] } },
-      podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { 'app.kubernetes.io/instance': 'karpenter', 'app.kubernetes.io/name': 'karpenter' } }, topologyKey: 'kubernetes.io/hostname' }] },
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [{ matchExpressions: [{ key: 'karpenter.sh/nodepool', operator: 'DoesNotExist' }] }],
+        },
+      },
+      podAntiAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: [
+          {
+            labelSelector: { matchLabels: { 'app.kubernetes.io/instance': 'karpenter', 'app.kubernetes.io/name': 'karpenter' } },
+            topologyKey: 'kubernetes.io/hostname',
+          },
+        ],
+      },
     };
   } else if (w.selector === 'nodeSelector' && w.pool) nodeSelector = { 'karpenter.sh/nodepool': w.pool.name };
   else if (w.selector === 'affinity' && w.pool) {
     affinity = {
-      nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'karpenter.sh/nodepool', operator: 'In', values: [w.pool.name] }, { key: 'karpenter.sh/capacity-type', operator: 'In', values: w.pool.capacity.slice() }] }] } },
-      podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { labelSelector: { matchLabels: { 'app.kubernetes.io/name': w.name } }, topologyKey: 'kubernetes.io/hostname' } }] },
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [
+            {
+              matchExpressions: [
+                { key: 'karpenter.sh/nodepool', operator: 'In', values: [w.pool.name] },
+                { key: 'karpenter.sh/capacity-type', operator: 'In', values: w.pool.capacity.slice() },
+              ],
+            },
+          ],
+        },
+      },
+      podAntiAffinity: {
+        preferredDuringSchedulingIgnoredDuringExecution: [
+          { weight: 100, podAffinityTerm: { labelSelector: { matchLabels: { 'app.kubernetes.io/name': w.name } }, topologyKey: 'kubernetes.io/hostname' } },
+        ],
+      },
     };
   }
 
-  /** @type {any} */ const spec = { volumes, ...(initContainers.length ? { initContainers } : {}), containers, restartPolicy: w.kind === 'Job' ? 'Never' : 'Always', terminationGracePeriodSeconds: w.name === 'karpenter' ? 30 : isDs ? 10 : r.pick([30, 30, 60, 120]), dnsPolicy: isDs && w.hostNetwork ? 'ClusterFirstWithHostNet' : 'ClusterFirst' };
+  /** @type {any} */ const spec = {
+    volumes,
+    ...(initContainers.length ? { initContainers } : {}),
+    containers,
+    restartPolicy: w.kind === 'Job' ? 'Never' : 'Always',
+    terminationGracePeriodSeconds: w.name === 'karpenter' ? 30 : isDs ? 10 : r.pick([30, 30, 60, 120]),
+    dnsPolicy: isDs && w.hostNetwork ? 'ClusterFirstWithHostNet' : 'ClusterFirst',
+  };
   if (nodeSelector) spec.nodeSelector = nodeSelector;
   spec.serviceAccountName = isDs ? w.name : w.system ? w.name : w.irsa ? w.name : 'default';
   spec.serviceAccount = spec.serviceAccountName;
@@ -1022,17 +1508,67 @@ function workloadTemplate(w) {
   if (affinity) spec.affinity = affinity;
   spec.schedulerName = 'default-scheduler';
   if (tolerations.length) spec.tolerations = tolerations;
-  const priorityClassName = isDs || w.name === 'karpenter' || w.name === 'coredns' ? (isDs ? 'system-node-critical' : 'system-cluster-critical') : w.priorityClass;
+  const priorityClassName =
+    isDs || w.name === 'karpenter' || w.name === 'coredns' ? (isDs ? 'system-node-critical' : 'system-cluster-critical') : w.priorityClass;
   if (priorityClassName) spec.priorityClassName = priorityClassName;
-  w._priority = priorityClassName === 'system-node-critical' ? 2000001000 : priorityClassName === 'system-cluster-critical' ? 2000000000 : priorityClassName ? 1000000 : 0;
+  w._priority =
+    priorityClassName === 'system-node-critical' ? 2000001000 : priorityClassName === 'system-cluster-critical' ? 2000000000 : priorityClassName ? 1000000 : 0;
   spec.enableServiceLinks = !isDs;
-  if (w.spread) spec.topologySpreadConstraints = [{ maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: { 'app.kubernetes.io/name': w.name } } }];
+  if (w.spread)
+    spec.topologySpreadConstraints = [
+      {
+        maxSkew: 1,
+        topologyKey: 'topology.kubernetes.io/zone',
+        whenUnsatisfiable: 'ScheduleAnyway',
+        labelSelector: { matchLabels: { 'app.kubernetes.io/name': w.name } },
+      },
+    ];
   w._template = { labels, annotations, spec };
   return w._template;
 }
 
 /** corev1.PodSpec field order, which typed JSON output follows. */
-const POD_SPEC_ORDER = ['volumes', 'initContainers', 'containers', 'ephemeralContainers', 'restartPolicy', 'terminationGracePeriodSeconds', 'activeDeadlineSeconds', 'dnsPolicy', 'nodeSelector', 'serviceAccountName', 'serviceAccount', 'automountServiceAccountToken', 'nodeName', 'hostNetwork', 'hostPID', 'hostIPC', 'shareProcessNamespace', 'securityContext', 'imagePullSecrets', 'hostname', 'subdomain', 'affinity', 'schedulerName', 'tolerations', 'hostAliases', 'priorityClassName', 'priority', 'dnsConfig', 'readinessGates', 'runtimeClassName', 'enableServiceLinks', 'preemptionPolicy', 'overhead', 'topologySpreadConstraints', 'setHostnameAsFQDN', 'os', 'hostUsers', 'schedulingGates', 'resourceClaims'];
+const POD_SPEC_ORDER = [
+  'volumes',
+  'initContainers',
+  'containers',
+  'ephemeralContainers',
+  'restartPolicy',
+  'terminationGracePeriodSeconds',
+  'activeDeadlineSeconds',
+  'dnsPolicy',
+  'nodeSelector',
+  'serviceAccountName',
+  'serviceAccount',
+  'automountServiceAccountToken',
+  'nodeName',
+  'hostNetwork',
+  'hostPID',
+  'hostIPC',
+  'shareProcessNamespace',
+  'securityContext',
+  'imagePullSecrets',
+  'hostname',
+  'subdomain',
+  'affinity',
+  'schedulerName',
+  'tolerations',
+  'hostAliases',
+  'priorityClassName',
+  'priority',
+  'dnsConfig',
+  'readinessGates',
+  'runtimeClassName',
+  'enableServiceLinks',
+  'preemptionPolicy',
+  'overhead',
+  'topologySpreadConstraints',
+  'setHostnameAsFQDN',
+  'os',
+  'hostUsers',
+  'schedulingGates',
+  'resourceClaims',
+];
 function inGoOrder(fields, order) {
   const o = {};
   for (const k of order) if (fields[k] !== undefined) o[k] = fields[k];
@@ -1053,7 +1589,11 @@ function buildPod(plan, ns, s, r) {
     labels['pod-template-hash'] = w.hash;
     owner = ownerRef('apps/v1', 'ReplicaSet', `${w.name}-${w.hash}`, w.rsUid);
   } else if (s.kind === 'StatefulSet') {
-    Object.assign(labels, { 'apps.kubernetes.io/pod-index': String(s.index), 'controller-revision-hash': `${w.name}-${w.hash}`, 'statefulset.kubernetes.io/pod-name': s.name });
+    Object.assign(labels, {
+      'apps.kubernetes.io/pod-index': String(s.index),
+      'controller-revision-hash': `${w.name}-${w.hash}`,
+      'statefulset.kubernetes.io/pod-name': s.name,
+    });
     owner = ownerRef('apps/v1', 'StatefulSet', w.name, w.uid);
   } else if (isDs) {
     Object.assign(labels, { 'controller-revision-hash': w.hash, 'pod-template-generation': '4' });
@@ -1076,7 +1616,20 @@ function buildPod(plan, ns, s, r) {
   if (s.kind === 'Job') metadata.finalizers = ['batch.kubernetes.io/job-tracking'];
 
   const apiSuffix = r.suffix(5);
-  const volumes = [...tpl.spec.volumes, { name: `kube-api-access-${apiSuffix}`, projected: { sources: [{ serviceAccountToken: { expirationSeconds: 3607, path: 'token' } }, { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } }, { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } }], defaultMode: 420 } }];
+  const volumes = [
+    ...tpl.spec.volumes,
+    {
+      name: `kube-api-access-${apiSuffix}`,
+      projected: {
+        sources: [
+          { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
+          { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+          { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
+        ],
+        defaultMode: 420,
+      },
+    },
+  ];
   const saMount = { name: `kube-api-access-${apiSuffix}`, readOnly: true, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' };
   const withSa = (c) => ({ ...c, volumeMounts: [...c.volumeMounts, saMount] });
   const fields = { ...tpl.spec, volumes };
@@ -1085,11 +1638,29 @@ function buildPod(plan, ns, s, r) {
   if (s.node) fields.nodeName = s.node.name;
   if (isDs) {
     // The DaemonSet controller pins each pod to its node and adds the node-condition tolerations.
-    fields.affinity = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [s.node.name] }] }] } } };
-    fields.tolerations = [{ operator: 'Exists' }, ...['not-ready', 'unreachable', 'disk-pressure', 'memory-pressure', 'pid-pressure', 'unschedulable'].map((t) => ({ key: `node.kubernetes.io/${t}`, operator: 'Exists', effect: t === 'not-ready' || t === 'unreachable' ? 'NoExecute' : 'NoSchedule' })), ...(tpl.spec.hostNetwork ? [{ key: 'node.kubernetes.io/network-unavailable', operator: 'Exists', effect: 'NoSchedule' }] : [])];
+    fields.affinity = {
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [s.node.name] }] }],
+        },
+      },
+    };
+    fields.tolerations = [
+      { operator: 'Exists' },
+      ...['not-ready', 'unreachable', 'disk-pressure', 'memory-pressure', 'pid-pressure', 'unschedulable'].map((t) => ({
+        key: `node.kubernetes.io/${t}`,
+        operator: 'Exists',
+        effect: t === 'not-ready' || t === 'unreachable' ? 'NoExecute' : 'NoSchedule',
+      })),
+      ...(tpl.spec.hostNetwork ? [{ key: 'node.kubernetes.io/network-unavailable', operator: 'Exists', effect: 'NoSchedule' }] : []),
+    ];
   } else {
     // DefaultTolerationSeconds admission adds these to every pod that does not tolerate them already.
-    fields.tolerations = [...(tpl.spec.tolerations ?? []), { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }, { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }];
+    fields.tolerations = [
+      ...(tpl.spec.tolerations ?? []),
+      { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+      { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+    ];
   }
   fields.priority = w._priority;
   fields.preemptionPolicy = 'PreemptLowerPriority';
@@ -1099,12 +1670,27 @@ function buildPod(plan, ns, s, r) {
 }
 
 function podStatus(plan, s, spec, r) {
-  const qos = spec.containers.every((c) => c.resources.limits?.cpu && c.resources.limits.cpu === c.resources.requests?.cpu && c.resources.limits.memory === c.resources.requests?.memory) ? 'Guaranteed' : spec.containers.some((c) => c.resources.requests) ? 'Burstable' : 'BestEffort';
+  const qos = spec.containers.every(
+    (c) => c.resources.limits?.cpu && c.resources.limits.cpu === c.resources.requests?.cpu && c.resources.limits.memory === c.resources.requests?.memory,
+  )
+    ? 'Guaranteed'
+    : spec.containers.some((c) => c.resources.requests)
+      ? 'Burstable'
+      : 'BestEffort';
   if (s.phase === 'Pending') {
     const total = plan.nodes.length;
     return {
       phase: 'Pending',
-      conditions: [{ type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: ts(s.created + 1000), reason: 'Unschedulable', message: `0/${total} nodes are available: ${r.int(3, 40)} node(s) had untolerated taint {karpenter.sh/disrupted: }, ${r.int(1, 12)} Insufficient memory, ${r.int(100, 4000)} node(s) didn't match Pod's node affinity/selector, ${r.int(2, 30)} Insufficient cpu. preemption: 0/${total} nodes are available: ${r.int(100, 4000)} Preemption is not helpful for scheduling, ${r.int(2, 40)} No preemption victims found for incoming pod.` }],
+      conditions: [
+        {
+          type: 'PodScheduled',
+          status: 'False',
+          lastProbeTime: null,
+          lastTransitionTime: ts(s.created + 1000),
+          reason: 'Unschedulable',
+          message: `0/${total} nodes are available: ${r.int(3, 40)} node(s) had untolerated taint {karpenter.sh/disrupted: }, ${r.int(1, 12)} Insufficient memory, ${r.int(100, 4000)} node(s) didn't match Pod's node affinity/selector, ${r.int(2, 30)} Insufficient cpu. preemption: 0/${total} nodes are available: ${r.int(100, 4000)} Preemption is not helpful for scheduling, ${r.int(2, 40)} No preemption victims found for incoming pod.`,
+        },
+      ],
       qosClass: qos,
     };
   }
@@ -1115,13 +1701,31 @@ function podStatus(plan, s, spec, r) {
     const img = c.image.split('@')[0];
     const base = { name: c.name };
     if (s.phase === 'Succeeded') {
-      base.state = { terminated: { exitCode: 0, reason: 'Completed', startedAt: ts(start + 2000), finishedAt: ts(start + r.int(30_000, 900_000)), containerID: `containerd://${r.hex(64)}` } };
+      base.state = {
+        terminated: {
+          exitCode: 0,
+          reason: 'Completed',
+          startedAt: ts(start + 2000),
+          finishedAt: ts(start + r.int(30_000, 900_000)),
+          containerID: `containerd://${r.hex(64)}`,
+        },
+      };
       base.lastState = {};
       base.ready = false;
       base.restartCount = 0;
     } else if (s.crash && i === 0) {
-      base.state = { waiting: { reason: 'CrashLoopBackOff', message: `back-off 5m0s restarting failed container=${c.name} pod=${s.name}_${s.w.ns}(${s.uid})` } };
-      base.lastState = { terminated: { exitCode: r.pick([1, 137, 2]), reason: r.pick(['Error', 'OOMKilled']), startedAt: ts(NOW - r.int(6 * MIN, 8 * MIN)), finishedAt: ts(NOW - r.int(3 * MIN, 5 * MIN)), containerID: `containerd://${r.hex(64)}` } };
+      base.state = {
+        waiting: { reason: 'CrashLoopBackOff', message: `back-off 5m0s restarting failed container=${c.name} pod=${s.name}_${s.w.ns}(${s.uid})` },
+      };
+      base.lastState = {
+        terminated: {
+          exitCode: r.pick([1, 137, 2]),
+          reason: r.pick(['Error', 'OOMKilled']),
+          startedAt: ts(NOW - r.int(6 * MIN, 8 * MIN)),
+          finishedAt: ts(NOW - r.int(3 * MIN, 5 * MIN)),
+          containerID: `containerd://${r.hex(64)}`,
+        },
+      };
       base.ready = false;
       base.restartCount = r.int(5, 400);
     } else {
@@ -1134,10 +1738,21 @@ function podStatus(plan, s, spec, r) {
     base.imageID = imageID(plan, img);
     base.containerID = `containerd://${r.hex(64)}`;
     base.started = s.phase === 'Running' && !(s.crash && i === 0);
-    base.volumeMounts = c.volumeMounts.map((m) => ({ name: m.name, mountPath: m.mountPath, ...(m.readOnly ? { readOnly: true, recursiveReadOnly: 'Disabled' } : {}) }));
+    base.volumeMounts = c.volumeMounts.map((m) => ({
+      name: m.name,
+      mountPath: m.mountPath,
+      ...(m.readOnly ? { readOnly: true, recursiveReadOnly: 'Disabled' } : {}),
+    }));
     return base;
   };
-  const cond = (type, status, t, reason, message) => ({ type, status, lastProbeTime: null, lastTransitionTime: ts(t), ...(reason ? { reason } : {}), ...(message ? { message } : {}) });
+  const cond = (type, status, t, reason, message) => ({
+    type,
+    status,
+    lastProbeTime: null,
+    lastTransitionTime: ts(t),
+    ...(reason ? { reason } : {}),
+    ...(message ? { message } : {}),
+  });
   const doneOrReady = ready ? 'True' : 'False';
   const notReadyAt = NOW - r.int(MIN, 30 * MIN);
   const notReadyReason = ready ? undefined : s.phase === 'Succeeded' ? 'PodCompleted' : 'ContainersNotReady';
@@ -1160,7 +1775,9 @@ function podStatus(plan, s, spec, r) {
   if (spec.initContainers) {
     status.initContainerStatuses = spec.initContainers.map((c) => ({
       name: c.name,
-      state: { terminated: { exitCode: 0, reason: 'Completed', startedAt: ts(start + 1000), finishedAt: ts(start + 7000), containerID: `containerd://${r.hex(64)}` } },
+      state: {
+        terminated: { exitCode: 0, reason: 'Completed', startedAt: ts(start + 1000), finishedAt: ts(start + 7000), containerID: `containerd://${r.hex(64)}` },
+      },
       lastState: {},
       ready: true,
       restartCount: 0,
@@ -1187,7 +1804,21 @@ function buildDeployment(plan, w, r) {
   const tpl = workloadTemplate(w);
   const revision = 1 + w.oldHashes.length;
   return {
-    metadata: { name: w.name, namespace: w.ns, uid: w.uid, resourceVersion: rv(), generation: revision + r.int(0, 5), creationTimestamp: ts(w.created), labels: { ...tpl.labels, 'app.kubernetes.io/managed-by': w.system ? 'Helm' : 'argocd' }, annotations: { 'deployment.kubernetes.io/revision': String(revision), ...(w.system ? { 'meta.helm.sh/release-name': w.name, 'meta.helm.sh/release-namespace': w.ns } : { 'argocd.argoproj.io/tracking-id': `${w.ns}:apps/Deployment:${w.ns}/${w.name}` }) } },
+    metadata: {
+      name: w.name,
+      namespace: w.ns,
+      uid: w.uid,
+      resourceVersion: rv(),
+      generation: revision + r.int(0, 5),
+      creationTimestamp: ts(w.created),
+      labels: { ...tpl.labels, 'app.kubernetes.io/managed-by': w.system ? 'Helm' : 'argocd' },
+      annotations: {
+        'deployment.kubernetes.io/revision': String(revision),
+        ...(w.system
+          ? { 'meta.helm.sh/release-name': w.name, 'meta.helm.sh/release-namespace': w.ns }
+          : { 'argocd.argoproj.io/tracking-id': `${w.ns}:apps/Deployment:${w.ns}/${w.name}` }),
+      },
+    },
     spec: {
       replicas: w.replicas,
       selector: { matchLabels: { 'app.kubernetes.io/instance': w.name, 'app.kubernetes.io/name': w.name } },
@@ -1203,8 +1834,22 @@ function buildDeployment(plan, w, r) {
       readyReplicas: w.replicas,
       availableReplicas: w.replicas,
       conditions: [
-        { type: 'Available', status: 'True', lastUpdateTime: ts(NOW - r.int(HOUR, 10 * DAY)), lastTransitionTime: ts(NOW - r.int(HOUR, 10 * DAY)), reason: 'MinimumReplicasAvailable', message: 'Deployment has minimum availability.' },
-        { type: 'Progressing', status: 'True', lastUpdateTime: ts(NOW - r.int(HOUR, 10 * DAY)), lastTransitionTime: ts(w.created), reason: 'NewReplicaSetAvailable', message: `ReplicaSet "${w.name}-${w.hash}" has successfully progressed.` },
+        {
+          type: 'Available',
+          status: 'True',
+          lastUpdateTime: ts(NOW - r.int(HOUR, 10 * DAY)),
+          lastTransitionTime: ts(NOW - r.int(HOUR, 10 * DAY)),
+          reason: 'MinimumReplicasAvailable',
+          message: 'Deployment has minimum availability.',
+        },
+        {
+          type: 'Progressing',
+          status: 'True',
+          lastUpdateTime: ts(NOW - r.int(HOUR, 10 * DAY)),
+          lastTransitionTime: ts(w.created),
+          reason: 'NewReplicaSetAvailable',
+          message: `ReplicaSet "${w.name}-${w.hash}" has successfully progressed.`,
+        },
       ],
     },
   };
@@ -1212,7 +1857,10 @@ function buildDeployment(plan, w, r) {
 
 function buildReplicaSets(plan, w, _r) {
   const tpl = workloadTemplate(w);
-  const all = [...w.oldHashes.map((o, i) => ({ ...o, revision: i + 1, replicas: 0 })), { hash: w.hash, uid: w.rsUid, revision: w.oldHashes.length + 1, replicas: w.replicas }];
+  const all = [
+    ...w.oldHashes.map((o, i) => ({ ...o, revision: i + 1, replicas: 0 })),
+    { hash: w.hash, uid: w.rsUid, revision: w.oldHashes.length + 1, replicas: w.replicas },
+  ];
   return all.map((o) => ({
     metadata: {
       name: `${w.name}-${o.hash}`,
@@ -1222,11 +1870,21 @@ function buildReplicaSets(plan, w, _r) {
       generation: o.replicas ? 3 : 4,
       creationTimestamp: ts(w.created + o.revision * DAY),
       labels: { ...tpl.labels, 'pod-template-hash': o.hash },
-      annotations: { 'deployment.kubernetes.io/desired-replicas': String(w.replicas), 'deployment.kubernetes.io/max-replicas': String(w.replicas + Math.ceil(w.replicas / 4)), 'deployment.kubernetes.io/revision': String(o.revision) },
+      annotations: {
+        'deployment.kubernetes.io/desired-replicas': String(w.replicas),
+        'deployment.kubernetes.io/max-replicas': String(w.replicas + Math.ceil(w.replicas / 4)),
+        'deployment.kubernetes.io/revision': String(o.revision),
+      },
       ownerReferences: [ownerRef('apps/v1', 'Deployment', w.name, w.uid)],
     },
-    spec: { replicas: o.replicas, selector: { matchLabels: { 'app.kubernetes.io/instance': w.name, 'app.kubernetes.io/name': w.name, 'pod-template-hash': o.hash } }, template: { metadata: { creationTimestamp: null, labels: { ...tpl.labels, 'pod-template-hash': o.hash }, annotations: tpl.annotations }, spec: tpl.spec } },
-    status: o.replicas ? { replicas: o.replicas, fullyLabeledReplicas: o.replicas, readyReplicas: o.replicas, availableReplicas: o.replicas, observedGeneration: 3 } : { replicas: 0, observedGeneration: 4 },
+    spec: {
+      replicas: o.replicas,
+      selector: { matchLabels: { 'app.kubernetes.io/instance': w.name, 'app.kubernetes.io/name': w.name, 'pod-template-hash': o.hash } },
+      template: { metadata: { creationTimestamp: null, labels: { ...tpl.labels, 'pod-template-hash': o.hash }, annotations: tpl.annotations }, spec: tpl.spec },
+    },
+    status: o.replicas
+      ? { replicas: o.replicas, fullyLabeledReplicas: o.replicas, readyReplicas: o.replicas, availableReplicas: o.replicas, observedGeneration: 3 }
+      : { replicas: 0, observedGeneration: 4 },
   }));
 }
 
@@ -1234,18 +1892,53 @@ function buildDaemonSet(plan, d, r) {
   const tpl = workloadTemplate(d);
   const n = d.nodes.length;
   return {
-    metadata: { name: d.name, namespace: d.ns, uid: d.uid, resourceVersion: rv(), generation: 4, creationTimestamp: ts(NOW - r.int(100 * DAY, 300 * DAY)), labels: tpl.labels, annotations: { 'deprecated.daemonset.template.generation': '4' } },
-    spec: { selector: { matchLabels: { 'app.kubernetes.io/name': d.name } }, template: { metadata: { creationTimestamp: null, labels: tpl.labels }, spec: tpl.spec }, updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '10%', maxSurge: 0 } }, revisionHistoryLimit: 10 },
-    status: { currentNumberScheduled: n, numberMisscheduled: 0, desiredNumberScheduled: n, numberReady: n - d.nodes.filter((x) => x.state === 'notready').length, observedGeneration: 4, updatedNumberScheduled: n, numberAvailable: n - d.nodes.filter((x) => x.state === 'notready').length },
+    metadata: {
+      name: d.name,
+      namespace: d.ns,
+      uid: d.uid,
+      resourceVersion: rv(),
+      generation: 4,
+      creationTimestamp: ts(NOW - r.int(100 * DAY, 300 * DAY)),
+      labels: tpl.labels,
+      annotations: { 'deprecated.daemonset.template.generation': '4' },
+    },
+    spec: {
+      selector: { matchLabels: { 'app.kubernetes.io/name': d.name } },
+      template: { metadata: { creationTimestamp: null, labels: tpl.labels }, spec: tpl.spec },
+      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '10%', maxSurge: 0 } },
+      revisionHistoryLimit: 10,
+    },
+    status: {
+      currentNumberScheduled: n,
+      numberMisscheduled: 0,
+      desiredNumberScheduled: n,
+      numberReady: n - d.nodes.filter((x) => x.state === 'notready').length,
+      observedGeneration: 4,
+      updatedNumberScheduled: n,
+      numberAvailable: n - d.nodes.filter((x) => x.state === 'notready').length,
+    },
   };
 }
 
 function buildService(plan, w, r) {
   const ip = `172.20.${r.int(0, 255)}.${r.int(1, 254)}`;
   return {
-    metadata: { name: w.name, namespace: w.ns, uid: r.uuid(), resourceVersion: rv(), creationTimestamp: ts(w.created), labels: { 'app.kubernetes.io/name': w.name }, annotations: w.system ? { 'meta.helm.sh/release-name': w.name, 'meta.helm.sh/release-namespace': w.ns } : { 'argocd.argoproj.io/tracking-id': `${w.ns}:/Service:${w.ns}/${w.name}` } },
+    metadata: {
+      name: w.name,
+      namespace: w.ns,
+      uid: r.uuid(),
+      resourceVersion: rv(),
+      creationTimestamp: ts(w.created),
+      labels: { 'app.kubernetes.io/name': w.name },
+      annotations: w.system
+        ? { 'meta.helm.sh/release-name': w.name, 'meta.helm.sh/release-namespace': w.ns }
+        : { 'argocd.argoproj.io/tracking-id': `${w.ns}:/Service:${w.ns}/${w.name}` },
+    },
     spec: {
-      ports: [{ name: 'http', protocol: 'TCP', port: 80, targetPort: 'http' }, { name: 'metrics', protocol: 'TCP', port: 9102, targetPort: 9102 }],
+      ports: [
+        { name: 'http', protocol: 'TCP', port: 80, targetPort: 'http' },
+        { name: 'metrics', protocol: 'TCP', port: 9102, targetPort: 9102 },
+      ],
       selector: { 'app.kubernetes.io/instance': w.name, 'app.kubernetes.io/name': w.name },
       clusterIP: ip,
       clusterIPs: [ip],
@@ -1313,7 +2006,26 @@ function* clusterEvents(plan, total) {
     const ncRef = n.mng ? nodeRef : { kind: 'NodeClaim', name: n.nodeclaimName, uid: n.nodeclaimUid, apiVersion: 'karpenter.sh/v1' };
     const lastRecent = NOW - r.int(5_000, 50 * MIN);
     const roll = r.next();
-    const pick = n.state === 'underused' ? 'blocked' : n.state === 'notready' ? 'notready' : n.state === 'disrupting' ? 'terminating' : roll < 0.25 ? 'blocked' : roll < 0.45 ? 'unconsolidatable' : roll < 0.6 ? 'kubelet' : roll < 0.7 ? 'registered' : roll < 0.8 ? 'ncready' : roll < 0.9 ? 'pods' : 'drifted';
+    const pick =
+      n.state === 'underused'
+        ? 'blocked'
+        : n.state === 'notready'
+          ? 'notready'
+          : n.state === 'disrupting'
+            ? 'terminating'
+            : roll < 0.25
+              ? 'blocked'
+              : roll < 0.45
+                ? 'unconsolidatable'
+                : roll < 0.6
+                  ? 'kubelet'
+                  : roll < 0.7
+                    ? 'registered'
+                    : roll < 0.8
+                      ? 'ncready'
+                      : roll < 0.9
+                        ? 'pods'
+                        : 'drifted';
     switch (pick) {
       case 'blocked': {
         const why = r.weighted([
@@ -1326,52 +2038,188 @@ function* clusterEvents(plan, total) {
         const first = NOW - r.int(HOUR, 5 * DAY);
         const c = r.int(20, 3000);
         yield eventObj(r, 'default', nodeRef, 'DisruptionBlocked', why, 'Normal', karp, first, lastRecent, c);
-        if (!n.mng && i + 1 < count && r.chance(0.5)) yield eventObj(r, 'default', ncRef, 'DisruptionBlocked', why, 'Normal', karp, first, lastRecent, c), i++;
+        if (!n.mng && i + 1 < count && r.chance(0.5))
+          (yield eventObj(r, 'default', ncRef, 'DisruptionBlocked', why, 'Normal', karp, first, lastRecent, c), i++);
         break;
       }
       case 'unconsolidatable':
-        yield eventObj(r, 'default', r.chance(0.5) ? nodeRef : ncRef, 'Unconsolidatable', r.pick(["Can't replace with a cheaper node", 'SpotToSpotConsolidation is disabled, can\'t replace a spot node with a spot node', `not all pods would schedule, ${r.pick(plan.namespaces).name}/${r.pick(APP_PARTS)}-${r.suffix(10)}-${r.suffix(5)} => would schedule against uninitialized nodeclaim/${r.pick(kn).nodeclaimName}, node/${r.pick(kn).name}`]), 'Normal', karp, NOW - r.int(HOUR, 3 * DAY), lastRecent, r.int(1, 400));
+        yield eventObj(
+          r,
+          'default',
+          r.chance(0.5) ? nodeRef : ncRef,
+          'Unconsolidatable',
+          r.pick([
+            "Can't replace with a cheaper node",
+            "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node",
+            `not all pods would schedule, ${r.pick(plan.namespaces).name}/${r.pick(APP_PARTS)}-${r.suffix(10)}-${r.suffix(5)} => would schedule against uninitialized nodeclaim/${r.pick(kn).nodeclaimName}, node/${r.pick(kn).name}`,
+          ]),
+          'Normal',
+          karp,
+          NOW - r.int(HOUR, 3 * DAY),
+          lastRecent,
+          r.int(1, 400),
+        );
         break;
       case 'notready':
-        yield eventObj(r, 'default', nodeRef, 'NodeNotReady', `Node ${n.name} status is now: NodeNotReady`, 'Normal', { component: 'node-controller' }, NOW - r.int(20 * MIN, 5 * HOUR), lastRecent, 1);
-        if (!n.mng && i + 1 < count) yield eventObj(r, 'default', ncRef, 'Ready', 'Status condition transitioned, Type: Ready, Status: True -> Unknown, Reason: NodeStatusUnknown, Message: Kubelet stopped posting node status.', 'Normal', karp, NOW - r.int(20 * MIN, 5 * HOUR), lastRecent, 1), i++;
+        yield eventObj(
+          r,
+          'default',
+          nodeRef,
+          'NodeNotReady',
+          `Node ${n.name} status is now: NodeNotReady`,
+          'Normal',
+          { component: 'node-controller' },
+          NOW - r.int(20 * MIN, 5 * HOUR),
+          lastRecent,
+          1,
+        );
+        if (!n.mng && i + 1 < count)
+          (yield eventObj(
+            r,
+            'default',
+            ncRef,
+            'Ready',
+            'Status condition transitioned, Type: Ready, Status: True -> Unknown, Reason: NodeStatusUnknown, Message: Kubelet stopped posting node status.',
+            'Normal',
+            karp,
+            NOW - r.int(20 * MIN, 5 * HOUR),
+            lastRecent,
+            1,
+          ),
+            i++);
         break;
       case 'terminating':
-        yield eventObj(r, 'default', nodeRef, 'DisruptionTerminating', `Disrupting Node: ${r.pick(['Underutilized/Delete', 'Drifted/Replace', 'Empty/Delete', 'Underutilized/Replace'])}`, 'Normal', karp, NOW - r.int(5 * MIN, 40 * MIN), lastRecent, 1);
+        yield eventObj(
+          r,
+          'default',
+          nodeRef,
+          'DisruptionTerminating',
+          `Disrupting Node: ${r.pick(['Underutilized/Delete', 'Drifted/Replace', 'Empty/Delete', 'Underutilized/Replace'])}`,
+          'Normal',
+          karp,
+          NOW - r.int(5 * MIN, 40 * MIN),
+          lastRecent,
+          1,
+        );
         if (i + 1 < count) {
-          yield eventObj(r, 'default', nodeRef, 'FailedDraining', `Failed to drain node, ${r.int(1, 9)} pods are waiting to be evicted`, 'Warning', karp, NOW - r.int(5 * MIN, 40 * MIN), lastRecent, r.int(2, 90));
+          yield eventObj(
+            r,
+            'default',
+            nodeRef,
+            'FailedDraining',
+            `Failed to drain node, ${r.int(1, 9)} pods are waiting to be evicted`,
+            'Warning',
+            karp,
+            NOW - r.int(5 * MIN, 40 * MIN),
+            lastRecent,
+            r.int(2, 90),
+          );
           i++;
         }
         break;
       case 'kubelet':
-      {
-        const [reason, message] = r.pick([
-          ['NodeReady', `Node ${n.name} status is now: NodeReady`],
-          ['Starting', 'Starting kubelet.'],
-          ['NodeHasSufficientMemory', `Node ${n.name} status is now: NodeHasSufficientMemory`],
-          ['NodeAllocatableEnforced', 'Updated Node Allocatable limit across pods'],
-        ]);
-        yield eventObj(r, 'default', nodeRef, reason, message, 'Normal', { component: 'kubelet', host: n.name }, n.created + 20_000, n.created + 30_000, 1);
-      }
+        {
+          const [reason, message] = r.pick([
+            ['NodeReady', `Node ${n.name} status is now: NodeReady`],
+            ['Starting', 'Starting kubelet.'],
+            ['NodeHasSufficientMemory', `Node ${n.name} status is now: NodeHasSufficientMemory`],
+            ['NodeAllocatableEnforced', 'Updated Node Allocatable limit across pods'],
+          ]);
+          yield eventObj(r, 'default', nodeRef, reason, message, 'Normal', { component: 'kubelet', host: n.name }, n.created + 20_000, n.created + 30_000, 1);
+        }
         break;
       case 'registered':
-        yield eventObj(r, 'default', nodeRef, 'RegisteredNode', `Node ${n.name} event: Registered Node ${n.name} in Controller`, 'Normal', { component: 'node-controller' }, NOW - r.int(MIN, 55 * MIN), NOW - r.int(5_000, MIN), 1);
+        yield eventObj(
+          r,
+          'default',
+          nodeRef,
+          'RegisteredNode',
+          `Node ${n.name} event: Registered Node ${n.name} in Controller`,
+          'Normal',
+          { component: 'node-controller' },
+          NOW - r.int(MIN, 55 * MIN),
+          NOW - r.int(5_000, MIN),
+          1,
+        );
         break;
       case 'ncready':
-        yield eventObj(r, 'default', ncRef, r.pick(['Launched', 'Registered', 'Initialized', 'Ready']), 'Status condition transitioned, Type: Initialized, Status: Unknown -> True, Reason: Initialized', 'Normal', karp, NOW - r.int(MIN, 55 * MIN), NOW - r.int(5_000, MIN), 1);
+        yield eventObj(
+          r,
+          'default',
+          ncRef,
+          r.pick(['Launched', 'Registered', 'Initialized', 'Ready']),
+          'Status condition transitioned, Type: Initialized, Status: Unknown -> True, Reason: Initialized',
+          'Normal',
+          karp,
+          NOW - r.int(MIN, 55 * MIN),
+          NOW - r.int(5_000, MIN),
+          1,
+        );
         break;
       case 'pods':
-        yield eventObj(r, 'default', nodeRef, 'AwaitingVolumeDetachment', `Awaiting deletion of bound volumeattachments (csi-${r.hex(64)})`, 'Normal', karp, NOW - r.int(MIN, 55 * MIN), lastRecent, r.int(1, 20));
+        yield eventObj(
+          r,
+          'default',
+          nodeRef,
+          'AwaitingVolumeDetachment',
+          `Awaiting deletion of bound volumeattachments (csi-${r.hex(64)})`,
+          'Normal',
+          karp,
+          NOW - r.int(MIN, 55 * MIN),
+          lastRecent,
+          r.int(1, 20),
+        );
         break;
       default:
-        yield eventObj(r, 'default', ncRef, 'Drifted', 'Status condition transitioned, Type: Drifted, Status: Unknown -> True, Reason: NodePoolDrifted', 'Normal', karp, NOW - r.int(HOUR, 2 * DAY), NOW - r.int(HOUR, 2 * DAY), 1);
+        yield eventObj(
+          r,
+          'default',
+          ncRef,
+          'Drifted',
+          'Status condition transitioned, Type: Drifted, Status: Unknown -> True, Reason: NodePoolDrifted',
+          'Normal',
+          karp,
+          NOW - r.int(HOUR, 2 * DAY),
+          NOW - r.int(HOUR, 2 * DAY),
+          1,
+        );
     }
   }
   // NodePool-level events: a budget that blocks and one pool whose requirements filter out everything.
   if (total < 2) return;
-  const np = (name) => ({ kind: 'NodePool', name, uid: poolUid(plan, NODEPOOLS.find((p) => p.name === name)), apiVersion: 'karpenter.sh/v1' });
-  yield eventObj(r, 'default', np('stateful'), 'DisruptionBlocked', 'No allowed disruptions for disruption reason Underutilized due to blocking budget', 'Normal', karp, NOW - r.int(5 * DAY, 20 * DAY), NOW - r.int(5_000, MIN), r.int(5000, 20000));
-  yield eventObj(r, 'default', np('gpu'), 'NoCompatibleInstanceTypes', 'NodePool requirements filtered out all compatible available instance types', 'Warning', karp, NOW - r.int(HOUR, DAY), NOW - r.int(5_000, 10 * MIN), r.int(10, 500));
+  const np = (name) => ({
+    kind: 'NodePool',
+    name,
+    uid: poolUid(
+      plan,
+      NODEPOOLS.find((p) => p.name === name),
+    ),
+    apiVersion: 'karpenter.sh/v1',
+  });
+  yield eventObj(
+    r,
+    'default',
+    np('stateful'),
+    'DisruptionBlocked',
+    'No allowed disruptions for disruption reason Underutilized due to blocking budget',
+    'Normal',
+    karp,
+    NOW - r.int(5 * DAY, 20 * DAY),
+    NOW - r.int(5_000, MIN),
+    r.int(5000, 20000),
+  );
+  yield eventObj(
+    r,
+    'default',
+    np('gpu'),
+    'NoCompatibleInstanceTypes',
+    'NodePool requirements filtered out all compatible available instance types',
+    'Warning',
+    karp,
+    NOW - r.int(HOUR, DAY),
+    NOW - r.int(5_000, 10 * MIN),
+    r.int(10, 500),
+  );
 }
 
 function* namespaceEvents(plan, ns, stubs, count) {
@@ -1388,12 +2236,44 @@ function* namespaceEvents(plan, ns, stubs, count) {
     if (s.phase === 'Pending') {
       if (r.chance(0.5)) {
         const nc = r.pick(plan.karpenterNodes.length ? plan.karpenterNodes : plan.nodes);
-        yield eventObj(r, ns.name, ref, 'Nominated', `Pod should schedule on: nodeclaim/${nc.nodeclaimName ?? nc.name}, node/${nc.name}`, 'Normal', { component: 'karpenter' }, s.created + 2000, last, r.int(1, 40));
+        yield eventObj(
+          r,
+          ns.name,
+          ref,
+          'Nominated',
+          `Pod should schedule on: nodeclaim/${nc.nodeclaimName ?? nc.name}, node/${nc.name}`,
+          'Normal',
+          { component: 'karpenter' },
+          s.created + 2000,
+          last,
+          r.int(1, 40),
+        );
       } else if (r.chance(0.5)) {
-        yield eventObj(r, ns.name, ref, 'FailedScheduling', `Failed to schedule pod, incompatible with nodepool "${s.w.pool?.name ?? 'default'}", daemonset overhead={"cpu":"335m","memory":"459Mi","pods":"6"}, no instance type satisfied resources {"cpu":"${s.w.cpuM ?? 100}m","memory":"${s.w.memMi ?? 256}Mi","pods":"1"} and requirements karpenter.k8s.aws/instance-family In [${(s.w.pool ?? NODEPOOLS[0]).types.map((t) => t.split('.')[0]).join(' ')}], karpenter.sh/capacity-type In [on-demand spot], karpenter.sh/nodepool In [${s.w.pool?.name ?? 'default'}] (no instance type has enough resources)`, 'Warning', { component: 'karpenter' }, s.created + 3000, last, r.int(1, 300));
+        yield eventObj(
+          r,
+          ns.name,
+          ref,
+          'FailedScheduling',
+          `Failed to schedule pod, incompatible with nodepool "${s.w.pool?.name ?? 'default'}", daemonset overhead={"cpu":"335m","memory":"459Mi","pods":"6"}, no instance type satisfied resources {"cpu":"${s.w.cpuM ?? 100}m","memory":"${s.w.memMi ?? 256}Mi","pods":"1"} and requirements karpenter.k8s.aws/instance-family In [${(s.w.pool ?? NODEPOOLS[0]).types.map((t) => t.split('.')[0]).join(' ')}], karpenter.sh/capacity-type In [on-demand spot], karpenter.sh/nodepool In [${s.w.pool?.name ?? 'default'}] (no instance type has enough resources)`,
+          'Warning',
+          { component: 'karpenter' },
+          s.created + 3000,
+          last,
+          r.int(1, 300),
+        );
       } else {
         const total = plan.nodes.length;
-        yield schedulerEvent(r, ns.name, ref, 'FailedScheduling', `0/${total} nodes are available: ${r.int(3, 40)} node(s) had untolerated taint {karpenter.sh/disrupted: }, ${r.int(1, 30)} Insufficient memory, ${r.int(100, 4000)} node(s) didn't match Pod's node affinity/selector. preemption: 0/${total} nodes are available: ${r.int(100, 4000)} Preemption is not helpful for scheduling, ${r.int(2, 40)} No preemption victims found for incoming pod.`, 'Warning', s.created + 1000, 'Scheduling', r.int(1, 200));
+        yield schedulerEvent(
+          r,
+          ns.name,
+          ref,
+          'FailedScheduling',
+          `0/${total} nodes are available: ${r.int(3, 40)} node(s) had untolerated taint {karpenter.sh/disrupted: }, ${r.int(1, 30)} Insufficient memory, ${r.int(100, 4000)} node(s) didn't match Pod's node affinity/selector. preemption: 0/${total} nodes are available: ${r.int(100, 4000)} Preemption is not helpful for scheduling, ${r.int(2, 40)} No preemption victims found for incoming pod.`,
+          'Warning',
+          s.created + 1000,
+          'Scheduling',
+          r.int(1, 200),
+        );
       }
       continue;
     }
@@ -1401,10 +2281,33 @@ function* namespaceEvents(plan, ns, stubs, count) {
     const fieldPath = `spec.containers{${c}}`;
     const kubelet = { component: 'kubelet', host: s.node.name };
     if (s.crash) {
-      yield eventObj(r, ns.name, { ...ref, fieldPath }, r.chance(0.7) ? 'BackOff' : 'Unhealthy', r.chance(0.7) ? `Back-off restarting failed container ${c} in pod ${s.name}_${ns.name}(${s.uid})` : 'Liveness probe failed: HTTP probe failed with statuscode: 500', 'Warning', kubelet, NOW - r.int(HOUR, 5 * HOUR), last, r.int(10, 2000));
+      yield eventObj(
+        r,
+        ns.name,
+        { ...ref, fieldPath },
+        r.chance(0.7) ? 'BackOff' : 'Unhealthy',
+        r.chance(0.7)
+          ? `Back-off restarting failed container ${c} in pod ${s.name}_${ns.name}(${s.uid})`
+          : 'Liveness probe failed: HTTP probe failed with statuscode: 500',
+        'Warning',
+        kubelet,
+        NOW - r.int(HOUR, 5 * HOUR),
+        last,
+        r.int(10, 2000),
+      );
       continue;
     }
-    const kind = r.weighted([['Scheduled', 2], ['Pulling', 1.5], ['Pulled', 2], ['Created', 1.5], ['Started', 1.5], ['Unhealthy', 0.6], ['Killing', 0.3], ['rs', 0.4], ['Evicted', 0.2]]);
+    const kind = r.weighted([
+      ['Scheduled', 2],
+      ['Pulling', 1.5],
+      ['Pulled', 2],
+      ['Created', 1.5],
+      ['Started', 1.5],
+      ['Unhealthy', 0.6],
+      ['Killing', 0.3],
+      ['rs', 0.4],
+      ['Evicted', 0.2],
+    ]);
     const img = s.w.img?.ref ?? s.w.image;
     switch (kind) {
       case 'Scheduled':
@@ -1414,7 +2317,20 @@ function* namespaceEvents(plan, ns, stubs, count) {
         yield eventObj(r, ns.name, { ...ref, fieldPath }, 'Pulling', `Pulling image "${img}"`, 'Normal', kubelet, last, last, 1);
         break;
       case 'Pulled':
-        yield eventObj(r, ns.name, { ...ref, fieldPath }, 'Pulled', r.chance(0.5) ? `Container image "${img}" already present on machine` : `Successfully pulled image "${img}" in 2.481s (2.481s including waiting). Image size: ${s.w.img?.size ?? 52428800} bytes.`, 'Normal', kubelet, last, last, 1);
+        yield eventObj(
+          r,
+          ns.name,
+          { ...ref, fieldPath },
+          'Pulled',
+          r.chance(0.5)
+            ? `Container image "${img}" already present on machine`
+            : `Successfully pulled image "${img}" in 2.481s (2.481s including waiting). Image size: ${s.w.img?.size ?? 52428800} bytes.`,
+          'Normal',
+          kubelet,
+          last,
+          last,
+          1,
+        );
         break;
       case 'Created':
         yield eventObj(r, ns.name, { ...ref, fieldPath }, 'Created', `Created container: ${c}`, 'Normal', kubelet, last, last, 1);
@@ -1423,20 +2339,49 @@ function* namespaceEvents(plan, ns, stubs, count) {
         yield eventObj(r, ns.name, { ...ref, fieldPath }, 'Started', `Started container ${c}`, 'Normal', kubelet, last, last, 1);
         break;
       case 'Unhealthy':
-        yield eventObj(r, ns.name, { ...ref, fieldPath }, 'Unhealthy', `Readiness probe failed: Get "http://${s.ip}:${s.w.port ?? 8080}/readyz": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`, 'Warning', kubelet, NOW - r.int(HOUR, 3 * HOUR), last, r.int(1, 50));
+        yield eventObj(
+          r,
+          ns.name,
+          { ...ref, fieldPath },
+          'Unhealthy',
+          `Readiness probe failed: Get "http://${s.ip}:${s.w.port ?? 8080}/readyz": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`,
+          'Warning',
+          kubelet,
+          NOW - r.int(HOUR, 3 * HOUR),
+          last,
+          r.int(1, 50),
+        );
         break;
       case 'Killing':
         yield eventObj(r, ns.name, { ...ref, fieldPath }, 'Killing', `Stopping container ${c}`, 'Normal', kubelet, last, last, 1);
         break;
       case 'Evicted':
-        yield eventObj(r, ns.name, ref, 'Evicted', `Evicted pod: ${r.pick(['Underutilized', 'Drifted', 'Empty'])}`, 'Normal', { component: 'karpenter' }, last, last, 1);
+        yield eventObj(
+          r,
+          ns.name,
+          ref,
+          'Evicted',
+          `Evicted pod: ${r.pick(['Underutilized', 'Drifted', 'Empty'])}`,
+          'Normal',
+          { component: 'karpenter' },
+          last,
+          last,
+          1,
+        );
         break;
       default: {
         if (s.kind !== 'Deployment') {
           yield schedulerEvent(r, ns.name, ref, 'Scheduled', `Successfully assigned ${ns.name}/${s.name} to ${s.node.name}`, 'Normal', last, 'Binding', 1);
           break;
         }
-        const rsRef = { kind: 'ReplicaSet', namespace: ns.name, name: `${s.w.name}-${s.w.hash}`, uid: s.w.rsUid, apiVersion: 'apps/v1', resourceVersion: String(rvCounter - r.int(0, 1_000_000)) };
+        const rsRef = {
+          kind: 'ReplicaSet',
+          namespace: ns.name,
+          name: `${s.w.name}-${s.w.hash}`,
+          uid: s.w.rsUid,
+          apiVersion: 'apps/v1',
+          resourceVersion: String(rvCounter - r.int(0, 1_000_000)),
+        };
         yield eventObj(r, ns.name, rsRef, 'SuccessfulCreate', `Created pod: ${s.name}`, 'Normal', { component: 'replicaset-controller' }, last, last, 1);
       }
     }
@@ -1456,7 +2401,16 @@ function karpenterLogs(plan, leader, lines) {
     const shift = NOW - r.int(1_000, 30_000) - t;
     return out.map((o) => JSON.stringify({ ...o, time: new Date(o.time + shift).toISOString() }));
   };
-  const rec = (controller, kind, obj, extra) => ({ controller, controllerGroup: kind === 'Node' ? '' : 'karpenter.sh', controllerKind: kind, [kind]: { name: obj }, namespace: '', name: obj, reconcileID: r.uuid(), ...extra });
+  const rec = (controller, kind, obj, extra) => ({
+    controller,
+    controllerGroup: kind === 'Node' ? '' : 'karpenter.sh',
+    controllerKind: kind,
+    [kind]: { name: obj },
+    namespace: '',
+    name: obj,
+    reconcileID: r.uuid(),
+    ...extra,
+  });
   line('INFO', 'starting server', { name: 'health probe', addr: '[::]:8081' }, 'controller-runtime.metrics');
   line('INFO', 'Starting metrics server', {}, 'controller-runtime.metrics');
   line('INFO', 'Serving metrics server', { bindAddress: ':8080', secure: false }, 'controller-runtime.metrics');
@@ -1471,37 +2425,129 @@ function karpenterLogs(plan, leader, lines) {
   }
   t += 3_000;
   line('INFO', 'successfully acquired lease kube-system/karpenter-leader-election', {}, 'controller');
-  for (const ctl of ['nodeclaim.lifecycle', 'nodepool.readiness', 'provisioner', 'disruption', 'interruption', 'nodeclass', 'node.termination']) line('INFO', 'Starting Controller', { controller: ctl });
-  line('INFO', 'discovered ssm parameter', { controller: 'nodeclass', controllerGroup: 'karpenter.k8s.aws', controllerKind: 'EC2NodeClass', EC2NodeClass: { name: 'default' }, namespace: '', name: 'default', reconcileID: r.uuid(), parameter: '/aws/service/eks/optimized-ami/1.32/amazon-linux-2023/x86_64/standard/recommended/image_id', value: NODECLASSES[0].ami });
+  for (const ctl of ['nodeclaim.lifecycle', 'nodepool.readiness', 'provisioner', 'disruption', 'interruption', 'nodeclass', 'node.termination'])
+    line('INFO', 'Starting Controller', { controller: ctl });
+  line('INFO', 'discovered ssm parameter', {
+    controller: 'nodeclass',
+    controllerGroup: 'karpenter.k8s.aws',
+    controllerKind: 'EC2NodeClass',
+    EC2NodeClass: { name: 'default' },
+    namespace: '',
+    name: 'default',
+    reconcileID: r.uuid(),
+    parameter: '/aws/service/eks/optimized-ami/1.32/amazon-linux-2023/x86_64/standard/recommended/image_id',
+    value: NODECLASSES[0].ami,
+  });
   const kn = plan.karpenterNodes.length ? plan.karpenterNodes : plan.nodes;
   const podNames = () => Array.from({ length: 5 }, () => `${r.pick(plan.namespaces).name}/${r.pick(APP_PARTS)}-${r.suffix(10)}-${r.suffix(5)}`).join(', ');
   while (out.length < lines) {
     t += r.int(500, 20_000);
     const n = r.pick(kn);
     const pool = n.pool?.name ?? 'default';
-    switch (r.weighted([['prov', 4], ['disrupt', 2], ['sched', 2], ['ice', 0.5], ['interrupt', 0.3], ['tls', 0.5], ['hint', 0.4], ['gc', 0.2]])) {
+    switch (
+      r.weighted([
+        ['prov', 4],
+        ['disrupt', 2],
+        ['sched', 2],
+        ['ice', 0.5],
+        ['interrupt', 0.3],
+        ['tls', 0.5],
+        ['hint', 0.4],
+        ['gc', 0.2],
+      ])
+    ) {
       case 'prov': {
         const nc = `${pool}-${r.suffix(5)}`;
         const count = r.int(1, 40);
-        line('INFO', 'found provisionable pod(s)', { controller: 'provisioner', namespace: '', name: '', reconcileID: r.uuid(), Pods: `${podNames()} and ${count} other(s)`, duration: `${r.int(20, 900)}.${r.int(100, 999)}ms` });
-        line('INFO', 'computed new nodeclaim(s) to fit pod(s)', { controller: 'provisioner', namespace: '', name: '', reconcileID: r.uuid(), nodeclaims: 1, pods: count + 5 });
-        line('INFO', 'created nodeclaim', { controller: 'provisioner', namespace: '', name: '', reconcileID: r.uuid(), NodePool: { name: pool }, NodeClaim: { name: nc }, requests: { cpu: `${r.int(2, 14) * 250}m`, memory: `${r.int(2, 40) * 512}Mi`, pods: String(count + 5) }, 'instance-types': `${(n.pool ?? NODEPOOLS[0]).types.join(', ')}` });
+        line('INFO', 'found provisionable pod(s)', {
+          controller: 'provisioner',
+          namespace: '',
+          name: '',
+          reconcileID: r.uuid(),
+          Pods: `${podNames()} and ${count} other(s)`,
+          duration: `${r.int(20, 900)}.${r.int(100, 999)}ms`,
+        });
+        line('INFO', 'computed new nodeclaim(s) to fit pod(s)', {
+          controller: 'provisioner',
+          namespace: '',
+          name: '',
+          reconcileID: r.uuid(),
+          nodeclaims: 1,
+          pods: count + 5,
+        });
+        line('INFO', 'created nodeclaim', {
+          controller: 'provisioner',
+          namespace: '',
+          name: '',
+          reconcileID: r.uuid(),
+          NodePool: { name: pool },
+          NodeClaim: { name: nc },
+          requests: { cpu: `${r.int(2, 14) * 250}m`, memory: `${r.int(2, 40) * 512}Mi`, pods: String(count + 5) },
+          'instance-types': `${(n.pool ?? NODEPOOLS[0]).types.join(', ')}`,
+        });
         t += r.int(1500, 4000);
         const inst = `i-0${r.hex(16)}`;
-        line('INFO', 'launched nodeclaim', rec('nodeclaim.lifecycle', 'NodeClaim', nc, { 'provider-id': `aws:///${n.zone.zone}/${inst}`, 'instance-type': n.type, zone: n.zone.zone, 'capacity-type': n.capacityType, allocatable: nodeResources(n).allocatable }));
+        line(
+          'INFO',
+          'launched nodeclaim',
+          rec('nodeclaim.lifecycle', 'NodeClaim', nc, {
+            'provider-id': `aws:///${n.zone.zone}/${inst}`,
+            'instance-type': n.type,
+            zone: n.zone.zone,
+            'capacity-type': n.capacityType,
+            allocatable: nodeResources(n).allocatable,
+          }),
+        );
         t += r.int(20_000, 40_000);
         const nodeName = hostnameOf(ipOf(n.zone, r));
-        line('INFO', 'registered nodeclaim', rec('nodeclaim.lifecycle', 'NodeClaim', nc, { 'provider-id': `aws:///${n.zone.zone}/${inst}`, Node: { name: nodeName } }));
+        line(
+          'INFO',
+          'registered nodeclaim',
+          rec('nodeclaim.lifecycle', 'NodeClaim', nc, { 'provider-id': `aws:///${n.zone.zone}/${inst}`, Node: { name: nodeName } }),
+        );
         t += r.int(8_000, 20_000);
-        line('INFO', 'initialized nodeclaim', rec('nodeclaim.lifecycle', 'NodeClaim', nc, { 'provider-id': `aws:///${n.zone.zone}/${inst}`, Node: { name: nodeName }, allocatable: nodeResources(n).allocatable }));
+        line(
+          'INFO',
+          'initialized nodeclaim',
+          rec('nodeclaim.lifecycle', 'NodeClaim', nc, {
+            'provider-id': `aws:///${n.zone.zone}/${inst}`,
+            Node: { name: nodeName },
+            allocatable: nodeResources(n).allocatable,
+          }),
+        );
         break;
       }
       case 'disrupt': {
         const reason = r.pick(['underutilized', 'empty', 'drifted']);
         const decision = reason === 'drifted' ? 'replace' : r.pick(['delete', 'replace']);
-        line('INFO', 'disrupting node(s)', { controller: 'disruption', namespace: '', name: '', reconcileID: r.uuid(), 'command-id': r.uuid(), reason, decision, 'disrupted-node-count': 1, 'replacement-node-count': decision === 'replace' ? 1 : 0, 'pod-count': r.int(0, 30), 'disrupted-nodes': [{ Node: { name: n.name }, NodeClaim: { name: n.nodeclaimName }, capacity: { 'instance-type': n.type, 'capacity-type': n.capacityType } }], 'replacement-nodes': decision === 'replace' ? [{ 'capacity-type': 'on-demand', 'instance-types': (n.pool ?? NODEPOOLS[0]).types.join(', ') }] : [] });
+        line('INFO', 'disrupting node(s)', {
+          controller: 'disruption',
+          namespace: '',
+          name: '',
+          reconcileID: r.uuid(),
+          'command-id': r.uuid(),
+          reason,
+          decision,
+          'disrupted-node-count': 1,
+          'replacement-node-count': decision === 'replace' ? 1 : 0,
+          'pod-count': r.int(0, 30),
+          'disrupted-nodes': [
+            { Node: { name: n.name }, NodeClaim: { name: n.nodeclaimName }, capacity: { 'instance-type': n.type, 'capacity-type': n.capacityType } },
+          ],
+          'replacement-nodes': decision === 'replace' ? [{ 'capacity-type': 'on-demand', 'instance-types': (n.pool ?? NODEPOOLS[0]).types.join(', ') }] : [],
+        });
         t += r.int(500, 3000);
-        line('INFO', 'tainted node', rec('node.termination', 'Node', n.name, { controllerGroup: '', NodeClaim: { name: n.nodeclaimName }, 'taint.Key': 'karpenter.sh/disrupted', 'taint.Value': '', 'taint.Effect': 'NoSchedule' }));
+        line(
+          'INFO',
+          'tainted node',
+          rec('node.termination', 'Node', n.name, {
+            controllerGroup: '',
+            NodeClaim: { name: n.nodeclaimName },
+            'taint.Key': 'karpenter.sh/disrupted',
+            'taint.Value': '',
+            'taint.Effect': 'NoSchedule',
+          }),
+        );
         if (r.chance(0.7)) {
           t += r.int(20_000, 120_000);
           line('INFO', 'deleted node', rec('node.termination', 'Node', n.name, { controllerGroup: '', NodeClaim: { name: n.nodeclaimName } }));
@@ -1511,23 +2557,61 @@ function karpenterLogs(plan, leader, lines) {
       }
       case 'sched': {
         const ns = r.pick(plan.namespaces).name;
-        line('ERROR', 'could not schedule pod', { controller: 'provisioner', namespace: '', name: '', reconcileID: r.uuid(), Pod: { name: `${r.pick(APP_PARTS)}-${r.suffix(10)}-${r.suffix(5)}`, namespace: ns }, error: `incompatible with nodepool "${pool}", daemonset overhead={"cpu":"335m","memory":"459Mi","pods":"6"}, no instance type satisfied resources {"cpu":"4","memory":"70Gi","pods":"1"} and requirements karpenter.sh/capacity-type In [on-demand spot], karpenter.sh/nodepool In [${pool}], kubernetes.io/arch In [amd64] (no instance type has enough resources); incompatible with nodepool "gpu", daemonset overhead={"cpu":"335m","memory":"459Mi","pods":"6"}, did not tolerate nvidia.com/gpu=true:NoSchedule` });
+        line('ERROR', 'could not schedule pod', {
+          controller: 'provisioner',
+          namespace: '',
+          name: '',
+          reconcileID: r.uuid(),
+          Pod: { name: `${r.pick(APP_PARTS)}-${r.suffix(10)}-${r.suffix(5)}`, namespace: ns },
+          error: `incompatible with nodepool "${pool}", daemonset overhead={"cpu":"335m","memory":"459Mi","pods":"6"}, no instance type satisfied resources {"cpu":"4","memory":"70Gi","pods":"1"} and requirements karpenter.sh/capacity-type In [on-demand spot], karpenter.sh/nodepool In [${pool}], kubernetes.io/arch In [amd64] (no instance type has enough resources); incompatible with nodepool "gpu", daemonset overhead={"cpu":"335m","memory":"459Mi","pods":"6"}, did not tolerate nvidia.com/gpu=true:NoSchedule`,
+        });
         break;
       }
       case 'ice':
-        line('ERROR', 'failed launching nodeclaim', rec('nodeclaim.lifecycle', 'NodeClaim', `${pool}-${r.suffix(5)}`, { error: `creating instance, insufficient capacity, with fleet error(s), InsufficientInstanceCapacity: We currently do not have sufficient ${n.type} capacity in the Availability Zone you requested (${n.zone.zone}). Our system will be working on provisioning additional capacity.` }));
+        line(
+          'ERROR',
+          'failed launching nodeclaim',
+          rec('nodeclaim.lifecycle', 'NodeClaim', `${pool}-${r.suffix(5)}`, {
+            error: `creating instance, insufficient capacity, with fleet error(s), InsufficientInstanceCapacity: We currently do not have sufficient ${n.type} capacity in the Availability Zone you requested (${n.zone.zone}). Our system will be working on provisioning additional capacity.`,
+          }),
+        );
         break;
       case 'interrupt':
-        line('INFO', 'initiating delete from interruption message', { controller: 'interruption', namespace: '', name: '', reconcileID: r.uuid(), queue: `Karpenter-${CLUSTER}`, messageKind: 'spot_interrupted', NodeClaim: { name: n.nodeclaimName }, action: 'CordonAndDrain', Node: { name: n.name } });
+        line('INFO', 'initiating delete from interruption message', {
+          controller: 'interruption',
+          namespace: '',
+          name: '',
+          reconcileID: r.uuid(),
+          queue: `Karpenter-${CLUSTER}`,
+          messageKind: 'spot_interrupted',
+          NodeClaim: { name: n.nodeclaimName },
+          action: 'CordonAndDrain',
+          Node: { name: n.name },
+        });
         break;
       case 'tls':
-        line('ERROR', `http: TLS handshake error from 10.20.${r.int(0, 255)}.${r.int(1, 254)}:${r.int(30000, 60000)}: read tcp 10.20.1.15:8443->10.20.7.9:${r.int(30000, 60000)}: read: connection reset by peer\n`, {}, 'webhook');
+        line(
+          'ERROR',
+          `http: TLS handshake error from 10.20.${r.int(0, 255)}.${r.int(1, 254)}:${r.int(30000, 60000)}: read tcp 10.20.1.15:8443->10.20.7.9:${r.int(30000, 60000)}: read: connection reset by peer\n`,
+          {},
+          'webhook',
+        );
         break;
       case 'hint':
-        line('INFO', 'pod(s) have a preferred Anti-Affinity which can prevent consolidation', { controller: 'provisioner', namespace: '', name: '', reconcileID: r.uuid(), pods: podNames() });
+        line('INFO', 'pod(s) have a preferred Anti-Affinity which can prevent consolidation', {
+          controller: 'provisioner',
+          namespace: '',
+          name: '',
+          reconcileID: r.uuid(),
+          pods: podNames(),
+        });
         break;
       default:
-        line('ERROR', 'Reconciler error', rec('nodeclaim.lifecycle', 'NodeClaim', n.nodeclaimName ?? n.name, { error: 'missing required startup taint, karpenter.sh/unregistered' }));
+        line(
+          'ERROR',
+          'Reconciler error',
+          rec('nodeclaim.lifecycle', 'NodeClaim', n.nodeclaimName ?? n.name, { error: 'missing required startup taint, karpenter.sh/unregistered' }),
+        );
     }
   }
   return finish();
@@ -1604,7 +2688,11 @@ class ListWriter {
     this.emptyAs = emptyAs;
     this.count = 0;
     if (format === 'json') {
-      out.write(typed ? `{\n    "kind": "${kind}",\n    "apiVersion": "${apiVersion}",\n    "metadata": {\n        "resourceVersion": "${resourceVersion}"\n    },\n    "items": ` : `{\n    "apiVersion": "v1",\n    "items": `);
+      out.write(
+        typed
+          ? `{\n    "kind": "${kind}",\n    "apiVersion": "${apiVersion}",\n    "metadata": {\n        "resourceVersion": "${resourceVersion}"\n    },\n    "items": `
+          : `{\n    "apiVersion": "v1",\n    "items": `,
+      );
     } else {
       out.write(`${docStart ? '---\n' : ''}apiVersion: ${typed ? apiVersion : 'v1'}\nitems:`);
     }
@@ -1626,7 +2714,11 @@ class ListWriter {
       this.out.write(this.typed ? `${items}\n}\n` : `${items},\n    "kind": "List",\n    "metadata": {\n        "resourceVersion": ""\n    }\n}\n`);
     } else {
       const items = this.count ? '\n' : ` ${this.emptyAs}\n`;
-      this.out.write(this.typed ? `${items}kind: ${this.kind}\nmetadata:\n  resourceVersion: "${this.resourceVersion}"\n` : `${items}kind: List\nmetadata:\n  resourceVersion: ""\n`);
+      this.out.write(
+        this.typed
+          ? `${items}kind: ${this.kind}\nmetadata:\n  resourceVersion: "${this.resourceVersion}"\n`
+          : `${items}kind: List\nmetadata:\n  resourceVersion: ""\n`,
+      );
     }
     return this.count;
   }
@@ -1712,7 +2804,15 @@ export function generate(opts) {
     files.push({ path: rel, bytes: out.close(), objects: 0, logLines: lines });
     bump('logLines', lines);
   };
-  const karpenterPodNames = () => (karpenterPods ? podStubs(plan, plan.namespaces.find((n) => n.name === 'kube-system')).filter((s) => s.w === karpenterPods).map((s) => s.name) : []);
+  const karpenterPodNames = () =>
+    karpenterPods
+      ? podStubs(
+          plan,
+          plan.namespaces.find((n) => n.name === 'kube-system'),
+        )
+          .filter((s) => s.w === karpenterPods)
+          .map((s) => s.name)
+      : [];
 
   if (!opts.singleFile) {
     // nodes
@@ -1735,8 +2835,8 @@ export function generate(opts) {
         const emptyAs = fnv1a(`${ns.name}/${file}`) % 3 === 0 ? 'null' : '[]';
         const lw = new ListWriter(out, format, { kind: listKind, apiVersion, resourceVersion: rv(), typed: true, emptyAs, docStart: docs++ > 0 });
         let n = 0;
-        if (file === 'events' && ns.name === 'default') for (const e of clusterEvents(plan, clusterEventCount)) lw.add(e), n++;
-        for (const obj of namespaceObjects(plan, ns, file, stubs, eventsPerNs.get(ns.name))) lw.add(obj), n++;
+        if (file === 'events' && ns.name === 'default') for (const e of clusterEvents(plan, clusterEventCount)) (lw.add(e), n++);
+        for (const obj of namespaceObjects(plan, ns, file, stubs, eventsPerNs.get(ns.name))) (lw.add(obj), n++);
         record(rel, out, lw.end());
         bump(kind, n);
       }
@@ -1770,8 +2870,8 @@ export function generate(opts) {
       for (const ns of plan.namespaces) {
         // Stubs are needed by pods and events only; recomputing them is cheap and keeps memory flat.
         const stubs = file === 'pods' || file === 'events' ? podStubs(plan, ns) : [];
-        if (file === 'events' && ns.name === 'default') for (const e of clusterEvents(plan, clusterEventCount)) lw.add(withType(e, kind, apiVersion)), n++;
-        for (const obj of namespaceObjects(plan, ns, file, stubs, eventsPerNs.get(ns.name))) lw.add(withType(obj, kind, apiVersion)), n++;
+        if (file === 'events' && ns.name === 'default') for (const e of clusterEvents(plan, clusterEventCount)) (lw.add(withType(e, kind, apiVersion)), n++);
+        for (const obj of namespaceObjects(plan, ns, file, stubs, eventsPerNs.get(ns.name))) (lw.add(withType(obj, kind, apiVersion)), n++);
         for (const w of ns.workloads) delete w._template;
         for (const d of ns.daemonsets) delete d._template;
       }
@@ -1781,12 +2881,25 @@ export function generate(opts) {
     for (const o of karpenterObjects(plan, bump)) lw.add(o);
     record(rel, out, lw.end());
     const names = karpenterPodNames();
-    writeLogs('karpenter-controller.log', names.map((pod, i) => ({ pod, lines: karpenterLogs(plan, i === 0, opts.logLines) })));
+    writeLogs(
+      'karpenter-controller.log',
+      names.map((pod, i) => ({ pod, lines: karpenterLogs(plan, i === 0, opts.logLines) })),
+    );
   }
 
   const totalBytes = files.reduce((s, f) => s + f.bytes, 0);
-  const objects = Object.entries(counts).filter(([k]) => k !== 'logLines').reduce((s, [, v]) => s + v, 0);
-  return { generatorVersion: GENERATOR_VERSION, options: { ...opts, out: path.resolve(opts.out) }, files, counts, objects, totalBytes, seconds: (performance.now() - t0) / 1000 };
+  const objects = Object.entries(counts)
+    .filter(([k]) => k !== 'logLines')
+    .reduce((s, [, v]) => s + v, 0);
+  return {
+    generatorVersion: GENERATOR_VERSION,
+    options: { ...opts, out: path.resolve(opts.out) },
+    files,
+    counts,
+    objects,
+    totalBytes,
+    seconds: (performance.now() - t0) / 1000,
+  };
 }
 
 function* karpenterObjects(plan, bump) {
@@ -1824,7 +2937,9 @@ async function main() {
     },
   });
   if (values.help || !values.out) {
-    process.stdout.write('usage: node scripts/gen-synthetic-dump.mjs --out DIR [--nodes 5000] [--pods 150000] [--events 100000] [--namespaces 60] [--format json|yaml] [--single-file] [--seed 1] [--log-lines 3000] [--manifest FILE] [--force] [--quiet]\n');
+    process.stdout.write(
+      'usage: node scripts/gen-synthetic-dump.mjs --out DIR [--nodes 5000] [--pods 150000] [--events 100000] [--namespaces 60] [--format json|yaml] [--single-file] [--seed 1] [--log-lines 3000] [--manifest FILE] [--force] [--quiet]\n',
+    );
     process.exit(values.help ? 0 : 2);
   }
   const int = (name, min) => {
@@ -1854,10 +2969,15 @@ async function main() {
     fs.mkdirSync(path.dirname(values.manifest), { recursive: true });
     fs.writeFileSync(values.manifest, JSON.stringify(result, null, 2) + '\n');
   }
-  const big = result.files.slice().sort((a, b) => b.bytes - a.bytes).slice(0, 5);
+  const big = result.files
+    .slice()
+    .sort((a, b) => b.bytes - a.bytes)
+    .slice(0, 5);
   const lines = [
     `wrote ${result.files.length} files, ${fmtBytes(result.totalBytes)} (${result.totalBytes} bytes), ${result.objects} objects in ${result.seconds.toFixed(1)} s to ${path.resolve(opts.out)}`,
-    `objects: ${Object.entries(result.counts).map(([k, v]) => `${k}=${v}`).join(' ')}`,
+    `objects: ${Object.entries(result.counts)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ')}`,
     `largest files: ${big.map((f) => `${f.path} ${fmtBytes(f.bytes)}`).join(', ')}`,
   ];
   process.stdout.write(lines.join('\n') + '\n');

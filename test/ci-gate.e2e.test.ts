@@ -109,7 +109,9 @@ describe('SARIF on a GitOps repo', () => {
 
     const moved = freshRepo();
     edit(join(moved, 'nodepools/batch.yaml'), (t) => `# Batch pool — owned by data-platform\n# (re-indented in PLAT-2300)\n${t}`);
-    edit(join(moved, 'storage/storageclasses.yaml'), (t) => t.replace('volumeBindingMode: Immediate', '# kept Immediate until the migration\nvolumeBindingMode: "Immediate"'));
+    edit(join(moved, 'storage/storageclasses.yaml'), (t) =>
+      t.replace('volumeBindingMode: Immediate', '# kept Immediate until the migration\nvolumeBindingMode: "Immediate"'),
+    );
     const again = sarifOf(moved, ['--fail-on', 'none']);
     expect(again.code).toBe(0);
     const byRule = (rs: SarifResult[]) => Object.fromEntries(rs.map((r) => [r.ruleId, r.partialFingerprints['karpdoctor/v1']]));
@@ -146,9 +148,14 @@ describe('inline suppression', () => {
   beforeAll(() => {
     dir = freshRepo();
     edit(join(dir, 'storage/storageclasses.yaml'), (t) =>
-      t.replace('  name: gp3\n', '  name: gp3\n  annotations:\n    karpdoctor.io/ignore: "storageclass-immediate-binding: legacy class, no new claims (PLAT-1944)"\n'),
+      t.replace(
+        '  name: gp3\n',
+        '  name: gp3\n  annotations:\n    karpdoctor.io/ignore: "storageclass-immediate-binding: legacy class, no new claims (PLAT-1944)"\n',
+      ),
     );
-    edit(join(dir, 'platform/debug/netshoot.yaml'), (t) => t.replace(/metadata:\n/, 'metadata:\n  annotations:\n    karpdoctor.io/ignore: "pdb-blocks-eviction: not a PDB at all"\n'));
+    edit(join(dir, 'platform/debug/netshoot.yaml'), (t) =>
+      t.replace(/metadata:\n/, 'metadata:\n  annotations:\n    karpdoctor.io/ignore: "pdb-blocks-eviction: not a PDB at all"\n'),
+    );
   });
 
   it('marks the finding suppressed in SARIF, with the reason, and does not fail CI on it', () => {
@@ -167,7 +174,9 @@ describe('inline suppression', () => {
   it('reports the suppression that matched nothing, in the table and as a GitHub warning at its line', () => {
     const table = run(['scan', '.', '--rule', 'storageclass-immediate-binding', '--rule', 'pdb-blocks-eviction'], dir);
     expect(table.stdout).toContain('1 finding(s) suppressed: 1 by karpdoctor.io/ignore annotations.');
-    expect(table.stdout).toMatch(/Suppressions that matched nothing \(1\)[\s\S]*platform\/debug\/netshoot\.yaml:\d+: pdb-blocks-eviction \("not a PDB at all"\) suppressed no finding/);
+    expect(table.stdout).toMatch(
+      /Suppressions that matched nothing \(1\)[\s\S]*platform\/debug\/netshoot\.yaml:\d+: pdb-blocks-eviction \("not a PDB at all"\) suppressed no finding/,
+    );
     const gh = run(['scan', '.', '--format', 'github', '--rule', 'storageclass-immediate-binding', '--rule', 'pdb-blocks-eviction'], dir);
     expect(gh.stdout).toMatch(/^::warning file=platform\/debug\/netshoot\.yaml,line=\d+/m);
     expect(gh.stdout).not.toMatch(/title=storageclass-immediate-binding/);
@@ -249,7 +258,9 @@ describe('baseline create | prune', () => {
     const next = run(['scan', '.', '--baseline', '.karpdoctor-baseline.json', '--fail-on', 'warning'], dir);
     expect(next.code).toBe(1);
     expect(next.stdout).toMatch(/\nWARNING expire-without-termination-grace-period  NodePool general\n/);
-    expect(next.stdout).toMatch(/Baseline entries with no finding any more \(1\)[\s\S]*storageclass-immediate-binding on StorageClass gp3 \(\/volumeBindingMode\)/);
+    expect(next.stdout).toMatch(
+      /Baseline entries with no finding any more \(1\)[\s\S]*storageclass-immediate-binding on StorageClass gp3 \(\/volumeBindingMode\)/,
+    );
 
     const pruned = run(['baseline', 'prune', '.'], dir);
     expect(pruned.stderr).toBe('karpdoctor: .karpdoctor-baseline.json: removed 1 entry whose finding is gone, kept ' + (baseline.findings.length - 1) + '\n');
@@ -275,6 +286,8 @@ describe('markdown and GitHub annotations', () => {
 
   it('github: one workflow command per finding at its field', () => {
     const r = run(['scan', '.', '--format', 'github', '--rule', 'pod-do-not-disrupt-blocks-node'], repo);
-    expect(r.stdout).toMatch(/^::warning file=apps\/base\/report-renderer\.yaml,line=19,col=9,endColumn=\d+,title=pod-do-not-disrupt-blocks-node::Deployment shop\/report-renderer carries/m);
+    expect(r.stdout).toMatch(
+      /^::warning file=apps\/base\/report-renderer\.yaml,line=19,col=9,endColumn=\d+,title=pod-do-not-disrupt-blocks-node::Deployment shop\/report-renderer carries/m,
+    );
   });
 });

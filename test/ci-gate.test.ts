@@ -67,7 +67,10 @@ describe('field-level locations and fingerprints', () => {
   it('fingerprints do not change when a file is re-formatted and its lines move', async () => {
     const dir = copyFixture('ci-gate');
     try {
-      edit(join(dir, 'karpenter/nodepool-general-purpose.yaml'), (t) => `# Managed by the platform team.\n# Do not edit by hand.\n\n${t.replace(/^ {6}expireAfter: 720h$/m, '      expireAfter: "720h"   # 30 days')}`);
+      edit(
+        join(dir, 'karpenter/nodepool-general-purpose.yaml'),
+        (t) => `# Managed by the platform team.\n# Do not edit by hand.\n\n${t.replace(/^ {6}expireAfter: 720h$/m, '      expireAfter: "720h"   # 30 days')}`,
+      );
       const moved = await gateScan([dir], { only: ONLY });
       const before = byRule(r.gate.findings);
       const after = byRule(moved.gate.findings);
@@ -91,15 +94,24 @@ describe('inline suppression: karpdoctor.io/ignore', () => {
     );
     // On the pod template: the StatefulSet's pods inherit it, and so does the StatefulSet's own finding.
     edit(join(dir, 'apps/orders-db/statefulset.yaml'), (t) =>
-      t.replace('  template:\n    metadata:\n', '  template:\n    metadata:\n      annotations:\n        karpdoctor.io/ignore: "stateful-workload-exposed-to-interruption: replicated by Patroni, one pod may go"\n'),
+      t.replace(
+        '  template:\n    metadata:\n',
+        '  template:\n    metadata:\n      annotations:\n        karpdoctor.io/ignore: "stateful-workload-exposed-to-interruption: replicated by Patroni, one pod may go"\n',
+      ),
     );
     // A typo in the rule id must not hide the finding, and must be reported.
     edit(join(dir, 'apps/checkout/deployment.yaml'), (t) =>
-      t.replace('kind: PodDisruptionBudget\nmetadata:\n', 'kind: PodDisruptionBudget\nmetadata:\n  annotations:\n    karpdoctor.io/ignore: "pdb-blocks-evictoin: two replicas must stay up"\n'),
+      t.replace(
+        'kind: PodDisruptionBudget\nmetadata:\n',
+        'kind: PodDisruptionBudget\nmetadata:\n  annotations:\n    karpdoctor.io/ignore: "pdb-blocks-evictoin: two replicas must stay up"\n',
+      ),
     );
     // Valid, but nothing to suppress; and a clause without a reason.
     edit(join(dir, 'apps/web/pdb.yaml'), (t) =>
-      t.replace('metadata:\n', 'metadata:\n  annotations:\n    karpdoctor.io/ignore: |\n      pdb-blocks-eviction: storefront scales to 1 at night\n      storageclass-immediate-binding\n'),
+      t.replace(
+        'metadata:\n',
+        'metadata:\n  annotations:\n    karpdoctor.io/ignore: |\n      pdb-blocks-eviction: storefront scales to 1 at night\n      storageclass-immediate-binding\n',
+      ),
     );
     r = await gateScan([dir], { only: ONLY });
   });
@@ -127,7 +139,12 @@ describe('inline suppression: karpdoctor.io/ignore', () => {
   it('reports the misspelt rule, the clause without a reason and the clause that suppressed nothing', () => {
     const unused = r.gate.unusedSuppressions.map((u) => ({ rules: u.rules, problem: u.problem, origin: u.origin, line: u.location?.line }));
     expect(unused).toEqual([
-      { rules: ['pdb-blocks-evictoin'], problem: 'unknown rule "pdb-blocks-evictoin" (see `karpdoctor rules`)', origin: 'annotation karpdoctor.io/ignore on PodDisruptionBudget checkout/api', line: 28 },
+      {
+        rules: ['pdb-blocks-evictoin'],
+        problem: 'unknown rule "pdb-blocks-evictoin" (see `karpdoctor rules`)',
+        origin: 'annotation karpdoctor.io/ignore on PodDisruptionBudget checkout/api',
+        line: 28,
+      },
       { rules: ['pdb-blocks-eviction'], problem: undefined, origin: 'annotation karpdoctor.io/ignore on PodDisruptionBudget web/storefront', line: 5 },
       {
         rules: ['storageclass-immediate-binding'],
@@ -247,9 +264,13 @@ describe('baseline', () => {
       rmSync(join(dir, 'apps/orders-db/statefulset.yaml'));
       edit(join(dir, 'apps/web/pdb.yaml'), (t) => t.replace('maxUnavailable: 25%', 'maxUnavailable: 0'));
       const later = await gateScan([dir], { only: ONLY, baseline: entries });
-      expect(later.active.map((g) => `${g.finding.ruleId} ${g.finding.object.namespace}/${g.finding.object.name}`)).toEqual(['pdb-blocks-eviction web/storefront']);
+      expect(later.active.map((g) => `${g.finding.ruleId} ${g.finding.object.namespace}/${g.finding.object.name}`)).toEqual([
+        'pdb-blocks-eviction web/storefront',
+      ]);
       expect(later.suppressed.map((g) => g.suppression!.origin)).toEqual(Array(3).fill('baseline .karpdoctor-baseline.json'));
-      expect(later.gate.staleBaseline.map((e) => `${e.ruleId} ${e.object.kind}/${e.object.name}`)).toEqual(['stateful-workload-exposed-to-interruption StatefulSet/orders-db']);
+      expect(later.gate.staleBaseline.map((e) => `${e.ruleId} ${e.object.kind}/${e.object.name}`)).toEqual([
+        'stateful-workload-exposed-to-interruption StatefulSet/orders-db',
+      ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

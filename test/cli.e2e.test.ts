@@ -43,7 +43,14 @@ beforeAll(() => {
     status: {
       conditions: [
         { type: 'MemoryPressure', status: 'False', lastHeartbeatTime: REF, lastTransitionTime: '2024-11-01T10:01:00Z', reason: 'KubeletHasSufficientMemory' },
-        { type: 'Ready', status: ready, lastHeartbeatTime: ready === 'True' ? REF : since, lastTransitionTime: since, reason: ready === 'True' ? 'KubeletReady' : 'NodeStatusUnknown', message: ready === 'True' ? 'kubelet is posting ready status' : 'Kubelet stopped posting node status.' },
+        {
+          type: 'Ready',
+          status: ready,
+          lastHeartbeatTime: ready === 'True' ? REF : since,
+          lastTransitionTime: since,
+          reason: ready === 'True' ? 'KubeletReady' : 'NodeStatusUnknown',
+          message: ready === 'True' ? 'kubelet is posting ready status' : 'Kubelet stopped posting node status.',
+        },
       ],
     },
   });
@@ -51,7 +58,10 @@ beforeAll(() => {
     kind: 'NodeList',
     apiVersion: 'v1',
     metadata: { resourceVersion: '1234' },
-    items: [node('ip-10-0-1-10.us-west-2.compute.internal', 'True', '2024-11-01T10:01:00Z'), node('ip-10-0-1-20.us-west-2.compute.internal', 'Unknown', '2024-11-05T11:50:00Z')],
+    items: [
+      node('ip-10-0-1-10.us-west-2.compute.internal', 'True', '2024-11-01T10:01:00Z'),
+      node('ip-10-0-1-20.us-west-2.compute.internal', 'Unknown', '2024-11-05T11:50:00Z'),
+    ],
   };
   writeFileSync(join(dump, 'nodes.json'), `${JSON.stringify(nodes, null, 4)}\n`);
   writeFileSync(
@@ -113,7 +123,10 @@ describe('karpdoctor (built binary)', () => {
       object: { apiVersion: 'v1', kind: 'Node', namespace: null, name: 'ip-10-0-1-20.us-west-2.compute.internal' },
     });
     expect(Object.keys(f.evidence[0])).toEqual(['object', 'path', 'value', 'source', 'note']);
-    expect(f.evidence[0]).toMatchObject({ path: '/status/conditions/1', source: `${join(dump, 'nodes.json')}:${lineOf(join(dump, 'nodes.json'), 'ip-10-0-1-20') - 2}` });
+    expect(f.evidence[0]).toMatchObject({
+      path: '/status/conditions/1',
+      source: `${join(dump, 'nodes.json')}:${lineOf(join(dump, 'nodes.json'), 'ip-10-0-1-20') - 2}`,
+    });
     // Rules whose inputs this small dump lacks say so, each with the command that would collect them.
     expect(report.notEvaluated.length).toBeGreaterThan(10);
     for (const n of report.notEvaluated) expect(Object.keys(n)).toEqual(['ruleId', 'reason']);
@@ -137,7 +150,9 @@ describe('karpdoctor (built binary)', () => {
     expect(only.findings).toEqual([]);
     const bad = run(['scan', dump, '--rule', 'node-unhealthy-not-repair']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr.trim()).toBe('karpdoctor: unknown rule "node-unhealthy-not-repair" — did you mean "node-unhealthy-not-repaired"? (see `karpdoctor rules`)');
+    expect(bad.stderr.trim()).toBe(
+      'karpdoctor: unknown rule "node-unhealthy-not-repair" — did you mean "node-unhealthy-not-repaired"? (see `karpdoctor rules`)',
+    );
   });
 
   it('thresholds are configurable and measured against --now, not the wall clock', () => {
@@ -159,7 +174,9 @@ describe('karpdoctor (built binary)', () => {
   it('reads stdin (-) and archives, with the same findings as the directory', () => {
     const dir = JSON.parse(run(['scan', dump, '--format', 'json']).stdout);
     const viaStdin = JSON.parse(run(['scan', '-', '--format', 'json'], { input: readFileSync(join(dump, 'nodes.json')) }).stdout);
-    expect(viaStdin.findings.map((f: { ruleId: string; object: unknown }) => [f.ruleId, f.object])).toEqual(dir.findings.map((f: { ruleId: string; object: unknown }) => [f.ruleId, f.object]));
+    expect(viaStdin.findings.map((f: { ruleId: string; object: unknown }) => [f.ruleId, f.object])).toEqual(
+      dir.findings.map((f: { ruleId: string; object: unknown }) => [f.ruleId, f.object]),
+    );
     expect(viaStdin.findings[0].evidence[0].source).toMatch(/^<stdin>:\d+$/);
     const tgz = join(mkdtempSync(join(tmpdir(), 'karpdoctor-tgz-')), 'dump.tgz');
     execFileSync('tar', ['-czf', tgz, '-C', dump, '.']);
@@ -184,9 +201,23 @@ describe('karpdoctor (built binary)', () => {
   it('a big kubectl JSON file cut across worker threads loads exactly as one thread streams it', () => {
     const dir = mkdtempSync(join(tmpdir(), 'karpdoctor-split-'));
     const node = (i: number, unhealthy: boolean) => ({
-      metadata: { name: `ip-10-1-${Math.floor(i / 200)}-${i % 200}.us-west-2.compute.internal`, creationTimestamp: '2024-11-01T10:00:00Z', labels: { 'karpenter.sh/nodepool': 'default', filler: 'x'.repeat(200) } },
+      metadata: {
+        name: `ip-10-1-${Math.floor(i / 200)}-${i % 200}.us-west-2.compute.internal`,
+        creationTimestamp: '2024-11-01T10:00:00Z',
+        labels: { 'karpenter.sh/nodepool': 'default', filler: 'x'.repeat(200) },
+      },
       spec: { providerID: `aws:///us-west-2a/i-${i.toString(16).padStart(17, '0')}` },
-      status: { conditions: [{ type: 'Ready', status: unhealthy ? 'Unknown' : 'True', reason: unhealthy ? 'NodeStatusUnknown' : 'KubeletReady', lastHeartbeatTime: unhealthy ? '2024-11-05T11:00:00Z' : REF, lastTransitionTime: unhealthy ? '2024-11-05T11:00:00Z' : '2024-11-01T10:01:00Z' }] },
+      status: {
+        conditions: [
+          {
+            type: 'Ready',
+            status: unhealthy ? 'Unknown' : 'True',
+            reason: unhealthy ? 'NodeStatusUnknown' : 'KubeletReady',
+            lastHeartbeatTime: unhealthy ? '2024-11-05T11:00:00Z' : REF,
+            lastTransitionTime: unhealthy ? '2024-11-05T11:00:00Z' : '2024-11-01T10:01:00Z',
+          },
+        ],
+      },
     });
     const items = Array.from({ length: 1500 }, (_, i) => node(i, i % 400 === 399));
     // Typed list as cluster-info dump prints it (kind first, items without kind) and a kubectl List (kind last).
@@ -194,7 +225,8 @@ describe('karpdoctor (built binary)', () => {
     const more = items.slice(0, 900).map((n, i) => ({ apiVersion: 'v1', kind: 'Node', ...node(i + 5000, i % 300 === 299) }));
     writeFileSync(join(dir, 'more.json'), `${JSON.stringify({ apiVersion: 'v1', items: more, kind: 'List', metadata: { resourceVersion: '' } }, null, 4)}\n`);
     const env = { ...process.env, NO_COLOR: '1', KARPDOCTOR_SPLIT_ABOVE: '100000' };
-    const runWith = (jobs: string) => spawnSync(process.execPath, [BIN, 'scan', dir, '--format', 'json', '--jobs', jobs, '--timing'], { encoding: 'utf8', env, maxBuffer: 64 << 20 });
+    const runWith = (jobs: string) =>
+      spawnSync(process.execPath, [BIN, 'scan', dir, '--format', 'json', '--jobs', jobs, '--timing'], { encoding: 'utf8', env, maxBuffer: 64 << 20 });
     const single = runWith('0');
     const split = runWith('2');
     expect(split.stderr).toMatch(/parsed in parallel ranges: .*nodes\.json \(4 ranges\)/);
@@ -218,7 +250,8 @@ describe('karpdoctor (built binary)', () => {
     const example = join(ROOT, 'fixtures', 'example-cluster');
     const cli = JSON.parse(run(['scan', example, '--format', 'json']).stdout);
     const inProcess = await scan([example]);
-    const sources = (findings: Array<{ ruleId: string; evidence: Array<{ source: string }> }>) => findings.map((f) => [f.ruleId, f.evidence.map((e) => e.source.replace(`${ROOT}/`, ''))]);
+    const sources = (findings: Array<{ ruleId: string; evidence: Array<{ source: string }> }>) =>
+      findings.map((f) => [f.ruleId, f.evidence.map((e) => e.source.replace(`${ROOT}/`, ''))]);
     const cliSources = sources(cli.findings);
     expect(new Set(cliSources.flatMap(([, s]) => (s as string[]).map((x) => x.split(':')[0]))).size).toBeGreaterThan(3);
     expect(cliSources.every(([, s]) => (s as string[]).every((x) => /:\d+$/.test(x)))).toBe(true);
@@ -272,7 +305,9 @@ describe('karpdoctor (built binary)', () => {
 
   it('rules and explain are generated from rule metadata', () => {
     const rules = JSON.parse(run(['rules', '--format', 'json']).stdout) as Array<{ id: string; defaultSeverity: string }>;
-    expect(rules.map((r) => r.id)).toEqual(expect.arrayContaining(['uninitialized-taint-lingering', 'node-unhealthy-not-repaired', 'storageclass-immediate-binding']));
+    expect(rules.map((r) => r.id)).toEqual(
+      expect.arrayContaining(['uninitialized-taint-lingering', 'node-unhealthy-not-repaired', 'storageclass-immediate-binding']),
+    );
     const explain = run(['explain', 'storageclass-immediate-binding']);
     expect(explain.code).toBe(0);
     for (const section of ['What it detects', 'Why it matters', 'How to fix', 'Bad', 'Good', 'Needs', 'References']) expect(explain.stdout).toContain(section);

@@ -42,7 +42,9 @@ const SENSITIVE: KubeObject[] = [
       userData: [
         '#!/bin/bash',
         'export DB_PASSWORD=hunter2',
-        '/etc/eks/bootstrap.sh prod --b64-cluster-ca ' + 'QUJD'.repeat(30) + " --kubelet-extra-args '--register-with-taints=example.com/agent-not-ready:NoExecute'",
+        '/etc/eks/bootstrap.sh prod --b64-cluster-ca ' +
+          'QUJD'.repeat(30) +
+          " --kubelet-extra-args '--register-with-taints=example.com/agent-not-ready:NoExecute'",
         '-----BEGIN RSA PRIVATE KEY-----',
         'MIIEowIBAAKCAQEAsecretsecretsecret',
         '-----END RSA PRIVATE KEY-----',
@@ -123,8 +125,14 @@ function bundleEntries(path: string): Map<string, string> {
   const tar = gunzipSync(readFileSync(path));
   const out = new Map<string, string>();
   let longName: string | undefined;
-  for (let at = 0; at + 512 <= tar.length && tar[at] !== 0; ) {
-    const size = parseInt(tar.toString('latin1', at + 124, at + 136).replace(/\0.*$/, '').trim(), 8);
+  for (let at = 0; at + 512 <= tar.length && tar[at] !== 0;) {
+    const size = parseInt(
+      tar
+        .toString('latin1', at + 124, at + 136)
+        .replace(/\0.*$/, '')
+        .trim(),
+      8,
+    );
     const body = tar.toString('utf8', at + 512, at + 512 + size);
     if (String.fromCharCode(tar[at + 156]!) === 'x') longName = /\d+ path=(.*)\n/.exec(body)![1];
     else {
@@ -138,13 +146,15 @@ function bundleEntries(path: string): Map<string, string> {
 
 /** Everything the bundle holds but its manifest (which names the redaction settings). */
 function bundleText(path: string): string {
-  return [...bundleEntries(path)].filter(([name]) => name !== MANIFEST_FILE).map(([name, body]) => `${name}\n${body}`).join('\n');
+  return [...bundleEntries(path)]
+    .filter(([name]) => name !== MANIFEST_FILE)
+    .map(([name, body]) => `${name}\n${body}`)
+    .join('\n');
 }
 
 async function manifestOf(path: string): Promise<BundleManifest> {
   return JSON.parse(bundleEntries(path).get(MANIFEST_FILE)!) as BundleManifest;
 }
-
 
 describe('karpdoctor collect', () => {
   it('writes a bundle that scan reads with exactly the findings of the live scan (parity)', async () => {
@@ -173,12 +183,19 @@ describe('karpdoctor collect', () => {
     await collect({ output, kubeconfig: server.kubeconfig });
     const entries = bundleEntries(output);
     expect([...entries.keys()][0]).toBe(MANIFEST_FILE);
-    expect(entries.get('nodes.json')).toContain('{\n    "apiVersion": "v1",\n    "items": [\n        {\n            "apiVersion": "v1",\n            "kind": "Node",');
+    expect(entries.get('nodes.json')).toContain(
+      '{\n    "apiVersion": "v1",\n    "items": [\n        {\n            "apiVersion": "v1",\n            "kind": "Node",',
+    );
     // Written item by item (a pod list can outgrow V8's longest string), yet byte for byte kubectl's 4-space JSON.
     for (const [name, text] of entries) {
       if (name.endsWith('.json') && name !== MANIFEST_FILE) expect(text, name).toBe(`${JSON.stringify(JSON.parse(text), null, 4)}\n`);
     }
-    expect(JSON.parse(entries.get('volumeattachments.v1.storage.k8s.io.json')!)).toEqual({ apiVersion: 'storage.k8s.io/v1', items: [], kind: 'VolumeAttachmentList', metadata: { resourceVersion: '' } });
+    expect(JSON.parse(entries.get('volumeattachments.v1.storage.k8s.io.json')!)).toEqual({
+      apiVersion: 'storage.k8s.io/v1',
+      items: [],
+      kind: 'VolumeAttachmentList',
+      metadata: { resourceVersion: '' },
+    });
     const m = await manifestOf(output);
     expect(m.tool).toEqual({ name: 'karpdoctor', version: '0.1.0-test' });
     expect(m.cluster).toEqual({ context: 'test', server: expect.stringMatching(/^https:\/\/<redacted-ip>:\d+$/) });
@@ -192,7 +209,10 @@ describe('karpdoctor collect', () => {
       message: expect.stringContaining('cannot list resource "poddisruptionbudgets"'),
     });
     expect(byResource['volumeattachments.storage.k8s.io']).toMatchObject({ status: 'collected', count: 0 });
-    expect(m.logs).toMatchObject({ status: 'collected', files: [expect.stringMatching(/^logs\/namespaces\/kube-system\/pods\/karpenter-[^/]+\/controller\/controller\/logs\/current\.log$/)] });
+    expect(m.logs).toMatchObject({
+      status: 'collected',
+      files: [expect.stringMatching(/^logs\/namespaces\/kube-system\/pods\/karpenter-[^/]+\/controller\/controller\/logs\/current\.log$/)],
+    });
     expect(m.redaction).toMatchObject({ marker: REDACTED, envAllowList: expect.arrayContaining(['FEATURE_GATES', 'INTERRUPTION_QUEUE']) });
     expect(m.anonymization).toEqual({ enabled: false });
   });
@@ -213,7 +233,9 @@ describe('karpdoctor collect', () => {
     const live = await scanLive(server.kubeconfig);
     const output = join(dir, 'denied.tar.gz');
     const stderr = await collect({ output, kubeconfig: server.kubeconfig });
-    expect(stderr).toContain('karpdoctor: no permission to list poddisruptionbudgets.policy, storageclasses.storage.k8s.io: the rules that need them will say so');
+    expect(stderr).toContain(
+      'karpdoctor: no permission to list poddisruptionbudgets.policy, storageclasses.storage.k8s.io: the rules that need them will say so',
+    );
     const { run } = await scanBundle(output);
     const reason = { ruleId: 'storageclass-immediate-binding', reason: 'no permission to list storageclasses.storage.k8s.io (403 Forbidden)' };
     expect(live.notEvaluated).toContainEqual(reason);
@@ -286,7 +308,9 @@ describe('karpdoctor collect', () => {
     expect(c.args).toEqual([`--db-password=${REDACTED}`, '--token', REDACTED, '--port=8080', '--feature-gates=NodeRepair=true']);
     expect((pod.spec as { initContainers: Array<{ env: unknown }> }).initContainers[0]!.env).toEqual([{ name: 'TOKEN', value: REDACTED }]);
     expect(redactObject({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' } })).toBe(false);
-    expect(redactText('aws_secret_access_key = "wJalr/XUtn"\nkarpenter.sh/unregistered:NoExecute')).toBe(`aws_secret_access_key = "${REDACTED}"\nkarpenter.sh/unregistered:NoExecute`);
+    expect(redactText('aws_secret_access_key = "wJalr/XUtn"\nkarpenter.sh/unregistered:NoExecute')).toBe(
+      `aws_secret_access_key = "${REDACTED}"\nkarpenter.sh/unregistered:NoExecute`,
+    );
   });
 
   it('--anonymize hashes names consistently: the same rules fire as often, on hashed objects, with a key the customer keeps', async () => {
@@ -317,11 +341,18 @@ describe('karpdoctor collect', () => {
     expect(text).toContain(`"nodeName": "${anon.alias(nodes[0]!)}"`);
     expect(text).toContain(`{"name":"${anon.alias('default-7xkqp')}"}`);
     for (const f of run.findings) expect(f.object.name).toMatch(/^(x|karpenter-)[0-9a-f]{16}$|^(default|karpenter)$/);
-    expect((await manifestOf(output)).anonymization).toEqual({ enabled: true, algorithm: 'HMAC-SHA256', keyFingerprint: anon.keyFingerprint, keptNames: expect.any(Array) });
+    expect((await manifestOf(output)).anonymization).toEqual({
+      enabled: true,
+      algorithm: 'HMAC-SHA256',
+      keyFingerprint: anon.keyFingerprint,
+      keptNames: expect.any(Array),
+    });
 
     // The same key gives the same hashes, so bundles taken at different times can be compared.
     const again = join(dir, 'anon-again.tar.gz');
-    expect(await collect({ output: again, kubeconfig: server.kubeconfig, anonymize: true, anonymizeKey: keyFile })).toContain(`anonymizing with the key in ${keyFile}`);
+    expect(await collect({ output: again, kubeconfig: server.kubeconfig, anonymize: true, anonymizeKey: keyFile })).toContain(
+      `anonymizing with the key in ${keyFile}`,
+    );
     expect((await scanBundle(again)).run.findings.map((f) => f.object.name)).toEqual(run.findings.map((f) => f.object.name));
   });
 
@@ -356,7 +387,9 @@ describe('karpdoctor collect', () => {
     server = await startFakeApiServer({ objects, kubeconfigToken: 'expired' }, tls);
     const expired = await runCli(['collect', '-o', join(dir, 'x.tar.gz'), '--kubeconfig', server.kubeconfig]);
     expect(expired.status).toBe(2);
-    expect(expired.stderr).toMatch(/^karpdoctor: the API server https:\/\/127\.0\.0\.1:\d+ rejected the credentials of context test \(401 Unauthorized\)[^\n]*\n$/);
+    expect(expired.stderr).toMatch(
+      /^karpdoctor: the API server https:\/\/127\.0\.0\.1:\d+ rejected the credentials of context test \(401 Unauthorized\)[^\n]*\n$/,
+    );
     await server.close();
     const down = await runCli(['collect', '-o', join(dir, 'x.tar.gz'), '--kubeconfig', server.kubeconfig]);
     expect(down.status).toBe(2);

@@ -32,7 +32,8 @@ function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | n
   });
 }
 
-const summary = (r: Report) => r.findings.filter((f) => f.ruleId === RULE).map((f) => `${f.object.kind}/${f.object.name} ${f.evidence[0]!.source.replace(`${ROOT}/`, '')}`);
+const summary = (r: Report) =>
+  r.findings.filter((f) => f.ruleId === RULE).map((f) => `${f.object.kind}/${f.object.name} ${f.evidence[0]!.source.replace(`${ROOT}/`, '')}`);
 
 describe('--crds', () => {
   it('validates the objects of a scan against the karpenter-crd chart, citing the field line', async () => {
@@ -40,7 +41,9 @@ describe('--crds', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(1);
     expect(summary(r.report)).toEqual(['NodePool/default fixtures/rules/karpenter-object-rejected/missing/nodepool.yaml:9']);
-    expect(r.report.findings[0]!.message).toContain(`(CRD nodepools.karpenter.sh, v1; --crds ${join(CASES, 'karpenter-crd-chart')}): spec.template.spec.nodeClassRef.group: Invalid value: "karpenter.k8s.aws/v1"`);
+    expect(r.report.findings[0]!.message).toContain(
+      `(CRD nodepools.karpenter.sh, v1; --crds ${join(CASES, 'karpenter-crd-chart')}): spec.template.spec.nodeClassRef.group: Invalid value: "karpenter.k8s.aws/v1"`,
+    );
   });
 
   it('a path that does not exist is a usage error, one line, exit 2', async () => {
@@ -99,7 +102,10 @@ describe('downloaded CRDs of the detected version', () => {
     const missingTag = await run(['scan', join(CASES, 'missing'), '--karpenter-version', '9.9.9', '--rule', RULE, '--format', 'json'], env);
     expect(missingTag.code).toBe(0);
     expect(missingTag.report.notEvaluated).toEqual([
-      { ruleId: RULE, reason: `could not download the CRDs of Karpenter v9.9.9 (${base}/v9.9.9/pkg/apis/crds/karpenter.sh_nodepools.yaml: HTTP 404): pass --crds FILE|DIR (CRD manifests of Karpenter 9.9.9 or its karpenter-crd chart)` },
+      {
+        ruleId: RULE,
+        reason: `could not download the CRDs of Karpenter v9.9.9 (${base}/v9.9.9/pkg/apis/crds/karpenter.sh_nodepools.yaml: HTTP 404): pass --crds FILE|DIR (CRD manifests of Karpenter 9.9.9 or its karpenter-crd chart)`,
+      },
     ]);
     expect(existsSync(join(cache, 'karpdoctor', 'crds', 'aws', 'v9.9.9'))).toBe(false);
     const unknown = await run(['scan', join(CASES, 'missing'), '--rule', RULE, '--format', 'json'], env);

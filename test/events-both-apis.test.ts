@@ -61,7 +61,9 @@ function asEventsV1(e: KubeObject): KubeObject {
 function comparable(run: ReturnType<typeof runRules>) {
   return run.findings.map((f) => ({
     ...f,
-    evidence: f.evidence.map(({ source: _s, ...e }) => (e.object?.kind === 'Event' ? { ...e, object: { ...e.object, apiVersion: 'v1' }, path: '/message' } : e)),
+    evidence: f.evidence.map(({ source: _s, ...e }) =>
+      e.object?.kind === 'Event' ? { ...e, object: { ...e.object, apiVersion: 'v1' }, path: '/message' } : e,
+    ),
   }));
 }
 
@@ -73,8 +75,16 @@ describe('events in both APIs', () => {
     expect(live.denied.size).toBe(0);
     expect(live.skipped).toEqual([]);
     const core = live.resources.find((r) => r.resource === 'events')!;
-    expect(core).toMatchObject({ status: 'denied', input: 'Event', message: expect.stringMatching(/cannot list resource "events".*; read through events\.k8s\.io\/v1 instead$/) });
-    expect(live.resources.find((r) => r.resource === 'events.events.k8s.io')).toMatchObject({ status: 'listed', apiVersion: 'events.k8s.io/v1', count: coreEvents.length });
+    expect(core).toMatchObject({
+      status: 'denied',
+      input: 'Event',
+      message: expect.stringMatching(/cannot list resource "events".*; read through events\.k8s\.io\/v1 instead$/),
+    });
+    expect(live.resources.find((r) => r.resource === 'events.events.k8s.io')).toMatchObject({
+      status: 'listed',
+      apiVersion: 'events.k8s.io/v1',
+      count: coreEvents.length,
+    });
 
     const snapshot = new Snapshot(live, { now: referenceTime, live: true, denied: live.denied });
     expect(snapshot.counts().Event).toBe(coreEvents.length);
@@ -111,7 +121,10 @@ describe('events in both APIs', () => {
         if (i % 2) delete rest.metadata.uid;
         return rest;
       });
-      writeFileSync(join(dir, ns, 'events.events.k8s.io.json'), JSON.stringify({ kind: 'EventList', apiVersion: 'events.k8s.io/v1', metadata: {}, items }, null, 2));
+      writeFileSync(
+        join(dir, ns, 'events.events.k8s.io.json'),
+        JSON.stringify({ kind: 'EventList', apiVersion: 'events.k8s.io/v1', metadata: {}, items }, null, 2),
+      );
     }
     const both = new Snapshot(await loadInputs([EXAMPLE, dir]));
     expect(both.counts().Event).toBe(coreEvents.length);

@@ -127,7 +127,15 @@ describe('HCL subset parser', () => {
     expect(body.attributes[0]!.value).toMatchObject({
       type: 'call',
       name: 'yamlencode',
-      args: [{ type: 'object', items: [{ key: 'kind', line: 2 }, { key: 'spec', line: 3, value: { items: [{ key: 'limits' }] } }] }],
+      args: [
+        {
+          type: 'object',
+          items: [
+            { key: 'kind', line: 2 },
+            { key: 'spec', line: 3, value: { items: [{ key: 'limits' }] } },
+          ],
+        },
+      ],
     });
   });
 
@@ -165,7 +173,9 @@ describe('HCL subset parser', () => {
 
 describe('newlines inside brackets', () => {
   it('operators and conditionals may continue on the next line inside (…) and […], not at the top level', () => {
-    const body = parseHcl(['a = (', '  var.x', '  ? "on"', '  : "off"', ')', 'b = [', '  var.n', '  + 1,', ']', 'c = merge(', '  local.x,', '  { k = 1 }', ')', ''].join('\n'));
+    const body = parseHcl(
+      ['a = (', '  var.x', '  ? "on"', '  : "off"', ')', 'b = [', '  var.n', '  + 1,', ']', 'c = merge(', '  local.x,', '  { k = 1 }', ')', ''].join('\n'),
+    );
     expect(body.attributes.map((x) => [x.name, x.value.type])).toEqual([
       ['a', 'expr'],
       ['b', 'tuple'],

@@ -50,13 +50,33 @@ describe('healthy cluster (EKS, Karpenter v1.8.1, 20 nodes, 238 pods)', () => {
     expect(r.snapshot.karpenterNodes()).toHaveLength(18);
     for (const node of r.snapshot.karpenterNodes()) expect(node.metadata.labels?.['karpenter.sh/initialized'], node.metadata.name).toBe('true');
     // Karpenter events of a normal hour: a scale-up, a consolidation, a spot interruption, a 30s nomination block
-    const reasons = new Set(r.snapshot.events().filter((e) => e.component === 'karpenter').map((e) => e.reason));
-    for (const reason of ['Nominated', 'DisruptionBlocked', 'DisruptionTerminating', 'Evicted', 'SpotInterrupted', 'TerminatingOnInterruption', 'Unconsolidatable']) {
+    const reasons = new Set(
+      r.snapshot
+        .events()
+        .filter((e) => e.component === 'karpenter')
+        .map((e) => e.reason),
+    );
+    for (const reason of [
+      'Nominated',
+      'DisruptionBlocked',
+      'DisruptionTerminating',
+      'Evicted',
+      'SpotInterrupted',
+      'TerminatingOnInterruption',
+      'Unconsolidatable',
+    ]) {
       expect(reasons, reason).toContain(reason);
     }
     // controller logs: provisioning (incl. one batch of two NodeClaims), consolidation, interruption
     const messages = new Set(r.snapshot.logs.map((l) => l.message));
-    for (const m of ['found provisionable pod(s)', 'created nodeclaim', 'launched nodeclaim', 'disrupting node(s)', 'initiating delete from interruption message', 'deleted nodeclaim']) {
+    for (const m of [
+      'found provisionable pod(s)',
+      'created nodeclaim',
+      'launched nodeclaim',
+      'disrupting node(s)',
+      'initiating delete from interruption message',
+      'deleted nodeclaim',
+    ]) {
       expect(messages, m).toContain(m);
     }
   });
@@ -77,7 +97,9 @@ describe('healthy cluster (EKS, Karpenter v1.8.1, 20 nodes, 238 pods)', () => {
 
   it('yields no finding above info from any rule', () => {
     const loud = r.findings.filter((f) => f.severity !== 'info');
-    const lines = loud.map((f) => `${f.severity} ${f.ruleId} ${f.object.kind} ${f.object.namespace ? `${f.object.namespace}/` : ''}${f.object.name}: ${f.message}`);
+    const lines = loud.map(
+      (f) => `${f.severity} ${f.ruleId} ${f.object.kind} ${f.object.namespace ? `${f.object.namespace}/` : ''}${f.object.name}: ${f.message}`,
+    );
     expect(loud.length, `false positives on a healthy cluster:\n${lines.join('\n')}`).toBe(0);
     expect(r.report.summary).toMatchObject({ error: 0, warning: 0 });
   });

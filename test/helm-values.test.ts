@@ -73,8 +73,12 @@ describe('wrapper chart: values.yaml next to a Chart.yaml depending on karpenter
   });
 
   it('the whole catalog finds exactly the README findings, both on the values file', () => {
-    expect(r.findings.map(brief).sort()).toEqual([`${PLACEMENT} warning HelmValues /karpenter/values.yaml`, `${SPOT} warning HelmValues /karpenter/values.yaml`]);
-    for (const f of r.findings) expect(f.object).toEqual({ apiVersion: 'karpdoctor.io/v1', kind: 'HelmValues', namespace: null, name: 'karpenter/values.yaml' });
+    expect(r.findings.map(brief).sort()).toEqual([
+      `${PLACEMENT} warning HelmValues /karpenter/values.yaml`,
+      `${SPOT} warning HelmValues /karpenter/values.yaml`,
+    ]);
+    for (const f of r.findings)
+      expect(f.object).toEqual({ apiVersion: 'karpdoctor.io/v1', kind: 'HelmValues', namespace: null, name: 'karpenter/values.yaml' });
   });
 
   it('spot: names the values and the missing key, cites the settings: line, and says which file and key to edit', () => {
@@ -84,7 +88,11 @@ describe('wrapper chart: values.yaml next to a Chart.yaml depending on karpenter
     );
     expect(anchorOf(f).pointer).toBe('/values/karpenter/settings/interruptionQueue');
     const [missing] = evidenceOf(f, 'HelmValues', '/values/karpenter/settings/interruptionQueue');
-    expect(missing).toMatchObject({ value: null, note: 'karpenter.settings.interruptionQueue is not set', source: `${values}:${lineOf(values, '  settings:')}` });
+    expect(missing).toMatchObject({
+      value: null,
+      note: 'karpenter.settings.interruptionQueue is not set',
+      source: `${values}:${lineOf(values, '  settings:')}`,
+    });
     expect(missing!.source).toBe(`${values}:15`);
     const [gates] = evidenceOf(f, 'HelmValues', '/values/karpenter/settings/featureGates');
     expect(gates).toMatchObject({ value: 'SpotToSpotConsolidation=true', source: `${values}:${lineOf(values, '    featureGates:')}` });
@@ -94,10 +102,10 @@ describe('wrapper chart: values.yaml next to a Chart.yaml depending on karpenter
     expect(f.fix).not.toContain('helm upgrade');
   });
 
-  it('placement: the values\' own nodeSelectorTerms replace the chart default and admit NodePool general', () => {
+  it("placement: the values' own nodeSelectorTerms replace the chart default and admit NodePool general", () => {
     const f = finding(PLACEMENT);
     expect(f.message).toContain(
-      'Karpenter Helm values (karpenter/values.yaml, chart karpenter 1.6.3): its pod template may schedule onto Karpenter-managed nodes (NodePool general) — its karpenter.affinity replaces the chart\'s default node affinity and drops its karpenter.sh/nodepool DoesNotExist term',
+      "Karpenter Helm values (karpenter/values.yaml, chart karpenter 1.6.3): its pod template may schedule onto Karpenter-managed nodes (NodePool general) — its karpenter.affinity replaces the chart's default node affinity and drops its karpenter.sh/nodepool DoesNotExist term",
     );
     expect(f.related).toEqual([{ kind: 'NodePool', name: 'general' }]);
     const pointer = '/values/karpenter/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution';
@@ -105,10 +113,21 @@ describe('wrapper chart: values.yaml next to a Chart.yaml depending on karpenter
     const [affinity] = evidenceOf(f, 'HelmValues', pointer);
     expect(affinity!.source).toBe(`${values}:${lineOf(values, '    nodeAffinity:') + 1}`);
     expect(affinity!.value).toEqual({
-      nodeSelectorTerms: [{ matchExpressions: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] }, { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] }] }],
+      nodeSelectorTerms: [
+        {
+          matchExpressions: [
+            { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
+            { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
+          ],
+        },
+      ],
     });
     // The chart's default nodeSelector is in no input file: a value, not a line of the values that lack it.
-    expect(f.evidence.find((e) => e.note === 'nodeSelector (the chart default)')).toMatchObject({ object: null, value: { 'kubernetes.io/os': 'linux' }, source: 'derived' });
+    expect(f.evidence.find((e) => e.note === 'nodeSelector (the chart default)')).toMatchObject({
+      object: null,
+      value: { 'kubernetes.io/os': 'linux' },
+      source: 'derived',
+    });
     expect(f.fix).toMatch(/^1\. In karpenter\/values\.yaml, restore the chart's required node affinity under karpenter\.affinity/);
   });
 
@@ -119,33 +138,44 @@ describe('wrapper chart: values.yaml next to a Chart.yaml depending on karpenter
     expect(at(PLACEMENT).location).toMatchObject({ fsPath: values, line: 22, column: 7 });
     const run = JSON.parse(renderSarif(reportOf(g.report, g.gate), g.gate, RULES, { baseDir: dir })).runs[0];
     const result = (id: string) => run.results.find((x: { ruleId: string }) => x.ruleId === id);
-    expect(result(SPOT).locations[0].physicalLocation).toMatchObject({ artifactLocation: { uri: 'karpenter/values.yaml' }, region: { startLine: 15, startColumn: 3 } });
+    expect(result(SPOT).locations[0].physicalLocation).toMatchObject({
+      artifactLocation: { uri: 'karpenter/values.yaml' },
+      region: { startLine: 15, startColumn: 3 },
+    });
     expect(result(PLACEMENT).locations[0].physicalLocation.region).toMatchObject({ startLine: 22, startColumn: 7 });
     // Valid SARIF for the official validator (spec/cli.md § SARIF quality), values-file locations included.
     const log = join(mkdtempSync(join(tmpdir(), 'karpdoctor-helm-sarif-')), 'helm.sarif');
     writeFileSync(log, renderSarif(reportOf(g.report, g.gate), g.gate, RULES, { baseDir: dir }));
-    execFileSync(createRequire(import.meta.url)('@microsoft/sarif-multitool'), ['validate', log, '-o', `${log}.report`, '--log', 'ForceOverwrite'], { stdio: 'pipe' });
+    execFileSync(createRequire(import.meta.url)('@microsoft/sarif-multitool'), ['validate', log, '-o', `${log}.report`, '--log', 'ForceOverwrite'], {
+      stdio: 'pipe',
+    });
     expect(JSON.parse(readFileSync(`${log}.report`, 'utf8')).runs[0].results ?? []).toEqual([]);
-    const related = result(SPOT).relatedLocations.map((l: { physicalLocation: { artifactLocation: { uri: string }; region?: { startLine: number } } }) => `${l.physicalLocation.artifactLocation.uri}:${l.physicalLocation.region?.startLine}`);
+    const related = result(SPOT).relatedLocations.map(
+      (l: { physicalLocation: { artifactLocation: { uri: string }; region?: { startLine: number } } }) =>
+        `${l.physicalLocation.artifactLocation.uri}:${l.physicalLocation.region?.startLine}`,
+    );
     expect(related).toContain('karpenter/Chart.yaml:9');
   });
 
   it('a config ignore entry (kind HelmValues, name = path in the tree) suppresses a finding on a values file', async () => {
     const g = await gateScan([dir], {
       only: [SPOT, PLACEMENT],
-      config: 'ignore:\n  - rule: spot-without-interruption-queue\n    kind: HelmValues\n    name: karpenter/values.yaml\n    reason: queue lands with INFRA-3180\n',
+      config:
+        'ignore:\n  - rule: spot-without-interruption-queue\n    kind: HelmValues\n    name: karpenter/values.yaml\n    reason: queue lands with INFRA-3180\n',
     });
     expect(g.suppressed.map((x) => x.finding.ruleId)).toEqual([SPOT]);
     expect(g.active.map((x) => x.finding.ruleId)).toEqual([PLACEMENT]);
   });
 
-  it('older eksctl\'s settings.interruptionQueueName: the finding says the chart ignores it and points at it', async () => {
+  it("older eksctl's settings.interruptionQueueName: the finding says the chart ignores it and points at it", async () => {
     const copy = tmpCopy('wrapper-chart');
     edit(join(copy, 'karpenter/values.yaml'), '    clusterName: data-euc1\n', '    clusterName: data-euc1\n    interruptionQueueName: data-euc1\n');
     const e = await scan([copy], { only: [SPOT, NTH] });
     expect(e.findings.map((f) => f.ruleId)).toEqual([SPOT]);
     const f = e.findings[0]!;
-    expect(f.message).toContain('(karpenter.settings.interruptionQueue not set; karpenter.settings.interruptionQueueName is set, but chart 1.6.3 has no such key (older eksctl wrote it, eksctl#7697))');
+    expect(f.message).toContain(
+      '(karpenter.settings.interruptionQueue not set; karpenter.settings.interruptionQueueName is set, but chart 1.6.3 has no such key (older eksctl wrote it, eksctl#7697))',
+    );
     expect(anchorOf(f).pointer).toBe('/values/karpenter/settings/interruptionQueueName');
     const [ignored] = evidenceOf(f, 'HelmValues', '/values/karpenter/settings/interruptionQueueName');
     expect(ignored).toMatchObject({ value: 'data-euc1', source: `${join(copy, 'karpenter/values.yaml')}:17` });
@@ -182,7 +212,9 @@ describe('Flux HelmRelease: spec.values with settings.interruptionQueue (near mi
     expect(c.interruptionQueue).toBe('Karpenter-staging-euw1');
     expect(c.interruptionQueueAt).toMatchObject({ path: '/spec/values/settings/interruptionQueue', where: 'spec.values.settings.interruptionQueue' });
     expect(c.helm!.release.namespace).toBe('kube-system');
-    expect(c.versionEvidence).toBe(`chart version: 1.6.3 in spec.chart.spec.version of HelmRelease flux-system/karpenter (${file}:${lineOf(file, 'kind: HelmRelease') - 1})`);
+    expect(c.versionEvidence).toBe(
+      `chart version: 1.6.3 in spec.chart.spec.version of HelmRelease flux-system/karpenter (${file}:${lineOf(file, 'kind: HelmRelease') - 1})`,
+    );
     // The chart's affinity stays: the values only add a nodeSelector beside it.
     expect(c.helm!.podSpec.nodeSelector).toEqual({ 'kubernetes.io/os': 'linux', 'eks.amazonaws.com/nodegroup': 'system' });
   });
@@ -194,19 +226,25 @@ describe('Flux HelmRelease: spec.values with settings.interruptionQueue (near mi
     const g = await gateScan([copy], { only: [SPOT] });
     expect(g.findings.map(brief)).toEqual([`${SPOT} warning HelmRelease flux-system/karpenter`]);
     const f = g.findings[0]!;
-    expect(f.message).toContain('Karpenter Helm values (HelmRelease flux-system/karpenter, chart karpenter 1.6.3) has no interruption queue (spec.values.settings.interruptionQueue not set)');
+    expect(f.message).toContain(
+      'Karpenter Helm values (HelmRelease flux-system/karpenter, chart karpenter 1.6.3) has no interruption queue (spec.values.settings.interruptionQueue not set)',
+    );
     const settingsLine = lineOf(release, '    settings:');
     expect(evidenceOf(f, 'HelmRelease', '/spec/values/settings/interruptionQueue')[0]!.source).toBe(`${release}:${settingsLine}`);
     expect(g.active[0]!.location).toMatchObject({ fsPath: release, line: settingsLine, column: 5 });
     expect(f.fix).toContain('In HelmRelease flux-system/karpenter, set spec.values.settings.interruptionQueue to YOUR_QUEUE_NAME');
 
-    edit(release, '  name: karpenter\n  namespace: flux-system\nspec:\n  interval: 30m', '  name: karpenter\n  namespace: flux-system\n  annotations:\n    karpdoctor.io/ignore: "spot-without-interruption-queue: staging runs on-demand only in practice"\nspec:\n  interval: 30m');
+    edit(
+      release,
+      '  name: karpenter\n  namespace: flux-system\nspec:\n  interval: 30m',
+      '  name: karpenter\n  namespace: flux-system\n  annotations:\n    karpdoctor.io/ignore: "spot-without-interruption-queue: staging runs on-demand only in practice"\nspec:\n  interval: 30m',
+    );
     const s = await gateScan([copy], { only: [SPOT] });
     expect(s.active).toEqual([]);
     expect(s.suppressed[0]!.suppression).toMatchObject({ kind: 'inSource', origin: 'annotation karpdoctor.io/ignore on HelmRelease flux-system/karpenter' });
   });
 
-  it('spec.chartRef to an OCIRepository: the version is the repository\'s tag', async () => {
+  it("spec.chartRef to an OCIRepository: the version is the repository's tag", async () => {
     const copy = tmpCopy('flux-helmrelease');
     const release = join(copy, 'clusters/staging-euw1/karpenter/release.yaml');
     edit(
@@ -240,8 +278,15 @@ describe('Argo CD Application: helm.values as a YAML string, with the v0.31 sett
     expect(anchorOf(f).pointer).toBe('/spec/source/helm/values');
     const [missing, ignored] = evidenceOf(f, 'Application', '/spec/source/helm/values');
     expect(missing).toMatchObject({ value: null, source: `${app}:${valuesLine}` });
-    expect(ignored).toMatchObject({ value: 'karpenter-ops-use2', source: `${app}:${valuesLine}`, note: expect.stringContaining('the chart reads settings.interruptionQueue') });
-    expect(evidenceOf(f, 'Application', '/spec/source/targetRevision')[0]).toMatchObject({ value: '1.5.2', source: `${app}:${lineOf(app, '    targetRevision: 1.5.2')}` });
+    expect(ignored).toMatchObject({
+      value: 'karpenter-ops-use2',
+      source: `${app}:${valuesLine}`,
+      note: expect.stringContaining('the chart reads settings.interruptionQueue'),
+    });
+    expect(evidenceOf(f, 'Application', '/spec/source/targetRevision')[0]).toMatchObject({
+      value: '1.5.2',
+      source: `${app}:${lineOf(app, '    targetRevision: 1.5.2')}`,
+    });
     expect(r.snapshot.controller.helm!.release.namespace).toBe('karpenter');
     const g = await gateScan([dir], { only: [SPOT] });
     expect(g.active[0]!.location).toMatchObject({ fsPath: app, line: valuesLine, column: 7 });
@@ -308,7 +353,10 @@ describe('values files that do not configure an install of their own', () => {
     writeFileSync(join(dir, 'karpenter/values.yaml'), 'replicas: 2\nsettings:\n  clusterName: ""\n  interruptionQueue: ""\n');
     const r = await scan([dir], { only: [SPOT] });
     expect(r.report.snapshot.skipped).toEqual([
-      { source: join(dir, 'karpenter/values.yaml'), reason: "the karpenter chart's own default values (no settings.clusterName, which every install sets): not read" },
+      {
+        source: join(dir, 'karpenter/values.yaml'),
+        reason: "the karpenter chart's own default values (no settings.clusterName, which every install sets): not read",
+      },
     ]);
     expect(r.notEvaluated.map((n) => n.ruleId)).toEqual([SPOT]);
   });
@@ -321,7 +369,8 @@ describe('values files that do not configure an install of their own', () => {
     expect(r.report.snapshot.skipped).toEqual([
       {
         source: join(dir, 'karpenter/values-staging.yaml'),
-        reason: 'Karpenter Helm values (karpenter/values-staging.yaml, chart karpenter 1.6.3) not used: the controller settings come from Karpenter Helm values (karpenter/values.yaml, chart karpenter 1.6.3)',
+        reason:
+          'Karpenter Helm values (karpenter/values-staging.yaml, chart karpenter 1.6.3) not used: the controller settings come from Karpenter Helm values (karpenter/values.yaml, chart karpenter 1.6.3)',
       },
     ]);
   });
@@ -336,7 +385,9 @@ describe('an environment values file that sets the queue', () => {
     expect(r.findings).toEqual([]);
     expect(r.snapshot.controller.interruptionQueue).toBe('Karpenter-data-euc1');
     expect(r.snapshot.controller.interruptionQueueAt).toMatchObject({ path: '/values/karpenter/settings/interruptionQueue' });
-    expect(r.snapshot.controller.note).toContain('interruption queue Karpenter-data-euc1 is set only in karpenter/values-prod.yaml, an environment values file');
+    expect(r.snapshot.controller.note).toContain(
+      'interruption queue Karpenter-data-euc1 is set only in karpenter/values-prod.yaml, an environment values file',
+    );
   });
 });
 
@@ -364,11 +415,17 @@ describe('precedence: a rendered controller Deployment wins over values', () => 
     // The rendered Deployment has no INTERRUPTION_QUEUE: what runs is what counts.
     expect(r.findings.map(brief)).toEqual([`${SPOT} warning Deployment kube-system/karpenter`]);
     const release = join(copy, 'clusters/staging-euw1/karpenter/release.yaml');
-    expect(r.report.snapshot.skipped).toContainEqual({ source: release, line: lineOf(release, 'apiVersion: helm.toolkit.fluxcd.io/v2'), reason: expect.stringMatching(/^Karpenter Helm values \(HelmRelease flux-system\/karpenter, chart karpenter 1\.6\.3\) superseded by the rendered controller Deployment kube-system\/karpenter/) });
+    expect(r.report.snapshot.skipped).toContainEqual({
+      source: release,
+      line: lineOf(release, 'apiVersion: helm.toolkit.fluxcd.io/v2'),
+      reason: expect.stringMatching(
+        /^Karpenter Helm values \(HelmRelease flux-system\/karpenter, chart karpenter 1\.6\.3\) superseded by the rendered controller Deployment kube-system\/karpenter/,
+      ),
+    });
   });
 });
 
-describe('the chart\'s rendering of values', () => {
+describe("the chart's rendering of values", () => {
   it('coalesces like Helm: maps merge, lists replace, null deletes', () => {
     const defaults = { a: { b: 1, c: [1, 2] }, d: 'x' };
     expect(coalesce({ a: {} }, defaults)).toEqual({ a: { b: 1, c: [1, 2] }, d: 'x' });
@@ -377,16 +434,21 @@ describe('the chart\'s rendering of values', () => {
     expect(coalesce(null, defaults)).toBeUndefined();
   });
 
-  it('nodeAffinity: null drops the chart affinity\'s node part; before v0.32 the queue key is settings.aws.interruptionQueueName', () => {
+  it("nodeAffinity: null drops the chart affinity's node part; before v0.32 the queue key is settings.aws.interruptionQueueName", () => {
     const dropped = renderKarpenterChart({ affinity: { nodeAffinity: null } }, [1, 6, 3]);
-    expect(dropped.podSpec.affinity).toEqual({ podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'kubernetes.io/hostname' }] } });
+    expect(dropped.podSpec.affinity).toEqual({
+      podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'kubernetes.io/hostname' }] },
+    });
     expect(dropped.placementSet).toEqual(['affinity']);
     const old = renderKarpenterChart({ settings: { aws: { interruptionQueueName: 'q' }, interruptionQueue: 'ignored' } }, [0, 31, 4]);
     expect(old.queue).toEqual({ keys: ['settings', 'aws', 'interruptionQueueName'], value: 'q' });
     expect(old.ignored.map((i) => i.keys.join('.'))).toEqual(['settings.interruptionQueue']);
     const transitional = renderKarpenterChart({ settings: { aws: { interruptionQueueName: 'q' } } }, [0, 32, 1]);
     expect(transitional.queue?.value).toBe('q');
-    const env = renderKarpenterChart({ settings: { interruptionQueue: '' }, controller: { env: [{ name: 'INTERRUPTION_QUEUE', value: 'from-env' }] } }, undefined);
+    const env = renderKarpenterChart(
+      { settings: { interruptionQueue: '' }, controller: { env: [{ name: 'INTERRUPTION_QUEUE', value: 'from-env' }] } },
+      undefined,
+    );
     expect(env.queue).toEqual({ keys: ['controller', 'env', '0', 'value'], value: 'from-env' });
   });
 });

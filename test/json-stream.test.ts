@@ -107,7 +107,12 @@ describe('JsonStreamScanner', () => {
 
   it('treats { as text while the caller is inside a log block', () => {
     let inBlock = false;
-    const lines = ['==== START logs for container controller of pod kube-system/karpenter-1 ====', '{"level":"INFO","message":"x"}', '==== END logs for container controller of pod kube-system/karpenter-1 ====', '{"kind":"Node","apiVersion":"v1","metadata":{"name":"n"}}'];
+    const lines = [
+      '==== START logs for container controller of pod kube-system/karpenter-1 ====',
+      '{"level":"INFO","message":"x"}',
+      '==== END logs for container controller of pod kube-system/karpenter-1 ====',
+      '{"kind":"Node","apiVersion":"v1","metadata":{"name":"n"}}',
+    ];
     const out: string[] = [];
     const scanner = new JsonStreamScanner({
       value: (v) => out.push(`value:${(v as { kind: string }).kind}`),
@@ -127,7 +132,9 @@ describe('JsonStreamScanner', () => {
   });
 
   it('after text, an indented { is text too: JSON inside YAML that follows a stream is not a value', () => {
-    const out = scan('{"kind":"Node","apiVersion":"v1","metadata":{"name":"n"}}\napiVersion: karpenter.sh/v1\nmetadata:\n  annotations:\n    last-applied: |\n      {"kind":"NodePool","apiVersion":"karpenter.sh/v1","metadata":{"name":"desired"}}\n{"kind":"Node","apiVersion":"v1","metadata":{"name":"m"}}\n');
+    const out = scan(
+      '{"kind":"Node","apiVersion":"v1","metadata":{"name":"n"}}\napiVersion: karpenter.sh/v1\nmetadata:\n  annotations:\n    last-applied: |\n      {"kind":"NodePool","apiVersion":"karpenter.sh/v1","metadata":{"name":"desired"}}\n{"kind":"Node","apiVersion":"v1","metadata":{"name":"m"}}\n',
+    );
     expect(out.values.map((v) => (v.value as { metadata: { name: string } }).metadata.name)).toEqual(['n', 'm']);
     expect(out.text.map((t) => [t.line, t.text])).toEqual([
       [2, 'apiVersion: karpenter.sh/v1'],
@@ -136,14 +143,16 @@ describe('JsonStreamScanner', () => {
       [5, '    last-applied: |'],
       [6, '      {"kind":"NodePool","apiVersion":"karpenter.sh/v1","metadata":{"name":"desired"}}'],
     ]);
-    const input = '{"kind":"Node","apiVersion":"v1","metadata":{"name":"n"}}\napiVersion: karpenter.sh/v1\nmetadata:\n  annotations:\n    last-applied: |\n      {"kind":"NodePool","apiVersion":"karpenter.sh/v1","metadata":{"name":"desired"}}\n{"kind":"Node","apiVersion":"v1","metadata":{"name":"m"}}\n';
+    const input =
+      '{"kind":"Node","apiVersion":"v1","metadata":{"name":"n"}}\napiVersion: karpenter.sh/v1\nmetadata:\n  annotations:\n    last-applied: |\n      {"kind":"NodePool","apiVersion":"karpenter.sh/v1","metadata":{"name":"desired"}}\n{"kind":"Node","apiVersion":"v1","metadata":{"name":"m"}}\n';
     for (const size of [1, 2, 5, 13]) expect(scan(input, size)).toEqual(scan(input));
     expect(scan('  {"a":1}').values).toHaveLength(1); // an indented first value is still a value
     expect(scan('{"a":1} {"b":2}').values).toHaveLength(2); // values on one line
   });
 
   it('reports a malformed item with its own line and keeps the items around it', () => {
-    const input = '{"kind":"List","apiVersion":"v1","items":[\n{"kind":"Node","apiVersion":"v1","metadata":{"name":"ok1"}},\n{"kind":"Node",,"apiVersion":"v1"},\n{"kind":"Node","apiVersion":"v1","metadata":{"name":"ok2"}}\n]}';
+    const input =
+      '{"kind":"List","apiVersion":"v1","items":[\n{"kind":"Node","apiVersion":"v1","metadata":{"name":"ok1"}},\n{"kind":"Node",,"apiVersion":"v1"},\n{"kind":"Node","apiVersion":"v1","metadata":{"name":"ok2"}}\n]}';
     const out = scan(input);
     expect(out.items.map((i) => (i.value as { metadata: { name: string } }).metadata.name)).toEqual(['ok1', 'ok2']);
     expect(out.errors).toHaveLength(1);

@@ -7,8 +7,14 @@ const codes = (text: string) => classifyLaunchError(text).map((c) => `${c.family
 
 describe('classifyLaunchError', () => {
   it('reads the fleet code inside insufficient-capacity wording (quota and subnet codes take that path)', () => {
-    expect(codes('creating instance, insufficient capacity, with fleet error(s), VcpuLimitExceeded: You have requested more vCPU capacity than your current vCPU limit of 64 allows')).toEqual(['quota:VcpuLimitExceeded']);
-    expect(codes('insufficient capacity, with fleet error(s), InsufficientFreeAddressesInSubnet: There are not enough free addresses in subnet')).toEqual(['subnet:InsufficientFreeAddressesInSubnet']);
+    expect(
+      codes(
+        'creating instance, insufficient capacity, with fleet error(s), VcpuLimitExceeded: You have requested more vCPU capacity than your current vCPU limit of 64 allows',
+      ),
+    ).toEqual(['quota:VcpuLimitExceeded']);
+    expect(codes('insufficient capacity, with fleet error(s), InsufficientFreeAddressesInSubnet: There are not enough free addresses in subnet')).toEqual([
+      'subnet:InsufficientFreeAddressesInSubnet',
+    ]);
     expect(codes('insufficient capacity, all requested instance types were unavailable during launch')).toEqual(['capacity:InsufficientCapacity']);
   });
   it('keeps every code of mixed fleet errors', () => {
@@ -19,15 +25,23 @@ describe('classifyLaunchError', () => {
   });
   it('reads the Launched reasons of AWS v1.2+ as well as the EC2 codes', () => {
     expect(codes('VCPULimitExceeded: An instance was requested that would exceed your VCPU quota')).toEqual(['quota:VcpuLimitExceeded']);
-    expect(codes('InstanceProfileNameInvalid: Instance profile name used from EC2NodeClass status does not exist')).toEqual(['refused:InstanceProfileNameInvalid']);
-    expect(codes('LaunchTemplateNotFound: Launch template used for instance launch wasn\'t found')).toEqual(['refused:LaunchTemplateNotFound']);
+    expect(codes('InstanceProfileNameInvalid: Instance profile name used from EC2NodeClass status does not exist')).toEqual([
+      'refused:InstanceProfileNameInvalid',
+    ]);
+    expect(codes("LaunchTemplateNotFound: Launch template used for instance launch wasn't found")).toEqual(['refused:LaunchTemplateNotFound']);
   });
   it('an authorisation failure about the Spot role or an AMI is that cause, not a general one', () => {
-    expect(codes('AuthFailure.ServiceLinkedRoleCreationNotPermitted: The provided credentials do not have permission to create the service-linked role for EC2 Spot Instances.')).toEqual(['refused:SpotSLRCreationFailed']);
+    expect(
+      codes(
+        'AuthFailure.ServiceLinkedRoleCreationNotPermitted: The provided credentials do not have permission to create the service-linked role for EC2 Spot Instances.',
+      ),
+    ).toEqual(['refused:SpotSLRCreationFailed']);
     expect(codes('UnauthorizedOperation: You are not authorized to perform: ec2:RunInstances')).toEqual(['refused:UnauthorizedOperation']);
   });
   it('names the EC2NodeClass selector that points at something missing', () => {
-    expect(codes("creating instance, with fleet error(s), InvalidGroup.NotFound: The security group 'sg-0b1c2d3e4f5a6b7c8' does not exist in VPC 'vpc-0a1b2c3d'")).toEqual(['refused:SecurityGroupNotFound']);
+    expect(
+      codes("creating instance, with fleet error(s), InvalidGroup.NotFound: The security group 'sg-0b1c2d3e4f5a6b7c8' does not exist in VPC 'vpc-0a1b2c3d'"),
+    ).toEqual(['refused:SecurityGroupNotFound']);
     expect(codes("InvalidSubnetID.NotFound: The subnet ID 'subnet-0f1e2d3c' does not exist")).toEqual(['refused:SubnetNotFound']);
   });
   it('says nothing about texts that are not launch errors', () => {
@@ -48,12 +62,21 @@ describe('parseScheduleError', () => {
     ]);
   });
   it('v1.5+: pools named as structured values', () => {
-    const [c] = parseScheduleError('no instance type met the scheduling requirements or had enough resources, requirements=kubernetes.io/arch In [arm64], resources={"cpu":"30"} (NodePool=arm-spot)');
+    const [c] = parseScheduleError(
+      'no instance type met the scheduling requirements or had enough resources, requirements=kubernetes.io/arch In [arm64], resources={"cpu":"30"} (NodePool=arm-spot)',
+    );
     expect(c).toMatchObject({ kind: 'instance-types', pool: 'arm-spot' });
-    expect(parseScheduleError('minValues requirement is not met for label(s) (label=karpenter.k8s.aws/instance-family, NodePool=spot)')[0]).toMatchObject({ kind: 'min-values', pool: 'spot' });
+    expect(parseScheduleError('minValues requirement is not met for label(s) (label=karpenter.k8s.aws/instance-family, NodePool=spot)')[0]).toMatchObject({
+      kind: 'min-values',
+      pool: 'spot',
+    });
   });
   it('≤ v0.31: Provisioners; offerings and limits are their own clauses', () => {
-    expect(parseScheduleError('Could not schedule pod, incompatible with provisioner "default", daemonset overhead={"cpu":"200m"}, no instance type satisfied resources {"cpu":"1"} and requirements x In [y] (no instance type which had enough resources and the required offering met the scheduling requirements)')[0]).toMatchObject({
+    expect(
+      parseScheduleError(
+        'Could not schedule pod, incompatible with provisioner "default", daemonset overhead={"cpu":"200m"}, no instance type satisfied resources {"cpu":"1"} and requirements x In [y] (no instance type which had enough resources and the required offering met the scheduling requirements)',
+      )[0],
+    ).toMatchObject({
       kind: 'offering',
       pool: 'default',
       poolKind: 'Provisioner',

@@ -28,7 +28,6 @@ beforeAll(async () => {
   tls = makeTls();
 });
 
-
 /** Findings without where they were read (file:line offline, "live" here). */
 function comparable(run: ReturnType<typeof runRules>) {
   return run.findings.map((f) => ({ ...f, evidence: f.evidence.map(({ source: _s, ...e }) => e) }));
@@ -58,14 +57,26 @@ describe('live loader against a local API server (real client-node KubeConfig, T
 
   it("reads the cluster's CRDs (GET only) and judges its Karpenter objects against the Karpenter ones", async () => {
     const crds = readCrdPath(TEST_CRDS).crds;
-    const other = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'certificates.cert-manager.io' }, spec: { group: 'cert-manager.io', names: { kind: 'Certificate', plural: 'certificates' }, versions: [{ name: 'v1', served: true, schema: { openAPIV3Schema: { type: 'object' } } }] } } as KubeObject;
+    const other = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'certificates.cert-manager.io' },
+      spec: {
+        group: 'cert-manager.io',
+        names: { kind: 'Certificate', plural: 'certificates' },
+        versions: [{ name: 'v1', served: true, schema: { openAPIV3Schema: { type: 'object' } } }],
+      },
+    } as KubeObject;
     server = await startFakeApiServer({ objects: [...objects, ...crds, other] }, tls);
     const live = await loadLive({ kubeconfig: server.kubeconfig });
     const snapshot = new Snapshot(live, { now: referenceTime, live: true, denied: live.denied });
     expect(server.requests.filter((r) => r.path.startsWith('/apis/apiextensions.k8s.io/v1/customresourcedefinitions')).map((r) => r.method)).toEqual(['GET']);
     expect(snapshot.has('KarpenterCRDs')).toBe(true);
     // Another project's CRD is kept as an object, without the schema no rule reads.
-    expect(snapshot.all('apiextensions.k8s.io/CustomResourceDefinition').find((c) => c.metadata.name === 'certificates.cert-manager.io')!.spec).toEqual({ group: 'cert-manager.io', names: { kind: 'Certificate', plural: 'certificates' } });
+    expect(snapshot.all('apiextensions.k8s.io/CustomResourceDefinition').find((c) => c.metadata.name === 'certificates.cert-manager.io')!.spec).toEqual({
+      group: 'cert-manager.io',
+      names: { kind: 'Certificate', plural: 'certificates' },
+    });
     const run = runRules(RULES, snapshot, { only: ['karpenter-object-rejected'] });
     expect(run.notEvaluated).toEqual([]);
     expect(run.findings).toEqual([]);
@@ -95,7 +106,10 @@ describe('live loader against a local API server (real client-node KubeConfig, T
     expect(snapshot.absent()).toContain('NodeClaim');
     expect(snapshot.absent()).not.toContain('PodDisruptionBudget');
     const run = runRules(RULES, snapshot);
-    expect(run.notEvaluated).toContainEqual({ ruleId: 'storageclass-immediate-binding', reason: 'no permission to list storageclasses.storage.k8s.io (403 Forbidden)' });
+    expect(run.notEvaluated).toContainEqual({
+      ruleId: 'storageclass-immediate-binding',
+      reason: 'no permission to list storageclasses.storage.k8s.io (403 Forbidden)',
+    });
     expect(run.findings.map((f) => f.ruleId)).toContain('node-unhealthy-not-repaired');
     await server.close();
   });
@@ -113,7 +127,9 @@ describe('live loader against a local API server (real client-node KubeConfig, T
       status: 'failed',
       message: expect.stringContaining('HTTP 500'),
     });
-    expect(live.skipped).toEqual([{ source: 'live', reason: expect.stringMatching(/^listing poddisruptionbudgets: HTTP 500 .*etcdserver: request timed out/) }]);
+    expect(live.skipped).toEqual([
+      { source: 'live', reason: expect.stringMatching(/^listing poddisruptionbudgets: HTTP 500 .*etcdserver: request timed out/) },
+    ]);
     const run = runRules(RULES, new Snapshot(live, { now: referenceTime, live: true, denied: live.denied }));
     expect(run.findings.length).toBeGreaterThan(0);
     // The rule that needs PDBs says the listing failed, not that the input lacks them.
@@ -133,12 +149,20 @@ describe('live loader against a local API server (real client-node KubeConfig, T
   });
 
   it('of two controller replicas, reads the leader named by its lease; without the lease, both', async () => {
-    const replicas = objects.filter((o) => o.kind === 'Pod' && /^karpenter-/.test(o.metadata.name ?? '') && (o.status as { phase?: string }).phase === 'Running');
+    const replicas = objects.filter(
+      (o) => o.kind === 'Pod' && /^karpenter-/.test(o.metadata.name ?? '') && (o.status as { phase?: string }).phase === 'Running',
+    );
     expect(replicas).toHaveLength(2);
     const [standby, leader] = replicas.map((p) => p.metadata.name!) as [string, string];
     const ns = replicas[0]!.metadata.namespace!;
-    const lease: KubeObject = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'karpenter-leader-election', namespace: ns }, spec: { holderIdentity: `${leader}_7c1c5a52-3b1e-4d0e-9d7e-2a6f0e1b9c44` } };
-    const logLine = (message: string) => `2025-03-11T14:29:00.000000000Z {"level":"INFO","time":"2025-03-11T14:29:00.000Z","logger":"controller","message":"${message}"}\n`;
+    const lease: KubeObject = {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name: 'karpenter-leader-election', namespace: ns },
+      spec: { holderIdentity: `${leader}_7c1c5a52-3b1e-4d0e-9d7e-2a6f0e1b9c44` },
+    };
+    const logLine = (message: string) =>
+      `2025-03-11T14:29:00.000000000Z {"level":"INFO","time":"2025-03-11T14:29:00.000Z","logger":"controller","message":"${message}"}\n`;
     const logs = { [`${ns}/${standby}`]: logLine('attempting to acquire leader lease'), [`${ns}/${leader}`]: logLine('registered nodeclaim') };
     server = await startFakeApiServer({ objects: [...objects, lease], logs }, tls);
     const led = await loadLive({ kubeconfig: server.kubeconfig, logs: true });
@@ -162,7 +186,9 @@ describe('live loader against a local API server (real client-node KubeConfig, T
     const system = scoped.objects.filter((o) => o.object.kind === 'Pod' && o.object.metadata.namespace === 'kube-system');
     expect(system.length).toBeGreaterThan(0);
     expect(system.every((o) => o.object.metadata.labels?.['app.kubernetes.io/name'] === 'karpenter')).toBe(true);
-    expect(objects.some((o) => o.kind === 'Pod' && o.metadata.namespace === 'kube-system' && o.metadata.labels?.['app.kubernetes.io/name'] !== 'karpenter')).toBe(true);
+    expect(
+      objects.some((o) => o.kind === 'Pod' && o.metadata.namespace === 'kube-system' && o.metadata.labels?.['app.kubernetes.io/name'] !== 'karpenter'),
+    ).toBe(true);
     const snapshot = new Snapshot(scoped, { now: referenceTime, live: true, denied: scoped.denied });
     expect(snapshot.controller.object?.metadata.namespace).toBe('kube-system');
     expect(snapshot.has('KarpenterController')).toBe(true);
@@ -171,7 +197,8 @@ describe('live loader against a local API server (real client-node KubeConfig, T
 
   it('reads the Karpenter controller logs when asked', async () => {
     const pod = objects.find((o) => o.kind === 'Pod' && /^karpenter-/.test(o.metadata.name ?? '') && (o.status as { phase?: string }).phase === 'Running')!;
-    const line = '2025-03-11T14:29:00.000000000Z {"level":"INFO","time":"2025-03-11T14:29:00.000Z","logger":"controller","message":"registered nodeclaim","commit":"a2875e3","controller":"nodeclaim.lifecycle","NodeClaim":{"name":"default-7xkqp"}}\n';
+    const line =
+      '2025-03-11T14:29:00.000000000Z {"level":"INFO","time":"2025-03-11T14:29:00.000Z","logger":"controller","message":"registered nodeclaim","commit":"a2875e3","controller":"nodeclaim.lifecycle","NodeClaim":{"name":"default-7xkqp"}}\n';
     server = await startFakeApiServer({ objects, logs: { [`${pod.metadata.namespace}/${pod.metadata.name}`]: line } }, tls);
     const live = await loadLive({ kubeconfig: server.kubeconfig, logs: true });
     expect(live.logs.map((l) => l.message)).toContain('registered nodeclaim');
@@ -183,7 +210,9 @@ describe('live loader against a local API server (real client-node KubeConfig, T
     server = await startFakeApiServer({ objects, kubeconfigToken: 'expired-token' }, tls);
     await expect(loadLive({ kubeconfig: server.kubeconfig })).rejects.toThrow(/rejected the credentials of context test \(401 Unauthorized\)/);
     await server.close();
-    await expect(loadLive({ kubeconfig: server.kubeconfig })).rejects.toThrow(/cannot reach the API server https:\/\/127\.0\.0\.1:\d+ of context test: ECONNREFUSED/);
+    await expect(loadLive({ kubeconfig: server.kubeconfig })).rejects.toThrow(
+      /cannot reach the API server https:\/\/127\.0\.0\.1:\d+ of context test: ECONNREFUSED/,
+    );
     await expect(loadLive({ kubeconfig: '/nonexistent/kubeconfig' })).rejects.toThrow(LiveError);
     await expect(loadLive({ kubeconfig: server.kubeconfig, context: 'prod' })).rejects.toThrow('no context "prod" in the kubeconfig (contexts: test)');
   });
@@ -194,7 +223,9 @@ describe('live loader against a local API server (real client-node KubeConfig, T
     delete env.KUBERNETES_SERVICE_HOST;
     const none = await runCli(['scan'], env);
     expect(none.status).toBe(2);
-    expect(none.stderr).toBe(`karpdoctor: no kubeconfig: KUBECONFIG is not set and ${join(home, '.kube', 'config')} does not exist; pass --kubeconfig FILE (or scan a dump: karpdoctor scan DIR)\n`);
+    expect(none.stderr).toBe(
+      `karpdoctor: no kubeconfig: KUBECONFIG is not set and ${join(home, '.kube', 'config')} does not exist; pass --kubeconfig FILE (or scan a dump: karpdoctor scan DIR)\n`,
+    );
     const stale = await runCli(['collect', '-o', join(home, 'b.tar.gz')], { ...env, KUBECONFIG: join(home, 'gone.yaml') });
     expect(stale.status).toBe(2);
     expect(stale.stderr).toMatch(/^karpdoctor: no kubeconfig: KUBECONFIG names .*gone\.yaml, which does not exist/);
@@ -254,7 +285,12 @@ describe('live loader against a local API server (real client-node KubeConfig, T
       return out;
     };
     const tty = written(true, true, 'done');
-    expect(tty.split('\r\x1b[2K')).toEqual(['', 'karpdoctor: [############------------] 1/2 kinds, 10 objects (nodes)', 'karpdoctor: [########################] 2/2 kinds, 25 objects (nodeclaims.karpen', '']);
+    expect(tty.split('\r\x1b[2K')).toEqual([
+      '',
+      'karpdoctor: [############------------] 1/2 kinds, 10 objects (nodes)',
+      'karpdoctor: [########################] 2/2 kinds, 25 objects (nodeclaims.karpen',
+      '',
+    ]);
     expect(tty).not.toContain('\n');
     expect(written(false, true, 'done')).toBe('karpdoctor: listed 2/2 kinds, 25 objects\n');
     expect(written(false, false, 'done')).toBe('');

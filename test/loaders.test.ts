@@ -94,13 +94,17 @@ describe('formats', () => {
 
   it('reads kubectl -o yaml outputs concatenated without --- ((kubectl get nodes -o yaml; kubectl get pods -A -o yaml) > dump)', async () => {
     const nodes = 'apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: n1\nkind: List\nmetadata:\n  resourceVersion: ""\n';
-    const pods = 'apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: p1\n    namespace: default\nkind: List\nmetadata:\n  resourceVersion: ""\n';
+    const pods =
+      'apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: p1\n    namespace: default\nkind: List\nmetadata:\n  resourceVersion: ""\n';
     const deploy = 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: karpenter\n  namespace: kube-system\n';
     const p = write('concatenated.yaml', nodes + pods + deploy);
     for (const yamlPath of ['exact', 'fast', 'whole'] as const) {
       const r = await loadInputs([p], { yamlPath });
       expect(names(r), yamlPath).toEqual(['Node/n1', 'Pod/p1', 'Deployment/karpenter']);
-      expect(r.objects.map((o) => o.provenance.line), yamlPath).toEqual([3, 12, 20]);
+      expect(
+        r.objects.map((o) => o.provenance.line),
+        yamlPath,
+      ).toEqual([3, 12, 20]);
       expect(r.skipped, yamlPath).toEqual([]);
     }
   });
@@ -114,7 +118,11 @@ describe('formats', () => {
 
   it('reads the cluster-info dump stdout stream: JSON lists with controller log blocks in between', async () => {
     const nodes = JSON.stringify({ kind: 'NodeList', apiVersion: 'v1', items: [{ metadata: { name: 'n1' } }] }, null, 4);
-    const pods = JSON.stringify({ kind: 'PodList', apiVersion: 'v1', items: [{ metadata: { name: 'karpenter-6b8d5c7f9d-abcde', namespace: 'kube-system' } }] }, null, 4);
+    const pods = JSON.stringify(
+      { kind: 'PodList', apiVersion: 'v1', items: [{ metadata: { name: 'karpenter-6b8d5c7f9d-abcde', namespace: 'kube-system' } }] },
+      null,
+      4,
+    );
     const log = [
       '==== START logs for container controller of pod kube-system/karpenter-6b8d5c7f9d-abcde ====',
       '{"level":"INFO","time":"2024-11-02T10:00:00.000Z","logger":"controller","message":"created nodeclaim","commit":"a2875e3","controller":"provisioner","NodePool":{"name":"default"},"NodeClaim":{"name":"default-x"}}',
@@ -127,7 +135,10 @@ describe('formats', () => {
     const r = await loadInputs([p]);
     expect(names(r)).toEqual(['Node/n1', 'Pod/karpenter-6b8d5c7f9d-abcde']);
     expect(r.logs).toHaveLength(1);
-    expect(r.logs[0]).toMatchObject({ message: 'created nodeclaim', pod: { namespace: 'kube-system', name: 'karpenter-6b8d5c7f9d-abcde', container: 'controller' } });
+    expect(r.logs[0]).toMatchObject({
+      message: 'created nodeclaim',
+      pod: { namespace: 'kube-system', name: 'karpenter-6b8d5c7f9d-abcde', container: 'controller' },
+    });
     expect(r.logs[0]!.provenance.line).toBe(nodes.split('\n').length + pods.split('\n').length + 2);
     expect(reasons(r)).toEqual([expect.stringMatching(/1 container log\(s\) of pods other than the Karpenter controller not read/)]);
   });
@@ -155,9 +166,15 @@ describe('formats', () => {
     expect(r.skipped).toEqual([]);
   });
 
-  it('reads controller logs from a cluster-info dump directory and ignores other pods\' logs with one note', async () => {
-    write('ci2/kube-system/karpenter-5d4f8b7c9-x2x7q/logs.txt', '==== START logs for container controller of pod kube-system/karpenter-5d4f8b7c9-x2x7q ====\n{"level":"INFO","time":"2024-11-02T10:00:00.000Z","logger":"controller","message":"registered nodeclaim","commit":"x"}\n==== END logs for container controller of pod kube-system/karpenter-5d4f8b7c9-x2x7q ====\n');
-    write('ci2/kube-system/coredns-1/logs.txt', '==== START logs for container coredns of pod kube-system/coredns-1 ====\n[INFO] hello\n==== END logs for container coredns of pod kube-system/coredns-1 ====\n');
+  it("reads controller logs from a cluster-info dump directory and ignores other pods' logs with one note", async () => {
+    write(
+      'ci2/kube-system/karpenter-5d4f8b7c9-x2x7q/logs.txt',
+      '==== START logs for container controller of pod kube-system/karpenter-5d4f8b7c9-x2x7q ====\n{"level":"INFO","time":"2024-11-02T10:00:00.000Z","logger":"controller","message":"registered nodeclaim","commit":"x"}\n==== END logs for container controller of pod kube-system/karpenter-5d4f8b7c9-x2x7q ====\n',
+    );
+    write(
+      'ci2/kube-system/coredns-1/logs.txt',
+      '==== START logs for container coredns of pod kube-system/coredns-1 ====\n[INFO] hello\n==== END logs for container coredns of pod kube-system/coredns-1 ====\n',
+    );
     const r = await loadInputs([join(dir, 'ci2')]);
     expect(r.logs.map((l) => l.message)).toEqual(['registered nodeclaim']);
     expect(r.skipped).toHaveLength(1);
@@ -165,7 +182,10 @@ describe('formats', () => {
   });
 
   it('reads events.k8s.io/v1 events as objects', async () => {
-    const p = write('ev.yaml', 'apiVersion: events.k8s.io/v1\nkind: Event\nmetadata:\n  name: e\n  namespace: default\nregarding:\n  kind: Node\n  name: n1\nreason: DisruptionBlocked\nnote: Node is nominated for a pending pod\n');
+    const p = write(
+      'ev.yaml',
+      'apiVersion: events.k8s.io/v1\nkind: Event\nmetadata:\n  name: e\n  namespace: default\nregarding:\n  kind: Node\n  name: n1\nreason: DisruptionBlocked\nnote: Node is nominated for a pending pod\n',
+    );
     const r = await loadInputs([p]);
     expect(r.objects[0]!.object.apiVersion).toBe('events.k8s.io/v1');
   });
@@ -180,15 +200,38 @@ describe('formats', () => {
     const pod = {
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: { name: 'p', namespace: 'd', managedFields: [{ manager: 'x' }], annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{}', keep: 'me' } },
-      spec: { containers: [{ name: 'c', image: 'i', env: [{ name: 'SECRET_TOKEN', value: 'x' }, { name: 'FEATURE_GATES', value: 'NodeRepair=true' }], livenessProbe: {}, resources: { requests: { cpu: '1' } } }] },
+      metadata: {
+        name: 'p',
+        namespace: 'd',
+        managedFields: [{ manager: 'x' }],
+        annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{}', keep: 'me' },
+      },
+      spec: {
+        containers: [
+          {
+            name: 'c',
+            image: 'i',
+            env: [
+              { name: 'SECRET_TOKEN', value: 'x' },
+              { name: 'FEATURE_GATES', value: 'NodeRepair=true' },
+            ],
+            livenessProbe: {},
+            resources: { requests: { cpu: '1' } },
+          },
+        ],
+      },
     };
     const r = await loadInputs([write('compact.json', JSON.stringify(pod))]);
     const o = r.objects[0]!.object as unknown as typeof pod;
     expect(o.metadata.managedFields).toBeUndefined();
     expect(o.metadata.annotations).toEqual({ keep: 'me' });
     // Array positions survive (evidence points at env/1/value), values other than controller settings do not.
-    expect(o.spec.containers[0]).toEqual({ name: 'c', image: 'i', env: [{ name: 'SECRET_TOKEN' }, { name: 'FEATURE_GATES', value: 'NodeRepair=true' }], resources: { requests: { cpu: '1' } } });
+    expect(o.spec.containers[0]).toEqual({
+      name: 'c',
+      image: 'i',
+      env: [{ name: 'SECRET_TOKEN' }, { name: 'FEATURE_GATES', value: 'NodeRepair=true' }],
+      resources: { requests: { cpu: '1' } },
+    });
   });
 });
 
@@ -217,7 +260,10 @@ describe('the two YAML paths agree', () => {
   });
 
   it('the fast path streams List items in batches and keeps their lines', async () => {
-    const items = Array.from({ length: 2000 }, (_, i) => `- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: cm-${i}\n    namespace: default\n  data:\n    k: "${'v'.repeat(200)}"`);
+    const items = Array.from(
+      { length: 2000 },
+      (_, i) => `- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: cm-${i}\n    namespace: default\n  data:\n    k: "${'v'.repeat(200)}"`,
+    );
     const p = write('big-list.yaml', `apiVersion: v1\nitems:\n${items.join('\n')}\nkind: List\nmetadata:\n  resourceVersion: ""\n`);
     const fast = await loadInputs([p], { yamlPath: 'fast' });
     expect(fast.objects).toHaveLength(2000);
@@ -236,7 +282,10 @@ describe('files parsed whole agree with the streaming paths, lines included', ()
       const json = f.endsWith('.json');
       const whole = await loadInputs([f], json ? {} : { yamlPath: 'whole' });
       const streamed = await loadInputs([f], json ? { jsonPath: 'stream' } : { yamlPath: 'fast' });
-      expect(whole.objects.map((o) => o.object), f).toEqual(streamed.objects.map((o) => o.object));
+      expect(
+        whole.objects.map((o) => o.object),
+        f,
+      ).toEqual(streamed.objects.map((o) => o.object));
       expect(whole.skipped, f).toEqual(streamed.skipped);
       // Lazily located lines are the lines the streaming path saw.
       const snapshot = new Snapshot(whole);
@@ -251,7 +300,10 @@ describe('files parsed whole agree with the streaming paths, lines included', ()
   });
 
   it('falls back to the streaming path when the whole text does not parse cleanly', async () => {
-    const p = write('stream-with-noise.json', '{"kind":"Node","apiVersion":"v1","metadata":{"name":"a"}}\nWarning: x\n{"kind":"Node","apiVersion":"v1","metadata":{"name":"b"}}\n');
+    const p = write(
+      'stream-with-noise.json',
+      '{"kind":"Node","apiVersion":"v1","metadata":{"name":"a"}}\nWarning: x\n{"kind":"Node","apiVersion":"v1","metadata":{"name":"b"}}\n',
+    );
     const r = await loadInputs([p]);
     expect(names(r)).toEqual(['Node/a', 'Node/b']);
     expect(r.objects.map((o) => o.provenance)).toEqual([
@@ -287,13 +339,20 @@ describe('bad input: reported with file and line, the rest still loads', () => {
   });
 
   it('binary and empty files', async () => {
-    expect(await loadWith('blob.yaml', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0x0d]))).toEqual([{ file: 'blob.yaml', reason: 'binary file, not YAML, JSON or a log' }]);
+    expect(await loadWith('blob.yaml', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0x0d]))).toEqual([
+      { file: 'blob.yaml', reason: 'binary file, not YAML, JSON or a log' },
+    ]);
     expect(await loadWith('empty.yaml', '')).toEqual([{ file: 'empty.yaml', reason: 'empty file' }]);
     expect(await loadWith('blank.json', '\n\n  \n')).toEqual([{ file: 'blank.json', reason: 'empty file' }]);
   });
 
   it('a YAML alias bomb is refused, not expanded', async () => {
-    const bomb = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]', ...'bcdefghi'.split('').map((k, i) => `${k}: &${k} [${Array(9).fill(`*${'abcdefghi'[i]}`).join(',')}]`), 'kind: Node', 'apiVersion: v1'].join('\n');
+    const bomb = [
+      'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]',
+      ...'bcdefghi'.split('').map((k, i) => `${k}: &${k} [${Array(9).fill(`*${'abcdefghi'[i]}`).join(',')}]`),
+      'kind: Node',
+      'apiVersion: v1',
+    ].join('\n');
     const s = await loadWith('bomb.yaml', bomb);
     expect(s).toEqual([{ file: 'bomb.yaml', line: 1, reason: expect.stringMatching(/^YAML: .*alias/i) }]);
   });
@@ -321,7 +380,10 @@ describe('bad input: reported with file and line, the rest still loads', () => {
   });
 
   it('unrendered Helm templates', async () => {
-    const s = await loadWith('nodepool.yaml', 'apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: {{ .Values.clusterName }}-x86\nspec: {}\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: rendered\n');
+    const s = await loadWith(
+      'nodepool.yaml',
+      'apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: {{ .Values.clusterName }}-x86\nspec: {}\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: rendered\n',
+    );
     expect(s).toEqual([{ file: 'nodepool.yaml', line: 4, reason: expect.stringMatching(/unrendered Helm\/Go template.*helm template/) }]);
   });
 
@@ -388,7 +450,9 @@ describe('bad input: reported with file and line, the rest still loads', () => {
     const accounted = new Set([...r.objects.map((o) => o.provenance.source), ...r.logs.map((l) => l.provenance.source), ...r.skipped.map((s) => s.source)]);
     const summary = r.skipped.find((s) => /container log\(s\) of pods other than the Karpenter controller/.test(s.reason));
     expect(summary?.reason).toMatch(/^2 container log/);
-    expect(r.skipped.find((s) => /documentation file/.test(s.reason))?.reason).toMatch(/^2 documentation file\(s\) not read \(e\.g\. .*(README\.md|LICENSE)\)$/);
+    expect(r.skipped.find((s) => /documentation file/.test(s.reason))?.reason).toMatch(
+      /^2 documentation file\(s\) not read \(e\.g\. .*(README\.md|LICENSE)\)$/,
+    );
     for (const rel of Object.keys(files)) {
       if (rel.includes('coredns') || /README|LICENSE/.test(rel)) continue; // counted in the summaries above
       expect(accounted.has(join(sub, rel)), rel).toBe(true);

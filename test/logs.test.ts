@@ -320,9 +320,7 @@ describe('looksLikeKarpenterLog', () => {
 
   it('rejects coredns logs, other JSON and YAML that mentions karpenter', () => {
     expect(looksLikeKarpenterLog(COREDNS)).toBe(false);
-    expect(
-      looksLikeKarpenterLog('==== START logs for container coredns of pod kube-system/coredns-6f6b679f8f-rgq7r ====\n' + COREDNS),
-    ).toBe(false);
+    expect(looksLikeKarpenterLog('==== START logs for container coredns of pod kube-system/coredns-6f6b679f8f-rgq7r ====\n' + COREDNS)).toBe(false);
     expect(looksLikeKarpenterLog('{"kind":"NodeClaimList","apiVersion":"karpenter.sh/v1","items":[]}\n')).toBe(false);
     expect(looksLikeKarpenterLog('apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: default\n')).toBe(false);
     expect(looksLikeKarpenterLog('')).toBe(false);
@@ -335,13 +333,20 @@ describe('looksLikeKarpenterLog', () => {
 
 describe('klog lines from client-go inside the controller', () => {
   it('become records with level and caller, without inventing a year', () => {
-    const r = parseLogLine('I0313 14:00:00.123456       1 leaderelection.go:250] attempting to acquire leader lease kube-system/karpenter-leader-election...', 3, { source: 'k.log' });
+    const r = parseLogLine(
+      'I0313 14:00:00.123456       1 leaderelection.go:250] attempting to acquire leader lease kube-system/karpenter-leader-election...',
+      3,
+      { source: 'k.log' },
+    );
     expect(r).toEqual({
       level: 'INFO',
       message: 'attempting to acquire leader lease kube-system/karpenter-leader-election...',
       fields: { caller: 'leaderelection.go:250' },
       provenance: { source: 'k.log', line: 3 },
     });
-    expect(parseLogLine('2025-03-13T14:00:00.123456789Z E0313 14:00:00.123456 1 reflector.go:158] failed to list', 4, { source: 'k.log' })).toMatchObject({ level: 'ERROR', time: '2025-03-13T14:00:00.123Z' });
+    expect(parseLogLine('2025-03-13T14:00:00.123456789Z E0313 14:00:00.123456 1 reflector.go:158] failed to list', 4, { source: 'k.log' })).toMatchObject({
+      level: 'ERROR',
+      time: '2025-03-13T14:00:00.123Z',
+    });
   });
 });

@@ -26,22 +26,163 @@ const META = new Map(RULES.map((r) => [r.meta.id, r.meta]));
  * start)" column); `field` is the text of the line the finding's first evidence on its object quotes (`after`: the
  * line it follows, when the text recurs in the object) — in a repository evidence cites the field, not the start.
  */
-const EXPECTED: Array<{ ruleId: string; kind: string; namespace: string | null; name: string; severity: string; file: string; start: number; field: string; after?: string }> = [
-  { ruleId: 'spot-without-interruption-queue', kind: 'Deployment', namespace: 'kube-system', name: 'karpenter', severity: 'warning', file: 'karpenter/rendered.yaml', start: 239, field: 'env:' },
-  { ruleId: 'pod-do-not-disrupt-blocks-node', kind: 'Deployment', namespace: 'shop', name: 'report-renderer', severity: 'warning', file: 'apps/base/report-renderer.yaml', start: 2, field: 'karpenter.sh/do-not-disrupt: "true"' },
+const EXPECTED: Array<{
+  ruleId: string;
+  kind: string;
+  namespace: string | null;
+  name: string;
+  severity: string;
+  file: string;
+  start: number;
+  field: string;
+  after?: string;
+}> = [
+  {
+    ruleId: 'spot-without-interruption-queue',
+    kind: 'Deployment',
+    namespace: 'kube-system',
+    name: 'karpenter',
+    severity: 'warning',
+    file: 'karpenter/rendered.yaml',
+    start: 239,
+    field: 'env:',
+  },
+  {
+    ruleId: 'pod-do-not-disrupt-blocks-node',
+    kind: 'Deployment',
+    namespace: 'shop',
+    name: 'report-renderer',
+    severity: 'warning',
+    file: 'apps/base/report-renderer.yaml',
+    start: 2,
+    field: 'karpenter.sh/do-not-disrupt: "true"',
+  },
   // The committed `kustomize build` output is a desired state of its own: each of its objects is judged and cited there.
-  { ruleId: 'pod-do-not-disrupt-blocks-node', kind: 'Deployment', namespace: 'shop', name: 'report-renderer', severity: 'warning', file: 'apps/rendered/prod.yaml', start: 123, field: 'karpenter.sh/do-not-disrupt: "true"' },
-  { ruleId: 'pdb-blocks-eviction', kind: 'PodDisruptionBudget', namespace: 'shop', name: 'orders-db', severity: 'warning', file: 'apps/rendered/prod.yaml', start: 290, field: 'maxUnavailable: 0' },
-  { ruleId: 'stateful-workload-exposed-to-interruption', kind: 'StatefulSet', namespace: 'shop', name: 'session-cache', severity: 'warning', file: 'apps/rendered/prod.yaml', start: 207, field: 'labels:', after: 'template:' },
-  { ruleId: 'pending-pod-no-nodepool-fits', kind: 'Deployment', namespace: 'shop', name: 'fraud-scorer', severity: 'error', file: 'apps/rendered/prod.yaml', start: 88, field: 'spec:', after: 'template:' },
-  { ruleId: 'expire-without-termination-grace-period', kind: 'NodePool', namespace: null, name: 'batch', severity: 'warning', file: 'nodepools/batch.yaml', start: 1, field: 'expireAfter: 720h' },
-  { ruleId: 'pdb-blocks-eviction', kind: 'PodDisruptionBudget', namespace: 'shop', name: 'orders-db', severity: 'warning', file: 'apps/base/orders-db.yaml', start: 69, field: 'maxUnavailable: 0' },
-  { ruleId: 'disruption-budget-blocks-all', kind: 'NodePool', namespace: null, name: 'gpu', severity: 'warning', file: 'nodepools/gpu.yaml', start: 3, field: '- nodes: "0"' },
-  { ruleId: 'stateful-workload-exposed-to-interruption', kind: 'StatefulSet', namespace: 'shop', name: 'session-cache', severity: 'warning', file: 'apps/base/session-cache.yaml', start: 1, field: 'labels:', after: 'template:' },
-  { ruleId: 'storageclass-immediate-binding', kind: 'StorageClass', namespace: null, name: 'gp3', severity: 'warning', file: 'storage/storageclasses.yaml', start: 2, field: 'volumeBindingMode: Immediate' },
-  { ruleId: 'consolidation-disabled-for-underused-nodes', kind: 'NodePool', namespace: null, name: 'stateful', severity: 'info', file: 'nodepools/stateful.yaml', start: 2, field: 'consolidateAfter: Never' },
-  { ruleId: 'bare-pod-on-disruptable-node', kind: 'Pod', namespace: 'platform-debug', name: 'netshoot', severity: 'info', file: 'platform/debug/netshoot.yaml', start: 2, field: 'name: netshoot', after: 'metadata:' },
-  { ruleId: 'pending-pod-no-nodepool-fits', kind: 'Deployment', namespace: 'shop', name: 'fraud-scorer', severity: 'error', file: 'apps/base/fraud-scorer.yaml', start: 2, field: 'spec:', after: 'template:' },
+  {
+    ruleId: 'pod-do-not-disrupt-blocks-node',
+    kind: 'Deployment',
+    namespace: 'shop',
+    name: 'report-renderer',
+    severity: 'warning',
+    file: 'apps/rendered/prod.yaml',
+    start: 123,
+    field: 'karpenter.sh/do-not-disrupt: "true"',
+  },
+  {
+    ruleId: 'pdb-blocks-eviction',
+    kind: 'PodDisruptionBudget',
+    namespace: 'shop',
+    name: 'orders-db',
+    severity: 'warning',
+    file: 'apps/rendered/prod.yaml',
+    start: 290,
+    field: 'maxUnavailable: 0',
+  },
+  {
+    ruleId: 'stateful-workload-exposed-to-interruption',
+    kind: 'StatefulSet',
+    namespace: 'shop',
+    name: 'session-cache',
+    severity: 'warning',
+    file: 'apps/rendered/prod.yaml',
+    start: 207,
+    field: 'labels:',
+    after: 'template:',
+  },
+  {
+    ruleId: 'pending-pod-no-nodepool-fits',
+    kind: 'Deployment',
+    namespace: 'shop',
+    name: 'fraud-scorer',
+    severity: 'error',
+    file: 'apps/rendered/prod.yaml',
+    start: 88,
+    field: 'spec:',
+    after: 'template:',
+  },
+  {
+    ruleId: 'expire-without-termination-grace-period',
+    kind: 'NodePool',
+    namespace: null,
+    name: 'batch',
+    severity: 'warning',
+    file: 'nodepools/batch.yaml',
+    start: 1,
+    field: 'expireAfter: 720h',
+  },
+  {
+    ruleId: 'pdb-blocks-eviction',
+    kind: 'PodDisruptionBudget',
+    namespace: 'shop',
+    name: 'orders-db',
+    severity: 'warning',
+    file: 'apps/base/orders-db.yaml',
+    start: 69,
+    field: 'maxUnavailable: 0',
+  },
+  {
+    ruleId: 'disruption-budget-blocks-all',
+    kind: 'NodePool',
+    namespace: null,
+    name: 'gpu',
+    severity: 'warning',
+    file: 'nodepools/gpu.yaml',
+    start: 3,
+    field: '- nodes: "0"',
+  },
+  {
+    ruleId: 'stateful-workload-exposed-to-interruption',
+    kind: 'StatefulSet',
+    namespace: 'shop',
+    name: 'session-cache',
+    severity: 'warning',
+    file: 'apps/base/session-cache.yaml',
+    start: 1,
+    field: 'labels:',
+    after: 'template:',
+  },
+  {
+    ruleId: 'storageclass-immediate-binding',
+    kind: 'StorageClass',
+    namespace: null,
+    name: 'gp3',
+    severity: 'warning',
+    file: 'storage/storageclasses.yaml',
+    start: 2,
+    field: 'volumeBindingMode: Immediate',
+  },
+  {
+    ruleId: 'consolidation-disabled-for-underused-nodes',
+    kind: 'NodePool',
+    namespace: null,
+    name: 'stateful',
+    severity: 'info',
+    file: 'nodepools/stateful.yaml',
+    start: 2,
+    field: 'consolidateAfter: Never',
+  },
+  {
+    ruleId: 'bare-pod-on-disruptable-node',
+    kind: 'Pod',
+    namespace: 'platform-debug',
+    name: 'netshoot',
+    severity: 'info',
+    file: 'platform/debug/netshoot.yaml',
+    start: 2,
+    field: 'name: netshoot',
+    after: 'metadata:',
+  },
+  {
+    ruleId: 'pending-pod-no-nodepool-fits',
+    kind: 'Deployment',
+    namespace: 'shop',
+    name: 'fraud-scorer',
+    severity: 'error',
+    file: 'apps/base/fraud-scorer.yaml',
+    start: 2,
+    field: 'spec:',
+    after: 'template:',
+  },
 ];
 
 /**
@@ -50,7 +191,14 @@ const EXPECTED: Array<{ ruleId: string; kind: string; namespace: string | null; 
  */
 const POD_SENSITIVE = ['expire-without-termination-grace-period', 'pdb-blocks-eviction', 'storageclass-immediate-binding'];
 
-const key = (x: { ruleId: string; severity: string; object?: { kind: string; namespace: string | null; name: string }; kind?: string; namespace?: string | null; name?: string }) => {
+const key = (x: {
+  ruleId: string;
+  severity: string;
+  object?: { kind: string; namespace: string | null; name: string };
+  kind?: string;
+  namespace?: string | null;
+  name?: string;
+}) => {
   const o = x.object ?? { kind: x.kind!, namespace: x.namespace!, name: x.name! };
   return `${x.ruleId} ${x.severity} ${o.kind} ${o.namespace ?? ''}/${o.name}`;
 };
@@ -90,14 +238,22 @@ describe('manifest mode: the sample GitOps repository', () => {
       StorageClass: 2,
     });
     expect(r.report.snapshot.karpenterVersion).toBe('1.6.3');
-    expect(reportContext(r.snapshot, r.run, RULES.filter((x) => RULE_IDS.includes(x.meta.id))).manifestMode).toBe(true);
+    expect(
+      reportContext(
+        r.snapshot,
+        r.run,
+        RULES.filter((x) => RULE_IDS.includes(x.meta.id)),
+      ).manifestMode,
+    ).toBe(true);
     // The replicas patch folds into the base Deployment it patches.
     expect(r.snapshot.mergedCount).toBe(1);
     expect(r.snapshot.multiplyDefined()).toHaveLength(12);
-    expect(r.snapshot.multiplyDefined().find((m) => m.name === 'shop/checkout-api' && m.kind === 'Deployment')!.sources.map((s) => s.slice(REPO.length + 1))).toEqual([
-      'apps/base/checkout-api.yaml',
-      'apps/rendered/prod.yaml',
-    ]);
+    expect(
+      r.snapshot
+        .multiplyDefined()
+        .find((m) => m.name === 'shop/checkout-api' && m.kind === 'Deployment')!
+        .sources.map((s) => s.slice(REPO.length + 1)),
+    ).toEqual(['apps/base/checkout-api.yaml', 'apps/rendered/prod.yaml']);
   });
 
   it('reports both kustomization.yaml as skipped, the README as documentation, the chart values as superseded by the rendered Deployment', () => {
@@ -126,7 +282,11 @@ describe('manifest mode: the sample GitOps repository', () => {
 
   it('without the bare Pod manifest, those rules find the same', async () => {
     const noPod = await scan(['karpenter', 'nodepools', 'storage', 'apps', 'platform/monitoring'].map(file), { only: POD_SENSITIVE });
-    expect(noPod.findings.map(key).sort()).toEqual(EXPECTED.filter((e) => POD_SENSITIVE.includes(e.ruleId)).map(key).sort());
+    expect(noPod.findings.map(key).sort()).toEqual(
+      EXPECTED.filter((e) => POD_SENSITIVE.includes(e.ruleId))
+        .map(key)
+        .sort(),
+    );
     const pdb = noPod.findings.find((f) => f.ruleId === 'pdb-blocks-eviction')!;
     const [max] = evidenceOf(pdb, 'PodDisruptionBudget', '/spec/maxUnavailable');
     expect(max!.source).toBe(`${file('apps/base/orders-db.yaml')}:75`);
@@ -219,7 +379,9 @@ describe('manifest mode: the sample GitOps repository', () => {
     expectSourceAtField(budget!, file('nodepools/gpu.yaml'), '- nodes: "0"');
     expect(rawValueAt(budget!)).toEqual({ nodes: '0' });
     const bare = finding('bare-pod-on-disruptable-node');
-    expect(bare.message).toContain('Pod platform-debug/netshoot is a bare Pod manifest (no ownerReferences): once deployed it can land on Karpenter NodePool general');
+    expect(bare.message).toContain(
+      'Pod platform-debug/netshoot is a bare Pod manifest (no ownerReferences): once deployed it can land on Karpenter NodePool general',
+    );
     expect(evidenceOf(bare, 'Pod', '/metadata/name')[0]!.source).toBe(`${file('platform/debug/netshoot.yaml')}:5`);
     expectSourceAtField(evidenceOf(bare, 'Pod', '/metadata/name')[0]!, file('platform/debug/netshoot.yaml'), 'name: netshoot', 'metadata:');
   });
@@ -233,10 +395,18 @@ describe('manifest mode: the repository packed as an archive', () => {
       .sort()
       .reverse(); // apps/rendered/prod.yaml is read before apps/base/…
     const archive = join(mkdtempSync(join(tmpdir(), 'karpdoctor-repo-')), 'repo.tar.gz');
-    await writeTarGz(archive, files.map((name) => ({ name, data: readFileSync(join(REPO, name)) })));
+    await writeTarGz(
+      archive,
+      files.map((name) => ({ name, data: readFileSync(join(REPO, name)) })),
+    );
     const packed = await scan([archive], { only: ['pod-do-not-disrupt-blocks-node', 'pdb-blocks-eviction'] });
     const cited = packed.findings.map((f) => f.evidence.find((e) => e.object?.name === f.object.name)!.source.replace(/:\d+$/, ''));
-    expect(cited.sort()).toEqual([`${archive}!apps/base/orders-db.yaml`, `${archive}!apps/base/report-renderer.yaml`, `${archive}!apps/rendered/prod.yaml`, `${archive}!apps/rendered/prod.yaml`]);
+    expect(cited.sort()).toEqual([
+      `${archive}!apps/base/orders-db.yaml`,
+      `${archive}!apps/base/report-renderer.yaml`,
+      `${archive}!apps/rendered/prod.yaml`,
+      `${archive}!apps/rendered/prod.yaml`,
+    ]);
   });
 });
 

@@ -11,14 +11,29 @@ import { poolsOverLimits, schedulingSignals } from '../src/snapshot/messages/sch
 
 describe('scheduling failures (FailedScheduling, "could not schedule pod")', () => {
   const rows: Array<[string, string[]]> = [
-    ['0/5 nodes are available: 2 node(s) had volume node affinity conflict, 3 node(s) didn\'t match Pod\'s node affinity/selector.', ['volume-affinity-conflict', 'scheduler-summary']],
-    ['0/4 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/4 nodes are available.', ['unbound-immediate-claim', 'scheduler-summary']],
-    ['0/3 nodes are available: 3 node(s) had untolerated taint {node.cloudprovider.kubernetes.io/uninitialized: true}.', ['taint', 'uninitialized-taint', 'scheduler-summary']],
+    [
+      "0/5 nodes are available: 2 node(s) had volume node affinity conflict, 3 node(s) didn't match Pod's node affinity/selector.",
+      ['volume-affinity-conflict', 'scheduler-summary'],
+    ],
+    [
+      '0/4 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/4 nodes are available.',
+      ['unbound-immediate-claim', 'scheduler-summary'],
+    ],
+    [
+      '0/3 nodes are available: 3 node(s) had untolerated taint {node.cloudprovider.kubernetes.io/uninitialized: true}.',
+      ['taint', 'uninitialized-taint', 'scheduler-summary'],
+    ],
     ['0/2 nodes are available: 2 Too many pods.', ['too-many-pods', 'scheduler-summary']],
-    ['Failed to schedule pod, incompatible with nodepool "gpu", daemonset overhead={"cpu":"200m"}, did not tolerate nvidia.com/gpu=true:NoSchedule', ['taint', 'karpenter']],
+    [
+      'Failed to schedule pod, incompatible with nodepool "gpu", daemonset overhead={"cpu":"200m"}, did not tolerate nvidia.com/gpu=true:NoSchedule',
+      ['taint', 'karpenter'],
+    ],
     ['Failed to schedule pod, did not tolerate taint (taint=dedicated=db:NoSchedule)', ['taint', 'karpenter']],
     ['Failed to schedule pod, incompatible requirements, label "team" does not have known values', ['karpenter']],
-    ['Failed to schedule pod, incompatible volume requirements, key topology.kubernetes.io/zone, topology.kubernetes.io/zone In [us-east-1c] not in topology.kubernetes.io/zone In [us-east-1a us-east-1b]', ['karpenter', 'karpenter-volume-zone']],
+    [
+      'Failed to schedule pod, incompatible volume requirements, key topology.kubernetes.io/zone, topology.kubernetes.io/zone In [us-east-1c] not in topology.kubernetes.io/zone In [us-east-1a us-east-1b]',
+      ['karpenter', 'karpenter-volume-zone'],
+    ],
     ['Successfully assigned web/api-7d9 to ip-10-0-1-5.ec2.internal', []],
   ];
   it.each(rows)('%s', (message, want) => {
@@ -67,8 +82,14 @@ describe('Karpenter controller logs', () => {
   });
 
   it.each([
-    [{ NodeClaim: { name: 'default-x7k2p' }, NodePool: { name: 'default' }, Node: { name: 'ip-10-0-0-1' } }, { nodeClaim: 'default-x7k2p', nodePool: 'default', node: 'ip-10-0-0-1' }],
-    [{ machine: 'default-abcde', provisioner: 'default', node: 'ip-10-0-0-2' }, { nodeClaim: 'default-abcde', nodePool: 'default', node: 'ip-10-0-0-2' }],
+    [
+      { NodeClaim: { name: 'default-x7k2p' }, NodePool: { name: 'default' }, Node: { name: 'ip-10-0-0-1' } },
+      { nodeClaim: 'default-x7k2p', nodePool: 'default', node: 'ip-10-0-0-1' },
+    ],
+    [
+      { machine: 'default-abcde', provisioner: 'default', node: 'ip-10-0-0-2' },
+      { nodeClaim: 'default-abcde', nodePool: 'default', node: 'ip-10-0-0-2' },
+    ],
     [{ controllerKind: 'NodeClaim', name: 'gpu-q1w2e' }, { nodeClaim: 'gpu-q1w2e' }],
     [{ controllerKind: 'Node', name: 'ip-10-0-0-3' }, {}],
   ])('names in the fields %j', (fields, want) => {
@@ -93,7 +114,11 @@ describe('object events', () => {
     expect(nominatedTargets('Pod should schedule on: nodeclaim/default-x7k2p, node/ip-10-0-0-1')).toEqual(['default-x7k2p', 'ip-10-0-0-1']);
     expect(nominatedTargets('Pod should schedule on: machine/default-abcde')).toEqual(['default-abcde']);
     expect(nominatedTargets('Pod should schedule on ip-10-0-0-2')).toEqual(['ip-10-0-0-2']);
-    expect(assignment('Successfully assigned data/pg-0 to ip-10-0-3-7.ec2.internal')).toEqual({ namespace: 'data', pod: 'pg-0', node: 'ip-10-0-3-7.ec2.internal' });
+    expect(assignment('Successfully assigned data/pg-0 to ip-10-0-3-7.ec2.internal')).toEqual({
+      namespace: 'data',
+      pod: 'pg-0',
+      node: 'ip-10-0-3-7.ec2.internal',
+    });
     expect(drainBlockedPod('Failed to drain node, evicting pod (Pod=web/api-1)')).toBe('web/api-1');
     expect(drainBlockedPod('evicting pod web/api-2 violates a PDB')).toBe('web/api-2');
     expect(drainBlockedPod('Failed to drain node')).toBeUndefined();
@@ -102,7 +127,9 @@ describe('object events', () => {
 
 describe('NodeClaim Initialized=False messages', () => {
   it('names the ephemeral taint or the missing resource', () => {
-    expect([...initializationSignals('KnownEphemeralTaint "node.cloudprovider.kubernetes.io/uninitialized=true:NoSchedule" still exists')]).toEqual(['uninitialized-taint']);
+    expect([...initializationSignals('KnownEphemeralTaint "node.cloudprovider.kubernetes.io/uninitialized=true:NoSchedule" still exists')]).toEqual([
+      'uninitialized-taint',
+    ]);
     expect([...initializationSignals('KnownEphemeralTaint "karpenter.sh/unregistered:NoExecute" still exists')]).toEqual(['unregistered-taint']);
     expect([...initializationSignals('KnownEphemeralTaint "node.kubernetes.io/not-ready:NoSchedule" still exists')]).toEqual([]);
     expect(unregisteredResource('Resource "nvidia.com/gpu" was requested but not registered')).toBe('nvidia.com/gpu');

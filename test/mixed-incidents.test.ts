@@ -65,11 +65,26 @@ describe('mixed-incidents: five seed incident families and a provisioning failur
 
   it('loads the whole handover: dump tree, Karpenter objects, storage, PDBs, StatefulSets, controller logs', () => {
     // Expected skips only: the other pods' logs.txt (one summary entry) and this fixture's own README.md.
-    expect(unexpectedSkips(r.report.snapshot.skipped).filter((reason) => !/^1 documentation file\(s\) not read \(e\.g\. .*mixed-incidents\/README\.md\)$/.test(reason))).toEqual([]);
+    expect(
+      unexpectedSkips(r.report.snapshot.skipped).filter(
+        (reason) => !/^1 documentation file\(s\) not read \(e\.g\. .*mixed-incidents\/README\.md\)$/.test(reason),
+      ),
+    ).toEqual([]);
     expect(r.report.snapshot.skipped).toHaveLength(2);
     expect(r.report.snapshot.counts).toMatchObject({
-      Node: 13, Pod: 109, NodePool: 4, NodeClaim: 11, EC2NodeClass: 1, StorageClass: 3, PersistentVolumeClaim: 7, PersistentVolume: 7,
-      PodDisruptionBudget: 7, StatefulSet: 2, DaemonSet: 5, Deployment: 17, Event: 68,
+      Node: 13,
+      Pod: 109,
+      NodePool: 4,
+      NodeClaim: 11,
+      EC2NodeClass: 1,
+      StorageClass: 3,
+      PersistentVolumeClaim: 7,
+      PersistentVolume: 7,
+      PodDisruptionBudget: 7,
+      StatefulSet: 2,
+      DaemonSet: 5,
+      Deployment: 17,
+      Event: 68,
     });
     expect(r.snapshot.logs.length).toBe(67);
     expect(r.report.snapshot.karpenterVersion).toBe('1.4.0');
@@ -128,12 +143,17 @@ describe('mixed-incidents: five seed incident families and a provisioning failur
     expect(dup.message).toContain('data-k2x8p (us-west-2a), data-w7m4d (us-west-2c)');
     expect(dup.message).toContain('data-k2x8p was removed as empty');
     expect(dup.message).toContain('StorageClass gp3-db');
-    expect(dup.evidence.filter((e) => String(e.value).endsWith('INFO created nodeclaim')).map((e) => e.note)).toEqual(['created data-k2x8p', 'created data-w7m4d']);
+    expect(dup.evidence.filter((e) => String(e.value).endsWith('INFO created nodeclaim')).map((e) => e.note)).toEqual([
+      'created data-k2x8p',
+      'created data-w7m4d',
+    ]);
   });
 
   it('6. provisioning: the pool that cannot get capacity, with the offering EC2 named and the loop it drives', () => {
     const ice = find('insufficient-capacity-all-offerings');
-    expect(ice.message).toContain('NodePool gpu-spot: launches failed with insufficient capacity 4 times between 2025-06-18T09:01:44.305Z and 2025-06-18T09:23:15Z');
+    expect(ice.message).toContain(
+      'NodePool gpu-spot: launches failed with insufficient capacity 4 times between 2025-06-18T09:01:44.305Z and 2025-06-18T09:23:15Z',
+    );
     expect(ice.message).toContain('(NodeClaims gpu-spot-7qz4d, gpu-spot-k2m9x, gpu-spot-w5r8t and 1 more)');
     expect(ice.message).toContain('EC2 named g5.12xlarge in us-west-2b');
     expect(ice.message).toContain('(from events, controller logs)');

@@ -28,10 +28,13 @@ function role(text: string): ClusterRole {
   return parseAllDocuments(text)[0]!.toJS() as ClusterRole;
 }
 
-
 /** `group/resource` pairs the role grants with `verb`. */
 function granted(r: ClusterRole, verb: string): Set<string> {
-  return new Set(r.rules.filter((x) => x.verbs.includes(verb)).flatMap((x: PolicyRule) => (x.apiGroups ?? []).flatMap((g) => (x.resources ?? []).map((res) => `${g}/${res}`))));
+  return new Set(
+    r.rules
+      .filter((x) => x.verbs.includes(verb))
+      .flatMap((x: PolicyRule) => (x.apiGroups ?? []).flatMap((g) => (x.resources ?? []).map((res) => `${g}/${res}`))),
+  );
 }
 
 /** `group/resource` of a list request path. */
@@ -74,7 +77,8 @@ describe('karpdoctor rbac', () => {
   it('is exactly what a full live scan requests: under the printed role nothing is denied, and every grant is used', async () => {
     const printed = role(rbacYaml({ logs: true }));
     const pod = objects.find((o) => o.kind === 'Pod' && /^karpenter-/.test(o.metadata.name ?? '') && (o.status as { phase?: string }).phase === 'Running')!;
-    const line = '2025-03-11T14:29:00.000000000Z {"level":"INFO","time":"2025-03-11T14:29:00.000Z","logger":"controller","message":"registered nodeclaim","commit":"a2875e3","controller":"nodeclaim.lifecycle","NodeClaim":{"name":"default-7xkqp"}}\n';
+    const line =
+      '2025-03-11T14:29:00.000000000Z {"level":"INFO","time":"2025-03-11T14:29:00.000Z","logger":"controller","message":"registered nodeclaim","commit":"a2875e3","controller":"nodeclaim.lifecycle","NodeClaim":{"name":"default-7xkqp"}}\n';
     // Older generations next to v1, as during an upgrade: the role must cover every generation the loader discovers.
     const old: KubeObject[] = [
       { apiVersion: 'karpenter.sh/v1alpha5', kind: 'Provisioner', metadata: { name: 'legacy' }, spec: { providerRef: { name: 'legacy' } } },
@@ -83,8 +87,16 @@ describe('karpdoctor rbac', () => {
       { apiVersion: 'karpenter.azure.com/v1beta1', kind: 'AKSNodeClass', metadata: { name: 'azure' }, spec: { imageFamily: 'Ubuntu' } },
     ];
     // The leader's lease: read with the role's one named-object grant (resourceNames).
-    old.push({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'karpenter-leader-election', namespace: pod.metadata.namespace! }, spec: { holderIdentity: `${pod.metadata.name}_0b8e5c1e` } });
-    server = await startFakeApiServer({ objects: [...objects, ...old], role: printed, logs: { [`${pod.metadata.namespace}/${pod.metadata.name}`]: line } }, tls);
+    old.push({
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name: 'karpenter-leader-election', namespace: pod.metadata.namespace! },
+      spec: { holderIdentity: `${pod.metadata.name}_0b8e5c1e` },
+    });
+    server = await startFakeApiServer(
+      { objects: [...objects, ...old], role: printed, logs: { [`${pod.metadata.namespace}/${pod.metadata.name}`]: line } },
+      tls,
+    );
     const live = await loadLive({ kubeconfig: server.kubeconfig, logs: true });
     expect(server.requests.filter((q) => q.status === 403)).toEqual([]);
     expect(live.denied.size).toBe(0);

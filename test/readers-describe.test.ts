@@ -92,15 +92,33 @@ describe('describe reader: NodeClaim (rendered generically by kubectl)', () => {
   const claim = r.objects[0]!;
   it('reads the kind, owner, conditions, taints, capacity and the node it names', () => {
     expect(r.skipped).toEqual([]);
-    expect(claim.object).toMatchObject({ apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', metadata: { name: 'general-p4m9s', creationTimestamp: '2025-11-12T08:21:15Z', finalizers: ['karpenter.sh/termination'] } });
+    expect(claim.object).toMatchObject({
+      apiVersion: 'karpenter.sh/v1',
+      kind: 'NodeClaim',
+      metadata: { name: 'general-p4m9s', creationTimestamp: '2025-11-12T08:21:15Z', finalizers: ['karpenter.sh/termination'] },
+    });
     expect(claim.object.metadata.namespace).toBeUndefined();
-    expect(claim.object.metadata.ownerReferences).toEqual([{ apiVersion: 'karpenter.sh/v1', kind: 'NodePool', name: 'general', uid: '3f0b6a55-8e41-4c0d-9b5e-7d2a1c9e4f60' }]);
+    expect(claim.object.metadata.ownerReferences).toEqual([
+      { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', name: 'general', uid: '3f0b6a55-8e41-4c0d-9b5e-7d2a1c9e4f60' },
+    ]);
     expect(claim.object.spec).toEqual({ taints: [{ key: 'dedicated', value: 'batch', effect: 'NoSchedule' }] });
     const status = claim.object.status as Record<string, any>;
     expect(status.conditions).toEqual([
       { type: 'Launched', status: 'True', reason: 'Launched', lastTransitionTime: '2025-11-12T08:21:19Z' },
-      { type: 'Registered', status: 'Unknown', reason: 'NodeNotFound', message: 'Node not registered with cluster', lastTransitionTime: '2025-11-12T08:36:20Z' },
-      { type: 'Ready', status: 'Unknown', reason: 'ReconcilingDependents', message: 'Initialized=Unknown, Registered=Unknown', lastTransitionTime: '2025-11-12T08:36:20Z' },
+      {
+        type: 'Registered',
+        status: 'Unknown',
+        reason: 'NodeNotFound',
+        message: 'Node not registered with cluster',
+        lastTransitionTime: '2025-11-12T08:36:20Z',
+      },
+      {
+        type: 'Ready',
+        status: 'Unknown',
+        reason: 'ReconcilingDependents',
+        message: 'Initialized=Unknown, Registered=Unknown',
+        lastTransitionTime: '2025-11-12T08:36:20Z',
+      },
     ]);
     expect(status.allocatable).toEqual({ cpu: '3920m', 'ephemeral-storage': '17Gi', memory: '29317Mi', pods: '58' });
     expect(status.providerID).toBe('aws:///eu-central-1a/i-0aa11bb22cc33dd44');
@@ -197,13 +215,24 @@ describe('describe reader: PodDisruptionBudget, NodePool, EC2NodeClass', () => {
       apiVersion: 'karpenter.k8s.aws/v1',
       kind: 'EC2NodeClass',
       metadata: { name: 'standard', finalizers: ['karpenter.k8s.aws/termination'] },
-      status: { conditions: [{ type: 'SubnetsReady', status: 'False', reason: 'SubnetsNotFound', message: 'SubnetSelector did not match any Subnets' }, { type: 'Ready', status: 'False' }] },
+      status: {
+        conditions: [
+          { type: 'SubnetsReady', status: 'False', reason: 'SubnetsNotFound', message: 'SubnetSelector did not match any Subnets' },
+          { type: 'Ready', status: 'False' },
+        ],
+      },
     });
   });
   it('several descriptions in one text are read one by one; an unsupported kind is named, not guessed', () => {
     const text = `${fixture('describe-pdb.txt')}\n\n${fixture('describe-nodepool.txt')}\n\nName:         web\nNamespace:    shop\nCreationTimestamp:  Mon, 10 Nov 2025 10:00:00 +0000\nSelector:     app=web\nReplicas:     3 desired | 3 updated | 3 total | 3 available | 0 unavailable\n`;
     const r = readDescribe({ text, source: 'ticket.txt' });
     expect(r.objects.filter((o) => o.object.kind !== 'Event').map((o) => o.object.kind)).toEqual(['PodDisruptionBudget', 'NodePool']);
-    expect(r.skipped).toEqual([{ source: 'ticket.txt', line: text.split('\n').indexOf('Name:         web') + 1, reason: expect.stringMatching(/^kubectl describe output of an unrecognised kind web: not read/) }]);
+    expect(r.skipped).toEqual([
+      {
+        source: 'ticket.txt',
+        line: text.split('\n').indexOf('Name:         web') + 1,
+        reason: expect.stringMatching(/^kubectl describe output of an unrecognised kind web: not read/),
+      },
+    ]);
   });
 });

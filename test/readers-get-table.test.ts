@@ -23,7 +23,10 @@ describe('get-table reader: events', () => {
     // A Node lives in no namespace: the event's NAMESPACE column does not make it one.
     expect((draining.object.involvedObject as Record<string, unknown>).namespace).toBeUndefined();
     expect(draining.provenance).toMatchObject({ line: 4, ages: { '/lastTimestamp': 12 * 60_000 }, partial: { from: 'a kubectl get table' } });
-    expect(r.objects[0]!.object).toMatchObject({ involvedObject: { kind: 'Pod', namespace: 'checkout', name: 'cart-api-6c9f8d7b55-h7tqz' }, reason: 'FailedScheduling' });
+    expect(r.objects[0]!.object).toMatchObject({
+      involvedObject: { kind: 'Pod', namespace: 'checkout', name: 'cart-api-6c9f8d7b55-h7tqz' },
+      reason: 'FailedScheduling',
+    });
     expect(r.objects[3]!.provenance.ages).toEqual({ '/lastTimestamp': 194_000, '/firstTimestamp': 194_000 });
     expect(r.objects[5]!.object).toMatchObject({ involvedObject: { kind: 'NodeClaim', apiVersion: 'karpenter.sh/v1', name: 'spot-fleet-5hw2d' } });
   });
@@ -53,7 +56,15 @@ describe('get-table reader: objects', () => {
     expect(pending!.object).toEqual({
       apiVersion: 'karpenter.sh/v1',
       kind: 'NodeClaim',
-      metadata: { name: 'general-p4m9s', labels: { 'node.kubernetes.io/instance-type': 'm7g.xlarge', 'karpenter.sh/capacity-type': 'on-demand', 'topology.kubernetes.io/zone': 'eu-central-1a', 'karpenter.sh/nodepool': 'general' } },
+      metadata: {
+        name: 'general-p4m9s',
+        labels: {
+          'node.kubernetes.io/instance-type': 'm7g.xlarge',
+          'karpenter.sh/capacity-type': 'on-demand',
+          'topology.kubernetes.io/zone': 'eu-central-1a',
+          'karpenter.sh/nodepool': 'general',
+        },
+      },
       status: { conditions: [{ type: 'Ready', status: 'Unknown' }], providerID: 'aws:///eu-central-1a/i-0aa11bb22cc33dd44', imageID: 'ami-0a1b2c3d4e5f60718' },
       spec: { nodeClassRef: { name: 'standard' } },
     });

@@ -28,7 +28,9 @@ describe('the reader registry', () => {
     expect(picked('kustomization.yaml', 'resources: []\n')).toBe('tooling');
     expect(picked('nodes.json', '  \n')).toBe('empty');
     expect(picked('nodes.json', '{"a":\u0000}')).toBe('binary');
-    expect(picked('stdout', '{\n    "kind": "NodeList",\n    "items": []\n}\n==== START logs for container controller of pod kube-system/karpenter-5d8f ====\n')).toBe('cluster-info-dump');
+    expect(
+      picked('stdout', '{\n    "kind": "NodeList",\n    "items": []\n}\n==== START logs for container controller of pod kube-system/karpenter-5d8f ====\n'),
+    ).toBe('cluster-info-dump');
     expect(picked('logs.txt', 'hello\n', { relPath: 'kube-system/karpenter-5d8f/logs.txt' })).toBe('controller-log');
     expect(picked('nodes.json', '{"apiVersion":"v1","kind":"Node"}')).toBe('json');
     expect(picked('nodepool.yaml', 'apiVersion: karpenter.sh/v1\nkind: NodePool\n')).toBe('yaml');
@@ -43,7 +45,9 @@ describe('the reader registry', () => {
     expect(picked('ticket.txt', 'Hello team,\n\nnodes do not scale down.\n')).toBe('ticket-text');
     expect(picked('stdin', '$ kubectl get nodepools -o yaml\napiVersion: v1\n')).toBe('ticket-text');
     expect(picked('nodepool.yaml', '# the general pool, see the wiki\napiVersion: karpenter.sh/v1\nkind: NodePool\n')).toBe('yaml');
-    expect(picked('karpenter.log', 'Hello\n{"level":"INFO","time":"2025-01-01T00:00:00Z","logger":"controller","message":"x","commit":"1"}\n')).toBe('controller-log');
+    expect(picked('karpenter.log', 'Hello\n{"level":"INFO","time":"2025-01-01T00:00:00Z","logger":"controller","message":"x","commit":"1"}\n')).toBe(
+      'controller-log',
+    );
     expect(picked('block.txt', 'Hello team,\n\nsome prose\n', { embedded: true })).toBeUndefined();
     expect(picked('block.yaml', 'metadata:\n  name: x\n', { embedded: true })).toBe('yaml');
   });
@@ -61,6 +65,8 @@ describe('the reader registry', () => {
     const r = await loadInputs([dir]);
     // Counted with the other files that are not manifests (one line for all of them), and named.
     const svg = join(dir, 'diagram.svg');
-    expect(r.skipped).toEqual([{ source: svg, reason: `1 file(s) that are not Kubernetes manifests not read: 1 other file that is not YAML, JSON or a log (e.g. ${svg})` }]);
+    expect(r.skipped).toEqual([
+      { source: svg, reason: `1 file(s) that are not Kubernetes manifests not read: 1 other file that is not YAML, JSON or a log (e.g. ${svg})` },
+    ]);
   });
 });

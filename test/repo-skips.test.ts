@@ -27,7 +27,11 @@ describe('templates and tooling in a repository', () => {
     expect(findings).toEqual([]);
     const at = (p: string) => join(TOOLING, p);
     expect(report.snapshot.skipped).toEqual([
-      { source: at('ansible/bootstrap.yml'), line: 1, reason: 'not a Kubernetes object (no apiVersion/kind; keys: name, hosts, tasks) (and 2 more like it in this file, at lines 6, 11)' },
+      {
+        source: at('ansible/bootstrap.yml'),
+        line: 1,
+        reason: 'not a Kubernetes object (no apiVersion/kind; keys: name, hosts, tasks) (and 2 more like it in this file, at lines 6, 11)',
+      },
       { source: at('charts/platform-nodes/Chart.yaml'), reason: 'Helm chart metadata, not a Kubernetes object' },
       { source: at('charts/platform-nodes/templates/NOTES.txt'), reason: "unrendered template file (a chart's install notes)" },
       { source: at('charts/platform-nodes/templates/_helpers.tpl'), reason: 'unrendered template file' },
@@ -65,15 +69,21 @@ describe('templates and tooling in a repository', () => {
     const { report } = await scan([tgz]);
     expect(report.snapshot.skipped.map((s) => [s.source, s.reason])).toEqual([
       [`${tgz}!karpenter/values.yaml`, "the karpenter chart's own default values (no settings.clusterName, which every install sets): not read"],
-      [`${tgz}!karpenter/templates/deployment.yaml`, 'unrendered Helm/Go template: name: {{ .Release.Name }} (render it with `helm template` and scan the output)'],
+      [
+        `${tgz}!karpenter/templates/deployment.yaml`,
+        'unrendered Helm/Go template: name: {{ .Release.Name }} (render it with `helm template` and scan the output)',
+      ],
     ]);
   });
 
   it('SARIF notifies only the file that was meant to be read and could not be', () => {
     const out = spawnSync(process.execPath, [BIN, 'scan', 'fixtures/repos/templates-and-tooling', '--format', 'sarif'], { cwd: ROOT, encoding: 'utf8' });
     expect(out.status).toBe(0);
-    const notes = (JSON.parse(out.stdout) as { runs: Array<{ invocations: Array<{ toolExecutionNotifications: Array<{ descriptor: { id: string }; message: { text: string } }> }> }> }).runs[0]!
-      .invocations[0]!.toolExecutionNotifications.filter((n) => n.descriptor.id === 'skipped-input');
+    const notes = (
+      JSON.parse(out.stdout) as {
+        runs: Array<{ invocations: Array<{ toolExecutionNotifications: Array<{ descriptor: { id: string }; message: { text: string } }> }> }>;
+      }
+    ).runs[0]!.invocations[0]!.toolExecutionNotifications.filter((n) => n.descriptor.id === 'skipped-input');
     expect(notes.map((n) => n.message.text)).toEqual([
       'fixtures/repos/templates-and-tooling/infra/nodeclass.tf:13: Terraform (HCL) syntax: expected "," or "]" in a list, found "}" (column 1); no resource of this file was read.',
     ]);
@@ -95,7 +105,7 @@ describe('an unrendered template is a file property, rendered Go-template text i
     'metadata:\n  annotations:\n    summary: "{{ $labels.instance }} is down"\n',
     'data:\n  slack.tmpl: |\n    {{ define "x" }}\n    {{- range .Alerts }}{{ .Labels.alertname }}{{ end }}\n    {{ end }}\nkind: ConfigMap\n',
     '# {{ .Values.commented }}\napiVersion: v1\n',
-    'spec:\n  template:\n    metadata:\n      name: \'{{.path.basename}}\'\n',
+    "spec:\n  template:\n    metadata:\n      name: '{{.path.basename}}'\n",
   ])('data: %j', (text) => {
     expect(findTemplateAction(text)).toBeUndefined();
   });
@@ -119,7 +129,13 @@ describe('skip entries per file', () => {
 
   it('code scanning hears about unreadable input, not about tooling', () => {
     expect(isUnreadableInput({ source: 'x.yaml', line: 3, reason: 'YAML: bad indentation' })).toBe(true);
-    expect(isUnreadableInput({ source: 'x.tf', line: 3, reason: 'Terraform (HCL) syntax: unterminated string started on line 3 (column 9); no resource of this file was read' })).toBe(true);
+    expect(
+      isUnreadableInput({
+        source: 'x.tf',
+        line: 3,
+        reason: 'Terraform (HCL) syntax: unterminated string started on line 3 (column 9); no resource of this file was read',
+      }),
+    ).toBe(true);
     expect(isUnreadableInput({ source: 'README.md', reason: '3 documentation file(s) not read (e.g. README.md)' })).toBe(false);
     expect(isUnreadableInput({ source: 'Chart.yaml', reason: 'Helm chart metadata, not a Kubernetes object' })).toBe(false);
   });
@@ -152,7 +168,8 @@ describe('a wrapper chart, and a chart merely named karpenter', () => {
       },
       {
         source: `${WRAPPER}/charts/karpenter/values.yaml`,
-        reason: "values of a chart named karpenter whose templates render no controller (it neither is nor depends on Karpenter's chart): not the controller's configuration",
+        reason:
+          "values of a chart named karpenter whose templates render no controller (it neither is nor depends on Karpenter's chart): not the controller's configuration",
       },
       { source: `${WRAPPER}/README.md`, reason: `1 documentation file(s) not read (e.g. ${WRAPPER}/README.md)` },
     ]);
@@ -171,13 +188,18 @@ describe('an object whose judged fields are templates', () => {
   it('a NodePool limit written as "{{ $cpu }}" is a template, not a limit', async () => {
     const { snapshot, report } = await one('apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: gpu\nspec:\n  limits:\n    cpu: "{{ $cpu }}"\n');
     expect([...snapshot.allObjects()]).toEqual([]);
-    expect(report.snapshot.skipped.map((s) => s.reason)).toEqual(['unrendered Helm/Go template: spec.limits.cpu is "{{ $cpu }}" (render it with `helm template` and scan the output)']);
+    expect(report.snapshot.skipped.map((s) => s.reason)).toEqual([
+      'unrendered Helm/Go template: spec.limits.cpu is "{{ $cpu }}" (render it with `helm template` and scan the output)',
+    ]);
   });
 
   it('a Deployment whose nodeSelector is templated is skipped; one whose container args hold Go templates is not', async () => {
-    const base = 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\n  namespace: a\nspec:\n  selector: { matchLabels: { app: api } }\n  template:\n    metadata: { labels: { app: api } }\n    spec:\n';
+    const base =
+      'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\n  namespace: a\nspec:\n  selector: { matchLabels: { app: api } }\n  template:\n    metadata: { labels: { app: api } }\n    spec:\n';
     const selected = await one(`${base}      nodeSelector:\n        tier: "{{ $tier }}"\n      containers: [{ name: c, image: i }]\n`);
-    expect(selected.report.snapshot.skipped.map((s) => s.reason)).toEqual(['unrendered Helm/Go template: pod nodeSelector.tier is "{{ $tier }}" (render it with `helm template` and scan the output)']);
+    expect(selected.report.snapshot.skipped.map((s) => s.reason)).toEqual([
+      'unrendered Helm/Go template: pod nodeSelector.tier is "{{ $tier }}" (render it with `helm template` and scan the output)',
+    ]);
     const args = await one(`${base}      containers: [{ name: c, image: i, args: ["--format={{.Time}} {{.Msg}}"] }]\n`);
     expect([...args.snapshot.allObjects()].map((o) => o.metadata.name)).toEqual(['api']);
   });

@@ -38,13 +38,17 @@ describe('GitHub Actions annotations', () => {
     const active = inputs.gate.findings.filter((g) => !g.suppression);
     expect(lines).toHaveLength(active.length + inputs.gate.unusedSuppressions.length + 1);
     expect(lines.map((l) => /^::(\w+) /.exec(l)?.[1])).toEqual(['error', 'warning', 'warning', 'warning', 'warning', undefined]);
-    expect(lines.at(-1)).toBe('karpdoctor 0.1.0: 1 error(s), 3 warning(s), 0 info; 2 suppressed, 1 in the baseline, 1 unused suppression(s), 1 stale baseline entry');
+    expect(lines.at(-1)).toBe(
+      'karpdoctor 0.1.0: 1 error(s), 3 warning(s), 0 info; 2 suppressed, 1 in the baseline, 1 unused suppression(s), 1 stale baseline entry',
+    );
   });
 
   it('locates a finding at its field, with the file relative to the repository and `,` `:` escaped in it', () => {
     const loc = inputs.pdb.location!;
     const line = lines.find((l) => l.includes('title=pdb-blocks-eviction') && l.includes('file='))!;
-    expect(line.startsWith(`::warning file=apps/checkout/deploy%2Cment%3Av1.yaml,line=30,col=3,endColumn=${loc.endColumn},title=pdb-blocks-eviction::`)).toBe(true);
+    expect(line.startsWith(`::warning file=apps/checkout/deploy%2Cment%3Av1.yaml,line=30,col=3,endColumn=${loc.endColumn},title=pdb-blocks-eviction::`)).toBe(
+      true,
+    );
     expect(line).toContain(escapeData(`${inputs.pdb.finding.message}\n\nFix: ${inputs.pdb.finding.fix}`));
   });
 
@@ -66,7 +70,12 @@ describe('GitHub Actions annotations', () => {
     const out = renderGithubAnnotations(inputs.report, withOddMessage(), { baseDir: inputs.dir });
     expect(out).toContain('::100%25 of pods%0D%0Ablocked: a, b | c <script>%0A%0AFix: ');
     // Every command stays on one line.
-    expect(out.trimEnd().split('\n').filter((l) => l.startsWith('::'))).toHaveLength(6);
+    expect(
+      out
+        .trimEnd()
+        .split('\n')
+        .filter((l) => l.startsWith('::')),
+    ).toHaveLength(6);
   });
 });
 
@@ -88,7 +97,9 @@ describe('markdown for PR comments', () => {
   it('tables the active findings only, with rule, object and file:line, and folds evidence and fix per finding', () => {
     const rows = md.split('\n').filter((l) => /^\| (\*\*error\*\*|warning|info) \|/.test(l));
     expect(rows).toHaveLength(inputs.report.findings.length);
-    expect(rows[1]).toMatch(/^\| warning \| `pdb-blocks-eviction` \| PodDisruptionBudget checkout\/api \| `.*deploy,ment:v1\.yaml:30` \| PodDisruptionBudget checkout\/api never allows/);
+    expect(rows[1]).toMatch(
+      /^\| warning \| `pdb-blocks-eviction` \| PodDisruptionBudget checkout\/api \| `.*deploy,ment:v1\.yaml:30` \| PodDisruptionBudget checkout\/api never allows/,
+    );
     expect(rows[0]).toMatch(/^\| \*\*error\*\* \| `stateful-workload-exposed-to-interruption` \| StatefulSet orders\/orders-db \| — \|/);
     expect(md.match(/<details><summary><code>/g)).toHaveLength(inputs.report.findings.length);
     expect(md).toContain(`- PodDisruptionBudget checkout/api \`/spec/minAvailable\` = \`2\``);
@@ -137,7 +148,9 @@ describe('markdown for PR comments', () => {
     const details = out.match(/<details><summary><code>/g)!.length;
     expect(details).toBeGreaterThan(10);
     expect(details).toBeLessThan(rows);
-    expect(out).toContain(`Truncated to fit a GitHub comment: ${3000 - rows} of 3000 findings are not in the table; ${rows - details} findings have no details here`);
+    expect(out).toContain(
+      `Truncated to fit a GitHub comment: ${3000 - rows} of 3000 findings are not in the table; ${rows - details} findings have no details here`,
+    );
     expect(out).toContain('<details><summary>Suppressed or accepted in the baseline (3)</summary>');
   });
 });

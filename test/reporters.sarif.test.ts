@@ -100,7 +100,8 @@ describe('tool and rule descriptors', () => {
 });
 
 describe('results', () => {
-  const result = (name: string, ruleId?: string) => run.results.find((r: Json) => r.locations[0].logicalLocations[0].name === name && (!ruleId || r.ruleId === ruleId));
+  const result = (name: string, ruleId?: string) =>
+    run.results.find((r: Json) => r.locations[0].logicalLocations[0].name === name && (!ruleId || r.ruleId === ruleId));
 
   it('one result per finding of the view, active and suppressed, with rule index, level and fingerprint', () => {
     expect(run.results).toHaveLength(inputs.gate.findings.length);
@@ -124,7 +125,12 @@ describe('results', () => {
     });
     expect(decodeURIComponent(r.locations[0].physicalLocation.artifactLocation.uri)).toBe(ODD_FILE);
     expect(r.locations[0].logicalLocations).toEqual([
-      { name: 'api', fullyQualifiedName: 'PodDisruptionBudget/checkout/api', kind: 'resource', properties: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', namespace: 'checkout' } },
+      {
+        name: 'api',
+        fullyQualifiedName: 'PodDisruptionBudget/checkout/api',
+        kind: 'resource',
+        properties: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', namespace: 'checkout' },
+      },
     ]);
     // Evidence cites the quoted field in a repository: the PDB's own minAvailable is the primary location (not repeated),
     // the Deployment's replicas its one related location.
@@ -163,7 +169,10 @@ describe('results', () => {
     const r = result('orders-db', 'stateful-workload-exposed-to-interruption');
     expect(r.level).toBe('warning');
     expect(lineInObject(join(inputs.dir, 'apps/orders-db/statefulset.yaml'), 'StatefulSet', 'orders-db', 'labels:', 'template:')).toBe(14);
-    expect(r.locations[0].physicalLocation).toEqual({ artifactLocation: { uri: 'apps/orders-db/statefulset.yaml', uriBaseId: '%SRCROOT%' }, region: { startLine: 14 } });
+    expect(r.locations[0].physicalLocation).toEqual({
+      artifactLocation: { uri: 'apps/orders-db/statefulset.yaml', uriBaseId: '%SRCROOT%' },
+      region: { startLine: 14 },
+    });
   });
 
   it('a live object has a logical location only', () => {
@@ -188,7 +197,12 @@ describe('results', () => {
         kind: 'inSource',
         status: 'accepted',
         justification: 'drains are bounded by the platform webhook',
-        location: { physicalLocation: { artifactLocation: { uri: 'karpenter/nodepool-general-purpose.yaml', uriBaseId: '%SRCROOT%' }, region: { startLine: 6, startColumn: 5, endLine: 6, endColumn: 80 } } },
+        location: {
+          physicalLocation: {
+            artifactLocation: { uri: 'karpenter/nodepool-general-purpose.yaml', uriBaseId: '%SRCROOT%' },
+            region: { startLine: 6, startColumn: 5, endLine: 6, endColumn: 80 },
+          },
+        },
         properties: { origin: 'annotation karpdoctor.io/ignore on NodePool general-purpose' },
       },
     ]);
@@ -197,7 +211,9 @@ describe('results', () => {
       justification: 'legacy class, removed in Q3',
       location: { physicalLocation: { artifactLocation: { uri: '.karpdoctor.yaml', uriBaseId: '%SRCROOT%' }, region: { startLine: 7, startColumn: 1 } } },
     });
-    expect(result('gp2').suppressions).toEqual([{ kind: 'external', status: 'accepted', justification: 'accepted in the baseline', properties: { origin: 'baseline .karpdoctor-baseline.json' } }]);
+    expect(result('gp2').suppressions).toEqual([
+      { kind: 'external', status: 'accepted', justification: 'accepted in the baseline', properties: { origin: 'baseline .karpdoctor-baseline.json' } },
+    ]);
     expect(run.results.filter((r: Json) => !r.suppressions)).toHaveLength(inputs.report.findings.length);
   });
 });
@@ -216,7 +232,10 @@ describe('invocation notifications', () => {
     const [unused] = notes('unused-suppression');
     expect(unused.level).toBe('warning');
     expect(unused.message.text).toContain('node-memory-pressure');
-    expect(unused.locations[0].physicalLocation).toEqual({ artifactLocation: { uri: 'karpenter/nodepool-general-purpose.yaml', uriBaseId: '%SRCROOT%' }, region: { startLine: 7, startColumn: 5 } });
+    expect(unused.locations[0].physicalLocation).toEqual({
+      artifactLocation: { uri: 'karpenter/nodepool-general-purpose.yaml', uriBaseId: '%SRCROOT%' },
+      region: { startLine: 7, startColumn: 5 },
+    });
 
     const [stale] = notes('stale-baseline-entry');
     expect(stale).toMatchObject({ level: 'note', associatedRule: { id: 'pdb-blocks-eviction' } });
@@ -233,13 +252,20 @@ describe('GitHub limits', () => {
   it('keeps at most 25,000 results, active and most severe first, and says so', () => {
     const { gate, report } = inputs;
     const many = Array.from({ length: MAX_RESULTS + 5 }, (_, i) =>
-      gateFinding({ ...gate.findings[0]!.finding, object: { ...gate.findings[0]!.finding.object, name: `pdb-${i}` } }, '/spec/minAvailable', null, i < 3 ? 'error' : 'info'),
+      gateFinding(
+        { ...gate.findings[0]!.finding, object: { ...gate.findings[0]!.finding.object, name: `pdb-${i}` } },
+        '/spec/minAvailable',
+        null,
+        i < 3 ? 'error' : 'info',
+      ),
     );
     const big = { ...gate, findings: [...many, ...gate.findings.filter((g) => g.suppression)] };
     const out = JSON.parse(renderSarif(reportOf(report, big), big, RULES, { baseDir: inputs.dir })).runs[0];
     expect(out.results).toHaveLength(MAX_RESULTS);
     expect(out.results.filter((r: Json) => r.level === 'error')).toHaveLength(3);
     expect(out.results.some((r: Json) => r.suppressions)).toBe(false);
-    expect(out.invocations[0].toolExecutionNotifications.find((n: Json) => n.descriptor.id === 'results-truncated').message.text).toMatch(/^\d+ of 25008 results left out/);
+    expect(out.invocations[0].toolExecutionNotifications.find((n: Json) => n.descriptor.id === 'results-truncated').message.text).toMatch(
+      /^\d+ of 25008 results left out/,
+    );
   });
 });

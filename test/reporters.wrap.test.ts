@@ -6,7 +6,8 @@ const longest = (lines: string[]) => Math.max(...lines.map((l) => l.length));
 
 describe('wrapText', () => {
   it('breaks prose at spaces, never inside a word', () => {
-    const text = 'Node ip-10-20-120-33.us-west-2.compute.internal still has taint node.cloudprovider.kubernetes.io/uninitialized=true:NoSchedule 41m after it was created';
+    const text =
+      'Node ip-10-20-120-33.us-west-2.compute.internal still has taint node.cloudprovider.kubernetes.io/uninitialized=true:NoSchedule 41m after it was created';
     const lines = wrapText(text, 40);
     expect(lines).toEqual([
       'Node',
@@ -34,7 +35,11 @@ describe('wrapText', () => {
 
   it('keeps a short command inline and ends it where the sentence resumes', () => {
     const lines = wrapText('4. NodeClaim data-7hq2m is still being deleted: kubectl get nodeclaim data-7hq2m -o yaml to see what the drain waits for.', 60);
-    expect(lines).toEqual(['4. NodeClaim data-7hq2m is still being deleted:', '   kubectl get nodeclaim data-7hq2m -o yaml to see what the', '   drain waits for.']);
+    expect(lines).toEqual([
+      '4. NodeClaim data-7hq2m is still being deleted:',
+      '   kubectl get nodeclaim data-7hq2m -o yaml to see what the',
+      '   drain waits for.',
+    ]);
   });
 
   it('does not end a command at a space inside quotes, and keeps its brackets with it', () => {
@@ -50,7 +55,9 @@ describe('wrapText', () => {
     expect(spans('Replace it: kubectl delete nodeclaim g-q9h5n  (Karpenter drains it)')).toEqual(['kubectl delete nodeclaim g-q9h5n']);
     expect(spans('kubectl edit nodepool general, and add:')).toEqual(['kubectl edit nodepool general,']);
     expect(spans('run `kubectl get pods -A` first')).toEqual(['kubectl get pods -A']);
-    expect(spans('kubectl -n data rollout status sts/kafka; kubectl -n data get pvc -o wide')).toEqual(['kubectl -n data rollout status sts/kafka; kubectl -n data get pvc -o wide']);
+    expect(spans('kubectl -n data rollout status sts/kafka; kubectl -n data get pvc -o wide')).toEqual([
+      'kubectl -n data rollout status sts/kafka; kubectl -n data get pvc -o wide',
+    ]);
     expect(spans('the queue for source aws.health exists')).toEqual([]);
   });
 

@@ -17,7 +17,10 @@ function run(args: string[]) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-const errorsOf = (stdout: string) => (JSON.parse(stdout) as { findings: Array<{ ruleId: string; severity: string; object: { name: string } }> }).findings.map((f) => `${f.ruleId} ${f.severity} ${f.object.name}`);
+const errorsOf = (stdout: string) =>
+  (JSON.parse(stdout) as { findings: Array<{ ruleId: string; severity: string; object: { name: string } }> }).findings.map(
+    (f) => `${f.ruleId} ${f.severity} ${f.object.name}`,
+  );
 
 describe('karpdoctor scan of a repository whose defaults Terraform creates', () => {
   it('passes the gate and names what it could not judge, object by object', () => {
@@ -25,7 +28,9 @@ describe('karpdoctor scan of a repository whose defaults Terraform creates', () 
     expect(r.code).toBe(0);
     // The terminal report wraps at spaces to $COLUMNS and is plain ASCII in a pipe: compare the text, not its lines.
     const flat = r.stdout.replace(/\s+/g, ' ');
-    expect(flat).toContain('Not evaluated for some objects (2) - they refer to objects outside the scanned files (--assume-complete if the repository holds everything):');
+    expect(flat).toContain(
+      'Not evaluated for some objects (2) - they refer to objects outside the scanned files (--assume-complete if the repository holds everything):',
+    );
     expect(flat).toContain(
       ` nodepool-missing-nodeclass: NodePool general (${REPO}/manifests/nodepools/general.yaml): EC2NodeClass default is not in the scanned files (created outside them, e.g. by Terraform or an add-on?); --assume-complete judges it as missing`,
     );
@@ -36,8 +41,14 @@ describe('karpdoctor scan of a repository whose defaults Terraform creates', () 
     const r = run(['scan', REPO, '--format', 'json']);
     const report = JSON.parse(r.stdout) as { notEvaluated: Array<{ ruleId: string; reason: string }> };
     expect(report.notEvaluated.filter((n) => n.reason.includes('not in the scanned files'))).toEqual([
-      { ruleId: 'pvc-references-missing-object', reason: `PersistentVolumeClaim shop/catalog-cache (${REPO}/manifests/apps/catalog.yaml): StorageClass gp3 is not in the scanned files (created outside them, e.g. by Terraform or an add-on?); --assume-complete judges it as missing` },
-      { ruleId: 'nodepool-missing-nodeclass', reason: `NodePool general (${REPO}/manifests/nodepools/general.yaml): EC2NodeClass default is not in the scanned files (created outside them, e.g. by Terraform or an add-on?); --assume-complete judges it as missing` },
+      {
+        ruleId: 'pvc-references-missing-object',
+        reason: `PersistentVolumeClaim shop/catalog-cache (${REPO}/manifests/apps/catalog.yaml): StorageClass gp3 is not in the scanned files (created outside them, e.g. by Terraform or an add-on?); --assume-complete judges it as missing`,
+      },
+      {
+        ruleId: 'nodepool-missing-nodeclass',
+        reason: `NodePool general (${REPO}/manifests/nodepools/general.yaml): EC2NodeClass default is not in the scanned files (created outside them, e.g. by Terraform or an add-on?); --assume-complete judges it as missing`,
+      },
     ]);
     expect(Object.keys(report.notEvaluated[0]!)).toEqual(['ruleId', 'reason']);
   });
@@ -45,7 +56,11 @@ describe('karpdoctor scan of a repository whose defaults Terraform creates', () 
   it('--assume-complete: the references are missing and the gate fails', () => {
     const r = run(['scan', REPO, '--assume-complete', '--format', 'json']);
     expect(r.code).toBe(1);
-    expect(errorsOf(r.stdout)).toEqual(['pending-pod-no-nodepool-fits error catalog', 'nodepool-missing-nodeclass error general', 'pvc-references-missing-object error catalog-cache']);
+    expect(errorsOf(r.stdout)).toEqual([
+      'pending-pod-no-nodepool-fits error catalog',
+      'nodepool-missing-nodeclass error general',
+      'pvc-references-missing-object error catalog-cache',
+    ]);
   });
 
   it('assumeComplete: true in .karpdoctor.yaml does the same; a value that is not a boolean is a configuration error', () => {

@@ -24,7 +24,10 @@ const repo = (...p: string[]) => join(REPOS, ...p);
 
 /** rule, severity, object, and every evidence source (file:line relative to the fixture repository). */
 function summary(findings: Finding[], root: string): string[] {
-  return findings.map((f) => `${f.ruleId} ${f.severity} ${f.object.kind} ${f.object.namespace ? `${f.object.namespace}/` : ''}${f.object.name} @ ${f.evidence.map((e) => e.source.replace(`${root}/`, '')).join(' ')}`);
+  return findings.map(
+    (f) =>
+      `${f.ruleId} ${f.severity} ${f.object.kind} ${f.object.namespace ? `${f.object.namespace}/` : ''}${f.object.name} @ ${f.evidence.map((e) => e.source.replace(`${root}/`, '')).join(' ')}`,
+  );
 }
 
 function notes(r: { run: { notEvaluatedFor: Array<{ ruleId: string; reason: string }> } }, root: string): string[] {
@@ -70,7 +73,10 @@ describe('identity per file: a folder with two variants of one NodePool', () => 
 
   it('says in the report notes that one name has several definitions', async () => {
     const r = await scan([root], { only: ALL });
-    expect(r.snapshot.multiplyDefined().map((m) => `${m.kind} ${m.name}: ${m.sources.length}`)).toEqual(['EC2NodeClass cilium: 2', 'NodePool inference-gpu: 2']);
+    expect(r.snapshot.multiplyDefined().map((m) => `${m.kind} ${m.name}: ${m.sources.length}`)).toEqual([
+      'EC2NodeClass cilium: 2',
+      'NodePool inference-gpu: 2',
+    ]);
   });
 });
 
@@ -137,7 +143,7 @@ describe('joins by locality: a monorepo of unrelated patterns', () => {
     ]);
   });
 
-  it('pairs each workload with its own pattern\'s pool', async () => {
+  it("pairs each workload with its own pattern's pool", async () => {
     const r = await scan([root], { only: [] });
     const poolsOf = (kind: string, ns: string, name: string) => r.snapshot.nodePoolsFor(r.snapshot.get(kind, ns, name)!).map((p) => p.name);
     expect(poolsOf(KIND.Job, 'search', 'nightly-reindex')).toEqual(['batch-spot']);
@@ -196,7 +202,10 @@ describe('cluster state keeps "absent means absent"', () => {
           },
           provenance: { source: 'dump/karpenter.yaml', line: 4 },
         },
-        { object: { apiVersion: 'karpenter.k8s.aws/v1', kind: 'EC2NodeClass', metadata: { name: 'gpu' }, spec: {} }, provenance: { source: 'dump/karpenter.yaml', line: 20 } },
+        {
+          object: { apiVersion: 'karpenter.k8s.aws/v1', kind: 'EC2NodeClass', metadata: { name: 'gpu' }, spec: {} },
+          provenance: { source: 'dump/karpenter.yaml', line: 20 },
+        },
       ],
       logs: [],
       skipped: [],
@@ -216,7 +225,9 @@ describe('rules that met real repositories (item 8)', () => {
   it('bare-pod-on-disruptable-node leaves Spark pod templates alone and reports the Pod that is applied as one', async () => {
     const root = repo('spark-templates');
     const r = await scan([root], { only: ['bare-pod-on-disruptable-node'] });
-    expect(summary(r.findings, root)).toEqual(['bare-pod-on-disruptable-node info Pod platform-debug/toolbox @ platform/debug/toolbox.yaml:4 karpenter/nodepool.yaml:20 karpenter/nodepool.yaml:16']);
+    expect(summary(r.findings, root)).toEqual([
+      'bare-pod-on-disruptable-node info Pod platform-debug/toolbox @ platform/debug/toolbox.yaml:4 karpenter/nodepool.yaml:20 karpenter/nodepool.yaml:16',
+    ]);
   });
 
   it('consolidation-disabled-for-underused-nodes: a dedicated (tainted) pool in a repository is a plain info', async () => {
@@ -246,7 +257,10 @@ describe('rules that met real repositories (item 8)', () => {
           } as KubeObject,
           provenance: { source: 'aks/nodepool.yaml', line: 1 },
         },
-        { object: { apiVersion: 'karpenter.azure.com/v1beta1', kind: 'AKSNodeClass', metadata: { name: 'default' }, spec: { imageFamily: 'AzureLinux' } }, provenance: { source: 'aks/nodeclass.yaml', line: 1 } },
+        {
+          object: { apiVersion: 'karpenter.azure.com/v1beta1', kind: 'AKSNodeClass', metadata: { name: 'default' }, spec: { imageFamily: 'AzureLinux' } },
+          provenance: { source: 'aks/nodeclass.yaml', line: 1 },
+        },
       ],
       logs: [],
       skipped: [],
@@ -259,7 +273,7 @@ describe('rules that met real repositories (item 8)', () => {
       const s = new Snapshot(azure(), { karpenterVersion: '0.7.0' });
       expect(s.controller.version).toBeUndefined();
       expect(s.controller.note).toBe(
-        'Karpenter 0.7.0 (--karpenter-version 0.7.0) is a release of the Azure provider, whose numbers are not core Karpenter\'s and cannot be mapped: ' +
+        "Karpenter 0.7.0 (--karpenter-version 0.7.0) is a release of the Azure provider, whose numbers are not core Karpenter's and cannot be mapped: " +
           'verdicts that depend on the version assume any version; give the core version it embeds with --karpenter-version core:X.Y.Z',
       );
     });

@@ -12,7 +12,7 @@ describe('DisruptionBlocked wording of every version', () => {
     ['Cannot disrupt NodeClaim: state node is marked for deletion', 'deleting'],
     ['Node is deleting or marked for deletion', 'deleting'],
     ["Node isn't initialized", 'not-initialized'],
-    ['Cannot disrupt Node: state node isn\'t initialized', 'not-initialized'],
+    ["Cannot disrupt Node: state node isn't initialized", 'not-initialized'],
     ['Disruption is blocked through the "karpenter.sh/do-not-disrupt" annotation', 'node-do-not-disrupt'],
     ['Cannot disrupt Node: Disruption is blocked with the "karpenter.sh/do-not-disrupt" annotation', 'node-do-not-disrupt'],
     ['Eviction does not support multiple PDBs (PodDisruptionBudget(s)=[a/x a/y])', 'multiple-pdbs'],
@@ -27,8 +27,14 @@ describe('DisruptionBlocked wording of every version', () => {
   it('extracts the names, quoted (v0.33–v1.4) or structured (v1.5+)', () => {
     expect(classifyBlocked('Cannot disrupt Node: pdb "kafka/kafka-pdb" prevents pod evictions')).toMatchObject({ blocker: 'pdb', pdbs: ['kafka/kafka-pdb'] });
     expect(classifyBlocked('Pdb prevents pod evictions (PodDisruptionBudget=[kafka/kafka-pdb])')).toMatchObject({ blocker: 'pdb', pdbs: ['kafka/kafka-pdb'] });
-    expect(classifyBlocked('Pod "ci/runner-abc" has "karpenter.sh/do-not-disrupt" annotation')).toMatchObject({ blocker: 'pod-do-not-disrupt', pod: 'ci/runner-abc' });
-    expect(classifyBlocked('Pod has "karpenter.sh/do-not-disrupt" annotation (Pod=ci/runner-abc)')).toMatchObject({ blocker: 'pod-do-not-disrupt', pod: 'ci/runner-abc' });
+    expect(classifyBlocked('Pod "ci/runner-abc" has "karpenter.sh/do-not-disrupt" annotation')).toMatchObject({
+      blocker: 'pod-do-not-disrupt',
+      pod: 'ci/runner-abc',
+    });
+    expect(classifyBlocked('Pod has "karpenter.sh/do-not-disrupt" annotation (Pod=ci/runner-abc)')).toMatchObject({
+      blocker: 'pod-do-not-disrupt',
+      pod: 'ci/runner-abc',
+    });
     expect(classifyBlocked('NodePool not found (NodePool=gpu)')).toMatchObject({ blocker: 'nodepool-not-found', nodePool: 'gpu' });
     expect(classifyBlocked('Something new in v1.20').blocker).toBe('other');
   });
@@ -38,7 +44,8 @@ describe('pod do-not-disrupt by version', () => {
   const pod = (value: string, key = 'karpenter.sh/do-not-disrupt', startTime = '2025-01-01T00:00:00Z') =>
     ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', annotations: { [key]: value } }, status: { startTime } }) as unknown as KubeObject;
   const now = Date.parse('2025-01-01T01:00:00Z');
-  const v = (version?: string) => karpenterFacts({ featureGates: {}, env: {}, ...(version ? { version: version.split('.').map(Number) as unknown as [number, number, number] } : {}) });
+  const v = (version?: string) =>
+    karpenterFacts({ featureGates: {}, env: {}, ...(version ? { version: version.split('.').map(Number) as unknown as [number, number, number] } : {}) });
 
   it('"true" always; a duration only from v1.12 and only until it elapses', () => {
     expect(podDoNotDisrupt(pod('true'), now, v('1.2.1'))?.path).toBe('/metadata/annotations/karpenter.sh~1do-not-disrupt');

@@ -8,7 +8,13 @@ import { specRequests } from '../src/snapshot/capacity.js';
 import { describeSet, intersect, isEmpty, maxInteger, operatorOf, valueSet } from '../src/snapshot/requirements.js';
 
 function pool(spec: Record<string, unknown>, extra: Partial<KubeObject> = {}, apiVersion = 'karpenter.sh/v1'): KubeObject {
-  return { apiVersion, kind: 'NodePool', metadata: { name: 'np' }, spec: { template: { spec: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, ...spec } } }, ...extra } as KubeObject;
+  return {
+    apiVersion,
+    kind: 'NodePool',
+    metadata: { name: 'np' },
+    spec: { template: { spec: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, ...spec } } },
+    ...extra,
+  } as KubeObject;
 }
 function pod(spec: Record<string, unknown>): KubeObject {
   return { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns' }, spec: { containers: [{ name: 'c' }], ...spec } } as KubeObject;
@@ -64,7 +70,12 @@ describe('poolFit: taints', () => {
 
   it('an untolerated NoSchedule taint blocks, with both fields', () => {
     expect(fit({}, gpu)).toEqual([
-      expect.objectContaining({ kind: 'taint', text: 'taint nvidia.com/gpu=true:NoSchedule not tolerated', podPath: '/spec/tolerations', poolPath: '/spec/template/spec/taints/0' }),
+      expect.objectContaining({
+        kind: 'taint',
+        text: 'taint nvidia.com/gpu=true:NoSchedule not tolerated',
+        podPath: '/spec/tolerations',
+        poolPath: '/spec/template/spec/taints/0',
+      }),
     ]);
   });
 
@@ -111,7 +122,10 @@ describe('poolFit: requirements (Requirements.Compatible with AllowUndefinedWell
     const c = podConstraints(pod({ nodeSelector: { team: 'ml', 'karpenter.sh/nodepool': 'np' } }), '/spec');
     expect(poolFit(c, poolProfile(nodePoolView(p)))).toEqual([]);
     const other = podConstraints(pod({ nodeSelector: { 'karpenter.sh/nodepool': 'gpu' } }), '/spec');
-    expect(poolFit(other, poolProfile(nodePoolView(p)))[0]).toMatchObject({ poolPath: '/metadata/name', text: 'labels its nodes karpenter.sh/nodepool=np but the pod selects karpenter.sh/nodepool=gpu' });
+    expect(poolFit(other, poolProfile(nodePoolView(p)))[0]).toMatchObject({
+      poolPath: '/metadata/name',
+      text: 'labels its nodes karpenter.sh/nodepool=np but the pod selects karpenter.sh/nodepool=gpu',
+    });
   });
 
   it('nodeSelectorTerms are ORed: one fitting term is enough; expressions of a term are ANDed', () => {
@@ -122,13 +136,23 @@ describe('poolFit: requirements (Requirements.Compatible with AllowUndefinedWell
   });
 
   it('preferred affinity is not required', () => {
-    const preferred = { affinity: { nodeAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 1, preference: { matchExpressions: [req('kubernetes.io/arch', 'In', 'arm64')] } }] } } };
+    const preferred = {
+      affinity: {
+        nodeAffinity: {
+          preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 1, preference: { matchExpressions: [req('kubernetes.io/arch', 'In', 'arm64')] } }],
+        },
+      },
+    };
     expect(fit(preferred, amd64)).toEqual([]);
   });
 
   it('NotIn on both sides never conflicts; pool NotIn excludes the pod value', () => {
-    expect(fit(affinity([req('karpenter.sh/capacity-type', 'NotIn', 'spot')]), { requirements: [req('karpenter.sh/capacity-type', 'NotIn', 'spot')] })).toEqual([]);
-    expect(fit({ nodeSelector: { 'karpenter.sh/capacity-type': 'spot' } }, { requirements: [req('karpenter.sh/capacity-type', 'NotIn', 'spot')] })).toHaveLength(1);
+    expect(fit(affinity([req('karpenter.sh/capacity-type', 'NotIn', 'spot')]), { requirements: [req('karpenter.sh/capacity-type', 'NotIn', 'spot')] })).toEqual(
+      [],
+    );
+    expect(
+      fit({ nodeSelector: { 'karpenter.sh/capacity-type': 'spot' } }, { requirements: [req('karpenter.sh/capacity-type', 'NotIn', 'spot')] }),
+    ).toHaveLength(1);
   });
 
   it('Gt on the pool against a pod In value', () => {
@@ -147,7 +171,15 @@ describe('poolFit: volumes, capacity bounds, limits', () => {
     apiVersion: 'v1',
     kind: 'PersistentVolume',
     metadata: { name: 'pv-1' },
-    spec: { nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [req('topology.ebs.csi.aws.com/zone', 'In', 'us-east-1c'), req('kubernetes.io/hostname', 'In', 'old-node')] }] } } },
+    spec: {
+      nodeAffinity: {
+        required: {
+          nodeSelectorTerms: [
+            { matchExpressions: [req('topology.ebs.csi.aws.com/zone', 'In', 'us-east-1c'), req('kubernetes.io/hostname', 'In', 'old-node')] },
+          ],
+        },
+      },
+    },
   } as KubeObject;
 
   it('a bound PV zone (EBS CSI key) is ANDed in; its hostname is dropped', () => {
@@ -155,13 +187,19 @@ describe('poolFit: volumes, capacity bounds, limits', () => {
     c.volumes.push(...volumeConstraints(pv));
     expect(c.volumes.map((v) => v.key)).toEqual(['topology.kubernetes.io/zone']);
     const reasons = poolFit(c, poolProfile(nodePoolView(pool({ requirements: [req('topology.kubernetes.io/zone', 'In', 'us-east-1a')] }))));
-    expect(reasons).toEqual([expect.objectContaining({ kind: 'requirement', volume: pv, podPath: '/spec/nodeAffinity/required/nodeSelectorTerms/0/matchExpressions/0' })]);
+    expect(reasons).toEqual([
+      expect.objectContaining({ kind: 'requirement', volume: pv, podPath: '/spec/nodeAffinity/required/nodeSelectorTerms/0/matchExpressions/0' }),
+    ]);
   });
 
   it('instance-cpu Lt 4 cannot host 8 CPU; In [16] can; an unbounded pool is not judged', () => {
     const eight = { containers: [{ name: 'c', resources: { requests: { cpu: '8' } } }] };
     expect(fit(eight, { requirements: [req('karpenter.k8s.aws/instance-cpu', 'Lt', '4')] })).toEqual([
-      expect.objectContaining({ kind: 'capacity', text: 'allows instances with at most 3 vCPU (karpenter.k8s.aws/instance-cpu <4) but the pod requests 8 CPU', podPath: '/spec/containers/0/resources/requests/cpu' }),
+      expect.objectContaining({
+        kind: 'capacity',
+        text: 'allows instances with at most 3 vCPU (karpenter.k8s.aws/instance-cpu <4) but the pod requests 8 CPU',
+        podPath: '/spec/containers/0/resources/requests/cpu',
+      }),
     ]);
     expect(fit(eight, { requirements: [req('karpenter.k8s.aws/instance-cpu', 'In', '16')] })).toEqual([]);
     expect(fit(eight, {})).toEqual([]);
@@ -169,7 +207,9 @@ describe('poolFit: volumes, capacity bounds, limits', () => {
 
   it('GPU requests against instance-gpu-count and instance-memory in MiB', () => {
     const gpu = { containers: [{ name: 'c', resources: { requests: { 'nvidia.com/gpu': '2', memory: '64Gi' } } }] };
-    const reasons = fit(gpu, { requirements: [req('karpenter.k8s.aws/instance-gpu-count', 'In', '1'), req('karpenter.k8s.aws/instance-memory', 'Lt', '32769')] });
+    const reasons = fit(gpu, {
+      requirements: [req('karpenter.k8s.aws/instance-gpu-count', 'In', '1'), req('karpenter.k8s.aws/instance-memory', 'Lt', '32769')],
+    });
     expect(reasons.map((r) => r.key).sort()).toEqual(['karpenter.k8s.aws/instance-gpu-count', 'karpenter.k8s.aws/instance-memory']);
   });
 
@@ -177,7 +217,10 @@ describe('poolFit: volumes, capacity bounds, limits', () => {
     const small = { containers: [{ name: 'c', resources: { requests: { cpu: '4' } } }] };
     const limited = { limits: { cpu: '100', 'nvidia.com/gpu': '4' } };
     const p = (used: Record<string, number>) =>
-      poolFit(podConstraints(pod(small), '/spec'), poolProfile(nodePoolView({ ...pool({}), spec: { ...(pool({}).spec as object), ...limited } } as KubeObject), [], used));
+      poolFit(
+        podConstraints(pod(small), '/spec'),
+        poolProfile(nodePoolView({ ...pool({}), spec: { ...(pool({}).spec as object), ...limited } } as KubeObject), [], used),
+      );
     expect(p({ cpu: 98, 'nvidia.com/gpu': 4 }).map((r) => r.text)).toEqual(['limits cpu 100 reached (in use 98 + pod 4)']);
     expect(p({ cpu: 96, 'nvidia.com/gpu': 4 })).toEqual([]);
     expect(p({ cpu: 100 })).toHaveLength(1);
@@ -206,7 +249,12 @@ describe('poolProfile: API generations', () => {
       apiVersion: 'karpenter.sh/v1alpha5',
       kind: 'Provisioner',
       metadata: { name: 'default' },
-      spec: { labels: { team: 'ml' }, taints: [{ key: 'dedicated', value: 'ml', effect: 'NoSchedule' }], requirements: [req('kubernetes.io/arch', 'In', 'amd64')], limits: { resources: { cpu: '10' } } },
+      spec: {
+        labels: { team: 'ml' },
+        taints: [{ key: 'dedicated', value: 'ml', effect: 'NoSchedule' }],
+        requirements: [req('kubernetes.io/arch', 'In', 'amd64')],
+        limits: { resources: { cpu: '10' } },
+      },
     } as KubeObject;
     const profile = poolProfile(nodePoolView(prov), [], { cpu: 10 });
     expect([...profile.requirements.keys()].sort()).toEqual(['karpenter.sh/provisioner-name', 'kubernetes.io/arch', 'team']);

@@ -75,7 +75,9 @@ describe('node taints', () => {
   it('knows the disrupted taint of v1 and v1beta1 (value disrupting)', () => {
     expect(disruptedTaint(n)?.index).toBe(1);
     expect(disruptedTaint(node('u', {}, [{ key: 'karpenter.sh/disruption', value: 'other', effect: 'NoSchedule' }]) as unknown as KubeObject)).toBeUndefined();
-    expect(disruptedTaint(node('v', {}, [{ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' }]) as unknown as KubeObject)?.key).toBe('karpenter.sh/disrupted');
+    expect(disruptedTaint(node('v', {}, [{ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' }]) as unknown as KubeObject)?.key).toBe(
+      'karpenter.sh/disrupted',
+    );
   });
 });
 
@@ -83,12 +85,22 @@ describe('pod → workload', () => {
   const pod = (name: string, owner?: { kind: string; name: string }) => ({
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name, namespace: 'web', labels: { app: 'api', 'pod-template-hash': '7d9f' }, ...(owner ? { ownerReferences: [{ apiVersion: 'apps/v1', ...owner, controller: true }] } : {}) },
+    metadata: {
+      name,
+      namespace: 'web',
+      labels: { app: 'api', 'pod-template-hash': '7d9f' },
+      ...(owner ? { ownerReferences: [{ apiVersion: 'apps/v1', ...owner, controller: true }] } : {}),
+    },
     spec: { containers: [] },
   });
   const s = snap([
     { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'api', namespace: 'web' }, spec: {} },
-    { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'api-7d9f', namespace: 'web', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'api', controller: true }] }, spec: {} },
+    {
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: { name: 'api-7d9f', namespace: 'web', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'api', controller: true }] },
+      spec: {},
+    },
     pod('api-7d9f-x1', { kind: 'ReplicaSet', name: 'api-7d9f' }),
     pod('worker-5c6d7e8f9-x2', { kind: 'ReplicaSet', name: 'worker-5c6d7e8f9' }),
     pod('db-0', { kind: 'StatefulSet', name: 'db' }),
@@ -115,10 +127,29 @@ describe('pod → workload', () => {
 
 describe('admission with the volumes a pod is bound to', () => {
   const s = snap([
-    { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { name: 'east-a' }, spec: { template: { spec: { requirements: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['us-east-1a'] }] } } } },
-    { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pv-1' }, spec: { nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'topology.ebs.csi.aws.com/zone', operator: 'In', values: ['us-east-1c'] }] }] } } } },
+    {
+      apiVersion: 'karpenter.sh/v1',
+      kind: 'NodePool',
+      metadata: { name: 'east-a' },
+      spec: { template: { spec: { requirements: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['us-east-1a'] }] } } },
+    },
+    {
+      apiVersion: 'v1',
+      kind: 'PersistentVolume',
+      metadata: { name: 'pv-1' },
+      spec: {
+        nodeAffinity: {
+          required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'topology.ebs.csi.aws.com/zone', operator: 'In', values: ['us-east-1c'] }] }] },
+        },
+      },
+    },
     { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data', namespace: 'db' }, spec: { volumeName: 'pv-1' } },
-    { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'pg-0', namespace: 'db' }, spec: { containers: [], volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'data' } }] } },
+    {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'pg-0', namespace: 'db' },
+      spec: { containers: [], volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'data' } }] },
+    },
   ]);
 
   it("refuses a pool that cannot reach the bound volume's zone, blaming the volume", () => {

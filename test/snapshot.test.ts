@@ -26,7 +26,13 @@ describe('Karpenter generations normalised into one view', () => {
         kind: 'NodePool',
         metadata: { name: 'default' },
         spec: {
-          template: { spec: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, requirements: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['us-west-2a', 'us-west-2b'] }], startupTaints: [{ key: 'node.cilium.io/agent-not-ready', effect: 'NoExecute' }] } },
+          template: {
+            spec: {
+              nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+              requirements: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['us-west-2a', 'us-west-2b'] }],
+              startupTaints: [{ key: 'node.cilium.io/agent-not-ready', effect: 'NoExecute' }],
+            },
+          },
           disruption: { consolidationPolicy: 'WhenEmpty', consolidateAfter: '1h' },
         },
       },
@@ -46,7 +52,17 @@ describe('Karpenter generations normalised into one view', () => {
   });
 
   it('v1beta1 NodePool keeps expireAfter under disruption and defaults to WhenUnderutilized', () => {
-    const s = snap([{ apiVersion: 'karpenter.sh/v1beta1', kind: 'NodePool', metadata: { name: 'old' }, spec: { disruption: { expireAfter: 'Never' }, template: { spec: { nodeClassRef: { apiVersion: 'karpenter.k8s.aws/v1beta1', kind: 'EC2NodeClass', name: 'default' } } } } }]);
+    const s = snap([
+      {
+        apiVersion: 'karpenter.sh/v1beta1',
+        kind: 'NodePool',
+        metadata: { name: 'old' },
+        spec: {
+          disruption: { expireAfter: 'Never' },
+          template: { spec: { nodeClassRef: { apiVersion: 'karpenter.k8s.aws/v1beta1', kind: 'EC2NodeClass', name: 'default' } } },
+        },
+      },
+    ]);
     expect(s.nodePools()[0]).toMatchObject({
       generation: 'v1beta1',
       expireAfter: { value: 'Never', path: '/spec/disruption/expireAfter' },
@@ -56,7 +72,14 @@ describe('Karpenter generations normalised into one view', () => {
   });
 
   it('v1alpha5 Provisioner maps TTLs onto the same model', () => {
-    const s = snap([{ apiVersion: 'karpenter.sh/v1alpha5', kind: 'Provisioner', metadata: { name: 'legacy' }, spec: { ttlSecondsAfterEmpty: 30, ttlSecondsUntilExpired: 2592000, providerRef: { name: 'default' }, taints: [{ key: 'a', effect: 'NoSchedule' }] } }]);
+    const s = snap([
+      {
+        apiVersion: 'karpenter.sh/v1alpha5',
+        kind: 'Provisioner',
+        metadata: { name: 'legacy' },
+        spec: { ttlSecondsAfterEmpty: 30, ttlSecondsUntilExpired: 2592000, providerRef: { name: 'default' }, taints: [{ key: 'a', effect: 'NoSchedule' }] },
+      },
+    ]);
     expect(s.nodePools()[0]).toMatchObject({
       generation: 'v1alpha5',
       expireAfter: { value: '2592000s', path: '/spec/ttlSecondsUntilExpired' },
@@ -70,10 +93,25 @@ describe('Karpenter generations normalised into one view', () => {
   it('joins Node and NodeClaim by providerID, and a v1alpha5 Machine by the same rule', () => {
     const s = snap([
       { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1', labels: {} }, spec: { providerID: 'aws:///us-west-2a/i-01' } },
-      { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', metadata: { name: 'default-abc', labels: { 'karpenter.sh/nodepool': 'default' } }, status: { providerID: 'aws:///us-west-2a/i-01', conditions: [{ type: 'Initialized', status: 'Unknown', reason: 'StartupTaintsExist' }] } },
+      {
+        apiVersion: 'karpenter.sh/v1',
+        kind: 'NodeClaim',
+        metadata: { name: 'default-abc', labels: { 'karpenter.sh/nodepool': 'default' } },
+        status: { providerID: 'aws:///us-west-2a/i-01', conditions: [{ type: 'Initialized', status: 'Unknown', reason: 'StartupTaintsExist' }] },
+      },
       { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n2', labels: {} }, spec: { providerID: 'aws:///us-west-2b/i-02' } },
-      { apiVersion: 'karpenter.sh/v1alpha5', kind: 'Machine', metadata: { name: 'm-1' }, status: { providerID: 'aws:///us-west-2b/i-02', conditions: [{ type: 'MachineInitialized', status: 'True' }] } },
-      { apiVersion: 'v1', kind: 'Node', metadata: { name: 'managed', labels: { 'eks.amazonaws.com/nodegroup': 'ng' } }, spec: { providerID: 'aws:///us-west-2c/i-03' } },
+      {
+        apiVersion: 'karpenter.sh/v1alpha5',
+        kind: 'Machine',
+        metadata: { name: 'm-1' },
+        status: { providerID: 'aws:///us-west-2b/i-02', conditions: [{ type: 'MachineInitialized', status: 'True' }] },
+      },
+      {
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: { name: 'managed', labels: { 'eks.amazonaws.com/nodegroup': 'ng' } },
+        spec: { providerID: 'aws:///us-west-2c/i-03' },
+      },
     ]);
     const n1 = s.get(KIND.Node, undefined, 'n1')!;
     expect(s.nodeClaimForNode(n1)?.name).toBe('default-abc');
@@ -86,7 +124,12 @@ describe('Karpenter generations normalised into one view', () => {
 
 describe('controller facts', () => {
   it('version from the image tag (with digest), gates and queue from env', () => {
-    const s = snap([controller('public.ecr.aws/karpenter/controller:1.2.1@sha256:0123', [{ name: 'FEATURE_GATES', value: 'ReservedCapacity=false,SpotToSpotConsolidation=false,NodeRepair=true' }, { name: 'INTERRUPTION_QUEUE', value: 'Karpenter-prod' }])]);
+    const s = snap([
+      controller('public.ecr.aws/karpenter/controller:1.2.1@sha256:0123', [
+        { name: 'FEATURE_GATES', value: 'ReservedCapacity=false,SpotToSpotConsolidation=false,NodeRepair=true' },
+        { name: 'INTERRUPTION_QUEUE', value: 'Karpenter-prod' },
+      ]),
+    ]);
     expect(s.controller.version).toEqual([1, 2, 1]);
     expect(s.controller.versionSource).toBe('image');
     expect(s.controller.featureGates).toEqual({ ReservedCapacity: false, SpotToSpotConsolidation: false, NodeRepair: true });
@@ -120,9 +163,39 @@ describe('controller facts', () => {
 describe('joins', () => {
   it('events of both APIs by involved object, with count and persistence', () => {
     const s = snap([
-      { apiVersion: 'v1', kind: 'Event', metadata: { name: 'e1', namespace: 'default' }, involvedObject: { kind: 'Node', name: 'n1' }, reason: 'DisruptionBlocked', message: 'Node is nominated for a pending pod', count: 533, firstTimestamp: '2024-11-04T20:00:00Z', lastTimestamp: '2024-11-05T14:00:00Z', source: { component: 'karpenter' } },
-      { apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'e2', namespace: 'default' }, regarding: { kind: 'Node', name: 'n1' }, reason: 'NodeRepairBlocked', note: 'more than 20% nodes are unhealthy in the nodepool', series: { count: 12, lastObservedTime: '2024-11-05T14:10:00.000000Z' }, eventTime: '2024-11-05T13:00:00.000000Z', reportingController: 'karpenter' },
-      { apiVersion: 'v1', kind: 'Event', metadata: { name: 'e3', namespace: 'payments' }, involvedObject: { kind: 'Pod', namespace: 'payments', name: 'api-1' }, reason: 'Nominated', message: 'Pod should schedule on: nodeclaim/default-abc, node/n1', source: { component: 'karpenter' }, lastTimestamp: '2024-11-05T14:01:00Z' },
+      {
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name: 'e1', namespace: 'default' },
+        involvedObject: { kind: 'Node', name: 'n1' },
+        reason: 'DisruptionBlocked',
+        message: 'Node is nominated for a pending pod',
+        count: 533,
+        firstTimestamp: '2024-11-04T20:00:00Z',
+        lastTimestamp: '2024-11-05T14:00:00Z',
+        source: { component: 'karpenter' },
+      },
+      {
+        apiVersion: 'events.k8s.io/v1',
+        kind: 'Event',
+        metadata: { name: 'e2', namespace: 'default' },
+        regarding: { kind: 'Node', name: 'n1' },
+        reason: 'NodeRepairBlocked',
+        note: 'more than 20% nodes are unhealthy in the nodepool',
+        series: { count: 12, lastObservedTime: '2024-11-05T14:10:00.000000Z' },
+        eventTime: '2024-11-05T13:00:00.000000Z',
+        reportingController: 'karpenter',
+      },
+      {
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name: 'e3', namespace: 'payments' },
+        involvedObject: { kind: 'Pod', namespace: 'payments', name: 'api-1' },
+        reason: 'Nominated',
+        message: 'Pod should schedule on: nodeclaim/default-abc, node/n1',
+        source: { component: 'karpenter' },
+        lastTimestamp: '2024-11-05T14:01:00Z',
+      },
     ]);
     const events = s.eventsFor('Node', undefined, 'n1');
     expect(events.map((e) => [e.reason, e.count, e.component])).toEqual([
@@ -136,16 +209,41 @@ describe('joins', () => {
   });
 
   it('PDBs by pod through label selectors, PVC → PV → StorageClass with the default class', () => {
-    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'db-0', namespace: 'data', labels: { app: 'db', tier: 'x' } }, spec: { nodeName: 'n1', volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'data-db-0' } }] } };
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'db-0', namespace: 'data', labels: { app: 'db', tier: 'x' } },
+      spec: { nodeName: 'n1', volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'data-db-0' } }] },
+    };
     const s = snap([
       pod,
       { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'db', namespace: 'data' }, spec: { selector: { matchLabels: { app: 'db' } } } },
-      { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'expr', namespace: 'data' }, spec: { selector: { matchExpressions: [{ key: 'tier', operator: 'In', values: ['x'] }] } } },
-      { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'other-ns', namespace: 'web' }, spec: { selector: { matchLabels: { app: 'db' } } } },
-      { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'miss', namespace: 'data' }, spec: { selector: { matchLabels: { app: 'web' } } } },
+      {
+        apiVersion: 'policy/v1',
+        kind: 'PodDisruptionBudget',
+        metadata: { name: 'expr', namespace: 'data' },
+        spec: { selector: { matchExpressions: [{ key: 'tier', operator: 'In', values: ['x'] }] } },
+      },
+      {
+        apiVersion: 'policy/v1',
+        kind: 'PodDisruptionBudget',
+        metadata: { name: 'other-ns', namespace: 'web' },
+        spec: { selector: { matchLabels: { app: 'db' } } },
+      },
+      {
+        apiVersion: 'policy/v1',
+        kind: 'PodDisruptionBudget',
+        metadata: { name: 'miss', namespace: 'data' },
+        spec: { selector: { matchLabels: { app: 'web' } } },
+      },
       { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data-db-0', namespace: 'data' }, spec: { volumeName: 'pv-1' } },
       { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pv-1' }, spec: {} },
-      { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'gp2', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } }, provisioner: 'kubernetes.io/aws-ebs' },
+      {
+        apiVersion: 'storage.k8s.io/v1',
+        kind: 'StorageClass',
+        metadata: { name: 'gp2', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
+        provisioner: 'kubernetes.io/aws-ebs',
+      },
     ]);
     const p = s.get(KIND.Pod, 'data', 'db-0')!;
     expect(s.pdbsForPod(p).map((x) => x.metadata.name)).toEqual(['db', 'expr']);
@@ -169,7 +267,10 @@ describe('joins', () => {
 
   it('one object listed through two API versions (same resourceVersion): the newer version is kept, in either order', () => {
     const pool = (apiVersion: string) => ({ apiVersion, kind: 'NodePool', metadata: { name: 'default', resourceVersion: '77' }, spec: {}, status: {} });
-    for (const order of [['karpenter.sh/v1beta1', 'karpenter.sh/v1'], ['karpenter.sh/v1', 'karpenter.sh/v1beta1']]) {
+    for (const order of [
+      ['karpenter.sh/v1beta1', 'karpenter.sh/v1'],
+      ['karpenter.sh/v1', 'karpenter.sh/v1beta1'],
+    ]) {
       const s = snap(order.map(pool));
       expect(s.all(KIND.NodePool).map((o) => o.apiVersion)).toEqual(['karpenter.sh/v1']);
     }
@@ -212,9 +313,15 @@ describe('must-gather layout', () => {
       mkdirSync(join(base, rel, '..'), { recursive: true });
       writeFileSync(join(base, rel), text);
     };
-    put('cluster-scoped-resources/core/nodes/ip-10-0-1-5.yaml', 'apiVersion: v1\nkind: Node\nmetadata:\n  name: ip-10-0-1-5\n  labels:\n    karpenter.sh/nodepool: default\n');
+    put(
+      'cluster-scoped-resources/core/nodes/ip-10-0-1-5.yaml',
+      'apiVersion: v1\nkind: Node\nmetadata:\n  name: ip-10-0-1-5\n  labels:\n    karpenter.sh/nodepool: default\n',
+    );
     put('cluster-scoped-resources/karpenter.sh/nodepools/default.yaml', 'apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: default\nspec: {}\n');
-    put('namespaces/kube-system/core/pods.yaml', 'apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: karpenter-7d9c6b5f4-abcde\n    namespace: kube-system\nkind: PodList\nmetadata: {}\n');
+    put(
+      'namespaces/kube-system/core/pods.yaml',
+      'apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: karpenter-7d9c6b5f4-abcde\n    namespace: kube-system\nkind: PodList\nmetadata: {}\n',
+    );
     put('namespaces/kube-system/policy/poddisruptionbudgets.yaml', 'apiVersion: policy/v1\nitems: []\nkind: PodDisruptionBudgetList\nmetadata: {}\n');
     put(
       'namespaces/kube-system/pods/karpenter-7d9c6b5f4-abcde/controller/controller/logs/current.log',
@@ -225,7 +332,10 @@ describe('must-gather layout', () => {
     expect(s.counts()).toMatchObject({ Node: 1, NodePool: 1, Pod: 1, PodDisruptionBudget: 0 });
     expect(s.has('PodDisruptionBudget')).toBe(true);
     expect(s.logs).toHaveLength(1);
-    expect(s.logs[0]).toMatchObject({ message: 'Reconciler error', pod: { namespace: 'kube-system', name: 'karpenter-7d9c6b5f4-abcde', container: 'controller' } });
+    expect(s.logs[0]).toMatchObject({
+      message: 'Reconciler error',
+      pod: { namespace: 'kube-system', name: 'karpenter-7d9c6b5f4-abcde', container: 'controller' },
+    });
     expect(load.skipped).toEqual([]);
   });
 });

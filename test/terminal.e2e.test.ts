@@ -25,7 +25,12 @@ function spawnScan(args: string[], env: Record<string, string | undefined>) {
   const base = { ...process.env };
   delete base.NO_COLOR;
   delete base.FORCE_COLOR;
-  const r = spawnSync(process.execPath, [BIN, 'scan', '--no-crd-download', ...args], { cwd: ROOT, encoding: 'utf8', env: { ...base, ...env }, maxBuffer: 64 << 20 });
+  const r = spawnSync(process.execPath, [BIN, 'scan', '--no-crd-download', ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...base, ...env },
+    maxBuffer: 64 << 20,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -66,8 +71,15 @@ describe.each(FIXTURES)('scan %s through a pipe', (fixture) => {
   });
 
   it('keeps every command line of every fix whole on one output line', () => {
-    const lines = scan([fixture], { COLUMNS: '80' }).stdout.split('\n').map((l) => l.trim());
-    const commands = expected.flatMap((f) => f.fix.split('\n').map((l) => l.trim()).filter((l) => /^(?:kubectl|helm) /.test(l)));
+    const lines = scan([fixture], { COLUMNS: '80' })
+      .stdout.split('\n')
+      .map((l) => l.trim());
+    const commands = expected.flatMap((f) =>
+      f.fix
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => /^(?:kubectl|helm) /.test(l)),
+    );
     expect(commands.length).toBeGreaterThan(0);
     for (const c of commands) expect(lines).toContain(ascii(c));
   });
@@ -97,7 +109,7 @@ describe('finding blocks at 80 and 120 columns (mixed-incidents)', () => {
       '  Fix:\n  1. Unblock scheduling now:\n     kubectl taint node ip-10-20-120-33.us-west-2.compute.internal node.cloudprovider.kubernetes.io/uninitialized:NoSchedule-\n',
     );
     for (const command of [
-      "kubectl -n finance patch pdb statement-renderer --type json -p '[{\"op\":\"remove\",\"path\":\"/spec/minAvailable\"},{\"op\":\"add\",\"path\":\"/spec/maxUnavailable\",\"value\":1}]'",
+      'kubectl -n finance patch pdb statement-renderer --type json -p \'[{"op":"remove","path":"/spec/minAvailable"},{"op":"add","path":"/spec/maxUnavailable","value":1}]\'',
       'helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter --reuse-values --set settings.featureGates.nodeRepair=true',
       'kubectl get events --field-selector involvedObject.name=ip-10-20-52-18.us-west-2.compute.internal,reason=DisruptionBlocked',
       'kubectl -n data rollout status statefulset/kafka; kubectl -n data get pods,pvc -o wide',
@@ -130,7 +142,12 @@ describe('terminalStyle: colour, glyphs and width from where the report goes', (
       else process.env[k] = env[k];
     }
   };
-  afterEach(() => set(Boolean(saved.isTTY), saved.columns, { ...(saved.NO_COLOR !== undefined ? { NO_COLOR: saved.NO_COLOR } : {}), ...(saved.COLUMNS !== undefined ? { COLUMNS: saved.COLUMNS } : {}) }));
+  afterEach(() =>
+    set(Boolean(saved.isTTY), saved.columns, {
+      ...(saved.NO_COLOR !== undefined ? { NO_COLOR: saved.NO_COLOR } : {}),
+      ...(saved.COLUMNS !== undefined ? { COLUMNS: saved.COLUMNS } : {}),
+    }),
+  );
 
   it('a terminal: colour and glyphs at its width, unless NO_COLOR, --no-color or --ascii', () => {
     set(true, 100, { COLUMNS: '60' });

@@ -125,7 +125,8 @@ describe('Terraform reader on the fixture repository', () => {
   });
 
   it('files without Kubernetes resources are tooling; a computed manifest is named once per file', () => {
-    for (const f of ['main.tf', 'variables.tf', 'versions.tf', 'modules/karpenter/variables.tf']) expect(read(f)).toEqual({ objects: [], skipped: [], hasKubernetes: false });
+    for (const f of ['main.tf', 'variables.tf', 'versions.tf', 'modules/karpenter/variables.tf'])
+      expect(read(f)).toEqual({ objects: [], skipped: [], hasKubernetes: false });
     expect(read('modules/karpenter/main.tf')).toEqual({
       objects: [],
       hasKubernetes: true,
@@ -233,7 +234,10 @@ describe('Terraform reader on other shapes', () => {
             '3 Terraform Kubernetes resource(s) not read: kubectl_manifest.a (yaml_body = templatefile("${path.module}/nodepool.yaml.tpl", { name =… is computed by Terraform); ' +
             'kubectl_manifest.b (yaml_body uses %{ } template directives, which only Terraform evaluates); kubectl_manifest.c (its apiVersion or kind is computed by Terraform)',
         },
-        { source: 'infra/k8s.tf', reason: 'Terraform kubernetes_namespace_v1 resource(s) not read (only kubectl_manifest, kubernetes_manifest and kubernetes_storage_class are)' },
+        {
+          source: 'infra/k8s.tf',
+          reason: 'Terraform kubernetes_namespace_v1 resource(s) not read (only kubectl_manifest, kubernetes_manifest and kubernetes_storage_class are)',
+        },
       ],
     });
   });
@@ -247,11 +251,15 @@ describe('Terraform reader on other shapes', () => {
     expect(objects).toEqual([]);
     expect(skipped).toHaveLength(1);
     expect(skipped[0]).toMatchObject({ source: 'broken.tf', line });
-    expect(skipped[0]!.reason).toMatch(new RegExp(`^Terraform \\(HCL\\) syntax: ${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(column \\d+\\); no resource of this file was read$`));
+    expect(skipped[0]!.reason).toMatch(
+      new RegExp(`^Terraform \\(HCL\\) syntax: ${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(column \\d+\\); no resource of this file was read$`),
+    );
   });
 
   it('YAML that does not parse inside a heredoc is named at its .tf line', () => {
-    const tf = ['resource "kubectl_manifest" "a" {', '  yaml_body = <<-YAML', '    kind: NodePool', '    metadata:', '      name: [x', '  YAML', '}'].join('\n');
+    const tf = ['resource "kubectl_manifest" "a" {', '  yaml_body = <<-YAML', '    kind: NodePool', '    metadata:', '      name: [x', '  YAML', '}'].join(
+      '\n',
+    );
     const { skipped } = readTerraform(tf, 'a.tf');
     expect(skipped).toHaveLength(1);
     expect(skipped[0]!.reason).toMatch(/^1 Terraform Kubernetes resource\(s\) not read: kubectl_manifest\.a \(its YAML does not parse at line [56]: /);
@@ -262,12 +270,7 @@ describe('a scan of the Terraform repository', () => {
   it('judges what is known, says what was not judged and why, and lists the files it did not read once', async () => {
     const { findings, run, report } = await scan([REPO]);
     expect(findings.map((f) => [f.ruleId, f.severity, `${f.object.kind}/${f.object.name}`, f.evidence.map((e) => e.source)])).toEqual([
-      [
-        'storageclass-immediate-binding',
-        'warning',
-        'StorageClass/gp3',
-        [`${REPO}/storage.tf:1`, `${REPO}/storage.tf:9`],
-      ],
+      ['storageclass-immediate-binding', 'warning', 'StorageClass/gp3', [`${REPO}/storage.tf:1`, `${REPO}/storage.tf:9`]],
       ['consolidation-disabled-for-underused-nodes', 'info', 'NodePool/batch', [`${REPO}/karpenter.tf:91`, `${REPO}/karpenter.tf:84`]],
       ['nodepool-without-limits', 'info', 'NodePool/general', [`${REPO}/karpenter.tf:33`]],
     ]);
@@ -320,9 +323,19 @@ describe('a scan of the Terraform repository', () => {
     expect(json.stderr).toBe('');
     const out = JSON.parse(json.stdout) as { summary: Record<string, number>; notEvaluated: Array<{ ruleId: string; object?: unknown }> };
     expect(out.summary).toEqual({ error: 0, warning: 1, info: 2 });
-    expect(out.notEvaluated.filter((n) => n.object).map((n) => n.ruleId)).toEqual(['storageclass-immediate-binding', 'nodepool-without-limits', 'pending-pod-no-nodepool-fits']);
+    expect(out.notEvaluated.filter((n) => n.object).map((n) => n.ruleId)).toEqual([
+      'storageclass-immediate-binding',
+      'nodepool-without-limits',
+      'pending-pod-no-nodepool-fits',
+    ]);
     const sarif = spawnSync(process.execPath, [bin, 'scan', 'fixtures/repos/terraform', '--format', 'sarif'], { cwd, encoding: 'utf8' });
-    const results = (JSON.parse(sarif.stdout) as { runs: Array<{ results: Array<{ ruleId: string; locations: Array<{ physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number } } }> }> }> }).runs[0]!.results;
+    const results = (
+      JSON.parse(sarif.stdout) as {
+        runs: Array<{
+          results: Array<{ ruleId: string; locations: Array<{ physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number } } }> }>;
+        }>;
+      }
+    ).runs[0]!.results;
     expect(results.map((r) => [r.ruleId, r.locations[0]!.physicalLocation.artifactLocation.uri, r.locations[0]!.physicalLocation.region.startLine])).toEqual([
       ['storageclass-immediate-binding', 'fixtures/repos/terraform/storage.tf', 1],
       ['consolidation-disabled-for-underused-nodes', 'fixtures/repos/terraform/karpenter.tf', 91],
@@ -345,14 +358,30 @@ describe('hostile Terraform', () => {
   it('absurd nesting is a syntax error, not a stack overflow', () => {
     const deep = `resource "kubernetes_manifest" "x" {\n  manifest = ${'['.repeat(5000)}${']'.repeat(5000)}\n}\n`;
     expect(readTerraform(deep, 'deep.tf').skipped[0]!.reason).toMatch(/^Terraform \(HCL\) syntax: values nested deeper than 200 levels/);
-    const bomb = ['resource "kubectl_manifest" "a" {', '  yaml_body = <<YAML', 'a: &a [x, x, x, x, x, x, x, x, x]', 'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]', 'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]', 'd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]', 'e: [*d, *d, *d, *d, *d, *d, *d, *d, *d]', 'YAML', '}'].join('\n');
-    expect(readTerraform(bomb, 'bomb.tf').skipped[0]!.reason).toMatch(/^1 Terraform Kubernetes resource\(s\) not read: kubectl_manifest\.a \(its YAML could not be read: /);
+    const bomb = [
+      'resource "kubectl_manifest" "a" {',
+      '  yaml_body = <<YAML',
+      'a: &a [x, x, x, x, x, x, x, x, x]',
+      'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]',
+      'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]',
+      'd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]',
+      'e: [*d, *d, *d, *d, *d, *d, *d, *d, *d]',
+      'YAML',
+      '}',
+    ].join('\n');
+    expect(readTerraform(bomb, 'bomb.tf').skipped[0]!.reason).toMatch(
+      /^1 Terraform Kubernetes resource\(s\) not read: kubectl_manifest\.a \(its YAML could not be read: /,
+    );
   });
 });
 
 describe('a yaml_body written as a quoted string', () => {
   it('is one .tf line: the object and all its fields are cited there', () => {
-    const tf = ['resource "kubectl_manifest" "sc" {', '  yaml_body = "apiVersion: storage.k8s.io/v1\\nkind: StorageClass\\nmetadata:\\n  name: st1\\nprovisioner: ebs.csi.aws.com\\n"', '}'].join('\n');
+    const tf = [
+      'resource "kubectl_manifest" "sc" {',
+      '  yaml_body = "apiVersion: storage.k8s.io/v1\\nkind: StorageClass\\nmetadata:\\n  name: st1\\nprovisioner: ebs.csi.aws.com\\n"',
+      '}',
+    ].join('\n');
     const [o] = readTerraform(tf, 'sc.tf').objects;
     expect(o!.object).toEqual({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'st1' }, provisioner: 'ebs.csi.aws.com' });
     expect(o!.provenance.line).toBe(2);
@@ -368,7 +397,10 @@ describe('the HCL real modules are written in (fixtures/hcl/kitchen-sink.tf)', (
   ])('providers, dynamic blocks, for expressions, directives, legacy labels and a count-ed kubectl_manifest (%s)', (_eol, tf) => {
     const { objects, skipped } = readTerraform(tf, 'kitchen-sink.tf');
     expect(skipped).toEqual([
-      { source: 'kitchen-sink.tf', reason: 'Terraform kubernetes_namespace_v1 resource(s) not read (only kubectl_manifest, kubernetes_manifest and kubernetes_storage_class are)' },
+      {
+        source: 'kitchen-sink.tf',
+        reason: 'Terraform kubernetes_namespace_v1 resource(s) not read (only kubectl_manifest, kubernetes_manifest and kubernetes_storage_class are)',
+      },
     ]);
     expect(objects.map((o) => [o.object.metadata.name, o.provenance.line, o.provenance.unknown])).toEqual([
       [
@@ -408,7 +440,13 @@ describe('data "kubectl_file_documents"', () => {
       ['b', 7],
     ]);
     // The resource that applies them is computed; the objects were read from the data source.
-    expect(skipped).toEqual([{ source: 'pools.tf', line: 12, reason: '1 Terraform Kubernetes resource(s) not read: kubectl_manifest.pools (yaml_body = each.value is computed by Terraform)' }]);
+    expect(skipped).toEqual([
+      {
+        source: 'pools.tf',
+        line: 12,
+        reason: '1 Terraform Kubernetes resource(s) not read: kubectl_manifest.pools (yaml_body = each.value is computed by Terraform)',
+      },
+    ]);
   });
 });
 
@@ -416,12 +454,19 @@ describe('validation against the CRDs meets unknown values', () => {
   it('a placeholder of the wrong type is no rejection, and other rules still judge the object', () => {
     const bin = join(import.meta.dirname, '..', 'bin', 'karpdoctor.js');
     const cwd = join(import.meta.dirname, '..');
-    const out = spawnSync(process.execPath, [bin, 'scan', 'fixtures/repos/terraform', '--crds', 'fixtures/rules/karpenter-object-rejected/release', '--format', 'json', '--fail-on', 'none'], {
-      cwd,
-      encoding: 'utf8',
-    });
+    const out = spawnSync(
+      process.execPath,
+      [bin, 'scan', 'fixtures/repos/terraform', '--crds', 'fixtures/rules/karpenter-object-rejected/release', '--format', 'json', '--fail-on', 'none'],
+      {
+        cwd,
+        encoding: 'utf8',
+      },
+    );
     expect(out.status).toBe(0);
-    const report = JSON.parse(out.stdout) as { findings: Array<{ ruleId: string; object: { name: string } }>; notEvaluated: Array<{ ruleId: string; reason: string; object?: { name: string } }> };
+    const report = JSON.parse(out.stdout) as {
+      findings: Array<{ ruleId: string; object: { name: string } }>;
+      notEvaluated: Array<{ ruleId: string; reason: string; object?: { name: string } }>;
+    };
     expect(report.findings.map((f) => [f.ruleId, f.object.name])).toEqual([
       ['storageclass-immediate-binding', 'gp3'],
       ['consolidation-disabled-for-underused-nodes', 'batch'],

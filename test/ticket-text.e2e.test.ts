@@ -9,7 +9,11 @@ const BIN = join(ROOT, 'bin', 'karpdoctor.js');
 const TICKETS = join(ROOT, 'fixtures', 'tickets');
 
 function run(args: string[], input?: string) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, ...(input !== undefined ? { input } : {}) });
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+    ...(input !== undefined ? { input } : {}),
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -30,7 +34,9 @@ describe('scanning a ticket from the command line', () => {
     expect(report.snapshot.skipped).toEqual([{ source: join(TICKETS, 'prose-only.txt'), line: 1, reason: 'prose (3 paragraphs), not objects or logs' }]);
     expect(report.findings).toEqual([]);
     expect(report.notEvaluated.length).toBeGreaterThan(0);
-    expect(r.stderr.trim().split('\n').pop()).toBe(`karpdoctor: nothing could be loaded from ${join(TICKETS, 'prose-only.txt')}: no Kubernetes objects or Karpenter logs found`);
+    expect(r.stderr.trim().split('\n').pop()).toBe(
+      `karpdoctor: nothing could be loaded from ${join(TICKETS, 'prose-only.txt')}: no Kubernetes objects or Karpenter logs found`,
+    );
     // --output gets the same report.
     const out = join(mkdtempSync(join(tmpdir(), 'karpdoctor-empty-')), 'report.json');
     expect(run(['scan', join(TICKETS, 'prose-only.txt'), '--format', 'json', '--output', out]).code).toBe(2);

@@ -16,11 +16,16 @@ async function load(name: string): Promise<LoadResult> {
 
 /** `Kind namespace/name @line` for every object read. */
 function objects(r: LoadResult): string[] {
-  return r.objects.map(({ object: o, provenance: p }) => `${o.apiVersion} ${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name ?? `${o.metadata.generateName}*`} @${p.line}`);
+  return r.objects.map(
+    ({ object: o, provenance: p }) =>
+      `${o.apiVersion} ${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name ?? `${o.metadata.generateName}*`} @${p.line}`,
+  );
 }
 
 function logs(r: LoadResult): string[] {
-  return r.logs.map((l) => `@${l.provenance.line} ${l.time ?? '-'}${l.timeZoneUnknown ? ' (zone unknown)' : ''}${l.pod ? ` [${l.pod.name}]` : ''} ${l.message}`);
+  return r.logs.map(
+    (l) => `@${l.provenance.line} ${l.time ?? '-'}${l.timeZoneUnknown ? ' (zone unknown)' : ''}${l.pod ? ` [${l.pod.name}]` : ''} ${l.message}`,
+  );
 }
 
 function skipped(r: LoadResult): string[] {
@@ -45,7 +50,7 @@ describe('a ticket with outputs embedded in it', () => {
     expect(skipped(r)).toEqual(['1 prose (4 paragraphs), not objects or logs']);
   });
 
-  it("a k9s view: the box drawing goes, the object keeps its lines", async () => {
+  it('a k9s view: the box drawing goes, the object keeps its lines', async () => {
     const r = await load('k9s-yaml-view.txt');
     expect(objects(r)).toEqual(['karpenter.sh/v1 NodePool default @2']);
     expect(dig(r.objects[0]!.object, 'spec', 'disruption', 'budgets')).toEqual([{ nodes: '0' }]);
@@ -77,7 +82,8 @@ describe('a ticket with outputs embedded in it', () => {
   });
 
   it("a reply quoting an earlier comment's block reads the quoted object at its line", async () => {
-    const text = 'Quoting what you wrote:\n\n> Here is the pool:\n> ```yaml\n> apiVersion: karpenter.sh/v1\n> kind: NodePool\n> metadata:\n>   name: quoted\n> ```\n\nThanks\n';
+    const text =
+      'Quoting what you wrote:\n\n> Here is the pool:\n> ```yaml\n> apiVersion: karpenter.sh/v1\n> kind: NodePool\n> metadata:\n>   name: quoted\n> ```\n\nThanks\n';
     const r = await loadInputs(['-'], { stdin: Readable.from([Buffer.from(text)]) });
     expect(objects(r)).toEqual(['karpenter.sh/v1 NodePool quoted @5']);
   });
@@ -127,7 +133,8 @@ describe('log records as people paste them', () => {
   });
 
   it('a pretty-printed record in a plain log file is one record at its first line', async () => {
-    const text = '{"level":"INFO","time":"2025-02-03T10:40:00.000Z","logger":"controller","message":"starting","commit":"4ff8cd5"}\n{\n  "level": "ERROR",\n  "time": "2025-02-03T10:41:27.311Z",\n  "logger": "controller",\n  "message": "failed launching nodeclaim",\n  "commit": "4ff8cd5"\n}\n';
+    const text =
+      '{"level":"INFO","time":"2025-02-03T10:40:00.000Z","logger":"controller","message":"starting","commit":"4ff8cd5"}\n{\n  "level": "ERROR",\n  "time": "2025-02-03T10:41:27.311Z",\n  "logger": "controller",\n  "message": "failed launching nodeclaim",\n  "commit": "4ff8cd5"\n}\n';
     const r = await loadInputs(['-'], { stdin: Readable.from([Buffer.from(text)]) });
     expect(logs(r)).toEqual(['@1 2025-02-03T10:40:00.000Z starting', '@2 2025-02-03T10:41:27.311Z failed launching nodeclaim']);
     expect(r.skipped).toEqual([]);
@@ -150,14 +157,20 @@ describe('honest skip reasons', () => {
   it("kubectl's own messages are named as such, with the command they answer", async () => {
     const text = 'We checked:\n\n$ kubectl get nodeclaims\nNo resources found\n\nso nothing is being created.\n';
     const r = await loadInputs(['-'], { stdin: Readable.from([Buffer.from(text)]) });
-    expect(skipped(r)).toEqual(["4 kubectl's message to `kubectl get nodeclaims`: No resources found, not read", '1 prose (2 paragraphs), not objects or logs']);
+    expect(skipped(r)).toEqual([
+      "4 kubectl's message to `kubectl get nodeclaims`: No resources found, not read",
+      '1 prose (2 paragraphs), not objects or logs',
+    ]);
   });
 
   it('a fragment without kind and without a command line says what it lacks', async () => {
     const text = 'Our pool, trimmed:\n\n```yaml\nmetadata:\n  name: general\nspec:\n  limits:\n    cpu: "64"\n```\n';
     const r = await loadInputs(['-'], { stdin: Readable.from([Buffer.from(text)]) });
     expect(r.objects).toEqual([]);
-    expect(skipped(r)).toEqual(['4 part of an object without its kind (keys: metadata, spec): include the `kubectl get KIND NAME -o yaml` line that printed it', '1 prose (1 paragraph), not objects or logs']);
+    expect(skipped(r)).toEqual([
+      '4 part of an object without its kind (keys: metadata, spec): include the `kubectl get KIND NAME -o yaml` line that printed it',
+      '1 prose (1 paragraph), not objects or logs',
+    ]);
   });
 });
 
@@ -178,11 +191,30 @@ describe('the block splitter and the command line', () => {
       const c = parseCommand(line);
       return c && { verb: c.verb, ...c.output, format: c.format };
     };
-    expect(typed('$ kubectl get nodeclaim default-x7k2p -o yaml')).toEqual({ verb: 'get', kind: 'NodeClaim', apiVersion: 'karpenter.sh/v1', name: 'default-x7k2p', format: 'yaml' });
+    expect(typed('$ kubectl get nodeclaim default-x7k2p -o yaml')).toEqual({
+      verb: 'get',
+      kind: 'NodeClaim',
+      apiVersion: 'karpenter.sh/v1',
+      name: 'default-x7k2p',
+      format: 'yaml',
+    });
     expect(typed('k get nodepools -oyaml')).toEqual({ verb: 'get', kind: 'NodePool', apiVersion: 'karpenter.sh/v1', format: 'yaml' });
     expect(typed('k is for kubectl')).toBeNull();
-    expect(typed('# kubectl -n kube-system get pdb/karpenter -o json')).toEqual({ verb: 'get', kind: 'PodDisruptionBudget', apiVersion: 'policy/v1', name: 'karpenter', namespace: 'kube-system', format: 'json' });
-    expect(typed('PS C:\\> kubectl.exe get nodeclaims.v1beta1.karpenter.sh --namespace=x')).toEqual({ verb: 'get', kind: 'NodeClaim', apiVersion: 'karpenter.sh/v1beta1', namespace: 'x', format: '' });
+    expect(typed('# kubectl -n kube-system get pdb/karpenter -o json')).toEqual({
+      verb: 'get',
+      kind: 'PodDisruptionBudget',
+      apiVersion: 'policy/v1',
+      name: 'karpenter',
+      namespace: 'kube-system',
+      format: 'json',
+    });
+    expect(typed('PS C:\\> kubectl.exe get nodeclaims.v1beta1.karpenter.sh --namespace=x')).toEqual({
+      verb: 'get',
+      kind: 'NodeClaim',
+      apiVersion: 'karpenter.sh/v1beta1',
+      namespace: 'x',
+      format: '',
+    });
     expect(typed('ops@bastion:~$ kubectl get nodes,pods -o yaml')).toEqual({ verb: 'get', format: 'yaml' });
     expect(typed('$ kubectl get nodepool default -o yaml | grep -A3 limits')).toEqual({ verb: 'get', format: 'yaml' });
     expect(typed('# Description')).toBeNull();
@@ -199,14 +231,18 @@ describe('the block splitter and the command line', () => {
   });
 
   it('a comment line inside unfenced YAML does not cut it in two', () => {
-    const { blocks } = splitText('Our pool:\n\napiVersion: karpenter.sh/v1\nkind: NodePool\n# limits raised last week\nspec:\n  limits:\n    cpu: "8"\n\nThanks\n');
+    const { blocks } = splitText(
+      'Our pool:\n\napiVersion: karpenter.sh/v1\nkind: NodePool\n# limits raised last week\nspec:\n  limits:\n    cpu: "8"\n\nThanks\n',
+    );
     expect(blocks.map((b) => [b.kind, b.start, b.lines.length])).toEqual([['yaml', 3, 6]]);
   });
 
   it('a command line above a fence types the fence; prose in between unties them', () => {
     const typed = splitText('$ kubectl get nodeclaim a-1 -o yaml\n\n```yaml\nstatus: {}\n```\n').blocks[0]!;
     expect([typed.start, typed.command?.output]).toEqual([4, { kind: 'NodeClaim', apiVersion: 'karpenter.sh/v1', name: 'a-1' }]);
-    const untied = splitText('$ kubectl get nodeclaim a-1 -o yaml\nI ran that but it printed too much, so here is our pool instead:\n\nspec:\n  limits:\n    cpu: "8"\n').blocks[0]!;
+    const untied = splitText(
+      '$ kubectl get nodeclaim a-1 -o yaml\nI ran that but it printed too much, so here is our pool instead:\n\nspec:\n  limits:\n    cpu: "8"\n',
+    ).blocks[0]!;
     expect([untied.start, untied.command]).toEqual([4, undefined]);
   });
 });

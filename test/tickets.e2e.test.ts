@@ -21,7 +21,12 @@ describe('karpdoctor scan on a ticket', () => {
     expect(report.snapshot.counts).toEqual({ Event: 2, Node: 1, Pod: 4 });
     expect(report.snapshot.skipped).toEqual([]);
     expect(report.findings).toEqual([]);
-    expect(report.notEvaluated.map((n: { reason: string }) => n.reason.split(' (')[0])).toEqual(['Pod checkout/cart-api-6c9f8d7b55-q2x8m', 'Pod checkout/cart-worker-0', 'Pod kube-system/aws-node-9zk4t', 'Pod kube-system/kube-proxy-lmv7c']);
+    expect(report.notEvaluated.map((n: { reason: string }) => n.reason.split(' (')[0])).toEqual([
+      'Pod checkout/cart-api-6c9f8d7b55-q2x8m',
+      'Pod checkout/cart-worker-0',
+      'Pod kube-system/aws-node-9zk4t',
+      'Pod kube-system/kube-proxy-lmv7c',
+    ]);
     expect(r.code).toBe(0);
   });
 

@@ -14,7 +14,10 @@ const perObject = (r: { run: { notEvaluatedFor: Array<{ ruleId: string; reason: 
     const m = /^(\S+) (?:([^/\s]+)\/)?(\S+) \([^)]*\): ([\s\S]*)$/.exec(n.reason)!;
     return { ruleId: n.ruleId, object: { kind: m[1]!, namespace: m[2] ?? null, name: m[3]! }, reason: m[4]! };
   });
-const lineOf = (name: string, text: string) => readFileSync(ticket(name), 'utf8').split('\n').findIndex((l) => l.includes(text)) + 1;
+const lineOf = (name: string, text: string) =>
+  readFileSync(ticket(name), 'utf8')
+    .split('\n')
+    .findIndex((l) => l.includes(text)) + 1;
 
 describe('a whole file of kubectl describe output', () => {
   it('is read as partial objects: the Node, its pods and its events, nothing skipped, no log lines', async () => {
@@ -59,7 +62,9 @@ describe('pods whose annotations the input does not show', () => {
   it('are not evaluated for karpenter.sh/do-not-disrupt; a described pod that shows it is judged', async () => {
     const r = await scan([ticket('describe-node-notready.txt')], { only: ['pod-do-not-disrupt-blocks-node'] });
     expect(r.findings).toEqual([]);
-    expect(perObject(r).map((n) => `${(n.object as { namespace: string }).namespace}/${(n.object as { name: string }).name}: ${n.reason.split(':')[0]}`)).toEqual([
+    expect(
+      perObject(r).map((n) => `${(n.object as { namespace: string }).namespace}/${(n.object as { name: string }).name}: ${n.reason.split(':')[0]}`),
+    ).toEqual([
       'checkout/cart-api-6c9f8d7b55-q2x8m: the Non-terminated Pods table of kubectl describe node ip-10-42-7-19.eu-central-1.compute.internal does not show metadata.annotations',
       'checkout/cart-worker-0: the Non-terminated Pods table of kubectl describe node ip-10-42-7-19.eu-central-1.compute.internal does not show metadata.annotations',
       'kube-system/aws-node-9zk4t: the Non-terminated Pods table of kubectl describe node ip-10-42-7-19.eu-central-1.compute.internal does not show metadata.annotations',
@@ -239,7 +244,8 @@ describe('diagnosis from controller logs alone, in every generation where the me
     const r = await scan([ticket('logs-only-limits-v1.5.log')]);
     expect(r.notEvaluated.find((n) => n.ruleId === 'unregistered-taint-problem')).toEqual({
       ruleId: 'unregistered-taint-problem',
-      reason: 'no NodeClaims or node classes (EC2NodeClass, AKSNodeClass) in the snapshot (add the output of `kubectl get nodeclaims -o yaml`, `kubectl get ec2nodeclasses -o yaml`)',
+      reason:
+        'no NodeClaims or node classes (EC2NodeClass, AKSNodeClass) in the snapshot (add the output of `kubectl get nodeclaims -o yaml`, `kubectl get ec2nodeclasses -o yaml`)',
     });
   });
 });
@@ -255,17 +261,31 @@ describe('diagnosis from events alone', () => {
       'Node ip-172-31-20-144.us-west-2.compute.internal cannot be drained: a PodDisruptionBudget refuses the eviction (pod payments/ledger-0), 37 times between 2024-05-06T09:00:00Z and 2024-05-06T11:58:00Z ' +
         '("FailedDraining: Failed to drain node, evicting pod payments/ledger-0 violates a PDB"). (from events only: confirm with `kubectl get pdb -A -o yaml and kubectl get pods -A -o wide`)',
     );
-    expect(r.findings[1]!.evidence[0]).toMatchObject({ source: `${ticket('get-events-old-layout.txt')}:3`, value: 'DisruptionBlocked: Cannot disrupt Node: pdb "payments/ledger" prevents pod evictions (x24 since 2024-05-06T10:00:00Z)' });
+    expect(r.findings[1]!.evidence[0]).toMatchObject({
+      source: `${ticket('get-events-old-layout.txt')}:3`,
+      value: 'DisruptionBlocked: Cannot disrupt Node: pdb "payments/ledger" prevents pod evictions (x24 since 2024-05-06T10:00:00Z)',
+    });
   });
 
   it('the current layout: the PDB of a structured DisruptionBlocked; one FailedDraining is not yet "stuck"', async () => {
     const r = await scan([ticket('get-events-all-namespaces.txt')], { now: '2025-11-12T09:00:00Z' });
-    expect(r.findings.map((f) => [f.ruleId, f.object.kind, f.object.namespace, f.object.name])).toEqual([['pdb-blocks-eviction', 'PodDisruptionBudget', 'ledger', 'ledger-pdb']]);
+    expect(r.findings.map((f) => [f.ruleId, f.object.kind, f.object.namespace, f.object.name])).toEqual([
+      ['pdb-blocks-eviction', 'PodDisruptionBudget', 'ledger', 'ledger-pdb'],
+    ]);
   });
 });
 
 describe('a ticket of describe output and get tables together', () => {
-  const paths = ['describe-node-notready.txt', 'describe-nodeclaim.txt', 'describe-nodepool.txt', 'describe-ec2nodeclass.txt', 'describe-pdb.txt', 'describe-pod-pending.txt', 'get-nodepools.txt', 'get-nodeclaims-wide.txt'].map(ticket);
+  const paths = [
+    'describe-node-notready.txt',
+    'describe-nodeclaim.txt',
+    'describe-nodepool.txt',
+    'describe-ec2nodeclass.txt',
+    'describe-pdb.txt',
+    'describe-pod-pending.txt',
+    'get-nodepools.txt',
+    'get-nodeclaims-wide.txt',
+  ].map(ticket);
 
   it('finds what the outputs show, and says for each partial object what it could not judge', async () => {
     const r = await scan(paths);
@@ -319,10 +339,13 @@ describe('reclaim causes stated by events alone (kubectl get events, current lay
 
 describe('pending pods shown partly', () => {
   it('a Pending pod from a table, or one whose affinity describe does not show, is not judged against the NodePools', async () => {
-    const r = await scan([ticket('get-nodes-pods.txt'), ticket('describe-pod-pending.txt'), join(FIXTURES, 'rules/nodepool-without-limits/fires/karpenter.yaml')], {
-      only: ['pending-pod-no-nodepool-fits'],
-      now: '2025-11-12T09:00:00Z',
-    });
+    const r = await scan(
+      [ticket('get-nodes-pods.txt'), ticket('describe-pod-pending.txt'), join(FIXTURES, 'rules/nodepool-without-limits/fires/karpenter.yaml')],
+      {
+        only: ['pending-pod-no-nodepool-fits'],
+        now: '2025-11-12T09:00:00Z',
+      },
+    );
     expect(r.findings).toEqual([]);
     expect(perObject(r)).toEqual([
       {
@@ -343,8 +366,18 @@ describe('NodePool and NodeClaim events alone', () => {
   it('a budget that blocked every time it was asked, and a node never initialized; a single budget event is not enough', async () => {
     const r = await scan([ticket('get-events-budget-init.txt')], { now: '2025-08-20T06:00:00Z' });
     expect(r.findings.map((f) => [f.ruleId, f.object.kind, f.object.name, f.recordsOnly?.confirmWith])).toEqual([
-      ['nodeclaim-not-initialized', 'NodeClaim', 'gpu-t4n8c', 'kubectl get nodeclaim gpu-t4n8c -o yaml (the Initialized condition) and kubectl get node -o yaml for its node'],
-      ['disruption-budget-blocks-all', 'NodePool', 'steady', 'kubectl get nodepool steady -o yaml (spec.disruption.budgets) and kubectl get nodes -l karpenter.sh/nodepool=steady'],
+      [
+        'nodeclaim-not-initialized',
+        'NodeClaim',
+        'gpu-t4n8c',
+        'kubectl get nodeclaim gpu-t4n8c -o yaml (the Initialized condition) and kubectl get node -o yaml for its node',
+      ],
+      [
+        'disruption-budget-blocks-all',
+        'NodePool',
+        'steady',
+        'kubectl get nodepool steady -o yaml (spec.disruption.budgets) and kubectl get nodes -l karpenter.sh/nodepool=steady',
+      ],
     ]);
     expect(r.findings[1]!.message).toBe(
       "NodePool steady's disruption budgets allowed no Drifted disruption each time Karpenter looked: it said so 40 times between 2025-08-18T06:00:00Z and 2025-08-20T05:57:00Z " +
@@ -362,7 +395,11 @@ describe('partial objects and the CRDs', () => {
       ['NodePool', 'batch', 'kubectl describe output shows only part of it, as kubectl renders it: add `kubectl get nodepool batch -o yaml`'],
       ['NodeClaim', 'general-p4m9s', 'a kubectl get table shows only part of it, as kubectl renders it: add `kubectl get nodeclaim general-p4m9s -o yaml`'],
       ['NodeClaim', 'general-x7k2p', 'a kubectl get table shows only part of it, as kubectl renders it: add `kubectl get nodeclaim general-x7k2p -o yaml`'],
-      ['NodeClaim', 'spot-fleet-5hw2d', 'a kubectl get table shows only part of it, as kubectl renders it: add `kubectl get nodeclaim spot-fleet-5hw2d -o yaml`'],
+      [
+        'NodeClaim',
+        'spot-fleet-5hw2d',
+        'a kubectl get table shows only part of it, as kubectl renders it: add `kubectl get nodeclaim spot-fleet-5hw2d -o yaml`',
+      ],
     ]);
   });
 });

@@ -14,10 +14,31 @@ function run(args: string[], input = '') {
 
 describe('karpdoctor timeline (built binary)', () => {
   it('tells one NodeClaim of a dump as JSON, within a window relative to the reference time', () => {
-    const r = run(['timeline', 'fixtures/mixed-incidents', '--kind', 'NodeClaim', '--name', 'data-k2x8p', '--since', '1h', '--until', '2025-06-18T08:33:00Z', '--format', 'json']);
+    const r = run([
+      'timeline',
+      'fixtures/mixed-incidents',
+      '--kind',
+      'NodeClaim',
+      '--name',
+      'data-k2x8p',
+      '--since',
+      '1h',
+      '--until',
+      '2025-06-18T08:33:00Z',
+      '--format',
+      'json',
+    ]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    const entries = JSON.parse(r.stdout) as Array<{ time: string; relative: string; kind: string; name: string; what: string; source: string; findings: string[] }>;
+    const entries = JSON.parse(r.stdout) as Array<{
+      time: string;
+      relative: string;
+      kind: string;
+      name: string;
+      what: string;
+      source: string;
+      findings: string[];
+    }>;
     expect(entries.map((e) => `${e.time} ${e.relative} ${e.kind}/${e.name} ${e.what.slice(0, 40)} @ ${e.source} [${e.findings.join(',')}]`)).toEqual([
       '2025-06-18T08:31:38.872Z -58m NodePool/data finding warning duplicate-nodeclaims: No @ fixtures/mixed-incidents/kube-system/karpenter-7f9c6d8b54-6bjd4/logs.txt:9 [duplicate-nodeclaims]',
       '2025-06-18T08:31:39Z -58m NodeClaim/data-k2x8p log INFO created nodeclaim @ fixtures/mixed-incidents/kube-system/karpenter-7f9c6d8b54-6bjd4/logs.txt:11 [duplicate-nodeclaims]',
@@ -53,7 +74,9 @@ describe('karpdoctor timeline (built binary)', () => {
     const r = run(['timeline', 'fixtures/mixed-incidents', '--since', 'yesterday']);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toBe('karpdoctor: --since takes an RFC3339 time (2024-11-05T14:00:00Z) or a duration before the reference time (2h, 90m), got "yesterday"\n');
+    expect(r.stderr).toBe(
+      'karpdoctor: --since takes an RFC3339 time (2024-11-05T14:00:00Z) or a duration before the reference time (2h, 90m), got "yesterday"\n',
+    );
   });
 
   it("the README's excerpt is what the command prints (every line of it, in order)", () => {

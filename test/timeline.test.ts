@@ -17,7 +17,14 @@ beforeAll(async () => {
 
 const story = (s: Scan, filter: TimelineFilter) =>
   buildTimeline(s.snapshot, s.findings, filter).map((e: TimelineEntry) =>
-    [e.time, relativeTime(e.ms, s.snapshot.referenceTime.ms), `${e.kind} ${e.name}`, e.what.slice(0, 70), e.source.replace(/^.*fixtures\/[a-z-]+\//, ''), e.findings.join(',')].join(' | '),
+    [
+      e.time,
+      relativeTime(e.ms, s.snapshot.referenceTime.ms),
+      `${e.kind} ${e.name}`,
+      e.what.slice(0, 70),
+      e.source.replace(/^.*fixtures\/[a-z-]+\//, ''),
+      e.findings.join(','),
+    ].join(' | '),
   );
 
 describe('timeline of one object', () => {
@@ -142,7 +149,11 @@ describe('relative times and rendering', () => {
   it('renders text that fits 80 columns and carries no control characters from the input', () => {
     const entries = buildTimeline(mixed.snapshot, mixed.findings, { name: 'ip-10-20-88-140.us-west-2.compute.internal' });
     entries[0] = { ...entries[0]!, what: 'created \u001b[2J\u001b]0;pwned\u0007' };
-    const text = renderTimelineText(entries, { referenceTime: mixed.snapshot.referenceTime, scope: 'Node ip-10-20-88-140.us-west-2.compute.internal', width: 80 });
+    const text = renderTimelineText(entries, {
+      referenceTime: mixed.snapshot.referenceTime,
+      scope: 'Node ip-10-20-88-140.us-west-2.compute.internal',
+      width: 80,
+    });
     expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f]/);
     expect(text.split('\n').filter((l) => l.length > 80 && !l.startsWith('    at '))).toEqual([]);
     expect(text).toContain('2025-06-09T02:27:21Z    -9d7h  NodeClaim general-q9h5n\n    launched (Launched=True)\n');

@@ -30,7 +30,13 @@ const snapshot = new Snapshot({
   sources: ['gpu.tf'],
   filesRead: 1,
 });
-const finding = (pointer: string | undefined, value?: unknown) => ({ object: pool, message: 'm', fix: ['f'], ...(pointer !== undefined ? { pointer } : {}), evidence: [{ object: pool, ...(pointer !== undefined ? { path: pointer } : {}), ...(value !== undefined ? { value } : {}) }] });
+const finding = (pointer: string | undefined, value?: unknown) => ({
+  object: pool,
+  message: 'm',
+  fix: ['f'],
+  ...(pointer !== undefined ? { pointer } : {}),
+  evidence: [{ object: pool, ...(pointer !== undefined ? { path: pointer } : {}), ...(value !== undefined ? { value } : {}) }],
+});
 
 describe('a finding that rests on an unknown value', () => {
   it.each([
@@ -44,6 +50,11 @@ describe('a finding that rests on an unknown value', () => {
   });
 
   it('a quoted unknown value withdraws it wherever it was read, and the subject is the finding object', () => {
-    expect(restsOnUnknown(finding('/spec/template', UNKNOWN_VALUE), snapshot)?.subject).toEqual({ apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: '${var.env}-gpu' });
+    expect(restsOnUnknown(finding('/spec/template', UNKNOWN_VALUE), snapshot)?.subject).toEqual({
+      apiVersion: 'karpenter.sh/v1',
+      kind: 'NodePool',
+      namespace: null,
+      name: '${var.env}-gpu',
+    });
   });
 });

@@ -36,7 +36,12 @@ export async function collectCommand(opts: CollectOptions, toolVersion: string):
     keepLogText: true,
     summary: false,
   });
-  const { entries, manifest } = buildBundle(live, { toolVersion, logs, ...(opts.namespace ? { namespace: opts.namespace } : {}), ...(anonymizer ? { anonymizer } : {}) });
+  const { entries, manifest } = buildBundle(live, {
+    toolVersion,
+    logs,
+    ...(opts.namespace ? { namespace: opts.namespace } : {}),
+    ...(anonymizer ? { anonymizer } : {}),
+  });
   try {
     await writeTarGz(opts.output, entries);
   } catch (e) {

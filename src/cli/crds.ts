@@ -25,7 +25,11 @@ export async function provideCrds(snapshot: Snapshot, opts: { crds?: string; crd
     snapshot.skipped.push(...read.skipped);
     const karpenter = read.crds.filter(isKarpenterCrd);
     if (karpenter.length) snapshot.useCrds(karpenter, `--crds ${opts.crds}`);
-    else snapshot.denied.set(ABSENT, `--crds ${opts.crds} holds no CustomResourceDefinition of a Karpenter API group (karpenter.sh, karpenter.k8s.aws, karpenter.azure.com)`);
+    else
+      snapshot.denied.set(
+        ABSENT,
+        `--crds ${opts.crds} holds no CustomResourceDefinition of a Karpenter API group (karpenter.sh, karpenter.k8s.aws, karpenter.azure.com)`,
+      );
     return;
   }
   if (snapshot.has(ABSENT) || !judged || !(snapshot.has('NodePool') || snapshot.has('NodeClaim') || snapshot.has('NodeClass'))) return;
@@ -34,15 +38,22 @@ export async function provideCrds(snapshot: Snapshot, opts: { crds?: string; crd
     return;
   }
   if (snapshot.all(KIND.AKSNodeClass).length && !snapshot.all(KIND.EC2NodeClass).length) {
-    snapshot.denied.set(ABSENT, 'no Karpenter CRDs in the input, and only the AWS provider\'s release CRDs can be downloaded: pass --crds FILE|DIR with the Azure provider\'s CRDs');
+    snapshot.denied.set(
+      ABSENT,
+      "no Karpenter CRDs in the input, and only the AWS provider's release CRDs can be downloaded: pass --crds FILE|DIR with the Azure provider's CRDs",
+    );
     return;
   }
   const version = snapshot.controller.version;
   if (!version) {
-    snapshot.denied.set(ABSENT, 'no Karpenter CRDs in the input and the Karpenter version is unknown: pass --crds FILE|DIR (CRD manifests or the karpenter-crd chart), or --karpenter-version X.Y.Z to use that release\'s CRDs');
+    snapshot.denied.set(
+      ABSENT,
+      "no Karpenter CRDs in the input and the Karpenter version is unknown: pass --crds FILE|DIR (CRD manifests or the karpenter-crd chart), or --karpenter-version X.Y.Z to use that release's CRDs",
+    );
     return;
   }
   const got = await releaseCrds(version);
-  if ('error' in got) snapshot.denied.set(ABSENT, `${got.error}: pass --crds FILE|DIR (CRD manifests of Karpenter ${formatVersion(version)} or its karpenter-crd chart)`);
+  if ('error' in got)
+    snapshot.denied.set(ABSENT, `${got.error}: pass --crds FILE|DIR (CRD manifests of Karpenter ${formatVersion(version)} or its karpenter-crd chart)`);
   else snapshot.useCrds(got.crds, got.origin);
 }

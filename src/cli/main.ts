@@ -31,7 +31,14 @@ export async function main(argv: string[]): Promise<number> {
     .option('-c, --config <file>', 'configuration file (default: .karpdoctor.yaml found upward from the scanned path)')
     .option('--baseline <file>', 'report only findings that are not in this baseline file (see `karpdoctor baseline`)')
     .option('--no-inline-suppressions', 'ignore karpdoctor.io/ignore annotations (central teams: only the config file may suppress)')
-    .addOption(new Option('--fail-on <severity>', 'exit 1 when a finding is at or above this severity (default: error, or failOn in the config)').choices(['error', 'warning', 'info', 'none']))
+    .addOption(
+      new Option('--fail-on <severity>', 'exit 1 when a finding is at or above this severity (default: error, or failOn in the config)').choices([
+        'error',
+        'warning',
+        'info',
+        'none',
+      ]),
+    )
     .option('--rule <id>', 'run only this rule (repeatable)', collect, [])
     .option('--disable-rule <id>', 'do not run this rule (repeatable)', collect, [])
     .option('--rule-option <rule.option=value>', 'set a rule threshold, e.g. node-unhealthy-not-repaired.toleration=45m (repeatable)', collect, [])
@@ -39,7 +46,10 @@ export async function main(argv: string[]): Promise<number> {
     .option('--karpenter-version <version>', 'Karpenter version to assume when the input does not show it')
     .option('--crds <path>', 'Karpenter CRD manifests (file or directory, or the karpenter-crd chart) to validate objects against')
     .option('--no-crd-download', 'never download the CRDs of the detected Karpenter version (use --crds or CRDs in the input)')
-    .option('--assume-complete', 'a repository scan: the files hold everything the cluster runs, so a reference they do not resolve is missing (default: created elsewhere, not judged)')
+    .option(
+      '--assume-complete',
+      'a repository scan: the files hold everything the cluster runs, so a reference they do not resolve is missing (default: created elsewhere, not judged)',
+    )
     .option('--kubeconfig <file>', 'kubeconfig for a live scan (default: $KUBECONFIG or ~/.kube/config)')
     .option('--context <name>', 'kubeconfig context for a live scan')
     .option('-n, --namespace <ns>', 'live scan: list namespaced objects of this namespace only')
@@ -92,7 +102,10 @@ export async function main(argv: string[]): Promise<number> {
     .option('--karpenter-version <version>', 'Karpenter version to assume when the input does not show it')
     .option('--crds <path>', 'Karpenter CRD manifests (file or directory, or the karpenter-crd chart), as for `scan`')
     .option('--no-crd-download', 'never download the CRDs of the detected Karpenter version')
-    .option('--assume-complete', 'a repository scan: the files hold everything the cluster runs, so a reference they do not resolve is missing (default: created elsewhere, not judged)')
+    .option(
+      '--assume-complete',
+      'a repository scan: the files hold everything the cluster runs, so a reference they do not resolve is missing (default: created elsewhere, not judged)',
+    )
     .action(async (action: string, paths: string[], opts) => {
       const { baselineCommand } = await import('./baseline.js');
       exitCode = await baselineCommand(action, paths, opts, pkg.version);
@@ -168,9 +181,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`karpdoctor: ${e.message}\n`);
       return 2;
     }
-    process.stderr.write(
-      `karpdoctor: internal error: ${(e as Error)?.stack ?? e}\nThis is a bug in karpdoctor; please report it with the command you ran.\n`,
-    );
+    process.stderr.write(`karpdoctor: internal error: ${(e as Error)?.stack ?? e}\nThis is a bug in karpdoctor; please report it with the command you ran.\n`);
     return 3;
   }
 }

@@ -94,10 +94,17 @@ function grantsFor(inputs: ReadonlySet<InputName>, logs: boolean): Grant[] {
   const { builtIn, karpenter } = resourcesFor(inputs, logs);
   const why = (needed: InputName[]) => needed.filter((i) => inputs.has(i) || (logs && i === 'ControllerLogs')).join(', ');
   const grants: Grant[] = builtIn.map((r) => ({ group: r.group, resource: r.plural, verbs: ['get', 'list'], why: why(r.neededBy) }));
-  for (const r of karpenter) grants.push({ group: r.group, resource: r.plural, verbs: ['get', 'list'], why: r.kind === r.input ? r.input : `${r.input} (${r.kind})` });
+  for (const r of karpenter)
+    grants.push({ group: r.group, resource: r.plural, verbs: ['get', 'list'], why: r.kind === r.input ? r.input : `${r.input} (${r.kind})` });
   if (logs) {
     grants.push({ group: '', resource: 'pods/log', verbs: ['get'], why: 'Karpenter controller logs' });
-    grants.push({ group: 'coordination.k8s.io', resource: 'leases', verbs: ['get'], resourceNames: [LEADER_LEASE], why: 'which controller replica leads (only its logs are read)' });
+    grants.push({
+      group: 'coordination.k8s.io',
+      resource: 'leases',
+      verbs: ['get'],
+      resourceNames: [LEADER_LEASE],
+      why: 'which controller replica leads (only its logs are read)',
+    });
   }
   return grants;
 }

@@ -71,7 +71,11 @@ export interface ScanPlan {
 /** `baseline`: the file to apply (default: `--baseline`, else the config's); false applies none (`baseline create`). */
 export function planScan(paths: string[], opts: ScanOptions, baseline: string | false | undefined = opts.baseline): ScanPlan {
   if (opts.now && parseTime(opts.now) === undefined) throw new UsageError(`--now must be an RFC3339 time (e.g. 2024-11-02T12:00:00Z), got "${opts.now}"`);
-  const loaded = loadConfig(opts.config, paths, RULES.map((r) => r.meta));
+  const loaded = loadConfig(
+    opts.config,
+    paths,
+    RULES.map((r) => r.meta),
+  );
   const file = loaded?.config;
   const failOn = opts.failOn ?? file?.failOn ?? 'error';
   if (!FAIL_ON.includes(failOn)) throw new UsageError(`--fail-on must be one of ${FAIL_ON.join(', ')}, got "${failOn}"`);
@@ -117,7 +121,8 @@ export interface ScanOutcome {
 /** Load → snapshot → rules → source locations → suppressions and baseline. */
 export async function executeScan(paths: string[], opts: ScanOptions, plan: ScanPlan, toolVersion: string): Promise<ScanOutcome> {
   const jobs = opts.jobs === undefined ? undefined : Number(opts.jobs);
-  if (jobs !== undefined && !(Number.isInteger(jobs) && jobs >= 0)) throw new UsageError(`--jobs takes a whole number (0 = no worker threads), got "${opts.jobs}"`);
+  if (jobs !== undefined && !(Number.isInteger(jobs) && jobs >= 0))
+    throw new UsageError(`--jobs takes a whole number (0 = no worker threads), got "${opts.jobs}"`);
   const exclude = ignoredPathTest(plan.loaded);
   const t0 = performance.now();
   const live = paths.length === 0;
@@ -152,7 +157,11 @@ export async function executeScan(paths: string[], opts: ScanOptions, plan: Scan
     }
     throw new UsageError(`nothing could be loaded from ${paths.join(', ')}: no Kubernetes objects or Karpenter logs found`);
   }
-  await provideCrds(snapshot, opts, plan.rules.some((r) => r.meta.judgesAdmission));
+  await provideCrds(
+    snapshot,
+    opts,
+    plan.rules.some((r) => r.meta.judgesAdmission),
+  );
   const t2 = performance.now();
   let run: RunResult;
   try {

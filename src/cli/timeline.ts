@@ -37,7 +37,13 @@ export async function timelineCommand(paths: string[], opts: TimelineOptions, to
     ...(opts.nodepool ? { nodePool: opts.nodepool } : {}),
   };
   const entries = buildTimeline(snapshot, report.findings, filter);
-  const scope = opts.name ? `${opts.kind ? `${opts.kind} ` : ''}${opts.name}` : opts.nodepool ? `NodePool ${opts.nodepool}` : opts.kind ? `every ${opts.kind}` : 'the cluster';
+  const scope = opts.name
+    ? `${opts.kind ? `${opts.kind} ` : ''}${opts.name}`
+    : opts.nodepool
+      ? `NodePool ${opts.nodepool}`
+      : opts.kind
+        ? `every ${opts.kind}`
+        : 'the cluster';
   const text =
     format === 'json'
       ? renderTimelineJson(entries, ref.ms)

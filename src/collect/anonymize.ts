@@ -22,8 +22,31 @@ export const KEPT_NAMES = ['default', 'kube-system', 'kube-public', 'kube-node-l
  * in a message that reads `spot` keeps it, or rules would no longer see spot capacity.
  */
 const VOCABULARY = new Set([
-  'spot', 'on-demand', 'reserved', 'true', 'false', 'linux', 'windows', 'amd64', 'arm64', 'node', 'nodes', 'pod', 'pods',
-  'nodepool', 'nodeclaim', 'nodeclass', 'controller', 'webhook', 'ready', 'running', 'pending', 'none', 'all', 'app', 'api',
+  'spot',
+  'on-demand',
+  'reserved',
+  'true',
+  'false',
+  'linux',
+  'windows',
+  'amd64',
+  'arm64',
+  'node',
+  'nodes',
+  'pod',
+  'pods',
+  'nodepool',
+  'nodeclaim',
+  'nodeclass',
+  'controller',
+  'webhook',
+  'ready',
+  'running',
+  'pending',
+  'none',
+  'all',
+  'app',
+  'api',
 ]);
 
 /** Maps of label-like values: a value that is an object's name (`app: checkout-api`) is hashed like the name. */

@@ -50,7 +50,12 @@ export function buildBundle(live: LiveResult, opts: BundleOptions): Bundle {
   for (const r of outcomes) {
     const base = { resource: r.resource, kind: r.kind, apiVersion: r.apiVersion, ...(r.input ? { input: r.input } : {}) };
     if (r.status !== 'listed') {
-      kinds.push({ ...base, status: r.status, ...((r.status === 'denied' || r.status === 'failed') && r.input && live.denied.has(r.input) ? { reason: live.denied.get(r.input) } : {}), ...(r.message ? { message: r.message } : {}) });
+      kinds.push({
+        ...base,
+        status: r.status,
+        ...((r.status === 'denied' || r.status === 'failed') && r.input && live.denied.has(r.input) ? { reason: live.denied.get(r.input) } : {}),
+        ...(r.message ? { message: r.message } : {}),
+      });
       continue;
     }
     const items = byType.get(`${r.apiVersion}|${r.kind}`) ?? [];
@@ -65,7 +70,12 @@ export function buildBundle(live: LiveResult, opts: BundleOptions): Bundle {
     const pod = anon ? anon.alias(l.pod) : l.pod;
     // must-gather layout: namespaces/<ns>/pods/<pod>/<container>/<container>/logs/current.log
     const name = `logs/namespaces/${ns}/pods/${pod}/${l.container}/${l.container}/logs/current.log`;
-    const text = anon ? l.text.split('\n').map((line) => anon.text(line)).join('\n') : l.text;
+    const text = anon
+      ? l.text
+          .split('\n')
+          .map((line) => anon.text(line))
+          .join('\n')
+      : l.text;
     entries.push({ name, data: text, mtime });
     logFiles.push(name);
   }

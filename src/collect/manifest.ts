@@ -6,7 +6,11 @@ export function redactServer(server: string): string {
   try {
     const url = new URL(server);
     const host = url.hostname;
-    const redacted = /^[\d.]+$|^\[?[0-9a-f:]+\]?$/i.test(host) ? '<redacted-ip>' : host.split('.').length > 3 ? `<redacted>.${host.split('.').slice(1).join('.')}` : '<redacted>';
+    const redacted = /^[\d.]+$|^\[?[0-9a-f:]+\]?$/i.test(host)
+      ? '<redacted-ip>'
+      : host.split('.').length > 3
+        ? `<redacted>.${host.split('.').slice(1).join('.')}`
+        : '<redacted>';
     return `${url.protocol}//${redacted}${url.port ? `:${url.port}` : ''}`;
   } catch {
     return '<redacted>';

@@ -90,7 +90,8 @@ const PEM = /-----BEGIN [A-Z0-9 ]+-----[\s\S]*?-----END [A-Z0-9 ]+-----/g;
 /** Base64 runs long enough to be keys, certificates or tokens (taint keys and flags never look like this). */
 const BLOB = /[A-Za-z0-9+/]{60,}={0,2}/g;
 /** `--flag=value`, `KEY=value`, `key: value`, `key = "value"` whose key looks like a credential. */
-const SETTING = /((?:--?)?[\w.-]*(?:pass(?:word|wd)?|secret|token|api[-_]?key|access[-_]?key|private[-_]?key|credential|bearer)[\w.-]*["']?\s*(?:=|:\s|\s)\s*["']?)([^\s"',;]+)/gi;
+const SETTING =
+  /((?:--?)?[\w.-]*(?:pass(?:word|wd)?|secret|token|api[-_]?key|access[-_]?key|private[-_]?key|credential|bearer)[\w.-]*["']?\s*(?:=|:\s|\s)\s*["']?)([^\s"',;]+)/gi;
 
 /** Free text (userData, shell args): credential-looking values replaced, everything else kept for the rules. */
 export function redactText(text: string): string {

@@ -24,12 +24,16 @@ export function parseBaseline(text: string, path: string): BaselineEntry[] {
   }
   const d = data as { version?: unknown; findings?: unknown };
   if (typeof d !== 'object' || d === null || d.version !== BASELINE_VERSION || !Array.isArray(d.findings)) {
-    throw new ConfigFileError([`${path}: not a karpdoctor baseline (expected {"version": ${BASELINE_VERSION}, "findings": [...]}); recreate it with \`karpdoctor baseline create\``]);
+    throw new ConfigFileError([
+      `${path}: not a karpdoctor baseline (expected {"version": ${BASELINE_VERSION}, "findings": [...]}); recreate it with \`karpdoctor baseline create\``,
+    ]);
   }
   return d.findings.map((e: unknown, i: number) => {
     const x = e as Partial<BaselineEntry>;
     if (typeof x?.ruleId !== 'string' || typeof x.fingerprint !== 'string' || typeof x.object?.kind !== 'string' || typeof x.object?.name !== 'string') {
-      throw new ConfigFileError([`${path}: entry ${i} lacks ruleId, object.kind, object.name or fingerprint; recreate the baseline with \`karpdoctor baseline create\``]);
+      throw new ConfigFileError([
+        `${path}: entry ${i} lacks ruleId, object.kind, object.name or fingerprint; recreate the baseline with \`karpdoctor baseline create\``,
+      ]);
     }
     return { ruleId: x.ruleId, object: x.object, pointer: typeof x.pointer === 'string' ? x.pointer : '', fingerprint: x.fingerprint };
   });

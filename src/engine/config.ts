@@ -189,13 +189,11 @@ function readOptions(value: Node | null, id: string, meta: RuleMeta, config: Kar
 }
 
 /** `ignore: [{ rule|rules, kind, namespace, name, labels, reason }]` — a reason is mandatory, a selector too. */
-function readIgnore(
-  value: Node | null,
-  config: KarpdoctorConfig,
-  ctx: Ctx & { ids: string[]; path: string; lines: LineCounter },
-): void {
+function readIgnore(value: Node | null, config: KarpdoctorConfig, ctx: Ctx & { ids: string[]; path: string; lines: LineCounter }): void {
   if (!isSeq(value)) {
-    ctx.problems.push(`${ctx.at(value)}: ignore must be a list of entries like { rule: pdb-blocks-eviction, kind: PodDisruptionBudget, name: "coredns*", reason: "…" }`);
+    ctx.problems.push(
+      `${ctx.at(value)}: ignore must be a list of entries like { rule: pdb-blocks-eviction, kind: PodDisruptionBudget, name: "coredns*", reason: "…" }`,
+    );
     return;
   }
   for (const item of value.items as Array<Node | null>) {

@@ -117,7 +117,13 @@ export function buildGate(input: GateInput): GateView {
       const ran = c.rules.every((r) => r === '*' || input.evaluated.has(r));
       if (c.problem || (!usedClauses.has(c) && ran)) {
         const loc = input.locate(obj, c.pointer);
-        unusedSuppressions.push({ rules: c.rules, reason: c.reason, ...(c.problem ? { problem: c.problem } : {}), origin: annotationOrigin(obj, snapshot), ...(loc ? { location: loc } : {}) });
+        unusedSuppressions.push({
+          rules: c.rules,
+          reason: c.reason,
+          ...(c.problem ? { problem: c.problem } : {}),
+          origin: annotationOrigin(obj, snapshot),
+          ...(loc ? { location: loc } : {}),
+        });
       }
     }
   }

@@ -81,7 +81,10 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig): 
       continue;
     }
     if (meta.specOnly === 'no' && snapshot.desiredStateOnly) {
-      notEvaluated.push({ ruleId: meta.id, reason: 'needs cluster state (Nodes, NodeClaims, status, events or logs); the input is desired state only (manifests)' });
+      notEvaluated.push({
+        ruleId: meta.id,
+        reason: 'needs cluster state (Nodes, NodeClaims, status, events or logs); the input is desired state only (manifests)',
+      });
       continue;
     }
     const options = resolveOptions(meta, config.options?.[meta.id] ?? {});

@@ -32,8 +32,7 @@ export function annotationClauses(obj: KubeObject, knownRules: ReadonlySet<strin
   if (typeof own === 'string') out.push(...parseAnnotation(own, '/metadata/annotations/karpdoctor.io~1ignore', knownRules));
   for (const path of TEMPLATE_PATHS) {
     const meta = path.reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), obj) as
-      | { annotations?: Record<string, unknown> }
-      | undefined;
+      { annotations?: Record<string, unknown> } | undefined;
     const value = meta?.annotations?.[IGNORE_ANNOTATION];
     if (typeof value === 'string') out.push(...parseAnnotation(value, `/${path.join('/')}/annotations/karpdoctor.io~1ignore`, knownRules));
   }

@@ -50,7 +50,14 @@ function unknownRead(input: FindingInput, snapshot: Snapshot): Omit<RestsOnUnkno
 
 export function unknownReason(r: RestsOnUnknown, snapshot: Snapshot): string {
   const p = snapshot.provenances(r.object)[0];
-  const field = r.unknown.pointer === '' ? 'the whole object' : r.unknown.pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).join('.');
+  const field =
+    r.unknown.pointer === ''
+      ? 'the whole object'
+      : r.unknown.pointer
+          .slice(1)
+          .split('/')
+          .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+          .join('.');
   const where = p ? ` at ${p.source}:${r.unknown.line}` : '';
   const s = r.subject;
   const subject = `${s.kind} ${s.namespace ? `${s.namespace}/` : ''}${s.name}`;

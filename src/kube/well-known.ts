@@ -41,7 +41,12 @@ export const INSTANCE_CATEGORY_LABEL = 'karpenter.k8s.aws/instance-category';
 export const INSTANCE_FAMILY_LABEL = 'karpenter.k8s.aws/instance-family';
 
 /** Labels the workload controllers put on each pod or revision (never in a selector a PDB should use). */
-export const PER_POD_LABELS: readonly string[] = ['controller-revision-hash', 'statefulset.kubernetes.io/pod-name', 'pod-template-hash', 'apps.kubernetes.io/pod-index'];
+export const PER_POD_LABELS: readonly string[] = [
+  'controller-revision-hash',
+  'statefulset.kubernetes.io/pod-name',
+  'pod-template-hash',
+  'apps.kubernetes.io/pod-index',
+];
 
 /** Every key a node's zone may be read from, the current one first. */
 export const NODE_ZONE_LABELS: readonly string[] = [ZONE_LABEL, ZONE_LABEL_BETA];

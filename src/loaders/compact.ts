@@ -8,9 +8,9 @@ import { KARPENTER_GROUPS } from '../kube/kinds.js';
 import { CONTROLLER_SETTING_NAMES } from './controller-settings.js';
 import { LAST_APPLIED_ANNOTATION as LAST_APPLIED } from '../kube/well-known.js';
 
-
 /** A container with one of these is a Karpenter (or node-termination-handler) controller: its env is kept. */
-const CONTROLLER_MARKERS = /^(FEATURE_GATES|INTERRUPTION_QUEUE|CLUSTER_ENDPOINT|BATCH_MAX_DURATION|BATCH_IDLE_DURATION|KARPENTER_[A-Z_]+|QUEUE_URL|ENABLE_SQS_TERMINATION_DRAINING|ENABLE_SPOT_INTERRUPTION_DRAINING)$/;
+const CONTROLLER_MARKERS =
+  /^(FEATURE_GATES|INTERRUPTION_QUEUE|CLUSTER_ENDPOINT|BATCH_MAX_DURATION|BATCH_IDLE_DURATION|KARPENTER_[A-Z_]+|QUEUE_URL|ENABLE_SQS_TERMINATION_DRAINING|ENABLE_SPOT_INTERRUPTION_DRAINING)$/;
 
 /** Karpenter's controller and aws-node-termination-handler, by image. */
 const CONTROLLER_IMAGE = /karpenter\/controller|karpenter-controller|\/karpenter[:@]|node-termination-handler/;
@@ -113,9 +113,7 @@ function compactContainer(c: Record<string, unknown>): void {
     const settings =
       CONTROLLER_IMAGE.test(typeof c.image === 'string' ? c.image : '') ||
       env.some((e) => isRecord(e) && typeof e.name === 'string' && CONTROLLER_MARKERS.test(e.name));
-    c.env = settings
-      ? env.map((e) => (isRecord(e) && typeof e.name === 'string' && !isControllerSetting(e.name) ? { name: e.name } : e))
-      : undefined;
+    c.env = settings ? env.map((e) => (isRecord(e) && typeof e.name === 'string' && !isControllerSetting(e.name) ? { name: e.name } : e)) : undefined;
   }
   // Ports matter to scheduling only through hostPort.
   if (Array.isArray(c.ports) && !c.ports.some((p) => isRecord(p) && p.hostPort !== undefined)) c.ports = undefined;

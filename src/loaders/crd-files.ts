@@ -64,7 +64,8 @@ export function readCrdText(text: string, source: string): CrdRead {
       if (isRecord(item) && item.kind === 'CustomResourceDefinition' && isRecord(item.metadata)) out.crds.push(item as unknown as KubeObject);
     }
   }
-  if (out.crds.length === 0 && docs.some((d) => d !== null && d !== undefined)) out.skipped.push({ source, reason: 'no CustomResourceDefinition in this file' });
+  if (out.crds.length === 0 && docs.some((d) => d !== null && d !== undefined))
+    out.skipped.push({ source, reason: 'no CustomResourceDefinition in this file' });
   return out;
 }
 

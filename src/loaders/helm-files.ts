@@ -164,7 +164,8 @@ function karpenterIn(chart: ChartFacts, templates: TemplateFacts[]): { dependenc
   return own.length === 0 || own.some((t) => t.rendersController) ? {} : 'named-only';
 }
 
-const NAMED_ONLY_SKIP = "values of a chart named karpenter whose templates render no controller (it neither is nor depends on Karpenter's chart): not the controller's configuration";
+const NAMED_ONLY_SKIP =
+  "values of a chart named karpenter whose templates render no controller (it neither is nor depends on Karpenter's chart): not the controller's configuration";
 
 export interface HelmOutcome {
   objects: LoadedObject[];

@@ -95,10 +95,7 @@ export class JsonStreamScanner {
   end(): void {
     this.scan(true);
     if (this.inValue) {
-      this.sink.error(
-        `unexpected end of input inside a JSON value that starts at line ${this.valueLine} (truncated file?)`,
-        this.valueLine,
-      );
+      this.sink.error(`unexpected end of input inside a JSON value that starts at line ${this.valueLine} (truncated file?)`, this.valueLine);
       this.resetValue();
     }
   }
@@ -235,13 +232,7 @@ export class JsonStreamScanner {
           continue;
         case 0x7b: // {
         case 0x5b: // [
-          if (
-            this.depth === 1 &&
-            !this.topIsArray &&
-            c === 0x5b &&
-            this.lastKey === 'items' &&
-            this.itemsDepth === 0
-          ) {
+          if (this.depth === 1 && !this.topIsArray && c === 0x5b && this.lastKey === 'items' && this.itemsDepth === 0) {
             this.prefixWrapper = this.parseWrapperPrefix();
             this.beginItems(pos + 1);
             this.depth = 2;

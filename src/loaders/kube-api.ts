@@ -66,10 +66,14 @@ function noKubeconfig(): string | undefined {
   if (process.env.KUBERNETES_SERVICE_HOST) return undefined;
   const fromEnv = (process.env.KUBECONFIG ?? '').split(delimiter).filter(Boolean);
   if (fromEnv.length) {
-    return fromEnv.some((f) => existsSync(f)) ? undefined : `no kubeconfig: KUBECONFIG names ${fromEnv.join(', ')}, which does not exist; pass --kubeconfig FILE (or scan a dump: karpdoctor scan DIR)`;
+    return fromEnv.some((f) => existsSync(f))
+      ? undefined
+      : `no kubeconfig: KUBECONFIG names ${fromEnv.join(', ')}, which does not exist; pass --kubeconfig FILE (or scan a dump: karpdoctor scan DIR)`;
   }
   const home = join(homedir(), '.kube', 'config');
-  return existsSync(home) ? undefined : `no kubeconfig: KUBECONFIG is not set and ${home} does not exist; pass --kubeconfig FILE (or scan a dump: karpdoctor scan DIR)`;
+  return existsSync(home)
+    ? undefined
+    : `no kubeconfig: KUBECONFIG is not set and ${home} does not exist; pass --kubeconfig FILE (or scan a dump: karpdoctor scan DIR)`;
 }
 
 interface Answer {
@@ -87,7 +91,11 @@ function request(url: URL, options: https.RequestOptions, timeout: number): Prom
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
         const retryAfter = Number(res.headers['retry-after']);
-        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), ...(Number.isFinite(retryAfter) && retryAfter >= 0 ? { retryAfter } : {}) });
+        resolve({
+          status: res.statusCode ?? 0,
+          body: Buffer.concat(chunks).toString('utf8'),
+          ...(Number.isFinite(retryAfter) && retryAfter >= 0 ? { retryAfter } : {}),
+        });
       });
       res.on('error', reject);
     });
@@ -114,7 +122,9 @@ async function withRetries(call: () => Promise<Answer>, server: string, context:
     } catch (e) {
       const err = e as NodeJS.ErrnoException;
       if (err.code === 'ETIMEDOUT' && attempt >= 2) {
-        throw new LiveError(`the API server ${server} of context ${context} did not answer within ${seconds(timeout)} (3 tries): raise --request-timeout, or check the network`);
+        throw new LiveError(
+          `the API server ${server} of context ${context} did not answer within ${seconds(timeout)} (3 tries): raise --request-timeout, or check the network`,
+        );
       }
       if (['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ETIMEDOUT', 'ECONNRESET'].includes(err.code ?? '') && attempt >= 2) {
         throw new LiveError(`cannot reach the API server ${server} of context ${context}: ${err.code} (${err.message})`);
@@ -127,7 +137,9 @@ async function withRetries(call: () => Promise<Answer>, server: string, context:
       continue;
     }
     if (res.status === 401) {
-      throw new LiveError(`the API server ${server} rejected the credentials of context ${context} (401 Unauthorized): expired token? Refresh them (e.g. aws eks update-kubeconfig) and retry`);
+      throw new LiveError(
+        `the API server ${server} rejected the credentials of context ${context} (401 Unauthorized): expired token? Refresh them (e.g. aws eks update-kubeconfig) and retry`,
+      );
     }
     if ((res.status === 429 || res.status >= 500) && attempt < 3) {
       await sleep(res.retryAfter !== undefined ? Math.min(res.retryAfter, 10) * 1000 : 200 * 2 ** attempt);

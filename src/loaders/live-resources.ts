@@ -25,17 +25,73 @@ export const BUILT_IN: Resource[] = [
   { group: '', version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false, input: 'Node', neededBy: ['Node'] },
   { group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true, input: 'Pod', neededBy: ['Pod', 'KarpenterController', 'ControllerLogs'] },
   { group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true, input: 'Event', neededBy: ['Event'] },
-  { group: '', version: 'v1', plural: 'persistentvolumeclaims', kind: 'PersistentVolumeClaim', namespaced: true, input: 'PersistentVolumeClaim', neededBy: ['PersistentVolumeClaim'] },
-  { group: '', version: 'v1', plural: 'persistentvolumes', kind: 'PersistentVolume', namespaced: false, input: 'PersistentVolume', neededBy: ['PersistentVolume'] },
-  { group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', namespaced: true, input: 'Deployment', neededBy: ['Deployment', 'KarpenterController'] },
+  {
+    group: '',
+    version: 'v1',
+    plural: 'persistentvolumeclaims',
+    kind: 'PersistentVolumeClaim',
+    namespaced: true,
+    input: 'PersistentVolumeClaim',
+    neededBy: ['PersistentVolumeClaim'],
+  },
+  {
+    group: '',
+    version: 'v1',
+    plural: 'persistentvolumes',
+    kind: 'PersistentVolume',
+    namespaced: false,
+    input: 'PersistentVolume',
+    neededBy: ['PersistentVolume'],
+  },
+  {
+    group: 'apps',
+    version: 'v1',
+    plural: 'deployments',
+    kind: 'Deployment',
+    namespaced: true,
+    input: 'Deployment',
+    neededBy: ['Deployment', 'KarpenterController'],
+  },
   { group: 'apps', version: 'v1', plural: 'daemonsets', kind: 'DaemonSet', namespaced: true, input: 'DaemonSet', neededBy: ['DaemonSet'] },
   { group: 'apps', version: 'v1', plural: 'statefulsets', kind: 'StatefulSet', namespaced: true, input: 'StatefulSet', neededBy: ['StatefulSet'] },
   { group: 'apps', version: 'v1', plural: 'replicasets', kind: 'ReplicaSet', namespaced: true, neededBy: ['Pod', 'Deployment'] },
-  { group: 'policy', version: 'v1', plural: 'poddisruptionbudgets', kind: 'PodDisruptionBudget', namespaced: true, input: 'PodDisruptionBudget', neededBy: ['PodDisruptionBudget'] },
-  { group: 'storage.k8s.io', version: 'v1', plural: 'storageclasses', kind: 'StorageClass', namespaced: false, input: 'StorageClass', neededBy: ['StorageClass'] },
-  { group: 'storage.k8s.io', version: 'v1', plural: 'volumeattachments', kind: 'VolumeAttachment', namespaced: false, input: 'VolumeAttachment', neededBy: ['VolumeAttachment'] },
+  {
+    group: 'policy',
+    version: 'v1',
+    plural: 'poddisruptionbudgets',
+    kind: 'PodDisruptionBudget',
+    namespaced: true,
+    input: 'PodDisruptionBudget',
+    neededBy: ['PodDisruptionBudget'],
+  },
+  {
+    group: 'storage.k8s.io',
+    version: 'v1',
+    plural: 'storageclasses',
+    kind: 'StorageClass',
+    namespaced: false,
+    input: 'StorageClass',
+    neededBy: ['StorageClass'],
+  },
+  {
+    group: 'storage.k8s.io',
+    version: 'v1',
+    plural: 'volumeattachments',
+    kind: 'VolumeAttachment',
+    namespaced: false,
+    input: 'VolumeAttachment',
+    neededBy: ['VolumeAttachment'],
+  },
   // The schemas karpenter-object-rejected judges Karpenter objects against (other CRDs are dropped by the snapshot's CRD set).
-  { group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false, input: 'KarpenterCRDs', neededBy: ['KarpenterCRDs'] },
+  {
+    group: 'apiextensions.k8s.io',
+    version: 'v1',
+    plural: 'customresourcedefinitions',
+    kind: 'CustomResourceDefinition',
+    namespaced: false,
+    input: 'KarpenterCRDs',
+    neededBy: ['KarpenterCRDs'],
+  },
 ];
 
 /** Karpenter kinds of every generation, found through discovery in whatever versions the cluster serves. */
@@ -53,7 +109,15 @@ export const KARPENTER_RESOURCES: Array<{ group: string; plural: string; kind: s
  * The same Events under the newer API. Listed only when core/v1 events are denied or not served: some RBAC setups
  * grant only this group, and `karpdoctor rbac` keeps granting core events alone (least privilege).
  */
-export const EVENTS_FALLBACK: Resource = { group: 'events.k8s.io', version: 'v1', plural: 'events', kind: 'Event', namespaced: true, input: 'Event', neededBy: ['Event'] };
+export const EVENTS_FALLBACK: Resource = {
+  group: 'events.k8s.io',
+  version: 'v1',
+  plural: 'events',
+  kind: 'Event',
+  namespaced: true,
+  input: 'Event',
+  neededBy: ['Event'],
+};
 
 /** Every input, for scans and collects that run all rules. */
 export const ALL_INPUTS: ReadonlySet<InputName> = new Set(Object.keys(INPUTS) as InputName[]);

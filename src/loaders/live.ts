@@ -7,7 +7,17 @@
  */
 import type { InputName } from '../kube/kinds.js';
 import { connect, LiveError, listPages, statusMessage, type Api, type HttpError } from './kube-api.js';
-import { ALL_INPUTS, BUILT_IN, EVENTS_FALLBACK, LEADER_LEASE, listPath, resourceName, resourcesFor, type KARPENTER_RESOURCES, type Resource } from './live-resources.js';
+import {
+  ALL_INPUTS,
+  BUILT_IN,
+  EVENTS_FALLBACK,
+  LEADER_LEASE,
+  listPath,
+  resourceName,
+  resourcesFor,
+  type KARPENTER_RESOURCES,
+  type Resource,
+} from './live-resources.js';
 import { isKarpenterControllerPod, parseLogLine } from './logs.js';
 import { acceptDocument, type ObjectSink } from './objects.js';
 import type { KubeObject, LogRecord, SkippedInput } from '../kube/types.js';
@@ -37,7 +47,6 @@ export interface LiveOptions {
   /** Timeout of each API request in ms (`--request-timeout`, default 30 s). */
   requestTimeoutMs?: number;
 }
-
 
 /** What happened to one resource: the completeness manifest of `collect` is made of these. */
 export interface ResourceOutcome {
@@ -150,7 +159,14 @@ const CORE_EVENTS = BUILT_IN.find((r) => r.group === '' && r.plural === 'events'
 /** One resource listed page by page into the sink: what happened to it, never a throw but for a failed connection. */
 async function listResource(api: Api, r: Resource, opts: LiveOptions, sink: ObjectSink, onPage: (objects: number) => void): Promise<ResourceOutcome> {
   const name = resourceName(r);
-  const outcome: ResourceOutcome = { resource: name, kind: r.kind, apiVersion: r.group ? `${r.group}/${r.version}` : r.version, ...(r.input ? { input: r.input } : {}), status: 'listed', count: 0 };
+  const outcome: ResourceOutcome = {
+    resource: name,
+    kind: r.kind,
+    apiVersion: r.group ? `${r.group}/${r.version}` : r.version,
+    ...(r.input ? { input: r.input } : {}),
+    status: 'listed',
+    count: 0,
+  };
   // Pages are compacted as they arrive, into a list of their own until the list is complete (a restart drops them).
   const taken: ObjectSink = { objects: [], skipped: sink.skipped, listedKinds: sink.listedKinds };
   const restart = () => {
@@ -272,7 +288,10 @@ async function leaderPods(api: Api, running: KubeObject[]): Promise<{ pods: Kube
       notes.push(`read from the leader ${ns}/${leader.metadata.name} (lease ${LEADER_LEASE}; ${here.length - 1} standby replica(s) not read)`);
     } else {
       pods.push(...here);
-      if (res) notes.push(`read from ${here.length} replicas in ${ns}: leader unknown (lease ${ns}/${LEADER_LEASE}: ${res.status === 200 ? `holder ${holder || 'none'} is not a running pod` : `HTTP ${res.status}`})`);
+      if (res)
+        notes.push(
+          `read from ${here.length} replicas in ${ns}: leader unknown (lease ${ns}/${LEADER_LEASE}: ${res.status === 200 ? `holder ${holder || 'none'} is not a running pod` : `HTTP ${res.status}`})`,
+        );
     }
   }
   return { pods, ...(notes.length ? { leader: notes.join('; ') } : {}) };
@@ -286,4 +305,3 @@ async function inParallel<T>(items: T[], limit: number, work: (item: T) => Promi
     }),
   );
 }
-

@@ -19,7 +19,8 @@ import { planSplit, stitch, type RangePartial } from './split.js';
 
 export async function loadInputs(paths: string[], opts: LoadOptions = {}): Promise<LoadResult> {
   const entries: Array<InputFile | SkippedInput> = [];
-  for await (const entry of walkInputs(paths, { ...(opts.stdin ? { stdin: opts.stdin } : {}), ...(opts.exclude ? { exclude: opts.exclude } : {}) })) entries.push(entry);
+  for await (const entry of walkInputs(paths, { ...(opts.stdin ? { stdin: opts.stdin } : {}), ...(opts.exclude ? { exclude: opts.exclude } : {}) }))
+    entries.push(entry);
   const files = entries.filter((e): e is InputFile => !isSkipped(e));
   const pool = startPool(files, opts);
   try {
@@ -86,8 +87,7 @@ export async function loadOne(file: InputFile, opts: LoadOptions): Promise<Parti
   } catch (e) {
     // Archive entries and files can fail mid-read (corrupt deflate data, a file that shrank): keep what was read.
     const err = e as NodeJS.ErrnoException;
-    const reason =
-      e instanceof InputError || err?.code ? err.message : `internal error while reading this file (please report it): ${err?.message ?? e}`;
+    const reason = e instanceof InputError || err?.code ? err.message : `internal error while reading this file (please report it): ${err?.message ?? e}`;
     partial.skipped.push({ source: file.displayPath, reason });
   }
   partial.listedKinds = [...sink.listedKinds];

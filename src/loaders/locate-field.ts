@@ -115,7 +115,13 @@ function listItems(map: Node): Node[] | undefined {
 }
 
 function walk(root: Node, pointer: string, { lines, text }: ParsedFile): FieldPosition {
-  const segments = pointer === '' ? [] : pointer.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segments =
+    pointer === ''
+      ? []
+      : pointer
+          .split('/')
+          .slice(1)
+          .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   let node: Node = root;
   let pair: Pair | undefined;
   let found = 0;
@@ -154,7 +160,10 @@ function walk(root: Node, pointer: string, { lines, text }: ParsedFile): FieldPo
     column: start.col,
     endLine: end.line,
     endColumn: end.col,
-    foundPointer: segments.slice(0, found).map((s) => `/${s.replace(/~/g, '~0').replace(/\//g, '~1')}`).join(''),
+    foundPointer: segments
+      .slice(0, found)
+      .map((s) => `/${s.replace(/~/g, '~0').replace(/\//g, '~1')}`)
+      .join(''),
   };
 }
 

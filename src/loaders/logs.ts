@@ -22,9 +22,7 @@ const KUBECTL_PREFIX = /^\[pod\/([^/\]\s]+)\/([^\]\s]+)\] /;
 const STERN_BRACKET = /^([a-z0-9][-a-z0-9]*)\/([a-z0-9][-a-z0-9.]*)\[([a-z0-9][-a-z0-9]*)\]:? /;
 // Stern's default `[ns ]pod container line` has no delimiter of its own, so it only counts when what
 // follows is unmistakably a record (JSON or a timestamp) — otherwise any two-word text would match.
-const STERN_PLAIN = new RegExp(
-  `^(?:([a-z0-9][-a-z0-9]*) )?([a-z0-9][-a-z0-9.]*) ([a-z0-9][-a-z0-9]*) (?=\\{|${TIME})`,
-);
+const STERN_PLAIN = new RegExp(`^(?:([a-z0-9][-a-z0-9]*) )?([a-z0-9][-a-z0-9.]*) ([a-z0-9][-a-z0-9]*) (?=\\{|${TIME})`);
 /** A log viewer's pod column after its time column (`2024-06-05 21:21:12.927⇥karpenter-7b9d-x2x4z⇥{…}`). */
 const VIEWER_POD = new RegExp(`^([a-z0-9][-a-z0-9.]*[a-z0-9])\\t(?=\\{|${TIME}|[IWEF]\\d{4} )`);
 const ANSI = /\x1b\[[0-9;]*m/g;
@@ -270,13 +268,7 @@ export function podFromLogPath(relPath: string): { namespace?: string; name: str
   const parts = relPath.split('/').filter((p) => p !== '' && p !== '.');
   const n = parts.length;
   // must-gather: …/namespaces/<ns>/pods/<pod>/<ctr>/<ctr>/logs/current.log
-  if (
-    n >= 8 &&
-    MUST_GATHER_LOG.test(parts[n - 1]!) &&
-    parts[n - 2] === 'logs' &&
-    parts[n - 6] === 'pods' &&
-    parts[n - 8] === 'namespaces'
-  ) {
+  if (n >= 8 && MUST_GATHER_LOG.test(parts[n - 1]!) && parts[n - 2] === 'logs' && parts[n - 6] === 'pods' && parts[n - 8] === 'namespaces') {
     return { namespace: parts[n - 7]!, name: parts[n - 5]!, container: parts[n - 3]! };
   }
   // cluster-info dump: <ns>/<pod>/logs.txt (all containers of the pod, separated by START/END markers)

@@ -54,13 +54,7 @@ export function listItemType(wrapper: Record<string, unknown>): { kind?: string;
  * Accept one item of a list or one whole document. `itemType` fills in kind/apiVersion for typed-list items.
  * Returns false (and records why) when the value is not a Kubernetes object.
  */
-export function acceptObject(
-  value: unknown,
-  source: string,
-  line: number,
-  sink: ObjectSink,
-  itemType: { kind?: string; apiVersion?: string } = {},
-): boolean {
+export function acceptObject(value: unknown, source: string, line: number, sink: ObjectSink, itemType: { kind?: string; apiVersion?: string } = {}): boolean {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     sink.skipped.push({ source, line, reason: 'not a Kubernetes object (not a mapping)' });
     return false;
@@ -84,9 +78,7 @@ export function acceptObject(
     sink.skipped.push({ source, line, reason: `${kube.kind} without metadata.name` });
     return false;
   }
-  const provenance = sink.lazyLinesIn
-    ? { source, line: 0, fsPath: sink.lazyLinesIn, unit: (sink.nextUnit = (sink.nextUnit ?? -1) + 1) }
-    : { source, line };
+  const provenance = sink.lazyLinesIn ? { source, line: 0, fsPath: sink.lazyLinesIn, unit: (sink.nextUnit = (sink.nextUnit ?? -1) + 1) } : { source, line };
   sink.objects.push({ object: compactObject(kube), provenance });
   sink.listedKinds.add(kindKey(kube.apiVersion, kube.kind));
   return true;

@@ -23,7 +23,8 @@ export interface WorkerJob {
   locate?: boolean;
 }
 
-export type WorkerReply = { id: number; type: 'objects'; json: string } | { id: number; type: 'done'; json: string } | { id: number; type: 'failed'; message: string };
+export type WorkerReply =
+  { id: number; type: 'objects'; json: string } | { id: number; type: 'done'; json: string } | { id: number; type: 'failed'; message: string };
 
 export interface ParsePool {
   readonly size: number;

@@ -23,8 +23,13 @@ export function summariseNotManifests(files: Array<[string, string]>, chartPacka
   if (files.length) {
     const counts = new Map<string, number>();
     for (const [, sort] of files) counts.set(sort, (counts.get(sort) ?? 0) + 1);
-    const parts = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([sort, n]) => `${n} ${sort}${n > 1 && !sort.endsWith('s') ? '(s)' : ''}`);
-    out.push({ source: files[0]![0], reason: `${files.length} file(s) that are not Kubernetes manifests not read: ${parts.join(', ')} (e.g. ${files[0]![0]})` });
+    const parts = [...counts]
+      .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+      .map(([sort, n]) => `${n} ${sort}${n > 1 && !sort.endsWith('s') ? '(s)' : ''}`);
+    out.push({
+      source: files[0]![0],
+      reason: `${files.length} file(s) that are not Kubernetes manifests not read: ${parts.join(', ')} (e.g. ${files[0]![0]})`,
+    });
   }
   if (chartPackages.length) {
     out.push({

@@ -61,7 +61,16 @@ export async function planSplit(fsPath: string, size: number, parts: number): Pr
 
 /** Parse one range of a planned split (runs in a worker). Lines are relative to the start of the range. */
 export async function loadRange(fsPath: string, size: number, source: string, job: RangeJob): Promise<RangePartial> {
-  const partial: RangePartial = { objects: [], logs: [], skipped: [], listedKinds: [], ignoredLogBlocks: [], ignoredLogFile: false, newlines: 0, broken: false };
+  const partial: RangePartial = {
+    objects: [],
+    logs: [],
+    skipped: [],
+    listedKinds: [],
+    ignoredLogBlocks: [],
+    ignoredLogFile: false,
+    newlines: 0,
+    broken: false,
+  };
   const listed = new Set<string>();
   const sink: ObjectSink = { objects: partial.objects, skipped: partial.skipped, listedKinds: listed };
   const first = job.index === 0;

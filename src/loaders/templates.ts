@@ -109,7 +109,10 @@ const WORKLOADS = new Set(['Pod', 'Deployment', 'StatefulSet', 'DaemonSet', 'Rep
 
 function templatedIn(value: unknown, path: string, skip: (path: string) => boolean): string | undefined {
   if (skip(path)) return undefined;
-  if (typeof value === 'string') return value.includes('{{') ? `${path.replace(/^\./, '') || 'a value'} is ${JSON.stringify(value.length > 40 ? `${value.slice(0, 39)}…` : value)}` : undefined;
+  if (typeof value === 'string')
+    return value.includes('{{')
+      ? `${path.replace(/^\./, '') || 'a value'} is ${JSON.stringify(value.length > 40 ? `${value.slice(0, 39)}…` : value)}`
+      : undefined;
   if (Array.isArray(value)) {
     for (const [i, v] of value.entries()) {
       const found = templatedIn(v, `${path}[${i}]`, skip);

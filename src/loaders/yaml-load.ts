@@ -84,14 +84,7 @@ function missingSeparators(lines: string[]): number[] {
   return starts;
 }
 
-function loadDocument(
-  doc: Document.Parsed,
-  text: string,
-  source: string,
-  sink: ObjectSink,
-  lc: LineCounter,
-  templateLines: number[],
-): void {
+function loadDocument(doc: Document.Parsed, text: string, source: string, sink: ObjectSink, lc: LineCounter, templateLines: number[]): void {
   const [start, , end] = doc.range;
   const firstLine = lc.linePos(start).line;
   const lastLine = lc.linePos(Math.max(start, end - 1)).line;
@@ -378,7 +371,10 @@ function unrenderedReason(line: string): string {
 }
 
 function firstSentence(message: string): string {
-  return message.split('\n')[0]!.replace(/\s+at line \d+, column \d+:?$/, '').trim();
+  return message
+    .split('\n')[0]!
+    .replace(/\s+at line \d+, column \d+:?$/, '')
+    .trim();
 }
 
 /** Deeply nested documents would overflow the stack of everything that walks them later. */

@@ -68,7 +68,12 @@ export function explainText(rule: Rule, color: boolean): string {
   parts.push(section('Needs', needs || '(nothing)'));
   if (m.optional?.length) parts.push(section('Also uses when present', m.optional.join(', ')));
   if (m.records?.length) {
-    parts.push(section('Without its objects', `fires on what Karpenter states in its own ${m.records.map((r) => INPUTS[r].plural).join(' and ')} (marked "from logs only" / "from events only")`));
+    parts.push(
+      section(
+        'Without its objects',
+        `fires on what Karpenter states in its own ${m.records.map((r) => INPUTS[r].plural).join(' and ')} (marked "from logs only" / "from events only")`,
+      ),
+    );
   }
   if (m.options && Object.keys(m.options).length) {
     parts.push(

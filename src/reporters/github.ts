@@ -19,7 +19,13 @@ export function renderGithubAnnotations(report: ScanReport, gate: GateView, opts
   const lines = active.map((g) => findingCommand(g, opts.baseDir));
   for (const u of gate.unusedSuppressions) {
     const what = u.problem ? `suppression not applied (${u.problem})` : 'suppression matched no finding';
-    lines.push(command('warning', { ...position(u.location, opts.baseDir), title: 'karpdoctor: unused suppression' }, `${what}: ${u.rules.join(', ')} — "${u.reason}" (${u.origin})`));
+    lines.push(
+      command(
+        'warning',
+        { ...position(u.location, opts.baseDir), title: 'karpdoctor: unused suppression' },
+        `${what}: ${u.rules.join(', ')} — "${u.reason}" (${u.origin})`,
+      ),
+    );
   }
   lines.push(summaryLine(report, gate));
   return `${lines.join('\n')}\n`;

@@ -40,7 +40,8 @@ export function renderMarkdown(report: ScanReport, gate: GateView, ctx: ReportCo
       rows.length < active.length ? `${active.length - rows.length} of ${active.length} findings are not in the table` : '',
       details.length < rows.length ? `${rows.length - details.length} findings have no details here` : '',
     ].filter(Boolean);
-    if (hidden.length) parts.push(`> [!NOTE]\n> Truncated to fit a GitHub comment: ${hidden.join('; ')}. Run \`karpdoctor scan --format json\` (or SARIF) for all of them.`);
+    if (hidden.length)
+      parts.push(`> [!NOTE]\n> Truncated to fit a GitHub comment: ${hidden.join('; ')}. Run \`karpdoctor scan --format json\` (or SARIF) for all of them.`);
   }
   if (tail) parts.push(tail);
   return `${parts.join('\n\n')}\n`;
@@ -63,7 +64,10 @@ function header(report: ScanReport, gate: GateView, ctx: ReportContext): string 
   const suppressed = gate.findings.filter((g) => g.suppression);
   if (suppressed.length) {
     const baselined = suppressed.filter((g) => g.suppression!.origin.startsWith('baseline ')).length;
-    const parts = [suppressed.length - baselined ? `${suppressed.length - baselined} suppressed` : '', baselined ? `${baselined} accepted in the baseline` : ''].filter(Boolean);
+    const parts = [
+      suppressed.length - baselined ? `${suppressed.length - baselined} suppressed` : '',
+      baselined ? `${baselined} accepted in the baseline` : '',
+    ].filter(Boolean);
     lines.push('', `Not counted: ${parts.join(', ')} (see below).`);
   }
   for (const n of ctx.notes) lines.push('', `> ${inlineText(n)}`);
@@ -125,7 +129,10 @@ function trailer(report: ScanReport, gate: GateView, ctx: ReportContext): string
   const sections: string[] = [];
   const suppressed = gate.findings.filter((g) => g.suppression);
   if (suppressed.length) {
-    const items = suppressed.map((g) => `- ${codeSpan(g.finding.ruleId)} on ${inlineText(objectLabel(g.finding.object))}: “${inlineText(g.suppression!.justification)}” (${inlineText(g.suppression!.origin)})`);
+    const items = suppressed.map(
+      (g) =>
+        `- ${codeSpan(g.finding.ruleId)} on ${inlineText(objectLabel(g.finding.object))}: “${inlineText(g.suppression!.justification)}” (${inlineText(g.suppression!.origin)})`,
+    );
     sections.push(folded(`Suppressed or accepted in the baseline (${suppressed.length})`, limited(items)));
   }
   if (gate.unusedSuppressions.length) {
@@ -137,7 +144,9 @@ function trailer(report: ScanReport, gate: GateView, ctx: ReportContext): string
   }
   if (gate.staleBaseline.length) {
     const items = gate.staleBaseline.map((e) => `- ${codeSpan(e.ruleId)} on ${inlineText(objectLabel(e.object))}${e.pointer ? ` ${codeSpan(e.pointer)}` : ''}`);
-    sections.push(folded(`Baseline entries with no finding any more (${gate.staleBaseline.length}) — run ${htmlCode('karpdoctor baseline prune')}`, limited(items)));
+    sections.push(
+      folded(`Baseline entries with no finding any more (${gate.staleBaseline.length}) — run ${htmlCode('karpdoctor baseline prune')}`, limited(items)),
+    );
   }
   const skipped = report.snapshot.skipped;
   if (skipped.length) {

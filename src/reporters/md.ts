@@ -16,10 +16,5 @@ export function codeSpan(text: string): string {
 
 /** Plain text in a Markdown (GFM) table cell or summary line: no HTML, no cell breaks, one line. */
 export function inlineText(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/\|/g, '\\|')
-    .replace(/\r?\n/g, ' ');
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
 }

@@ -82,7 +82,9 @@ export function buildReport(snapshot: Snapshot, run: RunResult, toolVersion: str
       counts: snapshot.counts(),
       skipped: snapshot.skipped.map(skippedEntry),
       absent: snapshot.absent(),
-      ...(snapshot.agesAnchored ? { ages: { anchored: snapshot.agesAnchored, from: snapshot.referenceTime.source, referenceTime: snapshot.referenceTime.iso } } : {}),
+      ...(snapshot.agesAnchored
+        ? { ages: { anchored: snapshot.agesAnchored, from: snapshot.referenceTime.source, referenceTime: snapshot.referenceTime.iso } }
+        : {}),
     },
     findings: run.findings,
     // Per-object entries keep the contract's shape: the reason names the object and its file.
@@ -102,7 +104,9 @@ export function reportContext(snapshot: Snapshot, run: RunResult, rules: readonl
       ...(c.note ? [c.note] : []),
       ...(snapshot.agesAnchored ? [agesNote(snapshot)] : []),
       ...(snapshot.mergedCount
-        ? [`${snapshot.mergedCount} object(s) appeared more than once (the same kind, namespace and name) and were counted once, keeping the copy with status, else the newest resourceVersion, else the one whose path sorts first (e.g. ${snapshot.mergedExample})`]
+        ? [
+            `${snapshot.mergedCount} object(s) appeared more than once (the same kind, namespace and name) and were counted once, keeping the copy with status, else the newest resourceVersion, else the one whose path sorts first (e.g. ${snapshot.mergedExample})`,
+          ]
         : []),
       ...multiplyDefinedNote(snapshot),
     ],

@@ -76,14 +76,21 @@ export function renderSarif(report: ScanReport, gate: GateView, rules: readonly 
 /** What the run could not do or did not use, for the tool-status view rather than as alerts. */
 function notificationsOf(report: ScanReport, gate: GateView, b: SarifBuilder, dropped: number) {
   return [
-    ...report.snapshot.skipped.filter(isUnreadableInput).map((s) => b.notification('skipped-input', 'warning', `${s.source}${s.line ? `:${s.line}` : ''}: ${s.reason}`, { source: s.source, line: s.line })),
+    ...report.snapshot.skipped
+      .filter(isUnreadableInput)
+      .map((s) => b.notification('skipped-input', 'warning', `${s.source}${s.line ? `:${s.line}` : ''}: ${s.reason}`, { source: s.source, line: s.line })),
     ...gate.unusedSuppressions.map((u) => {
       const what = u.problem ? `Not applied (${u.problem})` : 'Matched no finding';
       return b.notification('unused-suppression', 'warning', `${what}: ${u.rules.join(', ')} — "${u.reason}" (${u.origin})`, { location: u.location });
     }),
     ...gate.staleBaseline.map((e) => {
       const what = `${e.ruleId} on ${e.object.kind} ${objectPath(e.object)}${e.pointer ? ` (${e.pointer})` : ''}`;
-      return b.notification('stale-baseline-entry', 'note', `${what} is in the baseline${gate.baseline ? ` ${gate.baseline}` : ''} but has no finding any more`, { ruleId: e.ruleId });
+      return b.notification(
+        'stale-baseline-entry',
+        'note',
+        `${what} is in the baseline${gate.baseline ? ` ${gate.baseline}` : ''} but has no finding any more`,
+        { ruleId: e.ruleId },
+      );
     }),
     ...report.notEvaluated.map((n) => b.notification('rule-not-evaluated', 'note', `${n.ruleId} not evaluated: ${n.reason}`, { ruleId: n.ruleId })),
     ...(dropped ? [b.notification('results-truncated', 'warning', `${dropped} of ${gate.findings.length} results left out (limit ${MAX_RESULTS})`)] : []),
@@ -97,7 +104,9 @@ function keepWithinLimit(findings: GateFinding[]): GateFinding[] {
     .map((g, i) => ({ g, i }))
     .sort(
       (a, b) =>
-        Number(Boolean(a.g.suppression)) - Number(Boolean(b.g.suppression)) || SEVERITY_RANK[b.g.finding.severity] - SEVERITY_RANK[a.g.finding.severity] || a.i - b.i,
+        Number(Boolean(a.g.suppression)) - Number(Boolean(b.g.suppression)) ||
+        SEVERITY_RANK[b.g.finding.severity] - SEVERITY_RANK[a.g.finding.severity] ||
+        a.i - b.i,
     )
     .slice(0, MAX_RESULTS)
     .sort((a, b) => a.i - b.i)

@@ -81,7 +81,13 @@ function briefReport(report: ScanReport, ctx: ReportContext, gate: GateView | un
     const head = `${where.get(f) ?? ''}${f.severity} ${f.ruleId} ${obj}: `;
     // A line without its message tells nothing: the message keeps a readable start even past the width.
     const room = Math.max(BRIEF_MESSAGE_MIN, pen.width - displayWidth(head));
-    const shown = displayWidth(message) <= room ? message : `${[...message].slice(0, Math.max(0, room - 3)).join('').trimEnd()}...`;
+    const shown =
+      displayWidth(message) <= room
+        ? message
+        : `${[...message]
+            .slice(0, Math.max(0, room - 3))
+            .join('')
+            .trimEnd()}...`;
     return `${where.get(f) ?? ''}${severityText(f.severity, pen.c, f.severity)} ${pen.c.bold(f.ruleId)} ${obj}: ${shown}`;
   });
   return [lines.join('\n'), summaryLine(report, ctx, pen)];
@@ -162,7 +168,10 @@ function formatValue(v: unknown, ascii: boolean): string {
 /** JSON with a space after each comma and colon, so that a long value wraps between its members. */
 function spacedJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(spacedJson).join(', ')}]`;
-  if (isRecord(v)) return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}: ${spacedJson(x)}`).join(', ')}}`;
+  if (isRecord(v))
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${JSON.stringify(k)}: ${spacedJson(x)}`)
+      .join(', ')}}`;
   return JSON.stringify(v) ?? String(v);
 }
 
@@ -227,7 +236,9 @@ function notEvaluatedText(report: ScanReport, ctx: ReportContext, pen: Pen, verb
   const outside = ctx.notEvaluatedFor.filter((n) => !n.object);
   const computed = ctx.notEvaluatedFor.filter((n) => n.object);
   if (outside.length) {
-    const lines = title(`Not evaluated for some objects (${outside.length}) — they refer to objects outside the scanned files (--assume-complete if the repository holds everything):`);
+    const lines = title(
+      `Not evaluated for some objects (${outside.length}) — they refer to objects outside the scanned files (--assume-complete if the repository holds everything):`,
+    );
     for (const n of outside) lines.push(...item(`${n.ruleId}: ${n.reason}`));
     out.push(lines.join('\n'));
   }
@@ -238,7 +249,15 @@ function notEvaluatedText(report: ScanReport, ctx: ReportContext, pen: Pen, verb
   }
   if (!rules.length) return out.join('\n\n');
   if (ctx.manifestMode && !verbose) {
-    out.push(indented(`${rules.length} rule(s) need cluster state (Nodes, NodeClaims, events, logs) that manifests do not hold and were not evaluated (-v lists them).`, '', pen).map((l) => c.dim(l)).join('\n'));
+    out.push(
+      indented(
+        `${rules.length} rule(s) need cluster state (Nodes, NodeClaims, events, logs) that manifests do not hold and were not evaluated (-v lists them).`,
+        '',
+        pen,
+      )
+        .map((l) => c.dim(l))
+        .join('\n'),
+    );
     return out.join('\n\n');
   }
   const lines = title(`Not evaluated (${rules.length} rule(s)) — the input lacks what they need:`);
@@ -261,21 +280,33 @@ function gateText(gate: GateView, pen: Pen): string[] {
   if (suppressed.length) {
     const byOrigin = new Map<string, number>();
     for (const g of suppressed) {
-      const o = g.suppression!.origin.startsWith('annotation ') ? 'karpdoctor.io/ignore annotations' : g.suppression!.origin.startsWith('baseline ') ? g.suppression!.origin : (gate.config ?? 'the configuration');
+      const o = g.suppression!.origin.startsWith('annotation ')
+        ? 'karpdoctor.io/ignore annotations'
+        : g.suppression!.origin.startsWith('baseline ')
+          ? g.suppression!.origin
+          : (gate.config ?? 'the configuration');
       byOrigin.set(o, (byOrigin.get(o) ?? 0) + 1);
     }
-    out.push(indented(`${suppressed.length} finding(s) suppressed: ${[...byOrigin].map(([o, n]) => `${n} by ${o}`).join(', ')}.`, '', pen).map((l) => c.dim(l)).join('\n'));
+    out.push(
+      indented(`${suppressed.length} finding(s) suppressed: ${[...byOrigin].map(([o, n]) => `${n} by ${o}`).join(', ')}.`, '', pen)
+        .map((l) => c.dim(l))
+        .join('\n'),
+    );
   }
   if (gate.unusedSuppressions.length) {
     const lines = indented(`Suppressions that matched nothing (${gate.unusedSuppressions.length}) — remove them or fix them:`, '', pen).map((l) => c.bold(l));
     for (const u of gate.unusedSuppressions) {
       const where = u.location ? `${u.location.source}:${u.location.line}` : u.origin;
-      lines.push(...item(`${where}: ${u.rules.join(',')}${u.problem ? ` — not applied: ${u.problem}` : ` ("${u.reason}") suppressed no finding`} [${u.origin}]`));
+      lines.push(
+        ...item(`${where}: ${u.rules.join(',')}${u.problem ? ` — not applied: ${u.problem}` : ` ("${u.reason}") suppressed no finding`} [${u.origin}]`),
+      );
     }
     out.push(lines.join('\n'));
   }
   if (gate.staleBaseline.length) {
-    const lines = indented(`Baseline entries with no finding any more (${gate.staleBaseline.length}) — run \`karpdoctor baseline prune\`:`, '', pen).map((l) => c.bold(l));
+    const lines = indented(`Baseline entries with no finding any more (${gate.staleBaseline.length}) — run \`karpdoctor baseline prune\`:`, '', pen).map((l) =>
+      c.bold(l),
+    );
     for (const e of gate.staleBaseline.slice(0, 20)) lines.push(...item(`${e.ruleId} on ${objectText(e.object)}${e.pointer ? ` (${e.pointer})` : ''}`));
     if (gate.staleBaseline.length > 20) lines.push(`  ${pen.t('…')} and ${gate.staleBaseline.length - 20} more`);
     out.push(lines.join('\n'));
@@ -333,8 +364,20 @@ function toAscii(s: string): string {
 function borderless(middle: string): Partial<Record<string, string>> {
   const none = '';
   return {
-    top: none, 'top-mid': none, 'top-left': none, 'top-right': none,
-    bottom: none, 'bottom-mid': none, 'bottom-left': none, 'bottom-right': none,
-    left: none, 'left-mid': none, mid: none, 'mid-mid': none, right: none, 'right-mid': none, middle,
+    top: none,
+    'top-mid': none,
+    'top-left': none,
+    'top-right': none,
+    bottom: none,
+    'bottom-mid': none,
+    'bottom-left': none,
+    'bottom-right': none,
+    left: none,
+    'left-mid': none,
+    mid: none,
+    'mid-mid': none,
+    right: none,
+    'right-mid': none,
+    middle,
   };
 }

@@ -33,7 +33,12 @@ export function wrapText(text: string, width: number): string[] {
       shift = '';
     } else if (!/^\s/.test(lines[i - 1] ?? '')) {
       const block = lines.slice(i).findIndex((l) => !/^\s/.test(l));
-      const least = Math.min(...lines.slice(i, block < 0 ? undefined : i + block).filter((l) => l.trim()).map((l) => /^\s*/.exec(l)![0].length));
+      const least = Math.min(
+        ...lines
+          .slice(i, block < 0 ? undefined : i + block)
+          .filter((l) => l.trim())
+          .map((l) => /^\s*/.exec(l)![0].length),
+      );
       shift = ' '.repeat(Math.max(0, hang - least));
     }
     out.push(...wrapLine(line.trim() ? shift + line : line, Math.max(20, width)));

@@ -22,12 +22,13 @@ export default defineRule({
     requiresAnyOf: ['Node', 'NodePool'],
     optional: ['NodeClaim', 'KarpenterController'],
     specOnly: 'yes',
-    summary: 'A pod with no controller owner (not a mirror pod) runs on a Karpenter node that can be consolidated, drifted or expired: it will be evicted and never recreated.',
+    summary:
+      'A pod with no controller owner (not a mirror pod) runs on a Karpenter node that can be consolidated, drifted or expired: it will be evicted and never recreated.',
     rationale:
       'Since v0.19 Karpenter evicts pods without an owner like any other pod when it consolidates, drifts or expires their node ' +
       '(earlier releases refused with "pod … does not have any owner references"). Nothing recreates a bare pod, so the eviction is ' +
       'silent service or data loss (docs/karpenter-behaviour.md §7.8). In a repository, Pod manifests that are templates for another ' +
-      'controller (Spark and EMR on EKS podTemplateFiles: files named *pod-template*, Spark\'s spark-kubernetes-driver/executor ' +
+      "controller (Spark and EMR on EKS podTemplateFiles: files named *pod-template*, Spark's spark-kubernetes-driver/executor " +
       'containers, files a ConfigMap or SparkApplication names) are never applied as Pods and are left alone.',
     fix: ['Run it under a controller (Deployment, StatefulSet, Job), or mark it karpenter.sh/do-not-disrupt: "true" if it must finish where it is.'],
     examples: {
@@ -105,14 +106,25 @@ function disruptionWays(pool: NodePoolView, nodeDnd: boolean, expire: string, wh
     const policy = pool.consolidationPolicy?.value;
     if (after !== 'Never' && policy !== 'WhenEmpty' && policy !== undefined) {
       ways.push(`consolidation (${policy}${after ? `, consolidateAfter ${after}` : ''})`);
-      if (pool.consolidationPolicy) evidence.push({ object: pool.object, path: pool.consolidationPolicy.path, value: policy, ...(pool.consolidationPolicy.defaulted ? { note: 'not set: default' } : {}) });
+      if (pool.consolidationPolicy)
+        evidence.push({
+          object: pool.object,
+          path: pool.consolidationPolicy.path,
+          value: policy,
+          ...(pool.consolidationPolicy.defaulted ? { note: 'not set: default' } : {}),
+        });
     }
     ways.push('drift (a NodePool or EC2NodeClass change, a new AMI)');
   }
   const ms = parseDuration(expire);
   if (ms !== undefined && Number.isFinite(ms)) {
     ways.push(`expiry (expireAfter ${expire}${when(ms)})`);
-    evidence.push({ object: pool.object, path: pool.expireAfter.path, value: pool.expireAfter.value, ...(pool.expireAfter.defaulted ? { note: `not set: default ${pool.expireAfter.value}` } : {}) });
+    evidence.push({
+      object: pool.object,
+      path: pool.expireAfter.path,
+      value: pool.expireAfter.value,
+      ...(pool.expireAfter.defaulted ? { note: `not set: default ${pool.expireAfter.value}` } : {}),
+    });
   }
   return { ways, evidence };
 }
@@ -183,8 +195,10 @@ function checkManifests(snapshot: Snapshot, now: number, version: KarpenterVersi
     report({
       object: pod,
       message:
-        `Pod ${podName(pod)} is a bare Pod manifest (${owners.length ? 'no controller ownerReference' : 'no ownerReferences'}): once deployed it can land on Karpenter NodePool ${listNames(hosts.map((p) => p.name), 4)}, ` +
-        `whose nodes are taken away by ${[...ways].join(', ')}; the eviction that follows is final — nothing will recreate the pod.`,
+        `Pod ${podName(pod)} is a bare Pod manifest (${owners.length ? 'no controller ownerReference' : 'no ownerReferences'}): once deployed it can land on Karpenter NodePool ${listNames(
+          hosts.map((p) => p.name),
+          4,
+        )}, ` + `whose nodes are taken away by ${[...ways].join(', ')}; the eviction that follows is final — nothing will recreate the pod.`,
       fix: [
         `Run it under a controller instead: move its spec into the pod template (spec.template.spec) of a ${controller} ${ns}/${pod.metadata.name}.`,
         `Or, if it must finish where it is, annotate the manifest:\n   metadata:\n     annotations:\n       karpenter.sh/do-not-disrupt: "true"`,

@@ -29,7 +29,8 @@ export default defineRule({
     optional: ['KarpenterController'],
     specOnly: 'no',
     blocker: 'churn',
-    summary: 'Under-used NodeClaims never become Consolidatable because pods (Jobs, CronJobs, CI runners, HPA churn) land on them more often than consolidateAfter.',
+    summary:
+      'Under-used NodeClaims never become Consolidatable because pods (Jobs, CronJobs, CI runners, HPA churn) land on them more often than consolidateAfter.',
     rationale:
       'A v1 NodeClaim becomes Consolidatable only once it is Initialized and no pod event happened for ' +
       'consolidateAfter: status.lastPodEventTime is refreshed whenever a non-DaemonSet pod is bound to the node, ' +
@@ -38,7 +39,7 @@ export default defineRule({
       '(docs/karpenter-behaviour.md §7.6; kubernetes-sigs/karpenter#1921 asks for a way to ignore such pods).',
     fix: [
       'Make consolidateAfter shorter than the gap between pod arrivals, or send the churning workloads to their own ' +
-      'NodePool (nodeSelector/taints) so the long-lived pools can consolidate.',
+        'NodePool (nodeSelector/taints) so the long-lived pools can consolidate.',
     ],
     examples: {
       bad: 'spec:\n  disruption:\n    consolidationPolicy: WhenEmptyOrUnderutilized\n    consolidateAfter: 1h   # a CronJob lands every 15m: never Consolidatable',
@@ -50,9 +51,17 @@ export default defineRule({
       'https://github.com/aws/karpenter-provider-aws/issues/3059',
     ],
     options: {
-      utilization: { type: 'percent', default: '50%', description: 'a node is under-used when both requested CPU and memory are below this share of allocatable' },
+      utilization: {
+        type: 'percent',
+        default: '50%',
+        description: 'a node is under-used when both requested CPU and memory are below this share of allocatable',
+      },
       minAge: { type: 'duration', default: '2h', description: 'only NodeClaims initialized at least this long (and at least twice consolidateAfter) ago' },
-      minPodStarts: { type: 'number', default: 3, description: 'pod events on the node (start times of its non-DaemonSet pods since initialization, plus lastPodEventTime) needed to call it churn' },
+      minPodStarts: {
+        type: 'number',
+        default: 3,
+        description: 'pod events on the node (start times of its non-DaemonSet pods since initialization, plus lastPodEventTime) needed to call it churn',
+      },
     },
   },
 
@@ -73,10 +82,18 @@ export default defineRule({
       if (!churned.length) continue;
 
       const evidence: EvidenceInput[] = [
-        { object: pool.object, path: pool.consolidateAfter.path, ...(pool.consolidateAfter.defaulted ? { value: pool.consolidateAfter.value, note: 'default' } : {}) },
+        {
+          object: pool.object,
+          path: pool.consolidateAfter.path,
+          ...(pool.consolidateAfter.defaulted ? { value: pool.consolidateAfter.value, note: 'default' } : {}),
+        },
       ];
       for (const c of churned) {
-        evidence.push({ object: c.claim.object, path: '/status/lastPodEventTime', note: `${formatDuration(now - c.lastEvent)} before the reference time (< consolidateAfter ${pool.consolidateAfter.value})` });
+        evidence.push({
+          object: c.claim.object,
+          path: '/status/lastPodEventTime',
+          note: `${formatDuration(now - c.lastEvent)} before the reference time (< consolidateAfter ${pool.consolidateAfter.value})`,
+        });
         if (c.consolidatable) evidence.push({ object: c.claim.object, path: `/status/conditions/${c.consolidatable.index}` });
         else evidence.push({ object: c.claim.object, path: '/status/conditions', note: 'no Consolidatable condition' });
         evidence.push({ object: c.node, path: '/status/allocatable', note: `${c.node.metadata.name}: ${describeCapacity(c.capacity)}` });
@@ -129,7 +146,10 @@ export default defineRule({
         starts.add(Math.floor(lastEvent / 1000) * 1000);
         const sorted = [...starts].sort((a, b) => a - b);
         if (sorted.length < options.minPodStarts) return undefined;
-        const gaps = sorted.slice(1).map((t, i) => t - sorted[i]!).sort((a, b) => a - b);
+        const gaps = sorted
+          .slice(1)
+          .map((t, i) => t - sorted[i]!)
+          .sort((a, b) => a - b);
         const median = gaps[Math.floor(gaps.length / 2)]!;
         if (median >= after!) return undefined;
         return {

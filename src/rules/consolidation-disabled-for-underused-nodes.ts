@@ -24,7 +24,8 @@ export default defineRule({
     optional: ['Node', 'Pod', 'NodeClaim', 'Event'],
     specOnly: 'yes',
     blocker: 'consolidation-disabled',
-    summary: 'A NodePool\'s nodes are under-used or empty, and its policy (consolidateAfter: Never, WhenEmpty, v1alpha5 without consolidation) can never reclaim them.',
+    summary:
+      "A NodePool's nodes are under-used or empty, and its policy (consolidateAfter: Never, WhenEmpty, v1alpha5 without consolidation) can never reclaim them.",
     rationale:
       'Karpenter consolidates on pod requests, not on measured usage. consolidateAfter: Never turns off both ' +
       'emptiness and under-utilisation consolidation ("has consolidation disabled"); consolidationPolicy: WhenEmpty ' +
@@ -37,8 +38,8 @@ export default defineRule({
       'in v0.15: older releases had nothing to enable.',
     fix: [
       'Let the pool consolidate under-utilised nodes: consolidationPolicy WhenEmptyOrUnderutilized (v1; ' +
-      'WhenUnderutilized in v1beta1; consolidation.enabled: true in v1alpha5) with a finite consolidateAfter, and ' +
-      'protect the few pods that must not move with PDBs or karpenter.sh/do-not-disrupt instead.',
+        'WhenUnderutilized in v1beta1; consolidation.enabled: true in v1alpha5) with a finite consolidateAfter, and ' +
+        'protect the few pods that must not move with PDBs or karpenter.sh/do-not-disrupt instead.',
     ],
     examples: {
       bad: 'spec:\n  disruption:\n    consolidationPolicy: WhenEmpty\n    consolidateAfter: 5m   # a node with one 100m pod stays forever',
@@ -50,7 +51,11 @@ export default defineRule({
       'https://github.com/aws/karpenter-provider-aws/issues/5154',
     ],
     options: {
-      utilization: { type: 'percent', default: '50%', description: 'a node is under-used when both requested CPU and memory are below this share of allocatable' },
+      utilization: {
+        type: 'percent',
+        default: '50%',
+        description: 'a node is under-used when both requested CPU and memory are below this share of allocatable',
+      },
     },
   },
 
@@ -93,7 +98,9 @@ export default defineRule({
       const evidence: EvidenceInput[] = [...policyEvidence];
       for (const c of stuck) {
         evidence.push({ object: c.node, path: '/status/allocatable', note: `${c.node.metadata.name}: ${describeCapacity(c)}` });
-        const ev = blockedEvents(snapshot.eventsForObject(c.node)).filter((e) => e.reason.blocker === 'consolidation-disabled' || e.reason.blocker === 'when-empty-not-empty');
+        const ev = blockedEvents(snapshot.eventsForObject(c.node)).filter(
+          (e) => e.reason.blocker === 'consolidation-disabled' || e.reason.blocker === 'when-empty-not-empty',
+        );
         for (const e of ev.slice(-1)) evidence.push({ event: e.event, note: 'Karpenter says why it keeps the node' });
       }
       const describe = (c: NodeCapacity) =>
@@ -140,7 +147,9 @@ function modeOf(pool: NodePoolView): Mode | undefined {
 
 function modeText(pool: NodePoolView, mode: Mode): string {
   if (pool.generation === 'v1alpha5') {
-    return mode === 'never' ? 'has consolidation disabled and no ttlSecondsAfterEmpty' : 'has consolidation disabled and only ttlSecondsAfterEmpty (empty nodes only)';
+    return mode === 'never'
+      ? 'has consolidation disabled and no ttlSecondsAfterEmpty'
+      : 'has consolidation disabled and only ttlSecondsAfterEmpty (empty nodes only)';
   }
   return mode === 'never' ? 'has consolidateAfter: Never (consolidation disabled)' : 'has consolidationPolicy: WhenEmpty (only empty nodes are consolidated)';
 }
@@ -149,7 +158,12 @@ function policyEvidenceOf(pool: NodePoolView, mode: Mode): EvidenceInput[] {
   const out: EvidenceInput[] = [];
   if (pool.generation === 'v1alpha5') {
     const enabled = dig(pool.object, 'spec', 'consolidation', 'enabled');
-    out.push({ object: pool.object, path: '/spec/consolidation/enabled', value: enabled ?? false, ...(enabled === undefined ? { note: 'not set: consolidation is off by default' } : {}) });
+    out.push({
+      object: pool.object,
+      path: '/spec/consolidation/enabled',
+      value: enabled ?? false,
+      ...(enabled === undefined ? { note: 'not set: consolidation is off by default' } : {}),
+    });
     const ttl = pool.consolidateAfter!;
     out.push({ object: pool.object, path: ttl.path, ...(ttl.defaulted ? { value: null, note: 'not set: empty nodes are never removed either' } : {}) });
     return out;

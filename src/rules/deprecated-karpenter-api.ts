@@ -35,7 +35,9 @@ export default defineRule({
       'were meant to protect is disrupted like any other. Severity: warning while the detected controller still serves the ' +
       'object (the upgrade will break it); error when the detected controller no longer serves it, or a v1 object carries a ' +
       'value v1 rejects. NodeClaims and Machines are written by the controller, not by users, and are not reported.',
-    fix: ['Rewrite the object in v1 (the finding carries the rewrite), rename do-not-evict / do-not-consolidate to karpenter.sh/do-not-disrupt, and migrate CRD storedVersions before upgrading past v1.0.'],
+    fix: [
+      'Rewrite the object in v1 (the finding carries the rewrite), rename do-not-evict / do-not-consolidate to karpenter.sh/do-not-disrupt, and migrate CRD storedVersions before upgrading past v1.0.',
+    ],
     examples: {
       bad: 'apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nspec:\n  disruption:\n    consolidationPolicy: WhenUnderutilized\n    expireAfter: 720h',
       good: 'apiVersion: karpenter.sh/v1\nkind: NodePool\nspec:\n  template:\n    spec:\n      expireAfter: 720h\n  disruption:\n    consolidationPolicy: WhenEmptyOrUnderutilized\n    consolidateAfter: 0s',
@@ -76,7 +78,9 @@ function apiFinding(snapshot: Snapshot, obj: KubeObject, version: KarpenterVersi
       object: obj,
       severity: 'error',
       message: `NodePool ${name} (karpenter.sh/v1) sets consolidationPolicy: WhenUnderutilized, a v1beta1 value that v1 rejects (Unsupported value: "WhenUnderutilized": supported values: "WhenEmpty", "WhenEmptyOrUnderutilized"): the manifest cannot be applied.`,
-      fix: [`Use the v1 value:\nspec:\n  disruption:\n    consolidationPolicy: WhenEmptyOrUnderutilized\n    consolidateAfter: ${str(dig(obj, 'spec', 'disruption', 'consolidateAfter')) ?? '0s'}`],
+      fix: [
+        `Use the v1 value:\nspec:\n  disruption:\n    consolidationPolicy: WhenEmptyOrUnderutilized\n    consolidateAfter: ${str(dig(obj, 'spec', 'disruption', 'consolidateAfter')) ?? '0s'}`,
+      ],
       pointer: '/spec/disruption/consolidationPolicy',
       evidence: [{ object: obj, path: '/spec/disruption/consolidationPolicy', note: 'v1beta1 value' }],
     };
@@ -118,23 +122,37 @@ function fieldChanges(obj: KubeObject): Change[] {
   const out: Change[] = [];
   const has = (...p: string[]) => dig(obj, ...p) !== undefined;
   if (obj.kind === 'NodePool') {
-    if (dig(obj, 'spec', 'disruption', 'consolidationPolicy') === 'WhenUnderutilized') out.push({ path: '/spec/disruption/consolidationPolicy', text: 'consolidationPolicy WhenUnderutilized becomes WhenEmptyOrUnderutilized' });
-    if (has('spec', 'disruption', 'expireAfter')) out.push({ path: '/spec/disruption/expireAfter', text: 'expireAfter moves to spec.template.spec.expireAfter' });
+    if (dig(obj, 'spec', 'disruption', 'consolidationPolicy') === 'WhenUnderutilized')
+      out.push({ path: '/spec/disruption/consolidationPolicy', text: 'consolidationPolicy WhenUnderutilized becomes WhenEmptyOrUnderutilized' });
+    if (has('spec', 'disruption', 'expireAfter'))
+      out.push({ path: '/spec/disruption/expireAfter', text: 'expireAfter moves to spec.template.spec.expireAfter' });
     if (has('spec', 'template', 'spec', 'kubelet')) out.push({ path: '/spec/template/spec/kubelet', text: 'kubelet moves to the EC2NodeClass (spec.kubelet)' });
-    if (has('spec', 'template', 'spec', 'nodeClassRef', 'apiVersion')) out.push({ path: '/spec/template/spec/nodeClassRef', text: 'nodeClassRef.apiVersion becomes group: karpenter.k8s.aws' });
+    if (has('spec', 'template', 'spec', 'nodeClassRef', 'apiVersion'))
+      out.push({ path: '/spec/template/spec/nodeClassRef', text: 'nodeClassRef.apiVersion becomes group: karpenter.k8s.aws' });
   } else if (obj.kind === 'EC2NodeClass') {
-    if (!has('spec', 'amiSelectorTerms')) out.push({ path: '/spec/amiFamily', text: 'amiSelectorTerms becomes required (an alias replaces the amiFamily default)' });
+    if (!has('spec', 'amiSelectorTerms'))
+      out.push({ path: '/spec/amiFamily', text: 'amiSelectorTerms becomes required (an alias replaces the amiFamily default)' });
   } else if (obj.kind === 'Provisioner') {
     if (has('spec', 'provider')) out.push({ path: '/spec/provider', text: 'inline spec.provider moves to an EC2NodeClass' });
-    if (has('spec', 'kubeletConfiguration')) out.push({ path: '/spec/kubeletConfiguration', text: 'kubeletConfiguration moves to the EC2NodeClass (spec.kubelet)' });
-    if (has('spec', 'ttlSecondsAfterEmpty')) out.push({ path: '/spec/ttlSecondsAfterEmpty', text: 'ttlSecondsAfterEmpty becomes consolidationPolicy WhenEmpty + consolidateAfter' });
+    if (has('spec', 'kubeletConfiguration'))
+      out.push({ path: '/spec/kubeletConfiguration', text: 'kubeletConfiguration moves to the EC2NodeClass (spec.kubelet)' });
+    if (has('spec', 'ttlSecondsAfterEmpty'))
+      out.push({ path: '/spec/ttlSecondsAfterEmpty', text: 'ttlSecondsAfterEmpty becomes consolidationPolicy WhenEmpty + consolidateAfter' });
   } else if (obj.kind === 'AWSNodeTemplate') {
     if (has('spec', 'launchTemplate')) out.push({ path: '/spec/launchTemplate', text: 'launchTemplate (unmanaged launch templates) has no v1 equivalent' });
   }
-  const annotations = obj.kind === 'NodePool' ? dig(obj, 'spec', 'template', 'metadata', 'annotations') : obj.kind === 'Provisioner' ? dig(obj, 'spec', 'annotations') : undefined;
+  const annotations =
+    obj.kind === 'NodePool'
+      ? dig(obj, 'spec', 'template', 'metadata', 'annotations')
+      : obj.kind === 'Provisioner'
+        ? dig(obj, 'spec', 'annotations')
+        : undefined;
   if (isRecord(annotations) && annotations[DO_NOT_CONSOLIDATE] !== undefined) {
     const base = obj.kind === 'NodePool' ? '/spec/template' : '/spec';
-    out.push({ path: `${base}${annotationPath(DO_NOT_CONSOLIDATE)}`, text: `node annotation ${DO_NOT_CONSOLIDATE} is ignored from v1.0 (use ${DO_NOT_DISRUPT})` });
+    out.push({
+      path: `${base}${annotationPath(DO_NOT_CONSOLIDATE)}`,
+      text: `node annotation ${DO_NOT_CONSOLIDATE} is ignored from v1.0 (use ${DO_NOT_DISRUPT})`,
+    });
   }
   return out;
 }
@@ -150,9 +168,12 @@ function fixText(obj: KubeObject, gen: string, rewrite: Json, runningUnserved: s
   const notes: string[] = [];
   if (/@latest/.test(yaml)) notes.push('Pin the AMI alias to a version you tested (e.g. al2023@v20250505): @latest drifts every node on each AMI release.');
   if (dig(obj, 'spec', 'template', 'spec', 'kubelet') !== undefined || dig(obj, 'spec', 'kubeletConfiguration') !== undefined) {
-    notes.push(`Move the kubelet settings to the EC2NodeClass this pool uses (spec.kubelet): ${JSON.stringify(dig(obj, 'spec', 'template', 'spec', 'kubelet') ?? dig(obj, 'spec', 'kubeletConfiguration'))}.`);
+    notes.push(
+      `Move the kubelet settings to the EC2NodeClass this pool uses (spec.kubelet): ${JSON.stringify(dig(obj, 'spec', 'template', 'spec', 'kubelet') ?? dig(obj, 'spec', 'kubeletConfiguration'))}.`,
+    );
   }
-  if (obj.kind === 'AWSNodeTemplate' && !str(dig(obj, 'spec', 'instanceProfile'))) notes.push('Set role to the node IAM role (the v1alpha1 default instance profile setting is gone).');
+  if (obj.kind === 'AWSNodeTemplate' && !str(dig(obj, 'spec', 'instanceProfile')))
+    notes.push('Set role to the node IAM role (the v1alpha1 default instance profile setting is gone).');
   return [`Replace the manifest with its v1 form (review it before applying):\n${yaml.replace(/^/gm, '   ')}`, ...notes, upgrade];
 }
 
@@ -168,7 +189,18 @@ function annotationFindings(snapshot: Snapshot, version: KarpenterVersionFacts, 
       const path = `${base}${annotationPath(DO_NOT_EVICT)}`;
       if (dig(w, ...base.split('/').filter(Boolean), 'metadata', 'annotations', DO_NOT_EVICT) === undefined) continue;
       covered.add(`${w.kind}/${w.metadata.namespace ?? ''}/${w.metadata.name}`);
-      out.push(evictFinding(w, path, `${w.kind} ${w.metadata.namespace}/${w.metadata.name}`, 'its pods', [], version, assumes, hasDoNotDisrupt(dig(w, ...base.split('/').filter(Boolean), 'metadata', 'annotations'))));
+      out.push(
+        evictFinding(
+          w,
+          path,
+          `${w.kind} ${w.metadata.namespace}/${w.metadata.name}`,
+          'its pods',
+          [],
+          version,
+          assumes,
+          hasDoNotDisrupt(dig(w, ...base.split('/').filter(Boolean), 'metadata', 'annotations')),
+        ),
+      );
     }
   }
   // Running pods whose workload template is not in the snapshot: one finding per workload, on the workload.
@@ -179,14 +211,24 @@ function annotationFindings(snapshot: Snapshot, version: KarpenterVersionFacts, 
     const key = `${w.kind}/${pod.metadata.namespace ?? ''}/${w.name}`;
     if (covered.has(key)) continue;
     let g = groups.get(key);
-    if (!g) groups.set(key, (g = { ref: w.object ?? { apiVersion: w.apiVersion, kind: w.kind, namespace: pod.metadata.namespace ?? null, name: w.name }, pods: [] }));
+    if (!g)
+      groups.set(key, (g = { ref: w.object ?? { apiVersion: w.apiVersion, kind: w.kind, namespace: pod.metadata.namespace ?? null, name: w.name }, pods: [] }));
     g.pods.push(pod);
   }
   for (const g of groups.values()) {
     const pod = g.pods[0]!;
     const isPod = 'metadata' in g.ref && g.ref === pod;
     out.push(
-      evictFinding(g.ref, annotationPath(DO_NOT_EVICT), isPod ? `Pod ${podName(pod)}` : `${g.ref.kind} ${pod.metadata.namespace}/${'metadata' in g.ref ? g.ref.metadata.name : g.ref.name}`, isPod ? 'the pod' : `its pods (${listNames(g.pods.map(podName))})`, g.pods, version, assumes, hasDoNotDisrupt(pod.metadata.annotations)),
+      evictFinding(
+        g.ref,
+        annotationPath(DO_NOT_EVICT),
+        isPod ? `Pod ${podName(pod)}` : `${g.ref.kind} ${pod.metadata.namespace}/${'metadata' in g.ref ? g.ref.metadata.name : g.ref.name}`,
+        isPod ? 'the pod' : `its pods (${listNames(g.pods.map(podName))})`,
+        g.pods,
+        version,
+        assumes,
+        hasDoNotDisrupt(pod.metadata.annotations),
+      ),
     );
   }
   // Older NodePools carry it in their own (API version) finding: one finding per object.
@@ -203,9 +245,9 @@ function annotationFindings(snapshot: Snapshot, version: KarpenterVersionFacts, 
         `${inTemplate ? 'its nodes are' : 'the node is'} consolidated like any other${hasDoNotDisrupt(annotations) ? ' (karpenter.sh/do-not-disrupt is set too and does protect it)' : ''}.`,
       fix: [
         `Replace it with karpenter.sh/do-not-disrupt: "true" (blocks consolidation and drift, not expiry or interruption), or remove it if consolidation is fine:\n` +
-        (inTemplate
-          ? `spec:\n  template:\n    metadata:\n      annotations:\n        karpenter.sh/do-not-disrupt: "true"`
-          : `kubectl annotate node ${obj.metadata.name} ${DO_NOT_CONSOLIDATE}- karpenter.sh/do-not-disrupt=true`),
+          (inTemplate
+            ? `spec:\n  template:\n    metadata:\n      annotations:\n        karpenter.sh/do-not-disrupt: "true"`
+            : `kubectl annotate node ${obj.metadata.name} ${DO_NOT_CONSOLIDATE}- karpenter.sh/do-not-disrupt=true`),
       ],
       pointer: path,
       evidence: [{ object: obj, path, note: 'ignored since v1.0' }, ...version.evidence()],
@@ -231,8 +273,10 @@ function evictFinding(
 ): FindingInput {
   const evidenceObject = 'metadata' in object ? object : pods[0];
   const evidence: EvidenceInput[] = [];
-  if (evidenceObject) evidence.push({ object: evidenceObject, path: evidenceObject === object ? path : annotationPath(DO_NOT_EVICT), note: 'ignored since v1.0' });
-  for (const p of pods.slice(evidenceObject === pods[0] ? 1 : 0, 3)) evidence.push({ object: p, path: annotationPath(DO_NOT_EVICT), note: `pod ${podName(p)}` });
+  if (evidenceObject)
+    evidence.push({ object: evidenceObject, path: evidenceObject === object ? path : annotationPath(DO_NOT_EVICT), note: 'ignored since v1.0' });
+  for (const p of pods.slice(evidenceObject === pods[0] ? 1 : 0, 3))
+    evidence.push({ object: p, path: annotationPath(DO_NOT_EVICT), note: `pod ${podName(p)}` });
   const inTemplate = object.kind !== 'Pod';
   return {
     object,
@@ -243,7 +287,9 @@ function evictFinding(
         : `${subject} ${subject === 'the pod' ? 'is' : 'are'} evicted by consolidation, drift and expiry like any other pod.`),
     fix: [
       `Rename the annotation to karpenter.sh/do-not-disrupt: "true"${inTemplate ? ' in the pod template' : ''}:\n` +
-      (inTemplate ? `spec:\n  template:\n    metadata:\n      annotations:\n        karpenter.sh/do-not-disrupt: "true"` : `metadata:\n  annotations:\n    karpenter.sh/do-not-disrupt: "true"`),
+        (inTemplate
+          ? `spec:\n  template:\n    metadata:\n      annotations:\n        karpenter.sh/do-not-disrupt: "true"`
+          : `metadata:\n  annotations:\n    karpenter.sh/do-not-disrupt: "true"`),
     ],
     ...('metadata' in object ? { pointer: path } : {}),
     evidence: [...evidence, ...version.evidence()],

@@ -21,7 +21,8 @@ export default defineRule({
     optional: ['Node', 'NodeClaim', 'Event', 'KarpenterController', 'ControllerLogs'],
     specOnly: 'yes',
     blocker: 'budget',
-    summary: 'A NodePool budget yields 0 allowed disruptions at the reference time and stays closed: nodes "0" without a schedule, zero windows covering the clock, or an invalid cron/nodes value (fail closed).',
+    summary:
+      'A NodePool budget yields 0 allowed disruptions at the reference time and stays closed: nodes "0" without a schedule, zero windows covering the clock, or an invalid cron/nodes value (fail closed).',
     rationale:
       'Karpenter takes, per disruption reason (Underutilized, Empty, Drifted), the minimum over the active budgets of ' +
       'the pool; nodes is a count or a percentage rounded up. A budget without a schedule is always active, so ' +
@@ -32,7 +33,7 @@ export default defineRule({
       'disruptions … due to blocking budget" on the NodePool (docs/karpenter-behaviour.md §2.5, §7.7).',
     fix: [
       'Give every reason a budget that opens: replace nodes "0" by a count or percentage, or put the freeze on a ' +
-      'schedule (cron, UTC) with a duration; fix invalid cron expressions.',
+        'schedule (cron, UTC) with a duration; fix invalid cron expressions.',
     ],
     examples: {
       bad: 'spec:\n  disruption:\n    budgets:\n    - nodes: "0"          # no schedule: closed forever',
@@ -45,7 +46,11 @@ export default defineRule({
       'https://github.com/aws/karpenter-provider-aws/issues/7026',
     ],
     options: {
-      horizon: { type: 'duration', default: '168h', description: 'a reason counts as blocked when its zero budgets cover the whole of this period after the reference time' },
+      horizon: {
+        type: 'duration',
+        default: '168h',
+        description: 'a reason counts as blocked when its zero budgets cover the whole of this period after the reference time',
+      },
     },
   },
 
@@ -71,17 +76,29 @@ export default defineRule({
       const evidence: EvidenceInput[] = culprits.map((s) => ({ object: pool.object, path: s.path, note: causeOf(s) }));
       const events = blockedEvents(snapshot.eventsForObject(pool.object)).filter((e) => e.reason.blocker === 'budget');
       for (const e of events.slice(-3)) evidence.push({ event: e.event, note: 'Karpenter reports the budget blocking this pool' });
-      for (const l of logs.filter((l) => JSON.stringify(l.fields).includes(pool.name)).slice(-2)) evidence.push({ log: l, note: `budget error logged by the controller: ${String(l.fields.error ?? '')}` });
+      for (const l of logs.filter((l) => JSON.stringify(l.fields).includes(pool.name)).slice(-2))
+        evidence.push({ log: l, note: `budget error logged by the controller: ${String(l.fields.error ?? '')}` });
       evidence.push(...version.evidence());
 
       const what = all ? 'any voluntary disruption (Underutilized, Empty, Drifted)' : `disruption for ${blocked.join(', ')}`;
-      const nodeText = nodes === undefined ? '' : ` Its ${plural(nodes, 'node')} ${nodes === 1 ? 'is' : 'are'} never ${all ? 'consolidated or drifted' : blocked.includes('Drifted') ? 'replaced on drift' : 'consolidated'}: only expiry, interruption, node repair or manual deletion removes them.`;
+      const nodeText =
+        nodes === undefined
+          ? ''
+          : ` Its ${plural(nodes, 'node')} ${nodes === 1 ? 'is' : 'are'} never ${all ? 'consolidated or drifted' : blocked.includes('Drifted') ? 'replaced on drift' : 'consolidated'}: only expiry, interruption, node repair or manual deletion removes them.`;
       report({
         object: pool.object,
         message:
           `NodePool ${pool.name} allows 0 disruptions for ${blocked.join(', ')} at the reference time and its budgets never open within ${formatDuration(options.horizon)}: ` +
-          `${listNames(culprits.map((s) => `budget ${s.index} (${budgetYaml(s.budget)}) ${causeOf(s)}`), 4)}. This blocks ${what}.${nodeText}` +
-          (events.length ? ` Karpenter reported it ${plural(events.reduce((n, e) => n + e.event.count, 0), 'time')} ("${events[events.length - 1]!.event.message}").` : ''),
+          `${listNames(
+            culprits.map((s) => `budget ${s.index} (${budgetYaml(s.budget)}) ${causeOf(s)}`),
+            4,
+          )}. This blocks ${what}.${nodeText}` +
+          (events.length
+            ? ` Karpenter reported it ${plural(
+                events.reduce((n, e) => n + e.event.count, 0),
+                'time',
+              )} ("${events[events.length - 1]!.event.message}").`
+            : ''),
         fix: fixFor(pool, culprits),
         evidence,
         // The nodes it freezes, so the per-node "why is it still here" view can list this cause under each of them.

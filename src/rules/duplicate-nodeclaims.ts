@@ -13,7 +13,8 @@ import { ZONE_LABEL } from '../kube/well-known.js';
 import { saysScheduling } from '../snapshot/messages/scheduling.js';
 
 /** Taints Kubernetes, cloud providers and Karpenter manage themselves: never "undeclared startup taints". */
-const SYSTEM_TAINT = /^(node\.kubernetes\.io\/|node-role\.kubernetes\.io\/|karpenter\.sh\/|node\.cloudprovider\.kubernetes\.io\/|ToBeDeletedByClusterAutoscaler|DeletionCandidateOfClusterAutoscaler)/;
+const SYSTEM_TAINT =
+  /^(node\.kubernetes\.io\/|node-role\.kubernetes\.io\/|karpenter\.sh\/|node\.cloudprovider\.kubernetes\.io\/|ToBeDeletedByClusterAutoscaler|DeletionCandidateOfClusterAutoscaler)/;
 
 interface Member {
   claim: string;
@@ -43,7 +44,9 @@ export default defineRule({
       'startupTaints (e.g. node.cilium.io/agent-not-ready), which Karpenter does not ignore in its simulation. The ' +
       'extra node sits empty until Emptiness removes it — or forever if consolidation is off (docs/karpenter-behaviour.md §5.2, ' +
       'https://github.com/aws/karpenter-provider-aws/issues/7800).',
-    fix: ['Remove the trigger: WaitForFirstConsumer StorageClasses (see storageclass-immediate-binding), or declare the agent taint in the NodePool\'s startupTaints (see undeclared-startup-taint); delete the empty NodeClaim if it is still there.'],
+    fix: [
+      "Remove the trigger: WaitForFirstConsumer StorageClasses (see storageclass-immediate-binding), or declare the agent taint in the NodePool's startupTaints (see undeclared-startup-taint); delete the empty NodeClaim if it is still there.",
+    ],
     examples: {
       bad: '# controller log\nfound provisionable pod(s) Pods=db/postgres-0\ncreated nodeclaim NodeClaim=default-abc12   (launched zone us-east-1a)\nfound provisionable pod(s) Pods=db/postgres-0\ncreated nodeclaim NodeClaim=default-xyz89   (launched zone us-east-1c)',
       good: '# one "created nodeclaim" per batch of pending pods',
@@ -56,7 +59,12 @@ export default defineRule({
     ],
     options: {
       window: { type: 'duration', default: '60s', description: 'NodeClaims of one pool created within this interval count as one burst' },
-      emptyFor: { type: 'duration', default: '5m', description: 'how long a NodeClaim\'s node must have existed without workload pods to count as an empty duplicate (a younger node may still be receiving its pods)' },
+      emptyFor: {
+        type: 'duration',
+        default: '5m',
+        description:
+          "how long a NodeClaim's node must have existed without workload pods to count as an empty duplicate (a younger node may still be receiving its pods)",
+      },
     },
   },
 
@@ -162,7 +170,9 @@ function member(
   if (launched) evidence.push({ log: launched.log, note: `launched ${claim}${launched.zone ? ` in ${launched.zone}` : ''}` });
 
   let emptyHow: string | undefined;
-  const emptied = logs.emptied.find((e) => e.names.includes(claim) || e.names.some((n) => nodeToClaim(n) === claim) || (view?.nodeName !== undefined && e.names.includes(view.nodeName)));
+  const emptied = logs.emptied.find(
+    (e) => e.names.includes(claim) || e.names.some((n) => nodeToClaim(n) === claim) || (view?.nodeName !== undefined && e.names.includes(view.nodeName)),
+  );
   if (emptied) {
     emptyHow = `was removed as empty (${emptied.log.time})`;
     evidence.push({ log: emptied.log, note: `${claim} disrupted as empty` });
@@ -174,7 +184,11 @@ function member(
       emptyHow = `runs no workload pods on ${node.metadata.name} (only ${pods.length} DaemonSet pod(s))`;
       evidence.push({ object: node, path: '/metadata/name', note: `${node.metadata.name}: 0 workload pods, ${pods.length} DaemonSet/mirror pod(s)` });
     } else {
-      evidence.push({ object: node, path: '/metadata/name', note: `${node.metadata.name}: ${workload.length} workload pod(s) (${listNames(workload.map((p) => `${p.metadata.namespace}/${p.metadata.name}`))})` });
+      evidence.push({
+        object: node,
+        path: '/metadata/name',
+        note: `${node.metadata.name}: ${workload.length} workload pod(s) (${listNames(workload.map((p) => `${p.metadata.namespace}/${p.metadata.name}`))})`,
+      });
     }
   } else if (
     !view &&
@@ -249,7 +263,9 @@ function triggerOf(
         kind: 'immediate',
         text:
           `Likely trigger: StorageClass ${sc.metadata.name} binds Immediately (${mode ? 'volumeBindingMode: Immediate' : 'volumeBindingMode not set'}) and ${pod.metadata.namespace}/${pod.metadata.name} uses it through ${claimName}, so its volume picked a zone while the first node was launching (see rule storageclass-immediate-binding)` +
-          (fixed === true ? `; Karpenter ${version.label} waits for such claims to bind, so this burst predates the upgrade or has another cause.` : `; Karpenter before v1.7.0 provisions before the claim binds.`),
+          (fixed === true
+            ? `; Karpenter ${version.label} waits for such claims to bind, so this burst predates the upgrade or has another cause.`
+            : `; Karpenter before v1.7.0 provisions before the claim binds.`),
         evidence: [
           { object: sc, path: '/volumeBindingMode', ...(mode ? {} : { value: null, note: 'not set: the API default is Immediate' }) },
           { object: pvc, path: '/spec/storageClassName', note: `${pod.metadata.namespace}/${pod.metadata.name} mounts ${claimName}` },
@@ -271,7 +287,12 @@ function triggerOf(
         text: `Likely trigger: node ${m.node.metadata.name} carries taint ${formatTaint(t)}, which NodePool ${pool.name} does not declare in startupTaints, so Karpenter did not expect the pods to wait for it (see rule undeclared-startup-taint).`,
         evidence: [
           { object: m.node, path: `/spec/taints/${t.index}` },
-          { object: pool.object, path: pool.startupTaints.path, value: pool.startupTaints.value.map(formatTaint), note: `startupTaints of NodePool ${pool.name}` },
+          {
+            object: pool.object,
+            path: pool.startupTaints.path,
+            value: pool.startupTaints.value.map(formatTaint),
+            note: `startupTaints of NodePool ${pool.name}`,
+          },
         ],
       };
     }
@@ -285,12 +306,26 @@ function triggerOf(
   };
 }
 
-function fixText(pool: NodePoolView, members: Member[], kind: 'immediate' | 'taint' | undefined, taint?: { key: string; value?: string; effect?: string }): FixSteps {
-  const t = taint ? `- key: ${taint.key}${taint.value ? `\n  value: "${taint.value}"` : ''}\n  effect: ${taint.effect ?? 'NoExecute'}` : '- key: <the taint key>\n  effect: NoExecute';
-  const indent = (n: number) => t.split('\n').map((l) => ' '.repeat(n) + l).join('\n');
+function fixText(
+  pool: NodePoolView,
+  members: Member[],
+  kind: 'immediate' | 'taint' | undefined,
+  taint?: { key: string; value?: string; effect?: string },
+): FixSteps {
+  const t = taint
+    ? `- key: ${taint.key}${taint.value ? `\n  value: "${taint.value}"` : ''}\n  effect: ${taint.effect ?? 'NoExecute'}`
+    : '- key: <the taint key>\n  effect: NoExecute';
+  const indent = (n: number) =>
+    t
+      .split('\n')
+      .map((l) => ' '.repeat(n) + l)
+      .join('\n');
   const steps: string[] = [];
   const stillEmpty = members.filter((m) => m.emptyHow && m.view && !m.view.deleting && !/removed|deleted/.test(m.emptyHow));
-  if (stillEmpty.length) steps.push(`Remove the empty node now: kubectl delete ${pool.generation === 'v1alpha5' ? 'machine' : 'nodeclaim'} ${stillEmpty.map((m) => m.claim).join(' ')}`);
+  if (stillEmpty.length)
+    steps.push(
+      `Remove the empty node now: kubectl delete ${pool.generation === 'v1alpha5' ? 'machine' : 'nodeclaim'} ${stillEmpty.map((m) => m.claim).join(' ')}`,
+    );
   if (kind === 'immediate') {
     steps.push(
       'Switch the StorageClass to volumeBindingMode: WaitForFirstConsumer (immutable: recreate it; existing PVs keep working) — see the storageclass-immediate-binding finding; Karpenter v1.7.0+ also waits for Immediate claims to bind.',
@@ -309,4 +344,3 @@ function fixText(pool: NodePoolView, members: Member[], kind: 'immediate' | 'tai
   }
   return steps;
 }
-

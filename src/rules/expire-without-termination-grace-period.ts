@@ -3,16 +3,7 @@ import type { KubeObject, LogRecord } from '../kube/types.js';
 import { dig } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration, parseDuration, parseTime } from '../kube/units.js';
-import {
-  blockEvidence,
-  deletionOf,
-  describeBlock,
-  evictionBlock,
-  isDrainable,
-  neverEvictable,
-  nsName,
-  type EvictionBlock,
-} from './lib/reclaim-drain.js';
+import { blockEvidence, deletionOf, describeBlock, evictionBlock, isDrainable, neverEvictable, nsName, type EvictionBlock } from './lib/reclaim-drain.js';
 import { ageOf, byLastSeen, karpenterFacts, listNames, unknownOn } from './support.js';
 import { DO_NOT_DISRUPT, DO_NOT_EVICT } from '../kube/well-known.js';
 import { disruptedTaint } from '../snapshot/nodes.js';
@@ -32,7 +23,8 @@ export default defineRule({
     requires: ['NodePool'],
     optional: ['Node', 'NodeClaim', 'Pod', 'PodDisruptionBudget', 'Deployment', 'StatefulSet', 'DaemonSet', 'Event', 'KarpenterController'],
     specOnly: 'yes',
-    summary: 'A NodePool expires nodes (expireAfter, 720h by default) but sets no terminationGracePeriod while its nodes run do-not-disrupt pods or pods under never-evictable PDBs.',
+    summary:
+      'A NodePool expires nodes (expireAfter, 720h by default) but sets no terminationGracePeriod while its nodes run do-not-disrupt pods or pods under never-evictable PDBs.',
     rationale:
       'From v1.0 expiry is forceful: once creationTimestamp + expireAfter has passed the NodeClaim is deleted regardless of budgets ' +
       'and node annotations. The drain that follows still honours pod do-not-disrupt and PDBs, and without terminationGracePeriod it ' +
@@ -98,16 +90,25 @@ export default defineRule({
           const claim = snapshot.nodeClaimForNode(node);
           const created = parseTime(claim?.created ?? node.metadata.creationTimestamp);
           const claimExpire = parseDuration(claim?.expireAfter) ?? expireMs;
-          const expired = (claim ? expiryLogs(snapshot.logs, claim.name).length > 0 : false) || created !== undefined && Number.isFinite(claimExpire) && created + claimExpire <= (parseTime(deletion.at) ?? now) + 60_000;
+          const expired =
+            (claim ? expiryLogs(snapshot.logs, claim.name).length > 0 : false) ||
+            (created !== undefined && Number.isFinite(claimExpire) && created + claimExpire <= (parseTime(deletion.at) ?? now) + 60_000);
           const taint = disruptedTaint(node);
-          const failed = snapshot.eventsForObject(node).filter((e) => e.reason === 'FailedDraining').sort(byLastSeen);
+          const failed = snapshot
+            .eventsForObject(node)
+            .filter((e) => e.reason === 'FailedDraining')
+            .sort(byLastSeen);
           const age = ageOf(deletion.at, now) ?? 0;
           if ((!taint && !failed.length) || age <= options.stuckAfter) continue;
           stuck.push(
             `node ${node.metadata.name} (NodeClaim ${claim?.name ?? '?'}) has been draining for ${formatDuration(age)}${expired ? ' after it expired' : ''}` +
               `${blocks.length ? `, held by ${listNames(blocks.map(describeBlock), 2)}` : ''}`,
           );
-          evidence.push({ object: deletion.object, path: '/metadata/deletionTimestamp', note: expired ? 'expired: creation + expireAfter has passed' : 'deleting' });
+          evidence.push({
+            object: deletion.object,
+            path: '/metadata/deletionTimestamp',
+            note: expired ? 'expired: creation + expireAfter has passed' : 'deleting',
+          });
           if (taint) evidence.push({ object: node, path: `/spec/taints/${taint.index}` });
           for (const e of failed.slice(-1)) evidence.push({ event: e, note: 'the drain keeps failing' });
           const claimName = claim?.name;
@@ -155,9 +156,9 @@ export default defineRule({
         message,
         fix: [
           `Bound the drain (v1.0+):\n  kubectl patch nodepool ${pool.name} --type merge -p '{"spec":{"template":{"spec":{"terminationGracePeriod":"48h"}}}}'\n` +
-          `  # spec.template.spec.terminationGracePeriod: 48h  — pods still blocked then are deleted, bypassing PDB and do-not-disrupt\n` +
-          `Or, if these nodes must never be replaced: spec.template.spec.expireAfter: Never` +
-          `${stuck.length ? `\nFor the stuck node now: remove the blocker (annotation/PDB) or delete the blocking pod by hand once it is safe.` : ''}`,
+            `  # spec.template.spec.terminationGracePeriod: 48h  — pods still blocked then are deleted, bypassing PDB and do-not-disrupt\n` +
+            `Or, if these nodes must never be replaced: spec.template.spec.expireAfter: Never` +
+            `${stuck.length ? `\nFor the stuck node now: remove the blocker (annotation/PDB) or delete the blocking pod by hand once it is safe.` : ''}`,
         ],
         evidence,
         related,

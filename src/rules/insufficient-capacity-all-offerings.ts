@@ -29,7 +29,9 @@ export default defineRule({
       'spot only, strict minValues). A single failure followed by a successful launch is EC2 finding capacity on the retry ' +
       'and is not reported. Quota and subnet codes that take the same path are left to launch-quota-or-throttling and ' +
       'subnet-addresses-exhausted (docs/karpenter-behaviour.md §8.2, §8.5, F14).',
-    fix: ['Widen what the pool may launch: more instance families and sizes (requirements on instance-category/generation instead of a list of types), more zones, on-demand next to spot, or a fallback NodePool with a lower weight.'],
+    fix: [
+      'Widen what the pool may launch: more instance families and sizes (requirements on instance-category/generation instead of a list of types), more zones, on-demand next to spot, or a fallback NodePool with a lower weight.',
+    ],
     examples: {
       bad: 'requirements:\n- key: node.kubernetes.io/instance-type\n  operator: In\n  values: ["p4d.24xlarge"]\n- key: karpenter.sh/capacity-type\n  operator: In\n  values: ["spot"]',
       good: 'requirements:\n- key: karpenter.k8s.aws/instance-category\n  operator: In\n  values: ["c", "m", "r"]\n- key: karpenter.k8s.aws/instance-generation\n  operator: Gt\n  values: ["5"]\n- key: karpenter.sh/capacity-type\n  operator: In\n  values: ["spot", "on-demand"]',
@@ -41,7 +43,11 @@ export default defineRule({
       'https://github.com/kubernetes-sigs/karpenter/issues/2275',
     ],
     options: {
-      failures: { type: 'number', default: 2, description: 'insufficient-capacity failures of one pool, with no successful launch since, before it is reported' },
+      failures: {
+        type: 'number',
+        default: 2,
+        description: 'insufficient-capacity failures of one pool, with no successful launch since, before it is reported',
+      },
     },
   },
 
@@ -61,7 +67,10 @@ export default defineRule({
           (p.guessed ? ' The pool name is read from the NodeClaim names.' : ''),
         fix: [widenFix(p.pool, p.name)],
         ...(p.pool ? { pointer: p.pool.requirements.path } : {}),
-        evidence: [...(p.pool ? [{ object: p.pool.object, path: p.pool.requirements.path, note: 'the offerings the pool allows' }] : []), ...pickEvidence(p.signals)],
+        evidence: [
+          ...(p.pool ? [{ object: p.pool.object, path: p.pool.requirements.path, note: 'the offerings the pool allows' }] : []),
+          ...pickEvidence(p.signals),
+        ],
         related: p.claims.slice(0, 5).map((name) => ({ apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', namespace: null, name })),
       });
     }
@@ -87,12 +96,18 @@ function widenFix(pool: NodePoolView | undefined, name: string): string {
     const raw = arr<Json>(dig(pool.object, ...pool.requirements.path.split('/').filter(Boolean)));
     const inValues = (key: string) => reqs.find((r) => r.key === key && r.operator === 'In')?.values;
     const ct = inValues(CAPACITY_TYPE);
-    if (ct && !ct.includes('on-demand')) steps.push(`allow on-demand next to ${ct.join(', ')} (Karpenter still prefers spot when it is available):\n  - key: ${CAPACITY_TYPE}\n    operator: In\n    values: [${[...ct, 'on-demand'].join(', ')}]`);
+    if (ct && !ct.includes('on-demand'))
+      steps.push(
+        `allow on-demand next to ${ct.join(', ')} (Karpenter still prefers spot when it is available):\n  - key: ${CAPACITY_TYPE}\n    operator: In\n    values: [${[...ct, 'on-demand'].join(', ')}]`,
+      );
     const zones = inValues(ZONE);
     if (zones && zones.length <= 2) steps.push(`allow more zones than ${zones.join(', ')} (and make sure the EC2NodeClass selects subnets in them)`);
     for (const key of NARROW_TYPES) {
       const v = inValues(key);
-      if (v && v.length <= 5) steps.push(`replace ${key} In [${v.join(', ')}] with broader requirements (several instance families, or karpenter.k8s.aws/instance-category with an instance-generation bound), keeping only the bounds the workload needs (cpu, memory, GPU)`);
+      if (v && v.length <= 5)
+        steps.push(
+          `replace ${key} In [${v.join(', ')}] with broader requirements (several instance families, or karpenter.k8s.aws/instance-category with an instance-generation bound), keeping only the bounds the workload needs (cpu, memory, GPU)`,
+        );
     }
     const strict = raw.filter((r) => typeof r.minValues === 'number').map((r) => `${String(r.key)} minValues ${String(r.minValues)}`);
     if (strict.length) steps.push(`lower ${strict.join(', ')} (fewer distinct types are needed per launch)`);

@@ -41,7 +41,7 @@ export default defineRule({
     specOnly: 'no',
     summary: 'An interruption (spot, AWS Health scheduled change, stop/terminate, status check) drained a node running StatefulSet or local-storage pods.',
     rationale:
-      'Karpenter\'s AWS interruption controller turns spot interruption warnings, AWS Health scheduled changes (retirement, ' +
+      "Karpenter's AWS interruption controller turns spot interruption warnings, AWS Health scheduled changes (retirement, " +
       'maintenance), instance stop/terminate notifications and — from v1.12 — failed EC2 status checks into a NodeClaim delete: ' +
       'the node is tainted, its pods evicted and the instance terminated. This bypasses NodePool budgets and the node-level ' +
       'do-not-disrupt annotation; impaired status checks (v1.12+) are even forceful. For StatefulSet replicas and pods on ' +
@@ -49,8 +49,8 @@ export default defineRule({
       'per-NodePool opt-out up to v1.14.1 (aws#7576).',
     fix: [
       'Check the workload recovered (replica back, data re-replicated); protect it with a PodDisruptionBudget and a ' +
-      'terminationGracePeriod, move it to a dedicated on-demand NodePool, and for AWS Health drains decide about the ' +
-      'aws.health EventBridge rule (no longer a full opt-out since v1.12).',
+        'terminationGracePeriod, move it to a dedicated on-demand NodePool, and for AWS Health drains decide about the ' +
+        'aws.health EventBridge rule (no longer a full opt-out since v1.12).',
     ],
     examples: {
       bad: 'Events:\n  Warning  InstanceUnhealthy          node/ip-10-0-1-5  An unhealthy warning was triggered for the instance\n  Normal   TerminatingOnInterruption  node/ip-10-0-1-5  Interruption triggered termination for the Node\n# while kafka/kafka-2 (StatefulSet, no PDB) ran on it',
@@ -147,7 +147,11 @@ export default defineRule({
         const r = s.reasons[0]!;
         evidence.push(
           r.path
-            ? { object: s.pod, path: r.path, note: `${podName(s.pod)}: ${r.text}${s.still ? '' : ` (ran on ${nodeName} per its Scheduled event; now ${str(dig(s.pod, 'spec', 'nodeName')) ?? 'unscheduled'})`}` }
+            ? {
+                object: s.pod,
+                path: r.path,
+                note: `${podName(s.pod)}: ${r.text}${s.still ? '' : ` (ran on ${nodeName} per its Scheduled event; now ${str(dig(s.pod, 'spec', 'nodeName')) ?? 'unscheduled'})`}`,
+              }
             : { object: s.pod, path: '/metadata/name', note: `${podName(s.pod)}: ${r.text}` },
         );
       }
@@ -161,7 +165,14 @@ export default defineRule({
           `(${cause}${age !== undefined ? `, ${formatDuration(age)} before the reference time` : ''})${forceful ? ' with forceful termination, bypassing PDBs' : ''} ` +
           `while it ran stateful pods: ${listNames(stateful.map((s) => `${podName(s.pod)} (${s.reasons.map((r) => r.text).join('; ')})`))}. ` +
           'Interruption drains ignore NodePool budgets and the node do-not-disrupt annotation, and no NodePool can opt out (up to v1.14.1).',
-        fix: fixText(stateful.map((s) => s.pod), snapshot, kinds, events, version, claim),
+        fix: fixText(
+          stateful.map((s) => s.pod),
+          snapshot,
+          kinds,
+          events,
+          version,
+          claim,
+        ),
         evidence,
         related: [...(claim && claim.object !== target ? [claim.object] : []), ...stateful.slice(0, 5).map((s) => s.pod)],
       });
@@ -176,7 +187,8 @@ function describeCause(events: EventView[], kinds: Set<string>): string {
   if (kinds.size) parts.push(`interruption message ${[...kinds].join(', ')}`);
   const text = parts.join('; ') || 'interruption message';
   if (reasons.includes('SpotInterrupted') || kinds.has('spot_interrupted') || kinds.has('SpotInterruptionKind')) return `spot interruption: ${text}`;
-  if (reasons.includes('InstanceUnhealthy') || kinds.has('scheduled_change') || kinds.has('ScheduledChangeKind')) return `AWS Health / EC2 scheduled change or failed status check: ${text}`;
+  if (reasons.includes('InstanceUnhealthy') || kinds.has('scheduled_change') || kinds.has('ScheduledChangeKind'))
+    return `AWS Health / EC2 scheduled change or failed status check: ${text}`;
   if (reasons.includes('InstanceStopping') || reasons.includes('InstanceTerminating')) return `instance state change: ${text}`;
   return text;
 }
@@ -219,6 +231,7 @@ function fixText(
         : `Removing the aws.health EventBridge rule stops only part of it: ${version.known ? version.label : 'v1.12+'} also polls EC2 DescribeInstanceStatus and drains on scheduled events and impaired status checks; the scheduled stop/retirement happens anyway, so plan the hand-over (PDB + TGP).`,
     );
   }
-  if (claim && claim.deleting) steps.push(`NodeClaim ${claim.name} is still being deleted: kubectl get nodeclaim ${claim.name} -o yaml to see what the drain waits for.`);
+  if (claim && claim.deleting)
+    steps.push(`NodeClaim ${claim.name} is still being deleted: kubectl get nodeclaim ${claim.name} -o yaml to see what the drain waits for.`);
   return steps;
 }

@@ -28,13 +28,34 @@ const KIND_OF_PLURAL: Record<string, string> = Object.fromEntries(Object.entries
  * the webhook, or the reverse), kinds or versions the API server does not serve, informers that never sync.
  */
 const MESSAGES: Array<{ re: RegExp; what: string }> = [
-  { re: /conversion webhook for (?:karpenter\.(?:sh|k8s\.aws)\/\w+, Kind=)?(\w+)?[^\n]*?(?:failed|error)|(?:failed|error) calling webhook[^\n]*conver/i, what: 'the CRD conversion webhook fails' },
-  { re: new RegExp(`no matches for kind "(${KINDS})" in version "(karpenter\\.[\\w.]+/\\w+)"`), what: 'the API server does not serve the version the controller asks for' },
-  { re: new RegExp(`no kind "(${KINDS})" is registered for version "(karpenter\\.[\\w.]+/\\w+)"`), what: 'the controller does not know the version stored in the cluster' },
-  { re: /the server could not find the requested resource \(get (\w+)\.karpenter\.(?:sh|k8s\.aws)\)/, what: 'the API server does not serve the resource the controller lists' },
-  { re: new RegExp(`failed to list \\*v\\w+\\.(${KINDS}): the server could not find the requested resource`), what: 'the API server does not serve the resource the controller lists' },
-  { re: new RegExp(`(?:timed out )?waiting for cache to be synced for Kind \\*(?:v\\w+)\\.(${KINDS})`), what: 'the controller\'s informer never syncs (the version it watches is not served)' },
-  { re: /status\.storedVersions\[\d+\]: Invalid value: "(v\w+)": must appear in spec\.versions/, what: 'the CRD upgrade is refused: objects are still stored in a version the new CRD drops' },
+  {
+    re: /conversion webhook for (?:karpenter\.(?:sh|k8s\.aws)\/\w+, Kind=)?(\w+)?[^\n]*?(?:failed|error)|(?:failed|error) calling webhook[^\n]*conver/i,
+    what: 'the CRD conversion webhook fails',
+  },
+  {
+    re: new RegExp(`no matches for kind "(${KINDS})" in version "(karpenter\\.[\\w.]+/\\w+)"`),
+    what: 'the API server does not serve the version the controller asks for',
+  },
+  {
+    re: new RegExp(`no kind "(${KINDS})" is registered for version "(karpenter\\.[\\w.]+/\\w+)"`),
+    what: 'the controller does not know the version stored in the cluster',
+  },
+  {
+    re: /the server could not find the requested resource \(get (\w+)\.karpenter\.(?:sh|k8s\.aws)\)/,
+    what: 'the API server does not serve the resource the controller lists',
+  },
+  {
+    re: new RegExp(`failed to list \\*v\\w+\\.(${KINDS}): the server could not find the requested resource`),
+    what: 'the API server does not serve the resource the controller lists',
+  },
+  {
+    re: new RegExp(`(?:timed out )?waiting for cache to be synced for Kind \\*(?:v\\w+)\\.(${KINDS})`),
+    what: "the controller's informer never syncs (the version it watches is not served)",
+  },
+  {
+    re: /status\.storedVersions\[\d+\]: Invalid value: "(v\w+)": must appear in spec\.versions/,
+    what: 'the CRD upgrade is refused: objects are still stored in a version the new CRD drops',
+  },
 ];
 
 /** One cheap test before the table: almost no record or event mentions any of these. */
@@ -58,16 +79,19 @@ export default defineRule({
     // The cluster's own CRDs (listed live, or in the dump); CRDs given with --crds or downloaded are not the cluster's.
     optional: ['KarpenterCRDs', 'NodePool', 'NodeClaim', 'NodeClass'],
     specOnly: 'partly',
-    summary: 'The controller and its CRDs are of different releases (an upgrade done halfway): conversion webhook errors, "no matches for kind", CRDs that do not serve the version the controller uses, CRD manifests of another release.',
+    summary:
+      'The controller and its CRDs are of different releases (an upgrade done halfway): conversion webhook errors, "no matches for kind", CRDs that do not serve the version the controller uses, CRD manifests of another release.',
     rationale:
-      'Karpenter\'s controller reads and writes one API version: v1alpha5 before v0.32, v1beta1 from v0.32 to v0.37, v1 from ' +
-      'v1.0. The CRDs (from the karpenter-crd chart, or the main chart\'s crds/ directory that Helm installs once and never ' +
+      "Karpenter's controller reads and writes one API version: v1alpha5 before v0.32, v1beta1 from v0.32 to v0.37, v1 from " +
+      "v1.0. The CRDs (from the karpenter-crd chart, or the main chart's crds/ directory that Helm installs once and never " +
       'upgrades) must serve it. v0.37.1–v1.0.x CRDs convert between v1beta1 and v1 through a webhook in the controller; from ' +
-      'v1.1 the controller serves no webhook and the CRDs must not ask for one. When they disagree, the controller\'s informers ' +
+      "v1.1 the controller serves no webhook and the CRDs must not ask for one. When they disagree, the controller's informers " +
       'never sync, every list fails ("no matches for kind", "the server could not find the requested resource") or every read ' +
       'goes through a failing conversion webhook — and no node is provisioned or disrupted. A single error while the ' +
       'controller pods roll is not reported (docs/karpenter-behaviour.md §0.2, §8.5, F17, F47).',
-    fix: ['Upgrade the CRDs to the controller\'s release first (the karpenter-crd chart of the same version, or kubectl apply of its CRD manifests), following the migration path (v0.37.x → v1.0.x → v1.1+) when v1beta1 objects are still stored.'],
+    fix: [
+      "Upgrade the CRDs to the controller's release first (the karpenter-crd chart of the same version, or kubectl apply of its CRD manifests), following the migration path (v0.37.x → v1.0.x → v1.1+) when v1beta1 objects are still stored.",
+    ],
     examples: {
       bad: '# controller public.ecr.aws/karpenter/controller:1.2.0\n# CRD nodepools.karpenter.sh from karpenter-crd-0.37.0: versions [v1beta1]',
       good: 'helm upgrade --install karpenter-crd oci://public.ecr.aws/karpenter/karpenter-crd --version 1.2.0 -n kube-system',
@@ -80,7 +104,11 @@ export default defineRule({
       'https://github.com/kubernetes-sigs/karpenter/issues/2157',
     ],
     options: {
-      occurrences: { type: 'number', default: 2, description: 'log records or event occurrences before API errors count (one may be a pod restarting during an upgrade)' },
+      occurrences: {
+        type: 'number',
+        default: 2,
+        description: 'log records or event occurrences before API errors count (one may be a pod restarting during an upgrade)',
+      },
     },
   },
 
@@ -143,11 +171,13 @@ export default defineRule({
         object: target,
         message:
           `The Karpenter controller and its CRDs disagree — ${parts.join('; ')}. Until they match the controller cannot read or write its objects: nothing is provisioned or disrupted.` +
-          (logsOnly ? ` Seen in ${evidence.some((e) => e.log) ? 'the controller logs' : 'events'} only: kubectl get crd ${Object.values(CRD_OF).slice(0, 3).join(' ')} -o yaml would show which versions the CRDs serve.` : ''),
+          (logsOnly
+            ? ` Seen in ${evidence.some((e) => e.log) ? 'the controller logs' : 'events'} only: kubectl get crd ${Object.values(CRD_OF).slice(0, 3).join(' ')} -o yaml would show which versions the CRDs serve.`
+            : ''),
         fix: [
           `1. Compare: kubectl get crd ${crdName ?? Object.values(CRD_OF).slice(0, 3).join(' ')} -o custom-columns=NAME:.metadata.name,VERSIONS:.spec.versions[*].name,STORED:.status.storedVersions and the controller image tag\n` +
-          `2. Upgrade the CRDs to the controller's release first: helm upgrade --install karpenter-crd oci://public.ecr.aws/karpenter/karpenter-crd --version ${chart} -n kube-system (the main chart's crds/ directory is never upgraded by Helm)\n` +
-          '3. Crossing v1beta1 → v1: go through the latest v0.37.x and v1.0.x (their CRDs serve both and convert), migrate status.storedVersions to v1, then upgrade to v1.1+',
+            `2. Upgrade the CRDs to the controller's release first: helm upgrade --install karpenter-crd oci://public.ecr.aws/karpenter/karpenter-crd --version ${chart} -n kube-system (the main chart's crds/ directory is never upgraded by Helm)\n` +
+            '3. Crossing v1beta1 → v1: go through the latest v0.37.x and v1.0.x (their CRDs serve both and convert), migrate status.storedVersions to v1, then upgrade to v1.1+',
         ],
         evidence: [...evidence, ...(version ? facts.evidence() : [])],
         ...(crdName ? { pointer: '/spec/versions' } : {}),

@@ -10,9 +10,15 @@ import { nodeMismatch } from '../snapshot/selectors.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { podConstraints } from '../snapshot/pool-admission.js';
 import { poolFit, poolProfile, type ReasonKind } from './lib/scheduling-fit.js';
-import { HOSTNAME_LABEL, INITIALIZED_LABEL, NODEPOOL_LABEL as NODEPOOL, PROVISIONER_LABEL as PROVISIONER, REGISTERED_LABEL, isWellKnownLabel } from '../kube/well-known.js';
+import {
+  HOSTNAME_LABEL,
+  INITIALIZED_LABEL,
+  NODEPOOL_LABEL as NODEPOOL,
+  PROVISIONER_LABEL as PROVISIONER,
+  REGISTERED_LABEL,
+  isWellKnownLabel,
+} from '../kube/well-known.js';
 import { karpenterFacts, listNames, plural, podName, type KarpenterVersionFacts } from './support.js';
-
 
 export default defineRule({
   meta: {
@@ -24,8 +30,8 @@ export default defineRule({
     optional: ['Node', 'NodePool', 'NodeClaim'],
     specOnly: 'yes',
     summary:
-      'Karpenter controller pods run on a Karpenter node, or the controller Deployment\'s affinity/nodeSelector lets them ' +
-      '(or only lets them) schedule onto nodes Karpenter manages — the chart\'s karpenter.sh/nodepool DoesNotExist affinity was overridden.',
+      "Karpenter controller pods run on a Karpenter node, or the controller Deployment's affinity/nodeSelector lets them " +
+      "(or only lets them) schedule onto nodes Karpenter manages — the chart's karpenter.sh/nodepool DoesNotExist affinity was overridden.",
     rationale:
       'The Helm chart pins the controller off Karpenter nodes with a required node affinity karpenter.sh/nodepool DoesNotExist ' +
       '(karpenter.sh/provisioner-name before v0.32) and expects a managed node group or Fargate to host it (docs/karpenter-behaviour.md §7.9). ' +
@@ -36,7 +42,7 @@ export default defineRule({
       'A Fargate profile selecting the namespace is not visible in manifests: the spec-only verdict assumes none.',
     fix: ['Restore the chart affinity (karpenter.sh/nodepool DoesNotExist), and give the controller a small managed node group or a Fargate profile.'],
     examples: {
-      bad: '# helm values: your own nodeSelectorTerms replace the chart\'s (Helm merges maps, not lists)\naffinity:\n  nodeAffinity:\n    requiredDuringSchedulingIgnoredDuringExecution:\n      nodeSelectorTerms:\n      - matchExpressions:\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [on-demand]',
+      bad: "# helm values: your own nodeSelectorTerms replace the chart's (Helm merges maps, not lists)\naffinity:\n  nodeAffinity:\n    requiredDuringSchedulingIgnoredDuringExecution:\n      nodeSelectorTerms:\n      - matchExpressions:\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [on-demand]",
       good: '# helm values (chart default, plus a pin to the system node group)\naffinity:\n  nodeAffinity:\n    requiredDuringSchedulingIgnoredDuringExecution:\n      nodeSelectorTerms:\n      - matchExpressions:\n        - key: karpenter.sh/nodepool\n          operator: DoesNotExist\n        - key: eks.amazonaws.com/nodegroup\n          operator: In\n          values: [system]',
     },
     references: [
@@ -122,18 +128,33 @@ function judge(snapshot: Snapshot, target: Target, pods: KubeObject[], version: 
   const selectorPin = isRecord(dig(podSpec, 'nodeSelector')) && NODEPOOL in (dig(podSpec, 'nodeSelector') as Json) ? at('nodeSelector', NODEPOOL) : undefined;
   const evidence: EvidenceInput[] = [];
   // The field to change comes first: it is where CI annotates.
-  if (selectorPin) evidence.push({ object: owner, path: selectorPin, ...value('nodeSelector', NODEPOOL), note: 'nodeSelector pins the controller to a Karpenter NodePool' });
+  if (selectorPin)
+    evidence.push({ object: owner, path: selectorPin, ...value('nodeSelector', NODEPOOL), note: 'nodeSelector pins the controller to a Karpenter NodePool' });
   evidence.push(
     !placement.admitted.length
-      ? { object: owner, path: hasRequired ? affinityPath : at('affinity'), ...(hasRequired ? value(...REQUIRED) : value('affinity')), note: 'the affinity keeps new pods off Karpenter nodes, but pods scheduled before it changed stay where they are (IgnoredDuringExecution)' }
+      ? {
+          object: owner,
+          path: hasRequired ? affinityPath : at('affinity'),
+          ...(hasRequired ? value(...REQUIRED) : value('affinity')),
+          note: 'the affinity keeps new pods off Karpenter nodes, but pods scheduled before it changed stay where they are (IgnoredDuringExecution)',
+        }
       : hasRequired
-      ? { object: owner, path: affinityPath, ...value(...REQUIRED), note: `required node affinity admits ${placement.admittedText}` }
-      : { object: owner, path: at('affinity'), value: dig(podSpec, 'affinity') ?? null, note: `no required node affinity: nothing keeps the pods off ${placement.admittedText}` },
+        ? { object: owner, path: affinityPath, ...value(...REQUIRED), note: `required node affinity admits ${placement.admittedText}` }
+        : {
+            object: owner,
+            path: at('affinity'),
+            value: dig(podSpec, 'affinity') ?? null,
+            note: `no required node affinity: nothing keeps the pods off ${placement.admittedText}`,
+          },
   );
   if (isRecord(dig(podSpec, 'nodeSelector')) && !selectorPin) {
     // A chart default is in no file of the input: cited as a value, not at a line of the values that lack it.
     const chartDefault = target.helm && !target.helm.placementSet.includes('nodeSelector');
-    evidence.push(chartDefault ? { value: dig(podSpec, 'nodeSelector'), note: 'nodeSelector (the chart default)' } : { object: owner, path: at('nodeSelector'), ...value('nodeSelector'), note: 'nodeSelector' });
+    evidence.push(
+      chartDefault
+        ? { value: dig(podSpec, 'nodeSelector'), note: 'nodeSelector (the chart default)' }
+        : { object: owner, path: at('nodeSelector'), ...value('nodeSelector'), note: 'nodeSelector' },
+    );
   }
   for (const { pod, node } of onKarpenter.slice(0, 3)) {
     evidence.push({ object: pod, path: '/spec/nodeName', note: `runs on ${node.metadata.name}` });
@@ -144,7 +165,8 @@ function judge(snapshot: Snapshot, target: Target, pods: KubeObject[], version: 
         : { object: node, path: '/spec/providerID', note: `a Karpenter node (its NodeClaim has this providerID)${pool ? `, NodePool ${pool}` : ''}` },
     );
   }
-  for (const p of placement.admitted.slice(0, 3)) if (p.pool) evidence.push({ object: p.pool.object, path: '/metadata/name', note: `NodePool ${p.pool.name} can host the controller pods` });
+  for (const p of placement.admitted.slice(0, 3))
+    if (p.pool) evidence.push({ object: p.pool.object, path: '/metadata/name', note: `NodePool ${p.pool.name} can host the controller pods` });
   evidence.push(...version.evidence());
 
   const running = onKarpenter.length
@@ -158,7 +180,11 @@ function judge(snapshot: Snapshot, target: Target, pods: KubeObject[], version: 
     message:
       `${target.name}: ${running}${placement.why ? ` — ${placement.why}` : ''}. ` +
       'Karpenter can consolidate, drift, expire or repair such a node and evict its own controller, losing leadership mid-operation; with no replica left nothing provisions the node it needs to come back.',
-    fix: fixText(target, onKarpenter.map((x) => x.pod), selectorPin !== undefined),
+    fix: fixText(
+      target,
+      onKarpenter.map((x) => x.pod),
+      selectorPin !== undefined,
+    ),
     pointer: selectorPin ?? (hasRequired ? affinityPath : at('affinity')),
     evidence,
     related: [...onKarpenter.map((x) => x.node), ...placement.admitted.flatMap((p) => (p.pool ? [p.pool.object] : []))],
@@ -234,7 +260,9 @@ function requiredTerms(podSpec: unknown): Json[] {
 function pinsToKarpenter(podSpec: unknown): boolean {
   if (isRecord(dig(podSpec, 'nodeSelector')) && NODEPOOL in (dig(podSpec, 'nodeSelector') as Json)) return true;
   const terms = requiredTerms(podSpec);
-  return terms.length > 0 && terms.every((t) => arr<Json>(t.matchExpressions).some((e) => e.key === NODEPOOL && (e.operator === 'In' || e.operator === 'Exists')));
+  return (
+    terms.length > 0 && terms.every((t) => arr<Json>(t.matchExpressions).some((e) => e.key === NODEPOOL && (e.operator === 'In' || e.operator === 'Exists')))
+  );
 }
 
 /** Is there a node outside Karpenter's management the template fits (labels, taints)? */
@@ -248,11 +276,15 @@ function fixText(target: Target, podsOnKarpenter: KubeObject[], pinned: boolean)
   const ns = owner.metadata.namespace ?? 'kube-system';
   const steps = [
     ...(pinned
-      ? [release ? `In ${release.source}, remove the ${NODEPOOL} entry from ${release.keyName(['nodeSelector'])}.` : `Remove the ${NODEPOOL} entry from the pod template's nodeSelector (Helm values \`nodeSelector\`).`]
+      ? [
+          release
+            ? `In ${release.source}, remove the ${NODEPOOL} entry from ${release.keyName(['nodeSelector'])}.`
+            : `Remove the ${NODEPOOL} entry from the pod template's nodeSelector (Helm values \`nodeSelector\`).`,
+        ]
       : []),
     (release
       ? `In ${release.source}, restore the chart's required node affinity under ${release.keyName(['affinity'])} (or drop your affinity to get the chart default back), optionally pinned to the nodes meant to host the controller:\n`
-      : 'Restore the chart\'s required node affinity (Helm values `affinity`, or the Deployment\'s spec.template.spec.affinity), optionally pinned to the nodes meant to host the controller:\n') +
+      : "Restore the chart's required node affinity (Helm values `affinity`, or the Deployment's spec.template.spec.affinity), optionally pinned to the nodes meant to host the controller:\n") +
       [
         'affinity:',
         '  nodeAffinity:',
@@ -270,7 +302,9 @@ function fixText(target: Target, podsOnKarpenter: KubeObject[], pinned: boolean)
     'Make sure such nodes exist: a small managed node group (2 nodes across zones; tolerate its CriticalAddonsOnly taint, as the chart does) or a Fargate profile for the namespace.',
   ];
   if (podsOnKarpenter.length) {
-    steps.push(`Move the running pods off the Karpenter nodes once the affinity is fixed: kubectl -n ${ns} rollout restart ${owner.kind === 'Pod' ? 'deployment <controller deployment>' : `deployment ${owner.metadata.name}`}`);
+    steps.push(
+      `Move the running pods off the Karpenter nodes once the affinity is fixed: kubectl -n ${ns} rollout restart ${owner.kind === 'Pod' ? 'deployment <controller deployment>' : `deployment ${owner.metadata.name}`}`,
+    );
   }
   return steps;
 }

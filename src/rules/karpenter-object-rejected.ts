@@ -12,8 +12,16 @@ const ID = 'karpenter-object-rejected';
 /** Where a violation is common enough that the generic "make it valid" deserves a concrete pointer. */
 const HINTS: Array<[RegExp, RegExp, string]> = [
   [/nodeClassRef\.group$/, /should match/, 'group is the API group alone, without a version: karpenter.k8s.aws (not karpenter.k8s.aws/v1).'],
-  [/^spec$/, /amiFamily/, 'Set spec.amiFamily (AL2023, AL2, Bottlerocket, Windows2019, Windows2022, or Custom with your own userData), or select the AMI with an alias (amiSelectorTerms: [{alias: al2023@latest}]).'],
-  [/budgets/, /schedule|duration/, 'A budget with a schedule needs a duration and the other way round; schedule is a five-field cron or @daily/@hourly/…, duration is hours and minutes (e.g. 8h, 30m, 1h30m).'],
+  [
+    /^spec$/,
+    /amiFamily/,
+    'Set spec.amiFamily (AL2023, AL2, Bottlerocket, Windows2019, Windows2022, or Custom with your own userData), or select the AMI with an alias (amiSelectorTerms: [{alias: al2023@latest}]).',
+  ],
+  [
+    /budgets/,
+    /schedule|duration/,
+    'A budget with a schedule needs a duration and the other way round; schedule is a five-field cron or @daily/@hourly/…, duration is hours and minutes (e.g. 8h, 30m, 1h30m).',
+  ],
   [/requirements/, /minValues/, 'minValues cannot exceed the number of values the requirement lists: add values or lower minValues.'],
   [/operator$/, /Unsupported value/, 'operator is one of In, NotIn, Exists, DoesNotExist, Gt, Lt.'],
 ];
@@ -70,12 +78,16 @@ export default defineRule({
       if (!isKarpenterObject(obj)) continue;
       const partly = snapshot.partialFrom(obj);
       if (partly) {
-        notEvaluatedFor(obj, `${partly} shows only part of it, as kubectl renders it: add \`${fullObjectCommand(obj.kind, obj.metadata.name ?? '', obj.metadata.namespace)}\``);
+        notEvaluatedFor(
+          obj,
+          `${partly} shows only part of it, as kubectl renders it: add \`${fullObjectCommand(obj.kind, obj.metadata.name ?? '', obj.metadata.namespace)}\``,
+        );
         continue;
       }
       const verdict = snapshot.admission(obj);
       if (!isJudgement(verdict)) continue;
-      if (verdict.unjudged.length) unjudged.push(`${obj.kind} ${obj.metadata.name ?? '?'} (${[...new Set(verdict.unjudged.map((u) => `${u.field}: ${u.why}`))].join('; ')})`);
+      if (verdict.unjudged.length)
+        unjudged.push(`${obj.kind} ${obj.metadata.name ?? '?'} (${[...new Set(verdict.unjudged.map((u) => `${u.field}: ${u.why}`))].join('; ')})`);
       // An object read back from a cluster was admitted: a required field missing from our copy says the copy is partial
       // (a ticket, a trimmed dump), not that the server would refuse it. What it breaks is the next apply, not this one.
       const stored = wasStored(obj);
@@ -96,12 +108,19 @@ export default defineRule({
             : `${obj.kind} ${obj.metadata.name ?? ''} would be rejected by the API server (CRD ${verdict.crdName}, ${verdict.version}; ${snapshot.crdOrigin}): ${what}`,
           fix: fixFor(obj, violations, snapshot.provenance(obj)?.source),
           pointer,
-          evidence: violations.map((v) => ({ object: obj, path: v.pointer, value: shortValue(resolvePointer(obj, v.pointer)), note: v.crdMessage ? `CRD rule: ${v.crdMessage}` : v.detail })),
+          evidence: violations.map((v) => ({
+            object: obj,
+            path: v.pointer,
+            value: shortValue(resolvePointer(obj, v.pointer)),
+            note: v.crdMessage ? `CRD rule: ${v.crdMessage}` : v.detail,
+          })),
         });
       }
     }
     if (unjudged.length) {
-      notEvaluated(`${plural(unjudged.length, 'object')} with validation rules that could not be evaluated here (judged on the rest): ${unjudged.slice(0, 3).join(', ')}${unjudged.length > 3 ? ', …' : ''}`);
+      notEvaluated(
+        `${plural(unjudged.length, 'object')} with validation rules that could not be evaluated here (judged on the rest): ${unjudged.slice(0, 3).join(', ')}${unjudged.length > 3 ? ', …' : ''}`,
+      );
     }
   },
 });

@@ -19,11 +19,13 @@ export default defineRule({
       'error of that kind makes the launch an InsufficientCapacityError ("insufficient capacity, with fleet error(s), ' +
       'VcpuLimitExceeded: …") and the NodeClaim is deleted; only mixed with other errors does the Launched reason say ' +
       'VCPULimitExceeded, SpotQuotaExceeded or FleetQuotaExceeded. No NodePool change helps while the account quota is used ' +
-      'up: the quota has to be raised. RequestLimitExceeded means the account\'s EC2 API rate is exhausted (often by other ' +
+      "up: the quota has to be raised. RequestLimitExceeded means the account's EC2 API rate is exhausted (often by other " +
       'tools in the same account); Karpenter retries, so launches are slowed rather than stopped. A quota failure followed ' +
       'by a successful launch of the pool is not reported; throttling is reported once it repeats (docs/karpenter-behaviour.md §8.2, ' +
       '§8.5).',
-    fix: ['Raise the quota the error names in Service Quotas (Running On-Demand / All Standard Spot Instance Requests, by vCPU), or cap the pool below it with spec.limits; for throttling, find who else calls the EC2 API in the account and region.'],
+    fix: [
+      'Raise the quota the error names in Service Quotas (Running On-Demand / All Standard Spot Instance Requests, by vCPU), or cap the pool below it with spec.limits; for throttling, find who else calls the EC2 API in the account and region.',
+    ],
     examples: {
       bad: "message: 'insufficient capacity, with fleet error(s), VcpuLimitExceeded: You have requested more vCPU capacity than your current vCPU limit of 256 allows …'",
       good: 'aws service-quotas request-service-quota-increase --service-code ec2 --quota-code L-1216C47A --desired-value 1024',
@@ -35,7 +37,11 @@ export default defineRule({
     ],
     options: {
       failures: { type: 'number', default: 2, description: 'quota failures of one pool, with no successful launch since, before it is reported' },
-      throttles: { type: 'number', default: 3, description: 'RequestLimitExceeded occurrences before throttling is reported (a later success does not clear it)' },
+      throttles: {
+        type: 'number',
+        default: 3,
+        description: 'RequestLimitExceeded occurrences before throttling is reported (a later success does not clear it)',
+      },
     },
   },
 
@@ -54,16 +60,27 @@ export default defineRule({
       const codes = new Set(q?.causes.map((c) => c.code));
       const fixes: string[] = [];
       if (codes.has('VcpuLimitExceeded') || codes.has('InstanceLimitExceeded')) {
-        fixes.push('Raise the vCPU quota: aws service-quotas get-service-quota --service-code ec2 --quota-code L-1216C47A (Running On-Demand Standard instances; G/P/Inf families have their own codes), then request-service-quota-increase');
+        fixes.push(
+          'Raise the vCPU quota: aws service-quotas get-service-quota --service-code ec2 --quota-code L-1216C47A (Running On-Demand Standard instances; G/P/Inf families have their own codes), then request-service-quota-increase',
+        );
       }
-      if (codes.has('MaxSpotInstanceCountExceeded')) fixes.push('Raise the Spot quota: aws service-quotas get-service-quota --service-code ec2 --quota-code L-34B43A08 (All Standard Spot Instance Requests), or allow on-demand in the pool');
-      if (codes.has('MaxFleetCountExceeded')) fixes.push('Delete stale EC2 Fleets of type maintain/request in the account or raise the fleet quota (aws ec2 describe-fleets)');
-      if (q) fixes.push(`Until the quota is raised, cap the pool below it: spec.limits.cpu on NodePool ${name || '<nodepool>'} keeps Karpenter from asking for more than the account may run`);
-      if (t) fixes.push('Find who else calls the EC2 API in this account and region (CloudTrail: errorCode = RequestLimitExceeded, by userAgent); spread out or slow the other callers, or ask AWS Support to raise the API rate limit');
+      if (codes.has('MaxSpotInstanceCountExceeded'))
+        fixes.push(
+          'Raise the Spot quota: aws service-quotas get-service-quota --service-code ec2 --quota-code L-34B43A08 (All Standard Spot Instance Requests), or allow on-demand in the pool',
+        );
+      if (codes.has('MaxFleetCountExceeded'))
+        fixes.push('Delete stale EC2 Fleets of type maintain/request in the account or raise the fleet quota (aws ec2 describe-fleets)');
+      if (q)
+        fixes.push(
+          `Until the quota is raised, cap the pool below it: spec.limits.cpu on NodePool ${name || '<nodepool>'} keeps Karpenter from asking for more than the account may run`,
+        );
+      if (t)
+        fixes.push(
+          'Find who else calls the EC2 API in this account and region (CloudTrail: errorCode = RequestLimitExceeded, by userAgent); spread out or slow the other callers, or ask AWS Support to raise the API rate limit',
+        );
       report({
         object: target,
-        message:
-          `${name ? `NodePool ${name}` : 'Karpenter'}: ${parts.join('; ')}${fromText(pools)}`,
+        message: `${name ? `NodePool ${name}` : 'Karpenter'}: ${parts.join('; ')}${fromText(pools)}`,
         fix: [fixes.map((f, i) => `${i + 1}. ${f}`).join('\n')],
         evidence: pools.flatMap((p) => pickEvidence(p.signals)),
         related: relatedOf(pools, target).slice(0, 5),

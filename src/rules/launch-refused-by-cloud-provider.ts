@@ -10,31 +10,41 @@ const FIXES: Record<string, { field?: string; fix: (nodeClass: string, role: str
   UnauthorizedOperation: {
     fix: (_nc, _role, text) => {
       const action = /not authorized to perform:? ([\w-]+:[\w*]+)/i.exec(text)?.[1];
-      const by = /service control policy/i.test(text) ? ' A service control policy denies it: the account administrator must allow it.' : /permissions boundary/i.test(text) ? ' A permissions boundary denies it: widen the boundary of the controller role.' : '';
+      const by = /service control policy/i.test(text)
+        ? ' A service control policy denies it: the account administrator must allow it.'
+        : /permissions boundary/i.test(text)
+          ? ' A permissions boundary denies it: widen the boundary of the controller role.'
+          : '';
       return `Give the Karpenter controller role ${action ?? 'the EC2 actions of the launch (ec2:CreateFleet, ec2:RunInstances, ec2:CreateLaunchTemplate, ec2:CreateTags)'}: attach the reference controller policy of this release (tag conditions included).${by} An encoded message decodes with aws sts decode-authorization-message --encoded-message <message>.`;
     },
   },
   'iam:PassRole': {
     field: '/spec/role',
-    fix: (_nc, role) => `Allow the controller role iam:PassRole on the node role${role ? ` ${role}` : ''} (condition iam:PassedToService ec2.amazonaws.com), so instances can be launched with its instance profile.`,
+    fix: (_nc, role) =>
+      `Allow the controller role iam:PassRole on the node role${role ? ` ${role}` : ''} (condition iam:PassedToService ec2.amazonaws.com), so instances can be launched with its instance profile.`,
   },
   SpotSLRCreationFailed: {
-    fix: () => 'Create the Spot service-linked role once: aws iam create-service-linked-role --aws-service-name spot.amazonaws.com (or allow the controller iam:CreateServiceLinkedRole for it).',
+    fix: () =>
+      'Create the Spot service-linked role once: aws iam create-service-linked-role --aws-service-name spot.amazonaws.com (or allow the controller iam:CreateServiceLinkedRole for it).',
   },
   InstanceProfileNameInvalid: {
     field: '/spec/instanceProfile',
-    fix: (nc) => `In EC2NodeClass ${nc}, name an instance profile that exists, by its name and not its ARN (aws iam get-instance-profile --instance-profile-name <name>), or set spec.role and let Karpenter create the profile.`,
+    fix: (nc) =>
+      `In EC2NodeClass ${nc}, name an instance profile that exists, by its name and not its ARN (aws iam get-instance-profile --instance-profile-name <name>), or set spec.role and let Karpenter create the profile.`,
   },
   LaunchTemplateNotFound: {
-    fix: () => 'A launch template Karpenter created was deleted outside it. Do not delete karpenter.k8s.aws/* launch templates by hand (or by a cleanup job); Karpenter recreates them — if the error persists, restart the controller to drop its launch-template cache.',
+    fix: () =>
+      'A launch template Karpenter created was deleted outside it. Do not delete karpenter.k8s.aws/* launch templates by hand (or by a cleanup job); Karpenter recreates them — if the error persists, restart the controller to drop its launch-template cache.',
   },
   AMIAuthorizationFailure: {
     field: '/spec/amiSelectorTerms',
-    fix: (nc) => `Share the AMI selected by EC2NodeClass ${nc} with this account (and the KMS key of its encrypted snapshots), or select an AMI the account may use.`,
+    fix: (nc) =>
+      `Share the AMI selected by EC2NodeClass ${nc} with this account (and the KMS key of its encrypted snapshots), or select an AMI the account may use.`,
   },
   InvalidAMIID: {
     field: '/spec/amiSelectorTerms',
-    fix: (nc) => `Select an AMI that exists in this region in EC2NodeClass ${nc} (aws ec2 describe-images --image-ids <id>), or use an alias such as al2023@latest; check status.amis.`,
+    fix: (nc) =>
+      `Select an AMI that exists in this region in EC2NodeClass ${nc} (aws ec2 describe-images --image-ids <id>), or use an alias such as al2023@latest; check status.amis.`,
   },
   UserDataSizeLimitExceeded: {
     field: '/spec/userData',
@@ -42,19 +52,23 @@ const FIXES: Record<string, { field?: string; fix: (nodeClass: string, role: str
   },
   SecurityGroupSubnetVPCMismatch: {
     field: '/spec/securityGroupSelectorTerms',
-    fix: (nc) => `Make spec.securityGroupSelectorTerms and spec.subnetSelectorTerms of EC2NodeClass ${nc} select security groups and subnets of the cluster VPC (compare status.securityGroups and status.subnets with aws ec2 describe-security-groups / describe-subnets).`,
+    fix: (nc) =>
+      `Make spec.securityGroupSelectorTerms and spec.subnetSelectorTerms of EC2NodeClass ${nc} select security groups and subnets of the cluster VPC (compare status.securityGroups and status.subnets with aws ec2 describe-security-groups / describe-subnets).`,
   },
   SecurityGroupNotFound: {
     field: '/spec/securityGroupSelectorTerms',
-    fix: (nc) => `Make spec.securityGroupSelectorTerms of EC2NodeClass ${nc} select security groups that exist in the cluster VPC (a deleted group or an id term from another VPC stays in status.securityGroups until the next refresh).`,
+    fix: (nc) =>
+      `Make spec.securityGroupSelectorTerms of EC2NodeClass ${nc} select security groups that exist in the cluster VPC (a deleted group or an id term from another VPC stays in status.securityGroups until the next refresh).`,
   },
   SubnetNotFound: {
     field: '/spec/subnetSelectorTerms',
-    fix: (nc) => `Make spec.subnetSelectorTerms of EC2NodeClass ${nc} select subnets that exist (aws ec2 describe-subnets --subnet-ids <id>); a typo in an id term drops only that subnet.`,
+    fix: (nc) =>
+      `Make spec.subnetSelectorTerms of EC2NodeClass ${nc} select subnets that exist (aws ec2 describe-subnets --subnet-ids <id>); a typo in an id term drops only that subnet.`,
   },
   InvalidBlockDeviceMapping: {
     field: '/spec/blockDeviceMappings',
-    fix: (nc) => `Fix spec.blockDeviceMappings of EC2NodeClass ${nc}: the root deviceName must be the AMI's (/dev/xvda for AL2023, /dev/xvda or /dev/sda1 for others), sizes and volume types valid for the instance types.`,
+    fix: (nc) =>
+      `Fix spec.blockDeviceMappings of EC2NodeClass ${nc}: the root deviceName must be the AMI's (/dev/xvda for AL2023, /dev/xvda or /dev/sda1 for others), sizes and volume types valid for the instance types.`,
   },
   PendingVerification: {
     fix: () => 'The account is still being verified for this region: wait for AWS to finish, or contact AWS Support.',
@@ -71,16 +85,19 @@ export default defineRule({
     requiresAnyOf: ['NodeClaim', 'Event', 'ControllerLogs'],
     optional: ['NodePool', 'NodeClass', 'Pod', 'KarpenterController'],
     specOnly: 'no',
-    summary: 'EC2 rejects a NodePool\'s launches: not authorised (UnauthorizedOperation, iam:PassRole), instance profile invalid, AMI missing or not shared, launch template not found, user data too large, security groups and subnets in different VPCs.',
+    summary:
+      "EC2 rejects a NodePool's launches: not authorised (UnauthorizedOperation, iam:PassRole), instance profile invalid, AMI missing or not shared, launch template not found, user data too large, security groups and subnets in different VPCs.",
     rationale:
       'These errors do not go away on a retry: every NodeClaim of the pool fails the same way and pods stay Pending. From AWS ' +
-      'v1.2 the NodeClaim\'s Launched condition carries a reason derived from the EC2 error (Unauthorized, ' +
+      "v1.2 the NodeClaim's Launched condition carries a reason derived from the EC2 error (Unauthorized, " +
       'InstanceProfileNameInvalid, LaunchTemplateNotFound, InvalidAMIID, AMINotFound, UserDataSizeLimitExceeded, ' +
       'SecurityGroupSubnetVPCMismatch, SpotSLRCreationFailed); before that the reason is LaunchFailed and the EC2 error is in ' +
       'its message (v0.32–v1.0) or only in the controller\'s "Reconciler error" records (v1.1). Each cause is fixed in one ' +
       'place — an IAM policy of the controller or a field of the EC2NodeClass — which the finding names. A failure followed ' +
       'by a successful launch of the pool is not reported (docs/karpenter-behaviour.md §8.2, §8.5, F3–F6).',
-    fix: ['Fix what the error names: the controller\'s IAM policy (the action in the error, iam:PassRole on the node role), or the EC2NodeClass field (instanceProfile, amiSelectorTerms, userData, security group and subnet selectors).'],
+    fix: [
+      "Fix what the error names: the controller's IAM policy (the action in the error, iam:PassRole on the node role), or the EC2NodeClass field (instanceProfile, amiSelectorTerms, userData, security group and subnet selectors).",
+    ],
     examples: {
       bad: 'status:\n  conditions:\n  - type: Launched\n    status: "False"\n    reason: InstanceProfileNameInvalid\n    message: Instance profile name used from EC2NodeClass status does not exist',
       good: 'spec:\n  role: KarpenterNodeRole-my-cluster   # Karpenter creates and tracks the instance profile',
@@ -107,12 +124,17 @@ export default defineRule({
       const fixes = [...causes.values()].map((c) => FIXES[c.code]?.fix(nodeClass, role, texts) ?? `Fix the cause EC2 names: ${c.label}.`);
       const field = [...causes.values()].map((c) => FIXES[c.code]?.field).find(Boolean);
       const evidence: EvidenceInput[] = [];
-      if (nodeClassObject && field) evidence.push({ object: nodeClassObject, path: field, ...(dig(nodeClassObject, ...field.split('/').filter(Boolean)) === undefined ? { value: null } : {}), note: 'the field the fix changes' });
+      if (nodeClassObject && field)
+        evidence.push({
+          object: nodeClassObject,
+          path: field,
+          ...(dig(nodeClassObject, ...field.split('/').filter(Boolean)) === undefined ? { value: null } : {}),
+          note: 'the field the fix changes',
+        });
       for (const p of pools) evidence.push(...pickEvidence(p.signals));
       report({
         object: target,
-        message:
-          `EC2 refuses the launches${nodeClass !== '<nodeclass>' ? ` through EC2NodeClass ${nodeClass}` : ''} — ${poolParts(pools, true)}; no launch has succeeded since, and a retry fails the same way${fromText(pools)}`,
+        message: `EC2 refuses the launches${nodeClass !== '<nodeclass>' ? ` through EC2NodeClass ${nodeClass}` : ''} — ${poolParts(pools, true)}; no launch has succeeded since, and a retry fails the same way${fromText(pools)}`,
         fix: [fixes.map((f, i) => (fixes.length > 1 ? `${i + 1}. ${f}` : f)).join('\n')],
         ...(nodeClassObject && field ? { pointer: field } : {}),
         evidence,

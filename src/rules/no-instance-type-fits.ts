@@ -14,14 +14,18 @@ const ID = 'no-instance-type-fits';
 const OWNED_ELSEWHERE: Partial<Record<ClauseKind, string>> = { limits: 'nodepool-limits-reached', volume: 'pv-zone-unreachable' };
 
 const CLAUSE_FIX: Record<ClauseKind, string> = {
-  'instance-types': 'no instance type the pool allows has room for the pod\'s requests plus the DaemonSet overhead: lower the requests, or allow larger instance types (drop or raise instance-size / instance-cpu / instance-memory bounds, add families)',
-  offering: 'no allowed instance type has an offering (zone × capacity type) the pod can use: allow more zones or capacity types, or check for insufficient-capacity errors, which make offerings unavailable for about 3 minutes',
-  'min-values': 'the pool\'s minValues cannot be met with the instance types left for the pod: lower minValues, widen the requirements, or (v1.6+) set the controller\'s MIN_VALUES_POLICY=BestEffort',
-  taint: 'the pod does not tolerate the pool\'s taint: add the toleration, or steer the pod to another pool',
-  label: 'the pod selects a label the pool does not define: add it to the pool\'s template labels or requirements, or remove it from the pod\'s nodeSelector/affinity',
-  requirements: 'the pod\'s nodeSelector/affinity and the pool\'s requirements do not intersect: align them',
-  volume: 'the pod\'s volumes need a zone the pool cannot launch in: allow that zone (and subnets in it)',
-  limits: 'the pool\'s spec.limits are used up: raise them, or add a fallback pool',
+  'instance-types':
+    "no instance type the pool allows has room for the pod's requests plus the DaemonSet overhead: lower the requests, or allow larger instance types (drop or raise instance-size / instance-cpu / instance-memory bounds, add families)",
+  offering:
+    'no allowed instance type has an offering (zone × capacity type) the pod can use: allow more zones or capacity types, or check for insufficient-capacity errors, which make offerings unavailable for about 3 minutes',
+  'min-values':
+    "the pool's minValues cannot be met with the instance types left for the pod: lower minValues, widen the requirements, or (v1.6+) set the controller's MIN_VALUES_POLICY=BestEffort",
+  taint: "the pod does not tolerate the pool's taint: add the toleration, or steer the pod to another pool",
+  label:
+    "the pod selects a label the pool does not define: add it to the pool's template labels or requirements, or remove it from the pod's nodeSelector/affinity",
+  requirements: "the pod's nodeSelector/affinity and the pool's requirements do not intersect: align them",
+  volume: "the pod's volumes need a zone the pool cannot launch in: allow that zone (and subnets in it)",
+  limits: "the pool's spec.limits are used up: raise them, or add a fallback pool",
   topology: 'a topology spread or pod anti-affinity constraint cannot be met: relax maxSkew / whenUnsatisfiable, or allow more zones',
   'host-ports': 'the host ports the pod needs are taken: drop hostPort or spread the pods',
   other: 'read the reason Karpenter gives and change the pod or the pool accordingly',
@@ -45,13 +49,13 @@ export default defineRule({
       'overhead={…}"; the reasons are "no instance type satisfied resources … and requirements …" (≤ v1.2), "no instance type ' +
       'met the scheduling requirements or had enough resources …" (v1.3+), "minValues requirement is not met", "label … does ' +
       'not have known values", "did not tolerate …". Reasons about instance types, offerings and minValues cannot be judged ' +
-      'from the objects (there is no instance catalog in a dump): this rule reports them from Karpenter\'s own words. Ownership: ' +
+      "from the objects (there is no instance catalog in a dump): this rule reports them from Karpenter's own words. Ownership: " +
       'a pod that the static solver finds no NodePool for (taints, labels, requirements, node class, limits) is ' +
-      'pending-pod-no-nodepool-fits\' finding and is not reported here; limit and volume-zone reasons are left to ' +
+      "pending-pod-no-nodepool-fits' finding and is not reported here; limit and volume-zone reasons are left to " +
       'nodepool-limits-reached and pv-zone-unreachable when the NodePools are in the input. Without the Pod or NodePools in ' +
       'the input, every reason is reported from the events or logs, with a note. A pod that ran, was deleted, or was ' +
       'nominated to a NodeClaim after the last failure is not reported (docs/karpenter-behaviour.md §8.3, F12, F29).',
-    fix: ['Change what the named clause says: the pod\'s requests or constraints, or the pool\'s requirements, minValues, taints or limits.'],
+    fix: ["Change what the named clause says: the pod's requests or constraints, or the pool's requirements, minValues, taints or limits."],
     examples: {
       bad: 'Failed to schedule pod, incompatible with nodepool "default", daemonset overhead={"cpu":"350m","memory":"440Mi","pods":"6"}, no instance type satisfied resources {"cpu":"70350m","memory":"8632Mi","pods":"7"} and requirements …',
       good: '# the pod asks for what the pool can launch\nresources:\n  requests:\n    cpu: "14"',
@@ -63,7 +67,11 @@ export default defineRule({
       'https://github.com/aws/karpenter-provider-aws/issues/7578',
     ],
     options: {
-      minPending: { type: 'duration', default: '5m', description: 'how long the pod has been Pending (or the failures have repeated, without the Pod) before it is reported' },
+      minPending: {
+        type: 'duration',
+        default: '5m',
+        description: 'how long the pod has been Pending (or the failures have repeated, without the Pod) before it is reported',
+      },
       repeats: { type: 'number', default: 3, description: 'without the Pod in the input: failures that make a pattern even within minPending' },
     },
   },
@@ -71,7 +79,11 @@ export default defineRule({
   check({ snapshot, now, options, report }) {
     const failures = schedulingFailures(snapshot);
     const profiles = snapshot.has('NodePool') ? poolProfiles(snapshot) : [];
-    const iced = new Set(signalsOf(launchTimeline(snapshot), 'capacity').map((s) => s.pool).filter(Boolean));
+    const iced = new Set(
+      signalsOf(launchTimeline(snapshot), 'capacity')
+        .map((s) => s.pool)
+        .filter(Boolean),
+    );
     const reportedPools = new Set<string>();
     for (const [key, list] of failures.byPod) {
       const slash = key.indexOf('/');
@@ -122,10 +134,21 @@ function persists(list: PodFailure[], minPending: number, repeats: number): bool
   return span >= minPending || list.reduce((n, f) => n + f.count, 0) >= repeats;
 }
 
-function podFinding(snapshot: Snapshot, key: string, pod: KubeObject | undefined, list: PodFailure[], clauses: Clause[], iced: Set<string | undefined>, now: number): FindingInput {
+function podFinding(
+  snapshot: Snapshot,
+  key: string,
+  pod: KubeObject | undefined,
+  list: PodFailure[],
+  clauses: Clause[],
+  iced: Set<string | undefined>,
+  now: number,
+): FindingInput {
   const occurrences = list.reduce((n, f) => n + f.count, 0);
   // Sorted together: a dump's firstTimestamp can be later than another event's lastTimestamp, or even its own.
-  const times = list.flatMap((f) => [f.first, f.last]).filter((x): x is string => Boolean(x)).sort();
+  const times = list
+    .flatMap((f) => [f.first, f.last])
+    .filter((x): x is string => Boolean(x))
+    .sort();
   const span = times.length && times[0] !== times[times.length - 1] ? ` between ${times[0]} and ${times[times.length - 1]}` : '';
   const perPool = clauses.map((c) => `${c.pool ? `${c.poolKind ?? 'NodePool'} ${c.pool}: ` : ''}${shorten(c.text)}`).join('; ');
   const ice = clauses.some((c) => (c.kind === 'offering' || c.kind === 'instance-types') && (c.pool ? iced.has(c.pool) : iced.size > 0));
@@ -133,7 +156,11 @@ function podFinding(snapshot: Snapshot, key: string, pod: KubeObject | undefined
   if (pod) {
     const scheduled = condition(pod, 'PodScheduled');
     const age = ageOf(pod.metadata.creationTimestamp, now);
-    evidence.push(scheduled ? { object: pod, path: `/status/conditions/${scheduled.index}`, note: `Pending for ${age === undefined ? 'an unknown time' : formatDuration(age)}` } : { object: pod, path: '/status/phase', note: 'Pending' });
+    evidence.push(
+      scheduled
+        ? { object: pod, path: `/status/conditions/${scheduled.index}`, note: `Pending for ${age === undefined ? 'an unknown time' : formatDuration(age)}` }
+        : { object: pod, path: '/status/phase', note: 'Pending' },
+    );
   }
   for (const via of ['event', 'log'] as const) for (const f of list.filter((x) => x.via === via).slice(-2)) evidence.push(f.evidence);
   const pools = [...new Set(clauses.map((c) => c.pool).filter((p): p is string => Boolean(p)))];
@@ -144,13 +171,22 @@ function podFinding(snapshot: Snapshot, key: string, pod: KubeObject | undefined
   const vias = [...new Set(list.map((f) => f.via))];
   const [ns, name] = [key.slice(0, key.indexOf('/')), key.slice(key.indexOf('/') + 1)];
   const notes: string[] = [];
-  if (ice) notes.push('Insufficient-capacity errors of the pool are in the input too: the offerings were cached as unavailable after them (see insufficient-capacity-all-offerings)');
-  if (!pod) notes.push(`The Pod is not in the input: kubectl get pod -n ${ns} ${name} -o yaml would confirm it still waits${vias.length === 1 && vias[0] === 'log' ? ' (from logs only)' : ''}`);
+  if (ice)
+    notes.push(
+      'Insufficient-capacity errors of the pool are in the input too: the offerings were cached as unavailable after them (see insufficient-capacity-all-offerings)',
+    );
+  if (!pod)
+    notes.push(
+      `The Pod is not in the input: kubectl get pod -n ${ns} ${name} -o yaml would confirm it still waits${vias.length === 1 && vias[0] === 'log' ? ' (from logs only)' : ''}`,
+    );
   const kinds = [...new Set(clauses.map((c) => c.kind))];
   return {
     object: pod ?? { apiVersion: 'v1', kind: 'Pod', namespace: ns, name },
     message: `Pod ${key}: Karpenter could not schedule it ${occurrences === 1 ? 'once' : `${plural(occurrences, 'time')}`}${span} — ${perPool}.${notes.length ? ` ${notes.join('. ')}.` : ''}`,
-    fix: [kinds.map((k, i) => `${kinds.length > 1 ? `${i + 1}. ` : ''}${CLAUSE_FIX[k].charAt(0).toUpperCase()}${CLAUSE_FIX[k].slice(1)}.`).join('\n') + `\nThen check: kubectl describe pod -n ${ns} ${name}`],
+    fix: [
+      kinds.map((k, i) => `${kinds.length > 1 ? `${i + 1}. ` : ''}${CLAUSE_FIX[k].charAt(0).toUpperCase()}${CLAUSE_FIX[k].slice(1)}.`).join('\n') +
+        `\nThen check: kubectl describe pod -n ${ns} ${name}`,
+    ],
     evidence,
     related: pools.map((p) => snapshot.nodePool(p)?.object ?? { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: p }),
   };

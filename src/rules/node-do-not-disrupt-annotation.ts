@@ -29,14 +29,14 @@ export default defineRule({
       'consolidation and drift (DisruptionBlocked "Disruption is blocked through the "karpenter.sh/do-not-disrupt" annotation"). ' +
       'It does not stop expiry (forceful since v1.0), interruption handling, node repair or a manual delete. Set on a NodePool ' +
       'template, every node of the pool is born with it and the pool never consolidates or picks up a new AMI (docs/karpenter-behaviour.md §2.3 B6, §1.6).',
-    fix: ['Remove the annotation once the maintenance window that needed it is over; for a pool, remove it from spec.template.metadata.annotations and annotate nodes individually when needed.'],
+    fix: [
+      'Remove the annotation once the maintenance window that needed it is over; for a pool, remove it from spec.template.metadata.annotations and annotate nodes individually when needed.',
+    ],
     examples: {
       bad: 'kind: NodePool\nspec:\n  template:\n    metadata:\n      annotations:\n        karpenter.sh/do-not-disrupt: "true"',
       good: 'kind: NodePool\nspec:\n  disruption:\n    budgets:\n    - nodes: "0"\n      schedule: "0 8 * * mon-fri"   # freeze during business hours instead\n      duration: 10h',
     },
-    references: [
-      'https://karpenter.sh/docs/concepts/disruption/',
-    ],
+    references: ['https://karpenter.sh/docs/concepts/disruption/'],
   },
 
   check(ctx) {
@@ -90,9 +90,9 @@ export default defineRule({
           `${parseDuration(expiry) === Infinity ? '. With expireAfter: Never these nodes stay until deleted by hand.' : ` (expireAfter ${expiry} still replaces them).`}`,
         fix: [
           `Remove it from the template (existing nodes keep their copy):\n` +
-          `  kubectl patch nodepool ${pool.name} --type json -p '[{"op":"remove","path":"${path}"}]'\n` +
-          `${nodes.length ? `and from the nodes: kubectl annotate node ${nodes.map((n) => n.metadata.name).join(' ')} ${DO_NOT_DISRUPT}-\n` : ''}` +
-          `To freeze disruption in a window instead, use a budget:\n  spec:\n    disruption:\n      budgets:\n      - nodes: "0"\n        schedule: "0 8 * * mon-fri"\n        duration: 10h`,
+            `  kubectl patch nodepool ${pool.name} --type json -p '[{"op":"remove","path":"${path}"}]'\n` +
+            `${nodes.length ? `and from the nodes: kubectl annotate node ${nodes.map((n) => n.metadata.name).join(' ')} ${DO_NOT_DISRUPT}-\n` : ''}` +
+            `To freeze disruption in a window instead, use a budget:\n  spec:\n    disruption:\n      budgets:\n      - nodes: "0"\n        schedule: "0 8 * * mon-fri"\n        duration: 10h`,
         ],
         evidence,
       });
@@ -107,10 +107,15 @@ export default defineRule({
       const carrier = nodeDoNotDisrupt(obj) ? obj : claim!.object;
       const evidence: EvidenceInput[] = [{ object: carrier, path: annotationPath(DO_NOT_DISRUPT) }];
       const events = [...snapshot.eventsForObject(obj), ...(claim ? snapshot.eventsForObject(claim.object) : [])];
-      const blocked = blockedEvents(events).filter((b) => b.reason.blocker === 'node-do-not-disrupt').sort((x, y) => byLastSeen(x.event, y.event));
+      const blocked = blockedEvents(events)
+        .filter((b) => b.reason.blocker === 'node-do-not-disrupt')
+        .sort((x, y) => byLastSeen(x.event, y.event));
       let since = '';
       if (blocked.length) {
-        const first = blocked.map((b) => b.event.firstSeen).filter(Boolean).sort()[0];
+        const first = blocked
+          .map((b) => b.event.firstSeen)
+          .filter(Boolean)
+          .sort()[0];
         const age = ageOf(first, now);
         if (age !== undefined) since = ` Karpenter has skipped it for ${formatDuration(age)} (DisruptionBlocked).`;
         evidence.push({ event: blocked[blocked.length - 1]!.event, note: 'Karpenter skipped the node for disruption' });
@@ -134,7 +139,7 @@ export default defineRule({
           `Karpenter never consolidates, empties or drifts it; ${NOT_STOPPED}.${since}${expiry}`,
         fix: [
           `When the node no longer needs protection: kubectl annotate ${carrier.kind === 'Node' ? 'node' : 'nodeclaim'} ${carrier.metadata.name} ${DO_NOT_DISRUPT}-\n` +
-          `To protect workloads through expiry and interruption, use PodDisruptionBudgets (with terminationGracePeriod on the NodePool) instead.`,
+            `To protect workloads through expiry and interruption, use PodDisruptionBudgets (with terminationGracePeriod on the NodePool) instead.`,
         ],
         evidence,
         related: [...(claim ? [claim.object] : []), ...(pool ? [pool.object] : [])],

@@ -25,7 +25,9 @@ export default defineRule({
       'OOM-killed and the node goes Ready=Unknown — which Karpenter does not repair by default (docs/karpenter-behaviour.md §3). ' +
       'MemoryPressure itself is not a node-repair trigger. Reservations come from the kubelet block: on the NodePool ' +
       'in v1beta1 (spec.template.spec.kubelet), on the EC2NodeClass in v1 (spec.kubelet).',
-    fix: ['Reserve more memory for the system and kubelet (kubeReserved/systemReserved) and set a larger evictionHard memory.available, on the EC2NodeClass (v1) or NodePool (v1beta1); set memory requests/limits on the pods.'],
+    fix: [
+      'Reserve more memory for the system and kubelet (kubeReserved/systemReserved) and set a larger evictionHard memory.available, on the EC2NodeClass (v1) or NodePool (v1beta1); set memory requests/limits on the pods.',
+    ],
     examples: {
       bad: '# EC2NodeClass (v1) without kubelet reservations, pods without memory limits',
       good: 'apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nspec:\n  kubelet:\n    kubeReserved:\n      memory: 1Gi\n    systemReserved:\n      memory: 512Mi\n    evictionHard:\n      memory.available: 5%',
@@ -51,19 +53,30 @@ export default defineRule({
       const claim = snapshot.nodeClaimForNode(node);
       const pool = snapshot.nodePoolOf(node);
       const evidence: EvidenceInput[] = [
-        { object: node, path: `/status/conditions/${mp.index}`, note: `MemoryPressure=True since ${mp.lastTransitionTime ?? 'unknown'}${age !== undefined ? `, ${formatDuration(age)} before the reference time` : ''}` },
+        {
+          object: node,
+          path: `/status/conditions/${mp.index}`,
+          note: `MemoryPressure=True since ${mp.lastTransitionTime ?? 'unknown'}${age !== undefined ? `, ${formatDuration(age)} before the reference time` : ''}`,
+        },
       ];
       const alloc = parseQuantity(dig(node, 'status', 'allocatable', 'memory'));
       const cap = parseQuantity(dig(node, 'status', 'capacity', 'memory'));
-      if (alloc !== undefined) evidence.push({ object: node, path: '/status/allocatable/memory', note: cap ? `capacity ${formatBytes(cap)}, ${formatBytes(cap - alloc)} reserved for system, kubelet and eviction` : 'allocatable memory' });
+      if (alloc !== undefined)
+        evidence.push({
+          object: node,
+          path: '/status/allocatable/memory',
+          note: cap ? `capacity ${formatBytes(cap)}, ${formatBytes(cap - alloc)} reserved for system, kubelet and eviction` : 'allocatable memory',
+        });
       const ready = condition(node, 'Ready');
-      if (ready && ready.status !== 'True') evidence.push({ object: node, path: `/status/conditions/${ready.index}`, note: `Ready=${ready.status}: the kubelet already fails` });
+      if (ready && ready.status !== 'True')
+        evidence.push({ object: node, path: `/status/conditions/${ready.index}`, note: `Ready=${ready.status}: the kubelet already fails` });
       const events = snapshot.eventsForObject(node).filter((e) => EVICTION.test(e.reason));
       for (const e of events.slice(-2)) evidence.push({ event: e });
 
       const target = kubeletTarget(snapshot, pool);
       if (target.evidence) evidence.push(target.evidence);
-      const readyText = ready && ready.status !== 'True' ? ` and is already Ready=${ready.status}` : '; it is the usual precursor of a dead kubelet (Ready=Unknown)';
+      const readyText =
+        ready && ready.status !== 'True' ? ` and is already Ready=${ready.status}` : '; it is the usual precursor of a dead kubelet (Ready=Unknown)';
       const evictText = events.length ? ` The kubelet is evicting pods (${events.map((e) => `${e.reason} x${e.count}`).join(', ')}).` : '';
       report({
         object: node,
@@ -100,7 +113,9 @@ function kubeletTarget(snapshot: Snapshot, pool: NodePoolView | undefined): Kube
       object: pool.object,
       field: path,
       current: describeKubelet(kubelet, `${kind} ${pool.name}`),
-      evidence: isRecord(kubelet) ? { object: pool.object, path } : { object: pool.object, path, value: null, note: `no kubelet block on ${kind} ${pool.name} (${pool.generation}): Karpenter defaults apply` },
+      evidence: isRecord(kubelet)
+        ? { object: pool.object, path }
+        : { object: pool.object, path, value: null, note: `no kubelet block on ${kind} ${pool.name} (${pool.generation}): Karpenter defaults apply` },
     };
   }
   // Another provider's node class (AKSNodeClass) has kubelet settings of its own: no EC2NodeClass to look up.
@@ -116,13 +131,18 @@ function kubeletTarget(snapshot: Snapshot, pool: NodePoolView | undefined): Kube
     field: '/spec/kubelet',
     current: nc ? describeKubelet(kubelet, `EC2NodeClass ${ref}`) : ref ? `Its EC2NodeClass ${ref} is not in the snapshot.` : '',
     ...(nc
-      ? { evidence: isRecord(kubelet) ? { object: nc, path: '/spec/kubelet' } : { object: nc, path: '/spec/kubelet', value: null, note: `no kubelet block on EC2NodeClass ${ref}: Karpenter defaults apply` } }
+      ? {
+          evidence: isRecord(kubelet)
+            ? { object: nc, path: '/spec/kubelet' }
+            : { object: nc, path: '/spec/kubelet', value: null, note: `no kubelet block on EC2NodeClass ${ref}: Karpenter defaults apply` },
+        }
       : {}),
   };
 }
 
 function describeKubelet(kubelet: unknown, owner: string): string {
-  if (!isRecord(kubelet)) return `${owner} sets no kubelet reservations, so the defaults apply (kubeReserved memory scales with max pods, evictionHard memory.available 100Mi).`;
+  if (!isRecord(kubelet))
+    return `${owner} sets no kubelet reservations, so the defaults apply (kubeReserved memory scales with max pods, evictionHard memory.available 100Mi).`;
   const kr = dig(kubelet, 'kubeReserved', 'memory');
   const sr = dig(kubelet, 'systemReserved', 'memory');
   const eh = dig(kubelet, 'evictionHard', 'memory.available');
@@ -132,7 +152,11 @@ function describeKubelet(kubelet: unknown, owner: string): string {
 function fixText(t: KubeletTarget): FixSteps {
   const kubeletYaml =
     'kubelet:\n  kubeReserved:\n    memory: 1Gi\n  systemReserved:\n    memory: 512Mi\n  evictionHard:\n    memory.available: 5%\n  evictionSoft:\n    memory.available: 10%\n  evictionSoftGracePeriod:\n    memory.available: 1m';
-  const indent = (s: string, n: number) => s.split('\n').map((l) => ' '.repeat(n) + l).join('\n');
+  const indent = (s: string, n: number) =>
+    s
+      .split('\n')
+      .map((l) => ' '.repeat(n) + l)
+      .join('\n');
   const where =
     t.kind === 'EC2NodeClass'
       ? `kubectl edit ec2nodeclass ${t.name}   # spec.kubelet (v1: kubelet settings live on the EC2NodeClass)\nspec:\n${indent(kubeletYaml, 2)}`

@@ -46,7 +46,8 @@ export default defineRule({
     optional: ['NodeClaim', 'PodDisruptionBudget', 'KarpenterController'],
     specOnly: 'no',
     blocker: 'nominated',
-    summary: 'DisruptionBlocked "nominated for a pending pod" persists on a node while no pod is coming: un-evictable pods of a deleting node re-simulated, or a Pending pod kube-scheduler keeps rejecting.',
+    summary:
+      'DisruptionBlocked "nominated for a pending pod" persists on a node while no pod is coming: un-evictable pods of a deleting node re-simulated, or a Pending pod kube-scheduler keeps rejecting.',
     rationale:
       'Each provisioning pass (every 10 s per pending pod and per node carrying karpenter.sh/disrupted) nominates the ' +
       'existing nodes it simulated pods onto, for a 20 s window; a nominated node is skipped by every voluntary ' +
@@ -58,7 +59,7 @@ export default defineRule({
       'pods) (docs/karpenter-behaviour.md §2.3 B5, §7.1).',
     fix: [
       'Let the draining node finish (terminationGracePeriod on the NodePool, achievable PDBs, no stale ' +
-      'do-not-disrupt), upgrade to a fixed release, or fix the scheduling mismatch that keeps the pod Pending.',
+        'do-not-disrupt), upgrade to a fixed release, or fix the scheduling mismatch that keeps the pod Pending.',
     ],
     examples: {
       bad: 'Events (Node ip-10-0-1-5):\n  Normal  DisruptionBlocked  2m (x1984 over 2d21h)  karpenter  Node is nominated for a pending pod',
@@ -121,7 +122,9 @@ export default defineRule({
         evidence.push({ event: r.nomination, note: `Karpenter simulates ${podName(r.pod)} onto ${name}` });
         evidence.push({ event: r.failed, note: `kube-scheduler rejects ${podName(r.pod)}` });
         evidence.push({ object: r.pod, path: '/status/phase' });
-        causes.push(`Pending pod ${podName(r.pod)} is nominated to it by Karpenter but kube-scheduler keeps rejecting it (${r.failed.component || 'scheduler'}: "${r.failed.message}"${r.failed.count > 1 ? `, x${r.failed.count}` : ''})`);
+        causes.push(
+          `Pending pod ${podName(r.pod)} is nominated to it by Karpenter but kube-scheduler keeps rejecting it (${r.failed.component || 'scheduler'}: "${r.failed.message}"${r.failed.count > 1 ? `, x${r.failed.count}` : ''})`,
+        );
       }
       if (!rejected.length) {
         const seen = new Set<string>();
@@ -132,7 +135,10 @@ export default defineRule({
             seen.add(key);
           }
         }
-        const head = pending.length === 0 ? 'no pod is Pending in the snapshot, so the nominations come from pods of a deleting node being re-simulated' : 'the nominations come from pods of a deleting node being re-simulated';
+        const head =
+          pending.length === 0
+            ? 'no pod is Pending in the snapshot, so the nominations come from pods of a deleting node being re-simulated'
+            : 'the nominations come from pods of a deleting node being re-simulated';
         causes.push(
           unevictable.length
             ? `${head}: ${listNames(unevictable.map((u) => `${podName(u.pod)} on ${u.node.metadata.name} (${u.why})`))}`
@@ -154,10 +160,18 @@ export default defineRule({
         message:
           `Node ${name} has been blocked from disruption as "nominated for a pending pod" for ${formatDuration(last - first)} (${plural(count, 'time')}, last seen ${now - last < 1000 ? 'at the reference time' : `${formatDuration(now - last)} before the reference time`}), ` +
           `so it is never consolidated or drifted: ${causes.join('; ')}.${verdict}`,
-        fix: fixFor(name, rejected.map((r) => ({ pod: r.pod, message: r.failed.message })), rejected.length ? [] : unevictable, snapshot, fixed),
+        fix: fixFor(
+          name,
+          rejected.map((r) => ({ pod: r.pod, message: r.failed.message })),
+          rejected.length ? [] : unevictable,
+          snapshot,
+          fixed,
+        ),
         evidence,
         related: [...(claim ? [claim.object] : []), ...rejected.map((r) => r.pod), ...(rejected.length ? [] : unevictable.map((u) => u.pod))],
-        ...(version.known || rejected.length ? {} : { assumes: 'an affected release (before v1.0.10/v1.1.6/v1.2.4/v1.3.4/v1.4.0): do-not-disrupt pods and every PDB at 0 count' }),
+        ...(version.known || rejected.length
+          ? {}
+          : { assumes: 'an affected release (before v1.0.10/v1.1.6/v1.2.4/v1.3.4/v1.4.0): do-not-disrupt pods and every PDB at 0 count' }),
       });
     }
   },
@@ -225,7 +239,10 @@ function fixFor(
   const pools = new Set<string>();
   for (const u of unevictable.slice(0, 3)) {
     const ns = u.pod.metadata.namespace ?? 'default';
-    if (/do-not-/.test(u.why)) steps.push(`If ${ns}/${u.pod.metadata.name} may move now, drop its annotation: kubectl annotate pod -n ${ns} ${u.pod.metadata.name} ${u.why.split(':')[0]}-`);
+    if (/do-not-/.test(u.why))
+      steps.push(
+        `If ${ns}/${u.pod.metadata.name} may move now, drop its annotation: kubectl annotate pod -n ${ns} ${u.pod.metadata.name} ${u.why.split(':')[0]}-`,
+      );
     else if (u.pdb) {
       steps.push(
         `Make PDB ${ns}/${u.pdb.metadata.name} achievable (it blocks ${ns}/${u.pod.metadata.name}): run more replicas than minAvailable, or allow one eviction:\n   kubectl patch pdb -n ${ns} ${u.pdb.metadata.name} --type json -p '${dig(u.pdb, 'spec', 'minAvailable') !== undefined ? '[{"op":"remove","path":"/spec/minAvailable"},{"op":"add","path":"/spec/maxUnavailable","value":1}]' : '[{"op":"replace","path":"/spec/maxUnavailable","value":1}]'}'`,
@@ -235,9 +252,14 @@ function fixFor(
     if (pool) pools.add(pool);
   }
   for (const pool of pools) {
-    steps.push(`Bound the drain so deleting nodes finish: kubectl patch nodepool ${pool} --type merge -p '{"spec":{"template":{"spec":{"terminationGracePeriod":"24h"}}}}'  (v1.0+; changing it drifts the pool's nodes)`);
+    steps.push(
+      `Bound the drain so deleting nodes finish: kubectl patch nodepool ${pool} --type merge -p '{"spec":{"template":{"spec":{"terminationGracePeriod":"24h"}}}}'  (v1.0+; changing it drifts the pool's nodes)`,
+    );
   }
-  if (!rejected.length && fixed !== true) steps.push('Upgrade Karpenter to v1.4.0+ (or the v1.0.10 / v1.1.6 / v1.2.4 / v1.3.4 patch of your minor), which stops re-simulating do-not-disrupt pods and fully-blocking PDBs.');
+  if (!rejected.length && fixed !== true)
+    steps.push(
+      'Upgrade Karpenter to v1.4.0+ (or the v1.0.10 / v1.1.6 / v1.2.4 / v1.3.4 patch of your minor), which stops re-simulating do-not-disrupt pods and fully-blocking PDBs.',
+    );
   if (!steps.length) steps.push(`Find the pods simulated onto ${node}: kubectl get events -A --field-selector reason=Nominated | grep ${node}`);
   return steps;
 }

@@ -31,7 +31,7 @@ export default defineRule({
     records: ['Event'],
     optional: ['NodeClaim', 'Event', 'KarpenterController'],
     specOnly: 'no',
-    summary: 'More than 20% (rounded up) of a NodePool\'s nodes are unhealthy, or NodeRepairBlocked events exist: Karpenter repairs none of them.',
+    summary: "More than 20% (rounded up) of a NodePool's nodes are unhealthy, or NodeRepairBlocked events exist: Karpenter repairs none of them.",
     rationale:
       'Node repair (v1.1.0+, NodeRepair feature gate) replaces a node once a repair-policy condition (Ready=False, ' +
       'Ready=Unknown from v1.2.0, and the Node Monitoring Agent conditions) has lasted past its toleration — but it ' +
@@ -39,7 +39,9 @@ export default defineRule({
       'repairs nothing in that pool and emits NodeRepairBlocked ("more than 20% nodes are unhealthy in the ' +
       'nodepool"; "more then" in v1.1–v1.2 and for NodeClaims without a pool, compared to the whole cluster). The ' +
       'threshold is not configurable (docs/karpenter-behaviour.md §3.1–3.2).',
-    fix: ['Replace enough unhealthy nodes by hand (kubectl delete nodeclaim …) to get under the threshold, and find the common cause (AZ or subnet trouble, a bad AMI, CNI or EBS CSI failures).'],
+    fix: [
+      'Replace enough unhealthy nodes by hand (kubectl delete nodeclaim …) to get under the threshold, and find the common cause (AZ or subnet trouble, a bad AMI, CNI or EBS CSI failures).',
+    ],
     examples: {
       bad: '# NodePool with 4 nodes: 2 of them Ready=Unknown → ceil(20% × 4) = 1 allowed, repair halted',
       good: '# at most ceil(20% × N) unhealthy nodes at a time; NodeRepair=true so they are replaced',
@@ -51,7 +53,11 @@ export default defineRule({
       'https://docs.aws.amazon.com/eks/latest/userguide/node-repair.html',
     ],
     options: {
-      unhealthyPercent: { type: 'percent', default: '20%', description: 'share of a pool\'s nodes (rounded up) that may be unhealthy before repair halts (Karpenter: 20%, not configurable there)' },
+      unhealthyPercent: {
+        type: 'percent',
+        default: '20%',
+        description: "share of a pool's nodes (rounded up) that may be unhealthy before repair halts (Karpenter: 20%, not configurable there)",
+      },
     },
   },
 
@@ -78,7 +84,12 @@ export default defineRule({
       }
     }
 
-    const poolNames = new Set(snapshot.karpenterNodes().map((n) => snapshot.nodePoolNameOf(n)).filter((n): n is string => n !== undefined));
+    const poolNames = new Set(
+      snapshot
+        .karpenterNodes()
+        .map((n) => snapshot.nodePoolNameOf(n))
+        .filter((n): n is string => n !== undefined),
+    );
     for (const poolName of poolNames) {
       const nodes = snapshot.nodesOfPool(poolName);
       const pool = snapshot.nodePool(poolName);
@@ -93,7 +104,11 @@ export default defineRule({
       const evidence: EvidenceInput[] = [];
       for (const u of unhealthy.slice(0, 5)) {
         const age = ageOf(u.cond.lastTransitionTime, now);
-        evidence.push({ object: u.node, path: `/status/conditions/${u.cond.index}`, note: `${u.cond.type}=${u.cond.status}${age !== undefined ? ` for ${formatDuration(age)}` : ''}` });
+        evidence.push({
+          object: u.node,
+          path: `/status/conditions/${u.cond.index}`,
+          note: `${u.cond.type}=${u.cond.status}${age !== undefined ? ` for ${formatDuration(age)}` : ''}`,
+        });
       }
       for (const e of events.slice(-2)) evidence.push({ event: e, note: 'Karpenter refused to repair' });
       evidence.push(...version.evidence());
@@ -106,7 +121,12 @@ export default defineRule({
       report({
         object: pool?.object ?? { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: poolName },
         message: `${head}. ${gate.text}`,
-        fix: fixText(snapshot, unhealthy.map((u) => u.node), allowed, version),
+        fix: fixText(
+          snapshot,
+          unhealthy.map((u) => u.node),
+          allowed,
+          version,
+        ),
         evidence,
         related: unhealthy.slice(0, 10).map((u) => u.node),
         ...(gate.assumes ? { assumes: gate.assumes } : {}),
@@ -129,7 +149,9 @@ export default defineRule({
 function gateText(version: KarpenterVersionFacts): { text: string; assumes?: string } {
   const gate = version.gate('NodeRepair', false);
   if (gate.value) return { text: `NodeRepair is enabled${version.known ? ` (${version.label})` : ''}, so these nodes stay until someone replaces them.` };
-  const why = gate.explicit ? 'the NodeRepair feature gate is set to false' : 'the NodeRepair feature gate is not enabled (off by default in every release through v1.14)';
+  const why = gate.explicit
+    ? 'the NodeRepair feature gate is set to false'
+    : 'the NodeRepair feature gate is not enabled (off by default in every release through v1.14)';
   return {
     text: `Node repair is not even enabled: ${why}, so nothing replaces these nodes, and turning it on will not help while the pool stays above the threshold.`,
     ...(version.known ? {} : { assumes: 'v1.2.0+ repair policies (Ready=False and Ready=Unknown)' }),
@@ -144,7 +166,9 @@ function fixText(snapshot: Snapshot, nodes: KubeObject[], allowed: number, versi
     'Find the common cause first, or the replacements fail the same way: kubectl describe node <node> (conditions, events), EC2 instance status checks, the zone/subnet they share, the AMI they run, aws-node / ebs-csi-node pods on them.',
   ];
   if (!version.gate('NodeRepair', false).value) {
-    steps.push('Then let Karpenter repair single failures itself (v1.2.0+): helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter --reuse-values --set settings.featureGates.nodeRepair=true');
+    steps.push(
+      'Then let Karpenter repair single failures itself (v1.2.0+): helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter --reuse-values --set settings.featureGates.nodeRepair=true',
+    );
   }
   return steps;
 }

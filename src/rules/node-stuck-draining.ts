@@ -21,7 +21,6 @@ import { logSays } from '../snapshot/messages/karpenter-logs.js';
 import { reportFromRecords } from './lib/records-only.js';
 import { STUCK_DRAINING } from './lib/stated-causes.js';
 
-
 export default defineRule({
   meta: {
     id: 'node-stuck-draining',
@@ -37,12 +36,12 @@ export default defineRule({
     rationale:
       'Once a Node/NodeClaim is deleted, Karpenter taints it karpenter.sh/disrupted:NoSchedule and drains it through the Eviction ' +
       'API. Pods with karpenter.sh/do-not-disrupt are never evicted, PDBs at 0 allowed disruptions (or two PDBs on one pod) make ' +
-      'every eviction fail with FailedDraining, and after the drain the termination controller still waits for the node\'s ' +
+      "every eviction fail with FailedDraining, and after the drain the termination controller still waits for the node's " +
       'VolumeAttachments to go (AwaitingVolumeDetachment, v1.6+; silent before). Without a terminationGracePeriod nothing ends the ' +
       'wait: the instance keeps running and costing money (docs/karpenter-behaviour.md §7.2–7.5).',
     fix: [
       'Resolve the named blocker (remove the do-not-disrupt annotation, relax or scale for the PDB, fix the CSI node plugin) and set ' +
-      'terminationGracePeriod on the NodePool so a drain always ends.',
+        'terminationGracePeriod on the NodePool so a drain always ends.',
     ],
     examples: {
       bad: 'kind: NodePool\nspec:\n  template:\n    spec:\n      expireAfter: 720h\n      # no terminationGracePeriod: a blocked drain never ends',
@@ -100,13 +99,18 @@ export default defineRule({
       // Karpenter waits for VolumeAttachments only once the drain is done: list them when no pod is left to evict.
       const vas = node && !waiting.length ? (attachments?.get(name) ?? []) : [];
       if (vas.length) {
-        holds.push(`${plural(vas.length, 'VolumeAttachment')} still bound (${listNames(vas.map((v) => `${v.metadata.name}${pvOf(v) ? ` for ${pvOf(v)}` : ''}`))})`);
+        holds.push(
+          `${plural(vas.length, 'VolumeAttachment')} still bound (${listNames(vas.map((v) => `${v.metadata.name}${pvOf(v) ? ` for ${pvOf(v)}` : ''}`))})`,
+        );
         for (const v of vas.slice(0, 3)) evidence.push({ object: v, path: '/status/attached', note: `volume ${pvOf(v) ?? '?'} attached to ${name}` });
       }
 
       // Events: FailedDraining, AwaitingVolumeDetachment, PDB consistency failures, on the node and its NodeClaim.
       const claim = node ? snapshot.nodeClaimForNode(node) : undefined;
-      const events = [...(node ? snapshot.eventsForObject(node) : []), ...((claim?.object ?? claimObj) ? snapshot.eventsForObject((claim?.object ?? claimObj)!) : [])].sort(byLastSeen);
+      const events = [
+        ...(node ? snapshot.eventsForObject(node) : []),
+        ...((claim?.object ?? claimObj) ? snapshot.eventsForObject((claim?.object ?? claimObj)!) : []),
+      ].sort(byLastSeen);
       const draining = events.filter((e) => e.reason === 'FailedDraining' || (e.reason === 'FailedConsistencyCheck' && eventSays(e.message, 'drain')));
       const volumeWait = events.filter((e) => e.reason === 'AwaitingVolumeDetachment');
       for (const e of draining.slice(-2)) evidence.push({ event: e, note: 'the drain keeps failing' });
@@ -116,14 +120,16 @@ export default defineRule({
       for (const l of tainted.slice(-1)) evidence.push({ log: l, note: 'the drain started' });
       if (!vas.length && volumeWait.length) holds.push(`volume detachment (${volumeWait[volumeWait.length - 1]!.message})`);
       if (!holds.length && draining.length) holds.push(`failing evictions (${draining[draining.length - 1]!.message})`);
-      if (!vas.length && !attachments && !blocks.length && !waiting.length) holds.push('nothing visible in the snapshot — VolumeAttachments are not in it (kubectl get volumeattachments -o yaml)');
+      if (!vas.length && !attachments && !blocks.length && !waiting.length)
+        holds.push('nothing visible in the snapshot — VolumeAttachments are not in it (kubectl get volumeattachments -o yaml)');
 
       // v1.6+ NodeClaim conditions Drained / VolumesDetached say which phase it is stuck in.
       const claimObj2 = claim?.object ?? claimObj;
       if (claimObj2) {
         for (const type of ['Drained', 'VolumesDetached']) {
           const c = condition(claimObj2, type);
-          if (c && c.status !== 'True') evidence.push({ object: claimObj2, path: `/status/conditions/${c.index}`, note: `${type}=${c.status}${c.reason ? ` (${c.reason})` : ''}` });
+          if (c && c.status !== 'True')
+            evidence.push({ object: claimObj2, path: `/status/conditions/${c.index}`, note: `${type}=${c.status}${c.reason ? ` (${c.reason})` : ''}` });
         }
       }
 
@@ -133,7 +139,10 @@ export default defineRule({
       let tgpText: string;
       if (deadline) {
         const left = (parseTime(deadline) ?? now) - now;
-        tgpText = left > 0 ? `Karpenter force-deletes the remaining pods by ${deadline} (in ${formatDuration(left)}).` : `Its termination deadline ${deadline} passed ${formatDuration(-left)} ago, yet it is still here.`;
+        tgpText =
+          left > 0
+            ? `Karpenter force-deletes the remaining pods by ${deadline} (in ${formatDuration(left)}).`
+            : `Its termination deadline ${deadline} passed ${formatDuration(-left)} ago, yet it is still here.`;
         evidence.push({ object: (claim?.object ?? claimObj)!, path: `/metadata/annotations/${TERMINATION_TIMESTAMP.replace(/\//g, '~1')}` });
       } else if (tgp) {
         tgpText = `terminationGracePeriod ${tgp.value} bounds the wait.`;
@@ -192,10 +201,14 @@ function fixText(
   for (const b of blocks.slice(0, 4)) {
     const ns = b.pod.metadata.namespace ?? 'default';
     if (b.doNotDisrupt) steps.push(`Let ${podName(b.pod)} be evicted: kubectl -n ${ns} annotate pod ${b.pod.metadata.name} ${b.doNotDisrupt.key}-`);
-    for (const p of b.pdbs) steps.push(`PDB ${ns}/${p.metadata.name} allows 0 disruptions: scale the workload up or relax it (kubectl -n ${ns} get pdb ${p.metadata.name} -o yaml), or evict by hand once safe: kubectl -n ${ns} delete pod ${b.pod.metadata.name}`);
+    for (const p of b.pdbs)
+      steps.push(
+        `PDB ${ns}/${p.metadata.name} allows 0 disruptions: scale the workload up or relax it (kubectl -n ${ns} get pdb ${p.metadata.name} -o yaml), or evict by hand once safe: kubectl -n ${ns} delete pod ${b.pod.metadata.name}`,
+      );
     if (b.multiplePdbs.length) steps.push(`Keep one PDB per pod: ${b.multiplePdbs.map((p) => p.metadata.name).join(' and ')} both select ${podName(b.pod)}`);
   }
-  if (vas.length) steps.push(`Check the CSI node plugin on the node and the attachments: kubectl get volumeattachments ${vas.map((v) => v.metadata.name).join(' ')} -o yaml`);
+  if (vas.length)
+    steps.push(`Check the CSI node plugin on the node and the attachments: kubectl get volumeattachments ${vas.map((v) => v.metadata.name).join(' ')} -o yaml`);
   const pool = target.kind === 'Node' ? snapshot.nodePoolNameOf(target) : undefined;
   if (!hasTgp && version.atLeast('1.0.0') === false) {
     steps.push(`Upgrade to Karpenter v1.0+ and set spec.template.spec.terminationGracePeriod on the NodePool${pool ? ` ${pool}` : ''} so drains always end`);
@@ -204,6 +217,8 @@ function fixText(
       `Bound every drain on the NodePool${pool ? ` ${pool}` : ''} (v1.0+):\n   kubectl patch nodepool ${pool ?? '<nodepool>'} --type merge -p '{"spec":{"template":{"spec":{"terminationGracePeriod":"24h"}}}}'`,
     );
   }
-  steps.push(`Watch it go: kubectl get events --field-selector involvedObject.name=${target.metadata.name}${claim && claim !== target.metadata.name ? `; kubectl describe nodeclaim ${claim}` : ''}`);
+  steps.push(
+    `Watch it go: kubectl get events --field-selector involvedObject.name=${target.metadata.name}${claim && claim !== target.metadata.name ? `; kubectl describe nodeclaim ${claim}` : ''}`,
+  );
   return steps;
 }

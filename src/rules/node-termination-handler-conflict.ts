@@ -17,15 +17,17 @@ export default defineRule({
     requires: ['KarpenterController', 'Deployment'],
     optional: ['ControllerLogs'],
     specOnly: 'yes',
-    summary: "aws-node-termination-handler runs in queue-processor mode while Karpenter handles interruptions from its own queue.",
+    summary: 'aws-node-termination-handler runs in queue-processor mode while Karpenter handles interruptions from its own queue.',
     rationale:
       'Karpenter (v0.19+) handles spot interruption warnings, AWS Health scheduled changes and instance state changes itself ' +
       'from an SQS queue: it deletes the NodeClaim, drains the node and provisions replacements. aws-node-termination-handler ' +
       'in queue-processor mode (enableSqsTerminationDraining → ENABLE_SQS_TERMINATION_DRAINING=true, QUEUE_URL) reacts to the ' +
-      'same EventBridge events by cordoning and draining the node behind Karpenter\'s back. Both act on one event; when they ' +
+      "same EventBridge events by cordoning and draining the node behind Karpenter's back. Both act on one event; when they " +
       'read the same queue, each message goes to only one of them and is deleted, so Karpenter misses some interruptions ' +
       'entirely. The Karpenter docs recommend against running NTH alongside Karpenter for this reason.',
-    fix: ['Uninstall aws-node-termination-handler (queue mode) and let Karpenter handle interruptions, or turn Karpenter\'s off (unset settings.interruptionQueue) — never both.'],
+    fix: [
+      "Uninstall aws-node-termination-handler (queue mode) and let Karpenter handle interruptions, or turn Karpenter's off (unset settings.interruptionQueue) — never both.",
+    ],
     examples: {
       bad: '# aws-node-termination-handler Deployment\nenv:\n- name: ENABLE_SQS_TERMINATION_DRAINING\n  value: "true"\n- name: QUEUE_URL\n  value: https://sqs.us-west-2.amazonaws.com/111122223333/prod-usw2\n# and Karpenter: INTERRUPTION_QUEUE=prod-usw2',
       good: '# only Karpenter\nsettings:\n  interruptionQueue: prod-usw2\n# helm uninstall aws-node-termination-handler -n kube-system',
@@ -80,7 +82,10 @@ export default defineRule({
         (shared
           ? 'both consume the same SQS queue, so each interruption message reaches only one of them and is deleted — Karpenter misses the ones NTH takes, and NTH cordons and drains Karpenter nodes behind its back.'
           : 'both receive the same EventBridge events and both cordon and drain the node, racing each other (NTH does not delete the NodeClaim, Karpenter does).'),
-      fix: fixText(queueMode.map((x) => x.d), who),
+      fix: fixText(
+        queueMode.map((x) => x.d),
+        who,
+      ),
       evidence,
       related: queueMode.map((x) => x.d),
     });
@@ -93,7 +98,7 @@ function fixText(nth: KubeObject[], karpenter: string): FixSteps {
       (d) =>
         `Remove the termination handler (Karpenter already handles spot, health, and state-change events): helm uninstall ${d.metadata.labels?.['app.kubernetes.io/instance'] ?? d.metadata.name} -n ${d.metadata.namespace}  (or kubectl -n ${d.metadata.namespace} delete deployment ${d.metadata.name})`,
     ),
-    'Delete the EventBridge rules and SQS queue that only NTH used; keep the ones targeting Karpenter\'s queue.',
+    "Delete the EventBridge rules and SQS queue that only NTH used; keep the ones targeting Karpenter's queue.",
     `If NTH must stay (for non-Karpenter node groups), point it at its own queue whose EventBridge rules match only those ASGs' instances, and keep it off Karpenter nodes (${karpenter} keeps its queue).`,
   ];
   return steps;

@@ -27,7 +27,7 @@ export default defineRule({
       'a small pool (docs/karpenter-behaviour.md §3).',
     fix: [
       'Delete the NodeClaim so Karpenter drains and replaces the node now; enable node repair (v1.2.0+, ' +
-      'settings.featureGates.nodeRepair=true) so it happens by itself next time; and find out why the kubelet died.',
+        'settings.featureGates.nodeRepair=true) so it happens by itself next time; and find out why the kubelet died.',
     ],
     examples: {
       bad: 'status:\n  conditions:\n  - type: Ready\n    status: "Unknown"\n    reason: NodeStatusUnknown\n    message: Kubelet stopped posting node status.\n    lastTransitionTime: "2024-11-02T08:00:00Z"   # 3h ago, NodeRepair off',
@@ -95,14 +95,11 @@ export default defineRule({
   },
 });
 
-function repairVerdict(
-  version: KarpenterVersionFacts,
-  status: string,
-  blocked: boolean,
-  claim: NodeClaimView | undefined,
-): { text: string; assumes?: string } {
+function repairVerdict(version: KarpenterVersionFacts, status: string, blocked: boolean, claim: NodeClaimView | undefined): { text: string; assumes?: string } {
   const gate = version.gate('NodeRepair', false);
-  const gateText = gate.explicit ? 'the NodeRepair feature gate is set to false' : 'the NodeRepair feature gate is not enabled (it is off by default in every release through v1.14)';
+  const gateText = gate.explicit
+    ? 'the NodeRepair feature gate is set to false'
+    : 'the NodeRepair feature gate is not enabled (it is off by default in every release through v1.14)';
   if (!version.known) {
     if (gate.explicit && gate.value) {
       return {
@@ -117,9 +114,11 @@ function repairVerdict(
     return { text: `Karpenter ${version.label} repairs only Ready=False; Ready=Unknown is repaired from v1.2.0` };
   }
   if (!gate.value) return { text: `Karpenter ${version.label} would repair it, but ${gateText}` };
-  if (blocked) return { text: 'node repair is on but refused: more than 20% of the NodePool\'s nodes are unhealthy (NodeRepairBlocked)' };
+  if (blocked) return { text: "node repair is on but refused: more than 20% of the NodePool's nodes are unhealthy (NodeRepairBlocked)" };
   if (claim?.deleting) return { text: 'node repair started (its NodeClaim is being deleted) but the node has not gone away' };
-  return { text: `node repair is on (${version.label}, NodeRepair=true) and should have replaced it after 30m; check the controller logs for "deleting unhealthy node"` };
+  return {
+    text: `node repair is on (${version.label}, NodeRepair=true) and should have replaced it after 30m; check the controller logs for "deleting unhealthy node"`,
+  };
 }
 
 /** The remaining way out when nothing repairs the node: forced expiry, if the NodeClaim or its NodePool has one. */
@@ -149,7 +148,8 @@ function expiryExit(
   if (ms === undefined || created === undefined) return { text: 'Only a manual delete or expiry will remove it.' };
   const left = created + ms - now;
   return {
-    text: left > 0 ? `Left alone, expiry (expireAfter ${expireAfter}) removes it in ${formatDuration(left)}.` : 'Its expireAfter has passed, yet it is still here.',
+    text:
+      left > 0 ? `Left alone, expiry (expireAfter ${expireAfter}) removes it in ${formatDuration(left)}.` : 'Its expireAfter has passed, yet it is still here.',
     ...(evidence ? { evidence } : {}),
   };
 }

@@ -34,17 +34,20 @@ export default defineRule({
     requiresAnyOf: ['NodeClaim', 'Event', 'ControllerLogs'],
     optional: ['NodePool', 'KarpenterController'],
     specOnly: 'no',
-    summary: 'NodeClaims of one NodePool are created and deleted again within minutes, over and over; names the cause another section 7 rule found, or what to collect.',
+    summary:
+      'NodeClaims of one NodePool are created and deleted again within minutes, over and over; names the cause another section 7 rule found, or what to collect.',
     rationale:
       'A NodeClaim whose launch fails on the insufficient-capacity path (ICE, and the quota and subnet codes that take it) is ' +
       'deleted at once; from v1.7 one that does not launch within 5 minutes is deleted on launch timeout. The pending pods ' +
       'then make the provisioner create another, which fails the same way: the pool churns NodeClaims (and, when instances ' +
       'start, money) without ever giving the pods a node. The loop is read from NodeClaim objects (creation and deletion ' +
-      'timestamps, Launched not True), from InsufficientCapacityError events on distinct NodeClaims, and from the controller\'s ' +
+      "timestamps, Launched not True), from InsufficientCapacityError events on distinct NodeClaims, and from the controller's " +
       '"created nodeclaim" / "deleted nodeclaim" records (≤ v0.31 "created machine" / "deleted machine"). Registration ' +
-      'timeouts (15 minutes) are nodeclaim-not-registered\'s; a loop that ended with a launch that succeeded is not ' +
+      "timeouts (15 minutes) are nodeclaim-not-registered's; a loop that ended with a launch that succeeded is not " +
       'reported (docs/karpenter-behaviour.md §8.2, §8.5, F14).',
-    fix: ['Fix the cause the finding names (see the rule it points to); when the input holds no cause, collect the NodeClaim events and the controller logs of the last hour.'],
+    fix: [
+      'Fix the cause the finding names (see the rule it points to); when the input holds no cause, collect the NodeClaim events and the controller logs of the last hour.',
+    ],
     examples: {
       bad: 'created nodeclaim default-4xk2p 10:00:03 → deleted 10:00:09; created default-9w2mn 10:03:12 → deleted 10:03:17; …',
       good: 'created nodeclaim default-4xk2p → launched → registered → initialized',
@@ -90,21 +93,37 @@ export default defineRule({
       const evidence: EvidenceInput[] = [];
       for (const s of list.slice(-3)) evidence.push(...s.evidence.slice(0, 2));
       if (cause) evidence.push(...cause.signals.slice(-2).map((s) => s.evidence));
-      const vias = [...new Set([...list.flatMap((s) => s.evidence.map((e) => (e.log ? 'log' : e.event ? 'event' : 'condition')))])] as Array<'log' | 'event' | 'condition'>;
+      const vias = [...new Set([...list.flatMap((s) => s.evidence.map((e) => (e.log ? 'log' : e.event ? 'event' : 'condition')))])] as Array<
+        'log' | 'event' | 'condition'
+      >;
       const logsOnly = onlyFromLogs({ vias });
       const times = list.map((s) => s.at).filter((x) => x > 0);
       const span = times.length > 1 ? ` between ${new Date(Math.min(...times)).toISOString()} and ${new Date(Math.max(...times)).toISOString()}` : '';
-      const causeText = cause
-        ? ` Cause: ${cause.labels.join('; ')} (reported by ${cause.rules.join(', ')}).`
-        : ' The cause is not in the input.';
+      const causeText = cause ? ` Cause: ${cause.labels.join('; ')} (reported by ${cause.rules.join(', ')}).` : ' The cause is not in the input.';
       report({
-        object: view?.object ?? poolRef(pool, list.flatMap((x) => x.evidence)),
+        object:
+          view?.object ??
+          poolRef(
+            pool,
+            list.flatMap((x) => x.evidence),
+          ),
         message:
-          `${view ? view.object.kind : poolRef(pool, list.flatMap((x) => x.evidence)).kind} ${pool}: ${plural(list.length, 'NodeClaim')} created and deleted again within minutes${span} (${listNames(list.map((s) => s.name), 4)}), and none launched since — the pending pods get no node while the pool churns.${causeText}` +
-          (logsOnly ? ` ${logsOnly}.` : ''),
-        fix: [cause
-          ? `Fix the cause (see ${cause.rules.join(', ')} for the finding and its fix); the loop stops once a launch succeeds: kubectl get nodeclaims -l karpenter.sh/nodepool=${pool} -w`
-          : `Collect what says why the launches fail:\n1. kubectl get events -A --field-selector involvedObject.kind=NodeClaim -o yaml\n2. kubectl logs -n kube-system -l app.kubernetes.io/name=karpenter -c controller --since=1h (errors "failed launching nodeclaim", "Reconciler error")\n3. kubectl get nodeclaims -l karpenter.sh/nodepool=${pool} -o yaml while a new one is created (its Launched condition)`],
+          `${
+            view
+              ? view.object.kind
+              : poolRef(
+                  pool,
+                  list.flatMap((x) => x.evidence),
+                ).kind
+          } ${pool}: ${plural(list.length, 'NodeClaim')} created and deleted again within minutes${span} (${listNames(
+            list.map((s) => s.name),
+            4,
+          )}), and none launched since — the pending pods get no node while the pool churns.${causeText}` + (logsOnly ? ` ${logsOnly}.` : ''),
+        fix: [
+          cause
+            ? `Fix the cause (see ${cause.rules.join(', ')} for the finding and its fix); the loop stops once a launch succeeds: kubectl get nodeclaims -l karpenter.sh/nodepool=${pool} -w`
+            : `Collect what says why the launches fail:\n1. kubectl get events -A --field-selector involvedObject.kind=NodeClaim -o yaml\n2. kubectl logs -n kube-system -l app.kubernetes.io/name=karpenter -c controller --since=1h (errors "failed launching nodeclaim", "Reconciler error")\n3. kubectl get nodeclaims -l karpenter.sh/nodepool=${pool} -o yaml while a new one is created (its Launched condition)`,
+        ],
         evidence,
         related: list.slice(-5).map((s) => ({ apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', namespace: null, name: s.name })),
       });
@@ -118,7 +137,9 @@ function shortLived(c: ClaimLife, lifetime: number): ShortLived | undefined {
   const created = parseTime(c.created);
   const deleted = parseTime(c.deleted);
   if (created === undefined || deleted === undefined || deleted < created || deleted - created > lifetime) return undefined;
-  const evidence: EvidenceInput[] = c.object ? [{ object: c.object.object, path: '/metadata/deletionTimestamp', note: `created ${c.created}, deleting since ${c.deleted}` }] : [];
+  const evidence: EvidenceInput[] = c.object
+    ? [{ object: c.object.object, path: '/metadata/deletionTimestamp', note: `created ${c.created}, deleting since ${c.deleted}` }]
+    : [];
   evidence.push(...c.evidence.filter((e) => !/launched$/.test(e.note ?? '')));
   return { name: c.name, at: deleted, how: 'deleted', evidence };
 }

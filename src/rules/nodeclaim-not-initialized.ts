@@ -40,7 +40,7 @@ export default defineRule({
       'reports the others: NodeNotReady and ResourceNotRegistered.',
     fix: [
       'NodeNotReady: fix the kubelet / CNI on the node (or delete it). ResourceNotRegistered: install the device ' +
-      'plugin that registers the resource, or stop requesting it on instance types without it.',
+        'plugin that registers the resource, or stop requesting it on instance types without it.',
     ],
     examples: {
       bad: 'status:\n  conditions:\n  - type: Initialized\n    status: Unknown\n    reason: ResourceNotRegistered\n    message: Resource "nvidia.com/gpu" was requested but not registered',
@@ -93,13 +93,20 @@ export default defineRule({
         cause = `it was launched for ${resource}, but the node's allocatable ${have ? `shows ${have}` : 'does not list it'}: ${plugin} is not running on it`;
         if (node) evidence.push({ object: node, path: '/status/allocatable', note: `no ${resource}` });
         const requests = dig(claim.object, 'spec', 'resources', 'requests');
-        if (isRecord(requests) && resource in requests) evidence.push({ object: claim.object, path: `/spec/resources/requests/${resource.replace(/~/g, '~0').replace(/\//g, '~1')}`, note: 'requested at launch' });
+        if (isRecord(requests) && resource in requests)
+          evidence.push({
+            object: claim.object,
+            path: `/spec/resources/requests/${resource.replace(/~/g, '~0').replace(/\//g, '~1')}`,
+            note: 'requested at launch',
+          });
         steps.push(`Install or fix ${plugin}, and make sure it tolerates the node's taints and selects ${nodeName ?? 'the node'}: kubectl get ds -A -o wide`);
         steps.push(`Check the node: kubectl get node ${nodeName ?? '<node>'} -o jsonpath='{.status.allocatable}'`);
         steps.push('If the instance type cannot provide it (wrong AMI variant, e.g. not the accelerated AMI), fix the EC2NodeClass AMI selection.');
       } else if (init.reason === 'NodeNotFound' || (!node && snapshot.has('Node'))) {
         cause = `its Node${claim.nodeName ? ` ${claim.nodeName}` : ''} is gone although the NodeClaim says it registered`;
-        steps.push(`Check the instance: kubectl get nodeclaim ${claim.name} -o jsonpath='{.status.providerID}', then delete the NodeClaim if the instance is gone: kubectl delete nodeclaim ${claim.name}`);
+        steps.push(
+          `Check the instance: kubectl get nodeclaim ${claim.name} -o jsonpath='{.status.providerID}', then delete the NodeClaim if the instance is gone: kubectl delete nodeclaim ${claim.name}`,
+        );
       } else {
         const ready = node ? conditions(node).find((c) => c.type === 'Ready') : undefined;
         if (node && ready) evidence.push({ object: node, path: `/status/conditions/${ready.index}`, note: `Ready=${ready.status}` });
@@ -108,12 +115,15 @@ export default defineRule({
           init.reason === 'NodeNotReady' || init.reason === 'KnownEphemeralTaintsExist' || (ready && ready.status !== 'True')
             ? `its node is ${readyText}`
             : `${init.reason ?? 'no reason given'}${init.message ? `: ${init.message}` : ''}`;
-        steps.push(`Find why the node is not Ready: kubectl describe node ${nodeName ?? '<node>'}; kubectl get pods -n kube-system -o wide --field-selector spec.nodeName=${nodeName ?? '<node>'} (aws-node / CNI, kube-proxy)`);
+        steps.push(
+          `Find why the node is not Ready: kubectl describe node ${nodeName ?? '<node>'}; kubectl get pods -n kube-system -o wide --field-selector spec.nodeName=${nodeName ?? '<node>'} (aws-node / CNI, kube-proxy)`,
+        );
         steps.push(`If it cannot be recovered, replace it: kubectl delete nodeclaim ${claim.name}`);
       }
-      const stale = init.status === 'False' && version.atLeast('1.0.0') === true
-        ? ` Initialized=False is the v0.32–v0.37 form; on ${version.label} it may be a stale condition from an upgrade (aws/karpenter-provider-aws#6803).`
-        : '';
+      const stale =
+        init.status === 'False' && version.atLeast('1.0.0') === true
+          ? ` Initialized=False is the v0.32–v0.37 form; on ${version.label} it may be a stale condition from an upgrade (aws/karpenter-provider-aws#6803).`
+          : '';
       evidence.push(...version.evidence());
       report({
         object: node ?? claim.object,

@@ -41,8 +41,8 @@ export default defineRule({
       'groups or routes that block the API server (docs/karpenter-behaviour.md §4.1, F7).',
     fix: [
       'Look at the console output of one of the instances (aws ec2 get-console-output) and the kubelet log to see why ' +
-      'it cannot join; check the node role in aws-auth / access entries, the cluster endpoint, the AMI family, ' +
-      'security groups and routes.',
+        'it cannot join; check the node role in aws-auth / access entries, the cluster endpoint, the AMI family, ' +
+        'security groups and routes.',
     ],
     examples: {
       bad: 'status:\n  conditions:\n  - type: Launched\n    status: "True"\n  - type: Registered\n    status: Unknown\n    reason: NodeNotFound\n    message: Node not registered with cluster   # 14m after launch, again and again',
@@ -117,12 +117,19 @@ export default defineRule({
         for (const { claim } of s.stuck.slice(0, 3)) {
           const reg = claim.conditions.find((c) => c.type === 'Registered');
           const launched = claim.conditions.find((c) => c.type === 'Launched')!;
-          evidence.push({ object: claim.object, path: `/status/conditions/${launched.index}`, note: `launched at ${launched.lastTransitionTime ?? claim.created}` });
+          evidence.push({
+            object: claim.object,
+            path: `/status/conditions/${launched.index}`,
+            note: `launched at ${launched.lastTransitionTime ?? claim.created}`,
+          });
           if (reg) evidence.push({ object: claim.object, path: `/status/conditions/${reg.index}`, note: 'no Node has joined with its providerID' });
         }
       }
       if (repeated) {
-        const times = s!.timeouts.map((l) => l.time).filter((t): t is string => Boolean(t)).sort();
+        const times = s!.timeouts
+          .map((l) => l.time)
+          .filter((t): t is string => Boolean(t))
+          .sort();
         const names = [...s!.timeoutClaims];
         parts.push(
           `the controller deleted ${names.length ? `${plural(names.length, 'NodeClaim')} (${listNames(names)})` : plural(s!.timeouts.length, 'NodeClaim')} on registration timeout` +
@@ -133,13 +140,17 @@ export default defineRule({
         for (const l of s.timeouts) evidence.push({ log: l, note: 'registration timeout' });
       }
       if (unhealthy) {
-        parts.push(`NodePool condition NodeRegistrationHealthy=False${unhealthy.reason ? ` (${unhealthy.reason}${unhealthy.message ? `: ${unhealthy.message}` : ''})` : ''}`);
+        parts.push(
+          `NodePool condition NodeRegistrationHealthy=False${unhealthy.reason ? ` (${unhealthy.reason}${unhealthy.message ? `: ${unhealthy.message}` : ''})` : ''}`,
+        );
         evidence.push({ object: pool.object, path: `/status/conditions/${unhealthy.index}`, note: 'NodeClaims of this pool fail to launch or register' });
         for (const e of events.slice(-1)) evidence.push({ event: e, note: 'condition transition' });
       }
       const waiting = s?.waiting ?? [];
       if (waiting.length) {
-        parts.push(`${listNames(waiting.map((x) => x.claim.name))} ${waiting.length === 1 ? 'has' : 'have'} been waiting ${formatDuration(Math.max(...waiting.map((x) => x.age)))} for a Node`);
+        parts.push(
+          `${listNames(waiting.map((x) => x.claim.name))} ${waiting.length === 1 ? 'has' : 'have'} been waiting ${formatDuration(Math.max(...waiting.map((x) => x.age)))} for a Node`,
+        );
         for (const { claim } of waiting.slice(0, 2)) {
           const reg = claim.conditions.find((c) => c.type === 'Registered');
           if (reg) evidence.push({ object: claim.object, path: `/status/conditions/${reg.index}`, note: 'launched, no Node yet' });

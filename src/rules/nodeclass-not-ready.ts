@@ -11,26 +11,34 @@ const SUB_CONDITIONS: Record<string, { field?: string; status?: string; advice: 
   SubnetsReady: {
     field: '/spec/subnetSelectorTerms',
     status: 'subnets',
-    advice: 'The subnet selector matches no subnet: tag the node subnets (e.g. karpenter.sh/discovery: <cluster>) or fix the id terms; check with aws ec2 describe-subnets --filters Name=tag:<key>,Values=<value>.',
+    advice:
+      'The subnet selector matches no subnet: tag the node subnets (e.g. karpenter.sh/discovery: <cluster>) or fix the id terms; check with aws ec2 describe-subnets --filters Name=tag:<key>,Values=<value>.',
   },
   SecurityGroupsReady: {
     field: '/spec/securityGroupSelectorTerms',
     status: 'securityGroups',
-    advice: 'The security-group selector matches nothing: tag the cluster/node security group or reference it by id; check with aws ec2 describe-security-groups --filters Name=tag:<key>,Values=<value>.',
+    advice:
+      'The security-group selector matches nothing: tag the cluster/node security group or reference it by id; check with aws ec2 describe-security-groups --filters Name=tag:<key>,Values=<value>.',
   },
   AMIsReady: {
     field: '/spec/amiSelectorTerms',
     status: 'amis',
-    advice: 'No AMI resolves: use an alias that exists (e.g. al2023@latest, or a published version for your Kubernetes version), fix the id/name/tags terms, and give the controller ssm:GetParameter for aliases.',
+    advice:
+      'No AMI resolves: use an alias that exists (e.g. al2023@latest, or a published version for your Kubernetes version), fix the id/name/tags terms, and give the controller ssm:GetParameter for aliases.',
   },
   InstanceProfileReady: {
     field: '/spec/role',
-    advice: 'The instance profile cannot be created or found: allow the controller iam:PassRole on the node role and iam:CreateInstanceProfile/AddRoleToInstanceProfile, or name an existing profile (by name, not ARN) in spec.instanceProfile.',
+    advice:
+      'The instance profile cannot be created or found: allow the controller iam:PassRole on the node role and iam:CreateInstanceProfile/AddRoleToInstanceProfile, or name an existing profile (by name, not ARN) in spec.instanceProfile.',
   },
   ValidationSucceeded: {
-    advice: 'The controller failed its dry-run authorization checks: update its IAM policy to the reference policy of this release (ec2:CreateFleet, ec2:RunInstances, ec2:CreateLaunchTemplate, eks:DescribeCluster for AL2023); as a last resort set settings.disableDryRun.',
+    advice:
+      'The controller failed its dry-run authorization checks: update its IAM policy to the reference policy of this release (ec2:CreateFleet, ec2:RunInstances, ec2:CreateLaunchTemplate, eks:DescribeCluster for AL2023); as a last resort set settings.disableDryRun.',
   },
-  CapacityReservationsReady: { field: '/spec/capacityReservationSelectorTerms', advice: 'The capacity-reservation selector could not be resolved: fix the terms or the controller\'s ec2:DescribeCapacityReservations permission.' },
+  CapacityReservationsReady: {
+    field: '/spec/capacityReservationSelectorTerms',
+    advice: "The capacity-reservation selector could not be resolved: fix the terms or the controller's ec2:DescribeCapacityReservations permission.",
+  },
   PlacementGroupReady: { field: '/spec/placementGroup', advice: 'The placement group was not found or could not be resolved: fix its name/id.' },
 };
 
@@ -45,7 +53,8 @@ export default defineRule({
     requiresAnyOf: ['Node', 'NodeClaim', 'Event'],
     optional: ['NodePool'],
     specOnly: 'no',
-    summary: 'An EC2NodeClass has Ready ≠ True; names the failing sub-condition (SubnetsReady, SecurityGroupsReady, AMIsReady, InstanceProfileReady, ValidationSucceeded) and its message.',
+    summary:
+      'An EC2NodeClass has Ready ≠ True; names the failing sub-condition (SubnetsReady, SecurityGroupsReady, AMIsReady, InstanceProfileReady, ValidationSucceeded) and its message.',
     rationale:
       'Every EC2NodeClass condition feeds Ready (docs/karpenter-behaviour.md §1.5). A node class that is not Ready makes every launch ' +
       'through it fail (NodeClassNotReadyError "NodeClassRef not ready"; Unknown → CreateError NodeClassReadinessUnknown), and ' +
@@ -66,7 +75,11 @@ export default defineRule({
       'https://github.com/aws/karpenter-provider-aws/issues/7544',
     ],
     options: {
-      minDuration: { type: 'duration', default: '5m', description: 'how long Ready must have been not True (a new node class is Unknown until first reconciled)' },
+      minDuration: {
+        type: 'duration',
+        default: '5m',
+        description: 'how long Ready must have been not True (a new node class is Unknown until first reconciled)',
+      },
     },
   },
 
@@ -93,15 +106,24 @@ export default defineRule({
       if (!failing.length) evidence.push({ object: nodeClass, path: `/status/conditions/${ready.index}`, note: describe(ready) });
       for (const c of failing) {
         const statusKey = SUB_CONDITIONS[c.type]?.status;
-        if (statusKey && arr(dig(nodeClass, 'status', statusKey)).length === 0) evidence.push({ object: nodeClass, path: `/status/${statusKey}`, value: [], note: `status.${statusKey} is empty` });
+        if (statusKey && arr(dig(nodeClass, 'status', statusKey)).length === 0)
+          evidence.push({ object: nodeClass, path: `/status/${statusKey}`, value: [], note: `status.${statusKey} is empty` });
       }
       const field = specField(nodeClass, sub?.field);
       if (field) evidence.push({ object: nodeClass, path: field, note: 'the spec the failing condition judges' });
       const types = new Set(failing.map((c) => c.type));
-      for (const event of snapshot.eventsForObject(nodeClass).filter((e) => types.has(e.reason)).slice(-2)) evidence.push({ event });
+      for (const event of snapshot
+        .eventsForObject(nodeClass)
+        .filter((e) => types.has(e.reason))
+        .slice(-2))
+        evidence.push({ event });
       for (const p of pools.slice(0, 3)) {
         const c = conditions(p.object).find((x) => x.type === 'NodeClassReady');
-        evidence.push(c ? { object: p.object, path: `/status/conditions/${c.index}`, note: `NodePool ${p.name}: NodeClassReady=${c.status}` } : { object: p.object, path: `${nodeClassRefOf(p)!.path}/name`, note: `NodePool ${p.name} uses it` });
+        evidence.push(
+          c
+            ? { object: p.object, path: `/status/conditions/${c.index}`, note: `NodePool ${p.name}: NodeClassReady=${c.status}` }
+            : { object: p.object, path: `${nodeClassRefOf(p)!.path}/name`, note: `NodePool ${p.name} uses it` },
+        );
       }
 
       const what = failing.length ? failing.map(describe).join('; ') : describe(ready);
@@ -138,18 +160,27 @@ function fixText(nodeClass: KubeObject, failing: Condition[], field: string | un
     const advice = SUB_CONDITIONS[c.type]?.advice ?? `Resolve ${c.type} (${c.reason ?? 'no reason'}).`;
     return `${c.type}: ${advice}${c.type === 'SubnetsReady' || c.type === 'SecurityGroupsReady' ? describeCommand(nodeClass, c.type) : ''}`;
   });
-  if (!steps.length) steps.push('No sub-condition is failing: the controller has not reconciled the node class (is it running? kubectl logs -n <ns> -l app.kubernetes.io/name=karpenter | grep nodeclass).');
+  if (!steps.length)
+    steps.push(
+      'No sub-condition is failing: the controller has not reconciled the node class (is it running? kubectl logs -n <ns> -l app.kubernetes.io/name=karpenter | grep nodeclass).',
+    );
   if (field) steps.push(`Edit the field: kubectl edit ec2nodeclass ${name}   # ${field.slice(1).replace(/\//g, '.')}`);
-  steps.push(`Check: kubectl get ec2nodeclass ${name} -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' prints True, and the controller logs no "Reconciler error" for controller nodeclass.`);
+  steps.push(
+    `Check: kubectl get ec2nodeclass ${name} -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' prints True, and the controller logs no "Reconciler error" for controller nodeclass.`,
+  );
   return steps;
 }
 
 /** The aws CLI query matching the node class's first tag term, to see what it selects. */
 function describeCommand(nodeClass: KubeObject, type: string): string {
   const key = type === 'SubnetsReady' ? 'subnetSelectorTerms' : 'securityGroupSelectorTerms';
-  const tags = arr<Json>(dig(nodeClass, 'spec', key)).map((t) => t.tags).find(isRecord);
+  const tags = arr<Json>(dig(nodeClass, 'spec', key))
+    .map((t) => t.tags)
+    .find(isRecord);
   if (!tags) return '';
-  const filters = Object.entries(tags).map(([k, v]) => `Name=tag:${k},Values=${str(v) ?? String(v)}`).join(' ');
+  const filters = Object.entries(tags)
+    .map(([k, v]) => `Name=tag:${k},Values=${str(v) ?? String(v)}`)
+    .join(' ');
   const cmd = type === 'SubnetsReady' ? 'describe-subnets' : 'describe-security-groups';
   return `\n   aws ec2 ${cmd} --filters ${filters}`;
 }

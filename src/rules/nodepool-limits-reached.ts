@@ -26,9 +26,10 @@ export default defineRule({
     records: ['ControllerLogs', 'Event'],
     optional: ['ControllerLogs'],
     specOnly: 'no',
-    summary: 'A NodePool\'s provisioned resources (status.resources) have reached spec.limits, or Karpenter reports that every instance type would exceed them, while pods it could host are Pending.',
+    summary:
+      "A NodePool's provisioned resources (status.resources) have reached spec.limits, or Karpenter reports that every instance type would exceed them, while pods it could host are Pending.",
     rationale:
-      'Karpenter sums the capacity of a NodePool\'s NodeClaims into status.resources and launches no NodeClaim that would take ' +
+      "Karpenter sums the capacity of a NodePool's NodeClaims into status.resources and launches no NodeClaim that would take " +
       'it past spec.limits (cpu, memory, nodes, any extended resource). Pods that only this pool can host then stay Pending with ' +
       '"all available instance types exceed limits for nodepool …" (v1.12+ also "node limits have been exhausted for nodepool"). ' +
       'Limits never remove nodes, and the check counts launched capacity with some concurrency overshoot (docs/karpenter-behaviour.md §1.1, §8.3, F13).',
@@ -65,7 +66,8 @@ export default defineRule({
       const evidence: EvidenceInput[] = reached.length
         ? reached.map((r) => ({ object: pool.object, path: `${base}${pointer(r.key)}`, note: `limit ${r.key} ${r.limitText}, provisioned ${r.usedText}` }))
         : [{ object: pool.object, path: base, note: `limits: ${describe(limits)}` }];
-      for (const r of reached.length ? reached : limits.filter((l) => l.usedPath)) evidence.push({ object: pool.object, path: r.usedPath!, note: `provisioned ${r.key}` });
+      for (const r of reached.length ? reached : limits.filter((l) => l.usedPath))
+        evidence.push({ object: pool.object, path: r.usedPath!, note: `provisioned ${r.key}` });
       for (const s of said.slice(-2)) evidence.push({ event: s.event });
       for (const l of logs.slice(-1)) evidence.push({ log: l });
       for (const p of waiting.slice(0, 3)) evidence.push({ object: p, path: '/status/phase', note: 'Pending, not bound to a node' });
@@ -109,7 +111,13 @@ function limitStates(pool: NodePoolView): LimitState[] {
       usedPath = '/status/nodes';
     }
     const used = parseQuantity(usedRaw);
-    out.push({ key, limit, limitText: show(key, limit), ...(used !== undefined ? { used, usedPath } : {}), usedText: used !== undefined ? show(key, used) : 'unknown' });
+    out.push({
+      key,
+      limit,
+      limitText: show(key, limit),
+      ...(used !== undefined ? { used, usedPath } : {}),
+      usedText: used !== undefined ? show(key, used) : 'unknown',
+    });
   }
   return out;
 }
@@ -128,7 +136,10 @@ function show(key: string, n: number): string {
 function limitEvents(snapshot: Snapshot, pool: NodePoolView, pending: KubeObject[]): Array<{ event: EventView; pod: KubeObject }> {
   const out: Array<{ event: EventView; pod: KubeObject }> = [];
   for (const pod of pending) {
-    const events = snapshot.eventsForObject(pod).filter((e) => poolsOverLimits(e.message).includes(pool.name)).sort(byLastSeen);
+    const events = snapshot
+      .eventsForObject(pod)
+      .filter((e) => poolsOverLimits(e.message).includes(pool.name))
+      .sort(byLastSeen);
     const last = events[events.length - 1];
     if (last) out.push({ event: last, pod });
   }

@@ -5,7 +5,17 @@ import { condition, type Condition } from '../kube/fields.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
 import { KIND } from '../kube/kinds.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
-import { AWS_GROUP, AZURE_GROUP, editCommand, nodeClassKey, nodeClassKindListed, nodeClassNames, nodeClassRefOf, notInScannedFiles, type NodeClassRef } from './lib/configuration.js';
+import {
+  AWS_GROUP,
+  AZURE_GROUP,
+  editCommand,
+  nodeClassKey,
+  nodeClassKindListed,
+  nodeClassNames,
+  nodeClassRefOf,
+  notInScannedFiles,
+  type NodeClassRef,
+} from './lib/configuration.js';
 import { byLastSeen, listNames, unknownOn } from './support.js';
 import { eventSays } from '../snapshot/messages/object-events.js';
 
@@ -34,15 +44,16 @@ export default defineRule({
     requiresAnyOf: ['NodeClass'],
     optional: ['NodeClaim', 'Event'],
     specOnly: 'yes',
-    summary: 'A NodePool\'s nodeClassRef names an EC2NodeClass (AWSNodeTemplate before v0.32) or Azure AKSNodeClass that is absent, terminating, or of a kind the provider does not serve, or the NodePool reports NodeClassReady=False.',
+    summary:
+      "A NodePool's nodeClassRef names an EC2NodeClass (AWSNodeTemplate before v0.32) or Azure AKSNodeClass that is absent, terminating, or of a kind the provider does not serve, or the NodePool reports NodeClassReady=False.",
     rationale:
       'A NodePool launches nothing without its node class. The nodepool.readiness controller sets NodeClassReady=False ' +
       '(NodeClassNotFound "NodeClass not found on cluster", NodeClassTerminating) and with it Ready=False, and since v1.1 ' +
       'the provisioner skips the pool ("ignoring nodepool, not ready"); NodeClaims that do get created fail as insufficient ' +
       'capacity with the event "Failed resolving NodeClass". A nodeClassRef whose group/kind the AWS provider does not serve ' +
       'is ignored altogether: the pool gets no condition and is never used. Absence is judged only against a snapshot that ' +
-      'lists node classes of the referenced kind (a repository with NodePools only cannot tell); Azure\'s AKSNodeClass is ' +
-      'judged the same way, a node class kind of any other provider only through the pool\'s condition. When the node class ' +
+      "lists node classes of the referenced kind (a repository with NodePools only cannot tell); Azure's AKSNodeClass is " +
+      "judged the same way, a node class kind of any other provider only through the pool's condition. When the node class " +
       'is in the snapshot and not Ready, nodeclass-not-ready reports it on the EC2NodeClass instead (one finding per cause).',
     fix: ['Create the node class the NodePool names, or point nodeClassRef at an existing one (v1: group karpenter.k8s.aws, kind EC2NodeClass).'],
     examples: {
@@ -158,26 +169,49 @@ function unsupportedRef(snapshot: Snapshot, pool: NodePoolView, ref: NodeClassRe
 }
 
 /** The pool's own verdict, when the snapshot cannot judge the node class itself (or disagrees with it). */
-function fromCondition(snapshot: Snapshot, pool: NodePoolView, ref: NodeClassRef, cond: Condition | undefined, nodeClass?: KubeObject): FindingInput | undefined {
+function fromCondition(
+  snapshot: Snapshot,
+  pool: NodePoolView,
+  ref: NodeClassRef,
+  cond: Condition | undefined,
+  nodeClass?: KubeObject,
+): FindingInput | undefined {
   if (!cond || cond.status !== 'False') return undefined;
   const own = OWN_REASONS.has(cond.reason ?? '');
-  const why = cond.reason === 'NodeClassNotFound' ? 'does not exist on the cluster' : cond.reason === 'NodeClassTerminating' ? 'is being deleted' : `is not Ready (${cond.reason}${cond.message ? `: ${cond.message}` : ''})`;
+  const why =
+    cond.reason === 'NodeClassNotFound'
+      ? 'does not exist on the cluster'
+      : cond.reason === 'NodeClassTerminating'
+        ? 'is being deleted'
+        : `is not Ready (${cond.reason}${cond.message ? `: ${cond.message}` : ''})`;
   return {
     object: pool.object,
     message:
       `${pool.object.kind} ${pool.name} reports NodeClassReady=False since ${cond.lastTransitionTime ?? 'an unknown time'}: its ${ref.kind} ${ref.name} ${why}` +
       `${nodeClass ? ' (the copy in the snapshot looks fine: it may have been captured at another time)' : ''}, so the pool is not Ready and Karpenter launches nothing for it.`,
     fix: own
-      ? refFix(pool, ref.name, `NodeClassReady=False ${cond.reason}`, { group: ref.group ?? AWS_GROUP, kind: ref.kind }, [`Or create ${ref.kind} ${ref.name} (kubectl apply -f its manifest).`])
-      : [`Fix ${ref.kind} ${ref.name} (kubectl describe ${ref.kind.toLowerCase()} ${ref.name}: the failing condition names the selector or permission), then check: kubectl get nodepool ${pool.name} -o jsonpath='{.status.conditions}'`],
+      ? refFix(pool, ref.name, `NodeClassReady=False ${cond.reason}`, { group: ref.group ?? AWS_GROUP, kind: ref.kind }, [
+          `Or create ${ref.kind} ${ref.name} (kubectl apply -f its manifest).`,
+        ])
+      : [
+          `Fix ${ref.kind} ${ref.name} (kubectl describe ${ref.kind.toLowerCase()} ${ref.name}: the failing condition names the selector or permission), then check: kubectl get nodepool ${pool.name} -o jsonpath='{.status.conditions}'`,
+        ],
     pointer: `${ref.path}/name`,
-    evidence: [conditionEvidence(pool, cond), { object: pool.object, path: `${ref.path}/name`, note: `names ${ref.kind} ${ref.name}` }, ...launchFailures(snapshot, pool)],
+    evidence: [
+      conditionEvidence(pool, cond),
+      { object: pool.object, path: `${ref.path}/name`, note: `names ${ref.kind} ${ref.name}` },
+      ...launchFailures(snapshot, pool),
+    ],
     related: [...(nodeClass ? [nodeClass] : []), ...nodeClaimsOf(snapshot, pool)],
   };
 }
 
 function conditionEvidence(pool: NodePoolView, cond: Condition): EvidenceInput {
-  return { object: pool.object, path: `/status/conditions/${cond.index}`, note: `NodeClassReady=False ${cond.reason ?? ''}${cond.message ? ` "${cond.message}"` : ''}` };
+  return {
+    object: pool.object,
+    path: `/status/conditions/${cond.index}`,
+    note: `NodeClassReady=False ${cond.reason ?? ''}${cond.message ? ` "${cond.message}"` : ''}`,
+  };
 }
 
 /** NodeClaims of the pool that failed to resolve the node class ("Failed resolving NodeClass", insufficient capacity). */
@@ -220,6 +254,7 @@ function refFix(pool: NodePoolView, name: string, why: string, target: Target, a
   const steps = [`Point the pool at an existing node class (${why}): ${editCommand(pool.object)}\n${patch.replace(/^/gm, '   ')}`];
   steps.push(...alternatives);
   // Provisioners (v1alpha5) have no status conditions to check.
-  if (pool.generation !== 'v1alpha5') steps.push(`Then: kubectl get nodepool ${pool.name} -o jsonpath='{.status.conditions[?(@.type=="NodeClassReady")].status}' prints True.`);
+  if (pool.generation !== 'v1alpha5')
+    steps.push(`Then: kubectl get nodepool ${pool.name} -o jsonpath='{.status.conditions[?(@.type=="NodeClassReady")].status}' prints True.`);
   return steps;
 }

@@ -36,13 +36,13 @@ export default defineRule({
     rationale:
       'Without limits Karpenter launches whatever Pending pods ask for: a runaway Deployment or HPA, a pod that crash-loops ' +
       'into new replicas, or a node that never joins (each registration timeout launches another instance) scales the bill ' +
-      'without bound. spec.limits caps the total capacity of the pool\'s nodes (cpu, memory, nodes — formally from core ' +
+      "without bound. spec.limits caps the total capacity of the pool's nodes (cpu, memory, nodes — formally from core " +
       'v1.11 — or any resource); reaching it only blocks new launches. A limits block that names only other resources ' +
-      '(e.g. nvidia.com/gpu) still lets instances without them grow unbounded, so it is reported too — unless the pool\'s ' +
+      "(e.g. nvidia.com/gpu) still lets instances without them grow unbounded, so it is reported too — unless the pool's " +
       'requirements allow only NVIDIA GPU instances (categories g/p, a GPU count or manufacturer), where a GPU limit caps ' +
       'the node count as well. Static NodePools ' +
       '(spec.replicas) have a fixed size and are skipped.',
-    fix: ['Set spec.limits (cpu and memory at least) to the most the pool should ever run, with headroom above today\'s usage.'],
+    fix: ["Set spec.limits (cpu and memory at least) to the most the pool should ever run, with headroom above today's usage."],
     examples: {
       bad: 'apiVersion: karpenter.sh/v1\nkind: NodePool\nspec:\n  template: {…}   # no limits',
       good: 'spec:\n  limits:\n    cpu: "200"\n    memory: 800Gi',
@@ -100,7 +100,9 @@ function usage(pool: NodePoolView): Usage {
 function fixText(pool: NodePoolView, used: Usage): FixSteps {
   const cpu = Math.max(100, Math.ceil(((used.cpu ?? 0) * 4) / 10) * 10);
   const memGi = Math.max(400, Math.ceil(((used.memory ?? 0) * 4) / 2 ** 30 / 100) * 100);
-  const kept = Object.entries(pool.limits).map(([k, v]) => `\n${k}: "${String(v)}"`).join('');
+  const kept = Object.entries(pool.limits)
+    .map(([k, v]) => `\n${k}: "${String(v)}"`)
+    .join('');
   const limits = `cpu: "${cpu}"\nmemory: ${memGi}Gi${kept}`;
   const yaml =
     pool.generation === 'v1alpha5'

@@ -23,14 +23,17 @@ export default defineRule({
     optional: ['Pod', 'Node', 'NodeClaim', 'Deployment', 'StatefulSet', 'Event', 'KarpenterController'],
     specOnly: 'yes',
     blocker: 'pdb',
-    summary: 'A PDB selecting pods on Karpenter nodes can never allow an eviction (0 allowed persistently, maxUnavailable 0, minAvailable ≥ replicas, two PDBs on one pod).',
+    summary:
+      'A PDB selecting pods on Karpenter nodes can never allow an eviction (0 allowed persistently, maxUnavailable 0, minAvailable ≥ replicas, two PDBs on one pod).',
     rationale:
       'Karpenter skips a node for consolidation, emptiness and drift while any evictable pod on it is selected by a PDB with ' +
       'status.disruptionsAllowed == 0 (DisruptionBlocked "Pdb prevents pod evictions"); from v1.7 also when a pod is selected by two ' +
       'or more PDBs ("Eviction does not support multiple PDBs"), which the Eviction API rejects outright. When the node is deleted ' +
       'anyway (expiry, interruption) every eviction fails with FailedDraining until the terminationGracePeriod. maxUnavailable: 0, ' +
       'minAvailable: "100%" or minAvailable equal to the replica count never allow an eviction at all (docs/karpenter-behaviour.md §7.3, §2.3 B11/B12).',
-    fix: ['Let at least one pod go at a time: maxUnavailable: 1 (or minAvailable below the replica count), one PDB per pod, and terminationGracePeriod on the NodePool.'],
+    fix: [
+      'Let at least one pod go at a time: maxUnavailable: 1 (or minAvailable below the replica count), one PDB per pod, and terminationGracePeriod on the NodePool.',
+    ],
     examples: {
       bad: 'apiVersion: policy/v1\nkind: PodDisruptionBudget\nspec:\n  minAvailable: 2      # Deployment has replicas: 2\n  selector:\n    matchLabels:\n      app: api',
       good: 'apiVersion: policy/v1\nkind: PodDisruptionBudget\nspec:\n  maxUnavailable: 1\n  selector:\n    matchLabels:\n      app: api',
@@ -41,7 +44,11 @@ export default defineRule({
       'https://github.com/aws/karpenter-provider-aws/issues/7586',
     ],
     options: {
-      persistence: { type: 'duration', default: '1h', description: 'how long status.disruptionsAllowed must have been 0 (DisruptionAllowed=False) before it counts' },
+      persistence: {
+        type: 'duration',
+        default: '1h',
+        description: 'how long status.disruptionsAllowed must have been 0 (DisruptionAllowed=False) before it counts',
+      },
     },
   },
 
@@ -114,7 +121,10 @@ export default defineRule({
       if (clusterState && pdbAllowsNone(pdb)) {
         // How long: the DisruptionAllowed=False transition, else (old API servers) the first event naming the PDB.
         const cond = condition(pdb, 'DisruptionAllowed');
-        const named = (blockedByPdb.get(name) ?? []).map((e) => e.firstSeen).filter(Boolean).sort()[0];
+        const named = (blockedByPdb.get(name) ?? [])
+          .map((e) => e.firstSeen)
+          .filter(Boolean)
+          .sort()[0];
         const age = cond ? (cond.status === 'False' ? ageOf(cond.lastTransitionTime, now) : undefined) : ageOf(named, now);
         if (age !== undefined && age > options.persistence) {
           const healthy = dig(pdb, 'status', 'currentHealthy');
@@ -143,19 +153,31 @@ export default defineRule({
 
       // Harm already observed: Karpenter skipped nodes, or drains failed on this PDB's pods.
       const events = [...(blockedByPdb.get(name) ?? []), ...pods.flatMap((p) => drainByPod.get(podName(p)) ?? [])].sort(byLastSeen);
-      for (const e of events.slice(-3)) evidence.push({ event: e, note: e.reason === 'FailedDraining' ? 'an eviction refused by this PDB' : 'Karpenter skipped a node for this PDB' });
+      for (const e of events.slice(-3))
+        evidence.push({ event: e, note: e.reason === 'FailedDraining' ? 'an eviction refused by this PDB' : 'Karpenter skipped a node for this PDB' });
       const nodes = [...new Set(pods.map((p) => String(dig(p, 'spec', 'nodeName'))))];
       if (events.length || multiple.length) evidence.push(...version.evidence());
 
       const where = clusterState
         ? ` It selects ${plural(pods.length, 'pod')} on ${plural(nodes.length, nodesKnown ? 'Karpenter node' : 'node')} (${listNames(nodes)}${nodesKnown ? '' : '; Nodes are not in the snapshot, so whether they are Karpenter nodes was not checked'}), which Karpenter will not consolidate or drift and whose drain stalls when they are expired or interrupted.`
         : ' Every node that runs its pods is skipped by consolidation and drift, and drains of those nodes stall.';
-      const harm = events.length ? ` Karpenter already reported it ${plural(events.reduce((n, e) => n + e.count, 0), 'time')} (${[...new Set(events.map((e) => e.reason))].join(', ')}).` : '';
+      const harm = events.length
+        ? ` Karpenter already reported it ${plural(
+            events.reduce((n, e) => n + e.count, 0),
+            'time',
+          )} (${[...new Set(events.map((e) => e.reason))].join(', ')}).`
+        : '';
       const workloads = workloadsOfPdb(snapshot, pdb);
       report({
         object: pdb,
         message: `PodDisruptionBudget ${name} never allows an eviction: ${problems.join('; ')}.${where}${harm}`,
-        fix: fixText(pdb, workloads, multiple.length ? [...new Set(multiple.flatMap((m) => m.others))] : [], spec ? [] : unreadyPods(podsInNamespace(pdb.metadata.namespace), pdb), problems.length > (multiple.length ? 1 : 0)),
+        fix: fixText(
+          pdb,
+          workloads,
+          multiple.length ? [...new Set(multiple.flatMap((m) => m.others))] : [],
+          spec ? [] : unreadyPods(podsInNamespace(pdb.metadata.namespace), pdb),
+          problems.length > (multiple.length ? 1 : 0),
+        ),
         evidence,
         // The nodes it holds, so the per-node "why is it still here" view lists this PDB under each of them.
         related: [
@@ -163,7 +185,9 @@ export default defineRule({
           ...pods.slice(0, 5),
           ...(clusterState && nodesKnown ? nodes.map((node) => ({ apiVersion: 'v1', kind: 'Node', namespace: null, name: node })) : []),
         ],
-        ...(!version.known && multiple.length && !spec && !problems.some((p) => p.startsWith('status')) ? { assumes: 'v1.7 or later for the node-level block; the Eviction API refuses such pods in every version' } : {}),
+        ...(!version.known && multiple.length && !spec && !problems.some((p) => p.startsWith('status'))
+          ? { assumes: 'v1.7 or later for the node-level block; the Eviction API refuses such pods in every version' }
+          : {}),
       });
     }
   },
@@ -195,20 +219,26 @@ function fixText(pdb: KubeObject, workloads: KubeObject[], others: KubeObject[],
     steps.push(
       `The budget is used up by ${plural(unready.length, 'pod')} that ${unready.length === 1 ? 'is' : 'are'} not Ready: ${listNames(unready.map(podName))}; fix ${unready.length === 1 ? 'it' : 'them'} first: kubectl -n ${ns} describe pod ${unready[0]!.metadata.name}`,
     );
-    steps.push(`Let evictions of not-Ready pods through (Kubernetes 1.27+): kubectl -n ${ns} patch pdb ${name} --type merge -p '{"spec":{"unhealthyPodEvictionPolicy":"AlwaysAllow"}}'`);
+    steps.push(
+      `Let evictions of not-Ready pods through (Kubernetes 1.27+): kubectl -n ${ns} patch pdb ${name} --type merge -p '{"spec":{"unhealthyPodEvictionPolicy":"AlwaysAllow"}}'`,
+    );
   }
   if (others.length) {
-    steps.push(`Keep a single PDB per pod: delete or narrow the overlapping one(s): kubectl -n ${ns} delete pdb ${others.map((o) => o.metadata.name).join(' ')}  (or give the selectors disjoint labels)`);
+    steps.push(
+      `Keep a single PDB per pod: delete or narrow the overlapping one(s): kubectl -n ${ns} delete pdb ${others.map((o) => o.metadata.name).join(' ')}  (or give the selectors disjoint labels)`,
+    );
   }
   const maxU = dig(pdb, 'spec', 'maxUnavailable');
-  if (budgetProblem && (!unready.length || maxU === undefined || maxU === 0 || maxU === '0' || maxU === '0%')) steps.push(
-    maxU !== undefined
-      ? `Allow one pod at a time to move: kubectl -n ${ns} patch pdb ${name} --type merge -p '{"spec":{"maxUnavailable":1}}'`
-      : `Allow one pod at a time to move: kubectl -n ${ns} patch pdb ${name} --type json -p '[{"op":"remove","path":"/spec/minAvailable"},{"op":"add","path":"/spec/maxUnavailable","value":1}]'`,
-  );
+  if (budgetProblem && (!unready.length || maxU === undefined || maxU === 0 || maxU === '0' || maxU === '0%'))
+    steps.push(
+      maxU !== undefined
+        ? `Allow one pod at a time to move: kubectl -n ${ns} patch pdb ${name} --type merge -p '{"spec":{"maxUnavailable":1}}'`
+        : `Allow one pod at a time to move: kubectl -n ${ns} patch pdb ${name} --type json -p '[{"op":"remove","path":"/spec/minAvailable"},{"op":"add","path":"/spec/maxUnavailable","value":1}]'`,
+    );
   for (const w of budgetProblem ? workloads.slice(0, 2) : []) {
     const r = dig(w, 'spec', 'replicas');
-    if (typeof r !== 'number' || r < 2) steps.push(`Or run more replicas so the budget leaves room: kubectl -n ${ns} scale ${w.kind.toLowerCase()} ${w.metadata.name} --replicas=2`);
+    if (typeof r !== 'number' || r < 2)
+      steps.push(`Or run more replicas so the budget leaves room: kubectl -n ${ns} scale ${w.kind.toLowerCase()} ${w.metadata.name} --replicas=2`);
   }
   steps.push('Bound blocked drains on the NodePool: spec.template.spec.terminationGracePeriod: 24h');
   return steps;

@@ -36,26 +36,27 @@ export default defineRule({
     requiresAnyOf: ['Pod', 'Deployment', 'StatefulSet', 'Job', 'CronJob'],
     optional: ['NodeClass', 'PersistentVolume', 'PersistentVolumeClaim', 'Node', 'Event', 'ControllerLogs'],
     specOnly: 'yes',
-    summary: 'A Pending pod (or, in a manifest repository, a workload template aimed at Karpenter) that no NodePool can host, with the reason for each NodePool.',
+    summary:
+      'A Pending pod (or, in a manifest repository, a workload template aimed at Karpenter) that no NodePool can host, with the reason for each NodePool.',
     rationale:
       'For every unschedulable pod Karpenter tries each NodePool as a NodeClaim template: the pod must tolerate the template ' +
       'taints (startup taints do not count), its nodeSelector, one of its required nodeSelectorTerms (ORed; the expressions of ' +
-      'a term ANDed) and its bound volumes\' node affinity must intersect the pool\'s requirements, template labels and ' +
+      "a term ANDed) and its bound volumes' node affinity must intersect the pool's requirements, template labels and " +
       'karpenter.sh/nodepool label (a custom label the pool does not define is "does not have known values"; well-known and ' +
       'instance labels may stay undefined; NotIn/DoesNotExist are satisfied by a missing label; Gt/Lt are integer bounds), ' +
-      'the pool\'s limits must leave room, and its node class must exist and be Ready. When no pool passes, the pod stays ' +
+      "the pool's limits must leave room, and its node class must exist and be Ready. When no pool passes, the pod stays " +
       'Pending with "incompatible with nodepool …", "did not tolerate …" or "all available instance types exceed limits" ' +
       '(docs/karpenter-behaviour.md §1.1–1.3, §1.6, §5.1, §8.3). Preferred affinity and PreferNoSchedule taints are relaxed by Karpenter, ' +
       'so they never count. Instance sizes are judged only from bounds the requirements state (instance-cpu, instance-memory, ' +
-      'instance-gpu-count): there is no instance catalog. A pod that fails every pool only because of its volume\'s zone is ' +
+      "instance-gpu-count): there is no instance catalog. A pod that fails every pool only because of its volume's zone is " +
       'left to pv-zone-unreachable, and a pod that selects a label only non-Karpenter nodes carry is waiting for another node ' +
       'group. In a manifest repository a template fires only when it shows Karpenter intent (it selects karpenter.sh/* or ' +
       'karpenter.k8s.aws/* labels or a NodePool template label, or tolerates a NodePool taint by key): workloads meant for ' +
-      'managed node groups are not Karpenter\'s to host.',
+      "managed node groups are not Karpenter's to host.",
     fix: [
-      'Make one NodePool accept the pod: tolerate its taint, align the pod\'s nodeSelector/affinity with the pool\'s ' +
-      'requirements (or widen the requirement), add the custom label to the pool template, raise its limits, or repair its ' +
-      'node class.',
+      "Make one NodePool accept the pod: tolerate its taint, align the pod's nodeSelector/affinity with the pool's " +
+        'requirements (or widen the requirement), add the custom label to the pool template, raise its limits, or repair its ' +
+        'node class.',
     ],
     examples: {
       bad: '# NodePool gpu: taints [nvidia.com/gpu=true:NoSchedule]\n# Pod\nspec:\n  nodeSelector:\n    karpenter.sh/nodepool: gpu\n  # no toleration',
@@ -89,17 +90,34 @@ function judgePods(ctx: Pick<RuleContext, 'snapshot' | 'notEvaluatedFor'>, profi
   const { snapshot } = ctx;
   const groups = new Map<string, { pods: KubeObject[]; constraints: PodConstraints; verdicts: Verdict[] }>();
   // A pool whose requirements or taints the input does not show could be the one that fits: no pod is judged against it.
-  const unknownPools = profiles.filter((p) => !snapshot.isKnown(p.pool.object, p.pool.requirements.path) || !snapshot.isKnown(p.pool.object, p.pool.taints.path));
+  const unknownPools = profiles.filter(
+    (p) => !snapshot.isKnown(p.pool.object, p.pool.requirements.path) || !snapshot.isKnown(p.pool.object, p.pool.taints.path),
+  );
   for (const pod of snapshot.all(KIND.Pod)) {
     // A Pending pod shown partly: what it asks for, how long it waited, why it is unscheduled may all be unknown.
     const partlyShown = snapshot.partialFrom(pod) !== undefined && isPending(pod) && !dig(pod, 'spec', 'nodeName');
-    if (partlyShown && unknownOn(ctx, pod, ['/spec/affinity', '/spec/nodeSelector', '/spec/tolerations', '/spec/containers', '/spec/schedulingGates', '/metadata/creationTimestamp', '/status/conditions'])) continue;
+    if (
+      partlyShown &&
+      unknownOn(ctx, pod, [
+        '/spec/affinity',
+        '/spec/nodeSelector',
+        '/spec/tolerations',
+        '/spec/containers',
+        '/spec/schedulingGates',
+        '/metadata/creationTimestamp',
+        '/status/conditions',
+      ])
+    )
+      continue;
     if (!isUnschedulable(pod) || isDaemonSetPod(pod) || isMirrorPod(pod)) continue;
     const age = ageOf(pod.metadata.creationTimestamp, now);
     if (age === undefined || age < minPending) continue;
     if (unknownPools.length) {
       const pool = unknownPools[0]!.pool;
-      ctx.notEvaluatedFor(pod, `${snapshot.partialFrom(pool.object)} does not show the requirements and taints of ${pool.object.kind} ${pool.name}, which might take this pod: add \`kubectl get nodepools -o yaml\``);
+      ctx.notEvaluatedFor(
+        pod,
+        `${snapshot.partialFrom(pool.object)} does not show the requirements and taints of ${pool.object.kind} ${pool.name}, which might take this pod: add \`kubectl get nodepools -o yaml\``,
+      );
       continue;
     }
     const { constraints, verdicts } = podVerdicts(snapshot, pod, profiles);
@@ -169,7 +187,11 @@ function podFinding(snapshot: Snapshot, pods: KubeObject[], c: PodConstraints, v
   evidence.push(...reasonEvidence(c, verdicts));
   for (const e of said.slice(-2)) evidence.push({ event: e, note: 'Karpenter could not schedule the pod' });
   for (const l of logs.slice(-1)) evidence.push({ log: l, note: 'Karpenter could not schedule the pod' });
-  const saidText = said.length ? ` Karpenter agrees (FailedScheduling x${said.reduce((n, e) => n + e.count, 0)}).` : logs.length ? ' Karpenter logs "could not schedule pod" for it.' : '';
+  const saidText = said.length
+    ? ` Karpenter agrees (FailedScheduling x${said.reduce((n, e) => n + e.count, 0)}).`
+    : logs.length
+      ? ' Karpenter logs "could not schedule pod" for it.'
+      : '';
   return {
     object: pod,
     message: `Pod ${podName(pod)}${siblings} has been Pending for ${formatDuration(age)} and no NodePool can host it — ${poolTexts(verdicts)}.${saidText}`,
@@ -183,7 +205,12 @@ function podFinding(snapshot: Snapshot, pods: KubeObject[], c: PodConstraints, v
 function karpenterEvents(snapshot: Snapshot, pods: KubeObject[]): EventView[] {
   return pods
     .flatMap((p) => snapshot.eventsForObject(p))
-    .filter((e) => e.reason === 'FailedScheduling' && (e.component === 'karpenter' || saysScheduling(e.message, 'karpenter')) && !saysScheduling(e.message, 'scheduler-summary'))
+    .filter(
+      (e) =>
+        e.reason === 'FailedScheduling' &&
+        (e.component === 'karpenter' || saysScheduling(e.message, 'karpenter')) &&
+        !saysScheduling(e.message, 'scheduler-summary'),
+    )
     .sort(byLastSeen);
 }
 
@@ -274,7 +301,10 @@ function poolTexts(verdicts: Verdict[]): string {
  * requirements the pod selects, then the highest weight.
  */
 function closest(verdicts: Verdict[], c: PodConstraints): Verdict {
-  const notMeant = (v: Verdict) => v.reasons.filter((r) => r.kind === 'label' || r.kind === 'taint' || r.key === NODEPOOL_LABEL || (r.key !== undefined && r.key in v.profile.pool.templateLabels)).length;
+  const notMeant = (v: Verdict) =>
+    v.reasons.filter(
+      (r) => r.kind === 'label' || r.kind === 'taint' || r.key === NODEPOOL_LABEL || (r.key !== undefined && r.key in v.profile.pool.templateLabels),
+    ).length;
   const keys = new Set([...c.selector, ...c.terms.flat()].map((k) => k.key));
   // Requirements of the pool the pod selects and agrees with: arm64 pods lean to pools that offer arm64.
   const selected = (v: Verdict) => v.profile.pool.requirements.value.filter((r) => keys.has(r.key) && !v.reasons.some((x) => x.key === r.key)).length;
@@ -284,7 +314,9 @@ function closest(verdicts: Verdict[], c: PodConstraints): Verdict {
   const positive = new Set([...c.selector, ...c.terms.flat()].filter((k) => !isNegative(k.set)).map((k) => k.key));
   const chosen = (v: Verdict) =>
     [...positive].filter((k) => (k in v.profile.pool.templateLabels || k === NODEPOOL_LABEL) && !v.reasons.some((r) => r.key === k)).length;
-  return [...verdicts].sort((a, b) => chosen(b) - chosen(a) || notMeant(a) - notMeant(b) || a.reasons.length - b.reasons.length || selected(b) - selected(a) || weight(b) - weight(a))[0]!;
+  return [...verdicts].sort(
+    (a, b) => chosen(b) - chosen(a) || notMeant(a) - notMeant(b) || a.reasons.length - b.reasons.length || selected(b) - selected(a) || weight(b) - weight(a),
+  )[0]!;
 }
 
 function reasonEvidence(c: PodConstraints, verdicts: Verdict[]): EvidenceInput[] {
@@ -317,6 +349,8 @@ function reasonEvidence(c: PodConstraints, verdicts: Verdict[]): EvidenceInput[]
  * changes (limits, node class), the pod field most pools object to.
  */
 function pointerOf(v: Verdict, verdicts: Verdict[]): { pointer?: string } {
-  const r = v.reasons.find((x) => x.podPath !== undefined && !x.volume) ?? verdicts.flatMap((x) => x.reasons).find((x) => x.podPath !== undefined && !x.volume && x.kind !== 'taint');
+  const r =
+    v.reasons.find((x) => x.podPath !== undefined && !x.volume) ??
+    verdicts.flatMap((x) => x.reasons).find((x) => x.podPath !== undefined && !x.volume && x.kind !== 'taint');
   return r ? { pointer: r.podPath! } : {};
 }

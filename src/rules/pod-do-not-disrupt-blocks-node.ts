@@ -3,14 +3,7 @@ import type { KubeObject } from '../kube/types.js';
 import { dig } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration } from '../kube/units.js';
-import {
-  POD_TEMPLATE_KINDS,
-  annotationPath,
-  isPodManifest,
-  podDoNotDisrupt,
-  templateDoNotDisrupt,
-  type DoNotDisrupt,
-} from './lib/do-not-disrupt.js';
+import { POD_TEMPLATE_KINDS, annotationPath, isPodManifest, podDoNotDisrupt, templateDoNotDisrupt, type DoNotDisrupt } from './lib/do-not-disrupt.js';
 import { admissionOptions, admits, podConstraints } from '../snapshot/pool-admission.js';
 import { blockedEvents } from '../snapshot/messages/disruption-blocked.js';
 import { deletionOf, isActive, isDrainable, isMirrorPod, nsName } from './lib/reclaim-drain.js';
@@ -43,7 +36,7 @@ export default defineRule({
       'When the node is deleted anyway (expiry, interruption) the drain waits for the pod until the terminationGracePeriod (docs/karpenter-behaviour.md §2.3 B10, §7.2).',
     fix: [
       'Remove the annotation where the pod can be moved (a PDB expresses "not all at once" better), keep it only on run-to-completion ' +
-      'work, never on a DaemonSet template, and set terminationGracePeriod on the NodePool so drift and expiry can still finish.',
+        'work, never on a DaemonSet template, and set terminationGracePeriod on the NodePool so drift and expiry can still finish.',
     ],
     examples: {
       bad: 'kind: DaemonSet\nspec:\n  template:\n    metadata:\n      annotations:\n        karpenter.sh/do-not-disrupt: "true"   # pins every node',
@@ -120,19 +113,32 @@ export default defineRule({
           if (ds && (tmpl[DO_NOT_DISRUPT] !== undefined || tmpl[DO_NOT_EVICT] !== undefined)) {
             const key = tmpl[DO_NOT_DISRUPT] !== undefined ? DO_NOT_DISRUPT : DO_NOT_EVICT;
             const count = dsNodes.get(`${pod.metadata.namespace}/${o.name}`)?.size ?? 1;
-            daemonSets.push(`DaemonSet ${nsName(ds)} carries ${key} in its pod template, so every node it runs on is blocked (${plural(count, 'Karpenter node')} now)`);
-            evidence.push({ object: ds, path: `/spec/template/metadata${annotationPath(key).slice('/metadata'.length)}`, note: 'in the DaemonSet pod template' });
+            daemonSets.push(
+              `DaemonSet ${nsName(ds)} carries ${key} in its pod template, so every node it runs on is blocked (${plural(count, 'Karpenter node')} now)`,
+            );
+            evidence.push({
+              object: ds,
+              path: `/spec/template/metadata${annotationPath(key).slice('/metadata'.length)}`,
+              note: 'in the DaemonSet pod template',
+            });
           } else if (!ds && o) {
-            daemonSets.push(`DaemonSet ${pod.metadata.namespace}/${o.name} probably carries it in its pod template (the DaemonSet is not in the snapshot), which would block every node it runs on`);
+            daemonSets.push(
+              `DaemonSet ${pod.metadata.namespace}/${o.name} probably carries it in its pod template (the DaemonSet is not in the snapshot), which would block every node it runs on`,
+            );
           }
         }
       }
 
       const events = [...snapshot.eventsForObject(node), ...(claim ? snapshot.eventsForObject(claim.object) : [])];
-      const blocked = blockedEvents(events).filter((b) => b.reason.blocker === 'pod-do-not-disrupt').sort((a, b) => byLastSeen(a.event, b.event));
+      const blocked = blockedEvents(events)
+        .filter((b) => b.reason.blocker === 'pod-do-not-disrupt')
+        .sort((a, b) => byLastSeen(a.event, b.event));
       let persisted = '';
       if (blocked.length) {
-        const first = blocked.map((b) => b.event.firstSeen).filter(Boolean).sort()[0];
+        const first = blocked
+          .map((b) => b.event.firstSeen)
+          .filter(Boolean)
+          .sort()[0];
         const age = ageOf(first, now);
         // Karpenter emits the same text on the Node and its NodeClaim: count one of them, not both.
         const onNode = blocked.filter((b) => b.event.involved.kind === 'Node');
@@ -142,9 +148,7 @@ export default defineRule({
       }
       evidence.push(...version.evidence());
 
-      const what = deleting
-        ? `is being deleted (since ${deleting.at}) and its drain waits for`
-        : 'cannot be consolidated, emptied or drifted while it runs';
+      const what = deleting ? `is being deleted (since ${deleting.at}) and its drain waits for` : 'cannot be consolidated, emptied or drifted while it runs';
       report({
         object: node,
         message:
@@ -169,13 +173,17 @@ function fixText(node: string, blockers: Array<{ pod: KubeObject; dnd: DoNotDisr
       if (seenDs.has(o.name)) continue;
       seenDs.add(o.name);
       const ptr = `/spec/template/metadata/annotations/${dnd.key.replace(/\//g, '~1')}`;
-      steps.push(`Remove it from the DaemonSet template (it pins every node): kubectl -n ${ns} patch daemonset ${o.name} --type json -p '[{"op":"remove","path":"${ptr}"}]'`);
+      steps.push(
+        `Remove it from the DaemonSet template (it pins every node): kubectl -n ${ns} patch daemonset ${o.name} --type json -p '[{"op":"remove","path":"${ptr}"}]'`,
+      );
       continue;
     }
     if (o?.kind === 'ReplicaSet' || o?.kind === 'StatefulSet' || o?.kind === 'Deployment') {
       const workload = snapshot.workloadOf(pod).name;
       const kind = o.kind === 'StatefulSet' ? 'statefulset' : 'deployment';
-      steps.push(`If ${podName(pod)} can move, drop the annotation from its template (kubectl -n ${ns} edit ${kind} ${workload}) and protect it with a PodDisruptionBudget instead`);
+      steps.push(
+        `If ${podName(pod)} can move, drop the annotation from its template (kubectl -n ${ns} edit ${kind} ${workload}) and protect it with a PodDisruptionBudget instead`,
+      );
       continue;
     }
     steps.push(`If ${podName(pod)} can be interrupted now: kubectl -n ${ns} annotate pod ${pod.metadata.name} ${dnd.key}-`);
@@ -212,8 +220,16 @@ function checkTemplates(snapshot: Snapshot, version: KarpenterVersionFacts, repo
     const jobSpec = kind === 'CronJob' ? dig(object, 'spec', 'jobTemplate', 'spec') : kind === 'Job' ? object.spec : podSpec;
     if (runToCompletion && dig(jobSpec, 'activeDeadlineSeconds') !== undefined) continue;
 
-    const where = hosts.length ? ` (NodePool ${listNames(hosts.map((p) => p.name), 4)})` : '';
-    const carries = kind === 'Pod' ? `Pod ${nsName(object)} is annotated ${dnd.key}: "${dnd.value}"` : `${kind} ${nsName(object)} carries ${dnd.key}: "${dnd.value}" in its pod template`;
+    const where = hosts.length
+      ? ` (NodePool ${listNames(
+          hosts.map((p) => p.name),
+          4,
+        )})`
+      : '';
+    const carries =
+      kind === 'Pod'
+        ? `Pod ${nsName(object)} is annotated ${dnd.key}: "${dnd.value}"`
+        : `${kind} ${nsName(object)} carries ${dnd.key}: "${dnd.value}" in its pod template`;
     const replicas = Number(dig(object, 'spec', 'replicas') ?? 1);
     if (replicas === 0 && (kind === 'Deployment' || kind === 'StatefulSet')) continue; // scaled to zero: nothing runs
     const blocked =
@@ -227,18 +243,31 @@ function checkTemplates(snapshot: Snapshot, version: KarpenterVersionFacts, repo
     const how = dnd.durationMs !== undefined ? ` for ${dnd.value} after each pod starts` : '';
     const noTgp = hosts.filter((p) => p.generation === 'v1' && !p.terminationGracePeriod);
     const drain = noTgp.length
-      ? ` When such a node is deleted anyway (expiry, interruption), its drain waits for the pod, and NodePool ${listNames(noTgp.map((p) => p.name), 3)} sets no terminationGracePeriod, so that wait has no end.`
+      ? ` When such a node is deleted anyway (expiry, interruption), its drain waits for the pod, and NodePool ${listNames(
+          noTgp.map((p) => p.name),
+          3,
+        )} sets no terminationGracePeriod, so that wait has no end.`
       : hosts.length
         ? ' When such a node is deleted anyway (expiry, interruption), its drain waits for the pod until the terminationGracePeriod.'
         : '';
 
     const evidence: EvidenceInput[] = [{ object, path: dnd.path, note: kind === 'Pod' ? 'on the Pod manifest' : 'in the pod template' }];
-    for (const p of noTgp.slice(0, 2)) evidence.push({ object: p.object, path: p.expireAfter.path, value: p.expireAfter.value, note: `NodePool ${p.name}: no terminationGracePeriod bounds the drain` });
+    for (const p of noTgp.slice(0, 2))
+      evidence.push({
+        object: p.object,
+        path: p.expireAfter.path,
+        value: p.expireAfter.value,
+        note: `NodePool ${p.name}: no terminationGracePeriod bounds the drain`,
+      });
     evidence.push(...version.evidence());
     const assumes =
       dnd.key === DO_NOT_EVICT
-        ? !version.known ? 'v0.37 or earlier (karpenter.sh/do-not-evict is ignored from v1.0)' : undefined
-        : dnd.durationMs !== undefined && !version.known ? 'v1.12 or later (duration values of karpenter.sh/do-not-disrupt)' : undefined;
+        ? !version.known
+          ? 'v0.37 or earlier (karpenter.sh/do-not-evict is ignored from v1.0)'
+          : undefined
+        : dnd.durationMs !== undefined && !version.known
+          ? 'v1.12 or later (duration values of karpenter.sh/do-not-disrupt)'
+          : undefined;
     report({
       object,
       severity: runToCompletion || dnd.durationMs !== undefined ? 'info' : 'warning',
@@ -258,7 +287,9 @@ function templateFix(object: KubeObject, dnd: DoNotDisrupt, runToCompletion: boo
   const steps: string[] = [];
   const ns = object.metadata.namespace ?? 'default';
   if (object.kind === 'DaemonSet') {
-    steps.push(`Delete ${dnd.key} from spec.template.metadata.annotations of DaemonSet ${ns}/${object.metadata.name}: on a DaemonSet it pins every node it runs on.`);
+    steps.push(
+      `Delete ${dnd.key} from spec.template.metadata.annotations of DaemonSet ${ns}/${object.metadata.name}: on a DaemonSet it pins every node it runs on.`,
+    );
   } else if (runToCompletion) {
     const at = object.kind === 'CronJob' ? 'spec.jobTemplate.spec' : 'spec';
     steps.push(`Bound each run so a hung one cannot hold its node forever:\n   ${at}:\n     activeDeadlineSeconds: 21600   # 6h: longer than a normal run`);
@@ -273,6 +304,9 @@ function templateFix(object: KubeObject, dnd: DoNotDisrupt, runToCompletion: boo
         `   apiVersion: policy/v1\n   kind: PodDisruptionBudget\n   metadata:\n     name: ${object.metadata.name}\n     namespace: ${ns}\n   spec:\n     maxUnavailable: 1\n     selector:\n       matchLabels:${match || ' {}'}`,
     );
   }
-  if (needsTgp) steps.push('So that expiry and drift still finish, bound the drain on the NodePool:\n   spec:\n     template:\n       spec:\n         terminationGracePeriod: 24h');
+  if (needsTgp)
+    steps.push(
+      'So that expiry and drift still finish, bound the drain on the NodePool:\n   spec:\n     template:\n       spec:\n         terminationGracePeriod: 24h',
+    );
   return steps;
 }

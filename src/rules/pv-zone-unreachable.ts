@@ -8,7 +8,6 @@ import { admission, admissionOptions, podConstraints } from '../snapshot/pool-ad
 import { poolReach, volumeZone, type PoolReach } from './lib/volumes-health-zones.js';
 import { saysScheduling } from '../snapshot/messages/scheduling.js';
 
-
 export default defineRule({
   meta: {
     id: 'pv-zone-unreachable',
@@ -21,14 +20,14 @@ export default defineRule({
     summary: "A Pending pod's bound PersistentVolume is pinned to a zone that no NodePool it can use (or its EC2NodeClass subnets) allows.",
     rationale:
       'A bound PV carries node affinity to its zone (topology.kubernetes.io/zone, or topology.ebs.csi.aws.com/zone, ' +
-      'which Karpenter normalises). Karpenter ANDs it into the pod\'s requirements; if no NodePool the pod can use ' +
+      "which Karpenter normalises). Karpenter ANDs it into the pod's requirements; if no NodePool the pod can use " +
       'allows that zone, or the EC2NodeClass selects no subnet there (no offering), Karpenter cannot launch a node ' +
       'and the pod stays Pending ("incompatible requirements, key topology.kubernetes.io/zone …"); kube-scheduler ' +
       'rejects every existing node with "volume node affinity conflict" (docs/karpenter-behaviour.md §5.1, §5.3).',
     fix: [
-      'Let a NodePool reach the volume\'s zone: add the zone to its topology.kubernetes.io/zone requirement and make ' +
-      'sure its EC2NodeClass selects a subnet there; or restore the data (EBS snapshot) into a volume in a zone the ' +
-      'NodePools do reach.',
+      "Let a NodePool reach the volume's zone: add the zone to its topology.kubernetes.io/zone requirement and make " +
+        'sure its EC2NodeClass selects a subnet there; or restore the data (EBS snapshot) into a volume in a zone the ' +
+        'NodePools do reach.',
     ],
     examples: {
       bad: '# PV pinned to us-east-1c\nnodeAffinity:\n  required:\n    nodeSelectorTerms:\n    - matchExpressions:\n      - key: topology.ebs.csi.aws.com/zone\n        operator: In\n        values: [us-east-1c]\n---\n# NodePool\nrequirements:\n- key: topology.kubernetes.io/zone\n  operator: In\n  values: [us-east-1a, us-east-1b]',
@@ -69,14 +68,31 @@ export default defineRule({
         // In a repository, the pools deployed with the volume; none there may mean pools created elsewhere.
         const all = snapshot.nodePoolsFor(pv).map((p) => reach.get(p)!);
         if (!all.length) {
-          if (!snapshot.absentMeansMissing) notEvaluatedFor(pv, 'no NodePool in the scanned files is deployed with it; the pools its pods would use may be created elsewhere, --assume-complete judges them as missing');
+          if (!snapshot.absentMeansMissing)
+            notEvaluatedFor(
+              pv,
+              'no NodePool in the scanned files is deployed with it; the pools its pods would use may be created elsewhere, --assume-complete judges them as missing',
+            );
           continue;
         }
         if (all.some((r) => r.zones === undefined || r.zones.some((z) => pinned.zones.includes(z)))) continue;
-        const evidence: EvidenceInput[] = [{ object: pv, path: pinned.path, note: `PV ${pv.metadata.name} is pinned to ${pinned.zones.join(', ')} (${pinned.key})` }];
+        const evidence: EvidenceInput[] = [
+          { object: pv, path: pinned.path, note: `PV ${pv.metadata.name} is pinned to ${pinned.zones.join(', ')} (${pinned.key})` },
+        ];
         for (const r of all) {
-          if (r.requirementIndex !== undefined) evidence.push({ object: r.pool.object, path: `${r.pool.requirements.path}/${r.requirementIndex}`, note: `NodePool ${r.pool.name} allows ${r.required!.join(', ')}` });
-          if (r.nodeClass && r.subnets && !evidence.some((e) => e.object === r.nodeClass)) evidence.push({ object: r.nodeClass, path: '/status/subnets', value: r.subnets.join(', '), note: `EC2NodeClass ${r.nodeClass.metadata.name} has subnets in ${r.subnets.join(', ')}` });
+          if (r.requirementIndex !== undefined)
+            evidence.push({
+              object: r.pool.object,
+              path: `${r.pool.requirements.path}/${r.requirementIndex}`,
+              note: `NodePool ${r.pool.name} allows ${r.required!.join(', ')}`,
+            });
+          if (r.nodeClass && r.subnets && !evidence.some((e) => e.object === r.nodeClass))
+            evidence.push({
+              object: r.nodeClass,
+              path: '/status/subnets',
+              value: r.subnets.join(', '),
+              note: `EC2NodeClass ${r.nodeClass.metadata.name} has subnets in ${r.subnets.join(', ')}`,
+            });
         }
         const claim = dig(pv, 'spec', 'claimRef') as { namespace?: string; name?: string } | undefined;
         report({
@@ -128,10 +144,19 @@ export default defineRule({
         const poolTexts: string[] = [];
         for (const r of usable) {
           if (r.requirementIndex !== undefined) {
-            evidence.push({ object: r.pool.object, path: `${r.pool.requirements.path}/${r.requirementIndex}`, note: `NodePool ${r.pool.name} allows ${r.required!.join(', ')}` });
+            evidence.push({
+              object: r.pool.object,
+              path: `${r.pool.requirements.path}/${r.requirementIndex}`,
+              note: `NodePool ${r.pool.name} allows ${r.required!.join(', ')}`,
+            });
           }
           if (r.nodeClass && r.subnets && !evidence.some((e) => e.object === r.nodeClass)) {
-            evidence.push({ object: r.nodeClass, path: '/status/subnets', value: r.subnets.join(', '), note: `EC2NodeClass ${r.nodeClass.metadata.name} has subnets in ${r.subnets.join(', ')}` });
+            evidence.push({
+              object: r.nodeClass,
+              path: '/status/subnets',
+              value: r.subnets.join(', '),
+              note: `EC2NodeClass ${r.nodeClass.metadata.name} has subnets in ${r.subnets.join(', ')}`,
+            });
           }
           poolTexts.push(poolText(r, pinned.zones));
         }

@@ -6,7 +6,6 @@ import { ageOf, listNames, podName } from './support.js';
 import { notInScannedFiles } from './lib/configuration.js';
 import { eventSays } from '../snapshot/messages/object-events.js';
 
-
 export default defineRule({
   meta: {
     id: 'pvc-references-missing-object',
@@ -23,7 +22,9 @@ export default defineRule({
       'and (depending on the version) keeps simulating, nominating or launching capacity for pods that can never ' +
       'start, and then removes the empty nodes — a launch/drain loop that costs money and hides the real error ' +
       '(docs/karpenter-behaviour.md §5.1, §5.4).',
-    fix: ['Create the missing StorageClass (or change the claim to an existing one by recreating it), or recreate the PV / restore the data and rebind the claim.'],
+    fix: [
+      'Create the missing StorageClass (or change the claim to an existing one by recreating it), or recreate the PV / restore the data and rebind the claim.',
+    ],
     examples: {
       bad: 'kind: PersistentVolumeClaim\nspec:\n  storageClassName: gp3-encrypted   # no such StorageClass',
       good: 'kind: PersistentVolumeClaim\nspec:\n  storageClassName: gp3   # kubectl get storageclass gp3 exists',
@@ -55,7 +56,11 @@ export default defineRule({
       const evidence: EvidenceInput[] = [];
       const what: string[] = [];
       if (missingSc) {
-        evidence.push({ object: pvc, path: '/spec/storageClassName', note: `no StorageClass ${scName} among the ${scNames.length} in the snapshot (${listNames(scNames)})` });
+        evidence.push({
+          object: pvc,
+          path: '/spec/storageClassName',
+          note: `no StorageClass ${scName} among the ${scNames.length} in the snapshot (${listNames(scNames)})`,
+        });
         what.push(`StorageClass ${scName}`);
       }
       if (missingPv) {

@@ -25,7 +25,7 @@ export default defineRule({
       'The value must be the queue name: an ARN or URL makes every GetQueueUrl call fail (aws#6024), so nothing is handled.',
     fix: [
       'Create the queue and EventBridge rules (getting-started CloudFormation template or the terraform-aws-eks karpenter ' +
-      'module), give the controller sqs:GetQueueUrl/ReceiveMessage/DeleteMessage, and set settings.interruptionQueue to the queue name.',
+        'module), give the controller sqs:GetQueueUrl/ReceiveMessage/DeleteMessage, and set settings.interruptionQueue to the queue name.',
     ],
     examples: {
       bad: '# NodePool\nrequirements:\n- key: karpenter.sh/capacity-type\n  operator: In\n  values: ["spot", "on-demand"]\n# controller: no INTERRUPTION_QUEUE, or\n- name: INTERRUPTION_QUEUE\n  value: arn:aws:sqs:us-west-2:111122223333:prod-usw2',
@@ -48,7 +48,10 @@ export default defineRule({
     const version = karpenterFacts(c);
     const legacy = version.atLeast('0.32.0') === false;
     const queue = interruptionQueue(snapshot);
-    const spotPools = snapshot.nodePools().map((p) => ({ pool: p, spot: spotAllowance(p) })).filter((x) => x.spot.allows);
+    const spotPools = snapshot
+      .nodePools()
+      .map((p) => ({ pool: p, spot: spotAllowance(p) }))
+      .filter((x) => x.spot.allows);
     const who = c.label ?? `Karpenter controller ${ctl.metadata.namespace}/${ctl.metadata.name}`;
     const helmKey = legacy ? 'settings.aws.interruptionQueueName' : 'settings.interruptionQueue';
 

@@ -47,10 +47,17 @@ export default defineRule({
 
       // How long: the taint's timeAdded when set, else the first disruption event on the node/claim.
       const events = [...snapshot.eventsForObject(node), ...(claim ? snapshot.eventsForObject(claim.object) : [])].sort(byLastSeen);
-      const disruptionEvents = events.filter((e) => e.reason === 'DisruptionTerminating' || e.reason === 'DisruptionLaunching' || e.reason === 'DisruptionWaitingReadiness');
-      const marked = blockedEvents(events).filter((b) => b.reason.blocker === 'deleting').map((b) => b.event);
+      const disruptionEvents = events.filter(
+        (e) => e.reason === 'DisruptionTerminating' || e.reason === 'DisruptionLaunching' || e.reason === 'DisruptionWaitingReadiness',
+      );
+      const marked = blockedEvents(events)
+        .filter((b) => b.reason.blocker === 'deleting')
+        .map((b) => b.event);
       const reasonCond = claim ? condition(claim.object, 'DisruptionReason') : undefined;
-      const firstEvent = [...disruptionEvents, ...marked].map((e) => e.firstSeen).filter(Boolean).sort()[0];
+      const firstEvent = [...disruptionEvents, ...marked]
+        .map((e) => e.firstSeen)
+        .filter(Boolean)
+        .sort()[0];
       const since = taint.timeAdded ?? reasonCond?.lastTransitionTime ?? firstEvent;
       const sinceWhat = taint.timeAdded ? 'added' : reasonCond?.lastTransitionTime ? 'DisruptionReason set' : 'first disruption event';
       const age = ageOf(since, now);
@@ -59,7 +66,12 @@ export default defineRule({
       const evidence: EvidenceInput[] = [
         { object: node, path: `/spec/taints/${taint.index}`, note: `${sinceWhat} ${since}, ${formatDuration(age)} before the reference time` },
       ];
-      if (claim && reasonCond) evidence.push({ object: claim.object, path: `/status/conditions/${reasonCond.index}`, note: 'a disruption reason is recorded but no deletion followed' });
+      if (claim && reasonCond)
+        evidence.push({
+          object: claim.object,
+          path: `/status/conditions/${reasonCond.index}`,
+          note: 'a disruption reason is recorded but no deletion followed',
+        });
       for (const e of disruptionEvents.slice(-2)) evidence.push({ event: e, note: 'the disruption command that tainted it' });
       for (const e of marked.slice(-1)) evidence.push({ event: e, note: 'Karpenter still counts the node as marked for deletion' });
       const sync = clusterSyncLogs(snapshot);

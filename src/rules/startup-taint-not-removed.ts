@@ -1,13 +1,7 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import { formatTaint, type Taint } from '../kube/fields.js';
 import { formatDuration } from '../kube/units.js';
-import {
-  agentDaemonSets,
-  agentFor,
-  daemonSetFit,
-  podTrouble,
-  registeredAt,
-} from './lib/registration-common.js';
+import { agentDaemonSets, agentFor, daemonSetFit, podTrouble, registeredAt } from './lib/registration-common.js';
 import { ageOf, karpenterFacts } from './support.js';
 import { UNINITIALIZED_TAINT as CCM_UNINITIALIZED, UNREGISTERED_TAINT as UNREGISTERED } from '../kube/well-known.js';
 import { nodeTaints } from '../snapshot/nodes.js';
@@ -33,7 +27,7 @@ export default defineRule({
       'to it instead of launching capacity. There is no initialization timeout (docs/karpenter-behaviour.md §4.2, §4.5, F9).',
     fix: [
       'Deploy or fix the agent that removes the taint (it must tolerate the taint and select the node), or drop the ' +
-      'taint from the NodePool startupTaints if nothing is meant to remove it.',
+        'taint from the NodePool startupTaints if nothing is meant to remove it.',
     ],
     examples: {
       bad: 'spec:\n  template:\n    spec:\n      startupTaints:\n      - key: node.cilium.io/agent-not-ready\n        value: "true"\n        effect: NoExecute   # but Cilium is not installed',
@@ -83,7 +77,8 @@ export default defineRule({
         evidence.push({ object: node, path: `/spec/taints/${nodeTaint.index}`, note: `still present ${formatDuration(age)} after registration` });
         evidence.push({ object: d.object, path: d.path, note: `declared as a startup taint of NodeClaim ${claim.name}` });
         const poolTaint = pool?.startupTaints.value.find((t) => t.key === nodeTaint.key);
-        if (pool && poolTaint) evidence.push({ object: pool.object, path: `${pool.startupTaints.path}/${poolTaint.index}`, note: `from NodePool ${pool.name}` });
+        if (pool && poolTaint)
+          evidence.push({ object: pool.object, path: `${pool.startupTaints.path}/${poolTaint.index}`, note: `from NodePool ${pool.name}` });
         const agent = agentFor(nodeTaint.key);
         if (!agent) {
           causes.push(`nothing recognisable removes ${text}`);
@@ -101,7 +96,9 @@ export default defineRule({
         }
         if (!sets.length) {
           causes.push(`${text} is removed by the ${agent.name}, but no such DaemonSet exists in the cluster`);
-          steps.push(`Install the ${agent.name} (a DaemonSet matching /${agent.daemonSets.source}/), or remove ${nodeTaint.key} from spec.template.spec.startupTaints of NodePool ${pool?.name ?? claim.nodePool ?? '<nodepool>'}.`);
+          steps.push(
+            `Install the ${agent.name} (a DaemonSet matching /${agent.daemonSets.source}/), or remove ${nodeTaint.key} from spec.template.spec.startupTaints of NodePool ${pool?.name ?? claim.nodePool ?? '<nodepool>'}.`,
+          );
           continue;
         }
         const fits = sets.map((ds) => daemonSetFit(snapshot, ds, node));
@@ -115,20 +112,26 @@ export default defineRule({
           const change = blocking
             ? `add to spec.template.spec.tolerations: {key: ${blocking[1]}, operator: Exists, effect: ${blocking[3]}}`
             : 'make its nodeSelector / node affinity match the node labels';
-          steps.push(`Let DaemonSet ${dsName} run on ${name} (${ds.problem}): kubectl -n ${ds.daemonSet.metadata.namespace} edit ds ${ds.daemonSet.metadata.name}, ${change}.`);
+          steps.push(
+            `Let DaemonSet ${dsName} run on ${name} (${ds.problem}): kubectl -n ${ds.daemonSet.metadata.namespace} edit ds ${ds.daemonSet.metadata.name}, ${change}.`,
+          );
           continue;
         }
         const trouble = ds.pod ? podTrouble(ds.pod) : undefined;
         if (ds.pod && trouble) {
           causes.push(`${text} is removed by DaemonSet ${dsName}, whose pod ${ds.pod.metadata.name} on the node is not working (${trouble})`);
           evidence.push({ object: ds.pod, path: '/status/containerStatuses', note: trouble });
-          steps.push(`Fix the agent pod: kubectl -n ${ds.pod.metadata.namespace} describe pod ${ds.pod.metadata.name}; kubectl -n ${ds.pod.metadata.namespace} logs ${ds.pod.metadata.name}`);
+          steps.push(
+            `Fix the agent pod: kubectl -n ${ds.pod.metadata.namespace} describe pod ${ds.pod.metadata.name}; kubectl -n ${ds.pod.metadata.namespace} logs ${ds.pod.metadata.name}`,
+          );
         } else {
           causes.push(`${text} is removed by DaemonSet ${dsName}, which can run on the node but has not removed it`);
           evidence.push({ object: ds.daemonSet, path: '/spec/template/spec/tolerations', note: 'tolerates the node and selects it' });
           steps.push(
             `Check the agent on the node: kubectl -n ${ds.daemonSet.metadata.namespace} get pods -o wide --field-selector spec.nodeName=${name}, then its logs.` +
-              (version.atLeast('1.5.0') === false ? ` Karpenter ${version.label} (< v1.5.0) may re-apply startup taints the agent removed before registration (kubernetes-sigs/karpenter#1772): upgrade.` : ''),
+              (version.atLeast('1.5.0') === false
+                ? ` Karpenter ${version.label} (< v1.5.0) may re-apply startup taints the agent removed before registration (kubernetes-sigs/karpenter#1772): upgrade.`
+                : ''),
           );
         }
       }

@@ -36,7 +36,7 @@ export default defineRule({
     summary:
       'StatefulSet, local-storage or do-not-disrupt pods run on Karpenter nodes that interruption handling drains (queue, spot, v1.12+ status checks) with neither a PDB nor a dedicated NodePool.',
     rationale:
-      'Karpenter\'s AWS interruption handling deletes the NodeClaim — cordon, evict, terminate — on spot interruption warnings, ' +
+      "Karpenter's AWS interruption handling deletes the NodeClaim — cordon, evict, terminate — on spot interruption warnings, " +
       'AWS Health scheduled changes and instance stop/terminate events (when an interruption queue is configured), and from ' +
       'v1.12 also on EC2 scheduled maintenance events and impaired status checks found by an always-on DescribeInstanceStatus ' +
       'poller. Budgets and the node do-not-disrupt annotation do not stop it, and no NodePool field opts out (up to v1.14.1, ' +
@@ -45,8 +45,8 @@ export default defineRule({
       'is evicted at once; on spot nodes several replicas can go in one reclaim wave.',
     fix: [
       'Add a PodDisruptionBudget (maxUnavailable: 1) and a NodePool terminationGracePeriod long enough to hand over; run the ' +
-      'workload on a dedicated on-demand NodePool (taint + toleration); removing the aws.health EventBridge rule stops Health ' +
-      'drains only before v1.12.',
+        'workload on a dedicated on-demand NodePool (taint + toleration); removing the aws.health EventBridge rule stops Health ' +
+        'drains only before v1.12.',
     ],
     examples: {
       bad: 'kind: StatefulSet   # kafka, 3 replicas, no PodDisruptionBudget\nspec:\n  template:\n    spec: {}   # lands on NodePool default: capacity-type In [spot, on-demand]',
@@ -138,10 +138,14 @@ export default defineRule({
       const name = sts.metadata.name!;
       if (dig(sts, 'spec', 'replicas') === 0) continue;
       if (coveredWorkloads.has(`StatefulSet/${ns}/${name}`)) continue;
-      if (snapshot.has('Pod') && snapshot.all(KIND.Pod).some((p) => p.metadata.namespace === ns && p.metadata.ownerReferences?.some((o) => o.kind === 'StatefulSet' && o.name === name))) {
+      if (
+        snapshot.has('Pod') &&
+        snapshot.all(KIND.Pod).some((p) => p.metadata.namespace === ns && p.metadata.ownerReferences?.some((o) => o.kind === 'StatefulSet' && o.name === name))
+      ) {
         continue; // its pods are in the snapshot but not on Karpenter nodes
       }
-      const template = dig(sts, 'spec', 'template') as { metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: unknown } | undefined;
+      const template = dig(sts, 'spec', 'template') as
+        { metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: unknown } | undefined;
       const podLike: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { namespace: ns, labels: template?.metadata?.labels ?? {} } };
       if (snapshot.pdbsForPod(podLike, sts).length > 0) continue;
       const spec = template?.spec;
@@ -154,7 +158,8 @@ export default defineRule({
       if (candidates.every((p) => isDedicated(p, selector))) continue;
       const reasons = [...ctlExposure.reasons];
       const spotPools = candidates.filter((p) => p.spot.allows && selector[CAPACITY_TYPE] !== 'on-demand');
-      if (spotPools.length) reasons.unshift(`NodePool ${listNames(spotPools.map((p) => p.pool.name))} it can land on allows spot capacity (${spotPools[0]!.spot.text})`);
+      if (spotPools.length)
+        reasons.unshift(`NodePool ${listNames(spotPools.map((p) => p.pool.name))} it can land on allows spot capacity (${spotPools[0]!.spot.text})`);
       if (reasons.length === 0) continue;
       const dnd = template?.metadata?.annotations?.[DO_NOT_DISRUPT];
       const evidence: EvidenceInput[] = [
@@ -162,7 +167,8 @@ export default defineRule({
         ...spotPools.slice(0, 2).map((p) => ({ ...p.spot.evidence, note: `NodePool ${p.pool.name} capacity type ${p.spot.text}` })),
         ...ctlExposure.evidence,
       ];
-      if (dnd !== undefined) evidence.push({ object: sts, path: `/spec/template${annotationPath(DO_NOT_DISRUPT)}`, note: 'do-not-disrupt delays eviction only' });
+      if (dnd !== undefined)
+        evidence.push({ object: sts, path: `/spec/template${annotationPath(DO_NOT_DISRUPT)}`, note: 'do-not-disrupt delays eviction only' });
       const labels = selectorLabelsOf(sts) ?? stableLabels(template?.metadata?.labels);
       report({
         object: sts,
@@ -186,14 +192,7 @@ function exposureTail(): string {
   );
 }
 
-function fixText(
-  kind: string,
-  ns: string,
-  name: string,
-  labels: Array<[string, string]>,
-  ctl: ControllerExposure,
-  version: KarpenterVersionFacts,
-): FixSteps {
+function fixText(kind: string, ns: string, name: string, labels: Array<[string, string]>, ctl: ControllerExposure, version: KarpenterVersionFacts): FixSteps {
   const steps = [
     `Limit a drain to one replica at a time with a PodDisruptionBudget:\n` +
       `apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: ${name}\n  namespace: ${ns}\nspec:\n  maxUnavailable: 1\n  selector:\n    matchLabels:\n` +

@@ -30,8 +30,8 @@ export default defineRule({
       'not the zone choice made without the pod (docs/karpenter-behaviour.md §5.1–5.2).',
     fix: [
       'Use a StorageClass with volumeBindingMode: WaitForFirstConsumer, so the volume is created in the zone of the ' +
-      'node the pod lands on. The field is immutable: create a new class (or delete and recreate this one under the ' +
-      'same name — existing PVs and PVCs are not affected) and move workloads to it.',
+        'node the pod lands on. The field is immutable: create a new class (or delete and recreate this one under the ' +
+        'same name — existing PVs and PVCs are not affected) and move workloads to it.',
     ],
     examples: {
       bad: 'apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: gp3\nprovisioner: ebs.csi.aws.com\n# volumeBindingMode omitted: defaults to Immediate',
@@ -80,13 +80,23 @@ export default defineRule({
               (saysScheduling(e.message, 'volume-affinity-conflict') || saysScheduling(e.message, 'unbound-immediate-claim')),
           )
           .at(-1);
-        evidence.push(conflict ? { event: conflict, note: `${podName(pod)} is Pending` } : { object: pod, path: '/status/phase', note: `${podName(pod)} uses a claim of this class` });
+        evidence.push(
+          conflict
+            ? { event: conflict, note: `${podName(pod)} is Pending` }
+            : { object: pod, path: '/status/phase', note: `${podName(pod)} uses a claim of this class` },
+        );
         // Where its volume already landed: the fact that decides whether any NodePool can still host the pod.
         for (const claimName of snapshot.claimNamesOf(pod)) {
           const claim = snapshot.pvc(pod.metadata.namespace, claimName);
           const pv = claim && snapshot.pvForClaim(claim);
           const zone = pv && volumeZone(pv);
-          if (pv && zone) evidence.push({ object: pv, path: zone.path, value: zone.zones.join(', '), note: `volume of ${podName(pod)} is pinned to ${zone.zones.join(', ')}` });
+          if (pv && zone)
+            evidence.push({
+              object: pv,
+              path: zone.path,
+              value: zone.zones.join(', '),
+              note: `volume of ${podName(pod)} is pinned to ${zone.zones.join(', ')}`,
+            });
         }
       }
       for (const pool of zones.pools.slice(0, 3)) evidence.push(pool);

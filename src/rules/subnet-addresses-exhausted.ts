@@ -25,7 +25,8 @@ export default defineRule({
     requiresAnyOf: ['NodeClaim', 'Event', 'ControllerLogs', 'Pod'],
     optional: ['NodePool', 'NodeClass', 'KarpenterController'],
     specOnly: 'no',
-    summary: 'Launches fail with InsufficientFreeAddressesInSubnet (the selected subnets have no free IP addresses left), or a Pending pod needs a zone in which the EC2NodeClass of every NodePool it fits selects no subnet.',
+    summary:
+      'Launches fail with InsufficientFreeAddressesInSubnet (the selected subnets have no free IP addresses left), or a Pending pod needs a zone in which the EC2NodeClass of every NodePool it fits selects no subnet.',
     rationale:
       'Since AWS v0.31 an InsufficientFreeAddressesInSubnet fleet error is handled like insufficient capacity: the NodeClaim is ' +
       'deleted, the message reads "insufficient capacity, with fleet error(s), InsufficientFreeAddressesInSubnet: …", the ' +
@@ -34,11 +35,13 @@ export default defineRule({
       'zone change in the NodePool helps while every selected subnet is full: the network needs room. A failure followed by ' +
       'a successful launch of the pool is not reported. The same "no room" has a static form: a Pending pod whose nodeSelector ' +
       'or required affinity asks for a zone that every NodePool it fits allows, but whose EC2NodeClass selects no subnet ' +
-      'there (status.subnets), so no offering exists in that zone; pods pinned by a volume are pv-zone-unreachable\'s ' +
+      "there (status.subnets), so no offering exists in that zone; pods pinned by a volume are pv-zone-unreachable's " +
       '(docs/karpenter-behaviour.md §8.5, F2, F15).',
-    fix: ['Give the EC2NodeClass subnets with free addresses: add (or enlarge, with a secondary CIDR) subnets tagged for its subnetSelectorTerms in the zones the pool uses; use VPC CNI prefix delegation or custom networking so pods stop taking node-subnet addresses.'],
+    fix: [
+      'Give the EC2NodeClass subnets with free addresses: add (or enlarge, with a secondary CIDR) subnets tagged for its subnetSelectorTerms in the zones the pool uses; use VPC CNI prefix delegation or custom networking so pods stop taking node-subnet addresses.',
+    ],
     examples: {
-      bad: 'message: \'insufficient capacity, with fleet error(s), InsufficientFreeAddressesInSubnet: There are not enough free addresses in subnet ...\'',
+      bad: "message: 'insufficient capacity, with fleet error(s), InsufficientFreeAddressesInSubnet: There are not enough free addresses in subnet ...'",
       good: 'spec:\n  subnetSelectorTerms:\n  - tags:\n      karpenter.sh/discovery: my-cluster   # also matches the new /19 subnets',
     },
     references: [
@@ -67,12 +70,11 @@ export default defineRule({
       for (const p of pools) evidence.push(...pickEvidence(p.signals));
       report({
         object: target,
-        message:
-          `Subnets out of free IP addresses${nodeClassName ? ` for EC2NodeClass ${nodeClassName}` : ''}${subnets.size ? ` (${listNames([...subnets], 4)})` : ''} — ${poolParts(pools, false)} with InsufficientFreeAddressesInSubnet, and no launch has succeeded since${fromText(pools)}`,
+        message: `Subnets out of free IP addresses${nodeClassName ? ` for EC2NodeClass ${nodeClassName}` : ''}${subnets.size ? ` (${listNames([...subnets], 4)})` : ''} — ${poolParts(pools, false)} with InsufficientFreeAddressesInSubnet, and no launch has succeeded since${fromText(pools)}`,
         fix: [
           `1. See how many addresses are left: aws ec2 describe-subnets --subnet-ids ${ids.length ? ids.join(' ') : '<subnet ids from status.subnets>'} --query 'Subnets[].[SubnetId,AvailabilityZone,AvailableIpAddressCount]' --output table\n` +
-          `2. Add subnets (or a secondary VPC CIDR) in the pool's zones and tag them so spec.subnetSelectorTerms${nodeClassName ? ` of EC2NodeClass ${nodeClassName}` : ''} selects them\n` +
-          '3. Stop pods from using node-subnet addresses: VPC CNI prefix delegation (ENABLE_PREFIX_DELEGATION=true) or custom networking, and a kubelet maxPods that matches',
+            `2. Add subnets (or a secondary VPC CIDR) in the pool's zones and tag them so spec.subnetSelectorTerms${nodeClassName ? ` of EC2NodeClass ${nodeClassName}` : ''} selects them\n` +
+            '3. Stop pods from using node-subnet addresses: VPC CNI prefix delegation (ENABLE_PREFIX_DELEGATION=true) or custom networking, and a kubelet maxPods that matches',
         ],
         ...(nodeClass ? { pointer: '/spec/subnetSelectorTerms' } : {}),
         evidence,
@@ -116,7 +118,9 @@ function zoneGaps(snapshot: Snapshot, now: number, minPending: number): FindingI
       message:
         `No room in the network: EC2NodeClass ${name} selects subnets only in ${g.subnets.join(', ')}, but ${plural(g.pods.length, 'Pending pod')} (${listNames(g.pods.map(podName))}) ` +
         `need${g.pods.length === 1 ? 's' : ''} ${zones.join(' or ')}; NodePool ${[...g.pools].join(', ')} would take ${g.pods.length === 1 ? 'it' : 'them'} but has no offering there.`,
-      fix: [`Tag a subnet in ${zones.join(' and ')} with what spec.subnetSelectorTerms of EC2NodeClass ${name} selects (e.g. karpenter.sh/discovery), or add a subnet id term for it; then check: kubectl get ec2nodeclass ${name} -o jsonpath='{.status.subnets}'`],
+      fix: [
+        `Tag a subnet in ${zones.join(' and ')} with what spec.subnetSelectorTerms of EC2NodeClass ${name} selects (e.g. karpenter.sh/discovery), or add a subnet id term for it; then check: kubectl get ec2nodeclass ${name} -o jsonpath='{.status.subnets}'`,
+      ],
       pointer: '/spec/subnetSelectorTerms',
       evidence: [
         { object: nodeClass, path: '/status/subnets', note: `subnets in ${g.subnets.join(', ')}` },
@@ -146,5 +150,7 @@ function mentionsZone(pod: KubeObject): boolean {
 
 function zonePath(pod: KubeObject): string {
   const sel = dig(pod, 'spec', 'nodeSelector') as Record<string, unknown> | undefined;
-  return sel && Object.keys(sel).some((k) => normalizedKey(k) === ZONE) ? '/spec/nodeSelector' : '/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution';
+  return sel && Object.keys(sel).some((k) => normalizedKey(k) === ZONE)
+    ? '/spec/nodeSelector'
+    : '/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution';
 }

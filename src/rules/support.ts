@@ -38,9 +38,7 @@ export function karpenterFacts(controller: ControllerInfo): KarpenterVersionFact
     atLeast: (min) => atLeast(v, min),
     coreAtLeast: (min) => (v ? atLeast(controller.versionIsCore ? v : coreVersionOf(v), min) : undefined),
     gate: (name, defaultValue) =>
-      name in controller.featureGates
-        ? { value: controller.featureGates[name]!, explicit: true }
-        : { value: defaultValue, explicit: false },
+      name in controller.featureGates ? { value: controller.featureGates[name]!, explicit: true } : { value: defaultValue, explicit: false },
     evidence: () => {
       const out: EvidenceInput[] = [];
       const from = `Karpenter ${v ? `v${formatVersion(v)}` : 'version'} from ${controller.versionSource}`;
@@ -52,7 +50,9 @@ export function karpenterFacts(controller: ControllerInfo): KarpenterVersionFact
       if (controller.featureGatesAt && Object.keys(controller.featureGates).length) {
         out.push({
           ...anchorEvidence(controller.featureGatesAt, 'feature gates'),
-          value: Object.entries(controller.featureGates).map(([k, b]) => `${k}=${b}`).join(','),
+          value: Object.entries(controller.featureGates)
+            .map(([k, b]) => `${k}=${b}`)
+            .join(','),
         });
       }
       return out;
@@ -97,6 +97,9 @@ export function unknownOn(ctx: Pick<RuleContext, 'snapshot' | 'notEvaluatedFor'>
   const missing = pointers.find((p) => !ctx.snapshot.isKnown(obj, p));
   if (missing === undefined) return false;
   const field = missing.slice(1).replace(/\//g, '.').replace(/~1/g, '/').replace(/~0/g, '~');
-  ctx.notEvaluatedFor(obj, `${ctx.snapshot.partialFrom(obj)} does not show ${field}: add \`${fullObjectCommand(obj.kind, obj.metadata.name ?? '', obj.metadata.namespace)}\``);
+  ctx.notEvaluatedFor(
+    obj,
+    `${ctx.snapshot.partialFrom(obj)} does not show ${field}: add \`${fullObjectCommand(obj.kind, obj.metadata.name ?? '', obj.metadata.namespace)}\``,
+  );
   return true;
 }

@@ -68,9 +68,11 @@ export default defineRule({
       if (!pool) continue;
       const claim = snapshot.nodeClaimForNode(node);
       for (const t of nodeTaints(node)) {
-        if (!agentFor(t.key) || declared(pool, t.key) || claim?.startupTaints.some((s) => s.key === t.key) || claim?.taints.some((s) => s.key === t.key)) continue;
+        if (!agentFor(t.key) || declared(pool, t.key) || claim?.startupTaints.some((s) => s.key === t.key) || claim?.taints.some((s) => s.key === t.key))
+          continue;
         const s = seen(pool, t);
-        if (s.evidence.length < 3) s.evidence.push({ object: node, path: `/spec/taints/${t.index}`, note: `on node ${node.metadata.name} of NodePool ${pool.name}` });
+        if (s.evidence.length < 3)
+          s.evidence.push({ object: node, path: `/spec/taints/${t.index}`, note: `on node ${node.metadata.name} of NodePool ${pool.name}` });
         s.nodes.push(node.metadata.name!);
       }
     }
@@ -116,7 +118,7 @@ export default defineRule({
         object: pool.object,
         message:
           `NodePool ${pool.name} does not list agent ${list.length === 1 ? 'taint' : 'taints'} ${list.map((s) => s.key).join(', ')} in startupTaints: ${where}. ` +
-          'Karpenter does not expect the taint, so pods that do not tolerate it look unschedulable on the pool\'s new nodes and Karpenter launches extra NodeClaims for them.',
+          "Karpenter does not expect the taint, so pods that do not tolerate it look unschedulable on the pool's new nodes and Karpenter launches extra NodeClaims for them.",
         fix: [fixText(pool, list)],
         evidence,
         related: [] as KubeObject[],
@@ -135,9 +137,7 @@ function effectNear(text: string, key: string): string | undefined {
 }
 
 function fixText(pool: NodePoolView, list: Array<Pick<Taint, 'key' | 'value' | 'effect'>>): string {
-  const yaml = list
-    .map((t) => `      - key: ${t.key}\n${t.value ? `        value: "${t.value}"\n` : ''}        effect: ${t.effect ?? 'NoExecute'}`)
-    .join('\n');
+  const yaml = list.map((t) => `      - key: ${t.key}\n${t.value ? `        value: "${t.value}"\n` : ''}        effect: ${t.effect ?? 'NoExecute'}`).join('\n');
   const existing = pool.startupTaints.value.length ? ' (keep the existing entries)' : '';
   return (
     `kubectl edit nodepool ${pool.name}, and add${existing}:\n` +

@@ -1,7 +1,16 @@
 import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import { formatDuration } from '../kube/units.js';
 import { ageOf, karpenterFacts, listNames, plural, unknownOn } from './support.js';
-import { allowedByReason, budgetState, hasBudgets, nodesByPool, REASONS, type BudgetState, type DisruptionReason, type PoolNode } from './lib/reclaim-budgets.js';
+import {
+  allowedByReason,
+  budgetState,
+  hasBudgets,
+  nodesByPool,
+  REASONS,
+  type BudgetState,
+  type DisruptionReason,
+  type PoolNode,
+} from './lib/reclaim-budgets.js';
 
 const ID = 'unhealthy-node-freezes-budget';
 
@@ -15,7 +24,8 @@ export default defineRule({
     optional: ['NodeClaim', 'KarpenterController', 'Event'],
     specOnly: 'no',
     blocker: 'budget',
-    summary: 'Nodes whose Ready is not True (or that are stuck deleting) consume the whole NodePool budget, so voluntary disruption of the pool is frozen, with no event.',
+    summary:
+      'Nodes whose Ready is not True (or that are stuck deleting) consume the whole NodePool budget, so voluntary disruption of the pool is frozen, with no event.',
     rationale:
       'Karpenter computes the allowed disruptions of a pool as the budget (count, or percentage of its initialized ' +
       'nodes rounded up; default 10%) minus the nodes already "disrupting": every node whose Ready condition is not ' +
@@ -26,7 +36,7 @@ export default defineRule({
       'you (docs/karpenter-behaviour.md §2.5, §3.3, §7.7).',
     fix: [
       'Remove the unhealthy node (delete its NodeClaim; enable node repair so it happens by itself), unstick deleting ' +
-      'nodes, and give small pools a budget of at least 2 nodes or a larger percentage.',
+        'nodes, and give small pools a budget of at least 2 nodes or a larger percentage.',
     ],
     examples: {
       bad: '# 6-node pool, default budget nodes: "10%" → ceil(0.6) = 1\n# ip-10-0-1-5: Ready=Unknown for 3h → 1 − 1 = 0 disruptions allowed',
@@ -39,7 +49,11 @@ export default defineRule({
       'https://karpenter.sh/docs/concepts/disruption/#node-auto-repair',
     ],
     options: {
-      for: { type: 'duration', default: '30m', description: 'how long a node must have been NotReady/Unknown or deleting before it counts as freezing the budget' },
+      for: {
+        type: 'duration',
+        default: '30m',
+        description: 'how long a node must have been NotReady/Unknown or deleting before it counts as freezing the budget',
+      },
     },
   },
 
@@ -54,7 +68,9 @@ export default defineRule({
       const nodes = byPool.get(pool.name);
       if (!nodes || !nodes.counted.length || !nodes.disrupting.length) continue;
       const total = nodes.counted.length;
-      const states = pool.budgets.value.map((b, i) => budgetState(pool, pool.generation === 'v1' ? b : { ...b, reasons: undefined } as typeof b, i, total, now));
+      const states = pool.budgets.value.map((b, i) =>
+        budgetState(pool, pool.generation === 'v1' ? b : ({ ...b, reasons: undefined } as typeof b), i, total, now),
+      );
       const allowed = allowedByReason(states);
       const disrupting = nodes.disrupting.length;
       // Frozen by disrupting nodes only: the formula is > 0 (a 0 formula is disruption-budget-blocks-all's case).
@@ -77,13 +93,22 @@ export default defineRule({
         if (n.ready !== 'True') {
           evidence.push(
             n.readyIndex !== undefined
-              ? { object: n.node, path: `/status/conditions/${n.readyIndex}`, note: `Ready=${n.ready} ${n.readySince ? `for ${formatDuration(now - Date.parse(n.readySince))}` : ''}: counted as disrupting` }
+              ? {
+                  object: n.node,
+                  path: `/status/conditions/${n.readyIndex}`,
+                  note: `Ready=${n.ready} ${n.readySince ? `for ${formatDuration(now - Date.parse(n.readySince))}` : ''}: counted as disrupting`,
+                }
               : { object: n.node, path: '/status/conditions', note: 'no Ready condition: counted as disrupting' },
           );
         }
         if (n.deletingPath) evidence.push({ ...n.deletingPath, note: 'marked for deletion: counted as disrupting' });
       }
-      if (budget) evidence.push({ object: pool.object, path: budget.path, ...(pool.budgets.defaulted ? { value: pool.budgets.value, note: 'no budgets set: the default nodes "10%" applies' } : {}) });
+      if (budget)
+        evidence.push({
+          object: pool.object,
+          path: budget.path,
+          ...(pool.budgets.defaulted ? { value: pool.budgets.value, note: 'no budgets set: the default nodes "10%" applies' } : {}),
+        });
       evidence.push(...version.evidence());
 
       const describe = (n: PoolNode) =>
@@ -117,12 +142,20 @@ function fixFor(kind: string, pool: string, disrupting: PoolNode[], total: numbe
   for (const n of disrupting) {
     const claim = n.claim?.metadata.name;
     if (n.ready !== 'True' && !n.deleting) {
-      steps.push(claim ? `Replace ${n.node.metadata.name}: kubectl delete nodeclaim ${claim}` : `Remove ${n.node.metadata.name}: kubectl delete node ${n.node.metadata.name}`);
+      steps.push(
+        claim
+          ? `Replace ${n.node.metadata.name}: kubectl delete nodeclaim ${claim}`
+          : `Remove ${n.node.metadata.name}: kubectl delete node ${n.node.metadata.name}`,
+      );
     } else {
-      steps.push(`Find what holds the deletion of ${n.node.metadata.name}: kubectl describe node ${n.node.metadata.name}  (un-evictable pods, PDBs, volume attachments; see node-stuck-draining)`);
+      steps.push(
+        `Find what holds the deletion of ${n.node.metadata.name}: kubectl describe node ${n.node.metadata.name}  (un-evictable pods, PDBs, volume attachments; see node-stuck-draining)`,
+      );
     }
   }
-  steps.push('Let Karpenter replace dead nodes itself (v1.2.0+): helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter --reuse-values --set settings.featureGates.nodeRepair=true');
+  steps.push(
+    'Let Karpenter replace dead nodes itself (v1.2.0+): helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter --reuse-values --set settings.featureGates.nodeRepair=true',
+  );
   steps.push(
     `Let one bad node not freeze the pool (${total} nodes): kubectl patch ${kind} ${pool} --type merge -p '{"spec":{"disruption":{"budgets":[{"nodes":"${Math.min(Math.max(2, disrupting.length + 1), Math.max(total, 2))}"}]}}}'  (this replaces the budgets list: keep any scheduled budgets you have)`,
   );

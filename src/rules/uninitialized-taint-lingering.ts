@@ -29,8 +29,8 @@ export default defineRule({
       'capacity is launched (docs/karpenter-behaviour.md §4.2–4.3).',
     fix: [
       'Find out why the cloud-controller-manager did not initialize the node (instance metadata, providerID, CCM ' +
-      'health), remove the taint by hand to unblock scheduling, and make sure no NodePool lists this key in ' +
-      'taints or startupTaints. Upgrading Karpenter to v1.5.0 or later is a reported mitigation, not a proven fix.',
+        'health), remove the taint by hand to unblock scheduling, and make sure no NodePool lists this key in ' +
+        'taints or startupTaints. Upgrading Karpenter to v1.5.0 or later is a reported mitigation, not a proven fix.',
     ],
     examples: {
       bad: `spec:\n  taints:\n  - key: ${TAINT}\n    value: "true"\n    effect: NoSchedule   # still present 40m after creation`,
@@ -90,7 +90,11 @@ export default defineRule({
 
       // A NodePool that itself lists the taint re-creates the problem on every node it launches.
       const pool = snapshot.nodePoolOf(node);
-      const declared = pool && [...pool.taints.value.map((t) => ['taints', t] as const), ...pool.startupTaints.value.map((t) => ['startupTaints', t] as const)].find(([, t]) => t.key === TAINT);
+      const declared =
+        pool &&
+        [...pool.taints.value.map((t) => ['taints', t] as const), ...pool.startupTaints.value.map((t) => ['startupTaints', t] as const)].find(
+          ([, t]) => t.key === TAINT,
+        );
       if (pool && declared) {
         const [field, t] = declared;
         const path = `${field === 'taints' ? pool.taints.path : pool.startupTaints.path}/${t.index}`;

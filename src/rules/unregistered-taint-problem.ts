@@ -38,13 +38,12 @@ export default defineRule({
       'taint (NoExecute) was never registered: Karpenter is down, or no NodeClaim matches its providerID (docs/karpenter-behaviour.md §4.4, F8).',
     fix: [
       'Make the userData register the node with the taint (kubelet --register-with-taints=karpenter.sh/unregistered:NoExecute, ' +
-      'nodeadm kubelet.config.registerWithTaints, Bottlerocket settings.kubernetes.node-taints), or use an AMI alias so ' +
-      'Karpenter generates it; upgrading to v1.3+ turns the hard failure into a warning.',
+        'nodeadm kubelet.config.registerWithTaints, Bottlerocket settings.kubernetes.node-taints), or use an AMI alias so ' +
+        'Karpenter generates it; upgrading to v1.3+ turns the hard failure into a warning.',
     ],
     examples: {
       bad: 'spec:\n  amiFamily: Custom\n  amiSelectorTerms:\n  - id: ami-0123456789abcdef0\n  userData: |\n    #!/bin/bash\n    /etc/eks/bootstrap.sh my-cluster',
-      good:
-        "spec:\n  amiFamily: Custom\n  amiSelectorTerms:\n  - id: ami-0123456789abcdef0\n  userData: |\n    #!/bin/bash\n    /etc/eks/bootstrap.sh my-cluster \\\n      --kubelet-extra-args '--register-with-taints=karpenter.sh/unregistered:NoExecute'",
+      good: "spec:\n  amiFamily: Custom\n  amiSelectorTerms:\n  - id: ami-0123456789abcdef0\n  userData: |\n    #!/bin/bash\n    /etc/eks/bootstrap.sh my-cluster \\\n      --kubelet-extra-args '--register-with-taints=karpenter.sh/unregistered:NoExecute'",
     },
     references: [
       'https://github.com/aws/karpenter-provider-aws/pull/7616',
@@ -82,7 +81,8 @@ export default defineRule({
       const evidence: EvidenceInput[] = [];
       const reg = claim.conditions.find((c) => c.type === 'Registered');
       const notFound = reg && reg.status === 'False' && reg.reason === 'UnregisteredTaintNotFound' ? reg : undefined;
-      if (notFound) evidence.push({ object: claim.object, path: `/status/conditions/${notFound.index}`, note: 'registration refused: the node joined without the taint' });
+      if (notFound)
+        evidence.push({ object: claim.object, path: `/status/conditions/${notFound.index}`, note: 'registration refused: the node joined without the taint' });
       const events = snapshot
         .eventsForObject(claim.object)
         .filter((e) => e.reason === 'UnregisteredTaintMissing' || eventSays(e.message, 'unregistered-taint-missing'))
@@ -116,7 +116,8 @@ export default defineRule({
             : `Karpenter has not completed its registration (Registered=${reg?.status ?? 'absent'}${reg?.reason ? ` ${reg.reason}` : ''}: controller down, unsynced or failing)`) +
           ', and NoExecute keeps every workload off it.';
       }
-      if (lingering) evidence.push({ object: node!, path: `/spec/taints/${lingering.index}`, note: `present ${formatDuration(lingering.age)} after the node was created` });
+      if (lingering)
+        evidence.push({ object: node!, path: `/spec/taints/${lingering.index}`, note: `present ${formatDuration(lingering.age)} after the node was created` });
 
       const nodeClass = awsNodeClassOfClaim(snapshot, claim);
       const cls = nodeClass ? customWithoutTaint(nodeClass) : undefined;
@@ -151,8 +152,16 @@ export default defineRule({
           `Node ${node.metadata.name} has carried ${UNREGISTERED}:NoExecute for ${formatDuration(lingering.age)} and no NodeClaim matches its providerID: ` +
           'the instance outlived its NodeClaim (registration timeout or garbage collection) and will never be registered.',
         fix: [
-          `Check for a NodeClaim of this instance: kubectl get nodeclaims -o wide | grep ${str(dig(node, 'spec', 'providerID'))?.split('/').pop() ?? node.metadata.name}`,
-          `If none: kubectl delete node ${node.metadata.name} and terminate the instance (aws ec2 terminate-instances --instance-ids ${str(dig(node, 'spec', 'providerID'))?.split('/').pop() ?? '<id>'}).`,
+          `Check for a NodeClaim of this instance: kubectl get nodeclaims -o wide | grep ${
+            str(dig(node, 'spec', 'providerID'))
+              ?.split('/')
+              .pop() ?? node.metadata.name
+          }`,
+          `If none: kubectl delete node ${node.metadata.name} and terminate the instance (aws ec2 terminate-instances --instance-ids ${
+            str(dig(node, 'spec', 'providerID'))
+              ?.split('/')
+              .pop() ?? '<id>'
+          }).`,
         ],
         evidence: [
           { object: node, path: `/spec/taints/${lingering.index}`, note: `present ${formatDuration(lingering.age)} after the node was created` },

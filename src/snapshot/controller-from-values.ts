@@ -13,7 +13,12 @@ import { parseVersion } from '../kube/version.js';
 export function fromRelease(r: KarpenterRelease, provenanceOf: (o: KubeObject) => Provenance | undefined): ControllerInfo {
   const exact = r.chartVersion && /^v?\d+\.\d+\.\d+(-[\w.]+)?$/.test(r.chartVersion) ? parseVersion(r.chartVersion) : undefined;
   const chart = renderKarpenterChart(r.values, exact);
-  const anchor = (keys: string[], value?: unknown): SettingAnchor => ({ object: r.object, path: r.pointer(keys), where: r.keyName(keys), value: value ?? null });
+  const anchor = (keys: string[], value?: unknown): SettingAnchor => ({
+    object: r.object,
+    path: r.pointer(keys),
+    where: r.keyName(keys),
+    value: value ?? null,
+  });
   const info: ControllerInfo = {
     object: r.object,
     label: releaseLabel(r),

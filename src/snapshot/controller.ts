@@ -55,7 +55,8 @@ export function detectController(
       info.versionEvidence = `label ${labels['helm.sh/chart'] ? `helm.sh/chart=${labels['helm.sh/chart']}` : `app.kubernetes.io/version=${helm}`}`;
     }
     const prov = provenanceOf(object);
-    if (info.versionEvidence && prov) info.versionEvidence += ` (${object.kind} ${object.metadata.namespace}/${object.metadata.name}, ${prov.source}${prov.line ? `:${prov.line}` : ''})`;
+    if (info.versionEvidence && prov)
+      info.versionEvidence += ` (${object.kind} ${object.metadata.namespace}/${object.metadata.name}, ${prov.source}${prov.line ? `:${prov.line}` : ''})`;
     const ran = `the rendered controller ${object.kind} ${object.metadata.namespace}/${object.metadata.name}${prov ? ` (${prov.source}${prov.line ? `:${prov.line}` : ''})` : ''}`;
     if (releases.length) info.unused = releases.map((r) => ({ object: r.object, why: `${releaseLabel(r)} superseded by ${ran}: findings cite what runs` }));
     for (const e of arr<Json>(container.env)) {
@@ -69,7 +70,8 @@ export function detectController(
   } else if (releases[0]) {
     const [used, ...others] = releases;
     info = fromRelease(used, provenanceOf);
-    if (others.length) info.unused = others.map((r) => ({ object: r.object, why: `${releaseLabel(r)} not used: the controller settings come from ${info.label}` }));
+    if (others.length)
+      info.unused = others.map((r) => ({ object: r.object, why: `${releaseLabel(r)} not used: the controller settings come from ${info.label}` }));
     queueFromEnvironmentFile(info, others, provenanceOf);
   }
   const flag = parseVersion(flagVersion);
@@ -95,7 +97,12 @@ function workloadAnchors(obj: KubeObject): Partial<ControllerInfo> {
   if (env && typeof env.value === 'string') out.interruptionQueueAt = { object: obj, path: env.path, where: 'env INTERRUPTION_QUEUE' };
   else if (arg) out.interruptionQueueAt = { object: obj, path: arg.path, where: 'arg --interruption-queue', value: arg.value };
   const names = arr<Json>(dig(containersOf(obj)[ci], 'env')).map((e) => String(e.name ?? ''));
-  out.interruptionQueueHome = { object: obj, path: `${containerBase(obj)}/${ci}/env`, where: 'env INTERRUPTION_QUEUE', value: names.length ? names.join(', ') : '(none)' };
+  out.interruptionQueueHome = {
+    object: obj,
+    path: `${containerBase(obj)}/${ci}/env`,
+    where: 'env INTERRUPTION_QUEUE',
+    value: names.length ? names.join(', ') : '(none)',
+  };
   return out;
 }
 

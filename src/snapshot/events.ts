@@ -21,15 +21,8 @@ export function eventView(obj: KubeObject): EventView | undefined {
   const ref = (v1 ? dig(obj, 'regarding') : dig(obj, 'involvedObject')) as Record<string, unknown> | undefined;
   if (!ref || typeof ref.name !== 'string') return undefined;
   const seriesCount = dig(obj, 'series', 'count');
-  const count = Number(
-    (typeof seriesCount === 'number' ? seriesCount : undefined) ??
-      (v1 ? dig(obj, 'deprecatedCount') : dig(obj, 'count')) ??
-      1,
-  );
-  const first =
-    str(v1 ? dig(obj, 'deprecatedFirstTimestamp') : dig(obj, 'firstTimestamp')) ??
-    str(dig(obj, 'eventTime')) ??
-    obj.metadata.creationTimestamp;
+  const count = Number((typeof seriesCount === 'number' ? seriesCount : undefined) ?? (v1 ? dig(obj, 'deprecatedCount') : dig(obj, 'count')) ?? 1);
+  const first = str(v1 ? dig(obj, 'deprecatedFirstTimestamp') : dig(obj, 'firstTimestamp')) ?? str(dig(obj, 'eventTime')) ?? obj.metadata.creationTimestamp;
   const last =
     str(dig(obj, 'series', 'lastObservedTime')) ??
     str(v1 ? dig(obj, 'deprecatedLastTimestamp') : dig(obj, 'lastTimestamp')) ??

@@ -45,7 +45,10 @@ export function isHelmValuesCarrier(obj: KubeObject): boolean {
 const carriers = new WeakMap<KubeObject, boolean>();
 
 /** The Karpenter release an object describes, if any. `lookup` finds a Flux OCIRepository a HelmRelease refers to. */
-function karpenterReleaseOf(obj: KubeObject, lookup?: (kindKey: string, ns: string | undefined, name: string) => KubeObject | undefined): KarpenterRelease | undefined {
+function karpenterReleaseOf(
+  obj: KubeObject,
+  lookup?: (kindKey: string, ns: string | undefined, name: string) => KubeObject | undefined,
+): KarpenterRelease | undefined {
   if (obj.kind === 'HelmValues' && obj.apiVersion.startsWith('karpdoctor.io/')) return fromValuesFile(obj);
   if (obj.kind === 'HelmRelease' && obj.apiVersion.startsWith('helm.toolkit.fluxcd.io/')) return fromHelmRelease(obj, lookup);
   if (obj.kind === 'Application' && obj.apiVersion.startsWith('argoproj.io/')) return fromApplication(obj);
@@ -68,14 +71,21 @@ function fromValuesFile(obj: KubeObject): KarpenterRelease {
     keyName: (keys) => [...root, ...keys].join('.'),
     source: obj.metadata.name ?? '',
     ...(version
-      ? { chartVersion: version, chartVersionFile: where, chartVersionText: `${dep ? `dependency ${dep.name}` : chart.appVersion ? 'appVersion' : 'version'} ${version} in ${where}` }
+      ? {
+          chartVersion: version,
+          chartVersionFile: where,
+          chartVersionText: `${dep ? `dependency ${dep.name}` : chart.appVersion ? 'appVersion' : 'version'} ${version} in ${where}`,
+        }
       : {}),
     unread: [],
   };
 }
 
 /** Flux: `spec.chart.spec.chart: karpenter`, or `spec.chartRef` to an OCIRepository of a release named karpenter. */
-function fromHelmRelease(obj: KubeObject, lookup?: (kindKey: string, ns: string | undefined, name: string) => KubeObject | undefined): KarpenterRelease | undefined {
+function fromHelmRelease(
+  obj: KubeObject,
+  lookup?: (kindKey: string, ns: string | undefined, name: string) => KubeObject | undefined,
+): KarpenterRelease | undefined {
   const chartSpec = dig(obj, 'spec', 'chart', 'spec');
   const chartName = str(dig(chartSpec, 'chart'));
   const ref = dig(obj, 'spec', 'chartRef');
@@ -97,7 +107,13 @@ function fromHelmRelease(obj: KubeObject, lookup?: (kindKey: string, ns: string 
     pointer: (keys) => pointer('spec', 'values', ...keys),
     keyName: (keys) => ['spec', 'values', ...keys].join('.'),
     source: describe(obj),
-    ...(version ? { chartVersion: version, chartVersionAt: versionAt!, chartVersionText: `${version} in ${versionAt!.object === obj ? 'spec.chart.spec.version' : 'spec.ref.tag'} of ${describe(versionAt!.object)}` } : {}),
+    ...(version
+      ? {
+          chartVersion: version,
+          chartVersionAt: versionAt!,
+          chartVersionText: `${version} in ${versionAt!.object === obj ? 'spec.chart.spec.version' : 'spec.ref.tag'} of ${describe(versionAt!.object)}`,
+        }
+      : {}),
     ...((str(dig(obj, 'spec', 'targetNamespace')) ?? ns) ? { namespace: str(dig(obj, 'spec', 'targetNamespace')) ?? ns! } : {}),
     unread: arr(dig(obj, 'spec', 'valuesFrom')).length ? ['spec.valuesFrom'] : [],
   };
@@ -109,7 +125,9 @@ function fromHelmRelease(obj: KubeObject, lookup?: (kindKey: string, ns: string 
  */
 function fromApplication(obj: KubeObject): KarpenterRelease | undefined {
   const single = dig(obj, 'spec', 'source');
-  const sources: Array<[unknown, string[]]> = isRecord(single) ? [[single, ['spec', 'source']]] : arr(dig(obj, 'spec', 'sources')).map((s, i) => [s, ['spec', 'sources', String(i)]]);
+  const sources: Array<[unknown, string[]]> = isRecord(single)
+    ? [[single, ['spec', 'source']]]
+    : arr(dig(obj, 'spec', 'sources')).map((s, i) => [s, ['spec', 'sources', String(i)]]);
   const found = sources.find(([s]) => str(dig(s, 'chart')) === CHART);
   if (!found) return undefined;
   const [source, at] = found;
@@ -150,7 +168,13 @@ function fromApplication(obj: KubeObject): KarpenterRelease | undefined {
     pointer: (keys) => (param(keys) !== undefined ? pointer(...at, 'helm', 'parameters', param(keys)!, 'value') : valuesAt(keys)),
     keyName: (keys) => (param(keys) !== undefined ? `helm.parameters ${keys.join('.')}` : keyName(keys)),
     source: describe(obj),
-    ...(version ? { chartVersion: version, chartVersionAt: { object: obj, path: pointer(...at, 'targetRevision') }, chartVersionText: `${version} in ${[...at, 'targetRevision'].join('.')} of ${describe(obj)}` } : {}),
+    ...(version
+      ? {
+          chartVersion: version,
+          chartVersionAt: { object: obj, path: pointer(...at, 'targetRevision') },
+          chartVersionText: `${version} in ${[...at, 'targetRevision'].join('.')} of ${describe(obj)}`,
+        }
+      : {}),
     ...(str(dig(obj, 'spec', 'destination', 'namespace')) ? { namespace: str(dig(obj, 'spec', 'destination', 'namespace'))! } : {}),
     unread,
   };
@@ -187,7 +211,10 @@ function setIn(target: Json, keys: string[], value: unknown): void {
  * Karpenter releases in the snapshot, the one to read first: an explicit release (HelmRelease, Application) before a
  * values file, and a chart's own `values.yaml` (which Helm always applies) before environment files (`values-prod.yaml`).
  */
-export function karpenterReleases(all: (kindKey: string) => KubeObject[], lookup: (kindKey: string, ns: string | undefined, name: string) => KubeObject | undefined): KarpenterRelease[] {
+export function karpenterReleases(
+  all: (kindKey: string) => KubeObject[],
+  lookup: (kindKey: string, ns: string | undefined, name: string) => KubeObject | undefined,
+): KarpenterRelease[] {
   const files = [...all(KIND.HelmValues)].sort((a, b) => Number(!isDefaultValues(a)) - Number(!isDefaultValues(b)));
   return [...all(KIND.HelmRelease), ...all(KIND.ArgoApplication), ...files]
     .map((o) => karpenterReleaseOf(o, lookup))

@@ -54,7 +54,12 @@ export function podConstraints(object: KubeObject, specPath: string, spec: unkno
   const nodeSelector = dig(spec, 'nodeSelector');
   if (isRecord(nodeSelector)) {
     for (const [k, v] of Object.entries(nodeSelector)) {
-      selector.push({ key: normalizedLabel(k), set: valueSet('In', [String(v)]), text: `the pod selects ${k}=${String(v)}`, path: `${specPath}/nodeSelector/${esc(k)}` });
+      selector.push({
+        key: normalizedLabel(k),
+        set: valueSet('In', [String(v)]),
+        text: `the pod selects ${k}=${String(v)}`,
+        path: `${specPath}/nodeSelector/${esc(k)}`,
+      });
     }
   }
   const termsPath = `${specPath}/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms`;

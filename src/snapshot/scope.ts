@@ -62,7 +62,13 @@ export class Scopes {
     const ranked = this.rank(from, pairing, definitions).sort((a, b) => a.up - b.up || a.down - b.down || a.path.localeCompare(b.path));
     const best = ranked[0];
     if (!best) return { object: undefined, others: [] };
-    return { object: best.object, others: ranked.slice(1).filter((r) => r.up === best.up && r.down === best.down).map((r) => r.object) };
+    return {
+      object: best.object,
+      others: ranked
+        .slice(1)
+        .filter((r) => r.up === best.up && r.down === best.down)
+        .map((r) => r.object),
+    };
   }
 
   private rank(from: KubeObject, pairing: Pairing, candidates: KubeObject[]): Array<Distance & { object: KubeObject; path: string }> {
@@ -88,7 +94,12 @@ export class Scopes {
     let units = this.units.get(pairing);
     if (units) return units;
     const dirs = (kinds: readonly string[]) =>
-      new Set(kinds.flatMap((k) => this.all(k)).filter((o) => o !== this.controller).flatMap((o) => this.sourcesOf(o).map((s) => segments(s).slice(0, -1).join('/'))));
+      new Set(
+        kinds
+          .flatMap((k) => this.all(k))
+          .filter((o) => o !== this.controller)
+          .flatMap((o) => this.sourcesOf(o).map((s) => segments(s).slice(0, -1).join('/'))),
+      );
     const from = dirs(ENDS[pairing].from);
     const to = dirs(ENDS[pairing].to);
     units = [...from].filter((d) => to.has(d));

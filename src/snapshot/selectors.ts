@@ -67,10 +67,7 @@ function nodeRequirementMatches(labels: Record<string, string>, e: Json): boolea
 }
 
 /** Why the scheduler would not place a pod spec on a node, checked in the order it reports them. */
-export type NodeMismatch =
-  | { kind: 'nodeSelector'; key: string; value: string }
-  | { kind: 'affinity' }
-  | { kind: 'taint'; taint: Taint };
+export type NodeMismatch = { kind: 'nodeSelector'; key: string; value: string } | { kind: 'affinity' } | { kind: 'taint'; taint: Taint };
 
 /**
  * The first reason a pod spec cannot run on a node — nodeSelector, required node affinity (terms ORed, expressions
@@ -85,6 +82,8 @@ export function nodeMismatch(podSpec: unknown, node: unknown): NodeMismatch | un
   }
   const terms = arr<Json>(dig(podSpec, 'affinity', 'nodeAffinity', 'requiredDuringSchedulingIgnoredDuringExecution', 'nodeSelectorTerms'));
   if (terms.length && !terms.some((term) => arr<Json>(term.matchExpressions).every((e) => nodeRequirementMatches(labels, e)))) return { kind: 'affinity' };
-  const taint = taintsAt(node, 'spec', 'taints').find((t) => (t.effect === 'NoSchedule' || t.effect === 'NoExecute') && !tolerates(dig(podSpec, 'tolerations'), t));
+  const taint = taintsAt(node, 'spec', 'taints').find(
+    (t) => (t.effect === 'NoSchedule' || t.effect === 'NoExecute') && !tolerates(dig(podSpec, 'tolerations'), t),
+  );
   return taint ? { kind: 'taint', taint } : undefined;
 }

@@ -90,7 +90,10 @@ export class Snapshot {
     this.assumeComplete = opts.assumeComplete ?? false;
     for (const { object, provenance } of load.objects) this.add(object, provenance);
     for (const p of this.patches.splice(0)) this.addPatch(p.kindKey, p.object, p.provenance);
-    const releases = karpenterReleases((k) => this.all(k), (k, ns, name) => this.get(k, ns, name));
+    const releases = karpenterReleases(
+      (k) => this.all(k),
+      (k, ns, name) => this.get(k, ns, name),
+    );
     this.controller = detectController(this.all(KIND.Deployment), this.all(KIND.Pod), releases, opts.karpenterVersion, (o) => this.provenance(o));
     const azure = isAzureProvider(this.all(KIND.AKSNodeClass), this.all(KIND.NodePool), this.controller.object);
     settleProviderVersion(this.controller, azure, opts.karpenterVersion);
@@ -100,7 +103,10 @@ export class Snapshot {
       this.skipped.push({ source: p?.source ?? 'unknown', ...(p?.line && !isSyntheticKind(kindKeyOf(object)) ? { line: p.line } : {}), reason: why });
     }
     this.referenceTime = referenceTime(this, opts);
-    const anchored = anchorAges(load.objects.filter((o) => o.provenance.ages), this.referenceTime.ms);
+    const anchored = anchorAges(
+      load.objects.filter((o) => o.provenance.ages),
+      this.referenceTime.ms,
+    );
     if (anchored) {
       this.agesAnchored = anchored;
       this.cache.clear();
@@ -244,7 +250,11 @@ export class Snapshot {
   multiplyDefined(): Array<{ kind: string; name: string; sources: string[] }> {
     return [...this.definitionsByKey.values()]
       .filter((defs) => defs.length > 1)
-      .map((defs) => ({ kind: defs[0]!.kind, name: `${defs[0]!.metadata.namespace ? `${defs[0]!.metadata.namespace}/` : ''}${nameOf(defs[0]!)}`, sources: defs.map((d) => this.provenance(d)?.source ?? 'unknown') }))
+      .map((defs) => ({
+        kind: defs[0]!.kind,
+        name: `${defs[0]!.metadata.namespace ? `${defs[0]!.metadata.namespace}/` : ''}${nameOf(defs[0]!)}`,
+        sources: defs.map((d) => this.provenance(d)?.source ?? 'unknown'),
+      }))
       .sort((a, b) => a.kind.localeCompare(b.kind) || a.name.localeCompare(b.name));
   }
 
@@ -278,7 +288,11 @@ export class Snapshot {
   }
 
   private scopeIndex(): Scopes {
-    return (this.scopes ??= new Scopes((o) => this.provenances(o).map((p) => p.source), (k) => this.all(k), this.controller?.object));
+    return (this.scopes ??= new Scopes(
+      (o) => this.provenances(o).map((p) => p.source),
+      (k) => this.all(k),
+      this.controller?.object,
+    ));
   }
 
   /** Where the object was read (the preferred copy); every copy via `provenances`. */
@@ -357,7 +371,9 @@ export class Snapshot {
 
   /** Logical inputs that are neither present nor denied. */
   absent(): InputName[] {
-    return (Object.keys(INPUTS) as InputName[]).filter((i) => !this.has(i) && !this.denied.has(i) && !('templatesOnly' in INPUTS[i]) && !('auxiliary' in INPUTS[i]));
+    return (Object.keys(INPUTS) as InputName[]).filter(
+      (i) => !this.has(i) && !this.denied.has(i) && !('templatesOnly' in INPUTS[i]) && !('auxiliary' in INPUTS[i]),
+    );
   }
 
   /**
@@ -434,7 +450,13 @@ export class Snapshot {
   nodePoolsFor(obj: KubeObject): NodePoolView[] {
     const pools = this.nodePools();
     if (!this.desiredStateOnly) return pools;
-    const near = new Set(this.inScope(obj, 'nodePool', pools.map((p) => p.object)));
+    const near = new Set(
+      this.inScope(
+        obj,
+        'nodePool',
+        pools.map((p) => p.object),
+      ),
+    );
     return pools.filter((p) => near.has(p.object));
   }
 
@@ -596,9 +618,7 @@ export class Snapshot {
   events(): EventView[] {
     return this.memo('events', () => {
       const copies = this.eventCopies();
-      return [...this.all(KIND.Event), ...this.all(KIND.EventV1).filter((e) => !copies.has(e))]
-        .map(eventView)
-        .filter((e): e is EventView => e !== undefined);
+      return [...this.all(KIND.Event), ...this.all(KIND.EventV1).filter((e) => !copies.has(e))].map(eventView).filter((e): e is EventView => e !== undefined);
     });
   }
 
@@ -612,7 +632,9 @@ export class Snapshot {
       const core = this.all(KIND.Event);
       const uids = new Set(core.map((e) => e.metadata.uid).filter(Boolean));
       const names = new Set(core.map((e) => `${e.metadata.namespace ?? ''}/${nameOf(e)}`));
-      return new Set(this.all(KIND.EventV1).filter((e) => (e.metadata.uid && uids.has(e.metadata.uid)) || names.has(`${e.metadata.namespace ?? ''}/${nameOf(e)}`)));
+      return new Set(
+        this.all(KIND.EventV1).filter((e) => (e.metadata.uid && uids.has(e.metadata.uid)) || names.has(`${e.metadata.namespace ?? ''}/${nameOf(e)}`)),
+      );
     });
   }
 

@@ -90,7 +90,6 @@ export function relativeTime(ms: number, referenceMs: number): string {
   return (d > 0 ? '+' : '-') + formatDuration(Math.abs(d));
 }
 
-
 function refOf(obj: KubeObject): TimelineRef {
   const ns = isClusterScoped(kindKeyOf(obj)) ? undefined : obj.metadata.namespace;
   return { kind: obj.kind, ...(ns ? { namespace: ns } : {}), name: nameOf(obj) };
@@ -144,7 +143,11 @@ function objectEntries(snapshot: Snapshot, obj: KubeObject, related: TimelineRef
   for (const t of taintsAt(obj, 'spec', 'taints')) at(t.timeAdded, `taint added ${formatTaint(t)}`, `/spec/taints/${t.index}`);
   if (obj.metadata.deletionTimestamp) {
     const fin = obj.metadata.finalizers ?? [];
-    at(obj.metadata.deletionTimestamp, `deletion requested${fin.length ? `; held by finalizer${fin.length > 1 ? 's' : ''} ${fin.join(', ')}` : '; no finalizers'}`, '/metadata/deletionTimestamp');
+    at(
+      obj.metadata.deletionTimestamp,
+      `deletion requested${fin.length ? `; held by finalizer${fin.length > 1 ? 's' : ''} ${fin.join(', ')}` : '; no finalizers'}`,
+      '/metadata/deletionTimestamp',
+    );
   }
   return out;
 }
@@ -152,7 +155,11 @@ function objectEntries(snapshot: Snapshot, obj: KubeObject, related: TimelineRef
 function eventEntry(snapshot: Snapshot, ev: EventView, relatedOf: (r: TimelineRef) => TimelineRef[]): TimelineEntry | undefined {
   const ms = parseTime(ev.firstSeen) ?? parseTime(ev.lastSeen);
   if (ms === undefined) return undefined;
-  const ref: TimelineRef = { kind: ev.involved.kind, ...(ev.involved.namespace && ev.involved.kind === 'Pod' ? { namespace: ev.involved.namespace } : {}), name: ev.involved.name };
+  const ref: TimelineRef = {
+    kind: ev.involved.kind,
+    ...(ev.involved.namespace && ev.involved.kind === 'Pod' ? { namespace: ev.involved.namespace } : {}),
+    name: ev.involved.name,
+  };
   const seen = ev.count > 1 ? ` (x${ev.count}, first ${ev.firstSeen ?? '?'}, last ${ev.lastSeen ?? '?'})` : '';
   return {
     time: iso(ms),
@@ -248,7 +255,11 @@ function keep(e: TimelineEntry, f: TimelineFilter): boolean {
   if (f.until !== undefined && e.ms > f.until) return false;
   const refs = [{ kind: e.kind, name: e.name, namespace: e.namespace }, ...e.related];
   const kind = f.kind?.toLowerCase();
-  if ((kind || f.name) && !refs.some((r) => (!kind || r.kind.toLowerCase() === kind) && (!f.name || r.name === f.name || `${r.namespace}/${r.name}` === f.name))) return false;
+  if (
+    (kind || f.name) &&
+    !refs.some((r) => (!kind || r.kind.toLowerCase() === kind) && (!f.name || r.name === f.name || `${r.namespace}/${r.name}` === f.name))
+  )
+    return false;
   if (f.nodePool && !refs.some((r) => r.kind === 'NodePool' && r.name === f.nodePool)) return false;
   return true;
 }

@@ -56,7 +56,6 @@ describe(`${RULE} — near-miss`, () => {
   });
 });
 
-
 describe(`${RULE} — spec-only: bare Pod manifests in a GitOps tree (no Nodes)`, () => {
   const dir = caseDir(RULE, 'spec-only');
   let r: Scan;
@@ -117,7 +116,10 @@ testRule(RULE, {
         { kind: 'Pod', namespace: 'data', name: 'migrate-orders-2025-06', pointer: '/metadata/name', severity: 'info' },
         { kind: 'Pod', namespace: 'default', name: 'debug-shell', pointer: '/metadata/name', severity: 'info' },
       ],
-      message: { name: 'migrate-orders-2025-06', text: 'Pod data/migrate-orders-2025-06 has no controller (no ownerReferences) and runs on Karpenter node ip-10-0-121-250.us-west-2.compute.internal of NodePool default: consolidation (WhenEmptyOrUnderutilized, consolidateAfter 1m), drift (a NodePool or EC2NodeClass change, a new AMI), expiry (expireAfter 720h, in 25d3h) will evict it and nothing will recreate it.' },
+      message: {
+        name: 'migrate-orders-2025-06',
+        text: 'Pod data/migrate-orders-2025-06 has no controller (no ownerReferences) and runs on Karpenter node ip-10-0-121-250.us-west-2.compute.internal of NodePool default: consolidation (WhenEmptyOrUnderutilized, consolidateAfter 1m), drift (a NodePool or EC2NodeClass change, a new AMI), expiry (expireAfter 720h, in 25d3h) will evict it and nothing will recreate it.',
+      },
     },
   ],
   nearMiss: [{}],

@@ -50,7 +50,10 @@ describe.each(RULES.map((r) => [r.meta.id, r] as const))('%s', (id, rule) => {
   it('has fires, near-miss and missing fixture directories (or variants: fires-v1beta1…), and a README that explains each', () => {
     const cases = readdirSync(dir).filter((f) => statSync(join(dir, f)).isDirectory());
     for (const kind of ['fires', 'near-miss', 'missing']) {
-      expect(cases.some((c) => c === kind || c.startsWith(`${kind}-`)), `${id} has a ${kind} case`).toBe(true);
+      expect(
+        cases.some((c) => c === kind || c.startsWith(`${kind}-`)),
+        `${id} has a ${kind} case`,
+      ).toBe(true);
     }
     const readme = readFileSync(join(dir, 'README.md'), 'utf8');
     for (const kase of cases) {

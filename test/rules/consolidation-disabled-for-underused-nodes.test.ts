@@ -51,7 +51,9 @@ describe(`${RULE} — fires: v1 pools batch (consolidateAfter: Never) and web (W
     const [ev] = evidenceOf(f, 'Event');
     expect(ev?.value).toBe('Unconsolidatable: NodePool "batch" has consolidation disabled (x372 since 2025-04-18T13:22:05Z)');
     expectSourceIs(ev!, join(dir, 'events.yaml'));
-    expect(f.fix).toContain(`kubectl patch nodepool batch --type merge -p '{"spec":{"disruption":{"consolidationPolicy":"WhenEmptyOrUnderutilized","consolidateAfter":"5m"}}}'`);
+    expect(f.fix).toContain(
+      `kubectl patch nodepool batch --type merge -p '{"spec":{"disruption":{"consolidationPolicy":"WhenEmptyOrUnderutilized","consolidateAfter":"5m"}}}'`,
+    );
   });
 
   it('web: WhenEmpty keeps the lightly used node, not the 75%-CPU one', () => {
@@ -109,7 +111,6 @@ describe(`${RULE} — near-miss`, () => {
   });
 });
 
-
 describe('reclaim-capacity: effective pod requests', () => {
   it('takes max(sum of containers, largest init container) plus overhead', async () => {
     const { podRequest } = await import('../../src/rules/lib/reclaim-capacity.js');
@@ -135,7 +136,10 @@ testRule(RULE, {
         { kind: 'NodePool', name: 'batch', pointer: '/spec/disruption/consolidateAfter', severity: 'warning' },
         { kind: 'NodePool', name: 'web', pointer: '/spec/disruption/consolidationPolicy', severity: 'warning' },
       ],
-      message: { name: 'batch', text: 'NodePool batch has consolidateAfter: Never (consolidation disabled), so its 2 under-used nodes (1 empty) (requests below 50% of allocatable CPU and memory) will never be consolidated: ip-10-0-71-12.us-west-2.compute.internal (empty), ip-10-0-88-140.us-west-2.compute.internal (CPU 5%, memory 4% requested; pods etl/orders-sync-5d8c7b9f4-tq2vx).' },
+      message: {
+        name: 'batch',
+        text: 'NodePool batch has consolidateAfter: Never (consolidation disabled), so its 2 under-used nodes (1 empty) (requests below 50% of allocatable CPU and memory) will never be consolidated: ip-10-0-71-12.us-west-2.compute.internal (empty), ip-10-0-88-140.us-west-2.compute.internal (CPU 5%, memory 4% requested; pods etl/orders-sync-5d8c7b9f4-tq2vx).',
+      },
     },
     {
       case: 'fires-manifests',

@@ -33,8 +33,12 @@ describe(`${RULE} — fires-v1beta1: a v0.37.2 cluster with v1beta1 NodePool and
       ['warning', 'EC2NodeClass', 'default'],
       ['warning', 'NodePool', 'default'],
     ]);
-    expect(pool.message).toContain('NodePool default uses karpenter.sh/v1beta1: Karpenter v1.1+ no longer serves it (this cluster runs v0.37.2), so the upgrade breaks it.');
-    expect(pool.message).toContain('consolidationPolicy WhenUnderutilized becomes WhenEmptyOrUnderutilized; expireAfter moves to spec.template.spec.expireAfter; kubelet moves to the EC2NodeClass');
+    expect(pool.message).toContain(
+      'NodePool default uses karpenter.sh/v1beta1: Karpenter v1.1+ no longer serves it (this cluster runs v0.37.2), so the upgrade breaks it.',
+    );
+    expect(pool.message).toContain(
+      'consolidationPolicy WhenUnderutilized becomes WhenEmptyOrUnderutilized; expireAfter moves to spec.template.spec.expireAfter; kubelet moves to the EC2NodeClass',
+    );
   });
 
   it('points at apiVersion and cites the fields that move', () => {
@@ -54,7 +58,7 @@ describe(`${RULE} — fires-v1beta1: a v0.37.2 cluster with v1beta1 NodePool and
     expect(v1.spec.template.spec.nodeClassRef).toEqual({ group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' });
     expect(v1.spec.template.spec.kubelet).toBeUndefined();
     expect(v1.spec.limits).toEqual({ cpu: '1000', memory: '1000Gi' });
-    expect(pool.fix).toContain('kubectl get crd nodepools.karpenter.sh -o jsonpath=\'{.status.storedVersions}\'');
+    expect(pool.fix).toContain("kubectl get crd nodepools.karpenter.sh -o jsonpath='{.status.storedVersions}'");
   });
 
   it('the EC2NodeClass rewrite gets an alias for its amiFamily and the kubelet block from the NodePool', () => {
@@ -80,7 +84,9 @@ describe(`${RULE} — fires-v1alpha5-manifests: GitOps repo with Provisioner + A
       ['error', 'Provisioner'],
     ]);
     const p = r.findings[1]!;
-    expect(p.message).toContain('this cluster runs Karpenter v1.2.1, which does not serve it: applying the manifest fails with no matches for kind "Provisioner" in version "karpenter.sh/v1alpha5"');
+    expect(p.message).toContain(
+      'this cluster runs Karpenter v1.2.1, which does not serve it: applying the manifest fails with no matches for kind "Provisioner" in version "karpenter.sh/v1alpha5"',
+    );
     expect(p.message).not.toContain('version unknown');
     expect(p.evidence[0]!.source).toBe(`${join(dir, 'karpenter/provisioner.yaml')}:2`);
   });
@@ -125,7 +131,9 @@ describe(`${RULE} — fires-annotations: v1.2.1 with do-not-evict pods and do-no
 
   it('the Deployment: pointer at the template annotation, fix renames it', () => {
     const f = r.findings[0]!;
-    expect(f.message).toContain('Deployment payments/ledger uses the pod annotation karpenter.sh/do-not-evict, which Karpenter ignores since v1.0 (this cluster runs v1.2.1)');
+    expect(f.message).toContain(
+      'Deployment payments/ledger uses the pod annotation karpenter.sh/do-not-evict, which Karpenter ignores since v1.0 (this cluster runs v1.2.1)',
+    );
     expect(anchorOf(f).pointer).toBe('/spec/template/metadata/annotations/karpenter.sh~1do-not-evict');
     expect(rawValueAt(f.evidence[0]!)).toBe('true');
     expectSourceIs(f.evidence[0]!, join(dir, 'deployments.yaml'));
@@ -143,7 +151,9 @@ describe(`${RULE} — fires-annotations: v1.2.1 with do-not-evict pods and do-no
   it('the Node and the NodePool template: kubectl annotate / template fix', () => {
     const node = r.findings[1]!;
     expect(node.message).toContain('carries karpenter.sh/do-not-consolidate, which Karpenter ignores since v1.0');
-    expect(node.fix).toContain('kubectl annotate node ip-10-0-133-52.us-west-2.compute.internal karpenter.sh/do-not-consolidate- karpenter.sh/do-not-disrupt=true');
+    expect(node.fix).toContain(
+      'kubectl annotate node ip-10-0-133-52.us-west-2.compute.internal karpenter.sh/do-not-consolidate- karpenter.sh/do-not-disrupt=true',
+    );
     const pool = r.findings[2]!;
     expect(anchorOf(pool).pointer).toBe('/spec/template/metadata/annotations/karpenter.sh~1do-not-consolidate');
     expect(rawValueAt(pool.evidence[0]!)).toBe('true');
@@ -175,7 +185,9 @@ describe(`${RULE} — missing: events only`, () => {
   it('is not evaluated', async () => {
     const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
     expect(r.findings).toEqual([]);
-    expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no NodePools or node classes \(EC2NodeClass, AKSNodeClass\) or Pods or Nodes/) }]);
+    expect(r.notEvaluated).toEqual([
+      { ruleId: RULE, reason: expect.stringMatching(/^no NodePools or node classes \(EC2NodeClass, AKSNodeClass\) or Pods or Nodes/) },
+    ]);
   });
 });
 
@@ -184,12 +196,26 @@ testRule(RULE, {
     {
       case: 'fires-annotations',
       findings: [
-        { kind: 'Deployment', namespace: 'payments', name: 'ledger', pointer: '/spec/template/metadata/annotations/karpenter.sh~1do-not-evict', severity: 'warning' },
-        { kind: 'Node', name: 'ip-10-0-133-52.us-west-2.compute.internal', pointer: '/metadata/annotations/karpenter.sh~1do-not-consolidate', severity: 'warning' },
+        {
+          kind: 'Deployment',
+          namespace: 'payments',
+          name: 'ledger',
+          pointer: '/spec/template/metadata/annotations/karpenter.sh~1do-not-evict',
+          severity: 'warning',
+        },
+        {
+          kind: 'Node',
+          name: 'ip-10-0-133-52.us-west-2.compute.internal',
+          pointer: '/metadata/annotations/karpenter.sh~1do-not-consolidate',
+          severity: 'warning',
+        },
         { kind: 'NodePool', name: 'stateful', pointer: '/spec/template/metadata/annotations/karpenter.sh~1do-not-consolidate', severity: 'warning' },
         { kind: 'StatefulSet', namespace: 'data', name: 'kafka', pointer: '', severity: 'warning' },
       ],
-      message: { name: 'ledger', text: 'Deployment payments/ledger uses the pod annotation karpenter.sh/do-not-evict, which Karpenter ignores since v1.0 (this cluster runs v1.2.1): its pods are evicted by consolidation, drift and expiry like any other pod.' },
+      message: {
+        name: 'ledger',
+        text: 'Deployment payments/ledger uses the pod annotation karpenter.sh/do-not-evict, which Karpenter ignores since v1.0 (this cluster runs v1.2.1): its pods are evicted by consolidation, drift and expiry like any other pod.',
+      },
     },
     {
       case: 'fires-v1alpha5-manifests',

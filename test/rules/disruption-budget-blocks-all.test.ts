@@ -39,7 +39,9 @@ describe(`${RULE} — fires: kubectl get -o yaml Lists + controller log, Karpent
 
   it('default: a reason-less nodes "0" without schedule overrides the 10% budget forever; cites the budget and the NodePool events', () => {
     const f = byPool('default');
-    expect(f.message).toContain('NodePool default allows 0 disruptions for Underutilized, Empty, Drifted at the reference time and its budgets never open within 7d');
+    expect(f.message).toContain(
+      'NodePool default allows 0 disruptions for Underutilized, Empty, Drifted at the reference time and its budgets never open within 7d',
+    );
     expect(f.message).toContain('budget 1 (nodes: "0") has no schedule, so it is active forever');
     expect(f.message).toContain('Its 5 nodes are never consolidated or drifted');
     expect(f.message).toContain('Karpenter reported it 5093 times');
@@ -58,7 +60,9 @@ describe(`${RULE} — fires: kubectl get -o yaml Lists + controller log, Karpent
 
   it('batch: an invalid cron fails closed; the controller error log is cited at its line', () => {
     const f = byPool('batch');
-    expect(f.message).toContain('budget 0 (nodes: "20%", schedule: "0 25 * * *", duration: 2h) fails closed: schedule "0 25 * * *" is not a valid cron expression');
+    expect(f.message).toContain(
+      'budget 0 (nodes: "20%", schedule: "0 25 * * *", duration: 2h) fails closed: schedule "0 25 * * *" is not a valid cron expression',
+    );
     const [log] = f.evidence.filter((e) => e.source.endsWith('.log:2'));
     expect(log?.value).toBe('2025-08-12T16:01:14.507Z ERROR detected disruption budget errors');
     expect(log!.note).toContain('invalid disruption budgets in nodepool batch');
@@ -94,7 +98,6 @@ describe(`${RULE} — near-miss: budgets that open`, () => {
     expect(r.findings).toEqual([]);
   });
 });
-
 
 describe('reclaim-budgets: cron and budget arithmetic', () => {
   const t = (iso: string) => Date.parse(iso);
@@ -135,7 +138,10 @@ testRule(RULE, {
         { kind: 'NodePool', name: 'critical', pointer: '/spec/disruption/budgets/1', severity: 'warning' },
         { kind: 'NodePool', name: 'default', pointer: '/spec/disruption/budgets/1', severity: 'warning' },
       ],
-      message: { name: 'batch', text: 'NodePool batch allows 0 disruptions for Underutilized, Empty, Drifted at the reference time and its budgets never open within 7d: budget 0 (nodes: "20%", schedule: "0 25 * * *", duration: 2h) fails closed: schedule "0 25 * * *" is not a valid cron expression. This blocks any voluntary disruption (Underutilized, Empty, Drifted). Its 3 nodes are never consolidated or drifted: only expiry, interruption, node repair or manual deletion removes them.' },
+      message: {
+        name: 'batch',
+        text: 'NodePool batch allows 0 disruptions for Underutilized, Empty, Drifted at the reference time and its budgets never open within 7d: budget 0 (nodes: "20%", schedule: "0 25 * * *", duration: 2h) fails closed: schedule "0 25 * * *" is not a valid cron expression. This blocks any voluntary disruption (Underutilized, Empty, Drifted). Its 3 nodes are never consolidated or drifted: only expiry, interruption, node repair or manual deletion removes them.',
+      },
     },
   ],
   nearMiss: [{}],

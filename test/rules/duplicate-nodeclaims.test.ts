@@ -49,7 +49,9 @@ describe(`${RULE} — fires: Karpenter v1.2.1, Immediate gp2 claim, controller l
     expect(f.message).toContain(
       'NodePool default launched 2 NodeClaims within 11s for the same pending pod(s) db/orders-db-0 (per the logs): default-4hd9q (us-west-2a), default-7xk2p (us-west-2c); default-4hd9q was removed as empty (2025-03-04T10:21:14.508Z).',
     );
-    expect(f.message).toContain('Likely trigger: StorageClass gp2 binds Immediately (volumeBindingMode not set) and db/orders-db-0 uses it through data-orders-db-0');
+    expect(f.message).toContain(
+      'Likely trigger: StorageClass gp2 binds Immediately (volumeBindingMode not set) and db/orders-db-0 uses it through data-orders-db-0',
+    );
     expect(f.message).toContain('(see rule storageclass-immediate-binding)');
     expect(f.message).toContain('Karpenter before v1.7.0 provisions before the claim binds.');
   });
@@ -61,7 +63,9 @@ describe(`${RULE} — fires: Karpenter v1.2.1, Immediate gp2 claim, controller l
     expect(lines.filter((l) => l.includes('"message":"found provisionable pod(s)"') && l.includes('"Pods":"db/orders-db-0"'))).toHaveLength(2);
     expect(lines.filter((l) => l.includes('"message":"created nodeclaim"'))).toHaveLength(2);
     expect(lines.filter((l) => l.includes('"message":"launched nodeclaim"')).map((l) => /"zone":"([^"]+)"/.exec(l)![1])).toEqual(['us-west-2a', 'us-west-2c']);
-    expect(lines.some((l) => l.includes('disrupting nodeclaim(s) via delete, terminating 1 nodes (0 pods) ip-10-0-36-88') && l.includes('"reason":"empty"'))).toBe(true);
+    expect(
+      lines.some((l) => l.includes('disrupting nodeclaim(s) via delete, terminating 1 nodes (0 pods) ip-10-0-36-88') && l.includes('"reason":"empty"')),
+    ).toBe(true);
     expect(logs.find((e) => e.note === 'default-4hd9q disrupted as empty')).toBeDefined();
   });
 
@@ -117,7 +121,9 @@ describe(`${RULE} — fires-v0.36: v1beta1 objects, v0.32–v0.36 JSON logs (low
     expect(f.message).toContain(
       'NodePool default launched 2 NodeClaims within 28s for the same pending pod(s) web/checkout-7d9f8c6b5-4kq2p, web/checkout-7d9f8c6b5-8zt6m (per the logs): default-5vx8h (eu-central-1a), default-g7kcw (eu-central-1b); default-g7kcw runs no workload pods',
     );
-    expect(f.message).toContain('Likely trigger: node ip-172-31-38-7.eu-central-1.compute.internal carries taint node.cilium.io/agent-not-ready=true:NoExecute, which NodePool default does not declare in startupTaints');
+    expect(f.message).toContain(
+      'Likely trigger: node ip-172-31-38-7.eu-central-1.compute.internal carries taint node.cilium.io/agent-not-ready=true:NoExecute, which NodePool default does not declare in startupTaints',
+    );
     const [taint] = evidenceOf(f, 'Node', /^\/spec\/taints\/\d+$/);
     expect(rawValueAt(taint!)).toEqual({ effect: 'NoExecute', key: 'node.cilium.io/agent-not-ready', value: 'true' });
     expectSourceIs(taint!, join(dir, 'nodes.json'));
@@ -168,13 +174,22 @@ describe(`${RULE} — near-miss: two NodeClaims 20s apart for different pods, bo
   });
 });
 
-
 describe(`${RULE} — log parser: every generation of the empty-disruption record`, () => {
-  const rec = (message: string, fields: Record<string, unknown>) => ({ time: '2025-08-01T10:00:00.000Z', level: 'INFO', message, fields, provenance: { source: 'x.log', line: 1 } });
+  const rec = (message: string, fields: Record<string, unknown>) => ({
+    time: '2025-08-01T10:00:00.000Z',
+    level: 'INFO',
+    message,
+    fields,
+    provenance: { source: 'x.log', line: 1 },
+  });
   it('v1.3–v1.8 "disrupting node(s)" with reason empty and disrupted-nodes; v1.9+ command "Empty/…"; v1.0–v1.2; v0.35–v0.37; not drift', async () => {
     const { provisioningLog } = await import('../../src/rules/lib/volumes-health-logs.js');
     const out = provisioningLog([
-      rec('disrupting node(s)', { reason: 'empty', decision: 'delete', 'disrupted-nodes': [{ Node: { name: 'ip-10-0-1-1.ec2.internal' }, NodeClaim: { name: 'default-aaaaa' } }] }),
+      rec('disrupting node(s)', {
+        reason: 'empty',
+        decision: 'delete',
+        'disrupted-nodes': [{ Node: { name: 'ip-10-0-1-1.ec2.internal' }, NodeClaim: { name: 'default-aaaaa' } }],
+      }),
       rec('disrupting node(s)', { command: 'Empty/4f1c: delete: nodepools=[default]: [ip-10-0-2-2.ec2.internal/m6i.large/on-demand] (savings: $0.10)' }),
       rec('disrupting nodeclaim(s) via delete, terminating 1 nodes (0 pods) ip-10-0-3-3.ec2.internal/m6i.large/spot', { reason: 'empty' }),
       rec('disrupting via emptiness delete, terminating 1 nodes (0 pods) ip-10-0-4-4.ec2.internal/m6i.large/spot', {}),
@@ -201,22 +216,19 @@ describe('duplicate-nodeclaims — near-miss-one-batch: one provisioning batch c
 testRule(RULE, {
   fires: [
     {
-      findings: [
-        { kind: 'NodePool', name: 'default', pointer: '', severity: 'warning' },
-      ],
-      message: { name: 'default', text: 'NodePool default launched 2 NodeClaims within 11s for the same pending pod(s) db/orders-db-0 (per the logs): default-4hd9q (us-west-2a), default-7xk2p (us-west-2c); default-4hd9q was removed as empty (2025-03-04T10:21:14.508Z). Likely trigger: StorageClass gp2 binds Immediately (volumeBindingMode not set) and db/orders-db-0 uses it through data-orders-db-0, so its volume picked a zone while the first node was launching (see rule storageclass-immediate-binding); Karpenter before v1.7.0 provisions before the claim binds.' },
+      findings: [{ kind: 'NodePool', name: 'default', pointer: '', severity: 'warning' }],
+      message: {
+        name: 'default',
+        text: 'NodePool default launched 2 NodeClaims within 11s for the same pending pod(s) db/orders-db-0 (per the logs): default-4hd9q (us-west-2a), default-7xk2p (us-west-2c); default-4hd9q was removed as empty (2025-03-04T10:21:14.508Z). Likely trigger: StorageClass gp2 binds Immediately (volumeBindingMode not set) and db/orders-db-0 uses it through data-orders-db-0, so its volume picked a zone while the first node was launching (see rule storageclass-immediate-binding); Karpenter before v1.7.0 provisions before the claim binds.',
+      },
     },
     {
       case: 'fires-v0.31',
-      findings: [
-        { kind: 'Provisioner', name: 'default', pointer: '', severity: 'warning' },
-      ],
+      findings: [{ kind: 'Provisioner', name: 'default', pointer: '', severity: 'warning' }],
     },
     {
       case: 'fires-v0.36',
-      findings: [
-        { kind: 'NodePool', name: 'default', pointer: '/spec/template/spec/startupTaints', severity: 'warning' },
-      ],
+      findings: [{ kind: 'NodePool', name: 'default', pointer: '/spec/template/spec/startupTaints', severity: 'warning' }],
     },
   ],
   nearMiss: [{}, { case: 'near-miss-one-batch' }],

@@ -42,7 +42,9 @@ describe(`${RULE} — fires: one multi-document YAML + controller log, Karpenter
 
   it('warning: says the 720h default applies and names the node and its do-not-disrupt pod', () => {
     expect(fDefault.message).toContain('NodePool default expires nodes (expireAfter is not set, so the v1 default 720h) without a terminationGracePeriod');
-    expect(fDefault.message).toContain(`while 1 node runs un-evictable pods: ${A}: analytics/trino-coordinator-84c6d9f7b-5lq2m (karpenter.sh/do-not-disrupt: "true")`);
+    expect(fDefault.message).toContain(
+      `while 1 node runs un-evictable pods: ${A}: analytics/trino-coordinator-84c6d9f7b-5lq2m (karpenter.sh/do-not-disrupt: "true")`,
+    );
     const [expire] = evidenceOf(fDefault, 'NodePool', '/spec/template/spec/expireAfter');
     expect(expire!.value).toBe('720h');
     expect(expire!.note).toBe('not set: the v1 default 720h applies');
@@ -125,7 +127,10 @@ testRule(RULE, {
         { kind: 'NodePool', name: 'stateful', pointer: '/spec/template/spec/expireAfter', severity: 'error' },
         { kind: 'NodePool', name: 'default', pointer: '/spec/template/spec/expireAfter', severity: 'warning' },
       ],
-      message: { name: 'stateful', text: 'NodePool stateful expires nodes (expireAfter 336h) without a terminationGracePeriod, and a drain is already stuck: node ip-10-0-139-240.us-west-2.compute.internal (NodeClaim stateful-c2n7v) has been draining for 5h4m after it expired, held by db/postgres-0 (PDB db/postgres allows 0 disruptions). Nothing ends it until the blocking pods go.' },
+      message: {
+        name: 'stateful',
+        text: 'NodePool stateful expires nodes (expireAfter 336h) without a terminationGracePeriod, and a drain is already stuck: node ip-10-0-139-240.us-west-2.compute.internal (NodeClaim stateful-c2n7v) has been draining for 5h4m after it expired, held by db/postgres-0 (PDB db/postgres allows 0 disruptions). Nothing ends it until the blocking pods go.',
+      },
     },
   ],
   nearMiss: [{}],

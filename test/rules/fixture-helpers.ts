@@ -220,7 +220,8 @@ export function lineInObject(file: string, kind: string, name: string, lineText:
   };
   const unique = (needle: string): number => {
     const found = within(needle, start);
-    if (found.length !== 1) throw new Error(`${JSON.stringify(needle)} is on ${found.length} lines of ${kind} ${name} in ${file}: ${found.map((i) => i + 1).join(', ')}`);
+    if (found.length !== 1)
+      throw new Error(`${JSON.stringify(needle)} is on ${found.length} lines of ${kind} ${name} in ${file}: ${found.map((i) => i + 1).join(', ')}`);
     return found[0]!;
   };
   if (after === undefined) return unique(lineText) + 1;

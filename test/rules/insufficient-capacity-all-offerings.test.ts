@@ -16,7 +16,9 @@ describe(`${RULE} — fires from events (v1.2.1): InsufficientCapacityError on t
     const f = r.findings[0]!;
     expect(f.severity).toBe('error');
     expect(f.object).toEqual({ apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: 'gpu-train' });
-    expect(f.message).toContain('launches failed with insufficient capacity 3 times between 2025-06-03T13:41:15Z and 2025-06-03T13:53:48Z (NodeClaims gpu-train-4kq7z, gpu-train-8wmx2, gpu-train-t2v9d)');
+    expect(f.message).toContain(
+      'launches failed with insufficient capacity 3 times between 2025-06-03T13:41:15Z and 2025-06-03T13:53:48Z (NodeClaims gpu-train-4kq7z, gpu-train-8wmx2, gpu-train-t2v9d)',
+    );
     expect(f.message).toContain('InsufficientInstanceCapacity');
     expect(f.message).toContain('EC2 named p4d.24xlarge in us-west-2b');
     expect(f.message).toContain('(from events)');
@@ -51,7 +53,12 @@ describe(`${RULE} — fires from NodeClaim conditions (v0.37.2, v1beta1): Launch
     const conds = evidenceOf(f, 'NodeClaim', '/status/conditions/0');
     expect(conds).toHaveLength(3);
     for (const c of conds) {
-      expect(c.value).toMatchObject({ type: 'Launched', status: 'False', reason: 'LaunchFailed', message: 'insufficient capacity, all requested instance types were unavailable during launch' });
+      expect(c.value).toMatchObject({
+        type: 'Launched',
+        status: 'False',
+        reason: 'LaunchFailed',
+        message: 'insufficient capacity, all requested instance types were unavailable during launch',
+      });
       expectSourceIs(c, join(dir, 'karpenter.yaml'));
     }
     expect(f.fix).toContain('Replace karpenter.k8s.aws/instance-family In [c7gn]');
@@ -75,7 +82,8 @@ describe(`${RULE} — fires from logs alone, every generation that has the messa
     expect(r.findings).toHaveLength(1);
     expect(r.findings[0]!.object.name).toBe('default');
     expect(r.findings[0]!.message).toContain('(NodeClaims default-m4c8x, default-r7t2q, default-w9b5n)');
-    for (const e of r.findings[0]!.evidence) expect(logLine(e.source)).toContain('"message":"insufficient capacity, all requested instance types were unavailable during launch"');
+    for (const e of r.findings[0]!.evidence)
+      expect(logLine(e.source)).toContain('"message":"insufficient capacity, all requested instance types were unavailable during launch"');
   });
   it('≤ v0.31 zap console: machines of a Provisioner', async () => {
     const r = await scanRule(RULE, [caseDir(RULE, 'fires-logs-v0.31')]);
@@ -112,34 +120,27 @@ testRule(RULE, {
   fires: [
     {
       case: 'fires-conditions',
-      findings: [
-        { kind: 'NodePool', name: 'batch', pointer: '/spec/template/spec/requirements', severity: 'error' },
-      ],
-      message: { name: 'batch', text: 'NodePool batch: launches failed with insufficient capacity 3 times between 2025-04-22T09:12:05Z and 2025-04-22T09:18:21Z (NodeClaims batch-h5r8c, batch-pz3wd, batch-x9k2m) and no launch of the pool has succeeded since — insufficient capacity on every requested offering. Pending pods wait while every offering the pool allows is unavailable (from NodeClaim Launched conditions).' },
+      findings: [{ kind: 'NodePool', name: 'batch', pointer: '/spec/template/spec/requirements', severity: 'error' }],
+      message: {
+        name: 'batch',
+        text: 'NodePool batch: launches failed with insufficient capacity 3 times between 2025-04-22T09:12:05Z and 2025-04-22T09:18:21Z (NodeClaims batch-h5r8c, batch-pz3wd, batch-x9k2m) and no launch of the pool has succeeded since — insufficient capacity on every requested offering. Pending pods wait while every offering the pool allows is unavailable (from NodeClaim Launched conditions).',
+      },
     },
     {
       case: 'fires-events',
-      findings: [
-        { kind: 'NodePool', name: 'gpu-train', pointer: '/spec/template/spec/requirements', severity: 'error' },
-      ],
+      findings: [{ kind: 'NodePool', name: 'gpu-train', pointer: '/spec/template/spec/requirements', severity: 'error' }],
     },
     {
       case: 'fires-logs-v0.31',
-      findings: [
-        { kind: 'Provisioner', name: 'default', pointer: '', severity: 'error' },
-      ],
+      findings: [{ kind: 'Provisioner', name: 'default', pointer: '', severity: 'error' }],
     },
     {
       case: 'fires-logs-v0.35',
-      findings: [
-        { kind: 'NodePool', name: 'default', pointer: '', severity: 'error' },
-      ],
+      findings: [{ kind: 'NodePool', name: 'default', pointer: '', severity: 'error' }],
     },
     {
       case: 'fires-logs-v1',
-      findings: [
-        { kind: 'NodePool', name: 'spot-web', pointer: '', severity: 'error' },
-      ],
+      findings: [{ kind: 'NodePool', name: 'spot-web', pointer: '', severity: 'error' }],
     },
   ],
   nearMiss: [{}],

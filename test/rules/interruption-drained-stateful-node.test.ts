@@ -38,8 +38,12 @@ describe(`${RULE} — fires: AWS Health drain of a node running kafka-2 and prom
   });
 
   it('says what drained it, when, and which stateful pods ran there', () => {
-    expect(f.message).toContain(`Node ${NODE} was drained by Karpenter interruption handling (AWS Health / EC2 scheduled change or failed status check: events InstanceUnhealthy, TerminatingOnInterruption; interruption message scheduled_change, 29m before the reference time)`);
-    expect(f.message).toContain('while it ran stateful pods: kafka/kafka-2 (StatefulSet kafka replica), monitoring/prometheus-0 (StatefulSet prometheus replica).');
+    expect(f.message).toContain(
+      `Node ${NODE} was drained by Karpenter interruption handling (AWS Health / EC2 scheduled change or failed status check: events InstanceUnhealthy, TerminatingOnInterruption; interruption message scheduled_change, 29m before the reference time)`,
+    );
+    expect(f.message).toContain(
+      'while it ran stateful pods: kafka/kafka-2 (StatefulSet kafka replica), monitoring/prometheus-0 (StatefulSet prometheus replica).',
+    );
     expect(f.message).toContain('no NodePool can opt out (up to v1.14.1)');
     expect(f.message).not.toContain('orders-api');
   });
@@ -69,7 +73,11 @@ describe(`${RULE} — fires: AWS Health drain of a node running kafka-2 and prom
   });
 
   it('on v1.12+ the aws.health rule is not a full opt-out any more', async () => {
-    const v = await scanRule(RULE, [join(dir, 'nodes.yaml'), join(dir, 'nodeclaims.yaml'), join(dir, 'pods.yaml'), join(dir, 'events.yaml'), join(dir, 'pdbs.yaml')], { karpenterVersion: '1.12.0' });
+    const v = await scanRule(
+      RULE,
+      [join(dir, 'nodes.yaml'), join(dir, 'nodeclaims.yaml'), join(dir, 'pods.yaml'), join(dir, 'events.yaml'), join(dir, 'pdbs.yaml')],
+      { karpenterVersion: '1.12.0' },
+    );
     expect(v.findings).toHaveLength(1);
     expect(v.findings[0]!.fix).toContain('v1.12.0 also polls EC2 DescribeInstanceStatus');
   });
@@ -94,7 +102,9 @@ describe(`${RULE} — fires-v0.31: cluster-info dump, console log, node and Mach
     expect(r.findings).toHaveLength(1);
     const f = r.findings[0]!;
     expect(f.object).toEqual({ apiVersion: 'v1', kind: 'Node', namespace: null, name: NODE });
-    expect(f.message).toContain(`Node ${NODE} (neither the Node nor its NodeClaim is left) was drained by Karpenter interruption handling (spot interruption: events SpotInterrupted, TerminatingOnInterruption; interruption message SpotInterruptionKind, 6m before the reference time)`);
+    expect(f.message).toContain(
+      `Node ${NODE} (neither the Node nor its NodeClaim is left) was drained by Karpenter interruption handling (spot interruption: events SpotInterrupted, TerminatingOnInterruption; interruption message SpotInterruptionKind, 6m before the reference time)`,
+    );
     expect(f.message).toContain('data/zookeeper-1 (StatefulSet zookeeper replica)');
     const log = f.evidence.find((e) => e.note === 'messageKind SpotInterruptionKind, action CordonAndDrain');
     expect(log?.source).toBe(`${join(dir, 'kube-system/karpenter-5f7c8d9b6a-7mkwd/logs.txt')}:3`);
@@ -123,16 +133,15 @@ describe(`${RULE} — near-miss: an old health drain (9 days) and a rebalance re
 testRule(RULE, {
   fires: [
     {
-      findings: [
-        { kind: 'Node', name: 'ip-10-0-77-12.us-west-2.compute.internal', pointer: '', severity: 'error' },
-      ],
-      message: { name: 'ip-10-0-77-12.us-west-2.compute.internal', text: 'Node ip-10-0-77-12.us-west-2.compute.internal was drained by Karpenter interruption handling (AWS Health / EC2 scheduled change or failed status check: events InstanceUnhealthy, TerminatingOnInterruption; interruption message scheduled_change, 29m before the reference time) while it ran stateful pods: kafka/kafka-2 (StatefulSet kafka replica), monitoring/prometheus-0 (StatefulSet prometheus replica). Interruption drains ignore NodePool budgets and the node do-not-disrupt annotation, and no NodePool can opt out (up to v1.14.1).' },
+      findings: [{ kind: 'Node', name: 'ip-10-0-77-12.us-west-2.compute.internal', pointer: '', severity: 'error' }],
+      message: {
+        name: 'ip-10-0-77-12.us-west-2.compute.internal',
+        text: 'Node ip-10-0-77-12.us-west-2.compute.internal was drained by Karpenter interruption handling (AWS Health / EC2 scheduled change or failed status check: events InstanceUnhealthy, TerminatingOnInterruption; interruption message scheduled_change, 29m before the reference time) while it ran stateful pods: kafka/kafka-2 (StatefulSet kafka replica), monitoring/prometheus-0 (StatefulSet prometheus replica). Interruption drains ignore NodePool budgets and the node do-not-disrupt annotation, and no NodePool can opt out (up to v1.14.1).',
+      },
     },
     {
       case: 'fires-v0.31',
-      findings: [
-        { kind: 'Node', name: 'ip-172-27-13-123.ap-southeast-2.compute.internal', pointer: '', severity: 'error' },
-      ],
+      findings: [{ kind: 'Node', name: 'ip-172-27-13-123.ap-southeast-2.compute.internal', pointer: '', severity: 'error' }],
     },
   ],
   nearMiss: [{}],

@@ -76,25 +76,22 @@ testRule(RULE, {
         { kind: 'CustomResourceDefinition', name: 'nodeclaims.karpenter.sh', pointer: '/spec/versions', severity: 'error' },
         { kind: 'CustomResourceDefinition', name: 'nodepools.karpenter.sh', pointer: '/spec/versions', severity: 'error' },
       ],
-      message: { name: 'ec2nodeclasses.karpenter.k8s.aws', text: 'The Karpenter controller and its CRDs disagree — CRD ec2nodeclasses.karpenter.k8s.aws serves v1beta1, but Karpenter v1.2.0 uses EC2NodeClass v1; CRD ec2nodeclasses.karpenter.k8s.aws comes from release 0.37.0, the controller runs v1.2.0. Until they match the controller cannot read or write its objects: nothing is provisioned or disrupted.' },
+      message: {
+        name: 'ec2nodeclasses.karpenter.k8s.aws',
+        text: 'The Karpenter controller and its CRDs disagree — CRD ec2nodeclasses.karpenter.k8s.aws serves v1beta1, but Karpenter v1.2.0 uses EC2NodeClass v1; CRD ec2nodeclasses.karpenter.k8s.aws comes from release 0.37.0, the controller runs v1.2.0. Until they match the controller cannot read or write its objects: nothing is provisioned or disrupted.',
+      },
     },
     {
       case: 'fires-logs-v0.31',
-      findings: [
-        { kind: 'Deployment', namespace: 'kube-system', name: 'karpenter', pointer: '', severity: 'error' },
-      ],
+      findings: [{ kind: 'Deployment', namespace: 'kube-system', name: 'karpenter', pointer: '', severity: 'error' }],
     },
     {
       case: 'fires-logs-v0.35',
-      findings: [
-        { kind: 'Deployment', namespace: 'kube-system', name: 'karpenter', pointer: '', severity: 'error' },
-      ],
+      findings: [{ kind: 'Deployment', namespace: 'kube-system', name: 'karpenter', pointer: '', severity: 'error' }],
     },
     {
       case: 'fires-logs-v1',
-      findings: [
-        { kind: 'Deployment', namespace: 'kube-system', name: 'karpenter', pointer: '', severity: 'error' },
-      ],
+      findings: [{ kind: 'Deployment', namespace: 'kube-system', name: 'karpenter', pointer: '', severity: 'error' }],
     },
   ],
   nearMiss: [{}],

@@ -72,7 +72,9 @@ describe(`${RULE} — fires: v1.2.1, Helm affinity replaced by an anti-affinity 
       const w = await scanRule(RULE, [tmp]);
       expect(w.findings).toHaveLength(1);
       expect(w.findings[0]!.severity).toBe('warning');
-      expect(w.findings[0]!.message).toContain('its pod template may schedule onto Karpenter-managed nodes (NodePool general), though its pods run elsewhere today');
+      expect(w.findings[0]!.message).toContain(
+        'its pod template may schedule onto Karpenter-managed nodes (NodePool general), though its pods run elsewhere today',
+      );
     } finally {
       await rm(tmp, { recursive: true, force: true });
     }
@@ -86,10 +88,14 @@ describe(`${RULE} — fires-manifests: GitOps repo, values exclude only the pre-
     expect(r.findings).toHaveLength(1);
     const f = r.findings[0]!;
     expect(f.severity).toBe('warning');
-    expect(f.message).toContain('its pod template may schedule onto Karpenter-managed nodes (NodePool general) — its affinity excludes only karpenter.sh/provisioner-name, the pre-v0.32 label');
+    expect(f.message).toContain(
+      'its pod template may schedule onto Karpenter-managed nodes (NodePool general) — its affinity excludes only karpenter.sh/provisioner-name, the pre-v0.32 label',
+    );
     expect(f.message).not.toContain('elsewhere today');
     expect(anchorOf(f).pointer).toBe('/spec/template/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution');
-    expect(rawValueAt(f.evidence[0]!)).toEqual({ nodeSelectorTerms: [{ matchExpressions: [{ key: 'karpenter.sh/provisioner-name', operator: 'DoesNotExist' }] }] });
+    expect(rawValueAt(f.evidence[0]!)).toEqual({
+      nodeSelectorTerms: [{ matchExpressions: [{ key: 'karpenter.sh/provisioner-name', operator: 'DoesNotExist' }] }],
+    });
     expect(f.fix).not.toContain('rollout restart');
   });
 });
@@ -134,21 +140,34 @@ describe(`${RULE} — near-miss`, () => {
 testRule(RULE, {
   fires: [
     {
-      findings: [
-        { kind: 'Deployment', namespace: 'kube-system', name: 'karpenter', pointer: '/spec/template/spec/affinity', severity: 'error' },
-      ],
-      message: { name: 'karpenter', text: 'Karpenter controller Deployment kube-system/karpenter: 1 controller pod of 2 runs on Karpenter-managed nodes (kube-system/karpenter-6c9d8b7f4d-2xk9p on ip-10-0-101-23.us-west-2.compute.internal (NodePool general)). Karpenter can consolidate, drift, expire or repair such a node and evict its own controller, losing leadership mid-operation; with no replica left nothing provisions the node it needs to come back.' },
+      findings: [{ kind: 'Deployment', namespace: 'kube-system', name: 'karpenter', pointer: '/spec/template/spec/affinity', severity: 'error' }],
+      message: {
+        name: 'karpenter',
+        text: 'Karpenter controller Deployment kube-system/karpenter: 1 controller pod of 2 runs on Karpenter-managed nodes (kube-system/karpenter-6c9d8b7f4d-2xk9p on ip-10-0-101-23.us-west-2.compute.internal (NodePool general)). Karpenter can consolidate, drift, expire or repair such a node and evict its own controller, losing leadership mid-operation; with no replica left nothing provisions the node it needs to come back.',
+      },
     },
     {
       case: 'fires-manifests',
       findings: [
-        { kind: 'Deployment', namespace: 'kube-system', name: 'karpenter', pointer: '/spec/template/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution', severity: 'warning' },
+        {
+          kind: 'Deployment',
+          namespace: 'kube-system',
+          name: 'karpenter',
+          pointer: '/spec/template/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution',
+          severity: 'warning',
+        },
       ],
     },
     {
       case: 'fires-pinned',
       findings: [
-        { kind: 'Deployment', namespace: 'kube-system', name: 'karpenter', pointer: '/spec/template/spec/nodeSelector/karpenter.sh~1nodepool', severity: 'error' },
+        {
+          kind: 'Deployment',
+          namespace: 'kube-system',
+          name: 'karpenter',
+          pointer: '/spec/template/spec/nodeSelector/karpenter.sh~1nodepool',
+          severity: 'error',
+        },
       ],
     },
   ],

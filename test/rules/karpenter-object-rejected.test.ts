@@ -75,7 +75,9 @@ describe(`${RULE} — fires: a repository with its CRDs, an EC2NodeClass and a N
       `spec.disruption.budgets[1].duration: Invalid value: "1d": spec.disruption.budgets[1].duration in body should match '^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$'`,
     );
     expectSourceAtField(duration!.evidence[0]!, poolFile, 'duration: 1d');
-    expect(schedule!.message).toContain('spec.disruption.budgets: Invalid value: "array": a budget with a schedule needs a duration, and a duration needs a schedule');
+    expect(schedule!.message).toContain(
+      'spec.disruption.budgets: Invalid value: "array": a budget with a schedule needs a duration, and a duration needs a schedule',
+    );
     expectSourceAtField(schedule!.evidence[0]!, poolFile, '- nodes: "0"');
     expect(weight!.message).toContain('spec.weight: Invalid value: 0: spec.weight in body should be greater than or equal to 1');
     expectSourceAtField(weight!.evidence[0]!, poolFile, 'weight: 0');
@@ -141,7 +143,12 @@ describe(`${RULE} — the validator`, () => {
           name: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'immutable' }] },
           zone: { type: 'string', 'x-kubernetes-validations': [{ rule: "self.find('^[a-z]+-[a-z]+') == 'us-east'", message: 'only us-east' }] },
           shape: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self.unknownFunction()', message: 'never evaluated' }] },
-          count: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self > 2', messageExpression: "'count must exceed 2, got ' + string(self)", reason: 'FieldValueForbidden', fieldPath: '.' }] },
+          count: {
+            type: 'integer',
+            'x-kubernetes-validations': [
+              { rule: 'self > 2', messageExpression: "'count must exceed 2, got ' + string(self)", reason: 'FieldValueForbidden', fieldPath: '.' },
+            ],
+          },
         },
       },
     },
@@ -180,7 +187,15 @@ describe(`${RULE} — the validator`, () => {
         },
       },
     };
-    const v = validate({ apiVersion: 'x/v1', kind: 'X', metadata: {}, spec: { zones: ['a', 'a', 'toolong'], limits: { cpu: 1.5, memory: '1Gi' }, at: 'yesterday', extra: 1, unknownIsFine: { x: 1 } } }, s);
+    const v = validate(
+      {
+        apiVersion: 'x/v1',
+        kind: 'X',
+        metadata: {},
+        spec: { zones: ['a', 'a', 'toolong'], limits: { cpu: 1.5, memory: '1Gi' }, at: 'yesterday', extra: 1, unknownIsFine: { x: 1 } },
+      },
+      s,
+    );
     // `extra` is pruned, not refused; nor is anything under a field that keeps unknown fields.
     expect(v.violations.map((x) => `${x.field}: ${x.detail}`)).toEqual([
       'spec.nodes: Required value',
@@ -204,11 +219,24 @@ describe(`${RULE} — the validator`, () => {
       spec: {
         group: 'karpenter.sh',
         names: { kind: 'X' },
-        versions: [{ name: 'v1', served: true, subresources: { status: {} }, schema: { openAPIV3Schema: { ...schema, properties: { ...schema.properties, status: { type: 'string' }, metadata: { type: 'string' } } } } }],
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            subresources: { status: {} },
+            schema: { openAPIV3Schema: { ...schema, properties: { ...schema.properties, status: { type: 'string' }, metadata: { type: 'string' } } } },
+          },
+        ],
       },
     } as unknown as KubeObject;
     const set = new CrdSet([crd]);
-    const o = { apiVersion: 'karpenter.sh/v1', kind: 'X', metadata: { name: 'a' }, spec: { zone: null, count: 3 }, status: { anything: 1 } } as unknown as KubeObject;
+    const o = {
+      apiVersion: 'karpenter.sh/v1',
+      kind: 'X',
+      metadata: { name: 'a' },
+      spec: { zone: null, count: 3 },
+      status: { anything: 1 },
+    } as unknown as KubeObject;
     expect(set.judge(o)).toMatchObject({ violations: [], unjudged: [], crdName: 'xs.karpenter.sh', version: 'v1' });
     expect(set.judge({ ...o, apiVersion: 'karpenter.sh/v1beta1' })).toEqual({ why: 'CRD xs.karpenter.sh does not serve v1beta1' });
   });
@@ -219,7 +247,9 @@ describe(`${RULE} — fires-cluster: kubectl get output with the cluster's CRDs;
     const dir = caseDir(RULE, 'fires-cluster');
     const r = await scanRule(RULE, [dir]);
     expect(r.notEvaluated).toEqual([]);
-    expect(r.findings.map((f) => [f.severity, `${f.object.kind}/${f.object.name}`, anchorOf(f).pointer])).toEqual([['warning', 'EC2NodeClass/legacy-ami', '/spec']]);
+    expect(r.findings.map((f) => [f.severity, `${f.object.kind}/${f.object.name}`, anchorOf(f).pointer])).toEqual([
+      ['warning', 'EC2NodeClass/legacy-ami', '/spec'],
+    ]);
     expect(r.findings[0]!.message).toBe(
       'EC2NodeClass legacy-ami, as stored in the cluster, no longer passes its CRD (ec2nodeclasses.karpenter.k8s.aws, v1; the CRDs in the input): the API server would refuse it if it were applied again as it is: spec: Invalid value: "object": amiFamily is required when no amiSelectorTerm uses an alias',
     );
@@ -242,13 +272,14 @@ testRule(RULE, {
         { kind: 'NodePool', name: 'batch', pointer: '/spec/disruption/budgets/0', severity: 'error' },
         { kind: 'NodePool', name: 'batch', pointer: '/spec/weight', severity: 'error' },
       ],
-      message: { name: 'hardened', text: 'EC2NodeClass hardened would be rejected by the API server (CRD ec2nodeclasses.karpenter.k8s.aws, v1; the CRDs in the input): spec: Invalid value: "object": amiFamily is required when no amiSelectorTerm uses an alias' },
+      message: {
+        name: 'hardened',
+        text: 'EC2NodeClass hardened would be rejected by the API server (CRD ec2nodeclasses.karpenter.k8s.aws, v1; the CRDs in the input): spec: Invalid value: "object": amiFamily is required when no amiSelectorTerm uses an alias',
+      },
     },
     {
       case: 'fires-cluster',
-      findings: [
-        { kind: 'EC2NodeClass', name: 'legacy-ami', pointer: '/spec', severity: 'warning' },
-      ],
+      findings: [{ kind: 'EC2NodeClass', name: 'legacy-ami', pointer: '/spec', severity: 'warning' }],
     },
   ],
   nearMiss: [

@@ -37,7 +37,9 @@ describe(`${RULE} — fires from NodeClaim conditions (v1.3.0): SpotQuotaExceede
 describe(`${RULE} — fires from logs alone`, () => {
   it('v1.2 RequestLimitExceeded four times: slowed, reported even though both claims launched', async () => {
     const f = (await scanRule(RULE, [caseDir(RULE, 'fires-logs-v1')])).findings[0]!;
-    expect(f.message).toContain('EC2 API throttled (RequestLimitExceeded) — NodePool default failed 4 times between 2025-01-27T09:12:04.908Z and 2025-01-27T09:12:56.045Z');
+    expect(f.message).toContain(
+      'EC2 API throttled (RequestLimitExceeded) — NodePool default failed 4 times between 2025-01-27T09:12:04.908Z and 2025-01-27T09:12:56.045Z',
+    );
     expect(f.evidence).toHaveLength(4);
     for (const e of f.evidence) expect(logLine(e.source)).toContain('api error RequestLimitExceeded');
     expect(f.fix).toContain('CloudTrail');
@@ -67,28 +69,23 @@ testRule(RULE, {
   fires: [
     {
       case: 'fires-conditions',
-      findings: [
-        { kind: 'NodePool', name: 'spot', pointer: '', severity: 'warning' },
-      ],
-      message: { name: 'spot', text: 'NodePool spot: account quota used up — the Spot instance quota is used up; NodePool spot failed 2 times between 2025-04-01T06:30:02Z and 2025-04-01T06:33:10Z (NodeClaims spot-5jr2k, spot-w8n1c) and no launch has succeeded since (from NodeClaim Launched conditions).' },
+      findings: [{ kind: 'NodePool', name: 'spot', pointer: '', severity: 'warning' }],
+      message: {
+        name: 'spot',
+        text: 'NodePool spot: account quota used up — the Spot instance quota is used up; NodePool spot failed 2 times between 2025-04-01T06:30:02Z and 2025-04-01T06:33:10Z (NodeClaims spot-5jr2k, spot-w8n1c) and no launch has succeeded since (from NodeClaim Launched conditions).',
+      },
     },
     {
       case: 'fires-events',
-      findings: [
-        { kind: 'NodePool', name: 'compute', pointer: '', severity: 'warning' },
-      ],
+      findings: [{ kind: 'NodePool', name: 'compute', pointer: '', severity: 'warning' }],
     },
     {
       case: 'fires-logs-v0.35',
-      findings: [
-        { kind: 'NodePool', name: 'spot', pointer: '', severity: 'warning' },
-      ],
+      findings: [{ kind: 'NodePool', name: 'spot', pointer: '', severity: 'warning' }],
     },
     {
       case: 'fires-logs-v1',
-      findings: [
-        { kind: 'NodePool', name: 'default', pointer: '', severity: 'warning' },
-      ],
+      findings: [{ kind: 'NodePool', name: 'default', pointer: '', severity: 'warning' }],
     },
   ],
   nearMiss: [{}],

@@ -14,7 +14,9 @@ describe(`${RULE} — fires from NodeClaim conditions (v1.3.2): InstanceProfileN
     expect(r.findings).toHaveLength(1);
     const f = r.findings[0]!;
     expect(f.object).toEqual({ apiVersion: 'karpenter.k8s.aws/v1', kind: 'EC2NodeClass', namespace: null, name: 'default' });
-    expect(f.message).toContain('NodePool default failed 2 times between 2025-09-09T07:58:45Z and 2025-09-09T08:03:53Z (NodeClaims default-c4m9x, default-j7p2w): the instance profile does not exist');
+    expect(f.message).toContain(
+      'NodePool default failed 2 times between 2025-09-09T07:58:45Z and 2025-09-09T08:03:53Z (NodeClaims default-c4m9x, default-j7p2w): the instance profile does not exist',
+    );
     const [field] = evidenceOf(f, 'EC2NodeClass', '/spec/instanceProfile');
     expect(field!.value).toBe('arn:aws:iam::111122223333:instance-profile/KarpenterNodeInstanceProfile-orders-prod');
     expect(rawValueAt(field!)).toBe(field!.value);
@@ -85,34 +87,27 @@ testRule(RULE, {
   fires: [
     {
       case: 'fires-conditions',
-      findings: [
-        { kind: 'EC2NodeClass', name: 'default', pointer: '/spec/instanceProfile', severity: 'error' },
-      ],
-      message: { name: 'default', text: 'EC2 refuses the launches through EC2NodeClass default — NodePool default failed 2 times between 2025-09-09T07:58:45Z and 2025-09-09T08:03:53Z (NodeClaims default-c4m9x, default-j7p2w): the instance profile does not exist; no launch has succeeded since, and a retry fails the same way (from NodeClaim Launched conditions).' },
+      findings: [{ kind: 'EC2NodeClass', name: 'default', pointer: '/spec/instanceProfile', severity: 'error' }],
+      message: {
+        name: 'default',
+        text: 'EC2 refuses the launches through EC2NodeClass default — NodePool default failed 2 times between 2025-09-09T07:58:45Z and 2025-09-09T08:03:53Z (NodeClaims default-c4m9x, default-j7p2w): the instance profile does not exist; no launch has succeeded since, and a retry fails the same way (from NodeClaim Launched conditions).',
+      },
     },
     {
       case: 'fires-events',
-      findings: [
-        { kind: 'EC2NodeClass', name: 'default', pointer: '', severity: 'error' },
-      ],
+      findings: [{ kind: 'EC2NodeClass', name: 'default', pointer: '', severity: 'error' }],
     },
     {
       case: 'fires-logs-v0.31',
-      findings: [
-        { kind: 'Provisioner', name: 'default', pointer: '', severity: 'error' },
-      ],
+      findings: [{ kind: 'Provisioner', name: 'default', pointer: '', severity: 'error' }],
     },
     {
       case: 'fires-logs-v0.35',
-      findings: [
-        { kind: 'NodePool', name: 'default', pointer: '', severity: 'error' },
-      ],
+      findings: [{ kind: 'NodePool', name: 'default', pointer: '', severity: 'error' }],
     },
     {
       case: 'fires-logs-v1',
-      findings: [
-        { kind: 'NodePool', name: 'system', pointer: '', severity: 'error' },
-      ],
+      findings: [{ kind: 'NodePool', name: 'system', pointer: '', severity: 'error' }],
     },
   ],
   nearMiss: [{}],

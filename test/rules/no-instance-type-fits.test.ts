@@ -8,7 +8,7 @@ const RULE = 'no-instance-type-fits';
 
 describe(`${RULE} — fires from events (v1.2.1): no allowed size is big enough; the solver's pod is left to the solver`, () => {
   const dir = caseDir(RULE, 'fires-events');
-  it('reports Pod reports/renderer-0 with each pool\'s clause', async () => {
+  it("reports Pod reports/renderer-0 with each pool's clause", async () => {
     const r = await scanRule(RULE, [dir]);
     expect(r.notEvaluated).toEqual([]);
     expect(r.findings).toHaveLength(1);
@@ -20,10 +20,14 @@ describe(`${RULE} — fires from events (v1.2.1): no allowed size is big enough;
     const [ev] = evidenceOf(f, 'Event');
     expectSourceIs(ev!, join(dir, 'events.yaml'));
     expect(String(ev!.value)).toMatch(/^FailedScheduling: Failed to schedule pod, incompatible with nodepool "gpu"/);
-    expect(evidenceOf(f, 'NodePool', '/spec/template/spec/requirements').map((e) => e.object!.name).sort()).toEqual(['default', 'gpu']);
+    expect(
+      evidenceOf(f, 'NodePool', '/spec/template/spec/requirements')
+        .map((e) => e.object!.name)
+        .sort(),
+    ).toEqual(['default', 'gpu']);
     expect(f.fix).toContain('allow larger instance types');
   });
-  it('one owner per pod: ml/notebook-0 (statically unfit everywhere) is pending-pod-no-nodepool-fits\' alone', async () => {
+  it("one owner per pod: ml/notebook-0 (statically unfit everywhere) is pending-pod-no-nodepool-fits' alone", async () => {
     const r = await scan([dir]);
     const onNotebook = r.findings.filter((f) => f.object.name === 'notebook-0').map((f) => f.ruleId);
     expect(onNotebook).toEqual(['pending-pod-no-nodepool-fits']);
@@ -51,7 +55,7 @@ describe(`${RULE} — fires from logs alone, every generation`, () => {
     const f = (await scanRule(RULE, [caseDir(RULE, 'fires-logs-v0.31')])).findings[0]!;
     expect(f.object).toEqual({ apiVersion: 'v1', kind: 'Pod', namespace: 'data', name: 'spark-exec-3' });
     expect(f.message).toContain('Provisioner default: incompatible requirements, label "workload-tier" does not have known values');
-    expect(f.fix).toContain('add it to the pool\'s template labels or requirements');
+    expect(f.fix).toContain("add it to the pool's template labels or requirements");
   });
 });
 
@@ -64,7 +68,7 @@ describe(`${RULE} — near-miss: failed once, nominated three minutes later, Run
 });
 
 describe(`${RULE} — missing: Pods and NodePools but no events or logs`, () => {
-  it('is not evaluated and names both ways to collect Karpenter\'s words', async () => {
+  it("is not evaluated and names both ways to collect Karpenter's words", async () => {
     const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
     expect(r.findings).toEqual([]);
     expect(r.notEvaluated[0]!.reason).toBe(
@@ -77,28 +81,23 @@ testRule(RULE, {
   fires: [
     {
       case: 'fires-events',
-      findings: [
-        { kind: 'Pod', namespace: 'reports', name: 'renderer-0', pointer: '/status/conditions/0', severity: 'error' },
-      ],
-      message: { name: 'renderer-0', text: 'Pod reports/renderer-0: Karpenter could not schedule it 23 times between 2025-07-08T09:02:14Z and 2025-07-08T09:48:20Z — NodePool gpu: did not tolerate nvidia.com/gpu=true:NoSchedule; NodePool default: no instance type satisfied resources {"cpu":"48210m","memory":"98644Mi","pods":"5"} and requirements karpenter.k8s.aws/instance-category In [m], karpenter.k8s.aws/instance-size In [2xlarge large xlarge], karpenter.sh/capacity-type In [on-de….' },
+      findings: [{ kind: 'Pod', namespace: 'reports', name: 'renderer-0', pointer: '/status/conditions/0', severity: 'error' }],
+      message: {
+        name: 'renderer-0',
+        text: 'Pod reports/renderer-0: Karpenter could not schedule it 23 times between 2025-07-08T09:02:14Z and 2025-07-08T09:48:20Z — NodePool gpu: did not tolerate nvidia.com/gpu=true:NoSchedule; NodePool default: no instance type satisfied resources {"cpu":"48210m","memory":"98644Mi","pods":"5"} and requirements karpenter.k8s.aws/instance-category In [m], karpenter.k8s.aws/instance-size In [2xlarge large xlarge], karpenter.sh/capacity-type In [on-de….',
+      },
     },
     {
       case: 'fires-logs-v0.31',
-      findings: [
-        { kind: 'Pod', namespace: 'data', name: 'spark-exec-3', pointer: '', severity: 'error' },
-      ],
+      findings: [{ kind: 'Pod', namespace: 'data', name: 'spark-exec-3', pointer: '', severity: 'error' }],
     },
     {
       case: 'fires-logs-v0.35',
-      findings: [
-        { kind: 'Pod', namespace: 'vision', name: 'trainer-5d8f9c-xk2vb', pointer: '', severity: 'error' },
-      ],
+      findings: [{ kind: 'Pod', namespace: 'vision', name: 'trainer-5d8f9c-xk2vb', pointer: '', severity: 'error' }],
     },
     {
       case: 'fires-logs-v1',
-      findings: [
-        { kind: 'Pod', namespace: 'analytics', name: 'duckdb-worker-0', pointer: '', severity: 'error' },
-      ],
+      findings: [{ kind: 'Pod', namespace: 'analytics', name: 'duckdb-worker-0', pointer: '', severity: 'error' }],
     },
   ],
   nearMiss: [{}],

@@ -53,7 +53,9 @@ describe(`${RULE} — fires: kubectl get -o yaml Lists, Karpenter v1.3.3`, () =>
     const [tmpl] = evidenceOf(fPool, 'NodePool', '/spec/template/metadata/annotations/karpenter.sh~1do-not-disrupt');
     expectSourceIs(tmpl!, join(dir, 'karpenter.yaml'));
     expect(rawValueAt(tmpl!)).toBe('true');
-    expect(fPool.fix).toContain(`kubectl patch nodepool gpu --type json -p '[{"op":"remove","path":"/spec/template/metadata/annotations/karpenter.sh~1do-not-disrupt"}]'`);
+    expect(fPool.fix).toContain(
+      `kubectl patch nodepool gpu --type json -p '[{"op":"remove","path":"/spec/template/metadata/annotations/karpenter.sh~1do-not-disrupt"}]'`,
+    );
     expect(fPool.fix).toContain(`kubectl annotate node ${G} karpenter.sh/do-not-disrupt-`);
   });
 });
@@ -87,7 +89,10 @@ testRule(RULE, {
         { kind: 'Node', name: 'ip-10-0-115-66.us-west-2.compute.internal', pointer: '/metadata/annotations/karpenter.sh~1do-not-disrupt', severity: 'info' },
         { kind: 'NodePool', name: 'gpu', pointer: '/spec/template/metadata/annotations/karpenter.sh~1do-not-disrupt', severity: 'info' },
       ],
-      message: { name: 'ip-10-0-115-66.us-west-2.compute.internal', text: 'Node ip-10-0-115-66.us-west-2.compute.internal has karpenter.sh/do-not-disrupt: "true": Karpenter never consolidates, empties or drifts it; it does not stop expiry (expireAfter, forceful from v1.0), spot/health interruption, node repair or a manual delete, and it does not protect the pods from being evicted when one of those happens. Karpenter has skipped it for 3d19h (DisruptionBlocked). Expiry will still replace it in 22d21h.' },
+      message: {
+        name: 'ip-10-0-115-66.us-west-2.compute.internal',
+        text: 'Node ip-10-0-115-66.us-west-2.compute.internal has karpenter.sh/do-not-disrupt: "true": Karpenter never consolidates, empties or drifts it; it does not stop expiry (expireAfter, forceful from v1.0), spot/health interruption, node repair or a manual delete, and it does not protect the pods from being evicted when one of those happens. Karpenter has skipped it for 3d19h (DisruptionBlocked). Expiry will still replace it in 22d21h.',
+      },
     },
   ],
   nearMiss: [{}],

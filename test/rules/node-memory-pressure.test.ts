@@ -89,7 +89,9 @@ describe(`${RULE} — fires-v1beta1: kubectl -o json Lists, Karpenter v0.37.2`, 
     expect(f.severity).toBe('error');
     expect(f.object.name).toBe('ip-192-168-88-14.eu-west-1.compute.internal');
     expect(f.message).toContain('and is already Ready=False.');
-    expect(f.message).toContain('NodePool batch reserves kubeReserved memory 200Mi, systemReserved memory none, evictionHard memory.available 100Mi (default).');
+    expect(f.message).toContain(
+      'NodePool batch reserves kubeReserved memory 200Mi, systemReserved memory none, evictionHard memory.available 100Mi (default).',
+    );
     const [k] = evidenceOf(f, 'NodePool', '/spec/template/spec/kubelet');
     expect(rawValueAt(k!)).toEqual({ kubeReserved: { cpu: '100m', memory: '200Mi' }, maxPods: 58 });
     expectSourceIs(k!, join(dir, 'karpenter.json'));
@@ -119,16 +121,15 @@ describe(`${RULE} — missing: Karpenter objects and events, no Nodes`, () => {
 testRule(RULE, {
   fires: [
     {
-      findings: [
-        { kind: 'Node', name: 'ip-10-0-64-201.us-west-2.compute.internal', pointer: '/status/conditions/0', severity: 'warning' },
-      ],
-      message: { name: 'ip-10-0-64-201.us-west-2.compute.internal', text: 'Node ip-10-0-64-201.us-west-2.compute.internal has been under MemoryPressure for 46m; it is the usual precursor of a dead kubelet (Ready=Unknown). The kubelet is evicting pods (NodeHasInsufficientMemory x1, EvictionThresholdMet x14). EC2NodeClass default sets no kubelet reservations, so the defaults apply (kubeReserved memory scales with max pods, evictionHard memory.available 100Mi).' },
+      findings: [{ kind: 'Node', name: 'ip-10-0-64-201.us-west-2.compute.internal', pointer: '/status/conditions/0', severity: 'warning' }],
+      message: {
+        name: 'ip-10-0-64-201.us-west-2.compute.internal',
+        text: 'Node ip-10-0-64-201.us-west-2.compute.internal has been under MemoryPressure for 46m; it is the usual precursor of a dead kubelet (Ready=Unknown). The kubelet is evicting pods (NodeHasInsufficientMemory x1, EvictionThresholdMet x14). EC2NodeClass default sets no kubelet reservations, so the defaults apply (kubeReserved memory scales with max pods, evictionHard memory.available 100Mi).',
+      },
     },
     {
       case: 'fires-v1beta1',
-      findings: [
-        { kind: 'Node', name: 'ip-192-168-88-14.eu-west-1.compute.internal', pointer: '/status/conditions/0', severity: 'error' },
-      ],
+      findings: [{ kind: 'Node', name: 'ip-192-168-88-14.eu-west-1.compute.internal', pointer: '/status/conditions/0', severity: 'error' }],
     },
   ],
   nearMiss: [{}],

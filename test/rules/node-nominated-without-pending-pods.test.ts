@@ -40,11 +40,15 @@ describe(`${RULE} — fires: no Pending pod, un-evictable pods on a deleting nod
   });
 
   it('says for how long, how often (one object’s count), and why: the un-evictable pods of the deleting node', () => {
-    expect(f.message).toContain(`Node ${NODE} has been blocked from disruption as "nominated for a pending pod" for 1d3h (8731 times, last seen 24s before the reference time)`);
+    expect(f.message).toContain(
+      `Node ${NODE} has been blocked from disruption as "nominated for a pending pod" for 1d3h (8731 times, last seen 24s before the reference time)`,
+    );
     expect(f.message).toContain('no pod is Pending in the snapshot, so the nominations come from pods of a deleting node being re-simulated');
     expect(f.message).toContain(`payments/ledger-0 on ${DELETING} (karpenter.sh/do-not-disrupt: "true")`);
     expect(f.message).toContain(`payments/ledger-api-6c8d9f7b5-wq4zd on ${DELETING} (PDB payments/ledger-api allows 0 disruptions)`);
-    expect(f.message).toContain('Karpenter v1.2.1 still re-simulates un-evictable pods of draining nodes (fixed in v1.0.10, v1.1.6, v1.2.4, v1.3.4 and v1.4.0+)');
+    expect(f.message).toContain(
+      'Karpenter v1.2.1 still re-simulates un-evictable pods of draining nodes (fixed in v1.0.10, v1.1.6, v1.2.4, v1.3.4 and v1.4.0+)',
+    );
   });
 
   it('cites the DisruptionBlocked events on Node and NodeClaim, the deletion, the annotation and the PDB status', () => {
@@ -70,7 +74,9 @@ describe(`${RULE} — fires: no Pending pod, un-evictable pods on a deleting nod
 
   it('fix: version-gated — drop the annotation, fix the PDB, set terminationGracePeriod, upgrade', () => {
     expect(f.fix).toContain('kubectl annotate pod -n payments ledger-0 karpenter.sh/do-not-disrupt-');
-    expect(f.fix).toContain(`kubectl patch pdb -n payments ledger-api --type json -p '[{"op":"remove","path":"/spec/minAvailable"},{"op":"add","path":"/spec/maxUnavailable","value":1}]'`);
+    expect(f.fix).toContain(
+      `kubectl patch pdb -n payments ledger-api --type json -p '[{"op":"remove","path":"/spec/minAvailable"},{"op":"add","path":"/spec/maxUnavailable","value":1}]'`,
+    );
     expect(f.fix).toContain(`kubectl patch nodepool default --type merge -p '{"spec":{"template":{"spec":{"terminationGracePeriod":"24h"}}}}'`);
     expect(f.fix).toContain('Upgrade Karpenter to v1.4.0+');
   });
@@ -83,7 +89,9 @@ describe(`${RULE} — fires: no Pending pod, un-evictable pods on a deleting nod
     const g = fixed.findings[0]!;
     expect(g.message).not.toContain('ledger-0 on');
     expect(g.message).toContain('payments/ledger-api-6c8d9f7b5-wq4zd on');
-    expect(g.message).toContain('Karpenter v1.2.4 skips do-not-disrupt pods and fully-blocking PDBs, but a PDB that merely sits at 0 allowed disruptions still keeps the loop going');
+    expect(g.message).toContain(
+      'Karpenter v1.2.4 skips do-not-disrupt pods and fully-blocking PDBs, but a PDB that merely sits at 0 allowed disruptions still keeps the loop going',
+    );
     expect(g.fix).not.toContain('Upgrade Karpenter');
   });
 
@@ -124,7 +132,9 @@ describe(`${RULE} — fires-cluster-info-dump: a Pending pod kube-scheduler keep
     expect(r.findings).toHaveLength(1);
     expect(f.object).toEqual({ apiVersion: 'v1', kind: 'Node', namespace: null, name: NODE });
     expect(f.message).toContain('for 3h2m (1090 times, last seen at the reference time)');
-    expect(f.message).toContain('Pending pod ci/build-7h2kq-runner-vx9lp is nominated to it by Karpenter but kube-scheduler keeps rejecting it (default-scheduler: "0/2 nodes are available: 1 Too many pods');
+    expect(f.message).toContain(
+      'Pending pod ci/build-7h2kq-runner-vx9lp is nominated to it by Karpenter but kube-scheduler keeps rejecting it (default-scheduler: "0/2 nodes are available: 1 Too many pods',
+    );
     expect(f.message).not.toContain('re-simulates');
     const events = evidenceOf(f, 'Event');
     expect(events.map((e) => String(e.value).split(':')[0])).toEqual(['DisruptionBlocked', 'Nominated', 'FailedScheduling']);
@@ -155,16 +165,15 @@ describe(`${RULE} — near-miss: a 30s nomination while a pod is provisioned, an
 testRule(RULE, {
   fires: [
     {
-      findings: [
-        { kind: 'Node', name: 'ip-10-0-33-190.us-west-2.compute.internal', pointer: '', severity: 'warning' },
-      ],
-      message: { name: 'ip-10-0-33-190.us-west-2.compute.internal', text: 'Node ip-10-0-33-190.us-west-2.compute.internal has been blocked from disruption as "nominated for a pending pod" for 1d3h (8731 times, last seen 24s before the reference time), so it is never consolidated or drifted: no pod is Pending in the snapshot, so the nominations come from pods of a deleting node being re-simulated: payments/ledger-0 on ip-10-0-47-12.us-west-2.compute.internal (karpenter.sh/do-not-disrupt: "true"), payments/ledger-api-6c8d9f7b5-wq4zd on ip-10-0-47-12.us-west-2.compute.internal (PDB payments/ledger-api allows 0 disruptions). Karpenter v1.2.1 still re-simulates un-evictable pods of draining nodes (fixed in v1.0.10, v1.1.6, v1.2.4, v1.3.4 and v1.4.0+).' },
+      findings: [{ kind: 'Node', name: 'ip-10-0-33-190.us-west-2.compute.internal', pointer: '', severity: 'warning' }],
+      message: {
+        name: 'ip-10-0-33-190.us-west-2.compute.internal',
+        text: 'Node ip-10-0-33-190.us-west-2.compute.internal has been blocked from disruption as "nominated for a pending pod" for 1d3h (8731 times, last seen 24s before the reference time), so it is never consolidated or drifted: no pod is Pending in the snapshot, so the nominations come from pods of a deleting node being re-simulated: payments/ledger-0 on ip-10-0-47-12.us-west-2.compute.internal (karpenter.sh/do-not-disrupt: "true"), payments/ledger-api-6c8d9f7b5-wq4zd on ip-10-0-47-12.us-west-2.compute.internal (PDB payments/ledger-api allows 0 disruptions). Karpenter v1.2.1 still re-simulates un-evictable pods of draining nodes (fixed in v1.0.10, v1.1.6, v1.2.4, v1.3.4 and v1.4.0+).',
+      },
     },
     {
       case: 'fires-cluster-info-dump',
-      findings: [
-        { kind: 'Node', name: 'ip-10-0-121-6.us-west-2.compute.internal', pointer: '', severity: 'warning' },
-      ],
+      findings: [{ kind: 'Node', name: 'ip-10-0-121-6.us-west-2.compute.internal', pointer: '', severity: 'warning' }],
     },
   ],
   nearMiss: [{}],

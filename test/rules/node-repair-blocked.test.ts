@@ -72,7 +72,9 @@ describe(`${RULE} — fires: Karpenter v1.2.1, NodeRepair=true, 2 of 4 nodes of 
   it('the percentage is configurable: 50% tolerates 2 of 4 (but the events still report the block)', async () => {
     const r2 = await scanRule(RULE, [dir], { options: { [RULE]: { unhealthyPercent: '50%' } } });
     expect(r2.findings).toHaveLength(1);
-    expect(r2.findings[0]!.message).toContain('Karpenter reported NodeRepairBlocked for NodePool batch (more then 20% nodes are unhealthy in the nodepool, x18');
+    expect(r2.findings[0]!.message).toContain(
+      'Karpenter reported NodeRepairBlocked for NodePool batch (more then 20% nodes are unhealthy in the nodepool, x18',
+    );
     const r3 = await scanRule(RULE, [join(dir, 'nodes.yaml'), join(dir, 'karpenter.yaml')], { options: { [RULE]: { unhealthyPercent: '50%' } } });
     expect(r3.findings).toEqual([]);
     const r4 = await scanRule(RULE, [join(dir, 'nodes.yaml'), join(dir, 'karpenter.yaml')], { options: { [RULE]: { unhealthyPercent: '20%' } } });
@@ -114,10 +116,11 @@ describe(`${RULE} — missing: Nodes and events, no NodePools`, () => {
 testRule(RULE, {
   fires: [
     {
-      findings: [
-        { kind: 'NodePool', name: 'batch', pointer: '', severity: 'error' },
-      ],
-      message: { name: 'batch', text: '2 of 4 nodes of NodePool batch are unhealthy (ip-10-20-33-141.us-east-2.compute.internal (Ready=Unknown), ip-10-20-35-9.us-east-2.compute.internal (Ready=Unknown)), more than the 1 (ceil 20%) node repair tolerates: repair is halted for the whole pool. NodeRepair is enabled (v1.2.1), so these nodes stay until someone replaces them.' },
+      findings: [{ kind: 'NodePool', name: 'batch', pointer: '', severity: 'error' }],
+      message: {
+        name: 'batch',
+        text: '2 of 4 nodes of NodePool batch are unhealthy (ip-10-20-33-141.us-east-2.compute.internal (Ready=Unknown), ip-10-20-35-9.us-east-2.compute.internal (Ready=Unknown)), more than the 1 (ceil 20%) node repair tolerates: repair is halted for the whole pool. NodeRepair is enabled (v1.2.1), so these nodes stay until someone replaces them.',
+      },
     },
   ],
   nearMiss: [{}],

@@ -22,7 +22,16 @@ describe(`${RULE} — fires: kubectl cluster-info dump directory + kubectl get -
   });
 
   it('loads the typed lists of the dump and the extra Lists', () => {
-    expect(r.report.snapshot.counts).toMatchObject({ Node: 5, Pod: 13, NodeClaim: 4, NodePool: 1, PodDisruptionBudget: 1, StatefulSet: 1, VolumeAttachment: 2, Event: 4 });
+    expect(r.report.snapshot.counts).toMatchObject({
+      Node: 5,
+      Pod: 13,
+      NodeClaim: 4,
+      NodePool: 1,
+      PodDisruptionBudget: 1,
+      StatefulSet: 1,
+      VolumeAttachment: 2,
+      Event: 4,
+    });
     expect(unexpectedSkips(r.report.snapshot.skipped)).toEqual([]);
     expect(r.report.snapshot.karpenterVersion).toBe('1.3.3');
     expect(r.snapshot.referenceTime).toMatchObject({ source: 'dump', iso: '2025-06-12T09:40:00.000Z' });
@@ -37,13 +46,17 @@ describe(`${RULE} — fires: kubectl cluster-info dump directory + kubectl get -
   });
 
   it('names what holds each node: PDB and do-not-disrupt pods; a VolumeAttachment once no pod is left', () => {
-    expect(fd.message).toContain(`Node ${D} has been deleting for 3h12m (since 2025-06-12T06:28:00Z) with taint karpenter.sh/disrupted:NoSchedule and is still there`);
+    expect(fd.message).toContain(
+      `Node ${D} has been deleting for 3h12m (since 2025-06-12T06:28:00Z) with taint karpenter.sh/disrupted:NoSchedule and is still there`,
+    );
     expect(fd.message).toContain('payments/ledger-0 (PDB payments/ledger allows 0 disruptions)');
     expect(fd.message).toContain('payments/fraud-scorer-6f7d8c9b5-8kq2w (karpenter.sh/do-not-disrupt: "true")');
     expect(fd.message).not.toContain('VolumeAttachment');
     expect(fd.message).toContain('No terminationGracePeriod is set, so nothing ends the wait');
     expect(fe.message).toContain(`Node ${E} has been deleting for 47m`);
-    expect(fe.message).toContain('held by 1 VolumeAttachment still bound (csi-4f1c7d2e9b8a6f3c5d0e1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d for pvc-8d2f6a1c-4b7e-4c39-9f0a-2e5d7c1b3a96)');
+    expect(fe.message).toContain(
+      'held by 1 VolumeAttachment still bound (csi-4f1c7d2e9b8a6f3c5d0e1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d for pvc-8d2f6a1c-4b7e-4c39-9f0a-2e5d7c1b3a96)',
+    );
   });
 
   it('cites the deletionTimestamp and taint in nodes.json, the PDB status, the pod annotation, the FailedDraining events, the VolumeAttachment', () => {
@@ -133,13 +146,14 @@ testRule(RULE, {
         { kind: 'Node', name: 'ip-10-0-120-77.us-west-2.compute.internal', pointer: '/metadata/deletionTimestamp', severity: 'error' },
         { kind: 'Node', name: 'ip-10-0-151-30.us-west-2.compute.internal', pointer: '/metadata/deletionTimestamp', severity: 'error' },
       ],
-      message: { name: 'ip-10-0-120-77.us-west-2.compute.internal', text: 'Node ip-10-0-120-77.us-west-2.compute.internal has been deleting for 3h12m (since 2025-06-12T06:28:00Z) with taint karpenter.sh/disrupted:NoSchedule and is still there; it is held by un-evictable pods payments/ledger-0 (PDB payments/ledger allows 0 disruptions), payments/fraud-scorer-6f7d8c9b5-8kq2w (karpenter.sh/do-not-disrupt: "true"). No terminationGracePeriod is set, so nothing ends the wait: the instance keeps running until the blocker goes.' },
+      message: {
+        name: 'ip-10-0-120-77.us-west-2.compute.internal',
+        text: 'Node ip-10-0-120-77.us-west-2.compute.internal has been deleting for 3h12m (since 2025-06-12T06:28:00Z) with taint karpenter.sh/disrupted:NoSchedule and is still there; it is held by un-evictable pods payments/ledger-0 (PDB payments/ledger allows 0 disruptions), payments/fraud-scorer-6f7d8c9b5-8kq2w (karpenter.sh/do-not-disrupt: "true"). No terminationGracePeriod is set, so nothing ends the wait: the instance keeps running until the blocker goes.',
+      },
     },
     {
       case: 'fires-v1beta1',
-      findings: [
-        { kind: 'Node', name: 'ip-192-168-58-144.eu-west-1.compute.internal', pointer: '/metadata/deletionTimestamp', severity: 'error' },
-      ],
+      findings: [{ kind: 'Node', name: 'ip-192-168-58-144.eu-west-1.compute.internal', pointer: '/metadata/deletionTimestamp', severity: 'error' }],
     },
   ],
   nearMiss: [{}],

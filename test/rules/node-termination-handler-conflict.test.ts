@@ -87,7 +87,11 @@ describe(`${RULE} — fires-manifests: GitOps repo, NTH on its own queue`, () =>
     expect(f.message).toContain('both receive the same EventBridge events and both cordon and drain the node');
     const [url] = evidenceOf(f, 'Deployment').filter((e) => e.note === 'NTH queue prod-usw2-nth');
     expect(url!.source).toBe(`${join(dir, 'platform/aws-node-termination-handler/deployment.yaml')}:64`);
-    expectSourceAtField(url!, join(dir, 'platform/aws-node-termination-handler/deployment.yaml'), 'value: https://sqs.us-west-2.amazonaws.com/111122223333/prod-usw2-nth');
+    expectSourceAtField(
+      url!,
+      join(dir, 'platform/aws-node-termination-handler/deployment.yaml'),
+      'value: https://sqs.us-west-2.amazonaws.com/111122223333/prod-usw2-nth',
+    );
   });
 });
 
@@ -106,7 +110,10 @@ testRule(RULE, {
       findings: [
         { kind: 'Deployment', namespace: 'kube-system', name: 'karpenter', pointer: '/spec/template/spec/containers/0/env/12/value', severity: 'warning' },
       ],
-      message: { name: 'karpenter', text: 'aws-node-termination-handler runs in queue-processor mode (kube-system/aws-node-termination-handler on queue prod-usw2) while Karpenter controller kube-system/karpenter handles interruptions from queue prod-usw2: both consume the same SQS queue, so each interruption message reaches only one of them and is deleted — Karpenter misses the ones NTH takes, and NTH cordons and drains Karpenter nodes behind its back.' },
+      message: {
+        name: 'karpenter',
+        text: 'aws-node-termination-handler runs in queue-processor mode (kube-system/aws-node-termination-handler on queue prod-usw2) while Karpenter controller kube-system/karpenter handles interruptions from queue prod-usw2: both consume the same SQS queue, so each interruption message reaches only one of them and is deleted — Karpenter misses the ones NTH takes, and NTH cordons and drains Karpenter nodes behind its back.',
+      },
     },
     {
       case: 'fires-manifests',

@@ -95,7 +95,9 @@ describe(`${RULE} — fires: kubectl get -o yaml files, Karpenter v1.2.1 with No
 
   it('the FEATURE_GATES evidence pointer addresses the FEATURE_GATES variable in the file, not another env entry', () => {
     const [gates] = evidenceOf(f, 'Deployment', /\/env\/\d+\/value$/);
-    const env = resolve(rawObject(splitSource(gates!.source).file, 'Deployment', 'karpenter'), '/spec/template/spec/containers/0/env') as Array<{ name: string }>;
+    const env = resolve(rawObject(splitSource(gates!.source).file, 'Deployment', 'karpenter'), '/spec/template/spec/containers/0/env') as Array<{
+      name: string;
+    }>;
     expect(gates!.path).toBe(`/spec/template/spec/containers/0/env/${env.findIndex((e) => e.name === 'FEATURE_GATES')}/value`);
     expect(rawValueAt(gates!)).toBe('SpotToSpotConsolidation=false,NodeRepair=false');
   });
@@ -126,7 +128,9 @@ describe(`${RULE} — fires: kubectl get -o yaml files, Karpenter v1.2.1 with No
     expect(v.report.snapshot.karpenterVersion).toBeNull();
     expect(v.findings).toHaveLength(1);
     const m = v.findings[0]!.message;
-    expect(m).toContain('Karpenter repairs nodes only with node repair enabled, and the NodeRepair feature gate is not enabled (it is off by default in every release through v1.14)');
+    expect(m).toContain(
+      'Karpenter repairs nodes only with node repair enabled, and the NodeRepair feature gate is not enabled (it is off by default in every release through v1.14)',
+    );
     expect(m).toContain('(version unknown: assumes NodeRepair off, the default in every release)');
     expect(evidenceOf(v.findings[0]!, 'Deployment')).toEqual([]);
   });
@@ -164,7 +168,13 @@ describe(`${RULE} — fires: kubectl get -o yaml files, Karpenter v1.2.1 with No
           kind: 'Event',
           lastTimestamp: '2025-03-18T14:19:02Z',
           message: 'more then 20% nodes are unhealthy in the nodepool',
-          metadata: { creationTimestamp: '2025-03-18T12:48:51Z', name: `${NODE}.182dc9a1f0e3b7c4`, namespace: 'default', resourceVersion: '48731102', uid: 'a9b8c7d6-0000-4000-8000-000000000002' },
+          metadata: {
+            creationTimestamp: '2025-03-18T12:48:51Z',
+            name: `${NODE}.182dc9a1f0e3b7c4`,
+            namespace: 'default',
+            resourceVersion: '48731102',
+            uid: 'a9b8c7d6-0000-4000-8000-000000000002',
+          },
           reason: 'NodeRepairBlocked',
           reportingComponent: 'karpenter',
           reportingInstance: '',
@@ -207,7 +217,9 @@ describe(`${RULE} — fires-v1beta1: kubectl get -o json Lists, Karpenter v0.37.
     expect(r.findings).toHaveLength(1);
     expect(f.severity).toBe('error');
     expect(f.object).toEqual({ apiVersion: 'v1', kind: 'Node', namespace: null, name: NODE });
-    expect(f.message).toContain('has been Ready=Unknown (NodeStatusUnknown) for 2h39m and is still in the cluster: Karpenter v0.37.2 has no node repair (it arrived in v1.1.0).');
+    expect(f.message).toContain(
+      'has been Ready=Unknown (NodeStatusUnknown) for 2h39m and is still in the cluster: Karpenter v0.37.2 has no node repair (it arrived in v1.1.0).',
+    );
     expect(f.message).toContain('Pods stuck Terminating on it: cache/redis-node-2 (StatefulSet)');
     // v1beta1 keeps expireAfter on the NodePool (spec.disruption.expireAfter).
     expect(f.message).toContain('Left alone, expiry (expireAfter 720h) removes it in 16d15h.');
@@ -272,16 +284,15 @@ describe(`${RULE} — missing: Karpenter objects and controller logs, no Nodes`,
 testRule(RULE, {
   fires: [
     {
-      findings: [
-        { kind: 'Node', name: 'ip-10-0-142-87.us-west-2.compute.internal', pointer: '/status/conditions/3', severity: 'error' },
-      ],
-      message: { name: 'ip-10-0-142-87.us-west-2.compute.internal', text: 'Node ip-10-0-142-87.us-west-2.compute.internal has been Ready=Unknown (NodeStatusUnknown) for 2h7m and is still in the cluster: Karpenter v1.2.1 would repair it, but the NodeRepair feature gate is set to false. Pods stuck Terminating on it: kafka/kafka-1 (StatefulSet), kafka/orders-consumer-7b6d9c4f8-6rwjj, kafka/zookeeper-1 (StatefulSet); a StatefulSet does not recreate a replica until its old pod is gone, that is until the node is deleted. Left alone, expiry (expireAfter 720h) removes it in 16d18h.' },
+      findings: [{ kind: 'Node', name: 'ip-10-0-142-87.us-west-2.compute.internal', pointer: '/status/conditions/3', severity: 'error' }],
+      message: {
+        name: 'ip-10-0-142-87.us-west-2.compute.internal',
+        text: 'Node ip-10-0-142-87.us-west-2.compute.internal has been Ready=Unknown (NodeStatusUnknown) for 2h7m and is still in the cluster: Karpenter v1.2.1 would repair it, but the NodeRepair feature gate is set to false. Pods stuck Terminating on it: kafka/kafka-1 (StatefulSet), kafka/orders-consumer-7b6d9c4f8-6rwjj, kafka/zookeeper-1 (StatefulSet); a StatefulSet does not recreate a replica until its old pod is gone, that is until the node is deleted. Left alone, expiry (expireAfter 720h) removes it in 16d18h.',
+      },
     },
     {
       case: 'fires-v1beta1',
-      findings: [
-        { kind: 'Node', name: 'ip-10-0-161-58.us-west-2.compute.internal', pointer: '/status/conditions/3', severity: 'error' },
-      ],
+      findings: [{ kind: 'Node', name: 'ip-10-0-161-58.us-west-2.compute.internal', pointer: '/status/conditions/3', severity: 'error' }],
     },
   ],
   nearMiss: [{}],

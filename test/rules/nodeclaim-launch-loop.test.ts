@@ -14,7 +14,9 @@ describe(`${RULE} — fires from logs alone (v1.8, info level): created and dele
     const f = r.findings[0]!;
     expect(f.severity).toBe('warning');
     expect(f.object).toEqual({ apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: 'default' });
-    expect(f.message).toContain('4 NodeClaims created and deleted again within minutes between 2025-10-20T16:05:07.903Z and 2025-10-20T16:20:29.870Z (default-6tq2w, default-bx9k3, default-m3d7r, default-z8p4n)');
+    expect(f.message).toContain(
+      '4 NodeClaims created and deleted again within minutes between 2025-10-20T16:05:07.903Z and 2025-10-20T16:20:29.870Z (default-6tq2w, default-bx9k3, default-m3d7r, default-z8p4n)',
+    );
     expect(f.message).toContain('The cause is not in the input.');
     expect(f.message).toContain('From logs only');
     const cited = f.evidence.map((e) => logLine(e.source));
@@ -35,7 +37,9 @@ describe(`${RULE} — fires from NodeClaim objects and events (v1.2.1): the caus
     const f = (await scanRule(RULE, [dir])).findings[0]!;
     expect(f.object).toEqual({ apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: 'spot' });
     expect(f.message).toContain('3 NodeClaims created and deleted again within minutes');
-    expect(f.message).toContain('Cause: EC2 has no capacity for the requested instance types (InsufficientInstanceCapacity) (reported by insufficient-capacity-all-offerings).');
+    expect(f.message).toContain(
+      'Cause: EC2 has no capacity for the requested instance types (InsufficientInstanceCapacity) (reported by insufficient-capacity-all-offerings).',
+    );
     const deleting = evidenceOf(f, 'NodeClaim', '/metadata/deletionTimestamp');
     expect(deleting).toHaveLength(3);
     for (const e of deleting) expectSourceIs(e, join(dir, 'karpenter.yaml'));
@@ -69,22 +73,19 @@ testRule(RULE, {
   fires: [
     {
       case: 'fires-logs-v0.31',
-      findings: [
-        { kind: 'Provisioner', name: 'workers', pointer: '', severity: 'warning' },
-      ],
-      message: { name: 'workers', text: 'Provisioner workers: 3 NodeClaims created and deleted again within minutes between 2023-07-03T11:20:04.955Z and 2023-07-03T11:26:21.842Z (workers-2hf7d, workers-8nq3c, workers-tk5w9), and none launched since — the pending pods get no node while the pool churns. The cause is not in the input. From logs only: kubectl get nodepools,nodeclaims,ec2nodeclasses -o yaml and kubectl get events -A -o yaml would confirm it.' },
+      findings: [{ kind: 'Provisioner', name: 'workers', pointer: '', severity: 'warning' }],
+      message: {
+        name: 'workers',
+        text: 'Provisioner workers: 3 NodeClaims created and deleted again within minutes between 2023-07-03T11:20:04.955Z and 2023-07-03T11:26:21.842Z (workers-2hf7d, workers-8nq3c, workers-tk5w9), and none launched since — the pending pods get no node while the pool churns. The cause is not in the input. From logs only: kubectl get nodepools,nodeclaims,ec2nodeclasses -o yaml and kubectl get events -A -o yaml would confirm it.',
+      },
     },
     {
       case: 'fires-logs-v1',
-      findings: [
-        { kind: 'NodePool', name: 'default', pointer: '', severity: 'warning' },
-      ],
+      findings: [{ kind: 'NodePool', name: 'default', pointer: '', severity: 'warning' }],
     },
     {
       case: 'fires-objects',
-      findings: [
-        { kind: 'NodePool', name: 'spot', pointer: '', severity: 'warning' },
-      ],
+      findings: [{ kind: 'NodePool', name: 'spot', pointer: '', severity: 'warning' }],
     },
   ],
   nearMiss: [{}],

@@ -110,13 +110,14 @@ testRule(RULE, {
         { kind: 'Node', name: 'ip-10-2-64-19.us-east-2.compute.internal', pointer: '/status/allocatable', severity: 'warning' },
         { kind: 'Node', name: 'ip-10-2-91-247.us-east-2.compute.internal', pointer: '/status/conditions/0', severity: 'warning' },
       ],
-      message: { name: 'ip-10-2-64-19.us-east-2.compute.internal', text: "NodeClaim gpu-8xk2w (node ip-10-2-64-19.us-east-2.compute.internal) registered 51m ago but is still not initialized: it was launched for nvidia.com/gpu, but the node's allocatable does not list it: the NVIDIA device plugin (nvidia-device-plugin DaemonSet or the GPU operator) is not running on it. Karpenter will not consolidate or drift it and may keep counting on it for pending pods." },
+      message: {
+        name: 'ip-10-2-64-19.us-east-2.compute.internal',
+        text: "NodeClaim gpu-8xk2w (node ip-10-2-64-19.us-east-2.compute.internal) registered 51m ago but is still not initialized: it was launched for nvidia.com/gpu, but the node's allocatable does not list it: the NVIDIA device plugin (nvidia-device-plugin DaemonSet or the GPU operator) is not running on it. Karpenter will not consolidate or drift it and may keep counting on it for pending pods.",
+      },
     },
     {
       case: 'fires-v0.37',
-      findings: [
-        { kind: 'NodeClaim', name: 'default-4kd7s', pointer: '/status/conditions/2', severity: 'warning' },
-      ],
+      findings: [{ kind: 'NodeClaim', name: 'default-4kd7s', pointer: '/status/conditions/2', severity: 'warning' }],
     },
   ],
   nearMiss: [{}],

@@ -36,7 +36,9 @@ describe(`${RULE} — fires: registration timeout loop on NodePool default (v1.6
 
   it('names the deleted NodeClaims, when, the pool condition and the claim still waiting', () => {
     expect(f.message).toContain('NodePool default: instances launch but never join the cluster');
-    expect(f.message).toContain('the controller deleted 2 NodeClaims (default-b7r2c, default-f4n8w) on registration timeout between 2025-09-02T10:53:39.212Z and 2025-09-02T11:09:03.655Z');
+    expect(f.message).toContain(
+      'the controller deleted 2 NodeClaims (default-b7r2c, default-f4n8w) on registration timeout between 2025-09-02T10:53:39.212Z and 2025-09-02T11:09:03.655Z',
+    );
     expect(f.message).toContain('NodeRegistrationHealthy=False (RegistrationFailed: Failed to register node)');
     expect(f.message).toContain('default-p9x2k has been waiting 14m for a Node');
   });
@@ -112,16 +114,15 @@ describe(`${RULE} — missing: NodeClaims without NodePools`, () => {
 testRule(RULE, {
   fires: [
     {
-      findings: [
-        { kind: 'NodePool', name: 'default', pointer: '/status/conditions/1', severity: 'error' },
-      ],
-      message: { name: 'default', text: 'NodePool default: instances launch but never join the cluster — the controller deleted 2 NodeClaims (default-b7r2c, default-f4n8w) on registration timeout between 2025-09-02T10:53:39.212Z and 2025-09-02T11:09:03.655Z; NodePool condition NodeRegistrationHealthy=False (RegistrationFailed: Failed to register node); default-p9x2k has been waiting 14m for a Node. Each NodeClaim is deleted 15m after launch and replaced by another that fails the same way: instances are paid for and pods stay Pending.' },
+      findings: [{ kind: 'NodePool', name: 'default', pointer: '/status/conditions/1', severity: 'error' }],
+      message: {
+        name: 'default',
+        text: 'NodePool default: instances launch but never join the cluster — the controller deleted 2 NodeClaims (default-b7r2c, default-f4n8w) on registration timeout between 2025-09-02T10:53:39.212Z and 2025-09-02T11:09:03.655Z; NodePool condition NodeRegistrationHealthy=False (RegistrationFailed: Failed to register node); default-p9x2k has been waiting 14m for a Node. Each NodeClaim is deleted 15m after launch and replaced by another that fails the same way: instances are paid for and pods stay Pending.',
+      },
     },
     {
       case: 'fires-v1.7',
-      findings: [
-        { kind: 'NodePool', name: 'gpu-training', pointer: '', severity: 'error' },
-      ],
+      findings: [{ kind: 'NodePool', name: 'gpu-training', pointer: '', severity: 'error' }],
     },
   ],
   nearMiss: [{}],

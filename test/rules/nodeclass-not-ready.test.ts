@@ -40,7 +40,9 @@ describe(`${RULE} — fires: EC2NodeClass private, SubnetsReady=False SubnetsNot
     expect(rawValueAt(cond!)).toMatchObject({ type: 'SubnetsReady', status: 'False', reason: 'SubnetsNotFound' });
     expectSourceIs(cond!, file);
     expect(evidenceOf(f, 'EC2NodeClass', '/status/subnets')[0]!.value).toEqual([]);
-    expect(rawValueAt(evidenceOf(f, 'EC2NodeClass', '/spec/subnetSelectorTerms')[0]!)).toEqual([{ tags: { 'karpenter.sh/discovery': 'prod-usw2', network: 'private-isolated' } }]);
+    expect(rawValueAt(evidenceOf(f, 'EC2NodeClass', '/spec/subnetSelectorTerms')[0]!)).toEqual([
+      { tags: { 'karpenter.sh/discovery': 'prod-usw2', network: 'private-isolated' } },
+    ]);
     const [pool] = evidenceOf(f, 'NodePool');
     expect(rawValueAt(pool!)).toMatchObject({ type: 'NodeClassReady', status: 'False' });
     expect(f.evidence.some((e) => /ValidationSucceeded/.test(e.note ?? ''))).toBe(false);
@@ -60,7 +62,9 @@ describe(`${RULE} — fires-validation: ValidationSucceeded=False CreateFleetAut
     expect(r.notEvaluated).toEqual([]);
     expect(r.findings).toHaveLength(1);
     const f = r.findings[0]!;
-    expect(f.message).toContain('EC2NodeClass default has been Ready=False for 38m: ValidationSucceeded=False CreateFleetAuthCheckFailed "Controller isn\'t authorized to call ec2:CreateFleet"');
+    expect(f.message).toContain(
+      'EC2NodeClass default has been Ready=False for 38m: ValidationSucceeded=False CreateFleetAuthCheckFailed "Controller isn\'t authorized to call ec2:CreateFleet"',
+    );
     const pointer = anchorOf(f).pointer;
     expect(pointer).toMatch(/^\/status\/conditions\/\d+$/);
     expect(rawValueAt(f.evidence[0]!)).toMatchObject({ type: 'ValidationSucceeded', reason: 'CreateFleetAuthCheckFailed' });
@@ -89,16 +93,15 @@ describe(`${RULE} — near-miss`, () => {
 testRule(RULE, {
   fires: [
     {
-      findings: [
-        { kind: 'EC2NodeClass', name: 'private', pointer: '/spec/subnetSelectorTerms', severity: 'error' },
-      ],
-      message: { name: 'private', text: 'EC2NodeClass private has been Ready=False for 2h3m: SubnetsReady=False SubnetsNotFound "SubnetSelector did not match any Subnets". 1 NodePool (internal) uses it and cannot launch any node.' },
+      findings: [{ kind: 'EC2NodeClass', name: 'private', pointer: '/spec/subnetSelectorTerms', severity: 'error' }],
+      message: {
+        name: 'private',
+        text: 'EC2NodeClass private has been Ready=False for 2h3m: SubnetsReady=False SubnetsNotFound "SubnetSelector did not match any Subnets". 1 NodePool (internal) uses it and cannot launch any node.',
+      },
     },
     {
       case: 'fires-validation',
-      findings: [
-        { kind: 'EC2NodeClass', name: 'default', pointer: '/status/conditions/6', severity: 'error' },
-      ],
+      findings: [{ kind: 'EC2NodeClass', name: 'default', pointer: '/status/conditions/6', severity: 'error' }],
     },
   ],
   nearMiss: [{}],

@@ -79,16 +79,15 @@ describe(`${RULE} — near-miss`, () => {
 testRule(RULE, {
   fires: [
     {
-      findings: [
-        { kind: 'NodePool', name: 'batch', pointer: '/spec/limits/cpu', severity: 'warning' },
-      ],
-      message: { name: 'batch', text: 'NodePool batch has reached its limits (cpu 64 of 64), so Karpenter launches no node for it while 2 pods it could host are Pending (etl/report-builder-29162340-x7k2p, etl/report-builder-29162340-m4q9z); Karpenter says: "Failed to schedule pod, all available instance types exceed limits for nodepool (NodePool=batch)".' },
+      findings: [{ kind: 'NodePool', name: 'batch', pointer: '/spec/limits/cpu', severity: 'warning' }],
+      message: {
+        name: 'batch',
+        text: 'NodePool batch has reached its limits (cpu 64 of 64), so Karpenter launches no node for it while 2 pods it could host are Pending (etl/report-builder-29162340-x7k2p, etl/report-builder-29162340-m4q9z); Karpenter says: "Failed to schedule pod, all available instance types exceed limits for nodepool (NodePool=batch)".',
+      },
     },
     {
       case: 'fires-events-only',
-      findings: [
-        { kind: 'NodePool', name: 'batch', pointer: '/spec/limits', severity: 'warning' },
-      ],
+      findings: [{ kind: 'NodePool', name: 'batch', pointer: '/spec/limits', severity: 'warning' }],
     },
   ],
   nearMiss: [{}],

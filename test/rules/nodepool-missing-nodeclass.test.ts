@@ -28,7 +28,9 @@ describe(`${RULE} — fires: NodePool gpu names EC2NodeClass gpu-nodes, the clus
     expect(r.findings).toHaveLength(1);
     expect(f.severity).toBe('error');
     expect(f.object).toEqual({ apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: 'gpu' });
-    expect(f.message).toContain('NodePool gpu references EC2NodeClass "gpu-nodes", which does not exist (the snapshot has default, gpu-node; did you mean "gpu-node"?)');
+    expect(f.message).toContain(
+      'NodePool gpu references EC2NodeClass "gpu-nodes", which does not exist (the snapshot has default, gpu-node; did you mean "gpu-node"?)',
+    );
     expect(f.message).toContain('(NodeClassReady=False NodeClassNotFound)');
   });
 
@@ -44,7 +46,12 @@ describe(`${RULE} — fires: NodePool gpu names EC2NodeClass gpu-nodes, the clus
     expect(lineInObject(file, 'NodePool', 'gpu', 'name: gpu-nodes')).toBe(102);
     expect(ref!.source).toBe(`${file}:74`);
     const [cond] = evidenceOf(f, 'NodePool', /^\/status\/conditions\/\d+$/);
-    expect(rawValueAt(cond!)).toMatchObject({ type: 'NodeClassReady', status: 'False', reason: 'NodeClassNotFound', message: 'NodeClass not found on cluster' });
+    expect(rawValueAt(cond!)).toMatchObject({
+      type: 'NodeClassReady',
+      status: 'False',
+      reason: 'NodeClassNotFound',
+      message: 'NodeClass not found on cluster',
+    });
     expect(f.evidence.find((e) => e.source === 'derived')?.value).toEqual(['default', 'gpu-node']);
   });
 
@@ -63,7 +70,9 @@ describe(`${RULE} — fires-terminating: the EC2NodeClass is being deleted (-o j
     expect(r.findings).toHaveLength(1);
     const f = r.findings[0]!;
     expect(f.object).toMatchObject({ kind: 'NodePool', name: 'legacy' });
-    expect(f.message).toContain('references EC2NodeClass legacy, which is being deleted since 2025-06-10T09:30:01Z (held by finalizer karpenter.k8s.aws/termination');
+    expect(f.message).toContain(
+      'references EC2NodeClass legacy, which is being deleted since 2025-06-10T09:30:01Z (held by finalizer karpenter.k8s.aws/termination',
+    );
     const [del] = evidenceOf(f, 'EC2NodeClass', '/metadata/deletionTimestamp');
     expect(rawValueAt(del!)).toBe('2025-06-10T09:30:01Z');
     expectSourceIs(del!, join(dir, 'karpenter.json'));
@@ -111,7 +120,7 @@ describe(`${RULE} — fires-manifests: GitOps repo, no status`, () => {
 });
 
 describe(`${RULE} — near-miss`, () => {
-  it('silent: resolved refs, another provider\'s class, an unlisted AWSNodeTemplate, a present but not-Ready class (nodeclass-not-ready reports it)', async () => {
+  it("silent: resolved refs, another provider's class, an unlisted AWSNodeTemplate, a present but not-Ready class (nodeclass-not-ready reports it)", async () => {
     const r = await scanRule(RULE, [caseDir(RULE, 'near-miss')]);
     expect(r.report.snapshot.counts).toMatchObject({ NodePool: 3, Provisioner: 1, EC2NodeClass: 2 });
     expect(r.notEvaluated).toEqual([]);
@@ -141,7 +150,9 @@ describe(`${RULE} — fires-aks: Azure, NodePool gpu names AKSNodeClass gpu-node
     expect(r.notEvaluated).toEqual([]);
     expect(r.findings).toHaveLength(1);
     expect(f.object).toMatchObject({ kind: 'NodePool', name: 'gpu' });
-    expect(f.message).toContain('NodePool gpu references AKSNodeClass "gpu-nodes", which does not exist (the snapshot has default, gpu-node; did you mean "gpu-node"?)');
+    expect(f.message).toContain(
+      'NodePool gpu references AKSNodeClass "gpu-nodes", which does not exist (the snapshot has default, gpu-node; did you mean "gpu-node"?)',
+    );
     expect(f.message).toContain('(NodeClassReady=False NodeClassNotFound)');
     const [ref] = evidenceOf(f, 'NodePool', '/spec/template/spec/nodeClassRef/name');
     expect(rawValueAt(ref!)).toBe('gpu-nodes');
@@ -170,28 +181,23 @@ describe(`${RULE} — near-miss-aks: Azure NodePools whose AKSNodeClasses exist,
 testRule(RULE, {
   fires: [
     {
-      findings: [
-        { kind: 'NodePool', name: 'gpu', pointer: '/spec/template/spec/nodeClassRef/name', severity: 'error' },
-      ],
-      message: { name: 'gpu', text: 'NodePool gpu references EC2NodeClass "gpu-nodes", which does not exist (the snapshot has default, gpu-node; did you mean "gpu-node"?): Karpenter launches no node for this pool (NodeClassReady=False NodeClassNotFound) and its pods stay Pending.' },
+      findings: [{ kind: 'NodePool', name: 'gpu', pointer: '/spec/template/spec/nodeClassRef/name', severity: 'error' }],
+      message: {
+        name: 'gpu',
+        text: 'NodePool gpu references EC2NodeClass "gpu-nodes", which does not exist (the snapshot has default, gpu-node; did you mean "gpu-node"?): Karpenter launches no node for this pool (NodeClassReady=False NodeClassNotFound) and its pods stay Pending.',
+      },
     },
     {
       case: 'fires-aks',
-      findings: [
-        { kind: 'NodePool', name: 'gpu', pointer: '/spec/template/spec/nodeClassRef/name', severity: 'error' },
-      ],
+      findings: [{ kind: 'NodePool', name: 'gpu', pointer: '/spec/template/spec/nodeClassRef/name', severity: 'error' }],
     },
     {
       case: 'fires-manifests',
-      findings: [
-        { kind: 'NodePool', name: 'edge', pointer: '/spec/template/spec/nodeClassRef/kind', severity: 'error' },
-      ],
+      findings: [{ kind: 'NodePool', name: 'edge', pointer: '/spec/template/spec/nodeClassRef/kind', severity: 'error' }],
     },
     {
       case: 'fires-terminating',
-      findings: [
-        { kind: 'NodePool', name: 'legacy', pointer: '/spec/template/spec/nodeClassRef/name', severity: 'error' },
-      ],
+      findings: [{ kind: 'NodePool', name: 'legacy', pointer: '/spec/template/spec/nodeClassRef/name', severity: 'error' }],
     },
   ],
   nearMiss: [{}, { case: 'near-miss-aks' }],

@@ -79,7 +79,10 @@ testRule(RULE, {
         { kind: 'NodePool', name: 'default', pointer: '/spec/limits', severity: 'info' },
         { kind: 'NodePool', name: 'gpu', pointer: '/spec/limits', severity: 'info' },
       ],
-      message: { name: 'default', text: 'NodePool default has no spec.limits, so nothing caps how many nodes it launches: a runaway scale-up, or a node that never joins and is relaunched, keeps adding instances (it runs 36 CPU and 138.2Gi memory today).' },
+      message: {
+        name: 'default',
+        text: 'NodePool default has no spec.limits, so nothing caps how many nodes it launches: a runaway scale-up, or a node that never joins and is relaunched, keeps adding instances (it runs 36 CPU and 138.2Gi memory today).',
+      },
     },
     {
       case: 'fires-manifests',

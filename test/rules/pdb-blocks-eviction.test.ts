@@ -36,7 +36,9 @@ describe(`${RULE} — fires: kubectl get -o yaml Lists, Karpenter v1.3.3`, () =>
 
   it('minAvailable equal to the Deployment replicas, persistently at 0, with the DisruptionBlocked events', () => {
     const f = by('checkout', 'api');
-    expect(f.message).toContain('PodDisruptionBudget checkout/api never allows an eviction: minAvailable: 2 is equal to the 2 replicas of Deployment checkout/api (replicas: 2)');
+    expect(f.message).toContain(
+      'PodDisruptionBudget checkout/api never allows an eviction: minAvailable: 2 is equal to the 2 replicas of Deployment checkout/api (replicas: 2)',
+    );
     expect(f.message).toContain('status.disruptionsAllowed has been 0 for 22d19h (currentHealthy 2, desiredHealthy 2)');
     expect(f.message).toContain(`It selects 2 pods on 2 Karpenter nodes (${A}, ip-10-0-148-220.us-west-2.compute.internal)`);
     expect(f.message).toContain('Karpenter already reported it 3504 times (DisruptionBlocked).');
@@ -54,12 +56,16 @@ describe(`${RULE} — fires: kubectl get -o yaml Lists, Karpenter v1.3.3`, () =>
       expect.stringContaining('DisruptionBlocked: Pdb "checkout/api" prevents pod evictions (x1390'),
     ]);
     for (const e of events) expectSourceIs(e, join(dir, 'events.yaml'));
-    expect(f.fix).toContain(`kubectl -n checkout patch pdb api --type json -p '[{"op":"remove","path":"/spec/minAvailable"},{"op":"add","path":"/spec/maxUnavailable","value":1}]'`);
+    expect(f.fix).toContain(
+      `kubectl -n checkout patch pdb api --type json -p '[{"op":"remove","path":"/spec/minAvailable"},{"op":"add","path":"/spec/maxUnavailable","value":1}]'`,
+    );
   });
 
   it('a sane PDB stuck at 0 by a not-Ready pod: names the pod, suggests unhealthyPodEvictionPolicy', () => {
     const f = by('search', 'opensearch');
-    expect(f.message).toContain('PodDisruptionBudget search/opensearch never allows an eviction: status.disruptionsAllowed has been 0 for 4h18m (currentHealthy 2, desiredHealthy 2).');
+    expect(f.message).toContain(
+      'PodDisruptionBudget search/opensearch never allows an eviction: status.disruptionsAllowed has been 0 for 4h18m (currentHealthy 2, desiredHealthy 2).',
+    );
     expect(f.fix).toContain('not Ready: search/opensearch-2');
     expect(f.fix).toContain(`kubectl -n search patch pdb opensearch --type merge -p '{"spec":{"unhealthyPodEvictionPolicy":"AlwaysAllow"}}'`);
     expect(f.fix).not.toContain('"maxUnavailable":1');
@@ -67,7 +73,9 @@ describe(`${RULE} — fires: kubectl get -o yaml Lists, Karpenter v1.3.3`, () =>
 
   it('two PDBs selecting the same pods: one finding on each, naming the other', () => {
     const f = by('web', 'frontend');
-    expect(f.message).toContain('3 pods (web/storefront-6d8b7c9f5-q2z7v, web/storefront-6d8b7c9f5-h5n3x, web/storefront-6d8b7c9f5-m9k2r) are also selected by PDB web/storefront: the Eviction API refuses pods with more than one PDB.');
+    expect(f.message).toContain(
+      '3 pods (web/storefront-6d8b7c9f5-q2z7v, web/storefront-6d8b7c9f5-h5n3x, web/storefront-6d8b7c9f5-m9k2r) are also selected by PDB web/storefront: the Eviction API refuses pods with more than one PDB.',
+    );
     expect(f.message).not.toContain('v1.7+');
     expect(f.fix).toContain('kubectl -n web delete pdb storefront');
     expect(f.fix).not.toContain('maxUnavailable');
@@ -80,11 +88,16 @@ describe(`${RULE} — fires: kubectl get -o yaml Lists, Karpenter v1.3.3`, () =>
   it('with v1.7+ the message adds that Karpenter itself skips the nodes', async () => {
     const files = ['nodes.yaml', 'karpenter.yaml', 'pods.yaml', 'workloads.yaml', 'pdbs.yaml', 'events.yaml'].map((x) => join(dir, x));
     const v = await scanRule(RULE, files, { karpenterVersion: '1.7.1' });
-    expect(v.findings.find((f) => f.object.name === 'frontend')!.message).toContain('Karpenter (v1.7+) skips their nodes ("Eviction does not support multiple PDBs")');
+    expect(v.findings.find((f) => f.object.name === 'frontend')!.message).toContain(
+      'Karpenter (v1.7+) skips their nodes ("Eviction does not support multiple PDBs")',
+    );
   });
 
   it('without Nodes in the input it cannot tell Karpenter nodes apart: counts every scheduled pod and says so', async () => {
-    const v = await scanRule(RULE, ['pods.yaml', 'workloads.yaml', 'pdbs.yaml'].map((x) => join(dir, x)));
+    const v = await scanRule(
+      RULE,
+      ['pods.yaml', 'workloads.yaml', 'pdbs.yaml'].map((x) => join(dir, x)),
+    );
     const coredns = v.findings.find((f) => f.object.name === 'coredns');
     expect(coredns?.message).toContain('maxUnavailable: 0 never allows an eviction');
     expect(coredns!.message).toContain('Nodes are not in the snapshot, so whether they are Karpenter nodes was not checked');
@@ -131,7 +144,10 @@ testRule(RULE, {
         { kind: 'PodDisruptionBudget', namespace: 'web', name: 'frontend', pointer: '/spec/selector', severity: 'warning' },
         { kind: 'PodDisruptionBudget', namespace: 'web', name: 'storefront', pointer: '/spec/selector', severity: 'warning' },
       ],
-      message: { name: 'api', text: 'PodDisruptionBudget checkout/api never allows an eviction: minAvailable: 2 is equal to the 2 replicas of Deployment checkout/api (replicas: 2), so no eviction is ever allowed; status.disruptionsAllowed has been 0 for 22d19h (currentHealthy 2, desiredHealthy 2). It selects 2 pods on 2 Karpenter nodes (ip-10-0-112-54.us-west-2.compute.internal, ip-10-0-148-220.us-west-2.compute.internal), which Karpenter will not consolidate or drift and whose drain stalls when they are expired or interrupted. Karpenter already reported it 3504 times (DisruptionBlocked).' },
+      message: {
+        name: 'api',
+        text: 'PodDisruptionBudget checkout/api never allows an eviction: minAvailable: 2 is equal to the 2 replicas of Deployment checkout/api (replicas: 2), so no eviction is ever allowed; status.disruptionsAllowed has been 0 for 22d19h (currentHealthy 2, desiredHealthy 2). It selects 2 pods on 2 Karpenter nodes (ip-10-0-112-54.us-west-2.compute.internal, ip-10-0-148-220.us-west-2.compute.internal), which Karpenter will not consolidate or drift and whose drain stalls when they are expired or interrupted. Karpenter already reported it 3504 times (DisruptionBlocked).',
+      },
     },
   ],
   nearMiss: [{}],

@@ -61,7 +61,9 @@ describe(`${RULE} — fires: kubectl get -o yaml files, four v1 NodePools each f
     expect(rawValueAt(pools.arm!)).toBe('graviton');
     for (const e of Object.values(pools)) expectSourceIs(e, join(dir, 'karpenter.yaml'));
     const [event] = evidenceOf(trainer, 'Event');
-    expect(String(event!.value)).toMatch(/^FailedScheduling: Failed to schedule pod, incompatible with nodepool "general".*did not tolerate nvidia\.com\/gpu=true:NoSchedule/);
+    expect(String(event!.value)).toMatch(
+      /^FailedScheduling: Failed to schedule pod, incompatible with nodepool "general".*did not tolerate nvidia\.com\/gpu=true:NoSchedule/,
+    );
     expect(evidenceOf(trainer, 'Event')).toHaveLength(1); // the default-scheduler event is not Karpenter's word
   });
 
@@ -73,7 +75,9 @@ describe(`${RULE} — fires: kubectl get -o yaml files, four v1 NodePools each f
   });
 
   it('render: capacity bound (instance-cpu Lt 17 vs 24 CPU) and limits on batch, custom label elsewhere; log line as evidence', () => {
-    expect(render.message).toContain('NodePool general: sets no label workload-class on its nodes (no template label or requirement) but the pod selects workload-class=batch');
+    expect(render.message).toContain(
+      'NodePool general: sets no label workload-class on its nodes (no template label or requirement) but the pod selects workload-class=batch',
+    );
     expect(render.message).toContain(
       'NodePool batch: allows instances with at most 16 vCPU (karpenter.k8s.aws/instance-cpu <17) but the pod requests 24 CPU and limits cpu 100 reached (in use 98 + pod 24)',
     );
@@ -97,7 +101,20 @@ describe(`${RULE} — fires: node class not Ready, NodePool being deleted`, () =
       const objects = objectsIn(join(dir, 'karpenter.yaml')).map((o) => {
         const name = (o.metadata as { name: string }).name;
         if (o.kind === 'EC2NodeClass' && name === 'default') {
-          return { ...o, status: { conditions: [{ type: 'Ready', status: 'False', reason: 'SubnetsNotFound', message: 'SubnetSelector did not match any Subnets', lastTransitionTime: '2025-06-03T12:00:00Z' }] } };
+          return {
+            ...o,
+            status: {
+              conditions: [
+                {
+                  type: 'Ready',
+                  status: 'False',
+                  reason: 'SubnetsNotFound',
+                  message: 'SubnetSelector did not match any Subnets',
+                  lastTransitionTime: '2025-06-03T12:00:00Z',
+                },
+              ],
+            },
+          };
         }
         if (o.kind === 'NodePool' && name === 'gpu') return { ...o, metadata: { ...(o.metadata as object), deletionTimestamp: '2025-06-03T13:00:00Z' } };
         return o;
@@ -133,7 +150,9 @@ describe(`${RULE} — near-miss: one multi-document file`, () => {
     const r = await scanRule(RULE, [dir], { options: { [RULE]: { minPending: '30s' } } });
     expect(r.findings.map((f) => f.object.name)).toEqual(['trainer-7d9f8c6b5d-r5t6y']);
     expect(r.findings[0]!.message).toContain('has been Pending for 1m and no NodePool can host it');
-    expect(r.findings[0]!.message).toContain('NodePool general: requires kubernetes.io/arch In [amd64] but the pod selects kubernetes.io/arch=arm64; NodePool gpu: taint nvidia.com/gpu=true:NoSchedule not tolerated.');
+    expect(r.findings[0]!.message).toContain(
+      'NodePool general: requires kubernetes.io/arch In [amd64] but the pod selects kubernetes.io/arch=arm64; NodePool gpu: taint nvidia.com/gpu=true:NoSchedule not tolerated.',
+    );
   });
 });
 
@@ -216,7 +235,7 @@ describe(`${RULE} — spec-only: a GitOps repository (workload templates vs Node
 
   it('nightly-report (CronJob): the batch limit is below its request even before any node exists', () => {
     const cron = r.findings.find((f) => f.object.name === 'nightly-report')!;
-    expect(cron.message).toContain('NodePool batch: limits cpu 32 are below the pod\'s request 48');
+    expect(cron.message).toContain("NodePool batch: limits cpu 32 are below the pod's request 48");
     const [limit] = evidenceOf(cron, 'NodePool', '/spec/limits/cpu');
     expectSourceAtField(limit!, join(dir, 'karpenter', 'nodepools.yaml'), 'cpu: "32"');
     expect(rawValueAt(limit!)).toBe('32');
@@ -244,12 +263,21 @@ testRule(RULE, {
         { kind: 'Pod', namespace: 'ml', name: 'trainer-7d9f8c6b5d-x2k4p', pointer: '/spec/nodeSelector/kubernetes.io~1arch', severity: 'error' },
         { kind: 'Pod', namespace: 'reports', name: 'render-28391040-fz9tq', pointer: '/spec/containers/0/resources/requests/cpu', severity: 'error' },
       ],
-      message: { name: 'trainer-7d9f8c6b5d-x2k4p', text: 'Pod ml/trainer-7d9f8c6b5d-x2k4p (and 1 more pod of ReplicaSet trainer-7d9f8c6b5d for the same reasons) has been Pending for 47m and no NodePool can host it — NodePool general: requires kubernetes.io/arch In [amd64] but the pod selects kubernetes.io/arch=arm64; NodePool gpu: taint nvidia.com/gpu=true:NoSchedule not tolerated; NodePool batch: limits cpu 100 reached (in use 98 + pod 4); NodePool arm: its EC2NodeClass graviton does not exist. Karpenter agrees (FailedScheduling x31).' },
+      message: {
+        name: 'trainer-7d9f8c6b5d-x2k4p',
+        text: 'Pod ml/trainer-7d9f8c6b5d-x2k4p (and 1 more pod of ReplicaSet trainer-7d9f8c6b5d for the same reasons) has been Pending for 47m and no NodePool can host it — NodePool general: requires kubernetes.io/arch In [amd64] but the pod selects kubernetes.io/arch=arm64; NodePool gpu: taint nvidia.com/gpu=true:NoSchedule not tolerated; NodePool batch: limits cpu 100 reached (in use 98 + pod 4); NodePool arm: its EC2NodeClass graviton does not exist. Karpenter agrees (FailedScheduling x31).',
+      },
     },
     {
       case: 'fires-manifests',
       findings: [
-        { kind: 'CronJob', namespace: 'reports', name: 'nightly-report', pointer: '/spec/jobTemplate/spec/template/spec/nodeSelector/workload-class', severity: 'error' },
+        {
+          kind: 'CronJob',
+          namespace: 'reports',
+          name: 'nightly-report',
+          pointer: '/spec/jobTemplate/spec/template/spec/nodeSelector/workload-class',
+          severity: 'error',
+        },
         { kind: 'Deployment', namespace: 'data', name: 'etl', pointer: '/spec/template/spec/nodeSelector/kubernetes.io~1arch', severity: 'error' },
       ],
     },

@@ -41,10 +41,14 @@ describe(`${RULE} — fires: kubectl get -o yaml Lists, Karpenter v1.3.3`, () =>
   });
 
   it('names the pods, the PVC, the DaemonSet template and how long Karpenter has skipped the node', () => {
-    expect(fa.message).toContain(`Karpenter node ${A} (NodeClaim default-7xkqp) cannot be consolidated, emptied or drifted while it runs 2 pods annotated do-not-disrupt`);
+    expect(fa.message).toContain(
+      `Karpenter node ${A} (NodeClaim default-7xkqp) cannot be consolidated, emptied or drifted while it runs 2 pods annotated do-not-disrupt`,
+    );
     expect(fa.message).toContain('reports/report-renderer-5d9c7b8f6-t2xkq (mounts PVC report-cache; ReplicaSet report-renderer-5d9c7b8f6)');
     expect(fa.message).toContain('monitoring/log-shipper-k7c2v (DaemonSet log-shipper)');
-    expect(fa.message).toContain('DaemonSet monitoring/log-shipper carries karpenter.sh/do-not-disrupt in its pod template, so every node it runs on is blocked (2 Karpenter nodes now)');
+    expect(fa.message).toContain(
+      'DaemonSet monitoring/log-shipper carries karpenter.sh/do-not-disrupt in its pod template, so every node it runs on is blocked (2 Karpenter nodes now)',
+    );
     expect(fa.message).toContain('Karpenter reported it 1647 times over 9d2h (DisruptionBlocked).');
     expect(fb.message).toContain('runs 1 pod annotated do-not-disrupt: monitoring/log-shipper-p9w4x (DaemonSet log-shipper)');
     expect(fb.message).toContain('312 times over 1d18h');
@@ -70,7 +74,9 @@ describe(`${RULE} — fires: kubectl get -o yaml Lists, Karpenter v1.3.3`, () =>
   });
 
   it('fix: patch the DaemonSet template, edit the Deployment, bound drains with terminationGracePeriod', () => {
-    expect(fa.fix).toContain(`kubectl -n monitoring patch daemonset log-shipper --type json -p '[{"op":"remove","path":"/spec/template/metadata/annotations/karpenter.sh~1do-not-disrupt"}]'`);
+    expect(fa.fix).toContain(
+      `kubectl -n monitoring patch daemonset log-shipper --type json -p '[{"op":"remove","path":"/spec/template/metadata/annotations/karpenter.sh~1do-not-disrupt"}]'`,
+    );
     expect(fa.fix).toContain('kubectl -n reports edit deployment report-renderer');
     expect(fa.fix).toContain('terminationGracePeriod: 24h');
   });
@@ -131,7 +137,6 @@ describe(`${RULE} — near-miss: one multi-document YAML file, annotations remov
   });
 });
 
-
 describe(`${RULE} — spec-only: GitOps tree (pod templates, NodePools, no Nodes or Pods)`, () => {
   const dir = caseDir(RULE, 'spec-only');
   let r: Scan;
@@ -158,9 +163,14 @@ describe(`${RULE} — spec-only: GitOps tree (pod templates, NodePools, no Nodes
       'DaemonSet monitoring/log-shipper carries karpenter.sh/do-not-disrupt: "true" in its pod template: once deployed, every Karpenter node it runs on (NodePool general, gpu) will be blocked',
     );
     expect(ds.message).toContain('NodePool general sets no terminationGracePeriod, so that wait has no end.');
-    expect(ds.related).toEqual([{ kind: 'NodePool', name: 'general' }, { kind: 'NodePool', name: 'gpu' }]);
+    expect(ds.related).toEqual([
+      { kind: 'NodePool', name: 'general' },
+      { kind: 'NodePool', name: 'gpu' },
+    ]);
     expect(byName('report-renderer').message).toContain('each of its 3 replicas will block the Karpenter node it lands on (NodePool general)');
-    expect(byName('ledger-export').message).toContain('each run will block the Karpenter node it lands on (NodePool general) until it finishes, and nothing bounds a run (no activeDeadlineSeconds)');
+    expect(byName('ledger-export').message).toContain(
+      'each run will block the Karpenter node it lands on (NodePool general) until it finishes, and nothing bounds a run (no activeDeadlineSeconds)',
+    );
   });
 
   it('points at the annotation inside the template (CronJob: inside the job template), cited at the annotation line', () => {
@@ -182,7 +192,9 @@ describe(`${RULE} — spec-only: GitOps tree (pod templates, NodePools, no Nodes
   });
 
   it('fix: drop it from the DaemonSet, a PDB for the Deployment, a deadline for the CronJob, terminationGracePeriod on the pool', () => {
-    expect(byName('log-shipper').fix).toContain('Delete karpenter.sh/do-not-disrupt from spec.template.metadata.annotations of DaemonSet monitoring/log-shipper');
+    expect(byName('log-shipper').fix).toContain(
+      'Delete karpenter.sh/do-not-disrupt from spec.template.metadata.annotations of DaemonSet monitoring/log-shipper',
+    );
     expect(byName('report-renderer').fix).toContain('kind: PodDisruptionBudget');
     expect(byName('report-renderer').fix).toContain('matchLabels:\n         app: report-renderer');
     expect(byName('ledger-export').fix).toContain('spec.jobTemplate.spec:\n     activeDeadlineSeconds: 21600');
@@ -206,7 +218,9 @@ describe(`${RULE} — spec-only near-miss`, () => {
     const r = await scanRule(RULE, files);
     expect(r.report.snapshot.karpenterVersion).toBeNull();
     expect(r.findings.map((f) => f.object.name)).toEqual(['queue-worker']);
-    expect(r.findings[0]!.message).toContain('Deployment legacy/queue-worker carries karpenter.sh/do-not-evict: "true" in its pod template (deprecated, honoured up to v0.37)');
+    expect(r.findings[0]!.message).toContain(
+      'Deployment legacy/queue-worker carries karpenter.sh/do-not-evict: "true" in its pod template (deprecated, honoured up to v0.37)',
+    );
     expect(r.findings[0]!.message).toContain('(version unknown: assumes v0.37 or earlier (karpenter.sh/do-not-evict is ignored from v1.0))');
     expect(anchorOf(r.findings[0]!).pointer).toBe('/spec/template/metadata/annotations/karpenter.sh~1do-not-evict');
   });
@@ -216,7 +230,9 @@ describe(`${RULE} — spec-only missing: NodePools only, no workloads`, () => {
   it('is not evaluated', async () => {
     const r = await scanRule(RULE, [join(caseDir(RULE, 'spec-only'), 'karpenter')]);
     expect(r.findings).toEqual([]);
-    expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no Pods or Deployments or StatefulSets or DaemonSets or Jobs or CronJobs in the snapshot/) }]);
+    expect(r.notEvaluated).toEqual([
+      { ruleId: RULE, reason: expect.stringMatching(/^no Pods or Deployments or StatefulSets or DaemonSets or Jobs or CronJobs in the snapshot/) },
+    ]);
   });
 });
 
@@ -227,7 +243,10 @@ testRule(RULE, {
         { kind: 'Node', name: 'ip-10-0-117-42.us-west-2.compute.internal', pointer: '', severity: 'warning' },
         { kind: 'Node', name: 'ip-10-0-141-9.us-west-2.compute.internal', pointer: '', severity: 'warning' },
       ],
-      message: { name: 'ip-10-0-117-42.us-west-2.compute.internal', text: 'Karpenter node ip-10-0-117-42.us-west-2.compute.internal (NodeClaim default-7xkqp) cannot be consolidated, emptied or drifted while it runs 2 pods annotated do-not-disrupt: monitoring/log-shipper-k7c2v (DaemonSet log-shipper), reports/report-renderer-5d9c7b8f6-t2xkq (mounts PVC report-cache; ReplicaSet report-renderer-5d9c7b8f6). DaemonSet monitoring/log-shipper carries karpenter.sh/do-not-disrupt in its pod template, so every node it runs on is blocked (2 Karpenter nodes now). Karpenter reported it 1647 times over 9d2h (DisruptionBlocked).' },
+      message: {
+        name: 'ip-10-0-117-42.us-west-2.compute.internal',
+        text: 'Karpenter node ip-10-0-117-42.us-west-2.compute.internal (NodeClaim default-7xkqp) cannot be consolidated, emptied or drifted while it runs 2 pods annotated do-not-disrupt: monitoring/log-shipper-k7c2v (DaemonSet log-shipper), reports/report-renderer-5d9c7b8f6-t2xkq (mounts PVC report-cache; ReplicaSet report-renderer-5d9c7b8f6). DaemonSet monitoring/log-shipper carries karpenter.sh/do-not-disrupt in its pod template, so every node it runs on is blocked (2 Karpenter nodes now). Karpenter reported it 1647 times over 9d2h (DisruptionBlocked).',
+      },
     },
   ],
   nearMiss: [{}],

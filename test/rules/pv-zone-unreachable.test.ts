@@ -24,7 +24,16 @@ describe(`${RULE} — fires: kubectl get -o yaml files, three NodePools, two EC2
 
   it('loads the files', () => {
     expect(unexpectedSkips(r.report.snapshot.skipped)).toEqual([]);
-    expect(r.report.snapshot.counts).toMatchObject({ Node: 4, NodePool: 3, NodeClaim: 4, EC2NodeClass: 2, PersistentVolume: 3, PersistentVolumeClaim: 3, Pod: 3, Event: 3 });
+    expect(r.report.snapshot.counts).toMatchObject({
+      Node: 4,
+      NodePool: 3,
+      NodeClaim: 4,
+      EC2NodeClass: 2,
+      PersistentVolume: 3,
+      PersistentVolumeClaim: 3,
+      Pod: 3,
+      Event: 3,
+    });
     expect(r.snapshot.referenceTime.iso).toBe('2025-05-19T15:48:02.000Z');
   });
 
@@ -37,9 +46,13 @@ describe(`${RULE} — fires: kubectl get -o yaml files, three NodePools, two EC2
   });
 
   it('postgres-1: PV in us-east-1c (EBS CSI key), its pool stateful allows only a/b; general excluded by nodeSelector, gpu by its taint', () => {
-    expect(pg.message).toContain('Pod orders/postgres-1 has been Pending for 1h26m: its volume pvc-7c2e91d4-5a3b-4f60-8e17-b94d0c6a2f15 (claim data-postgres-1) is pinned to us-east-1c');
+    expect(pg.message).toContain(
+      'Pod orders/postgres-1 has been Pending for 1h26m: its volume pvc-7c2e91d4-5a3b-4f60-8e17-b94d0c6a2f15 (claim data-postgres-1) is pinned to us-east-1c',
+    );
     expect(pg.message).toContain('NodePool stateful allows only us-east-1a, us-east-1b');
-    expect(pg.message).toContain('not usable: general (labels its nodes karpenter.sh/nodepool=general but the pod selects karpenter.sh/nodepool=stateful), gpu (taint nvidia.com/gpu=true:NoSchedule not tolerated)');
+    expect(pg.message).toContain(
+      'not usable: general (labels its nodes karpenter.sh/nodepool=general but the pod selects karpenter.sh/nodepool=stateful), gpu (taint nvidia.com/gpu=true:NoSchedule not tolerated)',
+    );
     const [zone] = evidenceOf(pg, 'PersistentVolume', '/spec/nodeAffinity/required/nodeSelectorTerms/0/matchExpressions/0/values');
     expect(zone!.value).toEqual(['us-east-1c']);
     expect(zone!.note).toBe('PV pvc-7c2e91d4-5a3b-4f60-8e17-b94d0c6a2f15 is pinned to us-east-1c (topology.ebs.csi.aws.com/zone)');
@@ -51,7 +64,9 @@ describe(`${RULE} — fires: kubectl get -o yaml files, three NodePools, two EC2
     expectSourceIs(req!, join(dir, 'karpenter.yaml'));
     const events = pg.evidence.filter((e) => e.object?.kind === 'Event').map((e) => String(e.value));
     expect(events[0]).toMatch(/^FailedScheduling: 0\/4 nodes are available: .*2 node\(s\) had volume node affinity conflict/);
-    expect(events[1]).toMatch(/^FailedScheduling: Failed to schedule pod, incompatible with nodepool "stateful".*topology.kubernetes.io\/zone In \[us-east-1c\] not in/);
+    expect(events[1]).toMatch(
+      /^FailedScheduling: Failed to schedule pod, incompatible with nodepool "stateful".*topology.kubernetes.io\/zone In \[us-east-1c\] not in/,
+    );
   });
 
   it('postgres-1 fix: add us-east-1c to NodePool stateful, or move the data', () => {
@@ -106,7 +121,9 @@ describe(`${RULE} — spec-only: PVs and NodePools without pods or claims (a man
         [RULE, 'warning', 'PersistentVolume', 'pvc-e5d3c1b9-8f7a-4062-9d4e-3b2a1c0f9e87'],
       ]);
       const f = r.findings[0]!;
-      expect(f.message).toContain('PersistentVolume pvc-e5d3c1b9-8f7a-4062-9d4e-3b2a1c0f9e87 (claim cache/data-redis-0) is pinned to us-east-1d, which no NodePool reaches');
+      expect(f.message).toContain(
+        'PersistentVolume pvc-e5d3c1b9-8f7a-4062-9d4e-3b2a1c0f9e87 (claim cache/data-redis-0) is pinned to us-east-1d, which no NodePool reaches',
+      );
       expect(f.message).toContain('NodePool general allows us-east-1d but EC2NodeClass default has subnets only in us-east-1a, us-east-1b, us-east-1c');
       expect(f.message).toContain('NodePool stateful allows only us-east-1a, us-east-1b');
       const [zone] = evidenceOf(f, 'PersistentVolume', /nodeSelectorTerms/);
@@ -121,7 +138,7 @@ describe(`${RULE} — spec-only: PVs and NodePools without pods or claims (a man
 
 describe(`${RULE} — near-miss: one multi-document file`, () => {
   const dir = caseDir(RULE, 'near-miss');
-  it('stays silent: the Pending pod\'s PV is in a zone its pool reaches, the conflict is 3 minutes old; redis runs', async () => {
+  it("stays silent: the Pending pod's PV is in a zone its pool reaches, the conflict is 3 minutes old; redis runs", async () => {
     const r = await scanRule(RULE, [dir]);
     expect(r.report.snapshot.counts).toMatchObject({ Pod: 3, PersistentVolume: 3, NodePool: 3 });
     expect(r.notEvaluated).toEqual([]);
@@ -159,7 +176,10 @@ testRule(RULE, {
         { kind: 'Pod', namespace: 'cache', name: 'redis-0', pointer: '/status/phase', severity: 'error' },
         { kind: 'Pod', namespace: 'orders', name: 'postgres-1', pointer: '/status/phase', severity: 'error' },
       ],
-      message: { name: 'redis-0', text: 'Pod cache/redis-0 has been Pending for 45m: its volume pvc-e5d3c1b9-8f7a-4062-9d4e-3b2a1c0f9e87 (claim data-redis-0) is pinned to us-east-1d, which no NodePool it can use reaches — NodePool general allows us-east-1d but EC2NodeClass default has subnets only in us-east-1a, us-east-1b, us-east-1c; NodePool stateful allows only us-east-1a, us-east-1b; not usable: gpu (taint nvidia.com/gpu=true:NoSchedule not tolerated). Karpenter cannot launch a node there and kube-scheduler rejects every other node.' },
+      message: {
+        name: 'redis-0',
+        text: 'Pod cache/redis-0 has been Pending for 45m: its volume pvc-e5d3c1b9-8f7a-4062-9d4e-3b2a1c0f9e87 (claim data-redis-0) is pinned to us-east-1d, which no NodePool it can use reaches — NodePool general allows us-east-1d but EC2NodeClass default has subnets only in us-east-1a, us-east-1b, us-east-1c; NodePool stateful allows only us-east-1a, us-east-1b; not usable: gpu (taint nvidia.com/gpu=true:NoSchedule not tolerated). Karpenter cannot launch a node there and kube-scheduler rejects every other node.',
+      },
     },
   ],
   nearMiss: [{}],

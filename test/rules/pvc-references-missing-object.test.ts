@@ -106,7 +106,10 @@ testRule(RULE, {
         { kind: 'PersistentVolumeClaim', namespace: 'ledger', name: 'archive-restore', pointer: '/spec/volumeName', severity: 'error' },
         { kind: 'PersistentVolumeClaim', namespace: 'ledger', name: 'data-ledger-db-0', pointer: '/spec/storageClassName', severity: 'error' },
       ],
-      message: { name: 'archive-restore', text: 'PersistentVolumeClaim ledger/archive-restore names PersistentVolume pvc-3f1c9a52-77e0-4b8d-9c1e-5a0d2b6f8e41, which does not exist; it is Lost (created 9d16h ago).' },
+      message: {
+        name: 'archive-restore',
+        text: 'PersistentVolumeClaim ledger/archive-restore names PersistentVolume pvc-3f1c9a52-77e0-4b8d-9c1e-5a0d2b6f8e41, which does not exist; it is Lost (created 9d16h ago).',
+      },
     },
   ],
   nearMiss: [{}],

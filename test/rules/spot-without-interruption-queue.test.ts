@@ -62,7 +62,9 @@ describe(`${RULE} — fires: v1.2.1 without INTERRUPTION_QUEUE, NodePool default
   });
 
   it('fix: create the queue and set settings.interruptionQueue through Helm', () => {
-    expect(f.fix).toContain('helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter -n kube-system --reuse-values --set settings.interruptionQueue=YOUR_QUEUE_NAME');
+    expect(f.fix).toContain(
+      'helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter -n kube-system --reuse-values --set settings.interruptionQueue=YOUR_QUEUE_NAME',
+    );
     expect(f.fix).toContain('sqs:GetQueueUrl, sqs:ReceiveMessage, sqs:DeleteMessage');
     expect(f.fix).toContain('set env INTERRUPTION_QUEUE: YOUR_QUEUE_NAME on the controller container of Deployment kube-system/karpenter');
   });
@@ -74,7 +76,10 @@ describe(`${RULE} — fires: v1.2.1 without INTERRUPTION_QUEUE, NodePool default
     expect(text).toContain(anchor);
     const withArg = join(tmp, 'arg');
     await cp(dir, withArg, { recursive: true });
-    await writeFile(join(withArg, 'karpenter-deployment.yaml'), text.replace('      - env:\n', '      - args:\n        - --interruption-queue=prod-usw2\n        env:\n'));
+    await writeFile(
+      join(withArg, 'karpenter-deployment.yaml'),
+      text.replace('      - env:\n', '      - args:\n        - --interruption-queue=prod-usw2\n        env:\n'),
+    );
     expect((await scanRule(RULE, [withArg])).findings).toEqual([]);
     const empty = join(tmp, 'empty');
     await cp(dir, empty, { recursive: true });
@@ -120,7 +125,9 @@ describe(`${RULE} — fires-v0.31: Provisioner with spot, karpenter-global-setti
     expectSourceIs(req!, join(dir, 'karpenter.yaml'));
     expect(f.message).not.toContain('version unknown');
     expect(f.fix).toContain('--set settings.aws.interruptionQueueName=YOUR_QUEUE_NAME');
-    expect(f.fix).toContain(`kubectl -n karpenter patch configmap karpenter-global-settings --type merge -p '{"data":{"aws.interruptionQueueName":"YOUR_QUEUE_NAME"}}'`);
+    expect(f.fix).toContain(
+      `kubectl -n karpenter patch configmap karpenter-global-settings --type merge -p '{"data":{"aws.interruptionQueueName":"YOUR_QUEUE_NAME"}}'`,
+    );
   });
 
   it('a queue name in the ConfigMap silences it', async () => {
@@ -172,10 +179,11 @@ describe(`${RULE} — near-miss`, () => {
 testRule(RULE, {
   fires: [
     {
-      findings: [
-        { kind: 'Deployment', namespace: 'kube-system', name: 'karpenter', pointer: '/spec/template/spec/containers/0/env', severity: 'warning' },
-      ],
-      message: { name: 'karpenter', text: 'Karpenter controller kube-system/karpenter has no interruption queue (INTERRUPTION_QUEUE / --interruption-queue not set), but 1 NodePool allows spot capacity (default: In [spot, on-demand]) and 1 spot node runs now: spot interruption warnings are never received, so those nodes are not cordoned and drained in their 2-minute notice — their pods are killed when EC2 reclaims the instance and replacements start only afterwards.' },
+      findings: [{ kind: 'Deployment', namespace: 'kube-system', name: 'karpenter', pointer: '/spec/template/spec/containers/0/env', severity: 'warning' }],
+      message: {
+        name: 'karpenter',
+        text: 'Karpenter controller kube-system/karpenter has no interruption queue (INTERRUPTION_QUEUE / --interruption-queue not set), but 1 NodePool allows spot capacity (default: In [spot, on-demand]) and 1 spot node runs now: spot interruption warnings are never received, so those nodes are not cordoned and drained in their 2-minute notice — their pods are killed when EC2 reclaims the instance and replacements start only afterwards.',
+      },
     },
     {
       case: 'fires-arn',
@@ -185,15 +193,11 @@ testRule(RULE, {
     },
     {
       case: 'fires-manifests',
-      findings: [
-        { kind: 'Deployment', namespace: 'kube-system', name: 'karpenter', pointer: '/spec/template/spec/containers/0/env', severity: 'warning' },
-      ],
+      findings: [{ kind: 'Deployment', namespace: 'kube-system', name: 'karpenter', pointer: '/spec/template/spec/containers/0/env', severity: 'warning' }],
     },
     {
       case: 'fires-v0.31',
-      findings: [
-        { kind: 'Deployment', namespace: 'karpenter', name: 'karpenter', pointer: '/spec/template/spec/containers/0/env', severity: 'warning' },
-      ],
+      findings: [{ kind: 'Deployment', namespace: 'karpenter', name: 'karpenter', pointer: '/spec/template/spec/containers/0/env', severity: 'warning' }],
     },
   ],
   nearMiss: [{}, { case: 'near-miss-queue' }],

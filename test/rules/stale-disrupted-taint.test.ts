@@ -36,7 +36,9 @@ describe(`${RULE} — fires: kubectl get -o yaml Lists, Karpenter v1.3.3`, () =>
   });
 
   it('says for how long (from the first DisruptionBlocked event, as the taint has no timeAdded) and why it matters', () => {
-    expect(f.message).toContain(`Node ${S} has carried karpenter.sh/disrupted:NoSchedule for 2h38m but neither it nor NodeClaim default-r9p2d is being deleted`);
+    expect(f.message).toContain(
+      `Node ${S} has carried karpenter.sh/disrupted:NoSchedule for 2h38m but neither it nor NodeClaim default-r9p2d is being deleted`,
+    );
     expect(f.message).toContain('nothing new schedules there while the instance keeps running');
     const [taint] = evidenceOf(f, 'Node', '/spec/taints/0');
     expectSourceIs(taint!, join(dir, 'nodes.yaml'));
@@ -79,7 +81,9 @@ describe(`${RULE} — with controller logs showing cluster state never synced`, 
     const r = await scanRule(RULE, [caseDir(RULE, 'fires'), log]);
     expect(r.snapshot.logs).toHaveLength(3);
     const f = r.findings[0]!;
-    expect(f.message).toContain('The controller logs say its cluster state is not synced ("waiting on cluster sync", last at 2025-06-12T09:35:03.121Z): Karpenter removes orphaned taints only after a sync.');
+    expect(f.message).toContain(
+      'The controller logs say its cluster state is not synced ("waiting on cluster sync", last at 2025-06-12T09:35:03.121Z): Karpenter removes orphaned taints only after a sync.',
+    );
     const ev = f.evidence.find((e) => e.source === `${log}:3`);
     expect(ev?.note).toBe('3 records: cluster state not synced, so orphaned taints are not cleaned up');
   });
@@ -112,16 +116,15 @@ describe(`${RULE} — near-miss`, () => {
 testRule(RULE, {
   fires: [
     {
-      findings: [
-        { kind: 'Node', name: 'ip-10-0-109-12.us-west-2.compute.internal', pointer: '/spec/taints/0', severity: 'warning' },
-      ],
-      message: { name: 'ip-10-0-109-12.us-west-2.compute.internal', text: 'Node ip-10-0-109-12.us-west-2.compute.internal has carried karpenter.sh/disrupted:NoSchedule for 2h38m but neither it nor NodeClaim default-r9p2d is being deleted: the disruption command was abandoned and the taint was never removed, so nothing new schedules there while the instance keeps running.' },
+      findings: [{ kind: 'Node', name: 'ip-10-0-109-12.us-west-2.compute.internal', pointer: '/spec/taints/0', severity: 'warning' }],
+      message: {
+        name: 'ip-10-0-109-12.us-west-2.compute.internal',
+        text: 'Node ip-10-0-109-12.us-west-2.compute.internal has carried karpenter.sh/disrupted:NoSchedule for 2h38m but neither it nor NodeClaim default-r9p2d is being deleted: the disruption command was abandoned and the taint was never removed, so nothing new schedules there while the instance keeps running.',
+      },
     },
     {
       case: 'fires-v1beta1',
-      findings: [
-        { kind: 'Node', name: 'ip-10-0-109-12.us-west-2.compute.internal', pointer: '/spec/taints/0', severity: 'warning' },
-      ],
+      findings: [{ kind: 'Node', name: 'ip-10-0-109-12.us-west-2.compute.internal', pointer: '/spec/taints/0', severity: 'warning' }],
     },
   ],
   nearMiss: [{}],

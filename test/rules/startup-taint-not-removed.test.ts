@@ -54,8 +54,12 @@ describe(`${RULE} — fires: Cilium taint without Cilium, EBS CSI taint the Daem
 
   it('names the EBS CSI DaemonSet and why it cannot run there, with the toleration to add', () => {
     expect(ebs.message).toContain('ebs.csi.aws.com/agent-not-ready:NoExecute 25m after it registered');
-    expect(ebs.message).toContain("removed by DaemonSet kube-system/ebs-csi-node, but it does not tolerate the node's taint ebs.csi.aws.com/agent-not-ready:NoExecute");
-    expect(ebs.fix).toContain('kubectl -n kube-system edit ds ebs-csi-node, add to spec.template.spec.tolerations: {key: ebs.csi.aws.com/agent-not-ready, operator: Exists, effect: NoExecute}');
+    expect(ebs.message).toContain(
+      "removed by DaemonSet kube-system/ebs-csi-node, but it does not tolerate the node's taint ebs.csi.aws.com/agent-not-ready:NoExecute",
+    );
+    expect(ebs.fix).toContain(
+      'kubectl -n kube-system edit ds ebs-csi-node, add to spec.template.spec.tolerations: {key: ebs.csi.aws.com/agent-not-ready, operator: Exists, effect: NoExecute}',
+    );
     const [tol] = evidenceOf(ebs, 'DaemonSet', '/spec/template/spec/tolerations');
     expect(tol?.value).toEqual([{ key: 'CriticalAddonsOnly', operator: 'Exists' }]);
     expectSourceIs(tol!, join(dir, 'daemonsets.yaml'));
@@ -129,7 +133,10 @@ testRule(RULE, {
         { kind: 'Node', name: 'ip-10-0-45-12.eu-west-1.compute.internal', pointer: '/spec/taints/0', severity: 'error' },
         { kind: 'Node', name: 'ip-10-0-88-31.eu-west-1.compute.internal', pointer: '/spec/taints/0', severity: 'error' },
       ],
-      message: { name: 'ip-10-0-45-12.eu-west-1.compute.internal', text: 'Node ip-10-0-45-12.eu-west-1.compute.internal still carries startup taint node.cilium.io/agent-not-ready=true:NoExecute 45m after it registered, so NodeClaim default-rk7vd never initializes and Karpenter will never consolidate or drift it: node.cilium.io/agent-not-ready=true:NoExecute is removed by the Cilium agent, but no such DaemonSet exists in the cluster.' },
+      message: {
+        name: 'ip-10-0-45-12.eu-west-1.compute.internal',
+        text: 'Node ip-10-0-45-12.eu-west-1.compute.internal still carries startup taint node.cilium.io/agent-not-ready=true:NoExecute 45m after it registered, so NodeClaim default-rk7vd never initializes and Karpenter will never consolidate or drift it: node.cilium.io/agent-not-ready=true:NoExecute is removed by the Cilium agent, but no such DaemonSet exists in the cluster.',
+      },
     },
   ],
   nearMiss: [{}],

@@ -113,7 +113,9 @@ describe(`${RULE} — fires-manifests: GitOps repo, v1.12.1 without a queue, on-
     expect(r.findings).toHaveLength(1);
     const f = r.findings[0]!;
     expect(f.object).toEqual({ apiVersion: 'apps/v1', kind: 'StatefulSet', namespace: 'search', name: 'elasticsearch' });
-    expect(f.message).toContain('StatefulSet search/elasticsearch can be placed on NodePool general and has neither a PodDisruptionBudget nor a dedicated NodePool');
+    expect(f.message).toContain(
+      'StatefulSet search/elasticsearch can be placed on NodePool general and has neither a PodDisruptionBudget nor a dedicated NodePool',
+    );
     expect(f.message).toContain('Karpenter v1.12.1 polls EC2 instance status (always on since v1.12)');
     expect(f.message).not.toContain('spot');
     expect(f.related).toEqual([{ kind: 'NodePool', name: 'general' }]);
@@ -150,7 +152,12 @@ describe(`${RULE} — near-miss: v1.10.0, no queue, on-demand only`, () => {
       const ptext = await readFile(pools, 'utf8');
       expect(ptext).toContain('\n          - on-demand\n');
       await writeFile(file, text);
-      await writeFile(pools, ptext.replace('\n          - on-demand\n', '\n          - spot\n          - on-demand\n').replace(/karpenter.sh\/capacity-type: on-demand/g, 'karpenter.sh/capacity-type: spot'));
+      await writeFile(
+        pools,
+        ptext
+          .replace('\n          - on-demand\n', '\n          - spot\n          - on-demand\n')
+          .replace(/karpenter.sh\/capacity-type: on-demand/g, 'karpenter.sh/capacity-type: spot'),
+      );
       const s = await scanRule(RULE, [tmp]);
       expect(unexpectedSkips(s.report.snapshot.skipped)).toEqual([]);
       expect(s.findings.map((f) => f.object.name)).toEqual(['kafka']);
@@ -171,13 +178,14 @@ testRule(RULE, {
         { kind: 'Deployment', namespace: 'training', name: 'ml-trainer', pointer: '', severity: 'warning' },
         { kind: 'StatefulSet', namespace: 'kafka', name: 'kafka', pointer: '', severity: 'warning' },
       ],
-      message: { name: 'ml-trainer', text: 'Deployment training/ml-trainer has 1 stateful pod on Karpenter nodes of NodePool default (ml-trainer-7f9c6d5b8-xq4rt (karpenter.sh/do-not-disrupt=true)) and neither a PodDisruptionBudget nor a dedicated NodePool, while interruption handling will drain those nodes: 1 pod runs on spot capacity (ip-10-0-101-23.us-west-2.compute.internal), reclaimed with a 2-minute warning; interruption queue prod-usw2 is configured (spot warnings, AWS Health scheduled changes and stop/terminate events drain the node). No NodePool setting opts out of interruption drains (up to v1.14.1), and karpenter.sh/do-not-disrupt only delays eviction — it does not stop a scheduled stop or retirement of the instance.' },
+      message: {
+        name: 'ml-trainer',
+        text: 'Deployment training/ml-trainer has 1 stateful pod on Karpenter nodes of NodePool default (ml-trainer-7f9c6d5b8-xq4rt (karpenter.sh/do-not-disrupt=true)) and neither a PodDisruptionBudget nor a dedicated NodePool, while interruption handling will drain those nodes: 1 pod runs on spot capacity (ip-10-0-101-23.us-west-2.compute.internal), reclaimed with a 2-minute warning; interruption queue prod-usw2 is configured (spot warnings, AWS Health scheduled changes and stop/terminate events drain the node). No NodePool setting opts out of interruption drains (up to v1.14.1), and karpenter.sh/do-not-disrupt only delays eviction — it does not stop a scheduled stop or retirement of the instance.',
+      },
     },
     {
       case: 'fires-manifests',
-      findings: [
-        { kind: 'StatefulSet', namespace: 'search', name: 'elasticsearch', pointer: '/spec/template/metadata/labels', severity: 'warning' },
-      ],
+      findings: [{ kind: 'StatefulSet', namespace: 'search', name: 'elasticsearch', pointer: '/spec/template/metadata/labels', severity: 'warning' }],
     },
   ],
   nearMiss: [{}],

@@ -34,13 +34,24 @@ describe(`${RULE} — fires: cluster-info dump + karpenter.yaml + storage.yaml, 
 
   it('merges the dump directory with the extra kubectl get files', () => {
     expect(r.report.snapshot.counts).toMatchObject({
-      Node: 9, Pod: 31, Event: 16, StorageClass: 3, PersistentVolumeClaim: 4, PersistentVolume: 4, NodeClaim: 8, NodePool: 1, EC2NodeClass: 1,
+      Node: 9,
+      Pod: 31,
+      Event: 16,
+      StorageClass: 3,
+      PersistentVolumeClaim: 4,
+      PersistentVolume: 4,
+      NodeClaim: 8,
+      NodePool: 1,
+      EC2NodeClass: 1,
     });
     expect(unexpectedSkips(r.report.snapshot.skipped)).toEqual([]);
     expect(r.report.snapshot.karpenterVersion).toBe('1.2.1');
     expect(r.snapshot.referenceTime).toMatchObject({ source: 'dump', iso: '2025-03-25T19:32:35.000Z' });
     // The duplicate launch is in the controller log: two "created nodeclaim" for the one pod.
-    expect(r.snapshot.logs.filter((l) => l.message === 'created nodeclaim').map((l) => (l.fields.NodeClaim as { name: string }).name)).toEqual(['default-k7t2m', 'default-vx9wd']);
+    expect(r.snapshot.logs.filter((l) => l.message === 'created nodeclaim').map((l) => (l.fields.NodeClaim as { name: string }).name)).toEqual([
+      'default-k7t2m',
+      'default-vx9wd',
+    ]);
   });
 
   it('reports one error, on StorageClass gp2-immediate only (gp2 and gp3 wait for the first consumer)', () => {
@@ -53,8 +64,12 @@ describe(`${RULE} — fires: cluster-info dump + karpenter.yaml + storage.yaml, 
 
   it('says what is wrong, across which zones, for which Karpenter version, and who is hurt', () => {
     expect(f.message).toContain('StorageClass gp2-immediate (ebs.csi.aws.com) binds volumes Immediately across 3 zones (us-west-2a, us-west-2b, us-west-2c)');
-    expect(f.message).toContain('Karpenter v1.2.1 may launch a node in one zone while the volume is created in another, then launch a second node: duplicate nodes and Pending pods');
-    expect(f.message).toContain('3 PVCs of this class (databases/data-postgres-0, databases/data-postgres-1, databases/data-postgres-2) serve pods on Karpenter-managed capacity');
+    expect(f.message).toContain(
+      'Karpenter v1.2.1 may launch a node in one zone while the volume is created in another, then launch a second node: duplicate nodes and Pending pods',
+    );
+    expect(f.message).toContain(
+      '3 PVCs of this class (databases/data-postgres-0, databases/data-postgres-1, databases/data-postgres-2) serve pods on Karpenter-managed capacity',
+    );
     expect(f.message).toContain('1 pod Pending (databases/postgres-2)');
     expect(f.related).toEqual([
       { kind: 'PersistentVolumeClaim', name: 'data-postgres-0', namespace: 'databases' },
@@ -135,7 +150,9 @@ describe(`${RULE} — fires: cluster-info dump + karpenter.yaml + storage.yaml, 
     const v = await scanRule(RULE, paths, { karpenterVersion: '1.7.0' });
     expect(v.findings).toHaveLength(1);
     expect(v.findings[0]!.severity).toBe('error');
-    expect(v.findings[0]!.message).toContain('Karpenter v1.7.0 waits for such PVCs to bind before provisioning, but the volume still picks its zone without regard to where the pod can run');
+    expect(v.findings[0]!.message).toContain(
+      'Karpenter v1.7.0 waits for such PVCs to bind before provisioning, but the volume still picks its zone without regard to where the pod can run',
+    );
     expect(v.findings[0]!.message).not.toContain('duplicate nodes');
   });
 });
@@ -158,7 +175,9 @@ describe(`${RULE} — fires-manifests: GitOps repository, spec only`, () => {
     expect(r.findings).toHaveLength(1);
     expect(f.severity).toBe('warning');
     expect(f.object).toEqual({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', namespace: null, name: 'gp3' });
-    expect(f.message).toContain('StorageClass gp3 (ebs.csi.aws.com) binds volumes Immediately by default (volumeBindingMode not set) across 3 zones (us-west-2a, us-west-2b, us-west-2c)');
+    expect(f.message).toContain(
+      'StorageClass gp3 (ebs.csi.aws.com) binds volumes Immediately by default (volumeBindingMode not set) across 3 zones (us-west-2a, us-west-2b, us-west-2c)',
+    );
     expect(f.message).toContain('(version unknown: assumes a version before v1.7.0, which launches duplicate nodes)');
     expect(f.message).not.toContain('PVC');
   });
@@ -212,7 +231,15 @@ describe(`${RULE} — near-miss: kubectl get Lists concatenated with ---`, () =>
   }
 
   it('loads all six Lists of the file', () => {
-    expect(r.report.snapshot.counts).toMatchObject({ Node: 5, Pod: 4, StorageClass: 5, PersistentVolumeClaim: 3, PersistentVolume: 3, NodeClaim: 3, NodePool: 1 });
+    expect(r.report.snapshot.counts).toMatchObject({
+      Node: 5,
+      Pod: 4,
+      StorageClass: 5,
+      PersistentVolumeClaim: 3,
+      PersistentVolume: 3,
+      NodeClaim: 3,
+      NodePool: 1,
+    });
     expect(unexpectedSkips(r.report.snapshot.skipped)).toEqual([]);
   });
 
@@ -222,7 +249,9 @@ describe(`${RULE} — near-miss: kubectl get Lists concatenated with ---`, () =>
   });
 
   it('io2-usw2a is silent because allowedTopologies pins one zone: without it, it warns', async () => {
-    const v = await variant('no-topology', (t) => t.replace(/ {2}allowedTopologies:\n {2}- matchLabelExpressions:\n {4}- key: topology\.ebs\.csi\.aws\.com\/zone\n {6}values:\n {6}- us-west-2a\n/, ''));
+    const v = await variant('no-topology', (t) =>
+      t.replace(/ {2}allowedTopologies:\n {2}- matchLabelExpressions:\n {4}- key: topology\.ebs\.csi\.aws\.com\/zone\n {6}values:\n {6}- us-west-2a\n/, ''),
+    );
     expect(v.findings.map((x) => [x.object.name, x.severity])).toEqual([['io2-usw2a', 'warning']]);
     expect(v.findings[0]!.message).toContain('1 PVC of this class (metrics/data-timeseries-0) serve pods on Karpenter-managed capacity');
   });
@@ -254,16 +283,15 @@ describe(`${RULE} — missing: kubectl cluster-info dump -o yaml --output-direct
 testRule(RULE, {
   fires: [
     {
-      findings: [
-        { kind: 'StorageClass', name: 'gp2-immediate', pointer: '/volumeBindingMode', severity: 'error' },
-      ],
-      message: { name: 'gp2-immediate', text: 'StorageClass gp2-immediate (ebs.csi.aws.com) binds volumes Immediately across 3 zones (us-west-2a, us-west-2b, us-west-2c): Karpenter v1.2.1 may launch a node in one zone while the volume is created in another, then launch a second node: duplicate nodes and Pending pods. 3 PVCs of this class (databases/data-postgres-0, databases/data-postgres-1, databases/data-postgres-2) serve pods on Karpenter-managed capacity; 1 pod Pending (databases/postgres-2).' },
+      findings: [{ kind: 'StorageClass', name: 'gp2-immediate', pointer: '/volumeBindingMode', severity: 'error' }],
+      message: {
+        name: 'gp2-immediate',
+        text: 'StorageClass gp2-immediate (ebs.csi.aws.com) binds volumes Immediately across 3 zones (us-west-2a, us-west-2b, us-west-2c): Karpenter v1.2.1 may launch a node in one zone while the volume is created in another, then launch a second node: duplicate nodes and Pending pods. 3 PVCs of this class (databases/data-postgres-0, databases/data-postgres-1, databases/data-postgres-2) serve pods on Karpenter-managed capacity; 1 pod Pending (databases/postgres-2).',
+      },
     },
     {
       case: 'fires-manifests',
-      findings: [
-        { kind: 'StorageClass', name: 'gp3', pointer: '/volumeBindingMode', severity: 'warning' },
-      ],
+      findings: [{ kind: 'StorageClass', name: 'gp3', pointer: '/volumeBindingMode', severity: 'warning' }],
     },
   ],
   nearMiss: [{}],

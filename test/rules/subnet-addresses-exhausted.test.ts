@@ -86,7 +86,9 @@ describe(`${RULE} — near-miss: one exhaustion, then a NodeClaim launched; a po
 describe(`${RULE} — missing`, () => {
   it('is not evaluated', async () => {
     const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
-    expect(r.notEvaluated[0]!.reason).toMatch(/^no NodeClaims or Events or Karpenter controller logs or Pods in the snapshot \(add the output of `kubectl get nodeclaims -o yaml`/);
+    expect(r.notEvaluated[0]!.reason).toMatch(
+      /^no NodeClaims or Events or Karpenter controller logs or Pods in the snapshot \(add the output of `kubectl get nodeclaims -o yaml`/,
+    );
   });
 });
 
@@ -94,34 +96,27 @@ testRule(RULE, {
   fires: [
     {
       case: 'fires-conditions',
-      findings: [
-        { kind: 'EC2NodeClass', name: 'default', pointer: '/spec/subnetSelectorTerms', severity: 'error' },
-      ],
-      message: { name: 'default', text: 'Subnets out of free IP addresses for EC2NodeClass default — NodePool default failed 2 times between 2025-02-03T10:01:02Z and 2025-02-03T10:04:12Z (NodeClaims default-7wq2m, default-x5b8r) with InsufficientFreeAddressesInSubnet, and no launch has succeeded since (from NodeClaim Launched conditions).' },
+      findings: [{ kind: 'EC2NodeClass', name: 'default', pointer: '/spec/subnetSelectorTerms', severity: 'error' }],
+      message: {
+        name: 'default',
+        text: 'Subnets out of free IP addresses for EC2NodeClass default — NodePool default failed 2 times between 2025-02-03T10:01:02Z and 2025-02-03T10:04:12Z (NodeClaims default-7wq2m, default-x5b8r) with InsufficientFreeAddressesInSubnet, and no launch has succeeded since (from NodeClaim Launched conditions).',
+      },
     },
     {
       case: 'fires-events',
-      findings: [
-        { kind: 'EC2NodeClass', name: 'default', pointer: '/spec/subnetSelectorTerms', severity: 'error' },
-      ],
+      findings: [{ kind: 'EC2NodeClass', name: 'default', pointer: '/spec/subnetSelectorTerms', severity: 'error' }],
     },
     {
       case: 'fires-logs-v0.31',
-      findings: [
-        { kind: 'Provisioner', name: 'default', pointer: '', severity: 'error' },
-      ],
+      findings: [{ kind: 'Provisioner', name: 'default', pointer: '', severity: 'error' }],
     },
     {
       case: 'fires-logs-v1',
-      findings: [
-        { kind: 'NodePool', name: 'batch', pointer: '', severity: 'error' },
-      ],
+      findings: [{ kind: 'NodePool', name: 'batch', pointer: '', severity: 'error' }],
     },
     {
       case: 'fires-zone',
-      findings: [
-        { kind: 'EC2NodeClass', name: 'default', pointer: '/spec/subnetSelectorTerms', severity: 'error' },
-      ],
+      findings: [{ kind: 'EC2NodeClass', name: 'default', pointer: '/spec/subnetSelectorTerms', severity: 'error' }],
     },
   ],
   nearMiss: [{}],

@@ -65,7 +65,10 @@ describe(`${RULE} — fires: nodeadm registerWithTaints adds the Cilium taint, N
     const text = await readFile(p, 'utf8');
     const anchor = '        - spot\n        - on-demand\n';
     expect(text.split(anchor)).toHaveLength(2);
-    await writeFile(p, text.replace(anchor, `${anchor}      startupTaints:\n      - effect: NoExecute\n        key: node.cilium.io/agent-not-ready\n        value: "true"\n`));
+    await writeFile(
+      p,
+      text.replace(anchor, `${anchor}      startupTaints:\n      - effect: NoExecute\n        key: node.cilium.io/agent-not-ready\n        value: "true"\n`),
+    );
     expect((await scanRule(RULE, [copy])).findings).toEqual([]);
   });
 });
@@ -84,7 +87,6 @@ describe(`${RULE} — fires-manifests: AL2 userData --register-with-taints for t
   });
 });
 
-
 describe(`${RULE} — missing: no NodePools`, () => {
   it('is not evaluated and names NodePools', async () => {
     const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
@@ -96,16 +98,15 @@ describe(`${RULE} — missing: no NodePools`, () => {
 testRule(RULE, {
   fires: [
     {
-      findings: [
-        { kind: 'NodePool', name: 'default', pointer: '/spec/template/spec', severity: 'warning' },
-      ],
-      message: { name: 'default', text: "NodePool default does not list agent taint node.cilium.io/agent-not-ready in startupTaints: node.cilium.io/agent-not-ready=true:NoExecute on 1 node (ip-10-1-40-7.ec2.internal), registered by the userData of EC2NodeClass default. Karpenter does not expect the taint, so pods that do not tolerate it look unschedulable on the pool's new nodes and Karpenter launches extra NodeClaims for them." },
+      findings: [{ kind: 'NodePool', name: 'default', pointer: '/spec/template/spec', severity: 'warning' }],
+      message: {
+        name: 'default',
+        text: "NodePool default does not list agent taint node.cilium.io/agent-not-ready in startupTaints: node.cilium.io/agent-not-ready=true:NoExecute on 1 node (ip-10-1-40-7.ec2.internal), registered by the userData of EC2NodeClass default. Karpenter does not expect the taint, so pods that do not tolerate it look unschedulable on the pool's new nodes and Karpenter launches extra NodeClaims for them.",
+      },
     },
     {
       case: 'fires-manifests',
-      findings: [
-        { kind: 'NodePool', name: 'stateful', pointer: '/spec/template/spec', severity: 'warning' },
-      ],
+      findings: [{ kind: 'NodePool', name: 'stateful', pointer: '/spec/template/spec', severity: 'warning' }],
     },
   ],
   nearMiss: [{}],

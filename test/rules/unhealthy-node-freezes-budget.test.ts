@@ -42,7 +42,9 @@ describe(`${RULE} — fires: 6-node pool, default 10% budget, one Ready=Unknown 
   });
 
   it('spells out the arithmetic and the silent freeze', () => {
-    expect(f.message).toContain('NodePool default can disrupt no node for Underutilized, Empty, Drifted: budget nodes "10%" of 6 initialized nodes = 1, minus 1 disrupting = 0.');
+    expect(f.message).toContain(
+      'NodePool default can disrupt no node for Underutilized, Empty, Drifted: budget nodes "10%" of 6 initialized nodes = 1, minus 1 disrupting = 0.',
+    );
     expect(f.message).toContain(`${NODE} (Ready=Unknown for 3h12m) uses up the whole budget`);
     expect(f.message).toContain('Karpenter emits no event about it');
   });
@@ -94,7 +96,9 @@ describe(`${RULE} — fires: 6-node pool, default 10% budget, one Ready=Unknown 
       await writeFile(file, jsYaml.dump(doc, { sortKeys: true, noArrayIndent: true, lineWidth: -1 }));
       const v = await scanRule(RULE, [tmp]);
       const batch = v.findings.find((f) => f.object.name === 'batch')!;
-      expect(batch.message).toContain('NodePool batch can disrupt no node for Underutilized, Empty, Drifted: budget nodes "20%" of 4 initialized nodes = 1, minus 1 disrupting = 0.');
+      expect(batch.message).toContain(
+        'NodePool batch can disrupt no node for Underutilized, Empty, Drifted: budget nodes "20%" of 4 initialized nodes = 1, minus 1 disrupting = 0.',
+      );
       expect(batch.message).toContain('(deleting for 2h1m) uses up the whole budget');
       expect(batch.message).not.toContain('unhealthy');
       const [del] = evidenceOf(batch, 'NodeClaim', '/metadata/deletionTimestamp');
@@ -151,10 +155,11 @@ describe(`${RULE} — missing`, () => {
 testRule(RULE, {
   fires: [
     {
-      findings: [
-        { kind: 'NodePool', name: 'default', pointer: '/spec/disruption/budgets', severity: 'warning' },
-      ],
-      message: { name: 'default', text: 'NodePool default can disrupt no node for Underutilized, Empty, Drifted: budget nodes "10%" of 6 initialized nodes = 1, minus 1 disrupting = 0. ip-10-0-54-46.us-west-2.compute.internal (Ready=Unknown for 3h12m) uses up the whole budget, so none of its 6 nodes (the unhealthy one included) is consolidated or drifted, and Karpenter emits no event about it.' },
+      findings: [{ kind: 'NodePool', name: 'default', pointer: '/spec/disruption/budgets', severity: 'warning' }],
+      message: {
+        name: 'default',
+        text: 'NodePool default can disrupt no node for Underutilized, Empty, Drifted: budget nodes "10%" of 6 initialized nodes = 1, minus 1 disrupting = 0. ip-10-0-54-46.us-west-2.compute.internal (Ready=Unknown for 3h12m) uses up the whole budget, so none of its 6 nodes (the unhealthy one included) is consolidated or drifted, and Karpenter emits no event about it.',
+      },
     },
   ],
   nearMiss: [{}],

@@ -93,7 +93,11 @@ describe(`${RULE} — fires: kubectl cluster-info dump directory + karpenter.yam
     const file = join(dir, 'default', 'events.json');
     const events = evidenceOf(f, 'Event');
     const nominated = events.filter((e) => String(e.value).startsWith('Nominated: Pod should schedule on: nodeclaim/default-x8k2p'));
-    const rejected = events.filter((e) => String(e.value).startsWith('FailedScheduling: 0/7 nodes are available: 1 node(s) had untolerated taint {node.cloudprovider.kubernetes.io/uninitialized: true}'));
+    const rejected = events.filter((e) =>
+      String(e.value).startsWith(
+        'FailedScheduling: 0/7 nodes are available: 1 node(s) had untolerated taint {node.cloudprovider.kubernetes.io/uninitialized: true}',
+      ),
+    );
     expect(nominated.length).toBeGreaterThan(0);
     expect(nominated.some((e) => String(e.value).includes(`node/${NODE}`))).toBe(true);
     expect(new Set(rejected.map((e) => e.note))).toEqual(new Set(PENDING.map((p) => `${p} is Pending`)));
@@ -120,7 +124,9 @@ describe(`${RULE} — fires: kubectl cluster-info dump directory + karpenter.yam
     expect(gates?.value).toBe('SpotToSpotConsolidation=false,NodeRepair=false');
     // The pointer is read by a user in kube-system/deployments.json: it must land on FEATURE_GATES there.
     expect(rawValueAt(gates!)).toBe('SpotToSpotConsolidation=false,NodeRepair=false');
-    const env = resolve(rawObject(splitSource(gates!.source).file, 'Deployment', 'karpenter'), '/spec/template/spec/containers/0/env') as Array<{ name: string }>;
+    const env = resolve(rawObject(splitSource(gates!.source).file, 'Deployment', 'karpenter'), '/spec/template/spec/containers/0/env') as Array<{
+      name: string;
+    }>;
     expect(gates!.path).toBe(`/spec/template/spec/containers/0/env/${env.findIndex((e) => e.name === 'FEATURE_GATES')}/value`);
   });
 
@@ -144,7 +150,10 @@ describe(`${RULE} — fires: kubectl cluster-info dump directory + karpenter.yam
     const text = await readFile(file, 'utf8');
     const anchor = '\n        expireAfter: 720h\n'; // the NodePool template (NodeClaims have it at 4 spaces)
     expect(text.split(anchor)).toHaveLength(2);
-    await writeFile(file, text.replace(anchor, `${anchor}        startupTaints:\n        - effect: NoSchedule\n          key: ${TAINT}\n          value: "true"\n`));
+    await writeFile(
+      file,
+      text.replace(anchor, `${anchor}        startupTaints:\n        - effect: NoSchedule\n          key: ${TAINT}\n          value: "true"\n`),
+    );
     const v = await scanRule(RULE, [copy]);
     expect(v.findings).toHaveLength(1);
     const [declared] = evidenceOf(v.findings[0]!, 'NodePool', '/spec/template/spec/startupTaints/0');
@@ -214,10 +223,11 @@ describe(`${RULE} — missing: kubectl get pods,events -A -o json (no Nodes)`, (
 testRule(RULE, {
   fires: [
     {
-      findings: [
-        { kind: 'Node', name: 'ip-10-0-101-23.us-west-2.compute.internal', pointer: '/spec/taints/0', severity: 'error' },
-      ],
-      message: { name: 'ip-10-0-101-23.us-west-2.compute.internal', text: 'Node ip-10-0-101-23.us-west-2.compute.internal still has taint node.cloudprovider.kubernetes.io/uninitialized=true:NoSchedule 43m after it was created, so Karpenter considers it uninitialized. Karpenter keeps nominating pods to it instead of launching capacity: 2 pods Pending (default/checkout-api-7d9f6b8c5-qwz4t, default/checkout-api-7d9f6b8c5-h7m2c). Karpenter v1.2.1 predates v1.5.0, after which fewer such reports exist (a reported mitigation, not a proven fix).' },
+      findings: [{ kind: 'Node', name: 'ip-10-0-101-23.us-west-2.compute.internal', pointer: '/spec/taints/0', severity: 'error' }],
+      message: {
+        name: 'ip-10-0-101-23.us-west-2.compute.internal',
+        text: 'Node ip-10-0-101-23.us-west-2.compute.internal still has taint node.cloudprovider.kubernetes.io/uninitialized=true:NoSchedule 43m after it was created, so Karpenter considers it uninitialized. Karpenter keeps nominating pods to it instead of launching capacity: 2 pods Pending (default/checkout-api-7d9f6b8c5-qwz4t, default/checkout-api-7d9f6b8c5-h7m2c). Karpenter v1.2.1 predates v1.5.0, after which fewer such reports exist (a reported mitigation, not a proven fix).',
+      },
     },
   ],
   nearMiss: [{}],

@@ -49,7 +49,9 @@ describe(`${RULE} — fires: Custom AMI without the taint on Karpenter v1.2.1 (r
   });
 
   it('says what is wrong, for how long, and what v1.0–v1.2 do about it', () => {
-    expect(f.message).toContain('NodeClaim gpu-7hxkq (node ip-10-0-72-14.us-west-2.compute.internal) joined without the karpenter.sh/unregistered:NoExecute taint');
+    expect(f.message).toContain(
+      'NodeClaim gpu-7hxkq (node ip-10-0-72-14.us-west-2.compute.internal) joined without the karpenter.sh/unregistered:NoExecute taint',
+    );
     expect(f.message).toContain('Registered=False (UnregisteredTaintNotFound) for 13m');
     expect(f.message).toContain('4 controller error(s) "missing required startup taint, karpenter.sh/unregistered"');
     expect(f.message).toContain('refuses to register such a node: the NodeClaim is deleted 15m after launch and relaunched');
@@ -86,7 +88,7 @@ describe(`${RULE} — fires: Custom AMI without the taint on Karpenter v1.2.1 (r
 
   it('gives the userData change for this EC2NodeClass, and the upgrade option', () => {
     expect(f.fix).toContain('spec.userData of EC2NodeClass gpu-custom (kubectl edit ec2nodeclass gpu-custom)');
-    expect(f.fix).toContain("--register-with-taints=karpenter.sh/unregistered:NoExecute");
+    expect(f.fix).toContain('--register-with-taints=karpenter.sh/unregistered:NoExecute');
     expect(f.fix).toContain('Upgrading to v1.3+');
   });
 
@@ -96,7 +98,13 @@ describe(`${RULE} — fires: Custom AMI without the taint on Karpenter v1.2.1 (r
     const file = join(copy, 'karpenter.yaml');
     const text = await readFile(file, 'utf8');
     // Custom AMI with the taint in its userData: the spec side is fine, the NodeClaim condition still says otherwise.
-    await writeFile(file, text.replace("--register-with-taints=nvidia.com/gpu=true:NoSchedule'", "--register-with-taints=nvidia.com/gpu=true:NoSchedule,karpenter.sh/unregistered:NoExecute'"));
+    await writeFile(
+      file,
+      text.replace(
+        "--register-with-taints=nvidia.com/gpu=true:NoSchedule'",
+        "--register-with-taints=nvidia.com/gpu=true:NoSchedule,karpenter.sh/unregistered:NoExecute'",
+      ),
+    );
     const v = await scanRule(RULE, [copy]);
     expect(v.findings).toHaveLength(1);
     expect(evidenceOf(v.findings[0]!, 'EC2NodeClass')).toEqual([]);
@@ -151,7 +159,9 @@ describe(`${RULE} — fires-manifests: GitOps repo, amiFamily Custom with nodead
     const f = r.findings[0]!;
     expect(f.object).toEqual({ apiVersion: 'karpenter.k8s.aws/v1', kind: 'EC2NodeClass', namespace: null, name: 'hardened-al2023' });
     expect(f.severity).toBe('error');
-    expect(f.message).toContain('EC2NodeClass hardened-al2023 uses amiFamily: Custom with userData that does not register nodes with karpenter.sh/unregistered:NoExecute');
+    expect(f.message).toContain(
+      'EC2NodeClass hardened-al2023 uses amiFamily: Custom with userData that does not register nodes with karpenter.sh/unregistered:NoExecute',
+    );
     expect(f.message).toContain('assumes v1.0–v1.2');
     expect(f.fix).toContain('registerWithTaints');
     const [ud] = evidenceOf(f, 'EC2NodeClass', '/spec/userData');
@@ -250,22 +260,19 @@ describe(`${RULE} — missing: nodes and pods only`, () => {
 testRule(RULE, {
   fires: [
     {
-      findings: [
-        { kind: 'NodeClaim', name: 'gpu-7hxkq', pointer: '/status/conditions/1', severity: 'error' },
-      ],
-      message: { name: 'gpu-7hxkq', text: 'NodeClaim gpu-7hxkq (node ip-10-0-72-14.us-west-2.compute.internal) joined without the karpenter.sh/unregistered:NoExecute taint: Registered=False (UnregisteredTaintNotFound) for 13m, 1 Registered event(s), 4 controller error(s) "missing required startup taint, karpenter.sh/unregistered". Karpenter v1.0–v1.2 refuses to register such a node: the NodeClaim is deleted 15m after launch and relaunched, so instances are paid for and never used.' },
+      findings: [{ kind: 'NodeClaim', name: 'gpu-7hxkq', pointer: '/status/conditions/1', severity: 'error' }],
+      message: {
+        name: 'gpu-7hxkq',
+        text: 'NodeClaim gpu-7hxkq (node ip-10-0-72-14.us-west-2.compute.internal) joined without the karpenter.sh/unregistered:NoExecute taint: Registered=False (UnregisteredTaintNotFound) for 13m, 1 Registered event(s), 4 controller error(s) "missing required startup taint, karpenter.sh/unregistered". Karpenter v1.0–v1.2 refuses to register such a node: the NodeClaim is deleted 15m after launch and relaunched, so instances are paid for and never used.',
+      },
     },
     {
       case: 'fires-manifests',
-      findings: [
-        { kind: 'EC2NodeClass', name: 'hardened-al2023', pointer: '/spec/amiFamily', severity: 'error' },
-      ],
+      findings: [{ kind: 'EC2NodeClass', name: 'hardened-al2023', pointer: '/spec/amiFamily', severity: 'error' }],
     },
     {
       case: 'fires-v1.4',
-      findings: [
-        { kind: 'NodeClaim', name: 'batch-q2w7r', pointer: '', severity: 'warning' },
-      ],
+      findings: [{ kind: 'NodeClaim', name: 'batch-q2w7r', pointer: '', severity: 'warning' }],
     },
   ],
   nearMiss: [{}],

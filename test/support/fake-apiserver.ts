@@ -83,9 +83,35 @@ const PLURALS: Record<string, string> = {
   PersistentVolume: 'persistentvolumes',
 };
 /** Kinds of the built-in lists a test may leave empty (the list still says which kind it holds). */
-const BUILT_IN_KINDS = ['Node', 'Pod', 'Event', 'Deployment', 'DaemonSet', 'StatefulSet', 'ReplicaSet', 'VolumeAttachment', 'PodDisruptionBudget', 'StorageClass', 'PersistentVolumeClaim', 'PersistentVolume'];
+const BUILT_IN_KINDS = [
+  'Node',
+  'Pod',
+  'Event',
+  'Deployment',
+  'DaemonSet',
+  'StatefulSet',
+  'ReplicaSet',
+  'VolumeAttachment',
+  'PodDisruptionBudget',
+  'StorageClass',
+  'PersistentVolumeClaim',
+  'PersistentVolume',
+];
 const KIND_OF_PLURAL = Object.fromEntries(BUILT_IN_KINDS.map((k) => [PLURALS[k] ?? `${k.toLowerCase()}s`, k]));
-const CLUSTER_SCOPED = new Set(['Node', 'PersistentVolume', 'StorageClass', 'VolumeAttachment', 'NodePool', 'NodeClaim', 'EC2NodeClass', 'Provisioner', 'Machine', 'AWSNodeTemplate', 'AKSNodeClass', 'Namespace']);
+const CLUSTER_SCOPED = new Set([
+  'Node',
+  'PersistentVolume',
+  'StorageClass',
+  'VolumeAttachment',
+  'NodePool',
+  'NodeClaim',
+  'EC2NodeClass',
+  'Provisioner',
+  'Machine',
+  'AWSNodeTemplate',
+  'AKSNodeClass',
+  'Namespace',
+]);
 const BUILT_IN_GROUPS = new Set(['', 'apps', 'policy', 'storage.k8s.io', 'batch', 'events.k8s.io']);
 
 export function makeTls(): { dir: string; ca: string; key: string; cert: string } {
@@ -129,7 +155,8 @@ export async function startFakeApiServer(opts: FakeOptions, tls = makeTls()): Pr
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     };
-    const status = (code: number, reason: string, message: string) => send(code, { kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message });
+    const status = (code: number, reason: string, message: string) =>
+      send(code, { kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message });
     if (req.headers.authorization !== `Bearer ${token}`) return status(401, 'Unauthorized', 'Unauthorized');
     if (req.method !== 'GET') return status(405, 'MethodNotAllowed', 'read-only test server');
     if (opts.stall?.includes(url.pathname)) return; // never answered
@@ -137,7 +164,16 @@ export async function startFakeApiServer(opts: FakeOptions, tls = makeTls()): Pr
     if (failure !== undefined) {
       record.status = failure;
       res.writeHead(failure, { 'content-type': 'application/json', ...(failure === 429 ? { 'retry-after': '0' } : {}) });
-      return res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code: failure, reason: failure === 429 ? 'TooManyRequests' : 'InternalError', message: failure === 429 ? 'too many requests, please try again later' : 'etcdserver: request timed out' }));
+      return res.end(
+        JSON.stringify({
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          code: failure,
+          reason: failure === 429 ? 'TooManyRequests' : 'InternalError',
+          message: failure === 429 ? 'too many requests, please try again later' : 'etcdserver: request timed out',
+        }),
+      );
     }
     if (opts.role) {
       const denial = authorize(opts.role, url.pathname);
@@ -195,8 +231,13 @@ export async function startFakeApiServer(opts: FakeOptions, tls = makeTls()): Pr
     const knownBuiltIn = BUILT_IN_GROUPS.has(group);
     if (!s && !knownBuiltIn) return status(404, 'NotFound', 'the server could not find the requested resource');
     // Equality selectors only (`a=b,c=d`), which is all the loader sends.
-    const selector = (url.searchParams.get('labelSelector') ?? '').split(',').filter(Boolean).map((t) => t.split('=') as [string, string]);
-    const items = (s?.items ?? []).filter((o) => (!namespace || o.metadata.namespace === namespace) && selector.every(([k, v]) => o.metadata.labels?.[k] === v));
+    const selector = (url.searchParams.get('labelSelector') ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map((t) => t.split('=') as [string, string]);
+    const items = (s?.items ?? []).filter(
+      (o) => (!namespace || o.metadata.namespace === namespace) && selector.every(([k, v]) => o.metadata.labels?.[k] === v),
+    );
     const limit = Number(url.searchParams.get('limit') ?? 0) || items.length || 1;
     const cont = url.searchParams.get('continue');
     if (cont && expired.has(plural!)) {
@@ -209,7 +250,12 @@ export async function startFakeApiServer(opts: FakeOptions, tls = makeTls()): Pr
     const kind = s?.kind ?? KIND_OF_PLURAL[plural!] ?? plural!.replace(/s$/, '').replace(/^./, (c) => c.toUpperCase());
     // The real API server leaves kind/apiVersion off the items of built-in lists; CRD items keep them.
     const shaped = page.map((o) => (knownBuiltIn ? stripType(o) : o));
-    return send(200, { kind: `${kind}List`, apiVersion: group ? `${group}/${version}` : version, metadata: { resourceVersion: '12345', ...(next ? { continue: next } : {}) }, items: shaped });
+    return send(200, {
+      kind: `${kind}List`,
+      apiVersion: group ? `${group}/${version}` : version,
+      metadata: { resourceVersion: '12345', ...(next ? { continue: next } : {}) },
+      items: shaped,
+    });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -264,13 +310,27 @@ function authorize(role: ClusterRole, path: string): string | undefined {
   const list = /^\/(?:api\/v1|apis\/([^/]+)\/[^/]+)(?:\/namespaces\/[^/]+)?\/([^/]+)$/.exec(path);
   const discovery = path === '/api' || path === '/apis' || /^\/apis\/[^/]+(\/[^/]+)?$/.test(path) || /^\/api\/v1$/.test(path);
   if (discovery && !log) {
-    const ok = role.rules.some((r) => r.verbs.includes('get') && (r.nonResourceURLs ?? []).some((u) => u === path || (u.endsWith('*') && path.startsWith(u.slice(0, -1)))));
+    const ok = role.rules.some(
+      (r) => r.verbs.includes('get') && (r.nonResourceURLs ?? []).some((u) => u === path || (u.endsWith('*') && path.startsWith(u.slice(0, -1)))),
+    );
     return ok ? undefined : `forbidden: User "test" cannot get path "${path}"`;
   }
   const one = /^\/apis\/([^/]+)\/[^/]+\/namespaces\/[^/]+\/([^/]+)\/([^/]+)$/.exec(path);
-  const [group, resource, verb, name] = log ? ['', 'pods/log', 'get'] : one ? [one[1]!, one[2]!, 'get', one[3]] : list ? [list[1] ?? '', list[2]!, 'list'] : ['', path, 'get'];
+  const [group, resource, verb, name] = log
+    ? ['', 'pods/log', 'get']
+    : one
+      ? [one[1]!, one[2]!, 'get', one[3]]
+      : list
+        ? [list[1] ?? '', list[2]!, 'list']
+        : ['', path, 'get'];
   // As the RBAC authorizer: resourceNames narrows a rule to those objects (and never matches a list).
-  const ok = role.rules.some((r) => (r.apiGroups ?? []).includes(group) && (r.resources ?? []).includes(resource) && r.verbs.includes(verb) && (!r.resourceNames || (name !== undefined && r.resourceNames.includes(name))));
+  const ok = role.rules.some(
+    (r) =>
+      (r.apiGroups ?? []).includes(group) &&
+      (r.resources ?? []).includes(resource) &&
+      r.verbs.includes(verb) &&
+      (!r.resourceNames || (name !== undefined && r.resourceNames.includes(name))),
+  );
   return ok ? undefined : `${resource} is forbidden: User "test" cannot ${verb} resource "${resource}" in API group "${group}" at the cluster scope`;
 }
 

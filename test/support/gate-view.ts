@@ -12,7 +12,12 @@ import type { Severity } from '../../src/engine/rule.js';
 import type { ScanReport } from '../../src/reporters/report.js';
 import { copyFixture, gateScan } from './gate.js';
 
-export const ONLY = ['storageclass-immediate-binding', 'pdb-blocks-eviction', 'expire-without-termination-grace-period', 'stateful-workload-exposed-to-interruption'];
+export const ONLY = [
+  'storageclass-immediate-binding',
+  'pdb-blocks-eviction',
+  'expire-without-termination-grace-period',
+  'stateful-workload-exposed-to-interruption',
+];
 
 /** `,` and `:` in a path must be escaped in workflow-command properties and percent-encoded in SARIF URIs. */
 export const ODD_FILE = 'apps/checkout/deploy,ment:v1.yaml';
@@ -56,7 +61,12 @@ export async function reporterInputs() {
       },
       {
         ...sc,
-        suppression: { kind: 'external', justification: 'legacy class, removed in Q3', origin: '.karpdoctor.yaml:7', location: { source: join(dir, '.karpdoctor.yaml'), line: 7, column: 1 } },
+        suppression: {
+          kind: 'external',
+          justification: 'legacy class, removed in Q3',
+          origin: '.karpdoctor.yaml:7',
+          location: { source: join(dir, '.karpdoctor.yaml'), line: 7, column: 1 },
+        },
       },
       {
         ...gateFinding(relabel(sc.finding, { object: { ...sc.finding.object, name: 'gp2' } }), '/volumeBindingMode', null),
@@ -71,7 +81,14 @@ export async function reporterInputs() {
         location: { source: nodePoolFile, fsPath: nodePoolFile, line: 7, column: 5 },
       },
     ],
-    staleBaseline: [{ ruleId: 'pdb-blocks-eviction', object: { kind: 'PodDisruptionBudget', namespace: 'web', name: 'gone' }, pointer: '/spec/minAvailable', fingerprint: 'f'.repeat(32) }],
+    staleBaseline: [
+      {
+        ruleId: 'pdb-blocks-eviction',
+        object: { kind: 'PodDisruptionBudget', namespace: 'web', name: 'gone' },
+        pointer: '/spec/minAvailable',
+        fingerprint: 'f'.repeat(32),
+      },
+    ],
     baseline: '.karpdoctor-baseline.json',
     config: join(dir, '.karpdoctor.yaml'),
   };

@@ -17,7 +17,14 @@ export interface GateScanOptions {
 }
 
 export async function gateScan(paths: string[], opts: GateScanOptions) {
-  const config = opts.config === undefined ? undefined : parseConfig(opts.config, '.karpdoctor.yaml', RULES.map((r) => r.meta));
+  const config =
+    opts.config === undefined
+      ? undefined
+      : parseConfig(
+          opts.config,
+          '.karpdoctor.yaml',
+          RULES.map((r) => r.meta),
+        );
   const r = await scan(paths, {
     only: opts.only,
     disabled: config?.disabled ?? [],

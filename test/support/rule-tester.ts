@@ -115,7 +115,10 @@ export function testRule(id: RuleId, cases: RuleCases): void {
         const absent = meta.requires.filter((input) => !r.snapshot.has(input));
         const reason = absent.length
           ? missingInputsReason(absent)
-          : missingInputsReason((meta.requiresAnyOf ?? []).filter((input) => !r.snapshot.has(input)), 'or');
+          : missingInputsReason(
+              (meta.requiresAnyOf ?? []).filter((input) => !r.snapshot.has(input)),
+              'or',
+            );
         expect(absent.length + (meta.requiresAnyOf?.length ?? 0)).toBeGreaterThan(0);
         expect(r.notEvaluated).toEqual([{ ruleId: id, reason }]);
       });

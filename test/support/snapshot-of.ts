@@ -3,7 +3,11 @@ import type { KubeObject } from '../../src/kube/types.js';
 import type { LoadResult } from '../../src/loaders/types.js';
 import { Snapshot } from '../../src/snapshot/snapshot.js';
 
-export function snapshotOf(objects: Array<Record<string, unknown>>, opts: ConstructorParameters<typeof Snapshot>[1] = {}, extra: Partial<LoadResult> = {}): Snapshot {
+export function snapshotOf(
+  objects: Array<Record<string, unknown>>,
+  opts: ConstructorParameters<typeof Snapshot>[1] = {},
+  extra: Partial<LoadResult> = {},
+): Snapshot {
   const load: LoadResult = {
     objects: objects.map((o, i) => ({ object: o as unknown as KubeObject, provenance: { source: `f${i}.yaml`, line: i + 1 } })),
     logs: [],

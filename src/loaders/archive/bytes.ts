@@ -93,7 +93,7 @@ export class FileSource implements ByteSource {
       throw fileError(err);
     }
     try {
-      for (let pos = start; pos < end; ) {
+      for (let pos = start; pos < end;) {
         const buf = Buffer.allocUnsafe(Math.min(CHUNK, end - pos));
         const { bytesRead } = await fh.read(buf, 0, buf.length, pos).catch((err: unknown) => {
           throw fileError(err);
@@ -277,7 +277,7 @@ export async function* rangeOf(open: () => AsyncIterable<Buffer>, offset: number
   const r = new StreamReader(open());
   try {
     await r.skip(offset);
-    for (let left = size; left > 0; ) {
+    for (let left = size; left > 0;) {
       const b = await r.read(Math.min(CHUNK, left));
       if (b.length === 0) throw new InputError('archive changed while being read');
       left -= b.length;

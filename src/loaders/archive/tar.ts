@@ -3,13 +3,23 @@
  */
 import type { SkippedInput } from '../../kube/types.js';
 import type { InputFile } from '../types.js';
-import { InputError, SourceCursor, StreamReader, entryEscapes, rangeOf, safeEntryPath, slices, READ_AHEAD_LIMIT, type ByteSource, type Cursor } from './bytes.js';
+import {
+  InputError,
+  SourceCursor,
+  StreamReader,
+  entryEscapes,
+  rangeOf,
+  safeEntryPath,
+  slices,
+  READ_AHEAD_LIMIT,
+  type ByteSource,
+  type Cursor,
+} from './bytes.js';
 
 type Item = InputFile | SkippedInput;
 
 /** pax / GNU long-name headers are tiny; a huge one is an attack or garbage, not something to buffer. */
 const MAX_META_HEADER = 1024 * 1024;
-
 
 /** A valid header checksum is what tar itself trusts; it also recognises pre-POSIX tars without the ustar magic. */
 export function isTarHeader(h: Buffer): boolean {
@@ -24,7 +34,6 @@ export function isTarHeader(h: Buffer): boolean {
   const stored = tarNumber(h, 148, 8);
   return stored === unsigned || stored === signed;
 }
-
 
 export interface TarBody {
   cursor: Cursor;
@@ -94,7 +103,7 @@ export async function* readTar(body: TarBody, display: string): AsyncGenerator<I
       if (!Number.isSafeInteger(size) || size < 0) throw new InputError(`corrupt archive: invalid entry size at byte ${at}`);
       if (type === 'S' && h[482]) {
         // Old GNU sparse files chain extra headers before their data.
-        for (let more = true; more; ) more = (await exactly(512, 'a sparse header'))[504] !== 0;
+        for (let more = true; more;) more = (await exactly(512, 'a sparse header'))[504] !== 0;
       }
 
       const source = `${display}!${name}`;
@@ -155,7 +164,7 @@ function tarNumber(b: Buffer, off: number, len: number): number {
 function parsePax(data: Buffer): { path?: string; linkpath?: string; size?: number } {
   const out: { path?: string; linkpath?: string; size?: number } = {};
   // Records are "<length> <key>=<value>\n", the length counting the whole record in bytes.
-  for (let p = 0; p < data.length; ) {
+  for (let p = 0; p < data.length;) {
     const sp = data.indexOf(0x20, p);
     const len = sp < 0 ? NaN : Number(data.toString('latin1', p, sp));
     if (!Number.isInteger(len) || len <= sp - p || p + len > data.length) break;

@@ -49,7 +49,7 @@ export async function* readZip(src: ByteSource, display: string): AsyncGenerator
     yield { source: display, reason: cd };
     return;
   }
-  for (let p = 0; p + 46 <= cd.length && cd.readUInt32LE(p) === ZIP_CENTRAL; ) {
+  for (let p = 0; p + 46 <= cd.length && cd.readUInt32LE(p) === ZIP_CENTRAL;) {
     const madeBy = cd.readUInt8(p + 5);
     const nameLen = cd.readUInt16LE(p + 28);
     const extraLen = cd.readUInt16LE(p + 30);
@@ -128,7 +128,7 @@ function zip64Sizes(extra: Buffer, v: { usize: number; csize: number; offset: nu
 }
 
 async function* scanLocalHeaders(src: ByteSource, display: string): AsyncGenerator<Item> {
-  for (let pos = 0; ; ) {
+  for (let pos = 0; ;) {
     const h = await src.read(pos, 30);
     if (h.length < 30 || h.readUInt32LE(0) !== ZIP_LOCAL) return;
     const flags = h.readUInt16LE(6);

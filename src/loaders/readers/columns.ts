@@ -25,7 +25,16 @@ export function columnsOfRule(header: string, rule: string): Column[] {
   const out: Column[] = [];
   const re = /-+/g;
   let m: RegExpExecArray | null;
-  while ((m = re.exec(rule))) out.push({ name: header.slice(m.index, m.index + m[0].length).trim() || header.slice(m.index).trim().split(/\s{2,}/)[0]!, start: m.index });
+  while ((m = re.exec(rule)))
+    out.push({
+      name:
+        header.slice(m.index, m.index + m[0].length).trim() ||
+        header
+          .slice(m.index)
+          .trim()
+          .split(/\s{2,}/)[0]!,
+      start: m.index,
+    });
   return out;
 }
 

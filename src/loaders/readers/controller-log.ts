@@ -11,7 +11,10 @@ export const controllerLog: Reader = {
   id: 'controller-log',
   needs: 'content',
   sniff: (s) =>
-    !looksLikeObjects(s.sample) && (podFromLogPath(s.relPath) !== null || (s.embedded ? /\.log$/ : /\.(log|txt)$/).test(s.name) || looksLikeKarpenterLog(s.sample)) ? 1 : 0,
+    !looksLikeObjects(s.sample) &&
+    (podFromLogPath(s.relPath) !== null || (s.embedded ? /\.log$/ : /\.(log|txt)$/).test(s.name) || looksLikeKarpenterLog(s.sample))
+      ? 1
+      : 0,
   read: async ({ file, chunks }, sink) => {
     const logPod = podFromLogPath(file.relPath);
     if (logPod && !isKarpenterControllerPod(logPod.name, logPod.container)) return 'ignored-log';

@@ -28,7 +28,11 @@ const START = /^Name:\s+\S/;
 /** The text starts as describe output does: `Name:` then other describe headers at the left margin. */
 export function sniffDescribe(text: string): boolean {
   // A prompt line the output was pasted with (`$ kubectl describe node x`) may come first.
-  const lines = text.trimStart().split('\n', 40).map((l) => l.replace(/\r$/, '')).filter((l) => l.trim() !== '' && !parseCommand(l));
+  const lines = text
+    .trimStart()
+    .split('\n', 40)
+    .map((l) => l.replace(/\r$/, ''))
+    .filter((l) => l.trim() !== '' && !parseCommand(l));
   if (!lines[0] || !START.test(lines[0])) return false;
   return lines.slice(1).some((l) => /^(Namespace|Labels|Annotations|Roles|CreationTimestamp|Priority|API Version|Selector):/.test(l));
 }
@@ -64,7 +68,11 @@ function describeOne(fields: Field[], line: number, block: TextBlock, out: ReadR
   const kindLine = get('Kind')?.value;
   const kind = kindLine ?? guessKind(fields) ?? block.hint?.kind;
   if (!kind || !BUILDERS[kind]) {
-    out.skipped.push({ source: block.source, line, reason: `kubectl describe output of ${kind ? `a ${kind}` : 'an unrecognised kind'} ${name}: not read (karpdoctor reads describe output of Nodes, Pods, PodDisruptionBudgets, NodeClaims, NodePools and EC2NodeClasses)` });
+    out.skipped.push({
+      source: block.source,
+      line,
+      reason: `kubectl describe output of ${kind ? `a ${kind}` : 'an unrecognised kind'} ${name}: not read (karpdoctor reads describe output of Nodes, Pods, PodDisruptionBudgets, NodeClaims, NodePools and EC2NodeClasses)`,
+    });
     return;
   }
   const apiVersion = get('API Version')?.value || DEFAULT_API[kind]!;
@@ -165,11 +173,17 @@ function buildNode(c: BuildContext): void {
   if (providerID !== undefined) set(c, '/spec/providerID', providerID || undefined);
   const conditions = c.get('Conditions');
   if (conditions) set(c, '/status/conditions', conditionsTable(conditions.children));
-  for (const [key, ptr] of [['Capacity', '/status/capacity'], ['Allocatable', '/status/allocatable']] as const) {
+  for (const [key, ptr] of [
+    ['Capacity', '/status/capacity'],
+    ['Allocatable', '/status/allocatable'],
+  ] as const) {
     const f = c.get(key);
     if (f) set(c, ptr, keyValues(f.children));
   }
-  const kubelet = c.get('System Info')?.children.map((l) => /^\s*Kubelet Version:\s+(\S+)/.exec(l.text)?.[1]).find(Boolean);
+  const kubelet = c
+    .get('System Info')
+    ?.children.map((l) => /^\s*Kubelet Version:\s+(\S+)/.exec(l.text)?.[1])
+    .find(Boolean);
   if (kubelet) set(c, '/status/nodeInfo/kubeletVersion', kubelet);
   const pods = c.get('Non-terminated Pods');
   if (pods) podsTable(pods, c);
@@ -197,10 +211,16 @@ function podsTable(f: Field, c: BuildContext): void {
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: { name, ...(namespace ? { namespace } : {}) },
-      spec: { nodeName: c.obj.metadata.name, containers: [{ name: '(all containers)', resources: { requests: resources('Requests'), limits: resources('Limits') } }] },
+      spec: {
+        nodeName: c.obj.metadata.name,
+        containers: [{ name: '(all containers)', resources: { requests: resources('Requests'), limits: resources('Limits') } }],
+      },
     };
     const known = ['/metadata/name', '/metadata/namespace', '/spec/nodeName', '/spec/containers/0/resources'];
-    c.extra.push({ object: pod, provenance: { source: c.block.source, line, partial: { from: `the Non-terminated Pods table of kubectl describe node ${c.obj.metadata.name}`, known } } });
+    c.extra.push({
+      object: pod,
+      provenance: { source: c.block.source, line, partial: { from: `the Non-terminated Pods table of kubectl describe node ${c.obj.metadata.name}`, known } },
+    });
   }
 }
 
@@ -253,7 +273,10 @@ function buildPod(c: BuildContext): void {
 }
 
 function buildPdb(c: BuildContext): void {
-  for (const [key, ptr] of [['Min available', '/spec/minAvailable'], ['Max unavailable', '/spec/maxUnavailable']] as const) {
+  for (const [key, ptr] of [
+    ['Min available', '/spec/minAvailable'],
+    ['Max unavailable', '/spec/maxUnavailable'],
+  ] as const) {
     const v = c.get(key)?.value;
     if (v === undefined) continue;
     set(c, ptr, /^\d+$/.test(v) ? Number(v) : v);
@@ -285,33 +308,67 @@ function buildKarpenter(c: BuildContext): void {
   const created = metadata?.['Creation Timestamp'];
   if (typeof created === 'string' && !c.obj.metadata.creationTimestamp) set(c, '/metadata/creationTimestamp', created);
   if (metadata) {
-    const owners = asList(metadata['Owner References']).map(asMap).filter((o): o is GMap => !!o);
-    set(c, '/metadata/ownerReferences', owners.length ? owners.map((o) => ({ apiVersion: str(o['API Version']), kind: str(o.Kind) ?? '', name: str(o.Name) ?? '', ...(str(o.UID) ? { uid: str(o.UID) } : {}), ...(o.Controller === 'true' ? { controller: true } : {}) })) : undefined);
+    const owners = asList(metadata['Owner References'])
+      .map(asMap)
+      .filter((o): o is GMap => !!o);
+    set(
+      c,
+      '/metadata/ownerReferences',
+      owners.length
+        ? owners.map((o) => ({
+            apiVersion: str(o['API Version']),
+            kind: str(o.Kind) ?? '',
+            name: str(o.Name) ?? '',
+            ...(str(o.UID) ? { uid: str(o.UID) } : {}),
+            ...(o.Controller === 'true' ? { controller: true } : {}),
+          }))
+        : undefined,
+    );
     const finalizers = asList(metadata.Finalizers).filter((x): x is string => typeof x === 'string');
     set(c, '/metadata/finalizers', finalizers.length ? finalizers : undefined);
     const deleting = metadata['Deletion Timestamp'];
     if (typeof deleting === 'string') set(c, '/metadata/deletionTimestamp', deleting);
   }
   if (spec && (c.obj.kind === 'NodeClaim' || c.obj.kind === 'Machine')) {
-    for (const [key, ptr] of [['Taints', '/spec/taints'], ['Startup Taints', '/spec/startupTaints']] as const) {
-      const list = asList(spec[key]).map(asMap).filter((t): t is GMap => !!t).map((t) => ({ key: str(t.Key) ?? '', effect: str(t.Effect) ?? '', ...(str(t.Value) ? { value: str(t.Value) } : {}) }));
+    for (const [key, ptr] of [
+      ['Taints', '/spec/taints'],
+      ['Startup Taints', '/spec/startupTaints'],
+    ] as const) {
+      const list = asList(spec[key])
+        .map(asMap)
+        .filter((t): t is GMap => !!t)
+        .map((t) => ({ key: str(t.Key) ?? '', effect: str(t.Effect) ?? '', ...(str(t.Value) ? { value: str(t.Value) } : {}) }));
       set(c, ptr, list.length ? list : undefined);
     }
   }
   if (!status) return;
-  const conditions = asList(status.Conditions).map(asMap).filter((x): x is GMap => !!x);
-  set(c, '/status/conditions', conditions.map((x) => ({
-    type: str(x.Type) ?? '',
-    status: str(x.Status) ?? '',
-    ...(str(x.Reason) ? { reason: str(x.Reason) } : {}),
-    ...(str(x.Message) ? { message: str(x.Message) } : {}),
-    ...(str(x['Last Transition Time']) ? { lastTransitionTime: str(x['Last Transition Time']) } : {}),
-  })));
-  for (const [key, ptr] of [['Capacity', '/status/capacity'], ['Allocatable', '/status/allocatable'], ['Resources', '/status/resources']] as const) {
+  const conditions = asList(status.Conditions)
+    .map(asMap)
+    .filter((x): x is GMap => !!x);
+  set(
+    c,
+    '/status/conditions',
+    conditions.map((x) => ({
+      type: str(x.Type) ?? '',
+      status: str(x.Status) ?? '',
+      ...(str(x.Reason) ? { reason: str(x.Reason) } : {}),
+      ...(str(x.Message) ? { message: str(x.Message) } : {}),
+      ...(str(x['Last Transition Time']) ? { lastTransitionTime: str(x['Last Transition Time']) } : {}),
+    })),
+  );
+  for (const [key, ptr] of [
+    ['Capacity', '/status/capacity'],
+    ['Allocatable', '/status/allocatable'],
+    ['Resources', '/status/resources'],
+  ] as const) {
     const m = asMap(status[key]);
     if (m) set(c, ptr, Object.fromEntries(Object.entries(m).map(([k, v]) => [resourceName(k), v])));
   }
-  for (const [key, ptr] of [['Node Name', '/status/nodeName'], ['Provider ID', '/status/providerID'], ['Image ID', '/status/imageID']] as const) {
+  for (const [key, ptr] of [
+    ['Node Name', '/status/nodeName'],
+    ['Provider ID', '/status/providerID'],
+    ['Image ID', '/status/imageID'],
+  ] as const) {
     if (c.obj.kind === 'NodeClaim' || c.obj.kind === 'Machine') set(c, ptr, str(status[key]) || undefined);
   }
 }
@@ -441,7 +498,13 @@ function eventsTable(f: Field, obj: KubeObject, block: TextBlock): LoadedObject[
     const age = parseEventAge(cell('Age', 'LastSeen') ?? '');
     const first = cell('FirstSeen') !== undefined ? parseEventAge(cell('FirstSeen')!).last : age.first;
     const count = Number(cell('Count')) || age.count || 1;
-    return describedEvent(obj, { type: cell('Type') ?? 'Normal', reason: cell('Reason') ?? '', message: cell('Message') ?? '', from: cell('From') ?? '', count, last: age.last, first }, block.source, line, FROM);
+    return describedEvent(
+      obj,
+      { type: cell('Type') ?? 'Normal', reason: cell('Reason') ?? '', message: cell('Message') ?? '', from: cell('From') ?? '', count, last: age.last, first },
+      block.source,
+      line,
+      FROM,
+    );
   });
 }
 

@@ -36,7 +36,11 @@ function tableKind(cols: Column[], hint?: string): TableKind | undefined {
 /** The text is one or more get tables (a `$ kubectl get …` line may precede each). */
 export function sniffGetTable(text: string): boolean {
   // A block cut from a ticket keeps its place with leading blank lines: look past them.
-  const lines = text.trimStart().split('\n', 20).map((l) => l.replace(/\r$/, '')).filter((l) => l.trim() !== '' && !parseCommand(l));
+  const lines = text
+    .trimStart()
+    .split('\n', 20)
+    .map((l) => l.replace(/\r$/, ''))
+    .filter((l) => l.trim() !== '' && !parseCommand(l));
   const header = lines[0];
   if (!header || !HEADER.test(header) || !lines[1]) return false;
   return tableKind(columnsOfHeader(header)) !== undefined;
@@ -58,12 +62,22 @@ export function readGetTable(block: TextBlock): ReadResult {
     const cols = columnsOfHeader(text);
     const kind = tableKind(cols, hint?.kind);
     const rows: Array<{ cells: string[]; line: number }> = [];
-    while (i + 1 < lines.length && lines[i + 1]!.trim() !== '' && !HEADER.test(lines[i + 1]!) && !ANY_PROMPT.test(lines[i + 1]!) && !parseCommand(lines[i + 1]!)) {
+    while (
+      i + 1 < lines.length &&
+      lines[i + 1]!.trim() !== '' &&
+      !HEADER.test(lines[i + 1]!) &&
+      !ANY_PROMPT.test(lines[i + 1]!) &&
+      !parseCommand(lines[i + 1]!)
+    ) {
       i++;
       rows.push({ cells: cellsOf(lines[i]!, cols), line: first + i });
     }
     if (!kind) {
-      out.skipped.push({ source: block.source, line: first + i - rows.length, reason: `a kubectl get table (columns ${cols.map((c) => c.name).join(', ')}) of a kind karpdoctor does not read: ${rows.length} row(s) not read` });
+      out.skipped.push({
+        source: block.source,
+        line: first + i - rows.length,
+        reason: `a kubectl get table (columns ${cols.map((c) => c.name).join(', ')}) of a kind karpdoctor does not read: ${rows.length} row(s) not read`,
+      });
       continue;
     }
     for (const { cells, line } of rows) {
@@ -144,7 +158,11 @@ function objectRow(kind: Exclude<TableKind, 'Event'>, cell: Cell, namespace: str
   } else if (kind === 'NodePool') {
     if (value(cell('NODECLASS'))) put('/spec/template/spec/nodeClassRef/name', cell('NODECLASS'));
     if (cell('WEIGHT') !== undefined) put('/spec/weight', value(cell('WEIGHT')) ? Number(cell('WEIGHT')) : undefined);
-    for (const [column, key] of [['NODES', 'nodes'], ['CPU', 'cpu'], ['MEMORY', 'memory']] as const) {
+    for (const [column, key] of [
+      ['NODES', 'nodes'],
+      ['CPU', 'cpu'],
+      ['MEMORY', 'memory'],
+    ] as const) {
       if (cell(column) !== undefined) put(`/status/resources/${key}`, value(cell(column)));
     }
     ready('READY');
@@ -158,7 +176,14 @@ function objectRow(kind: Exclude<TableKind, 'Event'>, cell: Cell, namespace: str
   return { object: obj, provenance: { source, line, partial: { from: FROM, known }, ...(Object.keys(ages).length ? { ages } : {}) } };
 }
 
-const POD_PHASE: Record<string, string> = { Pending: 'Pending', Running: 'Running', Completed: 'Succeeded', Succeeded: 'Succeeded', Failed: 'Failed', Error: 'Failed' };
+const POD_PHASE: Record<string, string> = {
+  Pending: 'Pending',
+  Running: 'Running',
+  Completed: 'Succeeded',
+  Succeeded: 'Succeeded',
+  Failed: 'Failed',
+  Error: 'Failed',
+};
 
 function eventRow(cell: Cell, namespace: string | undefined, source: string, line: number): LoadedObject | undefined {
   // Current layout: OBJECT is `kind/name`. Older: KIND and NAME (the involved object's) in their own columns.
@@ -185,7 +210,15 @@ function eventRow(cell: Cell, namespace: string | undefined, source: string, lin
   const source_ = (cell('SOURCE') ?? '').trim();
   return describedEvent(
     involved,
-    { type: cell('TYPE') || 'Normal', reason: cell('REASON') ?? '', message: cell('MESSAGE') ?? '', from: source_, count, ...(last.last !== undefined ? { last: last.last } : {}), ...(first !== undefined ? { first } : {}) },
+    {
+      type: cell('TYPE') || 'Normal',
+      reason: cell('REASON') ?? '',
+      message: cell('MESSAGE') ?? '',
+      from: source_,
+      count,
+      ...(last.last !== undefined ? { last: last.last } : {}),
+      ...(first !== undefined ? { first } : {}),
+    },
     source,
     line,
     FROM,

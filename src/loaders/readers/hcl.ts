@@ -485,7 +485,8 @@ class Parser {
     const bodyLine = this.line;
     const lines: string[] = [];
     for (;;) {
-      if (this.eof()) throw new HclError(`heredoc <<${strip ? '-' : ''}${marker} started on line ${start.line} is never closed with ${marker}`, start.line, start.column);
+      if (this.eof())
+        throw new HclError(`heredoc <<${strip ? '-' : ''}${marker} started on line ${start.line} is never closed with ${marker}`, start.line, start.column);
       const end = this.src.indexOf('\n', this.i);
       const raw = this.src.slice(this.i, end < 0 ? this.src.length : end).replace(/\r$/, '');
       if (raw.trim() === marker) {
@@ -623,7 +624,11 @@ export function templateParts(content: string, firstLine: number): TemplatePart[
       if (j >= content.length) throw new HclError(`unterminated "${c}{" in a heredoc`, line, 1);
       if (text) parts.push({ text });
       text = '';
-      const expr = content.slice(i + 2, j).replace(/^~/, '').replace(/~$/, '').trim();
+      const expr = content
+        .slice(i + 2, j)
+        .replace(/^~/, '')
+        .replace(/~$/, '')
+        .trim();
       parts.push(c === '%' ? { expr, directive: true, line } : { expr, line });
       line += (content.slice(i, j).match(/\n/g) ?? []).length;
       i = j;

@@ -83,7 +83,9 @@ function jsonLoader(source: string, sink: ReadSink, stray: StrayLineHandler): { 
 
 function isLogRecord(value: unknown): boolean {
   const v = value as Record<string, unknown> | null;
-  return typeof v === 'object' && v !== null && v.kind === undefined && typeof v.level === 'string' && (typeof v.message === 'string' || typeof v.msg === 'string');
+  return (
+    typeof v === 'object' && v !== null && v.kind === undefined && typeof v.level === 'string' && (typeof v.message === 'string' || typeof v.msg === 'string')
+  );
 }
 
 const YAML_DOCUMENT_START = /^(---(\s|$)|apiVersion:|kind:|items:)/;

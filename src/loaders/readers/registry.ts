@@ -58,13 +58,19 @@ export function pickReader(s: Sniff, readers: readonly Reader[] = READERS): Read
 export async function readFile(file: InputFile, sink: ReadSink, opts: ReaderOptions): Promise<FileOutcome> {
   const name = basename(file.relPath);
   const base = { name, relPath: file.relPath, size: file.size, direct: file.direct === true };
-  const byName = pickReader({ ...base, head: EMPTY, sample: '' }, READERS.filter((r) => r.needs === 'name'));
+  const byName = pickReader(
+    { ...base, head: EMPTY, sample: '' },
+    READERS.filter((r) => r.needs === 'name'),
+  );
   const readBlock = (block: { name: string; text: string }, into: ReadSink) => readEmbedded(file, block, into, opts);
   if (byName) return byName.read({ file, name, chunks: file.chunks(), sample: '', opts, readBlock }, sink);
   const peeked = await peek(file);
   try {
     const sample = peeked.sample.toString('utf8');
-    const reader = pickReader({ ...base, head: peeked.sample, sample }, READERS.filter((r) => r.needs === 'content'));
+    const reader = pickReader(
+      { ...base, head: peeked.sample, sample },
+      READERS.filter((r) => r.needs === 'content'),
+    );
     if (!reader) return notManifest('other file that is not YAML, JSON or a log');
     return await reader.read({ file, name, chunks: peeked.chunks, sample, opts, readBlock }, sink);
   } finally {
@@ -77,7 +83,10 @@ async function readEmbedded(file: InputFile, block: { name: string; text: string
   const bytes = Buffer.from(block.text, 'utf8');
   const sample = bytes.subarray(0, SNIFF_BYTES);
   const s: Sniff = { name: block.name, relPath: block.name, size: bytes.length, direct: false, embedded: true, head: sample, sample: sample.toString('utf8') };
-  const reader = pickReader(s, READERS.filter((r) => r.needs === 'content'));
+  const reader = pickReader(
+    s,
+    READERS.filter((r) => r.needs === 'content'),
+  );
   if (!reader) return undefined;
   const part: InputFile = { displayPath: file.displayPath, relPath: block.name, size: bytes.length, chunks: () => once(bytes) };
   const readBlock = (inner: { name: string; text: string }, into: ReadSink) => readEmbedded(file, inner, into, opts);

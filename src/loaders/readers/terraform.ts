@@ -71,7 +71,11 @@ export function readTerraform(text: string, source: string): TerraformRead {
     const address = `${documents ? 'data.' : ''}${type}.${name}`;
     const result = documents
       ? fileDocuments(block)
-      : type === 'kubectl_manifest' ? kubectlManifest(block) : type === 'kubernetes_manifest' ? kubernetesManifest(block) : storageClass(block);
+      : type === 'kubectl_manifest'
+        ? kubectlManifest(block)
+        : type === 'kubernetes_manifest'
+          ? kubernetesManifest(block)
+          : storageClass(block);
     if (typeof result === 'string') {
       notRead.push({ line: block.line, what: `${address} (${result})` });
       continue;
@@ -95,7 +99,10 @@ export function readTerraform(text: string, source: string): TerraformRead {
     }
   }
   if (notRead.length) {
-    const shown = notRead.slice(0, 3).map((n) => n.what).join('; ');
+    const shown = notRead
+      .slice(0, 3)
+      .map((n) => n.what)
+      .join('; ');
     out.skipped.push({
       source,
       line: notRead[0]!.line,
@@ -155,7 +162,12 @@ function kubernetesManifest(block: HclBlock): Decoded[] | string {
 
 /** The typed resource's schema, snake_case blocks and attributes, as the StorageClass the provider creates. */
 function storageClass(block: HclBlock): Decoded[] | string {
-  const decoded: Decoded = { value: { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass' }, line: block.line, fields: { '': [block.line, block.column] }, unknown: [] };
+  const decoded: Decoded = {
+    value: { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass' },
+    line: block.line,
+    fields: { '': [block.line, block.column] },
+    unknown: [],
+  };
   const metadata = block.body.blocks.find((b) => b.type === 'metadata');
   if (!metadata) return 'no metadata block';
   const meta: Record<string, unknown> = {};
@@ -268,7 +280,12 @@ function yamlDocuments(body: HclValue): Decoded[] | string {
   }
 }
 
-function decodeYaml(text: string, exprs: Array<{ expr: string; line: number }>, toFile: (l: number, c: number) => [number, number], firstLine: number): Decoded[] | string {
+function decodeYaml(
+  text: string,
+  exprs: Array<{ expr: string; line: number }>,
+  toFile: (l: number, c: number) => [number, number],
+  firstLine: number,
+): Decoded[] | string {
   const lc = new LineCounter();
   const out: Decoded[] = [];
   for (const doc of parseAllDocuments(text, { lineCounter: lc, uniqueKeys: true })) {
@@ -288,7 +305,13 @@ function decodeYaml(text: string, exprs: Array<{ expr: string; line: number }>, 
   return out.length ? out : 'yaml_body holds no object';
 }
 
-function positions(node: Node, pointer: string, fields: Record<string, [number, number]>, lc: LineCounter, toFile: (l: number, c: number) => [number, number]): void {
+function positions(
+  node: Node,
+  pointer: string,
+  fields: Record<string, [number, number]>,
+  lc: LineCounter,
+  toFile: (l: number, c: number) => [number, number],
+): void {
   if (node.range) {
     const p = lc.linePos(node.range[0]);
     fields[pointer] ??= toFile(p.line, p.col);
@@ -323,7 +346,11 @@ function replaceTokens(value: unknown, pointer: string, into: Decoded, exprs: Ar
     for (const [k, v] of Object.entries(value)) {
       if (TOKENS.test(k)) {
         TOKENS.lastIndex = 0;
-        into.unknown.push({ pointer, expression: `${k.replace(TOKENS, (_m, i: string) => `\${${exprs[Number(i)]!.expr}}`)}: …`, line: into.fields[pointer]?.[0] ?? into.line });
+        into.unknown.push({
+          pointer,
+          expression: `${k.replace(TOKENS, (_m, i: string) => `\${${exprs[Number(i)]!.expr}}`)}: …`,
+          line: into.fields[pointer]?.[0] ?? into.line,
+        });
         continue;
       }
       out[k] = replaceTokens(v, `${pointer}/${escape(k)}`, into, exprs);

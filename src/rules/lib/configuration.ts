@@ -46,9 +46,14 @@ export function nodeClassKey(ref: { group?: string; kind: string }): string | un
  * The EC2NodeClass (or AWSNodeTemplate) a reference names; none for another provider's node class, whose spec has
  * no userData, amiFamily or subnets to read. A reference naming no other provider's group or kind is read as AWS's.
  */
-export function awsNodeClassOf(snapshot: Snapshot, ref: { group?: string; kind?: string; name?: string } | undefined, from?: KubeObject): KubeObject | undefined {
+export function awsNodeClassOf(
+  snapshot: Snapshot,
+  ref: { group?: string; kind?: string; name?: string } | undefined,
+  from?: KubeObject,
+): KubeObject | undefined {
   if (!ref?.name || !isAwsRef(ref)) return undefined;
-  const find = (kindKey: string) => (from ? snapshot.resolve(from, 'nodeClass', kindKey, undefined, ref.name!).object : snapshot.get(kindKey, undefined, ref.name!));
+  const find = (kindKey: string) =>
+    from ? snapshot.resolve(from, 'nodeClass', kindKey, undefined, ref.name!).object : snapshot.get(kindKey, undefined, ref.name!);
   return find(KIND.EC2NodeClass) ?? find(KIND.AWSNodeTemplate);
 }
 

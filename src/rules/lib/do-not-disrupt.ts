@@ -12,7 +12,6 @@ import { parseDuration, parseTime } from '../../kube/units.js';
 import type { KarpenterVersionFacts } from '../support.js';
 export { isPodManifest } from '../../snapshot/pods.js';
 
-
 export interface DoNotDisrupt {
   /** The annotation key that is in force. */
   key: string;
@@ -80,7 +79,8 @@ export function templateDoNotDisrupt(object: KubeObject, base: string, version: 
     const ms = parseDuration(value);
     if (version.atLeast('1.12.0') !== false && ms !== undefined && ms > 0 && Number.isFinite(ms)) return { ...at, durationMs: ms };
   }
-  if (str(a[DO_NOT_EVICT]) === 'true' && version.atLeast('1.0.0') !== true) return { key: DO_NOT_EVICT, value: 'true', path: `${base}${annotationPath(DO_NOT_EVICT)}` };
+  if (str(a[DO_NOT_EVICT]) === 'true' && version.atLeast('1.0.0') !== true)
+    return { key: DO_NOT_EVICT, value: 'true', path: `${base}${annotationPath(DO_NOT_EVICT)}` };
   return undefined;
 }
 

@@ -33,12 +33,18 @@ export function controllerExposure(snapshot: Snapshot, version: KarpenterVersion
   const v112 = version.atLeast('1.12.0');
   if (v112 === true) {
     out.poller = true;
-    out.reasons.push(`Karpenter ${version.label} polls EC2 instance status (always on since v1.12): scheduled maintenance drains the node, impaired status checks force-terminate it`);
+    out.reasons.push(
+      `Karpenter ${version.label} polls EC2 instance status (always on since v1.12): scheduled maintenance drains the node, impaired status checks force-terminate it`,
+    );
     out.evidence.push(...version.evidence());
   } else if (v112 === undefined && !queue?.value) {
     out.poller = true;
-    out.reasons.push('Karpenter v1.12+ polls EC2 instance status (always on): scheduled maintenance drains the node, impaired status checks force-terminate it');
-    out.assumes = snapshot.controller.object ? 'Karpenter v1.12 or later (status-check poller always on)' : 'Karpenter v1.12 or later, or an interruption queue (the controller is not in the snapshot)';
+    out.reasons.push(
+      'Karpenter v1.12+ polls EC2 instance status (always on): scheduled maintenance drains the node, impaired status checks force-terminate it',
+    );
+    out.assumes = snapshot.controller.object
+      ? 'Karpenter v1.12 or later (status-check poller always on)'
+      : 'Karpenter v1.12 or later, or an interruption queue (the controller is not in the snapshot)';
   }
   return out;
 }
@@ -68,4 +74,3 @@ export function selectorLabelsOf(workload: KubeObject | undefined): Array<[strin
   const m = dig(workload, 'spec', 'selector', 'matchLabels');
   return isRecord(m) ? Object.entries(m).map(([k, v]) => [k, String(v)]) : undefined;
 }
-

@@ -78,7 +78,9 @@ export interface SpotAllowance {
 export function spotAllowance(pool: NodePoolView): SpotAllowance {
   const label = pool.templateLabels[CAPACITY_TYPE];
   const labelPath =
-    pool.generation === 'v1alpha5' ? `/spec/labels/${CAPACITY_TYPE.replace(/\//g, '~1')}` : `/spec/template/metadata/labels/${CAPACITY_TYPE.replace(/\//g, '~1')}`;
+    pool.generation === 'v1alpha5'
+      ? `/spec/labels/${CAPACITY_TYPE.replace(/\//g, '~1')}`
+      : `/spec/template/metadata/labels/${CAPACITY_TYPE.replace(/\//g, '~1')}`;
   if (label !== undefined) {
     return { allows: label === 'spot', evidence: { object: pool.object, path: labelPath }, text: `label ${CAPACITY_TYPE}=${label}` };
   }
@@ -88,8 +90,7 @@ export function spotAllowance(pool: NodePoolView): SpotAllowance {
     if (r.key !== CAPACITY_TYPE) continue;
     const path = `${pool.requirements.path}/${i}`;
     const text = `${r.operator}${r.values.length ? ` [${r.values.join(', ')}]` : ''}`;
-    const allows =
-      (r.operator === 'In' && r.values.includes('spot')) || (r.operator === 'NotIn' && !r.values.includes('spot')) || r.operator === 'Exists';
+    const allows = (r.operator === 'In' && r.values.includes('spot')) || (r.operator === 'NotIn' && !r.values.includes('spot')) || r.operator === 'Exists';
     return { allows, evidence: { object: pool.object, path }, text };
   }
   return {
@@ -142,4 +143,3 @@ export function statefulReasons(snapshot: Snapshot, pod: KubeObject, spec: unkno
   }
   return out;
 }
-

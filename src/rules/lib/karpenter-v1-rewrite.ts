@@ -38,7 +38,9 @@ function meta(obj: KubeObject): Json {
 }
 
 function compact(o: Json): Json {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && !(Array.isArray(v) && v.length === 0) && !(isRecord(v) && Object.keys(v).length === 0)));
+  return Object.fromEntries(
+    Object.entries(o).filter(([, v]) => v !== undefined && !(Array.isArray(v) && v.length === 0) && !(isRecord(v) && Object.keys(v).length === 0)),
+  );
 }
 
 function provisionerToNodePool(obj: KubeObject): Json {
@@ -86,7 +88,12 @@ function v1beta1NodePool(obj: KubeObject): Json {
     disruption.consolidationPolicy = 'WhenEmptyOrUnderutilized';
     disruption.consolidateAfter ??= '0s';
   }
-  return { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: meta(obj), spec: compact({ ...spec, template: compact({ ...template, metadata: tmeta, spec: tspec }), disruption }) };
+  return {
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodePool',
+    metadata: meta(obj),
+    spec: compact({ ...spec, template: compact({ ...template, metadata: tmeta, spec: tspec }), disruption }),
+  };
 }
 
 const ALIAS: Record<string, string> = { AL2: 'al2', AL2023: 'al2023', Bottlerocket: 'bottlerocket', Windows2019: 'windows2019', Windows2022: 'windows2022' };
@@ -140,7 +147,12 @@ function selectorTerms(selector: unknown): Json[] {
   if (!isRecord(selector)) return [];
   const { 'aws-ids': ids, ...tags } = selector as Record<string, unknown>;
   const terms: Json[] = [];
-  if (typeof ids === 'string') for (const id of ids.split(',').map((s) => s.trim()).filter(Boolean)) terms.push({ id });
+  if (typeof ids === 'string')
+    for (const id of ids
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean))
+      terms.push({ id });
   if (Object.keys(tags).length) terms.push({ tags });
   return terms;
 }

@@ -42,29 +42,114 @@ interface CodeRow {
  * counts when no code inside the text says more. Both the EC2 codes and the condition reasons derived from them.
  */
 const CODES: CodeRow[] = [
-  { re: /AuthFailure\.ServiceLinkedRoleCreationNotPermitted|\bSpotSLRCreationFailed\b/, family: 'refused', code: 'SpotSLRCreationFailed', label: 'the Spot service-linked role does not exist and may not be created' },
+  {
+    re: /AuthFailure\.ServiceLinkedRoleCreationNotPermitted|\bSpotSLRCreationFailed\b/,
+    family: 'refused',
+    code: 'SpotSLRCreationFailed',
+    label: 'the Spot service-linked role does not exist and may not be created',
+  },
   { re: /iam:PassRole/, family: 'refused', code: 'iam:PassRole', label: 'the controller may not pass the node role (iam:PassRole)' },
-  { re: /\bUnauthorizedOperation\b|\bAccessDenied(?:Exception)?\b|\bAuthFailure\b|\bUnauthorized\b|not authorized to perform/, family: 'refused', code: 'UnauthorizedOperation', label: 'the controller is not authorised to launch' },
-  { re: /iamInstanceProfile\.name is invalid|Invalid IAM Instance Profile|\bInstanceProfileNameInvalid\b|instance profile \S+ (?:not found|does not exist)/i, family: 'refused', code: 'InstanceProfileNameInvalid', label: 'the instance profile does not exist' },
-  { re: /InvalidLaunchTemplate(?:Id|Name)\.NotFound|\bLaunchTemplateNotFound\b/, family: 'refused', code: 'LaunchTemplateNotFound', label: 'the launch template was not found' },
-  { re: /\bAMIAuthorizationFailure\b|not authorized to (?:use|launch) (?:the )?(?:AMI|image)|InvalidAMIID\.Unavailable/i, family: 'refused', code: 'AMIAuthorizationFailure', label: 'the account may not use the AMI' },
+  {
+    re: /\bUnauthorizedOperation\b|\bAccessDenied(?:Exception)?\b|\bAuthFailure\b|\bUnauthorized\b|not authorized to perform/,
+    family: 'refused',
+    code: 'UnauthorizedOperation',
+    label: 'the controller is not authorised to launch',
+  },
+  {
+    re: /iamInstanceProfile\.name is invalid|Invalid IAM Instance Profile|\bInstanceProfileNameInvalid\b|instance profile \S+ (?:not found|does not exist)/i,
+    family: 'refused',
+    code: 'InstanceProfileNameInvalid',
+    label: 'the instance profile does not exist',
+  },
+  {
+    re: /InvalidLaunchTemplate(?:Id|Name)\.NotFound|\bLaunchTemplateNotFound\b/,
+    family: 'refused',
+    code: 'LaunchTemplateNotFound',
+    label: 'the launch template was not found',
+  },
+  {
+    re: /\bAMIAuthorizationFailure\b|not authorized to (?:use|launch) (?:the )?(?:AMI|image)|InvalidAMIID\.Unavailable/i,
+    family: 'refused',
+    code: 'AMIAuthorizationFailure',
+    label: 'the account may not use the AMI',
+  },
   { re: /InvalidAMIID(?:\.(?:Malformed|NotFound))?\b|\bAMINotFound\b/, family: 'refused', code: 'InvalidAMIID', label: 'the AMI does not exist' },
-  { re: /\bUserDataSizeLimitExceeded\b|User data is limited to \d+ bytes/i, family: 'refused', code: 'UserDataSizeLimitExceeded', label: 'the user data is larger than EC2 accepts (16 KB)' },
-  { re: /\bSecurityGroupSubnetVPCMismatch\b|belong to different networks|security groups? .* (?:and|is not in the same VPC as) (?:the )?subnet/i, family: 'refused', code: 'SecurityGroupSubnetVPCMismatch', label: 'the security groups and subnets are in different VPCs' },
-  { re: /InvalidGroup\.NotFound|security group '?sg-[0-9a-f]+'? does not exist/i, family: 'refused', code: 'SecurityGroupNotFound', label: 'a selected security group does not exist (in the subnet\'s VPC)' },
-  { re: /InvalidSubnetID\.NotFound|subnet ID '?subnet-[0-9a-f]+'? does not exist/i, family: 'refused', code: 'SubnetNotFound', label: 'a selected subnet does not exist' },
-  { re: /\bInvalidBlockDeviceMapping\b/, family: 'refused', code: 'InvalidBlockDeviceMapping', label: 'the block device mappings are invalid for the AMI or instance type' },
-  { re: /\bPendingVerification\b|\bAccountPendingVerification\b/, family: 'refused', code: 'PendingVerification', label: 'the account is still being verified for this region' },
-  { re: /\bRequestLimitExceeded\b|\bThrottling(?:Exception)?\b|Rate exceeded/, family: 'throttling', code: 'RequestLimitExceeded', label: 'EC2 API requests are throttled (RequestLimitExceeded)' },
+  {
+    re: /\bUserDataSizeLimitExceeded\b|User data is limited to \d+ bytes/i,
+    family: 'refused',
+    code: 'UserDataSizeLimitExceeded',
+    label: 'the user data is larger than EC2 accepts (16 KB)',
+  },
+  {
+    re: /\bSecurityGroupSubnetVPCMismatch\b|belong to different networks|security groups? .* (?:and|is not in the same VPC as) (?:the )?subnet/i,
+    family: 'refused',
+    code: 'SecurityGroupSubnetVPCMismatch',
+    label: 'the security groups and subnets are in different VPCs',
+  },
+  {
+    re: /InvalidGroup\.NotFound|security group '?sg-[0-9a-f]+'? does not exist/i,
+    family: 'refused',
+    code: 'SecurityGroupNotFound',
+    label: "a selected security group does not exist (in the subnet's VPC)",
+  },
+  {
+    re: /InvalidSubnetID\.NotFound|subnet ID '?subnet-[0-9a-f]+'? does not exist/i,
+    family: 'refused',
+    code: 'SubnetNotFound',
+    label: 'a selected subnet does not exist',
+  },
+  {
+    re: /\bInvalidBlockDeviceMapping\b/,
+    family: 'refused',
+    code: 'InvalidBlockDeviceMapping',
+    label: 'the block device mappings are invalid for the AMI or instance type',
+  },
+  {
+    re: /\bPendingVerification\b|\bAccountPendingVerification\b/,
+    family: 'refused',
+    code: 'PendingVerification',
+    label: 'the account is still being verified for this region',
+  },
+  {
+    re: /\bRequestLimitExceeded\b|\bThrottling(?:Exception)?\b|Rate exceeded/,
+    family: 'throttling',
+    code: 'RequestLimitExceeded',
+    label: 'EC2 API requests are throttled (RequestLimitExceeded)',
+  },
   { re: /\bVcpuLimitExceeded\b|\bVCPULimitExceeded\b/, family: 'quota', code: 'VcpuLimitExceeded', label: 'the vCPU quota of the account is used up' },
-  { re: /\bMaxSpotInstanceCountExceeded\b|\bSpotQuotaExceeded\b/, family: 'quota', code: 'MaxSpotInstanceCountExceeded', label: 'the Spot instance quota is used up' },
+  {
+    re: /\bMaxSpotInstanceCountExceeded\b|\bSpotQuotaExceeded\b/,
+    family: 'quota',
+    code: 'MaxSpotInstanceCountExceeded',
+    label: 'the Spot instance quota is used up',
+  },
   { re: /\bMaxFleetCountExceeded\b|\bFleetQuotaExceeded\b/, family: 'quota', code: 'MaxFleetCountExceeded', label: 'the EC2 Fleet request quota is used up' },
   { re: /\bInstanceLimitExceeded\b/, family: 'quota', code: 'InstanceLimitExceeded', label: 'the instance quota is used up' },
   { re: /\bInsufficientFreeAddressesInSubnet\b/, family: 'subnet', code: 'InsufficientFreeAddressesInSubnet', label: 'the subnets have no free IP addresses' },
-  { re: /\bInsufficientInstanceCapacity\b/, family: 'capacity', code: 'InsufficientInstanceCapacity', label: 'EC2 has no capacity for the requested instance types (InsufficientInstanceCapacity)' },
-  { re: /\bUnfulfillableCapacity\b/, family: 'capacity', code: 'UnfulfillableCapacity', label: 'the request cannot be fulfilled with the allowed offerings (UnfulfillableCapacity)' },
-  { re: /\bReservationCapacityExceeded\b/, family: 'capacity', code: 'ReservationCapacityExceeded', label: 'the capacity reservation is used up (ReservationCapacityExceeded)' },
-  { re: /all requested instance types were unavailable|insufficient capacity|\bInsufficientCapacity(?:Error)?\b/i, family: 'capacity', code: 'InsufficientCapacity', label: 'insufficient capacity on every requested offering' },
+  {
+    re: /\bInsufficientInstanceCapacity\b/,
+    family: 'capacity',
+    code: 'InsufficientInstanceCapacity',
+    label: 'EC2 has no capacity for the requested instance types (InsufficientInstanceCapacity)',
+  },
+  {
+    re: /\bUnfulfillableCapacity\b/,
+    family: 'capacity',
+    code: 'UnfulfillableCapacity',
+    label: 'the request cannot be fulfilled with the allowed offerings (UnfulfillableCapacity)',
+  },
+  {
+    re: /\bReservationCapacityExceeded\b/,
+    family: 'capacity',
+    code: 'ReservationCapacityExceeded',
+    label: 'the capacity reservation is used up (ReservationCapacityExceeded)',
+  },
+  {
+    re: /all requested instance types were unavailable|insufficient capacity|\bInsufficientCapacity(?:Error)?\b/i,
+    family: 'capacity',
+    code: 'InsufficientCapacity',
+    label: 'insufficient capacity on every requested offering',
+  },
 ];
 
 const GENERIC_CAPACITY = 'InsufficientCapacity';
@@ -126,8 +211,10 @@ const LAUNCHED = /^launched (nodeclaim|machine)$/i;
 const DELETED = /^deleted (nodeclaim|machine)$/i;
 const ICE_CACHE = /^removing offering from offerings$/i;
 /** Log records that carry a launch error: by message, else any ERROR whose text is about launching. */
-const FAILURE_MESSAGE = /^(failed launching (nodeclaim|machine)|reconciler error|launching (nodeclaim|machine)|creating instance|insufficient capacity|could not launch)/i;
-const LAUNCH_CONTEXT = /launch|creat(?:e|ing) (?:instance|fleet|launch template|instance profile)|fleet|nodeclaim|machine|instance profile|RunInstances|CreateFleet|PassRole/i;
+const FAILURE_MESSAGE =
+  /^(failed launching (nodeclaim|machine)|reconciler error|launching (nodeclaim|machine)|creating instance|insufficient capacity|could not launch)/i;
+const LAUNCH_CONTEXT =
+  /launch|creat(?:e|ing) (?:instance|fleet|launch template|instance profile)|fleet|nodeclaim|machine|instance profile|RunInstances|CreateFleet|PassRole/i;
 /** Controllers whose errors are about something other than launching (SQS, pricing, …). */
 const OTHER_CONTROLLER = /^(?:controller\.)?(?:interruption|pricing|state\.pricing|[\w.]*garbagecollection|nodeclaim\.tagging|capacityreservation)/;
 
@@ -170,7 +257,11 @@ function build(snapshot: Snapshot): LaunchTimeline {
         ...(launched.lastTransitionTime ? { first: launched.lastTransitionTime, last: launched.lastTransitionTime } : {}),
         count: 1,
         via: 'condition',
-        evidence: { object: claim.object, path: `/status/conditions/${launched.index}`, note: `Launched=${launched.status}${launched.reason ? ` ${launched.reason}` : ''}` },
+        evidence: {
+          object: claim.object,
+          path: `/status/conditions/${launched.index}`,
+          note: `Launched=${launched.status}${launched.reason ? ` ${launched.reason}` : ''}`,
+        },
       });
     }
   }
@@ -281,7 +372,12 @@ function logSignal(log: LogRecord): LaunchSignal | undefined {
   const pool = logNodePool(log, new Set());
   const nc = log.fields.EC2NodeClass ?? log.fields.ec2nodeclass ?? log.fields.nodeclass;
   const nodeClass = typeof nc === 'string' ? nc : typeof (nc as { name?: unknown } | undefined)?.name === 'string' ? (nc as { name: string }).name : undefined;
-  const offering = iceCache ? ` (${['instance-type', 'zone', 'capacity-type'].map((k) => log.fields[k]).filter(Boolean).join(' ')} marked unavailable)` : '';
+  const offering = iceCache
+    ? ` (${['instance-type', 'zone', 'capacity-type']
+        .map((k) => log.fields[k])
+        .filter(Boolean)
+        .join(' ')} marked unavailable)`
+    : '';
   return {
     causes,
     text: iceCache ? `${log.message}${offering}` : text,
@@ -359,10 +455,16 @@ export function byPool(signals: LaunchSignal[]): Map<string, LaunchSignal[]> {
 }
 
 /** Total occurrences (an event counts its repeats), distinct causes and NodeClaims of a group of signals. */
-export function summarise(signals: LaunchSignal[], family?: LaunchFamily): { occurrences: number; causes: LaunchCause[]; claims: string[]; first?: string; last?: string; vias: Via[] } {
+export function summarise(
+  signals: LaunchSignal[],
+  family?: LaunchFamily,
+): { occurrences: number; causes: LaunchCause[]; claims: string[]; first?: string; last?: string; vias: Via[] } {
   const causes = new Map<string, LaunchCause>();
   for (const s of signals) for (const c of s.causes) if (!family || c.family === family) causes.set(c.code, c);
-  const times = signals.flatMap((s) => [s.first, s.last]).filter((x): x is string => Boolean(x)).sort();
+  const times = signals
+    .flatMap((s) => [s.first, s.last])
+    .filter((x): x is string => Boolean(x))
+    .sort();
   return {
     occurrences: occurrences(signals),
     causes: [...causes.values()],

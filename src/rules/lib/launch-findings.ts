@@ -91,13 +91,18 @@ export function pickEvidence(signals: LaunchSignal[], max = 6): EvidenceInput[] 
 export function poolTarget(p: FailingPool): KubeObject | ObjectRef | undefined {
   if (p.pool) return p.pool.object;
   if (!p.name) return undefined;
-  return poolRef(p.name, p.signals.map((s) => s.evidence));
+  return poolRef(
+    p.name,
+    p.signals.map((s) => s.evidence),
+  );
 }
 
 /** A pool known by name only: a Provisioner when the ≤ v0.31 records it was read from name Machines. */
 export function poolRef(name: string, evidence: EvidenceInput[]): ObjectRef {
   const legacy = evidence.some((e) => e.log && ['machine', 'Machine', 'provisioner', 'Provisioner'].some((k) => k in e.log!.fields));
-  return legacy ? { apiVersion: 'karpenter.sh/v1alpha5', kind: 'Provisioner', namespace: null, name } : { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name };
+  return legacy
+    ? { apiVersion: 'karpenter.sh/v1alpha5', kind: 'Provisioner', namespace: null, name }
+    : { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name };
 }
 
 /** The EC2NodeClass the failing launches used: the pool's reference, else the one the NodeClaims or events name. */
@@ -175,7 +180,10 @@ export function relatedOf(pools: FailingPool[], target: KubeObject | ObjectRef):
 /** "NodePool a failed 3 times between … (NodeClaims x, y)", one part per pool. */
 export function poolParts(pools: FailingPool[], withCauses: boolean): string {
   return pools
-    .map((p) => `${p.name ? `NodePool ${p.name}` : 'launches'} failed ${occurrenceText(p)}${p.claims.length ? ` (NodeClaims ${listNames(p.claims)})` : ''}${withCauses ? `: ${p.causes.map((c) => c.label).join('; ')}` : ''}`)
+    .map(
+      (p) =>
+        `${p.name ? `NodePool ${p.name}` : 'launches'} failed ${occurrenceText(p)}${p.claims.length ? ` (NodeClaims ${listNames(p.claims)})` : ''}${withCauses ? `: ${p.causes.map((c) => c.label).join('; ')}` : ''}`,
+    )
     .join('; ');
 }
 

@@ -138,7 +138,7 @@ export function scaled(nodes: string, total: number): number | undefined {
 
 export function budgetState(pool: NodePoolView, budget: Budget, index: number, total: number, now: number): BudgetState {
   const path = pool.budgets.defaulted ? pool.budgets.path : `${pool.budgets.path}/${index}`;
-  const reasons = (budget.reasons?.length ? budget.reasons.filter((r): r is DisruptionReason => (REASONS as readonly string[]).includes(r)) : [...REASONS]);
+  const reasons = budget.reasons?.length ? budget.reasons.filter((r): r is DisruptionReason => (REASONS as readonly string[]).includes(r)) : [...REASONS];
   const base = { budget, index, path, reasons, zero: /^0+%?$/.test(budget.nodes) };
   let active = true;
   let activeUntil: number | undefined;
@@ -260,5 +260,10 @@ export function hasBudgets(pool: NodePoolView): boolean {
 }
 
 export function budgetYaml(b: Budget): string {
-  return [`nodes: "${b.nodes}"`, ...(b.schedule ? [`schedule: "${b.schedule}"`] : []), ...(b.duration ? [`duration: ${b.duration}`] : []), ...(b.reasons ? [`reasons: [${b.reasons.join(', ')}]`] : [])].join(', ');
+  return [
+    `nodes: "${b.nodes}"`,
+    ...(b.schedule ? [`schedule: "${b.schedule}"`] : []),
+    ...(b.duration ? [`duration: ${b.duration}`] : []),
+    ...(b.reasons ? [`reasons: [${b.reasons.join(', ')}]`] : []),
+  ].join(', ');
 }

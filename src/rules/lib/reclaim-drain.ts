@@ -17,7 +17,6 @@ import { podDoNotDisrupt, type DoNotDisrupt } from './do-not-disrupt.js';
 import { DISRUPTED_TAINT, DISRUPTION_TAINT_V1BETA1 } from '../../kube/well-known.js';
 import { logRefs, logSays } from '../../snapshot/messages/karpenter-logs.js';
 
-
 export { isActive, isMirrorPod };
 
 /** Terminating for more than a minute past its deletionTimestamp: Karpenter stops waiting for it. */
@@ -87,7 +86,8 @@ export function blockEvidence(b: EvictionBlock): EvidenceInput[] {
   const out: EvidenceInput[] = [];
   if (b.doNotDisrupt) out.push({ object: b.pod, path: b.doNotDisrupt.path, note: `${podName(b.pod)} cannot be evicted` });
   for (const p of b.pdbs) out.push({ object: p, path: '/status/disruptionsAllowed', note: `selects ${podName(b.pod)}` });
-  for (const p of b.multiplePdbs) if (!b.pdbs.includes(p)) out.push({ object: p, path: '/spec/selector', note: `one of ${b.multiplePdbs.length} PDBs selecting ${podName(b.pod)}` });
+  for (const p of b.multiplePdbs)
+    if (!b.pdbs.includes(p)) out.push({ object: p, path: '/spec/selector', note: `one of ${b.multiplePdbs.length} PDBs selecting ${podName(b.pod)}` });
   return out;
 }
 
@@ -164,7 +164,11 @@ export function neverEvictable(snapshot: Snapshot, pdb: KubeObject): NeverEvicta
     text: `minAvailable: ${min} is ${min === total ? 'equal to' : 'more than'} the ${total} ${total === 1 ? 'replica' : 'replicas'} of ${names}, so no eviction is ever allowed`,
     evidence: [
       { object: pdb, path: '/spec/minAvailable' },
-      ...workloads.map((w) => ({ object: w, path: '/spec/replicas', ...(typeof dig(w, 'spec', 'replicas') === 'number' ? {} : { value: 1, note: 'not set: defaults to 1' }) })),
+      ...workloads.map((w) => ({
+        object: w,
+        path: '/spec/replicas',
+        ...(typeof dig(w, 'spec', 'replicas') === 'number' ? {} : { value: 1, note: 'not set: defaults to 1' }),
+      })),
     ],
   };
 }

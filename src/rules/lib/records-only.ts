@@ -56,7 +56,15 @@ const KINDS: Record<string, string> = {
 
 export function refOf(kind: string, name: string, namespace?: string): ObjectRef {
   const apiVersion =
-    kind === 'Provisioner' ? 'karpenter.sh/v1alpha5' : kind === 'NodeClaim' || kind === 'NodePool' ? 'karpenter.sh/v1' : kind === 'PodDisruptionBudget' ? 'policy/v1' : kind === 'EC2NodeClass' ? 'karpenter.k8s.aws/v1' : 'v1';
+    kind === 'Provisioner'
+      ? 'karpenter.sh/v1alpha5'
+      : kind === 'NodeClaim' || kind === 'NodePool'
+        ? 'karpenter.sh/v1'
+        : kind === 'PodDisruptionBudget'
+          ? 'policy/v1'
+          : kind === 'EC2NodeClass'
+            ? 'karpenter.k8s.aws/v1'
+            : 'v1';
   const key = KINDS[kind];
   return { apiVersion, kind, namespace: key && isClusterScoped(key) ? null : (namespace ?? null), name };
 }
@@ -81,7 +89,12 @@ export function reportFromRecords(ctx: Pick<RuleContext, 'snapshot' | 'report'>,
     const times = [...logs.map((l) => l.time), ...events.flatMap((e) => [e.firstSeen, e.lastSeen])].filter((t): t is string => !!t).sort();
     const lastEvent = [...events].sort((a, b) => (a.lastSeen ?? '').localeCompare(b.lastSeen ?? '')).pop();
     const lastLog = logs[logs.length - 1];
-    const text = lastLog && (!lastEvent || (lastLog.time ?? '') >= (lastEvent.lastSeen ?? '')) ? logText(lastLog) : lastEvent ? `${lastEvent.reason}: ${lastEvent.message}` : '';
+    const text =
+      lastLog && (!lastEvent || (lastLog.time ?? '') >= (lastEvent.lastSeen ?? ''))
+        ? logText(lastLog)
+        : lastEvent
+          ? `${lastEvent.reason}: ${lastEvent.message}`
+          : '';
     const seen: Seen = { occurrences, ...(times[0] ? { first: times[0] } : {}), ...(times.length ? { last: times[times.length - 1]! } : {}), text };
     const evidence: EvidenceInput[] = [
       ...events.slice(-2).map((e) => ({ event: e, note: e.count > 1 ? `seen ${e.count}×` : 'stated by the event' })),

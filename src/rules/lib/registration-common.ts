@@ -12,7 +12,6 @@ import type { Snapshot } from '../../snapshot/snapshot.js';
 import { awsNodeClassOf } from './configuration.js';
 import { logRefs } from '../../snapshot/messages/karpenter-logs.js';
 
-
 /** A node agent that removes its own "not ready" taint once it runs on the node. */
 export interface Agent {
   /** Human name: "Cilium agent". */
@@ -43,7 +42,6 @@ export function agentFor(key: string): Agent | undefined {
   }
   return undefined;
 }
-
 
 /** Toleration semantics of the scheduler (`Exists` with empty key tolerates everything). */
 
@@ -133,7 +131,10 @@ export function poolFromClaimName(claim: string | undefined, pools: Set<string>)
 export function registeredAt(claim: NodeClaimView | undefined, node: KubeObject | undefined): { time?: string; evidence?: EvidenceInput } {
   const reg = claim?.conditions.find((c) => c.type === 'Registered' && c.status === 'True');
   if (claim && reg?.lastTransitionTime) {
-    return { time: reg.lastTransitionTime, evidence: { object: claim.object, path: `/status/conditions/${reg.index}`, note: `NodeClaim ${claim.name} registered at ${reg.lastTransitionTime}` } };
+    return {
+      time: reg.lastTransitionTime,
+      evidence: { object: claim.object, path: `/status/conditions/${reg.index}`, note: `NodeClaim ${claim.name} registered at ${reg.lastTransitionTime}` },
+    };
   }
   if (node?.metadata.creationTimestamp) {
     return { time: node.metadata.creationTimestamp, evidence: { object: node, path: '/metadata/creationTimestamp', note: 'node created (registration time)' } };

@@ -15,17 +15,7 @@ import type { Snapshot } from '../../snapshot/snapshot.js';
 import { parseTime } from '../../kube/units.js';
 
 export type ClauseKind =
-  | 'instance-types'
-  | 'offering'
-  | 'min-values'
-  | 'taint'
-  | 'label'
-  | 'requirements'
-  | 'volume'
-  | 'limits'
-  | 'topology'
-  | 'host-ports'
-  | 'other';
+  'instance-types' | 'offering' | 'min-values' | 'taint' | 'label' | 'requirements' | 'volume' | 'limits' | 'topology' | 'host-ports' | 'other';
 
 export interface Clause {
   kind: ClauseKind;
@@ -43,7 +33,10 @@ const CLAUSES: Array<[RegExp, ClauseKind]> = [
   // ≤ v1.2 "no instance type which had enough resources and the required offering met the scheduling requirements";
   // v1.3+ "… or had a required offering"; the ICE cache makes offerings unavailable for 3 minutes (docs/karpenter-behaviour.md §8.5).
   [/required offering|no instance type has the required offering/i, 'offering'],
-  [/no instance type (?:satisfied resources|met (?:the scheduling requirements|all requirements)|has enough resources|which had enough resources)|no instance types satisfy requirements/i, 'instance-types'],
+  [
+    /no instance type (?:satisfied resources|met (?:the scheduling requirements|all requirements)|has enough resources|which had enough resources)|no instance types satisfy requirements/i,
+    'instance-types',
+  ],
   [/did not tolerate/i, 'taint'],
   [/does not have known values/i, 'label'],
   [/incompatible volume requirements/i, 'volume'],
@@ -158,7 +151,9 @@ function build(snapshot: Snapshot): SchedulingFailures {
         via: 'log',
         evidence: { log, note: 'Karpenter could not schedule the pod' },
       });
-    } else if (/^computed new (nodeclaim|machine)\(s\) to fit pod\(s\)|^computed \d+ unready node\(s\) will fit|^computed unready node\(s\) will fit/i.test(log.message)) {
+    } else if (
+      /^computed new (nodeclaim|machine)\(s\) to fit pod\(s\)|^computed \d+ unready node\(s\) will fit|^computed unready node\(s\) will fit/i.test(log.message)
+    ) {
       const pods = str(log.fields.pods) ?? str(log.fields.Pods) ?? '';
       for (const p of pods.split(/,\s*|\s+and\s+/)) if (p.includes('/')) place(p.trim(), log.time);
     }

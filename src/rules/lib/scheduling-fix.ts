@@ -29,17 +29,22 @@ function step(r: FitReason, pool: NodePoolView, where: string, field: string, c:
       return `Tolerate the taint in ${where} (${field}.tolerations):\n  tolerations:\n  ${tol}\n   (or remove the taint from ${pool.name} if it is not meant to keep these pods off).`;
     }
     case 'requirement': {
-      if (r.volume) return `The volume ${r.volume.metadata.name} is pinned (${r.text.split(' but ')[1]}): let ${pool.name} reach its zone (${edit}, ${r.poolPath}), or move the data.`;
+      if (r.volume)
+        return `The volume ${r.volume.metadata.name} is pinned (${r.text.split(' but ')[1]}): let ${pool.name} reach its zone (${edit}, ${r.poolPath}), or move the data.`;
       const podValues = r.podSet && !r.podSet.complement ? [...r.podSet.values] : [];
-      const poolReq = r.poolPath && /\/requirements\/\d+$/.test(r.poolPath) ? (dig(pool.object, ...r.poolPath.split('/').filter(Boolean)) as { operator?: string; values?: string[] } | undefined) : undefined;
+      const poolReq =
+        r.poolPath && /\/requirements\/\d+$/.test(r.poolPath)
+          ? (dig(pool.object, ...r.poolPath.split('/').filter(Boolean)) as { operator?: string; values?: string[] } | undefined)
+          : undefined;
       const widen =
         poolReq?.operator === 'In' && podValues.length
           ? `\n   or widen the NodePool requirement (${edit}, ${r.poolPath}):\n  - key: ${r.key}\n    operator: In\n    values: [${[...new Set([...(poolReq.values ?? []), ...podValues])].join(', ')}]`
           : '';
       const allowed = r.poolSet && !r.poolSet.complement ? [...r.poolSet.values] : [];
-      const align = allowed.length === 1 && r.podPath?.includes('/nodeSelector/')
-        ? `Select what ${pool.name} offers in ${where}:\n  nodeSelector:\n    ${r.key}: "${allowed[0]}"`
-        : `Change ${where}'s constraint on ${r.key} (${r.podPath}) to something ${pool.name} allows (${r.text.split(' but ')[0]})`;
+      const align =
+        allowed.length === 1 && r.podPath?.includes('/nodeSelector/')
+          ? `Select what ${pool.name} offers in ${where}:\n  nodeSelector:\n    ${r.key}: "${allowed[0]}"`
+          : `Change ${where}'s constraint on ${r.key} (${r.podPath}) to something ${pool.name} allows (${r.text.split(' but ')[0]})`;
       return `${align}${widen}`;
     }
     case 'label': {

@@ -55,7 +55,8 @@ export function profilesFor(snapshot: Snapshot, obj: KubeObject, profiles: PoolP
 /** Why a pool launches nothing for anyone: being deleted, not Ready, node class absent/terminating/not Ready. */
 function launchReasons(snapshot: Snapshot, pool: NodePoolView): FitReason[] {
   const out: FitReason[] = [];
-  if (pool.object.metadata.deletionTimestamp) out.push({ kind: 'launch', text: `is being deleted (since ${pool.object.metadata.deletionTimestamp})`, poolPath: '/metadata/deletionTimestamp' });
+  if (pool.object.metadata.deletionTimestamp)
+    out.push({ kind: 'launch', text: `is being deleted (since ${pool.object.metadata.deletionTimestamp})`, poolPath: '/metadata/deletionTimestamp' });
   const ref = nodeClassRefOf(pool);
   const kindKey = ref && nodeClassKey(ref);
   if (ref && kindKey && nodeClassKindListed(snapshot, kindKey)) {
@@ -69,12 +70,20 @@ function launchReasons(snapshot: Snapshot, pool: NodePoolView): FitReason[] {
       if (snapshot.absentMeansMissing) out.push({ kind: 'launch', text: `its ${kind} ${ref.name} does not exist`, poolPath: path });
     } else if (nc.metadata.deletionTimestamp) out.push({ kind: 'launch', text: `its ${kind} ${ref.name} is being deleted`, poolPath: path });
     else if (ready && ready.status !== 'True') {
-      out.push({ kind: 'launch', text: `its ${kind} ${ref.name} is not Ready (${ready.reason ?? ready.status}${ready.message ? `: ${ready.message}` : ''})`, poolPath: path });
+      out.push({
+        kind: 'launch',
+        text: `its ${kind} ${ref.name} is not Ready (${ready.reason ?? ready.status}${ready.message ? `: ${ready.message}` : ''})`,
+        poolPath: path,
+      });
     }
   }
   const ready = condition(pool.object, 'Ready');
   if (!out.some((r) => r.text.startsWith('its ')) && ready && ready.status === 'False') {
-    out.push({ kind: 'launch', text: `is not Ready (${ready.reason ?? 'False'}${ready.message ? `: ${ready.message}` : ''}), so the provisioner ignores it`, poolPath: `/status/conditions/${ready.index}` });
+    out.push({
+      kind: 'launch',
+      text: `is not Ready (${ready.reason ?? 'False'}${ready.message ? `: ${ready.message}` : ''}), so the provisioner ignores it`,
+      poolPath: `/status/conditions/${ready.index}`,
+    });
   }
   return out;
 }

@@ -11,7 +11,8 @@ import { classifyBlocked, type Blocker } from '../../snapshot/messages/disruptio
 import { getCommand, logText, refOf, type RecordsOnlyRule, type StatedCause } from './records-only.js';
 
 const times = (n: number) => (n === 1 ? 'once' : `${n} times`);
-const window = (s: { first?: string; last?: string }) => (s.first && s.last && s.first !== s.last ? ` between ${s.first} and ${s.last}` : s.last ? ` at ${s.last}` : '');
+const window = (s: { first?: string; last?: string }) =>
+  s.first && s.last && s.first !== s.last ? ` between ${s.first} and ${s.last}` : s.last ? ` at ${s.last}` : '';
 
 /** v1.3+ "node claim registration error" (error: missing taint …), v1.0–v1.2 "Reconciler error" (error: missing required startup taint, …). */
 function isUnregisteredTaintError(log: LogRecord): boolean {
@@ -26,7 +27,9 @@ export const UNREGISTERED_TAINT: RecordsOnlyRule = {
     return nc ? { object: refOf('NodeClaim', nc) } : undefined;
   },
   fromEvent: (e) =>
-    e.involved.kind === 'NodeClaim' && (e.reason === 'UnregisteredTaintMissing' || /karpenter\.sh\/unregistered taint/i.test(e.message)) ? { object: refOf('NodeClaim', e.involved.name) } : undefined,
+    e.involved.kind === 'NodeClaim' && (e.reason === 'UnregisteredTaintMissing' || /karpenter\.sh\/unregistered taint/i.test(e.message))
+      ? { object: refOf('NodeClaim', e.involved.name) }
+      : undefined,
   message: (c, s) =>
     `The node of NodeClaim ${c.object.name} joined without the ${UNREGISTERED}:NoExecute taint: the controller said so ${times(s.occurrences)}${window(s)} ("${s.text}"). ` +
     'Karpenter v1.0–v1.2 refuses to register such a node and replaces it every 15 minutes; v1.3+ registers it with a warning, open to pods landing before its labels and taints are synced.',
@@ -51,7 +54,8 @@ export const LIMITS_REACHED: RecordsOnlyRule = {
   fromEvent: (e) => (e.reason === 'FailedScheduling' ? limitCause(e.message) : undefined),
   message: (c, s) =>
     `${c.object.kind} ${c.object.name} has reached its limits: Karpenter could not launch a node for pending pods ${times(s.occurrences)}${window(s)} because any node it could launch would take the pool past them ("${s.text}").`,
-  fix: (c) => `Raise spec.limits of ${c.object.kind} ${c.object.name} (kubectl edit ${c.object.kind.toLowerCase()} ${c.object.name}), or add an overflow NodePool with a lower weight.`,
+  fix: (c) =>
+    `Raise spec.limits of ${c.object.kind} ${c.object.name} (kubectl edit ${c.object.kind.toLowerCase()} ${c.object.name}), or add an overflow NodePool with a lower weight.`,
   confirmWith: (c) => `${getCommand(c.object)} (spec.limits against status.resources)`,
 };
 
@@ -108,19 +112,22 @@ export const PDB_BLOCKS: RecordsOnlyRule = {
       const pod = /evicting pod (\S+) violates/.exec(e.message)?.[1] ?? /\(Pod=([^,)]+)/.exec(e.message)?.[1];
       return { ...nodeOf(e), key: 'drain', ...(pod ? { detail: `pod ${pod}` } : {}) };
     }
-    return blockedBy(['pdb', 'multiple-pdbs'], (_, r) => (r.pdbs?.length ? { object: refOf('PodDisruptionBudget', r.pdbs[0]!.split('/')[1]!, r.pdbs[0]!.split('/')[0]) } : nodeOf(e)))(e);
+    return blockedBy(['pdb', 'multiple-pdbs'], (_, r) =>
+      r.pdbs?.length ? { object: refOf('PodDisruptionBudget', r.pdbs[0]!.split('/')[1]!, r.pdbs[0]!.split('/')[0]) } : nodeOf(e),
+    )(e);
   },
   message: (c, s) =>
     `${c.object.kind === 'Node' ? `Node ${c.object.name}` : `PodDisruptionBudget ${c.object.namespace}/${c.object.name}`} ${c.object.kind === 'Node' ? 'cannot be drained: a PodDisruptionBudget refuses the eviction' : 'allows no eviction, so Karpenter cannot disrupt the nodes of the pods it covers'}` +
     `${c.detail ? ` (${c.detail})` : ''}, ${times(s.occurrences)}${window(s)} ("${s.text}").`,
   fix: () =>
-    'Let the PDB allow at least one disruption (maxUnavailable: 1, or minAvailable below the replica count), run more replicas, or set the NodePool\'s ' +
+    "Let the PDB allow at least one disruption (maxUnavailable: 1, or minAvailable below the replica count), run more replicas, or set the NodePool's " +
     'spec.template.spec.terminationGracePeriod so drains end. Check: kubectl get pdb -A (ALLOWED DISRUPTIONS 0).',
   confirmWith: (c) => (c.object.kind === 'PodDisruptionBudget' ? getCommand(c.object) : 'kubectl get pdb -A -o yaml and kubectl get pods -A -o wide'),
 };
 
 export const STUCK_DRAINING: RecordsOnlyRule = {
-  fromEvent: (e) => (e.reason === 'FailedDraining' && e.involved.kind === 'Node' && /pods? (?:are|is) waiting to be evicted/i.test(e.message) ? nodeOf(e) : undefined),
+  fromEvent: (e) =>
+    e.reason === 'FailedDraining' && e.involved.kind === 'Node' && /pods? (?:are|is) waiting to be evicted/i.test(e.message) ? nodeOf(e) : undefined,
   minOccurrences: 2,
   message: (c, s) => `Node ${c.object.name} is stuck draining: Karpenter failed to drain it ${times(s.occurrences)}${window(s)} ("${s.text}").`,
   fix: (c) =>
@@ -138,21 +145,28 @@ export const POD_DO_NOT_DISRUPT: RecordsOnlyRule = {
   message: (c, s) =>
     `${c.object.kind === 'Pod' ? `Pod ${c.object.namespace}/${c.object.name}` : `A pod on node ${c.object.name}`} carries karpenter.sh/do-not-disrupt and blocks ` +
     `${c.detail ?? 'its node'} from consolidation and drift: Karpenter said so ${times(s.occurrences)}${window(s)} ("${s.text}").`,
-  fix: () => 'Remove the annotation when the pod may move (kubectl annotate pod NAME -n NS karpenter.sh/do-not-disrupt-), or give it a duration (v1.12+), or use a PDB instead.',
+  fix: () =>
+    'Remove the annotation when the pod may move (kubectl annotate pod NAME -n NS karpenter.sh/do-not-disrupt-), or give it a duration (v1.12+), or use a PDB instead.',
   confirmWith: (c) => getCommand(c.object),
 };
 
 export const NODE_DO_NOT_DISRUPT: RecordsOnlyRule = {
   fromEvent: blockedBy(['node-do-not-disrupt'], (e) => nodeOf(e)),
-  message: (c, s) => `Node ${c.object.name} carries karpenter.sh/do-not-disrupt: Karpenter will not consolidate or drift it, and said so ${times(s.occurrences)}${window(s)} ("${s.text}").`,
-  fix: (c) => `kubectl annotate node ${c.object.name} karpenter.sh/do-not-disrupt- (and remove it from the NodePool's spec.template.metadata.annotations if it comes from there).`,
+  message: (c, s) =>
+    `Node ${c.object.name} carries karpenter.sh/do-not-disrupt: Karpenter will not consolidate or drift it, and said so ${times(s.occurrences)}${window(s)} ("${s.text}").`,
+  fix: (c) =>
+    `kubectl annotate node ${c.object.name} karpenter.sh/do-not-disrupt- (and remove it from the NodePool's spec.template.metadata.annotations if it comes from there).`,
   confirmWith: (c) => `${getCommand(c.object)} and kubectl get nodepools -o yaml`,
 };
 
 export const CONSOLIDATION_DISABLED: RecordsOnlyRule = {
-  fromEvent: blockedBy(['consolidation-disabled', 'when-empty-not-empty'], (e, r) => (r.nodePool ? { object: refOf('NodePool', r.nodePool), detail: e.involved.name } : undefined)),
-  message: (c, s) => `NodePool ${c.object.name} does not consolidate nodes that still run pods: Karpenter said so ${times(s.occurrences)}${window(s)} (e.g. node ${c.detail}: "${s.text}").`,
-  fix: (c) => `If its nodes should be packed: set spec.disruption.consolidationPolicy: WhenEmptyOrUnderutilized and a finite consolidateAfter on NodePool ${c.object.name}.`,
+  fromEvent: blockedBy(['consolidation-disabled', 'when-empty-not-empty'], (e, r) =>
+    r.nodePool ? { object: refOf('NodePool', r.nodePool), detail: e.involved.name } : undefined,
+  ),
+  message: (c, s) =>
+    `NodePool ${c.object.name} does not consolidate nodes that still run pods: Karpenter said so ${times(s.occurrences)}${window(s)} (e.g. node ${c.detail}: "${s.text}").`,
+  fix: (c) =>
+    `If its nodes should be packed: set spec.disruption.consolidationPolicy: WhenEmptyOrUnderutilized and a finite consolidateAfter on NodePool ${c.object.name}.`,
   confirmWith: (c) => `${getCommand(c.object)} (spec.disruption)`,
 };
 
@@ -160,15 +174,17 @@ export const REPAIR_BLOCKED: RecordsOnlyRule = {
   fromEvent: (e) => (e.reason === 'NodeRepairBlocked' && e.involved.kind === 'Node' ? nodeOf(e) : undefined),
   message: (c, s) =>
     `Node ${c.object.name} is unhealthy but node repair is blocked: Karpenter said so ${times(s.occurrences)}${window(s)} ("${s.text}"). ` +
-    'Repair stops while more than 20% of a NodePool\'s nodes are unhealthy, so the broken nodes stay.',
-  fix: () => 'Find why so many nodes are unhealthy at once (kubectl get nodes: NotReady ones, their Ready condition reason) and replace them by hand (kubectl delete nodeclaim NAME) once the cause is fixed.',
+    "Repair stops while more than 20% of a NodePool's nodes are unhealthy, so the broken nodes stay.",
+  fix: () =>
+    'Find why so many nodes are unhealthy at once (kubectl get nodes: NotReady ones, their Ready condition reason) and replace them by hand (kubectl delete nodeclaim NAME) once the cause is fixed.',
   confirmWith: (c) => `${getCommand(c.object)} and kubectl get nodes,nodeclaims,nodepools -o yaml`,
 };
 
 /** NodePool event: v1.0+ "No allowed disruptions for disruption reason R due to blocking budget", v0.34–v1.0 without the reason. */
 export const BUDGET_BLOCKING: RecordsOnlyRule = {
   fromEvent: (e) => {
-    if (e.reason !== 'DisruptionBlocked' || e.involved.kind !== 'NodePool' || !/no allowed disruptions.*due to blocking budget/i.test(e.message)) return undefined;
+    if (e.reason !== 'DisruptionBlocked' || e.involved.kind !== 'NodePool' || !/no allowed disruptions.*due to blocking budget/i.test(e.message))
+      return undefined;
     const reason = /disruption reason (\w+)/i.exec(e.message)?.[1];
     return { object: refOf('NodePool', e.involved.name), key: reason ?? '', ...(reason ? { detail: reason } : {}) };
   },
@@ -176,18 +192,22 @@ export const BUDGET_BLOCKING: RecordsOnlyRule = {
   message: (c, s) =>
     `NodePool ${c.object.name}'s disruption budgets allowed no ${c.detail ? `${c.detail} ` : ''}disruption each time Karpenter looked: it said so ${times(s.occurrences)}${window(s)} ("${s.text}"). ` +
     'If no budget window ever opens, its nodes are never consolidated or replaced for drift.',
-  fix: (c) => `Check spec.disruption.budgets of NodePool ${c.object.name}: a nodes: "0" budget without a schedule, or schedules whose windows never open in UTC, block for good.`,
+  fix: (c) =>
+    `Check spec.disruption.budgets of NodePool ${c.object.name}: a nodes: "0" budget without a schedule, or schedules whose windows never open in UTC, block for good.`,
   confirmWith: (c) => `${getCommand(c.object)} (spec.disruption.budgets) and kubectl get nodes -l karpenter.sh/nodepool=${c.object.name}`,
 };
 
 /** NodeClaim event DisruptionBlocked: "Node isn't initialized" (v1.2+), "Cannot disrupt NodeClaim: state node isn't initialized" (v1.0–v1.1). */
 export const NOT_INITIALIZED: RecordsOnlyRule = {
   fromEvent: (e) =>
-    e.reason === 'DisruptionBlocked' && e.involved.kind === 'NodeClaim' && classifyBlocked(e.message).blocker === 'not-initialized' ? { object: refOf('NodeClaim', e.involved.name) } : undefined,
+    e.reason === 'DisruptionBlocked' && e.involved.kind === 'NodeClaim' && classifyBlocked(e.message).blocker === 'not-initialized'
+      ? { object: refOf('NodeClaim', e.involved.name) }
+      : undefined,
   minOccurrences: 2,
   message: (c, s) =>
     `NodeClaim ${c.object.name}'s node is registered but never initialized: Karpenter said so ${times(s.occurrences)}${window(s)} ("${s.text}"). ` +
     'Until it is, Karpenter neither consolidates nor drifts it, and counts it as capacity that is not there (a startup taint never removed, or an extended resource never registered).',
-  fix: (c) => `Look at the taints and allocatable of the node of NodeClaim ${c.object.name} (kubectl describe node …): a startup taint still present, or a device plugin that does not report its resource, keeps it uninitialized.`,
+  fix: (c) =>
+    `Look at the taints and allocatable of the node of NodeClaim ${c.object.name} (kubectl describe node …): a startup taint still present, or a device plugin that does not report its resource, keeps it uninitialized.`,
   confirmWith: (c) => `${getCommand(c.object)} (the Initialized condition) and kubectl get node -o yaml for its node`,
 };

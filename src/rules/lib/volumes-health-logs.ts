@@ -32,7 +32,15 @@ function podList(v: unknown): string[] {
 }
 
 export function provisioningLog(logs: readonly LogRecord[]): ProvisioningLog {
-  const out: ProvisioningLog = { found: [], created: [], createdByClaim: new Map(), launched: new Map(), registered: new Map(), emptied: [], deleted: new Map() };
+  const out: ProvisioningLog = {
+    found: [],
+    created: [],
+    createdByClaim: new Map(),
+    launched: new Map(),
+    registered: new Map(),
+    emptied: [],
+    deleted: new Map(),
+  };
   const dated = logs.filter((l) => l.time !== undefined).sort((a, b) => a.time!.localeCompare(b.time!));
   for (const log of dated) {
     const f = log.fields;
@@ -49,7 +57,12 @@ export function provisioningLog(logs: readonly LogRecord[]): ProvisioningLog {
       }
     } else if (logSays(log, 'launched-nodeclaim')) {
       const claim = logRefs(f).nodeClaim;
-      if (claim) out.launched.set(claim, { ...(str(f.zone) ? { zone: str(f.zone) } : {}), ...(str(f['instance-type']) ? { instanceType: str(f['instance-type']) } : {}), log });
+      if (claim)
+        out.launched.set(claim, {
+          ...(str(f.zone) ? { zone: str(f.zone) } : {}),
+          ...(str(f['instance-type']) ? { instanceType: str(f['instance-type']) } : {}),
+          log,
+        });
     } else if (logSays(log, 'registered-nodeclaim')) {
       const claim = logRefs(f).nodeClaim;
       const node = logRefs(f).node;

@@ -132,7 +132,8 @@ function walk(value: unknown, schema: Schema, path: Array<string | number>, verd
   };
   if (typeof value === 'string' && TEMPLATED.test(value)) return;
   if (schema['x-kubernetes-int-or-string']) {
-    if (typeOf(value) !== 'integer' && typeof value !== 'string') return bad(`Invalid value: ${quote(typeOf(value))}: ${field} in body must be of type integer or string: ${quote(typeOf(value))}`);
+    if (typeOf(value) !== 'integer' && typeof value !== 'string')
+      return bad(`Invalid value: ${quote(typeOf(value))}: ${field} in body must be of type integer or string: ${quote(typeOf(value))}`);
   } else if (schema.type && value !== null && !typeMatches(schema.type, value)) {
     return bad(`Invalid value: ${quote(typeOf(value))}: ${field} in body must be of type ${schema.type}: ${quote(typeOf(value))}`);
   }
@@ -143,7 +144,8 @@ function walk(value: unknown, schema: Schema, path: Array<string | number>, verd
   if (typeof value === 'number') checkNumber(value, schema, field, bad);
   if (Array.isArray(value)) {
     if (schema.maxItems !== undefined && value.length > schema.maxItems) bad(`Too many: ${value.length}: must have at most ${schema.maxItems} items`);
-    if (schema.minItems !== undefined && value.length < schema.minItems) bad(`Invalid value: ${value.length}: ${field} in body should have at least ${schema.minItems} items`);
+    if (schema.minItems !== undefined && value.length < schema.minItems)
+      bad(`Invalid value: ${value.length}: ${field} in body should have at least ${schema.minItems} items`);
     if (schema['x-kubernetes-list-type'] === 'set') {
       value.forEach((v, i) => {
         if (value.findIndex((w) => JSON.stringify(w) === JSON.stringify(v)) < i) bad(`Duplicate value: ${quote(v)}`, [...path, i]);
@@ -154,7 +156,8 @@ function walk(value: unknown, schema: Schema, path: Array<string | number>, verd
   if (isRecord(value)) {
     const n = Object.keys(value).length;
     if (schema.maxProperties !== undefined && n > schema.maxProperties) bad(`Too many: ${n}: must have at most ${schema.maxProperties} items`);
-    if (schema.minProperties !== undefined && n < schema.minProperties) bad(`Invalid value: ${n}: ${field} in body should have at least ${schema.minProperties} properties`);
+    if (schema.minProperties !== undefined && n < schema.minProperties)
+      bad(`Invalid value: ${n}: ${field} in body should have at least ${schema.minProperties} properties`);
     for (const r of schema.required ?? []) if (value[r] === undefined) bad('Required value', [...path, r]);
     const extra = typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined;
     for (const [k, v] of Object.entries(value)) {
@@ -170,7 +173,8 @@ function checkString(value: string, schema: Schema, field: string, bad: (d: stri
   // The server counts characters (runes), not UTF-16 units.
   const length = [...value].length;
   if (schema.maxLength !== undefined && length > schema.maxLength) bad(`Too long: may not be more than ${schema.maxLength} bytes`);
-  if (schema.minLength !== undefined && length < schema.minLength) bad(`Invalid value: ${quote(value)}: ${field} in body should be at least ${schema.minLength} chars long`);
+  if (schema.minLength !== undefined && length < schema.minLength)
+    bad(`Invalid value: ${quote(value)}: ${field} in body should be at least ${schema.minLength} chars long`);
   if (schema.pattern !== undefined) {
     const matches = patternTest(schema.pattern, value);
     if (matches === false) bad(`Invalid value: ${quote(value)}: ${field} in body should match '${schema.pattern}'`);
@@ -248,7 +252,8 @@ function celRule(value: unknown, schema: Schema, rule: CelRule, path: Array<stri
   // The server names the list; the line to edit is the element that breaks the rule on its own, when there is one.
   const culprits = rule.fieldPath ? [] : failingItems(rule.rule, bound, schema);
   const targets = culprits.length ? culprits.map((c) => [...path, c]) : [[...path, ...fieldPathParts(rule.fieldPath)]];
-  for (const at of targets) verdict.violations.push({ pointer: toPointer(...at), field: fieldName(culprits.length ? path : at), detail, crdMessage: message, rule: rule.rule });
+  for (const at of targets)
+    verdict.violations.push({ pointer: toPointer(...at), field: fieldName(culprits.length ? path : at), detail, crdMessage: message, rule: rule.rule });
 }
 
 /** Elements (or map keys) of a list or map for which the rule fails when they are alone. */

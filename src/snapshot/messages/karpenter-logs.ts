@@ -98,7 +98,9 @@ export interface LogRefs {
 export function logRefs(fields: Record<string, unknown>): LogRefs {
   const out: LogRefs = {};
   const node = nameIn(fields, 'Node', 'node');
-  const claim = nameIn(fields, 'NodeClaim', 'nodeclaim', 'Machine', 'machine') ?? (fields.controllerKind === 'NodeClaim' && typeof fields.name === 'string' ? fields.name : undefined);
+  const claim =
+    nameIn(fields, 'NodeClaim', 'nodeclaim', 'Machine', 'machine') ??
+    (fields.controllerKind === 'NodeClaim' && typeof fields.name === 'string' ? fields.name : undefined);
   const pool = nameIn(fields, 'NodePool', 'nodepool', 'Provisioner', 'provisioner');
   if (node) out.node = node;
   if (claim) out.nodeClaim = claim;

@@ -30,8 +30,14 @@ const SCHEDULING: MessageTable<SchedulingSignal> = [
   [new RegExp(UNINITIALIZED_TAINT.replace(/[.]/g, '\\.')), 'uninitialized-taint'],
   [/Too many pods/i, 'too-many-pods'],
   [/^0\/\d+ nodes are available/, 'scheduler-summary'],
-  [/incompatible with nodepool|incompatible with provisioner|did not tolerate|does not have known values|incompatible (?:volume )?requirements|exceed limits|limits have been exhausted|no instance type|could not schedule pod/i, 'karpenter'],
-  [/incompatible volume requirements|key (?:topology\.kubernetes\.io\/zone|topology\.ebs\.csi\.aws\.com\/zone)|had a required offering|no instance type satisfied/i, 'karpenter-volume-zone'],
+  [
+    /incompatible with nodepool|incompatible with provisioner|did not tolerate|does not have known values|incompatible (?:volume )?requirements|exceed limits|limits have been exhausted|no instance type|could not schedule pod/i,
+    'karpenter',
+  ],
+  [
+    /incompatible volume requirements|key (?:topology\.kubernetes\.io\/zone|topology\.ebs\.csi\.aws\.com\/zone)|had a required offering|no instance type satisfied/i,
+    'karpenter-volume-zone',
+  ],
 ];
 
 export const schedulingSignals = classifier(SCHEDULING);
@@ -47,7 +53,9 @@ export function saysScheduling(message: string, signal: SchedulingSignal): boole
  */
 export function poolsOverLimits(text: string): string[] {
   const out: string[] = [];
-  for (const m of text.matchAll(/exceed limits for (?:nodepool|provisioner):? "?([\w.-]+)|(?:exceed limits|limits have been exhausted) for (?:nodepool|provisioner) \((?:NodePool|Provisioner)=([^,)\s]+)\)/g)) {
+  for (const m of text.matchAll(
+    /exceed limits for (?:nodepool|provisioner):? "?([\w.-]+)|(?:exceed limits|limits have been exhausted) for (?:nodepool|provisioner) \((?:NodePool|Provisioner)=([^,)\s]+)\)/g,
+  )) {
     out.push((m[1] ?? m[2])!.replace(/\.+$/, ''));
   }
   return out;

@@ -54,7 +54,7 @@ export function splitText(text: string): SplitText {
   const lines = stripBoxes(text.split('\n').map((l) => unquote(l.endsWith('\r') ? l.slice(0, -1) : l)));
   const out: SplitText = { blocks: [], prose: [] };
   let command: Command | undefined;
-  for (let i = 0; i < lines.length; ) {
+  for (let i = 0; i < lines.length;) {
     const line = lines[i]!;
     const fence = FENCE.exec(line);
     if (fence) {
@@ -147,7 +147,13 @@ function continues(run: { kind: BlockKind; depth: number }, line: string, previo
     case 'yaml':
       // Inside YAML everything indented belongs to it (block scalars, continuation lines), and so do elisions.
       // A `# comment` is YAML too (a heading after the YAML would be a harmless comment in it).
-      return kind === 'yaml' || /^\s+\S/.test(line) || /^#/.test(line) || ELISION.test(line) || (YAML_ITEM.test(line) && previous !== undefined && !BLANK.test(previous));
+      return (
+        kind === 'yaml' ||
+        /^\s+\S/.test(line) ||
+        /^#/.test(line) ||
+        ELISION.test(line) ||
+        (YAML_ITEM.test(line) && previous !== undefined && !BLANK.test(previous))
+      );
     case 'log':
       return kind === 'log' || (kind === 'json' && braceDepth(line) > 0) || /^\s+\S/.test(line);
     case 'json':
@@ -281,5 +287,8 @@ function addProse(out: SplitText, start: number, lines: string[]): void {
 }
 
 function looksLikeObjectYaml(lines: string[]): boolean {
-  return lines.some((l) => /^(apiVersion|kind|metadata|spec|status|items):/.test(l)) || (lines.length >= 2 && lines.some((l) => /^\s+(-\s+)?[\w./"'-]+:(\s|$)/.test(l)));
+  return (
+    lines.some((l) => /^(apiVersion|kind|metadata|spec|status|items):/.test(l)) ||
+    (lines.length >= 2 && lines.some((l) => /^\s+(-\s+)?[\w./"'-]+:(\s|$)/.test(l)))
+  );
 }

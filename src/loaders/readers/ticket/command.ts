@@ -23,8 +23,45 @@ export interface Command {
 const CHAT_PREFIX = String.raw`(?:\[[\d:. APMapm]+\]\s*[^:$#\[]{1,40}:\s+(?=[$#%>❯]))?`;
 const PROMPT = String.raw`^\s*${CHAT_PREFIX}(?:[$#%>❯➜»]\s*|PS [^>]*>\s*|[\w.-]+@[\w.-]+(?::[^$#]*)?[$#]\s*|\([\w.-]+\)\s*[$#]\s*)?`;
 const COMMAND_LINE = new RegExp(`${PROMPT}(kubectl|kubecolor|oc|k)(?:\\.exe)?\\s+(.+?)\\s*$`);
-const VERBS = new Set(['get', 'describe', 'logs', 'log', 'events', 'top', 'apply', 'edit', 'delete', 'create', 'patch', 'rollout', 'cordon', 'drain', 'annotate', 'label', 'explain', 'version', 'auth']);
-const FLAGS_WITH_VALUE = new Set(['-n', '--namespace', '-o', '--output', '-l', '--selector', '--context', '--kubeconfig', '-c', '--container', '--field-selector', '--sort-by', '--since', '--tail', '-f', '--filename']);
+const VERBS = new Set([
+  'get',
+  'describe',
+  'logs',
+  'log',
+  'events',
+  'top',
+  'apply',
+  'edit',
+  'delete',
+  'create',
+  'patch',
+  'rollout',
+  'cordon',
+  'drain',
+  'annotate',
+  'label',
+  'explain',
+  'version',
+  'auth',
+]);
+const FLAGS_WITH_VALUE = new Set([
+  '-n',
+  '--namespace',
+  '-o',
+  '--output',
+  '-l',
+  '--selector',
+  '--context',
+  '--kubeconfig',
+  '-c',
+  '--container',
+  '--field-selector',
+  '--sort-by',
+  '--since',
+  '--tail',
+  '-f',
+  '--filename',
+]);
 
 export function parseCommand(line: string): Omit<Command, 'line'> | null {
   const m = COMMAND_LINE.exec(line);
