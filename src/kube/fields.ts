@@ -17,14 +17,9 @@ export function dig(obj: unknown, ...path: Array<string | number>): unknown {
   return cur;
 }
 
-/** A string, never the stand-in for a value the input computes (see isUnknown). */
+/** A string, never the stand-in for a value the input computes (UNKNOWN_VALUE: computed when applied, neither present nor absent, never judged). */
 export function str(v: unknown): string | undefined {
   return typeof v === 'string' && v !== UNKNOWN_VALUE ? v : undefined;
-}
-
-/** A value the input computes when applied (Terraform): neither present nor absent, and never to be judged. */
-function isUnknown(v: unknown): boolean {
-  return v === UNKNOWN_VALUE;
 }
 
 /**
@@ -35,7 +30,7 @@ export function touchesUnknown(read: string, unknown: string): boolean {
   return read === unknown || read.startsWith(`${unknown}/`) || (read !== '' && unknown.startsWith(`${read}/`));
 }
 
-/** JSON pointers, under `base`, of the values in `obj` that are unknown (see isUnknown). */
+/** JSON pointers, under `base`, of the values in `obj` that are unknown (UNKNOWN_VALUE). */
 export function unknownPaths(obj: unknown, base: string): string[] {
   const out: string[] = [];
   const walk = (v: unknown, at: string): void => {
