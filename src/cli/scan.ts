@@ -155,7 +155,9 @@ export async function executeScan(paths: string[], opts: ScanOptions, plan: Scan
       if (opts.output) await writeFile(opts.output, empty);
       else await writeOut(empty);
     }
-    throw new UsageError(`nothing could be loaded from ${paths.join(', ')}: no Kubernetes objects or Karpenter logs found`);
+    throw new UsageError(
+      `nothing could be loaded from ${paths.map((p) => (p === '-' ? 'standard input' : p)).join(', ')}: no Kubernetes objects or Karpenter logs found`,
+    );
   }
   await provideCrds(
     snapshot,

@@ -104,7 +104,10 @@ function header(report: ScanReport, ctx: ReportContext, pen: Pen): string {
     .map(([k, n]) => `${k} ${n}`)
     .join(', ');
   const rows: Array<[string, string]> = [
-    ['Sources', `${s.sources.join(', ') || '(none)'} — ${ctx.filesRead} file(s) read, ${ctx.objectCount} object(s)`],
+    [
+      'Sources',
+      `${s.sources.map((src) => (src === '-' ? '<stdin>' : src)).join(', ') || '(none)'} — ${ctx.filesRead} file(s) read, ${ctx.objectCount} object(s)`,
+    ],
     ['Reference time', `${s.referenceTime} (${ctx.referenceTimeSource})`],
     [
       'Karpenter',
