@@ -62,13 +62,6 @@ describe(`${RULE} — near-miss: two short-lived NodeClaims, then one launched a
   });
 });
 
-describe(`${RULE} — missing`, () => {
-  it('is not evaluated', async () => {
-    const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
-    expect(r.notEvaluated[0]!.reason).toMatch(/^no NodeClaims or Events or Karpenter controller logs in the snapshot/);
-  });
-});
-
 testRule(RULE, {
   fires: [
     {

@@ -83,15 +83,6 @@ describe(`${RULE} — near-miss: one exhaustion, then a NodeClaim launched; a po
   });
 });
 
-describe(`${RULE} — missing`, () => {
-  it('is not evaluated', async () => {
-    const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
-    expect(r.notEvaluated[0]!.reason).toMatch(
-      /^no NodeClaims or Events or Karpenter controller logs or Pods in the snapshot \(add the output of `kubectl get nodeclaims -o yaml`/,
-    );
-  });
-});
-
 testRule(RULE, {
   fires: [
     {
