@@ -4,7 +4,7 @@ import { KIND } from '../kube/kinds.js';
 import type { KubeObject } from '../kube/types.js';
 import type { ObjectRef, Snapshot } from '../snapshot/snapshot.js';
 import { atLeast, formatVersion, parseVersion, type Version } from '../kube/version.js';
-import { logText } from './lib/launch-failures.js';
+import { logText } from '../snapshot/messages/karpenter-logs.js';
 import { controllerTarget } from './lib/launch-findings.js';
 import { karpenterFacts } from './support.js';
 

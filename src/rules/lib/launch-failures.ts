@@ -14,6 +14,7 @@
  */
 import type { EvidenceInput } from '../../engine/rule.js';
 import type { LogRecord } from '../../kube/types.js';
+import { logText } from '../../snapshot/messages/karpenter-logs.js';
 import type { EventView } from '../../snapshot/events.js';
 import type { NodeClaimView } from '../../snapshot/karpenter.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
@@ -341,12 +342,6 @@ function poolOfClaimName(name: string, pools: Set<string>): { pool: string; pool
   if (!m) return undefined;
   if (pools.has(m[1]!)) return { pool: m[1]! };
   return pools.size === 0 ? { pool: m[1]!, poolGuessed: true } : undefined;
-}
-
-/** The error text of a record: v0.37+ keeps it in `error`, v0.32–v0.36 and the console generation in the message. */
-export function logText(log: LogRecord): string {
-  const err = log.fields.error;
-  return typeof err === 'string' && err !== '' ? `${log.message}: ${err}` : log.message;
 }
 
 function logSignal(log: LogRecord): LaunchSignal | undefined {

@@ -5,6 +5,7 @@
  */
 import type { EvidenceInput, RuleContext, Severity } from '../../engine/rule.js';
 import type { LogRecord } from '../../kube/types.js';
+import { logText } from '../../snapshot/messages/karpenter-logs.js';
 import type { EventView } from '../../snapshot/events.js';
 import { KIND, isClusterScoped } from '../../kube/kinds.js';
 import { fullObjectCommand } from '../../snapshot/partial.js';
@@ -116,12 +117,6 @@ function judgedElsewhere(ctx: Pick<RuleContext, 'snapshot'>, ref: ObjectRef, whi
   const key = KINDS[ref.kind];
   const obj = key ? ctx.snapshot.get(key, ref.namespace ?? undefined, ref.name) : undefined;
   return obj !== undefined && (which === 'any' || ctx.snapshot.partialFrom(obj) === undefined);
-}
-
-/** A record's message with its error, as the controller wrote them. */
-export function logText(log: LogRecord): string {
-  const error = typeof log.fields.error === 'string' ? log.fields.error : undefined;
-  return error ? `${log.message}: ${error}` : log.message;
 }
 
 /** `kubectl get <kind> <name> [-n ns] -o yaml` for a reference. */

@@ -8,7 +8,8 @@ import type { EventView } from '../../snapshot/events.js';
 import { UNREGISTERED_TAINT as UNREGISTERED } from '../../kube/well-known.js';
 import { logNodeClaim } from './registration-common.js';
 import { classifyBlocked, type Blocker } from '../../snapshot/messages/disruption-blocked.js';
-import { getCommand, logText, refOf, type RecordsOnlyRule, type StatedCause } from './records-only.js';
+import { getCommand, refOf, type RecordsOnlyRule, type StatedCause } from './records-only.js';
+import { logText } from '../../snapshot/messages/karpenter-logs.js';
 
 const times = (n: number) => (n === 1 ? 'once' : `${n} times`);
 const window = (s: { first?: string; last?: string }) =>

@@ -116,3 +116,9 @@ function nameIn(fields: Record<string, unknown>, ...keys: string[]): string | un
   }
   return undefined;
 }
+
+/** A record's message with its error: v0.37+ keeps the cause in `error`, older generations in the message itself. */
+export function logText(log: LogRecord): string {
+  const error = log.fields.error;
+  return typeof error === 'string' && error !== '' ? `${log.message}: ${error}` : log.message;
+}
