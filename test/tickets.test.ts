@@ -420,3 +420,20 @@ describe('describe output and a get table inside a ticket', () => {
     ]);
   });
 });
+
+describe('an issue comment with the controller record in an HTML <pre> block (v0.32 JSON, pretty-printed)', () => {
+  it('reads the one record and names the refused launch, quoting the error field the record carries', async () => {
+    const r = await scan([ticket('html-pre-passrole.md')]);
+    expect(r.snapshot.logs).toHaveLength(1);
+    expect(r.report.snapshot.skipped.map((s) => s.reason)).toEqual([
+      'not a Kubernetes object (no apiVersion/kind; keys: Sid, Effect, Action, Resource)',
+      'prose (6 paragraphs), not objects or logs',
+    ]);
+    expect(r.findings.map((f) => [f.ruleId, f.object.kind, f.object.name])).toEqual([['launch-refused-by-cloud-provider', 'NodePool', 'general']]);
+    const [evidence] = r.findings[0]!.evidence;
+    expect(evidence!.source).toBe(`${ticket('html-pre-passrole.md')}:${lineOf('html-pre-passrole.md', '{')}`);
+    // The cause is in the record's `error`, not its message ("Reconciler error"): the evidence must show it.
+    expect(evidence!.value).toContain('Reconciler error: launching nodeclaim, creating instance, with fleet error(s), UnauthorizedOperation');
+    expect(evidence!.value).toContain('iam:PassRole');
+  });
+});

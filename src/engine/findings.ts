@@ -2,6 +2,7 @@
 import type { KubeObject } from '../kube/types.js';
 import { resolvePointer } from '../kube/fields.js';
 import type { ObjectRef, Snapshot } from '../snapshot/snapshot.js';
+import { logText } from '../snapshot/messages/karpenter-logs.js';
 import { renderFix, type EvidenceInput, type FindingInput, type Severity } from './rule.js';
 
 export interface Evidence {
@@ -107,7 +108,7 @@ function buildEvidence(e: EvidenceInput, snapshot: Snapshot): Evidence {
     return {
       object: pod,
       path: null,
-      value: e.value ?? [l.time, l.level, l.message].filter(Boolean).join(' '),
+      value: e.value ?? [l.time, l.level, logText(l)].filter(Boolean).join(' '),
       source: `${l.provenance.source}:${l.provenance.line}`,
       ...note,
     };

@@ -144,7 +144,12 @@ function findingBlock(f: Finding, pen: Pen): string {
   for (const e of f.evidence) {
     const what = e.object ? `${objectText(e.object)}${e.path ? ` ${e.path}` : ''}` : '';
     const value = formatValue(e.value, pen.ascii);
-    lines.push(...wrapText(t(`${bullet} ${[what, value && `= ${value}`].filter(Boolean).join(' ')}${e.note ? ` — ${e.note}` : ''} [${e.source}]`), body));
+    lines.push(
+      ...wrapText(
+        t(`${bullet} ${(what ? [what, value && `= ${value}`] : [value]).filter(Boolean).join(' ')}${e.note ? ` — ${e.note}` : ''} [${e.source}]`),
+        body,
+      ),
+    );
   }
   lines.push('', c.dim('Fix:'), ...wrapText(t(f.fix), body));
   return `${heading}\n${lines.map((l) => (l ? BODY + l : l)).join('\n')}`;

@@ -64,7 +64,10 @@ describe(`${RULE} — fires: kubectl get -o yaml Lists + controller log, Karpent
       'budget 0 (nodes: "20%", schedule: "0 25 * * *", duration: 2h) fails closed: schedule "0 25 * * *" is not a valid cron expression',
     );
     const [log] = f.evidence.filter((e) => e.source.endsWith('.log:2'));
-    expect(log?.value).toBe('2025-08-12T16:01:14.507Z ERROR detected disruption budget errors');
+    // The record's `error` field carries the cause, so the evidence quotes it with the message.
+    expect(log?.value).toBe(
+      '2025-08-12T16:01:14.507Z ERROR detected disruption budget errors: invalid disruption budgets in nodepool batch, invalid schedule 0 25 * * *, end of range (25) above maximum (23): 25',
+    );
     expect(log!.note).toContain('invalid disruption budgets in nodepool batch');
     expect(splitSource(log!.source).file).toBe(join(dir, 'karpenter-controller.log'));
     expect(f.fix).toContain('"path":"/spec/disruption/budgets/0/schedule","value":"0 22 * * *"');
