@@ -13,7 +13,7 @@ import {
 const ctx: LogContext = { source: 'dump/karpenter.log' };
 const parse = (line: string, c: LogContext = ctx) => parseLogLine(line, 7, c);
 
-// Real lines from dump-formats.md §7 / docs/karpenter-behaviour.md §8.
+// Log lines in the shape real dumps hold (docs/karpenter-behaviour.md §8.1).
 const CONSOLE_CREATED =
   '2023-09-21T13:14:01.680Z\tINFO\tcontroller.provisioner\tcreated machine\t{"commit": "637a642", "provisioner": "fake-sample-service-usw2-dev-default", "machine": "fake-sample-service-usw2-dev-default-72mzr", "requests": {"cpu":"2490m","memory":"5233272064","pods":"10"}, "instance-types": "c6a.12xlarge, c6a.16xlarge, c6a.2xlarge, c6a.4xlarge, c6a.8xlarge and 95 other(s)"}';
 const CONSOLE_EXCLUDED =

@@ -1,6 +1,6 @@
 /**
  * `DisruptionBlocked` (and `Unconsolidatable`) messages of every Karpenter version, read into one structured reason
- * (docs/karpenter-behaviour.md §2.2–2.4, dump-formats §8). The wording moved from "Cannot disrupt Node: state node is nominated
+ * (docs/karpenter-behaviour.md §2.2–2.4 and §8.2). The wording moved from "Cannot disrupt Node: state node is nominated
  * for a pending pod" (v1.0) to "Node is nominated for a pending pod" (v1.2) to structured suffixes
  * "Pdb prevents pod evictions (PodDisruptionBudget=[ns/name])" (v1.5+): rules ask what blocked, not how it was said.
  */
