@@ -1,7 +1,7 @@
 /** The scan report in the shape of the output contract; every reporter renders this one model. */
 import type { NotEvaluated } from '../engine/findings.js';
 import type { RunResult } from '../engine/runner.js';
-import { BLOCKER_ORDER, type Rule, type Severity } from '../engine/rule.js';
+import { BLOCKER_ORDER, type BlockerRank, type Rule, type Severity } from '../engine/rule.js';
 import type { Finding } from '../engine/findings.js';
 import { nodeUsage, type Usage } from '../snapshot/capacity.js';
 import { KIND } from '../kube/kinds.js';
@@ -64,7 +64,7 @@ export interface ReclaimView {
   usage: string;
   /** Findings concerning this node, first blocker first. */
   /** `about` names the finding's own object when it is not this node (a NodePool, a PDB): its text is shown there. */
-  blockers: Array<{ ruleId: string; severity: Severity; message: string; about?: string }>;
+  blockers: Array<{ ruleId: string; blocker: BlockerRank; severity: Severity; message: string; about?: string }>;
 }
 
 export function buildReport(snapshot: Snapshot, run: RunResult, toolVersion: string): ScanReport {
@@ -165,8 +165,9 @@ function reclaimViews(snapshot: Snapshot, run: RunResult, rules: readonly Rule[]
       node: name,
       ...(node && snapshot.nodePoolNameOf(node) ? { nodePool: snapshot.nodePoolNameOf(node)! } : {}),
       usage: node ? describeUsage(nodeUsage(snapshot, node)) : 'node not in the snapshot',
-      blockers: list.map(({ finding }) => ({
+      blockers: list.map(({ rank, finding }) => ({
         ruleId: finding.ruleId,
+        blocker: BLOCKER_ORDER[rank]!,
         severity: finding.severity,
         message: finding.message,
         ...(finding.object.kind === 'Node' && finding.object.name === name
