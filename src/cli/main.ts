@@ -26,7 +26,7 @@ export async function main(argv: string[]): Promise<number> {
     .command('scan')
     .description('load cluster state and report what stops Karpenter from doing its job')
     .argument('[paths...]', 'files, directories, archives (.tar, .tar.gz, .tgz, .zip) or - for stdin')
-    .addOption(new Option('-f, --format <format>', 'output format').choices(['table', 'json', 'sarif', 'markdown', 'github']).default('table'))
+    .addOption(new Option('-f, --format <format>', 'output format').choices(['table', 'json', 'sarif', 'markdown', 'github', 'html']).default('table'))
     .option('-o, --output <file>', 'write the report to a file instead of stdout')
     .option('-c, --config <file>', 'configuration file (default: .karpdoctor.yaml found upward from the scanned path)')
     .option('--baseline <file>', 'report only findings that are not in this baseline file (see `karpdoctor baseline`)')

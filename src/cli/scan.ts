@@ -11,6 +11,7 @@ import { loadInputs } from '../loaders/load.js';
 import { locateUnitLines } from '../loaders/locate.js';
 import { startLocatePool } from '../loaders/parallel.js';
 import { renderGithubAnnotations } from '../reporters/github.js';
+import { renderHtml } from '../reporters/html/index.js';
 import { renderMarkdown } from '../reporters/markdown.js';
 import { buildReport, renderJson, reportContext, type ScanReport } from '../reporters/report.js';
 import { renderSarif } from '../reporters/sarif.js';
@@ -53,7 +54,7 @@ export interface ScanOptions {
   color?: boolean;
 }
 
-const FORMATS = ['table', 'json', 'sarif', 'markdown', 'github'];
+const FORMATS = ['table', 'json', 'sarif', 'markdown', 'github', 'html'];
 const FAIL_ON = ['error', 'warning', 'info', 'none'];
 
 /** What a scan will do, settled from flags and `.karpdoctor.yaml` before anything is read. */
@@ -225,7 +226,9 @@ export async function scanCommand(paths: string[], opts: ScanOptions, toolVersio
           ? renderMarkdown(report, gate, ctx())
           : format === 'github'
             ? renderGithubAnnotations(report, gate, { baseDir })
-            : renderTable(report, ctx(), { ...terminalStyle(opts, toFile), verbose: opts.verbose ?? false, brief: opts.brief ?? false, gate });
+            : format === 'html'
+              ? renderHtml(report, ctx(), snapshot)
+              : renderTable(report, ctx(), { ...terminalStyle(opts, toFile), verbose: opts.verbose ?? false, brief: opts.brief ?? false, gate });
   if (opts.output) await writeFile(opts.output, text);
   else await writeOut(text);
   const threshold = plan.failOn === 'none' ? Infinity : SEVERITY_RANK[plan.failOn as Severity];
