@@ -2,6 +2,7 @@
  * `--format html` over fixtures/mixed-incidents (the page's structure: the DOM contract the browser test and the charts
  * rely on) and over fixtures/hostile-markup (a dump whose every name and message carries markup: none may become markup).
  */
+import { runInNewContext } from 'node:vm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BLOCKER_ORDER } from '../src/engine/rule.js';
 import { NODE_BLOCKERS, UNHEALTHY_RULES } from '../src/reporters/html/blockers.js';
@@ -228,5 +229,55 @@ describe('HTML report of a dump whose names and messages carry markup (fixtures/
     expect(select(descendants(notEvaluated), 'li').map((li) => li.text)).toEqual(p.report.notEvaluated.map((n) => `${n.ruleId}: ${n.reason}`));
     // The embedded data keeps every string intact and ends only where the page ends it.
     expect(JSON.parse(select(p.els, 'script', { id: 'report-data' })[0]!.text)).toEqual(JSON.parse(JSON.stringify(p.report)));
+  });
+});
+
+describe('the filter script', () => {
+  /** The few DOM calls the script makes, over articles given as their data attributes. */
+  function runFilters(articles: Array<Record<string, string>>) {
+    const listeners: Array<() => void> = [];
+    const selects = Object.fromEntries(
+      ['severity', 'rule', 'nodepool', 'namespace'].map((k) => [
+        `filter-${k}`,
+        { value: '', addEventListener: (_: string, f: () => void) => listeners.push(f) },
+      ]),
+    );
+    const count = { textContent: '' };
+    const els = articles.map((data) => ({
+      hidden: false,
+      getAttribute: (name: string) => data[name.replace(/^data-/, '')] ?? null,
+      setAttribute(this: { hidden: boolean }) {
+        this.hidden = true;
+      },
+      removeAttribute(this: { hidden: boolean }) {
+        this.hidden = false;
+      },
+    }));
+    const document = {
+      getElementById: (id: string) => (id === 'finding-count' ? count : selects[id]),
+      querySelectorAll: (q: string) => (q === 'article.finding' ? els : []),
+    };
+    runInNewContext(FILTER_SCRIPT, { document, window: { addEventListener: () => undefined } });
+    const set = (id: string, value: string) => {
+      selects[`filter-${id}`]!.value = value;
+      for (const f of listeners) f();
+      return { shown: els.map((e) => !e.hidden), count: count.textContent };
+    };
+    return { set, initial: { shown: els.map((e) => !e.hidden), count: count.textContent } };
+  }
+
+  it('hides what does not match every select, matches one NodePool among several, and counts what is shown', () => {
+    const f = runFilters([
+      { severity: 'error', rule: 'a', nodepool: 'general data', namespace: '' },
+      { severity: 'warning', rule: 'b', nodepool: 'data', namespace: 'web' },
+      { severity: 'warning', rule: 'a', nodepool: '', namespace: 'web' },
+    ]);
+    expect(f.initial).toEqual({ shown: [true, true, true], count: '3 of 3 findings' });
+    expect(f.set('nodepool', 'data')).toEqual({ shown: [true, true, false], count: '2 of 3 findings' });
+    expect(f.set('nodepool', 'gen')).toEqual({ shown: [false, false, false], count: '0 of 3 findings' });
+    expect(f.set('nodepool', '')).toEqual({ shown: [true, true, true], count: '3 of 3 findings' });
+    expect(f.set('severity', 'warning')).toEqual({ shown: [false, true, true], count: '2 of 3 findings' });
+    expect(f.set('rule', 'a')).toEqual({ shown: [false, false, true], count: '1 of 3 findings' });
+    expect(f.set('namespace', 'kube-system')).toEqual({ shown: [false, false, false], count: '0 of 3 findings' });
   });
 });

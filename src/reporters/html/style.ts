@@ -62,8 +62,9 @@ footer { margin-top: 2rem; color: var(--muted); font-size: .85rem; }
   body { padding: .5rem; font-size: 14px; }
   #summary dl { grid-template-columns: 1fr; }
   #summary dd { margin-bottom: .4rem; }
-  .filters label { flex: 0 0 6rem; }
-  .filters select { flex: 1 1 10rem; max-width: none; }
+  .filters { display: grid; grid-template-columns: max-content minmax(0, 1fr); }
+  .filters select { width: 100%; max-width: none; }
+  .filters output { grid-column: 1 / -1; }
 }
 @media print {
   body { max-width: none; padding: 0; font-size: 11pt; }
