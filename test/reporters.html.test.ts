@@ -142,6 +142,16 @@ describe('HTML report of fixtures/mixed-incidents', () => {
   });
 });
 
+describe('HTML report of desired state only (one NodePool manifest)', () => {
+  it('draws no empty pools when the input holds no Nodes, and says why', async () => {
+    const p = await page('rules/node-do-not-disrupt-annotation/spec-only');
+    const nodes = select(p.els, 'section', { id: 'nodes' })[0]!;
+    expect(select(descendants(nodes), 'figure')).toEqual([]);
+    expect(select(descendants(nodes), 'p').map((e) => e.text)).toContain('The input holds no Nodes (desired state only, or they were not collected).');
+    expect(select(p.els, 'article', { class: 'finding' })).toHaveLength(p.report.findings.length);
+  });
+});
+
 describe('the blocker colours', () => {
   it('name unhealthy-node rules that exist, and a colour class for every blocker rank used by a rule', () => {
     const ids = new Set(RULES.map((r) => r.meta.id));

@@ -56,8 +56,11 @@ export interface NodeVerdict {
 /** Per node name, its colour and causes; nodes with no finding are absent (they are `none`). */
 export function nodeVerdicts(findings: readonly Finding[], ctx: ReportContext): Map<string, NodeVerdict> {
   const causes = new Map<string, Array<{ at: number; blocker: NodeBlocker | undefined; text: string }>>();
-  const add = (node: string, at: number, blocker: NodeBlocker | undefined, text: string) =>
-    causes.set(node, [...(causes.get(node) ?? []), { at, blocker, text }]);
+  const add = (node: string, at: number, blocker: NodeBlocker | undefined, text: string) => {
+    const list = causes.get(node) ?? [];
+    list.push({ at, blocker, text });
+    causes.set(node, list);
+  };
   for (const view of ctx.reclaim)
     for (const b of view.blockers) add(view.node, BLOCKER_ORDER.indexOf(b.blocker), BY_RANK[b.blocker], b.about ? `${b.ruleId} (via ${b.about})` : b.ruleId);
   for (const f of findings) if (UNHEALTHY_RULES.includes(f.ruleId) && f.object.kind === 'Node') add(f.object.name, UNHEALTHY_AT, 'unhealthy', f.ruleId);

@@ -16,20 +16,23 @@ const BAR_W = 340;
 const ROW = 52;
 
 export function nodesSection(snapshot: Snapshot, verdicts: Map<string, NodeVerdict>): string {
-  const byPool = new Map<string, string[]>(snapshot.nodePools().map((p) => [p.name, []]));
+  // Pools in the snapshot, and pools that only their nodes' labels name.
+  const pools = new Set(snapshot.nodePools().map((p) => p.name));
   for (const node of snapshot.karpenterNodes()) {
     const pool = snapshot.nodePoolNameOf(node);
-    if (pool) byPool.set(pool, [...(byPool.get(pool) ?? []), nameOf(node)]);
+    if (pool) pools.add(pool);
   }
+  const byPool = new Map([...pools].sort().map((pool) => [pool, snapshot.nodesOfPool(pool).map(nameOf).sort()]));
   const drawn = [...byPool.values()].reduce((n, names) => n + names.length, 0);
-  const outside = snapshot.all(KIND.Node).length - drawn;
-  const figures = [...byPool.keys()].sort().map((pool) => poolFigure(snapshot, pool, byPool.get(pool)!.sort(), verdicts));
+  const nodeCount = snapshot.all(KIND.Node).length;
+  const outside = nodeCount - drawn;
+  const figures = [...byPool].map(([pool, nodes]) => poolFigure(snapshot, pool, nodes, verdicts));
   return [
     '<section id="nodes" aria-labelledby="nodes-title">',
     '<h2 id="nodes-title">Nodes by NodePool: requested vs allocatable</h2>',
     '<p>Each node is two bars: CPU, then memory requested by its active pods, against what the node can allocate. The colour is its first blocker.</p>',
     legend(),
-    figures.join('\n') || '<p>No NodePools or Karpenter nodes in the input.</p>',
+    nodeCount ? figures.join('\n') : '<p>The input holds no Nodes (desired state only, or they were not collected).</p>',
     outside > 0 ? `<p>${outside} node(s) outside Karpenter's NodePools are not drawn.</p>` : '',
     '</section>',
   ].join('\n');
@@ -51,8 +54,9 @@ function poolFigure(snapshot: Snapshot, pool: string, nodes: string[], verdicts:
   return [
     `<figure${attrs({ class: 'nodepool', 'data-nodepool': pool })}>`,
     `<figcaption>${esc(caption)}</figcaption>`,
-    `<svg${attrs({ viewBox: `0 0 ${WIDTH} ${height}`, width: '100%', role: 'img', 'aria-label': `${caption}, requested vs allocatable CPU and memory` })}>`,
-    `<title>${esc(caption)}</title>`,
+    // No role="img": that would hide each node's <title> from assistive technology.
+    `<svg${attrs({ viewBox: `0 0 ${WIDTH} ${height}`, width: '100%' })}>`,
+    `<title>${esc(`${caption}, requested vs allocatable CPU and memory`)}</title>`,
     ...rows,
     '</svg>',
     '</figure>',
