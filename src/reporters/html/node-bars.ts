@@ -3,6 +3,7 @@
  * nodes (short bars) and stuck ones (coloured) stand out. Inline SVG; every name goes through esc/attrs.
  */
 import { KIND } from '../../kube/kinds.js';
+import type { KubeObject } from '../../kube/types.js';
 import { formatBytes, formatCpu } from '../../kube/units.js';
 import { nameOf } from '../../kube/fields.js';
 import { nodeUsage, type Usage } from '../../snapshot/capacity.js';
@@ -22,7 +23,7 @@ export function nodesSection(snapshot: Snapshot, verdicts: Map<string, NodeVerdi
     const pool = snapshot.nodePoolNameOf(node);
     if (pool) pools.add(pool);
   }
-  const byPool = new Map([...pools].sort().map((pool) => [pool, snapshot.nodesOfPool(pool).map(nameOf).sort()]));
+  const byPool = new Map([...pools].sort().map((pool) => [pool, [...snapshot.nodesOfPool(pool)].sort((a, b) => nameOf(a).localeCompare(nameOf(b)))]));
   const drawn = [...byPool.values()].reduce((n, names) => n + names.length, 0);
   const nodeCount = snapshot.all(KIND.Node).length;
   const outside = nodeCount - drawn;
@@ -46,10 +47,10 @@ function legend(): string {
   return `<ul class="legend" aria-label="Blocker colours">\n${items.join('\n')}\n</ul>`;
 }
 
-function poolFigure(snapshot: Snapshot, pool: string, nodes: string[], verdicts: Map<string, NodeVerdict>): string {
+function poolFigure(snapshot: Snapshot, pool: string, nodes: KubeObject[], verdicts: Map<string, NodeVerdict>): string {
   const caption = `NodePool ${pool}: ${nodes.length} node(s)`;
   const height = nodes.length ? nodes.length * ROW : 24;
-  const rows = nodes.map((name, i) => nodeRow(snapshot, name, i * ROW, verdicts.get(name)));
+  const rows = nodes.map((node, i) => nodeRow(snapshot, node, i * ROW, verdicts.get(nameOf(node))));
   if (!nodes.length) rows.push(`<text x="0" y="16">no nodes</text>`);
   return [
     `<figure${attrs({ class: 'nodepool', 'data-nodepool': pool })}>`,
@@ -63,8 +64,8 @@ function poolFigure(snapshot: Snapshot, pool: string, nodes: string[], verdicts:
   ].join('\n');
 }
 
-function nodeRow(snapshot: Snapshot, name: string, y: number, verdict: NodeVerdict | undefined): string {
-  const node = snapshot.get(KIND.Node, undefined, name)!;
+function nodeRow(snapshot: Snapshot, node: KubeObject, y: number, verdict: NodeVerdict | undefined): string {
+  const name = nameOf(node);
   const u = nodeUsage(snapshot, node);
   const blocker = verdict?.blocker ?? 'none';
   const cpu = bar('cpu', 'CPU', u.cpu, y + 18, formatCpu, roundCpu);
