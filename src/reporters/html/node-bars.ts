@@ -76,7 +76,7 @@ function nodeRow(snapshot: Snapshot, node: KubeObject, y: number, verdict: NodeV
   return [
     `<g${attrs({ class: 'node', 'data-node': name, 'data-blocker': blocker, tabindex: 0 })}>`,
     `<title>${esc(title)}</title>`,
-    `<text class="name"${attrs({ x: 0, y: y + 12 })}>${esc(name)}</text>`,
+    `<text class="name"${attrs({ x: 0, y: y + 12 })}>${esc(shortened(name))}</text>`,
     cpu.svg,
     mem.svg,
     '</g>',
@@ -101,6 +101,11 @@ function bar(
     `<text class="pct"${attrs({ x: BAR_X + BAR_W + 6, y: y + 9 })}>${esc(pct)}</text>`,
   ].join('');
   return { svg, text: `${format(r.requested)} of ${format(r.allocatable)} requested (${pct})` };
+}
+
+/** What fits the bar's width (about 70 characters at this size); the title holds the whole name. */
+function shortened(name: string): string {
+  return name.length > 68 ? `${name.slice(0, 67)}…` : name;
 }
 
 /** CPU in cores to the millicore, without float noise (0.1 + 0.2). */
