@@ -9,7 +9,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { openFile, startBrowser, type ChromiumSession, type OpenedPage } from './support/browser.js';
 
 // Globals of the page, for the callbacks that run inside it (the project's lib has no DOM types, on purpose for src/).
@@ -24,6 +24,7 @@ const NODE = {
   reclaim: 'ip-10-20-52-18.us-west-2.compute.internal', // NodePool reports: a do-not-disrupt pod, then a PDB, hold it
   uninitialized: 'ip-10-20-120-33.us-west-2.compute.internal', // NodePool general: the CCM taint never went away
   interrupted: 'ip-10-20-81-37.us-west-2.compute.internal', // NodePool data: drained for a scheduled change
+  unknown: 'ip-10-20-88-140.us-west-2.compute.internal', // NodePool general: Ready=Unknown for 2h6m, not repaired
 };
 // Karpenter nodes per NodePool in nodes.json (gpu-spot has none; the two system nodes belong to no pool).
 const NODES_PER_POOL = { general: 6, data: 4, reports: 1 };
@@ -74,25 +75,33 @@ const count = (page: Page) => page.locator('#finding-count').innerText();
 const sorted = (list: string[]) => [...list].sort();
 
 let session: ChromiumSession | undefined;
-let work: string;
+let work: string | undefined;
 let json: { findings: JsonFinding[] };
 let report: OpenedPage;
 
-beforeAll(async () => {
-  session = await startBrowser();
-  work = mkdtempSync(join(tmpdir(), 'karpdoctor-html-'));
-  scanTo(MIXED, 'html', join(work, 'report.html'));
-  json = JSON.parse(scanTo(MIXED, 'json', join(work, 'report.json'))) as typeof json;
-  report = await openFile(session, join(work, 'report.html'));
-}, 120_000);
+/**
+ * Set up once, when the first test asks: the browser, the two reports, the page. A failure there (no chromium, no HTML
+ * format) then fails every test with its message, where a failing beforeAll would only mark them skipped.
+ */
+let setup: Promise<void> | undefined;
+const ready = () =>
+  (setup ??= (async () => {
+    session = await startBrowser();
+    work = mkdtempSync(join(tmpdir(), 'karpdoctor-html-'));
+    scanTo(MIXED, 'html', join(work, 'report.html'));
+    json = JSON.parse(scanTo(MIXED, 'json', join(work, 'report.json'))) as typeof json;
+    report = await openFile(session, join(work, 'report.html'));
+  })());
 
 afterAll(async () => {
+  await setup?.catch(() => undefined);
   await session?.close();
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
 describe('HTML report of fixtures/mixed-incidents in chromium', () => {
   it('shows exactly the findings of the JSON report, all of them before any filter is used', async () => {
+    await ready();
     expect(json.findings).toHaveLength(13);
     const articles = await shown(report.page);
     expect(articles.map((a) => `${a.rule} ${a.severity}`).sort()).toEqual(json.findings.map((f) => `${f.ruleId} ${f.severity}`).sort());
@@ -103,6 +112,7 @@ describe('HTML report of fixtures/mixed-incidents in chromium', () => {
   });
 
   it('offers each rule, NodePool and namespace of the findings in its filter', async () => {
+    await ready();
     const options = (id: string) =>
       report.page.$$eval(`#${id} option`, (list) => list.map((o) => (o as unknown as { value: string }).value).filter((v) => v !== ''));
     expect(sorted(await options('filter-rule'))).toEqual(sorted([...new Set(json.findings.map((f) => f.ruleId))]));
@@ -114,6 +124,7 @@ describe('HTML report of fixtures/mixed-incidents in chromium', () => {
   });
 
   it('filters by severity, rule, NodePool and namespace, alone and together, and counts what is left', async () => {
+    await ready();
     const page = report.page;
     const set = async (filters: Partial<Record<'severity' | 'rule' | 'nodepool' | 'namespace', string>>) => {
       for (const name of ['severity', 'rule', 'nodepool', 'namespace'] as const) await page.selectOption(`#filter-${name}`, filters[name] ?? '');
@@ -155,6 +166,7 @@ describe('HTML report of fixtures/mixed-incidents in chromium', () => {
   });
 
   it('draws every node of each NodePool as CPU and memory bars, coloured by its first blocker', async () => {
+    await ready();
     const pools = await report.page.$$eval('#nodes figure.nodepool', (figures) =>
       figures.map((f) => ({
         pool: f.getAttribute('data-nodepool'),
@@ -184,9 +196,11 @@ describe('HTML report of fixtures/mixed-incidents in chromium', () => {
     const cpu = reclaim.bars.find((b) => b.resource === 'cpu')!;
     expect(Math.round((100 * cpu.requested) / cpu.allocatable)).toBe(20);
     expect(nodes.find((n) => n.node === NODE.uninitialized)?.blocker).toBe('uninitialized');
+    expect(nodes.find((n) => n.node === NODE.unknown)?.blocker).toBe('unhealthy');
   });
 
   it('draws the disruption budget of each NodePool hour by hour over 24 hours, with what uses it now', async () => {
+    await ready();
     const budgets = await report.page.$$eval('#budgets figure.budget', (figures) =>
       figures.map((f) => ({
         pool: f.getAttribute('data-nodepool'),
@@ -215,6 +229,7 @@ describe('HTML report of fixtures/mixed-incidents in chromium', () => {
   });
 
   it("draws a finding's object on a time axis with its events, log records and the finding where its evidence starts", async () => {
+    await ready();
     const timelines = await report.page.$$eval('#findings article.finding svg.timeline', (svgs) =>
       svgs.map((svg) => ({
         rule: svg.closest('article')?.getAttribute('data-rule'),
@@ -243,7 +258,8 @@ describe('HTML report of fixtures/mixed-incidents in chromium', () => {
     expect(finding).toEqual([Date.parse('2025-06-18T09:26:12Z')]);
   });
 
-  it('stays inside the file: no network request, no other file, no console error, no dialog', () => {
+  it('stays inside the file: no network request, no other file, no console error, no dialog', async () => {
+    await ready();
     expect(session!.refused).toEqual([]);
     expect(session!.requests.filter((url) => url.startsWith(`file:`))).toEqual([report.url]);
     expect(session!.requests.filter((url) => !/^(file|data):/.test(url))).toEqual([]);
@@ -252,7 +268,8 @@ describe('HTML report of fixtures/mixed-incidents in chromium', () => {
   });
 
   it('shows every finding and chart with JavaScript switched off', async () => {
-    const off = await openFile(session!, join(work, 'report.html'), { javaScript: false });
+    await ready();
+    const off = await openFile(session!, join(work!, 'report.html'), { javaScript: false });
     expect((await shown(off.page)).filter((a) => a.visible)).toHaveLength(13);
     expect(await off.page.locator('#nodes figure.nodepool g.node').count()).toBe(11);
     expect(await off.page.locator('#budgets figure.budget').count()).toBe(POOLS.length);
@@ -298,15 +315,20 @@ const injected = (page: Page) =>
 describe('HTML report of dumps whose names, labels and messages carry markup', () => {
   let markup: OpenedPage;
   let renamed: OpenedPage;
-  beforeAll(async () => {
-    scanTo(join(ROOT, 'fixtures', 'hostile-markup'), 'html', join(work, 'markup.html'));
-    markup = await openFile(session!, join(work, 'markup.html'));
-    hostileCopy(join(work, 'hostile'));
-    scanTo(join(work, 'hostile'), 'html', join(work, 'renamed.html'));
-    renamed = await openFile(session!, join(work, 'renamed.html'));
-  });
+  let hostile: Promise<void> | undefined;
+  const hostileReady = () =>
+    (hostile ??= (async () => {
+      await ready();
+      const dir = work!;
+      scanTo(join(ROOT, 'fixtures', 'hostile-markup'), 'html', join(dir, 'markup.html'));
+      markup = await openFile(session!, join(dir, 'markup.html'));
+      hostileCopy(join(dir, 'hostile'));
+      scanTo(join(dir, 'hostile'), 'html', join(dir, 'renamed.html'));
+      renamed = await openFile(session!, join(dir, 'renamed.html'));
+    })());
 
   it('runs none of it: no script, dialog, handler, embedded element or request', async () => {
+    await hostileReady();
     for (const opened of [markup, renamed]) {
       expect(await opened.page.evaluate(() => window.__pwned), opened.url).toBeUndefined();
       expect(opened.dialogs, opened.url).toEqual([]);
@@ -320,6 +342,7 @@ describe('HTML report of dumps whose names, labels and messages carry markup', (
   });
 
   it('shows the names as text and filters on them like on any other', async () => {
+    await hostileReady();
     const page = renamed.page;
     expect(await visibleRules(page)).toHaveLength(13);
     const text = await page.locator('#findings').textContent();
