@@ -1,6 +1,7 @@
 /**
- * docs/html-report.png, the README's picture of the HTML report: fixtures/mixed-incidents scanned by the built CLI and
- * opened from disk in Debian's chromium at a laptop's viewport. Run `npm run screenshot` (it builds first).
+ * The README's pictures of the HTML report: fixtures/mixed-incidents scanned by the built CLI and opened from disk in
+ * Debian's chromium at a laptop's viewport. docs/html-report.png is the top of the page (header, filters, the first
+ * finding and its timeline), docs/html-report-nodes.png the node bars further down. Run `npm run screenshot` (it builds first).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -10,10 +11,11 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { launchChromium } from './chromium.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const OUT = join(ROOT, 'docs', 'html-report.png');
+const TOP = join(ROOT, 'docs', 'html-report.png');
+const NODES = join(ROOT, 'docs', 'html-report-nodes.png');
 const VIEWPORT = { width: 1280, height: 900 };
-// The page is long (a chart per finding): the top shows the header, the filters and the first findings.
-const MAX_HEIGHT = 1800;
+// The page is long (evidence and a timeline per finding): the top picture ends below the first finding, within reason.
+const MAX_TOP_HEIGHT = 2000;
 
 const work = mkdtempSync(join(tmpdir(), 'karpdoctor-screenshot-'));
 const html = join(work, 'report.html');
@@ -30,10 +32,12 @@ const browser = await launchChromium({ viewport: VIEWPORT });
 try {
   const page = await browser.context.newPage();
   await page.goto(pathToFileURL(html).href, { waitUntil: 'load' });
-  const height = Math.min(Number(await page.evaluate('document.documentElement.scrollHeight')), MAX_HEIGHT);
-  await page.screenshot({ path: OUT, fullPage: true, clip: { x: 0, y: 0, width: VIEWPORT.width, height } });
+  const firstEnds = Number(await page.evaluate('document.querySelector("article.finding").getBoundingClientRect().bottom + scrollY'));
+  const height = Math.min(Math.ceil(firstEnds) + 16, MAX_TOP_HEIGHT);
+  await page.screenshot({ path: TOP, clip: { x: 0, y: 0, width: VIEWPORT.width, height }, fullPage: true });
+  await page.locator('#nodes').screenshot({ path: NODES });
   if (browser.refused.length) throw new Error(`the report asked for the network: ${browser.refused.join(', ')}`);
-  console.log(`wrote ${OUT} (${VIEWPORT.width}x${height})`);
+  console.log(`wrote ${TOP} and ${NODES}`);
 } finally {
   await browser.close();
   rmSync(work, { recursive: true, force: true });
