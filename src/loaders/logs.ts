@@ -19,6 +19,8 @@ const TIME = String.raw`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[
 /** A leading time: a space after it is a collector prefix, a tab is zap console or an aggregator re-emit. */
 const TIME_PREFIX = new RegExp(`^(${TIME})([ \\t])`, 'i');
 const KUBECTL_PREFIX = /^\[pod\/([^/\]\s]+)\/([^\]\s]+)\] /;
+/** kubetail: `[karpenter-5d6f8b7c9-q8w2n] {…}` (a container only with `-c`: `[pod/ctr]` is kubectl's). */
+const KUBETAIL_PREFIX = new RegExp(`^\\[([a-z0-9][-a-z0-9.]*[a-z0-9])\\] (?=\\{|${TIME})`);
 const STERN_BRACKET = /^([a-z0-9][-a-z0-9]*)\/([a-z0-9][-a-z0-9.]*)\[([a-z0-9][-a-z0-9]*)\]:? /;
 // Stern's default `[ns ]pod container line` has no delimiter of its own, so it only counts when what
 // follows is unmistakably a record (JSON or a timestamp) — otherwise any two-word text would match.
@@ -50,6 +52,12 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
     if ((m = TIME_PREFIX.exec(rest))) {
       rest = rest.slice(m[0].length);
       if (m[2] === ' ') {
+        // zap console whose tabs a terminal copy turned into runs of spaces: `TIME    LEVEL   logger  message  {…}`.
+        const spaced = prefixTime === undefined ? parseSpacedConsole(m[1]!, rest) : null;
+        if (spaced) {
+          parsed = spaced;
+          break;
+        }
         prefixTime ??= m[1];
         continue;
       }
@@ -66,6 +74,9 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
       if (parsed === undefined) break;
     } else if (!prefixPod && (m = KUBECTL_PREFIX.exec(rest))) {
       prefixPod = { name: m[1]!, container: m[2]! };
+      rest = rest.slice(m[0].length);
+    } else if (!prefixPod && (m = KUBETAIL_PREFIX.exec(rest))) {
+      prefixPod = { name: m[1]! };
       rest = rest.slice(m[0].length);
     } else if (!prefixPod && (m = STERN_BRACKET.exec(rest))) {
       prefixPod = { namespace: m[1]!, name: m[2]!, container: m[3]! };
@@ -160,6 +171,14 @@ function parseConsole(time: string, rest: string): Parsed | null {
     fields: { ...head, ...json },
     ...(t === undefined ? {} : { time: t }),
   };
+}
+
+/** The console generation after tabs became spaces: level, logger and message separated by two or more spaces. */
+function parseSpacedConsole(time: string, rest: string): Parsed | null {
+  const m = /^\s*([A-Za-z]+) {2,}([\w.-]+) {2,}(\S.*)$/.exec(rest);
+  if (!m || !CONSOLE_LEVEL.test(m[1]!) || !/^controller|^webhook|^karpenter/.test(m[2]!)) return null;
+  const tabbed = `${m[1]}\t${m[2]}\t${m[3]!.replace(/ {2,}(\{.*\})\s*$/, '\t$1')}`;
+  return parseConsole(time, tabbed);
 }
 
 /**

@@ -42,8 +42,23 @@ export function sniffGetTable(text: string): boolean {
     .map((l) => l.replace(/\r$/, ''))
     .filter((l) => l.trim() !== '' && !parseCommand(l));
   const header = lines[0];
+  if (header && headerlessEventColumns(header)) return true;
   if (!header || !HEADER.test(header) || !lines[1]) return false;
   return tableKind(columnsOfHeader(header)) !== undefined;
+}
+
+/**
+ * Rows of `kubectl get events` copied without their header line (`38m  Normal  DisruptionBlocked  node/x  message`,
+ * with a NAMESPACE column first under `-A`): the columns are where the first row's cells start.
+ */
+function headerlessEventColumns(row: string): Column[] | undefined {
+  const cells = [...row.matchAll(/\S+/g)];
+  const type = cells.findIndex((m) => m[0] === 'Normal' || m[0] === 'Warning');
+  if ((type !== 1 && type !== 2) || cells.length < type + 4) return undefined;
+  if (parseEventAge(cells[type - 1]![0]).last === undefined || !/^[A-Z]\w+$/.test(cells[type + 1]![0]) || !/^[a-z][\w.-]*\/\S+$/.test(cells[type + 2]![0]))
+    return undefined;
+  const names = [...(type === 2 ? ['NAMESPACE'] : []), 'LAST SEEN', 'TYPE', 'REASON', 'OBJECT', 'MESSAGE'];
+  return names.map((name, i) => ({ name, start: cells[i]!.index }));
 }
 
 export function readGetTable(block: TextBlock): ReadResult {
@@ -58,14 +73,17 @@ export function readGetTable(block: TextBlock): ReadResult {
       hint = command.output;
       continue;
     }
-    if (!HEADER.test(text)) continue;
-    const cols = columnsOfHeader(text);
+    const headerless = HEADER.test(text) ? undefined : headerlessEventColumns(text);
+    if (!HEADER.test(text) && !headerless) continue;
+    const cols = headerless ?? columnsOfHeader(text);
+    // Without a header the line is the first row.
+    if (headerless) i--;
     const kind = tableKind(cols, hint?.kind);
     const rows: Array<{ cells: string[]; line: number }> = [];
     while (
       i + 1 < lines.length &&
       lines[i + 1]!.trim() !== '' &&
-      !HEADER.test(lines[i + 1]!) &&
+      !(HEADER.test(lines[i + 1]!) && !headerless) &&
       !ANY_PROMPT.test(lines[i + 1]!) &&
       !parseCommand(lines[i + 1]!)
     ) {

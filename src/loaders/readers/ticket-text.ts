@@ -5,7 +5,7 @@
  * by the command line above it. What no reader takes is listed with what it looked like.
  */
 import { podFromLogPath } from '../logs.js';
-import type { OutputType } from '../objects.js';
+import { kindKey, type OutputType } from '../objects.js';
 import { readAll, type Reader, type ReadSink } from './reader.js';
 import { looksLikeObjects, startsLikeJson } from './sniffs.js';
 import { splitText, type TextBlock } from './ticket/blocks.js';
@@ -38,9 +38,14 @@ export const ticketText: Reader = {
   read: async ({ file, chunks, readBlock }, sink) => {
     const { blocks, prose } = splitText(await readAll(chunks));
     for (const block of blocks) {
+      if (noneFound(block, sink)) continue;
       const into: ReadSink = { ...sink, defaults: typeOf(block) };
       const text = '\n'.repeat(block.start - 1) + block.lines.join('\n') + '\n';
+      const logsBefore = sink.logs.length;
       const reader = await readBlock({ name: `block.${EXTENSION[block.kind]}`, text }, into);
+      // `kubectl logs POD` above the records names their pod, unless a line's own prefix (stern, kubetail) does.
+      const pod = block.command?.pod;
+      if (pod) for (const record of sink.logs.slice(logsBefore)) record.pod ??= { ...pod };
       if (!reader) sink.skipped.push({ source: file.displayPath, line: block.start, reason: `${looksLike(block)}, not read` });
     }
     if (prose.length) {
@@ -50,6 +55,21 @@ export const ticketText: Reader = {
     return 'loaded';
   },
 };
+
+/**
+ * kubectl's "No resources found[ in NS namespace]." under `kubectl get KIND` says that none exist: the kind is recorded
+ * as listed, so rules read its absence as absent rather than unknown. With a selector only the selection is empty, and
+ * without a command nobody can tell of what: those stay skipped, saying why.
+ */
+function noneFound(block: TextBlock, sink: ReadSink): boolean {
+  const first = block.lines.find((l) => l.trim() !== '')?.trim() ?? '';
+  const m = /^No resources found(?: in (\S+) namespace)?\.?$/.exec(first);
+  const cmd = block.command;
+  if (!m || cmd?.verb !== 'get' || !cmd.output.kind || !cmd.output.apiVersion || cmd.output.name || cmd.selector) return false;
+  if (block.lines.filter((l) => l.trim() !== '').length > 1) return false;
+  sink.listedKinds.add(kindKey(cmd.output.apiVersion, cmd.output.kind));
+  return true;
+}
 
 const EXTENSION: Record<TextBlock['kind'], string> = { yaml: 'yaml', json: 'json', log: 'log', other: 'txt', text: 'txt' };
 
