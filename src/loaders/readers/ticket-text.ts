@@ -4,6 +4,7 @@
  * back through the registry to the reader its content matches, with provenance at the block's own lines and typed
  * by the command line above it. What no reader takes is listed with what it looked like.
  */
+import { readValuesFile } from '../helm-files.js';
 import { podFromLogPath } from '../logs.js';
 import { kindKey, type OutputType } from '../objects.js';
 import { readAll, type Reader, type ReadSink } from './reader.js';
@@ -38,7 +39,7 @@ export const ticketText: Reader = {
   read: async ({ file, chunks, readBlock }, sink) => {
     const { blocks, prose } = splitText(await readAll(chunks));
     for (const block of blocks) {
-      if (noneFound(block, sink)) continue;
+      if (noneFound(block, sink) || helmValues(block, file.displayPath, sink)) continue;
       const into: ReadSink = { ...sink, defaults: typeOf(block) };
       const text = '\n'.repeat(block.start - 1) + block.lines.join('\n') + '\n';
       const logsBefore = sink.logs.length;
@@ -68,6 +69,22 @@ function noneFound(block: TextBlock, sink: ReadSink): boolean {
   if (!m || cmd?.verb !== 'get' || !cmd.output.kind || !cmd.output.apiVersion || cmd.output.name || cmd.selector) return false;
   if (block.lines.filter((l) => l.trim() !== '').length > 1) return false;
   sink.listedKinds.add(kindKey(cmd.output.apiVersion, cmd.output.kind));
+  return true;
+}
+
+/**
+ * `helm get values karpenter` above YAML: the values of a Karpenter release, read as a values file of Karpenter's
+ * chart would be (its own directory, so nothing else pairs with the chart it implies).
+ */
+function helmValues(block: TextBlock, source: string, sink: ReadSink): boolean {
+  const release = block.command?.release;
+  if (!release || block.kind !== 'yaml') return false;
+  const text = '\n'.repeat(block.start - 1) + block.lines.join('\n') + '\n';
+  const dir = `${source}#helm-values-${block.start}`;
+  const values = { ...readValuesFile(text, source, `helm get values ${release}`), dir };
+  if (!/karpenter/i.test(release) && !values.karpenterLike) return false;
+  sink.helm.values.push(values);
+  sink.helm.charts.push({ dir, source: dir, name: 'karpenter', dependencies: [] });
   return true;
 }
 

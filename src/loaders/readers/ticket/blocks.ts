@@ -112,6 +112,8 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
       command = { ...cmd, line: first + i };
       continue;
     }
+    // `helm get values` heads its YAML with this line: part of the output, not prose between command and output.
+    if (!run && /^(USER-SUPPLIED|COMPUTED) VALUES:\s*$/.test(line)) continue;
     if (BLANK.test(line)) {
       if (run && run.kind !== 'yaml' && run.depth <= 0 && !continuesAfterBlank(lines, i, run.kind)) flush();
       if (prose) flushProse();
@@ -208,7 +210,7 @@ function lineKind(line: string, fenced: boolean): BlockKind | null {
   if (startsLikeJson(line)) return parseLogLine(line, 0, { source: '' }) ? 'log' : 'json';
   if (isKubectlNoise(line)) return 'other';
   if (parseLogLine(line, 0, { source: '' })) return 'log';
-  if (TABLE_HEADER.test(line) || DESCRIBE_FIELD.test(line)) return 'other';
+  if (TABLE_HEADER.test(line) || DESCRIBE_FIELD.test(line) || /^Events:\s*$/.test(line)) return 'other';
   if (YAML_KEY.test(line)) return 'yaml';
   if (ELISION.test(line)) return fenced ? 'yaml' : null;
   return fenced ? 'text' : null;

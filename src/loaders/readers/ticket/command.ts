@@ -19,6 +19,8 @@ export interface Command {
   format: string;
   /** `kubectl logs POD [-n NS] [-c CTR]`: the pod whose records follow (not for `deploy/x` or `-l`, which pick any pod). */
   pod?: { name: string; namespace?: string; container?: string };
+  /** `helm get values RELEASE`: the release named. */
+  release?: string;
   /** `-l`/`--selector`/`--field-selector` was given: what the output lacks may still exist outside the selection. */
   selector?: boolean;
 }
@@ -68,7 +70,11 @@ const FLAGS_WITH_VALUE = new Set([
   '--filename',
 ]);
 
+const HELM_VALUES_LINE = new RegExp(`${PROMPT}helm(?:\\.exe)?\\s+get\\s+values\\s+(.+?)\\s*$`);
+
 export function parseCommand(line: string): Omit<Command, 'line'> | null {
+  const helm = HELM_VALUES_LINE.exec(line);
+  if (helm) return helmValues(helm[1]!);
   const m = COMMAND_LINE.exec(line);
   if (!m) return null;
   const [typed, ...piped] = m[2]!.split('|');
@@ -118,6 +124,21 @@ export function parseCommand(line: string): Omit<Command, 'line'> | null {
 }
 
 const LOG_VERBS = new Set(['logs', 'log']);
+
+/** `helm get values RELEASE [-n NS] [-a]`: the release's values, which a ticket pastes for the controller's settings. */
+function helmValues(args: string): Omit<Command, 'line'> | null {
+  const words = args.split('|')[0]!.trim().split(/\s+/);
+  let release: string | undefined;
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    if (w.startsWith('-')) {
+      if (/^(-n|--namespace|-o|--output|--revision|--kube-context)$/.test(w)) i++;
+      continue;
+    }
+    release ??= w;
+  }
+  return release ? { text: `helm get values ${args}`, verb: 'helm get values', output: {}, format: '', release } : null;
+}
 
 /** `karpenter-6b7c9d5f8-x2v4p` or `pod/karpenter-…`; `deploy/karpenter` lets kubectl choose a pod, so it names none. */
 function podOf(ref: string, namespace: string | undefined, container: string | undefined): Command['pod'] {
