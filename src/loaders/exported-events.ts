@@ -1,7 +1,8 @@
 /**
  * Kubernetes events re-exported by a log pipeline rather than listed with kubectl: eventrouter's flattened records
  * (`eventNamespace`, `involvedObject`, `reason`, `eventMessage`), its `{"verb": "ADDED", "event": {…}}` envelope, and an
- * OpenTelemetry log body (`body` with `k8s.event.reason` / `k8s.object.*` attributes). Each becomes the core/v1 Event
+ * OpenTelemetry log body (`body` with `k8s.event.reason` / `k8s.object.*` attributes), a chat notifier's alert
+ * (`Kind:`, `Name:`, `Reason:`, `Messages:`). Each becomes the core/v1 Event
  * it was, so the rules that read events read these too.
  */
 import type { KubeObject } from '../kube/types.js';
@@ -15,9 +16,14 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== 
 export function exportedEvent(value: unknown, line: number): KubeObject | undefined {
   if (!isObject(value) || value.kind !== undefined || value.apiVersion !== undefined) return undefined;
   if (isObject(value.event) && str(value.verb)) return exportedEvent(value.event, line);
-  const involved = isObject(value.involvedObject) ? value.involvedObject : otelObject(value);
-  const reason = str(value.reason) ?? otelAttr(value, 'k8s.event.reason');
-  const message = str(value.eventMessage) ?? str(value.message) ?? (otelAttr(value, 'k8s.event.reason') ? str(value.body) : undefined);
+  const involved = isObject(value.involvedObject) ? value.involvedObject : (otelObject(value) ?? notifierObject(value));
+  const reason = str(value.reason) ?? otelAttr(value, 'k8s.event.reason') ?? str(value.Reason);
+  const message =
+    str(value.eventMessage) ??
+    str(value.message) ??
+    (otelAttr(value, 'k8s.event.reason') ? str(value.body) : undefined) ??
+    str(value.Message) ??
+    str(value.Messages);
   const kind = involved && str(involved.kind);
   const name = involved && str(involved.name);
   if (!involved || !kind || !name || !reason || message === undefined) return undefined;
@@ -38,6 +44,15 @@ export function exportedEvent(value: unknown, line: number): KubeObject | undefi
   const at = otelAttr(value, 'k8s.event.start_time') ?? str(value.timestamp) ?? str(value.time);
   if (at && event.lastTimestamp === undefined) event.lastTimestamp = at;
   return event;
+}
+
+/** A chat notifier's alert (botkube, kubewatch): `Kind: Node`, `Name: …`, `Reason: FailedDraining`, `Messages: …`. */
+function notifierObject(value: Json): Json | undefined {
+  const kind = str(value.Kind);
+  const name = str(value.Name);
+  if (!kind || !name || !str(value.Reason)) return undefined;
+  const namespace = str(value.Namespace);
+  return { kind, name, ...(namespace ? { namespace } : {}) };
 }
 
 function otelAttr(value: Json, key: string): string | undefined {

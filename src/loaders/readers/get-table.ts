@@ -1,5 +1,5 @@
 /**
- * `kubectl get` tables (default and `-o wide`) of nodes, nodeclaims, nodepools, pods and events → *partial* objects
+ * `kubectl get` tables (default and `-o wide`) of nodes, nodeclaims, nodepools, ec2nodeclasses, pods and events → *partial* objects
  * and Events. A row shows a handful of fields: those are listed in `provenance.partial.known`, the rest is unknown.
  * Ages (`5d3h`, `172m`) count back from when the command ran: they go to `provenance.ages` for the snapshot to
  * anchor. Both event layouts are read: `LAST SEEN TYPE REASON OBJECT MESSAGE` and the older
@@ -20,7 +20,7 @@ const HEADER = /^(NAMESPACE|NAME|LAST SEEN|LASTSEEN|FIRSTSEEN|FIRST SEEN)\s{2,}[
 /** Any shell prompt ends a table (the next command, or the prompt left after the output: `PS C:\Users\ops>`). */
 const ANY_PROMPT = /^\s*(?:\$|#|%|>|❯|PS [^>]*>)(?:\s|$)/;
 
-type TableKind = 'Event' | 'Node' | 'Pod' | 'NodePool' | 'NodeClaim';
+type TableKind = 'Event' | 'Node' | 'Pod' | 'NodePool' | 'NodeClaim' | 'EC2NodeClass';
 
 function tableKind(cols: Column[], hint?: string): TableKind | undefined {
   const names = new Set(cols.map((c) => c.name));
@@ -30,7 +30,7 @@ function tableKind(cols: Column[], hint?: string): TableKind | undefined {
   if (has('NAME', 'READY', 'STATUS', 'RESTARTS')) return 'Pod';
   if (has('NAME', 'ZONE') && (has('NODE') || has('TYPE'))) return 'NodeClaim';
   if (has('NAME', 'NODECLASS')) return 'NodePool';
-  return hint === 'Node' || hint === 'Pod' || hint === 'NodePool' || hint === 'NodeClaim' ? hint : undefined;
+  return hint === 'Node' || hint === 'Pod' || hint === 'NodePool' || hint === 'NodeClaim' || hint === 'EC2NodeClass' ? hint : undefined;
 }
 
 /** The text is one or more get tables (a `$ kubectl get …` line may precede each). */
@@ -44,7 +44,8 @@ export function sniffGetTable(text: string): boolean {
   const header = lines[0];
   if (header && headerlessEventColumns(header)) return true;
   if (!header || !HEADER.test(header) || !lines[1]) return false;
-  return tableKind(columnsOfHeader(header)) !== undefined;
+  // `kubectl get ec2nodeclasses` prints only NAME READY AGE: its kind comes from the command line above it.
+  return tableKind(columnsOfHeader(header)) !== undefined || /^NAME\s+READY\s+AGE$/.test(header.trim());
 }
 
 /**
@@ -123,7 +124,7 @@ function objectRow(kind: Exclude<TableKind, 'Event'>, cell: Cell, namespace: str
   // `kubectl get nodepools,nodeclaims` prints `nodeclaim.karpenter.sh/general-x7k2p`.
   const slash = rawName.indexOf('/');
   const name = slash >= 0 ? rawName.slice(slash + 1) : rawName;
-  const apiVersion = { Node: 'v1', Pod: 'v1', NodePool: 'karpenter.sh/v1', NodeClaim: 'karpenter.sh/v1' }[kind];
+  const apiVersion = { Node: 'v1', Pod: 'v1', NodePool: 'karpenter.sh/v1', NodeClaim: 'karpenter.sh/v1', EC2NodeClass: 'karpenter.k8s.aws/v1' }[kind];
   const obj: KubeObject = { apiVersion, kind, metadata: { name } };
   const known = ['/metadata/name'];
   const ages: Record<string, number> = {};
@@ -183,6 +184,8 @@ function objectRow(kind: Exclude<TableKind, 'Event'>, cell: Cell, namespace: str
     ] as const) {
       if (cell(column) !== undefined) put(`/status/resources/${key}`, value(cell(column)));
     }
+    ready('READY');
+  } else if (kind === 'EC2NodeClass') {
     ready('READY');
   } else {
     const status = cell('STATUS') ?? '';

@@ -152,7 +152,9 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
 }
 
 /** Brace depth across lines, carrying whether the previous line ended inside a string. */
-function scanDepth(line: string, state: { depth: number; inString: boolean }): void {
+function scanDepth(raw: string, state: { depth: number; inString: boolean }): void {
+  // A terminal's colour codes (`ESC[36m`) are not brackets.
+  const line = raw.includes('\x1b') ? raw.replace(/\x1b\[[0-9;]*m/g, '') : raw;
   for (let i = 0; i < line.length; i++) {
     const c = line[i];
     if (state.inString) {
@@ -241,7 +243,7 @@ function cleanBlock(raw: string[], start: number, kind: BlockKind, lang: string,
   }
   if (kind === 'json' || kind === 'log') lines = unwrapRecords(lines);
   lines = dedent(lines);
-  if (kind === 'yaml') lines = indentDroppedSequences(unshiftFirstLine(lines));
+  if (kind === 'yaml') lines = separateAlerts(indentDroppedSequences(unshiftFirstLine(lines)));
   return { kind, start, lines, lang, ...(command ? { command } : {}) };
 }
 
@@ -280,6 +282,12 @@ function unwrapRecords(lines: string[]): string[] {
 }
 
 const MAX_WRAPPED_LINES = 200;
+
+/** Notifier alerts one after the other (`Kind: Node` … blank line … `Kind: Node` …) are documents of their own. */
+function separateAlerts(lines: string[]): string[] {
+  if (!lines.some((l) => l.startsWith('Reason: '))) return lines;
+  return lines.map((l, i) => (i > 0 && BLANK.test(l) && lines[i + 1]?.startsWith('Kind: ') ? '---' : l));
+}
 
 /** Indentation that the paste added to every line (a quote, a list item, an indented code block). */
 function dedent(lines: string[]): string[] {
@@ -368,6 +376,8 @@ function addProse(out: SplitText, start: number, lines: string[]): void {
 }
 
 function looksLikeObjectYaml(lines: string[]): boolean {
+  // A notifier's event alert: `Kind: Node` / `Name: …` / `Reason: …`.
+  if (['Kind', 'Name', 'Reason'].every((k) => lines.some((l) => l.startsWith(`${k}: `)))) return true;
   return (
     lines.some((l) => /^(apiVersion|kind|metadata|spec|status|items):/.test(l)) ||
     (lines.length >= 2 && lines.some((l) => /^\s+(-\s+)?[\w./"'-]+:(\s|$)/.test(l)))
