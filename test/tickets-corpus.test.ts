@@ -220,8 +220,8 @@ const CASES: Case[] = [
     file: 'describe-events-wrapped-message.txt',
     events: ['SubnetsReady EC2NodeClass/default x1', 'Ready EC2NodeClass/default x1'],
     skipped: ['1 prose (3 paragraphs), not objects or logs'],
-    // SubnetsNotFound, stated in the events, is not mapped from events alone yet (reported to the lead).
-    findings: [],
+    findings: ['nodeclass-not-ready EC2NodeClass default (records)'],
+    cause: /SubnetsReady=False SubnetsNotFound "SubnetSelector did not match any Subnets"/,
   },
   {
     file: 'stern-ansi-colour.txt',
