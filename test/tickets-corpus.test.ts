@@ -259,8 +259,8 @@ const CASES: Case[] = [
     objects: ['Pod ml/trainer-0 (partial) @5'],
     events: ['FailedScheduling Pod/trainer-0 x9', 'FailedScheduling Pod/trainer-0 x22'],
     skipped: ['1 prose (2 paragraphs), not objects or logs'],
-    // Karpenter's "did not tolerate" on a pod without its NodePool is not a records-only cause yet (reported to the lead).
-    findings: [],
+    findings: ['pending-pod-no-nodepool-fits Pod ml/trainer-0 (records)'],
+    cause: /fits no NodePool: NodePool gpu: did not tolerate nvidia\.com\/gpu=true:NoSchedule \(Karpenter said so 22 times/,
   },
   {
     file: 'get-nodes-show-labels.txt',
