@@ -102,7 +102,8 @@ const CASES: Case[] = [
   {
     file: 'kubectl-logs-pod-ice.md',
     logs: [9, 10, 11, 12, 13, 14].map(
-      (n, i) => `@${n - 1} ${i % 2 ? 'ERROR' : 'INFO'} [karpenter/karpenter-6b7c9d5f8-x2v4p/controller] ${i % 2 ? 'failed launching nodeclaim' : 'created nodeclaim'}`,
+      (n, i) =>
+        `@${n - 1} ${i % 2 ? 'ERROR' : 'INFO'} [karpenter/karpenter-6b7c9d5f8-x2v4p/controller] ${i % 2 ? 'failed launching nodeclaim' : 'created nodeclaim'}`,
     ),
     skipped: ['1 prose (3 paragraphs), not objects or logs'],
     findings: ['insufficient-capacity-all-offerings NodePool gpu-spot', 'nodeclaim-launch-loop NodePool gpu-spot'],
@@ -319,7 +320,18 @@ describe('the corpus of pasted tickets: read as a person reads them, and the sta
     const events = r.snapshot.events().length ? ['/Event'] : [];
     const objectKinds = [...new Set(r.load.objects.filter((o) => o.object.kind !== 'Event' && o.object.kind !== 'HelmValues').map((o) => o.object.kind))];
     expect([...r.load.listedKinds].sort()).toEqual(
-      c.listed ?? [...events, ...objectKinds.map((k) => `${r.load.objects.find((o) => o.object.kind === k)!.object.apiVersion.split('/').slice(0, -1).join('/')}/${k}`)].sort(),
+      c.listed ??
+        [
+          ...events,
+          ...objectKinds.map(
+            (k) =>
+              `${r.load.objects
+                .find((o) => o.object.kind === k)!
+                .object.apiVersion.split('/')
+                .slice(0, -1)
+                .join('/')}/${k}`,
+          ),
+        ].sort(),
     );
     expect(r.findings.map((f) => `${f.ruleId} ${f.object.kind} ${name(f.object)}${f.recordsOnly ? ' (records)' : ''}`)).toEqual(c.findings);
     for (const f of r.findings) expect(f.message).toMatch(c.cause!);
@@ -329,7 +341,10 @@ describe('the corpus of pasted tickets: read as a person reads them, and the sta
     for (const c of CASES) {
       const r = await scan([corpus(c.file)]);
       expect(r.load.objects.length + r.load.logs.length, c.file).toBeGreaterThan(0);
-      expect(r.notEvaluated.filter((n) => /internal error/.test(n.reason)), c.file).toEqual([]);
+      expect(
+        r.notEvaluated.filter((n) => /internal error/.test(n.reason)),
+        c.file,
+      ).toEqual([]);
     }
   });
 });

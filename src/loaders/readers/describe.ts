@@ -84,7 +84,11 @@ function eventsOfCutDescription(lines: Array<{ text: string; line: number }>, bl
   const kind = block.hint?.kind;
   const name = block.hint?.name;
   if (!kind || !name) {
-    out.skipped.push({ source: block.source, line: field.line, reason: 'the Events table of a kubectl describe whose object the text does not name: not read' });
+    out.skipped.push({
+      source: block.source,
+      line: field.line,
+      reason: 'the Events table of a kubectl describe whose object the text does not name: not read',
+    });
     return out;
   }
   const involved: KubeObject = {

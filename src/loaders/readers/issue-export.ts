@@ -6,7 +6,8 @@
 import { readAll, type Reader } from './reader.js';
 
 /** The keys `gh issue view --json` and the REST API put first (both sort or order them so). */
-const ISSUE_KEYS = /^\s*\{\s*"(?:assignees|author|body|closed|closedAt|comments|createdAt|id|isPinned|labels|milestone|number|reactionGroups|state|title|updatedAt|url|user)"\s*:/;
+const ISSUE_KEYS =
+  /^\s*\{\s*"(?:assignees|author|body|closed|closedAt|comments|createdAt|id|isPinned|labels|milestone|number|reactionGroups|state|title|updatedAt|url|user)"\s*:/;
 
 export const issueExport: Reader = {
   id: 'issue-export',
