@@ -295,6 +295,18 @@ const CASES: Case[] = [
     findings: ['nodeclaim-not-registered NodeClaim builders-m8x3z (records)'],
     cause: /never joined the cluster/,
   },
+  {
+    file: 'undated-console-title.md',
+    // The error quoted in a sentence without its time is the dated record of the log below: one record, not two.
+    logs: [
+      '@16 DEBUG Excluding instance type t4g.nano because',
+      '@17 INFO Batched 3 pods in 1.000838512s',
+      '@18 ERROR Could not launch node, launching instanc',
+    ],
+    skipped: ['1 prose (6 paragraphs), not objects or logs'],
+    findings: ['launch-refused-by-cloud-provider Provisioner default'],
+    cause: /not authorised to launch/,
+  },
 ];
 
 describe('the corpus of pasted tickets: read as a person reads them, and the stated cause named', () => {

@@ -37,6 +37,8 @@ type Parsed = Pick<LogRecord, 'time' | 'level' | 'message' | 'fields'>;
 
 /** `I0313 14:00:00.123456       1 leaderelection.go:250] attempting to acquire leader lease kube-system/karpenter...` */
 const KLOG = /^([IWEF])\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ ([\w./-]+:\d+)\] (.*)$/;
+/** zap console without its time column: level, then the controller's logger, then the message. */
+const UNDATED_CONSOLE = /^(DEBUG|INFO|WARN|ERROR)(?:\t|\s{2,}|\s(?=controller\.))((?:controller|webhook)(?:\.[\w.-]+)?)(?:\t|\s{2,}|\s)(\S.*)$/;
 const KLOG_LEVELS: Record<string, string> = { I: 'INFO', W: 'WARN', E: 'ERROR', F: 'FATAL' };
 
 export function parseLogLine(text: string, lineNo: number, ctx: LogContext): LogRecord | null {
@@ -95,6 +97,9 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
       // Truncated or otherwise broken JSON is not turned into a half record: we return null and the
       // caller counts the line as skipped, so a damaged log is reported rather than silently misread.
       parsed = parseJsonRecord(rest);
+    } else if (prefixTime === undefined && (m2 = UNDATED_CONSOLE.exec(rest))) {
+      // A console line quoted without its time (an issue title, a sentence): `ERROR⇥controller.provisioning⇥Could not launch node, …`.
+      parsed = parseConsole('', `${m2[1]}\t${m2[2]}\t${m2[3]!.replace(/\s{2,}(\{.*\})\s*$/, '\t$1')}`);
     } else if ((m2 = KLOG.exec(rest))) {
       // client-go inside the controller logs in klog format (leader election, informers): a record with no year,
       // so its time is only taken from a `--timestamps` prefix.

@@ -38,6 +38,7 @@ export const ticketText: Reader = {
   },
   read: async ({ file, chunks, readBlock }, sink) => {
     const { blocks, prose } = splitText(await readAll(chunks));
+    const logsBeforeFile = sink.logs.length;
     for (const block of blocks) {
       if (noneFound(block, sink) || helmValues(block, file.displayPath, sink)) continue;
       const into: ReadSink = { ...sink, defaults: typeOf(block) };
@@ -49,6 +50,7 @@ export const ticketText: Reader = {
       if (pod) for (const record of sink.logs.slice(logsBefore)) record.pod ??= { ...pod };
       if (!reader) sink.skipped.push({ source: file.displayPath, line: block.start, reason: `${looksLike(block)}, not read` });
     }
+    dropQuotedTwins(sink.logs, logsBeforeFile);
     if (prose.length) {
       const n = prose.length;
       sink.skipped.push({ source: file.displayPath, line: prose[0]!.start, reason: `prose (${n} paragraph${n === 1 ? '' : 's'}), not objects or logs` });
@@ -56,6 +58,23 @@ export const ticketText: Reader = {
     return 'loaded';
   },
 };
+
+/**
+ * A record quoted without its time in a sentence or a title ("…throwing below error: ERROR controller.provisioning …")
+ * that the pasted log further down holds with its time is one record, not two.
+ */
+function dropQuotedTwins(logs: ReadSink['logs'], from: number): void {
+  const dated = new Set(
+    logs
+      .slice(from)
+      .filter((l) => l.time)
+      .map((l) => `${l.level ?? ''}\u0000${l.message}`),
+  );
+  for (let i = logs.length - 1; i >= from; i--) {
+    const l = logs[i]!;
+    if (!l.time && dated.has(`${l.level ?? ''}\u0000${l.message}`)) logs.splice(i, 1);
+  }
+}
 
 /**
  * kubectl's "No resources found[ in NS namespace]." under `kubectl get KIND` says that none exist: the kind is recorded
