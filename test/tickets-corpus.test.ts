@@ -71,8 +71,9 @@ const CASES: Case[] = [
       '@6 INFO [kube-system/karpenter-5d9b7c8f4-tq6zw/controller] no nodepools found',
     ],
     skipped: ['1 prose (1 paragraph), not objects or logs'],
-    // The cause (an EC2NodeClass being deleted) is not one karpdoctor maps from logs yet: no finding, and no false one.
-    findings: [],
+    // The EC2NodeClass is being deleted; the PDB that holds its last node is named only in a consistency check, not a drain.
+    findings: ['nodepool-missing-nodeclass NodePool batch-amd64 (records)'],
+    cause: /EC2NodeClass batch-amd64 is terminating once/,
   },
   {
     file: 'console-tabs-as-spaces-v0.30.md',
