@@ -47,7 +47,7 @@ describe('karpdoctor scan on a ticket', () => {
     expect(r.stdout).toContain('node-stuck-draining');
   });
 
-  it('an issue saved with `gh issue view --json`: each text cited as itself, the stated cause found, exit 1', () => {
+  it('an issue saved with `gh issue view --json`: each text cited as itself, the stated cause found (a warning: exit 0)', () => {
     const r = run(['scan', 'fixtures/tickets/corpus/gh-issue-view.json', '--format', 'json', '--no-crd-download']);
     expect(r.stderr).toBe('');
     const report = JSON.parse(r.stdout);
@@ -59,7 +59,7 @@ describe('karpdoctor scan on a ticket', () => {
       'fixtures/tickets/corpus/gh-issue-view.json (comment 1 by maint-bot-free)',
       'fixtures/tickets/corpus/gh-issue-view.json (comment 2 by oriane-k)',
     ]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(0);
   });
 
   it('a cmd.exe session piped in with Windows line endings: the pod, its events, and the taint Karpenter names', () => {
