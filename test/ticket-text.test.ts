@@ -155,12 +155,20 @@ describe('honest skip reasons', () => {
   });
 
   it("kubectl's own messages are named as such, with the command they answer", async () => {
-    const text = 'We checked:\n\n$ kubectl get nodeclaims\nNo resources found\n\nso nothing is being created.\n';
+    const text = 'We checked:\n\n$ kubectl get nodepool gpu\nError from server (NotFound): nodepools.karpenter.sh "gpu" not found\n\nso it is gone.\n';
     const r = await loadInputs(['-'], { stdin: Readable.from([Buffer.from(text)]) });
     expect(skipped(r)).toEqual([
-      "4 kubectl's message to `kubectl get nodeclaims`: No resources found, not read",
+      '4 kubectl\'s message to `kubectl get nodepool gpu`: Error from server (NotFound): nodepools.karpenter.sh "gpu" not found, not read',
       '1 prose (2 paragraphs), not objects or logs',
     ]);
+  });
+
+  it('"No resources found" under `kubectl get KIND` is read: none of that kind exist (listed, and empty)', async () => {
+    const text = 'We checked:\n\n$ kubectl get nodeclaims\nNo resources found\n\nso nothing is being created.\n';
+    const r = await loadInputs(['-'], { stdin: Readable.from([Buffer.from(text)]) });
+    expect(skipped(r)).toEqual(['1 prose (2 paragraphs), not objects or logs']);
+    expect([...r.listedKinds]).toEqual(['karpenter.sh/NodeClaim']);
+    expect(r.objects).toEqual([]);
   });
 
   it('a fragment without kind and without a command line says what it lacks', async () => {

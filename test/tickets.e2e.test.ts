@@ -46,4 +46,30 @@ describe('karpdoctor scan on a ticket', () => {
     expect(flat).toContain('12 time(s) that kubectl describe/get output shows only as ages were counted back from --now (2025-08-20T06:00:00.000Z)');
     expect(r.stdout).toContain('node-stuck-draining');
   });
+
+  it('an issue saved with `gh issue view --json`: each text cited as itself, the stated cause found (a warning: exit 0)', () => {
+    const r = run(['scan', 'fixtures/tickets/corpus/gh-issue-view.json', '--format', 'json', '--no-crd-download']);
+    expect(r.stderr).toBe('');
+    const report = JSON.parse(r.stdout);
+    expect(report.findings.map((f: { ruleId: string; object: { name: string } }) => `${f.ruleId} ${f.object.name}`)).toContain(
+      'nodepool-limits-reached etl-batch',
+    );
+    expect(report.snapshot.skipped.map((s: { source: string }) => s.source)).toEqual([
+      'fixtures/tickets/corpus/gh-issue-view.json (body)',
+      'fixtures/tickets/corpus/gh-issue-view.json (comment 1 by maint-bot-free)',
+      'fixtures/tickets/corpus/gh-issue-view.json (comment 2 by oriane-k)',
+    ]);
+    expect(r.code).toBe(0);
+  });
+
+  it('a cmd.exe session piped in with Windows line endings: the pod, its events, and the taint Karpenter names', () => {
+    const text = readFileSync(join(ROOT, 'fixtures/tickets/corpus/windows-cmd-describe-pod.txt'), 'utf8');
+    const r = run(['scan', '-', '--format', 'json', '--now', '2026-02-01T00:00:00Z', '--rule', 'pending-pod-no-nodepool-fits'], text);
+    expect(r.stderr).toBe('');
+    const report = JSON.parse(r.stdout);
+    expect(report.snapshot.counts).toEqual({ Event: 2, Pod: 1 });
+    expect(report.findings.map((f: { message: string }) => f.message.split(' (Karpenter said')[0])).toEqual([
+      'Pod ml/trainer-0 fits no NodePool: NodePool gpu: did not tolerate nvidia.com/gpu=true:NoSchedule',
+    ]);
+  });
 });

@@ -19,6 +19,8 @@ const TIME = String.raw`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[
 /** A leading time: a space after it is a collector prefix, a tab is zap console or an aggregator re-emit. */
 const TIME_PREFIX = new RegExp(`^(${TIME})([ \\t])`, 'i');
 const KUBECTL_PREFIX = /^\[pod\/([^/\]\s]+)\/([^\]\s]+)\] /;
+/** kubetail: `[karpenter-5d6f8b7c9-q8w2n] {…}` (a container only with `-c`: `[pod/ctr]` is kubectl's). */
+const KUBETAIL_PREFIX = new RegExp(`^\\[([a-z0-9][-a-z0-9.]*[a-z0-9])\\] (?=\\{|${TIME})`);
 const STERN_BRACKET = /^([a-z0-9][-a-z0-9]*)\/([a-z0-9][-a-z0-9.]*)\[([a-z0-9][-a-z0-9]*)\]:? /;
 // Stern's default `[ns ]pod container line` has no delimiter of its own, so it only counts when what
 // follows is unmistakably a record (JSON or a timestamp) — otherwise any two-word text would match.
@@ -35,6 +37,8 @@ type Parsed = Pick<LogRecord, 'time' | 'level' | 'message' | 'fields'>;
 
 /** `I0313 14:00:00.123456       1 leaderelection.go:250] attempting to acquire leader lease kube-system/karpenter...` */
 const KLOG = /^([IWEF])\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ ([\w./-]+:\d+)\] (.*)$/;
+/** zap console without its time column: level, then the controller's logger, then the message. */
+const UNDATED_CONSOLE = /^(DEBUG|INFO|WARN|ERROR)(?:\t|\s{2,}|\s(?=controller\.))((?:controller|webhook)(?:\.[\w.-]+)?)(?:\t|\s{2,}|\s)(\S.*)$/;
 const KLOG_LEVELS: Record<string, string> = { I: 'INFO', W: 'WARN', E: 'ERROR', F: 'FATAL' };
 
 export function parseLogLine(text: string, lineNo: number, ctx: LogContext): LogRecord | null {
@@ -50,6 +54,12 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
     if ((m = TIME_PREFIX.exec(rest))) {
       rest = rest.slice(m[0].length);
       if (m[2] === ' ') {
+        // zap console whose tabs a terminal copy turned into runs of spaces: `TIME    LEVEL   logger  message  {…}`.
+        const spaced = prefixTime === undefined ? parseSpacedConsole(m[1]!, rest) : null;
+        if (spaced) {
+          parsed = spaced;
+          break;
+        }
         prefixTime ??= m[1];
         continue;
       }
@@ -66,6 +76,9 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
       if (parsed === undefined) break;
     } else if (!prefixPod && (m = KUBECTL_PREFIX.exec(rest))) {
       prefixPod = { name: m[1]!, container: m[2]! };
+      rest = rest.slice(m[0].length);
+    } else if (!prefixPod && (m = KUBETAIL_PREFIX.exec(rest))) {
+      prefixPod = { name: m[1]! };
       rest = rest.slice(m[0].length);
     } else if (!prefixPod && (m = STERN_BRACKET.exec(rest))) {
       prefixPod = { namespace: m[1]!, name: m[2]!, container: m[3]! };
@@ -84,6 +97,9 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
       // Truncated or otherwise broken JSON is not turned into a half record: we return null and the
       // caller counts the line as skipped, so a damaged log is reported rather than silently misread.
       parsed = parseJsonRecord(rest);
+    } else if (prefixTime === undefined && (m2 = UNDATED_CONSOLE.exec(rest))) {
+      // A console line quoted without its time (an issue title, a sentence): `ERROR⇥controller.provisioning⇥Could not launch node, …`.
+      parsed = parseConsole('', `${m2[1]}\t${m2[2]}\t${m2[3]!.replace(/\s{2,}(\{.*\})\s*$/, '\t$1')}`);
     } else if ((m2 = KLOG.exec(rest))) {
       // client-go inside the controller logs in klog format (leader election, informers): a record with no year,
       // so its time is only taken from a `--timestamps` prefix.
@@ -160,6 +176,14 @@ function parseConsole(time: string, rest: string): Parsed | null {
     fields: { ...head, ...json },
     ...(t === undefined ? {} : { time: t }),
   };
+}
+
+/** The console generation after tabs became spaces: level, logger and message separated by two or more spaces. */
+function parseSpacedConsole(time: string, rest: string): Parsed | null {
+  const m = /^\s*([A-Za-z]+) {2,}([\w.-]+) {2,}(\S.*)$/.exec(rest);
+  if (!m || !CONSOLE_LEVEL.test(m[1]!) || !/^controller|^webhook|^karpenter/.test(m[2]!)) return null;
+  const tabbed = `${m[1]}\t${m[2]}\t${m[3]!.replace(/ {2,}(\{.*\})\s*$/, '\t$1')}`;
+  return parseConsole(time, tabbed);
 }
 
 /**

@@ -7,6 +7,7 @@ import { compactObject } from './compact.js';
 import { currentApiVersion } from './kubectl-resources.js';
 import type { KubeObject, LoadedObject, SkippedInput } from '../kube/types.js';
 import { templateReason, templatedIdentity } from './templates.js';
+import { exportedEvent } from './exported-events.js';
 
 export interface ObjectSink {
   objects: LoadedObject[];
@@ -87,6 +88,11 @@ export function acceptObject(value: unknown, source: string, line: number, sink:
 /** Flatten a fully decoded document (small-file path): a list becomes its items, anything else one object. */
 export function acceptDocument(value: unknown, source: string, line: number, sink: ObjectSink, itemLines?: number[]): void {
   if (value === null || value === undefined) return; // empty or comment-only document
+  const exported = exportedEvent(value, line);
+  if (exported) {
+    acceptObject(exported, source, line, sink);
+    return;
+  }
   const doc = value as Record<string, unknown>;
   if (typeof doc === 'object' && !Array.isArray(doc) && isListKind(doc.kind) && 'items' in doc) {
     const type = listItemType(doc);

@@ -33,6 +33,11 @@ const MESSAGES: Array<{ re: RegExp; what: string }> = [
     what: 'the CRD conversion webhook fails',
   },
   {
+    // v0.37.3+ checks at start that the CRDs carry the conversion webhook: CRDs of an older chart do not.
+    re: /custom resource \\?"?(nodepools|nodeclaims|ec2nodeclasses)\.karpenter\.(?:sh|k8s\.aws)\\?"? isn't configured for webhook conversion/,
+    what: 'the CRDs lack the conversion webhook this controller requires (CRDs of an older release)',
+  },
+  {
     re: new RegExp(`no matches for kind "(${KINDS})" in version "(karpenter\\.[\\w.]+/\\w+)"`),
     what: 'the API server does not serve the version the controller asks for',
   },

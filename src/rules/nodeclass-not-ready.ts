@@ -5,6 +5,7 @@ import { KIND } from '../kube/kinds.js';
 import { formatDuration } from '../kube/units.js';
 import { nodeClassRefOf } from './lib/configuration.js';
 import { ageOf, listNames, plural } from './support.js';
+import { getCommand, refOf, reportFromRecords, type RecordsOnlyRule } from './lib/records-only.js';
 
 /** Which spec field each sub-condition judges (where the user edits), and what to check outside the object. */
 const SUB_CONDITIONS: Record<string, { field?: string; status?: string; advice: string }> = {
@@ -52,6 +53,8 @@ export default defineRule({
     // Readiness is live status: a manifest repository (no Nodes, NodeClaims or Events) cannot show it.
     requiresAnyOf: ['Node', 'NodeClaim', 'Event'],
     optional: ['NodePool'],
+    // Karpenter publishes each condition's transition as an event of the node class: those name the failing one.
+    records: ['Event'],
     specOnly: 'no',
     summary:
       'An EC2NodeClass has Ready ≠ True; names the failing sub-condition (SubnetsReady, SecurityGroupsReady, AMIsReady, InstanceProfileReady, ValidationSucceeded) and its message.',
@@ -84,6 +87,7 @@ export default defineRule({
   },
 
   check({ snapshot, now, options, report }) {
+    reportFromRecords({ snapshot, report }, FROM_EVENTS);
     for (const nodeClass of snapshot.all(KIND.EC2NodeClass)) {
       const conds = conditions(nodeClass);
       const ready = conds.find((c) => c.type === 'Ready');
@@ -143,6 +147,24 @@ export default defineRule({
     }
   },
 });
+
+/**
+ * `Status condition transitioned, Type: SubnetsReady, Status: Unknown -> False, Reason: SubnetsNotFound, Message: …` on an
+ * EC2NodeClass (v1.0+): the sub-condition that failed. Ready's own transition (UnhealthyDependents) only follows from it.
+ */
+const TRANSITION = /Type: (\w+), Status: \w+ -> False, Reason: (\w+)(?:, Message: (.*))?$/;
+
+const FROM_EVENTS: RecordsOnlyRule = {
+  fromEvent: (e) => {
+    const m = e.involved.kind === 'EC2NodeClass' ? TRANSITION.exec(e.message) : null;
+    if (!m || m[1] === 'Ready') return undefined;
+    return { object: refOf('EC2NodeClass', e.involved.name), key: m[1]!, detail: `${m[1]}=False ${m[2]}${m[3] ? ` "${m[3].trim()}"` : ''}` };
+  },
+  message: (c, s) =>
+    `EC2NodeClass ${c.object.name} is not Ready: ${c.detail}, as Karpenter reported ${s.occurrences === 1 ? 'once' : `${s.occurrences} times`}${s.last ? ` (last at ${s.last})` : ''}. Any launch through it fails, and the NodePools using it are not Ready.`,
+  fix: (c) => SUB_CONDITIONS[c.key ?? '']?.advice ?? `Resolve ${c.key ?? 'the failing condition'} of EC2NodeClass ${c.object.name}.`,
+  confirmWith: (c) => `${getCommand(c.object)} (status.conditions)`,
+};
 
 function describe(c: Condition): string {
   return `${c.type}=${c.status}${c.reason ? ` ${c.reason}` : ''}${c.message ? ` "${c.message}"` : ''}`;

@@ -18,6 +18,8 @@ import {
 } from './lib/configuration.js';
 import { byLastSeen, listNames, unknownOn } from './support.js';
 import { eventSays } from '../snapshot/messages/object-events.js';
+import { getCommand, refOf, reportFromRecords, type RecordsOnlyRule } from './lib/records-only.js';
+import { logText } from '../snapshot/messages/karpenter-logs.js';
 
 /** Reasons the readiness controller sets itself; any other reason is the node class's own Ready reason, copied. */
 const OWN_REASONS = new Set(['NodeClassNotFound', 'NodeClassTerminating', 'NodeClassReadinessUnknown']);
@@ -43,6 +45,8 @@ export default defineRule({
     requires: ['NodePool'],
     requiresAnyOf: ['NodeClass'],
     optional: ['NodeClaim', 'Event'],
+    // "listing instance types for POOL, resolving node class, ec2nodeclasses… "X" is terminating / not found".
+    records: ['ControllerLogs'],
     specOnly: 'yes',
     summary:
       "A NodePool's nodeClassRef names an EC2NodeClass (AWSNodeTemplate before v0.32) or Azure AKSNodeClass that is absent, terminating, or of a kind the provider does not serve, or the NodePool reports NodeClassReady=False.",
@@ -69,6 +73,7 @@ export default defineRule({
 
   check(ctx) {
     const { snapshot, report, notEvaluatedFor } = ctx;
+    reportFromRecords({ snapshot, report }, STATED_UNRESOLVED);
     for (const pool of snapshot.nodePools()) {
       if (unknownOn(ctx, pool.object, [pool.generation === 'v1alpha5' ? '/spec/providerRef' : '/spec/template/spec/nodeClassRef/name'])) continue;
       const finding = judge(snapshot, pool);
@@ -77,6 +82,29 @@ export default defineRule({
     }
   },
 });
+
+/** Every generation: "[failed ]listing instance types for POOL" with "resolving node class, ec2nodeclasses… "X" is terminating / not found". */
+const UNRESOLVED = /resolving node ?class, (ec2nodeclasses|aksnodeclasses)\.karpenter\.\S+ \\?"([^"\\]+)\\?" (is terminating|not found)/i;
+
+const STATED_UNRESOLVED: RecordsOnlyRule = {
+  fromLog: (log) => {
+    const text = logText(log);
+    const m = UNRESOLVED.exec(text);
+    const named = log.fields.NodePool;
+    const pool =
+      (typeof named === 'object' && named !== null ? String((named as { name?: unknown }).name ?? '') : undefined) ||
+      (typeof log.fields.nodepool === 'string' ? log.fields.nodepool : undefined) ||
+      /listing instance types for (?:nodepool )?"?([^,\s"]+)/i.exec(text)?.[1];
+    if (!m || !pool) return undefined;
+    return { object: refOf('NodePool', pool), key: m[2]!, detail: `${m[1] === 'aksnodeclasses' ? 'AKSNodeClass' : 'EC2NodeClass'} ${m[2]} ${m[3]}` };
+  },
+  message: (c, s) =>
+    `NodePool ${c.object.name} cannot resolve its node class: Karpenter said ${c.detail} ${s.occurrences === 1 ? 'once' : `${s.occurrences} times`}${s.last ? ` (last at ${s.last})` : ''}. ` +
+    'Without it the pool launches nothing (and a node class being deleted waits for its nodes to go).',
+  fix: (c) =>
+    `Recreate the node class (${(c.detail ?? '').replace(/ (is terminating|not found)$/, '')}) or point NodePool ${c.object.name}'s nodeClassRef at one that exists; a terminating one is gone once its NodeClaims are.`,
+  confirmWith: (c) => `${getCommand(c.object)} and kubectl get ec2nodeclasses -o yaml`,
+};
 
 function judge(snapshot: Snapshot, pool: NodePoolView): FindingInput | { unresolved: string } | undefined {
   const ref = nodeClassRefOf(pool);

@@ -18,6 +18,8 @@ import { NODEPOOL_LABEL, isPoolLabel, isWellKnownLabel } from '../kube/well-know
 import { ageOf, byLastSeen, isPending, plural, podName, unknownOn } from './support.js';
 import { saysScheduling } from '../snapshot/messages/scheduling.js';
 import { logSays } from '../snapshot/messages/karpenter-logs.js';
+import { getCommand, refOf, reportFromRecords, type RecordsOnlyRule } from './lib/records-only.js';
+import { parseScheduleError } from './lib/scheduling-failures.js';
 
 const RULE = 'pending-pod-no-nodepool-fits';
 
@@ -35,6 +37,8 @@ export default defineRule({
     requires: ['NodePool'],
     requiresAnyOf: ['Pod', 'Deployment', 'StatefulSet', 'Job', 'CronJob'],
     optional: ['NodeClass', 'PersistentVolume', 'PersistentVolumeClaim', 'Node', 'Event', 'ControllerLogs'],
+    // Karpenter's FailedScheduling event on the pod says which pool refused it and why, NodePools pasted or not.
+    records: ['Event'],
     specOnly: 'yes',
     summary:
       'A Pending pod (or, in a manifest repository, a workload template aimed at Karpenter) that no NodePool can host, with the reason for each NodePool.',
@@ -74,6 +78,7 @@ export default defineRule({
 
   check(ctx) {
     const { snapshot, now, options, report, notEvaluatedFor } = ctx;
+    reportFromRecords({ snapshot, report }, STATED_MISFIT);
     // An empty NodePool list: Karpenter has nothing to try ("no nodepools found"), which is not this rule's verdict.
     const profiles = poolProfiles(snapshot);
     if (profiles.length === 0) return;
@@ -354,3 +359,25 @@ function pointerOf(v: Verdict, verdicts: Verdict[]): { pointer?: string } {
     verdicts.flatMap((x) => x.reasons).find((x) => x.podPath !== undefined && !x.volume && x.kind !== 'taint');
   return r ? { pointer: r.podPath! } : {};
 }
+
+/** Clauses that are the pod's own mismatch with a pool (not capacity, limits or offerings, which other rules own). */
+const STATIC_CLAUSES = new Set(['taint', 'label', 'requirements']);
+
+/**
+ * Karpenter's `FailedScheduling` on a pod whose every clause is a static mismatch: "incompatible with nodepool "gpu",
+ * …, did not tolerate nvidia.com/gpu=true:NoSchedule" — the pod fits no pool, in Karpenter's own words.
+ */
+const STATED_MISFIT: RecordsOnlyRule = {
+  fromEvent: (e) => {
+    if (e.reason !== 'FailedScheduling' || e.involved.kind !== 'Pod' || e.component !== 'karpenter') return undefined;
+    const clauses = parseScheduleError(e.message);
+    if (!clauses.length || !clauses.every((c) => STATIC_CLAUSES.has(c.kind))) return undefined;
+    const detail = clauses.map((c) => `${c.pool ? `NodePool ${c.pool}: ` : ''}${c.text}`).join('; ');
+    return { object: refOf('Pod', e.involved.name, e.involved.namespace ?? undefined), detail };
+  },
+  message: (c, s) =>
+    `Pod ${c.object.namespace}/${c.object.name} fits no NodePool: ${c.detail} (Karpenter said so ${s.occurrences === 1 ? 'once' : `${s.occurrences} times`}${s.last ? `, last at ${s.last}` : ''}).`,
+  fix: () =>
+    "Give the pod what the pool asks for (a toleration for the pool's taint, the labels its nodeSelector names), or point its nodeSelector/affinity at a pool it fits.",
+  confirmWith: (c) => `kubectl get nodepools -o yaml and ${getCommand(c.object)}`,
+};

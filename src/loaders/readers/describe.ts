@@ -33,6 +33,8 @@ export function sniffDescribe(text: string): boolean {
     .split('\n', 40)
     .map((l) => l.replace(/\r$/, ''))
     .filter((l) => l.trim() !== '' && !parseCommand(l));
+  // Only the end of a description, its Events table (someone cut the rest, the command line above names the object).
+  if (lines[0] === 'Events:' && lines[1] && /^\s+Type\s+Reason\s+Age\s+From\s+Message\s*$/.test(lines[1])) return true;
   if (!lines[0] || !START.test(lines[0])) return false;
   return lines.slice(1).some((l) => /^(Namespace|Labels|Annotations|Roles|CreationTimestamp|Priority|API Version|Selector):/.test(l));
 }
@@ -42,6 +44,8 @@ export function readDescribe(block: TextBlock): ReadResult {
   const first = block.line ?? 1;
   const lines = block.text.split('\n').map((text, i) => ({ text: text.replace(/\r$/, ''), line: first + i }));
   let i = 0;
+  const eventsOnly = lines.findIndex((l) => l.text.trim() !== '' && !parseCommand(l.text));
+  if (eventsOnly >= 0 && lines[eventsOnly]!.text === 'Events:') return eventsOfCutDescription(lines.slice(eventsOnly), block);
   while (i < lines.length) {
     if (!START.test(lines[i]!.text)) {
       i++;
@@ -55,10 +59,44 @@ export function readDescribe(block: TextBlock): ReadResult {
       const top = TOP.exec(text);
       if (top && !/^\s/.test(text)) fields.push({ key: top[1]!, value: top[2] ?? '', line, children: [] });
       else if (text.trim() === '' || /^\s/.test(text)) fields[fields.length - 1]?.children.push({ text, line });
+      else if (wrapsEventRow(fields, lines[i - 1]?.text)) fields[fields.length - 1]!.children.push({ text, line });
       else break; // prose after the output: the description ends here
     }
     describeOne(fields, startLine, block, out);
   }
+  return out;
+}
+
+/** A line at the margin right under an Events row: the terminal cut a long message there (no blank line between). */
+function wrapsEventRow(fields: Field[], previous: string | undefined): boolean {
+  return fields[fields.length - 1]?.key === 'Events' && previous !== undefined && /^\s+\S/.test(previous);
+}
+
+/** `Events:` alone, under `kubectl describe KIND NAME`: events of that object, which itself stays unread. */
+function eventsOfCutDescription(lines: Array<{ text: string; line: number }>, block: TextBlock): ReadResult {
+  const out: ReadResult = { objects: [], skipped: [] };
+  const field: Field = { key: 'Events', value: '', line: lines[0]!.line, children: [] };
+  for (let i = 1; i < lines.length; i++) {
+    const { text, line } = lines[i]!;
+    if (text.trim() === '' || /^\s/.test(text) || wrapsEventRow([field], lines[i - 1]!.text)) field.children.push({ text, line });
+    else break;
+  }
+  const kind = block.hint?.kind;
+  const name = block.hint?.name;
+  if (!kind || !name) {
+    out.skipped.push({
+      source: block.source,
+      line: field.line,
+      reason: 'the Events table of a kubectl describe whose object the text does not name: not read',
+    });
+    return out;
+  }
+  const involved: KubeObject = {
+    apiVersion: block.hint?.apiVersion ?? DEFAULT_API[kind] ?? 'v1',
+    kind,
+    metadata: { name, ...(block.hint?.namespace && !CLUSTER_KINDS.has(kind) ? { namespace: block.hint.namespace } : {}) },
+  };
+  out.objects.push(...eventsTable(field, involved, block));
   return out;
 }
 
@@ -451,8 +489,13 @@ function tableRows(lines: Line[]): Table | undefined {
   const rows: Table['rows'] = [];
   for (const l of lines.slice(firstRow)) {
     if (l.text.trim() === '') continue;
-    const cells = cellsOf(l.text, cols);
     const last = rows[rows.length - 1];
+    // Rows are indented under their field: a line at the margin is the previous row's message, cut by the terminal.
+    if (last && /^\S/.test(l.text)) {
+      last.cells[last.cells.length - 1] += l.text.trim();
+      continue;
+    }
+    const cells = cellsOf(l.text, cols);
     if (last && cells.slice(0, -1).every((x) => x === '') && l.text.search(/\S/) >= cols[cols.length - 1]!.start) {
       last.cells[last.cells.length - 1] += ` ${cells[cells.length - 1]}`;
       continue;

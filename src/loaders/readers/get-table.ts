@@ -1,5 +1,5 @@
 /**
- * `kubectl get` tables (default and `-o wide`) of nodes, nodeclaims, nodepools, pods and events → *partial* objects
+ * `kubectl get` tables (default and `-o wide`) of nodes, nodeclaims, nodepools, ec2nodeclasses, pods and events → *partial* objects
  * and Events. A row shows a handful of fields: those are listed in `provenance.partial.known`, the rest is unknown.
  * Ages (`5d3h`, `172m`) count back from when the command ran: they go to `provenance.ages` for the snapshot to
  * anchor. Both event layouts are read: `LAST SEEN TYPE REASON OBJECT MESSAGE` and the older
@@ -20,7 +20,7 @@ const HEADER = /^(NAMESPACE|NAME|LAST SEEN|LASTSEEN|FIRSTSEEN|FIRST SEEN)\s{2,}[
 /** Any shell prompt ends a table (the next command, or the prompt left after the output: `PS C:\Users\ops>`). */
 const ANY_PROMPT = /^\s*(?:\$|#|%|>|❯|PS [^>]*>)(?:\s|$)/;
 
-type TableKind = 'Event' | 'Node' | 'Pod' | 'NodePool' | 'NodeClaim';
+type TableKind = 'Event' | 'Node' | 'Pod' | 'NodePool' | 'NodeClaim' | 'EC2NodeClass';
 
 function tableKind(cols: Column[], hint?: string): TableKind | undefined {
   const names = new Set(cols.map((c) => c.name));
@@ -30,7 +30,7 @@ function tableKind(cols: Column[], hint?: string): TableKind | undefined {
   if (has('NAME', 'READY', 'STATUS', 'RESTARTS')) return 'Pod';
   if (has('NAME', 'ZONE') && (has('NODE') || has('TYPE'))) return 'NodeClaim';
   if (has('NAME', 'NODECLASS')) return 'NodePool';
-  return hint === 'Node' || hint === 'Pod' || hint === 'NodePool' || hint === 'NodeClaim' ? hint : undefined;
+  return hint === 'Node' || hint === 'Pod' || hint === 'NodePool' || hint === 'NodeClaim' || hint === 'EC2NodeClass' ? hint : undefined;
 }
 
 /** The text is one or more get tables (a `$ kubectl get …` line may precede each). */
@@ -42,8 +42,24 @@ export function sniffGetTable(text: string): boolean {
     .map((l) => l.replace(/\r$/, ''))
     .filter((l) => l.trim() !== '' && !parseCommand(l));
   const header = lines[0];
+  if (header && headerlessEventColumns(header)) return true;
   if (!header || !HEADER.test(header) || !lines[1]) return false;
-  return tableKind(columnsOfHeader(header)) !== undefined;
+  // `kubectl get ec2nodeclasses` prints only NAME READY AGE: its kind comes from the command line above it.
+  return tableKind(columnsOfHeader(header)) !== undefined || /^NAME\s+READY\s+AGE$/.test(header.trim());
+}
+
+/**
+ * Rows of `kubectl get events` copied without their header line (`38m  Normal  DisruptionBlocked  node/x  message`,
+ * with a NAMESPACE column first under `-A`): the columns are where the first row's cells start.
+ */
+function headerlessEventColumns(row: string): Column[] | undefined {
+  const cells = [...row.matchAll(/\S+/g)];
+  const type = cells.findIndex((m) => m[0] === 'Normal' || m[0] === 'Warning');
+  if ((type !== 1 && type !== 2) || cells.length < type + 4) return undefined;
+  if (parseEventAge(cells[type - 1]![0]).last === undefined || !/^[A-Z]\w+$/.test(cells[type + 1]![0]) || !/^[a-z][\w.-]*\/\S+$/.test(cells[type + 2]![0]))
+    return undefined;
+  const names = [...(type === 2 ? ['NAMESPACE'] : []), 'LAST SEEN', 'TYPE', 'REASON', 'OBJECT', 'MESSAGE'];
+  return names.map((name, i) => ({ name, start: cells[i]!.index }));
 }
 
 export function readGetTable(block: TextBlock): ReadResult {
@@ -58,14 +74,17 @@ export function readGetTable(block: TextBlock): ReadResult {
       hint = command.output;
       continue;
     }
-    if (!HEADER.test(text)) continue;
-    const cols = columnsOfHeader(text);
+    const headerless = HEADER.test(text) ? undefined : headerlessEventColumns(text);
+    if (!HEADER.test(text) && !headerless) continue;
+    const cols = headerless ?? columnsOfHeader(text);
+    // Without a header the line is the first row.
+    if (headerless) i--;
     const kind = tableKind(cols, hint?.kind);
     const rows: Array<{ cells: string[]; line: number }> = [];
     while (
       i + 1 < lines.length &&
       lines[i + 1]!.trim() !== '' &&
-      !HEADER.test(lines[i + 1]!) &&
+      !(HEADER.test(lines[i + 1]!) && !headerless) &&
       !ANY_PROMPT.test(lines[i + 1]!) &&
       !parseCommand(lines[i + 1]!)
     ) {
@@ -105,7 +124,7 @@ function objectRow(kind: Exclude<TableKind, 'Event'>, cell: Cell, namespace: str
   // `kubectl get nodepools,nodeclaims` prints `nodeclaim.karpenter.sh/general-x7k2p`.
   const slash = rawName.indexOf('/');
   const name = slash >= 0 ? rawName.slice(slash + 1) : rawName;
-  const apiVersion = { Node: 'v1', Pod: 'v1', NodePool: 'karpenter.sh/v1', NodeClaim: 'karpenter.sh/v1' }[kind];
+  const apiVersion = { Node: 'v1', Pod: 'v1', NodePool: 'karpenter.sh/v1', NodeClaim: 'karpenter.sh/v1', EC2NodeClass: 'karpenter.k8s.aws/v1' }[kind];
   const obj: KubeObject = { apiVersion, kind, metadata: { name } };
   const known = ['/metadata/name'];
   const ages: Record<string, number> = {};
@@ -165,6 +184,8 @@ function objectRow(kind: Exclude<TableKind, 'Event'>, cell: Cell, namespace: str
     ] as const) {
       if (cell(column) !== undefined) put(`/status/resources/${key}`, value(cell(column)));
     }
+    ready('READY');
+  } else if (kind === 'EC2NodeClass') {
     ready('READY');
   } else {
     const status = cell('STATUS') ?? '';

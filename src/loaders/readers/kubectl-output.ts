@@ -15,7 +15,7 @@ export interface TextBlock {
   /** 1-based line of the block's first line in that file (default 1). */
   line?: number;
   /** What a prompt line above the block said (`kubectl describe node X -n NS`). */
-  hint?: { kind?: string; namespace?: string };
+  hint?: { kind?: string; namespace?: string; name?: string; apiVersion?: string };
 }
 
 export interface ReadResult {

@@ -68,6 +68,11 @@ export interface ReadInput {
    * what the block looked like).
    */
   readBlock(block: { name: string; text: string }, sink: ReadSink): Promise<string | undefined>;
+  /**
+   * Reads a text held inside this file (an issue export's body or a comment) as a file of its own, named on the
+   * command line: cited as `displayPath`, its reader chosen by `name` and content as for any file.
+   */
+  readText(part: { displayPath: string; name: string; text: string }, sink: ReadSink): Promise<FileOutcome>;
 }
 
 export interface Reader {

@@ -16,6 +16,7 @@ import { notManifest, once, type FileOutcome, type Reader, type ReaderOptions, t
 import { documentation, ownFiles, toolingFiles } from './skipped-by-name.js';
 import { binaryFile, emptyFile } from './unreadable.js';
 import { ticketText } from './ticket-text.js';
+import { issueExport } from './issue-export.js';
 import { yaml } from './yaml.js';
 import { terraform } from './terraform.js';
 import { helmTemplate, notManifestFiles } from './not-manifest.js';
@@ -33,6 +34,7 @@ export const READERS: readonly Reader[] = [
   clusterInfoDump,
   kubectlDescribe,
   kubectlGetTable,
+  issueExport,
   ticketText,
   controllerLog,
   helmTemplate,
@@ -63,7 +65,8 @@ export async function readFile(file: InputFile, sink: ReadSink, opts: ReaderOpti
     READERS.filter((r) => r.needs === 'name'),
   );
   const readBlock = (block: { name: string; text: string }, into: ReadSink) => readEmbedded(file, block, into, opts);
-  if (byName) return byName.read({ file, name, chunks: file.chunks(), sample: '', opts, readBlock }, sink);
+  const readText = (part: { displayPath: string; name: string; text: string }, into: ReadSink) => readFile(textFile(part), into, opts);
+  if (byName) return byName.read({ file, name, chunks: file.chunks(), sample: '', opts, readBlock, readText }, sink);
   const peeked = await peek(file);
   try {
     const sample = peeked.sample.toString('utf8');
@@ -72,7 +75,7 @@ export async function readFile(file: InputFile, sink: ReadSink, opts: ReaderOpti
       READERS.filter((r) => r.needs === 'content'),
     );
     if (!reader) return notManifest('other file that is not YAML, JSON or a log');
-    return await reader.read({ file, name, chunks: peeked.chunks, sample, opts, readBlock }, sink);
+    return await reader.read({ file, name, chunks: peeked.chunks, sample, opts, readBlock, readText }, sink);
   } finally {
     await peeked.close();
   }
@@ -90,8 +93,15 @@ async function readEmbedded(file: InputFile, block: { name: string; text: string
   if (!reader) return undefined;
   const part: InputFile = { displayPath: file.displayPath, relPath: block.name, size: bytes.length, chunks: () => once(bytes) };
   const readBlock = (inner: { name: string; text: string }, into: ReadSink) => readEmbedded(file, inner, into, opts);
-  await reader.read({ file: part, name: block.name, chunks: once(bytes), sample: s.sample, opts, readBlock }, sink);
+  const readText = (inner: { displayPath: string; name: string; text: string }, into: ReadSink) => readFile(textFile(inner), into, opts);
+  await reader.read({ file: part, name: block.name, chunks: once(bytes), sample: s.sample, opts, readBlock, readText }, sink);
   return reader.id;
+}
+
+/** A text held in a file (an issue export's comment), as a file named on the command line. */
+function textFile(part: { displayPath: string; name: string; text: string }): InputFile {
+  const bytes = Buffer.from(part.text, 'utf8');
+  return { displayPath: part.displayPath, relPath: part.name, size: bytes.length, direct: true, chunks: () => once(bytes) };
 }
 
 const EMPTY = Buffer.alloc(0);

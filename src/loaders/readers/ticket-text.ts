@@ -4,8 +4,9 @@
  * back through the registry to the reader its content matches, with provenance at the block's own lines and typed
  * by the command line above it. What no reader takes is listed with what it looked like.
  */
+import { readValuesFile } from '../helm-files.js';
 import { podFromLogPath } from '../logs.js';
-import type { OutputType } from '../objects.js';
+import { kindKey, type OutputType } from '../objects.js';
 import { readAll, type Reader, type ReadSink } from './reader.js';
 import { looksLikeObjects, startsLikeJson } from './sniffs.js';
 import { splitText, type TextBlock } from './ticket/blocks.js';
@@ -37,12 +38,19 @@ export const ticketText: Reader = {
   },
   read: async ({ file, chunks, readBlock }, sink) => {
     const { blocks, prose } = splitText(await readAll(chunks));
+    const logsBeforeFile = sink.logs.length;
     for (const block of blocks) {
+      if (noneFound(block, sink) || helmValues(block, file.displayPath, sink)) continue;
       const into: ReadSink = { ...sink, defaults: typeOf(block) };
       const text = '\n'.repeat(block.start - 1) + block.lines.join('\n') + '\n';
+      const logsBefore = sink.logs.length;
       const reader = await readBlock({ name: `block.${EXTENSION[block.kind]}`, text }, into);
+      // `kubectl logs POD` above the records names their pod, unless a line's own prefix (stern, kubetail) does.
+      const pod = block.command?.pod;
+      if (pod) for (const record of sink.logs.slice(logsBefore)) record.pod ??= { ...pod };
       if (!reader) sink.skipped.push({ source: file.displayPath, line: block.start, reason: `${looksLike(block)}, not read` });
     }
+    dropQuotedTwins(sink.logs, logsBeforeFile);
     if (prose.length) {
       const n = prose.length;
       sink.skipped.push({ source: file.displayPath, line: prose[0]!.start, reason: `prose (${n} paragraph${n === 1 ? '' : 's'}), not objects or logs` });
@@ -50,6 +58,54 @@ export const ticketText: Reader = {
     return 'loaded';
   },
 };
+
+/**
+ * A record quoted without its time in a sentence or a title ("…throwing below error: ERROR controller.provisioning …")
+ * that the pasted log further down holds with its time is one record, not two.
+ */
+function dropQuotedTwins(logs: ReadSink['logs'], from: number): void {
+  const dated = new Set(
+    logs
+      .slice(from)
+      .filter((l) => l.time)
+      .map((l) => `${l.level ?? ''}\u0000${l.message}`),
+  );
+  for (let i = logs.length - 1; i >= from; i--) {
+    const l = logs[i]!;
+    if (!l.time && dated.has(`${l.level ?? ''}\u0000${l.message}`)) logs.splice(i, 1);
+  }
+}
+
+/**
+ * kubectl's "No resources found[ in NS namespace]." under `kubectl get KIND` says that none exist: the kind is recorded
+ * as listed, so rules read its absence as absent rather than unknown. With a selector only the selection is empty, and
+ * without a command nobody can tell of what: those stay skipped, saying why.
+ */
+function noneFound(block: TextBlock, sink: ReadSink): boolean {
+  const first = block.lines.find((l) => l.trim() !== '')?.trim() ?? '';
+  const m = /^No resources found(?: in (\S+) namespace)?\.?$/.exec(first);
+  const cmd = block.command;
+  if (!m || cmd?.verb !== 'get' || !cmd.output.kind || !cmd.output.apiVersion || cmd.output.name || cmd.selector) return false;
+  if (block.lines.filter((l) => l.trim() !== '').length > 1) return false;
+  sink.listedKinds.add(kindKey(cmd.output.apiVersion, cmd.output.kind));
+  return true;
+}
+
+/**
+ * `helm get values karpenter` above YAML: the values of a Karpenter release, read as a values file of Karpenter's
+ * chart would be (its own directory, so nothing else pairs with the chart it implies).
+ */
+function helmValues(block: TextBlock, source: string, sink: ReadSink): boolean {
+  const release = block.command?.release;
+  if (!release || block.kind !== 'yaml') return false;
+  const text = '\n'.repeat(block.start - 1) + block.lines.join('\n') + '\n';
+  const dir = `${source}#helm-values-${block.start}`;
+  const values = { ...readValuesFile(text, source, `helm get values ${release}`), dir };
+  if (!/karpenter/i.test(release) && !values.karpenterLike) return false;
+  sink.helm.values.push(values);
+  sink.helm.charts.push({ dir, source: dir, name: 'karpenter', dependencies: [] });
+  return true;
+}
 
 const EXTENSION: Record<TextBlock['kind'], string> = { yaml: 'yaml', json: 'json', log: 'log', other: 'txt', text: 'txt' };
 

@@ -82,9 +82,9 @@ export function parseCron(expr: string): Cron | undefined {
   const hour = parseField(f[1]!, 0, 23);
   const dom = parseField(f[2]!, 1, 31);
   const month = parseField(f[3]!, 1, 12, MONTHS, 1);
-  const dow = parseField(f[4]!, 0, 7, DAYS, 0);
+  // robfig/cron (Karpenter's parser) bounds day-of-week to 0-6: the 7 other crons accept for Sunday is an error there.
+  const dow = parseField(f[4]!, 0, 6, DAYS, 0);
   if (!minute || !hour || !dom || !month || !dow) return undefined;
-  if (dow.set.has(7)) dow.set.add(0);
   return { minute: minute.set, hour: hour.set, dom: dom.set, month: month.set, dow: dow.set, domStar: dom.star, dowStar: dow.star };
 }
 

@@ -7,7 +7,7 @@ import type { EvidenceInput, RuleContext, Severity } from '../../engine/rule.js'
 import type { LogRecord } from '../../kube/types.js';
 import { logText } from '../../snapshot/messages/karpenter-logs.js';
 import type { EventView } from '../../snapshot/events.js';
-import { KIND, isClusterScoped } from '../../kube/kinds.js';
+import { KIND, isClusterScoped, type InputName } from '../../kube/kinds.js';
 import { fullObjectCommand } from '../../snapshot/partial.js';
 import type { ObjectRef } from '../../snapshot/snapshot.js';
 
@@ -25,6 +25,16 @@ export interface RecordsOnlyRule {
    * the input, partial ones included. Records about the others are judged here.
    */
   judgedFromObjects?: 'whole' | 'any';
+  /**
+   * Inputs the rule's own checks need besides the object (a limits check needs the Pending pods): without them the
+   * object is not judged there, and its records are judged here even when it is held whole.
+   */
+  objectChecksNeed?: InputName[];
+  /**
+   * Karpenter's verdict wins over the rule's own reading of the object (its cron parser, not ours, decides what is
+   * invalid): records are reported for objects held whole too; a finding made from the object drops its twin.
+   */
+  statedWins?: boolean;
   fromLog?(log: LogRecord): StatedCause | undefined;
   fromEvent?(event: EventView): StatedCause | undefined;
   /** Occurrences needed before the cause is more than a passing state (events count their repeats). */
@@ -75,7 +85,9 @@ export function reportFromRecords(ctx: Pick<RuleContext, 'snapshot' | 'report'>,
   const { snapshot } = ctx;
   const groups = new Map<string, { cause: StatedCause; logs: LogRecord[]; events: EventView[] }>();
   const add = (cause: StatedCause | undefined, log?: LogRecord, event?: EventView) => {
-    if (!cause || judgedElsewhere(ctx, cause.object, rule.judgedFromObjects ?? 'whole')) return;
+    if (!cause) return;
+    const checked = !rule.statedWins && (rule.objectChecksNeed ?? []).every((input) => snapshot.has(input));
+    if (checked && judgedElsewhere(ctx, cause.object, rule.judgedFromObjects ?? 'whole')) return;
     const k = `${cause.object.kind}/${cause.object.namespace ?? ''}/${cause.object.name}/${cause.key ?? ''}`;
     let g = groups.get(k);
     if (!g) groups.set(k, (g = { cause, logs: [], events: [] }));

@@ -51,6 +51,8 @@ function limitCause(text: string): StatedCause | undefined {
 }
 
 export const LIMITS_REACHED: RecordsOnlyRule = {
+  // The object check weighs limits against the Pending pods: a NodePool pasted without them is judged on the records.
+  objectChecksNeed: ['Pod'],
   fromLog: (log) => limitCause(logText(log)),
   fromEvent: (e) => (e.reason === 'FailedScheduling' ? limitCause(e.message) : undefined),
   message: (c, s) =>
@@ -62,6 +64,8 @@ export const LIMITS_REACHED: RecordsOnlyRule = {
 
 /** v1.x `error`: "invalid disruption budgets in nodepool NP, …"; v0.33–v0.36 message: "… invalid schedule S in nodepool NP, …". */
 export const BUDGET_ERRORS: RecordsOnlyRule = {
+  // Karpenter's cron parser says what is invalid, whatever ours makes of the schedule.
+  statedWins: true,
   fromLog: (log) => {
     const text = logText(log);
     if (!/detected disruption budget errors/i.test(text)) return undefined;

@@ -51,7 +51,7 @@ const BOX_LINE = /^\s*[┌└├╭╰][─═━]/;
 const BOX_SIDE = /^\s*[│┃║|] ?|[│┃║] *$/g;
 
 export function splitText(text: string): SplitText {
-  const lines = stripBoxes(text.split('\n').map((l) => unquote(l.endsWith('\r') ? l.slice(0, -1) : l)));
+  const lines = stripBoxes(text.split('\n').map((l) => expandLeadingTabs(unquote(l.endsWith('\r') ? l.slice(0, -1) : l))));
   const out: SplitText = { blocks: [], prose: [] };
   let command: Command | undefined;
   for (let i = 0; i < lines.length;) {
@@ -86,7 +86,8 @@ export function splitText(text: string): SplitText {
 
 /** The runs of one stretch of text; returns a command line still waiting for its output. */
 function splitRuns(lines: string[], first: number, lang: string, command: Command | undefined, out: SplitText, fenced: boolean): Command | undefined {
-  let run: { kind: BlockKind; from: number; to: number; depth: number } | null = null;
+  // `inString`: a record hard-wrapped inside a string goes on in that string on the next line.
+  let run: { kind: BlockKind; from: number; to: number; depth: number; inString: boolean } | null = null;
   const flush = () => {
     if (!run) return;
     const block = cleanBlock(lines.slice(run.from, run.to), first + run.from, run.kind, lang, command);
@@ -111,14 +112,21 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
       command = { ...cmd, line: first + i };
       continue;
     }
+    // `helm get values` heads its YAML with this line: part of the output, not prose between command and output.
+    if (!run && /^(USER-SUPPLIED|COMPUTED) VALUES:\s*$/.test(line)) continue;
     if (BLANK.test(line)) {
       if (run && run.kind !== 'yaml' && run.depth <= 0 && !continuesAfterBlank(lines, i, run.kind)) flush();
       if (prose) flushProse();
       continue;
     }
+    // `...` where someone left lines out belongs to what it interrupts (table rows, log lines, YAML).
+    if (ELISION.test(line) && (run || fenced)) {
+      if (run) run.to = i + 1;
+      continue;
+    }
     if (run && continues(run, line, lines[i - 1])) {
       run.to = i + 1;
-      if (run.kind === 'json' || run.kind === 'log') run.depth += braceDepth(line);
+      if (run.kind === 'json' || run.kind === 'log') scanDepth(line, run);
       continue;
     }
     const kind = lineKind(line, fenced);
@@ -126,18 +134,43 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
     if (kind === null) {
       prose ??= { from: i, to: i };
       prose.to = i + 1;
-      // Prose between two blocks breaks the tie between a command line and an output further down.
-      if (!fenced) command = undefined;
+      inlineRecords(line, first + i, out);
+      // Prose between two blocks breaks the tie between a command line and an output further down; a remark in
+      // parentheses ("(only the end of the output)") does not.
+      if (!fenced && !/^\s*\(.*\)\s*$/.test(line)) command = undefined;
       continue;
     }
     flushProse();
-    run = { kind, from: i, to: i + 1, depth: kind === 'json' || kind === 'log' ? braceDepth(line) : 0 };
+    run = { kind, from: i, to: i + 1, depth: 0, inString: false };
+    if (kind === 'json' || kind === 'log') scanDepth(line, run);
     if (kind === 'json' && run.depth <= 0) run.kind = jsonKind(line);
   }
   if (run) flush();
   flushProse();
   // Inside a fence, the whole fence is the output of the command above it.
   return fenced ? undefined : command;
+}
+
+/** Brace depth across lines, carrying whether the previous line ended inside a string. */
+function scanDepth(raw: string, state: { depth: number; inString: boolean }): void {
+  // A terminal's colour codes (`ESC[36m`) are not brackets.
+  const line = raw.includes('\x1b') ? raw.replace(/\x1b\[[0-9;]*m/g, '') : raw;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (state.inString) {
+      if (c === '\\') i++;
+      else if (c === '"') state.inString = false;
+    } else if (c === '"') state.inString = true;
+    else if (c === '{' || c === '[') state.depth++;
+    else if (c === '}' || c === ']') state.depth--;
+  }
+}
+
+/** A log record quoted inline in a sentence: `Errors in the logs: \`{"level":"ERROR",…}\``. */
+function inlineRecords(line: string, lineNo: number, out: SplitText): void {
+  for (const m of line.matchAll(/`(\{"[^`]*\})`/g)) {
+    if (jsonKind(m[1]!) === 'log') out.blocks.push({ kind: 'log', start: lineNo, lines: [m[1]!], lang: '' });
+  }
 }
 
 function continues(run: { kind: BlockKind; depth: number }, line: string, previous: string | undefined): boolean {
@@ -179,7 +212,7 @@ function lineKind(line: string, fenced: boolean): BlockKind | null {
   if (startsLikeJson(line)) return parseLogLine(line, 0, { source: '' }) ? 'log' : 'json';
   if (isKubectlNoise(line)) return 'other';
   if (parseLogLine(line, 0, { source: '' })) return 'log';
-  if (TABLE_HEADER.test(line) || DESCRIBE_FIELD.test(line)) return 'other';
+  if (TABLE_HEADER.test(line) || DESCRIBE_FIELD.test(line) || /^Events:\s*$/.test(line)) return 'other';
   if (YAML_KEY.test(line)) return 'yaml';
   if (ELISION.test(line)) return fenced ? 'yaml' : null;
   return fenced ? 'text' : null;
@@ -208,9 +241,52 @@ function cleanBlock(raw: string[], start: number, kind: BlockKind, lang: string,
       /* the JSON reader says what is wrong with it */
     }
   }
+  if (kind === 'json' || kind === 'log') lines = unwrapRecords(lines);
   lines = dedent(lines);
-  if (kind === 'yaml') lines = indentDroppedSequences(unshiftFirstLine(lines));
+  if (kind === 'yaml') lines = separateAlerts(indentDroppedSequences(unshiftFirstLine(lines)));
   return { kind, start, lines, lang, ...(command ? { command } : {}) };
+}
+
+/**
+ * A JSON value hard-wrapped by a mail client or a terminal view (k9s cuts a record at the view's width): the pieces are
+ * joined back into one line at the value's first line (later lines left blank, so lines keep their numbers). Only
+ * when the lines as they are do not parse and the joined text does.
+ */
+function unwrapRecords(lines: string[]): string[] {
+  const parses = (t: string) => {
+    try {
+      JSON.parse(t);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const nonBlank = lines.filter((l) => !BLANK.test(l));
+  if (nonBlank.length < 2 || parses(nonBlank.join('\n')) || nonBlank.every((l) => parses(l.trim()))) return lines;
+  const out = [...lines];
+  for (let i = 0; i < out.length; i++) {
+    if (!out[i]!.trimStart().startsWith('{') || parses(out[i]!.trim())) continue;
+    let joined = out[i]!.trim();
+    for (let j = i + 1; j < out.length && j < i + MAX_WRAPPED_LINES; j++) {
+      if (BLANK.test(out[j]!)) break;
+      joined += out[j]!.trim();
+      if (parses(joined)) {
+        out[i] = joined;
+        for (let k = i + 1; k <= j; k++) out[k] = '';
+        i = j;
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+const MAX_WRAPPED_LINES = 200;
+
+/** Notifier alerts one after the other (`Kind: Node` … blank line … `Kind: Node` …) are documents of their own. */
+function separateAlerts(lines: string[]): string[] {
+  if (!lines.some((l) => l.startsWith('Reason: '))) return lines;
+  return lines.map((l, i) => (i > 0 && BLANK.test(l) && lines[i + 1]?.startsWith('Kind: ') ? '---' : l));
 }
 
 /** Indentation that the paste added to every line (a quote, a list item, an indented code block). */
@@ -260,6 +336,19 @@ function indentDroppedSequences(lines: string[]): string[] {
   return out;
 }
 
+/**
+ * A tab in a line's indentation (an editor that indents a pasted block with a tab, Markdown's other code indent) is
+ * expanded to the next multiple of 4 columns, as Markdown counts it: YAML allows no tabs there, and `    apiVersion:`
+ * over `⇥kind:` is one indented document.
+ */
+function expandLeadingTabs(line: string): string {
+  const indent = /^[ \t]*/.exec(line)![0];
+  if (!indent.includes('\t')) return line;
+  let col = 0;
+  for (const ch of indent) col = ch === '\t' ? col + 4 - (col % 4) : col + 1;
+  return ' '.repeat(col) + line.slice(indent.length);
+}
+
 /** A reply that quotes an earlier comment (`> apiVersion: v1`): the quoted text is read as if it were not quoted. */
 function unquote(line: string): string {
   return /^ {0,3}>/.test(line) && !/^ {0,3}>\s*(kubectl|kubecolor|oc|k)\s/.test(line) ? line.replace(/^ {0,3}(?:> ?)+/, '') : line;
@@ -287,6 +376,8 @@ function addProse(out: SplitText, start: number, lines: string[]): void {
 }
 
 function looksLikeObjectYaml(lines: string[]): boolean {
+  // A notifier's event alert: `Kind: Node` / `Name: …` / `Reason: …`.
+  if (['Kind', 'Name', 'Reason'].every((k) => lines.some((l) => l.startsWith(`${k}: `)))) return true;
   return (
     lines.some((l) => /^(apiVersion|kind|metadata|spec|status|items):/.test(l)) ||
     (lines.length >= 2 && lines.some((l) => /^\s+(-\s+)?[\w./"'-]+:(\s|$)/.test(l)))

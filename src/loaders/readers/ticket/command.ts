@@ -17,11 +17,18 @@ export interface Command {
   output: OutputType;
   /** `-o yaml`, `-o json`, `-o wide`, '' for the default table. */
   format: string;
+  /** `kubectl logs POD [-n NS] [-c CTR]`: the pod whose records follow (not for `deploy/x` or `-l`, which pick any pod). */
+  pod?: { name: string; namespace?: string; container?: string };
+  /** `helm get values RELEASE`: the release named. */
+  release?: string;
+  /** `-l`/`--selector`/`--field-selector` was given: what the output lacks may still exist outside the selection. */
+  selector?: boolean;
 }
 
 /** A chat transcript's `[09:18] Ines Duarte: ` before a prompt. */
 const CHAT_PREFIX = String.raw`(?:\[[\d:. APMapm]+\]\s*[^:$#\[]{1,40}:\s+(?=[$#%>❯]))?`;
-const PROMPT = String.raw`^\s*${CHAT_PREFIX}(?:[$#%>❯➜»]\s*|PS [^>]*>\s*|[\w.-]+@[\w.-]+(?::[^$#]*)?[$#]\s*|\([\w.-]+\)\s*[$#]\s*)?`;
+/** `$`, `#`, `%`, `>`, `❯`; PowerShell `PS C:\x>`; cmd.exe `C:\Users\x>`; bash `user@host:~$`; zsh `user@host ~ %`; a venv `(env) $`. */
+const PROMPT = String.raw`^\s*${CHAT_PREFIX}(?:[$#%>❯➜»]\s*|PS [^>]*>\s*|[A-Za-z]:\\[^>]*>\s*|[\w.-]+@[\w.-]+(?::[^$#%]*|\s+\S+)?\s?[$#%]\s*|\([\w.-]+\)\s*[$#]\s*)?`;
 const COMMAND_LINE = new RegExp(`${PROMPT}(kubectl|kubecolor|oc|k)(?:\\.exe)?\\s+(.+?)\\s*$`);
 const VERBS = new Set([
   'get',
@@ -63,21 +70,31 @@ const FLAGS_WITH_VALUE = new Set([
   '--filename',
 ]);
 
+const HELM_VALUES_LINE = new RegExp(`${PROMPT}helm(?:\\.exe)?\\s+get\\s+values\\s+(.+?)\\s*$`);
+
 export function parseCommand(line: string): Omit<Command, 'line'> | null {
+  const helm = HELM_VALUES_LINE.exec(line);
+  if (helm) return helmValues(helm[1]!);
   const m = COMMAND_LINE.exec(line);
   if (!m) return null;
   const [typed, ...piped] = m[2]!.split('|');
   const words = (typed ?? '').trim().split(/\s+/);
   const positional: string[] = [];
   let namespace: string | undefined;
+  let container: string | undefined;
+  let selector = false;
   let format = '';
   for (let i = 0; i < words.length; i++) {
     const w = words[i]!;
     const eq = w.indexOf('=');
     const flag = w.startsWith('-') ? (eq > 0 ? w.slice(0, eq) : w) : undefined;
     if (flag !== undefined) {
-      const value = eq > 0 ? w.slice(eq + 1) : FLAGS_WITH_VALUE.has(flag) ? words[++i] : undefined;
+      // `kubectl logs -f` follows; elsewhere `-f` names a file.
+      const takesValue = FLAGS_WITH_VALUE.has(flag) && !(flag === '-f' && LOG_VERBS.has(positional[0] ?? ''));
+      const value = eq > 0 ? w.slice(eq + 1) : takesValue ? words[++i] : undefined;
       if ((flag === '-n' || flag === '--namespace') && value) namespace = value;
+      if ((flag === '-c' || flag === '--container') && value) container = value;
+      if (flag === '-l' || flag === '--selector' || flag === '--field-selector') selector = true;
       if ((flag === '-o' || flag === '--output') && value) format = value;
       if (/^-o(yaml|json|wide)$/.test(w)) format = w.slice(2);
       continue;
@@ -102,5 +119,30 @@ export function parseCommand(line: string): Omit<Command, 'line'> | null {
     }
   }
   if (namespace) output.namespace = namespace;
-  return { text: `${m[1]} ${m[2]}`, verb, output, format };
+  const pod = LOG_VERBS.has(verb) && first && !selector ? podOf(first, namespace, container) : undefined;
+  return { text: `${m[1]} ${m[2]}`, verb, output, format, ...(pod ? { pod } : {}), ...(selector ? { selector } : {}) };
+}
+
+const LOG_VERBS = new Set(['logs', 'log']);
+
+/** `helm get values RELEASE [-n NS] [-a]`: the release's values, which a ticket pastes for the controller's settings. */
+function helmValues(args: string): Omit<Command, 'line'> | null {
+  const words = args.split('|')[0]!.trim().split(/\s+/);
+  let release: string | undefined;
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    if (w.startsWith('-')) {
+      if (/^(-n|--namespace|-o|--output|--revision|--kube-context)$/.test(w)) i++;
+      continue;
+    }
+    release ??= w;
+  }
+  return release ? { text: `helm get values ${args}`, verb: 'helm get values', output: {}, format: '', release } : null;
+}
+
+/** `karpenter-6b7c9d5f8-x2v4p` or `pod/karpenter-…`; `deploy/karpenter` lets kubectl choose a pod, so it names none. */
+function podOf(ref: string, namespace: string | undefined, container: string | undefined): Command['pod'] {
+  const [type, name] = ref.includes('/') ? ref.split('/', 2) : ['pod', ref];
+  if (!name || !/^(pods?|po)$/.test(type!)) return undefined;
+  return { name, ...(namespace ? { namespace } : {}), ...(container ? { container } : {}) };
 }

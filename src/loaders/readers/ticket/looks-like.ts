@@ -22,7 +22,11 @@ export function looksLike(block: TextBlock): string {
     const what = kind ? plural(kind) : tableKindByColumns(first);
     return `a kubectl get table${what ? ` of ${what}` : ''}`;
   }
+  if (/^No resources found/.test(first) && cmd?.selector)
+    return `kubectl found nothing matching the selector of \`${cmd.text}\` (others of that kind may exist)`;
   if (isKubectlNoise(first)) return `kubectl's message${cmd ? ` to \`${cmd.text}\`` : ''}: ${clip(first)}`;
+  if (lines.every((l) => /^\s*(Normal|Warning)\s{2,}[A-Z]\w+\s{2,}\S+/.test(l)))
+    return 'rows of a kubectl describe Events table without the object they belong to';
   if (block.kind === 'yaml') return 'YAML that is not a Kubernetes object';
   if (block.kind === 'log') return 'log lines that are not Karpenter controller records';
   if (lines.every((l) => /^\s*(\$|#|>|%|❯|PS )|^\s*(kubectl|helm|aws|eksctl|k) /.test(l))) return 'shell commands';
