@@ -121,8 +121,8 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig): 
         },
       });
       dropRecordsOnlyTwins(findings, before);
-      // Its records said nothing: as without them, the rule is not evaluated for what is missing.
-      if (onRecords && findings.length === before) notEvaluated.push({ ruleId: meta.id, reason: unmet! });
+      // Its records said nothing: as without them, the rule is not evaluated for what is missing (unless it said what).
+      if (onRecords && findings.length === before && notEvaluated.length === notEvaluatedBefore) notEvaluated.push({ ruleId: meta.id, reason: unmet! });
     } catch (e) {
       findings.length = before;
       notEvaluated.length = notEvaluatedBefore;
