@@ -10,7 +10,7 @@ import { statefulReasons } from './lib/interruption-settings.js';
 import { assignment } from '../snapshot/messages/object-events.js';
 import { interruptionCause, interruptionFromEvent, interruptionFromLog, statefulSetPodsFromEvents } from './lib/stated-causes.js';
 import { refOf } from './lib/records-only.js';
-import { dig, displayName, str } from '../kube/fields.js';
+import { commandName, dig, displayName, str } from '../kube/fields.js';
 import { stableLabels } from '../snapshot/pods.js';
 
 interface Hit {
@@ -244,6 +244,6 @@ function fixText(
     );
   }
   if (claim && claim.deleting)
-    steps.push(`NodeClaim ${claim.name} is still being deleted: kubectl get nodeclaim ${claim.name} -o yaml to see what the drain waits for.`);
+    steps.push(`NodeClaim ${displayName(claim.object)} is still being deleted: kubectl get nodeclaim ${commandName(claim.object)} -o yaml to see what the drain waits for.`);
   return steps;
 }

@@ -1,6 +1,6 @@
 import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { LogRecord } from '../kube/types.js';
-import { conditions } from '../kube/fields.js';
+import { conditions, displayName } from '../kube/fields.js';
 import type { NodeClaimView } from '../snapshot/karpenter.js';
 import { formatDuration } from '../kube/units.js';
 import { logNodeClaim, logNodePool, poolFromClaimName } from './lib/registration-common.js';
@@ -112,7 +112,7 @@ export default defineRule({
       if (s?.stuck.length) {
         const oldest = Math.max(...s.stuck.map((x) => x.age));
         parts.push(
-          `${plural(s.stuck.length, 'NodeClaim')} launched but not registered for up to ${formatDuration(oldest)} (${listNames(s.stuck.map((x) => x.claim.name))})`,
+          `${plural(s.stuck.length, 'NodeClaim')} launched but not registered for up to ${formatDuration(oldest)} (${listNames(s.stuck.map((x) => displayName(x.claim.object)))})`,
         );
         for (const { claim } of s.stuck.slice(0, 3)) {
           const reg = claim.conditions.find((c) => c.type === 'Registered');
@@ -149,7 +149,7 @@ export default defineRule({
       const waiting = s?.waiting ?? [];
       if (waiting.length) {
         parts.push(
-          `${listNames(waiting.map((x) => x.claim.name))} ${waiting.length === 1 ? 'has' : 'have'} been waiting ${formatDuration(Math.max(...waiting.map((x) => x.age)))} for a Node`,
+          `${listNames(waiting.map((x) => displayName(x.claim.object)))} ${waiting.length === 1 ? 'has' : 'have'} been waiting ${formatDuration(Math.max(...waiting.map((x) => x.age)))} for a Node`,
         );
         for (const { claim } of waiting.slice(0, 2)) {
           const reg = claim.conditions.find((c) => c.type === 'Registered');
