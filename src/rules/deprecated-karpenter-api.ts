@@ -70,7 +70,7 @@ export default defineRule({
 
 function apiFinding(snapshot: Snapshot, obj: KubeObject, version: KarpenterVersionFacts): FindingInput | undefined {
   const gen = generationOf(obj);
-  const name = obj.metadata.name ?? '';
+  const name = displayName(obj);
   const policy = str(dig(obj, 'spec', 'disruption', 'consolidationPolicy'));
   if (gen === 'v1') {
     if (obj.kind !== 'NodePool' || policy !== 'WhenUnderutilized') return undefined;

@@ -102,7 +102,7 @@ export default defineRule({
     for (const a of annotated) {
       if (a.pool && fromPool.has(a.pool)) continue;
       const obj = a.obj;
-      const name = obj.metadata.name!;
+      const name = displayName(obj);
       const isNode = obj.kind === 'Node';
       const claim = isNode ? snapshot.nodeClaimForNode(obj) : undefined;
       const carrier = nodeDoNotDisrupt(obj) ? obj : claim!.object;

@@ -1,6 +1,6 @@
 import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
-import { commandName, condition, dig, displayName, formatTaint, str } from '../kube/fields.js';
+import { commandName, condition, dig, displayName, formatTaint, nameOf, str } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration, parseTime } from '../kube/units.js';
 import {
@@ -80,7 +80,7 @@ export default defineRule({
       if (age === undefined || age <= options.threshold) continue;
 
       const target = node ?? claimObj!;
-      const name = target.metadata.name!;
+      const name = nameOf(target);
       const evidence: EvidenceInput[] = [{ object: deletion.object, path: '/metadata/deletionTimestamp', note: `deleting for ${formatDuration(age)}` }];
       if (node && taint) evidence.push({ object: node, path: `/spec/taints/${taint.index}` });
       const holds: string[] = [];
@@ -160,7 +160,7 @@ export default defineRule({
       report({
         object: target,
         message:
-          `${target.kind} ${name} has been deleting for ${formatDuration(age)} (since ${deletion.at}${deletion.object !== target ? `, ${deletion.object.kind} ${displayName(deletion.object)}` : ''})` +
+          `${target.kind} ${displayName(target)} has been deleting for ${formatDuration(age)} (since ${deletion.at}${deletion.object !== target ? `, ${deletion.object.kind} ${displayName(deletion.object)}` : ''})` +
           `${taint ? ` with taint ${formatTaint(taint)}` : ''} and is still there; it is held by ${holds.join('; ')}. ${tgpText}`,
         fix: fixText(snapshot, target, claim?.name ?? (claimObj ? claimObj.metadata.name : undefined), blocks, vas, Boolean(tgp || deadline), version),
         evidence,
