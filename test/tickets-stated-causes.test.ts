@@ -118,6 +118,26 @@ describe('a registration timeout of the v1alpha5 Machine era (v0.31 console line
   });
 });
 
+describe('a NodePool whose registrations fail, from its condition event alone (v1.4+)', () => {
+  it('nodeclaim-not-registered on the NodePool the event names, from events only', async () => {
+    const file = 'registration-unhealthy-events-v1.4.txt';
+    const r = await scan([ticket(file)], { now: '2025-05-06T18:00:00Z' });
+    expect(r.findings.map((f) => f.ruleId)).toEqual(['nodeclaim-not-registered']);
+    const f = r.findings[0]!;
+    const confirm = 'kubectl get nodepool gpu-inference -o yaml (status.conditions) and kubectl get nodeclaims -l karpenter.sh/nodepool=gpu-inference -o yaml';
+    expect(f.object).toEqual({ apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: 'gpu-inference' });
+    expect(f.recordsOnly).toEqual({ basis: 'events', confirmWith: confirm });
+    expect(f.message).toBe(
+      "NodePool gpu-inference's new nodes do not join the cluster: Karpenter marked it NodeRegistrationHealthy=False at 2025-05-06T17:51:00Z " +
+        '("NodeRegistrationHealthy: Status condition transitioned, Type: NodeRegistrationHealthy, Status: Unknown -> False, Reason: RegistrationFailed, Message: Failed to register node with the cluster"). ' +
+        'Its NodeClaims launch instances that never register, each is deleted at the registration timeout and replaced by another that fails the same way. ' +
+        `(from events only: confirm with \`${confirm}\`)`,
+    );
+    // The pool's Ready transition in the same table is no cause.
+    expect(f.evidence.map((e) => e.source)).toEqual([at(file, 'Unknown -> False')]);
+  });
+});
+
 describe('node repair refused, from events alone', () => {
   it('v1.1–v1.2 spelling ("more then"), in a pool: one finding per node the event names', async () => {
     const file = 'repair-blocked-events-v1.2.txt';

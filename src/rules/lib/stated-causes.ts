@@ -8,6 +8,7 @@ import type { EventView } from '../../snapshot/events.js';
 import { UNREGISTERED_TAINT as UNREGISTERED } from '../../kube/well-known.js';
 import { logNodeClaim } from './registration-common.js';
 import { classifyBlocked, type Blocker } from '../../snapshot/messages/disruption-blocked.js';
+import { eventSays } from '../../snapshot/messages/object-events.js';
 import { getCommand, refOf, type RecordsOnlyRule, type StatedCause } from './records-only.js';
 import { logRefs, logText } from '../../snapshot/messages/karpenter-logs.js';
 
@@ -99,6 +100,19 @@ export const REGISTRATION_TIMEOUT: RecordsOnlyRule = {
     c.object.kind === 'Machine'
       ? `kubectl get machines -o yaml (the MachineLaunched and MachineRegistered conditions of ${c.object.name}'s successors) and the Provisioner`
       : `kubectl get nodeclaims -o yaml (the Launched and Registered conditions of ${c.object.name}'s successors) and the NodePool`,
+};
+
+/** v1.4+ NodePool condition event: "Status condition transitioned, Type: NodeRegistrationHealthy, Status: True -> False, …". */
+export const REGISTRATION_UNHEALTHY: RecordsOnlyRule = {
+  fromEvent: (e) =>
+    e.reason === 'NodeRegistrationHealthy' && e.involved.kind === 'NodePool' && eventSays(e.message, 'status-to-false')
+      ? { object: refOf('NodePool', e.involved.name) }
+      : undefined,
+  message: (c, s) =>
+    `NodePool ${c.object.name}'s new nodes do not join the cluster: Karpenter marked it NodeRegistrationHealthy=False${window(s)} ("${s.text}"). ` +
+    'Its NodeClaims launch instances that never register, each is deleted at the registration timeout and replaced by another that fails the same way.',
+  fix: REGISTRATION_TIMEOUT.fix,
+  confirmWith: (c) => `${getCommand(c.object)} (status.conditions) and kubectl get nodeclaims -l karpenter.sh/nodepool=${c.object.name} -o yaml`,
 };
 
 /** A DisruptionBlocked/Unconsolidatable event classified as one of `blockers`, about a node (or its NodeClaim). */
