@@ -27,7 +27,7 @@ describe('an interruption drain of a node that ran a StatefulSet replica, from r
       pod: 'zookeeper/zk-1 (StatefulSet zookeeper/zk replica)',
       evidence: [
         ['initiating delete for machine from interruption message', 'messageKind SpotInterruptionKind, action CordonAndDrain'],
-        ['statefulset/zk', 'zookeeper/zk-1: StatefulSet zookeeper/zk replica, per the StatefulSet\'s event'],
+        ['statefulset/zk', "zookeeper/zk-1: StatefulSet zookeeper/zk replica, per the StatefulSet's event"],
       ],
     },
     {
@@ -41,7 +41,7 @@ describe('an interruption drain of a node that ran a StatefulSet replica, from r
         ['InstanceUnhealthy', 'Node ip-172-20-91-18.eu-west-3.compute.internal'],
         ['TerminatingOnInterruption', 'Node ip-172-20-91-18.eu-west-3.compute.internal'],
         ['initiating delete from interruption message', 'messageKind ScheduledChangeKind, action CordonAndDrain'],
-        ['statefulset/kafka', 'kafka/kafka-1: StatefulSet kafka/kafka replica, per the StatefulSet\'s event'],
+        ['statefulset/kafka', "kafka/kafka-1: StatefulSet kafka/kafka replica, per the StatefulSet's event"],
       ],
     },
     {
@@ -54,7 +54,7 @@ describe('an interruption drain of a node that ran a StatefulSet replica, from r
         ['InstanceStopping', 'Node ip-10-88-4-27.ec2.internal'],
         ['TerminatingOnInterruption', 'Node ip-10-88-4-27.ec2.internal'],
         ['initiating delete from interruption message', 'messageKind instance_stopped, action CordonAndDrain'],
-        ['statefulset/pg-replica', 'db/pg-replica-0: StatefulSet db/pg-replica replica, per the StatefulSet\'s event'],
+        ['statefulset/pg-replica', "db/pg-replica-0: StatefulSet db/pg-replica replica, per the StatefulSet's event"],
       ],
     },
   ];

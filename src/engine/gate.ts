@@ -102,7 +102,12 @@ export function buildGate(input: GateInput): GateView {
   for (const finding of input.findings) {
     const { object, pointer } = anchorOf(finding);
     const location = object ? input.locate(object, pointer || '/metadata/name') : null;
-    const g: GateFinding = { finding, pointer, location, fingerprint: fingerprintOf(finding, pointer, object ? definitionOf(object, snapshot, input.locate) : undefined) };
+    const g: GateFinding = {
+      finding,
+      pointer,
+      location,
+      fingerprint: fingerprintOf(finding, pointer, object ? definitionOf(object, snapshot, input.locate) : undefined),
+    };
     const suppression =
       inlineSuppression(g, object, clausesByObject, usedClauses, input) ??
       configSuppression(g, object, config, usedEntries, input) ??

@@ -123,7 +123,14 @@ export default defineRule({
       if (nodeName) {
         for (const key of assigned.get(nodeName) ?? []) {
           const sts = pods.has(key) ? undefined : statefulByEvents.get(key);
-          if (sts) stateful.push({ label: key, still: false, statefulSet: sts.statefulSet, event: sts.event, reasons: [{ text: `StatefulSet ${sts.statefulSet} replica` }] });
+          if (sts)
+            stateful.push({
+              label: key,
+              still: false,
+              statefulSet: sts.statefulSet,
+              event: sts.event,
+              reasons: [{ text: `StatefulSet ${sts.statefulSet} replica` }],
+            });
         }
       }
       stateful.sort((a, b) => a.label.localeCompare(b.label));
@@ -186,7 +193,11 @@ export default defineRule({
         evidence,
         related: [...(claim && claim.object !== target ? [claim.object] : []), ...stateful.flatMap((s) => (s.pod ? [s.pod] : [])).slice(0, 5)],
         ...(fromRecordsOnly
-          ? { recordsOnly: { confirmWith: `kubectl get pods,statefulsets,pdb -A -o yaml (the owners, volumes and budgets of what ran on ${nodeName ?? hit.claim})` } }
+          ? {
+              recordsOnly: {
+                confirmWith: `kubectl get pods,statefulsets,pdb -A -o yaml (the owners, volumes and budgets of what ran on ${nodeName ?? hit.claim})`,
+              },
+            }
           : {}),
       });
     }
@@ -221,7 +232,10 @@ function fixText(
   for (const [key, p] of [...sts].slice(0, 3)) {
     const [ns, name] = key.split('/');
     steps.push(`Check that StatefulSet ${key} recovered: kubectl -n ${ns} rollout status statefulset/${name}; kubectl -n ${ns} get pods,pvc -o wide`);
-    if (!p) steps.push(`If no PodDisruptionBudget covers StatefulSet ${key} (kubectl -n ${ns} get pdb), give it one with maxUnavailable: 1 so a drain takes one replica at a time.`);
+    if (!p)
+      steps.push(
+        `If no PodDisruptionBudget covers StatefulSet ${key} (kubectl -n ${ns} get pdb), give it one with maxUnavailable: 1 so a drain takes one replica at a time.`,
+      );
     else if (snapshot.pdbsForPod(p).length === 0) {
       const labels = stableLabels(p.metadata.labels);
       steps.push(
@@ -244,6 +258,8 @@ function fixText(
     );
   }
   if (claim && claim.deleting)
-    steps.push(`NodeClaim ${displayName(claim.object)} is still being deleted: kubectl get nodeclaim ${commandName(claim.object)} -o yaml to see what the drain waits for.`);
+    steps.push(
+      `NodeClaim ${displayName(claim.object)} is still being deleted: kubectl get nodeclaim ${commandName(claim.object)} -o yaml to see what the drain waits for.`,
+    );
   return steps;
 }

@@ -135,7 +135,8 @@ export default defineRule({
           );
         }
       }
-      if (init) evidence.push({ object: claim.object, path: `/status/conditions/${init.index}`, note: `NodeClaim ${displayName(claim.object)} is not initialized` });
+      if (init)
+        evidence.push({ object: claim.object, path: `/status/conditions/${init.index}`, note: `NodeClaim ${displayName(claim.object)} is not initialized` });
       if (reg.evidence) evidence.push(reg.evidence);
       evidence.push(...version.evidence());
       const taintNames = present.map((p) => formatTaint(p.nodeTaint)).join(', ');

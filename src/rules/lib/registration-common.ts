@@ -133,7 +133,11 @@ export function registeredAt(claim: NodeClaimView | undefined, node: KubeObject 
   if (claim && reg?.lastTransitionTime) {
     return {
       time: reg.lastTransitionTime,
-      evidence: { object: claim.object, path: `/status/conditions/${reg.index}`, note: `NodeClaim ${displayName(claim.object)} registered at ${reg.lastTransitionTime}` },
+      evidence: {
+        object: claim.object,
+        path: `/status/conditions/${reg.index}`,
+        note: `NodeClaim ${displayName(claim.object)} registered at ${reg.lastTransitionTime}`,
+      },
     };
   }
   if (node?.metadata.creationTimestamp) {

@@ -195,7 +195,9 @@ export const CONSOLIDATION_DISABLED: RecordsOnlyRule = {
 export const REPAIR_BLOCKED: RecordsOnlyRule = {
   // v1.1–v1.2 "more then 20% nodes are unhealthy in the nodepool", later "more than"; "… in the cluster" for a NodeClaim without a NodePool.
   fromEvent: (e) =>
-    e.reason === 'NodeRepairBlocked' && e.involved.kind === 'Node' ? { ...nodeOf(e), ...(/in the cluster/i.test(e.message) ? { detail: 'cluster' } : {}) } : undefined,
+    e.reason === 'NodeRepairBlocked' && e.involved.kind === 'Node'
+      ? { ...nodeOf(e), ...(/in the cluster/i.test(e.message) ? { detail: 'cluster' } : {}) }
+      : undefined,
   message: (c, s) =>
     `Node ${c.object.name} is unhealthy but node repair is blocked: Karpenter said so ${times(s.occurrences)}${window(s)} ("${s.text}"). ` +
     (c.detail === 'cluster'
