@@ -77,6 +77,26 @@ describe('an interruption drain of a node that ran a StatefulSet replica, from r
     });
   }
 
+  it('events alone, with the node itself in a get table: still from events only, since the pods are known only from events', async () => {
+    const file = 'interruption-node-table-v1.3.txt';
+    const r = await scan([ticket(file)], { now: '2025-03-20T11:00:00Z' });
+    expect(r.report.snapshot.counts).toEqual({ Event: 4, Node: 1 });
+    const name = 'ip-10-70-12-44.us-west-2.compute.internal';
+    const confirm = `kubectl get pods,statefulsets,pdb -A -o yaml (the owners, volumes and budgets of what ran on ${name})`;
+    expect(r.findings.map((f) => [f.ruleId, f.object, f.recordsOnly])).toEqual([
+      ['interruption-drained-stateful-node', node(name), { basis: 'events', confirmWith: confirm }],
+    ]);
+    expect(r.findings[0]!.message).toBe(
+      `Node ${name} was drained by Karpenter interruption handling (spot interruption: events SpotInterrupted, TerminatingOnInterruption, 1m before the reference time) ` +
+        `while it ran stateful pods: cache/redis-2 (StatefulSet cache/redis replica). ${TAIL} (from events only: confirm with \`${confirm}\`)`,
+    );
+    expect(r.findings[0]!.evidence.map((e) => e.source)).toEqual([
+      at(file, 'SpotInterrupted'),
+      at(file, 'TerminatingOnInterruption'),
+      at(file, 'statefulset/redis'),
+    ]);
+  });
+
   it('a drain whose pods the input does not show: no finding, and not evaluated for that node with what would settle it', async () => {
     const r = await scan([ticket('interruption-spot-no-pods-v1.2.log')]);
     expect(r.findings).toEqual([]);

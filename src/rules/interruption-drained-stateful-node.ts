@@ -150,7 +150,8 @@ export default defineRule({
           );
         continue;
       }
-      const fromRecordsOnly = stateful.every((x) => !x.pod) && !nodeObj && !claim;
+      // Whether or not the node is in the input, which pods were stateful rests on the records alone.
+      const fromRecordsOnly = stateful.every((x) => !x.pod);
 
       const actions = new Set(hit.logs.map((l) => String(l.fields.action ?? '')).filter(Boolean));
       const first = events[0]?.firstSeen ?? hit.logs[0]?.time;
