@@ -119,43 +119,48 @@ describe('an interruption drain of a node that ran a StatefulSet replica, from r
   });
 });
 
-describe('a registration timeout of the v1alpha5 Machine era (v0.31 console lines)', () => {
-  it('nodeclaim-not-registered on the Machine the record names, from logs only', async () => {
-    const file = 'logs-only-registration-timeout-v0.31.log';
-    const r = await scan([ticket(file)]);
-    expect(r.findings.map((f) => f.ruleId)).toEqual(['nodeclaim-not-registered']);
-    const f = r.findings[0]!;
-    const confirm = "kubectl get machines -o yaml (the MachineLaunched and MachineRegistered conditions of default-8vlwp's successors) and the Provisioner";
-    expect(f.object).toEqual({ apiVersion: 'karpenter.sh/v1alpha5', kind: 'Machine', namespace: null, name: 'default-8vlwp' });
-    expect(f.recordsOnly).toEqual({ basis: 'logs', confirmWith: confirm });
-    expect(f.message).toBe(
-      'Machine default-8vlwp was launched but its node never joined the cluster: Karpenter deleted it at the registration timeout ' +
+describe('registrations that fail, from the records alone', () => {
+  const MACHINE_CONFIRM =
+    "kubectl get machines -o yaml (the MachineLaunched and MachineRegistered conditions of default-8vlwp's successors) and the Provisioner";
+  const POOL_CONFIRM =
+    'kubectl get nodepool gpu-inference -o yaml (status.conditions) and kubectl get nodeclaims -l karpenter.sh/nodepool=gpu-inference -o yaml';
+  const cases = [
+    {
+      what: 'a v1alpha5 Machine timed out (v0.31 console lines): on the Machine, from logs only',
+      file: 'logs-only-registration-timeout-v0.31.log',
+      now: undefined,
+      object: { apiVersion: 'karpenter.sh/v1alpha5', kind: 'Machine', namespace: null, name: 'default-8vlwp' },
+      recordsOnly: { basis: 'logs', confirmWith: MACHINE_CONFIRM },
+      message:
+        'Machine default-8vlwp was launched but its node never joined the cluster: Karpenter deleted it at the registration timeout ' +
         '("deprovisioning machine due to registration ttl" at 2023-11-08T21:29:02.913Z). Each replacement is likely to fail the same way: ' +
         'the instance boots but the kubelet does not register (userData, IAM role/aws-auth, network, AMI). ' +
-        `(from logs only: confirm with \`${confirm}\`)`,
-    );
-    expect(f.evidence.map((e) => e.source)).toEqual([at(file, 'due to registration ttl')]);
-  });
-});
-
-describe('a NodePool whose registrations fail, from its condition event alone (v1.4+)', () => {
-  it('nodeclaim-not-registered on the NodePool the event names, from events only', async () => {
-    const file = 'registration-unhealthy-events-v1.4.txt';
-    const r = await scan([ticket(file)], { now: '2025-05-06T18:00:00Z' });
-    expect(r.findings.map((f) => f.ruleId)).toEqual(['nodeclaim-not-registered']);
-    const f = r.findings[0]!;
-    const confirm = 'kubectl get nodepool gpu-inference -o yaml (status.conditions) and kubectl get nodeclaims -l karpenter.sh/nodepool=gpu-inference -o yaml';
-    expect(f.object).toEqual({ apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: 'gpu-inference' });
-    expect(f.recordsOnly).toEqual({ basis: 'events', confirmWith: confirm });
-    expect(f.message).toBe(
-      "NodePool gpu-inference's new nodes do not join the cluster: Karpenter marked it NodeRegistrationHealthy=False at 2025-05-06T17:51:00Z " +
+        `(from logs only: confirm with \`${MACHINE_CONFIRM}\`)`,
+      cited: 'due to registration ttl',
+    },
+    {
+      // The pool's Ready transition in the same table is no cause.
+      what: "a NodePool's NodeRegistrationHealthy turned False (v1.4+ condition event): on the NodePool, from events only",
+      file: 'registration-unhealthy-events-v1.4.txt',
+      now: '2025-05-06T18:00:00Z',
+      object: { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: 'gpu-inference' },
+      recordsOnly: { basis: 'events', confirmWith: POOL_CONFIRM },
+      message:
+        "NodePool gpu-inference's new nodes do not join the cluster: Karpenter marked it NodeRegistrationHealthy=False at 2025-05-06T17:51:00Z " +
         '("NodeRegistrationHealthy: Status condition transitioned, Type: NodeRegistrationHealthy, Status: Unknown -> False, Reason: RegistrationFailed, Message: Failed to register node with the cluster"). ' +
         'Its NodeClaims launch instances that never register, each is deleted at the registration timeout and replaced by another that fails the same way. ' +
-        `(from events only: confirm with \`${confirm}\`)`,
-    );
-    // The pool's Ready transition in the same table is no cause.
-    expect(f.evidence.map((e) => e.source)).toEqual([at(file, 'Unknown -> False')]);
-  });
+        `(from events only: confirm with \`${POOL_CONFIRM}\`)`,
+      cited: 'Unknown -> False',
+    },
+  ];
+  for (const c of cases) {
+    it(`${c.what}: nodeclaim-not-registered`, async () => {
+      const r = await scan([ticket(c.file)], c.now ? { now: c.now } : {});
+      expect(r.findings.map((f) => [f.ruleId, f.object, f.recordsOnly])).toEqual([['nodeclaim-not-registered', c.object, c.recordsOnly]]);
+      expect(r.findings[0]!.message).toBe(c.message);
+      expect(r.findings[0]!.evidence.map((e) => e.source)).toEqual([at(c.file, c.cited)]);
+    });
+  }
 });
 
 describe('node repair refused, from events alone', () => {
