@@ -102,7 +102,12 @@ export function buildGate(input: GateInput): GateView {
   for (const finding of input.findings) {
     const { object, pointer } = anchorOf(finding);
     const location = object ? input.locate(object, pointer || '/metadata/name') : null;
-    const g: GateFinding = { finding, pointer, location, fingerprint: fingerprintOf(finding, pointer, object ? definitionOf(object, snapshot) : undefined) };
+    const g: GateFinding = {
+      finding,
+      pointer,
+      location,
+      fingerprint: fingerprintOf(finding, pointer, object ? definitionOf(object, snapshot, input.locate) : undefined),
+    };
     const suppression =
       inlineSuppression(g, object, clausesByObject, usedClauses, input) ??
       configSuppression(g, object, config, usedEntries, input) ??
@@ -153,8 +158,15 @@ export function fingerprintOf(f: Finding, pointer: string, definition?: string):
   return createHash('sha256').update(key).digest('hex').slice(0, 32);
 }
 
-/** The file of a definition when its name has several in the repository; undefined for a name defined once (the usual case). */
-function definitionOf(object: KubeObject, snapshot: Snapshot): string | undefined {
+/**
+ * The file of a definition when its name has several in the repository; undefined for a name defined once (the usual
+ * case). An object without a name (a generateName only) is told apart by its file and line, its only identity.
+ */
+function definitionOf(object: KubeObject, snapshot: Snapshot, locate: GateInput['locate']): string | undefined {
+  if (!object.metadata.name) {
+    const at = locate(object, '');
+    return at ? `${at.source}:${at.line}` : snapshot.provenance(object)?.source;
+  }
   const r = snapshot.ref(object);
   if (snapshot.definitions(kindKeyOf(object), r.namespace ?? undefined, r.name).length < 2) return undefined;
   return snapshot.provenance(object)?.source;

@@ -10,6 +10,7 @@ import { parseDuration } from '../kube/units.js';
 import { SEVERITY_RANK, buildFinding, isKubeObject, type Finding, type NotEvaluated } from './findings.js';
 import type { Rule, RuleMeta, Severity } from './rule.js';
 import { didYouMean } from './suggest.js';
+import { displayName } from '../kube/fields.js';
 import { restsOnUnknown, unknownReason } from './unknowns.js';
 import { UNKNOWN_VALUE } from '../kube/types.js';
 
@@ -121,8 +122,8 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig): 
         },
       });
       dropRecordsOnlyTwins(findings, before);
-      // Its records said nothing: as without them, the rule is not evaluated for what is missing.
-      if (onRecords && findings.length === before) notEvaluated.push({ ruleId: meta.id, reason: unmet! });
+      // Its records said nothing: as without them, the rule is not evaluated for what is missing (unless it said what).
+      if (onRecords && findings.length === before && notEvaluated.length === notEvaluatedBefore) notEvaluated.push({ ruleId: meta.id, reason: unmet! });
     } catch (e) {
       findings.length = before;
       notEvaluated.length = notEvaluatedBefore;
@@ -145,7 +146,7 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig): 
 function objectLabel(object: KubeObject, snapshot: Snapshot): string {
   const r = snapshot.ref(object);
   const p = snapshot.provenance(object);
-  return `${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name}${p ? ` (${p.source})` : ''}`;
+  return `${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${displayName(object)}${p ? ` (${p.source})` : ''}`;
 }
 
 /** A finding on records alone is dropped when the rule judged the same object from the object itself. */

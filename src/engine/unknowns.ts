@@ -6,7 +6,7 @@
  */
 import { UNKNOWN_VALUE, type KubeObject, type UnknownValue } from '../kube/types.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
-import { touchesUnknown } from '../kube/fields.js';
+import { displayName, nameOf, touchesUnknown } from '../kube/fields.js';
 import { isKubeObject } from './findings.js';
 import type { FindingInput } from './rule.js';
 
@@ -23,7 +23,7 @@ export function restsOnUnknown(input: FindingInput, snapshot: Snapshot): RestsOn
   if (!hit) return undefined;
   const o = input.object;
   const subject = isKubeObject(o)
-    ? { apiVersion: o.apiVersion, kind: o.kind, namespace: o.metadata.namespace ?? null, name: o.metadata.name ?? '' }
+    ? { apiVersion: o.apiVersion, kind: o.kind, namespace: o.metadata.namespace ?? null, name: nameOf(o) }
     : { apiVersion: o.apiVersion, kind: o.kind, namespace: o.namespace, name: o.name };
   return { subject, ...hit };
 }
@@ -61,7 +61,7 @@ export function unknownReason(r: RestsOnUnknown, snapshot: Snapshot): string {
   const where = p ? ` at ${p.source}:${r.unknown.line}` : '';
   const s = r.subject;
   const subject = `${s.kind} ${s.namespace ? `${s.namespace}/` : ''}${s.name}`;
-  const holder = `${r.object.kind} ${r.object.metadata.namespace ? `${r.object.metadata.namespace}/` : ''}${r.object.metadata.name ?? ''}`;
+  const holder = `${r.object.kind} ${r.object.metadata.namespace ? `${r.object.metadata.namespace}/` : ''}${displayName(r.object)}`;
   const whose = holder === subject ? field : `it depends on ${holder}, whose ${field}`;
   return `not evaluated for ${subject}: ${whose} is computed when applied (${r.unknown.expression}${where}), not known from the files`;
 }

@@ -131,6 +131,14 @@ export function displayName(obj: KubeObject): string {
   return obj.metadata.generateName ? `${obj.metadata.generateName}… (generateName only, no name)` : '(no name)';
 }
 
+/**
+ * The name to put in a command a person runs: the object's own, else a placeholder that says which one to look up
+ * (`<batch-…>`), never "undefined" and never a bare generateName kubectl would not find.
+ */
+export function commandName(obj: KubeObject): string {
+  return obj.metadata.name ?? `<${obj.metadata.generateName ?? 'name'}…>`;
+}
+
 /** `NodeClaim batch-spot-x7k2p`, `PodDisruptionBudget shop/web`: an object as messages and headers name it. */
 export function objectLabel(obj: KubeObject): string {
   return `${obj.kind} ${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ''}${displayName(obj)}`;

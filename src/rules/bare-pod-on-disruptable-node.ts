@@ -8,7 +8,7 @@ import { isActive, isMirrorPod } from './lib/reclaim-drain.js';
 import { karpenterFacts, listNames, podName, unknownOn, type KarpenterVersionFacts } from './support.js';
 import type { KubeObject } from '../kube/types.js';
 import { KIND } from '../kube/kinds.js';
-import { dig, labelPointer } from '../kube/fields.js';
+import { commandName, dig, displayName, labelPointer } from '../kube/fields.js';
 import { DO_NOT_DISRUPT, NODEPOOL_LABEL } from '../kube/well-known.js';
 
 export default defineRule({
@@ -86,8 +86,8 @@ export default defineRule({
           `Pod ${podName(pod)} has no controller (${owners.length ? 'no controller ownerReference' : 'no ownerReferences'}) and runs on Karpenter node ${nodeName}${pool ? ` of NodePool ${pool.name}` : ''}: ` +
           `${ways.join(', ')} will evict it and nothing will recreate it.`,
         fix: [
-          `Run it under a controller instead (e.g. kubectl -n ${ns} get pod ${pod.metadata.name} -o yaml > pod.yaml, then wrap its spec in a Deployment or Job).`,
-          `Or, if it must finish where it is: kubectl -n ${ns} annotate pod ${pod.metadata.name} karpenter.sh/do-not-disrupt=true`,
+          `Run it under a controller instead (e.g. kubectl -n ${ns} get pod ${commandName(pod)} -o yaml > pod.yaml, then wrap its spec in a Deployment or Job).`,
+          `Or, if it must finish where it is: kubectl -n ${ns} annotate pod ${commandName(pod)} karpenter.sh/do-not-disrupt=true`,
         ],
         evidence,
         related: [node, ...(claim ? [claim.object] : []), ...(pool ? [pool.object] : [])],
@@ -200,7 +200,7 @@ function checkManifests(snapshot: Snapshot, now: number, version: KarpenterVersi
           4,
         )}, ` + `whose nodes are taken away by ${[...ways].join(', ')}; the eviction that follows is final — nothing will recreate the pod.`,
       fix: [
-        `Run it under a controller instead: move its spec into the pod template (spec.template.spec) of a ${controller} ${ns}/${pod.metadata.name}.`,
+        `Run it under a controller instead: move its spec into the pod template (spec.template.spec) of a ${controller} ${ns}/${displayName(pod)}.`,
         `Or, if it must finish where it is, annotate the manifest:\n   metadata:\n     annotations:\n       karpenter.sh/do-not-disrupt: "true"`,
       ],
       evidence,

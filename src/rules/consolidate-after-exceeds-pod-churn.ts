@@ -1,6 +1,6 @@
 import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
-import { dig, str } from '../kube/fields.js';
+import { dig, displayName, str } from '../kube/fields.js';
 import type { NodeClaimView } from '../snapshot/karpenter.js';
 import { formatDuration, parseDuration, parseTime } from '../kube/units.js';
 import { karpenterFacts, listNames, plural, unknownOn } from './support.js';
@@ -96,11 +96,11 @@ export default defineRule({
         });
         if (c.consolidatable) evidence.push({ object: c.claim.object, path: `/status/conditions/${c.consolidatable.index}` });
         else evidence.push({ object: c.claim.object, path: '/status/conditions', note: 'no Consolidatable condition' });
-        evidence.push({ object: c.node, path: '/status/allocatable', note: `${c.node.metadata.name}: ${describeCapacity(c.capacity)}` });
+        evidence.push({ object: c.node, path: '/status/allocatable', note: `${displayName(c.node)}: ${describeCapacity(c.capacity)}` });
       }
       evidence.push(...version.evidence());
       const describe = (c: Churned) =>
-        `${c.claim.name} (node ${c.node.metadata.name}, CPU ${pct(c.capacity.cpuFraction)}/memory ${pct(c.capacity.memFraction)} requested, ${plural(c.starts.length, 'pod event')} seen since it initialized, median gap ${formatDuration(c.median)}, last ${formatDuration(now - c.lastEvent)} ago${c.owners.length ? `; from ${listNames(c.owners, 2)}` : ''})`;
+        `${displayName(c.claim.object)} (node ${displayName(c.node)}, CPU ${pct(c.capacity.cpuFraction)}/memory ${pct(c.capacity.memFraction)} requested, ${plural(c.starts.length, 'pod event')} seen since it initialized, median gap ${formatDuration(c.median)}, last ${formatDuration(now - c.lastEvent)} ago${c.owners.length ? `; from ${listNames(c.owners, 2)}` : ''})`;
       report({
         object: pool.object,
         message:

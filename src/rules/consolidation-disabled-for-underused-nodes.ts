@@ -1,7 +1,7 @@
 import { defineRule, type EvidenceInput, type FindingInput } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
-import { dig } from '../kube/fields.js';
+import { dig, displayName } from '../kube/fields.js';
 import { parseDuration } from '../kube/units.js';
 import { karpenterFacts, listNames, plural, podName, unknownOn } from './support.js';
 import { blockedEvents } from '../snapshot/messages/disruption-blocked.js';
@@ -97,14 +97,14 @@ export default defineRule({
       if (!stuck.length) continue;
       const evidence: EvidenceInput[] = [...policyEvidence];
       for (const c of stuck) {
-        evidence.push({ object: c.node, path: '/status/allocatable', note: `${c.node.metadata.name}: ${describeCapacity(c)}` });
+        evidence.push({ object: c.node, path: '/status/allocatable', note: `${displayName(c.node)}: ${describeCapacity(c)}` });
         const ev = blockedEvents(snapshot.eventsForObject(c.node)).filter(
           (e) => e.reason.blocker === 'consolidation-disabled' || e.reason.blocker === 'when-empty-not-empty',
         );
         for (const e of ev.slice(-1)) evidence.push({ event: e.event, note: 'Karpenter says why it keeps the node' });
       }
       const describe = (c: NodeCapacity) =>
-        `${c.node.metadata.name} (${c.reschedulable.length === 0 ? 'empty' : `CPU ${pct(c.cpuFraction)}, memory ${pct(c.memFraction)} requested; pods ${listNames(c.reschedulable.map(podName), 2)}`})`;
+        `${displayName(c.node)} (${c.reschedulable.length === 0 ? 'empty' : `CPU ${pct(c.cpuFraction)}, memory ${pct(c.memFraction)} requested; pods ${listNames(c.reschedulable.map(podName), 2)}`})`;
       const empty = stuck.filter((c) => c.reschedulable.length === 0).length;
       report({
         object: pool.object,

@@ -1,7 +1,7 @@
 import { stringify } from 'yaml';
 import { defineRule, type EvidenceInput, type FindingInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
-import { dig, isRecord, str, type Json } from '../kube/fields.js';
+import { commandName, dig, displayName, isRecord, type Json, str } from '../kube/fields.js';
 import { generationOf } from '../snapshot/karpenter.js';
 import { KIND } from '../kube/kinds.js';
 import type { ObjectRef, Snapshot } from '../snapshot/snapshot.js';
@@ -70,7 +70,7 @@ export default defineRule({
 
 function apiFinding(snapshot: Snapshot, obj: KubeObject, version: KarpenterVersionFacts): FindingInput | undefined {
   const gen = generationOf(obj);
-  const name = obj.metadata.name ?? '';
+  const name = displayName(obj);
   const policy = str(dig(obj, 'spec', 'disruption', 'consolidationPolicy'));
   if (gen === 'v1') {
     if (obj.kind !== 'NodePool' || policy !== 'WhenUnderutilized') return undefined;
@@ -161,7 +161,7 @@ function fixText(obj: KubeObject, gen: string, rewrite: Json, runningUnserved: s
   const yaml = stringify(rewrite, { lineWidth: 0 }).trimEnd();
   const kindPlural = obj.kind === 'Provisioner' || obj.kind === 'NodePool' ? 'nodepools' : 'ec2nodeclasses';
   const upgrade = runningUnserved
-    ? `The cluster already runs ${runningUnserved}: commit the v1 form in place of this manifest${obj.status ? `; the stored ${obj.kind} is ignored by the controller — delete it once the v1 object has replaced its nodes (kubectl delete ${obj.kind.toLowerCase()} ${obj.metadata.name})` : ''}.`
+    ? `The cluster already runs ${runningUnserved}: commit the v1 form in place of this manifest${obj.status ? `; the stored ${obj.kind} is ignored by the controller — delete it once the v1 object has replaced its nodes (kubectl delete ${obj.kind.toLowerCase()} ${commandName(obj)})` : ''}.`
     : gen === 'v1alpha5'
       ? 'Migrate on v0.32.x (it serves both APIs): apply the v1beta1/v1 objects, let the new pool replace the old nodes, delete the old object, then upgrade.'
       : `Upgrade through the latest v0.37.x patch and v1.0.x (both serve v1), apply the v1 manifests, make sure the CRDs' status.storedVersions no longer list v1beta1 (kubectl get crd ${kindPlural}.${obj.kind === 'NodePool' ? 'karpenter.sh' : 'karpenter.k8s.aws'} -o jsonpath='{.status.storedVersions}'), then upgrade to v1.1+.`;
@@ -188,12 +188,12 @@ function annotationFindings(snapshot: Snapshot, version: KarpenterVersionFacts, 
     for (const w of snapshot.all(kind)) {
       const path = `${base}${annotationPath(DO_NOT_EVICT)}`;
       if (dig(w, ...base.split('/').filter(Boolean), 'metadata', 'annotations', DO_NOT_EVICT) === undefined) continue;
-      covered.add(`${w.kind}/${w.metadata.namespace ?? ''}/${w.metadata.name}`);
+      covered.add(`${w.kind}/${w.metadata.namespace ?? ''}/${displayName(w)}`);
       out.push(
         evictFinding(
           w,
           path,
-          `${w.kind} ${w.metadata.namespace}/${w.metadata.name}`,
+          `${w.kind} ${w.metadata.namespace}/${displayName(w)}`,
           'its pods',
           [],
           version,
@@ -237,7 +237,7 @@ function annotationFindings(snapshot: Snapshot, version: KarpenterVersionFacts, 
     const annotations = inTemplate ? dig(obj, 'spec', 'template', 'metadata', 'annotations') : obj.metadata.annotations;
     if (!isRecord(annotations) || annotations[DO_NOT_CONSOLIDATE] === undefined) continue;
     const path = `${inTemplate ? '/spec/template' : ''}${annotationPath(DO_NOT_CONSOLIDATE)}`;
-    const what = `${obj.kind} ${obj.metadata.name}${inTemplate ? ' (template annotation, copied to every node)' : ''}`;
+    const what = `${obj.kind} ${displayName(obj)}${inTemplate ? ' (template annotation, copied to every node)' : ''}`;
     out.push({
       object: obj,
       message:
@@ -247,7 +247,7 @@ function annotationFindings(snapshot: Snapshot, version: KarpenterVersionFacts, 
         `Replace it with karpenter.sh/do-not-disrupt: "true" (blocks consolidation and drift, not expiry or interruption), or remove it if consolidation is fine:\n` +
           (inTemplate
             ? `spec:\n  template:\n    metadata:\n      annotations:\n        karpenter.sh/do-not-disrupt: "true"`
-            : `kubectl annotate node ${obj.metadata.name} ${DO_NOT_CONSOLIDATE}- karpenter.sh/do-not-disrupt=true`),
+            : `kubectl annotate node ${commandName(obj)} ${DO_NOT_CONSOLIDATE}- karpenter.sh/do-not-disrupt=true`),
       ],
       pointer: path,
       evidence: [{ object: obj, path, note: 'ignored since v1.0' }, ...version.evidence()],

@@ -1,6 +1,6 @@
 import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
-import { formatTaint, str } from '../kube/fields.js';
+import { displayName, formatTaint, str } from '../kube/fields.js';
 import type { NodeClaimView, NodePoolView } from '../snapshot/karpenter.js';
 import { KIND } from '../kube/kinds.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
@@ -181,13 +181,13 @@ function member(
     const workload = pods.filter(isWorkloadPod);
     const nodeCreated = parseTime(node.metadata.creationTimestamp);
     if (workload.length === 0 && nodeCreated !== undefined && nodeCreated <= emptySince) {
-      emptyHow = `runs no workload pods on ${node.metadata.name} (only ${pods.length} DaemonSet pod(s))`;
-      evidence.push({ object: node, path: '/metadata/name', note: `${node.metadata.name}: 0 workload pods, ${pods.length} DaemonSet/mirror pod(s)` });
+      emptyHow = `runs no workload pods on ${displayName(node)} (only ${pods.length} DaemonSet pod(s))`;
+      evidence.push({ object: node, path: '/metadata/name', note: `${displayName(node)}: 0 workload pods, ${pods.length} DaemonSet/mirror pod(s)` });
     } else {
       evidence.push({
         object: node,
         path: '/metadata/name',
-        note: `${node.metadata.name}: ${workload.length} workload pod(s) (${listNames(workload.map((p) => `${p.metadata.namespace}/${p.metadata.name}`))})`,
+        note: `${displayName(node)}: ${workload.length} workload pod(s) (${listNames(workload.map((p) => `${p.metadata.namespace}/${displayName(p)}`))})`,
       });
     }
   } else if (
@@ -262,13 +262,13 @@ function triggerOf(
       return {
         kind: 'immediate',
         text:
-          `Likely trigger: StorageClass ${sc.metadata.name} binds Immediately (${mode ? 'volumeBindingMode: Immediate' : 'volumeBindingMode not set'}) and ${pod.metadata.namespace}/${pod.metadata.name} uses it through ${claimName}, so its volume picked a zone while the first node was launching (see rule storageclass-immediate-binding)` +
+          `Likely trigger: StorageClass ${displayName(sc)} binds Immediately (${mode ? 'volumeBindingMode: Immediate' : 'volumeBindingMode not set'}) and ${pod.metadata.namespace}/${displayName(pod)} uses it through ${claimName}, so its volume picked a zone while the first node was launching (see rule storageclass-immediate-binding)` +
           (fixed === true
             ? `; Karpenter ${version.label} waits for such claims to bind, so this burst predates the upgrade or has another cause.`
             : `; Karpenter before v1.7.0 provisions before the claim binds.`),
         evidence: [
           { object: sc, path: '/volumeBindingMode', ...(mode ? {} : { value: null, note: 'not set: the API default is Immediate' }) },
-          { object: pvc, path: '/spec/storageClassName', note: `${pod.metadata.namespace}/${pod.metadata.name} mounts ${claimName}` },
+          { object: pvc, path: '/spec/storageClassName', note: `${pod.metadata.namespace}/${displayName(pod)} mounts ${claimName}` },
         ],
         ...(fixed === undefined ? { assumes: 'a version before v1.7.0, which provisions before Immediate claims bind' } : {}),
       };
@@ -284,7 +284,7 @@ function triggerOf(
       return {
         kind: 'taint',
         taint: t,
-        text: `Likely trigger: node ${m.node.metadata.name} carries taint ${formatTaint(t)}, which NodePool ${pool.name} does not declare in startupTaints, so Karpenter did not expect the pods to wait for it (see rule undeclared-startup-taint).`,
+        text: `Likely trigger: node ${displayName(m.node)} carries taint ${formatTaint(t)}, which NodePool ${pool.name} does not declare in startupTaints, so Karpenter did not expect the pods to wait for it (see rule undeclared-startup-taint).`,
         evidence: [
           { object: m.node, path: `/spec/taints/${t.index}` },
           {

@@ -1,6 +1,6 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import type { KubeObject, LogRecord } from '../kube/types.js';
-import { dig } from '../kube/fields.js';
+import { dig, displayName } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration, parseDuration, parseTime } from '../kube/units.js';
 import { blockEvidence, deletionOf, describeBlock, evictionBlock, isDrainable, neverEvictable, nsName, type EvictionBlock } from './lib/reclaim-drain.js';
@@ -101,7 +101,7 @@ export default defineRule({
           const age = ageOf(deletion.at, now) ?? 0;
           if ((!taint && !failed.length) || age <= options.stuckAfter) continue;
           stuck.push(
-            `node ${node.metadata.name} (NodeClaim ${claim?.name ?? '?'}) has been draining for ${formatDuration(age)}${expired ? ' after it expired' : ''}` +
+            `node ${displayName(node)} (NodeClaim ${claim ? displayName(claim.object) : '?'}) has been draining for ${formatDuration(age)}${expired ? ' after it expired' : ''}` +
               `${blocks.length ? `, held by ${listNames(blocks.map(describeBlock), 2)}` : ''}`,
           );
           evidence.push({
@@ -117,7 +117,7 @@ export default defineRule({
           related.push(node, ...(claim ? [claim.object] : []));
         }
         for (const { node, blocks } of blocksByNode) {
-          blockers.push(`${node.metadata.name}: ${listNames(blocks.map(describeBlock), 2)}`);
+          blockers.push(`${displayName(node)}: ${listNames(blocks.map(describeBlock), 2)}`);
           for (const b of blocks.slice(0, 2)) evidence.push(...blockEvidence(b));
         }
       } else {

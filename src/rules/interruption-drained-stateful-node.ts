@@ -8,20 +8,10 @@ import { formatDuration } from '../kube/units.js';
 import { ageOf, byLastSeen, karpenterFacts, listNames, podName, type KarpenterVersionFacts } from './support.js';
 import { statefulReasons } from './lib/interruption-settings.js';
 import { assignment } from '../snapshot/messages/object-events.js';
-import { logRefs } from '../snapshot/messages/karpenter-logs.js';
-import { dig, str } from '../kube/fields.js';
+import { interruptionCause, interruptionFromEvent, interruptionFromLog, statefulSetPodsFromEvents } from './lib/stated-causes.js';
+import { refOf } from './lib/records-only.js';
+import { commandName, dig, displayName, str } from '../kube/fields.js';
 import { stableLabels } from '../snapshot/pods.js';
-
-/** Node/NodeClaim event reasons of the AWS interruption controller that come with a cordon-and-drain (docs/karpenter-behaviour.md §6.2). */
-const DRAIN_REASONS = new Set([
-  'InstanceUnhealthy',
-  'SpotInterrupted',
-  'InstanceStopping',
-  'InstanceTerminating',
-  'TerminatingOnInterruption',
-  'CapacityReservationInstanceInterrupted',
-]);
-const LOG_MESSAGES = new Set(['initiating delete from interruption message', 'initiating delete for machine from interruption message']);
 
 interface Hit {
   node?: string;
@@ -37,6 +27,7 @@ export default defineRule({
     category: 'interruption',
     defaultSeverity: 'error',
     requires: ['Event', 'Pod'],
+    records: ['ControllerLogs', 'Event'],
     optional: ['ControllerLogs', 'Node', 'NodeClaim', 'KarpenterController', 'PersistentVolumeClaim', 'PersistentVolume', 'StorageClass'],
     specOnly: 'no',
     summary: 'An interruption (spot, AWS Health scheduled change, stop/terminate, status check) drained a node running StatefulSet or local-storage pods.',
@@ -67,7 +58,7 @@ export default defineRule({
     },
   },
 
-  check({ snapshot, now, options, report }) {
+  check({ snapshot, now, options, report, notEvaluated }) {
     const version = karpenterFacts(snapshot.controller);
     const recent = (t: string | undefined) => {
       const age = ageOf(t, now);
@@ -88,16 +79,17 @@ export default defineRule({
     };
 
     for (const e of snapshot.events()) {
-      if (!DRAIN_REASONS.has(e.reason) || !recent(e.lastSeen)) continue;
-      const kind = e.involved.kind;
-      if (kind === 'Node') hitFor(e.involved.name, undefined)?.events.push(e);
-      else if (kind === 'NodeClaim' || kind === 'Machine') hitFor(undefined, e.involved.name)?.events.push(e);
+      const r = recent(e.lastSeen) ? interruptionFromEvent(e) : undefined;
+      if (r) hitFor(r.node, r.claim)?.events.push(e);
     }
     for (const l of snapshot.logs) {
-      if (!LOG_MESSAGES.has(l.message) || !recent(l.time)) continue;
-      hitFor(logRefs(l.fields).node, logRefs(l.fields).nodeClaim)?.logs.push(l);
+      const r = recent(l.time) ? interruptionFromLog(l) : undefined;
+      if (r) hitFor(r.node, r.claim)?.logs.push(l);
     }
     if (hits.size === 0) return;
+    // Without the pods, their StatefulSet's own events may still name them (the records alone then carry the finding).
+    const statefulByEvents = statefulSetPodsFromEvents(snapshot.events());
+    const podsKnown = snapshot.has('Pod');
 
     // Which pods ran on each node: still bound to it, or assigned to it by the scheduler (Scheduled events).
     const assigned = new Map<string, Set<string>>();
@@ -124,19 +116,48 @@ export default defineRule({
           if (p) pods.set(key, { pod: p, still: false });
         }
       }
-      const stateful = [...pods.values()]
-        .map((x) => ({ ...x, reasons: statefulReasons(snapshot, x.pod) }))
-        .filter((x) => x.reasons.length > 0)
-        .sort((a, b) => podName(a.pod).localeCompare(podName(b.pod)));
-      if (stateful.length === 0) continue;
-
+      const stateful: Stateful[] = [...pods.values()]
+        .map((x) => ({ ...x, label: podName(x.pod), reasons: statefulReasons(snapshot, x.pod) }))
+        .filter((x) => x.reasons.length > 0);
+      // Pods the input names only in events: a StatefulSet's own event says the pod is its replica.
+      if (nodeName) {
+        for (const key of assigned.get(nodeName) ?? []) {
+          const sts = pods.has(key) ? undefined : statefulByEvents.get(key);
+          if (sts)
+            stateful.push({
+              label: key,
+              still: false,
+              statefulSet: sts.statefulSet,
+              event: sts.event,
+              reasons: [{ text: `StatefulSet ${sts.statefulSet} replica` }],
+            });
+        }
+      }
+      stateful.sort((a, b) => a.label.localeCompare(b.label));
+      const target: KubeObject | ObjectRef = nodeObj ?? claim?.object ?? refOf('Node', nodeName ?? hit.claim!);
       const events = [...hit.events].sort(byLastSeen);
       const kinds = new Set(hit.logs.map((l) => String(l.fields.messageKind ?? '')).filter(Boolean));
+      const cause = interruptionCause([...new Set(events.map((e) => e.reason))], kinds);
+      if (stateful.length === 0) {
+        // The drain is on record but not what ran there: say so, and what would settle it, rather than guess.
+        const named = [...(nodeName ? (assigned.get(nodeName) ?? []) : [])].sort();
+        if (!podsKnown)
+          notEvaluated(
+            `${target.kind} ${'metadata' in target ? displayName(target) : target.name} was drained by interruption handling (${cause}), ` +
+              (named.length
+                ? `and the events name ${listNames(named)} on it, but not their owners or volumes: add \`kubectl get pods -A -o yaml\``
+                : 'but the input does not show which pods it ran: add `kubectl get pods -A -o wide` and `kubectl get events -A`'),
+          );
+        continue;
+      }
+      // Whether or not the node is in the input, which pods were stateful rests on the records alone.
+      const fromRecordsOnly = stateful.every((x) => !x.pod);
+
       const actions = new Set(hit.logs.map((l) => String(l.fields.action ?? '')).filter(Boolean));
       const first = events[0]?.firstSeen ?? hit.logs[0]?.time;
-      const cause = describeCause(events, kinds);
-      const target: KubeObject | ObjectRef = nodeObj ?? claim?.object ?? { apiVersion: 'v1', kind: 'Node', namespace: null, name: nodeName ?? hit.claim! };
-      const gone = !nodeObj ? (claim ? ' (the Node is gone; its NodeClaim remains)' : ' (neither the Node nor its NodeClaim is left)') : '';
+      // Absent from the input is not gone from the cluster: only a snapshot that holds Nodes can say a node is gone.
+      const gone =
+        nodeObj || !snapshot.has('Node') ? '' : claim ? ' (the Node is gone; its NodeClaim remains)' : ' (neither the Node nor its NodeClaim is left)';
       const age = ageOf(first, now);
 
       const evidence: EvidenceInput[] = [
@@ -145,14 +166,18 @@ export default defineRule({
       ];
       for (const s of stateful.slice(0, 4)) {
         const r = s.reasons[0]!;
+        if (!s.pod) {
+          evidence.push({ event: s.event!, note: `${s.label}: ${r.text}, per the StatefulSet's event` });
+          continue;
+        }
         evidence.push(
           r.path
             ? {
                 object: s.pod,
                 path: r.path,
-                note: `${podName(s.pod)}: ${r.text}${s.still ? '' : ` (ran on ${nodeName} per its Scheduled event; now ${str(dig(s.pod, 'spec', 'nodeName')) ?? 'unscheduled'})`}`,
+                note: `${s.label}: ${r.text}${s.still ? '' : ` (ran on ${nodeName} per its Scheduled event; now ${str(dig(s.pod, 'spec', 'nodeName')) ?? 'unscheduled'})`}`,
               }
-            : { object: s.pod, path: '/metadata/name', note: `${podName(s.pod)}: ${r.text}` },
+            : { object: s.pod, path: '/metadata/name', note: `${s.label}: ${r.text}` },
         );
       }
       evidence.push(...version.evidence());
@@ -161,40 +186,37 @@ export default defineRule({
       report({
         object: target,
         message:
-          `${target.kind} ${'metadata' in target ? target.metadata.name : target.name}${gone} was drained by Karpenter interruption handling ` +
+          `${target.kind} ${'metadata' in target ? displayName(target) : target.name}${gone} was drained by Karpenter interruption handling ` +
           `(${cause}${age !== undefined ? `, ${formatDuration(age)} before the reference time` : ''})${forceful ? ' with forceful termination, bypassing PDBs' : ''} ` +
-          `while it ran stateful pods: ${listNames(stateful.map((s) => `${podName(s.pod)} (${s.reasons.map((r) => r.text).join('; ')})`))}. ` +
+          `while it ran stateful pods: ${listNames(stateful.map((s) => `${s.label} (${s.reasons.map((r) => r.text).join('; ')})`))}. ` +
           'Interruption drains ignore NodePool budgets and the node do-not-disrupt annotation, and no NodePool can opt out (up to v1.14.1).',
-        fix: fixText(
-          stateful.map((s) => s.pod),
-          snapshot,
-          kinds,
-          events,
-          version,
-          claim,
-        ),
+        fix: fixText(stateful, snapshot, kinds, events, version, claim),
         evidence,
-        related: [...(claim && claim.object !== target ? [claim.object] : []), ...stateful.slice(0, 5).map((s) => s.pod)],
+        related: [...(claim && claim.object !== target ? [claim.object] : []), ...stateful.flatMap((s) => (s.pod ? [s.pod] : [])).slice(0, 5)],
+        ...(fromRecordsOnly
+          ? {
+              recordsOnly: {
+                confirmWith: `kubectl get pods,statefulsets,pdb -A -o yaml (the owners, volumes and budgets of what ran on ${nodeName ?? hit.claim})`,
+              },
+            }
+          : {}),
       });
     }
   },
 });
 
-function describeCause(events: EventView[], kinds: Set<string>): string {
-  const reasons = [...new Set(events.map((e) => e.reason))];
-  const parts: string[] = [];
-  if (reasons.length) parts.push(`events ${reasons.join(', ')}`);
-  if (kinds.size) parts.push(`interruption message ${[...kinds].join(', ')}`);
-  const text = parts.join('; ') || 'interruption message';
-  if (reasons.includes('SpotInterrupted') || kinds.has('spot_interrupted') || kinds.has('SpotInterruptionKind')) return `spot interruption: ${text}`;
-  if (reasons.includes('InstanceUnhealthy') || kinds.has('scheduled_change') || kinds.has('ScheduledChangeKind'))
-    return `AWS Health / EC2 scheduled change or failed status check: ${text}`;
-  if (reasons.includes('InstanceStopping') || reasons.includes('InstanceTerminating')) return `instance state change: ${text}`;
-  return text;
+interface Stateful {
+  label: string;
+  pod?: KubeObject;
+  still: boolean;
+  /** Known from the StatefulSet's event alone (the pod is not in the input). */
+  statefulSet?: string;
+  event?: EventView;
+  reasons: Array<{ text: string; path?: string }>;
 }
 
 function fixText(
-  pods: KubeObject[],
+  stateful: Stateful[],
   snapshot: Snapshot,
   kinds: Set<string>,
   events: EventView[],
@@ -202,15 +224,20 @@ function fixText(
   claim: NodeClaimView | undefined,
 ): FixSteps {
   const steps: string[] = [];
-  const sts = new Map<string, KubeObject>();
-  for (const p of pods) {
-    const o = p.metadata.ownerReferences?.find((r) => r.kind === 'StatefulSet');
-    if (o) sts.set(`${p.metadata.namespace}/${o.name}`, p);
+  const sts = new Map<string, KubeObject | undefined>();
+  for (const { pod: p, statefulSet } of stateful) {
+    const o = p?.metadata.ownerReferences?.find((r) => r.kind === 'StatefulSet');
+    if (p && o) sts.set(`${p.metadata.namespace}/${o.name}`, p);
+    else if (statefulSet && !sts.has(statefulSet)) sts.set(statefulSet, undefined);
   }
   for (const [key, p] of [...sts].slice(0, 3)) {
     const [ns, name] = key.split('/');
     steps.push(`Check that StatefulSet ${key} recovered: kubectl -n ${ns} rollout status statefulset/${name}; kubectl -n ${ns} get pods,pvc -o wide`);
-    if (snapshot.pdbsForPod(p).length === 0) {
+    if (!p)
+      steps.push(
+        `If no PodDisruptionBudget covers StatefulSet ${key} (kubectl -n ${ns} get pdb), give it one with maxUnavailable: 1 so a drain takes one replica at a time.`,
+      );
+    else if (snapshot.pdbsForPod(p).length === 0) {
       const labels = stableLabels(p.metadata.labels);
       steps.push(
         `Give StatefulSet ${key} a PodDisruptionBudget so a drain takes one replica at a time:\n` +
@@ -232,6 +259,8 @@ function fixText(
     );
   }
   if (claim && claim.deleting)
-    steps.push(`NodeClaim ${claim.name} is still being deleted: kubectl get nodeclaim ${claim.name} -o yaml to see what the drain waits for.`);
+    steps.push(
+      `NodeClaim ${displayName(claim.object)} is still being deleted: kubectl get nodeclaim ${commandName(claim.object)} -o yaml to see what the drain waits for.`,
+    );
   return steps;
 }

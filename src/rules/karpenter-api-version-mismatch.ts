@@ -1,5 +1,5 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
-import { arr, dig, str, type Json } from '../kube/fields.js';
+import { arr, dig, displayName, type Json, str } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import type { KubeObject } from '../kube/types.js';
 import type { ObjectRef, Snapshot } from '../snapshot/snapshot.js';
@@ -140,19 +140,19 @@ export default defineRule({
         const i = versions.findIndex((v) => v.name === apiVersion);
         if (i < 0 || versions[i]!.served === false) {
           const served = versions.filter((v) => v.served !== false).map((v) => String(v.name));
-          add(crd, `CRD ${crd.metadata.name} serves ${served.join(', ') || 'no version'}, but Karpenter ${facts.label} uses ${kind} ${apiVersion}`, [
+          add(crd, `CRD ${displayName(crd)} serves ${served.join(', ') || 'no version'}, but Karpenter ${facts.label} uses ${kind} ${apiVersion}`, [
             { object: crd, path: '/spec/versions', note: `served: ${served.join(', ') || 'none'}` },
           ]);
         }
         const strategy = str(dig(crd, 'spec', 'conversion', 'strategy'));
         if (strategy === 'Webhook' && facts.atLeast('1.1.0')) {
-          add(crd, `CRD ${crd.metadata.name} converts through a webhook, which Karpenter ${facts.label} no longer serves`, [
+          add(crd, `CRD ${displayName(crd)} converts through a webhook, which Karpenter ${facts.label} no longer serves`, [
             { object: crd, path: '/spec/conversion', note: 'conversion strategy Webhook' },
           ]);
         }
         const release = crdRelease(crd);
         if (release && (release.version[0] !== version[0] || release.version[1] !== version[1])) {
-          add(crd, `CRD ${crd.metadata.name} comes from release ${formatVersion(release.version)}, the controller runs ${facts.label}`, [
+          add(crd, `CRD ${displayName(crd)} comes from release ${formatVersion(release.version)}, the controller runs ${facts.label}`, [
             { object: crd, path: release.path, note: `CRD manifests of ${formatVersion(release.version)}` },
           ]);
         }

@@ -2,7 +2,7 @@ import { defineRule, type EvidenceInput, type RuleContext, type FixSteps } from 
 import type { KubeObject } from '../kube/types.js';
 import { isKarpenterControllerWorkload } from '../snapshot/controller.js';
 import type { HelmControllerFacts } from '../snapshot/controller-info.js';
-import { arr, dig, isRecord, pointer, str, type Json } from '../kube/fields.js';
+import { arr, commandName, dig, displayName, isRecord, type Json, pointer, str } from '../kube/fields.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
 import { KIND } from '../kube/kinds.js';
 import { isActive } from '../snapshot/pods.js';
@@ -90,7 +90,7 @@ function workloadTarget(owner: KubeObject): Target {
   const base = owner.kind === 'Pod' ? '/spec' : '/spec/template/spec';
   return {
     owner,
-    name: `Karpenter controller ${owner.kind} ${owner.metadata.namespace}/${owner.metadata.name}`,
+    name: `Karpenter controller ${owner.kind} ${owner.metadata.namespace}/${displayName(owner)}`,
     podSpec: dig(owner, ...base.split('/').filter(Boolean)),
     at: (...keys) => `${base}${pointer(...keys)}`,
   };
@@ -157,7 +157,7 @@ function judge(snapshot: Snapshot, target: Target, pods: KubeObject[], version: 
     );
   }
   for (const { pod, node } of onKarpenter.slice(0, 3)) {
-    evidence.push({ object: pod, path: '/spec/nodeName', note: `runs on ${node.metadata.name}` });
+    evidence.push({ object: pod, path: '/spec/nodeName', note: `runs on ${displayName(node)}` });
     const pool = snapshot.nodePoolNameOf(node);
     evidence.push(
       node.metadata.labels?.[NODEPOOL] !== undefined
@@ -170,7 +170,7 @@ function judge(snapshot: Snapshot, target: Target, pods: KubeObject[], version: 
   evidence.push(...version.evidence());
 
   const running = onKarpenter.length
-    ? `${plural(onKarpenter.length, 'controller pod')} of ${pods.length} ${onKarpenter.length === 1 ? 'runs' : 'run'} on Karpenter-managed nodes (${listNames(onKarpenter.map((x) => `${podName(x.pod)} on ${x.node.metadata.name}${snapshot.nodePoolNameOf(x.node) ? ` (NodePool ${snapshot.nodePoolNameOf(x.node)})` : ''}`))})`
+    ? `${plural(onKarpenter.length, 'controller pod')} of ${pods.length} ${onKarpenter.length === 1 ? 'runs' : 'run'} on Karpenter-managed nodes (${listNames(onKarpenter.map((x) => `${podName(x.pod)} on ${displayName(x.node)}${snapshot.nodePoolNameOf(x.node) ? ` (NodePool ${snapshot.nodePoolNameOf(x.node)})` : ''}`))})`
     : onlyKarpenter
       ? `its pod template can only schedule onto Karpenter-managed nodes (${placement.admittedText})${pinsToKarpenter(podSpec) ? ': it selects karpenter.sh/nodepool' : ': no other node in the snapshot matches it'}`
       : `its pod template may schedule onto Karpenter-managed nodes (${placement.admittedText})${pods.length ? ', though its pods run elsewhere today' : ''}`;
@@ -303,7 +303,7 @@ function fixText(target: Target, podsOnKarpenter: KubeObject[], pinned: boolean)
   ];
   if (podsOnKarpenter.length) {
     steps.push(
-      `Move the running pods off the Karpenter nodes once the affinity is fixed: kubectl -n ${ns} rollout restart ${owner.kind === 'Pod' ? 'deployment <controller deployment>' : `deployment ${owner.metadata.name}`}`,
+      `Move the running pods off the Karpenter nodes once the affinity is fixed: kubectl -n ${ns} rollout restart ${owner.kind === 'Pod' ? 'deployment <controller deployment>' : `deployment ${commandName(owner)}`}`,
     );
   }
   return steps;

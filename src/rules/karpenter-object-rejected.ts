@@ -1,7 +1,7 @@
 import { defineRule, type FixSteps } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import { isJudgement, isKarpenterObject } from '../snapshot/crd/crds.js';
-import { isRecord, resolvePointer } from '../kube/fields.js';
+import { commandName, displayName, isRecord, resolvePointer } from '../kube/fields.js';
 import { wasStored } from '../snapshot/snapshot.js';
 import type { Violation } from '../snapshot/crd/schema.js';
 import { plural } from './support.js';
@@ -80,14 +80,14 @@ export default defineRule({
       if (partly) {
         notEvaluatedFor(
           obj,
-          `${partly} shows only part of it, as kubectl renders it: add \`${fullObjectCommand(obj.kind, obj.metadata.name ?? '', obj.metadata.namespace)}\``,
+          `${partly} shows only part of it, as kubectl renders it: add \`${fullObjectCommand(obj.kind, commandName(obj), obj.metadata.namespace)}\``,
         );
         continue;
       }
       const verdict = snapshot.admission(obj);
       if (!isJudgement(verdict)) continue;
       if (verdict.unjudged.length)
-        unjudged.push(`${obj.kind} ${obj.metadata.name ?? '?'} (${[...new Set(verdict.unjudged.map((u) => `${u.field}: ${u.why}`))].join('; ')})`);
+        unjudged.push(`${obj.kind} ${displayName(obj)} (${[...new Set(verdict.unjudged.map((u) => `${u.field}: ${u.why}`))].join('; ')})`);
       // An object read back from a cluster was admitted: a required field missing from our copy says the copy is partial
       // (a ticket, a trimmed dump), not that the server would refuse it. What it breaks is the next apply, not this one.
       const stored = wasStored(obj);
@@ -104,8 +104,8 @@ export default defineRule({
           object: obj,
           ...(stored ? { severity: 'warning' as const } : {}),
           message: stored
-            ? `${obj.kind} ${obj.metadata.name ?? ''}, as stored in the cluster, no longer passes its CRD (${verdict.crdName}, ${verdict.version}; ${snapshot.crdOrigin}): the API server would refuse it if it were applied again as it is: ${what}`
-            : `${obj.kind} ${obj.metadata.name ?? ''} would be rejected by the API server (CRD ${verdict.crdName}, ${verdict.version}; ${snapshot.crdOrigin}): ${what}`,
+            ? `${obj.kind} ${displayName(obj)}, as stored in the cluster, no longer passes its CRD (${verdict.crdName}, ${verdict.version}; ${snapshot.crdOrigin}): the API server would refuse it if it were applied again as it is: ${what}`
+            : `${obj.kind} ${displayName(obj)} would be rejected by the API server (CRD ${verdict.crdName}, ${verdict.version}; ${snapshot.crdOrigin}): ${what}`,
           fix: fixFor(obj, violations, snapshot.provenance(obj)?.source),
           pointer,
           evidence: violations.map((v) => ({
@@ -137,6 +137,6 @@ function fixFor(obj: KubeObject, violations: Violation[], source: string | undef
   const first = violations[0]!;
   return [
     `${[...new Set(hints)].join(' ') || `Change ${first.field} so it satisfies the CRD: ${first.crdMessage ?? first.detail}.`}`,
-    `Check before merging: kubectl apply --dry-run=server -f ${source && source !== 'live' && !source.includes('!') && source !== '<stdin>' ? source : `<file of ${obj.kind} ${obj.metadata.name ?? ''}>`}`,
+    `Check before merging: kubectl apply --dry-run=server -f ${source && source !== 'live' && !source.includes('!') && source !== '<stdin>' ? source : `<file of ${obj.kind} ${displayName(obj)}>`}`,
   ];
 }

@@ -7,6 +7,7 @@ import { ageOf, byLastSeen, karpenterFacts, listNames, plural, unknownOn } from 
 import { DO_NOT_DISRUPT } from '../kube/well-known.js';
 import { reportFromRecords } from './lib/records-only.js';
 import { NODE_DO_NOT_DISRUPT } from './lib/stated-causes.js';
+import { commandName, displayName } from '../kube/fields.js';
 
 const NOT_STOPPED =
   'it does not stop expiry (expireAfter, forceful from v1.0), spot/health interruption, node repair or a manual delete, ' +
@@ -101,7 +102,7 @@ export default defineRule({
     for (const a of annotated) {
       if (a.pool && fromPool.has(a.pool)) continue;
       const obj = a.obj;
-      const name = obj.metadata.name!;
+      const name = displayName(obj);
       const isNode = obj.kind === 'Node';
       const claim = isNode ? snapshot.nodeClaimForNode(obj) : undefined;
       const carrier = nodeDoNotDisrupt(obj) ? obj : claim!.object;
@@ -135,10 +136,10 @@ export default defineRule({
       report({
         object: obj,
         message:
-          `${isNode ? 'Node' : 'NodeClaim'} ${name}${claim && carrier !== obj ? ` (through NodeClaim ${claim.name})` : ''} has karpenter.sh/do-not-disrupt: "true": ` +
+          `${isNode ? 'Node' : 'NodeClaim'} ${name}${claim && carrier !== obj ? ` (through NodeClaim ${displayName(claim.object)})` : ''} has karpenter.sh/do-not-disrupt: "true": ` +
           `Karpenter never consolidates, empties or drifts it; ${NOT_STOPPED}.${since}${expiry}`,
         fix: [
-          `When the node no longer needs protection: kubectl annotate ${carrier.kind === 'Node' ? 'node' : 'nodeclaim'} ${carrier.metadata.name} ${DO_NOT_DISRUPT}-\n` +
+          `When the node no longer needs protection: kubectl annotate ${carrier.kind === 'Node' ? 'node' : 'nodeclaim'} ${commandName(carrier)} ${DO_NOT_DISRUPT}-\n` +
             `To protect workloads through expiry and interruption, use PodDisruptionBudgets (with terminationGracePeriod on the NodePool) instead.`,
         ],
         evidence,

@@ -3,7 +3,7 @@ import type { Snapshot } from '../snapshot/snapshot.js';
 import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import type { EventView } from '../snapshot/events.js';
-import { dig } from '../kube/fields.js';
+import { commandName, dig, displayName } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration, parseTime } from '../kube/units.js';
 import { isPending, karpenterFacts, listNames, plural, podName, type KarpenterVersionFacts } from './support.js';
@@ -141,7 +141,7 @@ export default defineRule({
             : 'the nominations come from pods of a deleting node being re-simulated';
         causes.push(
           unevictable.length
-            ? `${head}: ${listNames(unevictable.map((u) => `${podName(u.pod)} on ${u.node.metadata.name} (${u.why})`))}`
+            ? `${head}: ${listNames(unevictable.map((u) => `${podName(u.pod)} on ${displayName(u.node)} (${u.why})`))}`
             : `${head} or from in-flight NodeClaims that never launch; no un-evictable pod on a deleting node is visible in the snapshot`,
         );
       }
@@ -234,18 +234,18 @@ function fixFor(
         : saysScheduling(r.message, 'too-many-pods')
           ? 'the node is out of pod slots (maxPods / ENI IPs): raise maxPods or use prefix delegation'
           : 'fix what kube-scheduler reports';
-    steps.push(`Pod ${ns}/${r.pod.metadata.name}: ${hint}.\n   kubectl describe pod -n ${ns} ${r.pod.metadata.name}`);
+    steps.push(`Pod ${ns}/${displayName(r.pod)}: ${hint}.\n   kubectl describe pod -n ${ns} ${commandName(r.pod)}`);
   }
   const pools = new Set<string>();
   for (const u of unevictable.slice(0, 3)) {
     const ns = u.pod.metadata.namespace ?? 'default';
     if (/do-not-/.test(u.why))
       steps.push(
-        `If ${ns}/${u.pod.metadata.name} may move now, drop its annotation: kubectl annotate pod -n ${ns} ${u.pod.metadata.name} ${u.why.split(':')[0]}-`,
+        `If ${ns}/${displayName(u.pod)} may move now, drop its annotation: kubectl annotate pod -n ${ns} ${commandName(u.pod)} ${u.why.split(':')[0]}-`,
       );
     else if (u.pdb) {
       steps.push(
-        `Make PDB ${ns}/${u.pdb.metadata.name} achievable (it blocks ${ns}/${u.pod.metadata.name}): run more replicas than minAvailable, or allow one eviction:\n   kubectl patch pdb -n ${ns} ${u.pdb.metadata.name} --type json -p '${dig(u.pdb, 'spec', 'minAvailable') !== undefined ? '[{"op":"remove","path":"/spec/minAvailable"},{"op":"add","path":"/spec/maxUnavailable","value":1}]' : '[{"op":"replace","path":"/spec/maxUnavailable","value":1}]'}'`,
+        `Make PDB ${ns}/${displayName(u.pdb)} achievable (it blocks ${ns}/${displayName(u.pod)}): run more replicas than minAvailable, or allow one eviction:\n   kubectl patch pdb -n ${ns} ${commandName(u.pdb)} --type json -p '${dig(u.pdb, 'spec', 'minAvailable') !== undefined ? '[{"op":"remove","path":"/spec/minAvailable"},{"op":"add","path":"/spec/maxUnavailable","value":1}]' : '[{"op":"replace","path":"/spec/maxUnavailable","value":1}]'}'`,
       );
     }
     const pool = snapshot.nodePoolNameOf(u.node);

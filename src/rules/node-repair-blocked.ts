@@ -1,6 +1,6 @@
 import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
-import { conditions, type Condition } from '../kube/fields.js';
+import { type Condition, conditions, displayName } from '../kube/fields.js';
 import type { EventView } from '../snapshot/events.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { formatDuration } from '../kube/units.js';
@@ -114,7 +114,7 @@ export default defineRule({
       evidence.push(...version.evidence());
 
       const gate = gateText(version);
-      const names = unhealthy.map((u) => `${u.node.metadata.name} (${u.cond.type}=${u.cond.status})`);
+      const names = unhealthy.map((u) => `${displayName(u.node)} (${u.cond.type}=${u.cond.status})`);
       const head = over
         ? `${unhealthy.length} of ${plural(nodes.length, 'node')} of NodePool ${poolName} are unhealthy (${listNames(names)}), more than the ${allowed} (ceil ${Math.round(options.unhealthyPercent * 100)}%) node repair tolerates: repair is halted for the whole pool`
         : `Karpenter reported NodeRepairBlocked for NodePool ${poolName} (${events.at(-1)!.message}, x${events.reduce((s, e) => s + e.count, 0)}, last ${events.at(-1)!.lastSeen ?? 'unknown'}); now ${unhealthy.length} of ${plural(nodes.length, 'node')} are unhealthy`;
@@ -138,7 +138,7 @@ export default defineRule({
       const last = events.sort(byLastSeen).at(-1)!;
       report({
         object: node,
-        message: `Node ${node.metadata.name} has no NodePool and Karpenter refuses to repair it: "${last.message}" (x${last.count}): more than 20% of all nodes in the cluster are unhealthy. ${gateText(version).text}`,
+        message: `Node ${displayName(node)} has no NodePool and Karpenter refuses to repair it: "${last.message}" (x${last.count}): more than 20% of all nodes in the cluster are unhealthy. ${gateText(version).text}`,
         fix: fixText(snapshot, [node], 0, version),
         evidence: [{ event: last, note: 'compared against every node of the cluster' }, ...version.evidence()],
       });

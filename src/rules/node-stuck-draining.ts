@@ -1,6 +1,6 @@
 import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
-import { condition, dig, formatTaint, str } from '../kube/fields.js';
+import { commandName, condition, dig, displayName, formatTaint, nameOf, str } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration, parseTime } from '../kube/units.js';
 import {
@@ -80,7 +80,7 @@ export default defineRule({
       if (age === undefined || age <= options.threshold) continue;
 
       const target = node ?? claimObj!;
-      const name = target.metadata.name!;
+      const name = nameOf(target);
       const evidence: EvidenceInput[] = [{ object: deletion.object, path: '/metadata/deletionTimestamp', note: `deleting for ${formatDuration(age)}` }];
       if (node && taint) evidence.push({ object: node, path: `/spec/taints/${taint.index}` });
       const holds: string[] = [];
@@ -100,7 +100,7 @@ export default defineRule({
       const vas = node && !waiting.length ? (attachments?.get(name) ?? []) : [];
       if (vas.length) {
         holds.push(
-          `${plural(vas.length, 'VolumeAttachment')} still bound (${listNames(vas.map((v) => `${v.metadata.name}${pvOf(v) ? ` for ${pvOf(v)}` : ''}`))})`,
+          `${plural(vas.length, 'VolumeAttachment')} still bound (${listNames(vas.map((v) => `${displayName(v)}${pvOf(v) ? ` for ${pvOf(v)}` : ''}`))})`,
         );
         for (const v of vas.slice(0, 3)) evidence.push({ object: v, path: '/status/attached', note: `volume ${pvOf(v) ?? '?'} attached to ${name}` });
       }
@@ -160,7 +160,7 @@ export default defineRule({
       report({
         object: target,
         message:
-          `${target.kind} ${name} has been deleting for ${formatDuration(age)} (since ${deletion.at}${deletion.object !== target ? `, ${deletion.object.kind} ${deletion.object.metadata.name}` : ''})` +
+          `${target.kind} ${displayName(target)} has been deleting for ${formatDuration(age)} (since ${deletion.at}${deletion.object !== target ? `, ${deletion.object.kind} ${displayName(deletion.object)}` : ''})` +
           `${taint ? ` with taint ${formatTaint(taint)}` : ''} and is still there; it is held by ${holds.join('; ')}. ${tgpText}`,
         fix: fixText(snapshot, target, claim?.name ?? (claimObj ? claimObj.metadata.name : undefined), blocks, vas, Boolean(tgp || deadline), version),
         evidence,
@@ -200,10 +200,10 @@ function fixText(
   const steps: string[] = [];
   for (const b of blocks.slice(0, 4)) {
     const ns = b.pod.metadata.namespace ?? 'default';
-    if (b.doNotDisrupt) steps.push(`Let ${podName(b.pod)} be evicted: kubectl -n ${ns} annotate pod ${b.pod.metadata.name} ${b.doNotDisrupt.key}-`);
+    if (b.doNotDisrupt) steps.push(`Let ${podName(b.pod)} be evicted: kubectl -n ${ns} annotate pod ${commandName(b.pod)} ${b.doNotDisrupt.key}-`);
     for (const p of b.pdbs)
       steps.push(
-        `PDB ${ns}/${p.metadata.name} allows 0 disruptions: scale the workload up or relax it (kubectl -n ${ns} get pdb ${p.metadata.name} -o yaml), or evict by hand once safe: kubectl -n ${ns} delete pod ${b.pod.metadata.name}`,
+        `PDB ${ns}/${displayName(p)} allows 0 disruptions: scale the workload up or relax it (kubectl -n ${ns} get pdb ${commandName(p)} -o yaml), or evict by hand once safe: kubectl -n ${ns} delete pod ${commandName(b.pod)}`,
       );
     if (b.multiplePdbs.length) steps.push(`Keep one PDB per pod: ${b.multiplePdbs.map((p) => p.metadata.name).join(' and ')} both select ${podName(b.pod)}`);
   }
@@ -218,7 +218,7 @@ function fixText(
     );
   }
   steps.push(
-    `Watch it go: kubectl get events --field-selector involvedObject.name=${target.metadata.name}${claim && claim !== target.metadata.name ? `; kubectl describe nodeclaim ${claim}` : ''}`,
+    `Watch it go: kubectl get events --field-selector involvedObject.name=${commandName(target)}${claim && claim !== target.metadata.name ? `; kubectl describe nodeclaim ${claim}` : ''}`,
   );
   return steps;
 }

@@ -1,7 +1,7 @@
 import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import { containersOf } from '../snapshot/controller.js';
-import { dig, str } from '../kube/fields.js';
+import { commandName, dig, displayName, str } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { karpenterFacts } from './support.js';
 import { envValuePath, interruptionQueue, queueNameFromArnOrUrl } from './lib/interruption-settings.js';
@@ -58,7 +58,7 @@ export default defineRule({
       .filter((x): x is NonNullable<typeof x> => x !== undefined);
     if (queueMode.length === 0) return;
 
-    const who = snapshot.controller.label ?? `Karpenter controller ${ctl.metadata.namespace}/${ctl.metadata.name}`;
+    const who = snapshot.controller.label ?? `Karpenter controller ${ctl.metadata.namespace}/${displayName(ctl)}`;
     const evidence: EvidenceInput[] = [{ ...queue.evidence, note: `Karpenter interruption queue (${queue.where})` }];
     const parts: string[] = [];
     let shared = false;
@@ -68,7 +68,7 @@ export default defineRule({
       shared ||= same;
       if (drain) evidence.push({ object: d, path: drain.path, note: 'NTH queue-processor mode' });
       if (url) evidence.push({ object: d, path: url.path, note: same ? 'the same queue Karpenter reads' : `NTH queue ${nthQueue ?? '?'}` });
-      parts.push(`${d.metadata.namespace}/${d.metadata.name}${nthQueue ? ` on queue ${nthQueue}` : ''}`);
+      parts.push(`${d.metadata.namespace}/${displayName(d)}${nthQueue ? ` on queue ${nthQueue}` : ''}`);
     }
     evidence.push(...version.evidence());
     const drains = snapshot.logs.filter((l) => l.message === 'initiating delete from interruption message').slice(-2);
@@ -96,7 +96,7 @@ function fixText(nth: KubeObject[], karpenter: string): FixSteps {
   const steps = [
     ...nth.map(
       (d) =>
-        `Remove the termination handler (Karpenter already handles spot, health, and state-change events): helm uninstall ${d.metadata.labels?.['app.kubernetes.io/instance'] ?? d.metadata.name} -n ${d.metadata.namespace}  (or kubectl -n ${d.metadata.namespace} delete deployment ${d.metadata.name})`,
+        `Remove the termination handler (Karpenter already handles spot, health, and state-change events): helm uninstall ${d.metadata.labels?.['app.kubernetes.io/instance'] ?? d.metadata.name} -n ${d.metadata.namespace}  (or kubectl -n ${d.metadata.namespace} delete deployment ${commandName(d)})`,
     ),
     "Delete the EventBridge rules and SQS queue that only NTH used; keep the ones targeting Karpenter's queue.",
     `If NTH must stay (for non-Karpenter node groups), point it at its own queue whose EventBridge rules match only those ASGs' instances, and keep it off Karpenter nodes (${karpenter} keeps its queue).`,

@@ -1,6 +1,6 @@
 import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
-import { condition } from '../kube/fields.js';
+import { commandName, condition } from '../kube/fields.js';
 import type { NodeClaimView, NodePoolView } from '../snapshot/karpenter.js';
 import { formatDuration, parseDuration, parseTime } from '../kube/units.js';
 import { ageOf, karpenterFacts, listNames, podName, type KarpenterVersionFacts } from './support.js';
@@ -157,7 +157,7 @@ function expiryExit(
 function fixText(node: string, claim: NodeClaimView | undefined, version: KarpenterVersionFacts): FixSteps {
   const steps = [
     claim
-      ? `Replace it now: kubectl delete nodeclaim ${claim.name}  (Karpenter drains it, terminates the instance and provisions for the evicted pods)`
+      ? `Replace it now: kubectl delete nodeclaim ${commandName(claim.object)}  (Karpenter drains it, terminates the instance and provisions for the evicted pods)`
       : `Replace it now: kubectl delete node ${node}  (no NodeClaim was found for it; also terminate its instance)`,
     version.atLeast('1.2.0') === false
       ? 'Let Karpenter repair such nodes itself: upgrade to v1.2.0 or later, then enable node repair: helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter --reuse-values --set settings.featureGates.nodeRepair=true'

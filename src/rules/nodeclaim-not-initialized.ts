@@ -1,5 +1,5 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
-import { conditions, dig, isRecord } from '../kube/fields.js';
+import { commandName, conditions, dig, displayName, isRecord } from '../kube/fields.js';
 import { formatDuration, parseQuantity } from '../kube/units.js';
 import { ageOf, karpenterFacts } from './support.js';
 import { INITIALIZED_LABEL, UNINITIALIZED_TAINT as CCM_UNINITIALIZED, UNREGISTERED_TAINT as UNREGISTERED } from '../kube/well-known.js';
@@ -105,7 +105,7 @@ export default defineRule({
       } else if (init.reason === 'NodeNotFound' || (!node && snapshot.has('Node'))) {
         cause = `its Node${claim.nodeName ? ` ${claim.nodeName}` : ''} is gone although the NodeClaim says it registered`;
         steps.push(
-          `Check the instance: kubectl get nodeclaim ${claim.name} -o jsonpath='{.status.providerID}', then delete the NodeClaim if the instance is gone: kubectl delete nodeclaim ${claim.name}`,
+          `Check the instance: kubectl get nodeclaim ${commandName(claim.object)} -o jsonpath='{.status.providerID}', then delete the NodeClaim if the instance is gone: kubectl delete nodeclaim ${commandName(claim.object)}`,
         );
       } else {
         const ready = node ? conditions(node).find((c) => c.type === 'Ready') : undefined;
@@ -118,7 +118,7 @@ export default defineRule({
         steps.push(
           `Find why the node is not Ready: kubectl describe node ${nodeName ?? '<node>'}; kubectl get pods -n kube-system -o wide --field-selector spec.nodeName=${nodeName ?? '<node>'} (aws-node / CNI, kube-proxy)`,
         );
-        steps.push(`If it cannot be recovered, replace it: kubectl delete nodeclaim ${claim.name}`);
+        steps.push(`If it cannot be recovered, replace it: kubectl delete nodeclaim ${commandName(claim.object)}`);
       }
       const stale =
         init.status === 'False' && version.atLeast('1.0.0') === true
@@ -128,7 +128,7 @@ export default defineRule({
       report({
         object: node ?? claim.object,
         message:
-          `NodeClaim ${claim.name}${nodeName ? ` (node ${nodeName})` : ''} registered ${formatDuration(age)} ago but is still not initialized: ${cause}. ` +
+          `NodeClaim ${displayName(claim.object)}${nodeName ? ` (node ${nodeName})` : ''} registered ${formatDuration(age)} ago but is still not initialized: ${cause}. ` +
           `Karpenter will not consolidate or drift it and may keep counting on it for pending pods.${stale}`,
         fix: steps,
         evidence,

@@ -1,6 +1,6 @@
 import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { LogRecord } from '../kube/types.js';
-import { conditions } from '../kube/fields.js';
+import { conditions, displayName } from '../kube/fields.js';
 import type { NodeClaimView } from '../snapshot/karpenter.js';
 import { formatDuration } from '../kube/units.js';
 import { logNodeClaim, logNodePool, poolFromClaimName } from './lib/registration-common.js';
@@ -8,7 +8,7 @@ import { ageOf, byLastSeen, karpenterFacts, listNames, plural } from './support.
 import { logSays } from '../snapshot/messages/karpenter-logs.js';
 import { eventSays } from '../snapshot/messages/object-events.js';
 import { reportFromRecords } from './lib/records-only.js';
-import { REGISTRATION_TIMEOUT } from './lib/stated-causes.js';
+import { REGISTRATION_TIMEOUT, REGISTRATION_UNHEALTHY } from './lib/stated-causes.js';
 
 const ID = 'nodeclaim-not-registered';
 /** ≤ v1.6 "terminating due to registration ttl"; v1.7+ "terminating due to timeout" (launch or registration). */
@@ -28,7 +28,7 @@ export default defineRule({
     category: 'registration',
     defaultSeverity: 'error',
     requires: ['NodePool'],
-    records: ['ControllerLogs'],
+    records: ['ControllerLogs', 'Event'],
     optional: ['NodeClaim', 'ControllerLogs', 'Event', 'KarpenterController'],
     specOnly: 'no',
     summary: 'Instances of a NodePool launch but their Nodes never join the cluster (registration timeout loop).',
@@ -63,7 +63,10 @@ export default defineRule({
   check({ snapshot, now, options, report }) {
     const version = karpenterFacts(snapshot.controller);
     // With NodePools, timeouts in the logs are counted per pool below; without, each is a finding of its own.
-    if (!snapshot.has('NodePool')) reportFromRecords({ snapshot, report }, REGISTRATION_TIMEOUT);
+    if (!snapshot.has('NodePool')) {
+      reportFromRecords({ snapshot, report }, REGISTRATION_TIMEOUT);
+      reportFromRecords({ snapshot, report }, REGISTRATION_UNHEALTHY);
+    }
     const pools = new Set(snapshot.nodePools().map((p) => p.name));
     const state = new Map<string, PoolState>();
     const of = (pool: string): PoolState => {
@@ -112,7 +115,7 @@ export default defineRule({
       if (s?.stuck.length) {
         const oldest = Math.max(...s.stuck.map((x) => x.age));
         parts.push(
-          `${plural(s.stuck.length, 'NodeClaim')} launched but not registered for up to ${formatDuration(oldest)} (${listNames(s.stuck.map((x) => x.claim.name))})`,
+          `${plural(s.stuck.length, 'NodeClaim')} launched but not registered for up to ${formatDuration(oldest)} (${listNames(s.stuck.map((x) => displayName(x.claim.object)))})`,
         );
         for (const { claim } of s.stuck.slice(0, 3)) {
           const reg = claim.conditions.find((c) => c.type === 'Registered');
@@ -149,7 +152,7 @@ export default defineRule({
       const waiting = s?.waiting ?? [];
       if (waiting.length) {
         parts.push(
-          `${listNames(waiting.map((x) => x.claim.name))} ${waiting.length === 1 ? 'has' : 'have'} been waiting ${formatDuration(Math.max(...waiting.map((x) => x.age)))} for a Node`,
+          `${listNames(waiting.map((x) => displayName(x.claim.object)))} ${waiting.length === 1 ? 'has' : 'have'} been waiting ${formatDuration(Math.max(...waiting.map((x) => x.age)))} for a Node`,
         );
         for (const { claim } of waiting.slice(0, 2)) {
           const reg = claim.conditions.find((c) => c.type === 'Registered');

@@ -1,6 +1,6 @@
 import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
-import { condition, dig } from '../kube/fields.js';
+import { commandName, condition, dig } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import type { EventView } from '../snapshot/events.js';
 import { formatDuration } from '../kube/units.js';
@@ -217,7 +217,7 @@ function fixText(pdb: KubeObject, workloads: KubeObject[], others: KubeObject[],
   const steps: string[] = [];
   if (unready.length) {
     steps.push(
-      `The budget is used up by ${plural(unready.length, 'pod')} that ${unready.length === 1 ? 'is' : 'are'} not Ready: ${listNames(unready.map(podName))}; fix ${unready.length === 1 ? 'it' : 'them'} first: kubectl -n ${ns} describe pod ${unready[0]!.metadata.name}`,
+      `The budget is used up by ${plural(unready.length, 'pod')} that ${unready.length === 1 ? 'is' : 'are'} not Ready: ${listNames(unready.map(podName))}; fix ${unready.length === 1 ? 'it' : 'them'} first: kubectl -n ${ns} describe pod ${commandName(unready[0]!)}`,
     );
     steps.push(
       `Let evictions of not-Ready pods through (Kubernetes 1.27+): kubectl -n ${ns} patch pdb ${name} --type merge -p '{"spec":{"unhealthyPodEvictionPolicy":"AlwaysAllow"}}'`,
@@ -238,7 +238,7 @@ function fixText(pdb: KubeObject, workloads: KubeObject[], others: KubeObject[],
   for (const w of budgetProblem ? workloads.slice(0, 2) : []) {
     const r = dig(w, 'spec', 'replicas');
     if (typeof r !== 'number' || r < 2)
-      steps.push(`Or run more replicas so the budget leaves room: kubectl -n ${ns} scale ${w.kind.toLowerCase()} ${w.metadata.name} --replicas=2`);
+      steps.push(`Or run more replicas so the budget leaves room: kubectl -n ${ns} scale ${w.kind.toLowerCase()} ${commandName(w)} --replicas=2`);
   }
   steps.push('Bound blocked drains on the NodePool: spec.template.spec.terminationGracePeriod: 24h');
   return steps;

@@ -1,7 +1,7 @@
 import { defineRule, type EvidenceInput, type FindingInput, type RuleContext } from '../engine/rule.js';
 import type { KubeObject, LogRecord } from '../kube/types.js';
 import type { EventView } from '../snapshot/events.js';
-import { arr, condition, dig, isRecord, str, unknownPaths } from '../kube/fields.js';
+import { arr, condition, dig, displayName, isRecord, str, unknownPaths } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { controllerOwner, isDaemonSetPod, isMirrorPod } from '../snapshot/pods.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
@@ -132,7 +132,7 @@ function judgePods(ctx: Pick<RuleContext, 'snapshot' | 'notEvaluatedFor'>, profi
     if (optsOut(constraints) || targetsOtherNodes(snapshot, constraints, profiles)) continue;
     const owner = controllerOwner(pod);
     const signature = verdicts.map((v) => v.reasons.map((r) => r.text).join('|')).join('||');
-    const key = owner ? `${pod.metadata.namespace}/${owner.kind}/${owner.name}/${signature}` : `${pod.metadata.namespace}/Pod/${pod.metadata.name}`;
+    const key = owner ? `${pod.metadata.namespace}/${owner.kind}/${owner.name}/${signature}` : `${pod.metadata.namespace}/Pod/${displayName(pod)}`;
     const g = groups.get(key);
     if (g) g.pods.push(pod);
     else groups.set(key, { pods: [pod], constraints, verdicts });
@@ -258,7 +258,7 @@ function judgeTemplates(snapshot: Snapshot, everyPool: PoolProfile[], notEvaluat
     const where = profiles.length < everyPool.length ? 'deployed with it' : 'in the repository';
     out.push({
       object,
-      message: `${object.kind} ${ns}${object.metadata.name}: no NodePool ${where} can host its pods — ${poolTexts(verdicts)}; they would stay Pending.`,
+      message: `${object.kind} ${ns}${displayName(object)}: no NodePool ${where} can host its pods — ${poolTexts(verdicts)}; they would stay Pending.`,
       fix: [fixFor(c, closest(verdicts, c))],
       ...pointerOf(closest(verdicts, c), verdicts),
       evidence: [{ object, path: specPath, note: 'pod template' }, ...reasonEvidence(c, verdicts)],
@@ -336,7 +336,7 @@ function reasonEvidence(c: PodConstraints, verdicts: Verdict[]): EvidenceInput[]
       if (r.poolPath) out.push({ object: v.profile.pool.object, path: r.poolPath, note: `NodePool ${v.profile.pool.name}: ${r.text}` });
       const object = r.volume ?? c.object;
       if (!r.podPath || (r.kind === 'taint' && !c.tolerations.length) || r.kind === 'capacity') continue;
-      const k = `${object.metadata.name}|${r.podPath}`;
+      const k = `${displayName(object)}|${r.podPath}`;
       const e = podSide.get(k);
       if (e) e.pools.push(v.profile.pool.name);
       else podSide.set(k, { object, pools: [v.profile.pool.name] });

@@ -1,6 +1,6 @@
 import { defineRule, type EvidenceInput, type FindingInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
-import { dig } from '../kube/fields.js';
+import { commandName, dig, displayName } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration } from '../kube/units.js';
 import { POD_TEMPLATE_KINDS, annotationPath, isPodManifest, podDoNotDisrupt, templateDoNotDisrupt, type DoNotDisrupt } from './lib/do-not-disrupt.js';
@@ -152,7 +152,7 @@ export default defineRule({
       report({
         object: node,
         message:
-          `Karpenter node ${name}${claim ? ` (NodeClaim ${claim.name})` : ''} ${what} ${plural(blockers.length, 'pod')} annotated do-not-disrupt: ` +
+          `Karpenter node ${name}${claim ? ` (NodeClaim ${displayName(claim.object)})` : ''} ${what} ${plural(blockers.length, 'pod')} annotated do-not-disrupt: ` +
           `${listNames(parts, 5)}.${daemonSets.length ? ` ${[...new Set(daemonSets)].join('. ')}.` : ''}${persisted}`,
         fix: fixText(name, blockers, snapshot),
         evidence,
@@ -186,7 +186,7 @@ function fixText(node: string, blockers: Array<{ pod: KubeObject; dnd: DoNotDisr
       );
       continue;
     }
-    steps.push(`If ${podName(pod)} can be interrupted now: kubectl -n ${ns} annotate pod ${pod.metadata.name} ${dnd.key}-`);
+    steps.push(`If ${podName(pod)} can be interrupted now: kubectl -n ${ns} annotate pod ${commandName(pod)} ${dnd.key}-`);
   }
   steps.push(
     `So that drift and expiry still finish, bound the wait on the NodePool:\n   spec:\n     template:\n       spec:\n         terminationGracePeriod: 24h`,
@@ -288,7 +288,7 @@ function templateFix(object: KubeObject, dnd: DoNotDisrupt, runToCompletion: boo
   const ns = object.metadata.namespace ?? 'default';
   if (object.kind === 'DaemonSet') {
     steps.push(
-      `Delete ${dnd.key} from spec.template.metadata.annotations of DaemonSet ${ns}/${object.metadata.name}: on a DaemonSet it pins every node it runs on.`,
+      `Delete ${dnd.key} from spec.template.metadata.annotations of DaemonSet ${ns}/${displayName(object)}: on a DaemonSet it pins every node it runs on.`,
     );
   } else if (runToCompletion) {
     const at = object.kind === 'CronJob' ? 'spec.jobTemplate.spec' : 'spec';
@@ -301,7 +301,7 @@ function templateFix(object: KubeObject, dnd: DoNotDisrupt, runToCompletion: boo
       .join('');
     steps.push(
       `If its pods can move, delete ${dnd.key} from ${object.kind === 'Pod' ? 'metadata.annotations' : 'spec.template.metadata.annotations'} and say "not all at once" with a PodDisruptionBudget instead:\n` +
-        `   apiVersion: policy/v1\n   kind: PodDisruptionBudget\n   metadata:\n     name: ${object.metadata.name}\n     namespace: ${ns}\n   spec:\n     maxUnavailable: 1\n     selector:\n       matchLabels:${match || ' {}'}`,
+        `   apiVersion: policy/v1\n   kind: PodDisruptionBudget\n   metadata:\n     name: ${commandName(object)}\n     namespace: ${ns}\n   spec:\n     maxUnavailable: 1\n     selector:\n       matchLabels:${match || ' {}'}`,
     );
   }
   if (needsTgp)

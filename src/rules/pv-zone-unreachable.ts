@@ -1,6 +1,6 @@
 import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
-import { dig, str } from '../kube/fields.js';
+import { commandName, dig, displayName, str } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration } from '../kube/units.js';
 import { ageOf, isPending, listNames, podName } from './support.js';
@@ -77,7 +77,7 @@ export default defineRule({
         }
         if (all.some((r) => r.zones === undefined || r.zones.some((z) => pinned.zones.includes(z)))) continue;
         const evidence: EvidenceInput[] = [
-          { object: pv, path: pinned.path, note: `PV ${pv.metadata.name} is pinned to ${pinned.zones.join(', ')} (${pinned.key})` },
+          { object: pv, path: pinned.path, note: `PV ${displayName(pv)} is pinned to ${pinned.zones.join(', ')} (${pinned.key})` },
         ];
         for (const r of all) {
           if (r.requirementIndex !== undefined)
@@ -91,14 +91,14 @@ export default defineRule({
               object: r.nodeClass,
               path: '/status/subnets',
               value: r.subnets.join(', '),
-              note: `EC2NodeClass ${r.nodeClass.metadata.name} has subnets in ${r.subnets.join(', ')}`,
+              note: `EC2NodeClass ${displayName(r.nodeClass)} has subnets in ${r.subnets.join(', ')}`,
             });
         }
         const claim = dig(pv, 'spec', 'claimRef') as { namespace?: string; name?: string } | undefined;
         report({
           object: pv,
           severity: 'warning',
-          message: `PersistentVolume ${pv.metadata.name}${claim?.name ? ` (claim ${claim.namespace}/${claim.name})` : ''} is pinned to ${pinned.zones.join(', ')}, which no NodePool reaches — ${all.map((r) => poolText(r, pinned.zones)).join('; ')}: a pod using it can never get a Karpenter node.`,
+          message: `PersistentVolume ${displayName(pv)}${claim?.name ? ` (claim ${claim.namespace}/${claim.name})` : ''} is pinned to ${pinned.zones.join(', ')}, which no NodePool reaches — ${all.map((r) => poolText(r, pinned.zones)).join('; ')}: a pod using it can never get a Karpenter node.`,
           fix: fixText(undefined, pv.metadata.name!, pinned.zones, all, claim?.name ?? 'its claim'),
           evidence,
           related: all.map((r) => r.pool.object),
@@ -138,8 +138,8 @@ export default defineRule({
         const zoneText = pinned.zones.join(', ');
         const evidence: EvidenceInput[] = [
           { object: pod, path: '/status/phase', note: `${podName(pod)} Pending since ${pod.metadata.creationTimestamp ?? 'unknown'}` },
-          { object: pvc, path: '/spec/volumeName', note: `claim ${claimName} is bound to PV ${pv.metadata.name}` },
-          { object: pv, path: pinned.path, note: `PV ${pv.metadata.name} is pinned to ${zoneText} (${pinned.key})` },
+          { object: pvc, path: '/spec/volumeName', note: `claim ${claimName} is bound to PV ${displayName(pv)}` },
+          { object: pv, path: pinned.path, note: `PV ${displayName(pv)} is pinned to ${zoneText} (${pinned.key})` },
         ];
         const poolTexts: string[] = [];
         for (const r of usable) {
@@ -155,7 +155,7 @@ export default defineRule({
               object: r.nodeClass,
               path: '/status/subnets',
               value: r.subnets.join(', '),
-              note: `EC2NodeClass ${r.nodeClass.metadata.name} has subnets in ${r.subnets.join(', ')}`,
+              note: `EC2NodeClass ${displayName(r.nodeClass)} has subnets in ${r.subnets.join(', ')}`,
             });
           }
           poolTexts.push(poolText(r, pinned.zones));
@@ -165,8 +165,8 @@ export default defineRule({
 
         const pendingFor = ageOf(pod.metadata.creationTimestamp, now);
         const message = unreachable
-          ? `Pod ${podName(pod)} has been Pending${pendingFor !== undefined ? ` for ${formatDuration(pendingFor)}` : ''}: its volume ${pv.metadata.name} (claim ${claimName}) is pinned to ${zoneText}, which no NodePool it can use reaches — ${poolTexts.join('; ')}${excluded.length ? `; not usable: ${listNames(excluded)}` : ''}. Karpenter cannot launch a node there and kube-scheduler rejects every other node.`
-          : `Pod ${podName(pod)} has been Pending${pendingFor !== undefined ? ` for ${formatDuration(pendingFor)}` : ''}: kube-scheduler has reported "volume node affinity conflict" for ${formatDuration(conflictAge!)} (x${conflict!.count}); its volume ${pv.metadata.name} (claim ${claimName}) is pinned to ${zoneText} and no node there accepts it${usable.length ? ` (${poolTexts.join('; ')})` : ''}.`;
+          ? `Pod ${podName(pod)} has been Pending${pendingFor !== undefined ? ` for ${formatDuration(pendingFor)}` : ''}: its volume ${displayName(pv)} (claim ${claimName}) is pinned to ${zoneText}, which no NodePool it can use reaches — ${poolTexts.join('; ')}${excluded.length ? `; not usable: ${listNames(excluded)}` : ''}. Karpenter cannot launch a node there and kube-scheduler rejects every other node.`
+          : `Pod ${podName(pod)} has been Pending${pendingFor !== undefined ? ` for ${formatDuration(pendingFor)}` : ''}: kube-scheduler has reported "volume node affinity conflict" for ${formatDuration(conflictAge!)} (x${conflict!.count}); its volume ${displayName(pv)} (claim ${claimName}) is pinned to ${zoneText} and no node there accepts it${usable.length ? ` (${poolTexts.join('; ')})` : ''}.`;
         report({
           object: pod,
           message,
@@ -200,7 +200,7 @@ function fixText(pod: KubeObject | undefined, pv: string, zones: string[], usabl
     }
     if (r.nodeClass && r.subnets && !r.subnets.includes(zone)) {
       steps.push(
-        `Give EC2NodeClass ${r.nodeClass.metadata.name} a subnet in ${zone}: tag a subnet there with the tag its subnetSelectorTerms select (e.g. karpenter.sh/discovery), then check: kubectl get ec2nodeclass ${r.nodeClass.metadata.name} -o jsonpath='{.status.subnets}'`,
+        `Give EC2NodeClass ${displayName(r.nodeClass)} a subnet in ${zone}: tag a subnet there with the tag its subnetSelectorTerms select (e.g. karpenter.sh/discovery), then check: kubectl get ec2nodeclass ${commandName(r.nodeClass)} -o jsonpath='{.status.subnets}'`,
       );
     }
   }

@@ -1,5 +1,5 @@
 import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
-import { dig, str } from '../kube/fields.js';
+import { dig, displayName, str } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration } from '../kube/units.js';
 import { ageOf, listNames, podName } from './support.js';
@@ -52,7 +52,7 @@ export default defineRule({
       const missingPv = pvKnown && volumeName !== undefined && volumeName !== '' && !snapshot.get(KIND.PersistentVolume, undefined, volumeName);
       if (!missingSc && !missingPv) continue;
 
-      const name = `${pvc.metadata.namespace}/${pvc.metadata.name}`;
+      const name = `${pvc.metadata.namespace}/${displayName(pvc)}`;
       const evidence: EvidenceInput[] = [];
       const what: string[] = [];
       if (missingSc) {

@@ -4,7 +4,7 @@ import { KIND } from '../kube/kinds.js';
 import { anchorEvidence, karpenterFacts, listNames, plural } from './support.js';
 import { interruptionQueue, queueNameFromArnOrUrl, spotAllowance, GLOBAL_SETTINGS, QUEUE_NAME_KEY } from './lib/interruption-settings.js';
 import { CAPACITY_TYPE_LABEL } from '../kube/well-known.js';
-import { labelPointer } from '../kube/fields.js';
+import { displayName, labelPointer } from '../kube/fields.js';
 
 export default defineRule({
   meta: {
@@ -52,7 +52,7 @@ export default defineRule({
       .nodePools()
       .map((p) => ({ pool: p, spot: spotAllowance(p) }))
       .filter((x) => x.spot.allows);
-    const who = c.label ?? `Karpenter controller ${ctl.metadata.namespace}/${ctl.metadata.name}`;
+    const who = c.label ?? `Karpenter controller ${ctl.metadata.namespace}/${displayName(ctl)}`;
     const helmKey = legacy ? 'settings.aws.interruptionQueueName' : 'settings.interruptionQueue';
 
     // 1. The queue is set, but as an ARN or URL: broken whatever the pools allow.
@@ -97,7 +97,7 @@ export default defineRule({
       ...version.evidence(),
     ];
     for (const n of spotNodes.slice(0, 3)) {
-      evidence.push({ object: n, path: labelPointer(CAPACITY_TYPE_LABEL), note: `spot node ${n.metadata.name} running now` });
+      evidence.push({ object: n, path: labelPointer(CAPACITY_TYPE_LABEL), note: `spot node ${displayName(n)} running now` });
     }
     const notSet = c.helm
       ? `${home?.where ?? helmKey} not set${ignored.map((i) => `; ${i.at.where} is set, but ${i.why}`).join('')}`
@@ -143,7 +143,7 @@ function fixText(c: ControllerInfo, helmKey: string, name: string, legacy: boole
             (legacy ? '' : '  (the key is settings.interruptionQueue; a settings.interruptionQueueName value, as older eksctl wrote it, is silently ignored)'),
           legacy
             ? `(v0.31 and older without Helm: kubectl -n ${ns} patch configmap ${GLOBAL_SETTINGS} --type merge -p '{"data":{"${QUEUE_NAME_KEY}":"${name}"}}' and restart the controller)`
-            : `(manifests: set env INTERRUPTION_QUEUE: ${name} on the controller container of ${ctl.kind} ${ns}/${ctl.metadata.name})`,
+            : `(manifests: set env INTERRUPTION_QUEUE: ${name} on the controller container of ${ctl.kind} ${ns}/${displayName(ctl)})`,
         ]),
     'Check afterwards: the controller logs "watching interruption queue" (debug) and no AWS.SimpleQueueService.NonExistentQueue errors.',
   ];

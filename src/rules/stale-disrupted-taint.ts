@@ -1,5 +1,5 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
-import { condition, formatTaint } from '../kube/fields.js';
+import { commandName, condition, displayName, formatTaint } from '../kube/fields.js';
 import { formatDuration } from '../kube/units.js';
 import { blockedEvents } from '../snapshot/messages/disruption-blocked.js';
 import { clusterSyncLogs, deletionOf } from './lib/reclaim-drain.js';
@@ -83,14 +83,14 @@ export default defineRule({
       report({
         object: node,
         message:
-          `Node ${name} has carried ${formatTaint(taint)} for ${formatDuration(age)} but neither it nor ${claim ? `NodeClaim ${claim.name}` : 'a NodeClaim'} is being deleted: ` +
+          `Node ${name} has carried ${formatTaint(taint)} for ${formatDuration(age)} but neither it nor ${claim ? `NodeClaim ${displayName(claim.object)}` : 'a NodeClaim'} is being deleted: ` +
           `the disruption command was abandoned and the taint was never removed, so nothing new schedules there while the instance keeps running` +
           `${reasonCond ? ` (NodeClaim condition DisruptionReason=${reasonCond.reason ?? reasonCond.status})` : ''}.` +
           `${lastSync ? ` The controller logs say its cluster state is not synced ("${lastSync.message}", last at ${lastSync.time ?? 'an unknown time'}): Karpenter removes orphaned taints only after a sync.` : ''}`,
         fix: [
           `Make the node schedulable again: kubectl taint node ${name} ${taint.key}${legacy ? '=disrupting' : ''}:NoSchedule-`,
           `Check why Karpenter did not remove it (cluster state not synced, failed replacements): kubectl logs -n kube-system -l app.kubernetes.io/name=karpenter -c controller | grep -i -e "${name}" -e "synced"`,
-          `If the node should go, delete its NodeClaim instead: kubectl delete nodeclaim ${claim?.name ?? '<nodeclaim>'}`,
+          `If the node should go, delete its NodeClaim instead: kubectl delete nodeclaim ${claim ? commandName(claim.object) : '<nodeclaim>'}`,
         ],
         evidence,
         related: claim ? [claim.object] : [],

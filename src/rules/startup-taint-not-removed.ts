@@ -1,5 +1,5 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
-import { formatTaint, type Taint } from '../kube/fields.js';
+import { commandName, displayName, formatTaint, type Taint } from '../kube/fields.js';
 import { formatDuration } from '../kube/units.js';
 import { agentDaemonSets, agentFor, daemonSetFit, podTrouble, registeredAt } from './lib/registration-common.js';
 import { ageOf, karpenterFacts } from './support.js';
@@ -75,7 +75,7 @@ export default defineRule({
       for (const { nodeTaint, declared: d } of present) {
         const text = formatTaint(nodeTaint);
         evidence.push({ object: node, path: `/spec/taints/${nodeTaint.index}`, note: `still present ${formatDuration(age)} after registration` });
-        evidence.push({ object: d.object, path: d.path, note: `declared as a startup taint of NodeClaim ${claim.name}` });
+        evidence.push({ object: d.object, path: d.path, note: `declared as a startup taint of NodeClaim ${displayName(claim.object)}` });
         const poolTaint = pool?.startupTaints.value.find((t) => t.key === nodeTaint.key);
         if (pool && poolTaint)
           evidence.push({ object: pool.object, path: `${pool.startupTaints.path}/${poolTaint.index}`, note: `from NodePool ${pool.name}` });
@@ -104,7 +104,7 @@ export default defineRule({
         const fits = sets.map((ds) => daemonSetFit(snapshot, ds, node));
         const ok = fits.find((f) => !f.problem);
         const ds = ok ?? fits[0]!;
-        const dsName = `${ds.daemonSet.metadata.namespace}/${ds.daemonSet.metadata.name}`;
+        const dsName = `${ds.daemonSet.metadata.namespace}/${displayName(ds.daemonSet)}`;
         if (!ok) {
           causes.push(`${text} is removed by DaemonSet ${dsName}, but ${ds.problem}`);
           evidence.push(...ds.evidence);
@@ -113,16 +113,16 @@ export default defineRule({
             ? `add to spec.template.spec.tolerations: {key: ${blocking[1]}, operator: Exists, effect: ${blocking[3]}}`
             : 'make its nodeSelector / node affinity match the node labels';
           steps.push(
-            `Let DaemonSet ${dsName} run on ${name} (${ds.problem}): kubectl -n ${ds.daemonSet.metadata.namespace} edit ds ${ds.daemonSet.metadata.name}, ${change}.`,
+            `Let DaemonSet ${dsName} run on ${name} (${ds.problem}): kubectl -n ${ds.daemonSet.metadata.namespace} edit ds ${commandName(ds.daemonSet)}, ${change}.`,
           );
           continue;
         }
         const trouble = ds.pod ? podTrouble(ds.pod) : undefined;
         if (ds.pod && trouble) {
-          causes.push(`${text} is removed by DaemonSet ${dsName}, whose pod ${ds.pod.metadata.name} on the node is not working (${trouble})`);
+          causes.push(`${text} is removed by DaemonSet ${dsName}, whose pod ${displayName(ds.pod)} on the node is not working (${trouble})`);
           evidence.push({ object: ds.pod, path: '/status/containerStatuses', note: trouble });
           steps.push(
-            `Fix the agent pod: kubectl -n ${ds.pod.metadata.namespace} describe pod ${ds.pod.metadata.name}; kubectl -n ${ds.pod.metadata.namespace} logs ${ds.pod.metadata.name}`,
+            `Fix the agent pod: kubectl -n ${ds.pod.metadata.namespace} describe pod ${commandName(ds.pod)}; kubectl -n ${ds.pod.metadata.namespace} logs ${commandName(ds.pod)}`,
           );
         } else {
           causes.push(`${text} is removed by DaemonSet ${dsName}, which can run on the node but has not removed it`);
@@ -135,14 +135,15 @@ export default defineRule({
           );
         }
       }
-      if (init) evidence.push({ object: claim.object, path: `/status/conditions/${init.index}`, note: `NodeClaim ${claim.name} is not initialized` });
+      if (init)
+        evidence.push({ object: claim.object, path: `/status/conditions/${init.index}`, note: `NodeClaim ${displayName(claim.object)} is not initialized` });
       if (reg.evidence) evidence.push(reg.evidence);
       evidence.push(...version.evidence());
       const taintNames = present.map((p) => formatTaint(p.nodeTaint)).join(', ');
       report({
         object: node,
         message:
-          `Node ${name} still carries startup taint ${taintNames} ${formatDuration(age)} after it registered, so NodeClaim ${claim.name} never initializes ` +
+          `Node ${name} still carries startup taint ${taintNames} ${formatDuration(age)} after it registered, so NodeClaim ${displayName(claim.object)} never initializes ` +
           `and Karpenter will never consolidate or drift it: ${causes.join('; ')}.`,
         fix: [
           ...steps,

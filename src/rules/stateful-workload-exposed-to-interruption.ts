@@ -1,6 +1,6 @@
 import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
-import { dig, labelPointer } from '../kube/fields.js';
+import { dig, displayName, labelPointer } from '../kube/fields.js';
 import { admissionOptions, admits, podConstraints } from '../snapshot/pool-admission.js';
 import { KIND } from '../kube/kinds.js';
 import type { ObjectRef } from '../snapshot/snapshot.js';
@@ -112,10 +112,10 @@ export default defineRule({
       if (reasons.length === 0) continue;
       for (const p of g.pods.slice(0, 3)) {
         const r = p.reasons[0]!;
-        evidence.push({ object: p.pod, path: r.path ?? '/metadata/name', note: `${podName(p.pod)} on ${p.node.metadata.name}: ${r.text}` });
+        evidence.push({ object: p.pod, path: r.path ?? '/metadata/name', note: `${podName(p.pod)} on ${displayName(p.node)}: ${r.text}` });
       }
       evidence.push(...ctlExposure.evidence);
-      const podList = listNames(g.pods.map((p) => `${p.pod.metadata.name} (${p.reasons.map((r) => r.text).join('; ')})`));
+      const podList = listNames(g.pods.map((p) => `${displayName(p.pod)} (${p.reasons.map((r) => r.text).join('; ')})`));
       const poolNames = [...new Set(g.pods.map((p) => p.pool?.pool.name ?? snapshot.nodePoolNameOf(p.node) ?? '?'))];
       const target: KubeObject | ObjectRef = g.ref.object ?? { apiVersion: g.ref.apiVersion, kind: g.ref.kind, namespace: g.ref.namespace, name: g.ref.name };
       const labels = selectorLabelsOf(g.ref.object) ?? stableLabels(g.pods[0]!.pod.metadata.labels);

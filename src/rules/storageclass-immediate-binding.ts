@@ -1,6 +1,6 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
-import { arr, dig, str, type Json } from '../kube/fields.js';
+import { arr, dig, displayName, type Json, str } from '../kube/fields.js';
 import { allowedZones } from '../snapshot/karpenter.js';
 import { KIND } from '../kube/kinds.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
@@ -104,7 +104,7 @@ export default defineRule({
 
       const harming = (affected?.pending.length ?? 0) > 0;
       const usage = affected
-        ? ` ${plural(affected.claims.length, 'PVC')} of this class (${listNames(affected.claims.map((c) => `${c.metadata.namespace}/${c.metadata.name}`))}) serve pods on Karpenter-managed capacity${harming ? `; ${plural(affected.pending.length, 'pod')} Pending (${listNames(affected.pending.map(podName))})` : ''}.`
+        ? ` ${plural(affected.claims.length, 'PVC')} of this class (${listNames(affected.claims.map((c) => `${c.metadata.namespace}/${displayName(c)}`))}) serve pods on Karpenter-managed capacity${harming ? `; ${plural(affected.pending.length, 'pod')} Pending (${listNames(affected.pending.map(podName))})` : ''}.`
         : clusterState
           ? ' PVCs are not in the snapshot, so which workloads use it is unknown.'
           : '';

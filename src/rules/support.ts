@@ -6,7 +6,7 @@ import type { KubeObject } from '../kube/types.js';
 import type { EvidenceInput, RuleContext } from '../engine/rule.js';
 import { fullObjectCommand } from '../snapshot/partial.js';
 import type { ControllerInfo, SettingAnchor } from '../snapshot/controller-info.js';
-import { dig } from '../kube/fields.js';
+import { commandName, dig, displayName } from '../kube/fields.js';
 import type { EventView } from '../snapshot/events.js';
 import { parseTime } from '../kube/units.js';
 import { atLeast, coreVersionOf, formatVersion } from '../kube/version.js';
@@ -70,7 +70,7 @@ export function isPending(pod: KubeObject): boolean {
 }
 
 export function podName(pod: KubeObject): string {
-  return `${pod.metadata.namespace ?? 'default'}/${pod.metadata.name}`;
+  return `${pod.metadata.namespace ?? 'default'}/${displayName(pod)}`;
 }
 
 /** "a, b, c and 4 more" — findings name things, but never a wall of names. */
@@ -99,7 +99,7 @@ export function unknownOn(ctx: Pick<RuleContext, 'snapshot' | 'notEvaluatedFor'>
   const field = missing.slice(1).replace(/\//g, '.').replace(/~1/g, '/').replace(/~0/g, '~');
   ctx.notEvaluatedFor(
     obj,
-    `${ctx.snapshot.partialFrom(obj)} does not show ${field}: add \`${fullObjectCommand(obj.kind, obj.metadata.name ?? '', obj.metadata.namespace)}\``,
+    `${ctx.snapshot.partialFrom(obj)} does not show ${field}: add \`${fullObjectCommand(obj.kind, commandName(obj), obj.metadata.namespace)}\``,
   );
   return true;
 }

@@ -1,6 +1,6 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
-import { dig, formatTaint, str, type Taint } from '../kube/fields.js';
+import { dig, displayName, formatTaint, str, type Taint } from '../kube/fields.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
 import { awsNodeClassOf, nodeClassOfPool, usedOfSeveral } from './lib/configuration.js';
 import { agentFor } from './lib/registration-common.js';
@@ -72,7 +72,7 @@ export default defineRule({
           continue;
         const s = seen(pool, t);
         if (s.evidence.length < 3)
-          s.evidence.push({ object: node, path: `/spec/taints/${t.index}`, note: `on node ${node.metadata.name} of NodePool ${pool.name}` });
+          s.evidence.push({ object: node, path: `/spec/taints/${t.index}`, note: `on node ${displayName(node)} of NodePool ${pool.name}` });
         s.nodes.push(node.metadata.name!);
       }
     }
@@ -90,7 +90,7 @@ export default defineRule({
         if (!agentFor(key) || declared(pool, key)) continue;
         const effect = effectNear(userData, key);
         const s = seen(pool, { key, ...(effect ? { effect } : {}) });
-        s.fromUserData = several ? `${nodeClass.metadata.name} (${several})` : nodeClass.metadata.name;
+        s.fromUserData = several ? `${displayName(nodeClass)} (${several})` : nodeClass.metadata.name;
         s.evidence.push({ object: nodeClass, path: '/spec/userData', note: `registers nodes with ${key}${several ? ` (${several})` : ''}` });
       }
     }

@@ -11,6 +11,7 @@ import {
   type DisruptionReason,
   type PoolNode,
 } from './lib/reclaim-budgets.js';
+import { displayName, commandName } from '../kube/fields.js';
 
 const ID = 'unhealthy-node-freezes-budget';
 
@@ -112,7 +113,7 @@ export default defineRule({
       evidence.push(...version.evidence());
 
       const describe = (n: PoolNode) =>
-        `${n.node.metadata.name} (${[n.ready !== 'True' ? `Ready=${n.ready}${n.readySince ? ` for ${formatDuration(now - Date.parse(n.readySince))}` : ''}` : '', n.deleting ? `deleting${n.deletingSince ? ` for ${formatDuration(now - Date.parse(n.deletingSince))}` : ''}` : ''].filter(Boolean).join(', ')})`;
+        `${displayName(n.node)} (${[n.ready !== 'True' ? `Ready=${n.ready}${n.readySince ? ` for ${formatDuration(now - Date.parse(n.readySince))}` : ''}` : '', n.deleting ? `deleting${n.deletingSince ? ` for ${formatDuration(now - Date.parse(n.deletingSince))}` : ''}` : ''].filter(Boolean).join(', ')})`;
       const b = allowed[frozen[0]!];
       const arithmetic = `budget ${budget ? `nodes "${budget.budget.nodes}"` : ''} of ${plural(total, 'initialized node')} = ${b}, minus ${disrupting} disrupting = ${Math.max(0, b - disrupting)}`;
       report({
@@ -144,12 +145,12 @@ function fixFor(kind: string, pool: string, disrupting: PoolNode[], total: numbe
     if (n.ready !== 'True' && !n.deleting) {
       steps.push(
         claim
-          ? `Replace ${n.node.metadata.name}: kubectl delete nodeclaim ${claim}`
-          : `Remove ${n.node.metadata.name}: kubectl delete node ${n.node.metadata.name}`,
+          ? `Replace ${displayName(n.node)}: kubectl delete nodeclaim ${claim}`
+          : `Remove ${displayName(n.node)}: kubectl delete node ${commandName(n.node)}`,
       );
     } else {
       steps.push(
-        `Find what holds the deletion of ${n.node.metadata.name}: kubectl describe node ${n.node.metadata.name}  (un-evictable pods, PDBs, volume attachments; see node-stuck-draining)`,
+        `Find what holds the deletion of ${displayName(n.node)}: kubectl describe node ${commandName(n.node)}  (un-evictable pods, PDBs, volume attachments; see node-stuck-draining)`,
       );
     }
   }

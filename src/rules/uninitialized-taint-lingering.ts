@@ -1,5 +1,5 @@
 import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
-import { formatTaint } from '../kube/fields.js';
+import { displayName, formatTaint } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration } from '../kube/units.js';
 import type { KubeObject } from '../kube/types.js';
@@ -67,7 +67,7 @@ export default defineRule({
         evidence.push({
           object: claim.object,
           path: `/status/conditions/${initialized.index}`,
-          note: `NodeClaim ${claim.name} is not initialized`,
+          note: `NodeClaim ${displayName(claim.object)} is not initialized`,
         });
       }
 

@@ -1,6 +1,6 @@
 import { defineRule, type EvidenceInput, type FindingInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject, LogRecord } from '../kube/types.js';
-import { arr, dig, str, type Json } from '../kube/fields.js';
+import { arr, commandName, dig, displayName, type Json, str } from '../kube/fields.js';
 import type { NodeClaimView } from '../snapshot/karpenter.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration } from '../kube/units.js';
@@ -102,7 +102,7 @@ export default defineRule({
           ...(logs.length ? [`${logs.length} controller error(s) "${logs[logs.length - 1]!.fields.error ?? logs[logs.length - 1]!.message}"`] : []),
         ];
         what =
-          `NodeClaim ${claim.name}${node ? ` (node ${node.metadata.name})` : ''} joined without the ${UNREGISTERED}:NoExecute taint: ${signals.join(', ')}.` +
+          `NodeClaim ${displayName(claim.object)}${node ? ` (node ${displayName(node)})` : ''} joined without the ${UNREGISTERED}:NoExecute taint: ${signals.join(', ')}.` +
           (hard || !version.known
             ? ' Karpenter v1.0–v1.2 refuses to register such a node: the NodeClaim is deleted 15m after launch and relaunched, so instances are paid for and never used.'
             : ` Karpenter ${version.label} registers it anyway, but pods may land before labels and taints are synced.`);
@@ -110,7 +110,7 @@ export default defineRule({
         const hook = reg?.reason === 'RegistrationHookPending' ? reg : undefined;
         if (hook) evidence.push({ object: claim.object, path: `/status/conditions/${hook.index}`, note: 'registration hooks still pending (v1.11+)' });
         what =
-          `Node ${node!.metadata.name} of NodeClaim ${claim.name} still has ${UNREGISTERED}:NoExecute ${formatDuration(lingering!.age)} after it was created: ` +
+          `Node ${displayName(node!)} of NodeClaim ${displayName(claim.object)} still has ${UNREGISTERED}:NoExecute ${formatDuration(lingering!.age)} after it was created: ` +
           (hook
             ? `Karpenter waits for registration hook(s) ${hook.message ?? ''} before registering it`.replace(/ +before/, ' before')
             : `Karpenter has not completed its registration (Registered=${reg?.status ?? 'absent'}${reg?.reason ? ` ${reg.reason}` : ''}: controller down, unsynced or failing)`) +
@@ -149,7 +149,7 @@ export default defineRule({
         object: node,
         severity: 'error',
         message:
-          `Node ${node.metadata.name} has carried ${UNREGISTERED}:NoExecute for ${formatDuration(lingering.age)} and no NodeClaim matches its providerID: ` +
+          `Node ${displayName(node)} has carried ${UNREGISTERED}:NoExecute for ${formatDuration(lingering.age)} and no NodeClaim matches its providerID: ` +
           'the instance outlived its NodeClaim (registration timeout or garbage collection) and will never be registered.',
         fix: [
           `Check for a NodeClaim of this instance: kubectl get nodeclaims -o wide | grep ${
@@ -157,7 +157,7 @@ export default defineRule({
               ?.split('/')
               .pop() ?? node.metadata.name
           }`,
-          `If none: kubectl delete node ${node.metadata.name} and terminate the instance (aws ec2 terminate-instances --instance-ids ${
+          `If none: kubectl delete node ${commandName(node)} and terminate the instance (aws ec2 terminate-instances --instance-ids ${
             str(dig(node, 'spec', 'providerID'))
               ?.split('/')
               .pop() ?? '<id>'
@@ -236,8 +236,8 @@ function classFix(name: string, hard = true): FixSteps {
 function claimFix(claim: NodeClaimView, nodeClass: KubeObject | undefined, lingeringOnly: boolean, node: KubeObject | undefined, hard: boolean): FixSteps {
   if (lingeringOnly) {
     return [
-      `Check the controller: kubectl logs -n kube-system -l app.kubernetes.io/name=karpenter -c controller | grep ${claim.name}`,
-      `Check the registration condition: kubectl get nodeclaim ${claim.name} -o jsonpath='{.status.conditions}'`,
+      `Check the controller: kubectl logs -n kube-system -l app.kubernetes.io/name=karpenter -c controller | grep ${commandName(claim.object)}`,
+      `Check the registration condition: kubectl get nodeclaim ${commandName(claim.object)} -o jsonpath='{.status.conditions}'`,
       `Only once the cause is fixed and the node is fully configured: kubectl taint node ${node?.metadata.name ?? '<node>'} ${UNREGISTERED}:NoExecute-`,
     ];
   }

@@ -5,7 +5,7 @@
  * never the raw Deployment, and cite the anchors it gives: so one rule serves both without asking which it was.
  */
 import type { KubeObject, Provenance } from '../kube/types.js';
-import { arr, dig, isRecord, str, type Json } from '../kube/fields.js';
+import { arr, dig, displayName, isRecord, type Json, str } from '../kube/fields.js';
 import { fromRelease, queueFromEnvironmentFile, releaseLabel } from './controller-from-values.js';
 import type { ControllerInfo } from './controller-info.js';
 import type { KarpenterRelease } from './helm-values.js';
@@ -39,7 +39,7 @@ export function detectController(
   let info: ControllerInfo = { featureGates: {}, env: {} };
   if (object) {
     info.object = object;
-    info.label = `Karpenter controller ${object.metadata.namespace}/${object.metadata.name}`;
+    info.label = `Karpenter controller ${object.metadata.namespace}/${displayName(object)}`;
     const container = containersOf(object).find((c) => IMAGE.test(str(c.image) ?? '')) ?? {};
     const image = str(container.image) ?? '';
     const tag = /:(v?\d+\.\d+\.\d+[^@]*)(@|$)/.exec(image)?.[1];
@@ -56,8 +56,8 @@ export function detectController(
     }
     const prov = provenanceOf(object);
     if (info.versionEvidence && prov)
-      info.versionEvidence += ` (${object.kind} ${object.metadata.namespace}/${object.metadata.name}, ${prov.source}${prov.line ? `:${prov.line}` : ''})`;
-    const ran = `the rendered controller ${object.kind} ${object.metadata.namespace}/${object.metadata.name}${prov ? ` (${prov.source}${prov.line ? `:${prov.line}` : ''})` : ''}`;
+      info.versionEvidence += ` (${object.kind} ${object.metadata.namespace}/${displayName(object)}, ${prov.source}${prov.line ? `:${prov.line}` : ''})`;
+    const ran = `the rendered controller ${object.kind} ${object.metadata.namespace}/${displayName(object)}${prov ? ` (${prov.source}${prov.line ? `:${prov.line}` : ''})` : ''}`;
     if (releases.length) info.unused = releases.map((r) => ({ object: r.object, why: `${releaseLabel(r)} superseded by ${ran}: findings cite what runs` }));
     for (const e of arr<Json>(container.env)) {
       if (isRecord(e) && typeof e.name === 'string' && typeof e.value === 'string') info.env[e.name] = e.value;

@@ -15,7 +15,7 @@
 import type { KubeObject } from '../kube/types.js';
 import { HOSTNAME_LABEL, NODEPOOL_LABEL, PROVISIONER_LABEL, isPoolLabel, isWellKnownLabel, normalizedLabel } from '../kube/well-known.js';
 import { specRequests } from './capacity.js';
-import { arr, dig, isRecord, pointer, type Json, type Taint } from '../kube/fields.js';
+import { arr, dig, displayName, isRecord, type Json, pointer, type Taint } from '../kube/fields.js';
 import type { NodePoolView } from './karpenter.js';
 import { describeSet, intersect, isEmpty, isNegative, valueSet, type ValueSet } from './requirements.js';
 import { tolerates } from './selectors.js';
@@ -101,7 +101,7 @@ function expressions(term: Json, termPath: string, who: string): Constraint[] {
 export function volumeConstraints(pv: KubeObject): Constraint[] {
   const first = arr<Json>(dig(pv, 'spec', 'nodeAffinity', 'required', 'nodeSelectorTerms'))[0];
   if (!first) return [];
-  return expressions(first, '/spec/nodeAffinity/required/nodeSelectorTerms/0', `its volume ${pv.metadata.name} is pinned to`)
+  return expressions(first, '/spec/nodeAffinity/required/nodeSelectorTerms/0', `its volume ${displayName(pv)} is pinned to`)
     .filter((c) => c.key !== HOSTNAME_LABEL)
     .map((c) => ({ ...c, volume: pv }));
 }

@@ -3,7 +3,7 @@
  * snapshot can tell if it exists, where a pool's limits live in each API generation, and whether a pool autoscales at all.
  */
 import type { KubeObject } from '../../kube/types.js';
-import { dig } from '../../kube/fields.js';
+import { commandName, dig, displayName } from '../../kube/fields.js';
 import type { NodePoolView } from '../../snapshot/karpenter.js';
 import { KIND } from '../../kube/kinds.js';
 import type { Resolution } from '../../snapshot/scope.js';
@@ -77,7 +77,7 @@ export function notInScannedFiles(kind: string, name: string): string {
 export function usedOfSeveral(snapshot: Snapshot, r: Resolution): string | undefined {
   if (!r.object || !r.others.length) return undefined;
   const where = (o: KubeObject) => snapshot.provenance(o)?.source ?? 'unknown';
-  return `used ${r.object.kind} ${r.object.metadata.name} of ${where(r.object)}; ${r.others.length} other definition(s) as near: ${r.others.map(where).join(', ')}`;
+  return `used ${r.object.kind} ${displayName(r.object)} of ${where(r.object)}; ${r.others.length} other definition(s) as near: ${r.others.map(where).join(', ')}`;
 }
 
 export function isAwsRef(ref: { group?: string; kind?: string }): boolean {
@@ -107,5 +107,5 @@ export function isStaticPool(pool: NodePoolView): boolean {
 
 /** `kubectl edit nodepool x` / `provisioner x`, for fixes. */
 export function editCommand(obj: KubeObject): string {
-  return `kubectl edit ${obj.kind.toLowerCase()} ${obj.metadata.name}`;
+  return `kubectl edit ${obj.kind.toLowerCase()} ${commandName(obj)}`;
 }

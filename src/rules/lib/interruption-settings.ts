@@ -7,7 +7,7 @@ import type { EvidenceInput } from '../../engine/rule.js';
 import type { KubeObject } from '../../kube/types.js';
 import { CAPACITY_TYPE_LABEL as CAPACITY_TYPE, SAFE_TO_EVICT_ANNOTATION } from '../../kube/well-known.js';
 import { envValuePath } from '../../snapshot/controller.js';
-import { arr, dig, isRecord, resolvePointer, str, type Json } from '../../kube/fields.js';
+import { arr, dig, displayName, isRecord, type Json, resolvePointer, str } from '../../kube/fields.js';
 import { anchorEvidence } from '../support.js';
 import type { NodePoolView } from '../../snapshot/karpenter.js';
 import { KIND } from '../../kube/kinds.js';
@@ -135,9 +135,9 @@ export function statefulReasons(snapshot: Snapshot, pod: KubeObject, spec: unkno
       const pv = pvc ? snapshot.pvForClaim(pvc) : undefined;
       const sc = pvc ? snapshot.storageClassOf(pvc) : undefined;
       if (pv && (isRecord(dig(pv, 'spec', 'local')) || isRecord(dig(pv, 'spec', 'hostPath')))) {
-        out.push({ text: `local PersistentVolume ${pv.metadata.name} (claim ${claim})`, path: `${base}/volumes/${i}` });
+        out.push({ text: `local PersistentVolume ${displayName(pv)} (claim ${claim})`, path: `${base}/volumes/${i}` });
       } else if (sc && (str(dig(sc, 'provisioner')) === 'kubernetes.io/no-provisioner' || LOCAL_SC.test(str(dig(sc, 'provisioner')) ?? ''))) {
-        out.push({ text: `local-storage claim ${claim} (StorageClass ${sc.metadata.name})`, path: `${base}/volumes/${i}` });
+        out.push({ text: `local-storage claim ${claim} (StorageClass ${displayName(sc)})`, path: `${base}/volumes/${i}` });
       }
     }
   }

@@ -7,7 +7,7 @@ import { isActive, isMirrorPod, isTerminal } from '../../snapshot/pods.js';
 import { tolerates } from '../../snapshot/selectors.js';
 import type { EvidenceInput } from '../../engine/rule.js';
 import type { KubeObject, LogRecord } from '../../kube/types.js';
-import { arr, dig, str, type Json } from '../../kube/fields.js';
+import { arr, dig, displayName, type Json, str } from '../../kube/fields.js';
 import { KIND } from '../../kube/kinds.js';
 import { selectorMatches } from '../../snapshot/selectors.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
@@ -92,7 +92,7 @@ export function blockEvidence(b: EvictionBlock): EvidenceInput[] {
 }
 
 export function nsName(obj: KubeObject): string {
-  return `${obj.metadata.namespace ?? 'default'}/${obj.metadata.name}`;
+  return `${obj.metadata.namespace ?? 'default'}/${displayName(obj)}`;
 }
 
 /**

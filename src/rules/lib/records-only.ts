@@ -67,7 +67,7 @@ const KINDS: Record<string, string> = {
 
 export function refOf(kind: string, name: string, namespace?: string): ObjectRef {
   const apiVersion =
-    kind === 'Provisioner'
+    kind === 'Provisioner' || kind === 'Machine'
       ? 'karpenter.sh/v1alpha5'
       : kind === 'NodeClaim' || kind === 'NodePool'
         ? 'karpenter.sh/v1'

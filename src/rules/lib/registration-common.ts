@@ -5,7 +5,7 @@
 import { nodeMismatch } from '../../snapshot/selectors.js';
 import type { EvidenceInput } from '../../engine/rule.js';
 import type { KubeObject, LogRecord } from '../../kube/types.js';
-import { arr, dig, str, type Json } from '../../kube/fields.js';
+import { arr, dig, displayName, type Json, str } from '../../kube/fields.js';
 import type { NodeClaimView } from '../../snapshot/karpenter.js';
 import { KIND } from '../../kube/kinds.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
@@ -133,7 +133,11 @@ export function registeredAt(claim: NodeClaimView | undefined, node: KubeObject 
   if (claim && reg?.lastTransitionTime) {
     return {
       time: reg.lastTransitionTime,
-      evidence: { object: claim.object, path: `/status/conditions/${reg.index}`, note: `NodeClaim ${claim.name} registered at ${reg.lastTransitionTime}` },
+      evidence: {
+        object: claim.object,
+        path: `/status/conditions/${reg.index}`,
+        note: `NodeClaim ${displayName(claim.object)} registered at ${reg.lastTransitionTime}`,
+      },
     };
   }
   if (node?.metadata.creationTimestamp) {

@@ -2,7 +2,7 @@
  * The concrete change that lets the closest NodePool host a pod, per reason (scheduling-fit.ts): a toleration, a
  * nodeSelector or NodePool requirement edit, a template label, a limit, or the node class to repair.
  */
-import { dig } from '../../kube/fields.js';
+import { dig, displayName } from '../../kube/fields.js';
 import type { NodePoolView } from '../../snapshot/karpenter.js';
 import { formatBytes, formatCpu } from '../../kube/units.js';
 import { editCommand } from './configuration.js';
@@ -11,7 +11,7 @@ import type { FitReason } from './scheduling-fit.js';
 
 export function fixFor(c: PodConstraints, v: { profile: { pool: NodePoolView; used?: Record<string, number> }; reasons: FitReason[] }): string {
   const pool = v.profile.pool;
-  const where = c.object.kind === 'Pod' ? `Pod ${c.object.metadata.name}` : `${c.object.kind} ${c.object.metadata.name}`;
+  const where = c.object.kind === 'Pod' ? `Pod ${displayName(c.object)}` : `${c.object.kind} ${displayName(c.object)}`;
   const field = c.specPath.split('/').filter(Boolean).join('.');
   const steps = v.reasons.slice(0, 3).map((r) => step(r, pool, where, field, c, v.profile.used));
   const head = `NodePool ${pool.name} is the closest fit (${v.reasons.length === 1 ? 'one reason' : `${v.reasons.length} reasons`}):`;
@@ -30,7 +30,7 @@ function step(r: FitReason, pool: NodePoolView, where: string, field: string, c:
     }
     case 'requirement': {
       if (r.volume)
-        return `The volume ${r.volume.metadata.name} is pinned (${r.text.split(' but ')[1]}): let ${pool.name} reach its zone (${edit}, ${r.poolPath}), or move the data.`;
+        return `The volume ${displayName(r.volume)} is pinned (${r.text.split(' but ')[1]}): let ${pool.name} reach its zone (${edit}, ${r.poolPath}), or move the data.`;
       const podValues = r.podSet && !r.podSet.complement ? [...r.podSet.values] : [];
       const poolReq =
         r.poolPath && /\/requirements\/\d+$/.test(r.poolPath)

@@ -8,8 +8,9 @@ import type { EventView } from '../../snapshot/events.js';
 import { UNREGISTERED_TAINT as UNREGISTERED } from '../../kube/well-known.js';
 import { logNodeClaim } from './registration-common.js';
 import { classifyBlocked, type Blocker } from '../../snapshot/messages/disruption-blocked.js';
+import { eventSays } from '../../snapshot/messages/object-events.js';
 import { getCommand, refOf, type RecordsOnlyRule, type StatedCause } from './records-only.js';
-import { logText } from '../../snapshot/messages/karpenter-logs.js';
+import { logRefs, logText } from '../../snapshot/messages/karpenter-logs.js';
 
 const times = (n: number) => (n === 1 ? 'once' : `${n} times`);
 const window = (s: { first?: string; last?: string }) =>
@@ -80,22 +81,42 @@ export const BUDGET_ERRORS: RecordsOnlyRule = {
   confirmWith: (c) => `${getCommand(c.object)} (spec.disruption.budgets)`,
 };
 
-/** v1.7+ "terminating due to timeout" (reason registration), v0.32–v1.6 "terminating due to registration ttl". */
+/**
+ * v1.7+ "terminating due to timeout" (reason registration), v0.32–v1.6 "terminating due to registration ttl", the v1alpha5
+ * Machine era (≤ v0.31) "deprovisioning machine due to registration ttl" with a `machine` field.
+ */
 export const REGISTRATION_TIMEOUT: RecordsOnlyRule = {
   fromLog: (log) => {
     const timeout = /^terminating due to timeout$/i.test(log.message) && String(log.fields.reason ?? 'registration') === 'registration';
-    const ttl = /terminating (?:\w+ )?due to registration ttl/i.test(log.message);
+    const ttl = /^(?:terminating|deprovisioning) (?:\w+ )?due to registration ttl$/i.test(log.message);
     const nc = timeout || ttl ? logNodeClaim(log) : undefined;
-    return nc ? { object: refOf('NodeClaim', nc) } : undefined;
+    if (!nc) return undefined;
+    return { object: refOf(log.fields.machine !== undefined || log.fields.Machine !== undefined ? 'Machine' : 'NodeClaim', nc) };
   },
   message: (c, s) =>
-    `NodeClaim ${c.object.name} was launched but its node never joined the cluster: Karpenter deleted it at the registration timeout ("${s.text}"${window(s)}). ` +
+    `${c.object.kind} ${c.object.name} was launched but its node never joined the cluster: Karpenter deleted it at the registration timeout ("${s.text}"${window(s)}). ` +
     'Each replacement is likely to fail the same way: the instance boots but the kubelet does not register (userData, IAM role/aws-auth, network, AMI).',
   fix: () =>
     '1. Read the console output of such an instance (aws ec2 get-console-output --instance-id <id>) for kubelet/bootstrap errors.\n' +
     '2. Check that the node role is mapped (aws-auth ConfigMap or an EKS access entry of type EC2_LINUX) and that the subnets reach the API server.\n' +
     '3. With amiFamily Custom, check the userData bootstraps the node.',
-  confirmWith: (c) => `kubectl get nodeclaims -o yaml (the Launched and Registered conditions of ${c.object.name}'s successors) and the NodePool`,
+  confirmWith: (c) =>
+    c.object.kind === 'Machine'
+      ? `kubectl get machines -o yaml (the MachineLaunched and MachineRegistered conditions of ${c.object.name}'s successors) and the Provisioner`
+      : `kubectl get nodeclaims -o yaml (the Launched and Registered conditions of ${c.object.name}'s successors) and the NodePool`,
+};
+
+/** v1.4+ NodePool condition event: "Status condition transitioned, Type: NodeRegistrationHealthy, Status: True -> False, …". */
+export const REGISTRATION_UNHEALTHY: RecordsOnlyRule = {
+  fromEvent: (e) =>
+    e.reason === 'NodeRegistrationHealthy' && e.involved.kind === 'NodePool' && eventSays(e.message, 'status-to-false')
+      ? { object: refOf('NodePool', e.involved.name) }
+      : undefined,
+  message: (c, s) =>
+    `NodePool ${c.object.name}'s new nodes do not join the cluster: Karpenter marked it NodeRegistrationHealthy=False${window(s)} ("${s.text}"). ` +
+    'Its NodeClaims launch instances that never register, each is deleted at the registration timeout and replaced by another that fails the same way.',
+  fix: REGISTRATION_TIMEOUT.fix,
+  confirmWith: (c) => `${getCommand(c.object)} (status.conditions) and kubectl get nodeclaims -l karpenter.sh/nodepool=${c.object.name} -o yaml`,
 };
 
 /** A DisruptionBlocked/Unconsolidatable event classified as one of `blockers`, about a node (or its NodeClaim). */
@@ -176,10 +197,16 @@ export const CONSOLIDATION_DISABLED: RecordsOnlyRule = {
 };
 
 export const REPAIR_BLOCKED: RecordsOnlyRule = {
-  fromEvent: (e) => (e.reason === 'NodeRepairBlocked' && e.involved.kind === 'Node' ? nodeOf(e) : undefined),
+  // v1.1–v1.2 "more then 20% nodes are unhealthy in the nodepool", later "more than"; "… in the cluster" for a NodeClaim without a NodePool.
+  fromEvent: (e) =>
+    e.reason === 'NodeRepairBlocked' && e.involved.kind === 'Node'
+      ? { ...nodeOf(e), ...(/in the cluster/i.test(e.message) ? { detail: 'cluster' } : {}) }
+      : undefined,
   message: (c, s) =>
     `Node ${c.object.name} is unhealthy but node repair is blocked: Karpenter said so ${times(s.occurrences)}${window(s)} ("${s.text}"). ` +
-    "Repair stops while more than 20% of a NodePool's nodes are unhealthy, so the broken nodes stay.",
+    (c.detail === 'cluster'
+      ? "Its NodeClaim has no NodePool, so repair is measured against the whole cluster: it stops while more than 20% of the cluster's nodes are unhealthy, and the broken nodes stay."
+      : "Repair stops while more than 20% of a NodePool's nodes are unhealthy, so the broken nodes stay."),
   fix: () =>
     'Find why so many nodes are unhealthy at once (kubectl get nodes: NotReady ones, their Ready condition reason) and replace them by hand (kubectl delete nodeclaim NAME) once the cause is fixed.',
   confirmWith: (c) => `${getCommand(c.object)} and kubectl get nodes,nodeclaims,nodepools -o yaml`,
@@ -216,3 +243,69 @@ export const NOT_INITIALIZED: RecordsOnlyRule = {
     `Look at the taints and allocatable of the node of NodeClaim ${c.object.name} (kubectl describe node …): a startup taint still present, or a device plugin that does not report its resource, keeps it uninitialized.`,
   confirmWith: (c) => `${getCommand(c.object)} (the Initialized condition) and kubectl get node -o yaml for its node`,
 };
+
+/**
+ * What the AWS interruption controller did to one node (docs/karpenter-behaviour.md §6.2), read from its own records.
+ * Events on the Node and its NodeClaim (Machine ≤ v0.31) say which message came in; the log record of a drain is
+ * "initiating delete from interruption message" (v0.32+; `NodeClaim`/`Node` objects from v0.37, plain `nodeclaim`/`node`
+ * before) or "initiating delete for machine from interruption message" (≤ v0.31, `machine`/`node`).
+ */
+export interface InterruptionRecord {
+  node?: string;
+  claim?: string;
+  /** The message kind, in the controller's word: an event reason or the log's `messageKind`. */
+  what: string;
+}
+
+/** Event reasons that come with a cordon-and-drain. `SpotRebalanceRecommendation` is only a warning (no action). */
+const DRAINING_EVENTS = new Set([
+  'InstanceUnhealthy',
+  'SpotInterrupted',
+  'InstanceStopping',
+  'InstanceTerminating',
+  'TerminatingOnInterruption',
+  'CapacityReservationInstanceInterrupted',
+]);
+const DRAIN_LOG = /^initiating delete (?:for (?:machine|nodeclaim) )?from interruption message$/i;
+
+export function interruptionFromEvent(e: EventView): InterruptionRecord | undefined {
+  if (!DRAINING_EVENTS.has(e.reason)) return undefined;
+  const kind = e.involved.kind;
+  if (kind === 'Node') return { node: e.involved.name, what: e.reason };
+  if (kind === 'NodeClaim' || kind === 'Machine') return { claim: e.involved.name, what: e.reason };
+  return undefined;
+}
+
+export function interruptionFromLog(log: LogRecord): InterruptionRecord | undefined {
+  if (!DRAIN_LOG.test(log.message)) return undefined;
+  const refs = logRefs(log.fields);
+  if (!refs.node && !refs.nodeClaim) return undefined;
+  return { ...(refs.node ? { node: refs.node } : {}), ...(refs.nodeClaim ? { claim: refs.nodeClaim } : {}), what: String(log.fields.messageKind ?? '') };
+}
+
+/** What kind of interruption a set of event reasons and message kinds (both spellings: `SpotInterruptionKind`, `spot_interrupted`) tell. */
+export function interruptionCause(reasons: string[], kinds: Set<string>): string {
+  const parts: string[] = [];
+  if (reasons.length) parts.push(`events ${reasons.join(', ')}`);
+  if (kinds.size) parts.push(`interruption message ${[...kinds].join(', ')}`);
+  const text = parts.join('; ') || 'interruption message';
+  const has = (...xs: string[]) => xs.some((x) => reasons.includes(x) || kinds.has(x));
+  if (has('SpotInterrupted', 'spot_interrupted', 'SpotInterruptionKind')) return `spot interruption: ${text}`;
+  if (has('instance_status', 'system_status')) return `failed EC2 status check: ${text}`;
+  if (has('InstanceUnhealthy', 'scheduled_change', 'ScheduledChangeKind', 'event_status'))
+    return `AWS Health / EC2 scheduled change or failed status check: ${text}`;
+  if (has('InstanceStopping', 'InstanceTerminating', 'instance_stopped', 'instance_terminated', 'StateChangeKind')) return `instance state change: ${text}`;
+  if (has('CapacityReservationInstanceInterrupted', 'capacity_reservation_interrupted')) return `capacity reservation interruption: ${text}`;
+  return text;
+}
+
+/** StatefulSet events name the pods they create: "create Pod kafka-2 in StatefulSet kafka successful" (and `delete`). */
+export function statefulSetPodsFromEvents(events: Iterable<EventView>): Map<string, { statefulSet: string; event: EventView }> {
+  const out = new Map<string, { statefulSet: string; event: EventView }>();
+  for (const e of events) {
+    if (e.involved.kind !== 'StatefulSet') continue;
+    const m = /^(?:create|delete) Pod (\S+) in StatefulSet (\S+) successful/.exec(e.message);
+    if (m) out.set(`${e.involved.namespace ?? 'default'}/${m[1]}`, { statefulSet: `${e.involved.namespace ?? 'default'}/${m[2]}`, event: e });
+  }
+  return out;
+}

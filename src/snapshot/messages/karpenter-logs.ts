@@ -40,7 +40,7 @@ const MESSAGE: MessageTable<LogSignal> = [
   [/deleting expired nodeclaim/i, 'expired-nodeclaim'],
   [/^(tainted|cordoned) node$/i, 'drain-started'],
   [/^(disrupting|deprovisioning)\b/i, 'disrupting'],
-  [/^terminating due to (registration ttl|timeout)$/, 'registration-timeout'],
+  [/^terminating due to (registration ttl|timeout)$|^deprovisioning machine due to registration ttl$/, 'registration-timeout'],
   [/waiting on (cluster )?sync/i, 'cluster-not-synced'],
 ];
 
