@@ -1,11 +1,11 @@
 import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
-import type { NodePoolView } from '../snapshot/karpenter.js';
+import type { Budget, NodePoolView } from '../snapshot/karpenter.js';
 import { formatDuration } from '../kube/units.js';
 import { karpenterFacts, listNames, plural, unknownOn } from './support.js';
 import { blockedEvents } from '../snapshot/messages/disruption-blocked.js';
 import { reportFromRecords } from './lib/records-only.js';
 import { BUDGET_BLOCKING, BUDGET_ERRORS } from './lib/stated-causes.js';
-import { budgetState, budgetYaml, hasBudgets, nextOpening, nodesByPool, REASONS, type BudgetState, type DisruptionReason } from './lib/reclaim-budgets.js';
+import { budgetState, hasBudgets, nextOpening, nodesByPool, REASONS, type BudgetState, type DisruptionReason } from '../snapshot/budgets.js';
 import { logSays } from '../snapshot/messages/karpenter-logs.js';
 
 const ID = 'disruption-budget-blocks-all';
@@ -66,10 +66,10 @@ export default defineRule({
       if (unknownOn(ctx, pool.object, [pool.budgets.path])) continue;
       if (!hasBudgets(pool) || pool.budgets.defaulted) continue;
       const reasons: DisruptionReason[] = [...REASONS];
-      const blocked = reasons.filter((r) => nextOpening(effective(pool), r, now, options.horizon) === undefined);
+      const blocked = reasons.filter((r) => nextOpening(pool, r, now, options.horizon) === undefined);
       if (!blocked.length) continue;
 
-      const states = effective(pool).budgets.value.map((b, i) => budgetState(effective(pool), b, i, 1, now));
+      const states = pool.budgets.value.map((b, i) => budgetState(pool, b, i, 1, now));
       const culprits = states.filter((s) => s.reasons.some((r) => blocked.includes(r)) && (s.error !== undefined || s.zero));
       const nodes = pools?.get(pool.name)?.counted.length;
       const all = blocked.length === REASONS.length;
@@ -109,12 +109,6 @@ export default defineRule({
   },
 });
 
-/** v1beta1 budgets have no `reasons`: every budget applies to every reason. */
-function effective(pool: NodePoolView): NodePoolView {
-  if (pool.generation === 'v1') return pool;
-  return { ...pool, budgets: { ...pool.budgets, value: pool.budgets.value.map(({ reasons: _r, ...b }) => b) } };
-}
-
 function causeOf(s: BudgetState): string {
   if (s.error) return `fails closed: ${s.error}`;
   if (s.budget.schedule === undefined) return 'has no schedule, so it is active forever';
@@ -136,4 +130,13 @@ function fixFor(pool: NodePoolView, culprits: BudgetState[]): FixSteps {
     return `Budget ${s.index}: shorten its duration or narrow its schedule so the zero windows leave time for disruption (schedules are UTC).`;
   });
   return steps;
+}
+
+function budgetYaml(b: Budget): string {
+  return [
+    `nodes: "${b.nodes}"`,
+    ...(b.schedule ? [`schedule: "${b.schedule}"`] : []),
+    ...(b.duration ? [`duration: ${b.duration}`] : []),
+    ...(b.reasons ? [`reasons: [${b.reasons.join(', ')}]`] : []),
+  ].join(', ');
 }

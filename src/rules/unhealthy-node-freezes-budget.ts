@@ -10,7 +10,7 @@ import {
   type BudgetState,
   type DisruptionReason,
   type PoolNode,
-} from './lib/reclaim-budgets.js';
+} from '../snapshot/budgets.js';
 import { displayName, commandName } from '../kube/fields.js';
 
 const ID = 'unhealthy-node-freezes-budget';
@@ -69,9 +69,7 @@ export default defineRule({
       const nodes = byPool.get(pool.name);
       if (!nodes || !nodes.counted.length || !nodes.disrupting.length) continue;
       const total = nodes.counted.length;
-      const states = pool.budgets.value.map((b, i) =>
-        budgetState(pool, pool.generation === 'v1' ? b : ({ ...b, reasons: undefined } as typeof b), i, total, now),
-      );
+      const states = pool.budgets.value.map((b, i) => budgetState(pool, b, i, total, now));
       const allowed = allowedByReason(states);
       const disrupting = nodes.disrupting.length;
       // Frozen by disrupting nodes only: the formula is > 0 (a 0 formula is disruption-budget-blocks-all's case).

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/engine/findings.js';
-import { cronMatches, nextOpening, parseCron, scaled } from '../../src/rules/lib/reclaim-budgets.js';
+import { cronMatches, nextOpening, parseCron, scaled } from '../../src/snapshot/budgets.js';
 import { nodePoolView } from '../../src/snapshot/karpenter.js';
 import { scanRule } from '../support/scan.js';
 import { testRule } from '../support/rule-tester.js';
@@ -102,7 +102,7 @@ describe(`${RULE} — near-miss: budgets that open`, () => {
   });
 });
 
-describe('reclaim-budgets: cron and budget arithmetic', () => {
+describe('snapshot budgets view: cron and budget arithmetic', () => {
   const t = (iso: string) => Date.parse(iso);
   it('parses lists, ranges, steps, names and macros; rejects out-of-range values', () => {
     const c = parseCron('*/15 8-17 * * mon-fri')!;

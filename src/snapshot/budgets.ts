@@ -1,23 +1,26 @@
 /**
- * NodePool disruption budgets evaluated at the reference time, as Karpenter does it (docs/karpenter-behaviour.md §2.5, §7.7;
- * `core:pkg/apis/v1/nodepool.go` GetAllowedDisruptionsByReason, `core:pkg/controllers/disruption/helpers.go`):
+ * NodePool disruption budgets as Karpenter evaluates them (docs/karpenter-behaviour.md §2.5, §7.7;
+ * `core:pkg/apis/v1/nodepool.go` GetAllowedDisruptionsByReason and Budget.IsActive,
+ * `core:pkg/controllers/disruption/helpers.go` BuildDisruptionBudgetMapping), written once for the rules and the
+ * reports:
  * - a budget with a `schedule` is active when a cron hit (UTC) falls in (now − duration, now]; an inactive budget
  *   does not restrict; a schedule (or `nodes`) that does not parse fails closed (0);
  * - `nodes` is a count or a percentage of the pool's managed, initialized, non-terminating nodes, rounded UP;
- * - budgets with `reasons` (v1 only) apply to those reasons; several active budgets combine to the minimum;
+ * - budgets with `reasons` (v1 only; v1beta1 has none) apply to those reasons, budgets without to all; several
+ *   active budgets combine to the minimum;
  * - then "disrupting" nodes (Ready ≠ True, or marked for deletion) are subtracted — silently, without an event.
  */
-import type { KubeObject } from '../../kube/types.js';
-import { condition, dig } from '../../kube/fields.js';
-import type { Budget, NodePoolView } from '../../snapshot/karpenter.js';
-import type { Snapshot } from '../../snapshot/snapshot.js';
-import { parseDuration } from '../../kube/units.js';
-import { INITIALIZED_LABEL } from '../../kube/well-known.js';
+import type { KubeObject } from '../kube/types.js';
+import { condition, dig } from '../kube/fields.js';
+import type { Budget, NodePoolView } from './karpenter.js';
+import type { Snapshot } from './snapshot.js';
+import { parseDuration } from '../kube/units.js';
+import { INITIALIZED_LABEL } from '../kube/well-known.js';
 
 export const REASONS = ['Underutilized', 'Empty', 'Drifted'] as const;
 export type DisruptionReason = (typeof REASONS)[number];
 
-// ----- cron (robfig/cron ParseStandard: 5 fields, names, lists, ranges, steps, descriptors) -----
+// ----- cron (robfig/cron v3 ParseStandard: 5 fields, names, lists, ranges, steps, descriptors) -----
 
 export interface Cron {
   minute: Set<number>;
@@ -29,6 +32,8 @@ export interface Cron {
   dowStar: boolean;
 }
 
+// Descriptors are matched exactly (robfig compares them case-sensitively); `@every` is not a 5-field schedule and
+// the NodePool CRD's pattern rejects it.
 const MACROS: Record<string, string> = {
   '@yearly': '0 0 1 1 *',
   '@annually': '0 0 1 1 *',
@@ -59,7 +64,8 @@ function parseField(field: string, min: number, max: number, names?: string[], n
     if (m[1] === '*' || m[1] === '?') {
       lo = min;
       hi = max;
-      if (m[2] === undefined) star = true;
+      // robfig keeps "*" and "*/1" as a wildcard for the day-of-month/day-of-week rule; a larger step does not.
+      if (step === 1) star = true;
     } else {
       const r = /^([^-]+)(?:-([^-]+))?$/.exec(m[1]!);
       if (!r) return undefined;
@@ -75,7 +81,7 @@ function parseField(field: string, min: number, max: number, names?: string[], n
 /** Undefined when the expression does not parse (Karpenter then fails closed: 0 disruptions). */
 export function parseCron(expr: string): Cron | undefined {
   const e = expr.trim();
-  const spec = MACROS[e.toLowerCase()] ?? e;
+  const spec = MACROS[e] ?? e;
   const f = spec.split(/\s+/);
   if (f.length !== 5) return undefined;
   const minute = parseField(f[0]!, 0, 59);
@@ -91,21 +97,43 @@ export function parseCron(expr: string): Cron | undefined {
 /** Does the schedule fire at this minute (UTC)? Day-of-month and day-of-week OR when both are restricted. */
 export function cronMatches(c: Cron, t: number): boolean {
   const d = new Date(t);
-  if (!c.minute.has(d.getUTCMinutes()) || !c.hour.has(d.getUTCHours()) || !c.month.has(d.getUTCMonth() + 1)) return false;
+  if (!c.minute.has(d.getUTCMinutes()) || !c.hour.has(d.getUTCHours())) return false;
+  return dayMatches(c, d);
+}
+
+function dayMatches(c: Cron, d: Date): boolean {
+  if (!c.month.has(d.getUTCMonth() + 1)) return false;
   const domOk = c.dom.has(d.getUTCDate());
   const dowOk = c.dow.has(d.getUTCDay());
   return c.domStar || c.dowStar ? domOk && dowOk : domOk || dowOk;
 }
 
 const MINUTE = 60_000;
+const HOUR = 3_600_000;
+const DAY = 86_400_000;
 /** Longest look-back for an active window (Karpenter durations are hours/minutes; a year is plenty). */
-const MAX_SCAN_MINUTES = 366 * 24 * 60;
+const MAX_LOOKBACK = 366 * DAY;
 
-/** Latest cron hit in (from, to], scanning whole minutes; undefined when none. */
-function lastHit(c: Cron, from: number, to: number): number | undefined {
-  const start = Math.max(from, to - MAX_SCAN_MINUTES * MINUTE);
-  for (let t = Math.floor(to / MINUTE) * MINUTE; t > start; t -= MINUTE) if (cronMatches(c, t)) return t;
-  return undefined;
+/** The schedule's hits in (from, to], ascending: day by day, then only the hours and minutes it names. */
+export function cronHits(c: Cron, from: number, to: number): number[] {
+  const out: number[] = [];
+  const hours = [...c.hour].sort((a, b) => a - b);
+  const minutes = [...c.minute].sort((a, b) => a - b);
+  for (let day = Math.floor(Math.max(from, to - MAX_LOOKBACK) / DAY) * DAY; day <= to; day += DAY) {
+    if (!dayMatches(c, new Date(day))) continue;
+    for (const h of hours) {
+      for (const m of minutes) {
+        const t = day + h * HOUR + m * MINUTE;
+        if (t > from && t <= to) out.push(t);
+      }
+    }
+  }
+  return out;
+}
+
+/** The windows [hit, hit + duration) during which a scheduled budget is active, for every window meeting [from, to). */
+export function activeWindows(c: Cron, duration: number, from: number, to: number): Array<[number, number]> {
+  return cronHits(c, from - duration, to - 1).map((t) => [t, t + duration]);
 }
 
 // ----- budgets -----
@@ -136,27 +164,45 @@ export function scaled(nodes: string, total: number): number | undefined {
   return Number(nodes);
 }
 
+/**
+ * The reasons a budget restricts. v1beta1 has no `reasons` (the API drops the field), so its budgets restrict all;
+ * in v1 an absent list means all, a present one only the reasons it names (Karpenter tests `Reasons == nil`, so
+ * `reasons: []` restricts none).
+ */
+export function reasonsOf(pool: NodePoolView, budget: Budget): DisruptionReason[] {
+  if (pool.generation !== 'v1' || budget.reasons === undefined) return [...REASONS];
+  return REASONS.filter((r) => budget.reasons!.includes(r));
+}
+
+/** Does any budget of the pool split by reason (so a report shows one row per reason rather than one for all)? */
+export function splitsByReason(pool: NodePoolView): boolean {
+  return pool.generation === 'v1' && pool.budgets.value.some((b) => b.reasons !== undefined);
+}
+
+/** A budget's schedule and duration, or why it fails closed; undefined schedule when it has none (always active). */
+function scheduleOf(budget: Budget): { cron?: Cron; duration?: number; error?: string } {
+  if (budget.schedule === undefined && budget.duration === undefined) return {};
+  const cron = budget.schedule !== undefined ? parseCron(budget.schedule) : undefined;
+  const duration = parseDuration(budget.duration);
+  if (!cron) return { error: `schedule "${budget.schedule ?? ''}" is not a valid cron expression` };
+  if (duration === undefined || !Number.isFinite(duration)) return { error: `duration "${budget.duration ?? ''}" is not a valid duration` };
+  return { cron, duration };
+}
+
 export function budgetState(pool: NodePoolView, budget: Budget, index: number, total: number, now: number): BudgetState {
   const path = pool.budgets.defaulted ? pool.budgets.path : `${pool.budgets.path}/${index}`;
-  const reasons = budget.reasons?.length ? budget.reasons.filter((r): r is DisruptionReason => (REASONS as readonly string[]).includes(r)) : [...REASONS];
-  const base = { budget, index, path, reasons, zero: /^0+%?$/.test(budget.nodes) };
-  let active = true;
+  const base = { budget, index, path, reasons: reasonsOf(pool, budget), zero: /^0+%?$/.test(budget.nodes) };
+  const { cron, duration, error } = scheduleOf(budget);
+  if (error !== undefined) return { ...base, active: true, allowed: 0, error };
   let activeUntil: number | undefined;
-  if (budget.schedule !== undefined || budget.duration !== undefined) {
-    const cron = budget.schedule !== undefined ? parseCron(budget.schedule) : undefined;
-    const duration = parseDuration(budget.duration);
-    if (!cron) return { ...base, active: true, allowed: 0, error: `schedule "${budget.schedule ?? ''}" is not a valid cron expression` };
-    if (duration === undefined || !Number.isFinite(duration)) {
-      return { ...base, active: true, allowed: 0, error: `duration "${budget.duration ?? ''}" is not a valid duration` };
-    }
-    const hit = lastHit(cron, now - duration, now);
-    active = hit !== undefined;
-    if (hit !== undefined) activeUntil = hit + duration;
+  if (cron && duration !== undefined) {
+    const last = activeWindows(cron, duration, now, now + 1).at(-1);
+    if (!last) return { ...base, active: false, allowed: Infinity };
+    activeUntil = last[1];
   }
-  if (!active) return { ...base, active, allowed: Infinity };
   const allowed = scaled(budget.nodes, total);
-  if (allowed === undefined) return { ...base, active, allowed: 0, error: `nodes "${budget.nodes}" is neither a count nor a percentage` };
-  return { ...base, active, allowed, ...(activeUntil !== undefined ? { activeUntil } : {}) };
+  if (allowed === undefined) return { ...base, active: true, allowed: 0, error: `nodes "${budget.nodes}" is neither a count nor a percentage` };
+  return { ...base, active: true, allowed, ...(activeUntil !== undefined ? { activeUntil } : {}) };
 }
 
 /** Min over active budgets per reason (Infinity when none restricts). */
@@ -178,10 +224,8 @@ export function nextOpening(pool: NodePoolView, reason: DisruptionReason, now: n
     if (!s.reasons.includes(reason)) continue;
     if (s.error !== undefined || (s.zero && b.schedule === undefined)) return undefined;
     if (!s.zero) continue;
-    const cron = parseCron(b.schedule!)!;
-    const duration = parseDuration(b.duration)!;
-    const from = Math.floor((now - duration) / MINUTE) * MINUTE;
-    for (let t = from; t <= now + horizon; t += MINUTE) if (cronMatches(cron, t)) windows.push([t, t + duration]);
+    const { cron, duration } = scheduleOf(b);
+    windows.push(...activeWindows(cron!, duration!, now, now + horizon + 1));
   }
   windows.sort((a, b) => a[0] - b[0]);
   let t = now;
@@ -190,6 +234,73 @@ export function nextOpening(pool: NodePoolView, reason: DisruptionReason, now: n
     if (end > t) t = end;
   }
   return t <= now + horizon ? t : undefined;
+}
+
+// ----- the next hours, hour by hour (the HTML report's budget chart) -----
+
+/** One row of the forecast: a reason, or 'all' when no budget of the pool splits by reason. */
+export type BudgetRow = DisruptionReason | 'all';
+
+export interface BudgetHour {
+  /** The UTC clock hour [start, end); the first one is counted from the reference time, not from its start. */
+  start: number;
+  end: number;
+  /**
+   * The least the budgets allow at any moment of the hour (a freeze starting at :30 makes the hour 0); Infinity when
+   * no active budget restricts; undefined when it is a percentage of a node count the input does not give.
+   */
+  allowed: number | undefined;
+  /** Indices of the budgets active during the hour that restrict this row. */
+  active: number[];
+}
+
+export interface BudgetForecast {
+  rows: Array<{ reason: BudgetRow; hours: BudgetHour[] }>;
+  /** Budgets that fail closed (0 for their reasons whenever they are active; always, for a bad schedule) and why. */
+  errors: Array<{ index: number; path: string; error: string }>;
+}
+
+const ALWAYS: Array<[number, number]> = [[-Infinity, Infinity]];
+
+/**
+ * The pool's allowed disruptions for each of the `hours` UTC clock hours from the reference time's, assuming its
+ * node count stays `total` (undefined: unknown, so only counts and "0%" are known).
+ */
+export function budgetForecast(pool: NodePoolView, total: number | undefined, referenceMs: number, hours = 24): BudgetForecast {
+  const first = Math.floor(referenceMs / HOUR) * HOUR;
+  const horizon = first + hours * HOUR;
+  const errors: BudgetForecast['errors'] = [];
+  const budgets = pool.budgets.value.map((b, index) => {
+    const path = pool.budgets.defaulted ? pool.budgets.path : `${pool.budgets.path}/${index}`;
+    const { cron, duration, error } = scheduleOf(b);
+    const nodesError = NODES_RE.test(b.nodes) ? undefined : `nodes "${b.nodes}" is neither a count nor a percentage`;
+    if (error ?? nodesError) errors.push({ index, path, error: (error ?? nodesError)! });
+    const windows = cron && duration !== undefined ? activeWindows(cron, duration, referenceMs, horizon) : ALWAYS;
+    const unknownShare = total === undefined && b.nodes.endsWith('%') && !/^0+%$/.test(b.nodes);
+    const value = error ?? nodesError ? 0 : unknownShare ? undefined : scaled(b.nodes, total ?? 0);
+    return { index, reasons: reasonsOf(pool, b), windows: error ? ALWAYS : windows, value };
+  });
+  const rows: BudgetRow[] = splitsByReason(pool) ? [...REASONS] : ['all'];
+  return {
+    errors,
+    rows: rows.map((reason) => ({
+      reason,
+      hours: Array.from({ length: hours }, (_, h) => {
+        const start = first + h * HOUR;
+        const from = Math.max(start, referenceMs);
+        const end = start + HOUR;
+        const active = budgets.filter((b) => (reason === 'all' || b.reasons.includes(reason)) && b.windows.some(([s, e]) => s < end && e > from));
+        return { start, end, allowed: leastOf(active.map((b) => b.value)), active: active.map((b) => b.index) };
+      }),
+    })),
+  };
+}
+
+/** The minimum; an unknown value leaves it unknown unless a known one is already 0 (nothing allows less). */
+function leastOf(values: Array<number | undefined>): number | undefined {
+  const known = values.filter((v): v is number => v !== undefined);
+  const least = Math.min(Infinity, ...known);
+  return least === 0 || known.length === values.length ? least : undefined;
 }
 
 // ----- the pool's nodes as the budget counts them -----
@@ -257,13 +368,4 @@ export function nodesByPool(snapshot: Snapshot): Map<string, PoolNodes> {
 /** Pools that have budgets at all: v1/v1beta1 NodePools that are not static (`spec.replicas`). */
 export function hasBudgets(pool: NodePoolView): boolean {
   return pool.generation !== 'v1alpha5' && dig(pool.object, 'spec', 'replicas') === undefined;
-}
-
-export function budgetYaml(b: Budget): string {
-  return [
-    `nodes: "${b.nodes}"`,
-    ...(b.schedule ? [`schedule: "${b.schedule}"`] : []),
-    ...(b.duration ? [`duration: ${b.duration}`] : []),
-    ...(b.reasons ? [`reasons: [${b.reasons.join(', ')}]`] : []),
-  ].join(', ');
 }
