@@ -65,6 +65,27 @@ const SUBJECT_NAMES = new Set(['Node', 'NodeClaim', 'NodePool', 'Pod']);
 const STEP: Record<string, string> = { Launched: 'launched', Registered: 'registered', Initialized: 'initialized' };
 
 export function buildTimeline(snapshot: Snapshot, findings: readonly TimelineFinding[] = [], filter: TimelineFilter = {}): TimelineEntry[] {
+  const { entries: read, relatedOf } = recordsOf(snapshot);
+  // Copies: placing findings marks the lines they cite, and the records are shared by every call on this snapshot.
+  const entries = read.map((e) => {
+    const copy = { ...e, findings: [] };
+    if (pointers.has(e)) pointers.set(copy, pointers.get(e)!);
+    return copy;
+  });
+  placeFindings(snapshot, entries, findings, relatedOf);
+  return entries.filter((e) => keep(e, filter)).sort(byTime);
+}
+
+/**
+ * The snapshot's records, read once per snapshot (a snapshot does not change once built): the HTML report asks
+ * for one finding's timeline at a time, and reading every object, event and log line again for each is too slow on
+ * a large cluster.
+ */
+const RECORDS = new WeakMap<Snapshot, { entries: TimelineEntry[]; relatedOf: (ref: TimelineRef) => TimelineRef[] }>();
+
+function recordsOf(snapshot: Snapshot): { entries: TimelineEntry[]; relatedOf: (ref: TimelineRef) => TimelineRef[] } {
+  const cached = RECORDS.get(snapshot);
+  if (cached) return cached;
   const entries: TimelineEntry[] = [];
   const relatedOf = relations(snapshot);
   for (const kindKey of SUBJECT_KINDS) {
@@ -79,8 +100,9 @@ export function buildTimeline(snapshot: Snapshot, findings: readonly TimelineFin
     const e = logEntry(log, relatedOf);
     if (e) entries.push(e);
   }
-  placeFindings(snapshot, entries, findings, relatedOf);
-  return entries.filter((e) => keep(e, filter)).sort(byTime);
+  const records = { entries, relatedOf };
+  RECORDS.set(snapshot, records);
+  return records;
 }
 
 /** `-2h13m`, `+5m`, `-9d7h`, `0s`: how long before (or after) the reference time. */
