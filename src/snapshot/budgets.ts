@@ -132,7 +132,7 @@ export function cronHits(c: Cron, from: number, to: number): number[] {
 }
 
 /** The windows [hit, hit + duration) during which a scheduled budget is active, for every window meeting [from, to). */
-export function activeWindows(c: Cron, duration: number, from: number, to: number): Array<[number, number]> {
+function activeWindows(c: Cron, duration: number, from: number, to: number): Array<[number, number]> {
   return cronHits(c, from - duration, to - 1).map((t) => [t, t + duration]);
 }
 
@@ -175,7 +175,7 @@ export function reasonsOf(pool: NodePoolView, budget: Budget): DisruptionReason[
 }
 
 /** Does any budget of the pool split by reason (so a report shows one row per reason rather than one for all)? */
-export function splitsByReason(pool: NodePoolView): boolean {
+function splitsByReason(pool: NodePoolView): boolean {
   return pool.generation === 'v1' && pool.budgets.value.some((b) => b.reasons !== undefined);
 }
 

@@ -54,7 +54,7 @@ export function parseMarkup(markup: string): Element {
 }
 
 /** Every descendant (depth first, document order) matching the test. */
-export function findAll(el: Element, test: (e: Element) => boolean): Element[] {
+function findAll(el: Element, test: (e: Element) => boolean): Element[] {
   const out: Element[] = [];
   for (const c of el.children) {
     if (test(c)) out.push(c);

@@ -11,7 +11,7 @@ import type { Finding } from '../../engine/findings.js';
 import { formatDuration } from '../../kube/units.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 import { buildTimeline, relativeTime, type TimelineEntry, type TimelineRef } from '../../snapshot/timeline.js';
-import { attrs, esc } from './escape.js';
+import { attrs } from './escape.js';
 import { capped, isoTime, px, text, title, utcClock, utcDay } from './svg.js';
 
 type MarkType = 'finding' | 'created' | 'condition' | 'taint' | 'event' | 'log' | 'deleted';
