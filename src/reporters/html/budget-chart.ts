@@ -160,7 +160,7 @@ function legend(y: number): string {
   let x = LABEL_W;
   const out = items.map(([fill, label]) => {
     const s = `<rect${attrs({ x, y: y - 9, width: 10, height: 10, fill })}/>${text(x + 14, y, label)}`;
-    x += 26 + label.length * 6;
+    x += 30 + label.length * 7; // room for wider page fonts, which override the SVG font-size
     return s;
   });
   return `<g class="legend">${out.join('')}</g>`;

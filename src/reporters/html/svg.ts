@@ -9,9 +9,13 @@ export function px(n: number): number {
   return Math.round(n * 10) / 10;
 }
 
-/** `<text>` at (x, y); `anchor` start/middle/end. */
+/**
+ * `<text>` at (x, y). A colour goes in `style`, not the `fill` attribute: the page's stylesheet colours `svg text`,
+ * and a stylesheet wins over presentation attributes (white on a dark cell would turn dark).
+ */
 export function text(x: number, y: number, content: string, extra: Record<string, string | number | undefined> = {}): string {
-  return `<text${attrs({ x: px(x), y: px(y), ...extra })}>${esc(content)}</text>`;
+  const { fill, ...rest } = extra;
+  return `<text${attrs({ x: px(x), y: px(y), ...rest, style: fill === undefined ? undefined : `fill:${fill}` })}>${esc(content)}</text>`;
 }
 
 /** A `<title>` child: the tooltip browsers show on hover (and what screen readers announce). */
