@@ -129,7 +129,11 @@ describe('budget chart: percentages of the counted nodes, and what consumes the 
     const rects = select(c.general!.figure, 'rect.allowed');
     expect(rects[0]!.attrs.stroke).toBeDefined();
     expect(rects[1]!.attrs.stroke).toBeUndefined();
-    expect(c.general!.notes).toContain('No budgets set: Karpenter applies its default, nodes "10%".');
+    expect(c.general!.notes).toEqual([
+      'Percentages are of the 5 nodes counted now (managed, initialized, not terminating), rounded up; later hours assume that count.',
+      'No budgets set: Karpenter applies its default, nodes "10%".',
+      'Now 1 disrupting node uses the budget (Karpenter subtracts it silently): 0 left.',
+    ]);
   });
 
   it('without Nodes in the input a percentage is unknown, a count is not, and "0%" is 0 whatever the count', () => {
@@ -152,7 +156,8 @@ describe('budget chart: reasons', () => {
       { nodes: '1', reasons: ['Empty', 'Underutilized'], schedule: '0 0 * * *', duration: '6h' },
       { nodes: '0', reasons: [] }, // Karpenter applies a budget to all reasons only when `reasons` is absent
     ];
-    const c = chartOf([pool('data', budgets), ...nodes('data', 10)], '2025-08-11T20:00:00Z');
+    const c = chartOf([pool('data', budgets), ...nodes('data', 9), node('data-sick', 'data', { ready: 'False' })], '2025-08-11T20:00:00Z');
+    expect(c.data!.notes.at(-1)).toBe('Now 1 disrupting node uses the budget (Karpenter subtracts it silently): 1 left for Underutilized, 1 left for Empty, 0 left for Drifted.');
     expect(c.data!.rows).toEqual({
       Underutilized: hours(20, (h) => (h < 6 ? 1 : 2)),
       Empty: hours(20, (h) => (h < 6 ? 1 : 2)),

@@ -6,7 +6,7 @@
  */
 import { atLeast, formatVersion } from '../../kube/version.js';
 import { nameOf } from '../../kube/fields.js';
-import { budgetForecast, hasBudgets, nodesByPool, type BudgetHour, type BudgetRow, type PoolNodes } from '../../snapshot/budgets.js';
+import { budgetForecast, hasBudgets, nodesByPool, type BudgetForecast, type BudgetHour, type BudgetRow, type PoolNodes } from '../../snapshot/budgets.js';
 import type { Budget, NodePoolView } from '../../snapshot/karpenter.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 import { attrs, esc } from './escape.js';
@@ -70,7 +70,7 @@ function chart(pool: NodePoolView, nodes: PoolNodes | undefined, referenceMs: nu
   const svg =
     `<svg${attrs({ class: 'budget-chart', xmlns: 'http://www.w3.org/2000/svg', viewBox: `0 0 ${WIDTH} ${height}`, width: WIDTH, height, role: 'img', 'aria-label': label, 'font-family': 'sans-serif', 'font-size': 11 })}>` +
     `${parts.join('')}</svg>`;
-  return svg + notes(pool, forecast.errors, total, inUse);
+  return svg + notes(pool, forecast, total, inUse);
 }
 
 function cell(pool: NodePoolView, reason: BudgetRow, hour: BudgetHour, h: number, y: number, inUse: number | undefined, referenceMs: number): string {
@@ -166,7 +166,7 @@ function legend(y: number): string {
   return `<g class="legend">${out.join('')}</g>`;
 }
 
-function notes(pool: NodePoolView, errors: ReturnType<typeof budgetForecast>['errors'], total: number | undefined, inUse: number | undefined): string {
+function notes(pool: NodePoolView, forecast: BudgetForecast, total: number | undefined, inUse: number | undefined): string {
   const lines = [
     total === undefined
       ? 'The input has no Nodes: percentages of the pool cannot be computed (shown as ?).'
@@ -175,10 +175,21 @@ function notes(pool: NodePoolView, errors: ReturnType<typeof budgetForecast>['er
         : `Percentages are of the ${total} ${total === 1 ? 'node' : 'nodes'} counted now (managed, initialized, not terminating), rounded up; later hours assume that count.`,
     ...(pool.budgets.defaulted ? ['No budgets set: Karpenter applies its default, nodes "10%".'] : []),
     ...(pool.generation !== 'v1' ? [`A ${pool.generation} NodePool's budgets apply to every reason.`] : []),
-    ...errors.map((e) => `Budget ${e.index} fails closed (0 while active): ${e.error}.`),
-    ...(inUse ? [`${inUse} disrupting ${inUse === 1 ? 'node' : 'nodes'} now ${inUse === 1 ? 'uses' : 'use'} up to ${inUse} of each reason's allowance.`] : []),
+    ...forecast.errors.map((e) => `Budget ${e.index} fails closed (0 while active): ${e.error}.`),
+    ...(inUse ? [`Now ${inUse} disrupting ${inUse === 1 ? 'node uses' : 'nodes use'} the budget (Karpenter subtracts ${inUse === 1 ? 'it' : 'them'} silently): ${leftNow(forecast, inUse)}.`] : []),
   ];
   return `<ul class="notes">${lines.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>`;
+}
+
+/** What the budgets still allow this hour once the disrupting nodes are subtracted, per row. */
+function leftNow(forecast: BudgetForecast, inUse: number): string {
+  return forecast.rows
+    .map(({ reason, hours: [now] }) => {
+      const a = now!.allowed;
+      const left = a === undefined ? 'unknown' : a === Infinity ? 'no limit' : `${Math.max(a - inUse, 0)} left`;
+      return `${left}${reason === 'all' ? '' : ` for ${reason}`}`;
+    })
+    .join(', ');
 }
 
 function describe(b: Budget): string {
