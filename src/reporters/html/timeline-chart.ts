@@ -64,14 +64,23 @@ export function timelineFigure(snapshot: Snapshot, finding: Finding, referenceMs
  * NodeClaim's lines for its Node, the pool's nodes for a NodePool finding), with the finding where its evidence starts.
  */
 function entriesOf(snapshot: Snapshot, finding: Finding): TimelineEntry[] {
-  const concern: TimelineRef[] = [
-    { kind: finding.object.kind, ...(finding.object.namespace ? { namespace: finding.object.namespace } : {}), name: finding.object.name },
-    ...finding.related,
-  ];
-  const same = (a: TimelineRef, b: TimelineRef) => a.kind === b.kind && a.name === b.name && (!a.namespace || !b.namespace || a.namespace === b.namespace);
+  const own: TimelineRef = { kind: finding.object.kind, ...(finding.object.namespace ? { namespace: finding.object.namespace } : {}), name: finding.object.name };
+  // kind/name → the namespaces named ('' when a ref has none); a NodePool finding can relate every node of the pool.
+  const concern = new Map<string, Set<string>>();
+  for (const r of [own, ...finding.related]) {
+    const k = `${r.kind}/${r.name}`;
+    let ns = concern.get(k);
+    if (!ns) concern.set(k, (ns = new Set()));
+    ns.add(r.namespace ?? '');
+  }
+  const isConcern = (r: TimelineRef) => {
+    const ns = concern.get(`${r.kind}/${r.name}`);
+    return ns !== undefined && (!r.namespace || ns.has('') || ns.has(r.namespace));
+  };
+  const isOwn = (r: TimelineRef) => r.kind === own.kind && r.name === own.name && (!r.namespace || !own.namespace || r.namespace === own.namespace);
   // Lines about a related object, and lines about anything that concern the finding's own object; not every line
   // that mentions a related object (a node finding relates its NodePool, whose every node's line names it).
-  return buildTimeline(snapshot, [finding]).filter((e) => concern.some((c) => same(c, e)) || e.related.some((r) => same(r, concern[0]!)));
+  return buildTimeline(snapshot, [finding]).filter((e) => isConcern(e) || e.related.some(isOwn));
 }
 
 function typeOf(e: TimelineEntry): MarkType {
