@@ -105,6 +105,33 @@ function recordsOf(snapshot: Snapshot): { entries: TimelineEntry[]; relatedOf: (
   return records;
 }
 
+const INDEXED = new WeakMap<Snapshot, { sorted: readonly TimelineEntry[]; bySource: Map<string, TimelineEntry[]> }>();
+
+function indexedRecords(snapshot: Snapshot): { sorted: readonly TimelineEntry[]; bySource: Map<string, TimelineEntry[]> } {
+  let cached = INDEXED.get(snapshot);
+  if (!cached) {
+    const { entries } = recordsOf(snapshot);
+    INDEXED.set(snapshot, (cached = { sorted: [...entries].sort(byTime), bySource: indexBySource(entries) }));
+  }
+  return cached;
+}
+
+/**
+ * For a caller that draws many findings one at a time (the HTML report): the snapshot's records in time order,
+ * shared and read-only, without the findings (their `findings` lists stay empty) ...
+ */
+export function timelineRecords(snapshot: Snapshot): readonly TimelineEntry[] {
+  return indexedRecords(snapshot).sorted;
+}
+
+/** ... and the findings' own lines, placed where their evidence starts, without copying every record for each. */
+export function findingLines(snapshot: Snapshot, findings: readonly TimelineFinding[]): TimelineEntry[] {
+  const out: TimelineEntry[] = [];
+  const { entries, relatedOf } = recordsOf(snapshot);
+  placeFindings(snapshot, entries, findings, relatedOf, indexedRecords(snapshot).bySource, out);
+  return out.sort(byTime);
+}
+
 /** `-2h13m`, `+5m`, `-9d7h`, `0s`: how long before (or after) the reference time. */
 export function relativeTime(ms: number, referenceMs: number): string {
   const d = ms - referenceMs;
@@ -225,13 +252,16 @@ function logEntry(log: LogRecord, relatedOf: (r: TimelineRef) => TimelineRef[]):
  * A finding goes where its evidence starts: the earliest time among the lines it cites (an event, a log record), the
  * conditions it points at and the timestamps its evidence quotes; with none, at the reference time.
  */
-function placeFindings(snapshot: Snapshot, entries: TimelineEntry[], findings: readonly TimelineFinding[], relatedOf: (r: TimelineRef) => TimelineRef[]): void {
-  const bySource = new Map<string, TimelineEntry[]>();
-  for (const e of entries) {
-    let l = bySource.get(e.source);
-    if (!l) bySource.set(e.source, (l = []));
-    l.push(e);
-  }
+function placeFindings(
+  snapshot: Snapshot,
+  entries: TimelineEntry[],
+  findings: readonly TimelineFinding[],
+  relatedOf: (r: TimelineRef) => TimelineRef[],
+  bySource: Map<string, TimelineEntry[]> = indexBySource(entries),
+  /** Where the findings' lines go; the lines they cite are marked only when the findings join them. */
+  out: TimelineEntry[] = entries,
+): void {
+  const mark = out === entries;
   for (const f of findings) {
     const ref: TimelineRef = { kind: f.object.kind, ...(f.object.namespace ? { namespace: f.object.namespace } : {}), name: f.object.name };
     const cites: TimelineRef[] = [];
@@ -241,7 +271,7 @@ function placeFindings(snapshot: Snapshot, entries: TimelineEntry[], findings: r
       // An event or log record is cited whole; an object's field only when it is the one a line was read from.
       const cited = (bySource.get(ev.source) ?? []).filter((e) => (pointers.has(e) ? ev.path !== null && citesField(ev.path, pointers.get(e)!) : true));
       for (const e of cited) {
-        if (!e.findings.includes(f.ruleId)) e.findings.push(f.ruleId);
+        if (mark && !e.findings.includes(f.ruleId)) e.findings.push(f.ruleId);
         times.push(e.ms);
         cites.push({ kind: e.kind, ...(e.namespace ? { namespace: e.namespace } : {}), name: e.name }, ...e.related);
       }
@@ -254,7 +284,7 @@ function placeFindings(snapshot: Snapshot, entries: TimelineEntry[], findings: r
       if (ms !== undefined && (!first || ms < first.ms)) first = { ms, source: ev.source };
     }
     const ms = first?.ms ?? snapshot.referenceTime.ms;
-    entries.push({
+    out.push({
       time: iso(ms),
       ms,
       ...ref,
@@ -265,6 +295,16 @@ function placeFindings(snapshot: Snapshot, entries: TimelineEntry[], findings: r
       related: dedupe([...relatedOf(ref), ...cites], ref),
     });
   }
+}
+
+function indexBySource(entries: readonly TimelineEntry[]): Map<string, TimelineEntry[]> {
+  const bySource = new Map<string, TimelineEntry[]>();
+  for (const e of entries) {
+    let l = bySource.get(e.source);
+    if (!l) bySource.set(e.source, (l = []));
+    l.push(e);
+  }
+  return bySource;
 }
 
 /** `/status/conditions/2/status` cites the line of condition 2. */

@@ -10,7 +10,7 @@
 import type { Finding } from '../../engine/findings.js';
 import { formatDuration } from '../../kube/units.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
-import { buildTimeline, relativeTime, type TimelineEntry, type TimelineRef } from '../../snapshot/timeline.js';
+import { findingLines, relativeTime, timelineRecords, type TimelineEntry, type TimelineRef } from '../../snapshot/timeline.js';
 import { attrs } from './escape.js';
 import { capped, isoTime, px, text, title, utcClock, utcDay } from './svg.js';
 
@@ -80,7 +80,9 @@ function entriesOf(snapshot: Snapshot, finding: Finding): TimelineEntry[] {
   const isOwn = (r: TimelineRef) => r.kind === own.kind && r.name === own.name && (!r.namespace || !own.namespace || r.namespace === own.namespace);
   // Lines about a related object, and lines about anything that concern the finding's own object; not every line
   // that mentions a related object (a node finding relates its NodePool, whose every node's line names it).
-  return buildTimeline(snapshot, [finding]).filter((e) => isConcern(e) || e.related.some(isOwn));
+  // The records are read and sorted once per snapshot; only the finding's own line is placed per call.
+  const keep = (e: TimelineEntry) => isConcern(e) || e.related.some(isOwn);
+  return [...findingLines(snapshot, [finding]).filter(keep), ...timelineRecords(snapshot).filter(keep)];
 }
 
 function typeOf(e: TimelineEntry): MarkType {
