@@ -43,7 +43,7 @@ describe('karpdoctor scan on a ticket', () => {
   it('a get table with --now: the header says what its ages were counted back from', () => {
     const r = run(['scan', 'fixtures/tickets/get-events-reclaim.txt', '--now', '2025-08-20T06:00:00Z']);
     const flat = r.stdout.replace(/\s+/g, ' ');
-    expect(flat).toContain('12 time(s) that kubectl describe/get output shows only as ages were counted back from --now (2025-08-20T06:00:00.000Z)');
+    expect(flat).toContain('12 time(s) given only as ages in describe/get output were counted back from --now (2025-08-20T06:00:00.000Z)');
     expect(r.stdout).toContain('node-stuck-draining');
   });
 

@@ -11,6 +11,7 @@ import { POD_TEMPLATE_KINDS, isPodManifest } from './lib/do-not-disrupt.js';
 import { admissionOptions, podConstraints, type PodConstraints } from '../snapshot/pool-admission.js';
 import { poolFit, type FitReason, type PoolProfile } from './lib/scheduling-fit.js';
 import { notInScannedFiles } from './lib/configuration.js';
+import { partialSourceText } from '../snapshot/partial.js';
 import { podVerdicts, poolProfiles, profilesFor } from './lib/scheduling-pools.js';
 import { fixFor } from './lib/scheduling-fix.js';
 import { isNegative } from '../snapshot/requirements.js';
@@ -121,7 +122,7 @@ function judgePods(ctx: Pick<RuleContext, 'snapshot' | 'notEvaluatedFor'>, profi
       const pool = unknownPools[0]!.pool;
       ctx.notEvaluatedFor(
         pod,
-        `${snapshot.partialFrom(pool.object)} does not show the requirements and taints of ${pool.object.kind} ${pool.name}, which might take this pod: add \`kubectl get nodepools -o yaml\``,
+        `${partialSourceText(snapshot.partialFrom(pool.object) ?? '')} does not show the requirements and taints of ${pool.object.kind} ${pool.name}, which might take this pod: add \`kubectl get nodepools -o yaml\``,
       );
       continue;
     }

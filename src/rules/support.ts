@@ -4,17 +4,30 @@
  */
 import type { KubeObject } from '../kube/types.js';
 import type { EvidenceInput, RuleContext } from '../engine/rule.js';
-import { fullObjectCommand } from '../snapshot/partial.js';
+import { fullObjectCommand, partialSourceText } from '../snapshot/partial.js';
 import type { ControllerInfo, SettingAnchor } from '../snapshot/controller-info.js';
 import { commandName, dig, displayName } from '../kube/fields.js';
 import type { EventView } from '../snapshot/events.js';
-import { parseTime } from '../kube/units.js';
+import { formatDuration, parseTime } from '../kube/units.js';
 import { atLeast, coreVersionOf, formatVersion } from '../kube/version.js';
 
 /** Milliseconds between a timestamp and the reference time; undefined if the timestamp is missing/invalid. */
 export function ageOf(timestamp: unknown, now: number): number | undefined {
   const t = parseTime(timestamp);
   return t === undefined ? undefined : now - t;
+}
+
+/**
+ * How long a state has held at the reference time, for notes and messages: `for 3h`; `for at least 3h` when the
+ * reference time is only the latest time a paste shows (the commands ran then or later); `since T` when that latest
+ * time is the state's own start, where "for 0s" would be a claim the input does not make.
+ */
+export function heldFor(timestamp: unknown, snapshot: Pick<RuleContext['snapshot'], 'referenceTime'>): string | undefined {
+  const rt = snapshot.referenceTime;
+  const age = ageOf(timestamp, rt.ms);
+  if (age === undefined) return undefined;
+  if (!rt.lowerBound) return `for ${formatDuration(age)}`;
+  return age < 1000 ? `since ${String(timestamp)}` : `for at least ${formatDuration(age)}`;
 }
 
 export interface KarpenterVersionFacts {
@@ -93,13 +106,21 @@ export function byLastSeen(a: EventView, b: EventView): number {
  * fire nor pass on it. True when one of `pointers` is unknown on `obj`; the object is then reported not evaluated,
  * with the field and the command that shows it.
  */
-export function unknownOn(ctx: Pick<RuleContext, 'snapshot' | 'notEvaluatedFor'>, obj: KubeObject, pointers: string[]): boolean {
-  const missing = pointers.find((p) => !ctx.snapshot.isKnown(obj, p));
-  if (missing === undefined) return false;
-  const field = missing.slice(1).replace(/\//g, '.').replace(/~1/g, '/').replace(/~0/g, '~');
-  ctx.notEvaluatedFor(
-    obj,
-    `${ctx.snapshot.partialFrom(obj)} does not show ${field}: add \`${fullObjectCommand(obj.kind, commandName(obj), obj.metadata.namespace)}\``,
-  );
+export function unknownOn(ctx: Pick<RuleContext, 'snapshot' | 'notEvaluatedFor'>, obj: KubeObject, pointers: readonly string[]): boolean {
+  const why = unknownField(ctx.snapshot, obj, pointers);
+  if (why === undefined) return false;
+  ctx.notEvaluatedFor(obj, why);
   return true;
+}
+
+/**
+ * Why `obj` cannot be judged on `pointers`, or undefined when it shows them all: "`kubectl describe` output does not
+ * show spec.expireAfter: add `kubectl get nodepool web -o yaml`". A rule that judges one object on another's fields
+ * (a PDB on its pods' labels) reports the judged object with this reason, which names the other's command.
+ */
+export function unknownField(snapshot: RuleContext['snapshot'], obj: KubeObject, pointers: readonly string[]): string | undefined {
+  const missing = pointers.find((p) => !snapshot.isKnown(obj, p));
+  if (missing === undefined) return undefined;
+  const field = missing.slice(1).replace(/\//g, '.').replace(/~1/g, '/').replace(/~0/g, '~');
+  return `${partialSourceText(snapshot.partialFrom(obj) ?? '')} does not show ${field}: add \`${fullObjectCommand(obj.kind, commandName(obj), obj.metadata.namespace)}\``;
 }
