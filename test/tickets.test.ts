@@ -423,7 +423,7 @@ describe('describe output and a get table inside a ticket', () => {
         'Node repair is not even enabled: the NodeRepair feature gate is not enabled (off by default in every release through v1.14), so nothing replaces these nodes, and turning it on will not help while the pool stays above the threshold. ' +
         '(version unknown: assumes v1.2.0+ repair policies (Ready=False and Ready=Unknown))',
     );
-    expect(r.findings[0]!.evidence[0]!.note).toBe('Ready=Unknown for 53m58s');
+    expect(r.findings[0]!.evidence[0]!.note).toBe('Ready=Unknown for 53m');
   });
 });
 
