@@ -16,7 +16,7 @@ import { podVerdicts, poolProfiles, profilesFor } from './lib/scheduling-pools.j
 import { fixFor } from './lib/scheduling-fix.js';
 import { isNegative } from '../snapshot/requirements.js';
 import { NODEPOOL_LABEL, isPoolLabel, isWellKnownLabel } from '../kube/well-known.js';
-import { ageOf, byLastSeen, isPending, plural, podName, unknownOn } from './support.js';
+import { ageOf, byLastSeen, isPending, plural, podName, POD_PLACEMENT, poolShape, unknownOn } from './support.js';
 import { saysScheduling } from '../snapshot/messages/scheduling.js';
 import { logSays } from '../snapshot/messages/karpenter-logs.js';
 import { getCommand, refOf, reportFromRecords, type RecordsOnlyRule } from './lib/records-only.js';
@@ -96,18 +96,14 @@ function judgePods(ctx: Pick<RuleContext, 'snapshot' | 'notEvaluatedFor'>, profi
   const { snapshot } = ctx;
   const groups = new Map<string, { pods: KubeObject[]; constraints: PodConstraints; verdicts: Verdict[] }>();
   // A pool whose requirements or taints the input does not show could be the one that fits: no pod is judged against it.
-  const unknownPools = profiles.filter(
-    (p) => !snapshot.isKnown(p.pool.object, p.pool.requirements.path) || !snapshot.isKnown(p.pool.object, p.pool.taints.path),
-  );
+  const unknownPools = profiles.filter((p) => poolShape(p.pool).some((ptr) => !snapshot.isKnown(p.pool.object, ptr)));
   for (const pod of snapshot.all(KIND.Pod)) {
     // A Pending pod shown partly: what it asks for, how long it waited, why it is unscheduled may all be unknown.
     const partlyShown = snapshot.partialFrom(pod) !== undefined && isPending(pod) && !dig(pod, 'spec', 'nodeName');
     if (
       partlyShown &&
       unknownOn(ctx, pod, [
-        '/spec/affinity',
-        '/spec/nodeSelector',
-        '/spec/tolerations',
+        ...POD_PLACEMENT,
         '/spec/containers',
         '/spec/schedulingGates',
         '/metadata/creationTimestamp',

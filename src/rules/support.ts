@@ -124,3 +124,33 @@ export function unknownField(snapshot: RuleContext['snapshot'], obj: KubeObject,
   const field = missing.slice(1).replace(/\//g, '.').replace(/~1/g, '/').replace(/~0/g, '~');
   return `${partialSourceText(snapshot.partialFrom(obj) ?? '')} does not show ${field}: add \`${fullObjectCommand(obj.kind, commandName(obj), obj.metadata.namespace)}\``;
 }
+
+/** Where a pod may run: what a rule that places it on a NodePool reads of it. */
+export const POD_PLACEMENT: readonly string[] = ['/spec/affinity', '/spec/nodeSelector', '/spec/tolerations'];
+
+/** What a pool admits and keeps off (requirements, taints): the fields every rule that places pods on it reads. */
+export function poolShape(pool: { requirements: { path: string }; taints: { path: string } }): string[] {
+  return [pool.requirements.path, pool.taints.path];
+}
+
+/**
+ * The pods of one node that do not show `pointers` (a node's pod table shows names and requests only): they cannot be
+ * judged, and the node gets one not-evaluated entry naming them and the command that shows them. Returns those pods.
+ */
+export function podsShownPartly(
+  ctx: Pick<RuleContext, 'snapshot' | 'notEvaluatedFor'>,
+  node: KubeObject,
+  pods: readonly KubeObject[],
+  pointers: readonly string[],
+): Set<KubeObject> {
+  const partly = pods.filter((p) => pointers.some((ptr) => !ctx.snapshot.isKnown(p, ptr)));
+  if (!partly.length) return new Set();
+  const missing = pointers.find((ptr) => !ctx.snapshot.isKnown(partly[0]!, ptr))!;
+  const field = missing.slice(1).replace(/\//g, '.');
+  const from = partialSourceText(ctx.snapshot.partialFrom(partly[0]!) ?? 'the input');
+  ctx.notEvaluatedFor(
+    node,
+    `${from} does not show ${field} of ${plural(partly.length, 'pod')} on it (${listNames(partly.map(podName))}): add \`kubectl get pods -A --field-selector spec.nodeName=${node.metadata.name ?? ''} -o yaml\``,
+  );
+  return new Set(partly);
+}
