@@ -14,7 +14,7 @@ import {
   terminationGracePeriodOf,
   type EvictionBlock,
 } from './lib/reclaim-drain.js';
-import { ageOf, byLastSeen, karpenterFacts, listNames, plural, podName, unknownOn, type KarpenterVersionFacts } from './support.js';
+import { byLastSeen, heldLongerThan, karpenterFacts, listNames, plural, podName, unknownOn, type KarpenterVersionFacts } from './support.js';
 import { partialSourceText } from '../snapshot/partial.js';
 import { disruptedTaint } from '../snapshot/nodes.js';
 import { TERMINATION_TIMESTAMP_ANNOTATION as TERMINATION_TIMESTAMP } from '../kube/well-known.js';
@@ -82,8 +82,8 @@ export default defineRule({
       if (!deletion && node && drainingSigns(snapshot, node) && unknownOn(ctx, node, ['/metadata/deletionTimestamp'])) continue;
       if (!deletion) continue;
       const taint = node ? disruptedTaint(node) : undefined;
-      const age = ageOf(deletion.at, now);
-      if (age === undefined || age <= options.threshold) continue;
+      const age = heldLongerThan(ctx, node ?? claimObj!, deletion.at, options.threshold, 'deleting');
+      if (age === undefined) continue;
 
       const target = node ?? claimObj!;
       const name = nameOf(target);

@@ -154,3 +154,28 @@ export function podsShownPartly(
   );
   return new Set(partly);
 }
+
+/**
+ * How long `what` has held, when longer than `threshold`; else undefined. When the reference time is only the latest
+ * time a paste shows, a shorter duration is a lower bound, not a verdict: `obj` is then reported not evaluated,
+ * with the time the state began and `--now` as what would settle it.
+ */
+export function heldLongerThan(
+  ctx: Pick<RuleContext, 'snapshot' | 'notEvaluatedFor'>,
+  obj: KubeObject,
+  since: unknown,
+  threshold: number,
+  what: string,
+): number | undefined {
+  const rt = ctx.snapshot.referenceTime;
+  const age = ageOf(since, rt.ms);
+  if (age === undefined) return undefined;
+  if (age > threshold) return age;
+  if (rt.lowerBound) {
+    ctx.notEvaluatedFor(
+      obj,
+      `${what} since ${String(since)}, ${heldFor(since, ctx.snapshot)} before the latest time the input shows; the input does not say when it was taken, so whether that is past ${formatDuration(threshold)} is unknown: pass --now with the time the commands ran`,
+    );
+  }
+  return undefined;
+}
