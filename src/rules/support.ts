@@ -172,9 +172,10 @@ export function heldLongerThan(
   if (age === undefined) return undefined;
   if (age > threshold) return age;
   if (rt.lowerBound) {
+    const how = age < 1000 ? 'the latest time the input shows' : `at least ${formatDuration(age)} before the commands ran`;
     ctx.notEvaluatedFor(
       obj,
-      `${what} since ${String(since)}, ${heldFor(since, ctx.snapshot)} before the latest time the input shows; the input does not say when it was taken, so whether that is past ${formatDuration(threshold)} is unknown: pass --now with the time the commands ran`,
+      `${what} since ${String(since)}, ${how}; the input does not say when it was taken, so whether that lasted past ${formatDuration(threshold)} is unknown: pass --now with the time the commands ran`,
     );
   }
   return undefined;
