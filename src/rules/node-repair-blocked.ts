@@ -109,7 +109,8 @@ export default defineRule({
       }
       const over = shown.complete && unhealthy.length > allowed;
       if (!over && events.length === 0) continue;
-      for (const e of events) toldWithPool.add(e.involved.name);
+      // Without the NodePool in the input the rule runs on its records alone, and the Node's finding is the one kept.
+      if (pool) for (const e of events) toldWithPool.add(e.involved.name);
 
       const evidence: EvidenceInput[] = [];
       for (const u of unhealthy.slice(0, 5)) {

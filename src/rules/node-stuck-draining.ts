@@ -77,9 +77,9 @@ export default defineRule({
 
     for (const { node, claimObj } of candidates) {
       const deletion = node ? deletionOf(snapshot, node) : { object: claimObj!, at: claimObj!.metadata.deletionTimestamp! };
-      // `kubectl describe node` does not show a deletionTimestamp: a node Karpenter is draining (its taint, its
-      // FailedDraining events) may have been deleting for hours, or not at all.
-      if (!deletion && node && drainingSigns(snapshot, node) && unknownOn(ctx, node, ['/metadata/deletionTimestamp'])) continue;
+      // `kubectl describe node` does not show a deletionTimestamp: a node with Karpenter's disrupted taint may have
+      // been deleting for hours, or not at all. (Its FailedDraining events, if any, are judged from the records.)
+      if (!deletion && node && drainingUnseen(snapshot, node) && unknownOn(ctx, node, ['/metadata/deletionTimestamp'])) continue;
       if (!deletion) continue;
       const taint = node ? disruptedTaint(node) : undefined;
       const age = heldLongerThan(ctx, node ?? claimObj!, deletion.at, options.threshold, 'deleting');
@@ -187,9 +187,9 @@ export default defineRule({
 /** What decides whether a pod is drained and what refuses its eviction (mirror/DaemonSet, do-not-disrupt, PDBs). */
 const DRAIN_FIELDS = ['/metadata/ownerReferences', '/metadata/annotations', '/metadata/labels', '/spec/tolerations', '/status/phase'];
 
-/** Karpenter's disrupted taint on the node, or drain events: it is being drained, since a time the input may not show. */
-function drainingSigns(snapshot: Snapshot, node: KubeObject): boolean {
-  return disruptedTaint(node) !== undefined || snapshot.eventsForObject(node).some((e) => e.reason === 'FailedDraining');
+/** Karpenter's disrupted taint on the node without drain events to judge from: draining since a time not shown. */
+function drainingUnseen(snapshot: Snapshot, node: KubeObject): boolean {
+  return disruptedTaint(node) !== undefined && !snapshot.eventsForObject(node).some((e) => e.reason === 'FailedDraining');
 }
 
 function pvOf(va: KubeObject): string | undefined {
