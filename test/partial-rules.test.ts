@@ -204,3 +204,23 @@ describe('pv-zone-unreachable', () => {
     expect(await firesOn('pv-zone-unreachable', [fires('pv-zone-unreachable')])).toEqual(['Pod/redis-0', 'Pod/postgres-1']);
   });
 });
+
+describe('Node conditions a kubectl get nodes row does not show', () => {
+  it('node-unhealthy-not-repaired: a NotReady row says neither Ready=False or Unknown nor since when', async () => {
+    expect(await notEvaluated('node-unhealthy-not-repaired', 'get-nodes-show-labels.txt')).toEqual([
+      [
+        'Node ip-10-8-9-71.eu-west-1.compute.internal',
+        'a `kubectl get` table does not show status.conditions: add `kubectl get node ip-10-8-9-71.eu-west-1.compute.internal -o yaml`',
+      ],
+    ]);
+  });
+  it('node-memory-pressure: no row shows MemoryPressure', async () => {
+    expect((await notEvaluated('node-memory-pressure', 'get-nodes-show-labels.txt')).map(([o]) => o)).toEqual([
+      'Node ip-10-8-9-71.eu-west-1.compute.internal',
+      'Node ip-10-8-9-80.eu-west-1.compute.internal',
+    ]);
+  });
+  it('node-memory-pressure still fires on whole objects', async () => {
+    expect(await firesOn('node-memory-pressure', [fires('node-memory-pressure')])).toEqual(['Node/ip-10-0-64-201.us-west-2.compute.internal']);
+  });
+});

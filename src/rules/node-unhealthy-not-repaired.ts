@@ -3,7 +3,7 @@ import type { KubeObject } from '../kube/types.js';
 import { commandName, condition } from '../kube/fields.js';
 import type { NodeClaimView, NodePoolView } from '../snapshot/karpenter.js';
 import { formatDuration, parseDuration, parseTime } from '../kube/units.js';
-import { heldFor, heldLongerThan, karpenterFacts, listNames, podName, type KarpenterVersionFacts } from './support.js';
+import { heldFor, heldLongerThan, karpenterFacts, listNames, podName, unknownOn, type KarpenterVersionFacts } from './support.js';
 import { UNREACHABLE_TAINT } from '../kube/well-known.js';
 import { nodeTaint } from '../snapshot/nodes.js';
 
@@ -49,6 +49,8 @@ export default defineRule({
     const version = karpenterFacts(snapshot.controller);
     for (const node of snapshot.karpenterNodes()) {
       const ready = condition(node, 'Ready');
+      // A NotReady row of `kubectl get nodes` shows neither which status nor since when.
+      if (!ready && unknownOn(ctx, node, ['/status/conditions'])) continue;
       if (!ready || (ready.status !== 'Unknown' && ready.status !== 'False')) continue;
       const age = heldLongerThan(ctx, node, ready.lastTransitionTime, options.toleration, `Ready=${ready.status}`);
       if (age === undefined) continue;
