@@ -224,3 +224,30 @@ describe('Node conditions a kubectl get nodes row does not show', () => {
     expect(await firesOn('node-memory-pressure', [fires('node-memory-pressure')])).toEqual(['Node/ip-10-0-64-201.us-west-2.compute.internal']);
   });
 });
+
+describe('taints of a Node the input shows partly', () => {
+  it('stale-disrupted-taint: the disrupted taint is right on a node being deleted, which describe does not show', async () => {
+    expect(await notEvaluated('stale-disrupted-taint', 'draining-node.txt')).toEqual([
+      [
+        'Node ip-10-8-5-40.eu-west-1.compute.internal',
+        '`kubectl describe` output does not show metadata.deletionTimestamp: add `kubectl get node ip-10-8-5-40.eu-west-1.compute.internal -o yaml`',
+      ],
+    ]);
+  });
+  it('stale-disrupted-taint: with its whole NodeClaim deleting, the taint is not stale', async () => {
+    const r = await scanRule('stale-disrupted-taint', [partial('draining-nodeclaim.txt')], { now: '2025-11-18T14:30:00Z' });
+    expect([r.findings, r.run.notEvaluatedFor]).toEqual([[], []]);
+  });
+  it('stale-disrupted-taint still fires on whole objects', async () => {
+    expect(await firesOn('stale-disrupted-taint', [fires('stale-disrupted-taint')])).toEqual(['Node/ip-10-0-109-12.us-west-2.compute.internal']);
+  });
+  it('uninitialized-taint-lingering: a get nodes row shows no taints', async () => {
+    expect((await notEvaluated('uninitialized-taint-lingering', 'get-nodes-show-labels.txt')).map(([, why]) => why)).toEqual([
+      'a `kubectl get` table does not show spec.taints: add `kubectl get node ip-10-8-9-71.eu-west-1.compute.internal -o yaml`',
+      'a `kubectl get` table does not show spec.taints: add `kubectl get node ip-10-8-9-80.eu-west-1.compute.internal -o yaml`',
+    ]);
+  });
+  it('uninitialized-taint-lingering still fires on whole objects', async () => {
+    expect(await firesOn('uninitialized-taint-lingering', [fires('uninitialized-taint-lingering')])).toEqual(['Node/ip-10-0-101-23.us-west-2.compute.internal']);
+  });
+});

@@ -3,7 +3,7 @@ import { commandName, condition, displayName, formatTaint } from '../kube/fields
 import { formatDuration } from '../kube/units.js';
 import { blockedEvents } from '../snapshot/messages/disruption-blocked.js';
 import { clusterSyncLogs, deletionOf } from './lib/reclaim-drain.js';
-import { ageOf, byLastSeen, karpenterFacts, plural } from './support.js';
+import { ageOf, byLastSeen, karpenterFacts, plural, unknownOn } from './support.js';
 import { disruptedTaint } from '../snapshot/nodes.js';
 import { DISRUPTED_TAINT } from '../kube/well-known.js';
 
@@ -36,13 +36,18 @@ export default defineRule({
     },
   },
 
-  check({ snapshot, now, options, report }) {
+  check(ctx) {
+    const { snapshot, now, options, report } = ctx;
     const version = karpenterFacts(snapshot.controller);
     for (const node of snapshot.karpenterNodes()) {
+      if (unknownOn(ctx, node, ['/spec/taints'])) continue;
       const taint = disruptedTaint(node);
       if (!taint || deletionOf(snapshot, node)) continue;
       const name = node.metadata.name!;
       const claim = snapshot.nodeClaimForNode(node);
+      // Being deleted is what makes the taint right: describe does not show the Node's deletionTimestamp, and only a
+      // whole NodeClaim that is not deleting says Karpenter is not removing the node.
+      if ((!claim || snapshot.partialFrom(claim.object)) && unknownOn(ctx, node, ['/metadata/deletionTimestamp'])) continue;
       if (claim && condition(claim.object, 'InstanceTerminating')?.status === 'True') continue;
 
       // How long: the taint's timeAdded when set, else the first disruption event on the node/claim.
