@@ -251,3 +251,30 @@ describe('taints of a Node the input shows partly', () => {
     expect(await firesOn('uninitialized-taint-lingering', [fires('uninitialized-taint-lingering')])).toEqual(['Node/ip-10-0-101-23.us-west-2.compute.internal']);
   });
 });
+
+describe('NodeClaims from a kubectl get nodeclaims table (READY only)', () => {
+  const table = `${FIXTURES}tickets/get-nodeclaims-wide.txt`;
+  for (const id of ['nodeclaim-not-registered', 'nodeclaim-not-initialized'] as const) {
+    it(`${id}: a claim that is not Ready is not evaluated; Ready ones need no other condition`, async () => {
+      const r = await scanRule(id, [table, `${FIXTURES}tickets/get-nodepools.txt`]);
+      expect(r.findings).toEqual([]);
+      expect(r.run.notEvaluatedFor.map((n) => n.reason)).toEqual([
+        `NodeClaim general-p4m9s (${table}): a \`kubectl get\` table does not show status.conditions: add \`kubectl get nodeclaim general-p4m9s -o yaml\``,
+      ]);
+    });
+    it(`${id} still fires on whole objects`, async () => {
+      expect((await firesOn(id, [fires(id)])).length).toBeGreaterThan(0);
+    });
+  }
+});
+
+describe('unhealthy-node-freezes-budget', () => {
+  it('does not take a percentage of the one node pasted when the pool reports 4', async () => {
+    expect(await notEvaluated('unhealthy-node-freezes-budget', 'budget-pool-and-one-node.txt', { now: '2025-11-18T15:00:00Z' })).toEqual([
+      ['NodePool web', 'the input shows 1 of the 4 nodes NodePool web reports (status.resources.nodes): add `kubectl get nodes -l karpenter.sh/nodepool=web -o yaml`'],
+    ]);
+  });
+  it('still fires on whole objects', async () => {
+    expect(await firesOn('unhealthy-node-freezes-budget', [fires('unhealthy-node-freezes-budget')])).toEqual(['NodePool/default']);
+  });
+});

@@ -1,7 +1,7 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import { commandName, conditions, dig, displayName, isRecord } from '../kube/fields.js';
 import { formatDuration, parseQuantity } from '../kube/units.js';
-import { ageOf, karpenterFacts } from './support.js';
+import { ageOf, claimShownPartly, karpenterFacts } from './support.js';
 import { INITIALIZED_LABEL, UNINITIALIZED_TAINT as CCM_UNINITIALIZED, UNREGISTERED_TAINT as UNREGISTERED } from '../kube/well-known.js';
 import { nodeTaints } from '../snapshot/nodes.js';
 import { initializationSignals, unregisteredResource } from '../snapshot/messages/conditions.js';
@@ -57,11 +57,12 @@ export default defineRule({
     },
   },
 
-  check({ snapshot, now, options, report }) {
+  check(ctx) {
+    const { snapshot, now, options, report } = ctx;
     const version = karpenterFacts(snapshot.controller);
     reportFromRecords({ snapshot, report }, NOT_INITIALIZED);
     for (const claim of snapshot.nodeClaims()) {
-      if (claim.deleting) continue;
+      if (claim.deleting || claimShownPartly(ctx, claim.object)) continue;
       const reg = claim.conditions.find((c) => c.type === 'Registered' && c.status === 'True');
       const init = claim.conditions.find((c) => c.type === 'Initialized');
       if (!reg || !init || init.status === 'True') continue;

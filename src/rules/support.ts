@@ -180,3 +180,15 @@ export function heldLongerThan(
   }
   return undefined;
 }
+
+/**
+ * A NodeClaim row of `kubectl get nodeclaims` shows Ready at most: Ready=True says every condition holds; otherwise
+ * which one does not (Launched, Registered, Initialized) is unknown, and the claim is reported not evaluated. True
+ * when the claim is not to be judged on its conditions (either way).
+ */
+export function claimShownPartly(ctx: Pick<RuleContext, 'snapshot' | 'notEvaluatedFor'>, claim: KubeObject): boolean {
+  if (ctx.snapshot.isKnown(claim, '/status/conditions')) return false;
+  const ready = (dig(claim, 'status', 'conditions') as Array<{ type?: string; status?: string }> | undefined)?.find((c) => c.type === 'Ready');
+  if (ready?.status === 'True') return true;
+  return unknownOn(ctx, claim, ['/status/conditions']);
+}
