@@ -278,3 +278,39 @@ describe('unhealthy-node-freezes-budget', () => {
     expect(await firesOn('unhealthy-node-freezes-budget', [fires('unhealthy-node-freezes-budget')])).toEqual(['NodePool/default']);
   });
 });
+
+describe('consolidation-disabled-for-underused-nodes', () => {
+  it('a described node pasted without its pod table is not "empty"', async () => {
+    expect(await notEvaluated('consolidation-disabled-for-underused-nodes', 'whenempty-pool-and-node.txt')).toEqual([
+      [
+        'Node ip-10-8-12-4.eu-west-1.compute.internal',
+        'the input shows no pods on it, which does not mean it has none: add `kubectl describe node ip-10-8-12-4.eu-west-1.compute.internal` with its Non-terminated Pods table',
+      ],
+    ]);
+  });
+  it('a get nodes row shows no allocatable', async () => {
+    const r = await scanRule('consolidation-disabled-for-underused-nodes', [partial('get-nodes-batch.txt'), partial('whenempty-pool-and-node.txt')]);
+    expect(r.findings).toEqual([]);
+    expect(r.run.notEvaluatedFor.map((n) => n.reason.replace(/ \(.*?\): /, ': '))).toEqual([
+      'Node ip-10-8-11-9.eu-west-1.compute.internal: a `kubectl get` table does not show status.allocatable: add `kubectl get node ip-10-8-11-9.eu-west-1.compute.internal -o yaml`',
+      'Node ip-10-8-12-4.eu-west-1.compute.internal: the input shows no pods on it, which does not mean it has none: add `kubectl describe node ip-10-8-12-4.eu-west-1.compute.internal` with its Non-terminated Pods table',
+    ]);
+  });
+  it('still fires on whole objects', async () => {
+    expect(await firesOn('consolidation-disabled-for-underused-nodes', [fires('consolidation-disabled-for-underused-nodes')])).toEqual(['NodePool/batch', 'NodePool/web']);
+  });
+});
+
+describe('node-do-not-disrupt-annotation', () => {
+  it('a get nodes row shows no annotations', async () => {
+    const r = await scanRule('node-do-not-disrupt-annotation', [partial('get-nodes-show-labels.txt'), partial('whenempty-pool-and-node.txt')]);
+    expect(r.findings).toEqual([]);
+    expect(r.run.notEvaluatedFor.map((n) => n.reason.replace(/^.*?\): /, ''))).toEqual([
+      'a `kubectl get` table does not show metadata.annotations: add `kubectl get node ip-10-8-9-71.eu-west-1.compute.internal -o yaml`',
+      'a `kubectl get` table does not show metadata.annotations: add `kubectl get node ip-10-8-9-80.eu-west-1.compute.internal -o yaml`',
+    ]);
+  });
+  it('still fires on whole objects', async () => {
+    expect((await firesOn('node-do-not-disrupt-annotation', [fires('node-do-not-disrupt-annotation')])).length).toBe(2);
+  });
+});

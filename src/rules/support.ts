@@ -192,3 +192,27 @@ export function claimShownPartly(ctx: Pick<RuleContext, 'snapshot' | 'notEvaluat
   if (ready?.status === 'True') return true;
   return unknownOn(ctx, claim, ['/status/conditions']);
 }
+
+/**
+ * A node's usage (its pods' requests against its allocatable) from partial input: a get table shows neither, and a
+ * described node pasted without its pod table shows no pods at all, which is not "empty". True when the node is
+ * reported not evaluated for it.
+ */
+export function usageShownPartly(ctx: Pick<RuleContext, 'snapshot' | 'notEvaluatedFor'>, node: KubeObject): boolean {
+  const { snapshot } = ctx;
+  if (snapshot.partialFrom(node) === undefined && !snapshot.podsOnNode(node.metadata.name ?? '').some((p) => snapshot.partialFrom(p))) return false;
+  if (unknownOn(ctx, node, ['/status/allocatable'])) return true;
+  const pods = snapshot.podsOnNode(node.metadata.name ?? '');
+  const settle = `kubectl describe node ${node.metadata.name ?? ''}`;
+  if (!pods.length) {
+    ctx.notEvaluatedFor(node, `the input shows no pods on it, which does not mean it has none: add \`${settle}\` with its Non-terminated Pods table`);
+    return true;
+  }
+  const unsized = pods.filter((p) => !snapshot.isKnown(p, '/spec/containers/0/resources'));
+  if (!unsized.length) return false;
+  ctx.notEvaluatedFor(
+    node,
+    `${partialSourceText(snapshot.partialFrom(unsized[0]!) ?? 'the input')} does not show the requests of ${plural(unsized.length, 'pod')} on it (${listNames(unsized.map(podName))}): add \`${settle}\``,
+  );
+  return true;
+}
