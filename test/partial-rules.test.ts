@@ -35,7 +35,10 @@ async function firesOn(id: RuleId, paths: string[], opts: { now?: string } = {})
 describe('node-repair-blocked', () => {
   it('does not count "1 of 1 node" when the pasted table says the pool has 4', async () => {
     expect(await notEvaluated('node-repair-blocked', 'notready-no-events.txt')).toEqual([
-      ['NodePool web', 'the input shows 1 of the 4 nodes NodePool web reports (status.resources.nodes): add `kubectl get nodes -l karpenter.sh/nodepool=web -o yaml`'],
+      [
+        'NodePool web',
+        'the input shows 1 of the 4 nodes NodePool web reports (status.resources.nodes): add `kubectl get nodes -l karpenter.sh/nodepool=web -o yaml`',
+      ],
     ]);
   });
   it('still counts a pool whose nodes the input holds whole', async () => {
@@ -88,7 +91,10 @@ describe('pdb-blocks-eviction', () => {
   });
   it('with the pod described, the 0 allowed disruptions have no start time describe shows', async () => {
     expect(await notEvaluated('pdb-blocks-eviction', 'pdb-and-described-pod.txt')).toEqual([
-      ['PodDisruptionBudget shop/orders-pdb', '`kubectl describe` output does not show status.conditions: add `kubectl get poddisruptionbudget orders-pdb -n shop -o yaml`'],
+      [
+        'PodDisruptionBudget shop/orders-pdb',
+        '`kubectl describe` output does not show status.conditions: add `kubectl get poddisruptionbudget orders-pdb -n shop -o yaml`',
+      ],
     ]);
   });
   it('still fires on whole objects', async () => {
@@ -164,7 +170,10 @@ describe('spot-without-interruption-queue', () => {
 describe('karpenter-controller-on-karpenter-node', () => {
   it('where the template may go is unknown while the pools show no requirements', async () => {
     expect(await notEvaluated('karpenter-controller-on-karpenter-node', 'controller-deployment-and-pools.txt')).toEqual([
-      ['Deployment kube-system/karpenter', 'NodePool general: a `kubectl get` table does not show spec.template.spec.requirements: add `kubectl get nodepool general -o yaml`'],
+      [
+        'Deployment kube-system/karpenter',
+        'NodePool general: a `kubectl get` table does not show spec.template.spec.requirements: add `kubectl get nodepool general -o yaml`',
+      ],
     ]);
   });
   it('still fires on whole objects', async () => {
@@ -248,7 +257,9 @@ describe('taints of a Node the input shows partly', () => {
     ]);
   });
   it('uninitialized-taint-lingering still fires on whole objects', async () => {
-    expect(await firesOn('uninitialized-taint-lingering', [fires('uninitialized-taint-lingering')])).toEqual(['Node/ip-10-0-101-23.us-west-2.compute.internal']);
+    expect(await firesOn('uninitialized-taint-lingering', [fires('uninitialized-taint-lingering')])).toEqual([
+      'Node/ip-10-0-101-23.us-west-2.compute.internal',
+    ]);
   });
 });
 
@@ -271,7 +282,10 @@ describe('NodeClaims from a kubectl get nodeclaims table (READY only)', () => {
 describe('unhealthy-node-freezes-budget', () => {
   it('does not take a percentage of the one node pasted when the pool reports 4', async () => {
     expect(await notEvaluated('unhealthy-node-freezes-budget', 'budget-pool-and-one-node.txt', { now: '2025-11-18T15:00:00Z' })).toEqual([
-      ['NodePool web', 'the input shows 1 of the 4 nodes NodePool web reports (status.resources.nodes): add `kubectl get nodes -l karpenter.sh/nodepool=web -o yaml`'],
+      [
+        'NodePool web',
+        'the input shows 1 of the 4 nodes NodePool web reports (status.resources.nodes): add `kubectl get nodes -l karpenter.sh/nodepool=web -o yaml`',
+      ],
     ]);
   });
   it('still fires on whole objects', async () => {
@@ -297,7 +311,10 @@ describe('consolidation-disabled-for-underused-nodes', () => {
     ]);
   });
   it('still fires on whole objects', async () => {
-    expect(await firesOn('consolidation-disabled-for-underused-nodes', [fires('consolidation-disabled-for-underused-nodes')])).toEqual(['NodePool/batch', 'NodePool/web']);
+    expect(await firesOn('consolidation-disabled-for-underused-nodes', [fires('consolidation-disabled-for-underused-nodes')])).toEqual([
+      'NodePool/batch',
+      'NodePool/web',
+    ]);
   });
 });
 

@@ -75,7 +75,12 @@ describe('karpdoctor scan on a ticket', () => {
 
   it('the ticket of issue 10 on stdin at 80 columns: one diagnosis, no count from one node, no "for 0s", a header that reads', () => {
     const text = readFileSync(join(ROOT, 'fixtures/tickets/ticket-describe-and-events.txt'), 'utf8');
-    const r = spawnSync(process.execPath, [BIN, 'scan', '-'], { cwd: ROOT, input: text, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', COLUMNS: '80' } });
+    const r = spawnSync(process.execPath, [BIN, 'scan', '-'], {
+      cwd: ROOT,
+      input: text,
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1', COLUMNS: '80' },
+    });
     expect(r.stderr).toBe('');
     const lines = r.stdout.split('\n');
     expect(lines.filter((l) => l.startsWith('ERROR') || l.startsWith('WARN'))).toEqual(['ERROR node-repair-blocked  NodePool web']);

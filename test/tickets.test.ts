@@ -415,7 +415,9 @@ describe('describe output and a get table inside a ticket', () => {
     expect(r.report.snapshot.skipped.map((s) => s.reason)).toEqual(['prose (4 paragraphs), not objects or logs']);
     // The node's own Events table states the block; it is one diagnosis, on the NodePool of the node's label. The
     // table says the pool has 4 nodes and one is pasted: the share of unhealthy ones is not counted from that one.
-    expect(r.findings.map((f) => [f.ruleId, f.object.kind, f.object.name, f.recordsOnly?.basis ?? null])).toEqual([['node-repair-blocked', 'NodePool', 'web', null]]);
+    expect(r.findings.map((f) => [f.ruleId, f.object.kind, f.object.name, f.recordsOnly?.basis ?? null])).toEqual([
+      ['node-repair-blocked', 'NodePool', 'web', null],
+    ]);
     expect(r.findings[0]!.message).toBe(
       'Karpenter reported NodeRepairBlocked for NodePool web (more than 20% nodes are unhealthy in the nodepool, x9, last 2025-11-07T07:06:00Z); ' +
         'how many of its nodes are unhealthy now is not known: the input shows 1 of the 4 nodes NodePool web reports (status.resources.nodes) ' +

@@ -53,7 +53,7 @@ export default defineRule({
   },
 
   check(ctx) {
-    const { snapshot, report } = ctx;
+    const { snapshot } = ctx;
     const version = karpenterFacts(snapshot.controller);
     const deployments = snapshot.all(KIND.Deployment).filter(isKarpenterControllerWorkload);
     const pods = snapshot.all(KIND.Pod).filter((p) => isKarpenterControllerWorkload(p) && isActive(p));
@@ -123,7 +123,13 @@ function judge(ctx: Pick<RuleContext, 'snapshot' | 'report' | 'notEvaluatedFor'>
   // template may go is unknown. Pods already on Karpenter nodes are still a fact.
   const shapeless = snapshot.nodePools().find((p) => poolShape(p).some((ptr) => !snapshot.isKnown(p.object, ptr)));
   const placementUnknown =
-    (target.rendered ? undefined : unknownField(snapshot, owner, POD_PLACEMENT.map((ptr) => at(ptr.split('/').pop()!)))) ??
+    (target.rendered
+      ? undefined
+      : unknownField(
+          snapshot,
+          owner,
+          POD_PLACEMENT.map((ptr) => at(ptr.split('/').pop()!)),
+        )) ??
     (shapeless && `NodePool ${shapeless.name}: ${unknownField(snapshot, shapeless.object, poolShape(shapeless))}`);
   if (placementUnknown && !onKarpenter.length) {
     ctx.notEvaluatedFor(owner, placementUnknown);
@@ -145,21 +151,21 @@ function judge(ctx: Pick<RuleContext, 'snapshot' | 'report' | 'notEvaluatedFor'>
   if (!placementUnknown)
     evidence.push(
       !placement.admitted.length
-      ? {
-          object: owner,
-          path: hasRequired ? affinityPath : at('affinity'),
-          ...(hasRequired ? value(...REQUIRED) : value('affinity')),
-          note: 'the affinity keeps new pods off Karpenter nodes, but pods scheduled before it changed stay where they are (IgnoredDuringExecution)',
-        }
-      : hasRequired
-        ? { object: owner, path: affinityPath, ...value(...REQUIRED), note: `required node affinity admits ${placement.admittedText}` }
-        : {
+        ? {
             object: owner,
-            path: at('affinity'),
-            value: dig(podSpec, 'affinity') ?? null,
-            note: `no required node affinity: nothing keeps the pods off ${placement.admittedText}`,
-          },
-  );
+            path: hasRequired ? affinityPath : at('affinity'),
+            ...(hasRequired ? value(...REQUIRED) : value('affinity')),
+            note: 'the affinity keeps new pods off Karpenter nodes, but pods scheduled before it changed stay where they are (IgnoredDuringExecution)',
+          }
+        : hasRequired
+          ? { object: owner, path: affinityPath, ...value(...REQUIRED), note: `required node affinity admits ${placement.admittedText}` }
+          : {
+              object: owner,
+              path: at('affinity'),
+              value: dig(podSpec, 'affinity') ?? null,
+              note: `no required node affinity: nothing keeps the pods off ${placement.admittedText}`,
+            },
+    );
   if (isRecord(dig(podSpec, 'nodeSelector')) && !selectorPin) {
     // A chart default is in no file of the input: cited as a value, not at a line of the values that lack it.
     const chartDefault = target.helm && !target.helm.placementSet.includes('nodeSelector');

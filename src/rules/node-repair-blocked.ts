@@ -149,7 +149,8 @@ export default defineRule({
       });
     }
 
-    const aboutToldNode = (f: FindingInput) => f.object.kind === 'Node' && toldWithPool.has(isKubeObject(f.object) ? (f.object.metadata.name ?? '') : f.object.name);
+    const aboutToldNode = (f: FindingInput) =>
+      f.object.kind === 'Node' && toldWithPool.has(isKubeObject(f.object) ? (f.object.metadata.name ?? '') : f.object.name);
     reportFromRecords({ snapshot, report: (f) => (aboutToldNode(f) ? undefined : report(f)) }, REPAIR_BLOCKED);
 
     // NodeClaims without a pool are compared to the whole cluster ("… in the cluster"): attach to the Node.
@@ -181,7 +182,8 @@ function gateText(version: KarpenterVersionFacts): { text: string; assumes?: str
 function fixText(snapshot: Snapshot, nodes: KubeObject[], allowed: number | undefined, version: KarpenterVersionFacts): FixSteps {
   const claims = nodes.map((n) => snapshot.nodeClaimForNode(n)?.name);
   const targets = claims.every(Boolean) ? `kubectl delete nodeclaim ${claims.join(' ')}` : `kubectl delete node ${nodes.map((n) => n.metadata.name).join(' ')}`;
-  const howMany = allowed === undefined ? 'until no more than 20% of the pool is unhealthy' : `at least ${Math.max(1, nodes.length - allowed)} to get under the threshold`;
+  const howMany =
+    allowed === undefined ? 'until no more than 20% of the pool is unhealthy' : `at least ${Math.max(1, nodes.length - allowed)} to get under the threshold`;
   const steps = [
     `Replace the unhealthy nodes by hand (${howMany}): ${targets}`,
     'Find the common cause first, or the replacements fail the same way: kubectl describe node <node> (conditions, events), EC2 instance status checks, the zone/subnet they share, the AMI they run, aws-node / ebs-csi-node pods on them.',

@@ -102,13 +102,7 @@ function judgePods(ctx: Pick<RuleContext, 'snapshot' | 'notEvaluatedFor'>, profi
     const partlyShown = snapshot.partialFrom(pod) !== undefined && isPending(pod) && !dig(pod, 'spec', 'nodeName');
     if (
       partlyShown &&
-      unknownOn(ctx, pod, [
-        ...POD_PLACEMENT,
-        '/spec/containers',
-        '/spec/schedulingGates',
-        '/metadata/creationTimestamp',
-        '/status/conditions',
-      ])
+      unknownOn(ctx, pod, [...POD_PLACEMENT, '/spec/containers', '/spec/schedulingGates', '/metadata/creationTimestamp', '/status/conditions'])
     )
       continue;
     if (!isUnschedulable(pod) || isDaemonSetPod(pod) || isMirrorPod(pod)) continue;

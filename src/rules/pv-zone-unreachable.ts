@@ -69,7 +69,10 @@ export default defineRule({
         if (!pinned || phase === 'Released' || phase === 'Failed') continue;
         // In a repository, the pools deployed with the volume; none there may mean pools created elsewhere.
         const all = snapshot.nodePoolsFor(pv).map((p) => reach.get(p)!);
-        const unshown = shapeUnknown(snapshot, all.map((r) => r.pool));
+        const unshown = shapeUnknown(
+          snapshot,
+          all.map((r) => r.pool),
+        );
         if (unshown) {
           notEvaluatedFor(pv, unshown);
           continue;

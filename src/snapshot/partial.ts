@@ -41,7 +41,14 @@ export function fullObjectCommand(kind: string, name: string, namespace?: string
  * pair, the one with the smaller count (the describe table's `x9 over 52m` and the get table's COUNT say the same).
  */
 export function eventsPastedTwice(
-  events: Array<{ object: KubeObject; reason: string; message: string; count: number; lastSeen?: string; involved: { kind: string; namespace?: string; name: string } }>,
+  events: Array<{
+    object: KubeObject;
+    reason: string;
+    message: string;
+    count: number;
+    lastSeen?: string;
+    involved: { kind: string; namespace?: string; name: string };
+  }>,
   isPartial: (o: KubeObject) => boolean,
   referenceMs: number,
 ): Set<KubeObject> {

@@ -43,7 +43,10 @@ export function poolNodesShown(snapshot: Snapshot, poolName: string, fields: rea
   }
   for (const field of fields) {
     const lacking = nodes.find((n) => !snapshot.isKnown(n, field));
-    if (lacking) return incomplete(`${partialSourceText(snapshot.partialFrom(lacking) ?? '')} of Node ${lacking.metadata.name} does not show ${field.slice(1).replace(/\//g, '.')}`);
+    if (lacking)
+      return incomplete(
+        `${partialSourceText(snapshot.partialFrom(lacking) ?? '')} of Node ${lacking.metadata.name} does not show ${field.slice(1).replace(/\//g, '.')}`,
+      );
   }
   return { complete: true, nodes };
 }
