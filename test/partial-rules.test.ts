@@ -331,3 +331,19 @@ describe('node-do-not-disrupt-annotation', () => {
     expect((await firesOn('node-do-not-disrupt-annotation', [fires('node-do-not-disrupt-annotation')])).length).toBe(2);
   });
 });
+
+describe('thresholds measured to the latest time a paste shows', () => {
+  it('uninitialized-taint-lingering: a node created 4m before that time may be hours old when the commands ran', async () => {
+    expect(await notEvaluated('uninitialized-taint-lingering', 'uninitialized-taint-new-node.txt')).toEqual([
+      [
+        'Node ip-10-8-14-2.eu-west-1.compute.internal',
+        'the node, tainted node.cloudprovider.kubernetes.io/uninitialized, exists since 2025-11-18T15:20:00Z, at least 4m before the commands ran; the input does not say when it was taken, so whether that lasted past 10m is unknown: pass --now with the time the commands ran',
+      ],
+    ]);
+  });
+  it('fires once --now places the commands an hour later', async () => {
+    expect(await firesOn('uninitialized-taint-lingering', [partial('uninitialized-taint-new-node.txt')], { now: '2025-11-18T16:20:00Z' })).toEqual([
+      'Node/ip-10-8-14-2.eu-west-1.compute.internal',
+    ]);
+  });
+});

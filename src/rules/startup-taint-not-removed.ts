@@ -2,7 +2,7 @@ import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import { commandName, displayName, formatTaint, type Taint } from '../kube/fields.js';
 import { formatDuration } from '../kube/units.js';
 import { agentDaemonSets, agentFor, daemonSetFit, podTrouble, registeredAt } from './lib/registration-common.js';
-import { ageOf, karpenterFacts, unknownOn } from './support.js';
+import { heldLongerThan, karpenterFacts, unknownOn } from './support.js';
 import { UNINITIALIZED_TAINT as CCM_UNINITIALIZED, UNREGISTERED_TAINT as UNREGISTERED } from '../kube/well-known.js';
 import { nodeTaints } from '../snapshot/nodes.js';
 
@@ -45,7 +45,7 @@ export default defineRule({
   },
 
   check(ctx) {
-    const { snapshot, now, options, report } = ctx;
+    const { snapshot, options, report } = ctx;
     const version = karpenterFacts(snapshot.controller);
     const setsByAgent = new Map<string, ReturnType<typeof agentDaemonSets>>();
     for (const node of snapshot.karpenterNodes()) {
@@ -69,8 +69,8 @@ export default defineRule({
       });
       if (!present.length) continue;
       const reg = registeredAt(claim, node);
-      const age = ageOf(reg.time, now);
-      if (age === undefined || age <= options.after) continue;
+      const age = heldLongerThan(ctx, node, reg.time, options.after, 'startup taints present on a node registered');
+      if (age === undefined) continue;
 
       const name = node.metadata.name!;
       const evidence: EvidenceInput[] = [];
