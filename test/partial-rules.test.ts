@@ -9,13 +9,13 @@ import { loadInputs } from '../src/loaders/load.js';
 import { runRules } from '../src/engine/runner.js';
 import { findRule, type RuleId } from '../src/rules/index.js';
 import { Snapshot } from '../src/snapshot/snapshot.js';
-import { FIXTURES, scan, scanRule } from './support/scan.js';
+import { FIXTURES, scan, scanRule, type ScanOptions } from './support/scan.js';
 
 const partial = (name: string) => `${FIXTURES}tickets/partial/${name}`;
 const fires = (id: RuleId, kase = 'fires') => `${FIXTURES}rules/${id}/${kase}`;
 
 /** The rule's not-evaluated entries: [object, reason without the runner's `Kind name (source): ` prefix]. */
-async function notEvaluated(id: RuleId, file: string, opts: { now?: string } = {}) {
+async function notEvaluated(id: RuleId, file: string, opts: ScanOptions = {}) {
   const r = await scanRule(id, [partial(file)], opts);
   expect(r.findings).toEqual([]);
   return r.run.notEvaluatedFor.map((n) => {
@@ -27,7 +27,7 @@ async function notEvaluated(id: RuleId, file: string, opts: { now?: string } = {
   });
 }
 
-async function firesOn(id: RuleId, paths: string[], opts: { now?: string } = {}) {
+async function firesOn(id: RuleId, paths: string[], opts: ScanOptions = {}) {
   const r = await scanRule(id, paths, opts);
   return r.findings.map((f) => `${f.object.kind}/${f.object.name}`);
 }
@@ -344,6 +344,23 @@ describe('thresholds measured to the latest time a paste shows', () => {
   it('fires once --now places the commands an hour later', async () => {
     expect(await firesOn('uninitialized-taint-lingering', [partial('uninitialized-taint-new-node.txt')], { now: '2025-11-18T16:20:00Z' })).toEqual([
       'Node/ip-10-8-14-2.eu-west-1.compute.internal',
+    ]);
+  });
+});
+
+describe('node-memory-pressure against a paste taken at an unknown time', () => {
+  const minDuration = { options: { 'node-memory-pressure': { minDuration: '5m' } } };
+  it('MemoryPressure 1m30s before the latest pasted time is not judged short-lived', async () => {
+    expect(await notEvaluated('node-memory-pressure', 'memory-pressure-node.txt', minDuration)).toEqual([
+      [
+        'Node ip-10-8-15-33.eu-west-1.compute.internal',
+        'MemoryPressure=True since 2025-11-18T16:00:30Z, at least 1m before the commands ran; the input does not say when it was taken, so whether that lasted past 5m is unknown: pass --now with the time the commands ran',
+      ],
+    ]);
+  });
+  it('fires with --now', async () => {
+    expect(await firesOn('node-memory-pressure', [partial('memory-pressure-node.txt')], { ...minDuration, now: '2025-11-18T16:30:00Z' })).toEqual([
+      'Node/ip-10-8-15-33.eu-west-1.compute.internal',
     ]);
   });
 });

@@ -5,7 +5,7 @@ import type { NodePoolView } from '../snapshot/karpenter.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { formatBytes, formatDuration, parseQuantity } from '../kube/units.js';
 import { awsNodeClassOf, isAwsRef } from './lib/configuration.js';
-import { ageOf, unknownOn } from './support.js';
+import { ageOf, heldLongerThan, unknownOn } from './support.js';
 
 const EVICTION = /^(EvictionThresholdMet|Evicted|SystemOOM|OOMKilling|NodeHasInsufficientMemory)$/;
 
@@ -51,7 +51,10 @@ export default defineRule({
       if (!mp && unknownOn(ctx, node, ['/status/conditions'])) continue;
       if (!mp || mp.status !== 'True') continue;
       const age = ageOf(mp.lastTransitionTime, now);
-      if (age !== undefined && age < options.minDuration) continue;
+      if (age !== undefined && age < options.minDuration) {
+        heldLongerThan(ctx, node, mp.lastTransitionTime, options.minDuration, 'MemoryPressure=True');
+        continue;
+      }
       const name = node.metadata.name!;
       const claim = snapshot.nodeClaimForNode(node);
       const pool = snapshot.nodePoolOf(node);

@@ -1,7 +1,7 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import { commandName, conditions, dig, displayName, isRecord } from '../kube/fields.js';
 import { formatDuration, parseQuantity } from '../kube/units.js';
-import { ageOf, claimShownPartly, karpenterFacts } from './support.js';
+import { claimShownPartly, heldLongerThan, karpenterFacts } from './support.js';
 import { INITIALIZED_LABEL, UNINITIALIZED_TAINT as CCM_UNINITIALIZED, UNREGISTERED_TAINT as UNREGISTERED } from '../kube/well-known.js';
 import { nodeTaints } from '../snapshot/nodes.js';
 import { initializationSignals, unregisteredResource } from '../snapshot/messages/conditions.js';
@@ -58,7 +58,7 @@ export default defineRule({
   },
 
   check(ctx) {
-    const { snapshot, now, options, report } = ctx;
+    const { snapshot, options, report } = ctx;
     const version = karpenterFacts(snapshot.controller);
     reportFromRecords({ snapshot, report }, NOT_INITIALIZED);
     for (const claim of snapshot.nodeClaims()) {
@@ -76,8 +76,8 @@ export default defineRule({
         // Karpenter's cluster state uses this label, not the condition (a stale False from v0.37 can remain).
         if (node.metadata.labels?.[INITIALIZED_LABEL] === 'true') continue;
       }
-      const age = ageOf(reg.lastTransitionTime ?? claim.created, now);
-      if (age === undefined || age <= options.after) continue;
+      const age = heldLongerThan(ctx, claim.object, reg.lastTransitionTime ?? claim.created, options.after, 'registered but not initialized');
+      if (age === undefined) continue;
 
       const evidence: EvidenceInput[] = [
         { object: claim.object, path: `/status/conditions/${init.index}`, note: `Initialized=${init.status}${init.reason ? ` (${init.reason})` : ''}` },
