@@ -43,7 +43,7 @@ describe('karpdoctor scan on a ticket', () => {
   it('a get table with --now: the header says what its ages were counted back from', () => {
     const r = run(['scan', 'fixtures/tickets/get-events-reclaim.txt', '--now', '2025-08-20T06:00:00Z']);
     const flat = r.stdout.replace(/\s+/g, ' ');
-    expect(flat).toContain('12 time(s) that kubectl describe/get output shows only as ages were counted back from --now (2025-08-20T06:00:00.000Z)');
+    expect(flat).toContain('12 time(s) given only as ages in describe/get output were counted back from --now (2025-08-20T06:00:00.000Z)');
     expect(r.stdout).toContain('node-stuck-draining');
   });
 
@@ -71,5 +71,36 @@ describe('karpdoctor scan on a ticket', () => {
     expect(report.findings.map((f: { message: string }) => f.message.split(' (Karpenter said')[0])).toEqual([
       'Pod ml/trainer-0 fits no NodePool: NodePool gpu: did not tolerate nvidia.com/gpu=true:NoSchedule',
     ]);
+  });
+
+  it('the ticket of issue 10 on stdin at 80 columns: one diagnosis, no count from one node, no "for 0s", a header that reads', () => {
+    const text = readFileSync(join(ROOT, 'fixtures/tickets/ticket-describe-and-events.txt'), 'utf8');
+    const r = spawnSync(process.execPath, [BIN, 'scan', '-'], {
+      cwd: ROOT,
+      input: text,
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1', COLUMNS: '80' },
+    });
+    expect(r.stderr).toBe('');
+    const lines = r.stdout.split('\n');
+    expect(lines.filter((l) => l.startsWith('ERROR') || l.startsWith('WARN'))).toEqual(['ERROR node-repair-blocked  NodePool web']);
+    const flat = r.stdout.replace(/\s+/g, ' ');
+    expect(flat).toContain('the input shows 1 of the 4 nodes NodePool web reports (status.resources.nodes)');
+    expect(flat).not.toContain('1 of 1 node');
+    expect(flat).not.toContain('for 0s');
+    expect(flat).toContain(
+      'Reference time 2025-11-07T06:16:02.000Z (at least: the latest time in the input, Node ip-10-61-4-220.us-west-2.compute.internal Ready transition; the pasted commands ran then or later, so durations are lower bounds (pass --now))',
+    );
+    // The age note fills its column: no line of it is cut short before a word that would have fitted.
+    const note = lines.slice(lines.findIndex((l) => l.startsWith('Note')));
+    expect(note.slice(0, 3)).toEqual([
+      'Note            3 time(s) given only as ages in describe/get output were counted',
+      '                back from the reference time, the latest absolute time in the',
+      '                input: pass --now with the time the commands ran',
+    ]);
+    expect(flat).toContain('Not evaluated for 8 object(s) - the input shows only part of them:');
+    expect(flat).toContain(
+      'node-unhealthy-not-repaired: Node ip-10-61-4-220.us-west-2.compute.internal (<stdin>): Ready=Unknown since 2025-11-07T06:16:02Z, the latest time the input shows',
+    );
   });
 });

@@ -51,7 +51,7 @@ describe('a whole file of kubectl describe output', () => {
       ruleId: 'bare-pod-on-disruptable-node',
       object: { kind: 'Pod', namespace: 'checkout', name: 'cart-api-6c9f8d7b55-q2x8m' },
       reason:
-        'the Non-terminated Pods table of kubectl describe node ip-10-42-7-19.eu-central-1.compute.internal does not show metadata.ownerReferences: add `kubectl get pod cart-api-6c9f8d7b55-q2x8m -n checkout -o yaml`',
+        'the Non-terminated Pods table of `kubectl describe node ip-10-42-7-19.eu-central-1.compute.internal` does not show metadata.ownerReferences: add `kubectl get pod cart-api-6c9f8d7b55-q2x8m -n checkout -o yaml`',
     });
     // The rule itself ran: it is not in the list of rules not run.
     expect(r.notEvaluated).toEqual([]);
@@ -65,10 +65,10 @@ describe('pods whose annotations the input does not show', () => {
     expect(
       perObject(r).map((n) => `${(n.object as { namespace: string }).namespace}/${(n.object as { name: string }).name}: ${n.reason.split(':')[0]}`),
     ).toEqual([
-      'checkout/cart-api-6c9f8d7b55-q2x8m: the Non-terminated Pods table of kubectl describe node ip-10-42-7-19.eu-central-1.compute.internal does not show metadata.annotations',
-      'checkout/cart-worker-0: the Non-terminated Pods table of kubectl describe node ip-10-42-7-19.eu-central-1.compute.internal does not show metadata.annotations',
-      'kube-system/aws-node-9zk4t: the Non-terminated Pods table of kubectl describe node ip-10-42-7-19.eu-central-1.compute.internal does not show metadata.annotations',
-      'kube-system/kube-proxy-lmv7c: the Non-terminated Pods table of kubectl describe node ip-10-42-7-19.eu-central-1.compute.internal does not show metadata.annotations',
+      'checkout/cart-api-6c9f8d7b55-q2x8m: the Non-terminated Pods table of `kubectl describe node ip-10-42-7-19.eu-central-1.compute.internal` does not show metadata.annotations',
+      'checkout/cart-worker-0: the Non-terminated Pods table of `kubectl describe node ip-10-42-7-19.eu-central-1.compute.internal` does not show metadata.annotations',
+      'kube-system/aws-node-9zk4t: the Non-terminated Pods table of `kubectl describe node ip-10-42-7-19.eu-central-1.compute.internal` does not show metadata.annotations',
+      'kube-system/kube-proxy-lmv7c: the Non-terminated Pods table of `kubectl describe node ip-10-42-7-19.eu-central-1.compute.internal` does not show metadata.annotations',
     ]);
   });
 });
@@ -92,8 +92,8 @@ describe('kubectl get tables', () => {
     const r = await scan([ticket('get-nodepools.txt')], { only: ['nodepool-without-limits'] });
     expect(r.findings).toEqual([]);
     expect(perObject(r).map((n) => [(n.object as { name: string }).name, n.reason])).toEqual([
-      ['general', 'a kubectl get table does not show spec.limits: add `kubectl get nodepool general -o yaml`'],
-      ['spot', 'a kubectl get table does not show spec.limits: add `kubectl get nodepool spot -o yaml`'],
+      ['general', 'a `kubectl get` table does not show spec.limits: add `kubectl get nodepool general -o yaml`'],
+      ['spot', 'a `kubectl get` table does not show spec.limits: add `kubectl get nodepool spot -o yaml`'],
     ]);
   });
 
@@ -298,9 +298,9 @@ describe('a ticket of describe output and get tables together', () => {
     ]);
     const expire = perObject(r).filter((n) => n.ruleId === 'expire-without-termination-grace-period');
     expect(expire.map((n) => n.reason)).toEqual([
-      'kubectl describe output does not show spec.template.spec.expireAfter: add `kubectl get nodepool batch -o yaml`',
-      'a kubectl get table does not show spec.template.spec.expireAfter: add `kubectl get nodepool general -o yaml`',
-      'a kubectl get table does not show spec.template.spec.expireAfter: add `kubectl get nodepool spot -o yaml`',
+      '`kubectl describe` output does not show spec.template.spec.expireAfter: add `kubectl get nodepool batch -o yaml`',
+      'a `kubectl get` table does not show spec.template.spec.expireAfter: add `kubectl get nodepool general -o yaml`',
+      'a `kubectl get` table does not show spec.template.spec.expireAfter: add `kubectl get nodepool spot -o yaml`',
     ]);
     // The NodeClaim read twice (describe and the wide table) is one object: the description, which shows more.
     expect(r.report.snapshot.counts.NodeClaim).toBe(3);
@@ -351,12 +351,12 @@ describe('pending pods shown partly', () => {
       {
         ruleId: 'pending-pod-no-nodepool-fits',
         object: { kind: 'Pod', namespace: 'checkout', name: 'cart-api-6c9f8d7b55-h7tqz' },
-        reason: 'a kubectl get table does not show spec.affinity: add `kubectl get pod cart-api-6c9f8d7b55-h7tqz -n checkout -o yaml`',
+        reason: 'a `kubectl get` table does not show spec.affinity: add `kubectl get pod cart-api-6c9f8d7b55-h7tqz -n checkout -o yaml`',
       },
       {
         ruleId: 'pending-pod-no-nodepool-fits',
         object: { kind: 'Pod', namespace: 'etl', name: 'ingest-5d8c7b9f6-2kq4z' },
-        reason: 'kubectl describe output does not show spec.affinity: add `kubectl get pod ingest-5d8c7b9f6-2kq4z -n etl -o yaml`',
+        reason: '`kubectl describe` output does not show spec.affinity: add `kubectl get pod ingest-5d8c7b9f6-2kq4z -n etl -o yaml`',
       },
     ]);
   });
@@ -392,13 +392,13 @@ describe('partial objects and the CRDs', () => {
     const r = await scan([ticket('describe-nodepool.txt'), ticket('get-nodeclaims-wide.txt')], { crds: TEST_CRDS, only: ['karpenter-object-rejected'] });
     expect(r.findings).toEqual([]);
     expect(perObject(r).map((n) => [(n.object as { kind: string }).kind, (n.object as { name: string }).name, n.reason])).toEqual([
-      ['NodePool', 'batch', 'kubectl describe output shows only part of it, as kubectl renders it: add `kubectl get nodepool batch -o yaml`'],
-      ['NodeClaim', 'general-p4m9s', 'a kubectl get table shows only part of it, as kubectl renders it: add `kubectl get nodeclaim general-p4m9s -o yaml`'],
-      ['NodeClaim', 'general-x7k2p', 'a kubectl get table shows only part of it, as kubectl renders it: add `kubectl get nodeclaim general-x7k2p -o yaml`'],
+      ['NodePool', 'batch', '`kubectl describe` output shows only part of it, as kubectl renders it: add `kubectl get nodepool batch -o yaml`'],
+      ['NodeClaim', 'general-p4m9s', 'a `kubectl get` table shows only part of it, as kubectl renders it: add `kubectl get nodeclaim general-p4m9s -o yaml`'],
+      ['NodeClaim', 'general-x7k2p', 'a `kubectl get` table shows only part of it, as kubectl renders it: add `kubectl get nodeclaim general-x7k2p -o yaml`'],
       [
         'NodeClaim',
         'spot-fleet-5hw2d',
-        'a kubectl get table shows only part of it, as kubectl renders it: add `kubectl get nodeclaim spot-fleet-5hw2d -o yaml`',
+        'a `kubectl get` table shows only part of it, as kubectl renders it: add `kubectl get nodeclaim spot-fleet-5hw2d -o yaml`',
       ],
     ]);
   });
@@ -413,11 +413,19 @@ describe('describe output and a get table inside a ticket', () => {
       'NodePool web @29 a kubectl get table',
     ]);
     expect(r.report.snapshot.skipped.map((s) => s.reason)).toEqual(['prose (4 paragraphs), not objects or logs']);
-    // The node's own Events table states the block; the NodePool of the table is judged from the node's label and events.
+    // The node's own Events table states the block; it is one diagnosis, on the NodePool of the node's label. The
+    // table says the pool has 4 nodes and one is pasted: the share of unhealthy ones is not counted from that one.
     expect(r.findings.map((f) => [f.ruleId, f.object.kind, f.object.name, f.recordsOnly?.basis ?? null])).toEqual([
-      ['node-repair-blocked', 'Node', 'ip-10-61-4-220.us-west-2.compute.internal', 'events'],
       ['node-repair-blocked', 'NodePool', 'web', null],
     ]);
+    expect(r.findings[0]!.message).toBe(
+      'Karpenter reported NodeRepairBlocked for NodePool web (more than 20% nodes are unhealthy in the nodepool, x9, last 2025-11-07T07:06:00Z); ' +
+        'how many of its nodes are unhealthy now is not known: the input shows 1 of the 4 nodes NodePool web reports (status.resources.nodes) ' +
+        '(unhealthy among them: ip-10-61-4-220.us-west-2.compute.internal (Ready=Unknown)); add `kubectl get nodes -l karpenter.sh/nodepool=web -o yaml`. ' +
+        'Node repair is not even enabled: the NodeRepair feature gate is not enabled (off by default in every release through v1.14), so nothing replaces these nodes, and turning it on will not help while the pool stays above the threshold. ' +
+        '(version unknown: assumes v1.2.0+ repair policies (Ready=False and Ready=Unknown))',
+    );
+    expect(r.findings[0]!.evidence[0]!.note).toBe('Ready=Unknown for 53m');
   });
 });
 

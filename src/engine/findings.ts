@@ -28,8 +28,16 @@ export interface Finding {
 export interface NotEvaluated {
   ruleId: string;
   reason: string;
-  /** The object a value known only when applied kept the rule from judging (the rest was judged). */
+  /**
+   * The object the rule could not judge (the rest was judged): a value known only when applied, a partial object
+   * that does not show a field the rule reads, a reference the scanned files do not resolve.
+   */
   object?: { apiVersion: string; kind: string; namespace: string | null; name: string };
+  /**
+   * For the people-facing reports, not the JSON contract: what the partial input was (`kubectl describe output`) when
+   * the rule could not judge the object because the input shows only part of it or of its pool.
+   */
+  partial?: string;
 }
 
 export const SEVERITY_RANK: Record<Severity, number> = { error: 3, warning: 2, info: 1 };

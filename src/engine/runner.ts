@@ -118,7 +118,9 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig): 
           if (onRecords) return;
           // A rule that names a value only Terraform knows (a computed node class name) says so, not a placeholder.
           const text = `${objectLabel(object, snapshot)}: ${reason.replaceAll(UNKNOWN_VALUE, '‹computed when applied›')}`;
-          notEvaluatedFor.set(`${meta.id}\u0000${text}`, { ruleId: meta.id, reason: text });
+          // Outside a repository nothing is unresolved: what keeps a rule from an object there is input that shows only part of it.
+          const partial = snapshot.partialFrom(object) ?? (snapshot.absentMeansMissing ? 'partial input' : undefined);
+          notEvaluatedFor.set(`${meta.id}\u0000${text}`, { ruleId: meta.id, reason: text, ...(partial ? { object: snapshot.ref(object), partial } : {}) });
         },
       });
       dropRecordsOnlyTwins(findings, before);

@@ -98,7 +98,13 @@ export function reportContext(snapshot: Snapshot, run: RunResult, rules: readonl
   const c = snapshot.controller;
   return {
     referenceTimeSource:
-      rt.source === 'flag' ? 'from --now' : rt.source === 'dump' ? `latest time in the dump: ${rt.evidence}` : 'wall clock (no time in the input)',
+      rt.source === 'flag'
+        ? 'from --now'
+        : rt.lowerBound
+          ? `at least: the latest time in the input, ${rt.evidence}; the pasted commands ran then or later, so durations are lower bounds (pass --now)`
+          : rt.source === 'dump'
+            ? `latest time in the dump: ${rt.evidence}`
+            : 'wall clock (no time in the input)',
     karpenterVersionSource: c.versionEvidence ?? null,
     notes: [
       ...(c.note ? [c.note] : []),
@@ -140,9 +146,10 @@ function agesNote(snapshot: Snapshot): string {
     rt.source === 'flag'
       ? `--now (${rt.iso})`
       : rt.source === 'dump'
-        ? `the latest absolute time in the input (${rt.iso}, ${rt.evidence}); pass --now with the time the commands ran if it differs`
+        ? 'the reference time, the latest absolute time in the input: pass --now with the time the commands ran'
         : 'the wall clock, as the input holds no absolute time: pass --now with the time the commands ran';
-  return `${snapshot.agesAnchored} time(s) that kubectl describe/get output shows only as ages were counted back from ${anchor}`;
+  // "describe/get" rather than "kubectl describe/get": the wrapper keeps a kubectl command on one line.
+  return `${snapshot.agesAnchored} time(s) given only as ages in describe/get output were counted back from ${anchor}`;
 }
 
 /** Group the findings of blocker rules by the node they concern (the finding's object or a related Node). */
@@ -193,5 +200,7 @@ function skippedEntry(s: SkippedInput): { source: string; line?: number; reason:
 }
 
 export function renderJson(report: ScanReport): string {
-  return `${JSON.stringify(report, null, 2)}\n`;
+  // `partial` groups entries in the people-facing reports; the contract's entry is {ruleId, reason, object?}.
+  const notEvaluated = report.notEvaluated.map(({ partial: _, ...n }) => n);
+  return `${JSON.stringify({ ...report, notEvaluated }, null, 2)}\n`;
 }

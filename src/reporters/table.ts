@@ -241,8 +241,14 @@ function notEvaluatedText(report: ScanReport, ctx: ReportContext, pen: Pen, verb
   const item = (text: string) => wrapText(pen.t(text), pen.width - 2).map((l, j) => `  ${j === 0 ? '' : '  '}${l}`);
   const title = (text: string) => indented(text, '', pen).map((l) => c.bold(l));
   const out: string[] = [];
-  const outside = ctx.notEvaluatedFor.filter((n) => !n.object);
-  const computed = ctx.notEvaluatedFor.filter((n) => n.object);
+  const partly = ctx.notEvaluatedFor.filter((n) => n.partial);
+  const outside = ctx.notEvaluatedFor.filter((n) => !n.partial && !n.object);
+  const computed = ctx.notEvaluatedFor.filter((n) => !n.partial && n.object);
+  if (partly.length) {
+    const lines = title(`Not evaluated for ${partly.length} object(s) — the input shows only part of them:`);
+    for (const n of partly) lines.push(...item(`${n.ruleId}: ${n.reason}`));
+    out.push(lines.join('\n'));
+  }
   if (outside.length) {
     const lines = title(
       `Not evaluated for some objects (${outside.length}) — they refer to objects outside the scanned files (--assume-complete if the repository holds everything):`,

@@ -3,7 +3,7 @@ import type { KubeObject } from '../kube/types.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
 import { dig, displayName } from '../kube/fields.js';
 import { parseDuration } from '../kube/units.js';
-import { karpenterFacts, listNames, plural, podName, unknownOn } from './support.js';
+import { karpenterFacts, listNames, plural, podName, unknownOn, usageShownPartly } from './support.js';
 import { blockedEvents } from '../snapshot/messages/disruption-blocked.js';
 import { describeCapacity, isUnderused, nodeCapacity, pct, type NodeCapacity } from './lib/reclaim-capacity.js';
 import { reportFromRecords } from './lib/records-only.js';
@@ -89,6 +89,7 @@ export default defineRule({
       }
       const stuck: NodeCapacity[] = [];
       for (const node of byPool.get(pool.name) ?? []) {
+        if (usageShownPartly(ctx, node)) continue;
         const c = nodeCapacity(snapshot, node);
         if (!c || !isUnderused(c, options.utilization)) continue;
         if (mode === 'when-empty' && c.reschedulable.length === 0) continue; // WhenEmpty does reclaim empty nodes

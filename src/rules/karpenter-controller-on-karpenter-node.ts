@@ -18,7 +18,7 @@ import {
   REGISTERED_LABEL,
   isWellKnownLabel,
 } from '../kube/well-known.js';
-import { karpenterFacts, listNames, plural, podName, type KarpenterVersionFacts } from './support.js';
+import { karpenterFacts, listNames, plural, podName, POD_PLACEMENT, poolShape, unknownField, type KarpenterVersionFacts } from './support.js';
 
 export default defineRule({
   meta: {
@@ -52,7 +52,8 @@ export default defineRule({
     ],
   },
 
-  check({ snapshot, report }) {
+  check(ctx) {
+    const { snapshot } = ctx;
     const version = karpenterFacts(snapshot.controller);
     const deployments = snapshot.all(KIND.Deployment).filter(isKarpenterControllerWorkload);
     const pods = snapshot.all(KIND.Pod).filter((p) => isKarpenterControllerWorkload(p) && isActive(p));
@@ -66,10 +67,10 @@ export default defineRule({
       if (entry) entry.pods.push(pod);
       else owners.set(k, { owner: pod, pods: [pod] });
     }
-    for (const { owner, pods: ownPods } of owners.values()) judge(snapshot, workloadTarget(owner), ownPods, version, report);
+    for (const { owner, pods: ownPods } of owners.values()) judge(ctx, workloadTarget(owner), ownPods, version);
     // No controller workload in the input: its Helm values say where the chart will schedule it.
     const helm = snapshot.controller.helm;
-    if (!owners.size && helm) judge(snapshot, valuesTarget(snapshot, helm), [], version, report);
+    if (!owners.size && helm) judge(ctx, valuesTarget(snapshot, helm), [], version);
   },
 });
 
@@ -111,12 +112,29 @@ function key(kind: string, ns: string | undefined, name: string | undefined): st
   return `${kind}/${ns ?? ''}/${name ?? ''}`;
 }
 
-function judge(snapshot: Snapshot, target: Target, pods: KubeObject[], version: KarpenterVersionFacts, report: RuleContext['report']): void {
+function judge(ctx: Pick<RuleContext, 'snapshot' | 'report' | 'notEvaluatedFor'>, target: Target, pods: KubeObject[], version: KarpenterVersionFacts): void {
+  const { snapshot, report } = ctx;
   const { owner, podSpec, at } = target;
   const value = (...keys: string[]) => (target.rendered ? { value: target.rendered(...keys) } : {});
   const onKarpenter = pods
     .map((pod) => ({ pod, node: nodeOf(snapshot, pod) }))
     .filter((x): x is { pod: KubeObject; node: KubeObject } => x.node !== undefined && snapshot.isKarpenterNode(x.node));
+  // A described controller pod does not show its affinity, a pool from a get table not its requirements: where the
+  // template may go is unknown. Pods already on Karpenter nodes are still a fact.
+  const shapeless = snapshot.nodePools().find((p) => poolShape(p).some((ptr) => !snapshot.isKnown(p.object, ptr)));
+  const placementUnknown =
+    (target.rendered
+      ? undefined
+      : unknownField(
+          snapshot,
+          owner,
+          POD_PLACEMENT.map((ptr) => at(ptr.split('/').pop()!)),
+        )) ??
+    (shapeless && `NodePool ${shapeless.name}: ${unknownField(snapshot, shapeless.object, poolShape(shapeless))}`);
+  if (placementUnknown && !onKarpenter.length) {
+    ctx.notEvaluatedFor(owner, placementUnknown);
+    return;
+  }
   const placement = templatePlacement(snapshot, target, version);
   // "May only schedule to Karpenter nodes": the template pins karpenter.sh/nodepool, or no other node in the snapshot fits it.
   const onlyKarpenter = placement.admitted.length > 0 && (pinsToKarpenter(podSpec) || (snapshot.has('Node') && !nonKarpenterNodeFits(snapshot, podSpec)));
@@ -130,23 +148,24 @@ function judge(snapshot: Snapshot, target: Target, pods: KubeObject[], version: 
   // The field to change comes first: it is where CI annotates.
   if (selectorPin)
     evidence.push({ object: owner, path: selectorPin, ...value('nodeSelector', NODEPOOL), note: 'nodeSelector pins the controller to a Karpenter NodePool' });
-  evidence.push(
-    !placement.admitted.length
-      ? {
-          object: owner,
-          path: hasRequired ? affinityPath : at('affinity'),
-          ...(hasRequired ? value(...REQUIRED) : value('affinity')),
-          note: 'the affinity keeps new pods off Karpenter nodes, but pods scheduled before it changed stay where they are (IgnoredDuringExecution)',
-        }
-      : hasRequired
-        ? { object: owner, path: affinityPath, ...value(...REQUIRED), note: `required node affinity admits ${placement.admittedText}` }
-        : {
+  if (!placementUnknown)
+    evidence.push(
+      !placement.admitted.length
+        ? {
             object: owner,
-            path: at('affinity'),
-            value: dig(podSpec, 'affinity') ?? null,
-            note: `no required node affinity: nothing keeps the pods off ${placement.admittedText}`,
-          },
-  );
+            path: hasRequired ? affinityPath : at('affinity'),
+            ...(hasRequired ? value(...REQUIRED) : value('affinity')),
+            note: 'the affinity keeps new pods off Karpenter nodes, but pods scheduled before it changed stay where they are (IgnoredDuringExecution)',
+          }
+        : hasRequired
+          ? { object: owner, path: affinityPath, ...value(...REQUIRED), note: `required node affinity admits ${placement.admittedText}` }
+          : {
+              object: owner,
+              path: at('affinity'),
+              value: dig(podSpec, 'affinity') ?? null,
+              note: `no required node affinity: nothing keeps the pods off ${placement.admittedText}`,
+            },
+    );
   if (isRecord(dig(podSpec, 'nodeSelector')) && !selectorPin) {
     // A chart default is in no file of the input: cited as a value, not at a line of the values that lack it.
     const chartDefault = target.helm && !target.helm.placementSet.includes('nodeSelector');
@@ -178,7 +197,7 @@ function judge(snapshot: Snapshot, target: Target, pods: KubeObject[], version: 
     object: owner,
     ...(onKarpenter.length || onlyKarpenter ? {} : { severity: 'warning' as const }),
     message:
-      `${target.name}: ${running}${placement.why ? ` — ${placement.why}` : ''}. ` +
+      `${target.name}: ${running}${placement.why && !placementUnknown ? ` — ${placement.why}` : ''}. ` +
       'Karpenter can consolidate, drift, expire or repair such a node and evict its own controller, losing leadership mid-operation; with no replica left nothing provisions the node it needs to come back.',
     fix: fixText(
       target,

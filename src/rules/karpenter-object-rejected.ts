@@ -5,7 +5,7 @@ import { commandName, displayName, isRecord, resolvePointer } from '../kube/fiel
 import { wasStored } from '../snapshot/snapshot.js';
 import type { Violation } from '../snapshot/crd/schema.js';
 import { plural } from './support.js';
-import { fullObjectCommand } from '../snapshot/partial.js';
+import { fullObjectCommand, partialSourceText } from '../snapshot/partial.js';
 
 const ID = 'karpenter-object-rejected';
 
@@ -80,7 +80,7 @@ export default defineRule({
       if (partly) {
         notEvaluatedFor(
           obj,
-          `${partly} shows only part of it, as kubectl renders it: add \`${fullObjectCommand(obj.kind, commandName(obj), obj.metadata.namespace)}\``,
+          `${partialSourceText(partly)} shows only part of it, as kubectl renders it: add \`${fullObjectCommand(obj.kind, commandName(obj), obj.metadata.namespace)}\``,
         );
         continue;
       }

@@ -55,11 +55,15 @@ export default defineRule({
       const claim = snapshot.nodeClaimForNode(node);
       if (claim) seenClaims.add(claim.name);
       const dnd = nodeDoNotDisrupt(node) ?? (claim ? nodeDoNotDisrupt(claim.object) : undefined);
+      // A get table shows no annotations: unless its NodeClaim shows them, the node's are unknown.
+      const shown = snapshot.isKnown(node, '/metadata/annotations') || (claim && snapshot.isKnown(claim.object, '/metadata/annotations'));
+      if (!dnd && !shown && unknownOn(ctx, node, ['/metadata/annotations'])) continue;
       if (!dnd) continue;
       annotated.push({ obj: node, ...(claim ? { claimName: claim.name } : {}), pool: snapshot.nodePoolNameOf(node) });
     }
     for (const claim of snapshot.nodeClaims()) {
-      if (seenClaims.has(claim.name) || snapshot.nodeForNodeClaim(claim) || !nodeDoNotDisrupt(claim.object)) continue;
+      if (seenClaims.has(claim.name) || snapshot.nodeForNodeClaim(claim)) continue;
+      if (unknownOn(ctx, claim.object, ['/metadata/annotations']) || !nodeDoNotDisrupt(claim.object)) continue;
       annotated.push({ obj: claim.object, pool: claim.nodePool });
     }
 

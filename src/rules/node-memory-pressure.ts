@@ -5,7 +5,7 @@ import type { NodePoolView } from '../snapshot/karpenter.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { formatBytes, formatDuration, parseQuantity } from '../kube/units.js';
 import { awsNodeClassOf, isAwsRef } from './lib/configuration.js';
-import { ageOf } from './support.js';
+import { ageOf, heldLongerThan, unknownOn } from './support.js';
 
 const EVICTION = /^(EvictionThresholdMet|Evicted|SystemOOM|OOMKilling|NodeHasInsufficientMemory)$/;
 
@@ -43,12 +43,18 @@ export default defineRule({
     },
   },
 
-  check({ snapshot, now, options, report }) {
+  check(ctx) {
+    const { snapshot, now, options, report } = ctx;
     for (const node of snapshot.karpenterNodes()) {
       const mp = condition(node, 'MemoryPressure');
+      // A `kubectl get nodes` row shows Ready at most.
+      if (!mp && unknownOn(ctx, node, ['/status/conditions'])) continue;
       if (!mp || mp.status !== 'True') continue;
       const age = ageOf(mp.lastTransitionTime, now);
-      if (age !== undefined && age < options.minDuration) continue;
+      if (age !== undefined && age < options.minDuration) {
+        heldLongerThan(ctx, node, mp.lastTransitionTime, options.minDuration, 'MemoryPressure=True');
+        continue;
+      }
       const name = node.metadata.name!;
       const claim = snapshot.nodeClaimForNode(node);
       const pool = snapshot.nodePoolOf(node);

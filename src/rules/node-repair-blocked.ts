@@ -1,10 +1,11 @@
-import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type FindingInput, type FixSteps } from '../engine/rule.js';
+import { isKubeObject } from '../engine/findings.js';
 import type { KubeObject } from '../kube/types.js';
 import { type Condition, conditions, displayName } from '../kube/fields.js';
 import type { EventView } from '../snapshot/events.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
-import { formatDuration } from '../kube/units.js';
-import { ageOf, byLastSeen, karpenterFacts, listNames, plural, type KarpenterVersionFacts } from './support.js';
+import { byLastSeen, heldFor, karpenterFacts, listNames, plural, type KarpenterVersionFacts } from './support.js';
+import { poolNodesShown } from '../snapshot/shown.js';
 import { eventSays } from '../snapshot/messages/object-events.js';
 import { reportFromRecords } from './lib/records-only.js';
 import { REPAIR_BLOCKED } from './lib/stated-causes.js';
@@ -61,11 +62,13 @@ export default defineRule({
     },
   },
 
-  check({ snapshot, now, options, report }) {
+  check(ctx) {
+    const { snapshot, options, report } = ctx;
     const version = karpenterFacts(snapshot.controller);
     // Before v1.1.0 there is no node repair, so nothing can be blocked.
     if (version.atLeast('1.1.0') === false) return;
-    reportFromRecords({ snapshot, report }, REPAIR_BLOCKED);
+    // One diagnosis per pool: a Node's NodeRepairBlocked events already judged with its pool are not told again alone.
+    const toldWithPool = new Set<string>();
     const policies = POLICIES.filter((p) => version.atLeast(p.since) !== false);
 
     const blockedByPool = new Map<string, EventView[]>();
@@ -91,23 +94,32 @@ export default defineRule({
         .filter((n): n is string => n !== undefined),
     );
     for (const poolName of poolNames) {
-      const nodes = snapshot.nodesOfPool(poolName);
+      const shown = poolNodesShown(snapshot, poolName, ['/status/conditions']);
+      const { nodes } = shown;
       const pool = snapshot.nodePool(poolName);
       const unhealthy = nodes
         .map((n) => ({ node: n, cond: conditions(n).find((c) => policies.some((p) => p.type === c.type && p.status === c.status)) }))
         .filter((x): x is { node: KubeObject; cond: Condition } => x.cond !== undefined);
       const allowed = Math.ceil(options.unhealthyPercent * nodes.length);
       const events = (blockedByPool.get(poolName) ?? []).sort(byLastSeen);
-      const over = unhealthy.length > allowed;
+      // Pasted output shows some of the pool's nodes: without Karpenter's own word, the share cannot be counted.
+      if (!shown.complete && events.length === 0) {
+        if (pool) ctx.notEvaluatedFor(pool.object, `${shown.why}: add \`${shown.settle}\``);
+        continue;
+      }
+      const over = shown.complete && unhealthy.length > allowed;
       if (!over && events.length === 0) continue;
+      // Without the NodePool in the input the rule runs on its records alone, and the Node's finding is the one kept.
+      if (pool) for (const e of events) toldWithPool.add(e.involved.name);
 
       const evidence: EvidenceInput[] = [];
       for (const u of unhealthy.slice(0, 5)) {
-        const age = ageOf(u.cond.lastTransitionTime, now);
+        const held = heldFor(u.cond.lastTransitionTime, snapshot);
         evidence.push({
           object: u.node,
           path: `/status/conditions/${u.cond.index}`,
-          note: `${u.cond.type}=${u.cond.status}${age !== undefined ? ` for ${formatDuration(age)}` : ''}`,
+          // "since T" is what the condition's value already shows.
+          note: `${u.cond.type}=${u.cond.status}${held?.startsWith('for') ? ` ${held}` : ''}`,
         });
       }
       for (const e of events.slice(-2)) evidence.push({ event: e, note: 'Karpenter refused to repair' });
@@ -117,14 +129,18 @@ export default defineRule({
       const names = unhealthy.map((u) => `${displayName(u.node)} (${u.cond.type}=${u.cond.status})`);
       const head = over
         ? `${unhealthy.length} of ${plural(nodes.length, 'node')} of NodePool ${poolName} are unhealthy (${listNames(names)}), more than the ${allowed} (ceil ${Math.round(options.unhealthyPercent * 100)}%) node repair tolerates: repair is halted for the whole pool`
-        : `Karpenter reported NodeRepairBlocked for NodePool ${poolName} (${events.at(-1)!.message}, x${events.reduce((s, e) => s + e.count, 0)}, last ${events.at(-1)!.lastSeen ?? 'unknown'}); now ${unhealthy.length} of ${plural(nodes.length, 'node')} are unhealthy`;
+        : `Karpenter reported NodeRepairBlocked for NodePool ${poolName} (${events.at(-1)!.message}, x${events.reduce((s, e) => s + e.count, 0)}, last ${events.at(-1)!.lastSeen ?? 'unknown'}); ${
+            shown.complete
+              ? `now ${unhealthy.length} of ${plural(nodes.length, 'node')} are unhealthy`
+              : `how many of its nodes are unhealthy now is not known: ${shown.why}${unhealthy.length ? ` (unhealthy among them: ${listNames(names)})` : ''}; add \`${shown.settle}\``
+          }`;
       report({
         object: pool?.object ?? { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: poolName },
         message: `${head}. ${gate.text}`,
         fix: fixText(
           snapshot,
           unhealthy.map((u) => u.node),
-          allowed,
+          shown.complete ? allowed : undefined,
           version,
         ),
         evidence,
@@ -132,6 +148,10 @@ export default defineRule({
         ...(gate.assumes ? { assumes: gate.assumes } : {}),
       });
     }
+
+    const aboutToldNode = (f: FindingInput) =>
+      f.object.kind === 'Node' && toldWithPool.has(isKubeObject(f.object) ? (f.object.metadata.name ?? '') : f.object.name);
+    reportFromRecords({ snapshot, report: (f) => (aboutToldNode(f) ? undefined : report(f)) }, REPAIR_BLOCKED);
 
     // NodeClaims without a pool are compared to the whole cluster ("… in the cluster"): attach to the Node.
     for (const { node, events } of orphanBlocked) {
@@ -158,11 +178,14 @@ function gateText(version: KarpenterVersionFacts): { text: string; assumes?: str
   };
 }
 
-function fixText(snapshot: Snapshot, nodes: KubeObject[], allowed: number, version: KarpenterVersionFacts): FixSteps {
+/** `allowed` is undefined when the input does not show all of the pool's nodes: how many to replace is then unknown. */
+function fixText(snapshot: Snapshot, nodes: KubeObject[], allowed: number | undefined, version: KarpenterVersionFacts): FixSteps {
   const claims = nodes.map((n) => snapshot.nodeClaimForNode(n)?.name);
   const targets = claims.every(Boolean) ? `kubectl delete nodeclaim ${claims.join(' ')}` : `kubectl delete node ${nodes.map((n) => n.metadata.name).join(' ')}`;
+  const howMany =
+    allowed === undefined ? 'until no more than 20% of the pool is unhealthy' : `at least ${Math.max(1, nodes.length - allowed)} to get under the threshold`;
   const steps = [
-    `Replace the unhealthy nodes by hand (at least ${Math.max(1, nodes.length - allowed)} to get under the threshold): ${targets}`,
+    `Replace the unhealthy nodes by hand (${howMany}): ${targets}`,
     'Find the common cause first, or the replacements fail the same way: kubectl describe node <node> (conditions, events), EC2 instance status checks, the zone/subnet they share, the AMI they run, aws-node / ebs-csi-node pods on them.',
   ];
   if (!version.gate('NodeRepair', false).value) {

@@ -1,5 +1,6 @@
 import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
 import { commandName, condition, dig, displayName, formatTaint, nameOf, str } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration, parseTime } from '../kube/units.js';
@@ -13,7 +14,8 @@ import {
   terminationGracePeriodOf,
   type EvictionBlock,
 } from './lib/reclaim-drain.js';
-import { ageOf, byLastSeen, karpenterFacts, listNames, plural, podName, type KarpenterVersionFacts } from './support.js';
+import { byLastSeen, heldLongerThan, karpenterFacts, listNames, plural, podName, unknownOn, type KarpenterVersionFacts } from './support.js';
+import { partialSourceText } from '../snapshot/partial.js';
 import { disruptedTaint } from '../snapshot/nodes.js';
 import { TERMINATION_TIMESTAMP_ANNOTATION as TERMINATION_TIMESTAMP } from '../kube/well-known.js';
 import { eventSays } from '../snapshot/messages/object-events.js';
@@ -58,7 +60,8 @@ export default defineRule({
     },
   },
 
-  check({ snapshot, now, options, report }) {
+  check(ctx) {
+    const { snapshot, now, options, report } = ctx;
     const version = karpenterFacts(snapshot.controller);
     reportFromRecords({ snapshot, report }, STUCK_DRAINING);
     const attachments = volumeAttachmentsByNode(snapshot);
@@ -74,10 +77,13 @@ export default defineRule({
 
     for (const { node, claimObj } of candidates) {
       const deletion = node ? deletionOf(snapshot, node) : { object: claimObj!, at: claimObj!.metadata.deletionTimestamp! };
+      // `kubectl describe node` does not show a deletionTimestamp: a node with Karpenter's disrupted taint may have
+      // been deleting for hours, or not at all. (Its FailedDraining events, if any, are judged from the records.)
+      if (!deletion && node && drainingUnseen(snapshot, node) && unknownOn(ctx, node, ['/metadata/deletionTimestamp'])) continue;
       if (!deletion) continue;
       const taint = node ? disruptedTaint(node) : undefined;
-      const age = ageOf(deletion.at, now);
-      if (age === undefined || age <= options.threshold) continue;
+      const age = heldLongerThan(ctx, node ?? claimObj!, deletion.at, options.threshold, 'deleting');
+      if (age === undefined) continue;
 
       const target = node ?? claimObj!;
       const name = nameOf(target);
@@ -86,13 +92,21 @@ export default defineRule({
       const holds: string[] = [];
 
       // Pods the drain waits for, and why they cannot be evicted.
-      const waiting = node ? snapshot.podsOnNode(name).filter((p) => isDrainable(p, now)) : [];
+      // A pod the input shows partly (a node's pod table): whether it is evicted at all, or what refuses it, is unknown.
+      const onNode = node ? snapshot.podsOnNode(name) : [];
+      const unclear = onNode.filter((p) => DRAIN_FIELDS.some((f) => !snapshot.isKnown(p, f)));
+      const waiting = onNode.filter((p) => !unclear.includes(p) && isDrainable(p, now));
       const blocks = waiting.map((p) => evictionBlock(snapshot, p, now, version)).filter((b): b is EvictionBlock => b !== undefined);
       if (blocks.length) {
         holds.push(`un-evictable ${blocks.length === 1 ? 'pod' : 'pods'} ${listNames(blocks.map(describeBlock), 4)}`);
         for (const b of blocks.slice(0, 4)) evidence.push(...blockEvidence(b));
       } else if (waiting.length) {
         holds.push(`${plural(waiting.length, 'pod')} still waiting to be evicted (${listNames(waiting.map(podName))})`);
+      }
+      if (unclear.length) {
+        holds.push(
+          `perhaps ${plural(unclear.length, 'pod')} (${listNames(unclear.map(podName))}) whose owner, annotations, tolerations and labels ${partialSourceText(snapshot.partialFrom(unclear[0]!) ?? 'the input')} does not show, so whether they block the drain is unknown (add \`kubectl get pods -A --field-selector spec.nodeName=${name} -o yaml\`)`,
+        );
       }
 
       // VolumeAttachments still bound (v1.0+ waits for them after the drain; ignored for non-drainable pods).
@@ -120,7 +134,7 @@ export default defineRule({
       for (const l of tainted.slice(-1)) evidence.push({ log: l, note: 'the drain started' });
       if (!vas.length && volumeWait.length) holds.push(`volume detachment (${volumeWait[volumeWait.length - 1]!.message})`);
       if (!holds.length && draining.length) holds.push(`failing evictions (${draining[draining.length - 1]!.message})`);
-      if (!vas.length && !attachments && !blocks.length && !waiting.length)
+      if (!vas.length && !attachments && !blocks.length && !waiting.length && !unclear.length)
         holds.push('nothing visible in the snapshot — VolumeAttachments are not in it (kubectl get volumeattachments -o yaml)');
 
       // v1.6+ NodeClaim conditions Drained / VolumesDetached say which phase it is stuck in.
@@ -169,6 +183,14 @@ export default defineRule({
     }
   },
 });
+
+/** What decides whether a pod is drained and what refuses its eviction (mirror/DaemonSet, do-not-disrupt, PDBs). */
+const DRAIN_FIELDS = ['/metadata/ownerReferences', '/metadata/annotations', '/metadata/labels', '/spec/tolerations', '/status/phase'];
+
+/** Karpenter's disrupted taint on the node without drain events to judge from: draining since a time not shown. */
+function drainingUnseen(snapshot: Snapshot, node: KubeObject): boolean {
+  return disruptedTaint(node) !== undefined && !snapshot.eventsForObject(node).some((e) => e.reason === 'FailedDraining');
+}
 
 function pvOf(va: KubeObject): string | undefined {
   return str(dig(va, 'spec', 'source', 'persistentVolumeName'));

@@ -3,7 +3,7 @@ import type { KubeObject } from '../kube/types.js';
 import { commandName, condition } from '../kube/fields.js';
 import type { NodeClaimView, NodePoolView } from '../snapshot/karpenter.js';
 import { formatDuration, parseDuration, parseTime } from '../kube/units.js';
-import { ageOf, karpenterFacts, listNames, podName, type KarpenterVersionFacts } from './support.js';
+import { heldFor, heldLongerThan, karpenterFacts, listNames, podName, unknownOn, type KarpenterVersionFacts } from './support.js';
 import { UNREACHABLE_TAINT } from '../kube/well-known.js';
 import { nodeTaint } from '../snapshot/nodes.js';
 
@@ -44,13 +44,16 @@ export default defineRule({
     },
   },
 
-  check({ snapshot, now, options, report }) {
+  check(ctx) {
+    const { snapshot, now, options, report } = ctx;
     const version = karpenterFacts(snapshot.controller);
     for (const node of snapshot.karpenterNodes()) {
       const ready = condition(node, 'Ready');
+      // A NotReady row of `kubectl get nodes` shows neither which status nor since when.
+      if (!ready && unknownOn(ctx, node, ['/status/conditions'])) continue;
       if (!ready || (ready.status !== 'Unknown' && ready.status !== 'False')) continue;
-      const age = ageOf(ready.lastTransitionTime, now);
-      if (age === undefined || age <= options.toleration) continue;
+      const age = heldLongerThan(ctx, node, ready.lastTransitionTime, options.toleration, `Ready=${ready.status}`);
+      if (age === undefined) continue;
 
       const name = node.metadata.name!;
       const claim = snapshot.nodeClaimForNode(node);
@@ -61,7 +64,7 @@ export default defineRule({
         {
           object: node,
           path: `/status/conditions/${ready.index}`,
-          note: `since ${ready.lastTransitionTime}, ${formatDuration(age)} before the reference time`,
+          note: `since ${ready.lastTransitionTime}, ${snapshot.referenceTime.lowerBound ? 'at least ' : ''}${formatDuration(age)} before the reference time`,
         },
       ];
       const unreachable = nodeTaint(node, UNREACHABLE_TAINT);
@@ -84,7 +87,7 @@ export default defineRule({
       report({
         object: node,
         message:
-          `Node ${name} has been Ready=${ready.status}${ready.reason ? ` (${ready.reason})` : ''} for ${formatDuration(age)} ` +
+          `Node ${name} has been Ready=${ready.status}${ready.reason ? ` (${ready.reason})` : ''} ${heldFor(ready.lastTransitionTime, snapshot)} ` +
           `and is still in the cluster: ${verdict.text}.${podNote} ${exit.text}`,
         fix: fixText(name, claim, version),
         evidence,

@@ -1,7 +1,7 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import { commandName, conditions, dig, displayName, isRecord } from '../kube/fields.js';
 import { formatDuration, parseQuantity } from '../kube/units.js';
-import { ageOf, karpenterFacts } from './support.js';
+import { claimShownPartly, heldLongerThan, karpenterFacts } from './support.js';
 import { INITIALIZED_LABEL, UNINITIALIZED_TAINT as CCM_UNINITIALIZED, UNREGISTERED_TAINT as UNREGISTERED } from '../kube/well-known.js';
 import { nodeTaints } from '../snapshot/nodes.js';
 import { initializationSignals, unregisteredResource } from '../snapshot/messages/conditions.js';
@@ -57,11 +57,12 @@ export default defineRule({
     },
   },
 
-  check({ snapshot, now, options, report }) {
+  check(ctx) {
+    const { snapshot, options, report } = ctx;
     const version = karpenterFacts(snapshot.controller);
     reportFromRecords({ snapshot, report }, NOT_INITIALIZED);
     for (const claim of snapshot.nodeClaims()) {
-      if (claim.deleting) continue;
+      if (claim.deleting || claimShownPartly(ctx, claim.object)) continue;
       const reg = claim.conditions.find((c) => c.type === 'Registered' && c.status === 'True');
       const init = claim.conditions.find((c) => c.type === 'Initialized');
       if (!reg || !init || init.status === 'True') continue;
@@ -75,8 +76,8 @@ export default defineRule({
         // Karpenter's cluster state uses this label, not the condition (a stale False from v0.37 can remain).
         if (node.metadata.labels?.[INITIALIZED_LABEL] === 'true') continue;
       }
-      const age = ageOf(reg.lastTransitionTime ?? claim.created, now);
-      if (age === undefined || age <= options.after) continue;
+      const age = heldLongerThan(ctx, claim.object, reg.lastTransitionTime ?? claim.created, options.after, 'registered but not initialized');
+      if (age === undefined) continue;
 
       const evidence: EvidenceInput[] = [
         { object: claim.object, path: `/status/conditions/${init.index}`, note: `Initialized=${init.status}${init.reason ? ` (${init.reason})` : ''}` },

@@ -4,7 +4,7 @@ import { conditions, displayName } from '../kube/fields.js';
 import type { NodeClaimView } from '../snapshot/karpenter.js';
 import { formatDuration } from '../kube/units.js';
 import { logNodeClaim, logNodePool, poolFromClaimName } from './lib/registration-common.js';
-import { ageOf, byLastSeen, karpenterFacts, listNames, plural } from './support.js';
+import { ageOf, byLastSeen, claimShownPartly, karpenterFacts, listNames, plural } from './support.js';
 import { logSays } from '../snapshot/messages/karpenter-logs.js';
 import { eventSays } from '../snapshot/messages/object-events.js';
 import { reportFromRecords } from './lib/records-only.js';
@@ -60,7 +60,8 @@ export default defineRule({
     },
   },
 
-  check({ snapshot, now, options, report }) {
+  check(ctx) {
+    const { snapshot, now, options, report } = ctx;
     const version = karpenterFacts(snapshot.controller);
     // With NodePools, timeouts in the logs are counted per pool below; without, each is a finding of its own.
     if (!snapshot.has('NodePool')) {
@@ -76,7 +77,7 @@ export default defineRule({
     };
 
     for (const claim of snapshot.nodeClaims()) {
-      if (claim.deleting) continue;
+      if (claim.deleting || claimShownPartly(ctx, claim.object)) continue;
       const launched = claim.conditions.find((c) => c.type === 'Launched' && c.status === 'True');
       const reg = claim.conditions.find((c) => c.type === 'Registered');
       if (!launched || reg?.status === 'True') continue;

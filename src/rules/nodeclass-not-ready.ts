@@ -4,7 +4,7 @@ import { arr, conditions, dig, isRecord, str, type Condition, type Json } from '
 import { KIND } from '../kube/kinds.js';
 import { formatDuration } from '../kube/units.js';
 import { nodeClassRefOf } from './lib/configuration.js';
-import { ageOf, listNames, plural } from './support.js';
+import { ageOf, heldLongerThan, listNames, plural } from './support.js';
 import { getCommand, refOf, reportFromRecords, type RecordsOnlyRule } from './lib/records-only.js';
 
 /** Which spec field each sub-condition judges (where the user edits), and what to check outside the object. */
@@ -86,14 +86,18 @@ export default defineRule({
     },
   },
 
-  check({ snapshot, now, options, report }) {
+  check(ctx) {
+    const { snapshot, now, options, report } = ctx;
     reportFromRecords({ snapshot, report }, FROM_EVENTS);
     for (const nodeClass of snapshot.all(KIND.EC2NodeClass)) {
       const conds = conditions(nodeClass);
       const ready = conds.find((c) => c.type === 'Ready');
       if (!ready || ready.status === 'True') continue;
       const age = ageOf(ready.lastTransitionTime, now);
-      if (age !== undefined && age < options.minDuration) continue;
+      if (age !== undefined && age < options.minDuration) {
+        heldLongerThan(ctx, nodeClass, ready.lastTransitionTime, options.minDuration, `Ready=${ready.status}`);
+        continue;
+      }
       const name = nodeClass.metadata.name ?? '';
       const notTrue = conds.filter((c) => c.type !== 'Ready' && c.status !== 'True');
       // ValidationSucceeded waits for the others (DependenciesNotReady): a consequence, not a cause, when they fail.

@@ -7,7 +7,9 @@ import { formatDuration } from '../kube/units.js';
 import { selectorMatches } from '../snapshot/selectors.js';
 import { blockedEvents } from '../snapshot/messages/disruption-blocked.js';
 import { isActive, isMirrorPod, neverEvictable, nsName, pdbAllowsNone, toleratesDisrupted, workloadsOfPdb } from './lib/reclaim-drain.js';
-import { ageOf, byLastSeen, karpenterFacts, listNames, plural, podName } from './support.js';
+import { ageOf, byLastSeen, karpenterFacts, listNames, plural, podName, unknownOn } from './support.js';
+import { partialSourceText } from '../snapshot/partial.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
 import { drainBlockedPod } from '../snapshot/messages/object-events.js';
 import { reportFromRecords } from './lib/records-only.js';
 import { PDB_BLOCKS } from './lib/stated-causes.js';
@@ -52,7 +54,8 @@ export default defineRule({
     },
   },
 
-  check({ snapshot, now, options, report }) {
+  check(ctx) {
+    const { snapshot, now, options, report } = ctx;
     const version = karpenterFacts(snapshot.controller);
     reportFromRecords({ snapshot, report }, PDB_BLOCKS);
     const clusterState = snapshot.has('Pod') && !snapshot.desiredStateOnly;
@@ -62,11 +65,17 @@ export default defineRule({
     // Pods on Karpenter nodes that the PDB check considers (active, not mirror, not tolerating the disrupted taint), per PDB.
     const podsOf = new Map<KubeObject, KubeObject[]>();
     const multi = new Map<KubeObject, Array<{ pod: KubeObject; others: KubeObject[] }>>();
+    // Pods whose labels the input does not show (a node's pod table, a get table): which PDBs select them is unknown.
+    const unlabelled = new Map<string, KubeObject[]>();
     if (clusterState) {
       for (const pod of snapshot.all(KIND.Pod)) {
         const node = dig(pod, 'spec', 'nodeName');
         // Without Nodes in the snapshot, which nodes are Karpenter's is unknown: count every scheduled pod (and say so).
         if (typeof node !== 'string' || (nodesKnown && !karpenterNodes.has(node))) continue;
+        if (!snapshot.isKnown(pod, '/metadata/labels')) {
+          push(unlabelled, pod.metadata.namespace ?? '', pod);
+          continue;
+        }
         if (!isActive(pod) || isMirrorPod(pod) || toleratesDisrupted(pod)) continue;
         const pdbs = snapshot.pdbsForPod(pod);
         for (const p of pdbs) {
@@ -106,7 +115,13 @@ export default defineRule({
     };
 
     for (const pdb of snapshot.all(KIND.PodDisruptionBudget)) {
+      if (unknownOn(ctx, pdb, ['/spec/selector'])) continue;
       const pods = podsOf.get(pdb) ?? [];
+      const hidden = unlabelled.get(pdb.metadata.namespace ?? '') ?? [];
+      if (clusterState && !pods.length && hidden.length) {
+        ctx.notEvaluatedFor(pdb, unlabelledReason(snapshot, hidden));
+        continue;
+      }
       if (clusterState && !pods.length) continue;
       const name = nsName(pdb);
       const problems: string[] = [];
@@ -125,6 +140,8 @@ export default defineRule({
           .map((e) => e.firstSeen)
           .filter(Boolean)
           .sort()[0];
+        // Since when: describe output shows the count, not the condition; with no event naming it, that stays unknown.
+        if (!cond && !named && unknownOn(ctx, pdb, ['/status/conditions'])) continue;
         const age = cond ? (cond.status === 'False' ? ageOf(cond.lastTransitionTime, now) : undefined) : ageOf(named, now);
         if (age !== undefined && age > options.persistence) {
           const healthy = dig(pdb, 'status', 'currentHealthy');
@@ -192,6 +209,13 @@ export default defineRule({
     }
   },
 });
+
+/** Which pods a PDB selects is unknown while pods of its namespace show no labels: name them and what shows them. */
+function unlabelledReason(snapshot: Snapshot, pods: KubeObject[]): string {
+  const ns = pods[0]!.metadata.namespace ?? 'default';
+  const from = partialSourceText(snapshot.partialFrom(pods[0]!) ?? 'the input');
+  return `${from} does not show the labels of ${plural(pods.length, 'pod')} in ${ns} (${listNames(pods.map(podName))}), so which it selects is unknown: add \`kubectl get pods -n ${ns} -o yaml\``;
+}
 
 function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
   let l = m.get(k);

@@ -11,11 +11,12 @@ import { POD_TEMPLATE_KINDS, isPodManifest } from './lib/do-not-disrupt.js';
 import { admissionOptions, podConstraints, type PodConstraints } from '../snapshot/pool-admission.js';
 import { poolFit, type FitReason, type PoolProfile } from './lib/scheduling-fit.js';
 import { notInScannedFiles } from './lib/configuration.js';
+import { partialSourceText } from '../snapshot/partial.js';
 import { podVerdicts, poolProfiles, profilesFor } from './lib/scheduling-pools.js';
 import { fixFor } from './lib/scheduling-fix.js';
 import { isNegative } from '../snapshot/requirements.js';
 import { NODEPOOL_LABEL, isPoolLabel, isWellKnownLabel } from '../kube/well-known.js';
-import { ageOf, byLastSeen, isPending, plural, podName, unknownOn } from './support.js';
+import { ageOf, byLastSeen, isPending, plural, podName, POD_PLACEMENT, poolShape, unknownOn } from './support.js';
 import { saysScheduling } from '../snapshot/messages/scheduling.js';
 import { logSays } from '../snapshot/messages/karpenter-logs.js';
 import { getCommand, refOf, reportFromRecords, type RecordsOnlyRule } from './lib/records-only.js';
@@ -95,23 +96,13 @@ function judgePods(ctx: Pick<RuleContext, 'snapshot' | 'notEvaluatedFor'>, profi
   const { snapshot } = ctx;
   const groups = new Map<string, { pods: KubeObject[]; constraints: PodConstraints; verdicts: Verdict[] }>();
   // A pool whose requirements or taints the input does not show could be the one that fits: no pod is judged against it.
-  const unknownPools = profiles.filter(
-    (p) => !snapshot.isKnown(p.pool.object, p.pool.requirements.path) || !snapshot.isKnown(p.pool.object, p.pool.taints.path),
-  );
+  const unknownPools = profiles.filter((p) => poolShape(p.pool).some((ptr) => !snapshot.isKnown(p.pool.object, ptr)));
   for (const pod of snapshot.all(KIND.Pod)) {
     // A Pending pod shown partly: what it asks for, how long it waited, why it is unscheduled may all be unknown.
     const partlyShown = snapshot.partialFrom(pod) !== undefined && isPending(pod) && !dig(pod, 'spec', 'nodeName');
     if (
       partlyShown &&
-      unknownOn(ctx, pod, [
-        '/spec/affinity',
-        '/spec/nodeSelector',
-        '/spec/tolerations',
-        '/spec/containers',
-        '/spec/schedulingGates',
-        '/metadata/creationTimestamp',
-        '/status/conditions',
-      ])
+      unknownOn(ctx, pod, [...POD_PLACEMENT, '/spec/containers', '/spec/schedulingGates', '/metadata/creationTimestamp', '/status/conditions'])
     )
       continue;
     if (!isUnschedulable(pod) || isDaemonSetPod(pod) || isMirrorPod(pod)) continue;
@@ -121,7 +112,7 @@ function judgePods(ctx: Pick<RuleContext, 'snapshot' | 'notEvaluatedFor'>, profi
       const pool = unknownPools[0]!.pool;
       ctx.notEvaluatedFor(
         pod,
-        `${snapshot.partialFrom(pool.object)} does not show the requirements and taints of ${pool.object.kind} ${pool.name}, which might take this pod: add \`kubectl get nodepools -o yaml\``,
+        `${partialSourceText(snapshot.partialFrom(pool.object) ?? '')} does not show the requirements and taints of ${pool.object.kind} ${pool.name}, which might take this pod: add \`kubectl get nodepools -o yaml\``,
       );
       continue;
     }

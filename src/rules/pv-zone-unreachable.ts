@@ -3,7 +3,9 @@ import type { KubeObject } from '../kube/types.js';
 import { commandName, dig, displayName, str } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration } from '../kube/units.js';
-import { ageOf, isPending, listNames, podName } from './support.js';
+import { ageOf, isPending, listNames, podName, POD_PLACEMENT, poolShape, unknownField, unknownOn } from './support.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
+import type { NodePoolView } from '../snapshot/karpenter.js';
 import { admission, admissionOptions, podConstraints } from '../snapshot/pool-admission.js';
 import { poolReach, volumeZone, type PoolReach } from './lib/volumes-health-zones.js';
 import { saysScheduling } from '../snapshot/messages/scheduling.js';
@@ -67,6 +69,14 @@ export default defineRule({
         if (!pinned || phase === 'Released' || phase === 'Failed') continue;
         // In a repository, the pools deployed with the volume; none there may mean pools created elsewhere.
         const all = snapshot.nodePoolsFor(pv).map((p) => reach.get(p)!);
+        const unshown = shapeUnknown(
+          snapshot,
+          all.map((r) => r.pool),
+        );
+        if (unshown) {
+          notEvaluatedFor(pv, unshown);
+          continue;
+        }
         if (!all.length) {
           if (!snapshot.absentMeansMissing)
             notEvaluatedFor(
@@ -107,8 +117,11 @@ export default defineRule({
       return;
     }
 
+    const poolsUnknown = shapeUnknown(snapshot, pools);
     for (const pod of snapshot.all(KIND.Pod)) {
       if (!isPending(pod) || str(dig(pod, 'spec', 'nodeName'))) continue;
+      // A Pending pod shown partly: which claims it mounts, or where it may run, is unknown.
+      if (unknownOn({ snapshot, notEvaluatedFor }, pod, ['/spec/volumes', ...POD_PLACEMENT])) continue;
       const events = snapshot.eventsForObject(pod).filter((e) => e.reason === 'FailedScheduling');
       const conflict = events.filter((e) => saysScheduling(e.message, 'volume-affinity-conflict')).at(-1);
       const karpenterErr = events.filter((e) => e.component === 'karpenter' && saysScheduling(e.message, 'karpenter-volume-zone')).at(-1);
@@ -118,6 +131,11 @@ export default defineRule({
         const pv = pvc && snapshot.pvForClaim(pvc);
         const pinned = pv && volumeZone(pv);
         if (!pvc || !pv || !pinned) continue;
+        // A pool whose requirements or taints are not shown may reach the zone, or take the pod: not judged.
+        if (poolsUnknown) {
+          notEvaluatedFor(pod, poolsUnknown);
+          break;
+        }
 
         const usable: PoolReach[] = [];
         const excluded: string[] = [];
@@ -179,6 +197,15 @@ export default defineRule({
     }
   },
 });
+
+/** The reason no verdict is given when one of `pools` does not show its requirements or taints. */
+function shapeUnknown(snapshot: Snapshot, pools: NodePoolView[]): string | undefined {
+  for (const p of pools) {
+    const why = unknownField(snapshot, p.object, poolShape(p));
+    if (why) return `NodePool ${p.name}: ${why}`;
+  }
+  return undefined;
+}
 
 function poolText(r: PoolReach, want: string[]): string {
   if (r.zones === undefined) return `NodePool ${r.pool.name} is not zone-restricted`;

@@ -1,7 +1,7 @@
 import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { ControllerInfo } from '../snapshot/controller-info.js';
 import { KIND } from '../kube/kinds.js';
-import { anchorEvidence, karpenterFacts, listNames, plural } from './support.js';
+import { anchorEvidence, karpenterFacts, listNames, plural, unknownOn } from './support.js';
 import { interruptionQueue, queueNameFromArnOrUrl, spotAllowance, GLOBAL_SETTINGS, QUEUE_NAME_KEY } from './lib/interruption-settings.js';
 import { CAPACITY_TYPE_LABEL } from '../kube/well-known.js';
 import { displayName, labelPointer } from '../kube/fields.js';
@@ -41,17 +41,19 @@ export default defineRule({
     ],
   },
 
-  check({ snapshot, report }) {
+  check(ctx) {
+    const { snapshot, report } = ctx;
     const c = snapshot.controller;
     const ctl = c.object;
     if (!ctl) return;
+    // A described controller pod shows no env or args: whether a queue is set is unknown.
+    if (unknownOn(ctx, ctl, [ctl.kind === 'Pod' ? '/spec/containers' : '/spec/template/spec/containers'])) return;
     const version = karpenterFacts(c);
     const legacy = version.atLeast('0.32.0') === false;
     const queue = interruptionQueue(snapshot);
-    const spotPools = snapshot
-      .nodePools()
-      .map((p) => ({ pool: p, spot: spotAllowance(p) }))
-      .filter((x) => x.spot.allows);
+    // A pool from a get table does not show its requirements: whether it allows spot is unknown.
+    const [shown, unshown] = partition(snapshot.nodePools(), (p) => snapshot.isKnown(p.object, p.requirements.path));
+    const spotPools = shown.map((p) => ({ pool: p, spot: spotAllowance(p) })).filter((x) => x.spot.allows);
     const who = c.label ?? `Karpenter controller ${ctl.metadata.namespace}/${displayName(ctl)}`;
     const helmKey = legacy ? 'settings.aws.interruptionQueueName' : 'settings.interruptionQueue';
 
@@ -74,7 +76,11 @@ export default defineRule({
       });
       return;
     }
-    if (queue?.value || spotPools.length === 0) return;
+    if (queue?.value) return;
+    if (spotPools.length === 0) {
+      for (const p of unshown) unknownOn(ctx, p.object, [p.requirements.path]);
+      return;
+    }
 
     // 2. Spot allowed, no queue. Helm values may hold the queue under a key the chart never reads: that is the field to fix.
     const spotNodes = snapshot.all(KIND.Node).filter((n) => n.metadata.labels?.[CAPACITY_TYPE_LABEL] === 'spot');
@@ -123,6 +129,10 @@ export default defineRule({
     });
   },
 });
+
+function partition<T>(items: readonly T[], test: (t: T) => boolean): [T[], T[]] {
+  return [items.filter(test), items.filter((t) => !test(t))];
+}
 
 function fixText(c: ControllerInfo, helmKey: string, name: string, legacy: boolean, key: string | undefined): FixSteps {
   const ctl = c.object!;

@@ -3,7 +3,7 @@ import { commandName, condition, displayName, formatTaint } from '../kube/fields
 import { formatDuration } from '../kube/units.js';
 import { blockedEvents } from '../snapshot/messages/disruption-blocked.js';
 import { clusterSyncLogs, deletionOf } from './lib/reclaim-drain.js';
-import { ageOf, byLastSeen, karpenterFacts, plural } from './support.js';
+import { byLastSeen, heldLongerThan, karpenterFacts, plural, unknownOn } from './support.js';
 import { disruptedTaint } from '../snapshot/nodes.js';
 import { DISRUPTED_TAINT } from '../kube/well-known.js';
 
@@ -36,13 +36,18 @@ export default defineRule({
     },
   },
 
-  check({ snapshot, now, options, report }) {
+  check(ctx) {
+    const { snapshot, options, report } = ctx;
     const version = karpenterFacts(snapshot.controller);
     for (const node of snapshot.karpenterNodes()) {
+      if (unknownOn(ctx, node, ['/spec/taints'])) continue;
       const taint = disruptedTaint(node);
       if (!taint || deletionOf(snapshot, node)) continue;
       const name = node.metadata.name!;
       const claim = snapshot.nodeClaimForNode(node);
+      // Being deleted is what makes the taint right: describe does not show the Node's deletionTimestamp, and only a
+      // whole NodeClaim that is not deleting says Karpenter is not removing the node.
+      if ((!claim || snapshot.partialFrom(claim.object)) && unknownOn(ctx, node, ['/metadata/deletionTimestamp'])) continue;
       if (claim && condition(claim.object, 'InstanceTerminating')?.status === 'True') continue;
 
       // How long: the taint's timeAdded when set, else the first disruption event on the node/claim.
@@ -60,8 +65,8 @@ export default defineRule({
         .sort()[0];
       const since = taint.timeAdded ?? reasonCond?.lastTransitionTime ?? firstEvent;
       const sinceWhat = taint.timeAdded ? 'added' : reasonCond?.lastTransitionTime ? 'DisruptionReason set' : 'first disruption event';
-      const age = ageOf(since, now);
-      if (age === undefined || age <= options.threshold) continue;
+      const age = heldLongerThan(ctx, node, since, options.threshold, `${formatTaint(taint)} (${sinceWhat})`);
+      if (age === undefined) continue;
 
       const evidence: EvidenceInput[] = [
         { object: node, path: `/spec/taints/${taint.index}`, note: `${sinceWhat} ${since}, ${formatDuration(age)} before the reference time` },

@@ -2,7 +2,7 @@ import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import { commandName, displayName, formatTaint, type Taint } from '../kube/fields.js';
 import { formatDuration } from '../kube/units.js';
 import { agentDaemonSets, agentFor, daemonSetFit, podTrouble, registeredAt } from './lib/registration-common.js';
-import { ageOf, karpenterFacts } from './support.js';
+import { heldLongerThan, karpenterFacts, unknownOn } from './support.js';
 import { UNINITIALIZED_TAINT as CCM_UNINITIALIZED, UNREGISTERED_TAINT as UNREGISTERED } from '../kube/well-known.js';
 import { nodeTaints } from '../snapshot/nodes.js';
 
@@ -44,14 +44,18 @@ export default defineRule({
     },
   },
 
-  check({ snapshot, now, options, report }) {
+  check(ctx) {
+    const { snapshot, options, report } = ctx;
     const version = karpenterFacts(snapshot.controller);
     const setsByAgent = new Map<string, ReturnType<typeof agentDaemonSets>>();
     for (const node of snapshot.karpenterNodes()) {
       const claim = snapshot.nodeClaimForNode(node);
       if (!claim) continue;
+      // A NodeClaim row of `kubectl get nodeclaims` shows Ready at most: whether it is initialized is unknown.
+      if (unknownOn(ctx, claim.object, ['/status/conditions'])) continue;
       const init = claim.conditions.find((c) => c.type === 'Initialized');
       if (init?.status === 'True') continue; // after initialization they are ordinary taints
+      if (unknownOn(ctx, node, ['/spec/taints'])) continue;
       const pool = snapshot.nodePool(claim.nodePool ?? snapshot.nodePoolNameOf(node));
       const declared: Array<{ taint: Taint; path: string; object: typeof claim.object }> = claim.startupTaints.map((t) => ({
         taint: t,
@@ -65,8 +69,8 @@ export default defineRule({
       });
       if (!present.length) continue;
       const reg = registeredAt(claim, node);
-      const age = ageOf(reg.time, now);
-      if (age === undefined || age <= options.after) continue;
+      const age = heldLongerThan(ctx, node, reg.time, options.after, 'startup taints present on a node registered');
+      if (age === undefined) continue;
 
       const name = node.metadata.name!;
       const evidence: EvidenceInput[] = [];

@@ -4,7 +4,7 @@ import { dig, displayName, labelPointer } from '../kube/fields.js';
 import { admissionOptions, admits, podConstraints } from '../snapshot/pool-admission.js';
 import { KIND } from '../kube/kinds.js';
 import type { ObjectRef } from '../snapshot/snapshot.js';
-import { karpenterFacts, listNames, plural, podName, type KarpenterVersionFacts } from './support.js';
+import { karpenterFacts, listNames, plural, podName, podsShownPartly, poolShape, unknownOn, type KarpenterVersionFacts } from './support.js';
 import { podDoNotDisrupt, annotationPath } from './lib/do-not-disrupt.js';
 import { statefulReasons, type StatefulReason } from './lib/interruption-settings.js';
 import {
@@ -61,7 +61,8 @@ export default defineRule({
     ],
   },
 
-  check({ snapshot, now, report }) {
+  check(ctx) {
+    const { snapshot, now, report } = ctx;
     const version = karpenterFacts(snapshot.controller);
     const ctlExposure = controllerExposure(snapshot, version);
     const factsByPool = new Map(snapshot.nodePools().map((p) => [p, poolFacts(p)]));
@@ -72,6 +73,8 @@ export default defineRule({
     const coveredWorkloads = new Set<string>();
     for (const node of snapshot.karpenterNodes()) {
       const pool = pools.get(snapshot.nodePoolNameOf(node) ?? '');
+      // Pods whose owner, volumes or annotations the input does not show may be stateful: not judged, and said so.
+      const undecided: KubeObject[] = [];
       for (const pod of snapshot.podsOnNode(node.metadata.name!)) {
         const phase = dig(pod, 'status', 'phase');
         if (phase === 'Succeeded' || phase === 'Failed') continue;
@@ -80,6 +83,7 @@ export default defineRule({
         if (dnd && !(pod.metadata.ownerReferences ?? []).some((o) => o.kind === 'DaemonSet')) {
           reasons.push({ text: `${dnd.key}=${dnd.value}`, path: dnd.path });
         }
+        if (reasons.length === 0 && POD_FIELDS.some((f) => !snapshot.isKnown(pod, f))) undecided.push(pod);
         if (reasons.length === 0) continue;
         const w = snapshot.workloadOf(pod);
         const ns = pod.metadata.namespace ?? 'default';
@@ -89,11 +93,17 @@ export default defineRule({
         if (!g) groups.set(key, (g = { ref: { ...w, namespace: ns }, pods: [] }));
         g.pods.push({ pod, reasons, node, ...(pool ? { pool } : {}) });
       }
+      podsShownPartly(ctx, node, undecided, POD_FIELDS);
     }
 
     for (const g of groups.values()) {
       g.pods.sort((a, b) => a.pod.metadata.name!.localeCompare(b.pod.metadata.name!));
       if (g.pods.some((p) => snapshot.pdbsForPod(p.pod).length > 0)) continue;
+      // No PDB selects pods whose labels are unknown, and a pool whose taints are unknown may be dedicated: not judged.
+      const unlabelled = g.pods.find((p) => !snapshot.isKnown(p.pod, '/metadata/labels'));
+      if (unlabelled && unknownOn(ctx, unlabelled.pod, ['/metadata/labels'])) continue;
+      const shapeless = g.pods.find((p) => p.pool && poolShape(p.pool.pool).some((ptr) => !snapshot.isKnown(p.pool!.pool.object, ptr)));
+      if (shapeless && unknownOn(ctx, shapeless.pool!.pool.object, poolShape(shapeless.pool!.pool))) continue;
       if (g.pods.every((p) => p.pool && isDedicated(p.pool, nodeSelectorOf(p.pod.spec)))) continue;
       const evidence: EvidenceInput[] = [];
       const reasons = [...ctlExposure.reasons];
@@ -184,6 +194,9 @@ export default defineRule({
     }
   },
 });
+
+/** What tells whether a pod is stateful (owner, volumes) or pinned (do-not-disrupt). */
+const POD_FIELDS = ['/metadata/ownerReferences', '/spec/volumes', '/metadata/annotations'];
 
 function exposureTail(): string {
   return (

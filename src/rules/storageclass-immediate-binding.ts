@@ -4,7 +4,7 @@ import { arr, dig, displayName, type Json, str } from '../kube/fields.js';
 import { allowedZones } from '../snapshot/karpenter.js';
 import { KIND } from '../kube/kinds.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
-import { isPending, karpenterFacts, listNames, plural, podName } from './support.js';
+import { isPending, karpenterFacts, listNames, plural, podName, unknownField } from './support.js';
 import { volumeZone, ZONAL_PROVISIONERS } from './lib/volumes-health-zones.js';
 import { VOLUME_ZONE_LABELS } from '../kube/well-known.js';
 import { nodeZone } from '../snapshot/nodes.js';
@@ -45,10 +45,14 @@ export default defineRule({
     ],
   },
 
-  check({ snapshot, report }) {
+  check(ctx) {
+    const { snapshot, report } = ctx;
     const clusterState = !snapshot.desiredStateOnly && (snapshot.has('Node') || snapshot.has('Pod'));
     const zones = clusterZones(snapshot);
     if (clusterState && zones.known && zones.zones.size <= 1) return; // single-zone cluster: the zone cannot be wrong
+    // A pool whose requirements the input does not show may hold the cluster to one zone: how many zones is unknown.
+    const unshown = zones.known ? undefined : snapshot.nodePools().find((p) => !snapshot.isKnown(p.object, p.requirements.path));
+    const zonesUnknown = unshown && unknownField(snapshot, unshown.object, [unshown.requirements.path]);
     const version = karpenterFacts(snapshot.controller);
     const fixedInCore = version.coreAtLeast('1.7.0');
 
@@ -58,6 +62,10 @@ export default defineRule({
       const mode = str(sc.volumeBindingMode);
       if (mode !== undefined && mode !== 'Immediate') continue;
       if (pinnedToOneZone(sc)) continue;
+      if (zonesUnknown) {
+        ctx.notEvaluatedFor(sc, `whether the cluster spans more than one zone is unknown: NodePool ${unshown!.name}: ${zonesUnknown}`);
+        continue;
+      }
 
       const name = sc.metadata.name!;
       const evidence: EvidenceInput[] = [
@@ -133,7 +141,11 @@ function karpenterWorkloads(snapshot: Snapshot, scName: string) {
   const pending = new Set<KubeObject>();
   // A cluster-info dump covers kube-system and default unless -A was given, while `kubectl get pvc -A` covers all:
   // a claim whose namespace has no pod in the snapshot is of unknown use, and counts.
-  const namespacesWithPods = new Set(snapshot.all(KIND.Pod).map((p) => p.metadata.namespace ?? ''));
+  // A pod whose volumes the input does not show (a node's pod table) may use any claim of its namespace: such a
+  // namespace is not covered either.
+  const allPods = snapshot.all(KIND.Pod);
+  const unshownVolumes = new Set(allPods.filter((p) => !snapshot.isKnown(p, '/spec/volumes')).map((p) => p.metadata.namespace ?? ''));
+  const namespacesWithPods = new Set(allPods.map((p) => p.metadata.namespace ?? '').filter((ns) => !unshownVolumes.has(ns)));
   for (const claim of snapshot.claimsOfStorageClass(scName)) {
     const users = snapshot.podsUsingClaim(claim.metadata.namespace, claim.metadata.name!);
     let relevant = !namespacesWithPods.has(claim.metadata.namespace ?? '');

@@ -4,17 +4,30 @@
  */
 import type { KubeObject } from '../kube/types.js';
 import type { EvidenceInput, RuleContext } from '../engine/rule.js';
-import { fullObjectCommand } from '../snapshot/partial.js';
+import { fullObjectCommand, partialSourceText } from '../snapshot/partial.js';
 import type { ControllerInfo, SettingAnchor } from '../snapshot/controller-info.js';
 import { commandName, dig, displayName } from '../kube/fields.js';
 import type { EventView } from '../snapshot/events.js';
-import { parseTime } from '../kube/units.js';
+import { formatDuration, parseTime } from '../kube/units.js';
 import { atLeast, coreVersionOf, formatVersion } from '../kube/version.js';
 
 /** Milliseconds between a timestamp and the reference time; undefined if the timestamp is missing/invalid. */
 export function ageOf(timestamp: unknown, now: number): number | undefined {
   const t = parseTime(timestamp);
   return t === undefined ? undefined : now - t;
+}
+
+/**
+ * How long a state has held at the reference time, for notes and messages: `for 3h`; `for at least 3h` when the
+ * reference time is only the latest time a paste shows (the commands ran then or later); `since T` when that latest
+ * time is the state's own start, where "for 0s" would be a claim the input does not make.
+ */
+export function heldFor(timestamp: unknown, snapshot: Pick<RuleContext['snapshot'], 'referenceTime'>): string | undefined {
+  const rt = snapshot.referenceTime;
+  const age = ageOf(timestamp, rt.ms);
+  if (age === undefined) return undefined;
+  if (!rt.lowerBound) return `for ${formatDuration(age)}`;
+  return age < 1000 ? `since ${String(timestamp)}` : `for at least ${formatDuration(age)}`;
 }
 
 export interface KarpenterVersionFacts {
@@ -93,13 +106,113 @@ export function byLastSeen(a: EventView, b: EventView): number {
  * fire nor pass on it. True when one of `pointers` is unknown on `obj`; the object is then reported not evaluated,
  * with the field and the command that shows it.
  */
-export function unknownOn(ctx: Pick<RuleContext, 'snapshot' | 'notEvaluatedFor'>, obj: KubeObject, pointers: string[]): boolean {
-  const missing = pointers.find((p) => !ctx.snapshot.isKnown(obj, p));
-  if (missing === undefined) return false;
+export function unknownOn(ctx: Pick<RuleContext, 'snapshot' | 'notEvaluatedFor'>, obj: KubeObject, pointers: readonly string[]): boolean {
+  const why = unknownField(ctx.snapshot, obj, pointers);
+  if (why === undefined) return false;
+  ctx.notEvaluatedFor(obj, why);
+  return true;
+}
+
+/**
+ * Why `obj` cannot be judged on `pointers`, or undefined when it shows them all: "`kubectl describe` output does not
+ * show spec.expireAfter: add `kubectl get nodepool web -o yaml`". A rule that judges one object on another's fields
+ * (a PDB on its pods' labels) reports the judged object with this reason, which names the other's command.
+ */
+export function unknownField(snapshot: RuleContext['snapshot'], obj: KubeObject, pointers: readonly string[]): string | undefined {
+  const missing = pointers.find((p) => !snapshot.isKnown(obj, p));
+  if (missing === undefined) return undefined;
   const field = missing.slice(1).replace(/\//g, '.').replace(/~1/g, '/').replace(/~0/g, '~');
+  return `${partialSourceText(snapshot.partialFrom(obj) ?? '')} does not show ${field}: add \`${fullObjectCommand(obj.kind, commandName(obj), obj.metadata.namespace)}\``;
+}
+
+/** Where a pod may run: what a rule that places it on a NodePool reads of it. */
+export const POD_PLACEMENT: readonly string[] = ['/spec/affinity', '/spec/nodeSelector', '/spec/tolerations'];
+
+/** What a pool admits and keeps off (requirements, taints): the fields every rule that places pods on it reads. */
+export function poolShape(pool: { requirements: { path: string }; taints: { path: string } }): string[] {
+  return [pool.requirements.path, pool.taints.path];
+}
+
+/**
+ * The pods of one node that do not show `pointers` (a node's pod table shows names and requests only): they cannot be
+ * judged, and the node gets one not-evaluated entry naming them and the command that shows them. Returns those pods.
+ */
+export function podsShownPartly(
+  ctx: Pick<RuleContext, 'snapshot' | 'notEvaluatedFor'>,
+  node: KubeObject,
+  pods: readonly KubeObject[],
+  pointers: readonly string[],
+): Set<KubeObject> {
+  const partly = pods.filter((p) => pointers.some((ptr) => !ctx.snapshot.isKnown(p, ptr)));
+  if (!partly.length) return new Set();
+  const missing = pointers.find((ptr) => !ctx.snapshot.isKnown(partly[0]!, ptr))!;
+  const field = missing.slice(1).replace(/\//g, '.');
+  const from = partialSourceText(ctx.snapshot.partialFrom(partly[0]!) ?? 'the input');
   ctx.notEvaluatedFor(
-    obj,
-    `${ctx.snapshot.partialFrom(obj)} does not show ${field}: add \`${fullObjectCommand(obj.kind, commandName(obj), obj.metadata.namespace)}\``,
+    node,
+    `${from} does not show ${field} of ${plural(partly.length, 'pod')} on it (${listNames(partly.map(podName))}): add \`kubectl get pods -A --field-selector spec.nodeName=${node.metadata.name ?? ''} -o yaml\``,
+  );
+  return new Set(partly);
+}
+
+/**
+ * How long `what` has held, when longer than `threshold`; else undefined. When the reference time is only the latest
+ * time a paste shows, a shorter duration is a lower bound, not a verdict: `obj` is then reported not evaluated,
+ * with the time the state began and `--now` as what would settle it.
+ */
+export function heldLongerThan(
+  ctx: Pick<RuleContext, 'snapshot' | 'notEvaluatedFor'>,
+  obj: KubeObject,
+  since: unknown,
+  threshold: number,
+  what: string,
+): number | undefined {
+  const rt = ctx.snapshot.referenceTime;
+  const age = ageOf(since, rt.ms);
+  if (age === undefined) return undefined;
+  if (age > threshold) return age;
+  if (rt.lowerBound) {
+    const how = age < 1000 ? 'the latest time the input shows' : `at least ${formatDuration(age)} before the commands ran`;
+    ctx.notEvaluatedFor(
+      obj,
+      `${what} since ${String(since)}, ${how}; the input does not say when it was taken, so whether that lasted past ${formatDuration(threshold)} is unknown: pass --now with the time the commands ran`,
+    );
+  }
+  return undefined;
+}
+
+/**
+ * A NodeClaim row of `kubectl get nodeclaims` shows Ready at most: Ready=True says every condition holds; otherwise
+ * which one does not (Launched, Registered, Initialized) is unknown, and the claim is reported not evaluated. True
+ * when the claim is not to be judged on its conditions (either way).
+ */
+export function claimShownPartly(ctx: Pick<RuleContext, 'snapshot' | 'notEvaluatedFor'>, claim: KubeObject): boolean {
+  if (ctx.snapshot.isKnown(claim, '/status/conditions')) return false;
+  const ready = (dig(claim, 'status', 'conditions') as Array<{ type?: string; status?: string }> | undefined)?.find((c) => c.type === 'Ready');
+  if (ready?.status === 'True') return true;
+  return unknownOn(ctx, claim, ['/status/conditions']);
+}
+
+/**
+ * A node's usage (its pods' requests against its allocatable) from partial input: a get table shows neither, and a
+ * described node pasted without its pod table shows no pods at all, which is not "empty". True when the node is
+ * reported not evaluated for it.
+ */
+export function usageShownPartly(ctx: Pick<RuleContext, 'snapshot' | 'notEvaluatedFor'>, node: KubeObject): boolean {
+  const { snapshot } = ctx;
+  if (snapshot.partialFrom(node) === undefined && !snapshot.podsOnNode(node.metadata.name ?? '').some((p) => snapshot.partialFrom(p))) return false;
+  if (unknownOn(ctx, node, ['/status/allocatable'])) return true;
+  const pods = snapshot.podsOnNode(node.metadata.name ?? '');
+  const settle = `kubectl describe node ${node.metadata.name ?? ''}`;
+  if (!pods.length) {
+    ctx.notEvaluatedFor(node, `the input shows no pods on it, which does not mean it has none: add \`${settle}\` with its Non-terminated Pods table`);
+    return true;
+  }
+  const unsized = pods.filter((p) => !snapshot.isKnown(p, '/spec/containers/0/resources'));
+  if (!unsized.length) return false;
+  ctx.notEvaluatedFor(
+    node,
+    `${partialSourceText(snapshot.partialFrom(unsized[0]!) ?? 'the input')} does not show the requests of ${plural(unsized.length, 'pod')} on it (${listNames(unsized.map(podName))}): add \`${settle}\``,
   );
   return true;
 }

@@ -1,3 +1,4 @@
+import { poolNodesShown } from '../snapshot/shown.js';
 import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import { formatDuration } from '../kube/units.js';
 import { ageOf, karpenterFacts, listNames, plural, unknownOn } from './support.js';
@@ -68,6 +69,12 @@ export default defineRule({
       if (!hasBudgets(pool)) continue;
       const nodes = byPool.get(pool.name);
       if (!nodes || !nodes.counted.length || !nodes.disrupting.length) continue;
+      // A percentage budget is taken of all the pool's nodes: a paste that shows some of them cannot compute it.
+      const shown = poolNodesShown(snapshot, pool.name);
+      if (!shown.complete) {
+        ctx.notEvaluatedFor(pool.object, `${shown.why}: add \`${shown.settle}\``);
+        continue;
+      }
       const total = nodes.counted.length;
       const states = pool.budgets.value.map((b, i) => budgetState(pool, b, i, total, now));
       const allowed = allowedByReason(states);

@@ -3,7 +3,7 @@ import { displayName, formatTaint } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration } from '../kube/units.js';
 import type { KubeObject } from '../kube/types.js';
-import { ageOf, byLastSeen, isPending, karpenterFacts, listNames, plural, podName } from './support.js';
+import { byLastSeen, heldLongerThan, isPending, karpenterFacts, listNames, plural, podName, unknownOn } from './support.js';
 import { UNINITIALIZED_TAINT as TAINT } from '../kube/well-known.js';
 import { nodeTaint } from '../snapshot/nodes.js';
 import { saysScheduling } from '../snapshot/messages/scheduling.js';
@@ -47,14 +47,16 @@ export default defineRule({
     },
   },
 
-  check({ snapshot, now, options, report }) {
+  check(ctx) {
+    const { snapshot, options, report } = ctx;
     const version = karpenterFacts(snapshot.controller);
     for (const node of snapshot.karpenterNodes()) {
+      if (unknownOn(ctx, node, ['/spec/taints'])) continue;
       const found = nodeTaint(node, TAINT);
       if (!found) continue;
       const index = found.index;
-      const age = ageOf(node.metadata.creationTimestamp, now);
-      if (age === undefined || age <= options.after) continue;
+      const age = heldLongerThan(ctx, node, node.metadata.creationTimestamp, options.after, `the node, tainted ${TAINT}, exists`);
+      if (age === undefined) continue;
 
       const name = node.metadata.name!;
       const claim = snapshot.nodeClaimForNode(node);

@@ -33,3 +33,58 @@ export function anchorAges(objects: Iterable<{ object: KubeObject; provenance: P
 export function fullObjectCommand(kind: string, name: string, namespace?: string): string {
   return `kubectl get ${kind.toLowerCase()} ${name}${namespace ? ` -n ${namespace}` : ''} -o yaml`;
 }
+
+/**
+ * Events a ticket shows twice: the Events table of `kubectl describe X` and `kubectl get events` list the same Event
+ * (same object, reason and message), each with ages rounded the way kubectl prints them. Once both are counted back
+ * from the reference time their last-seen times agree within that rounding. Returns the copies to drop: of each
+ * pair, the one with the smaller count (the describe table's `x9 over 52m` and the get table's COUNT say the same).
+ */
+export function eventsPastedTwice(
+  events: Array<{
+    object: KubeObject;
+    reason: string;
+    message: string;
+    count: number;
+    lastSeen?: string;
+    involved: { kind: string; namespace?: string; name: string };
+  }>,
+  isPartial: (o: KubeObject) => boolean,
+  referenceMs: number,
+): Set<KubeObject> {
+  const drop = new Set<KubeObject>();
+  const byKey = new Map<string, typeof events>();
+  for (const e of events) {
+    if (!isPartial(e.object) || e.lastSeen === undefined) continue;
+    const k = `${e.involved.kind}\u0000${e.involved.namespace ?? ''}\u0000${e.involved.name}\u0000${e.reason}\u0000${e.message}`;
+    byKey.set(k, [...(byKey.get(k) ?? []), e]);
+  }
+  for (const group of byKey.values()) {
+    if (group.length < 2) continue;
+    const kept: typeof events = [];
+    for (const e of [...group].sort((a, b) => b.count - a.count)) {
+      const last = Date.parse(e.lastSeen!);
+      const twin = kept.find((k) => Math.abs(Date.parse(k.lastSeen!) - last) <= ageRounding(referenceMs - last));
+      if (twin) drop.add(e.object);
+      else kept.push(e);
+    }
+  }
+  return drop;
+}
+
+/** How far kubectl's printed age (`45s`, `4m30s`, `52m`, `5h3m`, `3d4h`, `61d`) may be from the true one. */
+function ageRounding(ageMs: number): number {
+  const s = Math.max(0, ageMs) / 1000;
+  if (s < 120) return 2_000;
+  if (s < 3 * 3600) return 61_000;
+  if (s < 2 * 86400) return 3_601_000;
+  return 86_401_000;
+}
+
+/**
+ * What a partial object was read from, for a reason read in prose: the kubectl command in it is quoted
+ * (`a \`kubectl get\` table`), so that it reads, wraps and copies as a command, not as the rest of the sentence.
+ */
+export function partialSourceText(from: string): string {
+  return from.replace(/\bkubectl (?:describe|get)(?: (?!output\b|table\b)[^\s,:;`]+)*/g, (cmd) => `\`${cmd}\``);
+}

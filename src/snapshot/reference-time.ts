@@ -16,6 +16,12 @@ export interface ReferenceTime {
   source: 'flag' | 'dump' | 'wall-clock';
   /** What the dump-derived time was read from, e.g. `Node ip-10-0-1-5 Ready heartbeat`. */
   evidence?: string;
+  /**
+   * Pasted command output (describe, get tables) does not say when it was taken: the latest time it shows is only
+   * the earliest the commands can have run. Durations up to the reference time are then lower bounds ("at least"),
+   * and one that ends at the very time the reference was read from says nothing ("since T", never "for 0s").
+   */
+  lowerBound?: boolean;
 }
 
 /** The parts of the snapshot the reference time is read from (it is computed while the snapshot is built). */

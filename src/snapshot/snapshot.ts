@@ -14,7 +14,7 @@ import { isHelmValuesCarrier, karpenterReleases } from './helm-values.js';
 import { nodeClaimView, nodePoolView, type NodeClaimView, type NodePoolView } from './karpenter.js';
 import { INPUTS, KIND, isClusterScoped, isSyntheticKind, kindKeyOf, normaliseKindKey, type InputName } from '../kube/kinds.js';
 import { controllerOwner } from './pods.js';
-import { anchorAges, isKnownIn } from './partial.js';
+import { anchorAges, eventsPastedTwice, isKnownIn } from './partial.js';
 import { referenceTime, type ReferenceTime } from './reference-time.js';
 import { isDesiredStateInput, isPatchFragment, sameDefinition } from './repository.js';
 import { isAzureProvider, settleProviderVersion } from './provider-version.js';
@@ -102,7 +102,9 @@ export class Snapshot {
       const p = this.provenance(object);
       this.skipped.push({ source: p?.source ?? 'unknown', ...(p?.line && !isSyntheticKind(kindKeyOf(object)) ? { line: p.line } : {}), reason: why });
     }
-    this.referenceTime = referenceTime(this, opts);
+    const rt = referenceTime(this, opts);
+    const pasted = rt.source === 'dump' && !this.collectedAt && load.objects.some((o) => o.provenance.partial);
+    this.referenceTime = pasted ? { ...rt, lowerBound: true } : rt;
     const anchored = anchorAges(
       load.objects.filter((o) => o.provenance.ages),
       this.referenceTime.ms,
@@ -618,7 +620,12 @@ export class Snapshot {
   events(): EventView[] {
     return this.memo('events', () => {
       const copies = this.eventCopies();
-      return [...this.all(KIND.Event), ...this.all(KIND.EventV1).filter((e) => !copies.has(e))].map(eventView).filter((e): e is EventView => e !== undefined);
+      const views = [...this.all(KIND.Event), ...this.all(KIND.EventV1).filter((e) => !copies.has(e))]
+        .map(eventView)
+        .filter((e): e is EventView => e !== undefined);
+      if (!this.agesAnchored) return views;
+      const twice = eventsPastedTwice(views, (o) => this.partialFrom(o) !== undefined, this.referenceTime.ms);
+      return twice.size ? views.filter((e) => !twice.has(e.object)) : views;
     });
   }
 
