@@ -92,6 +92,38 @@ describe('YAML filled in by templatefile() or envsubst before it is applied (rep
   });
 });
 
+describe('the controller installed by Terraform helm_release (repos/terraform-helm-release)', () => {
+  const root = join(REPOS, 'terraform-helm-release');
+
+  it('reads the chart version and values, so version-dependent verdicts use the release the repository pins', async () => {
+    const r = await scan([root], { only: ALL });
+    const c = r.snapshot.controller;
+    expect(c.version).toEqual([1, 4, 0]);
+    expect(c.versionSource).toBe('chart');
+    expect(c.versionFileAt).toBe(`${join(root, 'karpenter.tf')}:8`);
+    expect(c.featureGates.SpotToSpotConsolidation).toBe(true);
+    // From v1.3 a node without the taint is registered anyway: a warning, not the error assumed for v1.0–v1.2.
+    expect(summary(r.findings, root)).toEqual(['unregistered-taint-problem warning EC2NodeClass vault-hardened @ karpenter.tf:39 karpenter.tf:49 karpenter.tf:8 karpenter.tf:16']);
+    expect(r.findings[0]!.message).toContain('Karpenter v1.4.0 registers them with a warning');
+  });
+
+  it('holds what Terraform computes as unknown and the set blocks as Helm reads them', async () => {
+    const r = await scan([root], { only: [] });
+    const [values] = r.snapshot.all(KIND.HelmValues);
+    expect(values!.values).toEqual({
+      settings: { clusterName: UNKNOWN_VALUE, interruptionQueue: UNKNOWN_VALUE, featureGates: { spotToSpotConsolidation: true } },
+      serviceAccount: { annotations: { 'eks.amazonaws.com/role-arn': UNKNOWN_VALUE } },
+      controller: { resources: { requests: { cpu: '500m' } } },
+    });
+    expect(r.snapshot.provenance(values!)!.unknown!.map((u) => `${u.pointer} ${u.expression} :${u.line}`)).toEqual([
+      '/values/settings/clusterName ${module.eks.cluster_name} :14',
+      '/values/settings/interruptionQueue ${aws_sqs_queue.karpenter.name} :15',
+      '/values/serviceAccount/annotations/eks.amazonaws.com~1role-arn aws_iam_role.karpenter_controller.arn :23',
+    ]);
+    expect(r.snapshot.skipped.map((s) => s.source.replace(`${root}/`, '')).sort()).toEqual(['README.md', 'addons.tf']);
+  });
+});
+
 describe('markPlaceholders', () => {
   const object = (): KubeObject => ({
     apiVersion: 'karpenter.sh/v1',
