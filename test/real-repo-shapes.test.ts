@@ -103,7 +103,9 @@ describe('the controller installed by Terraform helm_release (repos/terraform-he
     expect(c.versionFileAt).toBe(`${join(root, 'karpenter.tf')}:8`);
     expect(c.featureGates.SpotToSpotConsolidation).toBe(true);
     // From v1.3 a node without the taint is registered anyway: a warning, not the error assumed for v1.0–v1.2.
-    expect(summary(r.findings, root)).toEqual(['unregistered-taint-problem warning EC2NodeClass vault-hardened @ karpenter.tf:39 karpenter.tf:49 karpenter.tf:8 karpenter.tf:16']);
+    expect(summary(r.findings, root)).toEqual([
+      'unregistered-taint-problem warning EC2NodeClass vault-hardened @ karpenter.tf:39 karpenter.tf:49 karpenter.tf:8 karpenter.tf:16',
+    ]);
     expect(r.findings[0]!.message).toContain('Karpenter v1.4.0 registers them with a warning');
   });
 

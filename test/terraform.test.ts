@@ -290,7 +290,12 @@ describe('a scan of the Terraform repository', () => {
     const { findings, run, report } = await scan([REPO]);
     expect(findings.map((f) => [f.ruleId, f.severity, `${f.object.kind}/${f.object.name}`, f.evidence.map((e) => e.source)])).toEqual([
       // The version is known (chart 1.2.1 of the helm_release): cited as the verdict's version evidence.
-      ['storageclass-immediate-binding', 'warning', 'StorageClass/gp3', [`${REPO}/storage.tf:1`, `${REPO}/storage.tf:9`, `${REPO}/modules/karpenter/main.tf:7`]],
+      [
+        'storageclass-immediate-binding',
+        'warning',
+        'StorageClass/gp3',
+        [`${REPO}/storage.tf:1`, `${REPO}/storage.tf:9`, `${REPO}/modules/karpenter/main.tf:7`],
+      ],
       ['consolidation-disabled-for-underused-nodes', 'info', 'NodePool/batch', [`${REPO}/karpenter.tf:91`, `${REPO}/karpenter.tf:84`]],
       ['nodepool-without-limits', 'info', 'NodePool/general', [`${REPO}/karpenter.tf:33`]],
     ]);
@@ -313,10 +318,7 @@ describe('a scan of the Terraform repository', () => {
     ]);
     // The node class name only Terraform knows is named as such, never as a placeholder.
     expect(run.notEvaluatedFor.filter((n) => !n.object).map((n) => [n.ruleId, n.reason])).toEqual([
-      [
-        'nodepool-missing-nodeclass',
-        `NodePool batch (${REPO}/karpenter.tf): the EC2NodeClass's name is computed when applied, not known from the files`,
-      ],
+      ['nodepool-missing-nodeclass', `NodePool batch (${REPO}/karpenter.tf): the EC2NodeClass's name is computed when applied, not known from the files`],
     ]);
     expect(report.snapshot.skipped).toEqual([
       {

@@ -18,7 +18,7 @@ export function dig(obj: unknown, ...path: Array<string | number>): unknown {
 }
 
 /** How a value the input computes is shown to people (a report, a fix to copy), never as its in-memory stand-in. */
-export const UNKNOWN_SHOWN = '‹computed when applied›';
+const UNKNOWN_SHOWN = '‹computed when applied›';
 
 /** `v` with every UNKNOWN_VALUE in it (a string, or deep in a map or list) shown as UNKNOWN_SHOWN. */
 export function showUnknowns<T>(v: T): T {

@@ -200,7 +200,9 @@ function karpenterRelease(block: HclBlock, name: string, source: string): Loaded
     }
   }
   const sets = [
-    ...block.body.blocks.filter((b) => b.type === 'set' || b.type === 'set_sensitive').map((b) => ({ key: attribute(b, 'name'), value: attribute(b, 'value'), at: b })),
+    ...block.body.blocks
+      .filter((b) => b.type === 'set' || b.type === 'set_sensitive')
+      .map((b) => ({ key: attribute(b, 'name'), value: attribute(b, 'value'), at: b })),
     // helm provider v3: `set = [{ name = …, value = … }]`.
     ...(['set', 'set_sensitive'] as const).flatMap((a) => {
       const v = attribute(block, a);
