@@ -168,10 +168,7 @@ describe('unresolved references: defaults created by Terraform', () => {
 
   it('notes the EC2NodeClass and the StorageClass the files do not hold, and judges the rest', async () => {
     const r = await scan([root], { only: ALL });
-    // The helm_release installs Karpenter with clusterName only: no interruption queue for a pool that allows spot.
-    expect(summary(r.findings, root)).toEqual([
-      'spot-without-interruption-queue warning HelmValues helm_release.karpenter @ manifests/nodepools/general.yaml:9 terraform/karpenter.tf:3 terraform/karpenter.tf:8',
-    ]);
+    expect(summary(r.findings, root)).toEqual([]);
     expect(notes(r, root)).toEqual([
       'nodepool-missing-nodeclass: NodePool general (manifests/nodepools/general.yaml): EC2NodeClass default is not in the scanned files (created outside them, e.g. by Terraform or an add-on?); --assume-complete judges it as missing',
       'pvc-references-missing-object: PersistentVolumeClaim shop/catalog-cache (manifests/apps/catalog.yaml): StorageClass gp3 is not in the scanned files (created outside them, e.g. by Terraform or an add-on?); --assume-complete judges it as missing',
@@ -181,13 +178,12 @@ describe('unresolved references: defaults created by Terraform', () => {
     expect(r.snapshot.resolve(gpu, 'nodeClass', KIND.EC2NodeClass, undefined, 'gpu').object).toBe(r.snapshot.get(KIND.EC2NodeClass, undefined, 'gpu'));
   });
 
-  it('with assumeComplete: three errors (and the warning), as a dump of the same objects would have', async () => {
+  it('with assumeComplete: three errors, as a dump of the same objects would have', async () => {
     const r = await scan([root], { only: ALL, assumeComplete: true });
     expect(summary(r.findings, root)).toEqual([
       'pending-pod-no-nodepool-fits error Deployment shop/catalog @ manifests/apps/catalog.yaml:15 manifests/apps/catalog.yaml:17 manifests/nodepools/general.yaml:18 manifests/nodepools/gpu.yaml:13 manifests/nodepools/gpu.yaml:4',
       'nodepool-missing-nodeclass error NodePool general @ manifests/nodepools/general.yaml:18 derived',
       'pvc-references-missing-object error PersistentVolumeClaim shop/catalog-cache @ manifests/apps/catalog.yaml:40',
-      'spot-without-interruption-queue warning HelmValues helm_release.karpenter @ manifests/nodepools/general.yaml:9 terraform/karpenter.tf:3 terraform/karpenter.tf:8',
     ]);
   });
 });
