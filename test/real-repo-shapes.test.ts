@@ -4,31 +4,16 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Finding } from '../src/engine/findings.js';
 import { KIND } from '../src/kube/kinds.js';
 import { UNKNOWN_VALUE, type KubeObject, type Provenance } from '../src/kube/types.js';
 import { RULES } from '../src/rules/index.js';
 import { markPlaceholders } from '../src/snapshot/placeholders.js';
+import { notes, summary } from './support/repo-summary.js';
 import { FIXTURES, scan } from './support/scan.js';
 
 const ALL = RULES.map((r) => r.meta.id);
 const REPOS = join(FIXTURES, 'repos');
 const REJECTING_CRDS = join(FIXTURES, 'rules', 'karpenter-object-rejected', 'fires', 'crds');
-
-/** rule, severity, object, and every evidence source (file:line relative to the fixture repository). */
-function summary(findings: Finding[], root: string): string[] {
-  return findings.map(
-    (f) =>
-      `${f.ruleId} ${f.severity} ${f.object.kind} ${f.object.name} @ ${f.evidence
-        .filter((e) => e.source !== 'derived')
-        .map((e) => e.source.replace(`${root}/`, ''))
-        .join(' ')}`,
-  );
-}
-
-function notes(r: { run: { notEvaluatedFor: Array<{ ruleId: string; reason: string }> } }, root: string): string[] {
-  return r.run.notEvaluatedFor.map((n) => `${n.ruleId}: ${n.reason.replaceAll(`${root}/`, '')}`).sort();
-}
 
 describe('an EC2NodeClass that selects AMIs by id and names no amiFamily (repos/nodeclass-without-family)', () => {
   const root = join(REPOS, 'nodeclass-without-family');
