@@ -313,15 +313,20 @@ describe('Argo CD Application: helm.values as a YAML string, with the v0.31 sett
 });
 
 describe('a values file no Chart.yaml claims', () => {
-  it('stays skipped, saying it looks like Karpenter values; the controller rules are not evaluated', async () => {
+  it('stays skipped, saying it looks like Karpenter values; the helm_release that reads it gives the version, its values unknown', async () => {
     const dir = join(REPO, 'values-without-chart');
     const r = await scan([dir], { only: [SPOT, PLACEMENT] });
     expect(r.report.snapshot.skipped).toContainEqual({
       source: join(dir, 'terraform/helm/values-karpenter.yaml'),
       reason: 'Helm values file without a Chart.yaml naming karpenter: not read',
     });
-    expect(r.notEvaluated.map((n) => n.ruleId).sort()).toEqual([PLACEMENT, SPOT]);
-    expect(r.snapshot.controller.object).toBeUndefined();
+    expect(r.snapshot.controller.object?.metadata.name).toBe('helm_release.karpenter');
+    expect(r.report.snapshot.karpenterVersion).toBe('1.6.3');
+    // `values = [file(…)]` is read by Terraform when it applies: the queue is not judged absent.
+    expect(r.findings).toEqual([]);
+    expect(r.run.notEvaluatedFor.map((n) => `${n.ruleId}: ${n.reason}`)).toEqual([
+      `${SPOT}: not evaluated for HelmValues helm_release.karpenter: values is computed when applied (file("\${path.module}/helm/values-karpenter.yaml") at ${join(dir, 'terraform/main.tf')}:7), not known from the files`,
+    ]);
   });
 });
 

@@ -7,7 +7,6 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Finding } from '../src/engine/findings.js';
 import { runRules } from '../src/engine/runner.js';
 import type { KubeObject } from '../src/kube/types.js';
 import type { LoadResult } from '../src/loaders/types.js';
@@ -17,22 +16,11 @@ import { Snapshot } from '../src/snapshot/snapshot.js';
 import { gateScan } from './support/gate.js';
 import { FIXTURES, scan } from './support/scan.js';
 import { expectSourceAtField } from './rules/fixture-helpers.js';
+import { notes, summary } from './support/repo-summary.js';
 
 const REPOS = join(FIXTURES, 'repos');
 const ALL = RULES.map((r) => r.meta.id);
 const repo = (...p: string[]) => join(REPOS, ...p);
-
-/** rule, severity, object, and every evidence source (file:line relative to the fixture repository). */
-function summary(findings: Finding[], root: string): string[] {
-  return findings.map(
-    (f) =>
-      `${f.ruleId} ${f.severity} ${f.object.kind} ${f.object.namespace ? `${f.object.namespace}/` : ''}${f.object.name} @ ${f.evidence.map((e) => e.source.replace(`${root}/`, '')).join(' ')}`,
-  );
-}
-
-function notes(r: { run: { notEvaluatedFor: Array<{ ruleId: string; reason: string }> } }, root: string): string[] {
-  return r.run.notEvaluatedFor.map((n) => `${n.ruleId}: ${n.reason.replace(`${root}/`, '')}`).sort();
-}
 
 describe('identity per file: a folder with two variants of one NodePool', () => {
   const root = repo('variants');

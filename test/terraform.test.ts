@@ -127,8 +127,27 @@ describe('Terraform reader on the fixture repository', () => {
   it('files without Kubernetes resources are tooling; a computed manifest is named once per file', () => {
     for (const f of ['main.tf', 'variables.tf', 'versions.tf', 'modules/karpenter/variables.tf'])
       expect(read(f)).toEqual({ objects: [], skipped: [], hasKubernetes: false });
+    // The helm_release of the karpenter chart is the controller's configuration: its version, its values (computed here).
     expect(read('modules/karpenter/main.tf')).toEqual({
-      objects: [],
+      objects: [
+        {
+          object: {
+            apiVersion: 'karpdoctor.io/v1',
+            kind: 'HelmValues',
+            metadata: { name: 'helm_release.karpenter' },
+            chart: { name: 'karpenter', source: 'modules/karpenter/main.tf', version: '1.2.1', versionLine: 7 },
+            values: { settings: { clusterName: UNKNOWN_VALUE, interruptionQueue: UNKNOWN_VALUE } },
+          },
+          provenance: expect.objectContaining({
+            source: 'modules/karpenter/main.tf',
+            line: 2,
+            unknown: [
+              { pointer: '/values/settings/clusterName', expression: 'var.cluster_name', line: 12 },
+              { pointer: '/values/settings/interruptionQueue', expression: 'var.queue_name', line: 13 },
+            ],
+          }),
+        },
+      ],
       hasKubernetes: true,
       skipped: [
         {
@@ -270,7 +289,13 @@ describe('a scan of the Terraform repository', () => {
   it('judges what is known, says what was not judged and why, and lists the files it did not read once', async () => {
     const { findings, run, report } = await scan([REPO]);
     expect(findings.map((f) => [f.ruleId, f.severity, `${f.object.kind}/${f.object.name}`, f.evidence.map((e) => e.source)])).toEqual([
-      ['storageclass-immediate-binding', 'warning', 'StorageClass/gp3', [`${REPO}/storage.tf:1`, `${REPO}/storage.tf:9`]],
+      // The version is known (chart 1.2.1 of the helm_release): cited as the verdict's version evidence.
+      [
+        'storageclass-immediate-binding',
+        'warning',
+        'StorageClass/gp3',
+        [`${REPO}/storage.tf:1`, `${REPO}/storage.tf:9`, `${REPO}/modules/karpenter/main.tf:7`],
+      ],
       ['consolidation-disabled-for-underused-nodes', 'info', 'NodePool/batch', [`${REPO}/karpenter.tf:91`, `${REPO}/karpenter.tf:84`]],
       ['nodepool-without-limits', 'info', 'NodePool/general', [`${REPO}/karpenter.tf:33`]],
     ]);
@@ -293,10 +318,7 @@ describe('a scan of the Terraform repository', () => {
     ]);
     // The node class name only Terraform knows is named as such, never as a placeholder.
     expect(run.notEvaluatedFor.filter((n) => !n.object).map((n) => [n.ruleId, n.reason])).toEqual([
-      [
-        'nodepool-missing-nodeclass',
-        `NodePool batch (${REPO}/karpenter.tf): EC2NodeClass ‹computed when applied› is not in the scanned files (created outside them, e.g. by Terraform or an add-on?); --assume-complete judges it as missing`,
-      ],
+      ['nodepool-missing-nodeclass', `NodePool batch (${REPO}/karpenter.tf): the EC2NodeClass's name is computed when applied, not known from the files`],
     ]);
     expect(report.snapshot.skipped).toEqual([
       {

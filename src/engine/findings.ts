@@ -1,6 +1,6 @@
 /** Findings in the shape of the output contract (`rules.md` § Output contract). */
 import type { KubeObject } from '../kube/types.js';
-import { resolvePointer } from '../kube/fields.js';
+import { resolvePointer, showUnknowns } from '../kube/fields.js';
 import type { ObjectRef, Snapshot } from '../snapshot/snapshot.js';
 import { logText } from '../snapshot/messages/karpenter-logs.js';
 import { renderFix, type EvidenceInput, type FindingInput, type Severity } from './rule.js';
@@ -76,8 +76,8 @@ function assembleFinding(ruleId: string, defaultSeverity: Severity, input: Findi
     ruleId,
     severity: input.severity ?? defaultSeverity,
     object,
-    message,
-    fix: renderFix(input.fix),
+    message: showUnknowns(message),
+    fix: showUnknowns(renderFix(input.fix)),
     evidence: input.evidence.map((e) => buildEvidence(e, snapshot)),
     related: (input.related ?? []).map((r) => {
       const ref = isKubeObject(r) ? snapshot.ref(r) : r;
@@ -127,7 +127,7 @@ function buildEvidence(e: EvidenceInput, snapshot: Snapshot): Evidence {
       {
         object: snapshot.ref(e.object),
         path,
-        value: e.value !== undefined ? e.value : (resolvePointer(e.object, path) ?? null),
+        value: showUnknowns(e.value !== undefined ? e.value : (resolvePointer(e.object, path) ?? null)),
         source: sourceOf(e.object, snapshot, path),
         ...note,
       },

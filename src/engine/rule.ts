@@ -104,6 +104,11 @@ export interface EvidenceInput {
   note?: string;
   /** For a value read from a file that holds no object (a Chart.yaml): where, as `file:line`. */
   source?: string;
+  /**
+   * The verdict rests on the field being there, not on what it holds (a field that moves in an upgrade): a value
+   * inside it that is computed when applied does not make the finding unknown.
+   */
+  presenceOnly?: boolean;
 }
 
 export interface FindingInput {

@@ -12,7 +12,7 @@ import type { Rule, RuleMeta, Severity } from './rule.js';
 import { didYouMean } from './suggest.js';
 import { displayName } from '../kube/fields.js';
 import { restsOnUnknown, unknownReason } from './unknowns.js';
-import { UNKNOWN_VALUE } from '../kube/types.js';
+import { showUnknowns } from '../kube/fields.js';
 
 export interface RunConfig {
   /** Only these rules (`--rule`); empty = all. */
@@ -117,7 +117,7 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig): 
         notEvaluatedFor: (object, reason) => {
           if (onRecords) return;
           // A rule that names a value only Terraform knows (a computed node class name) says so, not a placeholder.
-          const text = `${objectLabel(object, snapshot)}: ${reason.replaceAll(UNKNOWN_VALUE, '‹computed when applied›')}`;
+          const text = `${objectLabel(object, snapshot)}: ${showUnknowns(reason)}`;
           // Outside a repository nothing is unresolved: what keeps a rule from an object there is input that shows only part of it.
           const partial = snapshot.partialFrom(object) ?? (snapshot.absentMeansMissing ? 'partial input' : undefined);
           notEvaluatedFor.set(`${meta.id}\u0000${text}`, { ruleId: meta.id, reason: text, ...(partial ? { object: snapshot.ref(object), partial } : {}) });

@@ -31,7 +31,7 @@ export function restsOnUnknown(input: FindingInput, snapshot: Snapshot): RestsOn
 function unknownRead(input: FindingInput, snapshot: Snapshot): Omit<RestsOnUnknown, 'subject'> | undefined {
   const reads: Array<{ object: KubeObject; pointer: string | undefined; value?: unknown }> = [];
   if (isKubeObject(input.object)) reads.push({ object: input.object, pointer: input.pointer });
-  for (const e of input.evidence) if (e.object) reads.push({ object: e.object, pointer: e.path, value: e.value });
+  for (const e of input.evidence) if (e.object && !e.presenceOnly) reads.push({ object: e.object, pointer: e.path, value: e.value });
   for (const read of reads) {
     const unknowns = snapshot.provenances(read.object)[0]?.unknown;
     if (!unknowns?.length) continue;

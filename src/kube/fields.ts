@@ -17,6 +17,17 @@ export function dig(obj: unknown, ...path: Array<string | number>): unknown {
   return cur;
 }
 
+/** How a value the input computes is shown to people (a report, a fix to copy), never as its in-memory stand-in. */
+const UNKNOWN_SHOWN = '‹computed when applied›';
+
+/** `v` with every UNKNOWN_VALUE in it (a string, or deep in a map or list) shown as UNKNOWN_SHOWN. */
+export function showUnknowns<T>(v: T): T {
+  if (typeof v === 'string') return (v.includes(UNKNOWN_VALUE) ? v.replaceAll(UNKNOWN_VALUE, UNKNOWN_SHOWN) : v) as T;
+  if (Array.isArray(v)) return v.map(showUnknowns) as T;
+  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, showUnknowns(x)])) as T;
+  return v;
+}
+
 /** A string, never the stand-in for a value the input computes (UNKNOWN_VALUE: computed when applied, neither present nor absent, never judged). */
 export function str(v: unknown): string | undefined {
   return typeof v === 'string' && v !== UNKNOWN_VALUE ? v : undefined;

@@ -1,7 +1,7 @@
 import { stringify } from 'yaml';
 import { defineRule, type EvidenceInput, type FindingInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
-import { commandName, dig, displayName, isRecord, type Json, str } from '../kube/fields.js';
+import { commandName, dig, displayName, isRecord, showUnknowns, type Json, str } from '../kube/fields.js';
 import { generationOf } from '../snapshot/karpenter.js';
 import { KIND } from '../kube/kinds.js';
 import type { ObjectRef, Snapshot } from '../snapshot/snapshot.js';
@@ -105,7 +105,8 @@ function apiFinding(snapshot: Snapshot, obj: KubeObject, version: KarpenterVersi
     pointer: '/apiVersion',
     evidence: [
       { object: obj, path: '/apiVersion', note: `not served by Karpenter ≥ v${from}` },
-      ...changes.map((c) => ({ object: obj, path: c.path, note: c.text })),
+      // Each change is listed because the field is there (or, for consolidationPolicy, holds a known value).
+      ...changes.map((c) => ({ object: obj, path: c.path, note: c.text, presenceOnly: true })),
       ...version.evidence(),
     ],
     ...(version.known ? {} : { assumes: `a controller that will be upgraded past v${from}` }),
@@ -158,7 +159,8 @@ function fieldChanges(obj: KubeObject): Change[] {
 }
 
 function fixText(obj: KubeObject, gen: string, rewrite: Json, runningUnserved: string | undefined): FixSteps {
-  const yaml = stringify(rewrite, { lineWidth: 0 }).trimEnd();
+  // Values filled in when applied are shown as such, not as the stand-in the YAML writer would escape.
+  const yaml = stringify(showUnknowns(rewrite), { lineWidth: 0 }).trimEnd();
   const kindPlural = obj.kind === 'Provisioner' || obj.kind === 'NodePool' ? 'nodepools' : 'ec2nodeclasses';
   const upgrade = runningUnserved
     ? `The cluster already runs ${runningUnserved}: commit the v1 form in place of this manifest${obj.status ? `; the stored ${obj.kind} is ignored by the controller — delete it once the v1 object has replaced its nodes (kubectl delete ${obj.kind.toLowerCase()} ${commandName(obj)})` : ''}.`

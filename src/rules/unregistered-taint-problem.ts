@@ -120,7 +120,7 @@ export default defineRule({
         evidence.push({ object: node!, path: `/spec/taints/${lingering.index}`, note: `present ${formatDuration(lingering.age)} after the node was created` });
 
       const nodeClass = awsNodeClassOfClaim(snapshot, claim);
-      const cls = nodeClass ? customWithoutTaint(nodeClass) : undefined;
+      const cls = nodeClass ? customWithoutTaint(nodeClass, snapshot.desiredStateOnly) : undefined;
       if (nodeClass && cls) {
         evidence.push(...cls.evidence);
         classesReported.add(nodeClass.metadata.name ?? '');
@@ -173,7 +173,7 @@ export default defineRule({
     // Spec-only: custom userData that will not register with the taint.
     for (const nodeClass of snapshot.all(KIND.EC2NodeClass)) {
       if (classesReported.has(nodeClass.metadata.name ?? '')) continue;
-      const cls = customWithoutTaint(nodeClass);
+      const cls = customWithoutTaint(nodeClass, snapshot.desiredStateOnly);
       if (!cls) continue;
       const name = nodeClass.metadata.name!;
       report({
@@ -199,13 +199,18 @@ function lingeringTaint(node: KubeObject, now: number, after: number): { index: 
   return age !== undefined && age > after ? { index: t.index, age } : undefined;
 }
 
-/** `amiFamily: Custom`, or (v1) amiSelectorTerms without an alias and no amiFamily, whose userData lacks the taint. */
-function customWithoutTaint(nodeClass: KubeObject): { why: string; evidence: EvidenceInput[] } | undefined {
+/**
+ * `amiFamily: Custom`, or (v1, cluster state) amiSelectorTerms without an alias and no amiFamily, whose userData lacks
+ * the taint. The controller treats that second shape as Custom, but the v1 CRD refuses it (without an alias term,
+ * amiFamily is required): in a repository it is a manifest the API server will not accept, and the family its author
+ * adds decides whether Karpenter writes the bootstrap, so it is karpenter-object-rejected's to report.
+ */
+function customWithoutTaint(nodeClass: KubeObject, desiredState: boolean): { why: string; evidence: EvidenceInput[] } | undefined {
   if (nodeClass.kind !== 'EC2NodeClass') return undefined;
   const family = str(dig(nodeClass, 'spec', 'amiFamily'));
   const terms = arr<Json>(dig(nodeClass, 'spec', 'amiSelectorTerms'));
   const aliased = terms.some((t) => typeof t.alias === 'string');
-  const custom = family === 'Custom' || (!family && !aliased && terms.length > 0 && nodeClass.apiVersion.endsWith('/v1'));
+  const custom = family === 'Custom' || (!desiredState && !family && !aliased && terms.length > 0 && nodeClass.apiVersion.endsWith('/v1'));
   if (!custom) return undefined;
   const userData = str(dig(nodeClass, 'spec', 'userData')) ?? '';
   if (userData.includes(UNREGISTERED)) return undefined;

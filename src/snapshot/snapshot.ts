@@ -17,6 +17,7 @@ import { controllerOwner } from './pods.js';
 import { anchorAges, eventsPastedTwice, isKnownIn } from './partial.js';
 import { referenceTime, type ReferenceTime } from './reference-time.js';
 import { isDesiredStateInput, isPatchFragment, sameDefinition } from './repository.js';
+import { markPlaceholders } from './placeholders.js';
 import { isAzureProvider, settleProviderVersion } from './provider-version.js';
 import { Scopes, type Pairing, type Resolution } from './scope.js';
 import { selectorMatches } from './selectors.js';
@@ -88,7 +89,10 @@ export class Snapshot {
     this.listedKinds = new Set([...load.listedKinds].map(normaliseKindKey));
     this.manifestInput = isDesiredStateInput(load);
     this.assumeComplete = opts.assumeComplete ?? false;
-    for (const { object, provenance } of load.objects) this.add(object, provenance);
+    for (const { object, provenance } of load.objects) {
+      if (this.manifestInput && !isSyntheticKind(kindKeyOf(object))) markPlaceholders(object, provenance, load.locateField);
+      this.add(object, provenance);
+    }
     for (const p of this.patches.splice(0)) this.addPatch(p.kindKey, p.object, p.provenance);
     const releases = karpenterReleases(
       (k) => this.all(k),

@@ -17,6 +17,9 @@ import { HclError, parseHcl, type HclBlock, type HclValue, type TemplatePart } f
 /** The resource types read; any other `kubernetes_*` type is named as not read. */
 const READ_TYPES = /^(kubectl_manifest|kubernetes_manifest|kubernetes_storage_class(_v1)?)$/;
 const MENTIONS_KUBERNETES = /resource\s+"?(kubectl_manifest|kubernetes_[a-z0-9_]+)\b|data\s+"?kubectl_file_documents\b/;
+/** The karpenter chart, however a `helm_release` names it: `karpenter`, `oci://public.ecr.aws/karpenter/karpenter`. */
+const KARPENTER_CHART = /^(?:.*\/)?karpenter$/;
+const MENTIONS_KARPENTER_RELEASE = (text: string) => /resource\s+"?helm_release\b/.test(text) && /\bchart\s*=\s*"(?:[^"\n]*\/)?karpenter"/.test(text);
 
 export interface TerraformRead {
   objects: LoadedObject[];
@@ -46,7 +49,7 @@ export const terraform: Reader = {
 };
 
 export function readTerraform(text: string, source: string): TerraformRead {
-  const out: TerraformRead = { objects: [], skipped: [], hasKubernetes: MENTIONS_KUBERNETES.test(text) };
+  const out: TerraformRead = { objects: [], skipped: [], hasKubernetes: MENTIONS_KUBERNETES.test(text) || MENTIONS_KARPENTER_RELEASE(text) };
   if (!out.hasKubernetes) return out;
   let blocks: HclBlock[];
   try {
@@ -64,6 +67,11 @@ export function readTerraform(text: string, source: string): TerraformRead {
     // `data "kubectl_file_documents"` splits literal YAML for a `kubectl_manifest` with for_each over its documents.
     const documents = block.type === 'data' && type === 'kubectl_file_documents';
     if (block.type !== 'resource' && !documents) continue;
+    if (type === 'helm_release') {
+      const release = karpenterRelease(block, name, source);
+      if (release) out.objects.push(release);
+      continue;
+    }
     if (!documents && !READ_TYPES.test(type)) {
       if (type.startsWith('kubernetes_')) otherTypes.add(type);
       continue;
@@ -158,6 +166,97 @@ function kubernetesManifest(block: HclBlock): Decoded[] | string {
     if (arg.type === 'template' || (arg.type === 'literal' && typeof arg.value === 'string')) return yamlDocuments(arg).slice(0, 1);
   }
   return `manifest = ${clip(exprText(manifest))} is computed by Terraform`;
+}
+
+/**
+ * A `helm_release` of the karpenter chart: the controller's configuration, as a values file next to a Chart.yaml is
+ * (a `HelmValues` object, see loaders/helm-files.ts), so the snapshot learns the chart version and the settings. The
+ * values are the `values` list (YAML strings, later ones win) with `set` on top; whatever Terraform computes is unknown.
+ */
+function karpenterRelease(block: HclBlock, name: string, source: string): LoadedObject | undefined {
+  const chart = attribute(block, 'chart');
+  if (chart?.type !== 'literal' || typeof chart.value !== 'string' || !KARPENTER_CHART.test(chart.value)) return undefined;
+  const into: Decoded = { value: {}, line: block.line, fields: { '': [block.line, block.column] }, unknown: [] };
+  const values: Record<string, unknown> = {};
+  const list = attribute(block, 'values');
+  if (list) into.fields['/values'] = [list.line, list.column];
+  for (const item of list?.type === 'tuple' ? list.items : list ? [list] : []) {
+    const encoded = item.type === 'call' && (item.name === 'yamlencode' || item.name === 'jsonencode') && item.args.length === 1 ? item.args[0]! : undefined;
+    const docs =
+      item.type === 'template' || (item.type === 'literal' && typeof item.value === 'string')
+        ? yamlDocuments(item)
+        : encoded?.type === 'object'
+          ? [fromHcl(encoded, item.line)]
+          : undefined;
+    if (!docs || typeof docs === 'string') {
+      // `file(...)`, `templatefile(...)`, a data source: values Terraform reads when it applies.
+      into.unknown.push({ pointer: '/values', expression: exprText(item), line: item.line });
+      continue;
+    }
+    for (const doc of docs.slice(0, 1)) {
+      mergeInto(values, doc.value);
+      for (const [p, at] of Object.entries(doc.fields)) into.fields[`/values${p}`] = at;
+      for (const u of doc.unknown) into.unknown.push({ ...u, pointer: `/values${u.pointer}` });
+    }
+  }
+  const sets = [
+    ...block.body.blocks
+      .filter((b) => b.type === 'set' || b.type === 'set_sensitive')
+      .map((b) => ({ key: attribute(b, 'name'), value: attribute(b, 'value'), at: b })),
+    // helm provider v3: `set = [{ name = …, value = … }]`.
+    ...(['set', 'set_sensitive'] as const).flatMap((a) => {
+      const v = attribute(block, a);
+      return v?.type === 'tuple' ? v.items.filter((i) => i.type === 'object').map((i) => ({ key: member(i, 'name'), value: member(i, 'value'), at: i })) : [];
+    }),
+  ];
+  for (const { key, value, at } of sets) {
+    if (key?.type !== 'literal' || typeof key.value !== 'string') continue;
+    const keys = helmKeys(key.value);
+    const ptr = `/values/${keys.map(escape).join('/')}`;
+    into.fields[ptr] = [at.line, at.column];
+    let v: unknown = UNKNOWN_VALUE;
+    if (value?.type === 'literal') v = value.value;
+    else into.unknown.push({ pointer: ptr, expression: value ? exprText(value) : '…', line: value?.line ?? at.line });
+    setIn(values, keys, v);
+  }
+  const version = attribute(block, 'version');
+  const known = version?.type === 'literal' && typeof version.value === 'string' ? { version: version.value, versionLine: version.line } : {};
+  const object = {
+    apiVersion: 'karpdoctor.io/v1',
+    kind: 'HelmValues',
+    metadata: { name: `helm_release.${name}` },
+    chart: { name: 'karpenter', source, ...known },
+    values,
+  };
+  return { object, provenance: { source, line: block.line, fields: into.fields, ...(into.unknown.length ? { unknown: into.unknown } : {}) } };
+}
+
+function member(obj: HclValue, name: string): HclValue | undefined {
+  return obj.type === 'object' ? obj.items.find((i) => i.key === name)?.value : undefined;
+}
+
+/** Helm's `--set` key: dots separate, `\\.` is a dot inside a key (`eks\\.amazonaws\\.com/role-arn`). */
+function helmKeys(name: string): string[] {
+  return name
+    .replace(/\\\\?\./g, '\u0000')
+    .split('.')
+    .map((k) => k.replace(/\u0000/g, '.'));
+}
+
+function setIn(target: Record<string, unknown>, keys: string[], value: unknown): void {
+  let cur = target;
+  for (const k of keys.slice(0, -1)) {
+    if (!isRecord(cur[k])) cur[k] = {};
+    cur = cur[k] as Record<string, unknown>;
+  }
+  cur[keys[keys.length - 1]!] = value;
+}
+
+function mergeInto(target: Record<string, unknown>, source: Record<string, unknown>): void {
+  for (const [k, v] of Object.entries(source)) {
+    if (isRecord(v) && isRecord(target[k])) mergeInto(target[k] as Record<string, unknown>, v);
+    else target[k] = v;
+  }
 }
 
 /** The typed resource's schema, snake_case blocks and attributes, as the StorageClass the provider creates. */

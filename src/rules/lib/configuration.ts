@@ -2,7 +2,7 @@
  * What the configuration family (docs/karpenter-behaviour.md §1, §9.A) shares: which node class a NodePool names and whether the
  * snapshot can tell if it exists, where a pool's limits live in each API generation, and whether a pool autoscales at all.
  */
-import type { KubeObject } from '../../kube/types.js';
+import { UNKNOWN_VALUE, type KubeObject } from '../../kube/types.js';
 import { commandName, dig, displayName } from '../../kube/fields.js';
 import type { NodePoolView } from '../../snapshot/karpenter.js';
 import { KIND } from '../../kube/kinds.js';
@@ -70,6 +70,8 @@ export function nodeClassOfPool(snapshot: Snapshot, pool: NodePoolView): (Resolu
 
 /** "EC2NodeClass default is not in the scanned files": what a repository says of a reference it does not hold. */
 export function notInScannedFiles(kind: string, name: string): string {
+  // A name filled in when applied (a template placeholder, a Terraform expression) cannot be looked for at all.
+  if (name.includes(UNKNOWN_VALUE)) return `the ${kind}'s name is computed when applied, not known from the files`;
   return `${kind} ${name} is not in the scanned files (created outside them, e.g. by Terraform or an add-on?); --assume-complete judges it as missing`;
 }
 

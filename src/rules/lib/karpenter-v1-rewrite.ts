@@ -2,7 +2,7 @@
  * The v1 form of a v1alpha5 / v1beta1 Karpenter object (docs/karpenter-behaviour.md §1.1–§1.5 field mapping): what
  * deprecated-karpenter-api tells the user to commit instead.
  */
-import type { KubeObject } from '../../kube/types.js';
+import { UNKNOWN_VALUE, type KubeObject } from '../../kube/types.js';
 import { dig, isRecord, str, type Json } from '../../kube/fields.js';
 import { generationOf } from '../../snapshot/karpenter.js';
 import { KIND } from '../../kube/kinds.js';
@@ -61,12 +61,16 @@ function provisionerToNodePool(obj: KubeObject): Json {
           startupTaints: dig(spec, 'startupTaints'),
           nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: str(dig(spec, 'providerRef', 'name')) ?? obj.metadata.name },
           // v1alpha5 without a TTL never expired; v1 defaults to 720h, so keep the old behaviour explicit.
-          expireAfter: typeof ttlExpired === 'number' ? seconds(ttlExpired) : 'Never',
+          expireAfter: typeof ttlExpired === 'number' ? seconds(ttlExpired) : ttlExpired === UNKNOWN_VALUE ? ttlExpired : 'Never',
         }),
       }),
       disruption: consolidation
         ? { consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '0s' }
-        : { consolidationPolicy: 'WhenEmpty', consolidateAfter: typeof ttlEmpty === 'number' ? seconds(ttlEmpty) : 'Never' },
+        : {
+            consolidationPolicy: 'WhenEmpty',
+            // A TTL filled in when applied stays unknown in the rewrite (it is shown as such), never "Never".
+            consolidateAfter: typeof ttlEmpty === 'number' ? seconds(ttlEmpty) : ttlEmpty === UNKNOWN_VALUE ? ttlEmpty : 'Never',
+          },
       limits: dig(spec, 'limits', 'resources'),
       weight: dig(spec, 'weight'),
     }),

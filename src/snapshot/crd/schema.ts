@@ -6,6 +6,7 @@
  */
 import { RE2JS } from '@bufbuild/re2';
 import type { CelInput } from '@bufbuild/cel';
+import { UNKNOWN_VALUE } from '../../kube/types.js';
 import { isRecord, pointer as toPointer } from '../../kube/fields.js';
 import { evaluate, isTransitionRule } from './cel.js';
 
@@ -69,7 +70,10 @@ export interface Verdict {
   unjudged: Unjudged[];
 }
 
-/** Values a renderer has not filled in yet (Helm, Terraform): unknown, so never judged. */
+/**
+ * Values a renderer has not filled in yet (Helm, Terraform): unknown, so never judged. A repository's `${…}` and
+ * Terraform's computed values reach here as UNKNOWN_VALUE (snapshot/placeholders.ts, readers/terraform.ts).
+ */
 const TEMPLATED = /\$\{|\{\{/;
 
 /** Validate one object (without `metadata`/`status`, which the server handles apart) against its version's schema. */
@@ -221,7 +225,7 @@ function toCel(value: unknown, schema: Schema | undefined): CelInput {
 }
 
 function hasTemplated(value: unknown): boolean {
-  if (typeof value === 'string') return TEMPLATED.test(value);
+  if (typeof value === 'string') return TEMPLATED.test(value) || value.includes(UNKNOWN_VALUE);
   if (Array.isArray(value)) return value.some(hasTemplated);
   if (isRecord(value)) return Object.values(value).some(hasTemplated);
   return false;
