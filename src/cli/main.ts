@@ -144,14 +144,17 @@ export async function main(argv: string[]): Promise<number> {
     .command('rules')
     .description('list the rule catalog')
     .addOption(new Option('-f, --format <format>', 'output format').choices(['table', 'json', 'markdown']).default('table'))
-    .action(async (opts: { format: string }) => {
+    .option('--ascii', 'plain ASCII: no box drawing or typographic glyphs (the default when not on a terminal)')
+    .option('--no-color', 'no colours (also when NO_COLOR is set; colours are used only on a terminal)')
+    .action(async (opts: { format: string; ascii?: boolean; color?: boolean }) => {
+      const { terminalStyle } = await import('./terminal.js');
       const [{ RULES }, catalog] = await Promise.all([import('../rules/index.js'), import('../reporters/catalog.js')]);
       const text =
         opts.format === 'json'
           ? catalog.rulesJson(RULES)
           : opts.format === 'markdown'
             ? catalog.rulesMarkdown(RULES)
-            : catalog.rulesTable(RULES, useColor(), process.stdout.columns ?? 120);
+            : catalog.rulesTable(RULES, terminalStyle(opts, false));
       process.stdout.write(text);
     });
 
@@ -159,14 +162,20 @@ export async function main(argv: string[]): Promise<number> {
     .command('explain')
     .description('what a rule detects, why it matters in Karpenter, how to fix it, with examples')
     .argument('<rule>', 'rule id, e.g. node-unhealthy-not-repaired')
-    .action(async (id: string) => {
-      const [{ RULES, findRule }, { explainText }] = await Promise.all([import('../rules/index.js'), import('../reporters/catalog.js')]);
+    .option('--ascii', 'plain ASCII: no typographic glyphs (the default when not on a terminal)')
+    .option('--no-color', 'no colours (also when NO_COLOR is set; colours are used only on a terminal)')
+    .action(async (id: string, opts: { ascii?: boolean; color?: boolean }) => {
+      const [{ RULES, findRule }, { explainText }, { terminalStyle }] = await Promise.all([
+        import('../rules/index.js'),
+        import('../reporters/catalog.js'),
+        import('./terminal.js'),
+      ]);
       const rule = findRule(id);
       if (!rule) {
         const close = RULES.map((r) => r.meta.id).filter((r) => r.includes(id) || id.split('-').some((w) => w.length > 3 && r.includes(w)));
         throw new UsageError(`unknown rule "${id}"${close.length ? ` — did you mean ${close.slice(0, 3).join(', ')}?` : ''} (see \`karpdoctor rules\`)`);
       }
-      process.stdout.write(explainText(rule, useColor()));
+      process.stdout.write(explainText(rule, terminalStyle(opts, false)));
     });
 
   try {
@@ -184,8 +193,4 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`karpdoctor: internal error: ${(e as Error)?.stack ?? e}\nThis is a bug in karpdoctor; please report it with the command you ran.\n`);
     return 3;
   }
-}
-
-function useColor(): boolean {
-  return Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
 }
