@@ -86,6 +86,7 @@ export async function main(argv: string[]): Promise<number> {
     .option('-n, --namespace <ns>', 'live: list namespaced objects of this namespace only')
     .option('--logs', 'live: also read the Karpenter controller logs of the last hour')
     .option('--request-timeout <duration>', 'live: timeout of each API request, e.g. 30s or 2m', '30s')
+    .option('--ascii', 'plain ASCII: no typographic glyphs (the default when not on a terminal)')
     .action(async (paths: string[], opts) => {
       const { timelineCommand } = await import('./timeline.js');
       exitCode = await timelineCommand(paths, opts, pkg.version);

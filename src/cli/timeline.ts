@@ -8,6 +8,7 @@ import { renderTimelineJson, renderTimelineText } from '../reporters/timeline.js
 import { buildTimeline, type TimelineFilter } from '../snapshot/timeline.js';
 import { UsageError } from './errors.js';
 import { executeScan, planScan, type ScanOptions } from './scan.js';
+import { terminalStyle } from './terminal.js';
 
 export interface TimelineOptions extends ScanOptions {
   since?: string;
@@ -44,10 +45,8 @@ export async function timelineCommand(paths: string[], opts: TimelineOptions, to
       : opts.kind
         ? `every ${opts.kind}`
         : 'the cluster';
-  const text =
-    format === 'json'
-      ? renderTimelineJson(entries, ref.ms)
-      : renderTimelineText(entries, { referenceTime: ref, scope, width: opts.output ? 100 : (process.stdout.columns ?? (Number(process.env.COLUMNS) || 80)) });
+  const style = terminalStyle(opts, Boolean(opts.output));
+  const text = format === 'json' ? renderTimelineJson(entries, ref.ms) : renderTimelineText(entries, { referenceTime: ref, scope, width: style.width, ascii: style.ascii });
   if (opts.output) await writeFile(opts.output, text);
   else process.stdout.write(text);
   return 0;

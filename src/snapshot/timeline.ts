@@ -43,7 +43,7 @@ export interface TimelineFinding {
   severity: string;
   message: string;
   object: { kind: string; namespace: string | null; name: string };
-  evidence: Array<{ path: string | null; value: unknown; source: string }>;
+  evidence: Array<{ object?: { kind: string; namespace?: string | null; name: string } | null; path: string | null; value: unknown; source: string }>;
 }
 
 export interface TimelineFilter {
@@ -59,6 +59,11 @@ export interface TimelineFilter {
 const SUBJECT_KINDS = [KIND.Node, KIND.NodeClaim, KIND.NodePool, KIND.Pod];
 /** The field each object line was read from, to match the evidence of findings (kept out of the JSON). */
 const pointers = new WeakMap<TimelineEntry, string>();
+/**
+ * The object each line was read from (the Node of its condition, the Event): a live read has one source, `live`, for
+ * every object, so the evidence's object, not its source, tells which lines a finding cites.
+ */
+const origins = new WeakMap<TimelineEntry, { kind: string; namespace?: string | null; name: string }>();
 const SUBJECT_NAMES = new Set(['Node', 'NodeClaim', 'NodePool', 'Pod']);
 
 /** NodeClaim conditions that mark a step of its launch, in Karpenter's words. */
@@ -129,6 +134,7 @@ function objectEntries(snapshot: Snapshot, obj: KubeObject, related: TimelineRef
     if (ms === undefined) return;
     const e: TimelineEntry = { time: iso(ms), ms, ...refOf(obj), what, source: sourceOf(snapshot, obj, pointer), findings: [], related };
     pointers.set(e, pointer);
+    origins.set(e, { kind: obj.kind, namespace: obj.metadata.namespace ?? null, name: nameOf(obj) });
     out.push(e);
   };
   at(obj.metadata.creationTimestamp, 'created', '/metadata/creationTimestamp');
@@ -161,7 +167,7 @@ function eventEntry(snapshot: Snapshot, ev: EventView, relatedOf: (r: TimelineRe
     name: ev.involved.name,
   };
   const seen = ev.count > 1 ? ` (x${ev.count}, first ${ev.firstSeen ?? '?'}, last ${ev.lastSeen ?? '?'})` : '';
-  return {
+  const entry: TimelineEntry = {
     time: iso(ms),
     ms,
     ...ref,
@@ -170,6 +176,8 @@ function eventEntry(snapshot: Snapshot, ev: EventView, relatedOf: (r: TimelineRe
     findings: [],
     related: relatedOf(ref),
   };
+  origins.set(entry, { kind: ev.object.kind, namespace: ev.object.metadata.namespace ?? null, name: nameOf(ev.object) });
+  return entry;
 }
 
 function logEntry(log: LogRecord, relatedOf: (r: TimelineRef) => TimelineRef[]): TimelineEntry | undefined {
@@ -217,7 +225,9 @@ function placeFindings(snapshot: Snapshot, entries: TimelineEntry[], findings: r
     for (const ev of f.evidence) {
       const times: number[] = [];
       // An event or log record is cited whole; an object's field only when it is the one a line was read from.
-      const cited = (bySource.get(ev.source) ?? []).filter((e) => (pointers.has(e) ? ev.path !== null && citesField(ev.path, pointers.get(e)!) : true));
+      const cited = (bySource.get(ev.source) ?? []).filter(
+        (e) => (!origins.has(e) || !ev.object || sameObject(origins.get(e)!, ev.object)) && (!pointers.has(e) || (ev.path !== null && citesField(ev.path, pointers.get(e)!))),
+      );
       for (const e of cited) {
         if (!e.findings.includes(f.ruleId)) e.findings.push(f.ruleId);
         times.push(e.ms);
@@ -245,6 +255,11 @@ function placeFindings(snapshot: Snapshot, entries: TimelineEntry[], findings: r
   }
 }
 
+/** Namespaces compared only when both sides name one (evidence of a cluster-scoped object may carry none). */
+function sameObject(a: { kind: string; namespace?: string | null; name: string }, b: { kind: string; namespace?: string | null; name: string }): boolean {
+  return a.kind === b.kind && a.name === b.name && (!a.namespace || !b.namespace || a.namespace === b.namespace);
+}
+
 /** `/status/conditions/2/status` cites the line of condition 2. */
 function citesField(path: string, pointer: string): boolean {
   return pointer !== '' && (path === pointer || path.startsWith(`${pointer}/`));
@@ -264,9 +279,12 @@ function keep(e: TimelineEntry, f: TimelineFilter): boolean {
   return true;
 }
 
-/** By time; at one instant, an object's own record before what was said about it, then by source. */
+/**
+ * By time; at one instant, an object's own record before what was said about it, then by source; lines of one source
+ * (every line of a live read says `live`) keep the order they were read in, an object's fields in its own order.
+ */
 function byTime(a: TimelineEntry, b: TimelineEntry): number {
-  return a.ms - b.ms || rank(a) - rank(b) || a.source.localeCompare(b.source, 'en', { numeric: true }) || a.what.localeCompare(b.what);
+  return a.ms - b.ms || rank(a) - rank(b) || a.source.localeCompare(b.source, 'en', { numeric: true });
 }
 
 function rank(e: TimelineEntry): number {
