@@ -72,7 +72,7 @@ export async function main(argv: string[]): Promise<number> {
     .argument('[paths...]', 'what to read, as for `scan` (none: the live cluster)')
     .addOption(new Option('-f, --format <format>', 'output format').choices(['text', 'json']).default('text'))
     .option('-o, --output <file>', 'write the timeline to a file instead of stdout')
-    .option('--kind <kind>', 'only this kind: Node, NodeClaim, NodePool or Pod')
+    .option('--kind <kind>', 'only this kind: Node, NodeClaim, NodePool or Pod (NodeClaim includes v1alpha5 Machines, NodePool Provisioners)')
     .option('--name <name>', 'only the story of this object (a Node also shows its NodeClaim, and the other way round; pods as namespace/name)')
     .option('--nodepool <name>', "only this NodePool and its nodes' and NodeClaims' stories")
     .option('--since <time>', 'from this time: RFC3339, or a duration before the reference time (2h)')

@@ -18,12 +18,12 @@ export interface TimelineOptions extends ScanOptions {
   nodepool?: string;
 }
 
-const KINDS = ['node', 'nodeclaim', 'nodepool', 'pod'];
+const KINDS = ['node', 'nodeclaim', 'machine', 'nodepool', 'provisioner', 'pod'];
 
 export async function timelineCommand(paths: string[], opts: TimelineOptions, toolVersion: string): Promise<number> {
   const format = opts.format ?? 'text';
   if (format !== 'text' && format !== 'json') throw new UsageError(`--format must be text or json, got "${format}"`);
-  if (opts.kind && !KINDS.includes(opts.kind.toLowerCase())) throw new UsageError(`--kind must be one of Node, NodeClaim, NodePool, Pod, got "${opts.kind}"`);
+  if (opts.kind && !KINDS.includes(opts.kind.toLowerCase())) throw new UsageError(`--kind must be one of Node, NodeClaim, Machine, NodePool, Provisioner, Pod, got "${opts.kind}"`);
   // Timestamps and relative bounds are checked before anything is read: a typo should not cost a live listing.
   const since = boundCheck('--since', opts.since);
   const until = boundCheck('--until', opts.until);
