@@ -73,8 +73,16 @@ export function explainText(rule: Rule, style: CatalogStyle = { color: false, as
   const t = style.ascii ? toAscii : (s: string) => s;
   const body = Math.max(20, style.width - 2);
   const m = rule.meta;
-  // Prose wraps to the width; examples are YAML and stay as written.
-  const section = (title: string, text: string, pre = false) => `${c.bold(title)}\n${indent(pre ? text : wrapText(t(text), body).join('\n'))}`;
+  // Prose wraps to the width; examples are YAML and stay as written, but for their comments, which wrap as comments.
+  const preformatted = (text: string) =>
+    text
+      .split('\n')
+      .flatMap((l) => {
+        const m = /^(\s*#\s?)(.*)$/.exec(l);
+        return m && l.length > body ? wrapText(m[2]!, body - m[1]!.length).map((x) => m[1]! + x) : [l];
+      })
+      .join('\n');
+  const section = (title: string, text: string, pre = false) => `${c.bold(title)}\n${indent(pre ? preformatted(text) : wrapText(t(text), body).join('\n'))}`;
   const needs = [
     ...m.requires.map((i) => `${i} (${INPUTS[i].collect})`),
     ...(m.requiresAnyOf?.length ? [`one of: ${m.requiresAnyOf.map((i) => `${i} (${INPUTS[i].collect})`).join(', ')}`] : []),

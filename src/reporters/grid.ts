@@ -31,9 +31,12 @@ export function renderGrid(spec: GridSpec): string | undefined {
   const single = [spec.head ?? [], ...spec.rows.filter((r, i) => r.length === columns && plain[i]!.length === columns).map((r) => r as string[])];
   const widths = fitColumns(single, columns, spec.width - overhead(columns), spec.whole);
   if (!widths) return undefined;
-  const total = widths.reduce((a, b) => a + b, 0) + 3 * (columns - 1);
   const spanned = spec.rows.flatMap((r) => r.filter((c): c is { span: number; text: string } => typeof c !== 'string' && c.span === columns));
-  if (spanned.some((c) => longestWord(c.text) > total)) return undefined;
+  // A row across the table widens its last column up to the width, rather than wrapping under narrow columns.
+  const across = Math.min(spec.width - overhead(1), Math.max(0, ...spanned.map((c) => longestLine(c.text))));
+  const inner = () => widths.reduce((a, b) => a + b, 0) + 3 * (columns - 1);
+  if (inner() < across) widths[columns - 1]! += across - inner();
+  if (spanned.some((c) => longestWord(c.text) > inner())) return undefined;
   const wrap = (text: string, w: number) => wrapText(text, w, 1).join('\n');
   const table = new Table({
     ...(spec.head ? { head: spec.head.map((h, i) => (spec.headStyle ?? ((x) => x))(wrap(h, widths[i]!))) } : {}),
@@ -68,7 +71,16 @@ export function fitColumns(rows: readonly string[][], columns: number, room: num
   if (sum(least) > room) return undefined;
   let cap = 0;
   while (cap < Math.max(...natural) && sum(at(cap + 1)) <= room) cap++;
-  return at(cap);
+  const widths = at(cap);
+  // The cap rises for every long column at once: what is left goes to them one by one.
+  let spare = room - sum(widths);
+  for (let i = 0; i < columns && spare > 0; i++) {
+    if (widths[i]! < natural[i]!) {
+      widths[i]!++;
+      spare--;
+    }
+  }
+  return widths;
 }
 
 function longestWord(text: string): number {

@@ -40,7 +40,10 @@ export function renderTimelineText(entries: readonly TimelineEntry[], ctx: Timel
   if (entries.length === 0) lines.push(...wrapText('No dated record matches (objects without timestamps, or filters that leave nothing).', width));
   for (const e of entries) {
     const who = `${e.kind} ${e.namespace ? `${e.namespace}/` : ''}${e.name}`;
-    lines.push(clean(`${e.time}  ${relativeTime(e.ms, ref.ms).padStart(7)}  ${who}`));
+    const when = `${e.time}  ${relativeTime(e.ms, ref.ms).padStart(7)}`;
+    // A long name moves under the time rather than past the width (a name is never broken).
+    const head = clean(`${when}  ${who}`);
+    lines.push(...(head.length <= width ? [head] : [when, clean(`  ${who}`)]));
     for (const l of wrapText(clean(e.what), width - 4)) lines.push(`    ${l}`);
     // A path is copied whole, never broken.
     lines.push(`    at ${clean(e.source)}`);
