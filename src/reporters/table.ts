@@ -215,11 +215,11 @@ function reclaimText(ctx: ReportContext, pen: Pen): string {
   const title = indented('Why these nodes are not reclaimed (first blocker first; details in the findings above):', '', pen).map((l) => c.bold(l));
   const rows = ctx.reclaim.map((v) => {
     const [first, ...others] = v.blockers.map((b) => `${b.ruleId}${b.about ? `\non ${b.about}` : ''}`);
-    return { node: v.node, pool: v.nodePool ?? '-', use: usageCell(v), first: first ?? '-', others: others.join('\n') || '-' };
+    return { node: v.node, nodePool: v.nodePool, pool: v.nodePool ?? 'none', use: usageCell(v), first: first ?? 'none', others: others.join('\n') || 'none' };
   });
   const grid = (spec: Omit<GridSpec, 'width' | 'ascii' | 'headStyle'>) =>
     renderGrid({ ...spec, width: pen.width, ascii: pen.ascii, headStyle: (h) => c.bold(h) });
-  const pool = (r: { pool: string }) => (r.pool === '-' ? '' : ` (NodePool ${r.pool})`);
+  const pool = (r: { pool: string; nodePool: string | undefined }) => (r.nodePool ? ` (NodePool ${r.pool})` : '');
   const table =
     grid({
       head: ['Node', 'NodePool', 'Requested', 'First blocker', 'Other blockers'],
