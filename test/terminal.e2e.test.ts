@@ -143,8 +143,7 @@ describe('the per-node "why not reclaimed" table', () => {
     expect(table).toContain(
       [
         '| ip-10-20-52-18.us-west-2.compute.internal (NodePool reports): requests CPU   |',
-        '| 785m of 3920m (20%), memory 1.7Gi of 14.4Gi (12%), 2 pod(s) besides          |',
-        '| DaemonSets                                                                   |',
+        '| 785m of 3920m (20%), memory 1.7Gi of 14.4Gi (12%), 2 pods besides DaemonSets |',
         '+--------------------------------+---------------------------------------------+',
         '| pod-do-not-disrupt-blocks-node | pdb-blocks-eviction                         |',
         '|                                | on PodDisruptionBudget                      |',
@@ -265,6 +264,13 @@ describe('README', () => {
     const excerpt = block('terminal');
     expect(excerpt).toMatch(/^ERROR node-unhealthy-not-repaired\n/);
     expect(scan(['fixtures/example-cluster'], { COLUMNS: '80' }).stdout).toContain(`\n${excerpt}\n`);
+  });
+
+  it('shows the reclaim table exactly as the example prints it at 80 columns', () => {
+    const excerpt = block('reclaim')!;
+    expect(excerpt).toMatch(/^Why these nodes are not reclaimed/);
+    expect(excerpt.split('\n').length).toBeGreaterThan(10);
+    expect(scan(['fixtures/example-cluster'], { COLUMNS: '80' }).stdout).toContain(`\n\n${excerpt}\n`);
   });
 
   it('shows --brief exactly as the example prints it at 80 columns', () => {

@@ -258,7 +258,7 @@ function usageCell(v: ReclaimView): string {
   return [
     `CPU ${formatCpu(u.cpu.requested)} of ${formatCpu(u.cpu.allocatable)}${pct(u.cpu.requested, u.cpu.allocatable)}`,
     `memory ${formatBytes(u.memory.requested)} of ${formatBytes(u.memory.allocatable)}${pct(u.memory.requested, u.memory.allocatable)}`,
-    `${u.workloadPods} pod(s) besides DaemonSets`,
+    `${u.workloadPods} ${u.workloadPods === 1 ? 'pod' : 'pods'} besides DaemonSets`,
   ].join('\n');
 }
 
