@@ -81,7 +81,10 @@ describe('karpdoctor rules and explain honour the terminal style', () => {
       expect(t, r.meta.id).not.toMatch(/[—–…→§·“”‘’]/);
       // Only examples (YAML, describe output) and URLs may run past the width, never prose.
       const prose = t.split('\n\nBad\n')[0]!;
-      expect(prose.split('\n').filter((l) => l.length > 80 && l.trim().includes(' ') && !/^\s*\(?kubectl /.test(l)), r.meta.id).toEqual([]);
+      expect(
+        prose.split('\n').filter((l) => l.length > 80 && l.trim().includes(' ') && !/^\s*\(?kubectl /.test(l)),
+        r.meta.id,
+      ).toEqual([]);
     }
     expect(explainText(rule, { ...style, ascii: false })).toMatch(/^node-unhealthy-not-repaired — Unhealthy node/);
   });

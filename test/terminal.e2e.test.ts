@@ -159,7 +159,9 @@ describe('the per-node "why not reclaimed" table', () => {
     const table = section(scan(['fixtures/mixed-incidents'], { COLUMNS: '170' }).stdout).split('\n');
     expect(table[2]).toMatch(/^\| Node +\| NodePool \| Requested +\| First blocker +\| Other blockers +\|$/);
     const row = table.findIndex((l) => l.startsWith('| ip-10-20-52-18.us-west-2.compute.internal '));
-    expect(table[row]).toMatch(/^\| ip-10-20-52-18\.us-west-2\.compute\.internal +\| reports +\| CPU 785m of 3920m \(20%\) +\| pod-do-not-disrupt-blocks-node +\| pdb-blocks-eviction +\|$/);
+    expect(table[row]).toMatch(
+      /^\| ip-10-20-52-18\.us-west-2\.compute\.internal +\| reports +\| CPU 785m of 3920m \(20%\) +\| pod-do-not-disrupt-blocks-node +\| pdb-blocks-eviction +\|$/,
+    );
     expect(table.every((l) => l.length <= 170)).toBe(true);
   });
 });
@@ -204,7 +206,8 @@ describe('withoutObjectEcho', () => {
 });
 
 describe('every command through a pipe at 80 columns: plain ASCII, no word or command broken', () => {
-  const run = (args: string[]) => spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, COLUMNS: '80', NO_COLOR: '' } });
+  const run = (args: string[]) =>
+    spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, COLUMNS: '80', NO_COLOR: '' } });
 
   it.each([
     ['rules', ['rules']],

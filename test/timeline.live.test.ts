@@ -55,10 +55,7 @@ afterAll(() => server?.close());
  * Everything but where a line was read (the dump cites file:line, the live read the API), in a fixed order: at one
  * instant the dump orders lines by file and line, the live read by the order the API listed them.
  */
-const story = (entries: Entry[]) =>
-  entries
-    .map(({ source: _s, ...e }) => JSON.stringify(e))
-    .sort();
+const story = (entries: Entry[]) => entries.map(({ source: _s, ...e }) => JSON.stringify(e)).sort();
 
 describe('karpdoctor timeline with no path: the live cluster of the kubeconfig', () => {
   it("tells the cluster's story as the dump does, with live sources, reading nothing but GETs", async () => {
@@ -73,7 +70,10 @@ describe('karpdoctor timeline with no path: the live cluster of the kubeconfig',
     expect(liveEntries.length).toBeGreaterThan(100);
     expect(story(liveEntries)).toEqual(story(dumpEntries));
     // Objects and events read from the API, log records from the controller pod's log with their line.
-    expect([...new Set(liveEntries.map((e) => e.source.replace(/:\d+$/, '')))].sort()).toEqual(['live', 'live: logs of kube-system/karpenter-7f9c6d8b54-6bjd4']);
+    expect([...new Set(liveEntries.map((e) => e.source.replace(/:\d+$/, '')))].sort()).toEqual([
+      'live',
+      'live: logs of kube-system/karpenter-7f9c6d8b54-6bjd4',
+    ]);
     expect(liveEntries.filter((e) => e.what.startsWith('log ')).length).toBeGreaterThan(0);
     expect(server.requests.every((r) => r.method === 'GET')).toBe(true);
   });

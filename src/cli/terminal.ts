@@ -26,4 +26,3 @@ export function terminalStyle(opts: TerminalFlags, toFile: boolean): TerminalSty
     width: (tty ? process.stdout.columns : undefined) || (Number.isInteger(columns) && columns > 0 ? columns : 80),
   };
 }
-

@@ -23,7 +23,8 @@ const KINDS = ['node', 'nodeclaim', 'machine', 'nodepool', 'provisioner', 'pod']
 export async function timelineCommand(paths: string[], opts: TimelineOptions, toolVersion: string): Promise<number> {
   const format = opts.format ?? 'text';
   if (format !== 'text' && format !== 'json') throw new UsageError(`--format must be text or json, got "${format}"`);
-  if (opts.kind && !KINDS.includes(opts.kind.toLowerCase())) throw new UsageError(`--kind must be one of Node, NodeClaim, Machine, NodePool, Provisioner, Pod, got "${opts.kind}"`);
+  if (opts.kind && !KINDS.includes(opts.kind.toLowerCase()))
+    throw new UsageError(`--kind must be one of Node, NodeClaim, Machine, NodePool, Provisioner, Pod, got "${opts.kind}"`);
   // Timestamps and relative bounds are checked before anything is read: a typo should not cost a live listing.
   const since = boundCheck('--since', opts.since);
   const until = boundCheck('--until', opts.until);
@@ -46,7 +47,10 @@ export async function timelineCommand(paths: string[], opts: TimelineOptions, to
         ? `every ${opts.kind}`
         : 'the cluster';
   const style = terminalStyle(opts, Boolean(opts.output));
-  const text = format === 'json' ? renderTimelineJson(entries, ref.ms) : renderTimelineText(entries, { referenceTime: ref, scope, width: style.width, ascii: style.ascii });
+  const text =
+    format === 'json'
+      ? renderTimelineJson(entries, ref.ms)
+      : renderTimelineText(entries, { referenceTime: ref, scope, width: style.width, ascii: style.ascii });
   if (opts.output) await writeFile(opts.output, text);
   else process.stdout.write(text);
   return 0;

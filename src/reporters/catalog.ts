@@ -55,14 +55,18 @@ export function rulesTable(rules: readonly Rule[], style: CatalogStyle): string 
   const grid = (spec: Pick<GridSpec, 'head' | 'rows'>) => renderGrid({ ...spec, width: style.width, ascii: style.ascii, headStyle: (h) => c.bold(h) });
   const wide = rules.map(({ meta }) => [meta.id, meta.defaultSeverity, meta.category, t(meta.summary)]);
   // A summary squeezed under 30 columns reads worse than one under its id.
-  const fits = (Math.max(...rules.map((r) => r.meta.id.length)) + 30 + 10 + 16 + 13) <= style.width;
+  const fits = Math.max(...rules.map((r) => r.meta.id.length)) + 30 + 10 + 16 + 13 <= style.width;
   const table =
     (fits ? grid({ head: ['Rule', 'Severity', 'Category', 'Summary'], rows: wide }) : undefined) ??
     grid({
       head: ['Severity', 'Category', 'Summary'],
       rows: rules.flatMap(({ meta }) => [[{ span: 3, text: meta.id }], [meta.defaultSeverity, meta.category, t(meta.summary)]]),
     }) ??
-    rules.map(({ meta }) => [meta.id, ...wrapText(`${meta.defaultSeverity}, ${meta.category}: ${t(meta.summary)}`, style.width - 2).map((l) => `  ${l}`)].join('\n')).join('\n');
+    rules
+      .map(({ meta }) =>
+        [meta.id, ...wrapText(`${meta.defaultSeverity}, ${meta.category}: ${t(meta.summary)}`, style.width - 2).map((l) => `  ${l}`)].join('\n'),
+      )
+      .join('\n');
   const text = `${table}\n${wrapText(`${rules.length} rules. \`karpdoctor explain <rule>\` tells what each one checks and how to fix it.`, style.width).join('\n')}\n`;
   return text.replace(/[ \t]+$/gm, '');
 }
@@ -90,7 +94,9 @@ export function explainText(rule: Rule, style: CatalogStyle = { color: false, as
   const dot = style.ascii ? ' - ' : ' · ';
   const parts = [
     wrapText(t(`${c.bold(m.id)} — ${m.title}`), style.width).join('\n'),
-    wrapText(`Severity: ${m.defaultSeverity}${dot}Category: ${t(CATEGORIES[m.category])}${dot}Spec-only (manifest repos): ${m.specOnly}`, style.width).join('\n'),
+    wrapText(`Severity: ${m.defaultSeverity}${dot}Category: ${t(CATEGORIES[m.category])}${dot}Spec-only (manifest repos): ${m.specOnly}`, style.width).join(
+      '\n',
+    ),
     section('What it detects', m.summary),
     section('Why it matters', m.rationale),
     section('How to fix', renderFix(m.fix)),

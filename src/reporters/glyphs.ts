@@ -24,4 +24,3 @@ export function toAscii(s: string): string {
   for (const [re, to] of ASCII) out = out.replace(re, to);
   return out;
 }
-

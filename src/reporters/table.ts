@@ -246,7 +246,17 @@ function reclaimText(ctx: ReportContext, pen: Pen): string {
       ]),
     }) ??
     // Words wider than the terminal: the view as lines, long words overflowing as they do in the findings.
-    rows.map((r) => [r.node, `  NodePool ${r.pool}`, `  Requested: ${r.use.replace(/\n/g, ', ')}`, `  First blocker: ${r.first}`, `  Other blockers: ${r.others.replace(/\n/g, ', ')}`].join('\n')).join('\n');
+    rows
+      .map((r) =>
+        [
+          r.node,
+          `  NodePool ${r.pool}`,
+          `  Requested: ${r.use.replace(/\n/g, ', ')}`,
+          `  First blocker: ${r.first}`,
+          `  Other blockers: ${r.others.replace(/\n/g, ', ')}`,
+        ].join('\n'),
+      )
+      .join('\n');
   return `${title.join('\n')}\n${table}`;
 }
 

@@ -119,7 +119,8 @@ function relations(snapshot: Snapshot): (ref: TimelineRef) => TimelineRef[] {
   for (const node of snapshot.all(KIND.Node)) {
     const pool = snapshot.nodePoolNameOf(node);
     // A node of a Provisioner carries karpenter.sh/provisioner-name.
-    if (pool) poolOf.set(`Node/${nameOf(node)}`, { kind: node.metadata.labels?.['karpenter.sh/provisioner-name'] === pool ? 'Provisioner' : 'NodePool', name: pool });
+    if (pool)
+      poolOf.set(`Node/${nameOf(node)}`, { kind: node.metadata.labels?.['karpenter.sh/provisioner-name'] === pool ? 'Provisioner' : 'NodePool', name: pool });
   }
   return (ref) => {
     const out: TimelineRef[] = [];
@@ -219,14 +220,19 @@ function logEntries(snapshot: Snapshot, log: LogRecord, relatedOf: (r: TimelineR
   const related = dedupe([...named.slice(1), ...pods, ...relatedOf(subject)], subject);
   const detail = typeof log.fields.error === 'string' ? `: ${log.fields.error}` : '';
   const source = `${log.provenance.source}:${log.provenance.line}`;
-  const entry: TimelineEntry = { time: iso(ms), ms, ...subject, what: `log ${log.level ? `${log.level} ` : ''}${log.message}${detail}`, source, findings: [], related };
+  const entry: TimelineEntry = {
+    time: iso(ms),
+    ms,
+    ...subject,
+    what: `log ${log.level ? `${log.level} ` : ''}${log.message}${detail}`,
+    source,
+    findings: [],
+    related,
+  };
   const removed = statedRemoval('', log.message, log.fields);
   const onNode = refs.node ? { kind: 'Node', name: refs.node } : undefined;
   if (!removed || !onNode) return [entry];
-  return [
-    entry,
-    { ...entry, ...onNode, what: `taint removed ${removed} (as the log record says)`, related: dedupe([...named, ...relatedOf(onNode)], onNode) },
-  ];
+  return [entry, { ...entry, ...onNode, what: `taint removed ${removed} (as the log record says)`, related: dedupe([...named, ...relatedOf(onNode)], onNode) }];
 }
 
 /**
@@ -265,7 +271,9 @@ function statedRemoval(reason: string, text: string, fields: Record<string, unkn
   if (typeof t === 'string' && t) return t;
   if (isObject(t) && typeof t.key === 'string') return formatTaint({ key: t.key, value: str(t.value), effect: str(t.effect) });
   const key = fields['taint.Key'] ?? fields.key;
-  return typeof key === 'string' && key ? formatTaint({ key, value: str(fields['taint.Value'] ?? fields.value), effect: str(fields['taint.Effect'] ?? fields.effect) }) : undefined;
+  return typeof key === 'string' && key
+    ? formatTaint({ key, value: str(fields['taint.Value'] ?? fields.value), effect: str(fields['taint.Effect'] ?? fields.effect) })
+    : undefined;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -295,7 +303,9 @@ function placeFindings(snapshot: Snapshot, entries: TimelineEntry[], findings: r
       const times: number[] = [];
       // An event or log record is cited whole; an object's field only when it is the one a line was read from.
       const cited = (bySource.get(ev.source) ?? []).filter(
-        (e) => (!origins.has(e) || !ev.object || sameObject(origins.get(e)!, ev.object)) && (!pointers.has(e) || (ev.path !== null && citesField(ev.path, pointers.get(e)!))),
+        (e) =>
+          (!origins.has(e) || !ev.object || sameObject(origins.get(e)!, ev.object)) &&
+          (!pointers.has(e) || (ev.path !== null && citesField(ev.path, pointers.get(e)!))),
       );
       for (const e of cited) {
         if (!e.findings.includes(f.ruleId)) e.findings.push(f.ruleId);
