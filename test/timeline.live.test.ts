@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadInputs } from '../src/loaders/load.js';
 import type { KubeObject } from '../src/kube/types.js';
 import { Snapshot } from '../src/snapshot/snapshot.js';
+import type { TimelineEntry } from '../src/snapshot/timeline.js';
 import { makeTls, runCli, startFakeApiServer, type FakeApiServer } from './support/fake-apiserver.js';
 import { FIXTURES } from './support/scan.js';
 
@@ -16,17 +17,8 @@ const DUMP = join(FIXTURES, 'mixed-incidents');
 const NODE = 'ip-10-20-88-140.us-west-2.compute.internal';
 const CONTROLLERS = ['karpenter-7f9c6d8b54-6bjd4', 'karpenter-7f9c6d8b54-ktb52'];
 
-interface Entry {
-  time: string;
-  relative: string;
-  kind: string;
-  namespace?: string;
-  name: string;
-  what: string;
-  source: string;
-  findings: string[];
-  related: unknown[];
-}
+/** An entry of `--format json`: the view's fields, with its distance from the reference time instead of `ms`. */
+type Entry = Omit<TimelineEntry, 'ms'> & { relative: string };
 
 let server: FakeApiServer;
 let referenceTime: string;
