@@ -11,7 +11,8 @@
 
 /** Commands a user copies from a fix. */
 const COMMAND_WORDS = ['kubectl', 'helm', 'aws', 'eksctl', 'az', 'gcloud'];
-const COMMAND_START = new RegExp(`(?<=^|[\\s(\`:])(?:${COMMAND_WORDS.join('|')}) (?=[-a-z])`, 'g');
+// A command word followed by a flag or a subcommand word ("kubectl get"), not by prose ("kubectl describe/get output").
+const COMMAND_START = new RegExp(`(?<=^|[\\s(\`:])(?:${COMMAND_WORDS.join('|')}) (?=-|[a-z][a-z0-9-]*(?:[\\s\`),.;:]|$))`, 'g');
 /** Words that end a command written inline in a sentence ("run kubectl get x to see …"). */
 const PROSE_AFTER = /^ (?:to|and|or|then|if|so|which|until|instead|—|–|-{1,2}(?= ))(?= |$)/;
 
