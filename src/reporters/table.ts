@@ -160,12 +160,20 @@ function findingBlock(f: Finding, pen: Pen): string {
   for (const e of f.evidence) {
     const what = e.object ? `${objectText(e.object)}${e.path ? ` ${e.path}` : ''}` : '';
     const value = formatValue(e.value, pen.ascii);
-    lines.push(
-      ...wrapText(
-        t(`${bullet} ${(what ? [what, value && `= ${value}`] : [value]).filter(Boolean).join(' ')}${e.note ? ` — ${e.note}` : ''} [${e.source}]`),
-        body,
-      ),
-    );
+    const tail = `${e.note ? ` — ${e.note}` : ''} [${e.source}]`;
+    if (value.includes('\n')) {
+      // A value of several lines (userData, a script) is shown as written, under its field, then the note.
+      lines.push(...wrapText(t(`${bullet} ${what ? `${what} =` : ''}`), body));
+      lines.push(
+        ...value
+          .replace(/\n+$/, '')
+          .split('\n')
+          .map((l) => `    ${l}`.trimEnd()),
+      );
+      lines.push(...wrapText(t(`${e.note ? `${e.note} ` : ''}[${e.source}]`), body - 2).map((l) => `  ${l}`));
+      continue;
+    }
+    lines.push(...wrapText(t(`${bullet} ${(what ? [what, value && `= ${value}`] : [value]).filter(Boolean).join(' ')}${tail}`), body));
   }
   lines.push('', c.dim('Fix:'), ...wrapText(t(f.fix), body));
   return `${heading}\n${lines.map((l) => (l ? BODY + l : l)).join('\n')}`;
@@ -280,19 +288,27 @@ function skippedTable(report: ScanReport, pen: Pen): string {
   const widest = Math.floor(width * 0.4);
   const left = Math.max('Skipped input'.length, ...where.map(displayWidth).filter((w) => w <= widest));
   const right = width - left - 2;
-  const table = new Table({
-    head: [c.bold('Skipped input'), c.bold('Reason')],
-    chars: borderless('  '),
-    style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 },
-  });
+  // cli-table3 widens columns to fit a cell spanning both: a path too long for its column is a line of its own
+  // between two tables of fixed widths instead, so the reasons stay within the width.
+  const parts: string[] = [];
+  const table = () => new Table({ colWidths: [left, right], chars: borderless('  '), style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 } });
+  let current = table();
+  current.push([c.bold('Skipped input'), c.bold('Reason')]);
   shown.forEach((s, k) => {
     const why = wrapText(pen.t(s.reason), right);
-    if (displayWidth(where[k]!) > left) table.push([{ colSpan: 2, content: where[k]! }]);
-    else table.push([where[k]!, why.shift() ?? '']);
-    for (const line of why) table.push(['', line]);
+    if (displayWidth(where[k]!) > left) {
+      if (current.length) parts.push(current.toString());
+      parts.push(where[k]!);
+      current = table();
+      for (const line of why) current.push(['', line]);
+      return;
+    }
+    current.push([where[k]!, why.shift() ?? '']);
+    for (const line of why) current.push(['', line]);
   });
+  if (current.length) parts.push(current.toString());
   const more = report.snapshot.skipped.length - shown.length;
-  return `${table.toString()}${more > 0 ? `\n${pen.t('…')} and ${more} more (see --format json)` : ''}`;
+  return `${parts.join('\n')}${more > 0 ? `\n${pen.t('…')} and ${more} more (see --format json)` : ''}`;
 }
 
 function notEvaluatedText(report: ScanReport, ctx: ReportContext, pen: Pen, verbose: boolean): string {

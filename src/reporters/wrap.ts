@@ -90,9 +90,11 @@ function tokens(line: string): string[] {
     // "(kubectl …" : the bracket goes with the command, not alone at the end of the line before.
     const glued = words.length && !/\s$/.test(words[words.length - 1]!) ? words.pop()! : '';
     out.push(...words);
-    const tail = /^\s*/.exec(line.slice(end))![0];
-    out.push(glued + line.slice(start, end) + tail);
-    at = end + tail.length;
+    // "`kubectl get pods -o yaml`," : the closing backtick or bracket and its comma stay with the command too.
+    const closing = /^[`'")\]]*[.,;:]?(?=\s|$)/.exec(line.slice(end))?.[0] ?? '';
+    const tail = /^\s*/.exec(line.slice(end + closing.length))![0];
+    out.push(glued + line.slice(start, end) + closing + tail);
+    at = end + closing.length + tail.length;
   }
   out.push(...splitWords(line.slice(at)));
   return out;
