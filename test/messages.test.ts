@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { LogRecord } from '../src/kube/types.js';
-import { logRefs, logSignals } from '../src/snapshot/messages/karpenter-logs.js';
+import { logRefs, logSignals, podNames } from '../src/snapshot/messages/karpenter-logs.js';
 import { initializationSignals, unregisteredResource } from '../src/snapshot/messages/conditions.js';
 import { assignment, drainBlockedPod, eventSignals, nominatedTargets } from '../src/snapshot/messages/object-events.js';
 import { poolsOverLimits, schedulingSignals } from '../src/snapshot/messages/scheduling.js';
@@ -88,12 +88,25 @@ describe('Karpenter controller logs', () => {
     ],
     [
       { machine: 'default-abcde', provisioner: 'default', node: 'ip-10-0-0-2' },
-      { nodeClaim: 'default-abcde', nodePool: 'default', node: 'ip-10-0-0-2' },
+      { nodeClaim: 'default-abcde', nodePool: 'default', node: 'ip-10-0-0-2', machine: true, provisioner: true },
     ],
     [{ controllerKind: 'NodeClaim', name: 'gpu-q1w2e' }, { nodeClaim: 'gpu-q1w2e' }],
     [{ controllerKind: 'Node', name: 'ip-10-0-0-3' }, {}],
   ])('names in the fields %j', (fields, want) => {
     expect(logRefs(fields)).toEqual(want);
+  });
+
+  it.each<[string, Record<string, unknown>, string, string[]]>([
+    ['v1.x Pod object', { Pod: { name: 'orders-db-3', namespace: 'data' } }, 'could not schedule pod', ['data/orders-db-3']],
+    ['v1.x Pods, first five and a tail', { Pods: 'web/api-1, web/api-2 and 7 other(s)' }, 'found provisionable pod(s)', ['web/api-1', 'web/api-2']],
+    ['v0.32-v0.36 pods list', { pods: 'default/a-1, default/b-2' }, 'found provisionable pod(s)', ['default/a-1', 'default/b-2']],
+    ['v0.32-v0.36 bare pod name', { pod: 'zookeeper-0' }, 'Could not schedule pod, incompatible with nodepool "default"', ['zookeeper-0']],
+    ['a count is no name', { pods: '58', nodeclaims: 1 }, 'computed new nodeclaim(s) to fit pod(s)', []],
+    ['a numeric count', { pods: 3 }, 'computed new machine(s) to fit pod(s)', []],
+    ['v0.32-v0.37 hint in the message', {}, 'pod web/api-1 has a preferred Anti-Affinity which can prevent consolidation', ['web/api-1']],
+    ['a name seen twice', { Pod: { name: 'x', namespace: 'y' }, pod: 'y/x' }, 'could not schedule pod', ['y/x']],
+  ])('pods named by a record: %s', (_, fields, message, want) => {
+    expect(podNames(fields, message).map((p) => (p.namespace ? `${p.namespace}/${p.name}` : p.name))).toEqual(want);
   });
 });
 

@@ -82,7 +82,7 @@ describe('tool and rule descriptors', () => {
       expect(d.name).toMatch(/^[A-Z][A-Za-z0-9]+$/);
       expect(d.shortDescription.text.startsWith(m.summary.trim().replace(/\.$/, ''))).toBe(true);
       expect(d.fullDescription.text.startsWith(m.rationale.trim().replace(/\.$/, ''))).toBe(true);
-      expect(d.help.text).toBe(explainText(rule, false));
+      expect(d.help.text).toBe(explainText(rule));
       expect(d.help.markdown).toContain(m.fix);
       if (m.examples) expect(d.help.markdown).toContain(m.examples.good.trim());
       expect(d.helpUri).toBe(m.references[0]);

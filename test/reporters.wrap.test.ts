@@ -19,6 +19,24 @@ describe('wrapText', () => {
     expect(lines.join(' ')).toBe(text);
   });
 
+  it('reads "kubectl describe/get output" in prose as words, not as a command kept whole', () => {
+    expect(commandSpans('3 time(s) that kubectl describe/get output shows only as ages')).toEqual([]);
+    expect(wrapText('3 time(s) that kubectl describe/get output shows only as ages were counted back', 40)).toEqual([
+      '3 time(s) that kubectl describe/get',
+      'output shows only as ages were counted',
+      'back',
+    ]);
+  });
+
+  it('ends a line at a clause dash rather than starting the next with it, unless the word before is too long', () => {
+    expect(wrapText('runs only with the NodeRepair feature gate — off by default', 44)).toEqual([
+      'runs only with the NodeRepair feature gate —',
+      'off by default',
+    ]);
+    const digest = `sha256:${'a'.repeat(64)}`;
+    expect(wrapText(`${digest} - Karpenter v1.2.1 from image`, 40)).toEqual([digest, '- Karpenter v1.2.1 from image']);
+  });
+
   it('hangs the lines of a list item under its text', () => {
     expect(wrapText('2. Find the cause: the cloud-controller-manager removes this taint', 30)).toEqual([
       '2. Find the cause: the',

@@ -6,7 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { terminalStyle } from '../src/cli/scan.js';
+import { terminalStyle } from '../src/cli/terminal.js';
+import { withoutObjectEcho } from '../src/reporters/table.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const BIN = join(ROOT, 'bin', 'karpdoctor.js');
@@ -133,6 +134,98 @@ describe('finding blocks at 80 and 120 columns (mixed-incidents)', () => {
   });
 });
 
+describe('the per-node "why not reclaimed" table', () => {
+  const section = (out: string) => out.slice(out.indexOf('Why these nodes'), out.indexOf('\n\n', out.indexOf('Why these nodes')));
+
+  it('at 80 columns: the node, its pool and what its pods request head its row, its blockers side by side below', () => {
+    const table = section(scan(['fixtures/mixed-incidents'], { COLUMNS: '80' }).stdout);
+    expect(table.split('\n').every((l) => l.length <= 80)).toBe(true);
+    expect(table).toContain(
+      [
+        '| ip-10-20-52-18.us-west-2.compute.internal (NodePool reports): requests CPU   |',
+        '| 785m of 3920m (20%), memory 1.7Gi of 14.4Gi (12%), 2 pods besides DaemonSets |',
+        '+--------------------------------+---------------------------------------------+',
+        '| pod-do-not-disrupt-blocks-node | pdb-blocks-eviction                         |',
+        '|                                | on PodDisruptionBudget                      |',
+        '|                                | finance/statement-renderer                  |',
+        '+--------------------------------+---------------------------------------------+',
+      ].join('\n'),
+    );
+    // Seven nodes, each named whole on a line of its own.
+    expect(table.match(/^\| ip-10-20-[\d-]+\.us-west-2\.compute\.internal \(NodePool \w+\): requests CPU/gm)).toHaveLength(7);
+  });
+
+  it('at 170 columns: one row per node with node, pool, requests, first blocker and the others', () => {
+    const table = section(scan(['fixtures/mixed-incidents'], { COLUMNS: '170' }).stdout).split('\n');
+    expect(table[2]).toMatch(/^\| Node +\| NodePool \| Requested +\| First blocker +\| Other blockers +\|$/);
+    const row = table.findIndex((l) => l.startsWith('| ip-10-20-52-18.us-west-2.compute.internal '));
+    expect(table[row]).toMatch(
+      /^\| ip-10-20-52-18\.us-west-2\.compute\.internal +\| reports +\| CPU 785m of 3920m \(20%\) +\| pod-do-not-disrupt-blocks-node +\| pdb-blocks-eviction +\|$/,
+    );
+    expect(table.every((l) => l.length <= 170)).toBe(true);
+  });
+});
+
+describe('--brief never repeats the object', () => {
+  it('strips "Kind name:", "Kind/name:", "Kind ns/name" and "Karpenter controller ns/name" echoes (section 7 on mixed-incidents)', () => {
+    const rows = scan(['fixtures/mixed-incidents', '--brief'], { COLUMNS: '200' }).stdout.split('\n\n')[0]!.split('\n');
+    expect(rows).toContain(
+      'fixtures/mixed-incidents/karpenter.yaml:295: error insufficient-capacity-all-offerings NodePool/gpu-spot: launches failed with insufficient capacity 4 times between 2025-06-18T09:01:44.305Z and 202...',
+    );
+    for (const row of rows) {
+      const m = /^\S+ (?:error|warning|info) \S+ ([^ ]+): (.*)$/.exec(row)!;
+      const [kind, ...rest] = m[1]!.split('/');
+      const name = rest[rest.length - 1]!;
+      expect(m[2]!.startsWith(`${kind} ${name}`) || m[2]!.startsWith(`${kind}/`) || m[2]!.startsWith(`${name}:`), row).toBe(false);
+      expect(m[2]!.split(' ').slice(0, 4).join(' '), row).not.toContain(name);
+    }
+  });
+});
+
+describe('withoutObjectEcho', () => {
+  const pool = { kind: 'NodePool', namespace: null, name: 'gpu-spot' };
+  const pod = { kind: 'Pod', namespace: 'data', name: 'orders-db-3' };
+  const deploy = { kind: 'Deployment', namespace: 'kube-system', name: 'karpenter' };
+  it.each([
+    [pool, 'NodePool gpu-spot: launches failed', 'launches failed'],
+    [pool, 'NodePool/gpu-spot: launches failed', 'launches failed'],
+    [pool, 'gpu-spot: launches failed', 'launches failed'],
+    [pool, 'NodePool gpu-spot-2: launches failed', 'NodePool gpu-spot-2: launches failed'],
+    [pod, 'Pod data/orders-db-3 has been Pending', 'has been Pending'],
+    [pod, 'data/orders-db-3: has been Pending', 'has been Pending'],
+    [pod, 'Pod orders-db-3 has been Pending', 'has been Pending'],
+    [deploy, 'Karpenter controller kube-system/karpenter has no interruption queue', 'has no interruption queue'],
+    [deploy, 'Karpenter controller Deployment kube-system/karpenter: its pod template', 'its pod template'],
+    [{ kind: 'Node', namespace: null, name: 'ip-1' }, 'Karpenter node ip-1 (NodeClaim a-1) cannot be consolidated', '(NodeClaim a-1) cannot be consolidated'],
+    [{ kind: 'PodDisruptionBudget', namespace: 'web', name: 'api' }, 'PDB web/api never allows an eviction', 'never allows an eviction'],
+    [{ kind: 'EC2NodeClass', namespace: null, name: 'legacy' }, 'EC2NodeClass legacy, as stored in the cluster, fails', 'as stored in the cluster, fails'],
+    [pool, 'EC2 refuses the launches - NodePool gpu-spot failed', 'EC2 refuses the launches - NodePool gpu-spot failed'],
+  ])('%j: %s', (object, message, want) => {
+    expect(withoutObjectEcho(message, object)).toBe(want);
+  });
+});
+
+describe('every command through a pipe at 80 columns: plain ASCII, no word or command broken', () => {
+  const run = (args: string[]) =>
+    spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, COLUMNS: '80', NO_COLOR: '' } });
+
+  it.each([
+    ['rules', ['rules']],
+    ['explain', ['explain', 'pdb-blocks-eviction']],
+    ['timeline', ['timeline', 'fixtures/mixed-incidents', '--no-crd-download']],
+    ['scan --verbose', ['scan', 'fixtures/example-cluster', '--no-crd-download', '-v']],
+    // Skipped inputs with paths longer than their column: the path gets a line of its own, the reasons stay within 80.
+    ['scan of a repository with long paths', ['scan', 'fixtures/helm-values-repo', '--no-crd-download']],
+  ])('%s', (_, args) => {
+    const r = run(args);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).not.toMatch(/[^\x00-\x7f]/);
+    // Past the width only one word, a command kept whole, a file:line ("at …"), or an example's data line.
+    const long = r.stdout.split('\n').filter((l) => l.length > 80 && !unbreakable(l) && !/^ {4}at \S+$/.test(l));
+    expect(long.filter((l) => !/^ {4}(?:Normal|Warning) /.test(l) && !/^ {6,}\S/.test(l))).toEqual([]);
+  });
+});
+
 describe('terminalStyle: colour, glyphs and width from where the report goes', () => {
   const saved = { isTTY: process.stdout.isTTY, columns: process.stdout.columns, NO_COLOR: process.env.NO_COLOR, COLUMNS: process.env.COLUMNS };
   const set = (tty: boolean, columns: number | undefined, env: { NO_COLOR?: string; COLUMNS?: string }) => {
@@ -176,6 +269,13 @@ describe('README', () => {
     const excerpt = block('terminal');
     expect(excerpt).toMatch(/^ERROR node-unhealthy-not-repaired\n/);
     expect(scan(['fixtures/example-cluster'], { COLUMNS: '80' }).stdout).toContain(`\n${excerpt}\n`);
+  });
+
+  it('shows the reclaim table exactly as the example prints it at 80 columns', () => {
+    const excerpt = block('reclaim')!;
+    expect(excerpt).toMatch(/^Why these nodes are not reclaimed/);
+    expect(excerpt.split('\n').length).toBeGreaterThan(10);
+    expect(scan(['fixtures/example-cluster'], { COLUMNS: '80' }).stdout).toContain(`\n\n${excerpt}\n`);
   });
 
   it('shows --brief exactly as the example prints it at 80 columns', () => {

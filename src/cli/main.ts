@@ -72,7 +72,7 @@ export async function main(argv: string[]): Promise<number> {
     .argument('[paths...]', 'what to read, as for `scan` (none: the live cluster)')
     .addOption(new Option('-f, --format <format>', 'output format').choices(['text', 'json']).default('text'))
     .option('-o, --output <file>', 'write the timeline to a file instead of stdout')
-    .option('--kind <kind>', 'only this kind: Node, NodeClaim, NodePool or Pod')
+    .option('--kind <kind>', 'only this kind: Node, NodeClaim, NodePool or Pod (NodeClaim includes v1alpha5 Machines, NodePool Provisioners)')
     .option('--name <name>', 'only the story of this object (a Node also shows its NodeClaim, and the other way round; pods as namespace/name)')
     .option('--nodepool <name>', "only this NodePool and its nodes' and NodeClaims' stories")
     .option('--since <time>', 'from this time: RFC3339, or a duration before the reference time (2h)')
@@ -86,6 +86,7 @@ export async function main(argv: string[]): Promise<number> {
     .option('-n, --namespace <ns>', 'live: list namespaced objects of this namespace only')
     .option('--logs', 'live: also read the Karpenter controller logs of the last hour')
     .option('--request-timeout <duration>', 'live: timeout of each API request, e.g. 30s or 2m', '30s')
+    .option('--ascii', 'plain ASCII: no typographic glyphs (the default when not on a terminal)')
     .action(async (paths: string[], opts) => {
       const { timelineCommand } = await import('./timeline.js');
       exitCode = await timelineCommand(paths, opts, pkg.version);
@@ -144,14 +145,17 @@ export async function main(argv: string[]): Promise<number> {
     .command('rules')
     .description('list the rule catalog')
     .addOption(new Option('-f, --format <format>', 'output format').choices(['table', 'json', 'markdown']).default('table'))
-    .action(async (opts: { format: string }) => {
+    .option('--ascii', 'plain ASCII: no box drawing or typographic glyphs (the default when not on a terminal)')
+    .option('--no-color', 'no colours (also when NO_COLOR is set; colours are used only on a terminal)')
+    .action(async (opts: { format: string; ascii?: boolean; color?: boolean }) => {
+      const { terminalStyle } = await import('./terminal.js');
       const [{ RULES }, catalog] = await Promise.all([import('../rules/index.js'), import('../reporters/catalog.js')]);
       const text =
         opts.format === 'json'
           ? catalog.rulesJson(RULES)
           : opts.format === 'markdown'
             ? catalog.rulesMarkdown(RULES)
-            : catalog.rulesTable(RULES, useColor(), process.stdout.columns ?? 120);
+            : catalog.rulesTable(RULES, terminalStyle(opts, false));
       process.stdout.write(text);
     });
 
@@ -159,14 +163,20 @@ export async function main(argv: string[]): Promise<number> {
     .command('explain')
     .description('what a rule detects, why it matters in Karpenter, how to fix it, with examples')
     .argument('<rule>', 'rule id, e.g. node-unhealthy-not-repaired')
-    .action(async (id: string) => {
-      const [{ RULES, findRule }, { explainText }] = await Promise.all([import('../rules/index.js'), import('../reporters/catalog.js')]);
+    .option('--ascii', 'plain ASCII: no typographic glyphs (the default when not on a terminal)')
+    .option('--no-color', 'no colours (also when NO_COLOR is set; colours are used only on a terminal)')
+    .action(async (id: string, opts: { ascii?: boolean; color?: boolean }) => {
+      const [{ RULES, findRule }, { explainText }, { terminalStyle }] = await Promise.all([
+        import('../rules/index.js'),
+        import('../reporters/catalog.js'),
+        import('./terminal.js'),
+      ]);
       const rule = findRule(id);
       if (!rule) {
         const close = RULES.map((r) => r.meta.id).filter((r) => r.includes(id) || id.split('-').some((w) => w.length > 3 && r.includes(w)));
         throw new UsageError(`unknown rule "${id}"${close.length ? ` — did you mean ${close.slice(0, 3).join(', ')}?` : ''} (see \`karpdoctor rules\`)`);
       }
-      process.stdout.write(explainText(rule, useColor()));
+      process.stdout.write(explainText(rule, terminalStyle(opts, false)));
     });
 
   try {
@@ -184,8 +194,4 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`karpdoctor: internal error: ${(e as Error)?.stack ?? e}\nThis is a bug in karpdoctor; please report it with the command you ran.\n`);
     return 3;
   }
-}
-
-function useColor(): boolean {
-  return Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
 }

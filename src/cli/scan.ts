@@ -24,6 +24,7 @@ import { UsageError } from './errors.js';
 import { provideCrds } from './crds.js';
 import { fieldLocator } from './field-locations.js';
 import { readCluster, requestTimeoutFlag } from './read-cluster.js';
+import { terminalStyle } from './terminal.js';
 
 export interface ScanOptions {
   format?: string;
@@ -233,21 +234,6 @@ export async function scanCommand(paths: string[], opts: ScanOptions, toolVersio
   else await writeOut(text);
   const threshold = plan.failOn === 'none' ? Infinity : SEVERITY_RANK[plan.failOn as Severity];
   return report.findings.some((f) => SEVERITY_RANK[f.severity] >= threshold) ? 1 : 0;
-}
-
-/**
- * Colour only on a terminal, and never with NO_COLOR (no-color.org: any non-empty value) or --no-color; box drawing
- * and typographic glyphs only on a terminal either (a pipe, a file or a pasted ticket gets plain ASCII). The width is
- * the terminal's, else $COLUMNS (set by shells and CI runners that know it), else 80.
- */
-export function terminalStyle(opts: Pick<ScanOptions, 'ascii' | 'color'>, toFile: boolean): { color: boolean; ascii: boolean; width: number } {
-  const tty = !toFile && Boolean(process.stdout.isTTY);
-  const columns = Number(process.env.COLUMNS);
-  return {
-    color: tty && opts.color !== false && !process.env.NO_COLOR,
-    ascii: !tty || Boolean(opts.ascii),
-    width: (tty ? process.stdout.columns : undefined) || (Number.isInteger(columns) && columns > 0 ? columns : 80),
-  };
 }
 
 /** Files parsed whole have no line numbers until a finding cites one of their objects: find those, in parallel. */

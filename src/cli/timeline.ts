@@ -8,6 +8,7 @@ import { renderTimelineJson, renderTimelineText } from '../reporters/timeline.js
 import { buildTimeline, type TimelineFilter } from '../snapshot/timeline.js';
 import { UsageError } from './errors.js';
 import { executeScan, planScan, type ScanOptions } from './scan.js';
+import { terminalStyle } from './terminal.js';
 
 export interface TimelineOptions extends ScanOptions {
   since?: string;
@@ -17,12 +18,13 @@ export interface TimelineOptions extends ScanOptions {
   nodepool?: string;
 }
 
-const KINDS = ['node', 'nodeclaim', 'nodepool', 'pod'];
+const KINDS = ['node', 'nodeclaim', 'machine', 'nodepool', 'provisioner', 'pod'];
 
 export async function timelineCommand(paths: string[], opts: TimelineOptions, toolVersion: string): Promise<number> {
   const format = opts.format ?? 'text';
   if (format !== 'text' && format !== 'json') throw new UsageError(`--format must be text or json, got "${format}"`);
-  if (opts.kind && !KINDS.includes(opts.kind.toLowerCase())) throw new UsageError(`--kind must be one of Node, NodeClaim, NodePool, Pod, got "${opts.kind}"`);
+  if (opts.kind && !KINDS.includes(opts.kind.toLowerCase()))
+    throw new UsageError(`--kind must be one of Node, NodeClaim, Machine, NodePool, Provisioner, Pod, got "${opts.kind}"`);
   // Timestamps and relative bounds are checked before anything is read: a typo should not cost a live listing.
   const since = boundCheck('--since', opts.since);
   const until = boundCheck('--until', opts.until);
@@ -44,10 +46,11 @@ export async function timelineCommand(paths: string[], opts: TimelineOptions, to
       : opts.kind
         ? `every ${opts.kind}`
         : 'the cluster';
+  const style = terminalStyle(opts, Boolean(opts.output));
   const text =
     format === 'json'
       ? renderTimelineJson(entries, ref.ms)
-      : renderTimelineText(entries, { referenceTime: ref, scope, width: opts.output ? 100 : (process.stdout.columns ?? (Number(process.env.COLUMNS) || 80)) });
+      : renderTimelineText(entries, { referenceTime: ref, scope, width: style.width, ascii: style.ascii });
   if (opts.output) await writeFile(opts.output, text);
   else process.stdout.write(text);
   return 0;

@@ -1,8 +1,9 @@
 /** `karpdoctor rules`, `karpdoctor explain` and the README catalog — all generated from rule metadata. */
 import { Chalk } from 'chalk';
-import Table from 'cli-table3';
 import { CATEGORIES, renderFix, type Rule } from '../engine/rule.js';
 import { INPUTS } from '../kube/kinds.js';
+import { toAscii } from './glyphs.js';
+import { renderGrid, type GridSpec } from './grid.js';
 import { wrapText } from './wrap.js';
 
 export function rulesJson(rules: readonly Rule[]): string {
@@ -37,34 +38,70 @@ export function rulesMarkdown(rules: readonly Rule[]): string {
   return lines.join('\n');
 }
 
-export function rulesTable(rules: readonly Rule[], color: boolean, width: number): string {
-  const c = new Chalk({ level: color ? 1 : 0 });
-  const summaryWidth = Math.max(30, Math.min(width, 200) - 70);
-  const table = new Table({
-    head: ['Rule', 'Severity', 'Category', 'Summary'].map((h) => c.bold(h)),
-    colWidths: [40, 10, 16, summaryWidth],
-    style: { head: [], border: [] },
-  });
-  for (const { meta } of rules) table.push([meta.id, meta.defaultSeverity, meta.category, wrapText(meta.summary, summaryWidth - 2).join('\n')]);
-  return `${table.toString()}\n${rules.length} rules. \`karpdoctor explain <rule>\` tells what each one checks and how to fix it.\n`;
+/** Colour, glyphs and width, as the terminal report has them (cli/terminal.ts decides). */
+export interface CatalogStyle {
+  color: boolean;
+  ascii: boolean;
+  width: number;
 }
 
-export function explainText(rule: Rule, color: boolean): string {
-  const c = new Chalk({ level: color ? 1 : 0 });
+/**
+ * The catalog as a table: one row per rule when the width holds the longest id beside a readable summary; else the
+ * id heads its row across the table, with severity, category and summary below.
+ */
+export function rulesTable(rules: readonly Rule[], style: CatalogStyle): string {
+  const c = new Chalk({ level: style.color ? 1 : 0 });
+  const t = style.ascii ? toAscii : (s: string) => s;
+  const grid = (spec: Pick<GridSpec, 'head' | 'rows'>) => renderGrid({ ...spec, width: style.width, ascii: style.ascii, headStyle: (h) => c.bold(h) });
+  const wide = rules.map(({ meta }) => [meta.id, meta.defaultSeverity, meta.category, t(meta.summary)]);
+  // A summary squeezed under 30 columns reads worse than one under its id.
+  const fits = Math.max(...rules.map((r) => r.meta.id.length)) + 30 + 10 + 16 + 13 <= style.width;
+  const table =
+    (fits ? grid({ head: ['Rule', 'Severity', 'Category', 'Summary'], rows: wide }) : undefined) ??
+    grid({
+      head: ['Severity', 'Category', 'Summary'],
+      rows: rules.flatMap(({ meta }) => [[{ span: 3, text: meta.id }], [meta.defaultSeverity, meta.category, t(meta.summary)]]),
+    }) ??
+    rules
+      .map(({ meta }) =>
+        [meta.id, ...wrapText(`${meta.defaultSeverity}, ${meta.category}: ${t(meta.summary)}`, style.width - 2).map((l) => `  ${l}`)].join('\n'),
+      )
+      .join('\n');
+  const text = `${table}\n${wrapText(`${rules.length} rules. \`karpdoctor explain <rule>\` tells what each one checks and how to fix it.`, style.width).join('\n')}\n`;
+  return text.replace(/[ \t]+$/gm, '');
+}
+
+/** Default: as written, for SARIF help text (viewers wrap it themselves). */
+export function explainText(rule: Rule, style: CatalogStyle = { color: false, ascii: false, width: Infinity }): string {
+  const c = new Chalk({ level: style.color ? 1 : 0 });
+  const t = style.ascii ? toAscii : (s: string) => s;
+  const body = Math.max(20, style.width - 2);
   const m = rule.meta;
-  const section = (title: string, body: string) => `${c.bold(title)}\n${indent(body)}`;
+  // Prose wraps to the width; examples are YAML and stay as written, but for their comments, which wrap as comments.
+  const preformatted = (text: string) =>
+    text
+      .split('\n')
+      .flatMap((l) => {
+        const m = /^(\s*#\s?)(.*)$/.exec(l);
+        return m && l.length > body ? wrapText(m[2]!, body - m[1]!.length).map((x) => m[1]! + x) : [l];
+      })
+      .join('\n');
+  const section = (title: string, text: string, pre = false) => `${c.bold(title)}\n${indent(pre ? preformatted(text) : wrapText(t(text), body).join('\n'))}`;
   const needs = [
     ...m.requires.map((i) => `${i} (${INPUTS[i].collect})`),
     ...(m.requiresAnyOf?.length ? [`one of: ${m.requiresAnyOf.map((i) => `${i} (${INPUTS[i].collect})`).join(', ')}`] : []),
   ].join('\n');
+  const dot = style.ascii ? ' - ' : ' · ';
   const parts = [
-    `${c.bold(m.id)} — ${m.title}`,
-    `Severity: ${m.defaultSeverity} · Category: ${CATEGORIES[m.category]} · Spec-only (manifest repos): ${m.specOnly}`,
+    wrapText(t(`${c.bold(m.id)} — ${m.title}`), style.width).join('\n'),
+    wrapText(`Severity: ${m.defaultSeverity}${dot}Category: ${t(CATEGORIES[m.category])}${dot}Spec-only (manifest repos): ${m.specOnly}`, style.width).join(
+      '\n',
+    ),
     section('What it detects', m.summary),
     section('Why it matters', m.rationale),
     section('How to fix', renderFix(m.fix)),
   ];
-  if (m.examples) parts.push(section('Bad', m.examples.bad), section('Good', m.examples.good));
+  if (m.examples) parts.push(section('Bad', t(m.examples.bad), true), section('Good', t(m.examples.good), true));
   parts.push(section('Needs', needs || '(nothing)'));
   if (m.optional?.length) parts.push(section('Also uses when present', m.optional.join(', ')));
   if (m.records?.length) {

@@ -62,6 +62,8 @@ export interface ReclaimView {
   node: string;
   nodePool?: string;
   usage: string;
+  /** The figures `usage` is written from; absent when the Node is not in the snapshot. */
+  use?: Usage;
   /** Findings concerning this node, first blocker first. */
   /** `about` names the finding's own object when it is not this node (a NodePool, a PDB): its text is shown there. */
   blockers: Array<{ ruleId: string; blocker: BlockerRank; severity: Severity; message: string; about?: string }>;
@@ -167,11 +169,13 @@ function reclaimViews(snapshot: Snapshot, run: RunResult, rules: readonly Rule[]
   const views: ReclaimView[] = [];
   for (const [name, list] of byNode) {
     const node = snapshot.get(KIND.Node, undefined, name);
+    const use = node ? nodeUsage(snapshot, node) : undefined;
     list.sort((a, b) => a.rank - b.rank);
     views.push({
       node: name,
       ...(node && snapshot.nodePoolNameOf(node) ? { nodePool: snapshot.nodePoolNameOf(node)! } : {}),
-      usage: node ? describeUsage(nodeUsage(snapshot, node)) : 'node not in the snapshot',
+      usage: use ? describeUsage(use) : 'node not in the snapshot',
+      ...(use ? { use } : {}),
       blockers: list.map(({ rank, finding }) => ({
         ruleId: finding.ruleId,
         blocker: BLOCKER_ORDER[rank]!,

@@ -18,7 +18,7 @@ export function ruleDescriptor(rule: Rule) {
     name: pascalCase(m.id),
     shortDescription: { text: sentence(m.summary) },
     fullDescription: { text: sentence(m.rationale) },
-    help: { text: explainText(rule, false), markdown: helpMarkdown(rule) },
+    help: { text: explainText(rule), markdown: helpMarkdown(rule) },
     ...(helpUri ? { helpUri } : {}),
     defaultConfiguration: { level: SARIF_LEVEL[m.defaultSeverity] },
     properties: {

@@ -7,7 +7,10 @@ import Table from 'cli-table3';
 import type { Finding } from '../engine/findings.js';
 import type { GateView } from '../engine/gate.js';
 import type { Severity } from '../engine/rule.js';
-import type { ReportContext, ScanReport } from './report.js';
+import { formatBytes, formatCpu } from '../kube/units.js';
+import { renderGrid, type GridSpec } from './grid.js';
+import type { ReclaimView, ReportContext, ScanReport } from './report.js';
+import { toAscii } from './glyphs.js';
 import { displayWidth, wrapText } from './wrap.js';
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -74,10 +77,7 @@ function briefReport(report: ScanReport, ctx: ReportContext, gate: GateView | un
   for (const g of gate?.findings ?? []) if (g.location) where.set(g.finding, `${g.location.source}:${g.location.line}: `);
   const lines = report.findings.map((f) => {
     const obj = [f.object.kind, f.object.namespace, f.object.name].filter(Boolean).join('/');
-    // Messages usually open with the object, which the line has already named.
-    const named = `${objectText(f.object)} `;
-    const text = f.message.replace(/\s+/g, ' ');
-    const message = pen.t(text.startsWith(named) ? text.slice(named.length) : text);
+    const message = pen.t(withoutObjectEcho(f.message.replace(/\s+/g, ' '), f.object));
     const head = `${where.get(f) ?? ''}${f.severity} ${f.ruleId} ${obj}: `;
     // A line without its message tells nothing: the message keeps a readable start even past the width.
     const room = Math.max(BRIEF_MESSAGE_MIN, pen.width - displayWidth(head));
@@ -91,6 +91,22 @@ function briefReport(report: ScanReport, ctx: ReportContext, gate: GateView | un
     return `${where.get(f) ?? ''}${severityText(f.severity, pen.c, f.severity)} ${pen.c.bold(f.ruleId)} ${obj}: ${shown}`;
   });
   return [lines.join('\n'), summaryLine(report, ctx, pen)];
+}
+
+/** Short names people and messages use for a kind. */
+const KIND_WORDS: Record<string, string[]> = { PodDisruptionBudget: ['PDB'], StorageClass: ['storage class'], NodeClaim: ['node claim'] };
+
+/**
+ * The message without its opening echo of the object the brief line has already named: `NodePool gpu-spot: …`,
+ * `NodePool/gpu-spot: …`, `Pod data/web-0 has …`, `data/web-0: …`, `Karpenter node ip-… (NodeClaim …) cannot …`,
+ * `Karpenter controller kube-system/karpenter has …`, `EC2NodeClass legacy, as stored …`.
+ */
+export function withoutObjectEcho(message: string, o: { kind: string; namespace?: string | null | undefined; name: string }): string {
+  const esc = (x: string) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const kinds = [...new Set([o.kind, o.kind.toLowerCase(), ...(KIND_WORDS[o.kind] ?? [])])].map(esc).join('|');
+  const name = `${o.namespace ? `(?:${esc(o.namespace)}/)?` : ''}${esc(o.name)}`;
+  const echo = new RegExp(`^(?:Karpenter (?:controller )?)?(?:(?:${kinds})[ /])?${name}(?:[:,]\\s*|\\s+)(?=\\S)`);
+  return message.replace(echo, '');
 }
 
 function header(report: ScanReport, ctx: ReportContext, pen: Pen): string {
@@ -144,12 +160,20 @@ function findingBlock(f: Finding, pen: Pen): string {
   for (const e of f.evidence) {
     const what = e.object ? `${objectText(e.object)}${e.path ? ` ${e.path}` : ''}` : '';
     const value = formatValue(e.value, pen.ascii);
-    lines.push(
-      ...wrapText(
-        t(`${bullet} ${(what ? [what, value && `= ${value}`] : [value]).filter(Boolean).join(' ')}${e.note ? ` — ${e.note}` : ''} [${e.source}]`),
-        body,
-      ),
-    );
+    const tail = `${e.note ? ` — ${e.note}` : ''} [${e.source}]`;
+    if (value.includes('\n')) {
+      // A value of several lines (userData, a script) is shown as written, under its field, then the note.
+      lines.push(...wrapText(t(`${bullet} ${what ? `${what} =` : ''}`), body));
+      lines.push(
+        ...value
+          .replace(/\n+$/, '')
+          .split('\n')
+          .map((l) => `    ${l}`.trimEnd()),
+      );
+      lines.push(...wrapText(t(`${e.note ? `${e.note} ` : ''}[${e.source}]`), body - 2).map((l) => `  ${l}`));
+      continue;
+    }
+    lines.push(...wrapText(t(`${bullet} ${(what ? [what, value && `= ${value}`] : [value]).filter(Boolean).join(' ')}${tail}`), body));
   }
   lines.push('', c.dim('Fix:'), ...wrapText(t(f.fix), body));
   return `${heading}\n${lines.map((l) => (l ? BODY + l : l)).join('\n')}`;
@@ -188,27 +212,72 @@ function indented(text: string, indent: string, pen: Pen): string[] {
   return wrapText(pen.t(text), pen.width - indent.length).map((l) => indent + l);
 }
 
-/** "Why is this under-used node still here?": per node, its capacity use and its blockers, first one first. */
+/**
+ * "Why is this under-used node still here?": per node, its pool, what its pods request of it and its blockers, first
+ * one first. The details are in the findings above, so a blocker is its rule id (and the object the finding is on when
+ * that is not the node). Five columns when the width holds them; else the node heads its row across the table; else,
+ * in a very narrow terminal, one label/value pair per line.
+ */
 function reclaimText(ctx: ReportContext, pen: Pen): string {
   const { c } = pen;
-  const lines = [c.bold('Why these nodes are not reclaimed (first blocker first):')];
-  for (const v of ctx.reclaim) {
-    lines.push(...indented(`${v.node}${v.nodePool ? ` (NodePool ${v.nodePool})` : ''}`, '  ', pen).map((l) => c.bold(l)));
-    lines.push(...indented(v.usage, '    ', pen));
-    v.blockers.forEach((b, i) => {
-      const label = i === 0 ? 'blocked by' : 'also';
-      // A cause found on another object (the NodePool, a PDB) is told once, at that object's finding above.
-      // The node's own finding is told in full above: its first sentence is enough to tell the blockers apart.
-      const text = b.about ? `${label} ${b.ruleId} — see the finding on ${b.about} above` : `${label} ${b.ruleId}: ${firstSentence(b.message)}`;
-      lines.push(...wrapText(pen.t(text), pen.width - 6).map((l, j) => `    ${j === 0 ? '' : '  '}${l}`));
-    });
-  }
-  return lines.join('\n');
+  const title = indented('Why these nodes are not reclaimed (first blocker first; details in the findings above):', '', pen).map((l) => c.bold(l));
+  const rows = ctx.reclaim.map((v) => {
+    const [first, ...others] = v.blockers.map((b) => `${b.ruleId}${b.about ? `\non ${b.about}` : ''}`);
+    return { node: v.node, nodePool: v.nodePool, pool: v.nodePool ?? 'none', use: usageCell(v), first: first ?? 'none', others: others.join('\n') || 'none' };
+  });
+  const grid = (spec: Omit<GridSpec, 'width' | 'ascii' | 'headStyle'>) =>
+    renderGrid({ ...spec, width: pen.width, ascii: pen.ascii, headStyle: (h) => c.bold(h) });
+  const pool = (r: { pool: string; nodePool: string | undefined }) => (r.nodePool ? ` (NodePool ${r.pool})` : '');
+  const table =
+    grid({
+      head: ['Node', 'NodePool', 'Requested', 'First blocker', 'Other blockers'],
+      rows: rows.map((r) => [r.node, r.pool, r.use, r.first, r.others]),
+      whole: [false, false, true],
+    }) ??
+    grid({
+      head: ['Requested', 'First blocker', 'Other blockers'],
+      rows: rows.flatMap((r) => [[{ span: 3, text: `${r.node}${pool(r)}` }], [r.use, r.first, r.others]]),
+      whole: [true],
+    }) ??
+    // At 80 columns: what the node is and holds heads its row, its blockers side by side below.
+    grid({
+      head: ['First blocker', 'Other blockers'],
+      rows: rows.flatMap((r) => [[{ span: 2, text: `${r.node}${pool(r)}: requests ${r.use.replace(/\n/g, ', ')}` }], [r.first, r.others]]),
+    }) ??
+    grid({
+      rows: rows.flatMap((r) => [
+        [{ span: 2, text: r.node }],
+        ['NodePool', r.pool],
+        ['Requested', r.use],
+        ['First blocker', r.first],
+        ['Other blockers', r.others],
+      ]),
+    }) ??
+    // Words wider than the terminal: the view as lines, long words overflowing as they do in the findings.
+    rows
+      .map((r) =>
+        [
+          r.node,
+          `  NodePool ${r.pool}`,
+          `  Requested: ${r.use.replace(/\n/g, ', ')}`,
+          `  First blocker: ${r.first}`,
+          `  Other blockers: ${r.others.replace(/\n/g, ', ')}`,
+        ].join('\n'),
+      )
+      .join('\n');
+  return `${title.join('\n')}\n${table}`;
 }
 
-function firstSentence(text: string): string {
-  const end = /\.\s+(?=[A-Z])/.exec(text);
-  return end ? text.slice(0, end.index + 1) : text;
+/** CPU and memory requested of allocatable, and the pods consolidation would have to move. */
+function usageCell(v: ReclaimView): string {
+  const u = v.use;
+  if (!u) return v.usage;
+  const pct = (r: number, a: number) => (a > 0 ? ` (${Math.round((r / a) * 100)}%)` : '');
+  return [
+    `CPU ${formatCpu(u.cpu.requested)} of ${formatCpu(u.cpu.allocatable)}${pct(u.cpu.requested, u.cpu.allocatable)}`,
+    `memory ${formatBytes(u.memory.requested)} of ${formatBytes(u.memory.allocatable)}${pct(u.memory.requested, u.memory.allocatable)}`,
+    `${u.workloadPods} ${u.workloadPods === 1 ? 'pod' : 'pods'} besides DaemonSets`,
+  ].join('\n');
 }
 
 /** Input and reason side by side; an input too long for its column gets a row of its own above its reason. */
@@ -219,19 +288,27 @@ function skippedTable(report: ScanReport, pen: Pen): string {
   const widest = Math.floor(width * 0.4);
   const left = Math.max('Skipped input'.length, ...where.map(displayWidth).filter((w) => w <= widest));
   const right = width - left - 2;
-  const table = new Table({
-    head: [c.bold('Skipped input'), c.bold('Reason')],
-    chars: borderless('  '),
-    style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 },
-  });
+  // cli-table3 widens columns to fit a cell spanning both: a path too long for its column is a line of its own
+  // between two tables of fixed widths instead, so the reasons stay within the width.
+  const parts: string[] = [];
+  const table = () => new Table({ colWidths: [left, right], chars: borderless('  '), style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 } });
+  let current = table();
+  current.push([c.bold('Skipped input'), c.bold('Reason')]);
   shown.forEach((s, k) => {
     const why = wrapText(pen.t(s.reason), right);
-    if (displayWidth(where[k]!) > left) table.push([{ colSpan: 2, content: where[k]! }]);
-    else table.push([where[k]!, why.shift() ?? '']);
-    for (const line of why) table.push(['', line]);
+    if (displayWidth(where[k]!) > left) {
+      if (current.length) parts.push(current.toString());
+      parts.push(where[k]!);
+      current = table();
+      for (const line of why) current.push(['', line]);
+      return;
+    }
+    current.push([where[k]!, why.shift() ?? '']);
+    for (const line of why) current.push(['', line]);
   });
+  if (current.length) parts.push(current.toString());
   const more = report.snapshot.skipped.length - shown.length;
-  return `${table.toString()}${more > 0 ? `\n${pen.t('…')} and ${more} more (see --format json)` : ''}`;
+  return `${parts.join('\n')}${more > 0 ? `\n${pen.t('…')} and ${more} more (see --format json)` : ''}`;
 }
 
 function notEvaluatedText(report: ScanReport, ctx: ReportContext, pen: Pen, verbose: boolean): string {
@@ -352,27 +429,6 @@ function objectText(o: { kind: string; namespace?: string | null | undefined; na
 
 function severityText(s: Severity, c: ChalkInstance, word = SEVERITY_WORD[s]): string {
   return s === 'error' ? c.red.bold(word) : s === 'warning' ? c.yellow.bold(word) : c.cyan(word);
-}
-
-/** Typographic glyphs of our own texts and of rule messages, spelled in ASCII; other characters are data. */
-const ASCII: Array<[RegExp, string]> = [
-  [/[—–]/g, '-'],
-  [/…/g, '...'],
-  [/[•·]/g, '-'],
-  [/→/g, '->'],
-  [/←/g, '<-'],
-  [/[‘’]/g, "'"],
-  [/[“”]/g, '"'],
-  [/≥/g, '>='],
-  [/≤/g, '<='],
-  [/×/g, 'x'],
-  [/[\u2500-\u257f]/g, '-'],
-];
-
-function toAscii(s: string): string {
-  let out = s;
-  for (const [re, to] of ASCII) out = out.replace(re, to);
-  return out;
 }
 
 function borderless(middle: string): Partial<Record<string, string>> {

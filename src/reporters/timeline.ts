@@ -4,6 +4,7 @@
  * reads at 80 columns and pastes into a ticket. JSON: the entries as an array (the view's fields, no internals).
  */
 import { relativeTime, type TimelineEntry } from '../snapshot/timeline.js';
+import { toAscii } from './glyphs.js';
 import { wrapText } from './wrap.js';
 
 export interface TimelineContext {
@@ -11,6 +12,8 @@ export interface TimelineContext {
   /** What was asked for, for the heading: `Node ip-10-0-1-5`, `NodePool general`, `the cluster`. */
   scope: string;
   width: number;
+  /** Plain ASCII (pipes, files, `--ascii`): rule messages' typographic glyphs spelled in ASCII. */
+  ascii?: boolean;
 }
 
 export function renderTimelineJson(entries: readonly TimelineEntry[], referenceMs: number): string {
@@ -32,11 +35,15 @@ export function renderTimelineText(entries: readonly TimelineEntry[], ctx: Timel
   const ref = ctx.referenceTime;
   const why = ref.source === 'flag' ? '--now' : ref.source === 'wall-clock' ? 'the clock' : `latest in the input: ${ref.evidence ?? 'dump'}`;
   const width = Math.max(40, ctx.width);
+  const clean = (text: string) => (ctx.ascii ? toAscii(printable(text)) : printable(text));
   const lines = [...wrapText(`Timeline of ${clean(ctx.scope)}, relative to ${ref.iso.replace('.000Z', 'Z')} (${clean(why)})`, width), ''];
   if (entries.length === 0) lines.push(...wrapText('No dated record matches (objects without timestamps, or filters that leave nothing).', width));
   for (const e of entries) {
     const who = `${e.kind} ${e.namespace ? `${e.namespace}/` : ''}${e.name}`;
-    lines.push(clean(`${e.time}  ${relativeTime(e.ms, ref.ms).padStart(7)}  ${who}`));
+    const when = `${e.time}  ${relativeTime(e.ms, ref.ms).padStart(7)}`;
+    // A long name moves under the time rather than past the width (a name is never broken).
+    const head = clean(`${when}  ${who}`);
+    lines.push(...(head.length <= width ? [head] : [when, clean(`  ${who}`)]));
     for (const l of wrapText(clean(e.what), width - 4)) lines.push(`    ${l}`);
     // A path is copied whole, never broken.
     lines.push(`    at ${clean(e.source)}`);
@@ -46,6 +53,6 @@ export function renderTimelineText(entries: readonly TimelineEntry[], ctx: Timel
 }
 
 /** Text from a dump goes to a terminal: no control characters (escape sequences could rewrite the screen). */
-function clean(text: string): string {
+function printable(text: string): string {
   return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '?').replace(/\n/g, ' ');
 }

@@ -11,7 +11,8 @@
 
 /** Commands a user copies from a fix. */
 const COMMAND_WORDS = ['kubectl', 'helm', 'aws', 'eksctl', 'az', 'gcloud'];
-const COMMAND_START = new RegExp(`(?<=^|[\\s(\`:])(?:${COMMAND_WORDS.join('|')}) (?=[-a-z])`, 'g');
+// A command word followed by a flag or a subcommand word ("kubectl get"), not by prose ("kubectl describe/get output").
+const COMMAND_START = new RegExp(`(?<=^|[\\s(\`:])(?:${COMMAND_WORDS.join('|')}) (?=-|[a-z][a-z0-9-]*(?:[\\s\`),.;:]|$))`, 'g');
 /** Words that end a command written inline in a sentence ("run kubectl get x to see …"). */
 const PROSE_AFTER = /^ (?:to|and|or|then|if|so|which|until|instead|—|–|-{1,2}(?= ))(?= |$)/;
 
@@ -21,7 +22,8 @@ export function displayWidth(s: string): number {
   return n;
 }
 
-export function wrapText(text: string, width: number): string[] {
+/** `least`: the narrowest line wrapping aims at (a table cell may be narrower than prose ever is). */
+export function wrapText(text: string, width: number, least = 20): string[] {
   const out: string[] = [];
   const lines = text.split('\n');
   // A preformatted block under a list item ("1. Edit it:" then indented YAML) lines up under the item's text.
@@ -41,7 +43,7 @@ export function wrapText(text: string, width: number): string[] {
       );
       shift = ' '.repeat(Math.max(0, hang - least));
     }
-    out.push(...wrapLine(line.trim() ? shift + line : line, Math.max(20, width)));
+    out.push(...wrapLine(line.trim() ? shift + line : line, Math.max(least, width)));
   });
   return out;
 }
@@ -61,7 +63,12 @@ function wrapLine(line: string, width: number): string[] {
 function fill(toks: string[], width: number, indent: string): string[] {
   const out: string[] = [];
   let current = '';
-  for (const tok of toks) {
+  // A word too long for any line keeps its own line; a dash glued to it (see splitWords) would only lengthen it.
+  const unglued = toks.flatMap((t) => {
+    const m = /^(\S+\s+)((?:[—–]|-{1,2})\s*)$/.exec(t);
+    return m && displayWidth(t.trimEnd()) > width ? [m[1]!, m[2]!] : [t];
+  });
+  for (const tok of unglued) {
     const word = tok.trimEnd();
     if (displayWidth(current + word) <= width || !current.trim()) {
       current += tok;
@@ -83,16 +90,24 @@ function tokens(line: string): string[] {
     // "(kubectl …" : the bracket goes with the command, not alone at the end of the line before.
     const glued = words.length && !/\s$/.test(words[words.length - 1]!) ? words.pop()! : '';
     out.push(...words);
-    const tail = /^\s*/.exec(line.slice(end))![0];
-    out.push(glued + line.slice(start, end) + tail);
-    at = end + tail.length;
+    // "`kubectl get pods -o yaml`," : the closing backtick or bracket and its comma stay with the command too.
+    const closing = /^[`'")\]]*[.,;:]?(?=\s|$)/.exec(line.slice(end))?.[0] ?? '';
+    const tail = /^\s*/.exec(line.slice(end + closing.length))![0];
+    out.push(glued + line.slice(start, end) + closing + tail);
+    at = end + closing.length + tail.length;
   }
   out.push(...splitWords(line.slice(at)));
   return out;
 }
 
 function splitWords(s: string): string[] {
-  return s ? s.split(/(?<=\s)(?=\S)/) : [];
+  const out: string[] = [];
+  // A dash between clauses ("gate - off by default") ends its line rather than starting the next as a bullet would.
+  for (const w of s ? s.split(/(?<=\s)(?=\S)/) : []) {
+    if (out.length && /^(?:[—–]|-{1,2})\s*$/.test(w)) out[out.length - 1] += w;
+    else out.push(w);
+  }
+  return out;
 }
 
 /** [start, end) of each shell command in a line of prose. */

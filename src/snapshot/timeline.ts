@@ -10,8 +10,9 @@ import type { KubeObject, LogRecord } from '../kube/types.js';
 import { conditions, nameOf, taintsAt, formatTaint } from '../kube/fields.js';
 import { KIND, isClusterScoped, kindKeyOf } from '../kube/kinds.js';
 import { formatDuration, parseTime } from '../kube/units.js';
+import { atLeast, coreVersionOf } from '../kube/version.js';
 import type { EventView } from './events.js';
-import { logRefs, logSignals } from './messages/karpenter-logs.js';
+import { logRefs, logSignals, podNames } from './messages/karpenter-logs.js';
 import type { Snapshot } from './snapshot.js';
 
 export interface TimelineRef {
@@ -43,7 +44,7 @@ export interface TimelineFinding {
   severity: string;
   message: string;
   object: { kind: string; namespace: string | null; name: string };
-  evidence: Array<{ path: string | null; value: unknown; source: string }>;
+  evidence: Array<{ object?: { kind: string; namespace?: string | null; name: string } | null; path: string | null; value: unknown; source: string }>;
 }
 
 export interface TimelineFilter {
@@ -55,11 +56,20 @@ export interface TimelineFilter {
   nodePool?: string;
 }
 
-/** The kinds whose lives the timeline tells. */
-const SUBJECT_KINDS = [KIND.Node, KIND.NodeClaim, KIND.NodePool, KIND.Pod];
+/** The kinds whose lives the timeline tells; v1alpha5 Machines and Provisioners are the NodeClaims and NodePools of ≤ v0.31. */
+const SUBJECT_KINDS = [KIND.Node, KIND.NodeClaim, KIND.Machine, KIND.NodePool, KIND.Provisioner, KIND.Pod];
 /** The field each object line was read from, to match the evidence of findings (kept out of the JSON). */
 const pointers = new WeakMap<TimelineEntry, string>();
-const SUBJECT_NAMES = new Set(['Node', 'NodeClaim', 'NodePool', 'Pod']);
+/**
+ * The object each line was read from (the Node of its condition, the Event): a live read has one source, `live`, for
+ * every object, so the evidence's object, not its source, tells which lines a finding cites.
+ */
+const origins = new WeakMap<TimelineEntry, { kind: string; namespace?: string | null; name: string }>();
+const SUBJECT_NAMES = new Set(['Node', 'NodeClaim', 'Machine', 'NodePool', 'Provisioner', 'Pod']);
+/** `--kind NodeClaim` also finds Machines, `--kind NodePool` Provisioners: one question across API generations. */
+const KIND_FAMILY: Record<string, string[]> = { nodeclaim: ['nodeclaim', 'machine'], nodepool: ['nodepool', 'provisioner'] };
+const CLAIM_KINDS = new Set(['NodeClaim', 'Machine']);
+const POOL_KINDS = new Set(['NodePool', 'Provisioner']);
 
 /** NodeClaim conditions that mark a step of its launch, in Karpenter's words. */
 const STEP: Record<string, string> = { Launched: 'launched', Registered: 'registered', Initialized: 'initialized' };
@@ -70,6 +80,7 @@ export function buildTimeline(snapshot: Snapshot, findings: readonly TimelineFin
   const entries = read.map((e) => {
     const copy = { ...e, findings: [] };
     if (pointers.has(e)) pointers.set(copy, pointers.get(e)!);
+    if (origins.has(e)) origins.set(copy, origins.get(e)!);
     return copy;
   });
   placeFindings(snapshot, entries, findings, relatedOf);
@@ -92,14 +103,11 @@ function recordsOf(snapshot: Snapshot): { entries: TimelineEntry[]; relatedOf: (
     for (const obj of snapshot.all(kindKey)) entries.push(...objectEntries(snapshot, obj, relatedOf(refOf(obj))));
   }
   for (const ev of snapshot.events()) {
-    if (!SUBJECT_NAMES.has(ev.involved.kind)) continue;
-    const e = eventEntry(snapshot, ev, relatedOf);
-    if (e) entries.push(e);
+    if (SUBJECT_NAMES.has(ev.involved.kind)) entries.push(...eventEntries(snapshot, ev, relatedOf));
   }
-  for (const log of snapshot.logs) {
-    const e = logEntry(log, relatedOf);
-    if (e) entries.push(e);
-  }
+  const podsByName = new Map<string, string[]>();
+  for (const pod of snapshot.all(KIND.Pod)) podsByName.set(nameOf(pod), [...(podsByName.get(nameOf(pod)) ?? []), pod.metadata.namespace ?? 'default']);
+  for (const log of snapshot.logs) entries.push(...logEntries(snapshot, log, relatedOf, podsByName));
   const records = { entries, relatedOf };
   RECORDS.set(snapshot, records);
   return records;
@@ -144,29 +152,37 @@ function refOf(obj: KubeObject): TimelineRef {
   return { kind: obj.kind, ...(ns ? { namespace: ns } : {}), name: nameOf(obj) };
 }
 
-/** The Node ↔ NodeClaim pairing and the NodePool of each, so one name's story includes its other half. */
+/** The Node ↔ NodeClaim (or Machine) pairing and the pool of each, so one name's story includes its other half. */
 function relations(snapshot: Snapshot): (ref: TimelineRef) => TimelineRef[] {
-  const claimOfNode = new Map<string, string>();
+  const claimOfNode = new Map<string, TimelineRef>();
   const nodeOfClaim = new Map<string, string>();
-  const poolOf = new Map<string, string>();
+  const poolOf = new Map<string, TimelineRef>();
   for (const nc of snapshot.nodeClaims()) {
-    const node = nc.object.kind === 'NodeClaim' ? snapshot.nodeForNodeClaim(nc) : undefined;
-    if (nc.nodePool) poolOf.set(`NodeClaim/${nc.name}`, nc.nodePool);
+    const kind = nc.object.kind;
+    const node = snapshot.nodeForNodeClaim(nc);
+    if (nc.nodePool) poolOf.set(`${kind}/${nc.name}`, { kind: kind === 'Machine' ? 'Provisioner' : 'NodePool', name: nc.nodePool });
     if (node) {
-      claimOfNode.set(nameOf(node), nc.name);
-      nodeOfClaim.set(nc.name, nameOf(node));
+      claimOfNode.set(nameOf(node), { kind, name: nc.name });
+      nodeOfClaim.set(`${kind}/${nc.name}`, nameOf(node));
     }
   }
   for (const node of snapshot.all(KIND.Node)) {
     const pool = snapshot.nodePoolNameOf(node);
-    if (pool) poolOf.set(`Node/${nameOf(node)}`, pool);
+    // A node of a Provisioner carries karpenter.sh/provisioner-name.
+    if (pool)
+      poolOf.set(`Node/${nameOf(node)}`, { kind: node.metadata.labels?.['karpenter.sh/provisioner-name'] === pool ? 'Provisioner' : 'NodePool', name: pool });
   }
   return (ref) => {
     const out: TimelineRef[] = [];
-    const other = ref.kind === 'Node' ? claimOfNode.get(ref.name) : ref.kind === 'NodeClaim' ? nodeOfClaim.get(ref.name) : undefined;
-    if (other) out.push({ kind: ref.kind === 'Node' ? 'NodeClaim' : 'Node', name: other });
-    const pool = poolOf.get(`${ref.kind}/${ref.name}`) ?? (other ? poolOf.get(`${ref.kind === 'Node' ? 'NodeClaim' : 'Node'}/${other}`) : undefined);
-    if (pool) out.push({ kind: 'NodePool', name: pool });
+    const other: TimelineRef | undefined =
+      ref.kind === 'Node'
+        ? claimOfNode.get(ref.name)
+        : CLAIM_KINDS.has(ref.kind) && nodeOfClaim.has(`${ref.kind}/${ref.name}`)
+          ? { kind: 'Node', name: nodeOfClaim.get(`${ref.kind}/${ref.name}`)! }
+          : undefined;
+    if (other) out.push(other);
+    const pool = poolOf.get(`${ref.kind}/${ref.name}`) ?? (other ? poolOf.get(`${other.kind}/${other.name}`) : undefined);
+    if (pool) out.push(pool);
     return out;
   };
 }
@@ -178,16 +194,18 @@ function objectEntries(snapshot: Snapshot, obj: KubeObject, related: TimelineRef
     if (ms === undefined) return;
     const e: TimelineEntry = { time: iso(ms), ms, ...refOf(obj), what, source: sourceOf(snapshot, obj, pointer), findings: [], related };
     pointers.set(e, pointer);
+    origins.set(e, { kind: obj.kind, namespace: obj.metadata.namespace ?? null, name: nameOf(obj) });
     out.push(e);
   };
   at(obj.metadata.creationTimestamp, 'created', '/metadata/creationTimestamp');
-  const claim = obj.kind === 'NodeClaim' || obj.kind === 'Machine';
+  const claim = CLAIM_KINDS.has(obj.kind);
   for (const c of conditions(obj)) {
     const type = obj.kind === 'Machine' ? c.type.replace(/^Machine/, '') : c.type;
     const detail = [c.reason === type ? undefined : c.reason, c.message].filter(Boolean).join(': ');
     const step = claim && c.status === 'True' ? STEP[type] : undefined;
-    const what = step ? `${step} (${type}=True${detail ? `, ${detail}` : ''})` : `condition ${type}=${c.status}${detail ? ` (${detail})` : ''}`;
+    const what = step ? `${step} (${c.type}=True${detail ? `, ${detail}` : ''})` : `condition ${c.type}=${c.status}${detail ? ` (${detail})` : ''}`;
     at(c.lastTransitionTime, what, `/status/conditions/${c.index}`);
+    if (step) for (const removal of removedBy(snapshot, obj, type)) at(c.lastTransitionTime, removal, `/status/conditions/${c.index}`);
   }
   for (const t of taintsAt(obj, 'spec', 'taints')) at(t.timeAdded, `taint added ${formatTaint(t)}`, `/spec/taints/${t.index}`);
   if (obj.metadata.deletionTimestamp) {
@@ -201,16 +219,16 @@ function objectEntries(snapshot: Snapshot, obj: KubeObject, related: TimelineRef
   return out;
 }
 
-function eventEntry(snapshot: Snapshot, ev: EventView, relatedOf: (r: TimelineRef) => TimelineRef[]): TimelineEntry | undefined {
+function eventEntries(snapshot: Snapshot, ev: EventView, relatedOf: (r: TimelineRef) => TimelineRef[]): TimelineEntry[] {
   const ms = parseTime(ev.firstSeen) ?? parseTime(ev.lastSeen);
-  if (ms === undefined) return undefined;
+  if (ms === undefined) return [];
   const ref: TimelineRef = {
     kind: ev.involved.kind,
     ...(ev.involved.namespace && ev.involved.kind === 'Pod' ? { namespace: ev.involved.namespace } : {}),
     name: ev.involved.name,
   };
   const seen = ev.count > 1 ? ` (x${ev.count}, first ${ev.firstSeen ?? '?'}, last ${ev.lastSeen ?? '?'})` : '';
-  return {
+  const entry: TimelineEntry = {
     time: iso(ms),
     ms,
     ...ref,
@@ -219,33 +237,101 @@ function eventEntry(snapshot: Snapshot, ev: EventView, relatedOf: (r: TimelineRe
     findings: [],
     related: relatedOf(ref),
   };
+  const out = [entry];
+  // An event that says a taint was removed from its Node dates the removal (the latest time, when it repeats).
+  const removed = ev.involved.kind === 'Node' ? statedRemoval(ev.reason, ev.message) : undefined;
+  const last = parseTime(ev.lastSeen) ?? ms;
+  if (removed) out.push({ ...entry, time: iso(last), ms: last, what: `taint removed ${removed} (as the ${ev.reason} event says)` });
+  for (const e of out) origins.set(e, { kind: ev.object.kind, namespace: ev.object.metadata.namespace ?? null, name: nameOf(ev.object) });
+  return out;
 }
 
-function logEntry(log: LogRecord, relatedOf: (r: TimelineRef) => TimelineRef[]): TimelineEntry | undefined {
+function logEntries(snapshot: Snapshot, log: LogRecord, relatedOf: (r: TimelineRef) => TimelineRef[], podsByName: Map<string, string[]>): TimelineEntry[] {
   const ms = log.timeZoneUnknown ? undefined : parseTime(log.time);
-  if (ms === undefined) return undefined;
+  if (ms === undefined) return [];
   const refs = logRefs(log.fields);
+  // A bare pod name (v0.32–v0.36 `"pod":"name"`) is placed in its namespace when the input holds one pod of that name.
+  const pods: TimelineRef[] = podNames(log.fields, log.message).map((p) => {
+    const ns = p.namespace ?? (podsByName.get(p.name)?.length === 1 ? podsByName.get(p.name)![0] : undefined);
+    return { kind: 'Pod', ...(ns ? { namespace: ns } : {}), name: p.name };
+  });
   // Attributed to the most specific object it names; it concerns every one of them.
   const named: TimelineRef[] = [
-    ...(refs.nodeClaim ? [{ kind: 'NodeClaim', name: refs.nodeClaim }] : []),
+    ...(refs.nodeClaim ? [{ kind: refs.machine ? 'Machine' : 'NodeClaim', name: refs.nodeClaim }] : []),
     ...(refs.node ? [{ kind: 'Node', name: refs.node }] : []),
-    ...(refs.nodePool ? [{ kind: 'NodePool', name: refs.nodePool }] : []),
+    ...(refs.nodePool ? [{ kind: refs.provisioner ? 'Provisioner' : 'NodePool', name: refs.nodePool }] : []),
+    // One pod is the record's subject ("could not schedule pod"); a batch of them is the controller's doing.
+    ...(pods.length === 1 ? pods : []),
   ];
   // A record naming no object still says what Karpenter did (found provisionable pods, cluster not synced): it
   // belongs to the controller's story, which the cluster-wide view tells.
-  const subject = named[0] ?? (logSignals(log).size ? { kind: 'Karpenter', name: log.pod?.name ?? 'controller' } : undefined);
-  if (!subject) return undefined;
-  const related = dedupe([...named.slice(1), ...relatedOf(subject)], subject);
+  const subject = named[0] ?? (logSignals(log).size || pods.length ? { kind: 'Karpenter', name: log.pod?.name ?? 'controller' } : undefined);
+  if (!subject) return [];
+  const related = dedupe([...named.slice(1), ...pods, ...relatedOf(subject)], subject);
   const detail = typeof log.fields.error === 'string' ? `: ${log.fields.error}` : '';
-  return {
+  const source = `${log.provenance.source}:${log.provenance.line}`;
+  const entry: TimelineEntry = {
     time: iso(ms),
     ms,
     ...subject,
     what: `log ${log.level ? `${log.level} ` : ''}${log.message}${detail}`,
-    source: `${log.provenance.source}:${log.provenance.line}`,
+    source,
     findings: [],
     related,
   };
+  const removed = statedRemoval('', log.message, log.fields);
+  const onNode = refs.node ? { kind: 'Node', name: refs.node } : undefined;
+  if (!removed || !onNode) return [entry];
+  return [entry, { ...entry, ...onNode, what: `taint removed ${removed} (as the log record says)`, related: dedupe([...named, ...relatedOf(onNode)], onNode) }];
+}
+
+/**
+ * Taint removals a NodeClaim's (or Machine's) own conditions date, and only those: Karpenter marks a claim Initialized
+ * only once none of its startupTaints is still on the Node (docs/karpenter-behaviour.md §4.1), so they were gone by
+ * then, though when exactly is not recorded; and v1.0-v1.2 register a v1 NodeClaim only by removing
+ * karpenter.sh/unregistered from its Node (v1.3+ also registers a node that came up without it).
+ */
+function removedBy(snapshot: Snapshot, claim: KubeObject, step: string): string[] {
+  if (step === 'Initialized') {
+    const startup = taintsAt(claim, 'spec', 'startupTaints').map(formatTaint);
+    if (!startup.length) return [];
+    return [
+      `taint${startup.length > 1 ? 's' : ''} removed by this time: ${startup.join(', ')} (startupTaints: ${claim.kind} Initialized=True means none was still on the Node; the moment of removal is not recorded)`,
+    ];
+  }
+  // Certain only before v1.3, which refuses to register a node without the taint; v1.3+ registers it anyway.
+  const c = snapshot.controller;
+  const core = c.version ? (c.versionIsCore ? c.version : coreVersionOf(c.version)) : undefined;
+  if (step === 'Registered' && claim.kind === 'NodeClaim' && claim.apiVersion === 'karpenter.sh/v1' && atLeast(core, '1.3.0') === false) {
+    return ['taint removed karpenter.sh/unregistered:NoExecute (Karpenter v1.0-v1.2 registers a node only by removing it)'];
+  }
+  return [];
+}
+
+/** `Untainted`, `TaintRemoved`, "removed taint X", "untainted node … taint X": what a removal says of itself. */
+const SAYS_REMOVED = /\buntaint(?:ed|ing)?\b|\btaint ?removed\b|\bremov(?:ed|ing) (?:the )?(?:[\w./-]+ )?taint\b|\btaints? (?:was |were )?removed\b/i;
+const TAINT_TEXT = /\b((?:[a-z0-9.-]+\/)?[A-Za-z0-9._-]+(?:=[A-Za-z0-9._-]*)?:(?:NoSchedule|PreferNoSchedule|NoExecute))\b/;
+
+/** The taint an event or log record says was removed, when it says so and names it; else undefined. */
+function statedRemoval(reason: string, text: string, fields: Record<string, unknown> = {}): string | undefined {
+  if (!SAYS_REMOVED.test(`${reason} ${text}`)) return undefined;
+  const named = TAINT_TEXT.exec(text)?.[1];
+  if (named) return named;
+  const t = fields.taint;
+  if (typeof t === 'string' && t) return t;
+  if (isObject(t) && typeof t.key === 'string') return formatTaint({ key: t.key, value: str(t.value), effect: str(t.effect) });
+  const key = fields['taint.Key'] ?? fields.key;
+  return typeof key === 'string' && key
+    ? formatTaint({ key, value: str(fields['taint.Value'] ?? fields.value), effect: str(fields['taint.Effect'] ?? fields.effect) })
+    : undefined;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v ? v : undefined;
 }
 
 /**
@@ -269,7 +355,11 @@ function placeFindings(
     for (const ev of f.evidence) {
       const times: number[] = [];
       // An event or log record is cited whole; an object's field only when it is the one a line was read from.
-      const cited = (bySource.get(ev.source) ?? []).filter((e) => (pointers.has(e) ? ev.path !== null && citesField(ev.path, pointers.get(e)!) : true));
+      const cited = (bySource.get(ev.source) ?? []).filter(
+        (e) =>
+          (!origins.has(e) || !ev.object || sameObject(origins.get(e)!, ev.object)) &&
+          (!pointers.has(e) || (ev.path !== null && citesField(ev.path, pointers.get(e)!))),
+      );
       for (const e of cited) {
         if (mark && !e.findings.includes(f.ruleId)) e.findings.push(f.ruleId);
         times.push(e.ms);
@@ -307,6 +397,11 @@ function indexBySource(entries: readonly TimelineEntry[]): Map<string, TimelineE
   return bySource;
 }
 
+/** Namespaces compared only when both sides name one (evidence of a cluster-scoped object may carry none). */
+function sameObject(a: { kind: string; namespace?: string | null; name: string }, b: { kind: string; namespace?: string | null; name: string }): boolean {
+  return a.kind === b.kind && a.name === b.name && (!a.namespace || !b.namespace || a.namespace === b.namespace);
+}
+
 /** `/status/conditions/2/status` cites the line of condition 2. */
 function citesField(path: string, pointer: string): boolean {
   return pointer !== '' && (path === pointer || path.startsWith(`${pointer}/`));
@@ -316,22 +411,26 @@ function keep(e: TimelineEntry, f: TimelineFilter): boolean {
   if (f.since !== undefined && e.ms < f.since) return false;
   if (f.until !== undefined && e.ms > f.until) return false;
   const refs = [{ kind: e.kind, name: e.name, namespace: e.namespace }, ...e.related];
-  const kind = f.kind?.toLowerCase();
+  const kinds = f.kind ? (KIND_FAMILY[f.kind.toLowerCase()] ?? [f.kind.toLowerCase()]) : undefined;
   if (
-    (kind || f.name) &&
-    !refs.some((r) => (!kind || r.kind.toLowerCase() === kind) && (!f.name || r.name === f.name || `${r.namespace}/${r.name}` === f.name))
+    (kinds || f.name) &&
+    !refs.some((r) => (!kinds || kinds.includes(r.kind.toLowerCase())) && (!f.name || r.name === f.name || `${r.namespace}/${r.name}` === f.name))
   )
     return false;
-  if (f.nodePool && !refs.some((r) => r.kind === 'NodePool' && r.name === f.nodePool)) return false;
+  if (f.nodePool && !refs.some((r) => POOL_KINDS.has(r.kind) && r.name === f.nodePool)) return false;
   return true;
 }
 
-/** By time; at one instant, an object's own record before what was said about it, then by source. */
+/**
+ * By time; at one instant, an object's own record before what was said about it, then by source; lines of one source
+ * (every line of a live read says `live`) keep the order they were read in, an object's fields in its own order.
+ */
 function byTime(a: TimelineEntry, b: TimelineEntry): number {
-  return a.ms - b.ms || rank(a) - rank(b) || a.source.localeCompare(b.source, 'en', { numeric: true }) || a.what.localeCompare(b.what);
+  return a.ms - b.ms || rank(a) - rank(b) || a.source.localeCompare(b.source, 'en', { numeric: true });
 }
 
 function rank(e: TimelineEntry): number {
+  if (e.what.startsWith('taint removed ') && / \(as the [^)]* says\)$/.test(e.what)) return 2.5; // after the record that says it
   return e.what.startsWith('finding ') ? 3 : e.what.startsWith('event ') ? 1 : e.what.startsWith('log ') ? 2 : 0;
 }
 

@@ -89,6 +89,9 @@ export interface LogRefs {
   node?: string;
   nodeClaim?: string;
   nodePool?: string;
+  /** The record names a v1alpha5 Machine / Provisioner (≤ v0.31) rather than a NodeClaim / NodePool. */
+  machine?: true;
+  provisioner?: true;
 }
 
 /**
@@ -105,7 +108,45 @@ export function logRefs(fields: Record<string, unknown>): LogRefs {
   if (node) out.node = node;
   if (claim) out.nodeClaim = claim;
   if (pool) out.nodePool = pool;
+  if (claim && nameIn(fields, 'Machine', 'machine') === claim) out.machine = true;
+  if (pool && nameIn(fields, 'Provisioner', 'provisioner') === pool) out.provisioner = true;
   return out;
+}
+
+export interface PodName {
+  namespace?: string;
+  name: string;
+}
+
+/**
+ * The pods a record names, every generation: v0.37+ `"Pod":{"name","namespace"}` and `"Pods":"ns/a, ns/b and 3
+ * other(s)"` (the first five of a batch); v0.32–v0.36 `"pods":"ns/a, ns/b"` and `"pod":"ns/name"` (sometimes the name
+ * alone); v0.32–v0.37 hints "pod ns/name has a preferred …" in the message. A count (`"pods":"58"`, `"pods":3`, as
+ * "computed new nodeclaim(s) to fit pod(s)" has it) names none.
+ */
+export function podNames(fields: Record<string, unknown>, message = ''): PodName[] {
+  const out: PodName[] = [];
+  const add = (text: string) => {
+    const t = text.trim();
+    if (!t || /^\d+$/.test(t) || !/^(?:[a-z0-9][a-z0-9.-]*\/)?[a-z0-9][a-z0-9.-]*$/.test(t)) return;
+    const [a, b] = t.split('/');
+    out.push(b === undefined ? { name: a! } : { namespace: a!, name: b });
+  };
+  for (const key of ['Pod', 'pod', 'Pods', 'pods']) {
+    const v = fields[key];
+    const items = Array.isArray(v) ? v : [v];
+    for (const item of items) {
+      if (typeof item === 'string') for (const part of item.replace(/\s+and \d+ other\(s\)\s*$/, '').split(',')) add(part);
+      else if (typeof item === 'object' && item !== null && typeof (item as { name?: unknown }).name === 'string') {
+        const { name, namespace } = item as { name: string; namespace?: unknown };
+        out.push(typeof namespace === 'string' && namespace ? { namespace, name } : { name });
+      }
+    }
+  }
+  const hint = /^pod ([a-z0-9][a-z0-9.-]*\/[a-z0-9][a-z0-9.-]*) has a preferred /.exec(message);
+  if (hint) add(hint[1]!);
+  const seen = new Set<string>();
+  return out.filter((p) => !seen.has(`${p.namespace ?? ''}/${p.name}`) && seen.add(`${p.namespace ?? ''}/${p.name}`));
 }
 
 function nameIn(fields: Record<string, unknown>, ...keys: string[]): string | undefined {
