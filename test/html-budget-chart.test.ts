@@ -16,7 +16,10 @@ function pool(name: string, budgets: unknown[] | undefined, apiVersion = 'karpen
     apiVersion,
     kind: 'NodePool',
     metadata: { name },
-    spec: { template: { spec: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' } } }, ...(budgets ? { disruption: { budgets } } : {}) },
+    spec: {
+      template: { spec: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' } } },
+      ...(budgets ? { disruption: { budgets } } : {}),
+    },
   };
 }
 
@@ -138,7 +141,11 @@ describe('budget chart: percentages of the counted nodes, and what consumes the 
 
   it('without Nodes in the input a percentage is unknown, a count is not, and "0%" is 0 whatever the count', () => {
     const c = chartOf(
-      [pool('a', [{ nodes: '10%' }]), pool('b', [{ nodes: '10%' }, { nodes: '4' }]), pool('c', [{ nodes: '50%' }, { nodes: '0%', schedule: '0 0 * * *', duration: '2h' }])],
+      [
+        pool('a', [{ nodes: '10%' }]),
+        pool('b', [{ nodes: '10%' }, { nodes: '4' }]),
+        pool('c', [{ nodes: '50%' }, { nodes: '0%', schedule: '0 0 * * *', duration: '2h' }]),
+      ],
       '2025-08-11T22:00:00Z',
     );
     expect(c.a!.rows).toEqual({ all: hours(22, () => 'unknown') });
@@ -157,7 +164,9 @@ describe('budget chart: reasons', () => {
       { nodes: '0', reasons: [] }, // Karpenter applies a budget to all reasons only when `reasons` is absent
     ];
     const c = chartOf([pool('data', budgets), ...nodes('data', 9), node('data-sick', 'data', { ready: 'False' })], '2025-08-11T20:00:00Z');
-    expect(c.data!.notes.at(-1)).toBe('Now 1 disrupting node uses the budget (Karpenter subtracts it silently): 1 left for Underutilized, 1 left for Empty, 0 left for Drifted.');
+    expect(c.data!.notes.at(-1)).toBe(
+      'Now 1 disrupting node uses the budget (Karpenter subtracts it silently): 1 left for Underutilized, 1 left for Empty, 0 left for Drifted.',
+    );
     expect(c.data!.rows).toEqual({
       Underutilized: hours(20, (h) => (h < 6 ? 1 : 2)),
       Empty: hours(20, (h) => (h < 6 ? 1 : 2)),
@@ -166,7 +175,10 @@ describe('budget chart: reasons', () => {
   });
 
   it('a v1beta1 NodePool has no reasons: one row, every budget restricting every reason', () => {
-    const c = chartOf([pool('old', [{ nodes: '5' }, { nodes: '0', reasons: ['Drifted'] }], 'karpenter.sh/v1beta1'), ...nodes('old', 3)], '2025-08-11T20:00:00Z');
+    const c = chartOf(
+      [pool('old', [{ nodes: '5' }, { nodes: '0', reasons: ['Drifted'] }], 'karpenter.sh/v1beta1'), ...nodes('old', 3)],
+      '2025-08-11T20:00:00Z',
+    );
     expect(c.old!.rows).toEqual({ all: hours(20, () => 0) });
     expect(c.old!.notes).toContain("A v1beta1 NodePool's budgets apply to every reason.");
   });
@@ -211,6 +223,12 @@ describe('budget chart: axis and legend', () => {
     const fig = c.web!.figure;
     expect(select(fig, 'text.hour').map(textOf)).toEqual(hours(22, () => '').map((s) => s.slice(0, -1).padStart(2, '0')));
     expect(select(fig, 'text.day').map(textOf)).toEqual(['Mon 11 Aug', 'Tue 12 Aug']);
-    expect(select(select(fig, 'g.legend')[0]!, 'text').map(textOf)).toEqual(['0: no disruption', 'N at once', 'no active budget', 'unknown', 'in use now (outlined: used up)']);
+    expect(select(select(fig, 'g.legend')[0]!, 'text').map(textOf)).toEqual([
+      '0: no disruption',
+      'N at once',
+      'no active budget',
+      'unknown',
+      'in use now (outlined: used up)',
+    ]);
   });
 });

@@ -2,16 +2,7 @@ import { poolNodesShown } from '../snapshot/shown.js';
 import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import { formatDuration } from '../kube/units.js';
 import { ageOf, karpenterFacts, listNames, plural, unknownOn } from './support.js';
-import {
-  allowedByReason,
-  budgetState,
-  hasBudgets,
-  nodesByPool,
-  REASONS,
-  type BudgetState,
-  type DisruptionReason,
-  type PoolNode,
-} from '../snapshot/budgets.js';
+import { allowedByReason, budgetState, hasBudgets, nodesByPool, REASONS, type BudgetState, type DisruptionReason, type PoolNode } from '../snapshot/budgets.js';
 import { displayName, commandName } from '../kube/fields.js';
 
 const ID = 'unhealthy-node-freezes-budget';

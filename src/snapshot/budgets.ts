@@ -277,7 +277,7 @@ export function budgetForecast(pool: NodePoolView, total: number | undefined, re
     if (error ?? nodesError) errors.push({ index, path, error: (error ?? nodesError)! });
     const windows = cron && duration !== undefined ? activeWindows(cron, duration, referenceMs, horizon) : ALWAYS;
     const unknownShare = total === undefined && b.nodes.endsWith('%') && !/^0+%$/.test(b.nodes);
-    const value = error ?? nodesError ? 0 : unknownShare ? undefined : scaled(b.nodes, total ?? 0);
+    const value = (error ?? nodesError) ? 0 : unknownShare ? undefined : scaled(b.nodes, total ?? 0);
     return { index, reasons: reasonsOf(pool, b), windows: error ? ALWAYS : windows, value };
   });
   const rows: BudgetRow[] = splitsByReason(pool) ? [...REASONS] : ['all'];

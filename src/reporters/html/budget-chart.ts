@@ -117,7 +117,10 @@ function inUseLane(nodes: PoolNodes | undefined, y: number): string {
       : [
           `in use now: ${count} of ${nodes.counted.length} counted ${nodes.counted.length === 1 ? 'node is' : 'nodes are'} disrupting (Ready ≠ True or being deleted)`,
           ...capped(
-            nodes.disrupting.map((n) => `${nameOf(n.node)}: ${n.deleting ? `being deleted since ${n.deletingSince ?? '?'}` : `Ready=${n.ready}${n.readySince ? ` since ${n.readySince}` : ''}`}`),
+            nodes.disrupting.map(
+              (n) =>
+                `${nameOf(n.node)}: ${n.deleting ? `being deleted since ${n.deletingSince ?? '?'}` : `Ready=${n.ready}${n.readySince ? ` since ${n.readySince}` : ''}`}`,
+            ),
             12,
           ),
         ];
@@ -133,19 +136,27 @@ function inUseLane(nodes: PoolNodes | undefined, y: number): string {
   return (
     text(LABEL_W - 6, y + ROW_H / 2 + 4, 'in use now', { 'text-anchor': 'end' }) +
     rect +
-    text(LABEL_W + CELL_W / 2, y + ROW_H / 2 + 4, count === undefined ? '?' : String(count), { 'text-anchor': 'middle', fill: count ? '#ffffff' : '#333333', 'pointer-events': 'none' })
+    text(LABEL_W + CELL_W / 2, y + ROW_H / 2 + 4, count === undefined ? '?' : String(count), {
+      'text-anchor': 'middle',
+      fill: count ? '#ffffff' : '#333333',
+      'pointer-events': 'none',
+    })
   );
 }
 
 /** The day above the first column and above every midnight the chart crosses. */
 function dayLabels(hours: readonly BudgetHour[]): string {
   return hours
-    .map((hour, h) => (h === 0 || new Date(hour.start).getUTCHours() === 0 ? text(LABEL_W + h * CELL_W + 2, TOP - 8, utcDay(hour.start), { class: 'day' }) : ''))
+    .map((hour, h) =>
+      h === 0 || new Date(hour.start).getUTCHours() === 0 ? text(LABEL_W + h * CELL_W + 2, TOP - 8, utcDay(hour.start), { class: 'day' }) : '',
+    )
     .join('');
 }
 
 function hourAxis(hours: readonly BudgetHour[], y: number): string {
-  const ticks = hours.map((hour, h) => text(LABEL_W + h * CELL_W + CELL_W / 2, y + 12, String(new Date(hour.start).getUTCHours()).padStart(2, '0'), { 'text-anchor': 'middle', class: 'hour' }));
+  const ticks = hours.map((hour, h) =>
+    text(LABEL_W + h * CELL_W + CELL_W / 2, y + 12, String(new Date(hour.start).getUTCHours()).padStart(2, '0'), { 'text-anchor': 'middle', class: 'hour' }),
+  );
   return `<g class="axis">${ticks.join('')}${text(LABEL_W - 6, y + 12, 'hour (UTC)', { 'text-anchor': 'end' })}</g>`;
 }
 
@@ -176,7 +187,11 @@ function notes(pool: NodePoolView, forecast: BudgetForecast, total: number | und
     ...(pool.budgets.defaulted ? ['No budgets set: Karpenter applies its default, nodes "10%".'] : []),
     ...(pool.generation !== 'v1' ? [`A ${pool.generation} NodePool's budgets apply to every reason.`] : []),
     ...forecast.errors.map((e) => `Budget ${e.index} fails closed (0 while active): ${e.error}.`),
-    ...(inUse ? [`Now ${inUse} disrupting ${inUse === 1 ? 'node uses' : 'nodes use'} the budget (Karpenter subtracts ${inUse === 1 ? 'it' : 'them'} silently): ${leftNow(forecast, inUse)}.`] : []),
+    ...(inUse
+      ? [
+          `Now ${inUse} disrupting ${inUse === 1 ? 'node uses' : 'nodes use'} the budget (Karpenter subtracts ${inUse === 1 ? 'it' : 'them'} silently): ${leftNow(forecast, inUse)}.`,
+        ]
+      : []),
   ];
   return `<ul class="notes">${lines.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>`;
 }

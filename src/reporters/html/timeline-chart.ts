@@ -64,7 +64,11 @@ export function timelineFigure(snapshot: Snapshot, finding: Finding, referenceMs
  * NodeClaim's lines for its Node, the pool's nodes for a NodePool finding), with the finding where its evidence starts.
  */
 function entriesOf(snapshot: Snapshot, finding: Finding): TimelineEntry[] {
-  const own: TimelineRef = { kind: finding.object.kind, ...(finding.object.namespace ? { namespace: finding.object.namespace } : {}), name: finding.object.name };
+  const own: TimelineRef = {
+    kind: finding.object.kind,
+    ...(finding.object.namespace ? { namespace: finding.object.namespace } : {}),
+    name: finding.object.name,
+  };
   // kind/name → the namespaces named ('' when a ref has none); a NodePool finding can relate every node of the pool.
   const concern = new Map<string, Set<string>>();
   for (const r of [own, ...finding.related]) {
@@ -242,7 +246,9 @@ function shape(type: MarkType, x: number, y: number, fill: string): string {
 function markOf(type: MarkType, mark: Mark, y: number, finding: Finding, referenceMs: number): string {
   const first = mark.entries[0]!;
   const lines = capped(
-    mark.entries.map((e) => `${e.time} (${relativeTime(e.ms, referenceMs)}) ${e.kind} ${e.namespace ? `${e.namespace}/` : ''}${e.name}: ${clip(e.what)} [${e.source}]`),
+    mark.entries.map(
+      (e) => `${e.time} (${relativeTime(e.ms, referenceMs)}) ${e.kind} ${e.namespace ? `${e.namespace}/` : ''}${e.name}: ${clip(e.what)} [${e.source}]`,
+    ),
     TOOLTIP_ENTRIES,
   );
   const count = mark.entries.length;
@@ -288,10 +294,14 @@ function draw(finding: Finding, entries: TimelineEntry[], referenceMs: number): 
   });
   if (own) {
     const x = px(axis.x(own.ms));
-    parts.push(`<line${attrs({ class: 'finding-start', x1: x, x2: x, y1: TOP, y2: plotBottom, stroke: COLOUR[finding.severity], 'stroke-dasharray': '3 3' })}/>`);
+    parts.push(
+      `<line${attrs({ class: 'finding-start', x1: x, x2: x, y1: TOP, y2: plotBottom, stroke: COLOUR[finding.severity], 'stroke-dasharray': '3 3' })}/>`,
+    );
   }
   const refX = px(axis.x(referenceMs));
-  parts.push(`<line${attrs({ class: 'reference', x1: refX, x2: refX, y1: TOP - 4, y2: plotBottom, stroke: '#333333' })}>${title([`reference time ${isoTime(referenceMs)}`])}</line>`);
+  parts.push(
+    `<line${attrs({ class: 'reference', x1: refX, x2: refX, y1: TOP - 4, y2: plotBottom, stroke: '#333333' })}>${title([`reference time ${isoTime(referenceMs)}`])}</line>`,
+  );
   lanes.forEach((lane, i) => {
     const y = TOP + i * LANE_H + LANE_H / 2;
     for (const m of cluster(byLane.get(lane)!, axis)) parts.push(markOf(lane, m, y, finding, referenceMs));
@@ -343,7 +353,9 @@ function axisMarkup(axis: Axis, y: number, referenceMs: number): string {
     const span = seg.to - seg.from;
     return span > 0 ? STEPS.find((st) => (st / span) * (seg.x1 - seg.x0) >= TICK_PX) : undefined;
   });
-  const order = axis.segments.map((seg, i) => i).sort((a, b) => axis.segments[b]!.x1 - axis.segments[b]!.x0 - (axis.segments[a]!.x1 - axis.segments[a]!.x0) || a - b);
+  const order = axis.segments
+    .map((seg, i) => i)
+    .sort((a, b) => axis.segments[b]!.x1 - axis.segments[b]!.x0 - (axis.segments[a]!.x1 - axis.segments[a]!.x0) || a - b);
   for (const i of order) place(axis.segments[i]!.from, steps[i] !== undefined && steps[i]! < 60_000);
   for (const i of order) {
     const seg = axis.segments[i]!;
