@@ -3,7 +3,7 @@
  * and on the dump crafted with markup in its names and messages.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -25,10 +25,12 @@ function scan(args: string[]) {
 
 describe('karpdoctor scan --format html', () => {
   it('writes one page to -o FILE, the same page it prints without -o, and exits 1 on errors like every format', () => {
-    const out = join(mkdtempSync(join(tmpdir(), 'karpdoctor-html-')), 'report.html');
+    const dir = mkdtempSync(join(tmpdir(), 'karpdoctor-html-'));
+    const out = join(dir, 'report.html');
     const toFile = scan(['fixtures/mixed-incidents', '--format', 'html', '-o', out]);
-    expect([toFile.code, toFile.stdout, toFile.stderr]).toEqual([1, '', '']);
     const html = readFileSync(out, 'utf8');
+    rmSync(dir, { recursive: true, force: true });
+    expect([toFile.code, toFile.stdout, toFile.stderr]).toEqual([1, '', '']);
     expect(html.startsWith('<!DOCTYPE html>\n<html lang="en">')).toBe(true);
     const els = parsePage(html);
     expect(select(els, 'article', { class: 'finding' })).toHaveLength(13);
