@@ -7,8 +7,13 @@ import { readFileSync, statSync } from 'node:fs';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, type Node, type Pair } from 'yaml';
 import type { FieldPosition, Provenance } from '../kube/types.js';
 
-/** Above this size the file is a dump, not a manifest: the object's own line is precise enough and far cheaper. */
-const FIELD_LOCATE_MAX_BYTES = 4 * 1024 * 1024;
+/**
+ * Above these sizes the file is a dump, not a manifest: the object's own line is precise enough and far cheaper. The
+ * `yaml` parser reads about 20 MB/s, so a cluster dump's hundreds of mid-sized files (a namespace's pods) cost more than
+ * the whole scan; JSON is what kubectl and dump tools write, never what a repository holds by hand.
+ */
+const FIELD_LOCATE_MAX_BYTES = 1024 * 1024;
+const FIELD_LOCATE_MAX_JSON_BYTES = 256 * 1024;
 
 /** Parsed files, by text, so that many findings in one file parse it once. */
 class FieldLocator {
@@ -47,7 +52,8 @@ export function fieldFinder(): (p: Provenance, pointer: string, fsPath?: string)
     let ok = readable.get(fsPath);
     if (ok === undefined) {
       const size = statSync(fsPath, { throwIfNoEntry: false })?.size;
-      readable.set(fsPath, (ok = size !== undefined && size <= FIELD_LOCATE_MAX_BYTES));
+      const max = fsPath.endsWith('.json') ? FIELD_LOCATE_MAX_JSON_BYTES : FIELD_LOCATE_MAX_BYTES;
+      readable.set(fsPath, (ok = size !== undefined && size <= max));
     }
     if (!ok) return undefined;
     return locator.locate(fsPath, () => readText(fsPath), p.line, withinDocument(pointer, p.pointerBase));
