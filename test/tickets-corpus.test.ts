@@ -308,6 +308,28 @@ const CASES: Case[] = [
     findings: ['launch-refused-by-cloud-provider Provisioner default'],
     cause: /not authorised to launch/,
   },
+  {
+    file: 'logstore-local-prefix-maxspot.md',
+    logs: ['@5 INFO created nodeclaim', '@6 ERROR creating instance, insufficient capacity', '@7 INFO created nodeclaim', '@8 ERROR creating instance, insufficient capacity'],
+    skipped: ['1 prose (2 paragraphs), not objects or logs'],
+    findings: ['launch-quota-or-throttling NodePool batch-spot'],
+    cause: /Spot instance quota is used up.*2 times between 2024-07-11T10:15:03.907Z and 2024-07-11T10:15:42.518Z/,
+  },
+  {
+    file: 'console-interruption-v0.27.md',
+    logs: [
+      '@7 DEBUG removing offering from offerings',
+      '@8 INFO deleted node from interruption message',
+      '@9 INFO cordoned node',
+      '@10 INFO deleted node',
+      '@11 INFO found provisionable pod(s)',
+      '@12 INFO computed new machine(s) to fit pod(s)',
+      '@13 INFO created machine',
+    ],
+    skipped: ['1 prose (3 paragraphs), not objects or logs'],
+    // A question about the order of drain and replacement: nothing on the node says it ran stateful pods.
+    findings: [],
+  },
 ];
 
 describe('the corpus of pasted tickets: read as a person reads them, and the stated cause named', () => {
