@@ -88,15 +88,13 @@ describe('a ticket with outputs embedded in it', () => {
     expect(objects(r)).toEqual(['karpenter.sh/v1 NodePool quoted @5']);
   });
 
-  it('a heredoc in a shell fence: the YAML fed to kubectl is read, the shell lines and kubectl top are named', async () => {
+  it('a heredoc in a shell fence: the YAML fed to kubectl is read, the shell lines are named, kubectl top lists nodes', async () => {
     const r = await load('heredoc-and-top.md');
-    expect(objects(r)).toEqual(['karpenter.sh/v1 NodePool trial @5']);
-    expect(skipped(r)).toEqual([
-      '4 shell commands, not read',
-      '12 a bash code block, not read',
-      '19 kubectl top output, not read',
-      '1 prose (1 paragraph), not objects or logs',
-    ]);
+    expect(objects(r)).toEqual(['karpenter.sh/v1 NodePool trial @5', 'v1 Node ip-10-1-2-3.ec2.internal @20']);
+    // `top node -l karpenter.sh/nodepool=trial`: the selector says the node's pool; its usage is not read.
+    expect(r.objects[1]!.object.metadata.labels).toEqual({ 'karpenter.sh/nodepool': 'trial' });
+    expect(r.objects[1]!.provenance.partial!.known).toEqual(['/metadata/name', '/metadata/labels/karpenter.sh~1nodepool']);
+    expect(skipped(r)).toEqual(['4 shell commands, not read', '12 a bash code block, not read', '1 prose (1 paragraph), not objects or logs']);
   });
 
   it('a chat transcript: log records and an object between the messages', async () => {

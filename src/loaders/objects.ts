@@ -28,6 +28,15 @@ export interface OutputType {
   apiVersion?: string;
   name?: string;
   namespace?: string;
+  /**
+   * What a table's columns hold when the command line says: `-L karpenter.sh/nodepool` adds a NODEPOOL column of
+   * that label, `-o custom-columns=ZONE:.metadata.labels.…` names every column's field. Header → JSON pointer.
+   */
+  columns?: Record<string, string>;
+  /** `-o custom-columns`: the headers are the user's own, so no column means what kubectl's default one would. */
+  customColumns?: boolean;
+  /** `-l key=value`: labels every object printed has. */
+  labels?: Record<string, string>;
 }
 
 function groupOf(apiVersion: string): string {

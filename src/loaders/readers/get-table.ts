@@ -11,26 +11,45 @@ import { CLUSTER_KINDS, cellsOf, columnsOfHeader, parseAge, parseEventAge, parse
 import { resourceType } from '../kubectl-resources.js';
 import { parseCommand } from './ticket/command.js';
 import { addRead, describedEvent, onlyOutput, type ReadResult, type TextBlock } from './kubectl-output.js';
+import type { OutputType } from '../objects.js';
 import { readAll, type Reader } from './reader.js';
 
 const FROM = 'a kubectl get table';
 
-/** A header line: upper-case column names separated by runs of spaces, starting with NAME, NAMESPACE or an event column. */
-const HEADER = /^(NAMESPACE|NAME|LAST SEEN|LASTSEEN|FIRSTSEEN|FIRST SEEN)\s{2,}[A-Z][A-Z0-9 -]*$/;
+/**
+ * A header line: upper-case column names separated by runs of spaces, starting with NAME, NAMESPACE or an event
+ * column. `kubectl top` heads columns `CPU(cores)` and `CPU%`; k9s marks the sorted column `NAME↑` and has `%CPU`, `CPU/A`.
+ */
+const HEADER = /^(NAMESPACE|NAME|LAST SEEN|LASTSEEN|FIRSTSEEN|FIRST SEEN)[↑↓]?\s{2,}[A-Z%](?:[A-Z0-9 %/↑↓-]|\([a-z]+\))*$/;
 /** Any shell prompt ends a table (the next command, or the prompt left after the output: `PS C:\Users\ops>`). */
 const ANY_PROMPT = /^\s*(?:\$|#|%|>|❯|PS [^>]*>)(?:\s|$)/;
 
-type TableKind = 'Event' | 'Node' | 'Pod' | 'NodePool' | 'NodeClaim' | 'EC2NodeClass';
+type TableKind = 'Event' | 'Node' | 'Pod' | 'NodePool' | 'NodeClaim' | 'EC2NodeClass' | 'Machine' | 'Provisioner' | 'PodDisruptionBudget';
+const READ_KINDS = new Set<string>(['Node', 'Pod', 'NodePool', 'NodeClaim', 'EC2NodeClass', 'Machine', 'Provisioner', 'PodDisruptionBudget']);
 
+/**
+ * The kind of the rows: the command line's, when it names one this reader reads (a v1alpha5 `get machines` table has
+ * the columns of a NodeClaim one), else what only one kind's table has.
+ */
 function tableKind(cols: Column[], hint?: string): TableKind | undefined {
   const names = new Set(cols.map((c) => c.name));
   const has = (...n: string[]) => n.every((x) => names.has(x));
   if (has('REASON', 'MESSAGE') && (has('OBJECT') || has('KIND'))) return 'Event';
-  if (has('NAME', 'STATUS', 'ROLES', 'VERSION')) return 'Node';
+  if (hint && READ_KINDS.has(hint)) return hint as TableKind;
+  // `kubectl get nodes` and k9s's node view (ROLE, %CPU, …).
+  if (has('NAME', 'STATUS', 'VERSION') && (has('ROLES') || has('ROLE'))) return 'Node';
+  // `kubectl top nodes`: only nodes have a CPU% column (`top pods` shows usage alone).
+  if (has('NAME', 'CPU(cores)', 'CPU%')) return 'Node';
   if (has('NAME', 'READY', 'STATUS', 'RESTARTS')) return 'Pod';
   if (has('NAME', 'ZONE') && (has('NODE') || has('TYPE'))) return 'NodeClaim';
   if (has('NAME', 'NODECLASS')) return 'NodePool';
-  return hint === 'Node' || hint === 'Pod' || hint === 'NodePool' || hint === 'NodeClaim' || hint === 'EC2NodeClass' ? hint : undefined;
+  if (has('NAME', 'MIN AVAILABLE', 'MAX UNAVAILABLE', 'ALLOWED DISRUPTIONS')) return 'PodDisruptionBudget';
+  return undefined;
+}
+
+/** k9s's sort mark on a header (`NAME↑`, `AGE↓`) is not part of the column's name. */
+function headerColumns(header: string): Column[] {
+  return columnsOfHeader(header.replace(/[↑↓]/g, ' ')).map((c) => ({ ...c, name: c.name.trim() }));
 }
 
 /** The text is one or more get tables (a `$ kubectl get …` line may precede each). */
@@ -43,9 +62,9 @@ export function sniffGetTable(text: string): boolean {
     .filter((l) => l.trim() !== '' && !parseCommand(l));
   const header = lines[0];
   if (header && headerlessEventColumns(header)) return true;
-  if (!header || !HEADER.test(header) || !lines[1]) return false;
-  // `kubectl get ec2nodeclasses` prints only NAME READY AGE: its kind comes from the command line above it.
-  return tableKind(columnsOfHeader(header)) !== undefined || /^NAME\s+READY\s+AGE$/.test(header.trim());
+  // Any kind: a table whose kind only the command line above it tells (`get ec2nodeclasses` prints NAME READY AGE,
+  // `-o custom-columns` the user's own headers) is read with it, and one of a kind not read is listed as skipped.
+  return !!header && HEADER.test(header) && !!lines[1] && !HEADER.test(lines[1]);
 }
 
 /**
@@ -76,7 +95,7 @@ export function readGetTable(block: TextBlock): ReadResult {
     }
     const headerless = HEADER.test(text) ? undefined : headerlessEventColumns(text);
     if (!HEADER.test(text) && !headerless) continue;
-    const cols = headerless ?? columnsOfHeader(text);
+    const cols = headerless ?? headerColumns(text);
     // Without a header the line is the first row.
     if (headerless) i--;
     const kind = tableKind(cols, hint?.kind);
@@ -92,10 +111,11 @@ export function readGetTable(block: TextBlock): ReadResult {
       rows.push({ cells: cellsOf(lines[i]!, cols), line: first + i });
     }
     if (!kind) {
+      const of = hint?.kind ? `of ${hint.kind} objects, which karpdoctor does not read from a table` : 'of a kind karpdoctor does not read';
       out.skipped.push({
         source: block.source,
         line: first + i - rows.length,
-        reason: `a kubectl get table (columns ${cols.map((c) => c.name).join(', ')}) of a kind karpdoctor does not read: ${rows.length} row(s) not read`,
+        reason: `a kubectl table (columns ${cols.map((c) => c.name).join(', ')}) ${of}: ${rows.length} row(s) not read`,
       });
       continue;
     }
@@ -104,7 +124,8 @@ export function readGetTable(block: TextBlock): ReadResult {
         const at = cols.findIndex((c) => names.includes(c.name));
         return at >= 0 ? cells[at] : undefined;
       };
-      const read = kind === 'Event' ? eventRow(cell, hint?.namespace, block.source, line) : objectRow(kind, cell, hint?.namespace, block.source, line);
+      const read =
+        kind === 'Event' ? eventRow(cell, hint?.namespace, block.source, line) : objectRow(kind, cell, columnFields(kind, cols, hint), hint?.namespace, block.source, line);
       if (read) out.objects.push(read);
     }
   }
@@ -118,30 +139,93 @@ function value(text: string | undefined): string | undefined {
   return text === undefined || text === '' || /^<(none|unknown|unset)>$/.test(text) ? undefined : text;
 }
 
-function objectRow(kind: Exclude<TableKind, 'Event'>, cell: Cell, namespace: string | undefined, source: string, line: number): LoadedObject | undefined {
-  const rawName = cell('NAME');
+/** What the columns hold beyond a kind's default layout: `-L` labels and custom columns, header → field. */
+interface ColumnFields {
+  fields: Record<string, string>;
+  /** Labels the command's `-l key=value` selected on. */
+  labels: Record<string, string>;
+  /** Custom columns: only `fields` say what a column holds. */
+  custom: boolean;
+}
+
+/** Label columns a node table shows besides kubectl's own, when no command line says which `-L` keys they are. */
+const NODE_LABEL_COLUMNS: Record<string, string> = {
+  NODEPOOL: 'karpenter.sh/nodepool',
+  'PROVISIONER-NAME': 'karpenter.sh/provisioner-name',
+  'INSTANCE-TYPE': 'node.kubernetes.io/instance-type',
+  'CAPACITY-TYPE': 'karpenter.sh/capacity-type',
+  ZONE: 'topology.kubernetes.io/zone',
+  ARCH: 'kubernetes.io/arch',
+};
+
+function columnFields(kind: TableKind, cols: Column[], hint: OutputType | undefined): ColumnFields {
+  const fields: Record<string, string> = { ...hint?.columns };
+  const labels = hint?.labels ?? {};
+  if (kind === 'Node' && !hint?.columns)
+    for (const c of cols) if (NODE_LABEL_COLUMNS[c.name]) fields[c.name] = pointer('metadata', 'labels', NODE_LABEL_COLUMNS[c.name]!);
+  return { fields, labels, custom: hint?.customColumns === true };
+}
+
+const API_VERSION: Record<Exclude<TableKind, 'Event'>, string> = {
+  Node: 'v1',
+  Pod: 'v1',
+  NodePool: 'karpenter.sh/v1',
+  NodeClaim: 'karpenter.sh/v1',
+  EC2NodeClass: 'karpenter.k8s.aws/v1',
+  Machine: 'karpenter.sh/v1alpha5',
+  Provisioner: 'karpenter.sh/v1alpha5',
+  PodDisruptionBudget: 'policy/v1',
+};
+
+function objectRow(
+  kind: Exclude<TableKind, 'Event'>,
+  cell: Cell,
+  columns: ColumnFields,
+  namespace: string | undefined,
+  source: string,
+  line: number,
+): LoadedObject | undefined {
+  const nameColumn = Object.keys(columns.fields).find((h) => columns.fields[h] === '/metadata/name') ?? 'NAME';
+  const rawName = cell(nameColumn);
   if (!rawName) return undefined;
   // `kubectl get nodepools,nodeclaims` prints `nodeclaim.karpenter.sh/general-x7k2p`.
   const slash = rawName.indexOf('/');
   const name = slash >= 0 ? rawName.slice(slash + 1) : rawName;
-  const apiVersion = { Node: 'v1', Pod: 'v1', NodePool: 'karpenter.sh/v1', NodeClaim: 'karpenter.sh/v1', EC2NodeClass: 'karpenter.k8s.aws/v1' }[kind];
-  const obj: KubeObject = { apiVersion, kind, metadata: { name } };
+  const obj: KubeObject = { apiVersion: API_VERSION[kind], kind, metadata: { name } };
   const known = ['/metadata/name'];
   const ages: Record<string, number> = {};
   const put = (ptr: string, v: unknown) => {
     known.push(ptr);
     if (v !== undefined) setPointer(obj, ptr, v);
   };
-  const ns = cell('NAMESPACE') ?? namespace;
+  const ns = (columns.custom ? undefined : cell('NAMESPACE')) ?? namespace;
   if (ns && !CLUSTER_KINDS.has(kind)) {
     obj.metadata.namespace = ns;
     known.push('/metadata/namespace');
   }
-  const age = parseAge(cell('AGE') ?? '');
-  if (age !== undefined) {
-    ages['/metadata/creationTimestamp'] = age;
-    known.push('/metadata/creationTimestamp');
+  const created = (text: string | undefined) => {
+    const age = parseAge(text ?? '');
+    if (age !== undefined) {
+      ages['/metadata/creationTimestamp'] = age;
+      known.push('/metadata/creationTimestamp');
+    } else if (text && /^\d{4}-\d\d-\d\dT[\d:.]+(Z|[+-]\d\d:\d\d)$/.test(text)) put('/metadata/creationTimestamp', text);
+  };
+  for (const [key, v] of Object.entries(columns.labels)) put(pointer('metadata', 'labels', key), v);
+  for (const [header, ptr] of Object.entries(columns.fields)) {
+    const v = cell(header);
+    if (v === undefined || ptr === '/metadata/name') continue;
+    if (ptr === '/metadata/creationTimestamp') created(v);
+    else if (ptr === '/metadata/namespace') {
+      if (value(v) && !CLUSTER_KINDS.has(kind)) put(ptr, v);
+    } else put(ptr, value(v));
   }
+  const result = () => ({
+    object: obj,
+    provenance: { source, line, partial: { from: FROM, known }, ...(Object.keys(ages).length ? { ages } : {}) },
+  });
+  // The headers of custom columns are the user's own: a STATUS column may hold anything.
+  if (columns.custom) return result();
+  created(cell('AGE'));
   const labels = cell('LABELS');
   if (labels !== undefined) put('/metadata/labels', value(labels) ? parseLabelPairs(labels) : undefined);
   const label = (column: string, key: string) => {
@@ -158,12 +242,29 @@ function objectRow(kind: Exclude<TableKind, 'Event'>, cell: Cell, namespace: str
     known.push('/status/conditions/0/type', '/status/conditions/0/status');
   };
   if (kind === 'Node') {
+    // `kubectl top nodes` shows usage only: nothing but the name is read.
+    if (cell('CPU%') !== undefined) return result();
     const status = cell('STATUS') ?? '';
     put('/spec/unschedulable', status.includes('SchedulingDisabled') ? true : undefined);
     // NotReady is Ready=False or Ready=Unknown: the table does not say which, so only Ready is read.
     if (/^Ready\b/.test(status)) readyIs('True');
     const version = value(cell('VERSION'));
     if (version) put('/status/nodeInfo/kubeletVersion', version);
+  } else if (kind === 'Machine') {
+    // v1alpha5 Machines: TYPE, ZONE, NODE, READY; `-o wide` adds CAPACITY, PROVISIONER and TEMPLATE.
+    label('TYPE', 'node.kubernetes.io/instance-type');
+    label('CAPACITY', 'karpenter.sh/capacity-type');
+    label('ZONE', 'topology.kubernetes.io/zone');
+    label('PROVISIONER', 'karpenter.sh/provisioner-name');
+    if (cell('NODE') !== undefined) put('/status/nodeName', value(cell('NODE')));
+    ready('READY');
+  } else if (kind === 'PodDisruptionBudget') {
+    // N/A: the PDB sets the other of minAvailable / maxUnavailable.
+    const amount = (v: string | undefined) => (value(v) === undefined || v === 'N/A' ? undefined : /^\d+$/.test(v!) ? Number(v) : v);
+    if (cell('MIN AVAILABLE') !== undefined) put('/spec/minAvailable', amount(cell('MIN AVAILABLE')));
+    if (cell('MAX UNAVAILABLE') !== undefined) put('/spec/maxUnavailable', amount(cell('MAX UNAVAILABLE')));
+    const allowed = cell('ALLOWED DISRUPTIONS');
+    if (allowed !== undefined && /^\d+$/.test(allowed)) put('/status/disruptionsAllowed', Number(allowed));
   } else if (kind === 'NodeClaim') {
     label('TYPE', 'node.kubernetes.io/instance-type');
     label('CAPACITY', 'karpenter.sh/capacity-type');
@@ -187,6 +288,9 @@ function objectRow(kind: Exclude<TableKind, 'Event'>, cell: Cell, namespace: str
     ready('READY');
   } else if (kind === 'EC2NodeClass') {
     ready('READY');
+  } else if (kind === 'Provisioner') {
+    // v1alpha5 Provisioners print NAME and AGE (some releases a TEMPLATE and WEIGHT).
+    if (cell('WEIGHT') !== undefined) put('/spec/weight', value(cell('WEIGHT')) ? Number(cell('WEIGHT')) : undefined);
   } else {
     const status = cell('STATUS') ?? '';
     const phase = POD_PHASE[status] ?? (/^Init:|ContainerCreating|PodInitializing/.test(status) ? 'Pending' : undefined);
@@ -194,7 +298,7 @@ function objectRow(kind: Exclude<TableKind, 'Event'>, cell: Cell, namespace: str
     if (cell('NODE') !== undefined) put('/spec/nodeName', value(cell('NODE')));
     if (cell('NOMINATED NODE') !== undefined) put('/status/nominatedNodeName', value(cell('NOMINATED NODE')));
   }
-  return { object: obj, provenance: { source, line, partial: { from: FROM, known }, ...(Object.keys(ages).length ? { ages } : {}) } };
+  return result();
 }
 
 const POD_PHASE: Record<string, string> = {

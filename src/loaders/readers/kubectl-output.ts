@@ -3,7 +3,7 @@
  * events listed about an object, and when a pasted text is only output (else the ticket reader cuts it first).
  */
 import type { KubeObject, LoadedObject, SkippedInput } from '../../kube/types.js';
-import { kindKey } from '../objects.js';
+import { kindKey, type OutputType } from '../objects.js';
 import { CLUSTER_KINDS } from './columns.js';
 import type { ReadSink, Sniff } from './reader.js';
 import { parseCommand } from './ticket/command.js';
@@ -15,7 +15,7 @@ export interface TextBlock {
   /** 1-based line of the block's first line in that file (default 1). */
   line?: number;
   /** What a prompt line above the block said (`kubectl describe node X -n NS`). */
-  hint?: { kind?: string; namespace?: string; name?: string; apiVersion?: string };
+  hint?: OutputType;
 }
 
 export interface ReadResult {

@@ -43,8 +43,12 @@ const ELISION = /^\s*(?:#\s*)?(?:\.{3,}|…|\[(?:\.{3}|…|truncated|snip)\]|\((
 const YAML_KEY = /^\s*(?:-\s+)?(?:[A-Za-z0-9_./-]+|"[^"]+"|'[^']+'):(?:\s|$)/;
 const YAML_ITEM = /^\s*-(?:\s|$)/;
 const YAML_SEPARATOR = /^---\s*$/;
-/** A column header (`NAME   STATUS   AGE`, `LAST SEEN   TYPE   REASON`) or `kubectl describe`'s `Name:         x`. */
-const TABLE_HEADER = /^\s*[A-Z][A-Z0-9()%/-]*(?: [A-Z][A-Z0-9()%/-]*)*(?:\s{2,}[A-Z][A-Z0-9()%/-]*(?: [A-Z][A-Z0-9()%/-]*)*)+\s*$/;
+/**
+ * A column header (`NAME   STATUS   AGE`, `LAST SEEN   TYPE   REASON`, `kubectl top`'s `CPU(cores)   CPU%`, k9s's
+ * `NAME↑   %CPU`) or `kubectl describe`'s `Name:         x`.
+ */
+const COLUMN = String.raw`[A-Z%][A-Z0-9()%/-]*(?:\([a-z]+\))?[↑↓]?`;
+const TABLE_HEADER = new RegExp(String.raw`^\s*${COLUMN}(?: ${COLUMN})*(?:\s{2,}${COLUMN}(?: ${COLUMN})*)+\s*$`);
 const DESCRIBE_FIELD = /^[A-Z][A-Za-z ]*:\s{2,}\S/;
 /** k9s and other terminal UIs draw boxes: `│ … │`, `┌──┐`. */
 const BOX_LINE = /^\s*[┌└├╭╰][─═━]/;

@@ -5,6 +5,7 @@
  */
 import { resourceType } from '../../kubectl-resources.js';
 import type { OutputType } from '../../objects.js';
+import { pointer } from '../../../kube/fields.js';
 
 export interface Command {
   /** The command as shown, without its prompt. */
@@ -68,6 +69,8 @@ const FLAGS_WITH_VALUE = new Set([
   '--tail',
   '-f',
   '--filename',
+  '-L',
+  '--label-columns',
 ]);
 
 const HELM_VALUES_LINE = new RegExp(`${PROMPT}helm(?:\\.exe)?\\s+get\\s+values\\s+(.+?)\\s*$`);
@@ -84,6 +87,8 @@ export function parseCommand(line: string): Omit<Command, 'line'> | null {
   let container: string | undefined;
   let selector = false;
   let format = '';
+  const labelColumns: string[] = [];
+  const selectedLabels: Record<string, string> = {};
   for (let i = 0; i < words.length; i++) {
     const w = words[i]!;
     const eq = w.indexOf('=');
@@ -95,7 +100,9 @@ export function parseCommand(line: string): Omit<Command, 'line'> | null {
       if ((flag === '-n' || flag === '--namespace') && value) namespace = value;
       if ((flag === '-c' || flag === '--container') && value) container = value;
       if (flag === '-l' || flag === '--selector' || flag === '--field-selector') selector = true;
-      if ((flag === '-o' || flag === '--output') && value) format = value;
+      if ((flag === '-l' || flag === '--selector') && value) Object.assign(selectedLabels, equalityTerms(unquote(value)));
+      if ((flag === '-o' || flag === '--output') && value) format = unquote(value);
+      if ((flag === '-L' || flag === '--label-columns') && value) labelColumns.push(...unquote(value).split(','));
       if (/^-o(yaml|json|wide)$/.test(w)) format = w.slice(2);
       continue;
     }
@@ -119,11 +126,52 @@ export function parseCommand(line: string): Omit<Command, 'line'> | null {
     }
   }
   if (namespace) output.namespace = namespace;
+  const columns = tableColumns(format, labelColumns);
+  if (columns) output.columns = columns;
+  if (format.startsWith('custom-columns=')) output.customColumns = true;
+  if (Object.keys(selectedLabels).length) output.labels = selectedLabels;
   const pod = LOG_VERBS.has(verb) && first && !selector ? podOf(first, namespace, container) : undefined;
   return { text: `${m[1]} ${m[2]}`, verb, output, format, ...(pod ? { pod } : {}), ...(selector ? { selector } : {}) };
 }
 
 const LOG_VERBS = new Set(['logs', 'log']);
+
+/** `a=b,c==d,e!=f,g in (h)`: the `a=b` and `c==d` terms, which every selected object's labels satisfy. */
+function equalityTerms(selector: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const term of selector.split(',')) {
+    const m = /^\s*([\w./-]+)\s*==?\s*([\w.-]*)\s*$/.exec(term);
+    if (m) out[m[1]!] = m[2]!;
+  }
+  return out;
+}
+
+/** The shell's quotes, which may open anywhere in a word (`custom-columns='NAME:.metadata.name'`). */
+function unquote(value: string): string {
+  return value.replace(/['"]/g, '');
+}
+
+/**
+ * The fields a table's columns hold, by header: kubectl heads a `-L` column with the label key's last segment in
+ * upper case (`-L topology.kubernetes.io/zone` → ZONE); custom columns name their own header and field. Only plain
+ * field paths are kept: a column of `.status.conditions[-1].type` or a template says nothing about one field.
+ */
+function tableColumns(format: string, labels: string[]): Record<string, string> | undefined {
+  const out: Record<string, string> = {};
+  for (const key of labels.filter(Boolean)) out[key.split('/').pop()!.toUpperCase()] = pointer('metadata', 'labels', key);
+  const custom = /^custom-columns=(.+)$/.exec(format)?.[1];
+  for (const spec of custom?.split(',') ?? []) {
+    const colon = spec.indexOf(':');
+    const path = spec.slice(colon + 1);
+    if (colon <= 0 || !/^(?:\.(?:[\w-]|\\[./])+)+$/.test(path)) continue;
+    const segments = path
+      .slice(1)
+      .split(/(?<!\\)\./)
+      .map((s) => s.replace(/\\([./])/g, '$1'));
+    out[spec.slice(0, colon)] = pointer(...segments);
+  }
+  return Object.keys(out).length ? out : undefined;
+}
 
 /** `helm get values RELEASE [-n NS] [-a]`: the release's values, which a ticket pastes for the controller's settings. */
 function helmValues(args: string): Omit<Command, 'line'> | null {
