@@ -119,8 +119,8 @@ const CASES: Case[] = [
       '16 a sh code block, not read',
       '1 prose (2 paragraphs), not objects or logs',
     ],
-    // `kubectl get nodeclaims` and `kubectl get pdb -n ledger` answered "No resources found": none exist.
-    listed: ['karpenter.sh/NodeClaim', 'policy/PodDisruptionBudget'],
+    // `kubectl get nodeclaims` answered "No resources found": none exist; `kubectl get pdb -n ledger`: none in ledger.
+    listed: ['karpenter.sh/NodeClaim', 'policy/PodDisruptionBudget@ledger'],
     findings: ['nodeclaim-not-registered NodeClaim apps-6xw2b (records)', 'nodeclaim-not-registered NodeClaim apps-r4n9k (records)'],
     cause: /never joined the cluster.*registration ttl/,
   },

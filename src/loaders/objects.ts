@@ -48,6 +48,20 @@ export function kindKey(apiVersion: string, kind: string): string {
   return `${groupOf(apiVersion)}/${kind}`;
 }
 
+/**
+ * A listing of one namespace only (`kubectl get pdb -n ledger` → "No resources found in ledger namespace."), kept
+ * among the listed kinds as `group/Kind@namespace`: it says nothing about the kind in other namespaces.
+ */
+export function namespaceListing(key: string, namespace: string): string {
+  return `${key}@${namespace}`;
+}
+
+/** `group/Kind@namespace` → its kind key and namespace; undefined for a listing of the whole kind. */
+export function parseNamespaceListing(listing: string): { kindKey: string; namespace: string } | undefined {
+  const at = listing.lastIndexOf('@');
+  return at < 0 ? undefined : { kindKey: listing.slice(0, at), namespace: listing.slice(at + 1) };
+}
+
 export function isListKind(kind: unknown): kind is string {
   return typeof kind === 'string' && kind.endsWith('List');
 }

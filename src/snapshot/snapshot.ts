@@ -5,6 +5,7 @@
 import type { FieldPosition, KubeObject, LogRecord, Provenance, SkippedInput } from '../kube/types.js';
 import { DEFAULT_STORAGECLASS_ANNOTATIONS, poolLabelOf } from '../kube/well-known.js';
 import type { LoadResult } from '../loaders/types.js';
+import { parseNamespaceListing } from '../loaders/objects.js';
 import { detectController } from './controller.js';
 import type { ControllerInfo } from './controller-info.js';
 import { CrdSet, isJudgement, isKarpenterObject, type Judgement, type NotJudged } from './crd/crds.js';
@@ -60,6 +61,8 @@ export class Snapshot {
   private readonly byKey = new Map<string, KubeObject>();
   private readonly provenanceMap = new Map<KubeObject, Provenance[]>();
   private readonly listedKinds: Set<string>;
+  /** Kinds listed in one namespace only: the kind stays unlisted elsewhere. */
+  private readonly listedNamespaces: Array<{ kindKey: string; namespace: string }> = [];
   private readonly cache = new Map<string, unknown>();
   /** Objects found more than once (the same object in two files, or two objects with one name): merged. */
   mergedCount = 0;
@@ -86,7 +89,12 @@ export class Snapshot {
     this.locateField = load.locateField;
     this.denied = opts.denied ?? load.denied ?? new Map();
     this.collectedAt = load.collectedAt;
-    this.listedKinds = new Set([...load.listedKinds].map(normaliseKindKey));
+    this.listedKinds = new Set();
+    for (const listing of load.listedKinds) {
+      const inNamespace = parseNamespaceListing(listing);
+      if (!inNamespace) this.listedKinds.add(normaliseKindKey(listing));
+      else this.listedNamespaces.push({ kindKey: normaliseKindKey(inNamespace.kindKey), namespace: inNamespace.namespace });
+    }
     this.manifestInput = isDesiredStateInput(load);
     this.assumeComplete = opts.assumeComplete ?? false;
     for (const { object, provenance } of load.objects) {
@@ -365,6 +373,13 @@ export class Snapshot {
     if (input === 'ControllerLogs') return this.logs.length > 0;
     if (input === 'KarpenterCRDs') return this.crds().size > 0;
     return INPUTS[input].kinds.some((k) => this.listedKinds.has(k));
+  }
+
+  /** Namespaces where a kind was listed and none of it is in the input ("No resources found in ledger namespace."). */
+  emptyNamespaces(): Array<{ kind: string; namespace: string }> {
+    return this.listedNamespaces
+      .filter(({ kindKey, namespace }) => !this.all(kindKey).some((o) => o.metadata.namespace === namespace))
+      .map(({ kindKey, namespace }) => ({ kind: kindKey.split('/')[1]!, namespace }));
   }
 
   /** Kinds present, with counts, for the report header. */

@@ -6,7 +6,8 @@
  */
 import { readValuesFile } from '../helm-files.js';
 import { podFromLogPath } from '../logs.js';
-import { kindKey, type OutputType } from '../objects.js';
+import { kindKey, namespaceListing, type OutputType } from '../objects.js';
+import { CLUSTER_KINDS } from './columns.js';
 import { readAll, type Reader, type ReadSink } from './reader.js';
 import { looksLikeObjects, startsLikeJson } from './sniffs.js';
 import { splitText, type TextBlock } from './ticket/blocks.js';
@@ -78,8 +79,9 @@ function dropQuotedTwins(logs: ReadSink['logs'], from: number): void {
 
 /**
  * kubectl's "No resources found[ in NS namespace]." under `kubectl get KIND` says that none exist: the kind is recorded
- * as listed, so rules read its absence as absent rather than unknown. With a selector only the selection is empty, and
- * without a command nobody can tell of what: those stay skipped, saying why.
+ * as listed, so rules read its absence as absent rather than unknown. "in NS namespace" says it of that namespace only
+ * (`kubectl get pods` without `-A` looks in `default`). With a selector only the selection is empty, and without a
+ * command nobody can tell of what: those stay skipped, saying why.
  */
 function noneFound(block: TextBlock, sink: ReadSink): boolean {
   const first = block.lines.find((l) => l.trim() !== '')?.trim() ?? '';
@@ -87,7 +89,8 @@ function noneFound(block: TextBlock, sink: ReadSink): boolean {
   const cmd = block.command;
   if (!m || cmd?.verb !== 'get' || !cmd.output.kind || !cmd.output.apiVersion || cmd.output.name || cmd.selector) return false;
   if (block.lines.filter((l) => l.trim() !== '').length > 1) return false;
-  sink.listedKinds.add(kindKey(cmd.output.apiVersion, cmd.output.kind));
+  const key = kindKey(cmd.output.apiVersion, cmd.output.kind);
+  sink.listedKinds.add(m[1] && !CLUSTER_KINDS.has(cmd.output.kind) ? namespaceListing(key, m[1]) : key);
   return true;
 }
 
