@@ -10,6 +10,7 @@ import { clusterInfoDump } from './cluster-info.js';
 import { controllerLog } from './controller-log.js';
 import { kubectlDescribe } from './describe.js';
 import { kubectlGetTable } from './get-table.js';
+import { eksNodeViewer } from './node-viewer.js';
 import { helmFiles } from './helm.js';
 import { json } from './json.js';
 import { notManifest, once, type FileOutcome, type Reader, type ReaderOptions, type ReadSink, type Sniff } from './reader.js';
@@ -34,6 +35,7 @@ export const READERS: readonly Reader[] = [
   clusterInfoDump,
   kubectlDescribe,
   kubectlGetTable,
+  eksNodeViewer,
   issueExport,
   ticketText,
   controllerLog,

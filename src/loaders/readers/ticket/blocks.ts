@@ -7,6 +7,7 @@
 import { parseLogLine } from '../../logs.js';
 import { braceDepth, isKubectlNoise } from '../../text-lines.js';
 import { startsLikeJson } from '../sniffs.js';
+import { isNodeViewerLine } from '../node-viewer.js';
 import { parseCommand, type Command } from './command.js';
 
 /** `other`: tables, describe output, kubectl's messages; `text`: anything else inside a fence (shell, heredocs). */
@@ -216,7 +217,7 @@ function lineKind(line: string, fenced: boolean): BlockKind | null {
   if (startsLikeJson(line)) return parseLogLine(line, 0, { source: '' }) ? 'log' : 'json';
   if (isKubectlNoise(line)) return 'other';
   if (parseLogLine(line, 0, { source: '' })) return 'log';
-  if (TABLE_HEADER.test(line) || DESCRIBE_FIELD.test(line) || /^Events:\s*$/.test(line)) return 'other';
+  if (TABLE_HEADER.test(line) || DESCRIBE_FIELD.test(line) || /^Events:\s*$/.test(line) || isNodeViewerLine(line)) return 'other';
   if (YAML_KEY.test(line)) return 'yaml';
   if (ELISION.test(line)) return fenced ? 'yaml' : null;
   return fenced ? 'text' : null;
