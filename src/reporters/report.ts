@@ -117,9 +117,7 @@ export function reportContext(snapshot: Snapshot, run: RunResult, rules: readonl
           ]
         : []),
       ...multiplyDefinedNote(snapshot),
-      ...snapshot
-        .emptyNamespaces()
-        .map(({ kind, namespace }) => `kubectl found no ${kind} in namespace ${namespace}; other namespaces were not listed`),
+      ...snapshot.emptyNamespaces().map(({ kind, namespace }) => `kubectl found no ${kind} in namespace ${namespace}; other namespaces were not listed`),
     ],
     rulesNotRun: run.notEvaluated.length,
     notEvaluatedFor: run.notEvaluatedFor,

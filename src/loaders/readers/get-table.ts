@@ -41,6 +41,9 @@ function tableKind(cols: Column[], hint?: string): TableKind | undefined {
   // `kubectl top nodes`: only nodes have a CPU% column (`top pods` shows usage alone).
   if (has('NAME', 'CPU(cores)', 'CPU%')) return 'Node';
   if (has('NAME', 'READY', 'STATUS', 'RESTARTS')) return 'Pod';
+  // A v1alpha5 Machine prints TYPE ZONE CAPACITY READY; NodeClaims print NODE, and CAPACITY before ZONE or at the end.
+  const at = (n: string) => cols.findIndex((c) => c.name === n);
+  if (has('NAME', 'TYPE', 'ZONE', 'CAPACITY', 'READY') && !has('NODE') && at('CAPACITY') === at('ZONE') + 1) return 'Machine';
   if (has('NAME', 'ZONE') && (has('NODE') || has('TYPE'))) return 'NodeClaim';
   if (has('NAME', 'NODECLASS')) return 'NodePool';
   if (has('NAME', 'MIN AVAILABLE', 'MAX UNAVAILABLE', 'ALLOWED DISRUPTIONS')) return 'PodDisruptionBudget';
@@ -125,7 +128,9 @@ export function readGetTable(block: TextBlock): ReadResult {
         return at >= 0 ? cells[at] : undefined;
       };
       const read =
-        kind === 'Event' ? eventRow(cell, hint?.namespace, block.source, line) : objectRow(kind, cell, columnFields(kind, cols, hint), hint?.namespace, block.source, line);
+        kind === 'Event'
+          ? eventRow(cell, hint?.namespace, block.source, line)
+          : objectRow(kind, cell, columnFields(kind, cols, hint), hint?.namespace, block.source, line);
       if (read) out.objects.push(read);
     }
   }

@@ -163,7 +163,7 @@ function tableColumns(format: string, labels: string[]): Record<string, string> 
   for (const spec of custom?.split(',') ?? []) {
     const colon = spec.indexOf(':');
     const path = spec.slice(colon + 1);
-    if (colon <= 0 || !/^(?:\.(?:[\w-]|\\[./])+)+$/.test(path)) continue;
+    if (colon <= 0 || !/^(?:\.(?:[\w/-]|\\[./])+)+$/.test(path)) continue;
     const segments = path
       .slice(1)
       .split(/(?<!\\)\./)

@@ -1,0 +1,228 @@
+/**
+ * Tables as people paste them into tickets (fixtures/tickets/tables/, shapes from public Karpenter threads, our own
+ * values): what each row becomes, which fields the table shows (and so which stay unknown), what is skipped, and the
+ * exact findings of a whole scan.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readGetTable } from '../src/loaders/readers/get-table.js';
+import { readNodeViewer, sniffNodeViewer } from '../src/loaders/readers/node-viewer.js';
+import { parseCommand } from '../src/loaders/readers/ticket/command.js';
+import { reportContext } from '../src/reporters/report.js';
+import { RULES } from '../src/rules/index.js';
+import { FIXTURES, scan } from './support/scan.js';
+
+const NOW = '2026-02-01T00:00:00Z';
+const table = (name: string) => join(FIXTURES, 'tickets', 'tables', name);
+type Scan = Awaited<ReturnType<typeof scan>>;
+
+const rows = (r: Scan) =>
+  r.load.objects.map(
+    (o) => `${o.object.kind} ${o.object.metadata.namespace ? `${o.object.metadata.namespace}/` : ''}${o.object.metadata.name} @${o.provenance.line}`,
+  );
+const skipped = (r: Scan) => r.load.skipped.map((s) => `${s.line ?? '-'} ${s.reason}`);
+const findings = (r: Scan) => r.findings.map((f) => `${f.ruleId} ${f.object.kind} ${f.object.name}`);
+const objectNamed = (r: Scan, name: string) => r.load.objects.find((o) => o.object.metadata.name === name)!;
+
+describe('v1alpha5 tables: machines and provisioners', () => {
+  it('`get machines` rows are Machines (not v1 NodeClaims), `get provisioners` rows Provisioners', async () => {
+    const r = await scan([table('machines-provisioners-v0.29.txt')], { now: NOW });
+    expect(rows(r)).toEqual(['Provisioner batch @5', 'Machine batch-8kq2v @8', 'Machine batch-t4m9z @9']);
+    const pending = objectNamed(r, 'batch-t4m9z');
+    expect(pending.object).toEqual({
+      apiVersion: 'karpenter.sh/v1alpha5',
+      kind: 'Machine',
+      metadata: {
+        name: 'batch-t4m9z',
+        // 52s before --now: ages count back from when the command ran.
+        creationTimestamp: '2026-01-31T23:59:08Z',
+        labels: { 'node.kubernetes.io/instance-type': 'c6i.4xlarge', 'karpenter.sh/capacity-type': 'on-demand', 'topology.kubernetes.io/zone': 'us-east-2c' },
+      },
+      status: { conditions: [{ type: 'Ready', status: 'Unknown' }] },
+    });
+    expect(pending.provenance.ages).toEqual({ '/metadata/creationTimestamp': 52_000 });
+    // This release's Machine table has no NODE column: the node name stays unknown, not empty.
+    expect(pending.provenance.partial!.known).not.toContain('/status/nodeName');
+    expect(objectNamed(r, 'batch').object).toEqual({
+      apiVersion: 'karpenter.sh/v1alpha5',
+      kind: 'Provisioner',
+      metadata: { name: 'batch', creationTimestamp: '2025-12-01T00:00:00Z' },
+    });
+    expect(skipped(r)).toEqual(['1 prose (1 paragraph), not objects or logs']);
+    expect(findings(r)).toEqual(['deprecated-karpenter-api Provisioner batch']);
+  });
+
+  it('without a command line, TYPE ZONE CAPACITY READY (no NODE) is a Machine table; a NodeClaim table stays one', () => {
+    const kinds = (text: string) => readGetTable({ text, source: 't.txt' }).objects.map((o) => `${o.object.apiVersion} ${o.object.kind}`);
+    expect(kinds('NAME          TYPE         ZONE         CAPACITY   READY   AGE\nbatch-2hd8w   m5.xlarge    us-east-2b   spot       True    3d\n')).toEqual([
+      'karpenter.sh/v1alpha5 Machine',
+    ]);
+    expect(
+      kinds('NAME          TYPE        CAPACITY   ZONE         NODE   READY     AGE\nweb-5kq2c     m7i.large   on-demand  eu-west-3a          Unknown   7s\n'),
+    ).toEqual(['karpenter.sh/v1 NodeClaim']);
+  });
+});
+
+describe('node tables with label columns', () => {
+  it('`-L key` columns are those labels (the cell empty: the label is known to be absent)', async () => {
+    const r = await scan([table('nodes-label-columns.txt')], { now: NOW });
+    expect(rows(r)).toEqual([
+      'Node ip-10-31-8-144.ap-south-1.compute.internal @3',
+      'Node ip-10-31-22-17.ap-south-1.compute.internal @4',
+      'Node ip-10-31-40-201.ap-south-1.compute.internal @5',
+    ]);
+    expect(r.load.objects[1]!.object.metadata.labels).toEqual({
+      'karpenter.sh/nodepool': 'batch',
+      'node.kubernetes.io/instance-type': 'c7a.2xlarge',
+      'karpenter.sh/capacity-type': 'spot',
+      'topology.kubernetes.io/zone': 'ap-south-1b',
+    });
+    // NotReady: Ready is False or Unknown, the table does not say which.
+    expect(r.load.objects[1]!.object.status).toEqual({ nodeInfo: { kubeletVersion: 'v1.31.2-eks-94953ac' } });
+    const plain = r.load.objects[2]!;
+    expect(plain.object.metadata.labels).toEqual({ 'topology.kubernetes.io/zone': 'ap-south-1c' });
+    expect(plain.provenance.partial!.known).toContain('/metadata/labels/karpenter.sh~1nodepool');
+    expect(skipped(r)).toEqual([]);
+    expect(findings(r)).toEqual([]);
+    // The two NodePool nodes are Karpenter's and judged per node; the third has no NodePool label and is not.
+    const judged = r.run.notEvaluatedFor.filter((n) => n.ruleId === 'stale-disrupted-taint').map((n) => n.object?.name);
+    expect(judged).toEqual(['ip-10-31-8-144.ap-south-1.compute.internal', 'ip-10-31-22-17.ap-south-1.compute.internal']);
+  });
+
+  it('without a command line, the usual `-L` headers of a node table are read as their labels', () => {
+    const text = [
+      'NAME                        STATUS   ROLES    AGE   VERSION               NODEPOOL   ZONE',
+      'ip-10-2-3-4.ec2.internal    Ready    <none>   2d    v1.30.4-eks-a737599   general    us-east-1a',
+    ].join('\n');
+    const [node] = readGetTable({ text, source: 't.txt' }).objects;
+    expect(node!.object.metadata.labels).toEqual({ 'karpenter.sh/nodepool': 'general', 'topology.kubernetes.io/zone': 'us-east-1a' });
+  });
+
+  it('custom columns: only plain field paths are read; a STATUS of `.status.conditions[-1].type` says nothing', async () => {
+    const r = await scan([table('nodes-custom-columns.md')], { now: NOW });
+    expect(rows(r)).toEqual([
+      'Pod render-test/render-test-5f7d9c8b6-k2lqp @6',
+      'Node ip-10-77-14-32.ec2.internal @10',
+      'Node ip-10-77-51-9.ec2.internal @11',
+      'Node ip-10-77-63-180.ec2.internal @12',
+    ]);
+    const node = r.load.objects[1]!;
+    expect(node.object).toEqual({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: {
+        name: 'ip-10-77-14-32.ec2.internal',
+        // `-l 'fleet=render-limited'`: every row has that label.
+        labels: { fleet: 'render-limited', 'node.kubernetes.io/instance-type': 'm7g.4xlarge', 'topology.kubernetes.io/zone': 'us-east-1b' },
+        creationTimestamp: '2026-01-30T22:04:19Z',
+      },
+    });
+    expect(node.provenance.partial!.known).not.toContain('/status/conditions/0/status');
+    expect(node.provenance.ages).toBeUndefined();
+    expect(skipped(r)).toEqual(['1 prose (1 paragraph), not objects or logs']);
+    expect(findings(r)).toEqual([]);
+  });
+
+  it('the command line: repeated and comma-separated -L, quoted custom columns, equality selectors', () => {
+    expect(parseCommand('$ kubectl get nodes -L karpenter.sh/nodepool -L=a/b,c')?.output).toEqual({
+      kind: 'Node',
+      apiVersion: 'v1',
+      columns: { NODEPOOL: '/metadata/labels/karpenter.sh~1nodepool', B: '/metadata/labels/a~1b', C: '/metadata/labels/c' },
+    });
+    expect(
+      parseCommand(
+        `k get no -o custom-columns="N:.metadata.name,POOL:.metadata.labels.karpenter\\.sh/nodepool,T:.status.conditions[0].type" -l 'a=1,b!=2,c==3,d'`,
+      )?.output,
+    ).toEqual({
+      kind: 'Node',
+      apiVersion: 'v1',
+      columns: { N: '/metadata/name', POOL: '/metadata/labels/karpenter.sh~1nodepool' },
+      customColumns: true,
+      labels: { a: '1', c: '3' },
+    });
+  });
+});
+
+describe('kubectl top nodes and PodDisruptionBudget tables', () => {
+  it('top lists nodes (usage not read); a PDB row gives minAvailable/maxUnavailable and allowed disruptions', async () => {
+    const r = await scan([table('top-nodes-and-pdb.txt')], { now: NOW });
+    expect(rows(r)).toEqual([
+      'Node ip-10-5-14-90.eu-north-1.compute.internal @3',
+      'Node ip-10-5-30-12.eu-north-1.compute.internal @4',
+      'PodDisruptionBudget kube-system/coredns @7',
+      'PodDisruptionBudget search/indexer-pdb @8',
+    ]);
+    expect(r.load.objects[0]!.provenance.partial!.known).toEqual(['/metadata/name']);
+    const pdb = objectNamed(r, 'indexer-pdb');
+    expect(pdb.object).toEqual({
+      apiVersion: 'policy/v1',
+      kind: 'PodDisruptionBudget',
+      metadata: { name: 'indexer-pdb', namespace: 'search', creationTimestamp: '2025-12-19T00:00:00Z' },
+      spec: { minAvailable: '100%' },
+      status: { disruptionsAllowed: 0 },
+    });
+    // N/A: maxUnavailable is known to be unset; the selector is not shown.
+    expect(pdb.provenance.partial!.known).toContain('/spec/maxUnavailable');
+    expect(pdb.provenance.partial!.known).not.toContain('/spec/selector');
+    expect(skipped(r)).toEqual([]);
+    expect(findings(r)).toEqual([]);
+    expect(r.run.notEvaluatedFor.filter((n) => n.ruleId === 'pdb-blocks-eviction').map((n) => n.reason)).toEqual([
+      expect.stringMatching(/PodDisruptionBudget kube-system\/coredns .*does not show spec\.selector/),
+      expect.stringMatching(/PodDisruptionBudget search\/indexer-pdb .*does not show spec\.selector/),
+    ]);
+  });
+});
+
+describe("eks-node-viewer's screen", () => {
+  it('each node line is a partial Node: instance type, cordon, Ready or (not ready) its age; the totals are named', async () => {
+    const r = await scan([table('eks-node-viewer.md')], { now: NOW });
+    expect(rows(r)).toEqual([
+      'Node ip-172-20-9-33.us-west-2.compute.internal @8',
+      'Node ip-172-20-41-7.us-west-2.compute.internal @10',
+      'Node ip-172-20-52-61.us-west-2.compute.internal @12',
+    ]);
+    const [ready, cordoned, young] = r.load.objects;
+    expect(ready!.object).toEqual({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'ip-172-20-9-33.us-west-2.compute.internal', labels: { 'node.kubernetes.io/instance-type': 'm6g.large' } },
+      status: { conditions: [{ type: 'Ready', status: 'True' }] },
+    });
+    expect(cordoned!.object.spec).toEqual({ unschedulable: true });
+    expect(young!.object.status).toBeUndefined();
+    expect(young!.provenance.ages).toEqual({ '/metadata/creationTimestamp': 194_000 });
+    // On-Demand/Spot is shown for managed node groups too: no capacity-type label is made up.
+    for (const o of r.load.objects) expect(o.object.metadata.labels).not.toHaveProperty(['karpenter.sh/capacity-type']);
+    expect(skipped(r)).toEqual([
+      "4 eks-node-viewer's cluster totals (percentages of all nodes, no objects), not read",
+      '1 prose (1 paragraph), not objects or logs',
+    ]);
+    expect(findings(r)).toEqual([]);
+  });
+
+  it('is not taken for anything else, and prose is not node-viewer output', () => {
+    expect(sniffNodeViewer('NAME   STATUS   AGE\nweb    Ready    2d\n')).toBe(false);
+    expect(sniffNodeViewer('The cpu bar shows 40% (12 pods) on the big node.\n')).toBe(false);
+    const one = 'ip-10-0-0-1.ec2.internal cpu ███░░░  50% (3 pods) t3.small/$0.0208 - - 12m\n';
+    expect(sniffNodeViewer(one)).toBe(true);
+    expect(readNodeViewer(one, 'x').objects[0]!.provenance.ages).toEqual({ '/metadata/creationTimestamp': 12 * 60_000 });
+  });
+});
+
+describe('"No resources found in NS namespace."', () => {
+  it('says none exist in that namespace only: the kind is not listed for the cluster, and the report says which', async () => {
+    const r = await scan([table('no-resources-in-namespace.txt')], { now: NOW });
+    expect(rows(r)).toEqual(['Pod ledger/ledger-0 @7', 'Pod ledger/ledger-1 @8']);
+    expect([...r.load.listedKinds].sort()).toEqual(['/Pod', '/Pod@default', 'policy/PodDisruptionBudget@ledger']);
+    expect(r.snapshot.has('PodDisruptionBudget')).toBe(false);
+    expect(r.snapshot.emptyNamespaces()).toEqual([
+      { kind: 'PodDisruptionBudget', namespace: 'ledger' },
+      { kind: 'Pod', namespace: 'default' },
+    ]);
+    expect(reportContext(r.snapshot, r.run, RULES).notes).toContain(
+      'kubectl found no PodDisruptionBudget in namespace ledger; other namespaces were not listed',
+    );
+    expect(skipped(r)).toEqual(['1 prose (1 paragraph), not objects or logs']);
+    expect(findings(r)).toEqual([]);
+  });
+});
