@@ -9,6 +9,7 @@ import { readGetTable } from '../src/loaders/readers/get-table.js';
 import { readNodeViewer, sniffNodeViewer } from '../src/loaders/readers/node-viewer.js';
 import { parseCommand } from '../src/loaders/readers/ticket/command.js';
 import { reportContext } from '../src/reporters/report.js';
+import { nodesOfUnknownOwner } from '../src/snapshot/shown.js';
 import { RULES } from '../src/rules/index.js';
 import { FIXTURES, scan } from './support/scan.js';
 
@@ -87,6 +88,8 @@ describe('node tables with label columns', () => {
     // The two NodePool nodes are Karpenter's and judged per node; the third has no NodePool label and is not.
     const judged = r.run.notEvaluatedFor.filter((n) => n.ruleId === 'stale-disrupted-taint').map((n) => n.object?.name);
     expect(judged).toEqual(['ip-10-31-8-144.ap-south-1.compute.internal', 'ip-10-31-22-17.ap-south-1.compute.internal']);
+    // Its labels are shown, without a NodePool one: it is known not to be Karpenter's.
+    expect(nodesOfUnknownOwner(r.snapshot)).toEqual([]);
   });
 
   it('without a command line, the usual `-L` headers of a node table are read as their labels', () => {
@@ -198,6 +201,11 @@ describe("eks-node-viewer's screen", () => {
       '1 prose (1 paragraph), not objects or logs',
     ]);
     expect(findings(r)).toEqual([]);
+    // Nothing says which of these nodes Karpenter manages: the per-node rules' silence is said not to be a pass.
+    expect(nodesOfUnknownOwner(r.snapshot).map((n) => n.metadata.name)).toHaveLength(3);
+    expect(reportContext(r.snapshot, r.run, RULES).notes).toContain(
+      "3 Nodes (ip-172-20-9-33.us-west-2.compute.internal, …): the input shows neither a NodePool label nor a NodeClaim for them, so whether Karpenter manages them is unknown and rules about Karpenter's nodes did not judge them: add `kubectl get nodes --show-labels` or `kubectl get nodeclaims`",
+    );
   });
 
   it('is not taken for anything else, and prose is not node-viewer output', () => {

@@ -4,6 +4,7 @@ import type { RunResult } from '../engine/runner.js';
 import { BLOCKER_ORDER, type BlockerRank, type Rule, type Severity } from '../engine/rule.js';
 import type { Finding } from '../engine/findings.js';
 import { nodeUsage, type Usage } from '../snapshot/capacity.js';
+import { nodesOfUnknownOwner } from '../snapshot/shown.js';
 import { KIND } from '../kube/kinds.js';
 import { formatBytes, formatCpu } from '../kube/units.js';
 import type { SkippedInput } from '../kube/types.js';
@@ -118,6 +119,7 @@ export function reportContext(snapshot: Snapshot, run: RunResult, rules: readonl
         : []),
       ...multiplyDefinedNote(snapshot),
       ...snapshot.emptyNamespaces().map(({ kind, namespace }) => `kubectl found no ${kind} in namespace ${namespace}; other namespaces were not listed`),
+      ...unknownOwnerNote(snapshot),
     ],
     rulesNotRun: run.notEvaluated.length,
     notEvaluatedFor: run.notEvaluatedFor,
@@ -129,6 +131,16 @@ export function reportContext(snapshot: Snapshot, run: RunResult, rules: readonl
     reclaim: reclaimViews(snapshot, run, rules),
     manifestMode: snapshot.desiredStateOnly,
   };
+}
+
+/** Nodes pasted without their labels: per-node rules did not judge them, which is not a pass. */
+function unknownOwnerNote(snapshot: Snapshot): string[] {
+  const nodes = nodesOfUnknownOwner(snapshot);
+  if (!nodes.length) return [];
+  const which = nodes.length === 1 ? `Node ${nodes[0]!.metadata.name}` : `${nodes.length} Nodes (${nodes[0]!.metadata.name}, …)`;
+  return [
+    `${which}: the input shows neither a NodePool label nor a NodeClaim for ${nodes.length === 1 ? 'it' : 'them'}, so whether Karpenter manages ${nodes.length === 1 ? 'it' : 'them'} is unknown and rules about Karpenter's nodes did not judge ${nodes.length === 1 ? 'it' : 'them'}: add \`kubectl get nodes --show-labels\` or \`kubectl get nodeclaims\``,
+  ];
 }
 
 /** A repository defining one name in several files: each definition was judged on its own, say so once. */

@@ -8,7 +8,7 @@
 import { dig } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import type { KubeObject } from '../kube/types.js';
-import { NODEPOOL_LABEL } from '../kube/well-known.js';
+import { NODEPOOL_LABEL, POOL_LABELS } from '../kube/well-known.js';
 import { partialSourceText } from './partial.js';
 import type { Snapshot } from './snapshot.js';
 
@@ -61,4 +61,18 @@ function membershipUnknown(snapshot: Snapshot, poolName: string, allNodes: KubeO
     return `the input holds \`kubectl describe\` output of ${allNodes.length === 1 ? 'one Node' : `${allNodes.length} Nodes`}, not the list of NodePool ${poolName}'s nodes`;
   }
   return undefined;
+}
+
+/**
+ * Nodes the input shows without saying whether Karpenter manages them: a `kubectl get nodes` table without labels,
+ * eks-node-viewer's screen, `kubectl top nodes`, when no NodeClaim list pairs them either. Rules that judge
+ * Karpenter's nodes leave these out; the report says so rather than letting their silence read as a pass.
+ */
+export function nodesOfUnknownOwner(snapshot: Snapshot): KubeObject[] {
+  // A NodeClaim list pairs every Karpenter node; a shown pool label (even an empty `-L` cell) settles it as well.
+  if (snapshot.has('NodeClaim')) return [];
+  const pointers = POOL_LABELS.map((l) => `/metadata/labels/${l.replace(/\//g, '~1')}`);
+  return snapshot
+    .all(KIND.Node)
+    .filter((n) => snapshot.partialFrom(n) !== undefined && !snapshot.isKarpenterNode(n) && pointers.every((p) => !snapshot.isKnown(n, p)));
 }
