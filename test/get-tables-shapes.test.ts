@@ -217,6 +217,34 @@ describe("eks-node-viewer's screen", () => {
   });
 });
 
+describe('event rows the terminal wrapped', () => {
+  it('a console that breaks lines at 120 columns: the pieces are the message, and the cause in it is named', async () => {
+    const r = await scan([table('events-console-wrapped.txt')], { now: NOW });
+    expect(r.snapshot.events().map((e) => `${e.reason} ${e.involved.kind}/${e.involved.name}: ${e.message}`)).toEqual([
+      'DisruptionBlocked Node/ip-10-64-19-201.ca-central-1.compute.internal: Cannot disrupt Node: pdb "orders/orders-api" prevents pod evictions',
+      'FailedDraining Node/ip-10-64-19-201.ca-central-1.compute.internal: Failed to drain node, 4 pods are waiting to be evicted',
+      "Unconsolidatable NodeClaim/default-w8c4n: Can't replace with a cheaper node",
+    ]);
+    expect(r.load.objects.map((o) => o.provenance.line)).toEqual([5, 7, 9]);
+    expect(skipped(r)).toEqual(['1 prose (1 paragraph), not objects or logs']);
+    expect(findings(r)).toEqual(['pdb-blocks-eviction PodDisruptionBudget orders-api']);
+  });
+
+  it('a message wrapped at a word goes on after a space; a table whose MESSAGE is not last is not joined', () => {
+    const text = [
+      'LAST SEEN   TYPE     REASON              OBJECT                  MESSAGE',
+      '2m          Normal   DisruptionBlocked   nodeclaim/web-6dq8k     Cannot disrupt NodeClaim: Pod "shop/cart-0" has',
+      '  "karpenter.sh/do-not-disrupt" annotation',
+      "1m          Normal   Unconsolidatable    nodeclaim/web-6dq8k     Can't remove without creating 2 candidates",
+    ].join('\n');
+    const events = readGetTable({ text, source: 'e.txt' }).objects.map((o) => o.object.message);
+    expect(events).toEqual([
+      'Cannot disrupt NodeClaim: Pod "shop/cart-0" has "karpenter.sh/do-not-disrupt" annotation',
+      "Can't remove without creating 2 candidates",
+    ]);
+  });
+});
+
 describe('"No resources found in NS namespace."', () => {
   it('says none exist in that namespace only: the kind is not listed for the cluster, and the report says which', async () => {
     const r = await scan([table('no-resources-in-namespace.txt')], { now: NOW });

@@ -102,7 +102,8 @@ export function readGetTable(block: TextBlock): ReadResult {
     // Without a header the line is the first row.
     if (headerless) i--;
     const kind = tableKind(cols, hint?.kind);
-    const rows: Array<{ cells: string[]; line: number }> = [];
+    const raw: Array<{ text: string; line: number }> = [];
+    const wraps = kind === 'Event' && cols[cols.length - 1]!.name === 'MESSAGE';
     while (
       i + 1 < lines.length &&
       lines[i + 1]!.trim() !== '' &&
@@ -111,8 +112,11 @@ export function readGetTable(block: TextBlock): ReadResult {
       !parseCommand(lines[i + 1]!)
     ) {
       i++;
-      rows.push({ cells: cellsOf(lines[i]!, cols), line: first + i });
+      const previous = raw[raw.length - 1];
+      if (wraps && previous && !startsEventRow(lines[i]!, cols)) previous.text = joinWrapped(previous.text, lines[i]!, lines);
+      else raw.push({ text: lines[i]!, line: first + i });
     }
+    const rows = raw.map(({ text, line }) => ({ cells: cellsOf(text, cols), line }));
     if (!kind) {
       const of = hint?.kind ? `of ${hint.kind} objects, which karpdoctor does not read from a table` : 'of a kind karpdoctor does not read';
       out.skipped.push({
@@ -135,6 +139,22 @@ export function readGetTable(block: TextBlock): ReadResult {
     }
   }
   return out;
+}
+
+/** A line that begins an event row: its TYPE cell says Normal or Warning (else it is the message wrapped onto it). */
+function startsEventRow(line: string, cols: Column[]): boolean {
+  const type = cellsOf(line, cols)[cols.findIndex((c) => c.name === 'TYPE')];
+  return type === 'Normal' || type === 'Warning';
+}
+
+/**
+ * A row the terminal wrapped: a console that breaks lines at its width (Windows, tmux copy) cuts mid-word, so a
+ * piece that follows a line as long as the longest of the paste goes on without a space; a message wrapped at words
+ * (a mail client, a narrow column, an indented continuation) goes on after one.
+ */
+function joinWrapped(text: string, more: string, lines: string[]): string {
+  const width = Math.max(...lines.map((l) => l.length));
+  return text.length === width && !/^\s/.test(more) ? text + more : `${text.trimEnd()} ${more.trim()}`;
 }
 
 type Cell = (...names: string[]) => string | undefined;
