@@ -217,6 +217,33 @@ describe("eks-node-viewer's screen", () => {
   });
 });
 
+describe('k9s views copied out of the terminal', () => {
+  it('the view title types the table (kind, namespace); one-space columns and the sort mark are read', async () => {
+    const r = await scan([table('k9s-views.txt')], { now: NOW });
+    expect(rows(r)).toEqual([
+      'NodeClaim default-5rj2x @5',
+      'NodeClaim default-h8w3c @6',
+      'NodeClaim system-9qk7d @7',
+      'Pod kube-system/karpenter-6c9d7f8b5-m2x4r @12',
+      'Pod kube-system/karpenter-6c9d7f8b5-t7p9q @13',
+      'Node ip-10-20-33-4.us-west-2.compute.internal @18',
+      'Node ip-10-20-90-7.us-west-2.compute.internal @19',
+    ]);
+    // `PF READY STATUS  RESTARTS` are four columns; RESTARTS is right-aligned under its header.
+    const crashing = objectNamed(r, 'karpenter-6c9d7f8b5-t7p9q');
+    expect(crashing.object.spec).toEqual({ nodeName: 'ip-10-20-90-7.us-west-2.compute.internal' });
+    expect(crashing.provenance.partial!.known).not.toContain('/status/phase');
+    expect(objectNamed(r, 'default-h8w3c').object.status).toEqual({ conditions: [{ type: 'Ready', status: 'Unknown' }] });
+    expect(objectNamed(r, 'default-h8w3c').provenance.partial!.known).toContain('/status/nodeName');
+    expect(objectNamed(r, 'ip-10-20-90-7.us-west-2.compute.internal').object.status).toEqual({
+      conditions: [{ type: 'Ready', status: 'True' }],
+      nodeInfo: { kubeletVersion: 'v1.30.4-eks-a737599' },
+    });
+    expect(skipped(r)).toEqual(['1 prose (1 paragraph), not objects or logs']);
+    expect(findings(r)).toEqual([]);
+  });
+});
+
 describe('event rows the terminal wrapped', () => {
   it('a console that breaks lines at 120 columns: the pieces are the message, and the cause in it is named', async () => {
     const r = await scan([table('events-console-wrapped.txt')], { now: NOW });

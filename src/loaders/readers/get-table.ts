@@ -50,9 +50,13 @@ function tableKind(cols: Column[], hint?: string): TableKind | undefined {
   return undefined;
 }
 
-/** k9s's sort mark on a header (`NAME↑`, `AGE↓`) is not part of the column's name. */
+/**
+ * k9s marks the sorted column (`NAME↑`, `AGE↓`), which is not part of its name, and parts its columns with one space
+ * (`PF READY STATUS`): each word of its header is a column. kubectl parts them with two or more (`LAST SEEN` is one).
+ */
 function headerColumns(header: string): Column[] {
-  return columnsOfHeader(header.replace(/[↑↓]/g, ' ')).map((c) => ({ ...c, name: c.name.trim() }));
+  if (!/[↑↓]/.test(header)) return columnsOfHeader(header);
+  return [...header.matchAll(/[^\s↑↓]+/g)].map((m) => ({ name: m[0], start: m.index }));
 }
 
 /** The text is one or more get tables (a `$ kubectl get …` line may precede each). */

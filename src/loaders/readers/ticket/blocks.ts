@@ -9,6 +9,7 @@ import { braceDepth, isKubectlNoise } from '../../text-lines.js';
 import { startsLikeJson } from '../sniffs.js';
 import { isNodeViewerLine } from '../node-viewer.js';
 import { parseCommand, type Command } from './command.js';
+import { resourceType } from '../../kubectl-resources.js';
 
 /** `other`: tables, describe output, kubectl's messages; `text`: anything else inside a fence (shell, heredocs). */
 export type BlockKind = 'yaml' | 'json' | 'log' | 'other' | 'text';
@@ -371,8 +372,19 @@ function closingFence(lines: string[], from: number, marker: string): number {
 function stripBoxes(lines: string[]): string[] {
   const boxed = lines.filter((l) => /^\s*[│┃║]/.test(l)).length;
   if (boxed < 3) return lines;
-  // A box's top and bottom edges (with the view's title in them) are frame, not content.
-  return lines.map((l) => (BOX_LINE.test(l) ? '' : l.replace(BOX_SIDE, '')));
+  // A box's top and bottom edges are frame, not content; the title k9s puts in the top one says what the view lists.
+  return lines.map((l) => (BOX_LINE.test(l) ? (k9sViewCommand(l) ?? '') : l.replace(BOX_SIDE, '')));
+}
+
+/**
+ * k9s titles a list view `Pods(kube-system)[2]`, `NodeClaims(all)[3]`: the resource and namespace a
+ * `kubectl get` would name, so the table under it is typed as that command's output would be.
+ */
+function k9sViewCommand(edge: string): string | undefined {
+  const m = /^\s*┌[─═━]*\s*([A-Za-z]+)\(([\w.-]*)\)(?:\[\d+\])?[\s─═━]/.exec(edge);
+  if (!m || !resourceType(m[1]!)) return undefined;
+  const ns = m[2] === 'all' || m[2] === '' ? ' -A' : ` -n ${m[2]}`;
+  return `kubectl get ${m[1]!.toLowerCase()}${ns}`;
 }
 
 function addProse(out: SplitText, start: number, lines: string[]): void {
