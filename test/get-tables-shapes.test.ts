@@ -272,6 +272,31 @@ describe('event rows the terminal wrapped', () => {
   });
 });
 
+describe('tables wider than the console', () => {
+  it('`get pods -A -o wide` cut at 120 columns, header included: each piece goes back onto its line', async () => {
+    const r = await scan([table('pods-wide-console-wrapped.txt')], { now: NOW });
+    // Read line by line, the pieces were Pods named NODE, <none> and ompute.internal.
+    expect(rows(r)).toEqual([
+      'Pod checkout/cart-api-5b7c9d8f6-2wxlq @6',
+      'Pod checkout/cart-api-5b7c9d8f6-q8mzt @8',
+      'Pod karpenter/karpenter-84f6d7c9b-vn4tj @10',
+    ]);
+    expect(r.load.objects[0]!.object.spec).toEqual({ nodeName: 'ip-10-40-18-5.eu-central-1.compute.internal' });
+    expect(r.load.objects[1]!.object).toMatchObject({ status: { phase: 'Pending' } });
+    expect(r.load.objects[1]!.object.spec).toBeUndefined();
+    expect(r.load.objects[1]!.provenance.partial!.known).toEqual(expect.arrayContaining(['/spec/nodeName', '/status/nominatedNodeName']));
+    expect(skipped(r)).toEqual(['1 prose (1 paragraph), not objects or logs']);
+    expect(findings(r)).toEqual([]);
+  });
+
+  it('a header that is merely the widest line is not joined to the row under it', () => {
+    const header = `NAME${' '.repeat(80)}STATUS   ROLES    AGE   VERSION`;
+    const row = `ip-10-1-1-1.ec2.internal${' '.repeat(60)}Ready    <none>   2d    v1.30.4-eks-a737599`;
+    const r = readGetTable({ text: `${header}\n${row}\n`, source: 'n.txt' });
+    expect(r.objects.map((o) => o.object.metadata.name)).toEqual(['ip-10-1-1-1.ec2.internal']);
+  });
+});
+
 describe('"No resources found in NS namespace."', () => {
   it('says none exist in that namespace only: the kind is not listed for the cluster, and the report says which', async () => {
     const r = await scan([table('no-resources-in-namespace.txt')], { now: NOW });

@@ -91,7 +91,7 @@ function headerlessEventColumns(row: string): Column[] | undefined {
 export function readGetTable(block: TextBlock): ReadResult {
   const out: ReadResult = { objects: [], skipped: [] };
   const first = block.line ?? 1;
-  const lines = block.text.split('\n').map((t) => t.replace(/\r$/, ''));
+  const lines = unwrapTables(block.text.split('\n').map((t) => t.replace(/\r$/, '')));
   let hint = block.hint;
   for (let i = 0; i < lines.length; i++) {
     const text = lines[i]!;
@@ -116,6 +116,7 @@ export function readGetTable(block: TextBlock): ReadResult {
       !parseCommand(lines[i + 1]!)
     ) {
       i++;
+      if (lines[i] === JOINED) continue;
       const previous = raw[raw.length - 1];
       if (wraps && previous && !startsEventRow(lines[i]!, cols)) previous.text = joinWrapped(previous.text, lines[i]!, lines);
       else raw.push({ text: lines[i]!, line: first + i });
@@ -141,6 +142,33 @@ export function readGetTable(block: TextBlock): ReadResult {
           : objectRow(kind, cell, columnFields(kind, cols, hint), hint?.namespace, block.source, line);
       if (read) out.objects.push(read);
     }
+  }
+  return out;
+}
+
+/** Where a line was joined to the one above it (kept, so that lines keep their numbers). */
+const JOINED = '\u0000';
+
+/**
+ * A table wider than the console that printed it (`get pods -o wide` at 120 columns): every line as wide as the
+ * console goes on on the next one, the header first (`…NOMINATED NODE   READINESS GAT` / `ES`). Only when the header
+ * itself is cut that way: a header that ends at the widest line by chance is followed by a row, not by capitals.
+ */
+function unwrapTables(lines: string[]): string[] {
+  const out = [...lines];
+  for (let h = 0; h < out.length; h++) {
+    if (!HEADER.test(out[h]!)) continue;
+    let end = h;
+    while (end + 1 < out.length && out[end + 1]!.trim() !== '' && !ANY_PROMPT.test(out[end + 1]!)) end++;
+    const width = Math.max(...out.slice(h, end + 1).map((l) => l.length));
+    const rest = out[h + 1]?.trim() ?? '';
+    if (width < 80 || out[h]!.length !== width || !/^[A-Z][A-Z0-9 ()%/-]*$/.test(rest)) continue;
+    for (let i = h; i < end; i++) {
+      if (out[i]!.length !== width || out[i] === JOINED) continue;
+      out[i] += out[i + 1]!;
+      out[i + 1] = JOINED;
+    }
+    h = end;
   }
   return out;
 }
@@ -215,7 +243,7 @@ function objectRow(
   line: number,
 ): LoadedObject | undefined {
   const nameColumn = Object.keys(columns.fields).find((h) => columns.fields[h] === '/metadata/name') ?? 'NAME';
-  const rawName = cell(nameColumn);
+  const rawName = value(cell(nameColumn));
   if (!rawName) return undefined;
   // `kubectl get nodepools,nodeclaims` prints `nodeclaim.karpenter.sh/general-x7k2p`.
   const slash = rawName.indexOf('/');
