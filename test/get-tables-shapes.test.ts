@@ -64,6 +64,45 @@ describe('v1alpha5 tables: machines and provisioners', () => {
   });
 });
 
+describe('the command line types the rows', () => {
+  it('node classes of every provider and generation, and the API version a command names', () => {
+    const text = [
+      '$ kubectl get awsnodetemplates',
+      'NAME      AGE',
+      'default   301d',
+      '$ kubectl get aksnodeclass',
+      'NAME      READY   AGE',
+      'default   False   3h',
+      '$ kubectl get nodeclaims.v1beta1.karpenter.sh',
+      'NAME            TYPE        ZONE         NODE   READY     AGE',
+      'general-m2kx8   m5.large    us-east-1d          Unknown   4m',
+    ].join('\n');
+    const r = readGetTable({ text, source: 't.txt' });
+    expect(r.objects.map((o) => `${o.object.apiVersion} ${o.object.kind} ${o.object.metadata.name}`)).toEqual([
+      'karpenter.k8s.aws/v1alpha1 AWSNodeTemplate default',
+      'karpenter.azure.com/v1beta1 AKSNodeClass default',
+      'karpenter.sh/v1beta1 NodeClaim general-m2kx8',
+    ]);
+    expect(r.objects[1]!.object.status).toEqual({ conditions: [{ type: 'Ready', status: 'False' }] });
+  });
+
+  it('a table of a kind not read is named with its kind and columns', () => {
+    const r = readGetTable({
+      text: '$ kubectl get deploy -n karpenter\nNAME        READY   UP-TO-DATE   AVAILABLE   AGE\nkarpenter   0/2     2            0           5d\n',
+      source: 't.txt',
+    });
+    expect(r.objects).toEqual([]);
+    expect(r.skipped).toEqual([
+      {
+        source: 't.txt',
+        line: 2,
+        reason:
+          'a kubectl table (columns NAME, READY, UP-TO-DATE, AVAILABLE, AGE) of Deployment objects, which karpdoctor does not read from a table: 1 row(s) not read',
+      },
+    ]);
+  });
+});
+
 describe('node tables with label columns', () => {
   it('`-L key` columns are those labels (the cell empty: the label is known to be absent)', async () => {
     const r = await scan([table('nodes-label-columns.txt')], { now: NOW });

@@ -24,8 +24,20 @@ const HEADER = /^(NAMESPACE|NAME|LAST SEEN|LASTSEEN|FIRSTSEEN|FIRST SEEN)[↑↓
 /** Any shell prompt ends a table (the next command, or the prompt left after the output: `PS C:\Users\ops>`). */
 const ANY_PROMPT = /^\s*(?:\$|#|%|>|❯|PS [^>]*>)(?:\s|$)/;
 
-type TableKind = 'Event' | 'Node' | 'Pod' | 'NodePool' | 'NodeClaim' | 'EC2NodeClass' | 'Machine' | 'Provisioner' | 'PodDisruptionBudget';
-const READ_KINDS = new Set<string>(['Node', 'Pod', 'NodePool', 'NodeClaim', 'EC2NodeClass', 'Machine', 'Provisioner', 'PodDisruptionBudget']);
+type TableKind =
+  'Event' | 'Node' | 'Pod' | 'NodePool' | 'NodeClaim' | 'EC2NodeClass' | 'AWSNodeTemplate' | 'AKSNodeClass' | 'Machine' | 'Provisioner' | 'PodDisruptionBudget';
+const READ_KINDS = new Set<string>([
+  'Node',
+  'Pod',
+  'NodePool',
+  'NodeClaim',
+  'EC2NodeClass',
+  'AWSNodeTemplate',
+  'AKSNodeClass',
+  'Machine',
+  'Provisioner',
+  'PodDisruptionBudget',
+]);
 
 /**
  * The kind of the rows: the command line's, when it names one this reader reads (a v1alpha5 `get machines` table has
@@ -198,6 +210,7 @@ function value(text: string | undefined): string | undefined {
 
 /** What the columns hold beyond a kind's default layout: `-L` labels and custom columns, header → field. */
 interface ColumnFields {
+  apiVersion: string;
   fields: Record<string, string>;
   /** Labels the command's `-l key=value` selected on. */
   labels: Record<string, string>;
@@ -215,12 +228,14 @@ const NODE_LABEL_COLUMNS: Record<string, string> = {
   ARCH: 'kubernetes.io/arch',
 };
 
-function columnFields(kind: TableKind, cols: Column[], hint: OutputType | undefined): ColumnFields {
+function columnFields(kind: Exclude<TableKind, 'Event'>, cols: Column[], hint: OutputType | undefined): ColumnFields {
   const fields: Record<string, string> = { ...hint?.columns };
+  // `kubectl get nodeclaims.v1beta1.karpenter.sh` prints objects of the version it names.
+  const apiVersion = hint?.kind === kind && hint.apiVersion ? hint.apiVersion : API_VERSION[kind];
   const labels = hint?.labels ?? {};
   if (kind === 'Node' && !hint?.columns)
     for (const c of cols) if (NODE_LABEL_COLUMNS[c.name]) fields[c.name] = pointer('metadata', 'labels', NODE_LABEL_COLUMNS[c.name]!);
-  return { fields, labels, custom: hint?.customColumns === true };
+  return { apiVersion, fields, labels, custom: hint?.customColumns === true };
 }
 
 const API_VERSION: Record<Exclude<TableKind, 'Event'>, string> = {
@@ -229,6 +244,8 @@ const API_VERSION: Record<Exclude<TableKind, 'Event'>, string> = {
   NodePool: 'karpenter.sh/v1',
   NodeClaim: 'karpenter.sh/v1',
   EC2NodeClass: 'karpenter.k8s.aws/v1',
+  AWSNodeTemplate: 'karpenter.k8s.aws/v1alpha1',
+  AKSNodeClass: 'karpenter.azure.com/v1beta1',
   Machine: 'karpenter.sh/v1alpha5',
   Provisioner: 'karpenter.sh/v1alpha5',
   PodDisruptionBudget: 'policy/v1',
@@ -248,7 +265,7 @@ function objectRow(
   // `kubectl get nodepools,nodeclaims` prints `nodeclaim.karpenter.sh/general-x7k2p`.
   const slash = rawName.indexOf('/');
   const name = slash >= 0 ? rawName.slice(slash + 1) : rawName;
-  const obj: KubeObject = { apiVersion: API_VERSION[kind], kind, metadata: { name } };
+  const obj: KubeObject = { apiVersion: columns.apiVersion, kind, metadata: { name } };
   const known = ['/metadata/name'];
   const ages: Record<string, number> = {};
   const put = (ptr: string, v: unknown) => {
@@ -343,7 +360,7 @@ function objectRow(
       if (cell(column) !== undefined) put(`/status/resources/${key}`, value(cell(column)));
     }
     ready('READY');
-  } else if (kind === 'EC2NodeClass') {
+  } else if (kind === 'EC2NodeClass' || kind === 'AKSNodeClass') {
     ready('READY');
   } else if (kind === 'Provisioner') {
     // v1alpha5 Provisioners print NAME and AGE (some releases a TEMPLATE and WEIGHT).
