@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readGetTable } from '../src/loaders/readers/get-table.js';
+import { isHeaderlessRow, readGetTable } from '../src/loaders/readers/get-table.js';
 import { readNodeViewer, sniffNodeViewer } from '../src/loaders/readers/node-viewer.js';
 import { parseCommand } from '../src/loaders/readers/ticket/command.js';
 import { reportContext } from '../src/reporters/report.js';
@@ -308,6 +308,29 @@ describe('event rows the terminal wrapped', () => {
       'Cannot disrupt NodeClaim: Pod "shop/cart-0" has "karpenter.sh/do-not-disrupt" annotation',
       "Can't remove without creating 2 candidates",
     ]);
+  });
+});
+
+describe('rows without their header, and a prompt without a profile', () => {
+  it('a `get pods -A` row under "pod:" is that Pod; `sh-4.2$ kubectl get nodes` types the table after it', async () => {
+    const r = await scan([table('pod-row-and-sh-prompt.txt')], { now: NOW });
+    expect(rows(r)).toEqual(['Pod webshop/checkout-api-6c8d9b7f5d-wq2rx @5', 'Node ip-172-31-40-12.eu-west-1.compute.internal @15']);
+    expect(r.load.objects[0]!.object.status).toEqual({ phase: 'Pending' });
+    expect(r.load.objects[0]!.provenance.ages).toEqual({ '/metadata/creationTimestamp': 31_000 });
+    expect(skipped(r)).toEqual([
+      '7 the Events table of a kubectl describe whose object the text does not name: not read',
+      '1 prose (2 paragraphs), not objects or logs',
+    ]);
+    expect(findings(r)).toEqual([]);
+  });
+
+  it('pod rows without a header end at the first line that is not one; prose is not a pod row', () => {
+    const text = 'shop   cart-0   1/1   Running   2 (3h ago)   6d\nshop   cart-1   0/1   Pending   0            2m\nEvents:\n';
+    expect(readGetTable({ text, source: 'p.txt' }).objects.map((o) => `${o.object.metadata.namespace}/${o.object.metadata.name}`)).toEqual([
+      'shop/cart-0',
+      'shop/cart-1',
+    ]);
+    expect(isHeaderlessRow('We saw 3 pods at 1/2 Running 0 5d')).toBe(false);
   });
 });
 

@@ -80,7 +80,7 @@ export function sniffGetTable(text: string): boolean {
     .map((l) => l.replace(/\r$/, ''))
     .filter((l) => l.trim() !== '' && !parseCommand(l));
   const header = lines[0];
-  if (header && headerlessEventColumns(header)) return true;
+  if (header && isHeaderlessRow(header)) return true;
   // Any kind: a table whose kind only the command line above it tells (`get ec2nodeclasses` prints NAME READY AGE,
   // `-o custom-columns` the user's own headers) is read with it, and one of a kind not read is listed as skipped.
   return !!header && HEADER.test(header) && !!lines[1] && !HEADER.test(lines[1]);
@@ -100,6 +100,27 @@ function headerlessEventColumns(row: string): Column[] | undefined {
   return names.map((name, i) => ({ name, start: cells[i]!.index }));
 }
 
+/**
+ * A row of `kubectl get pods [-A]` pasted without its header (`webshop  checkout-api-6c8d…  0/1  Pending  0  31s`,
+ * after `| grep Pending`, or cut out of a longer listing): READY `n/m` then STATUS, RESTARTS and AGE place it. The
+ * columns are where its cells start; `-o wide` cells after AGE are not named, so not read.
+ */
+function headerlessPodColumns(row: string): Column[] | undefined {
+  const cells = [...row.matchAll(/\S+(?: \(\S+ ago\))?/g)];
+  const ready = cells.findIndex((m) => /^\d+\/\d+$/.test(m[0]));
+  if ((ready !== 1 && ready !== 2) || cells.length < ready + 4) return undefined;
+  if (!/^[A-Z][\w:]*$/.test(cells[ready + 1]![0]) || !/^\d+(?: \(\S+ ago\))?$/.test(cells[ready + 2]![0]) || parseAge(cells[ready + 3]![0]) === undefined)
+    return undefined;
+  if (!cells.slice(0, ready).every((m) => /^[a-z0-9][a-z0-9.-]*$/.test(m[0]))) return undefined;
+  const names = [...(ready === 2 ? ['NAMESPACE'] : []), 'NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE', ...(cells.length > ready + 4 ? ['WIDE'] : [])];
+  return names.map((name, i) => ({ name, start: cells[i]!.index }));
+}
+
+/** A table row that stands without its header (events, pods): for the ticket reader, which cuts a text into blocks. */
+export function isHeaderlessRow(line: string): boolean {
+  return headerlessEventColumns(line) !== undefined || headerlessPodColumns(line) !== undefined;
+}
+
 export function readGetTable(block: TextBlock): ReadResult {
   const out: ReadResult = { objects: [], skipped: [] };
   const first = block.line ?? 1;
@@ -112,7 +133,7 @@ export function readGetTable(block: TextBlock): ReadResult {
       hint = command.output;
       continue;
     }
-    const headerless = HEADER.test(text) ? undefined : headerlessEventColumns(text);
+    const headerless = HEADER.test(text) ? undefined : (headerlessEventColumns(text) ?? headerlessPodColumns(text));
     if (!HEADER.test(text) && !headerless) continue;
     const cols = headerless ?? headerColumns(text);
     // Without a header the line is the first row.
@@ -125,7 +146,9 @@ export function readGetTable(block: TextBlock): ReadResult {
       lines[i + 1]!.trim() !== '' &&
       !(HEADER.test(lines[i + 1]!) && !headerless) &&
       !ANY_PROMPT.test(lines[i + 1]!) &&
-      !parseCommand(lines[i + 1]!)
+      !parseCommand(lines[i + 1]!) &&
+      // Pod rows without a header end where a line is not one (`Events:` of the pod's describe after it).
+      !(headerless && kind === 'Pod' && !headerlessPodColumns(lines[i + 1]!))
     ) {
       i++;
       if (lines[i] === JOINED) continue;

@@ -8,6 +8,7 @@ import { parseLogLine } from '../../logs.js';
 import { braceDepth, isKubectlNoise } from '../../text-lines.js';
 import { startsLikeJson } from '../sniffs.js';
 import { isNodeViewerLine } from '../node-viewer.js';
+import { isHeaderlessRow } from '../get-table.js';
 import { parseCommand, type Command } from './command.js';
 import { resourceType } from '../../kubectl-resources.js';
 
@@ -218,7 +219,7 @@ function lineKind(line: string, fenced: boolean): BlockKind | null {
   if (startsLikeJson(line)) return parseLogLine(line, 0, { source: '' }) ? 'log' : 'json';
   if (isKubectlNoise(line)) return 'other';
   if (parseLogLine(line, 0, { source: '' })) return 'log';
-  if (TABLE_HEADER.test(line) || DESCRIBE_FIELD.test(line) || /^Events:\s*$/.test(line) || isNodeViewerLine(line)) return 'other';
+  if (TABLE_HEADER.test(line) || DESCRIBE_FIELD.test(line) || /^Events:\s*$/.test(line) || isNodeViewerLine(line) || isHeaderlessRow(line)) return 'other';
   if (YAML_KEY.test(line)) return 'yaml';
   if (ELISION.test(line)) return fenced ? 'yaml' : null;
   return fenced ? 'text' : null;
