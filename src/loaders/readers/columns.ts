@@ -45,7 +45,10 @@ export function columnsOfRule(header: string, rule: string): Column[] {
 export function cellsOf(row: string, cols: Column[]): string[] {
   const aligned = cols.every((c, i) => i === 0 || c.start >= row.length || row[c.start - 1] === ' ' || row[c.start - 1] === undefined);
   if (aligned) {
-    return cols.map((c, i) => (i + 1 < cols.length ? row.slice(c.start, cols[i + 1]!.start) : row.slice(c.start)).trim());
+    const cells = cols.map((c, i) => (i + 1 < cols.length ? row.slice(c.start, cols[i + 1]!.start) : row.slice(c.start)).trim());
+    // A row printed apart from the others (`kubectl get events -w`) can miss the header's columns by a few characters
+    // and still have spaces there: two cells then share a slice, with the gap between them inside it.
+    if (!cells.slice(0, -1).some((c) => /\S\s{2,}\S/.test(c))) return cells;
   }
   const wide = row.trim().split(/\s{2,}/);
   if (wide.length === cols.length) return wide;
