@@ -283,6 +283,37 @@ describe('k9s views copied out of the terminal', () => {
   });
 });
 
+describe('tables cut at the right', () => {
+  it('a header without AGE was cut through its last column: those cells are unknown, not a node name or none', async () => {
+    const r = await scan([table('nodeclaims-cut-at-window.md')], { now: NOW });
+    expect(rows(r)).toEqual(['NodeClaim batch-4tq9w @6', 'NodeClaim batch-kx27m @7', 'NodeClaim web-r8d3n @8']);
+    for (const o of r.load.objects) {
+      // "ip-10-70-141-33.eu-" is half a name, and the empty cell may hide one.
+      expect(o.object.status).toBeUndefined();
+      expect(o.provenance.partial!.known).not.toContain('/status/nodeName');
+      expect(o.provenance.partial!.known).toContain('/metadata/labels/topology.kubernetes.io~1zone');
+    }
+    expect(skipped(r)).toEqual(['1 prose (1 paragraph), not objects or logs']);
+    expect(findings(r)).toEqual([]);
+  });
+
+  it('a row that ends before a column kubectl never leaves empty was cut: from its last cell on, nothing is known', () => {
+    const text = [
+      'NAME          TYPE        CAPACITY    ZONE         NODE                          READY     AGE',
+      'web-2kd9s     m7i.large   on-demand   eu-west-1a   ip-10-7-1-9.ec2.internal      True      3d',
+      'web-8qq4c     m7i.large   on-demand   eu-west-1a   ip-10-7-1-',
+      'web-x0v5t     m7i.large   on-demand   eu-west-1b                                 Unknown   4m',
+    ].join('\n');
+    const [whole, cut, empty] = readGetTable({ text, source: 'c.txt' }).objects;
+    expect(whole!.object.status).toMatchObject({ nodeName: 'ip-10-7-1-9.ec2.internal' });
+    expect(cut!.object.status).toBeUndefined();
+    expect(cut!.provenance.partial!.known).not.toContain('/status/nodeName');
+    expect(cut!.provenance.ages).toBeUndefined();
+    // Printed empty, with READY and AGE after it: known to have no node.
+    expect(empty!.provenance.partial!.known).toContain('/status/nodeName');
+  });
+});
+
 describe('kubectl get events -w', () => {
   it('rows printed one by one miss the header columns by a character or two: each is cut at its own gaps', async () => {
     const r = await scan([table('events-watch-unaligned.txt')], { now: NOW });

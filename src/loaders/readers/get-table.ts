@@ -156,7 +156,10 @@ export function readGetTable(block: TextBlock): ReadResult {
       if (wraps && previous && !startsEventRow(lines[i]!, cols)) previous.text = joinWrapped(previous.text, lines[i]!, lines);
       else raw.push({ text: lines[i]!, line: first + i });
     }
-    const rows = raw.map(({ text, line }) => ({ cells: cellsOf(text, cols), line }));
+    // Every object table kubectl prints has an AGE column (`top` and custom columns aside): without it, the paste
+    // was cut at the right, through the last column it shows.
+    const headerCut = kind !== undefined && kind !== 'Event' && !hint?.customColumns && !cols.some((c) => c.name === 'AGE' || c.name === 'CPU%');
+    const rows = raw.map(({ text, line }) => ({ cells: uncut(text, cols, cellsOf(text, cols), headerCut), line }));
     if (!kind) {
       const of = hint?.kind ? `of ${hint.kind} objects, which karpdoctor does not read from a table` : 'of a kind karpdoctor does not read';
       out.skipped.push({
@@ -169,7 +172,7 @@ export function readGetTable(block: TextBlock): ReadResult {
     for (const { cells, line } of rows) {
       const cell = (...names: string[]) => {
         const at = cols.findIndex((c) => names.includes(c.name));
-        return at >= 0 ? cells[at] : undefined;
+        return at >= 0 ? (cells[at] ?? undefined) : undefined;
       };
       const read =
         kind === 'Event'
@@ -206,6 +209,22 @@ function unwrapTables(lines: string[]): string[] {
     h = end;
   }
   return out;
+}
+
+/** Columns kubectl never leaves empty: a row that ends before one of them was cut, not printed that short. */
+const NEVER_EMPTY = new Set(['AGE', 'MESSAGE', 'STATUS', 'READY', 'VERSION']);
+
+/**
+ * A row cut at the right (a window's edge, `| cut -c1-100`): the cell it ends in may be cut too, and the cells after
+ * it are not shown. Those are unknown, not empty: a NodeClaim cut before NODE has not lost its node. When the header
+ * is cut as well, its last column is the one cut through, in every row.
+ */
+function uncut(row: string, cols: Column[], cells: string[], headerCut: boolean): Array<string | undefined> {
+  if (headerCut) return cells.map((c, i) => (i + 1 < cols.length ? c : undefined));
+  const end = row.trimEnd().length;
+  const last = cols.findLastIndex((c) => NEVER_EMPTY.has(c.name));
+  if (last < 0 || end > cols[last]!.start) return cells;
+  return cells.map((c, i) => (cols[i + 1] && cols[i + 1]!.start < end ? c : undefined));
 }
 
 /** A line that begins an event row: its TYPE cell says Normal or Warning (else it is the message wrapped onto it). */
