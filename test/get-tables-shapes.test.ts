@@ -397,6 +397,24 @@ describe('tables wider than the console', () => {
     expect(findings(r)).toEqual([]);
   });
 
+  it('`--show-labels` rows run past the console: the pieces are the rest of LABELS, not Nodes named after labels', async () => {
+    const r = await scan([table('show-labels-console-wrapped.txt')], { now: NOW });
+    expect(rows(r)).toEqual(['Node ip-10-52-19-240.eu-central-1.compute.internal @5', 'Node ip-10-52-88-7.eu-central-1.compute.internal @9']);
+    expect(r.load.objects[0]!.object.metadata.labels).toMatchObject({ 'karpenter.sh/nodepool': 'arm-spot', 'topology.kubernetes.io/zone': 'eu-central-1a' });
+    expect(r.load.objects[1]!.object.metadata.labels).toMatchObject({ 'eks.amazonaws.com/nodegroup': 'core' });
+    expect(r.load.objects[1]!.object.metadata.labels).not.toHaveProperty(['karpenter.sh/nodepool']);
+    expect(nodesOfUnknownOwner(r.snapshot)).toEqual([]);
+    expect(skipped(r)).toEqual(['1 prose (1 paragraph), not objects or logs']);
+    expect(findings(r)).toEqual([]);
+  });
+
+  it('a LABELS cell that is not `k=v,…` leaves the labels unknown', () => {
+    const text =
+      'NAME                       STATUS   ROLES    AGE   VERSION               LABELS\nip-10-1-1-1.ec2.internal   Ready    <none>   2d    v1.30.4-eks-a737599   arch=amd64,zone us-east-1a\n';
+    const [node] = readGetTable({ text, source: 'l.txt' }).objects;
+    expect(node!.provenance.partial!.known).not.toContain('/metadata/labels');
+  });
+
   it('a header that is merely the widest line is not joined to the row under it', () => {
     const header = `NAME${' '.repeat(80)}STATUS   ROLES    AGE   VERSION`;
     const row = `ip-10-1-1-1.ec2.internal${' '.repeat(60)}Ready    <none>   2d    v1.30.4-eks-a737599`;

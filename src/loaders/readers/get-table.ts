@@ -139,7 +139,8 @@ export function readGetTable(block: TextBlock): ReadResult {
     // Without a header the line is the first row.
     if (headerless) i--;
     const kind = tableKind(cols, hint?.kind);
-    const raw: Array<{ text: string; line: number }> = [];
+    // `tail`: the length of the row's last line as pasted, which tells a cut at the console's width from a word wrap.
+    const raw: Array<{ text: string; line: number; tail: number }> = [];
     const wraps = kind === 'Event' && cols[cols.length - 1]!.name === 'MESSAGE';
     while (
       i + 1 < lines.length &&
@@ -153,8 +154,11 @@ export function readGetTable(block: TextBlock): ReadResult {
       i++;
       if (lines[i] === JOINED) continue;
       const previous = raw[raw.length - 1];
-      if (wraps && previous && !startsEventRow(lines[i]!, cols)) previous.text = joinWrapped(previous.text, lines[i]!, lines);
-      else raw.push({ text: lines[i]!, line: first + i });
+      const goesOn = wraps ? !startsEventRow(lines[i]!, cols) : kind !== 'Event' && !hint?.customColumns && continuesRow(lines[i]!, previous, cols, lines);
+      if (previous && goesOn) {
+        previous.text = joinWrapped(previous, lines[i]!, lines);
+        previous.tail = lines[i]!.length;
+      } else raw.push({ text: lines[i]!, line: first + i, tail: lines[i]!.length });
     }
     // Every object table kubectl prints has an AGE column (`top` and custom columns aside): without it, the paste
     // was cut at the right, through the last column it shows.
@@ -227,6 +231,23 @@ function uncut(row: string, cols: Column[], cells: string[], headerCut: boolean)
   return cells.map((c, i) => (cols[i + 1] && cols[i + 1]!.start < end ? c : undefined));
 }
 
+/** An object's name as a table prints it: DNS-like, maybe after `kind.group/` (`nodeclaim.karpenter.sh/web-x`). */
+const OBJECT_NAME = /^(?:[a-z][a-z0-9.]*\/)?[a-z0-9]([a-z0-9._-]*[a-z0-9])?$/;
+
+/**
+ * The rest of the row above, wrapped onto this line (`--show-labels` rows run far past any console): its NAME (or
+ * NAMESPACE) cell is no name (`,beta.kubernetes.io/instance-type=m6i.large`), or, under a line as wide as the paste,
+ * it stops before the first column kubectl never leaves empty.
+ */
+function continuesRow(line: string, previous: { tail: number } | undefined, cols: Column[], lines: string[]): boolean {
+  if (previous === undefined) return false;
+  const cells = cellsOf(line, cols);
+  const named = cols.map((c, i) => (c.name === 'NAME' || c.name === 'NAMESPACE' ? cells[i] : undefined)).filter((c) => c !== undefined);
+  if (named.some((c) => !OBJECT_NAME.test(c) && !/^<none>$/.test(c))) return true;
+  const never = cols.slice(1).find((c) => NEVER_EMPTY.has(c.name));
+  return previous.tail === Math.max(...lines.map((l) => l.length)) && never !== undefined && line.trimEnd().length <= never.start;
+}
+
 /** A line that begins an event row: its TYPE cell says Normal or Warning (else it is the message wrapped onto it). */
 function startsEventRow(line: string, cols: Column[]): boolean {
   const type = cellsOf(line, cols)[cols.findIndex((c) => c.name === 'TYPE')];
@@ -238,9 +259,9 @@ function startsEventRow(line: string, cols: Column[]): boolean {
  * piece that follows a line as long as the longest of the paste goes on without a space; a message wrapped at words
  * (a mail client, a narrow column, an indented continuation) goes on after one.
  */
-function joinWrapped(text: string, more: string, lines: string[]): string {
+function joinWrapped(row: { text: string; tail: number }, more: string, lines: string[]): string {
   const width = Math.max(...lines.map((l) => l.length));
-  return text.length === width && !/^\s/.test(more) ? text + more : `${text.trimEnd()} ${more.trim()}`;
+  return row.tail === width && !/^\s/.test(more) ? row.text + more : `${row.text.trimEnd()} ${more.trim()}`;
 }
 
 type Cell = (...names: string[]) => string | undefined;
@@ -343,7 +364,9 @@ function objectRow(
   if (columns.custom) return result();
   created(cell('AGE'));
   const labels = cell('LABELS');
-  if (labels !== undefined) put('/metadata/labels', value(labels) ? parseLabelPairs(labels) : undefined);
+  // A LABELS cell that is not `k=v,…` (cut, or mangled by the paste) shows nothing for sure.
+  const pairs = value(labels) ? parseLabelPairs(labels!) : {};
+  if (labels !== undefined && pairs) put('/metadata/labels', Object.keys(pairs).length ? pairs : undefined);
   const label = (column: string, key: string) => {
     const v = cell(column);
     if (v !== undefined && !known.includes('/metadata/labels')) put(pointer('metadata', 'labels', key), value(v));
