@@ -329,6 +329,18 @@ describe('kubectl get events -w', () => {
   });
 });
 
+describe('kubectl get nodeclaims -w', () => {
+  it('a row printed each time the claim changes: one NodeClaim, in its last state', async () => {
+    const r = await scan([table('nodeclaims-watch.txt')], { now: NOW });
+    expect(r.snapshot.nodeClaims().map((c) => c.name)).toEqual(['general-7pq2m']);
+    const claim = r.snapshot.nodeClaims()[0]!.object;
+    expect(claim.status).toEqual({ nodeName: 'ip-10-9-44-18.ec2.internal', conditions: [{ type: 'Ready', status: 'True' }] });
+    expect(r.snapshot.provenance(claim)!.line).toBe(8);
+    expect(claim.metadata.creationTimestamp).toBe('2026-01-31T23:58:57Z');
+    expect(findings(r)).toEqual([]);
+  });
+});
+
 describe('event rows the terminal wrapped', () => {
   it('a console that breaks lines at 120 columns: the pieces are the message, and the cause in it is named', async () => {
     const r = await scan([table('events-console-wrapped.txt')], { now: NOW });

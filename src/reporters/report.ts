@@ -114,7 +114,7 @@ export function reportContext(snapshot: Snapshot, run: RunResult, rules: readonl
       ...(snapshot.agesAnchored ? [agesNote(snapshot)] : []),
       ...(snapshot.mergedCount
         ? [
-            `${snapshot.mergedCount} object(s) appeared more than once (the same kind, namespace and name) and were counted once, keeping the copy with status, else the newest resourceVersion, else the one whose path sorts first (e.g. ${snapshot.mergedExample})`,
+            `${snapshot.mergedCount} object(s) appeared more than once (the same kind, namespace and name) and were counted once, keeping the copy with status, else the newest resourceVersion, else the later row of one paste, else the one whose path sorts first (e.g. ${snapshot.mergedExample})`,
           ]
         : []),
       ...multiplyDefinedNote(snapshot),

@@ -165,7 +165,7 @@ export class Snapshot {
     if (existing) {
       this.noteMerged(object);
       const provs = this.provenanceMap.get(existing)!;
-      const better = preferWhole(provenance, provs[0]) || prefer(object, existing);
+      const better = preferWhole(provenance, provs[0]) || prefer(object, existing) || laterPaste(provenance, provs[0]);
       // Equal copies (a Kustomize base and its rendered output): the one whose path sorts first, whatever the read order
       // (an archive's entry order, parallel workers), so findings cite the same file every run — `apps/base/…` here.
       if (better > 0 || (better === 0 && provenance.source < (provs[0]?.source ?? ''))) {
@@ -767,6 +767,15 @@ function prefer(candidate: KubeObject, existing: KubeObject): number {
   const b = rv(existing);
   if (Number.isFinite(a) && Number.isFinite(b) && a !== b) return a > b ? 1 : -1;
   return Math.sign(versionPriority(candidate.apiVersion) - versionPriority(existing.apiVersion));
+}
+
+/**
+ * Two rows of one paste that show the same fields (`kubectl get nodeclaims -w` prints a row each time one changes):
+ * the later line is the later state.
+ */
+function laterPaste(candidate: Provenance, existing: Provenance | undefined): number {
+  if (!candidate.partial || !existing?.partial || candidate.source !== existing.source) return 0;
+  return Math.sign((candidate.line ?? 0) - (existing.line ?? 0));
 }
 
 /** Kubernetes' version order: GA above beta above alpha, then by number (v1 > v1beta1 > v1alpha5). */
