@@ -389,14 +389,6 @@ function objectRow(
     if (/^Ready\b/.test(status)) readyIs('True');
     const version = value(cell('VERSION'));
     if (version) put('/status/nodeInfo/kubeletVersion', version);
-  } else if (kind === 'Machine') {
-    // v1alpha5 Machines: TYPE, ZONE, NODE, READY; `-o wide` adds CAPACITY, PROVISIONER and TEMPLATE.
-    label('TYPE', 'node.kubernetes.io/instance-type');
-    label('CAPACITY', 'karpenter.sh/capacity-type');
-    label('ZONE', 'topology.kubernetes.io/zone');
-    label('PROVISIONER', 'karpenter.sh/provisioner-name');
-    if (cell('NODE') !== undefined) put('/status/nodeName', value(cell('NODE')));
-    ready('READY');
   } else if (kind === 'PodDisruptionBudget') {
     // N/A: the PDB sets the other of minAvailable / maxUnavailable.
     const amount = (v: string | undefined) => (value(v) === undefined || v === 'N/A' ? undefined : /^\d+$/.test(v!) ? Number(v) : v);
@@ -404,11 +396,14 @@ function objectRow(
     if (cell('MAX UNAVAILABLE') !== undefined) put('/spec/maxUnavailable', amount(cell('MAX UNAVAILABLE')));
     const allowed = cell('ALLOWED DISRUPTIONS');
     if (allowed !== undefined && /^\d+$/.test(allowed)) put('/status/disruptionsAllowed', Number(allowed));
-  } else if (kind === 'NodeClaim') {
+  } else if (kind === 'NodeClaim' || kind === 'Machine') {
+    // v1alpha5 Machines print TYPE ZONE CAPACITY READY (some releases NODE, PROVISIONER); NodeClaims add NODEPOOL,
+    // ID, IMAGEID, NODECLASS in `-o wide`.
     label('TYPE', 'node.kubernetes.io/instance-type');
     label('CAPACITY', 'karpenter.sh/capacity-type');
     label('ZONE', 'topology.kubernetes.io/zone');
     label('NODEPOOL', 'karpenter.sh/nodepool');
+    label('PROVISIONER', 'karpenter.sh/provisioner-name');
     if (cell('NODE') !== undefined) put('/status/nodeName', value(cell('NODE')));
     if (cell('ID') !== undefined) put('/status/providerID', value(cell('ID')));
     if (cell('IMAGEID') !== undefined) put('/status/imageID', value(cell('IMAGEID')));
