@@ -329,6 +329,23 @@ describe('kubectl get events -w', () => {
   });
 });
 
+describe('a row a character off its header', () => {
+  it("cells are cut at the row's own gaps when a slice would hold two of them", () => {
+    const text = [
+      'LAST SEEN   TYPE     REASON             OBJECT                    MESSAGE',
+      '0s          Normal   Nominated          pod/web-6c9f-2kq8x        Pod should schedule on: nodeclaim/default-r2x9k',
+      '0s          Warning   FailedScheduling   pod/web-6c9f-2kq8x   0/4 nodes are available: 4 Insufficient cpu.',
+    ].join('\n');
+    const events = readGetTable({ text, source: 'w.txt' }).objects.map(
+      (o) => `${String((o.object.involvedObject as { name: string }).name)} | ${String(o.object.message)}`,
+    );
+    expect(events).toEqual([
+      'web-6c9f-2kq8x | Pod should schedule on: nodeclaim/default-r2x9k',
+      'web-6c9f-2kq8x | 0/4 nodes are available: 4 Insufficient cpu.',
+    ]);
+  });
+});
+
 describe('kubectl get nodeclaims -w', () => {
   it('a row printed each time the claim changes: one NodeClaim, in its last state', async () => {
     const r = await scan([table('nodeclaims-watch.txt')], { now: NOW });
