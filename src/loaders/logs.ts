@@ -6,6 +6,7 @@
  */
 
 import type { LogRecord, Provenance } from '../kube/types.js';
+import { goPanicLevel } from './go-traces.js';
 
 export interface LogContext {
   source: string;
@@ -16,8 +17,24 @@ type PodRef = NonNullable<LogContext['pod']>;
 
 // Date and time separated by `T` or (Loki) a space; zone optional because Loki omits it.
 const TIME = String.raw`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?`;
-/** A leading time: a space after it is a collector prefix, a tab is zap console or an aggregator re-emit. */
-const TIME_PREFIX = new RegExp(`^(${TIME})([ \\t])`, 'i');
+/**
+ * A leading time: a space after it is a collector prefix, a tab is zap console or an aggregator re-emit, a comma is a
+ * CSV export's time column (CloudWatch Logs Insights, Kibana, Datadog).
+ */
+const TIME_PREFIX = new RegExp(`^(${TIME})([ \\t]|,(?="))`, 'i');
+/** The container runtime's own line format (`/var/log/containers/*.log`): stream and full/partial flag after the time. */
+const CRI_STREAM = /^(stdout|stderr) ([FP]) /;
+/** Go's standard `log` package (informer registration at startup): local time without a zone. */
+const GO_LOG_PREFIX = /^(\d{4})\/(\d{2})\/(\d{2}) (\d{2}:\d{2}:\d{2}(?:\.\d+)?) (?=\S)/;
+/** Kibana Discover's time column (`Aug 19, 2024 @ 21:05:12.337`), in the browser's zone. */
+const KIBANA_TIME = /^(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{1,2}), (\d{4}) @ (\d{2}:\d{2}:\d{2}(?:\.\d+)?)(?=\t| {2,})/;
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+/** A copy that lost the first character of the line: `023-04-17T09:02:44Z…` is 2023's. */
+const CUT_YEAR = /^0\d{2}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}/;
+/** A record whose opening brace the copy missed: `"level":"DEBUG","time":…}`. */
+const LOST_BRACE = /^"(?:level|time|ts|logger|msg|message|severity)":.*\}$/;
+/** A viewer or the person pasting cut the line and said so. */
+const CUT_MARK = /(?:…|\.{3}|\[(?:truncated|…|\.{3})\])\s*$/;
 const KUBECTL_PREFIX = /^\[pod\/([^/\]\s]+)\/([^\]\s]+)\] /;
 /** kubetail: `[karpenter-5d6f8b7c9-q8w2n] {…}` (a container only with `-c`: `[pod/ctr]` is kubectl's). */
 const KUBETAIL_PREFIX = new RegExp(`^\\[([a-z0-9][-a-z0-9.]*[a-z0-9])\\] (?=\\{|${TIME})`);
@@ -40,19 +57,45 @@ const KLOG = /^([IWEF])\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ ([\w./-]+:\d+)\] (.*)$
 /** zap console without its time column: level, then the controller's logger, then the message. */
 const UNDATED_CONSOLE = /^(DEBUG|INFO|WARN|ERROR)(?:\t|\s{2,}|\s(?=controller\.))((?:controller|webhook)(?:\.[\w.-]+)?)(?:\t|\s{2,}|\s)(\S.*)$/;
 const KLOG_LEVELS: Record<string, string> = { I: 'INFO', W: 'WARN', E: 'ERROR', F: 'FATAL' };
+/** Where kubectl itself logs from (discovery, transport, config): its klog lines are messages to the person typing. */
+const KUBECTL_KLOG_FILES = /^(?:memcache|cached_discovery|round_trippers|request|helpers|loader|config|warnings|exec|get|logs|portforward|shortcut|discovery|command_headers|proxy_server|interface)\.go$/;
+
+/** A klog line the controller wrote (a recovered panic in runtime.go, leader election), not kubectl's own. */
+export function isControllerKlog(line: string): boolean {
+  const m = KLOG.exec(line.trim());
+  return m !== null && !KUBECTL_KLOG_FILES.test(m[2]!.replace(/:\d+$/, '').split('/').pop()!);
+}
 
 export function parseLogLine(text: string, lineNo: number, ctx: LogContext): LogRecord | null {
   // trim() also drops a BOM and the `\r` of CRLF files; colours survive a copy from a terminal.
   let rest = (text.includes('\x1b') ? text.replace(ANSI, '') : text).trim();
   if (rest === '') return null;
+  if (CUT_YEAR.test(rest)) rest = `2${rest}`;
+  rest = rest.replace(KIBANA_TIME, (_, mon: string, day: string, year: string, t: string) => {
+    const mm = String(MONTHS.indexOf(mon) + 1).padStart(2, '0');
+    return `${year}-${mm}-${day.padStart(2, '0')} ${t}`;
+  });
   let prefixTime: string | undefined;
   let prefixPod: PodRef | undefined;
   let parsed: Parsed | null | undefined;
+  let unwrapped = false;
 
   for (let guard = 0; guard < 8 && parsed === undefined; guard++) {
     let m: RegExpExecArray | null;
+    let envelope: ReturnType<typeof collectorEnvelope>;
     if ((m = TIME_PREFIX.exec(rest))) {
       rest = rest.slice(m[0].length);
+      if (m[2] === ',') {
+        // A CSV export: the next column holds the record, quoted with doubled quotes.
+        prefixTime ??= m[1];
+        rest = firstCsvField(rest);
+        continue;
+      }
+      if (m[2] === ' ' && CRI_STREAM.test(rest)) {
+        prefixTime ??= m[1];
+        rest = rest.replace(CRI_STREAM, '');
+        continue;
+      }
       if (m[2] === ' ') {
         // zap console whose tabs a terminal copy turned into runs of spaces: `TIME    LEVEL   logger  message  {…}`.
         const spaced = prefixTime === undefined ? parseSpacedConsole(m[1]!, rest) : null;
@@ -74,6 +117,15 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
         continue;
       }
       if (parsed === undefined) break;
+    } else if (prefixTime === undefined && (m = GO_LOG_PREFIX.exec(rest))) {
+      prefixTime = `${m[1]}-${m[2]}-${m[3]}T${m[4]}`;
+      rest = rest.slice(m[0].length);
+    } else if (!unwrapped && rest.startsWith('{"') && (envelope = collectorEnvelope(rest))) {
+      // fluent-bit / Docker json-file: the record is a string inside the collector's JSON, which says who and when.
+      unwrapped = true;
+      rest = envelope.log;
+      if (envelope.time !== undefined) prefixTime ??= envelope.time;
+      if (envelope.pod) prefixPod ??= envelope.pod;
     } else if (!prefixPod && (m = KUBECTL_PREFIX.exec(rest))) {
       prefixPod = { name: m[1]!, container: m[2]! };
       rest = rest.slice(m[0].length);
@@ -92,11 +144,20 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
   }
 
   let m2: RegExpExecArray | null;
+  let cut = false;
   if (parsed === undefined) {
+    if (LOST_BRACE.test(rest)) rest = `{${rest}`;
     if (rest.startsWith('{')) {
-      // Truncated or otherwise broken JSON is not turned into a half record: we return null and the
-      // caller counts the line as skipped, so a damaged log is reported rather than silently misread.
+      // Broken JSON is not turned into a half record: we return null and the caller counts the line as skipped, so a
+      // damaged log is reported rather than silently misread. A line marked as cut (`…`) is read as far as it goes.
       parsed = parseJsonRecord(rest);
+      if (!parsed && CUT_MARK.test(rest)) {
+        parsed = parseJsonRecord(JSON.stringify(completePairs(rest.replace(CUT_MARK, ''))));
+        cut = parsed !== null;
+      }
+    } else if (prefixTime === undefined && goPanicLevel(rest)) {
+      // The runtime's panic line: written straight to stderr, without time or logger.
+      parsed = { level: goPanicLevel(rest)!, message: rest, fields: {} };
     } else if (prefixTime === undefined && (m2 = UNDATED_CONSOLE.exec(rest))) {
       // A console line quoted without its time (an issue title, a sentence): `ERROR⇥controller.provisioning⇥Could not launch node, …`.
       parsed = parseConsole('', `${m2[1]}\t${m2[2]}\t${m2[3]!.replace(/\s{2,}(\{.*\})\s*$/, '\t$1')}`);
@@ -119,10 +180,13 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
   const zoneUnknown = parsed.time === undefined && prefixTime !== undefined && time !== undefined && !HAS_ZONE.test(prefixTime);
   const pod = podFor(prefixPod, ctx.pod);
   const provenance: Provenance = { source: ctx.source, line: lineNo };
+  // An aggregator that kept only the message (`{"message":"panic: …"}`) still shows a panic.
+  const level = parsed.level ?? goPanicLevel(parsed.message);
   return {
     ...(time === undefined ? {} : { time }),
     ...(zoneUnknown ? { timeZoneUnknown: true } : {}),
-    ...(parsed.level === undefined ? {} : { level: parsed.level }),
+    ...(level === undefined ? {} : { level }),
+    ...(cut ? { cut: true } : {}),
     message: parsed.message,
     fields: parsed.fields,
     ...(pod ? { pod } : {}),
@@ -146,6 +210,102 @@ function parseJsonRecord(text: string): Parsed | null {
   // A time we cannot read stays in `fields` so nothing is lost.
   const time = take(fields, ['time', 'ts', 'timestamp'], normaliseTime);
   return { message, fields, ...(level === undefined ? {} : { level }), ...(time === undefined ? {} : { time }) };
+}
+
+/** `{"log":"<record>\\n","stream":"stdout","time":…,"kubernetes":{"pod_name":…}}`, when the inner text is a line of its own. */
+function collectorEnvelope(text: string): { log: string; time?: string; pod?: PodRef } | null {
+  if (!text.includes('"log":')) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!isObject(value) || typeof value.log !== 'string' || typeof value.message === 'string' || typeof value.msg === 'string') return null;
+  const log = value.log.trim();
+  if (log === '') return null;
+  const k8s = isObject(value.kubernetes) ? value.kubernetes : {};
+  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  const name = str(k8s.pod_name);
+  const namespace = str(k8s.namespace_name);
+  const container = str(k8s.container_name);
+  const time = str(value.time) ?? str(value['@timestamp']);
+  return {
+    log,
+    ...(time === undefined ? {} : { time }),
+    ...(name ? { pod: { name, ...(namespace ? { namespace } : {}), ...(container ? { container } : {}) } } : {}),
+  };
+}
+
+/** The first column of a CSV row: a quoted field with doubled quotes inside, or the text up to the next comma. */
+function firstCsvField(text: string): string {
+  if (!text.startsWith('"')) {
+    const comma = text.indexOf(',');
+    return comma < 0 ? text : text.slice(0, comma);
+  }
+  let out = '';
+  for (let i = 1; i < text.length; i++) {
+    const c = text[i]!;
+    if (c !== '"') out += c;
+    else if (text[i + 1] === '"') {
+      out += '"';
+      i++;
+    } else return out;
+  }
+  return out;
+}
+
+/**
+ * The complete top-level `"key": value` pairs of a JSON object cut short: what a person still reads in a record a
+ * viewer cut at its width. A pair whose value the cut reached is left out, not guessed.
+ */
+function completePairs(text: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  let i = text.indexOf('{') + 1;
+  const skipSpace = () => {
+    while (i < text.length && /\s/.test(text[i]!)) i++;
+  };
+  const stringEnd = (from: number): number => {
+    for (let j = from + 1; j < text.length; j++) {
+      if (text[j] === '\\') j++;
+      else if (text[j] === '"') return j + 1;
+    }
+    return -1;
+  };
+  for (;;) {
+    skipSpace();
+    if (text[i] !== '"') return out;
+    const keyEnd = stringEnd(i);
+    if (keyEnd < 0) return out;
+    const key = JSON.parse(text.slice(i, keyEnd)) as string;
+    i = keyEnd;
+    skipSpace();
+    if (text[i] !== ':') return out;
+    i++;
+    skipSpace();
+    const start = i;
+    let depth = 0;
+    for (; i < text.length; i++) {
+      const c = text[i]!;
+      if (c === '"') {
+        const end = stringEnd(i);
+        if (end < 0) return out;
+        i = end - 1;
+      } else if (c === '{' || c === '[') depth++;
+      else if (c === '}' || c === ']') {
+        if (depth === 0) break;
+        depth--;
+      } else if (c === ',' && depth === 0) break;
+    }
+    if (i >= text.length) return out;
+    try {
+      out[key] = JSON.parse(text.slice(start, i));
+    } catch {
+      return out;
+    }
+    if (text[i] !== ',') return out;
+    i++;
+  }
 }
 
 /** zap console: `TIME␉LEVEL␉[logger␉][caller␉]message[␉{fields}]`; zap writes the message unescaped, so tabs inside it survive. */
@@ -178,9 +338,10 @@ function parseConsole(time: string, rest: string): Parsed | null {
   };
 }
 
-/** The console generation after tabs became spaces: level, logger and message separated by two or more spaces. */
+/** The console generation after tabs became spaces: level, logger and message separated by runs of spaces. */
 function parseSpacedConsole(time: string, rest: string): Parsed | null {
-  const m = /^\s*([A-Za-z]+) {2,}([\w.-]+) {2,}(\S.*)$/.exec(rest);
+  // Tabs expanded to 8-column stops leave a single space after a logger that ends one column short of a stop.
+  const m = /^\s*([A-Za-z]+) {2,}([\w./-]+) +(\S.*)$/.exec(rest);
   if (!m || !CONSOLE_LEVEL.test(m[1]!) || !/^controller|^webhook|^karpenter/.test(m[2]!)) return null;
   const tabbed = `${m[1]}\t${m[2]}\t${m[3]!.replace(/ {2,}(\{.*\})\s*$/, '\t$1')}`;
   return parseConsole(time, tabbed);

@@ -4,6 +4,7 @@
  * reported as skipped with its line — never silently dropped.
  */
 import { StringDecoder } from 'node:string_decoder';
+import { traceLine } from './go-traces.js';
 import { isKarpenterControllerPod, isLogBlockEnd, parseLogBlockStart, parseLogLine, type LogContext } from './logs.js';
 import type { LogRecord, SkippedInput } from '../kube/types.js';
 
@@ -30,6 +31,14 @@ export class StrayLineHandler {
   private firstUnparsedLine = 0;
   /** A JSON record pretty-printed over several lines (as people paste one), until its braces close. */
   private spread: { lines: string[]; start: number; depth: number; pod: LogContext['pod'] } | null = null;
+  /** The record a Go stack trace below it belongs to, and whether its trace is still going on. */
+  private last: LogRecord | null = null;
+  private traceOpen = false;
+  private orphanTrace = 0;
+  private firstOrphanTrace = 0;
+  private cutRecords = 0;
+  /** A line the container runtime split (`P` flag), waiting for its end. */
+  private partial: { text: string; start: number } | null = null;
 
   constructor(
     private readonly source: string,
@@ -92,10 +101,75 @@ export class StrayLineHandler {
       this.line(text, lineNo);
       return;
     }
+    const cri = CRI_LINE.exec(text);
+    if (cri || this.partial) {
+      // The runtime writes a long line as `P` pieces and a final `F`: one line once joined, at the first piece's line.
+      const piece = cri ? cri[3]! : text;
+      if (this.partial) this.partial.text += piece;
+      else this.partial = { text, start: lineNo };
+      if (cri?.[2] === 'P') return;
+      ({ text, start: lineNo } = this.partial);
+      this.partial = null;
+    }
+    if (text.trim() === '' || EXPORT_HEADER.test(text)) return;
+    // An indented `panic:` under a recovered one is the trace's, not a record of its own.
+    if (traceLine(text) === 'strong' && this.attachTrace(text, lineNo)) return;
     const record = parseLogLine(text, lineNo, { source: this.source, ...(pod ? { pod } : {}) });
-    if (record) this.sink.logs.push(record);
-    else if (text.trimStart().startsWith('{') && braceDepth(text) > 0) this.spread = { lines: [text], start: lineNo, depth: braceDepth(text), pod };
-    else if (text.trim() !== '') this.countUnparsed(lineNo);
+    if (record && !this.attachTrace(record.level === undefined && record.time === undefined && bareMessage(record) ? record.message : undefined, lineNo)) {
+      this.push(record);
+    } else if (record) {
+      return;
+    } else if (this.attachTrace(text, lineNo) || this.attachFields(text)) {
+      return;
+    } else if (text.trimStart().startsWith('{') && braceDepth(text) > 0) {
+      this.spread = { lines: [text], start: lineNo, depth: braceDepth(text), pod };
+    } else {
+      this.traceOpen = false;
+      this.countUnparsed(lineNo);
+    }
+  }
+
+  private push(record: LogRecord): void {
+    this.sink.logs.push(record);
+    this.last = record;
+    if (record.cut) this.cutRecords++;
+    // zap writes an ERROR's stacktrace under it; the runtime writes a goroutine dump under a panic.
+    this.traceOpen = /^(ERROR|DPANIC|PANIC|FATAL)$/.test(record.level ?? '');
+  }
+
+  /**
+   * A line of a Go stack trace (`goroutine 7 [running]:`, a frame, an indented `file.go:N`) goes into the `stacktrace`
+   * of the record above it, as zap's JSON would have carried it. Frame lines count only once a trace is going on.
+   */
+  private attachTrace(text: string | undefined, lineNo: number): boolean {
+    if (text === undefined) return false;
+    const kind = text.trim() === '' ? (this.traceOpen ? 'blank' : undefined) : traceLine(text);
+    if (kind === undefined || (kind === 'frame' && !this.traceOpen)) return false;
+    if (!this.last) {
+      if (!this.orphanTrace) this.firstOrphanTrace = lineNo;
+      this.orphanTrace++;
+      return true;
+    }
+    const before = this.last.fields.stacktrace;
+    this.last.fields.stacktrace = typeof before === 'string' && before !== '' ? `${before}\n${text}` : text;
+    this.traceOpen = true;
+    return true;
+  }
+
+  /** zap console put a message's newline into the line: its fields (`⇥{"commit": …}`) arrive on the next line. */
+  private attachFields(text: string): boolean {
+    const last = this.last;
+    const m = FIELDS_ONLY.exec(text.replace(/\x1b\[[0-9;]*m/g, ''));
+    if (!last || !m) return false;
+    let value: unknown;
+    try {
+      value = JSON.parse(m[1]!);
+    } catch {
+      return false;
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || 'message' in value || 'msg' in value || 'level' in value) return false;
+    Object.assign(last.fields, value);
+    return true;
   }
 
   private continueSpread(text: string): void {
@@ -113,17 +187,35 @@ export class StrayLineHandler {
     this.spread = null;
     const joined = spread.lines.map((l) => l.trim()).join(' ');
     const record = parseLogLine(joined, spread.start, { source: this.source, ...(spread.pod ? { pod: spread.pod } : {}) });
-    if (record) this.sink.logs.push(record);
+    if (record) this.push(record);
     else this.countUnparsed(spread.start);
   }
 
   finish(): void {
+    if (this.partial) {
+      const { text, start } = this.partial;
+      this.partial = null;
+      this.logLine(text, start);
+    }
     this.endSpread();
     this.flushGarbage();
     if (this.block?.karpenter) {
       this.sink.skipped.push({
         source: this.source,
         reason: `log block of ${this.block.namespace}/${this.block.name} has no END marker (truncated?); its lines were read`,
+      });
+    }
+    if (this.orphanTrace) {
+      this.sink.skipped.push({
+        source: this.source,
+        line: this.firstOrphanTrace,
+        reason: `${this.orphanTrace} line(s) of a Go stack trace whose record is not in the input (first at line ${this.firstOrphanTrace})`,
+      });
+    }
+    if (this.cutRecords) {
+      this.sink.skipped.push({
+        source: this.source,
+        reason: `${this.cutRecords} log record(s) cut short in the paste (ending in …): read up to the cut, the rest is unknown`,
       });
     }
     if (this.unparsedLogLines) {
@@ -150,6 +242,24 @@ export class StrayLineHandler {
     });
     this.garbageStart = this.garbageEnd = 0;
   }
+}
+
+/** `TIME stdout|stderr F|P text`: a line of a container log file as the runtime writes it. */
+const CRI_LINE = /^\S+ (stdout|stderr) ([FP]) (.*)$/;
+/** Only a fields object on a line, after an optional stern `pod container` prefix. */
+const FIELDS_ONLY = /^(?:[a-z0-9][-a-z0-9.]* [a-z0-9][-a-z0-9]* )?\s+(\{.*\})\s*$/;
+
+/** The fields of a console record whose message ended in a newline, alone on the next line. */
+export function isFieldsOnlyLine(text: string): boolean {
+  return FIELDS_ONLY.test(text.replace(/\x1b\[[0-9;]*m/g, ''));
+}
+
+/** The header row of a log export (CloudWatch Logs Insights `@timestamp,@message`): part of the records below it. */
+export const EXPORT_HEADER = /^\s*"?@timestamp"?(?:[,\t]"?@?[\w.]+"?)+\s*$/;
+
+/** A record of which only a message survived (an aggregator's `{"message": …}`): no fields beyond it. */
+function bareMessage(record: LogRecord): boolean {
+  return Object.keys(record.fields).length === 0;
 }
 
 /** A record spread wider than this is not one record but broken text. */

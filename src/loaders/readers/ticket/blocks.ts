@@ -4,8 +4,9 @@
  * starts at and the command line that printed it. What is left is prose. Nothing here parses YAML or JSON: each
  * block goes to the reader registry, which knows the formats.
  */
-import { parseLogLine } from '../../logs.js';
-import { braceDepth, isKubectlNoise } from '../../text-lines.js';
+import { traceLine } from '../../go-traces.js';
+import { isControllerKlog, parseLogLine } from '../../logs.js';
+import { EXPORT_HEADER, braceDepth, isFieldsOnlyLine, isKubectlNoise } from '../../text-lines.js';
 import { startsLikeJson } from '../sniffs.js';
 import { parseCommand, type Command } from './command.js';
 
@@ -127,6 +128,7 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
     if (run && continues(run, line, lines[i - 1])) {
       run.to = i + 1;
       if (run.kind === 'json' || run.kind === 'log') scanDepth(line, run);
+      if (run.kind === 'log' && run.depth > 0 && cutRecord(line)) run.depth = 0;
       continue;
     }
     const kind = lineKind(line, fenced);
@@ -143,6 +145,8 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
     flushProse();
     run = { kind, from: i, to: i + 1, depth: 0, inString: false };
     if (kind === 'json' || kind === 'log') scanDepth(line, run);
+    // A record the paste cut (`…`) never closes its braces; the next line is not inside it.
+    if (kind === 'log' && run.depth > 0 && cutRecord(line)) run.depth = 0;
     if (kind === 'json' && run.depth <= 0) run.kind = jsonKind(line);
   }
   if (run) flush();
@@ -188,7 +192,10 @@ function continues(run: { kind: BlockKind; depth: number }, line: string, previo
         (YAML_ITEM.test(line) && previous !== undefined && !BLANK.test(previous))
       );
     case 'log':
-      return kind === 'log' || (kind === 'json' && braceDepth(line) > 0) || /^\s+\S/.test(line);
+      // A Go stack trace under a record is part of the log.
+      return (
+        kind === 'log' || (kind === 'json' && braceDepth(line) > 0) || /^\s+\S/.test(line) || traceLine(line) !== undefined || isFieldsOnlyLine(line)
+      );
     case 'json':
       return false;
     case 'other':
@@ -199,10 +206,11 @@ function continues(run: { kind: BlockKind; depth: number }, line: string, previo
   }
 }
 
-/** A describe output or table goes on after a blank line when what follows is more of it. */
+/** A describe output or table goes on after a blank line when what follows is more of it; a log, when a trace follows. */
 function continuesAfterBlank(lines: string[], i: number, kind: BlockKind): boolean {
-  if (kind !== 'other') return false;
   const next = lines.slice(i + 1).find((l) => !BLANK.test(l));
+  if (kind === 'log') return next !== undefined && traceLine(next) === 'strong';
+  if (kind !== 'other') return false;
   return next !== undefined && (DESCRIBE_FIELD.test(next) || /^\s+\S/.test(next));
 }
 
@@ -210,12 +218,17 @@ function continuesAfterBlank(lines: string[], i: number, kind: BlockKind): boole
 function lineKind(line: string, fenced: boolean): BlockKind | null {
   if (YAML_SEPARATOR.test(line)) return 'yaml';
   if (startsLikeJson(line)) return parseLogLine(line, 0, { source: '' }) ? 'log' : 'json';
-  if (isKubectlNoise(line)) return 'other';
-  if (parseLogLine(line, 0, { source: '' })) return 'log';
+  // kubectl's own klog lines are its messages; the controller's (a recovered panic, leader election) are records.
+  if (isKubectlNoise(line) && !isControllerKlog(line)) return 'other';
+  if (parseLogLine(line, 0, { source: '' }) || traceLine(line) === 'strong' || EXPORT_HEADER.test(line)) return 'log';
   if (TABLE_HEADER.test(line) || DESCRIBE_FIELD.test(line) || /^Events:\s*$/.test(line)) return 'other';
   if (YAML_KEY.test(line)) return 'yaml';
   if (ELISION.test(line)) return fenced ? 'yaml' : null;
   return fenced ? 'text' : null;
+}
+
+function cutRecord(line: string): boolean {
+  return parseLogLine(line, 0, { source: '' })?.cut === true;
 }
 
 /** One JSON value on one line: a log record or something else. */
