@@ -448,13 +448,22 @@ export function isLogBlockEnd(line: string): boolean {
 }
 
 const MUST_GATHER_LOG = /^(current|previous)(\.insecure)?\.log$/;
+const NODE_CONTAINER_LOG = /^([a-z0-9][-a-z0-9.]*)_([a-z0-9][-a-z0-9]*)_([a-z0-9][-a-z0-9]*)-[0-9a-f]{64}\.log$/;
+const NODE_POD_DIR = /^([a-z0-9][-a-z0-9]*)_([a-z0-9][-a-z0-9.]*)_[0-9a-f-]{36}$/;
 
 export function podFromLogPath(relPath: string): { namespace?: string; name: string; container?: string } | null {
   const parts = relPath.split('/').filter((p) => p !== '' && p !== '.');
   const n = parts.length;
+  let m: RegExpExecArray | null;
   // must-gather: …/namespaces/<ns>/pods/<pod>/<ctr>/<ctr>/logs/current.log
   if (n >= 8 && MUST_GATHER_LOG.test(parts[n - 1]!) && parts[n - 2] === 'logs' && parts[n - 6] === 'pods' && parts[n - 8] === 'namespaces') {
     return { namespace: parts[n - 7]!, name: parts[n - 5]!, container: parts[n - 3]! };
+  }
+  // The node's own files: /var/log/containers/<pod>_<ns>_<container>-<id>.log, /var/log/pods/<ns>_<pod>_<uid>/<container>/N.log
+  const node = NODE_CONTAINER_LOG.exec(parts[n - 1]!);
+  if (node) return { namespace: node[2]!, name: node[1]!, container: node[3]! };
+  if (n >= 3 && /^\d+\.log$/.test(parts[n - 1]!) && (m = NODE_POD_DIR.exec(parts[n - 3]!))) {
+    return { namespace: m[1]!, name: m[2]!, container: parts[n - 2]! };
   }
   // cluster-info dump: <ns>/<pod>/logs.txt (all containers of the pod, separated by START/END markers)
   if (n >= 3 && parts[n - 1] === 'logs.txt') {

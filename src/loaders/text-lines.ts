@@ -151,7 +151,8 @@ export class StrayLineHandler {
       return true;
     }
     const before = this.last.fields.stacktrace;
-    this.last.fields.stacktrace = typeof before === 'string' && before !== '' ? `${before}\n${text}` : text;
+    if (typeof before === 'string') this.last.fields.stacktrace = `${before}\n${text}`;
+    else if (kind !== 'blank') this.last.fields.stacktrace = text;
     this.traceOpen = true;
     return true;
   }

@@ -1,0 +1,191 @@
+/**
+ * Controller logs as people paste them into Karpenter threads (fixtures/tickets/logs/README.md): Go panics and stack
+ * traces, collectors' envelopes and exports, viewers' columns, and lines the copy damaged. Each file is scanned whole;
+ * the table says which records a person reads in it (line, time, level, pod, message), how many trace lines went
+ * into each record's stacktrace, what is skipped, and the exact findings.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FIXTURES, scan } from './support/scan.js';
+
+const dir = (name: string) => join(FIXTURES, 'tickets', 'logs', name);
+const CRI_FILE = 'var/log/containers/karpenter-6d5c4b3a2-p8q7r_kube-system_controller-3f2a9c8b7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a.log';
+
+interface Case {
+  file: string;
+  /** `@line time LEVEL [ns/pod/container] message…` (message cut at 40; `?` after a time whose zone is unknown; `+N` trace lines). */
+  logs: string[];
+  skipped: string[];
+  findings: string[];
+}
+
+const CASES: Case[] = [
+  {
+    file: 'panic-klog-recovered-v0.2.txt',
+    logs: [
+      '@7 - ERROR Observed a panic: "invalid memory addres +9',
+      '@17 - PANIC panic: runtime error: invalid memory add +2',
+    ],
+    skipped: ['1 prose (1 paragraph), not objects or logs'],
+    findings: [],
+  },
+  {
+    file: 'panic-after-console-v0.9.md',
+    logs: [
+      '@4 2022-06-02T19:40:11.930Z INFO Batched 2 pods in 1.000843s',
+      '@5 2022-06-02T19:40:12.415Z ERROR unable to find node for bound pod, with ',
+      '@6 - PANIC panic: runtime error: invalid memory add +8',
+    ],
+    skipped: ['1 prose (1 paragraph), not objects or logs'],
+    findings: [],
+  },
+  {
+    file: 'panic-message-only-aggregator-v1.5.md',
+    logs: ['@6 - PANIC panic: rpc error: code = Unavailable des +7'],
+    skipped: ['1 prose (3 paragraphs), not objects or logs'],
+    findings: [],
+  },
+  {
+    file: 'panic-startup-settings-v1.7.md',
+    logs: ['@8 - PANIC panic: validating cli flags / env vars,  +9'],
+    skipped: ['1 prose (3 paragraphs), not objects or logs'],
+    findings: [],
+  },
+  {
+    file: 'console-stacktrace-limits-v0.30.md',
+    logs: [
+      '@5 2023-12-05T02:14:38.020Z ERROR Could not schedule pod, all available in +4',
+      '@10 2023-12-05T02:14:48.061Z ERROR Could not schedule pod, all available in +2',
+    ],
+    skipped: ['4 1 line(s) of a Go stack trace whose record is not in the input (first at line 4)', '1 prose (1 paragraph), not objects or logs'],
+    findings: ['nodepool-limits-reached Provisioner reports (records)'],
+  },
+  {
+    file: 'cut-year-spaced-console-v0.6.md',
+    logs: ['@8 2022-02-21T15:27:09.344Z ERROR Could not launch node, launching instanc'],
+    skipped: ['1 prose (4 paragraphs), not objects or logs'],
+    findings: [],
+  },
+  {
+    file: 'fluentbit-envelope-v1.2.md',
+    logs: [
+      '@3 2025-04-02T11:08:51.551Z INFO [karpenter/karpenter-7b6c5d4e3-z9y8x/controller] launched nodeclaim',
+      '@4 2025-04-02T11:10:02.118Z ERROR Reconciler error',
+    ],
+    skipped: ['1 prose (1 paragraph), not objects or logs'],
+    findings: ['unregistered-taint-problem NodeClaim infra-r4x9t (records)'],
+  },
+  {
+    file: CRI_FILE,
+    logs: [
+      '@1 2025-05-14T22:31:07.204Z INFO [kube-system/karpenter-6d5c4b3a2-p8q7r/controller] found provisionable pod(s)',
+      '@2 2025-05-14T22:31:07.388Z ERROR [kube-system/karpenter-6d5c4b3a2-p8q7r/controller] could not schedule pod',
+      '@3 2025-05-14T22:31:09.017Z ERROR [kube-system/karpenter-6d5c4b3a2-p8q7r/controller] http: TLS handshake error from 10.2.9.18',
+    ],
+    skipped: [],
+    findings: ['nodepool-limits-reached NodePool memory-heavy (records)'],
+  },
+  {
+    file: 'lost-brace-unauthorized-v0.34.md',
+    logs: [
+      '@4 2024-05-21T07:44:12.870Z DEBUG discovered karpenter version',
+      '@5 2024-05-21T07:44:12.981Z DEBUG discovered region',
+      '@6 2024-05-21T07:44:16.305Z ERROR launching nodeclaim, creating instance, ',
+    ],
+    skipped: ['1 prose (1 paragraph), not objects or logs'],
+    findings: ['launch-refused-by-cloud-provider NodePool workers'],
+  },
+  {
+    file: 'go-stdlog-startup-v0.29.txt',
+    logs: [
+      '@2 2023-10-03T08:30:11.402Z INFO [karpenter/karpenter-58c9d7b6f4-h6j5k/] Starting informers...',
+      '@3 2023-10-03T08:30:11.000Z? - [karpenter/karpenter-58c9d7b6f4-h6j5k/] Registering 2 clients',
+      '@4 2023-10-03T08:30:11.000Z? - [karpenter/karpenter-58c9d7b6f4-h6j5k/] Registering 2 informer factories',
+      '@5 2023-10-03T08:30:11.000Z? - [karpenter/karpenter-58c9d7b6f4-h6j5k/] Registering 3 informers',
+      '@6 2023-10-03T08:30:11.508Z INFO [karpenter/karpenter-58c9d7b6f4-h6j5k/] Starting server',
+      '@7 - INFO [karpenter/karpenter-58c9d7b6f4-h6j5k/] attempting to acquire leader lease karpe',
+      '@8 2023-10-03T08:31:40.772Z ERROR [karpenter/karpenter-58c9d7b6f4-h6j5k/] Could not schedule pod, incompatible wit',
+    ],
+    skipped: [],
+    findings: [],
+  },
+  {
+    file: 'stern-console-newline-v0.31.md',
+    logs: [
+      '@4 2023-10-20T13:05:44.218Z INFO [/arpenter-7f8d9c6b5-t4n2w/controller] found provisionable pod(s)',
+      '@5 2023-10-20T13:05:50.731Z ERROR [/karpenter-7f8d9c6b5-t4n2w/controller] http: TLS handshake error from 10.14.2.7',
+      '@7 2023-10-20T13:05:54.402Z ERROR [/karpenter-7f8d9c6b5-t4n2w/controller] Could not schedule pod, all available in',
+      '@8 2023-10-20T13:05:59.402Z INFO [/karpenter-7f8d9c6b5-m9c3x/webhook] set default labels on observability',
+    ],
+    skipped: ['1 prose (1 paragraph), not objects or logs'],
+    findings: ['nodepool-limits-reached Provisioner observability (records)'],
+  },
+  {
+    file: 'logs-insights-results.csv',
+    logs: ['@2 2025-06-09T03:12:45.771Z ERROR Reconciler error', '@3 2025-06-09T03:11:58.306Z INFO created nodeclaim'],
+    skipped: [],
+    findings: ['unregistered-taint-problem NodeClaim edge-k2v5p (records)'],
+  },
+  {
+    file: 'ellipsis-cut-records.txt',
+    logs: [
+      '@3 2024-09-03T16:42:05.118Z INFO disrupting nodeclaim(s) via delete, term',
+      '@4 2024-09-03T16:42:05.640Z INFO tainted node',
+      '@5 2024-09-03T16:44:31.902Z ERROR consistency error',
+    ],
+    skipped: ['- 3 log record(s) cut short in the paste (ending in …): read up to the cut, the rest is unknown', '1 prose (1 paragraph), not objects or logs'],
+    findings: [],
+  },
+  {
+    file: 'kibana-discover-copy.txt',
+    logs: [
+      '@3 2024-09-03T16:44:31.902Z ERROR [/karpenter-84c6d5b7f-v6x3m/] Reconciler error',
+      '@4 2024-09-03T16:42:05.118Z INFO [/karpenter-84c6d5b7f-v6x3m/] launched nodeclaim',
+    ],
+    skipped: ['1 prose (1 paragraph), not objects or logs'],
+    findings: ['unregistered-taint-problem NodeClaim apps-q3w8z (records)'],
+  },
+];
+
+describe('controller logs as pasted: every record read, traces kept with their record, the stated cause named', () => {
+  it.each(CASES)('$file', async (c) => {
+    const r = await scan([dir(c.file)], { now: '2026-01-01T00:00:00Z' });
+    expect(r.load.objects.filter((o) => o.object.kind !== 'Pod')).toEqual([]);
+    expect(
+      r.load.logs.map((l) => {
+        const trace = typeof l.fields.stacktrace === 'string' ? ` +${l.fields.stacktrace.split('\n').length}` : '';
+        const pod = l.pod ? ` [${l.pod.namespace ?? ''}/${l.pod.name}/${l.pod.container ?? ''}]` : '';
+        return `@${l.provenance.line} ${l.time ?? '-'}${l.timeZoneUnknown ? '?' : ''} ${l.level ?? '-'}${pod} ${l.message.slice(0, 40)}${trace}`;
+      }),
+    ).toEqual(c.logs);
+    expect(r.load.skipped.map((s) => `${s.line ?? '-'} ${s.reason}`)).toEqual(c.skipped);
+    const name = (m: { namespace?: string | null; name?: string }) => `${m.namespace ? `${m.namespace}/` : ''}${m.name}`;
+    expect(r.findings.map((f) => `${f.ruleId} ${f.object.kind} ${name(f.object)}${f.recordsOnly ? ' (records)' : ''}`)).toEqual(c.findings);
+  });
+
+  it('keeps the trace text in order under its record, and the cut record only with its complete fields', async () => {
+    const panic = await scan([dir('panic-message-only-aggregator-v1.5.md')]);
+    // The aggregator's empty message before the trace is not part of it.
+    expect(String(panic.load.logs[0]!.fields.stacktrace).split('\n')).toEqual([
+      'goroutine 1 [running]:',
+      'github.com/samber/lo.must({0x31e0ba0, 0x4000c93780}, {0x0, 0x0, 0x0})',
+      '\tgithub.com/samber/lo@v1.50.0/errors.go:53 +0x1c8',
+      'github.com/aws/karpenter-provider-aws/pkg/operator.NewOperator({0x3be2790, 0x40004b3bd0}, 0x400068ab40)',
+      '\tgithub.com/aws/karpenter-provider-aws/pkg/operator/operator.go:108 +0x11c',
+      'main.main()',
+      '\tgithub.com/aws/karpenter-provider-aws/cmd/controller/main.go:31 +0x28',
+    ]);
+    const cut = await scan([dir('ellipsis-cut-records.txt')]);
+    const last = cut.load.logs[2]!;
+    expect(last.cut).toBe(true);
+    // `NodeClaim` was cut inside its value: left out rather than guessed.
+    expect(last.fields).toEqual({ logger: 'controller', commit: '62a726c', controller: 'nodeclaim.consistency' });
+  });
+
+  it('takes the reference time from the records, and none from a panic without a time', async () => {
+    const stdlog = await scan([dir('go-stdlog-startup-v0.29.txt')]);
+    expect(stdlog.snapshot.referenceTime.iso).toBe('2023-10-03T08:31:40.772Z');
+    const panic = await scan([dir('panic-startup-settings-v1.7.md')]);
+    expect(panic.load.logs[0]!.time).toBeUndefined();
+  });
+});
