@@ -145,6 +145,25 @@ const CASES: Case[] = [
     skipped: ['1 prose (1 paragraph), not objects or logs'],
     findings: ['unregistered-taint-problem NodeClaim apps-q3w8z (records)'],
   },
+  {
+    file: 'kubectl-logs-deploy-found-pods.txt',
+    logs: [
+      '@4 2025-02-17T05:40:11.204Z ERROR [/karpenter-79d8c6b5f4-hx2lq/controller] could not schedule pod',
+      '@5 2025-02-17T05:40:21.305Z ERROR [/karpenter-79d8c6b5f4-hx2lq/controller] could not schedule pod',
+    ],
+    skipped: [],
+    findings: ['nodepool-limits-reached NodePool gpu (records)'],
+  },
+  {
+    file: 'logcli-query.txt',
+    logs: [
+      '@4 2025-02-17T06:58:02.771Z INFO [karpenter/karpenter-79d8c6b5f4-hx2lq/controller] launched nodeclaim',
+      '@5 2025-02-17T06:59:30.118Z ERROR [karpenter/karpenter-79d8c6b5f4-hx2lq/controller] Reconciler error',
+    ],
+    // logcli is not a command the ticket reader knows; its line stays prose.
+    skipped: ['1 prose (1 paragraph), not objects or logs'],
+    findings: ['unregistered-taint-problem NodeClaim batch-m2k7d (records)'],
+  },
 ];
 
 describe('controller logs as pasted: every record read, traces kept with their record, the stated cause named', () => {

@@ -22,6 +22,8 @@ const TIME = String.raw`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[
  * CSV export's time column (CloudWatch Logs Insights, Kibana, Datadog).
  */
 const TIME_PREFIX = new RegExp(`^(${TIME})([ \\t]|,(?="))`, 'i');
+/** Loki's stream labels as logcli prints them: `{namespace="karpenter", pod="karpenter-…"} `. */
+const LOKI_LABELS = /^\{(\w+="[^"]*"(?:, ?\w+="[^"]*")*)\} /;
 /** The container runtime's own line format (`/var/log/containers/*.log`): stream and full/partial flag after the time. */
 const CRI_STREAM = /^(stdout|stderr) ([FP]) /;
 /** Go's standard `log` package (informer registration at startup): local time without a zone. */
@@ -89,6 +91,20 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
         // A CSV export: the next column holds the record, quoted with doubled quotes.
         prefixTime ??= m[1];
         rest = firstCsvField(rest);
+        continue;
+      }
+      const loki = m[2] === ' ' ? LOKI_LABELS.exec(rest) : null;
+      if (loki) {
+        // logcli: the stream's labels between the time and the line say which pod wrote it.
+        prefixTime ??= m[1];
+        const labels = Object.fromEntries([...loki[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1]!, l[2]!]));
+        const name = labels.pod ?? labels.pod_name;
+        if (name && !prefixPod) {
+          const namespace = labels.namespace;
+          const container = labels.container;
+          prefixPod = { name, ...(namespace ? { namespace } : {}), ...(container ? { container } : {}) };
+        }
+        rest = rest.slice(loki[0].length);
         continue;
       }
       if (m[2] === ' ' && CRI_STREAM.test(rest)) {
@@ -192,6 +208,26 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
     ...(pod ? { pod } : {}),
     provenance,
   };
+}
+
+/**
+ * What a collecting tool prints before the records: kubectl's `Found 2 pods, using pod/NAME` and `Defaulted container
+ * "C" out of: …`, logcli's query URL and `Common labels: {namespace="…", container="…"}`. They say whose records follow.
+ */
+export function collectorNote(line: string): { name?: string; namespace?: string; container?: string } | null {
+  const t = line.trim();
+  let m = /^Found \d+ pods, using pod\/([a-z0-9][-a-z0-9.]*)$/.exec(t);
+  if (m) return { name: m[1]! };
+  if ((m = /^Defaulted container "([a-z0-9][-a-z0-9]*)" out of: /.exec(t))) return { container: m[1]! };
+  if ((m = /^\d{4}\/\d{2}\/\d{2} \d{2}:\d{2}:\d{2} (?:https?:\/\/\S+|Common labels: \{(.*)\})$/.exec(t))) {
+    const labels = Object.fromEntries([...(m[1] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1]!, l[2]!]));
+    return {
+      ...(labels.namespace ? { namespace: labels.namespace } : {}),
+      ...(labels.container ? { container: labels.container } : {}),
+      ...(labels.pod ? { name: labels.pod } : {}),
+    };
+  }
+  return null;
 }
 
 /** JSON generations. An object without a string `message`/`msg` is some other JSON, not a log record. */

@@ -5,7 +5,7 @@
  */
 import { StringDecoder } from 'node:string_decoder';
 import { traceLine } from './go-traces.js';
-import { isKarpenterControllerPod, isLogBlockEnd, parseLogBlockStart, parseLogLine, type LogContext } from './logs.js';
+import { isKarpenterControllerPod, isLogBlockEnd, collectorNote, parseLogBlockStart, parseLogLine, type LogContext } from './logs.js';
 import type { LogRecord, SkippedInput } from '../kube/types.js';
 
 const KUBECTL_NOISE = /^(Warning: |Error from server|error: |No resources found|Cluster info dumped to |[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ \S+:\d+\] )/;
@@ -37,6 +37,8 @@ export class StrayLineHandler {
   private orphanTrace = 0;
   private firstOrphanTrace = 0;
   private cutRecords = 0;
+  /** The pod `kubectl logs` said it picked (`Found 2 pods, using pod/…`), for the records after it. */
+  private noted: { name?: string; namespace?: string; container?: string } = {};
   /** A line the container runtime split (`P` flag), waiting for its end. */
   private partial: { text: string; start: number } | null = null;
 
@@ -112,9 +114,21 @@ export class StrayLineHandler {
       this.partial = null;
     }
     if (text.trim() === '' || EXPORT_HEADER.test(text)) return;
+    const note = collectorNote(text);
+    if (note) {
+      this.noted = { ...this.noted, ...note };
+      return;
+    }
+    const { name, namespace, container } = this.noted;
+    if (!pod && name) pod = { name, ...(namespace ? { namespace } : {}), ...(container ? { container } : {}) };
     // An indented `panic:` under a recovered one is the trace's, not a record of its own.
     if (traceLine(text) === 'strong' && this.attachTrace(text, lineNo)) return;
     const record = parseLogLine(text, lineNo, { source: this.source, ...(pod ? { pod } : {}) });
+    // A line's own prefix named only the pod; what the tool said for all of them fills the rest.
+    if (record?.pod && (record.pod.name === name || name === undefined)) {
+      if (namespace) record.pod.namespace ??= namespace;
+      if (container) record.pod.container ??= container;
+    }
     if (record && !this.attachTrace(record.level === undefined && record.time === undefined && bareMessage(record) ? record.message : undefined, lineNo)) {
       this.push(record);
     } else if (record) {

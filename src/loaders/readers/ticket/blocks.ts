@@ -5,7 +5,7 @@
  * block goes to the reader registry, which knows the formats.
  */
 import { traceLine } from '../../go-traces.js';
-import { isControllerKlog, parseLogLine } from '../../logs.js';
+import { isControllerKlog, collectorNote, parseLogLine } from '../../logs.js';
 import { EXPORT_HEADER, braceDepth, isFieldsOnlyLine, isKubectlNoise } from '../../text-lines.js';
 import { startsLikeJson } from '../sniffs.js';
 import { parseCommand, type Command } from './command.js';
@@ -220,7 +220,7 @@ function lineKind(line: string, fenced: boolean): BlockKind | null {
   if (startsLikeJson(line)) return parseLogLine(line, 0, { source: '' }) ? 'log' : 'json';
   // kubectl's own klog lines are its messages; the controller's (a recovered panic, leader election) are records.
   if (isKubectlNoise(line) && !isControllerKlog(line)) return 'other';
-  if (parseLogLine(line, 0, { source: '' }) || traceLine(line) === 'strong' || EXPORT_HEADER.test(line)) return 'log';
+  if (parseLogLine(line, 0, { source: '' }) || traceLine(line) === 'strong' || EXPORT_HEADER.test(line) || collectorNote(line)) return 'log';
   if (TABLE_HEADER.test(line) || DESCRIBE_FIELD.test(line) || /^Events:\s*$/.test(line)) return 'other';
   if (YAML_KEY.test(line)) return 'yaml';
   if (ELISION.test(line)) return fenced ? 'yaml' : null;
