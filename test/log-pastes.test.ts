@@ -164,6 +164,28 @@ const CASES: Case[] = [
     skipped: ['1 prose (1 paragraph), not objects or logs'],
     findings: ['unregistered-taint-problem NodeClaim batch-m2k7d (records)'],
   },
+  {
+    file: 'pod-name-prefix-v1.3.md',
+    logs: [
+      '@7 2025-04-10T08:30:12.001Z INFO [/karpenter-5c9d8e7f6-k2l3m/] Starting Controller',
+      '@8 2025-04-10T08:32:40.551Z ERROR [/karpenter-5c9d8e7f6-k2l3m/] Reconciler error',
+      '@9 2025-04-10T08:30:12.441Z INFO [/karpenter-5c9d8e7f6-n4p5q/] attempting to acquire leader lease karpe',
+    ],
+    skipped: ['1 prose (2 paragraphs), not objects or logs'],
+    findings: ['unregistered-taint-problem NodeClaim general-7hq2x (records)'],
+  },
+  {
+    file: 'spaced-console-startup-v0.29.txt',
+    logs: [
+      '@3 2023-08-14T03:21:36.365Z DEBUG Successfully created the logger.',
+      '@4 2023-08-14T03:21:36.365Z DEBUG Logging level set to: debug',
+      '@5 2023-08-14T03:21:39.169Z DEBUG discovered region',
+      '@6 2023-08-14T03:21:39.177Z INFO Starting server',
+      '@7 2023-08-14T03:24:02.511Z ERROR Could not schedule pod, all available in',
+    ],
+    skipped: ['1 prose (1 paragraph), not objects or logs'],
+    findings: ['nodepool-limits-reached Provisioner default (records)'],
+  },
 ];
 
 describe('controller logs as pasted: every record read, traces kept with their record, the stated cause named', () => {
@@ -199,6 +221,11 @@ describe('controller logs as pasted: every record read, traces kept with their r
     expect(last.cut).toBe(true);
     // `NodeClaim` was cut inside its value: left out rather than guessed.
     expect(last.fields).toEqual({ logger: 'controller', commit: '62a726c', controller: 'nodeclaim.consistency' });
+  });
+
+  it('splits a console message from its fields where the copy left one space between them', async () => {
+    const r = await scan([dir('spaced-console-startup-v0.29.txt')]);
+    expect(r.load.logs[3]!.fields).toEqual({ logger: 'controller', commit: '5a2fe84', path: '/metrics', kind: 'metrics', addr: '[::]:8080' });
   });
 
   it('takes the reference time from the records, and none from a panic without a time', async () => {

@@ -44,6 +44,8 @@ const STERN_BRACKET = /^([a-z0-9][-a-z0-9]*)\/([a-z0-9][-a-z0-9.]*)\[([a-z0-9][-
 // Stern's default `[ns ]pod container line` has no delimiter of its own, so it only counts when what
 // follows is unmistakably a record (JSON or a timestamp) — otherwise any two-word text would match.
 const STERN_PLAIN = new RegExp(`^(?:([a-z0-9][-a-z0-9]*) )?([a-z0-9][-a-z0-9.]*) ([a-z0-9][-a-z0-9]*) (?=\\{|${TIME})`);
+/** A pod name alone before a JSON record (`karpenter-58d79fdd86-vw7r4 {"level":…}`), as a loop over pods prints it. */
+const POD_ONLY_PREFIX = /^([a-z0-9]+(?:-[a-z0-9]+)+) (?=\{")/;
 /** A log viewer's pod column after its time column (`2024-06-05 21:21:12.927⇥karpenter-7b9d-x2x4z⇥{…}`). */
 const VIEWER_POD = new RegExp(`^([a-z0-9][-a-z0-9.]*[a-z0-9])\\t(?=\\{|${TIME}|[IWEF]\\d{4} )`);
 const ANSI = /\x1b\[[0-9;]*m/g;
@@ -151,6 +153,9 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
     } else if (!prefixPod && (m = STERN_BRACKET.exec(rest))) {
       prefixPod = { namespace: m[1]!, name: m[2]!, container: m[3]! };
       rest = rest.slice(m[0].length);
+    } else if (!prefixPod && (m = POD_ONLY_PREFIX.exec(rest))) {
+      prefixPod = { name: m[1]! };
+      rest = rest.slice(m[0].length);
     } else if (!prefixPod && (m = STERN_PLAIN.exec(rest))) {
       prefixPod = { ...(m[1] ? { namespace: m[1] } : {}), name: m[2]!, container: m[3]! };
       rest = rest.slice(m[0].length);
@@ -176,7 +181,7 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
       parsed = { level: goPanicLevel(rest)!, message: rest, fields: {} };
     } else if (prefixTime === undefined && (m2 = UNDATED_CONSOLE.exec(rest))) {
       // A console line quoted without its time (an issue title, a sentence): `ERROR⇥controller.provisioning⇥Could not launch node, …`.
-      parsed = parseConsole('', `${m2[1]}\t${m2[2]}\t${m2[3]!.replace(/\s{2,}(\{.*\})\s*$/, '\t$1')}`);
+      parsed = parseConsole('', `${m2[1]}\t${m2[2]}\t${fieldsTailTabbed(m2[3]!)}`);
     } else if ((m2 = KLOG.exec(rest))) {
       // client-go inside the controller logs in klog format (leader election, informers): a record with no year,
       // so its time is only taken from a `--timestamps` prefix.
@@ -377,12 +382,28 @@ function parseConsole(time: string, rest: string): Parsed | null {
 /** The console generation after tabs became spaces: level, logger and message separated by runs of spaces. */
 function parseSpacedConsole(time: string, rest: string): Parsed | null {
   // Tabs expanded to 8-column stops leave a single space after a logger that ends one column short of a stop.
-  const m = /^\s*([A-Za-z]+) {2,}([\w./-]+) +(\S.*)$/.exec(rest);
-  if (!m || !CONSOLE_LEVEL.test(m[1]!) || !/^controller|^webhook|^karpenter/.test(m[2]!)) return null;
-  const tabbed = `${m[1]}\t${m[2]}\t${m[3]!.replace(/ {2,}(\{.*\})\s*$/, '\t$1')}`;
-  return parseConsole(time, tabbed);
+  const m = /^\s*([A-Z]+|[a-z]+) {2,}(\S+)( +)(\S.*)$/.exec(rest);
+  if (!m || !CONSOLE_LEVEL.test(m[1]!)) return null;
+  // Start-up lines have no logger (`DEBUG   Successfully created the logger.`).
+  if (!/^(controller|webhook|karpenter)([./][\w./-]*)?$/.test(m[2]!)) return m[1] === m[1]!.toUpperCase() ? parseConsole(time, `${m[1]}\t${m[2]}${m[3]}${m[4]}`) : null;
+  return parseConsole(time, `${m[1]}\t${m[2]}\t${fieldsTailTabbed(m[4]!)}`);
 }
 
+/**
+ * A console message and its fields once the tab between them became spaces (one, when the message ended a column
+ * short of a tab stop): the last ` {"…}` that parses as an object is the fields; a `{…}` inside the message is not.
+ */
+function fieldsTailTabbed(text: string): string {
+  for (let i = text.lastIndexOf(' {"'); i > 0; i = text.lastIndexOf(' {"', i - 1)) {
+    const tail = text.slice(i + 1).trimEnd();
+    try {
+      if (isObject(JSON.parse(tail))) return `${text.slice(0, i).trimEnd()}\t${tail}`;
+    } catch {
+      /* not the fields: look further left */
+    }
+  }
+  return text;
+}
 /**
  * Every time becomes `YYYY-MM-DDTHH:mm:ss.sssZ` (UTC, milliseconds), so times from different generations and
  * prefixes compare correctly as strings. A zone-less time (Loki export) is taken as UTC. Numbers are epoch
