@@ -186,6 +186,28 @@ const CASES: Case[] = [
     skipped: ['1 prose (1 paragraph), not objects or logs'],
     findings: ['nodepool-limits-reached Provisioner default (records)'],
   },
+  {
+    file: 'logs-insights-results.json',
+    logs: ['@2 2025-06-09T03:12:45.771Z ERROR could not schedule pod', '@6 2025-06-09T03:11:58.306Z INFO found provisionable pod(s)'],
+    skipped: [],
+    findings: ['nodepool-limits-reached NodePool edge (records)'],
+  },
+  {
+    file: 'aws-logs-tail.txt',
+    logs: [
+      '@2 2025-03-28T22:04:19.530Z ERROR [karpenter/karpenter-64f5b8d7c9-j6k8l/controller] Reconciler error',
+      '@3 2025-03-28T22:03:02.118Z INFO [/karpenter-64f5b8d7c9-j6k8l/] created nodeclaim',
+    ],
+    // The ticket reader does not know `aws logs tail` as a command line.
+    skipped: ['1 prose (1 paragraph), not objects or logs'],
+    findings: ['unregistered-taint-problem NodeClaim checkout-5rq8n (records)'],
+  },
+  {
+    file: 'logs-insights-table-copy.txt',
+    logs: ['@4 2025-06-09T03:12:45.771Z ERROR Reconciler error', '@5 2025-06-09T03:11:58.306Z INFO created nodeclaim'],
+    skipped: ['1 prose (1 paragraph), not objects or logs'],
+    findings: ['unregistered-taint-problem NodeClaim edge-p9w3c (records)'],
+  },
 ];
 
 describe('controller logs as pasted: every record read, traces kept with their record, the stated cause named', () => {

@@ -31,6 +31,7 @@ const GO_LOG_PREFIX = /^(\d{4})\/(\d{2})\/(\d{2}) (\d{2}:\d{2}:\d{2}(?:\.\d+)?) 
 /** Kibana Discover's time column (`Aug 19, 2024 @ 21:05:12.337`), in the browser's zone. */
 const KIBANA_TIME = /^(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{1,2}), (\d{4}) @ (\d{2}:\d{2}:\d{2}(?:\.\d+)?)(?=\t| {2,})/;
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const ROW_NUMBER = /^\d+\t(?=\d{4}-\d{2}-\d{2}[T ]\d{2}:)/;
 /** A copy that lost the first character of the line: `023-04-17T09:02:44Z…` is 2023's. */
 const CUT_YEAR = /^0\d{2}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}/;
 /** A record whose opening brace the copy missed: `"level":"DEBUG","time":…}`. */
@@ -46,6 +47,8 @@ const STERN_BRACKET = /^([a-z0-9][-a-z0-9]*)\/([a-z0-9][-a-z0-9.]*)\[([a-z0-9][-
 const STERN_PLAIN = new RegExp(`^(?:([a-z0-9][-a-z0-9]*) )?([a-z0-9][-a-z0-9.]*) ([a-z0-9][-a-z0-9]*) (?=\\{|${TIME})`);
 /** A pod name alone before a JSON record (`karpenter-58d79fdd86-vw7r4 {"level":…}`), as a loop over pods prints it. */
 const POD_ONLY_PREFIX = /^([a-z0-9]+(?:-[a-z0-9]+)+) (?=\{")/;
+/** A log stream's name before a JSON line, after a time. */
+const LOG_STREAM = /^(\S+) (?=\{")/;
 /** A log viewer's pod column after its time column (`2024-06-05 21:21:12.927⇥karpenter-7b9d-x2x4z⇥{…}`). */
 const VIEWER_POD = new RegExp(`^([a-z0-9][-a-z0-9.]*[a-z0-9])\\t(?=\\{|${TIME}|[IWEF]\\d{4} )`);
 const ANSI = /\x1b\[[0-9;]*m/g;
@@ -75,6 +78,8 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
   let rest = (text.includes('\x1b') ? text.replace(ANSI, '') : text).trim();
   if (rest === '') return null;
   if (CUT_YEAR.test(rest)) rest = `2${rest}`;
+  // A results table copied with its row numbers (CloudWatch Logs Insights' `#` column).
+  rest = rest.replace(ROW_NUMBER, '');
   rest = rest.replace(KIBANA_TIME, (_, mon: string, day: string, year: string, t: string) => {
     const mm = String(MONTHS.indexOf(mon) + 1).padStart(2, '0');
     return `${year}-${mm}-${day.padStart(2, '0')} ${t}`;
@@ -159,6 +164,11 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
     } else if (!prefixPod && (m = STERN_PLAIN.exec(rest))) {
       prefixPod = { ...(m[1] ? { namespace: m[1] } : {}), name: m[2]!, container: m[3]! };
       rest = rest.slice(m[0].length);
+    } else if (prefixTime !== undefined && !prefixPod && (m = LOG_STREAM.exec(rest))) {
+      // `aws logs tail`: the log stream's name between the time and the line; fluent-bit names it after the pod's file.
+      const file = NODE_CONTAINER_LOG_IN.exec(m[1]!);
+      if (file) prefixPod = { namespace: file[2]!, name: file[1]!, container: file[3]! };
+      rest = rest.slice(m[0].length);
     } else {
       break;
     }
@@ -235,6 +245,17 @@ export function collectorNote(line: string): { name?: string; namespace?: string
   return null;
 }
 
+/**
+ * A JSON value read by the JSON reader that is a controller record, or a collector's row holding one: the record,
+ * else null (an object, or some other JSON).
+ */
+export function recordFromJson(value: unknown, line: number, ctx: LogContext): LogRecord | null {
+  if (!isObject(value) || value.kind !== undefined) return null;
+  const isRecord = typeof value.level === 'string' && (typeof value.message === 'string' || typeof value.msg === 'string');
+  if (!isRecord && typeof value.log !== 'string' && typeof value['@message'] !== 'string') return null;
+  return parseLogLine(JSON.stringify(value), line, ctx);
+}
+
 /** JSON generations. An object without a string `message`/`msg` is some other JSON, not a log record. */
 function parseJsonRecord(text: string): Parsed | null {
   let value: unknown;
@@ -253,17 +274,23 @@ function parseJsonRecord(text: string): Parsed | null {
   return { message, fields, ...(level === undefined ? {} : { level }), ...(time === undefined ? {} : { time }) };
 }
 
-/** `{"log":"<record>\\n","stream":"stdout","time":…,"kubernetes":{"pod_name":…}}`, when the inner text is a line of its own. */
+/**
+ * `{"log":"<record>\\n","stream":"stdout","time":…,"kubernetes":{"pod_name":…}}` (fluent-bit, Docker json-file) or
+ * `{"@timestamp":…,"@message":"<record>"}` (a CloudWatch Logs Insights export), when the inner text is a line of its own.
+ */
 function collectorEnvelope(text: string): { log: string; time?: string; pod?: PodRef } | null {
-  if (!text.includes('"log":')) return null;
+  if (!text.includes('"log":') && !text.includes('"@message":')) return null;
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
     return null;
   }
-  if (!isObject(value) || typeof value.log !== 'string' || typeof value.message === 'string' || typeof value.msg === 'string') return null;
-  const log = value.log.trim();
+  if (!isObject(value) || typeof value.message === 'string' || typeof value.msg === 'string') return null;
+  // CloudWatch Logs Insights rows exported as JSON carry the line as `@message`.
+  const inner = typeof value.log === 'string' ? value.log : value['@message'];
+  if (typeof inner !== 'string') return null;
+  const log = inner.trim();
   if (log === '') return null;
   const k8s = isObject(value.kubernetes) ? value.kubernetes : {};
   const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
@@ -506,6 +533,8 @@ export function isLogBlockEnd(line: string): boolean {
 
 const MUST_GATHER_LOG = /^(current|previous)(\.insecure)?\.log$/;
 const NODE_CONTAINER_LOG = /^([a-z0-9][-a-z0-9.]*)_([a-z0-9][-a-z0-9]*)_([a-z0-9][-a-z0-9]*)-[0-9a-f]{64}\.log$/;
+/** The same file name inside a log stream's name (`fluentbit-kube.var.log.containers.<pod>_<ns>_<ctr>-<id>.log`). */
+const NODE_CONTAINER_LOG_IN = /(?:^|[./])([a-z0-9][-a-z0-9]*)_([a-z0-9][-a-z0-9]*)_([a-z0-9][-a-z0-9]*)-[0-9a-f]{64}(?:\.log)?$/;
 const NODE_POD_DIR = /^([a-z0-9][-a-z0-9]*)_([a-z0-9][-a-z0-9.]*)_[0-9a-f-]{36}$/;
 
 export function podFromLogPath(relPath: string): { namespace?: string; name: string; container?: string } | null {

@@ -270,7 +270,7 @@ export function isFieldsOnlyLine(text: string): boolean {
 }
 
 /** The header row of a log export (CloudWatch Logs Insights `@timestamp,@message`): part of the records below it. */
-export const EXPORT_HEADER = /^\s*"?@timestamp"?(?:[,\t]"?@?[\w.]+"?)+\s*$/;
+export const EXPORT_HEADER = /^\s*(?:#\t)?"?@timestamp"?(?:[,\t]"?@?[\w.]+"?)+\s*$/;
 
 /** A record of which only a message survived (an aggregator's `{"message": …}`): no fields beyond it. */
 function bareMessage(record: LogRecord): boolean {
