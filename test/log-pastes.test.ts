@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES, scan } from './support/scan.js';
 
-const dir = (name: string) => join(FIXTURES, 'tickets', 'logs', name);
+const dir = (name: string): string => join(FIXTURES, 'tickets', 'logs', name);
 const CRI_FILE = 'var/log/containers/karpenter-6d5c4b3a2-p8q7r_kube-system_controller-3f2a9c8b7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a.log';
 
 interface Case {
@@ -207,6 +207,17 @@ const CASES: Case[] = [
     logs: ['@4 2025-06-09T03:12:45.771Z ERROR Reconciler error', '@5 2025-06-09T03:11:58.306Z INFO created nodeclaim'],
     skipped: ['1 prose (1 paragraph), not objects or logs'],
     findings: ['unregistered-taint-problem NodeClaim edge-p9w3c (records)'],
+  },
+  {
+    // A crashing controller in a `kubectl cluster-info dump` directory: the runtime's trace inside its log block.
+    file: 'cluster-info-dump',
+    logs: [
+      '@2 2025-09-30T18:02:11.004Z DEBUG [karpenter/karpenter-5f6c7d8e9-a1b2c/controller] discovered karpenter version',
+      '@3 2025-09-30T18:02:14.330Z ERROR [karpenter/karpenter-5f6c7d8e9-a1b2c/controller] Observed a panic +2',
+      '@4 - PANIC [karpenter/karpenter-5f6c7d8e9-a1b2c/controller] panic: runtime error: invalid memory add +5',
+    ],
+    skipped: [],
+    findings: [],
   },
 ];
 

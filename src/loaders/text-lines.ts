@@ -54,16 +54,14 @@ export class StrayLineHandler {
   line(text: string, lineNo: number): void {
     if (this.block) {
       if (isLogBlockEnd(text)) {
+        this.endSpread();
         this.block = null;
+        this.last = null;
         return;
       }
       if (!this.block.karpenter) return;
-      const record = parseLogLine(text, lineNo, {
-        source: this.source,
-        pod: { namespace: this.block.namespace, name: this.block.name, container: this.block.container },
-      });
-      if (record) this.sink.logs.push(record);
-      else if (text.trim() !== '') this.countUnparsed(lineNo);
+      if (this.spread) this.continueSpread(text);
+      else this.readLine(text, lineNo, { namespace: this.block.namespace, name: this.block.name, container: this.block.container });
       return;
     }
     const start = parseLogBlockStart(text);
@@ -103,6 +101,11 @@ export class StrayLineHandler {
       this.line(text, lineNo);
       return;
     }
+    this.readLine(text, lineNo, pod);
+  }
+
+  /** One line of a controller's log: a record, a piece of one (trace, fields, runtime split), or a collector's note. */
+  private readLine(text: string, lineNo: number, pod?: LogContext['pod']): void {
     const cri = CRI_LINE.exec(text);
     if (cri || this.partial) {
       // The runtime writes a long line as `P` pieces and a final `F`: one line once joined, at the first piece's line.
