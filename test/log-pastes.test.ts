@@ -219,6 +219,15 @@ const CASES: Case[] = [
     skipped: [],
     findings: [],
   },
+  {
+    file: 'terminal-wrapped-console-v0.31.md',
+    logs: [
+      '@4 2023-11-21T14:02:51.318Z INFO created machine',
+      '@6 2023-11-21T14:03:01.907Z ERROR Could not schedule pod, all available in',
+    ],
+    skipped: ['1 prose (1 paragraph), not objects or logs'],
+    findings: ['nodepool-limits-reached Provisioner observability (records)'],
+  },
 ];
 
 describe('controller logs as pasted: every record read, traces kept with their record, the stated cause named', () => {
@@ -259,6 +268,14 @@ describe('controller logs as pasted: every record read, traces kept with their r
   it('splits a console message from its fields where the copy left one space between them', async () => {
     const r = await scan([dir('spaced-console-startup-v0.29.txt')]);
     expect(r.load.logs[3]!.fields).toEqual({ logger: 'controller', commit: '5a2fe84', path: '/metrics', kind: 'metrics', addr: '[::]:8080' });
+  });
+
+  it('joins a console record the terminal wrapped, so its fields are read and its message is only the message', async () => {
+    const r = await scan([dir('terminal-wrapped-console-v0.31.md')]);
+    expect(r.load.logs.map((l) => [l.message.slice(0, 15), l.fields.pod ?? l.fields['instance-types']])).toEqual([
+      ['created machine', 'm6a.2xlarge, m6i.2xlarge and 14 other(s)'],
+      ['Could not sched', 'observability/tempo-ingester-2'],
+    ]);
   });
 
   it('takes the reference time from the records, and none from a panic without a time', async () => {

@@ -246,6 +246,23 @@ export function collectorNote(line: string): { name?: string; namespace?: string
 }
 
 /**
+ * A record hard-wrapped by a terminal or an editor: `line` is the rest of `previous` when the two together read as a
+ * record with more fields than `previous` alone (its fields tail was cut). The joined text, else null.
+ */
+export function completesRecord(previous: string, line: string): string | null {
+  if (line.trim() === '' || !/[}"\]]\s*$/.test(line)) return null;
+  const before = parseLogLine(previous, 0, { source: '' });
+  if (!before) return null;
+  const had = Object.keys(before.fields).length;
+  // A terminal cuts without adding anything; an editor wraps at a space it then drops.
+  for (const joined of [previous + line.trimStart(), `${previous} ${line.trim()}`]) {
+    const after = parseLogLine(joined, 0, { source: '' });
+    if (after && Object.keys(after.fields).length > had && after.message.length < before.message.length) return joined;
+  }
+  return null;
+}
+
+/**
  * A JSON value read by the JSON reader that is a controller record, or a collector's row holding one: the record,
  * else null (an object, or some other JSON).
  */

@@ -5,7 +5,7 @@
  */
 import { StringDecoder } from 'node:string_decoder';
 import { traceLine } from './go-traces.js';
-import { isKarpenterControllerPod, isLogBlockEnd, collectorNote, parseLogBlockStart, parseLogLine, type LogContext } from './logs.js';
+import { collectorNote, completesRecord, isKarpenterControllerPod, isLogBlockEnd, parseLogBlockStart, parseLogLine, type LogContext } from './logs.js';
 import type { LogRecord, SkippedInput } from '../kube/types.js';
 
 const KUBECTL_NOISE = /^(Warning: |Error from server|error: |No resources found|Cluster info dumped to |[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ \S+:\d+\] )/;
@@ -33,6 +33,8 @@ export class StrayLineHandler {
   private spread: { lines: string[]; start: number; depth: number; pod: LogContext['pod'] } | null = null;
   /** The record a Go stack trace below it belongs to, and whether its trace is still going on. */
   private last: LogRecord | null = null;
+  /** The text the last record was read from, for a wrapped line that completes it. */
+  private lastText = '';
   private traceOpen = false;
   private orphanTrace = 0;
   private firstOrphanTrace = 0;
@@ -133,10 +135,10 @@ export class StrayLineHandler {
       if (container) record.pod.container ??= container;
     }
     if (record && !this.attachTrace(record.level === undefined && record.time === undefined && bareMessage(record) ? record.message : undefined, lineNo)) {
-      this.push(record);
+      this.push(record, text);
     } else if (record) {
       return;
-    } else if (this.attachTrace(text, lineNo) || this.attachFields(text)) {
+    } else if (this.attachTrace(text, lineNo) || this.attachFields(text) || this.completeLast(text, pod)) {
       return;
     } else if (text.trimStart().startsWith('{') && braceDepth(text) > 0) {
       this.spread = { lines: [text], start: lineNo, depth: braceDepth(text), pod };
@@ -146,7 +148,21 @@ export class StrayLineHandler {
     }
   }
 
-  private push(record: LogRecord): void {
+  /** The rest of the last record, wrapped onto this line: the record is read again from both lines. */
+  private completeLast(text: string, pod: LogContext['pod']): boolean {
+    const last = this.last;
+    const joined = last && !last.fields.stacktrace ? completesRecord(this.lastText, text) : null;
+    const i = joined ? this.sink.logs.lastIndexOf(last!) : -1;
+    if (i < 0) return false;
+    const record = parseLogLine(joined!, last!.provenance.line, { source: this.source, ...(pod ? { pod } : {}) })!;
+    this.sink.logs[i] = record;
+    this.last = record;
+    this.lastText = joined!;
+    return true;
+  }
+
+  private push(record: LogRecord, text = ''): void {
+    this.lastText = text;
     this.sink.logs.push(record);
     this.last = record;
     if (record.cut) this.cutRecords++;

@@ -5,7 +5,7 @@
  * block goes to the reader registry, which knows the formats.
  */
 import { traceLine } from '../../go-traces.js';
-import { isControllerKlog, collectorNote, parseLogLine } from '../../logs.js';
+import { collectorNote, completesRecord, isControllerKlog, parseLogLine } from '../../logs.js';
 import { EXPORT_HEADER, braceDepth, isFieldsOnlyLine, isKubectlNoise } from '../../text-lines.js';
 import { startsLikeJson } from '../sniffs.js';
 import { parseCommand, type Command } from './command.js';
@@ -194,7 +194,12 @@ function continues(run: { kind: BlockKind; depth: number }, line: string, previo
     case 'log':
       // A Go stack trace under a record is part of the log.
       return (
-        kind === 'log' || (kind === 'json' && braceDepth(line) > 0) || /^\s+\S/.test(line) || traceLine(line) !== undefined || isFieldsOnlyLine(line)
+        kind === 'log' ||
+        (kind === 'json' && braceDepth(line) > 0) ||
+        /^\s+\S/.test(line) ||
+        traceLine(line) !== undefined ||
+        isFieldsOnlyLine(line) ||
+        (previous !== undefined && completesRecord(previous, line) !== null)
       );
     case 'json':
       return false;
