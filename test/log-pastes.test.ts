@@ -228,6 +228,43 @@ const CASES: Case[] = [
     skipped: ['1 prose (1 paragraph), not objects or logs'],
     findings: ['nodepool-limits-reached Provisioner observability (records)'],
   },
+  {
+    file: 'panic-aws-error-continuation-v0.6.md',
+    logs: [
+      '@8 2022-03-04T11:05:40.118Z INFO Successfully created the logger.',
+      '@9 2022-03-04T11:05:40.118Z INFO Logging level set to: info',
+      '@10 2022-03-04T11:05:40.223Z INFO Starting informers...',
+      '@11 - PANIC panic: Unable to hydrate the AWS launch  +5',
+    ],
+    skipped: ['1 prose (3 paragraphs), not objects or logs'],
+    findings: [],
+  },
+  {
+    file: 'console-multiline-message-v0.8.md',
+    logs: ['@6 2022-05-09T07:12:30.441Z ERROR Unable to delete launch template, Unauth'],
+    skipped: ['1 prose (3 paragraphs), not objects or logs'],
+    findings: ['launch-refused-by-cloud-provider NodeClaim (unknown)'],
+  },
+  {
+    file: 'inline-error-chains.md',
+    logs: [
+      '@5 2023-03-14T09:41:07.512Z ERROR creating scheduler, getting instance typ',
+      '@10 - ERROR creating instance, insufficient capacity',
+      '@13 - ERROR failed calling webhook "validation.webho',
+    ],
+    skipped: ['1 prose (5 paragraphs), not objects or logs'],
+    findings: [],
+  },
+  {
+    file: 'root-prompt-k-logs-v1.0.md',
+    logs: [
+      '@6 2024-11-02T16:20:01.101Z INFO [karpenter/karpenter-6c7d8e9f0-m3n4p/] attempting to acquire leader lease karpe',
+      '@7 2024-11-02T16:20:12.480Z INFO [karpenter/karpenter-6c7d8e9f0-m3n4p/] successfully acquired lease karpenter/ka',
+      '@10 2022-11-03T09:14:22.000Z? ERROR http: TLS handshake error from 10.40.1.9',
+    ],
+    skipped: ['1 prose (3 paragraphs), not objects or logs'],
+    findings: [],
+  },
 ];
 
 describe('controller logs as pasted: every record read, traces kept with their record, the stated cause named', () => {
@@ -276,6 +313,22 @@ describe('controller logs as pasted: every record read, traces kept with their r
       ['created machine', 'm6a.2xlarge, m6i.2xlarge and 14 other(s)'],
       ['Could not sched', 'observability/tempo-ingester-2'],
     ]);
+  });
+
+  it('keeps a message written over several lines in one record: an AWS error under a panic, a console message up to its fields', async () => {
+    const panic = await scan([dir('panic-aws-error-continuation-v0.6.md')]);
+    expect(panic.load.logs[3]!.message).toBe(
+      'panic: Unable to hydrate the AWS launch template cache, UnauthorizedOperation: You are not authorized to perform this operation.\n' +
+        'status code: 403, request id: 7c1e4b2a-9d3f-4e8a-b5c6-0f1a2b3c4d5e',
+    );
+    const console = await scan([dir('console-multiline-message-v0.8.md')]);
+    const r = console.load.logs[0]!;
+    expect(r.message.split('\n')).toEqual([
+      'Unable to delete launch template, UnauthorizedOperation: You are not authorized to perform this operation.',
+      'Encoded authorization failure message: Qk1xR2Vk_c2FtcGxlLW5vdC1yZWFsLWVuY29kZWQtbWVzc2FnZQ',
+      'status code: 403, request id: 2b9c6d1e-7f3a-4c5b-8d9e-1a2b3c4d5e6f',
+    ]);
+    expect(r.fields).toEqual({ logger: 'controller.aws.launchtemplate', commit: 'a4e8f12' });
   });
 
   it('takes the reference time from the records, and none from a panic without a time', async () => {

@@ -413,6 +413,22 @@ describe('parseLogLine: lines as collectors and viewers hand them over', () => {
   });
 });
 
+describe('error chains pasted alone', () => {
+  it('reads an error chain of Karpenter as an ERROR record without time, unescaping a copy out of JSON', () => {
+    const r = parse('creating instance, insufficient capacity, with fleet error(s), InsufficientInstanceCapacity: none left')!;
+    expect([r.level, r.time, r.message.slice(0, 17)]).toEqual(['ERROR', undefined, 'creating instance']);
+    expect(parse('failed calling webhook \\"x.karpenter.sh\\": failed to call webhook: Post \\"https://k/\\": EOF"')!.message).toBe(
+      'failed calling webhook "x.karpenter.sh": failed to call webhook: Post "https://k/": EOF',
+    );
+  });
+
+  it('leaves prose that starts the same way alone', () => {
+    expect(parse('Could not schedule pod, what should I do?')).toBeNull();
+    expect(parse('creating instance takes long')).toBeNull();
+    expect(parse('Creating instance, then waiting')).toBeNull();
+  });
+});
+
 describe('Go stack traces', () => {
   it('recognises the goroutine header, frames and file lines, and not prose or host names', () => {
     expect(traceLine('goroutine 12 [running]:')).toBe('strong');

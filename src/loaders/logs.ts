@@ -34,6 +34,17 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
 const ROW_NUMBER = /^\d+\t(?=\d{4}-\d{2}-\d{2}[T ]\d{2}:)/;
 /** A copy that lost the first character of the line: `023-04-17T09:02:44Z…` is 2023's. */
 const CUT_YEAR = /^0\d{2}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}/;
+/**
+ * How Karpenter's wrapped error chains begin (`creating instance, insufficient capacity, with fleet error(s), …`), in
+ * every generation's wording: an error string pasted alone is read as the error record it came from.
+ */
+const BARE_ERROR =
+  /^(?:Internal error occurred: )?(?:creating (?:instance|scheduler|launch template|nodeclaim|machine|cloudprovider)|launching (?:nodeclaim|machine|node|instances?)|could not (?:launch node|schedule pod)|getting (?:instance types|launch templates?|subnets|security groups|amis|ami)|failed calling webhook|failed to call webhook|resolving (?:node ?class|ec2nodeclass|launch template)|no subnets (?:found|matched|exist)|unable to hydrate)\b.*[,:] \S/i;
+/** An error chain wraps at least twice (`a, b, c` or `a: b: c`); a question about one is prose. */
+function isBareError(text: string): boolean {
+  return BARE_ERROR.test(text) && !/\?\s*$/.test(text) && (text.match(/, |: /g)?.length ?? 0) >= 2;
+}
+
 /** A record whose opening brace the copy missed: `"level":"DEBUG","time":…}`. */
 const LOST_BRACE = /^"(?:level|time|ts|logger|msg|message|severity)":.*\}$/;
 /** A viewer or the person pasting cut the line and said so. */
@@ -88,6 +99,7 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
   let prefixPod: PodRef | undefined;
   let parsed: Parsed | null | undefined;
   let unwrapped = false;
+  let goLog = false;
 
   for (let guard = 0; guard < 8 && parsed === undefined; guard++) {
     let m: RegExpExecArray | null;
@@ -141,6 +153,7 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
       }
       if (parsed === undefined) break;
     } else if (prefixTime === undefined && (m = GO_LOG_PREFIX.exec(rest))) {
+      goLog = true;
       prefixTime = `${m[1]}-${m[2]}-${m[3]}T${m[4]}`;
       rest = rest.slice(m[0].length);
     } else if (!unwrapped && rest.startsWith('{"') && (envelope = collectorEnvelope(rest))) {
@@ -186,6 +199,10 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
         parsed = parseJsonRecord(JSON.stringify(completePairs(rest.replace(CUT_MARK, ''))));
         cut = parsed !== null;
       }
+    } else if (prefixTime === undefined && isBareError(rest)) {
+      // The error chain alone (what a record's `error` field holds), copied out of a record or an event: Karpenter
+      // builds these only on its error paths.
+      parsed = { level: 'ERROR', message: rest.includes('\\"') ? rest.replace(/\\"/g, '"').replace(/"$/, '') : rest, fields: {} };
     } else if (prefixTime === undefined && goPanicLevel(rest)) {
       // The runtime's panic line: written straight to stderr, without time or logger.
       parsed = { level: goPanicLevel(rest)!, message: rest, fields: {} };
@@ -199,7 +216,8 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
     } else if (prefixTime !== undefined && rest !== '') {
       // Timestamped free text (Loki exports, panics under `--timestamps`) is still a dated record;
       // undated free text (coredns `[INFO] …`, `Create log request error`) is not a log record.
-      parsed = { message: rest, fields: {} };
+      // net/http's server writes only its errors to Go's log (`http: TLS handshake error from …`, the webhook's).
+      parsed = { ...(goLog && /^http: /.test(rest) ? { level: 'ERROR' } : {}), message: rest, fields: {} };
     } else {
       parsed = null;
     }
@@ -412,15 +430,16 @@ function parseConsole(time: string, rest: string): Parsed | null {
     }
   }
   const head: Record<string, unknown> = {};
+  // A message that starts with a newline leaves the logger alone on the line (`…⇥ERROR⇥controller.aws.launchtemplate⇥`).
+  if (tail.length === 1 && /^(?:controller|webhook)\.[\w./-]+$/.test(tail[0]!)) return { level: level.toUpperCase(), message: '', fields: { logger: tail[0] }, ...timeOf(time) };
   if (tail.length >= 2) head.logger = tail.shift();
   if (tail.length >= 2 && CALLER.test(tail[0]!)) head.caller = tail.shift();
+  return { level: level.toUpperCase(), message: tail.join('\t'), fields: { ...head, ...json }, ...timeOf(time) };
+}
+
+function timeOf(time: string): { time?: string } {
   const t = normaliseTime(time);
-  return {
-    level: level.toUpperCase(),
-    message: tail.join('\t'),
-    fields: { ...head, ...json },
-    ...(t === undefined ? {} : { time: t }),
-  };
+  return t === undefined ? {} : { time: t };
 }
 
 /** The console generation after tabs became spaces: level, logger and message separated by runs of spaces. */

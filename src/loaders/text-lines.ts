@@ -35,6 +35,13 @@ export class StrayLineHandler {
   private last: LogRecord | null = null;
   /** The text the last record was read from, for a wrapped line that completes it. */
   private lastText = '';
+  /** The line the last record (or a line added to it) was read from. */
+  private lastLine = 0;
+  /**
+   * Lines after a console record that had no fields: zap writes a message's newlines as they are, so the message goes
+   * on until a line that ends with the fields. Held until that line comes; counted as unrecognised if it never does.
+   */
+  private held: { lines: string[]; first: number } | null = null;
   private traceOpen = false;
   private orphanTrace = 0;
   private firstOrphanTrace = 0;
@@ -138,7 +145,7 @@ export class StrayLineHandler {
       this.push(record, text);
     } else if (record) {
       return;
-    } else if (this.attachTrace(text, lineNo) || this.attachFields(text) || this.completeLast(text, pod)) {
+    } else if (this.attachTrace(text, lineNo) || this.attachFields(text) || this.completeLast(text, pod) || this.continueMessage(text, lineNo)) {
       return;
     } else if (text.trimStart().startsWith('{') && braceDepth(text) > 0) {
       this.spread = { lines: [text], start: lineNo, depth: braceDepth(text), pod };
@@ -161,8 +168,49 @@ export class StrayLineHandler {
     return true;
   }
 
+  /**
+   * The rest of a message the last record wrote over several lines: an indented line right under it (an AWS error's
+   * `⇥status code: 403, request id: …`), or, under a console record without fields, every line up to the one that
+   * ends with them.
+   */
+  private continueMessage(text: string, lineNo: number): boolean {
+    const last = this.last;
+    if (!last) return false;
+    if (this.held || awaitsFields(last, this.lastText)) {
+      const fields = FIELDS_TAIL.exec(text);
+      const held = (this.held ??= { lines: [], first: lineNo });
+      held.lines.push(fields ? text.slice(0, fields.index) : text);
+      if (!fields && held.lines.length > MAX_MESSAGE_LINES) {
+        held.lines.pop();
+        this.releaseHeld();
+        return false;
+      }
+      if (!fields) return true;
+      this.held = null;
+      last.message = [last.message, ...held.lines.map((l) => l.trim())].filter((l) => l !== '').join('\n');
+      Object.assign(last.fields, JSON.parse(fields[1]!) as object);
+      this.lastText = '';
+      this.lastLine = lineNo;
+      return true;
+    }
+    if (lineNo !== this.lastLine + 1 || !/^\s+\S/.test(text)) return false;
+    last.message = `${last.message}\n${text.trim()}`;
+    this.lastLine = lineNo;
+    return true;
+  }
+
+  /** Held lines that no fields line closed: not part of a record after all. */
+  private releaseHeld(): void {
+    const held = this.held;
+    if (!held) return;
+    this.held = null;
+    for (const [i, line] of held.lines.entries()) if (line.trim() !== '') this.countUnparsed(held.first + i);
+  }
+
   private push(record: LogRecord, text = ''): void {
+    this.releaseHeld();
     this.lastText = text;
+    this.lastLine = record.provenance.line;
     this.sink.logs.push(record);
     this.last = record;
     if (record.cut) this.cutRecords++;
@@ -226,6 +274,7 @@ export class StrayLineHandler {
   }
 
   finish(): void {
+    this.releaseHeld();
     if (this.partial) {
       const { text, start } = this.partial;
       this.partial = null;
@@ -290,6 +339,32 @@ export function isFieldsOnlyLine(text: string): boolean {
 
 /** The header row of a log export (CloudWatch Logs Insights `@timestamp,@message`): part of the records below it. */
 export const EXPORT_HEADER = /^\s*(?:#\t)?"?@timestamp"?(?:[,\t]"?@?[\w.]+"?)+\s*$/;
+
+/** A console line's fields at its end, after a tab (or the spaces a copy made of it). */
+const FIELDS_TAIL = /(?:\t|\s{2,})(\{".*\})\s*$/;
+/** A message longer than this is not one message but a record without fields followed by other text. */
+const MAX_MESSAGE_LINES = 20;
+
+/** A zap console record whose line ended without its fields: its message may go on to the next lines. */
+function awaitsFields(record: LogRecord, text: string): boolean {
+  if (text === '' || record.time === undefined || typeof record.fields.logger !== 'string') return false;
+  return Object.keys(record.fields).every((k) => k === 'logger' || k === 'caller') && !FIELDS_TAIL.test(text) && text.includes('\t');
+}
+
+/**
+ * In a pasted text: the line at which the message of the console record at `i` ends with its fields, when it went on
+ * over the next lines (no blank line, no other record between); undefined when it did not.
+ */
+export function consoleMessageEnd(lines: string[], i: number): number | undefined {
+  const record = parseLogLine(lines[i]!, 0, { source: '' });
+  if (!record || !awaitsFields(record, lines[i]!)) return undefined;
+  for (let j = i + 1; j < lines.length && j <= i + MAX_MESSAGE_LINES; j++) {
+    const line = lines[j]!;
+    if (line.trim() === '' || parseLogLine(line, 0, { source: '' })) return undefined;
+    if (FIELDS_TAIL.test(line)) return j;
+  }
+  return undefined;
+}
 
 /** A record of which only a message survived (an aggregator's `{"message": …}`): no fields beyond it. */
 function bareMessage(record: LogRecord): boolean {

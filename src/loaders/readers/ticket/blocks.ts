@@ -6,7 +6,7 @@
  */
 import { traceLine } from '../../go-traces.js';
 import { collectorNote, completesRecord, isControllerKlog, parseLogLine } from '../../logs.js';
-import { EXPORT_HEADER, braceDepth, isFieldsOnlyLine, isKubectlNoise } from '../../text-lines.js';
+import { EXPORT_HEADER, braceDepth, consoleMessageEnd, isFieldsOnlyLine, isKubectlNoise } from '../../text-lines.js';
 import { startsLikeJson } from '../sniffs.js';
 import { parseCommand, type Command } from './command.js';
 
@@ -88,7 +88,8 @@ export function splitText(text: string): SplitText {
 /** The runs of one stretch of text; returns a command line still waiting for its output. */
 function splitRuns(lines: string[], first: number, lang: string, command: Command | undefined, out: SplitText, fenced: boolean): Command | undefined {
   // `inString`: a record hard-wrapped inside a string goes on in that string on the next line.
-  let run: { kind: BlockKind; from: number; to: number; depth: number; inString: boolean } | null = null;
+  // `until`: the line a console record's message runs to, when it went on over several lines.
+  let run: { kind: BlockKind; from: number; to: number; depth: number; inString: boolean; until?: number } | null = null;
   const flush = () => {
     if (!run) return;
     const block = cleanBlock(lines.slice(run.from, run.to), first + run.from, run.kind, lang, command);
@@ -125,8 +126,9 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
       if (run) run.to = i + 1;
       continue;
     }
-    if (run && continues(run, line, lines[i - 1])) {
+    if (run && ((run.until !== undefined && i <= run.until) || continues(run, line, lines[i - 1]))) {
       run.to = i + 1;
+      if (run.kind === 'log' && (run.until === undefined || i > run.until)) run.until = consoleMessageEnd(lines, i);
       if (run.kind === 'json' || run.kind === 'log') scanDepth(line, run);
       if (run.kind === 'log' && run.depth > 0 && cutRecord(line)) run.depth = 0;
       continue;
@@ -144,6 +146,7 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
     }
     flushProse();
     run = { kind, from: i, to: i + 1, depth: 0, inString: false };
+    if (kind === 'log') run.until = consoleMessageEnd(lines, i);
     if (kind === 'json' || kind === 'log') scanDepth(line, run);
     // A record the paste cut (`…`) never closes its braces; the next line is not inside it.
     if (kind === 'log' && run.depth > 0 && cutRecord(line)) run.depth = 0;
@@ -170,10 +173,15 @@ function scanDepth(raw: string, state: { depth: number; inString: boolean }): vo
   }
 }
 
-/** A log record quoted inline in a sentence: `Errors in the logs: \`{"level":"ERROR",…}\``. */
+/**
+ * A log record quoted inline in a sentence: `Errors in the logs: \`{"level":"ERROR",…}\``, a console line or an error
+ * chain in backticks.
+ */
 function inlineRecords(line: string, lineNo: number, out: SplitText): void {
-  for (const m of line.matchAll(/`(\{"[^`]*\})`/g)) {
-    if (jsonKind(m[1]!) === 'log') out.blocks.push({ kind: 'log', start: lineNo, lines: [m[1]!], lang: '' });
+  for (const m of line.matchAll(/`([^`]+)`/g)) {
+    const text = m[1]!.trim();
+    const record = text.startsWith('{"') ? jsonKind(text) === 'log' : parseLogLine(text, 0, { source: '' })?.level !== undefined;
+    if (record) out.blocks.push({ kind: 'log', start: lineNo, lines: [text], lang: '' });
   }
 }
 
