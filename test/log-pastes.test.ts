@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FIXTURES, scan } from './support/scan.js';
+import { FIXTURES, findingLabel, scan } from './support/scan.js';
 
 const dir = (name: string): string => join(FIXTURES, 'tickets', 'logs', name);
 const CRI_FILE = 'var/log/containers/karpenter-6d5c4b3a2-p8q7r_kube-system_controller-3f2a9c8b7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a.log';
@@ -22,10 +22,7 @@ interface Case {
 const CASES: Case[] = [
   {
     file: 'panic-klog-recovered-v0.2.txt',
-    logs: [
-      '@7 - ERROR Observed a panic: "invalid memory addres +9',
-      '@17 - PANIC panic: runtime error: invalid memory add +2',
-    ],
+    logs: ['@7 - ERROR Observed a panic: "invalid memory addres +9', '@17 - PANIC panic: runtime error: invalid memory add +2'],
     skipped: ['1 prose (1 paragraph), not objects or logs'],
     findings: [],
   },
@@ -221,10 +218,7 @@ const CASES: Case[] = [
   },
   {
     file: 'terminal-wrapped-console-v0.31.md',
-    logs: [
-      '@4 2023-11-21T14:02:51.318Z INFO created machine',
-      '@6 2023-11-21T14:03:01.907Z ERROR Could not schedule pod, all available in',
-    ],
+    logs: ['@4 2023-11-21T14:02:51.318Z INFO created machine', '@6 2023-11-21T14:03:01.907Z ERROR Could not schedule pod, all available in'],
     skipped: ['1 prose (1 paragraph), not objects or logs'],
     findings: ['nodepool-limits-reached Provisioner observability (records)'],
   },
@@ -279,8 +273,7 @@ describe('controller logs as pasted: every record read, traces kept with their r
       }),
     ).toEqual(c.logs);
     expect(r.load.skipped.map((s) => `${s.line ?? '-'} ${s.reason}`)).toEqual(c.skipped);
-    const name = (m: { namespace?: string | null; name?: string }) => `${m.namespace ? `${m.namespace}/` : ''}${m.name}`;
-    expect(r.findings.map((f) => `${f.ruleId} ${f.object.kind} ${name(f.object)}${f.recordsOnly ? ' (records)' : ''}`)).toEqual(c.findings);
+    expect(r.findings.map(findingLabel)).toEqual(c.findings);
   });
 
   it('keeps the trace text in order under its record, and the cut record only with its complete fields', async () => {

@@ -446,12 +446,12 @@ describe('Go stack traces', () => {
   it("tells the controller's klog lines from kubectl's own", () => {
     expect(isControllerKlog('E0714 06:12:55.402117       1 runtime.go:78] Observed a panic: "x"')).toBe(true);
     expect(isControllerKlog('I1003 08:30:11.609348       1 leaderelection.go:248] attempting to acquire leader lease')).toBe(true);
-    expect(isControllerKlog('E0714 06:12:55.402117   71234 memcache.go:265] couldn\'t get current server API group list')).toBe(false);
+    expect(isControllerKlog("E0714 06:12:55.402117   71234 memcache.go:265] couldn't get current server API group list")).toBe(false);
     expect(isControllerKlog('not klog at all')).toBe(false);
   });
 });
 
-describe('podFromLogPath: the node\'s own log files', () => {
+describe("podFromLogPath: the node's own log files", () => {
   it('reads pod, namespace and container from /var/log/containers and /var/log/pods names', () => {
     const id = 'a'.repeat(64);
     expect(podFromLogPath(`var/log/containers/karpenter-6d5c4b3a2-p8q7r_kube-system_controller-${id}.log`)).toEqual({

@@ -76,7 +76,8 @@ const KLOG = /^([IWEF])\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ ([\w./-]+:\d+)\] (.*)$
 const UNDATED_CONSOLE = /^(DEBUG|INFO|WARN|ERROR)(?:\t|\s{2,}|\s(?=controller\.))((?:controller|webhook)(?:\.[\w.-]+)?)(?:\t|\s{2,}|\s)(\S.*)$/;
 const KLOG_LEVELS: Record<string, string> = { I: 'INFO', W: 'WARN', E: 'ERROR', F: 'FATAL' };
 /** Where kubectl itself logs from (discovery, transport, config): its klog lines are messages to the person typing. */
-const KUBECTL_KLOG_FILES = /^(?:memcache|cached_discovery|round_trippers|request|helpers|loader|config|warnings|exec|get|logs|portforward|shortcut|discovery|command_headers|proxy_server|interface)\.go$/;
+const KUBECTL_KLOG_FILES =
+  /^(?:memcache|cached_discovery|round_trippers|request|helpers|loader|config|warnings|exec|get|logs|portforward|shortcut|discovery|command_headers|proxy_server|interface)\.go$/;
 
 /** A klog line the controller wrote (a recovered panic in runtime.go, leader election), not kubectl's own. */
 export function isControllerKlog(line: string): boolean {
@@ -431,7 +432,8 @@ function parseConsole(time: string, rest: string): Parsed | null {
   }
   const head: Record<string, unknown> = {};
   // A message that starts with a newline leaves the logger alone on the line (`…⇥ERROR⇥controller.aws.launchtemplate⇥`).
-  if (tail.length === 1 && /^(?:controller|webhook)\.[\w./-]+$/.test(tail[0]!)) return { level: level.toUpperCase(), message: '', fields: { logger: tail[0] }, ...timeOf(time) };
+  if (tail.length === 1 && /^(?:controller|webhook)\.[\w./-]+$/.test(tail[0]!))
+    return { level: level.toUpperCase(), message: '', fields: { logger: tail[0] }, ...timeOf(time) };
   if (tail.length >= 2) head.logger = tail.shift();
   if (tail.length >= 2 && CALLER.test(tail[0]!)) head.caller = tail.shift();
   return { level: level.toUpperCase(), message: tail.join('\t'), fields: { ...head, ...json }, ...timeOf(time) };
@@ -448,7 +450,8 @@ function parseSpacedConsole(time: string, rest: string): Parsed | null {
   const m = /^\s*([A-Z]+|[a-z]+) {2,}(\S+)( +)(\S.*)$/.exec(rest);
   if (!m || !CONSOLE_LEVEL.test(m[1]!)) return null;
   // Start-up lines have no logger (`DEBUG   Successfully created the logger.`).
-  if (!/^(controller|webhook|karpenter)([./][\w./-]*)?$/.test(m[2]!)) return m[1] === m[1]!.toUpperCase() ? parseConsole(time, `${m[1]}\t${m[2]}${m[3]}${m[4]}`) : null;
+  if (!/^(controller|webhook|karpenter)([./][\w./-]*)?$/.test(m[2]!))
+    return m[1] === m[1]!.toUpperCase() ? parseConsole(time, `${m[1]}\t${m[2]}${m[3]}${m[4]}`) : null;
   return parseConsole(time, `${m[1]}\t${m[2]}\t${fieldsTailTabbed(m[4]!)}`);
 }
 
