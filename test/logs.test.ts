@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { goPanicLevel, traceLine } from '../src/loaders/go-traces.js';
 import {
+  isControllerKlog,
   isKarpenterControllerPod,
   isLogBlockEnd,
   looksLikeKarpenterLog,
@@ -348,5 +350,120 @@ describe('klog lines from client-go inside the controller', () => {
       level: 'ERROR',
       time: '2025-03-13T14:00:00.123Z',
     });
+  });
+});
+
+describe('parseLogLine: lines as collectors and viewers hand them over', () => {
+  const V1 = '{"level":"INFO","time":"2025-03-02T10:00:01.500Z","logger":"controller","message":"created nodeclaim","commit":"abc1234"}';
+
+  it('strips the container runtime prefix (`TIME stdout F`) and keeps the record its own time', () => {
+    const r = parse(`2025-03-02T10:00:01.777123456Z stdout F ${V1}`)!;
+    expect([r.time, r.level, r.message]).toEqual(['2025-03-02T10:00:01.500Z', 'INFO', 'created nodeclaim']);
+  });
+
+  it('unwraps a fluent-bit or Docker json-file envelope, taking pod and time from it', () => {
+    const envelope = JSON.stringify({
+      time: '2025-03-02T10:00:01.9Z',
+      stream: 'stdout',
+      log: `${V1.replace('"time":"2025-03-02T10:00:01.500Z",', '')}\n`,
+      kubernetes: { pod_name: 'karpenter-1a2b3c-x9z8y', namespace_name: 'karpenter', container_name: 'controller' },
+    });
+    const r = parse(envelope)!;
+    expect(r.time).toBe('2025-03-02T10:00:01.900Z');
+    expect(r.pod).toEqual({ namespace: 'karpenter', name: 'karpenter-1a2b3c-x9z8y', container: 'controller' });
+    expect(r.message).toBe('created nodeclaim');
+    // An object that has its own message is a record, not an envelope, whatever its `log` says.
+    expect(parse('{"message":"m","log":"x","level":"info"}')!.message).toBe('m');
+  });
+
+  it('reads a CSV export row (doubled quotes) and a Kibana Discover time column', () => {
+    const csv = `2025-03-02 10:00:01.500,"${V1.replace(/"/g, '""')}"`;
+    expect(parse(csv)!.message).toBe('created nodeclaim');
+    const kibana = parse('Mar 2, 2025 @ 11:00:01.500\tkarpenter-1a2b3c-x9z8y\t{"message":"tainted node","logger":"controller"}')!;
+    expect([kibana.time, kibana.timeZoneUnknown, kibana.pod?.name]).toEqual(['2025-03-02T11:00:01.500Z', true, 'karpenter-1a2b3c-x9z8y']);
+    // A time, a comma and prose is not a CSV row.
+    expect(parse('2025-03-02T10:00:01Z, then the node went away')).toBeNull();
+  });
+
+  it("reads Go's standard log lines with a time whose zone is unknown", () => {
+    const r = parse('2023/10/03 08:30:11 Registering 2 clients')!;
+    expect([r.time, r.timeZoneUnknown, r.level, r.message]).toEqual(['2023-10-03T08:30:11.000Z', true, undefined, 'Registering 2 clients']);
+  });
+
+  it('repairs a line that lost its first character or its opening brace', () => {
+    expect(parse('023-04-17T09:02:44.118Z\tERROR\tcontroller.provisioning\tCould not launch node')!.time).toBe('2023-04-17T09:02:44.118Z');
+    expect(parse('"level":"DEBUG","time":"2024-05-21T07:44:12.870Z","message":"discovered region"}')!.level).toBe('DEBUG');
+    expect(parse('"level":"DEBUG","time":"2024-05-21T07:44:12.870Z"')).toBeNull();
+  });
+
+  it('reads a record marked as cut (…) up to its last complete field, and no further', () => {
+    const r = parse('{"level":"INFO","time":"2024-09-03T16:42:05.640Z","message":"tainted node","Node":{"name":"ip-10-4…')!;
+    expect([r.cut, r.message, r.fields]).toEqual([true, 'tainted node', {}]);
+    // Without a cut mark a broken record stays unread.
+    expect(parse('{"level":"INFO","time":"2024-09-03T16:42:05.640Z","message":"tainted node","Node":{"name":"ip-10-4')).toBeNull();
+  });
+
+  it('reads a Go panic line as a PANIC record, and an aggregator that kept only its message', () => {
+    expect(parse('panic: runtime error: index out of range [3] with length 3')!.level).toBe('PANIC');
+    expect(parse('fatal error: concurrent map writes')!.level).toBe('FATAL');
+    expect(parse('{"message":"panic: assignment to entry in nil map"}')!.level).toBe('PANIC');
+    // A YAML key named panic is not one.
+    expect(parse('panic: false')).toBeNull();
+    expect(goPanicLevel('panic:')).toBeUndefined();
+  });
+});
+
+describe('error chains pasted alone', () => {
+  it('reads an error chain of Karpenter as an ERROR record without time, unescaping a copy out of JSON', () => {
+    const r = parse('creating instance, insufficient capacity, with fleet error(s), InsufficientInstanceCapacity: none left')!;
+    expect([r.level, r.time, r.message.slice(0, 17)]).toEqual(['ERROR', undefined, 'creating instance']);
+    expect(parse('failed calling webhook \\"x.karpenter.sh\\": failed to call webhook: Post \\"https://k/\\": EOF"')!.message).toBe(
+      'failed calling webhook "x.karpenter.sh": failed to call webhook: Post "https://k/": EOF',
+    );
+  });
+
+  it('leaves prose that starts the same way alone', () => {
+    expect(parse('Could not schedule pod, what should I do?')).toBeNull();
+    expect(parse('creating instance takes long')).toBeNull();
+    expect(parse('Creating instance, then waiting')).toBeNull();
+  });
+});
+
+describe('Go stack traces', () => {
+  it('recognises the goroutine header, frames and file lines, and not prose or host names', () => {
+    expect(traceLine('goroutine 12 [running]:')).toBe('strong');
+    expect(traceLine('\tsigs.k8s.io/karpenter@v1.7.0/pkg/operator/operator.go:124 +0x6c')).toBe('strong');
+    expect(traceLine('        k8s.io/apimachinery@v0.19.7/pkg/util/runtime/runtime.go:74 +0xa6')).toBe('strong');
+    expect(traceLine('[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x13fa27e]')).toBe('strong');
+    expect(traceLine('main.main()')).toBe('frame');
+    expect(traceLine('github.com/aws/karpenter-core/pkg/controllers/provisioning.(*Provisioner).Schedule')).toBe('frame');
+    expect(traceLine('sync.(*Map).Range(0xc0010f7970, 0xc002b0c958)')).toBe('frame');
+    expect(traceLine('ip-10-12-40-7.us-west-2.compute.internal')).toBeUndefined();
+    expect(traceLine('The node went away at 10.00.')).toBeUndefined();
+    expect(traceLine('kubectl get nodes')).toBeUndefined();
+  });
+
+  it("tells the controller's klog lines from kubectl's own", () => {
+    expect(isControllerKlog('E0714 06:12:55.402117       1 runtime.go:78] Observed a panic: "x"')).toBe(true);
+    expect(isControllerKlog('I1003 08:30:11.609348       1 leaderelection.go:248] attempting to acquire leader lease')).toBe(true);
+    expect(isControllerKlog("E0714 06:12:55.402117   71234 memcache.go:265] couldn't get current server API group list")).toBe(false);
+    expect(isControllerKlog('not klog at all')).toBe(false);
+  });
+});
+
+describe("podFromLogPath: the node's own log files", () => {
+  it('reads pod, namespace and container from /var/log/containers and /var/log/pods names', () => {
+    const id = 'a'.repeat(64);
+    expect(podFromLogPath(`var/log/containers/karpenter-6d5c4b3a2-p8q7r_kube-system_controller-${id}.log`)).toEqual({
+      namespace: 'kube-system',
+      name: 'karpenter-6d5c4b3a2-p8q7r',
+      container: 'controller',
+    });
+    expect(podFromLogPath('var/log/pods/karpenter_karpenter-6d5c4b3a2-p8q7r_0a1b2c3d-4e5f-4a6b-9c7d-8e9f0a1b2c3d/controller/0.log')).toEqual({
+      namespace: 'karpenter',
+      name: 'karpenter-6d5c4b3a2-p8q7r',
+      container: 'controller',
+    });
+    expect(podFromLogPath('logs/karpenter_controller.log')).toBeNull();
   });
 });

@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FIXTURES, scan } from './support/scan.js';
+import { FIXTURES, findingLabel, scan } from './support/scan.js';
 
 const NOW = '2026-02-01T00:00:00Z';
 const corpus = (name: string) => join(FIXTURES, 'tickets', 'corpus', name);
@@ -368,7 +368,7 @@ describe('the corpus of pasted tickets: read as a person reads them, and the sta
           ),
         ].sort(),
     );
-    expect(r.findings.map((f) => `${f.ruleId} ${f.object.kind} ${name(f.object)}${f.recordsOnly ? ' (records)' : ''}`)).toEqual(c.findings);
+    expect(r.findings.map(findingLabel)).toEqual(c.findings);
     for (const f of r.findings) expect(f.message).toMatch(c.cause!);
   });
 

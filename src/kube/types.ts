@@ -105,6 +105,8 @@ export interface LogRecord {
   /** The time came from a collector's column that gave no zone (read as UTC, maybe local): never the reference time. */
   timeZoneUnknown?: true;
   level?: string;
+  /** The paste cut the record short (a line ending in `…`): only its complete fields were read. */
+  cut?: true;
   /** The message text, e.g. `created nodeclaim`. */
   message: string;
   /** Structured fields (JSON generations) or parsed console JSON tail; never undefined. */

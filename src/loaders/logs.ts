@@ -6,6 +6,7 @@
  */
 
 import type { LogRecord, Provenance } from '../kube/types.js';
+import { goPanicLevel } from './go-traces.js';
 
 export interface LogContext {
   source: string;
@@ -16,8 +17,38 @@ type PodRef = NonNullable<LogContext['pod']>;
 
 // Date and time separated by `T` or (Loki) a space; zone optional because Loki omits it.
 const TIME = String.raw`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?`;
-/** A leading time: a space after it is a collector prefix, a tab is zap console or an aggregator re-emit. */
-const TIME_PREFIX = new RegExp(`^(${TIME})([ \\t])`, 'i');
+/**
+ * A leading time: a space after it is a collector prefix, a tab is zap console or an aggregator re-emit, a comma is a
+ * CSV export's time column (CloudWatch Logs Insights, Kibana, Datadog).
+ */
+const TIME_PREFIX = new RegExp(`^(${TIME})([ \\t]|,(?="))`, 'i');
+/** Loki's stream labels as logcli prints them: `{namespace="karpenter", pod="karpenter-…"} `. */
+const LOKI_LABELS = /^\{(\w+="[^"]*"(?:, ?\w+="[^"]*")*)\} /;
+/** The container runtime's own line format (`/var/log/containers/*.log`): stream and full/partial flag after the time. */
+const CRI_STREAM = /^(stdout|stderr) ([FP]) /;
+/** Go's standard `log` package (informer registration at startup): local time without a zone. */
+const GO_LOG_PREFIX = /^(\d{4})\/(\d{2})\/(\d{2}) (\d{2}:\d{2}:\d{2}(?:\.\d+)?) (?=\S)/;
+/** Kibana Discover's time column (`Aug 19, 2024 @ 21:05:12.337`), in the browser's zone. */
+const KIBANA_TIME = /^(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{1,2}), (\d{4}) @ (\d{2}:\d{2}:\d{2}(?:\.\d+)?)(?=\t| {2,})/;
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const ROW_NUMBER = /^\d+\t(?=\d{4}-\d{2}-\d{2}[T ]\d{2}:)/;
+/** A copy that lost the first character of the line: `023-04-17T09:02:44Z…` is 2023's. */
+const CUT_YEAR = /^0\d{2}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}/;
+/**
+ * How Karpenter's wrapped error chains begin (`creating instance, insufficient capacity, with fleet error(s), …`), in
+ * every generation's wording: an error string pasted alone is read as the error record it came from.
+ */
+const BARE_ERROR =
+  /^(?:Internal error occurred: )?(?:creating (?:instance|scheduler|launch template|nodeclaim|machine|cloudprovider)|launching (?:nodeclaim|machine|node|instances?)|could not (?:launch node|schedule pod)|getting (?:instance types|launch templates?|subnets|security groups|amis|ami)|failed calling webhook|failed to call webhook|resolving (?:node ?class|ec2nodeclass|launch template)|no subnets (?:found|matched|exist)|unable to hydrate)\b.*[,:] \S/i;
+/** An error chain wraps at least twice (`a, b, c` or `a: b: c`); a question about one is prose. */
+function isBareError(text: string): boolean {
+  return BARE_ERROR.test(text) && !/\?\s*$/.test(text) && (text.match(/, |: /g)?.length ?? 0) >= 2;
+}
+
+/** A record whose opening brace the copy missed: `"level":"DEBUG","time":…}`. */
+const LOST_BRACE = /^"(?:level|time|ts|logger|msg|message|severity)":.*\}$/;
+/** A viewer or the person pasting cut the line and said so. */
+const CUT_MARK = /(?:…|\.{3}|\[(?:truncated|…|\.{3})\])\s*$/;
 const KUBECTL_PREFIX = /^\[pod\/([^/\]\s]+)\/([^\]\s]+)\] /;
 /** kubetail: `[karpenter-5d6f8b7c9-q8w2n] {…}` (a container only with `-c`: `[pod/ctr]` is kubectl's). */
 const KUBETAIL_PREFIX = new RegExp(`^\\[([a-z0-9][-a-z0-9.]*[a-z0-9])\\] (?=\\{|${TIME})`);
@@ -25,6 +56,10 @@ const STERN_BRACKET = /^([a-z0-9][-a-z0-9]*)\/([a-z0-9][-a-z0-9.]*)\[([a-z0-9][-
 // Stern's default `[ns ]pod container line` has no delimiter of its own, so it only counts when what
 // follows is unmistakably a record (JSON or a timestamp) — otherwise any two-word text would match.
 const STERN_PLAIN = new RegExp(`^(?:([a-z0-9][-a-z0-9]*) )?([a-z0-9][-a-z0-9.]*) ([a-z0-9][-a-z0-9]*) (?=\\{|${TIME})`);
+/** A pod name alone before a JSON record (`karpenter-58d79fdd86-vw7r4 {"level":…}`), as a loop over pods prints it. */
+const POD_ONLY_PREFIX = /^([a-z0-9]+(?:-[a-z0-9]+)+) (?=\{")/;
+/** A log stream's name before a JSON line, after a time. */
+const LOG_STREAM = /^(\S+) (?=\{")/;
 /** A log viewer's pod column after its time column (`2024-06-05 21:21:12.927⇥karpenter-7b9d-x2x4z⇥{…}`). */
 const VIEWER_POD = new RegExp(`^([a-z0-9][-a-z0-9.]*[a-z0-9])\\t(?=\\{|${TIME}|[IWEF]\\d{4} )`);
 const ANSI = /\x1b\[[0-9;]*m/g;
@@ -40,19 +75,63 @@ const KLOG = /^([IWEF])\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ ([\w./-]+:\d+)\] (.*)$
 /** zap console without its time column: level, then the controller's logger, then the message. */
 const UNDATED_CONSOLE = /^(DEBUG|INFO|WARN|ERROR)(?:\t|\s{2,}|\s(?=controller\.))((?:controller|webhook)(?:\.[\w.-]+)?)(?:\t|\s{2,}|\s)(\S.*)$/;
 const KLOG_LEVELS: Record<string, string> = { I: 'INFO', W: 'WARN', E: 'ERROR', F: 'FATAL' };
+/** Where kubectl itself logs from (discovery, transport, config): its klog lines are messages to the person typing. */
+const KUBECTL_KLOG_FILES =
+  /^(?:memcache|cached_discovery|round_trippers|request|helpers|loader|config|warnings|exec|get|logs|portforward|shortcut|discovery|command_headers|proxy_server|interface)\.go$/;
+
+/** A klog line the controller wrote (a recovered panic in runtime.go, leader election), not kubectl's own. */
+export function isControllerKlog(line: string): boolean {
+  const m = KLOG.exec(line.trim());
+  return m !== null && !KUBECTL_KLOG_FILES.test(m[2]!.replace(/:\d+$/, '').split('/').pop()!);
+}
 
 export function parseLogLine(text: string, lineNo: number, ctx: LogContext): LogRecord | null {
   // trim() also drops a BOM and the `\r` of CRLF files; colours survive a copy from a terminal.
   let rest = (text.includes('\x1b') ? text.replace(ANSI, '') : text).trim();
   if (rest === '') return null;
+  if (CUT_YEAR.test(rest)) rest = `2${rest}`;
+  // A results table copied with its row numbers (CloudWatch Logs Insights' `#` column).
+  rest = rest.replace(ROW_NUMBER, '');
+  rest = rest.replace(KIBANA_TIME, (_, mon: string, day: string, year: string, t: string) => {
+    const mm = String(MONTHS.indexOf(mon) + 1).padStart(2, '0');
+    return `${year}-${mm}-${day.padStart(2, '0')} ${t}`;
+  });
   let prefixTime: string | undefined;
   let prefixPod: PodRef | undefined;
   let parsed: Parsed | null | undefined;
+  let unwrapped = false;
+  let goLog = false;
 
   for (let guard = 0; guard < 8 && parsed === undefined; guard++) {
     let m: RegExpExecArray | null;
+    let envelope: ReturnType<typeof collectorEnvelope>;
     if ((m = TIME_PREFIX.exec(rest))) {
       rest = rest.slice(m[0].length);
+      if (m[2] === ',') {
+        // A CSV export: the next column holds the record, quoted with doubled quotes.
+        prefixTime ??= m[1];
+        rest = firstCsvField(rest);
+        continue;
+      }
+      const loki = m[2] === ' ' ? LOKI_LABELS.exec(rest) : null;
+      if (loki) {
+        // logcli: the stream's labels between the time and the line say which pod wrote it.
+        prefixTime ??= m[1];
+        const labels = Object.fromEntries([...loki[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1]!, l[2]!]));
+        const name = labels.pod ?? labels.pod_name;
+        if (name && !prefixPod) {
+          const namespace = labels.namespace;
+          const container = labels.container;
+          prefixPod = { name, ...(namespace ? { namespace } : {}), ...(container ? { container } : {}) };
+        }
+        rest = rest.slice(loki[0].length);
+        continue;
+      }
+      if (m[2] === ' ' && CRI_STREAM.test(rest)) {
+        prefixTime ??= m[1];
+        rest = rest.replace(CRI_STREAM, '');
+        continue;
+      }
       if (m[2] === ' ') {
         // zap console whose tabs a terminal copy turned into runs of spaces: `TIME    LEVEL   logger  message  {…}`.
         const spaced = prefixTime === undefined ? parseSpacedConsole(m[1]!, rest) : null;
@@ -74,6 +153,16 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
         continue;
       }
       if (parsed === undefined) break;
+    } else if (prefixTime === undefined && (m = GO_LOG_PREFIX.exec(rest))) {
+      goLog = true;
+      prefixTime = `${m[1]}-${m[2]}-${m[3]}T${m[4]}`;
+      rest = rest.slice(m[0].length);
+    } else if (!unwrapped && rest.startsWith('{"') && (envelope = collectorEnvelope(rest))) {
+      // fluent-bit / Docker json-file: the record is a string inside the collector's JSON, which says who and when.
+      unwrapped = true;
+      rest = envelope.log;
+      if (envelope.time !== undefined) prefixTime ??= envelope.time;
+      if (envelope.pod) prefixPod ??= envelope.pod;
     } else if (!prefixPod && (m = KUBECTL_PREFIX.exec(rest))) {
       prefixPod = { name: m[1]!, container: m[2]! };
       rest = rest.slice(m[0].length);
@@ -83,8 +172,16 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
     } else if (!prefixPod && (m = STERN_BRACKET.exec(rest))) {
       prefixPod = { namespace: m[1]!, name: m[2]!, container: m[3]! };
       rest = rest.slice(m[0].length);
+    } else if (!prefixPod && (m = POD_ONLY_PREFIX.exec(rest))) {
+      prefixPod = { name: m[1]! };
+      rest = rest.slice(m[0].length);
     } else if (!prefixPod && (m = STERN_PLAIN.exec(rest))) {
       prefixPod = { ...(m[1] ? { namespace: m[1] } : {}), name: m[2]!, container: m[3]! };
+      rest = rest.slice(m[0].length);
+    } else if (prefixTime !== undefined && !prefixPod && (m = LOG_STREAM.exec(rest))) {
+      // `aws logs tail`: the log stream's name between the time and the line; fluent-bit names it after the pod's file.
+      const file = NODE_CONTAINER_LOG_IN.exec(m[1]!);
+      if (file) prefixPod = { namespace: file[2]!, name: file[1]!, container: file[3]! };
       rest = rest.slice(m[0].length);
     } else {
       break;
@@ -92,14 +189,27 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
   }
 
   let m2: RegExpExecArray | null;
+  let cut = false;
   if (parsed === undefined) {
+    if (LOST_BRACE.test(rest)) rest = `{${rest}`;
     if (rest.startsWith('{')) {
-      // Truncated or otherwise broken JSON is not turned into a half record: we return null and the
-      // caller counts the line as skipped, so a damaged log is reported rather than silently misread.
+      // Broken JSON is not turned into a half record: we return null and the caller counts the line as skipped, so a
+      // damaged log is reported rather than silently misread. A line marked as cut (`…`) is read as far as it goes.
       parsed = parseJsonRecord(rest);
+      if (!parsed && CUT_MARK.test(rest)) {
+        parsed = parseJsonRecord(JSON.stringify(completePairs(rest.replace(CUT_MARK, ''))));
+        cut = parsed !== null;
+      }
+    } else if (prefixTime === undefined && isBareError(rest)) {
+      // The error chain alone (what a record's `error` field holds), copied out of a record or an event: Karpenter
+      // builds these only on its error paths.
+      parsed = { level: 'ERROR', message: rest.includes('\\"') ? rest.replace(/\\"/g, '"').replace(/"$/, '') : rest, fields: {} };
+    } else if (prefixTime === undefined && goPanicLevel(rest)) {
+      // The runtime's panic line: written straight to stderr, without time or logger.
+      parsed = { level: goPanicLevel(rest)!, message: rest, fields: {} };
     } else if (prefixTime === undefined && (m2 = UNDATED_CONSOLE.exec(rest))) {
       // A console line quoted without its time (an issue title, a sentence): `ERROR⇥controller.provisioning⇥Could not launch node, …`.
-      parsed = parseConsole('', `${m2[1]}\t${m2[2]}\t${m2[3]!.replace(/\s{2,}(\{.*\})\s*$/, '\t$1')}`);
+      parsed = parseConsole('', `${m2[1]}\t${m2[2]}\t${fieldsTailTabbed(m2[3]!)}`);
     } else if ((m2 = KLOG.exec(rest))) {
       // client-go inside the controller logs in klog format (leader election, informers): a record with no year,
       // so its time is only taken from a `--timestamps` prefix.
@@ -107,7 +217,8 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
     } else if (prefixTime !== undefined && rest !== '') {
       // Timestamped free text (Loki exports, panics under `--timestamps`) is still a dated record;
       // undated free text (coredns `[INFO] …`, `Create log request error`) is not a log record.
-      parsed = { message: rest, fields: {} };
+      // net/http's server writes only its errors to Go's log (`http: TLS handshake error from …`, the webhook's).
+      parsed = { ...(goLog && /^http: /.test(rest) ? { level: 'ERROR' } : {}), message: rest, fields: {} };
     } else {
       parsed = null;
     }
@@ -119,15 +230,66 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
   const zoneUnknown = parsed.time === undefined && prefixTime !== undefined && time !== undefined && !HAS_ZONE.test(prefixTime);
   const pod = podFor(prefixPod, ctx.pod);
   const provenance: Provenance = { source: ctx.source, line: lineNo };
+  // An aggregator that kept only the message (`{"message":"panic: …"}`) still shows a panic.
+  const level = parsed.level ?? goPanicLevel(parsed.message);
   return {
     ...(time === undefined ? {} : { time }),
     ...(zoneUnknown ? { timeZoneUnknown: true } : {}),
-    ...(parsed.level === undefined ? {} : { level: parsed.level }),
+    ...(level === undefined ? {} : { level }),
+    ...(cut ? { cut: true } : {}),
     message: parsed.message,
     fields: parsed.fields,
     ...(pod ? { pod } : {}),
     provenance,
   };
+}
+
+/**
+ * What a collecting tool prints before the records: kubectl's `Found 2 pods, using pod/NAME` and `Defaulted container
+ * "C" out of: …`, logcli's query URL and `Common labels: {namespace="…", container="…"}`. They say whose records follow.
+ */
+export function collectorNote(line: string): { name?: string; namespace?: string; container?: string } | null {
+  const t = line.trim();
+  let m = /^Found \d+ pods, using pod\/([a-z0-9][-a-z0-9.]*)$/.exec(t);
+  if (m) return { name: m[1]! };
+  if ((m = /^Defaulted container "([a-z0-9][-a-z0-9]*)" out of: /.exec(t))) return { container: m[1]! };
+  if ((m = /^\d{4}\/\d{2}\/\d{2} \d{2}:\d{2}:\d{2} (?:https?:\/\/\S+|Common labels: \{(.*)\})$/.exec(t))) {
+    const labels = Object.fromEntries([...(m[1] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1]!, l[2]!]));
+    return {
+      ...(labels.namespace ? { namespace: labels.namespace } : {}),
+      ...(labels.container ? { container: labels.container } : {}),
+      ...(labels.pod ? { name: labels.pod } : {}),
+    };
+  }
+  return null;
+}
+
+/**
+ * A record hard-wrapped by a terminal or an editor: `line` is the rest of `previous` when the two together read as a
+ * record with more fields than `previous` alone (its fields tail was cut). The joined text, else null.
+ */
+export function completesRecord(previous: string, line: string): string | null {
+  if (line.trim() === '' || !/[}"\]]\s*$/.test(line)) return null;
+  const before = parseLogLine(previous, 0, { source: '' });
+  if (!before) return null;
+  const had = Object.keys(before.fields).length;
+  // A terminal cuts without adding anything; an editor wraps at a space it then drops.
+  for (const joined of [previous + line.trimStart(), `${previous} ${line.trim()}`]) {
+    const after = parseLogLine(joined, 0, { source: '' });
+    if (after && Object.keys(after.fields).length > had && after.message.length < before.message.length) return joined;
+  }
+  return null;
+}
+
+/**
+ * A JSON value read by the JSON reader that is a controller record, or a collector's row holding one: the record,
+ * else null (an object, or some other JSON).
+ */
+export function recordFromJson(value: unknown, line: number, ctx: LogContext): LogRecord | null {
+  if (!isObject(value) || value.kind !== undefined) return null;
+  const isRecord = typeof value.level === 'string' && (typeof value.message === 'string' || typeof value.msg === 'string');
+  if (!isRecord && typeof value.log !== 'string' && typeof value['@message'] !== 'string') return null;
+  return parseLogLine(JSON.stringify(value), line, ctx);
 }
 
 /** JSON generations. An object without a string `message`/`msg` is some other JSON, not a log record. */
@@ -146,6 +308,108 @@ function parseJsonRecord(text: string): Parsed | null {
   // A time we cannot read stays in `fields` so nothing is lost.
   const time = take(fields, ['time', 'ts', 'timestamp'], normaliseTime);
   return { message, fields, ...(level === undefined ? {} : { level }), ...(time === undefined ? {} : { time }) };
+}
+
+/**
+ * `{"log":"<record>\\n","stream":"stdout","time":…,"kubernetes":{"pod_name":…}}` (fluent-bit, Docker json-file) or
+ * `{"@timestamp":…,"@message":"<record>"}` (a CloudWatch Logs Insights export), when the inner text is a line of its own.
+ */
+function collectorEnvelope(text: string): { log: string; time?: string; pod?: PodRef } | null {
+  if (!text.includes('"log":') && !text.includes('"@message":')) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!isObject(value) || typeof value.message === 'string' || typeof value.msg === 'string') return null;
+  // CloudWatch Logs Insights rows exported as JSON carry the line as `@message`.
+  const inner = typeof value.log === 'string' ? value.log : value['@message'];
+  if (typeof inner !== 'string') return null;
+  const log = inner.trim();
+  if (log === '') return null;
+  const k8s = isObject(value.kubernetes) ? value.kubernetes : {};
+  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  const name = str(k8s.pod_name);
+  const namespace = str(k8s.namespace_name);
+  const container = str(k8s.container_name);
+  const time = str(value.time) ?? str(value['@timestamp']);
+  return {
+    log,
+    ...(time === undefined ? {} : { time }),
+    ...(name ? { pod: { name, ...(namespace ? { namespace } : {}), ...(container ? { container } : {}) } } : {}),
+  };
+}
+
+/** The first column of a CSV row: a quoted field with doubled quotes inside, or the text up to the next comma. */
+function firstCsvField(text: string): string {
+  if (!text.startsWith('"')) {
+    const comma = text.indexOf(',');
+    return comma < 0 ? text : text.slice(0, comma);
+  }
+  let out = '';
+  for (let i = 1; i < text.length; i++) {
+    const c = text[i]!;
+    if (c !== '"') out += c;
+    else if (text[i + 1] === '"') {
+      out += '"';
+      i++;
+    } else return out;
+  }
+  return out;
+}
+
+/**
+ * The complete top-level `"key": value` pairs of a JSON object cut short: what a person still reads in a record a
+ * viewer cut at its width. A pair whose value the cut reached is left out, not guessed.
+ */
+function completePairs(text: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  let i = text.indexOf('{') + 1;
+  const skipSpace = () => {
+    while (i < text.length && /\s/.test(text[i]!)) i++;
+  };
+  const stringEnd = (from: number): number => {
+    for (let j = from + 1; j < text.length; j++) {
+      if (text[j] === '\\') j++;
+      else if (text[j] === '"') return j + 1;
+    }
+    return -1;
+  };
+  for (;;) {
+    skipSpace();
+    if (text[i] !== '"') return out;
+    const keyEnd = stringEnd(i);
+    if (keyEnd < 0) return out;
+    const key = JSON.parse(text.slice(i, keyEnd)) as string;
+    i = keyEnd;
+    skipSpace();
+    if (text[i] !== ':') return out;
+    i++;
+    skipSpace();
+    const start = i;
+    let depth = 0;
+    for (; i < text.length; i++) {
+      const c = text[i]!;
+      if (c === '"') {
+        const end = stringEnd(i);
+        if (end < 0) return out;
+        i = end - 1;
+      } else if (c === '{' || c === '[') depth++;
+      else if (c === '}' || c === ']') {
+        if (depth === 0) break;
+        depth--;
+      } else if (c === ',' && depth === 0) break;
+    }
+    if (i >= text.length) return out;
+    try {
+      out[key] = JSON.parse(text.slice(start, i));
+    } catch {
+      return out;
+    }
+    if (text[i] !== ',') return out;
+    i++;
+  }
 }
 
 /** zap console: `TIME␉LEVEL␉[logger␉][caller␉]message[␉{fields}]`; zap writes the message unescaped, so tabs inside it survive. */
@@ -167,25 +431,45 @@ function parseConsole(time: string, rest: string): Parsed | null {
     }
   }
   const head: Record<string, unknown> = {};
+  // A message that starts with a newline leaves the logger alone on the line (`…⇥ERROR⇥controller.aws.launchtemplate⇥`).
+  if (tail.length === 1 && /^(?:controller|webhook)\.[\w./-]+$/.test(tail[0]!))
+    return { level: level.toUpperCase(), message: '', fields: { logger: tail[0] }, ...timeOf(time) };
   if (tail.length >= 2) head.logger = tail.shift();
   if (tail.length >= 2 && CALLER.test(tail[0]!)) head.caller = tail.shift();
+  return { level: level.toUpperCase(), message: tail.join('\t'), fields: { ...head, ...json }, ...timeOf(time) };
+}
+
+function timeOf(time: string): { time?: string } {
   const t = normaliseTime(time);
-  return {
-    level: level.toUpperCase(),
-    message: tail.join('\t'),
-    fields: { ...head, ...json },
-    ...(t === undefined ? {} : { time: t }),
-  };
+  return t === undefined ? {} : { time: t };
 }
 
-/** The console generation after tabs became spaces: level, logger and message separated by two or more spaces. */
+/** The console generation after tabs became spaces: level, logger and message separated by runs of spaces. */
 function parseSpacedConsole(time: string, rest: string): Parsed | null {
-  const m = /^\s*([A-Za-z]+) {2,}([\w.-]+) {2,}(\S.*)$/.exec(rest);
-  if (!m || !CONSOLE_LEVEL.test(m[1]!) || !/^controller|^webhook|^karpenter/.test(m[2]!)) return null;
-  const tabbed = `${m[1]}\t${m[2]}\t${m[3]!.replace(/ {2,}(\{.*\})\s*$/, '\t$1')}`;
-  return parseConsole(time, tabbed);
+  // Tabs expanded to 8-column stops leave a single space after a logger that ends one column short of a stop.
+  const m = /^\s*([A-Z]+|[a-z]+) {2,}(\S+)( +)(\S.*)$/.exec(rest);
+  if (!m || !CONSOLE_LEVEL.test(m[1]!)) return null;
+  // Start-up lines have no logger (`DEBUG   Successfully created the logger.`).
+  if (!/^(controller|webhook|karpenter)([./][\w./-]*)?$/.test(m[2]!))
+    return m[1] === m[1]!.toUpperCase() ? parseConsole(time, `${m[1]}\t${m[2]}${m[3]}${m[4]}`) : null;
+  return parseConsole(time, `${m[1]}\t${m[2]}\t${fieldsTailTabbed(m[4]!)}`);
 }
 
+/**
+ * A console message and its fields once the tab between them became spaces (one, when the message ended a column
+ * short of a tab stop): the last ` {"…}` that parses as an object is the fields; a `{…}` inside the message is not.
+ */
+function fieldsTailTabbed(text: string): string {
+  for (let i = text.lastIndexOf(' {"'); i > 0; i = text.lastIndexOf(' {"', i - 1)) {
+    const tail = text.slice(i + 1).trimEnd();
+    try {
+      if (isObject(JSON.parse(tail))) return `${text.slice(0, i).trimEnd()}\t${tail}`;
+    } catch {
+      /* not the fields: look further left */
+    }
+  }
+  return text;
+}
 /**
  * Every time becomes `YYYY-MM-DDTHH:mm:ss.sssZ` (UTC, milliseconds), so times from different generations and
  * prefixes compare correctly as strings. A zone-less time (Loki export) is taken as UTC. Numbers are epoch
@@ -287,13 +571,24 @@ export function isLogBlockEnd(line: string): boolean {
 }
 
 const MUST_GATHER_LOG = /^(current|previous)(\.insecure)?\.log$/;
+const NODE_CONTAINER_LOG = /^([a-z0-9][-a-z0-9.]*)_([a-z0-9][-a-z0-9]*)_([a-z0-9][-a-z0-9]*)-[0-9a-f]{64}\.log$/;
+/** The same file name inside a log stream's name (`fluentbit-kube.var.log.containers.<pod>_<ns>_<ctr>-<id>.log`). */
+const NODE_CONTAINER_LOG_IN = /(?:^|[./])([a-z0-9][-a-z0-9]*)_([a-z0-9][-a-z0-9]*)_([a-z0-9][-a-z0-9]*)-[0-9a-f]{64}(?:\.log)?$/;
+const NODE_POD_DIR = /^([a-z0-9][-a-z0-9]*)_([a-z0-9][-a-z0-9.]*)_[0-9a-f-]{36}$/;
 
 export function podFromLogPath(relPath: string): { namespace?: string; name: string; container?: string } | null {
   const parts = relPath.split('/').filter((p) => p !== '' && p !== '.');
   const n = parts.length;
+  let m: RegExpExecArray | null;
   // must-gather: …/namespaces/<ns>/pods/<pod>/<ctr>/<ctr>/logs/current.log
   if (n >= 8 && MUST_GATHER_LOG.test(parts[n - 1]!) && parts[n - 2] === 'logs' && parts[n - 6] === 'pods' && parts[n - 8] === 'namespaces') {
     return { namespace: parts[n - 7]!, name: parts[n - 5]!, container: parts[n - 3]! };
+  }
+  // The node's own files: /var/log/containers/<pod>_<ns>_<container>-<id>.log, /var/log/pods/<ns>_<pod>_<uid>/<container>/N.log
+  const node = NODE_CONTAINER_LOG.exec(parts[n - 1]!);
+  if (node) return { namespace: node[2]!, name: node[1]!, container: node[3]! };
+  if (n >= 3 && /^\d+\.log$/.test(parts[n - 1]!) && (m = NODE_POD_DIR.exec(parts[n - 3]!))) {
+    return { namespace: m[1]!, name: m[2]!, container: parts[n - 2]! };
   }
   // cluster-info dump: <ns>/<pod>/logs.txt (all containers of the pod, separated by START/END markers)
   if (n >= 3 && parts[n - 1] === 'logs.txt') {

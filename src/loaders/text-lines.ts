@@ -4,7 +4,8 @@
  * reported as skipped with its line — never silently dropped.
  */
 import { StringDecoder } from 'node:string_decoder';
-import { isKarpenterControllerPod, isLogBlockEnd, parseLogBlockStart, parseLogLine, type LogContext } from './logs.js';
+import { traceLine } from './go-traces.js';
+import { collectorNote, completesRecord, isKarpenterControllerPod, isLogBlockEnd, parseLogBlockStart, parseLogLine, type LogContext } from './logs.js';
 import type { LogRecord, SkippedInput } from '../kube/types.js';
 
 const KUBECTL_NOISE = /^(Warning: |Error from server|error: |No resources found|Cluster info dumped to |[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ \S+:\d+\] )/;
@@ -30,6 +31,25 @@ export class StrayLineHandler {
   private firstUnparsedLine = 0;
   /** A JSON record pretty-printed over several lines (as people paste one), until its braces close. */
   private spread: { lines: string[]; start: number; depth: number; pod: LogContext['pod'] } | null = null;
+  /** The record a Go stack trace below it belongs to, and whether its trace is still going on. */
+  private last: LogRecord | null = null;
+  /** The text the last record was read from, for a wrapped line that completes it. */
+  private lastText = '';
+  /** The line the last record (or a line added to it) was read from. */
+  private lastLine = 0;
+  /**
+   * Lines after a console record that had no fields: zap writes a message's newlines as they are, so the message goes
+   * on until a line that ends with the fields. Held until that line comes; counted as unrecognised if it never does.
+   */
+  private held: { lines: string[]; first: number } | null = null;
+  private traceOpen = false;
+  private orphanTrace = 0;
+  private firstOrphanTrace = 0;
+  private cutRecords = 0;
+  /** The pod `kubectl logs` said it picked (`Found 2 pods, using pod/…`), for the records after it. */
+  private noted: { name?: string; namespace?: string; container?: string } = {};
+  /** A line the container runtime split (`P` flag), waiting for its end. */
+  private partial: { text: string; start: number } | null = null;
 
   constructor(
     private readonly source: string,
@@ -43,16 +63,14 @@ export class StrayLineHandler {
   line(text: string, lineNo: number): void {
     if (this.block) {
       if (isLogBlockEnd(text)) {
+        this.endSpread();
         this.block = null;
+        this.last = null;
         return;
       }
       if (!this.block.karpenter) return;
-      const record = parseLogLine(text, lineNo, {
-        source: this.source,
-        pod: { namespace: this.block.namespace, name: this.block.name, container: this.block.container },
-      });
-      if (record) this.sink.logs.push(record);
-      else if (text.trim() !== '') this.countUnparsed(lineNo);
+      if (this.spread) this.continueSpread(text);
+      else this.readLine(text, lineNo, { namespace: this.block.namespace, name: this.block.name, container: this.block.container });
       return;
     }
     const start = parseLogBlockStart(text);
@@ -92,10 +110,148 @@ export class StrayLineHandler {
       this.line(text, lineNo);
       return;
     }
+    this.readLine(text, lineNo, pod);
+  }
+
+  /** One line of a controller's log: a record, a piece of one (trace, fields, runtime split), or a collector's note. */
+  private readLine(text: string, lineNo: number, pod?: LogContext['pod']): void {
+    const cri = CRI_LINE.exec(text);
+    if (cri || this.partial) {
+      // The runtime writes a long line as `P` pieces and a final `F`: one line once joined, at the first piece's line.
+      const piece = cri ? cri[3]! : text;
+      if (this.partial) this.partial.text += piece;
+      else this.partial = { text, start: lineNo };
+      if (cri?.[2] === 'P') return;
+      ({ text, start: lineNo } = this.partial);
+      this.partial = null;
+    }
+    if (text.trim() === '' || EXPORT_HEADER.test(text)) return;
+    const note = collectorNote(text);
+    if (note) {
+      this.noted = { ...this.noted, ...note };
+      return;
+    }
+    const { name, namespace, container } = this.noted;
+    if (!pod && name) pod = { name, ...(namespace ? { namespace } : {}), ...(container ? { container } : {}) };
+    // An indented `panic:` under a recovered one is the trace's, not a record of its own.
+    if (traceLine(text) === 'strong' && this.attachTrace(text, lineNo)) return;
     const record = parseLogLine(text, lineNo, { source: this.source, ...(pod ? { pod } : {}) });
-    if (record) this.sink.logs.push(record);
-    else if (text.trimStart().startsWith('{') && braceDepth(text) > 0) this.spread = { lines: [text], start: lineNo, depth: braceDepth(text), pod };
-    else if (text.trim() !== '') this.countUnparsed(lineNo);
+    // A line's own prefix named only the pod; what the tool said for all of them fills the rest.
+    if (record?.pod && (record.pod.name === name || name === undefined)) {
+      if (namespace) record.pod.namespace ??= namespace;
+      if (container) record.pod.container ??= container;
+    }
+    if (record && !this.attachTrace(record.level === undefined && record.time === undefined && bareMessage(record) ? record.message : undefined, lineNo)) {
+      this.push(record, text);
+    } else if (record) {
+      return;
+    } else if (this.attachTrace(text, lineNo) || this.attachFields(text) || this.completeLast(text, pod) || this.continueMessage(text, lineNo)) {
+      return;
+    } else if (text.trimStart().startsWith('{') && braceDepth(text) > 0) {
+      this.spread = { lines: [text], start: lineNo, depth: braceDepth(text), pod };
+    } else {
+      this.traceOpen = false;
+      this.countUnparsed(lineNo);
+    }
+  }
+
+  /** The rest of the last record, wrapped onto this line: the record is read again from both lines. */
+  private completeLast(text: string, pod: LogContext['pod']): boolean {
+    const last = this.last;
+    const joined = last && !last.fields.stacktrace ? completesRecord(this.lastText, text) : null;
+    const i = joined ? this.sink.logs.lastIndexOf(last!) : -1;
+    if (i < 0) return false;
+    const record = parseLogLine(joined!, last!.provenance.line, { source: this.source, ...(pod ? { pod } : {}) })!;
+    this.sink.logs[i] = record;
+    this.last = record;
+    this.lastText = joined!;
+    return true;
+  }
+
+  /**
+   * The rest of a message the last record wrote over several lines: an indented line right under it (an AWS error's
+   * `⇥status code: 403, request id: …`), or, under a console record without fields, every line up to the one that
+   * ends with them.
+   */
+  private continueMessage(text: string, lineNo: number): boolean {
+    const last = this.last;
+    if (!last) return false;
+    if (this.held || awaitsFields(last, this.lastText)) {
+      const fields = FIELDS_TAIL.exec(text);
+      const held = (this.held ??= { lines: [], first: lineNo });
+      held.lines.push(fields ? text.slice(0, fields.index) : text);
+      if (!fields && held.lines.length > MAX_MESSAGE_LINES) {
+        held.lines.pop();
+        this.releaseHeld();
+        return false;
+      }
+      if (!fields) return true;
+      this.held = null;
+      last.message = [last.message, ...held.lines.map((l) => l.trim())].filter((l) => l !== '').join('\n');
+      Object.assign(last.fields, JSON.parse(fields[1]!) as object);
+      this.lastText = '';
+      this.lastLine = lineNo;
+      return true;
+    }
+    if (lineNo !== this.lastLine + 1 || !/^\s+\S/.test(text)) return false;
+    last.message = `${last.message}\n${text.trim()}`;
+    this.lastLine = lineNo;
+    return true;
+  }
+
+  /** Held lines that no fields line closed: not part of a record after all. */
+  private releaseHeld(): void {
+    const held = this.held;
+    if (!held) return;
+    this.held = null;
+    for (const [i, line] of held.lines.entries()) if (line.trim() !== '') this.countUnparsed(held.first + i);
+  }
+
+  private push(record: LogRecord, text = ''): void {
+    this.releaseHeld();
+    this.lastText = text;
+    this.lastLine = record.provenance.line;
+    this.sink.logs.push(record);
+    this.last = record;
+    if (record.cut) this.cutRecords++;
+    // zap writes an ERROR's stacktrace under it; the runtime writes a goroutine dump under a panic.
+    this.traceOpen = /^(ERROR|DPANIC|PANIC|FATAL)$/.test(record.level ?? '');
+  }
+
+  /**
+   * A line of a Go stack trace (`goroutine 7 [running]:`, a frame, an indented `file.go:N`) goes into the `stacktrace`
+   * of the record above it, as zap's JSON would have carried it. Frame lines count only once a trace is going on.
+   */
+  private attachTrace(text: string | undefined, lineNo: number): boolean {
+    if (text === undefined) return false;
+    const kind = text.trim() === '' ? (this.traceOpen ? 'blank' : undefined) : traceLine(text);
+    if (kind === undefined || (kind === 'frame' && !this.traceOpen)) return false;
+    if (!this.last) {
+      if (!this.orphanTrace) this.firstOrphanTrace = lineNo;
+      this.orphanTrace++;
+      return true;
+    }
+    const before = this.last.fields.stacktrace;
+    if (typeof before === 'string') this.last.fields.stacktrace = `${before}\n${text}`;
+    else if (kind !== 'blank') this.last.fields.stacktrace = text;
+    this.traceOpen = true;
+    return true;
+  }
+
+  /** zap console put a message's newline into the line: its fields (`⇥{"commit": …}`) arrive on the next line. */
+  private attachFields(text: string): boolean {
+    const last = this.last;
+    const m = FIELDS_ONLY.exec(text.replace(/\x1b\[[0-9;]*m/g, ''));
+    if (!last || !m) return false;
+    let value: unknown;
+    try {
+      value = JSON.parse(m[1]!);
+    } catch {
+      return false;
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || 'message' in value || 'msg' in value || 'level' in value) return false;
+    Object.assign(last.fields, value);
+    return true;
   }
 
   private continueSpread(text: string): void {
@@ -113,17 +269,36 @@ export class StrayLineHandler {
     this.spread = null;
     const joined = spread.lines.map((l) => l.trim()).join(' ');
     const record = parseLogLine(joined, spread.start, { source: this.source, ...(spread.pod ? { pod: spread.pod } : {}) });
-    if (record) this.sink.logs.push(record);
+    if (record) this.push(record);
     else this.countUnparsed(spread.start);
   }
 
   finish(): void {
+    this.releaseHeld();
+    if (this.partial) {
+      const { text, start } = this.partial;
+      this.partial = null;
+      this.logLine(text, start);
+    }
     this.endSpread();
     this.flushGarbage();
     if (this.block?.karpenter) {
       this.sink.skipped.push({
         source: this.source,
         reason: `log block of ${this.block.namespace}/${this.block.name} has no END marker (truncated?); its lines were read`,
+      });
+    }
+    if (this.orphanTrace) {
+      this.sink.skipped.push({
+        source: this.source,
+        line: this.firstOrphanTrace,
+        reason: `${this.orphanTrace} line(s) of a Go stack trace whose record is not in the input (first at line ${this.firstOrphanTrace})`,
+      });
+    }
+    if (this.cutRecords) {
+      this.sink.skipped.push({
+        source: this.source,
+        reason: `${this.cutRecords} log record(s) cut short in the paste (ending in …): read up to the cut, the rest is unknown`,
       });
     }
     if (this.unparsedLogLines) {
@@ -150,6 +325,50 @@ export class StrayLineHandler {
     });
     this.garbageStart = this.garbageEnd = 0;
   }
+}
+
+/** `TIME stdout|stderr F|P text`: a line of a container log file as the runtime writes it. */
+const CRI_LINE = /^\S+ (stdout|stderr) ([FP]) (.*)$/;
+/** Only a fields object on a line, after an optional stern `pod container` prefix. */
+const FIELDS_ONLY = /^(?:[a-z0-9][-a-z0-9.]* [a-z0-9][-a-z0-9]* )?\s+(\{.*\})\s*$/;
+
+/** The fields of a console record whose message ended in a newline, alone on the next line. */
+export function isFieldsOnlyLine(text: string): boolean {
+  return FIELDS_ONLY.test(text.replace(/\x1b\[[0-9;]*m/g, ''));
+}
+
+/** The header row of a log export (CloudWatch Logs Insights `@timestamp,@message`): part of the records below it. */
+export const EXPORT_HEADER = /^\s*(?:#\t)?"?@timestamp"?(?:[,\t]"?@?[\w.]+"?)+\s*$/;
+
+/** A console line's fields at its end, after a tab (or the spaces a copy made of it). */
+const FIELDS_TAIL = /(?:\t|\s{2,})(\{".*\})\s*$/;
+/** A message longer than this is not one message but a record without fields followed by other text. */
+const MAX_MESSAGE_LINES = 20;
+
+/** A zap console record whose line ended without its fields: its message may go on to the next lines. */
+function awaitsFields(record: LogRecord, text: string): boolean {
+  if (text === '' || record.time === undefined || typeof record.fields.logger !== 'string') return false;
+  return Object.keys(record.fields).every((k) => k === 'logger' || k === 'caller') && !FIELDS_TAIL.test(text) && text.includes('\t');
+}
+
+/**
+ * In a pasted text: the line at which the message of the console record at `i` ends with its fields, when it went on
+ * over the next lines (no blank line, no other record between); undefined when it did not.
+ */
+export function consoleMessageEnd(lines: string[], i: number): number | undefined {
+  const record = parseLogLine(lines[i]!, 0, { source: '' });
+  if (!record || !awaitsFields(record, lines[i]!)) return undefined;
+  for (let j = i + 1; j < lines.length && j <= i + MAX_MESSAGE_LINES; j++) {
+    const line = lines[j]!;
+    if (line.trim() === '' || parseLogLine(line, 0, { source: '' })) return undefined;
+    if (FIELDS_TAIL.test(line)) return j;
+  }
+  return undefined;
+}
+
+/** A record of which only a message survived (an aggregator's `{"message": …}`): no fields beyond it. */
+function bareMessage(record: LogRecord): boolean {
+  return Object.keys(record.fields).length === 0;
 }
 
 /** A record spread wider than this is not one record but broken text. */

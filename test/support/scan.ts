@@ -1,5 +1,6 @@
 /** Test harness: run the real pipeline (loaders → snapshot → rules) in-process on fixture paths. */
 import { fileURLToPath } from 'node:url';
+import type { Finding } from '../../src/engine/findings.js';
 import { runRules, type RunConfig } from '../../src/engine/runner.js';
 import { readCrdPath } from '../../src/loaders/crd-files.js';
 import { loadInputs } from '../../src/loaders/load.js';
@@ -31,4 +32,10 @@ export async function scan(paths: string[], opts: ScanOptions = {}) {
 /** Scan with only one rule enabled: the unit of a rule test. */
 export function scanRule(ruleId: RuleId, paths: string[], opts: ScanOptions = {}) {
   return scan(paths, { ...opts, only: [ruleId] });
+}
+
+/** A finding as the ticket tables write it: `rule Kind ns/name`, `(records)` when it rests on logs or events only. */
+export function findingLabel(f: Finding): string {
+  const o = f.object;
+  return `${f.ruleId} ${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}${f.recordsOnly ? ' (records)' : ''}`;
 }

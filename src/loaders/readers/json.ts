@@ -4,7 +4,7 @@
  * otherwise.
  */
 import { JsonStreamScanner } from '../json-stream.js';
-import { parseLogLine } from '../logs.js';
+import { recordFromJson } from '../logs.js';
 import { acceptDocument, acceptObject, kindKey, listItemType } from '../objects.js';
 import { StrayLineHandler } from '../text-lines.js';
 import { YamlStreamLoader } from '../yaml-load.js';
@@ -45,7 +45,7 @@ function jsonLoader(source: string, sink: ReadSink, stray: StrayLineHandler): { 
     value: (value, line) => {
       endYaml();
       // Controller log records saved as JSON (one per line, or pretty-printed by a viewer) are records, not objects.
-      const record = isLogRecord(value) ? parseLogLine(JSON.stringify(value), line, { source }) : null;
+      const record = recordFromJson(value, line, { source });
       if (record) sink.logs.push(record);
       else acceptDocument(value, source, line, sink);
     },
@@ -54,7 +54,12 @@ function jsonLoader(source: string, sink: ReadSink, stray: StrayLineHandler): { 
       const v = value as Record<string, unknown> | null;
       if (v && typeof v === 'object' && typeof v.kind === 'string' && typeof v.apiVersion === 'string') {
         acceptObject(v, source, line, sink);
-      } else pending.push({ value, line });
+      } else {
+        // A viewer's JSON export is an array of records (or of rows holding one).
+        const record = recordFromJson(value, line, { source });
+        if (record) sink.logs.push(record);
+        else pending.push({ value, line });
+      }
     },
     listEnd: (_id, wrapper) => {
       const type = listItemType(wrapper);
@@ -79,13 +84,6 @@ function jsonLoader(source: string, sink: ReadSink, stray: StrayLineHandler): { 
       pending = [];
     },
   };
-}
-
-function isLogRecord(value: unknown): boolean {
-  const v = value as Record<string, unknown> | null;
-  return (
-    typeof v === 'object' && v !== null && v.kind === undefined && typeof v.level === 'string' && (typeof v.message === 'string' || typeof v.msg === 'string')
-  );
 }
 
 const YAML_DOCUMENT_START = /^(---(\s|$)|apiVersion:|kind:|items:)/;

@@ -4,8 +4,9 @@
  * starts at and the command line that printed it. What is left is prose. Nothing here parses YAML or JSON: each
  * block goes to the reader registry, which knows the formats.
  */
-import { parseLogLine } from '../../logs.js';
-import { braceDepth, isKubectlNoise } from '../../text-lines.js';
+import { traceLine } from '../../go-traces.js';
+import { collectorNote, completesRecord, isControllerKlog, parseLogLine } from '../../logs.js';
+import { EXPORT_HEADER, braceDepth, consoleMessageEnd, isFieldsOnlyLine, isKubectlNoise } from '../../text-lines.js';
 import { startsLikeJson } from '../sniffs.js';
 import { isNodeViewerLine } from '../node-viewer.js';
 import { isHeaderlessRow } from '../get-table.js';
@@ -94,7 +95,8 @@ export function splitText(text: string): SplitText {
 /** The runs of one stretch of text; returns a command line still waiting for its output. */
 function splitRuns(lines: string[], first: number, lang: string, command: Command | undefined, out: SplitText, fenced: boolean): Command | undefined {
   // `inString`: a record hard-wrapped inside a string goes on in that string on the next line.
-  let run: { kind: BlockKind; from: number; to: number; depth: number; inString: boolean } | null = null;
+  // `until`: the line a console record's message runs to, when it went on over several lines.
+  let run: { kind: BlockKind; from: number; to: number; depth: number; inString: boolean; until?: number } | null = null;
   const flush = () => {
     if (!run) return;
     const block = cleanBlock(lines.slice(run.from, run.to), first + run.from, run.kind, lang, command);
@@ -131,9 +133,11 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
       if (run) run.to = i + 1;
       continue;
     }
-    if (run && continues(run, line, lines[i - 1])) {
+    if (run && ((run.until !== undefined && i <= run.until) || continues(run, line, lines[i - 1]))) {
       run.to = i + 1;
+      if (run.kind === 'log' && (run.until === undefined || i > run.until)) run.until = consoleMessageEnd(lines, i);
       if (run.kind === 'json' || run.kind === 'log') scanDepth(line, run);
+      if (run.kind === 'log' && run.depth > 0 && cutRecord(line)) run.depth = 0;
       continue;
     }
     const kind = lineKind(line, fenced);
@@ -149,7 +153,10 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
     }
     flushProse();
     run = { kind, from: i, to: i + 1, depth: 0, inString: false };
+    if (kind === 'log') run.until = consoleMessageEnd(lines, i);
     if (kind === 'json' || kind === 'log') scanDepth(line, run);
+    // A record the paste cut (`…`) never closes its braces; the next line is not inside it.
+    if (kind === 'log' && run.depth > 0 && cutRecord(line)) run.depth = 0;
     if (kind === 'json' && run.depth <= 0) run.kind = jsonKind(line);
   }
   if (run) flush();
@@ -173,10 +180,15 @@ function scanDepth(raw: string, state: { depth: number; inString: boolean }): vo
   }
 }
 
-/** A log record quoted inline in a sentence: `Errors in the logs: \`{"level":"ERROR",…}\``. */
+/**
+ * A log record quoted inline in a sentence: `Errors in the logs: \`{"level":"ERROR",…}\``, a console line or an error
+ * chain in backticks.
+ */
 function inlineRecords(line: string, lineNo: number, out: SplitText): void {
-  for (const m of line.matchAll(/`(\{"[^`]*\})`/g)) {
-    if (jsonKind(m[1]!) === 'log') out.blocks.push({ kind: 'log', start: lineNo, lines: [m[1]!], lang: '' });
+  for (const m of line.matchAll(/`([^`]+)`/g)) {
+    const text = m[1]!.trim();
+    const record = text.startsWith('{"') ? jsonKind(text) === 'log' : parseLogLine(text, 0, { source: '' })?.level !== undefined;
+    if (record) out.blocks.push({ kind: 'log', start: lineNo, lines: [text], lang: '' });
   }
 }
 
@@ -195,7 +207,15 @@ function continues(run: { kind: BlockKind; depth: number }, line: string, previo
         (YAML_ITEM.test(line) && previous !== undefined && !BLANK.test(previous))
       );
     case 'log':
-      return kind === 'log' || (kind === 'json' && braceDepth(line) > 0) || /^\s+\S/.test(line);
+      // A Go stack trace under a record is part of the log.
+      return (
+        kind === 'log' ||
+        (kind === 'json' && braceDepth(line) > 0) ||
+        /^\s+\S/.test(line) ||
+        traceLine(line) !== undefined ||
+        isFieldsOnlyLine(line) ||
+        (previous !== undefined && completesRecord(previous, line) !== null)
+      );
     case 'json':
       return false;
     case 'other':
@@ -206,10 +226,11 @@ function continues(run: { kind: BlockKind; depth: number }, line: string, previo
   }
 }
 
-/** A describe output or table goes on after a blank line when what follows is more of it. */
+/** A describe output or table goes on after a blank line when what follows is more of it; a log, when a trace follows. */
 function continuesAfterBlank(lines: string[], i: number, kind: BlockKind): boolean {
-  if (kind !== 'other') return false;
   const next = lines.slice(i + 1).find((l) => !BLANK.test(l));
+  if (kind === 'log') return next !== undefined && traceLine(next) === 'strong';
+  if (kind !== 'other') return false;
   return next !== undefined && (DESCRIBE_FIELD.test(next) || /^\s+\S/.test(next));
 }
 
@@ -217,12 +238,17 @@ function continuesAfterBlank(lines: string[], i: number, kind: BlockKind): boole
 function lineKind(line: string, fenced: boolean): BlockKind | null {
   if (YAML_SEPARATOR.test(line)) return 'yaml';
   if (startsLikeJson(line)) return parseLogLine(line, 0, { source: '' }) ? 'log' : 'json';
-  if (isKubectlNoise(line)) return 'other';
-  if (parseLogLine(line, 0, { source: '' })) return 'log';
+  // kubectl's own klog lines are its messages; the controller's (a recovered panic, leader election) are records.
+  if (isKubectlNoise(line) && !isControllerKlog(line)) return 'other';
+  if (parseLogLine(line, 0, { source: '' }) || traceLine(line) === 'strong' || EXPORT_HEADER.test(line) || collectorNote(line)) return 'log';
   if (TABLE_HEADER.test(line) || DESCRIBE_FIELD.test(line) || /^Events:\s*$/.test(line) || isNodeViewerLine(line) || isHeaderlessRow(line)) return 'other';
   if (YAML_KEY.test(line)) return 'yaml';
   if (ELISION.test(line)) return fenced ? 'yaml' : null;
   return fenced ? 'text' : null;
+}
+
+function cutRecord(line: string): boolean {
+  return parseLogLine(line, 0, { source: '' })?.cut === true;
 }
 
 /** One JSON value on one line: a log record or something else. */
