@@ -312,21 +312,67 @@ describe('Argo CD Application: helm.values as a YAML string, with the v0.31 sett
   });
 });
 
-describe('a values file no Chart.yaml claims', () => {
-  it('stays skipped, saying it looks like Karpenter values; the helm_release that reads it gives the version, its values unknown', async () => {
+describe('values kept without a Chart.yaml: read as the karpenter chart values, joined to the release that names them', () => {
+  it('Terraform `values = [file("${path.module}/…")]`: the helm_release gets the file, its queue cited in the file', async () => {
     const dir = join(REPO, 'values-without-chart');
+    const values = join(dir, 'terraform/helm/values-karpenter.yaml');
     const r = await scan([dir], { only: [SPOT, PLACEMENT] });
-    expect(r.report.snapshot.skipped).toContainEqual({
-      source: join(dir, 'terraform/helm/values-karpenter.yaml'),
-      reason: 'Helm values file without a Chart.yaml naming karpenter: not read',
-    });
+    expect(r.report.snapshot.skipped.map((s) => s.source)).not.toContain(values);
     expect(r.snapshot.controller.object?.metadata.name).toBe('helm_release.karpenter');
     expect(r.report.snapshot.karpenterVersion).toBe('1.6.3');
-    // `values = [file(…)]` is read by Terraform when it applies: the queue is not judged absent.
+    const c = r.snapshot.controller;
+    expect(c.interruptionQueue).toBe('Karpenter-tools-apse2');
+    expect(c.interruptionQueueAt).toMatchObject({
+      path: '/values/settings/interruptionQueue',
+      where: 'settings.interruptionQueue in terraform/helm/values-karpenter.yaml',
+    });
+    expect(c.interruptionQueueAt!.object.metadata.name).toBe('terraform/helm/values-karpenter.yaml');
+    expect(r.findings).toEqual([]);
+    expect(r.run.notEvaluatedFor).toEqual([]);
+  });
+
+  it('the same file without the queue: the finding is on the helm_release, its evidence at the line of the file', async () => {
+    const copy = tmpCopy('values-without-chart');
+    const values = join(copy, 'terraform/helm/values-karpenter.yaml');
+    edit(values, '  interruptionQueue: Karpenter-tools-apse2\n', '');
+    const r = await scan([copy], { only: [SPOT] });
+    expect(r.findings.map(brief)).toEqual([`${SPOT} warning HelmValues /helm_release.karpenter`]);
+    expect(r.findings[0]!.message).toContain('settings.interruptionQueue in terraform/helm/values-karpenter.yaml not set');
+    expect(evidenceOf(r.findings[0]!, 'HelmValues', '/values/settings/interruptionQueue')[0]!.source).toBe(`${values}:${lineOf(values, 'settings:')}`);
+  });
+
+  it('Argo CD multi-source `$values/karpenter/values.yaml`: read from the repository, no finding, nothing skipped', async () => {
+    const dir = join(REPO, 'argocd-multi-source');
+    const r = await scan([dir], { only: ALL });
+    expect(r.findings).toEqual([]);
+    expect(r.report.snapshot.skipped).toEqual([]);
+    expect(r.report.snapshot.karpenterVersion).toBe('1.5.2');
+    const c = r.snapshot.controller;
+    expect(c.label).toBe('Karpenter Helm values (Application argocd/karpenter, chart karpenter 1.5.2)');
+    expect(c.note).toBeUndefined();
+    expect(c.interruptionQueue).toBe('lab-use1-karpenter');
+    expect(c.interruptionQueueAt).toMatchObject({ path: '/values/settings/interruptionQueue', where: 'settings.interruptionQueue in karpenter/values.yaml' });
+    // The values' nodeSelector is merged beside the chart's.
+    expect(c.helm!.podSpec.nodeSelector).toEqual({ 'kubernetes.io/os': 'linux', 'lab.example.org/pool': 'addons' });
+  });
+
+  it('Argo CD `$values/…` file not among the scanned files: not evaluated, never "no queue"', async () => {
+    const dir = join(REPO, 'argocd-multi-source');
+    const r = await scan([join(dir, 'argocd'), join(dir, 'nodepools')], { only: [SPOT] });
     expect(r.findings).toEqual([]);
     expect(r.run.notEvaluatedFor.map((n) => `${n.ruleId}: ${n.reason}`)).toEqual([
-      `${SPOT}: not evaluated for HelmValues helm_release.karpenter: values is computed when applied (file("\${path.module}/helm/values-karpenter.yaml") at ${join(dir, 'terraform/main.tf')}:7), not known from the files`,
+      `${SPOT}: Application argocd/karpenter (${join(dir, 'argocd/apps/karpenter.yaml')}): spec.sources.0.helm.valueFiles ($values/karpenter/values.yaml) is not in the scanned files and may set settings.interruptionQueue: scan the repository that holds it too`,
     ]);
+  });
+
+  it('a file named for Karpenter and installed by `helm -f` (Makefile): its own release, no version, judged', async () => {
+    const dir = join(REPO, 'standalone-values');
+    const values = join(dir, 'karpenter/karpenter-values.yaml');
+    const r = await scan([dir], { only: [SPOT, PLACEMENT] });
+    expect(r.report.snapshot.karpenterVersion).toBeNull();
+    expect(r.snapshot.controller.label).toBe('Karpenter Helm values (karpenter/karpenter-values.yaml)');
+    expect(r.findings.map(brief)).toEqual([`${SPOT} warning HelmValues /karpenter/karpenter-values.yaml`]);
+    expect(evidenceOf(r.findings[0]!, 'HelmValues', '/values/settings/interruptionQueue')[0]!.source).toBe(`${values}:${lineOf(values, 'settings:')}`);
   });
 });
 

@@ -1,8 +1,9 @@
 /**
  * Helm charts in a GitOps repository: `Chart.yaml` and the `values*.yaml` next to it. A values file is not a
- * Kubernetes object, and on its own nobody can tell which chart it feeds; next to a Chart.yaml that is Karpenter's chart
- * (or lists it as a dependency) it is the controller's configuration, which many repositories keep instead of
- * `helm template` output. Each file is read where it is loaded (maybe in a worker thread); `joinHelmFiles` pairs them by
+ * Kubernetes object; next to a Chart.yaml that is Karpenter's chart (or lists it as a dependency) it is the controller's
+ * configuration, which many repositories keep instead of `helm template` output. Without a Chart.yaml, a file that sets
+ * Karpenter's own keys (settings.clusterName, settings.interruptionQueue) is read as that chart's values too: repositories
+ * that install the chart from its registry keep only the values. Each file is read where it is loaded (maybe in a worker thread); `joinHelmFiles` pairs them by
  * directory once every file is in, and turns each pair into a `HelmValues` object (see HELM_VALUES_KIND).
  */
 import { posix } from 'node:path';
@@ -10,7 +11,8 @@ import { LineCounter, isMap, isPair, isScalar, isSeq, parseDocument, type YAMLMa
 import type { LoadedObject, SkippedInput } from '../kube/types.js';
 
 export const CHART_FILE = /^Chart\.ya?ml$/;
-export const VALUES_FILE = /^values([.-].*)?\.ya?ml$/;
+/** `values.yaml`, `values-prod.yaml`, and the names repositories give Karpenter's values outside a chart (`karpenter-values.yaml`). */
+export const VALUES_FILE = /^(values([.-].*)?|karpenter[.-]values)\.ya?ml$/;
 
 /**
  * A values file has no apiVersion or kind, yet findings need an object to attach to and pointers true to the file.
@@ -24,7 +26,6 @@ const HELM_VALUES_BASE = '/values';
 
 export const CHART_SKIP = 'Helm chart metadata, not a Kubernetes object';
 export const VALUES_SKIP = 'Helm values file, not a Kubernetes object';
-const KARPENTER_VALUES_SKIP = 'Helm values file without a Chart.yaml naming karpenter: not read';
 const CHART_DEFAULTS_SKIP = "the karpenter chart's own default values (no settings.clusterName, which every install sets): not read";
 
 const KARPENTER = 'karpenter';
@@ -187,8 +188,15 @@ export function joinHelmFiles(files: HelmFiles[]): Map<string, HelmOutcome> {
         out.set(v.source, { objects: [], skipped: [{ source: v.source, reason: NAMED_ONLY_SKIP }] });
         continue;
       }
+      // Repositories that install the chart from its registry keep only the values (an Argo CD `$values/…` file, a
+      // Terraform `file(…)`, `helm -f`): settings.clusterName and friends are Karpenter's own keys, so the file is read
+      // as the chart's values with no version; a release in the scan that names the file takes it over (helm-values.ts).
+      if (!chart && v.karpenterLike && !v.error) {
+        out.set(v.source, { objects: [helmValuesObject(v, undefined, undefined)], skipped: [] });
+        continue;
+      }
       if (!chart || !karpenter) {
-        out.set(v.source, { objects: [], skipped: [{ source: v.source, reason: v.karpenterLike ? KARPENTER_VALUES_SKIP : VALUES_SKIP }] });
+        out.set(v.source, { objects: [], skipped: [{ source: v.source, reason: VALUES_SKIP }] });
         continue;
       }
       usedCharts.add(chart);
@@ -210,18 +218,23 @@ export function joinHelmFiles(files: HelmFiles[]): Map<string, HelmOutcome> {
   return out;
 }
 
-function helmValuesObject(v: ValuesFacts, chart: ChartFacts, dependency: ChartDependency | undefined): LoadedObject {
+/** Without a chart (values kept apart from it), the object has no `chart`: nothing in the file says the version. */
+function helmValuesObject(v: ValuesFacts, chart: ChartFacts | undefined, dependency: ChartDependency | undefined): LoadedObject {
   const object = {
     apiVersion: `${HELM_VALUES_GROUP}/v1`,
     kind: HELM_VALUES_KIND,
     metadata: { name: v.relPath },
-    chart: {
-      name: chart.name ?? '',
-      source: chart.source,
-      ...(chart.version ? { version: chart.version, versionLine: chart.versionLine } : {}),
-      ...(chart.appVersion ? { appVersion: chart.appVersion, appVersionLine: chart.appVersionLine } : {}),
-      ...(dependency ? { dependency } : {}),
-    },
+    ...(chart
+      ? {
+          chart: {
+            name: chart.name ?? '',
+            source: chart.source,
+            ...(chart.version ? { version: chart.version, versionLine: chart.versionLine } : {}),
+            ...(chart.appVersion ? { appVersion: chart.appVersion, appVersionLine: chart.appVersionLine } : {}),
+            ...(dependency ? { dependency } : {}),
+          },
+        }
+      : {}),
     values: v.values,
   };
   return { object, provenance: { source: v.source, line: v.line, pointerBase: HELM_VALUES_BASE, ...(v.fsPath ? { fsPath: v.fsPath } : {}) } };

@@ -80,8 +80,10 @@ interface Target {
   /** Names it in messages: `Karpenter controller Deployment kube-system/karpenter`, `Karpenter Helm values (…)`. */
   name: string;
   podSpec: unknown;
-  /** JSON pointer, in `owner`, of a pod-spec field (for values: the values key the chart renders it from). */
+  /** JSON pointer, in `ownerOf(keys)`, of a pod-spec field (for values: the values key the chart renders it from). */
   at(...keys: string[]): string;
+  /** The object holding that field: `owner`, or a values file the release names. */
+  ownerOf(...keys: string[]): KubeObject;
   /** Helm values: what the chart renders there (the values may hold only part of it, or a YAML string). */
   rendered?(...keys: string[]): unknown;
   helm?: HelmControllerFacts;
@@ -94,6 +96,7 @@ function workloadTarget(owner: KubeObject): Target {
     name: `Karpenter controller ${owner.kind} ${owner.metadata.namespace}/${displayName(owner)}`,
     podSpec: dig(owner, ...base.split('/').filter(Boolean)),
     at: (...keys) => `${base}${pointer(...keys)}`,
+    ownerOf: () => owner,
   };
 }
 
@@ -103,6 +106,7 @@ function valuesTarget(snapshot: Snapshot, helm: HelmControllerFacts): Target {
     name: snapshot.controller.label ?? 'Karpenter Helm values',
     podSpec: helm.podSpec,
     at: (...keys) => helm.release.pointer(keys),
+    ownerOf: (...keys) => helm.release.objectFor(keys),
     rendered: (...keys) => dig(helm.podSpec, ...keys) ?? null,
     helm,
   };
@@ -114,7 +118,7 @@ function key(kind: string, ns: string | undefined, name: string | undefined): st
 
 function judge(ctx: Pick<RuleContext, 'snapshot' | 'report' | 'notEvaluatedFor'>, target: Target, pods: KubeObject[], version: KarpenterVersionFacts): void {
   const { snapshot, report } = ctx;
-  const { owner, podSpec, at } = target;
+  const { owner, podSpec, at, ownerOf } = target;
   const value = (...keys: string[]) => (target.rendered ? { value: target.rendered(...keys) } : {});
   const onKarpenter = pods
     .map((pod) => ({ pod, node: nodeOf(snapshot, pod) }))
@@ -147,20 +151,20 @@ function judge(ctx: Pick<RuleContext, 'snapshot' | 'report' | 'notEvaluatedFor'>
   const evidence: EvidenceInput[] = [];
   // The field to change comes first: it is where CI annotates.
   if (selectorPin)
-    evidence.push({ object: owner, path: selectorPin, ...value('nodeSelector', NODEPOOL), note: 'nodeSelector pins the controller to a Karpenter NodePool' });
+    evidence.push({ object: ownerOf('nodeSelector', NODEPOOL), path: selectorPin, ...value('nodeSelector', NODEPOOL), note: 'nodeSelector pins the controller to a Karpenter NodePool' });
   if (!placementUnknown)
     evidence.push(
       !placement.admitted.length
         ? {
-            object: owner,
+            object: hasRequired ? ownerOf(...REQUIRED) : ownerOf('affinity'),
             path: hasRequired ? affinityPath : at('affinity'),
             ...(hasRequired ? value(...REQUIRED) : value('affinity')),
             note: 'the affinity keeps new pods off Karpenter nodes, but pods scheduled before it changed stay where they are (IgnoredDuringExecution)',
           }
         : hasRequired
-          ? { object: owner, path: affinityPath, ...value(...REQUIRED), note: `required node affinity admits ${placement.admittedText}` }
+          ? { object: ownerOf(...REQUIRED), path: affinityPath, ...value(...REQUIRED), note: `required node affinity admits ${placement.admittedText}` }
           : {
-              object: owner,
+              object: ownerOf('affinity'),
               path: at('affinity'),
               value: dig(podSpec, 'affinity') ?? null,
               note: `no required node affinity: nothing keeps the pods off ${placement.admittedText}`,
@@ -172,7 +176,7 @@ function judge(ctx: Pick<RuleContext, 'snapshot' | 'report' | 'notEvaluatedFor'>
     evidence.push(
       chartDefault
         ? { value: dig(podSpec, 'nodeSelector'), note: 'nodeSelector (the chart default)' }
-        : { object: owner, path: at('nodeSelector'), ...value('nodeSelector'), note: 'nodeSelector' },
+        : { object: ownerOf('nodeSelector'), path: at('nodeSelector'), ...value('nodeSelector'), note: 'nodeSelector' },
     );
   }
   for (const { pod, node } of onKarpenter.slice(0, 3)) {

@@ -82,6 +82,14 @@ export default defineRule({
       return;
     }
 
+    // Values files the release names but the input does not hold (an Argo CD `$values/…` file in another repository)
+    // may set the queue: not judged.
+    const unread = c.helm?.release.unread ?? [];
+    if (unread.length) {
+      ctx.notEvaluatedFor(c.helm!.release.object, `${unread.join(', ')} ${unread.length === 1 ? 'is' : 'are'} not in the scanned files and may set ${helmKey}: scan the repository that holds ${unread.length === 1 ? 'it' : 'them'} too`);
+      return;
+    }
+
     // 2. Spot allowed, no queue. Helm values may hold the queue under a key the chart never reads: that is the field to fix.
     const spotNodes = snapshot.all(KIND.Node).filter((n) => n.metadata.labels?.[CAPACITY_TYPE_LABEL] === 'spot');
     const home = c.interruptionQueueHome;

@@ -14,7 +14,7 @@ export function fromRelease(r: KarpenterRelease, provenanceOf: (o: KubeObject) =
   const exact = r.chartVersion && /^v?\d+\.\d+\.\d+(-[\w.]+)?$/.test(r.chartVersion) ? parseVersion(r.chartVersion) : undefined;
   const chart = renderKarpenterChart(r.values, exact);
   const anchor = (keys: string[], value?: unknown): SettingAnchor => ({
-    object: r.object,
+    object: r.objectFor(keys),
     path: r.pointer(keys),
     where: r.keyName(keys),
     value: value ?? null,
@@ -70,7 +70,7 @@ export function fromRelease(r: KarpenterRelease, provenanceOf: (o: KubeObject) =
 export function queueFromEnvironmentFile(info: ControllerInfo, others: KarpenterRelease[], provenanceOf: (o: KubeObject) => Provenance | undefined): void {
   const used = info.helm?.release;
   if (!used || info.interruptionQueue || used.object.kind !== 'HelmValues') return;
-  const sameChart = others.filter((r) => r.object.kind === 'HelmValues' && dig(r.object, 'chart', 'source') === dig(used.object, 'chart', 'source'));
+  const sameChart = others.filter((r) => r.object.kind === 'HelmValues' && chartOf(r.object) === chartOf(used.object));
   for (const r of sameChart) {
     const env = fromRelease(r, provenanceOf);
     if (!env.interruptionQueue) continue;
@@ -80,6 +80,11 @@ export function queueFromEnvironmentFile(info: ControllerInfo, others: Karpenter
     info.note = info.note ? `${info.note}; ${note}` : note;
     return;
   }
+}
+
+/** The Chart.yaml a values file belongs to; for values kept without one, their directory. */
+function chartOf(values: KubeObject): unknown {
+  return dig(values, 'chart', 'source') ?? `${(values.metadata.name ?? '').replace(/[^/]*$/, '')}(no Chart.yaml)`;
 }
 
 export function releaseLabel(r: KarpenterRelease): string {

@@ -4,8 +4,9 @@
  * Each becomes one shape: the values as written, the chart version, and — for findings that must point where a
  * developer edits — the JSON pointer of any values key inside the object that holds it.
  */
+import { posix } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import type { KubeObject } from '../kube/types.js';
+import type { KubeObject, Provenance } from '../kube/types.js';
 import { arr, dig, isRecord, objectLabel, pointer, str, type Json } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 
@@ -14,8 +15,10 @@ export interface KarpenterRelease {
   object: KubeObject;
   /** The values the karpenter chart receives, as written (the chart's defaults come on top, see karpenter-chart.ts). */
   values: Json;
-  /** JSON pointer, in `object`, of a values key (or of where it would be written). */
+  /** JSON pointer, in `objectFor(keys)`, of a values key (or of where it would be written). */
   pointer(keys: string[]): string;
+  /** The object that holds a key: `object`, or a values file the release names (`$values/karpenter/values.yaml`). */
+  objectFor(keys: string[]): KubeObject;
   /** How a developer finds that key where they edit: `karpenter.settings.interruptionQueue`, `spec.values.settings…`. */
   keyName(keys: string[]): string;
   /** For messages: `karpenter/values.yaml`, `HelmRelease flux-system/karpenter`. */
@@ -68,6 +71,7 @@ function fromValuesFile(obj: KubeObject): KarpenterRelease {
     object: obj,
     values: isRecord(values) ? values : {},
     pointer: (keys) => pointer('values', ...root, ...keys),
+    objectFor: () => obj,
     keyName: (keys) => [...root, ...keys].join('.'),
     source: obj.metadata.name ?? '',
     ...(version
@@ -105,6 +109,7 @@ function fromHelmRelease(
     object: obj,
     values: isRecord(values) ? values : {},
     pointer: (keys) => pointer('spec', 'values', ...keys),
+    objectFor: () => obj,
     keyName: (keys) => ['spec', 'values', ...keys].join('.'),
     source: describe(obj),
     ...(version
@@ -159,13 +164,15 @@ function fromApplication(obj: KubeObject): KarpenterRelease | undefined {
     setIn(values, keys, dig(p, 'forceString') === true ? String(dig(p, 'value') ?? '') : setValue(dig(p, 'value')));
     params.set(keys.join('\u0000'), i);
   });
-  if (arr(dig(helm, 'valueFiles')).length) unread.push(`${at.join('.')}.helm.valueFiles`);
+  const valueFiles = arr(dig(helm, 'valueFiles')).flatMap((f) => (typeof f === 'string' ? [f] : []));
+  if (valueFiles.length) unread.push(`${at.join('.')}.helm.valueFiles (${valueFiles.join(', ')})`);
   const param = (keys: string[]) => params.get(keys.join('\u0000'));
   const version = str(dig(source, 'targetRevision'));
   return {
     object: obj,
     values,
     pointer: (keys) => (param(keys) !== undefined ? pointer(...at, 'helm', 'parameters', param(keys)!, 'value') : valuesAt(keys)),
+    objectFor: () => obj,
     keyName: (keys) => (param(keys) !== undefined ? `helm.parameters ${keys.join('.')}` : keyName(keys)),
     source: describe(obj),
     ...(version
@@ -214,11 +221,96 @@ function setIn(target: Json, keys: string[], value: unknown): void {
 export function karpenterReleases(
   all: (kindKey: string) => KubeObject[],
   lookup: (kindKey: string, ns: string | undefined, name: string) => KubeObject | undefined,
+  provenanceOf: (o: KubeObject) => Provenance | undefined = () => undefined,
 ): KarpenterRelease[] {
   const files = [...all(KIND.HelmValues)].sort((a, b) => Number(!isDefaultValues(a)) - Number(!isDefaultValues(b)));
-  return [...all(KIND.HelmRelease), ...all(KIND.ArgoApplication), ...files]
+  const releases = [...all(KIND.HelmRelease), ...all(KIND.ArgoApplication), ...files]
     .map((o) => karpenterReleaseOf(o, lookup))
     .filter((r): r is KarpenterRelease => r !== undefined);
+  const taken = new Set<KubeObject>();
+  for (const r of releases) for (const f of joinNamedValuesFiles(r, files.filter(isChartless), provenanceOf)) taken.add(f);
+  return releases.filter((r) => !taken.has(r.object));
+}
+
+function isChartless(obj: KubeObject): boolean {
+  return !isRecord(obj.chart);
+}
+
+/**
+ * A release that names values files kept in the repository — Argo CD `valueFiles: [$values/karpenter/values.yaml]`
+ * (a `ref` source), Terraform `values = [file("${path.module}/values.yaml")]` — gets them from the scanned files:
+ * their values go under its own (Helm applies the files first, then inline values and parameters), each key cited
+ * in the file that holds it, and the file is no release of its own. Returns the files taken.
+ */
+function joinNamedValuesFiles(r: KarpenterRelease, chartless: KubeObject[], provenanceOf: (o: KubeObject) => Provenance | undefined): KubeObject[] {
+  const own = provenanceOf(r.object);
+  const wanted: Array<{ path: string; settles: (file: KubeObject) => void }> = [];
+  if (r.object.kind === 'Application') {
+    for (const u of r.unread) {
+      const refs = /\.helm\.valueFiles \((.*)\)$/.exec(u)?.[1]?.split(', ') ?? [];
+      for (const ref of refs) {
+        // `$values/karpenter/values.yaml`: a path from the root of the repository the `ref` source names.
+        const path = /^\$[\w-]+\/(.+)$/.exec(ref)?.[1];
+        if (path) wanted.push({ path, settles: () => (r.unread = r.unread.map((x) => (x === u ? dropRef(x, ref) : x)).filter(Boolean)) });
+      }
+    }
+  }
+  if (r.object.kind === 'HelmValues' && own?.unknown?.length) {
+    for (const u of own.unknown) {
+      // Terraform reads these when it applies; `path.module` is the directory of the .tf file.
+      const m = u.pointer === '/values' ? /^(?:file|templatefile)\(\s*"(?:\$\{path\.(?:module|root)\}\/)?([^"$]+)"/.exec(u.expression) : null;
+      if (m) {
+        const path = posix.normalize(posix.join(posix.dirname(own.source), m[1]!));
+        wanted.push({ path, settles: () => (own.unknown = own.unknown!.filter((x) => x !== u)) });
+      }
+    }
+  }
+  const taken: KubeObject[] = [];
+  for (const w of wanted) {
+    const file = chartless.find((f) => {
+      const source = provenanceOf(f)?.source ?? '';
+      return source === w.path || source.endsWith(`/${w.path}`);
+    });
+    if (!file) continue;
+    w.settles(file);
+    taken.push(file);
+  }
+  if (taken.length) underlay(r, taken);
+  return taken;
+}
+
+function dropRef(unread: string, ref: string): string {
+  const m = /^(.*\.helm\.valueFiles) \((.*)\)$/.exec(unread)!;
+  const rest = m[2]!.split(', ').filter((x) => x !== ref);
+  return rest.length ? `${m[1]} (${rest.join(', ')})` : '';
+}
+
+/** The files' values below the release's own: a key set inline wins and is cited there, else the last file that sets it. */
+function underlay(r: KarpenterRelease, files: KubeObject[]): void {
+  const own = structuredClone(r.values);
+  const merged: Json = {};
+  for (const f of files) mergeValues(merged, isRecord(f.values) ? f.values : {});
+  mergeValues(merged, own);
+  const { pointer: ownPointer, keyName: ownKeyName } = r;
+  const holder = (keys: string[]): KubeObject | undefined =>
+    dig(own, ...keys) !== undefined ? undefined : [...files].reverse().find((f) => dig(f.values, ...keys) !== undefined);
+  // A key no one sets is written in the last file, where the rest of the values are.
+  const home = (keys: string[]) => (dig(own, ...keys) !== undefined ? undefined : (holder(keys) ?? files[files.length - 1]!));
+  r.values = merged;
+  r.objectFor = (keys) => home(keys) ?? r.object;
+  r.pointer = (keys) => (home(keys) ? pointer('values', ...keys) : ownPointer(keys));
+  r.keyName = (keys) => {
+    const f = home(keys);
+    return f ? `${keys.join('.')} in ${f.metadata.name}` : ownKeyName(keys);
+  };
+}
+
+/** Helm's merge of values: maps key by key, anything else (lists included) replaced. */
+function mergeValues(target: Json, source: Json): void {
+  for (const [k, v] of Object.entries(source)) {
+    if (isRecord(v) && isRecord(target[k])) mergeValues(target[k] as Json, v);
+    else target[k] = isRecord(v) ? structuredClone(v) : v;
+  }
 }
 
 function isDefaultValues(obj: KubeObject): boolean {

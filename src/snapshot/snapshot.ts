@@ -105,6 +105,7 @@ export class Snapshot {
     const releases = karpenterReleases(
       (k) => this.all(k),
       (k, ns, name) => this.get(k, ns, name),
+      (o) => this.provenance(o),
     );
     this.controller = detectController(this.all(KIND.Deployment), this.all(KIND.Pod), releases, opts.karpenterVersion, (o) => this.provenance(o));
     const azure = isAzureProvider(this.all(KIND.AKSNodeClass), this.all(KIND.NodePool), this.controller.object);
