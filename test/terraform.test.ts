@@ -238,7 +238,7 @@ describe('Terraform reader on other shapes', () => {
       'resource "kubectl_manifest" "c" {',
       '  yaml_body = yamlencode({ apiVersion = "v1", kind = local.kind, metadata = { name = "q" } })',
       '}',
-      'resource "kubernetes_namespace_v1" "ns" {',
+      'resource "kubernetes_service_account_v1" "sa" {',
       '  metadata { name = "karpenter" }',
       '}',
     ].join('\n');
@@ -255,7 +255,8 @@ describe('Terraform reader on other shapes', () => {
         },
         {
           source: 'infra/k8s.tf',
-          reason: 'Terraform kubernetes_namespace_v1 resource(s) not read (only kubectl_manifest, kubernetes_manifest and kubernetes_storage_class are)',
+          reason:
+            'Terraform kubernetes_service_account_v1 resource(s) not read (only kubectl_manifest, kubernetes_manifest, kubernetes_storage_class and kubernetes_namespace are)',
         },
       ],
     });
@@ -331,7 +332,7 @@ describe('a scan of the Terraform repository', () => {
         reason: `1 documentation file(s) not read (e.g. ${REPO}/README.md)`,
       },
       {
-        source: `${REPO}/main.tf`,
+        source: `${REPO}/`,
         reason: `4 file(s) that are not Kubernetes manifests not read: 4 Terraform without Kubernetes resources (e.g. ${REPO}/main.tf)`,
       },
     ]);
@@ -418,13 +419,9 @@ describe('the HCL real modules are written in (fixtures/hcl/kitchen-sink.tf)', (
     ['CRLF', text.replace(/\n/g, '\r\n')],
   ])('providers, dynamic blocks, for expressions, directives, legacy labels and a count-ed kubectl_manifest (%s)', (_eol, tf) => {
     const { objects, skipped } = readTerraform(tf, 'kitchen-sink.tf');
-    expect(skipped).toEqual([
-      {
-        source: 'kitchen-sink.tf',
-        reason: 'Terraform kubernetes_namespace_v1 resource(s) not read (only kubectl_manifest, kubernetes_manifest and kubernetes_storage_class are)',
-      },
-    ]);
+    expect(skipped).toEqual([]);
     expect(objects.map((o) => [o.object.metadata.name, o.provenance.line, o.provenance.unknown])).toEqual([
+      ['karpenter', 57, undefined],
       [
         'default',
         64,

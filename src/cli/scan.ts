@@ -142,7 +142,8 @@ export async function executeScan(paths: string[], opts: ScanOptions, plan: Scan
     ...(plan.assumeComplete ? { assumeComplete: true } : {}),
     ...(live ? { live: true, denied: (load as LiveResult).denied } : {}),
   });
-  if (snapshot.objectCount === 0 && snapshot.logs.length === 0) {
+  // A Terraform repository with no Kubernetes resource was read: "holds nothing to judge" is the report, not an error.
+  if (snapshot.objectCount === 0 && snapshot.logs.length === 0 && !('readWithoutObjects' in load && load.readWithoutObjects)) {
     for (const s of load.skipped.slice(0, 20)) process.stderr.write(`karpdoctor: ${s.source}${s.line ? `:${s.line}` : ''}: ${s.reason}\n`);
     // A pipeline reading the JSON still gets a report: what was skipped, and why, is the answer.
     if (opts.format === 'json') {

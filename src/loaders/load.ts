@@ -13,8 +13,9 @@ import { fieldFinder } from './locate-field.js';
 import { startPool, type ParsePool } from './parallel.js';
 import { readFile } from './readers/registry.js';
 import { NOT_MANIFEST, type ReadSink } from './readers/reader.js';
-import { CHART_PACKAGE_SKIP, foldPerFile, summariseNotManifests } from './skip-summary.js';
+import { CHART_PACKAGE_SKIP, foldPerFile, groupSource, summariseNotManifests } from './skip-summary.js';
 import { WHOLE_FILE_BYTES } from './readers/whole-file.js';
+import { TERRAFORM_WITHOUT_KUBERNETES } from './readers/terraform.js';
 import { planSplit, stitch, type RangePartial } from './split.js';
 
 export async function loadInputs(paths: string[], opts: LoadOptions = {}): Promise<LoadResult> {
@@ -115,8 +116,7 @@ function merge(paths: string[], partials: PartialLoad[], filesRead: number): Loa
     locateField: (p, pointer) => locateField(p, pointer),
   };
   const ignoredLogs = new Map<string, number>();
-  let ignoredFiles = 0;
-  let example = '';
+  const ignoredFiles: string[] = [];
   const docs: string[] = [];
   const notManifests: Array<[string, string]> = [];
   const chartPackages: string[] = [];
@@ -140,21 +140,19 @@ function merge(paths: string[], partials: PartialLoad[], filesRead: number): Loa
     if (p.splitInto) (result.splitFiles ??= []).push(`${p.displayPath} (${p.splitInto} ranges)`);
     if (p.ignoredDoc) docs.push(p.displayPath ?? '');
     if (p.notManifest) notManifests.push([p.displayPath ?? '', p.notManifest]);
-    if (p.ignoredLogFile) {
-      ignoredFiles++;
-      example ||= p.displayPath ?? '';
-    }
+    if (p.notManifest === TERRAFORM_WITHOUT_KUBERNETES) result.readWithoutObjects = (result.readWithoutObjects ?? 0) + 1;
+    if (p.ignoredLogFile) ignoredFiles.push(p.displayPath ?? '');
   }
-  if (ignoredFiles || ignoredLogs.size) {
-    const n = ignoredFiles + ignoredLogs.size;
-    const shown = example || [...ignoredLogs.keys()][0] || '';
+  if (ignoredFiles.length || ignoredLogs.size) {
+    const n = ignoredFiles.length + ignoredLogs.size;
+    const shown = ignoredFiles[0] || [...ignoredLogs.keys()][0] || '';
     result.skipped.push({
-      source: shown,
+      source: ignoredLogs.size ? shown : groupSource(ignoredFiles),
       reason: `${n} container log(s) of pods other than the Karpenter controller not read (e.g. ${shown})`,
     });
   }
   if (docs.length) {
-    result.skipped.push({ source: docs[0]!, reason: `${docs.length} documentation file(s) not read (e.g. ${docs[0]})` });
+    result.skipped.push({ source: groupSource(docs), reason: `${docs.length} documentation file(s) not read (e.g. ${docs[0]})` });
   }
   result.skipped.push(...summariseNotManifests(notManifests, chartPackages));
   result.skipped = foldPerFile(result.skipped);

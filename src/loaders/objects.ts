@@ -130,10 +130,32 @@ export function acceptDocument(value: unknown, source: string, line: number, sin
     return;
   }
   if (Array.isArray(value)) {
+    const patch = jsonPatchText(value);
+    if (patch) {
+      sink.skipped.push({ source, line, reason: patch });
+      return;
+    }
     value.forEach((item, i) => acceptObject(item, source, itemLines?.[i] ?? line, sink));
     return;
   }
   acceptObject(value, source, line, sink);
+}
+
+const PATCH_OPS = new Set(['add', 'remove', 'replace', 'move', 'copy', 'test']);
+
+/**
+ * A Kustomize JSON patch file (RFC 6902: a list of `{op, path, value}`), named by what it changes. It is no object:
+ * `kustomize build` applies it to the object its kustomization targets, and the scan judges that object as written.
+ */
+export function jsonPatchText(items: unknown[]): string | undefined {
+  const ops = items.map((i) =>
+    typeof i === 'object' && i !== null && PATCH_OPS.has(String((i as Record<string, unknown>).op)) && String((i as Record<string, unknown>).path).startsWith('/')
+      ? `${String((i as Record<string, unknown>).op)} ${String((i as Record<string, unknown>).path)}`
+      : undefined,
+  );
+  if (!ops.length || ops.some((o) => o === undefined)) return undefined;
+  const shown = ops.slice(0, 3).join(', ') + (ops.length > 3 ? `, and ${ops.length - 3} more` : '');
+  return `Kustomize JSON patch (${ops.length} operation${ops.length === 1 ? '' : 's'}: ${shown}), not an object: kustomize build applies it to the object its kustomization.yaml targets, which is judged as written here`;
 }
 
 function applyOutputType(obj: Record<string, unknown>, type: OutputType): void {

@@ -17,6 +17,22 @@ export function notManifestKind(name: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Where a group of files is: the file itself when it is one, else the directory they share (`infra/`), so that no
+ * single file stands for the whole group (a summary of four Terraform files is not "locals.tf: …").
+ */
+export function groupSource(paths: readonly string[]): string {
+  if (paths.length <= 1) return paths[0] ?? '';
+  const split = paths.map((p) => p.split('/'));
+  const common: string[] = [];
+  for (let i = 0; i < split[0]!.length - 1; i++) {
+    const part = split[0]![i]!;
+    if (!split.every((s) => s.length - 1 > i && s[i] === part)) break;
+    common.push(part);
+  }
+  return common.length ? `${common.join('/')}/` : '.';
+}
+
 /** One line per group: the sorts counted, with an example file. */
 export function summariseNotManifests(files: Array<[string, string]>, chartPackages: string[]): SkippedInput[] {
   const out: SkippedInput[] = [];
@@ -27,13 +43,13 @@ export function summariseNotManifests(files: Array<[string, string]>, chartPacka
       .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
       .map(([sort, n]) => `${n} ${sort}${n > 1 && !sort.endsWith('s') ? '(s)' : ''}`);
     out.push({
-      source: files[0]![0],
+      source: groupSource(files.map(([f]) => f)),
       reason: `${files.length} file(s) that are not Kubernetes manifests not read: ${parts.join(', ')} (e.g. ${files[0]![0]})`,
     });
   }
   if (chartPackages.length) {
     out.push({
-      source: chartPackages[0]!,
+      source: groupSource(chartPackages),
       reason: `${chartPackages.length} packaged Helm chart(s) (.tgz) inside the scanned directory not opened (e.g. ${chartPackages[0]}; pass one as an argument to read it)`,
     });
   }
@@ -86,6 +102,7 @@ const BY_DESIGN = [
   /that are not Kubernetes manifests not read/,
   /^\d+ packaged Helm chart/,
   /^Kustomize configuration/,
+  /^Kustomize JSON patch/,
   /^Helm chart metadata/,
   /^Helm values file/,
   /^values of a chart named karpenter/,

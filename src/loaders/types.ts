@@ -38,6 +38,9 @@ export interface LoadResult {
   sources: string[];
   /** Number of files (or archive entries) read. */
   filesRead: number;
+  /** Files read and found to declare no Kubernetes object (Terraform without Kubernetes resources): a repository of
+   *  only these was scanned and holds nothing to judge, which is an answer, not an unreadable input. */
+  readWithoutObjects?: number;
   /** Files cut across worker threads, for `--timing`. */
   splitFiles?: string[];
   /** Inputs that could not be listed, with the reason (live: 403; a `collect` bundle: from its manifest). */

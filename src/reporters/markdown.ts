@@ -161,7 +161,12 @@ function trailer(report: ScanReport, gate: GateView, ctx: ReportContext): string
   }
   const rules = report.notEvaluated.filter((n) => !perObject.has(n));
   if (rules.length) {
-    const why = ctx.manifestMode ? ' — they need cluster state, which a manifest repository does not hold' : '';
+    const why =
+      ctx.manifestMode && ctx.objectCount === 0
+        ? ' — the scanned files declare no Kubernetes objects'
+        : ctx.manifestMode
+          ? ' — they need cluster state, which a manifest repository does not hold'
+          : '';
     const items = rules.map((n) => `- ${codeSpan(n.ruleId)}: ${inlineText(n.reason)}`);
     sections.push(folded(`Rules not evaluated (${rules.length})${why}`, items));
   }

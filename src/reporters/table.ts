@@ -342,7 +342,9 @@ function notEvaluatedText(report: ScanReport, ctx: ReportContext, pen: Pen, verb
   if (ctx.manifestMode && !verbose) {
     out.push(
       indented(
-        `${rules.length} rule(s) need cluster state (Nodes, NodeClaims, events, logs) that manifests do not hold and were not evaluated (-v lists them).`,
+        ctx.objectCount === 0
+          ? `${rules.length} rule(s) not evaluated: the scanned files declare no Kubernetes objects (-v lists them).`
+          : `${rules.length} rule(s) need cluster state (Nodes, NodeClaims, events, logs) that manifests do not hold and were not evaluated (-v lists them).`,
         '',
         pen,
       )

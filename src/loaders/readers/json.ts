@@ -5,7 +5,7 @@
  */
 import { JsonStreamScanner } from '../json-stream.js';
 import { recordFromJson } from '../logs.js';
-import { acceptDocument, acceptObject, kindKey, listItemType } from '../objects.js';
+import { acceptDocument, acceptObject, jsonPatchText, kindKey, listItemType } from '../objects.js';
 import { StrayLineHandler } from '../text-lines.js';
 import { YamlStreamLoader } from '../yaml-load.js';
 import type { Reader, ReadInput, ReadSink } from './reader.js';
@@ -37,6 +37,13 @@ function jsonLoader(source: string, sink: ReadSink, stray: StrayLineHandler): { 
   let pending: Array<{ value: unknown; line: number }> = [];
   // YAML appended to a JSON capture (`kubectl get nodepools -o yaml >> dump.txt`) is read as YAML until the next value.
   let yaml: YamlStreamLoader | undefined;
+  // A top-level list of `{op, path, value}` is a Kustomize JSON patch file: one skipped entry, not one per operation.
+  const flush = (type?: ReturnType<typeof listItemType>) => {
+    const patch = type?.kind ? undefined : jsonPatchText(pending.map((p) => p.value));
+    if (patch) sink.skipped.push({ source, line: pending[0]!.line, reason: patch });
+    else for (const p of pending) acceptObject(p.value, source, p.line, sink, type);
+    pending = [];
+  };
   const endYaml = () => {
     yaml?.finish();
     yaml = undefined;
@@ -64,8 +71,7 @@ function jsonLoader(source: string, sink: ReadSink, stray: StrayLineHandler): { 
     listEnd: (_id, wrapper) => {
       const type = listItemType(wrapper);
       if (type.kind && type.apiVersion) sink.listedKinds.add(kindKey(type.apiVersion, type.kind));
-      for (const p of pending) acceptObject(p.value, source, p.line, sink, type);
-      pending = [];
+      flush(type);
     },
     text: (text, line) => {
       if (!yaml && !stray.inBlock && YAML_DOCUMENT_START.test(text)) yaml = new YamlStreamLoader(source, sink, stray);
@@ -80,8 +86,7 @@ function jsonLoader(source: string, sink: ReadSink, stray: StrayLineHandler): { 
     end: () => {
       scanner.end();
       endYaml();
-      for (const p of pending) acceptObject(p.value, source, p.line, sink);
-      pending = [];
+      flush();
     },
   };
 }

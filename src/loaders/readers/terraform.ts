@@ -15,7 +15,7 @@ import { UNKNOWN_VALUE, type LoadedObject, type SkippedInput, type UnknownValue 
 import { HclError, parseHcl, type HclBlock, type HclValue, type TemplatePart } from './hcl.js';
 
 /** The resource types read; any other `kubernetes_*` type is named as not read. */
-const READ_TYPES = /^(kubectl_manifest|kubernetes_manifest|kubernetes_storage_class(_v1)?)$/;
+const READ_TYPES = /^(kubectl_manifest|kubernetes_manifest|kubernetes_storage_class(_v1)?|kubernetes_namespace(_v1)?)$/;
 const MENTIONS_KUBERNETES = /resource\s+"?(kubectl_manifest|kubernetes_[a-z0-9_]+)\b|data\s+"?kubectl_file_documents\b/;
 /** The karpenter chart, however a `helm_release` names it: `karpenter`, `oci://public.ecr.aws/karpenter/karpenter`. */
 const KARPENTER_CHART = /^(?:.*\/)?karpenter$/;
@@ -28,6 +28,8 @@ export interface TerraformRead {
   hasKubernetes: boolean;
 }
 
+export const TERRAFORM_WITHOUT_KUBERNETES = 'Terraform without Kubernetes resources';
+
 /** Bigger `.tf` files are generated, not where a team writes its NodePools: counted with the other files not read. */
 const MAX_TF_BYTES = 256 << 10;
 
@@ -38,7 +40,7 @@ export const terraform: Reader = {
   sniff: (s) => (/\.tf$/.test(s.name) && s.size <= MAX_TF_BYTES ? 1 : 0),
   read: async ({ file, chunks }, sink) => {
     const read = readTerraform(await readAll(chunks), file.displayPath);
-    if (!read.hasKubernetes) return notManifest('Terraform without Kubernetes resources');
+    if (!read.hasKubernetes) return notManifest(TERRAFORM_WITHOUT_KUBERNETES);
     for (const o of read.objects) {
       sink.objects.push(o);
       sink.listedKinds.add(kindKey(o.object.apiVersion, o.object.kind));
@@ -83,7 +85,9 @@ export function readTerraform(text: string, source: string): TerraformRead {
         ? kubectlManifest(block)
         : type === 'kubernetes_manifest'
           ? kubernetesManifest(block)
-          : storageClass(block);
+          : type.startsWith('kubernetes_namespace')
+            ? namespace(block)
+            : storageClass(block);
     if (typeof result === 'string') {
       notRead.push({ line: block.line, what: `${address} (${result})` });
       continue;
@@ -120,7 +124,7 @@ export function readTerraform(text: string, source: string): TerraformRead {
   if (otherTypes.size) {
     out.skipped.push({
       source,
-      reason: `Terraform ${[...otherTypes].sort().join(', ')} resource(s) not read (only kubectl_manifest, kubernetes_manifest and kubernetes_storage_class are)`,
+      reason: `Terraform ${[...otherTypes].sort().join(', ')} resource(s) not read (only kubectl_manifest, kubernetes_manifest, kubernetes_storage_class and kubernetes_namespace are)`,
     });
   }
   return out;
@@ -259,14 +263,9 @@ function mergeInto(target: Record<string, unknown>, source: Record<string, unkno
   }
 }
 
-/** The typed resource's schema, snake_case blocks and attributes, as the StorageClass the provider creates. */
-function storageClass(block: HclBlock): Decoded[] | string {
-  const decoded: Decoded = {
-    value: { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass' },
-    line: block.line,
-    fields: { '': [block.line, block.column] },
-    unknown: [],
-  };
+/** A typed resource's `metadata { … }` block (snake_case), as the object the provider creates. */
+function typedObject(block: HclBlock, apiVersion: string, kind: string): Decoded | string {
+  const decoded: Decoded = { value: { apiVersion, kind }, line: block.line, fields: { '': [block.line, block.column] }, unknown: [] };
   const metadata = block.body.blocks.find((b) => b.type === 'metadata');
   if (!metadata) return 'no metadata block';
   const meta: Record<string, unknown> = {};
@@ -277,6 +276,19 @@ function storageClass(block: HclBlock): Decoded[] | string {
     const key = META[a.name];
     if (key) meta[key] = evaluate(a.value, `/metadata/${key}`, decoded, a);
   }
+  return decoded;
+}
+
+/** A Namespace is all metadata: read whole, so a `.tf` that creates Karpenter's namespace beside its NodePools is read whole. */
+function namespace(block: HclBlock): Decoded[] | string {
+  const decoded = typedObject(block, 'v1', 'Namespace');
+  return typeof decoded === 'string' ? decoded : [decoded];
+}
+
+/** The typed resource's schema, snake_case blocks and attributes, as the StorageClass the provider creates. */
+function storageClass(block: HclBlock): Decoded[] | string {
+  const decoded = typedObject(block, 'storage.k8s.io/v1', 'StorageClass');
+  if (typeof decoded === 'string') return decoded;
   const TOP: Record<string, string> = {
     storage_provisioner: 'provisioner',
     reclaim_policy: 'reclaimPolicy',
