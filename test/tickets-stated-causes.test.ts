@@ -69,7 +69,7 @@ describe('an interruption drain of a node that ran a StatefulSet replica, from r
       expect(f.recordsOnly).toEqual({ basis: 'logs and events', confirmWith: confirm });
       expect(f.message).toBe(
         `Node ${c.node} was drained by Karpenter interruption handling (${c.cause}) while it ran stateful pods: ${c.pod}. ${TAIL} ` +
-          `(from logs and events only: confirm with \`${confirm}\`)`,
+          `(from logs and events only: confirm with \`kubectl get pods,statefulsets,pdb -A -o yaml\` (the owners, volumes and budgets of what ran on ${c.node}))`,
       );
       expect(f.evidence.map((e) => [e.source, e.note])).toEqual(c.evidence.map(([line, note]) => [at(c.file, line!), note]));
       // A Deployment's pod on the same node (kafka-ui, from a ReplicaSet event) is not called stateful.
@@ -88,7 +88,7 @@ describe('an interruption drain of a node that ran a StatefulSet replica, from r
     ]);
     expect(r.findings[0]!.message).toBe(
       `Node ${name} was drained by Karpenter interruption handling (spot interruption: events SpotInterrupted, TerminatingOnInterruption, 1m before the reference time) ` +
-        `while it ran stateful pods: cache/redis-2 (StatefulSet cache/redis replica). ${TAIL} (from events only: confirm with \`${confirm}\`)`,
+        `while it ran stateful pods: cache/redis-2 (StatefulSet cache/redis replica). ${TAIL} (from events only: confirm with \`kubectl get pods,statefulsets,pdb -A -o yaml\` (the owners, volumes and budgets of what ran on ${name}))`,
     );
     expect(r.findings[0]!.evidence.map((e) => e.source)).toEqual([
       at(file, 'SpotInterrupted'),
@@ -135,7 +135,7 @@ describe('registrations that fail, from the records alone', () => {
         'Machine default-8vlwp was launched but its node never joined the cluster: Karpenter deleted it at the registration timeout ' +
         '("deprovisioning machine due to registration ttl" at 2023-11-08T21:29:02.913Z). Each replacement is likely to fail the same way: ' +
         'the instance boots but the kubelet does not register (userData, IAM role/aws-auth, network, AMI). ' +
-        `(from logs only: confirm with \`${MACHINE_CONFIRM}\`)`,
+        "(from logs only: confirm with `kubectl get machines -o yaml` (the MachineLaunched and MachineRegistered conditions of default-8vlwp's successors) and the Provisioner)",
       cited: 'due to registration ttl',
     },
     {
@@ -149,7 +149,7 @@ describe('registrations that fail, from the records alone', () => {
         "NodePool gpu-inference's new nodes do not join the cluster: Karpenter marked it NodeRegistrationHealthy=False at 2025-05-06T17:51:00Z " +
         '("NodeRegistrationHealthy: Status condition transitioned, Type: NodeRegistrationHealthy, Status: Unknown -> False, Reason: RegistrationFailed, Message: Failed to register node with the cluster"). ' +
         'Its NodeClaims launch instances that never register, each is deleted at the registration timeout and replaced by another that fails the same way. ' +
-        `(from events only: confirm with \`${POOL_CONFIRM}\`)`,
+        '(from events only: confirm with `kubectl get nodepool gpu-inference -o yaml` (status.conditions) and `kubectl get nodeclaims -l karpenter.sh/nodepool=gpu-inference -o yaml`)',
       cited: 'Unknown -> False',
     },
   ];
@@ -174,7 +174,7 @@ describe('node repair refused, from events alone', () => {
     expect(r.findings[0]!.message).toBe(
       'Node ip-10-61-2-19.ap-northeast-1.compute.internal is unhealthy but node repair is blocked: Karpenter said so 31 times between 2025-03-04T08:00:00Z and 2025-03-04T09:58:00Z ' +
         '("NodeRepairBlocked: more then 20% nodes are unhealthy in the nodepool"). Repair stops while more than 20% of a NodePool\'s nodes are unhealthy, so the broken nodes stay. ' +
-        '(from events only: confirm with `kubectl get node ip-10-61-2-19.ap-northeast-1.compute.internal -o yaml and kubectl get nodes,nodeclaims,nodepools -o yaml`)',
+        '(from events only: confirm with `kubectl get node ip-10-61-2-19.ap-northeast-1.compute.internal -o yaml` and `kubectl get nodes,nodeclaims,nodepools -o yaml`)',
     );
   });
 
@@ -188,7 +188,7 @@ describe('node repair refused, from events alone', () => {
       'Node ip-10-9-14-5.eu-west-1.compute.internal is unhealthy but node repair is blocked: Karpenter said so 14 times between 2025-08-19T03:10:44Z and 2025-08-19T04:15:51Z ' +
         '("NodeRepairBlocked: more then 20% nodes are unhealthy in the cluster"). Its NodeClaim has no NodePool, so repair is measured against the whole cluster: ' +
         "it stops while more than 20% of the cluster's nodes are unhealthy, and the broken nodes stay. " +
-        '(from events only: confirm with `kubectl get node ip-10-9-14-5.eu-west-1.compute.internal -o yaml and kubectl get nodes,nodeclaims,nodepools -o yaml`)',
+        '(from events only: confirm with `kubectl get node ip-10-9-14-5.eu-west-1.compute.internal -o yaml` and `kubectl get nodes,nodeclaims,nodepools -o yaml`)',
     );
     expect(r.findings[0]!.evidence.map((e) => e.source)).toEqual([`${ticket(file)}:5`]);
   });

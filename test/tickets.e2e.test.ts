@@ -37,7 +37,7 @@ describe('karpdoctor scan on a ticket', () => {
     expect(r.stdout).toContain('NodeClaim custom-ami-q9zl4');
     // The table wraps the message inside its borders: read it as one line.
     const flat = r.stdout.replace(/[│┌┐└┘├┤┬┴┼─]/g, ' ').replace(/\s+/g, ' ');
-    expect(flat).toContain('(from logs only: confirm with `kubectl get nodeclaim custom-ami-q9zl4 -o yaml and kubectl get ec2nodeclasses -o yaml`)');
+    expect(flat).toContain('(from logs only: confirm with `kubectl get nodeclaim custom-ami-q9zl4 -o yaml` and `kubectl get ec2nodeclasses -o yaml`)');
   });
 
   it('a get table with --now: the header says what its ages were counted back from', () => {

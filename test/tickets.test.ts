@@ -223,7 +223,7 @@ describe('diagnosis from controller logs alone, in every generation where the me
       expect(f.object).toEqual(c.object);
       expect(f.severity).toBe(c.severity);
       expect(f.recordsOnly).toEqual({ basis: 'logs', confirmWith: c.confirm });
-      expect(f.message).toMatch(/\(from logs only: confirm with `.+`\)$/);
+      expect(f.message).toMatch(/\(from logs only: confirm with `[^`]+`.*\)$/);
       const last = f.evidence[f.evidence.length - 1]!;
       expect(last.source).toBe(`${ticket(c.file)}:${lineOf(c.file, c.line)}`);
       // The other rules stay not evaluated, each saying what is missing.
@@ -236,7 +236,7 @@ describe('diagnosis from controller logs alone, in every generation where the me
     expect(r.findings[0]!.message).toBe(
       'NodePool batch has reached its limits: Karpenter could not launch a node for pending pods 2 times between 2025-06-11T22:15:40.260Z and 2025-06-11T22:15:40.261Z ' +
         'because any node it could launch would take the pool past them ("could not schedule pod: all available instance types exceed limits for nodepool (NodePool=batch)"). ' +
-        '(from logs only: confirm with `kubectl get nodepool batch -o yaml (spec.limits against status.resources)`)',
+        '(from logs only: confirm with `kubectl get nodepool batch -o yaml` (spec.limits against status.resources))',
     );
   });
 
@@ -259,7 +259,7 @@ describe('diagnosis from events alone', () => {
     ]);
     expect(r.findings[0]!.message).toBe(
       'Node ip-172-31-20-144.us-west-2.compute.internal cannot be drained: a PodDisruptionBudget refuses the eviction (pod payments/ledger-0), 37 times between 2024-05-06T09:00:00Z and 2024-05-06T11:58:00Z ' +
-        '("FailedDraining: Failed to drain node, evicting pod payments/ledger-0 violates a PDB"). (from events only: confirm with `kubectl get pdb -A -o yaml and kubectl get pods -A -o wide`)',
+        '("FailedDraining: Failed to drain node, evicting pod payments/ledger-0 violates a PDB"). (from events only: confirm with `kubectl get pdb -A -o yaml` and `kubectl get pods -A -o wide`)',
     );
     expect(r.findings[1]!.evidence[0]).toMatchObject({
       source: `${ticket('get-events-old-layout.txt')}:3`,
@@ -323,7 +323,7 @@ describe('reclaim causes stated by events alone (kubectl get events, current lay
     const draining = r.findings.find((f) => f.ruleId === 'node-stuck-draining')!;
     expect(draining.message).toBe(
       'Node ip-10-3-14-201.ap-southeast-2.compute.internal is stuck draining: Karpenter failed to drain it 44 times between 2025-08-19T23:00:00Z and 2025-08-20T05:56:00Z ' +
-        '("FailedDraining: Failed to drain node, 2 pods are waiting to be evicted"). (from events only: confirm with `kubectl get node ip-10-3-14-201.ap-southeast-2.compute.internal -o yaml and kubectl get pods -A -o wide --field-selector spec.nodeName=ip-10-3-14-201.ap-southeast-2.compute.internal`)',
+        '("FailedDraining: Failed to drain node, 2 pods are waiting to be evicted"). (from events only: confirm with `kubectl get node ip-10-3-14-201.ap-southeast-2.compute.internal -o yaml` and `kubectl get pods -A -o wide --field-selector spec.nodeName=ip-10-3-14-201.ap-southeast-2.compute.internal`)',
     );
     expect(draining.evidence).toEqual([
       {
@@ -382,7 +382,7 @@ describe('NodePool and NodeClaim events alone', () => {
     expect(r.findings[1]!.message).toBe(
       "NodePool steady's disruption budgets allowed no Drifted disruption each time Karpenter looked: it said so 40 times between 2025-08-18T06:00:00Z and 2025-08-20T05:57:00Z " +
         '("DisruptionBlocked: No allowed disruptions for disruption reason Drifted due to blocking budget"). If no budget window ever opens, its nodes are never consolidated or replaced for drift. ' +
-        '(from events only: confirm with `kubectl get nodepool steady -o yaml (spec.disruption.budgets) and kubectl get nodes -l karpenter.sh/nodepool=steady`)',
+        '(from events only: confirm with `kubectl get nodepool steady -o yaml` (spec.disruption.budgets) and `kubectl get nodes -l karpenter.sh/nodepool=steady`)',
     );
   });
 });

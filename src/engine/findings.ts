@@ -67,11 +67,27 @@ export function buildFinding(ruleId: string, defaultSeverity: Severity, input: F
   return finding;
 }
 
+const COMMAND = /^((?:kubectl|helm|aws|eksctl) .*?)((?: \(.*| for .*)?)$/;
+
+/**
+ * `kubectl get node x -o yaml and kubectl get nodepools -o yaml (spec.limits)`: each command in its own code span, the
+ * words between and after them outside, so a span is always one command a reader can paste.
+ */
+function commandSpans(text: string): string {
+  return text
+    .split(/ and (?=(?:kubectl|helm|aws|eksctl) )/)
+    .map((part) => {
+      const m = COMMAND.exec(part);
+      return m ? `\`${m[1]}\`${m[2]}` : part;
+    })
+    .join(' and ');
+}
+
 function assembleFinding(ruleId: string, defaultSeverity: Severity, input: FindingInput, snapshot: Snapshot): Finding {
   const object = isKubeObject(input.object) ? snapshot.ref(input.object) : input.object;
   let message = input.assumes ? `${input.message} (version unknown: assumes ${input.assumes})` : input.message;
   const basis = input.recordsOnly ? recordsBasis(input) : undefined;
-  if (basis) message += ` (from ${basis} only: confirm with \`${input.recordsOnly!.confirmWith}\`)`;
+  if (basis) message += ` (from ${basis} only: confirm with ${commandSpans(input.recordsOnly!.confirmWith)})`;
   return {
     ruleId,
     severity: input.severity ?? defaultSeverity,
