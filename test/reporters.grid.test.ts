@@ -55,16 +55,25 @@ describe('renderGrid', () => {
 describe('karpdoctor rules and explain honour the terminal style', () => {
   const style = { color: false, ascii: true, width: 80 };
 
-  it('rules at 80 columns: ASCII, within the width, the id heading each row; one row per rule when wide', () => {
+  it('rules at 80 columns: a list without borders, the id with severity and category, then the summary; one row per rule when wide', () => {
     const narrow = rulesTable(RULES, style);
+    const lines = narrow.split('\n');
     expect(narrow).not.toMatch(/[^\x00-\x7f]/);
-    expect(narrow.split('\n').filter((l) => l.length > 80)).toEqual([]);
-    expect(narrow).toContain('| consolidation-disabled-for-underused-nodes');
-    for (const r of RULES) expect(narrow).toContain(`| ${r.meta.id} `);
+    expect(lines.filter((l) => l.length > 80)).toEqual([]);
+    expect(narrow).not.toMatch(/^[+|]/m);
+    expect(lines.slice(0, 3)).toEqual([
+      'pod-do-not-disrupt-blocks-node                                  warning, reclaim',
+      '  An active pod with karpenter.sh/do-not-disrupt runs on a Karpenter node, so',
+      '  the node is never consolidated or drifted.',
+    ]);
+    for (const r of RULES) expect(lines.filter((l) => l.startsWith(`${r.meta.id} `))).toHaveLength(1);
+    // One line per rule beyond its summary's, where the bordered grid spent four.
+    const summaryLines = lines.filter((l) => l.startsWith('  ')).length;
+    expect(lines.length - summaryLines).toBe(RULES.length + 3); // and the two-line footer, and the final newline
     const wide = rulesTable(RULES, { ...style, width: 200 });
     expect(wide.split('\n')[1]).toMatch(/^\| Rule +\| Severity \| Category +\| Summary +\|$/);
     expect(wide.split('\n').filter((l) => l.length > 200)).toEqual([]);
-    expect(rulesTable(RULES, { ...style, ascii: false }).split('\n')[0]).toMatch(/^┌─+┬/);
+    expect(rulesTable(RULES, { ...style, width: 200, ascii: false }).split('\n')[0]).toMatch(/^┌─+┬/);
   });
 
   it('explain in ASCII: no em dashes, section signs or arrows, prose wrapped to the width; typographic on a terminal', () => {

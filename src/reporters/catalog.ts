@@ -46,8 +46,9 @@ export interface CatalogStyle {
 }
 
 /**
- * The catalog as a table: one row per rule when the width holds the longest id beside a readable summary; else the
- * id heads its row across the table, with severity, category and summary below.
+ * The catalog as a table: one row per rule when the width holds the longest id beside a readable summary. Narrower
+ * (80 columns), a list with no borders: the id with its severity and category on one line, the summary indented
+ * below, so each rule costs its summary's lines plus one.
  */
 export function rulesTable(rules: readonly Rule[], style: CatalogStyle): string {
   const c = new Chalk({ level: style.color ? 1 : 0 });
@@ -56,17 +57,16 @@ export function rulesTable(rules: readonly Rule[], style: CatalogStyle): string 
   const wide = rules.map(({ meta }) => [meta.id, meta.defaultSeverity, meta.category, t(meta.summary)]);
   // A summary squeezed under 30 columns reads worse than one under its id.
   const fits = Math.max(...rules.map((r) => r.meta.id.length)) + 30 + 10 + 16 + 13 <= style.width;
-  const table =
-    (fits ? grid({ head: ['Rule', 'Severity', 'Category', 'Summary'], rows: wide }) : undefined) ??
-    grid({
-      head: ['Severity', 'Category', 'Summary'],
-      rows: rules.flatMap(({ meta }) => [[{ span: 3, text: meta.id }], [meta.defaultSeverity, meta.category, t(meta.summary)]]),
-    }) ??
+  const list = () =>
     rules
-      .map(({ meta }) =>
-        [meta.id, ...wrapText(`${meta.defaultSeverity}, ${meta.category}: ${t(meta.summary)}`, style.width - 2).map((l) => `  ${l}`)].join('\n'),
-      )
+      .map(({ meta }) => {
+        const facts = `${meta.defaultSeverity}, ${meta.category}`;
+        const gap = style.width - meta.id.length - facts.length;
+        const head = gap >= 2 ? `${c.bold(meta.id)}${' '.repeat(gap)}${facts}` : `${c.bold(meta.id)} (${facts})`;
+        return [head, ...wrapText(t(meta.summary), style.width - 2).map((l) => `  ${l}`)].join('\n');
+      })
       .join('\n');
+  const table = (fits ? grid({ head: ['Rule', 'Severity', 'Category', 'Summary'], rows: wide }) : undefined) ?? list();
   const text = `${table}\n${wrapText(`${rules.length} rules. \`karpdoctor explain <rule>\` tells what each one checks and how to fix it.`, style.width).join('\n')}\n`;
   return text.replace(/[ \t]+$/gm, '');
 }
