@@ -76,6 +76,16 @@ describe('karpdoctor rules and explain honour the terminal style', () => {
     expect(rulesTable(RULES, { ...style, width: 200, ascii: false }).split('\n')[0]).toMatch(/^┌─+┬/);
   });
 
+  it("explain at 80 columns: every YAML comment in a rule's examples fits (examples are printed as written, never wrapped)", () => {
+    const long = RULES.flatMap((r) =>
+      explainText(r, style)
+        .split('\n')
+        .filter((l) => l.length > 80 && / # /.test(l))
+        .map((l) => `${r.meta.id}: ${l}`),
+    );
+    expect(long).toEqual([]);
+  });
+
   it('explain in ASCII: no em dashes, section signs or arrows, prose wrapped to the width; typographic on a terminal', () => {
     const rule = findRule('node-unhealthy-not-repaired')!;
     const text = explainText(rule, style);

@@ -100,7 +100,7 @@ export default defineRule({
     ],
     examples: {
       bad: 'status:\n  conditions:\n  - type: Launched\n    status: "False"\n    reason: InstanceProfileNameInvalid\n    message: Instance profile name used from EC2NodeClass status does not exist',
-      good: 'spec:\n  role: KarpenterNodeRole-my-cluster   # Karpenter creates and tracks the instance profile',
+      good: 'spec:\n  role: KarpenterNodeRole-my-cluster   # Karpenter makes the instance profile',
     },
     references: [
       'https://karpenter.sh/docs/troubleshooting/',

@@ -63,7 +63,7 @@ export default defineRule({
     ],
     examples: {
       bad: 'Events (Node ip-10-0-1-5):\n  Normal  DisruptionBlocked  2m (x1984 over 2d21h)  karpenter  Node is nominated for a pending pod',
-      good: 'spec:\n  template:\n    spec:\n      terminationGracePeriod: 24h   # draining nodes finish, their pods stop being re-simulated',
+      good: 'spec:\n  template:\n    spec:\n      # draining nodes finish, their pods stop being re-simulated\n      terminationGracePeriod: 24h',
     },
     references: [
       'https://github.com/aws/karpenter-provider-aws/issues/7521',

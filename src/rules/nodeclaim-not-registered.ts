@@ -45,7 +45,7 @@ export default defineRule({
         'security groups and routes.',
     ],
     examples: {
-      bad: 'status:\n  conditions:\n  - type: Launched\n    status: "True"\n  - type: Registered\n    status: Unknown\n    reason: NodeNotFound\n    message: Node not registered with cluster   # 14m after launch, again and again',
+      bad: 'status:\n  conditions:\n  - type: Launched\n    status: "True"\n  - type: Registered\n    status: Unknown\n    reason: NodeNotFound\n    message: Node not registered with cluster   # 14m on, again and again',
       good: 'status:\n  conditions:\n  - type: Registered\n    status: "True"   # within a minute or two of launch',
     },
     references: [

@@ -68,7 +68,7 @@ export default defineRule({
     fix: ['Fix what the failing sub-condition names (selector terms, IAM permissions), then watch Ready turn True.'],
     examples: {
       bad: 'status:\n  conditions:\n  - type: SubnetsReady\n    status: "False"\n    reason: SubnetsNotFound\n    message: SubnetSelector did not match any Subnets',
-      good: 'spec:\n  subnetSelectorTerms:\n  - tags:\n      karpenter.sh/discovery: my-cluster   # tag present on the private subnets',
+      good: 'spec:\n  subnetSelectorTerms:\n  - tags:\n      karpenter.sh/discovery: my-cluster   # tag on the private subnets',
     },
     references: [
       'https://karpenter.sh/docs/concepts/nodeclasses/',

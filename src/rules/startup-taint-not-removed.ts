@@ -31,7 +31,7 @@ export default defineRule({
     ],
     examples: {
       bad: 'spec:\n  template:\n    spec:\n      startupTaints:\n      - key: node.cilium.io/agent-not-ready\n        value: "true"\n        effect: NoExecute   # but Cilium is not installed',
-      good: 'spec:\n  template:\n    spec:\n      startupTaints:\n      - key: node.cilium.io/agent-not-ready\n        value: "true"\n        effect: NoExecute   # cilium DaemonSet tolerates it and removes it on start',
+      good: 'spec:\n  template:\n    spec:\n      startupTaints:\n      - key: node.cilium.io/agent-not-ready\n        value: "true"\n        effect: NoExecute   # the cilium agent removes it once up',
     },
     references: [
       'https://github.com/aws/containers-roadmap/issues/2470',

@@ -34,7 +34,7 @@ export default defineRule({
     ],
     examples: {
       bad: `spec:\n  taints:\n  - key: ${TAINT}\n    value: "true"\n    effect: NoSchedule   # still present 40m after creation`,
-      good: 'spec:\n  taints: []   # the cloud-controller-manager removed it within seconds of registration',
+      good: 'spec:\n  taints: []   # the cloud-controller-manager removed it at once',
     },
     references: [
       'https://github.com/aws/karpenter-provider-aws/issues/7426',
