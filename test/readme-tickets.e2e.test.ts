@@ -11,7 +11,9 @@ import { describe, expect, it } from 'vitest';
 const ROOT = join(import.meta.dirname, '..');
 const BIN = join(ROOT, 'bin', 'karpdoctor.js');
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
-const BLOCKS = [...README.matchAll(/<!-- ticket-([\w-]+):start -->\n(`{3,4})text\n([\s\S]*?)\n\2\n<!-- ticket-\1:end -->/g)].map((m) => [m[1]!, m[3]!] as const);
+const BLOCKS = [...README.matchAll(/<!-- ticket-([\w-]+):start -->\n(`{3,4})text\n([\s\S]*?)\n\2\n<!-- ticket-\1:end -->/g)].map(
+  (m) => [m[1]!, m[3]!] as const,
+);
 
 interface Step {
   command: string;
@@ -38,7 +40,10 @@ function steps(block: string): Step[] {
 /** The shown chunks (split at `[...]`) each appear whole, one after another. */
 function expectInOrder(actual: string, shown: string[]): void {
   let from = 0;
-  const chunks = shown.join('\n').split(/\n?\[\.\.\.\]\n?/).filter(Boolean);
+  const chunks = shown
+    .join('\n')
+    .split(/\n?\[\.\.\.\]\n?/)
+    .filter(Boolean);
   for (const chunk of chunks) {
     const at = actual.indexOf(chunk, from);
     expect(at, `not found after offset ${from}:\n${chunk}\n--- in ---\n${actual}`).toBeGreaterThanOrEqual(0);

@@ -149,7 +149,10 @@ const PATCH_OPS = new Set(['add', 'remove', 'replace', 'move', 'copy', 'test']);
  */
 export function jsonPatchText(items: unknown[]): string | undefined {
   const ops = items.map((i) =>
-    typeof i === 'object' && i !== null && PATCH_OPS.has(String((i as Record<string, unknown>).op)) && String((i as Record<string, unknown>).path).startsWith('/')
+    typeof i === 'object' &&
+    i !== null &&
+    PATCH_OPS.has(String((i as Record<string, unknown>).op)) &&
+    String((i as Record<string, unknown>).path).startsWith('/')
       ? `${String((i as Record<string, unknown>).op)} ${String((i as Record<string, unknown>).path)}`
       : undefined,
   );

@@ -151,7 +151,12 @@ function judge(ctx: Pick<RuleContext, 'snapshot' | 'report' | 'notEvaluatedFor'>
   const evidence: EvidenceInput[] = [];
   // The field to change comes first: it is where CI annotates.
   if (selectorPin)
-    evidence.push({ object: ownerOf('nodeSelector', NODEPOOL), path: selectorPin, ...value('nodeSelector', NODEPOOL), note: 'nodeSelector pins the controller to a Karpenter NodePool' });
+    evidence.push({
+      object: ownerOf('nodeSelector', NODEPOOL),
+      path: selectorPin,
+      ...value('nodeSelector', NODEPOOL),
+      note: 'nodeSelector pins the controller to a Karpenter NodePool',
+    });
   if (!placementUnknown)
     evidence.push(
       !placement.admitted.length

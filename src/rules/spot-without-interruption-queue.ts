@@ -86,7 +86,10 @@ export default defineRule({
     // may set the queue: not judged.
     const unread = c.helm?.release.unread ?? [];
     if (unread.length) {
-      ctx.notEvaluatedFor(c.helm!.release.object, `${unread.join(', ')} ${unread.length === 1 ? 'is' : 'are'} not in the scanned files and may set ${helmKey}: scan the repository that holds ${unread.length === 1 ? 'it' : 'them'} too`);
+      ctx.notEvaluatedFor(
+        c.helm!.release.object,
+        `${unread.join(', ')} ${unread.length === 1 ? 'is' : 'are'} not in the scanned files and may set ${helmKey}: scan the repository that holds ${unread.length === 1 ? 'it' : 'them'} too`,
+      );
       return;
     }
 
