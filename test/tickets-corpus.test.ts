@@ -193,14 +193,18 @@ const CASES: Case[] = [
     file: 'k9s-wrapped-log-webhook.txt',
     logs: ['@4 ERROR k8s.io/client-go@v0.30.3/tools/cache/ref', '@7 ERROR k8s.io/client-go@v0.30.3/tools/cache/ref'],
     skipped: ['1 prose (2 paragraphs), not objects or logs'],
-    findings: ['karpenter-api-version-mismatch Deployment kube-system/karpenter'],
-    cause: /conversion webhook fails \(NodePool\); the CRD conversion webhook fails \(NodeClaim\)/,
+    // Nothing names the controller (the prose says another namespace than the webhook URL): each CRD the records name.
+    findings: [
+      'karpenter-api-version-mismatch CustomResourceDefinition nodeclaims.karpenter.sh',
+      'karpenter-api-version-mismatch CustomResourceDefinition nodepools.karpenter.sh',
+    ],
+    cause: /the CRD conversion webhook fails \(Node(Pool|Claim)\)/,
   },
   {
     file: 'details-summary-logs.md',
     logs: ['@13 INFO Starting EventSource', '@14 INFO Starting Controller', '@15 ERROR Reconciler error', '@16 ERROR Reconciler error'],
     skipped: ['1 prose (7 paragraphs), not objects or logs'],
-    findings: ['karpenter-api-version-mismatch Deployment kube-system/karpenter'],
+    findings: ['karpenter-api-version-mismatch CustomResourceDefinition nodeclaims.karpenter.sh'],
     cause: /lack the conversion webhook/,
   },
   {

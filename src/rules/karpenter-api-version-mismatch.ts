@@ -5,7 +5,7 @@ import type { KubeObject } from '../kube/types.js';
 import type { ObjectRef, Snapshot } from '../snapshot/snapshot.js';
 import { atLeast, formatVersion, parseVersion, type Version } from '../kube/version.js';
 import { logText } from '../snapshot/messages/karpenter-logs.js';
-import { controllerTarget } from './lib/launch-findings.js';
+import { seenController } from './lib/launch-findings.js';
 import { karpenterFacts } from './support.js';
 
 const ID = 'karpenter-api-version-mismatch';
@@ -163,7 +163,13 @@ export default defineRule({
     if (total >= options.occurrences) {
       for (const s of said) {
         const crd = s.kind ? crds.get(CRD_OF[s.kind] ?? '') : undefined;
-        const target = crd ?? controllerTarget(snapshot);
+        // Nothing in the input names the controller: the CRD the record names is what it saw (never a guessed Deployment).
+        const target =
+          crd ??
+          seenController(snapshot, s.evidence.log ? [s.evidence.log] : []) ??
+          (s.kind && CRD_OF[s.kind]
+            ? { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', namespace: null, name: CRD_OF[s.kind]! }
+            : UNSEEN_CONTROLLER);
         add(target, `${s.what}${s.kind ? ` (${s.kind})` : ''}`, [s.evidence]);
       }
     }
@@ -172,16 +178,18 @@ export default defineRule({
       const logsOnly = evidence.every((e) => e.log || e.event) && !('metadata' in target && target.kind === 'CustomResourceDefinition');
       const crdName = 'metadata' in target && target.kind === 'CustomResourceDefinition' ? target.metadata.name : undefined;
       const chart = version ? formatVersion(version) : '<controller version>';
+      const controller = seenController(snapshot, evidence.flatMap((e) => (e.log ? [e.log] : [])));
+      const ns = controller?.kind === 'Deployment' || controller?.kind === 'Pod' ? namespaceOf(controller) : undefined;
       report({
         object: target,
         message:
-          `The Karpenter controller and its CRDs disagree — ${parts.join('; ')}. Until they match the controller cannot read or write its objects: nothing is provisioned or disrupted.` +
+          `The Karpenter controller${controller ? '' : ' (neither its Deployment nor its pods are in the input)'} and its CRDs disagree — ${parts.join('; ')}. Until they match the controller cannot read or write its objects: nothing is provisioned or disrupted.` +
           (logsOnly
             ? ` Seen in ${evidence.some((e) => e.log) ? 'the controller logs' : 'events'} only: kubectl get crd ${Object.values(CRD_OF).slice(0, 3).join(' ')} -o yaml would show which versions the CRDs serve.`
             : ''),
         fix: [
           `1. Compare: kubectl get crd ${crdName ?? Object.values(CRD_OF).slice(0, 3).join(' ')} -o custom-columns=NAME:.metadata.name,VERSIONS:.spec.versions[*].name,STORED:.status.storedVersions and the controller image tag\n` +
-            `2. Upgrade the CRDs to the controller's release first: helm upgrade --install karpenter-crd oci://public.ecr.aws/karpenter/karpenter-crd --version ${chart} -n kube-system (the main chart's crds/ directory is never upgraded by Helm)\n` +
+            `2. Upgrade the CRDs to the controller's release first: helm upgrade --install karpenter-crd oci://public.ecr.aws/karpenter/karpenter-crd --version ${chart} -n ${ns ?? '<namespace of the karpenter release>'} (the main chart's crds/ directory is never upgraded by Helm)\n` +
             '3. Crossing v1beta1 → v1: go through the latest v0.37.x and v1.0.x (their CRDs serve both and convert), migrate status.storedVersions to v1, then upgrade to v1.1+',
         ],
         evidence: [...evidence, ...(version ? facts.evidence() : [])],
@@ -190,6 +198,13 @@ export default defineRule({
     }
   },
 });
+
+/** Where the records name a kind but nothing names the controller, a statement without a kind is about "the controller". */
+const UNSEEN_CONTROLLER: ObjectRef = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: null, name: 'karpenter' };
+
+function namespaceOf(o: KubeObject | ObjectRef): string | undefined {
+  return ('metadata' in o ? o.metadata.namespace : o.namespace) ?? undefined;
+}
 
 /** The API version of each kind the controller of this release reads and writes. */
 function apiVersionsFor(v: Version): Record<string, string> {

@@ -1,5 +1,5 @@
 import { defineRule } from '../engine/rule.js';
-import { controllerTarget, failingPools, fromText, pickEvidence, poolParts, poolTarget, relatedOf, type FailingPool } from './lib/launch-findings.js';
+import { controllerTarget, failingPools, fromText, launchWords, pickEvidence, poolParts, poolTarget, relatedOf, type FailingPool } from './lib/launch-findings.js';
 
 const ID = 'launch-quota-or-throttling';
 
@@ -80,7 +80,7 @@ export default defineRule({
         );
       report({
         object: target,
-        message: `${name ? `NodePool ${name}` : 'Karpenter'}: ${parts.join('; ')}${fromText(pools)}`,
+        message: `${name ? `${launchWords(pools[0]!).pool} ${name}` : 'Karpenter'}: ${parts.join('; ')}${fromText(pools)}`,
         fix: [fixes.map((f, i) => `${i + 1}. ${f}`).join('\n')],
         evidence: pools.flatMap((p) => pickEvidence(p.signals)),
         related: relatedOf(pools, target).slice(0, 5),

@@ -1,7 +1,7 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import { dig, str } from '../kube/fields.js';
 import type { LaunchCause } from './lib/launch-failures.js';
-import { byNodeClass, failingPools, fromText, pickEvidence, poolParts, relatedOf } from './lib/launch-findings.js';
+import { byNodeClass, failingPools, fromText, launchWords, pickEvidence, poolParts, relatedOf } from './lib/launch-findings.js';
 
 const ID = 'launch-refused-by-cloud-provider';
 
@@ -134,7 +134,7 @@ export default defineRule({
       for (const p of pools) evidence.push(...pickEvidence(p.signals));
       report({
         object: target,
-        message: `EC2 refuses the launches${nodeClass !== '<nodeclass>' ? ` through EC2NodeClass ${nodeClass}` : ''} — ${poolParts(pools, true)}; no launch has succeeded since, and a retry fails the same way${fromText(pools)}`,
+        message: `EC2 refuses the launches${nodeClass !== '<nodeclass>' ? ` through ${launchWords(pools[0]!).nodeClass} ${nodeClass}` : ''} — ${poolParts(pools, true)}; no launch has succeeded since, and a retry fails the same way${fromText(pools)}`,
         fix: [fixes.map((f, i) => (fixes.length > 1 ? `${i + 1}. ${f}` : f)).join('\n')],
         ...(nodeClassObject && field ? { pointer: field } : {}),
         evidence,

@@ -31,8 +31,11 @@ describe(`${RULE} — fires from logs alone, every generation`, () => {
     const r = await scanRule(RULE, [caseDir(RULE, 'fires-logs-v1')]);
     expect(r.findings).toHaveLength(1);
     const f = r.findings[0]!;
-    expect(f.object).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'kube-system', name: 'karpenter' });
+    // A bare log file names no pod: the finding is on the CRD the records name, not on a guessed Deployment.
+    expect(f.object).toEqual({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', namespace: null, name: 'nodepools.karpenter.sh' });
+    expect(f.message).toContain('The Karpenter controller (neither its Deployment nor its pods are in the input) and its CRDs disagree');
     expect(f.message).toContain('the CRD conversion webhook fails (NodePool)');
+    expect(f.fix).toContain('--version <controller version> -n <namespace of the karpenter release>');
     expect(f.message).toContain('Seen in the controller logs only');
     expect(f.evidence).toHaveLength(3);
     for (const e of f.evidence) expect(logLine(e.source)).toContain('conversion webhook for karpenter.sh/v1beta1, Kind=NodePool failed');
@@ -40,7 +43,9 @@ describe(`${RULE} — fires from logs alone, every generation`, () => {
   it('v0.32–v0.36 JSON: no matches for kind NodeClaim', async () => {
     const f = (await scanRule(RULE, [caseDir(RULE, 'fires-logs-v0.35')])).findings[0]!;
     expect(f.object).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'kube-system', name: 'karpenter' });
+    expect(f.message).toContain('The Karpenter controller and its CRDs disagree');
     expect(f.message).toContain('the API server does not serve the version the controller asks for (NodeClaim)');
+    expect(f.fix).toContain('-n kube-system');
   });
   it('≤ v0.31 console: no matches for kind Machine', async () => {
     const f = (await scanRule(RULE, [caseDir(RULE, 'fires-logs-v0.31')])).findings[0]!;
@@ -83,7 +88,7 @@ testRule(RULE, {
     },
     {
       case: 'fires-logs-v0.31',
-      findings: [{ kind: 'Deployment', namespace: 'kube-system', name: 'karpenter', pointer: '', severity: 'error' }],
+      findings: [{ kind: 'CustomResourceDefinition', name: 'machines.karpenter.sh', pointer: '', severity: 'error' }],
     },
     {
       case: 'fires-logs-v0.35',
@@ -91,7 +96,7 @@ testRule(RULE, {
     },
     {
       case: 'fires-logs-v1',
-      findings: [{ kind: 'Deployment', namespace: 'kube-system', name: 'karpenter', pointer: '', severity: 'error' }],
+      findings: [{ kind: 'CustomResourceDefinition', name: 'nodepools.karpenter.sh', pointer: '', severity: 'error' }],
     },
   ],
   nearMiss: [{}],

@@ -47,7 +47,8 @@ describe(`${RULE} — fires from logs alone, every generation`, () => {
     expect(r.findings).toHaveLength(1);
     const f = r.findings[0]!;
     expect(f.object).toEqual({ apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: 'system' });
-    expect(f.message).toContain('From logs only');
+    expect(f.message).toContain('NodePool system failed');
+    expect(f.message).toContain('From logs only: kubectl get nodepools,nodeclaims,ec2nodeclasses -o yaml');
     expect(f.fix).toContain('Give the Karpenter controller role ec2:CreateFleet');
     for (const e of f.evidence) expect(logLine(e.source)).toContain('"message":"Reconciler error"');
   });
@@ -63,6 +64,13 @@ describe(`${RULE} — fires from logs alone, every generation`, () => {
     const f = r.findings[0]!;
     expect(f.object).toEqual({ apiVersion: 'karpenter.sh/v1alpha5', kind: 'Provisioner', namespace: null, name: 'default' });
     expect(f.message).toContain('the AMI does not exist');
+    // That generation's words: a Provisioner launches Machines, and its objects are what would confirm it.
+    expect(f.message).toContain(
+      'EC2 refuses the launches — Provisioner default failed 2 times between 2023-09-05T21:14:09.581Z and 2023-09-05T21:14:41.266Z (Machines default-2pz7q, default-n5x1c)',
+    );
+    expect(f.message).toContain('From logs only: kubectl get provisioners,machines,awsnodetemplates -o yaml');
+    expect(f.message).not.toMatch(/NodePool|NodeClaim/);
+    expect(f.related.map((o) => `${o.kind}/${o.name}`)).toEqual(['Machine/default-2pz7q', 'Machine/default-n5x1c']);
     for (const e of f.evidence) expect(logLine(e.source)).toContain('InvalidAMIID.NotFound');
   });
 });

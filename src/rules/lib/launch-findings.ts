@@ -4,7 +4,7 @@
  * evidence to cite — at least one of each kind the input holds (condition, event, log), newest first.
  */
 import type { EvidenceInput } from '../../engine/rule.js';
-import type { KubeObject } from '../../kube/types.js';
+import type { KubeObject, LogRecord } from '../../kube/types.js';
 import { dig } from '../../kube/fields.js';
 import { KIND } from '../../kube/kinds.js';
 import type { NodePoolView } from '../../snapshot/karpenter.js';
@@ -99,10 +99,24 @@ export function poolTarget(p: FailingPool): KubeObject | ObjectRef | undefined {
 
 /** A pool known by name only: a Provisioner when the ≤ v0.31 records it was read from name Machines. */
 export function poolRef(name: string, evidence: EvidenceInput[]): ObjectRef {
-  const legacy = evidence.some((e) => e.log && ['machine', 'Machine', 'provisioner', 'Provisioner'].some((k) => k in e.log!.fields));
-  return legacy
+  return namesMachines(evidence)
     ? { apiVersion: 'karpenter.sh/v1alpha5', kind: 'Provisioner', namespace: null, name }
     : { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name };
+}
+
+function namesMachines(evidence: EvidenceInput[]): boolean {
+  return evidence.some((e) => e.log && ['machine', 'Machine', 'provisioner', 'Provisioner'].some((k) => k in e.log!.fields));
+}
+
+/**
+ * The words for a failing pool's generation: a v1alpha5 Provisioner (the object, or ≤ v0.31 records naming Machines)
+ * launches Machines through an AWSNodeTemplate; a NodePool launches NodeClaims through an EC2NodeClass.
+ */
+export function launchWords(p: FailingPool): { pool: string; claims: string; nodeClass: string; collect: string } {
+  const legacy = p.pool ? p.pool.object.kind === 'Provisioner' : namesMachines(p.signals.map((s) => s.evidence));
+  return legacy
+    ? { pool: 'Provisioner', claims: 'Machines', nodeClass: 'AWSNodeTemplate', collect: 'provisioners,machines,awsnodetemplates' }
+    : { pool: 'NodePool', claims: 'NodeClaims', nodeClass: 'EC2NodeClass', collect: 'nodepools,nodeclaims,ec2nodeclasses' };
 }
 
 /** The EC2NodeClass the failing launches used: the pool's reference, else the one the NodeClaims or events name. */
@@ -117,11 +131,19 @@ function nodeClassTarget(snapshot: Snapshot, p: FailingPool): { object?: KubeObj
 
 /** The controller Deployment, else a reference built from the pod that wrote the logs. */
 export function controllerTarget(snapshot: Snapshot): KubeObject | ObjectRef {
+  return seenController(snapshot) ?? { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'kube-system', name: 'karpenter' };
+}
+
+/**
+ * The controller as the input shows it: its Deployment or pod, else the Deployment of the pod that wrote `records`
+ * (any record's pod when those name none); undefined when nothing in the input names it.
+ */
+export function seenController(snapshot: Snapshot, records: readonly LogRecord[] = []): KubeObject | ObjectRef | undefined {
   const c = snapshot.controller.object;
   if (c) return c;
-  const pod = snapshot.logs.find((l) => l.pod)?.pod;
-  const name = pod ? pod.name.replace(/-[a-z0-9]{8,10}-[a-z0-9]{5}$/, '') : 'karpenter';
-  return { apiVersion: 'apps/v1', kind: 'Deployment', namespace: pod?.namespace ?? 'kube-system', name };
+  const pod = (records.find((l) => l.pod) ?? snapshot.logs.find((l) => l.pod))?.pod;
+  if (!pod) return undefined;
+  return { apiVersion: 'apps/v1', kind: 'Deployment', namespace: pod.namespace ?? null, name: pod.name.replace(/-[a-z0-9]{8,10}-[a-z0-9]{5}$/, '') };
 }
 
 /** "3 times between 10:02 and 10:31 (NodeClaims a, b, c)". */
@@ -137,9 +159,9 @@ function sourcesText(vias: Via[]): string {
 }
 
 /** A verdict that rests on controller log records alone says so, and what would confirm it. */
-export function onlyFromLogs(p: { vias: Via[] }): string | undefined {
+export function onlyFromLogs(p: { vias: Via[] }, collect = 'nodepools,nodeclaims,ec2nodeclasses'): string | undefined {
   if (p.vias.length !== 1 || p.vias[0] !== 'log') return undefined;
-  return 'From logs only: kubectl get nodepools,nodeclaims,ec2nodeclasses -o yaml and kubectl get events -A -o yaml would confirm it';
+  return `From logs only: kubectl get ${collect} -o yaml and kubectl get events -A -o yaml would confirm it`;
 }
 
 export interface NodeClassGroup {
@@ -171,10 +193,10 @@ export function byNodeClass(snapshot: Snapshot, pools: FailingPool[]): NodeClass
 
 /** The pools (other than the finding's object) and a few of their NodeClaims. */
 export function relatedOf(pools: FailingPool[], target: KubeObject | ObjectRef): Array<KubeObject | ObjectRef> {
-  return pools.flatMap((p) => [
-    ...(p.pool && p.pool.object !== target ? [p.pool.object] : []),
-    ...p.claims.slice(0, 3).map((name) => ({ apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', namespace: null, name })),
-  ]);
+  return pools.flatMap((p) => {
+    const claim = launchWords(p).pool === 'Provisioner' ? { apiVersion: 'karpenter.sh/v1alpha5', kind: 'Machine' } : { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim' };
+    return [...(p.pool && p.pool.object !== target ? [p.pool.object] : []), ...p.claims.slice(0, 3).map((name) => ({ ...claim, namespace: null, name }))];
+  });
 }
 
 /** "NodePool a failed 3 times between … (NodeClaims x, y)", one part per pool. */
@@ -182,14 +204,14 @@ export function poolParts(pools: FailingPool[], withCauses: boolean): string {
   return pools
     .map(
       (p) =>
-        `${p.name ? `NodePool ${p.name}` : 'launches'} failed ${occurrenceText(p)}${p.claims.length ? ` (NodeClaims ${listNames(p.claims)})` : ''}${withCauses ? `: ${p.causes.map((c) => c.label).join('; ')}` : ''}`,
+        `${p.name ? `${launchWords(p).pool} ${p.name}` : 'launches'} failed ${occurrenceText(p)}${p.claims.length ? ` (${launchWords(p).claims} ${listNames(p.claims)})` : ''}${withCauses ? `: ${p.causes.map((c) => c.label).join('; ')}` : ''}`,
     )
     .join('; ');
 }
 
 /** " (from events, controller logs)." plus the from-logs-only note when that is all there was. */
-export function fromText(pools: Array<{ vias: Via[] }>): string {
+export function fromText(pools: FailingPool[]): string {
   const vias = [...new Set(pools.flatMap((p) => p.vias))];
-  const logsOnly = onlyFromLogs({ vias });
+  const logsOnly = onlyFromLogs({ vias }, pools.length ? launchWords(pools[0]!).collect : undefined);
   return ` (from ${sourcesText(vias)}).${logsOnly ? ` ${logsOnly}.` : ''}`;
 }
