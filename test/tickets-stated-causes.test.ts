@@ -23,7 +23,7 @@ describe('an interruption drain of a node that ran a StatefulSet replica, from r
       file: 'interruption-spot-v0.31.txt',
       generation: 'v0.31 console lines (Machine era)',
       node: 'ip-10-20-7-143.eu-north-1.compute.internal',
-      cause: 'spot interruption: interruption message SpotInterruptionKind, 50s before the reference time',
+      cause: 'spot interruption: interruption message SpotInterruptionKind, at least 50s before the commands ran',
       pod: 'zookeeper/zk-1 (StatefulSet zookeeper/zk replica)',
       evidence: [
         ['initiating delete for machine from interruption message', 'messageKind SpotInterruptionKind, action CordonAndDrain'],
@@ -35,7 +35,7 @@ describe('an interruption drain of a node that ran a StatefulSet replica, from r
       generation: 'v0.35 JSON with lower-case keys',
       node: 'ip-172-20-91-18.eu-west-3.compute.internal',
       cause:
-        'AWS Health / EC2 scheduled change or failed status check: events InstanceUnhealthy, TerminatingOnInterruption; interruption message ScheduledChangeKind, 3m before the reference time',
+        'AWS Health / EC2 scheduled change or failed status check: events InstanceUnhealthy, TerminatingOnInterruption; interruption message ScheduledChangeKind, at least 3m before the commands ran',
       pod: 'kafka/kafka-1 (StatefulSet kafka/kafka replica)',
       evidence: [
         ['InstanceUnhealthy', 'Node ip-172-20-91-18.eu-west-3.compute.internal'],
@@ -48,7 +48,7 @@ describe('an interruption drain of a node that ran a StatefulSet replica, from r
       file: 'interruption-stopping-v1.6.md',
       generation: 'v1.x JSON with object-valued keys',
       node: 'ip-10-88-4-27.ec2.internal',
-      cause: 'instance state change: events InstanceStopping, TerminatingOnInterruption; interruption message instance_stopped, 12m before the reference time',
+      cause: 'instance state change: events InstanceStopping, TerminatingOnInterruption; interruption message instance_stopped, at least 12m before the commands ran',
       pod: 'db/pg-replica-0 (StatefulSet db/pg-replica replica)',
       evidence: [
         ['InstanceStopping', 'Node ip-10-88-4-27.ec2.internal'],

@@ -2,9 +2,9 @@ import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import type { KubeObject, LogRecord } from '../kube/types.js';
 import { dig, displayName } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
-import { formatDuration, parseDuration, parseTime } from '../kube/units.js';
+import { parseDuration, parseTime } from '../kube/units.js';
 import { blockEvidence, deletionOf, describeBlock, evictionBlock, isDrainable, neverEvictable, nsName, type EvictionBlock } from './lib/reclaim-drain.js';
-import { ageOf, byLastSeen, karpenterFacts, listNames, unknownOn } from './support.js';
+import { byLastSeen, heldFor, heldLongerThan, karpenterFacts, listNames, podsShownPartly, unknownOn } from './support.js';
 import { DO_NOT_DISRUPT, DO_NOT_EVICT } from '../kube/well-known.js';
 import { disruptedTaint } from '../snapshot/nodes.js';
 import { logRefs, logSays } from '../snapshot/messages/karpenter-logs.js';
@@ -77,9 +77,11 @@ export default defineRule({
         const nodes = snapshot.nodesOfPool(pool.name);
         const blocksByNode: Array<{ node: KubeObject; blocks: EvictionBlock[] }> = [];
         for (const node of nodes) {
-          const blocks = snapshot
-            .podsOnNode(node.metadata.name!)
-            .filter((p) => isDrainable(p, now) && !p.metadata.deletionTimestamp)
+          const onNode = snapshot.podsOnNode(node.metadata.name!);
+          // A pod from a node's pod table shows neither its owner nor its annotations and labels: whether it blocks is unknown.
+          const partly = podsShownPartly(ctx, node, onNode, ['/metadata/ownerReferences', '/metadata/annotations', '/metadata/labels']);
+          const blocks = onNode
+            .filter((p) => !partly.has(p) && isDrainable(p, now) && !p.metadata.deletionTimestamp)
             .map((p) => evictionBlock(snapshot, p, now, version))
             .filter((b): b is EvictionBlock => b !== undefined);
           if (blocks.length) blocksByNode.push({ node, blocks });
@@ -98,10 +100,10 @@ export default defineRule({
             .eventsForObject(node)
             .filter((e) => e.reason === 'FailedDraining')
             .sort(byLastSeen);
-          const age = ageOf(deletion.at, now) ?? 0;
-          if ((!taint && !failed.length) || age <= options.stuckAfter) continue;
+          if (!taint && !failed.length) continue;
+          if (heldLongerThan(ctx, node, deletion.at, options.stuckAfter, 'draining (deleting)') === undefined) continue;
           stuck.push(
-            `node ${displayName(node)} (NodeClaim ${claim ? displayName(claim.object) : '?'}) has been draining for ${formatDuration(age)}${expired ? ' after it expired' : ''}` +
+            `node ${displayName(node)} (NodeClaim ${claim ? displayName(claim.object) : '?'}) has been draining ${heldFor(deletion.at, snapshot)}${expired ? ' after it expired' : ''}` +
               `${blocks.length ? `, held by ${listNames(blocks.map(describeBlock), 2)}` : ''}`,
           );
           evidence.push({

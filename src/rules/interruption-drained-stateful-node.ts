@@ -4,8 +4,7 @@ import type { EventView } from '../snapshot/events.js';
 import type { NodeClaimView } from '../snapshot/karpenter.js';
 import { KIND } from '../kube/kinds.js';
 import type { ObjectRef, Snapshot } from '../snapshot/snapshot.js';
-import { formatDuration } from '../kube/units.js';
-import { ageOf, byLastSeen, karpenterFacts, listNames, podName, type KarpenterVersionFacts } from './support.js';
+import { ageOf, agoFor, byLastSeen, karpenterFacts, listNames, podName, type KarpenterVersionFacts } from './support.js';
 import { statefulReasons } from './lib/interruption-settings.js';
 import { assignment } from '../snapshot/messages/object-events.js';
 import { interruptionCause, interruptionFromEvent, interruptionFromLog, statefulSetPodsFromEvents } from './lib/stated-causes.js';
@@ -60,6 +59,8 @@ export default defineRule({
 
   check({ snapshot, now, options, report, notEvaluated }) {
     const version = karpenterFacts(snapshot.controller);
+    // A paste's reference time is only a lower bound of when it was taken: the window is then counted back from the
+    // latest time the input shows, which keeps what the ticket itself shows and drops what is older than that.
     const recent = (t: string | undefined) => {
       const age = ageOf(t, now);
       return age !== undefined && age <= options.lookback;
@@ -158,7 +159,7 @@ export default defineRule({
       // Absent from the input is not gone from the cluster: only a snapshot that holds Nodes can say a node is gone.
       const gone =
         nodeObj || !snapshot.has('Node') ? '' : claim ? ' (the Node is gone; its NodeClaim remains)' : ' (neither the Node nor its NodeClaim is left)';
-      const age = ageOf(first, now);
+      const ago = agoFor(first, snapshot);
 
       const evidence: EvidenceInput[] = [
         ...events.slice(-4).map((e) => ({ event: e, note: `${e.involved.kind} ${e.involved.name}` })),
@@ -187,7 +188,7 @@ export default defineRule({
         object: target,
         message:
           `${target.kind} ${'metadata' in target ? displayName(target) : target.name}${gone} was drained by Karpenter interruption handling ` +
-          `(${cause}${age !== undefined ? `, ${formatDuration(age)} before the reference time` : ''})${forceful ? ' with forceful termination, bypassing PDBs' : ''} ` +
+          `(${cause}${ago ? `, ${ago}` : ''})${forceful ? ' with forceful termination, bypassing PDBs' : ''} ` +
           `while it ran stateful pods: ${listNames(stateful.map((s) => `${s.label} (${s.reasons.map((r) => r.text).join('; ')})`))}. ` +
           'Interruption drains ignore NodePool budgets and the node do-not-disrupt annotation, and no NodePool can opt out (up to v1.14.1).',
         fix: fixText(stateful, snapshot, kinds, events, version, claim),

@@ -3,11 +3,11 @@ import type { KubeObject } from '../kube/types.js';
 import { condition, dig } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
-import { formatDuration, parseTime } from '../kube/units.js';
+import { parseTime } from '../kube/units.js';
 import { launchTimeline, signalsOf } from './lib/launch-failures.js';
 import { podVerdicts, poolProfiles } from './lib/scheduling-pools.js';
-import { schedulingFailures, type Clause, type ClauseKind, type PodFailure } from './lib/scheduling-failures.js';
-import { ageOf, isPending, plural } from './support.js';
+import { isStaticMisfit, schedulingFailures, type Clause, type ClauseKind, type PodFailure } from './lib/scheduling-failures.js';
+import { heldFor, heldLongerThan, isPending, plural, unknownOn } from './support.js';
 
 const ID = 'no-instance-type-fits';
 /** Clauses another rule owns when the objects behind them are in the snapshot. */
@@ -76,7 +76,8 @@ export default defineRule({
     },
   },
 
-  check({ snapshot, now, options, report }) {
+  check(ctx) {
+    const { snapshot, options, report } = ctx;
     const failures = schedulingFailures(snapshot);
     const profiles = snapshot.has('NodePool') ? poolProfiles(snapshot) : [];
     const iced = new Set(
@@ -94,8 +95,17 @@ export default defineRule({
       if ((failures.placed.get(key) ?? -Infinity) > last) continue;
       if (pod) {
         if (!isPending(pod) || dig(pod, 'spec', 'nodeName')) continue;
-        const age = ageOf(pod.metadata.creationTimestamp, now);
-        if (age === undefined || age < options.minPending) continue;
+        // A pod the input shows partly whose every clause is a mismatch with a pool: pending-pod-no-nodepool-fits
+        // states that from Karpenter's words (what it judges from the pools when the pod is whole).
+        if (snapshot.partialFrom(pod) && isStaticMisfit(list[list.length - 1]!.clauses)) continue;
+        // Describe output of a Pending pod shows no creation time; its first failure is a later bound of the same wait.
+        const since = pod.metadata.creationTimestamp ?? earliest(list);
+        if (since === undefined) {
+          unknownOn(ctx, pod, ['/metadata/creationTimestamp']);
+          continue;
+        }
+        if (heldLongerThan(ctx, pod, since, options.minPending, pod.metadata.creationTimestamp ? 'Pending, created' : 'Pending, failing to schedule') === undefined)
+          continue;
         if (profiles.length && podVerdicts(snapshot, pod, profiles).verdicts.every((v) => v.reasons.length > 0)) continue;
       } else if (snapshot.has('Pod')) {
         continue; // listed Pods without it: deleted or finished, nothing waits
@@ -110,7 +120,7 @@ export default defineRule({
         clauses = clauses.length === own.length ? clauses : own;
       }
       for (const c of clauses) if (c.pool) reportedPools.add(c.pool);
-      report(podFinding(snapshot, key, pod, list, clauses, iced, now));
+      report(podFinding(snapshot, key, pod, list, clauses, iced));
     }
     for (const [pool, events] of failures.poolEvents) {
       const count = events.reduce((n, e) => n + e.count, 0);
@@ -127,6 +137,13 @@ export default defineRule({
   },
 });
 
+function earliest(list: PodFailure[]): string | undefined {
+  return list
+    .flatMap((f) => [f.first, f.last])
+    .filter((x): x is string => Boolean(x))
+    .sort()[0];
+}
+
 /** Without the Pod: the failures span minPending, or repeat often enough to be more than a moment. */
 function persists(list: PodFailure[], minPending: number, repeats: number): boolean {
   const times = list.flatMap((f) => [parseTime(f.first), parseTime(f.last)]).filter((t): t is number => t !== undefined);
@@ -141,7 +158,6 @@ function podFinding(
   list: PodFailure[],
   clauses: Clause[],
   iced: Set<string | undefined>,
-  now: number,
 ): FindingInput {
   const occurrences = list.reduce((n, f) => n + f.count, 0);
   // Sorted together: a dump's firstTimestamp can be later than another event's lastTimestamp, or even its own.
@@ -155,10 +171,9 @@ function podFinding(
   const evidence: EvidenceInput[] = [];
   if (pod) {
     const scheduled = condition(pod, 'PodScheduled');
-    const age = ageOf(pod.metadata.creationTimestamp, now);
     evidence.push(
       scheduled
-        ? { object: pod, path: `/status/conditions/${scheduled.index}`, note: `Pending for ${age === undefined ? 'an unknown time' : formatDuration(age)}` }
+        ? { object: pod, path: `/status/conditions/${scheduled.index}`, note: `Pending ${heldFor(pod.metadata.creationTimestamp ?? earliest(list), snapshot) ?? 'for an unknown time'}` }
         : { object: pod, path: '/status/phase', note: 'Pending' },
     );
   }

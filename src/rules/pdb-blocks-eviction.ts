@@ -3,11 +3,10 @@ import type { KubeObject } from '../kube/types.js';
 import { commandName, condition, dig } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import type { EventView } from '../snapshot/events.js';
-import { formatDuration } from '../kube/units.js';
 import { selectorMatches } from '../snapshot/selectors.js';
 import { blockedEvents } from '../snapshot/messages/disruption-blocked.js';
 import { isActive, isMirrorPod, neverEvictable, nsName, pdbAllowsNone, toleratesDisrupted, workloadsOfPdb } from './lib/reclaim-drain.js';
-import { ageOf, byLastSeen, karpenterFacts, listNames, plural, podName, unknownOn } from './support.js';
+import { byLastSeen, heldFor, heldLongerThan, karpenterFacts, listNames, plural, podName, unknownOn } from './support.js';
 import { partialSourceText } from '../snapshot/partial.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { drainBlockedPod } from '../snapshot/messages/object-events.js';
@@ -55,7 +54,7 @@ export default defineRule({
   },
 
   check(ctx) {
-    const { snapshot, now, options, report } = ctx;
+    const { snapshot, options, report } = ctx;
     const version = karpenterFacts(snapshot.controller);
     reportFromRecords({ snapshot, report }, PDB_BLOCKS);
     const clusterState = snapshot.has('Pod') && !snapshot.desiredStateOnly;
@@ -142,12 +141,14 @@ export default defineRule({
           .sort()[0];
         // Since when: describe output shows the count, not the condition; with no event naming it, that stays unknown.
         if (!cond && !named && unknownOn(ctx, pdb, ['/status/conditions'])) continue;
-        const age = cond ? (cond.status === 'False' ? ageOf(cond.lastTransitionTime, now) : undefined) : ageOf(named, now);
-        if (age !== undefined && age > options.persistence) {
+        const since = cond ? (cond.status === 'False' ? cond.lastTransitionTime : undefined) : named;
+        const what = cond ? 'DisruptionAllowed=False' : "named by Karpenter's events as blocking";
+        const age = since === undefined ? undefined : heldLongerThan(ctx, pdb, since, options.persistence, what);
+        if (age !== undefined) {
           const healthy = dig(pdb, 'status', 'currentHealthy');
           const desired = dig(pdb, 'status', 'desiredHealthy');
           problems.push(
-            `status.disruptionsAllowed has been 0 for ${formatDuration(age)}` +
+            `status.disruptionsAllowed has been 0 ${heldFor(since, snapshot)}` +
               `${typeof healthy === 'number' && typeof desired === 'number' ? ` (currentHealthy ${healthy}, desiredHealthy ${desired})` : ''}`,
           );
           evidence.push({ object: pdb, path: '/status/disruptionsAllowed' });

@@ -20,7 +20,7 @@ import { ageOf, byLastSeen, isPending, plural, podName, POD_PLACEMENT, poolShape
 import { saysScheduling } from '../snapshot/messages/scheduling.js';
 import { logSays } from '../snapshot/messages/karpenter-logs.js';
 import { getCommand, refOf, reportFromRecords, type RecordsOnlyRule } from './lib/records-only.js';
-import { parseScheduleError } from './lib/scheduling-failures.js';
+import { isStaticMisfit, parseScheduleError } from './lib/scheduling-failures.js';
 
 const RULE = 'pending-pod-no-nodepool-fits';
 
@@ -351,9 +351,6 @@ function pointerOf(v: Verdict, verdicts: Verdict[]): { pointer?: string } {
   return r ? { pointer: r.podPath! } : {};
 }
 
-/** Clauses that are the pod's own mismatch with a pool (not capacity, limits or offerings, which other rules own). */
-const STATIC_CLAUSES = new Set(['taint', 'label', 'requirements']);
-
 /**
  * Karpenter's `FailedScheduling` on a pod whose every clause is a static mismatch: "incompatible with nodepool "gpu",
  * …, did not tolerate nvidia.com/gpu=true:NoSchedule" — the pod fits no pool, in Karpenter's own words.
@@ -362,7 +359,7 @@ const STATED_MISFIT: RecordsOnlyRule = {
   fromEvent: (e) => {
     if (e.reason !== 'FailedScheduling' || e.involved.kind !== 'Pod' || e.component !== 'karpenter') return undefined;
     const clauses = parseScheduleError(e.message);
-    if (!clauses.length || !clauses.every((c) => STATIC_CLAUSES.has(c.kind))) return undefined;
+    if (!isStaticMisfit(clauses)) return undefined;
     const detail = clauses.map((c) => `${c.pool ? `NodePool ${c.pool}: ` : ''}${c.text}`).join('; ');
     return { object: refOf('Pod', e.involved.name, e.involved.namespace ?? undefined), detail };
   },

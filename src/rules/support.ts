@@ -30,6 +30,19 @@ export function heldFor(timestamp: unknown, snapshot: Pick<RuleContext['snapshot
   return age < 1000 ? `since ${String(timestamp)}` : `for at least ${formatDuration(age)}`;
 }
 
+/**
+ * How long before the reference time something happened, for messages: `3h before the reference time`; `at least 3h
+ * before the commands ran` when the reference time is only the latest time a paste shows; `at the latest time the
+ * input shows` when it is that time itself.
+ */
+export function agoFor(timestamp: unknown, snapshot: Pick<RuleContext['snapshot'], 'referenceTime'>): string | undefined {
+  const rt = snapshot.referenceTime;
+  const age = ageOf(timestamp, rt.ms);
+  if (age === undefined) return undefined;
+  if (age < 1000) return rt.lowerBound ? 'at the latest time the input shows' : 'at the reference time';
+  return rt.lowerBound ? `at least ${formatDuration(age)} before the commands ran` : `${formatDuration(age)} before the reference time`;
+}
+
 export interface KarpenterVersionFacts {
   known: boolean;
   /** `v1.2.1` or `unknown`. */

@@ -68,7 +68,8 @@ function latestTimestamp(snapshot: TimedInput): { ms: number; what: string } | u
       consider(c.lastTransitionTime, () => `${label} ${String(c.type)} transition`);
     }
   };
-  for (const kind of [KIND.Node, KIND.NodeClaim, KIND.Machine, KIND.NodePool, KIND.Pod]) {
+  // Node classes too: a pasted EC2NodeClass status (Ready, AMIsReady, …) is often the newest time a ticket shows.
+  for (const kind of [KIND.Node, KIND.NodeClaim, KIND.Machine, KIND.NodePool, KIND.Pod, KIND.EC2NodeClass, KIND.AKSNodeClass]) {
     for (const o of snapshot.all(kind)) {
       const label = objectLabel(o);
       consider(o.metadata.creationTimestamp, () => `${label} creation`);

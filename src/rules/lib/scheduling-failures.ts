@@ -53,6 +53,14 @@ function classifyClause(text: string): ClauseKind {
   return CLAUSES.find(([re]) => re.test(text))?.[1] ?? 'other';
 }
 
+/**
+ * Every clause is the pod's own mismatch with a pool (a taint, a label, requirements), not capacity, limits or
+ * offerings: pending-pod-no-nodepool-fits' verdict, from the pools or from Karpenter's words about the pod.
+ */
+export function isStaticMisfit(clauses: readonly Clause[]): boolean {
+  return clauses.length > 0 && clauses.every((c) => c.kind === 'taint' || c.kind === 'label' || c.kind === 'requirements');
+}
+
 /** The clauses of one error text, each with its pool when the text names it. */
 export function parseScheduleError(raw: string): Clause[] {
   const text = raw.replace(LEAD, '').trim();
