@@ -6,7 +6,8 @@ import type { EventView } from '../snapshot/events.js';
 import { commandName, dig, displayName } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration, parseTime } from '../kube/units.js';
-import { isPending, karpenterFacts, listNames, plural, podName, type KarpenterVersionFacts } from './support.js';
+import { agoFor, isPending, karpenterFacts, listNames, plural, podName, unknownField, type KarpenterVersionFacts } from './support.js';
+import { partialSourceText } from '../snapshot/partial.js';
 import { blockedEvents } from '../snapshot/messages/disruption-blocked.js';
 import { podDoNotDisrupt } from './lib/do-not-disrupt.js';
 import { disruptedTaint } from '../snapshot/nodes.js';
@@ -78,11 +79,13 @@ export default defineRule({
     },
   },
 
-  check({ snapshot, now, options, report }) {
+  check(ctx) {
+    const { snapshot, now, options, report } = ctx;
     const version = karpenterFacts(snapshot.controller);
     const fixed = nominationFixed(version);
     const pending = snapshot.all(KIND.Pod).filter((p) => isPending(p) && !dig(p, 'spec', 'nodeName'));
-    let unevictable: Unevictable[] | undefined;
+    const pendingUnknown = pendingNotListed(snapshot);
+    let unevictable: Unevictables | undefined;
 
     for (const node of snapshot.karpenterNodes()) {
       const name = node.metadata.name!;
@@ -114,7 +117,15 @@ export default defineRule({
       }
       // Cause 1: un-evictable pods on deleting nodes being re-simulated.
       unevictable ??= findUnevictable(snapshot, now, version, fixed);
-      if (!rejected.length && pending.length > 0 && !unevictable.length) continue;
+      if (!rejected.length && !unevictable.found.length) {
+        if (pending.length > 0) continue;
+        // "No pod is Pending, no deleting node holds an un-evictable pod" rests on what the input does not show.
+        const unknown = [...(pendingUnknown ? [pendingUnknown] : []), ...unevictable.unknown];
+        if (unknown.length) {
+          ctx.notEvaluatedFor(node, `which pods keep it nominated is unknown: ${unknown.join('; ')}`);
+          continue;
+        }
+      }
 
       const evidence: EvidenceInput[] = nominated.slice(-2).map((e) => ({ event: e, note: `nominated block persisting ${formatDuration(last - first)}` }));
       const causes: string[] = [];
@@ -128,7 +139,7 @@ export default defineRule({
       }
       if (!rejected.length) {
         const seen = new Set<string>();
-        for (const u of unevictable.slice(0, 3)) {
+        for (const u of unevictable.found.slice(0, 3)) {
           for (const e of u.evidence) {
             const key = `${e.object?.metadata.uid ?? e.object?.metadata.name}${e.path}`;
             if (!seen.has(key)) evidence.push(e);
@@ -136,19 +147,19 @@ export default defineRule({
           }
         }
         const head =
-          pending.length === 0
+          pending.length === 0 && !pendingUnknown
             ? 'no pod is Pending in the snapshot, so the nominations come from pods of a deleting node being re-simulated'
             : 'the nominations come from pods of a deleting node being re-simulated';
         causes.push(
-          unevictable.length
-            ? `${head}: ${listNames(unevictable.map((u) => `${podName(u.pod)} on ${displayName(u.node)} (${u.why})`))}`
+          unevictable.found.length
+            ? `${head}: ${listNames(unevictable.found.map((u) => `${podName(u.pod)} on ${displayName(u.node)} (${u.why})`))}`
             : `${head} or from in-flight NodeClaims that never launch; no un-evictable pod on a deleting node is visible in the snapshot`,
         );
       }
       evidence.push(...version.evidence());
 
       const verdict =
-        rejected.length || !unevictable.length
+        rejected.length || !unevictable.found.length
           ? ''
           : fixed === false
             ? ` Karpenter ${version.label} still re-simulates un-evictable pods of draining nodes (fixed in v1.0.10, v1.1.6, v1.2.4, v1.3.4 and v1.4.0+).`
@@ -158,17 +169,17 @@ export default defineRule({
       report({
         object: node,
         message:
-          `Node ${name} has been blocked from disruption as "nominated for a pending pod" for ${formatDuration(last - first)} (${plural(count, 'time')}, last seen ${now - last < 1000 ? 'at the reference time' : `${formatDuration(now - last)} before the reference time`}), ` +
+          `Node ${name} has been blocked from disruption as "nominated for a pending pod" for ${formatDuration(last - first)} (${plural(count, 'time')}, last seen ${agoFor(new Date(last).toISOString(), snapshot)}), ` +
           `so it is never consolidated or drifted: ${causes.join('; ')}.${verdict}`,
         fix: fixFor(
           name,
           rejected.map((r) => ({ pod: r.pod, message: r.failed.message })),
-          rejected.length ? [] : unevictable,
+          rejected.length ? [] : unevictable.found,
           snapshot,
           fixed,
         ),
         evidence,
-        related: [...(claim ? [claim.object] : []), ...rejected.map((r) => r.pod), ...(rejected.length ? [] : unevictable.map((u) => u.pod))],
+        related: [...(claim ? [claim.object] : []), ...rejected.map((r) => r.pod), ...(rejected.length ? [] : unevictable.found.map((u) => u.pod))],
         ...(version.known || rejected.length
           ? {}
           : { assumes: 'an affected release (before v1.0.10/v1.1.6/v1.2.4/v1.3.4/v1.4.0): do-not-disrupt pods and every PDB at 0 count' }),
@@ -177,11 +188,33 @@ export default defineRule({
   },
 });
 
-function findUnevictable(snapshot: Snapshot, now: number, version: KarpenterVersionFacts, fixed: boolean | undefined): Unevictable[] {
+interface Unevictables {
+  found: Unevictable[];
+  /** Why more may exist: deleting nodes or pods the input shows partly. */
+  unknown: string[];
+}
+
+/**
+ * Pods a Pending-pod listing would show: whole Pods or rows of `kubectl get pods`. Describe output shows one pod, and
+ * a node's pod table only pods already placed: neither says that no pod is Pending. Returns why, or undefined.
+ */
+function pendingNotListed(snapshot: Snapshot): string | undefined {
+  const pods = snapshot.all(KIND.Pod);
+  if (pods.some((p) => !snapshot.partialFrom(p)?.includes('describe'))) return undefined;
+  return `the input shows pods only in \`kubectl describe\` output, which does not list Pending pods: add \`kubectl get pods -A --field-selector status.phase=Pending -o yaml\``;
+}
+
+function findUnevictable(snapshot: Snapshot, now: number, version: KarpenterVersionFacts, fixed: boolean | undefined): Unevictables {
   const out: Unevictable[] = [];
+  const unknown: string[] = [];
   for (const node of snapshot.karpenterNodes()) {
     const claim = snapshot.nodeClaimForNode(node);
     const disrupted = disruptedTaint(node);
+    // A node whose taints and deletion the input does not show (a get table row) may be deleting.
+    if (!disrupted && !claim?.deleting && !snapshot.isKnown(node, '/spec/taints') && !snapshot.isKnown(node, '/metadata/deletionTimestamp')) {
+      unknown.push(`Node ${displayName(node)}: ${unknownField(snapshot, node, ['/spec/taints'])!}`);
+      continue;
+    }
     const marker: EvidenceInput | undefined = node.metadata.deletionTimestamp
       ? { object: node, path: '/metadata/deletionTimestamp', note: 'node is deleting' }
       : claim?.deleting
@@ -190,7 +223,14 @@ function findUnevictable(snapshot: Snapshot, now: number, version: KarpenterVers
           ? { object: node, path: `/spec/taints/${disrupted.index}`, note: 'node is being disrupted' }
           : undefined;
     if (!marker) continue;
-    for (const pod of snapshot.podsOnNode(node.metadata.name!)) {
+    const pods = snapshot.podsOnNode(node.metadata.name!);
+    const partly = pods.filter((p) => !snapshot.isKnown(p, '/metadata/annotations') || !snapshot.isKnown(p, '/metadata/labels'));
+    if (partly.length)
+      unknown.push(
+        `${partialSourceText(snapshot.partialFrom(partly[0]!) ?? 'the input')} does not show the annotations and labels of ${plural(partly.length, 'pod')} on deleting Node ${displayName(node)} (${listNames(partly.map(podName))}): add \`kubectl get pods -A --field-selector spec.nodeName=${node.metadata.name ?? ''} -o yaml\``,
+      );
+    for (const pod of pods) {
+      if (partly.includes(pod)) continue;
       const phase = dig(pod, 'status', 'phase');
       if (phase === 'Succeeded' || phase === 'Failed' || pod.metadata.deletionTimestamp) continue;
       if (isDaemonSetPod(pod)) continue;
@@ -207,7 +247,7 @@ function findUnevictable(snapshot: Snapshot, now: number, version: KarpenterVers
       }
     }
   }
-  return out;
+  return { found: out, unknown };
 }
 
 /** `isFullyBlocking` (core:pkg/utils/pdb/pdb.go): maxUnavailable 0 / "0%" or minAvailable "100%". */

@@ -66,6 +66,8 @@ export default defineRule({
     for (const node of snapshot.karpenterNodes()) {
       const pool = snapshot.nodePoolOf(node);
       if (!pool) continue;
+      // A get nodes row shows no taints: an agent taint there is neither seen nor ruled out.
+      if (unknownOn(ctx, node, ['/spec/taints'])) continue;
       const claim = snapshot.nodeClaimForNode(node);
       for (const t of nodeTaints(node)) {
         if (!agentFor(t.key) || declared(pool, t.key) || claim?.startupTaints.some((s) => s.key === t.key) || claim?.taints.some((s) => s.key === t.key))
@@ -84,6 +86,7 @@ export default defineRule({
       const resolved = nodeClassOfPool(snapshot, pool);
       const nodeClass = resolved && awsNodeClassOf(snapshot, pool.nodeClassRef?.value, pool.object);
       if (!resolved || !nodeClass) continue;
+      if (unknownOn(ctx, nodeClass, ['/spec/userData'])) continue;
       const several = usedOfSeveral(snapshot, resolved);
       const userData = str(dig(nodeClass, 'spec', 'userData')) ?? '';
       for (const key of new Set(userData.match(KEY_IN_TEXT) ?? [])) {
