@@ -21,12 +21,12 @@ describe('karpdoctor scan on a ticket', () => {
     expect(report.snapshot.counts).toEqual({ Event: 2, Node: 1, Pod: 4 });
     expect(report.snapshot.skipped).toEqual([]);
     expect(report.findings).toEqual([]);
+    // The pods of one pod table and namespace differ only in their name: one entry each, one command for them.
     expect(report.notEvaluated.map((n: { reason: string }) => n.reason.split(' (')[0])).toEqual([
-      'Pod checkout/cart-api-6c9f8d7b55-q2x8m',
-      'Pod checkout/cart-worker-0',
-      'Pod kube-system/aws-node-9zk4t',
-      'Pod kube-system/kube-proxy-lmv7c',
+      'Pods checkout/cart-api-6c9f8d7b55-q2x8m and checkout/cart-worker-0',
+      'Pods kube-system/aws-node-9zk4t and kube-system/kube-proxy-lmv7c',
     ]);
+    expect(report.notEvaluated[1].reason).toContain('add `kubectl get pod aws-node-9zk4t kube-proxy-lmv7c -n kube-system -o yaml`');
     expect(r.code).toBe(0);
   });
 
@@ -98,7 +98,7 @@ describe('karpdoctor scan on a ticket', () => {
       '                back from the reference time, the latest absolute time in the',
       '                input: pass --now with the time the commands ran',
     ]);
-    expect(flat).toContain('Not evaluated for 8 object(s) - the input shows only part of them:');
+    expect(flat).toContain('Not evaluated for 2 object(s) - the input shows only part of them:');
     expect(flat).toContain(
       'node-unhealthy-not-repaired: Node ip-10-61-4-220.us-west-2.compute.internal (<stdin>): Ready=Unknown since 2025-11-07T06:16:02Z, the latest time the input shows',
     );

@@ -38,6 +38,8 @@ export interface NotEvaluated {
    * the rule could not judge the object because the input shows only part of it or of its pool.
    */
   partial?: string;
+  /** Not in the JSON contract either: the objects of an entry that stands for several (one line per get table). */
+  objects?: Array<NonNullable<NotEvaluated['object']>>;
 }
 
 export const SEVERITY_RANK: Record<Severity, number> = { error: 3, warning: 2, info: 1 };

@@ -7,6 +7,7 @@ import { SEVERITY_RANK, type Evidence } from '../engine/findings.js';
 import type { GateFinding, GateView } from '../engine/gate.js';
 import type { ReportContext, ScanReport } from './report.js';
 import { codeSpan, fence, inlineText } from './md.js';
+import { entryKey } from './not-evaluated.js';
 
 /** GitHub's comment limit, less room for the truncation note. */
 export const MARKDOWN_LIMIT = 65_536;
@@ -153,13 +154,13 @@ function trailer(report: ScanReport, gate: GateView, ctx: ReportContext): string
     const items = skipped.map((s) => `- ${codeSpan(`${s.source}${s.line ? `:${s.line}` : ''}`)}: ${inlineText(s.reason)}`);
     sections.push(folded(`Inputs skipped (${skipped.length})`, limited(items)));
   }
-  const perObject = new Set(ctx.notEvaluatedFor);
+  const perObject = new Set(ctx.notEvaluatedFor.map(entryKey));
   if (perObject.size) {
     const items = ctx.notEvaluatedFor.map((n) => `- ${codeSpan(n.ruleId)}: ${inlineText(n.reason)}`);
     const why = ctx.notEvaluatedFor.every((n) => n.partial) ? 'the input shows only part of them' : 'they refer to objects outside the scanned files';
-    sections.push(folded(`Not evaluated for some objects (${perObject.size}) — ${why}`, limited(items)));
+    sections.push(folded(`Not evaluated for some objects (${ctx.objectsNotJudged}) — ${why}`, limited(items)));
   }
-  const rules = report.notEvaluated.filter((n) => !perObject.has(n));
+  const rules = report.notEvaluated.filter((n) => !perObject.has(entryKey(n)));
   if (rules.length) {
     const why =
       ctx.manifestMode && ctx.objectCount === 0

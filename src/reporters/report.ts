@@ -1,5 +1,6 @@
 /** The scan report in the shape of the output contract; every reporter renders this one model. */
 import type { NotEvaluated } from '../engine/findings.js';
+import { groupNotEvaluated, objectsNotJudged } from './not-evaluated.js';
 import type { RunResult } from '../engine/runner.js';
 import { BLOCKER_ORDER, type BlockerRank, type Rule, type Severity } from '../engine/rule.js';
 import type { Finding } from '../engine/findings.js';
@@ -46,8 +47,13 @@ export interface ReportContext {
   rulesRun: number;
   /** Rules that did not run at all (`notEvaluated` of the report also holds the per-object entries below). */
   rulesNotRun: number;
-  /** Rules that ran but could not judge some objects (references the scanned files do not resolve). */
+  /**
+   * Rules that ran but could not judge some objects (references the scanned files do not resolve, partial objects),
+   * one line per rule and reason where only the object differs (the rows of one get table).
+   */
   notEvaluatedFor: NotEvaluated[];
+  /** How many objects those lines are about. */
+  objectsNotJudged: number;
   /** Inputs the enabled rules require or use: the header lists only these as missing. */
   inputsUsed: string[];
   /** Per node, the reasons it is not reclaimed, in the order a reader should check them (docs/karpenter-behaviour.md §7.11). */
@@ -90,8 +96,8 @@ export function buildReport(snapshot: Snapshot, run: RunResult, toolVersion: str
         : {}),
     },
     findings: run.findings,
-    // Per-object entries keep the contract's shape: the reason names the object and its file.
-    notEvaluated: [...run.notEvaluated, ...run.notEvaluatedFor],
+    // Per-object entries keep the contract's shape: the reason names the object and its file (or, grouped, the objects).
+    notEvaluated: [...run.notEvaluated, ...groupNotEvaluated(run.notEvaluatedFor)],
     summary,
   };
 }
@@ -122,7 +128,8 @@ export function reportContext(snapshot: Snapshot, run: RunResult, rules: readonl
       ...unknownOwnerNote(snapshot),
     ],
     rulesNotRun: run.notEvaluated.length,
-    notEvaluatedFor: run.notEvaluatedFor,
+    notEvaluatedFor: groupNotEvaluated(run.notEvaluatedFor),
+    objectsNotJudged: objectsNotJudged(run.notEvaluatedFor),
     filesRead: snapshot.filesRead,
     objectCount: snapshot.objectCount,
     logRecords: snapshot.logs.length,
@@ -217,7 +224,7 @@ function skippedEntry(s: SkippedInput): { source: string; line?: number; reason:
 }
 
 export function renderJson(report: ScanReport): string {
-  // `partial` groups entries in the people-facing reports; the contract's entry is {ruleId, reason, object?}.
-  const notEvaluated = report.notEvaluated.map(({ partial: _, ...n }) => n);
+  // `partial` and `objects` serve the people-facing reports; the contract's entry is {ruleId, reason, object?}.
+  const notEvaluated = report.notEvaluated.map(({ partial: _, objects: __, ...n }) => n);
   return `${JSON.stringify({ ...report, notEvaluated }, null, 2)}\n`;
 }

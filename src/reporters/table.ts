@@ -12,6 +12,7 @@ import { renderGrid, type GridSpec } from './grid.js';
 import type { ReclaimView, ReportContext, ScanReport } from './report.js';
 import { toAscii } from './glyphs.js';
 import { displayWidth, wrapText } from './wrap.js';
+import { entryKey, objectsNotJudged } from './not-evaluated.js';
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -313,8 +314,8 @@ function skippedTable(report: ScanReport, pen: Pen): string {
 
 function notEvaluatedText(report: ScanReport, ctx: ReportContext, pen: Pen, verbose: boolean): string {
   const { c } = pen;
-  const perObject = new Set(ctx.notEvaluatedFor);
-  const rules = report.notEvaluated.filter((n) => !perObject.has(n));
+  const perObject = new Set(ctx.notEvaluatedFor.map(entryKey));
+  const rules = report.notEvaluated.filter((n) => !perObject.has(entryKey(n)));
   const item = (text: string) => wrapText(pen.t(text), pen.width - 2).map((l, j) => `  ${j === 0 ? '' : '  '}${l}`);
   const title = (text: string) => indented(text, '', pen).map((l) => c.bold(l));
   const out: string[] = [];
@@ -322,19 +323,19 @@ function notEvaluatedText(report: ScanReport, ctx: ReportContext, pen: Pen, verb
   const outside = ctx.notEvaluatedFor.filter((n) => !n.partial && !n.object);
   const computed = ctx.notEvaluatedFor.filter((n) => !n.partial && n.object);
   if (partly.length) {
-    const lines = title(`Not evaluated for ${partly.length} object(s) — the input shows only part of them:`);
+    const lines = title(`Not evaluated for ${objectsNotJudged(partly)} object(s) — the input shows only part of them:`);
     for (const n of partly) lines.push(...item(`${n.ruleId}: ${n.reason}`));
     out.push(lines.join('\n'));
   }
   if (outside.length) {
     const lines = title(
-      `Not evaluated for some objects (${outside.length}) — they refer to objects outside the scanned files (--assume-complete if the repository holds everything):`,
+      `Not evaluated for some objects (${objectsNotJudged(outside)}) — they refer to objects outside the scanned files (--assume-complete if the repository holds everything):`,
     );
     for (const n of outside) lines.push(...item(`${n.ruleId}: ${n.reason}`));
     out.push(lines.join('\n'));
   }
   if (computed.length) {
-    const lines = title(`Not evaluated for ${computed.length} object(s) — values known only when applied:`);
+    const lines = title(`Not evaluated for ${objectsNotJudged(computed)} object(s) — values known only when applied:`);
     for (const n of computed) lines.push(...item(`${n.ruleId}: ${n.reason}`));
     out.push(lines.join('\n'));
   }
@@ -415,7 +416,7 @@ function summaryLine(report: ScanReport, ctx: ReportContext, pen: Pen): string {
     s.warning ? c.yellow.bold(`${s.warning} warning(s)`) : '0 warnings',
     `${s.info} info`,
   ];
-  const partly = ctx.notEvaluatedFor.length ? ` (${ctx.notEvaluatedFor.length} object(s) not judged)` : '';
+  const partly = ctx.objectsNotJudged ? ` (${ctx.objectsNotJudged} object(s) not judged)` : '';
   // Two lines at most: the counts, then what was run, when both do not fit.
   const tail = `${ctx.rulesRun} rule(s) evaluated${partly}, ${ctx.rulesNotRun} not evaluated`;
   const counts = parts.join(', ');

@@ -75,7 +75,7 @@ function summary(report: ScanReport, ctx: ReportContext): string {
     ],
     [
       'Rules',
-      esc(`${ctx.rulesRun} run, ${ctx.rulesNotRun} not evaluated${ctx.notEvaluatedFor.length ? `, ${ctx.notEvaluatedFor.length} object(s) not judged` : ''}`),
+      esc(`${ctx.rulesRun} run, ${ctx.rulesNotRun} not evaluated${ctx.objectsNotJudged ? `, ${ctx.objectsNotJudged} object(s) not judged` : ''}`),
     ],
   ];
   if (absent.length) rows.push(['Not in input', esc(`${absent.join(', ')} (used by the enabled rules)`)]);
