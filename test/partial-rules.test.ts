@@ -364,3 +364,146 @@ describe('node-memory-pressure against a paste taken at an unknown time', () => 
     ]);
   });
 });
+
+describe('the reference time of a paste counts EC2NodeClass conditions', () => {
+  it('a described node class whose AMIsReady went False is the latest time shown: Ready=False is not judged "for 0s"', async () => {
+    const r = await scan([partial('describe-nodeclass-amis.txt')], { only: ['nodeclass-not-ready'] });
+    expect(r.snapshot.referenceTime).toMatchObject({
+      iso: '2025-11-20T08:41:57.000Z',
+      source: 'dump',
+      evidence: 'EC2NodeClass gpu AMIsReady transition',
+      lowerBound: true,
+    });
+    expect(await notEvaluated('nodeclass-not-ready', 'describe-nodeclass-amis.txt')).toEqual([
+      [
+        'EC2NodeClass gpu',
+        'Ready=False since 2025-11-20T08:41:57Z, the latest time the input shows; the input does not say when it was taken, so whether that lasted past 5m is unknown: pass --now with the time the commands ran',
+      ],
+    ]);
+  });
+  it('fires once --now says when the commands ran', async () => {
+    const r = await scanRule('nodeclass-not-ready', [partial('describe-nodeclass-amis.txt')], { now: '2025-11-20T10:00:00Z' });
+    expect(r.findings.map((f) => `${f.object.kind}/${f.object.name}`)).toEqual(['EC2NodeClass/gpu']);
+    expect(r.findings[0]!.message).toContain('EC2NodeClass gpu has been Ready=False for 1h18m: AMIsReady=False AMINotFound');
+  });
+  it('near-miss: a node class older than a node heartbeat of the same paste does not set it', async () => {
+    const r = await scan([partial('notready-no-events.txt'), `${FIXTURES}tickets/describe-ec2nodeclass.txt`], { only: ['nodeclass-not-ready'] });
+    expect(r.snapshot.referenceTime).toMatchObject({ iso: '2025-11-18T13:06:30.000Z', evidence: 'Node ip-10-8-9-71.eu-west-1.compute.internal Ready transition' });
+  });
+});
+
+describe('no-instance-type-fits against a paste taken at an unknown time', () => {
+  const file = 'pending-pod-and-logs.txt';
+  it('a described Pending pod waits since its first failure: 2m before the latest record is not judged short', async () => {
+    expect(await notEvaluated('no-instance-type-fits', file)).toEqual([
+      [
+        'Pod vision/render-0',
+        'Pending, failing to schedule since 2025-11-21T10:02:10.114Z, at least 2m before the commands ran; the input does not say when it was taken, so whether that lasted past 5m is unknown: pass --now with the time the commands ran',
+      ],
+    ]);
+  });
+  it('fires with --now, saying for how long', async () => {
+    const r = await scanRule('no-instance-type-fits', [partial(file)], { now: '2025-11-21T10:30:00Z' });
+    expect(r.findings.map((f) => `${f.object.kind}/${f.object.namespace}/${f.object.name}`)).toEqual(['Pod/vision/render-0']);
+    expect(r.findings[0]!.message).toContain('Karpenter could not schedule it 3 times between 2025-11-21T10:02:10.114Z and 2025-11-21T10:04:40.317Z');
+    expect(r.findings[0]!.evidence.find((e) => e.object?.kind === 'Pod')!.note).toBe('Pending for 27m');
+  });
+  it('near-miss: --now 3 minutes after the first failure is a short wait, with nothing left unjudged', async () => {
+    const r = await scanRule('no-instance-type-fits', [partial(file)], { now: '2025-11-21T10:05:00Z' });
+    expect([r.findings, r.run.notEvaluatedFor]).toEqual([[], []]);
+  });
+});
+
+describe('pdb-blocks-eviction: how long disruptionsAllowed has been 0, against a paste taken at an unknown time', () => {
+  const file = 'pdb-yaml-and-described-node.txt';
+  it('DisruptionAllowed=False 21m before the latest heartbeat shown is not judged short-lived', async () => {
+    expect(await notEvaluated('pdb-blocks-eviction', file)).toEqual([
+      [
+        'PodDisruptionBudget payments/payments-pdb',
+        'DisruptionAllowed=False since 2025-11-19T07:10:00Z, at least 21m before the commands ran; the input does not say when it was taken, so whether that lasted past 1h is unknown: pass --now with the time the commands ran',
+      ],
+    ]);
+  });
+  it('fires with --now', async () => {
+    const r = await scanRule('pdb-blocks-eviction', [partial(file)], { now: '2025-11-19T09:30:00Z' });
+    expect(r.findings.map((f) => `${f.object.kind}/${f.object.name}`)).toEqual(['PodDisruptionBudget/payments-pdb']);
+    expect(r.findings[0]!.message).toContain('status.disruptionsAllowed has been 0 for 2h20m (currentHealthy 2, desiredHealthy 3)');
+  });
+  it('near-miss: --now 30 minutes after the transition', async () => {
+    const r = await scanRule('pdb-blocks-eviction', [partial(file)], { now: '2025-11-19T07:40:00Z' });
+    expect([r.findings, r.run.notEvaluatedFor]).toEqual([[], []]);
+  });
+});
+
+describe('expire-without-termination-grace-period: a stuck drain against a paste taken at an unknown time', () => {
+  const file = 'expired-node-draining.txt';
+  const NODE = 'ip-10-8-5-40.eu-west-1.compute.internal';
+  const podsPartly = `the Non-terminated Pods table of \`kubectl describe node ${NODE}\` does not show metadata.ownerReferences of 1 pod on it (kube-system/kube-proxy-m4xz8): add \`kubectl get pods -A --field-selector spec.nodeName=${NODE} -o yaml\``;
+  it('deleting 20m before the latest heartbeat is not judged stuck; pods from the node table are not judged unblocking', async () => {
+    expect(await notEvaluated('expire-without-termination-grace-period', file)).toEqual([
+      [`Node ${NODE}`, podsPartly],
+      [
+        `Node ${NODE}`,
+        'draining (deleting) since 2025-11-18T11:05:00Z, at least 20m before the commands ran; the input does not say when it was taken, so whether that lasted past 30m is unknown: pass --now with the time the commands ran',
+      ],
+    ]);
+  });
+  it('an error with --now an hour later', async () => {
+    const r = await scanRule('expire-without-termination-grace-period', [partial(file)], { now: '2025-11-18T12:30:00Z' });
+    expect(r.findings.map((f) => [f.severity, `${f.object.kind}/${f.object.name}`])).toEqual([['error', 'NodePool/general']]);
+    expect(r.findings[0]!.message).toContain(`node ${NODE} (NodeClaim general-8wq2k) has been draining for 1h25m after it expired`);
+  });
+  it('near-miss: --now 15 minutes after the deletion: no stuck drain, no blocker judged from the pod table', async () => {
+    const r = await scanRule('expire-without-termination-grace-period', [partial(file)], { now: '2025-11-18T11:20:00Z' });
+    expect(r.findings).toEqual([]);
+    expect(r.run.notEvaluatedFor.map((n) => n.reason)).toEqual([`Node ${NODE} (${partial(file)}): ${podsPartly}`]);
+  });
+});
+
+describe('undeclared-startup-taint on partial input', () => {
+  const pool = partial('agent-taint-pool.yaml');
+  it('fires on a described node carrying the Cilium agent taint the whole NodePool does not list', async () => {
+    const r = await scanRule('undeclared-startup-taint', [partial('agent-taint-node.txt'), pool]);
+    expect(r.findings.map((f) => `${f.object.kind}/${f.object.name}`)).toEqual(['NodePool/web']);
+    expect(r.findings[0]!.message).toContain(
+      'NodePool web does not list agent taint node.cilium.io/agent-not-ready in startupTaints: node.cilium.io/agent-not-ready=true:NoExecute on 1 node (ip-10-8-9-95.eu-west-1.compute.internal)',
+    );
+  });
+  it('near-miss: the pool declares it', async () => {
+    const r = await scanRule('undeclared-startup-taint', [partial('agent-taint-node.txt'), partial('agent-taint-pool-declared.yaml')]);
+    expect([r.findings, r.run.notEvaluatedFor]).toEqual([[], []]);
+  });
+  it('rows of kubectl get nodes show no taints: each node is not evaluated, not passed', async () => {
+    const r = await scanRule('undeclared-startup-taint', [partial('get-nodes-show-labels.txt'), pool]);
+    expect(r.findings).toEqual([]);
+    expect(r.run.notEvaluatedFor.map((n) => n.reason)).toEqual(
+      ['ip-10-8-9-71.eu-west-1.compute.internal', 'ip-10-8-9-80.eu-west-1.compute.internal'].map(
+        (n) => `Node ${n} (${partial('get-nodes-show-labels.txt')}): a \`kubectl get\` table does not show spec.taints: add \`kubectl get node ${n} -o yaml\``,
+      ),
+    );
+  });
+});
+
+describe('node-nominated-without-pending-pods on partial input', () => {
+  const NODE = 'ip-10-8-30-11.eu-west-1.compute.internal';
+  const DELETING = 'ip-10-8-30-57.eu-west-1.compute.internal';
+  const now = { now: '2025-11-20T12:00:00Z' };
+  it('pods shown only by describe: neither "no pod is Pending" nor "no un-evictable pod" is claimed', async () => {
+    expect(await notEvaluated('node-nominated-without-pending-pods', 'nominated-node-described.txt', now)).toEqual([
+      [
+        `Node ${NODE}`,
+        'which pods keep it nominated is unknown: the input shows pods only in `kubectl describe` output, which does not list Pending pods: add `kubectl get pods -A --field-selector status.phase=Pending -o yaml`; ' +
+          `the Non-terminated Pods table of \`kubectl describe node ${DELETING}\` does not show the annotations and labels of 2 pods on deleting Node ${DELETING} (ledger/ledger-0, kube-system/kube-proxy-x7c2v): add \`kubectl get pods -A --field-selector spec.nodeName=${DELETING} -o yaml\``,
+      ],
+    ]);
+  });
+  it('fires once the do-not-disrupt pod of the deleting node is pasted whole', async () => {
+    const r = await scanRule('node-nominated-without-pending-pods', [partial('nominated-node-described.txt'), partial('nominated-node-ledger-pod.yaml')], now);
+    expect(r.findings.map((f) => `${f.object.kind}/${f.object.name}`)).toEqual([`Node/${NODE}`]);
+    expect(r.findings[0]!.message).toContain(`(2210 times, last seen 40s before the reference time)`);
+    expect(r.findings[0]!.message).toContain(`ledger/ledger-0 on ${DELETING} (karpenter.sh/do-not-disrupt: "true")`);
+  });
+  it('near-miss: whole objects where nothing keeps the node nominated', async () => {
+    expect(await firesOn('node-nominated-without-pending-pods', [fires('node-nominated-without-pending-pods', 'near-miss')])).toEqual([]);
+  });
+});
