@@ -40,6 +40,15 @@ describe(`${RULE} — fires from logs alone, every generation`, () => {
     expect(f.evidence).toHaveLength(3);
     for (const e of f.evidence) expect(logLine(e.source)).toContain('conversion webhook for karpenter.sh/v1beta1, Kind=NodePool failed');
   });
+  it('a kubectl logs prompt names the controller pod: the finding is on its Deployment, in its namespace', async () => {
+    const r = await scanRule(RULE, [caseDir(RULE, 'fires-logs-named-pod')]);
+    expect(r.findings.map((f) => f.object)).toEqual([{ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'autoscaling', name: 'karpenter' }]);
+    const f = r.findings[0]!;
+    expect(f.message).toContain(
+      'The Karpenter controller and its CRDs disagree — the CRD conversion webhook fails (NodePool); the CRD conversion webhook fails (NodeClaim).',
+    );
+    expect(f.fix).toContain('--version <controller version> -n autoscaling (the main');
+  });
   it('v0.32–v0.36 JSON: no matches for kind NodeClaim', async () => {
     const f = (await scanRule(RULE, [caseDir(RULE, 'fires-logs-v0.35')])).findings[0]!;
     expect(f.object).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'kube-system', name: 'karpenter' });
@@ -68,7 +77,13 @@ describe(`${RULE} — missing: NodePools and NodeClaims only`, () => {
   it('is not evaluated and says how to collect the controller and its logs', async () => {
     const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
     expect(r.findings).toEqual([]);
-    expect(r.notEvaluated[0]!.reason).toContain('`kubectl get deploy,pods -n kube-system -l app.kubernetes.io/name=karpenter -o yaml`');
+    expect(r.notEvaluated).toEqual([
+      {
+        ruleId: RULE,
+        reason:
+          'no Karpenter controller logs or Events or Karpenter controller Deployment or Pods in the snapshot (add the output of `kubectl logs -n kube-system -l app.kubernetes.io/name=karpenter -c controller --tail=-1`, `kubectl get events -A -o yaml`, `kubectl get deploy,pods -n kube-system -l app.kubernetes.io/name=karpenter -o yaml`)',
+      },
+    ]);
   });
 });
 
@@ -89,6 +104,10 @@ testRule(RULE, {
     {
       case: 'fires-logs-v0.31',
       findings: [{ kind: 'CustomResourceDefinition', name: 'machines.karpenter.sh', pointer: '', severity: 'error' }],
+    },
+    {
+      case: 'fires-logs-named-pod',
+      findings: [{ kind: 'Deployment', namespace: 'autoscaling', name: 'karpenter', pointer: '', severity: 'error' }],
     },
     {
       case: 'fires-logs-v0.35',

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { scanRule } from '../support/scan.js';
+import { FIXTURES, scanRule } from '../support/scan.js';
 import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceIs, logLine, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
@@ -68,10 +68,19 @@ describe(`${RULE} — fires from logs alone, every generation`, () => {
     expect(f.message).toContain(
       'EC2 refuses the launches — Provisioner default failed 2 times between 2023-09-05T21:14:09.581Z and 2023-09-05T21:14:41.266Z (Machines default-2pz7q, default-n5x1c)',
     );
-    expect(f.message).toContain('From logs only: kubectl get provisioners,machines,awsnodetemplates -o yaml');
+    expect(f.message).toContain('From logs only: kubectl get provisioners -o yaml and kubectl get events -A -o yaml would confirm it');
     expect(f.message).not.toMatch(/NodePool|NodeClaim/);
     expect(f.related.map((o) => `${o.kind}/${o.name}`)).toEqual(['Machine/default-2pz7q', 'Machine/default-n5x1c']);
     for (const e of f.evidence) expect(logLine(e.source)).toContain('InvalidAMIID.NotFound');
+  });
+});
+
+describe(`${RULE} — a v0.7 ticket (no Machines yet): the Provisioner's own words`, () => {
+  it('names the Provisioner, and only provisioners to confirm it', async () => {
+    const r = await scanRule(RULE, [join(FIXTURES, 'tickets/corpus/undated-console-title.md')], { now: '2022-04-08T10:00:00Z' });
+    expect(r.findings.map((f) => f.message)).toEqual([
+      'EC2 refuses the launches — Provisioner default failed once at 2022-04-08T09:12:31.655Z: the controller is not authorised to launch; no launch has succeeded since, and a retry fails the same way (from controller logs). From logs only: kubectl get provisioners -o yaml and kubectl get events -A -o yaml would confirm it.',
+    ]);
   });
 });
 

@@ -110,12 +110,14 @@ function namesMachines(evidence: EvidenceInput[]): boolean {
 
 /**
  * The words for a failing pool's generation: a v1alpha5 Provisioner (the object, or ≤ v0.31 records naming Machines)
- * launches Machines through an AWSNodeTemplate; a NodePool launches NodeClaims through an EC2NodeClass.
+ * launches Machines through an AWSNodeTemplate; a NodePool launches NodeClaims through an EC2NodeClass. What confirms
+ * a legacy pool is its Provisioner alone: kubectl refuses a list naming a type the cluster lacks, and Machines
+ * (v0.28+) and AWSNodeTemplates (v0.13+) are missing from older releases.
  */
 export function launchWords(p: FailingPool): { pool: string; claims: string; nodeClass: string; collect: string } {
   const legacy = p.pool ? p.pool.object.kind === 'Provisioner' : namesMachines(p.signals.map((s) => s.evidence));
   return legacy
-    ? { pool: 'Provisioner', claims: 'Machines', nodeClass: 'AWSNodeTemplate', collect: 'provisioners,machines,awsnodetemplates' }
+    ? { pool: 'Provisioner', claims: 'Machines', nodeClass: 'AWSNodeTemplate', collect: 'provisioners' }
     : { pool: 'NodePool', claims: 'NodeClaims', nodeClass: 'EC2NodeClass', collect: 'nodepools,nodeclaims,ec2nodeclasses' };
 }
 
