@@ -45,7 +45,12 @@ describe('a kubectl get nodes table of two nodes', () => {
     const r = await scan([TABLE], NOW);
     const json = JSON.parse(renderJson(r.report)) as { notEvaluated: Array<Record<string, unknown>> };
     const entries = json.notEvaluated.filter((n) => String(n.reason).includes(TABLE));
-    expect(entries.map((n) => Object.keys(n))).toEqual([['ruleId', 'reason'], ['ruleId', 'reason', 'object'], ['ruleId', 'reason'], ['ruleId', 'reason']]);
+    expect(entries.map((n) => Object.keys(n))).toEqual([
+      ['ruleId', 'reason'],
+      ['ruleId', 'reason', 'object'],
+      ['ruleId', 'reason'],
+      ['ruleId', 'reason'],
+    ]);
     expect(entries[1]!.object).toEqual({ apiVersion: 'v1', kind: 'Node', namespace: null, name: A });
   });
 
@@ -94,7 +99,10 @@ describe('groupNotEvaluated', () => {
   });
 
   it('entries without a partial source (a repository reference) are never grouped', () => {
-    const outside = (n: string): NotEvaluated => ({ ruleId: 'nodepool-missing-nodeclass', reason: `NodePool ${n} (np.yaml): EC2NodeClass x is not in the scanned files` });
+    const outside = (n: string): NotEvaluated => ({
+      ruleId: 'nodepool-missing-nodeclass',
+      reason: `NodePool ${n} (np.yaml): EC2NodeClass x is not in the scanned files`,
+    });
     const list = [outside('a'), outside('b')];
     expect(groupNotEvaluated(list)).toEqual(list);
   });

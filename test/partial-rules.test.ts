@@ -365,6 +365,16 @@ describe('node-memory-pressure against a paste taken at an unknown time', () => 
   });
 });
 
+/** The reason for a duration the latest time of a paste does not settle (`what since T, how long before`). */
+const unsettled = (what: string, threshold: string) =>
+  `${what}; the input does not say when it was taken, so whether that lasted past ${threshold} is unknown: pass --now with the time the commands ran`;
+
+/** Near-misses: neither a finding nor an object left unjudged. */
+async function silent(id: RuleId, paths: string[], now: string) {
+  const r = await scanRule(id, paths, { now });
+  expect([r.findings, r.run.notEvaluatedFor]).toEqual([[], []]);
+}
+
 describe('the reference time of a paste counts EC2NodeClass conditions', () => {
   it('a described node class whose AMIsReady went False is the latest time shown: Ready=False is not judged "for 0s"', async () => {
     const r = await scan([partial('describe-nodeclass-amis.txt')], { only: ['nodeclass-not-ready'] });
@@ -375,10 +385,7 @@ describe('the reference time of a paste counts EC2NodeClass conditions', () => {
       lowerBound: true,
     });
     expect(await notEvaluated('nodeclass-not-ready', 'describe-nodeclass-amis.txt')).toEqual([
-      [
-        'EC2NodeClass gpu',
-        'Ready=False since 2025-11-20T08:41:57Z, the latest time the input shows; the input does not say when it was taken, so whether that lasted past 5m is unknown: pass --now with the time the commands ran',
-      ],
+      ['EC2NodeClass gpu', unsettled('Ready=False since 2025-11-20T08:41:57Z, the latest time the input shows', '5m')],
     ]);
   });
   it('fires once --now says when the commands ran', async () => {
@@ -388,7 +395,10 @@ describe('the reference time of a paste counts EC2NodeClass conditions', () => {
   });
   it('near-miss: a node class older than a node heartbeat of the same paste does not set it', async () => {
     const r = await scan([partial('notready-no-events.txt'), `${FIXTURES}tickets/describe-ec2nodeclass.txt`], { only: ['nodeclass-not-ready'] });
-    expect(r.snapshot.referenceTime).toMatchObject({ iso: '2025-11-18T13:06:30.000Z', evidence: 'Node ip-10-8-9-71.eu-west-1.compute.internal Ready transition' });
+    expect(r.snapshot.referenceTime).toMatchObject({
+      iso: '2025-11-18T13:06:30.000Z',
+      evidence: 'Node ip-10-8-9-71.eu-west-1.compute.internal Ready transition',
+    });
   });
 });
 
@@ -396,10 +406,7 @@ describe('no-instance-type-fits against a paste taken at an unknown time', () =>
   const file = 'pending-pod-and-logs.txt';
   it('a described Pending pod waits since its first failure: 2m before the latest record is not judged short', async () => {
     expect(await notEvaluated('no-instance-type-fits', file)).toEqual([
-      [
-        'Pod vision/render-0',
-        'Pending, failing to schedule since 2025-11-21T10:02:10.114Z, at least 2m before the commands ran; the input does not say when it was taken, so whether that lasted past 5m is unknown: pass --now with the time the commands ran',
-      ],
+      ['Pod vision/render-0', unsettled('Pending, failing to schedule since 2025-11-21T10:02:10.114Z, at least 2m before the commands ran', '5m')],
     ]);
   });
   it('fires with --now, saying for how long', async () => {
@@ -409,8 +416,7 @@ describe('no-instance-type-fits against a paste taken at an unknown time', () =>
     expect(r.findings[0]!.evidence.find((e) => e.object?.kind === 'Pod')!.note).toBe('Pending for 27m');
   });
   it('near-miss: --now 3 minutes after the first failure is a short wait, with nothing left unjudged', async () => {
-    const r = await scanRule('no-instance-type-fits', [partial(file)], { now: '2025-11-21T10:05:00Z' });
-    expect([r.findings, r.run.notEvaluatedFor]).toEqual([[], []]);
+    await silent('no-instance-type-fits', [partial(file)], '2025-11-21T10:05:00Z');
   });
 });
 
@@ -420,7 +426,7 @@ describe('pdb-blocks-eviction: how long disruptionsAllowed has been 0, against a
     expect(await notEvaluated('pdb-blocks-eviction', file)).toEqual([
       [
         'PodDisruptionBudget payments/payments-pdb',
-        'DisruptionAllowed=False since 2025-11-19T07:10:00Z, at least 21m before the commands ran; the input does not say when it was taken, so whether that lasted past 1h is unknown: pass --now with the time the commands ran',
+        unsettled('DisruptionAllowed=False since 2025-11-19T07:10:00Z, at least 21m before the commands ran', '1h'),
       ],
     ]);
   });
@@ -430,8 +436,7 @@ describe('pdb-blocks-eviction: how long disruptionsAllowed has been 0, against a
     expect(r.findings[0]!.message).toContain('status.disruptionsAllowed has been 0 for 2h20m (currentHealthy 2, desiredHealthy 3)');
   });
   it('near-miss: --now 30 minutes after the transition', async () => {
-    const r = await scanRule('pdb-blocks-eviction', [partial(file)], { now: '2025-11-19T07:40:00Z' });
-    expect([r.findings, r.run.notEvaluatedFor]).toEqual([[], []]);
+    await silent('pdb-blocks-eviction', [partial(file)], '2025-11-19T07:40:00Z');
   });
 });
 
@@ -442,10 +447,7 @@ describe('expire-without-termination-grace-period: a stuck drain against a paste
   it('deleting 20m before the latest heartbeat is not judged stuck; pods from the node table are not judged unblocking', async () => {
     expect(await notEvaluated('expire-without-termination-grace-period', file)).toEqual([
       [`Node ${NODE}`, podsPartly],
-      [
-        `Node ${NODE}`,
-        'draining (deleting) since 2025-11-18T11:05:00Z, at least 20m before the commands ran; the input does not say when it was taken, so whether that lasted past 30m is unknown: pass --now with the time the commands ran',
-      ],
+      [`Node ${NODE}`, unsettled('draining (deleting) since 2025-11-18T11:05:00Z, at least 20m before the commands ran', '30m')],
     ]);
   });
   it('an error with --now an hour later', async () => {

@@ -48,7 +48,8 @@ describe('an interruption drain of a node that ran a StatefulSet replica, from r
       file: 'interruption-stopping-v1.6.md',
       generation: 'v1.x JSON with object-valued keys',
       node: 'ip-10-88-4-27.ec2.internal',
-      cause: 'instance state change: events InstanceStopping, TerminatingOnInterruption; interruption message instance_stopped, at least 12m before the commands ran',
+      cause:
+        'instance state change: events InstanceStopping, TerminatingOnInterruption; interruption message instance_stopped, at least 12m before the commands ran',
       pod: 'db/pg-replica-0 (StatefulSet db/pg-replica replica)',
       evidence: [
         ['InstanceStopping', 'Node ip-10-88-4-27.ec2.internal'],

@@ -178,7 +178,10 @@ export default defineRule({
       const logsOnly = evidence.every((e) => e.log || e.event) && !('metadata' in target && target.kind === 'CustomResourceDefinition');
       const crdName = 'metadata' in target && target.kind === 'CustomResourceDefinition' ? target.metadata.name : undefined;
       const chart = version ? formatVersion(version) : '<controller version>';
-      const controller = seenController(snapshot, evidence.flatMap((e) => (e.log ? [e.log] : [])));
+      const controller = seenController(
+        snapshot,
+        evidence.flatMap((e) => (e.log ? [e.log] : [])),
+      );
       const ns = controller?.kind === 'Deployment' || controller?.kind === 'Pod' ? namespaceOf(controller) : undefined;
       report({
         object: target,

@@ -1,5 +1,15 @@
 import { defineRule } from '../engine/rule.js';
-import { controllerTarget, failingPools, fromText, launchWords, pickEvidence, poolParts, poolTarget, relatedOf, type FailingPool } from './lib/launch-findings.js';
+import {
+  controllerTarget,
+  failingPools,
+  fromText,
+  launchWords,
+  pickEvidence,
+  poolParts,
+  poolTarget,
+  relatedOf,
+  type FailingPool,
+} from './lib/launch-findings.js';
 
 const ID = 'launch-quota-or-throttling';
 

@@ -104,7 +104,10 @@ export default defineRule({
           unknownOn(ctx, pod, ['/metadata/creationTimestamp']);
           continue;
         }
-        if (heldLongerThan(ctx, pod, since, options.minPending, pod.metadata.creationTimestamp ? 'Pending, created' : 'Pending, failing to schedule') === undefined)
+        if (
+          heldLongerThan(ctx, pod, since, options.minPending, pod.metadata.creationTimestamp ? 'Pending, created' : 'Pending, failing to schedule') ===
+          undefined
+        )
           continue;
         if (profiles.length && podVerdicts(snapshot, pod, profiles).verdicts.every((v) => v.reasons.length > 0)) continue;
       } else if (snapshot.has('Pod')) {
@@ -173,7 +176,11 @@ function podFinding(
     const scheduled = condition(pod, 'PodScheduled');
     evidence.push(
       scheduled
-        ? { object: pod, path: `/status/conditions/${scheduled.index}`, note: `Pending ${heldFor(pod.metadata.creationTimestamp ?? earliest(list), snapshot) ?? 'for an unknown time'}` }
+        ? {
+            object: pod,
+            path: `/status/conditions/${scheduled.index}`,
+            note: `Pending ${heldFor(pod.metadata.creationTimestamp ?? earliest(list), snapshot) ?? 'for an unknown time'}`,
+          }
         : { object: pod, path: '/status/phase', note: 'Pending' },
     );
   }

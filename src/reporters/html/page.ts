@@ -73,10 +73,7 @@ function summary(report: ScanReport, ctx: ReportContext): string {
           .join(', ') || 'none',
       ),
     ],
-    [
-      'Rules',
-      esc(`${ctx.rulesRun} run, ${ctx.rulesNotRun} not evaluated${ctx.objectsNotJudged ? `, ${ctx.objectsNotJudged} object(s) not judged` : ''}`),
-    ],
+    ['Rules', esc(`${ctx.rulesRun} run, ${ctx.rulesNotRun} not evaluated${ctx.objectsNotJudged ? `, ${ctx.objectsNotJudged} object(s) not judged` : ''}`)],
   ];
   if (absent.length) rows.push(['Not in input', esc(`${absent.join(', ')} (used by the enabled rules)`)]);
   return [

@@ -196,7 +196,8 @@ export function byNodeClass(snapshot: Snapshot, pools: FailingPool[]): NodeClass
 /** The pools (other than the finding's object) and a few of their NodeClaims. */
 export function relatedOf(pools: FailingPool[], target: KubeObject | ObjectRef): Array<KubeObject | ObjectRef> {
   return pools.flatMap((p) => {
-    const claim = launchWords(p).pool === 'Provisioner' ? { apiVersion: 'karpenter.sh/v1alpha5', kind: 'Machine' } : { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim' };
+    const claim =
+      launchWords(p).pool === 'Provisioner' ? { apiVersion: 'karpenter.sh/v1alpha5', kind: 'Machine' } : { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim' };
     return [...(p.pool && p.pool.object !== target ? [p.pool.object] : []), ...p.claims.slice(0, 3).map((name) => ({ ...claim, namespace: null, name }))];
   });
 }
