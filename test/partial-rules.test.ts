@@ -486,6 +486,17 @@ describe('undeclared-startup-taint on partial input', () => {
   });
 });
 
+describe('undeclared-startup-taint: userData of a node class listed in a get table', () => {
+  it('is not shown, so the agent taints it registers are not judged absent', async () => {
+    const table = partial('agent-taint-nodeclass-table.txt');
+    const r = await scanRule('undeclared-startup-taint', [table, partial('agent-taint-pool.yaml')]);
+    expect(r.findings).toEqual([]);
+    expect(r.run.notEvaluatedFor.map((n) => n.reason)).toEqual([
+      `EC2NodeClass web (${table}): a \`kubectl get\` table does not show spec.userData: add \`kubectl get ec2nodeclass web -o yaml\``,
+    ]);
+  });
+});
+
 describe('node-nominated-without-pending-pods on partial input', () => {
   const NODE = 'ip-10-8-30-11.eu-west-1.compute.internal';
   const DELETING = 'ip-10-8-30-57.eu-west-1.compute.internal';
