@@ -510,6 +510,13 @@ describe('node-nominated-without-pending-pods on partial input', () => {
       ],
     ]);
   });
+  it('rows of kubectl get nodes may be deleting nodes: said once for all of them', async () => {
+    const r = await scanRule('node-nominated-without-pending-pods', [partial('nominated-node-described.txt'), partial('get-nodes-show-labels.txt')], now);
+    expect(r.findings).toEqual([]);
+    expect(r.run.notEvaluatedFor.map((n) => n.reason.split('; ').slice(-1)[0])).toEqual([
+      'a `kubectl get` table does not show the taints of 2 Nodes (ip-10-8-9-71.eu-west-1.compute.internal, ip-10-8-9-80.eu-west-1.compute.internal), so whether they are deleting is unknown: add `kubectl get nodes -o yaml`',
+    ]);
+  });
   it('fires once the do-not-disrupt pod of the deleting node is pasted whole', async () => {
     const r = await scanRule('node-nominated-without-pending-pods', [partial('nominated-node-described.txt'), partial('nominated-node-ledger-pod.yaml')], now);
     expect(r.findings.map((f) => `${f.object.kind}/${f.object.name}`)).toEqual([`Node/${NODE}`]);

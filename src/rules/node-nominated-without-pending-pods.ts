@@ -6,7 +6,7 @@ import type { EventView } from '../snapshot/events.js';
 import { commandName, dig, displayName } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration, parseTime } from '../kube/units.js';
-import { agoFor, isPending, karpenterFacts, listNames, plural, podName, unknownField, type KarpenterVersionFacts } from './support.js';
+import { agoFor, isPending, karpenterFacts, listNames, plural, podName, type KarpenterVersionFacts } from './support.js';
 import { partialSourceText } from '../snapshot/partial.js';
 import { blockedEvents } from '../snapshot/messages/disruption-blocked.js';
 import { podDoNotDisrupt } from './lib/do-not-disrupt.js';
@@ -207,12 +207,13 @@ function pendingNotListed(snapshot: Snapshot): string | undefined {
 function findUnevictable(snapshot: Snapshot, now: number, version: KarpenterVersionFacts, fixed: boolean | undefined): Unevictables {
   const out: Unevictable[] = [];
   const unknown: string[] = [];
+  // Nodes whose taints and deletion the input does not show (get table rows) may be deleting.
+  const unseen: KubeObject[] = [];
   for (const node of snapshot.karpenterNodes()) {
     const claim = snapshot.nodeClaimForNode(node);
     const disrupted = disruptedTaint(node);
-    // A node whose taints and deletion the input does not show (a get table row) may be deleting.
     if (!disrupted && !claim?.deleting && !snapshot.isKnown(node, '/spec/taints') && !snapshot.isKnown(node, '/metadata/deletionTimestamp')) {
-      unknown.push(`Node ${displayName(node)}: ${unknownField(snapshot, node, ['/spec/taints'])!}`);
+      unseen.push(node);
       continue;
     }
     const marker: EvidenceInput | undefined = node.metadata.deletionTimestamp
@@ -247,6 +248,10 @@ function findUnevictable(snapshot: Snapshot, now: number, version: KarpenterVers
       }
     }
   }
+  if (unseen.length)
+    unknown.push(
+      `${partialSourceText(snapshot.partialFrom(unseen[0]!) ?? 'the input')} does not show the taints of ${plural(unseen.length, 'Node')} (${listNames(unseen.map((n) => displayName(n)))}), so whether they are deleting is unknown: add \`kubectl get nodes -o yaml\``,
+    );
   return { found: out, unknown };
 }
 
