@@ -145,8 +145,10 @@ const CASES: Case[] = [
     file: 'describe-nodeclaim-crlf.txt',
     objects: ['NodeClaim system-5vq8d (partial) @3'],
     skipped: ['1 prose (2 paragraphs), not objects or logs'],
-    // Registered is Unknown since the launch: the text states no cause, and no rule invents one.
-    findings: [],
+    // Registered is Unknown since the launch, long before `now`: the node never joined (no cause behind it is stated).
+    // Its NodePool is named by the claim's label but not pasted: the finding is on that pool.
+    findings: ['nodeclaim-not-registered NodePool system'],
+    cause: /NodeClaim system-5vq8d launched at 2024-10-18T07:44:05Z and not registered .*Registered=Unknown AwaitingReconciliation.*Its NodePool system is not in the input/,
   },
   {
     file: 'inline-code-record.md',

@@ -39,13 +39,23 @@ export function parseNested(lines: Line[]): G {
       continue;
     }
     const key = m[1]!;
-    if (!cur || key in cur) items.push((cur = {}));
+    if (!cur || key in cur) {
+      items.push((cur = {}));
+      ITEM_LINES.set(cur, l.line);
+    }
     const children: Line[] = [];
     while (i + 1 < body.length && body[i + 1]!.text.search(/\S/) > indent) children.push(body[++i]!);
     cur[key] = m[2] !== undefined && m[2] !== '' ? m[2] : children.length ? parseNested(children) : '';
   }
   if (!items.length) return scalars;
   return items.length === 1 ? items[0]! : items;
+}
+
+const ITEM_LINES = new WeakMap<GMap, number>();
+
+/** The line a map (a list item: one condition, one subnet) starts at in the pasted text. */
+export function lineOfItem(map: GMap | undefined): number | undefined {
+  return map ? ITEM_LINES.get(map) : undefined;
 }
 
 export function asMap(v: G | undefined): GMap | undefined {

@@ -7,12 +7,15 @@
 import type { KubeObject, LoadedObject, PartialShape } from '../../kube/types.js';
 import { setPointer } from '../../kube/fields.js';
 import { readAll, type Reader } from './reader.js';
-import { asList, asMap, parseNested, resourceName, str, type GMap, type Line } from './describe-generic.js';
+import { asList, asMap, lineOfItem, parseNested, resourceName, str, type GMap, type Line } from './describe-generic.js';
+import { describeShaped, inferKind, restoreLayout, sections } from './describe-section.js';
 import { parseCommand } from './ticket/command.js';
 import { addRead, describedEvent, onlyOutput, type ReadResult, type TextBlock } from './kubectl-output.js';
 import { CLUSTER_KINDS, cellsOf, columnsOfHeader, columnsOfRule, parseAge, parseEventAge, parseLabelPairs } from './columns.js';
 
 const FROM = 'kubectl describe output';
+/** A part of a description pasted without its `Name:` line: what it does not show is unknown, its name too. */
+const FROM_PART = 'kubectl describe output pasted without its header';
 
 /** A top-level `Key:  value` line of a description and the indented lines under it. */
 interface Field {
@@ -35,7 +38,8 @@ export function sniffDescribe(text: string): boolean {
     .filter((l) => l.trim() !== '' && !parseCommand(l));
   // Only the end of a description, its Events table (someone cut the rest, the command line above names the object).
   if (lines[0] === 'Events:' && lines[1] && /^\s+Type\s+Reason\s+Age\s+From\s+Message\s*$/.test(lines[1])) return true;
-  if (!lines[0] || !START.test(lines[0])) return false;
+  if (lines[0] && !START.test(lines[0])) return /^\s*[A-Z][\w -]*:/.test(lines[0]) && describeShaped(lines);
+  if (!lines[0]) return false;
   return lines.slice(1).some((l) => /^(Namespace|Labels|Annotations|Roles|CreationTimestamp|Priority|API Version|Selector):/.test(l));
 }
 
@@ -44,29 +48,50 @@ export function readDescribe(block: TextBlock): ReadResult {
   const first = block.line ?? 1;
   const lines = block.text.split('\n').map((text, i) => ({ text: text.replace(/\r$/, ''), line: first + i }));
   let i = 0;
-  const eventsOnly = lines.findIndex((l) => l.text.trim() !== '' && !parseCommand(l.text));
-  if (eventsOnly >= 0 && lines[eventsOnly]!.text === 'Events:') return eventsOfCutDescription(lines.slice(eventsOnly), block);
+  const start = lines.findIndex((l) => l.text.trim() !== '' && !parseCommand(l.text));
+  if (start >= 0 && lines[start]!.text === 'Events:') return eventsOfCutDescription(lines.slice(start), block);
+  if (start >= 0 && !START.test(lines[start]!.text)) i = readHeaderless(lines, start, block, out);
   while (i < lines.length) {
     if (!START.test(lines[i]!.text)) {
       i++;
       continue;
     }
-    const fields: Field[] = [];
-    const startLine = lines[i]!.line;
-    for (; i < lines.length; i++) {
-      const { text, line } = lines[i]!;
-      if (fields.length && START.test(text)) break;
-      const top = TOP.exec(text);
-      if (top && !/^\s/.test(text)) fields.push({ key: top[1]!, value: top[2] ?? '', line, children: [] });
-      else if (text.trim() === '' || /^\s/.test(text)) fields[fields.length - 1]?.children.push({ text, line });
-      else if (wrapsEventRow(fields, lines[i - 1]?.text)) fields[fields.length - 1]!.children.push({ text, line });
-      else break; // prose after the output: the description ends here
-    }
-    describeOne(fields, startLine, block, out);
+    const { fields, next } = fieldsFrom(lines, i);
+    describeOne(fields, lines[i]!.line, block, out);
+    i = next;
   }
   return out;
 }
 
+/** The top-level fields from line `i` on, to the next description or the prose after it. */
+function fieldsFrom(lines: Line[], i: number): { fields: Field[]; next: number } {
+  const fields: Field[] = [];
+  for (; i < lines.length; i++) {
+    const { text, line } = lines[i]!;
+    if (fields.length && START.test(text)) break;
+    const top = TOP.exec(text);
+    if (top && !/^\s/.test(text)) fields.push({ key: top[1]!, value: top[2] ?? '', line, children: [] });
+    else if (text.trim() === '' || /^\s/.test(text)) fields[fields.length - 1]?.children.push({ text, line });
+    else if (wrapsEventRow(fields, lines[i - 1]?.text)) fields[fields.length - 1]!.children.push({ text, line });
+    else break; // prose after the output: the description ends here
+  }
+  return { fields, next: i };
+}
+
+/**
+ * A description whose top was not pasted (it starts at `Conditions:`, `Status:` or `Spec:`): read up to the next
+ * `Name:` or the prose after it, as a partial object whose name is not shown. Returns where reading goes on.
+ */
+function readHeaderless(lines: Line[], start: number, block: TextBlock, out: ReadResult): number {
+  let end = start + 1;
+  while (end < lines.length && !START.test(lines[end]!.text) && (lines[end]!.text.trim() === '' || /^(\s|[A-Z][\w -]*:)/.test(lines[end]!.text))) end++;
+  const part = lines.slice(start, end);
+  if (!describeShaped(part.map((l) => l.text))) return start;
+  const { lines: laid, section } = restoreLayout(part);
+  const fields = section ? [{ key: section, value: '', line: laid[0]!.line, children: laid }] : fieldsFrom(laid, 0).fields;
+  describeOne(fields, lines[start]!.line, block, out, true);
+  return end;
+}
 /** A line at the margin right under an Events row: the terminal cut a long message there (no blank line between). */
 function wrapsEventRow(fields: Field[], previous: string | undefined): boolean {
   return fields[fields.length - 1]?.key === 'Events' && previous !== undefined && /^\s+\S/.test(previous);
@@ -100,22 +125,27 @@ function eventsOfCutDescription(lines: Array<{ text: string; line: number }>, bl
   return out;
 }
 
-function describeOne(fields: Field[], line: number, block: TextBlock, out: ReadResult): void {
+function describeOne(fields: Field[], line: number, block: TextBlock, out: ReadResult, cut = false): void {
   const get = (key: string) => fields.find((f) => f.key === key);
-  const name = get('Name')!.value;
+  // Without its `Name:` line, the command it was pasted under may still name it.
+  const name = get('Name')?.value || (cut ? block.hint?.name : undefined);
   const kindLine = get('Kind')?.value;
-  const kind = kindLine ?? guessKind(fields) ?? block.hint?.kind;
+  const generic = () => {
+    const { spec, status } = sections((key) => get(key)?.children);
+    return inferKind(spec, status);
+  };
+  const kind = kindLine ?? guessKind(fields) ?? block.hint?.kind ?? (cut ? generic() : undefined);
   if (!kind || !BUILDERS[kind]) {
     out.skipped.push({
       source: block.source,
       line,
-      reason: `kubectl describe output of ${kind ? `a ${kind}` : 'an unrecognised kind'} ${name}: not read (karpdoctor reads describe output of Nodes, Pods, PodDisruptionBudgets, NodeClaims, NodePools and EC2NodeClasses)`,
+      reason: `kubectl describe output of ${kind ? `a ${kind}` : 'an unrecognised kind'} ${name ?? '(its Name: line not pasted)'}: not read (karpdoctor reads describe output of Nodes, Pods, PodDisruptionBudgets, NodeClaims, NodePools and EC2NodeClasses)`,
     });
     return;
   }
-  const apiVersion = get('API Version')?.value || DEFAULT_API[kind]!;
-  const obj: KubeObject = { apiVersion, kind, metadata: { name } };
-  const known = ['/metadata/name'];
+  const apiVersion = get('API Version')?.value || block.hint?.apiVersion || DEFAULT_API[kind]!;
+  const obj: KubeObject = { apiVersion, kind, metadata: name ? { name } : {} };
+  const known = name ? ['/metadata/name'] : [];
   const namespace = get('Namespace')?.value || (CLUSTER_KINDS.has(kind) ? '' : block.hint?.namespace);
   if (namespace) obj.metadata.namespace = namespace;
   if (get('Namespace') && !CLUSTER_KINDS.has(kind)) known.push('/metadata/namespace');
@@ -147,11 +177,11 @@ function describeOne(fields: Field[], line: number, block: TextBlock, out: ReadR
     obj.metadata.creationTimestamp = created;
     known.push('/metadata/creationTimestamp');
   }
-  const ctx: BuildContext = { obj, known, get, block, ages: {}, extra: [] };
+  const ctx: BuildContext = { obj, known, get, block, ages: {}, extra: [], cut, at: { '': [line, 1] } };
   BUILDERS[kind](ctx);
-  const partial: PartialShape = { from: FROM, known };
+  const partial: PartialShape = { from: cut ? FROM_PART : FROM, known };
   const ages = Object.keys(ctx.ages).length ? { ages: ctx.ages } : {};
-  out.objects.push({ object: obj, provenance: { source: block.source, line, partial, ...ages } }, ...ctx.extra);
+  out.objects.push({ object: obj, provenance: { source: block.source, line, partial, ...ages, fields: ctx.at } }, ...ctx.extra);
   const events = get('Events');
   if (events) out.objects.push(...eventsTable(events, obj, block));
 }
@@ -165,6 +195,10 @@ interface BuildContext {
   ages: Record<string, number>;
   /** Objects a description shows besides its own (a Node's pods). */
   extra: LoadedObject[];
+  /** Only part of the description was pasted: a field it does not show is unknown, not absent. */
+  cut: boolean;
+  /** Where fields were shown (pointer → [line, column]): evidence cites the condition's own line, not the object's. */
+  at: Record<string, [number, number]>;
 }
 
 const DEFAULT_API: Record<string, string> = {
@@ -174,6 +208,8 @@ const DEFAULT_API: Record<string, string> = {
   NodeClaim: 'karpenter.sh/v1',
   NodePool: 'karpenter.sh/v1',
   EC2NodeClass: 'karpenter.k8s.aws/v1',
+  Machine: 'karpenter.sh/v1alpha5',
+  Provisioner: 'karpenter.sh/v1alpha5',
 };
 
 /** Node and Pod descriptions have no `Kind:` line; their sections say what they are. */
@@ -197,20 +233,32 @@ const BUILDERS: Record<string, (c: BuildContext) => void> = {
   Machine: buildKarpenter,
 };
 
-function set(c: BuildContext, pointer: string, value: unknown): void {
+function set(c: BuildContext, pointer: string, value: unknown, line?: number): void {
   c.known.push(pointer);
   if (value !== undefined) setPointer(c.obj, pointer, value);
+  if (line !== undefined) c.at[pointer] = [line, 1];
+}
+
+/** The lines of list items (conditions, table rows) under `pointer`. */
+function itemsAt(c: BuildContext, pointer: string, lines: Array<number | undefined>): void {
+  lines.forEach((line, i) => {
+    if (line !== undefined) c.at[`${pointer}/${i}`] = [line, 1];
+  });
 }
 
 function buildNode(c: BuildContext): void {
   const taints = c.get('Taints');
-  if (taints) set(c, '/spec/taints', parseTaints([taints.value, ...taints.children.map((l) => l.text.trim())]));
+  if (taints) set(c, '/spec/taints', parseTaints([taints.value, ...taints.children.map((l) => l.text.trim())]), taints.line);
   const unsched = c.get('Unschedulable')?.value;
   if (unsched) set(c, '/spec/unschedulable', unsched === 'true' ? true : undefined);
   const providerID = c.get('ProviderID')?.value;
   if (providerID !== undefined) set(c, '/spec/providerID', providerID || undefined);
   const conditions = c.get('Conditions');
-  if (conditions) set(c, '/status/conditions', conditionsTable(conditions.children));
+  if (conditions) {
+    const rows = conditionsTable(conditions.children);
+    set(c, '/status/conditions', rows.map((r) => r.condition), conditions.line);
+    itemsAt(c, '/status/conditions', rows.map((r) => r.line));
+  }
   for (const [key, ptr] of [
     ['Capacity', '/status/capacity'],
     ['Allocatable', '/status/allocatable'],
@@ -304,7 +352,7 @@ function buildPod(c: BuildContext): void {
   }
   const conditions = c.get('Conditions');
   if (conditions) {
-    const list = conditionsTable(conditions.children);
+    const list = conditionsTable(conditions.children).map((r) => r.condition);
     c.obj.status = { ...(c.obj.status as object), conditions: list };
     list.forEach((_, i) => c.known.push(`/status/conditions/${i}/type`, `/status/conditions/${i}/status`));
   }
@@ -379,10 +427,11 @@ function buildKarpenter(c: BuildContext): void {
       set(c, ptr, list.length ? list : undefined);
     }
   }
-  if (!status) return;
+  if (!status || (c.cut && !('Conditions' in status))) return;
   const conditions = asList(status.Conditions)
     .map(asMap)
     .filter((x): x is GMap => !!x);
+  itemsAt(c, '/status/conditions', conditions.map(lineOfItem));
   set(
     c,
     '/status/conditions',
@@ -407,7 +456,7 @@ function buildKarpenter(c: BuildContext): void {
     ['Provider ID', '/status/providerID'],
     ['Image ID', '/status/imageID'],
   ] as const) {
-    if (c.obj.kind === 'NodeClaim' || c.obj.kind === 'Machine') set(c, ptr, str(status[key]) || undefined);
+    if ((c.obj.kind === 'NodeClaim' || c.obj.kind === 'Machine') && (!c.cut || key in status)) set(c, ptr, str(status[key]) || undefined);
   }
 }
 
@@ -505,15 +554,15 @@ function tableRows(lines: Line[]): Table | undefined {
   return { cols, rows };
 }
 
-function conditionsTable(lines: Line[]): Array<Record<string, string>> {
+function conditionsTable(lines: Line[]): Array<{ condition: Record<string, string>; line: number }> {
   const t = tableRows(lines);
   if (!t) return [];
   const idx = (n: string) => t.cols.findIndex((c) => c.name === n);
-  return t.rows.map(({ cells }) => {
+  return t.rows.map(({ cells, line }) => {
     const get = (n: string) => (idx(n) >= 0 ? cells[idx(n)] : undefined);
     const heartbeat = rfc1123(get('LastHeartbeatTime'));
     const transition = rfc1123(get('LastTransitionTime'));
-    return {
+    const condition = {
       type: get('Type') ?? '',
       status: get('Status') ?? '',
       ...(get('Reason') ? { reason: get('Reason')! } : {}),
@@ -521,6 +570,7 @@ function conditionsTable(lines: Line[]): Array<Record<string, string>> {
       ...(heartbeat ? { lastHeartbeatTime: heartbeat } : {}),
       ...(transition ? { lastTransitionTime: transition } : {}),
     };
+    return { condition, line };
   });
 }
 

@@ -10,6 +10,7 @@ import { EXPORT_HEADER, braceDepth, consoleMessageEnd, isFieldsOnlyLine, isKubec
 import { startsLikeJson } from '../sniffs.js';
 import { isNodeViewerLine } from '../node-viewer.js';
 import { isHeaderlessRow } from '../get-table.js';
+import { describeShaped } from '../describe-section.js';
 import { parseCommand, type Command } from './command.js';
 import { resourceType } from '../../kubectl-resources.js';
 
@@ -100,6 +101,8 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
   const flush = () => {
     if (!run) return;
     const block = cleanBlock(lines.slice(run.from, run.to), first + run.from, run.kind, lang, command);
+    // describe output pasted without its `Name:` line opens like YAML (`Conditions:`), but is not: its reader takes it.
+    if (block?.kind === 'yaml' && describeShaped(block.lines)) block.kind = 'other';
     // `Key: value` lines between paragraphs are prose that happens to have colons: YAML has nesting or says its kind.
     if (block && !(run.kind === 'yaml' && !fenced && !looksLikeObjectYaml(block.lines))) {
       out.blocks.push(block);
