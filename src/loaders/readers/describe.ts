@@ -139,7 +139,7 @@ function describeOne(fields: Field[], line: number, block: TextBlock, out: ReadR
     out.skipped.push({
       source: block.source,
       line,
-      reason: `kubectl describe output of ${kind ? `a ${kind}` : 'an unrecognised kind'} ${name ?? '(its Name: line not pasted)'}: not read (karpdoctor reads describe output of Nodes, Pods, PodDisruptionBudgets, NodeClaims, NodePools and EC2NodeClasses)`,
+      reason: `kubectl describe output of ${kind ? `a ${kind}` : 'an unrecognised kind'} ${name ?? '(its Name: line not pasted)'}: not read (karpdoctor reads describe output of Nodes, Pods, PodDisruptionBudgets, Deployments, ReplicaSets and Karpenter's objects)`,
     });
     return;
   }
@@ -210,12 +210,16 @@ const DEFAULT_API: Record<string, string> = {
   EC2NodeClass: 'karpenter.k8s.aws/v1',
   Machine: 'karpenter.sh/v1alpha5',
   Provisioner: 'karpenter.sh/v1alpha5',
+  Deployment: 'apps/v1',
+  ReplicaSet: 'apps/v1',
 };
 
 /** Node and Pod descriptions have no `Kind:` line; their sections say what they are. */
 function guessKind(fields: Field[]): string | undefined {
   const keys = new Set(fields.map((f) => f.key));
   if (keys.has('Roles') || keys.has('ProviderID') || keys.has('Non-terminated Pods') || keys.has('System Info')) return 'Node';
+  if (keys.has('Pod Template') && keys.has('StrategyType')) return 'Deployment';
+  if (keys.has('Pod Template') && keys.has('Replicas')) return 'ReplicaSet';
   if (keys.has('Pod Template') || keys.has('Replicas')) return undefined;
   if (keys.has('Containers') && (keys.has('Node') || keys.has('QoS Class'))) return 'Pod';
   if (keys.has('Min available') || keys.has('Max unavailable') || keys.has('Allowed disruptions')) return 'PodDisruptionBudget';
@@ -231,6 +235,8 @@ const BUILDERS: Record<string, (c: BuildContext) => void> = {
   EC2NodeClass: buildKarpenter,
   Provisioner: buildKarpenter,
   Machine: buildKarpenter,
+  Deployment: buildWorkload,
+  ReplicaSet: buildWorkload,
 };
 
 function set(c: BuildContext, pointer: string, value: unknown, line?: number): void {
@@ -329,13 +335,7 @@ function buildPod(c: BuildContext): void {
     const m = /^([^/]+)\/(.+)$/.exec(owner);
     set(c, '/metadata/ownerReferences', m ? [{ kind: m[1]!, name: m[2]!, controller: true }] : undefined);
   }
-  const containers = c.get('Containers');
-  if (containers) {
-    const list = containersOf(containers.children);
-    (c.obj.spec ??= {}) as Record<string, unknown>;
-    (c.obj.spec as Record<string, unknown>).containers = list;
-    list.forEach((_, i) => c.known.push(`/spec/containers/${i}/name`, `/spec/containers/${i}/resources`));
-  }
+  setContainers(c, '/spec', c.get('Containers'));
   const selectors = c.get('Node-Selectors');
   if (selectors) {
     const map: Record<string, string> = {};
@@ -356,6 +356,29 @@ function buildPod(c: BuildContext): void {
     c.obj.status = { ...(c.obj.status as object), conditions: list };
     list.forEach((_, i) => c.known.push(`/status/conditions/${i}/type`, `/status/conditions/${i}/status`));
   }
+}
+
+/**
+ * A Deployment or ReplicaSet (the controller's, pasted to show its image and settings): its replicas line, owner,
+ * and the containers of its Pod Template.
+ */
+function buildWorkload(c: BuildContext): void {
+  // `2 desired | 2 updated | 2 total | 0 available | 2 unavailable`; a ReplicaSet's `2 current / 2 desired`.
+  const replicas = c.get('Replicas')?.value ?? '';
+  const desired = /(\d+) desired\b/.exec(replicas)?.[1];
+  const available = /(\d+) available\b/.exec(replicas)?.[1];
+  if (desired) set(c, '/spec/replicas', Number(desired));
+  if (available) set(c, '/status/availableReplicas', Number(available));
+  const owner = /^([^/]+)\/(.+)$/.exec(c.get('Controlled By')?.value ?? '');
+  if (owner) set(c, '/metadata/ownerReferences', [{ kind: owner[1]!, name: owner[2]!, controller: true }]);
+  const template = c.get('Pod Template');
+  const at = template?.children.findIndex((l) => /^\s+Containers:\s*$/.test(l.text)) ?? -1;
+  if (!template || at < 0) return;
+  const indent = template.children[at]!.text.search(/\S/);
+  const rest = template.children.slice(at + 1);
+  const end = rest.findIndex((l) => l.text.trim() !== '' && l.text.search(/\S/) <= indent);
+  const children = end < 0 ? rest : rest.slice(0, end);
+  setContainers(c, '/spec/template/spec', { key: 'Containers', value: '', line: template.children[at]!.line, children });
 }
 
 function buildPdb(c: BuildContext): void {
@@ -482,35 +505,77 @@ function parseToleration(text: string): Record<string, unknown> {
   };
 }
 
-/** Pod "Containers:": `  name:` then indented `Requests:` / `Limits:` maps. */
-function containersOf(lines: Line[]): Array<Record<string, unknown>> {
-  const out: Array<Record<string, unknown>> = [];
-  let cur: { name: string; resources: { requests?: Record<string, string>; limits?: Record<string, string> } } | undefined;
-  let section: 'requests' | 'limits' | undefined;
-  let sectionIndent = 0;
-  for (const { text } of lines) {
-    if (text.trim() === '') continue;
+interface DescribedContainer {
+  name: string;
+  image?: string;
+  args?: string[];
+  command?: string[];
+  /** Literal values only: describe prints a reference (`(v1:metadata.namespace)`, `<set to the key …>`) in their place. */
+  env?: Array<{ name: string; value: string }>;
+  resources: { requests?: Record<string, string>; limits?: Record<string, string> };
+}
+
+/**
+ * A Pod's "Containers:" (a Deployment's under "Pod Template:"): a container's name at the least indent, then its
+ * `Image:`, `Args:` / `Command:` lists, `Environment:` and `Requests:` / `Limits:` maps indented under it. The image
+ * says which controller it is and its release; the environment its settings.
+ */
+function containersOf(lines: Line[]): DescribedContainer[] {
+  const out: DescribedContainer[] = [];
+  const body = lines.filter((l) => l.text.trim() !== '');
+  if (!body.length) return out;
+  const nameIndent = Math.min(...body.map((l) => l.text.search(/\S/)));
+  let cur: DescribedContainer | undefined;
+  let section: { key: string; indent: number } | undefined;
+  for (const { text } of body) {
     const indent = text.search(/\S/);
-    const name = /^ {2}([a-z0-9][-a-z0-9.]*):\s*$/.exec(text);
+    const name = indent === nameIndent ? /^\s*([a-z0-9][-a-z0-9.]*):\s*$/.exec(text) : null;
     if (name) {
       out.push((cur = { name: name[1]!, resources: {} }));
       section = undefined;
       continue;
     }
-    const head = /^\s+(Requests|Limits):\s*$/.exec(text);
-    if (head && cur) {
-      section = head[1] === 'Requests' ? 'requests' : 'limits';
-      sectionIndent = indent;
-      continue;
-    }
-    if (section && cur && indent > sectionIndent) {
-      const kv = /^\s+([^:\s]+):\s+(\S+)/.exec(text);
-      if (kv) (cur.resources[section] ??= {})[kv[1]!] = kv[2]!;
+    if (!cur) continue;
+    if (section && indent > section.indent) {
+      addToSection(cur, section.key, text.trim());
       continue;
     }
     section = undefined;
+    const field = /^\s+([A-Z][A-Za-z ]*):(?:\s+(.*?))?\s*$/.exec(text);
+    if (!field) continue;
+    if (field[1] === 'Image' && field[2]) cur.image = field[2];
+    else if (['Requests', 'Limits', 'Args', 'Command', 'Environment'].includes(field[1]!)) {
+      section = { key: field[1]!, indent };
+      if (field[1] === 'Args' || field[1] === 'Command') cur[field[1] === 'Args' ? 'args' : 'command'] = [];
+      if (field[1] === 'Environment') cur.env = [];
+    }
   }
   return out;
+}
+
+function addToSection(c: DescribedContainer, key: string, text: string): void {
+  if (key === 'Args' || key === 'Command') (key === 'Args' ? c.args : c.command)?.push(text);
+  else if (key === 'Environment') {
+    const kv = /^([A-Za-z_][\w.-]*):\s+(.*)$/.exec(text);
+    if (kv && !/\((v1:|limits\.|requests\.)[^)]*\)$|^<set to /.test(kv[2]!)) c.env?.push({ name: kv[1]!, value: kv[2]! });
+  } else {
+    const kv = /^([^:\s]+):\s+(\S+)/.exec(text);
+    const which = key === 'Requests' ? 'requests' : 'limits';
+    if (kv) (c.resources[which] ??= {})[kv[1]!] = kv[2]!;
+  }
+}
+
+/** Containers into `<base>/containers`, each with the pointers describe showed of it. */
+function setContainers(c: BuildContext, base: string, containers: Field | undefined): void {
+  if (!containers) return;
+  const list = containersOf(containers.children);
+  setPointer(c.obj, `${base}/containers`, list);
+  list.forEach((x, i) => {
+    const at = `${base}/containers/${i}`;
+    // Args, Command and Environment are printed whenever a container has them: not shown means none.
+    c.known.push(`${at}/name`, `${at}/resources`, `${at}/image`, `${at}/args`, `${at}/command`);
+    if (x.env) c.known.push(`${at}/env`);
+  });
 }
 
 function keyValues(lines: Line[]): Record<string, string> {
