@@ -447,25 +447,29 @@ function buildKarpenter(c: BuildContext): void {
         .map(asMap)
         .filter((t): t is GMap => !!t)
         .map((t) => ({ key: str(t.Key) ?? '', effect: str(t.Effect) ?? '', ...(str(t.Value) ? { value: str(t.Value) } : {}) }));
-      set(c, ptr, list.length ? list : undefined);
+      if (!c.cut || key in spec) set(c, ptr, list.length ? list : undefined);
     }
   }
-  if (!status || (c.cut && !('Conditions' in status))) return;
+  if (!status) return;
+  // What a cut paste does not show of its Status is unknown; a whole description shows every field it has.
+  const shows = (key: string) => !c.cut || key in status;
   const conditions = asList(status.Conditions)
     .map(asMap)
     .filter((x): x is GMap => !!x);
   itemsAt(c, '/status/conditions', conditions.map(lineOfItem));
-  set(
-    c,
-    '/status/conditions',
-    conditions.map((x) => ({
-      type: str(x.Type) ?? '',
-      status: str(x.Status) ?? '',
-      ...(str(x.Reason) ? { reason: str(x.Reason) } : {}),
-      ...(str(x.Message) ? { message: str(x.Message) } : {}),
-      ...(str(x['Last Transition Time']) ? { lastTransitionTime: str(x['Last Transition Time']) } : {}),
-    })),
-  );
+  if (shows('Conditions'))
+    set(
+      c,
+      '/status/conditions',
+      conditions.map((x) => ({
+        type: str(x.Type) ?? '',
+        status: str(x.Status) ?? '',
+        ...(str(x.Reason) ? { reason: str(x.Reason) } : {}),
+        ...(str(x.Message) ? { message: str(x.Message) } : {}),
+        ...(str(x['Last Transition Time']) ? { lastTransitionTime: str(x['Last Transition Time']) } : {}),
+      })),
+    );
+  if (c.obj.kind === 'EC2NodeClass') nodeClassStatus(c, status, shows);
   for (const [key, ptr] of [
     ['Capacity', '/status/capacity'],
     ['Allocatable', '/status/allocatable'],
@@ -479,8 +483,30 @@ function buildKarpenter(c: BuildContext): void {
     ['Provider ID', '/status/providerID'],
     ['Image ID', '/status/imageID'],
   ] as const) {
-    if ((c.obj.kind === 'NodeClaim' || c.obj.kind === 'Machine') && (!c.cut || key in status)) set(c, ptr, str(status[key]) || undefined);
+    if ((c.obj.kind === 'NodeClaim' || c.obj.kind === 'Machine') && shows(key)) set(c, ptr, str(status[key]) || undefined);
   }
+}
+
+/** What an EC2NodeClass resolved: its subnets (with their zones), security groups, AMIs and instance profile. */
+function nodeClassStatus(c: BuildContext, status: GMap, shows: (key: string) => boolean): void {
+  const items = (key: string) =>
+    asList(status[key])
+      .map(asMap)
+      .filter((x): x is GMap => !!x);
+  // describe title-cases `id` as `Id` in some releases and `ID` in others; `zoneID` as `Zone ID`.
+  const id = (x: GMap) => str(x.ID) ?? str(x.Id);
+  const lists: Array<[string, string, (x: GMap) => Record<string, unknown>]> = [
+    ['Subnets', '/status/subnets', (x) => ({ id: id(x), zone: str(x.Zone), ...(str(x['Zone ID']) ? { zoneID: str(x['Zone ID']) } : {}) })],
+    ['Security Groups', '/status/securityGroups', (x) => ({ id: id(x), ...(str(x.Name) ? { name: str(x.Name) } : {}) })],
+    ['Amis', '/status/amis', (x) => ({ id: id(x), ...(str(x.Name) ? { name: str(x.Name) } : {}) })],
+  ];
+  for (const [key, ptr, map] of lists) {
+    if (!shows(key)) continue;
+    const list = items(key);
+    itemsAt(c, ptr, list.map(lineOfItem));
+    set(c, ptr, list.length ? list.map(map) : undefined);
+  }
+  if (shows('Instance Profile')) set(c, '/status/instanceProfile', str(status['Instance Profile']) || undefined);
 }
 
 /** `key=value:Effect`, `key:Effect`; `<none>` → none. */

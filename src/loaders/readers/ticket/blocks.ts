@@ -97,7 +97,7 @@ export function splitText(text: string): SplitText {
 function splitRuns(lines: string[], first: number, lang: string, command: Command | undefined, out: SplitText, fenced: boolean): Command | undefined {
   // `inString`: a record hard-wrapped inside a string goes on in that string on the next line.
   // `until`: the line a console record's message runs to, when it went on over several lines.
-  let run: { kind: BlockKind; from: number; to: number; depth: number; inString: boolean; until?: number } | null = null;
+  let run: { kind: BlockKind; from: number; to: number; depth: number; inString: boolean; until?: number; titled?: boolean } | null = null;
   const flush = () => {
     if (!run) return;
     const block = cleanBlock(lines.slice(run.from, run.to), first + run.from, run.kind, lang, command);
@@ -155,7 +155,7 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
       continue;
     }
     flushProse();
-    run = { kind, from: i, to: i + 1, depth: 0, inString: false };
+    run = { kind, from: i, to: i + 1, depth: 0, inString: false, titled: /^[A-Z][\w -]*:\s*$/.test(line) };
     if (kind === 'log') run.until = consoleMessageEnd(lines, i);
     if (kind === 'json' || kind === 'log') scanDepth(line, run);
     // A record the paste cut (`…`) never closes its braces; the next line is not inside it.
@@ -195,7 +195,7 @@ function inlineRecords(line: string, lineNo: number, out: SplitText): void {
   }
 }
 
-function continues(run: { kind: BlockKind; depth: number }, line: string, previous: string | undefined): boolean {
+function continues(run: { kind: BlockKind; depth: number; titled?: boolean }, line: string, previous: string | undefined): boolean {
   if (run.depth > 0) return true;
   const kind = lineKind(line, true);
   switch (run.kind) {
@@ -207,7 +207,9 @@ function continues(run: { kind: BlockKind; depth: number }, line: string, previo
         /^\s+\S/.test(line) ||
         /^#/.test(line) ||
         ELISION.test(line) ||
-        (YAML_ITEM.test(line) && previous !== undefined && !BLANK.test(previous))
+        (YAML_ITEM.test(line) && previous !== undefined && !BLANK.test(previous)) ||
+        // describe output cut above `Status:` opens like YAML; its Events table is still part of it.
+        (run.titled === true && /^Events:/.test(line))
       );
     case 'log':
       // A Go stack trace under a record is part of the log.
