@@ -151,6 +151,15 @@ const CASES: Case[] = [
     cause: /NodeClaim system-5vq8d launched at 2024-10-18T07:44:05Z and not registered .*Registered=Unknown AwaitingReconciliation.*Its NodePool system is not in the input/,
   },
   {
+    file: 'describe-conditions-only.md',
+    // Only the Conditions of a described NodeClaim and two Status fields: no Name line, no command, the first line
+    // at the margin and the rest indented as describe printed them.
+    objects: ['NodeClaim (no name) (partial) @6'],
+    skipped: ['1 prose (5 paragraphs), not objects or logs'],
+    findings: ['nodeclaim-not-registered NodeClaim (no name)'],
+    cause: /launched at 2025-03-09T16:41:55Z and not registered .*Registered=Unknown NodeNotFound/,
+  },
+  {
     file: 'inline-code-record.md',
     objects: ['NodePool night-shift @6'],
     logs: ['@36 ERROR detected disruption budget errors'],
@@ -337,7 +346,7 @@ const CASES: Case[] = [
 describe('the corpus of pasted tickets: read as a person reads them, and the stated cause named', () => {
   it.each(CASES)('$file', async (c) => {
     const r = await scan([corpus(c.file)], { now: NOW });
-    const name = (m: { namespace?: string | null; name?: string }) => `${m.namespace ? `${m.namespace}/` : ''}${m.name}`;
+    const name = (m: { namespace?: string | null; name?: string }) => `${m.namespace ? `${m.namespace}/` : ''}${m.name || '(no name)'}`;
     expect(
       r.load.objects
         .filter((o) => o.object.kind !== 'Event')
