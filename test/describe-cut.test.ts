@@ -122,7 +122,7 @@ describe('a description cut above Status:, under its command line', () => {
     expect(r.findings.map((f) => `${f.object.kind}/${f.object.name}`)).toEqual(['EC2NodeClass/batch']);
     const f = r.findings[0]!;
     expect(f.message).toMatch(/^EC2NodeClass batch has been Ready=False for 41m: SubnetsReady=False SubnetsNotFound "SubnetSelector did not match any Subnets"/);
-    expect(f.evidence.map((e) => `${e.path ?? e.event ?? ''} ${e.source}`)).toEqual([
+    expect(f.evidence.map((e) => `${e.path} ${e.source}`)).toEqual([
       `/status/conditions/0 ${CUT_NODECLASS}:16`,
       `/message ${CUT_NODECLASS}:35`,
     ]);

@@ -155,8 +155,8 @@ describe('describe reader: Pod', () => {
       },
       spec: {
         containers: [
-          { name: 'ingest', resources: { limits: { memory: '6Gi' }, requests: { cpu: '2', memory: '6Gi' } } },
-          { name: 'log-shipper', resources: { requests: { cpu: '100m', memory: '128Mi' } } },
+          { name: 'ingest', image: 'registry.example.com/etl/ingest:4.18.2', resources: { limits: { memory: '6Gi' }, requests: { cpu: '2', memory: '6Gi' } } },
+          { name: 'log-shipper', image: 'registry.example.com/platform/shipper:1.4.0', resources: { requests: { cpu: '100m', memory: '128Mi' } } },
         ],
         nodeSelector: { 'karpenter.sh/nodepool': 'batch', 'kubernetes.io/arch': 'arm64' },
         tolerations: [

@@ -160,6 +160,24 @@ const CASES: Case[] = [
     cause: /launched at 2025-03-09T16:41:55Z and not registered .*Registered=Unknown NodeNotFound/,
   },
   {
+    file: 'describe-pod-tail-in-bash-fence.md',
+    // The end of a Pod's description in a ```bash fence, cut inside its container's Environment: the Pod is known by
+    // its QoS Class, Node-Selectors and Tolerations; its Events state the cause in Karpenter's words.
+    objects: ['Pod (no name) (partial) @4'],
+    events: ['FailedScheduling Pod/ x14', 'NotTriggerScaleUp Pod/ x1', 'FailedScheduling Pod/ x9'],
+    skipped: ['1 prose (1 paragraph), not objects or logs'],
+    findings: ['pending-pod-no-nodepool-fits Pod (no name) (records)'],
+    cause: /^Pod \(name not shown\) fits no NodePool: NodePool render: incompatible requirements, key topology\.kubernetes\.io\/zone/,
+  },
+  {
+    file: 'describe-pod-inline-command.md',
+    // `kubectl describe pod NAME -n NS` as inline code on its own line, the output pasted from `Conditions:` on.
+    objects: ['Pod kube-system/karpenter-6b7d9f8c5-m4zq2 (partial) @4'],
+    events: ['Unhealthy Pod/karpenter-6b7d9f8c5-m4zq2 x12'],
+    skipped: ['1 prose (1 paragraph), not objects or logs'],
+    findings: [],
+  },
+  {
     file: 'inline-code-record.md',
     objects: ['NodePool night-shift @6'],
     logs: ['@36 ERROR detected disruption budget errors'],

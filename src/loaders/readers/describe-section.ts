@@ -63,6 +63,13 @@ const TOP_LEVEL = new Set([
   'Min available',
   'Max unavailable',
   'Allowed disruptions',
+  'Volumes',
+  'IP',
+  'IPs',
+  'Start Time',
+  'Priority Class Name',
+  'Addresses',
+  'Lease',
 ]);
 
 /** What only a Spec holds, per kind family (the rest of a section's keys are Status). */
@@ -122,7 +129,7 @@ export function restoreLayout(raw: readonly Line[]): SectionText {
   }
   const base = Math.min(...lines.filter((l) => l.text.trim() !== '').map(indent));
   const keys = lines.filter((l) => l.text.trim() !== '' && indent(l) === base).map((l) => /^\s*([^:]+?):/.exec(l.text)?.[1] ?? '');
-  const topLevel = keys.every((k) => TOP_LEVEL.has(k)) && !genericConditions(lines, base);
+  const topLevel = keys.some((k) => TOP_LEVEL.has(k)) && !genericConditions(lines, base);
   if (base === 0 && topLevel) return { lines };
   const section = keys.some((k) => SPEC_KEYS.has(k)) && !keys.includes('Conditions') ? 'Spec' : 'Status';
   const shift = base >= 2 ? 0 : 2 - base;

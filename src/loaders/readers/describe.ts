@@ -222,6 +222,8 @@ function guessKind(fields: Field[]): string | undefined {
   if (keys.has('Pod Template') && keys.has('Replicas')) return 'ReplicaSet';
   if (keys.has('Pod Template') || keys.has('Replicas')) return undefined;
   if (keys.has('Containers') && (keys.has('Node') || keys.has('QoS Class'))) return 'Pod';
+  // The end of a Pod's description (its containers cut off above): fields only a Pod has.
+  if (keys.has('QoS Class') || (keys.has('Tolerations') && keys.has('Node-Selectors'))) return 'Pod';
   if (keys.has('Min available') || keys.has('Max unavailable') || keys.has('Allowed disruptions')) return 'PodDisruptionBudget';
   return undefined;
 }
@@ -601,6 +603,7 @@ function setContainers(c: BuildContext, base: string, containers: Field | undefi
     // Args, Command and Environment are printed whenever a container has them: not shown means none.
     c.known.push(`${at}/name`, `${at}/resources`, `${at}/image`, `${at}/args`, `${at}/command`);
     if (x.env) c.known.push(`${at}/env`);
+    if (x.env?.length === 0) delete x.env; // `Environment:  <none>`
   });
 }
 

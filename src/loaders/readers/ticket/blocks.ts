@@ -54,7 +54,9 @@ const YAML_SEPARATOR = /^---\s*$/;
  */
 const COLUMN = String.raw`[A-Z%][A-Z0-9()%/-]*(?:\([a-z]+\))?[↑↓]?`;
 const TABLE_HEADER = new RegExp(String.raw`^\s*${COLUMN}(?: ${COLUMN})*(?:\s{2,}${COLUMN}(?: ${COLUMN})*)+\s*$`);
-const DESCRIBE_FIELD = /^[A-Z][A-Za-z ]*:\s{2,}\S/;
+const DESCRIBE_FIELD = /^[A-Z][A-Za-z -]*:\s{2,}\S/;
+/** `Conditions:`, `Status:`, `Node-Selectors:` at the margin: a section of describe output, or title-cased YAML. */
+const DESCRIBE_SECTION = /^[A-Z][\w -]*:\s*$/;
 /** k9s and other terminal UIs draw boxes: `│ … │`, `┌──┐`. */
 const BOX_LINE = /^\s*[┌└├╭╰][─═━]/;
 const BOX_SIDE = /^\s*[│┃║|] ?|[│┃║] *$/g;
@@ -139,6 +141,7 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
     if (run && ((run.until !== undefined && i <= run.until) || continues(run, line, lines[i - 1]))) {
       run.to = i + 1;
       if (run.kind === 'log' && (run.until === undefined || i > run.until)) run.until = consoleMessageEnd(lines, i);
+      if (DESCRIBE_SECTION.test(line)) run.titled = true;
       if (run.kind === 'json' || run.kind === 'log') scanDepth(line, run);
       if (run.kind === 'log' && run.depth > 0 && cutRecord(line)) run.depth = 0;
       continue;
@@ -155,7 +158,7 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
       continue;
     }
     flushProse();
-    run = { kind, from: i, to: i + 1, depth: 0, inString: false, titled: /^[A-Z][\w -]*:\s*$/.test(line) };
+    run = { kind, from: i, to: i + 1, depth: 0, inString: false, titled: DESCRIBE_SECTION.test(line) };
     if (kind === 'log') run.until = consoleMessageEnd(lines, i);
     if (kind === 'json' || kind === 'log') scanDepth(line, run);
     // A record the paste cut (`…`) never closes its braces; the next line is not inside it.
@@ -208,8 +211,9 @@ function continues(run: { kind: BlockKind; depth: number; titled?: boolean }, li
         /^#/.test(line) ||
         ELISION.test(line) ||
         (YAML_ITEM.test(line) && previous !== undefined && !BLANK.test(previous)) ||
-        // describe output cut above `Status:` opens like YAML; its Events table is still part of it.
-        (run.titled === true && /^Events:/.test(line))
+        // describe output cut above `Status:` (or in a Pod's containers) opens like YAML; the fields after it and its
+        // Events table are still part of it.
+        (run.titled === true && (DESCRIBE_FIELD.test(line) || /^Events:/.test(line)))
       );
     case 'log':
       // A Go stack trace under a record is part of the log.

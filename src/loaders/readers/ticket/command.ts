@@ -81,7 +81,8 @@ const HELM_VALUES_LINE = new RegExp(`${PROMPT}helm(?:\\.exe)?\\s+get\\s+values\\
 export function parseCommand(line: string): Omit<Command, 'line'> | null {
   const helm = HELM_VALUES_LINE.exec(line);
   if (helm) return helmValues(helm[1]!);
-  const m = COMMAND_LINE.exec(line);
+  // A command on a line of its own as inline code or in bold (`` `kubectl describe pod x` ``, `**kubectl get pods**`).
+  const m = COMMAND_LINE.exec(line.replace(/^\s*(`|\*\*)\s*(.*?)\s*\1\s*:?\s*$/, '$2'));
   if (!m) return null;
   const [typed, ...piped] = m[2]!.split('|');
   const words = (typed ?? '').trim().split(/\s+/);
