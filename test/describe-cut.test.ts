@@ -183,3 +183,34 @@ describe('the controller described', () => {
     ]);
   });
 });
+
+describe('older generations described, several in one paste', () => {
+  const FILE = `${FIXTURES}tickets/describe-v1beta1-nodepool-and-provisioner.txt`;
+
+  it('a v1beta1 NodePool and a v1alpha5 Provisioner: their specs back in field names, the Events header pasted twice', async () => {
+    const r = await scan([FILE], { now: '2024-06-01T12:00:00Z' });
+    expect(r.load.skipped).toEqual([]);
+    const [pool, provisioner] = r.load.objects.filter((o) => o.object.kind !== 'Event');
+    expect(pool!.object).toMatchObject({
+      apiVersion: 'karpenter.sh/v1beta1',
+      spec: {
+        disruption: { budgets: [{ nodes: '0' }], consolidationPolicy: 'WhenUnderutilized', expireAfter: 'Never' },
+        template: { spec: { nodeClassRef: { name: 'default' }, requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot', 'on-demand'] }] } },
+      },
+    });
+    expect(provisioner!.object).toMatchObject({
+      apiVersion: 'karpenter.sh/v1alpha5',
+      kind: 'Provisioner',
+      spec: { consolidation: { enabled: true }, providerRef: { name: 'legacy' }, ttlSecondsUntilExpired: 2592000 },
+    });
+    expect(r.snapshot.events().map((e) => `${e.reason} ${e.involved.kind}/${e.involved.name} x${e.count}`)).toEqual(['DisruptionBlocked NodePool/default x40']);
+    expect(r.findings.map((f) => `${f.ruleId} ${f.object.kind}/${f.object.name}`)).toEqual([
+      'deprecated-karpenter-api NodePool/default',
+      'disruption-budget-blocks-all NodePool/default',
+      'deprecated-karpenter-api Provisioner/legacy',
+      'nodepool-without-limits NodePool/default',
+      'nodepool-without-limits Provisioner/legacy',
+    ]);
+    expect(r.findings[1]!.message).toMatch(/budget 0 \(nodes: "0"\) has no schedule, so it is active forever/);
+  });
+});

@@ -70,3 +70,40 @@ export function asList(v: G | undefined): G[] {
 export function str(v: G | undefined): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
+
+/** Maps whose keys are data (label keys, tag names), printed as they are: never turned back into field names. */
+const VERBATIM_MAPS = new Set(['labels', 'annotations', 'tags', 'matchLabels', 'nodeSelector']);
+/** Lists of one item print as that item alone: these fields are lists whatever describe shows. */
+const LIST_FIELDS = new Set(['budgets', 'requirements', 'taints', 'startupTaints', 'reasons', 'values', 'subnetSelectorTerms', 'securityGroupSelectorTerms', 'amiSelectorTerms']);
+const NUMBER_FIELDS = new Set(['weight', 'minValues', 'ttlSecondsAfterEmpty', 'ttlSecondsUntilExpired']);
+const BOOLEAN_FIELDS = new Set(['enabled']);
+const RESOURCE_MAPS = new Set(['limits', 'resources']);
+
+/** `Node Class Ref` → `nodeClassRef`, `API Version` → `apiVersion`, `Min Values` → `minValues`; other keys as they are. */
+export function fieldName(key: string): string {
+  if (!/^[A-Z][A-Za-z0-9]*(?: [A-Z][A-Za-z0-9]*)*$/.test(key)) return key;
+  const [first, ...rest] = key.split(' ');
+  const head = /^[A-Z0-9]+$/.test(first!) ? first!.toLowerCase() : first![0]!.toLowerCase() + first!.slice(1);
+  return head + rest.join('');
+}
+
+/**
+ * describe's rendering of a spec turned back into the object's own shape (`Consolidation Policy:` → `consolidationPolicy`,
+ * a one-item `Budgets:` → a list), for the fields rules read of NodePools and Provisioners.
+ */
+export function fromGeneric(g: G, key = ''): unknown {
+  if (typeof g === 'string') {
+    if (NUMBER_FIELDS.has(key) && /^\d+$/.test(g)) return Number(g);
+    return BOOLEAN_FIELDS.has(key) && (g === 'true' || g === 'false') ? g === 'true' : g;
+  }
+  if (Array.isArray(g)) return g.map((x) => fromGeneric(x, key));
+  if (VERBATIM_MAPS.has(key)) return Object.fromEntries(Object.entries(g).map(([k, v]) => [k, typeof v === 'string' ? v : fromGeneric(v)]));
+  if (RESOURCE_MAPS.has(key)) return Object.fromEntries(Object.entries(g).map(([k, v]) => [resourceName(k), v]));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(g)) {
+    const name = fieldName(k);
+    const value = fromGeneric(v, name);
+    out[name] = LIST_FIELDS.has(name) && !Array.isArray(value) ? (value === '' ? [] : [value]) : value;
+  }
+  return out;
+}

@@ -7,7 +7,7 @@
 import type { KubeObject, LoadedObject, PartialShape } from '../../kube/types.js';
 import { setPointer } from '../../kube/fields.js';
 import { readAll, type Reader } from './reader.js';
-import { asList, asMap, lineOfItem, parseNested, resourceName, str, type GMap, type Line } from './describe-generic.js';
+import { asList, asMap, fromGeneric, lineOfItem, parseNested, resourceName, str, type GMap, type Line } from './describe-generic.js';
 import { describeShaped, inferKind, restoreLayout, sections } from './describe-section.js';
 import { parseCommand } from './ticket/command.js';
 import { addRead, describedEvent, onlyOutput, type ReadResult, type TextBlock } from './kubectl-output.js';
@@ -70,6 +70,8 @@ function fieldsFrom(lines: Line[], i: number): { fields: Field[]; next: number }
     const { text, line } = lines[i]!;
     if (fields.length && START.test(text)) break;
     const top = TOP.exec(text);
+    // A second `Events:` heading right after an empty first one: the header pasted twice.
+    if (top?.[1] === 'Events' && isEmptyEvents(fields[fields.length - 1])) fields.pop();
     if (top && !/^\s/.test(text)) fields.push({ key: top[1]!, value: top[2] ?? '', line, children: [] });
     else if (text.trim() === '' || /^\s/.test(text)) fields[fields.length - 1]?.children.push({ text, line });
     else if (wrapsEventRow(fields, lines[i - 1]?.text)) fields[fields.length - 1]!.children.push({ text, line });
@@ -92,6 +94,11 @@ function readHeaderless(lines: Line[], start: number, block: TextBlock, out: Rea
   describeOne(fields, lines[start]!.line, block, out, true);
   return end;
 }
+/** An `Events:` field with its header and rule lines only. */
+function isEmptyEvents(f: Field | undefined): boolean {
+  return f?.key === 'Events' && f.value === '' && f.children.every((l) => l.text.trim() === '' || /^\s+(Type\s+Reason|-{2,})/.test(l.text));
+}
+
 /** A line at the margin right under an Events row: the terminal cut a long message there (no blank line between). */
 function wrapsEventRow(fields: Field[], previous: string | undefined): boolean {
   return fields[fields.length - 1]?.key === 'Events' && previous !== undefined && /^\s+\S/.test(previous);
@@ -100,10 +107,11 @@ function wrapsEventRow(fields: Field[], previous: string | undefined): boolean {
 /** `Events:` alone, under `kubectl describe KIND NAME`: events of that object, which itself stays unread. */
 function eventsOfCutDescription(lines: Array<{ text: string; line: number }>, block: TextBlock): ReadResult {
   const out: ReadResult = { objects: [], skipped: [] };
-  const field: Field = { key: 'Events', value: '', line: lines[0]!.line, children: [] };
+  let field: Field = { key: 'Events', value: '', line: lines[0]!.line, children: [] };
   for (let i = 1; i < lines.length; i++) {
     const { text, line } = lines[i]!;
-    if (text.trim() === '' || /^\s/.test(text) || wrapsEventRow([field], lines[i - 1]!.text)) field.children.push({ text, line });
+    if (text === 'Events:' && isEmptyEvents(field)) field = { key: 'Events', value: '', line, children: [] };
+    else if (text.trim() === '' || /^\s/.test(text) || wrapsEventRow([field], lines[i - 1]!.text)) field.children.push({ text, line });
     else break;
   }
   const kind = block.hint?.kind;
@@ -139,7 +147,7 @@ function describeOne(fields: Field[], line: number, block: TextBlock, out: ReadR
     out.skipped.push({
       source: block.source,
       line,
-      reason: `kubectl describe output of ${kind ? `a ${kind}` : 'an unrecognised kind'} ${name ?? '(its Name: line not pasted)'}: not read (karpdoctor reads describe output of Nodes, Pods, PodDisruptionBudgets, Deployments, ReplicaSets and Karpenter's objects)`,
+      reason: `kubectl describe output of ${kind ? `${/^[AEIOU]/.test(kind) ? 'an' : 'a'} ${kind}` : 'an unrecognised kind'} ${name ?? '(its Name: line not pasted)'}: not read (karpdoctor reads describe output of Nodes, Pods, PodDisruptionBudgets, Deployments, ReplicaSets and Karpenter's objects)`,
     });
     return;
   }
@@ -210,6 +218,7 @@ const DEFAULT_API: Record<string, string> = {
   EC2NodeClass: 'karpenter.k8s.aws/v1',
   Machine: 'karpenter.sh/v1alpha5',
   Provisioner: 'karpenter.sh/v1alpha5',
+  AWSNodeTemplate: 'karpenter.k8s.aws/v1alpha1',
   Deployment: 'apps/v1',
   ReplicaSet: 'apps/v1',
 };
@@ -237,6 +246,7 @@ const BUILDERS: Record<string, (c: BuildContext) => void> = {
   EC2NodeClass: buildKarpenter,
   Provisioner: buildKarpenter,
   Machine: buildKarpenter,
+  AWSNodeTemplate: buildKarpenter,
   Deployment: buildWorkload,
   ReplicaSet: buildWorkload,
 };
@@ -440,6 +450,12 @@ function buildKarpenter(c: BuildContext): void {
     const deleting = metadata['Deletion Timestamp'];
     if (typeof deleting === 'string') set(c, '/metadata/deletionTimestamp', deleting);
   }
+  if (spec && (c.obj.kind === 'NodePool' || c.obj.kind === 'Provisioner')) {
+    // describe prints every field a pool sets: what a whole description does not show, the pool does not set.
+    const converted = fromGeneric(spec) as Record<string, unknown>;
+    if (c.cut) for (const [key, value] of Object.entries(converted)) set(c, `/spec/${key}`, value);
+    else set(c, '/spec', converted);
+  }
   if (spec && (c.obj.kind === 'NodeClaim' || c.obj.kind === 'Machine')) {
     for (const [key, ptr] of [
       ['Taints', '/spec/taints'],
@@ -471,7 +487,7 @@ function buildKarpenter(c: BuildContext): void {
         ...(str(x['Last Transition Time']) ? { lastTransitionTime: str(x['Last Transition Time']) } : {}),
       })),
     );
-  if (c.obj.kind === 'EC2NodeClass') nodeClassStatus(c, status, shows);
+  if (c.obj.kind === 'EC2NodeClass' || c.obj.kind === 'AWSNodeTemplate') nodeClassStatus(c, status, shows);
   for (const [key, ptr] of [
     ['Capacity', '/status/capacity'],
     ['Allocatable', '/status/allocatable'],
