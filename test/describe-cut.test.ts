@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { readDescribe, sniffDescribe } from '../src/loaders/readers/describe.js';
 import { describeShaped } from '../src/loaders/readers/describe-section.js';
+import { fromGeneric, parseNested, type GMap } from '../src/loaders/readers/describe-generic.js';
 import { splitText } from '../src/loaders/readers/ticket/blocks.js';
 import { formatVersion } from '../src/kube/version.js';
 import { FIXTURES, scan, scanRule } from './support/scan.js';
@@ -212,5 +213,13 @@ describe('older generations described, several in one paste', () => {
       'nodepool-without-limits Provisioner/legacy',
     ]);
     expect(r.findings[1]!.message).toMatch(/budget 0 \(nodes: "0"\) has no schedule, so it is active forever/);
+  });
+});
+
+describe("describe's generic rendering of lists", () => {
+  it('items that set different keys are told apart by the sorted order of the keys', () => {
+    const text = ['  Budgets:', '    Nodes:  10%', '    Duration:  8h', '    Nodes:     0', '    Schedule:  0 9 * * mon-fri'];
+    const spec = fromGeneric(parseNested(text.map((t, i) => ({ text: t, line: i + 1 }))) as GMap);
+    expect(spec).toEqual({ budgets: [{ nodes: '10%' }, { duration: '8h', nodes: '0', schedule: '0 9 * * mon-fri' }] });
   });
 });

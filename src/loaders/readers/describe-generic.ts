@@ -39,7 +39,10 @@ export function parseNested(lines: Line[]): G {
       continue;
     }
     const key = m[1]!;
-    if (!cur || key in cur) {
+    // describe prints a map's keys sorted and a list's items one after the other: a key that sorts before the one
+    // above it (or repeats) starts the next item, even when the items set different keys.
+    const previous = cur ? Object.keys(cur).pop() : undefined;
+    if (!cur || key in cur || (previous !== undefined && key < previous)) {
       items.push((cur = {}));
       ITEM_LINES.set(cur, l.line);
     }
