@@ -223,3 +223,24 @@ describe("describe's generic rendering of lists", () => {
     expect(spec).toEqual({ budgets: [{ nodes: '10%' }, { duration: '8h', nodes: '0', schedule: '0 9 * * mon-fri' }] });
   });
 });
+
+describe('a Node description with its top and middle left out', () => {
+  const FILE = `${FIXTURES}tickets/describe-cut-node.md`;
+
+  it('is the Node the command names: taints and conditions shown, labels unknown; its drain failures are stated', async () => {
+    const r = await scan([FILE], { now: '2025-01-14T07:15:00Z' });
+    expect(r.load.skipped.map((s) => `${s.line} ${s.reason}`)).toEqual(['1 prose (1 paragraph), not objects or logs']);
+    const node = r.load.objects.find((o) => o.object.kind === 'Node')!;
+    expect(node.object.metadata).toEqual({ name: 'ip-10-4-18-77.eu-west-1.compute.internal' });
+    expect(node.provenance.partial).toEqual({ from: 'kubectl describe output pasted without its header', known: ['/metadata/name', '/spec/taints', '/spec/unschedulable', '/status/conditions'] });
+    expect(node.object.spec).toEqual({
+      taints: [
+        { key: 'karpenter.sh/disrupted', effect: 'NoSchedule' },
+        { key: 'node.kubernetes.io/unreachable', effect: 'NoExecute' },
+      ],
+    });
+    expect(r.findings.map((f) => `${f.ruleId} ${f.object.kind}/${f.object.name} ${f.recordsOnly?.basis ?? ''}`)).toEqual([
+      'node-stuck-draining Node/ip-10-4-18-77.eu-west-1.compute.internal events',
+    ]);
+  });
+});

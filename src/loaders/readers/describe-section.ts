@@ -23,7 +23,13 @@ export function describeShaped(lines: readonly string[]): boolean {
   const keyed = lines.filter((l) => ANY_KEY.test(l));
   if (keyed.length < 3) return false;
   const titled = keyed.filter((l) => TITLE_KEY.test(l));
-  return titled.length * 2 >= keyed.length && keyed.some((l) => SPACED_TITLE_KEY.test(l) && !/^\s*-/.test(l));
+  if (titled.length * 2 < keyed.length) return false;
+  // A key of several words, a value padded into describe's column, or one of its tables (`Type  Status  …` over a rule).
+  return (
+    keyed.some((l) => SPACED_TITLE_KEY.test(l) && !/^\s*-/.test(l)) ||
+    lines.some((l) => /^[A-Z][A-Za-z-]*:\s{2,}\S/.test(l)) ||
+    lines.some((l, i) => /^\s+Type\s{2,}(Status|Reason)\b/.test(l) && /^\s+-{4}\s/.test(lines[i + 1] ?? ''))
+  );
 }
 
 /** A description's own top-level fields (the header ones, and the sections of the generic rendering). */
