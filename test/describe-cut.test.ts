@@ -34,10 +34,28 @@ describe('a describe section pasted without its header', () => {
       metadata: {},
       status: {
         conditions: [
-          { type: 'Initialized', status: 'Unknown', reason: 'AwaitingReconciliation', message: 'object is awaiting reconciliation', lastTransitionTime: '2025-03-09T16:41:52Z' },
-          { type: 'Registered', status: 'Unknown', reason: 'NodeNotFound', message: 'Node not registered with cluster', lastTransitionTime: '2025-03-09T16:41:52Z' },
+          {
+            type: 'Initialized',
+            status: 'Unknown',
+            reason: 'AwaitingReconciliation',
+            message: 'object is awaiting reconciliation',
+            lastTransitionTime: '2025-03-09T16:41:52Z',
+          },
+          {
+            type: 'Registered',
+            status: 'Unknown',
+            reason: 'NodeNotFound',
+            message: 'Node not registered with cluster',
+            lastTransitionTime: '2025-03-09T16:41:52Z',
+          },
           { type: 'Launched', status: 'True', reason: 'Launched', lastTransitionTime: '2025-03-09T16:41:55Z' },
-          { type: 'Ready', status: 'Unknown', reason: 'ReconcilingDependents', message: 'Initialized=Unknown, Registered=Unknown', lastTransitionTime: '2025-03-09T16:41:52Z' },
+          {
+            type: 'Ready',
+            status: 'Unknown',
+            reason: 'ReconcilingDependents',
+            message: 'Initialized=Unknown, Registered=Unknown',
+            lastTransitionTime: '2025-03-09T16:41:52Z',
+          },
         ],
         providerID: 'aws:///ca-central-1b/i-04d2c6e8a0b1f3579',
         imageID: 'ami-07e1c3a5b9d2f4086',
@@ -95,7 +113,7 @@ describe('a describe section pasted without its header', () => {
     expect(f.fix).toContain('aws ec2 get-console-output --instance-id i-04d2c6e8a0b1f3579');
   });
 
-  it('YAML whose keys are a manifest\'s is never taken for describe output', () => {
+  it("YAML whose keys are a manifest's is never taken for describe output", () => {
     expect(describeShaped(['status:', '  conditions:', '  - type: Ready', '    status: "True"', '    lastTransitionTime: x'])).toBe(false);
     expect(describeShaped(['nodeSelector:', '  Node Group: a', '  team: b', '  tier: c'])).toBe(false);
   });
@@ -122,11 +140,10 @@ describe('a description cut above Status:, under its command line', () => {
     const r = await scanRule('nodeclass-not-ready', [CUT_NODECLASS], { now: '2025-04-22T07:45:00Z' });
     expect(r.findings.map((f) => `${f.object.kind}/${f.object.name}`)).toEqual(['EC2NodeClass/batch']);
     const f = r.findings[0]!;
-    expect(f.message).toMatch(/^EC2NodeClass batch has been Ready=False for 41m: SubnetsReady=False SubnetsNotFound "SubnetSelector did not match any Subnets"/);
-    expect(f.evidence.map((e) => `${e.path} ${e.source}`)).toEqual([
-      `/status/conditions/0 ${CUT_NODECLASS}:16`,
-      `/message ${CUT_NODECLASS}:35`,
-    ]);
+    expect(f.message).toMatch(
+      /^EC2NodeClass batch has been Ready=False for 41m: SubnetsReady=False SubnetsNotFound "SubnetSelector did not match any Subnets"/,
+    );
+    expect(f.evidence.map((e) => `${e.path} ${e.source}`)).toEqual([`/status/conditions/0 ${CUT_NODECLASS}:16`, `/message ${CUT_NODECLASS}:35`]);
   });
 });
 
@@ -196,7 +213,9 @@ describe('older generations described, several in one paste', () => {
       apiVersion: 'karpenter.sh/v1beta1',
       spec: {
         disruption: { budgets: [{ nodes: '0' }], consolidationPolicy: 'WhenUnderutilized', expireAfter: 'Never' },
-        template: { spec: { nodeClassRef: { name: 'default' }, requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot', 'on-demand'] }] } },
+        template: {
+          spec: { nodeClassRef: { name: 'default' }, requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot', 'on-demand'] }] },
+        },
       },
     });
     expect(provisioner!.object).toMatchObject({
@@ -232,7 +251,10 @@ describe('a Node description with its top and middle left out', () => {
     expect(r.load.skipped.map((s) => `${s.line} ${s.reason}`)).toEqual(['1 prose (1 paragraph), not objects or logs']);
     const node = r.load.objects.find((o) => o.object.kind === 'Node')!;
     expect(node.object.metadata).toEqual({ name: 'ip-10-4-18-77.eu-west-1.compute.internal' });
-    expect(node.provenance.partial).toEqual({ from: 'kubectl describe output pasted without its header', known: ['/metadata/name', '/spec/taints', '/spec/unschedulable', '/status/conditions'] });
+    expect(node.provenance.partial).toEqual({
+      from: 'kubectl describe output pasted without its header',
+      known: ['/metadata/name', '/spec/taints', '/spec/unschedulable', '/status/conditions'],
+    });
     expect(node.object.spec).toEqual({
       taints: [
         { key: 'karpenter.sh/disrupted', effect: 'NoSchedule' },

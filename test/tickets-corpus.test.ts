@@ -148,7 +148,8 @@ const CASES: Case[] = [
     // Registered is Unknown since the launch, long before `now`: the node never joined (no cause behind it is stated).
     // Its NodePool is named by the claim's label but not pasted: the finding is on that pool.
     findings: ['nodeclaim-not-registered NodePool system'],
-    cause: /NodeClaim system-5vq8d launched at 2024-10-18T07:44:05Z and not registered .*Registered=Unknown AwaitingReconciliation.*Its NodePool system is not in the input/,
+    cause:
+      /NodeClaim system-5vq8d launched at 2024-10-18T07:44:05Z and not registered .*Registered=Unknown AwaitingReconciliation.*Its NodePool system is not in the input/,
   },
   {
     file: 'describe-conditions-only.md',
@@ -339,7 +340,12 @@ const CASES: Case[] = [
   },
   {
     file: 'logstore-local-prefix-maxspot.md',
-    logs: ['@5 INFO created nodeclaim', '@6 ERROR creating instance, insufficient capacity', '@7 INFO created nodeclaim', '@8 ERROR creating instance, insufficient capacity'],
+    logs: [
+      '@5 INFO created nodeclaim',
+      '@6 ERROR creating instance, insufficient capacity',
+      '@7 INFO created nodeclaim',
+      '@8 ERROR creating instance, insufficient capacity',
+    ],
     skipped: ['1 prose (2 paragraphs), not objects or logs'],
     findings: ['launch-quota-or-throttling NodePool batch-spot'],
     cause: /Spot instance quota is used up.*2 times between 2024-07-11T10:15:03.907Z and 2024-07-11T10:15:42.518Z/,

@@ -104,7 +104,7 @@ describe(`${RULE} — near-miss: launch timeouts, a single registration timeout,
 });
 
 describe(`${RULE} — NodeClaims without their NodePool`, () => {
-  it('judges the claims on their own conditions: launched at the input\'s latest time is not stuck', async () => {
+  it("judges the claims on their own conditions: launched at the input's latest time is not stuck", async () => {
     const r = await scanRule(RULE, [caseDir(RULE, 'without-pool')]);
     expect(r.findings).toEqual([]);
     expect(r.notEvaluated).toEqual([]);

@@ -77,13 +77,23 @@ export function str(v: G | undefined): string | undefined {
 /** Maps whose keys are data (label keys, tag names), printed as they are: never turned back into field names. */
 const VERBATIM_MAPS = new Set(['labels', 'annotations', 'tags', 'matchLabels', 'nodeSelector']);
 /** Lists of one item print as that item alone: these fields are lists whatever describe shows. */
-const LIST_FIELDS = new Set(['budgets', 'requirements', 'taints', 'startupTaints', 'reasons', 'values', 'subnetSelectorTerms', 'securityGroupSelectorTerms', 'amiSelectorTerms']);
+const LIST_FIELDS = new Set([
+  'budgets',
+  'requirements',
+  'taints',
+  'startupTaints',
+  'reasons',
+  'values',
+  'subnetSelectorTerms',
+  'securityGroupSelectorTerms',
+  'amiSelectorTerms',
+]);
 const NUMBER_FIELDS = new Set(['weight', 'minValues', 'ttlSecondsAfterEmpty', 'ttlSecondsUntilExpired']);
 const BOOLEAN_FIELDS = new Set(['enabled']);
 const RESOURCE_MAPS = new Set(['limits', 'resources']);
 
 /** `Node Class Ref` → `nodeClassRef`, `API Version` → `apiVersion`, `Min Values` → `minValues`; other keys as they are. */
-export function fieldName(key: string): string {
+function fieldName(key: string): string {
   if (!/^[A-Z][A-Za-z0-9]*(?: [A-Z][A-Za-z0-9]*)*$/.test(key)) return key;
   const [first, ...rest] = key.split(' ');
   const head = /^[A-Z0-9]+$/.test(first!) ? first!.toLowerCase() : first![0]!.toLowerCase() + first!.slice(1);

@@ -146,7 +146,9 @@ export function restoreLayout(raw: readonly Line[]): SectionText {
 function genericConditions(lines: readonly Line[], base: number): boolean {
   const at = lines.findIndex((l) => l.text.search(/\S/) === base && /^\s*Conditions:\s*$/.test(l.text));
   const next = lines.slice(at + 1).find((l) => l.text.trim() !== '');
-  return at >= 0 && next !== undefined && TITLE_KEY.test(next.text) && /^\s*(Last Transition Time|Type|Status|Reason|Message|Observed Generation):/.test(next.text);
+  return (
+    at >= 0 && next !== undefined && TITLE_KEY.test(next.text) && /^\s*(Last Transition Time|Type|Status|Reason|Message|Observed Generation):/.test(next.text)
+  );
 }
 
 /** Condition types only one kind has (Karpenter's status conditions, every generation). */

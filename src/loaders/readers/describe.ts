@@ -274,8 +274,17 @@ function buildNode(c: BuildContext): void {
   const conditions = c.get('Conditions');
   if (conditions) {
     const rows = conditionsTable(conditions.children);
-    set(c, '/status/conditions', rows.map((r) => r.condition), conditions.line);
-    itemsAt(c, '/status/conditions', rows.map((r) => r.line));
+    set(
+      c,
+      '/status/conditions',
+      rows.map((r) => r.condition),
+      conditions.line,
+    );
+    itemsAt(
+      c,
+      '/status/conditions',
+      rows.map((r) => r.line),
+    );
   }
   for (const [key, ptr] of [
     ['Capacity', '/status/capacity'],
