@@ -266,3 +266,17 @@ describe('a Node description with its top and middle left out', () => {
     ]);
   });
 });
+
+describe('an AWSNodeTemplate under a prompt glyph of a shell theme', () => {
+  it('is read (the `λ` prompt names it), with the zones of its subnets', async () => {
+    const r = await scan([`${FIXTURES}tickets/describe-fancy-prompt-awsnodetemplate.md`]);
+    expect(r.load.skipped.map((s) => `${s.line} ${s.reason}`)).toEqual(['1 prose (1 paragraph), not objects or logs']);
+    const template = r.load.objects[0]!;
+    expect(template.object).toMatchObject({ apiVersion: 'karpenter.k8s.aws/v1alpha1', kind: 'AWSNodeTemplate', metadata: { name: 'standard' } });
+    expect((template.object.status as Record<string, unknown>).subnets).toEqual([
+      { id: 'subnet-0a9b8c7d6e5f40312', zone: 'us-east-1a' },
+      { id: 'subnet-0b1c2d3e4f5a60718', zone: 'us-east-1b' },
+    ]);
+    expect(r.findings.map((f) => `${f.ruleId} ${f.object.kind}/${f.object.name}`)).toEqual(['deprecated-karpenter-api AWSNodeTemplate/standard']);
+  });
+});

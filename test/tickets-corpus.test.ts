@@ -161,6 +161,14 @@ const CASES: Case[] = [
     cause: /launched at 2025-03-09T16:41:55Z and not registered .*Registered=Unknown NodeNotFound/,
   },
   {
+    file: 'describe-machine-cut-mid-word.md',
+    // The copy began mid-word (`onditions:`): a v1alpha5 Machine by its condition types, its Events line kept with it.
+    objects: ['Machine (no name) (partial) @4'],
+    skipped: ['1 prose (2 paragraphs), not objects or logs'],
+    findings: ['nodeclaim-not-registered Machine (no name)'],
+    cause: /^Machine \(no name\) launched at 2023-11-20T09:41:03Z and not registered .*Registered=False NodeNotFound/,
+  },
+  {
     file: 'describe-pod-tail-in-bash-fence.md',
     // The end of a Pod's description in a ```bash fence, cut inside its container's Environment: the Pod is known by
     // its QoS Class, Node-Selectors and Tolerations; its Events state the cause in Karpenter's words.

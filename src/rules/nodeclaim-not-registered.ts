@@ -206,7 +206,7 @@ function reportPoolless(
     if (reg) evidence.push({ object: claim.object, path: `/status/conditions/${reg.index}`, note: 'no Node has joined with its providerID' });
     const said = reg ? `Registered=${reg.status}${reg.reason ? ` ${reg.reason}` : ''}${reg.message ? `: "${reg.message}"` : ''}` : 'no Registered condition';
     const since = launched.lastTransitionTime ?? claim.created;
-    return `NodeClaim ${displayName(claim.object)} launched at ${since} and not registered ${heldFor(since, snapshot) ?? ''} (${said})`;
+    return `${claim.object.kind} ${displayName(claim.object)} launched at ${since} and not registered ${heldFor(since, snapshot) ?? ''} (${said})`;
   });
   const first = stuck[0]!.claim;
   const nodeClass = (first.object.spec as { nodeClassRef?: { name?: string } } | undefined)?.nodeClassRef?.name;

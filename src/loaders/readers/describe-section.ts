@@ -108,47 +108,56 @@ const SPEC_KEYS = new Set([
   'Ami Selector',
 ]);
 
-export interface SectionText {
-  /** The lines as describe printed them: the top-level fields at the margin, sections indented under them. */
-  lines: Line[];
-  /** The fields were the inside of this section (`Status`), whose own line was not pasted. */
-  section?: 'Spec' | 'Status';
-}
-
 /**
  * Puts a headerless paste back into describe's layout. A copy that began mid-line lost the first line's indent
  * (`Conditions:` at the margin, its items at 4 and the `Image ID:` after them at 2): the first line goes back to the
- * indent of its siblings. Fields that are not a description's own top level are the inside of its Spec or Status,
- * which the paste left out: they are put back under it.
+ * indent of its siblings. What comes before the first of a description's own top-level fields is the inside of a
+ * section whose heading the paste left out (a NodeClaim's `Status:`, a Pod's container): it is put back under a
+ * `Spec:` or `Status:` heading (at the first pasted line), chosen by its keys.
  */
-export function restoreLayout(raw: readonly Line[]): SectionText {
+export function restoreLayout(raw: readonly Line[]): Line[] {
   const body = raw.filter((l) => l.text.trim() !== '');
-  if (!body.length) return { lines: [...raw] };
+  if (!body.length) return [...raw];
   const indent = (l: Line) => l.text.search(/\S/);
-  const first = body[0]!;
-  let lines = [...raw];
+  let lines = [...raw].map((l) => (l === body[0] ? { ...l, text: completeKey(l.text) } : l));
+  const first = lines.find((l) => l.text.trim() !== '')!;
   const childIndent = body[1] ? indent(body[1]) : 0;
   const sibling = body.slice(2).find((l) => indent(l) > indent(first) && indent(l) < childIndent);
   if (/:\s*$/.test(first.text) && sibling) {
     const shift = indent(sibling) - indent(first);
     lines = lines.map((l) => (l === first ? { ...l, text: ' '.repeat(shift) + l.text } : l));
   }
-  const base = Math.min(...lines.filter((l) => l.text.trim() !== '').map(indent));
-  const keys = lines.filter((l) => l.text.trim() !== '' && indent(l) === base).map((l) => /^\s*([^:]+?):/.exec(l.text)?.[1] ?? '');
-  const topLevel = keys.some((k) => TOP_LEVEL.has(k)) && !genericConditions(lines, base);
-  if (base === 0 && topLevel) return { lines };
+  const top = lines.findIndex((l, i) => indent(l) === 0 && isTopLevel(lines, i));
+  const head = (top < 0 ? lines : lines.slice(0, top)).filter((l) => l.text.trim() !== '');
+  if (!head.length) return lines;
+  const base = Math.min(...head.map(indent));
+  const keys = head.filter((l) => indent(l) === base).map((l) => /^\s*([^:]+?):/.exec(l.text)?.[1] ?? '');
   const section = keys.some((k) => SPEC_KEYS.has(k)) && !keys.includes('Conditions') ? 'Spec' : 'Status';
   const shift = base >= 2 ? 0 : 2 - base;
-  return { lines: lines.map((l) => (l.text.trim() === '' ? l : { ...l, text: ' '.repeat(shift) + l.text })), section };
+  const inside = (top < 0 ? lines : lines.slice(0, top)).map((l) => (l.text.trim() === '' ? l : { ...l, text: ' '.repeat(shift) + l.text }));
+  return [{ text: `${section}:`, line: first.line }, ...inside, ...(top < 0 ? [] : lines.slice(top))];
 }
 
-/** A `Conditions:` at the margin whose items are `Last Transition Time:`… (a Karpenter object's, not a Node's table). */
-function genericConditions(lines: readonly Line[], base: number): boolean {
-  const at = lines.findIndex((l) => l.text.search(/\S/) === base && /^\s*Conditions:\s*$/.test(l.text));
+/** Sections a copy that began mid-word (`onditions:`) most often cuts into. */
+const CUT_KEYS = ['Conditions', 'Status', 'Spec', 'Metadata', 'Events', 'Labels', 'Annotations', 'Containers', 'Taints'];
+
+function completeKey(text: string): string {
+  const m = /^(\s*)([a-z][a-z]{2,}):(.*)$/.exec(text);
+  const key = m ? CUT_KEYS.find((k) => k.endsWith(m[2]!) && k !== m[2]) : undefined;
+  return m && key ? `${m[1]}${key}:${m[3]}` : text;
+}
+
+/** Line `i` is one of a description's own top-level fields (a Node's or Pod's `Conditions:` table too). */
+function isTopLevel(lines: readonly Line[], i: number): boolean {
+  const key = /^([A-Z][\w -]*):/.exec(lines[i]!.text)?.[1];
+  if (!key) return false;
+  return TOP_LEVEL.has(key) || (key === 'Conditions' && !genericConditions(lines, i));
+}
+
+/** The `Conditions:` at line `at` lists `Last Transition Time:`… items (a Karpenter object's, not a Node's table). */
+function genericConditions(lines: readonly Line[], at: number): boolean {
   const next = lines.slice(at + 1).find((l) => l.text.trim() !== '');
-  return (
-    at >= 0 && next !== undefined && TITLE_KEY.test(next.text) && /^\s*(Last Transition Time|Type|Status|Reason|Message|Observed Generation):/.test(next.text)
-  );
+  return next !== undefined && /^\s*(Last Transition Time|Type|Status|Reason|Message|Observed Generation):/.test(next.text);
 }
 
 /** Condition types only one kind has (Karpenter's status conditions, every generation). */

@@ -38,7 +38,8 @@ export function sniffDescribe(text: string): boolean {
     .filter((l) => l.trim() !== '' && !parseCommand(l));
   // Only the end of a description, its Events table (someone cut the rest, the command line above names the object).
   if (lines[0] === 'Events:' && lines[1] && /^\s+Type\s+Reason\s+Age\s+From\s+Message\s*$/.test(lines[1])) return true;
-  if (lines[0] && !START.test(lines[0])) return /^\s*[A-Z][\w -]*:/.test(lines[0]) && describeShaped(lines);
+  // A copy may start mid-word (`onditions:`): any key opens it, the shape of what follows decides.
+  if (lines[0] && !START.test(lines[0])) return /^\s*[A-Za-z][\w -]*:/.test(lines[0]) && describeShaped(lines);
   if (!lines[0]) return false;
   return lines.slice(1).some((l) => /^(Namespace|Labels|Annotations|Roles|CreationTimestamp|Priority|API Version|Selector):/.test(l));
 }
@@ -89,9 +90,7 @@ function readHeaderless(lines: Line[], start: number, block: TextBlock, out: Rea
   while (end < lines.length && !START.test(lines[end]!.text) && (lines[end]!.text.trim() === '' || /^(\s|[A-Z][\w -]*:)/.test(lines[end]!.text))) end++;
   const part = lines.slice(start, end);
   if (!describeShaped(part.map((l) => l.text))) return start;
-  const { lines: laid, section } = restoreLayout(part);
-  const fields = section ? [{ key: section, value: '', line: laid[0]!.line, children: laid }] : fieldsFrom(laid, 0).fields;
-  describeOne(fields, lines[start]!.line, block, out, true);
+  describeOne(fieldsFrom(restoreLayout(part), 0).fields, lines[start]!.line, block, out, true);
   return end;
 }
 /** An `Events:` field with its header and rule lines only. */

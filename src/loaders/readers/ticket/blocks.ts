@@ -141,7 +141,8 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
     if (run && ((run.until !== undefined && i <= run.until) || continues(run, line, lines[i - 1]))) {
       run.to = i + 1;
       if (run.kind === 'log' && (run.until === undefined || i > run.until)) run.until = consoleMessageEnd(lines, i);
-      if (DESCRIBE_SECTION.test(line)) run.titled = true;
+      // A key of several title-cased words (`Last Transition Time:`) is describe's, never YAML's.
+      if (DESCRIBE_SECTION.test(line) || /^\s+[A-Z][A-Za-z]*(?: [A-Z][A-Za-z]*)+:\s/.test(line)) run.titled = true;
       if (run.kind === 'json' || run.kind === 'log') scanDepth(line, run);
       if (run.kind === 'log' && run.depth > 0 && cutRecord(line)) run.depth = 0;
       continue;
