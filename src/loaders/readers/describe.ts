@@ -93,6 +93,7 @@ function readHeaderless(lines: Line[], start: number, block: TextBlock, out: Rea
   describeOne(fieldsFrom(restoreLayout(part), 0).fields, lines[start]!.line, block, out, true);
   return end;
 }
+
 /** An `Events:` field with its header and rule lines only. */
 function isEmptyEvents(f: Field | undefined): boolean {
   return f?.key === 'Events' && f.value === '' && f.children.every((l) => l.text.trim() === '' || /^\s+(Type\s+Reason|-{2,})/.test(l.text));
