@@ -155,8 +155,8 @@ describe('describe reader: Pod', () => {
       },
       spec: {
         containers: [
-          { name: 'ingest', resources: { limits: { memory: '6Gi' }, requests: { cpu: '2', memory: '6Gi' } } },
-          { name: 'log-shipper', resources: { requests: { cpu: '100m', memory: '128Mi' } } },
+          { name: 'ingest', image: 'registry.example.com/etl/ingest:4.18.2', resources: { limits: { memory: '6Gi' }, requests: { cpu: '2', memory: '6Gi' } } },
+          { name: 'log-shipper', image: 'registry.example.com/platform/shipper:1.4.0', resources: { requests: { cpu: '100m', memory: '128Mi' } } },
         ],
         nodeSelector: { 'karpenter.sh/nodepool': 'batch', 'kubernetes.io/arch': 'arm64' },
         tolerations: [
@@ -197,15 +197,27 @@ describe('describe reader: PodDisruptionBudget, NodePool, EC2NodeClass', () => {
     // maxUnavailable is known to be unset: describe shows the one that is set.
     expect(pdb!.provenance.partial!.known).toContain('/spec/maxUnavailable');
   });
-  it('a NodePool: conditions and resources are read; its spec, shown title-cased, stays unknown', () => {
+  it('a NodePool: conditions, resources and its spec, shown title-cased, turned back into field names', () => {
     const r = read('describe-nodepool.txt');
     const pool = r.objects[0]!;
     expect(pool.object.status).toEqual({
       conditions: [{ type: 'Ready', status: 'True', reason: 'Ready', lastTransitionTime: '2025-03-02T09:14:56Z' }],
       resources: { cpu: '64', 'ephemeral-storage': '409538604Ki', memory: '251304332Ki', nodes: '8', pods: '464' },
     });
-    expect(pool.object.spec).toBeUndefined();
-    expect(pool.provenance.partial!.known.filter((k) => k.startsWith('/spec'))).toEqual([]);
+    expect(pool.object.spec).toEqual({
+      // One budget prints as a map, not a list: it is a list all the same.
+      disruption: { budgets: [{ nodes: '10%' }], consolidateAfter: '5m', consolidationPolicy: 'WhenEmptyOrUnderutilized' },
+      limits: { cpu: '64', memory: '256Gi' },
+      template: {
+        spec: {
+          expireAfter: '720h',
+          nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'standard' },
+          requirements: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['arm64'] }],
+        },
+      },
+    });
+    // A whole description prints every field the pool sets: one it does not print is not set.
+    expect(pool.provenance.partial!.known.filter((k) => k.startsWith('/spec'))).toEqual(['/spec']);
     expect(r.objects[1]!.object).toMatchObject({ involvedObject: { kind: 'NodePool', name: 'batch' }, reason: 'DisruptionBlocked', count: 31 });
   });
   it('an EC2NodeClass: its failing conditions', () => {

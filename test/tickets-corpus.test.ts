@@ -145,7 +145,45 @@ const CASES: Case[] = [
     file: 'describe-nodeclaim-crlf.txt',
     objects: ['NodeClaim system-5vq8d (partial) @3'],
     skipped: ['1 prose (2 paragraphs), not objects or logs'],
-    // Registered is Unknown since the launch: the text states no cause, and no rule invents one.
+    // Registered is Unknown since the launch, long before `now`: the node never joined (no cause behind it is stated).
+    // Its NodePool is named by the claim's label but not pasted: the finding is on that pool.
+    findings: ['nodeclaim-not-registered NodePool system'],
+    cause:
+      /NodeClaim system-5vq8d launched at 2024-10-18T07:44:05Z and not registered .*Registered=Unknown AwaitingReconciliation.*Its NodePool system is not in the input/,
+  },
+  {
+    file: 'describe-conditions-only.md',
+    // Only the Conditions of a described NodeClaim and two Status fields: no Name line, no command, the first line
+    // at the margin and the rest indented as describe printed them.
+    objects: ['NodeClaim (no name) (partial) @6'],
+    skipped: ['1 prose (5 paragraphs), not objects or logs'],
+    findings: ['nodeclaim-not-registered NodeClaim (no name)'],
+    cause: /launched at 2025-03-09T16:41:55Z and not registered .*Registered=Unknown NodeNotFound/,
+  },
+  {
+    file: 'describe-machine-cut-mid-word.md',
+    // The copy began mid-word (`onditions:`): a v1alpha5 Machine by its condition types, its Events line kept with it.
+    objects: ['Machine (no name) (partial) @4'],
+    skipped: ['1 prose (2 paragraphs), not objects or logs'],
+    findings: ['nodeclaim-not-registered Machine (no name)'],
+    cause: /^Machine \(no name\) launched at 2023-11-20T09:41:03Z and not registered .*Registered=False NodeNotFound/,
+  },
+  {
+    file: 'describe-pod-tail-in-bash-fence.md',
+    // The end of a Pod's description in a ```bash fence, cut inside its container's Environment: the Pod is known by
+    // its QoS Class, Node-Selectors and Tolerations; its Events state the cause in Karpenter's words.
+    objects: ['Pod (no name) (partial) @4'],
+    events: ['FailedScheduling Pod/ x14', 'NotTriggerScaleUp Pod/ x1', 'FailedScheduling Pod/ x9'],
+    skipped: ['1 prose (1 paragraph), not objects or logs'],
+    findings: ['pending-pod-no-nodepool-fits Pod (no name) (records)'],
+    cause: /^Pod \(name not shown\) fits no NodePool: NodePool render: incompatible requirements, key topology\.kubernetes\.io\/zone/,
+  },
+  {
+    file: 'describe-pod-inline-command.md',
+    // `kubectl describe pod NAME -n NS` as inline code on its own line, the output pasted from `Conditions:` on.
+    objects: ['Pod kube-system/karpenter-6b7d9f8c5-m4zq2 (partial) @4'],
+    events: ['Unhealthy Pod/karpenter-6b7d9f8c5-m4zq2 x12'],
+    skipped: ['1 prose (1 paragraph), not objects or logs'],
     findings: [],
   },
   {
@@ -339,7 +377,7 @@ const CASES: Case[] = [
 describe('the corpus of pasted tickets: read as a person reads them, and the stated cause named', () => {
   it.each(CASES)('$file', async (c) => {
     const r = await scan([corpus(c.file)], { now: NOW });
-    const name = (m: { namespace?: string | null; name?: string }) => `${m.namespace ? `${m.namespace}/` : ''}${m.name}`;
+    const name = (m: { namespace?: string | null; name?: string }) => `${m.namespace ? `${m.namespace}/` : ''}${m.name || '(no name)'}`;
     expect(
       r.load.objects
         .filter((o) => o.object.kind !== 'Event')

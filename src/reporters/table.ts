@@ -427,7 +427,8 @@ function summaryLine(report: ScanReport, ctx: ReportContext, pen: Pen): string {
 
 /** `Kind ns/name`, as headings and evidence name an object. */
 function objectText(o: { kind: string; namespace?: string | null | undefined; name: string }): string {
-  return `${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}`;
+  // Describe output pasted without its `Name:` line shows no name at all.
+  return `${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name || '(no name)'}`;
 }
 
 function severityText(s: Severity, c: ChalkInstance, word = SEVERITY_WORD[s]): string {

@@ -1,10 +1,11 @@
-import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type FixSteps, type RuleContext } from '../engine/rule.js';
 import type { LogRecord } from '../kube/types.js';
 import { conditions, displayName } from '../kube/fields.js';
 import type { NodeClaimView } from '../snapshot/karpenter.js';
 import { formatDuration } from '../kube/units.js';
 import { logNodeClaim, logNodePool, poolFromClaimName } from './lib/registration-common.js';
-import { ageOf, byLastSeen, claimShownPartly, karpenterFacts, listNames, plural } from './support.js';
+import { ageOf, byLastSeen, claimShownPartly, heldFor, heldLongerThan, karpenterFacts, listNames, plural } from './support.js';
+import { refOf } from './lib/records-only.js';
 import { logSays } from '../snapshot/messages/karpenter-logs.js';
 import { eventSays } from '../snapshot/messages/object-events.js';
 import { reportFromRecords } from './lib/records-only.js';
@@ -27,7 +28,9 @@ export default defineRule({
     title: 'NodeClaims launch but never register',
     category: 'registration',
     defaultSeverity: 'error',
-    requires: ['NodePool'],
+    requires: [],
+    // A NodeClaim pasted without its NodePool is judged on its own conditions.
+    requiresAnyOf: ['NodePool', 'NodeClaim'],
     records: ['ControllerLogs', 'Event'],
     optional: ['NodeClaim', 'ControllerLogs', 'Event', 'KarpenterController'],
     specOnly: 'no',
@@ -76,6 +79,8 @@ export default defineRule({
       return s;
     };
 
+    /** Stuck claims whose NodePool the input does not hold, by the pool their label names (else each on its own). */
+    const poolless = new Map<string, Array<{ claim: NodeClaimView; age: number }>>();
     for (const claim of snapshot.nodeClaims()) {
       if (claim.deleting || claimShownPartly(ctx, claim.object)) continue;
       const launched = claim.conditions.find((c) => c.type === 'Launched' && c.status === 'True');
@@ -83,11 +88,19 @@ export default defineRule({
       if (!launched || reg?.status === 'True') continue;
       if (reg?.reason === 'UnregisteredTaintNotFound') continue; // unregistered-taint-problem reports it
       if (snapshot.nodeForNodeClaim(claim)) continue; // a Node joined: not a registration failure
-      const age = ageOf(launched.lastTransitionTime ?? claim.created, now);
+      const since = launched.lastTransitionTime ?? claim.created;
+      const age = ageOf(since, now);
       if (age === undefined) continue;
+      // A paste's latest time is only a lower bound of "now": a shorter wait may yet be past the threshold.
+      const stuck = heldLongerThan(ctx, claim.object, since, options.after, 'launched and not registered') !== undefined;
       const pool = claim.nodePool ?? poolFromClaimName(claim.name, pools);
-      if (pool && pools.has(pool)) (age > options.after ? of(pool).stuck : of(pool).waiting).push({ claim, age });
+      if (pool && pools.has(pool)) (stuck ? of(pool).stuck : of(pool).waiting).push({ claim, age });
+      else if (stuck) {
+        const key = pool ?? `\u0000${poolless.size}`;
+        poolless.set(key, [...(poolless.get(key) ?? []), { claim, age }]);
+      }
     }
+    for (const [key, stuck] of poolless) reportPoolless(ctx, key.startsWith('\u0000') ? undefined : key, stuck, version.evidence());
 
     for (const log of snapshot.logs) {
       if (!logSays(log, 'registration-timeout')) continue;
@@ -173,6 +186,40 @@ export default defineRule({
     }
   },
 });
+
+/**
+ * Launched NodeClaims that never registered, whose NodePool is not in the input (a described NodeClaim pasted alone):
+ * on the pool their label names, or on the claim itself when not even that is shown.
+ */
+function reportPoolless(
+  ctx: Pick<RuleContext, 'snapshot' | 'report'>,
+  pool: string | undefined,
+  stuck: Array<{ claim: NodeClaimView; age: number }>,
+  versionEvidence: EvidenceInput[],
+): void {
+  const { snapshot } = ctx;
+  const evidence: EvidenceInput[] = [];
+  const states = stuck.map(({ claim }) => {
+    const launched = claim.conditions.find((c) => c.type === 'Launched')!;
+    const reg = claim.conditions.find((c) => c.type === 'Registered');
+    evidence.push({ object: claim.object, path: `/status/conditions/${launched.index}`, note: `launched at ${launched.lastTransitionTime ?? claim.created}` });
+    if (reg) evidence.push({ object: claim.object, path: `/status/conditions/${reg.index}`, note: 'no Node has joined with its providerID' });
+    const said = reg ? `Registered=${reg.status}${reg.reason ? ` ${reg.reason}` : ''}${reg.message ? `: "${reg.message}"` : ''}` : 'no Registered condition';
+    const since = launched.lastTransitionTime ?? claim.created;
+    return `${claim.object.kind} ${displayName(claim.object)} launched at ${since} and not registered ${heldFor(since, snapshot) ?? ''} (${said})`;
+  });
+  const first = stuck[0]!.claim;
+  const nodeClass = (first.object.spec as { nodeClassRef?: { name?: string } } | undefined)?.nodeClassRef?.name;
+  ctx.report({
+    object: pool ? refOf('NodePool', pool) : first.object,
+    message:
+      `${states.join('; ')}. ${pool ? `Its NodePool ${pool} is not in the input. ` : ''}` +
+      'Karpenter deletes a NodeClaim whose Node has not joined 15m after launch, and pending pods make it launch another that fails the same way: instances are paid for and pods stay Pending.',
+    fix: fixText(pool ?? '<nodepool>', first, nodeClass, snapshot.controller.env.CLUSTER_NAME),
+    evidence: [...evidence, ...versionEvidence],
+    related: stuck.map((x) => x.claim.object),
+  });
+}
 
 function fixText(pool: string, claim: NodeClaimView | undefined, nodeClass: string | undefined, clusterName: string | undefined): FixSteps {
   const cluster = clusterName ?? '<cluster>';

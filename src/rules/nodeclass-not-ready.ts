@@ -114,7 +114,8 @@ export default defineRule({
       if (!failing.length) evidence.push({ object: nodeClass, path: `/status/conditions/${ready.index}`, note: describe(ready) });
       for (const c of failing) {
         const statusKey = SUB_CONDITIONS[c.type]?.status;
-        if (statusKey && arr(dig(nodeClass, 'status', statusKey)).length === 0)
+        // A cut describe paste may not show the list at all: then it is not evidence either way.
+        if (statusKey && snapshot.isKnown(nodeClass, `/status/${statusKey}`) && arr(dig(nodeClass, 'status', statusKey)).length === 0)
           evidence.push({ object: nodeClass, path: `/status/${statusKey}`, value: [], note: `status.${statusKey} is empty` });
       }
       const field = specField(nodeClass, sub?.field);

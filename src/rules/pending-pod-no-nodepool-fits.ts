@@ -19,7 +19,7 @@ import { NODEPOOL_LABEL, isPoolLabel, isWellKnownLabel } from '../kube/well-know
 import { ageOf, byLastSeen, isPending, plural, podName, POD_PLACEMENT, poolShape, unknownOn } from './support.js';
 import { saysScheduling } from '../snapshot/messages/scheduling.js';
 import { logSays } from '../snapshot/messages/karpenter-logs.js';
-import { getCommand, refOf, reportFromRecords, type RecordsOnlyRule } from './lib/records-only.js';
+import { getCommand, refName, refOf, reportFromRecords, type RecordsOnlyRule } from './lib/records-only.js';
 import { isStaticMisfit, parseScheduleError } from './lib/scheduling-failures.js';
 
 const RULE = 'pending-pod-no-nodepool-fits';
@@ -364,7 +364,7 @@ const STATED_MISFIT: RecordsOnlyRule = {
     return { object: refOf('Pod', e.involved.name, e.involved.namespace ?? undefined), detail };
   },
   message: (c, s) =>
-    `Pod ${c.object.namespace}/${c.object.name} fits no NodePool: ${c.detail} (Karpenter said so ${s.occurrences === 1 ? 'once' : `${s.occurrences} times`}${s.last ? `, last at ${s.last}` : ''}).`,
+    `Pod ${refName(c.object)} fits no NodePool: ${c.detail} (Karpenter said so ${s.occurrences === 1 ? 'once' : `${s.occurrences} times`}${s.last ? `, last at ${s.last}` : ''}).`,
   fix: () =>
     "Give the pod what the pool asks for (a toleration for the pool's taint, the labels its nodeSelector names), or point its nodeSelector/affinity at a pool it fits.",
   confirmWith: (c) => `kubectl get nodepools -o yaml and ${getCommand(c.object)}`,

@@ -354,7 +354,8 @@ export class Snapshot {
   evidenceLine(obj: KubeObject, pointer: string): number | undefined {
     const p = this.provenance(obj);
     if (!p) return undefined;
-    if (p.line && this.locateField && (isHelmValuesCarrier(obj) || this.desiredStateOnly)) return this.locateField(p, pointer)?.line ?? p.line;
+    // An object read from text made for people carries where it showed each field: cited there, at no cost.
+    if (p.line && this.locateField && (p.fields || isHelmValuesCarrier(obj) || this.desiredStateOnly)) return this.locateField(p, pointer)?.line ?? p.line;
     return p.line;
   }
 

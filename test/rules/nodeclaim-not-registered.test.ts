@@ -103,11 +103,20 @@ describe(`${RULE} — near-miss: launch timeouts, a single registration timeout,
   });
 });
 
-describe(`${RULE} — missing: NodeClaims without NodePools`, () => {
-  it('is not evaluated and names NodePools', async () => {
-    const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
+describe(`${RULE} — NodeClaims without their NodePool`, () => {
+  it("judges the claims on their own conditions: launched at the input's latest time is not stuck", async () => {
+    const r = await scanRule(RULE, [caseDir(RULE, 'without-pool')]);
     expect(r.findings).toEqual([]);
-    expect(r.notEvaluated[0]!.reason).toMatch(/^no NodePools in the snapshot/);
+    expect(r.notEvaluated).toEqual([]);
+  });
+  it('fires on the NodePool the claim names once it has waited past the threshold', async () => {
+    const r = await scanRule(RULE, [caseDir(RULE, 'without-pool')], { now: '2025-09-02T11:40:00Z' });
+    expect(r.findings.map((f) => [f.object.kind, f.object.name, f.severity])).toEqual([['NodePool', 'default', 'error']]);
+    expect(r.findings[0]!.message).toBe(
+      'NodeClaim default-p9x2k launched at 2025-09-02T11:09:25Z and not registered for 30m (Registered=Unknown NodeNotFound: "Node not registered with cluster"). ' +
+        'Its NodePool default is not in the input. Karpenter deletes a NodeClaim whose Node has not joined 15m after launch, and pending pods make it ' +
+        'launch another that fails the same way: instances are paid for and pods stay Pending.',
+    );
   });
 });
 

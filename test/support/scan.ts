@@ -37,5 +37,5 @@ export function scanRule(ruleId: RuleId, paths: string[], opts: ScanOptions = {}
 /** A finding as the ticket tables write it: `rule Kind ns/name`, `(records)` when it rests on logs or events only. */
 export function findingLabel(f: Finding): string {
   const o = f.object;
-  return `${f.ruleId} ${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}${f.recordsOnly ? ' (records)' : ''}`;
+  return `${f.ruleId} ${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name || '(no name)'}${f.recordsOnly ? ' (records)' : ''}`;
 }

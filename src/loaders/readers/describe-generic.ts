@@ -39,13 +39,26 @@ export function parseNested(lines: Line[]): G {
       continue;
     }
     const key = m[1]!;
-    if (!cur || key in cur) items.push((cur = {}));
+    // describe prints a map's keys sorted and a list's items one after the other: a key that sorts before the one
+    // above it (or repeats) starts the next item, even when the items set different keys.
+    const previous = cur ? Object.keys(cur).pop() : undefined;
+    if (!cur || key in cur || (previous !== undefined && key < previous)) {
+      items.push((cur = {}));
+      ITEM_LINES.set(cur, l.line);
+    }
     const children: Line[] = [];
     while (i + 1 < body.length && body[i + 1]!.text.search(/\S/) > indent) children.push(body[++i]!);
     cur[key] = m[2] !== undefined && m[2] !== '' ? m[2] : children.length ? parseNested(children) : '';
   }
   if (!items.length) return scalars;
   return items.length === 1 ? items[0]! : items;
+}
+
+const ITEM_LINES = new WeakMap<GMap, number>();
+
+/** The line a map (a list item: one condition, one subnet) starts at in the pasted text. */
+export function lineOfItem(map: GMap | undefined): number | undefined {
+  return map ? ITEM_LINES.get(map) : undefined;
 }
 
 export function asMap(v: G | undefined): GMap | undefined {
@@ -59,4 +72,51 @@ export function asList(v: G | undefined): G[] {
 
 export function str(v: G | undefined): string | undefined {
   return typeof v === 'string' ? v : undefined;
+}
+
+/** Maps whose keys are data (label keys, tag names), printed as they are: never turned back into field names. */
+const VERBATIM_MAPS = new Set(['labels', 'annotations', 'tags', 'matchLabels', 'nodeSelector']);
+/** Lists of one item print as that item alone: these fields are lists whatever describe shows. */
+const LIST_FIELDS = new Set([
+  'budgets',
+  'requirements',
+  'taints',
+  'startupTaints',
+  'reasons',
+  'values',
+  'subnetSelectorTerms',
+  'securityGroupSelectorTerms',
+  'amiSelectorTerms',
+]);
+const NUMBER_FIELDS = new Set(['weight', 'minValues', 'ttlSecondsAfterEmpty', 'ttlSecondsUntilExpired']);
+const BOOLEAN_FIELDS = new Set(['enabled']);
+const RESOURCE_MAPS = new Set(['limits', 'resources']);
+
+/** `Node Class Ref` → `nodeClassRef`, `API Version` → `apiVersion`, `Min Values` → `minValues`; other keys as they are. */
+function fieldName(key: string): string {
+  if (!/^[A-Z][A-Za-z0-9]*(?: [A-Z][A-Za-z0-9]*)*$/.test(key)) return key;
+  const [first, ...rest] = key.split(' ');
+  const head = /^[A-Z0-9]+$/.test(first!) ? first!.toLowerCase() : first![0]!.toLowerCase() + first!.slice(1);
+  return head + rest.join('');
+}
+
+/**
+ * describe's rendering of a spec turned back into the object's own shape (`Consolidation Policy:` → `consolidationPolicy`,
+ * a one-item `Budgets:` → a list), for the fields rules read of NodePools and Provisioners.
+ */
+export function fromGeneric(g: G, key = ''): unknown {
+  if (typeof g === 'string') {
+    if (NUMBER_FIELDS.has(key) && /^\d+$/.test(g)) return Number(g);
+    return BOOLEAN_FIELDS.has(key) && (g === 'true' || g === 'false') ? g === 'true' : g;
+  }
+  if (Array.isArray(g)) return g.map((x) => fromGeneric(x, key));
+  if (VERBATIM_MAPS.has(key)) return Object.fromEntries(Object.entries(g).map(([k, v]) => [k, typeof v === 'string' ? v : fromGeneric(v)]));
+  if (RESOURCE_MAPS.has(key)) return Object.fromEntries(Object.entries(g).map(([k, v]) => [resourceName(k), v]));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(g)) {
+    const name = fieldName(k);
+    const value = fromGeneric(v, name);
+    out[name] = LIST_FIELDS.has(name) && !Array.isArray(value) ? (value === '' ? [] : [value]) : value;
+  }
+  return out;
 }

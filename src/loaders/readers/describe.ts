@@ -7,12 +7,15 @@
 import type { KubeObject, LoadedObject, PartialShape } from '../../kube/types.js';
 import { setPointer } from '../../kube/fields.js';
 import { readAll, type Reader } from './reader.js';
-import { asList, asMap, parseNested, resourceName, str, type GMap, type Line } from './describe-generic.js';
+import { asList, asMap, fromGeneric, lineOfItem, parseNested, resourceName, str, type GMap, type Line } from './describe-generic.js';
+import { describeShaped, inferKind, restoreLayout, sections } from './describe-section.js';
 import { parseCommand } from './ticket/command.js';
 import { addRead, describedEvent, onlyOutput, type ReadResult, type TextBlock } from './kubectl-output.js';
 import { CLUSTER_KINDS, cellsOf, columnsOfHeader, columnsOfRule, parseAge, parseEventAge, parseLabelPairs } from './columns.js';
 
 const FROM = 'kubectl describe output';
+/** A part of a description pasted without its `Name:` line: what it does not show is unknown, its name too. */
+const FROM_PART = 'kubectl describe output pasted without its header';
 
 /** A top-level `Key:  value` line of a description and the indented lines under it. */
 interface Field {
@@ -35,7 +38,9 @@ export function sniffDescribe(text: string): boolean {
     .filter((l) => l.trim() !== '' && !parseCommand(l));
   // Only the end of a description, its Events table (someone cut the rest, the command line above names the object).
   if (lines[0] === 'Events:' && lines[1] && /^\s+Type\s+Reason\s+Age\s+From\s+Message\s*$/.test(lines[1])) return true;
-  if (!lines[0] || !START.test(lines[0])) return false;
+  // A copy may start mid-word (`onditions:`): any key opens it, the shape of what follows decides.
+  if (lines[0] && !START.test(lines[0])) return /^\s*[A-Za-z][\w -]*:/.test(lines[0]) && describeShaped(lines);
+  if (!lines[0]) return false;
   return lines.slice(1).some((l) => /^(Namespace|Labels|Annotations|Roles|CreationTimestamp|Priority|API Version|Selector):/.test(l));
 }
 
@@ -44,27 +49,54 @@ export function readDescribe(block: TextBlock): ReadResult {
   const first = block.line ?? 1;
   const lines = block.text.split('\n').map((text, i) => ({ text: text.replace(/\r$/, ''), line: first + i }));
   let i = 0;
-  const eventsOnly = lines.findIndex((l) => l.text.trim() !== '' && !parseCommand(l.text));
-  if (eventsOnly >= 0 && lines[eventsOnly]!.text === 'Events:') return eventsOfCutDescription(lines.slice(eventsOnly), block);
+  const start = lines.findIndex((l) => l.text.trim() !== '' && !parseCommand(l.text));
+  if (start >= 0 && lines[start]!.text === 'Events:') return eventsOfCutDescription(lines.slice(start), block);
+  if (start >= 0 && !START.test(lines[start]!.text)) i = readHeaderless(lines, start, block, out);
   while (i < lines.length) {
     if (!START.test(lines[i]!.text)) {
       i++;
       continue;
     }
-    const fields: Field[] = [];
-    const startLine = lines[i]!.line;
-    for (; i < lines.length; i++) {
-      const { text, line } = lines[i]!;
-      if (fields.length && START.test(text)) break;
-      const top = TOP.exec(text);
-      if (top && !/^\s/.test(text)) fields.push({ key: top[1]!, value: top[2] ?? '', line, children: [] });
-      else if (text.trim() === '' || /^\s/.test(text)) fields[fields.length - 1]?.children.push({ text, line });
-      else if (wrapsEventRow(fields, lines[i - 1]?.text)) fields[fields.length - 1]!.children.push({ text, line });
-      else break; // prose after the output: the description ends here
-    }
-    describeOne(fields, startLine, block, out);
+    const { fields, next } = fieldsFrom(lines, i);
+    describeOne(fields, lines[i]!.line, block, out);
+    i = next;
   }
   return out;
+}
+
+/** The top-level fields from line `i` on, to the next description or the prose after it. */
+function fieldsFrom(lines: Line[], i: number): { fields: Field[]; next: number } {
+  const fields: Field[] = [];
+  for (; i < lines.length; i++) {
+    const { text, line } = lines[i]!;
+    if (fields.length && START.test(text)) break;
+    const top = TOP.exec(text);
+    // A second `Events:` heading right after an empty first one: the header pasted twice.
+    if (top?.[1] === 'Events' && isEmptyEvents(fields[fields.length - 1])) fields.pop();
+    if (top && !/^\s/.test(text)) fields.push({ key: top[1]!, value: top[2] ?? '', line, children: [] });
+    else if (text.trim() === '' || /^\s/.test(text)) fields[fields.length - 1]?.children.push({ text, line });
+    else if (wrapsEventRow(fields, lines[i - 1]?.text)) fields[fields.length - 1]!.children.push({ text, line });
+    else break; // prose after the output: the description ends here
+  }
+  return { fields, next: i };
+}
+
+/**
+ * A description whose top was not pasted (it starts at `Conditions:`, `Status:` or `Spec:`): read up to the next
+ * `Name:` or the prose after it, as a partial object whose name is not shown. Returns where reading goes on.
+ */
+function readHeaderless(lines: Line[], start: number, block: TextBlock, out: ReadResult): number {
+  let end = start + 1;
+  while (end < lines.length && !START.test(lines[end]!.text) && (lines[end]!.text.trim() === '' || /^(\s|[A-Z][\w -]*:)/.test(lines[end]!.text))) end++;
+  const part = lines.slice(start, end);
+  if (!describeShaped(part.map((l) => l.text))) return start;
+  describeOne(fieldsFrom(restoreLayout(part), 0).fields, lines[start]!.line, block, out, true);
+  return end;
+}
+
+/** An `Events:` field with its header and rule lines only. */
+function isEmptyEvents(f: Field | undefined): boolean {
+  return f?.key === 'Events' && f.value === '' && f.children.every((l) => l.text.trim() === '' || /^\s+(Type\s+Reason|-{2,})/.test(l.text));
 }
 
 /** A line at the margin right under an Events row: the terminal cut a long message there (no blank line between). */
@@ -75,10 +107,11 @@ function wrapsEventRow(fields: Field[], previous: string | undefined): boolean {
 /** `Events:` alone, under `kubectl describe KIND NAME`: events of that object, which itself stays unread. */
 function eventsOfCutDescription(lines: Array<{ text: string; line: number }>, block: TextBlock): ReadResult {
   const out: ReadResult = { objects: [], skipped: [] };
-  const field: Field = { key: 'Events', value: '', line: lines[0]!.line, children: [] };
+  let field: Field = { key: 'Events', value: '', line: lines[0]!.line, children: [] };
   for (let i = 1; i < lines.length; i++) {
     const { text, line } = lines[i]!;
-    if (text.trim() === '' || /^\s/.test(text) || wrapsEventRow([field], lines[i - 1]!.text)) field.children.push({ text, line });
+    if (text === 'Events:' && isEmptyEvents(field)) field = { key: 'Events', value: '', line, children: [] };
+    else if (text.trim() === '' || /^\s/.test(text) || wrapsEventRow([field], lines[i - 1]!.text)) field.children.push({ text, line });
     else break;
   }
   const kind = block.hint?.kind;
@@ -100,22 +133,27 @@ function eventsOfCutDescription(lines: Array<{ text: string; line: number }>, bl
   return out;
 }
 
-function describeOne(fields: Field[], line: number, block: TextBlock, out: ReadResult): void {
+function describeOne(fields: Field[], line: number, block: TextBlock, out: ReadResult, cut = false): void {
   const get = (key: string) => fields.find((f) => f.key === key);
-  const name = get('Name')!.value;
+  // Without its `Name:` line, the command it was pasted under may still name it.
+  const name = get('Name')?.value || (cut ? block.hint?.name : undefined);
   const kindLine = get('Kind')?.value;
-  const kind = kindLine ?? guessKind(fields) ?? block.hint?.kind;
+  const generic = () => {
+    const { spec, status } = sections((key) => get(key)?.children);
+    return inferKind(spec, status);
+  };
+  const kind = kindLine ?? guessKind(fields) ?? block.hint?.kind ?? (cut ? generic() : undefined);
   if (!kind || !BUILDERS[kind]) {
     out.skipped.push({
       source: block.source,
       line,
-      reason: `kubectl describe output of ${kind ? `a ${kind}` : 'an unrecognised kind'} ${name}: not read (karpdoctor reads describe output of Nodes, Pods, PodDisruptionBudgets, NodeClaims, NodePools and EC2NodeClasses)`,
+      reason: `kubectl describe output of ${kind ? `${/^[AEIOU]/.test(kind) ? 'an' : 'a'} ${kind}` : 'an unrecognised kind'} ${name ?? '(its Name: line not pasted)'}: not read (karpdoctor reads describe output of Nodes, Pods, PodDisruptionBudgets, Deployments, ReplicaSets and Karpenter's objects)`,
     });
     return;
   }
-  const apiVersion = get('API Version')?.value || DEFAULT_API[kind]!;
-  const obj: KubeObject = { apiVersion, kind, metadata: { name } };
-  const known = ['/metadata/name'];
+  const apiVersion = get('API Version')?.value || block.hint?.apiVersion || DEFAULT_API[kind]!;
+  const obj: KubeObject = { apiVersion, kind, metadata: name ? { name } : {} };
+  const known = name ? ['/metadata/name'] : [];
   const namespace = get('Namespace')?.value || (CLUSTER_KINDS.has(kind) ? '' : block.hint?.namespace);
   if (namespace) obj.metadata.namespace = namespace;
   if (get('Namespace') && !CLUSTER_KINDS.has(kind)) known.push('/metadata/namespace');
@@ -147,11 +185,11 @@ function describeOne(fields: Field[], line: number, block: TextBlock, out: ReadR
     obj.metadata.creationTimestamp = created;
     known.push('/metadata/creationTimestamp');
   }
-  const ctx: BuildContext = { obj, known, get, block, ages: {}, extra: [] };
+  const ctx: BuildContext = { obj, known, get, block, ages: {}, extra: [], cut, at: { '': [line, 1] } };
   BUILDERS[kind](ctx);
-  const partial: PartialShape = { from: FROM, known };
+  const partial: PartialShape = { from: cut ? FROM_PART : FROM, known };
   const ages = Object.keys(ctx.ages).length ? { ages: ctx.ages } : {};
-  out.objects.push({ object: obj, provenance: { source: block.source, line, partial, ...ages } }, ...ctx.extra);
+  out.objects.push({ object: obj, provenance: { source: block.source, line, partial, ...ages, fields: ctx.at } }, ...ctx.extra);
   const events = get('Events');
   if (events) out.objects.push(...eventsTable(events, obj, block));
 }
@@ -165,6 +203,10 @@ interface BuildContext {
   ages: Record<string, number>;
   /** Objects a description shows besides its own (a Node's pods). */
   extra: LoadedObject[];
+  /** Only part of the description was pasted: a field it does not show is unknown, not absent. */
+  cut: boolean;
+  /** Where fields were shown (pointer → [line, column]): evidence cites the condition's own line, not the object's. */
+  at: Record<string, [number, number]>;
 }
 
 const DEFAULT_API: Record<string, string> = {
@@ -174,14 +216,23 @@ const DEFAULT_API: Record<string, string> = {
   NodeClaim: 'karpenter.sh/v1',
   NodePool: 'karpenter.sh/v1',
   EC2NodeClass: 'karpenter.k8s.aws/v1',
+  Machine: 'karpenter.sh/v1alpha5',
+  Provisioner: 'karpenter.sh/v1alpha5',
+  AWSNodeTemplate: 'karpenter.k8s.aws/v1alpha1',
+  Deployment: 'apps/v1',
+  ReplicaSet: 'apps/v1',
 };
 
 /** Node and Pod descriptions have no `Kind:` line; their sections say what they are. */
 function guessKind(fields: Field[]): string | undefined {
   const keys = new Set(fields.map((f) => f.key));
   if (keys.has('Roles') || keys.has('ProviderID') || keys.has('Non-terminated Pods') || keys.has('System Info')) return 'Node';
+  if (keys.has('Pod Template') && keys.has('StrategyType')) return 'Deployment';
+  if (keys.has('Pod Template') && keys.has('Replicas')) return 'ReplicaSet';
   if (keys.has('Pod Template') || keys.has('Replicas')) return undefined;
   if (keys.has('Containers') && (keys.has('Node') || keys.has('QoS Class'))) return 'Pod';
+  // The end of a Pod's description (its containers cut off above): fields only a Pod has.
+  if (keys.has('QoS Class') || (keys.has('Tolerations') && keys.has('Node-Selectors'))) return 'Pod';
   if (keys.has('Min available') || keys.has('Max unavailable') || keys.has('Allowed disruptions')) return 'PodDisruptionBudget';
   return undefined;
 }
@@ -195,22 +246,46 @@ const BUILDERS: Record<string, (c: BuildContext) => void> = {
   EC2NodeClass: buildKarpenter,
   Provisioner: buildKarpenter,
   Machine: buildKarpenter,
+  AWSNodeTemplate: buildKarpenter,
+  Deployment: buildWorkload,
+  ReplicaSet: buildWorkload,
 };
 
-function set(c: BuildContext, pointer: string, value: unknown): void {
+function set(c: BuildContext, pointer: string, value: unknown, line?: number): void {
   c.known.push(pointer);
   if (value !== undefined) setPointer(c.obj, pointer, value);
+  if (line !== undefined) c.at[pointer] = [line, 1];
+}
+
+/** The lines of list items (conditions, table rows) under `pointer`. */
+function itemsAt(c: BuildContext, pointer: string, lines: Array<number | undefined>): void {
+  lines.forEach((line, i) => {
+    if (line !== undefined) c.at[`${pointer}/${i}`] = [line, 1];
+  });
 }
 
 function buildNode(c: BuildContext): void {
   const taints = c.get('Taints');
-  if (taints) set(c, '/spec/taints', parseTaints([taints.value, ...taints.children.map((l) => l.text.trim())]));
+  if (taints) set(c, '/spec/taints', parseTaints([taints.value, ...taints.children.map((l) => l.text.trim())]), taints.line);
   const unsched = c.get('Unschedulable')?.value;
   if (unsched) set(c, '/spec/unschedulable', unsched === 'true' ? true : undefined);
   const providerID = c.get('ProviderID')?.value;
   if (providerID !== undefined) set(c, '/spec/providerID', providerID || undefined);
   const conditions = c.get('Conditions');
-  if (conditions) set(c, '/status/conditions', conditionsTable(conditions.children));
+  if (conditions) {
+    const rows = conditionsTable(conditions.children);
+    set(
+      c,
+      '/status/conditions',
+      rows.map((r) => r.condition),
+      conditions.line,
+    );
+    itemsAt(
+      c,
+      '/status/conditions',
+      rows.map((r) => r.line),
+    );
+  }
   for (const [key, ptr] of [
     ['Capacity', '/status/capacity'],
     ['Allocatable', '/status/allocatable'],
@@ -281,13 +356,7 @@ function buildPod(c: BuildContext): void {
     const m = /^([^/]+)\/(.+)$/.exec(owner);
     set(c, '/metadata/ownerReferences', m ? [{ kind: m[1]!, name: m[2]!, controller: true }] : undefined);
   }
-  const containers = c.get('Containers');
-  if (containers) {
-    const list = containersOf(containers.children);
-    (c.obj.spec ??= {}) as Record<string, unknown>;
-    (c.obj.spec as Record<string, unknown>).containers = list;
-    list.forEach((_, i) => c.known.push(`/spec/containers/${i}/name`, `/spec/containers/${i}/resources`));
-  }
+  setContainers(c, '/spec', c.get('Containers'));
   const selectors = c.get('Node-Selectors');
   if (selectors) {
     const map: Record<string, string> = {};
@@ -304,10 +373,33 @@ function buildPod(c: BuildContext): void {
   }
   const conditions = c.get('Conditions');
   if (conditions) {
-    const list = conditionsTable(conditions.children);
+    const list = conditionsTable(conditions.children).map((r) => r.condition);
     c.obj.status = { ...(c.obj.status as object), conditions: list };
     list.forEach((_, i) => c.known.push(`/status/conditions/${i}/type`, `/status/conditions/${i}/status`));
   }
+}
+
+/**
+ * A Deployment or ReplicaSet (the controller's, pasted to show its image and settings): its replicas line, owner,
+ * and the containers of its Pod Template.
+ */
+function buildWorkload(c: BuildContext): void {
+  // `2 desired | 2 updated | 2 total | 0 available | 2 unavailable`; a ReplicaSet's `2 current / 2 desired`.
+  const replicas = c.get('Replicas')?.value ?? '';
+  const desired = /(\d+) desired\b/.exec(replicas)?.[1];
+  const available = /(\d+) available\b/.exec(replicas)?.[1];
+  if (desired) set(c, '/spec/replicas', Number(desired));
+  if (available) set(c, '/status/availableReplicas', Number(available));
+  const owner = /^([^/]+)\/(.+)$/.exec(c.get('Controlled By')?.value ?? '');
+  if (owner) set(c, '/metadata/ownerReferences', [{ kind: owner[1]!, name: owner[2]!, controller: true }]);
+  const template = c.get('Pod Template');
+  const at = template?.children.findIndex((l) => /^\s+Containers:\s*$/.test(l.text)) ?? -1;
+  if (!template || at < 0) return;
+  const indent = template.children[at]!.text.search(/\S/);
+  const rest = template.children.slice(at + 1);
+  const end = rest.findIndex((l) => l.text.trim() !== '' && l.text.search(/\S/) <= indent);
+  const children = end < 0 ? rest : rest.slice(0, end);
+  setContainers(c, '/spec/template/spec', { key: 'Containers', value: '', line: template.children[at]!.line, children });
 }
 
 function buildPdb(c: BuildContext): void {
@@ -367,6 +459,12 @@ function buildKarpenter(c: BuildContext): void {
     const deleting = metadata['Deletion Timestamp'];
     if (typeof deleting === 'string') set(c, '/metadata/deletionTimestamp', deleting);
   }
+  if (spec && (c.obj.kind === 'NodePool' || c.obj.kind === 'Provisioner')) {
+    // describe prints every field a pool sets: what a whole description does not show, the pool does not set.
+    const converted = fromGeneric(spec) as Record<string, unknown>;
+    if (c.cut) for (const [key, value] of Object.entries(converted)) set(c, `/spec/${key}`, value);
+    else set(c, '/spec', converted);
+  }
   if (spec && (c.obj.kind === 'NodeClaim' || c.obj.kind === 'Machine')) {
     for (const [key, ptr] of [
       ['Taints', '/spec/taints'],
@@ -376,24 +474,29 @@ function buildKarpenter(c: BuildContext): void {
         .map(asMap)
         .filter((t): t is GMap => !!t)
         .map((t) => ({ key: str(t.Key) ?? '', effect: str(t.Effect) ?? '', ...(str(t.Value) ? { value: str(t.Value) } : {}) }));
-      set(c, ptr, list.length ? list : undefined);
+      if (!c.cut || key in spec) set(c, ptr, list.length ? list : undefined);
     }
   }
   if (!status) return;
+  // What a cut paste does not show of its Status is unknown; a whole description shows every field it has.
+  const shows = (key: string) => !c.cut || key in status;
   const conditions = asList(status.Conditions)
     .map(asMap)
     .filter((x): x is GMap => !!x);
-  set(
-    c,
-    '/status/conditions',
-    conditions.map((x) => ({
-      type: str(x.Type) ?? '',
-      status: str(x.Status) ?? '',
-      ...(str(x.Reason) ? { reason: str(x.Reason) } : {}),
-      ...(str(x.Message) ? { message: str(x.Message) } : {}),
-      ...(str(x['Last Transition Time']) ? { lastTransitionTime: str(x['Last Transition Time']) } : {}),
-    })),
-  );
+  itemsAt(c, '/status/conditions', conditions.map(lineOfItem));
+  if (shows('Conditions'))
+    set(
+      c,
+      '/status/conditions',
+      conditions.map((x) => ({
+        type: str(x.Type) ?? '',
+        status: str(x.Status) ?? '',
+        ...(str(x.Reason) ? { reason: str(x.Reason) } : {}),
+        ...(str(x.Message) ? { message: str(x.Message) } : {}),
+        ...(str(x['Last Transition Time']) ? { lastTransitionTime: str(x['Last Transition Time']) } : {}),
+      })),
+    );
+  if (c.obj.kind === 'EC2NodeClass' || c.obj.kind === 'AWSNodeTemplate') nodeClassStatus(c, status, shows);
   for (const [key, ptr] of [
     ['Capacity', '/status/capacity'],
     ['Allocatable', '/status/allocatable'],
@@ -407,8 +510,30 @@ function buildKarpenter(c: BuildContext): void {
     ['Provider ID', '/status/providerID'],
     ['Image ID', '/status/imageID'],
   ] as const) {
-    if (c.obj.kind === 'NodeClaim' || c.obj.kind === 'Machine') set(c, ptr, str(status[key]) || undefined);
+    if ((c.obj.kind === 'NodeClaim' || c.obj.kind === 'Machine') && shows(key)) set(c, ptr, str(status[key]) || undefined);
   }
+}
+
+/** What an EC2NodeClass resolved: its subnets (with their zones), security groups, AMIs and instance profile. */
+function nodeClassStatus(c: BuildContext, status: GMap, shows: (key: string) => boolean): void {
+  const items = (key: string) =>
+    asList(status[key])
+      .map(asMap)
+      .filter((x): x is GMap => !!x);
+  // describe title-cases `id` as `Id` in some releases and `ID` in others; `zoneID` as `Zone ID`.
+  const id = (x: GMap) => str(x.ID) ?? str(x.Id);
+  const lists: Array<[string, string, (x: GMap) => Record<string, unknown>]> = [
+    ['Subnets', '/status/subnets', (x) => ({ id: id(x), zone: str(x.Zone), ...(str(x['Zone ID']) ? { zoneID: str(x['Zone ID']) } : {}) })],
+    ['Security Groups', '/status/securityGroups', (x) => ({ id: id(x), ...(str(x.Name) ? { name: str(x.Name) } : {}) })],
+    ['Amis', '/status/amis', (x) => ({ id: id(x), ...(str(x.Name) ? { name: str(x.Name) } : {}) })],
+  ];
+  for (const [key, ptr, map] of lists) {
+    if (!shows(key)) continue;
+    const list = items(key);
+    itemsAt(c, ptr, list.map(lineOfItem));
+    set(c, ptr, list.length ? list.map(map) : undefined);
+  }
+  if (shows('Instance Profile')) set(c, '/status/instanceProfile', str(status['Instance Profile']) || undefined);
 }
 
 /** `key=value:Effect`, `key:Effect`; `<none>` → none. */
@@ -433,35 +558,78 @@ function parseToleration(text: string): Record<string, unknown> {
   };
 }
 
-/** Pod "Containers:": `  name:` then indented `Requests:` / `Limits:` maps. */
-function containersOf(lines: Line[]): Array<Record<string, unknown>> {
-  const out: Array<Record<string, unknown>> = [];
-  let cur: { name: string; resources: { requests?: Record<string, string>; limits?: Record<string, string> } } | undefined;
-  let section: 'requests' | 'limits' | undefined;
-  let sectionIndent = 0;
-  for (const { text } of lines) {
-    if (text.trim() === '') continue;
+interface DescribedContainer {
+  name: string;
+  image?: string;
+  args?: string[];
+  command?: string[];
+  /** Literal values only: describe prints a reference (`(v1:metadata.namespace)`, `<set to the key …>`) in their place. */
+  env?: Array<{ name: string; value: string }>;
+  resources: { requests?: Record<string, string>; limits?: Record<string, string> };
+}
+
+/**
+ * A Pod's "Containers:" (a Deployment's under "Pod Template:"): a container's name at the least indent, then its
+ * `Image:`, `Args:` / `Command:` lists, `Environment:` and `Requests:` / `Limits:` maps indented under it. The image
+ * says which controller it is and its release; the environment its settings.
+ */
+function containersOf(lines: Line[]): DescribedContainer[] {
+  const out: DescribedContainer[] = [];
+  const body = lines.filter((l) => l.text.trim() !== '');
+  if (!body.length) return out;
+  const nameIndent = Math.min(...body.map((l) => l.text.search(/\S/)));
+  let cur: DescribedContainer | undefined;
+  let section: { key: string; indent: number } | undefined;
+  for (const { text } of body) {
     const indent = text.search(/\S/);
-    const name = /^ {2}([a-z0-9][-a-z0-9.]*):\s*$/.exec(text);
+    const name = indent === nameIndent ? /^\s*([a-z0-9][-a-z0-9.]*):\s*$/.exec(text) : null;
     if (name) {
       out.push((cur = { name: name[1]!, resources: {} }));
       section = undefined;
       continue;
     }
-    const head = /^\s+(Requests|Limits):\s*$/.exec(text);
-    if (head && cur) {
-      section = head[1] === 'Requests' ? 'requests' : 'limits';
-      sectionIndent = indent;
-      continue;
-    }
-    if (section && cur && indent > sectionIndent) {
-      const kv = /^\s+([^:\s]+):\s+(\S+)/.exec(text);
-      if (kv) (cur.resources[section] ??= {})[kv[1]!] = kv[2]!;
+    if (!cur) continue;
+    if (section && indent > section.indent) {
+      addToSection(cur, section.key, text.trim());
       continue;
     }
     section = undefined;
+    const field = /^\s+([A-Z][A-Za-z ]*):(?:\s+(.*?))?\s*$/.exec(text);
+    if (!field) continue;
+    if (field[1] === 'Image' && field[2]) cur.image = field[2];
+    else if (['Requests', 'Limits', 'Args', 'Command', 'Environment'].includes(field[1]!)) {
+      section = { key: field[1]!, indent };
+      if (field[1] === 'Args' || field[1] === 'Command') cur[field[1] === 'Args' ? 'args' : 'command'] = [];
+      if (field[1] === 'Environment') cur.env = [];
+    }
   }
   return out;
+}
+
+function addToSection(c: DescribedContainer, key: string, text: string): void {
+  if (key === 'Args' || key === 'Command') (key === 'Args' ? c.args : c.command)?.push(text);
+  else if (key === 'Environment') {
+    const kv = /^([A-Za-z_][\w.-]*):\s+(.*)$/.exec(text);
+    if (kv && !/\((v1:|limits\.|requests\.)[^)]*\)$|^<set to /.test(kv[2]!)) c.env?.push({ name: kv[1]!, value: kv[2]! });
+  } else {
+    const kv = /^([^:\s]+):\s+(\S+)/.exec(text);
+    const which = key === 'Requests' ? 'requests' : 'limits';
+    if (kv) (c.resources[which] ??= {})[kv[1]!] = kv[2]!;
+  }
+}
+
+/** Containers into `<base>/containers`, each with the pointers describe showed of it. */
+function setContainers(c: BuildContext, base: string, containers: Field | undefined): void {
+  if (!containers) return;
+  const list = containersOf(containers.children);
+  setPointer(c.obj, `${base}/containers`, list);
+  list.forEach((x, i) => {
+    const at = `${base}/containers/${i}`;
+    // Args, Command and Environment are printed whenever a container has them: not shown means none.
+    c.known.push(`${at}/name`, `${at}/resources`, `${at}/image`, `${at}/args`, `${at}/command`);
+    if (x.env) c.known.push(`${at}/env`);
+    if (x.env?.length === 0) delete x.env; // `Environment:  <none>`
+  });
 }
 
 function keyValues(lines: Line[]): Record<string, string> {
@@ -505,15 +673,15 @@ function tableRows(lines: Line[]): Table | undefined {
   return { cols, rows };
 }
 
-function conditionsTable(lines: Line[]): Array<Record<string, string>> {
+function conditionsTable(lines: Line[]): Array<{ condition: Record<string, string>; line: number }> {
   const t = tableRows(lines);
   if (!t) return [];
   const idx = (n: string) => t.cols.findIndex((c) => c.name === n);
-  return t.rows.map(({ cells }) => {
+  return t.rows.map(({ cells, line }) => {
     const get = (n: string) => (idx(n) >= 0 ? cells[idx(n)] : undefined);
     const heartbeat = rfc1123(get('LastHeartbeatTime'));
     const transition = rfc1123(get('LastTransitionTime'));
-    return {
+    const condition = {
       type: get('Type') ?? '',
       status: get('Status') ?? '',
       ...(get('Reason') ? { reason: get('Reason')! } : {}),
@@ -521,6 +689,7 @@ function conditionsTable(lines: Line[]): Array<Record<string, string>> {
       ...(heartbeat ? { lastHeartbeatTime: heartbeat } : {}),
       ...(transition ? { lastTransitionTime: transition } : {}),
     };
+    return { condition, line };
   });
 }
 

@@ -38,8 +38,9 @@ export function describedEvent(
   const event: KubeObject = {
     apiVersion: 'v1',
     kind: 'Event',
-    metadata: { name: `${involved.metadata.name}.line${line}`, ...(own ? { namespace: own } : {}) },
-    involvedObject: { apiVersion: involved.apiVersion, kind: involved.kind, name: involved.metadata.name, ...(ns ? { namespace: ns } : {}) },
+    // An object whose name the paste does not show is named by none of its events either.
+    metadata: { name: `${involved.metadata.name ?? 'unnamed'}.line${line}`, ...(own ? { namespace: own } : {}) },
+    involvedObject: { apiVersion: involved.apiVersion, kind: involved.kind, name: involved.metadata.name ?? '', ...(ns ? { namespace: ns } : {}) },
     reason: e.reason,
     message: e.message,
     type: e.type,

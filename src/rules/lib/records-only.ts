@@ -133,5 +133,10 @@ function judgedElsewhere(ctx: Pick<RuleContext, 'snapshot'>, ref: ObjectRef, whi
 
 /** `kubectl get <kind> <name> [-n ns] -o yaml` for a reference. */
 export function getCommand(ref: ObjectRef): string {
-  return fullObjectCommand(ref.kind, ref.name, ref.namespace ?? undefined);
+  return fullObjectCommand(ref.kind, ref.name || '<name>', ref.namespace ?? undefined);
+}
+
+/** `ns/name` of a reference, for messages: events pasted under a description whose `Name:` line was cut name none. */
+export function refName(ref: ObjectRef): string {
+  return `${ref.namespace ? `${ref.namespace}/` : ''}${ref.name || '(name not shown)'}`;
 }

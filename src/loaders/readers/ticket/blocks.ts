@@ -10,6 +10,7 @@ import { EXPORT_HEADER, braceDepth, consoleMessageEnd, isFieldsOnlyLine, isKubec
 import { startsLikeJson } from '../sniffs.js';
 import { isNodeViewerLine } from '../node-viewer.js';
 import { isHeaderlessRow } from '../get-table.js';
+import { describeShaped } from '../describe-section.js';
 import { parseCommand, type Command } from './command.js';
 import { resourceType } from '../../kubectl-resources.js';
 
@@ -53,7 +54,9 @@ const YAML_SEPARATOR = /^---\s*$/;
  */
 const COLUMN = String.raw`[A-Z%][A-Z0-9()%/-]*(?:\([a-z]+\))?[↑↓]?`;
 const TABLE_HEADER = new RegExp(String.raw`^\s*${COLUMN}(?: ${COLUMN})*(?:\s{2,}${COLUMN}(?: ${COLUMN})*)+\s*$`);
-const DESCRIBE_FIELD = /^[A-Z][A-Za-z ]*:\s{2,}\S/;
+const DESCRIBE_FIELD = /^[A-Z][A-Za-z -]*:\s{2,}\S/;
+/** `Conditions:`, `Status:`, `Node-Selectors:` at the margin: a section of describe output, or title-cased YAML. */
+const DESCRIBE_SECTION = /^[A-Z][\w -]*:\s*$/;
 /** k9s and other terminal UIs draw boxes: `│ … │`, `┌──┐`. */
 const BOX_LINE = /^\s*[┌└├╭╰][─═━]/;
 const BOX_SIDE = /^\s*[│┃║|] ?|[│┃║] *$/g;
@@ -96,10 +99,12 @@ export function splitText(text: string): SplitText {
 function splitRuns(lines: string[], first: number, lang: string, command: Command | undefined, out: SplitText, fenced: boolean): Command | undefined {
   // `inString`: a record hard-wrapped inside a string goes on in that string on the next line.
   // `until`: the line a console record's message runs to, when it went on over several lines.
-  let run: { kind: BlockKind; from: number; to: number; depth: number; inString: boolean; until?: number } | null = null;
+  let run: { kind: BlockKind; from: number; to: number; depth: number; inString: boolean; until?: number; titled?: boolean } | null = null;
   const flush = () => {
     if (!run) return;
     const block = cleanBlock(lines.slice(run.from, run.to), first + run.from, run.kind, lang, command);
+    // describe output pasted without its `Name:` line opens like YAML (`Conditions:`), but is not: its reader takes it.
+    if (block?.kind === 'yaml' && describeShaped(block.lines)) block.kind = 'other';
     // `Key: value` lines between paragraphs are prose that happens to have colons: YAML has nesting or says its kind.
     if (block && !(run.kind === 'yaml' && !fenced && !looksLikeObjectYaml(block.lines))) {
       out.blocks.push(block);
@@ -136,6 +141,8 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
     if (run && ((run.until !== undefined && i <= run.until) || continues(run, line, lines[i - 1]))) {
       run.to = i + 1;
       if (run.kind === 'log' && (run.until === undefined || i > run.until)) run.until = consoleMessageEnd(lines, i);
+      // A key of several title-cased words (`Last Transition Time:`) is describe's, never YAML's.
+      if (DESCRIBE_SECTION.test(line) || /^\s+[A-Z][A-Za-z]*(?: [A-Z][A-Za-z]*)+:\s/.test(line)) run.titled = true;
       if (run.kind === 'json' || run.kind === 'log') scanDepth(line, run);
       if (run.kind === 'log' && run.depth > 0 && cutRecord(line)) run.depth = 0;
       continue;
@@ -152,7 +159,7 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
       continue;
     }
     flushProse();
-    run = { kind, from: i, to: i + 1, depth: 0, inString: false };
+    run = { kind, from: i, to: i + 1, depth: 0, inString: false, titled: DESCRIBE_SECTION.test(line) };
     if (kind === 'log') run.until = consoleMessageEnd(lines, i);
     if (kind === 'json' || kind === 'log') scanDepth(line, run);
     // A record the paste cut (`…`) never closes its braces; the next line is not inside it.
@@ -192,7 +199,7 @@ function inlineRecords(line: string, lineNo: number, out: SplitText): void {
   }
 }
 
-function continues(run: { kind: BlockKind; depth: number }, line: string, previous: string | undefined): boolean {
+function continues(run: { kind: BlockKind; depth: number; titled?: boolean }, line: string, previous: string | undefined): boolean {
   if (run.depth > 0) return true;
   const kind = lineKind(line, true);
   switch (run.kind) {
@@ -204,7 +211,10 @@ function continues(run: { kind: BlockKind; depth: number }, line: string, previo
         /^\s+\S/.test(line) ||
         /^#/.test(line) ||
         ELISION.test(line) ||
-        (YAML_ITEM.test(line) && previous !== undefined && !BLANK.test(previous))
+        (YAML_ITEM.test(line) && previous !== undefined && !BLANK.test(previous)) ||
+        // describe output cut above `Status:` (or in a Pod's containers) opens like YAML; the fields after it and its
+        // Events table are still part of it.
+        (run.titled === true && (DESCRIBE_FIELD.test(line) || /^Events:/.test(line)))
       );
     case 'log':
       // A Go stack trace under a record is part of the log.

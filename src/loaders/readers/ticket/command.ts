@@ -29,10 +29,10 @@ export interface Command {
 /** A chat transcript's `[09:18] Ines Duarte: ` before a prompt. */
 const CHAT_PREFIX = String.raw`(?:\[[\d:. APMapm]+\]\s*[^:$#\[]{1,40}:\s+(?=[$#%>❯]))?`;
 /**
- * `$`, `#`, `%`, `>`, `❯`; PowerShell `PS C:\x>`; cmd.exe `C:\Users\x>`; bash `user@host:~$`; zsh `user@host ~ %`; a venv
+ * `$`, `#`, `%`, `>`, `❯` and other themes' glyphs (`⨠`, `λ`, `→`); PowerShell `PS C:\x>`; cmd.exe `C:\Users\x>`; bash `user@host:~$`; zsh `user@host ~ %`; a venv
  * `(env) $`; a shell without a profile `sh-4.2$`, `bash-5.1#`; Amazon Linux and RHEL bash `[root@ip-10-0-1-5 ~]#`.
  */
-const PROMPT = String.raw`^\s*${CHAT_PREFIX}(?:[$#%>❯➜»]\s*|PS [^>]*>\s*|[A-Za-z]:\\[^>]*>\s*|[\w.-]+@[\w.-]+(?::[^$#%]*|\s+\S+)?\s?[$#%]\s*|\[[\w.-]+@[\w.-]+[^\]]*\]\s?[$#]\s*|\([\w.-]+\)\s*[$#]\s*|(?:ba|z)?sh-[\d.]+[$#]\s*)?`;
+const PROMPT = String.raw`^\s*${CHAT_PREFIX}(?:[$#%>❯➜»⨠λ→▶❱]\s*|PS [^>]*>\s*|[A-Za-z]:\\[^>]*>\s*|[\w.-]+@[\w.-]+(?::[^$#%]*|\s+\S+)?\s?[$#%]\s*|\[[\w.-]+@[\w.-]+[^\]]*\]\s?[$#]\s*|\([\w.-]+\)\s*[$#]\s*|(?:ba|z)?sh-[\d.]+[$#]\s*)?`;
 const COMMAND_LINE = new RegExp(`${PROMPT}(kubectl|kubecolor|oc|k)(?:\\.exe)?\\s+(.+?)\\s*$`);
 const VERBS = new Set([
   'get',
@@ -81,7 +81,8 @@ const HELM_VALUES_LINE = new RegExp(`${PROMPT}helm(?:\\.exe)?\\s+get\\s+values\\
 export function parseCommand(line: string): Omit<Command, 'line'> | null {
   const helm = HELM_VALUES_LINE.exec(line);
   if (helm) return helmValues(helm[1]!);
-  const m = COMMAND_LINE.exec(line);
+  // A command on a line of its own as inline code or in bold (`` `kubectl describe pod x` ``, `**kubectl get pods**`).
+  const m = COMMAND_LINE.exec(line.replace(/^\s*(`|\*\*)\s*(.*?)\s*\1\s*:?\s*$/, '$2'));
   if (!m) return null;
   const [typed, ...piped] = m[2]!.split('|');
   const words = (typed ?? '').trim().split(/\s+/);

@@ -27,6 +27,9 @@ export function looksLike(block: TextBlock): string {
   if (isKubectlNoise(first)) return `kubectl's message${cmd ? ` to \`${cmd.text}\`` : ''}: ${clip(first)}`;
   if (lines.every((l) => /^\s*(Normal|Warning)\s{2,}[A-Z]\w+\s{2,}\S+/.test(l)))
     return 'rows of a kubectl describe Events table without the object they belong to';
+  // A bit of describe output (`Taints:   x:NoSchedule` alone): too little to tell whose, or what kind.
+  if (block.kind === 'other' && /^[A-Z][\w -]*:(\s{2,}\S|\s*$)/.test(first))
+    return `a part of kubectl describe output (${clip(first.replace(/:.*$/, ':'))}) too short to tell what it describes`;
   if (block.kind === 'yaml') return 'YAML that is not a Kubernetes object';
   if (block.kind === 'log') return 'log lines that are not Karpenter controller records';
   if (lines.every((l) => /^\s*(\$|#|>|%|❯|PS )|^\s*(kubectl|helm|aws|eksctl|k) /.test(l))) return 'shell commands';
