@@ -8,11 +8,16 @@ import { readValuesFile } from '../helm-files.js';
 import { podFromLogPath } from '../logs.js';
 import { kindKey, namespaceListing, type OutputType } from '../objects.js';
 import { CLUSTER_KINDS } from './columns.js';
+import { parse as parseYaml } from 'yaml';
+import type { KubeObject } from '../../kube/types.js';
 import { readAll, type Reader, type ReadSink } from './reader.js';
+import { readTerraform } from './terraform.js';
 import { looksLikeObjects, startsLikeJson } from './sniffs.js';
 import { splitText, type TextBlock } from './ticket/blocks.js';
 import { parseCommand } from './ticket/command.js';
+import { helmInstallCommand } from './ticket/helm-command.js';
 import { looksLike } from './ticket/looks-like.js';
+import { statedVersions } from './ticket/versions.js';
 
 /** Tickets are read whole; a file this big is a dump or a log, whatever it contains. */
 const MAX_TICKET_BYTES = 16 << 20;
@@ -38,10 +43,23 @@ export const ticketText: Reader = {
     return splitText(cut).prose.length > 0 ? 1 : 0;
   },
   read: async ({ file, chunks, readBlock }, sink) => {
-    const { blocks, prose } = splitText(await readAll(chunks));
+    const text = await readAll(chunks);
+    const { blocks, prose } = splitText(text);
+    const stated = statedVersions(text.split('\n'), file.displayPath);
+    if (stated.length) (sink.statedVersions ??= []).push(...stated);
     const logsBeforeFile = sink.logs.length;
     for (const block of blocks) {
       if (noneFound(block, sink) || helmValues(block, file.displayPath, sink)) continue;
+      if (fieldExcerpt(block, file.displayPath, sink)) continue;
+      const release = block.kind === 'text' || block.kind === 'other' ? helmInstallCommand(block.lines, block.start, file.displayPath) : undefined;
+      if (release) {
+        sink.objects.push(release);
+        continue;
+      }
+      if (block.kind === 'hcl') {
+        terraformBlock(block, file.displayPath, sink);
+        continue;
+      }
       const into: ReadSink = { ...sink, defaults: typeOf(block) };
       const text = '\n'.repeat(block.start - 1) + block.lines.join('\n') + '\n';
       const logsBefore = sink.logs.length;
@@ -110,7 +128,50 @@ function helmValues(block: TextBlock, source: string, sink: ReadSink): boolean {
   return true;
 }
 
-const EXTENSION: Record<TextBlock['kind'], string> = { yaml: 'yaml', json: 'json', log: 'log', other: 'txt', text: 'txt' };
+/**
+ * `kubectl get nodepool general -o yaml | yq '.spec.disruption'` above YAML: that field of NodePool general, so the
+ * object is read with only that field (and its name) known; every other field is unknown, not absent.
+ */
+function fieldExcerpt(block: TextBlock, source: string, sink: ReadSink): boolean {
+  const extract = block.command?.extract;
+  if (!extract || (block.kind !== 'yaml' && block.kind !== 'json')) return false;
+  let value: unknown;
+  try {
+    value = parseYaml(block.lines.join('\n'), { uniqueKeys: true, maxAliasCount: 100 });
+  } catch {
+    return false;
+  }
+  if (value === null || value === undefined) return false;
+  const { kind, apiVersion, name, namespace } = extract.typed;
+  if (!kind || !apiVersion || !name) return false;
+  const object: Record<string, unknown> = { apiVersion, kind, metadata: { name, ...(namespace ? { namespace } : {}) } };
+  let at = object;
+  for (const k of extract.keys.slice(0, -1)) at = (at[k] = {}) as Record<string, unknown>;
+  at[extract.keys[extract.keys.length - 1]!] = value;
+  const known = ['/metadata/name', `/${extract.keys.join('/')}`];
+  sink.objects.push({
+    object: object as unknown as KubeObject,
+    provenance: { source, line: block.start, partial: { from: `an excerpt piped through ${extract.via}`, known } },
+  });
+  sink.listedKinds.add(kindKey(apiVersion, kind));
+  return true;
+}
+
+/**
+ * Terraform pasted in a ticket (`kubectl_manifest` with a `yaml_body` heredoc or `yamlencode({…})`,
+ * `kubernetes_manifest`, the karpenter `helm_release`): read as a `.tf` file would be, at the block's lines.
+ */
+function terraformBlock(block: TextBlock, source: string, sink: ReadSink): void {
+  const read = readTerraform('\n'.repeat(block.start - 1) + block.lines.join('\n') + '\n', source);
+  for (const o of read.objects) {
+    sink.objects.push(o);
+    sink.listedKinds.add(kindKey(o.object.apiVersion, o.object.kind));
+  }
+  sink.skipped.push(...read.skipped);
+  if (!read.hasKubernetes) sink.skipped.push({ source, line: block.start, reason: 'Terraform without Kubernetes resources or a karpenter helm_release, not read' });
+}
+
+const EXTENSION: Record<TextBlock['kind'], string> = { yaml: 'yaml', json: 'json', log: 'log', other: 'txt', hcl: 'tf', text: 'txt' };
 
 /** The command line's typing of its output; an empty type still lets fragments that name their kind get its apiVersion. */
 function typeOf(block: TextBlock): OutputType {

@@ -13,8 +13,11 @@ import { isHeaderlessRow } from '../get-table.js';
 import { parseCommand, type Command } from './command.js';
 import { resourceType } from '../../kubectl-resources.js';
 
-/** `other`: tables, describe output, kubectl's messages; `text`: anything else inside a fence (shell, heredocs). */
-export type BlockKind = 'yaml' | 'json' | 'log' | 'other' | 'text';
+/**
+ * `other`: tables, describe output, kubectl's messages; `hcl`: a fence of Terraform; `text`: anything else inside a
+ * fence (shell, heredocs).
+ */
+export type BlockKind = 'yaml' | 'json' | 'log' | 'other' | 'hcl' | 'text';
 
 export interface TextBlock {
   kind: BlockKind;
@@ -68,7 +71,10 @@ export function splitText(text: string): SplitText {
     if (fence) {
       const close = closingFence(lines, i + 1, fence[1]!);
       const inner = lines.slice(i + 1, close);
-      splitRuns(inner, i + 2, fence[2]!.toLowerCase(), command, out, true);
+      const lang = fence[2]!.toLowerCase();
+      // Terraform is one block: its heredocs and `yamlencode({…})` hold YAML-like lines that are not documents.
+      if (isTerraform(lang, inner)) out.blocks.push({ kind: 'hcl', start: i + 2, lines: inner, lang });
+      else splitRuns(inner, i + 2, lang, command, out, true);
       command = undefined;
       i = close + 1;
       continue;
@@ -217,6 +223,7 @@ function continues(run: { kind: BlockKind; depth: number }, line: string, previo
         (previous !== undefined && completesRecord(previous, line) !== null)
       );
     case 'json':
+    case 'hcl':
       return false;
     case 'other':
       return kind !== 'log' && kind !== 'json' && !FENCE.test(line);
@@ -385,6 +392,15 @@ function expandLeadingTabs(line: string): string {
 /** A reply that quotes an earlier comment (`> apiVersion: v1`): the quoted text is read as if it were not quoted. */
 function unquote(line: string): string {
   return /^ {0,3}>/.test(line) && !/^ {0,3}>\s*(kubectl|kubecolor|oc|k)\s/.test(line) ? line.replace(/^ {0,3}(?:> ?)+/, '') : line;
+}
+
+/** A top-level Terraform block opens the fence (`resource "kubectl_manifest" "x" {`, `module "eks" {`, `locals {`). */
+const HCL_BLOCK_START = /^(?:resource|data|module|locals|provider|variable|output|terraform)(?:\s+"[^"]*"){0,2}\s*\{\s*(?:#.*)?$/;
+
+function isTerraform(lang: string, lines: string[]): boolean {
+  if (/^(tf|hcl|terraform|terragrunt)$/.test(lang)) return true;
+  const first = lines.find((l) => !BLANK.test(l) && !/^\s*(#|\/\/)/.test(l));
+  return first !== undefined && HCL_BLOCK_START.test(first.trim());
 }
 
 function closingFence(lines: string[], from: number, marker: string): number {
