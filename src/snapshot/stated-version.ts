@@ -10,6 +10,8 @@ import { formatVersion, parseVersion } from '../kube/version.js';
 import type { StatedVersion } from '../loaders/types.js';
 import type { ControllerInfo } from './controller-info.js';
 
+const STRENGTH: ReadonlyArray<StatedVersion['how']> = ['helm list', 'helm command', 'template', 'variable'];
+
 interface Statement {
   version: string;
   /** How the report cites it: `eksctl ClusterConfig harbor-test karpenter.version (c.yaml:14)`. */
@@ -33,9 +35,9 @@ export function useStatedVersion(
       const where = p ? ` (${p.source}${p.line ? `:${p.line}` : ''})` : '';
       return [{ version, evidence: `eksctl ClusterConfig ${displayName(c)} karpenter.version${where}`, source: 'eksctl', at: { object: c, path: '/karpenter/version' } }];
     }),
-    ...stated.map(
-      (s): Statement => ({ version: s.version, evidence: `stated in the ticket: "${s.text}" (${s.source}:${s.line})`, source: 'ticket', fileAt: `${s.source}:${s.line}` }),
-    ),
+    ...[...stated]
+      .sort((a, b) => STRENGTH.indexOf(a.how) - STRENGTH.indexOf(b.how))
+      .map((s): Statement => ({ version: s.version, evidence: `stated in the ticket: "${s.text}" (${s.source}:${s.line})`, source: 'ticket', fileAt: `${s.source}:${s.line}` })),
   ].filter((s) => parseVersion(s.version) && /^\d+\.\d+\.\d+/.test(s.version));
   const [first] = statements;
   if (!first) return;
@@ -49,7 +51,7 @@ export function useStatedVersion(
   }
   const used = formatVersion(info.version!);
   const others = statements.filter((s) => formatVersion(parseVersion(s.version)!) !== used);
-  for (const s of others.slice(0, 3)) notes.push(`the input also states Karpenter ${s.version} (${s.evidence}); the version used is ${used} (${info.versionEvidence})`);
+  for (const s of others.slice(0, 3)) notes.push(`the input also states Karpenter ${s.version} (${s.evidence.replace(/^stated in the ticket: /, '')}); ${used} is used`);
   if (others.length > 3) notes.push(`${others.length - 3} more statement(s) of another Karpenter version not listed`);
   if (notes.length) info.note = [info.note, ...notes].filter(Boolean).join('; ');
 }

@@ -10,6 +10,7 @@ import { kindKey, namespaceListing, type OutputType } from '../objects.js';
 import { CLUSTER_KINDS } from './columns.js';
 import { parse as parseYaml } from 'yaml';
 import type { KubeObject } from '../../kube/types.js';
+import type { StatedVersion } from '../types.js';
 import { readAll, type Reader, type ReadSink } from './reader.js';
 import { readTerraform } from './terraform.js';
 import { looksLikeObjects, startsLikeJson } from './sniffs.js';
@@ -67,7 +68,7 @@ export const ticketText: Reader = {
       // `kubectl logs POD` above the records names their pod, unless a line's own prefix (stern, kubetail) does.
       const pod = block.command?.pod;
       if (pod) for (const record of sink.logs.slice(logsBefore)) record.pod ??= { ...pod };
-      if (!reader) sink.skipped.push({ source: file.displayPath, line: block.start, reason: `${looksLike(block)}, not read` });
+      if (!reader) sink.skipped.push({ source: file.displayPath, line: block.start, reason: `${looksLike(block)}, ${notRead(block, stated)}` });
     }
     dropQuotedTwins(sink.logs, logsBeforeFile);
     if (prose.length) {
@@ -77,6 +78,13 @@ export const ticketText: Reader = {
     return 'loaded';
   },
 };
+
+/** A block whose only use is the Karpenter version it states (`helm list`, `export KARPENTER_VERSION=…`) says so. */
+function notRead(block: TextBlock, stated: StatedVersion[]): string {
+  const end = block.start + block.lines.length - 1;
+  const own = stated.filter((s) => s.line >= block.start && s.line <= end).map((s) => s.version);
+  return own.length ? `read only for the Karpenter version it states (${[...new Set(own)].join(', ')})` : 'not read';
+}
 
 /**
  * A record quoted without its time in a sentence or a title ("…throwing below error: ERROR controller.provisioning …")

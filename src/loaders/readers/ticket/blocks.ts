@@ -146,7 +146,7 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
       if (run.kind === 'log' && run.depth > 0 && cutRecord(line)) run.depth = 0;
       continue;
     }
-    const kind = lineKind(line, fenced);
+    const kind = fenced && /^\s*#/.test(line) && commentsYaml(lines, i) ? 'yaml' : lineKind(line, fenced);
     if (run) flush();
     if (kind === null) {
       prose ??= { from: i, to: i };
@@ -239,6 +239,12 @@ function continuesAfterBlank(lines: string[], i: number, kind: BlockKind): boole
   if (kind === 'log') return next !== undefined && traceLine(next) === 'strong';
   if (kind !== 'other') return false;
   return next !== undefined && (DESCRIBE_FIELD.test(next) || /^\s+\S/.test(next));
+}
+
+/** `# nodepool.yaml (trimmed)` above YAML in a code block is a comment of that YAML, not a shell line. */
+function commentsYaml(lines: string[], i: number): boolean {
+  const next = lines.slice(i + 1).find((l) => !BLANK.test(l) && !/^\s*#/.test(l));
+  return next !== undefined && lineKind(next, true) === 'yaml';
 }
 
 /** What a line opens: null for prose. */

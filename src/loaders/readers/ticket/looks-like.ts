@@ -18,6 +18,7 @@ export function looksLike(block: TextBlock): string {
   }
   if (/^(LAST SEEN|FIRSTSEEN|NAMESPACE\s+LAST SEEN)\s/.test(first)) return 'a kubectl get table of events';
   if (cmd && cmd.verb !== 'get' && cmd.verb !== 'describe' && /^[A-Z]/.test(first)) return `kubectl ${cmd.verb} output`;
+  if (/\bREVISION\s+UPDATED\s+STATUS\s+CHART\b/.test(first)) return 'helm list output';
   if (/^(NAMESPACE\s+)?NAME\s{2,}/.test(first)) {
     const what = kind ? plural(kind) : tableKindByColumns(first);
     return `a kubectl get table${what ? ` of ${what}` : ''}`;
@@ -27,10 +28,19 @@ export function looksLike(block: TextBlock): string {
   if (isKubectlNoise(first)) return `kubectl's message${cmd ? ` to \`${cmd.text}\`` : ''}: ${clip(first)}`;
   if (lines.every((l) => /^\s*(Normal|Warning)\s{2,}[A-Z]\w+\s{2,}\S+/.test(l)))
     return 'rows of a kubectl describe Events table without the object they belong to';
+  const server = kubectlVersion(lines);
+  if (server !== undefined) return `kubectl version output${server ? ` (Kubernetes server ${server})` : ''}: no rule reads the Kubernetes version`;
   if (block.kind === 'yaml') return 'YAML that is not a Kubernetes object';
   if (block.kind === 'log') return 'log lines that are not Karpenter controller records';
   if (lines.every((l) => /^\s*(\$|#|>|%|❯|PS )|^\s*(kubectl|helm|aws|eksctl|k) /.test(l))) return 'shell commands';
   return block.lang ? `a ${block.lang} code block` : 'text that is neither objects nor logs';
+}
+
+/** `Client Version: v1.32.2` / `Server Version: v1.32.1-eks-…` (or the older `version.Info{… GitVersion:"v1.27.4" …}`). */
+function kubectlVersion(lines: string[]): string | undefined {
+  if (!lines.length || !lines.every((l) => /^\s*(Client|Kustomize|Server) Version:\s*\S/.test(l) || /^\s*WARNING: version difference/.test(l))) return undefined;
+  const server = lines.find((l) => /^\s*Server Version:/.test(l)) ?? '';
+  return /GitVersion:"([^"]+)"/.exec(server)?.[1] ?? /Server Version:\s*(v?\d\S*)/.exec(server)?.[1] ?? '';
 }
 
 /** Columns that only one kind's table has. */

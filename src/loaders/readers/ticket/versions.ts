@@ -28,26 +28,27 @@ const MAX_TEXT = 80;
 
 export function statedVersions(lines: string[], source: string): StatedVersion[] {
   const out: StatedVersion[] = [];
-  const add = (version: string, i: number, text: string) => {
+  const add = (version: string, i: number, text: string, how: StatedVersion['how']) => {
     if (version === PLACEHOLDER) return;
     const t = text.trim();
-    out.push({ version, source, line: i + 1, text: t.length > MAX_TEXT ? `${t.slice(0, MAX_TEXT - 1)}…` : t });
+    out.push({ version, source, line: i + 1, text: t.length > MAX_TEXT ? `${t.slice(0, MAX_TEXT - 1)}…` : t, how });
   };
   for (let i = 0; i < lines.length; i++) {
     const line = unquote(lines[i]!);
     const template = TEMPLATE_LINE.exec(line);
     if (template && (template[1] || template[2])) {
-      add(template[3]!, i, line);
+      add(template[3]!, i, line.replace(/^(?:[-*+]|\d+\.)\s+/, ''), 'template');
       continue;
     }
     const env = ENV_LINE.exec(line);
     if (env) {
-      add(env[1]!, i, line);
+      add(env[1]!, i, line.replace(/^[$#%]\s*/, ''), 'variable');
       continue;
     }
     const row = HELM_LIST_ROW.exec(` ${line} `);
     if (row) {
-      add(row[1]!, i, line.replace(/\s{2,}/g, '  '));
+      // From the STATUS column on: `deployed karpenter-1.0.9 1.0.9` is what the row says about the chart.
+      add(row[1]!, i, `helm list: ${` ${line} `.slice(row.index + 1).trim().replace(/\s+/g, ' ')}`, 'helm list');
       continue;
     }
     if (!HELM_INSTALL.test(line)) continue;
@@ -55,7 +56,7 @@ export function statedVersions(lines: string[], source: string): StatedVersion[]
     let command = line;
     for (let j = i; /\\\s*$/.test(unquote(lines[j]!)) && j + 1 < lines.length; j++) command = `${command.replace(/\\\s*$/, ' ')}${unquote(lines[j + 1]!)}`;
     const version = HELM_VERSION.exec(command);
-    if (version && KARPENTER_CHART.test(command)) add(version[1]!, i, command.replace(/\s+/g, ' '));
+    if (version && KARPENTER_CHART.test(command)) add(version[1]!, i, command.replace(/\s+/g, ' '), 'helm command');
   }
   return out;
 }
