@@ -110,6 +110,24 @@ const CASES: Case[] = [
     findings: [],
   },
   {
+    file: 'values-without-command.md',
+    // Karpenter's own keys (settings.clusterName, settings.interruptionQueue) make a bare values block the chart's
+    // values; the ticket's symptom is the finding's cause.
+    objects: ['NodePool workers @22', 'HelmValues values at line 6 @6'],
+    skipped: ['1 prose (3 paragraphs), not objects or logs'],
+    findings: ['spot-without-interruption-queue HelmValues values at line 6'],
+  },
+  {
+    file: 'blueprints-addons-module.md',
+    objects: [],
+    skipped: [
+      '4 Terraform without Kubernetes resources or a karpenter helm_release, read only for the Karpenter version it states (0.37.0)',
+      '1 prose (2 paragraphs), not objects or logs',
+    ],
+    version: '0.37.0 from ticket: stated in the ticket: "chart_version = "0.37.0"" (blueprints-addons-module.md:15)',
+    findings: [],
+  },
+  {
     file: 'markdown-list-and-quote.md',
     // A quoted reply, a numbered list item's indented fence, a comment above the YAML and `...` inside it.
     objects: ['NodePool gpu @9'],
@@ -139,6 +157,12 @@ describe('fragments pasted in tickets: read as a person reads them', () => {
     expect(r.report.snapshot.karpenterVersion).toBe('1.0.8');
     expect(r.snapshot.controller.versionEvidence).toMatch(/^stated in the ticket: "Chart Version: 1\.0\.8" \(.*template-versions\.md:33\)$/);
     expect(r.snapshot.controller.versionFileAt).toBe(`${fragment('template-versions.md')}:33`);
+  });
+
+  it('values pasted in a ticket are cited at their own lines', async () => {
+    const r = await scan([fragment('values-without-command.md')], { now: NOW });
+    const evidence = r.findings[0]!.evidence.map((e) => `${e.path ?? ''} @${e.source.slice(e.source.lastIndexOf(':') + 1)}`);
+    expect(evidence).toEqual(['/spec/template/spec/requirements/0 @34', '/values/settings/interruptionQueue @8', '/values/settings/featureGates @9']);
   });
 
   it('--karpenter-version wins over what the ticket states, which is then noted', async () => {

@@ -61,6 +61,8 @@ export interface ValuesFacts {
   /** Has `settings.clusterName` / `settings.interruptionQueue` (at the top or one level down): Karpenter-shaped. */
   karpenterLike: boolean;
   error?: { line: number; reason: string };
+  /** Where each value is (pointer under `/values` → [line, column]), when the file is not YAML as a whole (a ticket). */
+  fields?: Record<string, [number, number]>;
 }
 
 /** A file under a chart's `templates/`: what it says about the chart it belongs to. */
@@ -237,7 +239,10 @@ function helmValuesObject(v: ValuesFacts, chart: ChartFacts | undefined, depende
       : {}),
     values: v.values,
   };
-  return { object, provenance: { source: v.source, line: v.line, pointerBase: HELM_VALUES_BASE, ...(v.fsPath ? { fsPath: v.fsPath } : {}) } };
+  return {
+    object,
+    provenance: { source: v.source, line: v.line, pointerBase: HELM_VALUES_BASE, ...(v.fsPath ? { fsPath: v.fsPath } : {}), ...(v.fields ? { fields: v.fields } : {}) },
+  };
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

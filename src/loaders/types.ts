@@ -68,10 +68,11 @@ export interface StatedVersion {
   /** The words that state it, clipped: `Chart Version: 1.1.1`. */
   text: string;
   /**
-   * What states it, strongest first: a `helm list` row shows what is deployed, a helm command what was run, the
-   * issue template what the reporter believes, `KARPENTER_VERSION` what a script meant to install.
+   * What states it, strongest first: a `helm list` row shows what is deployed, a helm command what was run, a
+   * Terraform module's `chart_version` what is applied, the issue template what the reporter believes,
+   * `KARPENTER_VERSION` what a script meant to install.
    */
-  how: 'helm list' | 'helm command' | 'template' | 'variable';
+  how: 'helm list' | 'helm command' | 'terraform' | 'template' | 'variable';
 }
 
 export interface LoadOptions {

@@ -10,7 +10,7 @@ import { formatVersion, parseVersion } from '../kube/version.js';
 import type { StatedVersion } from '../loaders/types.js';
 import type { ControllerInfo } from './controller-info.js';
 
-const STRENGTH: ReadonlyArray<StatedVersion['how']> = ['helm list', 'helm command', 'template', 'variable'];
+const STRENGTH: ReadonlyArray<StatedVersion['how']> = ['helm list', 'helm command', 'terraform', 'template', 'variable'];
 
 interface Statement {
   version: string;

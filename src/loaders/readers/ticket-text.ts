@@ -18,6 +18,7 @@ import { splitText, type TextBlock } from './ticket/blocks.js';
 import { parseCommand } from './ticket/command.js';
 import { helmInstallCommand } from './ticket/helm-command.js';
 import { looksLike } from './ticket/looks-like.js';
+import { valueFields } from './ticket/value-fields.js';
 import { statedVersions } from './ticket/versions.js';
 
 /** Tickets are read whole; a file this big is a dump or a log, whatever it contains. */
@@ -58,7 +59,7 @@ export const ticketText: Reader = {
         continue;
       }
       if (block.kind === 'hcl') {
-        terraformBlock(block, file.displayPath, sink);
+        terraformBlock(block, file.displayPath, sink, stated);
         continue;
       }
       const into: ReadSink = { ...sink, defaults: typeOf(block) };
@@ -122,15 +123,18 @@ function noneFound(block: TextBlock, sink: ReadSink): boolean {
 
 /**
  * `helm get values karpenter` above YAML: the values of a Karpenter release, read as a values file of Karpenter's
- * chart would be (its own directory, so nothing else pairs with the chart it implies).
+ * chart would be (its own directory, so nothing else pairs with the chart it implies). Values pasted without the
+ * command count too when they are Karpenter's own (`settings.clusterName`, `settings.interruptionQueue`): no other
+ * chart has those keys, and in a ticket about Karpenter that is what "our values.yaml" is.
  */
 function helmValues(block: TextBlock, source: string, sink: ReadSink): boolean {
   const release = block.command?.release;
-  if (!release || block.kind !== 'yaml') return false;
+  if (block.kind !== 'yaml' || (!release && (block.command || !block.lines.some((l) => /^settings:\s*$/.test(l))))) return false;
+  if (!release && block.lines.some((l) => /^(apiVersion|kind):/.test(l))) return false;
   const text = '\n'.repeat(block.start - 1) + block.lines.join('\n') + '\n';
   const dir = `${source}#helm-values-${block.start}`;
-  const values = { ...readValuesFile(text, source, `helm get values ${release}`), dir };
-  if (!/karpenter/i.test(release) && !values.karpenterLike) return false;
+  const values = { ...readValuesFile(text, source, release ? `helm get values ${release}` : `values at line ${block.start}`), dir, fields: valueFields(text, '/values') };
+  if (!/karpenter/i.test(release ?? '') && !values.karpenterLike) return false;
   sink.helm.values.push(values);
   sink.helm.charts.push({ dir, source: dir, name: 'karpenter', dependencies: [] });
   return true;
@@ -169,14 +173,15 @@ function fieldExcerpt(block: TextBlock, source: string, sink: ReadSink): boolean
  * Terraform pasted in a ticket (`kubectl_manifest` with a `yaml_body` heredoc or `yamlencode({…})`,
  * `kubernetes_manifest`, the karpenter `helm_release`): read as a `.tf` file would be, at the block's lines.
  */
-function terraformBlock(block: TextBlock, source: string, sink: ReadSink): void {
+function terraformBlock(block: TextBlock, source: string, sink: ReadSink, stated: StatedVersion[]): void {
   const read = readTerraform('\n'.repeat(block.start - 1) + block.lines.join('\n') + '\n', source);
   for (const o of read.objects) {
     sink.objects.push(o);
     sink.listedKinds.add(kindKey(o.object.apiVersion, o.object.kind));
   }
   sink.skipped.push(...read.skipped);
-  if (!read.hasKubernetes) sink.skipped.push({ source, line: block.start, reason: 'Terraform without Kubernetes resources or a karpenter helm_release, not read' });
+  if (!read.hasKubernetes)
+    sink.skipped.push({ source, line: block.start, reason: `Terraform without Kubernetes resources or a karpenter helm_release, ${notRead(block, stated)}` });
 }
 
 const EXTENSION: Record<TextBlock['kind'], string> = { yaml: 'yaml', json: 'json', log: 'log', other: 'txt', hcl: 'tf', text: 'txt' };

@@ -18,6 +18,8 @@ const TEMPLATE_LINE = new RegExp(
 const ENV_LINE = new RegExp(String.raw`^(?:[$#%]\s*)?(?:export\s+)?KARPENTER_VERSION\s*=\s*["']?${SEMVER}["']?\s*;?\s*$`);
 /** A `helm list` row: `karpenter  kube-system  4  2025-… UTC  deployed  karpenter-1.0.6  1.0.6`. */
 const HELM_LIST_ROW = new RegExp(String.raw`\s(?:deployed|failed|superseded|pending-[a-z]+)\s+karpenter-${SEMVER.replace('v?', '')}\s`);
+const KARPENTER_MODULE_BLOCK = /^karpenter(?:_helm_config)?\s*=\s*\{\s*$/;
+const TF_CHART_VERSION = new RegExp(String.raw`^(?:chart_)?version\s*=\s*"${SEMVER}"\s*$`);
 const HELM_INSTALL = /\bhelm(?:\.exe)?\s+(?:upgrade|install|template)\b/;
 /** The controller's chart (`oci://public.ecr.aws/karpenter/karpenter`, `karpenter/karpenter`), not `karpenter-crd`. */
 const KARPENTER_CHART = /(?:^|\s)["']?(?:oci:\/\/[^\s"']*\/)?karpenter\/karpenter["']?(?=\s|$)/;
@@ -30,9 +32,10 @@ export function statedVersions(lines: string[], source: string): StatedVersion[]
   const out: StatedVersion[] = [];
   const add = (version: string, i: number, text: string, how: StatedVersion['how']) => {
     if (version === PLACEHOLDER) return;
-    const t = text.trim();
+    const t = text.trim().replace(/\s+/g, ' ');
     out.push({ version, source, line: i + 1, text: t.length > MAX_TEXT ? `${t.slice(0, MAX_TEXT - 1)}…` : t, how });
   };
+  let karpenterBlock = 0;
   for (let i = 0; i < lines.length; i++) {
     const line = unquote(lines[i]!);
     const template = TEMPLATE_LINE.exec(line);
@@ -43,6 +46,14 @@ export function statedVersions(lines: string[], source: string): StatedVersion[]
     const env = ENV_LINE.exec(line);
     if (env) {
       add(env[1]!, i, line.replace(/^[$#%]\s*/, ''), 'variable');
+      continue;
+    }
+    // eks-blueprints-addons: `karpenter = {` … `chart_version = "0.37.0"` (older: `karpenter_helm_config = {` … `version = …`).
+    if (KARPENTER_MODULE_BLOCK.test(line)) karpenterBlock = 1;
+    else if (karpenterBlock > 0) {
+      const version = TF_CHART_VERSION.exec(line);
+      if (version && karpenterBlock === 1) add(version[1]!, i, line, 'terraform');
+      karpenterBlock += (line.match(/[{[]/g) ?? []).length - (line.match(/[}\]]/g) ?? []).length;
       continue;
     }
     const row = HELM_LIST_ROW.exec(` ${line} `);
