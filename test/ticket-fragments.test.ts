@@ -130,9 +130,26 @@ const CASES: Case[] = [
   {
     file: 'markdown-list-and-quote.md',
     // A quoted reply, a numbered list item's indented fence, a comment above the YAML and `...` inside it.
-    objects: ['NodePool gpu @9'],
+    objects: ['NodePool gpu (partial) @9'],
     skipped: ['1 prose (5 paragraphs), not objects or logs'],
     findings: [],
+  },
+  {
+    file: 'diff-fence.md',
+    // A diff fence is read as the object after the change: the change is the cause the ticket states.
+    objects: ['NodePool storefront @4'],
+    skipped: ['1 prose (1 paragraph), not objects or logs'],
+    findings: ['consolidation-disabled-for-underused-nodes NodePool storefront'],
+  },
+  {
+    file: 'warning-and-json-elision.md',
+    // kubectl's deprecation warning above the YAML is its own line; the YAML below it keeps its command.
+    objects: ['EC2NodeClass legacy @6', 'NodeClaim legacy-q8v2n (partial) @25'],
+    skipped: [
+      "5 kubectl's message to `kubectl get ec2nodeclass legacy -o yaml`: Warning: karpenter.k8s.aws/v1beta1 EC2NodeClass is deprecated, migrate to karpe…, not read",
+      '1 prose (2 paragraphs), not objects or logs',
+    ],
+    findings: ['deprecated-karpenter-api EC2NodeClass legacy'],
   },
 ];
 
@@ -163,6 +180,24 @@ describe('fragments pasted in tickets: read as a person reads them', () => {
     const r = await scan([fragment('values-without-command.md')], { now: NOW });
     const evidence = r.findings[0]!.evidence.map((e) => `${e.path ?? ''} @${e.source.slice(e.source.lastIndexOf(':') + 1)}`);
     expect(evidence).toEqual(['/spec/template/spec/requirements/0 @34', '/values/settings/interruptionQueue @8', '/values/settings/featureGates @9']);
+  });
+
+  it('lines left out with `...` make what was under them unknown, and only that', async () => {
+    const r = await scan([fragment('markdown-list-and-quote.md'), fragment('warning-and-json-elision.md')], { now: NOW });
+    const partial = (name: string) => r.load.objects.find((o) => o.object.metadata.name === name)!;
+    const pool = partial('gpu');
+    expect(pool.provenance.partial).toEqual({
+      from: 'YAML with lines left out (`...`)',
+      known: ['/apiVersion', '/kind', '/metadata', '/spec/template/spec/nodeClassRef', '/spec/template/spec/taints', '/spec/limits'],
+    });
+    // The marker that stood for the left-out lines is gone from what rules read.
+    expect(JSON.stringify(pool.object)).not.toMatch(/karpdoctor/);
+    expect(r.snapshot.isKnown(pool.object, '/spec/limits/cpu')).toBe(true);
+    expect(r.snapshot.isKnown(pool.object, '/spec/template/spec/requirements')).toBe(false);
+    const claim = partial('legacy-q8v2n');
+    expect(claim.object.metadata).toEqual({ name: 'legacy-q8v2n' });
+    expect(claim.provenance.partial?.known).toEqual(['/apiVersion', '/kind', '/metadata/name', '/spec/nodeClassRef', '/status']);
+    expect(r.snapshot.isKnown(claim.object, '/metadata/creationTimestamp')).toBe(false);
   });
 
   it('--karpenter-version wins over what the ticket states, which is then noted', async () => {

@@ -16,6 +16,7 @@ import { readTerraform } from './terraform.js';
 import { looksLikeObjects, startsLikeJson } from './sniffs.js';
 import { splitText, type TextBlock } from './ticket/blocks.js';
 import { parseCommand } from './ticket/command.js';
+import { MARKER as ELISION_MARKER, settleElisions } from './ticket/elisions.js';
 import { helmInstallCommand } from './ticket/helm-command.js';
 import { looksLike } from './ticket/looks-like.js';
 import { valueFields } from './ticket/value-fields.js';
@@ -65,7 +66,9 @@ export const ticketText: Reader = {
       const into: ReadSink = { ...sink, defaults: typeOf(block) };
       const text = '\n'.repeat(block.start - 1) + block.lines.join('\n') + '\n';
       const logsBefore = sink.logs.length;
+      const objectsBefore = sink.objects.length;
       const reader = await readBlock({ name: `block.${EXTENSION[block.kind]}`, text }, into);
+      if (block.lines.some((l) => l.includes(ELISION_MARKER))) settleElisions(sink.objects.slice(objectsBefore), ELIDED_FROM[block.kind === 'json' ? 'json' : 'yaml']);
       // `kubectl logs POD` above the records names their pod, unless a line's own prefix (stern, kubetail) does.
       const pod = block.command?.pod;
       if (pod) for (const record of sink.logs.slice(logsBefore)) record.pod ??= { ...pod };
@@ -183,6 +186,9 @@ function terraformBlock(block: TextBlock, source: string, sink: ReadSink, stated
   if (!read.hasKubernetes)
     sink.skipped.push({ source, line: block.start, reason: `Terraform without Kubernetes resources or a karpenter helm_release, ${notRead(block, stated)}` });
 }
+
+/** What an object read around an elision was read from, for the reasons of rules it leaves not evaluated. */
+const ELIDED_FROM = { yaml: 'YAML with lines left out (`...`)', json: 'JSON with lines left out (`...`)' };
 
 const EXTENSION: Record<TextBlock['kind'], string> = { yaml: 'yaml', json: 'json', log: 'log', other: 'txt', hcl: 'tf', text: 'txt' };
 

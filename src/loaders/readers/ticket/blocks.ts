@@ -12,6 +12,7 @@ import { isNodeViewerLine } from '../node-viewer.js';
 import { isHeaderlessRow } from '../get-table.js';
 import { parseCommand, type Command } from './command.js';
 import { resourceType } from '../../kubectl-resources.js';
+import { markElisions } from './elisions.js';
 
 /**
  * `other`: tables, describe output, kubectl's messages; `hcl`: a fence of Terraform; `text`: anything else inside a
@@ -70,8 +71,8 @@ export function splitText(text: string): SplitText {
     const fence = FENCE.exec(line);
     if (fence) {
       const close = closingFence(lines, i + 1, fence[1]!);
-      const inner = lines.slice(i + 1, close);
       const lang = fence[2]!.toLowerCase();
+      const inner = lang === 'diff' || lang === 'patch' ? afterChange(lines.slice(i + 1, close)) : lines.slice(i + 1, close);
       // Terraform is one block: its heredocs and `yamlencode({…})` hold YAML-like lines that are not documents.
       if (isTerraform(lang, inner)) out.blocks.push({ kind: 'hcl', start: i + 2, lines: inner, lang });
       else splitRuns(inner, i + 2, lang, command, out, true);
@@ -102,14 +103,16 @@ export function splitText(text: string): SplitText {
 function splitRuns(lines: string[], first: number, lang: string, command: Command | undefined, out: SplitText, fenced: boolean): Command | undefined {
   // `inString`: a record hard-wrapped inside a string goes on in that string on the next line.
   // `until`: the line a console record's message runs to, when it went on over several lines.
-  let run: { kind: BlockKind; from: number; to: number; depth: number; inString: boolean; until?: number } | null = null;
+  // `noise`: kubectl's own warnings and errors (`Warning: … is deprecated`), printed above the output they precede.
+  let run: { kind: BlockKind; from: number; to: number; depth: number; inString: boolean; until?: number; noise?: boolean } | null = null;
   const flush = () => {
     if (!run) return;
     const block = cleanBlock(lines.slice(run.from, run.to), first + run.from, run.kind, lang, command);
     // `Key: value` lines between paragraphs are prose that happens to have colons: YAML has nesting or says its kind.
     if (block && !(run.kind === 'yaml' && !fenced && !looksLikeObjectYaml(block.lines))) {
       out.blocks.push(block);
-      command = undefined;
+      // A warning kubectl printed first leaves the command to the output that follows it.
+      if (!run.noise) command = undefined;
     } else if (block) addProse(out, first + run.from, lines.slice(run.from, run.to));
     run = null;
   };
@@ -158,7 +161,7 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
       continue;
     }
     flushProse();
-    run = { kind, from: i, to: i + 1, depth: 0, inString: false };
+    run = { kind, from: i, to: i + 1, depth: 0, inString: false, ...(kind === 'other' && isKubectlNoise(line) ? { noise: true } : {}) };
     if (kind === 'log') run.until = consoleMessageEnd(lines, i);
     if (kind === 'json' || kind === 'log') scanDepth(line, run);
     // A record the paste cut (`…`) never closes its braces; the next line is not inside it.
@@ -198,8 +201,9 @@ function inlineRecords(line: string, lineNo: number, out: SplitText): void {
   }
 }
 
-function continues(run: { kind: BlockKind; depth: number }, line: string, previous: string | undefined): boolean {
+function continues(run: { kind: BlockKind; depth: number; noise?: boolean }, line: string, previous: string | undefined): boolean {
   if (run.depth > 0) return true;
+  if (run.noise) return isKubectlNoise(line);
   const kind = lineKind(line, true);
   switch (run.kind) {
     case 'yaml':
@@ -275,6 +279,7 @@ function jsonKind(line: string): BlockKind {
 }
 
 function cleanBlock(raw: string[], start: number, kind: BlockKind, lang: string, command: Command | undefined): TextBlock | null {
+  const elided = new Set(raw.flatMap((l, i) => (ELISION.test(l) ? [i] : [])));
   let lines = raw.map((l) => (ELISION.test(l) ? '' : l));
   while (lines.length && BLANK.test(lines[lines.length - 1]!)) lines.pop();
   if (!lines.some((l) => !BLANK.test(l))) return null;
@@ -286,6 +291,11 @@ function cleanBlock(raw: string[], start: number, kind: BlockKind, lang: string,
     } catch {
       /* the JSON reader says what is wrong with it */
     }
+  }
+  // Lines left out of an object: marked where they were, so what was read from around them knows it is partial.
+  if (elided.size && (kind === 'yaml' || kind === 'json')) {
+    lines = markElisions(raw.slice(0, Math.max(lines.length, ...[...elided].map((i) => i + 1))), elided, kind);
+    if (kind === 'json') lines = dropDanglingCommas(lines);
   }
   if (kind === 'json' || kind === 'log') lines = unwrapRecords(lines);
   lines = dedent(lines);
@@ -328,6 +338,17 @@ function unwrapRecords(lines: string[]): string[] {
 }
 
 const MAX_WRAPPED_LINES = 200;
+
+/** `"name": "x",` then `...` then `}`: with the elision gone the comma dangles; JSON allows none there. */
+function dropDanglingCommas(lines: string[]): string[] {
+  const out = [...lines];
+  for (let i = 0; i < out.length; i++) {
+    if (!/,\s*$/.test(out[i]!)) continue;
+    const next = out.slice(i + 1).find((l) => !BLANK.test(l));
+    if (next !== undefined && /^\s*[}\]]/.test(next)) out[i] = out[i]!.replace(/,\s*$/, '');
+  }
+  return out;
+}
 
 /** Notifier alerts one after the other (`Kind: Node` … blank line … `Kind: Node` …) are documents of their own. */
 function separateAlerts(lines: string[]): string[] {
@@ -398,6 +419,14 @@ function expandLeadingTabs(line: string): string {
 /** A reply that quotes an earlier comment (`> apiVersion: v1`): the quoted text is read as if it were not quoted. */
 function unquote(line: string): string {
   return /^ {0,3}>/.test(line) && !/^ {0,3}>\s*(kubectl|kubecolor|oc|k)\s/.test(line) ? line.replace(/^ {0,3}(?:> ?)+/, '') : line;
+}
+
+/**
+ * A ```` ```diff ```` fence of a manifest: what the object is after the change. Removed lines become blank (lines keep
+ * their numbers), the marker column goes, and hunk and file headers are dropped.
+ */
+function afterChange(lines: string[]): string[] {
+  return lines.map((l) => (/^(-|@@|\+\+\+ |--- |diff |index )/.test(l) ? '' : /^[+ ]/.test(l) ? l.slice(1) : l));
 }
 
 /** A top-level Terraform block opens the fence (`resource "kubectl_manifest" "x" {`, `module "eks" {`, `locals {`). */
