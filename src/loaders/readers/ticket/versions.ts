@@ -8,11 +8,18 @@ import type { StatedVersion } from '../../types.js';
 
 const SEMVER = String.raw`v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)`;
 const BOLD = String.raw`(?:\*\*|__)?`;
-/** `Chart Version`, `Karpenter Version`, `Karpenter chart version`, `Karpenter Helm chart version`, or `Karpenter` alone. */
-const LABEL = String.raw`(?:karpenter\s+(?:helm\s+)?(?:chart\s+)?version|(?:karpenter\s+)?(?:helm\s+)?chart\s+version|karpenter)`;
-/** The label, its colon inside or outside the bold, then the value (in backticks or quotes, maybe `karpenter-1.0.6`). */
-const TEMPLATE_LINE = new RegExp(
-  String.raw`^(?:[-*+]\s+|\d+\.\s+)?${BOLD}\s*${LABEL}\s*(:?)\s*${BOLD}\s*(:?)\s*[\`"']?(?:karpenter-)?${SEMVER}[\`"']?(?=$|[\s,;()])`,
+/**
+ * `Chart Version`, `Karpenter Version`, `Karpenter chart version`, `Karpenter Helm chart version`, `Karpenter chart`,
+ * or `Karpenter` alone.
+ */
+const LABEL = String.raw`(?:karpenter\s+(?:helm\s+)?(?:chart\s+)?version|(?:karpenter\s+)?(?:helm\s+)?chart\s+version|karpenter(?:\s+(?:helm\s+)?chart)?)`;
+/**
+ * The label where a field starts (a line, a list item, after `**Versions**:` or a comma when the template was pasted
+ * on one line, a table cell), its colon inside or outside the bold (or the cell's `|`), then the value (in backticks
+ * or quotes, maybe `karpenter-1.0.6`).
+ */
+const TEMPLATE_FIELD = new RegExp(
+  String.raw`(?:^|[\s,;(|])${BOLD}\s*${LABEL}\s*([:|]?)\s*${BOLD}\s*([:|]?)\s*[\`"']?(?:karpenter-)?${SEMVER}[\`"']?(?=$|[\s,;()|])`,
   'i',
 );
 const ENV_LINE = new RegExp(String.raw`^(?:[$#%]\s*)?(?:export\s+)?KARPENTER_VERSION\s*=\s*["']?${SEMVER}["']?\s*;?\s*$`);
@@ -38,7 +45,7 @@ export function statedVersions(lines: string[], source: string): StatedVersion[]
   let karpenterBlock = 0;
   for (let i = 0; i < lines.length; i++) {
     const line = unquote(lines[i]!);
-    const template = TEMPLATE_LINE.exec(line);
+    const template = TEMPLATE_FIELD.exec(line);
     if (template && (template[1] || template[2])) {
       add(template[3]!, i, line.replace(/^(?:[-*+]|\d+\.)\s+/, ''), 'template');
       continue;
