@@ -83,6 +83,13 @@ const CASES: Case[] = [
     findings: ['disruption-budget-blocks-all NodePool batch'],
   },
   {
+    file: 'terraform-unfenced.md',
+    // Terraform pasted without a fence runs to its closing brace; the heredoc's YAML is the Provisioner.
+    objects: ['Provisioner default @7'],
+    skipped: ['1 prose (3 paragraphs), not objects or logs'],
+    findings: ['deprecated-karpenter-api Provisioner default'],
+  },
+  {
     file: 'helm-install-set.md',
     objects: ['HelmValues helm upgrade karpenter @4'],
     skipped: ['1 prose (2 paragraphs), not objects or logs'],

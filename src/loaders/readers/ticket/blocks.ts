@@ -132,6 +132,15 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
     }
     // `helm get values` heads its YAML with this line: part of the output, not prose between command and output.
     if (!run && /^(USER-SUPPLIED|COMPUTED) VALUES:\s*$/.test(line)) continue;
+    // Terraform pasted without a fence: the block runs to its closing brace.
+    const hclEnd = !fenced && HCL_BLOCK_START.test(line.trim()) ? terraformEnd(lines, i) : -1;
+    if (hclEnd >= 0) {
+      flush();
+      flushProse();
+      out.blocks.push({ kind: 'hcl', start: first + i, lines: lines.slice(i, hclEnd + 1), lang });
+      i = hclEnd;
+      continue;
+    }
     if (BLANK.test(line)) {
       if (run && run.kind !== 'yaml' && run.depth <= 0 && !continuesAfterBlank(lines, i, run.kind)) flush();
       if (prose) flushProse();
@@ -431,6 +440,26 @@ function afterChange(lines: string[]): string[] {
 
 /** A top-level Terraform block opens the fence (`resource "kubectl_manifest" "x" {`, `module "eks" {`, `locals {`). */
 const HCL_BLOCK_START = /^(?:resource|data|module|locals|provider|variable|output|terraform)(?:\s+"[^"]*"){0,2}\s*\{\s*(?:#.*)?$/;
+
+/** The line that closes the Terraform block opened at `from` (braces outside strings and heredocs), or -1. */
+function terraformEnd(lines: string[], from: number): number {
+  let depth = 0;
+  let heredoc: string | undefined;
+  for (let i = from; i < lines.length && i < from + MAX_TERRAFORM_LINES; i++) {
+    const line = lines[i]!;
+    if (heredoc !== undefined) {
+      if (line.trim() === heredoc) heredoc = undefined;
+      continue;
+    }
+    heredoc = /<<-?([A-Za-z_]\w*)\s*$/.exec(line)?.[1];
+    const code = line.replace(/"(?:[^"\\]|\\.)*"/g, '""').replace(/\s(#|\/\/).*$/, '');
+    depth += (code.match(/[{[(]/g) ?? []).length - (code.match(/[}\])]/g) ?? []).length;
+    if (depth <= 0 && heredoc === undefined) return i;
+  }
+  return -1;
+}
+
+const MAX_TERRAFORM_LINES = 2000;
 
 function isTerraform(lang: string, lines: string[]): boolean {
   if (/^(tf|hcl|terraform|terragrunt)$/.test(lang)) return true;

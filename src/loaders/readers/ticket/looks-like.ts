@@ -17,6 +17,8 @@ export function looksLike(block: TextBlock): string {
     return `kubectl describe output of ${describedKind ? `${describedKind} ` : ''}${name}`;
   }
   if (/^(LAST SEEN|FIRSTSEEN|NAMESPACE\s+LAST SEEN)\s/.test(first)) return 'a kubectl get table of events';
+  const server = kubectlVersion(lines);
+  if (server !== undefined) return `kubectl version output${server ? ` (Kubernetes server ${server})` : ''}: no rule reads the Kubernetes version`;
   if (cmd && cmd.verb !== 'get' && cmd.verb !== 'describe' && /^[A-Z]/.test(first)) return `kubectl ${cmd.verb} output`;
   if (/\bREVISION\s+UPDATED\s+STATUS\s+CHART\b/.test(first)) return 'helm list output';
   if (/^(NAMESPACE\s+)?NAME\s{2,}/.test(first)) {
@@ -28,8 +30,6 @@ export function looksLike(block: TextBlock): string {
   if (isKubectlNoise(first)) return `kubectl's message${cmd ? ` to \`${cmd.text}\`` : ''}: ${clip(first)}`;
   if (lines.every((l) => /^\s*(Normal|Warning)\s{2,}[A-Z]\w+\s{2,}\S+/.test(l)))
     return 'rows of a kubectl describe Events table without the object they belong to';
-  const server = kubectlVersion(lines);
-  if (server !== undefined) return `kubectl version output${server ? ` (Kubernetes server ${server})` : ''}: no rule reads the Kubernetes version`;
   if (block.kind === 'yaml') return 'YAML that is not a Kubernetes object';
   if (block.kind === 'log') return 'log lines that are not Karpenter controller records';
   if (lines.every((l) => /^\s*(\$|#|>|%|❯|PS )|^\s*(kubectl|helm|aws|eksctl|k) /.test(l))) return 'shell commands';
