@@ -142,6 +142,13 @@ const CASES: Case[] = [
     findings: [],
   },
   {
+    file: 'json-managed-fields-and-list.md',
+    // `-o json` with managedFields, and a `kind: List` of two kinds from `get nodepool,ec2nodeclass`.
+    objects: ['NodeClaim general-x8kpd @5', 'NodePool general @62', 'EC2NodeClass general @75'],
+    skipped: ['1 prose (1 paragraph), not objects or logs'],
+    findings: ['nodeclaim-not-registered NodePool general'],
+  },
+  {
     file: 'diff-fence.md',
     // A diff fence is read as the object after the change: the change is the cause the ticket states.
     objects: ['NodePool storefront @4'],
