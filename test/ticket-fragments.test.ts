@@ -176,7 +176,9 @@ describe('fragments pasted in tickets: read as a person reads them', () => {
     );
     expect(r.load.skipped.map((s) => `${s.source === own ? '' : `${s.source}:`}${s.line ?? '-'} ${s.reason}`)).toEqual(c.skipped);
     const ctl = r.snapshot.controller;
-    const version = ctl.version ? `${ctl.version.join('.')} from ${ctl.versionSource}: ${ctl.versionEvidence?.split(`${FIXTURES}tickets/fragments/`).join('')}` : undefined;
+    const version = ctl.version
+      ? `${ctl.version.join('.')} from ${ctl.versionSource}: ${ctl.versionEvidence?.split(`${FIXTURES}tickets/fragments/`).join('')}`
+      : undefined;
     expect(version?.replace(/fixtures\/tickets\/fragments\//g, '')).toEqual(c.version);
     if (c.note) expect(ctl.note).toMatch(c.note);
     else expect(ctl.note).toBeUndefined();

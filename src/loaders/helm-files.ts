@@ -241,7 +241,13 @@ function helmValuesObject(v: ValuesFacts, chart: ChartFacts | undefined, depende
   };
   return {
     object,
-    provenance: { source: v.source, line: v.line, pointerBase: HELM_VALUES_BASE, ...(v.fsPath ? { fsPath: v.fsPath } : {}), ...(v.fields ? { fields: v.fields } : {}) },
+    provenance: {
+      source: v.source,
+      line: v.line,
+      pointerBase: HELM_VALUES_BASE,
+      ...(v.fsPath ? { fsPath: v.fsPath } : {}),
+      ...(v.fields ? { fields: v.fields } : {}),
+    },
   };
 }
 

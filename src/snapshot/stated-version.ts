@@ -33,11 +33,23 @@ export function useStatedVersion(
       if (!version || !parseVersion(version)) return [];
       const p = provenanceOf(c);
       const where = p ? ` (${p.source}${p.line ? `:${p.line}` : ''})` : '';
-      return [{ version, evidence: `eksctl ClusterConfig ${displayName(c)} karpenter.version${where}`, source: 'eksctl', at: { object: c, path: '/karpenter/version' } }];
+      return [
+        {
+          version,
+          evidence: `eksctl ClusterConfig ${displayName(c)} karpenter.version${where}`,
+          source: 'eksctl',
+          at: { object: c, path: '/karpenter/version' },
+        },
+      ];
     }),
     ...[...stated]
       .sort((a, b) => STRENGTH.indexOf(a.how) - STRENGTH.indexOf(b.how))
-      .map((s): Statement => ({ version: s.version, evidence: `stated in the ticket: "${s.text}" (${s.source}:${s.line})`, source: 'ticket', fileAt: `${s.source}:${s.line}` })),
+      .map((s): Statement => ({
+        version: s.version,
+        evidence: `stated in the ticket: "${s.text}" (${s.source}:${s.line})`,
+        source: 'ticket',
+        fileAt: `${s.source}:${s.line}`,
+      })),
   ].filter((s) => parseVersion(s.version) && /^\d+\.\d+\.\d+/.test(s.version));
   const [first] = statements;
   if (!first) return;
@@ -51,7 +63,8 @@ export function useStatedVersion(
   }
   const used = formatVersion(info.version!);
   const others = statements.filter((s) => formatVersion(parseVersion(s.version)!) !== used);
-  for (const s of others.slice(0, 3)) notes.push(`the input also states Karpenter ${s.version} (${s.evidence.replace(/^stated in the ticket: /, '')}); ${used} is used`);
+  for (const s of others.slice(0, 3))
+    notes.push(`the input also states Karpenter ${s.version} (${s.evidence.replace(/^stated in the ticket: /, '')}); ${used} is used`);
   if (others.length > 3) notes.push(`${others.length - 3} more statement(s) of another Karpenter version not listed`);
   if (notes.length) info.note = [info.note, ...notes].filter(Boolean).join('; ');
 }

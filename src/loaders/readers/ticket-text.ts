@@ -68,7 +68,8 @@ export const ticketText: Reader = {
       const logsBefore = sink.logs.length;
       const objectsBefore = sink.objects.length;
       const reader = await readBlock({ name: `block.${EXTENSION[block.kind]}`, text }, into);
-      if (block.lines.some((l) => l.includes(ELISION_MARKER))) settleElisions(sink.objects.slice(objectsBefore), ELIDED_FROM[block.kind === 'json' ? 'json' : 'yaml']);
+      if (block.lines.some((l) => l.includes(ELISION_MARKER)))
+        settleElisions(sink.objects.slice(objectsBefore), ELIDED_FROM[block.kind === 'json' ? 'json' : 'yaml']);
       // `kubectl logs POD` above the records names their pod, unless a line's own prefix (stern, kubetail) does.
       const pod = block.command?.pod;
       if (pod) for (const record of sink.logs.slice(logsBefore)) record.pod ??= { ...pod };
@@ -136,7 +137,11 @@ function helmValues(block: TextBlock, source: string, sink: ReadSink): boolean {
   if (!release && block.lines.some((l) => /^(apiVersion|kind):/.test(l))) return false;
   const text = '\n'.repeat(block.start - 1) + block.lines.join('\n') + '\n';
   const dir = `${source}#helm-values-${block.start}`;
-  const values = { ...readValuesFile(text, source, release ? `helm get values ${release}` : `values at line ${block.start}`), dir, fields: valueFields(text, '/values') };
+  const values = {
+    ...readValuesFile(text, source, release ? `helm get values ${release}` : `values at line ${block.start}`),
+    dir,
+    fields: valueFields(text, '/values'),
+  };
   if (!/karpenter/i.test(release ?? '') && !values.karpenterLike) return false;
   sink.helm.values.push(values);
   sink.helm.charts.push({ dir, source: dir, name: 'karpenter', dependencies: [] });

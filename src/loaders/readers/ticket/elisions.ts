@@ -107,7 +107,8 @@ function strip(v: Json): void {
   if (Array.isArray(v)) {
     for (let i = v.length - 1; i >= 0; i--) {
       if (v[i] === MARKER || onlyMarker(v[i])) v.splice(i, 1);
-      else if (typeof v[i] === 'string' && (v[i] as string).includes(MARKER)) v[i] = (v[i] as string).replace(new RegExp(`[^\\n]*${MARKER}[^\\n]*\\n?`, 'g'), '');
+      else if (typeof v[i] === 'string' && (v[i] as string).includes(MARKER))
+        v[i] = (v[i] as string).replace(new RegExp(`[^\\n]*${MARKER}[^\\n]*\\n?`, 'g'), '');
       else if (v[i] && typeof v[i] === 'object') strip(v[i] as Json);
     }
     return;

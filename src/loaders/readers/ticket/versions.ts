@@ -66,7 +66,15 @@ export function statedVersions(lines: string[], source: string): StatedVersion[]
     const row = HELM_LIST_ROW.exec(` ${line} `);
     if (row) {
       // From the STATUS column on: `deployed karpenter-1.0.9 1.0.9` is what the row says about the chart.
-      add(row[1]!, i, `helm list: ${` ${line} `.slice(row.index + 1).trim().replace(/\s+/g, ' ')}`, 'helm list');
+      add(
+        row[1]!,
+        i,
+        `helm list: ${` ${line} `
+          .slice(row.index + 1)
+          .trim()
+          .replace(/\s+/g, ' ')}`,
+        'helm list',
+      );
       continue;
     }
     if (!HELM_INSTALL.test(line)) continue;
@@ -81,5 +89,8 @@ export function statedVersions(lines: string[], source: string): StatedVersion[]
 
 /** A quoted reply (`> - Chart Version: 1.1.1`) states the same; list markers and indentation say nothing. */
 function unquote(line: string): string {
-  return line.replace(/\r$/, '').replace(/^\s*(?:>\s?)*/, '').trim();
+  return line
+    .replace(/\r$/, '')
+    .replace(/^\s*(?:>\s?)*/, '')
+    .trim();
 }
