@@ -125,6 +125,13 @@ const CASES: Case[] = [
     findings: ['spot-without-interruption-queue HelmValues values at line 6'],
   },
   {
+    file: 'helm-values-elided.md',
+    // `...` under `settings:` may have held the interruption queue: the rule is not evaluated, never a false warning.
+    objects: ['NodePool batch @17', 'HelmValues helm get values karpenter @6'],
+    skipped: ['1 prose (1 paragraph), not objects or logs'],
+    findings: [],
+  },
+  {
     file: 'blueprints-addons-module.md',
     objects: [],
     skipped: [
@@ -214,6 +221,14 @@ describe('fragments pasted in tickets: read as a person reads them', () => {
     expect(claim.object.metadata).toEqual({ name: 'legacy-q8v2n' });
     expect(claim.provenance.partial?.known).toEqual(['/apiVersion', '/kind', '/metadata/name', '/spec/nodeClassRef', '/status']);
     expect(r.snapshot.isKnown(claim.object, '/metadata/creationTimestamp')).toBe(false);
+  });
+
+  it('settings cut from pasted Helm values are unknown: the rule that reads them says so and where', async () => {
+    const r = await scan([fragment('helm-values-elided.md')], { now: NOW });
+    expect(r.run.notEvaluatedFor.map((n) => `${n.ruleId}: ${n.reason}`)).toEqual([
+      `spot-without-interruption-queue: not evaluated for HelmValues helm get values karpenter: values.settings is not shown: lines were left out there (\`...\`) (at ${fragment('helm-values-elided.md')}:8)`,
+    ]);
+    expect(JSON.stringify(r.load.objects.map((o) => o.object))).not.toMatch(/karpdoctor_left_out/);
   });
 
   it('--karpenter-version wins over what the ticket states, which is then noted', async () => {

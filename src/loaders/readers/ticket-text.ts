@@ -16,7 +16,7 @@ import { readTerraform } from './terraform.js';
 import { looksLikeObjects, startsLikeJson } from './sniffs.js';
 import { splitText, type TextBlock } from './ticket/blocks.js';
 import { parseCommand } from './ticket/command.js';
-import { MARKER as ELISION_MARKER, settleElisions } from './ticket/elisions.js';
+import { elidedPointers, MARKER as ELISION_MARKER, settleElisions, withoutMarkers } from './ticket/elisions.js';
 import { helmInstallCommand } from './ticket/helm-command.js';
 import { looksLike } from './ticket/looks-like.js';
 import { valueFields } from './ticket/value-fields.js';
@@ -135,12 +135,19 @@ function helmValues(block: TextBlock, source: string, sink: ReadSink): boolean {
   const release = block.command?.release;
   if (block.kind !== 'yaml' || (!release && (block.command || !block.lines.some((l) => /^settings:\s*$/.test(l))))) return false;
   if (!release && block.lines.some((l) => /^(apiVersion|kind):/.test(l))) return false;
-  const text = '\n'.repeat(block.start - 1) + block.lines.join('\n') + '\n';
+  const text = '\n'.repeat(block.start - 1) + withoutMarkers(block.lines).join('\n') + '\n';
+  const elisionLines = block.lines.flatMap((l, i) => (l.includes(ELISION_MARKER) ? [i] : []));
   const dir = `${source}#helm-values-${block.start}`;
   const values = {
     ...readValuesFile(text, source, release ? `helm get values ${release}` : `values at line ${block.start}`),
     dir,
     fields: valueFields(text, '/values'),
+    unknown: elidedPointers(block.lines, '/values').map((pointer, i) => ({
+      pointer,
+      expression: '...',
+      reason: 'is not shown: lines were left out there (`...`)',
+      line: block.start + (elisionLines[i] ?? 0),
+    })),
   };
   if (!/karpenter/i.test(release ?? '') && !values.karpenterLike) return false;
   sink.helm.values.push(values);
@@ -157,7 +164,7 @@ function fieldExcerpt(block: TextBlock, source: string, sink: ReadSink): boolean
   if (!extract || (block.kind !== 'yaml' && block.kind !== 'json')) return false;
   let value: unknown;
   try {
-    value = parseYaml(block.lines.join('\n'), { uniqueKeys: true, maxAliasCount: 100 });
+    value = parseYaml(withoutMarkers(block.lines).join('\n'), { uniqueKeys: true, maxAliasCount: 100 });
   } catch {
     return false;
   }

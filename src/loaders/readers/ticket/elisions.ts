@@ -4,6 +4,7 @@
  * shown around it stay known). The elision becomes a marker entry of the collection it sits in, so the readers parse
  * the block as they would without it, and the marker says afterwards which collection lost lines.
  */
+import { parse as parseYaml } from 'yaml';
 import type { LoadedObject } from '../../../kube/types.js';
 
 export const MARKER = '__karpdoctor_left_out__';
@@ -62,6 +63,38 @@ function jsonMarker(lines: string[], i: number, elided: ReadonlySet<number>): st
   const lead = before !== undefined && !/[,{[]\s*$/.test(before) ? ',' : '';
   const trail = after !== undefined && !/^\s*[}\]]/.test(after) ? ',' : '';
   return `${lead}${open === '{' ? `"${MARKER}": true` : `"${MARKER}"`}${trail}`;
+}
+
+/**
+ * The collections of a values block that lines were left out of (`settings:` then `...`), as pointers under `base`:
+ * what they held is unknown, so no rule judges a setting there as unset.
+ */
+export function elidedPointers(lines: string[], base: string): string[] {
+  if (!lines.some((l) => l.includes(MARKER))) return [];
+  let value: unknown;
+  try {
+    value = parseYaml(lines.join('\n'), { maxAliasCount: 100 });
+  } catch {
+    return [base];
+  }
+  const out: string[] = [];
+  const walk = (v: unknown, at: string): void => {
+    if (onlyMarker(v) || (typeof v === 'string' && v.includes(MARKER))) out.push(at);
+    else if (Array.isArray(v)) {
+      if (v.includes(MARKER)) out.push(at);
+      else v.forEach((x, i) => walk(x, `${at}/${i}`));
+    } else if (v && typeof v === 'object') {
+      if (MARKER in v) out.push(at);
+      else for (const [k, x] of Object.entries(v)) walk(x, `${at}/${escape(k)}`);
+    }
+  };
+  walk(value, base);
+  return out;
+}
+
+/** The block as text for readers that take values rather than objects (Helm values, a yq excerpt): elisions blank. */
+export function withoutMarkers(lines: string[]): string[] {
+  return lines.map((l) => (l.includes(MARKER) ? '' : l));
 }
 
 /**
