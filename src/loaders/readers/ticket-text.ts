@@ -18,7 +18,7 @@ import { splitText, type TextBlock } from './ticket/blocks.js';
 import { parseCommand } from './ticket/command.js';
 import { elidedPointers, MARKER as ELISION_MARKER, settleElisions, withoutMarkers } from './ticket/elisions.js';
 import { helmInstallCommand } from './ticket/helm-command.js';
-import { looksLike } from './ticket/looks-like.js';
+import { HELM_LIST, looksLike } from './ticket/looks-like.js';
 import { valueFields } from './ticket/value-fields.js';
 import { statedVersions } from './ticket/versions.js';
 
@@ -54,6 +54,11 @@ export const ticketText: Reader = {
     for (const block of blocks) {
       if (noneFound(block, sink) || helmValues(block, file.displayPath, sink)) continue;
       if (fieldExcerpt(block, file.displayPath, sink)) continue;
+      // `helm list` is a table, but not kubectl's: only the chart version it shows is of use (ticket/versions.ts).
+      if (block.kind === 'other' && looksLike(block) === HELM_LIST) {
+        sink.skipped.push({ source: file.displayPath, line: block.start, reason: `${HELM_LIST}, ${notRead(block, stated)}` });
+        continue;
+      }
       const release = block.kind === 'text' || block.kind === 'other' ? helmInstallCommand(block.lines, block.start, file.displayPath) : undefined;
       if (release) {
         sink.objects.push(release);

@@ -6,6 +6,8 @@ import { resourceType } from '../../kubectl-resources.js';
 import { clip, isKubectlNoise } from '../../text-lines.js';
 import type { TextBlock } from './blocks.js';
 
+export const HELM_LIST = 'helm list output';
+
 export function looksLike(block: TextBlock): string {
   const lines = block.lines.filter((l) => l.trim() !== '');
   const first = lines[0]?.trim() ?? '';
@@ -20,7 +22,7 @@ export function looksLike(block: TextBlock): string {
   const server = kubectlVersion(lines);
   if (server !== undefined) return `kubectl version output${server ? ` (Kubernetes server ${server})` : ''}: no rule reads the Kubernetes version`;
   if (cmd && cmd.verb !== 'get' && cmd.verb !== 'describe' && /^[A-Z]/.test(first)) return `kubectl ${cmd.verb} output`;
-  if (/\bREVISION\s+UPDATED\s+STATUS\s+CHART\b/.test(first)) return 'helm list output';
+  if (/\bREVISION\s+UPDATED\s+STATUS\s+CHART\b/.test(first)) return HELM_LIST;
   if (/^(NAMESPACE\s+)?NAME\s{2,}/.test(first)) {
     const what = kind ? plural(kind) : tableKindByColumns(first);
     return `a kubectl get table${what ? ` of ${what}` : ''}`;
