@@ -109,6 +109,8 @@ describe('a describe section pasted without its header', () => {
     expect(f.evidence.map((e) => `${e.path} ${e.source}`)).toEqual([
       `/status/conditions/2 ${CONDITIONS_ONLY}:19`,
       `/status/conditions/1 ${CONDITIONS_ONLY}:13`,
+      // The 15m timeout is v1's; the version the ticket's template states is cited for it.
+      `null ${CONDITIONS_ONLY}:40`,
     ]);
     expect(f.fix).toContain('aws ec2 get-console-output --instance-id i-04d2c6e8a0b1f3579');
   });

@@ -63,5 +63,6 @@ export function unknownReason(r: RestsOnUnknown, snapshot: Snapshot): string {
   const subject = `${s.kind} ${s.namespace ? `${s.namespace}/` : ''}${s.name}`;
   const holder = `${r.object.kind} ${r.object.metadata.namespace ? `${r.object.metadata.namespace}/` : ''}${displayName(r.object)}`;
   const whose = holder === subject ? field : `it depends on ${holder}, whose ${field}`;
+  if (r.unknown.reason) return `not evaluated for ${subject}: ${whose} ${r.unknown.reason}${where ? ` (${where.trim()})` : ''}`;
   return `not evaluated for ${subject}: ${whose} is computed when applied (${r.unknown.expression}${where}), not known from the files`;
 }

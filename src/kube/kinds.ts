@@ -33,6 +33,8 @@ export const KIND = {
   HelmRelease: 'helm.toolkit.fluxcd.io/HelmRelease',
   OCIRepository: 'source.toolkit.fluxcd.io/OCIRepository',
   ArgoApplication: 'argoproj.io/Application',
+  // eksctl's cluster file: its `karpenter.version` says which release eksctl installs.
+  EksctlClusterConfig: 'eksctl.io/ClusterConfig',
   CustomResourceDefinition: 'apiextensions.k8s.io/CustomResourceDefinition',
 } as const;
 

@@ -60,6 +60,8 @@ export interface UnknownValue {
   /** The expression as written (`var.cluster_name`, `"${local.name}-gpu"`). */
   expression: string;
   line: number;
+  /** Why it is unknown when it is not computed at apply time: `is not shown: lines were left out there (\`...\`)`. */
+  reason?: string;
 }
 
 /** A Kubernetes object as decoded from JSON/YAML, after load-time compaction. */

@@ -8,7 +8,7 @@
  */
 import { posix } from 'node:path';
 import { LineCounter, isMap, isPair, isScalar, isSeq, parseDocument, type YAMLMap } from 'yaml';
-import type { LoadedObject, SkippedInput } from '../kube/types.js';
+import type { LoadedObject, SkippedInput, UnknownValue } from '../kube/types.js';
 
 export const CHART_FILE = /^Chart\.ya?ml$/;
 /** `values.yaml`, `values-prod.yaml`, and the names repositories give Karpenter's values outside a chart (`karpenter-values.yaml`). */
@@ -61,6 +61,10 @@ export interface ValuesFacts {
   /** Has `settings.clusterName` / `settings.interruptionQueue` (at the top or one level down): Karpenter-shaped. */
   karpenterLike: boolean;
   error?: { line: number; reason: string };
+  /** Where each value is (pointer under `/values` → [line, column]), when the file is not YAML as a whole (a ticket). */
+  fields?: Record<string, [number, number]>;
+  /** Values the file does not show (a ticket's `...` where lines were left out). */
+  unknown?: UnknownValue[];
 }
 
 /** A file under a chart's `templates/`: what it says about the chart it belongs to. */
@@ -237,7 +241,17 @@ function helmValuesObject(v: ValuesFacts, chart: ChartFacts | undefined, depende
       : {}),
     values: v.values,
   };
-  return { object, provenance: { source: v.source, line: v.line, pointerBase: HELM_VALUES_BASE, ...(v.fsPath ? { fsPath: v.fsPath } : {}) } };
+  return {
+    object,
+    provenance: {
+      source: v.source,
+      line: v.line,
+      pointerBase: HELM_VALUES_BASE,
+      ...(v.fsPath ? { fsPath: v.fsPath } : {}),
+      ...(v.fields ? { fields: v.fields } : {}),
+      ...(v.unknown?.length ? { unknown: v.unknown } : {}),
+    },
+  };
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

@@ -47,10 +47,32 @@ export interface LoadResult {
   denied?: Map<string, string>;
   /** When a `karpdoctor collect` bundle was written (its manifest's collectedAt). */
   collectedAt?: string;
+  /** Karpenter versions a text states in words (an issue template's "Chart Version: 1.1.1"), in input order. */
+  statedVersions?: StatedVersion[];
   /** Re-reads a file parsed whole and returns the start line of each of its objects, in load order. */
   locate?: (fsPath: string, source: string) => number[];
   /** Re-reads a (manifest-sized) file and returns the line of one field of the object read at `provenance`. */
   locateField?: (provenance: Provenance, pointer: string) => FieldPosition | undefined;
+}
+
+/**
+ * A Karpenter version a ticket states rather than shows: the issue template's `Chart Version:` line, the
+ * `helm upgrade --install karpenter … --version X` that was run, `export KARPENTER_VERSION=X`. Weaker than what
+ * runs (an image tag), so used only when nothing in the input shows the version.
+ */
+export interface StatedVersion {
+  /** `1.1.1`, as stated, without a leading `v`. */
+  version: string;
+  source: string;
+  line: number;
+  /** The words that state it, clipped: `Chart Version: 1.1.1`. */
+  text: string;
+  /**
+   * What states it, strongest first: a `helm list` row shows what is deployed, a helm command what was run, a
+   * Terraform module's `chart_version` what is applied, the issue template what the reporter believes,
+   * `KARPENTER_VERSION` what a script meant to install.
+   */
+  how: 'helm list' | 'helm command' | 'terraform' | 'template' | 'variable';
 }
 
 export interface LoadOptions {
@@ -93,6 +115,7 @@ export interface PartialLoad {
   /** Inputs a `karpdoctor collect` manifest records as denied (input, reason). */
   denied?: Array<[string, string]>;
   collectedAt?: string;
+  statedVersions?: StatedVersion[];
   /** A Chart.yaml or values file: what becomes of it is decided once every file is in (joinHelmFiles). */
   helm?: HelmFiles;
 }

@@ -34,9 +34,9 @@ export interface ControllerInfo {
   label?: string;
   /** Set when the facts come from Helm values. */
   helm?: HelmControllerFacts;
-  /** Detected version (AWS provider / chart version), or the --karpenter-version fallback. */
+  /** Detected version (AWS provider / chart version), or the --karpenter-version fallback, else a stated one (stated-version.ts). */
   version?: Version;
-  versionSource?: 'image' | 'helm-label' | 'chart' | 'flag';
+  versionSource?: 'image' | 'helm-label' | 'chart' | 'flag' | 'eksctl' | 'ticket';
   /** The version is core Karpenter's (`--karpenter-version core:X.Y.Z`), not a provider release to map. */
   versionIsCore?: boolean;
   /** Where the version was read, e.g. `image public.ecr.aws/karpenter/controller:1.2.1`. */

@@ -22,6 +22,8 @@ export function describeShaped(lines: readonly string[]): boolean {
   if (lines.some((l) => YAML_TOP.test(l))) return false;
   const keyed = lines.filter((l) => ANY_KEY.test(l));
   if (keyed.length < 3) return false;
+  // `kubectl version` prints title-cased keys padded into a column too; it describes no object.
+  if (keyed.every((l) => /^\s*(Client|Kustomize|Server) Version:/.test(l))) return false;
   const titled = keyed.filter((l) => TITLE_KEY.test(l));
   if (titled.length * 2 < keyed.length) return false;
   // A key of several words, a value padded into describe's column, or one of its tables (`Type  Status  …` over a rule).

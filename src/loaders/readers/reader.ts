@@ -4,7 +4,7 @@
  * into the sink: objects and log records with their provenance, and a reason for everything it could not use.
  */
 import type { LogRecord } from '../../kube/types.js';
-import type { InputFile, LoadOptions } from '../types.js';
+import type { InputFile, LoadOptions, StatedVersion } from '../types.js';
 import type { HelmFiles } from '../helm-files.js';
 import type { ObjectSink } from '../objects.js';
 import type { TextSink } from '../text-lines.js';
@@ -49,6 +49,8 @@ export interface ReadSink extends ObjectSink, TextSink {
   /** Inputs a `karpdoctor collect` manifest records as denied (input → reason). */
   denied?: Map<string, string>;
   collectedAt?: string;
+  /** Karpenter versions a ticket states in words (ticket/versions.ts). */
+  statedVersions?: StatedVersion[];
   /** Chart.yaml and values files, joined once every file is in. */
   helm: HelmFiles;
 }

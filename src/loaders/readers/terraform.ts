@@ -240,14 +240,14 @@ function member(obj: HclValue, name: string): HclValue | undefined {
 }
 
 /** Helm's `--set` key: dots separate, `\\.` is a dot inside a key (`eks\\.amazonaws\\.com/role-arn`). */
-function helmKeys(name: string): string[] {
+export function helmKeys(name: string): string[] {
   return name
     .replace(/\\\\?\./g, '\u0000')
     .split('.')
     .map((k) => k.replace(/\u0000/g, '.'));
 }
 
-function setIn(target: Record<string, unknown>, keys: string[], value: unknown): void {
+export function setIn(target: Record<string, unknown>, keys: string[], value: unknown): void {
   let cur = target;
   for (const k of keys.slice(0, -1)) {
     if (!isRecord(cur[k])) cur[k] = {};

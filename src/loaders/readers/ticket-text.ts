@@ -8,11 +8,19 @@ import { readValuesFile } from '../helm-files.js';
 import { podFromLogPath } from '../logs.js';
 import { kindKey, namespaceListing, type OutputType } from '../objects.js';
 import { CLUSTER_KINDS } from './columns.js';
+import { parse as parseYaml } from 'yaml';
+import type { KubeObject } from '../../kube/types.js';
+import type { StatedVersion } from '../types.js';
 import { readAll, type Reader, type ReadSink } from './reader.js';
+import { readTerraform } from './terraform.js';
 import { looksLikeObjects, startsLikeJson } from './sniffs.js';
 import { splitText, type TextBlock } from './ticket/blocks.js';
 import { parseCommand } from './ticket/command.js';
-import { looksLike } from './ticket/looks-like.js';
+import { elidedPointers, MARKER as ELISION_MARKER, settleElisions, withoutMarkers } from './ticket/elisions.js';
+import { helmInstallCommand } from './ticket/helm-command.js';
+import { HELM_LIST, looksLike } from './ticket/looks-like.js';
+import { valueFields } from './ticket/value-fields.js';
+import { statedVersions } from './ticket/versions.js';
 
 /** Tickets are read whole; a file this big is a dump or a log, whatever it contains. */
 const MAX_TICKET_BYTES = 16 << 20;
@@ -38,18 +46,39 @@ export const ticketText: Reader = {
     return splitText(cut).prose.length > 0 ? 1 : 0;
   },
   read: async ({ file, chunks, readBlock }, sink) => {
-    const { blocks, prose } = splitText(await readAll(chunks));
+    const text = await readAll(chunks);
+    const { blocks, prose } = splitText(text);
+    const stated = statedVersions(text.split('\n'), file.displayPath);
+    if (stated.length) (sink.statedVersions ??= []).push(...stated);
     const logsBeforeFile = sink.logs.length;
     for (const block of blocks) {
       if (noneFound(block, sink) || helmValues(block, file.displayPath, sink)) continue;
+      if (fieldExcerpt(block, file.displayPath, sink)) continue;
+      // `helm list` is a table, but not kubectl's: only the chart version it shows is of use (ticket/versions.ts).
+      if (block.kind === 'other' && looksLike(block) === HELM_LIST) {
+        sink.skipped.push({ source: file.displayPath, line: block.start, reason: `${HELM_LIST}, ${notRead(block, stated)}` });
+        continue;
+      }
+      const release = block.kind === 'text' || block.kind === 'other' ? helmInstallCommand(block.lines, block.start, file.displayPath) : undefined;
+      if (release) {
+        sink.objects.push(release);
+        continue;
+      }
+      if (block.kind === 'hcl') {
+        terraformBlock(block, file.displayPath, sink, stated);
+        continue;
+      }
       const into: ReadSink = { ...sink, defaults: typeOf(block) };
       const text = '\n'.repeat(block.start - 1) + block.lines.join('\n') + '\n';
       const logsBefore = sink.logs.length;
+      const objectsBefore = sink.objects.length;
       const reader = await readBlock({ name: `block.${EXTENSION[block.kind]}`, text }, into);
+      if (block.lines.some((l) => l.includes(ELISION_MARKER)))
+        settleElisions(sink.objects.slice(objectsBefore), ELIDED_FROM[block.kind === 'json' ? 'json' : 'yaml']);
       // `kubectl logs POD` above the records names their pod, unless a line's own prefix (stern, kubetail) does.
       const pod = block.command?.pod;
       if (pod) for (const record of sink.logs.slice(logsBefore)) record.pod ??= { ...pod };
-      if (!reader) sink.skipped.push({ source: file.displayPath, line: block.start, reason: `${looksLike(block)}, not read` });
+      if (!reader) sink.skipped.push({ source: file.displayPath, line: block.start, reason: `${looksLike(block)}, ${notRead(block, stated)}` });
     }
     dropQuotedTwins(sink.logs, logsBeforeFile);
     if (prose.length) {
@@ -59,6 +88,13 @@ export const ticketText: Reader = {
     return 'loaded';
   },
 };
+
+/** A block whose only use is the Karpenter version it states (`helm list`, `export KARPENTER_VERSION=…`) says so. */
+function notRead(block: TextBlock, stated: StatedVersion[]): string {
+  const end = block.start + block.lines.length - 1;
+  const own = stated.filter((s) => s.line >= block.start && s.line <= end).map((s) => s.version);
+  return own.length ? `read only for the Karpenter version it states (${[...new Set(own)].join(', ')})` : 'not read';
+}
 
 /**
  * A record quoted without its time in a sentence or a title ("…throwing below error: ERROR controller.provisioning …")
@@ -96,21 +132,82 @@ function noneFound(block: TextBlock, sink: ReadSink): boolean {
 
 /**
  * `helm get values karpenter` above YAML: the values of a Karpenter release, read as a values file of Karpenter's
- * chart would be (its own directory, so nothing else pairs with the chart it implies).
+ * chart would be (its own directory, so nothing else pairs with the chart it implies). Values pasted without the
+ * command count too when they are Karpenter's own (`settings.clusterName`, `settings.interruptionQueue`): no other
+ * chart has those keys, and in a ticket about Karpenter that is what "our values.yaml" is.
  */
 function helmValues(block: TextBlock, source: string, sink: ReadSink): boolean {
   const release = block.command?.release;
-  if (!release || block.kind !== 'yaml') return false;
-  const text = '\n'.repeat(block.start - 1) + block.lines.join('\n') + '\n';
+  if (block.kind !== 'yaml' || (!release && (block.command || !block.lines.some((l) => /^settings:\s*$/.test(l))))) return false;
+  if (!release && block.lines.some((l) => /^(apiVersion|kind):/.test(l))) return false;
+  const text = '\n'.repeat(block.start - 1) + withoutMarkers(block.lines).join('\n') + '\n';
+  const elisionLines = block.lines.flatMap((l, i) => (l.includes(ELISION_MARKER) ? [i] : []));
   const dir = `${source}#helm-values-${block.start}`;
-  const values = { ...readValuesFile(text, source, `helm get values ${release}`), dir };
-  if (!/karpenter/i.test(release) && !values.karpenterLike) return false;
+  const values = {
+    ...readValuesFile(text, source, release ? `helm get values ${release}` : `values at line ${block.start}`),
+    dir,
+    fields: valueFields(text, '/values'),
+    unknown: elidedPointers(block.lines, '/values').map((pointer, i) => ({
+      pointer,
+      expression: '...',
+      reason: 'is not shown: lines were left out there (`...`)',
+      line: block.start + (elisionLines[i] ?? 0),
+    })),
+  };
+  if (!/karpenter/i.test(release ?? '') && !values.karpenterLike) return false;
   sink.helm.values.push(values);
   sink.helm.charts.push({ dir, source: dir, name: 'karpenter', dependencies: [] });
   return true;
 }
 
-const EXTENSION: Record<TextBlock['kind'], string> = { yaml: 'yaml', json: 'json', log: 'log', other: 'txt', text: 'txt' };
+/**
+ * `kubectl get nodepool general -o yaml | yq '.spec.disruption'` above YAML: that field of NodePool general, so the
+ * object is read with only that field (and its name) known; every other field is unknown, not absent.
+ */
+function fieldExcerpt(block: TextBlock, source: string, sink: ReadSink): boolean {
+  const extract = block.command?.extract;
+  if (!extract || (block.kind !== 'yaml' && block.kind !== 'json')) return false;
+  let value: unknown;
+  try {
+    value = parseYaml(withoutMarkers(block.lines).join('\n'), { uniqueKeys: true, maxAliasCount: 100 });
+  } catch {
+    return false;
+  }
+  if (value === null || value === undefined) return false;
+  const { kind, apiVersion, name, namespace } = extract.typed;
+  if (!kind || !apiVersion || !name) return false;
+  const object: Record<string, unknown> = { apiVersion, kind, metadata: { name, ...(namespace ? { namespace } : {}) } };
+  let at = object;
+  for (const k of extract.keys.slice(0, -1)) at = (at[k] = {}) as Record<string, unknown>;
+  at[extract.keys[extract.keys.length - 1]!] = value;
+  const known = ['/metadata/name', `/${extract.keys.join('/')}`];
+  sink.objects.push({
+    object: object as unknown as KubeObject,
+    provenance: { source, line: block.start, partial: { from: `an excerpt piped through ${extract.via}`, known } },
+  });
+  sink.listedKinds.add(kindKey(apiVersion, kind));
+  return true;
+}
+
+/**
+ * Terraform pasted in a ticket (`kubectl_manifest` with a `yaml_body` heredoc or `yamlencode({…})`,
+ * `kubernetes_manifest`, the karpenter `helm_release`): read as a `.tf` file would be, at the block's lines.
+ */
+function terraformBlock(block: TextBlock, source: string, sink: ReadSink, stated: StatedVersion[]): void {
+  const read = readTerraform('\n'.repeat(block.start - 1) + block.lines.join('\n') + '\n', source);
+  for (const o of read.objects) {
+    sink.objects.push(o);
+    sink.listedKinds.add(kindKey(o.object.apiVersion, o.object.kind));
+  }
+  sink.skipped.push(...read.skipped);
+  if (!read.hasKubernetes)
+    sink.skipped.push({ source, line: block.start, reason: `Terraform without Kubernetes resources or a karpenter helm_release, ${notRead(block, stated)}` });
+}
+
+/** What an object read around an elision was read from, for the reasons of rules it leaves not evaluated. */
+const ELIDED_FROM = { yaml: 'YAML with lines left out (`...`)', json: 'JSON with lines left out (`...`)' };
+
+const EXTENSION: Record<TextBlock['kind'], string> = { yaml: 'yaml', json: 'json', log: 'log', other: 'txt', hcl: 'tf', text: 'txt' };
 
 /** The command line's typing of its output; an empty type still lets fragments that name their kind get its apiVersion. */
 function typeOf(block: TextBlock): OutputType {

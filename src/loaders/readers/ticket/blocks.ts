@@ -13,9 +13,13 @@ import { isHeaderlessRow } from '../get-table.js';
 import { describeShaped } from '../describe-section.js';
 import { parseCommand, type Command } from './command.js';
 import { resourceType } from '../../kubectl-resources.js';
+import { markElisions } from './elisions.js';
 
-/** `other`: tables, describe output, kubectl's messages; `text`: anything else inside a fence (shell, heredocs). */
-export type BlockKind = 'yaml' | 'json' | 'log' | 'other' | 'text';
+/**
+ * `other`: tables, describe output, kubectl's messages; `hcl`: a fence of Terraform; `text`: anything else inside a
+ * fence (shell, heredocs).
+ */
+export type BlockKind = 'yaml' | 'json' | 'log' | 'other' | 'hcl' | 'text';
 
 export interface TextBlock {
   kind: BlockKind;
@@ -70,8 +74,11 @@ export function splitText(text: string): SplitText {
     const fence = FENCE.exec(line);
     if (fence) {
       const close = closingFence(lines, i + 1, fence[1]!);
-      const inner = lines.slice(i + 1, close);
-      splitRuns(inner, i + 2, fence[2]!.toLowerCase(), command, out, true);
+      const lang = fence[2]!.toLowerCase();
+      const inner = lang === 'diff' || lang === 'patch' ? afterChange(lines.slice(i + 1, close)) : lines.slice(i + 1, close);
+      // Terraform is one block: its heredocs and `yamlencode({…})` hold YAML-like lines that are not documents.
+      if (isTerraform(lang, inner)) out.blocks.push({ kind: 'hcl', start: i + 2, lines: inner, lang });
+      else splitRuns(inner, i + 2, lang, command, out, true);
       command = undefined;
       i = close + 1;
       continue;
@@ -99,7 +106,8 @@ export function splitText(text: string): SplitText {
 function splitRuns(lines: string[], first: number, lang: string, command: Command | undefined, out: SplitText, fenced: boolean): Command | undefined {
   // `inString`: a record hard-wrapped inside a string goes on in that string on the next line.
   // `until`: the line a console record's message runs to, when it went on over several lines.
-  let run: { kind: BlockKind; from: number; to: number; depth: number; inString: boolean; until?: number; titled?: boolean } | null = null;
+  // `noise`: kubectl's own warnings and errors (`Warning: … is deprecated`), printed above the output they precede.
+  let run: { kind: BlockKind; from: number; to: number; depth: number; inString: boolean; until?: number; titled?: boolean; noise?: boolean } | null = null;
   const flush = () => {
     if (!run) return;
     const block = cleanBlock(lines.slice(run.from, run.to), first + run.from, run.kind, lang, command);
@@ -108,7 +116,8 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
     // `Key: value` lines between paragraphs are prose that happens to have colons: YAML has nesting or says its kind.
     if (block && !(run.kind === 'yaml' && !fenced && !looksLikeObjectYaml(block.lines))) {
       out.blocks.push(block);
-      command = undefined;
+      // A warning kubectl printed first leaves the command to the output that follows it.
+      if (!run.noise) command = undefined;
     } else if (block) addProse(out, first + run.from, lines.slice(run.from, run.to));
     run = null;
   };
@@ -128,6 +137,15 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
     }
     // `helm get values` heads its YAML with this line: part of the output, not prose between command and output.
     if (!run && /^(USER-SUPPLIED|COMPUTED) VALUES:\s*$/.test(line)) continue;
+    // Terraform pasted without a fence: the block runs to its closing brace.
+    const hclEnd = !fenced && HCL_BLOCK_START.test(line.trim()) ? terraformEnd(lines, i) : -1;
+    if (hclEnd >= 0) {
+      flush();
+      flushProse();
+      out.blocks.push({ kind: 'hcl', start: first + i, lines: lines.slice(i, hclEnd + 1), lang });
+      i = hclEnd;
+      continue;
+    }
     if (BLANK.test(line)) {
       if (run && run.kind !== 'yaml' && run.depth <= 0 && !continuesAfterBlank(lines, i, run.kind)) flush();
       if (prose) flushProse();
@@ -147,7 +165,7 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
       if (run.kind === 'log' && run.depth > 0 && cutRecord(line)) run.depth = 0;
       continue;
     }
-    const kind = lineKind(line, fenced);
+    const kind = fenced && /^\s*#/.test(line) && commentsYaml(lines, i) ? 'yaml' : lineKind(line, fenced);
     if (run) flush();
     if (kind === null) {
       prose ??= { from: i, to: i };
@@ -159,7 +177,15 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
       continue;
     }
     flushProse();
-    run = { kind, from: i, to: i + 1, depth: 0, inString: false, titled: DESCRIBE_SECTION.test(line) };
+    run = {
+      kind,
+      from: i,
+      to: i + 1,
+      depth: 0,
+      inString: false,
+      titled: DESCRIBE_SECTION.test(line),
+      ...(kind === 'other' && isKubectlNoise(line) ? { noise: true } : {}),
+    };
     if (kind === 'log') run.until = consoleMessageEnd(lines, i);
     if (kind === 'json' || kind === 'log') scanDepth(line, run);
     // A record the paste cut (`…`) never closes its braces; the next line is not inside it.
@@ -199,8 +225,9 @@ function inlineRecords(line: string, lineNo: number, out: SplitText): void {
   }
 }
 
-function continues(run: { kind: BlockKind; depth: number; titled?: boolean }, line: string, previous: string | undefined): boolean {
+function continues(run: { kind: BlockKind; depth: number; titled?: boolean; noise?: boolean }, line: string, previous: string | undefined): boolean {
   if (run.depth > 0) return true;
+  if (run.noise) return isKubectlNoise(line);
   const kind = lineKind(line, true);
   switch (run.kind) {
     case 'yaml':
@@ -227,6 +254,7 @@ function continues(run: { kind: BlockKind; depth: number; titled?: boolean }, li
         (previous !== undefined && completesRecord(previous, line) !== null)
       );
     case 'json':
+    case 'hcl':
       return false;
     case 'other':
       return kind !== 'log' && kind !== 'json' && !FENCE.test(line);
@@ -242,6 +270,12 @@ function continuesAfterBlank(lines: string[], i: number, kind: BlockKind): boole
   if (kind === 'log') return next !== undefined && traceLine(next) === 'strong';
   if (kind !== 'other') return false;
   return next !== undefined && (DESCRIBE_FIELD.test(next) || /^\s+\S/.test(next));
+}
+
+/** `# nodepool.yaml (trimmed)` above YAML in a code block is a comment of that YAML, not a shell line. */
+function commentsYaml(lines: string[], i: number): boolean {
+  const next = lines.slice(i + 1).find((l) => !BLANK.test(l) && !/^\s*#/.test(l));
+  return next !== undefined && lineKind(next, true) === 'yaml';
 }
 
 /** What a line opens: null for prose. */
@@ -272,6 +306,7 @@ function jsonKind(line: string): BlockKind {
 }
 
 function cleanBlock(raw: string[], start: number, kind: BlockKind, lang: string, command: Command | undefined): TextBlock | null {
+  const elided = new Set(raw.flatMap((l, i) => (ELISION.test(l) ? [i] : [])));
   let lines = raw.map((l) => (ELISION.test(l) ? '' : l));
   while (lines.length && BLANK.test(lines[lines.length - 1]!)) lines.pop();
   if (!lines.some((l) => !BLANK.test(l))) return null;
@@ -283,6 +318,11 @@ function cleanBlock(raw: string[], start: number, kind: BlockKind, lang: string,
     } catch {
       /* the JSON reader says what is wrong with it */
     }
+  }
+  // Lines left out of an object: marked where they were, so what was read from around them knows it is partial.
+  if (elided.size && (kind === 'yaml' || kind === 'json')) {
+    lines = markElisions(raw.slice(0, Math.max(lines.length, ...[...elided].map((i) => i + 1))), elided, kind);
+    if (kind === 'json') lines = dropDanglingCommas(lines);
   }
   if (kind === 'json' || kind === 'log') lines = unwrapRecords(lines);
   lines = dedent(lines);
@@ -325,6 +365,17 @@ function unwrapRecords(lines: string[]): string[] {
 }
 
 const MAX_WRAPPED_LINES = 200;
+
+/** `"name": "x",` then `...` then `}`: with the elision gone the comma dangles; JSON allows none there. */
+function dropDanglingCommas(lines: string[]): string[] {
+  const out = [...lines];
+  for (let i = 0; i < out.length; i++) {
+    if (!/,\s*$/.test(out[i]!)) continue;
+    const next = out.slice(i + 1).find((l) => !BLANK.test(l));
+    if (next !== undefined && /^\s*[}\]]/.test(next)) out[i] = out[i]!.replace(/,\s*$/, '');
+  }
+  return out;
+}
 
 /** Notifier alerts one after the other (`Kind: Node` … blank line … `Kind: Node` …) are documents of their own. */
 function separateAlerts(lines: string[]): string[] {
@@ -395,6 +446,43 @@ function expandLeadingTabs(line: string): string {
 /** A reply that quotes an earlier comment (`> apiVersion: v1`): the quoted text is read as if it were not quoted. */
 function unquote(line: string): string {
   return /^ {0,3}>/.test(line) && !/^ {0,3}>\s*(kubectl|kubecolor|oc|k)\s/.test(line) ? line.replace(/^ {0,3}(?:> ?)+/, '') : line;
+}
+
+/**
+ * A ```` ```diff ```` fence of a manifest: what the object is after the change. Removed lines become blank (lines keep
+ * their numbers), the marker column goes, and hunk and file headers are dropped.
+ */
+function afterChange(lines: string[]): string[] {
+  return lines.map((l) => (/^(-|@@|\+\+\+ |--- |diff |index )/.test(l) ? '' : /^[+ ]/.test(l) ? l.slice(1) : l));
+}
+
+/** A top-level Terraform block opens the fence (`resource "kubectl_manifest" "x" {`, `module "eks" {`, `locals {`). */
+const HCL_BLOCK_START = /^(?:resource|data|module|locals|provider|variable|output|terraform)(?:\s+"[^"]*"){0,2}\s*\{\s*(?:#.*)?$/;
+
+/** The line that closes the Terraform block opened at `from` (braces outside strings and heredocs), or -1. */
+function terraformEnd(lines: string[], from: number): number {
+  let depth = 0;
+  let heredoc: string | undefined;
+  for (let i = from; i < lines.length && i < from + MAX_TERRAFORM_LINES; i++) {
+    const line = lines[i]!;
+    if (heredoc !== undefined) {
+      if (line.trim() === heredoc) heredoc = undefined;
+      continue;
+    }
+    heredoc = /<<-?([A-Za-z_]\w*)\s*$/.exec(line)?.[1];
+    const code = line.replace(/"(?:[^"\\]|\\.)*"/g, '""').replace(/\s(#|\/\/).*$/, '');
+    depth += (code.match(/[{[(]/g) ?? []).length - (code.match(/[}\])]/g) ?? []).length;
+    if (depth <= 0 && heredoc === undefined) return i;
+  }
+  return -1;
+}
+
+const MAX_TERRAFORM_LINES = 2000;
+
+function isTerraform(lang: string, lines: string[]): boolean {
+  if (/^(tf|hcl|terraform|terragrunt)$/.test(lang)) return true;
+  const first = lines.find((l) => !BLANK.test(l) && !/^\s*(#|\/\/)/.test(l));
+  return first !== undefined && HCL_BLOCK_START.test(first.trim());
 }
 
 function closingFence(lines: string[], from: number, marker: string): number {

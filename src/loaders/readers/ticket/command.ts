@@ -24,6 +24,11 @@ export interface Command {
   release?: string;
   /** `-l`/`--selector`/`--field-selector` was given: what the output lacks may still exist outside the selection. */
   selector?: boolean;
+  /**
+   * `kubectl get nodepool x -o yaml | yq '.spec.disruption'`: the output is that field of the object `output` types,
+   * as its keys (`['spec', 'disruption']`); the rest of the object is not shown.
+   */
+  extract?: { keys: string[]; typed: OutputType; via: string };
 }
 
 /** A chat transcript's `[09:18] Ines Duarte: ` before a prompt. */
@@ -134,8 +139,25 @@ export function parseCommand(line: string): Omit<Command, 'line'> | null {
   if (columns) output.columns = columns;
   if (format.startsWith('custom-columns=')) output.customColumns = true;
   if (Object.keys(selectedLabels).length) output.labels = selectedLabels;
+  const extract = verb === 'get' && piped.length === 1 && (format === 'yaml' || format === 'json') ? fieldFilter(piped[0]!, positional, namespace) : undefined;
   const pod = LOG_VERBS.has(verb) && first && !selector ? podOf(first, namespace, container) : undefined;
-  return { text: `${m[1]} ${m[2]}`, verb, output, format, ...(pod ? { pod } : {}), ...(selector ? { selector } : {}) };
+  return { text: `${m[1]} ${m[2]}`, verb, output, format, ...(pod ? { pod } : {}), ...(selector ? { selector } : {}), ...(extract ? { extract } : {}) };
+}
+
+/** `yq '.spec.disruption'`, `yq e .spec -`, `jq .status`: one field of one named object, by a plain path. */
+const FIELD_FILTER = /^\s*(yq|jq)(?:\s+(?:e|eval|-r|-y|-o\s*=?\s*yaml))*\s+(["']?)((?:\.[A-Za-z_][\w-]*)+)\2(?:\s+-)?\s*$/;
+
+function fieldFilter(pipe: string, positional: string[], namespace: string | undefined): Command['extract'] {
+  const m = FIELD_FILTER.exec(pipe);
+  const [first, second] = positional;
+  if (!m || !first || first.includes(',')) return undefined;
+  const [resource, slashName] = first.split('/');
+  const type = resourceType(resource!);
+  const name = slashName ?? (positional.length === 2 ? second : undefined);
+  if (!type || !name) return undefined;
+  const keys = m[3]!.slice(1).split('.');
+  if (keys[0] === 'metadata' || keys[0] === 'items') return undefined;
+  return { keys, typed: { kind: type.kind, apiVersion: type.apiVersion, name, ...(namespace ? { namespace } : {}) }, via: `${m[1]} '${m[3]}'` };
 }
 
 const LOG_VERBS = new Set(['logs', 'log']);

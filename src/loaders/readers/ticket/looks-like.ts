@@ -6,6 +6,8 @@ import { resourceType } from '../../kubectl-resources.js';
 import { clip, isKubectlNoise } from '../../text-lines.js';
 import type { TextBlock } from './blocks.js';
 
+export const HELM_LIST = 'helm list output';
+
 export function looksLike(block: TextBlock): string {
   const lines = block.lines.filter((l) => l.trim() !== '');
   const first = lines[0]?.trim() ?? '';
@@ -17,7 +19,10 @@ export function looksLike(block: TextBlock): string {
     return `kubectl describe output of ${describedKind ? `${describedKind} ` : ''}${name}`;
   }
   if (/^(LAST SEEN|FIRSTSEEN|NAMESPACE\s+LAST SEEN)\s/.test(first)) return 'a kubectl get table of events';
+  const server = kubectlVersion(lines);
+  if (server !== undefined) return `kubectl version output${server ? ` (Kubernetes server ${server})` : ''}: no rule reads the Kubernetes version`;
   if (cmd && cmd.verb !== 'get' && cmd.verb !== 'describe' && /^[A-Z]/.test(first)) return `kubectl ${cmd.verb} output`;
+  if (/\bREVISION\s+UPDATED\s+STATUS\s+CHART\b/.test(first)) return HELM_LIST;
   if (/^(NAMESPACE\s+)?NAME\s{2,}/.test(first)) {
     const what = kind ? plural(kind) : tableKindByColumns(first);
     return `a kubectl get table${what ? ` of ${what}` : ''}`;
@@ -34,6 +39,14 @@ export function looksLike(block: TextBlock): string {
   if (block.kind === 'log') return 'log lines that are not Karpenter controller records';
   if (lines.every((l) => /^\s*(\$|#|>|%|❯|PS )|^\s*(kubectl|helm|aws|eksctl|k) /.test(l))) return 'shell commands';
   return block.lang ? `a ${block.lang} code block` : 'text that is neither objects nor logs';
+}
+
+/** `Client Version: v1.32.2` / `Server Version: v1.32.1-eks-…` (or the older `version.Info{… GitVersion:"v1.27.4" …}`). */
+function kubectlVersion(lines: string[]): string | undefined {
+  if (!lines.length || !lines.every((l) => /^\s*(Client|Kustomize|Server) Version:\s*\S/.test(l) || /^\s*WARNING: version difference/.test(l)))
+    return undefined;
+  const server = lines.find((l) => /^\s*Server Version:/.test(l)) ?? '';
+  return /GitVersion:"([^"]+)"/.exec(server)?.[1] ?? /Server Version:\s*(v?\d\S*)/.exec(server)?.[1] ?? '';
 }
 
 /** Columns that only one kind's table has. */

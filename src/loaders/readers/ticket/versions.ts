@@ -1,0 +1,96 @@
+/**
+ * The Karpenter version a ticket states in words. Karpenter's issue templates ask for it (`**Versions**:` then
+ * `- Chart Version: 1.1.1`; older ones `__Karpenter Version:__ v0.19.0`), and people paste the commands they ran
+ * (`helm upgrade --install karpenter oci://… --version "1.0.6"`, `export KARPENTER_VERSION="1.0.6"`). Only labelled
+ * statements count: a sentence such as "we upgraded from 0.37 to 1.0" names two versions and neither for sure.
+ */
+import type { StatedVersion } from '../../types.js';
+
+const SEMVER = String.raw`v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)`;
+const BOLD = String.raw`(?:\*\*|__)?`;
+/**
+ * `Chart Version`, `Karpenter Version`, `Karpenter chart version`, `Karpenter Helm chart version`, `Karpenter chart`,
+ * or `Karpenter` alone.
+ */
+const LABEL = String.raw`(?:karpenter\s+(?:helm\s+)?(?:chart\s+)?version|(?:karpenter\s+)?(?:helm\s+)?chart\s+version|karpenter(?:\s+(?:helm\s+)?chart)?)`;
+/**
+ * The label where a field starts (a line, a list item, after `**Versions**:` or a comma when the template was pasted
+ * on one line, a table cell), its colon inside or outside the bold (or the cell's `|`), then the value (in backticks
+ * or quotes, maybe `karpenter-1.0.6`).
+ */
+const TEMPLATE_FIELD = new RegExp(
+  String.raw`(?:^|[\s,;(|])${BOLD}\s*${LABEL}\s*([:|]?)\s*${BOLD}\s*([:|]?)\s*[\`"']?(?:karpenter-)?${SEMVER}[\`"']?(?=$|[\s,;()|])`,
+  'i',
+);
+const ENV_LINE = new RegExp(String.raw`^(?:[$#%]\s*)?(?:export\s+)?KARPENTER_VERSION\s*=\s*["']?${SEMVER}["']?\s*;?\s*$`);
+/** A `helm list` row: `karpenter  kube-system  4  2025-… UTC  deployed  karpenter-1.0.6  1.0.6`. */
+const HELM_LIST_ROW = new RegExp(String.raw`\s(?:deployed|failed|superseded|pending-[a-z]+)\s+karpenter-${SEMVER.replace('v?', '')}\s`);
+const KARPENTER_MODULE_BLOCK = /^karpenter(?:_helm_config)?\s*=\s*\{\s*$/;
+const TF_CHART_VERSION = new RegExp(String.raw`^(?:chart_)?version\s*=\s*"${SEMVER}"\s*$`);
+const HELM_INSTALL = /\bhelm(?:\.exe)?\s+(?:upgrade|install|template)\b/;
+/** The controller's chart (`oci://public.ecr.aws/karpenter/karpenter`, `karpenter/karpenter`), not `karpenter-crd`. */
+const KARPENTER_CHART = /(?:^|\s)["']?(?:oci:\/\/[^\s"']*\/)?karpenter\/karpenter["']?(?=\s|$)/;
+const HELM_VERSION = new RegExp(String.raw`\s--version[\s=]+["']?${SEMVER}["']?(?=\s|$)`);
+/** The templates' own placeholder (`__Karpenter Version:__ v0.0.0`), left in place by people who did not fill it in. */
+const PLACEHOLDER = '0.0.0';
+const MAX_TEXT = 80;
+
+export function statedVersions(lines: string[], source: string): StatedVersion[] {
+  const out: StatedVersion[] = [];
+  const add = (version: string, i: number, text: string, how: StatedVersion['how']) => {
+    if (version === PLACEHOLDER) return;
+    const t = text.trim().replace(/\s+/g, ' ');
+    out.push({ version, source, line: i + 1, text: t.length > MAX_TEXT ? `${t.slice(0, MAX_TEXT - 1)}…` : t, how });
+  };
+  let karpenterBlock = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const line = unquote(lines[i]!);
+    const template = TEMPLATE_FIELD.exec(line);
+    if (template && (template[1] || template[2])) {
+      add(template[3]!, i, line.replace(/^(?:[-*+]|\d+\.)\s+/, ''), 'template');
+      continue;
+    }
+    const env = ENV_LINE.exec(line);
+    if (env) {
+      add(env[1]!, i, line.replace(/^[$#%]\s*/, ''), 'variable');
+      continue;
+    }
+    // eks-blueprints-addons: `karpenter = {` … `chart_version = "0.37.0"` (older: `karpenter_helm_config = {` … `version = …`).
+    if (KARPENTER_MODULE_BLOCK.test(line)) karpenterBlock = 1;
+    else if (karpenterBlock > 0) {
+      const version = TF_CHART_VERSION.exec(line);
+      if (version && karpenterBlock === 1) add(version[1]!, i, line, 'terraform');
+      karpenterBlock += (line.match(/[{[]/g) ?? []).length - (line.match(/[}\]]/g) ?? []).length;
+      continue;
+    }
+    const row = HELM_LIST_ROW.exec(` ${line} `);
+    if (row) {
+      // From the STATUS column on: `deployed karpenter-1.0.9 1.0.9` is what the row says about the chart.
+      add(
+        row[1]!,
+        i,
+        `helm list: ${` ${line} `
+          .slice(row.index + 1)
+          .trim()
+          .replace(/\s+/g, ' ')}`,
+        'helm list',
+      );
+      continue;
+    }
+    if (!HELM_INSTALL.test(line)) continue;
+    // A helm command continued over lines with `\`: its flags may sit on any of them.
+    let command = line;
+    for (let j = i; /\\\s*$/.test(unquote(lines[j]!)) && j + 1 < lines.length; j++) command = `${command.replace(/\\\s*$/, ' ')}${unquote(lines[j + 1]!)}`;
+    const version = HELM_VERSION.exec(command);
+    if (version && KARPENTER_CHART.test(command)) add(version[1]!, i, command.replace(/\s+/g, ' '), 'helm command');
+  }
+  return out;
+}
+
+/** A quoted reply (`> - Chart Version: 1.1.1`) states the same; list markers and indentation say nothing. */
+function unquote(line: string): string {
+  return line
+    .replace(/\r$/, '')
+    .replace(/^\s*(?:>\s?)*/, '')
+    .trim();
+}
