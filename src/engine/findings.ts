@@ -38,6 +38,11 @@ export interface NotEvaluated {
    * the rule could not judge the object because the input shows only part of it or of its pool.
    */
   partial?: string;
+  /**
+   * For the people-facing reports, not the JSON contract: a cause the input's records state that no catalog rule judges,
+   * shown by the nearest rule (issue 10 item 6) so it is not lost; the rule itself ran.
+   */
+  stated?: true;
 }
 
 export const SEVERITY_RANK: Record<Severity, number> = { error: 3, warning: 2, info: 1 };

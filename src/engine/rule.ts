@@ -153,6 +153,8 @@ export interface RuleContext<O extends RuleOptions = RuleOptions> {
    * a field the rule reads (never fire or pass on such a field instead). Reported as *not evaluated for that object*.
    */
   notEvaluatedFor(object: KubeObject, reason: string): void;
+  /** A cause the controller's records state that no catalog rule judges: shown with the not-evaluated entries, apart. */
+  statedUncovered(reason: string): void;
 }
 
 export interface Rule<Id extends string = string, O extends RuleOptions = RuleOptions> {

@@ -156,7 +156,11 @@ function trailer(report: ScanReport, gate: GateView, ctx: ReportContext): string
   const perObject = new Set(ctx.notEvaluatedFor);
   if (perObject.size) {
     const items = ctx.notEvaluatedFor.map((n) => `- ${codeSpan(n.ruleId)}: ${inlineText(n.reason)}`);
-    const why = ctx.notEvaluatedFor.every((n) => n.partial) ? 'the input shows only part of them' : 'they refer to objects outside the scanned files';
+    const why = ctx.notEvaluatedFor.every((n) => n.partial)
+      ? 'the input shows only part of them'
+      : ctx.notEvaluatedFor.every((n) => n.stated)
+        ? 'the controller states a cause no catalog rule judges'
+        : 'they refer to objects outside the scanned files';
     sections.push(folded(`Not evaluated for some objects (${perObject.size}) — ${why}`, limited(items)));
   }
   const rules = report.notEvaluated.filter((n) => !perObject.has(n));

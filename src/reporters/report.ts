@@ -218,6 +218,6 @@ function skippedEntry(s: SkippedInput): { source: string; line?: number; reason:
 
 export function renderJson(report: ScanReport): string {
   // `partial` groups entries in the people-facing reports; the contract's entry is {ruleId, reason, object?}.
-  const notEvaluated = report.notEvaluated.map(({ partial: _, ...n }) => n);
+  const notEvaluated = report.notEvaluated.map(({ partial: _, stated: __, ...n }) => n);
   return `${JSON.stringify({ ...report, notEvaluated }, null, 2)}\n`;
 }

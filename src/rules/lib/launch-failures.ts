@@ -49,6 +49,13 @@ const CODES: CodeRow[] = [
     code: 'SpotSLRCreationFailed',
     label: 'the Spot service-linked role does not exist and may not be created',
   },
+  {
+    // IRSA / Pod Identity: the controller's own credentials are refused, so every AWS call fails, launches included.
+    re: /AssumeRoleWithWebIdentity|WebIdentityErr: failed to retrieve credentials[\s\S]*\bAccessDenied\b/,
+    family: 'refused',
+    code: 'AssumeRoleWithWebIdentity',
+    label: 'the controller cannot assume its IAM role (sts:AssumeRoleWithWebIdentity is denied)',
+  },
   { re: /iam:PassRole/, family: 'refused', code: 'iam:PassRole', label: 'the controller may not pass the node role (iam:PassRole)' },
   {
     re: /\bUnauthorizedOperation\b|\bAccessDenied(?:Exception)?\b|\bAuthFailure\b|\bUnauthorized\b|not authorized to perform/,
@@ -138,6 +145,13 @@ const CODES: CodeRow[] = [
     family: 'capacity',
     code: 'UnfulfillableCapacity',
     label: 'the request cannot be fulfilled with the allowed offerings (UnfulfillableCapacity)',
+  },
+  {
+    // The fleet's "not supported in this zone" answer: Karpenter caches the offering as unavailable, as for ICE.
+    re: /\bUnsupported: The requested configuration is currently not supported/,
+    family: 'capacity',
+    code: 'Unsupported',
+    label: 'EC2 does not offer the requested instance type in that zone (Unsupported)',
   },
   {
     re: /\bReservationCapacityExceeded\b/,

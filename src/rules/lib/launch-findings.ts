@@ -10,6 +10,7 @@ import { KIND } from '../../kube/kinds.js';
 import type { NodePoolView } from '../../snapshot/karpenter.js';
 import type { ObjectRef, Snapshot } from '../../snapshot/snapshot.js';
 import { isPending, listNames } from '../support.js';
+import { logRefs } from '../../snapshot/messages/karpenter-logs.js';
 import { awsNodeClassOf, nodeClassRefOf } from './configuration.js';
 import {
   byPool,
@@ -99,7 +100,11 @@ export function poolTarget(p: FailingPool): KubeObject | ObjectRef | undefined {
 
 /** A pool known by name only: a Provisioner when the ≤ v0.31 records it was read from name Machines. */
 export function poolRef(name: string, evidence: EvidenceInput[]): ObjectRef {
-  const legacy = evidence.some((e) => e.log && ['machine', 'Machine', 'provisioner', 'Provisioner'].some((k) => k in e.log!.fields));
+  const legacy = evidence.some((e) => {
+    if (!e.log) return false;
+    const refs = logRefs(e.log.fields);
+    return refs.machine || refs.provisioner || ['machine', 'Machine', 'provisioner', 'Provisioner'].some((k) => k in e.log!.fields);
+  });
   return legacy
     ? { apiVersion: 'karpenter.sh/v1alpha5', kind: 'Provisioner', namespace: null, name }
     : { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name };

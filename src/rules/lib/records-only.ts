@@ -63,6 +63,7 @@ const KINDS: Record<string, string> = {
   Provisioner: KIND.Provisioner,
   PodDisruptionBudget: KIND.PodDisruptionBudget,
   EC2NodeClass: KIND.EC2NodeClass,
+  AWSNodeTemplate: KIND.AWSNodeTemplate,
 };
 
 export function refOf(kind: string, name: string, namespace?: string): ObjectRef {
@@ -75,7 +76,9 @@ export function refOf(kind: string, name: string, namespace?: string): ObjectRef
           ? 'policy/v1'
           : kind === 'EC2NodeClass'
             ? 'karpenter.k8s.aws/v1'
-            : 'v1';
+            : kind === 'AWSNodeTemplate'
+              ? 'karpenter.k8s.aws/v1alpha1'
+              : 'v1';
   const key = KINDS[kind];
   return { apiVersion, kind, namespace: key && isClusterScoped(key) ? null : (namespace ?? null), name };
 }
@@ -134,4 +137,42 @@ function judgedElsewhere(ctx: Pick<RuleContext, 'snapshot'>, ref: ObjectRef, whi
 /** `kubectl get <kind> <name> [-n ns] -o yaml` for a reference. */
 export function getCommand(ref: ObjectRef): string {
   return fullObjectCommand(ref.kind, ref.name, ref.namespace ?? undefined);
+}
+
+/** A cause the controller states that no catalog rule judges: shown as a not-evaluated line of the nearest rule. */
+export interface UncoveredCause {
+  /** Matches the record's text (message with its error) or the event's message. */
+  re: RegExp;
+  /** What the record says, in a few words ("the pricing API refuses the controller"). */
+  what: string;
+  /** Why no rule judges it and what to do. */
+  advice: string;
+  /** Records the rule's own table already reads are left to it. */
+  unless?: (text: string) => boolean;
+}
+
+/** One not-evaluated line per uncovered cause stated in the input, citing the last record and how often it was seen. */
+export function reportUncovered(ctx: Pick<RuleContext, 'snapshot' | 'statedUncovered'>, causes: UncoveredCause[]): void {
+  const { snapshot } = ctx;
+  for (const cause of causes) {
+    const seen: Array<{ at: string; text: string; count: number }> = [];
+    const match = (text: string) => cause.re.test(text) && !cause.unless?.(text);
+    for (const log of snapshot.logs) {
+      const text = logText(log);
+      if (match(text)) seen.push({ at: `${log.provenance.source}:${log.provenance.line}`, text, count: 1 });
+    }
+    for (const e of snapshot.events()) {
+      if (!match(e.message)) continue;
+      const p = snapshot.provenance(e.object);
+      seen.push({ at: p ? `${p.source}:${p.line}` : `event ${e.reason} of ${e.involved.kind} ${e.involved.name}`, text: e.message, count: e.count });
+    }
+    if (!seen.length) continue;
+    const n = seen.reduce((k, s) => k + s.count, 0);
+    const last = seen[seen.length - 1]!;
+    const flat = last.text.replace(/\s+/g, ' ');
+    const quoted = flat.length > 200 ? `${flat.slice(0, 199)}…` : flat;
+    ctx.statedUncovered(
+      `the controller states ${cause.what} (${n === 1 ? 'once' : `${n} times`}, last at ${last.at}: "${quoted}"), a cause no catalog rule judges. ${cause.advice}`,
+    );
+  }
 }

@@ -163,7 +163,7 @@ function build(snapshot: Snapshot): SchedulingFailures {
 }
 
 /** The pod a log record names: `Pod: {name, namespace}` (v0.37+), `pod: "ns/name"` or a bare name (earlier). */
-function logPod(log: LogRecord): string | undefined {
+export function logPod(log: LogRecord): string | undefined {
   const f = log.fields.Pod ?? log.fields.pod;
   if (isRecord(f)) {
     const name = str(f.name);
