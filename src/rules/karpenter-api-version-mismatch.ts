@@ -162,13 +162,15 @@ export default defineRule({
     }
 
     const total = said.reduce((n, s) => n + (s.evidence.event?.count ?? 1), 0);
-    // Fewer statements than the threshold may be a pod restarting mid-upgrade: still named, as a warning that says so.
+    // Fewer statements than the threshold may be a pod restarting mid-upgrade. With the cluster's CRDs at hand the
+    // check above settles it; without them the statement is all there is: named, as a warning that says so.
     const fewer = total < options.occurrences;
-    for (const s of said) {
-      const crd = s.kind ? crds.get(CRD_OF[s.kind] ?? '') : undefined;
-      const target = crd ?? controllerTarget(snapshot);
-      add(target, `${s.what}${s.kind ? ` (${s.kind})` : ''}`, [s.evidence]);
-    }
+    if (!fewer || !snapshot.has('KarpenterCRDs'))
+      for (const s of said) {
+        const crd = s.kind ? crds.get(CRD_OF[s.kind] ?? '') : undefined;
+        const target = crd ?? controllerTarget(snapshot);
+        add(target, `${s.what}${s.kind ? ` (${s.kind})` : ''}`, [s.evidence]);
+      }
     reportUncovered({ snapshot, statedUncovered }, [WEBHOOK_UNREACHABLE]);
 
     for (const { target, parts, evidence } of findings.values()) {
