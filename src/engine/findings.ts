@@ -39,8 +39,8 @@ export interface NotEvaluated {
    */
   partial?: string;
   /**
-   * For the people-facing reports, not the JSON contract: a cause the input's records state that no catalog rule judges,
-   * shown by the nearest rule (issue 10 item 6) so it is not lost; the rule itself ran.
+   * For the people-facing reports, not the JSON contract: a cause the input's records state that yields no finding (no
+   * catalog rule judges it, or it is below the rule's threshold), shown by the nearest rule so it is not lost; the rule ran.
    */
   stated?: true;
 }

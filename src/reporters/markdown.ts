@@ -159,7 +159,7 @@ function trailer(report: ScanReport, gate: GateView, ctx: ReportContext): string
     const why = ctx.notEvaluatedFor.every((n) => n.partial)
       ? 'the input shows only part of them'
       : ctx.notEvaluatedFor.every((n) => n.stated)
-        ? 'the controller states a cause no catalog rule judges'
+        ? 'the controller states a cause that is not a finding'
         : 'they refer to objects outside the scanned files';
     sections.push(folded(`Not evaluated for some objects (${perObject.size}) — ${why}`, limited(items)));
   }

@@ -322,7 +322,7 @@ function notEvaluatedText(report: ScanReport, ctx: ReportContext, pen: Pen, verb
   const partly = ctx.notEvaluatedFor.filter((n) => n.partial);
   const outside = ctx.notEvaluatedFor.filter((n) => !n.partial && !n.object && !n.stated);
   if (stated.length) {
-    const lines = title(`Stated in the input, judged by no catalog rule (${stated.length}):`);
+    const lines = title(`Stated in the input, not a finding (${stated.length}):`);
     for (const n of stated) lines.push(...item(`${n.ruleId}: ${n.reason}`));
     out.push(lines.join('\n'));
   }

@@ -119,7 +119,7 @@ export default defineRule({
     },
   },
 
-  check({ snapshot, options, report, statedUncovered }) {
+  check({ snapshot, options, report, statedNotJudged }) {
     const crds = new Map(snapshot.all(KIND.CustomResourceDefinition).map((c) => [c.metadata.name ?? '', c]));
     const version = snapshot.controller.version;
     const facts = karpenterFacts(snapshot.controller);
@@ -171,7 +171,7 @@ export default defineRule({
         const target = crd ?? controllerTarget(snapshot);
         add(target, `${s.what}${s.kind ? ` (${s.kind})` : ''}`, [s.evidence]);
       }
-    reportUncovered({ snapshot, statedUncovered }, [WEBHOOK_UNREACHABLE]);
+    reportUncovered({ snapshot, statedNotJudged }, [WEBHOOK_UNREACHABLE]);
 
     for (const { target, parts, evidence } of findings.values()) {
       const onlyFewRecords = fewer && evidence.every((e) => e.log || e.event);

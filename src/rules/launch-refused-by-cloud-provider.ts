@@ -119,8 +119,8 @@ export default defineRule({
     },
   },
 
-  check({ snapshot, options, report, statedUncovered }) {
-    reportUncovered({ snapshot, statedUncovered }, [PRICING_UNAVAILABLE, STS_UNREACHABLE]);
+  check({ snapshot, options, report, statedNotJudged }) {
+    reportUncovered({ snapshot, statedNotJudged }, [PRICING_UNAVAILABLE, STS_UNREACHABLE]);
     for (const { target, nodeClassName, pools } of byNodeClass(snapshot, failingPools(snapshot, ['refused'], { minOccurrences: options.failures }))) {
       const nodeClass = nodeClassName ?? '<nodeclass>';
       const causes = new Map<string, LaunchCause>();

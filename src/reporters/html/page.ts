@@ -78,7 +78,7 @@ function summary(report: ScanReport, ctx: ReportContext): string {
     [
       'Rules',
       esc(
-        `${ctx.rulesRun} run, ${ctx.rulesNotRun} not evaluated${perObject.length ? `, ${perObject.length} object(s) not judged` : ''}${stated.length ? `, ${stated.length} stated cause(s) no rule judges` : ''}`,
+        `${ctx.rulesRun} run, ${ctx.rulesNotRun} not evaluated${perObject.length ? `, ${perObject.length} object(s) not judged` : ''}${stated.length ? `, ${stated.length} stated cause(s) not a finding` : ''}`,
       ),
     ],
   ];

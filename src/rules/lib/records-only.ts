@@ -152,7 +152,7 @@ export interface UncoveredCause {
 }
 
 /** One not-evaluated line per uncovered cause stated in the input, citing the last record and how often it was seen. */
-export function reportUncovered(ctx: Pick<RuleContext, 'snapshot' | 'statedUncovered'>, causes: UncoveredCause[]): void {
+export function reportUncovered(ctx: Pick<RuleContext, 'snapshot' | 'statedNotJudged'>, causes: UncoveredCause[]): void {
   const { snapshot } = ctx;
   for (const cause of causes) {
     const seen: Array<{ at: string; text: string; count: number }> = [];
@@ -171,7 +171,7 @@ export function reportUncovered(ctx: Pick<RuleContext, 'snapshot' | 'statedUncov
     const last = seen[seen.length - 1]!;
     const flat = last.text.replace(/\s+/g, ' ');
     const quoted = flat.length > 200 ? `${flat.slice(0, 199)}…` : flat;
-    ctx.statedUncovered(
+    ctx.statedNotJudged(
       `the controller states ${cause.what} (${n === 1 ? 'once' : `${n} times`}, last at ${last.at}: "${quoted}"), a cause no catalog rule judges. ${cause.advice}`,
     );
   }
