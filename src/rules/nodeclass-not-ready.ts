@@ -5,7 +5,7 @@ import { KIND } from '../kube/kinds.js';
 import { formatDuration } from '../kube/units.js';
 import { nodeClassRefOf } from './lib/configuration.js';
 import { ageOf, heldLongerThan, listNames, plural } from './support.js';
-import { getCommand, refOf, reportFromRecords, type RecordsOnlyRule } from './lib/records-only.js';
+import { getCommand, refOf, reportFromRecords, seenText, type RecordsOnlyRule } from './lib/records-only.js';
 import { classifyLaunchError } from './lib/launch-failures.js';
 import { logRefs, logText } from '../snapshot/messages/karpenter-logs.js';
 import type { ObjectRef } from '../snapshot/snapshot.js';
@@ -228,7 +228,7 @@ const FROM_LOGS: RecordsOnlyRule = {
   },
   message: (c, s) =>
     `${c.object.kind === 'EC2NodeClass' || c.object.kind === 'AWSNodeTemplate' ? `${c.object.kind} ${c.object.name}` : `The node class of ${c.object.kind} ${c.object.name}`} cannot be used: ` +
-    `${STATED_TEXT[c.key ?? ''] ?? 'it does not resolve'}, as the controller logged ${s.occurrences === 1 ? 'once' : `${s.occurrences} times`}${s.last ? ` (last at ${s.last})` : ''}: "${s.text}". ` +
+    `${STATED_TEXT[c.key ?? ''] ?? 'it does not resolve'}, as the controller logged ${seenText(s)}: "${s.text}". ` +
     'Every launch through it fails, and pods that need it stay Pending.',
   fix: (c) => SUB_CONDITIONS[c.key ?? '']?.advice ?? `Resolve ${c.key ?? 'the failing condition'}.`,
   confirmWith: (c) =>

@@ -18,7 +18,7 @@ import {
 } from './lib/configuration.js';
 import { byLastSeen, listNames, unknownOn } from './support.js';
 import { eventSays } from '../snapshot/messages/object-events.js';
-import { getCommand, refOf, reportFromRecords, type RecordsOnlyRule } from './lib/records-only.js';
+import { getCommand, refOf, reportFromRecords, seenText, type RecordsOnlyRule } from './lib/records-only.js';
 import { logRefs, logText } from '../snapshot/messages/karpenter-logs.js';
 
 /** Reasons the readiness controller sets itself; any other reason is the node class's own Ready reason, copied. */
@@ -118,10 +118,10 @@ const STATED_IGNORED: RecordsOnlyRule = {
     return pool ? { object: refOf('NodePool', pool) } : undefined;
   },
   message: (c, s) =>
-    `Karpenter ignores NodePool ${c.object.name} because it is not Ready, and said so ${s.occurrences === 1 ? 'once' : `${s.occurrences} times`}${s.last ? ` (last at ${s.last})` : ''}: ` +
+    `Karpenter ignores NodePool ${c.object.name} because it is not Ready, and said so ${seenText(s)}: ` +
     "a NodePool is Ready only when the node class its nodeClassRef names exists and is Ready, so its node class is missing, being deleted or not Ready. The pool launches nothing meanwhile.",
   fix: (c) =>
-    `Look at NodePool ${c.object.name}'s NodeClassReady condition and the EC2NodeClass its nodeClassRef names (kubectl get ec2nodeclasses): create it, fix its name/group/kind, or fix what keeps it from Ready (its own conditions say which).`,
+    `Look at the NodeClassReady condition of NodePool ${c.object.name} and the EC2NodeClass its nodeClassRef names (kubectl get ec2nodeclasses): create it, fix its name/group/kind, or fix what keeps it from Ready (its own conditions say which).`,
   confirmWith: (c) => `${getCommand(c.object)} (status.conditions) and kubectl get ec2nodeclasses -o yaml`,
 };
 

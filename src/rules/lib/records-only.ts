@@ -83,6 +83,12 @@ export function refOf(kind: string, name: string, namespace?: string): ObjectRef
   return { apiVersion, kind, namespace: key && isClusterScoped(key) ? null : (namespace ?? null), name };
 }
 
+/** "once at T" / "3 times between T1 and T2": how often and when the records said it. */
+export function seenText(s: Seen): string {
+  if (s.occurrences === 1) return `once${s.last ? ` at ${s.last}` : ''}`;
+  return `${s.occurrences} times${s.first && s.last && s.first !== s.last ? ` between ${s.first} and ${s.last}` : s.last ? ` until ${s.last}` : ''}`;
+}
+
 /** Reports, for every object the records name and the input does not hold whole, what the records say. */
 export function reportFromRecords(ctx: Pick<RuleContext, 'snapshot' | 'report'>, rule: RecordsOnlyRule): void {
   const { snapshot } = ctx;

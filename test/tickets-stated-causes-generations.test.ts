@@ -1,0 +1,252 @@
+/**
+ * Causes the controller states in its own words, in tickets that paste only its records, in each Karpenter generation's
+ * wording (fixtures/tickets/causes/, rebuilt in our own values from the shapes of public issue threads). Each case
+ * asserts the exact findings (rule, severity, object), what the finding says and the records it cites; causes no catalog
+ * rule judges, or that stay below a rule's threshold, are asserted as the "stated in the input, not a finding" lines.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { renderJson } from '../src/reporters/report.js';
+import { FIXTURES, scan } from './support/scan.js';
+
+const ticket = (name: string) => join(FIXTURES, 'tickets', 'causes', name);
+/** `file:line` of every line holding `text` (a record repeated in a paste is cited on each line). */
+const at = (name: string, text: string) =>
+  readFileSync(ticket(name), 'utf8')
+    .split('\n')
+    .flatMap((l, i) => (l.includes(text) ? [`${ticket(name)}:${i + 1}`] : []));
+const ref = (apiVersion: string, kind: string, name: string, namespace: string | null = null) => ({ apiVersion, kind, namespace, name });
+const provisioner = (name: string) => ref('karpenter.sh/v1alpha5', 'Provisioner', name);
+const nodePool = (name: string) => ref('karpenter.sh/v1', 'NodePool', name);
+
+const SUBNETS_FIX =
+  'The subnet selector matches no subnet: tag the node subnets (e.g. karpenter.sh/discovery: <cluster>) or fix the id terms; check with aws ec2 describe-subnets --filters Name=tag:<key>,Values=<value>.';
+const SG_FIX =
+  'The security-group selector matches nothing: tag the cluster/node security group or reference it by id; check with aws ec2 describe-security-groups --filters Name=tag:<key>,Values=<value>.';
+const AMI_FIX =
+  'No AMI resolves: use an alias that exists (e.g. al2023@latest, or a published version for your Kubernetes version), fix the id/name/tags terms, and give the controller ssm:GetParameter for aliases.';
+const TAIL = 'Every launch through it fails, and pods that need it stay Pending.';
+const PROVISIONER_CONFIRM = (name: string) => `kubectl get provisioner ${name} -o yaml (spec.provider or spec.providerRef) and kubectl get awsnodetemplates -o yaml`;
+const POOL_CONFIRM = (name: string) => `kubectl get nodepool ${name} -o yaml and kubectl get ec2nodeclasses -o yaml (status.conditions)`;
+
+describe('a node class that resolves to nothing, in every generation that logs it: nodeclass-not-ready, from logs only', () => {
+  const cases = [
+    {
+      file: 'subnets-v0.5-console.txt',
+      generation: 'v0.5 console lines, Provisioner named by controller-runtime',
+      object: provisioner('batch'),
+      said: 'its subnet selector matches no subnet, as the controller logged 2 times between 2022-01-19T14:02:11.305Z and 2022-01-19T14:03:11.322Z: "Reconciler error: no subnets matched selector map[karpenter.sh/discovery:kestrel-stage]"',
+      subject: 'The node class of Provisioner batch',
+      confirm: PROVISIONER_CONFIRM('batch'),
+      fix: SUBNETS_FIX,
+      cited: 'no subnets matched selector',
+    },
+    {
+      file: 'security-groups-v0.27.txt',
+      generation: 'v0.27 console lines behind a kubetail-style pod prefix',
+      object: provisioner('default'),
+      said: 'its security-group selector matches no security group, as the controller logged 2 times between 2023-05-30T11:47:09.660Z and 2023-05-30T11:47:41.018Z: "launching machine, creating cloud provider instance, getting launch template configs, getting security groups, no security groups exist given constraints"',
+      subject: 'The node class of Provisioner default',
+      confirm: PROVISIONER_CONFIRM('default'),
+      fix: SG_FIX,
+      cited: 'no security groups exist',
+    },
+    {
+      file: 'ssm-parameter-v0.28.txt',
+      generation: 'v0.28 console line: the AMI family has no SSM parameter in the region',
+      object: provisioner('gpu'),
+      said: 'no AMI resolves for it, as the controller logged once at 2023-07-04T03:18:52.441Z: "launching machine, creating cloud provider instance, creating instance, getting launch template configs, getting launch templates, getting ssm parameter "/aws/service/bottlerocket/aws-k8s-1.27-nvidia/arm64/latest/image_id", ParameterNotFound: "',
+      subject: 'The node class of Provisioner gpu',
+      confirm: PROVISIONER_CONFIRM('gpu'),
+      fix: AMI_FIX,
+      cited: 'ParameterNotFound',
+    },
+    {
+      file: 'no-amis-v0.35.log',
+      generation: 'v0.35 JSON, launch path',
+      object: nodePool('windows'),
+      said: 'no AMI resolves for it, as the controller logged 2 times between 2024-04-22T17:05:31.902Z and 2024-04-22T17:06:02.113Z: "launching nodeclaim, creating instance, getting launch template configs, getting launch templates, no amis exist given constraints"',
+      subject: 'The node class of NodePool windows',
+      confirm: POOL_CONFIRM('windows'),
+      fix: AMI_FIX,
+      cited: 'no amis exist',
+    },
+    {
+      file: 'ami-alias-v1.1.md',
+      generation: 'v1.1 JSON in a fenced issue body, EC2NodeClass status reconciler',
+      object: ref('karpenter.k8s.aws/v1', 'EC2NodeClass', 'graviton'),
+      said: 'no AMI resolves for it, as the controller logged 2 times between 2025-01-14T09:21:40.118Z and 2025-01-14T09:23:40.205Z: "Reconciler error: getting amis, getting AMI queries, failed to discover AMIs for alias "al2023@v20240917""',
+      subject: 'EC2NodeClass graviton',
+      confirm: 'kubectl get ec2nodeclass graviton -o yaml (status)',
+      fix: AMI_FIX,
+      cited: 'failed to discover AMIs',
+    },
+    {
+      file: 'subnets-v1-listing.log',
+      generation: 'v1.x JSON, instance-type listing of a NodePool',
+      object: nodePool('ingest'),
+      said: 'its subnet selector matches no subnet, as the controller logged 3 times between 2026-02-09T06:44:18.571Z and 2026-02-09T06:46:18.633Z: "failed listing instance types: no subnets found"',
+      subject: 'The node class of NodePool ingest',
+      confirm: POOL_CONFIRM('ingest'),
+      fix: SUBNETS_FIX,
+      cited: 'no subnets found',
+    },
+  ];
+  for (const c of cases) {
+    it(`${c.generation}: on ${c.object.kind} ${c.object.name}`, async () => {
+      const r = await scan([ticket(c.file)]);
+      expect(r.findings.map((f) => [f.ruleId, f.severity, f.object])).toEqual([['nodeclass-not-ready', 'error', c.object]]);
+      const f = r.findings[0]!;
+      expect(f.recordsOnly).toEqual({ basis: 'logs', confirmWith: c.confirm });
+      expect(f.message).toBe(`${c.subject} cannot be used: ${c.said}. ${TAIL} (from logs only: confirm with \`${c.confirm}\`)`);
+      expect(f.fix).toBe(c.fix);
+      // The last two records are cited, each at its own line.
+      expect(f.evidence.map((e) => [e.source, e.note])).toEqual(at(c.file, c.cited).slice(-2).map((s) => [s, 'stated by the controller']));
+    });
+  }
+
+  it('near miss: the same record, with the EC2NodeClass pasted whole and Ready since: judged from the object, silent', async () => {
+    const r = await scan([ticket('ami-alias-fixed-v1.1.md')]);
+    expect(r.report.snapshot.counts).toEqual({ EC2NodeClass: 1 });
+    expect(r.findings).toEqual([]);
+  });
+
+  it('near miss: a node class error that is an authorisation failure is the launch refusal, named once', async () => {
+    const r = await scan([ticket('validation-denied-v1.3.log')]);
+    expect(r.findings.map((f) => [f.ruleId, f.object])).toEqual([
+      ['launch-refused-by-cloud-provider', ref('karpenter.k8s.aws/v1', 'EC2NodeClass', 'batch')],
+    ]);
+    expect(r.findings[0]!.fix).toBe(
+      'Give the Karpenter controller role eks:DescribeCluster: attach the reference controller policy of this release (tag conditions included). An encoded message decodes with aws sts decode-authorization-message --encoded-message <message>.',
+    );
+  });
+});
+
+describe('launch failures whose wording only a code tells', () => {
+  it('v0.5: sts:AssumeRoleWithWebIdentity denied is a refused launch of the Provisioner the record names, with the trust-policy fix', async () => {
+    const file = 'sts-denied-v0.5.md';
+    const r = await scan([ticket(file)]);
+    expect(r.findings.map((f) => [f.ruleId, f.severity, f.object])).toEqual([['launch-refused-by-cloud-provider', 'error', provisioner('reports')]]);
+    const f = r.findings[0]!;
+    expect(f.message).toContain('failed once at 2022-04-20T07:12:55.084Z: the controller cannot assume its IAM role (sts:AssumeRoleWithWebIdentity is denied)');
+    expect(f.fix).toBe(
+      "The controller's service account cannot assume its role: check the role ARN in the eks.amazonaws.com/role-arn annotation of the karpenter service account, and that the role's trust policy names the cluster's OIDC provider with sub system:serviceaccount:<namespace>:<service account> (or, with EKS Pod Identity, that an association exists for it).",
+    );
+    expect(f.evidence.map((e) => e.source)).toEqual(at(file, 'AssumeRoleWithWebIdentity'));
+  });
+
+  it('v0.7: the fleet answering Unsupported on every retry is capacity the Provisioner cannot get', async () => {
+    const file = 'unsupported-v0.7.txt';
+    const r = await scan([ticket(file)]);
+    expect(r.findings.map((f) => [f.ruleId, f.severity, f.object])).toEqual([['insufficient-capacity-all-offerings', 'error', provisioner('arm-builds')]]);
+    expect(r.findings[0]!.message).toContain(
+      'Provisioner arm-builds: launches failed with insufficient capacity 2 times between 2022-03-28T19:03:20.551Z and 2022-03-28T19:04:31.017Z and no launch of the pool has succeeded since — EC2 does not offer the requested instance type in that zone (Unsupported).',
+    );
+    expect(r.findings[0]!.evidence.map((e) => e.source)).toEqual(at(file, 'Unsupported:'));
+  });
+});
+
+describe('scheduling refused for a static mismatch, from the records alone: pending-pod-no-nodepool-fits', () => {
+  it('v0.25 console: the Provisioner is called a Provisioner, the pod is the one the record names', async () => {
+    const file = 'misfit-taint-v0.25.txt';
+    const r = await scan([ticket(file)]);
+    expect(r.findings.map((f) => [f.ruleId, f.object])).toEqual([['pending-pod-no-nodepool-fits', ref('v1', 'Pod', 'detector-6b7c8d9f4-q2w3e', 'vision')]]);
+    const confirm = 'kubectl get nodepools -o yaml and kubectl get pod detector-6b7c8d9f4-q2w3e -n vision -o yaml';
+    expect(r.findings[0]!.message).toBe(
+      'Pod vision/detector-6b7c8d9f4-q2w3e fits no NodePool: Provisioner default: did not tolerate nvidia.com/gpu=true:NoSchedule ' +
+        `(Karpenter said so 2 times, last at 2023-02-14T10:31:18.107Z). (from logs only: confirm with \`${confirm}\`)`,
+    );
+    expect(r.findings[0]!.evidence.map((e) => e.source)).toEqual(at(file, 'did not tolerate'));
+  });
+
+  it('v1.6 JSON: each pool names itself as a structured value', async () => {
+    const r = await scan([ticket('misfit-v1.6.log')]);
+    expect(r.findings.map((f) => [f.ruleId, f.object])).toEqual([['pending-pod-no-nodepool-fits', ref('v1', 'Pod', 'indexer-0', 'search')]]);
+    expect(r.findings[0]!.message).toContain(
+      'fits no NodePool: NodePool search: did not tolerate taint (taint=workload=search:NoSchedule) (NodePool=search); NodePool general: incompatible requirements',
+    );
+  });
+});
+
+describe('NodePools and CRDs the controller reports about', () => {
+  it('v1.2 "ignoring nodepool, not ready": nodepool-missing-nodeclass on the pool, from logs only', async () => {
+    const file = 'ignoring-pool-v1.2.log';
+    const r = await scan([ticket(file)]);
+    const confirm = 'kubectl get nodepool workers -o yaml (status.conditions) and kubectl get ec2nodeclasses -o yaml';
+    expect(r.findings.map((f) => [f.ruleId, f.severity, f.object, f.recordsOnly])).toEqual([
+      ['nodepool-missing-nodeclass', 'error', nodePool('workers'), { basis: 'logs', confirmWith: confirm }],
+    ]);
+    expect(r.findings[0]!.message).toBe(
+      'Karpenter ignores NodePool workers because it is not Ready, and said so 2 times between 2025-03-03T12:10:12.415Z and 2025-03-03T12:10:22.420Z: ' +
+        'a NodePool is Ready only when the node class its nodeClassRef names exists and is Ready, so its node class is missing, being deleted or not Ready. ' +
+        `The pool launches nothing meanwhile. (from logs only: confirm with \`${confirm}\`)`,
+    );
+    expect(r.findings[0]!.evidence.map((e) => e.source)).toEqual(at(file, 'ignoring nodepool'));
+  });
+
+  it('v1.0: one conversion webhook failure, no CRDs in the input: named as a warning that says it was seen once', async () => {
+    const file = 'conversion-once-v1.0.md';
+    const r = await scan([ticket(file)]);
+    expect(r.findings.map((f) => [f.ruleId, f.severity, f.object])).toEqual([
+      ['karpenter-api-version-mismatch', 'warning', ref('apps/v1', 'Deployment', 'karpenter', 'kube-system')],
+    ]);
+    expect(r.findings[0]!.message).toContain(
+      'the CRD conversion webhook fails (NodePool). Until they match the controller cannot read or write its objects: nothing is provisioned or disrupted. It was stated once: a controller pod restarting during an upgrade says so briefly, a mismatch says it on every reconcile.',
+    );
+    expect(r.findings[0]!.evidence.map((e) => e.source)).toEqual(at(file, 'conversion webhook for'));
+  });
+});
+
+describe('stated in the input, not a finding: shown apart, never dropped', () => {
+  const cases = [
+    {
+      file: 'webhook-x509-v0.19.txt',
+      rule: 'karpenter-api-version-mismatch',
+      start: "the controller states Karpenter's admission webhook fails (its certificate is not trusted, or its Service has no ready endpoint) (2 times, last at ",
+      cited: 'x509',
+      end: 'kubectl get secret -n <namespace> karpenter-cert, and the controller pods are Ready.',
+    },
+    {
+      file: 'pricing-denied-v0.15.txt',
+      rule: 'launch-refused-by-cloud-provider',
+      start: 'the controller states the pricing API refuses or cannot be reached (once, last at ',
+      cited: 'AccessDeniedException',
+      end: 'Allow the controller pricing:GetProducts and ec2:DescribeSpotPriceHistory (or, in a VPC without internet, set settings.isolatedVPC: true).',
+    },
+    {
+      file: 'sts-timeout-v0.16.txt',
+      rule: 'launch-refused-by-cloud-provider',
+      start: 'the controller states it cannot reach STS to get its AWS credentials (once, last at ',
+      cited: 'i/o timeout',
+      end: 'Set AWS_STS_REGIONAL_ENDPOINTS=regional on the controller when only the regional endpoint is reachable.',
+    },
+  ];
+  for (const c of cases) {
+    it(`${c.file}: a ${c.rule} line, no finding`, async () => {
+      const r = await scan([ticket(c.file)]);
+      expect(r.findings).toEqual([]);
+      const stated = r.run.notEvaluatedFor.filter((n) => n.stated);
+      expect(stated.map((n) => n.ruleId)).toEqual([c.rule]);
+      expect(stated[0]!.reason.startsWith(`${c.start}${at(c.file, c.cited).pop()}: "`)).toBe(true);
+      expect(stated[0]!.reason.endsWith(c.end)).toBe(true);
+      // The JSON contract's entry keeps its shape: {ruleId, reason}.
+      const json = JSON.parse(renderJson(r.report)) as { notEvaluated: Array<{ reason: string }> };
+      expect(json.notEvaluated.find((n) => n.reason === stated[0]!.reason)).toEqual({ ruleId: c.rule, reason: stated[0]!.reason });
+    });
+  }
+
+  it('one insufficient-capacity event: below the threshold, listed with what EC2 named', async () => {
+    const r = await scan([ticket('ice-once-event.txt')], { now: '2026-03-01T00:00:00Z' });
+    expect(r.findings).toEqual([]);
+    expect(r.run.notEvaluatedFor.filter((n) => n.stated)).toEqual([
+      {
+        ruleId: 'insufficient-capacity-all-offerings',
+        reason:
+          'insufficient capacity for NodePool render-spot once at 2026-02-28T23:58:00Z: EC2 has no capacity for the requested instance types (InsufficientInstanceCapacity) ' +
+          '(EC2 named g6.2xlarge in eu-west-1c). Karpenter retries on the other offerings the pool allows; reported once it fails 2 times with no launch in between.',
+        stated: true,
+      },
+    ]);
+  });
+});
