@@ -236,6 +236,20 @@ describe('stated in the input, not a finding: shown apart, never dropped', () =>
     });
   }
 
+  it('v1.2 "Node is nominated for a pending pod" without the Nodes and Pods: named, with what would judge it', async () => {
+    const r = await scan([ticket('nominated-events-v1.2.txt')], { now: '2026-03-01T00:00:00Z' });
+    expect(r.findings).toEqual([]);
+    expect(r.run.notEvaluatedFor.filter((n) => n.stated)).toEqual([
+      {
+        ruleId: 'node-nominated-without-pending-pods',
+        reason:
+          'Karpenter says node ip-10-31-8-77.eu-west-1.compute.internal is nominated for a pending pod (once at 2026-02-28T23:59:19Z), so it is not consolidated or drifted meanwhile. ' +
+          'Whether a pod is really coming needs the Nodes and Pods: add `kubectl get nodes -o yaml` and `kubectl get pods -A -o yaml`.',
+        stated: true,
+      },
+    ]);
+  });
+
   it('one insufficient-capacity event: below the threshold, listed with what EC2 named', async () => {
     const r = await scan([ticket('ice-once-event.txt')], { now: '2026-03-01T00:00:00Z' });
     expect(r.findings).toEqual([]);
