@@ -44,7 +44,7 @@ describe('classifyLaunchError', () => {
     ).toEqual(['refused:SecurityGroupNotFound']);
     expect(codes("InvalidSubnetID.NotFound: The subnet ID 'subnet-0f1e2d3c' does not exist")).toEqual(['refused:SubnetNotFound']);
   });
-  it('reads the controller\'s own credentials refused (IRSA) and the fleet\'s Unsupported answer', () => {
+  it("reads the controller's own credentials refused (IRSA) and the fleet's Unsupported answer", () => {
     expect(
       codes(
         'fetching instance types using ec2.DescribeInstanceTypes, WebIdentityErr: failed to retrieve credentials\ncaused by: AccessDenied: Not authorized to perform sts:AssumeRoleWithWebIdentity',
@@ -95,7 +95,7 @@ describe('parseScheduleError', () => {
     });
     expect(parseScheduleError('all available instance types exceed limits for nodepool: "batch"')[0]).toMatchObject({ kind: 'limits', pool: 'batch' });
   });
-  it('≤ v1.4: a reason after a pool\'s own, naming another pool, is a clause of that pool', () => {
+  it("≤ v1.4: a reason after a pool's own, naming another pool, is a clause of that pool", () => {
     expect(
       parseScheduleError(
         'incompatible with nodepool "default", did not tolerate taint (taint=team=etl:NoSchedule); all available instance types exceed limits for nodepool: "etl"',

@@ -27,7 +27,8 @@ const SG_FIX =
 const AMI_FIX =
   'No AMI resolves: use an alias that exists (e.g. al2023@latest, or a published version for your Kubernetes version), fix the id/name/tags terms, and give the controller ssm:GetParameter for aliases.';
 const TAIL = 'Every launch through it fails, and pods that need it stay Pending.';
-const PROVISIONER_CONFIRM = (name: string) => `kubectl get provisioner ${name} -o yaml (spec.provider or spec.providerRef) and kubectl get awsnodetemplates -o yaml`;
+const PROVISIONER_CONFIRM = (name: string) =>
+  `kubectl get provisioner ${name} -o yaml (spec.provider or spec.providerRef) and kubectl get awsnodetemplates -o yaml`;
 const POOL_CONFIRM = (name: string) => `kubectl get nodepool ${name} -o yaml and kubectl get ec2nodeclasses -o yaml (status.conditions)`;
 
 describe('a node class that resolves to nothing, in every generation that logs it: nodeclass-not-ready, from logs only', () => {
@@ -102,7 +103,11 @@ describe('a node class that resolves to nothing, in every generation that logs i
       expect(f.message).toBe(`${c.subject} cannot be used: ${c.said}. ${TAIL} (from logs only: confirm with \`${c.confirm}\`)`);
       expect(f.fix).toBe(c.fix);
       // The last two records are cited, each at its own line.
-      expect(f.evidence.map((e) => [e.source, e.note])).toEqual(at(c.file, c.cited).slice(-2).map((s) => [s, 'stated by the controller']));
+      expect(f.evidence.map((e) => [e.source, e.note])).toEqual(
+        at(c.file, c.cited)
+          .slice(-2)
+          .map((s) => [s, 'stated by the controller']),
+      );
     });
   }
 
@@ -114,9 +119,7 @@ describe('a node class that resolves to nothing, in every generation that logs i
 
   it('near miss: a node class error that is an authorisation failure is the launch refusal, named once', async () => {
     const r = await scan([ticket('validation-denied-v1.3.log')]);
-    expect(r.findings.map((f) => [f.ruleId, f.object])).toEqual([
-      ['launch-refused-by-cloud-provider', ref('karpenter.k8s.aws/v1', 'EC2NodeClass', 'batch')],
-    ]);
+    expect(r.findings.map((f) => [f.ruleId, f.object])).toEqual([['launch-refused-by-cloud-provider', ref('karpenter.k8s.aws/v1', 'EC2NodeClass', 'batch')]]);
     expect(r.findings[0]!.fix).toBe(
       'Give the Karpenter controller role eks:DescribeCluster: attach the reference controller policy of this release (tag conditions included). An encoded message decodes with aws sts decode-authorization-message --encoded-message <message>.',
     );
@@ -198,12 +201,48 @@ describe('NodePools and CRDs the controller reports about', () => {
   });
 });
 
+describe('an interruption queue the controller cannot read: spot-without-interruption-queue on the controller, from logs only', () => {
+  const CONFIRM =
+    'the controller Deployment (kubectl get deployment -n <namespace> karpenter -o yaml: INTERRUPTION_QUEUE) and aws sqs get-queue-url --queue-name <name>';
+  const cases = [
+    {
+      file: 'queue-missing-v0.19.txt',
+      generation: 'v0.19 console lines',
+      seen: '2 times between 2022-12-14T09:41:27.902Z and 2022-12-14T09:41:58.113Z',
+      text: 'getting messages from queue, discovering queue url, fetching queue url, AWS.SimpleQueueService.NonExistentQueue: The specified queue does not exist for this wsdl version.',
+      cited: 'NonExistentQueue',
+    },
+    {
+      file: 'queue-missing-v1.6.md',
+      generation: 'v1.6 JSON pretty-printed in a fence',
+      seen: 'once at 2025-09-15T04:12:40.331Z',
+      text: 'Reconciler error: creating sqs provider, operation error SQS: GetQueueUrl, https response error StatusCode: 400, RequestID: 7e8f9a0b-1c2d-4e3f-8a4b-5c6d7e8f9a0b, AWS.SimpleQueueService.NonExistentQueue: The specified queue does not exist.',
+      cited: '{', // a pretty-printed record is cited at its first line
+    },
+  ];
+  for (const c of cases) {
+    it(c.generation, async () => {
+      const r = await scan([ticket(c.file)]);
+      expect(r.findings.map((f) => [f.ruleId, f.severity, f.object, f.recordsOnly])).toEqual([
+        ['spot-without-interruption-queue', 'warning', ref('apps/v1', 'Deployment', 'karpenter', 'kube-system'), { basis: 'logs', confirmWith: CONFIRM }],
+      ]);
+      expect(r.findings[0]!.message).toBe(
+        `The interruption queue the controller is configured with does not exist: it logged so ${c.seen} ("${c.text}"). ` +
+          'Interruption handling is off: spot interruptions, scheduled maintenance and instance state changes are not drained ahead of time. ' +
+          `(from logs only: confirm with \`${CONFIRM}\`)`,
+      );
+      expect(r.findings[0]!.evidence.map((e) => e.source)).toEqual(at(c.file, c.cited));
+    });
+  }
+});
+
 describe('stated in the input, not a finding: shown apart, never dropped', () => {
   const cases = [
     {
       file: 'webhook-x509-v0.19.txt',
       rule: 'karpenter-api-version-mismatch',
-      start: "the controller states Karpenter's admission webhook fails (its certificate is not trusted, or its Service has no ready endpoint) (2 times, last at ",
+      start:
+        "the controller states Karpenter's admission webhook fails (its certificate is not trusted, or its Service has no ready endpoint) (2 times, last at ",
       cited: 'x509',
       end: 'kubectl get secret -n <namespace> karpenter-cert, and the controller pods are Ready.',
     },

@@ -276,7 +276,10 @@ function statedNominations(snapshot: Snapshot, statedNotJudged: (reason: string)
   }
   for (const [node, events] of byNode) {
     const count = events.reduce((n, e) => n + e.count, 0);
-    const times = events.flatMap((e) => [e.firstSeen, e.lastSeen]).filter((t): t is string => !!t).sort();
+    const times = events
+      .flatMap((e) => [e.firstSeen, e.lastSeen])
+      .filter((t): t is string => !!t)
+      .sort();
     const span = times.length ? (times[0] === times[times.length - 1] ? ` at ${times[0]}` : ` between ${times[0]} and ${times[times.length - 1]}`) : '';
     statedNotJudged(
       `Karpenter says node ${node} is nominated for a pending pod (${count === 1 ? 'once' : `${count} times`}${span}), so it is not consolidated or drifted meanwhile. ` +

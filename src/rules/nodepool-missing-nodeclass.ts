@@ -119,7 +119,7 @@ const STATED_IGNORED: RecordsOnlyRule = {
   },
   message: (c, s) =>
     `Karpenter ignores NodePool ${c.object.name} because it is not Ready, and said so ${seenText(s)}: ` +
-    "a NodePool is Ready only when the node class its nodeClassRef names exists and is Ready, so its node class is missing, being deleted or not Ready. The pool launches nothing meanwhile.",
+    'a NodePool is Ready only when the node class its nodeClassRef names exists and is Ready, so its node class is missing, being deleted or not Ready. The pool launches nothing meanwhile.',
   fix: (c) =>
     `Look at the NodeClassReady condition of NodePool ${c.object.name} and the EC2NodeClass its nodeClassRef names (kubectl get ec2nodeclasses): create it, fix its name/group/kind, or fix what keeps it from Ready (its own conditions say which).`,
   confirmWith: (c) => `${getCommand(c.object)} (status.conditions) and kubectl get ec2nodeclasses -o yaml`,
