@@ -56,6 +56,16 @@ describe('classifyLaunchError', () => {
       'capacity:Unsupported',
     ]);
   });
+  it('any other parameter EC2 rejects is a refusal, unless a row names its own cause', () => {
+    expect(
+      codes(
+        'launching nodeclaim, creating instance, with fleet error(s), InvalidParameterValue: You cannot specify tags for Spot instances requests if there are no Spot instances requests being created by the request.',
+      ),
+    ).toEqual(['refused:InvalidParameter']);
+    expect(codes('InvalidParameterValue: Value (lab_123) for parameter iamInstanceProfile.name is invalid. Invalid IAM Instance Profile name')).toEqual([
+      'refused:InstanceProfileNameInvalid',
+    ]);
+  });
   it('says nothing about texts that are not launch errors', () => {
     expect(codes('Instance launch failed')).toEqual([]);
     expect(codes('registered nodeclaim')).toEqual([]);

@@ -139,6 +139,21 @@ describe('launch failures whose wording only a code tells', () => {
     expect(f.evidence.map((e) => e.source)).toEqual(at(file, 'AssumeRoleWithWebIdentity'));
   });
 
+  it('v0.35: a parameter EC2 rejects on every retry is a refused launch, the fix quoting what EC2 said', async () => {
+    const file = 'invalid-parameter-v0.35.log';
+    const r = await scan([ticket(file)]);
+    expect(r.findings.map((f) => [f.ruleId, f.severity, f.object])).toEqual([['launch-refused-by-cloud-provider', 'error', nodePool('mixed')]]);
+    expect(r.findings[0]!.message).toContain(
+      'NodePool mixed failed 2 times between 2024-03-13T02:14:51.338Z and 2024-03-13T02:16:03.910Z (NodeClaims mixed-7kx2p, mixed-p9q4w): EC2 rejects a parameter of the launch request (InvalidParameterValue)',
+    );
+    expect(r.findings[0]!.fix).toBe(
+      'EC2 names the parameter it refuses ("You cannot specify tags for Spot instances requests if there are no Spot instances requests being created by the request."): ' +
+        "fix it where Karpenter takes it from, usually the EC2NodeClass (blockDeviceMappings, metadataOptions, tags, instanceProfile) or the NodePool's requirements; " +
+        "if it names nothing you set, it is EC2's answer to that one request and a retry may pass.",
+    );
+    expect(r.findings[0]!.evidence.map((e) => e.source)).toEqual(at(file, 'InvalidParameterValue'));
+  });
+
   it('v0.7: the fleet answering Unsupported on every retry is capacity the Provisioner cannot get', async () => {
     const file = 'unsupported-v0.7.txt';
     const r = await scan([ticket(file)]);

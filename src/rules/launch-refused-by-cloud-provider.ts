@@ -76,6 +76,12 @@ const FIXES: Record<string, { field?: string; fix: (nodeClass: string, role: str
     fix: (nc) =>
       `Fix spec.blockDeviceMappings of EC2NodeClass ${nc}: the root deviceName must be the AMI's (/dev/xvda for AL2023, /dev/xvda or /dev/sda1 for others), sizes and volume types valid for the instance types.`,
   },
+  InvalidParameter: {
+    fix: (nc, _role, text) => {
+      const said = /InvalidParameter\w*: ([^\n"]{1,200})/.exec(text)?.[1];
+      return `EC2 names the parameter it refuses${said ? ` ("${said.trim()}")` : ''}: fix it where Karpenter takes it from, usually ${nc === '<nodeclass>' ? 'the EC2NodeClass' : `EC2NodeClass ${nc}`} (blockDeviceMappings, metadataOptions, tags, instanceProfile) or the NodePool's requirements; if it names nothing you set, it is EC2's answer to that one request and a retry may pass.`;
+    },
+  },
   PendingVerification: {
     fix: () => 'The account is still being verified for this region: wait for AWS to finish, or contact AWS Support.',
   },

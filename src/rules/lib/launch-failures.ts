@@ -119,6 +119,14 @@ const CODES: CodeRow[] = [
     label: 'the account is still being verified for this region',
   },
   {
+    // Any other parameter EC2 rejects (tags on a request with no Spot part, a volume option the type does not take):
+    // counted only when no row above names the parameter's own cause.
+    re: /\bInvalidParameter(?:Value|Combination)?\b/,
+    family: 'refused',
+    code: 'InvalidParameter',
+    label: 'EC2 rejects a parameter of the launch request (InvalidParameterValue)',
+  },
+  {
     re: /\bRequestLimitExceeded\b|\bThrottling(?:Exception)?\b|Rate exceeded/,
     family: 'throttling',
     code: 'RequestLimitExceeded',
@@ -175,6 +183,7 @@ export function classifyLaunchError(text: string): LaunchCause[] {
   for (const row of CODES) {
     if (!row.re.test(text)) continue;
     if (row.code === GENERIC_CAPACITY && out.length) continue;
+    if (row.code === 'InvalidParameter' && out.some((c) => c.family === 'refused')) continue;
     // "not authorized" inside an AMI or Spot-role text is that cause, not a general authorisation failure.
     if (row.code === 'UnauthorizedOperation' && out.some((c) => c.family === 'refused')) continue;
     out.push({ family: row.family, code: row.code, label: row.label });
