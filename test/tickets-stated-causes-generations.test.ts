@@ -74,6 +74,16 @@ describe('a node class that resolves to nothing, in every generation that logs i
       cited: 'no amis exist',
     },
     {
+      file: 'ami-arch-v0.32.log',
+      generation: 'v0.32 JSON, launch path: AMIs of another architecture',
+      object: nodePool('graviton'),
+      said: 'its AMIs fit none of the instance types the pool allows (their architecture differs), as the controller logged once at 2023-11-06T15:40:22.517Z: "launching nodeclaim, creating instance, getting launch template configs, getting launch templates, no instance types satisfy requirements of amis ami-0f1e2d3c4b5a69788"',
+      subject: 'The node class of NodePool graviton',
+      confirm: POOL_CONFIRM('graviton'),
+      fix: "Make the NodePool's kubernetes.io/arch requirement and the AMIs the node class selects agree (select AMIs of each architecture the pool allows, or restrict the pool to theirs).",
+      cited: 'requirements of amis',
+    },
+    {
       file: 'ami-alias-v1.1.md',
       generation: 'v1.1 JSON in a fenced issue body, EC2NodeClass status reconciler',
       object: ref('karpenter.k8s.aws/v1', 'EC2NodeClass', 'graviton'),

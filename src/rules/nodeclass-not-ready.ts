@@ -183,10 +183,9 @@ const FROM_EVENTS: RecordsOnlyRule = {
 const STATED_IN_LOGS: Array<[RegExp, string]> = [
   [/no subnets (?:found|matched selector|exist given constraints)|SubnetSelector did not match/i, 'SubnetsReady'],
   [/no security groups (?:found|matched|exist given constraints)|SecurityGroupSelector did not match/i, 'SecurityGroupsReady'],
-  [
-    /failed to discover (?:any )?AMIs|no amis exist given constraints|no instance types satisfy requirements of amis|getting ssm parameter [^,]*, ParameterNotFound/i,
-    'AMIsReady',
-  ],
+  // AMIs that resolve but fit no instance type the pool allows (their architecture): the AMIs condition, another cause.
+  [/no instance types satisfy requirements of amis/i, 'AMIsArch'],
+  [/failed to discover (?:any )?AMIs|no amis exist given constraints|getting ssm parameter [^,]*, ParameterNotFound/i, 'AMIsReady'],
   [/failed to detect the cluster CIDR/i, 'ValidationSucceeded'],
 ];
 
@@ -194,6 +193,7 @@ const STATED_TEXT: Record<string, string> = {
   SubnetsReady: 'its subnet selector matches no subnet',
   SecurityGroupsReady: 'its security-group selector matches no security group',
   AMIsReady: 'no AMI resolves for it',
+  AMIsArch: 'its AMIs fit none of the instance types the pool allows (their architecture differs)',
   ValidationSucceeded: 'the controller cannot detect the cluster CIDR',
 };
 
@@ -230,7 +230,10 @@ const FROM_LOGS: RecordsOnlyRule = {
     `${c.object.kind === 'EC2NodeClass' || c.object.kind === 'AWSNodeTemplate' ? `${c.object.kind} ${c.object.name}` : `The node class of ${c.object.kind} ${c.object.name}`} cannot be used: ` +
     `${STATED_TEXT[c.key ?? ''] ?? 'it does not resolve'}, as the controller logged ${seenText(s)}: "${s.text}". ` +
     'Every launch through it fails, and pods that need it stay Pending.',
-  fix: (c) => SUB_CONDITIONS[c.key ?? '']?.advice ?? `Resolve ${c.key ?? 'the failing condition'}.`,
+  fix: (c) =>
+    c.key === 'AMIsArch'
+      ? "Make the NodePool's kubernetes.io/arch requirement and the AMIs the node class selects agree (select AMIs of each architecture the pool allows, or restrict the pool to theirs)."
+      : (SUB_CONDITIONS[c.key ?? '']?.advice ?? `Resolve ${c.key ?? 'the failing condition'}.`),
   confirmWith: (c) =>
     c.object.kind === 'EC2NodeClass' || c.object.kind === 'AWSNodeTemplate'
       ? `${getCommand(c.object)} (status)`
