@@ -121,6 +121,20 @@ describe('a node class that resolves to nothing, in every generation that logs i
     });
   }
 
+  it('v0.7: with the Provisioner itself pasted, its records still judge its node class (the rule reads only EC2NodeClass conditions)', async () => {
+    const file = 'subnets-with-provisioner-v0.7.md';
+    const r = await scan([ticket(file)]);
+    expect(r.findings.map((f) => [f.ruleId, f.object])).toEqual([
+      ['nodeclass-not-ready', provisioner('default')],
+      ['consolidation-disabled-for-underused-nodes', provisioner('default')],
+      ['deprecated-karpenter-api', provisioner('default')],
+    ]);
+    expect(r.findings[0]!.message).toContain(
+      'The node class of Provisioner default cannot be used: its subnet selector matches no subnet, as the controller logged once at 2022-03-30T12:20:41.118Z',
+    );
+    expect(r.findings[0]!.evidence.map((e) => e.source)).toEqual(at(file, 'no subnets matched'));
+  });
+
   it('near miss: the same record, with the EC2NodeClass pasted whole and Ready since: judged from the object, silent', async () => {
     const r = await scan([ticket('ami-alias-fixed-v1.1.md')]);
     expect(r.report.snapshot.counts).toEqual({ EC2NodeClass: 1 });
@@ -211,6 +225,36 @@ describe('NodePools and CRDs the controller reports about', () => {
         `The pool launches nothing meanwhile. (from logs only: confirm with \`${confirm}\`)`,
     );
     expect(r.findings[0]!.evidence.map((e) => e.source)).toEqual(at(file, 'ignoring nodepool'));
+  });
+
+  it('v0.31 node state reconciler: an AWSNodeTemplate that does not exist, named by itself (no Provisioner in the record)', async () => {
+    const file = 'template-missing-v0.31.txt';
+    const r = await scan([ticket(file)]);
+    const confirm = 'kubectl get provisioners,awsnodetemplates -o yaml';
+    expect(r.findings.map((f) => [f.ruleId, f.severity, f.object, f.recordsOnly])).toEqual([
+      ['nodepool-missing-nodeclass', 'error', ref('karpenter.k8s.aws/v1alpha1', 'AWSNodeTemplate', 'bottlerocket'), { basis: 'logs', confirmWith: confirm }],
+    ]);
+    expect(r.findings[0]!.message).toBe(
+      "A Provisioner's providerRef names AWSNodeTemplate bottlerocket, which does not exist: Karpenter said so 2 times between 2023-10-09T11:04:17.220Z and 2023-10-09T11:04:17.221Z. " +
+        `Nodes launched through it cannot be resolved and no new node is launched for it. (from logs only: confirm with \`${confirm}\`)`,
+    );
+    expect(r.findings[0]!.evidence.map((e) => e.source)).toEqual(at(file, 'getting providerRef'));
+  });
+
+  it('v1.5 eviction queue: a pod selected by more than one PDB, on the pod, from logs only', async () => {
+    const file = 'multiple-pdbs-v1.5.md';
+    const r = await scan([ticket(file)]);
+    expect(r.findings.map((f) => [f.ruleId, f.severity, f.object])).toEqual([
+      ['pdb-blocks-eviction', 'warning', ref('v1', 'Pod', 'ledger-api-5d8f7c9b6-w4x8z', 'finance')],
+    ]);
+    expect(r.findings[0]!.message).toContain(
+      'Pod finance/ledger-api-5d8f7c9b6-w4x8z is selected by more than one PodDisruptionBudget, which the eviction API refuses: Karpenter failed to evict it 2 times between 2025-06-02T08:11:30.402Z and 2025-06-02T08:11:40.417Z',
+    );
+    expect(r.findings[0]!.fix).toBe(
+      "Leave one PodDisruptionBudget selecting pod finance/ledger-api-5d8f7c9b6-w4x8z: compare the selectors of kubectl get pdb -n finance -o yaml with the pod's labels, and merge or narrow the overlapping ones.",
+    );
+    // Pretty-printed records are cited at their first line, the `{` that opens each.
+    expect(r.findings[0]!.evidence.map((e) => e.source)).toEqual([4, 20].map((n) => `${ticket(file)}:${n}`));
   });
 
   it('v1.0: one conversion webhook failure, no CRDs in the input: named as a warning that says it was seen once', async () => {

@@ -218,6 +218,8 @@ function nodeClassOfLog(log: LogRecord): ObjectRef | undefined {
 }
 
 const FROM_LOGS: RecordsOnlyRule = {
+  // Its checks read EC2NodeClass conditions: a Provisioner or NodePool pasted whole says nothing about its node class.
+  judgesKinds: ['EC2NodeClass'],
   fromLog: (log) => {
     const text = logText(log);
     const type = STATED_IN_LOGS.find(([re]) => re.test(text))?.[1];

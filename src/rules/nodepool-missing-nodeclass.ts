@@ -75,6 +75,7 @@ export default defineRule({
     const { snapshot, report, notEvaluatedFor } = ctx;
     reportFromRecords({ snapshot, report }, STATED_UNRESOLVED);
     reportFromRecords({ snapshot, report }, STATED_IGNORED);
+    reportFromRecords({ snapshot, report }, STATED_TEMPLATE_MISSING);
     for (const pool of snapshot.nodePools()) {
       if (unknownOn(ctx, pool.object, [pool.generation === 'v1alpha5' ? '/spec/providerRef' : '/spec/template/spec/nodeClassRef/name'])) continue;
       const finding = judge(snapshot, pool);
@@ -86,6 +87,24 @@ export default defineRule({
 
 /** Every generation: "[failed ]listing instance types for POOL" with "resolving node class, ec2nodeclasses… "X" is terminating / not found". */
 const UNRESOLVED = /resolving node ?class, (ec2nodeclasses|aksnodeclasses)\.karpenter\.\S+ \\?"([^"\\]+)\\?" (is terminating|not found)/i;
+
+/** ≤ v0.31 (the Node's state reconciler): "resolving node class, resolving node template, getting providerRef, AWSNodeTemplate.karpenter.k8s.aws "X" not found". */
+const TEMPLATE_UNRESOLVED = /getting providerRef, AWSNodeTemplate\.karpenter\.k8s\.aws \\?"([^"\\]+)\\?" not found/;
+
+/** A node template the records say is missing, named by itself when the record names no Provisioner. */
+const STATED_TEMPLATE_MISSING: RecordsOnlyRule = {
+  fromLog: (log) => {
+    const m = TEMPLATE_UNRESOLVED.exec(logText(log));
+    if (!m) return undefined;
+    const pool = logRefs(log.fields).nodePool;
+    return pool ? { object: refOf('Provisioner', pool), key: m[1]! } : { object: refOf('AWSNodeTemplate', m[1]!), key: m[1]! };
+  },
+  message: (c, s) =>
+    `${c.object.kind === 'Provisioner' ? `Provisioner ${c.object.name}'s providerRef names` : "A Provisioner's providerRef names"} AWSNodeTemplate ${c.key}, which does not exist: Karpenter said so ${seenText(s)}. ` +
+    'Nodes launched through it cannot be resolved and no new node is launched for it.',
+  fix: (c) => `Create AWSNodeTemplate ${c.key}, or point spec.providerRef of the Provisioners that name it at one that exists (kubectl get awsnodetemplates).`,
+  confirmWith: () => 'kubectl get provisioners,awsnodetemplates -o yaml',
+};
 
 const STATED_UNRESOLVED: RecordsOnlyRule = {
   fromLog: (log) => {

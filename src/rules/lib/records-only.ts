@@ -25,6 +25,8 @@ export interface RecordsOnlyRule {
    * the input, partial ones included. Records about the others are judged here.
    */
   judgedFromObjects?: 'whole' | 'any';
+  /** Kinds the rule's own checks judge (default: any): records about objects of other kinds are always judged here. */
+  judgesKinds?: string[];
   /**
    * Inputs the rule's own checks need besides the object (a limits check needs the Pending pods): without them the
    * object is not judged there, and its records are judged here even when it is held whole.
@@ -96,7 +98,8 @@ export function reportFromRecords(ctx: Pick<RuleContext, 'snapshot' | 'report'>,
   const add = (cause: StatedCause | undefined, log?: LogRecord, event?: EventView) => {
     if (!cause) return;
     const checked = !rule.statedWins && (rule.objectChecksNeed ?? []).every((input) => snapshot.has(input));
-    if (checked && judgedElsewhere(ctx, cause.object, rule.judgedFromObjects ?? 'whole')) return;
+    const judgedKind = !rule.judgesKinds || rule.judgesKinds.includes(cause.object.kind);
+    if (checked && judgedKind && judgedElsewhere(ctx, cause.object, rule.judgedFromObjects ?? 'whole')) return;
     const k = `${cause.object.kind}/${cause.object.namespace ?? ''}/${cause.object.name}/${cause.key ?? ''}`;
     let g = groups.get(k);
     if (!g) groups.set(k, (g = { cause, logs: [], events: [] }));

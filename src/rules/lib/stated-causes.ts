@@ -10,7 +10,7 @@ import { logNodeClaim } from './registration-common.js';
 import { classifyBlocked, type Blocker } from '../../snapshot/messages/disruption-blocked.js';
 import { eventSays } from '../../snapshot/messages/object-events.js';
 import { getCommand, refOf, type RecordsOnlyRule, type StatedCause, type UncoveredCause } from './records-only.js';
-import { logRefs, logText } from '../../snapshot/messages/karpenter-logs.js';
+import { logRefs, logText, podNames } from '../../snapshot/messages/karpenter-logs.js';
 
 const times = (n: number) => (n === 1 ? 'once' : `${n} times`);
 const window = (s: { first?: string; last?: string }) =>
@@ -142,12 +142,22 @@ export const PDB_BLOCKS: RecordsOnlyRule = {
       r.pdbs?.length ? { object: refOf('PodDisruptionBudget', r.pdbs[0]!.split('/')[1]!, r.pdbs[0]!.split('/')[0]) } : nodeOf(e),
     )(e);
   },
+  // v1.x eviction queue: "failed evicting pod" with the API server's "more than one PodDisruptionBudget" (§7.3).
+  fromLog: (log) => {
+    if (!/more than one PodDisruptionBudget|does not support multiple PDBs/i.test(logText(log))) return undefined;
+    const pod = podNames(log.fields)[0];
+    return pod ? { object: refOf('Pod', pod.name, pod.namespace), key: 'multiple' } : undefined;
+  },
   message: (c, s) =>
-    `${c.object.kind === 'Node' ? `Node ${c.object.name}` : `PodDisruptionBudget ${c.object.namespace}/${c.object.name}`} ${c.object.kind === 'Node' ? 'cannot be drained: a PodDisruptionBudget refuses the eviction' : 'allows no eviction, so Karpenter cannot disrupt the nodes of the pods it covers'}` +
-    `${c.detail ? ` (${c.detail})` : ''}, ${times(s.occurrences)}${window(s)} ("${s.text}").`,
-  fix: () =>
-    "Let the PDB allow at least one disruption (maxUnavailable: 1, or minAvailable below the replica count), run more replicas, or set the NodePool's " +
-    'spec.template.spec.terminationGracePeriod so drains end. Check: kubectl get pdb -A (ALLOWED DISRUPTIONS 0).',
+    c.object.kind === 'Pod'
+      ? `Pod ${c.object.namespace}/${c.object.name} is selected by more than one PodDisruptionBudget, which the eviction API refuses: Karpenter failed to evict it ${times(s.occurrences)}${window(s)} ("${s.text}"), so its node cannot be drained.`
+      : `${c.object.kind === 'Node' ? `Node ${c.object.name}` : `PodDisruptionBudget ${c.object.namespace}/${c.object.name}`} ${c.object.kind === 'Node' ? 'cannot be drained: a PodDisruptionBudget refuses the eviction' : 'allows no eviction, so Karpenter cannot disrupt the nodes of the pods it covers'}` +
+        `${c.detail ? ` (${c.detail})` : ''}, ${times(s.occurrences)}${window(s)} ("${s.text}").`,
+  fix: (c) =>
+    c.object.kind === 'Pod'
+      ? `Leave one PodDisruptionBudget selecting pod ${c.object.namespace}/${c.object.name}: compare the selectors of kubectl get pdb -n ${c.object.namespace} -o yaml with the pod's labels, and merge or narrow the overlapping ones.`
+      : "Let the PDB allow at least one disruption (maxUnavailable: 1, or minAvailable below the replica count), run more replicas, or set the NodePool's " +
+        'spec.template.spec.terminationGracePeriod so drains end. Check: kubectl get pdb -A (ALLOWED DISRUPTIONS 0).',
   confirmWith: (c) => (c.object.kind === 'PodDisruptionBudget' ? getCommand(c.object) : 'kubectl get pdb -A -o yaml and kubectl get pods -A -o wide'),
 };
 
