@@ -44,6 +44,28 @@ describe('classifyLaunchError', () => {
     ).toEqual(['refused:SecurityGroupNotFound']);
     expect(codes("InvalidSubnetID.NotFound: The subnet ID 'subnet-0f1e2d3c' does not exist")).toEqual(['refused:SubnetNotFound']);
   });
+  it("reads the controller's own credentials refused (IRSA) and the fleet's Unsupported answer", () => {
+    expect(
+      codes(
+        'fetching instance types using ec2.DescribeInstanceTypes, WebIdentityErr: failed to retrieve credentials\ncaused by: AccessDenied: Not authorized to perform sts:AssumeRoleWithWebIdentity',
+      ),
+    ).toEqual(['refused:AssumeRoleWithWebIdentity']);
+    // STS out of reach is not a refusal: no code, the not-a-finding line says what it is.
+    expect(codes('WebIdentityErr: failed to retrieve credentials\ncaused by: RequestError: send request failed\ncaused by: dial tcp: i/o timeout')).toEqual([]);
+    expect(codes('launching instances, with fleet error(s), Unsupported: The requested configuration is currently not supported.')).toEqual([
+      'capacity:Unsupported',
+    ]);
+  });
+  it('any other parameter EC2 rejects is a refusal, unless a row names its own cause', () => {
+    expect(
+      codes(
+        'launching nodeclaim, creating instance, with fleet error(s), InvalidParameterValue: You cannot specify tags for Spot instances requests if there are no Spot instances requests being created by the request.',
+      ),
+    ).toEqual(['refused:InvalidParameter']);
+    expect(codes('InvalidParameterValue: Value (lab_123) for parameter iamInstanceProfile.name is invalid. Invalid IAM Instance Profile name')).toEqual([
+      'refused:InstanceProfileNameInvalid',
+    ]);
+  });
   it('says nothing about texts that are not launch errors', () => {
     expect(codes('Instance launch failed')).toEqual([]);
     expect(codes('registered nodeclaim')).toEqual([]);
@@ -82,5 +104,15 @@ describe('parseScheduleError', () => {
       poolKind: 'Provisioner',
     });
     expect(parseScheduleError('all available instance types exceed limits for nodepool: "batch"')[0]).toMatchObject({ kind: 'limits', pool: 'batch' });
+  });
+  it("≤ v1.4: a reason after a pool's own, naming another pool, is a clause of that pool", () => {
+    expect(
+      parseScheduleError(
+        'incompatible with nodepool "default", did not tolerate taint (taint=team=etl:NoSchedule); all available instance types exceed limits for nodepool: "etl"',
+      ),
+    ).toEqual([
+      { kind: 'taint', pool: 'default', poolKind: 'NodePool', text: 'did not tolerate taint (taint=team=etl:NoSchedule)' },
+      { kind: 'limits', pool: 'etl', poolKind: 'NodePool', text: 'all available instance types exceed limits for nodepool: "etl"' },
+    ]);
   });
 });

@@ -104,7 +104,8 @@ const CASES: Case[] = [
       '@8 2023-10-03T08:31:40.772Z ERROR [karpenter/karpenter-58c9d7b6f4-h6j5k/] Could not schedule pod, incompatible wit',
     ],
     skipped: [],
-    findings: [],
+    // The record states the cause: the pod does not tolerate the Provisioner's taint.
+    findings: ['pending-pod-no-nodepool-fits Pod payments/ledger-0 (records)'],
   },
   {
     file: 'stern-console-newline-v0.31.md',

@@ -104,3 +104,21 @@ describe('karpdoctor scan on a ticket', () => {
     );
   });
 });
+
+describe('karpdoctor scan on a ticket whose records state a cause that is not a finding', () => {
+  it('the pricing API refused (v0.15 console lines): the text report lists it apart, the JSON keeps {ruleId, reason}', () => {
+    const file = 'fixtures/tickets/causes/pricing-denied-v0.15.txt';
+    const text = run(['scan', file, '--no-crd-download']);
+    expect(text.stderr).toBe('');
+    expect(text.code).toBe(0);
+    const section = text.stdout.split('\n\n').find((b) => b.startsWith('Stated in the input, not a finding (1):'));
+    expect(section).toBeDefined();
+    expect(section!.replace(/\s+/g, ' ')).toContain(
+      `launch-refused-by-cloud-provider: the controller states the pricing API refuses or cannot be reached (once, last at ${file}:3: "updating on-demand pricing, AccessDeniedException:`,
+    );
+    const json = JSON.parse(run(['scan', file, '--no-crd-download', '--format', 'json']).stdout);
+    expect(json.findings).toEqual([]);
+    const entry = json.notEvaluated.find((n: { reason: string }) => n.reason.startsWith('the controller states the pricing API'));
+    expect(Object.keys(entry)).toEqual(['ruleId', 'reason']);
+  });
+});

@@ -40,6 +40,11 @@ export interface NotEvaluated {
   partial?: string;
   /** Not in the JSON contract either: the objects of an entry that stands for several (one line per get table). */
   objects?: Array<NonNullable<NotEvaluated['object']>>;
+  /**
+   * For the people-facing reports, not the JSON contract: a cause the input's records state that yields no finding (no
+   * catalog rule judges it, or it is below the rule's threshold), shown by the nearest rule so it is not lost; the rule ran.
+   */
+  stated?: true;
 }
 
 export const SEVERITY_RANK: Record<Severity, number> = { error: 3, warning: 2, info: 1 };

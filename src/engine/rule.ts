@@ -153,6 +153,11 @@ export interface RuleContext<O extends RuleOptions = RuleOptions> {
    * a field the rule reads (never fire or pass on such a field instead). Reported as *not evaluated for that object*.
    */
   notEvaluatedFor(object: KubeObject, reason: string): void;
+  /**
+   * A cause the input's records state that yields no finding (no catalog rule judges it, or it was seen fewer times than
+   * the rule's threshold): shown apart from the not-evaluated entries, so what the controller said is never lost.
+   */
+  statedNotJudged(reason: string): void;
 }
 
 export interface Rule<Id extends string = string, O extends RuleOptions = RuleOptions> {

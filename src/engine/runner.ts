@@ -114,6 +114,7 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig): 
           findings.push(f);
         },
         notEvaluated: (reason) => notEvaluated.push({ ruleId: meta.id, reason }),
+        statedNotJudged: (reason) => notEvaluatedFor.set(`${meta.id}\u0000${reason}`, { ruleId: meta.id, reason, stated: true }),
         notEvaluatedFor: (object, reason) => {
           if (onRecords) return;
           // A rule that names a value only Terraform knows (a computed node class name) says so, not a placeholder.

@@ -157,8 +157,13 @@ function trailer(report: ScanReport, gate: GateView, ctx: ReportContext): string
   const perObject = new Set(ctx.notEvaluatedFor.map(entryKey));
   if (perObject.size) {
     const items = ctx.notEvaluatedFor.map((n) => `- ${codeSpan(n.ruleId)}: ${inlineText(n.reason)}`);
-    const why = ctx.notEvaluatedFor.every((n) => n.partial) ? 'the input shows only part of them' : 'they refer to objects outside the scanned files';
-    sections.push(folded(`Not evaluated for some objects (${ctx.objectsNotJudged}) — ${why}`, limited(items)));
+    const why = ctx.notEvaluatedFor.every((n) => n.partial)
+      ? 'the input shows only part of them'
+      : ctx.notEvaluatedFor.every((n) => n.stated)
+        ? 'the controller states a cause that is not a finding'
+        : 'they refer to objects outside the scanned files';
+    const count = ctx.objectsNotJudged + ctx.notEvaluatedFor.filter((n) => n.stated).length;
+    sections.push(folded(`Not evaluated for some objects (${count}) — ${why}`, limited(items)));
   }
   const rules = report.notEvaluated.filter((n) => !perObject.has(entryKey(n)));
   if (rules.length) {

@@ -41,10 +41,11 @@ export function groupNotEvaluated(entries: readonly NotEvaluated[]): NotEvaluate
   return out.map((item) => (Array.isArray(item) ? merged(item) : item));
 }
 
-/** How many objects the entries are about (an entry without an object counts once). */
+/** How many objects the entries are about (an entry without an object counts once); a stated cause is not one. */
 export function objectsNotJudged(entries: readonly NotEvaluated[]): number {
   const seen = new Set<string>();
   for (const n of entries) {
+    if (n.stated) continue;
     const objects = n.objects ?? (n.object ? [n.object] : []);
     for (const o of objects) seen.add(`${o.kind}\u0000${o.namespace ?? ''}\u0000${o.name}`);
     if (!objects.length) seen.add(`\u0001${n.reason}`);

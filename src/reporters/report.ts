@@ -224,7 +224,7 @@ function skippedEntry(s: SkippedInput): { source: string; line?: number; reason:
 }
 
 export function renderJson(report: ScanReport): string {
-  // `partial` and `objects` serve the people-facing reports; the contract's entry is {ruleId, reason, object?}.
-  const notEvaluated = report.notEvaluated.map(({ partial: _, objects: __, ...n }) => n);
+  // `partial`, `objects` and `stated` serve the people-facing reports; the contract's entry is {ruleId, reason, object?}.
+  const notEvaluated = report.notEvaluated.map(({ partial: _, objects: __, stated: ___, ...n }) => n);
   return `${JSON.stringify({ ...report, notEvaluated }, null, 2)}\n`;
 }

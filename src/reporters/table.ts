@@ -319,8 +319,14 @@ function notEvaluatedText(report: ScanReport, ctx: ReportContext, pen: Pen, verb
   const item = (text: string) => wrapText(pen.t(text), pen.width - 2).map((l, j) => `  ${j === 0 ? '' : '  '}${l}`);
   const title = (text: string) => indented(text, '', pen).map((l) => c.bold(l));
   const out: string[] = [];
+  const stated = ctx.notEvaluatedFor.filter((n) => n.stated);
   const partly = ctx.notEvaluatedFor.filter((n) => n.partial);
-  const outside = ctx.notEvaluatedFor.filter((n) => !n.partial && !n.object);
+  const outside = ctx.notEvaluatedFor.filter((n) => !n.partial && !n.object && !n.stated);
+  if (stated.length) {
+    const lines = title(`Stated in the input, not a finding (${stated.length}):`);
+    for (const n of stated) lines.push(...item(`${n.ruleId}: ${n.reason}`));
+    out.push(lines.join('\n'));
+  }
   const computed = ctx.notEvaluatedFor.filter((n) => !n.partial && n.object);
   if (partly.length) {
     const lines = title(`Not evaluated for ${objectsNotJudged(partly)} object(s) — the input shows only part of them:`);

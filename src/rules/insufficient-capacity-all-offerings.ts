@@ -51,7 +51,15 @@ export default defineRule({
     },
   },
 
-  check({ snapshot, options, report }) {
+  check({ snapshot, options, report, statedNotJudged }) {
+    // One failure is retried on the other offerings: named, not judged, until it repeats.
+    for (const p of failingPools(snapshot, ['capacity'], { minOccurrences: 1 }).filter((x) => x.occurrences < options.failures)) {
+      const where = p.name ? `${poolTarget(p)!.kind} ${p.name}` : 'a NodePool the records do not name';
+      statedNotJudged(
+        `insufficient capacity for ${where} ${occurrenceText(p)}: ${p.causes.map((c) => c.label).join('; ')}` +
+          `${offeringsNamed(p) ? ` (EC2 named ${offeringsNamed(p)})` : ''}. Karpenter retries on the other offerings the pool allows; reported once it fails ${options.failures} times with no launch in between.`,
+      );
+    }
     for (const p of failingPools(snapshot, ['capacity'], { minOccurrences: options.failures })) {
       const target = poolTarget(p) ?? { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: '(unknown)' };
       const where = p.name ? `${target.kind} ${p.name}` : 'A NodePool (the records name none)';

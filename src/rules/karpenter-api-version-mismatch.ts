@@ -6,6 +6,8 @@ import type { ObjectRef, Snapshot } from '../snapshot/snapshot.js';
 import { atLeast, formatVersion, parseVersion, type Version } from '../kube/version.js';
 import { logText } from '../snapshot/messages/karpenter-logs.js';
 import { seenController } from './lib/launch-findings.js';
+import { reportUncovered } from './lib/records-only.js';
+import { WEBHOOK_UNREACHABLE } from './lib/stated-causes.js';
 import { karpenterFacts } from './support.js';
 
 const ID = 'karpenter-api-version-mismatch';
@@ -117,7 +119,7 @@ export default defineRule({
     },
   },
 
-  check({ snapshot, options, report }) {
+  check({ snapshot, options, report, statedNotJudged }) {
     const crds = new Map(snapshot.all(KIND.CustomResourceDefinition).map((c) => [c.metadata.name ?? '', c]));
     const version = snapshot.controller.version;
     const facts = karpenterFacts(snapshot.controller);
@@ -160,7 +162,10 @@ export default defineRule({
     }
 
     const total = said.reduce((n, s) => n + (s.evidence.event?.count ?? 1), 0);
-    if (total >= options.occurrences) {
+    // Fewer statements than the threshold may be a pod restarting mid-upgrade. With the cluster's CRDs at hand the
+    // check above settles it; without them the statement is all there is: named, as a warning that says so.
+    const fewer = total < options.occurrences;
+    if (!fewer || !snapshot.has('KarpenterCRDs'))
       for (const s of said) {
         const crd = s.kind ? crds.get(CRD_OF[s.kind] ?? '') : undefined;
         // Nothing in the input names the controller: the CRD the record names is what it saw (never a guessed Deployment).
@@ -172,9 +177,10 @@ export default defineRule({
             : UNSEEN_CONTROLLER);
         add(target, `${s.what}${s.kind ? ` (${s.kind})` : ''}`, [s.evidence]);
       }
-    }
+    reportUncovered({ snapshot, statedNotJudged }, [WEBHOOK_UNREACHABLE]);
 
     for (const { target, parts, evidence } of findings.values()) {
+      const onlyFewRecords = fewer && evidence.every((e) => e.log || e.event);
       const logsOnly = evidence.every((e) => e.log || e.event) && !('metadata' in target && target.kind === 'CustomResourceDefinition');
       const crdName = 'metadata' in target && target.kind === 'CustomResourceDefinition' ? target.metadata.name : undefined;
       const chart = version ? formatVersion(version) : '<controller version>';
@@ -185,8 +191,12 @@ export default defineRule({
       const ns = controller?.kind === 'Deployment' || controller?.kind === 'Pod' ? namespaceOf(controller) : undefined;
       report({
         object: target,
+        ...(onlyFewRecords ? { severity: 'warning' as const } : {}),
         message:
           `The Karpenter controller${controller ? '' : ' (neither its Deployment nor its pods are in the input)'} and its CRDs disagree — ${parts.join('; ')}. Until they match the controller cannot read or write its objects: nothing is provisioned or disrupted.` +
+          (onlyFewRecords
+            ? ` It was stated ${total === 1 ? 'once' : `${total} times`}: a controller pod restarting during an upgrade says so briefly, a mismatch says it on every reconcile.`
+            : '') +
           (logsOnly
             ? ` Seen in ${evidence.some((e) => e.log) ? 'the controller logs' : 'events'} only: kubectl get crd ${Object.values(CRD_OF).slice(0, 3).join(' ')} -o yaml would show which versions the CRDs serve.`
             : ''),

@@ -1,6 +1,8 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import { dig, str } from '../kube/fields.js';
 import type { LaunchCause } from './lib/launch-failures.js';
+import { reportUncovered } from './lib/records-only.js';
+import { PRICING_UNAVAILABLE, STS_UNREACHABLE } from './lib/stated-causes.js';
 import { byNodeClass, failingPools, fromText, launchWords, pickEvidence, poolParts, relatedOf } from './lib/launch-findings.js';
 
 const ID = 'launch-refused-by-cloud-provider';
@@ -17,6 +19,10 @@ const FIXES: Record<string, { field?: string; fix: (nodeClass: string, role: str
           : '';
       return `Give the Karpenter controller role ${action ?? 'the EC2 actions of the launch (ec2:CreateFleet, ec2:RunInstances, ec2:CreateLaunchTemplate, ec2:CreateTags)'}: attach the reference controller policy of this release (tag conditions included).${by} An encoded message decodes with aws sts decode-authorization-message --encoded-message <message>.`;
     },
+  },
+  AssumeRoleWithWebIdentity: {
+    fix: () =>
+      "The controller's service account cannot assume its role: check the role ARN in the eks.amazonaws.com/role-arn annotation of the karpenter service account, and that the role's trust policy names the cluster's OIDC provider with sub system:serviceaccount:<namespace>:<service account> (or, with EKS Pod Identity, that an association exists for it).",
   },
   'iam:PassRole': {
     field: '/spec/role',
@@ -70,6 +76,12 @@ const FIXES: Record<string, { field?: string; fix: (nodeClass: string, role: str
     fix: (nc) =>
       `Fix spec.blockDeviceMappings of EC2NodeClass ${nc}: the root deviceName must be the AMI's (/dev/xvda for AL2023, /dev/xvda or /dev/sda1 for others), sizes and volume types valid for the instance types.`,
   },
+  InvalidParameter: {
+    fix: (nc, _role, text) => {
+      const said = /InvalidParameter\w*: ([^\n"]{1,200})/.exec(text)?.[1];
+      return `EC2 names the parameter it refuses${said ? ` ("${said.trim()}")` : ''}: fix it where Karpenter takes it from, usually ${nc === '<nodeclass>' ? 'the EC2NodeClass' : `EC2NodeClass ${nc}`} (blockDeviceMappings, metadataOptions, tags, instanceProfile) or the NodePool's requirements; if it names nothing you set, it is EC2's answer to that one request and a retry may pass.`;
+    },
+  },
   PendingVerification: {
     fix: () => 'The account is still being verified for this region: wait for AWS to finish, or contact AWS Support.',
   },
@@ -113,7 +125,8 @@ export default defineRule({
     },
   },
 
-  check({ snapshot, options, report }) {
+  check({ snapshot, options, report, statedNotJudged }) {
+    reportUncovered({ snapshot, statedNotJudged }, [PRICING_UNAVAILABLE, STS_UNREACHABLE]);
     for (const { target, nodeClassName, pools } of byNodeClass(snapshot, failingPools(snapshot, ['refused'], { minOccurrences: options.failures }))) {
       const nodeClass = nodeClassName ?? '<nodeclass>';
       const causes = new Map<string, LaunchCause>();

@@ -45,6 +45,8 @@ export default defineRule({
     defaultSeverity: 'warning',
     requires: ['Node', 'Event', 'Pod'],
     optional: ['NodeClaim', 'PodDisruptionBudget', 'KarpenterController'],
+    // Its events alone cannot tell whether a pod is coming: they are shown as stated, not judged.
+    records: ['Event'],
     specOnly: 'no',
     blocker: 'nominated',
     summary:
@@ -80,7 +82,8 @@ export default defineRule({
   },
 
   check(ctx) {
-    const { snapshot, now, options, report } = ctx;
+    const { snapshot, now, options, report, statedNotJudged } = ctx;
+    if (!snapshot.has('Node') || !snapshot.has('Pod')) return statedNominations(snapshot, statedNotJudged);
     const version = karpenterFacts(snapshot.controller);
     const fixed = nominationFixed(version);
     const pending = snapshot.all(KIND.Pod).filter((p) => isPending(p) && !dig(p, 'spec', 'nodeName'));
@@ -307,4 +310,25 @@ function fixFor(
     );
   if (!steps.length) steps.push(`Find the pods simulated onto ${node}: kubectl get events -A --field-selector reason=Nominated | grep ${node}`);
   return steps;
+}
+
+/** Nominations the events state about nodes the input does not show with their pods: named, with what would judge them. */
+function statedNominations(snapshot: Snapshot, statedNotJudged: (reason: string) => void): void {
+  const byNode = new Map<string, EventView[]>();
+  for (const { event, reason } of blockedEvents(snapshot.events())) {
+    if (event.reason !== 'DisruptionBlocked' || reason.blocker !== 'nominated' || event.involved.kind !== 'Node') continue;
+    byNode.set(event.involved.name, [...(byNode.get(event.involved.name) ?? []), event]);
+  }
+  for (const [node, events] of byNode) {
+    const count = events.reduce((n, e) => n + e.count, 0);
+    const times = events
+      .flatMap((e) => [e.firstSeen, e.lastSeen])
+      .filter((t): t is string => !!t)
+      .sort();
+    const span = times.length ? (times[0] === times[times.length - 1] ? ` at ${times[0]}` : ` between ${times[0]} and ${times[times.length - 1]}`) : '';
+    statedNotJudged(
+      `Karpenter says node ${node} is nominated for a pending pod (${count === 1 ? 'once' : `${count} times`}${span}), so it is not consolidated or drifted meanwhile. ` +
+        'Whether a pod is really coming needs the Nodes and Pods: add `kubectl get nodes -o yaml` and `kubectl get pods -A -o yaml`.',
+    );
+  }
 }

@@ -1,11 +1,14 @@
 import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
-import type { KubeObject } from '../kube/types.js';
+import type { KubeObject, LogRecord } from '../kube/types.js';
 import { arr, conditions, dig, isRecord, str, type Condition, type Json } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration } from '../kube/units.js';
 import { nodeClassRefOf } from './lib/configuration.js';
 import { ageOf, heldLongerThan, listNames, plural } from './support.js';
-import { getCommand, refOf, reportFromRecords, type RecordsOnlyRule } from './lib/records-only.js';
+import { getCommand, refOf, reportFromRecords, seenText, type RecordsOnlyRule } from './lib/records-only.js';
+import { classifyLaunchError } from './lib/launch-failures.js';
+import { logRefs, logText } from '../snapshot/messages/karpenter-logs.js';
+import type { ObjectRef } from '../snapshot/snapshot.js';
 
 /** Which spec field each sub-condition judges (where the user edits), and what to check outside the object. */
 const SUB_CONDITIONS: Record<string, { field?: string; status?: string; advice: string }> = {
@@ -53,8 +56,8 @@ export default defineRule({
     // Readiness is live status: a manifest repository (no Nodes, NodeClaims or Events) cannot show it.
     requiresAnyOf: ['Node', 'NodeClaim', 'Event'],
     optional: ['NodePool'],
-    // Karpenter publishes each condition's transition as an event of the node class: those name the failing one.
-    records: ['Event'],
+    // Karpenter publishes each condition's transition as an event of the node class, and logs selector and AMI failures.
+    records: ['Event', 'ControllerLogs'],
     specOnly: 'no',
     summary:
       'An EC2NodeClass has Ready ≠ True; names the failing sub-condition (SubnetsReady, SecurityGroupsReady, AMIsReady, InstanceProfileReady, ValidationSucceeded) and its message.',
@@ -89,6 +92,7 @@ export default defineRule({
   check(ctx) {
     const { snapshot, now, options, report } = ctx;
     reportFromRecords({ snapshot, report }, FROM_EVENTS);
+    reportFromRecords({ snapshot, report }, FROM_LOGS);
     for (const nodeClass of snapshot.all(KIND.EC2NodeClass)) {
       const conds = conditions(nodeClass);
       const ready = conds.find((c) => c.type === 'Ready');
@@ -169,6 +173,76 @@ const FROM_EVENTS: RecordsOnlyRule = {
     `EC2NodeClass ${c.object.name} is not Ready: ${c.detail}, as Karpenter reported ${s.occurrences === 1 ? 'once' : `${s.occurrences} times`}${s.last ? ` (last at ${s.last})` : ''}. Any launch through it fails, and the NodePools using it are not Ready.`,
   fix: (c) => SUB_CONDITIONS[c.key ?? '']?.advice ?? `Resolve ${c.key ?? 'the failing condition'} of EC2NodeClass ${c.object.name}.`,
   confirmWith: (c) => `${getCommand(c.object)} (status.conditions)`,
+};
+
+/**
+ * What the controller logs when a node class's selectors or AMI resolve to nothing, every generation: the EC2NodeClass
+ * status reconciler (v0.32+ "Reconciler error" of controller nodeclass / nodeclass.status), the launch path ("launching
+ * nodeclaim|machine, …, no amis exist given constraints"), instance-type listing ("no subnets found"), and ≤ v0.31
+ * "no subnets matched selector" on the Provisioner. Per sub-condition it stands for (docs/karpenter-behaviour.md §9 F2–F4, F6).
+ */
+const STATED_IN_LOGS: Array<[RegExp, string]> = [
+  [/no subnets (?:found|matched selector|exist given constraints)|SubnetSelector did not match/i, 'SubnetsReady'],
+  [/no security groups (?:found|matched|exist given constraints)|SecurityGroupSelector did not match/i, 'SecurityGroupsReady'],
+  // AMIs that resolve but fit no instance type the pool allows (their architecture): the AMIs condition, another cause.
+  [/no instance types satisfy requirements of amis/i, 'AMIsArch'],
+  [/failed to discover (?:any )?AMIs|no amis exist given constraints|getting ssm parameter [^,]*, ParameterNotFound/i, 'AMIsReady'],
+  [/failed to detect the cluster CIDR/i, 'ValidationSucceeded'],
+];
+
+const STATED_TEXT: Record<string, string> = {
+  SubnetsReady: 'its subnet selector matches no subnet',
+  SecurityGroupsReady: 'its security-group selector matches no security group',
+  AMIsReady: 'no AMI resolves for it',
+  AMIsArch: 'its AMIs fit none of the instance types the pool allows (their architecture differs)',
+  ValidationSucceeded: 'the controller cannot detect the cluster CIDR',
+};
+
+/** The node class a record names (object-valued v0.37+ keys, controller-runtime kind and name), else its pool. */
+function nodeClassOfLog(log: LogRecord): ObjectRef | undefined {
+  const f = log.fields;
+  for (const [key, kind] of [
+    ['EC2NodeClass', 'EC2NodeClass'],
+    ['ec2nodeclass', 'EC2NodeClass'],
+    ['nodeclass', 'EC2NodeClass'],
+    ['AWSNodeTemplate', 'AWSNodeTemplate'],
+    ['awsnodetemplate', 'AWSNodeTemplate'],
+  ] as const) {
+    const v = f[key];
+    const name = typeof v === 'string' ? v : isRecord(v) ? str(v.name) : undefined;
+    if (name) return refOf(kind, name);
+  }
+  if ((f.controllerKind === 'EC2NodeClass' || f.controllerKind === 'AWSNodeTemplate') && typeof f.name === 'string' && f.name)
+    return refOf(f.controllerKind, f.name);
+  const refs = logRefs(f);
+  return refs.nodePool ? refOf(refs.provisioner ? 'Provisioner' : 'NodePool', refs.nodePool) : undefined;
+}
+
+const FROM_LOGS: RecordsOnlyRule = {
+  // Its checks read EC2NodeClass conditions: a Provisioner or NodePool pasted whole says nothing about its node class.
+  judgesKinds: ['EC2NodeClass'],
+  fromLog: (log) => {
+    const text = logText(log);
+    const type = STATED_IN_LOGS.find(([re]) => re.test(text))?.[1];
+    // An authorisation error inside is the launch refusal's cause (launch-refused-by-cloud-provider names the permission).
+    if (!type || classifyLaunchError(text).some((c) => c.family === 'refused')) return undefined;
+    const object = nodeClassOfLog(log);
+    return object ? { object, key: type } : undefined;
+  },
+  message: (c, s) =>
+    `${c.object.kind === 'EC2NodeClass' || c.object.kind === 'AWSNodeTemplate' ? `${c.object.kind} ${c.object.name}` : `The node class of ${c.object.kind} ${c.object.name}`} cannot be used: ` +
+    `${STATED_TEXT[c.key ?? ''] ?? 'it does not resolve'}, as the controller logged ${seenText(s)}: "${s.text}". ` +
+    'Every launch through it fails, and pods that need it stay Pending.',
+  fix: (c) =>
+    c.key === 'AMIsArch'
+      ? "Make the NodePool's kubernetes.io/arch requirement and the AMIs the node class selects agree (select AMIs of each architecture the pool allows, or restrict the pool to theirs)."
+      : (SUB_CONDITIONS[c.key ?? '']?.advice ?? `Resolve ${c.key ?? 'the failing condition'}.`),
+  confirmWith: (c) =>
+    c.object.kind === 'EC2NodeClass' || c.object.kind === 'AWSNodeTemplate'
+      ? `${getCommand(c.object)} (status)`
+      : c.object.kind === 'Provisioner'
+        ? `${getCommand(c.object)} (spec.provider or spec.providerRef) and kubectl get awsnodetemplates -o yaml`
+        : `${getCommand(c.object)} and kubectl get ec2nodeclasses -o yaml (status.conditions)`,
 };
 
 function describe(c: Condition): string {

@@ -18,8 +18,8 @@ import {
 } from './lib/configuration.js';
 import { byLastSeen, listNames, unknownOn } from './support.js';
 import { eventSays } from '../snapshot/messages/object-events.js';
-import { getCommand, refOf, reportFromRecords, type RecordsOnlyRule } from './lib/records-only.js';
-import { logText } from '../snapshot/messages/karpenter-logs.js';
+import { getCommand, refOf, reportFromRecords, seenText, type RecordsOnlyRule } from './lib/records-only.js';
+import { logRefs, logText } from '../snapshot/messages/karpenter-logs.js';
 
 /** Reasons the readiness controller sets itself; any other reason is the node class's own Ready reason, copied. */
 const OWN_REASONS = new Set(['NodeClassNotFound', 'NodeClassTerminating', 'NodeClassReadinessUnknown']);
@@ -74,6 +74,8 @@ export default defineRule({
   check(ctx) {
     const { snapshot, report, notEvaluatedFor } = ctx;
     reportFromRecords({ snapshot, report }, STATED_UNRESOLVED);
+    reportFromRecords({ snapshot, report }, STATED_IGNORED);
+    reportFromRecords({ snapshot, report }, STATED_TEMPLATE_MISSING);
     for (const pool of snapshot.nodePools()) {
       if (unknownOn(ctx, pool.object, [pool.generation === 'v1alpha5' ? '/spec/providerRef' : '/spec/template/spec/nodeClassRef/name'])) continue;
       const finding = judge(snapshot, pool);
@@ -85,6 +87,24 @@ export default defineRule({
 
 /** Every generation: "[failed ]listing instance types for POOL" with "resolving node class, ec2nodeclasses… "X" is terminating / not found". */
 const UNRESOLVED = /resolving node ?class, (ec2nodeclasses|aksnodeclasses)\.karpenter\.\S+ \\?"([^"\\]+)\\?" (is terminating|not found)/i;
+
+/** ≤ v0.31 (the Node's state reconciler): "resolving node class, resolving node template, getting providerRef, AWSNodeTemplate.karpenter.k8s.aws "X" not found". */
+const TEMPLATE_UNRESOLVED = /getting providerRef, AWSNodeTemplate\.karpenter\.k8s\.aws \\?"([^"\\]+)\\?" not found/;
+
+/** A node template the records say is missing, named by itself when the record names no Provisioner. */
+const STATED_TEMPLATE_MISSING: RecordsOnlyRule = {
+  fromLog: (log) => {
+    const m = TEMPLATE_UNRESOLVED.exec(logText(log));
+    if (!m) return undefined;
+    const pool = logRefs(log.fields).nodePool;
+    return pool ? { object: refOf('Provisioner', pool), key: m[1]! } : { object: refOf('AWSNodeTemplate', m[1]!), key: m[1]! };
+  },
+  message: (c, s) =>
+    `${c.object.kind === 'Provisioner' ? `Provisioner ${c.object.name}'s providerRef names` : "A Provisioner's providerRef names"} AWSNodeTemplate ${c.key}, which does not exist: Karpenter said so ${seenText(s)}. ` +
+    'Nodes launched through it cannot be resolved and no new node is launched for it.',
+  fix: (c) => `Create AWSNodeTemplate ${c.key}, or point spec.providerRef of the Provisioners that name it at one that exists (kubectl get awsnodetemplates).`,
+  confirmWith: () => 'kubectl get provisioners,awsnodetemplates -o yaml',
+};
 
 const STATED_UNRESOLVED: RecordsOnlyRule = {
   fromLog: (log) => {
@@ -104,6 +124,24 @@ const STATED_UNRESOLVED: RecordsOnlyRule = {
   fix: (c) =>
     `Recreate the node class (${(c.detail ?? '').replace(/ (is terminating|not found)$/, '')}) or point NodePool ${c.object.name}'s nodeClassRef at one that exists; a terminating one is gone once its NodeClaims are.`,
   confirmWith: (c) => `${getCommand(c.object)} and kubectl get ec2nodeclasses -o yaml`,
+};
+
+/**
+ * v1.1+ "ignoring nodepool, not ready" (ERROR, `NodePool` field), v1.0 "nodePool not ready": the provisioner skips a pool
+ * whose Ready is not True, which in v1 follows its NodeClassReady (docs/karpenter-behaviour.md §9 F1).
+ */
+const STATED_IGNORED: RecordsOnlyRule = {
+  fromLog: (log) => {
+    if (!/^(?:ignoring nodepool, not ready|nodepool not ready)$/i.test(log.message)) return undefined;
+    const pool = logRefs(log.fields).nodePool;
+    return pool ? { object: refOf('NodePool', pool) } : undefined;
+  },
+  message: (c, s) =>
+    `Karpenter ignores NodePool ${c.object.name} because it is not Ready, and said so ${seenText(s)}: ` +
+    'a NodePool is Ready only when the node class its nodeClassRef names exists and is Ready, so its node class is missing, being deleted or not Ready. The pool launches nothing meanwhile.',
+  fix: (c) =>
+    `Look at the NodeClassReady condition of NodePool ${c.object.name} and the EC2NodeClass its nodeClassRef names (kubectl get ec2nodeclasses): create it, fix its name/group/kind, or fix what keeps it from Ready (its own conditions say which).`,
+  confirmWith: (c) => `${getCommand(c.object)} (status.conditions) and kubectl get ec2nodeclasses -o yaml`,
 };
 
 function judge(snapshot: Snapshot, pool: NodePoolView): FindingInput | { unresolved: string } | undefined {

@@ -20,7 +20,7 @@ export default defineRule({
     category: 'reclaim',
     defaultSeverity: 'warning',
     requires: ['PodDisruptionBudget'],
-    records: ['Event'],
+    records: ['Event', 'ControllerLogs'],
     optional: ['Pod', 'Node', 'NodeClaim', 'Deployment', 'StatefulSet', 'Event', 'KarpenterController'],
     specOnly: 'yes',
     blocker: 'pdb',

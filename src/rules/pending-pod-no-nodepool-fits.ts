@@ -20,7 +20,7 @@ import { ageOf, byLastSeen, isPending, plural, podName, POD_PLACEMENT, poolShape
 import { saysScheduling } from '../snapshot/messages/scheduling.js';
 import { logSays } from '../snapshot/messages/karpenter-logs.js';
 import { getCommand, refName, refOf, reportFromRecords, type RecordsOnlyRule } from './lib/records-only.js';
-import { isStaticMisfit, parseScheduleError } from './lib/scheduling-failures.js';
+import { isStaticMisfit, logPod, parseScheduleError } from './lib/scheduling-failures.js';
 
 const RULE = 'pending-pod-no-nodepool-fits';
 
@@ -39,7 +39,7 @@ export default defineRule({
     requiresAnyOf: ['Pod', 'Deployment', 'StatefulSet', 'Job', 'CronJob'],
     optional: ['NodeClass', 'PersistentVolume', 'PersistentVolumeClaim', 'Node', 'Event', 'ControllerLogs'],
     // Karpenter's FailedScheduling event on the pod says which pool refused it and why, NodePools pasted or not.
-    records: ['Event'],
+    records: ['Event', 'ControllerLogs'],
     specOnly: 'yes',
     summary:
       'A Pending pod (or, in a manifest repository, a workload template aimed at Karpenter) that no NodePool can host, with the reason for each NodePool.',
@@ -355,13 +355,27 @@ function pointerOf(v: Verdict, verdicts: Verdict[]): { pointer?: string } {
  * Karpenter's `FailedScheduling` on a pod whose every clause is a static mismatch: "incompatible with nodepool "gpu",
  * …, did not tolerate nvidia.com/gpu=true:NoSchedule" — the pod fits no pool, in Karpenter's own words.
  */
+/** The clauses of a scheduling error, when every one is a static mismatch, as the finding's detail. */
+function staticMisfit(text: string): string | undefined {
+  const clauses = parseScheduleError(text);
+  if (!isStaticMisfit(clauses)) return undefined;
+  return clauses.map((c) => `${c.pool ? `${c.poolKind ?? 'NodePool'} ${c.pool}: ` : ''}${c.text}`).join('; ');
+}
+
 const STATED_MISFIT: RecordsOnlyRule = {
   fromEvent: (e) => {
     if (e.reason !== 'FailedScheduling' || e.involved.kind !== 'Pod' || e.component !== 'karpenter') return undefined;
-    const clauses = parseScheduleError(e.message);
-    if (!isStaticMisfit(clauses)) return undefined;
-    const detail = clauses.map((c) => `${c.pool ? `NodePool ${c.pool}: ` : ''}${c.text}`).join('; ');
-    return { object: refOf('Pod', e.involved.name, e.involved.namespace ?? undefined), detail };
+    const detail = staticMisfit(e.message);
+    return detail ? { object: refOf('Pod', e.involved.name, e.involved.namespace ?? undefined), detail } : undefined;
+  },
+  // "could not schedule pod" of every generation: v0.37+ `error` and `Pod` object, earlier the text in the message and `pod: ns/name`.
+  fromLog: (log) => {
+    if (!/^could not schedule pod/i.test(log.message)) return undefined;
+    const detail = staticMisfit(str(log.fields.error) ?? log.message);
+    const pod = detail ? logPod(log) : undefined;
+    if (!pod) return undefined;
+    const [namespace, name] = pod.split('/');
+    return { object: refOf('Pod', name!, namespace), detail };
   },
   message: (c, s) =>
     `Pod ${refName(c.object)} fits no NodePool: ${c.detail} (Karpenter said so ${s.occurrences === 1 ? 'once' : `${s.occurrences} times`}${s.last ? `, last at ${s.last}` : ''}).`,

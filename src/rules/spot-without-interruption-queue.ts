@@ -5,6 +5,10 @@ import { anchorEvidence, karpenterFacts, listNames, plural, unknownOn } from './
 import { interruptionQueue, queueNameFromArnOrUrl, spotAllowance, GLOBAL_SETTINGS, QUEUE_NAME_KEY } from './lib/interruption-settings.js';
 import { CAPACITY_TYPE_LABEL } from '../kube/well-known.js';
 import { displayName, labelPointer } from '../kube/fields.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
+import { logText } from '../snapshot/messages/karpenter-logs.js';
+import { controllerTarget } from './lib/launch-findings.js';
+import { reportFromRecords, seenText, type RecordsOnlyRule } from './lib/records-only.js';
 
 export default defineRule({
   meta: {
@@ -14,6 +18,8 @@ export default defineRule({
     defaultSeverity: 'warning',
     requires: ['KarpenterController', 'NodePool'],
     optional: ['Node'],
+    // The controller says so itself when its queue does not exist or may not be read.
+    records: ['ControllerLogs'],
     specOnly: 'yes',
     summary: 'NodePools allow spot capacity but the controller has no interruption queue, or the queue is given as an ARN/URL instead of its name.',
     rationale:
@@ -43,6 +49,7 @@ export default defineRule({
 
   check(ctx) {
     const { snapshot, report } = ctx;
+    reportFromRecords(ctx, queueUnreadable(snapshot));
     const c = snapshot.controller;
     const ctl = c.object;
     if (!ctl) return;
@@ -169,4 +176,31 @@ function fixText(c: ControllerInfo, helmKey: string, name: string, legacy: boole
     'Check afterwards: the controller logs "watching interruption queue" (debug) and no AWS.SimpleQueueService.NonExistentQueue errors.',
   ];
   return steps;
+}
+
+/**
+ * The interruption controller's own errors about its queue, every generation: ≤ v0.31 "getting messages from queue,
+ * discovering queue url, fetching queue url, AWS.SimpleQueueService.NonExistentQueue …", v0.32+ "creating sqs provider,
+ * … GetQueueUrl … NonExistentQueue", and SQS actions denied to the controller role. Broken whatever the pools allow.
+ */
+function queueUnreadable(snapshot: Snapshot): RecordsOnlyRule {
+  const target = controllerTarget(snapshot);
+  const object = 'metadata' in target ? snapshot.ref(target) : target;
+  return {
+    fromLog: (log) => {
+      const text = logText(log);
+      if (/NonExistentQueue|The specified queue does not exist/.test(text)) return { object, key: 'missing', detail: 'does not exist' };
+      if (/not authorized to perform:? sqs:\w+/i.test(text)) return { object, key: 'denied', detail: 'may not be read by the controller role' };
+      return undefined;
+    },
+    message: (c, s) =>
+      `The interruption queue the controller is configured with ${c.detail}: it logged so ${seenText(s)} ("${s.text.replace(/\s+/g, ' ')}"). ` +
+      'Interruption handling is off: spot interruptions, scheduled maintenance and instance state changes are not drained ahead of time.',
+    fix: (c) =>
+      c.key === 'missing'
+        ? "Set settings.interruptionQueue (INTERRUPTION_QUEUE) to the name, not the ARN or URL, of an SQS queue that exists in the cluster's account and region (Karpenter's CloudFormation or Terraform module creates it with its EventBridge rules), or unset it to run without interruption handling."
+        : 'Allow the controller role sqs:GetQueueUrl, sqs:ReceiveMessage and sqs:DeleteMessage on the interruption queue (and kms:Decrypt when the queue is encrypted with a customer key).',
+    confirmWith: () =>
+      'the controller Deployment (kubectl get deployment -n <namespace> karpenter -o yaml: INTERRUPTION_QUEUE) and aws sqs get-queue-url --queue-name <name>',
+  };
 }

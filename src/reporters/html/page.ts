@@ -59,6 +59,7 @@ function summary(report: ScanReport, ctx: ReportContext): string {
     : `version unknown (no controller Deployment/Pod or Karpenter Helm values in the input; pass --karpenter-version); feature gates assumed: ${gates}`;
   const read = `${ctx.filesRead} file(s), ${ctx.objectCount} object(s)${ctx.logRecords ? `, ${ctx.logRecords} Karpenter log line(s)` : ''}${ctx.manifestMode ? ' (desired-state manifests)' : ''}`;
   const absent = s.absent.filter((a) => ctx.inputsUsed.includes(a));
+  const stated = ctx.notEvaluatedFor.filter((n) => n.stated);
   const rows: Array<[string, string]> = [
     ['Sources', `<ul>${sources}</ul>`],
     ['Read', esc(read)],
@@ -73,7 +74,12 @@ function summary(report: ScanReport, ctx: ReportContext): string {
           .join(', ') || 'none',
       ),
     ],
-    ['Rules', esc(`${ctx.rulesRun} run, ${ctx.rulesNotRun} not evaluated${ctx.objectsNotJudged ? `, ${ctx.objectsNotJudged} object(s) not judged` : ''}`)],
+    [
+      'Rules',
+      esc(
+        `${ctx.rulesRun} run, ${ctx.rulesNotRun} not evaluated${ctx.objectsNotJudged ? `, ${ctx.objectsNotJudged} object(s) not judged` : ''}${stated.length ? `, ${stated.length} stated cause(s) not a finding` : ''}`,
+      ),
+    ],
   ];
   if (absent.length) rows.push(['Not in input', esc(`${absent.join(', ')} (used by the enabled rules)`)]);
   return [

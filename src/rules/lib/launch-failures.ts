@@ -49,6 +49,13 @@ const CODES: CodeRow[] = [
     code: 'SpotSLRCreationFailed',
     label: 'the Spot service-linked role does not exist and may not be created',
   },
+  {
+    // IRSA / Pod Identity: the controller's own credentials are refused, so every AWS call fails, launches included.
+    re: /AssumeRoleWithWebIdentity|WebIdentityErr: failed to retrieve credentials[\s\S]*\bAccessDenied\b/,
+    family: 'refused',
+    code: 'AssumeRoleWithWebIdentity',
+    label: 'the controller cannot assume its IAM role (sts:AssumeRoleWithWebIdentity is denied)',
+  },
   { re: /iam:PassRole/, family: 'refused', code: 'iam:PassRole', label: 'the controller may not pass the node role (iam:PassRole)' },
   {
     re: /\bUnauthorizedOperation\b|\bAccessDenied(?:Exception)?\b|\bAuthFailure\b|\bUnauthorized\b|not authorized to perform/,
@@ -112,6 +119,14 @@ const CODES: CodeRow[] = [
     label: 'the account is still being verified for this region',
   },
   {
+    // Any other parameter EC2 rejects (tags on a request with no Spot part, a volume option the type does not take):
+    // counted only when no row above names the parameter's own cause.
+    re: /\bInvalidParameter(?:Value|Combination)?\b/,
+    family: 'refused',
+    code: 'InvalidParameter',
+    label: 'EC2 rejects a parameter of the launch request (InvalidParameterValue)',
+  },
+  {
     re: /\bRequestLimitExceeded\b|\bThrottling(?:Exception)?\b|Rate exceeded/,
     family: 'throttling',
     code: 'RequestLimitExceeded',
@@ -140,6 +155,13 @@ const CODES: CodeRow[] = [
     label: 'the request cannot be fulfilled with the allowed offerings (UnfulfillableCapacity)',
   },
   {
+    // The fleet's "not supported in this zone" answer: Karpenter caches the offering as unavailable, as for ICE.
+    re: /\bUnsupported: The requested configuration is currently not supported/,
+    family: 'capacity',
+    code: 'Unsupported',
+    label: 'EC2 does not offer the requested instance type in that zone (Unsupported)',
+  },
+  {
     re: /\bReservationCapacityExceeded\b/,
     family: 'capacity',
     code: 'ReservationCapacityExceeded',
@@ -161,6 +183,7 @@ export function classifyLaunchError(text: string): LaunchCause[] {
   for (const row of CODES) {
     if (!row.re.test(text)) continue;
     if (row.code === GENERIC_CAPACITY && out.length) continue;
+    if (row.code === 'InvalidParameter' && out.some((c) => c.family === 'refused')) continue;
     // "not authorized" inside an AMI or Spot-role text is that cause, not a general authorisation failure.
     if (row.code === 'UnauthorizedOperation' && out.some((c) => c.family === 'refused')) continue;
     out.push({ family: row.family, code: row.code, label: row.label });

@@ -10,6 +10,7 @@ import { KIND } from '../../kube/kinds.js';
 import type { NodePoolView } from '../../snapshot/karpenter.js';
 import type { ObjectRef, Snapshot } from '../../snapshot/snapshot.js';
 import { isPending, listNames } from '../support.js';
+import { logRefs } from '../../snapshot/messages/karpenter-logs.js';
 import { awsNodeClassOf, nodeClassRefOf } from './configuration.js';
 import {
   byPool,
@@ -104,8 +105,13 @@ export function poolRef(name: string, evidence: EvidenceInput[]): ObjectRef {
     : { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name };
 }
 
+/** ≤ v0.31 records name Machines or Provisioners: as fields, or (v0.5) as controller-runtime's reconciler kind. */
 function namesMachines(evidence: EvidenceInput[]): boolean {
-  return evidence.some((e) => e.log && ['machine', 'Machine', 'provisioner', 'Provisioner'].some((k) => k in e.log!.fields));
+  return evidence.some((e) => {
+    if (!e.log) return false;
+    const refs = logRefs(e.log.fields);
+    return refs.machine || refs.provisioner || ['machine', 'Machine', 'provisioner', 'Provisioner'].some((k) => k in e.log!.fields);
+  });
 }
 
 /**

@@ -25,6 +25,8 @@ export interface RecordsOnlyRule {
    * the input, partial ones included. Records about the others are judged here.
    */
   judgedFromObjects?: 'whole' | 'any';
+  /** Kinds the rule's own checks judge (default: any): records about objects of other kinds are always judged here. */
+  judgesKinds?: string[];
   /**
    * Inputs the rule's own checks need besides the object (a limits check needs the Pending pods): without them the
    * object is not judged there, and its records are judged here even when it is held whole.
@@ -63,6 +65,7 @@ const KINDS: Record<string, string> = {
   Provisioner: KIND.Provisioner,
   PodDisruptionBudget: KIND.PodDisruptionBudget,
   EC2NodeClass: KIND.EC2NodeClass,
+  AWSNodeTemplate: KIND.AWSNodeTemplate,
 };
 
 export function refOf(kind: string, name: string, namespace?: string): ObjectRef {
@@ -75,9 +78,17 @@ export function refOf(kind: string, name: string, namespace?: string): ObjectRef
           ? 'policy/v1'
           : kind === 'EC2NodeClass'
             ? 'karpenter.k8s.aws/v1'
-            : 'v1';
+            : kind === 'AWSNodeTemplate'
+              ? 'karpenter.k8s.aws/v1alpha1'
+              : 'v1';
   const key = KINDS[kind];
   return { apiVersion, kind, namespace: key && isClusterScoped(key) ? null : (namespace ?? null), name };
+}
+
+/** "once at T" / "3 times between T1 and T2": how often and when the records said it. */
+export function seenText(s: Seen): string {
+  if (s.occurrences === 1) return `once${s.last ? ` at ${s.last}` : ''}`;
+  return `${s.occurrences} times${s.first && s.last && s.first !== s.last ? ` between ${s.first} and ${s.last}` : s.last ? ` until ${s.last}` : ''}`;
 }
 
 /** Reports, for every object the records name and the input does not hold whole, what the records say. */
@@ -87,7 +98,8 @@ export function reportFromRecords(ctx: Pick<RuleContext, 'snapshot' | 'report'>,
   const add = (cause: StatedCause | undefined, log?: LogRecord, event?: EventView) => {
     if (!cause) return;
     const checked = !rule.statedWins && (rule.objectChecksNeed ?? []).every((input) => snapshot.has(input));
-    if (checked && judgedElsewhere(ctx, cause.object, rule.judgedFromObjects ?? 'whole')) return;
+    const judgedKind = !rule.judgesKinds || rule.judgesKinds.includes(cause.object.kind);
+    if (checked && judgedKind && judgedElsewhere(ctx, cause.object, rule.judgedFromObjects ?? 'whole')) return;
     const k = `${cause.object.kind}/${cause.object.namespace ?? ''}/${cause.object.name}/${cause.key ?? ''}`;
     let g = groups.get(k);
     if (!g) groups.set(k, (g = { cause, logs: [], events: [] }));
@@ -139,4 +151,42 @@ export function getCommand(ref: ObjectRef): string {
 /** `ns/name` of a reference, for messages: events pasted under a description whose `Name:` line was cut name none. */
 export function refName(ref: ObjectRef): string {
   return `${ref.namespace ? `${ref.namespace}/` : ''}${ref.name || '(name not shown)'}`;
+}
+
+/** A cause the controller states that no catalog rule judges: shown as a not-evaluated line of the nearest rule. */
+export interface UncoveredCause {
+  /** Matches the record's text (message with its error) or the event's message. */
+  re: RegExp;
+  /** What the record says, in a few words ("the pricing API refuses the controller"). */
+  what: string;
+  /** Why no rule judges it and what to do. */
+  advice: string;
+  /** Records the rule's own table already reads are left to it. */
+  unless?: (text: string) => boolean;
+}
+
+/** One not-evaluated line per uncovered cause stated in the input, citing the last record and how often it was seen. */
+export function reportUncovered(ctx: Pick<RuleContext, 'snapshot' | 'statedNotJudged'>, causes: UncoveredCause[]): void {
+  const { snapshot } = ctx;
+  for (const cause of causes) {
+    const seen: Array<{ at: string; text: string; count: number }> = [];
+    const match = (text: string) => cause.re.test(text) && !cause.unless?.(text);
+    for (const log of snapshot.logs) {
+      const text = logText(log);
+      if (match(text)) seen.push({ at: `${log.provenance.source}:${log.provenance.line}`, text, count: 1 });
+    }
+    for (const e of snapshot.events()) {
+      if (!match(e.message)) continue;
+      const p = snapshot.provenance(e.object);
+      seen.push({ at: p ? `${p.source}:${p.line}` : `event ${e.reason} of ${e.involved.kind} ${e.involved.name}`, text: e.message, count: e.count });
+    }
+    if (!seen.length) continue;
+    const n = seen.reduce((k, s) => k + s.count, 0);
+    const last = seen[seen.length - 1]!;
+    const flat = last.text.replace(/\s+/g, ' ');
+    const quoted = flat.length > 200 ? `${flat.slice(0, 199)}…` : flat;
+    ctx.statedNotJudged(
+      `the controller states ${cause.what} (${n === 1 ? 'once' : `${n} times`}, last at ${last.at}: "${quoted}"), a cause no catalog rule judges. ${cause.advice}`,
+    );
+  }
 }

@@ -69,11 +69,12 @@ export function parseScheduleError(raw: string): Clause[] {
   for (const part of parts) {
     const m = POOL_PREFIX.exec(part);
     const body = m ? part.slice(m[0].length) : part;
-    // v1.5+: several pools' reasons in one text, each naming its pool as a structured value.
-    const pieces = m ? [body] : body.split(/;\s+/);
+    // v1.5+: several pools' reasons in one text, each naming its pool as a structured value. Before, a pool's reason
+    // can be followed by one that names its own pool ("…; all available instance types exceed limits for nodepool: "x"").
+    const pieces = body.split(/;\s+/);
     for (const piece of pieces) {
       if (!piece.trim()) continue;
-      const pool = m?.[2] ?? /\bNodePool=([^,)\s]+)/.exec(piece)?.[1] ?? /for (?:nodepool|provisioner):? "([^"]+)"/i.exec(piece)?.[1];
+      const pool = /\bNodePool=([^,)\s]+)/.exec(piece)?.[1] ?? /for (?:nodepool|provisioner):? "([^"]+)"/i.exec(piece)?.[1] ?? m?.[2];
       const label = /label "([^"]+)" does not have known values/i.exec(piece)?.[1] ?? /does not have known values.*\(label=([^,)]+)/i.exec(piece)?.[1];
       const poolKind = m?.[1]?.toLowerCase() === 'provisioner' ? 'Provisioner' : 'NodePool';
       out.push({ kind: classifyClause(piece), text: piece.trim(), ...(pool ? { pool, poolKind } : {}), ...(label ? { label } : {}) });
@@ -171,7 +172,7 @@ function build(snapshot: Snapshot): SchedulingFailures {
 }
 
 /** The pod a log record names: `Pod: {name, namespace}` (v0.37+), `pod: "ns/name"` or a bare name (earlier). */
-function logPod(log: LogRecord): string | undefined {
+export function logPod(log: LogRecord): string | undefined {
   const f = log.fields.Pod ?? log.fields.pod;
   if (isRecord(f)) {
     const name = str(f.name);

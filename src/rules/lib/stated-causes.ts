@@ -9,8 +9,8 @@ import { UNREGISTERED_TAINT as UNREGISTERED } from '../../kube/well-known.js';
 import { logNodeClaim } from './registration-common.js';
 import { classifyBlocked, type Blocker } from '../../snapshot/messages/disruption-blocked.js';
 import { eventSays } from '../../snapshot/messages/object-events.js';
-import { getCommand, refOf, type RecordsOnlyRule, type StatedCause } from './records-only.js';
-import { logRefs, logText } from '../../snapshot/messages/karpenter-logs.js';
+import { getCommand, refOf, type RecordsOnlyRule, type StatedCause, type UncoveredCause } from './records-only.js';
+import { logRefs, logText, podNames } from '../../snapshot/messages/karpenter-logs.js';
 
 const times = (n: number) => (n === 1 ? 'once' : `${n} times`);
 const window = (s: { first?: string; last?: string }) =>
@@ -142,12 +142,22 @@ export const PDB_BLOCKS: RecordsOnlyRule = {
       r.pdbs?.length ? { object: refOf('PodDisruptionBudget', r.pdbs[0]!.split('/')[1]!, r.pdbs[0]!.split('/')[0]) } : nodeOf(e),
     )(e);
   },
+  // v1.x eviction queue: "failed evicting pod" with the API server's "more than one PodDisruptionBudget" (§7.3).
+  fromLog: (log) => {
+    if (!/more than one PodDisruptionBudget|does not support multiple PDBs/i.test(logText(log))) return undefined;
+    const pod = podNames(log.fields)[0];
+    return pod ? { object: refOf('Pod', pod.name, pod.namespace), key: 'multiple' } : undefined;
+  },
   message: (c, s) =>
-    `${c.object.kind === 'Node' ? `Node ${c.object.name}` : `PodDisruptionBudget ${c.object.namespace}/${c.object.name}`} ${c.object.kind === 'Node' ? 'cannot be drained: a PodDisruptionBudget refuses the eviction' : 'allows no eviction, so Karpenter cannot disrupt the nodes of the pods it covers'}` +
-    `${c.detail ? ` (${c.detail})` : ''}, ${times(s.occurrences)}${window(s)} ("${s.text}").`,
-  fix: () =>
-    "Let the PDB allow at least one disruption (maxUnavailable: 1, or minAvailable below the replica count), run more replicas, or set the NodePool's " +
-    'spec.template.spec.terminationGracePeriod so drains end. Check: kubectl get pdb -A (ALLOWED DISRUPTIONS 0).',
+    c.object.kind === 'Pod'
+      ? `Pod ${c.object.namespace}/${c.object.name} is selected by more than one PodDisruptionBudget, which the eviction API refuses: Karpenter failed to evict it ${times(s.occurrences)}${window(s)} ("${s.text}"), so its node cannot be drained.`
+      : `${c.object.kind === 'Node' ? `Node ${c.object.name}` : `PodDisruptionBudget ${c.object.namespace}/${c.object.name}`} ${c.object.kind === 'Node' ? 'cannot be drained: a PodDisruptionBudget refuses the eviction' : 'allows no eviction, so Karpenter cannot disrupt the nodes of the pods it covers'}` +
+        `${c.detail ? ` (${c.detail})` : ''}, ${times(s.occurrences)}${window(s)} ("${s.text}").`,
+  fix: (c) =>
+    c.object.kind === 'Pod'
+      ? `Leave one PodDisruptionBudget selecting pod ${c.object.namespace}/${c.object.name}: compare the selectors of kubectl get pdb -n ${c.object.namespace} -o yaml with the pod's labels, and merge or narrow the overlapping ones.`
+      : "Let the PDB allow at least one disruption (maxUnavailable: 1, or minAvailable below the replica count), run more replicas, or set the NodePool's " +
+        'spec.template.spec.terminationGracePeriod so drains end. Check: kubectl get pdb -A (ALLOWED DISRUPTIONS 0).',
   confirmWith: (c) => (c.object.kind === 'PodDisruptionBudget' ? getCommand(c.object) : 'kubectl get pdb -A -o yaml and kubectl get pods -A -o wide'),
 };
 
@@ -309,3 +319,36 @@ export function statefulSetPodsFromEvents(events: Iterable<EventView>): Map<stri
   }
   return out;
 }
+
+/**
+ * Karpenter's own admission webhooks (≤ v0.37 defaulting/validation, `*.webhook.karpenter.sh`, `*.karpenter.k8s.aws`)
+ * failing TLS or unreachable: objects cannot be applied or updated. A certificate or Service problem, not a CRD
+ * version mismatch; the conversion webhook's failures are that rule's own.
+ */
+export const WEBHOOK_UNREACHABLE: UncoveredCause = {
+  re: /failed calling webhook \\?"[^"\\]*karpenter[^"\\]*\\?"[^\n]*?(?:x509: |tls: |no endpoints available for service|connection refused|context deadline exceeded)|secret \\?"karpenter-cert\\?" is missing/i,
+  unless: (text) => /conversion webhook|webhook conversion|\/conver/i.test(text),
+  what: "Karpenter's admission webhook fails (its certificate is not trusted, or its Service has no ready endpoint)",
+  advice:
+    'Objects of Karpenter kinds cannot be created or updated while it fails. Check: kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations | grep karpenter ' +
+    '(leftovers of an older chart point at a stale caBundle or Service: delete them), kubectl get secret -n <namespace> karpenter-cert, and the controller pods are Ready.',
+};
+
+/** The pricing API refused or unreachable: Karpenter launches on with the prices built into the release. */
+export const PRICING_UNAVAILABLE: UncoveredCause = {
+  re: /(?:updating|update|retrieving|failed to update) (?:on-demand|spot) pric[\s\S]*?(?:AccessDenied|UnauthorizedOperation|not authorized|RequestError|i\/o timeout|no such host)/i,
+  what: 'the pricing API refuses or cannot be reached',
+  advice:
+    'Launches go on with the prices built into the release, so cheapest-first choices may be off; nothing is blocked. Allow the controller pricing:GetProducts and ec2:DescribeSpotPriceHistory ' +
+    '(or, in a VPC without internet, set settings.isolatedVPC: true).',
+};
+
+/** IRSA credentials that cannot be fetched because STS is out of reach (not a refused permission, which launch-failures reads). */
+export const STS_UNREACHABLE: UncoveredCause = {
+  re: /WebIdentityErr: failed to retrieve credentials[\s\S]*?(?:send request failed|i\/o timeout|no such host|connection refused)/,
+  unless: (text) => /\bAccessDenied\b/.test(text),
+  what: 'it cannot reach STS to get its AWS credentials',
+  advice:
+    'Every AWS call fails, launches included, until it can: the network path to sts.<region>.amazonaws.com (NAT gateway, an sts VPC endpoint, a proxy) is what to fix, not a permission. ' +
+    'Set AWS_STS_REGIONAL_ENDPOINTS=regional on the controller when only the regional endpoint is reachable.',
+};

@@ -104,12 +104,16 @@ export function logRefs(fields: Record<string, unknown>): LogRefs {
   const claim =
     nameIn(fields, 'NodeClaim', 'nodeclaim', 'Machine', 'machine') ??
     (fields.controllerKind === 'NodeClaim' && typeof fields.name === 'string' ? fields.name : undefined);
-  const pool = nameIn(fields, 'NodePool', 'nodepool', 'Provisioner', 'provisioner');
+  // controller-runtime names the reconciled object by kind and name: v0.32+ `controllerKind`, ≤ v0.18 `reconciler kind`.
+  const reconciled = String(fields.controllerKind ?? fields['reconciler kind'] ?? '');
+  const pool =
+    nameIn(fields, 'NodePool', 'nodepool', 'Provisioner', 'provisioner') ??
+    ((reconciled === 'NodePool' || reconciled === 'Provisioner') && typeof fields.name === 'string' && fields.name ? fields.name : undefined);
   if (node) out.node = node;
   if (claim) out.nodeClaim = claim;
   if (pool) out.nodePool = pool;
   if (claim && nameIn(fields, 'Machine', 'machine') === claim) out.machine = true;
-  if (pool && nameIn(fields, 'Provisioner', 'provisioner') === pool) out.provisioner = true;
+  if (pool && (nameIn(fields, 'Provisioner', 'provisioner') === pool || reconciled === 'Provisioner')) out.provisioner = true;
   return out;
 }
 
