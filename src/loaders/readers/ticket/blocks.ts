@@ -11,6 +11,7 @@ import { startsLikeJson } from '../sniffs.js';
 import { isNodeViewerLine } from '../node-viewer.js';
 import { isHeaderlessRow } from '../get-table.js';
 import { describeShaped } from '../describe-section.js';
+import { inlineEventRow } from '../event-rows.js';
 import { parseCommand, type Command } from './command.js';
 import { resourceType } from '../../kubectl-resources.js';
 import { markElisions } from './elisions.js';
@@ -171,6 +172,8 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
       prose ??= { from: i, to: i };
       prose.to = i + 1;
       inlineRecords(line, first + i, out);
+      const row = inlineEventRow(line);
+      if (row) out.blocks.push({ kind: 'other', start: first + i, lines: [row], lang: '' });
       // Prose between two blocks breaks the tie between a command line and an output further down; a remark in
       // parentheses ("(only the end of the output)") does not.
       if (!fenced && !/^\s*\(.*\)\s*$/.test(line)) command = undefined;
