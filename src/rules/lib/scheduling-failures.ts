@@ -139,6 +139,18 @@ function build(snapshot: Snapshot): SchedulingFailures {
         via: 'event',
         evidence: { event: e, note: `Karpenter could not schedule the pod${e.count > 1 ? ` (x${e.count})` : ''}` },
       });
+    } else if (e.reason === 'Unconsolidatable' || e.reason === 'DisruptionBlocked') {
+      for (const { pod, error } of simulationFailures(e.message)) {
+        add({
+          pod,
+          clauses: parseScheduleError(error),
+          ...(e.firstSeen ? { first: e.firstSeen } : {}),
+          ...(e.lastSeen ? { last: e.lastSeen } : {}),
+          count: e.count,
+          via: 'event',
+          evidence: { event: e, note: `Karpenter's disruption simulation could not place the pod${e.count > 1 ? ` (x${e.count})` : ''}` },
+        });
+      }
     } else if (e.reason === 'NoCompatibleInstanceTypes' && (e.involved.kind === 'NodePool' || e.involved.kind === 'Provisioner')) {
       let l = poolEvents.get(e.involved.name);
       if (!l) poolEvents.set(e.involved.name, (l = []));
@@ -168,6 +180,24 @@ function build(snapshot: Snapshot): SchedulingFailures {
   }
   for (const l of byPod.values()) l.sort((a, b) => (parseTime(a.last) ?? 0) - (parseTime(b.last) ?? 0));
   return { byPod, placed, poolEvents };
+}
+
+/**
+ * "not all pods would schedule, ns/pod => <the scheduler's error>[, ns/pod2 => …]" (Unconsolidatable; DisruptionBlocked
+ * for drift, "Cannot disrupt Node: " before v1.2): the pods no pool and no node could take, with the same error
+ * wording as "could not schedule pod". Only errors that say why no pool fits; "would schedule against uninitialized
+ * nodeclaim/…" says a pod is waiting for a node, not that none fits.
+ */
+function simulationFailures(message: string): Array<{ pod: string; error: string }> {
+  const m = /^(?:Cannot disrupt \w+: )?not all pods would schedule, ([\s\S]*)$/i.exec(message.trim());
+  if (!m) return [];
+  const parts = m[1]!.split(/(?:^|,?\s+)([a-z0-9][-a-z0-9]*\/[a-z0-9][-a-z0-9.]*) => /i);
+  const out: Array<{ pod: string; error: string }> = [];
+  for (let i = 1; i + 1 < parts.length; i += 2) {
+    const error = parts[i + 1]!.trim();
+    if (/incompatible with (?:nodepool|provisioner)|no instance type/i.test(error) && !/uninitialized/i.test(error)) out.push({ pod: parts[i]!, error });
+  }
+  return out;
 }
 
 /** The pod a log record names: `Pod: {name, namespace}` (v0.37+), `pod: "ns/name"` or a bare name (earlier). */
