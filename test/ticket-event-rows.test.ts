@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES, scan } from './support/scan.js';
 import { inlineEventRow, objectNamedByEvents, parseEventRow, sniffEventRows } from '../src/loaders/readers/event-rows.js';
+import { simulatedPods, uninitializedTarget } from '../src/snapshot/messages/simulation.js';
 
 const fixture = (name: string) => join(FIXTURES, 'tickets', 'events', name);
 const NOW = { now: '2024-05-02T12:00:00Z' };
@@ -130,5 +131,54 @@ describe('events pasted without their description', () => {
       { type: 'Normal', reason: 'DisruptionBlocked', object: '/', count: 3, from: 'karpenter', message: 'Nodeclaim does not have an associated node', line: 4 },
     ]);
     expect(findings).toEqual([]);
+  });
+
+  it('only a message in Karpenter\'s own wording, re-wrapped: one event of unknown count and object; the uninitialized node it names is shown', async () => {
+    const { r, events, findings } = await read('message-alone-rewrapped-v1.0.md');
+    expect(r.report.snapshot.skipped.map((s) => s.reason)).toEqual(['prose (4 paragraphs), not objects or logs']);
+    expect(events).toEqual([
+      {
+        type: 'Normal',
+        reason: 'Unconsolidatable',
+        object: '/',
+        count: 1,
+        from: 'karpenter',
+        message:
+          'not all pods would schedule, shop/cart-api-5b7c9d8f6d-r4nqx => would schedule against uninitialized nodeclaim/general-h7w2k, ' +
+          'node/ip-10-60-3-88.ap-south-1.compute.internal shop/cart-worker-7d6c5b4f9-x9pl2 => would schedule against ' +
+          'uninitialized nodeclaim/general-h7w2k, node/ip-10-60-3-88.ap-south-1.compute.internal',
+        line: 8,
+      },
+    ]);
+    const ev = r.snapshot.events()[0]!;
+    expect(r.snapshot.partialFrom(ev.object)).toBe('an event message pasted without its row (its reason read from its wording)');
+    expect(ev.lastSeen).toBeUndefined();
+    // Not a scheduling misfit: no-instance-type-fits stays silent; the node is shown as uninitialized, not judged tainted.
+    expect(findings).toEqual([]);
+    expect(r.notEvaluated.filter((n) => n.ruleId === 'uninitialized-taint-lingering')).toEqual([
+      {
+        ruleId: 'uninitialized-taint-lingering',
+        reason:
+          "stated by an event: Karpenter's disruption simulation would place 2 pods (shop/cart-api-5b7c9d8f6d-r4nqx, shop/cart-worker-7d6c5b4f9-x9pl2) on " +
+          'node ip-10-60-3-88.ap-south-1.compute.internal (NodeClaim general-h7w2k), which is uninitialized; whether node.cloudprovider.kubernetes.io/uninitialized ' +
+          'is what keeps it so is not shown: add `kubectl get node ip-10-60-3-88.ap-south-1.compute.internal -o yaml` (spec.taints) and ' +
+          '`kubectl get nodeclaim general-h7w2k -o yaml` (the Initialized condition)',
+      },
+    ]);
+  });
+});
+
+describe("Karpenter's simulation messages", () => {
+  it('are split into the pods it could not place and the error for each, in every generation\'s opening', () => {
+    expect(simulatedPods('Cannot disrupt Node: not all pods would schedule, a/web-1 => incompatible with nodepool "x", no instance type satisfied resources')).toEqual([
+      { pod: 'a/web-1', error: 'incompatible with nodepool "x", no instance type satisfied resources' },
+    ]);
+    expect(simulatedPods('Not all pods would schedule, a/web-1 => would schedule against uninitialized nodeclaim/p-1, node/ip-1, b/job-2 => did not tolerate taint')).toEqual([
+      { pod: 'a/web-1', error: 'would schedule against uninitialized nodeclaim/p-1, node/ip-1' },
+      { pod: 'b/job-2', error: 'did not tolerate taint' },
+    ]);
+    expect(simulatedPods("Can't replace with a cheaper node")).toEqual([]);
+    expect(uninitializedTarget('would schedule against uninitialized nodeclaim/p-1, node/ip-1')).toEqual({ nodeClaim: 'p-1', node: 'ip-1' });
+    expect(uninitializedTarget('would schedule against uninitialized nodeclaim/p-1')).toEqual({ nodeClaim: 'p-1' });
   });
 });

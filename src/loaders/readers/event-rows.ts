@@ -42,8 +42,31 @@ export function inlineEventRow(line: string): string | undefined {
   return text && parseEventRow(text) ? text : undefined;
 }
 
+/**
+ * Messages only Karpenter's disruption controller writes, so that one pasted without its row is still an event.
+ * The reason only where the wording settles it: "Not all pods would schedule" (v1.2+) is both consolidation's
+ * Unconsolidatable and drift's DisruptionBlocked.
+ */
+const KARPENTER_MESSAGES: Array<[RegExp, string]> = [
+  [/^Cannot (?:disrupt|deprovision) (?:Node|NodeClaim|Machine): /, 'DisruptionBlocked'],
+  [/^(?:not all pods would schedule, |Can't remove without creating \d+ candidates|SpotToSpotConsolidation (?:is disabled|requires))/, 'Unconsolidatable'],
+  [/^Not all pods would schedule, /, ''],
+];
+
+/** A message of `KARPENTER_MESSAGES` alone, its lines re-wrapped by the paste (continuations indented): joined back. */
+function messageAlone(text: string): { message: string; reason: string; line: number } | undefined {
+  const lines = text.split('\n').map((t, i) => ({ text: t.replace(/\r$/, ''), line: i + 1 }));
+  const body = lines.filter((l) => l.text.trim() !== '');
+  const first = body[0];
+  if (!first || /^\s/.test(first.text) || body.slice(1).some((l) => !/^\s+\S/.test(l.text))) return undefined;
+  const known = KARPENTER_MESSAGES.find(([re]) => re.test(first.text));
+  if (!known) return undefined;
+  return { message: body.map((l) => l.text.trim()).join(' '), reason: known[1], line: first.line };
+}
+
 /** The text is rows of a describe Events table (a header and rows, or rows alone), nothing else. */
 export function sniffEventRows(text: string): boolean {
+  if (messageAlone(text)) return true;
   const lines = text.split('\n').filter((l) => l.trim() !== '' && !parseCommand(l));
   if (!lines.length || !(HEADER.test(lines[0]!) || parseEventRow(lines[0]!))) return false;
   return rowsOf(lines.map((text, i) => ({ text, line: i + 1 }))) !== undefined;
@@ -94,6 +117,7 @@ const UNNAMED: KubeObject = { apiVersion: 'v1', kind: '', metadata: { name: '' }
 
 const FROM_NAMED = 'an Events table of kubectl describe (its object named by its messages)';
 const FROM_UNNAMED = 'an Events table of kubectl describe whose object the paste does not name';
+const FROM_MESSAGE = 'an event message pasted without its row (its reason read from its wording)';
 
 /** Events of the rows, about the object their messages name, else about an unknown object. */
 function eventsOfRows(rows: Array<{ row: EventRow; line: number }>, source: string): LoadedObject[] {
@@ -122,6 +146,14 @@ export function eventsOfUnnamedTable(lines: Array<{ text: string; line: number }
 }
 
 function readEventRows(text: string, source: string): ReadResult {
+  const alone = messageAlone(text);
+  if (alone) {
+    const row: EventRow = { type: 'Normal', reason: alone.reason, age: '', from: 'karpenter', message: alone.message };
+    const [event] = eventsOfRows([{ row, line: alone.line }], source);
+    // Only the message was pasted: its count, times and object are unknown, its reason read from the wording.
+    event!.provenance.partial = { from: FROM_MESSAGE, known: ['/message', ...(alone.reason ? ['/reason'] : [])] };
+    return { objects: [event!], skipped: [] };
+  }
   const lines = text.split('\n').map((t, i) => ({ text: t.replace(/\r$/, ''), line: i + 1 }));
   return { objects: eventsOfRows(rowsOf(lines.filter((l) => !parseCommand(l.text))) ?? [], source), skipped: [] };
 }

@@ -13,6 +13,7 @@ import type { EventView } from '../../snapshot/events.js';
 import { isRecord, str } from '../../kube/fields.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 import { parseTime } from '../../kube/units.js';
+import { simulatedPods } from '../../snapshot/messages/simulation.js';
 
 export type ClauseKind =
   'instance-types' | 'offering' | 'min-values' | 'taint' | 'label' | 'requirements' | 'volume' | 'limits' | 'topology' | 'host-ports' | 'other';
@@ -140,7 +141,9 @@ function build(snapshot: Snapshot): SchedulingFailures {
         evidence: { event: e, note: `Karpenter could not schedule the pod${e.count > 1 ? ` (x${e.count})` : ''}` },
       });
     } else if (e.reason === 'Unconsolidatable' || e.reason === 'DisruptionBlocked') {
-      for (const { pod, error } of simulationFailures(e.message)) {
+      // Only errors that say why no pool fits: "would schedule against uninitialized nodeclaim/…" says a pod waits for a node.
+      for (const { pod, error } of simulatedPods(e.message)) {
+        if (!/incompatible with (?:nodepool|provisioner)|no instance type/i.test(error) || /uninitialized/i.test(error)) continue;
         add({
           pod,
           clauses: parseScheduleError(error),
@@ -180,24 +183,6 @@ function build(snapshot: Snapshot): SchedulingFailures {
   }
   for (const l of byPod.values()) l.sort((a, b) => (parseTime(a.last) ?? 0) - (parseTime(b.last) ?? 0));
   return { byPod, placed, poolEvents };
-}
-
-/**
- * "not all pods would schedule, ns/pod => <the scheduler's error>[, ns/pod2 => …]" (Unconsolidatable; DisruptionBlocked
- * for drift, "Cannot disrupt Node: " before v1.2): the pods no pool and no node could take, with the same error
- * wording as "could not schedule pod". Only errors that say why no pool fits; "would schedule against uninitialized
- * nodeclaim/…" says a pod is waiting for a node, not that none fits.
- */
-function simulationFailures(message: string): Array<{ pod: string; error: string }> {
-  const m = /^(?:Cannot disrupt \w+: )?not all pods would schedule, ([\s\S]*)$/i.exec(message.trim());
-  if (!m) return [];
-  const parts = m[1]!.split(/(?:^|,?\s+)([a-z0-9][-a-z0-9]*\/[a-z0-9][-a-z0-9.]*) => /i);
-  const out: Array<{ pod: string; error: string }> = [];
-  for (let i = 1; i + 1 < parts.length; i += 2) {
-    const error = parts[i + 1]!.trim();
-    if (/incompatible with (?:nodepool|provisioner)|no instance type/i.test(error) && !/uninitialized/i.test(error)) out.push({ pod: parts[i]!, error });
-  }
-  return out;
 }
 
 /** The pod a log record names: `Pod: {name, namespace}` (v0.37+), `pod: "ns/name"` or a bare name (earlier). */
