@@ -4,6 +4,7 @@
  * starts at and the command line that printed it. What is left is prose. Nothing here parses YAML or JSON: each
  * block goes to the reader registry, which knows the formats.
  */
+import { inlineEventRow } from '../event-rows.js';
 import { traceLine } from '../../go-traces.js';
 import { collectorNote, completesRecord, isControllerKlog, parseLogLine } from '../../logs.js';
 import { EXPORT_HEADER, braceDepth, consoleMessageEnd, isFieldsOnlyLine, isKubectlNoise } from '../../text-lines.js';
@@ -11,7 +12,6 @@ import { startsLikeJson } from '../sniffs.js';
 import { isNodeViewerLine } from '../node-viewer.js';
 import { isHeaderlessRow } from '../get-table.js';
 import { describeShaped } from '../describe-section.js';
-import { inlineEventRow } from '../event-rows.js';
 import { parseCommand, type Command } from './command.js';
 import { resourceType } from '../../kubectl-resources.js';
 import { markElisions } from './elisions.js';

@@ -199,11 +199,6 @@ function tableColumns(format: string, labels: string[]): Record<string, string> 
   return Object.keys(out).length ? out : undefined;
 }
 
-/** `| grep -A 30 "Events:"` keeps the described object's Events table whole: still that object's output. */
-function isEventsGrep(pipe: string): boolean {
-  return /^\s*grep\s+(?:-A\s*\d+|--after-context[= ]\d+)\s+(["']?)Events:?\1\s*$/.test(pipe);
-}
-
 /** `helm get values RELEASE [-n NS] [-a]`: the release's values, which a ticket pastes for the controller's settings. */
 function helmValues(args: string): Omit<Command, 'line'> | null {
   const words = args.split('|')[0]!.trim().split(/\s+/);
@@ -224,4 +219,9 @@ function podOf(ref: string, namespace: string | undefined, container: string | u
   const [type, name] = ref.includes('/') ? ref.split('/', 2) : ['pod', ref];
   if (!name || !/^(pods?|po)$/.test(type!)) return undefined;
   return { name, ...(namespace ? { namespace } : {}), ...(container ? { container } : {}) };
+}
+
+/** `| grep -A 30 "Events:"` keeps the described object's Events table whole: still that object's output. */
+function isEventsGrep(pipe: string): boolean {
+  return /^\s*grep\s+(?:-A\s*\d+|--after-context[= ]\d+)\s+(["']?)Events:?\1\s*$/.test(pipe);
 }
