@@ -326,7 +326,9 @@ const CASES: Case[] = [
       '@15 INFO created nodeclaim',
       '@16 ERROR insufficient capacity, all requested ins',
     ],
-    skipped: ['4 rows of a kubectl describe Events table without the object they belong to, not read', '1 prose (3 paragraphs), not objects or logs'],
+    // The quoted rows are events whose pod the paste does not name (the `...` elision is no row).
+    events: ['Nominated / x1', 'Nominated / x2', 'Started / x1'],
+    skipped: ['1 prose (3 paragraphs), not objects or logs'],
     findings: ['insufficient-capacity-all-offerings NodePool big-mem-uswest2a'],
     cause: /insufficient capacity 2 times/,
   },

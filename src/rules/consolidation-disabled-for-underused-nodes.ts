@@ -5,6 +5,7 @@ import { dig, displayName } from '../kube/fields.js';
 import { parseDuration } from '../kube/units.js';
 import { karpenterFacts, listNames, plural, podName, unknownOn, usageShownPartly } from './support.js';
 import { blockedEvents } from '../snapshot/messages/disruption-blocked.js';
+import type { EventView } from '../snapshot/events.js';
 import { describeCapacity, isUnderused, nodeCapacity, pct, type NodeCapacity } from './lib/reclaim-capacity.js';
 import { reportFromRecords } from './lib/records-only.js';
 import { CONSOLIDATION_DISABLED } from './lib/stated-causes.js';
@@ -62,6 +63,7 @@ export default defineRule({
   check(ctx) {
     const { snapshot, options, report } = ctx;
     reportFromRecords({ snapshot, report }, CONSOLIDATION_DISABLED);
+    for (const reason of spotToSpotStated(snapshot.events())) ctx.notEvaluated(reason);
     const live = snapshot.has('Node') && snapshot.has('Pod');
     const version = karpenterFacts(snapshot.controller);
     const byPool = new Map<string, KubeObject[]>();
@@ -119,6 +121,26 @@ export default defineRule({
     }
   },
 });
+
+/**
+ * "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node" (v0.34+): a feature gate of the
+ * controller, not a NodePool policy this rule judges, so it is shown, once per node, rather than made a finding.
+ * The "requires 15 cheaper instance type options" variant says the gate is on but the pool allows too few types.
+ */
+function spotToSpotStated(events: EventView[]): string[] {
+  const byNode = new Map<string, EventView>();
+  for (const { event, reason } of blockedEvents(events)) {
+    if (reason.blocker === 'spot-to-spot') byNode.set(`${event.involved.kind}/${event.involved.name}\u0000${reason.text}`, event);
+  }
+  return [...byNode.values()].map((e) => {
+    const who = e.involved.name ? `${e.involved.kind} ${e.involved.name}` : 'A node';
+    const seen = e.count > 1 ? ` (seen ${e.count} times)` : '';
+    const why = /requires \d+ cheaper instance type/i.test(e.message)
+      ? 'the SpotToSpotConsolidation gate is on, but its NodePool allows too few cheaper spot instance types for a replacement: widen its requirements'
+      : 'the SpotToSpotConsolidation feature gate is off (its default), so Karpenter may delete this spot node but never replace it with a cheaper spot node: enable it with the chart value settings.featureGates.spotToSpotConsolidation=true (FEATURE_GATES=SpotToSpotConsolidation=true)';
+    return `stated by an event, not a NodePool policy this rule judges: ${who}: Karpenter said "${e.message}"${seen}; ${why}`;
+  });
+}
 
 /**
  * A repository: the policy alone, no usage to measure. On a dedicated pool (tainted: GPU, batch, stateful) keeping

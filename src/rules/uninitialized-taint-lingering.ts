@@ -7,6 +7,8 @@ import { byLastSeen, heldLongerThan, isPending, karpenterFacts, listNames, plura
 import { UNINITIALIZED_TAINT as TAINT } from '../kube/well-known.js';
 import { nodeTaint } from '../snapshot/nodes.js';
 import { saysScheduling } from '../snapshot/messages/scheduling.js';
+import { simulatedPods, uninitializedTarget } from '../snapshot/messages/simulation.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
 
 export default defineRule({
   meta: {
@@ -15,6 +17,7 @@ export default defineRule({
     category: 'registration',
     defaultSeverity: 'error',
     requires: ['Node'],
+    records: ['Event'],
     optional: ['NodeClaim', 'NodePool', 'Pod', 'Event', 'KarpenterController'],
     specOnly: 'no',
     blocker: 'not-initialized',
@@ -50,6 +53,7 @@ export default defineRule({
   check(ctx) {
     const { snapshot, options, report } = ctx;
     const version = karpenterFacts(snapshot.controller);
+    for (const reason of uninitializedStated(snapshot)) ctx.notEvaluated(reason);
     for (const node of snapshot.karpenterNodes()) {
       if (unknownOn(ctx, node, ['/spec/taints'])) continue;
       const found = nodeTaint(node, TAINT);
@@ -124,6 +128,31 @@ export default defineRule({
     }
   },
 });
+
+/**
+ * Karpenter's simulation saying pods "would schedule against uninitialized nodeclaim/X, node/Y" about a node the input
+ * does not show: the node is not initialized, but whether this taint is what keeps it so is not shown. Said once per node.
+ */
+function uninitializedStated(snapshot: Snapshot): string[] {
+  const byClaim = new Map<string, { node?: string; pods: Set<string> }>();
+  for (const e of snapshot.events()) {
+    for (const { pod, error } of simulatedPods(e.message)) {
+      const target = uninitializedTarget(error);
+      if (!target || (target.node && snapshot.get(KIND.Node, undefined, target.node))) continue;
+      let seen = byClaim.get(target.nodeClaim);
+      if (!seen) byClaim.set(target.nodeClaim, (seen = { ...(target.node ? { node: target.node } : {}), pods: new Set() }));
+      seen.pods.add(pod);
+    }
+  }
+  return [...byClaim].map(([claim, { node, pods }]) => {
+    const where = node ? `node ${node} (NodeClaim ${claim})` : `NodeClaim ${claim}`;
+    const get = node ? `\`kubectl get node ${node} -o yaml\` (spec.taints) and ` : '';
+    return (
+      `stated by an event: Karpenter's disruption simulation would place ${plural(pods.size, 'pod')} (${listNames([...pods])}) on ${where}, which is uninitialized; ` +
+      `whether ${TAINT} is what keeps it so is not shown: add ${get}\`kubectl get nodeclaim ${claim} -o yaml\` (the Initialized condition)`
+    );
+  });
+}
 
 function fixText(node: string, declared?: { pool: string; field: string }): FixSteps {
   const steps = [

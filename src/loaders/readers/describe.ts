@@ -10,6 +10,7 @@ import { readAll, type Reader } from './reader.js';
 import { asList, asMap, fromGeneric, lineOfItem, parseNested, resourceName, str, type GMap, type Line } from './describe-generic.js';
 import { describeShaped, inferKind, restoreLayout, sections } from './describe-section.js';
 import { parseCommand } from './ticket/command.js';
+import { eventsOfUnnamedTable } from './event-rows.js';
 import { addRead, describedEvent, onlyOutput, type ReadResult, type TextBlock } from './kubectl-output.js';
 import { CLUSTER_KINDS, cellsOf, columnsOfHeader, columnsOfRule, parseAge, parseEventAge, parseLabelPairs } from './columns.js';
 
@@ -117,6 +118,12 @@ function eventsOfCutDescription(lines: Array<{ text: string; line: number }>, bl
   const kind = block.hint?.kind;
   const name = block.hint?.name;
   if (!kind || !name) {
+    // No command names the object: the messages may (kubelet's and the scheduler's do), else it stays unknown.
+    const events = eventsOfUnnamedTable(field.children, block.source);
+    if (events) {
+      out.objects.push(...events);
+      return out;
+    }
     out.skipped.push({
       source: block.source,
       line: field.line,

@@ -9,6 +9,7 @@ import { bundleManifest } from './bundle-manifest.js';
 import { clusterInfoDump } from './cluster-info.js';
 import { controllerLog } from './controller-log.js';
 import { kubectlDescribe } from './describe.js';
+import { eventRows } from './event-rows.js';
 import { kubectlGetTable } from './get-table.js';
 import { eksNodeViewer } from './node-viewer.js';
 import { helmFiles } from './helm.js';
@@ -34,6 +35,7 @@ export const READERS: readonly Reader[] = [
   binaryFile,
   clusterInfoDump,
   kubectlDescribe,
+  eventRows,
   kubectlGetTable,
   eksNodeViewer,
   issueExport,

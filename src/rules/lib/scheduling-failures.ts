@@ -13,6 +13,7 @@ import type { EventView } from '../../snapshot/events.js';
 import { isRecord, str } from '../../kube/fields.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 import { parseTime } from '../../kube/units.js';
+import { simulatedPods } from '../../snapshot/messages/simulation.js';
 
 export type ClauseKind =
   'instance-types' | 'offering' | 'min-values' | 'taint' | 'label' | 'requirements' | 'volume' | 'limits' | 'topology' | 'host-ports' | 'other';
@@ -140,6 +141,20 @@ function build(snapshot: Snapshot): SchedulingFailures {
         via: 'event',
         evidence: { event: e, note: `Karpenter could not schedule the pod${e.count > 1 ? ` (x${e.count})` : ''}` },
       });
+    } else if (e.reason === 'Unconsolidatable' || e.reason === 'DisruptionBlocked') {
+      // Only errors that say why no pool fits: "would schedule against uninitialized nodeclaim/…" says a pod waits for a node.
+      for (const { pod, error } of simulatedPods(e.message)) {
+        if (!/incompatible with (?:nodepool|provisioner)|no instance type/i.test(error) || /uninitialized/i.test(error)) continue;
+        add({
+          pod,
+          clauses: parseScheduleError(error),
+          ...(e.firstSeen ? { first: e.firstSeen } : {}),
+          ...(e.lastSeen ? { last: e.lastSeen } : {}),
+          count: e.count,
+          via: 'event',
+          evidence: { event: e, note: `Karpenter's disruption simulation could not place the pod${e.count > 1 ? ` (x${e.count})` : ''}` },
+        });
+      }
     } else if (e.reason === 'NoCompatibleInstanceTypes' && (e.involved.kind === 'NodePool' || e.involved.kind === 'Provisioner')) {
       let l = poolEvents.get(e.involved.name);
       if (!l) poolEvents.set(e.involved.name, (l = []));

@@ -4,6 +4,7 @@
  * starts at and the command line that printed it. What is left is prose. Nothing here parses YAML or JSON: each
  * block goes to the reader registry, which knows the formats.
  */
+import { inlineEventRow } from '../event-rows.js';
 import { traceLine } from '../../go-traces.js';
 import { collectorNote, completesRecord, isControllerKlog, parseLogLine } from '../../logs.js';
 import { EXPORT_HEADER, braceDepth, consoleMessageEnd, isFieldsOnlyLine, isKubectlNoise } from '../../text-lines.js';
@@ -171,6 +172,8 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
       prose ??= { from: i, to: i };
       prose.to = i + 1;
       inlineRecords(line, first + i, out);
+      const row = inlineEventRow(line);
+      if (row) out.blocks.push({ kind: 'other', start: first + i, lines: [row], lang: '' });
       // Prose between two blocks breaks the tie between a command line and an output further down; a remark in
       // parentheses ("(only the end of the output)") does not.
       if (!fenced && !/^\s*\(.*\)\s*$/.test(line)) command = undefined;

@@ -124,7 +124,7 @@ export function parseCommand(line: string): Omit<Command, 'line'> | null {
   // `get nodeclaim/x`, `get nodeclaim x`; `get nodes,pods` prints several kinds: no one type. Piped through
   // `grep`/`yq`/`head`, what is shown is no longer the object, only lines of it: not typed.
   const [first, second] = positional;
-  if (first && !first.includes(',') && (verb === 'get' || verb === 'describe') && piped.length === 0) {
+  if (first && !first.includes(',') && (verb === 'get' || verb === 'describe') && (piped.length === 0 || (verb === 'describe' && piped.every(isEventsGrep)))) {
     const [resource, slashName] = first.split('/');
     const type = resourceType(resource!);
     if (type) {
@@ -219,4 +219,9 @@ function podOf(ref: string, namespace: string | undefined, container: string | u
   const [type, name] = ref.includes('/') ? ref.split('/', 2) : ['pod', ref];
   if (!name || !/^(pods?|po)$/.test(type!)) return undefined;
   return { name, ...(namespace ? { namespace } : {}), ...(container ? { container } : {}) };
+}
+
+/** `| grep -A 30 "Events:"` keeps the described object's Events table whole: still that object's output. */
+function isEventsGrep(pipe: string): boolean {
+  return /^\s*grep\s+(?:-A\s*\d+|--after-context[= ]\d+)\s+(["']?)Events:?\1\s*$/.test(pipe);
 }

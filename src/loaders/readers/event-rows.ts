@@ -1,0 +1,169 @@
+/**
+ * Rows of a `kubectl describe` Events table pasted without the description around them: under their
+ * `Type Reason Age From Message` header alone (often shifted by the paste), a lone row in a code fence whose message
+ * the terminal wrapped onto the next line, or a row quoted in a sentence ("**Error: Normal DisruptionBlocked 86s (x2
+ * over 3m28s) karpenter …**"). Each row is an event with its type, reason, count, ages, source and message.
+ *
+ * Which object they are about: describe lists the events of one object, and some messages name it in words the
+ * emitter always uses (kubelet's "Node X status is now: …", "Registered Node X in Controller", the scheduler's
+ * "Successfully assigned ns/pod to node"). Otherwise the object is unknown (no kind, no name), never guessed.
+ */
+import type { KubeObject, LoadedObject } from '../../kube/types.js';
+import { readAll, type Reader } from './reader.js';
+import { addRead, describedEvent, onlyOutput, type ReadResult } from './kubectl-output.js';
+import { parseEventAge } from './columns.js';
+import { parseCommand } from './ticket/command.js';
+
+export interface EventRow {
+  type: string;
+  reason: string;
+  age: string;
+  from: string;
+  message: string;
+}
+
+const AGE = String.raw`(?:<unknown>|<invalid>|(?:\d+[ydhms])+)`;
+/** `Normal  Unconsolidatable  12m (x3 over 26m)  karpenter  message`; old kubelets wrote `kubelet, ip-…` as the source. */
+const ROW = new RegExp(String.raw`^(Normal|Warning)\s+([A-Z][A-Za-z0-9]+)\s+(${AGE}(?:\s+\(x\d+ over ${AGE}\))?)\s+([a-z][\w.-]*(?:, [\w.-]+)?)(?:\s+(.*?))?\s*$`);
+const HEADER = /^\s*Type\s+Reason\s+Age\s+From\s+Message\s*$/;
+const RULE = /^\s*-{2,}(\s+-{2,})*\s*$/;
+/** The same row inside a sentence: after a label (`Error Message: `) or emphasis, to the emphasis that closes it. */
+const INLINE = new RegExp(String.raw`(?:^|[\s:*_\`])((?:Normal|Warning) [A-Z][A-Za-z0-9]+ ${AGE}(?: \(x\d+ over ${AGE}\))? [a-z][\w.-]* [^*\`]+?)\s*(?:\*\*|__|\`|$)`);
+
+export function parseEventRow(line: string): EventRow | undefined {
+  const m = ROW.exec(line.trim());
+  if (!m) return undefined;
+  return { type: m[1]!, reason: m[2]!, age: m[3]!, from: m[4]!, message: m[5] ?? '' };
+}
+
+/** An event row quoted in a sentence of prose, if the line holds one. */
+export function inlineEventRow(line: string): string | undefined {
+  const text = INLINE.exec(line)?.[1];
+  return text && parseEventRow(text) ? text : undefined;
+}
+
+/**
+ * Messages only Karpenter's disruption controller writes, so that one pasted without its row is still an event.
+ * The reason only where the wording settles it: "Not all pods would schedule" (v1.2+) is both consolidation's
+ * Unconsolidatable and drift's DisruptionBlocked.
+ */
+const KARPENTER_MESSAGES: Array<[RegExp, string]> = [
+  [/^Cannot (?:disrupt|deprovision) (?:Node|NodeClaim|Machine): /, 'DisruptionBlocked'],
+  [/^(?:not all pods would schedule, |Can't remove without creating \d+ candidates|SpotToSpotConsolidation (?:is disabled|requires))/, 'Unconsolidatable'],
+  [/^Not all pods would schedule, /, ''],
+];
+
+/** A message of `KARPENTER_MESSAGES` alone, its lines re-wrapped by the paste (continuations indented): joined back. */
+function messageAlone(text: string): { message: string; reason: string; line: number } | undefined {
+  const lines = text.split('\n').map((t, i) => ({ text: t.replace(/\r$/, ''), line: i + 1 }));
+  const body = lines.filter((l) => l.text.trim() !== '');
+  const first = body[0];
+  if (!first || /^\s/.test(first.text) || body.slice(1).some((l) => !/^\s+\S/.test(l.text))) return undefined;
+  const known = KARPENTER_MESSAGES.find(([re]) => re.test(first.text));
+  if (!known) return undefined;
+  return { message: body.map((l) => l.text.trim()).join(' '), reason: known[1], line: first.line };
+}
+
+/** The text is rows of a describe Events table (a header and rows, or rows alone), nothing else. */
+export function sniffEventRows(text: string): boolean {
+  if (messageAlone(text)) return true;
+  const lines = text.split('\n').filter((l) => l.trim() !== '' && !parseCommand(l));
+  if (!lines.length || !(HEADER.test(lines[0]!) || parseEventRow(lines[0]!))) return false;
+  return rowsOf(lines.map((text, i) => ({ text, line: i + 1 }))) !== undefined;
+}
+
+/** The rows of the lines, each with its line and wrapped continuation lines joined; undefined when a line is not part of them. */
+function rowsOf(lines: Array<{ text: string; line: number }>): Array<{ row: EventRow; line: number }> | undefined {
+  const rows: Array<{ row: EventRow; line: number }> = [];
+  for (const { text, line } of lines) {
+    if (text.trim() === '' || HEADER.test(text) || RULE.test(text)) continue;
+    const row = parseEventRow(text);
+    if (row) {
+      rows.push({ row, line });
+      continue;
+    }
+    const last = rows[rows.length - 1];
+    if (!last) return undefined;
+    // A message the terminal wrapped: cut mid-word at the margin, or at a space where the next line is indented.
+    last.row.message += /^\s/.test(text) ? ` ${text.trim()}` : text.trim();
+  }
+  return rows.length ? rows : undefined;
+}
+
+/** Messages that name the object they are about, in their emitter's fixed wording. */
+const NAMING: Array<{ re: RegExp; kind: string; namespaced?: boolean }> = [
+  { re: /^Node (\S+) status is now: /, kind: 'Node' },
+  { re: /^Node (\S+) event: Registered Node \1 in Controller$/, kind: 'Node' },
+  { re: /^Successfully assigned ([a-z0-9][-a-z0-9]*)\/(\S+) to \S+$/, kind: 'Pod', namespaced: true },
+];
+
+/** The one object the messages of a describe Events table name; undefined when none does or they disagree. */
+export function objectNamedByEvents(messages: string[]): KubeObject | undefined {
+  let found: KubeObject | undefined;
+  for (const message of messages) {
+    for (const { re, kind, namespaced } of NAMING) {
+      const m = re.exec(message.trim());
+      if (!m) continue;
+      const [name, namespace] = namespaced ? [m[2]!, m[1]!] : [m[1]!, undefined];
+      if (found && (found.kind !== kind || found.metadata.name !== name || found.metadata.namespace !== namespace)) return undefined;
+      found = { apiVersion: 'v1', kind, metadata: { name, ...(namespace ? { namespace } : {}) } };
+    }
+  }
+  return found;
+}
+
+/** An object no message names: its events keep an empty kind and name, which no rule matches to an object. */
+const UNNAMED: KubeObject = { apiVersion: 'v1', kind: '', metadata: { name: '' } };
+
+const FROM_NAMED = 'an Events table of kubectl describe (its object named by its messages)';
+const FROM_UNNAMED = 'an Events table of kubectl describe whose object the paste does not name';
+const FROM_MESSAGE = 'an event message pasted without its row (its reason read from its wording)';
+
+/** Events of the rows, about the object their messages name, else about an unknown object. */
+function eventsOfRows(rows: Array<{ row: EventRow; line: number }>, source: string): LoadedObject[] {
+  const about = objectNamedByEvents(rows.map((r) => r.row.message));
+  return rows.map(({ row, line }) => {
+    const age = parseEventAge(row.age);
+    const loaded = describedEvent(
+      about ?? UNNAMED,
+      { type: row.type, reason: row.reason, message: row.message, from: row.from, count: age.count ?? 1, last: age.last, first: age.first },
+      source,
+      line,
+      about ? FROM_NAMED : FROM_UNNAMED,
+    );
+    if (!about) loaded.object.metadata.name = `event.line${line}`;
+    return loaded;
+  });
+}
+
+/**
+ * The rows under an `Events:` heading that no command line types: events of the object the messages name, or of an
+ * unknown one. Undefined when the lines are not `Type Reason Age From Message` rows.
+ */
+export function eventsOfUnnamedTable(lines: Array<{ text: string; line: number }>, source: string): LoadedObject[] | undefined {
+  const rows = rowsOf(lines);
+  return rows && eventsOfRows(rows, source);
+}
+
+function readEventRows(text: string, source: string): ReadResult {
+  const alone = messageAlone(text);
+  if (alone) {
+    const row: EventRow = { type: 'Normal', reason: alone.reason, age: '', from: 'karpenter', message: alone.message };
+    const [event] = eventsOfRows([{ row, line: alone.line }], source);
+    // Only the message was pasted: its count, times and object are unknown, its reason read from the wording.
+    event!.provenance.partial = { from: FROM_MESSAGE, known: ['/message', ...(alone.reason ? ['/reason'] : [])] };
+    return { objects: [event!], skipped: [] };
+  }
+  const lines = text.split('\n').map((t, i) => ({ text: t.replace(/\r$/, ''), line: i + 1 }));
+  return { objects: eventsOfRows(rowsOf(lines.filter((l) => !parseCommand(l.text))) ?? [], source), skipped: [] };
+}
+
+export const eventRows: Reader = {
+  id: 'event-rows',
+  needs: 'content',
+  sniff: (s) => (onlyOutput(s) && sniffEventRows(s.sample) ? 1 : 0),
+  read: async ({ file, chunks }, sink) => {
+    addRead(readEventRows(await readAll(chunks), file.displayPath), sink);
+    return 'loaded';
+  },
+};
