@@ -103,13 +103,14 @@ describe('events pasted without their description', () => {
     ]);
     expect(events[0]!.from).toBe('kube-proxy');
     expect(findings).toEqual([]);
-    expect(r.notEvaluated.filter((n) => n.ruleId === 'consolidation-disabled-for-underused-nodes')).toEqual([
+    expect(r.run.notEvaluatedFor.filter((n) => n.ruleId === 'consolidation-disabled-for-underused-nodes')).toEqual([
       {
         ruleId: 'consolidation-disabled-for-underused-nodes',
         reason:
           'stated by an event, not a NodePool policy this rule judges: Node ip-10-31-7-201.us-east-2.compute.internal: Karpenter said "SpotToSpotConsolidation is disabled, can\'t replace a spot node with a spot node" (seen 5 times); ' +
           'the SpotToSpotConsolidation feature gate is off (its default), so Karpenter may delete this spot node but never replace it with a cheaper spot node: ' +
           'enable it with the chart value settings.featureGates.spotToSpotConsolidation=true (FEATURE_GATES=SpotToSpotConsolidation=true)',
+        stated: true,
       },
     ]);
   });
@@ -155,7 +156,7 @@ describe('events pasted without their description', () => {
     expect(ev.lastSeen).toBeUndefined();
     // Not a scheduling misfit: no-instance-type-fits stays silent; the node is shown as uninitialized, not judged tainted.
     expect(findings).toEqual([]);
-    expect(r.notEvaluated.filter((n) => n.ruleId === 'uninitialized-taint-lingering')).toEqual([
+    expect(r.run.notEvaluatedFor.filter((n) => n.ruleId === 'uninitialized-taint-lingering')).toEqual([
       {
         ruleId: 'uninitialized-taint-lingering',
         reason:
@@ -163,6 +164,7 @@ describe('events pasted without their description', () => {
           'node ip-10-60-3-88.ap-south-1.compute.internal (NodeClaim general-h7w2k), which is uninitialized; whether node.cloudprovider.kubernetes.io/uninitialized ' +
           'is what keeps it so is not shown: add `kubectl get node ip-10-60-3-88.ap-south-1.compute.internal -o yaml` (spec.taints) and ' +
           '`kubectl get nodeclaim general-h7w2k -o yaml` (the Initialized condition)',
+        stated: true,
       },
     ]);
   });

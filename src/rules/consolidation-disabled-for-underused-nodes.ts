@@ -63,7 +63,7 @@ export default defineRule({
   check(ctx) {
     const { snapshot, options, report } = ctx;
     reportFromRecords({ snapshot, report }, CONSOLIDATION_DISABLED);
-    for (const reason of spotToSpotStated(snapshot.events())) ctx.notEvaluated(reason);
+    for (const reason of spotToSpotStated(snapshot.events())) ctx.statedNotJudged(reason);
     const live = snapshot.has('Node') && snapshot.has('Pod');
     const version = karpenterFacts(snapshot.controller);
     const byPool = new Map<string, KubeObject[]>();

@@ -53,7 +53,7 @@ export default defineRule({
   check(ctx) {
     const { snapshot, options, report } = ctx;
     const version = karpenterFacts(snapshot.controller);
-    for (const reason of uninitializedStated(snapshot)) ctx.notEvaluated(reason);
+    for (const reason of uninitializedStated(snapshot)) ctx.statedNotJudged(reason);
     for (const node of snapshot.karpenterNodes()) {
       if (unknownOn(ctx, node, ['/spec/taints'])) continue;
       const found = nodeTaint(node, TAINT);
