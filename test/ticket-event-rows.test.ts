@@ -87,7 +87,7 @@ describe('events pasted without their description', () => {
       'DeprovisioningTerminating Node/ip-10-8-44-17.eu-west-1.compute.internal x1 @12',
       'Scheduled Pod/media/thumbnailer-6f7b8c9d4-zt5qr x1 @22',
       'Pulling Pod/media/thumbnailer-6f7b8c9d4-zt5qr x1 @23',
-      "Unconsolidatable / x2 @32",
+      'Unconsolidatable / x2 @32',
     ]);
     expect(r.snapshot.partialFrom(r.snapshot.events()[7]!.object)).toBe('an Events table of kubectl describe whose object the paste does not name');
     expect(findings).toEqual([]);
@@ -134,7 +134,7 @@ describe('events pasted without their description', () => {
     expect(findings).toEqual([]);
   });
 
-  it('only a message in Karpenter\'s own wording, re-wrapped: one event of unknown count and object; the uninitialized node it names is shown', async () => {
+  it("only a message in Karpenter's own wording, re-wrapped: one event of unknown count and object; the uninitialized node it names is shown", async () => {
     const { r, events, findings } = await read('message-alone-rewrapped-v1.0.md');
     expect(r.report.snapshot.skipped.map((s) => s.reason)).toEqual(['prose (4 paragraphs), not objects or logs']);
     expect(events).toEqual([
@@ -171,11 +171,13 @@ describe('events pasted without their description', () => {
 });
 
 describe("Karpenter's simulation messages", () => {
-  it('are split into the pods it could not place and the error for each, in every generation\'s opening', () => {
-    expect(simulatedPods('Cannot disrupt Node: not all pods would schedule, a/web-1 => incompatible with nodepool "x", no instance type satisfied resources')).toEqual([
-      { pod: 'a/web-1', error: 'incompatible with nodepool "x", no instance type satisfied resources' },
-    ]);
-    expect(simulatedPods('Not all pods would schedule, a/web-1 => would schedule against uninitialized nodeclaim/p-1, node/ip-1, b/job-2 => did not tolerate taint')).toEqual([
+  it("are split into the pods it could not place and the error for each, in every generation's opening", () => {
+    expect(
+      simulatedPods('Cannot disrupt Node: not all pods would schedule, a/web-1 => incompatible with nodepool "x", no instance type satisfied resources'),
+    ).toEqual([{ pod: 'a/web-1', error: 'incompatible with nodepool "x", no instance type satisfied resources' }]);
+    expect(
+      simulatedPods('Not all pods would schedule, a/web-1 => would schedule against uninitialized nodeclaim/p-1, node/ip-1, b/job-2 => did not tolerate taint'),
+    ).toEqual([
       { pod: 'a/web-1', error: 'would schedule against uninitialized nodeclaim/p-1, node/ip-1' },
       { pod: 'b/job-2', error: 'did not tolerate taint' },
     ]);

@@ -353,7 +353,12 @@ const CASES: Case[] = [
   },
   {
     file: 'logstore-local-prefix-maxspot.md',
-    logs: ['@5 INFO created nodeclaim', '@6 ERROR creating instance, insufficient capacity', '@7 INFO created nodeclaim', '@8 ERROR creating instance, insufficient capacity'],
+    logs: [
+      '@5 INFO created nodeclaim',
+      '@6 ERROR creating instance, insufficient capacity',
+      '@7 INFO created nodeclaim',
+      '@8 ERROR creating instance, insufficient capacity',
+    ],
     skipped: ['1 prose (2 paragraphs), not objects or logs'],
     findings: ['launch-quota-or-throttling NodePool batch-spot'],
     cause: /Spot instance quota is used up.*2 times between 2024-07-11T10:15:03.907Z and 2024-07-11T10:15:42.518Z/,

@@ -24,11 +24,15 @@ export interface EventRow {
 
 const AGE = String.raw`(?:<unknown>|<invalid>|(?:\d+[ydhms])+)`;
 /** `Normal  Unconsolidatable  12m (x3 over 26m)  karpenter  message`; old kubelets wrote `kubelet, ip-…` as the source. */
-const ROW = new RegExp(String.raw`^(Normal|Warning)\s+([A-Z][A-Za-z0-9]+)\s+(${AGE}(?:\s+\(x\d+ over ${AGE}\))?)\s+([a-z][\w.-]*(?:, [\w.-]+)?)(?:\s+(.*?))?\s*$`);
+const ROW = new RegExp(
+  String.raw`^(Normal|Warning)\s+([A-Z][A-Za-z0-9]+)\s+(${AGE}(?:\s+\(x\d+ over ${AGE}\))?)\s+([a-z][\w.-]*(?:, [\w.-]+)?)(?:\s+(.*?))?\s*$`,
+);
 const HEADER = /^\s*Type\s+Reason\s+Age\s+From\s+Message\s*$/;
 const RULE = /^\s*-{2,}(\s+-{2,})*\s*$/;
 /** The same row inside a sentence: after a label (`Error Message: `) or emphasis, to the emphasis that closes it. */
-const INLINE = new RegExp(String.raw`(?:^|[\s:*_\`])((?:Normal|Warning) [A-Z][A-Za-z0-9]+ ${AGE}(?: \(x\d+ over ${AGE}\))? [a-z][\w.-]* [^*\`]+?)\s*(?:\*\*|__|\`|$)`);
+const INLINE = new RegExp(
+  String.raw`(?:^|[\s:*_\`])((?:Normal|Warning) [A-Z][A-Za-z0-9]+ ${AGE}(?: \(x\d+ over ${AGE}\))? [a-z][\w.-]* [^*\`]+?)\s*(?:\*\*|__|\`|$)`,
+);
 
 export function parseEventRow(line: string): EventRow | undefined {
   const m = ROW.exec(line.trim());
