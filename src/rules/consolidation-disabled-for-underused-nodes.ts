@@ -33,9 +33,9 @@ export default defineRule({
       'only removes nodes with no reschedulable pods, so a node running one small pod is kept forever ("has ' +
       'non-empty consolidation disabled", v1.14+ "consolidation policy WhenEmpty, but node is not empty"). The ' +
       'v1alpha5 equivalents are consolidation.enabled: false (with or without ttlSecondsAfterEmpty). Such nodes ' +
-      'leave only through expiry, drift or manual deletion (docs/karpenter-behaviour.md §2.4, §7.6, §7.11). In a repository there is no ' +
-      'usage to measure: the policy is a warning on a general-purpose pool (no taints), where every workload pays for it, and ' +
-      'a plain info on a dedicated (tainted) pool, where keeping nodes is often the point. Provisioners gained consolidation ' +
+      'leave only through expiry, drift or manual deletion (docs/karpenter-behaviour.md §2.4, §7.6, §7.11). With no Nodes and Pods in the input (a ' +
+      'repository, or a pool pasted without its nodes) there is no usage to measure: the policy alone is an info, saying whether ' +
+      'the pool is general-purpose (every workload pays for it) or dedicated (keeping nodes is often the point). Provisioners gained consolidation ' +
       'in v0.15: older releases had nothing to enable.',
     fix: [
       'Let the pool consolidate under-utilised nodes: consolidationPolicy WhenEmptyOrUnderutilized (v1; ' +
@@ -143,19 +143,23 @@ function spotToSpotStated(events: EventView[]): string[] {
 }
 
 /**
- * A repository: the policy alone, no usage to measure. On a dedicated pool (tainted: GPU, batch, stateful) keeping
- * nodes is often the point, so it is a plain note; on a general-purpose pool every workload pays for it, so a warning.
+ * The policy alone: no Nodes/Pods in the input (a repository, or a pool pasted in a ticket without its nodes), so no
+ * evidence that any node is under-used. The catalog makes this an info, whatever the pool: it names what would settle it.
  */
 function policyOnly(pool: NodePoolView, mode: Mode, evidence: EvidenceInput[], assumeConsolidation: boolean): FindingInput {
   const taints = pool.taints.value.filter((t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute');
   const what = mode === 'never' ? 'none of its nodes is ever consolidated, not even empty ones' : 'a node running even one small pod is never consolidated';
   const general = taints.length === 0;
+  const label = pool.generation === 'v1alpha5' ? 'karpenter.sh/provisioner-name' : 'karpenter.sh/nodepool';
+  const unmeasured =
+    `Policy only: the input shows none of its Nodes and Pods, so whether they are under-used is not known ` +
+    `(add \`kubectl get nodes -l ${label}=${pool.name}\` with \`kubectl describe nodes\` of them, or scan the cluster, to measure it).`;
   return {
     object: pool.object,
-    severity: general ? 'warning' : 'info',
+    severity: 'info',
     message: general
-      ? `${pool.object.kind} ${pool.name} ${modeText(pool, mode)}: ${what}, and it is a general-purpose pool (no taints), so every workload that lands on it keeps nodes Karpenter would otherwise remove (policy only: no Nodes/Pods in the input to measure usage).`
-      : `${pool.object.kind} ${pool.name} ${modeText(pool, mode)}: ${what}. It is a dedicated pool (taint ${taints.map((t) => t.key).join(', ')}), where keeping nodes is often deliberate (policy only: no Nodes/Pods in the input to measure usage).`,
+      ? `${pool.object.kind} ${pool.name} ${modeText(pool, mode)}: ${what}, and it is a general-purpose pool (no taints), so every workload that lands on it keeps nodes Karpenter would otherwise remove. ${unmeasured}`
+      : `${pool.object.kind} ${pool.name} ${modeText(pool, mode)}: ${what}. It is a dedicated pool (taint ${taints.map((t) => t.key).join(', ')}), where keeping nodes is often deliberate. ${unmeasured}`,
     fix: [fixFor(pool)],
     evidence: general ? evidence : [...evidence, { object: pool.object, path: pool.taints.path, note: 'dedicated pool: only tolerating workloads land here' }],
     ...(assumeConsolidation ? { assumes: 'v0.15 or later (Provisioners had no consolidation before)' } : {}),

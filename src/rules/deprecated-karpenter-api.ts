@@ -5,6 +5,7 @@ import { commandName, dig, displayName, isRecord, showUnknowns, type Json, str }
 import { generationOf } from '../snapshot/karpenter.js';
 import { KIND } from '../kube/kinds.js';
 import type { ObjectRef, Snapshot } from '../snapshot/snapshot.js';
+import { fullObjectCommand } from '../snapshot/partial.js';
 import { annotationPath, POD_TEMPLATE_KINDS } from './lib/do-not-disrupt.js';
 import { rewriteOf } from './lib/karpenter-v1-rewrite.js';
 import { karpenterFacts, listNames, podName, type KarpenterVersionFacts } from './support.js';
@@ -88,7 +89,8 @@ function apiFinding(snapshot: Snapshot, obj: KubeObject, version: KarpenterVersi
   const from = UNSERVED_FROM[gen]!;
   const unserved = version.atLeast(from);
   const changes = fieldChanges(obj);
-  const rewrite = rewriteOf(snapshot, obj);
+  const leftOut: string[] = [];
+  const rewrite = rewriteOf(snapshot, obj, leftOut);
   const target = obj.kind === 'Provisioner' || obj.kind === 'NodePool' ? 'karpenter.sh/v1 NodePool' : 'karpenter.k8s.aws/v1 EC2NodeClass';
   const state = unserved
     ? `this cluster runs Karpenter ${version.label}, which does not serve it: applying the manifest fails with no matches for kind "${obj.kind}" in version "${obj.apiVersion}", and an object left in the cluster is ignored`
@@ -101,7 +103,7 @@ function apiFinding(snapshot: Snapshot, obj: KubeObject, version: KarpenterVersi
     message:
       `${obj.kind} ${name} uses ${obj.apiVersion}: ${state}.` +
       `${changes.length ? ` Besides the apiVersion, v1 changes: ${changes.map((c) => c.text).join('; ')}.` : ''} Rewrite it as a ${target}.`,
-    fix: fixText(obj, gen, rewrite, unserved === true ? version.label : undefined),
+    fix: fixText(obj, gen, rewrite, unserved === true ? version.label : undefined, leftOut),
     pointer: '/apiVersion',
     evidence: [
       { object: obj, path: '/apiVersion', note: `not served by Karpenter ≥ v${from}` },
@@ -158,7 +160,7 @@ function fieldChanges(obj: KubeObject): Change[] {
   return out;
 }
 
-function fixText(obj: KubeObject, gen: string, rewrite: Json, runningUnserved: string | undefined): FixSteps {
+function fixText(obj: KubeObject, gen: string, rewrite: Json, runningUnserved: string | undefined, leftOut: string[]): FixSteps {
   // Values filled in when applied are shown as such, not as the stand-in the YAML writer would escape.
   const yaml = stringify(showUnknowns(rewrite), { lineWidth: 0 }).trimEnd();
   const kindPlural = obj.kind === 'Provisioner' || obj.kind === 'NodePool' ? 'nodepools' : 'ec2nodeclasses';
@@ -168,6 +170,11 @@ function fixText(obj: KubeObject, gen: string, rewrite: Json, runningUnserved: s
       ? 'Migrate on v0.32.x (it serves both APIs): apply the v1beta1/v1 objects, let the new pool replace the old nodes, delete the old object, then upgrade.'
       : `Upgrade through the latest v0.37.x patch and v1.0.x (both serve v1), apply the v1 manifests, make sure the CRDs' status.storedVersions no longer list v1beta1 (kubectl get crd ${kindPlural}.${obj.kind === 'NodePool' ? 'karpenter.sh' : 'karpenter.k8s.aws'} -o jsonpath='{.status.storedVersions}'), then upgrade to v1.1+.`;
   const notes: string[] = [];
+  if (leftOut.length) {
+    notes.push(
+      `The input showed only part of this ${obj.kind}: ${leftOut.join(', ')} ${leftOut.length === 1 ? 'is' : 'are'} left out of the v1 form, since they come from fields it did not show; fill them in from \`${fullObjectCommand(obj.kind, commandName(obj), obj.metadata.namespace)}\`.`,
+    );
+  }
   if (/@latest/.test(yaml)) notes.push('Pin the AMI alias to a version you tested (e.g. al2023@v20250505): @latest drifts every node on each AMI release.');
   if (dig(obj, 'spec', 'template', 'spec', 'kubelet') !== undefined || dig(obj, 'spec', 'kubeletConfiguration') !== undefined) {
     notes.push(

@@ -77,16 +77,17 @@ describe(`${RULE} — fires: v1 pools batch (consolidateAfter: Never) and web (W
 
 describe(`${RULE} — fires-manifests: GitOps repo (v1beta1 NodePools, v1alpha5 Provisioner), policy only`, () => {
   const dir = caseDir(RULE, 'fires-manifests');
-  it('warns on the general-purpose (untainted) pools whose policy can never consolidate busy nodes, with generation-specific fixes', async () => {
+  it('notes (info, as the catalog says for policy alone) the general-purpose pools whose policy can never consolidate busy nodes, with generation-specific fixes', async () => {
     const r = await scanRule(RULE, [dir]);
     expect(r.findings.map((f) => [f.severity, f.object.kind, f.object.name])).toEqual([
-      ['warning', 'NodePool', 'batch'],
-      ['warning', 'Provisioner', 'legacy'],
+      ['info', 'NodePool', 'batch'],
+      ['info', 'Provisioner', 'legacy'],
     ]);
     const [batch, legacy] = r.findings;
     expect(batch!.message).toBe(
       'NodePool batch has consolidateAfter: Never (consolidation disabled): none of its nodes is ever consolidated, not even empty ones, and it is a general-purpose pool (no taints), ' +
-        'so every workload that lands on it keeps nodes Karpenter would otherwise remove (policy only: no Nodes/Pods in the input to measure usage).',
+        'so every workload that lands on it keeps nodes Karpenter would otherwise remove. Policy only: the input shows none of its Nodes and Pods, so whether they are under-used is not known ' +
+        '(add `kubectl get nodes -l karpenter.sh/nodepool=batch` with `kubectl describe nodes` of them, or scan the cluster, to measure it).',
     );
     // The version is unknown: a Provisioner's verdict assumes a release that had consolidation at all.
     expect(legacy!.message).toContain('(version unknown: assumes v0.15 or later (Provisioners had no consolidation before))');
@@ -108,6 +109,34 @@ describe(`${RULE} — near-miss`, () => {
     expect(r.report.snapshot.counts).toMatchObject({ Node: 3, NodePool: 2, Pod: 9 });
     expect(r.notEvaluated).toEqual([]);
     expect(r.findings).toEqual([]);
+  });
+});
+
+describe(`${RULE} — partial-ticket: a Provisioner pasted in a ticket without its nodes`, () => {
+  const file = (name: string) => join(caseDir(RULE, 'partial-ticket'), name);
+  it('is the policy-only info, saying the nodes were not shown and what to add, never a warning', async () => {
+    const r = await scanRule(RULE, [file('ticket.md')]);
+    expect(r.findings.map((f) => [f.severity, f.object.kind, f.object.name])).toEqual([['info', 'Provisioner', 'reporting']]);
+    expect(r.findings[0]!.message).toBe(
+      'Provisioner reporting has consolidation disabled and no ttlSecondsAfterEmpty: none of its nodes is ever consolidated, not even empty ones, ' +
+        'and it is a general-purpose pool (no taints), so every workload that lands on it keeps nodes Karpenter would otherwise remove. ' +
+        'Policy only: the input shows none of its Nodes and Pods, so whether they are under-used is not known ' +
+        '(add `kubectl get nodes -l karpenter.sh/provisioner-name=reporting` with `kubectl describe nodes` of them, or scan the cluster, to measure it). ' +
+        '(version unknown: assumes v0.15 or later (Provisioners had no consolidation before))',
+    );
+    expect(evidenceOf(r.findings[0]!, 'Provisioner', '/spec/consolidation/enabled')[0]!.source).toBe(`${file('ticket.md')}:7`);
+  });
+  it('near-miss: a pasted Provisioner with consolidation enabled is silent', async () => {
+    const r = await scanRule(RULE, [file('consolidating.md')]);
+    expect(r.findings).toEqual([]);
+    expect(r.run.notEvaluatedFor).toEqual([]);
+  });
+  it('a Provisioner from a get table shows no policy: not evaluated, naming what to add', async () => {
+    const r = await scanRule(RULE, [file('get-table.md')]);
+    expect(r.findings).toEqual([]);
+    expect(r.run.notEvaluatedFor.map((n) => n.reason)).toEqual([
+      `Provisioner reporting (${file('get-table.md')}): a \`kubectl get\` table does not show spec.disruption: add \`kubectl get provisioner reporting -o yaml\``,
+    ]);
   });
 });
 
@@ -144,8 +173,8 @@ testRule(RULE, {
     {
       case: 'fires-manifests',
       findings: [
-        { kind: 'NodePool', name: 'batch', pointer: '/spec/disruption/consolidateAfter', severity: 'warning' },
-        { kind: 'Provisioner', name: 'legacy', pointer: '/spec/consolidation/enabled', severity: 'warning' },
+        { kind: 'NodePool', name: 'batch', pointer: '/spec/disruption/consolidateAfter', severity: 'info' },
+        { kind: 'Provisioner', name: 'legacy', pointer: '/spec/consolidation/enabled', severity: 'info' },
       ],
     },
   ],

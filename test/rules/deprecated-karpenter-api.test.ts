@@ -160,6 +160,32 @@ describe(`${RULE} — fires-annotations: v1.2.1 with do-not-evict pods and do-no
   });
 });
 
+describe(`${RULE} — partial-ticket: the v1 form asserts only what the input showed`, () => {
+  const file = (name: string) => join(caseDir(RULE, 'partial-ticket'), name);
+  const rewriteFix = async (name: string) => {
+    const r = await scanRule(RULE, [file(name)]);
+    expect(r.findings.map((f) => [f.severity, f.object.kind, f.object.name])).toEqual([['warning', 'Provisioner', 'analytics']]);
+    return r.findings[0]!.fix;
+  };
+  it('a Provisioner from a get table: no expireAfter, disruption, requirements or nodeClassRef made up, and says what was left out', async () => {
+    const fix = await rewriteFix('get-table.md');
+    const yaml = fix.split('\n2. ')[0]!;
+    expect(yaml).toBe(
+      '1. Replace the manifest with its v1 form (review it before applying):\n   apiVersion: karpenter.sh/v1\n   kind: NodePool\n   metadata:\n     name: analytics\n   spec: {}',
+    );
+    expect(fix).toContain(
+      '2. The input showed only part of this Provisioner: spec.template.spec.requirements, spec.template.spec.nodeClassRef, spec.template.spec.expireAfter, spec.disruption ' +
+        'are left out of the v1 form, since they come from fields it did not show; fill them in from `kubectl get provisioner analytics -o yaml`.',
+    );
+  });
+  it('the whole Provisioner pasted as YAML: absent TTLs are absent, so the old behaviour is written out', async () => {
+    const fix = await rewriteFix('whole.md');
+    expect(fix).toContain('         expireAfter: Never\n     disruption:\n       consolidationPolicy: WhenEmpty\n       consolidateAfter: 2m\n');
+    expect(fix).toContain('           name: analytics\n');
+    expect(fix).not.toContain('left out');
+  });
+});
+
 describe(`${RULE} — near-miss`, () => {
   it('silent: v1 objects and the v1 annotation names on v1.2.1', async () => {
     const r = await scanRule(RULE, [caseDir(RULE, 'near-miss')]);

@@ -9,11 +9,15 @@ import { KIND } from '../../kube/kinds.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 import { DO_NOT_CONSOLIDATE, DO_NOT_DISRUPT } from '../../kube/well-known.js';
 
-/** The v1 object a user should commit instead (docs/karpenter-behaviour.md §1.1–§1.5 field mapping). */
-export function rewriteOf(snapshot: Snapshot, obj: KubeObject): Json {
+/**
+ * The v1 object a user should commit instead (docs/karpenter-behaviour.md §1.1–§1.5 field mapping). `leftOut` lists
+ * the v1 fields derived from fields the input did not show (a get table, describe output): they are not written,
+ * since a default filled in for an unknown field would assert a value the input never stated.
+ */
+export function rewriteOf(snapshot: Snapshot, obj: KubeObject, leftOut: string[] = []): Json {
   switch (obj.kind) {
     case 'Provisioner':
-      return provisionerToNodePool(obj);
+      return provisionerToNodePool(obj, (pointer) => snapshot.isKnown(obj, pointer), leftOut);
     case 'AWSNodeTemplate':
       return templateToNodeClass(obj);
     case 'NodePool':
@@ -43,11 +47,18 @@ function compact(o: Json): Json {
   );
 }
 
-function provisionerToNodePool(obj: KubeObject): Json {
+function provisionerToNodePool(obj: KubeObject, known: (pointer: string) => boolean, leftOut: string[]): Json {
   const spec = (obj.spec ?? {}) as Json;
   const ttlExpired = dig(spec, 'ttlSecondsUntilExpired');
   const ttlEmpty = dig(spec, 'ttlSecondsAfterEmpty');
   const consolidation = dig(spec, 'consolidation', 'enabled') === true;
+  const expiryKnown = known('/spec/ttlSecondsUntilExpired');
+  const disruptionKnown = consolidation || (known('/spec/consolidation/enabled') && known('/spec/ttlSecondsAfterEmpty'));
+  const providerKnown = known('/spec/providerRef/name');
+  if (!known('/spec/requirements')) leftOut.push('spec.template.spec.requirements');
+  if (!providerKnown) leftOut.push('spec.template.spec.nodeClassRef');
+  if (!expiryKnown) leftOut.push('spec.template.spec.expireAfter');
+  if (!disruptionKnown) leftOut.push('spec.disruption');
   return {
     apiVersion: 'karpenter.sh/v1',
     kind: 'NodePool',
@@ -59,12 +70,22 @@ function provisionerToNodePool(obj: KubeObject): Json {
           requirements: dig(spec, 'requirements') ?? [],
           taints: dig(spec, 'taints'),
           startupTaints: dig(spec, 'startupTaints'),
-          nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: str(dig(spec, 'providerRef', 'name')) ?? obj.metadata.name },
+          nodeClassRef: providerKnown
+            ? { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: str(dig(spec, 'providerRef', 'name')) ?? obj.metadata.name }
+            : undefined,
           // v1alpha5 without a TTL never expired; v1 defaults to 720h, so keep the old behaviour explicit.
-          expireAfter: typeof ttlExpired === 'number' ? seconds(ttlExpired) : ttlExpired === UNKNOWN_VALUE ? ttlExpired : 'Never',
+          expireAfter: !expiryKnown
+            ? undefined
+            : typeof ttlExpired === 'number'
+              ? seconds(ttlExpired)
+              : ttlExpired === UNKNOWN_VALUE
+                ? ttlExpired
+                : 'Never',
         }),
       }),
-      disruption: consolidation
+      disruption: !disruptionKnown
+        ? undefined
+        : consolidation
         ? { consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '0s' }
         : {
             consolidationPolicy: 'WhenEmpty',
