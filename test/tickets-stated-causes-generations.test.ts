@@ -135,10 +135,11 @@ describe('a node class that resolves to nothing, in every generation that logs i
   it('v0.7: with the Provisioner itself pasted, its records still judge its node class (the rule reads only EC2NodeClass conditions)', async () => {
     const file = 'subnets-with-provisioner-v0.7.md';
     const r = await scan([ticket(file)]);
-    expect(r.findings.map((f) => [f.ruleId, f.object])).toEqual([
-      ['nodeclass-not-ready', provisioner('default')],
-      ['consolidation-disabled-for-underused-nodes', provisioner('default')],
-      ['deprecated-karpenter-api', provisioner('default')],
+    // The consolidation policy alone, with no nodes pasted, is an info (rules.md §1), after the warning.
+    expect(r.findings.map((f) => [f.ruleId, f.severity, f.object])).toEqual([
+      ['nodeclass-not-ready', 'error', provisioner('default')],
+      ['deprecated-karpenter-api', 'warning', provisioner('default')],
+      ['consolidation-disabled-for-underused-nodes', 'info', provisioner('default')],
     ]);
     expect(r.findings[0]!.message).toContain(
       'The node class of Provisioner default cannot be used: its subnet selector matches no subnet, as the controller logged once at 2022-03-30T12:20:41.118Z',

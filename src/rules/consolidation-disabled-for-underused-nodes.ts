@@ -86,7 +86,7 @@ export default defineRule({
       if (v1alpha5 && version.atLeast('0.15.0') === false) continue;
       const policyEvidence = policyEvidenceOf(pool, mode);
       if (!live) {
-        report(policyOnly(pool, mode, policyEvidence, v1alpha5 && !version.known));
+        report(policyOnly(pool, mode, policyEvidence, v1alpha5 && !version.known, snapshot.has('Node')));
         continue;
       }
       const stuck: NodeCapacity[] = [];
@@ -146,14 +146,14 @@ function spotToSpotStated(events: EventView[]): string[] {
  * The policy alone: no Nodes/Pods in the input (a repository, or a pool pasted in a ticket without its nodes), so no
  * evidence that any node is under-used. The catalog makes this an info, whatever the pool: it names what would settle it.
  */
-function policyOnly(pool: NodePoolView, mode: Mode, evidence: EvidenceInput[], assumeConsolidation: boolean): FindingInput {
+function policyOnly(pool: NodePoolView, mode: Mode, evidence: EvidenceInput[], assumeConsolidation: boolean, nodesShown: boolean): FindingInput {
   const taints = pool.taints.value.filter((t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute');
   const what = mode === 'never' ? 'none of its nodes is ever consolidated, not even empty ones' : 'a node running even one small pod is never consolidated';
   const general = taints.length === 0;
   const label = pool.generation === 'v1alpha5' ? 'karpenter.sh/provisioner-name' : 'karpenter.sh/nodepool';
   const unmeasured =
-    `Policy only: the input shows none of its Nodes and Pods, so whether they are under-used is not known ` +
-    `(add \`kubectl get nodes -l ${label}=${pool.name}\` with \`kubectl describe nodes\` of them, or scan the cluster, to measure it).`;
+    `Policy only: the input shows ${nodesShown ? 'its nodes but not their Pods' : 'none of its Nodes and Pods'}, so whether its nodes are under-used is not known ` +
+    `(add \`kubectl describe nodes -l ${label}=${pool.name}\`, whose Allocated resources and Non-terminated Pods settle it, or scan the cluster).`;
   return {
     object: pool.object,
     severity: 'info',

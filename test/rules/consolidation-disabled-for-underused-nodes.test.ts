@@ -86,8 +86,8 @@ describe(`${RULE} — fires-manifests: GitOps repo (v1beta1 NodePools, v1alpha5 
     const [batch, legacy] = r.findings;
     expect(batch!.message).toBe(
       'NodePool batch has consolidateAfter: Never (consolidation disabled): none of its nodes is ever consolidated, not even empty ones, and it is a general-purpose pool (no taints), ' +
-        'so every workload that lands on it keeps nodes Karpenter would otherwise remove. Policy only: the input shows none of its Nodes and Pods, so whether they are under-used is not known ' +
-        '(add `kubectl get nodes -l karpenter.sh/nodepool=batch` with `kubectl describe nodes` of them, or scan the cluster, to measure it).',
+        'so every workload that lands on it keeps nodes Karpenter would otherwise remove. Policy only: the input shows none of its Nodes and Pods, so whether its nodes are under-used is not known ' +
+        '(add `kubectl describe nodes -l karpenter.sh/nodepool=batch`, whose Allocated resources and Non-terminated Pods settle it, or scan the cluster).',
     );
     // The version is unknown: a Provisioner's verdict assumes a release that had consolidation at all.
     expect(legacy!.message).toContain('(version unknown: assumes v0.15 or later (Provisioners had no consolidation before))');
@@ -120,11 +120,22 @@ describe(`${RULE} — partial-ticket: a Provisioner pasted in a ticket without i
     expect(r.findings[0]!.message).toBe(
       'Provisioner reporting has consolidation disabled and no ttlSecondsAfterEmpty: none of its nodes is ever consolidated, not even empty ones, ' +
         'and it is a general-purpose pool (no taints), so every workload that lands on it keeps nodes Karpenter would otherwise remove. ' +
-        'Policy only: the input shows none of its Nodes and Pods, so whether they are under-used is not known ' +
-        '(add `kubectl get nodes -l karpenter.sh/provisioner-name=reporting` with `kubectl describe nodes` of them, or scan the cluster, to measure it). ' +
+        'Policy only: the input shows none of its Nodes and Pods, so whether its nodes are under-used is not known ' +
+        '(add `kubectl describe nodes -l karpenter.sh/provisioner-name=reporting`, whose Allocated resources and Non-terminated Pods settle it, or scan the cluster). ' +
         '(version unknown: assumes v0.15 or later (Provisioners had no consolidation before))',
     );
     expect(evidenceOf(r.findings[0]!, 'Provisioner', '/spec/consolidation/enabled')[0]!.source).toBe(`${file('ticket.md')}:7`);
+  });
+  it('with a get nodes table but no pods: still the policy-only info, saying the pods were not shown', async () => {
+    const r = await scanRule(RULE, [file('pool-and-get-nodes.md')]);
+    expect(r.report.snapshot.counts).toEqual({ Node: 2, NodePool: 1 });
+    expect(r.findings.map((f) => [f.severity, f.object.kind, f.object.name])).toEqual([['info', 'NodePool', 'ingest']]);
+    expect(r.findings[0]!.message).toBe(
+      'NodePool ingest has consolidationPolicy: WhenEmpty (only empty nodes are consolidated): a node running even one small pod is never consolidated, ' +
+        'and it is a general-purpose pool (no taints), so every workload that lands on it keeps nodes Karpenter would otherwise remove. ' +
+        'Policy only: the input shows its nodes but not their Pods, so whether its nodes are under-used is not known ' +
+        '(add `kubectl describe nodes -l karpenter.sh/nodepool=ingest`, whose Allocated resources and Non-terminated Pods settle it, or scan the cluster).',
+    );
   });
   it('near-miss: a pasted Provisioner with consolidation enabled is silent', async () => {
     const r = await scanRule(RULE, [file('consolidating.md')]);
