@@ -48,9 +48,10 @@ export interface RuleMeta<Id extends string = string, O extends RuleOptions = Ru
   /**
    * Records in which the controller states this rule's cause itself (docs/karpenter-behaviour.md §8, §2): when `requires` or
    * `requiresAnyOf` are not met but one of these is present, the rule still runs, and its findings rest on those
-   * records alone (`FindingInput.recordsOnly`). Without a finding it is reported not evaluated, as before.
+   * records alone (`FindingInput.recordsOnly`). Without a finding it is reported not evaluated, as before. A NodeClaim's
+   * condition messages are the controller's words too (a cut describe shows little else).
    */
-  records?: Array<'ControllerLogs' | 'Event'>;
+  records?: Array<'ControllerLogs' | 'Event' | 'NodeClaim'>;
   /** Inputs that sharpen the verdict when present (version, events, logs). */
   optional?: InputName[];
   /** Catalog "spec-only (manifest repo)?" column. */

@@ -3,7 +3,7 @@ import type { KubeObject } from '../kube/types.js';
 import { condition, dig } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
-import { parseTime } from '../kube/units.js';
+import { formatDuration, parseTime } from '../kube/units.js';
 import { launchTimeline, signalsOf } from './lib/launch-failures.js';
 import { podVerdicts, poolProfiles } from './lib/scheduling-pools.js';
 import { isStaticMisfit, schedulingFailures, type Clause, type ClauseKind, type PodFailure } from './lib/scheduling-failures.js';
@@ -113,6 +113,8 @@ export default defineRule({
       } else if (snapshot.has('Pod')) {
         continue; // listed Pods without it: deleted or finished, nothing waits
       } else if (!persists(list, options.minPending, options.repeats)) {
+        // Every clause a static mismatch: pending-pod-no-nodepool-fits already states it from Karpenter's words.
+        if (!isStaticMisfit(list[list.length - 1]!.clauses)) ctx.statedNotJudged(notYet(key, list, options.minPending, options.repeats));
         continue;
       }
       const latest = list[list.length - 1]!;
@@ -145,6 +147,21 @@ function earliest(list: PodFailure[]): string | undefined {
     .flatMap((f) => [f.first, f.last])
     .filter((x): x is string => Boolean(x))
     .sort()[0];
+}
+
+/** A failure seen too briefly to be a pattern: named with Karpenter's reason and what would make it a finding. */
+function notYet(key: string, list: PodFailure[], minPending: number, repeats: number): string {
+  const n = list.reduce((k, f) => k + f.count, 0);
+  const latest = list[list.length - 1]!;
+  const simulated = 'event' in latest.evidence && latest.evidence.event?.reason !== 'FailedScheduling';
+  const why = latest.clauses.length ? latest.clauses.map((c) => `${c.pool ? `${c.poolKind ?? 'NodePool'} ${c.pool}: ` : ''}${shorten(c.text, 160)}`).join('; ') : '(no reason given)';
+  const times = list.flatMap((f) => [f.first, f.last]).filter((x): x is string => Boolean(x)).sort();
+  const when = times.length ? (times[0] === times[times.length - 1] ? ` at ${times[0]}` : ` between ${times[0]} and ${times[times.length - 1]}`) : '';
+  return (
+    `Pod ${key}: ${simulated ? "Karpenter's disruption simulation could not place it" : 'Karpenter could not schedule it'} ${n === 1 ? 'once' : plural(n, 'time')}${when} — ${why}. ` +
+    `Not a finding yet: without the Pod, a failure is reported once it repeats ${repeats} times or lasts ${formatDuration(minPending)}; ` +
+    `kubectl get pod -n ${key.slice(0, key.indexOf('/'))} ${key.slice(key.indexOf('/') + 1)} -o yaml would show whether it still waits.`
+  );
 }
 
 /** Without the Pod: the failures span minPending, or repeat often enough to be more than a moment. */

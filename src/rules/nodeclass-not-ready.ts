@@ -7,6 +7,7 @@ import { nodeClassRefOf } from './lib/configuration.js';
 import { ageOf, heldLongerThan, listNames, plural } from './support.js';
 import { getCommand, refOf, reportFromRecords, seenText, type RecordsOnlyRule } from './lib/records-only.js';
 import { classifyLaunchError } from './lib/launch-failures.js';
+import { statedLaunchFailures } from './lib/launch-condition.js';
 import { logRefs, logText } from '../snapshot/messages/karpenter-logs.js';
 import type { ObjectRef } from '../snapshot/snapshot.js';
 
@@ -56,8 +57,9 @@ export default defineRule({
     // Readiness is live status: a manifest repository (no Nodes, NodeClaims or Events) cannot show it.
     requiresAnyOf: ['Node', 'NodeClaim', 'Event'],
     optional: ['NodePool'],
-    // Karpenter publishes each condition's transition as an event of the node class, and logs selector and AMI failures.
-    records: ['Event', 'ControllerLogs'],
+    // Karpenter publishes each condition's transition as an event of the node class, and logs selector and AMI failures;
+    // a NodeClaim's Launched condition says when its node class was never reconciled.
+    records: ['Event', 'ControllerLogs', 'NodeClaim'],
     specOnly: 'no',
     summary:
       'An EC2NodeClass has Ready ≠ True; names the failing sub-condition (SubnetsReady, SecurityGroupsReady, AMIsReady, InstanceProfileReady, ValidationSucceeded) and its message.',
@@ -93,6 +95,14 @@ export default defineRule({
     const { snapshot, now, options, report } = ctx;
     reportFromRecords({ snapshot, report }, FROM_EVENTS);
     reportFromRecords({ snapshot, report }, FROM_LOGS);
+    // The claim says its node class has never been reconciled; whether that lasts is the node class's status, not here.
+    for (const l of statedLaunchFailures(snapshot, /resolving (?:ec2)?nodeclass.*awaiting reconciliation/i)) {
+      if (l.nodeClass && snapshot.get(KIND.EC2NodeClass, undefined, l.nodeClass)) continue;
+      ctx.statedNotJudged(
+        `${l.who} states ${l.condition}: the controller has not reconciled its EC2NodeClass${l.nodeClass ? ` ${l.nodeClass}` : ''} (Ready is not True), so no launch through it starts. ` +
+          `Not a finding: the EC2NodeClass is not in the input; kubectl get ec2nodeclasses -o yaml (status.conditions) would show whether it stays unreconciled, and the controller's logs why (after an upgrade: CRDs older than the controller).`,
+      );
+    }
     for (const nodeClass of snapshot.all(KIND.EC2NodeClass)) {
       const conds = conditions(nodeClass);
       const ready = conds.find((c) => c.type === 'Ready');

@@ -367,6 +367,8 @@ function poolOfClaimName(name: string, pools: Set<string>): { pool: string; pool
   return pools.size === 0 ? { pool: m[1]!, poolGuessed: true } : undefined;
 }
 
+const ERROR_LEVELS = new Set(['ERROR', 'WARN', 'WARNING', 'PANIC', 'DPANIC', 'FATAL']);
+
 function logSignal(log: LogRecord): LaunchSignal | undefined {
   const level = (log.level ?? '').toUpperCase();
   const controller = String(log.fields.controller ?? log.fields.logger ?? '');
@@ -374,7 +376,8 @@ function logSignal(log: LogRecord): LaunchSignal | undefined {
   const text = logText(log);
   const iceCache = ICE_CACHE.test(log.message);
   if (!iceCache) {
-    if (level !== 'ERROR' && level !== 'WARN' && level !== 'WARNING' && !FAILURE_MESSAGE.test(log.message)) return undefined;
+    // A Go panic or fatal record (the controller dies on the error) states a cause as much as an error record does.
+    if (!ERROR_LEVELS.has(level) && !FAILURE_MESSAGE.test(log.message)) return undefined;
     if (!FAILURE_MESSAGE.test(log.message) && !LAUNCH_CONTEXT.test(text)) return undefined;
     // "could not schedule pod" is the scheduler's, not a launch: scheduling-failures.ts reads it.
     if (/could not schedule pod/i.test(log.message)) return undefined;
