@@ -232,7 +232,8 @@ const CASES: Case[] = [
       '@11 - PANIC panic: Unable to hydrate the AWS launch  +5',
     ],
     skipped: ['1 prose (3 paragraphs), not objects or logs'],
-    findings: [],
+    // The panic states the cause: the controller may not describe launch templates.
+    findings: ['launch-refused-by-cloud-provider NodeClaim (unknown)'],
   },
   {
     file: 'console-multiline-message-v0.8.md',
