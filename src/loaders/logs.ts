@@ -45,6 +45,13 @@ function isBareError(text: string): boolean {
   return BARE_ERROR.test(text) && !/\?\s*$/.test(text) && (text.match(/, |: /g)?.length ?? 0) >= 2;
 }
 
+/**
+ * kubectl's or Terraform's report of an apply the API server refused (`Error from server (InternalError): error when
+ * creating "x.yaml": …`, `│ Error: default failed to run apply: error when creating …`): what follows is the error the
+ * server met calling a webhook, read as that error, with who printed it and the refusal kept in its fields.
+ */
+const APPLY_ERROR = /^(?:Error from server \([A-Za-z]+\): |Error: .{0,80}?failed to run apply: )?error when (?:creating|applying|patching|replacing|updating) "[^"]*": (?=Internal error occurred: failed calling webhook)/;
+
 /** A record whose opening brace the copy missed: `"level":"DEBUG","time":…}`. */
 const LOST_BRACE = /^"(?:level|time|ts|logger|msg|message|severity)":.*\}$/;
 /** A viewer or the person pasting cut the line and said so. */
@@ -200,10 +207,16 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
         parsed = parseJsonRecord(JSON.stringify(completePairs(rest.replace(CUT_MARK, ''))));
         cut = parsed !== null;
       }
-    } else if (prefixTime === undefined && isBareError(rest)) {
+    } else if (prefixTime === undefined && isBareError(rest.replace(APPLY_ERROR, ''))) {
       // The error chain alone (what a record's `error` field holds), copied out of a record or an event: Karpenter
-      // builds these only on its error paths.
-      parsed = { level: 'ERROR', message: rest.includes('\\"') ? rest.replace(/\\"/g, '"').replace(/"$/, '') : rest, fields: {} };
+      // builds these only on its error paths. kubectl's or Terraform's refusal keeps who printed it and of what.
+      const refusal = APPLY_ERROR.exec(rest)?.[0];
+      const text = refusal ? rest.slice(refusal.length) : rest;
+      parsed = {
+        level: 'ERROR',
+        message: text.includes('\\"') ? text.replace(/\\"/g, '"').replace(/"$/, '') : text,
+        fields: refusal ? { printedBy: rest.startsWith('Error from server') ? 'kubectl' : 'Terraform', refused: refusal.replace(/: $/, '') } : {},
+      };
     } else if (prefixTime === undefined && goPanicLevel(rest)) {
       // The runtime's panic line: written straight to stderr, without time or logger.
       parsed = { level: goPanicLevel(rest)!, message: rest, fields: {} };

@@ -169,11 +169,13 @@ export interface UncoveredCause {
 export function reportUncovered(ctx: Pick<RuleContext, 'snapshot' | 'statedNotJudged'>, causes: UncoveredCause[]): void {
   const { snapshot } = ctx;
   for (const cause of causes) {
-    const seen: Array<{ at: string; text: string; count: number }> = [];
+    const seen: Array<{ at: string; text: string; count: number; by?: string }> = [];
     const match = (text: string) => cause.re.test(text) && !cause.unless?.(text);
     for (const log of snapshot.logs) {
       const text = logText(log);
-      if (match(text)) seen.push({ at: `${log.provenance.source}:${log.provenance.line}`, text, count: 1 });
+      // kubectl's or Terraform's report of a refused apply is theirs to state, not the controller's.
+      const by = typeof log.fields.printedBy === 'string' ? log.fields.printedBy : undefined;
+      if (match(text)) seen.push({ at: `${log.provenance.source}:${log.provenance.line}`, text, count: 1, ...(by ? { by } : {}) });
     }
     for (const e of snapshot.events()) {
       if (!match(e.message)) continue;
@@ -186,7 +188,7 @@ export function reportUncovered(ctx: Pick<RuleContext, 'snapshot' | 'statedNotJu
     const flat = last.text.replace(/\s+/g, ' ');
     const quoted = flat.length > 200 ? `${flat.slice(0, 199)}…` : flat;
     ctx.statedNotJudged(
-      `the controller states ${cause.what} (${n === 1 ? 'once' : `${n} times`}, last at ${last.at}: "${quoted}"), a cause no catalog rule judges. ${cause.advice}`,
+      `${last.by ?? 'the controller'} states ${cause.what} (${n === 1 ? 'once' : `${n} times`}, last at ${last.at}: "${quoted}"), a cause no catalog rule judges. ${cause.advice}`,
     );
   }
 }

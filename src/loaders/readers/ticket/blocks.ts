@@ -62,8 +62,8 @@ const TABLE_HEADER = new RegExp(String.raw`^\s*${COLUMN}(?: ${COLUMN})*(?:\s{2,}
 const DESCRIBE_FIELD = /^[A-Z][A-Za-z -]*:\s{2,}\S/;
 /** `Conditions:`, `Status:`, `Node-Selectors:` at the margin: a section of describe output, or title-cased YAML. */
 const DESCRIBE_SECTION = /^[A-Z][\w -]*:\s*$/;
-/** k9s and other terminal UIs draw boxes: `│ … │`, `┌──┐`. */
-const BOX_LINE = /^\s*[┌└├╭╰][─═━]/;
+/** k9s and other terminal UIs draw boxes: `│ … │`, `┌──┐`; Terraform frames a diagnostic in `╷` … `│` … `╵`. */
+const BOX_LINE = /^\s*(?:[┌└├╭╰][─═━]|[╷╵]\s*$)/;
 const BOX_SIDE = /^\s*[│┃║|] ?|[│┃║] *$/g;
 
 export function splitText(text: string): SplitText {
@@ -84,6 +84,17 @@ export function splitText(text: string): SplitText {
       i = close + 1;
       continue;
     }
+    const broken = brokenFence(line);
+    if (broken !== undefined) {
+      // The paste's first line may sit on the fence line itself (`\` \`\` Conditions:`): it is kept at its line.
+      let close = i + 1;
+      while (close < lines.length && brokenFence(lines[close]!) !== '') close++;
+      const inner = broken ? [broken, ...lines.slice(i + 1, close)] : lines.slice(i + 1, close);
+      splitRuns(inner, broken ? i + 1 : i + 2, '', command, out, true);
+      command = undefined;
+      i = close + 1;
+      continue;
+    }
     const cmd = parseCommand(line);
     if (cmd) {
       command = { ...cmd, line: i + 1 };
@@ -96,7 +107,7 @@ export function splitText(text: string): SplitText {
     }
     // Unfenced: everything up to the next fence is split into runs; prose paragraphs come out of it.
     let end = i;
-    while (end < lines.length && !FENCE.test(lines[end]!)) end++;
+    while (end < lines.length && !FENCE.test(lines[end]!) && brokenFence(lines[end]!) === undefined) end++;
     command = splitRuns(lines.slice(i, end), i + 1, '', command, out, false);
     i = end;
   }
@@ -286,7 +297,8 @@ function lineKind(line: string, fenced: boolean): BlockKind | null {
   if (YAML_SEPARATOR.test(line)) return 'yaml';
   if (startsLikeJson(line)) return parseLogLine(line, 0, { source: '' }) ? 'log' : 'json';
   // kubectl's own klog lines are its messages; the controller's (a recovered panic, leader election) are records.
-  if (isKubectlNoise(line) && !isControllerKlog(line)) return 'other';
+  // Its refusal of an apply names the webhook error the API server met: that is read as the error it states.
+  if (isKubectlNoise(line) && !isControllerKlog(line) && !parseLogLine(line, 0, { source: '' })) return 'other';
   if (parseLogLine(line, 0, { source: '' }) || traceLine(line) === 'strong' || EXPORT_HEADER.test(line) || collectorNote(line)) return 'log';
   if (TABLE_HEADER.test(line) || DESCRIBE_FIELD.test(line) || /^Events:\s*$/.test(line) || isNodeViewerLine(line) || isHeaderlessRow(line)) return 'other';
   if (YAML_KEY.test(line)) return 'yaml';
@@ -486,6 +498,15 @@ function isTerraform(lang: string, lines: string[]): boolean {
   if (/^(tf|hcl|terraform|terragrunt)$/.test(lang)) return true;
   const first = lines.find((l) => !BLANK.test(l) && !/^\s*(#|\/\/)/.test(l));
   return first !== undefined && HCL_BLOCK_START.test(first.trim());
+}
+
+/**
+ * A fence an editor or a hand broke up with spaces (\`\` \`\`\`, \`\`\` \``): a person still sees a code block. What follows
+ * it on the same line ('' when nothing does), undefined when the line is no such fence.
+ */
+function brokenFence(line: string): string | undefined {
+  const m = /^\s*((?:` *){3})(?!`)(.*)$/.exec(line);
+  return m && /` +`/.test(m[1]!) ? m[2]!.trimEnd() : undefined;
 }
 
 function closingFence(lines: string[], from: number, marker: string): number {

@@ -16,6 +16,9 @@ export function markElisions(lines: string[], elided: ReadonlySet<number>, kind:
   return lines.map((l, i) => {
     if (!elided.has(i)) return l;
     if (!lines.slice(0, i).some((p) => !BLANK.test(p))) return '';
+    // `...` on two lines in a row is one gap: one marker, or the collection would hold the same key twice.
+    const above = lines.slice(0, i).findLastIndex((p) => !BLANK.test(p));
+    if (elided.has(above) && indentOf(lines[above]!) === indentOf(l)) return '';
     return kind === 'yaml' ? yamlMarker(lines, i, elided) : jsonMarker(lines, i, elided);
   });
 }
