@@ -40,6 +40,16 @@ describe('tickets with broken shapes', () => {
     expect(r.findings).toEqual(['consolidation-disabled-for-underused-nodes Provisioner general', 'deprecated-karpenter-api Provisioner general']);
   });
 
+  it('a console record in single backticks states no subnets matched: the node class finding names it', async () => {
+    const r = await read('inline-console-no-subnets.md', '2023-05-14T08:10:00Z');
+    expect(r.objects).toEqual([]);
+    expect(r.logs).toEqual(['@5 ERROR creating scheduler, getting instance typ']);
+    expect(r.skipped).toEqual(['1 prose (4 paragraphs), not objects or logs']);
+    // The record names no Provisioner: the finding is of one whose name is not shown.
+    expect(r.findings).toEqual(['nodeclass-not-ready Provisioner ']);
+    expect(r.stated).toEqual([]);
+  });
+
   it("kubectl's refusal of an apply shows the webhook's x509 failure as kubectl states it", async () => {
     const r = await read('apply-refused-webhook.md', '2026-02-01T00:00:00Z');
     expect(r.objects).toEqual([]);

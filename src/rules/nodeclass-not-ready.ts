@@ -236,11 +236,13 @@ const FROM_LOGS: RecordsOnlyRule = {
     const type = STATED_IN_LOGS.find(([re]) => re.test(text))?.[1];
     // An authorisation error inside is the launch refusal's cause (launch-refused-by-cloud-provider names the permission).
     if (!type || classifyLaunchError(text).some((c) => c.family === 'refused')) return undefined;
-    const object = nodeClassOfLog(log);
+    // ≤ v0.31 wording (`no subnets matched selector map[…]`) is the Provisioner's inline provider, even when the
+    // record names no Provisioner: the cause is stated all the same.
+    const object = nodeClassOfLog(log) ?? (/no subnets matched selector/i.test(text) ? refOf('Provisioner', '') : undefined);
     return object ? { object, key: type } : undefined;
   },
   message: (c, s) =>
-    `${c.object.kind === 'EC2NodeClass' || c.object.kind === 'AWSNodeTemplate' ? `${c.object.kind} ${c.object.name}` : `The node class of ${c.object.kind} ${c.object.name}`} cannot be used: ` +
+    `${c.object.kind === 'EC2NodeClass' || c.object.kind === 'AWSNodeTemplate' ? `${c.object.kind} ${c.object.name}` : `The node class of ${c.object.kind} ${c.object.name || '(name not shown)'}`} cannot be used: ` +
     `${STATED_TEXT[c.key ?? ''] ?? 'it does not resolve'}, as the controller logged ${seenText(s)}: "${s.text}". ` +
     'Every launch through it fails, and pods that need it stay Pending.',
   fix: (c) =>
