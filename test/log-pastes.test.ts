@@ -249,7 +249,8 @@ const CASES: Case[] = [
       '@13 - ERROR failed calling webhook "validation.webho',
     ],
     skipped: ['1 prose (5 paragraphs), not objects or logs'],
-    findings: [],
+    // The first record states no subnets matched (≤ v0.31 wording) without naming its Provisioner.
+    findings: ['nodeclass-not-ready Provisioner (no name) (records)'],
   },
   {
     file: 'root-prompt-k-logs-v1.0.md',
