@@ -37,7 +37,7 @@ describe('tickets with broken shapes', () => {
     const r = await read('eksctl-double-elision.md', '2026-02-01T00:00:00Z');
     expect(r.objects).toEqual(['ClusterConfig orchard (partial) @3', 'Provisioner general @15']);
     expect(r.skipped).toEqual(['1 prose (2 paragraphs), not objects or logs']);
-    expect(r.findings).toEqual(['consolidation-disabled-for-underused-nodes Provisioner general', 'deprecated-karpenter-api Provisioner general']);
+    expect(r.findings).toEqual(['deprecated-karpenter-api Provisioner general', 'consolidation-disabled-for-underused-nodes Provisioner general']);
   });
 
   it('a console record in single backticks states no subnets matched: the node class finding names it', async () => {
