@@ -13,6 +13,12 @@ function run(args: string[], input = '') {
 }
 
 describe('karpdoctor scan on a ticket', () => {
+  it('a webhook refusal kubectl printed is read so rules can quote it, and is not counted as a controller log line', () => {
+    const r = run(['scan', 'fixtures/tickets/broken/apply-refused-webhook.md']);
+    expect(r.stdout).toMatch(/^Refusals\s+1 error line\(s\) printed by kubectl or Terraform read$/m);
+    expect(r.stdout).not.toMatch(/Karpenter controller log line/);
+  });
+
   it('describe output pasted on stdin, after its prompt line: a partial Node with its pods and events', () => {
     const text = `$ kubectl describe node ip-10-42-7-19.eu-central-1.compute.internal\n${readFileSync(join(ROOT, 'fixtures/tickets/describe-node-notready.txt'), 'utf8')}`;
     const r = run(['scan', '-', '--format', 'json', '--rule', 'bare-pod-on-disruptable-node'], text);

@@ -44,6 +44,8 @@ export interface ReportContext {
   filesRead: number;
   objectCount: number;
   logRecords: number;
+  /** Refusals kubectl or Terraform printed (a webhook error on apply), read as records so rules can quote them; not the controller's. */
+  refusalLines: number;
   rulesRun: number;
   /** Rules that did not run at all (`notEvaluated` of the report also holds the per-object entries below). */
   rulesNotRun: number;
@@ -132,7 +134,8 @@ export function reportContext(snapshot: Snapshot, run: RunResult, rules: readonl
     objectsNotJudged: objectsNotJudged(run.notEvaluatedFor),
     filesRead: snapshot.filesRead,
     objectCount: snapshot.objectCount,
-    logRecords: snapshot.logs.length,
+    logRecords: snapshot.logs.filter((l) => l.fields.printedBy === undefined).length,
+    refusalLines: snapshot.logs.filter((l) => l.fields.printedBy !== undefined).length,
     rulesRun: rules.length - run.notEvaluated.length,
     inputsUsed: [...new Set(rules.flatMap((r) => [...r.meta.requires, ...(r.meta.optional ?? [])]))],
     reclaim: reclaimViews(snapshot, run, rules),

@@ -135,6 +135,7 @@ function header(report: ScanReport, ctx: ReportContext, pen: Pen): string {
     ['Objects', counts || 'none'],
   ];
   if (ctx.logRecords) rows.push(['Logs', `${ctx.logRecords} Karpenter controller log line(s) read`]);
+  if (ctx.refusalLines) rows.push(['Refusals', `${ctx.refusalLines} error line(s) printed by kubectl or Terraform read`]);
   const absent = s.absent.filter((a) => ctx.inputsUsed.includes(a));
   if (absent.length) rows.push(['Not in input', `${absent.join(', ')} (used by the enabled rules)`]);
   if (s.skipped.length) rows.push(['Skipped', `${s.skipped.length} input(s) not loaded or partly loaded — listed below`]);

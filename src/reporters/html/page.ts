@@ -57,7 +57,7 @@ function summary(report: ScanReport, ctx: ReportContext): string {
   const karpenter = s.karpenterVersion
     ? `v${s.karpenterVersion}${ctx.karpenterVersionSource ? ` (${ctx.karpenterVersionSource})` : ''}; feature gates: ${gates}`
     : `version unknown (no controller Deployment/Pod or Karpenter Helm values in the input; pass --karpenter-version); feature gates assumed: ${gates}`;
-  const read = `${ctx.filesRead} file(s), ${ctx.objectCount} object(s)${ctx.logRecords ? `, ${ctx.logRecords} Karpenter log line(s)` : ''}${ctx.manifestMode ? ' (desired-state manifests)' : ''}`;
+  const read = `${ctx.filesRead} file(s), ${ctx.objectCount} object(s)${ctx.logRecords ? `, ${ctx.logRecords} Karpenter log line(s)` : ''}${ctx.refusalLines ? `, ${ctx.refusalLines} kubectl/Terraform error line(s)` : ''}${ctx.manifestMode ? ' (desired-state manifests)' : ''}`;
   const absent = s.absent.filter((a) => ctx.inputsUsed.includes(a));
   const stated = ctx.notEvaluatedFor.filter((n) => n.stated);
   const rows: Array<[string, string]> = [
