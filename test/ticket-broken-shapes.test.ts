@@ -14,8 +14,12 @@ async function read(name: string, now: string) {
   const own = file(name);
   const r = await scan([own], { now });
   return {
-    objects: r.load.objects.map((o) => `${o.object.kind} ${o.object.metadata.name ?? '(no name)'}${o.provenance.partial ? ' (partial)' : ''} @${o.provenance.line}`),
-    logs: r.load.logs.map((l) => [`@${l.provenance.line} ${l.level ?? '-'} ${l.message.slice(0, 40)}`, l.fields.printedBy, l.fields.refused].filter(Boolean).join(' | ')),
+    objects: r.load.objects.map(
+      (o) => `${o.object.kind} ${o.object.metadata.name ?? '(no name)'}${o.provenance.partial ? ' (partial)' : ''} @${o.provenance.line}`,
+    ),
+    logs: r.load.logs.map((l) =>
+      [`@${l.provenance.line} ${l.level ?? '-'} ${l.message.slice(0, 40)}`, l.fields.printedBy, l.fields.refused].filter(Boolean).join(' | '),
+    ),
     skipped: r.load.skipped.map((s) => `${s.line ?? '-'} ${s.reason}`),
     findings: r.findings.map((f) => `${f.ruleId} ${f.object.kind} ${f.object.name}`),
     stated: r.run.notEvaluatedFor.filter((n) => n.stated).map((n) => `${n.ruleId}: ${n.reason.split(own).join('FILE')}`),
@@ -25,7 +29,7 @@ async function read(name: string, now: string) {
 describe('tickets with broken shapes', () => {
   it('describe conditions between fences broken by spaces are read as a partial Machine', async () => {
     const r = await read('broken-fence-machine.md', '2024-03-05T10:13:00Z');
-    expect(r.objects).toEqual(["Machine (no name) (partial) @8"]);
+    expect(r.objects).toEqual(['Machine (no name) (partial) @8']);
     expect(r.logs).toEqual(['@3 DEBUG terminating due to registration ttl']);
     expect(r.skipped).toEqual(['1 prose (4 paragraphs), not objects or logs']);
     // The describe block names no machine (the command is quoted in prose), so it is a second, unnamed Machine.
@@ -53,20 +57,36 @@ describe('tickets with broken shapes', () => {
   it("kubectl's refusal of an apply shows the webhook's x509 failure as kubectl states it", async () => {
     const r = await read('apply-refused-webhook.md', '2026-02-01T00:00:00Z');
     expect(r.objects).toEqual([]);
-    expect(r.logs).toEqual(['@4 ERROR Internal error occurred: failed calling  | kubectl | Error from server (InternalError): error when creating "provisioner.yaml"']);
+    expect(r.logs).toEqual([
+      '@4 ERROR Internal error occurred: failed calling  | kubectl | Error from server (InternalError): error when creating "provisioner.yaml"',
+    ]);
     expect(r.skipped).toEqual(['1 prose (1 paragraph), not objects or logs']);
     expect(r.findings).toEqual([]);
-    expect(r.stated).toEqual([WEBHOOK('kubectl', 'FILE:4', 'Internal error occurred: failed calling webhook "validation.webhook.provisioners.karpenter.sh": failed to call webhook: Post "https://karpenter.karpenter.svc:443/?timeout=10s": x509: certificate sign…')]);
+    expect(r.stated).toEqual([
+      WEBHOOK(
+        'kubectl',
+        'FILE:4',
+        'Internal error occurred: failed calling webhook "validation.webhook.provisioners.karpenter.sh": failed to call webhook: Post "https://karpenter.karpenter.svc:443/?timeout=10s": x509: certificate sign…',
+      ),
+    ]);
   });
 
   it("a Terraform error box loses its frame and shows the webhook's x509 failure as Terraform states it", async () => {
     const r = await read('terraform-error-box.md', '2026-02-01T00:00:00Z');
     expect(r.objects).toEqual([]);
-    expect(r.logs).toEqual(['@5 ERROR Internal error occurred: failed calling  | Terraform | Error: general failed to run apply: error when creating "/tmp/31415kubectl_manifest.yaml"']);
+    expect(r.logs).toEqual([
+      '@5 ERROR Internal error occurred: failed calling  | Terraform | Error: general failed to run apply: error when creating "/tmp/31415kubectl_manifest.yaml"',
+    ]);
     // Terraform's `with …`/`on … line 12` lines under the error are its context, not objects or records.
     expect(r.skipped).toEqual(['1 prose (4 paragraphs), not objects or logs']);
     expect(r.findings).toEqual([]);
-    expect(r.stated).toEqual([WEBHOOK('Terraform', 'FILE:5', 'Internal error occurred: failed calling webhook "defaulting.webhook.karpenter.k8s.aws": failed to call webhook: Post "https://karpenter.kube-system.svc:8443/?timeout=10s": tls: failed to verify certi…')]);
+    expect(r.stated).toEqual([
+      WEBHOOK(
+        'Terraform',
+        'FILE:5',
+        'Internal error occurred: failed calling webhook "defaulting.webhook.karpenter.k8s.aws": failed to call webhook: Post "https://karpenter.kube-system.svc:8443/?timeout=10s": tls: failed to verify certi…',
+      ),
+    ]);
   });
 });
 

@@ -14,7 +14,7 @@ const notYet = (ns: string, name: string) =>
   `Not a finding yet: without the Pod, a failure is reported once it repeats 3 times or lasts 5m; kubectl get pod -n ${ns} ${name} -o yaml would show whether it still waits.`;
 
 describe('no-instance-type-fits: a scheduling failure seen once is named, not judged', () => {
-  it('v0.19 console: two pods refused at the same instant, each named with every provisioner\'s reason', async () => {
+  it("v0.19 console: two pods refused at the same instant, each named with every provisioner's reason", async () => {
     const r = await scan([ticket('misfit-once-v0.19.md')]);
     expect(r.findings).toEqual([]);
     const why =
@@ -47,7 +47,7 @@ describe('no-instance-type-fits: a scheduling failure seen once is named, not ju
     ]);
   });
 
-  it('near miss: every clause a static mismatch is pending-pod-no-nodepool-fits\' finding, with no second line', async () => {
+  it("near miss: every clause a static mismatch is pending-pod-no-nodepool-fits' finding, with no second line", async () => {
     const r = await scan([ticket('misfit-taint-v0.25.txt')]);
     expect(r.findings.map((f) => f.ruleId)).toEqual(['pending-pod-no-nodepool-fits']);
     expect(stated(r, 'no-instance-type-fits')).toEqual([]);

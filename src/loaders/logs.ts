@@ -50,7 +50,8 @@ function isBareError(text: string): boolean {
  * creating "x.yaml": …`, `│ Error: default failed to run apply: error when creating …`): what follows is the error the
  * server met calling a webhook, read as that error, with who printed it and the refusal kept in its fields.
  */
-const APPLY_ERROR = /^(?:Error from server \([A-Za-z]+\): |Error: .{0,80}?failed to run apply: )?error when (?:creating|applying|patching|replacing|updating) "[^"]*": (?=Internal error occurred: failed calling webhook)/;
+const APPLY_ERROR =
+  /^(?:Error from server \([A-Za-z]+\): |Error: .{0,80}?failed to run apply: )?error when (?:creating|applying|patching|replacing|updating) "[^"]*": (?=Internal error occurred: failed calling webhook)/;
 
 /** A record whose opening brace the copy missed: `"level":"DEBUG","time":…}`. */
 const LOST_BRACE = /^"(?:level|time|ts|logger|msg|message|severity)":.*\}$/;

@@ -154,8 +154,13 @@ function notYet(key: string, list: PodFailure[], minPending: number, repeats: nu
   const n = list.reduce((k, f) => k + f.count, 0);
   const latest = list[list.length - 1]!;
   const simulated = 'event' in latest.evidence && latest.evidence.event?.reason !== 'FailedScheduling';
-  const why = latest.clauses.length ? latest.clauses.map((c) => `${c.pool ? `${c.poolKind ?? 'NodePool'} ${c.pool}: ` : ''}${shorten(c.text, 160)}`).join('; ') : '(no reason given)';
-  const times = list.flatMap((f) => [f.first, f.last]).filter((x): x is string => Boolean(x)).sort();
+  const why = latest.clauses.length
+    ? latest.clauses.map((c) => `${c.pool ? `${c.poolKind ?? 'NodePool'} ${c.pool}: ` : ''}${shorten(c.text, 160)}`).join('; ')
+    : '(no reason given)';
+  const times = list
+    .flatMap((f) => [f.first, f.last])
+    .filter((x): x is string => Boolean(x))
+    .sort();
   const when = times.length ? (times[0] === times[times.length - 1] ? ` at ${times[0]}` : ` between ${times[0]} and ${times[times.length - 1]}`) : '';
   return (
     `Pod ${key}: ${simulated ? "Karpenter's disruption simulation could not place it" : 'Karpenter could not schedule it'} ${n === 1 ? 'once' : plural(n, 'time')}${when} — ${why}. ` +

@@ -74,24 +74,18 @@ function provisionerToNodePool(obj: KubeObject, known: (pointer: string) => bool
             ? { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: str(dig(spec, 'providerRef', 'name')) ?? obj.metadata.name }
             : undefined,
           // v1alpha5 without a TTL never expired; v1 defaults to 720h, so keep the old behaviour explicit.
-          expireAfter: !expiryKnown
-            ? undefined
-            : typeof ttlExpired === 'number'
-              ? seconds(ttlExpired)
-              : ttlExpired === UNKNOWN_VALUE
-                ? ttlExpired
-                : 'Never',
+          expireAfter: !expiryKnown ? undefined : typeof ttlExpired === 'number' ? seconds(ttlExpired) : ttlExpired === UNKNOWN_VALUE ? ttlExpired : 'Never',
         }),
       }),
       disruption: !disruptionKnown
         ? undefined
         : consolidation
-        ? { consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '0s' }
-        : {
-            consolidationPolicy: 'WhenEmpty',
-            // A TTL filled in when applied stays unknown in the rewrite (it is shown as such), never "Never".
-            consolidateAfter: typeof ttlEmpty === 'number' ? seconds(ttlEmpty) : ttlEmpty === UNKNOWN_VALUE ? ttlEmpty : 'Never',
-          },
+          ? { consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '0s' }
+          : {
+              consolidationPolicy: 'WhenEmpty',
+              // A TTL filled in when applied stays unknown in the rewrite (it is shown as such), never "Never".
+              consolidateAfter: typeof ttlEmpty === 'number' ? seconds(ttlEmpty) : ttlEmpty === UNKNOWN_VALUE ? ttlEmpty : 'Never',
+            },
       limits: dig(spec, 'limits', 'resources'),
       weight: dig(spec, 'weight'),
     }),
