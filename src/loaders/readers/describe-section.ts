@@ -5,6 +5,7 @@
  * from the command line when there is one, else from what only that kind shows (its condition types, its fields).
  */
 import { asList, asMap, parseNested, str, type G, type GMap, type Line } from './describe-generic.js';
+import { KUBECTL_VERSION_LINE } from './sniffs.js';
 
 /** describe's generic key: title-cased words (`Last Transition Time`, `Image ID`, `Ephemeral - Storage`). */
 const TITLE_KEY = /^\s*(?:[A-Z][A-Za-z0-9]*)(?:(?: | - )[A-Z][A-Za-z0-9]*)*:(?:\s|$)/;
@@ -23,7 +24,7 @@ export function describeShaped(lines: readonly string[]): boolean {
   const keyed = lines.filter((l) => ANY_KEY.test(l));
   if (keyed.length < 3) return false;
   // `kubectl version` prints title-cased keys padded into a column too; it describes no object.
-  if (keyed.every((l) => /^\s*(Client|Kustomize|Server) Version:/.test(l))) return false;
+  if (keyed.every((l) => KUBECTL_VERSION_LINE.test(l))) return false;
   const titled = keyed.filter((l) => TITLE_KEY.test(l));
   if (titled.length * 2 < keyed.length) return false;
   // A key of several words, a value padded into describe's column, or one of its tables (`Type  Status  …` over a rule).

@@ -14,3 +14,6 @@ const JSON_START = /^\s*(?:\{|\[\s*(?:$|[{["\]]|-?\d+(?:\.\d+)?\s*[,\]]))/;
 export function startsLikeJson(text: string): boolean {
   return JSON_START.test(text);
 }
+
+/** A line `kubectl version` prints: title-cased keys padded into a column, like describe output, describing no object. */
+export const KUBECTL_VERSION_LINE = /^\s*(Client|Kustomize|Server) Version:/;

@@ -4,6 +4,7 @@
  */
 import { resourceType } from '../../kubectl-resources.js';
 import { clip, isKubectlNoise } from '../../text-lines.js';
+import { KUBECTL_VERSION_LINE } from '../sniffs.js';
 import type { TextBlock } from './blocks.js';
 
 export const HELM_LIST = 'helm list output';
@@ -43,8 +44,7 @@ export function looksLike(block: TextBlock): string {
 
 /** `Client Version: v1.32.2` / `Server Version: v1.32.1-eks-…` (or the older `version.Info{… GitVersion:"v1.27.4" …}`). */
 function kubectlVersion(lines: string[]): string | undefined {
-  if (!lines.length || !lines.every((l) => /^\s*(Client|Kustomize|Server) Version:\s*\S/.test(l) || /^\s*WARNING: version difference/.test(l)))
-    return undefined;
+  if (!lines.length || !lines.every((l) => (KUBECTL_VERSION_LINE.test(l) && /:\s*\S/.test(l)) || /^\s*WARNING: version difference/.test(l))) return undefined;
   const server = lines.find((l) => /^\s*Server Version:/.test(l)) ?? '';
   return /GitVersion:"([^"]+)"/.exec(server)?.[1] ?? /Server Version:\s*(v?\d\S*)/.exec(server)?.[1] ?? '';
 }
