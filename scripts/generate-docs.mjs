@@ -3,10 +3,11 @@
 // them — written from the built rules (src/reporters/rule-docs.ts); a page of a rule that no longer exists is removed.
 // test/docs.test.ts regenerates them in memory and fails when the files drift.
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { RULES } from '../dist/rules/index.js';
-import { readmeWithCatalog, RULE_PAGES_DIR, rulePages } from '../dist/reporters/rule-docs.js';
 
 const root = new URL('../', import.meta.url);
+// From the build (npm run docs builds first), by URL so that the scripts' type check does not compile dist/ again.
+const { RULES } = await import(new URL('dist/rules/index.js', root).href);
+const { readmeWithCatalog, RULE_PAGES_DIR, rulePages } = await import(new URL('dist/reporters/rule-docs.js', root).href);
 const at = (path) => new URL(path, root);
 const changed = [];
 

@@ -1,4 +1,4 @@
-/** `karpdoctor rules`, `karpdoctor explain` and the README catalog — all generated from rule metadata. */
+/** `karpdoctor rules`, `karpdoctor explain` and the README catalog (with docs/rules, rule-docs.ts) — all generated from rule metadata. */
 import { Chalk } from 'chalk';
 import { CATEGORIES, renderFix, type Rule } from '../engine/rule.js';
 import { INPUTS } from '../kube/kinds.js';

@@ -18,7 +18,7 @@ export function readmeWithCatalog(readme: string, rules: readonly Rule[]): strin
 }
 
 /** docs/rules/<id>.md: what `karpdoctor explain` prints, as a page (links where explain has plain text). */
-export function rulePage(rule: Rule): string {
+function rulePage(rule: Rule): string {
   const m = rule.meta;
   const behaviour = (text: string) => text.replace(/docs\/karpenter-behaviour\.md/g, '[docs/karpenter-behaviour.md](../karpenter-behaviour.md)');
   const parts = [
