@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * Benchmark of `karpdoctor scan` on a synthetic dump at the Kubernetes scalability envelope, against the floor
- * of simply parsing the same files (see docs in the README, "Performance").
+ * of simply parsing the same files (see docs/performance.md).
  *
  *   npm run bench -- [--scale 1] [--format json,yaml] [--single-file] [--seed 1] [--keep] [--no-scan]
  *

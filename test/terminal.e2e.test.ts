@@ -261,8 +261,8 @@ describe('terminalStyle: colour, glyphs and width from where the report goes', (
   });
 });
 
-describe('README', () => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+describe('docs/reports.md', () => {
+  const readme = readFileSync(join(ROOT, 'docs', 'reports.md'), 'utf8');
   const block = (name: string) => new RegExp(`<!-- ${name}:start -->\\n\`\`\`text\\n([\\s\\S]*?)\\n\`\`\`\\n<!-- ${name}:end -->`).exec(readme)?.[1];
 
   it('shows a finding exactly as the example prints at 80 columns', () => {

@@ -79,8 +79,8 @@ describe('karpdoctor timeline (built binary)', () => {
     );
   });
 
-  it("the README's taint-removal excerpt is what the command prints, from its first line", () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  it("docs/reports.md's taint-removal excerpt is what the command prints, from its first line", () => {
+    const readme = readFileSync(join(ROOT, 'docs', 'reports.md'), 'utf8');
     const excerpt = /<!-- timeline-taints:start -->\n```text\n([\s\S]*?)\n```\n<!-- timeline-taints:end -->/.exec(readme)?.[1] ?? '';
     expect(excerpt).toContain('taint removed by this time: node.cilium.io/agent-not-ready=true:NoExecute');
     const r = run([
@@ -95,8 +95,8 @@ describe('karpdoctor timeline (built binary)', () => {
     expect(r.stdout.startsWith(`${excerpt}\n`)).toBe(true);
   });
 
-  it("the README's excerpt is what the command prints (every line of it, in order)", () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  it("docs/reports.md's excerpt is what the command prints (every line of it, in order)", () => {
+    const readme = readFileSync(join(ROOT, 'docs', 'reports.md'), 'utf8');
     const excerpt = /```text\n(Timeline of ip-10-20-88-140[\s\S]*?)```/.exec(readme)?.[1] ?? '';
     const r = run(['timeline', 'fixtures/mixed-incidents', '--name', 'ip-10-20-88-140.us-west-2.compute.internal', '--since', '3h']);
     expect(r.code).toBe(0);

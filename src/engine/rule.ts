@@ -1,5 +1,5 @@
 /**
- * A rule is one module: metadata rich enough to generate `rules`, `explain`, the README catalog and (later)
+ * A rule is one module: metadata rich enough to generate `rules`, `explain`, the README catalog and rule pages, and
  * SARIF descriptors, plus a pure check over the snapshot that reports findings through the context.
  */
 import type { KubeObject, LogRecord } from '../kube/types.js';

@@ -1,4 +1,4 @@
-/** `karpdoctor rules`, `karpdoctor explain` and the README catalog — all generated from rule metadata. */
+/** `karpdoctor rules`, `karpdoctor explain` and the README catalog (with docs/rules, rule-docs.ts) — all generated from rule metadata. */
 import { Chalk } from 'chalk';
 import { CATEGORIES, renderFix, type Rule } from '../engine/rule.js';
 import { INPUTS } from '../kube/kinds.js';
@@ -26,13 +26,17 @@ export function rulesJson(rules: readonly Rule[]): string {
   )}\n`;
 }
 
-export function rulesMarkdown(rules: readonly Rule[]): string {
+/** `link`: where a rule's own page is (the README links each rule to docs/rules/<id>.md); none in `karpdoctor rules`. */
+export function rulesMarkdown(rules: readonly Rule[], link?: (id: string) => string): string {
   const lines: string[] = [];
   for (const [category, title] of Object.entries(CATEGORIES)) {
     const inCategory = rules.filter((r) => r.meta.category === category);
     if (!inCategory.length) continue;
     lines.push(`### ${title}`, '', '| Rule | Severity | Spec-only | What it finds |', '|---|---|---|---|');
-    for (const { meta } of inCategory) lines.push(`| \`${meta.id}\` | ${meta.defaultSeverity} | ${meta.specOnly} | ${meta.summary.replace(/\|/g, '\\|')} |`);
+    for (const { meta } of inCategory) {
+      const id = link ? `[\`${meta.id}\`](${link(meta.id)})` : `\`${meta.id}\``;
+      lines.push(`| ${id} | ${meta.defaultSeverity} | ${meta.specOnly} | ${meta.summary.replace(/\|/g, '\\|')} |`);
+    }
     lines.push('');
   }
   return lines.join('\n');
