@@ -13,6 +13,7 @@ import { didYouMean } from './suggest.js';
 import { displayName } from '../kube/fields.js';
 import { restsOnUnknown, unknownReason } from './unknowns.js';
 import { showUnknowns } from '../kube/fields.js';
+import { showTimesAsAges } from './ages-only.js';
 
 export interface RunConfig {
   /** Only these rules (`--rule`); empty = all. */
@@ -142,7 +143,9 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig): 
       a.object.name.localeCompare(b.object.name) ||
       a.ruleId.localeCompare(b.ruleId),
   );
-  return { findings, notEvaluated, notEvaluatedFor: [...notEvaluatedFor.values()], timings };
+  const perObject = [...notEvaluatedFor.values()];
+  if (snapshot.agesOnly) showTimesAsAges(findings, [...notEvaluated, ...perObject], snapshot.referenceTime.ms);
+  return { findings, notEvaluated, notEvaluatedFor: perObject, timings };
 }
 
 /** `NodePool default (examples/v1/spot.yaml)`: which definition, in which file. */

@@ -126,12 +126,18 @@ export class Snapshot {
     );
     if (anchored) {
       this.agesAnchored = anchored;
+      this.agesOnly = this.referenceTime.source === 'wall-clock' && !opts.live;
       this.cache.clear();
     }
   }
 
   /** Times that the input gave only as ages (kubectl describe and get output), counted back from the reference time. */
   readonly agesAnchored: number = 0;
+  /**
+   * The input gave ages and no absolute time at all: they were counted back from the wall clock, which says nothing of
+   * when the paste was taken. Durations between them hold; the absolute times do not, and are shown as ages.
+   */
+  readonly agesOnly: boolean = false;
 
   /** Did the input show this field of this object (always, unless it was read from describe output or a get table)? */
   isKnown(obj: KubeObject, pointer: string): boolean {
