@@ -13,7 +13,7 @@ import { eventView, involvedKey, type EventView } from './events.js';
 import { dig, nameOf, str, touchesUnknown } from '../kube/fields.js';
 import { isHelmValuesCarrier, karpenterReleases } from './helm-values.js';
 import { nodeClaimView, nodePoolView, type NodeClaimView, type NodePoolView } from './karpenter.js';
-import { useStatedVersion } from './stated-version.js';
+import { generationBounds, useStatedVersion } from './stated-version.js';
 import { INPUTS, KIND, isClusterScoped, isSyntheticKind, kindKeyOf, normaliseKindKey, type InputName } from '../kube/kinds.js';
 import { controllerOwner } from './pods.js';
 import { anchorAges, eventsPastedTwice, isKnownIn } from './partial.js';
@@ -109,7 +109,17 @@ export class Snapshot {
       (o) => this.provenance(o),
     );
     this.controller = detectController(this.all(KIND.Deployment), this.all(KIND.Pod), releases, opts.karpenterVersion, (o) => this.provenance(o));
-    useStatedVersion(this.controller, load.statedVersions ?? [], this.all(KIND.EksctlClusterConfig), (o) => this.provenance(o));
+    useStatedVersion(
+      this.controller,
+      load.statedVersions ?? [],
+      this.all(KIND.EksctlClusterConfig),
+      (o) => this.provenance(o),
+      generationBounds(
+        [KIND.Provisioner, KIND.Machine, KIND.AWSNodeTemplate, KIND.NodePool, KIND.NodeClaim, KIND.EC2NodeClass].flatMap((kindKey) =>
+          this.all(kindKey).map((object) => ({ kindKey, object, partial: this.partialFrom(object) !== undefined })),
+        ),
+      ),
+    );
     const azure = isAzureProvider(this.all(KIND.AKSNodeClass), this.all(KIND.NodePool), this.controller.object);
     settleProviderVersion(this.controller, azure, opts.karpenterVersion);
     // Helm values that were read but not used say so, like every input that does not count.
