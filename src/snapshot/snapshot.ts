@@ -16,7 +16,7 @@ import { nodeClaimView, nodePoolView, type NodeClaimView, type NodePoolView } fr
 import { generationBounds, useStatedVersion } from './stated-version.js';
 import { INPUTS, KIND, isClusterScoped, isSyntheticKind, kindKeyOf, normaliseKindKey, type InputName } from '../kube/kinds.js';
 import { controllerOwner } from './pods.js';
-import { anchorAges, eventsPastedTwice, isKnownIn } from './partial.js';
+import { agePairs, anchorAges, eventsPastedTwice, isKnownIn } from './partial.js';
 import { referenceTime, type ReferenceTime } from './reference-time.js';
 import { isDesiredStateInput, isPatchFragment, sameDefinition } from './repository.js';
 import { markPlaceholders } from './placeholders.js';
@@ -127,7 +127,7 @@ export class Snapshot {
       const p = this.provenance(object);
       this.skipped.push({ source: p?.source ?? 'unknown', ...(p?.line && !isSyntheticKind(kindKeyOf(object)) ? { line: p.line } : {}), reason: why });
     }
-    const rt = referenceTime(this, opts);
+    const rt = referenceTime(this, opts, agePairs(load.objects));
     const pasted = rt.source === 'dump' && !this.collectedAt && load.objects.some((o) => o.provenance.partial);
     this.referenceTime = pasted ? { ...rt, lowerBound: true } : rt;
     const anchored = anchorAges(
