@@ -67,6 +67,33 @@ export async function main(argv: string[]): Promise<number> {
     });
 
   program
+    .command('diff')
+    .description(
+      'compare two dumps, archives or saved JSON reports of one cluster: findings introduced, resolved and unchanged, and the Karpenter configuration that changed',
+    )
+    .argument('<before>', 'the earlier dump, archive or `scan --format json` report')
+    .argument('<after>', 'the later one')
+    .addOption(new Option('-f, --format <format>', 'output format').choices(['table', 'json', 'markdown']).default('table'))
+    .option('-o, --output <file>', 'write the report to a file instead of stdout')
+    .addOption(
+      new Option('--fail-on <severity>', 'exit 1 when an introduced finding is at or above this severity (default: error)').choices([
+        'error',
+        'warning',
+        'info',
+        'none',
+      ]),
+    )
+    .option('--fail-on-all', 'count unchanged findings too, not only introduced ones')
+    .option('--rule <id>', 'run only this rule (repeatable)', collect, [])
+    .option('--disable-rule <id>', 'do not run this rule (repeatable)', collect, [])
+    .option('--karpenter-version <version>', 'Karpenter version to assume when an input does not show it')
+    .option('--no-crd-download', 'never download the CRDs of the detected Karpenter version')
+    .action(async (before: string, after: string, opts) => {
+      const { diffCommand } = await import('./diff.js');
+      exitCode = await diffCommand(before, after, opts, pkg.version);
+    });
+
+  program
     .command('timeline')
     .description('the life of a node, NodeClaim, NodePool or pod (or of a pool, or the cluster) as one ordered story')
     .argument('[paths...]', 'what to read, as for `scan` (none: the live cluster)')
