@@ -68,7 +68,7 @@ export function coreVersionOf(aws: Version): Version {
  * yet, one far past it is not a Karpenter release at all (people type the Kubernetes version, 1.2x–1.3x, into the
  * issue template's "Chart Version").
  */
-export const NEWEST_KNOWN_RELEASE: Version = [1, 14, 1];
+const NEWEST_KNOWN_RELEASE: Version = [1, 14, 1];
 const MINORS_PAST_NEWEST = 5;
 
 /** Why a version cannot be a release of Karpenter's AWS provider, or undefined when it can. */

@@ -45,7 +45,7 @@ export interface AgePair {
  * 3h12m, and its describe's Creation Timestamp) says when the commands ran: that time plus the age. The latest such
  * time is the best anchor a paste gives, as each command ran then or later.
  */
-export function pasteTimeFromAgePairs(pairs: readonly AgePair[]): { ms: number; what: string } | undefined {
+function pasteTimeFromAgePairs(pairs: readonly AgePair[]): { ms: number; what: string } | undefined {
   let best: { ms: number; what: string } | undefined;
   for (const p of pairs) if (!best || p.at + p.age > best.ms) best = { ms: p.at + p.age, what: p.what };
   return best;

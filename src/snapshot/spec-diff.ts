@@ -59,7 +59,7 @@ function controllerChanges(before: Snapshot, after: Snapshot): FieldChange[] {
 }
 
 /** Leaf-level differences; a list that changed is reported whole (items have no identity to pair them by). */
-export function diffValues(path: string, before: unknown, after: unknown): FieldChange[] {
+function diffValues(path: string, before: unknown, after: unknown): FieldChange[] {
   if (isMap(before) && isMap(after)) {
     const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
     return keys.flatMap((k) => diffValues(`${path}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, before[k], after[k]));
