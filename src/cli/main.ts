@@ -50,6 +50,11 @@ export async function main(argv: string[]): Promise<number> {
       '--assume-complete',
       'a repository scan: the files hold everything the cluster runs, so a reference they do not resolve is missing (default: created elsewhere, not judged)',
     )
+    .option(
+      '--against <state>',
+      'apply the scanned repository over this cluster state (a dump, an archive, or live) and report what the change introduces and resolves',
+    )
+    .option('--fail-on-all', 'with --against: count unchanged findings too, not only those the change introduces')
     .option('--kubeconfig <file>', 'kubeconfig for a live scan (default: $KUBECONFIG or ~/.kube/config)')
     .option('--context <name>', 'kubeconfig context for a live scan')
     .option('-n, --namespace <ns>', 'live scan: list namespaced objects of this namespace only')

@@ -210,7 +210,11 @@ export async function executeScan(paths: string[], opts: ScanOptions, plan: Scan
   return { snapshot, run, gate, report };
 }
 
-export async function scanCommand(paths: string[], opts: ScanOptions, toolVersion: string): Promise<number> {
+export async function scanCommand(paths: string[], opts: ScanOptions & { against?: string; failOnAll?: boolean }, toolVersion: string): Promise<number> {
+  if (opts.against !== undefined) {
+    const { againstCommand } = await import('./against.js');
+    return againstCommand(paths, { ...opts, against: opts.against }, toolVersion);
+  }
   const format = opts.format ?? 'table';
   if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, got "${format}"`);
   if (opts.brief && format !== 'table') throw new UsageError(`--brief is a view of the table format, not of --format ${format}`);
@@ -238,7 +242,7 @@ export async function scanCommand(paths: string[], opts: ScanOptions, toolVersio
 }
 
 /** Files parsed whole have no line numbers until a finding cites one of their objects: find those, in parallel. */
-async function locateCitedLines(snapshot: Snapshot): Promise<void> {
+export async function locateCitedLines(snapshot: Snapshot): Promise<void> {
   const files = snapshot.wantedLineFiles();
   const pool = startLocatePool(files.length);
   try {
@@ -254,7 +258,7 @@ async function locateCitedLines(snapshot: Snapshot): Promise<void> {
 }
 
 /** The live cluster of the kubeconfig, listing only what the rules of this run read. */
-async function readLive(opts: ScanOptions): Promise<LiveResult> {
+export async function readLive(opts: ScanOptions): Promise<LiveResult> {
   const { inputsOfRules } = await import('../loaders/live-resources.js');
   const requestTimeoutMs = requestTimeoutFlag(opts.requestTimeout);
   return readCluster({

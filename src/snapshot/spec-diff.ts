@@ -64,10 +64,21 @@ function diffValues(path: string, before: unknown, after: unknown): FieldChange[
     const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
     return keys.flatMap((k) => diffValues(`${path}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, before[k], after[k]));
   }
-  if (JSON.stringify(before) === JSON.stringify(after)) return [];
+  if (canonical(before) === canonical(after)) return [];
   return [{ path, ...(before !== undefined ? { before } : {}), ...(after !== undefined ? { after } : {}) }];
 }
 
 function isMap(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** JSON with object keys sorted: a taint written `{key, value, effect}` is the one the API prints `{effect, key, value}`. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (isMap(v))
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(v) ?? 'undefined';
 }
