@@ -67,6 +67,11 @@ export async function main(argv: string[]): Promise<number> {
     .option('--ascii', 'table format: plain ASCII, no box drawing or typographic glyphs (the default when not on a terminal)')
     .option('--no-color', 'no colours (also when NO_COLOR is set; colours are used only on a terminal)')
     .action(async (paths: string[], opts) => {
+      if (opts.against !== undefined) {
+        const { againstCommand } = await import('./against.js');
+        exitCode = await againstCommand(paths, opts, pkg.version);
+        return;
+      }
       const { scanCommand } = await import('./scan.js');
       exitCode = await scanCommand(paths, opts, pkg.version);
     });

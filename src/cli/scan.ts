@@ -210,11 +210,7 @@ export async function executeScan(paths: string[], opts: ScanOptions, plan: Scan
   return { snapshot, run, gate, report };
 }
 
-export async function scanCommand(paths: string[], opts: ScanOptions & { against?: string; failOnAll?: boolean }, toolVersion: string): Promise<number> {
-  if (opts.against !== undefined) {
-    const { againstCommand } = await import('./against.js');
-    return againstCommand(paths, { ...opts, against: opts.against }, toolVersion);
-  }
+export async function scanCommand(paths: string[], opts: ScanOptions, toolVersion: string): Promise<number> {
   const format = opts.format ?? 'table';
   if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, got "${format}"`);
   if (opts.brief && format !== 'table') throw new UsageError(`--brief is a view of the table format, not of --format ${format}`);
