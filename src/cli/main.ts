@@ -50,6 +50,11 @@ export async function main(argv: string[]): Promise<number> {
       '--assume-complete',
       'a repository scan: the files hold everything the cluster runs, so a reference they do not resolve is missing (default: created elsewhere, not judged)',
     )
+    .option(
+      '--against <state>',
+      'apply the scanned repository over this cluster state (a dump, an archive, or live) and report what the change introduces and resolves',
+    )
+    .option('--fail-on-all', 'with --against: count unchanged findings too, not only those the change introduces')
     .option('--kubeconfig <file>', 'kubeconfig for a live scan (default: $KUBECONFIG or ~/.kube/config)')
     .option('--context <name>', 'kubeconfig context for a live scan')
     .option('-n, --namespace <ns>', 'live scan: list namespaced objects of this namespace only')
@@ -62,8 +67,40 @@ export async function main(argv: string[]): Promise<number> {
     .option('--ascii', 'table format: plain ASCII, no box drawing or typographic glyphs (the default when not on a terminal)')
     .option('--no-color', 'no colours (also when NO_COLOR is set; colours are used only on a terminal)')
     .action(async (paths: string[], opts) => {
+      if (opts.against !== undefined) {
+        const { againstCommand } = await import('./against.js');
+        exitCode = await againstCommand(paths, opts, pkg.version);
+        return;
+      }
       const { scanCommand } = await import('./scan.js');
       exitCode = await scanCommand(paths, opts, pkg.version);
+    });
+
+  program
+    .command('diff')
+    .description(
+      'compare two dumps, archives or saved JSON reports of one cluster: findings introduced, resolved and unchanged, and the Karpenter configuration that changed',
+    )
+    .argument('<before>', 'the earlier dump, archive or `scan --format json` report')
+    .argument('<after>', 'the later one')
+    .addOption(new Option('-f, --format <format>', 'output format').choices(['table', 'json', 'markdown']).default('table'))
+    .option('-o, --output <file>', 'write the report to a file instead of stdout')
+    .addOption(
+      new Option('--fail-on <severity>', 'exit 1 when an introduced finding is at or above this severity (default: error)').choices([
+        'error',
+        'warning',
+        'info',
+        'none',
+      ]),
+    )
+    .option('--fail-on-all', 'count unchanged findings too, not only introduced ones')
+    .option('--rule <id>', 'run only this rule (repeatable)', collect, [])
+    .option('--disable-rule <id>', 'do not run this rule (repeatable)', collect, [])
+    .option('--karpenter-version <version>', 'Karpenter version to assume when an input does not show it')
+    .option('--no-crd-download', 'never download the CRDs of the detected Karpenter version')
+    .action(async (before: string, after: string, opts) => {
+      const { diffCommand } = await import('./diff.js');
+      exitCode = await diffCommand(before, after, opts, pkg.version);
     });
 
   program

@@ -238,7 +238,7 @@ export async function scanCommand(paths: string[], opts: ScanOptions, toolVersio
 }
 
 /** Files parsed whole have no line numbers until a finding cites one of their objects: find those, in parallel. */
-async function locateCitedLines(snapshot: Snapshot): Promise<void> {
+export async function locateCitedLines(snapshot: Snapshot): Promise<void> {
   const files = snapshot.wantedLineFiles();
   const pool = startLocatePool(files.length);
   try {
@@ -254,7 +254,7 @@ async function locateCitedLines(snapshot: Snapshot): Promise<void> {
 }
 
 /** The live cluster of the kubeconfig, listing only what the rules of this run read. */
-async function readLive(opts: ScanOptions): Promise<LiveResult> {
+export async function readLive(opts: ScanOptions): Promise<LiveResult> {
   const { inputsOfRules } = await import('../loaders/live-resources.js');
   const requestTimeoutMs = requestTimeoutFlag(opts.requestTimeout);
   return readCluster({

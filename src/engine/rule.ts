@@ -52,6 +52,13 @@ export interface RuleMeta<Id extends string = string, O extends RuleOptions = Ru
    * condition messages are the controller's words too (a cut describe shows little else).
    */
   records?: Array<'ControllerLogs' | 'Event' | 'NodeClaim'>;
+  /**
+   * Inputs that show the rule's symptom by themselves (an EC2NodeClass's own `Ready=False`): when `requires` is met and
+   * only `requiresAnyOf` (the inputs that confirm or rule out the symptom) is not, but one of these is present, the
+   * rule still runs. Its findings marked `symptom` are kept and say what would confirm them; its other findings,
+   * which need the confirming inputs, are dropped.
+   */
+  symptomIn?: InputName[];
   /** Inputs that sharpen the verdict when present (version, events, logs). */
   optional?: InputName[];
   /** Catalog "spec-only (manifest repo)?" column. */
@@ -134,6 +141,11 @@ export interface FindingInput {
    * partly): the message says so, with the input that would confirm it.
    */
   recordsOnly?: { confirmWith: string };
+  /**
+   * The finding rests on the symptom its object shows of itself (a condition in its status), not on what other inputs
+   * say: it stands when `meta.requiresAnyOf` is not met (see `meta.symptomIn`).
+   */
+  symptom?: true;
 }
 
 /** Resolved option values, one per declared option: durations in ms, percents as 0–1 fractions, numbers as given. */

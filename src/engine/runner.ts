@@ -13,6 +13,7 @@ import { didYouMean } from './suggest.js';
 import { displayName } from '../kube/fields.js';
 import { restsOnUnknown, unknownReason } from './unknowns.js';
 import { showUnknowns } from '../kube/fields.js';
+import { showTimesAsAges } from './ages-only.js';
 
 export interface RunConfig {
   /** Only these rules (`--rule`); empty = all. */
@@ -75,9 +76,11 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig): 
       : meta.requiresAnyOf?.length && !meta.requiresAnyOf.some((input) => snapshot.has(input))
         ? missingReason(meta.requiresAnyOf, snapshot, 'or')
         : undefined;
+    // An object may show the symptom itself (its own status): the rule runs without the inputs that would confirm it.
+    const onSymptom = unmet !== undefined && !missing.length && !snapshot.desiredStateOnly && (meta.symptomIn ?? []).some((input) => snapshot.has(input));
     // The controller may state the cause itself: such a rule still runs on its logs and events alone.
-    const onRecords = unmet !== undefined && (meta.records ?? []).some((input) => snapshot.has(input));
-    if (unmet !== undefined && !onRecords) {
+    const onRecords = unmet !== undefined && !onSymptom && (meta.records ?? []).some((input) => snapshot.has(input));
+    if (unmet !== undefined && !onRecords && !onSymptom) {
       notEvaluated.push({ ruleId: meta.id, reason: unmet });
       continue;
     }
@@ -93,6 +96,7 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig): 
     const started = performance.now();
     const before = findings.length;
     const notEvaluatedBefore = notEvaluated.length;
+    const perObjectBefore = notEvaluatedFor.size;
     try {
       rule.check({
         snapshot,
@@ -103,6 +107,8 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig): 
           if (judgesAdmission && !meta.judgesAdmission && isKubeObject(input.object) && snapshot.wouldNeverBeAdmitted(input.object)) return;
           // Run for its records only: what its object checks make of the incomplete input is not a verdict.
           if (onRecords && !input.recordsOnly) return;
+          // Run for the symptom: only what an object shows of itself, or what the records state, stands unconfirmed.
+          if (onSymptom && !input.symptom && !input.recordsOnly) return;
           const unknown = restsOnUnknown(input, snapshot);
           if (unknown) {
             const reason = unknownReason(unknown, snapshot);
@@ -110,6 +116,7 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig): 
             return;
           }
           const f = buildFinding(meta.id, meta.defaultSeverity, input, snapshot);
+          if (onSymptom && input.symptom) f.message += ` Not confirmed: ${unmet!}.`;
           if (severity) f.severity = severity;
           findings.push(f);
         },
@@ -125,8 +132,9 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig): 
         },
       });
       dropRecordsOnlyTwins(findings, before);
-      // Its records said nothing: as without them, the rule is not evaluated for what is missing (unless it said what).
-      if (onRecords && findings.length === before && notEvaluated.length === notEvaluatedBefore) notEvaluated.push({ ruleId: meta.id, reason: unmet! });
+      // Its records or symptom said nothing: as without them, the rule is not evaluated for what is missing (unless it said what).
+      const saidNothing = findings.length === before && notEvaluated.length === notEvaluatedBefore && notEvaluatedFor.size === perObjectBefore;
+      if ((onRecords || onSymptom) && saidNothing) notEvaluated.push({ ruleId: meta.id, reason: unmet! });
     } catch (e) {
       findings.length = before;
       notEvaluated.length = notEvaluatedBefore;
@@ -142,7 +150,9 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig): 
       a.object.name.localeCompare(b.object.name) ||
       a.ruleId.localeCompare(b.ruleId),
   );
-  return { findings, notEvaluated, notEvaluatedFor: [...notEvaluatedFor.values()], timings };
+  const perObject = [...notEvaluatedFor.values()];
+  if (snapshot.agesOnly) showTimesAsAges(findings, [...notEvaluated, ...perObject], snapshot.referenceTime.ms);
+  return { findings, notEvaluated, notEvaluatedFor: perObject, timings };
 }
 
 /** `NodePool default (examples/v1/spot.yaml)`: which definition, in which file. */

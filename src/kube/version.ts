@@ -61,3 +61,25 @@ export function coreVersionOf(aws: Version): Version {
   if (aws[0] === 1 && aws[1] <= 5) return [1, aws[1], 0];
   return aws;
 }
+
+/**
+ * The newest AWS provider release the facts were read from (docs/karpenter-behaviour.md §0). Karpenter has shipped about
+ * one minor a month since v1.0; a stated version a few minors past this is taken as a release karpdoctor does not know
+ * yet, one far past it is not a Karpenter release at all (people type the Kubernetes version, 1.2x–1.3x, into the
+ * issue template's "Chart Version").
+ */
+const NEWEST_KNOWN_RELEASE: Version = [1, 14, 1];
+const MINORS_PAST_NEWEST = 5;
+
+/** Why a version cannot be a release of Karpenter's AWS provider, or undefined when it can. */
+export function notARelease(v: Version): string | undefined {
+  const [major, minor] = v;
+  if (major === 0 && minor >= 1 && minor <= 37) return undefined;
+  if (major === 1 && minor <= NEWEST_KNOWN_RELEASE[1] + MINORS_PAST_NEWEST) return undefined;
+  const kubernetesLike = major === 1 && minor >= 16 && minor <= 40 ? ` (it reads like a Kubernetes version)` : '';
+  return `${formatVersion(v)} is not a Karpenter release: releases run v0.1–v0.37, then v1.0 on (the newest known is v${formatVersion(NEWEST_KNOWN_RELEASE)})${kubernetesLike}`;
+}
+
+export function compareVersion(a: Version, b: Version): number {
+  return compareVersions(a, b);
+}

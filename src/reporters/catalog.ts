@@ -17,6 +17,7 @@ export function rulesJson(rules: readonly Rule[]): string {
       requires: meta.requires,
       optional: meta.optional ?? [],
       ...(meta.records?.length ? { records: meta.records } : {}),
+      ...(meta.symptomIn?.length ? { symptomIn: meta.symptomIn } : {}),
       summary: meta.summary,
       options: meta.options ?? {},
       references: meta.references,
@@ -113,6 +114,14 @@ export function explainText(rule: Rule, style: CatalogStyle = { color: false, as
       section(
         'Without its objects',
         `fires on what Karpenter states in its own ${m.records.map((r) => INPUTS[r].plural).join(' and ')} (marked "from logs only" / "from events only")`,
+      ),
+    );
+  }
+  if (m.symptomIn?.length && m.requiresAnyOf?.length) {
+    parts.push(
+      section(
+        'On the symptom alone',
+        `fires on what ${m.symptomIn.map((r) => INPUTS[r].plural).join(' or ')} show of themselves when ${m.requiresAnyOf.map((r) => INPUTS[r].plural).join(', ')} are not in the input, saying what would confirm it`,
       ),
     );
   }

@@ -38,6 +38,8 @@ export interface ScanReport {
 
 /** Context the people-facing reporters show beyond the contract. */
 export interface ReportContext {
+  /** The reference time as people read it: an ISO time, or "when the paste was taken" when the input gives ages only. */
+  referenceTimeText: string;
   referenceTimeSource: string;
   karpenterVersionSource: string | null;
   notes: string[];
@@ -108,6 +110,7 @@ export function reportContext(snapshot: Snapshot, run: RunResult, rules: readonl
   const rt = snapshot.referenceTime;
   const c = snapshot.controller;
   return {
+    referenceTimeText: snapshot.agesOnly ? 'when the paste was taken' : rt.iso,
     referenceTimeSource:
       rt.source === 'flag'
         ? 'from --now'
@@ -115,7 +118,9 @@ export function reportContext(snapshot: Snapshot, run: RunResult, rules: readonl
           ? `at least: the latest time in the input, ${rt.evidence}; the pasted commands ran then or later, so durations are lower bounds (pass --now)`
           : rt.source === 'dump'
             ? `latest time in the dump: ${rt.evidence}`
-            : 'wall clock (no time in the input)',
+            : snapshot.agesOnly
+              ? 'the input shows ages only, no absolute time: times are shown as ages before the paste was taken (pass --now with the time the commands ran)'
+              : 'wall clock (no time in the input)',
     karpenterVersionSource: c.versionEvidence ?? null,
     notes: [
       ...(c.note ? [c.note] : []),
@@ -172,7 +177,7 @@ function agesNote(snapshot: Snapshot): string {
       ? `--now (${rt.iso})`
       : rt.source === 'dump'
         ? 'the reference time, the latest absolute time in the input: pass --now with the time the commands ran'
-        : 'the wall clock, as the input holds no absolute time: pass --now with the time the commands ran';
+        : 'the moment the paste was taken, as the input holds no absolute time, and are shown as ages before it: pass --now with the time the commands ran';
   // "describe/get" rather than "kubectl describe/get": the wrapper keeps a kubectl command on one line.
   return `${snapshot.agesAnchored} time(s) given only as ages in describe/get output were counted back from ${anchor}`;
 }

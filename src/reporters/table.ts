@@ -125,7 +125,7 @@ function header(report: ScanReport, ctx: ReportContext, pen: Pen): string {
       'Sources',
       `${s.sources.map((src) => (src === '-' ? '<stdin>' : src)).join(', ') || '(none)'} — ${ctx.filesRead} file(s) read, ${ctx.objectCount} object(s)`,
     ],
-    ['Reference time', `${s.referenceTime} (${ctx.referenceTimeSource})`],
+    ['Reference time', `${ctx.referenceTimeText} (${ctx.referenceTimeSource})`],
     [
       'Karpenter',
       s.karpenterVersion

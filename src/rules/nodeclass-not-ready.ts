@@ -60,6 +60,8 @@ export default defineRule({
     // Karpenter publishes each condition's transition as an event of the node class, and logs selector and AMI failures;
     // a NodeClaim's Launched condition says when its node class was never reconciled.
     records: ['Event', 'ControllerLogs', 'NodeClaim'],
+    // Its own conditions are the symptom: a described or listed node class with Ready=False needs nothing else.
+    symptomIn: ['NodeClass'],
     specOnly: 'no',
     summary:
       'An EC2NodeClass has Ready ≠ True; names the failing sub-condition (SubnetsReady, SecurityGroupsReady, AMIsReady, InstanceProfileReady, ValidationSucceeded) and its message.',
@@ -109,7 +111,14 @@ export default defineRule({
       if (!ready || ready.status === 'True') continue;
       const age = ageOf(ready.lastTransitionTime, now);
       if (age !== undefined && age < options.minDuration) {
-        heldLongerThan(ctx, nodeClass, ready.lastTransitionTime, options.minDuration, `Ready=${ready.status}`);
+        const stated = conds.filter((c) => c.type !== 'Ready' && c.status === 'False' && c.reason !== 'DependenciesNotReady');
+        // A paste shows the failure but not how long it lasted: half the symptom, said as what the input states.
+        if (snapshot.referenceTime.lowerBound && ready.status === 'False' && stated.length)
+          ctx.statedNotJudged(
+            `EC2NodeClass ${nodeClass.metadata.name ?? ''} states ${stated.map(describe).join('; ')} (Ready=False since ${ready.lastTransitionTime}); ` +
+              `the input does not say how long that has lasted, so it is not a finding yet: pass --now with the time the commands ran. ${SUB_CONDITIONS[stated[0]!.type]?.advice ?? ''}`.trim(),
+          );
+        else heldLongerThan(ctx, nodeClass, ready.lastTransitionTime, options.minDuration, `Ready=${ready.status}`);
         continue;
       }
       const name = nodeClass.metadata.name ?? '';
@@ -162,6 +171,7 @@ export default defineRule({
         pointer: field ?? `/status/conditions/${(first ?? ready).index}`,
         evidence,
         related: pools.map((p) => p.object),
+        symptom: true,
       });
     }
   },

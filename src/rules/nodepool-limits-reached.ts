@@ -24,6 +24,8 @@ export default defineRule({
     // status.resources and Pending pods are live state: a manifest repository (no Nodes, NodeClaims, Events) has neither.
     requiresAnyOf: ['Node', 'NodeClaim', 'Event'],
     records: ['ControllerLogs', 'Event'],
+    // The pool's own status against its limits, with Pending pods it could host, is the symptom.
+    symptomIn: ['NodePool'],
     optional: ['ControllerLogs'],
     specOnly: 'no',
     summary:
@@ -84,6 +86,7 @@ export default defineRule({
         pointer: reached[0] ? `${base}${pointer(reached[0].key)}` : base,
         evidence,
         related: waiting.slice(0, 10),
+        ...(reached.length ? { symptom: true as const } : {}),
       });
     }
   },

@@ -4,6 +4,8 @@
  */
 import { resolvePointer, setPointer } from '../kube/fields.js';
 import type { KubeObject, Provenance } from '../kube/types.js';
+import { formatDuration, parseTime } from '../kube/units.js';
+import type { AgePair } from './reference-time.js';
 
 /** A field is known when the text showed it or one of its parents (its absence there then means absent). */
 export function isKnownIn(provenance: Provenance | undefined, pointer: string): boolean {
@@ -87,4 +89,32 @@ function ageRounding(ageMs: number): number {
  */
 export function partialSourceText(from: string): string {
   return from.replace(/\bkubectl (?:describe|get)(?: (?!output\b|table\b)[^\s,:;`]+)*/g, (cmd) => `\`${cmd}\``);
+}
+
+/**
+ * Objects a paste shows twice, once with the age of a field and once with its absolute value: each pair says when the
+ * command that printed the age ran (reference-time.ts). Same kind, namespace and name; the field must hold the same
+ * moment in both, so only creation is used (a condition's age and time may come from different moments).
+ */
+export function agePairs(objects: readonly { object: KubeObject; provenance: Provenance }[]): AgePair[] {
+  const FIELD = '/metadata/creationTimestamp';
+  const key = (o: KubeObject) => `${o.apiVersion.split('/')[0]}/${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
+  const absolute = new Map<string, number>();
+  for (const { object, provenance } of objects) {
+    if (provenance.ages?.[FIELD] !== undefined || !object.metadata.name) continue;
+    const ms = parseTime(object.metadata.creationTimestamp);
+    if (ms !== undefined) absolute.set(key(object), ms);
+  }
+  const pairs: AgePair[] = [];
+  for (const { object, provenance } of objects) {
+    const age = provenance.ages?.[FIELD];
+    const at = age === undefined ? undefined : absolute.get(key(object));
+    if (age === undefined || at === undefined) continue;
+    pairs.push({
+      at,
+      age,
+      what: `${object.kind} ${object.metadata.name}: created ${new Date(at).toISOString()}, ${formatDuration(age)} old where ${provenance.source}:${provenance.line} lists it`,
+    });
+  }
+  return pairs;
 }

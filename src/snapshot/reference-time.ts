@@ -32,7 +32,26 @@ export interface TimedInput {
   logs: LogRecord[];
 }
 
-export function referenceTime(snapshot: TimedInput, opts: { now?: string; live?: boolean }): ReferenceTime {
+/** One object pasted twice: once with an age (a `get` table's AGE), once with the absolute time of the same field. */
+export interface AgePair {
+  /** The absolute time, in ms, and the age the other copy gives it. */
+  at: number;
+  age: number;
+  what: string;
+}
+
+/**
+ * An object shown both with its age and with the absolute time that age counts from (`kubectl get ec2nodeclass` AGE
+ * 3h12m, and its describe's Creation Timestamp) says when the commands ran: that time plus the age. The latest such
+ * time is the best anchor a paste gives, as each command ran then or later.
+ */
+function pasteTimeFromAgePairs(pairs: readonly AgePair[]): { ms: number; what: string } | undefined {
+  let best: { ms: number; what: string } | undefined;
+  for (const p of pairs) if (!best || p.at + p.age > best.ms) best = { ms: p.at + p.age, what: p.what };
+  return best;
+}
+
+export function referenceTime(snapshot: TimedInput, opts: { now?: string; live?: boolean }, agePairs: readonly AgePair[] = []): ReferenceTime {
   if (opts.now) {
     const ms = parseTime(opts.now);
     if (ms !== undefined) return { ms, iso: new Date(ms).toISOString(), source: 'flag' };
@@ -44,7 +63,9 @@ export function referenceTime(snapshot: TimedInput, opts: { now?: string; live?:
   }
   if (!opts.live) {
     const latest = latestTimestamp(snapshot);
-    if (latest) return { ms: latest.ms, iso: new Date(latest.ms).toISOString(), source: 'dump', evidence: latest.what };
+    const paste = pasteTimeFromAgePairs(agePairs);
+    const best = paste && (!latest || paste.ms > latest.ms) ? paste : latest;
+    if (best) return { ms: best.ms, iso: new Date(best.ms).toISOString(), source: 'dump', evidence: best.what };
   }
   const now = Date.now();
   return { ms: now, iso: new Date(now).toISOString(), source: 'wall-clock' };

@@ -13,10 +13,10 @@ import { eventView, involvedKey, type EventView } from './events.js';
 import { dig, nameOf, str, touchesUnknown } from '../kube/fields.js';
 import { isHelmValuesCarrier, karpenterReleases } from './helm-values.js';
 import { nodeClaimView, nodePoolView, type NodeClaimView, type NodePoolView } from './karpenter.js';
-import { useStatedVersion } from './stated-version.js';
+import { generationBounds, useStatedVersion } from './stated-version.js';
 import { INPUTS, KIND, isClusterScoped, isSyntheticKind, kindKeyOf, normaliseKindKey, type InputName } from '../kube/kinds.js';
 import { controllerOwner } from './pods.js';
-import { anchorAges, eventsPastedTwice, isKnownIn } from './partial.js';
+import { agePairs, anchorAges, eventsPastedTwice, isKnownIn } from './partial.js';
 import { referenceTime, type ReferenceTime } from './reference-time.js';
 import { isDesiredStateInput, isPatchFragment, sameDefinition } from './repository.js';
 import { markPlaceholders } from './placeholders.js';
@@ -109,7 +109,17 @@ export class Snapshot {
       (o) => this.provenance(o),
     );
     this.controller = detectController(this.all(KIND.Deployment), this.all(KIND.Pod), releases, opts.karpenterVersion, (o) => this.provenance(o));
-    useStatedVersion(this.controller, load.statedVersions ?? [], this.all(KIND.EksctlClusterConfig), (o) => this.provenance(o));
+    useStatedVersion(
+      this.controller,
+      load.statedVersions ?? [],
+      this.all(KIND.EksctlClusterConfig),
+      (o) => this.provenance(o),
+      generationBounds(
+        [KIND.Provisioner, KIND.Machine, KIND.AWSNodeTemplate, KIND.NodePool, KIND.NodeClaim, KIND.EC2NodeClass].flatMap((kindKey) =>
+          this.all(kindKey).map((object) => ({ kindKey, object, partial: this.partialFrom(object) !== undefined })),
+        ),
+      ),
+    );
     const azure = isAzureProvider(this.all(KIND.AKSNodeClass), this.all(KIND.NodePool), this.controller.object);
     settleProviderVersion(this.controller, azure, opts.karpenterVersion);
     // Helm values that were read but not used say so, like every input that does not count.
@@ -117,7 +127,7 @@ export class Snapshot {
       const p = this.provenance(object);
       this.skipped.push({ source: p?.source ?? 'unknown', ...(p?.line && !isSyntheticKind(kindKeyOf(object)) ? { line: p.line } : {}), reason: why });
     }
-    const rt = referenceTime(this, opts);
+    const rt = referenceTime(this, opts, agePairs(load.objects));
     const pasted = rt.source === 'dump' && !this.collectedAt && load.objects.some((o) => o.provenance.partial);
     this.referenceTime = pasted ? { ...rt, lowerBound: true } : rt;
     const anchored = anchorAges(
@@ -126,12 +136,18 @@ export class Snapshot {
     );
     if (anchored) {
       this.agesAnchored = anchored;
+      this.agesOnly = this.referenceTime.source === 'wall-clock' && !opts.live;
       this.cache.clear();
     }
   }
 
   /** Times that the input gave only as ages (kubectl describe and get output), counted back from the reference time. */
   readonly agesAnchored: number = 0;
+  /**
+   * The input gave ages and no absolute time at all: they were counted back from the wall clock, which says nothing of
+   * when the paste was taken. Durations between them hold; the absolute times do not, and are shown as ages.
+   */
+  readonly agesOnly: boolean = false;
 
   /** Did the input show this field of this object (always, unless it was read from describe output or a get table)? */
   isKnown(obj: KubeObject, pointer: string): boolean {

@@ -6,7 +6,8 @@
  */
 import type { KubeObject, Provenance } from '../kube/types.js';
 import { dig, displayName, str } from '../kube/fields.js';
-import { formatVersion, parseVersion } from '../kube/version.js';
+import { compareVersion, formatVersion, notARelease, parseVersion, type Version } from '../kube/version.js';
+import { KIND } from '../kube/kinds.js';
 import type { StatedVersion } from '../loaders/types.js';
 import type { ControllerInfo } from './controller-info.js';
 
@@ -21,11 +22,55 @@ interface Statement {
   fileAt?: string;
 }
 
+/** What the Karpenter objects in the input say of the version that serves them (docs/karpenter-behaviour.md §0.2). */
+export interface GenerationBound {
+  min?: Version;
+  max?: Version;
+  /** `v1alpha5 Provisioner objects point to ≤ v0.32` */
+  why: string;
+}
+
+const V1ALPHA5_KINDS = new Set<string>([KIND.Provisioner, KIND.Machine, KIND.AWSNodeTemplate]);
+const GENERATION_KINDS = new Set<string>([KIND.NodePool, KIND.NodeClaim, KIND.EC2NodeClass]);
+
+/**
+ * Only objects the API server gave back count: a manifest pasted from a repository may be the very thing the running
+ * version refuses (a v1beta1 NodePool applied to v1.1), and then the stated version is the truth. Tables and describe
+ * output come from the server, so a Provisioner there means ≤ v0.32; but they print a NodePool's API version only by
+ * default, so a NodePool's version counts only where the whole object was printed.
+ */
+export function generationBounds(objects: Iterable<{ kindKey: string; object: KubeObject; partial: boolean }>): GenerationBound[] {
+  const found = new Map<string, GenerationBound>();
+  for (const { kindKey, object, partial } of objects) {
+    const fromServer = partial || servedCopy(object);
+    if (!fromServer) continue;
+    if (V1ALPHA5_KINDS.has(kindKey)) found.set('v1alpha5', { max: [0, 32, Infinity], why: `v1alpha5 ${object.kind} objects point to ≤ v0.32` });
+    else if (GENERATION_KINDS.has(kindKey) && !partial) {
+      const version = object.apiVersion.split('/')[1];
+      if (version === 'v1beta1') found.set('v1beta1', { min: [0, 32, 0], max: [1, 0, Infinity], why: `v1beta1 ${object.kind} objects point to v0.32–v1.0` });
+      if (version === 'v1') found.set('v1', { min: [0, 33, 0], why: `v1 ${object.kind} objects point to ≥ v0.33` });
+    }
+  }
+  return [...found.values()];
+}
+
+function servedCopy(o: KubeObject): boolean {
+  const m = o.metadata as Record<string, unknown>;
+  return Boolean(m.uid || m.resourceVersion || m.creationTimestamp || (o as Record<string, unknown>).status);
+}
+
+/** Why the input itself contradicts a stated version, or undefined. */
+function contradicted(v: Version, bounds: readonly GenerationBound[]): string | undefined {
+  const against = bounds.filter((b) => (b.max && compareVersion(v, b.max) > 0) || (b.min && compareVersion(v, b.min) < 0));
+  return against.length ? against.map((b) => b.why).join(', ') : undefined;
+}
+
 export function useStatedVersion(
   info: ControllerInfo,
   stated: readonly StatedVersion[],
   eksctlConfigs: readonly KubeObject[],
   provenanceOf: (o: KubeObject) => Provenance | undefined,
+  bounds: readonly GenerationBound[] = [],
 ): void {
   const statements: Statement[] = [
     ...eksctlConfigs.flatMap((c): Statement[] => {
@@ -51,9 +96,20 @@ export function useStatedVersion(
         fileAt: `${s.source}:${s.line}`,
       })),
   ].filter((s) => parseVersion(s.version) && /^\d+\.\d+\.\d+/.test(s.version));
-  const [first] = statements;
-  if (!first) return;
+  // A statement is weighed before it is used: a number that is no Karpenter release, or one the objects beside it
+  // could not have been served by, is named in the header and left out.
   const notes: string[] = [];
+  const weighed = statements.filter((s) => {
+    const v = parseVersion(s.version)!;
+    const why = notARelease(v) ?? contradicted(v, bounds);
+    if (why) notes.push(`${s.evidence.replace(/^stated in the ticket: /, '')} is not used as the Karpenter version: ${why}`);
+    return !why;
+  });
+  const [first] = weighed;
+  if (!first) {
+    if (notes.length) info.note = [info.note, ...notes].filter(Boolean).join('; ');
+    return;
+  }
   if (!info.version) {
     info.version = parseVersion(first.version);
     info.versionSource = first.source;
@@ -62,7 +118,7 @@ export function useStatedVersion(
     if (first.fileAt) info.versionFileAt = first.fileAt;
   }
   const used = formatVersion(info.version!);
-  const others = statements.filter((s) => formatVersion(parseVersion(s.version)!) !== used);
+  const others = weighed.filter((s) => formatVersion(parseVersion(s.version)!) !== used);
   for (const s of others.slice(0, 3))
     notes.push(`the input also states Karpenter ${s.version} (${s.evidence.replace(/^stated in the ticket: /, '')}); ${used} is used`);
   if (others.length > 3) notes.push(`${others.length - 3} more statement(s) of another Karpenter version not listed`);

@@ -9,9 +9,9 @@ export interface Line {
   line: number;
 }
 
-/** describe title-cases map keys: `Ephemeral - Storage` → `ephemeral-storage`, `Cpu` → `cpu`; `nvidia.com/gpu` stays. */
+/** describe title-cases map keys: `Ephemeral - Storage` → `ephemeral-storage`, `Cpu` → `cpu`, `Nvidia . Com / Gpu` → `nvidia.com/gpu`. */
 export function resourceName(key: string): string {
-  return key.includes('/') ? key : key.replace(/ - /g, '-').replace(/ /g, '').toLowerCase();
+  return keyFromSmartLabel(key, true);
 }
 
 export type G = string | GMap | G[];
@@ -74,8 +74,35 @@ export function str(v: G | undefined): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
-/** Maps whose keys are data (label keys, tag names), printed as they are: never turned back into field names. */
+/** Maps whose keys are data (label keys, tag names): never turned back into field names, only into the keys they were. */
 const VERBATIM_MAPS = new Set(['labels', 'annotations', 'tags', 'matchLabels', 'nodeSelector']);
+/** Kubernetes label maps, whose keys are lower case by convention: a title-cased single word is taken back too. */
+const LABEL_MAPS = new Set(['labels', 'matchLabels', 'nodeSelector']);
+
+/**
+ * kubectl's generic describer prints map keys through its "smart label": camel-case parts title-cased and joined by
+ * spaces. Older kubectl does it to every key (`karpenter.sh/discovery` → `Karpenter . Sh / Discovery`, `k8s` → `K 8 S`);
+ * newer kubectl leaves keys with characters other than letters and `-` alone but still prints `app-tier` as
+ * `App - Tier` and `team` as `Team`. This undoes it: punctuation joins without spaces and lowers the word after it, a
+ * title-cased word after another word is a camel-case hump. Only a key kubectl could have printed that way is changed.
+ */
+export function keyFromSmartLabel(printed: string, labelMap: boolean): string {
+  if (!printed.includes(' ')) return labelMap && /^[A-Z][a-z0-9]*$/.test(printed) ? printed.toLowerCase() : printed;
+  const tokens = printed.split(' ');
+  if (tokens.some((t) => t === '' || !/^(?:[A-Za-z]+|[0-9]+|[^A-Za-z0-9\s])$/.test(t))) return printed;
+  // A tag key may hold spaces of its own (`Cost Center`): only one kubectl visibly cut at punctuation is rejoined.
+  if (!labelMap && tokens.every((t) => /^[A-Za-z]+$/.test(t))) return printed;
+  let out = '';
+  let previous = '';
+  for (const t of tokens) {
+    const word = /^[A-Za-z]+$/.test(t);
+    // After a number only a quantity suffix keeps its case (`hugepages-2Mi`); `K 8 S` was `k8s`.
+    const suffix = /^[0-9]+$/.test(previous) && /^[KMGTPE]i$/.test(t);
+    out += word && !/^[A-Za-z]+$/.test(previous) && !suffix ? t.toLowerCase() : t;
+    previous = t;
+  }
+  return out;
+}
 /** Lists of one item print as that item alone: these fields are lists whatever describe shows. */
 const LIST_FIELDS = new Set([
   'budgets',
@@ -110,7 +137,8 @@ export function fromGeneric(g: G, key = ''): unknown {
     return BOOLEAN_FIELDS.has(key) && (g === 'true' || g === 'false') ? g === 'true' : g;
   }
   if (Array.isArray(g)) return g.map((x) => fromGeneric(x, key));
-  if (VERBATIM_MAPS.has(key)) return Object.fromEntries(Object.entries(g).map(([k, v]) => [k, typeof v === 'string' ? v : fromGeneric(v)]));
+  if (VERBATIM_MAPS.has(key))
+    return Object.fromEntries(Object.entries(g).map(([k, v]) => [keyFromSmartLabel(k, LABEL_MAPS.has(key)), typeof v === 'string' ? v : fromGeneric(v)]));
   if (RESOURCE_MAPS.has(key)) return Object.fromEntries(Object.entries(g).map(([k, v]) => [resourceName(k), v]));
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(g)) {

@@ -63,7 +63,7 @@ function summary(report: ScanReport, ctx: ReportContext): string {
   const rows: Array<[string, string]> = [
     ['Sources', `<ul>${sources}</ul>`],
     ['Read', esc(read)],
-    ['Reference time', `<time${attrs({ datetime: s.referenceTime })}>${esc(s.referenceTime)}</time> (${esc(ctx.referenceTimeSource)})`],
+    ['Reference time', `<time${attrs({ datetime: s.referenceTime })}>${esc(ctx.referenceTimeText)}</time> (${esc(ctx.referenceTimeSource)})`],
     ['Karpenter', esc(karpenter)],
     [
       'Objects',

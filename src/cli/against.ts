@@ -1,0 +1,75 @@
+/**
+ * `karpdoctor scan REPO --against STATE`: what the repository would do to the cluster that runs now (issue 23). The
+ * cluster state (a dump, an archive, or `live`) is scanned as it is and with the repository applied over it; each
+ * finding is introduced, resolved or unchanged by the repository, and `--fail-on` counts introduced ones only unless
+ * `--fail-on-all`. Nothing is applied anywhere: `live` makes the same GET requests as a live scan.
+ */
+import { writeFile } from 'node:fs/promises';
+import { compareFindings } from '../engine/compare.js';
+import { SEVERITY_RANK, resolveDeferredSources } from '../engine/findings.js';
+import type { Severity } from '../engine/rule.js';
+import { runRules } from '../engine/runner.js';
+import { loadInputs } from '../loaders/load.js';
+import type { LoadResult } from '../loaders/types.js';
+import { buildDiffReport, diffSide, renderDiffMarkdown, renderDiffTable } from '../reporters/diff.js';
+import { buildReport, renderJson } from '../reporters/report.js';
+import { RULES } from '../rules/index.js';
+import { applyRepository } from '../snapshot/overlay.js';
+import { specChanges } from '../snapshot/spec-diff.js';
+import { Snapshot } from '../snapshot/snapshot.js';
+import { UsageError } from './errors.js';
+import { locateCitedLines, planScan, readLive, type ScanOptions } from './scan.js';
+import { terminalStyle } from './terminal.js';
+
+export interface AgainstOptions extends ScanOptions {
+  against: string;
+  failOnAll?: boolean;
+}
+
+async function judged(load: LoadResult, opts: AgainstOptions, karpenterVersion: string | undefined, live: boolean) {
+  const snapshot = new Snapshot(load, {
+    ...(opts.now ? { now: opts.now } : {}),
+    ...(karpenterVersion ? { karpenterVersion } : {}),
+    ...(live ? { live: true } : {}),
+  });
+  const run = runRules(RULES, snapshot, planScan([], opts).config, { deferLines: true });
+  await locateCitedLines(snapshot);
+  resolveDeferredSources(run.findings, snapshot);
+  return { snapshot, run };
+}
+
+export async function againstCommand(paths: string[], opts: AgainstOptions, toolVersion: string): Promise<number> {
+  const format = opts.format ?? 'table';
+  if (!['table', 'json', 'markdown'].includes(format)) throw new UsageError(`scan --against supports --format table, json or markdown, got "${format}"`);
+  if (!paths.length) throw new UsageError('scan --against needs the repository to apply: karpdoctor scan REPO --against STATE');
+  const plan = planScan(paths, opts);
+  const live = opts.against === 'live';
+  const cluster = live ? await readLive(opts) : await loadInputs([opts.against], {});
+  const repo = await loadInputs(paths, {});
+  if (!repo.objects.length) throw new UsageError(`nothing to apply: no Kubernetes objects in ${paths.join(', ')}`);
+  const overlay = applyRepository(cluster, repo);
+  const now = await judged(cluster, opts, plan.karpenterVersion, live);
+  const changed = await judged(overlay.load, opts, plan.karpenterVersion, live);
+  const comparison = compareFindings(now.run.findings, changed.run.findings);
+  const current = comparison.findings.filter((f) => f.change !== 'resolved');
+  let text: string;
+  if (format === 'json') {
+    const report = buildReport(changed.snapshot, { ...changed.run, findings: current }, toolVersion);
+    text = renderJson({ ...report, findings: comparison.findings });
+  } else {
+    const before = buildReport(now.snapshot, now.run, toolVersion);
+    const after = buildReport(changed.snapshot, changed.run, toolVersion);
+    const diff = buildDiffReport(
+      diffSide(opts.against, before, false),
+      diffSide(`${opts.against} with ${paths.join(', ')} applied`, after, false),
+      { name: 'karpdoctor', version: toolVersion },
+      comparison,
+      specChanges(now.snapshot, changed.snapshot),
+    );
+    text = format === 'markdown' ? renderDiffMarkdown(diff) : renderDiffTable(diff, terminalStyle(opts, Boolean(opts.output)).width);
+  }
+  if (opts.output) await writeFile(opts.output, text);
+  else process.stdout.write(text);
+  const threshold = plan.failOn === 'none' ? Infinity : SEVERITY_RANK[plan.failOn as Severity];
+  return current.some((f) => (opts.failOnAll || f.change === 'introduced') && SEVERITY_RANK[f.severity] >= threshold) ? 1 : 0;
+}

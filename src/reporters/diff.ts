@@ -1,0 +1,112 @@
+/** `karpdoctor diff`: two scans of one cluster, rendered as JSON, a terminal report or Markdown. */
+import type { Change, ComparedFinding, Comparison } from '../engine/compare.js';
+import type { SpecChange } from '../snapshot/spec-diff.js';
+import type { ScanReport } from './report.js';
+import { wrapText } from './wrap.js';
+
+export interface DiffSide {
+  /** What was compared: the path given, and what its scan (or its saved report) says of itself. */
+  input: string;
+  fromReport: boolean;
+  sources: string[];
+  referenceTime: string;
+  karpenterVersion: string | null;
+}
+
+export interface DiffReport {
+  schemaVersion: number;
+  tool: ScanReport['tool'];
+  before: DiffSide;
+  after: DiffSide;
+  findings: ComparedFinding[];
+  /** null when a side is a saved JSON report, which holds findings but not the objects. */
+  specChanges: SpecChange[] | null;
+  summary: Record<Change, number>;
+}
+
+export function diffSide(input: string, report: ScanReport, fromReport: boolean): DiffSide {
+  const s = report.snapshot;
+  return { input, fromReport, sources: s.sources, referenceTime: s.referenceTime, karpenterVersion: s.karpenterVersion };
+}
+
+export function buildDiffReport(before: DiffSide, after: DiffSide, tool: ScanReport['tool'], comparison: Comparison, spec: SpecChange[] | null): DiffReport {
+  return { schemaVersion: 1, tool, before, after, findings: comparison.findings, specChanges: spec, summary: comparison.counts };
+}
+
+export function renderDiffJson(report: DiffReport): string {
+  return `${JSON.stringify(report, null, 2)}\n`;
+}
+
+const SECTIONS: Array<[Change, string]> = [
+  ['introduced', 'Introduced'],
+  ['resolved', 'Resolved'],
+  ['unchanged', 'Unchanged'],
+];
+
+function sideLine(label: string, s: DiffSide): string {
+  const version = s.karpenterVersion ? `Karpenter v${s.karpenterVersion}` : 'Karpenter version unknown';
+  return `${label} ${s.input}${s.fromReport ? ' (saved report)' : ''} - reference time ${s.referenceTime}, ${version}`;
+}
+
+function objectName(f: ComparedFinding): string {
+  return `${f.object.kind} ${f.object.namespace ? `${f.object.namespace}/` : ''}${f.object.name}`;
+}
+
+function value(v: unknown): string {
+  return v === undefined ? '(not set)' : typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+export function renderDiffTable(report: DiffReport, width: number): string {
+  const out: string[] = [...wrapText(sideLine('Before', report.before), width), ...wrapText(sideLine('After ', report.after), width), ''];
+  for (const [change, title] of SECTIONS) {
+    const list = report.findings.filter((f) => f.change === change);
+    out.push(`${title} (${list.length})`);
+    for (const f of list) {
+      out.push(...wrapText(`  ${f.severity.toUpperCase()} ${f.ruleId}  ${objectName(f)}`, width));
+      if (change !== 'unchanged') out.push(...wrapText(f.message, width - 4).map((l) => `    ${l}`));
+    }
+    out.push('');
+  }
+  out.push(...renderSpecChanges(report.specChanges, width, ''));
+  out.push(`${report.summary.introduced} introduced, ${report.summary.resolved} resolved, ${report.summary.unchanged} unchanged`);
+  return `${out.join('\n')}\n`;
+}
+
+function renderSpecChanges(spec: SpecChange[] | null, width: number, bullet: string): string[] {
+  if (spec === null) return ['Configuration changes: not compared (a side is a saved report, which holds findings, not objects)', ''];
+  const out = [`Configuration changes (${spec.length})`];
+  for (const c of spec) {
+    out.push(`${bullet}  ${c.kind} ${c.name}: ${c.change}`);
+    for (const f of c.fields) out.push(...wrapText(`${f.path}: ${value(f.before)} -> ${value(f.after)}`, width - 4).map((l) => `    ${l}`));
+  }
+  return [...out, ''];
+}
+
+/** Markdown for a pull-request comment: text from the input stays inside code spans. */
+export function renderDiffMarkdown(report: DiffReport): string {
+  const code = (s: string) => `\`${s.replace(/`/g, "'")}\``;
+  const out = [
+    '## karpdoctor diff',
+    '',
+    `Before: ${code(report.before.input)}, reference time ${report.before.referenceTime}. After: ${code(report.after.input)}, reference time ${report.after.referenceTime}.`,
+    '',
+    `**${report.summary.introduced} introduced, ${report.summary.resolved} resolved, ${report.summary.unchanged} unchanged**`,
+    '',
+  ];
+  for (const [change, title] of SECTIONS) {
+    const list = report.findings.filter((f) => f.change === change);
+    if (!list.length) continue;
+    out.push(`### ${title} (${list.length})`, '', '| severity | rule | object |', '|---|---|---|');
+    for (const f of list) out.push(`| ${f.severity} | ${code(f.ruleId)} | ${code(objectName(f))} |`);
+    out.push('');
+  }
+  if (report.specChanges?.length) {
+    out.push('### Configuration changes', '', '| object | field | before | after |', '|---|---|---|---|');
+    for (const c of report.specChanges) {
+      if (!c.fields.length) out.push(`| ${code(`${c.kind} ${c.name}`)} | ${c.change} | | |`);
+      for (const f of c.fields) out.push(`| ${code(`${c.kind} ${c.name}`)} | ${code(f.path)} | ${code(value(f.before))} | ${code(value(f.after))} |`);
+    }
+    out.push('');
+  }
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,46 @@
+/**
+ * A version a ticket states is weighed before it is used (issue 20 item 3): a number that is no Karpenter release, or
+ * one the objects the API server gave back could not have been served by, is left out and the header says why. A
+ * manifest pasted from a repository says nothing against it: it may be what the running version refuses.
+ */
+import { describe, expect, it } from 'vitest';
+import { notARelease, parseVersion } from '../src/kube/version.js';
+import { FIXTURES, scan } from './support/scan.js';
+
+const versions = (name: string) => `${FIXTURES}tickets/versions/${name}`;
+
+describe('a stated Karpenter version', () => {
+  it('that is no Karpenter release (a Kubernetes version typed into "Chart Version") is not used, and the note says why', async () => {
+    const r = await scan([versions('kubernetes-version-in-chart-field.md')]);
+    expect(r.snapshot.controller.version).toBeUndefined();
+    expect(r.snapshot.controller.note).toContain('"Chart Version: 1.27.4"');
+    expect(r.snapshot.controller.note).toContain('1.27.4 is not a Karpenter release');
+    expect(r.snapshot.controller.note).toContain('reads like a Kubernetes version');
+    // Nothing is judged against a version the ticket did not really state.
+    expect(r.findings.filter((f) => f.severity === 'error')).toEqual([]);
+  });
+
+  it('that the objects read back from the cluster contradict (a Provisioner on "v0.36.2") is not used', async () => {
+    const r = await scan([versions('v1alpha5-read-back-contradicts.md')]);
+    expect(r.snapshot.controller.version).toBeUndefined();
+    expect(r.snapshot.controller.note).toContain('"Karpenter Version: v0.36.2"');
+    expect(r.snapshot.controller.note).toContain('v1alpha5 Provisioner objects point to ≤ v0.32');
+  });
+
+  it('is used when the only contrary object is a manifest the user pasted: that manifest is what the version refuses', async () => {
+    const r = await scan([versions('v1beta1-manifest-on-v1.md')]);
+    expect(r.snapshot.controller.version).toEqual([1, 1, 2]);
+    expect(r.findings.map((f) => [f.ruleId, f.severity])).toContainEqual(['deprecated-karpenter-api', 'error']);
+  });
+
+  it('is used when it agrees with the objects the ticket shows', async () => {
+    const r = await scan([`${FIXTURES}tickets/fenced-nodeclaim.md`]);
+    expect(r.snapshot.controller.version).toEqual([1, 1, 1]);
+    expect(r.snapshot.controller.note ?? '').not.toContain('is not used');
+  });
+});
+
+describe('notARelease', () => {
+  it.each(['0.5.0', '0.31.1', '0.37.7', '1.0.0', '1.14.1', '1.18.0'])('%s can be a release', (v) => expect(notARelease(parseVersion(v)!)).toBeUndefined());
+  it.each(['0.38.0', '1.26.1', '2.0.0', '0.0.9'])('%s cannot', (v) => expect(notARelease(parseVersion(v)!)).toMatch(/is not a Karpenter release/));
+});

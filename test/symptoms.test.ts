@@ -1,0 +1,57 @@
+/**
+ * Rules fire on the symptom they can see (issue 20 item 1): where an object shows the symptom itself, the rule runs
+ * without the inputs that would only confirm it, says what it could not see, and gives the command that would settle
+ * it. Half a symptom (the failure shown, how long it lasted not) is a "stated in the input" line, never a verdict.
+ */
+import { describe, expect, it } from 'vitest';
+import { FIXTURES, scanRule } from './support/scan.js';
+
+const symptoms = (name: string) => `${FIXTURES}tickets/symptoms/${name}`;
+
+describe('nodeclass-not-ready on the node class alone', () => {
+  it('fires on a described class whose age a get table gives, saying what would confirm it', async () => {
+    const r = await scanRule('nodeclass-not-ready', [symptoms('ec2nodeclass-table-and-describe.md')]);
+    // The table's AGE (3h12m) and the describe's Creation Timestamp of the same class say when the commands ran.
+    expect(r.snapshot.referenceTime).toMatchObject({ iso: '2026-02-10T08:43:07.000Z', source: 'dump', lowerBound: true });
+    expect(r.findings.map((f) => [f.severity, `${f.object.kind}/${f.object.name}`])).toEqual([['error', 'EC2NodeClass/pinned']]);
+    const [f] = r.findings;
+    expect(f!.message).toMatch(/^EC2NodeClass pinned has been Ready=False for 3h11m: AMIsReady=False AMINotFound "AMISelector did not match any AMIs"/);
+    expect(f!.message).toContain('Not confirmed: no Nodes or NodeClaims or Events in the snapshot');
+    expect(f!.evidence[0]).toMatchObject({ path: '/status/conditions/0', source: expect.stringMatching(/ec2nodeclass-table-and-describe\.md:35$/) });
+    expect(r.notEvaluated).toEqual([]);
+  });
+
+  it('states the failure, without judging it, when nothing in the paste says how long it has lasted', async () => {
+    const r = await scanRule('nodeclass-not-ready', [`${FIXTURES}tickets/describe-ec2nodeclass.txt`]);
+    expect(r.findings).toEqual([]);
+    expect(r.notEvaluated).toEqual([]);
+    expect(r.run.notEvaluatedFor).toEqual([
+      {
+        ruleId: 'nodeclass-not-ready',
+        stated: true,
+        reason: expect.stringMatching(/^EC2NodeClass standard states SubnetsReady=False SubnetsNotFound "SubnetSelector did not match any Subnets"/),
+      },
+    ]);
+  });
+
+  it('still needs cluster state in a repository: a manifest without status shows no symptom', async () => {
+    const r = await scanRule('nodeclass-not-ready', [`${FIXTURES}rules/nodeclass-not-ready/missing`]);
+    expect(r.findings).toEqual([]);
+    expect(r.notEvaluated.map((n) => n.reason)).toEqual([expect.stringMatching(/^no Nodes or NodeClaims or Events in the snapshot/)]);
+  });
+});
+
+describe('nodepool-limits-reached on the pool and a Pending pod', () => {
+  it('fires on the pool status at its limit with no Nodes, NodeClaims or Events in the input', async () => {
+    const r = await scanRule('nodepool-limits-reached', [symptoms('nodepool-at-limit-pending-pod.md')]);
+    expect(r.findings.map((f) => [f.severity, `${f.object.kind}/${f.object.name}`])).toEqual([['warning', 'NodePool/builders']]);
+    expect(r.findings[0]!.message).toContain('has reached its limits (cpu 48 of 48)');
+    expect(r.findings[0]!.message).toContain('Not confirmed: no Nodes or NodeClaims or Events in the snapshot');
+  });
+
+  it('is not evaluated when the pool is under its limit: nothing but the confirming inputs could show more', async () => {
+    const under = await scanRule('nodepool-limits-reached', [symptoms('nodepool-under-limit-pending-pod.md')]);
+    expect(under.findings).toEqual([]);
+    expect(under.notEvaluated.map((n) => n.reason)).toEqual([expect.stringMatching(/^no Nodes or NodeClaims or Events in the snapshot/)]);
+  });
+});
