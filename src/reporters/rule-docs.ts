@@ -43,6 +43,12 @@ function rulePage(rule: Rule): string {
         'such a finding says "from logs only" or "from events only", with the command that would confirm it.',
     );
   }
+  if (m.symptomIn?.length && m.requiresAnyOf?.length) {
+    parts.push(
+      `## On the symptom alone\n\nFires on what ${m.symptomIn.map((r) => INPUTS[r].plural).join(' or ')} show of themselves when ` +
+        `${m.requiresAnyOf.map((r) => INPUTS[r].plural).join(', ')} are not in the input; such a finding says what would confirm it.`,
+    );
+  }
   if (m.options && Object.keys(m.options).length) {
     const rows = Object.entries(m.options).map(
       ([k, o]) => `| \`${k}\` | ${o.type} | \`${o.default}\` | ${o.description.replace(/\|/g, '\\|')} | \`--rule-option ${m.id}.${k}=VALUE\` |`,
