@@ -7,11 +7,17 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..');
 const BIN = join(ROOT, 'bin', 'karpdoctor.js');
 const DAY1 = join(ROOT, 'fixtures', 'example-cluster');
+
+const schema = (name: string) => JSON.parse(readFileSync(join(ROOT, 'docs', name), 'utf8'));
+const ajv = new Ajv2020({ allErrors: true, strict: true, validateFormats: false });
+ajv.addSchema(schema('report.schema.json'));
+const validDiff = ajv.compile(schema('diff.schema.json'));
 
 function run(args: string[]) {
   const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', COLUMNS: '100' } });
@@ -64,6 +70,7 @@ describe('karpdoctor diff of two dumps', () => {
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     const report = JSON.parse(r.stdout);
+    expect(validDiff(report), JSON.stringify(validDiff.errors)).toBe(true);
     const label = (f: { change: string; ruleId: string; object: { kind: string; name: string } }) =>
       `${f.change} ${f.ruleId} ${f.object.kind}/${f.object.name}`;
     expect(report.findings.map(label).sort()).toEqual([
@@ -113,6 +120,7 @@ describe('karpdoctor diff of two saved JSON reports', () => {
     const report = JSON.parse(run(['diff', before, after, '--format', 'json']).stdout);
     expect(report.summary).toEqual({ introduced: 1, resolved: 1, unchanged: 4 });
     expect(report.specChanges).toBeNull();
+    expect(validDiff(report), JSON.stringify(validDiff.errors)).toBe(true);
     expect(report.before.fromReport).toBe(true);
     expect(run(['diff', before, after]).stdout).toContain('Configuration changes: not compared (a side is a saved report');
   });
