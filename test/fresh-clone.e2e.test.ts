@@ -68,7 +68,7 @@ function git(args: string[], cwd: string): string {
 function expectExampleReport(r: Ran): void {
   expect(r.stderr).not.toMatch(/\n\s+at .+:\d+:\d+\)?\n/);
   expect(r.code, r.stderr.slice(-2000)).toBe(1);
-  for (const rule of EXAMPLE_RULES) expect(r.stdout).toMatch(new RegExp(`^ERROR ${rule} `, 'm'));
+  for (const rule of EXAMPLE_RULES) expect(r.stdout).toMatch(new RegExp(`^ERROR ${rule}(?: |$)`, 'm'));
   expect(r.stdout).toMatch(/\n4 error\(s\), 1 warning\(s\), 0 info/);
 }
 
