@@ -5,6 +5,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Probes chromium and the SARIF validator once: tests that need a missing one are skipped, except under CI=true.
+    globalSetup: ['test/support/global-setup.ts'],
     // End-to-end tests spawn the built binary; archives and big lists take a moment on a 2-core machine.
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 
-const CHROMIUM = '/usr/bin/chromium';
+export const CHROMIUM = '/usr/bin/chromium';
 
 // Nothing the browser does on its own (updates, sync, field trials, QUIC probes) may reach the network or make the
 // request log lie about what the page asked for. The sandbox needs user namespaces that containers and root lack.

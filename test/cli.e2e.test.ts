@@ -3,7 +3,7 @@
  * `npm test` builds dist/ first (pretest), so these run against what `npx karpdoctor` would run.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -318,22 +318,9 @@ describe('karpdoctor (built binary)', () => {
   });
 });
 
+// The README's opening commands are run in a fresh clone by fresh-clone.e2e.test.ts.
 describe('README', () => {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-
-  it('opens with the two commands a newcomer needs, and both are true', () => {
-    const firstBlock = /```(?:sh|bash|shell)?\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
-    const commands = firstBlock.split('\n').filter((l) => l.trim() && !l.trim().startsWith('#'));
-    expect(commands).toEqual([expect.stringMatching(/^npm ci && npx karpdoctor scan fixtures\//), 'npm test']);
-    const scanArgs = commands[0]!.replace(/^npm ci && npx karpdoctor /, '').split(/\s+/);
-    expect(existsSync(join(ROOT, scanArgs[1]!))).toBe(true);
-    const r = run(scanArgs);
-    expect(r.code).toBe(1);
-    noStackTrace(r.stderr);
-    expect(r.stdout).toMatch(/uninitialized-taint-lingering/);
-    expect(r.stdout).toMatch(/node-unhealthy-not-repaired/);
-    expect(r.stdout).toMatch(/storageclass-immediate-binding/);
-  });
 
   it('carries the rule catalog as `karpdoctor rules --format markdown` generates it, each rule linked to its page', () => {
     const generated = run(['rules', '--format', 'markdown']).stdout.trim();

@@ -101,7 +101,10 @@ describe('HTML report of fixtures/mixed-incidents', () => {
     );
     const sources = select(inside, 'cite').map((c) => c.text);
     const finding = p.report.findings.find((f) => f.ruleId === 'pod-do-not-disrupt-blocks-node')!;
-    expect(sources).toEqual(finding.evidence.map((e) => e.source));
+    // The controller's version and gates are the header's; the JSON keeps them in the finding for machines.
+    const controllerFacts = finding.evidence.filter((e) => e.object?.kind === 'Deployment' && e.object.name === 'karpenter');
+    expect(controllerFacts.map((e) => e.note)).toEqual([expect.stringMatching(/^Karpenter v[\d.]+ from image$/), 'feature gates']);
+    expect(sources).toEqual(finding.evidence.filter((e) => !controllerFacts.includes(e)).map((e) => e.source));
     expect(sources.every((s) => /^\/.*mixed-incidents\/.*:\d+$/.test(s))).toBe(true);
     expect(select(inside, 'pre', { class: 'fix' })[0]!.text).toBe(finding.fix);
   });

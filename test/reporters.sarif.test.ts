@@ -2,9 +2,7 @@
  * `--format sarif`: checked by the official validator (`sarif-multitool validate`, spec/cli.md § SARIF quality), and
  * result by result against the GateView it renders: locations, regions, fingerprints, suppressions, notifications.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -15,18 +13,17 @@ import { FINGERPRINT_KEY, GITHUB_FINGERPRINT_KEY, MAX_RESULTS, renderSarif } fro
 import { RULES } from '../src/rules/index.js';
 import { lineInObject } from './rules/fixture-helpers.js';
 import { gateScan } from './support/gate.js';
+import { runSarifValidator, skipWithout } from './support/machine-tools.js';
 import { gateFinding, ODD_FILE, reporterInputs, reportOf } from './support/gate-view.js';
 import { FIXTURES } from './support/scan.js';
 
 /** SARIF is checked as the plain JSON a consumer reads. */
 type Json = any;
 
-const VALIDATOR: string = createRequire(import.meta.url)('@microsoft/sarif-multitool');
-
 /** The validator's own findings about the files, as `level ruleId: message`. */
 function validate(files: string[], ruleKinds?: string): string[] {
   const out = join(mkdtempSync(join(tmpdir(), 'karpdoctor-sarif-report-')), 'report.sarif');
-  execFileSync(VALIDATOR, ['validate', ...files, '-o', out, '--log', 'ForceOverwrite', ...(ruleKinds ? ['--rule-kind', ruleKinds] : [])], { stdio: 'pipe' });
+  runSarifValidator(['validate', ...files, '-o', out, '--log', 'ForceOverwrite', ...(ruleKinds ? ['--rule-kind', ruleKinds] : [])]);
   const run = JSON.parse(readFileSync(out, 'utf8')).runs[0];
   const rules: Json[] = run.tool.driver.rules ?? [];
   return (run.results ?? []).map((r: Json) => {
@@ -56,7 +53,7 @@ beforeAll(async () => {
   mixedSarif = renderSarif(reportOf(mixed.report, mixed.gate), mixed.gate, RULES, { baseDir: FIXTURES });
 }, 60_000);
 
-describe('the official validator', () => {
+describe.skipIf(skipWithout('sarifValidator'))('the official validator', () => {
   it('finds no error and no warning in a manifest-repo log or in a cluster-dump log', () => {
     const files = [writeTemp('repo.sarif', sarif), writeTemp('dump.sarif', mixedSarif)];
     const problems = validate(files);

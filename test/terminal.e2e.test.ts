@@ -182,6 +182,40 @@ describe('--brief never repeats the object', () => {
   });
 });
 
+describe('the header says the controller facts once (example-cluster)', () => {
+  const IMAGE = '/spec/template/spec/containers/0/image';
+  const GATES = '/spec/template/spec/containers/0/env/12/value';
+
+  it('the terminal report states version, image and gates in its header and in no finding', () => {
+    const out = scan(['fixtures/example-cluster'], { COLUMNS: '200' }).stdout;
+    const [head, ...blocks] = out.split(/\n(?=(?:ERROR|WARNING|INFO) )/);
+    expect(squash(head!)).toMatch(
+      /Karpenter v1\.2\.1 \(image public\.ecr\.aws\/karpenter\/controller:1\.2\.1@sha256:8e8f5c14b5b9\.\.\. \(Deployment kube-system\/karpenter, fixtures\/example-cluster\/kube-system\/deployments\.json:720\)\); feature gates: NodeRepair=false, SpotToSpotConsolidation=false \(set by env FEATURE_GATES\)/,
+    );
+    expect(blocks).toHaveLength(5);
+    for (const block of blocks) {
+      expect(block).toMatch(/\n {2}Evidence:\n {2}- /);
+      expect(block).not.toContain('Deployment kube-system/karpenter');
+      expect(block).not.toContain('sha256:');
+    }
+  });
+
+  it('the JSON report keeps them in every finding that rests on them', () => {
+    const json = JSON.parse(scan(['fixtures/example-cluster', '--format', 'json'], {}).stdout) as {
+      findings: Array<{ ruleId: string; evidence: Array<{ object: { kind: string; name: string } | null; path: string | null }> }>;
+    };
+    const withFacts = json.findings.filter((f) =>
+      [IMAGE, GATES].every((path) => f.evidence.some((e) => e.object?.kind === 'Deployment' && e.object.name === 'karpenter' && e.path === path)),
+    );
+    expect(withFacts.map((f) => f.ruleId).sort()).toEqual([
+      'node-unhealthy-not-repaired',
+      'storageclass-immediate-binding',
+      'unhealthy-node-freezes-budget',
+      'uninitialized-taint-lingering',
+    ]);
+  });
+});
+
 describe('withoutObjectEcho', () => {
   const pool = { kind: 'NodePool', namespace: null, name: 'gpu-spot' };
   const pod = { kind: 'Pod', namespace: 'data', name: 'orders-db-3' };

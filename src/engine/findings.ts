@@ -116,7 +116,29 @@ function recordsBasis(input: FindingInput): 'logs' | 'events' | 'logs and events
   return logs && events ? 'logs and events' : logs ? 'logs' : 'events';
 }
 
+const HEADER_FACT = Symbol('header-fact');
+
+/** Evidence the report header states once (EvidenceInput.headerFact), kept off the JSON contract like the anchor. */
+function isHeaderFact(e: Evidence): boolean {
+  return (e as Evidence & { [HEADER_FACT]?: true })[HEADER_FACT] === true;
+}
+
+/**
+ * The evidence a people-facing report lists under a finding: without what its header already states, unless that is
+ * all the finding rests on.
+ */
+export function evidenceBesideHeader(f: Finding): Evidence[] {
+  const own = f.evidence.filter((e) => !isHeaderFact(e));
+  return own.length ? own : f.evidence;
+}
+
 function buildEvidence(e: EvidenceInput, snapshot: Snapshot): Evidence {
+  const built = buildEvidenceFields(e, snapshot);
+  if (e.headerFact) Object.defineProperty(built, HEADER_FACT, { value: true, enumerable: false });
+  return built;
+}
+
+function buildEvidenceFields(e: EvidenceInput, snapshot: Snapshot): Evidence {
   const note = e.note ? { note: e.note } : {};
   if (e.event) {
     const ev = e.event;

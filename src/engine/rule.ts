@@ -117,6 +117,11 @@ export interface EvidenceInput {
    * inside it that is computed when applied does not make the finding unknown.
    */
   presenceOnly?: boolean;
+  /**
+   * A fact the report header already states (the controller's version and where it was read, its feature gates): the
+   * terminal and HTML reports show it there once instead of under every finding; JSON keeps it per finding.
+   */
+  headerFact?: true;
 }
 
 export interface FindingInput {

@@ -11,6 +11,7 @@ import { formatBytes, formatCpu } from '../kube/units.js';
 import type { SkippedInput } from '../kube/types.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { formatVersion } from '../kube/version.js';
+import { displayName } from '../kube/fields.js';
 
 const SCHEMA_VERSION = 1;
 
@@ -42,6 +43,8 @@ export interface ReportContext {
   referenceTimeText: string;
   referenceTimeSource: string;
   karpenterVersionSource: string | null;
+  /** Which feature gates are set explicitly, and where (findings leave this to the header): `NodeRepair set by env FEATURE_GATES`. */
+  featureGatesSource: string | null;
   notes: string[];
   filesRead: number;
   objectCount: number;
@@ -122,6 +125,7 @@ export function reportContext(snapshot: Snapshot, run: RunResult, rules: readonl
               ? 'the input shows ages only, no absolute time: times are shown as ages before the paste was taken (pass --now with the time the commands ran)'
               : 'wall clock (no time in the input)',
     karpenterVersionSource: c.versionEvidence ?? null,
+    featureGatesSource: featureGatesSource(snapshot),
     notes: [
       ...(c.note ? [c.note] : []),
       ...(snapshot.agesAnchored ? [agesNote(snapshot)] : []),
@@ -146,6 +150,30 @@ export function reportContext(snapshot: Snapshot, run: RunResult, rules: readonl
     reclaim: reclaimViews(snapshot, run, rules),
     manifestMode: snapshot.desiredStateOnly,
   };
+}
+
+function featureGatesSource(snapshot: Snapshot): string | null {
+  const c = snapshot.controller;
+  const at = c.featureGatesAt;
+  const set = Object.keys(c.featureGates);
+  if (!at || !set.length) return null;
+  // Name the gates only when some of those shown are release defaults.
+  const which = set.length === Object.keys({ ...DEFAULT_GATES, ...c.featureGates }).length ? 'set' : `${set.join(', ')} set`;
+  if (at.object === c.versionAt?.object) return `${which} by ${at.where}`;
+  const p = snapshot.provenance(at.object);
+  const file = p ? `, ${p.source}${p.line ? `:${p.line}` : ''}` : '';
+  return `${which} by ${at.where} (${at.object.kind} ${at.object.metadata.namespace ? `${at.object.metadata.namespace}/` : ''}${displayName(at.object)}${file})`;
+}
+
+/** The header's Karpenter line, in the terminal and HTML reports: the version, where it was read, the feature gates. */
+export function karpenterHeaderText(s: ScanReport['snapshot'], ctx: ReportContext): string {
+  const gates = Object.entries(s.featureGates)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(', ');
+  const gatesSet = ctx.featureGatesSource ? ` (${ctx.featureGatesSource})` : '';
+  return s.karpenterVersion
+    ? `v${s.karpenterVersion}${ctx.karpenterVersionSource ? ` (${ctx.karpenterVersionSource})` : ''}; feature gates: ${gates}${gatesSet}`
+    : `version unknown (no controller Deployment/Pod or Karpenter Helm values in the input; pass --karpenter-version); feature gates assumed: ${gates}${gatesSet}`;
 }
 
 /** Nodes pasted without their labels: per-node rules did not judge them, which is not a pass. */

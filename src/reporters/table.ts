@@ -4,12 +4,12 @@
  */
 import { Chalk, type ChalkInstance } from 'chalk';
 import Table from 'cli-table3';
-import type { Finding } from '../engine/findings.js';
+import { evidenceBesideHeader, type Finding } from '../engine/findings.js';
 import type { GateView } from '../engine/gate.js';
 import type { Severity } from '../engine/rule.js';
 import { formatBytes, formatCpu } from '../kube/units.js';
 import { renderGrid, type GridSpec } from './grid.js';
-import type { ReclaimView, ReportContext, ScanReport } from './report.js';
+import { karpenterHeaderText, type ReclaimView, type ReportContext, type ScanReport } from './report.js';
 import { toAscii } from './glyphs.js';
 import { displayWidth, wrapText } from './wrap.js';
 import { entryKey, objectsNotJudged } from './not-evaluated.js';
@@ -113,9 +113,6 @@ export function withoutObjectEcho(message: string, o: { kind: string; namespace?
 function header(report: ScanReport, ctx: ReportContext, pen: Pen): string {
   const { c, t, width } = pen;
   const s = report.snapshot;
-  const gates = Object.entries(s.featureGates)
-    .map(([k, v]) => `${k}=${v}`)
-    .join(', ');
   const counts = Object.entries(s.counts)
     .filter(([, n]) => n > 0)
     .map(([k, n]) => `${k} ${n}`)
@@ -126,12 +123,7 @@ function header(report: ScanReport, ctx: ReportContext, pen: Pen): string {
       `${s.sources.map((src) => (src === '-' ? '<stdin>' : src)).join(', ') || '(none)'} — ${ctx.filesRead} file(s) read, ${ctx.objectCount} object(s)`,
     ],
     ['Reference time', `${ctx.referenceTimeText} (${ctx.referenceTimeSource})`],
-    [
-      'Karpenter',
-      s.karpenterVersion
-        ? `v${s.karpenterVersion} (${ctx.karpenterVersionSource}); feature gates: ${gates}`
-        : `version unknown (no controller Deployment/Pod or Karpenter Helm values in the input; pass --karpenter-version); feature gates assumed: ${gates}`,
-    ],
+    ['Karpenter', karpenterHeaderText(s, ctx)],
     ['Objects', counts || 'none'],
   ];
   if (ctx.logRecords) rows.push(['Logs', `${ctx.logRecords} Karpenter controller log line(s) read`]);
@@ -159,7 +151,7 @@ function findingBlock(f: Finding, pen: Pen): string {
       : `${sev} ${c.bold(f.ruleId)}\n${' '.repeat(SEVERITY_WORD[f.severity].length + 1)}${c.bold(object)}`;
   const lines = [...wrapText(t(f.message), body), '', c.dim('Evidence:')];
   const bullet = pen.ascii ? '-' : '•';
-  for (const e of f.evidence) {
+  for (const e of evidenceBesideHeader(f)) {
     const what = e.object ? `${objectText(e.object)}${e.path ? ` ${e.path}` : ''}` : '';
     const value = formatValue(e.value, pen.ascii);
     const tail = `${e.note ? ` — ${e.note}` : ''} [${e.source}]`;

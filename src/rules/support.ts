@@ -65,25 +65,30 @@ export function karpenterFacts(controller: ControllerInfo): KarpenterVersionFact
     coreAtLeast: (min) => (v ? atLeast(controller.versionIsCore ? v : coreVersionOf(v), min) : undefined),
     gate: (name, defaultValue) =>
       name in controller.featureGates ? { value: controller.featureGates[name]!, explicit: true } : { value: defaultValue, explicit: false },
-    evidence: () => {
-      const out: EvidenceInput[] = [];
-      const from = `Karpenter ${v ? `v${formatVersion(v)}` : 'version'} from ${controller.versionSource}`;
-      if (controller.versionAt && controller.versionEvidence) out.push(anchorEvidence(controller.versionAt, from));
-      else if (controller.versionFileAt && v) out.push({ value: formatVersion(v), source: controller.versionFileAt, note: from });
-      else if (controller.versionEvidence) {
-        out.push({ value: controller.versionEvidence, note: controller.versionSource === 'flag' ? 'Karpenter version from the command line' : from });
-      }
-      if (controller.featureGatesAt && Object.keys(controller.featureGates).length) {
-        out.push({
-          ...anchorEvidence(controller.featureGatesAt, 'feature gates'),
-          value: Object.entries(controller.featureGates)
-            .map(([k, b]) => `${k}=${b}`)
-            .join(','),
-        });
-      }
-      return out;
-    },
+    // The header states these facts; the people-facing reports show them there once (EvidenceInput.headerFact).
+    evidence: () => versionEvidence(controller).map((e) => ({ ...e, headerFact: true as const })),
   };
+}
+
+/** Where the version and the explicitly set feature gates were read. */
+function versionEvidence(controller: ControllerInfo): EvidenceInput[] {
+  const v = controller.version;
+  const out: EvidenceInput[] = [];
+  const from = `Karpenter ${v ? `v${formatVersion(v)}` : 'version'} from ${controller.versionSource}`;
+  if (controller.versionAt && controller.versionEvidence) out.push(anchorEvidence(controller.versionAt, from));
+  else if (controller.versionFileAt && v) out.push({ value: formatVersion(v), source: controller.versionFileAt, note: from });
+  else if (controller.versionEvidence) {
+    out.push({ value: controller.versionEvidence, note: controller.versionSource === 'flag' ? 'Karpenter version from the command line' : from });
+  }
+  if (controller.featureGatesAt && Object.keys(controller.featureGates).length) {
+    out.push({
+      ...anchorEvidence(controller.featureGatesAt, 'feature gates'),
+      value: Object.entries(controller.featureGates)
+        .map(([k, b]) => `${k}=${b}`)
+        .join(','),
+    });
+  }
+  return out;
 }
 
 /** Evidence for a controller setting, wherever ControllerInfo found it (Deployment env, Helm values key). */

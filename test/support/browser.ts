@@ -9,7 +9,7 @@ import { launchChromium, type ChromiumSession } from '../../scripts/chromium.mjs
 
 export type { ChromiumSession };
 
-/** Launch, or fail with what to do about it: a missing browser must fail the test file, never skip it. */
+/** Launch, or fail with what to do about it (tests skip without chromium only outside CI: support/machine-tools.ts). */
 export async function startBrowser(): Promise<ChromiumSession> {
   try {
     return await launchChromium();

@@ -1,5 +1,5 @@
 /** The findings of the HTML report: filters, then one article per finding with its evidence, fix and timeline. */
-import { SEVERITY_RANK, type Evidence, type Finding } from '../../engine/findings.js';
+import { evidenceBesideHeader, SEVERITY_RANK, type Evidence, type Finding } from '../../engine/findings.js';
 import type { Severity } from '../../engine/rule.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 import { attrs, esc } from './escape.js';
@@ -51,7 +51,9 @@ function article(f: Finding, pools: string[], index: number, snapshot: Snapshot,
     `<p class="message">${esc(f.message)}</p>`,
     pools.length ? `<p class="pools">NodePool: ${esc(pools.join(', '))}</p>` : '',
     '<h4>Evidence</h4>',
-    `<ul class="evidence">\n${f.evidence.map((e) => `<li>${evidenceItem(e)}</li>`).join('\n')}\n</ul>`,
+    `<ul class="evidence">\n${evidenceBesideHeader(f)
+      .map((e) => `<li>${evidenceItem(e)}</li>`)
+      .join('\n')}\n</ul>`,
     related.length ? `<p class="related">Related: ${esc(related.join(', '))}</p>` : '',
     '<h4>Fix</h4>',
     `<pre class="fix">${esc(f.fix)}</pre>`,

@@ -1,5 +1,5 @@
 /** The document around the sections: head (CSP, style), the summary header, the data block and the script. */
-import type { ReportContext, ScanReport } from '../report.js';
+import { karpenterHeaderText, type ReportContext, type ScanReport } from '../report.js';
 import { attrs, esc } from './escape.js';
 import { FILTER_SCRIPT } from './filter-script.js';
 import { STYLE } from './style.js';
@@ -51,12 +51,7 @@ function summary(report: ScanReport, ctx: ReportContext): string {
   const sources = s.sources.length
     ? s.sources.map((src) => `<li><code>${esc(src === '-' ? '<stdin>' : src)}</code></li>`).join('')
     : '<li>the live cluster</li>';
-  const gates = Object.entries(s.featureGates)
-    .map(([k, v]) => `${k}=${v}`)
-    .join(', ');
-  const karpenter = s.karpenterVersion
-    ? `v${s.karpenterVersion}${ctx.karpenterVersionSource ? ` (${ctx.karpenterVersionSource})` : ''}; feature gates: ${gates}`
-    : `version unknown (no controller Deployment/Pod or Karpenter Helm values in the input; pass --karpenter-version); feature gates assumed: ${gates}`;
+  const karpenter = karpenterHeaderText(s, ctx);
   const read = `${ctx.filesRead} file(s), ${ctx.objectCount} object(s)${ctx.logRecords ? `, ${ctx.logRecords} Karpenter log line(s)` : ''}${ctx.refusalLines ? `, ${ctx.refusalLines} kubectl/Terraform error line(s)` : ''}${ctx.manifestMode ? ' (desired-state manifests)' : ''}`;
   const absent = s.absent.filter((a) => ctx.inputsUsed.includes(a));
   const stated = ctx.notEvaluatedFor.filter((n) => n.stated);

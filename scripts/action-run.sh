@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The scan step of the GitHub Action (action.yml), kept here so a test can run it with a fake GitHub environment.
+#
+# Reads INPUT_PATHS, INPUT_FAIL_ON, INPUT_CONFIG, INPUT_BASELINE, INPUT_SARIF and INPUT_ARGS; writes the SARIF file, the
+# Markdown report to $GITHUB_STEP_SUMMARY, and `errors`, `warnings`, `infos`, `findings`, `sarif` and `exit-code` to
+# $GITHUB_OUTPUT. A failed gate (exit 1) exits 0 here so the SARIF upload still runs; the action's last step fails the
+# job with `exit-code`. An unusable run (exit 2: a bad path, config or baseline) exits 2 at once.
+#
+# KARPDOCTOR_COMMAND is how karpdoctor is run: the action passes `npx --yes karpdoctor@VERSION`, the test the local build.
+# No `set -u`: macOS runners' bash 3.2 calls an empty array unbound.
+set -o pipefail
+
+: "${KARPDOCTOR_COMMAND:?set by action.yml, e.g. npx --yes karpdoctor@0.1.0}"
+: "${GITHUB_OUTPUT:?not running under GitHub Actions: GITHUB_OUTPUT is not set}"
+: "${GITHUB_STEP_SUMMARY:?not running under GitHub Actions: GITHUB_STEP_SUMMARY is not set}"
+
+# Paths and extra arguments are split on whitespace (one or several per line), as a workflow writes them.
+read -r -d '' -a karpdoctor <<<"$KARPDOCTOR_COMMAND"
+read -r -d '' -a paths <<<"${INPUT_PATHS:-.}"
+read -r -d '' -a extra <<<"${INPUT_ARGS:-}"
+# By default outside the workspace: a report written into the scanned tree would be read by the next scan.
+sarif="${INPUT_SARIF:-${RUNNER_TEMP:-${TMPDIR:-/tmp}}/karpdoctor.sarif}"
+mkdir -p "$(dirname "$sarif")"
+
+options=()
+[ -n "${INPUT_CONFIG:-}" ] && options+=(--config "$INPUT_CONFIG")
+[ -n "${INPUT_BASELINE:-}" ] && options+=(--baseline "$INPUT_BASELINE")
+options+=("${extra[@]}")
+
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+
+# The gate: SARIF for code scanning, exit code at --fail-on (or failOn of the config when the input is empty).
+gate=()
+[ -n "${INPUT_FAIL_ON:-}" ] && gate=(--fail-on "$INPUT_FAIL_ON")
+"${karpdoctor[@]}" scan "${paths[@]}" "${options[@]}" "${gate[@]}" --format sarif --output "$sarif"
+status=$?
+if [ "$status" -ge 2 ]; then
+  echo "::error title=karpdoctor::the scan could not run (exit $status): see the message above"
+  echo "exit-code=$status" >>"$GITHUB_OUTPUT"
+  exit "$status"
+fi
+
+# One format per run: the job summary and the counts come from two more scans of the same files, which never fail.
+"${karpdoctor[@]}" scan "${paths[@]}" "${options[@]}" --fail-on none --format markdown --output "$scratch/summary.md" &&
+  cat "$scratch/summary.md" >>"$GITHUB_STEP_SUMMARY"
+"${karpdoctor[@]}" scan "${paths[@]}" "${options[@]}" --fail-on none --format json --output "$scratch/report.json" &&
+  node -e '
+    const { summary: s } = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+    console.log(`errors=${s.error}\nwarnings=${s.warning}\ninfos=${s.info}\nfindings=${s.error + s.warning + s.info}`);
+  ' "$scratch/report.json" >>"$GITHUB_OUTPUT"
+
+{
+  echo "sarif=$sarif"
+  echo "exit-code=$status"
+} >>"$GITHUB_OUTPUT"
+exit 0
