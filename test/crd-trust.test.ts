@@ -4,7 +4,7 @@
  * other input. The release is served by a local server on 127.0.0.1; nothing reaches the network.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -17,7 +17,7 @@ const V121 = parseVersion('1.2.1')!;
 const ERROR_PAGE = '<!DOCTYPE html>\n<html><head><title>Sign in to the proxy</title></head><body>Session expired</body></html>\n';
 
 /** What the test server answers for a path other than a release file. */
-type Override = (path: string, res: import('node:http').ServerResponse) => boolean;
+type Override = (path: string, res: ServerResponse) => boolean;
 
 describe('downloaded and cached release CRDs', () => {
   let server: Server;
