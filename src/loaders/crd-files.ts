@@ -64,7 +64,7 @@ function walk(dir: string): string[] {
 }
 
 /** The CRDs of one file's text; a chart's Helm actions are rendered away first (see `withoutHelmActions`). */
-export function readCrdText(text: string, source: string): CrdRead {
+function readCrdText(text: string, source: string): CrdRead {
   const out: CrdRead = { crds: [], skipped: [] };
   const decoded = decodeYaml(text.includes('{{') ? withoutHelmActions(text) : text);
   if ('reason' in decoded) {
