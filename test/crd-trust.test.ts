@@ -3,7 +3,7 @@
  * reported and replaced, the download stays on HTTPS and one host, and `--crds` files get the YAML limits of every
  * other input. The release is served by a local server on 127.0.0.1; nothing reaches the network.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -154,5 +154,22 @@ describe('--crds files get the YAML limits of every input', () => {
     const read = readCrdPath(d);
     expect(read.crds).toEqual([]);
     expect(read.skipped).toEqual([{ source: join(d, 'deep.yaml'), line: 5, reason: expect.stringMatching(/^YAML: nesting exceeded maxDepth \(100\)/) }]);
+  });
+});
+
+describe('--crds folder is the boundary', () => {
+  it('reads a linked CRD inside the folder, and names a link that leaves it instead of reading it', () => {
+    const outside = mkdtempSync(join(tmpdir(), 'karpdoctor-crds-outside-'));
+    writeFileSync(join(outside, 'secret.yaml'), 'password: planted\n');
+    const d = mkdtempSync(join(tmpdir(), 'karpdoctor-crds-links-'));
+    mkdirSync(join(d, 'crds'));
+    writeFileSync(join(d, 'crds', 'nodeclaims.yaml'), readFileSync(join(RELEASE, 'v1.2.1/pkg/apis/crds/karpenter.sh_nodeclaims.yaml')));
+    symlinkSync(join('crds', 'nodeclaims.yaml'), join(d, 'alias.yaml'));
+    symlinkSync(join(outside, 'secret.yaml'), join(d, 'secret.yaml'));
+    const read = readCrdPath(d);
+    expect(read.crds.map((c) => c.metadata.name)).toEqual(['nodeclaims.karpenter.sh', 'nodeclaims.karpenter.sh']);
+    expect(read.skipped).toEqual([
+      { source: join(d, 'secret.yaml'), reason: `symlink to ${join(realpathSync(outside), 'secret.yaml')} leaves the --crds folder ${d}: not followed` },
+    ]);
   });
 });

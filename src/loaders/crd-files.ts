@@ -3,8 +3,8 @@
  * whose templates are CRDs with a few Helm actions), and from a downloaded release: objects only, with a reason for
  * every file or document that held none.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { join, sep } from 'node:path';
 import jsYaml from 'js-yaml';
 import { parseAllDocuments } from 'yaml';
 import { dig, isRecord, str } from '../kube/fields.js';
@@ -31,7 +31,7 @@ export function readCrdPath(path: string): CrdRead {
   const out: CrdRead = { crds: [], skipped: [] };
   const st = statSync(path, { throwIfNoEntry: false });
   if (!st) throw new Error(`--crds ${path}: no such file or directory`);
-  const files = st.isDirectory() ? walk(path) : [path];
+  const files = st.isDirectory() ? walk(path, { given: path, real: realpathSync(path) }, out.skipped) : [path];
   for (const file of files) {
     let text: string;
     try {
@@ -52,13 +52,26 @@ export function readCrdPath(path: string): CrdRead {
   return out;
 }
 
-function walk(dir: string): string[] {
+/** CRD files under `dir`; a symlink whose target leaves the `--crds` folder is named in `skipped`, not read. */
+function walk(dir: string, root: { given: string; real: string }, skipped: SkippedInput[]): string[] {
   const out: string[] = [];
   for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
     if (e.name.startsWith('.')) continue;
     const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...walk(p));
-    else if (CRD_FILE.test(e.name)) out.push(p);
+    if (e.isDirectory()) out.push(...walk(p, root, skipped));
+    else if (!CRD_FILE.test(e.name)) continue;
+    else if (!e.isSymbolicLink()) out.push(p);
+    else {
+      let real: string;
+      try {
+        real = realpathSync(p);
+      } catch (err) {
+        skipped.push({ source: p, reason: `cannot read: ${(err as Error).message}` });
+        continue;
+      }
+      if (real.startsWith(root.real.endsWith(sep) ? root.real : root.real + sep)) out.push(p);
+      else skipped.push({ source: p, reason: `symlink to ${real} leaves the --crds folder ${root.given}: not followed` });
+    }
   }
   return out;
 }
