@@ -3,7 +3,7 @@
  * download of a release's CRDs — served here by a local HTTP server, never the network — cached and then read offline.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +16,7 @@ const RELEASE = join(CASES, 'release');
 const RULE = 'karpenter-object-rejected';
 
 interface Report {
+  snapshot: { skipped: Array<{ source: string; reason: string }> };
   findings: Array<{ ruleId: string; object: { kind: string; name: string }; message: string; evidence: Array<{ source: string }> }>;
   notEvaluated: Array<{ ruleId: string; reason: string }>;
 }
@@ -28,7 +29,9 @@ function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | n
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code, report: JSON.parse(stdout || '{"findings":[],"notEvaluated":[]}') as Report, stderr }));
+    child.on('close', (code) =>
+      resolve({ code, report: JSON.parse(stdout || '{"snapshot":{"skipped":[]},"findings":[],"notEvaluated":[]}') as Report, stderr }),
+    );
   });
 }
 
@@ -94,6 +97,21 @@ describe('downloaded CRDs of the detected version', () => {
     expect(requests).toHaveLength(3);
     expect(summary(second.report)).toEqual(summary(first.report));
     expect(second.report.findings[0]!.message).toContain(`the CRDs of Karpenter v1.2.1, cached in ${dir}`);
+  });
+
+  it('a cache entry that is not the CRD its name says (an HTML page) is named in the skip list and downloaded again', async () => {
+    const cache = mkdtempSync(join(tmpdir(), 'karpdoctor-crd-cache-'));
+    const dir = join(cache, 'karpdoctor', 'crds', 'aws', 'v1.2.1');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'karpenter.k8s.aws_ec2nodeclasses.yaml'), '<html><body>502 Bad Gateway</body></html>\n');
+    const args = ['scan', join(CASES, 'missing'), '--karpenter-version', '1.2.1', '--rule', RULE, '--format', 'json'];
+    const r = await run(args, { KARPDOCTOR_CRDS_BASE_URL: base, XDG_CACHE_HOME: cache });
+    expect(r.report.snapshot.skipped).toContainEqual({
+      source: join(dir, 'karpenter.k8s.aws_ec2nodeclasses.yaml'),
+      reason: 'cached CRD ec2nodeclasses.karpenter.k8s.aws is an HTML or XML page, not a CustomResourceDefinition: discarded and downloaded again',
+    });
+    expect(summary(r.report)).toEqual(['NodePool/default fixtures/rules/karpenter-object-rejected/missing/nodepool.yaml:9']);
+    expect(readFileSync(join(dir, 'karpenter.k8s.aws_ec2nodeclasses.yaml'), 'utf8')).toContain('kind: CustomResourceDefinition');
   });
 
   it('a release that cannot be fetched, an unknown version or --no-crd-download: not evaluated, naming --crds', async () => {

@@ -140,14 +140,14 @@ describe('directories and files', () => {
     expect(reason(w, missing)).toBe('no such file or directory');
   });
 
-  it('follows symlinks but reports loops, broken links and second visits instead of hanging', async () => {
+  it('follows symlinks inside the scanned folder but reports loops, broken links and second visits instead of hanging', async () => {
     const links = join(root, 'links');
     await put(join(links, 'real', 'x.yaml'), 'x');
-    await put(join(root, 'outside.yaml'), 'outside');
+    await put(join(links, 'shared.yaml'), 'shared');
     await symlink('..', join(links, 'real', 'loop'));
     await symlink('real', join(links, 'alias'));
     await symlink('nowhere.yaml', join(links, 'broken'));
-    await symlink(join('..', 'outside.yaml'), join(links, 'file-link.yaml'));
+    await symlink('shared.yaml', join(links, 'file-link.yaml'));
     await symlink('self-b', join(links, 'self-a'));
     await symlink('self-a', join(links, 'self-b'));
 
@@ -160,13 +160,40 @@ describe('directories and files', () => {
       `skip:${join(links, 'real')}`,
       `skip:${join(links, 'self-a')}`,
       `skip:${join(links, 'self-b')}`,
+      `skip:${join(links, 'shared.yaml')}`,
     ]);
     expect(reason(w, join(links, 'alias', 'loop'))).toBe(`symlink loop: ${join(links, 'alias', 'loop')} points back to ${links}`);
     expect(reason(w, join(links, 'broken'))).toBe('broken symlink: points to nowhere.yaml, which does not exist');
     expect(reason(w, join(links, 'real'))).toBe(`already read as ${join(links, 'alias')} (same directory)`);
     expect(reason(w, join(links, 'self-a'))).toMatch(/^symlink loop: .*self-a -> self-b never resolves/);
-    expect(await text(file(w, join(links, 'file-link.yaml')))).toBe('outside');
+    expect(await text(file(w, join(links, 'file-link.yaml')))).toBe('shared');
     expect(file(w, join(links, 'alias', 'x.yaml')).relPath).toBe('alias/x.yaml');
+  });
+
+  it('never follows a symlink out of the scanned folder, and names each one in the skip list', async () => {
+    const outside = join(root, 'not-scanned');
+    await put(join(outside, 'shadow'), 'root:$6$planted:19000:0:99999:7:::');
+    await put(join(outside, 'conf', 'host.yaml'), 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: planted\n');
+    const repo = join(root, 'escaping-repo');
+    await put(join(repo, 'inside', 'pool.yaml'), 'pool');
+    await symlink(outside, join(repo, 'etc'));
+    await symlink(join('..', 'not-scanned', 'shadow'), join(repo, 'shadow.yaml'));
+    await symlink('etc', join(repo, 'via-inside-link'));
+    await symlink(join('..', '..', 'not-scanned', 'conf'), join(repo, 'inside', 'conf'));
+    await symlink('inside', join(repo, 'inside-alias'));
+
+    const w = await walk([repo]);
+    expect(w.files.map((f) => f.relPath)).toEqual(['inside/pool.yaml']);
+    expect(w.skipped).toEqual([
+      { source: join(repo, 'etc'), reason: `symlink to ${outside} leaves the scanned folder ${repo}: not followed` },
+      { source: join(repo, 'inside', 'conf'), reason: `symlink to ../../not-scanned/conf leaves the scanned folder ${repo}: not followed` },
+      { source: join(repo, 'inside-alias'), reason: `already read as ${join(repo, 'inside')} (same directory)` },
+      { source: join(repo, 'shadow.yaml'), reason: `symlink to ../not-scanned/shadow leaves the scanned folder ${repo}: not followed` },
+      { source: join(repo, 'via-inside-link'), reason: `symlink to etc leaves the scanned folder ${repo}: not followed` },
+    ]);
+    // What the user names on the command line is read wherever it points.
+    const direct = await walk([join(repo, 'etc')]);
+    expect(direct.files.map((f) => f.relPath)).toEqual(['conf/host.yaml', 'shadow']);
   });
 
   it('reports the same file given twice only once', async () => {

@@ -346,6 +346,19 @@ describe('bad input: reported with file and line, the rest still loads', () => {
     expect(await loadWith('blank.json', '\n\n  \n')).toEqual([{ file: 'blank.json', reason: 'empty file' }]);
   });
 
+  it('leading whitespace never hides content: a file blank for its first 64 KiB and more is read, not called empty', async () => {
+    const ns = (name: string) => `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${name}\n`;
+    const padded = write('padded/blank-lines.yaml', '\n'.repeat(70_000) + ns('after-blank-lines'));
+    // Spaces, tabs and a non-breaking space (multi-byte in UTF-8) across the 64 KiB mark, then a JSON list.
+    const json = `${' \t'.repeat(40_000)}\u00a0\n{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"after-spaces"}}]}\n`;
+    write('padded/spaces.json', json);
+    write('padded/only-blank.yaml', '\n  \t'.repeat(50_000));
+    const r = await loadInputs([join(dir, 'padded')]);
+    expect(names(r).sort()).toEqual(['Namespace/after-blank-lines', 'Namespace/after-spaces']);
+    expect(r.objects.find((o) => o.object.metadata.name === 'after-blank-lines')!.provenance).toEqual({ source: padded, line: 70_001 });
+    expect(reasons(r)).toEqual(['padded/only-blank.yaml empty file']);
+  });
+
   it('a YAML alias bomb is refused, not expanded', async () => {
     const bomb = [
       'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]',

@@ -191,10 +191,11 @@ describe('HTML report of a dump whose names and messages carry markup (fixtures/
       'node-do-not-disrupt-annotation',
       'node-unhealthy-not-repaired',
       'nodepool-limits-reached',
+      'nodepool-without-limits',
       'pod-do-not-disrupt-blocks-node',
       'unhealthy-node-freezes-budget',
     ]);
-    expect(select(p.els, 'article', { class: 'finding' })).toHaveLength(7);
+    expect(select(p.els, 'article', { class: 'finding' })).toHaveLength(8);
   });
 
   it('has only the elements and attributes the page itself writes', () => {

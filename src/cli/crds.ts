@@ -53,6 +53,7 @@ export async function provideCrds(snapshot: Snapshot, opts: { crds?: string; crd
     return;
   }
   const got = await releaseCrds(version);
+  snapshot.skipped.push(...got.notes);
   if ('error' in got)
     snapshot.denied.set(ABSENT, `${got.error}: pass --crds FILE|DIR (CRD manifests of Karpenter ${formatVersion(version)} or its karpenter-crd chart)`);
   else snapshot.useCrds(got.crds, got.origin);

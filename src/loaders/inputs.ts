@@ -2,9 +2,9 @@
  * Input discovery: turns the paths given to `karpdoctor scan` (files, directory trees, archives, `-` for stdin)
  * into a deterministic stream of virtual files, and everything that cannot be read into a SkippedInput.
  */
-import { readdir, readlink, stat } from 'node:fs/promises';
+import { readdir, readlink, realpath, stat } from 'node:fs/promises';
 import type { BigIntStats } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { basename, join, resolve, sep } from 'node:path';
 import { FileSource, MemorySource, READ_AHEAD_LIMIT, StreamReader, describeError, gunzip, isGzip, isInputProblem, type ByteSource } from './archive/bytes.js';
 import { isTarHeader, readTar, tarIn, tarInGzip } from './archive/tar.js';
 import { isZip, readZip } from './archive/zip.js';
@@ -28,6 +28,11 @@ interface Walk {
   seen: Map<string, string>;
   /** Directories on the path from the root to where the walk is, to tell a loop from a mere second link. */
   ancestors: Map<string, string>;
+  /**
+   * The folder being scanned, resolved: a symlink met inside it is followed only when its target is inside too, so a
+   * link to `/etc` or to a user's home in a dump or a repository never reads what the user did not ask to scan.
+   */
+  root?: { given: string; real: string };
   exclude?: WalkOptions['exclude'];
 }
 
@@ -37,8 +42,11 @@ export async function* walkInputs(paths: string[], opts: WalkOptions = {}): Asyn
   const walk: Walk = { seen: new Map(), ancestors: new Map(), ...(opts.exclude ? { exclude: opts.exclude } : {}) };
   let stdinRead = false;
   for (const typed of paths) {
-    if (typed !== '-') yield* visit(typed, null, walk);
-    else if (stdinRead) yield { source: STDIN, reason: 'stdin was already read (- given more than once)' };
+    if (typed !== '-') {
+      const real = await realpath(typed).catch(() => undefined);
+      walk.root = real === undefined ? undefined : { given: typed, real };
+      yield* visit(typed, null, walk);
+    } else if (stdinRead) yield { source: STDIN, reason: 'stdin was already read (- given more than once)' };
     else {
       stdinRead = true;
       yield* readStdin(opts.stdin ?? process.stdin);
@@ -46,8 +54,18 @@ export async function* walkInputs(paths: string[], opts: WalkOptions = {}): Asyn
   }
 }
 
-/** `rel` is the path inside the scanned root, null for a path given on the command line. */
-async function* visit(path: string, rel: string | null, walk: Walk): AsyncGenerator<Item> {
+/**
+ * `rel` is the path inside the scanned root, null for a path given on the command line (followed wherever it points:
+ * the user named it); `link`: the directory entry is a symbolic link.
+ */
+async function* visit(path: string, rel: string | null, walk: Walk, link = false): AsyncGenerator<Item> {
+  if (link && walk.root) {
+    const outside = await leavesRoot(path, walk.root);
+    if (outside) {
+      yield { source: path, reason: outside };
+      return;
+    }
+  }
   let st: BigIntStats;
   try {
     st = await stat(path, { bigint: true });
@@ -80,9 +98,11 @@ async function* visit(path: string, rel: string | null, walk: Walk): AsyncGenera
     yield { source: path, reason: `not a regular file (${fileType(st)})` };
     return;
   }
-  let names: string[];
+  let entries: Array<{ name: string; link: boolean }>;
   try {
-    names = (await readdir(path)).sort(); // code-unit order: the same on every machine and locale
+    entries = (await readdir(path, { withFileTypes: true }))
+      .map((e) => ({ name: e.name, link: e.isSymbolicLink() }))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)); // code-unit order: the same on every machine and locale
   } catch (err) {
     if (!isInputProblem(err)) throw err;
     yield { source: path, reason: `cannot read directory: ${describeError(err)}` };
@@ -90,15 +110,29 @@ async function* visit(path: string, rel: string | null, walk: Walk): AsyncGenera
   }
   if (id !== undefined) walk.ancestors.set(id, path);
   try {
-    for (const name of names) {
+    for (const { name, link } of entries) {
       const child = join(path, name);
       if (IGNORED_DIRS.has(name)) yield { source: child, reason: `ignored ${name} directory` };
       else if (walk.exclude?.test(resolve(child))) yield { source: child, reason: walk.exclude.why };
-      else yield* visit(child, rel === null ? name : `${rel}/${name}`, walk);
+      else yield* visit(child, rel === null ? name : `${rel}/${name}`, walk, link);
     }
   } finally {
     if (id !== undefined) walk.ancestors.delete(id);
   }
+}
+
+/** Why a symlink inside the scanned folder is not followed, or undefined when its target is inside too. */
+async function leavesRoot(path: string, root: { given: string; real: string }): Promise<string | undefined> {
+  let real: string;
+  try {
+    real = await realpath(path);
+  } catch {
+    return undefined; // broken or looping: stat() reports it with its reason
+  }
+  const inside = real === root.real || real.startsWith(root.real.endsWith(sep) ? root.real : root.real + sep);
+  if (inside) return undefined;
+  const target = await readlink(path).catch(() => real);
+  return `symlink to ${target} leaves the scanned folder ${root.given}: not followed`;
 }
 
 async function whyUnreachable(path: string, err: unknown): Promise<string> {

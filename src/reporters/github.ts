@@ -7,6 +7,7 @@ import type { GateFinding, GateView, SourceLocation } from '../engine/gate.js';
 import type { Severity } from '../engine/rule.js';
 import type { ScanReport } from './report.js';
 import { fileOf, relativePath } from './source-paths.js';
+import { visible } from './visible.js';
 
 const COMMAND: Record<Severity, 'error' | 'warning' | 'notice'> = { error: 'error', warning: 'warning', info: 'notice' };
 
@@ -54,7 +55,7 @@ function command(name: string, props: Record<string, string | number | undefined
     .filter(([, v]) => v !== undefined)
     .map(([k, v]) => `${k}=${escapeProperty(String(v))}`)
     .join(',');
-  return `::${name}${p ? ` ${p}` : ''}::${escapeData(message)}`;
+  return `::${name}${p ? ` ${p}` : ''}::${escapeData(visible(message))}`;
 }
 
 /** GitHub's workflow-command escaping (actions/toolkit `escapeData`). */

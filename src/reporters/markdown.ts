@@ -6,7 +6,7 @@
 import { SEVERITY_RANK, type Evidence } from '../engine/findings.js';
 import type { GateFinding, GateView } from '../engine/gate.js';
 import type { ReportContext, ScanReport } from './report.js';
-import { codeSpan, fence, inlineText } from './md.js';
+import { cellCode, codeSpan, fence, htmlText, inlineText } from './md.js';
 import { entryKey } from './not-evaluated.js';
 
 /** GitHub's comment limit, less room for the truncation note. */
@@ -89,16 +89,16 @@ function count(n: number, word: string): string {
 function tableRow(g: GateFinding): string {
   const f = g.finding;
   const severity = f.severity === 'error' ? '**error**' : f.severity;
-  const where = g.location ? codeSpan(`${g.location.source}:${g.location.line}`) : '—';
+  const where = g.location ? cellCode(`${g.location.source}:${g.location.line}`) : '—';
   const message = f.message.length > 300 ? `${f.message.slice(0, 299)}…` : f.message;
-  return `| ${severity} | ${codeSpan(f.ruleId)} | ${inlineText(objectLabel(f.object))} | ${where} | ${inlineText(message)} |`;
+  return `| ${severity} | ${cellCode(f.ruleId)} | ${inlineText(objectLabel(f.object))} | ${where} | ${inlineText(message)} |`;
 }
 
 function detailsBlock(g: GateFinding): string {
   const f = g.finding;
   const evidence = f.evidence.map((e) => `- ${evidenceLine(e)}`);
   return [
-    `<details><summary>${htmlCode(f.ruleId)} on ${inlineText(objectLabel(f.object))}${g.location ? ` at ${htmlCode(`${g.location.source}:${g.location.line}`)}` : ''}</summary>`,
+    `<details><summary>${htmlCode(f.ruleId)} on ${htmlText(objectLabel(f.object))}${g.location ? ` at ${htmlCode(`${g.location.source}:${g.location.line}`)}` : ''}</summary>`,
     '',
     inlineText(f.message),
     '',
@@ -115,10 +115,10 @@ function detailsBlock(g: GateFinding): string {
 }
 
 function evidenceLine(e: Evidence): string {
-  const what = e.object ? `${objectLabel(e.object)}${e.path ? ` ${codeSpan(e.path)}` : ''}` : '';
+  const what = e.object ? `${inlineText(objectLabel(e.object))}${e.path ? ` ${codeSpan(e.path)}` : ''}` : '';
   const value = e.value === null || e.value === undefined ? '(not set)' : typeof e.value === 'string' ? e.value : JSON.stringify(e.value);
   const shown = value.length > MAX_VALUE ? `${value.slice(0, MAX_VALUE - 1)}…` : value;
-  return `${inlineText(what)}${what ? ' = ' : ''}${codeSpan(shown.replace(/\r?\n/g, ' '))}${e.note ? ` — ${inlineText(e.note)}` : ''} (${codeSpan(e.source)})`;
+  return `${what}${what ? ' = ' : ''}${codeSpan(shown)}${e.note ? ` — ${inlineText(e.note)}` : ''} (${codeSpan(e.source)})`;
 }
 
 function objectLabel(o: { kind: string; namespace?: string | null; name: string }): string {
@@ -185,7 +185,7 @@ function folded(summary: string, items: string[]): string {
 }
 
 function htmlCode(text: string): string {
-  return `<code>${text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}</code>`;
+  return `<code>${htmlText(text)}</code>`;
 }
 
 function limited(items: string[]): string[] {

@@ -11,6 +11,7 @@ import { formatBytes, formatCpu } from '../kube/units.js';
 import { renderGrid, type GridSpec } from './grid.js';
 import { karpenterHeaderText, type ReclaimView, type ReportContext, type ScanReport } from './report.js';
 import { toAscii } from './glyphs.js';
+import { visible } from './visible.js';
 import { displayWidth, wrapText } from './wrap.js';
 import { entryKey, objectsNotJudged } from './not-evaluated.js';
 
@@ -48,7 +49,8 @@ export function renderTable(report: ScanReport, ctx: ReportContext, opts: TableO
     c: new Chalk({ level: opts.color ? 1 : 0 }),
     width: Math.max(MIN_WIDTH, opts.width),
     ascii,
-    t: ascii ? toAscii : (s) => s,
+    // Every text of the report passes here: input-derived names and messages show their invisible characters.
+    t: ascii ? (s) => toAscii(visible(s)) : visible,
   };
   const out = opts.brief ? briefReport(report, ctx, opts.gate, pen) : fullReport(report, ctx, opts, pen);
   // cli-table3 pads cells to their width: trailing blanks only make pasted reports wrap in narrow viewers.
@@ -75,9 +77,9 @@ const BRIEF_MESSAGE_MIN = 40;
 /** `[file:line: ]severity rule-id Kind/ns/name: message`, cut to the width; then the summary line. */
 function briefReport(report: ScanReport, ctx: ReportContext, gate: GateView | undefined, pen: Pen): string[] {
   const where = new Map<Finding, string>();
-  for (const g of gate?.findings ?? []) if (g.location) where.set(g.finding, `${g.location.source}:${g.location.line}: `);
+  for (const g of gate?.findings ?? []) if (g.location) where.set(g.finding, visible(`${g.location.source}:${g.location.line}: `));
   const lines = report.findings.map((f) => {
-    const obj = [f.object.kind, f.object.namespace, f.object.name].filter(Boolean).join('/');
+    const obj = visible([f.object.kind, f.object.namespace, f.object.name].filter(Boolean).join('/'));
     const message = pen.t(withoutObjectEcho(f.message.replace(/\s+/g, ' '), f.object));
     const head = `${where.get(f) ?? ''}${f.severity} ${f.ruleId} ${obj}: `;
     // A line without its message tells nothing: the message keeps a readable start even past the width.
@@ -162,7 +164,7 @@ function findingBlock(f: Finding, pen: Pen): string {
         ...value
           .replace(/\n+$/, '')
           .split('\n')
-          .map((l) => `    ${l}`.trimEnd()),
+          .map((l) => `    ${visible(l)}`.trimEnd()),
       );
       lines.push(...wrapText(t(`${e.note ? `${e.note} ` : ''}[${e.source}]`), body - 2).map((l) => `  ${l}`));
       continue;
@@ -216,8 +218,9 @@ function reclaimText(ctx: ReportContext, pen: Pen): string {
   const { c } = pen;
   const title = indented('Why these nodes are not reclaimed (first blocker first; details in the findings above):', '', pen).map((l) => c.bold(l));
   const rows = ctx.reclaim.map((v) => {
-    const [first, ...others] = v.blockers.map((b) => `${b.ruleId}${b.about ? `\non ${b.about}` : ''}`);
-    return { node: v.node, nodePool: v.nodePool, pool: v.nodePool ?? 'none', use: usageCell(v), first: first ?? 'none', others: others.join('\n') || 'none' };
+    const [first, ...others] = v.blockers.map((b) => `${b.ruleId}${b.about ? `\non ${visible(b.about)}` : ''}`);
+    const nodePool = v.nodePool === undefined ? undefined : visible(v.nodePool);
+    return { node: visible(v.node), nodePool, pool: nodePool ?? 'none', use: usageCell(v), first: first ?? 'none', others: others.join('\n') || 'none' };
   });
   const grid = (spec: Omit<GridSpec, 'width' | 'ascii' | 'headStyle'>) =>
     renderGrid({ ...spec, width: pen.width, ascii: pen.ascii, headStyle: (h) => c.bold(h) });
@@ -278,7 +281,7 @@ function usageCell(v: ReclaimView): string {
 function skippedTable(report: ScanReport, pen: Pen): string {
   const { c, width } = pen;
   const shown = report.snapshot.skipped.slice(0, 50);
-  const where = shown.map((s) => `${s.source}${s.line ? `:${s.line}` : ''}`);
+  const where = shown.map((s) => visible(`${s.source}${s.line ? `:${s.line}` : ''}`));
   const widest = Math.floor(width * 0.4);
   const left = Math.max('Skipped input'.length, ...where.map(displayWidth).filter((w) => w <= widest));
   const right = width - left - 2;

@@ -5,6 +5,7 @@
  */
 import { relativeTime, type TimelineEntry } from '../snapshot/timeline.js';
 import { toAscii } from './glyphs.js';
+import { visible } from './visible.js';
 import { wrapText } from './wrap.js';
 
 export interface TimelineContext {
@@ -52,7 +53,7 @@ export function renderTimelineText(entries: readonly TimelineEntry[], ctx: Timel
   return `${lines.join('\n')}\n`;
 }
 
-/** Text from a dump goes to a terminal: no control characters (escape sequences could rewrite the screen). */
+/** Text from a dump goes to a terminal: invisible characters shown (escape sequences could rewrite the screen), one line. */
 function printable(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '?').replace(/\n/g, ' ');
+  return visible(text).replace(/\n/g, ' ');
 }

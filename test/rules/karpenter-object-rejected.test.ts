@@ -171,6 +171,17 @@ describe(`${RULE} — the validator`, () => {
     expect(validate(obj({ count: 3 }), schema).violations).toEqual([]);
   });
 
+  it('matches, find, findAll and schema patterns run on RE2: a nested quantifier over a long label answers at once', () => {
+    // On a backtracking engine each of these takes 2^40 steps: the test would hang rather than pass.
+    const label = `${'a'.repeat(40)}!`;
+    expect(evaluate("self.matches('^(a+)+$')", label)).toEqual({ value: false });
+    expect(evaluate("self.find('(a|aa)+$')", label)).toEqual({ value: '' });
+    expect(evaluate("self.findAll('(a*)*b').size()", label)).toEqual({ value: 0n });
+    expect(evaluate("self.find('a|ab')", 'xab')).toEqual({ value: 'a' });
+    const patterned: Schema = { type: 'object', properties: { spec: { type: 'object', properties: { key: { type: 'string', pattern: '^(a|a)+$' } } } } };
+    expect(validate(obj({ key: label }), patterned).violations.map((x) => x.field)).toEqual(['spec.key']);
+  });
+
   it('schema keywords word their violations as the API server does', () => {
     const s: Schema = {
       type: 'object',

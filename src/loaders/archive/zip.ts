@@ -2,10 +2,10 @@
  * Zip archives (deflate or stored, zip64), read entry by entry in place: see bytes.ts. A truncated zip without its
  * central directory still yields the entries whose local headers can be walked.
  */
-import { crc32, createInflateRaw } from 'node:zlib';
 import type { SkippedInput } from '../../kube/types.js';
 import type { InputFile } from '../types.js';
-import { InputError, ZLIB_CHUNK, describeError, entryEscapes, isInputProblem, pump, safeEntryPath, type ByteSource } from './bytes.js';
+import { InputError, describeError, entryEscapes, isInputProblem, safeEntryPath, type ByteSource } from './bytes.js';
+import { ZipReads, implausibleSizes, type ZipEntry } from './zip-data.js';
 
 type Item = InputFile | SkippedInput;
 
@@ -22,17 +22,6 @@ const ZIP64_END = 0x06064b50;
 const MAX16 = 0xffff;
 const MAX32 = 0xffffffff;
 
-interface ZipEntry {
-  name: string;
-  flags: number;
-  method: number;
-  crc: number;
-  csize: number;
-  usize: number;
-  /** Unix file type bits when the archiver recorded them, else 0. */
-  type: number;
-}
-
 const UNIX_TYPES: Record<number, string> = {
   0o010000: 'FIFO',
   0o020000: 'character device',
@@ -44,8 +33,9 @@ const UNIX_TYPES: Record<number, string> = {
  *  whose local headers can still be walked are yielded, then the problem. */
 export async function* readZip(src: ByteSource, display: string): AsyncGenerator<Item> {
   const cd = await centralDirectory(src);
+  const reads = new ZipReads(src);
   if (typeof cd === 'string') {
-    yield* scanLocalHeaders(src, display);
+    yield* scanLocalHeaders(reads, src.size, display);
     yield { source: display, reason: cd };
     return;
   }
@@ -71,8 +61,8 @@ export async function* readZip(src: ByteSource, display: string): AsyncGenerator
     p += 46 + nameLen + extraLen + cd.readUInt16LE(p + 32);
     e.usize = sizes.usize;
     e.csize = sizes.csize;
-    const item = await zipItem(src, display, e, async () => {
-      const lh = await src.read(sizes.offset, 30);
+    const item = await zipItem(reads, src.size, display, e, async () => {
+      const lh = await reads.read(sizes.offset, 30);
       if (lh.length < 30 || lh.readUInt32LE(0) !== ZIP_LOCAL) throw new InputError(`corrupt zip entry: no local header at byte ${sizes.offset}`);
       return sizes.offset + 30 + lh.readUInt16LE(26) + lh.readUInt16LE(28);
     });
@@ -127,19 +117,19 @@ function zip64Sizes(extra: Buffer, v: { usize: number; csize: number; offset: nu
   return out;
 }
 
-async function* scanLocalHeaders(src: ByteSource, display: string): AsyncGenerator<Item> {
+async function* scanLocalHeaders(reads: ZipReads, archiveSize: number, display: string): AsyncGenerator<Item> {
   for (let pos = 0; ;) {
-    const h = await src.read(pos, 30);
+    const h = await reads.read(pos, 30);
     if (h.length < 30 || h.readUInt32LE(0) !== ZIP_LOCAL) return;
     const flags = h.readUInt16LE(6);
     // With a data descriptor the sizes come after the data: the next entry cannot be found without the directory.
     if (flags & 8) return;
     const nameLen = h.readUInt16LE(26);
     const extraLen = h.readUInt16LE(28);
-    const meta = await src.read(pos + 30, nameLen + extraLen);
+    const meta = await reads.read(pos + 30, nameLen + extraLen);
     const sizes = zip64Sizes(meta.subarray(nameLen), { usize: h.readUInt32LE(22), csize: h.readUInt32LE(18), offset: pos });
     const start = pos + 30 + nameLen + extraLen;
-    if (meta.length < nameLen + extraLen || start + sizes.csize > src.size) return;
+    if (meta.length < nameLen + extraLen || start + sizes.csize > archiveSize) return;
     const e: ZipEntry = {
       name: meta.toString('utf8', 0, nameLen),
       flags,
@@ -149,13 +139,13 @@ async function* scanLocalHeaders(src: ByteSource, display: string): AsyncGenerat
       usize: sizes.usize,
       type: 0,
     };
-    const item = await zipItem(src, display, e, async () => start);
+    const item = await zipItem(reads, archiveSize, display, e, async () => start);
     if (item) yield item;
     pos = start + sizes.csize;
   }
 }
 
-async function zipItem(src: ByteSource, display: string, e: ZipEntry, dataStart: () => Promise<number>): Promise<Item | null> {
+async function zipItem(reads: ZipReads, archiveSize: number, display: string, e: ZipEntry, dataStart: () => Promise<number>): Promise<Item | null> {
   const source = `${display}!${e.name}`;
   const rel = safeEntryPath(e.name);
   if (rel === null) return entryEscapes(source, e.name);
@@ -165,30 +155,14 @@ async function zipItem(src: ByteSource, display: string, e: ZipEntry, dataStart:
   if (rel === '') return { source, reason: 'archive entry has an empty name' };
   if (e.flags & 1) return { source, reason: 'encrypted zip entry, not supported' };
   if (e.method !== 0 && e.method !== 8) return { source, reason: `unsupported zip compression method ${e.method}` };
-  let start: number;
+  const implausible = implausibleSizes(e);
+  if (implausible) return { source, reason: implausible };
   try {
-    start = await dataStart();
+    const start = await dataStart();
+    if (start + e.csize > archiveSize) return { source, reason: 'corrupt zip entry: data runs past the end of the archive' };
+    return { displayPath: `${display}!${rel}`, relPath: rel, size: e.usize, chunks: await reads.data(start, e) };
   } catch (err) {
     if (!isInputProblem(err)) throw err;
     return { source, reason: describeError(err) };
   }
-  if (start + e.csize > src.size) return { source, reason: 'corrupt zip entry: data runs past the end of the archive' };
-  return { displayPath: `${display}!${rel}`, relPath: rel, size: e.usize, chunks: () => zipData(src, start, e) };
-}
-
-async function* zipData(src: ByteSource, start: number, e: ZipEntry): AsyncGenerator<Buffer> {
-  const raw = src.stream(start, start + e.csize);
-  let size = 0;
-  let crc = 0;
-  try {
-    for await (const c of e.method === 0 ? raw : pump(raw, createInflateRaw({ chunkSize: ZLIB_CHUNK }))) {
-      size += c.length;
-      crc = crc32(c, crc);
-      yield c;
-    }
-  } catch (err) {
-    if (err instanceof InputError || !isInputProblem(err)) throw err;
-    throw new InputError(`corrupt zip entry: ${(err as Error).message}`);
-  }
-  if (size !== e.usize || crc !== e.crc) throw new InputError('corrupt zip entry: size or CRC does not match the directory');
 }

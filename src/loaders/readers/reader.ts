@@ -26,7 +26,10 @@ export interface Sniff {
    * reader claims it on the content alone, and readers of whole texts never take it (no texts inside texts).
    */
   embedded?: boolean;
-  /** The first bytes (at most SNIFF_BYTES) and the same decoded as UTF-8; empty for readers that sniff by name. */
+  /**
+   * The first bytes (at most SNIFF_BYTES) and the same decoded as UTF-8; empty for readers that sniff by name. When
+   * that many bytes are all whitespace, they start where the content does: blank only when the whole file is.
+   */
   head: Buffer;
   sample: string;
 }

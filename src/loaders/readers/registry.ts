@@ -88,7 +88,7 @@ export async function readFile(file: InputFile, sink: ReadSink, opts: ReaderOpti
 /** A block of a file (a code block of a ticket), offered to the content readers on its content. */
 async function readEmbedded(file: InputFile, block: { name: string; text: string }, sink: ReadSink, opts: ReaderOptions): Promise<string | undefined> {
   const bytes = Buffer.from(block.text, 'utf8');
-  const sample = bytes.subarray(0, SNIFF_BYTES);
+  const sample = contentSample(bytes);
   const s: Sniff = { name: block.name, relPath: block.name, size: bytes.length, direct: false, embedded: true, head: sample, sample: sample.toString('utf8') };
   const reader = pickReader(
     s,
@@ -136,6 +136,7 @@ async function peek(file: InputFile): Promise<Peeked> {
     total += next.value.length;
   }
   const first = head.length === 1 ? head[0]! : Buffer.concat(head);
+  if (!done && isBlank(first.subarray(0, SNIFF_BYTES))) return peekPastBlank(file, first, iterator);
   async function* chunks(): AsyncGenerator<Buffer> {
     yield* head;
     if (done) return;
@@ -153,6 +154,51 @@ async function peek(file: InputFile): Promise<Peeked> {
     chunks: chunks(),
     close: async () => {
       if (!done) await iterator.return?.();
+    },
+  };
+}
+
+/** Only whitespace (as `String.trim` sees it); decided on the first byte for almost every file. */
+function isBlank(bytes: Buffer): boolean {
+  for (const b of bytes) {
+    if (b === 0x20 || (b >= 0x09 && b <= 0x0d)) continue;
+    return b >= 0x80 && bytes.toString('utf8').trim() === '';
+  }
+  return true;
+}
+
+/** A block's sample, from where its content starts when a long blank run leads it (see `peekPastBlank`). */
+function contentSample(bytes: Buffer): Buffer {
+  const head = bytes.subarray(0, SNIFF_BYTES);
+  if (bytes.length <= SNIFF_BYTES || !isBlank(head)) return head;
+  return Buffer.from(bytes.toString('utf8').trimStart(), 'utf8').subarray(0, SNIFF_BYTES);
+}
+
+/**
+ * The first bytes are all blank: the sample is taken from where the content starts, so that leading whitespace never
+ * makes a file look empty and hide its objects. The blank run is not kept; the reader reads the file again from its
+ * start (line numbers count the blank lines).
+ */
+async function peekPastBlank(file: InputFile, first: Buffer, iterator: AsyncIterator<Buffer>): Promise<Peeked> {
+  const content: Buffer[] = [];
+  let total = 0;
+  let chunk: Buffer | undefined = first;
+  while (chunk && total < SNIFF_BYTES) {
+    if (total > 0 || !isBlank(chunk)) {
+      const part: Buffer = total > 0 ? chunk : Buffer.from(chunk.toString('utf8').trimStart(), 'utf8');
+      content.push(part);
+      total += part.length;
+    }
+    const next = await iterator.next();
+    chunk = next.done ? undefined : next.value;
+  }
+  await iterator.return?.();
+  const again = file.chunks()[Symbol.asyncIterator]();
+  return {
+    sample: Buffer.concat(content).subarray(0, SNIFF_BYTES),
+    chunks: { [Symbol.asyncIterator]: () => again },
+    close: async () => {
+      await again.return?.();
     },
   };
 }

@@ -1,12 +1,15 @@
 /**
  * Every value in a report comes from the input (object names, messages, log text) and is attacker-controlled in a
- * customer's dump: nothing reaches the page except through these two functions.
+ * customer's dump: nothing reaches the page except through these two functions, which also show control, bidi and
+ * zero-width characters as what they are (`visible`).
  */
+import { visible } from '../visible.js';
+
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 /** Text content and attribute values alike (quotes are escaped too, so the result is safe inside `"…"`). */
 export function esc(value: unknown): string {
-  return String(value ?? '').replace(/[&<>"']/g, (c) => ENTITIES[c]!);
+  return visible(String(value ?? '')).replace(/[&<>"']/g, (c) => ENTITIES[c]!);
 }
 
 /** ` name="value"` pairs, escaped; undefined/false values are left out. */

@@ -5,39 +5,28 @@
  */
 import { celEnv, celMethod, CelScalar, isCelError, listType, parse, plan, type CelInput, type CelValue } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
-import { RE2JS } from '@bufbuild/re2';
+import { re2, re2FindAll } from './re2.js';
 
-/**
- * The Kubernetes regex library (`find`, `findAll`): RE2 syntax is checked by RE2 itself (the API server compiles with
- * Go's regexp), the match is taken with the JS engine, which agrees with RE2 on every pattern RE2 accepts that has no
- * look-around or back-reference — both rejected by the RE2 compile first.
- */
-const compiled = new Map<string, RegExp | Error>();
-function regex(pattern: string): RegExp {
-  let re = compiled.get(pattern);
-  if (!re) {
-    try {
-      RE2JS.compile(pattern);
-      re = new RegExp(pattern, 'u');
-    } catch (e) {
-      re = e instanceof Error ? e : new Error(String(e));
-    }
-    compiled.set(pattern, re);
-  }
+function compiledOrThrow(pattern: string) {
+  const re = re2(pattern);
   if (re instanceof Error) throw re;
   return re;
 }
 
+/** The Kubernetes regex library (`find`, `findAll`) and CEL's own `matches`, all on RE2 (see re2.ts). */
 const K8S_FUNCS = [
   celMethod('find', CelScalar.STRING, [CelScalar.STRING], CelScalar.STRING, function (pattern: string) {
-    return regex(pattern).exec(this)?.[0] ?? '';
+    return re2FindAll(compiledOrThrow(pattern), this, 1)[0] ?? '';
   }),
   celMethod('findAll', CelScalar.STRING, [CelScalar.STRING], listType(CelScalar.STRING), function (pattern: string) {
-    return [...this.matchAll(new RegExp(regex(pattern).source, 'gu'))].map((m) => m[0]);
+    return re2FindAll(compiledOrThrow(pattern), this);
   }),
 ];
 
-const ENV = celEnv({ funcs: [...strings, ...K8S_FUNCS] });
+const ENV = celEnv({
+  funcs: [...strings, ...K8S_FUNCS],
+  re2: { compile: (pattern) => ({ test: (text) => compiledOrThrow(pattern).matcher(text).find() }) },
+});
 
 type Program = (bindings: Record<string, CelInput>) => unknown;
 const programs = new Map<string, Program | Error>();

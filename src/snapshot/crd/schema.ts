@@ -4,7 +4,7 @@
  * `x-kubernetes-validations` CEL rules. Only what the server would refuse is a violation; what we cannot judge (a rule
  * we cannot evaluate, a value templated by Helm or Terraform) is listed as unjudged, never guessed.
  */
-import { RE2JS } from '@bufbuild/re2';
+import { re2 } from './re2.js';
 import type { CelInput } from '@bufbuild/cel';
 import { UNKNOWN_VALUE } from '../../kube/types.js';
 import { isRecord, pointer as toPointer } from '../../kube/fields.js';
@@ -198,19 +198,10 @@ function checkNumber(value: number, schema: Schema, field: string, bad: (d: stri
   }
 }
 
-const patterns = new Map<string, RE2JS | null>();
 /** `pattern` is an unanchored RE2 search, as Go's regexp does it; a pattern RE2 cannot compile judges nothing. */
 function patternTest(pattern: string, value: string): boolean | undefined {
-  let re = patterns.get(pattern);
-  if (re === undefined) {
-    try {
-      re = RE2JS.compile(pattern);
-    } catch {
-      re = null;
-    }
-    patterns.set(pattern, re);
-  }
-  return re ? re.test(value) : undefined;
+  const re = re2(pattern);
+  return re instanceof Error ? undefined : re.matcher(value).find();
 }
 
 /** The value as CEL sees it: integers as int, maps and objects as maps. */
