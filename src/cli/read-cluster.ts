@@ -3,6 +3,7 @@
  * stderr, and the loader's user-facing failures turned into one-line usage errors (exit 2).
  */
 import { LiveError, parseRequestTimeout } from '../loaders/kube-api.js';
+import { parseQuantity } from '../kube/units.js';
 import type { LiveOptions, LiveResult } from '../loaders/live.js';
 import { UsageError } from './errors.js';
 
@@ -16,6 +17,16 @@ export function requestTimeoutFlag(text: string | undefined): number | undefined
   const ms = parseRequestTimeout(text);
   if (text !== undefined && ms === undefined) throw new UsageError(`--request-timeout takes a duration such as 30s or 2m, got "${text}"`);
   return ms;
+}
+
+/** `--log-limit` as typed (`64Mi`, `512Ki`, bytes), in bytes; a usage error for anything else. */
+export function logLimitFlag(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const bytes = parseQuantity(text);
+  if (bytes === undefined || !Number.isSafeInteger(Math.floor(bytes)) || bytes < 1024) {
+    throw new UsageError(`--log-limit takes a size of at least 1Ki, such as 64Mi or 512Ki, got "${text}"`);
+  }
+  return Math.floor(bytes);
 }
 
 export async function readCluster({ summary, ...opts }: ClusterReadOptions): Promise<LiveResult> {
