@@ -32,9 +32,10 @@ export class RefusedPath extends Error {}
 
 /**
  * The one way a request path is built: every segment — names, namespaces, groups and plurals from the server or the
- * user — is percent-encoded, so `../../secrets/x`, `?`, `#` and `%` stay inside their segment; `.`, `..` and empty
- * segments are refused, since a URL resolves them away (and `%2e%2e` is the same `..` to a URL parser). Query values
- * are encoded as well.
+ * user — is percent-encoded, so `?`, `#` or a space stay inside their segment. A segment the API server itself never
+ * accepts as a name (empty, `.`, `..`, or holding `/` or `%`, as apimachinery's IsValidPathSegmentName says) is
+ * refused rather than encoded: a URL resolves `..` and `%2e%2e` away, and a proxy in front of the API server may
+ * decode `%2F` back into a path. Query values are encoded as well.
  */
 export function apiPath(segments: readonly string[], query: Record<string, string | number | boolean | undefined> = {}): string {
   const path = `/${segments.map(pathSegment).join('/')}`;
@@ -45,7 +46,9 @@ export function apiPath(segments: readonly string[], query: Record<string, strin
 }
 
 function pathSegment(segment: string): string {
-  if (segment === '' || segment === '.' || segment === '..') throw new RefusedPath(`"${segment}" cannot be a name in an API path`);
+  if (segment === '' || segment === '.' || segment === '..' || /[/%]/.test(segment)) {
+    throw new RefusedPath(`${JSON.stringify(segment)} cannot be a name in an API path (the API server accepts no such name)`);
+  }
   return encodeURIComponent(segment);
 }
 
