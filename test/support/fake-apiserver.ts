@@ -326,8 +326,10 @@ export async function startFakeApiServer(opts: FakeOptions, tls = makeTls()): Pr
 function streamLog(res: ServerResponse, record: { status?: number }, bytes: number): void {
   record.status = 200;
   res.writeHead(200, { 'content-type': 'text/plain' });
-  const line = (i: number) =>
-    `2025-03-11T14:${String(Math.floor(i / 60) % 60).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}.000000000Z {"level":"INFO","time":"2025-03-11T14:29:00.000Z","logger":"controller","message":"found provisionable pod(s)","controller":"provisioner","Pods":"payments/worker-${i}"}\n`;
+  const line = (i: number) => {
+    const time = `2025-03-11T${String(10 + (Math.floor(i / 3600) % 14)).padStart(2, '0')}:${String(Math.floor(i / 60) % 60).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}`;
+    return `${time}.000000000Z {"level":"INFO","time":"${time}.000Z","logger":"controller","message":"found provisionable pod(s)","controller":"provisioner","Pods":"payments/worker-${i}"}\n`;
+  };
   let sent = 0;
   let i = 0;
   const pump = () => {
