@@ -117,6 +117,20 @@ describe('a live list that cannot be finished is incomplete', () => {
     expect(server.requests.every((r) => r.method === 'GET')).toBe(true);
   });
 
+  it('discovery that keeps failing leaves the Karpenter inputs incomplete, not absent', async () => {
+    server = await startFakeApiServer({ objects, failFirst: { '/apis': [503, 503, 503, 503] } }, tls);
+    const live = await loadLive({ kubeconfig: server.kubeconfig });
+    const reason = 'API discovery failed (HTTP 503): Karpenter objects not read';
+    expect([...live.incomplete]).toEqual([
+      ['NodePool', reason],
+      ['NodeClaim', reason],
+      ['NodeClass', reason],
+    ]);
+    const { snapshot, run } = scanOf(live);
+    expect(snapshot.absent()).not.toContain('NodePool');
+    expect(run.notEvaluated).toContainEqual({ ruleId: 'nodepool-without-limits', reason });
+  });
+
   it('the CLI report says so: the JSON snapshot.incomplete and the terminal header', async () => {
     // At the CLI's page size the example's pods fit one page: a server looping on its token makes the list unfinishable.
     server = await startFakeApiServer({ objects, loop: ['pods'] }, tls);

@@ -278,10 +278,11 @@ export async function* listPages(
       onRestart();
       continue;
     }
-    if (res.status !== 200 || res.cut) {
-      const serverMessage = res.cut ? 'the page is larger than any list page should be' : statusMessage(res.body);
+    if (res.status !== 200) {
+      const serverMessage = statusMessage(res.body);
       throw listError(`HTTP ${res.status} for ${path.split('?')[0]}: ${serverMessage}`, res.status, serverMessage);
     }
+    if (res.cut) throw listError(`a page of ${path.split('?')[0]} is over ${MAX_RESPONSE_BYTES >> 20} MiB, more than any list page should be`);
     let page: Record<string, unknown>;
     try {
       page = JSON.parse(res.body) as Record<string, unknown>;

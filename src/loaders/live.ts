@@ -20,7 +20,7 @@ import {
 } from './live-resources.js';
 import { isKarpenterControllerPod, parseLogLine } from './logs.js';
 import { acceptDocument, type ObjectSink } from './objects.js';
-import type { KubeObject, LogRecord, SkippedInput } from '../kube/types.js';
+import type { KubeObject, LogRecord } from '../kube/types.js';
 import type { LoadResult } from './types.js';
 
 // The live loader's public face for the CLI (imported lazily) and tests; the parts live in kube-api.ts (talking to
@@ -104,7 +104,7 @@ export async function loadLive(opts: LiveOptions = {}): Promise<LiveResult> {
   };
   const sink: ObjectSink = result;
   const wanted = resourcesFor(opts.inputs ?? ALL_INPUTS, opts.logs);
-  const resources = [...wanted.builtIn, ...(await discoverKarpenter(api, wanted.karpenter, result.skipped))];
+  const resources = [...wanted.builtIn, ...(await discoverKarpenter(api, wanted.karpenter, result))];
   let done = 0;
   let total = resources.length;
   let objects = 0;
@@ -240,44 +240,68 @@ function recordFailure(result: LiveResult, r: Resource, outcome: ResourceOutcome
   }
 }
 
-async function discoverKarpenter(api: Api, wanted: typeof KARPENTER_RESOURCES, skipped: SkippedInput[]): Promise<Resource[]> {
+/**
+ * The Karpenter resources the cluster serves, found through discovery. Discovery that fails leaves the Karpenter inputs
+ * it would have found incomplete (not absent): the cluster may well have NodePools that could not be looked for.
+ */
+async function discoverKarpenter(api: Api, wanted: typeof KARPENTER_RESOURCES, result: LiveResult): Promise<Resource[]> {
   const out: Resource[] = [];
   if (!wanted.length) return out;
+  const notFound = (reason: string, of: typeof KARPENTER_RESOURCES) => {
+    result.skipped.push({ source: 'live', reason });
+    for (const w of of) if (!result.incomplete.has(w.input)) result.incomplete.set(w.input, reason);
+  };
+  type Group = { name: string; versions: Array<{ version: string }>; preferredVersion?: { version: string } };
   const groups = await api.get(apiPath(['apis']));
-  if (groups.status !== 200) {
-    skipped.push({ source: 'live', reason: `API discovery failed (HTTP ${groups.status}): Karpenter objects not read` });
+  const list = groups.status === 200 ? parsed<{ groups?: Group[] }>(groups.body)?.groups : undefined;
+  if (!Array.isArray(list)) {
+    notFound(`API discovery failed (${groups.status === 200 ? 'not a group list' : `HTTP ${groups.status}`}): Karpenter objects not read`, wanted);
     return out;
   }
-  type Group = { name: string; versions: Array<{ version: string }>; preferredVersion?: { version: string } };
-  const list = (JSON.parse(groups.body) as { groups?: Group[] }).groups ?? [];
   // Only groups and versions of the table: a name from the server becomes a path segment only if it is one of ours.
-  for (const g of list.filter((g) => wanted.some((w) => w.group === g.name))) {
+  for (const g of list.filter((g) => wanted.some((w) => w.group === g?.name))) {
     // One version per resource, as kubectl does: the preferred one where it serves the resource, else the first
     // (discovery lists versions by priority). Listing every served version returns every object once per version
     // (the API server converts), and a v1beta1 copy of a v1 NodePool would read as a deprecated object.
     const preferred = g.preferredVersion?.version;
-    const versions = [...new Set([...(preferred ? [preferred] : []), ...g.versions.map((v) => v.version)])];
+    const versions = [...new Set([...(preferred ? [preferred] : []), ...(g.versions ?? []).map((v) => v.version)])];
     const taken = new Set<string>();
+    let failure: string | undefined;
     for (const version of versions) {
       let res;
       try {
         res = await api.get(apiPath(['apis', g.name, version]));
       } catch (e) {
         if (!(e instanceof RefusedPath)) throw e;
-        skipped.push({ source: 'live', reason: `API discovery of ${g.name}: ${e.message}` });
+        failure = `API discovery of ${g.name}: ${e.message}`;
         continue;
       }
-      if (res.status !== 200) continue;
-      const resources = (JSON.parse(res.body) as { resources?: Array<{ name: string; kind: string; namespaced: boolean }> }).resources ?? [];
+      if (res.status === 404) continue;
+      type Served = { name: string; kind: string; namespaced: boolean };
+      const resources = res.status === 200 ? parsed<{ resources?: Served[] }>(res.body)?.resources : undefined;
+      if (!Array.isArray(resources)) {
+        failure = `API discovery of ${g.name}/${version} failed (${res.status === 200 ? 'not a resource list' : `HTTP ${res.status}`})`;
+        continue;
+      }
       for (const r of resources) {
-        const known = wanted.find((w) => w.group === g.name && w.plural === r.name);
+        const known = wanted.find((w) => w.group === g.name && w.plural === r?.name);
         if (!known || taken.has(r.name)) continue;
         taken.add(r.name);
         out.push({ group: g.name, version, plural: r.name, kind: r.kind, namespaced: r.namespaced, input: known.input, neededBy: [known.input] });
       }
     }
+    const missed = wanted.filter((w) => w.group === g.name && !taken.has(w.plural));
+    if (failure && missed.length) notFound(`${failure}: ${missed.map((w) => `${w.plural}.${w.group}`).join(', ')} not read`, missed);
   }
   return out;
+}
+
+function parsed<T>(body: string): T | undefined {
+  try {
+    return JSON.parse(body) as T;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Bytes of one controller log read by default: hours of a busy controller at info level, far below what memory allows. */
