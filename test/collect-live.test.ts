@@ -7,8 +7,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { collectCommand } from '../src/cli/collect.js';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { CollectOptions } from '../src/cli/collect.js';
 import { UsageError } from '../src/cli/errors.js';
 import { logLimitFlag } from '../src/cli/read-cluster.js';
 import { runRules } from '../src/engine/runner.js';
@@ -20,9 +20,8 @@ import { buildReport } from '../src/reporters/report.js';
 import { RULES } from '../src/rules/index.js';
 import { Snapshot } from '../src/snapshot/snapshot.js';
 import { makeTls, startFakeApiServer, type FakeApiServer } from './support/fake-apiserver.js';
-import { FIXTURES } from './support/scan.js';
+import { collectInProcess, controllerLogLine, exampleCluster, HOSTILE_NAMES, ODD_NAME, PLANTED_SECRET, renamedPod } from './support/live-cluster.js';
 
-const EXAMPLE = join(FIXTURES, 'example-cluster');
 const dir = mkdtempSync(join(tmpdir(), 'karpdoctor-collect-live-'));
 let objects: KubeObject[];
 let controller: KubeObject;
@@ -31,9 +30,7 @@ let tls: ReturnType<typeof makeTls>;
 let server: FakeApiServer | undefined;
 
 beforeAll(async () => {
-  const load = await loadInputs([EXAMPLE]);
-  objects = load.objects.map((o) => o.object);
-  referenceTime = new Snapshot(load).referenceTime.iso;
+  ({ objects, referenceTime } = await exampleCluster());
   const running = objects.filter((o) => o.kind === 'Pod' && /^karpenter-/.test(o.metadata.name ?? '') && (o.status as { phase?: string }).phase === 'Running');
   controller = running[0]!;
   // One replica, so its log is the one read (no leader to choose).
@@ -43,22 +40,11 @@ beforeAll(async () => {
 afterEach(async () => {
   await server?.close();
   server = undefined;
-  vi.restoreAllMocks();
 });
 
-/** Runs collect in this process (the fake server answers from here); what it told the user. */
-async function collect(args: Partial<Parameters<typeof collectCommand>[0]> & { output: string }): Promise<string> {
-  let stderr = '';
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-    stderr += String(chunk);
-    return true;
-  });
-  try {
-    expect(await collectCommand({ kubeconfig: server!.kubeconfig, ...args }, '0.1.0-test')).toBe(0);
-  } finally {
-    vi.restoreAllMocks();
-  }
-  return stderr;
+/** Collect from the fake server; what it told the user. */
+function collect(args: Omit<CollectOptions, 'kubeconfig'>): Promise<string> {
+  return collectInProcess({ kubeconfig: server!.kubeconfig, ...args });
 }
 
 /** An entry of the bundle, read by the system's tar rather than our own reader. */
@@ -150,20 +136,11 @@ describe('collect records what it could not finish reading', () => {
   });
 
   it('hostile pod names: no request of a Secret, no bundle entry outside its folder, the valid odd name collected', async () => {
-    const odd = 'karpenter-7f9c?x=1#frag';
-    const planted = ['karpenter-x/../../../secrets/db-credentials', 'karpenter-%2e%2e', odd].map((name): KubeObject => ({
-      ...structuredClone(controller),
-      metadata: { ...structuredClone(controller.metadata), name, uid: `uid-${name}` },
-    }));
-    const secret: KubeObject = {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: 'db-credentials', namespace: 'payments' },
-      data: { password: 'aHVudGVyMg==' },
-    };
-    const line = '2025-03-11T14:29:00.000000000Z {"level":"INFO","time":"2025-03-11T14:29:00.000Z","logger":"controller","message":"registered nodeclaim"}\n';
+    const odd = ODD_NAME;
+    const planted = [...HOSTILE_NAMES, odd].map((name) => renamedPod(controller, name));
+    const line = controllerLogLine('registered nodeclaim');
     server = await startFakeApiServer(
-      { objects: [...objects.filter((o) => o !== controller), ...planted, secret], logs: { [`${controller.metadata.namespace}/${odd}`]: line } },
+      { objects: [...objects.filter((o) => o !== controller), ...planted, PLANTED_SECRET], logs: { [`${controller.metadata.namespace}/${odd}`]: line } },
       tls,
     );
     const output = join(dir, 'hostile.tar.gz');

@@ -3,20 +3,17 @@
  * later page failing, a token handed out twice, a list that never ends) is *incomplete* — never taken as the whole
  * from its first pages — and every request path built from server data stays the path it was built as.
  */
-import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runRules } from '../src/engine/runner.js';
 import { apiPath, connect } from '../src/loaders/kube-api.js';
 import { loadLive } from '../src/loaders/live.js';
-import { loadInputs } from '../src/loaders/load.js';
 import type { KubeObject } from '../src/kube/types.js';
 import { buildReport } from '../src/reporters/report.js';
 import { RULES } from '../src/rules/index.js';
 import { Snapshot } from '../src/snapshot/snapshot.js';
 import { makeTls, runCli, startFakeApiServer, type FakeApiServer } from './support/fake-apiserver.js';
-import { FIXTURES } from './support/scan.js';
+import { controllerLogLine, exampleCluster, HOSTILE_NAMES, ODD_NAME, PLANTED_SECRET, renamedPod } from './support/live-cluster.js';
 
-const EXAMPLE = join(FIXTURES, 'example-cluster');
 let objects: KubeObject[];
 let pods: KubeObject[];
 let referenceTime: string;
@@ -24,10 +21,8 @@ let tls: ReturnType<typeof makeTls>;
 let server: FakeApiServer | undefined;
 
 beforeAll(async () => {
-  const load = await loadInputs([EXAMPLE]);
-  objects = load.objects.map((o) => o.object);
+  ({ objects, referenceTime } = await exampleCluster());
   pods = objects.filter((o) => o.kind === 'Pod');
-  referenceTime = new Snapshot(load).referenceTime.iso;
   tls = makeTls();
 });
 afterEach(async () => {
@@ -180,26 +175,18 @@ describe('request paths built from names', () => {
 
   it('hostile pod and namespace names cannot make the live loader request a Secret; an odd but valid name is encoded', async () => {
     const template = pods.find((o) => /^karpenter-/.test(o.metadata.name ?? '') && (o.status as { phase?: string }).phase === 'Running')!;
-    const hostile = (name: string, namespace = template.metadata.namespace!): KubeObject => ({
-      ...structuredClone(template),
-      metadata: { ...structuredClone(template.metadata), name, namespace, uid: `uid-${name}-${namespace}` },
-    });
-    const odd = 'karpenter-7f9c?x=1#frag';
+    const odd = ODD_NAME;
     const planted = [
-      hostile('karpenter-x/../../../secrets/db-credentials'),
-      hostile('karpenter-%2e%2e'),
-      hostile('karpenter-abc', '../../api/v1/namespaces/payments/secrets'),
-      hostile(odd, 'tenants'),
-      hostile('karpenter-def', 'tenants'),
+      ...HOSTILE_NAMES.map((name) => renamedPod(template, name)),
+      renamedPod(template, 'karpenter-abc', '../../api/v1/namespaces/payments/secrets'),
+      renamedPod(template, odd, 'tenants'),
+      renamedPod(template, 'karpenter-def', 'tenants'),
     ];
-    const secret: KubeObject = {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: 'db-credentials', namespace: 'payments' },
-      data: { password: 'aHVudGVyMg==' },
-    };
-    const line = '2025-03-11T14:29:00.000000000Z {"level":"INFO","time":"2025-03-11T14:29:00.000Z","logger":"controller","message":"registered nodeclaim"}\n';
-    server = await startFakeApiServer({ objects: [...objects.filter((o) => o.kind !== 'Pod'), ...planted, secret], logs: { [`tenants/${odd}`]: line } }, tls);
+    const line = controllerLogLine('registered nodeclaim');
+    server = await startFakeApiServer(
+      { objects: [...objects.filter((o) => o.kind !== 'Pod'), ...planted, PLANTED_SECRET], logs: { [`tenants/${odd}`]: line } },
+      tls,
+    );
     const live = await loadLive({ kubeconfig: server.kubeconfig, logs: true });
     const paths = server.requests.map((r) => r.path);
     // Nothing but GETs, none of them of Secrets, however the server decodes the path.

@@ -305,7 +305,7 @@ function parsed<T>(body: string): T | undefined {
 }
 
 /** Bytes of one controller log read by default: hours of a busy controller at info level, far below what memory allows. */
-export const DEFAULT_LOG_LIMIT = 64 << 20;
+const DEFAULT_LOG_LIMIT = 64 << 20;
 
 async function controllerLogs(api: Api, result: LiveResult, opts: LiveOptions): Promise<LogRecord[]> {
   const records: LogRecord[] = [];
