@@ -8,7 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { CollectOptions } from '../src/cli/collect.js';
+import { collectCommand, type CollectOptions } from '../src/cli/collect.js';
 import { UsageError } from '../src/cli/errors.js';
 import { logLimitFlag } from '../src/cli/read-cluster.js';
 import { runRules } from '../src/engine/runner.js';
@@ -92,13 +92,23 @@ describe('controller logs are read up to --log-limit', () => {
     expect(load.logs).toHaveLength(text.split('\n').length - 1);
     expect(load.skipped).toEqual([{ source: `${output}!${file}`, reason: manifest.logs.cut![0]!.reason }]);
   });
+});
 
+describe('flags of a live read', () => {
   it('--log-limit takes a size (64Mi, 512Ki, bytes); anything else is a usage error', () => {
     expect(logLimitFlag('64Mi')).toBe(64 << 20);
     expect(logLimitFlag('512Ki')).toBe(512 << 10);
     expect(logLimitFlag('100000')).toBe(100_000);
     expect(logLimitFlag(undefined)).toBeUndefined();
     for (const bad of ['soon', '-1Mi', '0', '512']) expect(() => logLimitFlag(bad), bad).toThrow(UsageError);
+  });
+
+  it('a namespace no API server accepts is a usage error, before any request', async () => {
+    server = await startFakeApiServer({ objects }, tls);
+    await expect(collectCommand({ output: join(dir, 'x.tar.gz'), kubeconfig: server.kubeconfig, namespace: '../kube-system' }, 'test')).rejects.toThrow(
+      new UsageError('-n takes a namespace name, got "../kube-system"'),
+    );
+    expect(server.requests).toEqual([]);
   });
 });
 
