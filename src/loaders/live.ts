@@ -139,7 +139,8 @@ export async function loadLive(opts: LiveOptions = {}): Promise<LiveResult> {
     if (fallback.status === 'failed' || fallback.status === 'incomplete') result.skipped.push({ source: 'live', reason: fallback.message! });
   });
   if (opts.namespace) await controllerElsewhere(api, resources, sink, opts);
-  if (opts.logs) result.logs.push(...(await controllerLogs(api, result, opts)));
+  // One by one: a log of hundreds of thousands of lines spread into push() would overflow the stack.
+  if (opts.logs) for (const record of await controllerLogs(api, result, opts)) result.logs.push(record);
   return result;
 }
 
