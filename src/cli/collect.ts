@@ -7,7 +7,7 @@ import { Anonymizer, defaultKeyPath, loadOrCreateKey } from '../collect/anonymiz
 import { buildBundle } from '../collect/bundle.js';
 import { writeTarGz } from '../collect/tar.js';
 import { UsageError } from './errors.js';
-import { readCluster, requestTimeoutFlag } from './read-cluster.js';
+import { logLimitFlag, readCluster, requestTimeoutFlag } from './read-cluster.js';
 
 export interface CollectOptions {
   output: string;
@@ -16,6 +16,8 @@ export interface CollectOptions {
   namespace?: string;
   /** commander's `--no-logs`: true unless switched off. */
   logs?: boolean;
+  /** `--log-limit`: bytes of each controller log collected at most. */
+  logLimit?: string;
   anonymize?: boolean;
   anonymizeKey?: string;
   requestTimeout?: string;
@@ -24,6 +26,7 @@ export interface CollectOptions {
 export async function collectCommand(opts: CollectOptions, toolVersion: string): Promise<number> {
   if (!/\.(tar\.gz|tgz)$/.test(opts.output)) throw new UsageError(`--output must name a .tar.gz (or .tgz) file, got "${opts.output}"`);
   const requestTimeoutMs = requestTimeoutFlag(opts.requestTimeout);
+  const logLimitBytes = logLimitFlag(opts.logLimit);
   const anonymizer = opts.anonymize || opts.anonymizeKey ? openAnonymizer(opts.anonymizeKey) : undefined;
   const logs = opts.logs !== false;
   // No summary of the listing: the "wrote …" line below is the summary of a collect.
@@ -32,6 +35,7 @@ export async function collectCommand(opts: CollectOptions, toolVersion: string):
     ...(opts.context ? { context: opts.context } : {}),
     ...(opts.namespace ? { namespace: opts.namespace } : {}),
     ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
+    ...(logLimitBytes !== undefined ? { logLimitBytes } : {}),
     logs,
     keepLogText: true,
     summary: false,
@@ -51,10 +55,13 @@ export async function collectCommand(opts: CollectOptions, toolVersion: string):
   const objects = collected.reduce((n, k) => n + (k.count ?? 0), 0);
   const denied = manifest.kinds.filter((k) => k.status === 'denied').map((k) => k.resource);
   const failed = manifest.kinds.filter((k) => k.status === 'failed').map((k) => k.resource);
+  const incomplete = manifest.kinds.filter((k) => k.status === 'incomplete');
   const lines = [
     `wrote ${opts.output}: ${objects} objects of ${collected.length} kinds${manifest.logs.files.length ? `, logs of ${manifest.logs.files.length} controller pod(s)` : ''}${anonymizer ? ', names anonymized' : ''}`,
     ...(denied.length ? [`no permission to list ${denied.join(', ')}: the rules that need them will say so (see \`karpdoctor rbac\`)`] : []),
     ...(failed.length ? [`could not list ${failed.join(', ')} (see karpdoctor-manifest.json)`] : []),
+    ...incomplete.map((k) => `${k.message ?? k.resource}: not written, the rules that need it will say so`),
+    ...(manifest.logs.cut ?? []).map((c) => `${c.file}: ${c.reason}`),
     ...(logs && manifest.logs.status !== 'collected' ? [`controller logs not collected: ${manifest.logs.detail}`] : []),
   ];
   process.stderr.write(lines.map((l) => `karpdoctor: ${l}\n`).join(''));

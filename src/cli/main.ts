@@ -59,6 +59,7 @@ export async function main(argv: string[]): Promise<number> {
     .option('--context <name>', 'kubeconfig context for a live scan')
     .option('-n, --namespace <ns>', 'live scan: list namespaced objects of this namespace only')
     .option('--logs', 'live scan: also read the Karpenter controller logs of the last hour')
+    .option('--log-limit <size>', 'live scan: read at most this much of each controller log, e.g. 64Mi (default) or 512Ki')
     .option('--request-timeout <duration>', 'live scan: timeout of each API request, e.g. 30s or 2m', '30s')
     .option('--jobs <n>', 'worker threads for parsing large inputs (default: one per core when the input is large; 0 = none)')
     .option('--timing', 'print load, snapshot and per-rule times to stderr')
@@ -122,6 +123,7 @@ export async function main(argv: string[]): Promise<number> {
     .option('--context <name>', 'kubeconfig context for a live read')
     .option('-n, --namespace <ns>', 'live: list namespaced objects of this namespace only')
     .option('--logs', 'live: also read the Karpenter controller logs of the last hour')
+    .option('--log-limit <size>', 'live: read at most this much of each controller log, e.g. 64Mi (default) or 512Ki')
     .option('--request-timeout <duration>', 'live: timeout of each API request, e.g. 30s or 2m', '30s')
     .option('--ascii', 'plain ASCII: no typographic glyphs (the default when not on a terminal)')
     .action(async (paths: string[], opts) => {
@@ -170,6 +172,7 @@ export async function main(argv: string[]): Promise<number> {
     .option('--context <name>', 'kubeconfig context')
     .option('-n, --namespace <ns>', 'collect namespaced objects of this namespace only')
     .option('--no-logs', 'do not collect the Karpenter controller logs')
+    .option('--log-limit <size>', 'collect at most this much of each controller log, e.g. 64Mi (default) or 512Ki')
     .option('--anonymize', 'replace names and namespaces by keyed hashes (the key stays with you)')
     .option('--anonymize-key <file>', 'file holding the anonymization key (created with a new random key if absent)')
     .option('--request-timeout <duration>', 'timeout of each API request, e.g. 30s or 2m', '30s')

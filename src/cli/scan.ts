@@ -23,7 +23,7 @@ import { baselinePath, ignoredPathTest, loadBaseline, loadConfig, type LoadedCon
 import { UsageError } from './errors.js';
 import { provideCrds } from './crds.js';
 import { fieldLocator } from './field-locations.js';
-import { readCluster, requestTimeoutFlag } from './read-cluster.js';
+import { logLimitFlag, readCluster, requestTimeoutFlag } from './read-cluster.js';
 import { terminalStyle } from './terminal.js';
 
 export interface ScanOptions {
@@ -42,6 +42,7 @@ export interface ScanOptions {
   context?: string;
   namespace?: string;
   logs?: boolean;
+  logLimit?: string;
   requestTimeout?: string;
   config?: string;
   baseline?: string;
@@ -257,7 +258,9 @@ export async function locateCitedLines(snapshot: Snapshot): Promise<void> {
 export async function readLive(opts: ScanOptions): Promise<LiveResult> {
   const { inputsOfRules } = await import('../loaders/live-resources.js');
   const requestTimeoutMs = requestTimeoutFlag(opts.requestTimeout);
+  const logLimitBytes = logLimitFlag(opts.logLimit);
   return readCluster({
+    ...(logLimitBytes !== undefined ? { logLimitBytes } : {}),
     ...(opts.kubeconfig ? { kubeconfig: opts.kubeconfig } : {}),
     ...(opts.context ? { context: opts.context } : {}),
     ...(opts.namespace ? { namespace: opts.namespace } : {}),

@@ -53,7 +53,7 @@ export function buildBundle(live: LiveResult, opts: BundleOptions): Bundle {
       kinds.push({
         ...base,
         status: r.status,
-        ...((r.status === 'denied' || r.status === 'failed') && r.input && live.denied.has(r.input) ? { reason: live.denied.get(r.input) } : {}),
+        ...(r.status !== 'absent' && r.input && unavailable(live, r.input) ? { reason: unavailable(live, r.input) } : {}),
         ...(r.message ? { message: r.message } : {}),
       });
       continue;
@@ -65,6 +65,7 @@ export function buildBundle(live: LiveResult, opts: BundleOptions): Bundle {
   }
 
   const logFiles: string[] = [];
+  const cut: NonNullable<BundleManifest['logs']['cut']> = [];
   for (const l of live.logTexts) {
     const ns = anon ? anon.alias(l.namespace) : l.namespace;
     const pod = anon ? anon.alias(l.pod) : l.pod;
@@ -78,6 +79,7 @@ export function buildBundle(live: LiveResult, opts: BundleOptions): Bundle {
       : l.text;
     entries.push({ name, data: text, mtime });
     logFiles.push(name);
+    if (l.cut) cut.push({ file: name, ...l.cut });
   }
 
   const manifest: BundleManifest = {
@@ -90,13 +92,18 @@ export function buildBundle(live: LiveResult, opts: BundleOptions): Bundle {
     logs: !opts.logs
       ? { status: 'not requested', files: [] }
       : logFiles.length
-        ? { status: 'collected', ...(live.logStatus ? { detail: live.logStatus } : {}), files: logFiles }
+        ? { status: 'collected', ...(live.logStatus ? { detail: live.logStatus } : {}), files: logFiles, ...(cut.length ? { cut } : {}) }
         : { status: 'not collected', detail: live.logStatus ?? 'no controller logs were read', files: [] },
     redaction: REDACTION_SETTINGS,
     anonymization: anon ? { enabled: true, algorithm: 'HMAC-SHA256', keyFingerprint: anon.keyFingerprint, keptNames: KEPT_NAMES } : { enabled: false },
   };
   entries.unshift({ name: MANIFEST_FILE, data: `${JSON.stringify(manifest, null, 4)}\n`, mtime });
   return { entries, manifest };
+}
+
+/** Why a kind's list is not in the bundle: its 403, or why it failed or could not be finished. */
+function unavailable(live: LiveResult, input: string): string | undefined {
+  return live.denied.get(input) ?? live.incomplete.get(input);
 }
 
 /** `pods.json`, `deployments.v1.apps.json`, `nodepools.v1beta1.karpenter.sh.json` (kubectl's resource.version.group). */

@@ -176,8 +176,9 @@ function sameRef(a: ObjectRef, b: ObjectRef): boolean {
 }
 
 function missingReason(missing: Array<keyof typeof INPUTS>, snapshot: Snapshot, joiner: 'and' | 'or' = 'and'): string {
-  const denied = missing.filter((m) => snapshot.denied.has(m));
-  if (denied.length && (joiner === 'and' || denied.length === missing.length)) return denied.map((m) => snapshot.denied.get(m)!).join('; ');
+  // Denied or incomplete: the reason the input could not be had, not a request to add what was never read.
+  const unavailable = missing.filter((m) => snapshot.unavailable(m) !== undefined);
+  if (unavailable.length && (joiner === 'and' || unavailable.length === missing.length)) return unavailable.map((m) => snapshot.unavailable(m)!).join('; ');
   const names = missing.map((m) => INPUTS[m].plural).join(` ${joiner} `);
   const how = missing.map((m) => `\`${INPUTS[m].collect}\``).join(', ');
   return `no ${names} in the snapshot (add the output of ${how})`;

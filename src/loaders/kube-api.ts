@@ -17,7 +17,70 @@ export class LiveError extends Error {}
 export interface Api {
   server: string;
   context: string;
-  get(path: string): Promise<{ status: number; body: string }>;
+  /**
+   * GET of a path built by `apiPath`. The body is read up to `maxBytes` (default `MAX_RESPONSE_BYTES`): a server that
+   * sends more is cut off there and `cut` says so, so no answer can grow the process without bound.
+   */
+  get(path: string, opts?: { maxBytes?: number }): Promise<{ status: number; body: string; cut?: boolean }>;
+}
+
+/** No list page or discovery document of a sane API server comes near this; a log has its own, smaller limit. */
+const MAX_RESPONSE_BYTES = 256 << 20;
+
+/** A request that never left: the path was refused before anything was sent (see `checkPath`). */
+export class RefusedPath extends Error {}
+
+/**
+ * The one way a request path is built: every segment — names, namespaces, groups and plurals from the server or the
+ * user — is percent-encoded, so `?`, `#` or a space stay inside their segment. A segment the API server itself never
+ * accepts as a name (empty, `.`, `..`, or holding `/` or `%`, as apimachinery's IsValidPathSegmentName says) is
+ * refused rather than encoded: a URL resolves `..` and `%2e%2e` away, and a proxy in front of the API server may
+ * decode `%2F` back into a path. Query values are encoded as well.
+ */
+export function apiPath(segments: readonly string[], query: Record<string, string | number | boolean | undefined> = {}): string {
+  const path = `/${segments.map(pathSegment).join('/')}`;
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
+  const q = params.toString();
+  return q ? `${path}?${q}` : path;
+}
+
+function pathSegment(segment: string): string {
+  if (segment === '' || segment === '.' || segment === '..' || /[/%]/.test(segment)) {
+    throw new RefusedPath(`${JSON.stringify(segment)} cannot be a name in an API path (the API server accepts no such name)`);
+  }
+  return encodeURIComponent(segment);
+}
+
+/** Resources the live loader must never read, whatever a path built from server data might come to. */
+const NEVER_READ = new Set(['secrets', 'configmaps']);
+
+/**
+ * The last guard before a request leaves: the path is exactly what was built (no segment a URL would resolve away)
+ * and does not name a resource that is never read. A path from `apiPath` always passes; anything else is refused.
+ */
+function checkPath(server: string, path: string): URL {
+  const url = new URL(server + path);
+  const [built = ''] = path.split('?');
+  if (url.pathname !== new URL(server).pathname.replace(/\/$/, '') + built) {
+    throw new RefusedPath(`refusing the request path ${JSON.stringify(path)}: it does not stay where it was built`);
+  }
+  const resource = resourceOfPath(built);
+  if (resource !== undefined && NEVER_READ.has(resource)) throw new RefusedPath(`refusing to read ${resource}: karpdoctor never reads them`);
+  return url;
+}
+
+/** `/api/v1/namespaces/x/pods/y/log` → `pods`; `/apis/apps/v1/deployments` → `deployments`; discovery → undefined. */
+function resourceOfPath(pathname: string): string | undefined {
+  const parts = pathname.split('/').filter(Boolean);
+  const rest = parts[0] === 'api' ? parts.slice(2) : parts[0] === 'apis' ? parts.slice(3) : [];
+  const resource = rest[0] === 'namespaces' ? rest[2] : rest[0];
+  try {
+    // The API server decodes the path before routing: `secret%73` names Secrets too.
+    return resource === undefined ? undefined : decodeURIComponent(resource);
+  } catch {
+    return resource;
+  }
 }
 
 export interface HttpError extends Error {
@@ -52,13 +115,19 @@ export async function connect(opts: { kubeconfig?: string; context?: string; req
   const server = cluster.server.replace(/\/$/, '');
   const context = kc.getCurrentContext();
   const timeout = opts.requestTimeoutMs ?? 30_000;
-  const get = async (path: string) => {
-    const url = new URL(server + path);
+  const get = async (url: URL, maxBytes: number) => {
     const options: https.RequestOptions = { method: 'GET', headers: { Accept: 'application/json' }, timeout };
     await kc.applyToHTTPSOptions(options);
-    return request(url, options, timeout);
+    return request(url, options, timeout, maxBytes);
   };
-  return { server, context, get: (path) => withRetries(() => get(path), server, context, timeout) };
+  return {
+    server,
+    context,
+    get: async (path, opts = {}) => {
+      const url = checkPath(server, path);
+      return withRetries(() => get(url, opts.maxBytes ?? MAX_RESPONSE_BYTES), server, context, timeout);
+    },
+  };
 }
 
 /** Why there is no kubeconfig to read (KUBECONFIG unset or naming no file, no ~/.kube/config, not in a pod), or nothing. */
@@ -79,24 +148,42 @@ function noKubeconfig(): string | undefined {
 interface Answer {
   status: number;
   body: string;
+  /** The server sent more than the request's byte limit: the body is its first `maxBytes`. */
+  cut?: boolean;
   /** Seconds the server asks to wait before retrying (429 from API Priority and Fairness, 503). */
   retryAfter?: number;
 }
 
-function request(url: URL, options: https.RequestOptions, timeout: number): Promise<Answer> {
+function request(url: URL, options: https.RequestOptions, timeout: number, maxBytes: number): Promise<Answer> {
   const client = url.protocol === 'http:' ? http : https;
   return new Promise((resolve, reject) => {
     const req = client.request(url, options, (res) => {
       const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
+      let bytes = 0;
+      const answer = (cut: boolean) => {
         const retryAfter = Number(res.headers['retry-after']);
         resolve({
           status: res.statusCode ?? 0,
           body: Buffer.concat(chunks).toString('utf8'),
+          ...(cut ? { cut } : {}),
           ...(Number.isFinite(retryAfter) && retryAfter >= 0 ? { retryAfter } : {}),
         });
+      };
+      res.on('data', (c: Buffer) => {
+        if (bytes + c.length < maxBytes) {
+          chunks.push(c);
+          bytes += c.length;
+          return;
+        }
+        // Enough: keep what fits and hang up, rather than read on (a log past its limit, a server that never stops).
+        chunks.push(c.subarray(0, maxBytes - bytes));
+        bytes = maxBytes;
+        res.removeAllListeners('data');
+        res.removeAllListeners('end');
+        req.destroy();
+        answer(true);
       });
+      res.on('end', () => answer(false));
       res.on('error', reject);
     });
     // The socket timeout fires on silence; the timer bounds the whole request, so a server that trickles bytes is cut too.
@@ -150,31 +237,68 @@ async function withRetries(call: () => Promise<Answer>, server: string, context:
 }
 
 /**
+ * Objects of one kind read at most, far above the Kubernetes scalability envelope (150,000 pods, 5,000 nodes): a server
+ * that keeps handing out continue tokens is followed for `MAX_LIST_OBJECTS / pageSize` pages, then the list is given up.
+ */
+const MAX_LIST_OBJECTS = 1_000_000;
+
+/** Restarts of a list after its continue token expired (410 Gone) before it is given up as incomplete. */
+const MAX_RESTARTS = 2;
+
+/**
  * Pages of one list (`limit` + `continue`), each handed out as it arrives so a 150,000-pod list is never held raw.
  * An expired continue token (410 Gone) restarts the list, twice at most: `onRestart` tells the caller to drop the pages
- * it already took, which belong to an expired snapshot of the list.
+ * it already took, which belong to an expired snapshot of the list. A list that cannot be finished — a token expiring
+ * again, a page failing, the same token twice (a loop), more pages than any cluster has — throws an HttpError whose
+ * message says why; the caller decides what the pages it already took are worth (nothing: the list is incomplete).
  */
-export async function* listPages(api: Api, path: string, pageSize: number, onRestart: () => void): AsyncGenerator<Record<string, unknown>> {
+export async function* listPages(
+  api: Api,
+  segments: readonly string[],
+  query: Record<string, string>,
+  pageSize: number,
+  onRestart: () => void,
+): AsyncGenerator<Record<string, unknown>> {
+  const maxPages = Math.ceil(MAX_LIST_OBJECTS / pageSize);
   let restarts = 0;
   let token: string | undefined;
-  for (;;) {
-    const sep = path.includes('?') ? '&' : '?';
-    const res = await api.get(`${path}${sep}limit=${pageSize}${token ? `&continue=${encodeURIComponent(token)}` : ''}`);
-    if (res.status === 410 && token && restarts < 2) {
+  let seen = new Set<string>();
+  for (let pages = 0; ; pages++) {
+    if (pages >= maxPages) throw listError(`stopped after ${pages} pages of ${pageSize}: the server kept sending continue tokens`);
+    const path = apiPath(segments, { ...query, limit: pageSize, continue: token });
+    const res = await api.get(path);
+    if (res.status === 410 && token) {
+      if (restarts >= MAX_RESTARTS) {
+        throw listError(`the continue token expired (410 Gone) ${restarts + 1} times: the list changes faster than it can be read`, 410);
+      }
       restarts++;
       token = undefined;
+      seen = new Set();
+      pages = -1;
       onRestart();
       continue;
     }
     if (res.status !== 200) {
       const serverMessage = statusMessage(res.body);
-      throw Object.assign(new Error(`HTTP ${res.status} for ${path}: ${serverMessage}`), { status: res.status, serverMessage });
+      throw listError(`HTTP ${res.status} for ${path.split('?')[0]}: ${serverMessage}`, res.status, serverMessage);
     }
-    const page = JSON.parse(res.body) as Record<string, unknown>;
-    token = (page.metadata as { continue?: string } | undefined)?.continue || undefined;
+    if (res.cut) throw listError(`a page of ${path.split('?')[0]} is over ${MAX_RESPONSE_BYTES >> 20} MiB, more than any list page should be`);
+    let page: Record<string, unknown>;
+    try {
+      page = JSON.parse(res.body) as Record<string, unknown>;
+    } catch (e) {
+      throw listError(`the page is not JSON (${(e as Error).message})`);
+    }
+    token = (page.metadata as { continue?: unknown } | undefined)?.continue ? String((page.metadata as { continue: unknown }).continue) : undefined;
     yield page;
     if (!token) break;
+    if (seen.has(token)) throw listError('the server returned the same continue token twice (a loop)');
+    seen.add(token);
   }
+}
+
+function listError(message: string, status?: number, serverMessage?: string): HttpError {
+  return Object.assign(new Error(message), { ...(status !== undefined ? { status } : {}), ...(serverMessage !== undefined ? { serverMessage } : {}) });
 }
 
 export function statusMessage(body: string): string {

@@ -142,9 +142,10 @@ export function resourceName(r: Resource): string {
   return `${r.plural}${r.group ? `.${r.group}` : ''}`;
 }
 
-export function listPath(r: Resource, namespace: string | undefined): string {
-  const base = r.group ? `/apis/${r.group}/${r.version}` : `/api/${r.version}`;
-  return r.namespaced && namespace ? `${base}/namespaces/${encodeURIComponent(namespace)}/${r.plural}` : `${base}/${r.plural}`;
+/** The path segments of a resource's list (for `apiPath`, which encodes them): in one namespace, or cluster-wide. */
+export function listSegments(r: Resource, namespace: string | undefined): string[] {
+  const base = r.group ? ['apis', r.group, r.version] : ['api', r.version];
+  return r.namespaced && namespace ? [...base, 'namespaces', namespace, r.plural] : [...base, r.plural];
 }
 
 /** The lease Karpenter's replicas compete for; its holder (`<pod name>_<uuid>`) is the one that logs controller work. */

@@ -94,6 +94,7 @@ export async function loadOne(file: InputFile, opts: LoadOptions): Promise<Parti
   partial.listedKinds = [...sink.listedKinds];
   partial.ignoredLogBlocks = [...sink.ignoredLogBlocks];
   if (sink.denied?.size) partial.denied = [...sink.denied];
+  if (sink.incomplete?.size) partial.incomplete = [...sink.incomplete];
   if (sink.collectedAt) partial.collectedAt = sink.collectedAt;
   if (sink.statedVersions?.length) partial.statedVersions = sink.statedVersions;
   if (sink.helm.charts.length || sink.helm.values.length || sink.helm.templates?.length) partial.helm = sink.helm;
@@ -136,6 +137,7 @@ function merge(paths: string[], partials: PartialLoad[], filesRead: number): Loa
     }
     for (const k of p.listedKinds) result.listedKinds.add(k);
     for (const [input, reason] of p.denied ?? []) (result.denied ??= new Map()).set(input, reason);
+    for (const [input, reason] of p.incomplete ?? []) (result.incomplete ??= new Map()).set(input, reason);
     if (p.collectedAt && (!result.collectedAt || p.collectedAt > result.collectedAt)) result.collectedAt = p.collectedAt;
     if (p.statedVersions) (result.statedVersions ??= []).push(...p.statedVersions);
     for (const [k, n] of p.ignoredLogBlocks) ignoredLogs.set(k, (ignoredLogs.get(k) ?? 0) + n);

@@ -45,6 +45,8 @@ export interface LoadResult {
   splitFiles?: string[];
   /** Inputs that could not be listed, with the reason (live: 403; a `collect` bundle: from its manifest). */
   denied?: Map<string, string>;
+  /** Inputs whose list failed or could not be finished (live, or a bundle's manifest), with the reason. */
+  incomplete?: Map<string, string>;
   /** When a `karpdoctor collect` bundle was written (its manifest's collectedAt). */
   collectedAt?: string;
   /** Karpenter versions a text states in words (an issue template's "Chart Version: 1.1.1"), in input order. */
@@ -114,6 +116,8 @@ export interface PartialLoad {
   splitInto?: number;
   /** Inputs a `karpdoctor collect` manifest records as denied (input, reason). */
   denied?: Array<[string, string]>;
+  /** Inputs a `karpdoctor collect` manifest records as failed or incomplete (input, reason). */
+  incomplete?: Array<[string, string]>;
   collectedAt?: string;
   statedVersions?: StatedVersion[];
   /** A Chart.yaml or values file: what becomes of it is decided once every file is in (joinHelmFiles). */

@@ -29,6 +29,11 @@ export interface ScanReport {
     counts: Record<string, number>;
     skipped: Array<{ source: string; line?: number; reason: string }>;
     absent: string[];
+    /**
+     * Present when some input's list failed or could not be finished (live, or the collect that wrote a bundle): each
+     * with why. Never judged from the part that was read; the rules that need it are not evaluated.
+     */
+    incomplete?: Array<{ input: string; reason: string }>;
     /** Present when times were given only as ages (kubectl describe/get output): how many, and what they count back from. */
     ages?: { anchored: number; from: 'flag' | 'dump' | 'wall-clock'; referenceTime: string };
   };
@@ -98,6 +103,7 @@ export function buildReport(snapshot: Snapshot, run: RunResult, toolVersion: str
       counts: snapshot.counts(),
       skipped: snapshot.skipped.map(skippedEntry),
       absent: snapshot.absent(),
+      ...(snapshot.incomplete.size ? { incomplete: [...snapshot.incomplete].map(([input, reason]) => ({ input, reason })) } : {}),
       ...(snapshot.agesAnchored
         ? { ages: { anchored: snapshot.agesAnchored, from: snapshot.referenceTime.source, referenceTime: snapshot.referenceTime.iso } }
         : {}),

@@ -132,6 +132,7 @@ function header(report: ScanReport, ctx: ReportContext, pen: Pen): string {
   if (ctx.refusalLines) rows.push(['Refusals', `${ctx.refusalLines} error line(s) printed by kubectl or Terraform read`]);
   const absent = s.absent.filter((a) => ctx.inputsUsed.includes(a));
   if (absent.length) rows.push(['Not in input', `${absent.join(', ')} (used by the enabled rules)`]);
+  for (const i of s.incomplete ?? []) rows.push(['Incomplete', `${i.reason}: rules that need ${i.input} are not evaluated`]);
   if (s.skipped.length) rows.push(['Skipped', `${s.skipped.length} input(s) not loaded or partly loaded — listed below`]);
   for (const n of ctx.notes) rows.push(['Note', n]);
   const label = Math.max(...rows.map(([k]) => k.length));

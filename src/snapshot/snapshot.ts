@@ -56,6 +56,12 @@ export class Snapshot {
   readonly referenceTime: ReferenceTime;
   readonly controller: ControllerInfo;
   readonly denied: Map<string, string>;
+  /**
+   * Inputs whose list failed or could not be finished (a continue token that kept expiring, a page that failed, a
+   * server that never stopped paging): never present, whatever part of them was read — rules that need them are not
+   * evaluated, with this reason.
+   */
+  readonly incomplete: Map<string, string>;
   /** When the support bundle this snapshot was read from was collected. */
   readonly collectedAt: string | undefined;
   private readonly byKind = new Map<string, KubeObject[]>();
@@ -89,6 +95,7 @@ export class Snapshot {
     this.locate = load.locate;
     this.locateField = load.locateField;
     this.denied = opts.denied ?? load.denied ?? new Map();
+    this.incomplete = load.incomplete ?? new Map();
     this.collectedAt = load.collectedAt;
     this.listedKinds = new Set();
     for (const listing of load.listedKinds) {
@@ -392,7 +399,12 @@ export class Snapshot {
     if (input === 'KarpenterController') return this.controller.object !== undefined;
     if (input === 'ControllerLogs') return this.logs.length > 0;
     if (input === 'KarpenterCRDs') return this.crds().size > 0;
-    return INPUTS[input].kinds.some((k) => this.listedKinds.has(k));
+    return !this.incomplete.has(input) && INPUTS[input].kinds.some((k) => this.listedKinds.has(k));
+  }
+
+  /** Why an input that is not present could not be had (denied, failed or incomplete); undefined when merely absent. */
+  unavailable(input: InputName): string | undefined {
+    return this.denied.get(input) ?? this.incomplete.get(input);
   }
 
   /** Namespaces where a kind was listed and none of it is in the input ("No resources found in ledger namespace."). */
@@ -410,10 +422,10 @@ export class Snapshot {
     return out;
   }
 
-  /** Logical inputs that are neither present nor denied. */
+  /** Logical inputs that are neither present nor denied nor incomplete. */
   absent(): InputName[] {
     return (Object.keys(INPUTS) as InputName[]).filter(
-      (i) => !this.has(i) && !this.denied.has(i) && !('templatesOnly' in INPUTS[i]) && !('auxiliary' in INPUTS[i]),
+      (i) => !this.has(i) && this.unavailable(i) === undefined && !('templatesOnly' in INPUTS[i]) && !('auxiliary' in INPUTS[i]),
     );
   }
 

@@ -7,6 +7,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
+import type { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +20,19 @@ export interface FakeOptions {
   forbidden?: string[];
   /** `plural` whose first continue token is reported expired (410) once. */
   expireOnce?: string[];
+  /** `plural` → how many of its continue tokens are reported expired (410), one after the other. */
+  expire?: Record<string, number>;
+  /** `plural` → a status answered to every request for one of its later pages (one with a continue token). */
+  failPages?: Record<string, number>;
+  /** `plural` whose list never ends, as a broken or hostile server's: every page carries a new continue token. */
+  endless?: string[];
+  /** `plural` whose every page carries the same continue token (a loop). */
+  loop?: string[];
+  /**
+   * Pod logs made up on the fly, `namespace/pod` → bytes: sent whole in 64 KiB chunks whatever `limitBytes` asks (a
+   * server that ignores it), never held in memory.
+   */
+  logBytes?: Record<string, number>;
   logs?: Record<string, string>;
   /** Token written into the kubeconfig when it should not match the server's. */
   kubeconfigToken?: string;
@@ -55,8 +69,8 @@ export interface FakeApiServer {
   url: string;
   caFile: string;
   kubeconfig: string;
-  /** Every request, with the status it got (undefined while unanswered). */
-  requests: Array<{ method: string; path: string; status?: number }>;
+  /** Every request, with the status it got (undefined while unanswered); `query` is the search string (`?limit=…`). */
+  requests: Array<{ method: string; path: string; query: string; status?: number }>;
   close(): Promise<void>;
 }
 
@@ -143,12 +157,12 @@ export async function startFakeApiServer(opts: FakeOptions, tls = makeTls()): Pr
       }
     }
   }
-  const expired = new Set(opts.expireOnce ?? []);
+  const expiring = new Map<string, number>([...(opts.expireOnce ?? []).map((p): [string, number] => [p, 1]), ...Object.entries(opts.expire ?? {})]);
   const requests: FakeApiServer['requests'] = [];
 
   const server = https.createServer({ key: readFileSync(tls.key), cert: readFileSync(tls.cert) }, (req, res) => {
     const url = new URL(req.url ?? '/', 'https://127.0.0.1');
-    const record: FakeApiServer['requests'][number] = { method: req.method ?? '', path: url.pathname };
+    const record: FakeApiServer['requests'][number] = { method: req.method ?? '', path: url.pathname, query: url.search };
     requests.push(record);
     const send = (status: number, body: unknown) => {
       record.status = status;
@@ -208,7 +222,11 @@ export async function startFakeApiServer(opts: FakeOptions, tls = makeTls()): Pr
     }
     const logMatch = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/log$/.exec(url.pathname);
     if (logMatch) {
-      const text = opts.logs?.[`${logMatch[1]}/${logMatch[2]}`];
+      // As the API server, which routes on the decoded path.
+      const pod = `${decodeURIComponent(logMatch[1]!)}/${decodeURIComponent(logMatch[2]!)}`;
+      const bytes = opts.logBytes?.[pod];
+      if (bytes !== undefined) return streamLog(res, record, bytes);
+      const text = opts.logs?.[pod];
       if (text === undefined) return status(404, 'NotFound', `pods "${logMatch[2]}" not found`);
       record.status = 200;
       res.writeHead(200, { 'content-type': 'text/plain' });
@@ -240,20 +258,28 @@ export async function startFakeApiServer(opts: FakeOptions, tls = makeTls()): Pr
     );
     const limit = Number(url.searchParams.get('limit') ?? 0) || items.length || 1;
     const cont = url.searchParams.get('continue');
-    if (cont && expired.has(plural!)) {
-      expired.delete(plural!);
+    if (cont && (expiring.get(plural!) ?? 0) > 0) {
+      expiring.set(plural!, expiring.get(plural!)! - 1);
       return status(410, 'Expired', 'The provided continue parameter is too old to display a consistent list result.');
     }
+    const pageFailure = cont ? opts.failPages?.[plural!] : undefined;
+    if (pageFailure) return status(pageFailure, 'InternalError', 'etcdserver: leader changed');
     const offset = cont ? Number(cont) : 0;
-    const page = items.slice(offset, offset + limit);
-    const next = offset + limit < items.length ? String(offset + limit) : undefined;
+    const endless = opts.endless?.includes(plural!);
+    // An endless list goes round its items again and again, always with another token.
+    const page = endless ? [items[offset % items.length]!] : items.slice(offset, offset + limit);
+    const next = opts.loop?.includes(plural!) ? '1' : endless ? String(offset + 1) : offset + limit < items.length ? String(offset + limit) : undefined;
     const kind = s?.kind ?? KIND_OF_PLURAL[plural!] ?? plural!.replace(/s$/, '').replace(/^./, (c) => c.toUpperCase());
     // The real API server leaves kind/apiVersion off the items of built-in lists; CRD items keep them.
     const shaped = page.map((o) => (knownBuiltIn ? stripType(o) : o));
     return send(200, {
       kind: `${kind}List`,
       apiVersion: group ? `${group}/${version}` : version,
-      metadata: { resourceVersion: '12345', ...(next ? { continue: next } : {}) },
+      metadata: {
+        resourceVersion: '12345',
+        ...(next ? { continue: next } : {}),
+        ...(next && !endless && !selector.length ? { remainingItemCount: Math.max(items.length - offset - page.length, 0) } : {}),
+      },
       items: shaped,
     });
   });
@@ -294,6 +320,30 @@ export async function startFakeApiServer(opts: FakeOptions, tls = makeTls()): Pr
         server.close(() => r());
       }),
   };
+}
+
+/** A controller log of `bytes` bytes, written chunk by chunk as the client takes it; stops when the client hangs up. */
+function streamLog(res: ServerResponse, record: { status?: number }, bytes: number): void {
+  record.status = 200;
+  res.writeHead(200, { 'content-type': 'text/plain' });
+  const line = (i: number) => {
+    const time = `2025-03-11T${String(10 + (Math.floor(i / 3600) % 14)).padStart(2, '0')}:${String(Math.floor(i / 60) % 60).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}`;
+    return `${time}.000000000Z {"level":"INFO","time":"${time}.000Z","logger":"controller","message":"found provisionable pod(s)","controller":"provisioner","Pods":"payments/worker-${i}"}\n`;
+  };
+  let sent = 0;
+  let i = 0;
+  const pump = () => {
+    while (sent < bytes && !res.destroyed) {
+      let chunk = '';
+      while (chunk.length < 64 << 10) chunk += line(i++);
+      const part = chunk.slice(0, bytes - sent);
+      sent += part.length;
+      if (!res.write(part)) return res.once('drain', pump);
+    }
+    if (!res.destroyed) res.end();
+  };
+  res.on('error', () => undefined);
+  pump();
 }
 
 function stripType(o: KubeObject): Record<string, unknown> {

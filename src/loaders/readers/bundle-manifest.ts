@@ -16,11 +16,12 @@ export interface ManifestKind {
   apiVersion: string;
   /** The logical input (kinds.ts INPUTS) this resource satisfies. */
   input?: string;
-  status: 'collected' | 'denied' | 'absent' | 'failed';
+  /** `failed`: not a page could be read; `incomplete`: the list was begun but could not be finished (nothing written). */
+  status: 'collected' | 'denied' | 'absent' | 'failed' | 'incomplete';
   count?: number;
   /** The archive entry holding the list. */
   file?: string;
-  /** For denied and failed: the reason rules show as "not evaluated: …". */
+  /** For denied, failed and incomplete: the reason rules show as "not evaluated: …". */
   reason?: string;
   /** The API server's message (denied), or what went wrong (failed). */
   message?: string;
@@ -33,7 +34,13 @@ export interface BundleManifest {
   cluster: { context: string; server: string };
   namespace: string | null;
   kinds: ManifestKind[];
-  logs: { status: 'collected' | 'not collected' | 'not requested'; detail?: string; files: string[] };
+  logs: {
+    status: 'collected' | 'not collected' | 'not requested';
+    detail?: string;
+    files: string[];
+    /** Logs longer than the limit of the collect (`--log-limit`): the file holds their first `atBytes`. */
+    cut?: Array<{ file: string; atBytes: number; reason: string }>;
+  };
   redaction: Record<string, unknown>;
   anonymization: { enabled: false } | { enabled: true; algorithm: 'HMAC-SHA256'; keyFingerprint: string; keptNames: string[] };
 }
@@ -44,13 +51,26 @@ function collectedAtFromManifest(value: unknown): string | undefined {
   return m && m.format === MANIFEST_FORMAT && typeof m.collectedAt === 'string' ? m.collectedAt : undefined;
 }
 
-/** Denied inputs (input → reason) of a manifest; nothing for anything that is not one. */
-export function deniedFromManifest(value: unknown): Array<[string, string]> {
+/** Inputs (input → reason) a manifest records with one of these statuses; nothing for anything that is not one. */
+function inputsFromManifest(value: unknown, statuses: ReadonlyArray<ManifestKind['status']>): Array<[string, string]> {
   const m = value as Partial<BundleManifest> | null;
   if (!m || m.format !== MANIFEST_FORMAT || !Array.isArray(m.kinds)) return [];
   return m.kinds
-    .filter((k) => k && (k.status === 'denied' || k.status === 'failed') && typeof k.input === 'string' && typeof k.reason === 'string')
+    .filter((k) => k && statuses.includes(k.status) && typeof k.input === 'string' && typeof k.reason === 'string')
     .map((k) => [k.input!, k.reason!]);
+}
+
+/** Logs a manifest records as cut at the collect's limit. */
+function cutLogsFromManifest(value: unknown): Array<{ file: string; reason: string }> {
+  const m = value as Partial<BundleManifest> | null;
+  const cut: unknown = m && m.format === MANIFEST_FORMAT ? m.logs?.cut : undefined;
+  if (!Array.isArray(cut)) return [];
+  return cut.filter((c): c is { file: string; reason: string } => typeof c?.file === 'string' && typeof c?.reason === 'string');
+}
+
+/** Denied inputs (input → reason) of a manifest. */
+export function deniedFromManifest(value: unknown): Array<[string, string]> {
+  return inputsFromManifest(value, ['denied']);
 }
 
 export const bundleManifest: Reader = {
@@ -66,6 +86,10 @@ export const bundleManifest: Reader = {
       return 'skipped';
     }
     for (const [input, reason] of deniedFromManifest(value)) (sink.denied ??= new Map()).set(input, reason);
+    for (const [input, reason] of inputsFromManifest(value, ['failed', 'incomplete'])) (sink.incomplete ??= new Map()).set(input, reason);
+    // A log the collect cut short is read as what it is: part of the log, said as the live scan said it.
+    const dir = file.displayPath.slice(0, file.displayPath.length - MANIFEST_FILE.length);
+    for (const c of cutLogsFromManifest(value)) sink.skipped.push({ source: `${dir}${c.file}`, reason: c.reason });
     const collectedAt = collectedAtFromManifest(value);
     if (collectedAt) sink.collectedAt = collectedAt;
     return 'loaded';

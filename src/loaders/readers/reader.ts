@@ -51,6 +51,8 @@ export interface ReadSink extends ObjectSink, TextSink {
   logs: LogRecord[];
   /** Inputs a `karpdoctor collect` manifest records as denied (input → reason). */
   denied?: Map<string, string>;
+  /** Inputs a `karpdoctor collect` manifest records as failed or incomplete (input → reason). */
+  incomplete?: Map<string, string>;
   collectedAt?: string;
   /** Karpenter versions a ticket states in words (ticket/versions.ts). */
   statedVersions?: StatedVersion[];

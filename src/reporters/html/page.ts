@@ -77,6 +77,7 @@ function summary(report: ScanReport, ctx: ReportContext): string {
     ],
   ];
   if (absent.length) rows.push(['Not in input', esc(`${absent.join(', ')} (used by the enabled rules)`)]);
+  for (const i of s.incomplete ?? []) rows.push(['Incomplete', esc(`${i.reason}: rules that need ${i.input} are not evaluated`)]);
   return [
     '<header id="summary">',
     `<h1>karpdoctor report</h1>`,
