@@ -286,6 +286,11 @@ export class Snapshot {
     return this.desiredStateOnly ? this.scopeIndex().inScope(from, pairing, candidates) : candidates;
   }
 
+  /** Like `inScope`, but every level that deploys with `from`, not only the nearest that has any. */
+  reachable(from: KubeObject, pairing: Pairing, candidates: KubeObject[]): KubeObject[] {
+    return this.desiredStateOnly ? this.scopeIndex().reachable(from, pairing, candidates) : candidates;
+  }
+
   /**
    * The object a name reference of `from` resolves to (NodePool → its node class, PVC → its StorageClass): in a
    * repository the nearest definition in scope, with the equally near others; in cluster state the one object.
