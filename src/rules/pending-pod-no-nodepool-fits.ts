@@ -248,7 +248,13 @@ function judgeTemplates(snapshot: Snapshot, everyPool: PoolProfile[], notEvaluat
     if (verdicts.some((v) => v.reasons.length === 0)) continue;
     if (!snapshot.absentMeansMissing && !selectedPools(c, verdicts).length) {
       // The nearest pools are not the ones it selects: the folders above may hold them (a cluster's general pool).
-      const reachable = new Set(snapshot.reachable(object, 'nodePool', everyPool.map((p) => p.pool.object)));
+      const reachable = new Set(
+        snapshot.reachable(
+          object,
+          'nodePool',
+          everyPool.map((p) => p.pool.object),
+        ),
+      );
       const wider = judgeAgainst(everyPool.filter((p) => reachable.has(p.pool.object)));
       if (wider.some((v) => v.reasons.length === 0)) continue;
       if (!selectedPools(c, wider).length) {
@@ -298,7 +304,11 @@ function selectedPools(c: PodConstraints, verdicts: Verdict[]): Verdict[] {
 }
 
 function selecting(c: PodConstraints): (r: FitReason) => boolean {
-  const identifying = new Set(positiveSelection(c).filter((k) => isPoolLabel(k.key) || !isWellKnownLabel(k.key)).map((k) => k.key));
+  const identifying = new Set(
+    positiveSelection(c)
+      .filter((k) => isPoolLabel(k.key) || !isWellKnownLabel(k.key))
+      .map((k) => k.key),
+  );
   return (r) => (r.kind === 'label' || r.kind === 'requirement') && !r.volume && (!identifying.size || identifying.has(r.key ?? ''));
 }
 
@@ -308,7 +318,13 @@ function positiveSelection(c: PodConstraints): PodConstraints['selector'] {
 
 function unprovidedSelection(c: PodConstraints, verdicts: Verdict[]): string {
   const keys = new Set(verdicts.flatMap((v) => v.reasons.filter(selecting(c)).map((r) => r.key)));
-  const asked = [...new Set(positiveSelection(c).filter((k) => keys.has(k.key)).map((k) => k.text.replace(/^the pod /, '')))];
+  const asked = [
+    ...new Set(
+      positiveSelection(c)
+        .filter((k) => keys.has(k.key))
+        .map((k) => k.text.replace(/^the pod /, '')),
+    ),
+  ];
   const considered = verdicts.map((v) => `${v.profile.pool.object.kind} ${v.profile.pool.name}`).join(', ');
   return `it ${asked.join(' and ')}, which no NodePool in its scope provides (considered: ${considered}): the pool it means may be created elsewhere; --assume-complete judges it as missing`;
 }
