@@ -7,8 +7,8 @@
  *
  * A sibling folder is in scope from the directory above unless it is a unit of its own: a folder holding, side by
  * side, objects of both ends of the join (a workload and a NodePool, a NodePool and its EC2NodeClass). `apps/` and
- * `karpenter/nodepools/` are parts of one deployment; `patterns/a/` and `patterns/b/` are two. Once one child of a
- * folder is a unit, the folder is a collection of deployments and none of its children deploys with another.
+ * `karpenter/nodepools/` are parts of one deployment; `patterns/a/` and `patterns/b/` are two. Once several children
+ * of a folder are units, the folder is a collection of deployments and none of its children deploys with another.
  *
  * This module says *which* objects are in scope; whether a pod can run on a NodePool is a question for the predicates.
  */
@@ -142,10 +142,11 @@ function distance(here: string[], there: string[], units: string[]): Distance | 
     // The folder below the common directory that holds the candidate: a unit of its own, or holding one, is another deployment.
     const branch = thereDir.slice(0, common + 1).join('/');
     if (units.some((u) => u === branch || u.startsWith(`${branch}/`))) return undefined;
-    // A folder whose children include a unit is a collection of deployments (`blueprints/<name>/`): its other
-    // children are deployments too, even one holding only NodePools, and share nothing with each other.
+    // A folder with several children that are units is a collection of deployments (`blueprints/<name>/`): its
+    // other children are deployments too, even one holding only NodePools. One unit beside `apps/` and `karpenter/`
+    // (a `gpu/` add-on with its device plugin) is a part of the same cluster, not a sign of a collection.
     const parent = thereDir.slice(0, common).join('/');
-    if (units.some((u) => parentOf(u) === parent)) return undefined;
+    if (units.filter((u) => parentOf(u) === parent).length >= 2) return undefined;
   }
   return { up, down };
 }
