@@ -9,9 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { RULES } from '../src/rules/index.js';
 import { KIND } from '../src/kube/kinds.js';
 import type { KubeObject } from '../src/kube/types.js';
-import type { LoadResult } from '../src/loaders/types.js';
 import { Snapshot } from '../src/snapshot/snapshot.js';
 import { FIXTURES, scan } from './support/scan.js';
+import { loadAt } from './support/snapshot-of.js';
 import { notes, summary } from './support/repo-summary.js';
 
 const ALL = RULES.map((r) => r.meta.id);
@@ -74,21 +74,13 @@ describe('a repository laid out like the blueprints: blueprints/<name>/ and the 
 
 describe('one unit beside the parts of a cluster is not a collection of deployments', () => {
   const obj = (apiVersion: string, kind: string, name: string, spec: object = {}): KubeObject => ({ apiVersion, kind, metadata: { name }, spec });
-  const load = (objects: Array<[KubeObject, string]>): LoadResult => ({
-    objects: objects.map(([object, source]) => ({ object, provenance: { source, line: 1 } })),
-    logs: [],
-    skipped: [],
-    listedKinds: new Set(),
-    sources: ['repo'],
-    filesRead: objects.length,
-  });
   const pool = (name: string) => obj('karpenter.sh/v1', 'NodePool', name, { template: { spec: { requirements: [] } } });
   const deployment = (name: string) => obj('apps/v1', 'Deployment', name, { template: { spec: { containers: [] } } });
   const daemonSet = (name: string) => obj('apps/v1', 'DaemonSet', name, { template: { spec: { containers: [] } } });
 
   it('apps/ sees karpenter/ beside a gpu/ unit; with two units beside it, the folder is a collection', () => {
     const one = new Snapshot(
-      load([
+      loadAt([
         [deployment('web'), 'repo/apps/web.yaml'],
         [pool('general'), 'repo/karpenter/pools.yaml'],
         [pool('gpu'), 'repo/gpu/pool.yaml'],
@@ -97,7 +89,7 @@ describe('one unit beside the parts of a cluster is not a collection of deployme
     );
     expect(one.nodePoolsFor(one.get(KIND.Deployment, undefined, 'web')!).map((p) => p.name)).toEqual(['general']);
     const two = new Snapshot(
-      load([
+      loadAt([
         [deployment('web'), 'repo/apps/web.yaml'],
         [pool('general'), 'repo/karpenter/pools.yaml'],
         [pool('gpu'), 'repo/gpu/pool.yaml'],

@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../src/kube/types.js';
-import type { LoadResult } from '../src/loaders/types.js';
 import { RULES } from '../src/rules/index.js';
 import { readStateParts } from '../src/snapshot/repository.js';
 import { FIXTURES, scan } from './support/scan.js';
+import { loadAt } from './support/snapshot-of.js';
 import { notes, summary } from './support/repo-summary.js';
 import { runCli } from './support/fake-apiserver.js';
 
@@ -56,18 +56,10 @@ describe('a GitOps repository with one kubectl capture committed', () => {
 
 describe('a dump stays cluster state', () => {
   const obj = (kind: string, name: string, extra: Partial<KubeObject> = {}): KubeObject => ({ apiVersion: 'v1', kind, metadata: { name }, ...extra });
-  const load = (objects: Array<[KubeObject, string]>): LoadResult => ({
-    objects: objects.map(([object, source]) => ({ object, provenance: { source, line: 1 } })),
-    logs: [],
-    skipped: [],
-    listedKinds: new Set(),
-    sources: ['dump'],
-    filesRead: objects.length,
-  });
 
   it('objects without status in other folders of a dump (ConfigMaps, StorageClasses) do not make it a repository', () => {
     const reading = readStateParts(
-      load([
+      loadAt([
         [obj('Node', 'ip-10-1-2-3', { status: { nodeInfo: { kubeletVersion: 'v1.31.2' } } }), 'dump/nodes/nodes.yaml'],
         [obj('ConfigMap', 'karpenter-global-settings'), 'dump/config/configmaps.yaml'],
       ]),
@@ -77,7 +69,7 @@ describe('a dump stays cluster state', () => {
 
   it('a Deployment without status beside the capture folder makes the rest desired state', () => {
     const reading = readStateParts(
-      load([
+      loadAt([
         [obj('Node', 'ip-10-1-2-3', { status: { nodeInfo: { kubeletVersion: 'v1.31.2' } } }), 'repo/debug/node.yaml'],
         [{ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { template: {} } }, 'repo/apps/web.yaml'],
       ]),

@@ -300,7 +300,8 @@ function unresolvedPools(snapshot: Snapshot, c: PodConstraints, profiles: PoolPr
  * scanned files (Terraform or another repository may create it): a reference left unresolved, not a misfit.
  */
 function selectedPools(c: PodConstraints, verdicts: Verdict[]): Verdict[] {
-  return verdicts.filter((v) => !v.reasons.some(selecting(c)));
+  // A pool whose labels or requirements Terraform computes may be the one it selects: the finding then rests on it.
+  return verdicts.filter((v) => !v.reasons.some(selecting(c)) || unknownPaths(v.profile.pool.object, '/spec/template').length > 0);
 }
 
 function selecting(c: PodConstraints): (r: FitReason) => boolean {
