@@ -43,13 +43,23 @@ describe('the reader registry', () => {
 
   it('text with prose is a ticket; manifests with comments, plain logs and blocks cut from a ticket are not', () => {
     expect(picked('ticket.txt', 'Hello team,\n\nnodes do not scale down.\n')).toBe('ticket-text');
-    expect(picked('stdin', '$ kubectl get nodepools -o yaml\napiVersion: v1\n')).toBe('ticket-text');
+    expect(picked('stdin', '$ kubectl get nodepools -o yaml\napiVersion: v1\n', { direct: true })).toBe('ticket-text');
     expect(picked('nodepool.yaml', '# the general pool, see the wiki\napiVersion: karpenter.sh/v1\nkind: NodePool\n')).toBe('yaml');
     expect(picked('karpenter.log', 'Hello\n{"level":"INFO","time":"2025-01-01T00:00:00Z","logger":"controller","message":"x","commit":"1"}\n')).toBe(
       'controller-log',
     );
     expect(picked('block.txt', 'Hello team,\n\nsome prose\n', { embedded: true })).toBeUndefined();
     expect(picked('block.yaml', 'metadata:\n  name: x\n', { embedded: true })).toBe('yaml');
+  });
+
+  it('in a directory, only a text extension makes a ticket: scripts, MIME documents and ownership files are counted', () => {
+    expect(picked('deploy-notes', '$ kubectl get nodepools -o yaml\napiVersion: v1\n')).not.toBe('ticket-text');
+    expect(picked('capacity-report', '#!/usr/bin/env ruby\n# prints the pools\nputs `kubectl get nodepools`\n')).toBe('not-manifest-content');
+    expect(picked('capacity-report', '#!/usr/bin/env ruby\nputs 1\n', { direct: true })).not.toBe('not-manifest-content');
+    expect(picked('userdata-multipart', 'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="//"\n\n--//\n')).toBe('not-manifest-content');
+    expect(picked('OWNERS_ALIASES', 'aliases:\n  platform:\n    - ana\n')).toBe('not-manifest');
+    expect(picked('nodepool.yaml.tftpl', 'apiVersion: karpenter.sh/v1\nkind: NodePool\n')).toBe('not-manifest');
+    expect(picked('pool.hbs', 'name: {{name}}\n')).toBe('not-manifest');
   });
 
   it('reader ids are unique, and name readers come before content readers', () => {

@@ -2,6 +2,8 @@
  * Shapes met in public GitOps/Terraform repositories that produced false findings (issue 9's check on material we did
  * not write): each fixture under fixtures/repos/ is written in our own words in the shape those repositories have.
  */
+import { copyFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KIND } from '../src/kube/kinds.js';
@@ -149,7 +151,11 @@ describe('markPlaceholders', () => {
   });
 
   it('never touches cluster state: a dump keeps ${…} as the value the API server stored', async () => {
-    const r = await scan([join(FIXTURES, 'repos', 'templatefile-placeholders', 'templates', 'provisioner.yaml'), STATUS_DUMP], { only: [] });
+    // One folder of captured state (cluster state is decided per folder): the Provisioner sits beside the dump.
+    const dir = mkdtempSync(join(tmpdir(), 'karpdoctor-dump-'));
+    copyFileSync(join(FIXTURES, 'repos', 'templatefile-placeholders', 'templates', 'provisioner.yaml'), join(dir, 'provisioner.yaml'));
+    copyFileSync(STATUS_DUMP, join(dir, 'cluster.yaml'));
+    const r = await scan([dir], { only: [] });
     const p = r.snapshot.all(KIND.Provisioner)[0]!;
     expect(r.snapshot.desiredStateOnly).toBe(false);
     expect(p.spec).toMatchObject({ ttlSecondsAfterEmpty: '${empty_ttl}' });

@@ -8,6 +8,7 @@ import type { Rule, Severity } from '../engine/rule.js';
 import { ConfigError, runRules, selectRules, type RunConfig, type RunResult } from '../engine/runner.js';
 import type { LiveResult } from '../loaders/live.js';
 import { loadInputs } from '../loaders/load.js';
+import { nothingToJudge } from '../loaders/skip-summary.js';
 import { locateUnitLines } from '../loaders/locate.js';
 import { startLocatePool } from '../loaders/parallel.js';
 import { renderGithubAnnotations } from '../reporters/github.js';
@@ -145,7 +146,9 @@ export async function executeScan(paths: string[], opts: ScanOptions, plan: Scan
   });
   // A Terraform repository with no Kubernetes resource was read: "holds nothing to judge" is the report, not an error.
   if (snapshot.objectCount === 0 && snapshot.logs.length === 0 && !('readWithoutObjects' in load && load.readWithoutObjects)) {
-    for (const s of load.skipped.slice(0, 20)) process.stderr.write(`karpdoctor: ${s.source}${s.line ? `:${s.line}` : ''}: ${s.reason}\n`);
+    // Only tooling, templates and scripts: one line says so; input that failed to parse is still listed line by line.
+    const summary = nothingToJudge(load.skipped, load.notRead ?? new Map());
+    if (!summary) for (const s of load.skipped.slice(0, 20)) process.stderr.write(`karpdoctor: ${s.source}${s.line ? `:${s.line}` : ''}: ${s.reason}\n`);
     // A pipeline reading the JSON still gets a report: what was skipped, and why, is the answer.
     if (opts.format === 'json') {
       // Every rule is then "not evaluated" with what would settle it, which is what the reader needs next.
@@ -159,8 +162,9 @@ export async function executeScan(paths: string[], opts: ScanOptions, plan: Scan
       if (opts.output) await writeFile(opts.output, empty);
       else await writeOut(empty);
     }
+    const where = paths.map((p) => (p === '-' ? 'standard input' : p)).join(', ');
     throw new UsageError(
-      `nothing could be loaded from ${paths.map((p) => (p === '-' ? 'standard input' : p)).join(', ')}: no Kubernetes objects or Karpenter logs found`,
+      summary ? `nothing to judge in ${where}: ${summary}` : `nothing could be loaded from ${where}: no Kubernetes objects or Karpenter logs found`,
     );
   }
   await provideCrds(

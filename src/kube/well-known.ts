@@ -39,6 +39,8 @@ export const INSTANCE_GPU_COUNT_LABEL = 'karpenter.k8s.aws/instance-gpu-count';
 export const INSTANCE_GPU_MANUFACTURER_LABEL = 'karpenter.k8s.aws/instance-gpu-manufacturer';
 export const INSTANCE_CATEGORY_LABEL = 'karpenter.k8s.aws/instance-category';
 export const INSTANCE_FAMILY_LABEL = 'karpenter.k8s.aws/instance-family';
+/** EKS Auto Mode's instance labels (`eks.amazonaws.com/instance-family`, …): the same shapes under another prefix. */
+export const AUTO_MODE_INSTANCE_LABEL_PREFIX = 'eks.amazonaws.com/instance-';
 
 /** Labels the workload controllers put on each pod or revision (never in a selector a PDB should use). */
 export const PER_POD_LABELS: readonly string[] = [

@@ -158,6 +158,11 @@ function merge(paths: string[], partials: PartialLoad[], filesRead: number): Loa
   if (docs.length) {
     result.skipped.push({ source: groupSource(docs), reason: `${docs.length} documentation file(s) not read (e.g. ${docs[0]})` });
   }
+  const notRead = new Map<string, number>();
+  if (docs.length) notRead.set('documentation file', docs.length);
+  for (const [, sort] of notManifests) notRead.set(sort, (notRead.get(sort) ?? 0) + 1);
+  if (chartPackages.length) notRead.set('packaged Helm chart', chartPackages.length);
+  result.notRead = notRead;
   result.skipped.push(...summariseNotManifests(notManifests, chartPackages));
   result.skipped = foldPerFile(result.skipped);
   return result;

@@ -14,6 +14,44 @@ export function notManifestKind(name: string): string | undefined {
   if (/^(Dockerfile|Containerfile)(\..*)?$|\.(dockerfile|containerfile)$|^\.dockerignore$/i.test(name)) return 'Dockerfile';
   if (/\.(sh|bash|zsh|ps1|py|rb|go|js|mjs|cjs|ts|java|groovy|pl|lua)$|^Jenkinsfile$|^Tiltfile$/.test(name)) return 'script or source file';
   if (/\.(tfvars|hcl|tf\.json|tfstate(\.backup)?)$|^\.terraform\.lock\.hcl$/.test(name)) return 'other Terraform file';
+  if (/\.tftpl$/.test(name)) return 'Terraform template (templatefile)';
+  if (/\.(hbs|handlebars)$/.test(name)) return 'Handlebars template';
+  if (/\.(j2|jinja2?)$/.test(name)) return 'Jinja template';
+  if (/^(OWNERS_ALIASES|SECURITY_CONTACTS|MAINTAINERS)$/.test(name)) return 'ownership file';
+  return undefined;
+}
+
+/**
+ * Which sort of non-manifest a file is by its first bytes: a script (`#!` line) or a MIME multipart document (EC2
+ * user data written as MIME); undefined for anything else.
+ */
+export function notManifestContent(sample: string): string | undefined {
+  if (sample.startsWith('#!')) return 'script or source file';
+  if (/^(MIME-Version:\s*1\.0|Content-Type:\s*multipart\/)/im.test(sample.slice(0, 512))) return 'MIME multipart document';
+  return undefined;
+}
+
+/** How many files of each sort a scan did not read by design, for the one line of a directory with nothing to judge. */
+export function nothingToJudge(skipped: readonly SkippedInput[], notRead: ReadonlyMap<string, number>): string | undefined {
+  if (skipped.some(isUnreadableInput)) return undefined;
+  const counts = new Map(notRead);
+  for (const s of skipped) {
+    const sort = perFileSort(s.reason);
+    if (sort) counts.set(sort, (counts.get(sort) ?? 0) + 1);
+  }
+  const total = [...counts.values()].reduce((a, b) => a + b, 0);
+  if (!total) return undefined;
+  const parts = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([sort, n]) => `${n} ${sort}${n > 1 ? '(s)' : ''}`);
+  return `no Kubernetes or Karpenter objects in ${total} file(s): ${parts.join(', ')}`;
+}
+
+/** A skip entry that stands for one file not read by design (the summary lines are counted from `notRead`). */
+function perFileSort(reason: string): string | undefined {
+  if (/^unrendered (Helm\/Go )?template|^unrendered template file/.test(reason)) return 'template';
+  if (/^Kustomize /.test(reason)) return 'Kustomize file';
+  if (/^Helm chart metadata|^Helm values file|^values of a chart/.test(reason)) return 'Helm chart file';
+  if (/^not a Kubernetes object/.test(reason)) return 'other YAML or JSON file';
+  if (/^empty file$/.test(reason)) return 'empty file';
   return undefined;
 }
 

@@ -41,6 +41,8 @@ export interface LoadResult {
   /** Files read and found to declare no Kubernetes object (Terraform without Kubernetes resources): a repository of
    *  only these was scanned and holds nothing to judge, which is an answer, not an unreadable input. */
   readWithoutObjects?: number;
+  /** Files not read by design, per sort (documentation, scripts, Terraform templates, …), for a one-line summary. */
+  notRead?: Map<string, number>;
   /** Files cut across worker threads, for `--timing`. */
   splitFiles?: string[];
   /** Inputs that could not be listed, with the reason (live: 403; a `collect` bundle: from its manifest). */

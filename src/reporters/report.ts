@@ -36,6 +36,11 @@ export interface ScanReport {
     incomplete?: Array<{ input: string; reason: string }>;
     /** Present when times were given only as ages (kubectl describe/get output): how many, and what they count back from. */
     ages?: { anchored: number; from: 'flag' | 'dump' | 'wall-clock'; referenceTime: string };
+    /**
+     * A repository holding captured cluster state: which folders were read as cluster state (with the object that
+     * made each so); everything else was read as desired state. Absent when the whole input is read one way.
+     */
+    readAs?: { desiredState: 'rest'; clusterState: Array<{ folder: string; example: string }> };
   };
   findings: Finding[];
   notEvaluated: NotEvaluated[];
@@ -104,6 +109,7 @@ export function buildReport(snapshot: Snapshot, run: RunResult, toolVersion: str
       skipped: snapshot.skipped.map(skippedEntry),
       absent: snapshot.absent(),
       ...(snapshot.incomplete.size ? { incomplete: [...snapshot.incomplete].map(([input, reason]) => ({ input, reason })) } : {}),
+      ...(snapshot.clusterStateParts.length ? { readAs: { desiredState: 'rest' as const, clusterState: snapshot.clusterStateParts } } : {}),
       ...(snapshot.agesAnchored
         ? { ages: { anchored: snapshot.agesAnchored, from: snapshot.referenceTime.source, referenceTime: snapshot.referenceTime.iso } }
         : {}),

@@ -128,6 +128,10 @@ function header(report: ScanReport, ctx: ReportContext, pen: Pen): string {
     ['Karpenter', karpenterHeaderText(s, ctx)],
     ['Objects', counts || 'none'],
   ];
+  if (s.readAs) {
+    const parts = s.readAs.clusterState.map((p) => `${p.folder} (${p.example})`).join('; ');
+    rows.push(['Read as', `desired state, except captured cluster state in ${parts}: a capture makes its own folder cluster state, not the rest`]);
+  }
   if (ctx.logRecords) rows.push(['Logs', `${ctx.logRecords} Karpenter controller log line(s) read`]);
   if (ctx.refusalLines) rows.push(['Refusals', `${ctx.refusalLines} error line(s) printed by kubectl or Terraform read`]);
   const absent = s.absent.filter((a) => ctx.inputsUsed.includes(a));

@@ -1,28 +1,14 @@
 import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
-import { dig, isRecord } from '../kube/fields.js';
+import { dig, isRecord, unknownPaths } from '../kube/fields.js';
+import { UNKNOWN_VALUE } from '../kube/types.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
 import { formatBytes, parseQuantity } from '../kube/units.js';
 import { editCommand, isStaticPool, limitsPath } from './lib/configuration.js';
-import { INSTANCE_CATEGORY_LABEL, INSTANCE_FAMILY_LABEL, INSTANCE_GPU_COUNT_LABEL, INSTANCE_GPU_MANUFACTURER_LABEL } from '../kube/well-known.js';
+import { everyInstanceCarries, selectsInstances } from './lib/accelerators.js';
 import { unknownOn } from './support.js';
 
 /** Limits that bound how far a pool can scale out; any other key (e.g. nvidia.com/gpu) caps only part of it. */
 const BOUNDING = ['cpu', 'memory', 'nodes'];
-
-/**
- * A GPU limit bounds the node count too when every instance the pool may launch has an NVIDIA GPU: categories g and
- * p (g4ad carries AMD GPUs), or an explicit GPU count/manufacturer requirement.
- */
-function onlyNvidiaGpuInstances(pool: NodePoolView): boolean {
-  return pool.requirements.value.some(({ key, operator, values }) => {
-    if (key === INSTANCE_GPU_COUNT_LABEL) return operator === 'Gt' && Number(values[0]) >= 0;
-    if (key === INSTANCE_GPU_MANUFACTURER_LABEL) return operator === 'In' && values.length > 0 && values.every((v) => v === 'nvidia');
-    if (operator !== 'In' || values.length === 0) return false;
-    if (key === INSTANCE_CATEGORY_LABEL) return values.every((v) => v === 'g' || v === 'p');
-    if (key === INSTANCE_FAMILY_LABEL) return values.every((v) => /^[gp]\d/.test(v) && v !== 'g4ad');
-    return false;
-  });
-}
 
 export default defineRule({
   meta: {
@@ -39,8 +25,10 @@ export default defineRule({
       "without bound. spec.limits caps the total capacity of the pool's nodes (cpu, memory, nodes — formally from core " +
       'v1.11 — or any resource); reaching it only blocks new launches. A limits block that names only other resources ' +
       "(e.g. nvidia.com/gpu) still lets instances without them grow unbounded, so it is reported too — unless the pool's " +
-      'requirements allow only NVIDIA GPU instances (categories g/p, a GPU count or manufacturer), where a GPU limit caps ' +
-      'the node count as well. Static NodePools ' +
+      'requirements allow only instances that carry the limited resource (NVIDIA or AMD GPUs, Neuron devices and cores, ' +
+      'Gaudi: by family, category, manufacturer, accelerator name or instance type, in karpenter.k8s.aws/* or EKS Auto ' +
+      "Mode's eks.amazonaws.com/* labels), where that limit caps the node count as well. When the instance types come " +
+      'from a value filled in when applied (a Terraform variable), the pool is not evaluated. Static NodePools ' +
       '(spec.replicas) have a fixed size and are skipped.',
     fix: ["Set spec.limits (cpu and memory at least) to the most the pool should ever run, with headroom above today's usage."],
     examples: {
@@ -56,9 +44,19 @@ export default defineRule({
       if (unknownOn(ctx, pool.object, [limitsPath(pool), '/spec/replicas'])) continue;
       if (isStaticPool(pool)) continue;
       const bounded = BOUNDING.filter((k) => k in pool.limits);
-      if (bounded.length || ('nvidia.com/gpu' in pool.limits && onlyNvidiaGpuInstances(pool))) continue;
-      const base = limitsPath(pool);
+      if (bounded.length) continue;
       const others = Object.keys(pool.limits);
+      // A limit on what every instance carries (GPUs, Neuron cores, Gaudi) caps the node count: whether it does
+      // rests on the instance types, and a list filled in when applied (a Terraform variable) cannot say.
+      if (others.length && instancesUnknown(pool)) {
+        ctx.notEvaluatedFor(
+          pool.object,
+          `the instance types it allows are computed when applied, so whether its ${others.join(', ')} limit caps the node count is not known from the files`,
+        );
+        continue;
+      }
+      if (others.some((r) => everyInstanceCarries(r, pool.requirements.value))) continue;
+      const base = limitsPath(pool);
       const evidence: EvidenceInput[] = [
         others.length
           ? { object: pool.object, path: base, note: `limits only on ${others.join(', ')}: cpu, memory and nodes are unbounded` }
@@ -112,4 +110,17 @@ function fixText(pool: NodePoolView, used: Usage): FixSteps {
     `Cap the pool at the most it should ever run${used.text ? ` (today: ${used.text})` : ''}: ${editCommand(pool.object)}   (or the manifest in your repository)\n${yaml.replace(/^/gm, '   ')}`,
     'Optionally cap the node count too (limits.nodes, core v1.11+), and alert on the "exceed limits for nodepool" FailedScheduling events so a reached cap is noticed.',
   ];
+}
+
+/** Requirements that choose instance types but whose values (or the whole list) only Terraform or a template knows. */
+function instancesUnknown(pool: NodePoolView): boolean {
+  const raw = dig(pool.object, ...pool.requirements.path.split('/').filter(Boolean));
+  if (raw !== undefined && !Array.isArray(raw)) return unknownPaths(pool.object, pool.requirements.path).length > 0;
+  const unknown = (v: unknown) => typeof v === 'string' && v.includes(UNKNOWN_VALUE);
+  return (raw ?? []).some((r: unknown) => {
+    if (!isRecord(r)) return false;
+    if (unknown(r.key)) return true;
+    if (typeof r.key !== 'string' || !selectsInstances(r.key)) return false;
+    return unknown(r.values) || (Array.isArray(r.values) && r.values.some(unknown));
+  });
 }

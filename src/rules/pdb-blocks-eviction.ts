@@ -90,6 +90,19 @@ export default defineRule({
       }
     }
 
+    // A repository: pods are not there, their templates are. A workload whose template two PDBs deployed with it
+    // select has every pod selected twice.
+    if (!clusterState) {
+      const pdbsOfWorkload = new Map<KubeObject, KubeObject[]>();
+      for (const pdb of snapshot.all(KIND.PodDisruptionBudget)) {
+        if (snapshot.isKnown(pdb, '/spec/selector')) for (const w of workloadsOfPdb(snapshot, pdb)) push(pdbsOfWorkload, w, pdb);
+      }
+      for (const [workload, pdbs] of pdbsOfWorkload) {
+        if (pdbs.length < 2) continue;
+        for (const p of pdbs) push(multi, p, { pod: workload, others: pdbs.filter((o) => o !== p) });
+      }
+    }
+
     // FailedDraining / DisruptionBlocked events that name a pod or PDB, indexed once.
     const drainByPod = new Map<string, EventView[]>();
     const blockedByPdb = new Map<string, EventView[]>();
@@ -159,13 +172,18 @@ export default defineRule({
       const multiple = multi.get(pdb) ?? [];
       if (multiple.length) {
         const others = [...new Set(multiple.flatMap((m) => m.others))];
+        const selected = clusterState
+          ? `${plural(multiple.length, 'pod')} (${listNames(multiple.map((m) => podName(m.pod)))}) ${multiple.length === 1 ? 'is' : 'are'}`
+          : `the pods of ${listNames(multiple.map((m) => `${m.pod.kind} ${podName(m.pod)}`))} are`;
         problems.push(
-          `${plural(multiple.length, 'pod')} (${listNames(multiple.map((m) => podName(m.pod)))}) ${multiple.length === 1 ? 'is' : 'are'} also selected by ` +
+          `${selected} also selected by ` +
             `${others.map((o) => `PDB ${nsName(o)}`).join(', ')}: the Eviction API refuses pods with more than one PDB` +
             `${version.atLeast('1.7.0') === false ? '' : ' and Karpenter (v1.7+) skips their nodes ("Eviction does not support multiple PDBs")'}`,
         );
         evidence.push({ object: pdb, path: '/spec/selector', note: `also selected by ${others.map(nsName).join(', ')}` });
         for (const o of others) evidence.push({ object: o, path: '/spec/selector', note: `selects ${podName(multiple[0]!.pod)} too` });
+        if (!clusterState)
+          for (const m of multiple) evidence.push({ object: m.pod, path: '/spec/template/metadata/labels', note: 'pod template labels both select' });
       }
       if (!problems.length) continue;
 

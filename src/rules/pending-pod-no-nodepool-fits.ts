@@ -243,8 +243,26 @@ function judgeTemplates(snapshot: Snapshot, everyPool: PoolProfile[], notEvaluat
       notEvaluatedFor(object, unresolved);
       continue;
     }
-    const verdicts = profiles.map((profile) => ({ profile, reasons: poolFit(c, profile, admissionOptions(snapshot)) }));
+    const judgeAgainst = (ps: PoolProfile[]) => ps.map((profile) => ({ profile, reasons: poolFit(c, profile, admissionOptions(snapshot)) }));
+    let verdicts = judgeAgainst(profiles);
     if (verdicts.some((v) => v.reasons.length === 0)) continue;
+    if (!snapshot.absentMeansMissing && !selectedPools(c, verdicts).length) {
+      // The nearest pools are not the ones it selects: the folders above may hold them (a cluster's general pool).
+      const reachable = new Set(
+        snapshot.reachable(
+          object,
+          'nodePool',
+          everyPool.map((p) => p.pool.object),
+        ),
+      );
+      const wider = judgeAgainst(everyPool.filter((p) => reachable.has(p.pool.object)));
+      if (wider.some((v) => v.reasons.length === 0)) continue;
+      if (!selectedPools(c, wider).length) {
+        notEvaluatedFor(object, unprovidedSelection(c, wider));
+        continue;
+      }
+      verdicts = wider.filter((v) => selectedPools(c, wider).includes(v));
+    }
     const ns = object.metadata.namespace ? `${object.metadata.namespace}/` : '';
     const where = profiles.length < everyPool.length ? 'deployed with it' : 'in the repository';
     out.push({
@@ -273,6 +291,43 @@ function unresolvedPools(snapshot: Snapshot, c: PodConstraints, profiles: PoolPr
   const missing = wanted.filter((n) => !profiles.some((p) => p.pool.name === n));
   if (!wanted.length || missing.length < wanted.length) return undefined;
   return notInScannedFiles('NodePool', missing.join(', '));
+}
+
+/**
+ * The pod asks for nodes by what it selects: a custom label or a pool's name identifies the pool it means, and when
+ * it names none, every well-known value it selects must be offered. Pools that offer all of it are the pools the pod
+ * selects, whose taints, sizes and limits are judged; when none in its scope does, the pool it means is not in the
+ * scanned files (Terraform or another repository may create it): a reference left unresolved, not a misfit.
+ */
+function selectedPools(c: PodConstraints, verdicts: Verdict[]): Verdict[] {
+  // A pool whose labels or requirements Terraform computes may be the one it selects: the finding then rests on it.
+  return verdicts.filter((v) => !v.reasons.some(selecting(c)) || unknownPaths(v.profile.pool.object, '/spec/template').length > 0);
+}
+
+function selecting(c: PodConstraints): (r: FitReason) => boolean {
+  const identifying = new Set(
+    positiveSelection(c)
+      .filter((k) => isPoolLabel(k.key) || !isWellKnownLabel(k.key))
+      .map((k) => k.key),
+  );
+  return (r) => (r.kind === 'label' || r.kind === 'requirement') && !r.volume && (!identifying.size || identifying.has(r.key ?? ''));
+}
+
+function positiveSelection(c: PodConstraints): PodConstraints['selector'] {
+  return [...c.selector, ...c.terms.flat()].filter((k) => !isNegative(k.set));
+}
+
+function unprovidedSelection(c: PodConstraints, verdicts: Verdict[]): string {
+  const keys = new Set(verdicts.flatMap((v) => v.reasons.filter(selecting(c)).map((r) => r.key)));
+  const asked = [
+    ...new Set(
+      positiveSelection(c)
+        .filter((k) => keys.has(k.key))
+        .map((k) => k.text.replace(/^the pod /, '')),
+    ),
+  ];
+  const considered = verdicts.map((v) => `${v.profile.pool.object.kind} ${v.profile.pool.name}`).join(', ');
+  return `it ${asked.join(' and ')}, which no NodePool in its scope provides (considered: ${considered}): the pool it means may be created elsewhere; --assume-complete judges it as missing`;
 }
 
 /** Selects a Karpenter label or a NodePool template label, or tolerates a NodePool taint by key. */

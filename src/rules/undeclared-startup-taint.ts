@@ -3,9 +3,10 @@ import type { KubeObject } from '../kube/types.js';
 import { dig, displayName, formatTaint, str, type Taint } from '../kube/fields.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
 import { awsNodeClassOf, nodeClassOfPool, usedOfSeveral } from './lib/configuration.js';
-import { agentFor } from './lib/registration-common.js';
+import { agentFor, selfTaintingAgents } from './lib/registration-common.js';
 import { listNames, plural, unknownOn } from './support.js';
 import { nodeTaints } from '../snapshot/nodes.js';
+import { KIND } from '../kube/kinds.js';
 
 const ID = 'undeclared-startup-taint';
 /** Agent taint keys spelled out in userData (kubelet --register-with-taints, nodeadm registerWithTaints, Bottlerocket node-taints). */
@@ -18,6 +19,8 @@ interface Seen {
   evidence: EvidenceInput[];
   nodes: string[];
   fromUserData?: string;
+  /** The DaemonSet of an agent that taints every new node itself (Cilium), installed with the pool. */
+  installedBy?: string;
 }
 
 export default defineRule({
@@ -27,7 +30,7 @@ export default defineRule({
     category: 'registration',
     defaultSeverity: 'warning',
     requires: ['NodePool'],
-    optional: ['Node', 'NodeClaim', 'NodeClass'],
+    optional: ['Node', 'NodeClaim', 'NodeClass', 'DaemonSet'],
     specOnly: 'partly',
     summary: 'Nodes of a NodePool get a node-agent "not ready" taint that the NodePool does not list in startupTaints.',
     rationale:
@@ -36,7 +39,9 @@ export default defineRule({
       'somewhere else (kubelet --register-with-taints in userData, a CNI or CSI agent convention such as ' +
       'node.cilium.io/agent-not-ready or ebs.csi.aws.com/agent-not-ready) is unknown to Karpenter. Once the node ' +
       'initializes, pods that do not tolerate it look unschedulable on it, so Karpenter launches extra NodeClaims ' +
-      'for them, which later consolidate away: churn and cost (docs/karpenter-behaviour.md §4.5).',
+      'for them, which later consolidate away: churn and cost (docs/karpenter-behaviour.md §4.5). In a repository, ' +
+      'installing an agent that taints every new node itself (Cilium: its operator taints nodes where the agent does not ' +
+      'run yet) next to a NodePool that does not declare the taint is the same shape.',
     fix: ['List every agent taint the nodes register with in spec.template.spec.startupTaints of the NodePool.'],
     examples: {
       bad: 'spec:\n  template:\n    spec:\n      taints: []\n      # nodes register with node.cilium.io/agent-not-ready=true:NoExecute',
@@ -98,6 +103,22 @@ export default defineRule({
       }
     }
 
+    // Spec: an agent that taints every new node itself (the Cilium operator) is installed with the pool. In cluster
+    // state the nodes show which taints they really got.
+    const agents = snapshot.desiredStateOnly ? selfTaintingAgents() : [];
+    for (const ds of agents.length ? snapshot.all(KIND.DaemonSet) : []) {
+      const agent = agents.find((a) => a.daemonSets.test(ds.metadata.name ?? ''));
+      if (!agent?.taintsNewNodes) continue;
+      const t = agent.taintsNewNodes;
+      for (const pool of snapshot.nodePoolsFor(ds)) {
+        if (unknownOn(ctx, pool.object, [pool.startupTaints.path, pool.taints.path]) || declared(pool, t.key)) continue;
+        const s = seen(pool, t);
+        if (s.installedBy) continue;
+        s.installedBy = `DaemonSet ${displayName(ds)} (${agent.name}; ${t.by} taints each new node until it runs there)`;
+        s.evidence.push({ object: ds, path: '/metadata/name', note: `installs the ${agent.name}: ${t.by} taints new nodes with ${formatTaint(t)}` });
+      }
+    }
+
     for (const pool of snapshot.nodePools()) {
       if (unknownOn(ctx, pool.object, [pool.startupTaints.path, pool.taints.path])) continue;
       const taints = byPool.get(pool);
@@ -114,6 +135,7 @@ export default defineRule({
           const parts = [];
           if (s.nodes.length) parts.push(`on ${plural(s.nodes.length, 'node')} (${listNames(s.nodes)})`);
           if (s.fromUserData) parts.push(`registered by the userData of EC2NodeClass ${s.fromUserData}`);
+          if (s.installedBy) parts.push(`from ${s.installedBy}`);
           return `${formatTaint(s)} ${parts.join(', ')}`;
         })
         .join('; ');

@@ -14,22 +14,94 @@ import { isPodManifest } from './pods.js';
 const CLUSTER_STATE_INPUTS = ['Node', 'NodeClaim', 'Event'] as const;
 
 /**
- * Desired state only: no Nodes, NodeClaims, events or logs, Pods as written (no node, no phase), Karpenter pools
- * without status and no object with a status. Decided before objects are indexed, because it decides how they are indexed.
+ * Kinds a cluster always writes a status for: outside the folders of captured objects, one of these without status
+ * is desired state. A ConfigMap or a StorageClass has no status in a cluster either, so it says nothing either way.
  */
-export function isDesiredStateInput(load: LoadResult): boolean {
-  if (load.logs.length) return false;
+const STATUS_BEARING = new Set<string>([
+  KIND.Pod,
+  KIND.Deployment,
+  KIND.StatefulSet,
+  KIND.DaemonSet,
+  KIND.ReplicaSet,
+  KIND.Job,
+  KIND.CronJob,
+  KIND.NodePool,
+  KIND.Provisioner,
+  KIND.EC2NodeClass,
+  KIND.AWSNodeTemplate,
+  KIND.AKSNodeClass,
+  KIND.PodDisruptionBudget,
+  KIND.PersistentVolumeClaim,
+  KIND.PersistentVolume,
+]);
+
+/** A folder of captured cluster state inside a repository, and the first object that made it so. */
+export interface ClusterStatePart {
+  folder: string;
+  example: string;
+}
+
+/** How the input is read: desired state (a repository), with the folders of captured cluster state it holds. */
+export interface StateReading {
+  desiredState: boolean;
+  clusterParts: ClusterStatePart[];
+}
+
+/**
+ * Cluster state where the input was read from a cluster: Nodes, NodeClaims, events, logs, Pods that ran, any object
+ * with a status. In a repository such an object is a capture (`kubectl get -o yaml` committed, a test fixture): it
+ * makes its own folder cluster state, not the whole tree. The input is desired state when objects outside those
+ * folders are desired state; decided before objects are indexed, because it decides how they are indexed.
+ */
+export function readStateParts(load: LoadResult): StateReading {
+  if (load.logs.length) return { desiredState: false, clusterParts: [] };
   const clusterKinds = new Set<string>(CLUSTER_STATE_INPUTS.flatMap((i) => [...INPUTS[i].kinds]));
-  if ([...load.listedKinds].some((k) => clusterKinds.has(normaliseKindKey(k)))) return false;
-  for (const { object } of load.objects) {
-    const key = kindKeyOf(object);
-    if (clusterKinds.has(key)) return false;
-    if (key === KIND.Pod && !isPodManifest(object)) return false;
-    if ((key === KIND.NodePool || key === KIND.Provisioner) && object.status !== undefined) return false;
-    // Status is what a cluster writes (`kubectl create --dry-run -o yaml` leaves an empty one): read from a cluster.
-    if (hasStatus(object)) return false;
+  // An empty list of a cluster kind (`NodeClaimList` with no items) is a capture no folder can be told for.
+  const loadedKinds = new Set(load.objects.map(({ object }) => kindKeyOf(object)));
+  const emptyListed = [...load.listedKinds].map(normaliseKindKey).some((k) => clusterKinds.has(k) && !loadedKinds.has(k));
+  if (emptyListed) return { desiredState: false, clusterParts: [] };
+  const parts = new Map<string, { shown: string; example: string }>();
+  for (const { object, provenance } of load.objects) {
+    if (!capturedFromCluster(object, clusterKinds)) continue;
+    const folder = folderOf(provenance.source);
+    if (!parts.has(folder)) parts.set(folder, { shown: shownFolder(provenance.source), example: `${object.kind} ${object.metadata?.name ?? ''}` });
   }
-  return true;
+  if (!parts.size) return { desiredState: true, clusterParts: [] };
+  const folders = [...parts.keys()];
+  const inPart = (source: string) => {
+    const path = segments(source).join('/');
+    return folders.some((f) => f === '' || path.startsWith(`${f}/`));
+  };
+  const desiredElsewhere = load.objects.some(({ object, provenance }) => STATUS_BEARING.has(kindKeyOf(object)) && !inPart(provenance.source));
+  if (!desiredElsewhere) return { desiredState: false, clusterParts: [] };
+  return {
+    desiredState: true,
+    clusterParts: [...parts.values()].map(({ shown, example }) => ({ folder: shown, example })).sort((a, b) => a.folder.localeCompare(b.folder)),
+  };
+}
+
+function capturedFromCluster(object: KubeObject, clusterKinds: Set<string>): boolean {
+  const key = kindKeyOf(object);
+  if (clusterKinds.has(key)) return true;
+  if (key === KIND.Pod && !isPodManifest(object)) return true;
+  if ((key === KIND.NodePool || key === KIND.Provisioner) && object.status !== undefined) return true;
+  // Status is what a cluster writes (`kubectl create --dry-run -o yaml` leaves an empty one): read from a cluster.
+  return hasStatus(object);
+}
+
+/** `repo/apps/web.yaml` → `repo/apps`; an archive member's folder continues the archive's path. */
+function folderOf(source: string): string {
+  return segments(source).slice(0, -1).join('/');
+}
+
+/** The folder as the user typed the path: `./repo/apps/web.yaml` → `./repo/apps`. */
+function shownFolder(source: string): string {
+  const cut = Math.max(source.lastIndexOf('/'), source.lastIndexOf('!'), source.lastIndexOf('\\'));
+  return cut <= 0 ? '.' : source.slice(0, cut);
+}
+
+function segments(source: string): string[] {
+  return source.split(/[/!\\]+/).filter((s) => s !== '' && s !== '.');
 }
 
 function hasStatus(o: KubeObject): boolean {

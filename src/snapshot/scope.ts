@@ -7,7 +7,8 @@
  *
  * A sibling folder is in scope from the directory above unless it is a unit of its own: a folder holding, side by
  * side, objects of both ends of the join (a workload and a NodePool, a NodePool and its EC2NodeClass). `apps/` and
- * `karpenter/nodepools/` are parts of one deployment; `patterns/a/` and `patterns/b/` are two.
+ * `karpenter/nodepools/` are parts of one deployment; `patterns/a/` and `patterns/b/` are two. Once several children
+ * of a folder are units, the folder is a collection of deployments and none of its children deploys with another.
  *
  * This module says *which* objects are in scope; whether a pod can run on a NodePool is a question for the predicates.
  */
@@ -55,6 +56,13 @@ export class Scopes {
     if (!ranked.length) return [];
     const nearest = Math.min(...ranked.map((r) => r.up));
     return ranked.filter((r) => r.up === nearest).map((r) => r.object);
+  }
+
+  /** Every candidate that deploys with `from` at any level (its folder, the folders above), nearest first. */
+  reachable(from: KubeObject, pairing: Pairing, candidates: KubeObject[]): KubeObject[] {
+    return this.rank(from, pairing, candidates)
+      .sort((a, b) => a.up - b.up || a.down - b.down)
+      .map((r) => r.object);
   }
 
   /** The single nearest definition (same file first), and those exactly as near. */
@@ -108,6 +116,11 @@ export class Scopes {
   }
 }
 
+function parentOf(dir: string): string {
+  const i = dir.lastIndexOf('/');
+  return i < 0 ? '' : dir.slice(0, i);
+}
+
 /** `apps/web/pdb.yaml` → [apps, web, pdb.yaml]; an archive member's path continues the archive's. */
 function segments(source: string): string[] {
   return source.split(/[/!\\]+/).filter((s) => s !== '' && s !== '.');
@@ -129,6 +142,11 @@ function distance(here: string[], there: string[], units: string[]): Distance | 
     // The folder below the common directory that holds the candidate: a unit of its own, or holding one, is another deployment.
     const branch = thereDir.slice(0, common + 1).join('/');
     if (units.some((u) => u === branch || u.startsWith(`${branch}/`))) return undefined;
+    // A folder with several children that are units is a collection of deployments (`blueprints/<name>/`): its
+    // other children are deployments too, even one holding only NodePools. One unit beside `apps/` and `karpenter/`
+    // (a `gpu/` add-on with its device plugin) is a part of the same cluster, not a sign of a collection.
+    const parent = thereDir.slice(0, common).join('/');
+    if (units.filter((u) => parentOf(u) === parent).length >= 2) return undefined;
   }
   return { up, down };
 }

@@ -18,7 +18,7 @@ import { INPUTS, KIND, isClusterScoped, isSyntheticKind, kindKeyOf, normaliseKin
 import { controllerOwner } from './pods.js';
 import { agePairs, anchorAges, eventsPastedTwice, isKnownIn } from './partial.js';
 import { referenceTime, type ReferenceTime } from './reference-time.js';
-import { isDesiredStateInput, isPatchFragment, sameDefinition } from './repository.js';
+import { readStateParts, isPatchFragment, sameDefinition, type ClusterStatePart } from './repository.js';
 import { markPlaceholders } from './placeholders.js';
 import { isAzureProvider, settleProviderVersion } from './provider-version.js';
 import { Scopes, type Pairing, type Resolution } from './scope.js';
@@ -80,6 +80,8 @@ export class Snapshot {
   private readonly manifestInput: boolean;
   /** A repository that says it holds everything: unresolved references are missing, as in a dump. */
   readonly assumeComplete: boolean;
+  /** Folders of a repository holding captured cluster state (objects with status, Nodes, NodeClaims); empty otherwise. */
+  readonly clusterStateParts: ClusterStatePart[];
   private scopes: Scopes | undefined;
   private readonly locate: LoadResult['locate'];
   private readonly locateField: LoadResult['locateField'];
@@ -103,7 +105,9 @@ export class Snapshot {
       if (!inNamespace) this.listedKinds.add(normaliseKindKey(listing));
       else this.listedNamespaces.push({ kindKey: normaliseKindKey(inNamespace.kindKey), namespace: inNamespace.namespace });
     }
-    this.manifestInput = isDesiredStateInput(load);
+    const reading = readStateParts(load);
+    this.manifestInput = reading.desiredState;
+    this.clusterStateParts = reading.clusterParts;
     this.assumeComplete = opts.assumeComplete ?? false;
     for (const { object, provenance } of load.objects) {
       if (this.manifestInput && !isSyntheticKind(kindKeyOf(object))) markPlaceholders(object, provenance, load.locateField);
@@ -307,6 +311,11 @@ export class Snapshot {
    */
   inScope(from: KubeObject, pairing: Pairing, candidates: KubeObject[]): KubeObject[] {
     return this.desiredStateOnly ? this.scopeIndex().inScope(from, pairing, candidates) : candidates;
+  }
+
+  /** Like `inScope`, but every level that deploys with `from`, not only the nearest that has any. */
+  reachable(from: KubeObject, pairing: Pairing, candidates: KubeObject[]): KubeObject[] {
+    return this.desiredStateOnly ? this.scopeIndex().reachable(from, pairing, candidates) : candidates;
   }
 
   /**

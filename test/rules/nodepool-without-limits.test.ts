@@ -72,6 +72,32 @@ describe(`${RULE} — near-miss`, () => {
   });
 });
 
+describe(`${RULE} — accelerators: limits on the device every allowed instance carries cap the node count`, () => {
+  const dir = caseDir(RULE, 'accelerators');
+  let r: Scan;
+  beforeAll(async () => {
+    r = await scanRule(RULE, [dir]);
+  });
+
+  it('Neuron cores, AMD GPUs by instance type, Gaudi by manufacturer and an Auto Mode NVIDIA pool are capped; a mixed pool is not', () => {
+    expect(r.report.snapshot.counts).toMatchObject({ NodePool: 6 });
+    expect(r.findings.map((f) => [f.severity, f.object.name, f.message])).toEqual([
+      [
+        'info',
+        'notebooks',
+        'NodePool notebooks limits only nvidia.com/gpu, which leaves cpu, memory and the node count uncapped: a runaway scale-up, or a node that never joins and is relaunched, keeps adding instances.',
+      ],
+    ]);
+    expectSourceAtField(r.findings[0]!.evidence[0]!, join(dir, 'karpenter', 'accelerated-pools.yaml'), 'limits:');
+  });
+
+  it('instance families from a Terraform variable: not evaluated, with what is unknown', () => {
+    expect(r.run.notEvaluatedFor.map((n) => n.reason)).toEqual([
+      `NodePool gpu-batch (${join(dir, 'terraform', 'gpu-pool.tf')}): the instance types it allows are computed when applied, so whether its nvidia.com/gpu limit caps the node count is not known from the files`,
+    ]);
+  });
+});
+
 testRule(RULE, {
   fires: [
     {

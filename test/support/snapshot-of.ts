@@ -19,3 +19,15 @@ export function snapshotOf(
   };
   return new Snapshot(load, opts);
 }
+
+/** A load result of objects each "read" from the file given with it (line 1): for tests of joins by locality. */
+export function loadAt(objects: Array<[KubeObject, string]>): LoadResult {
+  return {
+    objects: objects.map(([object, source]) => ({ object, provenance: { source, line: 1 } })),
+    logs: [],
+    skipped: [],
+    listedKinds: new Set(),
+    sources: ['repo'],
+    filesRead: objects.length,
+  };
+}

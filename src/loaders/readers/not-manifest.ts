@@ -3,7 +3,7 @@
  * variables — and Helm templates: named or counted, never parsed as YAML (see skip-summary.ts).
  */
 import { findTemplateAction, templateReason } from '../templates.js';
-import { notManifestKind } from '../skip-summary.js';
+import { notManifestContent, notManifestKind } from '../skip-summary.js';
 import { readAll, notManifest, type Reader } from './reader.js';
 
 export const notManifestFiles: Reader = {
@@ -11,6 +11,17 @@ export const notManifestFiles: Reader = {
   needs: 'name',
   sniff: (s) => (notManifestKind(s.name) ? 1 : 0),
   read: async ({ name }) => notManifest(notManifestKind(name)!),
+};
+
+/**
+ * A script without an extension (`bin/deploy`, a Ruby or Node CLI) or a MIME multipart document (user data) found in
+ * a directory: counted, not cut into ticket blocks. A file named on the command line is what the user asked to read.
+ */
+export const notManifestContentFiles: Reader = {
+  id: 'not-manifest-content',
+  needs: 'content',
+  sniff: (s) => (!s.direct && notManifestContent(s.sample) ? 1 : 0),
+  read: async ({ sample }) => notManifest(notManifestContent(sample)!),
 };
 
 /** Templates are manifests-to-be; above this size a YAML file is a dump, rendered by definition. */

@@ -21,7 +21,7 @@ import { ticketText } from './ticket-text.js';
 import { issueExport } from './issue-export.js';
 import { yaml } from './yaml.js';
 import { terraform } from './terraform.js';
-import { helmTemplate, notManifestFiles } from './not-manifest.js';
+import { helmTemplate, notManifestContentFiles, notManifestFiles } from './not-manifest.js';
 
 export const READERS: readonly Reader[] = [
   documentation,
@@ -33,6 +33,7 @@ export const READERS: readonly Reader[] = [
   notManifestFiles,
   emptyFile,
   binaryFile,
+  notManifestContentFiles,
   clusterInfoDump,
   kubectlDescribe,
   eventRows,

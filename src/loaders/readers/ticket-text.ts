@@ -24,8 +24,10 @@ import { statedVersions } from './ticket/versions.js';
 
 /** Tickets are read whole; a file this big is a dump or a log, whatever it contains. */
 const MAX_TICKET_BYTES = 16 << 20;
-/** Where people save what they copy: text files, logs, terminal output, extension-less names and stdin. */
-const TEXT_NAMES = /\.(txt|text|log|out)$|^[^.]+$/i;
+/** Where people save what they copy: text files, logs, terminal output. */
+const TEXT_NAMES = /\.(txt|text|log|out)$/i;
+/** A name without extension is a text only when the user named it (stdin, a saved paste); in a directory it is tooling. */
+const BARE_NAME = /^[^.]+$/;
 const FENCE_LINE = /^\s*(?:>\s*)?(```|~~~)/m;
 
 export const ticketText: Reader = {
@@ -36,7 +38,7 @@ export const ticketText: Reader = {
     if (/\.(md|markdown)$/i.test(s.name)) return 1;
     // Manifests start with comments and carry prose in them: they are the YAML and JSON readers' files. Other
     // kinds of file (`.svg`, `.pdf`) are not texts someone pasted.
-    if (!TEXT_NAMES.test(s.name)) return 0;
+    if (!TEXT_NAMES.test(s.name) && !(s.direct && BARE_NAME.test(s.name))) return 0;
     if (looksLikeObjects(s.sample) || startsLikeJson(s.sample)) return 0;
     const lines = s.sample.split('\n');
     if (FENCE_LINE.test(s.sample) || lines.some((l) => parseCommand(l)) || lines.filter((l) => /^\s*[│┃║]/.test(l)).length >= 3) return 1;

@@ -18,10 +18,23 @@ export interface Agent {
   name: string;
   /** DaemonSet names that run it (EKS add-on and Helm chart defaults). */
   daemonSets: RegExp;
+  /**
+   * Installed, it puts the taint on every new node itself (not only when the node is told to register with it):
+   * who does, and the taint it writes.
+   */
+  taintsNewNodes?: { key: string; by: string; value?: string; effect: string };
 }
 
 const AGENTS: Array<{ key: RegExp; agent: Agent }> = [
-  { key: /^node\.cilium\.io\/agent-not-ready$/, agent: { name: 'Cilium agent', daemonSets: /^cilium$/ } },
+  // The Cilium operator taints nodes where the agent is not running yet (operator.setNodeTaints, on by default).
+  {
+    key: /^node\.cilium\.io\/agent-not-ready$/,
+    agent: {
+      name: 'Cilium agent',
+      daemonSets: /^cilium$/,
+      taintsNewNodes: { key: 'node.cilium.io/agent-not-ready', by: 'the Cilium operator', value: 'true', effect: 'NoSchedule' },
+    },
+  },
   { key: /^ebs\.csi\.aws\.com\/agent-not-ready$/, agent: { name: 'EBS CSI node plugin', daemonSets: /^ebs-csi-node(-windows)?$/ } },
   { key: /^efs\.csi\.aws\.com\/agent-not-ready$/, agent: { name: 'EFS CSI node plugin', daemonSets: /^efs-csi-node$/ } },
   { key: /^s3\.csi\.aws\.com\/agent-not-ready$/, agent: { name: 'Mountpoint for S3 CSI node plugin', daemonSets: /^s3-csi-node$/ } },
@@ -31,6 +44,11 @@ const AGENTS: Array<{ key: RegExp; agent: Agent }> = [
   // Any other CSI node plugin that uses the agent-not-ready convention (taint removal on driver registration).
   { key: /^([a-z0-9.-]+)\/agent-not-ready$/, agent: { name: 'node agent', daemonSets: /csi-node|node-agent/ } },
 ];
+
+/** Agents that taint every new node themselves: installing one is enough for the taint to appear. */
+export function selfTaintingAgents(): Agent[] {
+  return AGENTS.map((a) => a.agent).filter((a) => a.taintsNewNodes);
+}
 
 /** The agent that is expected to remove a taint, when the key is a recognisable agent "not ready" taint. */
 export function agentFor(key: string): Agent | undefined {

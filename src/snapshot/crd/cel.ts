@@ -1,7 +1,8 @@
 /**
  * CEL for `x-kubernetes-validations`: @bufbuild/cel (conformance-tested against cel-spec) plus the Kubernetes library
- * functions CRDs use that standard CEL lacks. An expression that does not compile or cannot be evaluated here yields
- * `undefined` (not evaluated): a rule we cannot run never turns into a rejection.
+ * functions CRDs use that standard CEL lacks. An expression that does not compile or needs what this library lacks is
+ * not evaluated (a rule we cannot run never turns into a rejection); one that errors as it would in the API server
+ * (`no such key`, a failed `int()`) is a rejection, as the server makes it.
  */
 import { celEnv, celMethod, CelScalar, isCelError, listType, parse, plan, type CelInput, type CelValue } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
@@ -45,19 +46,44 @@ function compile(expr: string): Program | Error {
   return p;
 }
 
-export type CelOutcome = { value: CelValue } | { error: string };
+/**
+ * `error`: the expression could not be judged here. `failed`: it ran and failed as it would in the API server (a
+ * missing key, a bad conversion, an index out of range), which refuses the object — in the server's wording.
+ */
+export type CelOutcome = { value: CelValue } | { error: string } | { failed: string };
 
-/** Evaluate `expr` with `self` bound; an error says why it could not be judged. */
+/** Evaluate `expr` with `self` bound. */
 export function evaluate(expr: string, self: CelInput): CelOutcome {
   const program = compile(expr);
   if (program instanceof Error) return { error: `does not compile: ${program.message}` };
   try {
     const out = program({ self });
-    if (isCelError(out)) return { error: out.message };
+    if (isCelError(out)) return asServerError(out.message);
     return { value: out as CelValue };
   } catch (e) {
-    return { error: e instanceof Error ? e.message : String(e) };
+    return asServerError(e instanceof Error ? e.message : String(e));
   }
+}
+
+/**
+ * Runtime errors cel-go raises as well, reworded as cel-go words them (the API server quotes them); anything else
+ * (an unbound function, an overload this library lacks) is ours, and leaves the rule unjudged.
+ */
+const SERVER_ERRORS: Array<[RegExp, (m: RegExpMatchArray) => string]> = [
+  [/^field not found: (.+)$/, (m) => `no such key: ${m[1]}`],
+  [/^index (-?\d+) out of bounds \[0, (-?\d+)\)$/, (m) => `index '${m[1]}' out of range in list size '${Math.max(Number(m[2]), 0)}'`],
+  [/^Cannot convert (.*) to a BigInt$/, (m) => `strconv.ParseInt: parsing ${JSON.stringify(m[1])}: invalid syntax`],
+  [/divide by zero/, () => 'division by zero'],
+  [/modulus by zero|modulo by zero/, () => 'modulus by zero'],
+  [/overflow/, () => 'integer overflow'],
+];
+
+function asServerError(message: string): CelOutcome {
+  for (const [re, word] of SERVER_ERRORS) {
+    const m = message.match(re);
+    if (m) return { failed: word(m) };
+  }
+  return { error: message };
 }
 
 /** A transition rule (compares with the stored object): it does not run when an object is created. */

@@ -235,6 +235,15 @@ function celRule(value: unknown, schema: Schema, rule: CelRule, path: Array<stri
   const bound = atRoot && isRecord(value) ? Object.fromEntries(Object.entries(value).filter(([k]) => k !== 'status')) : value;
   const out = evaluate(rule.rule, toCel(bound, schema));
   if ('error' in out) return void verdict.unjudged.push({ field, rule: rule.rule, why: out.error });
+  if ('failed' in out) {
+    // The API server: field.Invalid(path, schema type, "<error> evaluating rule: <message or rule>").
+    const message = (rule.message ?? rule.rule).trim();
+    const culprits = failingItems(rule.rule, bound, schema);
+    const detail = `Invalid value: ${quote(schema.type ?? typeOf(value))}: ${out.failed} evaluating rule: ${message}`;
+    const at = culprits.length ? culprits.map((c) => [...path, c]) : [path];
+    for (const p of at) verdict.violations.push({ pointer: toPointer(...p), field, detail, crdMessage: `${message} (${out.failed})`, rule: rule.rule });
+    return;
+  }
   if (out.value === true) return;
   if (out.value !== false) return void verdict.unjudged.push({ field, rule: rule.rule, why: `evaluates to ${String(out.value)}, not a bool` });
   let message = rule.message ?? `failed rule: ${rule.rule}`;
@@ -255,7 +264,7 @@ function celRule(value: unknown, schema: Schema, rule: CelRule, path: Array<stri
 function failingItems(expr: string, value: unknown, schema: Schema): Array<string | number> {
   const fails = (v: unknown) => {
     const out = evaluate(expr, toCel(v, schema));
-    return 'value' in out && out.value === false;
+    return 'failed' in out || ('value' in out && out.value === false);
   };
   if (Array.isArray(value)) return value.length > 1 ? value.map((_, i) => i).filter((i) => fails([value[i]])) : [];
   if (isRecord(value) && schema.additionalProperties) {
