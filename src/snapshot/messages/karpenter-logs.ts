@@ -4,7 +4,8 @@
  * moved into it, the `error` field.
  */
 import type { LogRecord } from '../../kube/types.js';
-import { classifier, type MessageTable } from './classify.js';
+import type { MessageField } from '../../kube/messages/cloud-errors.js';
+import { ALL_LOGS, classifier, type MessageTable } from './classify.js';
 
 export type LogSignal =
   | 'could-not-schedule'
@@ -28,28 +29,74 @@ export type LogSignal =
   /** A disruption budget (or its cron schedule) that could not be read. */
   | 'budget-error'
   /** Registration refused or warned about for a missing `karpenter.sh/unregistered` taint. */
-  | 'unregistered-taint-missing';
+  | 'unregistered-taint-missing'
+  /** A launch failed: the message names it, the error (or the message itself before v0.37) says why. */
+  | 'launch-failed'
+  /** An offering marked unavailable after the cloud said it had no capacity. */
+  | 'offering-unavailable';
 
-const MESSAGE: MessageTable<LogSignal> = [
-  [/could not schedule pod/i, 'could-not-schedule'],
-  [/^found provisionable pod\(s\)/i, 'provisionable-pods'],
-  [/^created (nodeclaim|machine)$/i, 'created-nodeclaim'],
-  [/^launched (nodeclaim|machine)$/i, 'launched-nodeclaim'],
-  [/^registered (nodeclaim|machine)$/i, 'registered-nodeclaim'],
-  [/^deleted (nodeclaim|machine)$/i, 'deleted-nodeclaim'],
-  [/deleting expired nodeclaim/i, 'expired-nodeclaim'],
-  [/^(tainted|cordoned) node$/i, 'drain-started'],
-  [/^(disrupting|deprovisioning)\b/i, 'disrupting'],
-  [/^terminating due to (registration ttl|timeout)$|^deprovisioning machine due to registration ttl$/, 'registration-timeout'],
-  [/waiting on (cluster )?sync/i, 'cluster-not-synced'],
+const NAMES: readonly MessageField[] = ['pool', 'nodeclaim'];
+
+export const MESSAGE: MessageTable<LogSignal> = [
+  { re: /could not schedule pod/i, signal: 'could-not-schedule', printed: ALL_LOGS, carries: ['pool'] },
+  { re: /^found provisionable pod\(s\)/i, signal: 'provisionable-pods', printed: ['json', 'controller-runtime'] },
+  { re: /^created (nodeclaim|machine)$/i, signal: 'created-nodeclaim', printed: ALL_LOGS, carries: [...NAMES, 'instance-types'] },
+  { re: /^launched (nodeclaim|machine)$/i, signal: 'launched-nodeclaim', printed: ALL_LOGS, carries: [...NAMES, 'instance-types', 'zone'] },
+  { re: /^registered (nodeclaim|machine)$/i, signal: 'registered-nodeclaim', printed: ALL_LOGS, carries: NAMES },
+  { re: /^deleted (nodeclaim|machine)$/i, signal: 'deleted-nodeclaim', printed: ALL_LOGS, carries: NAMES },
+  { re: /deleting expired nodeclaim/i, signal: 'expired-nodeclaim', printed: ['json', 'controller-runtime'], carries: NAMES },
+  { re: /^(tainted|cordoned) node$/i, signal: 'drain-started', printed: ALL_LOGS },
+  { re: /^(disrupting|deprovisioning)\b/i, signal: 'disrupting', printed: ALL_LOGS },
+  {
+    re: /^terminating due to (registration ttl|timeout)$|^deprovisioning machine due to registration ttl$/,
+    signal: 'registration-timeout',
+    printed: ALL_LOGS,
+    carries: NAMES,
+  },
+  { re: /waiting on (cluster )?sync/i, signal: 'cluster-not-synced', printed: ALL_LOGS },
+  {
+    // ≤ v0.31 "Could not launch node" / "launching machine, …" as the message; v0.32–v0.36 the error chain itself;
+    // v0.37+ "failed launching nodeclaim" (or "Reconciler error") with the chain in `error`.
+    re: /^(failed launching (nodeclaim|machine)|reconciler error|launching (nodeclaim|machine)|creating instance|insufficient capacity|could not launch)/i,
+    signal: 'launch-failed',
+    printed: ALL_LOGS,
+    carries: [...NAMES, 'code'],
+  },
+  {
+    // DEBUG: an offering cached as unavailable after an insufficient-capacity answer, with the fleet's reason.
+    re: /^removing offering from offerings$/i,
+    signal: 'offering-unavailable',
+    printed: ['json', 'controller-runtime'],
+    carries: ['instance-types', 'zone', 'code'],
+  },
 ];
 
 /** Patterns read against the message and the error (and taint) fields together. */
-const WITH_FIELDS: MessageTable<LogSignal> = [
-  [/waiting on cluster sync/i, 'cluster-not-synced'],
-  [/disruption budget|invalid cron/i, 'budget-error'],
-  [/missing required startup taint, karpenter\.sh\/unregistered|missing taint prevents registration/i, 'unregistered-taint-missing'],
+export const WITH_FIELDS: MessageTable<LogSignal> = [
+  { re: /waiting on cluster sync/i, signal: 'cluster-not-synced', printed: ALL_LOGS },
+  { re: /disruption budget|invalid cron/i, signal: 'budget-error', printed: ['json', 'controller-runtime'], carries: ['pool'] },
+  {
+    re: /missing required startup taint, karpenter\.sh\/unregistered|missing taint prevents registration/i,
+    signal: 'unregistered-taint-missing',
+    printed: ['controller-runtime'],
+    carries: ['nodeclaim'],
+  },
 ];
+
+/** Text of a record that is about launching (instances, fleets, launch templates, instance profiles, the IAM calls). */
+const LAUNCH_CONTEXT =
+  /launch|creat(?:e|ing) (?:instance|fleet|launch template|instance profile)|fleet|nodeclaim|machine|instance profile|RunInstances|CreateFleet|PassRole/i;
+/** Controllers whose errors are about something other than launching (SQS, pricing, …). */
+const OTHER_CONTROLLER = /^(?:controller\.)?(?:interruption|pricing|state\.pricing|[\w.]*garbagecollection|nodeclaim\.tagging|capacityreservation)/;
+
+/** The record's text is about launching an instance. */
+export function aboutLaunching(log: LogRecord): boolean {
+  return LAUNCH_CONTEXT.test(logText(log));
+}
+
+export function fromOtherController(log: LogRecord): boolean {
+  return OTHER_CONTROLLER.test(String(log.fields.controller ?? log.fields.logger ?? ''));
+}
 
 const byMessage = classifier(MESSAGE);
 const byText = classifier(WITH_FIELDS);

@@ -18,13 +18,17 @@ export type EventSignal =
   /** A claim's StorageClass, source or volume is gone. */
   | 'reference-missing';
 
-const EVENTS: MessageTable<EventSignal> = [
-  [/more th[ae]n \d+% nodes are unhealthy in the (nodepool|cluster)/i, 'repair-blocked'],
-  [/karpenter\.sh\/unregistered taint/i, 'unregistered-taint-missing'],
-  [/resolving nodeclass/i, 'nodeclass-resolve-failed'],
-  [/Status: \w+ -> False/, 'status-to-false'],
-  [/drain|PDB/i, 'drain'],
-  [/not found|does not exist|storageclass\.storage\.k8s\.io .*not found|lost its underlying PersistentVolume/i, 'reference-missing'],
+export const EVENTS: MessageTable<EventSignal> = [
+  { re: /more th[ae]n \d+% nodes are unhealthy in the (nodepool|cluster)/i, signal: 'repair-blocked', printed: ['event'], carries: ['pool'] },
+  { re: /karpenter\.sh\/unregistered taint/i, signal: 'unregistered-taint-missing', printed: ['event'], carries: ['nodeclaim'] },
+  { re: /resolving nodeclass/i, signal: 'nodeclass-resolve-failed', printed: ['event'], carries: ['nodeclaim'] },
+  { re: /Status: \w+ -> False/, signal: 'status-to-false', printed: ['event'], carries: ['pool'] },
+  { re: /drain|PDB/i, signal: 'drain', printed: ['event'] },
+  {
+    re: /not found|does not exist|storageclass\.storage\.k8s\.io .*not found|lost its underlying PersistentVolume/i,
+    signal: 'reference-missing',
+    printed: ['event'],
+  },
 ];
 
 export const eventSignals = classifier(EVENTS);
