@@ -30,6 +30,12 @@ export type LogSignal =
   | 'budget-error'
   /** Registration refused or warned about for a missing `karpenter.sh/unregistered` taint. */
   | 'unregistered-taint-missing'
+  /** "computed new nodeclaim(s) to fit pod(s)" and the unready-node variants: pods the scheduler placed. */
+  | 'computed-placement'
+  /** The AWS interruption controller deletes a node for an interruption message. */
+  | 'interruption-delete'
+  /** An eviction refused because more than one PodDisruptionBudget selects the pod. */
+  | 'multiple-pdbs'
   /** A launch failed: the message names it, the error (or the message itself before v0.37) says why. */
   | 'launch-failed'
   /** An offering marked unavailable after the cloud said it had no capacity. */
@@ -48,7 +54,9 @@ export const MESSAGE: MessageTable<LogSignal> = [
   { re: /^(tainted|cordoned) node$/i, signal: 'drain-started', printed: ALL_LOGS },
   { re: /^(disrupting|deprovisioning)\b/i, signal: 'disrupting', printed: ALL_LOGS },
   {
-    re: /^terminating due to (registration ttl|timeout)$|^deprovisioning machine due to registration ttl$/,
+    // v1.7+ "terminating due to timeout" (its `reason` field says registration or launch), v0.32–v1.6 "terminating due
+    // to registration ttl", ≤ v0.31 "deprovisioning machine due to registration ttl".
+    re: /^(?:terminating|deprovisioning) (?:\w+ )?due to registration ttl$|^terminating due to timeout$/i,
     signal: 'registration-timeout',
     printed: ALL_LOGS,
     carries: NAMES,
@@ -63,6 +71,18 @@ export const MESSAGE: MessageTable<LogSignal> = [
     carries: [...NAMES, 'code'],
   },
   {
+    re: /^computed new (nodeclaim|machine)\(s\) to fit pod\(s\)|^computed \d+ unready node\(s\) will fit|^computed unready node\(s\) will fit/i,
+    signal: 'computed-placement',
+    printed: ALL_LOGS,
+  },
+  {
+    // AWS interruption controller: v0.32+ "initiating delete from interruption message", ≤ v0.31 "… for machine …".
+    re: /^initiating delete (?:for (?:machine|nodeclaim) )?from interruption message$/i,
+    signal: 'interruption-delete',
+    printed: ALL_LOGS,
+    carries: ['nodeclaim'],
+  },
+  {
     // DEBUG: an offering cached as unavailable after an insufficient-capacity answer, with the fleet's reason.
     re: /^removing offering from offerings$/i,
     signal: 'offering-unavailable',
@@ -75,6 +95,12 @@ export const MESSAGE: MessageTable<LogSignal> = [
 export const WITH_FIELDS: MessageTable<LogSignal> = [
   { re: /waiting on cluster sync/i, signal: 'cluster-not-synced', printed: ALL_LOGS },
   { re: /disruption budget|invalid cron/i, signal: 'budget-error', printed: ['json', 'controller-runtime'], carries: ['pool'] },
+  {
+    // v1.x eviction queue: the API server refuses to evict a pod more than one PDB selects (docs/karpenter-behaviour.md §7.3).
+    re: /more than one PodDisruptionBudget|does not support multiple PDBs/i,
+    signal: 'multiple-pdbs',
+    printed: ['controller-runtime'],
+  },
   {
     re: /missing required startup taint, karpenter\.sh\/unregistered|missing taint prevents registration/i,
     signal: 'unregistered-taint-missing',
@@ -213,4 +239,20 @@ function nameIn(fields: Record<string, unknown>, ...keys: string[]): string | un
 export function logText(log: LogRecord): string {
   const error = log.fields.error;
   return typeof error === 'string' && error !== '' ? `${log.message}: ${error}` : log.message;
+}
+
+const BUDGET_ERRORS = /detected disruption budget errors/i;
+const BUDGET_POOL = [/invalid disruption budgets in nodepool ([^,\s]+)/, /invalid (?:schedule|nodes value) .*? in nodepool ([^,\s)]+)/];
+
+/**
+ * The NodePool whose disruption budgets Karpenter could not evaluate: v1.x `error` "invalid disruption budgets in
+ * nodepool NP, …"; v0.33–v0.36 message "… invalid schedule S in nodepool NP, …".
+ */
+export function budgetErrorPool(text: string): string | undefined {
+  if (!BUDGET_ERRORS.test(text)) return undefined;
+  for (const re of BUDGET_POOL) {
+    const m = re.exec(text);
+    if (m) return m[1];
+  }
+  return undefined;
 }

@@ -64,3 +64,14 @@ export function poolsOverLimits(text: string): string[] {
   }
   return out;
 }
+
+/** Limit messages of every generation; the pool is quoted (`nodepool: "np"`, `nodepool "np"`) or structured (`NodePool=np`). */
+const LIMITS = /(?:exceed limits|limits have been exhausted) for (nodepool|provisioner):? (?:"([^"]+)"|\((?:NodePool|Provisioner)=([^,)\s]+)\))/i;
+
+/** The first pool a limits message names, with its kind (a Provisioner in ≤ v0.31 wording). */
+export function limitsStated(text: string): { kind: 'NodePool' | 'Provisioner'; name: string } | undefined {
+  const m = LIMITS.exec(text);
+  const name = m?.[2] ?? m?.[3];
+  if (!m || !name) return undefined;
+  return { kind: m[1]!.toLowerCase() === 'provisioner' ? 'Provisioner' : 'NodePool', name };
+}
