@@ -328,3 +328,15 @@ export function classifyCloudError(text: string): CloudErrorRow[] {
 export function namesCloudError(text: string): boolean {
   return CLOUD_ERRORS.some((row) => row.code !== GENERIC_CAPACITY && row.code !== 'InvalidParameter' && row.re.test(text));
 }
+
+/** The offerings an EC2 ICE text names: "We currently do not have sufficient g5.12xlarge capacity in the Availability Zone you requested (us-west-2a)". */
+export function offeringsWithoutCapacity(text: string): Array<{ instanceType: string; zone: string }> {
+  return [...text.matchAll(/sufficient (\S+) capacity in the Availability Zone you requested \(([^)]+)\)/g)].map((m) => ({ instanceType: m[1]!, zone: m[2]! }));
+}
+
+/** What an authorisation failure says: the action denied, and whether an SCP or a permissions boundary denied it. */
+export function authorizationDenied(text: string): { action?: string; by?: 'service-control-policy' | 'permissions-boundary' } {
+  const action = /not authorized to perform:? ([\w-]+:[\w*]+)/i.exec(text)?.[1];
+  const by = /service control policy/i.test(text) ? 'service-control-policy' : /permissions boundary/i.test(text) ? 'permissions-boundary' : undefined;
+  return { ...(action ? { action } : {}), ...(by ? { by } : {}) };
+}

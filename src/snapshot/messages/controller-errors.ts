@@ -5,7 +5,7 @@
  */
 import { ALL_LOGS, type MessageTable } from './classify.js';
 
-export type ControllerError = 'webhook-unreachable' | 'pricing-unavailable' | 'sts-unreachable';
+export type ControllerError = 'webhook-unreachable' | 'pricing-unavailable' | 'sts-unreachable' | 'queue-missing' | 'queue-denied';
 
 export const CONTROLLER_ERRORS: MessageTable<ControllerError> = [
   {
@@ -24,6 +24,9 @@ export const CONTROLLER_ERRORS: MessageTable<ControllerError> = [
     signal: 'sts-unreachable',
     printed: ALL_LOGS,
   },
+  // The interruption controller's SQS queue (settings.interruptionQueue): gone, or not readable by the controller role.
+  { re: /NonExistentQueue|The specified queue does not exist/, signal: 'queue-missing', printed: ALL_LOGS },
+  { re: /not authorized to perform:? sqs:\w+/i, signal: 'queue-denied', printed: ALL_LOGS },
 ];
 
 /** Texts that look like a row but are another mechanism's: the conversion webhook (a CRD mismatch), a refused role. */
@@ -37,4 +40,9 @@ export function controllerError(signal: ControllerError): { re: RegExp; unless?:
   const row = CONTROLLER_ERRORS.find((r) => r.signal === signal)!;
   const not = NOT[signal];
   return { re: row.re, ...(not ? { unless: (text: string) => not.test(text) } : {}) };
+}
+
+/** The controller errors a text states. */
+export function controllerErrorsIn(text: string): ControllerError[] {
+  return CONTROLLER_ERRORS.filter((r) => r.re.test(text)).map((r) => r.signal);
 }

@@ -94,3 +94,8 @@ export function blockedEvents(events: EventView[]): Array<{ event: EventView; re
     .filter((e) => e.reason === 'DisruptionBlocked' || e.reason === 'Unconsolidatable')
     .map((event) => ({ event, reason: classifyBlocked(event.message) }));
 }
+
+/** v0.34+ "SpotToSpotConsolidation requires 15 cheaper instance type options than the current candidate to consolidate, got N". */
+export function spotToSpotTooFewOptions(message: string): boolean {
+  return /requires \d+ cheaper instance type/i.test(message);
+}
