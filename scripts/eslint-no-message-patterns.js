@@ -87,7 +87,7 @@ export default {
     };
     return {
       Literal(node) {
-        if (node.regex) check(node, node.regex.pattern);
+        if ('regex' in node && node.regex) check(node, node.regex.pattern);
       },
       NewExpression(node) {
         if (node.callee.type !== 'Identifier' || node.callee.name !== 'RegExp') return;
