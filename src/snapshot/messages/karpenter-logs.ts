@@ -4,7 +4,7 @@
  * moved into it, the `error` field.
  */
 import type { LogRecord } from '../../kube/types.js';
-import type { MessageField } from '../../kube/messages/cloud-errors.js';
+import { namesCloudError, type MessageField } from '../../kube/messages/cloud-errors.js';
 import { ALL_LOGS, classifier, type MessageTable } from './classify.js';
 
 export type LogSignal =
@@ -115,9 +115,10 @@ const LAUNCH_CONTEXT =
 /** Controllers whose errors are about something other than launching (SQS, pricing, …). */
 const OTHER_CONTROLLER = /^(?:controller\.)?(?:interruption|pricing|state\.pricing|[\w.]*garbagecollection|nodeclaim\.tagging|capacityreservation)/;
 
-/** The record's text is about launching an instance. */
+/** The record's text is about launching an instance: it says so, or it names a cloud's launch error code. */
 export function aboutLaunching(log: LogRecord): boolean {
-  return LAUNCH_CONTEXT.test(logText(log));
+  const text = logText(log);
+  return LAUNCH_CONTEXT.test(text) || namesCloudError(text);
 }
 
 export function fromOtherController(log: LogRecord): boolean {
