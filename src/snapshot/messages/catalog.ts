@@ -8,20 +8,25 @@ import { KARPENTER_EVENT_MESSAGES } from '../../kube/messages/karpenter-events.j
 import { API_MISMATCH } from './api-errors.js';
 import type { MessageTable, Printed } from './classify.js';
 import { INITIALIZATION } from './conditions.js';
+import { CONTROLLER_ERRORS } from './controller-errors.js';
 import { BLOCKED } from './disruption-blocked.js';
 import { MESSAGE, WITH_FIELDS } from './karpenter-logs.js';
+import { NODECLASS_ERRORS } from './nodeclass-errors.js';
 import { EVENTS } from './object-events.js';
+import { CLAUSES } from './schedule-error.js';
 import { SCHEDULING } from './scheduling.js';
 
 export interface CatalogRow {
-  /** `table/signal`, or the cloud's code for cloud errors: how docs/karpenter-behaviour.md names the row. */
+  /** `table/signal`, or `cloud/<code>`: how docs/karpenter-behaviour.md names the row. */
   id: string;
   printed: readonly Printed[];
   carries: readonly string[];
+  /** The wording (its pattern's text). */
+  wording: string;
 }
 
 const rows = <T extends string>(table: string, t: MessageTable<T>): CatalogRow[] =>
-  t.map((r) => ({ id: `${table}/${r.signal}`, printed: r.printed, carries: r.carries ?? [] }));
+  t.map((r) => ({ id: `${table}/${r.signal}`, printed: r.printed, carries: r.carries ?? [], wording: r.re.source }));
 
 export function catalogRows(): CatalogRow[] {
   return [
@@ -31,8 +36,11 @@ export function catalogRows(): CatalogRow[] {
     ...rows('object-event', EVENTS),
     ...rows('disruption-blocked', BLOCKED),
     ...rows('scheduling', SCHEDULING),
+    ...rows('schedule-clause', CLAUSES),
+    ...rows('nodeclass-error', NODECLASS_ERRORS),
+    ...rows('controller-error', CONTROLLER_ERRORS),
     ...rows('condition', INITIALIZATION),
     ...rows('api-mismatch', API_MISMATCH),
-    ...CLOUD_ERRORS.map((r) => ({ id: `cloud/${r.code}`, printed: ['cloud'] as const, carries: r.carries })),
+    ...CLOUD_ERRORS.map((r) => ({ id: `cloud/${r.code}`, printed: ['cloud'] as const, carries: r.carries, wording: r.re.source })),
   ];
 }
