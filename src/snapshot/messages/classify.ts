@@ -5,7 +5,7 @@
  */
 import type { MessageTable } from '../../kube/messages/rows.js';
 
-export { ALL_LOGS, firstMatch, type MessageRow, type MessageTable, type Printed } from '../../kube/messages/rows.js';
+export { ALL_LOGS, firstMatch, type MessageTable, type Printed } from '../../kube/messages/rows.js';
 
 /**
  * Every signal of the table whose pattern the text matches, computed once per distinct text (a dump repeats the same
