@@ -6,6 +6,7 @@
 import type { LogRecord } from '../../kube/types.js';
 import { namesCloudError, type MessageField } from '../../kube/messages/cloud-errors.js';
 import { ALL_LOGS, classifier, type MessageTable } from './classify.js';
+import { controllerErrorsIn } from './controller-errors.js';
 
 export type LogSignal =
   | 'could-not-schedule'
@@ -115,10 +116,13 @@ const LAUNCH_CONTEXT =
 /** Controllers whose errors are about something other than launching (SQS, pricing, …). */
 const OTHER_CONTROLLER = /^(?:controller\.)?(?:interruption|pricing|state\.pricing|[\w.]*garbagecollection|nodeclaim\.tagging|capacityreservation)/;
 
-/** The record's text is about launching an instance: it says so, or it names a cloud's launch error code. */
+/**
+ * The record's text is about launching an instance: it says so, or it names a cloud's launch error code — unless the
+ * catalog knows the text as another mechanism's (the pricing API refused, the interruption queue, …).
+ */
 export function aboutLaunching(log: LogRecord): boolean {
   const text = logText(log);
-  return LAUNCH_CONTEXT.test(text) || namesCloudError(text);
+  return (LAUNCH_CONTEXT.test(text) || namesCloudError(text)) && controllerErrorsIn(text).length === 0;
 }
 
 export function fromOtherController(log: LogRecord): boolean {
