@@ -4,6 +4,7 @@
  * fails when a row is missing there.
  */
 import { CLOUD_ERRORS } from '../../kube/messages/cloud-errors.js';
+import { ERROR_CHAINS } from '../../kube/messages/karpenter-errors.js';
 import { KARPENTER_EVENT_MESSAGES } from '../../kube/messages/karpenter-events.js';
 import { API_MISMATCH } from './api-errors.js';
 import type { MessageTable, Printed } from './classify.js';
@@ -32,6 +33,7 @@ export function catalogRows(): CatalogRow[] {
   return [
     ...rows('log-message', MESSAGE),
     ...rows('log-text', WITH_FIELDS),
+    ...rows('error-chain', ERROR_CHAINS),
     ...rows('karpenter-event', KARPENTER_EVENT_MESSAGES),
     ...rows('object-event', EVENTS),
     ...rows('disruption-blocked', BLOCKED),
