@@ -3,6 +3,7 @@
 import js from '@eslint/js';
 import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
+import noMessagePatterns from './scripts/eslint-no-message-patterns.js';
 import noTypeCycle from './scripts/eslint-no-type-cycle.js';
 
 /** Each layer, bottom first, with the layers it must never import (everything above it). */
@@ -38,7 +39,7 @@ export default tseslint.config(
   {
     files: ['**/*.ts', '**/*.js', '**/*.mjs'],
     languageOptions: { ecmaVersion: 2023, sourceType: 'module', globals: NODE_GLOBALS },
-    plugins: { 'import-x': importX, karpdoctor: { rules: { 'no-type-cycle': noTypeCycle } } },
+    plugins: { 'import-x': importX, karpdoctor: { rules: { 'no-type-cycle': noTypeCycle, 'no-message-patterns': noMessagePatterns } } },
     settings: {
       'import-x/extensions': ['.ts', '.js', '.mjs'],
       'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
@@ -57,6 +58,9 @@ export default tseslint.config(
     },
   },
   { files: ['**/*.ts'], rules: { 'no-undef': 'off' } },
+  // Karpenter's and the clouds' wordings live in the message catalog (src/snapshot/messages, src/kube/messages):
+  // rules and readers ask it for signals (CONTRIBUTING.md "Messages").
+  { files: ['src/rules/**/*.ts', 'src/loaders/readers/**/*.ts'], rules: { 'karpdoctor/no-message-patterns': 'error' } },
   // Tests walk untyped JSON output (SARIF, reports): `any` there is the honest type.
   // Tests match terminal output, where runs of spaces are the layout under test.
   { files: ['test/**/*.ts'], rules: { '@typescript-eslint/no-explicit-any': 'off', 'no-regex-spaces': 'off' } },

@@ -5,6 +5,8 @@
  * (aggregators, Loki exports); those are peeled off first and kept where they say when or who.
  */
 
+import { namesCloudError } from '../kube/messages/cloud-errors.js';
+import { opensErrorChain } from '../kube/messages/karpenter-errors.js';
 import type { LogRecord, Provenance } from '../kube/types.js';
 import { goPanicLevel } from './go-traces.js';
 
@@ -34,15 +36,22 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
 const ROW_NUMBER = /^\d+\t(?=\d{4}-\d{2}-\d{2}[T ]\d{2}:)/;
 /** A copy that lost the first character of the line: `023-04-17T09:02:44Z…` is 2023's. */
 const CUT_YEAR = /^0\d{2}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}/;
-/**
- * How Karpenter's wrapped error chains begin (`creating instance, insufficient capacity, with fleet error(s), …`), in
- * every generation's wording: an error string pasted alone is read as the error record it came from.
- */
-const BARE_ERROR =
-  /^(?:Internal error occurred: )?(?:creating (?:instance|scheduler|launch template|nodeclaim|machine|cloudprovider)|launching (?:nodeclaim|machine|node|instances?)|could not (?:launch node|schedule pod)|getting (?:instance types|launch templates?|subnets|security groups|amis|ami)|failed calling webhook|failed to call webhook|resolving (?:node ?class|ec2nodeclass|launch template)|no subnets (?:found|matched|exist)|unable to hydrate)\b.*[,:] \S/i;
 /** An error chain wraps at least twice (`a, b, c` or `a: b: c`); a question about one is prose. */
 function isBareError(text: string): boolean {
-  return BARE_ERROR.test(text) && !/\?\s*$/.test(text) && (text.match(/, |: /g)?.length ?? 0) >= 2;
+  // The chain goes on after its opening (`…, more` or `…: more`), as catalog rows kube/messages/karpenter-errors.ts say it opens.
+  const chained = opensErrorChain(text) && /[,:] \S/.test(text);
+  return (chained && !/\?\s*$/.test(text) && (text.match(/, |: /g)?.length ?? 0) >= 2) || isCloudErrorLine(text);
+}
+
+/**
+ * A cloud's error as the cloud prints it, on a line of its own: `Code: message` (EC2 and the AWS SDK, also after
+ * `api error `), or the Azure SDK's `ERROR CODE: Code` line of a response. Only the codes of the message catalog
+ * (kube/messages/cloud-errors.ts) count, so a pasted launch failure is read wherever it was quoted.
+ */
+const CLOUD_ERROR_LINE = /^(?:api error )?([A-Z][A-Za-z]+(?:\.[A-Z][A-Za-z]+)?): \S.{8,}$|^ERROR CODE: ([A-Z][A-Za-z]+)$/;
+function isCloudErrorLine(text: string): boolean {
+  const m = CLOUD_ERROR_LINE.exec(text.trim());
+  return m !== null && namesCloudError(m[1] ?? m[2]!);
 }
 
 /**

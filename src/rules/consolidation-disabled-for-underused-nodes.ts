@@ -1,3 +1,4 @@
+import { spotToSpotTooFewOptions } from '../snapshot/messages/disruption-blocked.js';
 import { defineRule, type EvidenceInput, type FindingInput } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
@@ -135,7 +136,7 @@ function spotToSpotStated(events: EventView[]): string[] {
   return [...byNode.values()].map((e) => {
     const who = e.involved.name ? `${e.involved.kind} ${e.involved.name}` : 'A node';
     const seen = e.count > 1 ? ` (seen ${e.count} times)` : '';
-    const why = /requires \d+ cheaper instance type/i.test(e.message)
+    const why = spotToSpotTooFewOptions(e.message)
       ? 'the SpotToSpotConsolidation gate is on, but its NodePool allows too few cheaper spot instance types for a replacement: widen its requirements'
       : 'the SpotToSpotConsolidation feature gate is off (its default), so Karpenter may delete this spot node but never replace it with a cheaper spot node: enable it with the chart value settings.featureGates.spotToSpotConsolidation=true (FEATURE_GATES=SpotToSpotConsolidation=true)';
     return `stated by an event, not a NodePool policy this rule judges: ${who}: Karpenter said "${e.message}"${seen}; ${why}`;

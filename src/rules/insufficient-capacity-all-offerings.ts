@@ -1,3 +1,4 @@
+import { offeringsWithoutCapacity } from '../snapshot/messages/cloud-errors.js';
 import { defineRule } from '../engine/rule.js';
 import { arr, dig, type Json } from '../kube/fields.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
@@ -89,7 +90,7 @@ export default defineRule({
 function offeringsNamed(p: FailingPool): string | undefined {
   const found = new Set<string>();
   for (const s of p.signals) {
-    for (const m of s.text.matchAll(/sufficient (\S+) capacity in the Availability Zone you requested \(([^)]+)\)/g)) found.add(`${m[1]} in ${m[2]}`);
+    for (const o of offeringsWithoutCapacity(s.text)) found.add(`${o.instanceType} in ${o.zone}`);
     const cached = /\(([\w.-]+) ([a-z]{2}-[a-z]+-\d[a-z]) ([\w-]+) marked unavailable\)/.exec(s.text);
     if (cached) found.add(`${cached[1]} in ${cached[2]} (${cached[3]})`);
   }

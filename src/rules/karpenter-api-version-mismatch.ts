@@ -5,13 +5,13 @@ import type { KubeObject } from '../kube/types.js';
 import type { ObjectRef, Snapshot } from '../snapshot/snapshot.js';
 import { atLeast, formatVersion, parseVersion, type Version } from '../kube/version.js';
 import { logText } from '../snapshot/messages/karpenter-logs.js';
+import { apiMismatch, type ApiMismatch } from '../snapshot/messages/api-errors.js';
 import { seenController } from './lib/launch-findings.js';
 import { reportUncovered } from './lib/records-only.js';
 import { WEBHOOK_UNREACHABLE } from './lib/stated-causes.js';
 import { karpenterFacts } from './support.js';
 
 const ID = 'karpenter-api-version-mismatch';
-const KINDS = 'NodePool|NodeClaim|EC2NodeClass|Provisioner|Machine|AWSNodeTemplate|NodeOverlay';
 /** CRD name of each Karpenter kind. */
 const CRD_OF: Record<string, string> = {
   NodePool: 'nodepools.karpenter.sh',
@@ -22,51 +22,16 @@ const CRD_OF: Record<string, string> = {
   AWSNodeTemplate: 'awsnodetemplates.karpenter.k8s.aws',
   NodeOverlay: 'nodeoverlays.karpenter.sh',
 };
-const KIND_OF_PLURAL: Record<string, string> = Object.fromEntries(Object.entries(CRD_OF).map(([k, crd]) => [crd.split('.')[0]!, k]));
-
-/**
- * What the API server or the controller says when the CRDs and the controller are of different releases, every
- * generation: conversion webhook failures (CRDs of v0.37.1–v1.0 converting through a controller that no longer serves
- * the webhook, or the reverse), kinds or versions the API server does not serve, informers that never sync.
- */
-const MESSAGES: Array<{ re: RegExp; what: string }> = [
-  {
-    re: /conversion webhook for (?:karpenter\.(?:sh|k8s\.aws)\/\w+, Kind=)?(\w+)?[^\n]*?(?:failed|error)|(?:failed|error) calling webhook[^\n]*conver/i,
-    what: 'the CRD conversion webhook fails',
-  },
-  {
-    // v0.37.3+ checks at start that the CRDs carry the conversion webhook: CRDs of an older chart do not.
-    re: /custom resource \\?"?(nodepools|nodeclaims|ec2nodeclasses)\.karpenter\.(?:sh|k8s\.aws)\\?"? isn't configured for webhook conversion/,
-    what: 'the CRDs lack the conversion webhook this controller requires (CRDs of an older release)',
-  },
-  {
-    re: new RegExp(`no matches for kind "(${KINDS})" in version "(karpenter\\.[\\w.]+/\\w+)"`),
-    what: 'the API server does not serve the version the controller asks for',
-  },
-  {
-    re: new RegExp(`no kind "(${KINDS})" is registered for version "(karpenter\\.[\\w.]+/\\w+)"`),
-    what: 'the controller does not know the version stored in the cluster',
-  },
-  {
-    re: /the server could not find the requested resource \(get (\w+)\.karpenter\.(?:sh|k8s\.aws)\)/,
-    what: 'the API server does not serve the resource the controller lists',
-  },
-  {
-    re: new RegExp(`failed to list \\*v\\w+\\.(${KINDS}): the server could not find the requested resource`),
-    what: 'the API server does not serve the resource the controller lists',
-  },
-  {
-    re: new RegExp(`(?:timed out )?waiting for cache to be synced for Kind \\*(?:v\\w+)\\.(${KINDS})`),
-    what: "the controller's informer never syncs (the version it watches is not served)",
-  },
-  {
-    re: /status\.storedVersions\[\d+\]: Invalid value: "(v\w+)": must appear in spec\.versions/,
-    what: 'the CRD upgrade is refused: objects are still stored in a version the new CRD drops',
-  },
-];
-
-/** One cheap test before the table: almost no record or event mentions any of these. */
-const MAYBE = /webhook|no matches for kind|no kind "|could not find the requested resource|cache to be synced|storedVersions/;
+/** How the finding says each disagreement. */
+const WHAT: Record<ApiMismatch, string> = {
+  'conversion-webhook-fails': 'the CRD conversion webhook fails',
+  'conversion-webhook-missing': 'the CRDs lack the conversion webhook this controller requires (CRDs of an older release)',
+  'kind-not-served': 'the API server does not serve the version the controller asks for',
+  'kind-not-registered': 'the controller does not know the version stored in the cluster',
+  'resource-not-served': 'the API server does not serve the resource the controller lists',
+  'informer-never-synced': "the controller's informer never syncs (the version it watches is not served)",
+  'stored-version-dropped': 'the CRD upgrade is refused: objects are still stored in a version the new CRD drops',
+};
 
 interface Said {
   what: string;
@@ -239,16 +204,8 @@ function crdRelease(crd: KubeObject): { version: Version; path: string } | undef
 function statements(snapshot: Snapshot): Said[] {
   const out: Said[] = [];
   const read = (text: string): { what: string; kind?: string } | undefined => {
-    if (!MAYBE.test(text)) return undefined;
-    for (const { re, what } of MESSAGES) {
-      const m = re.exec(text);
-      if (!m) continue;
-      if (what.startsWith('the CRD conversion') && !/karpenter|nodepool|nodeclaim|nodeclass/i.test(text)) continue;
-      const named = m.slice(1).find((x) => x && (KIND_OF_PLURAL[x] ?? new RegExp(`^(${KINDS})$`).test(x)));
-      const kind = named ? (KIND_OF_PLURAL[named] ?? named) : /\b(nodepools|nodeclaims|ec2nodeclasses)\.karpenter/.exec(text)?.[1];
-      return { what, ...(kind ? { kind: KIND_OF_PLURAL[kind] ?? kind } : {}) };
-    }
-    return undefined;
+    const said = apiMismatch(text);
+    return said ? { what: WHAT[said.signal], ...(said.kind ? { kind: said.kind } : {}) } : undefined;
   };
   for (const log of snapshot.logs) {
     const text = logText(log);

@@ -1,3 +1,4 @@
+import { authorizationDenied } from '../snapshot/messages/cloud-errors.js';
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import { dig, str } from '../kube/fields.js';
 import type { LaunchCause } from './lib/launch-failures.js';
@@ -11,12 +12,14 @@ const ID = 'launch-refused-by-cloud-provider';
 const FIXES: Record<string, { field?: string; fix: (nodeClass: string, role: string | undefined, text: string) => string }> = {
   UnauthorizedOperation: {
     fix: (_nc, _role, text) => {
-      const action = /not authorized to perform:? ([\w-]+:[\w*]+)/i.exec(text)?.[1];
-      const by = /service control policy/i.test(text)
-        ? ' A service control policy denies it: the account administrator must allow it.'
-        : /permissions boundary/i.test(text)
-          ? ' A permissions boundary denies it: widen the boundary of the controller role.'
-          : '';
+      const denied = authorizationDenied(text);
+      const action = denied.action;
+      const by =
+        denied.by === 'service-control-policy'
+          ? ' A service control policy denies it: the account administrator must allow it.'
+          : denied.by === 'permissions-boundary'
+            ? ' A permissions boundary denies it: widen the boundary of the controller role.'
+            : '';
       return `Give the Karpenter controller role ${action ?? 'the EC2 actions of the launch (ec2:CreateFleet, ec2:RunInstances, ec2:CreateLaunchTemplate, ec2:CreateTags)'}: attach the reference controller policy of this release (tag conditions included).${by} An encoded message decodes with aws sts decode-authorization-message --encoded-message <message>.`;
     },
   },

@@ -1,3 +1,4 @@
+import { nodeClassConditionStated, provisionerSubnetsUnmatched } from '../snapshot/messages/nodeclass-errors.js';
 import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject, LogRecord } from '../kube/types.js';
 import { arr, conditions, dig, isRecord, str, type Condition, type Json } from '../kube/fields.js';
@@ -201,14 +202,6 @@ const FROM_EVENTS: RecordsOnlyRule = {
  * nodeclaim|machine, …, no amis exist given constraints"), instance-type listing ("no subnets found"), and ≤ v0.31
  * "no subnets matched selector" on the Provisioner. Per sub-condition it stands for (docs/karpenter-behaviour.md §9 F2–F4, F6).
  */
-const STATED_IN_LOGS: Array<[RegExp, string]> = [
-  [/no subnets (?:found|matched selector|exist given constraints)|SubnetSelector did not match/i, 'SubnetsReady'],
-  [/no security groups (?:found|matched|exist given constraints)|SecurityGroupSelector did not match/i, 'SecurityGroupsReady'],
-  // AMIs that resolve but fit no instance type the pool allows (their architecture): the AMIs condition, another cause.
-  [/no instance types satisfy requirements of amis/i, 'AMIsArch'],
-  [/failed to discover (?:any )?AMIs|no amis exist given constraints|getting ssm parameter [^,]*, ParameterNotFound/i, 'AMIsReady'],
-  [/failed to detect the cluster CIDR/i, 'ValidationSucceeded'],
-];
 
 const STATED_TEXT: Record<string, string> = {
   SubnetsReady: 'its subnet selector matches no subnet',
@@ -243,12 +236,12 @@ const FROM_LOGS: RecordsOnlyRule = {
   judgesKinds: ['EC2NodeClass'],
   fromLog: (log) => {
     const text = logText(log);
-    const type = STATED_IN_LOGS.find(([re]) => re.test(text))?.[1];
+    const type = nodeClassConditionStated(text);
     // An authorisation error inside is the launch refusal's cause (launch-refused-by-cloud-provider names the permission).
     if (!type || classifyLaunchError(text).some((c) => c.family === 'refused')) return undefined;
     // ≤ v0.31 wording (`no subnets matched selector map[…]`) is the Provisioner's inline provider, even when the
     // record names no Provisioner: the cause is stated all the same.
-    const object = nodeClassOfLog(log) ?? (/no subnets matched selector/i.test(text) ? refOf('Provisioner', '') : undefined);
+    const object = nodeClassOfLog(log) ?? (provisionerSubnetsUnmatched(text) ? refOf('Provisioner', '') : undefined);
     return object ? { object, key: type } : undefined;
   },
   message: (c, s) =>

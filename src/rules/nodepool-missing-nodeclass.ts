@@ -1,3 +1,4 @@
+import { saysPoolIgnored, unresolvedNodeClass, unresolvedNodeTemplate } from '../snapshot/messages/nodeclass-errors.js';
 import { defineRule, type EvidenceInput, type FindingInput, type FixSteps } from '../engine/rule.js';
 import { didYouMean } from '../engine/suggest.js';
 import type { KubeObject } from '../kube/types.js';
@@ -85,19 +86,13 @@ export default defineRule({
   },
 });
 
-/** Every generation: "[failed ]listing instance types for POOL" with "resolving node class, ec2nodeclasses… "X" is terminating / not found". */
-const UNRESOLVED = /resolving node ?class, (ec2nodeclasses|aksnodeclasses)\.karpenter\.\S+ \\?"([^"\\]+)\\?" (is terminating|not found)/i;
-
-/** ≤ v0.31 (the Node's state reconciler): "resolving node class, resolving node template, getting providerRef, AWSNodeTemplate.karpenter.k8s.aws "X" not found". */
-const TEMPLATE_UNRESOLVED = /getting providerRef, AWSNodeTemplate\.karpenter\.k8s\.aws \\?"([^"\\]+)\\?" not found/;
-
 /** A node template the records say is missing, named by itself when the record names no Provisioner. */
 const STATED_TEMPLATE_MISSING: RecordsOnlyRule = {
   fromLog: (log) => {
-    const m = TEMPLATE_UNRESOLVED.exec(logText(log));
-    if (!m) return undefined;
+    const template = unresolvedNodeTemplate(logText(log));
+    if (!template) return undefined;
     const pool = logRefs(log.fields).nodePool;
-    return pool ? { object: refOf('Provisioner', pool), key: m[1]! } : { object: refOf('AWSNodeTemplate', m[1]!), key: m[1]! };
+    return pool ? { object: refOf('Provisioner', pool), key: template } : { object: refOf('AWSNodeTemplate', template), key: template };
   },
   message: (c, s) =>
     `${c.object.kind === 'Provisioner' ? `Provisioner ${c.object.name}'s providerRef names` : "A Provisioner's providerRef names"} AWSNodeTemplate ${c.key}, which does not exist: Karpenter said so ${seenText(s)}. ` +
@@ -108,21 +103,20 @@ const STATED_TEMPLATE_MISSING: RecordsOnlyRule = {
 
 const STATED_UNRESOLVED: RecordsOnlyRule = {
   fromLog: (log) => {
-    const text = logText(log);
-    const m = UNRESOLVED.exec(text);
+    const m = unresolvedNodeClass(logText(log));
     const named = log.fields.NodePool;
     const pool =
       (typeof named === 'object' && named !== null ? String((named as { name?: unknown }).name ?? '') : undefined) ||
       (typeof log.fields.nodepool === 'string' ? log.fields.nodepool : undefined) ||
-      /listing instance types for (?:nodepool )?"?([^,\s"]+)/i.exec(text)?.[1];
+      m?.pool;
     if (!m || !pool) return undefined;
-    return { object: refOf('NodePool', pool), key: m[2]!, detail: `${m[1] === 'aksnodeclasses' ? 'AKSNodeClass' : 'EC2NodeClass'} ${m[2]} ${m[3]}` };
+    return { object: refOf('NodePool', pool), key: m.name, detail: `${m.kind} ${m.name} ${m.state}` };
   },
   message: (c, s) =>
     `NodePool ${c.object.name} cannot resolve its node class: Karpenter said ${c.detail} ${s.occurrences === 1 ? 'once' : `${s.occurrences} times`}${s.last ? ` (last at ${s.last})` : ''}. ` +
     'Without it the pool launches nothing (and a node class being deleted waits for its nodes to go).',
   fix: (c) =>
-    `Recreate the node class (${(c.detail ?? '').replace(/ (is terminating|not found)$/, '')}) or point NodePool ${c.object.name}'s nodeClassRef at one that exists; a terminating one is gone once its NodeClaims are.`,
+    `Recreate the node class (${(c.detail ?? '').split(' ').slice(0, 2).join(' ')}) or point NodePool ${c.object.name}'s nodeClassRef at one that exists; a terminating one is gone once its NodeClaims are.`,
   confirmWith: (c) => `${getCommand(c.object)} and kubectl get ec2nodeclasses -o yaml`,
 };
 
@@ -132,7 +126,7 @@ const STATED_UNRESOLVED: RecordsOnlyRule = {
  */
 const STATED_IGNORED: RecordsOnlyRule = {
   fromLog: (log) => {
-    if (!/^(?:ignoring nodepool, not ready|nodepool not ready)$/i.test(log.message)) return undefined;
+    if (!saysPoolIgnored(log.message)) return undefined;
     const pool = logRefs(log.fields).nodePool;
     return pool ? { object: refOf('NodePool', pool) } : undefined;
   },

@@ -425,7 +425,7 @@ const STATED_MISFIT: RecordsOnlyRule = {
   },
   // "could not schedule pod" of every generation: v0.37+ `error` and `Pod` object, earlier the text in the message and `pod: ns/name`.
   fromLog: (log) => {
-    if (!/^could not schedule pod/i.test(log.message)) return undefined;
+    if (!logSays(log, 'could-not-schedule')) return undefined;
     const detail = staticMisfit(str(log.fields.error) ?? log.message);
     const pod = detail ? logPod(log) : undefined;
     if (!pod) return undefined;

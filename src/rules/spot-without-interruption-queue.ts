@@ -1,3 +1,4 @@
+import { controllerErrorsIn } from '../snapshot/messages/controller-errors.js';
 import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { ControllerInfo } from '../snapshot/controller-info.js';
 import { KIND } from '../kube/kinds.js';
@@ -188,9 +189,9 @@ function queueUnreadable(snapshot: Snapshot): RecordsOnlyRule {
   const object = 'metadata' in target ? snapshot.ref(target) : target;
   return {
     fromLog: (log) => {
-      const text = logText(log);
-      if (/NonExistentQueue|The specified queue does not exist/.test(text)) return { object, key: 'missing', detail: 'does not exist' };
-      if (/not authorized to perform:? sqs:\w+/i.test(text)) return { object, key: 'denied', detail: 'may not be read by the controller role' };
+      const said = controllerErrorsIn(logText(log));
+      if (said.includes('queue-missing')) return { object, key: 'missing', detail: 'does not exist' };
+      if (said.includes('queue-denied')) return { object, key: 'denied', detail: 'may not be read by the controller role' };
       return undefined;
     },
     message: (c, s) =>

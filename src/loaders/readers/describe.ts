@@ -426,6 +426,8 @@ function buildPdb(c: BuildContext): void {
   if (labels) set(c, '/spec/selector', { matchLabels: labels });
   const status = c.get('Status');
   for (const l of status?.children ?? []) {
+    // kubectl describe's PDB status labels, not a message of Karpenter's.
+    // eslint-disable-next-line karpdoctor/no-message-patterns
     const m = /^\s*(Allowed disruptions|Current|Desired|Total):\s+(\d+)/.exec(l.text);
     if (!m) continue;
     const field = { 'Allowed disruptions': 'disruptionsAllowed', Current: 'currentHealthy', Desired: 'desiredHealthy', Total: 'expectedPods' }[m[1]!]!;

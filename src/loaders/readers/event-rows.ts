@@ -13,6 +13,8 @@ import { readAll, type Reader } from './reader.js';
 import { addRead, describedEvent, onlyOutput, type ReadResult } from './kubectl-output.js';
 import { parseEventAge } from './columns.js';
 import { parseCommand } from './ticket/command.js';
+import { KARPENTER_EVENT_MESSAGES, REASON_OF } from '../../kube/messages/karpenter-events.js';
+import { firstMatch } from '../../kube/messages/rows.js';
 
 export interface EventRow {
   type: string;
@@ -46,26 +48,15 @@ export function inlineEventRow(line: string): string | undefined {
   return text && parseEventRow(text) ? text : undefined;
 }
 
-/**
- * Messages only Karpenter's disruption controller writes, so that one pasted without its row is still an event.
- * The reason only where the wording settles it: "Not all pods would schedule" (v1.2+) is both consolidation's
- * Unconsolidatable and drift's DisruptionBlocked.
- */
-const KARPENTER_MESSAGES: Array<[RegExp, string]> = [
-  [/^Cannot (?:disrupt|deprovision) (?:Node|NodeClaim|Machine): /, 'DisruptionBlocked'],
-  [/^(?:not all pods would schedule, |Can't remove without creating \d+ candidates|SpotToSpotConsolidation (?:is disabled|requires))/, 'Unconsolidatable'],
-  [/^Not all pods would schedule, /, ''],
-];
-
-/** A message of `KARPENTER_MESSAGES` alone, its lines re-wrapped by the paste (continuations indented): joined back. */
+/** A message of Karpenter's disruption events (`KARPENTER_EVENT_MESSAGES`) alone, its lines re-wrapped by the paste (continuations indented): joined back. */
 function messageAlone(text: string): { message: string; reason: string; line: number } | undefined {
   const lines = text.split('\n').map((t, i) => ({ text: t.replace(/\r$/, ''), line: i + 1 }));
   const body = lines.filter((l) => l.text.trim() !== '');
   const first = body[0];
   if (!first || /^\s/.test(first.text) || body.slice(1).some((l) => !/^\s+\S/.test(l.text))) return undefined;
-  const known = KARPENTER_MESSAGES.find(([re]) => re.test(first.text));
+  const known = firstMatch(KARPENTER_EVENT_MESSAGES, first.text);
   if (!known) return undefined;
-  return { message: body.map((l) => l.text.trim()).join(' '), reason: known[1], line: first.line };
+  return { message: body.map((l) => l.text.trim()).join(' '), reason: REASON_OF[known.signal], line: first.line };
 }
 
 /** The text is rows of a describe Events table (a header and rows, or rows alone), nothing else. */

@@ -14,181 +14,27 @@
  */
 import type { EvidenceInput } from '../../engine/rule.js';
 import type { LogRecord } from '../../kube/types.js';
-import { logText } from '../../snapshot/messages/karpenter-logs.js';
+import { aboutLaunching, fromOtherController, logSays, logText } from '../../snapshot/messages/karpenter-logs.js';
 import type { EventView } from '../../snapshot/events.js';
 import type { NodeClaimView } from '../../snapshot/karpenter.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 import { parseTime } from '../../kube/units.js';
 import { logNodeClaim, logNodePool } from './registration-common.js';
+import { classifyCloudError, GENERIC_CAPACITY, type LaunchFamily } from '../../snapshot/messages/cloud-errors.js';
 
-export type LaunchFamily = 'capacity' | 'subnet' | 'quota' | 'throttling' | 'refused';
+export type { LaunchFamily };
 
 export interface LaunchCause {
   family: LaunchFamily;
-  /** Stable key of the cause: the EC2 code or the condition reason it stands for. */
+  /** Stable key of the cause: the cloud's code (a catalog row of `kube/messages/cloud-errors.ts`). */
   code: string;
   /** Reads after "launches fail with": "InsufficientInstanceCapacity (no capacity for the requested types)". */
   label: string;
 }
 
-interface CodeRow {
-  re: RegExp;
-  family: LaunchFamily;
-  code: string;
-  label: string;
-}
-
-/**
- * Authorisation first, as `ToReasonMessage` checks it first; the generic "insufficient capacity" row last, so it only
- * counts when no code inside the text says more. Both the EC2 codes and the condition reasons derived from them.
- */
-const CODES: CodeRow[] = [
-  {
-    re: /AuthFailure\.ServiceLinkedRoleCreationNotPermitted|\bSpotSLRCreationFailed\b/,
-    family: 'refused',
-    code: 'SpotSLRCreationFailed',
-    label: 'the Spot service-linked role does not exist and may not be created',
-  },
-  {
-    // IRSA / Pod Identity: the controller's own credentials are refused, so every AWS call fails, launches included.
-    re: /AssumeRoleWithWebIdentity|WebIdentityErr: failed to retrieve credentials[\s\S]*\bAccessDenied\b/,
-    family: 'refused',
-    code: 'AssumeRoleWithWebIdentity',
-    label: 'the controller cannot assume its IAM role (sts:AssumeRoleWithWebIdentity is denied)',
-  },
-  { re: /iam:PassRole/, family: 'refused', code: 'iam:PassRole', label: 'the controller may not pass the node role (iam:PassRole)' },
-  {
-    re: /\bUnauthorizedOperation\b|\bAccessDenied(?:Exception)?\b|\bAuthFailure\b|\bUnauthorized\b|not authorized to perform/,
-    family: 'refused',
-    code: 'UnauthorizedOperation',
-    label: 'the controller is not authorised to launch',
-  },
-  {
-    re: /iamInstanceProfile\.name is invalid|Invalid IAM Instance Profile|\bInstanceProfileNameInvalid\b|instance profile \S+ (?:not found|does not exist)/i,
-    family: 'refused',
-    code: 'InstanceProfileNameInvalid',
-    label: 'the instance profile does not exist',
-  },
-  {
-    re: /InvalidLaunchTemplate(?:Id|Name)\.NotFound|\bLaunchTemplateNotFound\b/,
-    family: 'refused',
-    code: 'LaunchTemplateNotFound',
-    label: 'the launch template was not found',
-  },
-  {
-    re: /\bAMIAuthorizationFailure\b|not authorized to (?:use|launch) (?:the )?(?:AMI|image)|InvalidAMIID\.Unavailable/i,
-    family: 'refused',
-    code: 'AMIAuthorizationFailure',
-    label: 'the account may not use the AMI',
-  },
-  { re: /InvalidAMIID(?:\.(?:Malformed|NotFound))?\b|\bAMINotFound\b/, family: 'refused', code: 'InvalidAMIID', label: 'the AMI does not exist' },
-  {
-    re: /\bUserDataSizeLimitExceeded\b|User data is limited to \d+ bytes/i,
-    family: 'refused',
-    code: 'UserDataSizeLimitExceeded',
-    label: 'the user data is larger than EC2 accepts (16 KB)',
-  },
-  {
-    re: /\bSecurityGroupSubnetVPCMismatch\b|belong to different networks|security groups? .* (?:and|is not in the same VPC as) (?:the )?subnet/i,
-    family: 'refused',
-    code: 'SecurityGroupSubnetVPCMismatch',
-    label: 'the security groups and subnets are in different VPCs',
-  },
-  {
-    re: /InvalidGroup\.NotFound|security group '?sg-[0-9a-f]+'? does not exist/i,
-    family: 'refused',
-    code: 'SecurityGroupNotFound',
-    label: "a selected security group does not exist (in the subnet's VPC)",
-  },
-  {
-    re: /InvalidSubnetID\.NotFound|subnet ID '?subnet-[0-9a-f]+'? does not exist/i,
-    family: 'refused',
-    code: 'SubnetNotFound',
-    label: 'a selected subnet does not exist',
-  },
-  {
-    re: /\bInvalidBlockDeviceMapping\b/,
-    family: 'refused',
-    code: 'InvalidBlockDeviceMapping',
-    label: 'the block device mappings are invalid for the AMI or instance type',
-  },
-  {
-    re: /\bPendingVerification\b|\bAccountPendingVerification\b/,
-    family: 'refused',
-    code: 'PendingVerification',
-    label: 'the account is still being verified for this region',
-  },
-  {
-    // Any other parameter EC2 rejects (tags on a request with no Spot part, a volume option the type does not take):
-    // counted only when no row above names the parameter's own cause.
-    re: /\bInvalidParameter(?:Value|Combination)?\b/,
-    family: 'refused',
-    code: 'InvalidParameter',
-    label: 'EC2 rejects a parameter of the launch request (InvalidParameterValue)',
-  },
-  {
-    re: /\bRequestLimitExceeded\b|\bThrottling(?:Exception)?\b|Rate exceeded/,
-    family: 'throttling',
-    code: 'RequestLimitExceeded',
-    label: 'EC2 API requests are throttled (RequestLimitExceeded)',
-  },
-  { re: /\bVcpuLimitExceeded\b|\bVCPULimitExceeded\b/, family: 'quota', code: 'VcpuLimitExceeded', label: 'the vCPU quota of the account is used up' },
-  {
-    re: /\bMaxSpotInstanceCountExceeded\b|\bSpotQuotaExceeded\b/,
-    family: 'quota',
-    code: 'MaxSpotInstanceCountExceeded',
-    label: 'the Spot instance quota is used up',
-  },
-  { re: /\bMaxFleetCountExceeded\b|\bFleetQuotaExceeded\b/, family: 'quota', code: 'MaxFleetCountExceeded', label: 'the EC2 Fleet request quota is used up' },
-  { re: /\bInstanceLimitExceeded\b/, family: 'quota', code: 'InstanceLimitExceeded', label: 'the instance quota is used up' },
-  { re: /\bInsufficientFreeAddressesInSubnet\b/, family: 'subnet', code: 'InsufficientFreeAddressesInSubnet', label: 'the subnets have no free IP addresses' },
-  {
-    re: /\bInsufficientInstanceCapacity\b/,
-    family: 'capacity',
-    code: 'InsufficientInstanceCapacity',
-    label: 'EC2 has no capacity for the requested instance types (InsufficientInstanceCapacity)',
-  },
-  {
-    re: /\bUnfulfillableCapacity\b/,
-    family: 'capacity',
-    code: 'UnfulfillableCapacity',
-    label: 'the request cannot be fulfilled with the allowed offerings (UnfulfillableCapacity)',
-  },
-  {
-    // The fleet's "not supported in this zone" answer: Karpenter caches the offering as unavailable, as for ICE.
-    re: /\bUnsupported: The requested configuration is currently not supported/,
-    family: 'capacity',
-    code: 'Unsupported',
-    label: 'EC2 does not offer the requested instance type in that zone (Unsupported)',
-  },
-  {
-    re: /\bReservationCapacityExceeded\b/,
-    family: 'capacity',
-    code: 'ReservationCapacityExceeded',
-    label: 'the capacity reservation is used up (ReservationCapacityExceeded)',
-  },
-  {
-    re: /all requested instance types were unavailable|insufficient capacity|\bInsufficientCapacity(?:Error)?\b/i,
-    family: 'capacity',
-    code: 'InsufficientCapacity',
-    label: 'insufficient capacity on every requested offering',
-  },
-];
-
-const GENERIC_CAPACITY = 'InsufficientCapacity';
-
 /** Every cause a failure text names, once each; the generic capacity row only when no code says more. */
 export function classifyLaunchError(text: string): LaunchCause[] {
-  const out: LaunchCause[] = [];
-  for (const row of CODES) {
-    if (!row.re.test(text)) continue;
-    if (row.code === GENERIC_CAPACITY && out.length) continue;
-    if (row.code === 'InvalidParameter' && out.some((c) => c.family === 'refused')) continue;
-    // "not authorized" inside an AMI or Spot-role text is that cause, not a general authorisation failure.
-    if (row.code === 'UnauthorizedOperation' && out.some((c) => c.family === 'refused')) continue;
-    out.push({ family: row.family, code: row.code, label: row.label });
-  }
-  return out;
+  return classifyCloudError(text).map(({ family, code, label }) => ({ family, code, label }));
 }
 
 export type Via = 'condition' | 'event' | 'log';
@@ -229,18 +75,6 @@ export interface LaunchTimeline {
   /** NodePools the input names (objects and logs), for reading pools out of NodeClaim names. */
   pools: Set<string>;
 }
-
-const CREATED = /^created (nodeclaim|machine)$/i;
-const LAUNCHED = /^launched (nodeclaim|machine)$/i;
-const DELETED = /^deleted (nodeclaim|machine)$/i;
-const ICE_CACHE = /^removing offering from offerings$/i;
-/** Log records that carry a launch error: by message, else any ERROR whose text is about launching. */
-const FAILURE_MESSAGE =
-  /^(failed launching (nodeclaim|machine)|reconciler error|launching (nodeclaim|machine)|creating instance|insufficient capacity|could not launch)/i;
-const LAUNCH_CONTEXT =
-  /launch|creat(?:e|ing) (?:instance|fleet|launch template|instance profile)|fleet|nodeclaim|machine|instance profile|RunInstances|CreateFleet|PassRole/i;
-/** Controllers whose errors are about something other than launching (SQS, pricing, …). */
-const OTHER_CONTROLLER = /^(?:controller\.)?(?:interruption|pricing|state\.pricing|[\w.]*garbagecollection|nodeclaim\.tagging|capacityreservation)/;
 
 const cache = new WeakMap<Snapshot, LaunchTimeline>();
 
@@ -292,8 +126,7 @@ function build(snapshot: Snapshot): LaunchTimeline {
 
   // Logs first for names: "created nodeclaim" says which pool a NodeClaim belongs to, even after it is gone.
   for (const log of snapshot.logs) {
-    const msg = log.message;
-    if (CREATED.test(msg)) {
+    if (logSays(log, 'created-nodeclaim')) {
       const name = logNodeClaim(log);
       if (!name) continue;
       const c = life(name);
@@ -304,13 +137,13 @@ function build(snapshot: Snapshot): LaunchTimeline {
       }
       c.created ??= log.time;
       c.evidence.push({ log, note: `NodeClaim ${name} created` });
-    } else if (LAUNCHED.test(msg)) {
+    } else if (logSays(log, 'launched-nodeclaim')) {
       const name = logNodeClaim(log);
       if (!name) continue;
       const c = life(name);
       c.launched ??= log.time;
       c.evidence.push({ log, note: `NodeClaim ${name} launched` });
-    } else if (DELETED.test(msg)) {
+    } else if (logSays(log, 'deleted-nodeclaim')) {
       const name = logNodeClaim(log);
       if (!name) continue;
       const c = life(name);
@@ -371,22 +204,22 @@ const ERROR_LEVELS = new Set(['ERROR', 'WARN', 'WARNING', 'PANIC', 'DPANIC', 'FA
 
 function logSignal(log: LogRecord): LaunchSignal | undefined {
   const level = (log.level ?? '').toUpperCase();
-  const controller = String(log.fields.controller ?? log.fields.logger ?? '');
-  if (OTHER_CONTROLLER.test(controller)) return undefined;
+  if (fromOtherController(log)) return undefined;
   const text = logText(log);
-  const iceCache = ICE_CACHE.test(log.message);
+  const iceCache = logSays(log, 'offering-unavailable');
+  const failure = logSays(log, 'launch-failed');
   if (!iceCache) {
     // A Go panic or fatal record (the controller dies on the error) states a cause as much as an error record does.
-    if (!ERROR_LEVELS.has(level) && !FAILURE_MESSAGE.test(log.message)) return undefined;
-    if (!FAILURE_MESSAGE.test(log.message) && !LAUNCH_CONTEXT.test(text)) return undefined;
+    if (!ERROR_LEVELS.has(level) && !failure) return undefined;
+    if (!failure && !aboutLaunching(log)) return undefined;
     // "could not schedule pod" is the scheduler's, not a launch: scheduling-failures.ts reads it.
-    if (/could not schedule pod/i.test(log.message)) return undefined;
+    if (logSays(log, 'could-not-schedule')) return undefined;
   }
   let causes = classifyLaunchError(text);
   if (iceCache) {
     const reason = String(log.fields.reason ?? '');
     causes = classifyLaunchError(reason);
-    if (!causes.length) causes = [{ family: 'capacity', code: GENERIC_CAPACITY, label: CODES.find((r) => r.code === GENERIC_CAPACITY)!.label }];
+    if (!causes.length) causes = classifyLaunchError(GENERIC_CAPACITY);
   }
   if (!causes.length) return undefined;
   const nodeClaim = logNodeClaim(log);

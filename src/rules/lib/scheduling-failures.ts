@@ -14,45 +14,12 @@ import { isRecord, str } from '../../kube/fields.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 import { parseTime } from '../../kube/units.js';
 import { simulatedPods } from '../../snapshot/messages/simulation.js';
+import { logSays } from '../../snapshot/messages/karpenter-logs.js';
+import { isKarpenterScheduleError, parseScheduleError, saysNoPoolFits, type Clause } from '../../snapshot/messages/schedule-error.js';
+import { saysScheduling } from '../../snapshot/messages/scheduling.js';
 
-export type ClauseKind =
-  'instance-types' | 'offering' | 'min-values' | 'taint' | 'label' | 'requirements' | 'volume' | 'limits' | 'topology' | 'host-ports' | 'other';
-
-export interface Clause {
-  kind: ClauseKind;
-  pool?: string;
-  /** ≤ v0.31 texts name Provisioners. */
-  poolKind?: 'NodePool' | 'Provisioner';
-  /** The reason as Karpenter wrote it, without the pool prefix and daemonset overhead. */
-  text: string;
-  /** `does not have known values`: the label. */
-  label?: string;
-}
-
-const CLAUSES: Array<[RegExp, ClauseKind]> = [
-  [/minValues requirement is not met|due to minValues/i, 'min-values'],
-  // ≤ v1.2 "no instance type which had enough resources and the required offering met the scheduling requirements";
-  // v1.3+ "… or had a required offering"; the ICE cache makes offerings unavailable for 3 minutes (docs/karpenter-behaviour.md §8.5).
-  [/required offering|no instance type has the required offering/i, 'offering'],
-  [
-    /no instance type (?:satisfied resources|met (?:the scheduling requirements|all requirements)|has enough resources|which had enough resources)|no instance types satisfy requirements/i,
-    'instance-types',
-  ],
-  [/did not tolerate/i, 'taint'],
-  [/does not have known values/i, 'label'],
-  [/incompatible volume requirements/i, 'volume'],
-  [/exceed limits for (?:nodepool|provisioner)|limits have been exhausted/i, 'limits'],
-  [/unsatisfiable topology constraint/i, 'topology'],
-  [/checking host port usage/i, 'host-ports'],
-  [/incompatible requirements|key \S+, .* not in |not in \S+ In \[/i, 'requirements'],
-];
-
-const POOL_PREFIX = /^incompatible with (nodepool|provisioner) "([^"]+)"(?:, daemonset overhead=\{[^}]*\})?,?\s*/i;
-const LEAD = /^(?:Failed to schedule pod|Could not schedule pod),\s*/i;
-
-function classifyClause(text: string): ClauseKind {
-  return CLAUSES.find(([re]) => re.test(text))?.[1] ?? 'other';
-}
+export { parseScheduleError };
+export type { Clause, ClauseKind } from '../../snapshot/messages/schedule-error.js';
 
 /**
  * Every clause is the pod's own mismatch with a pool (a taint, a label, requirements), not capacity, limits or
@@ -60,28 +27,6 @@ function classifyClause(text: string): ClauseKind {
  */
 export function isStaticMisfit(clauses: readonly Clause[]): boolean {
   return clauses.length > 0 && clauses.every((c) => c.kind === 'taint' || c.kind === 'label' || c.kind === 'requirements');
-}
-
-/** The clauses of one error text, each with its pool when the text names it. */
-export function parseScheduleError(raw: string): Clause[] {
-  const text = raw.replace(LEAD, '').trim();
-  const parts = text.split(/;\s*(?=incompatible with (?:nodepool|provisioner) ")/i);
-  const out: Clause[] = [];
-  for (const part of parts) {
-    const m = POOL_PREFIX.exec(part);
-    const body = m ? part.slice(m[0].length) : part;
-    // v1.5+: several pools' reasons in one text, each naming its pool as a structured value. Before, a pool's reason
-    // can be followed by one that names its own pool ("…; all available instance types exceed limits for nodepool: "x"").
-    const pieces = body.split(/;\s+/);
-    for (const piece of pieces) {
-      if (!piece.trim()) continue;
-      const pool = /\bNodePool=([^,)\s]+)/.exec(piece)?.[1] ?? /for (?:nodepool|provisioner):? "([^"]+)"/i.exec(piece)?.[1] ?? m?.[2];
-      const label = /label "([^"]+)" does not have known values/i.exec(piece)?.[1] ?? /does not have known values.*\(label=([^,)]+)/i.exec(piece)?.[1];
-      const poolKind = m?.[1]?.toLowerCase() === 'provisioner' ? 'Provisioner' : 'NodePool';
-      out.push({ kind: classifyClause(piece), text: piece.trim(), ...(pool ? { pool, poolKind } : {}), ...(label ? { label } : {}) });
-    }
-  }
-  return out;
 }
 
 export interface PodFailure {
@@ -129,9 +74,9 @@ function build(snapshot: Snapshot): SchedulingFailures {
     if (e.involved.kind === 'Pod') {
       const pod = `${e.involved.namespace ?? 'default'}/${e.involved.name}`;
       if (e.reason === 'Nominated' && e.component === 'karpenter') place(pod, e.lastSeen);
-      if (e.reason !== 'FailedScheduling' || !(e.component === 'karpenter' || LEAD.test(e.message))) continue;
+      if (e.reason !== 'FailedScheduling' || !(e.component === 'karpenter' || isKarpenterScheduleError(e.message))) continue;
       // The kube-scheduler's own "0/12 nodes are available" is not Karpenter's verdict.
-      if (/^0\/\d+ nodes are available/.test(e.message)) continue;
+      if (saysScheduling(e.message, 'scheduler-summary')) continue;
       add({
         pod,
         clauses: parseScheduleError(e.message),
@@ -144,7 +89,7 @@ function build(snapshot: Snapshot): SchedulingFailures {
     } else if (e.reason === 'Unconsolidatable' || e.reason === 'DisruptionBlocked') {
       // Only errors that say why no pool fits: "would schedule against uninitialized nodeclaim/…" says a pod waits for a node.
       for (const { pod, error } of simulatedPods(e.message)) {
-        if (!/incompatible with (?:nodepool|provisioner)|no instance type/i.test(error) || /uninitialized/i.test(error)) continue;
+        if (!saysNoPoolFits(error)) continue;
         add({
           pod,
           clauses: parseScheduleError(error),
@@ -163,7 +108,7 @@ function build(snapshot: Snapshot): SchedulingFailures {
   }
 
   for (const log of snapshot.logs) {
-    if (/^could not schedule pod/i.test(log.message)) {
+    if (logSays(log, 'could-not-schedule')) {
       const pod = logPod(log);
       if (!pod) continue;
       const err = str(log.fields.error);
@@ -175,9 +120,7 @@ function build(snapshot: Snapshot): SchedulingFailures {
         via: 'log',
         evidence: { log, note: 'Karpenter could not schedule the pod' },
       });
-    } else if (
-      /^computed new (nodeclaim|machine)\(s\) to fit pod\(s\)|^computed \d+ unready node\(s\) will fit|^computed unready node\(s\) will fit/i.test(log.message)
-    ) {
+    } else if (logSays(log, 'computed-placement')) {
       const pods = str(log.fields.pods) ?? str(log.fields.Pods) ?? '';
       for (const p of pods.split(/,\s*|\s+and\s+/)) if (p.includes('/')) place(p.trim(), log.time);
     }

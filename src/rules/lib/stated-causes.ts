@@ -8,28 +8,24 @@ import type { EventView } from '../../snapshot/events.js';
 import { UNREGISTERED_TAINT as UNREGISTERED } from '../../kube/well-known.js';
 import { logNodeClaim } from './registration-common.js';
 import { classifyBlocked, type Blocker } from '../../snapshot/messages/disruption-blocked.js';
-import { eventSays } from '../../snapshot/messages/object-events.js';
+import { budgetBlockedReason, drainBlockedPod, eventSays, statefulSetPod } from '../../snapshot/messages/object-events.js';
+import { controllerError } from '../../snapshot/messages/controller-errors.js';
+import { limitsStated } from '../../snapshot/messages/scheduling.js';
 import { getCommand, refOf, type RecordsOnlyRule, type StatedCause, type UncoveredCause } from './records-only.js';
-import { logRefs, logText, podNames } from '../../snapshot/messages/karpenter-logs.js';
+import { budgetErrorPool, logRefs, logSays, logText, podNames } from '../../snapshot/messages/karpenter-logs.js';
 
 const times = (n: number) => (n === 1 ? 'once' : `${n} times`);
 const window = (s: { first?: string; last?: string }) =>
   s.first && s.last && s.first !== s.last ? ` between ${s.first} and ${s.last}` : s.last ? ` at ${s.last}` : '';
 
-/** v1.3+ "node claim registration error" (error: missing taint …), v1.0–v1.2 "Reconciler error" (error: missing required startup taint, …). */
-function isUnregisteredTaintError(log: LogRecord): boolean {
-  const text = `${log.message} ${String(log.fields.error ?? '')}`;
-  return /missing required startup taint, karpenter\.sh\/unregistered|missing taint prevents registration/i.test(text);
-}
-
 export const UNREGISTERED_TAINT: RecordsOnlyRule = {
   judgedFromObjects: 'any',
   fromLog: (log) => {
-    const nc = isUnregisteredTaintError(log) ? logNodeClaim(log) : undefined;
+    const nc = logSays(log, 'unregistered-taint-missing') ? logNodeClaim(log) : undefined;
     return nc ? { object: refOf('NodeClaim', nc) } : undefined;
   },
   fromEvent: (e) =>
-    e.involved.kind === 'NodeClaim' && (e.reason === 'UnregisteredTaintMissing' || /karpenter\.sh\/unregistered taint/i.test(e.message))
+    e.involved.kind === 'NodeClaim' && (e.reason === 'UnregisteredTaintMissing' || eventSays(e.message, 'unregistered-taint-missing'))
       ? { object: refOf('NodeClaim', e.involved.name) }
       : undefined,
   message: (c, s) =>
@@ -41,14 +37,9 @@ export const UNREGISTERED_TAINT: RecordsOnlyRule = {
   confirmWith: (c) => `${getCommand(c.object)} and kubectl get ec2nodeclasses -o yaml`,
 };
 
-/** Limit messages of every generation; the pool is quoted (`nodepool: "np"`, `nodepool "np"`) or structured (`NodePool=np`). */
-const LIMITS = /(?:exceed limits|limits have been exhausted) for (nodepool|provisioner):? (?:"([^"]+)"|\((?:NodePool|Provisioner)=([^,)\s]+)\))/i;
-
 function limitCause(text: string): StatedCause | undefined {
-  const m = LIMITS.exec(text);
-  const name = m?.[2] ?? m?.[3];
-  if (!m || !name) return undefined;
-  return { object: refOf(m[1]!.toLowerCase() === 'provisioner' ? 'Provisioner' : 'NodePool', name) };
+  const pool = limitsStated(text);
+  return pool ? { object: refOf(pool.kind, pool.name) } : undefined;
 }
 
 export const LIMITS_REACHED: RecordsOnlyRule = {
@@ -68,10 +59,8 @@ export const BUDGET_ERRORS: RecordsOnlyRule = {
   // Karpenter's cron parser says what is invalid, whatever ours makes of the schedule.
   statedWins: true,
   fromLog: (log) => {
-    const text = logText(log);
-    if (!/detected disruption budget errors/i.test(text)) return undefined;
-    const m = /invalid disruption budgets in nodepool ([^,\s]+)/.exec(text) ?? /invalid (?:schedule|nodes value) .*? in nodepool ([^,\s)]+)/.exec(text);
-    return m ? { object: refOf('NodePool', m[1]!) } : undefined;
+    const pool = budgetErrorPool(logText(log));
+    return pool ? { object: refOf('NodePool', pool) } : undefined;
   },
   message: (c, s) =>
     `NodePool ${c.object.name} has a disruption budget Karpenter cannot evaluate: it logged "${s.text}" ${times(s.occurrences)}${window(s)}. ` +
@@ -87,9 +76,9 @@ export const BUDGET_ERRORS: RecordsOnlyRule = {
  */
 export const REGISTRATION_TIMEOUT: RecordsOnlyRule = {
   fromLog: (log) => {
-    const timeout = /^terminating due to timeout$/i.test(log.message) && String(log.fields.reason ?? 'registration') === 'registration';
-    const ttl = /^(?:terminating|deprovisioning) (?:\w+ )?due to registration ttl$/i.test(log.message);
-    const nc = timeout || ttl ? logNodeClaim(log) : undefined;
+    // v1.7+ says "timeout" for launches too: its `reason` field tells which.
+    const registration = logSays(log, 'registration-timeout') && String(log.fields.reason ?? 'registration') === 'registration';
+    const nc = registration ? logNodeClaim(log) : undefined;
     if (!nc) return undefined;
     return { object: refOf(log.fields.machine !== undefined || log.fields.Machine !== undefined ? 'Machine' : 'NodeClaim', nc) };
   },
@@ -134,8 +123,8 @@ const nodeOf = (e: EventView): StatedCause => ({ object: refOf('Node', e.involve
 export const PDB_BLOCKS: RecordsOnlyRule = {
   fromEvent: (e) => {
     // FailedDraining: v1.0–v1.5 "evicting pod ns/name violates a PDB", v1.6+ "… (Pod=ns/name)".
-    if (e.reason === 'FailedDraining' && /violates a PDB|does not support multiple PDBs/i.test(e.message)) {
-      const pod = /evicting pod (\S+) violates/.exec(e.message)?.[1] ?? /\(Pod=([^,)]+)/.exec(e.message)?.[1];
+    if (e.reason === 'FailedDraining' && eventSays(e.message, 'pdb-violation')) {
+      const pod = drainBlockedPod(e.message);
       return { ...nodeOf(e), key: 'drain', ...(pod ? { detail: `pod ${pod}` } : {}) };
     }
     return blockedBy(['pdb', 'multiple-pdbs'], (_, r) =>
@@ -144,7 +133,7 @@ export const PDB_BLOCKS: RecordsOnlyRule = {
   },
   // v1.x eviction queue: "failed evicting pod" with the API server's "more than one PodDisruptionBudget" (§7.3).
   fromLog: (log) => {
-    if (!/more than one PodDisruptionBudget|does not support multiple PDBs/i.test(logText(log))) return undefined;
+    if (!logSays(log, 'multiple-pdbs')) return undefined;
     const pod = podNames(log.fields)[0];
     return pod ? { object: refOf('Pod', pod.name, pod.namespace), key: 'multiple' } : undefined;
   },
@@ -162,8 +151,7 @@ export const PDB_BLOCKS: RecordsOnlyRule = {
 };
 
 export const STUCK_DRAINING: RecordsOnlyRule = {
-  fromEvent: (e) =>
-    e.reason === 'FailedDraining' && e.involved.kind === 'Node' && /pods? (?:are|is) waiting to be evicted/i.test(e.message) ? nodeOf(e) : undefined,
+  fromEvent: (e) => (e.reason === 'FailedDraining' && e.involved.kind === 'Node' && eventSays(e.message, 'pods-awaiting-eviction') ? nodeOf(e) : undefined),
   minOccurrences: 2,
   message: (c, s) => `Node ${c.object.name} is stuck draining: Karpenter failed to drain it ${times(s.occurrences)}${window(s)} ("${s.text}").`,
   fix: (c) =>
@@ -225,9 +213,8 @@ export const REPAIR_BLOCKED: RecordsOnlyRule = {
 /** NodePool event: v1.0+ "No allowed disruptions for disruption reason R due to blocking budget", v0.34–v1.0 without the reason. */
 export const BUDGET_BLOCKING: RecordsOnlyRule = {
   fromEvent: (e) => {
-    if (e.reason !== 'DisruptionBlocked' || e.involved.kind !== 'NodePool' || !/no allowed disruptions.*due to blocking budget/i.test(e.message))
-      return undefined;
-    const reason = /disruption reason (\w+)/i.exec(e.message)?.[1];
+    if (e.reason !== 'DisruptionBlocked' || e.involved.kind !== 'NodePool' || !eventSays(e.message, 'budget-blocking')) return undefined;
+    const reason = budgetBlockedReason(e.message);
     return { object: refOf('NodePool', e.involved.name), key: reason ?? '', ...(reason ? { detail: reason } : {}) };
   },
   minOccurrences: 2,
@@ -276,7 +263,6 @@ const DRAINING_EVENTS = new Set([
   'TerminatingOnInterruption',
   'CapacityReservationInstanceInterrupted',
 ]);
-const DRAIN_LOG = /^initiating delete (?:for (?:machine|nodeclaim) )?from interruption message$/i;
 
 export function interruptionFromEvent(e: EventView): InterruptionRecord | undefined {
   if (!DRAINING_EVENTS.has(e.reason)) return undefined;
@@ -287,7 +273,7 @@ export function interruptionFromEvent(e: EventView): InterruptionRecord | undefi
 }
 
 export function interruptionFromLog(log: LogRecord): InterruptionRecord | undefined {
-  if (!DRAIN_LOG.test(log.message)) return undefined;
+  if (!logSays(log, 'interruption-delete')) return undefined;
   const refs = logRefs(log.fields);
   if (!refs.node && !refs.nodeClaim) return undefined;
   return { ...(refs.node ? { node: refs.node } : {}), ...(refs.nodeClaim ? { claim: refs.nodeClaim } : {}), what: String(log.fields.messageKind ?? '') };
@@ -314,8 +300,8 @@ export function statefulSetPodsFromEvents(events: Iterable<EventView>): Map<stri
   const out = new Map<string, { statefulSet: string; event: EventView }>();
   for (const e of events) {
     if (e.involved.kind !== 'StatefulSet') continue;
-    const m = /^(?:create|delete) Pod (\S+) in StatefulSet (\S+) successful/.exec(e.message);
-    if (m) out.set(`${e.involved.namespace ?? 'default'}/${m[1]}`, { statefulSet: `${e.involved.namespace ?? 'default'}/${m[2]}`, event: e });
+    const m = statefulSetPod(e.message);
+    if (m) out.set(`${e.involved.namespace ?? 'default'}/${m.pod}`, { statefulSet: `${e.involved.namespace ?? 'default'}/${m.statefulSet}`, event: e });
   }
   return out;
 }
@@ -326,8 +312,7 @@ export function statefulSetPodsFromEvents(events: Iterable<EventView>): Map<stri
  * version mismatch; the conversion webhook's failures are that rule's own.
  */
 export const WEBHOOK_UNREACHABLE: UncoveredCause = {
-  re: /failed calling webhook \\?"[^"\\]*karpenter[^"\\]*\\?"[^\n]*?(?:x509: |tls: |no endpoints available for service|connection refused|context deadline exceeded)|secret \\?"karpenter-cert\\?" is missing/i,
-  unless: (text) => /conversion webhook|webhook conversion|\/conver/i.test(text),
+  ...controllerError('webhook-unreachable'),
   what: "Karpenter's admission webhook fails (its certificate is not trusted, or its Service has no ready endpoint)",
   advice:
     'Objects of Karpenter kinds cannot be created or updated while it fails. Check: kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations | grep karpenter ' +
@@ -336,7 +321,7 @@ export const WEBHOOK_UNREACHABLE: UncoveredCause = {
 
 /** The pricing API refused or unreachable: Karpenter launches on with the prices built into the release. */
 export const PRICING_UNAVAILABLE: UncoveredCause = {
-  re: /(?:updating|update|retrieving|failed to update) (?:on-demand|spot) pric[\s\S]*?(?:AccessDenied|UnauthorizedOperation|not authorized|RequestError|i\/o timeout|no such host)/i,
+  ...controllerError('pricing-unavailable'),
   what: 'the pricing API refuses or cannot be reached',
   advice:
     'Launches go on with the prices built into the release, so cheapest-first choices may be off; nothing is blocked. Allow the controller pricing:GetProducts and ec2:DescribeSpotPriceHistory ' +
@@ -345,8 +330,7 @@ export const PRICING_UNAVAILABLE: UncoveredCause = {
 
 /** IRSA credentials that cannot be fetched because STS is out of reach (not a refused permission, which launch-failures reads). */
 export const STS_UNREACHABLE: UncoveredCause = {
-  re: /WebIdentityErr: failed to retrieve credentials[\s\S]*?(?:send request failed|i\/o timeout|no such host|connection refused)/,
-  unless: (text) => /\bAccessDenied\b/.test(text),
+  ...controllerError('sts-unreachable'),
   what: 'it cannot reach STS to get its AWS credentials',
   advice:
     'Every AWS call fails, launches included, until it can: the network path to sts.<region>.amazonaws.com (NAT gateway, an sts VPC endpoint, a proxy) is what to fix, not a permission. ' +

@@ -7,14 +7,16 @@ import { classifier, type MessageTable } from './classify.js';
 
 export type InitializationSignal = 'uninitialized-taint' | 'unregistered-taint';
 
-const INITIALIZATION: MessageTable<InitializationSignal> = [
-  [/uninitialized/, 'uninitialized-taint'],
-  [/unregistered/, 'unregistered-taint'],
+export const INITIALIZATION: MessageTable<InitializationSignal> = [
+  { re: /uninitialized/, signal: 'uninitialized-taint', printed: ['condition'] },
+  { re: /unregistered/, signal: 'unregistered-taint', printed: ['condition'] },
 ];
+
+const RESOURCE_NOT_REGISTERED = /Resource "([^"]+)"/;
 
 export const initializationSignals = classifier(INITIALIZATION);
 
 /** The extended resource a `ResourceNotRegistered` message names. */
 export function unregisteredResource(message: string): string | undefined {
-  return /Resource "([^"]+)"/.exec(message)?.[1];
+  return RESOURCE_NOT_REGISTERED.exec(message)?.[1];
 }

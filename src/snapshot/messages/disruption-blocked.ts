@@ -5,6 +5,7 @@
  * "Pdb prevents pod evictions (PodDisruptionBudget=[ns/name])" (v1.5+): rules ask what blocked, not how it was said.
  */
 import type { EventView } from '../events.js';
+import { firstMatch, type MessageTable } from './classify.js';
 
 export type Blocker =
   | 'nominated'
@@ -40,30 +41,38 @@ export interface BlockedReason {
 
 const PREFIX = /^Cannot (?:disrupt|deprovision) (?:Node|NodeClaim|Machine): /i;
 
-const PATTERNS: Array<[RegExp, Blocker]> = [
-  [/nominated for a pending pod/i, 'nominated'],
-  [/(marked for deletion|deleting or marked for deletion|in the process of deletion)/i, 'deleting'],
-  [/(isn't|is not|not) initialized/i, 'not-initialized'],
-  [/(not managed by karpenter|doesn't contain both a node and a nodeclaim)/i, 'not-managed'],
-  [/does not have an associated node/i, 'no-node'],
-  [/(disruption is blocked (through|with) the "karpenter\.sh\/do-not-disrupt" annotation|do-not-consolidate annotation exists)/i, 'node-do-not-disrupt'],
-  [/(has "karpenter\.sh\/do-not-disrupt" annotation|has do not evict annotation|has "karpenter\.sh\/do-not-evict" annotation)/i, 'pod-do-not-disrupt'],
-  [/does not support multiple PDBs/i, 'multiple-pdbs'],
-  [/pdb .*prevents pod evictions|pdb prevents pod evictions/i, 'pdb'],
-  [/(required label|does not have label|doesn't have required label)/i, 'missing-label'],
-  [/nodepool .*not found|owning nodepool/i, 'nodepool-not-found'],
-  [/instance type .*not found/i, 'instance-type-not-found'],
-  [/has consolidation disabled/i, 'consolidation-disabled'],
-  [/(non-empty consolidation disabled|consolidation policy WhenEmpty, but node is not empty)/i, 'when-empty-not-empty'],
-  [/SpotToSpotConsolidation/i, 'spot-to-spot'],
-  [/can't replace with a cheaper node/i, 'no-cheaper'],
-  [/(not all pods would schedule|scheduling simulation failed|can't remove without creating)/i, 'simulation'],
-  [/blocking budget/i, 'budget'],
+export const BLOCKED: MessageTable<Blocker> = [
+  { re: /nominated for a pending pod/i, signal: 'nominated', printed: ['event'] },
+  { re: /(marked for deletion|deleting or marked for deletion|in the process of deletion)/i, signal: 'deleting', printed: ['event'] },
+  { re: /(isn't|is not|not) initialized/i, signal: 'not-initialized', printed: ['event'] },
+  { re: /(not managed by karpenter|doesn't contain both a node and a nodeclaim)/i, signal: 'not-managed', printed: ['event'] },
+  { re: /does not have an associated node/i, signal: 'no-node', printed: ['event'] },
+  {
+    re: /(disruption is blocked (through|with) the "karpenter\.sh\/do-not-disrupt" annotation|do-not-consolidate annotation exists)/i,
+    signal: 'node-do-not-disrupt',
+    printed: ['event'],
+  },
+  {
+    re: /(has "karpenter\.sh\/do-not-disrupt" annotation|has do not evict annotation|has "karpenter\.sh\/do-not-evict" annotation)/i,
+    signal: 'pod-do-not-disrupt',
+    printed: ['event'],
+  },
+  { re: /does not support multiple PDBs/i, signal: 'multiple-pdbs', printed: ['event'] },
+  { re: /pdb .*prevents pod evictions|pdb prevents pod evictions/i, signal: 'pdb', printed: ['event'] },
+  { re: /(required label|does not have label|doesn't have required label)/i, signal: 'missing-label', printed: ['event'] },
+  { re: /nodepool .*not found|owning nodepool/i, signal: 'nodepool-not-found', printed: ['event'] },
+  { re: /instance type .*not found/i, signal: 'instance-type-not-found', printed: ['event'] },
+  { re: /has consolidation disabled/i, signal: 'consolidation-disabled', printed: ['event'] },
+  { re: /(non-empty consolidation disabled|consolidation policy WhenEmpty, but node is not empty)/i, signal: 'when-empty-not-empty', printed: ['event'] },
+  { re: /SpotToSpotConsolidation/i, signal: 'spot-to-spot', printed: ['event'] },
+  { re: /can't replace with a cheaper node/i, signal: 'no-cheaper', printed: ['event'] },
+  { re: /(not all pods would schedule|scheduling simulation failed|can't remove without creating)/i, signal: 'simulation', printed: ['event'] },
+  { re: /blocking budget/i, signal: 'budget', printed: ['event'] },
 ];
 
 export function classifyBlocked(message: string): BlockedReason {
   const text = message.replace(PREFIX, '');
-  const blocker = PATTERNS.find(([re]) => re.test(text))?.[1] ?? 'other';
+  const blocker = firstMatch(BLOCKED, text)?.signal ?? 'other';
   const reason: BlockedReason = { blocker, text };
   // Names appear quoted in v0.33–v1.4 texts and as structured `Key=value` suffixes from v1.5.
   const pod = /pod "([^"]+)"/i.exec(text)?.[1] ?? /\(Pod=([^,)]+)/.exec(text)?.[1];
@@ -84,4 +93,9 @@ export function blockedEvents(events: EventView[]): Array<{ event: EventView; re
   return events
     .filter((e) => e.reason === 'DisruptionBlocked' || e.reason === 'Unconsolidatable')
     .map((event) => ({ event, reason: classifyBlocked(event.message) }));
+}
+
+/** v0.34+ "SpotToSpotConsolidation requires 15 cheaper instance type options than the current candidate to consolidate, got N". */
+export function spotToSpotTooFewOptions(message: string): boolean {
+  return /requires \d+ cheaper instance type/i.test(message);
 }

@@ -4,7 +4,9 @@
  * moved into it, the `error` field.
  */
 import type { LogRecord } from '../../kube/types.js';
-import { classifier, type MessageTable } from './classify.js';
+import { namesCloudError, type MessageField } from '../../kube/messages/cloud-errors.js';
+import { ALL_LOGS, classifier, type MessageTable } from './classify.js';
+import { controllerErrorsIn } from './controller-errors.js';
 
 export type LogSignal =
   | 'could-not-schedule'
@@ -28,28 +30,104 @@ export type LogSignal =
   /** A disruption budget (or its cron schedule) that could not be read. */
   | 'budget-error'
   /** Registration refused or warned about for a missing `karpenter.sh/unregistered` taint. */
-  | 'unregistered-taint-missing';
+  | 'unregistered-taint-missing'
+  /** "computed new nodeclaim(s) to fit pod(s)" and the unready-node variants: pods the scheduler placed. */
+  | 'computed-placement'
+  /** The AWS interruption controller deletes a node for an interruption message. */
+  | 'interruption-delete'
+  /** An eviction refused because more than one PodDisruptionBudget selects the pod. */
+  | 'multiple-pdbs'
+  /** A launch failed: the message names it, the error (or the message itself before v0.37) says why. */
+  | 'launch-failed'
+  /** An offering marked unavailable after the cloud said it had no capacity. */
+  | 'offering-unavailable';
 
-const MESSAGE: MessageTable<LogSignal> = [
-  [/could not schedule pod/i, 'could-not-schedule'],
-  [/^found provisionable pod\(s\)/i, 'provisionable-pods'],
-  [/^created (nodeclaim|machine)$/i, 'created-nodeclaim'],
-  [/^launched (nodeclaim|machine)$/i, 'launched-nodeclaim'],
-  [/^registered (nodeclaim|machine)$/i, 'registered-nodeclaim'],
-  [/^deleted (nodeclaim|machine)$/i, 'deleted-nodeclaim'],
-  [/deleting expired nodeclaim/i, 'expired-nodeclaim'],
-  [/^(tainted|cordoned) node$/i, 'drain-started'],
-  [/^(disrupting|deprovisioning)\b/i, 'disrupting'],
-  [/^terminating due to (registration ttl|timeout)$|^deprovisioning machine due to registration ttl$/, 'registration-timeout'],
-  [/waiting on (cluster )?sync/i, 'cluster-not-synced'],
+const NAMES: readonly MessageField[] = ['pool', 'nodeclaim'];
+
+export const MESSAGE: MessageTable<LogSignal> = [
+  { re: /could not schedule pod/i, signal: 'could-not-schedule', printed: ALL_LOGS, carries: ['pool'] },
+  { re: /^found provisionable pod\(s\)/i, signal: 'provisionable-pods', printed: ['json', 'controller-runtime'] },
+  { re: /^created (nodeclaim|machine)$/i, signal: 'created-nodeclaim', printed: ALL_LOGS, carries: [...NAMES, 'instance-types'] },
+  { re: /^launched (nodeclaim|machine)$/i, signal: 'launched-nodeclaim', printed: ALL_LOGS, carries: [...NAMES, 'instance-types', 'zone'] },
+  { re: /^registered (nodeclaim|machine)$/i, signal: 'registered-nodeclaim', printed: ALL_LOGS, carries: NAMES },
+  { re: /^deleted (nodeclaim|machine)$/i, signal: 'deleted-nodeclaim', printed: ALL_LOGS, carries: NAMES },
+  { re: /deleting expired nodeclaim/i, signal: 'expired-nodeclaim', printed: ['json', 'controller-runtime'], carries: NAMES },
+  { re: /^(tainted|cordoned) node$/i, signal: 'drain-started', printed: ALL_LOGS },
+  { re: /^(disrupting|deprovisioning)\b/i, signal: 'disrupting', printed: ALL_LOGS },
+  {
+    // v1.7+ "terminating due to timeout" (its `reason` field says registration or launch), v0.32–v1.6 "terminating due
+    // to registration ttl", ≤ v0.31 "deprovisioning machine due to registration ttl".
+    re: /^(?:terminating|deprovisioning) (?:\w+ )?due to registration ttl$|^terminating due to timeout$/i,
+    signal: 'registration-timeout',
+    printed: ALL_LOGS,
+    carries: NAMES,
+  },
+  { re: /waiting on (cluster )?sync/i, signal: 'cluster-not-synced', printed: ALL_LOGS },
+  {
+    // ≤ v0.31 "Could not launch node" / "launching machine, …" as the message; v0.32–v0.36 the error chain itself;
+    // v0.37+ "failed launching nodeclaim" (or "Reconciler error") with the chain in `error`.
+    re: /^(failed launching (nodeclaim|machine)|reconciler error|launching (nodeclaim|machine)|creating instance|insufficient capacity|could not launch)/i,
+    signal: 'launch-failed',
+    printed: ALL_LOGS,
+    carries: [...NAMES, 'code'],
+  },
+  {
+    re: /^computed new (nodeclaim|machine)\(s\) to fit pod\(s\)|^computed \d+ unready node\(s\) will fit|^computed unready node\(s\) will fit/i,
+    signal: 'computed-placement',
+    printed: ALL_LOGS,
+  },
+  {
+    // AWS interruption controller: v0.32+ "initiating delete from interruption message", ≤ v0.31 "… for machine …".
+    re: /^initiating delete (?:for (?:machine|nodeclaim) )?from interruption message$/i,
+    signal: 'interruption-delete',
+    printed: ALL_LOGS,
+    carries: ['nodeclaim'],
+  },
+  {
+    // DEBUG: an offering cached as unavailable after an insufficient-capacity answer, with the fleet's reason.
+    re: /^removing offering from offerings$/i,
+    signal: 'offering-unavailable',
+    printed: ['json', 'controller-runtime'],
+    carries: ['instance-types', 'zone', 'code'],
+  },
 ];
 
 /** Patterns read against the message and the error (and taint) fields together. */
-const WITH_FIELDS: MessageTable<LogSignal> = [
-  [/waiting on cluster sync/i, 'cluster-not-synced'],
-  [/disruption budget|invalid cron/i, 'budget-error'],
-  [/missing required startup taint, karpenter\.sh\/unregistered|missing taint prevents registration/i, 'unregistered-taint-missing'],
+export const WITH_FIELDS: MessageTable<LogSignal> = [
+  { re: /waiting on cluster sync/i, signal: 'cluster-not-synced', printed: ALL_LOGS },
+  { re: /disruption budget|invalid cron/i, signal: 'budget-error', printed: ['json', 'controller-runtime'], carries: ['pool'] },
+  {
+    // v1.x eviction queue: the API server refuses to evict a pod more than one PDB selects (docs/karpenter-behaviour.md §7.3).
+    re: /more than one PodDisruptionBudget|does not support multiple PDBs/i,
+    signal: 'multiple-pdbs',
+    printed: ['controller-runtime'],
+  },
+  {
+    re: /missing required startup taint, karpenter\.sh\/unregistered|missing taint prevents registration/i,
+    signal: 'unregistered-taint-missing',
+    printed: ['controller-runtime'],
+    carries: ['nodeclaim'],
+  },
 ];
+
+/** Text of a record that is about launching (instances, fleets, launch templates, instance profiles, the IAM calls). */
+const LAUNCH_CONTEXT =
+  /launch|creat(?:e|ing) (?:instance|fleet|launch template|instance profile)|fleet|nodeclaim|machine|instance profile|RunInstances|CreateFleet|PassRole/i;
+/** Controllers whose errors are about something other than launching (SQS, pricing, …). */
+const OTHER_CONTROLLER = /^(?:controller\.)?(?:interruption|pricing|state\.pricing|[\w.]*garbagecollection|nodeclaim\.tagging|capacityreservation)/;
+
+/**
+ * The record's text is about launching an instance: it says so, or it names a cloud's launch error code — unless the
+ * catalog knows the text as another mechanism's (the pricing API refused, the interruption queue, …).
+ */
+export function aboutLaunching(log: LogRecord): boolean {
+  const text = logText(log);
+  return (LAUNCH_CONTEXT.test(text) || namesCloudError(text)) && controllerErrorsIn(text).length === 0;
+}
+
+export function fromOtherController(log: LogRecord): boolean {
+  return OTHER_CONTROLLER.test(String(log.fields.controller ?? log.fields.logger ?? ''));
+}
 
 const byMessage = classifier(MESSAGE);
 const byText = classifier(WITH_FIELDS);
@@ -166,4 +244,20 @@ function nameIn(fields: Record<string, unknown>, ...keys: string[]): string | un
 export function logText(log: LogRecord): string {
   const error = log.fields.error;
   return typeof error === 'string' && error !== '' ? `${log.message}: ${error}` : log.message;
+}
+
+const BUDGET_ERRORS = /detected disruption budget errors/i;
+const BUDGET_POOL = [/invalid disruption budgets in nodepool ([^,\s]+)/, /invalid (?:schedule|nodes value) .*? in nodepool ([^,\s)]+)/];
+
+/**
+ * The NodePool whose disruption budgets Karpenter could not evaluate: v1.x `error` "invalid disruption budgets in
+ * nodepool NP, …"; v0.33–v0.36 message "… invalid schedule S in nodepool NP, …".
+ */
+export function budgetErrorPool(text: string): string | undefined {
+  if (!BUDGET_ERRORS.test(text)) return undefined;
+  for (const re of BUDGET_POOL) {
+    const m = re.exec(text);
+    if (m) return m[1];
+  }
+  return undefined;
 }

@@ -16,15 +16,28 @@ export type EventSignal =
   /** A drain or PDB is named (FailedConsistencyCheck texts). */
   | 'drain'
   /** A claim's StorageClass, source or volume is gone. */
-  | 'reference-missing';
+  | 'reference-missing'
+  /** FailedDraining: an eviction a PDB refused (v1.0–v1.5 "evicting pod ns/name violates a PDB", v1.6+ "(Pod=ns/name)"). */
+  | 'pdb-violation'
+  /** FailedDraining on a node: "N pods are waiting to be evicted". */
+  | 'pods-awaiting-eviction'
+  /** NodePool DisruptionBlocked: "No allowed disruptions [for disruption reason R] due to blocking budget". */
+  | 'budget-blocking';
 
-const EVENTS: MessageTable<EventSignal> = [
-  [/more th[ae]n \d+% nodes are unhealthy in the (nodepool|cluster)/i, 'repair-blocked'],
-  [/karpenter\.sh\/unregistered taint/i, 'unregistered-taint-missing'],
-  [/resolving nodeclass/i, 'nodeclass-resolve-failed'],
-  [/Status: \w+ -> False/, 'status-to-false'],
-  [/drain|PDB/i, 'drain'],
-  [/not found|does not exist|storageclass\.storage\.k8s\.io .*not found|lost its underlying PersistentVolume/i, 'reference-missing'],
+export const EVENTS: MessageTable<EventSignal> = [
+  { re: /more th[ae]n \d+% nodes are unhealthy in the (nodepool|cluster)/i, signal: 'repair-blocked', printed: ['event'], carries: ['pool'] },
+  { re: /karpenter\.sh\/unregistered taint/i, signal: 'unregistered-taint-missing', printed: ['event'], carries: ['nodeclaim'] },
+  { re: /resolving nodeclass/i, signal: 'nodeclass-resolve-failed', printed: ['event'], carries: ['nodeclaim'] },
+  { re: /Status: \w+ -> False/, signal: 'status-to-false', printed: ['event'], carries: ['pool'] },
+  { re: /drain|PDB/i, signal: 'drain', printed: ['event'] },
+  { re: /violates a PDB|does not support multiple PDBs/i, signal: 'pdb-violation', printed: ['event'] },
+  { re: /pods? (?:are|is) waiting to be evicted/i, signal: 'pods-awaiting-eviction', printed: ['event'] },
+  { re: /no allowed disruptions.*due to blocking budget/i, signal: 'budget-blocking', printed: ['event'], carries: ['pool'] },
+  {
+    re: /not found|does not exist|storageclass\.storage\.k8s\.io .*not found|lost its underlying PersistentVolume/i,
+    signal: 'reference-missing',
+    printed: ['event'],
+  },
 ];
 
 export const eventSignals = classifier(EVENTS);
@@ -51,4 +64,15 @@ export function assignment(message: string): { namespace: string; pod: string; n
 /** `FailedDraining`: the pod an eviction was refused for, v1.5+ `(Pod=ns/name)` or older "evicting pod ns/name violates". */
 export function drainBlockedPod(message: string): string | undefined {
   return /\(Pod=([^,)]+)\)/.exec(message)?.[1] ?? /evicting pod ([^\s]+) violates/.exec(message)?.[1];
+}
+
+/** The disruption reason a v1.0+ blocking-budget event names ("… for disruption reason Drifted …"). */
+export function budgetBlockedReason(message: string): string | undefined {
+  return /disruption reason (\w+)/i.exec(message)?.[1];
+}
+
+/** StatefulSet events name the pods they create: "create Pod kafka-2 in StatefulSet kafka successful" (and `delete`). */
+export function statefulSetPod(message: string): { pod: string; statefulSet: string } | undefined {
+  const m = /^(?:create|delete) Pod (\S+) in StatefulSet (\S+) successful/.exec(message);
+  return m ? { pod: m[1]!, statefulSet: m[2]! } : undefined;
 }

@@ -4,7 +4,7 @@
  * worded.
  */
 import { UNINITIALIZED_TAINT } from '../../kube/well-known.js';
-import { classifier, type MessageTable } from './classify.js';
+import { ALL_LOGS, classifier, type MessageTable } from './classify.js';
 
 export type SchedulingSignal =
   /** kube-scheduler: a bound volume's node affinity excludes the node ("had volume node affinity conflict"). */
@@ -23,21 +23,25 @@ export type SchedulingSignal =
   /** Karpenter could not meet a volume's zone (or an offering in it). */
   | 'karpenter-volume-zone';
 
-const SCHEDULING: MessageTable<SchedulingSignal> = [
-  [/volume node affinity conflict/i, 'volume-affinity-conflict'],
-  [/unbound immediate PersistentVolumeClaims|pvc with immediate volume binding/i, 'unbound-immediate-claim'],
-  [/taint|did not tolerate/i, 'taint'],
-  [new RegExp(UNINITIALIZED_TAINT.replace(/[.]/g, '\\.')), 'uninitialized-taint'],
-  [/Too many pods/i, 'too-many-pods'],
-  [/^0\/\d+ nodes are available/, 'scheduler-summary'],
-  [
-    /incompatible with nodepool|incompatible with provisioner|did not tolerate|does not have known values|incompatible (?:volume )?requirements|exceed limits|limits have been exhausted|no instance type|could not schedule pod/i,
-    'karpenter',
-  ],
-  [
-    /incompatible volume requirements|key (?:topology\.kubernetes\.io\/zone|topology\.ebs\.csi\.aws\.com\/zone)|had a required offering|no instance type satisfied/i,
-    'karpenter-volume-zone',
-  ],
+export const SCHEDULING: MessageTable<SchedulingSignal> = [
+  { re: /volume node affinity conflict/i, signal: 'volume-affinity-conflict', printed: ['scheduler'] },
+  { re: /unbound immediate PersistentVolumeClaims|pvc with immediate volume binding/i, signal: 'unbound-immediate-claim', printed: ['scheduler'] },
+  { re: /taint|did not tolerate/i, signal: 'taint', printed: ['scheduler', 'event', ...ALL_LOGS] },
+  { re: new RegExp(UNINITIALIZED_TAINT.replace(/[.]/g, '\\.')), signal: 'uninitialized-taint', printed: ['scheduler'] },
+  { re: /Too many pods/i, signal: 'too-many-pods', printed: ['scheduler'] },
+  { re: /^0\/\d+ nodes are available/, signal: 'scheduler-summary', printed: ['scheduler'] },
+  {
+    re: /incompatible with nodepool|incompatible with provisioner|did not tolerate|does not have known values|incompatible (?:volume )?requirements|exceed limits|limits have been exhausted|no instance type|could not schedule pod/i,
+    signal: 'karpenter',
+    printed: ['event', ...ALL_LOGS],
+    carries: ['pool'],
+  },
+  {
+    re: /incompatible volume requirements|key (?:topology\.kubernetes\.io\/zone|topology\.ebs\.csi\.aws\.com\/zone)|had a required offering|no instance type satisfied/i,
+    signal: 'karpenter-volume-zone',
+    printed: ['event', ...ALL_LOGS],
+    carries: ['zone'],
+  },
 ];
 
 export const schedulingSignals = classifier(SCHEDULING);
@@ -59,4 +63,15 @@ export function poolsOverLimits(text: string): string[] {
     out.push((m[1] ?? m[2])!.replace(/\.+$/, ''));
   }
   return out;
+}
+
+/** Limit messages of every generation; the pool is quoted (`nodepool: "np"`, `nodepool "np"`) or structured (`NodePool=np`). */
+const LIMITS = /(?:exceed limits|limits have been exhausted) for (nodepool|provisioner):? (?:"([^"]+)"|\((?:NodePool|Provisioner)=([^,)\s]+)\))/i;
+
+/** The first pool a limits message names, with its kind (a Provisioner in ≤ v0.31 wording). */
+export function limitsStated(text: string): { kind: 'NodePool' | 'Provisioner'; name: string } | undefined {
+  const m = LIMITS.exec(text);
+  const name = m?.[2] ?? m?.[3];
+  if (!m || !name) return undefined;
+  return { kind: m[1]!.toLowerCase() === 'provisioner' ? 'Provisioner' : 'NodePool', name };
 }

@@ -1,0 +1,342 @@
+/**
+ * The cloud providers' error codes Karpenter passes on when a launch fails (docs/karpenter-behaviour.md §8.4, §8.5,
+ * "Message catalog"): EC2 / IAM / STS codes inside fleet and API errors, Azure Resource Manager codes inside
+ * `RESPONSE 4xx … ERROR CODE: X` bodies. The cloud prints them, not Karpenter, so every Karpenter generation carries
+ * the same code in its own wrapping (a ≤ v0.31 console line, a v0.32–v0.36 JSON message, a v0.37+ `error` field, a
+ * NodeClaim's `Launched` condition or an event). This is vocabulary at the bottom layer: readers recognise a pasted
+ * line by it, `snapshot/messages/` classifies with it.
+ */
+
+export type CloudProvider = 'aws' | 'azure';
+
+/** What stopped the launch: no capacity, no address, a quota, throttling, or a refusal (permissions, configuration). */
+export type LaunchFamily = 'capacity' | 'subnet' | 'quota' | 'throttling' | 'refused';
+
+/** Fields a message of the row names, so that a rule knows what it can read out of it. */
+export type MessageField = 'pool' | 'nodeclaim' | 'instance-types' | 'zone' | 'subnet' | 'code' | 'action' | 'principal' | 'quota';
+
+export interface CloudErrorRow {
+  /** The code as the provider spells it (or, for a family of codes, the name Karpenter's rules use); the row's id in docs/karpenter-behaviour.md. */
+  code: string;
+  provider: CloudProvider;
+  family: LaunchFamily;
+  /** Reads after "launches fail with": what the code means for the cluster. */
+  label: string;
+  /** The code, and the provider's own wordings of it where a paste may carry the text without the code. */
+  re: RegExp;
+  carries: readonly MessageField[];
+}
+
+/**
+ * Ordered: authorisation first, as Karpenter's `ToReasonMessage` checks it first; generic rows (any InvalidParameter,
+ * plain "insufficient capacity") last, so they count only when no code says more (see `classifyCloudError`).
+ */
+export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
+  {
+    code: 'SpotSLRCreationFailed',
+    provider: 'aws',
+    family: 'refused',
+    label: 'the Spot service-linked role does not exist and may not be created',
+    re: /AuthFailure\.ServiceLinkedRoleCreationNotPermitted|\bSpotSLRCreationFailed\b/,
+    carries: ['code'],
+  },
+  {
+    // IRSA / Pod Identity: the controller's own credentials are refused, so every AWS call fails, launches included.
+    code: 'AssumeRoleWithWebIdentity',
+    provider: 'aws',
+    family: 'refused',
+    label: 'the controller cannot assume its IAM role (sts:AssumeRoleWithWebIdentity is denied)',
+    re: /AssumeRoleWithWebIdentity|WebIdentityErr: failed to retrieve credentials[\s\S]*\bAccessDenied\b/,
+    carries: ['action'],
+  },
+  {
+    code: 'iam:PassRole',
+    provider: 'aws',
+    family: 'refused',
+    label: 'the controller may not pass the node role (iam:PassRole)',
+    re: /iam:PassRole/,
+    carries: ['action', 'principal'],
+  },
+  {
+    code: 'UnauthorizedOperation',
+    provider: 'aws',
+    family: 'refused',
+    label: 'the controller is not authorised to launch',
+    re: /\bUnauthorizedOperation\b|\bAccessDenied(?:Exception)?\b|\bAuthFailure\b|\bUnauthorized\b|not authorized to perform/,
+    carries: ['code', 'action', 'principal'],
+  },
+  {
+    code: 'InstanceProfileNameInvalid',
+    provider: 'aws',
+    family: 'refused',
+    label: 'the instance profile does not exist',
+    re: /iamInstanceProfile\.name is invalid|Invalid IAM Instance Profile|\bInstanceProfileNameInvalid\b|instance profile \S+ (?:not found|does not exist)/i,
+    carries: ['code'],
+  },
+  {
+    code: 'LaunchTemplateNotFound',
+    provider: 'aws',
+    family: 'refused',
+    label: 'the launch template was not found',
+    re: /InvalidLaunchTemplate(?:Id|Name)\.NotFound|\bLaunchTemplateNotFound\b/,
+    carries: ['code'],
+  },
+  {
+    code: 'AMIAuthorizationFailure',
+    provider: 'aws',
+    family: 'refused',
+    label: 'the account may not use the AMI',
+    re: /\bAMIAuthorizationFailure\b|not authorized to (?:use|launch) (?:the )?(?:AMI|image)|InvalidAMIID\.Unavailable/i,
+    carries: ['code'],
+  },
+  {
+    code: 'InvalidAMIID',
+    provider: 'aws',
+    family: 'refused',
+    label: 'the AMI does not exist',
+    re: /InvalidAMIID(?:\.(?:Malformed|NotFound))?\b|\bAMINotFound\b/,
+    carries: ['code'],
+  },
+  {
+    code: 'UserDataSizeLimitExceeded',
+    provider: 'aws',
+    family: 'refused',
+    label: 'the user data is larger than EC2 accepts (16 KB)',
+    re: /\bUserDataSizeLimitExceeded\b|User data is limited to \d+ bytes/i,
+    carries: ['code'],
+  },
+  {
+    code: 'SecurityGroupSubnetVPCMismatch',
+    provider: 'aws',
+    family: 'refused',
+    label: 'the security groups and subnets are in different VPCs',
+    re: /\bSecurityGroupSubnetVPCMismatch\b|belong to different networks|security groups? .* (?:and|is not in the same VPC as) (?:the )?subnet/i,
+    carries: ['code'],
+  },
+  {
+    code: 'SecurityGroupNotFound',
+    provider: 'aws',
+    family: 'refused',
+    label: "a selected security group does not exist (in the subnet's VPC)",
+    re: /InvalidGroup\.NotFound|security group '?sg-[0-9a-f]+'? does not exist/i,
+    carries: ['code'],
+  },
+  {
+    code: 'SubnetNotFound',
+    provider: 'aws',
+    family: 'refused',
+    label: 'a selected subnet does not exist',
+    re: /InvalidSubnetID\.NotFound|subnet ID '?subnet-[0-9a-f]+'? does not exist/i,
+    carries: ['code', 'subnet'],
+  },
+  {
+    code: 'InvalidBlockDeviceMapping',
+    provider: 'aws',
+    family: 'refused',
+    label: 'the block device mappings are invalid for the AMI or instance type',
+    re: /\bInvalidBlockDeviceMapping\b/,
+    carries: ['code'],
+  },
+  {
+    code: 'PendingVerification',
+    provider: 'aws',
+    family: 'refused',
+    label: 'the account is still being verified for this region',
+    re: /\bPendingVerification\b|\bAccountPendingVerification\b/,
+    carries: ['code'],
+  },
+  {
+    // Any other parameter EC2 rejects (tags on a request with no Spot part, a volume option the type does not take):
+    // counted only when no row above names the parameter's own cause.
+    code: 'InvalidParameter',
+    provider: 'aws',
+    family: 'refused',
+    label: 'EC2 rejects a parameter of the launch request (InvalidParameterValue)',
+    re: /\bInvalidParameter(?:Value|Combination)?\b/,
+    carries: ['code'],
+  },
+  {
+    code: 'RequestLimitExceeded',
+    provider: 'aws',
+    family: 'throttling',
+    label: 'EC2 API requests are throttled (RequestLimitExceeded)',
+    re: /\bRequestLimitExceeded\b|\bThrottling(?:Exception)?\b|Rate exceeded/,
+    carries: ['code', 'action'],
+  },
+  {
+    code: 'VcpuLimitExceeded',
+    provider: 'aws',
+    family: 'quota',
+    label: 'the vCPU quota of the account is used up',
+    // EC2's text names the code's meaning when a console or CLI paste leaves the code out.
+    re: /\bVcpuLimitExceeded\b|\bVCPULimitExceeded\b|requested more vCPU capacity than your current vCPU limit/,
+    carries: ['code', 'quota'],
+  },
+  {
+    code: 'MaxSpotInstanceCountExceeded',
+    provider: 'aws',
+    family: 'quota',
+    label: 'the Spot instance quota is used up',
+    re: /\bMaxSpotInstanceCountExceeded\b|\bSpotQuotaExceeded\b|Max spot instance count exceeded/i,
+    carries: ['code'],
+  },
+  {
+    code: 'MaxFleetCountExceeded',
+    provider: 'aws',
+    family: 'quota',
+    label: 'the EC2 Fleet request quota is used up',
+    re: /\bMaxFleetCountExceeded\b|\bFleetQuotaExceeded\b/,
+    carries: ['code'],
+  },
+  {
+    code: 'InstanceLimitExceeded',
+    provider: 'aws',
+    family: 'quota',
+    label: 'the instance quota is used up',
+    re: /\bInstanceLimitExceeded\b/,
+    carries: ['code'],
+  },
+  {
+    code: 'InsufficientFreeAddressesInSubnet',
+    provider: 'aws',
+    family: 'subnet',
+    label: 'the subnets have no free IP addresses',
+    re: /\bInsufficientFreeAddressesInSubnet\b|not enough free addresses in subnet/,
+    carries: ['code', 'subnet'],
+  },
+  {
+    code: 'InsufficientInstanceCapacity',
+    provider: 'aws',
+    family: 'capacity',
+    label: 'EC2 has no capacity for the requested instance types (InsufficientInstanceCapacity)',
+    re: /\bInsufficientInstanceCapacity\b/,
+    carries: ['code', 'instance-types', 'zone'],
+  },
+  {
+    code: 'UnfulfillableCapacity',
+    provider: 'aws',
+    family: 'capacity',
+    label: 'the request cannot be fulfilled with the allowed offerings (UnfulfillableCapacity)',
+    re: /\bUnfulfillableCapacity\b/,
+    carries: ['code'],
+  },
+  {
+    // The fleet's "not supported in this zone" answer: Karpenter caches the offering as unavailable, as for ICE.
+    code: 'Unsupported',
+    provider: 'aws',
+    family: 'capacity',
+    label: 'EC2 does not offer the requested instance type in that zone (Unsupported)',
+    re: /\bUnsupported: The requested configuration is currently not supported/,
+    carries: ['code', 'instance-types', 'zone'],
+  },
+  {
+    code: 'ReservationCapacityExceeded',
+    provider: 'aws',
+    family: 'capacity',
+    label: 'the capacity reservation is used up (ReservationCapacityExceeded)',
+    re: /\bReservationCapacityExceeded\b/,
+    carries: ['code'],
+  },
+  {
+    // Spot priced above the on-demand price Karpenter bids: no Spot capacity at that price.
+    code: 'SpotMaxPriceTooLow',
+    provider: 'aws',
+    family: 'capacity',
+    label: 'the Spot price is above what Karpenter bids (SpotMaxPriceTooLow)',
+    re: /\bSpotMaxPriceTooLow\b/,
+    carries: ['code'],
+  },
+  {
+    code: 'SubnetIsFull',
+    provider: 'azure',
+    family: 'subnet',
+    label: 'the subnet has no free IP addresses (SubnetIsFull)',
+    re: /\bSubnetIsFull\b/,
+    carries: ['code', 'subnet'],
+  },
+  {
+    // Azure's quota refusal is OperationNotAllowed with the quota in its text; the code alone is also used for other refusals.
+    code: 'QuotaExceeded',
+    provider: 'azure',
+    family: 'quota',
+    label: "the subscription's cores quota is used up",
+    re: /\bQuotaExceeded\b|exceeding approved [\w ]*Cores quota|exceeding quota limits? of Core|regional capacity limit for your subscription has been reached/i,
+    carries: ['code', 'quota'],
+  },
+  {
+    code: 'SkuNotAvailable',
+    provider: 'azure',
+    family: 'capacity',
+    label: 'the VM size is not available in that location or zone, or out of Spot capacity (SkuNotAvailable)',
+    re: /\bSkuNotAvailable\b/,
+    carries: ['code', 'instance-types', 'zone'],
+  },
+  {
+    code: 'ZonalAllocationFailed',
+    provider: 'azure',
+    family: 'capacity',
+    label: 'Azure cannot allocate the VM size in that zone (ZonalAllocationFailed)',
+    re: /\bZonalAllocationFail(?:ed|ure)\b|unable to allocate resources in the selected zone/i,
+    carries: ['code', 'zone'],
+  },
+  {
+    code: 'OverconstrainedAllocationRequest',
+    provider: 'azure',
+    family: 'capacity',
+    label: 'Azure cannot allocate a VM with all the requested constraints (OverconstrainedAllocationRequest)',
+    re: /\bOverconstrained(?:Zonal)?Allocation(?:Request)?\b/,
+    carries: ['code', 'zone'],
+  },
+  {
+    code: 'AllocationFailed',
+    provider: 'azure',
+    family: 'capacity',
+    label: 'Azure has no capacity for the VM size (AllocationFailed)',
+    re: /\bAllocationFail(?:ed|ure)\b/,
+    carries: ['code', 'instance-types'],
+  },
+  {
+    code: 'InsufficientCapacity',
+    provider: 'aws',
+    family: 'capacity',
+    label: 'insufficient capacity on every requested offering',
+    re: /all requested instance types were unavailable|insufficient capacity|\bInsufficientCapacity(?:Error)?\b/i,
+    carries: [],
+  },
+];
+
+/** The row that stands for any capacity failure a text names without a code. */
+export const GENERIC_CAPACITY = 'InsufficientCapacity';
+
+/** Every code a text names, once each, in table order; the generic rows only when no specific row says more. */
+export function classifyCloudError(text: string): CloudErrorRow[] {
+  const out: CloudErrorRow[] = [];
+  for (const row of CLOUD_ERRORS) {
+    if (!row.re.test(text)) continue;
+    if (row.code === GENERIC_CAPACITY && out.length) continue;
+    if (row.code === 'InvalidParameter' && out.some((c) => c.family === 'refused')) continue;
+    // "not authorized" inside an AMI or Spot-role text is that cause, not a general authorisation failure.
+    if (row.code === 'UnauthorizedOperation' && out.some((c) => c.family === 'refused')) continue;
+    // ZonalAllocationFailed / Overconstrained… already say "allocation failed" more precisely.
+    if (row.code === 'AllocationFailed' && out.some((c) => c.provider === 'azure' && c.family === 'capacity')) continue;
+    out.push(row);
+  }
+  return out;
+}
+
+/** A pasted line that carries a cloud error code (not the generic capacity wording): worth reading as an error. */
+export function namesCloudError(text: string): boolean {
+  return CLOUD_ERRORS.some((row) => row.code !== GENERIC_CAPACITY && row.code !== 'InvalidParameter' && row.re.test(text));
+}
+
+/** The offerings an EC2 ICE text names: "We currently do not have sufficient g5.12xlarge capacity in the Availability Zone you requested (us-west-2a)". */
+export function offeringsWithoutCapacity(text: string): Array<{ instanceType: string; zone: string }> {
+  return [...text.matchAll(/sufficient (\S+) capacity in the Availability Zone you requested \(([^)]+)\)/g)].map((m) => ({ instanceType: m[1]!, zone: m[2]! }));
+}
+
+/** What an authorisation failure says: the action denied, and whether an SCP or a permissions boundary denied it. */
+export function authorizationDenied(text: string): { action?: string; by?: 'service-control-policy' | 'permissions-boundary' } {
+  const action = /not authorized to perform:? ([\w-]+:[\w*]+)/i.exec(text)?.[1];
+  const by = /service control policy/i.test(text) ? 'service-control-policy' : /permissions boundary/i.test(text) ? 'permissions-boundary' : undefined;
+  return { ...(action ? { action } : {}), ...(by ? { by } : {}) };
+}

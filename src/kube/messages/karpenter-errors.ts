@@ -1,0 +1,31 @@
+/**
+ * How Karpenter's wrapped error chains begin, every generation (docs/karpenter-behaviour.md §8.5, §8.6): `creating
+ * instance, insufficient capacity, with fleet error(s), …`, ≤ v0.31 `launching machine, creating cloud provider
+ * instance, …` and `Could not launch node, …`, the node class resolution and webhook chains. Data at the bottom layer:
+ * the log parser reads an error string pasted alone as the error record it came from.
+ */
+import type { MessageTable } from './rows.js';
+
+export type ErrorChain = 'launch' | 'schedule' | 'discovery' | 'webhook' | 'nodeclass';
+
+export const ERROR_CHAINS: MessageTable<ErrorChain> = [
+  {
+    re: /^(?:creating (?:instance|launch template|nodeclaim|machine|cloudprovider)|launching (?:nodeclaim|machine|node|instances?)|could not launch node|unable to hydrate)\b/i,
+    signal: 'launch',
+    printed: ['console', 'json', 'controller-runtime', 'condition', 'event'],
+    carries: ['code'],
+  },
+  { re: /^(?:creating scheduler|could not schedule pod)\b/i, signal: 'schedule', printed: ['console', 'json', 'controller-runtime'] },
+  {
+    re: /^getting (?:instance types|launch templates?|subnets|security groups|amis|ami)\b|^no subnets (?:found|matched|exist)\b/i,
+    signal: 'discovery',
+    printed: ['console', 'json', 'controller-runtime'],
+  },
+  { re: /^(?:Internal error occurred: )?(?:failed calling webhook|failed to call webhook)\b/i, signal: 'webhook', printed: ['api-server'] },
+  { re: /^resolving (?:node ?class|ec2nodeclass|launch template)\b/i, signal: 'nodeclass', printed: ['json', 'controller-runtime'] },
+];
+
+/** The text opens like one of Karpenter's error chains. */
+export function opensErrorChain(text: string): boolean {
+  return ERROR_CHAINS.some((row) => row.re.test(text));
+}

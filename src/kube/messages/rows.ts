@@ -1,0 +1,29 @@
+/**
+ * The shape of a message catalog row (docs/karpenter-behaviour.md §8.6): a wording, what it says, who prints it in
+ * which generation, and the names it carries. Vocabulary, so that a reader and a snapshot table share one row.
+ */
+import type { MessageField } from './cloud-errors.js';
+
+/**
+ * Where a wording is printed: Karpenter's controller log of one generation (zap console ≤ v0.31, JSON v0.32–v0.36,
+ * controller-runtime v0.37+), an event or a status condition Karpenter writes, or another component's message that
+ * Karpenter passes on (kube-scheduler, the API server, the cloud).
+ */
+export type Printed = 'console' | 'json' | 'controller-runtime' | 'event' | 'condition' | 'scheduler' | 'api-server' | 'cloud';
+
+/** Every controller log generation: a wording Karpenter kept across them. */
+export const ALL_LOGS: readonly Printed[] = ['console', 'json', 'controller-runtime'];
+
+export interface MessageRow<T extends string> {
+  re: RegExp;
+  signal: T;
+  printed: readonly Printed[];
+  carries?: readonly MessageField[];
+}
+
+export type MessageTable<T extends string> = ReadonlyArray<MessageRow<T>>;
+
+/** The first row whose pattern the text matches. */
+export function firstMatch<T extends string>(table: MessageTable<T>, text: string): MessageRow<T> | undefined {
+  return table.find((row) => row.re.test(text));
+}

@@ -1,0 +1,82 @@
+/**
+ * Karpenter's "could not schedule pod" error, every generation (docs/karpenter-behaviour.md §8.3): ≤ v0.31 "Could not
+ * schedule pod, incompatible with provisioner …", v0.32+ "could not schedule pod" with the reasons in `error` (and
+ * the same text in `FailedScheduling` events as "Failed to schedule pod, …"), v1.5+ reasons naming their pool as a
+ * structured value. Read into one clause per pool and reason, so rules ask which clause failed, not how it was said.
+ */
+import { firstMatch, type MessageTable, type Printed } from './classify.js';
+
+/** The error is logged by every generation and repeated in the pod's FailedScheduling event. */
+const SCHEDULE_ERROR: readonly Printed[] = ['console', 'json', 'controller-runtime', 'event'];
+
+export type ClauseKind =
+  'instance-types' | 'offering' | 'min-values' | 'taint' | 'label' | 'requirements' | 'volume' | 'limits' | 'topology' | 'host-ports' | 'other';
+
+export interface Clause {
+  kind: ClauseKind;
+  pool?: string;
+  /** ≤ v0.31 texts name Provisioners. */
+  poolKind?: 'NodePool' | 'Provisioner';
+  /** The reason as Karpenter wrote it, without the pool prefix and daemonset overhead. */
+  text: string;
+  /** `does not have known values`: the label. */
+  label?: string;
+}
+
+export const CLAUSES: MessageTable<ClauseKind> = [
+  { re: /minValues requirement is not met|due to minValues/i, signal: 'min-values', printed: SCHEDULE_ERROR },
+  // ≤ v1.2 "no instance type which had enough resources and the required offering met the scheduling requirements";
+  // v1.3+ "… or had a required offering"; the ICE cache makes offerings unavailable for 3 minutes (docs/karpenter-behaviour.md §8.5).
+  { re: /required offering|no instance type has the required offering/i, signal: 'offering', printed: SCHEDULE_ERROR },
+  {
+    re: /no instance type (?:satisfied resources|met (?:the scheduling requirements|all requirements)|has enough resources|which had enough resources)|no instance types satisfy requirements/i,
+    signal: 'instance-types',
+    printed: SCHEDULE_ERROR,
+  },
+  { re: /did not tolerate/i, signal: 'taint', printed: SCHEDULE_ERROR },
+  { re: /does not have known values/i, signal: 'label', printed: SCHEDULE_ERROR },
+  { re: /incompatible volume requirements/i, signal: 'volume', printed: SCHEDULE_ERROR },
+  { re: /exceed limits for (?:nodepool|provisioner)|limits have been exhausted/i, signal: 'limits', printed: SCHEDULE_ERROR },
+  { re: /unsatisfiable topology constraint/i, signal: 'topology', printed: SCHEDULE_ERROR },
+  { re: /checking host port usage/i, signal: 'host-ports', printed: SCHEDULE_ERROR },
+  { re: /incompatible requirements|key \S+, .* not in |not in \S+ In \[/i, signal: 'requirements', printed: SCHEDULE_ERROR },
+];
+
+const POOL_PREFIX = /^incompatible with (nodepool|provisioner) "([^"]+)"(?:, daemonset overhead=\{[^}]*\})?,?\s*/i;
+const LEAD = /^(?:Failed to schedule pod|Could not schedule pod),\s*/i;
+
+function classifyClause(text: string): ClauseKind {
+  return firstMatch(CLAUSES, text)?.signal ?? 'other';
+}
+
+/** The clauses of one error text, each with its pool when the text names it. */
+export function parseScheduleError(raw: string): Clause[] {
+  const text = raw.replace(LEAD, '').trim();
+  const parts = text.split(/;\s*(?=incompatible with (?:nodepool|provisioner) ")/i);
+  const out: Clause[] = [];
+  for (const part of parts) {
+    const m = POOL_PREFIX.exec(part);
+    const body = m ? part.slice(m[0].length) : part;
+    // v1.5+: several pools' reasons in one text, each naming its pool as a structured value. Before, a pool's reason
+    // can be followed by one that names its own pool ("…; all available instance types exceed limits for nodepool: "x"").
+    const pieces = body.split(/;\s+/);
+    for (const piece of pieces) {
+      if (!piece.trim()) continue;
+      const pool = /\bNodePool=([^,)\s]+)/.exec(piece)?.[1] ?? /for (?:nodepool|provisioner):? "([^"]+)"/i.exec(piece)?.[1] ?? m?.[2];
+      const label = /label "([^"]+)" does not have known values/i.exec(piece)?.[1] ?? /does not have known values.*\(label=([^,)]+)/i.exec(piece)?.[1];
+      const poolKind = m?.[1]?.toLowerCase() === 'provisioner' ? 'Provisioner' : 'NodePool';
+      out.push({ kind: classifyClause(piece), text: piece.trim(), ...(pool ? { pool, poolKind } : {}), ...(label ? { label } : {}) });
+    }
+  }
+  return out;
+}
+
+/** A simulation error that says why no pool fits the pod (not "would schedule against uninitialized nodeclaim/…", a pod waiting for a node). */
+export function saysNoPoolFits(error: string): boolean {
+  return /incompatible with (?:nodepool|provisioner)|no instance type/i.test(error) && !/uninitialized/i.test(error);
+}
+
+/** Karpenter's wording of the error (a FailedScheduling event from another scheduler does not lead with it). */
+export function isKarpenterScheduleError(text: string): boolean {
+  return LEAD.test(text);
+}

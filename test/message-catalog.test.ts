@@ -1,0 +1,133 @@
+/**
+ * The message catalog (src/snapshot/messages/, src/kube/messages/): every row listed in docs/karpenter-behaviour.md
+ * §8.6, and each mechanism recognised in members of several generations and wrappings — not only the wording where
+ * it was first met (a v0.10 console line carrying InsufficientFreeAddressesInSubnet, a startup panic naming the
+ * resource the API server does not serve, an Azure code in a condition, an event or a quoted line).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseLogLine } from '../src/loaders/logs.js';
+import { apiMismatch } from '../src/snapshot/messages/api-errors.js';
+import { catalogRows } from '../src/snapshot/messages/catalog.js';
+import { classifyCloudError } from '../src/snapshot/messages/cloud-errors.js';
+import { FIXTURES, findingLabel, scan } from './support/scan.js';
+
+describe('docs/karpenter-behaviour.md §8.6 lists every catalog row', () => {
+  const doc = readFileSync(new URL('../docs/karpenter-behaviour.md', import.meta.url), 'utf8');
+  const section = doc.slice(doc.indexOf('### 8.6 '), doc.indexOf('## 9. '));
+  const listed = [...section.matchAll(/^\| `([a-z-]+\/[\w.:-]+)` \|/gm)].map((m) => m[1]);
+  const rows = catalogRows();
+
+  it('the same rows, no more, no fewer (regenerate with node scripts/message-catalog.mjs)', () => {
+    expect(listed.sort()).toEqual(rows.map((r) => r.id).sort());
+  });
+  it('each row says who prints it; each cloud row says what it names', () => {
+    for (const r of rows) expect(r.printed.length, r.id).toBeGreaterThan(0);
+    for (const r of rows.filter((x) => x.id.startsWith('cloud/') && x.id !== 'cloud/InsufficientCapacity')) expect(r.carries.length, r.id).toBeGreaterThan(0);
+  });
+});
+
+const codes = (text: string) => classifyCloudError(text).map((c) => `${c.family}:${c.code}`);
+
+describe('a cloud error code is the same cause in every wrapping', () => {
+  it.each([
+    // ≤ v0.31 zap console message, the chain is the message.
+    ['Could not launch node, launching instances, with fleet error(s), InsufficientFreeAddressesInSubnet: There are not enough free addresses'],
+    // v0.32–v0.36 JSON: the chain as the message.
+    ['creating instance, insufficient capacity, with fleet error(s), InsufficientFreeAddressesInSubnet: There are not enough free addresses in subnet'],
+    // v1.x Launched condition reason (mixed fleet errors) and its message.
+    ['InsufficientFreeAddressesInSubnet: There are not enough free addresses in subnet subnet-0a1b2c3d to satisfy the requested number of instances'],
+    // EC2's text quoted without the code.
+    ["There are not enough free addresses in subnet 'subnet-0a1b2c3d' to satisfy the requested number of instances."],
+  ])('%s', (text) => {
+    expect(codes(text)).toEqual(['subnet:InsufficientFreeAddressesInSubnet']);
+  });
+
+  it('Azure codes: subnet, quota, capacity, whatever wraps them', () => {
+    expect(
+      codes('RESPONSE 400: 400 Bad Request\nERROR CODE: SubnetIsFull\nSubnetIsFull: Subnet /subscriptions/x/…/subnets/aks does not have enough capacity'),
+    ).toEqual(['subnet:SubnetIsFull']);
+    expect(
+      codes(
+        'ERROR CODE: OperationNotAllowed {"error":{"code":"OperationNotAllowed","message":"Operation could not be completed as it results in exceeding approved standardEDSv5Family Cores quota."}}',
+      ),
+    ).toEqual(['quota:QuotaExceeded']);
+    expect(codes('The regional capacity limit for your subscription has been reached. To scale beyond this limit, …')).toEqual(['quota:QuotaExceeded']);
+    expect(codes('creating instance, insufficient capacity, SkuNotAvailable: The requested VM size … is currently not available in location')).toEqual([
+      'capacity:SkuNotAvailable',
+    ]);
+    expect(codes('unable to allocate resources in the selected zone (westeurope-3). (will try a different zone to fulfill your request)')).toEqual([
+      'capacity:ZonalAllocationFailed',
+    ]);
+    expect(
+      codes('{"code":"OverconstrainedAllocationRequest","message":"Allocation failed. VM(s) with the following constraints cannot be allocated"}'),
+    ).toEqual(['capacity:OverconstrainedAllocationRequest']);
+    expect(codes('AllocationFailed: Allocation failed. We do not have sufficient capacity for the requested VM size in this region.')).toEqual([
+      'capacity:AllocationFailed',
+    ]);
+  });
+
+  it('EC2 quota and price codes, also when only the text is quoted', () => {
+    expect(codes('Instance launch failed. You have requested more vCPU capacity than your current vCPU limit of 512 allows for the instance bucket')).toEqual([
+      'quota:VcpuLimitExceeded',
+    ]);
+    expect(codes('creating instance, with fleet error(s), SpotMaxPriceTooLow: Your Spot request price of 0.4 is lower than the minimum required')).toEqual([
+      'capacity:SpotMaxPriceTooLow',
+    ]);
+  });
+
+  it('a line quoting the cloud as it prints it is an error record; other `Word: text` lines are not', () => {
+    const read = (t: string) => parseLogLine(t, 1, { source: 'ticket.md' });
+    expect(read('MaxSpotInstanceCountExceeded: Max spot instance count exceeded')?.level).toBe('ERROR');
+    expect(read('api error RequestLimitExceeded: Request limit exceeded.')?.level).toBe('ERROR');
+    expect(read('ERROR CODE: SubnetIsFull')?.level).toBe('ERROR');
+    expect(read('Note: we upgraded the chart last week and nothing else changed')).toBeNull();
+    expect(read('ERROR CODE: ResourceGroupNotFound')).toBeNull();
+  });
+});
+
+describe('API server and controller disagreeing, every generation', () => {
+  it.each([
+    ['panic: failed to setup nodeclaim provider id indexer: no matches for kind "NodeClaim" in version "karpenter.sh/v1"', 'kind-not-served', 'NodeClaim'],
+    [
+      'failed to setup machine provider id indexer: failed to get API group resources: unable to retrieve the complete list of server APIs: karpenter.sh/v1alpha5: the server could not find the requested resource',
+      'resource-not-served',
+      'Machine',
+    ],
+    [
+      'unable to retrieve the complete list of server APIs: karpenter.sh/v1beta1: the server could not find the requested resource',
+      'resource-not-served',
+      undefined,
+    ],
+    ['panic: listing nodepools.karpenter.sh for the indexer: the server could not find the requested resource', 'resource-not-served', 'NodePool'],
+    ['failed to list *v1.NodeClaim: the server could not find the requested resource', 'resource-not-served', 'NodeClaim'],
+    ['the server could not find the requested resource (get ec2nodeclasses.karpenter.k8s.aws)', 'resource-not-served', 'EC2NodeClass'],
+    ['Timeout: failed waiting for *v1.NodePool Informer to sync', undefined, undefined],
+  ])('%s', (text, signal, kind) => {
+    const said = apiMismatch(text);
+    expect(said?.signal).toBe(signal);
+    expect(said?.kind).toBe(kind);
+  });
+});
+
+describe('members of each family, scanned (fixtures/tickets/families/)', () => {
+  const file = (name: string) => join(FIXTURES, 'tickets', 'families', name);
+  it.each([
+    ['console-v0.10-free-addresses.log', ['subnet-addresses-exhausted Provisioner batch']],
+    ['json-v0.34-resource-not-served.log', ['karpenter-api-version-mismatch Deployment karpenter']],
+    ['console-v0.30-panic-nodepools.txt', ['karpenter-api-version-mismatch CustomResourceDefinition nodepools.karpenter.sh']],
+    ['azure-v1-quota-records.log', ['launch-quota-or-throttling NodePool batch']],
+    ['events-zonal-allocation.txt', ['insufficient-capacity-all-offerings NodePool general']],
+  ])('%s', async (name, want) => {
+    const { findings } = await scan([file(name)]);
+    expect(findings.map(findingLabel)).toEqual(want);
+  });
+
+  it('an Azure code in a NodeClaim condition, and EC2 codes quoted in prose, are stated causes', async () => {
+    const stated = async (name: string) =>
+      (await scan([file(name)])).run.notEvaluatedFor.filter((n) => n.ruleId === 'insufficient-capacity-all-offerings' && n.stated).map((n) => n.reason);
+    expect(await stated('azure-nodeclaim-sku-not-available.yaml')).toEqual([expect.stringContaining('SkuNotAvailable')]);
+    expect(await stated('prose-quoted-ec2-code.md')).toEqual([expect.stringContaining('EC2 named p4d.24xlarge in us-east-2b')]);
+  });
+});
