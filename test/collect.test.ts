@@ -1,7 +1,6 @@
 import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { collectCommand } from '../src/cli/collect.js';
 import { Anonymizer } from '../src/collect/anonymize.js';
@@ -16,6 +15,7 @@ import { RULES } from '../src/rules/index.js';
 import { Snapshot } from '../src/snapshot/snapshot.js';
 import { makeTls, runCli, startFakeApiServer, type FakeApiServer } from './support/fake-apiserver.js';
 import { FIXTURES } from './support/scan.js';
+import { bundleEntries } from './support/bundle-entries.js';
 
 const EXAMPLE = join(FIXTURES, 'example-cluster');
 let objects: KubeObject[];
@@ -118,30 +118,6 @@ async function collect(args: Partial<Parameters<typeof collectCommand>[0]> & { o
     vi.restoreAllMocks();
   }
   return stderr;
-}
-
-/** The entries of a bundle by name (ustar headers, pax `path` records), read independently of the loader. */
-function bundleEntries(path: string): Map<string, string> {
-  const tar = gunzipSync(readFileSync(path));
-  const out = new Map<string, string>();
-  let longName: string | undefined;
-  for (let at = 0; at + 512 <= tar.length && tar[at] !== 0;) {
-    const size = parseInt(
-      tar
-        .toString('latin1', at + 124, at + 136)
-        .replace(/\0.*$/, '')
-        .trim(),
-      8,
-    );
-    const body = tar.toString('utf8', at + 512, at + 512 + size);
-    if (String.fromCharCode(tar[at + 156]!) === 'x') longName = /\d+ path=(.*)\n/.exec(body)![1];
-    else {
-      out.set(longName ?? tar.toString('latin1', at, at + 100).replace(/\0.*$/s, ''), body);
-      longName = undefined;
-    }
-    at += 512 + Math.ceil(size / 512) * 512;
-  }
-  return out;
 }
 
 /** Everything the bundle holds but its manifest (which names the redaction settings). */
