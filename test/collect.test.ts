@@ -43,7 +43,8 @@ const SENSITIVE: KubeObject[] = [
         '#!/bin/bash',
         'export DB_PASSWORD=hunter2',
         '/etc/eks/bootstrap.sh prod --b64-cluster-ca ' +
-          'QUJD'.repeat(30) +
+          'LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUM1ekNDQWMr' +
+          'Z0F3SUJBZ0lJ'.repeat(8) +
           " --kubelet-extra-args '--register-with-taints=example.com/agent-not-ready:NoExecute'",
         '-----BEGIN RSA PRIVATE KEY-----',
         'MIIEowIBAAKCAQEAsecretsecretsecret',
@@ -238,7 +239,7 @@ describe('karpdoctor collect', () => {
     const output = join(dir, 'redacted.tar.gz');
     await collect({ output, kubeconfig: server.kubeconfig, logs: false });
     const text = bundleText(output);
-    for (const secret of ['hunter2', 'tok-123', 'secretsecret', 'QUJDQUJD', 'managedFields', 'last-applied-configuration']) expect(text).not.toContain(secret);
+    for (const secret of ['hunter2', 'tok-123', 'secretsecret', 'Z0F3SUJBZ0lJ', 'managedFields', 'last-applied-configuration']) expect(text).not.toContain(secret);
     const { load } = await scanBundle(output);
     const nodeClass = load.objects.find((o) => o.object.metadata.name === 'custom-ami')!.object as KubeObject & { spec: { userData: string } };
     expect(nodeClass.spec.userData).toContain("--register-with-taints=example.com/agent-not-ready:NoExecute'");
@@ -314,9 +315,14 @@ describe('karpdoctor collect', () => {
     for (const name of [...nodes, '"payments"', 'default-7xkqp', 'custom-ami']) expect(text).not.toContain(name);
     const key = readFileSync(keyFile, 'utf8').trim();
     const anon = new Anonymizer(Buffer.from(key, 'hex'));
+    // The same findings on the same objects: each plain finding's object, hashed, is the anonymized finding's.
+    const hashed = (name: string | null | undefined) => (name ? anon.alias(name) : name);
+    const findings = (r: typeof run, map: (n: string | null | undefined) => string | null | undefined) =>
+      r.findings.map((f) => `${f.ruleId} ${f.severity} ${f.object.kind} ${map(f.object.namespace)}/${map(f.object.name)}`).sort();
+    expect(findings(run, (n) => n)).toEqual(findings(reference, hashed));
     expect(text).toContain(`"nodeName": "${anon.alias(nodes[0]!)}"`);
     expect(text).toContain(`{"name":"${anon.alias('default-7xkqp')}"}`);
-    for (const f of run.findings) expect(f.object.name).toMatch(/^(x|karpenter-)[0-9a-f]{16}$|^(default|karpenter)$/);
+    for (const f of run.findings) expect(f.object.name).toMatch(/^(x|karpenter-)[0-9a-f]{16}(-[a-z0-9]+)*$|^(default|karpenter)$/);
     expect((await manifestOf(output)).anonymization).toEqual({
       enabled: true,
       algorithm: 'HMAC-SHA256',
