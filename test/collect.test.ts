@@ -234,6 +234,22 @@ describe('karpdoctor collect', () => {
     expect(run.notEvaluated).toEqual(live.notEvaluated);
   });
 
+  it('fails, writing nothing, when no list could be read (every list denied or failing)', async () => {
+    const discoveryOnly = { kind: 'ClusterRole', rules: [{ verbs: ['get'], nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*'] }] };
+    server = await startFakeApiServer({ objects, logs, role: discoveryOnly }, tls);
+    const output = join(dir, 'nothing.tar.gz');
+    await expect(collectCommand({ output, kubeconfig: server.kubeconfig }, '0.1.0-test')).rejects.toThrow(
+      /^read nothing from the cluster: none of the \d+ lists could be read \(no permission to list [^;]+ \(403 Forbidden\); .*no bundle written \(see `karpdoctor rbac`/,
+    );
+    expect(existsSync(output)).toBe(false);
+    // One list read, even an empty one, is a cluster read: the bundle is written.
+    const oneKind = { kind: 'ClusterRole', rules: [...discoveryOnly.rules, { apiGroups: ['storage.k8s.io'], resources: ['volumeattachments'], verbs: ['list'] }] };
+    await server.close();
+    server = await startFakeApiServer({ objects, logs, role: oneKind }, tls);
+    await collect({ output, kubeconfig: server.kubeconfig, logs: false });
+    expect((await manifestOf(output)).kinds.filter((k) => k.status === 'collected').map((k) => k.resource)).toEqual(['volumeattachments.storage.k8s.io']);
+  });
+
   it('strips managedFields, last-applied configuration, credentials in userData and annotations; keeps what rules read', async () => {
     server = await startFakeApiServer({ objects, logs }, tls);
     const output = join(dir, 'redacted.tar.gz');
