@@ -83,6 +83,6 @@ function redactFlagValues(args: unknown[]): void {
   args.forEach((a, i) => {
     const flag = args[i - 1];
     if (typeof a !== 'string' || typeof flag !== 'string' || a.startsWith('-')) return;
-    if ((/^--?[\w.-]+$/.test(flag) && isCredentialName(flag)) || (flag === '-p' && !/^(?:[/~.$]|\d+(?::\d+)*$)/.test(a))) args[i] = REDACTED;
+    if ((/^--?[\w.-]+$/.test(flag) && isCredentialName(flag)) || (flag === '-p' && !/^(?:[/~.$]|\d[\d:]*$)/.test(a))) args[i] = REDACTED;
   });
 }

@@ -189,7 +189,7 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
     what: '`-p <password>` and `-p<password>` (mysql, mariadb, sshpass); not a path (`mkdir -p /x`), a port (`-p 8080:80`) or a find/perl option (`-print`, `-pe`)',
     kept: 'the flag',
     pattern:
-      /(?<![\w.-])-p(?:[ \t]+(?![-/~.$]|\d+(?::\d+)*(?![^\s"']))|(?!(?:rint0?|rintf|rune|erm|ath|e|i|ie|l|n)(?![^\s"'])))(?<secret>"[^"\n]*|'[^'\n]*|[^\s"'=-][^\s"']*)/dg,
+      /(?<![\w.-])-p(?:[ \t]+(?![-/~.$]|\d[\d:]*(?![^\s"']))|(?!(?:rint0?|rintf|rune|erm|ath|e|i|ie|l|n)(?![^\s"'])))(?<secret>"[^"\n]*|'[^'\n]*|[^\s"'=-][^\s"']*)/dg,
     keepStart: keepQuote,
   },
   {
