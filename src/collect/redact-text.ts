@@ -9,15 +9,33 @@ export const REDACTED = '<redacted>';
 
 /** Shorter than any row can match (`-pX` is the shortest). */
 const SHORTEST_SECRET_TEXT = 3;
+/**
+ * Most strings of a cluster are names, label values and quantities: lower-case letters, digits, dots and dashes. Of
+ * the rows, only vendor tokens without a capital (`glpat-…`, `xoxb-…`, `ya29.…`) can match such a string; the others
+ * need a capital, a separator, a slash or a space. Skipping the rest keeps redaction of a large cluster cheap.
+ */
+const NAME_LIKE = /^[a-z0-9.-]*$/;
+const LOWER_CASE_TOKEN = /ya29\.|xox|glpat-/;
 
 /** The text with every secret of every catalogued shape replaced by the marker; the rest, and what rows keep, stays. */
 export function redactText(text: string): string {
-  if (text.length < SHORTEST_SECRET_TEXT) return text;
-  for (const shape of SECRET_SHAPES) text = redactShape(shape, text);
-  return text;
+  if (text.length < SHORTEST_SECRET_TEXT || (NAME_LIKE.test(text) && !LOWER_CASE_TOKEN.test(text))) return text;
+  const short = text.length <= MEMO_MAX_LENGTH;
+  const known = short ? memo.get(text) : undefined;
+  if (known !== undefined) return known;
+  let out = text;
+  for (const shape of SECRET_SHAPES) out = redactShape(shape, out);
+  if (short && memo.size < MEMO_MAX_ENTRIES) memo.set(text, out);
+  return out;
 }
 
+/** A cluster repeats its short strings (images, label values, reasons, conditions) across thousands of objects. */
+const memo = new Map<string, string>();
+const MEMO_MAX_LENGTH = 256;
+const MEMO_MAX_ENTRIES = 200_000;
+
 function redactShape(shape: SecretShape, text: string): string {
+  if (shape.needs && !shape.needs.some((n) => text.includes(n))) return text;
   const ranges = shape.find ? shape.find(text) : matches(shape, text);
   if (!ranges.length) return text;
   let out = '';

@@ -22,6 +22,8 @@ export interface SecretShape {
   kept: string;
   /** Global, with indices (`dg`): group `secret` is replaced; whatever else the match holds is kept. */
   pattern?: RegExp;
+  /** Strings one of which every match holds: a text holding none is not searched (most strings of a cluster). */
+  needs?: readonly string[];
   /** For a shape no pattern can find linearly: the [start, end) ranges of its secrets. */
   find?: (text: string) => Array<[number, number]>;
   /** How much of the secret's start to keep (a type prefix such as `AKIA`, an opening quote). */
@@ -50,8 +52,15 @@ const CREDENTIAL_NAME = new RegExp(`^-{0,2}${CREDENTIAL_KEY}$`, 'i');
 
 /** Whether a field, annotation or flag name names a credential: `password`, `example.com/api-token`, `--db-pass`. */
 export function isCredentialName(key: string): boolean {
-  return CREDENTIAL_NAME.test(key.slice(key.lastIndexOf('/') + 1));
+  let yes = credentialNames.get(key);
+  if (yes === undefined) {
+    yes = CREDENTIAL_NAME.test(key.slice(key.lastIndexOf('/') + 1));
+    // Field names repeat across a cluster's objects; annotation names are many but bounded by what the cluster holds.
+    if (credentialNames.size < 100_000) credentialNames.set(key, yes);
+  }
+  return yes;
 }
+const credentialNames = new Map<string, boolean>();
 
 /** Quotes around a key or value, bare or escaped inside a JSON string (`\"password\":\"x\"`). */
 const QUOTE = `(?:\\\\?["'])`;
@@ -114,30 +123,35 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
   },
   {
     id: 'url-credentials',
+    needs: ['://'],
     what: 'the password of a URL with credentials, `scheme://user:password@host`',
     kept: 'scheme, user name, host, path',
     pattern: /(?<![\w+.-])[A-Za-z][\w+.-]{0,30}:\/\/[^\s/@:"'<>]{0,200}:(?<secret>[^\s/@"'<>]+)@/dg,
   },
   {
     id: 'slack-webhook',
+    needs: ['hooks.slack.com/'],
     what: 'Slack incoming webhooks and workflow triggers, `https://hooks.slack.com/services/T…/B…/…`',
     kept: 'the host and `/services/`',
     pattern: /(?<![\w.-])hooks\.slack\.com\/(?:services|workflows|triggers)\/(?<secret>[\w/-]+)/dg,
   },
   {
     id: 'discord-webhook',
+    needs: ['discord'],
     what: 'Discord webhooks, `https://discord.com/api/webhooks/<id>/<token>`',
     kept: 'the host and `/api/webhooks/`',
     pattern: /(?<![\w.-])discord(?:app)?\.com\/api\/webhooks\/(?<secret>[\w/-]+)/dg,
   },
   {
     id: 'webhook-path',
+    needs: ['ook/', 'ookb2/'],
     what: 'any other webhook URL whose path carries its token: `/hooks/…`, `/webhooks/…`, `/webhookb2/…` (Teams)',
     kept: 'the host and the path up to the hook segment',
     pattern: /(?<=[\w.-])\/(?:webhooks?|hooks|webhookb2|IncomingWebhook)\/(?<secret>[\w/@.+=-]{16,})/dg,
   },
   {
     id: 'aws-access-key-id',
+    needs: ['AKIA', 'ASIA', 'ABIA', 'ACCA'],
     what: 'AWS access key ids: `AKIA…` (long-term), `ASIA…` (temporary), `ABIA…`, `ACCA…`',
     kept: 'the four-letter prefix, which says whether the key was long-term or temporary',
     pattern: /(?<![A-Za-z0-9])(?<secret>(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{12,40})(?![A-Za-z0-9])/dg,
@@ -145,12 +159,14 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
   },
   {
     id: 'gcp-api-key',
+    needs: ['AIza', 'ya29.'],
     what: 'Google Cloud API keys, `AIza…`, and OAuth access tokens, `ya29.…`',
     kept: 'nothing',
     pattern: /(?<![\w-])(?<secret>AIza[\w-]{30,}|ya29\.[\w.-]{20,})/dg,
   },
   {
     id: 'vendor-token',
+    needs: ['gh', 'github_pat_', 'glpat-', 'xox', 'k_live_', 'k_test_', 'npm_'],
     what: 'tokens whose prefix names their vendor: GitHub (`ghp_`, `gho_`, `ghu_`, `ghs_`, `ghr_`, `github_pat_`), GitLab (`glpat-`), Slack (`xoxb-`, `xoxp-`, …), Stripe (`sk_live_`, `rk_live_`), npm (`npm_`)',
     kept: 'the prefix, which names the vendor',
     pattern: /(?<![\w-])(?<secret>(?:gh[pousr]_|github_pat_|glpat-|xox[abposre]-|[sr]k_(?:live|test)_|npm_)[\w-]{10,})/dg,
@@ -158,12 +174,14 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
   },
   {
     id: 'jwt',
+    needs: ['eyJ'],
     what: 'JSON Web Tokens of any length: three base64url segments, the first a JSON header (`eyJ…`)',
     kept: 'nothing',
     pattern: /(?<![\w-])(?<secret>eyJ[\w-]{4,}\.[\w-]+\.[\w-]*)/dg,
   },
   {
     id: 'bearer-basic',
+    needs: ['earer', 'EARER', 'asic', 'ASIC'],
     what: 'HTTP authorization schemes: `Bearer <token>`, `Basic <base64>`',
     kept: 'the scheme word',
     pattern: /(?<![\w-])(?:[Bb]earer|BEARER|[Bb]asic|BASIC)[ \t]+(?<secret>[\w~+/.=-]{8,})/dg,
@@ -172,6 +190,7 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
   },
   {
     id: 'credential-setting',
+    needs: ['=', ':'],
     what: 'settings, fields and `--flags=` whose name is a credential, in every spelling: `password=x`, `PASSWORD=x`, `--db-password=x`, `"password": "x"`, `password: x`, `db_pass=x`, `client_secret: x`, `x-api-key: x`, `AccountKey=x;`, `?token=x&`, `\\"token\\":\\"x\\"` inside a JSON string',
     kept: 'the name and separator (and the quotes)',
     pattern: new RegExp(`(?<![\\w.-])${CREDENTIAL_KEY}${QUOTE}?[ \\t]*[=:][ \\t]*${NOT_A_SWITCH}(?<secret>${VALUE})`, 'dgi'),
@@ -179,6 +198,7 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
   },
   {
     id: 'credential-flag',
+    needs: ['-'],
     what: 'command-line flags whose name is a credential, with the value as the next word: `--password x`, `--token "x"`, `--aws-key-id x`',
     kept: 'the flag',
     pattern: new RegExp(`(?<![\\w.-])--?${CREDENTIAL_KEY}[ \\t]+(?!-)${NOT_A_SWITCH}(?<secret>${VALUE})`, 'dgi'),
@@ -186,6 +206,7 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
   },
   {
     id: 'short-password-flag',
+    needs: ['-p'],
     what: '`-p <password>` and `-p<password>` (mysql, mariadb, sshpass); not a path (`mkdir -p /x`), a port (`-p 8080:80`) or a find/perl option (`-print`, `-pe`)',
     kept: 'the flag',
     pattern:
