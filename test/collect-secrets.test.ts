@@ -18,7 +18,10 @@ import { SECRET_SAMPLES, planted, plantingCode, type SecretSample } from './supp
 
 /** What a place writes into the fake cluster. */
 interface Cluster {
-  workload: KubeObject & { metadata: { annotations: Record<string, string> }; spec: { template: { spec: { containers: unknown[] } } } };
+  workload: KubeObject & {
+    metadata: { annotations: Record<string, string> };
+    spec: { replicas?: number; selector?: unknown; template: { metadata?: unknown; spec: { containers: unknown[] } } };
+  };
   conditions: Array<Record<string, string>>;
   events: KubeObject[];
   userData: string[];
@@ -56,7 +59,15 @@ const PLACES: Place[] = [
   {
     id: 'log line, JSON error field (v0.37+)',
     plant: (c, s, tag) => {
-      const record = { level: 'ERROR', time: TIME, logger: 'controller', message: 'Reconciler error', controller: 'nodeclaim.lifecycle', error: s.text, case: tag };
+      const record = {
+        level: 'ERROR',
+        time: TIME,
+        logger: 'controller',
+        message: 'Reconciler error',
+        controller: 'nodeclaim.lifecycle',
+        error: s.text,
+        case: tag,
+      };
       c.logLines.push(stamp(JSON.stringify(record)));
       return tag;
     },
@@ -138,7 +149,11 @@ async function plantedCluster(): Promise<{ objects: KubeObject[]; logs: Record<s
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name: 'ingest-worker', namespace: 'payments', annotations: {} },
-      spec: { replicas: 1, selector: { matchLabels: { app: 'ingest-worker' } }, template: { metadata: { labels: { app: 'ingest-worker' } }, spec: { containers: [] } } },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: 'ingest-worker' } },
+        template: { metadata: { labels: { app: 'ingest-worker' } }, spec: { containers: [] } },
+      },
     },
     conditions: [],
     events: [],
@@ -184,7 +199,9 @@ async function collectBundle(name: string, anonymize: boolean): Promise<string> 
   const output = join(dir, name);
   vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
   try {
-    expect(await collectCommand({ output, kubeconfig: server.kubeconfig, ...(anonymize ? { anonymize, anonymizeKey: join(dir, 'anon.key') } : {}) }, '0.1.0-test')).toBe(0);
+    expect(
+      await collectCommand({ output, kubeconfig: server.kubeconfig, ...(anonymize ? { anonymize, anonymizeKey: join(dir, 'anon.key') } : {}) }, '0.1.0-test'),
+    ).toBe(0);
   } finally {
     vi.restoreAllMocks();
   }

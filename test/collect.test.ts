@@ -243,7 +243,10 @@ describe('karpdoctor collect', () => {
     );
     expect(existsSync(output)).toBe(false);
     // One list read, even an empty one, is a cluster read: the bundle is written.
-    const oneKind = { kind: 'ClusterRole', rules: [...discoveryOnly.rules, { apiGroups: ['storage.k8s.io'], resources: ['volumeattachments'], verbs: ['list'] }] };
+    const oneKind = {
+      kind: 'ClusterRole',
+      rules: [...discoveryOnly.rules, { apiGroups: ['storage.k8s.io'], resources: ['volumeattachments'], verbs: ['list'] }],
+    };
     await server.close();
     server = await startFakeApiServer({ objects, logs, role: oneKind }, tls);
     await collect({ output, kubeconfig: server.kubeconfig, logs: false });
@@ -255,7 +258,8 @@ describe('karpdoctor collect', () => {
     const output = join(dir, 'redacted.tar.gz');
     await collect({ output, kubeconfig: server.kubeconfig, logs: false });
     const text = bundleText(output);
-    for (const secret of ['hunter2', 'tok-123', 'secretsecret', 'Z0F3SUJBZ0lJ', 'managedFields', 'last-applied-configuration']) expect(text).not.toContain(secret);
+    for (const secret of ['hunter2', 'tok-123', 'secretsecret', 'Z0F3SUJBZ0lJ', 'managedFields', 'last-applied-configuration'])
+      expect(text).not.toContain(secret);
     const { load } = await scanBundle(output);
     const nodeClass = load.objects.find((o) => o.object.metadata.name === 'custom-ami')!.object as KubeObject & { spec: { userData: string } };
     expect(nodeClass.spec.userData).toContain("--register-with-taints=example.com/agent-not-ready:NoExecute'");

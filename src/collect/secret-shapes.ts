@@ -85,7 +85,6 @@ function looksRandom(run: string): boolean {
 }
 
 const PEM_BEGIN = '-----BEGIN ';
-const PEM_END = '-----END ';
 const PEM_DASHES = '-----';
 const PEM_LABEL_MAX = 80;
 
