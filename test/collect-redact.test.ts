@@ -3,6 +3,8 @@
  * only resembles a secret (selectors, digests, `mkdir -p`, `httpTokens`) stays as it was; every pattern keeps the
  * discipline that makes it linear, and hostile text built from each row's own prefixes is redacted in one pass.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REDACTED, redactText } from '../src/collect/redact-text.js';
 import { SECRET_SHAPES, isCredentialName } from '../src/collect/secret-shapes.js';
@@ -50,6 +52,11 @@ describe('the secret-shape catalog', () => {
     'Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox',
   ])('leaves %j as it was', (text) => {
     expect(redactText(text)).toBe(text);
+  });
+
+  it('docs/collect-redaction.md describes every row', () => {
+    const doc = readFileSync(join(import.meta.dirname, '..', 'docs', 'collect-redaction.md'), 'utf8');
+    for (const shape of SECRET_SHAPES) expect(doc, shape.id).toContain(`| \`${shape.id}\` |`);
   });
 
   it.each([
