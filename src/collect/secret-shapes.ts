@@ -70,7 +70,7 @@ const VALUE = `(?:${QUOTE}[^"'\\\\\\n]+|[^\\s"'\\\\,;&)}\\]]+)`;
  * Booleans are switches, not credentials (`--token-auth=true`); an authorization scheme is kept for its own row
  * (`Authorization: Bearer x` keeps `Bearer`).
  */
-const NOT_A_SWITCH = `(?!${QUOTE}?(?:(?:true|false)(?![\\w-])|(?:bearer|basic)[ \\t]))`;
+const NOT_A_SWITCH = `(?!${QUOTE}?(?:(?:true|false)(?![\\w-])|(?:bearer|basic|token|digest)[ \\t]))`;
 
 const keepQuote = (secret: string) => /^\\?["']/.exec(secret)?.[0].length ?? 0;
 
@@ -180,11 +180,11 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
   },
   {
     id: 'bearer-basic',
-    needs: ['earer', 'EARER', 'asic', 'ASIC'],
-    what: 'HTTP authorization schemes: `Bearer <token>`, `Basic <base64>`',
+    needs: ['earer', 'EARER', 'asic', 'ASIC', 'oken', 'OKEN', 'igest', 'IGEST'],
+    what: 'HTTP authorization schemes: `Bearer <token>`, `Basic <base64>`, `Token <token>`, `Digest <credentials>`',
     kept: 'the scheme word',
-    pattern: /(?<![\w-])(?:[Bb]earer|BEARER|[Bb]asic|BASIC)[ \t]+(?<secret>[\w~+/.=-]{8,})/dg,
-    // "basic authentication" is prose; a credential has a digit, a capital or a symbol.
+    pattern: /(?<![\w-])(?:[Bb]earer|BEARER|[Bb]asic|BASIC|[Tt]oken|TOKEN|[Dd]igest|DIGEST)[ \t]+(?<secret>[\w~+/.=-]{8,})/dg,
+    // "basic authentication", "token expired" are prose; a credential has a digit, a capital or a symbol.
     accept: (s) => !/^[a-z]+$/.test(s),
   },
   {

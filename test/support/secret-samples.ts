@@ -62,6 +62,7 @@ export const SECRET_SAMPLES: Record<string, SecretSample[]> = {
   'bearer-basic': [
     { text: 'Authorization: Bearer q@@Zt5Yw8Xv2Ur', secret: 'q@@Zt5Yw8Xv2Ur', kept: 'Bearer' },
     { text: 'curl -H "Authorization: Basic ZGVw@@bG95OnM=" https://registry.example', secret: 'ZGVw@@bG95OnM=' },
+    { text: 'Authorization: token 9c4e@@a7b1d2', secret: '9c4e@@a7b1d2', kept: 'token' },
   ],
   'credential-setting': [
     { text: 'export DB_PASSWORD=Hn@@ter2', secret: 'Hn@@ter2', kept: 'DB_PASSWORD=' },
