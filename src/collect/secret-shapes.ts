@@ -5,10 +5,10 @@
  *
  * The patterns run on text from the cluster, which an attacker can write, so each one is linear in the text on V8's
  * backtracking engine. The discipline, which `test/collect-redact.test.ts` checks on every row:
- * - a row starts with a look-behind (or a literal that cannot occur inside its own first run), so a match is tried
- *   only where a run of the row's characters begins, never again at each character inside that run;
- * - no quantified group contains a quantifier, and each unbounded run is followed by a character its class excludes,
- *   so a failed try gives the run back once, character by character, without trying other splits of it;
+ * - a row starts with a look-behind, so a match is tried only where a run of the row's characters begins, never again
+ *   at each character inside that run;
+ * - no quantified group holds an unbounded quantifier, and each unbounded run is followed by a character its class
+ *   excludes, so a failed try gives the run back once, character by character, without trying other splits of it;
  * - key names are bounded (at most 100 characters each side of the credential word), so trying a key costs a constant.
  * Every try therefore reads each character a bounded number of times, and tries begin only at run starts.
  */
