@@ -38,6 +38,7 @@ describe('the secret-shape catalog', () => {
     'tokenFile: /var/run/secrets/eks.amazonaws.com/serviceaccount/token',
     'NoCredentialProviders: no valid providers in chain',
     'basic authentication failed for the registry mirror',
+    'token expired for user system:serviceaccount:kube-system:karpenter',
     '--authentication-token-webhook=true',
     'mkdir -p /var/lib/kubelet/plugins',
     'docker run -p 8080:80 registry.example/app',

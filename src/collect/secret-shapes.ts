@@ -197,10 +197,12 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
   },
   {
     id: 'credential-flag',
-    needs: ['-'],
-    what: 'command-line flags whose name is a credential, with the value as the next word: `--password x`, `--token "x"`, `--aws-key-id x`',
-    kept: 'the flag',
-    pattern: new RegExp(`(?<![\\w.-])--?${CREDENTIAL_KEY}[ \\t]+(?!-)${NOT_A_SWITCH}(?<secret>${VALUE})`, 'dgi'),
+    needs: ['-', '_'],
+    what: 'command-line flags and identifiers whose name is a credential, with the value as the next word: `--password x`, `--token "x"`, `--aws-key-id x`, `aws configure set aws_secret_access_key x`',
+    kept: 'the flag or identifier',
+    // A key without dashes must look like an identifier (`aws_secret_access_key x`, `client-secret x`): a plain word
+    // followed by another is prose ("token expired").
+    pattern: new RegExp(`(?<![\\w.-])(?:--?|(?=[a-z0-9.]{0,100}[_-]))${CREDENTIAL_KEY}[ \\t]+(?!-)${NOT_A_SWITCH}(?<secret>${VALUE})`, 'dgi'),
     keepStart: keepQuote,
   },
   {

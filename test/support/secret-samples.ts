@@ -84,6 +84,7 @@ export const SECRET_SAMPLES: Record<string, SecretSample[]> = {
   'credential-flag': [
     { text: '--password Fl@@gPw1', secret: 'Fl@@gPw1', argv: ['--password', 'Fl@@gPw1'] },
     { text: '--api-token "Ap@@T0k"', secret: 'Ap@@T0k', argv: ['--api-token', 'Ap@@T0k'] },
+    { text: 'aws configure set aws_secret_access_key Cf@@gK3y', secret: 'Cf@@gK3y', kept: 'aws_secret_access_key' },
   ],
   'short-password-flag': [
     { text: 'mysql -h db.internal -u admin -pMy@@sqlPw orders', secret: 'My@@sqlPw', kept: 'db.internal' },
