@@ -53,7 +53,7 @@ export function buildBundle(live: LiveResult, opts: BundleOptions): Bundle {
       kinds.push({
         ...base,
         status: r.status,
-        ...((r.status === 'denied' || r.status === 'failed') && r.input && live.denied.has(r.input) ? { reason: live.denied.get(r.input) } : {}),
+        ...((r.status === 'denied' || r.status === 'failed') && r.input && live.denied.has(r.input) ? { reason: redactText(live.denied.get(r.input)!) } : {}),
         ...(r.message ? { message: redactText(r.message) } : {}),
       });
       continue;
