@@ -202,7 +202,7 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
     kept: 'the flag or identifier',
     // A key without dashes must look like an identifier (`aws_secret_access_key x`, `client-secret x`): a plain word
     // followed by another is prose ("token expired").
-    pattern: new RegExp(`(?<![\\w.-])(?:--?|(?=[a-z0-9.]{0,100}[_-]))${CREDENTIAL_KEY}[ \\t]+(?!-)${NOT_A_SWITCH}(?<secret>${VALUE})`, 'dgi'),
+    pattern: new RegExp(`(?<![\\w.-])(?:--?|(?=[a-z0-9.]{0,100}[_-]))${CREDENTIAL_KEY}[ \\t]+(?![-=:])${NOT_A_SWITCH}(?<secret>${VALUE})`, 'dgi'),
     keepStart: keepQuote,
   },
   {

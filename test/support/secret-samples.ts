@@ -73,7 +73,7 @@ export const SECRET_SAMPLES: Record<string, SecretSample[]> = {
     { text: 'client_secret: "Cs@@cr3t"', secret: 'Cs@@cr3t' },
     { text: 'x-api-key: Ak@@9f3e', secret: 'Ak@@9f3e' },
     { text: 'token=Tk@@n42 rotated', secret: 'Tk@@n42', kept: 'rotated' },
-    { text: 'aws_secret_access_key = "wJalrX@@Utn/K7MDENG"', secret: 'wJalrX@@Utn/K7MDENG' },
+    { text: 'aws_secret_access_key = "wJalrX@@Utn/K7MDENG"', secret: 'wJalrX@@Utn/K7MDENG', kept: 'aws_secret_access_key = "' },
     { text: 'https://storage.example/blob?sv=2022&sig=Sg@@n4tur3Zz&se=2030', secret: 'Sg@@n4tur3Zz', kept: 'sv=2022' },
     {
       text: 'DefaultEndpointsProtocol=https;AccountName=acmelogs;AccountKey=Az@@kEy1;EndpointSuffix=core.windows.net',
