@@ -1,7 +1,6 @@
 import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { collectCommand } from '../src/cli/collect.js';
 import { Anonymizer } from '../src/collect/anonymize.js';
@@ -16,6 +15,7 @@ import { RULES } from '../src/rules/index.js';
 import { Snapshot } from '../src/snapshot/snapshot.js';
 import { makeTls, runCli, startFakeApiServer, type FakeApiServer } from './support/fake-apiserver.js';
 import { FIXTURES } from './support/scan.js';
+import { bundleEntries } from './support/bundle-entries.js';
 
 const EXAMPLE = join(FIXTURES, 'example-cluster');
 let objects: KubeObject[];
@@ -43,7 +43,8 @@ const SENSITIVE: KubeObject[] = [
         '#!/bin/bash',
         'export DB_PASSWORD=hunter2',
         '/etc/eks/bootstrap.sh prod --b64-cluster-ca ' +
-          'QUJD'.repeat(30) +
+          'LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUM1ekNDQWMr' +
+          'Z0F3SUJBZ0lJ'.repeat(8) +
           " --kubelet-extra-args '--register-with-taints=example.com/agent-not-ready:NoExecute'",
         '-----BEGIN RSA PRIVATE KEY-----',
         'MIIEowIBAAKCAQEAsecretsecretsecret',
@@ -118,30 +119,6 @@ async function collect(args: Partial<Parameters<typeof collectCommand>[0]> & { o
     vi.restoreAllMocks();
   }
   return stderr;
-}
-
-/** The entries of a bundle by name (ustar headers, pax `path` records), read independently of the loader. */
-function bundleEntries(path: string): Map<string, string> {
-  const tar = gunzipSync(readFileSync(path));
-  const out = new Map<string, string>();
-  let longName: string | undefined;
-  for (let at = 0; at + 512 <= tar.length && tar[at] !== 0;) {
-    const size = parseInt(
-      tar
-        .toString('latin1', at + 124, at + 136)
-        .replace(/\0.*$/, '')
-        .trim(),
-      8,
-    );
-    const body = tar.toString('utf8', at + 512, at + 512 + size);
-    if (String.fromCharCode(tar[at + 156]!) === 'x') longName = /\d+ path=(.*)\n/.exec(body)![1];
-    else {
-      out.set(longName ?? tar.toString('latin1', at, at + 100).replace(/\0.*$/s, ''), body);
-      longName = undefined;
-    }
-    at += 512 + Math.ceil(size / 512) * 512;
-  }
-  return out;
 }
 
 /** Everything the bundle holds but its manifest (which names the redaction settings). */
@@ -257,12 +234,32 @@ describe('karpdoctor collect', () => {
     expect(run.notEvaluated).toEqual(live.notEvaluated);
   });
 
+  it('fails, writing nothing, when no list could be read (every list denied or failing)', async () => {
+    const discoveryOnly = { kind: 'ClusterRole', rules: [{ verbs: ['get'], nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*'] }] };
+    server = await startFakeApiServer({ objects, logs, role: discoveryOnly }, tls);
+    const output = join(dir, 'nothing.tar.gz');
+    await expect(collectCommand({ output, kubeconfig: server.kubeconfig }, '0.1.0-test')).rejects.toThrow(
+      /^read nothing from the cluster: none of the \d+ lists could be read \(no permission to list [^;]+ \(403 Forbidden\); .*no bundle written \(see `karpdoctor rbac`/,
+    );
+    expect(existsSync(output)).toBe(false);
+    // One list read, even an empty one, is a cluster read: the bundle is written.
+    const oneKind = {
+      kind: 'ClusterRole',
+      rules: [...discoveryOnly.rules, { apiGroups: ['storage.k8s.io'], resources: ['volumeattachments'], verbs: ['list'] }],
+    };
+    await server.close();
+    server = await startFakeApiServer({ objects, logs, role: oneKind }, tls);
+    await collect({ output, kubeconfig: server.kubeconfig, logs: false });
+    expect((await manifestOf(output)).kinds.filter((k) => k.status === 'collected').map((k) => k.resource)).toEqual(['volumeattachments.storage.k8s.io']);
+  });
+
   it('strips managedFields, last-applied configuration, credentials in userData and annotations; keeps what rules read', async () => {
     server = await startFakeApiServer({ objects, logs }, tls);
     const output = join(dir, 'redacted.tar.gz');
     await collect({ output, kubeconfig: server.kubeconfig, logs: false });
     const text = bundleText(output);
-    for (const secret of ['hunter2', 'tok-123', 'secretsecret', 'QUJDQUJD', 'managedFields', 'last-applied-configuration']) expect(text).not.toContain(secret);
+    for (const secret of ['hunter2', 'tok-123', 'secretsecret', 'Z0F3SUJBZ0lJ', 'managedFields', 'last-applied-configuration'])
+      expect(text).not.toContain(secret);
     const { load } = await scanBundle(output);
     const nodeClass = load.objects.find((o) => o.object.metadata.name === 'custom-ami')!.object as KubeObject & { spec: { userData: string } };
     expect(nodeClass.spec.userData).toContain("--register-with-taints=example.com/agent-not-ready:NoExecute'");
@@ -338,9 +335,14 @@ describe('karpdoctor collect', () => {
     for (const name of [...nodes, '"payments"', 'default-7xkqp', 'custom-ami']) expect(text).not.toContain(name);
     const key = readFileSync(keyFile, 'utf8').trim();
     const anon = new Anonymizer(Buffer.from(key, 'hex'));
+    // The same findings on the same objects: each plain finding's object, hashed, is the anonymized finding's.
+    const hashed = (name: string | null | undefined) => (name ? anon.alias(name) : name);
+    const findings = (r: typeof run, map: (n: string | null | undefined) => string | null | undefined) =>
+      r.findings.map((f) => `${f.ruleId} ${f.severity} ${f.object.kind} ${map(f.object.namespace)}/${map(f.object.name)}`).sort();
+    expect(findings(run, (n) => n)).toEqual(findings(reference, hashed));
     expect(text).toContain(`"nodeName": "${anon.alias(nodes[0]!)}"`);
     expect(text).toContain(`{"name":"${anon.alias('default-7xkqp')}"}`);
-    for (const f of run.findings) expect(f.object.name).toMatch(/^(x|karpenter-)[0-9a-f]{16}$|^(default|karpenter)$/);
+    for (const f of run.findings) expect(f.object.name).toMatch(/^(x|karpenter-)[0-9a-f]{16}(-[a-z0-9]+)*$|^(default|karpenter)$/);
     expect((await manifestOf(output)).anonymization).toEqual({
       enabled: true,
       algorithm: 'HMAC-SHA256',

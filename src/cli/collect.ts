@@ -8,6 +8,7 @@ import { buildBundle } from '../collect/bundle.js';
 import { writeTarGz } from '../collect/tar.js';
 import { UsageError } from './errors.js';
 import { logLimitFlag, readCluster, requestTimeoutFlag } from './read-cluster.js';
+import type { LiveResult } from '../loaders/live.js';
 
 export interface CollectOptions {
   output: string;
@@ -40,6 +41,7 @@ export async function collectCommand(opts: CollectOptions, toolVersion: string):
     keepLogText: true,
     summary: false,
   });
+  refuseEmptyRead(live);
   const { entries, manifest } = buildBundle(live, {
     toolVersion,
     logs,
@@ -66,6 +68,25 @@ export async function collectCommand(opts: CollectOptions, toolVersion: string):
   ];
   process.stderr.write(lines.map((l) => `karpdoctor: ${l}\n`).join(''));
   return 0;
+}
+
+/**
+ * A bundle in which no list could be read would scan as a cluster with nothing wrong: it is not written, and the
+ * command fails with what the lists answered (as the API server's denials and errors say why).
+ */
+function refuseEmptyRead(live: LiveResult): void {
+  if (live.resources.some((r) => r.status === 'listed')) return;
+  const reasons = [
+    ...new Set(
+      live.resources
+        .filter((r) => r.status !== 'absent')
+        .map((r) => live.denied.get(r.input ?? '') ?? live.incomplete.get(r.input ?? '') ?? r.message ?? r.status),
+    ),
+  ];
+  const shown = reasons.slice(0, 3).join('; ');
+  throw new UsageError(
+    `read nothing from the cluster: none of the ${live.resources.length} lists could be read${shown ? ` (${shown}${reasons.length > 3 ? `; and ${reasons.length - 3} more` : ''})` : ''}; no bundle written (see \`karpdoctor rbac\` for the permissions collect needs)`,
+  );
 }
 
 function openAnonymizer(keyFile: string | undefined): Anonymizer {

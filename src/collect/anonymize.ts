@@ -126,11 +126,32 @@ export class Anonymizer {
     if (name === '' || this.kept.has(name)) return name;
     let a = this.aliases.get(name);
     if (a === undefined) {
-      const h = createHmac('sha256', this.key).update(name).digest('hex').slice(0, 16);
-      a = isKarpenterControllerPod(name) ? `karpenter-${h}` : `x${h}`;
+      const generated = this.generatedFrom(name);
+      if (generated) a = `${this.alias(generated.base)}-${generated.suffix}`;
+      else {
+        const h = createHmac('sha256', this.key).update(name).digest('hex').slice(0, 16);
+        a = isKarpenterControllerPod(name) ? `karpenter-${h}` : `x${h}`;
+      }
       this.aliases.set(name, a);
     }
     return a;
+  }
+
+  /**
+   * A name Kubernetes or Karpenter generated from a known one — a ReplicaSet `<deployment>-<hash>`, its pods
+   * `<replicaset>-<random>`, a NodeClaim `<nodepool>-<random>`, a StatefulSet's `<name>-<ordinal>` — keeps its suffix
+   * after the hashed base, so that what is read from the shape of a name (a pod's Deployment when its ReplicaSet was
+   * not collected, a NodeClaim's pool in a log line after the NodeClaim is gone) still reads. The suffixes are random
+   * or counters and identify nothing. A base the bundle keeps in clear (`default`) is hashed whole, as before.
+   */
+  private generatedFrom(name: string, depth = 0): { base: string; suffix: string } | undefined {
+    // Two generations at most (pod → ReplicaSet → Deployment): a long hostile token costs two passes, not one per dash.
+    if (depth > 1) return undefined;
+    const m = GENERATED_SUFFIX.exec(name);
+    if (!m) return undefined;
+    const [, base, suffix] = m as unknown as [string, string, string];
+    if (this.kept.has(base) || VOCABULARY.has(base)) return undefined;
+    return this.known.has(base) || this.generatedFrom(base, depth + 1) ? { base, suffix } : undefined;
   }
 
   /** Learn the names of all objects first, so that free text met before an object's own turn is rewritten too. */
@@ -149,7 +170,7 @@ export class Anonymizer {
 
   /** Replaces every known name standing as a whole token (`node/ip-10-0-1-5`, `"payments"`) in free text. */
   text(text: string): string {
-    return text.replace(TOKEN, (token) => (this.known.has(token) && !VOCABULARY.has(token) ? this.alias(token) : token));
+    return text.replace(TOKEN, (token) => ((this.known.has(token) && !VOCABULARY.has(token)) || this.generatedFrom(token) ? this.alias(token) : token));
   }
 
   private walk(value: unknown, parentKey: string | undefined): void {
@@ -188,6 +209,9 @@ export class Anonymizer {
     return this.known.has(v) && !VOCABULARY.has(v) ? this.alias(v) : v;
   }
 }
+
+/** `<base>-<suffix>`: a pod's random five, a pod-template hash, a Job's or StatefulSet's number. */
+const GENERATED_SUFFIX = /^(.+)-([a-z0-9]{5}|[a-z0-9]{8,10}|\d{1,10})$/;
 
 /** A name-like token: DNS names, with no trailing dot (the end of a sentence) and no leading punctuation. */
 const TOKEN = /[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?/g;

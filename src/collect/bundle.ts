@@ -10,7 +10,7 @@ import type { Anonymizer } from './anonymize.js';
 import { KEPT_NAMES } from './anonymize.js';
 import { MANIFEST_FILE, MANIFEST_FORMAT, type BundleManifest, type ManifestKind } from '../loaders/readers/bundle-manifest.js';
 import { redactServer } from './manifest.js';
-import { REDACTION_SETTINGS, redactObject } from './redact.js';
+import { REDACTION_SETTINGS, redactObject, redactText } from './redact.js';
 import type { TarEntry } from './tar.js';
 
 export interface BundleOptions {
@@ -53,8 +53,8 @@ export function buildBundle(live: LiveResult, opts: BundleOptions): Bundle {
       kinds.push({
         ...base,
         status: r.status,
-        ...(r.status !== 'absent' && r.input && unavailable(live, r.input) ? { reason: unavailable(live, r.input) } : {}),
-        ...(r.message ? { message: r.message } : {}),
+        ...(r.status !== 'absent' && r.input && unavailable(live, r.input) ? { reason: redactText(unavailable(live, r.input)!) } : {}),
+        ...(r.message ? { message: redactText(r.message) } : {}),
       });
       continue;
     }
@@ -71,12 +71,14 @@ export function buildBundle(live: LiveResult, opts: BundleOptions): Bundle {
     const pod = anon ? anon.alias(l.pod) : l.pod;
     // must-gather layout: namespaces/<ns>/pods/<pod>/<container>/<container>/logs/current.log
     const name = `logs/namespaces/${ns}/pods/${pod}/${l.container}/${l.container}/logs/current.log`;
+    // Whole text at once: a PEM block or a wrapped record spans lines.
+    const redacted = redactText(l.text);
     const text = anon
-      ? l.text
+      ? redacted
           .split('\n')
           .map((line) => anon.text(line))
           .join('\n')
-      : l.text;
+      : redacted;
     entries.push({ name, data: text, mtime });
     logFiles.push(name);
     if (l.cut) cut.push({ file: name, ...l.cut });
@@ -92,8 +94,8 @@ export function buildBundle(live: LiveResult, opts: BundleOptions): Bundle {
     logs: !opts.logs
       ? { status: 'not requested', files: [] }
       : logFiles.length
-        ? { status: 'collected', ...(live.logStatus ? { detail: live.logStatus } : {}), files: logFiles, ...(cut.length ? { cut } : {}) }
-        : { status: 'not collected', detail: live.logStatus ?? 'no controller logs were read', files: [] },
+        ? { status: 'collected', ...(live.logStatus ? { detail: redactText(live.logStatus) } : {}), files: logFiles, ...(cut.length ? { cut } : {}) }
+        : { status: 'not collected', detail: redactText(live.logStatus ?? 'no controller logs were read'), files: [] },
     redaction: REDACTION_SETTINGS,
     anonymization: anon ? { enabled: true, algorithm: 'HMAC-SHA256', keyFingerprint: anon.keyFingerprint, keptNames: KEPT_NAMES } : { enabled: false },
   };
