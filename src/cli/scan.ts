@@ -25,6 +25,8 @@ import { provideCrds } from './crds.js';
 import { fieldLocator } from './field-locations.js';
 import { readCluster, requestTimeoutFlag } from './read-cluster.js';
 import { terminalStyle } from './terminal.js';
+import { ScanProfiler } from './profile.js';
+import { renderProfile } from '../reporters/profile.js';
 
 export interface ScanOptions {
   format?: string;
@@ -35,6 +37,9 @@ export interface ScanOptions {
   ruleOption?: string[];
   now?: string;
   karpenterVersion?: string;
+  /** Time and memory of each phase, rule and reader: stderr, and `profile` in the JSON report. */
+  profile?: boolean;
+  /** The same as `profile` (its older name). */
   timing?: boolean;
   verbose?: boolean;
   jobs?: string;
@@ -126,7 +131,7 @@ export async function executeScan(paths: string[], opts: ScanOptions, plan: Scan
   if (jobs !== undefined && !(Number.isInteger(jobs) && jobs >= 0))
     throw new UsageError(`--jobs takes a whole number (0 = no worker threads), got "${opts.jobs}"`);
   const exclude = ignoredPathTest(plan.loaded);
-  const t0 = performance.now();
+  const profiler = opts.profile || opts.timing ? new ScanProfiler() : undefined;
   const live = paths.length === 0;
   const load = live
     ? await readLive(opts)
@@ -135,7 +140,7 @@ export async function executeScan(paths: string[], opts: ScanOptions, plan: Scan
         ...(jobs !== undefined ? { jobs } : {}),
         ...(exclude ? { exclude: { test: exclude, why: `left out by ignorePaths in ${plan.loaded!.config.path}` } } : {}),
       });
-  const t1 = performance.now();
+  profiler?.end('load');
   const snapshot = new Snapshot(load, {
     ...(opts.now ? { now: opts.now } : {}),
     ...(plan.karpenterVersion ? { karpenterVersion: plan.karpenterVersion } : {}),
@@ -167,18 +172,18 @@ export async function executeScan(paths: string[], opts: ScanOptions, plan: Scan
     opts,
     plan.rules.some((r) => r.meta.judgesAdmission),
   );
-  const t2 = performance.now();
+  profiler?.end('snapshot');
   let run: RunResult;
   try {
-    run = runRules(RULES, snapshot, plan.config, { deferLines: true });
+    run = runRules(RULES, snapshot, plan.config, { deferLines: true, measureHeap: profiler !== undefined });
   } catch (e) {
     if (e instanceof ConfigError) throw new UsageError(e.message);
     throw e;
   }
-  const t3 = performance.now();
+  profiler?.end('rules');
   await locateCitedLines(snapshot);
   resolveDeferredSources(run.findings, snapshot);
-  const t4 = performance.now();
+  profiler?.end('lines');
   const notRun = new Set(run.notEvaluated.map((n) => n.ruleId));
   const gate = buildGate({
     findings: run.findings,
@@ -192,20 +197,9 @@ export async function executeScan(paths: string[], opts: ScanOptions, plan: Scan
   });
   const active = gate.findings.filter((g) => !g.suppression).map((g) => g.finding);
   const report = buildReport(snapshot, { ...run, findings: active }, toolVersion);
-  const t5 = performance.now();
-  if (opts.timing) {
-    const lines = [
-      `load      ${ms(t1 - t0)}  (${load.filesRead} files, ${load.objects.length} objects, ${load.logs.length} log records)`,
-      ...(load.splitFiles ?? []).map((f) => `  parsed in parallel ranges: ${f}`),
-      `snapshot  ${ms(t2 - t1)}`,
-      `rules     ${ms(t3 - t2)}`,
-      `lines     ${ms(t4 - t3)}  (locating cited objects in files parsed whole)`,
-      `gate      ${ms(t5 - t4)}  (field locations, suppressions, baseline)`,
-      ...Object.entries(run.timings)
-        .sort((a, b) => b[1] - a[1])
-        .map(([id, t]) => `  ${id.padEnd(44)} ${ms(t)}`),
-    ];
-    process.stderr.write(`${lines.join('\n')}\n`);
+  if (profiler) {
+    profiler.end('report');
+    report.profile = profiler.profile(run, 'readers' in load ? load.readers : undefined);
   }
   return { snapshot, run, gate, report };
 }
@@ -216,6 +210,7 @@ export async function scanCommand(paths: string[], opts: ScanOptions, toolVersio
   if (opts.brief && format !== 'table') throw new UsageError(`--brief is a view of the table format, not of --format ${format}`);
   const plan = planScan(paths, opts);
   const { snapshot, run, gate, report } = await executeScan(paths, opts, plan, toolVersion);
+  const renderStarted = performance.now();
   const toFile = Boolean(opts.output);
   const baseDir = process.cwd();
   const ctx = () => reportContext(snapshot, { ...run, findings: report.findings }, plan.rules);
@@ -233,6 +228,7 @@ export async function scanCommand(paths: string[], opts: ScanOptions, toolVersio
               : renderTable(report, ctx(), { ...terminalStyle(opts, toFile), verbose: opts.verbose ?? false, brief: opts.brief ?? false, gate });
   if (opts.output) await writeFile(opts.output, text);
   else await writeOut(text);
+  if (report.profile) process.stderr.write(renderProfile(report.profile, performance.now() - renderStarted));
   const threshold = plan.failOn === 'none' ? Infinity : SEVERITY_RANK[plan.failOn as Severity];
   return report.findings.some((f) => SEVERITY_RANK[f.severity] >= threshold) ? 1 : 0;
 }
@@ -278,10 +274,6 @@ function parseRuleOptions(specs: string[]): Record<string, Record<string, string
     (out[m[1]!] ??= {})[m[2]!] = m[3]!;
   }
   return out;
-}
-
-function ms(n: number): string {
-  return `${n.toFixed(0).padStart(7)} ms`;
 }
 
 /** Write to stdout and wait for it to drain, so piping into `head` or a file never truncates the report. */

@@ -11,6 +11,7 @@ import { formatBytes, formatCpu } from '../kube/units.js';
 import type { SkippedInput } from '../kube/types.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { formatVersion } from '../kube/version.js';
+import type { ScanProfile } from './profile.js';
 
 const SCHEMA_VERSION = 1;
 
@@ -34,6 +35,8 @@ export interface ScanReport {
   findings: Finding[];
   notEvaluated: NotEvaluated[];
   summary: Record<Severity, number>;
+  /** With `--profile`: what each phase, rule and reader cost (not part of the findings contract; varies by run). */
+  profile?: ScanProfile;
 }
 
 /** Context the people-facing reporters show beyond the contract. */
