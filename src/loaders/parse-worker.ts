@@ -40,6 +40,8 @@ async function handle(job: WorkerJob): Promise<void> {
 /** A range is read by no reader of the registry: its cost is charged to the split itself. */
 async function rangeWithCost(fsPath: string, size: number, displayPath: string, range: RangeJob, started: number): Promise<RangePartial> {
   const partial = await loadRange(fsPath, size, displayPath, range);
-  partial.readers = [{ reader: 'json (cut across workers)', ms: performance.now() - started, files: range.index === 0 ? 1 : 0, bytes: range.end - range.start }];
+  partial.readers = [
+    { reader: 'json (cut across workers)', ms: performance.now() - started, files: range.index === 0 ? 1 : 0, bytes: range.end - range.start },
+  ];
   return partial;
 }

@@ -51,7 +51,9 @@ export const PROFILE_TOP = 10;
 export function renderProfile(p: ScanProfile, renderMs?: number): string {
   const lines = [`profile   ${ms(p.wallMs)}  CPU ${ms(p.cpuMs).trim()}  peak RSS ${mb(p.peakRssBytes)}`];
   for (const ph of p.phases) {
-    lines.push(`${ph.phase.padEnd(9)} ${ms(ph.ms)}  ${pct(ph.ms / p.wallMs)}  CPU ${ms(ph.cpuMs)}  heap ${signedMb(ph.heapUsedDeltaBytes)}  RSS ${signedMb(ph.rssDeltaBytes)}`);
+    lines.push(
+      `${ph.phase.padEnd(9)} ${ms(ph.ms)}  ${pct(ph.ms / p.wallMs)}  CPU ${ms(ph.cpuMs)}  heap ${signedMb(ph.heapUsedDeltaBytes)}  RSS ${signedMb(ph.rssDeltaBytes)}`,
+    );
   }
   if (renderMs !== undefined) lines.push(`render    ${ms(renderMs)}  (writing the report; not in the JSON profile)`);
   lines.push(`rules: ${p.rules.ran} ran in ${ms(p.rules.totalMs).trim()}; costliest:`);

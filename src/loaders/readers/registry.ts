@@ -98,7 +98,9 @@ async function readEmbedded(file: InputFile, block: { name: string; text: string
   const part: InputFile = { displayPath: file.displayPath, relPath: block.name, size: bytes.length, chunks: () => once(bytes) };
   const readBlock = (inner: { name: string; text: string }, into: ReadSink) => readEmbedded(file, inner, into, opts);
   const readText = (inner: { displayPath: string; name: string; text: string }, into: ReadSink) => readFile(textFile(inner), into, opts);
-  await timed(reader, bytes.length, opts, () => reader.read({ file: part, name: block.name, chunks: once(bytes), sample: s.sample, opts, readBlock, readText }, sink));
+  await timed(reader, bytes.length, opts, () =>
+    reader.read({ file: part, name: block.name, chunks: once(bytes), sample: s.sample, opts, readBlock, readText }, sink),
+  );
   return reader.id;
 }
 
