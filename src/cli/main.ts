@@ -62,7 +62,7 @@ export async function main(argv: string[]): Promise<number> {
     .option('--request-timeout <duration>', 'live scan: timeout of each API request, e.g. 30s or 2m', '30s')
     .option('--jobs <n>', 'worker threads for parsing large inputs (default: one per core when the input is large; 0 = none)')
     .option('--profile', 'print the time and memory of each phase, and the ten costliest rules and readers, to stderr (and as `profile` in the JSON report)')
-    .option('--timing', 'the same as --profile')
+    .option('--timing', 'the same as --profile, on stderr only')
     .option('-v, --verbose', 'list every rule that was not evaluated, with its reason')
     .option('--brief', 'table format: one line per finding (file:line, severity, rule, object, message)')
     .option('--ascii', 'table format: plain ASCII, no box drawing or typographic glyphs (the default when not on a terminal)')

@@ -26,7 +26,7 @@ import { fieldLocator } from './field-locations.js';
 import { readCluster, requestTimeoutFlag } from './read-cluster.js';
 import { terminalStyle } from './terminal.js';
 import { ScanProfiler } from './profile.js';
-import { renderProfile } from '../reporters/profile.js';
+import { renderProfile, type ScanProfile } from '../reporters/profile.js';
 
 export interface ScanOptions {
   format?: string;
@@ -39,7 +39,7 @@ export interface ScanOptions {
   karpenterVersion?: string;
   /** Time and memory of each phase, rule and reader: stderr, and `profile` in the JSON report. */
   profile?: boolean;
-  /** The same as `profile` (its older name). */
+  /** The same on stderr only (the older flag). */
   timing?: boolean;
   verbose?: boolean;
   jobs?: string;
@@ -123,6 +123,8 @@ export interface ScanOutcome {
   gate: GateView;
   /** The JSON contract: active findings only (suppressed and baselined ones are in `gate`). */
   report: ScanReport;
+  /** With --profile or --timing. */
+  profile?: ScanProfile;
 }
 
 /** Load → snapshot → rules → source locations → suppressions and baseline. */
@@ -141,6 +143,7 @@ export async function executeScan(paths: string[], opts: ScanOptions, plan: Scan
         ...(exclude ? { exclude: { test: exclude, why: `left out by ignorePaths in ${plan.loaded!.config.path}` } } : {}),
       });
   profiler?.end('load');
+  if (profiler) for (const f of load.splitFiles ?? []) process.stderr.write(`karpdoctor: parsed in parallel ranges: ${f}\n`);
   const snapshot = new Snapshot(load, {
     ...(opts.now ? { now: opts.now } : {}),
     ...(plan.karpenterVersion ? { karpenterVersion: plan.karpenterVersion } : {}),
@@ -197,11 +200,14 @@ export async function executeScan(paths: string[], opts: ScanOptions, plan: Scan
   });
   const active = gate.findings.filter((g) => !g.suppression).map((g) => g.finding);
   const report = buildReport(snapshot, { ...run, findings: active }, toolVersion);
+  let profile: ScanProfile | undefined;
   if (profiler) {
     profiler.end('report');
-    report.profile = profiler.profile(run, 'readers' in load ? load.readers : undefined);
+    profile = profiler.profile(run, 'readers' in load ? load.readers : undefined);
+    // --timing, the older flag, prints on stderr only: the report it leaves stays byte for byte what it was.
+    if (opts.profile) report.profile = profile;
   }
-  return { snapshot, run, gate, report };
+  return { snapshot, run, gate, report, ...(profile ? { profile } : {}) };
 }
 
 export async function scanCommand(paths: string[], opts: ScanOptions, toolVersion: string): Promise<number> {
@@ -209,7 +215,7 @@ export async function scanCommand(paths: string[], opts: ScanOptions, toolVersio
   if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, got "${format}"`);
   if (opts.brief && format !== 'table') throw new UsageError(`--brief is a view of the table format, not of --format ${format}`);
   const plan = planScan(paths, opts);
-  const { snapshot, run, gate, report } = await executeScan(paths, opts, plan, toolVersion);
+  const { snapshot, run, gate, report, profile } = await executeScan(paths, opts, plan, toolVersion);
   const renderStarted = performance.now();
   const toFile = Boolean(opts.output);
   const baseDir = process.cwd();
@@ -228,7 +234,7 @@ export async function scanCommand(paths: string[], opts: ScanOptions, toolVersio
               : renderTable(report, ctx(), { ...terminalStyle(opts, toFile), verbose: opts.verbose ?? false, brief: opts.brief ?? false, gate });
   if (opts.output) await writeFile(opts.output, text);
   else await writeOut(text);
-  if (report.profile) process.stderr.write(renderProfile(report.profile, performance.now() - renderStarted));
+  if (profile) process.stderr.write(renderProfile(profile, performance.now() - renderStarted));
   const threshold = plan.failOn === 'none' ? Infinity : SEVERITY_RANK[plan.failOn as Severity];
   return report.findings.some((f) => SEVERITY_RANK[f.severity] >= threshold) ? 1 : 0;
 }
