@@ -5,10 +5,11 @@
  */
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Sniff } from '../src/loaders/readers/reader.js';
+import type * as Command from '../src/loaders/readers/ticket/command.js';
 
 const commandLines = vi.hoisted(() => ({ calls: 0 }));
 vi.mock('../src/loaders/readers/ticket/command.js', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../src/loaders/readers/ticket/command.js')>();
+  const real = await importOriginal<typeof Command>();
   return {
     ...real,
     parseCommand: (...args: Parameters<typeof real.parseCommand>) => {

@@ -41,7 +41,7 @@ export class ScanProfiler {
   }
 }
 
-export function ruleCosts(run: Pick<RunResult, 'timings' | 'heapDeltas'>): ScanProfile['rules'] {
+function ruleCosts(run: Pick<RunResult, 'timings' | 'heapDeltas'>): ScanProfile['rules'] {
   const all = Object.entries(run.timings);
   const totalMs = all.reduce((sum, [, t]) => sum + t, 0);
   const top = all
@@ -51,7 +51,7 @@ export function ruleCosts(run: Pick<RunResult, 'timings' | 'heapDeltas'>): ScanP
   return { ran: all.length, totalMs, top };
 }
 
-export function readerCosts(readers: readonly ReaderCost[]): ScanProfile['readers'] {
+function readerCosts(readers: readonly ReaderCost[]): ScanProfile['readers'] {
   const totalMs = readers.reduce((sum, r) => sum + r.ms, 0);
   const top = [...readers]
     .sort((a, b) => b.ms - a.ms)
