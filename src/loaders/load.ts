@@ -10,7 +10,7 @@ import { isSkipped, walkInputs } from './inputs.js';
 import { joinHelmFiles } from './helm-files.js';
 import { locateUnitLines } from './locate.js';
 import { fieldFinder } from './locate-field.js';
-import { parkPool, startPool, type ParsePool } from './parallel.js';
+import { startPool, type ParsePool } from './parallel.js';
 import { readFile } from './readers/registry.js';
 import { NOT_MANIFEST, type ReadSink } from './readers/reader.js';
 import { CHART_PACKAGE_SKIP, foldPerFile, groupSource, summariseNotManifests } from './skip-summary.js';
@@ -52,11 +52,9 @@ export async function loadInputs(paths: string[], opts: LoadOptions = {}): Promi
     });
     const result = merge(paths, await Promise.all(partials), files.length);
     if (pool?.decodeMs) (result.readers ??= []).push({ reader: READ_BACK, ms: pool.decodeMs, files: 0, bytes: 0 });
-    if (pool) parkPool(pool);
     return result;
-  } catch (e) {
+  } finally {
     await pool?.close();
-    throw e;
   }
 }
 

@@ -36,26 +36,10 @@ export interface ParsePool {
   close(): Promise<void>;
 }
 
-/**
- * The load's workers, kept for locating lines after the rules: booting a thread costs a Node start-up each, more than
- * locating the lines of a small dump. Unreferenced, they never keep the process alive.
- */
-let parked: ParsePool | undefined;
-
-export function parkPool(pool: ParsePool): void {
-  void parked?.close();
-  parked = pool;
-}
-
-/** A pool only for locating lines after the rules ran (the load's, when it had one): worth it for two files or more. */
+/** A pool only for locating lines after the rules ran: worth it for two files or more. */
 export function startLocatePool(files: number): ParsePool | null {
-  const kept = parked;
-  parked = undefined;
-  if (!WORKER_URL.pathname.endsWith('.js') || files < 2 || envJobs() === 0) {
-    void kept?.close();
-    return null;
-  }
-  return kept ?? new Pool(Math.min(availableParallelism(), files));
+  if (!WORKER_URL.pathname.endsWith('.js') || files < 2 || envJobs() === 0) return null;
+  return new Pool(Math.min(availableParallelism(), files));
 }
 
 export function startPool(files: InputFile[], opts: LoadOptions): ParsePool | null {
