@@ -38,6 +38,7 @@ async function floor(format, dir) {
   const skipped = [];
   let bytes = 0;
   let measured = 0;
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   for (const f of files) {
     const size = fs.statSync(f).size;
@@ -62,7 +63,9 @@ async function floor(format, dir) {
     measured++;
   }
   const ms = performance.now() - t0;
-  process.stdout.write(JSON.stringify({ format, files: measured, bytes, ms, skipped, maxRSSKiB: process.resourceUsage().maxRSS }) + '\n');
+  const cpu = process.cpuUsage(cpu0);
+  const cpuMs = (cpu.user + cpu.system) / 1000;
+  process.stdout.write(JSON.stringify({ format, files: measured, bytes, ms, cpuMs, skipped, maxRSSKiB: process.resourceUsage().maxRSS }) + '\n');
 }
 
 async function scan(args) {

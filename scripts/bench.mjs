@@ -3,12 +3,17 @@
  * Benchmark of `karpdoctor scan` on a synthetic dump at the Kubernetes scalability envelope, against the floor
  * of simply parsing the same files (see docs/performance.md).
  *
- *   npm run bench -- [--scale 1] [--format json,yaml] [--single-file] [--seed 1] [--keep] [--no-scan]
+ *   npm run bench -- [--scale 1] [--format json,yaml] [--single-file] [--seed 1] [--keep] [--no-scan] [--write-docs]
+ *   npm run bench -- --quick
  *
  * For each format it: generates the dump (scripts/gen-synthetic-dump.mjs; reused from .bench/<params>/ when a
  * previous run kept it), measures the floor in a child process (scripts/bench-child.mjs floor), runs the real
  * scan in another child process (scripts/bench-child.mjs scan, which imports bin/karpdoctor.js), and prints a
- * table. It always exits 0 when it could measure: missed targets are printed as MISS, not failures. It exits 1
+ * table, then what each phase of the scan cost (`scan --profile`). A full-scale run (or --write-docs) writes the
+ * table into docs/performance.md between its bench markers, with the date, the commit and the machine.
+ *
+ * --quick (under a minute): scale 0.02, JSON only, the dump kept in .bench/; prints the ratio to the floor, each phase,
+ * and names any rule or reader over its budget (scripts/bench-budget.mjs). It always exits 0 when it could measure: missed targets are printed as MISS, not failures. It exits 1
  * only when it could not measure (generator crash, bad arguments).
  *
  * Why child processes: peak RSS is per process, and a floor run would otherwise inflate the scan's figure (and
@@ -18,16 +23,21 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { GENERATOR_VERSION } from './gen-synthetic-dump.mjs';
 import { MARKER } from './bench-child.mjs';
+import { describeOverBudget, overBudget } from './bench-budget.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const GEN = path.join(ROOT, 'scripts', 'gen-synthetic-dump.mjs');
 const CHILD = path.join(ROOT, 'scripts', 'bench-child.mjs');
 const FULL = { nodes: 5000, pods: 150000, events: 100000 };
+const QUICK_SCALE = '0.02';
+const DOCS = path.join(ROOT, 'docs', 'performance.md');
+const DOCS_START = '<!-- bench:start -->';
+const DOCS_END = '<!-- bench:end -->';
 
 // Targets (docs: spec "Performance"). JSON: scan ≤ 2× floor, aim below 1×. YAML: at least js-yaml's throughput,
 // i.e. ≤ 1× its floor. Memory: peak RSS ≤ 2× the dump's size on disk (the spec aims below 1×).
@@ -43,6 +53,8 @@ function parseCli() {
       keep: { type: 'boolean', default: false },
       'no-scan': { type: 'boolean', default: false },
       'scan-node-options': { type: 'string', default: '' },
+      quick: { type: 'boolean', default: false },
+      'write-docs': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -54,10 +66,17 @@ function parseCli() {
         '  --single-file    one `kubectl get … -A -o json|yaml` List instead of the cluster-info dump directory',
         '  --keep           keep the generated dumps in .bench/ (reused by later runs) and the scan reports',
         '  --no-scan        only generate and measure the floor',
+        '  --quick          scale 0.02, JSON, dump kept: ratio, phases and budgets in under a minute',
+        '  --write-docs     write the table into docs/performance.md (always done at scale 1)',
         '',
       ].join('\n'),
     );
     process.exit(0);
+  }
+  const quick = values.quick;
+  if (quick) {
+    values.scale = QUICK_SCALE;
+    values.format = 'json';
   }
   const scale = Number(values.scale);
   if (!(scale > 0)) throw new Error('--scale must be a positive number');
@@ -73,7 +92,9 @@ function parseCli() {
     formats,
     singleFile: values['single-file'],
     seed,
-    keep: values.keep,
+    keep: values.keep || quick,
+    quick,
+    writeDocs: values['write-docs'] || (scale === 1 && !quick),
     noScan: values['no-scan'],
     scanNodeOptions: values['scan-node-options'].split(/\s+/).filter(Boolean),
   };
@@ -162,7 +183,7 @@ async function measureScan(opts, format, entry) {
     'json',
     '--output',
     report,
-    '--timing',
+    '--profile',
     '--no-crd-download',
   ];
   const t0 = performance.now();
@@ -191,12 +212,14 @@ async function measureScan(opts, format, entry) {
     reportBytes: fs.existsSync(report) ? fs.statSync(report).size : 0,
     findings: null,
     loadedObjects: null,
+    profile: null,
   };
   if (result.reportBytes && result.reportBytes < 256 * 2 ** 20) {
     try {
       const r = JSON.parse(fs.readFileSync(report, 'utf8'));
       const list = Array.isArray(r) ? r : Array.isArray(r.findings) ? r.findings : null;
       if (list) result.findings = list.length;
+      if (r.profile) result.profile = r.profile;
       // If the report says how many objects it loaded, compare with what was generated (catches silent drops).
       const counts = r.snapshot?.counts;
       if (counts && typeof counts === 'object') result.loadedObjects = Object.values(counts).reduce((a, b) => a + (typeof b === 'number' ? b : 0), 0);
@@ -278,7 +301,7 @@ function printTable(opts, results) {
     );
   lines.push('');
   lines.push('floor = sequential whole-file parse of every dump file in one thread; scan = wall time of the whole');
-  lines.push('`karpdoctor scan DIR --format json --output FILE --timing` process, start-up included.');
+  lines.push('`karpdoctor scan DIR --format json --output FILE --profile` process, start-up included.');
   if (opts.scale < 0.5) lines.push(`At scale ${opts.scale} start-up and the baseline RSS of a Node process dominate; the targets are meant for scale 1.`);
   for (const r of results) {
     if (r.floor.skipped.length)
@@ -288,11 +311,77 @@ function printTable(opts, results) {
   }
   process.stdout.write(lines.join('\n') + '\n');
   for (const r of results) {
-    if (opts.noScan || !r.scan.stderrTail.length) continue;
-    process.stdout.write(
-      `\n${r.format}: scan stderr (last ${r.scan.stderrTail.length} lines, --timing output):\n${r.scan.stderrTail.map((l) => `  ${l}`).join('\n')}\n`,
+    if (opts.noScan) continue;
+    if (r.scan.profile) process.stdout.write(`\n${profileSummary(r).join('\n')}\n`);
+    else if (r.scan.stderrTail.length)
+      process.stdout.write(`\n${r.format}: scan stderr (last ${r.scan.stderrTail.length} lines):\n${r.scan.stderrTail.map((l) => `  ${l}`).join('\n')}\n`);
+  }
+}
+
+/** The ratio to the floor, each phase, and who is over budget, from the scan's own `--profile`. */
+function profileSummary(r) {
+  const p = r.scan.profile;
+  const lines = [`${r.format}: where the scan went (scan --profile; start-up excluded)`];
+  const cpuRatio = r.floor.cpuMs
+    ? ` · CPU ${(p.cpuMs / r.floor.cpuMs).toFixed(2)}× (${fmtS(p.cpuMs)} of CPU over all threads / floor ${fmtS(r.floor.cpuMs)})`
+    : '';
+  lines.push(`  scan / floor: wall ${(r.scan.wallMs / r.floorMs).toFixed(2)}× (${fmtS(r.scan.wallMs)} / ${fmtS(r.floorMs)})${cpuRatio}`);
+  for (const ph of p.phases)
+    lines.push(
+      `  ${ph.phase.padEnd(9)} ${fmtS(ph.ms).padStart(8)}  ${((ph.ms / p.wallMs) * 100).toFixed(1).padStart(5)} %  ${(ph.ms / r.floorMs).toFixed(2)}× floor  CPU ${fmtS(ph.cpuMs).padStart(7)}  heap ${fmtDelta(ph.heapUsedDeltaBytes)}  RSS ${fmtDelta(ph.rssDeltaBytes)}`,
+    );
+  lines.push(
+    `  rules: ${p.rules.ran} ran, ${fmtS(p.rules.totalMs)}; costliest ${p.rules.top
+      .slice(0, 3)
+      .map((x) => `${x.id} ${Math.round(x.ms)} ms`)
+      .join(', ')}`,
+  );
+  lines.push(`  readers (all threads): ${p.readers.top.map((x) => `${x.reader} ${Math.round(x.ms)} ms`).join(', ')}`);
+  const over = describeOverBudget(overBudget(p));
+  lines.push(...(over.length ? over.map((l) => `  ${l}`) : ['  budgets: no rule or reader over its budget']));
+  return lines;
+}
+
+const fmtDelta = (bytes) => `${bytes < 0 ? '-' : '+'}${fmtBytes(Math.abs(bytes))}`;
+
+/** The table of docs/performance.md, between its markers: what was measured, on what, when. */
+function writeDocs(opts, results) {
+  const text = fs.readFileSync(DOCS, 'utf8');
+  const start = text.indexOf(DOCS_START);
+  const end = text.indexOf(DOCS_END);
+  if (start < 0 || end < start) {
+    log(`${path.relative(ROOT, DOCS)} has no ${DOCS_START} … ${DOCS_END} markers; table not written`);
+    return;
+  }
+  const git = (args) => {
+    try {
+      return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
+    } catch {
+      return '';
+    }
+  };
+  const commit = git(['rev-parse', '--short', 'HEAD']) || 'unknown';
+  const dirty = git(['status', '--porcelain', '--untracked-files=no']) ? ' with uncommitted changes' : '';
+  const cpu = os.cpus();
+  const n = sizes(opts.scale);
+  const rows = [
+    `Written by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}, commit ${commit}${dirty}: scale ${opts.scale} (${n.nodes} nodes, ${n.pods} pods, ${n.events} events), ${opts.singleFile ? 'single-file List' : 'cluster-info dump directory'}; ${cpu.length} cores (${cpu[0]?.model.trim() ?? 'unknown'}), ${fmtBytes(os.totalmem())} RAM, Node ${process.version}; load average ${os.loadavg()[0].toFixed(1)} when it finished.`,
+    '',
+    '| dump | floor | scan | scan / floor (wall) | scan / floor (CPU) | scan peak RSS (× dump size) | load · snapshot · rules · lines · report |',
+    '|---|---|---|---|---|---|---|',
+  ];
+  for (const r of results) {
+    if (!r.scan?.ok) continue;
+    const p = r.scan.profile;
+    const rss = r.scan.maxRSSKiB ? `${fmtRss(r.scan.maxRSSKiB)} (${((r.scan.maxRSSKiB * 1024) / r.manifest.totalBytes).toFixed(2)})` : 'n/a';
+    const cpuRatio = p && r.floor.cpuMs ? (p.cpuMs / r.floor.cpuMs).toFixed(2) : 'n/a';
+    const phases = p ? p.phases.map((ph) => fmtS(ph.ms)).join(' · ') : 'n/a';
+    rows.push(
+      `| ${r.format.toUpperCase()}, ${fmtBytes(r.manifest.totalBytes)} in ${r.manifest.files.length} files | ${fmtS(r.floorMs)} (${r.format === 'json' ? '`JSON.parse`' : 'js-yaml'}) | ${fmtS(r.scan.wallMs)} | ${(r.scan.wallMs / r.floorMs).toFixed(2)} | ${cpuRatio} | ${rss} | ${phases} |`,
     );
   }
+  fs.writeFileSync(DOCS, `${text.slice(0, start + DOCS_START.length)}\n${rows.join('\n')}\n${text.slice(end)}`);
+  log(`wrote the table into ${path.relative(ROOT, DOCS)}`);
 }
 
 // --- main ------------------------------------------------------------------------------------------------
@@ -328,6 +417,7 @@ async function main() {
       results.push({ format, manifest: entry.manifest, floor, floorMs, floorExtrapolated, floorNote, scan });
     }
     printTable(opts, results);
+    if (opts.writeDocs && !opts.noScan) writeDocs(opts, results);
     const failed = results.filter((r) => r.scan && !r.scan.ok);
     if (failed.length) process.stdout.write(`\nscan FAILED for ${failed.map((r) => r.format).join(', ')} (see stderr above); exit code other than 0/1.\n`);
   } finally {

@@ -26,6 +26,8 @@ import { provideCrds } from './crds.js';
 import { fieldLocator } from './field-locations.js';
 import { logLimitFlag, readCluster, requestTimeoutFlag } from './read-cluster.js';
 import { terminalStyle } from './terminal.js';
+import { ScanProfiler } from './profile.js';
+import { renderProfile, type ScanProfile } from '../reporters/profile.js';
 
 export interface ScanOptions {
   format?: string;
@@ -36,6 +38,9 @@ export interface ScanOptions {
   ruleOption?: string[];
   now?: string;
   karpenterVersion?: string;
+  /** Time and memory of each phase, rule and reader: stderr, and `profile` in the JSON report. */
+  profile?: boolean;
+  /** The same on stderr only (the older flag). */
   timing?: boolean;
   verbose?: boolean;
   jobs?: string;
@@ -120,6 +125,8 @@ export interface ScanOutcome {
   gate: GateView;
   /** The JSON contract: active findings only (suppressed and baselined ones are in `gate`). */
   report: ScanReport;
+  /** With --profile or --timing. */
+  profile?: ScanProfile;
 }
 
 /** Load → snapshot → rules → source locations → suppressions and baseline. */
@@ -128,7 +135,7 @@ export async function executeScan(paths: string[], opts: ScanOptions, plan: Scan
   if (jobs !== undefined && !(Number.isInteger(jobs) && jobs >= 0))
     throw new UsageError(`--jobs takes a whole number (0 = no worker threads), got "${opts.jobs}"`);
   const exclude = ignoredPathTest(plan.loaded);
-  const t0 = performance.now();
+  const profiler = opts.profile || opts.timing ? new ScanProfiler() : undefined;
   const live = paths.length === 0;
   const load = live
     ? await readLive(opts)
@@ -137,7 +144,8 @@ export async function executeScan(paths: string[], opts: ScanOptions, plan: Scan
         ...(jobs !== undefined ? { jobs } : {}),
         ...(exclude ? { exclude: { test: exclude, why: `left out by ignorePaths in ${plan.loaded!.config.path}` } } : {}),
       });
-  const t1 = performance.now();
+  profiler?.end('load');
+  if (profiler) for (const f of load.splitFiles ?? []) process.stderr.write(`karpdoctor: parsed in parallel ranges: ${f}\n`);
   const snapshot = new Snapshot(load, {
     ...(opts.now ? { now: opts.now } : {}),
     ...(plan.karpenterVersion ? { karpenterVersion: plan.karpenterVersion } : {}),
@@ -172,18 +180,18 @@ export async function executeScan(paths: string[], opts: ScanOptions, plan: Scan
     opts,
     plan.rules.some((r) => r.meta.judgesAdmission),
   );
-  const t2 = performance.now();
+  profiler?.end('snapshot');
   let run: RunResult;
   try {
-    run = runRules(RULES, snapshot, plan.config, { deferLines: true });
+    run = runRules(RULES, snapshot, plan.config, { deferLines: true, measureHeap: profiler !== undefined });
   } catch (e) {
     if (e instanceof ConfigError) throw new UsageError(e.message);
     throw e;
   }
-  const t3 = performance.now();
+  profiler?.end('rules');
   await locateCitedLines(snapshot);
   resolveDeferredSources(run.findings, snapshot);
-  const t4 = performance.now();
+  profiler?.end('lines');
   const notRun = new Set(run.notEvaluated.map((n) => n.ruleId));
   const gate = buildGate({
     findings: run.findings,
@@ -197,22 +205,14 @@ export async function executeScan(paths: string[], opts: ScanOptions, plan: Scan
   });
   const active = gate.findings.filter((g) => !g.suppression).map((g) => g.finding);
   const report = buildReport(snapshot, { ...run, findings: active }, toolVersion);
-  const t5 = performance.now();
-  if (opts.timing) {
-    const lines = [
-      `load      ${ms(t1 - t0)}  (${load.filesRead} files, ${load.objects.length} objects, ${load.logs.length} log records)`,
-      ...(load.splitFiles ?? []).map((f) => `  parsed in parallel ranges: ${f}`),
-      `snapshot  ${ms(t2 - t1)}`,
-      `rules     ${ms(t3 - t2)}`,
-      `lines     ${ms(t4 - t3)}  (locating cited objects in files parsed whole)`,
-      `gate      ${ms(t5 - t4)}  (field locations, suppressions, baseline)`,
-      ...Object.entries(run.timings)
-        .sort((a, b) => b[1] - a[1])
-        .map(([id, t]) => `  ${id.padEnd(44)} ${ms(t)}`),
-    ];
-    process.stderr.write(`${lines.join('\n')}\n`);
+  let profile: ScanProfile | undefined;
+  if (profiler) {
+    profiler.end('report');
+    profile = profiler.profile(run, 'readers' in load ? load.readers : undefined);
+    // --timing, the older flag, prints on stderr only: the report it leaves stays byte for byte what it was.
+    if (opts.profile) report.profile = profile;
   }
-  return { snapshot, run, gate, report };
+  return { snapshot, run, gate, report, ...(profile ? { profile } : {}) };
 }
 
 export async function scanCommand(paths: string[], opts: ScanOptions, toolVersion: string): Promise<number> {
@@ -220,7 +220,8 @@ export async function scanCommand(paths: string[], opts: ScanOptions, toolVersio
   if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, got "${format}"`);
   if (opts.brief && format !== 'table') throw new UsageError(`--brief is a view of the table format, not of --format ${format}`);
   const plan = planScan(paths, opts);
-  const { snapshot, run, gate, report } = await executeScan(paths, opts, plan, toolVersion);
+  const { snapshot, run, gate, report, profile } = await executeScan(paths, opts, plan, toolVersion);
+  const renderStarted = performance.now();
   const toFile = Boolean(opts.output);
   const baseDir = process.cwd();
   const ctx = () => reportContext(snapshot, { ...run, findings: report.findings }, plan.rules);
@@ -238,6 +239,7 @@ export async function scanCommand(paths: string[], opts: ScanOptions, toolVersio
               : renderTable(report, ctx(), { ...terminalStyle(opts, toFile), verbose: opts.verbose ?? false, brief: opts.brief ?? false, gate });
   if (opts.output) await writeFile(opts.output, text);
   else await writeOut(text);
+  if (profile) process.stderr.write(renderProfile(profile, performance.now() - renderStarted));
   const threshold = plan.failOn === 'none' ? Infinity : SEVERITY_RANK[plan.failOn as Severity];
   return report.findings.some((f) => SEVERITY_RANK[f.severity] >= threshold) ? 1 : 0;
 }
@@ -285,10 +287,6 @@ function parseRuleOptions(specs: string[]): Record<string, Record<string, string
     (out[m[1]!] ??= {})[m[2]!] = m[3]!;
   }
   return out;
-}
-
-function ms(n: number): string {
-  return `${n.toFixed(0).padStart(7)} ms`;
 }
 
 /** Write to stdout and wait for it to drain, so piping into `head` or a file never truncates the report. */

@@ -3,6 +3,7 @@
  * *not evaluated* with the reason — never a silent pass. A rule that throws is reported the same way, so one
  * bug never costs the user the rest of the report.
  */
+import { getHeapStatistics } from 'node:v8';
 import type { KubeObject } from '../kube/types.js';
 import { INPUTS } from '../kube/kinds.js';
 import type { ObjectRef, Snapshot } from '../snapshot/snapshot.js';
@@ -34,6 +35,8 @@ export interface RunResult {
   notEvaluatedFor: NotEvaluated[];
   /** Milliseconds per rule, for `--timing`. */
   timings: Record<string, number>;
+  /** Bytes the JS heap grew by during each rule (views it built first included), with `measureHeap`. */
+  heapDeltas?: Record<string, number>;
 }
 
 export class ConfigError extends Error {}
@@ -52,20 +55,26 @@ export function selectRules(rules: readonly Rule[], config: RunConfig): Rule[] {
  * With `deferLines`, evidence in files parsed whole is left without a line and the snapshot notes which files it
  * needs: the caller locates them in parallel, then calls resolveDeferredSources. Otherwise lines are found as needed.
  */
-export function runRules(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig = {}, opts: { deferLines?: boolean } = {}): RunResult {
+export function runRules(
+  rules: readonly Rule[],
+  snapshot: Snapshot,
+  config: RunConfig = {},
+  opts: { deferLines?: boolean; measureHeap?: boolean } = {},
+): RunResult {
   snapshot.deferLineLookups(opts.deferLines ?? false);
   try {
-    return runAll(rules, snapshot, config);
+    return runAll(rules, snapshot, config, opts.measureHeap ?? false);
   } finally {
     snapshot.deferLineLookups(false);
   }
 }
 
-function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig): RunResult {
+function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig, measureHeap: boolean): RunResult {
   const findings: Finding[] = [];
   const notEvaluated: NotEvaluated[] = [];
   const notEvaluatedFor = new Map<string, NotEvaluated>();
   const timings: Record<string, number> = {};
+  const heapDeltas: Record<string, number> = {};
   const selected = selectRules(rules, config);
   const judgesAdmission = selected.some((r) => r.meta.judgesAdmission);
   for (const rule of selected) {
@@ -93,6 +102,7 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig): 
     }
     const options = resolveOptions(meta, config.options?.[meta.id] ?? {});
     const severity = config.severity?.[meta.id];
+    const heapBefore = measureHeap ? heapUsed() : 0;
     const started = performance.now();
     const before = findings.length;
     const notEvaluatedBefore = notEvaluated.length;
@@ -141,6 +151,7 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig): 
       notEvaluated.push({ ruleId: meta.id, reason: `internal error in the rule: ${(e as Error).message ?? e}` });
     }
     timings[meta.id] = performance.now() - started;
+    if (measureHeap) heapDeltas[meta.id] = heapUsed() - heapBefore;
   }
   findings.sort(
     (a, b) =>
@@ -152,7 +163,12 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig): 
   );
   const perObject = [...notEvaluatedFor.values()];
   if (snapshot.agesOnly) showTimesAsAges(findings, [...notEvaluated, ...perObject], snapshot.referenceTime.ms);
-  return { findings, notEvaluated, notEvaluatedFor: perObject, timings };
+  return { findings, notEvaluated, notEvaluatedFor: perObject, timings, ...(measureHeap ? { heapDeltas } : {}) };
+}
+
+/** V8's own count: process.memoryUsage() also reads the resident set from the OS, too slow to call around each rule. */
+function heapUsed(): number {
+  return getHeapStatistics().used_heap_size;
 }
 
 /** `NodePool default (examples/v1/spot.yaml)`: which definition, in which file. */

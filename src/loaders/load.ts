@@ -17,6 +17,10 @@ import { CHART_PACKAGE_SKIP, foldPerFile, groupSource, summariseNotManifests } f
 import { WHOLE_FILE_BYTES } from './readers/whole-file.js';
 import { TERRAFORM_WITHOUT_KUBERNETES } from './readers/terraform.js';
 import { planSplit, stitch, type RangePartial } from './split.js';
+import { addReaderCosts, ReaderClock, type ReaderCost } from './reader-clock.js';
+
+/** The main thread's share of parallel loading: decoding what the workers send back. */
+const READ_BACK = 'worker results (main thread)';
 
 export async function loadInputs(paths: string[], opts: LoadOptions = {}): Promise<LoadResult> {
   const entries: Array<InputFile | SkippedInput> = [];
@@ -46,7 +50,9 @@ export async function loadInputs(paths: string[], opts: LoadOptions = {}): Promi
       local = next;
       return next;
     });
-    return merge(paths, await Promise.all(partials), files.length);
+    const result = merge(paths, await Promise.all(partials), files.length);
+    if (pool?.decodeMs) (result.readers ??= []).push({ reader: READ_BACK, ms: pool.decodeMs, files: 0, bytes: 0 });
+    return result;
   } finally {
     await pool?.close();
   }
@@ -59,7 +65,7 @@ async function loadSplit(pool: ParsePool, file: InputFile, opts: LoadOptions): P
   if (plan) {
     const ranges = (await Promise.all(plan.map((range) => pool.load(file, opts, range)))) as RangePartial[];
     const stitched = stitch(ranges);
-    if (stitched) return { ...stitched, splitInto: ranges.length, displayPath: file.displayPath };
+    if (stitched) return { ...stitched, splitInto: ranges.length, displayPath: file.displayPath, readers: ranges.flatMap((r) => r.readers ?? []) };
   }
   return pool.load(file, opts);
 }
@@ -79,8 +85,9 @@ export async function loadOne(file: InputFile, opts: LoadOptions): Promise<Parti
     ignoredLogBlocks: new Map(),
     helm: { charts: [], values: [] },
   };
+  const clock = new ReaderClock();
   try {
-    const outcome = await readFile(file, sink, opts);
+    const outcome = await readFile(file, sink, { ...opts, clock });
     partial.ignoredLogFile = outcome === 'ignored-log';
     partial.ignoredDoc = outcome === 'ignored-doc';
     if (outcome.startsWith(NOT_MANIFEST)) partial.notManifest = outcome.slice(NOT_MANIFEST.length);
@@ -91,6 +98,7 @@ export async function loadOne(file: InputFile, opts: LoadOptions): Promise<Parti
     const reason = e instanceof InputError || err?.code ? err.message : `internal error while reading this file (please report it): ${err?.message ?? e}`;
     partial.skipped.push({ source: file.displayPath, reason });
   }
+  partial.readers = clock.entries();
   partial.listedKinds = [...sink.listedKinds];
   partial.ignoredLogBlocks = [...sink.ignoredLogBlocks];
   if (sink.denied?.size) partial.denied = [...sink.denied];
@@ -122,6 +130,7 @@ function merge(paths: string[], partials: PartialLoad[], filesRead: number): Loa
   const docs: string[] = [];
   const notManifests: Array<[string, string]> = [];
   const chartPackages: string[] = [];
+  const readers = new Map<string, ReaderCost>();
   const helm = joinHelmFiles(partials.flatMap((p) => (p.helm ? [p.helm] : [])));
   for (const p of partials) {
     for (const o of p.objects) result.objects.push(o);
@@ -146,7 +155,9 @@ function merge(paths: string[], partials: PartialLoad[], filesRead: number): Loa
     if (p.notManifest) notManifests.push([p.displayPath ?? '', p.notManifest]);
     if (p.notManifest === TERRAFORM_WITHOUT_KUBERNETES) result.readWithoutObjects = (result.readWithoutObjects ?? 0) + 1;
     if (p.ignoredLogFile) ignoredFiles.push(p.displayPath ?? '');
+    if (p.readers) addReaderCosts(readers, p.readers);
   }
+  if (readers.size) result.readers = [...readers.values()];
   if (ignoredFiles.length || ignoredLogs.size) {
     const n = ignoredFiles.length + ignoredLogs.size;
     const shown = ignoredFiles[0] || [...ignoredLogs.keys()][0] || '';

@@ -28,6 +28,8 @@ export type WorkerReply =
 
 export interface ParsePool {
   readonly size: number;
+  /** Main-thread time spent decoding what the workers sent back. */
+  readonly decodeMs: number;
   load(file: InputFile, opts: LoadOptions, range?: RangeJob): Promise<PartialLoad>;
   /** Start lines of the objects of a file parsed whole, found on a worker. */
   locate(fsPath: string, source: string, size: number): Promise<number[]>;
@@ -60,6 +62,7 @@ class Pool implements ParsePool {
   private readonly workers: Array<{ worker: Worker; busy: number }> = [];
   private readonly pending = new Map<number, { objects: PartialLoad['objects']; resolve: (p: PartialLoad) => void; reject: (e: Error) => void }>();
   private nextId = 1;
+  decodeMs = 0;
 
   constructor(readonly size: number) {
     for (let i = 0; i < size; i++) {
@@ -107,6 +110,15 @@ class Pool implements ParsePool {
   }
 
   private onMessage(m: WorkerReply): void {
+    const started = performance.now();
+    try {
+      this.receive(m);
+    } finally {
+      this.decodeMs += performance.now() - started;
+    }
+  }
+
+  private receive(m: WorkerReply): void {
     const job = this.pending.get(m.id);
     if (!job) return;
     if (m.type === 'objects') {

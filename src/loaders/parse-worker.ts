@@ -3,7 +3,7 @@ import { parentPort } from 'node:worker_threads';
 import { FileSource } from './archive/bytes.js';
 import { loadOne } from './load.js';
 import { locateUnitLines } from './locate.js';
-import { loadRange } from './split.js';
+import { loadRange, type RangeJob, type RangePartial } from './split.js';
 import type { WorkerJob, WorkerReply } from './parallel.js';
 
 /** Objects travel in batches so that no single message (a JSON string) approaches V8's string limit. */
@@ -24,8 +24,9 @@ async function handle(job: WorkerJob): Promise<void> {
       return;
     }
     const source = new FileSource(fsPath, size);
+    const started = performance.now();
     const partial = job.range
-      ? await loadRange(fsPath, size, displayPath, job.range)
+      ? await rangeWithCost(fsPath, size, displayPath, job.range, started)
       : await loadOne({ displayPath, relPath, size, fsPath, ...(direct ? { direct } : {}), chunks: () => source.stream(0, size) }, job.options);
     for (let i = 0; i < partial.objects.length; i += BATCH) {
       send({ id: job.id, type: 'objects', json: JSON.stringify(partial.objects.slice(i, i + BATCH)) });
@@ -34,4 +35,13 @@ async function handle(job: WorkerJob): Promise<void> {
   } catch (e) {
     send({ id: job.id, type: 'failed', message: (e as Error)?.message ?? String(e) });
   }
+}
+
+/** A range is read by no reader of the registry: its cost is charged to the split itself. */
+async function rangeWithCost(fsPath: string, size: number, displayPath: string, range: RangeJob, started: number): Promise<RangePartial> {
+  const partial = await loadRange(fsPath, size, displayPath, range);
+  partial.readers = [
+    { reader: 'json (cut across workers)', ms: performance.now() - started, files: range.index === 0 ? 1 : 0, bytes: range.end - range.start },
+  ];
+  return partial;
 }

@@ -87,7 +87,7 @@ export function templatedIdentity(obj: Record<string, unknown>): string | undefi
   const group = typeof obj.apiVersion === 'string' ? obj.apiVersion.split('/')[0]! : '';
   const kind = String(obj.kind);
   if (/^karpenter\.|karpenter\.azure\.com$/.test(group) || kind === 'StorageClass' || kind === 'PodDisruptionBudget') {
-    return templatedIn(obj, '', (path) => path === '.spec.userData');
+    return holdsTemplate(obj) ? templatedIn(obj, '', (path) => path === '.spec.userData') : undefined;
   }
   const spec = obj.spec as Record<string, unknown> | undefined;
   if (!spec || typeof spec !== 'object' || !WORKLOADS.has(kind)) return undefined;
@@ -99,13 +99,25 @@ export function templatedIdentity(obj: Record<string, unknown>): string | undefi
     ['pod affinity', pod?.affinity],
     ['pod tolerations', pod?.tolerations],
   ] as const) {
-    const found = templatedIn(value, at, () => false);
+    const found = holdsTemplate(value) ? templatedIn(value, at, () => false) : undefined;
     if (found) return found;
   }
   return undefined;
 }
 
 const WORKLOADS = new Set(['Pod', 'Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job', 'CronJob']);
+
+/**
+ * Some string below `value` holds `{{`. Every object of a dump is checked and almost none is templated: this walk
+ * builds no path strings, and templatedIn (which does, to say where) runs only when it answers yes.
+ */
+function holdsTemplate(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('{{');
+  if (typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(value)) return value.some(holdsTemplate);
+  for (const key in value) if (holdsTemplate((value as Record<string, unknown>)[key])) return true;
+  return false;
+}
 
 function templatedIn(value: unknown, path: string, skip: (path: string) => boolean): string | undefined {
   if (skip(path)) return undefined;

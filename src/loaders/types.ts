@@ -4,6 +4,7 @@
  */
 import type { FieldPosition, LoadedObject, LogRecord, Provenance, SkippedInput } from '../kube/types.js';
 import type { HelmFiles } from './helm-files.js';
+import type { ReaderCost } from './reader-clock.js';
 
 export interface InputFile {
   /** Path shown to users: the path as typed joined with the relative path (`dump/kube-system/pods.json`),
@@ -45,6 +46,8 @@ export interface LoadResult {
   notRead?: Map<string, number>;
   /** Files cut across worker threads, for `--timing`. */
   splitFiles?: string[];
+  /** What each reader cost, summed over files and threads (worker time included), for `--profile`. */
+  readers?: ReaderCost[];
   /** Inputs that could not be listed, with the reason (live: 403; a `collect` bundle: from its manifest). */
   denied?: Map<string, string>;
   /** Inputs whose list failed or could not be finished (live, or a bundle's manifest), with the reason. */
@@ -124,4 +127,6 @@ export interface PartialLoad {
   statedVersions?: StatedVersion[];
   /** A Chart.yaml or values file: what becomes of it is decided once every file is in (joinHelmFiles). */
   helm?: HelmFiles;
+  /** What each reader cost on this file (worker or main thread), for `--profile`. */
+  readers?: ReaderCost[];
 }

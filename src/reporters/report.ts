@@ -12,6 +12,7 @@ import type { SkippedInput } from '../kube/types.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { formatVersion } from '../kube/version.js';
 import { displayName } from '../kube/fields.js';
+import type { ScanProfile } from './profile.js';
 
 const SCHEMA_VERSION = 1;
 
@@ -45,6 +46,8 @@ export interface ScanReport {
   findings: Finding[];
   notEvaluated: NotEvaluated[];
   summary: Record<Severity, number>;
+  /** With `--profile`: what each phase, rule and reader cost (not part of the findings contract; varies by run). */
+  profile?: ScanProfile;
 }
 
 /** Context the people-facing reporters show beyond the contract. */

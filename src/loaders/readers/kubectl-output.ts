@@ -7,6 +7,7 @@ import { kindKey, type OutputType } from '../objects.js';
 import { CLUSTER_KINDS } from './columns.js';
 import type { ReadSink, Sniff } from './reader.js';
 import { parseCommand } from './ticket/command.js';
+import { looksLikeObjects, startsLikeJson } from './sniffs.js';
 
 export interface TextBlock {
   text: string;
@@ -67,7 +68,23 @@ export function addRead(read: ReadResult, sink: Pick<ReadSink, 'objects' | 'skip
 /**
  * A pasted text with shell lines or fences is a ticket: the ticket reader cuts it into blocks and hands each back
  * (embedded), typed by its command line. A text that is only output is read here whole.
+ *
+ * A file that opens as a JSON document or a YAML manifest is neither: kubectl's tables and descriptions never start
+ * with `{` or `apiVersion:`, and a dump's files are tens of megabytes, where testing every line of the sample for a
+ * command line cost more than parsing. The answer is kept per sniff, since four readers ask it of the same sample.
  */
 export function onlyOutput(s: Sniff): boolean {
-  return s.embedded === true || !s.sample.split('\n').some((l) => parseCommand(l) !== null || /^\s*(```|~~~)/.test(l));
+  if (s.embedded === true) return true;
+  let answer = askedOfSample.get(s);
+  if (answer === undefined) {
+    answer = !opensAsDocument(s.sample) && !s.sample.split('\n').some((l) => parseCommand(l) !== null || /^\s*(```|~~~)/.test(l));
+    askedOfSample.set(s, answer);
+  }
+  return answer;
+}
+
+const askedOfSample = new WeakMap<Sniff, boolean>();
+
+function opensAsDocument(sample: string): boolean {
+  return startsLikeJson(sample) || looksLikeObjects(sample);
 }

@@ -8,9 +8,13 @@ import type { InputFile, LoadOptions, StatedVersion } from '../types.js';
 import type { HelmFiles } from '../helm-files.js';
 import type { ObjectSink } from '../objects.js';
 import type { TextSink } from '../text-lines.js';
+import type { ReaderClock } from '../reader-clock.js';
 
 /** The loader options a reader honours (tests force one parse path to prove the paths agree). */
-export type ReaderOptions = Pick<LoadOptions, 'yamlPath' | 'jsonPath'>;
+export type ReaderOptions = Pick<LoadOptions, 'yamlPath' | 'jsonPath'> & {
+  /** Charged with the time of each reader the registry picks (`--profile`). */
+  clock?: ReaderClock;
+};
 
 /** What a reader may look at to claim a file. */
 export interface Sniff {

@@ -71,7 +71,7 @@ export async function readFile(file: InputFile, sink: ReadSink, opts: ReaderOpti
   );
   const readBlock = (block: { name: string; text: string }, into: ReadSink) => readEmbedded(file, block, into, opts);
   const readText = (part: { displayPath: string; name: string; text: string }, into: ReadSink) => readFile(textFile(part), into, opts);
-  if (byName) return byName.read({ file, name, chunks: file.chunks(), sample: '', opts, readBlock, readText }, sink);
+  if (byName) return timed(byName, file.size, opts, () => byName.read({ file, name, chunks: file.chunks(), sample: '', opts, readBlock, readText }, sink));
   const peeked = await peek(file);
   try {
     const sample = peeked.sample.toString('utf8');
@@ -80,7 +80,7 @@ export async function readFile(file: InputFile, sink: ReadSink, opts: ReaderOpti
       READERS.filter((r) => r.needs === 'content'),
     );
     if (!reader) return notManifest('other file that is not YAML, JSON or a log');
-    return await reader.read({ file, name, chunks: peeked.chunks, sample, opts, readBlock, readText }, sink);
+    return await timed(reader, file.size, opts, () => reader.read({ file, name, chunks: peeked.chunks, sample, opts, readBlock, readText }, sink));
   } finally {
     await peeked.close();
   }
@@ -99,7 +99,9 @@ async function readEmbedded(file: InputFile, block: { name: string; text: string
   const part: InputFile = { displayPath: file.displayPath, relPath: block.name, size: bytes.length, chunks: () => once(bytes) };
   const readBlock = (inner: { name: string; text: string }, into: ReadSink) => readEmbedded(file, inner, into, opts);
   const readText = (inner: { displayPath: string; name: string; text: string }, into: ReadSink) => readFile(textFile(inner), into, opts);
-  await reader.read({ file: part, name: block.name, chunks: once(bytes), sample: s.sample, opts, readBlock, readText }, sink);
+  await timed(reader, bytes.length, opts, () =>
+    reader.read({ file: part, name: block.name, chunks: once(bytes), sample: s.sample, opts, readBlock, readText }, sink),
+  );
   return reader.id;
 }
 
@@ -107,6 +109,10 @@ async function readEmbedded(file: InputFile, block: { name: string; text: string
 function textFile(part: { displayPath: string; name: string; text: string }): InputFile {
   const bytes = Buffer.from(part.text, 'utf8');
   return { displayPath: part.displayPath, relPath: part.name, size: bytes.length, direct: true, chunks: () => once(bytes) };
+}
+
+function timed<T>(reader: Reader, bytes: number, opts: ReaderOptions, read: () => Promise<T>): Promise<T> {
+  return opts.clock ? opts.clock.time(reader.id, bytes, read) : read();
 }
 
 const EMPTY = Buffer.alloc(0);

@@ -1,0 +1,51 @@
+/**
+ * Time spent in each reader, for `--profile`. A reader that hands blocks of its file to other readers (a ticket's
+ * code blocks, an issue export's comments) is charged only for its own work, so the shares add up to the load.
+ */
+
+/** What one reader cost over the files it read; plain data, so a worker can send it back as JSON. */
+export interface ReaderCost {
+  reader: string;
+  ms: number;
+  files: number;
+  bytes: number;
+}
+
+export class ReaderClock {
+  private readonly costs = new Map<string, ReaderCost>();
+  /** Time spent by readers called from inside the one running now, per level of nesting. */
+  private readonly nested: number[] = [];
+
+  async time<T>(reader: string, bytes: number, read: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    this.nested.push(0);
+    try {
+      return await read();
+    } finally {
+      const total = performance.now() - started;
+      const inner = this.nested.pop() ?? 0;
+      if (this.nested.length) this.nested[this.nested.length - 1]! += total;
+      const cost = this.costs.get(reader) ?? { reader, ms: 0, files: 0, bytes: 0 };
+      cost.ms += total - inner;
+      cost.files++;
+      cost.bytes += bytes;
+      this.costs.set(reader, cost);
+    }
+  }
+
+  entries(): ReaderCost[] {
+    return [...this.costs.values()];
+  }
+}
+
+/** Costs of the same reader from several files or threads, added up. */
+export function addReaderCosts(into: Map<string, ReaderCost>, costs: readonly ReaderCost[]): void {
+  for (const c of costs) {
+    const sum = into.get(c.reader);
+    if (sum) {
+      sum.ms += c.ms;
+      sum.files += c.files;
+      sum.bytes += c.bytes;
+    } else into.set(c.reader, { ...c });
+  }
+}

@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+// @ts-expect-error plain JavaScript module of the bench scripts, without declarations
+import { BUDGETS, describeOverBudget, overBudget } from '../scripts/bench-budget.mjs';
+
+interface Over {
+  kind: string;
+  name: string;
+  of: string;
+}
+
+/** A profile as `scan --profile` reports it, reduced to what the budgets read. */
+function profile(rules: Array<[string, number]>, readers: Array<[string, number]>, wallMs = 10_000) {
+  return {
+    wallMs,
+    rules: { totalMs: rules.reduce((s, [, ms]) => s + ms, 0), top: rules.map(([id, ms]) => ({ id, ms })) },
+    readers: { totalMs: readers.reduce((s, [, ms]) => s + ms, 0), top: readers.map(([reader, ms]) => ({ reader, ms })) },
+  };
+}
+
+describe('quick bench budgets', () => {
+  it('names a rule that takes more than its share of the rules phase', () => {
+    const over: Over[] = overBudget(
+      profile(
+        [
+          ['slow-rule', 200],
+          ['a', 100],
+          ['b', 100],
+          ['c', 100],
+          ['d', 100],
+          ['e', 100],
+          ['f', 100],
+          ['g', 100],
+          ['h', 100],
+        ],
+        [['json', 1000]],
+      ),
+    );
+    expect(over.map((o) => [o.kind, o.name, o.of])).toEqual([['rule', 'slow-rule', 'the rules phase']]);
+  });
+
+  it('names a rule that takes more than 3 % of the whole scan, even when the rules phase is all its own', () => {
+    const over: Over[] = overBudget(profile([['heavy', 400]], [['json', 5000]], 10_000));
+    expect(over).toMatchObject([{ kind: 'rule', name: 'heavy', of: 'the scan', budget: BUDGETS.ruleOfScan }]);
+  });
+
+  it('leaves a catalog of evenly cheap rules alone (the near miss: each just under both budgets)', () => {
+    const rules = Array.from({ length: 10 }, (_, i): [string, number] => [`rule-${i}`, 29]);
+    expect(overBudget(profile(rules, [['json', 5000]], 10_000))).toEqual([]);
+  });
+
+  it('names a sniffing reader that costs more than a tenth of reading, never the parsers the floor measures', () => {
+    const over: Over[] = overBudget(
+      profile(
+        [],
+        [
+          ['json', 6000],
+          ['worker results (main thread)', 2500],
+          ['controller-log', 1500],
+          ['ticket-text', 10],
+        ],
+      ),
+    );
+    expect(over.map((o) => o.name)).toEqual(['controller-log']);
+    expect(describeOverBudget(over)[0]).toBe('OVER BUDGET: reader controller-log took 1500 ms, 15.0 % of reader time (budget 10 %)');
+  });
+
+  it('is quiet on an empty profile (nothing read, no rule run)', () => {
+    expect(overBudget(profile([], [], 0))).toEqual([]);
+  });
+});
