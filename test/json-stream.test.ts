@@ -164,7 +164,9 @@ describe('JsonStreamScanner', () => {
     const truncated = NODE_LIST.slice(0, NODE_LIST.indexOf('"b"'));
     const out = scan(truncated, 5);
     expect(out.items).toHaveLength(1);
-    expect(out.errors).toEqual([{ message: expect.stringMatching(/unexpected end of input .* line 1 \(truncated file\?\)/), line: 1 }]);
+    expect(out.errors).toEqual([
+      { message: expect.stringMatching(/unexpected end of input inside a JSON value that starts here \(truncated file\?\)/), line: 1 },
+    ]);
   });
 
   it('refuses absurdly deep nesting instead of overflowing later', () => {

@@ -95,7 +95,7 @@ export class JsonStreamScanner {
   end(): void {
     this.scan(true);
     if (this.inValue) {
-      this.sink.error(`unexpected end of input inside a JSON value that starts at line ${this.valueLine} (truncated file?)`, this.valueLine);
+      this.sink.error('unexpected end of input inside a JSON value that starts here (truncated file?)', this.valueLine);
       this.resetValue();
     }
   }

@@ -292,7 +292,7 @@ export class StrayLineHandler {
       this.sink.skipped.push({
         source: this.source,
         line: this.firstOrphanTrace,
-        reason: `${this.orphanTrace} line(s) of a Go stack trace whose record is not in the input (first at line ${this.firstOrphanTrace})`,
+        reason: `${this.orphanTrace} line(s) of a Go stack trace whose record is not in the input (the first one here)`,
       });
     }
     if (this.cutRecords) {
@@ -305,7 +305,7 @@ export class StrayLineHandler {
       this.sink.skipped.push({
         source: this.source,
         line: this.firstUnparsedLine,
-        reason: `${this.unparsedLogLines} log line(s) not recognised as Karpenter log records (first at line ${this.firstUnparsedLine})`,
+        reason: `${this.unparsedLogLines} log line(s) not recognised as Karpenter log records (the first one here)`,
       });
     }
   }
@@ -317,7 +317,7 @@ export class StrayLineHandler {
 
   private flushGarbage(): void {
     if (!this.garbageStart) return;
-    const span = this.garbageEnd > this.garbageStart ? `lines ${this.garbageStart}-${this.garbageEnd}` : 'line';
+    const span = this.garbageEnd > this.garbageStart ? `${this.garbageEnd - this.garbageStart + 1} lines` : 'line';
     this.sink.skipped.push({
       source: this.source,
       line: this.garbageStart,

@@ -59,15 +59,27 @@ export function loadYamlText(text: string, source: string, sink: ObjectSink, str
   }
   const templateLines = text.includes('{{') ? templateActionLines(lines) : [];
   const clean = lines.join('\n');
-  // Parsed in pieces at the missing separators; each piece keeps its line numbers (padded with the lines before it).
+  // Parsed in pieces at the missing separators; each piece counts its lines from the line it starts at.
   const breaks = missingSeparators(lines);
   breaks.forEach((from, i) => {
     const to = breaks[i + 1] ?? lines.length;
-    const piece = breaks.length === 1 ? clean : '\n'.repeat(from) + lines.slice(from, to).join('\n');
+    const piece = breaks.length === 1 ? clean : lines.slice(from, to).join('\n');
     const lineCounter = new LineCounter();
     const docs = parseAllDocuments(piece, { lineCounter, uniqueKeys: true, prettyErrors: true });
-    for (const doc of Array.isArray(docs) ? docs : []) loadDocument(doc, piece, source, sink, lineCounter, templateLines);
+    const lineOf = (offset: number) => lineCounter.linePos(offset).line + from;
+    for (const doc of Array.isArray(docs) ? docs : []) loadDocument(doc, { source, lines, lineOf, linesBefore: from, templateLines }, sink);
   });
+}
+
+/** A piece of a YAML file: where its offsets are in the file. */
+interface Piece {
+  source: string;
+  /** The file's lines. */
+  lines: string[];
+  /** The file's line of an offset in the piece. */
+  lineOf(offset: number): number;
+  linesBefore: number;
+  templateLines: number[];
 }
 
 /** 0-based first lines of the pieces to parse: 0, then every line where a document starts without `---`. */
@@ -84,18 +96,20 @@ function missingSeparators(lines: string[]): number[] {
   return starts;
 }
 
-function loadDocument(doc: Document.Parsed, text: string, source: string, sink: ObjectSink, lc: LineCounter, templateLines: number[]): void {
+function loadDocument(doc: Document.Parsed, piece: Piece, sink: ObjectSink): void {
+  const { source, lineOf: lcLine } = piece;
   const [start, , end] = doc.range;
-  const firstLine = lc.linePos(start).line;
-  const lastLine = lc.linePos(Math.max(start, end - 1)).line;
-  const template = templateLines.find((l) => l >= firstLine && l <= lastLine);
+  const firstLine = lcLine(start);
+  const lastLine = lcLine(Math.max(start, end - 1));
+  const template = piece.templateLines.find((l) => l >= firstLine && l <= lastLine);
   if (template !== undefined) {
-    sink.skipped.push({ source, line: template, reason: unrenderedReason(text.split('\n')[template - 1] ?? '') });
+    sink.skipped.push({ source, line: template, reason: unrenderedReason(piece.lines[template - 1] ?? '') });
     return;
   }
   const err = doc.errors[0];
   if (err) {
-    const line = err.linePos?.[0]?.line ?? firstLine;
+    const errLine = err.linePos?.[0]?.line;
+    const line = errLine !== undefined ? errLine + piece.linesBefore : firstLine;
     sink.skipped.push({ source, line, reason: `YAML: ${firstSentence(err.message)}` });
     return;
   }
@@ -107,10 +121,10 @@ function loadDocument(doc: Document.Parsed, text: string, source: string, sink: 
     sink.skipped.push({ source, line: firstLine, reason: `YAML: ${firstSentence(String((e as Error).message ?? e))}` });
     return;
   }
-  const contentLine = doc.contents.range ? lc.linePos(doc.contents.range[0]).line : firstLine;
+  const contentLine = doc.contents.range ? lcLine(doc.contents.range[0]) : firstLine;
   const lineOf = (n: unknown) => {
     const range = (n as { range?: [number, number, number] } | null)?.range;
-    return range ? lc.linePos(range[0]).line : contentLine;
+    return range ? lcLine(range[0]) : contentLine;
   };
   let itemLines: number[] | undefined;
   if (isMap(doc.contents)) {

@@ -63,8 +63,9 @@ export interface HclBody {
   blocks: HclBlock[];
 }
 
-export function parseHcl(text: string): HclBody {
-  const p = new Parser(text);
+/** `firstLine`: where the text starts in its file (a block pasted in a ticket), so every line cited is the file's. */
+export function parseHcl(text: string, firstLine = 1): HclBody {
+  const p = new Parser(text, firstLine);
   const body = p.body(false);
   return body;
 }
@@ -80,10 +81,12 @@ class Parser {
   private depth = 0;
   /** Per open bracket: inside `(…)` and `[…]` newlines are insignificant, inside `{…}` they separate items. */
   private brackets: boolean[] = [];
-  private line = 1;
   private col = 1;
 
-  constructor(private readonly src: string) {}
+  constructor(
+    private readonly src: string,
+    private line: number,
+  ) {}
 
   // ---- structure ----
 

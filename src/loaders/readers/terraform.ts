@@ -50,12 +50,12 @@ export const terraform: Reader = {
   },
 };
 
-export function readTerraform(text: string, source: string): TerraformRead {
+export function readTerraform(text: string, source: string, firstLine = 1): TerraformRead {
   const out: TerraformRead = { objects: [], skipped: [], hasKubernetes: MENTIONS_KUBERNETES.test(text) || MENTIONS_KARPENTER_RELEASE(text) };
   if (!out.hasKubernetes) return out;
   let blocks: HclBlock[];
   try {
-    blocks = parseHcl(text).blocks;
+    blocks = parseHcl(text, firstLine).blocks;
   } catch (e) {
     if (!(e instanceof HclError)) throw e;
     out.skipped.push({ source, line: e.line, reason: `Terraform (HCL) syntax: ${e.message} (column ${e.column}); no resource of this file was read` });

@@ -13,6 +13,7 @@ import type { KubeObject } from '../../kube/types.js';
 import type { StatedVersion } from '../types.js';
 import { readAll, type Reader, type ReadSink } from './reader.js';
 import { readTerraform } from './terraform.js';
+import { shiftFields, shiftValues } from './shift-lines.js';
 import { looksLikeObjects, startsLikeJson } from './sniffs.js';
 import { splitText, type TextBlock } from './ticket/blocks.js';
 import { parseCommand } from './ticket/command.js';
@@ -69,10 +70,10 @@ export const ticketText: Reader = {
         continue;
       }
       const into: ReadSink = { ...sink, defaults: typeOf(block) };
-      const text = '\n'.repeat(block.start - 1) + block.lines.join('\n') + '\n';
+      const text = block.lines.join('\n') + '\n';
       const logsBefore = sink.logs.length;
       const objectsBefore = sink.objects.length;
-      const reader = await readBlock({ name: `block.${EXTENSION[block.kind]}`, text }, into);
+      const reader = await readBlock({ name: `block.${EXTENSION[block.kind]}`, text, firstLine: block.start }, into);
       if (block.lines.some((l) => l.includes(ELISION_MARKER)))
         settleElisions(sink.objects.slice(objectsBefore), ELIDED_FROM[block.kind === 'json' ? 'json' : 'yaml']);
       // `kubectl logs POD` above the records names their pod, unless a line's own prefix (stern, kubetail) does.
@@ -140,13 +141,13 @@ function helmValues(block: TextBlock, source: string, sink: ReadSink): boolean {
   const release = block.command?.release;
   if (block.kind !== 'yaml' || (!release && (block.command || !block.lines.some((l) => /^settings:\s*$/.test(l))))) return false;
   if (!release && block.lines.some((l) => /^(apiVersion|kind):/.test(l))) return false;
-  const text = '\n'.repeat(block.start - 1) + withoutMarkers(block.lines).join('\n') + '\n';
+  const text = withoutMarkers(block.lines).join('\n') + '\n';
   const elisionLines = block.lines.flatMap((l, i) => (l.includes(ELISION_MARKER) ? [i] : []));
   const dir = `${source}#helm-values-${block.start}`;
   const values = {
-    ...readValuesFile(text, source, release ? `helm get values ${release}` : `values at line ${block.start}`),
+    ...shiftValues(readValuesFile(text, source, release ? `helm get values ${release}` : `values at line ${block.start}`), block.start - 1),
     dir,
-    fields: valueFields(text, '/values'),
+    fields: shiftFields(valueFields(text, '/values'), block.start - 1),
     unknown: elidedPointers(block.lines, '/values').map((pointer, i) => ({
       pointer,
       expression: '...',
@@ -194,7 +195,7 @@ function fieldExcerpt(block: TextBlock, source: string, sink: ReadSink): boolean
  * `kubernetes_manifest`, the karpenter `helm_release`): read as a `.tf` file would be, at the block's lines.
  */
 function terraformBlock(block: TextBlock, source: string, sink: ReadSink, stated: StatedVersion[]): void {
-  const read = readTerraform('\n'.repeat(block.start - 1) + block.lines.join('\n') + '\n', source);
+  const read = readTerraform(block.lines.join('\n') + '\n', source, block.start);
   for (const o of read.objects) {
     sink.objects.push(o);
     sink.listedKinds.add(kindKey(o.object.apiVersion, o.object.kind));
