@@ -54,6 +54,18 @@ export default tseslint.config(
       'import-x/no-restricted-paths': ['error', { zones }],
       // Terminal colour codes are stripped on purpose (logs, kubectl output).
       'no-control-regex': 'off',
+      // A list as long as the input spread into arguments overflows the stack (src/kube/lists.ts).
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.object.name='Math'][callee.property.name=/^(max|min)$/] > SpreadElement",
+          message: 'Math.max/min(...list) overflows the stack on long lists: use maxOf/minOf from src/kube/lists.ts.',
+        },
+        {
+          selector: 'CallExpression[callee.property.name=/^(push|unshift)$/] > SpreadElement',
+          message: 'push(...list) overflows the stack on long lists: use pushAll from src/kube/lists.ts, or a loop.',
+        },
+      ],
     },
   },
   { files: ['**/*.ts'], rules: { 'no-undef': 'off' } },

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { atLeast, formatVersion, type Version } from '../kube/version.js';
 import { readCrdText } from './crd-files.js';
 import type { KubeObject } from '../kube/types.js';
+import { pushAll } from '../kube/lists.js';
 
 const CRDS_BASE_URL_ENV = 'KARPDOCTOR_CRDS_BASE_URL';
 const DEFAULT_BASE_URL = 'https://raw.githubusercontent.com/aws/karpenter-provider-aws';
@@ -50,7 +51,7 @@ export async function releaseCrds(version: Version, env: NodeJS.ProcessEnv = pro
       renameSync(tmp, cached);
       downloaded = true;
     }
-    crds.push(...readCrdText(text, cached).crds);
+    pushAll(crds, readCrdText(text, cached).crds);
   }
   if (crds.length === 0) return { error: `the CRD files of Karpenter ${tag} in ${dir} hold no CustomResourceDefinition` };
   return { crds, origin: `the CRDs of Karpenter ${tag}, ${downloaded ? 'downloaded to' : 'cached in'} ${dir}` };

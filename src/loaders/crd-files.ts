@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import jsYaml from 'js-yaml';
 import { isRecord } from '../kube/fields.js';
 import type { KubeObject, SkippedInput } from '../kube/types.js';
+import { pushAll } from '../kube/lists.js';
 
 export interface CrdRead {
   crds: KubeObject[];
@@ -30,8 +31,8 @@ export function readCrdPath(path: string): CrdRead {
       continue;
     }
     const read = readCrdText(text, file);
-    out.crds.push(...read.crds);
-    out.skipped.push(...read.skipped);
+    pushAll(out.crds, read.crds);
+    pushAll(out.skipped, read.skipped);
   }
   return out;
 }
@@ -41,7 +42,7 @@ function walk(dir: string): string[] {
   for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
     if (e.name.startsWith('.')) continue;
     const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...walk(p));
+    if (e.isDirectory()) pushAll(out, walk(p));
     else if (CRD_FILE.test(e.name)) out.push(p);
   }
   return out;

@@ -17,6 +17,7 @@ import { CHART_PACKAGE_SKIP, foldPerFile, groupSource, summariseNotManifests } f
 import { WHOLE_FILE_BYTES } from './readers/whole-file.js';
 import { TERRAFORM_WITHOUT_KUBERNETES } from './readers/terraform.js';
 import { planSplit, stitch, type RangePartial } from './split.js';
+import { pushAll } from '../kube/lists.js';
 
 export async function loadInputs(paths: string[], opts: LoadOptions = {}): Promise<LoadResult> {
   const entries: Array<InputFile | SkippedInput> = [];
@@ -137,7 +138,7 @@ function merge(paths: string[], partials: PartialLoad[], filesRead: number): Loa
     for (const k of p.listedKinds) result.listedKinds.add(k);
     for (const [input, reason] of p.denied ?? []) (result.denied ??= new Map()).set(input, reason);
     if (p.collectedAt && (!result.collectedAt || p.collectedAt > result.collectedAt)) result.collectedAt = p.collectedAt;
-    if (p.statedVersions) (result.statedVersions ??= []).push(...p.statedVersions);
+    if (p.statedVersions) pushAll((result.statedVersions ??= []), p.statedVersions);
     for (const [k, n] of p.ignoredLogBlocks) ignoredLogs.set(k, (ignoredLogs.get(k) ?? 0) + n);
     if (p.splitInto) (result.splitFiles ??= []).push(`${p.displayPath} (${p.splitInto} ranges)`);
     if (p.ignoredDoc) docs.push(p.displayPath ?? '');
@@ -156,7 +157,7 @@ function merge(paths: string[], partials: PartialLoad[], filesRead: number): Loa
   if (docs.length) {
     result.skipped.push({ source: groupSource(docs), reason: `${docs.length} documentation file(s) not read (e.g. ${docs[0]})` });
   }
-  result.skipped.push(...summariseNotManifests(notManifests, chartPackages));
+  pushAll(result.skipped, summariseNotManifests(notManifests, chartPackages));
   result.skipped = foldPerFile(result.skipped);
   return result;
 }

@@ -10,6 +10,7 @@ import { acceptDocument, acceptObject, isListKind, kindKey, listItemType, type O
 import { isLogBlockEnd, parseLogBlockStart } from './logs.js';
 import { isKubectlNoise, type StrayLineHandler } from './text-lines.js';
 import { TemplateLineDetector, templateActionLines, templateReason } from './templates.js';
+import { pushAll } from '../kube/lists.js';
 
 const MAX_ALIASES = 100;
 const DOC_SEPARATOR = /^---(\s|$)/;
@@ -254,7 +255,7 @@ export class YamlStreamLoader {
     this.itemStarts = [];
     if (this.templateLine) return; // the whole document is reported once at its end
     if (this.onUnit) {
-      this.unitLines.push(...starts);
+      pushAll(this.unitLines, starts);
       return;
     }
     const values = this.decode(text, this.batchFirstLine, true);

@@ -2,6 +2,7 @@
  * How `kubectl describe` prints objects it has no describer for (NodeClaims, NodePools, EC2NodeClasses): every field
  * title-cased (`Last Transition Time:`), nested values indented, list items one after another.
  */
+import { minOf } from '../../kube/lists.js';
 
 /** A line of the text with its 1-based number in the file. */
 export interface Line {
@@ -26,7 +27,7 @@ export interface GMap {
 export function parseNested(lines: Line[]): G {
   const body = lines.filter((l) => l.text.trim() !== '');
   if (!body.length) return '';
-  const indent = Math.min(...body.map((l) => l.text.search(/\S/)));
+  const indent = minOf(body.map((l) => l.text.search(/\S/)));
   const items: GMap[] = [];
   const scalars: string[] = [];
   let cur: GMap | undefined;

@@ -6,6 +6,7 @@
  * source text (an `expr` node), for the caller to treat as a value Terraform will know and we do not.
  * Errors are HclError with a 1-based line and column, never anything else.
  */
+import { minOf } from '../../kube/lists.js';
 
 export class HclError extends Error {
   constructor(
@@ -502,7 +503,7 @@ class Parser {
     let indent = 0;
     if (strip) {
       const widths = lines.filter((l) => l.trim() !== '').map((l) => /^[ \t]*/.exec(l)![0].length);
-      indent = widths.length ? Math.min(...widths) : 0;
+      indent = widths.length ? minOf(widths) : 0;
     }
     const content = lines.map((l) => l.slice(Math.min(indent, /^[ \t]*/.exec(l)![0].length))).join('\n') + (lines.length ? '\n' : '');
     const parts = templateParts(content, bodyLine);

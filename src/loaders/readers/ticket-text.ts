@@ -22,6 +22,7 @@ import { helmInstallCommand } from './ticket/helm-command.js';
 import { HELM_LIST, looksLike } from './ticket/looks-like.js';
 import { valueFields } from './ticket/value-fields.js';
 import { statedVersions } from './ticket/versions.js';
+import { pushAll } from '../../kube/lists.js';
 
 /** Tickets are read whole; a file this big is a dump or a log, whatever it contains. */
 const MAX_TICKET_BYTES = 16 << 20;
@@ -50,7 +51,7 @@ export const ticketText: Reader = {
     const text = await readAll(chunks);
     const { blocks, prose } = splitText(text);
     const stated = statedVersions(text.split('\n'), file.displayPath);
-    if (stated.length) (sink.statedVersions ??= []).push(...stated);
+    if (stated.length) pushAll((sink.statedVersions ??= []), stated);
     const logsBeforeFile = sink.logs.length;
     for (const block of blocks) {
       if (noneFound(block, sink) || helmValues(block, file.displayPath, sink)) continue;
@@ -200,7 +201,7 @@ function terraformBlock(block: TextBlock, source: string, sink: ReadSink, stated
     sink.objects.push(o);
     sink.listedKinds.add(kindKey(o.object.apiVersion, o.object.kind));
   }
-  sink.skipped.push(...read.skipped);
+  pushAll(sink.skipped, read.skipped);
   if (!read.hasKubernetes)
     sink.skipped.push({ source, line: block.start, reason: `Terraform without Kubernetes resources or a karpenter helm_release, ${notRead(block, stated)}` });
 }

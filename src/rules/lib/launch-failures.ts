@@ -20,6 +20,7 @@ import type { NodeClaimView } from '../../snapshot/karpenter.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 import { parseTime } from '../../kube/units.js';
 import { logNodeClaim, logNodePool } from './registration-common.js';
+import { maxOf } from '../../kube/lists.js';
 
 export type LaunchFamily = 'capacity' | 'subnet' | 'quota' | 'throttling' | 'refused';
 
@@ -512,6 +513,6 @@ function occurrences(signals: LaunchSignal[]): number {
     vias.set(s.via, (vias.get(s.via) ?? 0) + s.count);
   }
   let n = unnamed;
-  for (const vias of perClaim.values()) n += Math.max(...vias.values());
+  for (const vias of perClaim.values()) n += maxOf(vias.values());
   return n;
 }
