@@ -172,7 +172,7 @@ describe('JsonStreamScanner', () => {
   it('refuses absurdly deep nesting instead of overflowing later', () => {
     const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
     const out = scan(`{"kind":"List","apiVersion":"v1","items":[${deep}]}`);
-    expect(out.errors[0]!.message).toMatch(/nested deeper than 256/);
+    expect(out.errors[0]!.message).toMatch(/nested deeper than 200/);
     expect(out.items).toHaveLength(0);
   });
 });

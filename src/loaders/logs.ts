@@ -7,6 +7,7 @@
 
 import type { LogRecord, Provenance } from '../kube/types.js';
 import { goPanicLevel } from './go-traces.js';
+import { tooDeep } from './limits.js';
 
 export interface LogContext {
   source: string;
@@ -314,7 +315,8 @@ function parseJsonRecord(text: string): Parsed | null {
   } catch {
     return null;
   }
-  if (!isObject(value)) return null;
+  // A record nested past the limit is no record anyone wrote: it is counted with the lines not recognised.
+  if (!isObject(value) || tooDeep(value)) return null;
   const fields: Record<string, unknown> = { ...value };
   const message = take(fields, ['message', 'msg'], (v) => (typeof v === 'string' ? v : undefined));
   if (message === undefined) return null;

@@ -6,13 +6,13 @@
  */
 import jsYaml from 'js-yaml';
 import { LineCounter, isMap, isSeq, parseAllDocuments, type Document } from 'yaml';
+import { MAX_ALIASES, TOO_DEEP, tooDeep } from './limits.js';
 import { acceptDocument, acceptObject, isListKind, kindKey, listItemType, type ObjectSink } from './objects.js';
 import { isLogBlockEnd, parseLogBlockStart } from './logs.js';
 import { isKubectlNoise, type StrayLineHandler } from './text-lines.js';
 import { TemplateLineDetector, templateActionLines, templateReason } from './templates.js';
 import { pushAll } from '../kube/lists.js';
 
-const MAX_ALIASES = 100;
 const DOC_SEPARATOR = /^---(\s|$)/;
 const DOC_END = /^\.\.\.\s*$/;
 /**
@@ -119,7 +119,7 @@ function loadDocument(doc: Document.Parsed, piece: Piece, sink: ObjectSink): voi
   try {
     value = doc.toJS({ maxAliasCount: MAX_ALIASES });
   } catch (e) {
-    sink.skipped.push({ source, line: firstLine, reason: `YAML: ${firstSentence(String((e as Error).message ?? e))}` });
+    sink.skipped.push({ source, line: firstLine, reason: `YAML: ${failure(e)}` });
     return;
   }
   const contentLine = doc.contents.range ? lcLine(doc.contents.range[0]) : firstLine;
@@ -341,7 +341,7 @@ export class YamlStreamLoader {
         this.sink.skipped.push({
           source: this.source,
           line: firstLine + (err.mark?.line ?? 0),
-          reason: `YAML: ${err.reason ?? firstSentence(err.message ?? String(e))}`,
+          reason: `YAML: ${e instanceof RangeError ? TOO_DEEP : (err.reason ?? failure(e))}`,
         });
       }
       return undefined;
@@ -360,7 +360,7 @@ export class YamlStreamLoader {
       this.sink.skipped.push({
         source: this.source,
         line: firstLine + (err.linePos?.[0]?.line ?? 1) - 1,
-        reason: `YAML: ${firstSentence(err.message ?? String(e))}`,
+        reason: `YAML: ${failure(e)}`,
       });
       return undefined;
     }
@@ -385,6 +385,11 @@ function unrenderedReason(line: string): string {
   return templateReason(line.trim());
 }
 
+/** A parser that ran out of stack met nesting past every limit: said as the limit, not as the crash. */
+function failure(e: unknown): string {
+  return e instanceof RangeError ? TOO_DEEP : firstSentence(String((e as Error)?.message ?? e));
+}
+
 function firstSentence(message: string): string {
   return message
     .split('\n')[0]!
@@ -393,16 +398,8 @@ function firstSentence(message: string): string {
 }
 
 /** Deeply nested documents would overflow the stack of everything that walks them later. */
-const MAX_DEPTH = 200;
 function guardDepth(value: unknown, source: string, line: number, sink: ObjectSink): boolean {
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length) {
-    const [v, d] = stack.pop()!;
-    if (d > MAX_DEPTH) {
-      sink.skipped.push({ source, line, reason: `document nested deeper than ${MAX_DEPTH} levels` });
-      return false;
-    }
-    if (v && typeof v === 'object') for (const child of Object.values(v)) if (child && typeof child === 'object') stack.push([child, d + 1]);
-  }
-  return true;
+  if (!tooDeep(value)) return true;
+  sink.skipped.push({ source, line, reason: `document ${TOO_DEEP}` });
+  return false;
 }

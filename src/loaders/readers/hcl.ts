@@ -7,6 +7,7 @@
  * Errors are HclError with a 1-based line and column, never anything else.
  */
 import { minOf } from '../../kube/lists.js';
+import { MAX_DEPTH } from '../limits.js';
 
 export class HclError extends Error {
   constructor(
@@ -72,8 +73,6 @@ export function parseHcl(text: string, firstLine = 1): HclBody {
 }
 
 const IDENT_START = /[A-Za-z_]/;
-/** Far beyond any real configuration, and far below the call stack. */
-const MAX_DEPTH = 200;
 const IDENT_CHAR = /[A-Za-z0-9_-]/;
 const BINARY_OPS = ['==', '!=', '<=', '>=', '&&', '||', '<', '>', '+', '-', '*', '/', '%'];
 

@@ -23,6 +23,7 @@ import { HELM_LIST, looksLike } from './ticket/looks-like.js';
 import { valueFields } from './ticket/value-fields.js';
 import { statedVersions } from './ticket/versions.js';
 import { pushAll } from '../../kube/lists.js';
+import { MAX_ALIASES, tooDeep } from '../limits.js';
 
 /** Tickets are read whole; a file this big is a dump or a log, whatever it contains. */
 const MAX_TICKET_BYTES = 16 << 20;
@@ -171,11 +172,11 @@ function fieldExcerpt(block: TextBlock, source: string, sink: ReadSink): boolean
   if (!extract || (block.kind !== 'yaml' && block.kind !== 'json')) return false;
   let value: unknown;
   try {
-    value = parseYaml(withoutMarkers(block.lines).join('\n'), { uniqueKeys: true, maxAliasCount: 100 });
+    value = parseYaml(withoutMarkers(block.lines).join('\n'), { uniqueKeys: true, maxAliasCount: MAX_ALIASES });
   } catch {
     return false;
   }
-  if (value === null || value === undefined) return false;
+  if (value === null || value === undefined || tooDeep(value)) return false;
   const { kind, apiVersion, name, namespace } = extract.typed;
   if (!kind || !apiVersion || !name) return false;
   const object: Record<string, unknown> = { apiVersion, kind, metadata: { name, ...(namespace ? { namespace } : {}) } };

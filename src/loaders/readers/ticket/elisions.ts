@@ -6,6 +6,7 @@
  */
 import { parse as parseYaml } from 'yaml';
 import type { LoadedObject } from '../../../kube/types.js';
+import { MAX_ALIASES } from '../../limits.js';
 
 export const MARKER = '__karpdoctor_left_out__';
 const BLANK = /^\s*$/;
@@ -119,7 +120,7 @@ export function elidedPointers(lines: string[], base: string): string[] {
   if (!lines.some((l) => l.includes(MARKER))) return [];
   let value: unknown;
   try {
-    value = parseYaml(lines.join('\n'), { maxAliasCount: 100 });
+    value = parseYaml(lines.join('\n'), { maxAliasCount: MAX_ALIASES });
   } catch {
     return [base];
   }
