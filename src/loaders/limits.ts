@@ -33,3 +33,9 @@ function deeper(v: unknown, left: number): boolean {
   for (const k in v) if (deeper((v as Record<string, unknown>)[k], left - 1)) return true;
   return false;
 }
+
+/**
+ * The longest line read from a log or a YAML stream. A Kubernetes annotation holds at most 256 KiB and a ConfigMap
+ * 1 MiB; a controller log record is far shorter. A longer line is skipped, not built in memory.
+ */
+export const MAX_LINE_CHARS = 8 << 20;

@@ -7,6 +7,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { traceLine } from './go-traces.js';
 import { collectorNote, completesRecord, isKarpenterControllerPod, isLogBlockEnd, parseLogBlockStart, parseLogLine, type LogContext } from './logs.js';
 import type { LogRecord, SkippedInput } from '../kube/types.js';
+import { MAX_LINE_CHARS } from './limits.js';
 
 const KUBECTL_NOISE = /^(Warning: |Error from server|error: |No resources found|Cluster info dumped to |[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ \S+:\d+\] )/;
 
@@ -395,25 +396,54 @@ export function clip(text: string, max = 80): string {
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
 }
 
-/** Lines of a chunked byte stream, decoded as UTF-8 across chunk boundaries, with 1-based numbers. */
-export async function* linesOf(chunks: AsyncIterable<Buffer>): AsyncGenerator<{ text: string; line: number }> {
+/**
+ * Lines of a chunked byte stream, decoded as UTF-8 across chunk boundaries, with 1-based numbers. Each chunk is
+ * searched once: a line spread over many chunks is gathered in pieces, not re-joined and re-searched with every one.
+ * A line longer than MAX_LINE_CHARS is given as empty (so the lines after it keep their numbers) and reported
+ * through `tooLong` with the file's sink: it is skipped, not built.
+ */
+export async function* linesOf(chunks: AsyncIterable<Buffer>, tooLong: (line: number, chars: number) => void): AsyncGenerator<{ text: string; line: number }> {
   const decoder = new StringDecoder('utf8');
-  let carry = '';
+  let pieces: string[] = [];
+  let length = 0;
   let line = 0;
+  const take = (piece: string) => {
+    length += piece.length;
+    if (length <= MAX_LINE_CHARS) pieces.push(piece);
+    else pieces = [];
+  };
+  const finish = (): { text: string; line: number } => {
+    line++;
+    const text = length <= MAX_LINE_CHARS ? stripCR(pieces.join('')) : '';
+    if (length > MAX_LINE_CHARS) tooLong(line, length);
+    pieces = [];
+    length = 0;
+    return { text, line };
+  };
   for await (const chunk of chunks) {
-    const text = carry + decoder.write(chunk);
+    const text = decoder.write(chunk);
     let from = 0;
     for (;;) {
       const nl = text.indexOf('\n', from);
       if (nl < 0) break;
-      line++;
-      yield { text: stripCR(text.slice(from, nl)), line };
+      take(text.slice(from, nl));
+      yield finish();
       from = nl + 1;
     }
-    carry = text.slice(from);
+    take(text.slice(from));
   }
-  carry += decoder.end();
-  if (carry.length) yield { text: stripCR(carry), line: line + 1 };
+  take(decoder.end());
+  if (length) yield finish();
+}
+
+/** Reports a line longer than MAX_LINE_CHARS as skipped, for `linesOf`. */
+export function skipLongLines(sink: Pick<TextSink, 'skipped'>, source: string): (line: number, chars: number) => void {
+  return (line, chars) =>
+    sink.skipped.push({
+      source,
+      line,
+      reason: `a line of ${(chars / (1 << 20)).toFixed(0)} MiB, longer than any manifest line or log record (${MAX_LINE_CHARS >> 20} MiB): not read`,
+    });
 }
 
 function stripCR(s: string): string {
