@@ -403,7 +403,7 @@ export function clip(text: string, max = 80): string {
  * through `tooLong` with the file's sink: it is skipped, not built.
  */
 export async function* linesOf(chunks: AsyncIterable<Buffer>, tooLong: (line: number, chars: number) => void): AsyncGenerator<{ text: string; line: number }> {
-  const decoder = new StringDecoder('utf8');
+  let decoder = new StringDecoder('utf8');
   let pieces: string[] = [];
   let length = 0;
   let line = 0;
@@ -420,7 +420,18 @@ export async function* linesOf(chunks: AsyncIterable<Buffer>, tooLong: (line: nu
     length = 0;
     return { text, line };
   };
-  for await (const chunk of chunks) {
+  for await (const raw of chunks) {
+    let chunk = raw;
+    if (length > MAX_LINE_CHARS) {
+      // The rest of a line already too long is only looked through for its end, never decoded (a newline byte is
+      // never part of another UTF-8 character).
+      const nl = chunk.indexOf(0x0a);
+      length += nl < 0 ? chunk.length : nl;
+      if (nl < 0) continue;
+      yield finish();
+      chunk = chunk.subarray(nl + 1);
+      decoder = new StringDecoder('utf8');
+    }
     const text = decoder.write(chunk);
     let from = 0;
     for (;;) {

@@ -111,7 +111,8 @@ function loadDocument(doc: Document.Parsed, piece: Piece, sink: ObjectSink): voi
   if (err) {
     const errLine = err.linePos?.[0]?.line;
     const line = errLine !== undefined ? errLine + piece.linesBefore : firstLine;
-    sink.skipped.push({ source, line, reason: `YAML: ${firstSentence(err.message)}` });
+    // The parser gives up on nesting past its stack as RESOURCE_EXHAUSTION: that is the depth limit, said as such.
+    sink.skipped.push({ source, line, reason: `YAML: ${err.code === 'RESOURCE_EXHAUSTION' ? TOO_DEEP : firstSentence(err.message)}` });
     return;
   }
   if (doc.contents === null) return;
