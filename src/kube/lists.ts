@@ -12,22 +12,20 @@ export function pushAll<T>(into: T[], items: Iterable<T>): T[] {
 
 /** The largest value; `empty` (as Math.max(): -Infinity) when there is none. */
 export function maxOf(values: Iterable<number>, empty = -Infinity): number {
-  let max = empty;
-  let any = false;
-  for (const v of values) {
-    max = any ? Math.max(max, v) : v;
-    any = true;
-  }
-  return max;
+  return fold(values, empty, Math.max);
 }
 
 /** The smallest value; `empty` (as Math.min(): Infinity) when there is none. */
 export function minOf(values: Iterable<number>, empty = Infinity): number {
-  let min = empty;
+  return fold(values, empty, Math.min);
+}
+
+function fold(values: Iterable<number>, empty: number, pick: (a: number, b: number) => number): number {
+  let out = empty;
   let any = false;
   for (const v of values) {
-    min = any ? Math.min(min, v) : v;
+    out = any ? pick(out, v) : v;
     any = true;
   }
-  return min;
+  return out;
 }
