@@ -178,7 +178,7 @@ export class StrayLineHandler {
     const last = this.last;
     if (!last) return false;
     if (this.held || awaitsFields(last, this.lastText)) {
-      const fields = FIELDS_TAIL.exec(text);
+      const fields = fieldsTail(text);
       const held = (this.held ??= { lines: [], first: lineNo });
       held.lines.push(fields ? text.slice(0, fields.index) : text);
       if (!fields && held.lines.length > MAX_MESSAGE_LINES) {
@@ -342,14 +342,22 @@ export function isFieldsOnlyLine(text: string): boolean {
 export const EXPORT_HEADER = /^\s*(?:#\t)?"?@timestamp"?(?:[,\t]"?@?[\w.]+"?)+\s*$/;
 
 /** A console line's fields at its end, after a tab (or the spaces a copy made of it). */
-const FIELDS_TAIL = /(?:\t|\s{2,})(\{".*\})\s*$/;
+const FIELDS_TAIL = /(?:\t|(?<!\s)\s{2,})(\{".*\})\s*$/;
+
+/**
+ * The fields at the end of a console line. Only a line ending in `}` is tried: on any other, every `{"` in the line
+ * would be followed to the end and back.
+ */
+function fieldsTail(text: string): RegExpExecArray | null {
+  return text.trimEnd().endsWith('}') ? FIELDS_TAIL.exec(text) : null;
+}
 /** A message longer than this is not one message but a record without fields followed by other text. */
 const MAX_MESSAGE_LINES = 20;
 
 /** A zap console record whose line ended without its fields: its message may go on to the next lines. */
 function awaitsFields(record: LogRecord, text: string): boolean {
   if (text === '' || record.time === undefined || typeof record.fields.logger !== 'string') return false;
-  return Object.keys(record.fields).every((k) => k === 'logger' || k === 'caller') && !FIELDS_TAIL.test(text) && text.includes('\t');
+  return Object.keys(record.fields).every((k) => k === 'logger' || k === 'caller') && !fieldsTail(text) && text.includes('\t');
 }
 
 /**
@@ -362,7 +370,7 @@ export function consoleMessageEnd(lines: string[], i: number): number | undefine
   for (let j = i + 1; j < lines.length && j <= i + MAX_MESSAGE_LINES; j++) {
     const line = lines[j]!;
     if (line.trim() === '' || parseLogLine(line, 0, { source: '' })) return undefined;
-    if (FIELDS_TAIL.test(line)) return j;
+    if (fieldsTail(line)) return j;
   }
   return undefined;
 }

@@ -394,7 +394,7 @@ function failure(e: unknown): string {
 function firstSentence(message: string): string {
   return message
     .split('\n')[0]!
-    .replace(/\s+at line \d+, column \d+:?$/, '')
+    .replace(/(?<!\s)\s+at line \d+, column \d+:?$/, '')
     .trim();
 }
 

@@ -394,8 +394,9 @@ function buildPod(c: BuildContext): void {
 function buildWorkload(c: BuildContext): void {
   // `2 desired | 2 updated | 2 total | 0 available | 2 unavailable`; a ReplicaSet's `2 current / 2 desired`.
   const replicas = c.get('Replicas')?.value ?? '';
-  const desired = /(\d+) desired\b/.exec(replicas)?.[1];
-  const available = /(\d+) available\b/.exec(replicas)?.[1];
+  // A number is read from its first digit (the lookbehind): not tried again from each digit of a long run.
+  const desired = /(?<!\d)(\d+) desired\b/.exec(replicas)?.[1];
+  const available = /(?<!\d)(\d+) available\b/.exec(replicas)?.[1];
   if (desired) set(c, '/spec/replicas', Number(desired));
   if (available) set(c, '/status/availableReplicas', Number(available));
   const owner = /^([^/]+)\/(.+)$/.exec(c.get('Controlled By')?.value ?? '');

@@ -29,7 +29,8 @@ import { MAX_ALIASES, tooDeep } from '../limits.js';
 const MAX_TICKET_BYTES = 16 << 20;
 /** Where people save what they copy: text files, logs, terminal output, extension-less names and stdin. */
 const TEXT_NAMES = /\.(txt|text|log|out)$|^[^.]+$/i;
-const FENCE_LINE = /^\s*(?:>\s*)?(```|~~~)/m;
+/** Blank space within the line only: `\s*` would run on from every line start through all the blank lines below. */
+const FENCE_LINE = /^[^\S\n]*(?:>[^\S\n]*)?(```|~~~)/m;
 
 export const ticketText: Reader = {
   id: 'ticket-text',
