@@ -380,6 +380,6 @@ function describeJsonError(e: unknown, text: string): { message: string; lineOff
     const at = Math.min(Number(m[1]), text.length);
     for (let i = 0; i < at; i++) if (text.charCodeAt(i) === NEWLINE) lineOffset++;
   }
-  const clean = raw.replace(/\s*\(line \d+ column \d+\)/, '').replace(/ in JSON at position \d+.*$/, '');
+  const clean = raw.replace(/(?<!\s)\s*\(line \d+ column \d+\)/, '').replace(/ in JSON at position \d+.*$/, '');
   return { message: `JSON: ${clean}`, lineOffset };
 }

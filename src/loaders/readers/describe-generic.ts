@@ -34,7 +34,8 @@ export function parseNested(lines: Line[]): G {
   for (let i = 0; i < body.length; i++) {
     const l = body[i]!;
     if (l.text.search(/\S/) !== indent) continue;
-    const m = /^\s*([^:]+?):(?:\s+(.*?))?\s*$/.exec(l.text);
+    // The key starts at its first character and the value ends at its last: neither is tried from every blank.
+    const m = /^\s*([^:\s][^:]*?):(?:\s+(.*\S))?\s*$/.exec(l.text);
     if (!m) {
       scalars.push(l.text.trim());
       continue;

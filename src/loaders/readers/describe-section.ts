@@ -135,7 +135,7 @@ export function restoreLayout(raw: readonly Line[]): Line[] {
   const head = (top < 0 ? lines : lines.slice(0, top)).filter((l) => l.text.trim() !== '');
   if (!head.length) return lines;
   const base = minOf(head.map(indent));
-  const keys = head.filter((l) => indent(l) === base).map((l) => /^\s*([^:]+?):/.exec(l.text)?.[1] ?? '');
+  const keys = head.filter((l) => indent(l) === base).map((l) => /^\s*([^:\s][^:]*?):/.exec(l.text)?.[1] ?? '');
   const section = keys.some((k) => SPEC_KEYS.has(k)) && !keys.includes('Conditions') ? 'Spec' : 'Status';
   const shift = base >= 2 ? 0 : 2 - base;
   const inside = (top < 0 ? lines : lines.slice(0, top)).map((l) => (l.text.trim() === '' ? l : { ...l, text: ' '.repeat(shift) + l.text }));
