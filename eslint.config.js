@@ -61,6 +61,24 @@ export default tseslint.config(
   // Karpenter's and the clouds' wordings live in the message catalog (src/snapshot/messages, src/kube/messages):
   // rules and readers ask it for signals (CONTRIBUTING.md "Messages").
   { files: ['src/rules/**/*.ts', 'src/loaders/readers/**/*.ts'], rules: { 'karpdoctor/no-message-patterns': 'error' } },
+  {
+    // Sources read inputs of any size; tests and scripts spread lists they built themselves.
+    files: ['src/**/*.ts'],
+    rules: {
+      // A list as long as the input spread into arguments overflows the stack (src/kube/lists.ts).
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.object.name='Math'][callee.property.name=/^(max|min)$/] > SpreadElement",
+          message: 'Math.max/min(...list) overflows the stack on long lists: use maxOf/minOf from src/kube/lists.ts.',
+        },
+        {
+          selector: 'CallExpression[callee.property.name=/^(push|unshift)$/] > SpreadElement',
+          message: 'push(...list) overflows the stack on long lists: use pushAll from src/kube/lists.ts, or a loop.',
+        },
+      ],
+    },
+  },
   // Tests walk untyped JSON output (SARIF, reports): `any` there is the honest type.
   // Tests match terminal output, where runs of spaces are the layout under test.
   { files: ['test/**/*.ts'], rules: { '@typescript-eslint/no-explicit-any': 'off', 'no-regex-spaces': 'off' } },

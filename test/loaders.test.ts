@@ -436,7 +436,7 @@ describe('bad input: reported with file and line, the rest still loads', () => {
 
   it('text that is neither objects nor logs is reported as one span', async () => {
     const s = await loadWith('notes.json', '{"kind":"Namespace","apiVersion":"v1","metadata":{"name":"n"}}\nthis is\nsome pasted\ntext\n');
-    expect(s).toEqual([{ file: 'notes.json', line: 2, reason: 'text (lines 2-4) that is neither an object nor a log block: this is' }]);
+    expect(s).toEqual([{ file: 'notes.json', line: 2, reason: 'text (3 lines) that is neither an object nor a log block: this is' }]);
   });
 
   it('nothing is dropped silently: every file is loaded, listed as skipped, or counted in the log summary', async () => {

@@ -54,7 +54,7 @@ const CASES: Case[] = [
       '@5 2023-12-05T02:14:38.020Z ERROR Could not schedule pod, all available in +4',
       '@10 2023-12-05T02:14:48.061Z ERROR Could not schedule pod, all available in +2',
     ],
-    skipped: ['4 1 line(s) of a Go stack trace whose record is not in the input (first at line 4)', '1 prose (1 paragraph), not objects or logs'],
+    skipped: ['4 1 line(s) of a Go stack trace whose record is not in the input (the first one here)', '1 prose (1 paragraph), not objects or logs'],
     findings: ['nodepool-limits-reached Provisioner reports (records)'],
   },
   {

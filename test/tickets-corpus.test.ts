@@ -314,7 +314,7 @@ const CASES: Case[] = [
   {
     file: 'truncated-json-list.txt',
     objects: ['NodeClaim bottlerocket-r2d7k @5'],
-    skipped: ['2 unexpected end of input inside a JSON value that starts at line 2 (truncated file?)'],
+    skipped: ['2 unexpected end of input inside a JSON value that starts here (truncated file?)'],
     findings: ['launch-refused-by-cloud-provider NodePool bottlerocket'],
     cause: /iam:PassRole/,
   },

@@ -10,6 +10,7 @@ import { KIND } from '../kube/kinds.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { formatVersion } from '../kube/version.js';
 import { UsageError } from './errors.js';
+import { pushAll } from '../kube/lists.js';
 
 const ABSENT = 'KarpenterCRDs';
 
@@ -22,7 +23,7 @@ export async function provideCrds(snapshot: Snapshot, opts: { crds?: string; crd
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
-    snapshot.skipped.push(...read.skipped);
+    pushAll(snapshot.skipped, read.skipped);
     const karpenter = read.crds.filter(isKarpenterCrd);
     if (karpenter.length) snapshot.useCrds(karpenter, `--crds ${opts.crds}`);
     else
@@ -53,7 +54,7 @@ export async function provideCrds(snapshot: Snapshot, opts: { crds?: string; crd
     return;
   }
   const got = await releaseCrds(version);
-  snapshot.skipped.push(...got.notes);
+  pushAll(snapshot.skipped, got.notes);
   if ('error' in got)
     snapshot.denied.set(ABSENT, `${got.error}: pass --crds FILE|DIR (CRD manifests of Karpenter ${formatVersion(version)} or its karpenter-crd chart)`);
   else snapshot.useCrds(got.crds, got.origin);

@@ -8,6 +8,7 @@ import { inputsOfRules, LEADER_LEASE, resourcesFor } from '../loaders/live-resou
 import { RULES } from '../rules/index.js';
 import type { InputName } from '../kube/kinds.js';
 import { UsageError } from './errors.js';
+import { maxOf } from '../kube/lists.js';
 
 export interface RbacOptions {
   rule?: string[];
@@ -57,7 +58,7 @@ export function rbacYaml(opts: RbacOptions): string {
   for (const [key, group] of groupBy(grants)) {
     const [apiGroup, verbs] = key.split('|') as [string, string];
     lines.push(`  - apiGroups: [${JSON.stringify(apiGroup)}]`, '    resources:');
-    const width = Math.max(...group.map((g) => g.resource.length));
+    const width = maxOf(group.map((g) => g.resource.length));
     for (const g of group) lines.push(`      - ${g.resource.padEnd(width)}  # ${g.why}`);
     const names = [...new Set(group.flatMap((g) => g.resourceNames ?? []))];
     if (names.length) lines.push(`    resourceNames: [${names.map((n) => JSON.stringify(n)).join(', ')}]`);

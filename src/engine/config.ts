@@ -7,6 +7,7 @@ import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'y
 import type { RuleMeta, Severity } from './rule.js';
 import { ConfigError, resolveOptions } from './runner.js';
 import { didYouMean } from './suggest.js';
+import { pushAll } from '../kube/lists.js';
 
 export interface IgnoreEntry {
   /** Rule ids, or `*` for every rule. */
@@ -221,7 +222,7 @@ function readIgnore(value: Node | null, config: KarpdoctorConfig, ctx: Ctx & { i
             ok = false;
           }
         }
-        entry.rules.push(...list);
+        pushAll(entry.rules, list);
       } else if (k === 'kind' || k === 'namespace' || k === 'name' || k === 'reason') {
         if (typeof s !== 'string' || !s.trim()) {
           ctx.problems.push(`${ctx.at(v ?? (p.key as Node))}: ${k} must be a non-empty string`);

@@ -7,6 +7,7 @@ import type { KubeObject } from '../kube/types.js';
 import { globToRegExp } from './glob.js';
 import type { IgnoreEntry } from './config.js';
 import type { ObjectRef } from '../snapshot/snapshot.js';
+import { pushAll } from '../kube/lists.js';
 
 const IGNORE_ANNOTATION = 'karpdoctor.io/ignore';
 
@@ -29,12 +30,12 @@ const TEMPLATE_PATHS = [
 export function annotationClauses(obj: KubeObject, knownRules: ReadonlySet<string>): AnnotationClause[] {
   const out: AnnotationClause[] = [];
   const own = obj.metadata.annotations?.[IGNORE_ANNOTATION];
-  if (typeof own === 'string') out.push(...parseAnnotation(own, '/metadata/annotations/karpdoctor.io~1ignore', knownRules));
+  if (typeof own === 'string') pushAll(out, parseAnnotation(own, '/metadata/annotations/karpdoctor.io~1ignore', knownRules));
   for (const path of TEMPLATE_PATHS) {
     const meta = path.reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), obj) as
       { annotations?: Record<string, unknown> } | undefined;
     const value = meta?.annotations?.[IGNORE_ANNOTATION];
-    if (typeof value === 'string') out.push(...parseAnnotation(value, `/${path.join('/')}/annotations/karpdoctor.io~1ignore`, knownRules));
+    if (typeof value === 'string') pushAll(out, parseAnnotation(value, `/${path.join('/')}/annotations/karpdoctor.io~1ignore`, knownRules));
   }
   return out;
 }

@@ -10,6 +10,7 @@ import { parseAllDocuments } from 'yaml';
 import { dig, isRecord, str } from '../kube/fields.js';
 import type { KubeObject, SkippedInput } from '../kube/types.js';
 import { MAYBE_ALIAS, MAYBE_ANCHOR } from './yaml-load.js';
+import { pushAll } from '../kube/lists.js';
 
 export interface CrdRead {
   crds: KubeObject[];
@@ -46,8 +47,8 @@ export function readCrdPath(path: string): CrdRead {
       continue;
     }
     const read = readCrdText(text, file);
-    out.crds.push(...read.crds);
-    out.skipped.push(...read.skipped);
+    pushAll(out.crds, read.crds);
+    pushAll(out.skipped, read.skipped);
   }
   return out;
 }
@@ -58,7 +59,7 @@ function walk(dir: string, root: { given: string; real: string }, skipped: Skipp
   for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
     if (e.name.startsWith('.')) continue;
     const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...walk(p, root, skipped));
+    if (e.isDirectory()) pushAll(out, walk(p, root, skipped));
     else if (!CRD_FILE.test(e.name)) continue;
     else if (!e.isSymbolicLink()) out.push(p);
     else {

@@ -6,6 +6,7 @@
  * it was, so the rules that read events read these too.
  */
 import type { KubeObject } from '../kube/types.js';
+import { nameAfterLine } from './line-names.js';
 
 type Json = Record<string, unknown>;
 
@@ -32,12 +33,15 @@ export function exportedEvent(value: unknown, line: number): KubeObject | undefi
   const event: KubeObject = {
     apiVersion: 'v1',
     kind: 'Event',
-    metadata: { name: str(metadata.name) ?? `${name}.export${line}`, ...(namespace ? { namespace } : {}) },
+    metadata: { name: '', ...(namespace ? { namespace } : {}) },
     involvedObject: { ...involved },
     reason,
     message,
     type: str(value.type) ?? str(value.severity) ?? 'Normal',
   };
+  const own = str(metadata.name);
+  if (own) event.metadata.name = own;
+  else nameAfterLine(event, name, line, 'export');
   for (const key of ['source', 'firstTimestamp', 'lastTimestamp', 'eventTime', 'count', 'reportingComponent', 'reportingInstance'] as const) {
     if (value[key] !== undefined && value[key] !== null) event[key] = value[key];
   }

@@ -27,6 +27,12 @@ const STRONG = [
 /** A frame's function line: `github.com/x/y.(*T).Method(0xc000…, …)`, `main.main()`, a zap stacktrace's bare name. */
 const FRAME = /^(?:[\w.-]+\/)*[\w.-]+\.(?:\(\*?[\w[\].]+\)\.)?[\w.[\]]+(?:\(.*\))?$|^panic\(.*\)$/;
 
+/**
+ * A frame's line is a function name and its arguments' words: never this long. FRAME's package and name parts share
+ * characters, so on a long run of them it tries every split: the length bounds that work.
+ */
+const MAX_FRAME_CHARS = 2048;
+
 export type TraceLine = 'strong' | 'frame';
 
 export function traceLine(text: string): TraceLine | undefined {
@@ -34,6 +40,6 @@ export function traceLine(text: string): TraceLine | undefined {
   const t = text.trim();
   // A frame line has no spaces outside its argument list and names a package path or a call; prose and hostnames
   // alone on a line are not frames.
-  if (/[/(]/.test(t) && FRAME.test(t) && !/\s/.test(t.replace(/\(.*\)$/, ''))) return 'frame';
+  if (/[/(]/.test(t) && t.length <= MAX_FRAME_CHARS && FRAME.test(t) && !/\s/.test(t.replace(/\(.*\)$/, ''))) return 'frame';
   return undefined;
 }

@@ -9,6 +9,7 @@
 import { posix } from 'node:path';
 import { LineCounter, isMap, isPair, isScalar, isSeq, parseDocument, type YAMLMap } from 'yaml';
 import type { LoadedObject, SkippedInput, UnknownValue } from '../kube/types.js';
+import { MAX_ALIASES, TOO_DEEP, tooDeep } from './limits.js';
 
 export const CHART_FILE = /^Chart\.ya?ml$/;
 /** `values.yaml`, `values-prod.yaml`, and the names repositories give Karpenter's values outside a chart (`karpenter-values.yaml`). */
@@ -136,12 +137,13 @@ export function readValuesFile(text: string, source: string, relPath: string, fs
   }
   let values: unknown;
   try {
-    values = doc.toJS({ maxAliasCount: 100 });
+    values = doc.toJS({ maxAliasCount: MAX_ALIASES });
   } catch (e) {
     return { ...base, line: 1, values: {}, karpenterLike: false, error: { line: 1, reason: `YAML: ${(e as Error).message.split('\n')[0]}` } };
   }
   const range = doc.contents?.range;
   const line = range ? lc.linePos(range[0]).line : 1;
+  if (tooDeep(values)) return { ...base, line, values: {}, karpenterLike: false, error: { line, reason: `YAML ${TOO_DEEP}` } };
   const map = isRecord(values) ? values : {};
   return { ...base, line, values: map, karpenterLike: looksLikeKarpenter(map) || Object.values(map).some(looksLikeKarpenter) };
 }

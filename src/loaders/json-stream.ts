@@ -6,11 +6,11 @@
  *
  * Why a hand-written scanner: JSON.parse needs the whole text as one string, and V8 strings stop at ~512 MiB.
  */
+import { MAX_DEPTH, TOO_DEEP } from './limits.js';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const NEWLINE = 0x0a;
-const MAX_DEPTH = 256;
 
 /** Byte classes for the hot loop: one table lookup instead of a chain of comparisons per byte. */
 const PLAIN = 0;
@@ -95,7 +95,7 @@ export class JsonStreamScanner {
   end(): void {
     this.scan(true);
     if (this.inValue) {
-      this.sink.error(`unexpected end of input inside a JSON value that starts at line ${this.valueLine} (truncated file?)`, this.valueLine);
+      this.sink.error('unexpected end of input inside a JSON value that starts here (truncated file?)', this.valueLine);
       this.resetValue();
     }
   }
@@ -299,7 +299,7 @@ export class JsonStreamScanner {
     this.elemStart = -1;
     if (this.tooDeep) {
       this.tooDeep = false;
-      this.sink.error(`JSON nested deeper than ${MAX_DEPTH} levels`, this.elemLine);
+      this.sink.error(`JSON ${TOO_DEEP}`, this.elemLine);
       return;
     }
     const parsed = this.parseRange(start, end, this.elemLine);
@@ -313,7 +313,7 @@ export class JsonStreamScanner {
       const wrapper = { ...(this.prefixWrapper ?? {}), ...suffix };
       this.sink.listEnd(this.listId, wrapper, this.valueLine);
     } else if (this.tooDeep) {
-      this.sink.error(`JSON nested deeper than ${MAX_DEPTH} levels`, this.valueLine);
+      this.sink.error(`JSON ${TOO_DEEP}`, this.valueLine);
     } else {
       const parsed = this.parseRange(this.valueStart, end, this.valueLine);
       if (parsed !== undefined) this.sink.value(parsed ?? undefined, this.valueLine);
@@ -380,6 +380,6 @@ function describeJsonError(e: unknown, text: string): { message: string; lineOff
     const at = Math.min(Number(m[1]), text.length);
     for (let i = 0; i < at; i++) if (text.charCodeAt(i) === NEWLINE) lineOffset++;
   }
-  const clean = raw.replace(/\s*\(line \d+ column \d+\)/, '').replace(/ in JSON at position \d+.*$/, '');
+  const clean = raw.replace(/(?<!\s)\s*\(line \d+ column \d+\)/, '').replace(/ in JSON at position \d+.*$/, '');
   return { message: `JSON: ${clean}`, lineOffset };
 }

@@ -22,6 +22,7 @@ import { isKarpenterControllerPod, parseLogLine } from './logs.js';
 import { acceptDocument, type ObjectSink } from './objects.js';
 import type { KubeObject, LogRecord } from '../kube/types.js';
 import type { LoadResult } from './types.js';
+import { pushAll } from '../kube/lists.js';
 
 // The live loader's public face for the CLI (imported lazily) and tests; the parts live in kube-api.ts (talking to
 // the API server) and live-resources.ts (what is listed for which input).
@@ -397,7 +398,7 @@ async function leaderPods(api: Api, running: KubeObject[]): Promise<{ pods: Kube
       pods.push(leader);
       notes.push(`read from the leader ${ns}/${leader.metadata.name} (lease ${LEADER_LEASE}; ${here.length - 1} standby replica(s) not read)`);
     } else {
-      pods.push(...here);
+      pushAll(pods, here);
       if (res)
         notes.push(
           `read from ${here.length} replicas in ${ns}: leader unknown (lease ${ns}/${LEADER_LEASE}: ${res.status === 200 ? `holder ${holder || 'none'} is not a running pod` : `HTTP ${res.status}`})`,

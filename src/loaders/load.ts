@@ -21,6 +21,7 @@ import { addReaderCosts, ReaderClock, type ReaderCost } from './reader-clock.js'
 
 /** The main thread's share of parallel loading: decoding what the workers send back. */
 const READ_BACK = 'worker results (main thread)';
+import { pushAll } from '../kube/lists.js';
 
 export async function loadInputs(paths: string[], opts: LoadOptions = {}): Promise<LoadResult> {
   const entries: Array<InputFile | SkippedInput> = [];
@@ -148,7 +149,7 @@ function merge(paths: string[], partials: PartialLoad[], filesRead: number): Loa
     for (const [input, reason] of p.denied ?? []) (result.denied ??= new Map()).set(input, reason);
     for (const [input, reason] of p.incomplete ?? []) (result.incomplete ??= new Map()).set(input, reason);
     if (p.collectedAt && (!result.collectedAt || p.collectedAt > result.collectedAt)) result.collectedAt = p.collectedAt;
-    if (p.statedVersions) (result.statedVersions ??= []).push(...p.statedVersions);
+    if (p.statedVersions) pushAll((result.statedVersions ??= []), p.statedVersions);
     for (const [k, n] of p.ignoredLogBlocks) ignoredLogs.set(k, (ignoredLogs.get(k) ?? 0) + n);
     if (p.splitInto) (result.splitFiles ??= []).push(`${p.displayPath} (${p.splitInto} ranges)`);
     if (p.ignoredDoc) docs.push(p.displayPath ?? '');
@@ -174,7 +175,7 @@ function merge(paths: string[], partials: PartialLoad[], filesRead: number): Loa
   for (const [, sort] of notManifests) notRead.set(sort, (notRead.get(sort) ?? 0) + 1);
   if (chartPackages.length) notRead.set('packaged Helm chart', chartPackages.length);
   result.notRead = notRead;
-  result.skipped.push(...summariseNotManifests(notManifests, chartPackages));
+  pushAll(result.skipped, summariseNotManifests(notManifests, chartPackages));
   result.skipped = foldPerFile(result.skipped);
   return result;
 }

@@ -7,6 +7,7 @@ import { JsonStreamScanner } from './json-stream.js';
 import { isListKind } from './objects.js';
 import { StrayLineHandler } from './text-lines.js';
 import { YamlStreamLoader } from './yaml-load.js';
+import { pushAll } from '../kube/lists.js';
 
 export function locateUnitLines(fsPath: string, source: string): number[] {
   let bytes: Buffer;
@@ -25,7 +26,7 @@ export function locateUnitLines(fsPath: string, source: string): number[] {
         item: (_v, line) => items.push(line),
         listEnd: (_id, wrapper, line) => {
           const list = Object.keys(wrapper).length === 0 || isListKind(wrapper.kind);
-          lines.push(...(list ? items : [line]));
+          pushAll(lines, list ? items : [line]);
           items = [];
         },
         text: () => undefined,

@@ -9,6 +9,10 @@ import { namesCloudError } from '../kube/messages/cloud-errors.js';
 import { opensErrorChain } from '../kube/messages/karpenter-errors.js';
 import type { LogRecord, Provenance } from '../kube/types.js';
 import { goPanicLevel } from './go-traces.js';
+import { tooDeep } from './limits.js';
+
+/** `key="value"` in a stream's labels; a key is taken from its first character, not again from each of a long word. */
+const LABEL_PAIR = /(?<!\w)(\w+)="([^"]*)"/g;
 
 export interface LogContext {
   source: string;
@@ -134,7 +138,7 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
       if (loki) {
         // logcli: the stream's labels between the time and the line say which pod wrote it.
         prefixTime ??= m[1];
-        const labels = Object.fromEntries([...loki[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1]!, l[2]!]));
+        const labels = Object.fromEntries([...loki[1]!.matchAll(LABEL_PAIR)].map((l) => [l[1]!, l[2]!]));
         const name = labels.pod ?? labels.pod_name;
         if (name && !prefixPod) {
           const namespace = labels.namespace;
@@ -277,7 +281,7 @@ export function collectorNote(line: string): { name?: string; namespace?: string
   if (m) return { name: m[1]! };
   if ((m = /^Defaulted container "([a-z0-9][-a-z0-9]*)" out of: /.exec(t))) return { container: m[1]! };
   if ((m = /^\d{4}\/\d{2}\/\d{2} \d{2}:\d{2}:\d{2} (?:https?:\/\/\S+|Common labels: \{(.*)\})$/.exec(t))) {
-    const labels = Object.fromEntries([...(m[1] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1]!, l[2]!]));
+    const labels = Object.fromEntries([...(m[1] ?? '').matchAll(LABEL_PAIR)].map((l) => [l[1]!, l[2]!]));
     return {
       ...(labels.namespace ? { namespace: labels.namespace } : {}),
       ...(labels.container ? { container: labels.container } : {}),
@@ -323,7 +327,8 @@ function parseJsonRecord(text: string): Parsed | null {
   } catch {
     return null;
   }
-  if (!isObject(value)) return null;
+  // A record nested past the limit is no record anyone wrote: it is counted with the lines not recognised.
+  if (!isObject(value) || tooDeep(value)) return null;
   const fields: Record<string, unknown> = { ...value };
   const message = take(fields, ['message', 'msg'], (v) => (typeof v === 'string' ? v : undefined));
   if (message === undefined) return null;

@@ -9,6 +9,7 @@ import { FileSource } from './archive/bytes.js';
 import { JsonStreamScanner } from './json-stream.js';
 import { acceptObject, kindKey, listItemType, type ObjectSink } from './objects.js';
 import type { PartialLoad } from './types.js';
+import { shiftObject, shiftSkipped } from './readers/shift-lines.js';
 
 export interface RangeJob {
   start: number;
@@ -108,11 +109,8 @@ export function stitch(ranges: RangePartial[]): PartialLoad | null {
   const listed = new Set<string>();
   let offset = 0;
   for (const r of ranges) {
-    for (const o of r.objects) {
-      o.provenance.line += offset;
-      out.objects.push(o);
-    }
-    for (const s of r.skipped) out.skipped.push(s.line ? { ...s, line: s.line + offset } : s);
+    for (const o of r.objects) out.objects.push(shiftObject(o, offset));
+    for (const s of r.skipped) out.skipped.push(shiftSkipped(s, offset));
     r.listedKinds.forEach((k) => listed.add(k));
     offset += r.newlines;
   }

@@ -8,7 +8,9 @@
  */
 
 /** Helm's own words inside an action: never left in rendered output. */
-const HELM_VOCABULARY = /\{\{-?[^}]*?(\.Values\b|\.Release\b|\.Chart\b|\.Capabilities\b|\.Files\b|\$\.Values|\binclude\s+\\?"|\btoYaml\b|\bnindent\b|\btpl\s)/;
+// The action's text stops at the next `{{` too, so that a line of many unclosed `{{` is not read to its end from each.
+const HELM_VOCABULARY =
+  /\{\{-?(?:[^{}]|\{(?!\{))*?(\.Values\b|\.Release\b|\.Chart\b|\.Capabilities\b|\.Files\b|\$\.Values|\binclude\s+\\?"|\btoYaml\b|\bnindent\b|\btpl\s)/;
 /** An action where YAML expects structure: at the start of a line, or as an unquoted value or list item. */
 const STRUCTURAL_ACTION = /^\s*(\{\{|-\s+\{\{|[^#"'\s][^#"']*:\s+\{\{)/;
 /** `key: |` / `key: >-` / `- |`: the indented lines that follow are text, not structure. */

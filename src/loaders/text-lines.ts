@@ -7,6 +7,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { traceLine } from './go-traces.js';
 import { collectorNote, completesRecord, isKarpenterControllerPod, isLogBlockEnd, parseLogBlockStart, parseLogLine, type LogContext } from './logs.js';
 import type { LogRecord, SkippedInput } from '../kube/types.js';
+import { MAX_LINE_CHARS } from './limits.js';
 
 const KUBECTL_NOISE = /^(Warning: |Error from server|error: |No resources found|Cluster info dumped to |[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ \S+:\d+\] )/;
 
@@ -177,7 +178,7 @@ export class StrayLineHandler {
     const last = this.last;
     if (!last) return false;
     if (this.held || awaitsFields(last, this.lastText)) {
-      const fields = FIELDS_TAIL.exec(text);
+      const fields = fieldsTail(text);
       const held = (this.held ??= { lines: [], first: lineNo });
       held.lines.push(fields ? text.slice(0, fields.index) : text);
       if (!fields && held.lines.length > MAX_MESSAGE_LINES) {
@@ -292,7 +293,7 @@ export class StrayLineHandler {
       this.sink.skipped.push({
         source: this.source,
         line: this.firstOrphanTrace,
-        reason: `${this.orphanTrace} line(s) of a Go stack trace whose record is not in the input (first at line ${this.firstOrphanTrace})`,
+        reason: `${this.orphanTrace} line(s) of a Go stack trace whose record is not in the input (the first one here)`,
       });
     }
     if (this.cutRecords) {
@@ -305,7 +306,7 @@ export class StrayLineHandler {
       this.sink.skipped.push({
         source: this.source,
         line: this.firstUnparsedLine,
-        reason: `${this.unparsedLogLines} log line(s) not recognised as Karpenter log records (first at line ${this.firstUnparsedLine})`,
+        reason: `${this.unparsedLogLines} log line(s) not recognised as Karpenter log records (the first one here)`,
       });
     }
   }
@@ -317,7 +318,7 @@ export class StrayLineHandler {
 
   private flushGarbage(): void {
     if (!this.garbageStart) return;
-    const span = this.garbageEnd > this.garbageStart ? `lines ${this.garbageStart}-${this.garbageEnd}` : 'line';
+    const span = this.garbageEnd > this.garbageStart ? `${this.garbageEnd - this.garbageStart + 1} lines` : 'line';
     this.sink.skipped.push({
       source: this.source,
       line: this.garbageStart,
@@ -341,14 +342,22 @@ export function isFieldsOnlyLine(text: string): boolean {
 export const EXPORT_HEADER = /^\s*(?:#\t)?"?@timestamp"?(?:[,\t]"?@?[\w.]+"?)+\s*$/;
 
 /** A console line's fields at its end, after a tab (or the spaces a copy made of it). */
-const FIELDS_TAIL = /(?:\t|\s{2,})(\{".*\})\s*$/;
+const FIELDS_TAIL = /(?:\t|(?<!\s)\s{2,})(\{".*\})\s*$/;
+
+/**
+ * The fields at the end of a console line. Only a line ending in `}` is tried: on any other, every `{"` in the line
+ * would be followed to the end and back.
+ */
+function fieldsTail(text: string): RegExpExecArray | null {
+  return text.trimEnd().endsWith('}') ? FIELDS_TAIL.exec(text) : null;
+}
 /** A message longer than this is not one message but a record without fields followed by other text. */
 const MAX_MESSAGE_LINES = 20;
 
 /** A zap console record whose line ended without its fields: its message may go on to the next lines. */
 function awaitsFields(record: LogRecord, text: string): boolean {
   if (text === '' || record.time === undefined || typeof record.fields.logger !== 'string') return false;
-  return Object.keys(record.fields).every((k) => k === 'logger' || k === 'caller') && !FIELDS_TAIL.test(text) && text.includes('\t');
+  return Object.keys(record.fields).every((k) => k === 'logger' || k === 'caller') && !fieldsTail(text) && text.includes('\t');
 }
 
 /**
@@ -361,7 +370,7 @@ export function consoleMessageEnd(lines: string[], i: number): number | undefine
   for (let j = i + 1; j < lines.length && j <= i + MAX_MESSAGE_LINES; j++) {
     const line = lines[j]!;
     if (line.trim() === '' || parseLogLine(line, 0, { source: '' })) return undefined;
-    if (FIELDS_TAIL.test(line)) return j;
+    if (fieldsTail(line)) return j;
   }
   return undefined;
 }
@@ -395,25 +404,65 @@ export function clip(text: string, max = 80): string {
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
 }
 
-/** Lines of a chunked byte stream, decoded as UTF-8 across chunk boundaries, with 1-based numbers. */
-export async function* linesOf(chunks: AsyncIterable<Buffer>): AsyncGenerator<{ text: string; line: number }> {
-  const decoder = new StringDecoder('utf8');
-  let carry = '';
+/**
+ * Lines of a chunked byte stream, decoded as UTF-8 across chunk boundaries, with 1-based numbers. Each chunk is
+ * searched once: a line spread over many chunks is gathered in pieces, not re-joined and re-searched with every one.
+ * A line longer than MAX_LINE_CHARS is given as empty (so the lines after it keep their numbers) and reported
+ * through `tooLong` with the file's sink: it is skipped, not built.
+ */
+export async function* linesOf(chunks: AsyncIterable<Buffer>, tooLong: (line: number, chars: number) => void): AsyncGenerator<{ text: string; line: number }> {
+  let decoder = new StringDecoder('utf8');
+  let pieces: string[] = [];
+  let length = 0;
   let line = 0;
-  for await (const chunk of chunks) {
-    const text = carry + decoder.write(chunk);
+  const take = (piece: string) => {
+    length += piece.length;
+    if (length <= MAX_LINE_CHARS) pieces.push(piece);
+    else pieces = [];
+  };
+  const finish = (): { text: string; line: number } => {
+    line++;
+    const text = length <= MAX_LINE_CHARS ? stripCR(pieces.join('')) : '';
+    if (length > MAX_LINE_CHARS) tooLong(line, length);
+    pieces = [];
+    length = 0;
+    return { text, line };
+  };
+  for await (const raw of chunks) {
+    let chunk = raw;
+    if (length > MAX_LINE_CHARS) {
+      // The rest of a line already too long is only looked through for its end, never decoded (a newline byte is
+      // never part of another UTF-8 character).
+      const nl = chunk.indexOf(0x0a);
+      length += nl < 0 ? chunk.length : nl;
+      if (nl < 0) continue;
+      yield finish();
+      chunk = chunk.subarray(nl + 1);
+      decoder = new StringDecoder('utf8');
+    }
+    const text = decoder.write(chunk);
     let from = 0;
     for (;;) {
       const nl = text.indexOf('\n', from);
       if (nl < 0) break;
-      line++;
-      yield { text: stripCR(text.slice(from, nl)), line };
+      take(text.slice(from, nl));
+      yield finish();
       from = nl + 1;
     }
-    carry = text.slice(from);
+    take(text.slice(from));
   }
-  carry += decoder.end();
-  if (carry.length) yield { text: stripCR(carry), line: line + 1 };
+  take(decoder.end());
+  if (length) yield finish();
+}
+
+/** Reports a line longer than MAX_LINE_CHARS as skipped, for `linesOf`. */
+export function skipLongLines(sink: Pick<TextSink, 'skipped'>, source: string): (line: number, chars: number) => void {
+  return (line, chars) =>
+    sink.skipped.push({
+      source,
+      line,
+      reason: `a line of ${(chars / (1 << 20)).toFixed(0)} MiB, longer than any manifest line or log record (${MAX_LINE_CHARS >> 20} MiB): not read`,
+    });
 }
 
 function stripCR(s: string): string {

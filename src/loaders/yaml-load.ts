@@ -6,12 +6,13 @@
  */
 import jsYaml from 'js-yaml';
 import { LineCounter, isMap, isSeq, parseAllDocuments, type Document } from 'yaml';
+import { MAX_ALIASES, TOO_DEEP, tooDeep } from './limits.js';
 import { acceptDocument, acceptObject, isListKind, kindKey, listItemType, type ObjectSink } from './objects.js';
 import { isLogBlockEnd, parseLogBlockStart } from './logs.js';
 import { isKubectlNoise, type StrayLineHandler } from './text-lines.js';
 import { TemplateLineDetector, templateActionLines, templateReason } from './templates.js';
+import { pushAll } from '../kube/lists.js';
 
-const MAX_ALIASES = 100;
 const DOC_SEPARATOR = /^---(\s|$)/;
 const DOC_END = /^\.\.\.\s*$/;
 /**
@@ -59,15 +60,27 @@ export function loadYamlText(text: string, source: string, sink: ObjectSink, str
   }
   const templateLines = text.includes('{{') ? templateActionLines(lines) : [];
   const clean = lines.join('\n');
-  // Parsed in pieces at the missing separators; each piece keeps its line numbers (padded with the lines before it).
+  // Parsed in pieces at the missing separators; each piece counts its lines from the line it starts at.
   const breaks = missingSeparators(lines);
   breaks.forEach((from, i) => {
     const to = breaks[i + 1] ?? lines.length;
-    const piece = breaks.length === 1 ? clean : '\n'.repeat(from) + lines.slice(from, to).join('\n');
+    const piece = breaks.length === 1 ? clean : lines.slice(from, to).join('\n');
     const lineCounter = new LineCounter();
     const docs = parseAllDocuments(piece, { lineCounter, uniqueKeys: true, prettyErrors: true });
-    for (const doc of Array.isArray(docs) ? docs : []) loadDocument(doc, piece, source, sink, lineCounter, templateLines);
+    const lineOf = (offset: number) => lineCounter.linePos(offset).line + from;
+    for (const doc of Array.isArray(docs) ? docs : []) loadDocument(doc, { source, lines, lineOf, linesBefore: from, templateLines }, sink);
   });
+}
+
+/** A piece of a YAML file: where its offsets are in the file. */
+interface Piece {
+  source: string;
+  /** The file's lines. */
+  lines: string[];
+  /** The file's line of an offset in the piece. */
+  lineOf(offset: number): number;
+  linesBefore: number;
+  templateLines: number[];
 }
 
 /** 0-based first lines of the pieces to parse: 0, then every line where a document starts without `---`. */
@@ -84,19 +97,22 @@ function missingSeparators(lines: string[]): number[] {
   return starts;
 }
 
-function loadDocument(doc: Document.Parsed, text: string, source: string, sink: ObjectSink, lc: LineCounter, templateLines: number[]): void {
+function loadDocument(doc: Document.Parsed, piece: Piece, sink: ObjectSink): void {
+  const { source, lineOf: lcLine } = piece;
   const [start, , end] = doc.range;
-  const firstLine = lc.linePos(start).line;
-  const lastLine = lc.linePos(Math.max(start, end - 1)).line;
-  const template = templateLines.find((l) => l >= firstLine && l <= lastLine);
+  const firstLine = lcLine(start);
+  const lastLine = lcLine(Math.max(start, end - 1));
+  const template = piece.templateLines.find((l) => l >= firstLine && l <= lastLine);
   if (template !== undefined) {
-    sink.skipped.push({ source, line: template, reason: unrenderedReason(text.split('\n')[template - 1] ?? '') });
+    sink.skipped.push({ source, line: template, reason: unrenderedReason(piece.lines[template - 1] ?? '') });
     return;
   }
   const err = doc.errors[0];
   if (err) {
-    const line = err.linePos?.[0]?.line ?? firstLine;
-    sink.skipped.push({ source, line, reason: `YAML: ${firstSentence(err.message)}` });
+    const errLine = err.linePos?.[0]?.line;
+    const line = errLine !== undefined ? errLine + piece.linesBefore : firstLine;
+    // The parser gives up on nesting past its stack as RESOURCE_EXHAUSTION: that is the depth limit, said as such.
+    sink.skipped.push({ source, line, reason: `YAML: ${err.code === 'RESOURCE_EXHAUSTION' ? TOO_DEEP : firstSentence(err.message)}` });
     return;
   }
   if (doc.contents === null) return;
@@ -104,13 +120,13 @@ function loadDocument(doc: Document.Parsed, text: string, source: string, sink: 
   try {
     value = doc.toJS({ maxAliasCount: MAX_ALIASES });
   } catch (e) {
-    sink.skipped.push({ source, line: firstLine, reason: `YAML: ${firstSentence(String((e as Error).message ?? e))}` });
+    sink.skipped.push({ source, line: firstLine, reason: `YAML: ${failure(e)}` });
     return;
   }
-  const contentLine = doc.contents.range ? lc.linePos(doc.contents.range[0]).line : firstLine;
+  const contentLine = doc.contents.range ? lcLine(doc.contents.range[0]) : firstLine;
   const lineOf = (n: unknown) => {
     const range = (n as { range?: [number, number, number] } | null)?.range;
-    return range ? lc.linePos(range[0]).line : contentLine;
+    return range ? lcLine(range[0]) : contentLine;
   };
   let itemLines: number[] | undefined;
   if (isMap(doc.contents)) {
@@ -240,7 +256,7 @@ export class YamlStreamLoader {
     this.itemStarts = [];
     if (this.templateLine) return; // the whole document is reported once at its end
     if (this.onUnit) {
-      this.unitLines.push(...starts);
+      pushAll(this.unitLines, starts);
       return;
     }
     const values = this.decode(text, this.batchFirstLine, true);
@@ -326,7 +342,7 @@ export class YamlStreamLoader {
         this.sink.skipped.push({
           source: this.source,
           line: firstLine + (err.mark?.line ?? 0),
-          reason: `YAML: ${err.reason ?? firstSentence(err.message ?? String(e))}`,
+          reason: `YAML: ${e instanceof RangeError ? TOO_DEEP : (err.reason ?? failure(e))}`,
         });
       }
       return undefined;
@@ -345,7 +361,7 @@ export class YamlStreamLoader {
       this.sink.skipped.push({
         source: this.source,
         line: firstLine + (err.linePos?.[0]?.line ?? 1) - 1,
-        reason: `YAML: ${firstSentence(err.message ?? String(e))}`,
+        reason: `YAML: ${failure(e)}`,
       });
       return undefined;
     }
@@ -370,24 +386,21 @@ function unrenderedReason(line: string): string {
   return templateReason(line.trim());
 }
 
+/** A parser that ran out of stack met nesting past every limit: said as the limit, not as the crash. */
+function failure(e: unknown): string {
+  return e instanceof RangeError ? TOO_DEEP : firstSentence(String((e as Error)?.message ?? e));
+}
+
 function firstSentence(message: string): string {
   return message
     .split('\n')[0]!
-    .replace(/\s+at line \d+, column \d+:?$/, '')
+    .replace(/(?<!\s)\s+at line \d+, column \d+:?$/, '')
     .trim();
 }
 
 /** Deeply nested documents would overflow the stack of everything that walks them later. */
-const MAX_DEPTH = 200;
 function guardDepth(value: unknown, source: string, line: number, sink: ObjectSink): boolean {
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length) {
-    const [v, d] = stack.pop()!;
-    if (d > MAX_DEPTH) {
-      sink.skipped.push({ source, line, reason: `document nested deeper than ${MAX_DEPTH} levels` });
-      return false;
-    }
-    if (v && typeof v === 'object') for (const child of Object.values(v)) if (child && typeof child === 'object') stack.push([child, d + 1]);
-  }
-  return true;
+  if (!tooDeep(value)) return true;
+  sink.skipped.push({ source, line, reason: `document ${TOO_DEEP}` });
+  return false;
 }

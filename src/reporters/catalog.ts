@@ -5,6 +5,7 @@ import { INPUTS } from '../kube/kinds.js';
 import { toAscii } from './glyphs.js';
 import { renderGrid, type GridSpec } from './grid.js';
 import { wrapText } from './wrap.js';
+import { maxOf } from '../kube/lists.js';
 
 export function rulesJson(rules: readonly Rule[]): string {
   return `${JSON.stringify(
@@ -61,7 +62,7 @@ export function rulesTable(rules: readonly Rule[], style: CatalogStyle): string 
   const grid = (spec: Pick<GridSpec, 'head' | 'rows'>) => renderGrid({ ...spec, width: style.width, ascii: style.ascii, headStyle: (h) => c.bold(h) });
   const wide = rules.map(({ meta }) => [meta.id, meta.defaultSeverity, meta.category, t(meta.summary)]);
   // A summary squeezed under 30 columns reads worse than one under its id.
-  const fits = Math.max(...rules.map((r) => r.meta.id.length)) + 30 + 10 + 16 + 13 <= style.width;
+  const fits = maxOf(rules.map((r) => r.meta.id.length)) + 30 + 10 + 16 + 13 <= style.width;
   const list = () =>
     rules
       .map(({ meta }) => {

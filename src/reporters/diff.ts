@@ -1,4 +1,5 @@
 /** `karpdoctor diff`: two scans of one cluster, rendered as JSON, a terminal report or Markdown. */
+import { pushAll } from '../kube/lists.js';
 import type { Change, ComparedFinding, Comparison } from '../engine/compare.js';
 import type { SpecChange } from '../snapshot/spec-diff.js';
 import type { ScanReport } from './report.js';
@@ -62,12 +63,16 @@ export function renderDiffTable(report: DiffReport, width: number): string {
     const list = report.findings.filter((f) => f.change === change);
     out.push(`${title} (${list.length})`);
     for (const f of list) {
-      out.push(...wrapText(`  ${f.severity.toUpperCase()} ${f.ruleId}  ${objectName(f)}`, width));
-      if (change !== 'unchanged') out.push(...wrapText(f.message, width - 4).map((l) => `    ${l}`));
+      pushAll(out, wrapText(`  ${f.severity.toUpperCase()} ${f.ruleId}  ${objectName(f)}`, width));
+      if (change !== 'unchanged')
+        pushAll(
+          out,
+          wrapText(f.message, width - 4).map((l) => `    ${l}`),
+        );
     }
     out.push('');
   }
-  out.push(...renderSpecChanges(report.specChanges, width, ''));
+  pushAll(out, renderSpecChanges(report.specChanges, width, ''));
   out.push(`${report.summary.introduced} introduced, ${report.summary.resolved} resolved, ${report.summary.unchanged} unchanged`);
   return `${out.join('\n')}\n`;
 }
@@ -77,7 +82,11 @@ function renderSpecChanges(spec: SpecChange[] | null, width: number, bullet: str
   const out = [`Configuration changes (${spec.length})`];
   for (const c of spec) {
     out.push(`${bullet}  ${c.kind} ${c.name}: ${c.change}`);
-    for (const f of c.fields) out.push(...wrapText(`${f.path}: ${value(f.before)} -> ${value(f.after)}`, width - 4).map((l) => `    ${l}`));
+    for (const f of c.fields)
+      pushAll(
+        out,
+        wrapText(`${f.path}: ${value(f.before)} -> ${value(f.after)}`, width - 4).map((l) => `    ${l}`),
+      );
   }
   return [...out, ''];
 }

@@ -6,6 +6,7 @@
  */
 import Table from 'cli-table3';
 import { displayWidth, wrapText } from './wrap.js';
+import { maxOf } from '../kube/lists.js';
 
 /** A cell: text, or text spanning several columns (a row heading). */
 export type GridCell = string | { span: number; text: string };
@@ -26,14 +27,14 @@ const overhead = (columns: number) => 3 * columns + 1;
 
 /** The table as text, or undefined when some column's longest word leaves no room for the others. */
 export function renderGrid(spec: GridSpec): string | undefined {
-  const columns = Math.max(spec.head?.length ?? 0, ...spec.rows.map((r) => r.reduce((n, c) => n + (typeof c === 'string' ? 1 : c.span), 0)));
+  const columns = maxOf([spec.head?.length ?? 0, ...spec.rows.map((r) => r.reduce((n, c) => n + (typeof c === 'string' ? 1 : c.span), 0))]);
   const plain = spec.rows.map((r) => r.filter((c): c is string => typeof c === 'string'));
   const single = [spec.head ?? [], ...spec.rows.filter((r, i) => r.length === columns && plain[i]!.length === columns).map((r) => r as string[])];
   const widths = fitColumns(single, columns, spec.width - overhead(columns), spec.whole);
   if (!widths) return undefined;
   const spanned = spec.rows.flatMap((r) => r.filter((c): c is { span: number; text: string } => typeof c !== 'string' && c.span === columns));
   // A row across the table widens its last column up to the width, rather than wrapping under narrow columns.
-  const across = Math.min(spec.width - overhead(1), Math.max(0, ...spanned.map((c) => longestLine(c.text))));
+  const across = Math.min(spec.width - overhead(1), maxOf([0, ...spanned.map((c) => longestLine(c.text))]));
   const inner = () => widths.reduce((a, b) => a + b, 0) + 3 * (columns - 1);
   if (inner() < across) widths[columns - 1]! += across - inner();
   if (spanned.some((c) => longestWord(c.text) > inner())) return undefined;
@@ -64,13 +65,13 @@ export function renderGrid(spec: GridSpec): string | undefined {
  * are never wrapped for the sake of long ones. Undefined when the longest words alone do not fit.
  */
 export function fitColumns(rows: readonly string[][], columns: number, room: number, whole: readonly boolean[] = []): number[] | undefined {
-  const least = Array.from({ length: columns }, (_, i) => Math.max(1, ...rows.map((r) => (whole[i] ? longestLine : longestWord)(r[i] ?? ''))));
-  const natural = Array.from({ length: columns }, (_, i) => Math.max(least[i]!, ...rows.map((r) => longestLine(r[i] ?? ''))));
+  const least = Array.from({ length: columns }, (_, i) => maxOf([1, ...rows.map((r) => (whole[i] ? longestLine : longestWord)(r[i] ?? ''))]));
+  const natural = Array.from({ length: columns }, (_, i) => maxOf([least[i]!, ...rows.map((r) => longestLine(r[i] ?? ''))]));
   const at = (cap: number) => natural.map((n, i) => Math.max(least[i]!, Math.min(n, cap)));
   const sum = (w: number[]) => w.reduce((a, b) => a + b, 0);
   if (sum(least) > room) return undefined;
   let cap = 0;
-  while (cap < Math.max(...natural) && sum(at(cap + 1)) <= room) cap++;
+  while (cap < maxOf(natural) && sum(at(cap + 1)) <= room) cap++;
   const widths = at(cap);
   // The cap rises for every long column at once: what is left goes to them one by one.
   let spare = room - sum(widths);
@@ -84,11 +85,11 @@ export function fitColumns(rows: readonly string[][], columns: number, room: num
 }
 
 function longestWord(text: string): number {
-  return Math.max(0, ...text.split(/\s+/).map(displayWidth));
+  return maxOf([0, ...text.split(/\s+/).map(displayWidth)]);
 }
 
 function longestLine(text: string): number {
-  return Math.max(0, ...text.split('\n').map(displayWidth));
+  return maxOf([0, ...text.split('\n').map(displayWidth)]);
 }
 
 const ASCII_BORDERS = {

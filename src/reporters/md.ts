@@ -4,11 +4,12 @@
  * link, HTML, a table row or a heading. Every input-derived string goes through one of these helpers, and through
  * `visible` so that control, bidi and zero-width characters show as what they are.
  */
+import { maxOf } from '../kube/lists.js';
 import { visible } from './visible.js';
 
 /** A fence longer than any backtick run inside, so code holding ``` stays intact. */
 export function fence(code: string, lang = ''): string {
-  const longest = Math.max(2, ...[...code.matchAll(/`+/g)].map((x) => x[0].length));
+  const longest = maxOf([2, ...[...code.matchAll(/`+/g)].map((x) => x[0].length)]);
   const f = '`'.repeat(longest + 1);
   return `${f}${lang}\n${visible(code).replace(/\n+$/, '')}\n${f}`;
 }
@@ -16,7 +17,7 @@ export function fence(code: string, lang = ''): string {
 /** Inline code that survives backticks in the text; one line, as a code span cannot hold a line break. */
 export function codeSpan(text: string): string {
   const flat = oneLine(visible(text));
-  const longest = Math.max(0, ...[...flat.matchAll(/`+/g)].map((x) => x[0].length));
+  const longest = maxOf([0, ...[...flat.matchAll(/`+/g)].map((x) => x[0].length)]);
   const d = '`'.repeat(longest + 1);
   return longest ? `${d} ${flat} ${d}` : `${d}${flat}${d}`;
 }

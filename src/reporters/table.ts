@@ -14,6 +14,7 @@ import { toAscii } from './glyphs.js';
 import { visible } from './visible.js';
 import { displayWidth, wrapText } from './wrap.js';
 import { entryKey, objectsNotJudged } from './not-evaluated.js';
+import { maxOf, pushAll } from '../kube/lists.js';
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -63,10 +64,14 @@ function fullReport(report: ScanReport, ctx: ReportContext, opts: TableOptions, 
   const out: string[] = [];
   out.push(header(report, ctx, pen));
   if (report.findings.length === 0) out.push(c.green('No findings.'));
-  else out.push(...report.findings.map((f) => findingBlock(f, pen)));
+  else
+    pushAll(
+      out,
+      report.findings.map((f) => findingBlock(f, pen)),
+    );
   if (ctx.reclaim.length) out.push(reclaimText(ctx, pen));
   if (report.snapshot.skipped.length) out.push(skippedTable(report, pen));
-  if (opts.gate) out.push(...gateText(opts.gate, pen));
+  if (opts.gate) pushAll(out, gateText(opts.gate, pen));
   if (report.notEvaluated.length) out.push(notEvaluatedText(report, ctx, pen, opts.verbose ?? false));
   out.push(summaryLine(report, ctx, pen));
   return out;
@@ -139,7 +144,7 @@ function header(report: ScanReport, ctx: ReportContext, pen: Pen): string {
   for (const i of s.incomplete ?? []) rows.push(['Incomplete', `${i.reason}: rules that need ${i.input} are not evaluated`]);
   if (s.skipped.length) rows.push(['Skipped', `${s.skipped.length} input(s) not loaded or partly loaded — listed below`]);
   for (const n of ctx.notes) rows.push(['Note', n]);
-  const label = Math.max(...rows.map(([k]) => k.length));
+  const label = maxOf(rows.map(([k]) => k.length));
   const table = new Table({ style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 }, chars: borderless('  ') });
   for (const [k, v] of rows) wrapText(t(v), width - label - 2).forEach((line, i) => table.push([i === 0 ? c.bold(k) : '', line]));
   return `${c.bold(`karpdoctor ${report.tool.version}`)}\n${table.toString()}`;
@@ -164,19 +169,23 @@ function findingBlock(f: Finding, pen: Pen): string {
     const tail = `${e.note ? ` — ${e.note}` : ''} [${e.source}]`;
     if (value.includes('\n')) {
       // A value of several lines (userData, a script) is shown as written, under its field, then the note.
-      lines.push(...wrapText(t(`${bullet} ${what ? `${what} =` : ''}`), body));
-      lines.push(
-        ...value
+      pushAll(lines, wrapText(t(`${bullet} ${what ? `${what} =` : ''}`), body));
+      pushAll(
+        lines,
+        value
           .replace(/\n+$/, '')
           .split('\n')
           .map((l) => `    ${visible(l)}`.trimEnd()),
       );
-      lines.push(...wrapText(t(`${e.note ? `${e.note} ` : ''}[${e.source}]`), body - 2).map((l) => `  ${l}`));
+      pushAll(
+        lines,
+        wrapText(t(`${e.note ? `${e.note} ` : ''}[${e.source}]`), body - 2).map((l) => `  ${l}`),
+      );
       continue;
     }
-    lines.push(...wrapText(t(`${bullet} ${(what ? [what, value && `= ${value}`] : [value]).filter(Boolean).join(' ')}${tail}`), body));
+    pushAll(lines, wrapText(t(`${bullet} ${(what ? [what, value && `= ${value}`] : [value]).filter(Boolean).join(' ')}${tail}`), body));
   }
-  lines.push('', c.dim('Fix:'), ...wrapText(t(f.fix), body));
+  pushAll(lines, ['', c.dim('Fix:'), ...wrapText(t(f.fix), body)]);
   return `${heading}\n${lines.map((l) => (l ? BODY + l : l)).join('\n')}`;
 }
 
@@ -288,7 +297,7 @@ function skippedTable(report: ScanReport, pen: Pen): string {
   const shown = report.snapshot.skipped.slice(0, 50);
   const where = shown.map((s) => visible(`${s.source}${s.line ? `:${s.line}` : ''}`));
   const widest = Math.floor(width * 0.4);
-  const left = Math.max('Skipped input'.length, ...where.map(displayWidth).filter((w) => w <= widest));
+  const left = maxOf(['Skipped input'.length, ...where.map(displayWidth).filter((w) => w <= widest)]);
   const right = width - left - 2;
   // cli-table3 widens columns to fit a cell spanning both: a path too long for its column is a line of its own
   // between two tables of fixed widths instead, so the reasons stay within the width.
@@ -325,25 +334,25 @@ function notEvaluatedText(report: ScanReport, ctx: ReportContext, pen: Pen, verb
   const outside = ctx.notEvaluatedFor.filter((n) => !n.partial && !n.object && !n.stated);
   if (stated.length) {
     const lines = title(`Stated in the input, not a finding (${stated.length}):`);
-    for (const n of stated) lines.push(...item(`${n.ruleId}: ${n.reason}`));
+    for (const n of stated) pushAll(lines, item(`${n.ruleId}: ${n.reason}`));
     out.push(lines.join('\n'));
   }
   const computed = ctx.notEvaluatedFor.filter((n) => !n.partial && n.object);
   if (partly.length) {
     const lines = title(`Not evaluated for ${objectsNotJudged(partly)} object(s) — the input shows only part of them:`);
-    for (const n of partly) lines.push(...item(`${n.ruleId}: ${n.reason}`));
+    for (const n of partly) pushAll(lines, item(`${n.ruleId}: ${n.reason}`));
     out.push(lines.join('\n'));
   }
   if (outside.length) {
     const lines = title(
       `Not evaluated for some objects (${objectsNotJudged(outside)}) — they refer to objects outside the scanned files (--assume-complete if the repository holds everything):`,
     );
-    for (const n of outside) lines.push(...item(`${n.ruleId}: ${n.reason}`));
+    for (const n of outside) pushAll(lines, item(`${n.ruleId}: ${n.reason}`));
     out.push(lines.join('\n'));
   }
   if (computed.length) {
     const lines = title(`Not evaluated for ${objectsNotJudged(computed)} object(s) — values known only when applied:`);
-    for (const n of computed) lines.push(...item(`${n.ruleId}: ${n.reason}`));
+    for (const n of computed) pushAll(lines, item(`${n.ruleId}: ${n.reason}`));
     out.push(lines.join('\n'));
   }
   if (!rules.length) return out.join('\n\n');
@@ -363,11 +372,11 @@ function notEvaluatedText(report: ScanReport, ctx: ReportContext, pen: Pen, verb
   }
   const lines = title(`Not evaluated (${rules.length} rule(s)) — the input lacks what they need:`);
   if (verbose || rules.length <= 8) {
-    for (const n of rules) lines.push(...item(`${n.ruleId}: ${n.reason}`));
+    for (const n of rules) pushAll(lines, item(`${n.ruleId}: ${n.reason}`));
   } else {
     const byReason = new Map<string, string[]>();
     for (const n of rules) byReason.set(n.reason, [...(byReason.get(n.reason) ?? []), n.ruleId]);
-    for (const [reason, ids] of byReason) lines.push(...item(`${ids.length} rule(s): ${reason}`));
+    for (const [reason, ids] of byReason) pushAll(lines, item(`${ids.length} rule(s): ${reason}`));
   }
   out.push(lines.join('\n'));
   return out.join('\n\n');
@@ -398,8 +407,9 @@ function gateText(gate: GateView, pen: Pen): string[] {
     const lines = indented(`Suppressions that matched nothing (${gate.unusedSuppressions.length}) — remove them or fix them:`, '', pen).map((l) => c.bold(l));
     for (const u of gate.unusedSuppressions) {
       const where = u.location ? `${u.location.source}:${u.location.line}` : u.origin;
-      lines.push(
-        ...item(`${where}: ${u.rules.join(',')}${u.problem ? ` — not applied: ${u.problem}` : ` ("${u.reason}") suppressed no finding`} [${u.origin}]`),
+      pushAll(
+        lines,
+        item(`${where}: ${u.rules.join(',')}${u.problem ? ` — not applied: ${u.problem}` : ` ("${u.reason}") suppressed no finding`} [${u.origin}]`),
       );
     }
     out.push(lines.join('\n'));
@@ -408,7 +418,7 @@ function gateText(gate: GateView, pen: Pen): string[] {
     const lines = indented(`Baseline entries with no finding any more (${gate.staleBaseline.length}) — run \`karpdoctor baseline prune\`:`, '', pen).map((l) =>
       c.bold(l),
     );
-    for (const e of gate.staleBaseline.slice(0, 20)) lines.push(...item(`${e.ruleId} on ${objectText(e.object)}${e.pointer ? ` (${e.pointer})` : ''}`));
+    for (const e of gate.staleBaseline.slice(0, 20)) pushAll(lines, item(`${e.ruleId} on ${objectText(e.object)}${e.pointer ? ` (${e.pointer})` : ''}`));
     if (gate.staleBaseline.length > 20) lines.push(`  ${pen.t('…')} and ${gate.staleBaseline.length - 20} more`);
     out.push(lines.join('\n'));
   }

@@ -7,6 +7,7 @@ import { relativeTime, type TimelineEntry } from '../snapshot/timeline.js';
 import { toAscii } from './glyphs.js';
 import { visible } from './visible.js';
 import { wrapText } from './wrap.js';
+import { pushAll } from '../kube/lists.js';
 
 export interface TimelineContext {
   referenceTime: { ms: number; iso: string; source: string; evidence?: string };
@@ -38,17 +39,21 @@ export function renderTimelineText(entries: readonly TimelineEntry[], ctx: Timel
   const width = Math.max(40, ctx.width);
   const clean = (text: string) => (ctx.ascii ? toAscii(printable(text)) : printable(text));
   const lines = [...wrapText(`Timeline of ${clean(ctx.scope)}, relative to ${ref.iso.replace('.000Z', 'Z')} (${clean(why)})`, width), ''];
-  if (entries.length === 0) lines.push(...wrapText('No dated record matches (objects without timestamps, or filters that leave nothing).', width));
+  if (entries.length === 0) pushAll(lines, wrapText('No dated record matches (objects without timestamps, or filters that leave nothing).', width));
   for (const e of entries) {
     const who = `${e.kind} ${e.namespace ? `${e.namespace}/` : ''}${e.name}`;
     const when = `${e.time}  ${relativeTime(e.ms, ref.ms).padStart(7)}`;
     // A long name moves under the time rather than past the width (a name is never broken).
     const head = clean(`${when}  ${who}`);
-    lines.push(...(head.length <= width ? [head] : [when, clean(`  ${who}`)]));
+    pushAll(lines, head.length <= width ? [head] : [when, clean(`  ${who}`)]);
     for (const l of wrapText(clean(e.what), width - 4)) lines.push(`    ${l}`);
     // A path is copied whole, never broken.
     lines.push(`    at ${clean(e.source)}`);
-    if (e.findings.length && !e.what.startsWith('finding ')) lines.push(...wrapText(`cited by ${e.findings.join(', ')}`, width - 4).map((l) => `    ${l}`));
+    if (e.findings.length && !e.what.startsWith('finding '))
+      pushAll(
+        lines,
+        wrapText(`cited by ${e.findings.join(', ')}`, width - 4).map((l) => `    ${l}`),
+      );
   }
   return `${lines.join('\n')}\n`;
 }

@@ -8,6 +8,7 @@
  * Indented lines are preformatted (YAML, heredocs): they keep their layout, except `#` comments, which wrap as
  * comments. Widths count code points, which is what terminals show for the text we print.
  */
+import { minOf, pushAll } from '../kube/lists.js';
 
 /** Commands a user copies from a fix. */
 const COMMAND_WORDS = ['kubectl', 'helm', 'aws', 'eksctl', 'az', 'gcloud'];
@@ -35,15 +36,15 @@ export function wrapText(text: string, width: number, least = 20): string[] {
       shift = '';
     } else if (!/^\s/.test(lines[i - 1] ?? '')) {
       const block = lines.slice(i).findIndex((l) => !/^\s/.test(l));
-      const least = Math.min(
-        ...lines
+      const least = minOf(
+        lines
           .slice(i, block < 0 ? undefined : i + block)
           .filter((l) => l.trim())
           .map((l) => /^\s*/.exec(l)![0].length),
       );
       shift = ' '.repeat(Math.max(0, hang - least));
     }
-    out.push(...wrapLine(line.trim() ? shift + line : line, Math.max(least, width)));
+    pushAll(out, wrapLine(line.trim() ? shift + line : line, Math.max(least, width)));
   });
   return out;
 }
@@ -89,14 +90,14 @@ function tokens(line: string): string[] {
     const words = splitWords(line.slice(at, start));
     // "(kubectl …" : the bracket goes with the command, not alone at the end of the line before.
     const glued = words.length && !/\s$/.test(words[words.length - 1]!) ? words.pop()! : '';
-    out.push(...words);
+    pushAll(out, words);
     // "`kubectl get pods -o yaml`," : the closing backtick or bracket and its comma stay with the command too.
     const closing = /^[`'")\]]*[.,;:]?(?=\s|$)/.exec(line.slice(end))?.[0] ?? '';
     const tail = /^\s*/.exec(line.slice(end + closing.length))![0];
     out.push(glued + line.slice(start, end) + closing + tail);
     at = end + closing.length + tail.length;
   }
-  out.push(...splitWords(line.slice(at)));
+  pushAll(out, splitWords(line.slice(at)));
   return out;
 }
 

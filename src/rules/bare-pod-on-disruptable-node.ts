@@ -10,6 +10,7 @@ import type { KubeObject } from '../kube/types.js';
 import { KIND } from '../kube/kinds.js';
 import { commandName, dig, displayName, labelPointer } from '../kube/fields.js';
 import { DO_NOT_DISRUPT, NODEPOOL_LABEL } from '../kube/well-known.js';
+import { pushAll } from '../kube/lists.js';
 
 export default defineRule({
   meta: {
@@ -71,14 +72,14 @@ export default defineRule({
         const expire = claim?.expireAfter ?? pool.expireAfter.value;
         const created = parseTime(claim?.created ?? node.metadata.creationTimestamp);
         const w = disruptionWays(pool, !!nodeDnd, expire, (ms) => (created !== undefined ? `, in ${formatDuration(Math.max(0, created + ms - now))}` : ''));
-        ways.push(...w.ways);
-        evidence.push(...w.evidence);
+        pushAll(ways, w.ways);
+        pushAll(evidence, w.evidence);
       } else {
         ways.push(nodeDnd ? 'expiry and interruption' : 'consolidation, drift, expiry and interruption');
       }
       if (!ways.length) continue;
       if (node.metadata.labels?.[NODEPOOL_LABEL]) evidence.push({ object: node, path: labelPointer(NODEPOOL_LABEL), note: 'a Karpenter node' });
-      evidence.push(...version.evidence());
+      pushAll(evidence, version.evidence());
       const ns = pod.metadata.namespace ?? 'default';
       report({
         object: pod,
@@ -184,10 +185,10 @@ function checkManifests(snapshot: Snapshot, now: number, version: KarpenterVersi
       if (!w.ways.length) continue;
       hosts.push(pool);
       perPool.push(w.ways);
-      evidence.push(...w.evidence);
+      pushAll(evidence, w.evidence);
     }
     if (!hosts.length) continue;
-    evidence.push(...version.evidence());
+    pushAll(evidence, version.evidence());
     // One pool: its own settings; several: just the ways, without a wall of per-pool detail.
     const ways = perPool.length === 1 ? perPool[0]! : [...new Set(perPool.flat().map((w) => w.replace(/ \(.*$/, '')))];
     const ns = pod.metadata.namespace ?? 'default';

@@ -5,6 +5,7 @@ import type { NodeClaimView } from '../snapshot/karpenter.js';
 import { formatDuration, parseDuration, parseTime } from '../kube/units.js';
 import { karpenterFacts, listNames, plural, unknownOn } from './support.js';
 import { describeCapacity, isDaemonSetPod, isMirrorPod, isUnderused, nodeCapacity, pct, type NodeCapacity } from './lib/reclaim-capacity.js';
+import { minOf, pushAll } from '../kube/lists.js';
 
 const ID = 'consolidate-after-exceeds-pod-churn';
 
@@ -98,7 +99,7 @@ export default defineRule({
         else evidence.push({ object: c.claim.object, path: '/status/conditions', note: 'no Consolidatable condition' });
         evidence.push({ object: c.node, path: '/status/allocatable', note: `${displayName(c.node)}: ${describeCapacity(c.capacity)}` });
       }
-      evidence.push(...version.evidence());
+      pushAll(evidence, version.evidence());
       const describe = (c: Churned) =>
         `${displayName(c.claim.object)} (node ${displayName(c.node)}, CPU ${pct(c.capacity.cpuFraction)}/memory ${pct(c.capacity.memFraction)} requested, ${plural(c.starts.length, 'pod event')} seen since it initialized, median gap ${formatDuration(c.median)}, last ${formatDuration(now - c.lastEvent)} ago${c.owners.length ? `; from ${listNames(c.owners, 2)}` : ''})`;
       report({
@@ -168,7 +169,7 @@ export default defineRule({
 });
 
 function fixFor(kind: string, pool: string, churned: Churned[], after: number): FixSteps {
-  const gap = Math.min(...churned.map((c) => c.median));
+  const gap = minOf(churned.map((c) => c.median));
   const suggested = Math.max(60_000, Math.floor(gap / 2 / 60_000) * 60_000);
   const owners = [...new Set(churned.flatMap((c) => c.owners))];
   return [

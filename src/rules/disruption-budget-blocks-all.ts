@@ -7,6 +7,7 @@ import { reportFromRecords } from './lib/records-only.js';
 import { BUDGET_BLOCKING, BUDGET_ERRORS } from './lib/stated-causes.js';
 import { budgetState, hasBudgets, nextOpening, nodesByPool, REASONS, type BudgetState, type DisruptionReason } from '../snapshot/budgets.js';
 import { logSays } from '../snapshot/messages/karpenter-logs.js';
+import { pushAll } from '../kube/lists.js';
 
 const ID = 'disruption-budget-blocks-all';
 
@@ -78,7 +79,7 @@ export default defineRule({
       for (const e of events.slice(-3)) evidence.push({ event: e.event, note: 'Karpenter reports the budget blocking this pool' });
       for (const l of logs.filter((l) => JSON.stringify(l.fields).includes(pool.name)).slice(-2))
         evidence.push({ log: l, note: `budget error logged by the controller: ${String(l.fields.error ?? '')}` });
-      evidence.push(...version.evidence());
+      pushAll(evidence, version.evidence());
 
       const what = all ? 'any voluntary disruption (Underutilized, Empty, Drifted)' : `disruption for ${blocked.join(', ')}`;
       const nodeText =

@@ -11,6 +11,7 @@ import { isWorkloadPod, ZONAL_PROVISIONERS } from './lib/volumes-health-zones.js
 import { nodeTaints, nodeZone } from '../snapshot/nodes.js';
 import { ZONE_LABEL } from '../kube/well-known.js';
 import { saysScheduling } from '../snapshot/messages/scheduling.js';
+import { pushAll } from '../kube/lists.js';
 
 /** Taints Kubernetes, cloud providers and Karpenter manage themselves: never "undeclared startup taints". */
 const SYSTEM_TAINT =
@@ -120,14 +121,14 @@ export default defineRule({
         if (!shared.length && !trigger.evidence.length) continue;
 
         const evidence: EvidenceInput[] = [];
-        for (const m of members) evidence.push(...m.evidence);
+        for (const m of members) pushAll(evidence, m.evidence);
         for (const [claim, c] of burst) {
           const found = c.found;
           if (found && shared.some((p) => found.pods.includes(p)) && !evidence.some((e) => e.log === found.log)) {
             evidence.push({ log: found.log, note: `batch of pending pods before ${claim} was created` });
           }
         }
-        evidence.push(...trigger.evidence, ...version.evidence());
+        pushAll(evidence, [...trigger.evidence, ...version.evidence()]);
 
         const span = burst.at(-1)![1].ms - burst[0]![1].ms;
         const desc = members.map((m) => `${m.claim}${m.zone ? ` (${m.zone})` : ''}`).join(', ');
@@ -250,7 +251,7 @@ function triggerOf(
     const pod = snapshot.get(KIND.Pod, ns, name!);
     if (pod) pods.push(pod);
   }
-  for (const m of members) if (m.node) pods.push(...snapshot.podsOnNode(m.node.metadata.name!).filter(isWorkloadPod));
+  for (const m of members) if (m.node) pushAll(pods, snapshot.podsOnNode(m.node.metadata.name!).filter(isWorkloadPod));
   for (const pod of pods) {
     for (const claimName of snapshot.claimNamesOf(pod)) {
       const pvc = snapshot.pvc(pod.metadata.namespace, claimName);

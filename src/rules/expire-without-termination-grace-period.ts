@@ -8,6 +8,7 @@ import { byLastSeen, heldFor, heldLongerThan, karpenterFacts, listNames, podsSho
 import { DO_NOT_DISRUPT, DO_NOT_EVICT } from '../kube/well-known.js';
 import { disruptedTaint } from '../snapshot/nodes.js';
 import { logRefs, logSays } from '../snapshot/messages/karpenter-logs.js';
+import { pushAll } from '../kube/lists.js';
 
 /** "deleting expired nodeclaim" (v1.x debug log of nodeclaim.expiration) for one NodeClaim. */
 function expiryLogs(logs: readonly LogRecord[], claim: string): LogRecord[] {
@@ -116,11 +117,11 @@ export default defineRule({
           const claimName = claim?.name;
           const expiredLog = claimName ? expiryLogs(snapshot.logs, claimName) : [];
           for (const l of expiredLog.slice(-1)) evidence.push({ log: l, note: 'Karpenter deleted the NodeClaim because it expired' });
-          related.push(node, ...(claim ? [claim.object] : []));
+          pushAll(related, [node, ...(claim ? [claim.object] : [])]);
         }
         for (const { node, blocks } of blocksByNode) {
           blockers.push(`${displayName(node)}: ${listNames(blocks.map(describeBlock), 2)}`);
-          for (const b of blocks.slice(0, 2)) evidence.push(...blockEvidence(b));
+          for (const b of blocks.slice(0, 2)) pushAll(evidence, blockEvidence(b));
         }
       } else {
         // Spec-only: workload templates in the repo with do-not-disrupt, and PDBs that never allow an eviction —
@@ -141,11 +142,11 @@ export default defineRule({
           const n = neverEvictable(snapshot, pdb);
           if (!n) continue;
           blockers.push(`PodDisruptionBudget ${nsName(pdb)} (${n.text})`);
-          evidence.push(...n.evidence);
+          pushAll(evidence, n.evidence);
         }
       }
       if (!blockers.length && !stuck.length) continue;
-      evidence.push(...version.evidence());
+      pushAll(evidence, version.evidence());
 
       const expiry = `${pool.expireAfter.defaulted ? 'expireAfter is not set, so the v1 default ' : 'expireAfter '}${pool.expireAfter.value}`;
       const message = stuck.length

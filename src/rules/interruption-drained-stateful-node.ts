@@ -11,6 +11,7 @@ import { interruptionCause, interruptionFromEvent, interruptionFromLog, stateful
 import { refOf } from './lib/records-only.js';
 import { commandName, dig, displayName, str } from '../kube/fields.js';
 import { stableLabels } from '../snapshot/pods.js';
+import { pushAll } from '../kube/lists.js';
 
 interface Hit {
   node?: string;
@@ -181,7 +182,7 @@ export default defineRule({
             : { object: s.pod, path: '/metadata/name', note: `${s.label}: ${r.text}` },
         );
       }
-      evidence.push(...version.evidence());
+      pushAll(evidence, version.evidence());
 
       const forceful = actions.has('ForcefulTermination') || kinds.has('instance_status') || kinds.has('system_status');
       report({

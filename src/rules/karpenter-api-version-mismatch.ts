@@ -10,6 +10,7 @@ import { seenController } from './lib/launch-findings.js';
 import { reportUncovered } from './lib/records-only.js';
 import { WEBHOOK_UNREACHABLE } from './lib/stated-causes.js';
 import { karpenterFacts } from './support.js';
+import { pushAll } from '../kube/lists.js';
 
 const ID = 'karpenter-api-version-mismatch';
 /** CRD name of each Karpenter kind. */
@@ -95,7 +96,7 @@ export default defineRule({
       let f = findings.get(key);
       if (!f) findings.set(key, (f = { target, parts: [], evidence: [] }));
       if (!f.parts.includes(part)) f.parts.push(part);
-      f.evidence.push(...evidence);
+      pushAll(f.evidence, evidence);
     };
 
     if (version) {

@@ -19,6 +19,7 @@ import {
   isWellKnownLabel,
 } from '../kube/well-known.js';
 import { karpenterFacts, listNames, plural, podName, POD_PLACEMENT, poolShape, unknownField, type KarpenterVersionFacts } from './support.js';
+import { pushAll } from '../kube/lists.js';
 
 export default defineRule({
   meta: {
@@ -195,7 +196,7 @@ function judge(ctx: Pick<RuleContext, 'snapshot' | 'report' | 'notEvaluatedFor'>
   }
   for (const p of placement.admitted.slice(0, 3))
     if (p.pool) evidence.push({ object: p.pool.object, path: '/metadata/name', note: `NodePool ${p.pool.name} can host the controller pods` });
-  evidence.push(...version.evidence());
+  pushAll(evidence, version.evidence());
 
   const running = onKarpenter.length
     ? `${plural(onKarpenter.length, 'controller pod')} of ${pods.length} ${onKarpenter.length === 1 ? 'runs' : 'run'} on Karpenter-managed nodes (${listNames(onKarpenter.map((x) => `${podName(x.pod)} on ${displayName(x.node)}${snapshot.nodePoolNameOf(x.node) ? ` (NodePool ${snapshot.nodePoolNameOf(x.node)})` : ''}`))})`

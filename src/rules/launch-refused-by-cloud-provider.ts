@@ -5,6 +5,7 @@ import type { LaunchCause } from './lib/launch-failures.js';
 import { reportUncovered } from './lib/records-only.js';
 import { PRICING_UNAVAILABLE, STS_UNREACHABLE } from './lib/stated-causes.js';
 import { byNodeClass, failingPools, fromText, launchWords, pickEvidence, poolParts, relatedOf } from './lib/launch-findings.js';
+import { pushAll } from '../kube/lists.js';
 
 const ID = 'launch-refused-by-cloud-provider';
 
@@ -147,7 +148,7 @@ export default defineRule({
           ...(dig(nodeClassObject, ...field.split('/').filter(Boolean)) === undefined ? { value: null } : {}),
           note: 'the field the fix changes',
         });
-      for (const p of pools) evidence.push(...pickEvidence(p.signals));
+      for (const p of pools) pushAll(evidence, pickEvidence(p.signals));
       report({
         object: target,
         message: `EC2 refuses the launches${nodeClass !== '<nodeclass>' ? ` through ${launchWords(pools[0]!).nodeClass} ${nodeClass}` : ''} — ${poolParts(pools, true)}; no launch has succeeded since, and a retry fails the same way${fromText(pools)}`,

@@ -8,6 +8,7 @@ import { launchTimeline, signalsOf } from './lib/launch-failures.js';
 import { podVerdicts, poolProfiles } from './lib/scheduling-pools.js';
 import { isStaticMisfit, schedulingFailures, type Clause, type ClauseKind, type PodFailure } from './lib/scheduling-failures.js';
 import { heldFor, heldLongerThan, isPending, plural, unknownOn } from './support.js';
+import { maxOf, minOf } from '../kube/lists.js';
 
 const ID = 'no-instance-type-fits';
 /** Clauses another rule owns when the objects behind them are in the snapshot. */
@@ -91,7 +92,7 @@ export default defineRule({
       const ns = key.slice(0, slash);
       const name = key.slice(slash + 1);
       const pod = snapshot.get(KIND.Pod, ns, name);
-      const last = Math.max(...list.map((f) => parseTime(f.last) ?? 0));
+      const last = maxOf(list.map((f) => parseTime(f.last) ?? 0));
       if ((failures.placed.get(key) ?? -Infinity) > last) continue;
       if (pod) {
         if (!isPending(pod) || dig(pod, 'spec', 'nodeName')) continue;
@@ -172,7 +173,7 @@ function notYet(key: string, list: PodFailure[], minPending: number, repeats: nu
 /** Without the Pod: the failures span minPending, or repeat often enough to be more than a moment. */
 function persists(list: PodFailure[], minPending: number, repeats: number): boolean {
   const times = list.flatMap((f) => [parseTime(f.first), parseTime(f.last)]).filter((t): t is number => t !== undefined);
-  const span = times.length ? Math.max(...times) - Math.min(...times) : 0;
+  const span = times.length ? maxOf(times) - minOf(times) : 0;
   return span >= minPending || list.reduce((n, f) => n + f.count, 0) >= repeats;
 }
 

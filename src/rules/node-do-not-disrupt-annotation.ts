@@ -8,6 +8,7 @@ import { DO_NOT_DISRUPT } from '../kube/well-known.js';
 import { reportFromRecords } from './lib/records-only.js';
 import { NODE_DO_NOT_DISRUPT } from './lib/stated-causes.js';
 import { commandName, displayName } from '../kube/fields.js';
+import { pushAll } from '../kube/lists.js';
 
 const NOT_STOPPED =
   'it does not stop expiry (expireAfter, forceful from v1.0), spot/health interruption, node repair or a manual delete, ' +
@@ -136,7 +137,7 @@ export default defineRule({
           expiry = left > 0 ? ` Expiry will still replace it in ${formatDuration(left)}.` : '';
         }
       }
-      evidence.push(...version.evidence());
+      pushAll(evidence, version.evidence());
       report({
         object: obj,
         message:

@@ -12,6 +12,7 @@ import { blockedEvents } from '../snapshot/messages/disruption-blocked.js';
 import { podDoNotDisrupt } from './lib/do-not-disrupt.js';
 import { disruptedTaint } from '../snapshot/nodes.js';
 import { saysScheduling } from '../snapshot/messages/scheduling.js';
+import { maxOf, minOf, pushAll } from '../kube/lists.js';
 
 const ID = 'node-nominated-without-pending-pods';
 
@@ -98,14 +99,14 @@ export default defineRule({
         .filter((b) => b.event.reason === 'DisruptionBlocked' && b.reason.blocker === 'nominated')
         .map((b) => b.event);
       if (!nominated.length) continue;
-      const first = Math.min(...nominated.map((e) => parseTime(e.firstSeen) ?? Infinity));
-      const last = Math.max(...nominated.map((e) => parseTime(e.lastSeen) ?? -Infinity));
+      const first = minOf(nominated.map((e) => parseTime(e.firstSeen) ?? Infinity));
+      const last = maxOf(nominated.map((e) => parseTime(e.lastSeen) ?? -Infinity));
       if (!Number.isFinite(first) || !Number.isFinite(last)) continue;
       if (last - first < options.persistence || now - last > options.recent) continue;
       // The same block is reported on the Node and on its NodeClaim: count one object's events, not both.
       const perObject = new Map<string, number>();
       for (const e of nominated) perObject.set(e.involved.kind, (perObject.get(e.involved.kind) ?? 0) + e.count);
-      const count = Math.max(...perObject.values());
+      const count = maxOf(perObject.values());
 
       // Cause 2: a Pending pod nominated here that kube-scheduler keeps rejecting.
       const rejected: Array<{ pod: KubeObject; failed: EventView; nomination: EventView }> = [];
@@ -159,7 +160,7 @@ export default defineRule({
             : `${head} or from in-flight NodeClaims that never launch; no un-evictable pod on a deleting node is visible in the snapshot`,
         );
       }
-      evidence.push(...version.evidence());
+      pushAll(evidence, version.evidence());
 
       const verdict =
         rejected.length || !unevictable.found.length

@@ -9,6 +9,7 @@ import { poolNodesShown } from '../snapshot/shown.js';
 import { eventSays } from '../snapshot/messages/object-events.js';
 import { reportFromRecords } from './lib/records-only.js';
 import { REPAIR_BLOCKED } from './lib/stated-causes.js';
+import { pushAll } from '../kube/lists.js';
 
 /** AWS repair policies (docs/karpenter-behaviour.md §3.2): condition type/status and the AWS version that added it. */
 const POLICIES: Array<{ type: string; status: string; since: string }> = [
@@ -83,7 +84,7 @@ export default defineRule({
       if (events.length) {
         let b = blockedByPool.get(poolName);
         if (!b) blockedByPool.set(poolName, (b = []));
-        b.push(...events);
+        pushAll(b, events);
       }
     }
 
@@ -123,7 +124,7 @@ export default defineRule({
         });
       }
       for (const e of events.slice(-2)) evidence.push({ event: e, note: 'Karpenter refused to repair' });
-      evidence.push(...version.evidence());
+      pushAll(evidence, version.evidence());
 
       const gate = gateText(version);
       const names = unhealthy.map((u) => `${displayName(u.node)} (${u.cond.type}=${u.cond.status})`);

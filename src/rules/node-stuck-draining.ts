@@ -22,6 +22,7 @@ import { eventSays } from '../snapshot/messages/object-events.js';
 import { logSays } from '../snapshot/messages/karpenter-logs.js';
 import { reportFromRecords } from './lib/records-only.js';
 import { STUCK_DRAINING } from './lib/stated-causes.js';
+import { pushAll } from '../kube/lists.js';
 
 export default defineRule({
   meta: {
@@ -99,7 +100,7 @@ export default defineRule({
       const blocks = waiting.map((p) => evictionBlock(snapshot, p, now, version)).filter((b): b is EvictionBlock => b !== undefined);
       if (blocks.length) {
         holds.push(`un-evictable ${blocks.length === 1 ? 'pod' : 'pods'} ${listNames(blocks.map(describeBlock), 4)}`);
-        for (const b of blocks.slice(0, 4)) evidence.push(...blockEvidence(b));
+        for (const b of blocks.slice(0, 4)) pushAll(evidence, blockEvidence(b));
       } else if (waiting.length) {
         holds.push(`${plural(waiting.length, 'pod')} still waiting to be evicted (${listNames(waiting.map(podName))})`);
       }
@@ -168,7 +169,7 @@ export default defineRule({
         const pool = snapshot.nodePool(node ? snapshot.nodePoolNameOf(node) : claim?.nodePool);
         if (pool) evidence.push({ object: pool.object, path: '/spec/template/spec', note: 'no terminationGracePeriod' });
       }
-      evidence.push(...version.evidence());
+      pushAll(evidence, version.evidence());
 
       const related = [...(claim && claim.object !== target ? [claim.object] : []), ...blocks.map((b) => b.pod), ...vas];
       report({

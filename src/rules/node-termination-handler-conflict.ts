@@ -5,6 +5,7 @@ import { commandName, dig, displayName, str } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { karpenterFacts } from './support.js';
 import { envValuePath, interruptionQueue, queueNameFromArnOrUrl } from './lib/interruption-settings.js';
+import { pushAll } from '../kube/lists.js';
 
 const NTH_IMAGE = /aws-node-termination-handler/;
 
@@ -70,7 +71,7 @@ export default defineRule({
       if (url) evidence.push({ object: d, path: url.path, note: same ? 'the same queue Karpenter reads' : `NTH queue ${nthQueue ?? '?'}` });
       parts.push(`${d.metadata.namespace}/${displayName(d)}${nthQueue ? ` on queue ${nthQueue}` : ''}`);
     }
-    evidence.push(...version.evidence());
+    pushAll(evidence, version.evidence());
     const drains = snapshot.logs.filter((l) => l.message === 'initiating delete from interruption message').slice(-2);
     for (const l of drains) evidence.push({ log: l, note: 'Karpenter acting on an interruption message itself' });
 

@@ -6,6 +6,7 @@ import { formatDuration, parseDuration, parseTime } from '../kube/units.js';
 import { heldFor, heldLongerThan, karpenterFacts, listNames, podName, unknownOn, type KarpenterVersionFacts } from './support.js';
 import { UNREACHABLE_TAINT } from '../kube/well-known.js';
 import { nodeTaint } from '../snapshot/nodes.js';
+import { pushAll } from '../kube/lists.js';
 
 export default defineRule({
   meta: {
@@ -70,7 +71,7 @@ export default defineRule({
       const unreachable = nodeTaint(node, UNREACHABLE_TAINT);
       if (unreachable) evidence.push({ object: node, path: `/spec/taints/${unreachable.index}` });
       for (const e of repairBlocked.slice(-1)) evidence.push({ event: e, note: 'repair refused for the pool' });
-      evidence.push(...version.evidence());
+      pushAll(evidence, version.evidence());
 
       const stuck = snapshot.podsOnNode(name).filter((p) => p.metadata.deletionTimestamp);
       const isStateful = (p: KubeObject) => p.metadata.ownerReferences?.some((o) => o.kind === 'StatefulSet') ?? false;

@@ -3,6 +3,7 @@ import { parseTime } from '../kube/units.js';
 import { launchTimeline, timeOf, type ClaimLife, type LaunchFamily, type LaunchSignal, type LaunchTimeline } from './lib/launch-failures.js';
 import { onlyFromLogs, poolRef } from './lib/launch-findings.js';
 import { listNames, plural } from './support.js';
+import { maxOf, minOf, pushAll } from '../kube/lists.js';
 
 const ID = 'nodeclaim-launch-loop';
 /** Families whose failure deletes the NodeClaim at once (the insufficient-capacity path, docs/karpenter-behaviour.md §8.5). */
@@ -91,14 +92,18 @@ export default defineRule({
       const view = snapshot.nodePool(pool);
       const cause = causeOf(t, pool, new Set(list.map((x) => x.name)));
       const evidence: EvidenceInput[] = [];
-      for (const s of list.slice(-3)) evidence.push(...s.evidence.slice(0, 2));
-      if (cause) evidence.push(...cause.signals.slice(-2).map((s) => s.evidence));
+      for (const s of list.slice(-3)) pushAll(evidence, s.evidence.slice(0, 2));
+      if (cause)
+        pushAll(
+          evidence,
+          cause.signals.slice(-2).map((s) => s.evidence),
+        );
       const vias = [...new Set([...list.flatMap((s) => s.evidence.map((e) => (e.log ? 'log' : e.event ? 'event' : 'condition')))])] as Array<
         'log' | 'event' | 'condition'
       >;
       const logsOnly = onlyFromLogs({ vias });
       const times = list.map((s) => s.at).filter((x) => x > 0);
-      const span = times.length > 1 ? ` between ${new Date(Math.min(...times)).toISOString()} and ${new Date(Math.max(...times)).toISOString()}` : '';
+      const span = times.length > 1 ? ` between ${new Date(minOf(times)).toISOString()} and ${new Date(maxOf(times)).toISOString()}` : '';
       const causeText = cause ? ` Cause: ${cause.labels.join('; ')} (reported by ${cause.rules.join(', ')}).` : ' The cause is not in the input.';
       report({
         object:
@@ -140,7 +145,10 @@ function shortLived(c: ClaimLife, lifetime: number): ShortLived | undefined {
   const evidence: EvidenceInput[] = c.object
     ? [{ object: c.object.object, path: '/metadata/deletionTimestamp', note: `created ${c.created}, deleting since ${c.deleted}` }]
     : [];
-  evidence.push(...c.evidence.filter((e) => !/launched$/.test(e.note ?? '')));
+  pushAll(
+    evidence,
+    c.evidence.filter((e) => !/launched$/.test(e.note ?? '')),
+  );
   return { name: c.name, at: deleted, how: 'deleted', evidence };
 }
 

@@ -7,6 +7,7 @@ import { nodeTaints } from '../snapshot/nodes.js';
 import { initializationSignals, unregisteredResource } from '../snapshot/messages/conditions.js';
 import { reportFromRecords } from './lib/records-only.js';
 import { NOT_INITIALIZED } from './lib/stated-causes.js';
+import { pushAll } from '../kube/lists.js';
 
 const ID = 'nodeclaim-not-initialized';
 
@@ -125,7 +126,7 @@ export default defineRule({
         init.status === 'False' && version.atLeast('1.0.0') === true
           ? ` Initialized=False is the v0.32–v0.37 form; on ${version.label} it may be a stale condition from an upgrade (aws/karpenter-provider-aws#6803).`
           : '';
-      evidence.push(...version.evidence());
+      pushAll(evidence, version.evidence());
       report({
         object: node ?? claim.object,
         message:

@@ -10,6 +10,7 @@ import { logSays } from '../snapshot/messages/karpenter-logs.js';
 import { eventSays } from '../snapshot/messages/object-events.js';
 import { reportFromRecords } from './lib/records-only.js';
 import { REGISTRATION_TIMEOUT, REGISTRATION_UNHEALTHY } from './lib/stated-causes.js';
+import { maxOf, pushAll } from '../kube/lists.js';
 
 const ID = 'nodeclaim-not-registered';
 /** ≤ v1.6 "terminating due to registration ttl"; v1.7+ "terminating due to timeout" (launch or registration). */
@@ -127,7 +128,7 @@ export default defineRule({
       const evidence: EvidenceInput[] = [];
       const parts: string[] = [];
       if (s?.stuck.length) {
-        const oldest = Math.max(...s.stuck.map((x) => x.age));
+        const oldest = maxOf(s.stuck.map((x) => x.age));
         parts.push(
           `${plural(s.stuck.length, 'NodeClaim')} launched but not registered for up to ${formatDuration(oldest)} (${listNames(s.stuck.map((x) => displayName(x.claim.object)))})`,
         );
@@ -166,14 +167,14 @@ export default defineRule({
       const waiting = s?.waiting ?? [];
       if (waiting.length) {
         parts.push(
-          `${listNames(waiting.map((x) => displayName(x.claim.object)))} ${waiting.length === 1 ? 'has' : 'have'} been waiting ${formatDuration(Math.max(...waiting.map((x) => x.age)))} for a Node`,
+          `${listNames(waiting.map((x) => displayName(x.claim.object)))} ${waiting.length === 1 ? 'has' : 'have'} been waiting ${formatDuration(maxOf(waiting.map((x) => x.age)))} for a Node`,
         );
         for (const { claim } of waiting.slice(0, 2)) {
           const reg = claim.conditions.find((c) => c.type === 'Registered');
           if (reg) evidence.push({ object: claim.object, path: `/status/conditions/${reg.index}`, note: 'launched, no Node yet' });
         }
       }
-      evidence.push(...version.evidence());
+      pushAll(evidence, version.evidence());
       report({
         object: pool.object,
         message:

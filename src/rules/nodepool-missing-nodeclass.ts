@@ -21,6 +21,7 @@ import { byLastSeen, listNames, unknownOn } from './support.js';
 import { eventSays } from '../snapshot/messages/object-events.js';
 import { getCommand, refOf, reportFromRecords, seenText, type RecordsOnlyRule } from './lib/records-only.js';
 import { logRefs, logText } from '../snapshot/messages/karpenter-logs.js';
+import { pushAll } from '../kube/lists.js';
 
 /** Reasons the readiness controller sets itself; any other reason is the node class's own Ready reason, copied. */
 const OWN_REASONS = new Set(['NodeClassNotFound', 'NodeClassTerminating', 'NodeClassReadinessUnknown']);
@@ -174,7 +175,7 @@ function absent(snapshot: Snapshot, pool: NodePoolView, ref: NodeClassRef, kindK
     { value: names, note: names.length ? `${pluralKind(kind)} in the snapshot: ${listNames(names, 6)}` : `the snapshot lists no ${kind} at all` },
   ];
   if (cond?.status === 'False') evidence.push(conditionEvidence(pool, cond));
-  evidence.push(...launchFailures(snapshot, pool));
+  pushAll(evidence, launchFailures(snapshot, pool));
   const hint = /"(.*)"/.exec(didYouMean(ref.name, names))?.[1];
   return {
     object: pool.object,
@@ -312,7 +313,7 @@ function refFix(pool: NodePoolView, name: string, why: string, target: Target, a
         ? `spec:\n  template:\n    spec:\n      nodeClassRef:\n        apiVersion: ${V1BETA1_API_VERSION[target.group] ?? `${target.group}/v1beta1`}\n        kind: ${target.kind}\n        name: ${name}`
         : `spec:\n  template:\n    spec:\n      nodeClassRef:\n        group: ${target.group}\n        kind: ${target.kind}\n        name: ${name}`;
   const steps = [`Point the pool at an existing node class (${why}): ${editCommand(pool.object)}\n${patch.replace(/^/gm, '   ')}`];
-  steps.push(...alternatives);
+  pushAll(steps, alternatives);
   // Provisioners (v1alpha5) have no status conditions to check.
   if (pool.generation !== 'v1alpha5')
     steps.push(`Then: kubectl get nodepool ${pool.name} -o jsonpath='{.status.conditions[?(@.type=="NodeClassReady")].status}' prints True.`);

@@ -12,6 +12,7 @@ import type { Snapshot } from '../snapshot/snapshot.js';
 import { drainBlockedPod } from '../snapshot/messages/object-events.js';
 import { reportFromRecords } from './lib/records-only.js';
 import { PDB_BLOCKS } from './lib/stated-causes.js';
+import { pushAll } from '../kube/lists.js';
 
 export default defineRule({
   meta: {
@@ -142,7 +143,7 @@ export default defineRule({
       const spec = neverEvictable(snapshot, pdb);
       if (spec) {
         problems.push(spec.text);
-        evidence.push(...spec.evidence);
+        pushAll(evidence, spec.evidence);
       }
 
       if (clusterState && pdbAllowsNone(pdb)) {
@@ -192,7 +193,7 @@ export default defineRule({
       for (const e of events.slice(-3))
         evidence.push({ event: e, note: e.reason === 'FailedDraining' ? 'an eviction refused by this PDB' : 'Karpenter skipped a node for this PDB' });
       const nodes = [...new Set(pods.map((p) => String(dig(p, 'spec', 'nodeName'))))];
-      if (events.length || multiple.length) evidence.push(...version.evidence());
+      if (events.length || multiple.length) pushAll(evidence, version.evidence());
 
       const where = clusterState
         ? ` It selects ${plural(pods.length, 'pod')} on ${plural(nodes.length, nodesKnown ? 'Karpenter node' : 'node')} (${listNames(nodes)}${nodesKnown ? '' : '; Nodes are not in the snapshot, so whether they are Karpenter nodes was not checked'}), which Karpenter will not consolidate or drift and whose drain stalls when they are expired or interrupted.`

@@ -21,6 +21,7 @@ import { saysScheduling } from '../snapshot/messages/scheduling.js';
 import { logSays } from '../snapshot/messages/karpenter-logs.js';
 import { getCommand, refName, refOf, reportFromRecords, type RecordsOnlyRule } from './lib/records-only.js';
 import { isStaticMisfit, logPod, parseScheduleError } from './lib/scheduling-failures.js';
+import { pushAll } from '../kube/lists.js';
 
 const RULE = 'pending-pod-no-nodepool-fits';
 
@@ -180,7 +181,7 @@ function podFinding(snapshot: Snapshot, pods: KubeObject[], c: PodConstraints, v
       ? { object: pod, path: `/status/conditions/${scheduled.index}`, note: `PodScheduled=False ${scheduled.reason ?? ''}; Pending for ${formatDuration(age)}` }
       : { object: pod, path: '/status/phase', note: `Pending for ${formatDuration(age)}, never scheduled` },
   );
-  evidence.push(...reasonEvidence(c, verdicts));
+  pushAll(evidence, reasonEvidence(c, verdicts));
   for (const e of said.slice(-2)) evidence.push({ event: e, note: 'Karpenter could not schedule the pod' });
   for (const l of logs.slice(-1)) evidence.push({ log: l, note: 'Karpenter could not schedule the pod' });
   const saidText = said.length

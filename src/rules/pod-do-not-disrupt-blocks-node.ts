@@ -13,6 +13,7 @@ import { DO_NOT_DISRUPT, DO_NOT_EVICT } from '../kube/well-known.js';
 import { controllerOwner as ownerOf } from '../snapshot/pods.js';
 import { reportFromRecords } from './lib/records-only.js';
 import { POD_DO_NOT_DISRUPT } from './lib/stated-causes.js';
+import { pushAll } from '../kube/lists.js';
 
 export default defineRule({
   meta: {
@@ -146,7 +147,7 @@ export default defineRule({
         persisted = ` Karpenter reported it ${plural(count, 'time')}${age !== undefined ? ` over ${formatDuration(age)}` : ''} (DisruptionBlocked).`;
         for (const b of blocked.slice(-2)) evidence.push({ event: b.event, note: 'Karpenter skipped the node for disruption' });
       }
-      evidence.push(...version.evidence());
+      pushAll(evidence, version.evidence());
 
       const what = deleting ? `is being deleted (since ${deleting.at}) and its drain waits for` : 'cannot be consolidated, emptied or drifted while it runs';
       report({
@@ -259,7 +260,7 @@ function checkTemplates(snapshot: Snapshot, version: KarpenterVersionFacts, repo
         value: p.expireAfter.value,
         note: `NodePool ${p.name}: no terminationGracePeriod bounds the drain`,
       });
-    evidence.push(...version.evidence());
+    pushAll(evidence, version.evidence());
     const assumes =
       dnd.key === DO_NOT_EVICT
         ? !version.known

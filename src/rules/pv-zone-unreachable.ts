@@ -9,6 +9,7 @@ import type { NodePoolView } from '../snapshot/karpenter.js';
 import { admission, admissionOptions, podConstraints } from '../snapshot/pool-admission.js';
 import { poolReach, volumeZone, type PoolReach } from './lib/volumes-health-zones.js';
 import { saysScheduling } from '../snapshot/messages/scheduling.js';
+import { pushAll } from '../kube/lists.js';
 
 export default defineRule({
   meta: {
@@ -233,7 +234,7 @@ function fixText(pod: KubeObject | undefined, pv: string, zones: string[], usabl
   }
   const unique = [...new Set(steps)];
   steps.length = 0;
-  steps.push(...unique);
+  pushAll(steps, unique);
   steps.push(
     `Or move the data to a reachable zone: snapshot the EBS volume of PV ${pv} (aws ec2 create-snapshot), restore it as a new PVC in a zone the NodePools reach, and point ${pod ? podName(pod) : 'the workload'} at it instead of ${claim}.`,
   );

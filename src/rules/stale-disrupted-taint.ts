@@ -6,6 +6,7 @@ import { clusterSyncLogs, deletionOf } from './lib/reclaim-drain.js';
 import { byLastSeen, heldLongerThan, karpenterFacts, plural, unknownOn } from './support.js';
 import { disruptedTaint } from '../snapshot/nodes.js';
 import { DISRUPTED_TAINT } from '../kube/well-known.js';
+import { pushAll } from '../kube/lists.js';
 
 export default defineRule({
   meta: {
@@ -82,7 +83,7 @@ export default defineRule({
       const sync = clusterSyncLogs(snapshot);
       const lastSync = sync[sync.length - 1];
       if (lastSync) evidence.push({ log: lastSync, note: `${plural(sync.length, 'record')}: cluster state not synced, so orphaned taints are not cleaned up` });
-      evidence.push(...version.evidence());
+      pushAll(evidence, version.evidence());
 
       const legacy = taint.key !== DISRUPTED_TAINT;
       report({

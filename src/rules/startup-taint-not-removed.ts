@@ -5,6 +5,7 @@ import { agentDaemonSets, agentFor, daemonSetFit, podTrouble, registeredAt } fro
 import { heldLongerThan, karpenterFacts, unknownOn } from './support.js';
 import { UNINITIALIZED_TAINT as CCM_UNINITIALIZED, UNREGISTERED_TAINT as UNREGISTERED } from '../kube/well-known.js';
 import { nodeTaints } from '../snapshot/nodes.js';
+import { pushAll } from '../kube/lists.js';
 
 const ID = 'startup-taint-not-removed';
 
@@ -111,7 +112,7 @@ export default defineRule({
         const dsName = `${ds.daemonSet.metadata.namespace}/${displayName(ds.daemonSet)}`;
         if (!ok) {
           causes.push(`${text} is removed by DaemonSet ${dsName}, but ${ds.problem}`);
-          evidence.push(...ds.evidence);
+          pushAll(evidence, ds.evidence);
           const blocking = /taint (\S+?)(=\S+)?:(\w+)$/.exec(ds.problem ?? '');
           const change = blocking
             ? `add to spec.template.spec.tolerations: {key: ${blocking[1]}, operator: Exists, effect: ${blocking[3]}}`
@@ -142,7 +143,7 @@ export default defineRule({
       if (init)
         evidence.push({ object: claim.object, path: `/status/conditions/${init.index}`, note: `NodeClaim ${displayName(claim.object)} is not initialized` });
       if (reg.evidence) evidence.push(reg.evidence);
-      evidence.push(...version.evidence());
+      pushAll(evidence, version.evidence());
       const taintNames = present.map((p) => formatTaint(p.nodeTaint)).join(', ');
       report({
         object: node,

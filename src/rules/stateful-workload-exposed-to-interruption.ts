@@ -18,6 +18,7 @@ import {
 } from './lib/interruption-exposure.js';
 import { CAPACITY_TYPE_LABEL as CAPACITY_TYPE, DO_NOT_DISRUPT } from '../kube/well-known.js';
 import { stableLabels } from '../snapshot/pods.js';
+import { pushAll } from '../kube/lists.js';
 
 interface Group {
   ref: { kind: string; apiVersion: string; name: string; namespace: string; object?: KubeObject };
@@ -124,7 +125,7 @@ export default defineRule({
         const r = p.reasons[0]!;
         evidence.push({ object: p.pod, path: r.path ?? '/metadata/name', note: `${podName(p.pod)} on ${displayName(p.node)}: ${r.text}` });
       }
-      evidence.push(...ctlExposure.evidence);
+      pushAll(evidence, ctlExposure.evidence);
       const podList = listNames(g.pods.map((p) => `${displayName(p.pod)} (${p.reasons.map((r) => r.text).join('; ')})`));
       const poolNames = [...new Set(g.pods.map((p) => p.pool?.pool.name ?? snapshot.nodePoolNameOf(p.node) ?? '?'))];
       const target: KubeObject | ObjectRef = g.ref.object ?? { apiVersion: g.ref.apiVersion, kind: g.ref.kind, namespace: g.ref.namespace, name: g.ref.name };

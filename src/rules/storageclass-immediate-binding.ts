@@ -9,6 +9,7 @@ import { volumeZone, ZONAL_PROVISIONERS } from './lib/volumes-health-zones.js';
 import { VOLUME_ZONE_LABELS } from '../kube/well-known.js';
 import { nodeZone } from '../snapshot/nodes.js';
 import { saysScheduling } from '../snapshot/messages/scheduling.js';
+import { pushAll } from '../kube/lists.js';
 
 export default defineRule({
   meta: {
@@ -108,7 +109,7 @@ export default defineRule({
         }
       }
       for (const pool of zones.pools.slice(0, 3)) evidence.push(pool);
-      evidence.push(...version.evidence());
+      pushAll(evidence, version.evidence());
 
       const harming = (affected?.pending.length ?? 0) > 0;
       const usage = affected

@@ -10,6 +10,7 @@ import { podVerdicts, poolProfiles } from './lib/scheduling-pools.js';
 import { normalizedLabel as normalizedKey } from '../kube/well-known.js';
 import { poolReach } from './lib/volumes-health-zones.js';
 import { ageOf, isPending, listNames, plural, podName } from './support.js';
+import { pushAll } from '../kube/lists.js';
 
 const ZONE = 'topology.kubernetes.io/zone';
 
@@ -67,7 +68,7 @@ export default defineRule({
         evidence.push({ object: nodeClass, path: '/spec/subnetSelectorTerms', note: 'the subnets Karpenter may launch into' });
         if (selected.length) evidence.push({ object: nodeClass, path: '/status/subnets', note: `${selected.length} subnet(s) selected` });
       }
-      for (const p of pools) evidence.push(...pickEvidence(p.signals));
+      for (const p of pools) pushAll(evidence, pickEvidence(p.signals));
       report({
         object: target,
         message: `Subnets out of free IP addresses${nodeClassName ? ` for EC2NodeClass ${nodeClassName}` : ''}${subnets.size ? ` (${listNames([...subnets], 4)})` : ''} — ${poolParts(pools, false)} with InsufficientFreeAddressesInSubnet, and no launch has succeeded since${fromText(pools)}`,

@@ -4,6 +4,7 @@ import { formatDuration } from '../kube/units.js';
 import { ageOf, karpenterFacts, listNames, plural, unknownOn } from './support.js';
 import { allowedByReason, budgetState, hasBudgets, nodesByPool, REASONS, type BudgetState, type DisruptionReason, type PoolNode } from '../snapshot/budgets.js';
 import { displayName, commandName } from '../kube/fields.js';
+import { pushAll } from '../kube/lists.js';
 
 const ID = 'unhealthy-node-freezes-budget';
 
@@ -106,7 +107,7 @@ export default defineRule({
           path: budget.path,
           ...(pool.budgets.defaulted ? { value: pool.budgets.value, note: 'no budgets set: the default nodes "10%" applies' } : {}),
         });
-      evidence.push(...version.evidence());
+      pushAll(evidence, version.evidence());
 
       const describe = (n: PoolNode) =>
         `${displayName(n.node)} (${[n.ready !== 'True' ? `Ready=${n.ready}${n.readySince ? ` for ${formatDuration(now - Date.parse(n.readySince))}` : ''}` : '', n.deleting ? `deleting${n.deletingSince ? ` for ${formatDuration(now - Date.parse(n.deletingSince))}` : ''}` : ''].filter(Boolean).join(', ')})`;

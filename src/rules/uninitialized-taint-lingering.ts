@@ -9,6 +9,7 @@ import { nodeTaint } from '../snapshot/nodes.js';
 import { saysScheduling } from '../snapshot/messages/scheduling.js';
 import { simulatedPods, uninitializedTarget } from '../snapshot/messages/simulation.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
+import { pushAll } from '../kube/lists.js';
 
 export default defineRule({
   meta: {
@@ -106,7 +107,7 @@ export default defineRule({
         const path = `${field === 'taints' ? pool.taints.path : pool.startupTaints.path}/${t.index}`;
         evidence.push({ object: pool.object, path, note: `NodePool ${pool.name} declares this taint itself` });
       }
-      evidence.push(...version.evidence());
+      pushAll(evidence, version.evidence());
 
       const taint = found;
       const effects = stuckPods.size

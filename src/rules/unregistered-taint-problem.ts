@@ -12,6 +12,7 @@ import { logSays } from '../snapshot/messages/karpenter-logs.js';
 import { eventSays } from '../snapshot/messages/object-events.js';
 import { reportFromRecords } from './lib/records-only.js';
 import { UNREGISTERED_TAINT } from './lib/stated-causes.js';
+import { pushAll } from '../kube/lists.js';
 
 const ID = 'unregistered-taint-problem';
 
@@ -122,10 +123,10 @@ export default defineRule({
       const nodeClass = awsNodeClassOfClaim(snapshot, claim);
       const cls = nodeClass ? customWithoutTaint(nodeClass, snapshot.desiredStateOnly) : undefined;
       if (nodeClass && cls) {
-        evidence.push(...cls.evidence);
+        pushAll(evidence, cls.evidence);
         classesReported.add(nodeClass.metadata.name ?? '');
       }
-      evidence.push(...version.evidence());
+      pushAll(evidence, version.evidence());
       const lingeringOnly = Boolean(lingering && !notFound && !events.length && !logs.length);
       const finding: FindingInput = {
         object: claim.object,

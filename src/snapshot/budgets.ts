@@ -16,6 +16,7 @@ import type { Budget, NodePoolView } from './karpenter.js';
 import type { Snapshot } from './snapshot.js';
 import { parseDuration } from '../kube/units.js';
 import { INITIALIZED_LABEL } from '../kube/well-known.js';
+import { minOf, pushAll } from '../kube/lists.js';
 
 export const REASONS = ['Underutilized', 'Empty', 'Drifted'] as const;
 export type DisruptionReason = (typeof REASONS)[number];
@@ -225,7 +226,7 @@ export function nextOpening(pool: NodePoolView, reason: DisruptionReason, now: n
     if (s.error !== undefined || (s.zero && b.schedule === undefined)) return undefined;
     if (!s.zero) continue;
     const { cron, duration } = scheduleOf(b);
-    windows.push(...activeWindows(cron!, duration!, now, now + horizon + 1));
+    pushAll(windows, activeWindows(cron!, duration!, now, now + horizon + 1));
   }
   windows.sort((a, b) => a[0] - b[0]);
   let t = now;
@@ -299,7 +300,7 @@ export function budgetForecast(pool: NodePoolView, total: number | undefined, re
 /** The minimum; an unknown value leaves it unknown unless a known one is already 0 (nothing allows less). */
 function leastOf(values: Array<number | undefined>): number | undefined {
   const known = values.filter((v): v is number => v !== undefined);
-  const least = Math.min(Infinity, ...known);
+  const least = minOf([Infinity, ...known]);
   return least === 0 || known.length === values.length ? least : undefined;
 }
 

@@ -9,6 +9,7 @@ import { parse as parseYaml } from 'yaml';
 import type { KubeObject, Provenance } from '../kube/types.js';
 import { arr, dig, isRecord, objectLabel, pointer, str, type Json } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
+import { MAX_ALIASES } from '../loaders/limits.js';
 
 export interface KarpenterRelease {
   /** What a developer edits: the values file (HelmValues), the HelmRelease or the Application. */
@@ -149,7 +150,7 @@ function fromApplication(obj: KubeObject): KarpenterRelease | undefined {
     keyName = (keys) => [...at, 'helm', 'valuesObject', ...keys].join('.');
   } else {
     try {
-      const parsed: unknown = text ? parseYaml(text, { maxAliasCount: 100 }) : {};
+      const parsed: unknown = text ? parseYaml(text, { maxAliasCount: MAX_ALIASES }) : {};
       if (isRecord(parsed)) values = parsed;
     } catch (e) {
       unread.push(`${at.join('.')}.helm.values (${(e as Error).message.split('\n')[0]})`);

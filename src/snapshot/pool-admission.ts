@@ -20,6 +20,7 @@ import type { NodePoolView } from './karpenter.js';
 import { describeSet, intersect, isEmpty, isNegative, valueSet, type ValueSet } from './requirements.js';
 import { tolerates } from './selectors.js';
 import type { Snapshot } from './snapshot.js';
+import { pushAll } from '../kube/lists.js';
 
 /** One node-label requirement of the pod, and the field it was read from (in the pod/workload, or a bound PV). */
 export interface Constraint {
@@ -75,7 +76,7 @@ export function podConstraintsWithVolumes(snapshot: Snapshot, pod: KubeObject): 
   for (const claim of snapshot.claimNamesOf(pod)) {
     const pvc = snapshot.pvc(pod.metadata.namespace, claim);
     const pv = pvc && snapshot.pvForClaim(pvc);
-    if (pv) c.volumes.push(...volumeConstraints(pv));
+    if (pv) pushAll(c.volumes, volumeConstraints(pv));
   }
   return c;
 }

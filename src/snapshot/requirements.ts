@@ -4,6 +4,7 @@
  * intersected; a pod is compatible with a NodePool when every custom label it needs is defined by the pool and every
  * key both sides constrain still has a value in common.
  */
+import { maxOf as greatest } from '../kube/lists.js';
 
 export interface ValueSet {
   /** True: every value except `values` (NotIn, Exists, Gt, Lt); false: exactly `values` (In, DoesNotExist). */
@@ -93,7 +94,7 @@ export function describeSet(key: string, s: ValueSet): string {
 export function maxInteger(s: ValueSet): number | undefined {
   if (!s.complement) {
     const ints = [...s.values].filter((v) => /^-?\d+$/.test(v)).map(Number);
-    return ints.length ? Math.max(...ints) : s.values.size ? undefined : -Infinity;
+    return ints.length ? greatest(ints) : s.values.size ? undefined : -Infinity;
   }
   return s.lt === undefined ? undefined : s.lt - 1;
 }

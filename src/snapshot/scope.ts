@@ -14,6 +14,7 @@
  */
 import type { KubeObject } from '../kube/types.js';
 import { KIND } from '../kube/kinds.js';
+import { minOf } from '../kube/lists.js';
 
 /** The joins that pair objects by locality: from the referring object to what it refers to. */
 export type Pairing = 'nodeClass' | 'nodePool' | 'storageClass' | 'workload';
@@ -54,7 +55,7 @@ export class Scopes {
   inScope(from: KubeObject, pairing: Pairing, candidates: KubeObject[]): KubeObject[] {
     const ranked = this.rank(from, pairing, candidates).map((r) => ({ ...r, up: Math.max(r.up, 0) }));
     if (!ranked.length) return [];
-    const nearest = Math.min(...ranked.map((r) => r.up));
+    const nearest = minOf(ranked.map((r) => r.up));
     return ranked.filter((r) => r.up === nearest).map((r) => r.object);
   }
 

@@ -3,6 +3,7 @@
  * class (every generation), field by field, and the controller's version and feature gates. Status, metadata and
  * the objects Karpenter makes (NodeClaims, Nodes) are the cluster moving, not a change of configuration.
  */
+import { pushAll } from '../kube/lists.js';
 import type { KubeObject } from '../kube/types.js';
 import { KIND } from '../kube/kinds.js';
 import { formatVersion } from '../kube/version.js';
@@ -53,8 +54,8 @@ function controllerChanges(before: Snapshot, after: Snapshot): FieldChange[] {
   const fields: FieldChange[] = [];
   const version = (s: Snapshot) => (s.controller.version ? formatVersion(s.controller.version) : undefined);
   if (version(before) !== version(after)) fields.push({ path: '/version', before: version(before), after: version(after) });
-  fields.push(...diffValues('/featureGates', before.controller.featureGates, after.controller.featureGates));
-  fields.push(...diffValues('/env', before.controller.env, after.controller.env));
+  pushAll(fields, diffValues('/featureGates', before.controller.featureGates, after.controller.featureGates));
+  pushAll(fields, diffValues('/env', before.controller.env, after.controller.env));
   return fields;
 }
 

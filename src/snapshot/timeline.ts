@@ -14,6 +14,7 @@ import { atLeast, coreVersionOf } from '../kube/version.js';
 import type { EventView } from './events.js';
 import { logRefs, logSignals, podNames } from './messages/karpenter-logs.js';
 import type { Snapshot } from './snapshot.js';
+import { minOf, pushAll } from '../kube/lists.js';
 
 export interface TimelineRef {
   kind: string;
@@ -100,14 +101,14 @@ function recordsOf(snapshot: Snapshot): { entries: TimelineEntry[]; relatedOf: (
   const entries: TimelineEntry[] = [];
   const relatedOf = relations(snapshot);
   for (const kindKey of SUBJECT_KINDS) {
-    for (const obj of snapshot.all(kindKey)) entries.push(...objectEntries(snapshot, obj, relatedOf(refOf(obj))));
+    for (const obj of snapshot.all(kindKey)) pushAll(entries, objectEntries(snapshot, obj, relatedOf(refOf(obj))));
   }
   for (const ev of snapshot.events()) {
-    if (SUBJECT_NAMES.has(ev.involved.kind)) entries.push(...eventEntries(snapshot, ev, relatedOf));
+    if (SUBJECT_NAMES.has(ev.involved.kind)) pushAll(entries, eventEntries(snapshot, ev, relatedOf));
   }
   const podsByName = new Map<string, string[]>();
   for (const pod of snapshot.all(KIND.Pod)) podsByName.set(nameOf(pod), [...(podsByName.get(nameOf(pod)) ?? []), pod.metadata.namespace ?? 'default']);
-  for (const log of snapshot.logs) entries.push(...logEntries(snapshot, log, relatedOf, podsByName));
+  for (const log of snapshot.logs) pushAll(entries, logEntries(snapshot, log, relatedOf, podsByName));
   const records = { entries, relatedOf };
   RECORDS.set(snapshot, records);
   return records;
@@ -363,14 +364,14 @@ function placeFindings(
       for (const e of cited) {
         if (mark && !e.findings.includes(f.ruleId)) e.findings.push(f.ruleId);
         times.push(e.ms);
-        cites.push({ kind: e.kind, ...(e.namespace ? { namespace: e.namespace } : {}), name: e.name }, ...e.related);
+        pushAll(cites, [{ kind: e.kind, ...(e.namespace ? { namespace: e.namespace } : {}), name: e.name }, ...e.related]);
       }
       const quoted = typeof ev.value === 'string' ? ev.value.match(/\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)/g) : null;
       for (const q of quoted ?? []) {
         const ms = parseTime(q);
         if (ms !== undefined) times.push(ms);
       }
-      const ms = times.length ? Math.min(...times) : undefined;
+      const ms = times.length ? minOf(times) : undefined;
       if (ms !== undefined && (!first || ms < first.ms)) first = { ms, source: ev.source };
     }
     const ms = first?.ms ?? snapshot.referenceTime.ms;

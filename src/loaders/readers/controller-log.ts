@@ -3,7 +3,7 @@
  * file, or any text most of whose lines are Karpenter controller records. Logs of other pods are counted, not read.
  */
 import { isKarpenterControllerPod, looksLikeKarpenterLog, podFromLogPath } from '../logs.js';
-import { StrayLineHandler, linesOf } from '../text-lines.js';
+import { StrayLineHandler, linesOf, skipLongLines } from '../text-lines.js';
 import type { Reader } from './reader.js';
 import { looksLikeObjects } from './sniffs.js';
 
@@ -19,7 +19,7 @@ export const controllerLog: Reader = {
     const logPod = podFromLogPath(file.relPath);
     if (logPod && !isKarpenterControllerPod(logPod.name, logPod.container)) return 'ignored-log';
     const stray = new StrayLineHandler(file.displayPath, sink);
-    for await (const { text, line } of linesOf(chunks)) stray.logLine(text, line, logPod ?? undefined);
+    for await (const { text, line } of linesOf(chunks, skipLongLines(sink, file.displayPath))) stray.logLine(text, line, logPod ?? undefined);
     stray.finish();
     return 'loaded';
   },

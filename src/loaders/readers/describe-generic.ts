@@ -2,6 +2,7 @@
  * How `kubectl describe` prints objects it has no describer for (NodeClaims, NodePools, EC2NodeClasses): every field
  * title-cased (`Last Transition Time:`), nested values indented, list items one after another.
  */
+import { minOf } from '../../kube/lists.js';
 
 /** A line of the text with its 1-based number in the file. */
 export interface Line {
@@ -26,14 +27,15 @@ export interface GMap {
 export function parseNested(lines: Line[]): G {
   const body = lines.filter((l) => l.text.trim() !== '');
   if (!body.length) return '';
-  const indent = Math.min(...body.map((l) => l.text.search(/\S/)));
+  const indent = minOf(body.map((l) => l.text.search(/\S/)));
   const items: GMap[] = [];
   const scalars: string[] = [];
   let cur: GMap | undefined;
   for (let i = 0; i < body.length; i++) {
     const l = body[i]!;
     if (l.text.search(/\S/) !== indent) continue;
-    const m = /^\s*([^:]+?):(?:\s+(.*?))?\s*$/.exec(l.text);
+    // The key starts at its first character and the value ends at its last: neither is tried from every blank.
+    const m = /^\s*([^:\s][^:]*?):(?:\s+(.*\S))?\s*$/.exec(l.text);
     if (!m) {
       scalars.push(l.text.trim());
       continue;

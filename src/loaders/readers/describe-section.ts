@@ -6,6 +6,7 @@
  */
 import { asList, asMap, parseNested, str, type G, type GMap, type Line } from './describe-generic.js';
 import { KUBECTL_VERSION_LINE } from './sniffs.js';
+import { minOf } from '../../kube/lists.js';
 
 /** describe's generic key: title-cased words (`Last Transition Time`, `Image ID`, `Ephemeral - Storage`). */
 const TITLE_KEY = /^\s*(?:[A-Z][A-Za-z0-9]*)(?:(?: | - )[A-Z][A-Za-z0-9]*)*:(?:\s|$)/;
@@ -133,8 +134,8 @@ export function restoreLayout(raw: readonly Line[]): Line[] {
   const top = lines.findIndex((l, i) => indent(l) === 0 && isTopLevel(lines, i));
   const head = (top < 0 ? lines : lines.slice(0, top)).filter((l) => l.text.trim() !== '');
   if (!head.length) return lines;
-  const base = Math.min(...head.map(indent));
-  const keys = head.filter((l) => indent(l) === base).map((l) => /^\s*([^:]+?):/.exec(l.text)?.[1] ?? '');
+  const base = minOf(head.map(indent));
+  const keys = head.filter((l) => indent(l) === base).map((l) => /^\s*([^:\s][^:]*?):/.exec(l.text)?.[1] ?? '');
   const section = keys.some((k) => SPEC_KEYS.has(k)) && !keys.includes('Conditions') ? 'Spec' : 'Status';
   const shift = base >= 2 ? 0 : 2 - base;
   const inside = (top < 0 ? lines : lines.slice(0, top)).map((l) => (l.text.trim() === '' ? l : { ...l, text: ' '.repeat(shift) + l.text }));

@@ -13,6 +13,7 @@ import { parseCommand } from './ticket/command.js';
 import { eventsOfUnnamedTable } from './event-rows.js';
 import { addRead, describedEvent, onlyOutput, type ReadResult, type TextBlock } from './kubectl-output.js';
 import { CLUSTER_KINDS, cellsOf, columnsOfHeader, columnsOfRule, parseAge, parseEventAge, parseLabelPairs } from './columns.js';
+import { minOf, pushAll } from '../../kube/lists.js';
 
 const FROM = 'kubectl describe output';
 /** A part of a description pasted without its `Name:` line: what it does not show is unknown, its name too. */
@@ -121,7 +122,7 @@ function eventsOfCutDescription(lines: Array<{ text: string; line: number }>, bl
     // No command names the object: the messages may (kubelet's and the scheduler's do), else it stays unknown.
     const events = eventsOfUnnamedTable(field.children, block.source);
     if (events) {
-      out.objects.push(...events);
+      pushAll(out.objects, events);
       return out;
     }
     out.skipped.push({
@@ -136,7 +137,7 @@ function eventsOfCutDescription(lines: Array<{ text: string; line: number }>, bl
     kind,
     metadata: { name, ...(block.hint?.namespace && !CLUSTER_KINDS.has(kind) ? { namespace: block.hint.namespace } : {}) },
   };
-  out.objects.push(...eventsTable(field, involved, block));
+  pushAll(out.objects, eventsTable(field, involved, block));
   return out;
 }
 
@@ -196,9 +197,9 @@ function describeOne(fields: Field[], line: number, block: TextBlock, out: ReadR
   BUILDERS[kind](ctx);
   const partial: PartialShape = { from: cut ? FROM_PART : FROM, known };
   const ages = Object.keys(ctx.ages).length ? { ages: ctx.ages } : {};
-  out.objects.push({ object: obj, provenance: { source: block.source, line, partial, ...ages, fields: ctx.at } }, ...ctx.extra);
+  pushAll(out.objects, [{ object: obj, provenance: { source: block.source, line, partial, ...ages, fields: ctx.at } }, ...ctx.extra]);
   const events = get('Events');
-  if (events) out.objects.push(...eventsTable(events, obj, block));
+  if (events) pushAll(out.objects, eventsTable(events, obj, block));
 }
 
 interface BuildContext {
@@ -393,8 +394,9 @@ function buildPod(c: BuildContext): void {
 function buildWorkload(c: BuildContext): void {
   // `2 desired | 2 updated | 2 total | 0 available | 2 unavailable`; a ReplicaSet's `2 current / 2 desired`.
   const replicas = c.get('Replicas')?.value ?? '';
-  const desired = /(\d+) desired\b/.exec(replicas)?.[1];
-  const available = /(\d+) available\b/.exec(replicas)?.[1];
+  // A number is read from its first digit (the lookbehind): not tried again from each digit of a long run.
+  const desired = /(?<!\d)(\d+) desired\b/.exec(replicas)?.[1];
+  const available = /(?<!\d)(\d+) available\b/.exec(replicas)?.[1];
   if (desired) set(c, '/spec/replicas', Number(desired));
   if (available) set(c, '/status/availableReplicas', Number(available));
   const owner = /^([^/]+)\/(.+)$/.exec(c.get('Controlled By')?.value ?? '');
@@ -586,7 +588,7 @@ function containersOf(lines: Line[]): DescribedContainer[] {
   const out: DescribedContainer[] = [];
   const body = lines.filter((l) => l.text.trim() !== '');
   if (!body.length) return out;
-  const nameIndent = Math.min(...body.map((l) => l.text.search(/\S/)));
+  const nameIndent = minOf(body.map((l) => l.text.search(/\S/)));
   let cur: DescribedContainer | undefined;
   let section: { key: string; indent: number } | undefined;
   for (const { text } of body) {

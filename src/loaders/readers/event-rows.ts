@@ -11,6 +11,7 @@
 import type { KubeObject, LoadedObject } from '../../kube/types.js';
 import { readAll, type Reader } from './reader.js';
 import { addRead, describedEvent, onlyOutput, type ReadResult } from './kubectl-output.js';
+import { nameAfterLine } from '../line-names.js';
 import { parseEventAge } from './columns.js';
 import { parseCommand } from './ticket/command.js';
 import { KARPENTER_EVENT_MESSAGES, REASON_OF } from '../../kube/messages/karpenter-events.js';
@@ -126,7 +127,7 @@ function eventsOfRows(rows: Array<{ row: EventRow; line: number }>, source: stri
       line,
       about ? FROM_NAMED : FROM_UNNAMED,
     );
-    if (!about) loaded.object.metadata.name = `event.line${line}`;
+    if (!about) nameAfterLine(loaded.object, 'event', line);
     return loaded;
   });
 }

@@ -125,6 +125,8 @@ export function readGetTable(block: TextBlock): ReadResult {
   const out: ReadResult = { objects: [], skipped: [] };
   const first = block.line ?? 1;
   const lines = unwrapTables(block.text.split('\n').map((t) => t.replace(/\r$/, '')));
+  // The console's width, as far as the paste shows it: a row as wide as this was cut by the console.
+  const widest = lines.reduce((w, l) => Math.max(w, l.length), 0);
   let hint = block.hint;
   for (let i = 0; i < lines.length; i++) {
     const text = lines[i]!;
@@ -154,9 +156,9 @@ export function readGetTable(block: TextBlock): ReadResult {
       i++;
       if (lines[i] === JOINED) continue;
       const previous = raw[raw.length - 1];
-      const goesOn = wraps ? !startsEventRow(lines[i]!, cols) : kind !== 'Event' && !hint?.customColumns && continuesRow(lines[i]!, previous, cols, lines);
+      const goesOn = wraps ? !startsEventRow(lines[i]!, cols) : kind !== 'Event' && !hint?.customColumns && continuesRow(lines[i]!, previous, cols, widest);
       if (previous && goesOn) {
-        previous.text = joinWrapped(previous, lines[i]!, lines);
+        previous.text = joinWrapped(previous, lines[i]!, widest);
         previous.tail = lines[i]!.length;
       } else raw.push({ text: lines[i]!, line: first + i, tail: lines[i]!.length });
     }
@@ -198,11 +200,19 @@ const JOINED = '\u0000';
  */
 function unwrapTables(lines: string[]): string[] {
   const out = [...lines];
+  // For each line: the last line of the table it is in (up to a blank line or a prompt) and the widest line from it
+  // to there, found in one pass from the bottom rather than from every header.
+  const ends: number[] = new Array<number>(out.length);
+  const widths: number[] = new Array<number>(out.length);
+  for (let i = out.length - 1; i >= 0; i--) {
+    const joins = i + 1 < out.length && out[i + 1]!.trim() !== '' && !ANY_PROMPT.test(out[i + 1]!);
+    ends[i] = joins ? ends[i + 1]! : i;
+    widths[i] = Math.max(out[i]!.length, joins ? widths[i + 1]! : 0);
+  }
   for (let h = 0; h < out.length; h++) {
     if (!HEADER.test(out[h]!)) continue;
-    let end = h;
-    while (end + 1 < out.length && out[end + 1]!.trim() !== '' && !ANY_PROMPT.test(out[end + 1]!)) end++;
-    const width = Math.max(...out.slice(h, end + 1).map((l) => l.length));
+    const end = ends[h]!;
+    const width = widths[h]!;
     const rest = out[h + 1]?.trim() ?? '';
     if (width < 80 || out[h]!.length !== width || !/^[A-Z][A-Z0-9 ()%/-]*$/.test(rest)) continue;
     for (let i = h; i < end; i++) {
@@ -239,13 +249,13 @@ const OBJECT_NAME = /^(?:[a-z][a-z0-9.]*\/)?[a-z0-9]([a-z0-9._-]*[a-z0-9])?$/;
  * NAMESPACE) cell is no name (`,beta.kubernetes.io/instance-type=m6i.large`), or, under a line as wide as the paste,
  * it stops before the first column kubectl never leaves empty.
  */
-function continuesRow(line: string, previous: { tail: number } | undefined, cols: Column[], lines: string[]): boolean {
+function continuesRow(line: string, previous: { tail: number } | undefined, cols: Column[], widest: number): boolean {
   if (previous === undefined) return false;
   const cells = cellsOf(line, cols);
   const named = cols.map((c, i) => (c.name === 'NAME' || c.name === 'NAMESPACE' ? cells[i] : undefined)).filter((c) => c !== undefined);
   if (named.some((c) => !OBJECT_NAME.test(c) && !/^<none>$/.test(c))) return true;
   const never = cols.slice(1).find((c) => NEVER_EMPTY.has(c.name));
-  return previous.tail === Math.max(...lines.map((l) => l.length)) && never !== undefined && line.trimEnd().length <= never.start;
+  return previous.tail === widest && never !== undefined && line.trimEnd().length <= never.start;
 }
 
 /** A line that begins an event row: its TYPE cell says Normal or Warning (else it is the message wrapped onto it). */
@@ -259,9 +269,8 @@ function startsEventRow(line: string, cols: Column[]): boolean {
  * piece that follows a line as long as the longest of the paste goes on without a space; a message wrapped at words
  * (a mail client, a narrow column, an indented continuation) goes on after one.
  */
-function joinWrapped(row: { text: string; tail: number }, more: string, lines: string[]): string {
-  const width = Math.max(...lines.map((l) => l.length));
-  return row.tail === width && !/^\s/.test(more) ? row.text + more : `${row.text.trimEnd()} ${more.trim()}`;
+function joinWrapped(row: { text: string; tail: number }, more: string, widest: number): string {
+  return row.tail === widest && !/^\s/.test(more) ? row.text + more : `${row.text.trimEnd()} ${more.trim()}`;
 }
 
 type Cell = (...names: string[]) => string | undefined;

@@ -6,6 +6,8 @@
  * source text (an `expr` node), for the caller to treat as a value Terraform will know and we do not.
  * Errors are HclError with a 1-based line and column, never anything else.
  */
+import { minOf } from '../../kube/lists.js';
+import { MAX_DEPTH } from '../limits.js';
 
 export class HclError extends Error {
   constructor(
@@ -63,15 +65,14 @@ export interface HclBody {
   blocks: HclBlock[];
 }
 
-export function parseHcl(text: string): HclBody {
-  const p = new Parser(text);
+/** `firstLine`: where the text starts in its file (a block pasted in a ticket), so every line cited is the file's. */
+export function parseHcl(text: string, firstLine = 1): HclBody {
+  const p = new Parser(text, firstLine);
   const body = p.body(false);
   return body;
 }
 
 const IDENT_START = /[A-Za-z_]/;
-/** Far beyond any real configuration, and far below the call stack. */
-const MAX_DEPTH = 200;
 const IDENT_CHAR = /[A-Za-z0-9_-]/;
 const BINARY_OPS = ['==', '!=', '<=', '>=', '&&', '||', '<', '>', '+', '-', '*', '/', '%'];
 
@@ -80,10 +81,12 @@ class Parser {
   private depth = 0;
   /** Per open bracket: inside `(…)` and `[…]` newlines are insignificant, inside `{…}` they separate items. */
   private brackets: boolean[] = [];
-  private line = 1;
   private col = 1;
 
-  constructor(private readonly src: string) {}
+  constructor(
+    private readonly src: string,
+    private line: number,
+  ) {}
 
   // ---- structure ----
 
@@ -499,7 +502,7 @@ class Parser {
     let indent = 0;
     if (strip) {
       const widths = lines.filter((l) => l.trim() !== '').map((l) => /^[ \t]*/.exec(l)![0].length);
-      indent = widths.length ? Math.min(...widths) : 0;
+      indent = widths.length ? minOf(widths) : 0;
     }
     const content = lines.map((l) => l.slice(Math.min(indent, /^[ \t]*/.exec(l)![0].length))).join('\n') + (lines.length ? '\n' : '');
     const parts = templateParts(content, bodyLine);

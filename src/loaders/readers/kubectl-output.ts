@@ -4,6 +4,7 @@
  */
 import type { KubeObject, LoadedObject, SkippedInput } from '../../kube/types.js';
 import { kindKey, type OutputType } from '../objects.js';
+import { nameAfterLine } from '../line-names.js';
 import { CLUSTER_KINDS } from './columns.js';
 import type { ReadSink, Sniff } from './reader.js';
 import { parseCommand } from './ticket/command.js';
@@ -40,7 +41,7 @@ export function describedEvent(
     apiVersion: 'v1',
     kind: 'Event',
     // An object whose name the paste does not show is named by none of its events either.
-    metadata: { name: `${involved.metadata.name ?? 'unnamed'}.line${line}`, ...(own ? { namespace: own } : {}) },
+    metadata: { name: '', ...(own ? { namespace: own } : {}) },
     involvedObject: { apiVersion: involved.apiVersion, kind: involved.kind, name: involved.metadata.name ?? '', ...(ns ? { namespace: ns } : {}) },
     reason: e.reason,
     message: e.message,
@@ -48,6 +49,7 @@ export function describedEvent(
     count: e.count,
     source: { component: e.from.split(',')[0]!.trim() },
   };
+  nameAfterLine(event, involved.metadata.name ?? 'unnamed', line);
   const ages: Record<string, number> = {};
   if (e.last !== undefined) ages['/lastTimestamp'] = e.last;
   if (e.first !== undefined) ages['/firstTimestamp'] = e.first;

@@ -74,16 +74,23 @@ export interface ReadInput {
   sample: string;
   opts: ReaderOptions;
   /**
-   * Reads a block of this file through the registry as if it were a file of its own (`name` hints its format);
-   * returns the id of the reader that took it, undefined when none did (nothing is reported then: the caller says
-   * what the block looked like).
+   * Reads a block of this file through the registry as if it were a file of its own (`name` hints its format) that
+   * starts at `firstLine` of this file; returns the id of the reader that took it, undefined when none did (nothing
+   * is reported then: the caller says what the block looked like).
    */
-  readBlock(block: { name: string; text: string }, sink: ReadSink): Promise<string | undefined>;
+  readBlock(block: EmbeddedBlock, sink: ReadSink): Promise<string | undefined>;
   /**
    * Reads a text held inside this file (an issue export's body or a comment) as a file of its own, named on the
    * command line: cited as `displayPath`, its reader chosen by `name` and content as for any file.
    */
   readText(part: { displayPath: string; name: string; text: string }, sink: ReadSink): Promise<FileOutcome>;
+}
+
+export interface EmbeddedBlock {
+  name: string;
+  /** The block alone: its lines are cited from `firstLine` on. */
+  text: string;
+  firstLine: number;
 }
 
 export interface Reader {

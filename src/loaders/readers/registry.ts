@@ -14,7 +14,8 @@ import { kubectlGetTable } from './get-table.js';
 import { eksNodeViewer } from './node-viewer.js';
 import { helmFiles } from './helm.js';
 import { json } from './json.js';
-import { notManifest, once, type FileOutcome, type Reader, type ReaderOptions, type ReadSink, type Sniff } from './reader.js';
+import { notManifest, once, type EmbeddedBlock, type FileOutcome, type Reader, type ReaderOptions, type ReadSink, type Sniff } from './reader.js';
+import { markSink, shiftSince } from './shift-lines.js';
 import { documentation, ownFiles, toolingFiles } from './skipped-by-name.js';
 import { binaryFile, emptyFile } from './unreadable.js';
 import { ticketText } from './ticket-text.js';
@@ -69,7 +70,7 @@ export async function readFile(file: InputFile, sink: ReadSink, opts: ReaderOpti
     { ...base, head: EMPTY, sample: '' },
     READERS.filter((r) => r.needs === 'name'),
   );
-  const readBlock = (block: { name: string; text: string }, into: ReadSink) => readEmbedded(file, block, into, opts);
+  const readBlock = (block: EmbeddedBlock, into: ReadSink) => readEmbedded(file, block, into, opts);
   const readText = (part: { displayPath: string; name: string; text: string }, into: ReadSink) => readFile(textFile(part), into, opts);
   if (byName) return timed(byName, file.size, opts, () => byName.read({ file, name, chunks: file.chunks(), sample: '', opts, readBlock, readText }, sink));
   const peeked = await peek(file);
@@ -86,8 +87,11 @@ export async function readFile(file: InputFile, sink: ReadSink, opts: ReaderOpti
   }
 }
 
-/** A block of a file (a code block of a ticket), offered to the content readers on its content. */
-async function readEmbedded(file: InputFile, block: { name: string; text: string }, sink: ReadSink, opts: ReaderOptions): Promise<string | undefined> {
+/**
+ * A block of a file (a code block of a ticket), offered to the content readers on its content alone; what they read
+ * is then cited at the block's lines of the file.
+ */
+async function readEmbedded(file: InputFile, block: EmbeddedBlock, sink: ReadSink, opts: ReaderOptions): Promise<string | undefined> {
   const bytes = Buffer.from(block.text, 'utf8');
   const sample = contentSample(bytes);
   const s: Sniff = { name: block.name, relPath: block.name, size: bytes.length, direct: false, embedded: true, head: sample, sample: sample.toString('utf8') };
@@ -97,11 +101,13 @@ async function readEmbedded(file: InputFile, block: { name: string; text: string
   );
   if (!reader) return undefined;
   const part: InputFile = { displayPath: file.displayPath, relPath: block.name, size: bytes.length, chunks: () => once(bytes) };
-  const readBlock = (inner: { name: string; text: string }, into: ReadSink) => readEmbedded(file, inner, into, opts);
+  const readBlock = (inner: EmbeddedBlock, into: ReadSink) => readEmbedded(file, inner, into, opts);
   const readText = (inner: { displayPath: string; name: string; text: string }, into: ReadSink) => readFile(textFile(inner), into, opts);
+  const marks = markSink(sink);
   await timed(reader, bytes.length, opts, () =>
     reader.read({ file: part, name: block.name, chunks: once(bytes), sample: s.sample, opts, readBlock, readText }, sink),
   );
+  shiftSince(sink, marks, block.firstLine - 1);
   return reader.id;
 }
 

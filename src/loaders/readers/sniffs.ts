@@ -1,8 +1,23 @@
 /** Content tests several readers share. */
 
-/** The text starts like a Kubernetes object or list, in JSON or YAML. */
+/**
+ * The text starts like a Kubernetes object or list, in JSON or YAML. Leading blank space is skipped once, by index:
+ * two optional runs of it in one pattern would try every split of a long run between them.
+ */
 export function looksLikeObjects(sample: string): boolean {
-  return /^\s*(\{\s*"(apiVersion|kind|items|metadata)"|(---\s*\n)?\s*(apiVersion|kind|items):)/.test(sample);
+  const rest = sample.slice(skipSpace(sample, 0));
+  if (/^\{\s*"(apiVersion|kind|items|metadata)"/.test(rest) || OBJECT_KEY.test(rest)) return true;
+  if (!/^---[^\S\n]*\n/.test(rest)) return false;
+  return OBJECT_KEY.test(rest.slice(skipSpace(rest, 3)));
+}
+
+const OBJECT_KEY = /^(apiVersion|kind|items):/;
+
+/** The index of the first character at or after `from` that is not blank space. */
+function skipSpace(text: string, from: number): number {
+  let i = from;
+  while (i < text.length && /\s/.test(text[i]!)) i++;
+  return i;
 }
 
 /** Names that say "YAML, JSON or text" (extension-less names are dump layouts: `nodes`, `stdout`). */

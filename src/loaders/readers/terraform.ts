@@ -13,6 +13,7 @@ import { acceptObject, kindKey, type ObjectSink } from '../objects.js';
 import { notManifest, readAll, type Reader } from './reader.js';
 import { UNKNOWN_VALUE, type LoadedObject, type SkippedInput, type UnknownValue } from '../../kube/types.js';
 import { HclError, parseHcl, type HclBlock, type HclValue, type TemplatePart } from './hcl.js';
+import { MAX_ALIASES, TOO_DEEP, tooDeep } from '../limits.js';
 
 /** The resource types read; any other `kubernetes_*` type is named as not read. */
 const READ_TYPES = /^(kubectl_manifest|kubernetes_manifest|kubernetes_storage_class(_v1)?|kubernetes_namespace(_v1)?)$/;
@@ -50,12 +51,12 @@ export const terraform: Reader = {
   },
 };
 
-export function readTerraform(text: string, source: string): TerraformRead {
+export function readTerraform(text: string, source: string, firstLine = 1): TerraformRead {
   const out: TerraformRead = { objects: [], skipped: [], hasKubernetes: MENTIONS_KUBERNETES.test(text) || MENTIONS_KARPENTER_RELEASE(text) };
   if (!out.hasKubernetes) return out;
   let blocks: HclBlock[];
   try {
-    blocks = parseHcl(text).blocks;
+    blocks = parseHcl(text, firstLine).blocks;
   } catch (e) {
     if (!(e instanceof HclError)) throw e;
     out.skipped.push({ source, line: e.line, reason: `Terraform (HCL) syntax: ${e.message} (column ${e.column}); no resource of this file was read` });
@@ -409,7 +410,9 @@ function decodeYaml(
     if (!isMap(doc.contents)) continue;
     const fields: Record<string, [number, number]> = {};
     positions(doc.contents, '', fields, lc, toFile);
-    const decoded: Decoded = { value: doc.toJS({ maxAliasCount: 100 }) as Record<string, unknown>, line: fields['']![0], fields, unknown: [] };
+    const value = doc.toJS({ maxAliasCount: MAX_ALIASES }) as Record<string, unknown>;
+    if (tooDeep(value)) return `its YAML is ${TOO_DEEP}`;
+    const decoded: Decoded = { value, line: fields['']![0], fields, unknown: [] };
     decoded.value = replaceTokens(decoded.value, '', decoded, exprs) as Record<string, unknown>;
     out.push(decoded);
   }

@@ -13,6 +13,7 @@ import type { KubeObject } from '../../kube/types.js';
 import type { StatedVersion } from '../types.js';
 import { readAll, type Reader, type ReadSink } from './reader.js';
 import { readTerraform } from './terraform.js';
+import { shiftFields, shiftValues } from './shift-lines.js';
 import { looksLikeObjects, startsLikeJson } from './sniffs.js';
 import { splitText, type TextBlock } from './ticket/blocks.js';
 import { parseCommand } from './ticket/command.js';
@@ -21,6 +22,8 @@ import { helmInstallCommand } from './ticket/helm-command.js';
 import { HELM_LIST, looksLike } from './ticket/looks-like.js';
 import { valueFields } from './ticket/value-fields.js';
 import { statedVersions } from './ticket/versions.js';
+import { pushAll } from '../../kube/lists.js';
+import { MAX_ALIASES, tooDeep } from '../limits.js';
 
 /** Tickets are read whole; a file this big is a dump or a log, whatever it contains. */
 const MAX_TICKET_BYTES = 16 << 20;
@@ -28,7 +31,8 @@ const MAX_TICKET_BYTES = 16 << 20;
 const TEXT_NAMES = /\.(txt|text|log|out)$/i;
 /** A name without extension is a text only when the user named it (stdin, a saved paste); in a directory it is tooling. */
 const BARE_NAME = /^[^.]+$/;
-const FENCE_LINE = /^\s*(?:>\s*)?(```|~~~)/m;
+/** Blank space within the line only: `\s*` would run on from every line start through all the blank lines below. */
+const FENCE_LINE = /^[^\S\n]*(?:>[^\S\n]*)?(```|~~~)/m;
 
 export const ticketText: Reader = {
   id: 'ticket-text',
@@ -51,7 +55,7 @@ export const ticketText: Reader = {
     const text = await readAll(chunks);
     const { blocks, prose } = splitText(text);
     const stated = statedVersions(text.split('\n'), file.displayPath);
-    if (stated.length) (sink.statedVersions ??= []).push(...stated);
+    if (stated.length) pushAll((sink.statedVersions ??= []), stated);
     const logsBeforeFile = sink.logs.length;
     for (const block of blocks) {
       if (noneFound(block, sink) || helmValues(block, file.displayPath, sink)) continue;
@@ -71,10 +75,10 @@ export const ticketText: Reader = {
         continue;
       }
       const into: ReadSink = { ...sink, defaults: typeOf(block) };
-      const text = '\n'.repeat(block.start - 1) + block.lines.join('\n') + '\n';
+      const text = block.lines.join('\n') + '\n';
       const logsBefore = sink.logs.length;
       const objectsBefore = sink.objects.length;
-      const reader = await readBlock({ name: `block.${EXTENSION[block.kind]}`, text }, into);
+      const reader = await readBlock({ name: `block.${EXTENSION[block.kind]}`, text, firstLine: block.start }, into);
       if (block.lines.some((l) => l.includes(ELISION_MARKER)))
         settleElisions(sink.objects.slice(objectsBefore), ELIDED_FROM[block.kind === 'json' ? 'json' : 'yaml']);
       // `kubectl logs POD` above the records names their pod, unless a line's own prefix (stern, kubetail) does.
@@ -142,13 +146,13 @@ function helmValues(block: TextBlock, source: string, sink: ReadSink): boolean {
   const release = block.command?.release;
   if (block.kind !== 'yaml' || (!release && (block.command || !block.lines.some((l) => /^settings:\s*$/.test(l))))) return false;
   if (!release && block.lines.some((l) => /^(apiVersion|kind):/.test(l))) return false;
-  const text = '\n'.repeat(block.start - 1) + withoutMarkers(block.lines).join('\n') + '\n';
+  const text = withoutMarkers(block.lines).join('\n') + '\n';
   const elisionLines = block.lines.flatMap((l, i) => (l.includes(ELISION_MARKER) ? [i] : []));
   const dir = `${source}#helm-values-${block.start}`;
   const values = {
-    ...readValuesFile(text, source, release ? `helm get values ${release}` : `values at line ${block.start}`),
+    ...shiftValues(readValuesFile(text, source, release ? `helm get values ${release}` : `values at line ${block.start}`), block.start - 1),
     dir,
-    fields: valueFields(text, '/values'),
+    fields: shiftFields(valueFields(text, '/values'), block.start - 1),
     unknown: elidedPointers(block.lines, '/values').map((pointer, i) => ({
       pointer,
       expression: '...',
@@ -171,11 +175,11 @@ function fieldExcerpt(block: TextBlock, source: string, sink: ReadSink): boolean
   if (!extract || (block.kind !== 'yaml' && block.kind !== 'json')) return false;
   let value: unknown;
   try {
-    value = parseYaml(withoutMarkers(block.lines).join('\n'), { uniqueKeys: true, maxAliasCount: 100 });
+    value = parseYaml(withoutMarkers(block.lines).join('\n'), { uniqueKeys: true, maxAliasCount: MAX_ALIASES });
   } catch {
     return false;
   }
-  if (value === null || value === undefined) return false;
+  if (value === null || value === undefined || tooDeep(value)) return false;
   const { kind, apiVersion, name, namespace } = extract.typed;
   if (!kind || !apiVersion || !name) return false;
   const object: Record<string, unknown> = { apiVersion, kind, metadata: { name, ...(namespace ? { namespace } : {}) } };
@@ -196,12 +200,12 @@ function fieldExcerpt(block: TextBlock, source: string, sink: ReadSink): boolean
  * `kubernetes_manifest`, the karpenter `helm_release`): read as a `.tf` file would be, at the block's lines.
  */
 function terraformBlock(block: TextBlock, source: string, sink: ReadSink, stated: StatedVersion[]): void {
-  const read = readTerraform('\n'.repeat(block.start - 1) + block.lines.join('\n') + '\n', source);
+  const read = readTerraform(block.lines.join('\n') + '\n', source, block.start);
   for (const o of read.objects) {
     sink.objects.push(o);
     sink.listedKinds.add(kindKey(o.object.apiVersion, o.object.kind));
   }
-  sink.skipped.push(...read.skipped);
+  pushAll(sink.skipped, read.skipped);
   if (!read.hasKubernetes)
     sink.skipped.push({ source, line: block.start, reason: `Terraform without Kubernetes resources or a karpenter helm_release, ${notRead(block, stated)}` });
 }

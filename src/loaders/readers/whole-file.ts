@@ -10,6 +10,7 @@ import type { InputFile } from '../types.js';
 import { acceptDocument, type ObjectSink } from '../objects.js';
 import { MAYBE_ALIAS, MAYBE_ANCHOR } from '../yaml-load.js';
 import { once } from './reader.js';
+import { tooDeep } from '../limits.js';
 
 /** Files parsed whole stay well under V8's string limit (~512 MiB); bigger ones always stream. */
 export const WHOLE_FILE_BYTES = 256 << 20;
@@ -32,10 +33,17 @@ export function tryWhole(file: InputFile, json: boolean, chunks: AsyncIterable<B
 function loadWhole(text: string, json: boolean, source: string, fsPath: string, sink: ObjectSink): boolean {
   const clean: ObjectSink = { objects: [], skipped: [], listedKinds: new Set(), lazyLinesIn: fsPath };
   try {
-    if (json) acceptDocument(JSON.parse(text), source, 0, clean);
-    else {
+    // A document nested too deep goes to the streaming paths, which skip it and say at which line.
+    if (json) {
+      const value: unknown = JSON.parse(text);
+      if (tooDeep(value)) return false;
+      acceptDocument(value, source, 0, clean);
+    } else {
       if (YAML_NEEDS_CARE.test(text) || (MAYBE_ALIAS.test(text) && MAYBE_ANCHOR.test(text))) return false;
-      jsYaml.loadAll(text, (doc) => acceptDocument(doc, source, 0, clean), { schema: jsYaml.CORE_SCHEMA });
+      const docs: unknown[] = [];
+      jsYaml.loadAll(text, (doc) => docs.push(doc), { schema: jsYaml.CORE_SCHEMA });
+      if (docs.some(tooDeep)) return false;
+      for (const doc of docs) acceptDocument(doc, source, 0, clean);
     }
   } catch {
     return false;

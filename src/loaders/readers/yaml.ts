@@ -3,7 +3,7 @@
  * mixed in. Three paths that must agree (see yaml-load.ts): small files through the exact `yaml` parser (best
  * messages and positions), big ones whole with js-yaml or streamed.
  */
-import { StrayLineHandler, linesOf } from '../text-lines.js';
+import { StrayLineHandler, linesOf, skipLongLines } from '../text-lines.js';
 import { YamlStreamLoader, loadYamlText } from '../yaml-load.js';
 import { readAll, type Reader } from './reader.js';
 import { findTemplateAction, templateReason } from '../templates.js';
@@ -36,7 +36,7 @@ export const yaml: Reader = {
       loadYamlText(text, file.displayPath, sink, stray);
     } else {
       const loader = new YamlStreamLoader(file.displayPath, sink, stray);
-      for await (const { text, line } of linesOf(rest)) loader.line(text, line);
+      for await (const { text, line } of linesOf(rest, skipLongLines(sink, file.displayPath))) loader.line(text, line);
       loader.finish();
     }
     stray.finish();

@@ -13,6 +13,7 @@ import type { Snapshot } from '../../snapshot/snapshot.js';
 import { findingLines, relativeTime, timelineRecords, type TimelineEntry, type TimelineRef } from '../../snapshot/timeline.js';
 import { attrs } from './escape.js';
 import { capped, isoTime, px, text, title, utcClock, utcDay } from './svg.js';
+import { maxOf, minOf } from '../../kube/lists.js';
 
 type MarkType = 'finding' | 'created' | 'condition' | 'taint' | 'event' | 'log' | 'deleted';
 const LANES: readonly MarkType[] = ['finding', 'created', 'condition', 'taint', 'event', 'log', 'deleted'];
@@ -278,8 +279,8 @@ function draw(finding: Finding, entries: TimelineEntry[], referenceMs: number): 
   }
   const lanes = LANES.filter((l) => byLane.has(l));
   const times = entries.map((e) => e.ms);
-  const end = Math.max(referenceMs, ...times);
-  const start = Math.min(...times);
+  const end = maxOf([referenceMs, ...times]);
+  const start = minOf(times);
   const axis = chooseAxis(times, start, end, referenceMs, byLane);
   const plotBottom = TOP + lanes.length * LANE_H;
   const height = plotBottom + 40;

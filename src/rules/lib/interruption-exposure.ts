@@ -11,6 +11,7 @@ import type { Snapshot } from '../../snapshot/snapshot.js';
 import type { KarpenterVersionFacts } from '../support.js';
 import { interruptionQueue, spotAllowance, type SpotAllowance } from './interruption-settings.js';
 import { CAPACITY_TYPE_LABEL as CAPACITY_TYPE } from '../../kube/well-known.js';
+import { pushAll } from '../../kube/lists.js';
 
 export interface ControllerExposure {
   /** Reasons that apply to every Karpenter node (queue, v1.12 poller). */
@@ -36,7 +37,7 @@ export function controllerExposure(snapshot: Snapshot, version: KarpenterVersion
     out.reasons.push(
       `Karpenter ${version.label} polls EC2 instance status (always on since v1.12): scheduled maintenance drains the node, impaired status checks force-terminate it`,
     );
-    out.evidence.push(...version.evidence());
+    pushAll(out.evidence, version.evidence());
   } else if (v112 === undefined && !queue?.value) {
     out.poller = true;
     out.reasons.push(

@@ -21,6 +21,7 @@ import type { Snapshot } from '../../snapshot/snapshot.js';
 import { parseTime } from '../../kube/units.js';
 import { logNodeClaim, logNodePool } from './registration-common.js';
 import { classifyCloudError, GENERIC_CAPACITY, type LaunchFamily } from '../../snapshot/messages/cloud-errors.js';
+import { maxOf } from '../../kube/lists.js';
 
 export type { LaunchFamily };
 
@@ -345,6 +346,6 @@ function occurrences(signals: LaunchSignal[]): number {
     vias.set(s.via, (vias.get(s.via) ?? 0) + s.count);
   }
   let n = unnamed;
-  for (const vias of perClaim.values()) n += Math.max(...vias.values());
+  for (const vias of perClaim.values()) n += maxOf(vias.values());
   return n;
 }

@@ -24,6 +24,7 @@ import {
   type LaunchSignal,
   type Via,
 } from './launch-failures.js';
+import { maxOf } from '../../kube/lists.js';
 
 export interface FailingPool {
   /** `''` when the records name no NodeClaim or NodePool. */
@@ -60,7 +61,7 @@ export function failingPools(snapshot: Snapshot, families: LaunchFamily[], opts:
     const sum = summarise(group);
     const causes = sum.causes.filter((c) => families.includes(c.family));
     if (sum.occurrences < opts.minOccurrences) continue;
-    if (!opts.evenIfRecovered && name && launchedAfter(t, name, Math.max(...group.map(timeOf)))) continue;
+    if (!opts.evenIfRecovered && name && launchedAfter(t, name, maxOf(group.map(timeOf)))) continue;
     const pool = snapshot.nodePool(name);
     out.push({ name, ...(pool ? { pool } : {}), guessed: group.some((s) => s.poolGuessed), signals: group, ...sum, causes });
   }

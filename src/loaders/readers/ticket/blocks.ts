@@ -288,8 +288,8 @@ function continuesAfterBlank(lines: string[], i: number, kind: BlockKind): boole
 
 /** `# nodepool.yaml (trimmed)` above YAML in a code block is a comment of that YAML, not a shell line. */
 function commentsYaml(lines: string[], i: number): boolean {
-  const next = lines.slice(i + 1).find((l) => !BLANK.test(l) && !/^\s*#/.test(l));
-  return next !== undefined && lineKind(next, true) === 'yaml';
+  for (let j = i + 1; j < lines.length; j++) if (!BLANK.test(lines[j]!) && !/^\s*#/.test(lines[j]!)) return lineKind(lines[j]!, true) === 'yaml';
+  return false;
 }
 
 /** What a line opens: null for prose. */
@@ -336,7 +336,7 @@ function cleanBlock(raw: string[], start: number, kind: BlockKind, lang: string,
   }
   // Lines left out of an object: marked where they were, so what was read from around them knows it is partial.
   if (elided.size && (kind === 'yaml' || kind === 'json')) {
-    lines = markElisions(raw.slice(0, Math.max(lines.length, ...[...elided].map((i) => i + 1))), elided, kind);
+    lines = markElisions(raw.slice(0, Math.max(lines.length, lastOf(elided) + 1)), elided, kind);
     if (kind === 'json') lines = dropDanglingCommas(lines);
   }
   if (kind === 'json' || kind === 'log') lines = unwrapRecords(lines);
@@ -384,12 +384,19 @@ const MAX_WRAPPED_LINES = 200;
 /** `"name": "x",` then `...` then `}`: with the elision gone the comma dangles; JSON allows none there. */
 function dropDanglingCommas(lines: string[]): string[] {
   const out = [...lines];
-  for (let i = 0; i < out.length; i++) {
-    if (!/,\s*$/.test(out[i]!)) continue;
-    const next = out.slice(i + 1).find((l) => !BLANK.test(l));
-    if (next !== undefined && /^\s*[}\]]/.test(next)) out[i] = out[i]!.replace(/,\s*$/, '');
+  let next: string | undefined;
+  for (let i = out.length - 1; i >= 0; i--) {
+    const line = out[i]!;
+    if (next !== undefined && /^\s*[}\]]/.test(next) && /,\s*$/.test(line)) out[i] = line.replace(/,\s*$/, '');
+    if (!BLANK.test(line)) next = line;
   }
   return out;
+}
+
+function lastOf(indexes: ReadonlySet<number>): number {
+  let last = -1;
+  for (const i of indexes) if (i > last) last = i;
+  return last;
 }
 
 /** Notifier alerts one after the other (`Kind: Node` … blank line … `Kind: Node` …) are documents of their own. */
@@ -400,8 +407,7 @@ function separateAlerts(lines: string[]): string[] {
 
 /** Indentation that the paste added to every line (a quote, a list item, an indented code block). */
 function dedent(lines: string[]): string[] {
-  const indents = lines.filter((l) => !BLANK.test(l)).map((l) => l.length - l.trimStart().length);
-  const common = Math.min(...indents);
+  const common = leastIndent(lines.filter((l) => !BLANK.test(l)));
   return common > 0 ? lines.map((l) => l.slice(Math.min(common, l.length - l.trimStart().length))) : lines;
 }
 
@@ -412,7 +418,7 @@ function dedent(lines: string[]): string[] {
 function unshiftFirstLine(lines: string[]): string[] {
   const rest = lines.slice(1).filter((l) => !BLANK.test(l));
   if (!rest.length || /^\s/.test(lines[0]!)) return lines;
-  const shift = Math.min(...rest.map((l) => l.length - l.trimStart().length));
+  const shift = leastIndent(rest);
   if (shift === 0) return lines;
   const top = rest.filter((l) => l.length - l.trimStart().length === shift);
   if (!top.some((l) => /^\s*(apiVersion|kind|metadata|spec|status):/.test(l))) return lines;
@@ -548,4 +554,11 @@ function looksLikeObjectYaml(lines: string[]): boolean {
     lines.some((l) => /^(apiVersion|kind|metadata|spec|status|items):/.test(l)) ||
     (lines.length >= 2 && lines.some((l) => /^\s+(-\s+)?[\w./"'-]+:(\s|$)/.test(l)))
   );
+}
+
+/** The least indentation of the lines (Infinity for none), without spreading them into arguments. */
+function leastIndent(lines: string[]): number {
+  let least = Infinity;
+  for (const l of lines) least = Math.min(least, l.length - l.trimStart().length);
+  return least;
 }

@@ -6,6 +6,7 @@
 import { resourceType } from '../../kubectl-resources.js';
 import type { OutputType } from '../../objects.js';
 import { pointer } from '../../../kube/fields.js';
+import { pushAll } from '../../../kube/lists.js';
 
 export interface Command {
   /** The command as shown, without its prompt. */
@@ -111,7 +112,7 @@ export function parseCommand(line: string): Omit<Command, 'line'> | null {
       if (flag === '-l' || flag === '--selector' || flag === '--field-selector') selector = true;
       if ((flag === '-l' || flag === '--selector') && value) Object.assign(selectedLabels, equalityTerms(unquote(value)));
       if ((flag === '-o' || flag === '--output') && value) format = unquote(value);
-      if ((flag === '-L' || flag === '--label-columns') && value) labelColumns.push(...unquote(value).split(','));
+      if ((flag === '-L' || flag === '--label-columns') && value) pushAll(labelColumns, unquote(value).split(','));
       if (/^-o(yaml|json|wide)$/.test(w)) format = w.slice(2);
       continue;
     }

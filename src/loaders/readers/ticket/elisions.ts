@@ -6,46 +6,86 @@
  */
 import { parse as parseYaml } from 'yaml';
 import type { LoadedObject } from '../../../kube/types.js';
+import { MAX_ALIASES } from '../../limits.js';
 
 export const MARKER = '__karpdoctor_left_out__';
 const BLANK = /^\s*$/;
 const indentOf = (l: string) => l.length - l.trimStart().length;
 
-/** Lines with each elision (at `elided`) replaced by a marker the YAML or JSON reader parses as part of its collection. */
+/**
+ * Lines with each elision (at `elided`) replaced by a marker the YAML or JSON reader parses as part of its collection.
+ * What each marker needs to know about the lines around it is worked out in one pass each way, not by looking from
+ * every elision through all the lines: a block of many `...` stays linear.
+ */
 export function markElisions(lines: string[], elided: ReadonlySet<number>, kind: 'yaml' | 'json'): string[] {
+  const marker = kind === 'yaml' ? yamlMarkers(lines, elided) : jsonMarkers(lines, elided);
+  let above = -1;
   return lines.map((l, i) => {
+    const lastNonBlank = above;
+    if (!BLANK.test(l)) above = i;
     if (!elided.has(i)) return l;
-    if (!lines.slice(0, i).some((p) => !BLANK.test(p))) return '';
+    if (lastNonBlank < 0) return '';
     // `...` on two lines in a row is one gap: one marker, or the collection would hold the same key twice.
-    const above = lines.slice(0, i).findLastIndex((p) => !BLANK.test(p));
-    if (elided.has(above) && indentOf(lines[above]!) === indentOf(l)) return '';
-    return kind === 'yaml' ? yamlMarker(lines, i, elided) : jsonMarker(lines, i, elided);
+    if (elided.has(lastNonBlank) && indentOf(lines[lastNonBlank]!) === indentOf(l)) return '';
+    return marker(i);
   });
 }
 
-function yamlMarker(lines: string[], i: number, elided: ReadonlySet<number>): string {
-  const n = indentOf(lines[i]!);
-  const pad = ' '.repeat(n);
+/**
+ * A YAML marker is a list item when the nearest line shown above at its indent (or, failing that, below) is one. The
+ * lines shown are kept on a stack of strictly growing indents: the nearest line at or left of an indent is on it.
+ */
+function yamlMarkers(lines: string[], elided: ReadonlySet<number>): (i: number) => string {
   const shown = (j: number) => !elided.has(j) && !BLANK.test(lines[j]!) && !/^\s*#/.test(lines[j]!);
-  let sibling: string | undefined;
-  for (let j = i - 1; j >= 0; j--) {
-    if (!shown(j)) continue;
-    if (indentOf(lines[j]!) === n) {
-      sibling = lines[j];
-      break;
+  const sibling = new Map<number, string | undefined>();
+  const next = new Map<number, string | undefined>();
+  const nearest = (order: number[], into: Map<number, string | undefined>) => {
+    const stack: number[] = [];
+    for (const j of order) {
+      if (elided.has(j)) into.set(j, atMost(stack, lines, indentOf(lines[j]!)));
+      if (!shown(j)) continue;
+      while (stack.length && indentOf(lines[stack[stack.length - 1]!]!) >= indentOf(lines[j]!)) stack.pop();
+      stack.push(j);
     }
-    if (indentOf(lines[j]!) < n) break;
-  }
-  const next = lines.slice(i + 1).find((l, k) => shown(i + 1 + k) && indentOf(l) <= n);
-  const inList = /^\s*-(\s|$)/.test(sibling ?? (next !== undefined && indentOf(next) === n ? next : ''));
-  return inList ? `${pad}- "${MARKER}"` : `${pad}"${MARKER}": true`;
+  };
+  const down = lines.map((_, j) => j);
+  nearest(down, sibling);
+  nearest(down.reverse(), next);
+  return (i) => {
+    const n = indentOf(lines[i]!);
+    const above = sibling.get(i);
+    const below = next.get(i);
+    const onLevel = above !== undefined && indentOf(above) === n ? above : below !== undefined && indentOf(below) === n ? below : undefined;
+    const pad = ' '.repeat(n);
+    return /^\s*-(\s|$)/.test(onLevel ?? '') ? `${pad}- "${MARKER}"` : `${pad}"${MARKER}": true`;
+  };
 }
 
-function jsonMarker(lines: string[], i: number, elided: ReadonlySet<number>): string {
-  // Which collection the elision sits in: the innermost bracket still open above it.
+/** The topmost line of the stack indented at most `n`, by bisection (indents grow up the stack). */
+function atMost(stack: number[], lines: string[], n: number): string | undefined {
+  let lo = 0;
+  let hi = stack.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (indentOf(lines[stack[mid]!]!) <= n) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo > 0 ? lines[stack[lo - 1]!] : undefined;
+}
+
+/** A JSON marker is a member or an item of the innermost bracket open above it, with the commas its neighbours need. */
+function jsonMarkers(lines: string[], elided: ReadonlySet<number>): (i: number) => string {
+  const open = new Map<number, string | undefined>();
+  const before = new Map<number, string | undefined>();
+  const after = new Map<number, string | undefined>();
   const stack: string[] = [];
   let inString = false;
-  for (const l of lines.slice(0, i)) {
+  let lastShown: string | undefined;
+  lines.forEach((l, i) => {
+    if (elided.has(i)) {
+      open.set(i, stack[stack.length - 1]);
+      before.set(i, lastShown);
+    } else if (!BLANK.test(l)) lastShown = l;
     for (let c = 0; c < l.length; c++) {
       const ch = l[c];
       if (inString) {
@@ -55,17 +95,21 @@ function jsonMarker(lines: string[], i: number, elided: ReadonlySet<number>): st
       else if (ch === '{' || ch === '[') stack.push(ch);
       else if (ch === '}' || ch === ']') stack.pop();
     }
+  });
+  let nextShown: string | undefined;
+  for (let i = lines.length - 1; i >= 0; i--) {
+    if (elided.has(i)) after.set(i, nextShown);
+    else if (!BLANK.test(lines[i]!)) nextShown = lines[i];
   }
-  const open = stack[stack.length - 1];
-  if (!open) return '';
-  const before = lines
-    .slice(0, i)
-    .filter((l, j) => !elided.has(j) && !BLANK.test(l))
-    .pop();
-  const after = lines.slice(i + 1).find((l, k) => !elided.has(i + 1 + k) && !BLANK.test(l));
-  const lead = before !== undefined && !/[,{[]\s*$/.test(before) ? ',' : '';
-  const trail = after !== undefined && !/^\s*[}\]]/.test(after) ? ',' : '';
-  return `${lead}${open === '{' ? `"${MARKER}": true` : `"${MARKER}"`}${trail}`;
+  return (i) => {
+    const bracket = open.get(i);
+    if (!bracket) return '';
+    const prev = before.get(i);
+    const following = after.get(i);
+    const lead = prev !== undefined && !/[,{[]\s*$/.test(prev) ? ',' : '';
+    const trail = following !== undefined && !/^\s*[}\]]/.test(following) ? ',' : '';
+    return `${lead}${bracket === '{' ? `"${MARKER}": true` : `"${MARKER}"`}${trail}`;
+  };
 }
 
 /**
@@ -76,7 +120,7 @@ export function elidedPointers(lines: string[], base: string): string[] {
   if (!lines.some((l) => l.includes(MARKER))) return [];
   let value: unknown;
   try {
-    value = parseYaml(lines.join('\n'), { maxAliasCount: 100 });
+    value = parseYaml(lines.join('\n'), { maxAliasCount: MAX_ALIASES });
   } catch {
     return [base];
   }
@@ -143,8 +187,7 @@ function strip(v: Json): void {
   if (Array.isArray(v)) {
     for (let i = v.length - 1; i >= 0; i--) {
       if (v[i] === MARKER || onlyMarker(v[i])) v.splice(i, 1);
-      else if (typeof v[i] === 'string' && (v[i] as string).includes(MARKER))
-        v[i] = (v[i] as string).replace(new RegExp(`[^\\n]*${MARKER}[^\\n]*\\n?`, 'g'), '');
+      else if (typeof v[i] === 'string' && (v[i] as string).includes(MARKER)) v[i] = withoutMarkerLines(v[i] as string);
       else if (v[i] && typeof v[i] === 'object') strip(v[i] as Json);
     }
     return;
@@ -152,7 +195,13 @@ function strip(v: Json): void {
   for (const [k, x] of Object.entries(v)) {
     // `requirements:` with only `...` under it: its value is unknown, not an empty map.
     if (k === MARKER || onlyMarker(x)) delete v[k];
-    else if (typeof x === 'string' && x.includes(MARKER)) v[k] = x.replace(new RegExp(`[^\\n]*${MARKER}[^\\n]*\\n?`, 'g'), '');
+    else if (typeof x === 'string' && x.includes(MARKER)) v[k] = withoutMarkerLines(x);
     else if (x && typeof x === 'object') strip(x as Json);
   }
+}
+
+/** A block scalar that held an elision, without the marker's line (and its newline, when it has one). */
+function withoutMarkerLines(text: string): string {
+  const parts = text.split('\n');
+  return parts.map((l, k) => (l.includes(MARKER) ? '' : k < parts.length - 1 ? `${l}\n` : l)).join('');
 }

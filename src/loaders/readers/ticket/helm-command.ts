@@ -7,6 +7,7 @@
  */
 import type { LoadedObject, UnknownValue } from '../../../kube/types.js';
 import { helmKeys, setIn } from '../terraform.js';
+import { pushAll } from '../../../kube/lists.js';
 
 const HELM_INSTALL = /^(?:.*?[$#%>❯➜»]\s*)?helm(?:\.exe)?\s+(upgrade|install|template)\b/;
 const KARPENTER_CHART = /^["']?(?:oci:\/\/[^\s"']*\/)?karpenter\/karpenter["']?$/;
@@ -25,7 +26,7 @@ export function helmInstallCommand(lines: string[], firstLine: number, source: s
   for (let i = start; i < lines.length; i++) {
     const line = lines[i]!;
     const continued = /\\\s*$/.test(line);
-    tokens.push(...tokenise(continued ? line.replace(/\\\s*$/, '') : line, firstLine + i));
+    pushAll(tokens, tokenise(continued ? line.replace(/\\\s*$/, '') : line, firstLine + i));
     if (!continued) break;
   }
   const verbAt = tokens.findIndex((t) => /^(upgrade|install|template)$/.test(t.text));

@@ -6,7 +6,8 @@
  */
 import type { StatedVersion } from '../../types.js';
 
-const SEMVER = String.raw`v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)`;
+const SEMVER_BODY = String.raw`\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?`;
+const SEMVER = String.raw`v?(${SEMVER_BODY})`;
 const BOLD = String.raw`(?:\*\*|__)?`;
 /**
  * `Chart Version`, `Karpenter Version`, `Karpenter chart version`, `Karpenter Helm chart version`, `Karpenter chart`,
@@ -14,15 +15,23 @@ const BOLD = String.raw`(?:\*\*|__)?`;
  */
 const LABEL = String.raw`(?:karpenter\s+(?:helm\s+)?(?:chart\s+)?version|(?:karpenter\s+)?(?:helm\s+)?chart\s+version|karpenter(?:\s+(?:helm\s+)?chart)?)`;
 /**
+ * Blank space taken whole and never given back (a lookahead is atomic): several optional runs of `\s*` side by side
+ * would otherwise try every way of sharing a long run of spaces between them, for every place the pattern is tried.
+ */
+function space(name: string): string {
+  return String.raw`(?=(?<${name}>\s*))\k<${name}>`;
+}
+/**
  * The label where a field starts (a line, a list item, after `**Versions**:` or a comma when the template was pasted
  * on one line, a table cell), its colon inside or outside the bold (or the cell's `|`), then the value (in backticks
- * or quotes, maybe `karpenter-1.0.6`).
+ * or quotes, maybe `karpenter-1.0.6`). Where it starts is looked at behind the label, so a run of spaces before it is
+ * not scanned again from each of its positions.
  */
 const TEMPLATE_FIELD = new RegExp(
-  String.raw`(?:^|[\s,;(|])${BOLD}\s*${LABEL}\s*([:|]?)\s*${BOLD}\s*([:|]?)\s*[\`"']?(?:karpenter-)?${SEMVER}[\`"']?(?=$|[\s,;()|])`,
+  String.raw`(?<=^|[\s,;(|]|(?:^|[\s,;(|])(?:\*\*|__))${LABEL}${space('a')}(?<colon>[:|]?)${space('b')}${BOLD}${space('c')}(?<afterBold>[:|]?)${space('d')}[\`"']?(?:karpenter-)?v?(?<version>${SEMVER_BODY})[\`"']?(?=$|[\s,;()|])`,
   'i',
 );
-const ENV_LINE = new RegExp(String.raw`^(?:[$#%]\s*)?(?:export\s+)?KARPENTER_VERSION\s*=\s*["']?${SEMVER}["']?\s*;?\s*$`);
+const ENV_LINE = new RegExp(String.raw`^(?:[$#%]\s*)?(?:export\s+)?KARPENTER_VERSION\s*=\s*["']?${SEMVER}["']?\s*(?:;\s*)?$`);
 /** A `helm list` row: `karpenter  kube-system  4  2025-… UTC  deployed  karpenter-1.0.6  1.0.6`. */
 const HELM_LIST_ROW = new RegExp(String.raw`\s(?:deployed|failed|superseded|pending-[a-z]+)\s+karpenter-${SEMVER.replace('v?', '')}\s`);
 const KARPENTER_MODULE_BLOCK = /^karpenter(?:_helm_config)?\s*=\s*\{\s*$/;
@@ -45,9 +54,9 @@ export function statedVersions(lines: string[], source: string): StatedVersion[]
   let karpenterBlock = 0;
   for (let i = 0; i < lines.length; i++) {
     const line = unquote(lines[i]!);
-    const template = TEMPLATE_FIELD.exec(line);
-    if (template && (template[1] || template[2])) {
-      add(template[3]!, i, line.replace(/^(?:[-*+]|\d+\.)\s+/, ''), 'template');
+    const template = TEMPLATE_FIELD.exec(line)?.groups;
+    if (template && (template.colon || template.afterBold)) {
+      add(template.version!, i, line.replace(/^(?:[-*+]|\d+\.)\s+/, ''), 'template');
       continue;
     }
     const env = ENV_LINE.exec(line);
