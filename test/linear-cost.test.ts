@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadInputs } from '../src/loaders/load.js';
 import { MAX_DEPTH, MAX_LINE_CHARS } from '../src/loaders/limits.js';
+import { withoutHelmActions } from '../src/loaders/crd-files.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'karpdoctor-linear-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -89,6 +90,24 @@ describe('reading cost grows linearly with the input', () => {
     const log = (n: number) => `{"level":"INFO","time":"2024-05-14T08:02:11Z","logger":"controller","message":"${'x'.repeat(n)}"}\n`;
     expect(await growth('controller.log', log, MAX_LINE_CHARS + 1)).toBeLessThan(MAX_RATIO);
   }, 120_000);
+
+  it('a CRD file (--crds, the chart) with a long line of unclosed template actions', () => {
+    const crd = (n: number) => `spec:\n  group: karpenter.sh\n  x: ${'{{ a'.repeat(n)}\n  y: {{ .Values.webhook.port }}\n`;
+    expect(withoutHelmActions(crd(2))).toBe('spec:\n  group: karpenter.sh\n  x: {{ a{{ a\n  y: ""\n');
+    const best = (text: string) => {
+      let t = Infinity;
+      for (let i = 0; i < RUNS + 1; i++) {
+        const start = performance.now();
+        withoutHelmActions(text);
+        t = Math.min(t, performance.now() - start);
+      }
+      return t;
+    };
+    const small = best(crd(50_000));
+    const large = best(crd(200_000));
+    console.log(`crd template actions: n ${small.toFixed(1)} ms, 4n ${large.toFixed(1)} ms, ratio ${(large / small).toFixed(1)}`);
+    expect(large / small).toBeLessThan(MAX_RATIO);
+  });
 });
 
 describe('inputs past the limits are skipped with their file and line', () => {

@@ -167,15 +167,28 @@ export function withoutHelmActions(text: string): string {
   const out: string[] = [];
   let skipping = 0;
   for (const line of text.split('\n')) {
-    const only = /^\s*\{\{-?\s*(\w+)?[^}]*-?\}\}\s*$/.exec(line);
-    if (only) {
-      const word = only[1] ?? '';
+    // Two linear patterns, not one: `(\w+)?[^}]*` can split a long unclosed action's letters every way before failing.
+    if (/^\s*\{\{[^}]*\}\}\s*$/.test(line)) {
+      const word = /^\s*\{\{-?\s*(\w+)/.exec(line)?.[1] ?? '';
       if (['if', 'with', 'range', 'define', 'block'].includes(word)) skipping++;
       else if (word === 'end') skipping = Math.max(0, skipping - 1);
       continue;
     }
     if (skipping > 0) continue;
-    out.push(line.replace(/\{\{-?[^}]*-?\}\}/g, '""').replace(/""""/g, '""'));
+    out.push(blankActions(line).replace(/""""/g, '""'));
   }
   return out.join('\n');
+}
+
+/** Each inline `{{ … }}` becomes `""`; found by position, so a line of unclosed `{{` costs one pass, not one per brace. */
+function blankActions(line: string): string {
+  let out = '';
+  let from = 0;
+  for (;;) {
+    const open = line.indexOf('{{', from);
+    const close = open < 0 ? -1 : line.indexOf('}}', open + 2);
+    if (close < 0) return out + line.slice(from);
+    out += `${line.slice(from, open)}""`;
+    from = close + 2;
+  }
 }
