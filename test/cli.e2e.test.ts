@@ -303,6 +303,18 @@ describe('karpdoctor (built binary)', () => {
     expect(run(['frobnicate']).code).toBe(2);
   });
 
+  it('a report that cannot be written names the path and why, exit 2, for every command that writes one', () => {
+    const missing = join(mkdtempSync(join(tmpdir(), 'karpdoctor-out-')), 'no-such-folder', 'report.json');
+    for (const args of [
+      ['scan', dump, '--format', 'json', '--output', missing],
+      ['diff', dump, dump, '--format', 'json', '--output', missing],
+    ]) {
+      const r = run(args);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(`karpdoctor: cannot open ${missing}: no such file or directory\n`);
+    }
+  });
+
   it('rules and explain are generated from rule metadata', () => {
     const rules = JSON.parse(run(['rules', '--format', 'json']).stdout) as Array<{ id: string; defaultSeverity: string }>;
     expect(rules.map((r) => r.id)).toEqual(

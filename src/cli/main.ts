@@ -232,7 +232,29 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`karpdoctor: ${e.message}\n`);
       return 2;
     }
+    const file = fileProblem(e);
+    if (file) {
+      process.stderr.write(`karpdoctor: ${file}\n`);
+      return 2;
+    }
     process.stderr.write(`karpdoctor: internal error: ${(e as Error)?.stack ?? e}\nThis is a bug in karpdoctor; please report it with the command you ran.\n`);
     return 3;
   }
+}
+
+/** What the file system said of a path the user gave (--output into a missing folder, a read-only file): theirs to fix. */
+const FILE_PROBLEMS: Record<string, string> = {
+  ENOENT: 'no such file or directory',
+  ENOTDIR: 'a part of the path is not a directory',
+  EISDIR: 'it is a directory',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EROFS: 'read-only file system',
+  ENOSPC: 'no space left on the device',
+};
+
+function fileProblem(e: unknown): string | undefined {
+  const err = e as NodeJS.ErrnoException | undefined;
+  const why = err?.code ? FILE_PROBLEMS[err.code] : undefined;
+  return why && err?.path ? `cannot ${err.syscall ?? 'use'} ${err.path}: ${why}` : undefined;
 }
