@@ -41,6 +41,17 @@ export const KIND = {
 /** Karpenter's API groups, of every provider karpdoctor knows: their CRDs are the ones objects are judged against. */
 export const KARPENTER_GROUPS: ReadonlySet<string> = new Set(['karpenter.sh', 'karpenter.k8s.aws', 'karpenter.azure.com']);
 
+/** Karpenter's AWS-side resources of every generation: kind, resource name and group, as the API server names them. */
+export const KARPENTER_RESOURCES: ReadonlyArray<{ kind: string; plural: string; group: string }> = [
+  { kind: 'NodePool', plural: 'nodepools', group: 'karpenter.sh' },
+  { kind: 'NodeClaim', plural: 'nodeclaims', group: 'karpenter.sh' },
+  { kind: 'EC2NodeClass', plural: 'ec2nodeclasses', group: 'karpenter.k8s.aws' },
+  { kind: 'Provisioner', plural: 'provisioners', group: 'karpenter.sh' },
+  { kind: 'Machine', plural: 'machines', group: 'karpenter.sh' },
+  { kind: 'AWSNodeTemplate', plural: 'awsnodetemplates', group: 'karpenter.k8s.aws' },
+  { kind: 'NodeOverlay', plural: 'nodeoverlays', group: 'karpenter.sh' },
+];
+
 /** Objects karpdoctor makes up to hang findings on (a values file): never counted or listed as cluster objects. */
 export function isSyntheticKind(kindKey: string): boolean {
   return kindKey.startsWith('karpdoctor.io/');

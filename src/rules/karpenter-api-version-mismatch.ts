@@ -1,6 +1,6 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import { arr, dig, displayName, type Json, str } from '../kube/fields.js';
-import { KIND } from '../kube/kinds.js';
+import { KARPENTER_RESOURCES, KIND } from '../kube/kinds.js';
 import type { KubeObject } from '../kube/types.js';
 import type { ObjectRef, Snapshot } from '../snapshot/snapshot.js';
 import { atLeast, formatVersion, parseVersion, type Version } from '../kube/version.js';
@@ -14,15 +14,7 @@ import { pushAll } from '../kube/lists.js';
 
 const ID = 'karpenter-api-version-mismatch';
 /** CRD name of each Karpenter kind. */
-const CRD_OF: Record<string, string> = {
-  NodePool: 'nodepools.karpenter.sh',
-  NodeClaim: 'nodeclaims.karpenter.sh',
-  EC2NodeClass: 'ec2nodeclasses.karpenter.k8s.aws',
-  Provisioner: 'provisioners.karpenter.sh',
-  Machine: 'machines.karpenter.sh',
-  AWSNodeTemplate: 'awsnodetemplates.karpenter.k8s.aws',
-  NodeOverlay: 'nodeoverlays.karpenter.sh',
-};
+const CRD_OF: Record<string, string> = Object.fromEntries(KARPENTER_RESOURCES.map((r) => [r.kind, `${r.plural}.${r.group}`]));
 /** How the finding says each disagreement. */
 const WHAT: Record<ApiMismatch, string> = {
   'conversion-webhook-fails': 'the CRD conversion webhook fails',

@@ -5,6 +5,7 @@
  * informers that never sync, a CRD upgrade refused for its stored versions. Rules ask which disagreement and which
  * kind, never the wording.
  */
+import { KARPENTER_RESOURCES } from '../../kube/kinds.js';
 import { firstMatch, type MessageTable } from './classify.js';
 
 export type ApiMismatch =
@@ -18,15 +19,7 @@ export type ApiMismatch =
 
 const KINDS = 'NodePool|NodeClaim|EC2NodeClass|Provisioner|Machine|AWSNodeTemplate|NodeOverlay';
 /** Kind of each Karpenter resource name (`nodepools` of `nodepools.karpenter.sh`) and of a `karpenter.sh/v1alpha5`-style group version's objects. */
-const KIND_OF: Record<string, string> = {
-  nodepools: 'NodePool',
-  nodeclaims: 'NodeClaim',
-  ec2nodeclasses: 'EC2NodeClass',
-  provisioners: 'Provisioner',
-  machines: 'Machine',
-  awsnodetemplates: 'AWSNodeTemplate',
-  nodeoverlays: 'NodeOverlay',
-};
+const KIND_OF: Record<string, string> = Object.fromEntries(KARPENTER_RESOURCES.map((r) => [r.plural, r.kind]));
 const RESOURCES = Object.keys(KIND_OF).join('|');
 
 export const API_MISMATCH: MessageTable<ApiMismatch> = [
