@@ -51,6 +51,12 @@ describe('the secret-shape catalog', () => {
     'EC2A8D3F-1234-5678-9ABC-DEF012345678',
     'https://karpenter.kube-system.svc:8443/validate/karpenter.sh',
     'Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox',
+    'ssh://git@github.com/platform/nodepools.git',
+    'https://ci-runner@git.example.org/platform/charts.git',
+    'the password is required for the registry mirror',
+    'the token was kube-system/karpenter',
+    'secret is referenced by secretName orders-db-credentials',
+    'https://console.example.com/ec2/home?region=us-west-2#Instances:instanceId=i-0a1b2c3d4e5f60718',
   ])('leaves %j as it was', (text) => {
     expect(redactText(text)).toBe(text);
   });
@@ -90,6 +96,10 @@ describe('the secret-shape catalog', () => {
     '-p'.repeat(150_000),
     'Bearer '.repeat(50_000),
     'hooks.slack.com/services/'.repeat(12_000),
+    'a://b:' + 'c@'.repeat(150_000),
+    'https://' + 'a1'.repeat(150_000),
+    '?key=&key='.repeat(50_000),
+    'password is '.repeat(40_000),
   ])('hostile text of %#: one pass', (text) => {
     expect(redactText(text).length).toBeGreaterThan(0);
   });

@@ -84,6 +84,9 @@ function looksRandom(run: string): boolean {
   return run.length >= 60 ? lower || digit : lower && digit;
 }
 
+/** redact-text.ts's marker: a value already redacted is not a secret to find again. */
+const REDACTED_MARK = '<redacted>';
+
 const PEM_BEGIN = '-----BEGIN ';
 const PEM_DASHES = '-----';
 const PEM_LABEL_MAX = 80;
@@ -125,7 +128,25 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
     needs: ['://'],
     what: 'the password of a URL with credentials, `scheme://user:password@host`',
     kept: 'scheme, user name, host, path',
-    pattern: /(?<![\w+.-])[A-Za-z][\w+.-]{0,30}:\/\/[^\s/@:"'<>]{0,200}:(?<secret>[^\s/@"'<>]+)@/dg,
+    // The password runs to the last `@` before the host: passwords hold `@` too (`p@ss`). The run stops at a slash or
+    // space, so giving it back to that `@` happens once per URL, not per character.
+    pattern: /(?<![\w+.-])[A-Za-z][\w+.-]{0,30}:\/\/[^\s/@:"'<>]{0,200}:(?<secret>[^\s/"'<>]+)@/dg,
+  },
+  {
+    id: 'url-token-user',
+    needs: ['://'],
+    what: 'a token standing as the user of a URL, `https://<token>@host` (how CI systems and Git credential helpers write it)',
+    kept: 'scheme, host, path; a user name that reads as a name (`git@`, `deploy@`)',
+    pattern: /(?<![\w+.-])[A-Za-z][\w+.-]{0,30}:\/\/(?<secret>[^\s/@:"'<>]{16,200})@/dg,
+    // A name is letters with dashes or dots; a token mixes letters and digits (40 hex digits, base64).
+    accept: (s) => /[0-9]/.test(s) && /[A-Za-z]/.test(s) && !s.startsWith(REDACTED_MARK),
+  },
+  {
+    id: 'url-query-key',
+    needs: ['key=', 'code=', 'KEY=', 'Key='],
+    what: 'keys and codes in a URL query, `?key=x`, `&code=x` (API keys, OAuth authorization codes), whose parameter name alone is not a credential word',
+    kept: 'the URL and the parameter name',
+    pattern: /(?<=[?&])(?:key|apikey|code)=(?<secret>[^&#\s"'<>]+)/dgi,
   },
   {
     id: 'slack-webhook',
@@ -204,6 +225,19 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
     // followed by another is prose ("token expired").
     pattern: new RegExp(`(?<![\\w.-])(?:--?|(?=[a-z0-9.]{0,100}[_-]))${CREDENTIAL_KEY}[ \\t]+(?![-=:])${NOT_A_SWITCH}(?<secret>${VALUE})`, 'dgi'),
     keepStart: keepQuote,
+  },
+  {
+    id: 'credential-prose',
+    needs: [' is ', ' was ', ' to '],
+    what: 'a credential stated in prose: `the password is x`, `token was x`, `secret set to x`, `api key changed to x`',
+    kept: 'the sentence around it',
+    pattern: new RegExp(
+      `(?<![\\w-])(?:password|passwd|passphrase|token|secret|api[ \\t-]?key)[ \\t]+(?:(?:is|was)(?:[ \\t]+(?:now|(?:set|changed|reset)[ \\t]+to))?|(?:set|changed|reset)[ \\t]+to)[ \\t]+(?<secret>${VALUE})`,
+      'dgi',
+    ),
+    keepStart: keepQuote,
+    // "the password is required", "the token was kube-system/karpenter": words and names are prose, not credentials.
+    accept: (s) => !/^\\?["']?[a-z][a-z./-]*[.!?]?$/.test(s) && !s.startsWith(REDACTED_MARK),
   },
   {
     id: 'short-password-flag',

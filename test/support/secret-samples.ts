@@ -24,6 +24,18 @@ export const SECRET_SAMPLES: Record<string, SecretSample[]> = {
   'url-credentials': [
     { text: 'postgres://orders_app:Tr0ub4dor@@x9@db.internal.example:5432/orders', secret: 'Tr0ub4dor@@x9', kept: 'db.internal.example' },
     { text: 'https://deploy:Kp@@m2Vq8@git.example.org/platform/charts.git', secret: 'Kp@@m2Vq8', kept: 'git.example.org' },
+    { text: 'mysql://reports:Q7@@x@#9z@mysql.reports.svc:3306/warehouse', secret: 'Q7@@x@#9z', kept: 'mysql.reports.svc' },
+  ],
+  'url-token-user': [
+    {
+      text: 'git clone https://4f1e9c0b7a@@d3e8f62a91c4b5d7e0f3a8c2b1@github.example.com/platform/nodepools.git',
+      secret: '4f1e9c0b7a@@d3e8f62a91c4b5d7e0f3a8c2b1',
+      kept: 'github.example.com/platform/nodepools.git',
+    },
+  ],
+  'url-query-key': [
+    { text: 'GET https://maps.example.com/api/geocode?key=Mk@@a8b7c6&region=eu', secret: 'Mk@@a8b7c6', kept: 'region=eu' },
+    { text: 'redirect to https://sso.example.com/callback?state=xyz&code=4/0Ad@@Qz9', secret: '4/0Ad@@Qz9', kept: 'state=xyz' },
   ],
   'slack-webhook': [
     { text: 'https://hooks.slack.com/services/T0A1B2C3D/B0Z9Y8X7W/Qw@@ErTyUiOpAsDfGhJkLz', secret: 'Qw@@ErTyUiOpAsDfGhJkLz', kept: 'hooks.slack.com' },
@@ -85,6 +97,11 @@ export const SECRET_SAMPLES: Record<string, SecretSample[]> = {
     { text: '--password Fl@@gPw1', secret: 'Fl@@gPw1', argv: ['--password', 'Fl@@gPw1'] },
     { text: '--api-token "Ap@@T0k"', secret: 'Ap@@T0k', argv: ['--api-token', 'Ap@@T0k'] },
     { text: 'aws configure set aws_secret_access_key Cf@@gK3y', secret: 'Cf@@gK3y', kept: 'aws_secret_access_key' },
+  ],
+  'credential-prose': [
+    { text: 'The password is Wi@@nter24! for the break-glass user', secret: 'Wi@@nter24!', kept: 'break-glass user' },
+    { text: 'api key was changed to "ak_@@9f8e7d" yesterday', secret: 'ak_@@9f8e7d', kept: 'yesterday' },
+    { text: 'registry token is now hunter@@2', secret: 'hunter@@2', kept: 'registry token is now' },
   ],
   'short-password-flag': [
     { text: 'mysql -h db.internal -u admin -pMy@@sqlPw orders', secret: 'My@@sqlPw', kept: 'db.internal' },
