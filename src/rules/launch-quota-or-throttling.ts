@@ -4,6 +4,7 @@ import {
   failingPools,
   fromText,
   launchWords,
+  occurrenceText,
   pickEvidence,
   poolParts,
   poolTarget,
@@ -55,9 +56,27 @@ export default defineRule({
     },
   },
 
-  check({ snapshot, options, report }) {
+  check({ snapshot, options, report, statedNotJudged }) {
     const quota = failingPools(snapshot, ['quota'], { minOccurrences: options.failures });
     const throttled = failingPools(snapshot, ['throttling'], { minOccurrences: options.throttles, evenIfRecovered: true });
+    // What the records say below the thresholds is named, not judged: a quota hit once, or hit and then launched past,
+    // and throttling that has not repeated yet.
+    const judged = new Set(quota.map((p) => p.name));
+    for (const p of failingPools(snapshot, ['quota'], { minOccurrences: 1, evenIfRecovered: true }).filter((x) => !judged.has(x.name))) {
+      const recovered = p.occurrences >= options.failures;
+      statedNotJudged(
+        `account quota hit by ${whereOf(p)} ${occurrenceText(p)}: ${p.causes.map((c) => c.label).join('; ')}. ` +
+          (recovered
+            ? 'A launch of the pool succeeded after it, so it is not reported; the quota stays near its limit.'
+            : `Reported once it fails ${options.failures} times with no launch in between.`),
+      );
+    }
+    const throttledNamed = new Set(throttled.map((p) => p.name));
+    for (const p of failingPools(snapshot, ['throttling'], { minOccurrences: 1, evenIfRecovered: true }).filter((x) => !throttledNamed.has(x.name))) {
+      statedNotJudged(
+        `EC2 API throttled (RequestLimitExceeded) for ${whereOf(p)} ${occurrenceText(p)}; Karpenter retries, and it is reported once it happens ${options.throttles} times.`,
+      );
+    }
     const byName = new Map<string, { quota?: FailingPool; throttled?: FailingPool }>();
     for (const p of quota) byName.set(p.name, { quota: p });
     for (const p of throttled) byName.set(p.name, { ...byName.get(p.name), throttled: p });
@@ -98,3 +117,7 @@ export default defineRule({
     }
   },
 });
+
+function whereOf(p: FailingPool): string {
+  return p.name ? `${poolTarget(p)!.kind} ${p.name}` : 'a NodePool the records do not name';
+}

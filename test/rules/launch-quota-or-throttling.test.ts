@@ -56,6 +56,24 @@ describe(`${RULE} — near-miss: one throttled call, the retry launched`, () => 
     expect((await scanRule(RULE, [dir])).findings).toEqual([]);
     expect((await scanRule(RULE, [dir], { options: { [RULE]: { throttles: 1 } } })).findings).toHaveLength(1);
   });
+  it('names the one throttled call as stated in the input, not judged', async () => {
+    const r = await scanRule(RULE, [caseDir(RULE, 'near-miss')]);
+    const stated = r.run.notEvaluatedFor.filter((n) => n.ruleId === RULE && n.stated);
+    expect(stated).toHaveLength(1);
+    expect(stated[0]!.reason).toMatch(/^EC2 API throttled \(RequestLimitExceeded\) for NodePool \S+ once at /);
+  });
+});
+
+describe(`${RULE} — a quota hit once (v0.2x console log, Provisioner): stated, not judged`, () => {
+  it('names the quota code the record carries and when it is reported', async () => {
+    const r = await scanRule(RULE, [caseDir(RULE, 'stated-once-console')]);
+    expect(r.findings).toEqual([]);
+    const stated = r.run.notEvaluatedFor.filter((n) => n.ruleId === RULE && n.stated);
+    expect(stated).toHaveLength(1);
+    expect(stated[0]!.reason).toContain('account quota hit by');
+    expect(stated[0]!.reason).toContain('the vCPU quota of the account is used up');
+    expect(stated[0]!.reason).toContain('Reported once it fails 2 times');
+  });
 });
 
 testRule(RULE, {
