@@ -36,7 +36,7 @@ export interface ControllerInfo {
   helm?: HelmControllerFacts;
   /** Detected version (AWS provider / chart version), or the --karpenter-version fallback, else a stated one (stated-version.ts). */
   version?: Version;
-  versionSource?: 'image' | 'helm-label' | 'chart' | 'flag' | 'eksctl' | 'ticket';
+  versionSource?: 'image' | 'helm-label' | 'chart' | 'flag' | 'eksctl' | 'log' | 'ticket';
   /** The version is core Karpenter's (`--karpenter-version core:X.Y.Z`), not a provider release to map. */
   versionIsCore?: boolean;
   /** Where the version was read, e.g. `image public.ecr.aws/karpenter/controller:1.2.1`. */

@@ -14,6 +14,7 @@ import { dig, nameOf, str, touchesUnknown } from '../kube/fields.js';
 import { isHelmValuesCarrier, karpenterReleases } from './helm-values.js';
 import { nodeClaimView, nodePoolView, type NodeClaimView, type NodePoolView } from './karpenter.js';
 import { generationBounds, useStatedVersion } from './stated-version.js';
+import { useLoggedVersion } from './logged-version.js';
 import { INPUTS, KIND, isClusterScoped, isSyntheticKind, kindKeyOf, normaliseKindKey, type InputName } from '../kube/kinds.js';
 import { controllerOwner } from './pods.js';
 import { agePairs, anchorAges, eventsPastedTwice, isKnownIn } from './partial.js';
@@ -120,6 +121,7 @@ export class Snapshot {
       (o) => this.provenance(o),
     );
     this.controller = detectController(this.all(KIND.Deployment), this.all(KIND.Pod), releases, opts.karpenterVersion, (o) => this.provenance(o));
+    useLoggedVersion(this.controller, this.logs);
     useStatedVersion(
       this.controller,
       load.statedVersions ?? [],

@@ -40,7 +40,9 @@ export type LogSignal =
   /** A launch failed: the message names it, the error (or the message itself before v0.37) says why. */
   | 'launch-failed'
   /** An offering marked unavailable after the cloud said it had no capacity. */
-  | 'offering-unavailable';
+  | 'offering-unavailable'
+  /** DEBUG at start, every generation: the controller's own build version in the `version` field. */
+  | 'version-discovered';
 
 const NAMES: readonly MessageField[] = ['pool', 'nodeclaim'];
 
@@ -89,6 +91,12 @@ export const MESSAGE: MessageTable<LogSignal> = [
     signal: 'offering-unavailable',
     printed: ['json', 'controller-runtime'],
     carries: ['instance-types', 'zone', 'code'],
+  },
+  {
+    // The operator's start (pkg/operator/operator.go), at debug level: knative Debugf ≤ v0.36, logr V(1) since.
+    re: /^discovered karpenter version$/i,
+    signal: 'version-discovered',
+    printed: ALL_LOGS,
   },
 ];
 

@@ -1,0 +1,42 @@
+/**
+ * The version the controller states of itself: at start it logs "discovered karpenter version" with its build version
+ * (a debug record, every generation; docs/karpenter-behaviour.md §8.6). That is the binary speaking, so it stands
+ * above what a ticket states; a version shown by what runs now (image tag, Helm label, `--karpenter-version`) stands
+ * above it, as the log may be from before an upgrade — a disagreement is noted, never dropped.
+ */
+import type { LogRecord } from '../kube/types.js';
+import { formatVersion, notARelease, parseVersion } from '../kube/version.js';
+import type { ControllerInfo } from './controller-info.js';
+import { logSays } from './messages/karpenter-logs.js';
+
+export function useLoggedVersion(info: ControllerInfo, logs: readonly LogRecord[]): void {
+  const said = latestStatement(logs);
+  if (!said) return;
+  const version = parseVersion(said.version)!;
+  const where = `${said.log.provenance.source}${said.log.provenance.line ? `:${said.log.provenance.line}` : ''}`;
+  const evidence = `controller log: "discovered karpenter version" ${said.version} (${where})`;
+  if (!info.version) {
+    info.version = version;
+    info.versionSource = 'log';
+    info.versionEvidence = evidence;
+    info.versionFileAt = where;
+    return;
+  }
+  if (formatVersion(info.version) !== formatVersion(version))
+    info.note = [info.note, `the ${evidence} differs from v${formatVersion(info.version)} (${info.versionSource}): logs from before an upgrade?`]
+      .filter(Boolean)
+      .join('; ');
+}
+
+/** The newest statement that names a real release (records in input order when they carry no time). */
+function latestStatement(logs: readonly LogRecord[]): { log: LogRecord; version: string } | undefined {
+  let found: { log: LogRecord; version: string } | undefined;
+  for (const log of logs) {
+    if (!logSays(log, 'version-discovered')) continue;
+    const version = String(log.fields.version ?? '').trim();
+    const parsed = parseVersion(version.replace(/^v/, ''));
+    if (!parsed || notARelease(parsed)) continue;
+    if (!found || !found.log.time || !log.time || log.time >= found.log.time) found = { log, version };
+  }
+  return found;
+}
