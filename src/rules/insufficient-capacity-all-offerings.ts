@@ -2,7 +2,7 @@ import { offeringsWithoutCapacity } from '../snapshot/messages/cloud-errors.js';
 import { defineRule } from '../engine/rule.js';
 import { arr, dig, type Json } from '../kube/fields.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
-import { failingPools, fromText, occurrenceText, pickEvidence, poolTarget, type FailingPool } from './lib/launch-findings.js';
+import { failingPools, fromText, occurrenceText, pickEvidence, poolTarget, poolWhere, type FailingPool } from './lib/launch-findings.js';
 import { listNames } from './support.js';
 
 const ID = 'insufficient-capacity-all-offerings';
@@ -55,7 +55,7 @@ export default defineRule({
   check({ snapshot, options, report, statedNotJudged }) {
     // One failure is retried on the other offerings: named, not judged, until it repeats.
     for (const p of failingPools(snapshot, ['capacity'], { minOccurrences: 1 }).filter((x) => x.occurrences < options.failures)) {
-      const where = p.name ? `${poolTarget(p)!.kind} ${p.name}` : 'a NodePool the records do not name';
+      const where = poolWhere(p);
       statedNotJudged(
         `insufficient capacity for ${where} ${occurrenceText(p)}: ${p.causes.map((c) => c.label).join('; ')}` +
           `${offeringsNamed(p) ? ` (EC2 named ${offeringsNamed(p)})` : ''}. Karpenter retries on the other offerings the pool allows; reported once it fails ${options.failures} times with no launch in between.`,

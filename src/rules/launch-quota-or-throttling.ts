@@ -6,6 +6,7 @@ import {
   launchWords,
   occurrenceText,
   pickEvidence,
+  poolWhere,
   poolParts,
   poolTarget,
   relatedOf,
@@ -65,7 +66,7 @@ export default defineRule({
     for (const p of failingPools(snapshot, ['quota'], { minOccurrences: 1, evenIfRecovered: true }).filter((x) => !judged.has(x.name))) {
       const recovered = p.occurrences >= options.failures;
       statedNotJudged(
-        `account quota hit by ${whereOf(p)} ${occurrenceText(p)}: ${p.causes.map((c) => c.label).join('; ')}. ` +
+        `account quota hit by ${poolWhere(p)} ${occurrenceText(p)}: ${p.causes.map((c) => c.label).join('; ')}. ` +
           (recovered
             ? 'A launch of the pool succeeded after it, so it is not reported; the quota stays near its limit.'
             : `Reported once it fails ${options.failures} times with no launch in between.`),
@@ -74,7 +75,7 @@ export default defineRule({
     const throttledNamed = new Set(throttled.map((p) => p.name));
     for (const p of failingPools(snapshot, ['throttling'], { minOccurrences: 1, evenIfRecovered: true }).filter((x) => !throttledNamed.has(x.name))) {
       statedNotJudged(
-        `EC2 API throttled (RequestLimitExceeded) for ${whereOf(p)} ${occurrenceText(p)}; Karpenter retries, and it is reported once it happens ${options.throttles} times.`,
+        `EC2 API throttled (RequestLimitExceeded) for ${poolWhere(p)} ${occurrenceText(p)}; Karpenter retries, and it is reported once it happens ${options.throttles} times.`,
       );
     }
     const byName = new Map<string, { quota?: FailingPool; throttled?: FailingPool }>();
@@ -117,7 +118,3 @@ export default defineRule({
     }
   },
 });
-
-function whereOf(p: FailingPool): string {
-  return p.name ? `${poolTarget(p)!.kind} ${p.name}` : 'a NodePool the records do not name';
-}

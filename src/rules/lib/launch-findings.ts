@@ -156,6 +156,11 @@ export function seenController(snapshot: Snapshot, records: readonly LogRecord[]
 }
 
 /** "3 times between 10:02 and 10:31 (NodeClaims a, b, c)". */
+/** `NodePool batch`, `Provisioner default`, or what the records leave unnamed: where a failure was, for stated lines. */
+export function poolWhere(p: FailingPool): string {
+  return p.name ? `${poolTarget(p)!.kind} ${p.name}` : 'a NodePool the records do not name';
+}
+
 export function occurrenceText(p: FailingPool): string {
   const times = p.occurrences === 1 ? 'once' : `${p.occurrences} times`;
   const span = p.first && p.last && p.first !== p.last ? ` between ${p.first} and ${p.last}` : p.last ? ` at ${p.last}` : '';
