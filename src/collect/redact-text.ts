@@ -3,9 +3,9 @@
  * Log records, event and condition messages, annotation values, args and commands, userData, environment values and
  * URLs all pass through `redactText`, whichever field they sit in.
  */
-import { SECRET_SHAPES, type SecretShape } from './secret-shapes.js';
+import { REDACTED, SECRET_SHAPES, type SecretShape } from './secret-shapes.js';
 
-export const REDACTED = '<redacted>';
+export { REDACTED };
 
 /** Shorter than any row can match (`-pX` is the shortest). */
 const SHORTEST_SECRET_TEXT = 3;

@@ -84,8 +84,8 @@ function looksRandom(run: string): boolean {
   return run.length >= 60 ? lower || digit : lower && digit;
 }
 
-/** redact-text.ts's marker: a value already redacted is not a secret to find again. */
-const REDACTED_MARK = '<redacted>';
+/** What replaces a secret. A value already redacted is not a secret to find again (the rows' `accept` say so). */
+export const REDACTED = '<redacted>';
 
 const PEM_BEGIN = '-----BEGIN ';
 const PEM_DASHES = '-----';
@@ -139,7 +139,7 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
     kept: 'scheme, host, path; a user name that reads as a name (`git@`, `deploy@`)',
     pattern: /(?<![\w+.-])[A-Za-z][\w+.-]{0,30}:\/\/(?<secret>[^\s/@:"'<>]{16,200})@/dg,
     // A name is letters with dashes or dots; a token mixes letters and digits (40 hex digits, base64).
-    accept: (s) => /[0-9]/.test(s) && /[A-Za-z]/.test(s) && !s.startsWith(REDACTED_MARK),
+    accept: (s) => /[0-9]/.test(s) && /[A-Za-z]/.test(s) && !s.startsWith(REDACTED),
   },
   {
     id: 'url-query-key',
@@ -237,7 +237,7 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
     ),
     keepStart: keepQuote,
     // "the password is required", "the token was kube-system/karpenter": words and names are prose, not credentials.
-    accept: (s) => !/^\\?["']?[a-z][a-z./-]*[.!?]?$/.test(s) && !s.startsWith(REDACTED_MARK),
+    accept: (s) => !/^\\?["']?[a-z][a-z./-]*[.!?]?$/.test(s) && !s.startsWith(REDACTED),
   },
   {
     id: 'short-password-flag',

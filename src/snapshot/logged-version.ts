@@ -32,9 +32,10 @@ export function useLoggedVersion(info: ControllerInfo, logs: readonly LogRecord[
 function latestStatement(logs: readonly LogRecord[]): { log: LogRecord; version: string } | undefined {
   let found: { log: LogRecord; version: string } | undefined;
   for (const log of logs) {
-    if (!logSays(log, 'version-discovered')) continue;
-    const version = String(log.fields.version ?? '').trim();
-    const parsed = parseVersion(version.replace(/^v/, ''));
+    // Only a record with a `version` field can be it: the others are not classified here, at start-up.
+    if (log.fields.version === undefined || !logSays(log, 'version-discovered')) continue;
+    const version = String(log.fields.version).trim();
+    const parsed = parseVersion(version);
     if (!parsed || notARelease(parsed)) continue;
     if (!found || !found.log.time || !log.time || log.time >= found.log.time) found = { log, version };
   }
