@@ -342,6 +342,14 @@ describe('stated in the input, not a finding: shown apart, never dropped', () =>
       cited: 'i/o timeout',
       end: 'Set AWS_STS_REGIONAL_ENDPOINTS=regional on the controller when only the regional endpoint is reachable.',
     },
+    {
+      // The start-up check exits the controller: a restart loop, not a refused launch, whatever error follows it.
+      file: 'startup-check-no-credentials-v0.27.txt',
+      rule: 'launch-refused-by-cloud-provider',
+      start: 'the controller states it exits at start because its check of the EC2 API fails, so it restarts in a loop and launches nothing (once, last at ',
+      cited: 'NoCredentialProviders',
+      end: 'UnauthorizedOperation: the role lacks the EC2 read permissions of the reference controller policy.',
+    },
   ];
   for (const c of cases) {
     it(`${c.file}: a ${c.rule} line, no finding`, async () => {

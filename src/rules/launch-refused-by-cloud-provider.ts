@@ -3,7 +3,7 @@ import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import { dig, str } from '../kube/fields.js';
 import type { LaunchCause } from './lib/launch-failures.js';
 import { reportUncovered } from './lib/records-only.js';
-import { PRICING_UNAVAILABLE, STS_UNREACHABLE } from './lib/stated-causes.js';
+import { PRICING_UNAVAILABLE, STARTUP_CHECK_FAILED, STS_UNREACHABLE } from './lib/stated-causes.js';
 import { byNodeClass, failingPools, fromText, launchWords, pickEvidence, poolParts, relatedOf } from './lib/launch-findings.js';
 import { pushAll } from '../kube/lists.js';
 
@@ -130,7 +130,7 @@ export default defineRule({
   },
 
   check({ snapshot, options, report, statedNotJudged }) {
-    reportUncovered({ snapshot, statedNotJudged }, [PRICING_UNAVAILABLE, STS_UNREACHABLE]);
+    reportUncovered({ snapshot, statedNotJudged }, [PRICING_UNAVAILABLE, STS_UNREACHABLE, STARTUP_CHECK_FAILED]);
     for (const { target, nodeClassName, pools } of byNodeClass(snapshot, failingPools(snapshot, ['refused'], { minOccurrences: options.failures }))) {
       const nodeClass = nodeClassName ?? '<nodeclass>';
       const causes = new Map<string, LaunchCause>();

@@ -328,6 +328,15 @@ export const PRICING_UNAVAILABLE: UncoveredCause = {
     '(or, in a VPC without internet, set settings.isolatedVPC: true).',
 };
 
+/** The controller's start-up check of the EC2 API fails and it exits: a restart loop, not a refused launch. */
+export const STARTUP_CHECK_FAILED: UncoveredCause = {
+  ...controllerError('startup-check-failed'),
+  what: 'it exits at start because its check of the EC2 API fails, so it restarts in a loop and launches nothing',
+  advice:
+    'The error after "Checking EC2 API connectivity" says why. AccessDenied on sts:AssumeRole or sts:AssumeRoleWithWebIdentity: the role\'s trust policy does not let the karpenter service account assume it (IRSA: the OIDC provider and sub system:serviceaccount:<namespace>:karpenter; EKS Pod Identity: an association). ' +
+    'NoCredentialProviders: no credentials reach the pod (the eks.amazonaws.com/role-arn annotation, or the Pod Identity agent). UnauthorizedOperation: the role lacks the EC2 read permissions of the reference controller policy.',
+};
+
 /** IRSA credentials that cannot be fetched because STS is out of reach (not a refused permission, which launch-failures reads). */
 export const STS_UNREACHABLE: UncoveredCause = {
   ...controllerError('sts-unreachable'),

@@ -5,7 +5,7 @@
  */
 import { ALL_LOGS, type MessageTable } from './classify.js';
 
-export type ControllerError = 'webhook-unreachable' | 'pricing-unavailable' | 'sts-unreachable' | 'queue-missing' | 'queue-denied';
+export type ControllerError = 'webhook-unreachable' | 'pricing-unavailable' | 'sts-unreachable' | 'queue-missing' | 'queue-denied' | 'startup-check-failed';
 
 export const CONTROLLER_ERRORS: MessageTable<ControllerError> = [
   {
@@ -27,6 +27,9 @@ export const CONTROLLER_ERRORS: MessageTable<ControllerError> = [
   // The interruption controller's SQS queue (settings.interruptionQueue): gone, or not readable by the controller role.
   { re: /NonExistentQueue|The specified queue does not exist/, signal: 'queue-missing', printed: ALL_LOGS },
   { re: /not authorized to perform:? sqs:\w+/i, signal: 'queue-denied', printed: ALL_LOGS },
+  // The AWS operator's start-up check (a dry-run EC2 call, then Fatal): the controller exits before any launch, whatever
+  // error follows the comma (AccessDenied on its role, NoCredentialProviders, a timeout).
+  { re: /Checking EC2 API connectivity, /, signal: 'startup-check-failed', printed: ['console', 'json'] },
 ];
 
 /** Texts that look like a row but are another mechanism's: the conversion webhook (a CRD mismatch), a refused role. */
