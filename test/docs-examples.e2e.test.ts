@@ -1,6 +1,7 @@
 /**
- * The examples of the README (one per way of using karpdoctor, `<!-- example-NAME:start -->`) and of
- * docs/dumps-and-tickets.md (one per shape of a ticket, `<!-- ticket-NAME:start -->`) are real runs: each block shows
+ * The examples of the README (one per way of using karpdoctor, `<!-- example-NAME:start -->`), of
+ * docs/dumps-and-tickets.md (one per shape of a ticket, `<!-- ticket-NAME:start -->`) and of docs/changes.md (one per
+ * command, `<!-- change-NAME:start -->`) are real runs: each block shows
  * input lines (`$ sed -n 'A,Bp' FILE`, which must be exactly those lines of the fixture) and output
  * (`$ karpdoctor …`, whose lines must appear in that order in what the built CLI prints at 80 columns; `[...]` marks
  * lines left out).
@@ -22,6 +23,7 @@ function blocks(page: string, prefix: string): Array<readonly [string, string]> 
 
 const TICKETS = blocks('docs/dumps-and-tickets.md', 'ticket');
 const README = blocks('README.md', 'example');
+const CHANGES = blocks('docs/changes.md', 'change');
 
 interface Step {
   command: string;
@@ -90,4 +92,12 @@ describe('docs/dumps-and-tickets.md: every example is what the fixture holds and
   });
 
   it.each(TICKETS)('%s', (_name, block) => check(block));
+});
+
+describe('docs/changes.md: an example of each command, as the CLI prints it', () => {
+  it('has one for scan --against and one for diff', () => {
+    expect(CHANGES.map(([name]) => name)).toEqual(['against', 'diff']);
+  });
+
+  it.each(CHANGES)('%s', (_name, block) => check(block));
 });

@@ -87,6 +87,8 @@ function sarifCounts(run: StepRun): Record<string, string> {
 }
 
 const OFFLINE = '--no-crd-download';
+/** Outputs of a run with `against` only. */
+const AGAINST_ONLY = ['introduced', 'resolved', 'unchanged'];
 
 describe('action.yml', () => {
   const steps = action.runs.steps;
@@ -108,7 +110,7 @@ describe('action.yml', () => {
   it('runs the karpdoctor release of this package.json, and hands every scan input to the script', () => {
     expect(action.inputs.version!.default).toBe(PKG.version);
     const scanInputs = Object.keys(action.inputs).filter((k) => !['version', 'node-version', 'upload-sarif'].includes(k));
-    expect(scanInputs.sort()).toEqual(['args', 'baseline', 'config', 'fail-on', 'paths', 'sarif']);
+    expect(scanInputs.sort()).toEqual(['against', 'args', 'baseline', 'config', 'fail-on', 'paths', 'sarif']);
     for (const name of scanInputs) expect(scan.env![`INPUT_${name.toUpperCase().replace(/-/g, '_')}`]).toBe(`\${{ inputs.${name} }}`);
     const script = readFileSync(SCRIPT, 'utf8');
     for (const name of scanInputs) expect(script).toContain(`INPUT_${name.toUpperCase().replace(/-/g, '_')}`);
@@ -121,7 +123,11 @@ describe('action.yml', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.outputs['exit-code']).toBe('1');
     expect(run.outputs.sarif).toBe('out/karpdoctor.sarif');
-    expect(Object.keys(action.outputs).sort()).toEqual(Object.keys(run.outputs).sort());
+    expect(
+      Object.keys(action.outputs)
+        .filter((k) => !AGAINST_ONLY.includes(k))
+        .sort(),
+    ).toEqual(Object.keys(run.outputs).sort());
     expect(run.outputs).toMatchObject(sarifCounts(run));
     expect(Number(run.outputs.errors)).toBeGreaterThan(0);
     expect(Number(run.outputs.warnings)).toBeGreaterThan(0);
@@ -167,6 +173,56 @@ describe('action.yml', () => {
     expect(run.outputs).toEqual({ 'exit-code': '2' });
     expect(run.summary).toBe('');
   });
+});
+
+describe('the action with against: a pull request judged against the running cluster', () => {
+  const CLUSTER = join(ROOT, 'fixtures', 'example-cluster');
+
+  it('gates on what the change introduces, posts the split as job summary, uploads no resolved finding as an alert', () => {
+    const repo = copyFixture('example-cluster-repo');
+    const run = scanStep(repo, { paths: '.', against: CLUSTER, 'fail-on': 'warning', args: OFFLINE });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.outputs).toMatchObject({
+      introduced: '1',
+      resolved: '0',
+      unchanged: '5',
+      errors: '0',
+      warnings: '1',
+      infos: '0',
+      findings: '1',
+      'exit-code': '1',
+    });
+    expect(Object.keys(run.outputs).sort()).toEqual(Object.keys(action.outputs).sort());
+    expect(run.summary).toMatch(/^## karpdoctor scan --against\n/);
+    expect(run.summary).toContain('**1 introduced, 0 resolved, 5 unchanged**');
+    expect(run.summary).toContain('| `NodePool default` | `/spec/disruption/consolidateAfter` | `1m` | `Never` |');
+    const results = run.sarif!.runs[0]!.results as Array<{
+      baselineState?: string;
+      locations?: Array<{ physicalLocation?: { artifactLocation: { uri: string } } }>;
+    }>;
+    expect(results.filter((r) => r.baselineState === 'new').map((r) => r.locations?.[0]?.physicalLocation?.artifactLocation.uri)).toEqual([
+      'karpenter/nodepools.yaml',
+    ]);
+    expect(results.some((r) => r.baselineState === 'absent')).toBe(false);
+    // The unchanged findings alone do not fail the job at error.
+    expect(scanStep(repo, { paths: '.', against: CLUSTER, 'fail-on': 'error', args: OFFLINE }).outputs['exit-code']).toBe('0');
+  }, 120_000);
+
+  it('a finding the change resolves is in the job summary, not in the uploaded SARIF', () => {
+    const repo = copyFixture('example-cluster-repo');
+    // The pull request also fixes the StorageClass the cluster binds Immediately.
+    writeFileSync(
+      join(repo, 'storage.yaml'),
+      'apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: gp2\nprovisioner: kubernetes.io/aws-ebs\nparameters:\n  type: gp2\n  fsType: ext4\nreclaimPolicy: Delete\nvolumeBindingMode: WaitForFirstConsumer\n',
+    );
+    const run = scanStep(repo, { paths: '.', against: CLUSTER, args: OFFLINE });
+    expect(run.outputs).toMatchObject({ introduced: '1', resolved: '1', unchanged: '4' });
+    expect(run.summary).toContain('### Resolved (1)');
+    expect(run.summary).toContain('`storageclass-immediate-binding`');
+    const rules = run.sarif!.runs[0]!.results.map((r) => (r as { ruleId?: string }).ruleId);
+    expect(rules).not.toContain('storageclass-immediate-binding');
+    expect(rules).toHaveLength(5);
+  }, 120_000);
 });
 
 describe('.pre-commit-hooks.yaml', () => {

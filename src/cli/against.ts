@@ -4,22 +4,20 @@
  * finding is introduced, resolved or unchanged by the repository, and `--fail-on` counts introduced ones only unless
  * `--fail-on-all`. Nothing is applied anywhere: `live` makes the same GET requests as a live scan.
  */
-import { writeFile } from 'node:fs/promises';
 import { compareFindings } from '../engine/compare.js';
 import { SEVERITY_RANK, resolveDeferredSources } from '../engine/findings.js';
 import type { Severity } from '../engine/rule.js';
 import { runRules } from '../engine/runner.js';
 import { loadInputs } from '../loaders/load.js';
 import type { LoadResult } from '../loaders/types.js';
-import { buildDiffReport, diffSide, renderDiffMarkdown, renderDiffTable } from '../reporters/diff.js';
-import { buildReport, renderJson } from '../reporters/report.js';
+import { buildReport } from '../reporters/report.js';
 import { RULES } from '../rules/index.js';
 import { applyRepository } from '../snapshot/overlay.js';
 import { specChanges } from '../snapshot/spec-diff.js';
 import { Snapshot } from '../snapshot/snapshot.js';
+import { checkChangeFormat, writeChange } from './change-output.js';
 import { UsageError } from './errors.js';
 import { locateCitedLines, planScan, readLive, type ScanOptions } from './scan.js';
-import { terminalStyle } from './terminal.js';
 
 export interface AgainstOptions extends ScanOptions {
   against: string;
@@ -39,8 +37,7 @@ async function judged(load: LoadResult, opts: AgainstOptions, karpenterVersion: 
 }
 
 export async function againstCommand(paths: string[], opts: AgainstOptions, toolVersion: string): Promise<number> {
-  const format = opts.format ?? 'table';
-  if (!['table', 'json', 'markdown'].includes(format)) throw new UsageError(`scan --against supports --format table, json or markdown, got "${format}"`);
+  checkChangeFormat(opts.format ?? 'table', 'scan --against');
   if (!paths.length) throw new UsageError('scan --against needs the repository to apply: karpdoctor scan REPO --against STATE');
   const plan = planScan(paths, opts);
   const live = opts.against === 'live';
@@ -52,24 +49,24 @@ export async function againstCommand(paths: string[], opts: AgainstOptions, tool
   const changed = await judged(overlay.load, opts, plan.karpenterVersion, live);
   const comparison = compareFindings(now.run.findings, changed.run.findings);
   const current = comparison.findings.filter((f) => f.change !== 'resolved');
-  let text: string;
-  if (format === 'json') {
-    const report = buildReport(changed.snapshot, { ...changed.run, findings: current }, toolVersion);
-    text = renderJson({ ...report, findings: comparison.findings });
-  } else {
-    const before = buildReport(now.snapshot, now.run, toolVersion);
-    const after = buildReport(changed.snapshot, changed.run, toolVersion);
-    const diff = buildDiffReport(
-      diffSide(opts.against, before, false),
-      diffSide(`${opts.against} with ${paths.join(', ')} applied`, after, false),
-      { name: 'karpdoctor', version: toolVersion },
+  await writeChange(
+    {
+      command: 'against',
+      before: { input: opts.against, report: buildReport(now.snapshot, now.run, toolVersion), snapshot: now.snapshot, run: now.run, fromReport: false },
+      after: {
+        input: `${opts.against} with ${paths.join(', ')} applied`,
+        report: buildReport(changed.snapshot, changed.run, toolVersion),
+        snapshot: changed.snapshot,
+        run: changed.run,
+        fromReport: false,
+      },
       comparison,
-      specChanges(now.snapshot, changed.snapshot),
-    );
-    text = format === 'markdown' ? renderDiffMarkdown(diff) : renderDiffTable(diff, terminalStyle(opts, Boolean(opts.output)).width);
-  }
-  if (opts.output) await writeFile(opts.output, text);
-  else process.stdout.write(text);
+      spec: specChanges(now.snapshot, changed.snapshot),
+      toolVersion,
+      repository: paths,
+    },
+    opts,
+  );
   const threshold = plan.failOn === 'none' ? Infinity : SEVERITY_RANK[plan.failOn as Severity];
   return current.some((f) => (opts.failOnAll || f.change === 'introduced') && SEVERITY_RANK[f.severity] >= threshold) ? 1 : 0;
 }

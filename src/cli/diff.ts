@@ -4,27 +4,20 @@
  * unless `--fail-on-all`.
  */
 import { readFileSync, statSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import { compareFindings } from '../engine/compare.js';
 import { SEVERITY_RANK } from '../engine/findings.js';
 import type { Severity } from '../engine/rule.js';
-import { buildDiffReport, diffSide, renderDiffJson, renderDiffMarkdown, renderDiffTable } from '../reporters/diff.js';
 import type { ScanReport } from '../reporters/report.js';
 import { specChanges } from '../snapshot/spec-diff.js';
-import type { Snapshot } from '../snapshot/snapshot.js';
+import { checkChangeFormat, writeChange, type ChangeSide } from './change-output.js';
 import { UsageError } from './errors.js';
 import { executeScan, planScan, type ScanOptions } from './scan.js';
-import { terminalStyle } from './terminal.js';
 
 export interface DiffOptions extends ScanOptions {
   failOnAll?: boolean;
 }
 
-interface Side {
-  report: ScanReport;
-  snapshot?: Snapshot;
-  fromReport: boolean;
-}
+type Side = Omit<ChangeSide, 'input'>;
 
 /** A file holding a JSON report karpdoctor wrote, else undefined (then it is scanned like any input). */
 function savedReport(path: string): ScanReport | undefined {
@@ -43,13 +36,12 @@ async function readSide(path: string, opts: DiffOptions, toolVersion: string): P
   const saved = savedReport(path);
   if (saved) return { report: saved, fromReport: true };
   const plan = planScan([path], opts);
-  const { report, snapshot } = await executeScan([path], opts, plan, toolVersion);
-  return { report, snapshot, fromReport: false };
+  const { report, snapshot, run } = await executeScan([path], opts, plan, toolVersion);
+  return { report, snapshot, run, fromReport: false };
 }
 
 export async function diffCommand(before: string, after: string, opts: DiffOptions, toolVersion: string): Promise<number> {
-  const format = opts.format ?? 'table';
-  if (!['table', 'json', 'markdown'].includes(format)) throw new UsageError(`diff --format must be one of table, json, markdown, got "${format}"`);
+  checkChangeFormat(opts.format ?? 'table', 'diff');
   if (before === '-' || after === '-') throw new UsageError('diff compares two paths: standard input is not one');
   // A time given with --now would set both sides to one moment: each side keeps its own reference time.
   const sideOpts: DiffOptions = { ...opts, now: undefined };
@@ -57,23 +49,10 @@ export async function diffCommand(before: string, after: string, opts: DiffOptio
   const later = await readSide(after, sideOpts, toolVersion);
   const comparison = compareFindings(earlier.report.findings, later.report.findings);
   const spec = earlier.snapshot && later.snapshot ? specChanges(earlier.snapshot, later.snapshot) : null;
-  const report = buildDiffReport(
-    diffSide(before, earlier.report, earlier.fromReport),
-    diffSide(after, later.report, later.fromReport),
-    { name: 'karpdoctor', version: toolVersion },
-    comparison,
-    spec,
-  );
-  const text =
-    format === 'json'
-      ? renderDiffJson(report)
-      : format === 'markdown'
-        ? renderDiffMarkdown(report)
-        : renderDiffTable(report, terminalStyle(opts, Boolean(opts.output)).width);
-  if (opts.output) await writeFile(opts.output, text);
-  else process.stdout.write(text);
+  const side = (input: string, s: Side): ChangeSide => ({ input, ...s });
+  await writeChange({ command: 'diff', before: side(before, earlier), after: side(after, later), comparison, spec, toolVersion }, opts);
   const failOn = opts.failOn ?? 'error';
   const threshold = failOn === 'none' ? Infinity : SEVERITY_RANK[failOn as Severity];
-  const counted = report.findings.filter((f) => f.change !== 'resolved' && (opts.failOnAll || f.change === 'introduced'));
+  const counted = comparison.findings.filter((f) => f.change !== 'resolved' && (opts.failOnAll || f.change === 'introduced'));
   return counted.some((f) => SEVERITY_RANK[f.severity] >= threshold) ? 1 : 0;
 }

@@ -85,7 +85,7 @@ export async function main(argv: string[]): Promise<number> {
     )
     .argument('<before>', 'the earlier dump, archive or `scan --format json` report')
     .argument('<after>', 'the later one')
-    .addOption(new Option('-f, --format <format>', 'output format').choices(['table', 'json', 'markdown']).default('table'))
+    .addOption(new Option('-f, --format <format>', 'output format').choices(['table', 'json', 'sarif', 'markdown', 'github', 'html']).default('table'))
     .option('-o, --output <file>', 'write the report to a file instead of stdout')
     .addOption(
       new Option('--fail-on <severity>', 'exit 1 when an introduced finding is at or above this severity (default: error)').choices([

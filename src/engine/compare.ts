@@ -27,10 +27,18 @@ export function compareFindings(before: readonly Finding[], after: readonly Find
   const findings: ComparedFinding[] = [];
   for (const f of after) {
     const same = earlier.get(identity(f));
-    findings.push({ ...f, change: same?.shift() ? 'unchanged' : 'introduced' });
+    findings.push(withChange(f, same?.shift() ? 'unchanged' : 'introduced'));
   }
-  for (const left of earlier.values()) for (const f of left) findings.push({ ...f, change: 'resolved' });
+  for (const left of earlier.values()) for (const f of left) findings.push(withChange(f, 'resolved'));
   const counts: Record<Change, number> = { introduced: 0, resolved: 0, unchanged: 0 };
   for (const f of findings) counts[f.change]++;
   return { findings, counts };
+}
+
+/** A copy with its change that keeps the finding's anchor (a non-enumerable property), so reporters can still locate its field. */
+function withChange(f: Finding, change: Change): ComparedFinding {
+  return Object.defineProperties(
+    {},
+    { ...Object.getOwnPropertyDescriptors(f), change: { value: change, enumerable: true, writable: true, configurable: true } },
+  ) as ComparedFinding;
 }

@@ -2,6 +2,7 @@
 import { pushAll } from '../kube/lists.js';
 import type { Change, ComparedFinding, Comparison } from '../engine/compare.js';
 import type { SpecChange } from '../snapshot/spec-diff.js';
+import { cellCode, inlineText } from './md.js';
 import type { ScanReport } from './report.js';
 import { wrapText } from './wrap.js';
 
@@ -91,11 +92,22 @@ function renderSpecChanges(spec: SpecChange[] | null, width: number, bullet: str
   return [...out, ''];
 }
 
-/** Markdown for a pull-request comment: text from the input stays inside code spans. */
-export function renderDiffMarkdown(report: DiffReport): string {
-  const code = (s: string) => `\`${s.replace(/`/g, "'")}\``;
+export interface DiffMarkdownOptions {
+  /** The heading: what was compared (`karpdoctor diff`, `karpdoctor scan --against`). */
+  title?: string;
+  /** Where a finding sits (`file:line`), when known. */
+  where?: (f: ComparedFinding) => string | undefined;
+}
+
+/** Rows per section: a pull-request comment or a job summary stays readable (and under GitHub's 65,536 characters). */
+const MAX_ROWS = 100;
+
+/** Markdown for a pull-request comment or a job summary: text from the input stays inside code spans. */
+export function renderDiffMarkdown(report: DiffReport, opts: DiffMarkdownOptions = {}): string {
+  const code = cellCode;
+  const cell = (s: string) => inlineText(s.length > 300 ? `${s.slice(0, 299)}…` : s);
   const out = [
-    '## karpdoctor diff',
+    `## ${opts.title ?? 'karpdoctor diff'}`,
     '',
     `Before: ${code(report.before.input)}, reference time ${report.before.referenceTime}. After: ${code(report.after.input)}, reference time ${report.after.referenceTime}.`,
     '',
@@ -105,12 +117,17 @@ export function renderDiffMarkdown(report: DiffReport): string {
   for (const [change, title] of SECTIONS) {
     const list = report.findings.filter((f) => f.change === change);
     if (!list.length) continue;
-    out.push(`### ${title} (${list.length})`, '', '| severity | rule | object |', '|---|---|---|');
-    for (const f of list) out.push(`| ${f.severity} | ${code(f.ruleId)} | ${code(objectName(f))} |`);
+    out.push(`### ${title} (${list.length})`, '', '| severity | rule | object | location | message |', '|---|---|---|---|---|');
+    for (const f of list.slice(0, MAX_ROWS)) {
+      const at = opts.where?.(f);
+      out.push(`| ${f.severity} | ${code(f.ruleId)} | ${code(objectName(f))} | ${at ? code(at) : '—'} | ${cell(f.message)} |`);
+    }
+    if (list.length > MAX_ROWS) out.push('', `${list.length - MAX_ROWS} more ${title.toLowerCase()} finding(s) not listed: see \`--format json\`.`);
     out.push('');
   }
-  if (report.specChanges?.length) {
-    out.push('### Configuration changes', '', '| object | field | before | after |', '|---|---|---|---|');
+  if (report.specChanges === null) out.push('### Configuration changes', '', 'Not compared: a side is a saved report, which holds findings, not objects.', '');
+  else if (report.specChanges.length) {
+    out.push(`### Configuration changes (${report.specChanges.length})`, '', '| object | field | before | after |', '|---|---|---|---|');
     for (const c of report.specChanges) {
       if (!c.fields.length) out.push(`| ${code(`${c.kind} ${c.name}`)} | ${c.change} | | |`);
       for (const f of c.fields) out.push(`| ${code(`${c.kind} ${c.name}`)} | ${code(f.path)} | ${code(value(f.before))} | ${code(value(f.after))} |`);

@@ -11,7 +11,8 @@ import { visible } from './visible.js';
 
 const COMMAND: Record<Severity, 'error' | 'warning' | 'notice'> = { error: 'error', warning: 'warning', info: 'notice' };
 
-export function renderGithubAnnotations(report: ScanReport, gate: GateView, opts: { baseDir: string }): string {
+/** `note`: appended to the last line (two runs compared: what was resolved and unchanged besides). */
+export function renderGithubAnnotations(report: ScanReport, gate: GateView, opts: { baseDir: string; note?: string }): string {
   const active = gate.findings
     .map((g, i) => ({ g, i }))
     .filter(({ g }) => !g.suppression)
@@ -28,7 +29,7 @@ export function renderGithubAnnotations(report: ScanReport, gate: GateView, opts
       ),
     );
   }
-  lines.push(summaryLine(report, gate));
+  lines.push(`${summaryLine(report, gate)}${opts.note ? `; ${opts.note}` : ''}`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -35,12 +35,20 @@ type NotificationId = keyof typeof NOTIFICATIONS;
 export interface SarifOptions {
   /** Repository root: artifact URIs are relative to it (`%SRCROOT%`). */
   baseDir: string;
+  /**
+   * Two runs compared (`scan --against`, `diff`): each result's state against the earlier one, SARIF's
+   * `baselineState` (§3.27.24: `new`, `unchanged`, `absent` for a result the later run no longer has).
+   */
+  baselineState?: (g: GateFinding) => 'new' | 'unchanged' | 'absent';
+  /** More run properties (what was compared, and the counts). */
+  properties?: Record<string, unknown>;
 }
 
 export function renderSarif(report: ScanReport, gate: GateView, rules: readonly Rule[], opts: SarifOptions): string {
   const b = new SarifBuilder(rules, opts.baseDir);
   const kept = keepWithinLimit(gate.findings);
-  const results = kept.map((g) => b.result(g));
+  const state = opts.baselineState;
+  const results = kept.map((g) => (state ? { ...b.result(g), baselineState: state(g) } : b.result(g)));
   const notifications = notificationsOf(report, gate, b, gate.findings.length - kept.length);
   const log = {
     $schema: SARIF_SCHEMA,
@@ -66,6 +74,7 @@ export function renderSarif(report: ScanReport, gate: GateView, rules: readonly 
           summary: report.summary,
           ...(gate.config ? { config: gate.config } : {}),
           ...(gate.baseline ? { baseline: gate.baseline } : {}),
+          ...opts.properties,
         },
       },
     ],

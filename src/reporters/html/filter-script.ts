@@ -4,7 +4,7 @@
  */
 export const FILTER_SCRIPT = `(function () {
   'use strict';
-  var keys = ['severity', 'rule', 'nodepool', 'namespace'];
+  var keys = ['severity', 'rule', 'nodepool', 'namespace', 'change'];
   var selects = keys.map(function (k) { return document.getElementById('filter-' + k); });
   var articles = Array.prototype.slice.call(document.querySelectorAll('article.finding'));
   var count = document.getElementById('finding-count');

@@ -9,7 +9,13 @@ import { timelineFigure } from './timeline-chart.js';
 const SEVERITIES: Severity[] = ['error', 'warning', 'info'];
 const MAX_VALUE = 400;
 
-export function findingsSection(findings: readonly Finding[], snapshot: Snapshot, referenceMs: number): string {
+/** Two runs compared: each finding's change (a filter and a badge) and its timeline, drawn from its own side. */
+export interface FindingsCompared {
+  changeOf: (f: Finding) => string;
+  timeline: (f: Finding) => string;
+}
+
+export function findingsSection(findings: readonly Finding[], snapshot: Snapshot, referenceMs: number, compared?: FindingsCompared): string {
   const poolsOf = findingNodePools(snapshot);
   // Errors first, in the engine's order within a severity.
   const sorted = findings.map((f, i) => ({ f, i })).sort((a, b) => SEVERITY_RANK[b.f.severity] - SEVERITY_RANK[a.f.severity] || a.i - b.i);
@@ -27,11 +33,20 @@ export function findingsSection(findings: readonly Finding[], snapshot: Snapshot
     select('filter-rule', 'Rule', unique(findings.map((f) => f.ruleId))),
     select('filter-nodepool', 'NodePool', unique(items.flatMap((x) => x.pools))),
     select('filter-namespace', 'Namespace', unique(findings.map((f) => f.object.namespace ?? '').filter(Boolean))),
-    `<output id="finding-count" for="filter-severity filter-rule filter-nodepool filter-namespace" aria-live="polite">${esc(total)}</output>`,
+    compared
+      ? select(
+          'filter-change',
+          'Change',
+          ['introduced', 'resolved', 'unchanged'].filter((c) => findings.some((f) => compared.changeOf(f) === c)),
+        )
+      : '',
+    `<output id="finding-count" for="filter-severity filter-rule filter-nodepool filter-namespace${compared ? ' filter-change' : ''}" aria-live="polite">${esc(total)}</output>`,
     '</form>',
-    items.length ? items.map(({ f, pools }, i) => article(f, pools, i, snapshot, referenceMs)).join('\n') : '<p>No findings.</p>',
+    items.length ? items.map(({ f, pools }, i) => article(f, pools, i, snapshot, referenceMs, compared)).join('\n') : '<p>No findings.</p>',
     '</section>',
-  ].join('\n');
+  ]
+    .filter(Boolean)
+    .join('\n');
 }
 
 function unique(values: string[]): string[] {
@@ -43,11 +58,12 @@ function select(id: string, label: string, values: string[]): string {
   return `<label${attrs({ for: id })}>${esc(label)}</label> <select${attrs({ id, name: id })}>${options.join('')}</select>`;
 }
 
-function article(f: Finding, pools: string[], index: number, snapshot: Snapshot, referenceMs: number): string {
+function article(f: Finding, pools: string[], index: number, snapshot: Snapshot, referenceMs: number, compared: FindingsCompared | undefined): string {
   const related = f.related.map(refLabel);
+  const change = compared?.changeOf(f);
   return [
-    `<article${attrs({ class: 'finding', id: `finding-${index + 1}`, 'data-severity': f.severity, 'data-rule': f.ruleId, 'data-nodepool': pools.join(' '), 'data-namespace': f.object.namespace ?? '' })}>`,
-    `<h3><span${attrs({ class: `severity ${f.severity}` })}>${esc(f.severity)}</span> <code class="rule">${esc(f.ruleId)}</code> <span class="object">${esc(refLabel(f.object))}</span></h3>`,
+    `<article${attrs({ class: 'finding', id: `finding-${index + 1}`, 'data-severity': f.severity, 'data-rule': f.ruleId, 'data-nodepool': pools.join(' '), 'data-namespace': f.object.namespace ?? '', 'data-change': change })}>`,
+    `<h3>${change ? `<span${attrs({ class: `change ${change}` })}>${esc(change)}</span> ` : ''}<span${attrs({ class: `severity ${f.severity}` })}>${esc(f.severity)}</span> <code class="rule">${esc(f.ruleId)}</code> <span class="object">${esc(refLabel(f.object))}</span></h3>`,
     `<p class="message">${esc(f.message)}</p>`,
     pools.length ? `<p class="pools">NodePool: ${esc(pools.join(', '))}</p>` : '',
     '<h4>Evidence</h4>',
@@ -57,7 +73,7 @@ function article(f: Finding, pools: string[], index: number, snapshot: Snapshot,
     related.length ? `<p class="related">Related: ${esc(related.join(', '))}</p>` : '',
     '<h4>Fix</h4>',
     `<pre class="fix">${esc(f.fix)}</pre>`,
-    timelineFigure(snapshot, f, referenceMs),
+    compared ? compared.timeline(f) : timelineFigure(snapshot, f, referenceMs),
     '</article>',
   ]
     .filter(Boolean)

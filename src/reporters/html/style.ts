@@ -57,6 +57,13 @@ g.node:focus { outline: 2px solid var(--info); }
 [data-blocker="nominated"] .bar { fill: var(--nominated); }
 [data-blocker="budget"] .bar { fill: var(--budget); }
 [data-blocker="none"] .bar { fill: var(--none); }
+.change { font-weight: 700; text-transform: uppercase; font-size: .75rem; border: 1px solid currentColor; border-radius: 3px; padding: 0 .25rem; }
+.change.introduced { color: var(--error); }
+.change.resolved { color: #1e7b34; }
+.change.unchanged { color: var(--muted); }
+article.finding[data-change="resolved"] { opacity: .8; }
+#change table { border-collapse: collapse; margin: .5rem 0; }
+#change th, #change td { border: 1px solid var(--line); padding: .2rem .5rem; text-align: left; vertical-align: top; }
 footer { margin-top: 2rem; color: var(--muted); font-size: .85rem; }
 @media (max-width: 40rem) {
   body { padding: .5rem; font-size: 14px; }

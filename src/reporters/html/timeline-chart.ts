@@ -52,10 +52,14 @@ const COLOUR = {
 };
 
 /** `<svg class="timeline" data-object="Kind/namespace/name">…</svg>`, or '' when the object has no dated entries. */
-export function timelineFigure(snapshot: Snapshot, finding: Finding, referenceMs: number): string {
+/**
+ * `other`: two snapshots compared (`karpdoctor diff`): the other side's reference time, drawn beside this one's so the
+ * records of each day show on one axis.
+ */
+export function timelineFigure(snapshot: Snapshot, finding: Finding, referenceMs: number, other?: { ms: number; label: string }): string {
   const entries = entriesOf(snapshot, finding);
   if (!entries.some((e) => typeOf(e) !== 'finding')) return '';
-  return draw(finding, entries, referenceMs);
+  return draw(finding, entries, referenceMs, other);
 }
 
 // ----- which entries -----
@@ -269,7 +273,7 @@ function clip(s: string): string {
 
 // ----- the picture -----
 
-function draw(finding: Finding, entries: TimelineEntry[], referenceMs: number): string {
+function draw(finding: Finding, entries: TimelineEntry[], referenceMs: number, other?: { ms: number; label: string }): string {
   const byLane = new Map<MarkType, TimelineEntry[]>();
   for (const e of entries) {
     const type = typeOf(e);
@@ -278,7 +282,7 @@ function draw(finding: Finding, entries: TimelineEntry[], referenceMs: number): 
     l.push(e);
   }
   const lanes = LANES.filter((l) => byLane.has(l));
-  const times = entries.map((e) => e.ms);
+  const times = [...entries.map((e) => e.ms), ...(other ? [other.ms] : [])];
   const end = maxOf([referenceMs, ...times]);
   const start = minOf(times);
   const axis = chooseAxis(times, start, end, referenceMs, byLane);
@@ -303,6 +307,12 @@ function draw(finding: Finding, entries: TimelineEntry[], referenceMs: number): 
   parts.push(
     `<line${attrs({ class: 'reference', x1: refX, x2: refX, y1: TOP - 4, y2: plotBottom, stroke: '#333333' })}>${title([`reference time ${isoTime(referenceMs)}`])}</line>`,
   );
+  if (other) {
+    const x = px(axis.x(other.ms));
+    parts.push(
+      `<line${attrs({ class: 'reference other', 'data-time': isoTime(other.ms), x1: x, x2: x, y1: TOP - 4, y2: plotBottom, stroke: '#333333', 'stroke-dasharray': '6 3' })}>${title([`${other.label} ${isoTime(other.ms)}`])}</line>`,
+    );
+  }
   lanes.forEach((lane, i) => {
     const y = TOP + i * LANE_H + LANE_H / 2;
     for (const m of cluster(byLane.get(lane)!, axis)) parts.push(markOf(lane, m, y, finding, referenceMs));
