@@ -31,6 +31,7 @@ export interface AgainstOptions extends ScanOptions {
 
 async function judged(load: LoadResult, opts: AgainstOptions, karpenterVersion: string | undefined, live: boolean, prepare?: (s: Snapshot) => void) {
   const snapshot = new Snapshot(load, {
+    ...(prepare ? { overlaid: true } : {}),
     ...(opts.now ? { now: opts.now } : {}),
     ...(karpenterVersion ? { karpenterVersion } : {}),
     ...(live ? { live: true } : {}),
@@ -56,7 +57,7 @@ export async function againstCommand(paths: string[], opts: AgainstOptions, tool
   const overlay = applyRepository(cluster, repo, base);
   const now = await judged(cluster, opts, plan.karpenterVersion, live);
   const changed = await judged(overlay.load, opts, plan.karpenterVersion, live, (s) =>
-    s.useChanges(buildChanges(now.snapshot, s, overlay.applied, base !== undefined)),
+    s.useChanges(buildChanges(now.snapshot, s, overlay.applied, base !== undefined, overlay.fromRepository)),
   );
   const comparison = compareFindings(now.run.findings, changed.run.findings);
   const current = comparison.findings.filter((f) => f.change !== 'resolved');

@@ -57,6 +57,8 @@ export interface SnapshotChanges<S extends ObjectLookup = ObjectLookup> {
   of(kindKey: string, namespace: string | undefined, name: string): ObjectChange | undefined;
   /** The tracked changes of one kind (`KIND.NodePool`). */
   ofKind(...kindKeys: string[]): ObjectChange[];
+  /** Was this object of the overlaid snapshot applied from the repository (its fields are cited at their lines)? */
+  fromRepository(o: KubeObject): boolean;
 }
 
 function keyOf(kindKey: string, namespace: string | undefined, name: string): string {
@@ -79,6 +81,7 @@ export function buildChanges<S extends ObjectLookup>(
   after: ObjectLookup,
   applied: readonly AppliedChange[],
   deletionsKnown: boolean,
+  fromRepository: ReadonlySet<KubeObject> = new Set(),
 ): SnapshotChanges<S> {
   const objects: ObjectChange[] = [];
   const seen = new Set<string>();
@@ -110,6 +113,7 @@ export function buildChanges<S extends ObjectLookup>(
     deletionsKnown,
     of: (kindKey, namespace, name) => byKey.get(keyOf(kindKey, namespace, name)),
     ofKind: (...kindKeys) => objects.filter((c) => kindKeys.includes(c.kindKey)),
+    fromRepository: (o) => fromRepository.has(o),
   };
 }
 

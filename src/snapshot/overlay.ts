@@ -20,6 +20,8 @@ export type AppliedObject = AppliedChange & { kind: string };
 export interface Overlay {
   load: LoadResult;
   applied: AppliedObject[];
+  /** The objects of `load` the repository defines (cited at their fields' lines). */
+  fromRepository: Set<KubeObject>;
 }
 
 function key(o: KubeObject, namespace = o.metadata.namespace): string {
@@ -85,6 +87,7 @@ export function applyRepository(cluster: LoadResult, repo: LoadResult, base?: Lo
   const objects: Array<LoadedObject | undefined> = [...cluster.objects];
   const appliedObjects: AppliedObject[] = [];
   const headKeys = new Set<string>();
+  const fromRepository = new Set<KubeObject>();
   for (const desired of repo.objects) {
     const o = desired.object;
     if (!o.metadata.name || isSyntheticKind(kindKeyOf(o))) continue;
@@ -92,12 +95,15 @@ export function applyRepository(cluster: LoadResult, repo: LoadResult, base?: Lo
     const at = index.find(o);
     if (!at.length) {
       objects.push({ object: withAppliedDefaults(o), provenance: desired.provenance });
+      fromRepository.add(objects[objects.length - 1]!.object);
       appliedObjects.push(refOf(o, 'added'));
       continue;
     }
     // One object, one definition: every copy the cluster listed gives way to the applied one.
     const live = objects[at[0]!]?.object ?? cluster.objects[at[0]!]!.object;
     objects[at[0]!] = { object: applied(live, o), provenance: desired.provenance };
+    fromRepository.delete(live);
+    fromRepository.add(objects[at[0]!]!.object);
     for (const i of at.slice(1)) objects[i] = undefined;
     appliedObjects.push({ ...refOf(o, 'replaced'), ...(live.metadata.namespace ? { namespace: live.metadata.namespace } : {}) });
   }
@@ -121,5 +127,6 @@ export function applyRepository(cluster: LoadResult, repo: LoadResult, base?: Lo
       ...(cluster.statedVersions || repo.statedVersions ? { statedVersions: [...(cluster.statedVersions ?? []), ...(repo.statedVersions ?? [])] } : {}),
     },
     applied: appliedObjects,
+    fromRepository,
   };
 }

@@ -41,6 +41,11 @@ export interface SnapshotOptions {
    * cannot resolve is missing (as in a dump) rather than created elsewhere.
    */
   assumeComplete?: boolean;
+  /**
+   * Cluster state with a repository applied over it (`scan --against`): cluster state, even where the repository adds
+   * objects without status and the cluster gave no logs to tell it by.
+   */
+  overlaid?: boolean;
 }
 
 export interface ObjectRef {
@@ -107,7 +112,7 @@ export class Snapshot {
       if (!inNamespace) this.listedKinds.add(normaliseKindKey(listing));
       else this.listedNamespaces.push({ kindKey: normaliseKindKey(inNamespace.kindKey), namespace: inNamespace.namespace });
     }
-    const reading = readStateParts(load);
+    const reading = opts.overlaid ? { desiredState: false, clusterParts: [] } : readStateParts(load);
     this.manifestInput = reading.desiredState;
     this.clusterStateParts = reading.clusterParts;
     this.assumeComplete = opts.assumeComplete ?? false;
@@ -392,7 +397,8 @@ export class Snapshot {
     const p = this.provenance(obj);
     if (!p) return undefined;
     // An object read from text made for people carries where it showed each field: cited there, at no cost.
-    if (p.line && this.locateField && (p.fields || isHelmValuesCarrier(obj) || this.desiredStateOnly)) return this.locateField(p, pointer)?.line ?? p.line;
+    if (p.line && this.locateField && (p.fields || isHelmValuesCarrier(obj) || this.desiredStateOnly || this.changeView?.fromRepository(obj)))
+      return this.locateField(p, pointer)?.line ?? p.line;
     return p.line;
   }
 
