@@ -47,6 +47,10 @@ import undeclaredStartupTaint from './undeclared-startup-taint.js';
 import unhealthyNodeFreezesBudget from './unhealthy-node-freezes-budget.js';
 import uninitializedTaintLingering from './uninitialized-taint-lingering.js';
 import unregisteredTaintProblem from './unregistered-taint-problem.js';
+import changeLimitBelowUsage from './change-limit-below-usage.js';
+import changeStrandsWorkloads from './change-strands-workloads.js';
+import changeRemovesReferencedObject from './change-removes-referenced-object.js';
+import changeDisruptionSettings from './change-disruption-settings.js';
 
 const REGISTRY = [
   // Nodes Karpenter will not reclaim
@@ -100,6 +104,11 @@ const REGISTRY = [
   launchQuotaOrThrottling,
   nodeclaimLaunchLoop,
   karpenterApiVersionMismatch,
+  // What a change will do — a repository over cluster state
+  changeLimitBelowUsage,
+  changeStrandsWorkloads,
+  changeRemovesReferencedObject,
+  changeDisruptionSettings,
 ] as const;
 
 export const RULES: readonly Rule[] = REGISTRY;

@@ -24,6 +24,7 @@ import { markPlaceholders } from './placeholders.js';
 import { isAzureProvider, settleProviderVersion } from './provider-version.js';
 import { Scopes, type Pairing, type Resolution } from './scope.js';
 import { selectorMatches } from './selectors.js';
+import type { SnapshotChanges } from './changes.js';
 import { nominatedTargets } from './messages/object-events.js';
 
 export interface SnapshotOptions {
@@ -40,6 +41,11 @@ export interface SnapshotOptions {
    * cannot resolve is missing (as in a dump) rather than created elsewhere.
    */
   assumeComplete?: boolean;
+  /**
+   * Cluster state with a repository applied over it (`scan --against`): cluster state, even where the repository adds
+   * objects without status and the cluster gave no logs to tell it by.
+   */
+  overlaid?: boolean;
 }
 
 export interface ObjectRef {
@@ -106,7 +112,7 @@ export class Snapshot {
       if (!inNamespace) this.listedKinds.add(normaliseKindKey(listing));
       else this.listedNamespaces.push({ kindKey: normaliseKindKey(inNamespace.kindKey), namespace: inNamespace.namespace });
     }
-    const reading = readStateParts(load);
+    const reading = opts.overlaid ? { desiredState: false, clusterParts: [] } : readStateParts(load);
     this.manifestInput = reading.desiredState;
     this.clusterStateParts = reading.clusterParts;
     this.assumeComplete = opts.assumeComplete ?? false;
@@ -391,7 +397,8 @@ export class Snapshot {
     const p = this.provenance(obj);
     if (!p) return undefined;
     // An object read from text made for people carries where it showed each field: cited there, at no cost.
-    if (p.line && this.locateField && (p.fields || isHelmValuesCarrier(obj) || this.desiredStateOnly)) return this.locateField(p, pointer)?.line ?? p.line;
+    if (p.line && this.locateField && (p.fields || isHelmValuesCarrier(obj) || this.desiredStateOnly || this.changeView?.fromRepository(obj)))
+      return this.locateField(p, pointer)?.line ?? p.line;
     return p.line;
   }
 
@@ -455,6 +462,22 @@ export class Snapshot {
   private memo<T>(key: string, build: () => T): T {
     if (!this.cache.has(key)) this.cache.set(key, build());
     return this.cache.get(key) as T;
+  }
+
+  // ----- A change over cluster state (`scan REPO --against STATE`) -----
+
+  private changeView: SnapshotChanges<Snapshot> | undefined;
+
+  /**
+   * What the repository applied over this snapshot changes (changes.ts): set on the overlaid snapshot of
+   * `scan --against` before rules run; undefined in an ordinary scan, where the rules of category `change` do not run.
+   */
+  get changes(): SnapshotChanges<Snapshot> | undefined {
+    return this.changeView;
+  }
+
+  useChanges(changes: SnapshotChanges<Snapshot>): void {
+    this.changeView = changes;
   }
 
   // ----- Karpenter CRDs: what the API server would refuse -----
