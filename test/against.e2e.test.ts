@@ -24,8 +24,8 @@ describe('a repository applied over cluster state', () => {
     const repo = await loadInputs([join(ROOT, REPO)]);
     const overlay = applyRepository(cluster, repo);
     expect(overlay.applied).toEqual([
-      { kind: 'NodePool', name: 'default', change: 'replaced' },
-      { kind: 'NodePool', name: 'data', change: 'replaced' },
+      { kindKey: 'karpenter.sh/NodePool', kind: 'NodePool', name: 'default', change: 'replaced' },
+      { kindKey: 'karpenter.sh/NodePool', kind: 'NodePool', name: 'data', change: 'replaced' },
     ]);
     expect(overlay.load.objects).toHaveLength(cluster.objects.length);
     const data = overlay.load.objects.find((o) => o.object.kind === 'NodePool' && o.object.metadata.name === 'data')!;

@@ -14,6 +14,7 @@ import type { LoadResult } from '../loaders/types.js';
 import { buildDiffReport, diffSide, renderDiffMarkdown, renderDiffTable } from '../reporters/diff.js';
 import { buildReport, renderJson } from '../reporters/report.js';
 import { RULES } from '../rules/index.js';
+import { buildChanges } from '../snapshot/changes.js';
 import { applyRepository } from '../snapshot/overlay.js';
 import { specChanges } from '../snapshot/spec-diff.js';
 import { Snapshot } from '../snapshot/snapshot.js';
@@ -24,14 +25,17 @@ import { terminalStyle } from './terminal.js';
 export interface AgainstOptions extends ScanOptions {
   against: string;
   failOnAll?: boolean;
+  /** The repository before the change (the base branch): what it has and the scanned one does not is deleted. */
+  base?: string;
 }
 
-async function judged(load: LoadResult, opts: AgainstOptions, karpenterVersion: string | undefined, live: boolean) {
+async function judged(load: LoadResult, opts: AgainstOptions, karpenterVersion: string | undefined, live: boolean, prepare?: (s: Snapshot) => void) {
   const snapshot = new Snapshot(load, {
     ...(opts.now ? { now: opts.now } : {}),
     ...(karpenterVersion ? { karpenterVersion } : {}),
     ...(live ? { live: true } : {}),
   });
+  prepare?.(snapshot);
   const run = runRules(RULES, snapshot, planScan([], opts).config, { deferLines: true });
   await locateCitedLines(snapshot);
   resolveDeferredSources(run.findings, snapshot);
@@ -47,9 +51,13 @@ export async function againstCommand(paths: string[], opts: AgainstOptions, tool
   const cluster = live ? await readLive(opts) : await loadInputs([opts.against], {});
   const repo = await loadInputs(paths, {});
   if (!repo.objects.length) throw new UsageError(`nothing to apply: no Kubernetes objects in ${paths.join(', ')}`);
-  const overlay = applyRepository(cluster, repo);
+  const base = opts.base !== undefined ? await loadInputs([opts.base], {}) : undefined;
+  if (base && !base.objects.length) throw new UsageError(`--base ${opts.base}: no Kubernetes objects in it (the repository before the change)`);
+  const overlay = applyRepository(cluster, repo, base);
   const now = await judged(cluster, opts, plan.karpenterVersion, live);
-  const changed = await judged(overlay.load, opts, plan.karpenterVersion, live);
+  const changed = await judged(overlay.load, opts, plan.karpenterVersion, live, (s) =>
+    s.useChanges(buildChanges(now.snapshot, s, overlay.applied, base !== undefined)),
+  );
   const comparison = compareFindings(now.run.findings, changed.run.findings);
   const current = comparison.findings.filter((f) => f.change !== 'resolved');
   let text: string;

@@ -55,6 +55,10 @@ export async function main(argv: string[]): Promise<number> {
       'apply the scanned repository over this cluster state (a dump, an archive, or live) and report what the change introduces and resolves',
     )
     .option('--fail-on-all', 'with --against: count unchanged findings too, not only those the change introduces')
+    .option(
+      '--base <path>',
+      'with --against: the repository before the change (a checkout of the base branch); objects it has and the scanned repository does not are deleted by the change',
+    )
     .option('--kubeconfig <file>', 'kubeconfig for a live scan (default: $KUBECONFIG or ~/.kube/config)')
     .option('--context <name>', 'kubeconfig context for a live scan')
     .option('-n, --namespace <ns>', 'live scan: list namespaced objects of this namespace only')
@@ -69,6 +73,8 @@ export async function main(argv: string[]): Promise<number> {
     .option('--ascii', 'table format: plain ASCII, no box drawing or typographic glyphs (the default when not on a terminal)')
     .option('--no-color', 'no colours (also when NO_COLOR is set; colours are used only on a terminal)')
     .action(async (paths: string[], opts) => {
+      if (opts.base !== undefined && opts.against === undefined)
+        throw new UsageError('--base needs --against: karpdoctor scan REPO --against STATE --base BASE');
       if (opts.against !== undefined) {
         const { againstCommand } = await import('./against.js');
         exitCode = await againstCommand(paths, opts, pkg.version);

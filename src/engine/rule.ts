@@ -17,6 +17,7 @@ export const CATEGORIES = {
   registration: 'Registration and initialization',
   configuration: 'Configuration and controller health',
   provisioning: 'Why no node came — provisioning and launch failures',
+  change: 'What a change will do — a repository over cluster state',
 } as const;
 export type Category = keyof typeof CATEGORIES;
 

@@ -41,6 +41,8 @@ export interface RunResult {
 
 export class ConfigError extends Error {}
 
+const NO_CHANGE = 'judges a change to a running cluster: run `karpdoctor scan REPO --against STATE` (a dump, an archive or live)';
+
 export function selectRules(rules: readonly Rule[], config: RunConfig): Rule[] {
   const known = new Set(rules.map((r) => r.meta.id));
   for (const id of [...(config.only ?? []), ...(config.disabled ?? []), ...Object.keys(config.options ?? {})]) {
@@ -77,8 +79,15 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig, m
   const heapDeltas: Record<string, number> = {};
   const selected = selectRules(rules, config);
   const judgesAdmission = selected.some((r) => r.meta.judgesAdmission);
+  const named = new Set(config.only ?? []);
   for (const rule of selected) {
     const { meta } = rule;
+    // A rule of a change judges what a repository does to cluster state: an ordinary scan has no change, so it neither
+    // runs it nor lists it as not evaluated, unless the user named it.
+    if (meta.category === 'change' && !snapshot.changes) {
+      if (named.has(meta.id)) notEvaluated.push({ ruleId: meta.id, reason: NO_CHANGE });
+      continue;
+    }
     const missing = meta.requires.filter((input) => !snapshot.has(input));
     const unmet = missing.length
       ? missingReason(missing, snapshot)

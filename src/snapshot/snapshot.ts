@@ -24,6 +24,7 @@ import { markPlaceholders } from './placeholders.js';
 import { isAzureProvider, settleProviderVersion } from './provider-version.js';
 import { Scopes, type Pairing, type Resolution } from './scope.js';
 import { selectorMatches } from './selectors.js';
+import type { SnapshotChanges } from './changes.js';
 import { nominatedTargets } from './messages/object-events.js';
 
 export interface SnapshotOptions {
@@ -455,6 +456,22 @@ export class Snapshot {
   private memo<T>(key: string, build: () => T): T {
     if (!this.cache.has(key)) this.cache.set(key, build());
     return this.cache.get(key) as T;
+  }
+
+  // ----- A change over cluster state (`scan REPO --against STATE`) -----
+
+  private changeView: SnapshotChanges<Snapshot> | undefined;
+
+  /**
+   * What the repository applied over this snapshot changes (changes.ts): set on the overlaid snapshot of
+   * `scan --against` before rules run; undefined in an ordinary scan, where the rules of category `change` do not run.
+   */
+  get changes(): SnapshotChanges<Snapshot> | undefined {
+    return this.changeView;
+  }
+
+  useChanges(changes: SnapshotChanges<Snapshot>): void {
+    this.changeView = changes;
   }
 
   // ----- Karpenter CRDs: what the API server would refuse -----
