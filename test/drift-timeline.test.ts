@@ -108,8 +108,10 @@ describe('blockers', () => {
   it('with a terminationGracePeriod pod-level blockers only delay (the batch lasts the grace period); a node annotation still holds', () => {
     const list = nodes(2);
     list[0]!.blockers = [blocker];
+    list[0]!.tgpMs = 2 * HOUR;
     list[1]!.blockers = [{ kind: 'node-do-not-disrupt', text: 'node annotation' }];
-    const r = replacementTimeline({ ...base, pool: pool([{ nodes: '1' }]), counted: 2, nodes: list, tgpMs: 2 * HOUR });
+    list[1]!.tgpMs = 2 * HOUR;
+    const r = replacementTimeline({ ...base, pool: pool([{ nodes: '1' }]), counted: 2, nodes: list });
     expect(r.batches.map((b) => [b.nodes, (b.end - b.start) / HOUR])).toEqual([[['node-01'], 2]]);
     expect(r.blocked.map((b) => b.name)).toEqual(['node-02']);
   });

@@ -47,6 +47,7 @@ import undeclaredStartupTaint from './undeclared-startup-taint.js';
 import unhealthyNodeFreezesBudget from './unhealthy-node-freezes-budget.js';
 import uninitializedTaintLingering from './uninitialized-taint-lingering.js';
 import unregisteredTaintProblem from './unregistered-taint-problem.js';
+import changeDriftsNodes from './change-drifts-nodes.js';
 
 const REGISTRY = [
   // Nodes Karpenter will not reclaim
@@ -100,6 +101,8 @@ const REGISTRY = [
   launchQuotaOrThrottling,
   nodeclaimLaunchLoop,
   karpenterApiVersionMismatch,
+  // What a change will do — a repository over cluster state
+  changeDriftsNodes,
 ] as const;
 
 export const RULES: readonly Rule[] = REGISTRY;

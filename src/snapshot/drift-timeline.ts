@@ -10,6 +10,7 @@
  */
 import { allowedByReason, budgetState, scheduledWindows } from './budgets.js';
 import type { NodePoolView } from './karpenter.js';
+import { maxOf } from '../kube/lists.js';
 
 export interface NodeBlocker {
   /** `node-do-not-disrupt` holds the node whatever the grace period; pod-level blockers yield to a terminationGracePeriod. */
@@ -24,6 +25,8 @@ export interface QueuedNode {
   /** When it drifted or, for a change not applied yet, when it was created (ms); orders the queue. */
   order: number;
   blockers: NodeBlocker[];
+  /** Its terminationGracePeriod (v1.0+, copied to the NodeClaim at launch): pod-level blockers delay its drain at most this long. */
+  tgpMs?: number;
 }
 
 export interface TimelineInput {
@@ -38,8 +41,6 @@ export interface TimelineInput {
   batchMs: number;
   /** How far ahead to look for an opening. */
   horizonMs: number;
-  /** The pool's terminationGracePeriod (v1.0+): pod-level blockers delay the drain at most this long. */
-  tgpMs?: number;
 }
 
 export interface Batch {
@@ -61,7 +62,7 @@ export interface Timeline {
   stalled?: { at: number; remaining: string[]; reason: string };
 }
 
-const holds = (b: NodeBlocker, tgp: boolean) => b.kind === 'node-do-not-disrupt' || b.kind === 'not-initialized' || !tgp;
+const holds = (b: NodeBlocker, n: QueuedNode) => b.kind === 'node-do-not-disrupt' || b.kind === 'not-initialized' || n.tgpMs === undefined;
 
 /** Allowed Drifted disruptions at time t, before today's disrupting nodes are subtracted. */
 export function driftAllowedAt(pool: NodePoolView, counted: number, t: number): number {
@@ -78,8 +79,7 @@ function nextOpening(input: TimelineInput, t: number, end: number): number | und
 }
 
 export function replacementTimeline(input: TimelineInput): Timeline {
-  const tgp = input.tgpMs !== undefined;
-  const blocked = input.nodes.filter((n) => n.blockers.some((b) => holds(b, tgp))).map((n) => ({ name: n.name, blockers: n.blockers }));
+  const blocked = input.nodes.filter((n) => n.blockers.some((b) => holds(b, n))).map((n) => ({ name: n.name, blockers: n.blockers }));
   const held = new Set(blocked.map((b) => b.name));
   const queue = input.nodes
     .filter((n) => !held.has(n.name))
@@ -101,8 +101,8 @@ export function replacementTimeline(input: TimelineInput): Timeline {
     }
     const nodes = queue.splice(0, Math.min(allowed, queue.length)).map((n) => n.name);
     // A node drained past its pod-level blockers takes up to the grace period.
-    const waits = tgp && nodes.some((n) => byName.get(n)!.blockers.length > 0);
-    const duration = waits ? Math.max(input.batchMs, input.tgpMs!) : input.batchMs;
+    const waits = nodes.map((n) => byName.get(n)!).filter((n) => n.blockers.length > 0);
+    const duration = Math.max(input.batchMs, maxOf(waits.map((n) => n.tgpMs!)));
     batches.push({ index: batches.length + 1, start: t, end: t + duration, allowed, nodes });
     t += duration;
   }
