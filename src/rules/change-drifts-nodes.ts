@@ -181,7 +181,7 @@ function causesOf(fresh: ClaimDrift[]): string {
   return [...by].map(([r, n]) => `${REASON_TEXT[r]}: ${n}`).join('; ');
 }
 
-const stamp = (ms: number) => new Date(ms).toISOString().replace(/:00\.000Z$/, 'Z');
+const stamp = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 function replacementOf(pool: string, drifted: number, batchMs: number, t: Timeline): Replacement {
   return {
@@ -253,7 +253,7 @@ function reportPool(
     });
     return;
   }
-  const finish = t.finish !== undefined ? `${stamp(t.finish)} (${formatDuration(t.finish - ctx.now)} from now)` : 'now';
+  const finish = t.finish !== undefined ? `${stamp(t.finish)} (${formatDuration(t.finish - ctx.now)} after the reference time)` : 'now';
   const blocked = t.blocked.length
     ? `; ${plural(t.blocked.length, 'node')} held until the blocker clears: ${t.blocked.map((b) => `${b.name} (${b.blockers[0]!.text})`).join(', ')}`
     : '';
