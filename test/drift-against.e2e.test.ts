@@ -3,7 +3,9 @@
  * dump and three pull requests (fixtures/changes-drift/README.md holds the hand computation of each timeline).
  */
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -37,12 +39,16 @@ function drift(repo: string): { status: number | null; finding: Finding; referen
   const r = scan(repo, '--format', 'json');
   expect(r.stderr).toBe('');
   const report = JSON.parse(r.stdout) as { findings: Finding[]; snapshot: { referenceTime: string } };
+  // The timeline is part of the contract: docs/report.schema.json describes `replacement`.
+  expect(validate(report), JSON.stringify(validate.errors)).toBe(true);
   const found = report.findings.filter((f) => f.ruleId === 'change-drifts-nodes');
   expect(found).toHaveLength(1);
   return { status: r.status, finding: found[0]!, referenceTime: report.snapshot.referenceTime };
 }
 
 const short = (n: string) => n.split('.')[0];
+const schema = JSON.parse(readFileSync(join(ROOT, 'docs/report.schema.json'), 'utf8')) as object;
+const validate = new Ajv2020({ allErrors: true, strict: true, validateFormats: false }).compile(schema);
 
 describe('scan REPO --against DUMP: the nodes a pull request drifts and their replacement', () => {
   it('an AMI alias bump: six NodeClaims drift, two batches of ceil(20% × 6) = 2 from the reference time, two held', () => {
