@@ -123,7 +123,7 @@ const at =
     dig(o, ...path);
 
 /** The template fields the NodePool hash covers, by API generation. */
-export function poolHashedFields(pool: KubeObject): Array<{ path: string; read: (o: KubeObject) => unknown }> {
+function poolHashedFields(pool: KubeObject): Array<{ path: string; read: (o: KubeObject) => unknown }> {
   const t = ['spec', 'template'];
   const common = [
     { path: '/spec/template/metadata/labels', read: at(...t, 'metadata', 'labels') },

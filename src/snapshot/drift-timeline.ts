@@ -65,7 +65,7 @@ export interface Timeline {
 const holds = (b: NodeBlocker, n: QueuedNode) => b.kind === 'node-do-not-disrupt' || b.kind === 'not-initialized' || n.tgpMs === undefined;
 
 /** Allowed Drifted disruptions at time t, before today's disrupting nodes are subtracted. */
-export function driftAllowedAt(pool: NodePoolView, counted: number, t: number): number {
+function driftAllowedAt(pool: NodePoolView, counted: number, t: number): number {
   return allowedByReason(pool.budgets.value.map((b, i) => budgetState(pool, b, i, counted, t))).Drifted;
 }
 
