@@ -3,7 +3,7 @@ import type { KubeObject } from '../kube/types.js';
 import { resolvePointer, showUnknowns } from '../kube/fields.js';
 import type { ObjectRef, Snapshot } from '../snapshot/snapshot.js';
 import { logText } from '../snapshot/messages/karpenter-logs.js';
-import { renderFix, type EvidenceInput, type RenderedFindingInput, type Severity } from './rule.js';
+import { renderFix, type EvidenceInput, type RenderedFindingInput, type Replacement, type Severity } from './rule.js';
 import type { MessageData } from './messages.js';
 
 export interface Evidence {
@@ -31,6 +31,8 @@ export interface Finding {
   related: Array<{ kind: string; name: string; namespace?: string }>;
   /** Present when the finding rests on log records or events alone: which, and the input that would confirm it. */
   recordsOnly?: { basis: 'logs' | 'events' | 'logs and events'; confirmWith: string };
+  /** change-drifts-nodes: the replacement timeline of the nodes a change drifts. */
+  replacement?: Replacement;
 }
 
 export interface NotEvaluated {
@@ -116,6 +118,7 @@ function assembleFinding(ruleId: string, defaultSeverity: Severity, input: Rende
       return { kind: ref.kind, name: ref.name, ...(ref.namespace ? { namespace: ref.namespace } : {}) };
     }),
     ...(basis ? { recordsOnly: { basis, confirmWith: input.recordsOnly!.confirmWith } } : {}),
+    ...(input.replacement ? { replacement: input.replacement } : {}),
   };
 }
 

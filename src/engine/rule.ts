@@ -169,6 +169,22 @@ export interface FindingFields {
    * say: it stands when `meta.requiresAnyOf` is not met (see `meta.symptomIn`).
    */
   symptom?: true;
+  /** A change's drift replacement, batch by batch (change-drifts-nodes); carried into the JSON finding as is. */
+  replacement?: Replacement;
+}
+
+/** How a pool's drifted nodes would be replaced: batches under its disruption budgets, and what holds the rest. */
+export interface Replacement {
+  nodePool: string;
+  /** NodeClaims the change makes drifted. */
+  drifted: number;
+  /** The estimate of one batch's duration the timeline assumes. */
+  batchMinutes: number;
+  batches: Array<{ index: number; earliestStart: string; end: string; allowed: number | null; nodes: string[] }>;
+  blocked: Array<{ node: string; blockers: string[] }>;
+  /** When the last batch ends; null when replacement cannot finish. */
+  finish: string | null;
+  stalled: { at: string; remaining: string[]; reason: string } | null;
 }
 
 /** Resolved option values, one per declared option: durations in ms, percents as 0–1 fractions, numbers as given. */

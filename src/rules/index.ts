@@ -49,6 +49,7 @@ import uninitializedTaintLingering from './uninitialized-taint-lingering.js';
 import unregisteredTaintProblem from './unregistered-taint-problem.js';
 import changeLimitBelowUsage from './change-limit-below-usage.js';
 import changeStrandsWorkloads from './change-strands-workloads.js';
+import changeDriftsNodes from './change-drifts-nodes.js';
 import changeRemovesReferencedObject from './change-removes-referenced-object.js';
 import changeDisruptionSettings from './change-disruption-settings.js';
 
@@ -107,6 +108,7 @@ const REGISTRY = [
   // What a change will do — a repository over cluster state
   changeLimitBelowUsage,
   changeStrandsWorkloads,
+  changeDriftsNodes,
   changeRemovesReferencedObject,
   changeDisruptionSettings,
 ] as const;

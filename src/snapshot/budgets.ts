@@ -137,6 +137,15 @@ function activeWindows(c: Cron, duration: number, from: number, to: number): Arr
   return cronHits(c, from - duration, to - 1).map((t) => [t, t + duration]);
 }
 
+/**
+ * The windows [start, end) meeting [from, to) during which a budget with a schedule is active; undefined for a budget
+ * without one (always active) or whose schedule fails to parse (fails closed: always 0).
+ */
+export function scheduledWindows(budget: Budget, from: number, to: number): Array<[number, number]> | undefined {
+  const { cron, duration } = scheduleOf(budget);
+  return cron && duration !== undefined ? activeWindows(cron, duration, from, to) : undefined;
+}
+
 // ----- budgets -----
 
 export interface BudgetState {
