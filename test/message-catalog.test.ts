@@ -68,6 +68,17 @@ describe('a cloud error code is the same cause in every wrapping', () => {
     ]);
   });
 
+  it("Azure RBAC refusals, the VM's own and a linked resource's", () => {
+    expect(
+      codes(
+        'RESPONSE 403: 403 Forbidden\nERROR CODE: LinkedAuthorizationFailed\n{"error":{"code":"LinkedAuthorizationFailed","message":"The client \'f1e2\' with object id \'f1e2\' has permission to perform action \'Microsoft.Network/networkInterfaces/write\' on scope \'/subscriptions/x/resourceGroups/MC_rg/providers/Microsoft.Network/networkInterfaces/aks-pool-x1\'; however, it does not have permission to perform action(s) \'Microsoft.Network/virtualNetworks/subnets/join/action\' on the linked scope(s)"}}',
+      ),
+    ).toEqual(['refused:AuthorizationFailed']);
+    expect(
+      codes("The client 'ab12' with object id 'ab12' does not have authorization to perform action 'Microsoft.Compute/virtualMachines/write' over scope"),
+    ).toEqual(['refused:AuthorizationFailed']);
+  });
+
   it('EC2 quota and price codes, also when only the text is quoted', () => {
     expect(codes('Instance launch failed. You have requested more vCPU capacity than your current vCPU limit of 512 allows for the instance bucket')).toEqual([
       'quota:VcpuLimitExceeded',
