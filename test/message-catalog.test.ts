@@ -68,6 +68,17 @@ describe('a cloud error code is the same cause in every wrapping', () => {
     ]);
   });
 
+  it("Azure RBAC refusals, the VM's own and a linked resource's", () => {
+    expect(
+      codes(
+        'RESPONSE 403: 403 Forbidden\nERROR CODE: LinkedAuthorizationFailed\n{"error":{"code":"LinkedAuthorizationFailed","message":"The client \'f1e2\' with object id \'f1e2\' has permission to perform action \'Microsoft.Network/networkInterfaces/write\' on scope \'/subscriptions/x/resourceGroups/MC_rg/providers/Microsoft.Network/networkInterfaces/aks-pool-x1\'; however, it does not have permission to perform action(s) \'Microsoft.Network/virtualNetworks/subnets/join/action\' on the linked scope(s)"}}',
+      ),
+    ).toEqual(['refused:AuthorizationFailed']);
+    expect(
+      codes("The client 'ab12' with object id 'ab12' does not have authorization to perform action 'Microsoft.Compute/virtualMachines/write' over scope"),
+    ).toEqual(['refused:AuthorizationFailed']);
+  });
+
   it('EC2 quota and price codes, also when only the text is quoted', () => {
     expect(codes('Instance launch failed. You have requested more vCPU capacity than your current vCPU limit of 512 allows for the instance bucket')).toEqual([
       'quota:VcpuLimitExceeded',
@@ -84,6 +95,24 @@ describe('a cloud error code is the same cause in every wrapping', () => {
     expect(read('ERROR CODE: SubnetIsFull')?.level).toBe('ERROR');
     expect(read('Note: we upgraded the chart last week and nothing else changed')).toBeNull();
     expect(read('ERROR CODE: ResourceGroupNotFound')).toBeNull();
+  });
+
+  it("kubectl's and Helm's refusals of a Karpenter resource, and older console chains, are error records", () => {
+    const read = (t: string) => parseLogLine(t, 1, { source: 'ticket.md' });
+    expect(
+      read(
+        'error: resource mapping not found for name: "spot" namespace: "" from "pools.yaml": no matches for kind "Provisioner" in version "karpenter.sh/v1alpha5"',
+      )?.level,
+    ).toBe('ERROR');
+    expect(
+      read('error: unable to retrieve the complete list of server APIs: karpenter.sh/v1beta1: the server could not find the requested resource')?.level,
+    ).toBe('ERROR');
+    expect(read('Error from server (Forbidden): pods is forbidden: User "dev" cannot list resource "pods" in API group ""')).toBeNull();
+    expect(
+      read(
+        'Provisioning failed, launching node, creating cloud provider machine, with fleet error(s), InsufficientInstanceCapacity: We currently do not have sufficient m5.4xlarge capacity',
+      )?.level,
+    ).toBe('ERROR');
   });
 });
 
@@ -104,6 +133,14 @@ describe('API server and controller disagreeing, every generation', () => {
     ['failed to list *v1.NodeClaim: the server could not find the requested resource', 'resource-not-served', 'NodeClaim'],
     ['the server could not find the requested resource (get ec2nodeclasses.karpenter.k8s.aws)', 'resource-not-served', 'EC2NodeClass'],
     ['Timeout: failed waiting for *v1.NodePool Informer to sync', undefined, undefined],
+    // Objects stored in a version the CRD no longer lists, as an informer and as kubectl meet them.
+    [
+      'failed to list *v1beta1.EC2NodeClass: request to convert CR from an invalid group/version: karpenter.k8s.aws/v1',
+      'stored-version-dropped',
+      'EC2NodeClass',
+    ],
+    ['Error from server: request to convert CR from an invalid group/version: karpenter.sh/v1', 'stored-version-dropped', undefined],
+    ['request to convert CR from an invalid group/version: postgres.example.io/v2', undefined, undefined],
   ])('%s', (text, signal, kind) => {
     const said = apiMismatch(text);
     expect(said?.signal).toBe(signal);
@@ -119,6 +156,7 @@ describe('members of each family, scanned (fixtures/tickets/families/)', () => {
     ['console-v0.30-panic-nodepools.txt', ['karpenter-api-version-mismatch CustomResourceDefinition nodepools.karpenter.sh']],
     ['azure-v1-quota-records.log', ['launch-quota-or-throttling NodePool batch']],
     ['events-zonal-allocation.txt', ['insufficient-capacity-all-offerings NodePool general']],
+    ['kubectl-helm-convert-cr.md', ['karpenter-api-version-mismatch HelmValues helm upgrade karpenter']],
   ])('%s', async (name, want) => {
     const { findings } = await scan([file(name)]);
     expect(findings.map(findingLabel)).toEqual(want);

@@ -7,6 +7,7 @@ import type { LogRecord } from '../src/kube/types.js';
 import { logRefs, logSignals, podNames } from '../src/snapshot/messages/karpenter-logs.js';
 import { initializationSignals, unregisteredResource } from '../src/snapshot/messages/conditions.js';
 import { assignment, drainBlockedPod, eventSignals, nominatedTargets } from '../src/snapshot/messages/object-events.js';
+import { parseScheduleError } from '../src/snapshot/messages/schedule-error.js';
 import { poolsOverLimits, schedulingSignals } from '../src/snapshot/messages/scheduling.js';
 
 describe('scheduling failures (FailedScheduling, "could not schedule pod")', () => {
@@ -51,6 +52,17 @@ describe('scheduling failures (FailedScheduling, "could not schedule pod")', () 
   ])('pools over limits: %s', (text, want) => {
     expect(poolsOverLimits(text)).toEqual(want);
   });
+
+  it('≤ v0.31: "exceed provisioner limits" is a limits clause of a Provisioner it does not name', () => {
+    const clauses = parseScheduleError(
+      'Could not schedule pod, incompatible with provisioner "arm", did not tolerate arch=arm64:NoSchedule; all available instance types exceed provisioner limits',
+    );
+    expect(clauses.map((c) => [c.kind, c.pool])).toEqual([
+      ['taint', 'arm'],
+      ['limits', undefined],
+    ]);
+    expect([...schedulingSignals('all available instance types exceed provisioner limits')]).toEqual(['karpenter']);
+  });
 });
 
 describe('Karpenter controller logs', () => {
@@ -76,6 +88,10 @@ describe('Karpenter controller logs', () => {
     ['failed parsing disruption budget', { error: 'invalid cron "0 9 * *"' }, ['budget-error']],
     ['node claim registration error', { error: 'missing required startup taint, karpenter.sh/unregistered' }, ['unregistered-taint-missing']],
     ['node claim registration error', { error: 'node not found' }, []],
+    // The console generations' launch failures, and the INFO line that only announces a launch.
+    ['Launching node, creating cloud provider machine, creating fleet InvalidLaunchTemplateName.NotFoundException: gone', {}, ['launch-failed']],
+    ['Provisioning failed, launching node, creating cloud provider instance, with fleet error(s), VcpuLimitExceeded: limit', {}, ['launch-failed']],
+    ['Launching node with 3 pods requesting {"cpu":"1125m"} from types t3.large, m5.large', {}, []],
   ];
   it.each(rows)('%s %j', (message, fields, want) => {
     expect([...logSignals(log(message, fields))].sort()).toEqual([...want].sort());

@@ -66,6 +66,16 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
     carries: ['code', 'action', 'principal'],
   },
   {
+    // Azure Resource Manager's RBAC refusal (403): the controller's identity lacks a role on the VM's resource group, or
+    // `LinkedAuthorizationFailed` on a resource the VM links to (the BYO subnet's `…/subnets/join/action`, an image).
+    code: 'AuthorizationFailed',
+    provider: 'azure',
+    family: 'refused',
+    label: "the controller's identity lacks an Azure role assignment for the VM or a resource it links (AuthorizationFailed)",
+    re: /\b(?:Linked)?AuthorizationFailed\b|does not have authorization to perform action/,
+    carries: ['code', 'action', 'principal'],
+  },
+  {
     code: 'InstanceProfileNameInvalid',
     provider: 'aws',
     family: 'refused',

@@ -6,11 +6,12 @@
  */
 import type { MessageTable } from './rows.js';
 
-export type ErrorChain = 'launch' | 'schedule' | 'discovery' | 'webhook' | 'nodeclass';
+export type ErrorChain = 'launch' | 'schedule' | 'discovery' | 'webhook' | 'nodeclass' | 'api';
 
 export const ERROR_CHAINS: MessageTable<ErrorChain> = [
   {
-    re: /^(?:creating (?:instance|launch template|nodeclaim|machine|cloudprovider)|launching (?:nodeclaim|machine|node|instances?)|could not launch node|unable to hydrate)\b/i,
+    // ≤ v0.18 console also "Provisioning failed, launching node, …" (the provisioner's multierr of its launches).
+    re: /^(?:creating (?:instance|launch template|nodeclaim|machine|cloudprovider)|launching (?:nodeclaim|machine|node|instances?)|could not launch node|provisioning failed, launching node|unable to hydrate)\b/i,
     signal: 'launch',
     printed: ['console', 'json', 'controller-runtime', 'condition', 'event'],
     carries: ['code'],
@@ -23,6 +24,15 @@ export const ERROR_CHAINS: MessageTable<ErrorChain> = [
   },
   { re: /^(?:Internal error occurred: )?(?:failed calling webhook|failed to call webhook)\b/i, signal: 'webhook', printed: ['api-server'] },
   { re: /^resolving (?:node ?class|ec2nodeclass|launch template)\b/i, signal: 'nodeclass', printed: ['json', 'controller-runtime'] },
+  {
+    // The API server refusing a Karpenter resource, as kubectl or Helm print it when CRDs and objects disagree on
+    // versions: `Error from server: request to convert CR from an invalid group/version: karpenter.sh/v1beta1`,
+    // `error: resource mapping not found … no matches for kind "NodePool" in version "karpenter.sh/v1beta1"`,
+    // `Error: UPGRADE FAILED: … could not get information about the resource NodePool "x" …: request to convert CR …`.
+    re: /^(?:Error from server(?: \([A-Za-z]+\))?|error|Error)(?=: ).*?(?:request to convert CR from an invalid group\/version: karpenter\.|no matches for kind "\w+" in version "karpenter\.|the server could not find the requested resource \(get \w+\.karpenter\.|karpenter\.[\w.]+\/v\w+: the server could not find the requested resource)/,
+    signal: 'api',
+    printed: ['api-server'],
+  },
 ];
 
 /** The text opens like one of Karpenter's error chains. */

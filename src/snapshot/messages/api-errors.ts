@@ -67,15 +67,26 @@ export const API_MISMATCH: MessageTable<ApiMismatch> = [
     signal: 'stored-version-dropped',
     printed: ['api-server'],
   },
+  {
+    // The same mechanism seen from a read: objects stored in a version the installed CRD no longer lists (a CRD replaced
+    // past its stored versions, or a downgrade) cannot be converted, so every get, list and watch of the kind fails —
+    // kubectl's "Error from server: …", Helm's "could not get information about the resource …", an informer's
+    // "failed to list *v1.NodeClaim: …" (apiextensions-apiserver conversion, every Karpenter generation with CRD versions).
+    re: /request to convert CR from an invalid group\/version: (karpenter\.(?:sh|k8s\.aws)\/v\w+)/,
+    signal: 'stored-version-dropped',
+    printed: ['api-server', 'controller-runtime'],
+  },
 ];
 
 /** One cheap test before the table: almost no record or event mentions any of these. */
-const MAYBE = /webhook|no matches for kind|no kind "|could not find the requested resource|cache to be synced|storedVersions/;
+const MAYBE = /webhook|no matches for kind|no kind "|could not find the requested resource|cache to be synced|storedVersions|convert CR from an invalid/;
 const KIND_NAME = new RegExp(`^(${KINDS})$`);
 const CONVERSION_OF_KARPENTER = /karpenter|nodepool|nodeclaim|nodeclass/i;
 const NAMED_RESOURCE = new RegExp(`\\b(${RESOURCES})\\.karpenter`);
 /** What a v1alpha5-era indexer names in a panic: `failed to setup machine provider id indexer`. */
 const INDEXER = /failed to setup (machine|nodeclaim|nodepool|provisioner) \w+(?: \w+)* indexer/;
+/** A kind named by a client instead of its resource: an informer's `*v1.NodeClaim`, Helm's `the resource NodePool "x"`. */
+const CLIENT_KIND = new RegExp(`\\*v\\w+\\.(${KINDS})\\b|the resource (${KINDS}) "`);
 
 /** The disagreement a text states and the kind it names, if it states one. */
 export function apiMismatch(text: string): { signal: ApiMismatch; kind?: string } | undefined {
@@ -86,7 +97,8 @@ export function apiMismatch(text: string): { signal: ApiMismatch; kind?: string 
   if (row.signal === 'conversion-webhook-fails' && !CONVERSION_OF_KARPENTER.test(text)) return undefined;
   const m = row.re.exec(text)!;
   const named = m.slice(1).find((x) => x && (KIND_OF[x] ?? KIND_NAME.test(x)));
-  const resource = named ?? NAMED_RESOURCE.exec(text)?.[1] ?? INDEXER.exec(text)?.[1]?.concat('s');
+  const client = CLIENT_KIND.exec(text);
+  const resource = named ?? NAMED_RESOURCE.exec(text)?.[1] ?? INDEXER.exec(text)?.[1]?.concat('s') ?? client?.[1] ?? client?.[2];
   const kind = resource ? (KIND_OF[resource.toLowerCase()] ?? (KIND_NAME.test(resource) ? resource : undefined)) : undefined;
   return { signal: row.signal, ...(kind ? { kind } : {}) };
 }

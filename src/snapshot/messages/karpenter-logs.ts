@@ -66,9 +66,11 @@ export const MESSAGE: MessageTable<LogSignal> = [
   },
   { re: /waiting on (cluster )?sync/i, signal: 'cluster-not-synced', printed: ALL_LOGS },
   {
-    // ≤ v0.31 "Could not launch node" / "launching machine, …" as the message; v0.32–v0.36 the error chain itself;
-    // v0.37+ "failed launching nodeclaim" (or "Reconciler error") with the chain in `error`.
-    re: /^(failed launching (nodeclaim|machine)|reconciler error|launching (nodeclaim|machine)|creating instance|insufficient capacity|could not launch)/i,
+    // The console generations, in order (pkg/controllers/provisioning/provisioner.go): "Could not launch node, …",
+    // "Launching node, …", "Provisioning failed, launching node, …" (multierr of the launches), then v0.2x–v0.31
+    // "launching machine, …" as the message; v0.32–v0.36 the error chain itself; v0.37+ "failed launching nodeclaim"
+    // (or "Reconciler error") with the chain in `error`. "Launching node with N pods" (INFO) is not a failure.
+    re: /^(failed launching (nodeclaim|machine)|reconciler error|launching (nodeclaim|machine)|launching node,|provisioning failed, launching|creating instance|insufficient capacity|could not launch)/i,
     signal: 'launch-failed',
     printed: ALL_LOGS,
     carries: [...NAMES, 'code'],

@@ -36,7 +36,13 @@ export const CLAUSES: MessageTable<ClauseKind> = [
   { re: /did not tolerate/i, signal: 'taint', printed: SCHEDULE_ERROR },
   { re: /does not have known values/i, signal: 'label', printed: SCHEDULE_ERROR },
   { re: /incompatible volume requirements/i, signal: 'volume', printed: SCHEDULE_ERROR },
-  { re: /exceed limits for (?:nodepool|provisioner)|limits have been exhausted/i, signal: 'limits', printed: SCHEDULE_ERROR },
+  // v1.0+ "… exceed limits for nodepool …" (naming the pool), v1.12+ "node limits have been exhausted …"; v0.2x–v0.31
+  // "all available instance types exceed provisioner limits", a clause of its own that names no Provisioner.
+  {
+    re: /exceed limits for (?:nodepool|provisioner)|exceed (?:nodepool|provisioner) limits|limits have been exhausted/i,
+    signal: 'limits',
+    printed: SCHEDULE_ERROR,
+  },
   { re: /unsatisfiable topology constraint/i, signal: 'topology', printed: SCHEDULE_ERROR },
   { re: /checking host port usage/i, signal: 'host-ports', printed: SCHEDULE_ERROR },
   { re: /incompatible requirements|key \S+, .* not in |not in \S+ In \[/i, signal: 'requirements', printed: SCHEDULE_ERROR },
@@ -44,6 +50,8 @@ export const CLAUSES: MessageTable<ClauseKind> = [
 
 const POOL_PREFIX = /^incompatible with (nodepool|provisioner) "([^"]+)"(?:, daemonset overhead=\{[^}]*\})?,?\s*/i;
 const LEAD = /^(?:Failed to schedule pod|Could not schedule pod),\s*/i;
+/** v0.2x–v0.31 (pkg/controllers/provisioning/scheduling/scheduler.go): "all available instance types exceed provisioner limits". */
+const UNNAMED_LIMITS = /exceed (?:nodepool|provisioner) limits/i;
 
 function classifyClause(text: string): ClauseKind {
   return firstMatch(CLAUSES, text)?.signal ?? 'other';
@@ -62,7 +70,10 @@ export function parseScheduleError(raw: string): Clause[] {
     const pieces = body.split(/;\s+/);
     for (const piece of pieces) {
       if (!piece.trim()) continue;
-      const pool = /\bNodePool=([^,)\s]+)/.exec(piece)?.[1] ?? /for (?:nodepool|provisioner):? "([^"]+)"/i.exec(piece)?.[1] ?? m?.[2];
+      // ≤ v0.31's limits clause is a Provisioner's whole error, appended after the previous Provisioner's: it is not
+      // that one's, and it names none.
+      const inherited = UNNAMED_LIMITS.test(piece) ? undefined : m?.[2];
+      const pool = /\bNodePool=([^,)\s]+)/.exec(piece)?.[1] ?? /for (?:nodepool|provisioner):? "([^"]+)"/i.exec(piece)?.[1] ?? inherited;
       const label = /label "([^"]+)" does not have known values/i.exec(piece)?.[1] ?? /does not have known values.*\(label=([^,)]+)/i.exec(piece)?.[1];
       const poolKind = m?.[1]?.toLowerCase() === 'provisioner' ? 'Provisioner' : 'NodePool';
       out.push({ kind: classifyClause(piece), text: piece.trim(), ...(pool ? { pool, poolKind } : {}), ...(label ? { label } : {}) });

@@ -31,7 +31,7 @@ export const SCHEDULING: MessageTable<SchedulingSignal> = [
   { re: /Too many pods/i, signal: 'too-many-pods', printed: ['scheduler'] },
   { re: /^0\/\d+ nodes are available/, signal: 'scheduler-summary', printed: ['scheduler'] },
   {
-    re: /incompatible with nodepool|incompatible with provisioner|did not tolerate|does not have known values|incompatible (?:volume )?requirements|exceed limits|limits have been exhausted|no instance type|could not schedule pod/i,
+    re: /incompatible with nodepool|incompatible with provisioner|did not tolerate|does not have known values|incompatible (?:volume )?requirements|exceed (?:nodepool |provisioner )?limits|limits have been exhausted|no instance type|could not schedule pod/i,
     signal: 'karpenter',
     printed: ['event', ...ALL_LOGS],
     carries: ['pool'],
