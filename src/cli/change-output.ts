@@ -87,7 +87,7 @@ export async function writeChange(run: ChangeRun, opts: ScanOptions): Promise<vo
  * repository's file for an object the repository defines), a resolved one in the earlier side's. A finding the change
  * makes about an object outside the repository (a Pod, a Node) points at the repository line its evidence cites.
  */
-function located(run: ChangeRun): GateFinding[] {
+export function located(run: ChangeRun): GateFinding[] {
   const locators = new Map<Snapshot, ReturnType<typeof fieldLocator>>();
   const locate = (s: Snapshot) => locators.get(s) ?? locators.set(s, fieldLocator(s)).get(s)!;
   return run.comparison.findings.map((f) => {
