@@ -177,3 +177,32 @@ describe('the exit code of diff counts introduced findings, unless --fail-on-all
     expect(code(['--rule', 'storageclass-immediate-binding', '--fail-on', 'info', '--fail-on-all'])).toBe(0);
   });
 });
+
+describe('karpdoctor diff of the two days as saved JSON reports', () => {
+  it('the same split in every format; what cannot be located from objects is located by the lines the evidence cites', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'karpdoctor-diff-saved-'));
+    const scan = (bundle: string, out: string) =>
+      spawnSync(process.execPath, [BIN, 'scan', bundle, '--format', 'json', '--output', join(dir, out)], { cwd: ROOT, encoding: 'utf8' });
+    scan(MONDAY, 'monday.json');
+    scan(TUESDAY, 'tuesday.json');
+    const saved = (format: string) =>
+      spawnSync(process.execPath, [BIN, 'diff', join(dir, 'monday.json'), join(dir, 'tuesday.json'), '--format', format], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: { ...process.env, NO_COLOR: '1', GITHUB_STEP_SUMMARY: '' },
+      }).stdout;
+    const sarif = JSON.parse(saved('sarif')).runs[0];
+    expect(sarif.results.map((r: Json) => r.baselineState).sort()).toEqual(['absent', 'new', 'new', 'unchanged', 'unchanged', 'unchanged', 'unchanged']);
+    expect(sarif.properties.compared.specChanges).toBeNull();
+    const annotations = saved('github')
+      .split('\n')
+      .filter((l) => l.startsWith('::'));
+    expect(annotations).toHaveLength(2);
+    expect(annotations[0]).toMatch(new RegExp(`^::error file=${TUESDAY}/nodes\\.json,line=\\d+,col=1,title=node-unhealthy-not-repaired::`));
+    const html = saved('html');
+    expect(html).toContain('<p class="split" data-introduced="2" data-resolved="1" data-unchanged="4">');
+    expect(html).toContain('Configuration changes: not compared (a side is a saved report');
+    expect(html).toContain('data-side="before" data-time="2025-03-11T14:30:00Z"');
+    expect(saved('markdown')).toContain('Not compared: a side is a saved report');
+  }, 120_000);
+});

@@ -87,7 +87,7 @@ export async function writeChange(run: ChangeRun, opts: ScanOptions): Promise<vo
  * repository's file for an object the repository defines), a resolved one in the earlier side's. A finding the change
  * makes about an object outside the repository (a Pod, a Node) points at the repository line its evidence cites.
  */
-function located(run: ChangeRun): GateFinding[] {
+export function located(run: ChangeRun): GateFinding[] {
   const locators = new Map<Snapshot, ReturnType<typeof fieldLocator>>();
   const locate = (s: Snapshot) => locators.get(s) ?? locators.set(s, fieldLocator(s)).get(s)!;
   return run.comparison.findings.map((f) => {
@@ -95,7 +95,9 @@ function located(run: ChangeRun): GateFinding[] {
     const { object, pointer } = anchorOf(f);
     let location = object && side.snapshot ? locate(side.snapshot)(object, pointer || '/metadata/name') : null;
     if (run.repository && f.change === 'introduced' && !inRepository(location?.source, run.repository))
-      location = repositoryEvidence(f, run.repository) ?? location;
+      location = citedLine(f, (source) => inRepository(source, run.repository!)) ?? location;
+    // A saved report holds no objects to locate: the first file line its evidence cites.
+    location ??= citedLine(f, () => true) ?? null;
     return { finding: f, pointer, location, fingerprint: fingerprintOf(f, pointer) };
   });
 }
@@ -109,10 +111,10 @@ function inRepository(source: string | undefined, repository: string[]): boolean
   });
 }
 
-function repositoryEvidence(f: ComparedFinding, repository: string[]): SourceLocation | undefined {
+function citedLine(f: ComparedFinding, accept: (source: string) => boolean): SourceLocation | undefined {
   for (const e of f.evidence) {
     const ref = parseSourceRef(e.source);
-    if (ref && inRepository(ref.source, repository)) return { source: ref.source, line: ref.line, column: 1 };
+    if (ref && accept(ref.source)) return { source: ref.source, line: ref.line, column: 1 };
   }
   return undefined;
 }
@@ -135,7 +137,7 @@ function markdown(run: ChangeRun, diff: DiffReport, title: string): string {
     title,
     where: (f) => {
       const at = where.get(f);
-      return at ? `${at.source}:${at.line}` : f.evidence.find((e) => parseSourceRef(e.source))?.source;
+      return at ? `${at.source}:${at.line}` : undefined;
     },
   });
 }
