@@ -46,6 +46,11 @@ describe('change-drifts-nodes', () => {
     const changed = f.evidence.find((e) => e.path === '/spec/amiSelectorTerms')!;
     expect(changed.note).toBe('was [{"alias":"al2023@v20240807"}]');
     expect(f.evidence.some((e) => e.object?.kind === 'NodeClaim' && e.object.name === 'general-2xk7p')).toBe(true);
+    // What holds a node is cited where it is: the pod's annotation, the PDB's status.
+    expect(f.evidence.filter((e) => ['Pod', 'PodDisruptionBudget'].includes(e.object?.kind ?? '')).map((e) => [e.object!.name, e.path])).toEqual([
+      ['nightly-ledger-28811520-qz7vd', '/metadata/annotations/karpenter.sh~1do-not-disrupt'],
+      ['orders-db', '/status/disruptionsAllowed'],
+    ]);
   });
 
   it('fires with error when a budget of 0 for Drifted leaves nothing to replace them', async () => {
