@@ -114,7 +114,13 @@ export default defineRule({
         liveClasses: changes.before.all(KIND.EC2NodeClass),
         awsAtLeast: (v) => version.atLeast(v),
       });
-      for (const u of impact.unknown) ctx.notEvaluatedFor(u.claim, `whether the change drifts it: ${u.reason} is not in the input (${u.settle})`);
+      // One entry per pool: the NodeClaims differ only by the AMI they run.
+      const u = impact.unknown[0];
+      if (u)
+        ctx.notEvaluatedFor(
+          classChange?.after ?? pool.object,
+          `whether the change drifts ${plural(impact.unknown.length, 'NodeClaim')} of NodePool ${pool.name}: ${u.reason} is not in the input (${u.settle})`,
+        );
       const fresh = impact.drifted.filter((d) => !d.already);
       if (!fresh.length) continue;
       const already = claims.filter((c) => c.conditions.some((x) => x.type === 'Drifted' && x.status === 'True')).map((c) => c.object);

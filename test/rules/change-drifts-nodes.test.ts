@@ -67,6 +67,21 @@ describe('change-drifts-nodes', () => {
     expect(r.findings[0]!.replacement!.batches.map((b) => b.nodes)).toEqual([['ip-10-20-101-230.eu-west-1.compute.internal']]);
   });
 
+  it('an alias moved to @latest: which release it resolves to is in AWS, so not evaluated, with what would settle it', async () => {
+    const r = await against('fixtures/changes-drift/ami-latest');
+    expect(r.findings).toEqual([]);
+    expect(r.notEvaluated).toEqual([]);
+    expect(r.notEvaluatedFor).toEqual([
+      expect.objectContaining({
+        ruleId: 'change-drifts-nodes',
+        object: expect.objectContaining({ kind: 'EC2NodeClass', name: 'default' }),
+        reason: expect.stringMatching(
+          /^EC2NodeClass default \(.*ami-latest.*\): whether the change drifts 6 NodeClaims of NodePool general: which release al2023@latest resolves to now \(the node runs amazon-eks-node-al2023-x86_64-standard-1\.30-v20240807\) is not in the input \(.*\/aws\/service\/eks\/optimized-ami/,
+        ),
+      }),
+    ]);
+  });
+
   it('near-miss: budget, consolidateAfter and limits are not hashed: silent', async () => {
     const r = await against(`${CASES}/near-miss`);
     expect(r.notEvaluated).toEqual([]);
