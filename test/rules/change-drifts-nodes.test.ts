@@ -16,12 +16,13 @@ const CASES = 'fixtures/rules/change-drifts-nodes';
 const CLUSTER = 'fixtures/changes-drift/cluster';
 const RULE = findRule('change-drifts-nodes')!;
 
-async function against(repoPath: string, clusterPath = CLUSTER) {
+async function against(repoPath: string, clusterPath = CLUSTER, karpenterVersion?: string) {
   const cluster = await loadInputs([join(ROOT, clusterPath)]);
   const repo = await loadInputs([join(ROOT, repoPath)]);
   const overlay = applyRepository(cluster, repo);
-  const before = new Snapshot(cluster);
-  const after = new Snapshot(overlay.load);
+  const opts = karpenterVersion ? { karpenterVersion } : {};
+  const before = new Snapshot(cluster, opts);
+  const after = new Snapshot(overlay.load, opts);
   after.useChanges(buildChanges(before, after, overlay.applied, false));
   return runRules([RULE], after, {});
 }
@@ -80,6 +81,11 @@ describe('change-drifts-nodes', () => {
         ),
       }),
     ]);
+  });
+
+  it('v0.32 shipped drift behind a gate that is off by default: nothing drifts; v0.33 turned it on', async () => {
+    expect((await against(`${CASES}/fires`, CLUSTER, '0.32.10')).findings).toEqual([]);
+    expect((await against(`${CASES}/fires`, CLUSTER, '0.33.0')).findings).toHaveLength(1);
   });
 
   it('near-miss: budget, consolidateAfter and limits are not hashed: silent', async () => {
