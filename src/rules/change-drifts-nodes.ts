@@ -136,7 +136,7 @@ export default defineRule({
         batchMs: ctx.options.batchTime,
         horizonMs: HORIZON,
       });
-      reportPool(ctx, { pool, total: claims.length, fresh, t: timeline, poolChange, classChange, queued: queue.length, held });
+      reportPool(ctx, { pool, total: claims.length, fresh, t: timeline, poolChange, classChange, queued: queue.length, held, versionKnown: version.known });
     }
   },
 });
@@ -231,10 +231,13 @@ interface PoolVerdict {
   queued: number;
   /** Evidence of what holds each node, by node name. */
   held: Map<string, EvidenceInput[]>;
+  /** The Karpenter version is known (else the verdict assumes drift on by default and budgets, v0.34+). */
+  versionKnown: boolean;
 }
 
 function reportPool(ctx: Ctx, v: PoolVerdict): void {
   const { pool, total, fresh, t, poolChange, classChange, queued, held } = v;
+  const assumes = v.versionKnown ? {} : { assumes: 'v0.34 or later (drift on by default, disruption budgets)' };
   const changed = fresh.flatMap((d) => d.causes);
   const first = changed[0]!;
   const evidence: EvidenceInput[] = [];
@@ -275,6 +278,7 @@ function reportPool(ctx: Ctx, v: PoolVerdict): void {
       evidence,
       related,
       replacement,
+      ...assumes,
     });
     return;
   }
@@ -291,6 +295,7 @@ function reportPool(ctx: Ctx, v: PoolVerdict): void {
     evidence,
     related,
     replacement,
+    ...assumes,
   });
 }
 
