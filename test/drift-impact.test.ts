@@ -99,6 +99,26 @@ describe('NodePool template hash: which fields drift', () => {
   });
 });
 
+describe('v1beta1 (v0.32–v0.37): kubelet in the template is hashed, expireAfter under disruption is not', () => {
+  const beta = (kubelet: unknown, expireAfter: string): KubeObject =>
+    ({
+      apiVersion: 'karpenter.sh/v1beta1',
+      kind: 'NodePool',
+      metadata: { name: 'general', annotations: { 'karpenter.sh/nodepool-hash': '1', 'karpenter.sh/nodepool-hash-version': 'v2' } },
+      spec: {
+        template: { spec: { nodeClassRef: { name: 'default' }, kubelet, requirements: [] } },
+        disruption: { consolidationPolicy: 'WhenUnderutilized', expireAfter },
+      },
+    }) as KubeObject;
+  const old = claim('general-a1', 'eu-west-1a');
+  old.metadata.annotations = { 'karpenter.sh/nodepool-hash': '1', 'karpenter.sh/nodepool-hash-version': 'v2' };
+  it('expireAfter 720h → 168h drifts nothing; kubelet maxPods drifts the claim', () => {
+    expect(driftImpact({ poolBefore: beta({ maxPods: 110 }, '720h'), poolAfter: beta({ maxPods: 110 }, '168h'), claims: [old] }).drifted).toEqual([]);
+    const r = driftImpact({ poolBefore: beta({ maxPods: 110 }, '720h'), poolAfter: beta({ maxPods: 58 }, '720h'), claims: [old] });
+    expect(r.drifted.map((d) => d.causes.map((c) => c.paths))).toEqual([[['/spec/template/spec/kubelet']]]);
+  });
+});
+
 describe('requirement drift', () => {
   it('a zone removed drifts only the claims in that zone', () => {
     const after = pool({}, { requirements: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['eu-west-1a'] }] });

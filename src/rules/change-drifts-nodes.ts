@@ -4,6 +4,7 @@ import { KIND } from '../kube/kinds.js';
 import { arr, dig, str, type Json } from '../kube/fields.js';
 import { formatDuration, parseDuration, parseTime } from '../kube/units.js';
 import { INITIALIZED_LABEL } from '../kube/well-known.js';
+import { pushAll } from '../kube/lists.js';
 import { nodesByPool } from '../snapshot/budgets.js';
 import { changeOf, type ObjectChange } from '../snapshot/changes.js';
 import { driftImpact, type ClaimDrift, type DriftReason } from '../snapshot/drift-impact.js';
@@ -11,8 +12,9 @@ import { replacementTimeline, type NodeBlocker, type QueuedNode, type Timeline }
 import type { NodePoolView } from '../snapshot/karpenter.js';
 import { isActive, isDaemonSetPod, isMirrorPod } from '../snapshot/pods.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
-import { nodeDoNotDisrupt } from './lib/do-not-disrupt.js';
-import { evictionBlock, isDrainable, nsName } from './lib/reclaim-drain.js';
+import { annotationPath, nodeDoNotDisrupt } from './lib/do-not-disrupt.js';
+import { DO_NOT_DISRUPT } from '../kube/well-known.js';
+import { blockEvidence, evictionBlock, isDrainable, nsName } from './lib/reclaim-drain.js';
 import { karpenterFacts, listNames, plural, podName, type KarpenterVersionFacts } from './support.js';
 
 const DAY = 86_400_000;
@@ -112,11 +114,18 @@ export default defineRule({
         liveClasses: changes.before.all(KIND.EC2NodeClass),
         awsAtLeast: (v) => version.atLeast(v),
       });
-      for (const u of impact.unknown) ctx.notEvaluatedFor(u.claim, `whether the change drifts it: ${u.reason} is not in the input (${u.settle})`);
+      // One entry per pool: the NodeClaims differ only by the AMI they run.
+      const u = impact.unknown[0];
+      if (u)
+        ctx.notEvaluatedFor(
+          classChange?.after ?? pool.object,
+          `whether the change drifts ${plural(impact.unknown.length, 'NodeClaim')} of NodePool ${pool.name}: ${u.reason} is not in the input (${u.settle})`,
+        );
       const fresh = impact.drifted.filter((d) => !d.already);
       if (!fresh.length) continue;
       const already = claims.filter((c) => c.conditions.some((x) => x.type === 'Drifted' && x.status === 'True')).map((c) => c.object);
-      const queue = queueOf(snapshot, [...new Set([...already, ...fresh.map((d) => d.claim)])], now, version);
+      const held = new Map<string, EvidenceInput[]>();
+      const queue = queueOf(snapshot, [...new Set([...already, ...fresh.map((d) => d.claim)])], now, version, held);
       const counted = counts.get(pool.name);
       const timeline = replacementTimeline({
         pool,
@@ -127,7 +136,7 @@ export default defineRule({
         batchMs: ctx.options.batchTime,
         horizonMs: HORIZON,
       });
-      reportPool(ctx, pool, claims.length, fresh, timeline, poolChange, classChange, queue.length);
+      reportPool(ctx, { pool, total: claims.length, fresh, t: timeline, poolChange, classChange, queued: queue.length, held, versionKnown: version.known });
     }
   },
 });
@@ -150,7 +159,7 @@ function changeOfPool(pool: NodePoolView, of: Lookup): ObjectChange | undefined 
 }
 
 /** Each drifted NodeClaim's node with what holds it today (docs/karpenter-behaviour.md §2.3 B3, B6, B10, B11). */
-function queueOf(snapshot: Snapshot, claims: KubeObject[], now: number, version: KarpenterVersionFacts): QueuedNode[] {
+function queueOf(snapshot: Snapshot, claims: KubeObject[], now: number, version: KarpenterVersionFacts, held: Map<string, EvidenceInput[]>): QueuedNode[] {
   return claims.map((claim, i) => {
     const nodeName = str(dig(claim, 'status', 'nodeName'));
     const node = nodeName ? snapshot.get(KIND.Node, undefined, nodeName) : undefined;
@@ -161,14 +170,22 @@ function queueOf(snapshot: Snapshot, claims: KubeObject[], now: number, version:
     const order = parseTime(str(drifted?.lastTransitionTime)) ?? now + i;
     if (!node) return { name: nodeName ?? claim.metadata.name!, empty: false, order, blockers: [{ kind: 'not-initialized', text: 'no Node in the input' }] };
     if (node.metadata.labels?.[INITIALIZED_LABEL] !== 'true') blockers.push({ kind: 'not-initialized', text: 'not initialized' });
-    if (nodeDoNotDisrupt(node)) blockers.push({ kind: 'node-do-not-disrupt', text: 'node annotation karpenter.sh/do-not-disrupt: "true"' });
+    const evidence: EvidenceInput[] = [];
+    held.set(node.metadata.name!, evidence);
+    if (nodeDoNotDisrupt(node)) {
+      blockers.push({ kind: 'node-do-not-disrupt', text: 'node annotation karpenter.sh/do-not-disrupt: "true"' });
+      evidence.push({ object: node, path: annotationPath(DO_NOT_DISRUPT), note: `${node.metadata.name} is held` });
+    }
     const pods = snapshot.podsOnNode(node.metadata.name!).filter(isActive);
     for (const pod of pods) {
       const block = evictionBlock(snapshot, pod, now, version);
       if (!block) continue;
       if (block.doNotDisrupt) blockers.push({ kind: 'pod-do-not-disrupt', text: `pod ${podName(pod)} has ${block.doNotDisrupt.key}` });
       // A PDB holds only pods the drain would evict.
-      if (isDrainable(pod, now)) for (const pdb of block.pdbs) blockers.push({ kind: 'pdb', text: `PDB ${nsName(pdb)} allows 0 evictions of ${podName(pod)}` });
+      const drains = isDrainable(pod, now);
+      if (drains) for (const pdb of block.pdbs) blockers.push({ kind: 'pdb', text: `PDB ${nsName(pdb)} allows 0 evictions of ${podName(pod)}` });
+      if (block.doNotDisrupt || (drains && block.pdbs.length))
+        pushAll(evidence, blockEvidence(drains ? { ...block, multiplePdbs: [] } : { ...block, pdbs: [], multiplePdbs: [] }));
     }
     const empty = pods.every((p) => isDaemonSetPod(p) || isMirrorPod(p));
     return { name: node.metadata.name!, empty, order, blockers, ...(tgp !== undefined && Number.isFinite(tgp) ? { tgpMs: tgp } : {}) };
@@ -201,16 +218,26 @@ function replacementOf(pool: string, drifted: number, batchMs: number, t: Timeli
   };
 }
 
-function reportPool(
-  ctx: Ctx,
-  pool: NodePoolView,
-  total: number,
-  fresh: ClaimDrift[],
-  t: Timeline,
-  poolChange: ObjectChange | undefined,
-  classChange: ObjectChange | undefined,
-  queued: number,
-): void {
+interface PoolVerdict {
+  pool: NodePoolView;
+  /** The pool's live NodeClaims. */
+  total: number;
+  /** NodeClaims the change drifts (not drifted today). */
+  fresh: ClaimDrift[];
+  t: Timeline;
+  poolChange: ObjectChange | undefined;
+  classChange: ObjectChange | undefined;
+  /** Nodes in the replacement queue (drifted today or by the change). */
+  queued: number;
+  /** Evidence of what holds each node, by node name. */
+  held: Map<string, EvidenceInput[]>;
+  /** The Karpenter version is known (else the verdict assumes drift on by default and budgets, v0.34+). */
+  versionKnown: boolean;
+}
+
+function reportPool(ctx: Ctx, v: PoolVerdict): void {
+  const { pool, total, fresh, t, poolChange, classChange, queued, held } = v;
+  const assumes = v.versionKnown ? {} : { assumes: 'v0.34 or later (drift on by default, disruption budgets)' };
   const changed = fresh.flatMap((d) => d.causes);
   const first = changed[0]!;
   const evidence: EvidenceInput[] = [];
@@ -230,7 +257,8 @@ function reportPool(
     note: pool.budgets.defaulted ? 'not set: the default budget nodes: 10%' : 'the disruption budgets',
   });
   for (const d of fresh.slice(0, 10)) evidence.push({ object: d.claim, path: '/metadata/name', note: d.causes.map((c) => c.detail).join('; ') });
-  for (const b of t.blocked.slice(0, 10)) evidence.push({ value: b.blockers.map((x) => x.text).join('; '), note: `${b.name} is held` });
+  for (const b of t.blocked.slice(0, 10))
+    pushAll(evidence, held.get(b.name)?.length ? held.get(b.name)! : [{ value: b.blockers.map((x) => x.text).join('; '), note: `${b.name} is held` }]);
   const replacement = replacementOf(pool.name, fresh.length, ctx.options.batchTime, t);
   const base = { count: fresh.length, total, pool: pool.name, causes: causesOf(fresh) };
   const object = first.object;
@@ -250,6 +278,7 @@ function reportPool(
       evidence,
       related,
       replacement,
+      ...assumes,
     });
     return;
   }
@@ -266,6 +295,7 @@ function reportPool(
     evidence,
     related,
     replacement,
+    ...assumes,
   });
 }
 

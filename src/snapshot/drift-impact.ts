@@ -266,8 +266,8 @@ function amiVerdict(claim: KubeObject, before: KubeObject, after: KubeObject, li
     }
     return {
       drifts: undefined,
-      detail: `whether ${now.family}@latest is still the release the node runs (${liveName ?? imageId})`,
-      settle: `the newest ${now.family} release for the cluster's Kubernetes version (aws ssm get-parameters-by-path --path /aws/service/eks/optimized-ami), compared with ${liveName ?? imageId}`,
+      detail: `which release ${now.family}@latest resolves to now (the node runs ${liveName ?? imageId})`,
+      settle: `the newest ${now.family} release for the cluster's Kubernetes version, from aws ssm get-parameters-by-path --path /aws/service/eks/optimized-ami, compared with ${liveName ?? imageId}`,
     };
   }
   return {

@@ -16,12 +16,13 @@ const CASES = 'fixtures/rules/change-drifts-nodes';
 const CLUSTER = 'fixtures/changes-drift/cluster';
 const RULE = findRule('change-drifts-nodes')!;
 
-async function against(repoPath: string, clusterPath = CLUSTER) {
+async function against(repoPath: string, clusterPath = CLUSTER, karpenterVersion?: string) {
   const cluster = await loadInputs([join(ROOT, clusterPath)]);
   const repo = await loadInputs([join(ROOT, repoPath)]);
   const overlay = applyRepository(cluster, repo);
-  const before = new Snapshot(cluster);
-  const after = new Snapshot(overlay.load);
+  const opts = karpenterVersion ? { karpenterVersion } : {};
+  const before = new Snapshot(cluster, opts);
+  const after = new Snapshot(overlay.load, opts);
   after.useChanges(buildChanges(before, after, overlay.applied, false));
   return runRules([RULE], after, {});
 }
@@ -46,6 +47,11 @@ describe('change-drifts-nodes', () => {
     const changed = f.evidence.find((e) => e.path === '/spec/amiSelectorTerms')!;
     expect(changed.note).toBe('was [{"alias":"al2023@v20240807"}]');
     expect(f.evidence.some((e) => e.object?.kind === 'NodeClaim' && e.object.name === 'general-2xk7p')).toBe(true);
+    // What holds a node is cited where it is: the pod's annotation, the PDB's status.
+    expect(f.evidence.filter((e) => ['Pod', 'PodDisruptionBudget'].includes(e.object?.kind ?? '')).map((e) => [e.object!.name, e.path])).toEqual([
+      ['nightly-ledger-28811520-qz7vd', '/metadata/annotations/karpenter.sh~1do-not-disrupt'],
+      ['orders-db', '/status/disruptionsAllowed'],
+    ]);
   });
 
   it('fires with error when a budget of 0 for Drifted leaves nothing to replace them', async () => {
@@ -60,6 +66,26 @@ describe('change-drifts-nodes', () => {
     expect(r.findings.map((f) => [f.object.kind, f.object.name, f.messageId])).toEqual([['NodePool', 'general', 'drifts']]);
     expect(r.findings[0]!.data).toMatchObject({ count: 2, causes: 'requirements: 2' });
     expect(r.findings[0]!.replacement!.batches.map((b) => b.nodes)).toEqual([['ip-10-20-101-230.eu-west-1.compute.internal']]);
+  });
+
+  it('an alias moved to @latest: which release it resolves to is in AWS, so not evaluated, with what would settle it', async () => {
+    const r = await against('fixtures/changes-drift/ami-latest');
+    expect(r.findings).toEqual([]);
+    expect(r.notEvaluated).toEqual([]);
+    expect(r.notEvaluatedFor).toEqual([
+      expect.objectContaining({
+        ruleId: 'change-drifts-nodes',
+        object: expect.objectContaining({ kind: 'EC2NodeClass', name: 'default' }),
+        reason: expect.stringMatching(
+          /^EC2NodeClass default \(.*ami-latest.*\): whether the change drifts 6 NodeClaims of NodePool general: which release al2023@latest resolves to now \(the node runs amazon-eks-node-al2023-x86_64-standard-1\.30-v20240807\) is not in the input \(.*\/aws\/service\/eks\/optimized-ami/,
+        ),
+      }),
+    ]);
+  });
+
+  it('v0.32 shipped drift behind a gate that is off by default: nothing drifts; v0.33 turned it on', async () => {
+    expect((await against(`${CASES}/fires`, CLUSTER, '0.32.10')).findings).toEqual([]);
+    expect((await against(`${CASES}/fires`, CLUSTER, '0.33.0')).findings).toHaveLength(1);
   });
 
   it('near-miss: budget, consolidateAfter and limits are not hashed: silent', async () => {
