@@ -7,8 +7,8 @@
 import { KIND_SHAPES, type KindShape } from '../kube/kind-fields.js';
 
 export type KindInference =
-  | { kind: string; apiVersion: string; from: string[]; versions: string[] }
-  | { kind?: undefined; candidates: string[]; reason: string };
+  /** `alone`: no field of `from` is the kind's own; together they fit no other kind. */
+  { kind: string; apiVersion: string; from: string[]; alone: boolean; versions: string[] } | { kind?: undefined; candidates: string[]; reason: string };
 
 /** The same depth as the table's; deeper paths are not compared. */
 const DEPTH = 4;
@@ -62,7 +62,9 @@ function conditionTypes(value: Record<string, unknown>): string[] {
   const status = value.status as Record<string, unknown> | undefined;
   const conditions = typeof status === 'object' && status !== null ? status.conditions : undefined;
   if (!Array.isArray(conditions)) return [];
-  return conditions.map((c) => (typeof c === 'object' && c !== null ? (c as Record<string, unknown>).type : undefined)).filter((t): t is string => typeof t === 'string');
+  return conditions
+    .map((c) => (typeof c === 'object' && c !== null ? (c as Record<string, unknown>).type : undefined))
+    .filter((t): t is string => typeof t === 'string');
 }
 
 function fits(k: Indexed, paths: string[], types: string[]): boolean {
@@ -78,10 +80,11 @@ const rank = (apiVersion: string) => {
 };
 
 /**
- * The kind of a fragment without one. `apiVersion`, when the fragment has one, narrows the kinds to that version's.
+ * The kind of a fragment without one. Its `apiVersion`, when it kept one, narrows the kinds to that version's.
  * Fragments with no `spec` or `status` (a values file, a config map's data) are not typed: nothing tells.
  */
-export function inferKind(value: Record<string, unknown>, apiVersion?: string): KindInference {
+export function inferKind(value: Record<string, unknown>): KindInference {
+  const apiVersion = typeof value.apiVersion === 'string' ? value.apiVersion : undefined;
   const paths = fieldPaths(value);
   const types = conditionTypes(value);
   // A StorageClass has no spec: its own top-level fields tell it, when there are a few of them.
@@ -92,11 +95,19 @@ export function inferKind(value: Record<string, unknown>, apiVersion?: string): 
   const fitting = all.filter((k) => fits(k, paths, types));
   const kinds = [...new Set(fitting.map((k) => `${groupOf(k.shape.apiVersion)}/${k.shape.kind}`))];
   if (kinds.length === 0) {
-    return { candidates: [], reason: `its fields fit no kind karpdoctor knows (${paths.filter((p) => !all.some((k) => allows(k, p))).slice(0, 3).join(', ') || 'a condition type'} is no field of any)` };
+    return {
+      candidates: [],
+      reason: `its fields fit no kind karpdoctor knows (${
+        paths
+          .filter((p) => !all.some((k) => allows(k, p)))
+          .slice(0, 3)
+          .join(', ') || 'a condition type'
+      } is no field of any)`,
+    };
   }
   if (kinds.length > 1) {
     const names = [...new Set(fitting.map((k) => k.shape.kind))];
-    return { candidates: names, reason: `its fields fit ${names.length > 1 ? names.join(', ') : `${kinds.length} API groups' ${names[0]!}`} alike` };
+    return { candidates: names, reason: names.length > 1 ? 'its fields fit more than one kind' : `its fields fit ${names[0]!} of ${kinds.length} API groups` };
   }
   const best = [...fitting].sort((a, b) => rank(a.shape.apiVersion) - rank(b.shape.apiVersion));
   const chosen = best[0]!.shape;
@@ -109,6 +120,7 @@ export function inferKind(value: Record<string, unknown>, apiVersion?: string): 
     kind: chosen.kind,
     apiVersion: chosen.apiVersion,
     from: from.length ? from.slice(0, 4) : mostGeneral(paths.filter((p) => p.includes('.') || !/^(spec|status)$/.test(p))).slice(0, 4),
+    alone: from.length === 0,
     versions: best.map((k) => k.shape.apiVersion),
   };
 }

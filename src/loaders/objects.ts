@@ -116,7 +116,7 @@ export function acceptObject(value: unknown, source: string, line: number, sink:
  * too: the paste did not show it. When its fields fit several kinds, or none, it is skipped saying which.
  */
 function acceptFragment(obj: Record<string, unknown>, source: string, line: number, sink: ObjectSink): boolean {
-  const inferred = inferKind(obj, typeof obj.apiVersion === 'string' ? obj.apiVersion : undefined);
+  const inferred = inferKind(obj);
   const keys = Object.keys(obj).slice(0, 4).join(', ');
   if ('candidates' in inferred) {
     const could = inferred.candidates.length ? ` (it could be ${orList(inferred.candidates)})` : '';
@@ -135,7 +135,8 @@ function acceptFragment(obj: Record<string, unknown>, source: string, line: numb
     .filter((k) => k !== 'apiVersion' && k !== 'kind' && k !== 'metadata')
     .map((k) => `/${k}`);
   for (const k of Object.keys(metadata)) known.push(`/metadata/${k}`);
-  const partial = { from: `a fragment without its kind, read as ${inferred.kind} from ${inferred.from.join(', ')}`, known };
+  const why = inferred.alone ? `its fields ${inferred.from.join(', ')}, which fit no other kind together` : inferred.from.join(', ');
+  const partial = { from: `a fragment without its kind, read as ${inferred.kind} from ${why}`, known };
   const kube = obj as KubeObject;
   sink.objects.push({ object: compactObject(kube), provenance: { source, line, partial, inferredKind: { kind: inferred.kind, from: inferred.from } } });
   sink.listedKinds.add(kindKey(kube.apiVersion, kube.kind));
