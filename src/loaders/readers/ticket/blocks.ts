@@ -15,6 +15,7 @@ import { describeShaped } from '../describe-section.js';
 import { parseCommand, type Command } from './command.js';
 import { resourceType } from '../../kubectl-resources.js';
 import { markElisions } from './elisions.js';
+import { exportHeader } from '../log-export.js';
 
 /**
  * `other`: tables, describe output, kubectl's messages; `hcl`: a fence of Terraform; `text`: anything else inside a
@@ -119,7 +120,18 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
   // `inString`: a record hard-wrapped inside a string goes on in that string on the next line.
   // `until`: the line a console record's message runs to, when it went on over several lines.
   // `noise`: kubectl's own warnings and errors (`Warning: … is deprecated`), printed above the output they precede.
-  let run: { kind: BlockKind; from: number; to: number; depth: number; inString: boolean; until?: number; titled?: boolean; noise?: boolean } | null = null;
+  // `exported`: rows under a log export's header row, which run to the next blank line whatever they hold.
+  let run: {
+    kind: BlockKind;
+    from: number;
+    to: number;
+    depth: number;
+    inString: boolean;
+    until?: number;
+    titled?: boolean;
+    noise?: boolean;
+    exported?: boolean;
+  } | null = null;
   const flush = () => {
     if (!run) return;
     const block = cleanBlock(lines.slice(run.from, run.to), first + run.from, run.kind, lang, command);
@@ -199,6 +211,7 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
       inString: false,
       titled: DESCRIBE_SECTION.test(line),
       ...(kind === 'other' && isKubectlNoise(line) ? { noise: true } : {}),
+      ...(kind === 'log' && exportHeader(line) ? { exported: true } : {}),
     };
     if (kind === 'log') run.until = consoleMessageEnd(lines, i);
     if (kind === 'json' || kind === 'log') scanDepth(line, run);
@@ -239,8 +252,12 @@ function inlineRecords(line: string, lineNo: number, out: SplitText): void {
   }
 }
 
-function continues(run: { kind: BlockKind; depth: number; titled?: boolean; noise?: boolean }, line: string, previous: string | undefined): boolean {
-  if (run.depth > 0) return true;
+function continues(
+  run: { kind: BlockKind; depth: number; titled?: boolean; noise?: boolean; exported?: boolean },
+  line: string,
+  previous: string | undefined,
+): boolean {
+  if (run.depth > 0 || run.exported) return true;
   if (run.noise) return isKubectlNoise(line);
   const kind = lineKind(line, true);
   switch (run.kind) {
@@ -299,7 +316,8 @@ function lineKind(line: string, fenced: boolean): BlockKind | null {
   // kubectl's own klog lines are its messages; the controller's (a recovered panic, leader election) are records.
   // Its refusal of an apply names the webhook error the API server met: that is read as the error it states.
   if (isKubectlNoise(line) && !isControllerKlog(line) && !parseLogLine(line, 0, { source: '' })) return 'other';
-  if (parseLogLine(line, 0, { source: '' }) || traceLine(line) === 'strong' || EXPORT_HEADER.test(line) || collectorNote(line)) return 'log';
+  if (parseLogLine(line, 0, { source: '' }) || traceLine(line) === 'strong' || EXPORT_HEADER.test(line) || exportHeader(line) || collectorNote(line))
+    return 'log';
   if (TABLE_HEADER.test(line) || DESCRIBE_FIELD.test(line) || /^Events:\s*$/.test(line) || isNodeViewerLine(line) || isHeaderlessRow(line)) return 'other';
   if (YAML_KEY.test(line)) return 'yaml';
   if (ELISION.test(line)) return fenced ? 'yaml' : null;
