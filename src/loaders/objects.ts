@@ -88,7 +88,7 @@ export function acceptObject(value: unknown, source: string, line: number, sink:
   if (obj.kind === undefined && itemType.kind) obj.kind = itemType.kind;
   if (obj.apiVersion === undefined && itemType.apiVersion) obj.apiVersion = itemType.apiVersion;
   if (sink.defaults) applyOutputType(obj, sink.defaults);
-  if (obj.kind === undefined && sink.defaults !== undefined && !('items' in obj) && !isLogRecord(obj)) return acceptFragment(obj, source, line, sink);
+  if (obj.kind === undefined && sink.defaults !== undefined && isFragment(obj)) return acceptFragment(obj, source, line, sink);
   if (typeof obj.kind !== 'string' || typeof obj.apiVersion !== 'string') {
     sink.skipped.push({ source, line, reason: describeNonKube(obj, sink.defaults !== undefined) });
     return false;
@@ -145,6 +145,11 @@ function acceptFragment(obj: Record<string, unknown>, source: string, line: numb
 
 function orList(names: string[]): string {
   return names.length < 2 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]!}`;
+}
+
+/** Part of an object (its metadata, spec or status shown), not a list, a log record or another tool's document. */
+function isFragment(obj: Record<string, unknown>): boolean {
+  return !('items' in obj) && !isLogRecord(obj) && ('metadata' in obj || 'spec' in obj || 'status' in obj);
 }
 
 function isLogRecord(obj: Record<string, unknown>): boolean {

@@ -30,11 +30,11 @@ const columnName = (cell: string) =>
 /** The header row of a log export: a message column and a time column, split on commas or tabs. */
 export function exportHeader(line: string): ExportHeader | undefined {
   if (line.length > MAX_HEADER) return undefined;
-  // CloudWatch's console copy prefixes its `#` row-number column.
-  const text = line.replace(/^\s*#\t/, '').replace(/\r$/, '');
+  const text = line.replace(/\r$/, '');
   for (const delimiter of ['\t', ','] as const) {
     const cells = text.split(delimiter).map(columnName);
-    if (cells.length < 2 || cells.some((c) => !/^[a-z0-9.]{1,40}$/.test(c))) continue;
+    // CloudWatch's console copy leads with its `#` row-number column.
+    if (cells.length < 2 || cells.some((c) => !/^(?:[a-z0-9.]{1,40}|#)$/.test(c))) continue;
     const time = cells.findIndex((c) => TIME_COLUMNS.has(c));
     const message = cells.findIndex((c) => MESSAGE_COLUMNS.has(c));
     if (time >= 0 && message >= 0) return { delimiter, time, message };
