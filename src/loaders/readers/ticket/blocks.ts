@@ -33,6 +33,8 @@ export interface TextBlock {
   command?: Command;
   /** The language of its code fence (`yaml`), '' without one. */
   lang: string;
+  /** Markdown damage undone over the whole block (a bullet before every line), besides the lines' own repairs. */
+  repaired?: string;
 }
 
 export interface Paragraph {
@@ -44,6 +46,8 @@ export interface Paragraph {
 export interface SplitText {
   blocks: TextBlock[];
   prose: Paragraph[];
+  /** Lines (1-based) whose Markdown damage was undone (see `unmark`), with what was undone. */
+  repaired: Map<number, string>;
 }
 
 const FENCE = /^\s*(`{3,}|~{3,})\s*([\w+.-]*)/;
@@ -68,8 +72,16 @@ const BOX_LINE = /^\s*(?:[┌└├╭╰][─═━]|[╷╵]\s*$)/;
 const BOX_SIDE = /^\s*[│┃║|] ?|[│┃║] *$/g;
 
 export function splitText(text: string): SplitText {
-  const lines = stripBoxes(text.split('\n').map((l) => expandLeadingTabs(unquote(l.endsWith('\r') ? l.slice(0, -1) : l))));
-  const out: SplitText = { blocks: [], prose: [] };
+  const repaired = new Map<number, string>();
+  const lines = stripBoxes(
+    text.split('\n').map((l, i) => {
+      const line = expandLeadingTabs(unquote(l.endsWith('\r') ? l.slice(0, -1) : l));
+      const fixed = unmark(line);
+      if (fixed.what) repaired.set(i + 1, fixed.what);
+      return fixed.line;
+    }),
+  );
+  const out: SplitText = { blocks: [], prose: [], repaired };
   let command: Command | undefined;
   for (let i = 0; i < lines.length;) {
     const line = lines[i]!;
@@ -359,8 +371,10 @@ function cleanBlock(raw: string[], start: number, kind: BlockKind, lang: string,
   }
   if (kind === 'json' || kind === 'log') lines = unwrapRecords(lines);
   lines = dedent(lines);
+  const bulleted = kind === 'yaml' && bulletedObject(lines);
+  if (bulleted) lines = lines.map((l) => l.slice(2));
   if (kind === 'yaml') lines = separateAlerts(indentDroppedSequences(unshiftFirstLine(lines)));
-  return { kind, start, lines, lang, ...(command ? { command } : {}) };
+  return { kind, start, lines, lang, ...(command ? { command } : {}), ...(bulleted ? { repaired: 'list bullets' } : {}) };
 }
 
 /**
@@ -415,6 +429,18 @@ function lastOf(indexes: ReadonlySet<number>): number {
   let last = -1;
   for (const i of indexes) if (i > last) last = i;
   return last;
+}
+
+/**
+ * A manifest a rich-text editor turned into a list: `- ` before every line. As YAML it would be a list of one-key maps,
+ * which no manifest is; it is taken for that damage only when, without the bullets, it opens with `apiVersion:` or
+ * `kind:` and has the other at its top as well.
+ */
+function bulletedObject(lines: string[]): boolean {
+  const body = lines.filter((l) => !BLANK.test(l));
+  if (body.length < 3 || !body.every((l) => l.startsWith('- '))) return false;
+  const top = body.map((l) => l.slice(2)).filter((l) => /^\S/.test(l));
+  return /^(apiVersion|kind):/.test(top[0] ?? '') && top.some((l) => /^apiVersion:/.test(l)) && top.some((l) => /^kind:/.test(l));
 }
 
 /** Notifier alerts one after the other (`Kind: Node` … blank line … `Kind: Node` …) are documents of their own. */
@@ -480,6 +506,38 @@ function expandLeadingTabs(line: string): string {
   let col = 0;
   for (const ch of indent) col = ch === '\t' ? col + 4 - (col % 4) : col + 1;
   return ' '.repeat(col) + line.slice(indent.length);
+}
+
+/**
+ * What Markdown and editors do to a pasted line, undone where the damaged form means nothing else: a field name in bold
+ * or italics (`**spec**:`, `__role__:`, `*name*:`: YAML reads `*` as an alias, so the line was no YAML as it was), a
+ * list bullet a rich-text editor put before it (`• `), an escaped underscore (`capacity\_type`), typographic quotes
+ * (`“spot”`, which YAML would keep as part of the value). `what` names the repairs, '' when there were none.
+ */
+function unmark(line: string): { line: string; what: string } {
+  const what: string[] = [];
+  let out = line;
+  const bullet = /^(\s*)• /.exec(out);
+  if (bullet) {
+    out = bullet[1]! + out.slice(bullet[0].length);
+    what.push('list bullets');
+  }
+  // Field names are lowerCamel; an issue template's `**Karpenter**: v0.14` is a bold label in prose, left as it is.
+  const key = /^(\s*(?:-\s+)?)(\*\*|__|\*)([a-z][\w./-]*)\2(\s*:)/.exec(out);
+  if (key) {
+    out = key[1]! + key[3]! + key[4]! + out.slice(key[0].length);
+    what.push('bold or italic markers');
+  }
+  // `\_` is no JSON escape and no YAML one outside double quotes; `\\_` is an escaped backslash, left alone.
+  if (/(?<!\\)\\_/.test(out)) {
+    out = out.replace(/(?<!\\)\\_/g, '_');
+    what.push('escaped underscores');
+  }
+  if (/[“”‘’]/.test(out)) {
+    out = out.replace(/[“”]/g, '"').replace(/[‘’]/g, "'");
+    what.push('typographic quotes');
+  }
+  return { line: out, what: what.join(', ') };
 }
 
 /** A reply that quotes an earlier comment (`> apiVersion: v1`): the quoted text is read as if it were not quoted. */
