@@ -154,7 +154,14 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
       out.blocks.push(block);
       // A warning kubectl printed first leaves the command to the output that follows it.
       if (!run.noise) command = undefined;
-    } else if (block) addProse(out, first + run.from, lines.slice(run.from, run.to));
+    } else if (block) {
+      addProse(out, first + run.from, lines.slice(run.from, run.to));
+      // `Title: <record>` opens like a YAML key.
+      for (let j = run.from; j < run.to; j++) {
+        const titled = titleRecord(lines[j]!);
+        if (titled) out.blocks.push({ kind: 'log', start: first + j, lines: [titled], lang: '' });
+      }
+    }
     run = null;
   };
   let prose: { from: number; to: number } | null = null;
@@ -207,6 +214,8 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
       prose ??= { from: i, to: i };
       prose.to = i + 1;
       inlineRecords(line, first + i, out);
+      const titled = titleRecord(line);
+      if (titled) out.blocks.push({ kind: 'log', start: first + i, lines: [titled], lang: '' });
       const row = inlineEventRow(line);
       if (row) out.blocks.push({ kind: 'other', start: first + i, lines: [row], lang: '' });
       // Prose between two blocks breaks the tie between a command line and an output further down; a remark in
@@ -262,6 +271,22 @@ function inlineRecords(line: string, lineNo: number, out: SplitText): void {
     const record = text.startsWith('{"') ? jsonKind(text) === 'log' : parseLogLine(text, 0, { source: '' })?.level !== undefined;
     if (record) out.blocks.push({ kind: 'log', start: lineNo, lines: [text], lang: '' });
   }
+}
+
+/**
+ * A record as the title of an issue or a heading of a comment (`# ERROR controller.provisioning Could not launch …`,
+ * `Title: creating instance, insufficient capacity, …`): the heading marks, a `Title:`/`Subject:` label and bold or
+ * quotes around it go; the rest is a record when the log reader reads one with a level from it. A title quoted in
+ * backticks is already read as inline code.
+ */
+function titleRecord(line: string): string | undefined {
+  const m = /^\s*(?:#{1,6}\s+|(?:\*\*)?(?:Title|Subject|Summary)(?:\*\*)?\s*:(?:\*\*)?\s+)(.+)$/i.exec(line);
+  if (!m || m[1]!.includes('`')) return undefined;
+  const text = m[1]!
+    .trim()
+    .replace(/^(\*\*|__|"|')(.*)\1$/, '$2')
+    .trim();
+  return parseLogLine(text, 0, { source: '' })?.level !== undefined ? text : undefined;
 }
 
 function continues(
