@@ -34,7 +34,7 @@ function table(): Indexed[] {
 }
 
 /** Field paths of a decoded value (dotted, list items without an index), identity fields left out. */
-export function fieldPaths(value: Record<string, unknown>): string[] {
+function fieldPaths(value: Record<string, unknown>): string[] {
   const out = new Set<string>();
   const walk = (v: unknown, prefix: string, depth: number) => {
     if (Array.isArray(v)) {
