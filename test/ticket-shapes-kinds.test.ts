@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { inferKind } from '../src/loaders/kind-inference.js';
+import { inferKind, kindOfCondition } from '../src/loaders/kind-inference.js';
 import { FIXTURES, scan } from './support/scan.js';
 
 const file = (name: string) => join(FIXTURES, 'tickets', 'shapes', name);
@@ -101,5 +101,17 @@ describe('inferKind', () => {
     expect(inferKind({ status: { conditions: [{ type: 'Ready', status: 'False' }] } })).toMatchObject({
       candidates: expect.arrayContaining(['Node', 'NodeClaim', 'EC2NodeClass', 'NodePool']),
     });
+  });
+});
+
+describe('kindOfCondition (describe output cut above its Kind)', () => {
+  it('a condition type one kind sets names it, in any generation; one several kinds set names none', () => {
+    expect(kindOfCondition('Drained')).toBe('NodeClaim');
+    expect(kindOfCondition('VolumesDetached')).toBe('NodeClaim');
+    expect(kindOfCondition('MachineEmpty')).toBe('Machine');
+    expect(kindOfCondition('CapacityReservationsReady')).toBe('EC2NodeClass');
+    expect(kindOfCondition('NodeRegistrationHealthy')).toBe('NodePool');
+    expect(kindOfCondition('Initialized')).toBeUndefined(); // a Pod's and a NodeClaim's
+    expect(kindOfCondition('Ready')).toBeUndefined();
   });
 });

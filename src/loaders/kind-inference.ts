@@ -132,3 +132,16 @@ function mostGeneral(paths: string[]): string[] {
   for (const p of sorted) if (!out.some((o) => p.startsWith(`${o}.`))) out.push(p);
   return out;
 }
+
+/**
+ * The one kind (any API version) that sets this condition type, undefined when several do or none: `SubnetsReady` is
+ * an EC2NodeClass's, `Ready` anyone's. For the title-cased describe of a Karpenter object (readers/describe-section.ts).
+ */
+export function kindOfCondition(type: string): string | undefined {
+  const kinds = new Set(
+    table()
+      .filter((k) => k.conditions.has(type))
+      .map((k) => k.shape.kind),
+  );
+  return kinds.size === 1 ? [...kinds][0] : undefined;
+}
