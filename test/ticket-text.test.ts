@@ -170,11 +170,13 @@ describe('honest skip reasons', () => {
   });
 
   it('a fragment without kind and without a command line says what it lacks', async () => {
-    const text = 'Our pool, trimmed:\n\n```yaml\nmetadata:\n  name: general\nspec:\n  limits:\n    cpu: "64"\n```\n';
+    // `requirements` at the top of a spec: a NodeClaim's, a Machine's, a Provisioner's or a NodeOverlay's alike.
+    const text =
+      'Our pool, trimmed:\n\n```yaml\nmetadata:\n  name: general\nspec:\n  requirements:\n    - key: karpenter.sh/capacity-type\n      operator: In\n      values: [spot]\n```\n';
     const r = await loadInputs(['-'], { stdin: Readable.from([Buffer.from(text)]) });
     expect(r.objects).toEqual([]);
     expect(skipped(r)).toEqual([
-      '4 part of an object without its kind (keys: metadata, spec): include the `kubectl get KIND NAME -o yaml` line that printed it',
+      '4 part of an object without its kind (keys: metadata, spec): kind not inferred, its fields fit more than one kind (it could be NodeClaim, NodeOverlay, Machine or Provisioner); include the `kubectl get KIND NAME -o yaml` line that printed it',
       '1 prose (1 paragraph), not objects or logs',
     ]);
   });

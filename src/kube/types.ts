@@ -43,6 +43,8 @@ export interface Provenance {
    * as times counted back from its reference time (snapshot/partial.ts).
    */
   ages?: Record<string, number>;
+  /** The input did not say the kind: it was read from the fields shown (`spec.role`, `condition AMIsReady`). */
+  inferredKind?: { kind: string; from: string[] };
 }
 
 export interface PartialShape {

@@ -8,6 +8,7 @@ import { currentApiVersion } from './kubectl-resources.js';
 import type { KubeObject, LoadedObject, SkippedInput } from '../kube/types.js';
 import { templateReason, templatedIdentity } from './templates.js';
 import { exportedEvent } from './exported-events.js';
+import { inferKind } from './kind-inference.js';
 
 export interface ObjectSink {
   objects: LoadedObject[];
@@ -87,6 +88,7 @@ export function acceptObject(value: unknown, source: string, line: number, sink:
   if (obj.kind === undefined && itemType.kind) obj.kind = itemType.kind;
   if (obj.apiVersion === undefined && itemType.apiVersion) obj.apiVersion = itemType.apiVersion;
   if (sink.defaults) applyOutputType(obj, sink.defaults);
+  if (obj.kind === undefined && sink.defaults !== undefined && isFragment(obj)) return acceptFragment(obj, source, line, sink);
   if (typeof obj.kind !== 'string' || typeof obj.apiVersion !== 'string') {
     sink.skipped.push({ source, line, reason: describeNonKube(obj, sink.defaults !== undefined) });
     return false;
@@ -106,6 +108,52 @@ export function acceptObject(value: unknown, source: string, line: number, sink:
   sink.objects.push({ object: compactObject(kube), provenance });
   sink.listedKinds.add(kindKey(kube.apiVersion, kube.kind));
   return true;
+}
+
+/**
+ * A pasted fragment without `kind:` (a `status:` alone, the `spec:` of an object): typed by the fields it shows
+ * (kind-inference.ts) and read as a partial object, since what it does not show is unknown. Its name may be missing
+ * too: the paste did not show it. When its fields fit several kinds, or none, it is skipped saying which.
+ */
+function acceptFragment(obj: Record<string, unknown>, source: string, line: number, sink: ObjectSink): boolean {
+  const inferred = inferKind(obj);
+  const keys = Object.keys(obj).slice(0, 4).join(', ');
+  if ('candidates' in inferred) {
+    const could = inferred.candidates.length ? ` (it could be ${orList(inferred.candidates)})` : '';
+    sink.skipped.push({
+      source,
+      line,
+      reason: `part of an object without its kind (keys: ${keys}): kind not inferred, ${inferred.reason}${could}; include the \`kubectl get KIND NAME -o yaml\` line that printed it`,
+    });
+    return false;
+  }
+  obj.kind = inferred.kind;
+  obj.apiVersion = inferred.apiVersion;
+  if (typeof obj.metadata !== 'object' || obj.metadata === null) obj.metadata = {};
+  const metadata = obj.metadata as Record<string, unknown>;
+  const known = Object.keys(obj)
+    .filter((k) => k !== 'apiVersion' && k !== 'kind' && k !== 'metadata')
+    .map((k) => `/${k}`);
+  for (const k of Object.keys(metadata)) known.push(`/metadata/${k}`);
+  const why = inferred.alone ? `its fields ${inferred.from.join(', ')}, which fit no other kind together` : inferred.from.join(', ');
+  const partial = { from: `a fragment without its kind, read as ${inferred.kind} from ${why}`, known };
+  const kube = obj as KubeObject;
+  sink.objects.push({ object: compactObject(kube), provenance: { source, line, partial, inferredKind: { kind: inferred.kind, from: inferred.from } } });
+  sink.listedKinds.add(kindKey(kube.apiVersion, kube.kind));
+  return true;
+}
+
+function orList(names: string[]): string {
+  return names.length < 2 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]!}`;
+}
+
+/** Part of an object (its metadata, spec or status shown), not a list, a log record or another tool's document. */
+function isFragment(obj: Record<string, unknown>): boolean {
+  return !('items' in obj) && !isLogRecord(obj) && ('metadata' in obj || 'spec' in obj || 'status' in obj);
+}
+
+function isLogRecord(obj: Record<string, unknown>): boolean {
+  return typeof obj.level === 'string' && (typeof obj.message === 'string' || typeof obj.msg === 'string');
 }
 
 /** Flatten a fully decoded document (small-file path): a list becomes its items, anything else one object. */
@@ -178,7 +226,7 @@ function applyOutputType(obj: Record<string, unknown>, type: OutputType): void {
 
 /** `pasted`: read from a block of a ticket, where the command line that printed it would have typed it. */
 function describeNonKube(obj: Record<string, unknown>, pasted: boolean): string {
-  if (typeof obj.level === 'string' && (typeof obj.message === 'string' || typeof obj.msg === 'string')) {
+  if (isLogRecord(obj)) {
     return 'a log record, not a Kubernetes object';
   }
   const keys = Object.keys(obj).slice(0, 4).join(', ');

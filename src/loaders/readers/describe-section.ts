@@ -7,6 +7,7 @@
 import { asList, asMap, parseNested, str, type G, type GMap, type Line } from './describe-generic.js';
 import { KUBECTL_VERSION_LINE } from './sniffs.js';
 import { minOf } from '../../kube/lists.js';
+import { kindOfCondition } from '../kind-inference.js';
 
 /** describe's generic key: title-cased words (`Last Transition Time`, `Image ID`, `Ephemeral - Storage`). */
 const TITLE_KEY = /^\s*(?:[A-Z][A-Za-z0-9]*)(?:(?: | - )[A-Z][A-Za-z0-9]*)*:(?:\s|$)/;
@@ -164,14 +165,6 @@ function genericConditions(lines: readonly Line[], at: number): boolean {
   return next !== undefined && /^\s*(Last Transition Time|Type|Status|Reason|Message|Observed Generation):/.test(next.text);
 }
 
-/** Condition types only one kind has (Karpenter's status conditions, every generation). */
-const CONDITION_KINDS: Array<[RegExp, string]> = [
-  [/^Machine(Launched|Registered|Initialized|Drifted|Empty|Expired)$/, 'Machine'],
-  [/^(Launched|Registered|Initialized|Drifted|Consolidatable|Empty|Expired|ConsistentStateFound|Disrupting|DisruptionReason)$/, 'NodeClaim'],
-  [/^(SubnetsReady|SecurityGroupsReady|AMIsReady|InstanceProfileReady|CapacityReservationsReady)$/, 'EC2NodeClass'],
-  [/^(NodeClassReady|NodeRegistrationHealthy)$/, 'NodePool'],
-];
-
 /** Fields only one kind shows, in its Spec or Status. */
 const FIELD_KINDS: Array<[string, string]> = [
   ['Provider ID', 'NodeClaim'],
@@ -203,7 +196,11 @@ export function inferKind(spec: GMap | undefined, status: GMap | undefined): str
     .map(asMap)
     .map((c) => str(c?.Type))
     .filter((t): t is string => !!t);
-  for (const [re, kind] of CONDITION_KINDS) if (types.some((t) => re.test(t))) return kind;
+  // Condition types only one kind sets (every generation's, from the table generated out of the CRDs).
+  for (const t of types) {
+    const kind = kindOfCondition(t);
+    if (kind) return kind;
+  }
   const keys = new Set([...Object.keys(spec ?? {}), ...Object.keys(status ?? {})]);
   // A NodePool's Spec has a Template; a NodeClaim's has Node Class Ref at its top.
   if (keys.has('Template')) return 'NodePool';

@@ -20,6 +20,7 @@ import { documentation, ownFiles, toolingFiles } from './skipped-by-name.js';
 import { binaryFile, emptyFile } from './unreadable.js';
 import { ticketText } from './ticket-text.js';
 import { issueExport } from './issue-export.js';
+import { logExport } from './log-export.js';
 import { yaml } from './yaml.js';
 import { terraform } from './terraform.js';
 import { helmTemplate, notManifestContentFiles, notManifestFiles } from './not-manifest.js';
@@ -40,6 +41,7 @@ export const READERS: readonly Reader[] = [
   eventRows,
   kubectlGetTable,
   eksNodeViewer,
+  logExport,
   issueExport,
   ticketText,
   controllerLog,

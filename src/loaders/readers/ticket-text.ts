@@ -53,7 +53,7 @@ export const ticketText: Reader = {
   },
   read: async ({ file, chunks, readBlock }, sink) => {
     const text = await readAll(chunks);
-    const { blocks, prose } = splitText(text);
+    const { blocks, prose, repaired } = splitText(text);
     const stated = statedVersions(text.split('\n'), file.displayPath);
     if (stated.length) pushAll((sink.statedVersions ??= []), stated);
     const logsBeforeFile = sink.logs.length;
@@ -85,6 +85,7 @@ export const ticketText: Reader = {
       const pod = block.command?.pod;
       if (pod) for (const record of sink.logs.slice(logsBefore)) record.pod ??= { ...pod };
       if (!reader) sink.skipped.push({ source: file.displayPath, line: block.start, reason: `${looksLike(block)}, ${notRead(block, stated)}` });
+      else if (block.kind === 'yaml' && sink.objects.length === objectsBefore) unrepaired(block, repaired, file.displayPath, sink);
     }
     dropQuotedTwins(sink.logs, logsBeforeFile);
     if (prose.length) {
@@ -94,6 +95,22 @@ export const ticketText: Reader = {
     return 'loaded';
   },
 };
+
+/**
+ * YAML whose Markdown damage was undone (ticket/blocks.ts `unmark`) and still gave no object: the repair was not
+ * enough to be sure of, and the skip list says what was tried and where, besides what the YAML reader said.
+ */
+function unrepaired(block: TextBlock, repaired: ReadonlyMap<number, string>, source: string, sink: ReadSink): void {
+  const end = block.start + block.lines.length - 1;
+  const at = [...repaired.keys()].filter((l) => l >= block.start && l <= end);
+  const what = new Set([...(block.repaired ? [block.repaired] : []), ...at.flatMap((l) => repaired.get(l)!.split(', '))]);
+  if (!what.size) return;
+  sink.skipped.push({
+    source,
+    line: at[0] ?? block.start,
+    reason: `YAML damaged by Markdown (${[...what].join(', ')}${at.length ? ` at line${at.length === 1 ? '' : 's'} ${at.slice(0, 5).join(', ')}` : ''}): undoing it gave no object, so it was not read`,
+  });
+}
 
 /** A block whose only use is the Karpenter version it states (`helm list`, `export KARPENTER_VERSION=…`) says so. */
 function notRead(block: TextBlock, stated: StatedVersion[]): string {

@@ -15,6 +15,7 @@ import { describeShaped } from '../describe-section.js';
 import { parseCommand, type Command } from './command.js';
 import { resourceType } from '../../kubectl-resources.js';
 import { markElisions } from './elisions.js';
+import { exportHeader } from '../log-export.js';
 
 /**
  * `other`: tables, describe output, kubectl's messages; `hcl`: a fence of Terraform; `text`: anything else inside a
@@ -32,6 +33,8 @@ export interface TextBlock {
   command?: Command;
   /** The language of its code fence (`yaml`), '' without one. */
   lang: string;
+  /** Markdown damage undone over the whole block (a bullet before every line), besides the lines' own repairs. */
+  repaired?: string;
 }
 
 export interface Paragraph {
@@ -43,6 +46,8 @@ export interface Paragraph {
 export interface SplitText {
   blocks: TextBlock[];
   prose: Paragraph[];
+  /** Lines (1-based) whose Markdown damage was undone (see `unmark`), with what was undone. */
+  repaired: Map<number, string>;
 }
 
 const FENCE = /^\s*(`{3,}|~{3,})\s*([\w+.-]*)/;
@@ -67,8 +72,16 @@ const BOX_LINE = /^\s*(?:[┌└├╭╰][─═━]|[╷╵]\s*$)/;
 const BOX_SIDE = /^\s*[│┃║|] ?|[│┃║] *$/g;
 
 export function splitText(text: string): SplitText {
-  const lines = stripBoxes(text.split('\n').map((l) => expandLeadingTabs(unquote(l.endsWith('\r') ? l.slice(0, -1) : l))));
-  const out: SplitText = { blocks: [], prose: [] };
+  const repaired = new Map<number, string>();
+  const lines = stripBoxes(
+    text.split('\n').map((l, i) => {
+      const line = expandLeadingTabs(unquote(l.endsWith('\r') ? l.slice(0, -1) : l));
+      const fixed = unmark(line);
+      if (fixed.what) repaired.set(i + 1, fixed.what);
+      return fixed.line;
+    }),
+  );
+  const out: SplitText = { blocks: [], prose: [], repaired };
   let command: Command | undefined;
   for (let i = 0; i < lines.length;) {
     const line = lines[i]!;
@@ -119,7 +132,18 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
   // `inString`: a record hard-wrapped inside a string goes on in that string on the next line.
   // `until`: the line a console record's message runs to, when it went on over several lines.
   // `noise`: kubectl's own warnings and errors (`Warning: … is deprecated`), printed above the output they precede.
-  let run: { kind: BlockKind; from: number; to: number; depth: number; inString: boolean; until?: number; titled?: boolean; noise?: boolean } | null = null;
+  // `exported`: rows under a log export's header row, which run to the next blank line whatever they hold.
+  let run: {
+    kind: BlockKind;
+    from: number;
+    to: number;
+    depth: number;
+    inString: boolean;
+    until?: number;
+    titled?: boolean;
+    noise?: boolean;
+    exported?: boolean;
+  } | null = null;
   const flush = () => {
     if (!run) return;
     const block = cleanBlock(lines.slice(run.from, run.to), first + run.from, run.kind, lang, command);
@@ -130,7 +154,14 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
       out.blocks.push(block);
       // A warning kubectl printed first leaves the command to the output that follows it.
       if (!run.noise) command = undefined;
-    } else if (block) addProse(out, first + run.from, lines.slice(run.from, run.to));
+    } else if (block) {
+      addProse(out, first + run.from, lines.slice(run.from, run.to));
+      // `Title: <record>` opens like a YAML key.
+      for (let j = run.from; j < run.to; j++) {
+        const titled = titleRecord(lines[j]!);
+        if (titled) out.blocks.push({ kind: 'log', start: first + j, lines: [titled], lang: '' });
+      }
+    }
     run = null;
   };
   let prose: { from: number; to: number } | null = null;
@@ -183,6 +214,8 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
       prose ??= { from: i, to: i };
       prose.to = i + 1;
       inlineRecords(line, first + i, out);
+      const titled = titleRecord(line);
+      if (titled) out.blocks.push({ kind: 'log', start: first + i, lines: [titled], lang: '' });
       const row = inlineEventRow(line);
       if (row) out.blocks.push({ kind: 'other', start: first + i, lines: [row], lang: '' });
       // Prose between two blocks breaks the tie between a command line and an output further down; a remark in
@@ -199,6 +232,7 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
       inString: false,
       titled: DESCRIBE_SECTION.test(line),
       ...(kind === 'other' && isKubectlNoise(line) ? { noise: true } : {}),
+      ...(kind === 'log' && exportHeader(line) ? { exported: true } : {}),
     };
     if (kind === 'log') run.until = consoleMessageEnd(lines, i);
     if (kind === 'json' || kind === 'log') scanDepth(line, run);
@@ -239,8 +273,28 @@ function inlineRecords(line: string, lineNo: number, out: SplitText): void {
   }
 }
 
-function continues(run: { kind: BlockKind; depth: number; titled?: boolean; noise?: boolean }, line: string, previous: string | undefined): boolean {
-  if (run.depth > 0) return true;
+/**
+ * A record as the title of an issue or a heading of a comment (`# ERROR controller.provisioning Could not launch …`,
+ * `Title: creating instance, insufficient capacity, …`): the heading marks, a `Title:`/`Subject:` label and bold or
+ * quotes around it go; the rest is a record when the log reader reads one with a level from it. A title quoted in
+ * backticks is already read as inline code.
+ */
+function titleRecord(line: string): string | undefined {
+  const m = /^\s*(?:#{1,6}\s+|(?:\*\*)?(?:Title|Subject|Summary)(?:\*\*)?\s*:(?:\*\*)?\s+)(.+)$/i.exec(line);
+  if (!m || m[1]!.includes('`')) return undefined;
+  const text = m[1]!
+    .trim()
+    .replace(/^(\*\*|__|"|')(.*)\1$/, '$2')
+    .trim();
+  return parseLogLine(text, 0, { source: '' })?.level !== undefined ? text : undefined;
+}
+
+function continues(
+  run: { kind: BlockKind; depth: number; titled?: boolean; noise?: boolean; exported?: boolean },
+  line: string,
+  previous: string | undefined,
+): boolean {
+  if (run.depth > 0 || run.exported) return true;
   if (run.noise) return isKubectlNoise(line);
   const kind = lineKind(line, true);
   switch (run.kind) {
@@ -299,7 +353,8 @@ function lineKind(line: string, fenced: boolean): BlockKind | null {
   // kubectl's own klog lines are its messages; the controller's (a recovered panic, leader election) are records.
   // Its refusal of an apply names the webhook error the API server met: that is read as the error it states.
   if (isKubectlNoise(line) && !isControllerKlog(line) && !parseLogLine(line, 0, { source: '' })) return 'other';
-  if (parseLogLine(line, 0, { source: '' }) || traceLine(line) === 'strong' || EXPORT_HEADER.test(line) || collectorNote(line)) return 'log';
+  if (parseLogLine(line, 0, { source: '' }) || traceLine(line) === 'strong' || EXPORT_HEADER.test(line) || exportHeader(line) || collectorNote(line))
+    return 'log';
   if (TABLE_HEADER.test(line) || DESCRIBE_FIELD.test(line) || /^Events:\s*$/.test(line) || isNodeViewerLine(line) || isHeaderlessRow(line)) return 'other';
   if (YAML_KEY.test(line)) return 'yaml';
   if (ELISION.test(line)) return fenced ? 'yaml' : null;
@@ -341,8 +396,10 @@ function cleanBlock(raw: string[], start: number, kind: BlockKind, lang: string,
   }
   if (kind === 'json' || kind === 'log') lines = unwrapRecords(lines);
   lines = dedent(lines);
+  const bulleted = kind === 'yaml' && bulletedObject(lines);
+  if (bulleted) lines = lines.map((l) => l.slice(2));
   if (kind === 'yaml') lines = separateAlerts(indentDroppedSequences(unshiftFirstLine(lines)));
-  return { kind, start, lines, lang, ...(command ? { command } : {}) };
+  return { kind, start, lines, lang, ...(command ? { command } : {}), ...(bulleted ? { repaired: 'list bullets' } : {}) };
 }
 
 /**
@@ -397,6 +454,18 @@ function lastOf(indexes: ReadonlySet<number>): number {
   let last = -1;
   for (const i of indexes) if (i > last) last = i;
   return last;
+}
+
+/**
+ * A manifest a rich-text editor turned into a list: `- ` before every line. As YAML it would be a list of one-key maps,
+ * which no manifest is; it is taken for that damage only when, without the bullets, it opens with `apiVersion:` or
+ * `kind:` and has the other at its top as well.
+ */
+function bulletedObject(lines: string[]): boolean {
+  const body = lines.filter((l) => !BLANK.test(l));
+  if (body.length < 3 || !body.every((l) => l.startsWith('- '))) return false;
+  const top = body.map((l) => l.slice(2)).filter((l) => /^\S/.test(l));
+  return /^(apiVersion|kind):/.test(top[0] ?? '') && top.some((l) => /^apiVersion:/.test(l)) && top.some((l) => /^kind:/.test(l));
 }
 
 /** Notifier alerts one after the other (`Kind: Node` … blank line … `Kind: Node` …) are documents of their own. */
@@ -462,6 +531,38 @@ function expandLeadingTabs(line: string): string {
   let col = 0;
   for (const ch of indent) col = ch === '\t' ? col + 4 - (col % 4) : col + 1;
   return ' '.repeat(col) + line.slice(indent.length);
+}
+
+/**
+ * What Markdown and editors do to a pasted line, undone where the damaged form means nothing else: a field name in bold
+ * or italics (`**spec**:`, `__role__:`, `*name*:`: YAML reads `*` as an alias, so the line was no YAML as it was), a
+ * list bullet a rich-text editor put before it (`• `), an escaped underscore (`capacity\_type`), typographic quotes
+ * (`“spot”`, which YAML would keep as part of the value). `what` names the repairs, '' when there were none.
+ */
+function unmark(line: string): { line: string; what: string } {
+  const what: string[] = [];
+  let out = line;
+  const bullet = /^(\s*)• /.exec(out);
+  if (bullet) {
+    out = bullet[1]! + out.slice(bullet[0].length);
+    what.push('list bullets');
+  }
+  // Field names are lowerCamel; an issue template's `**Karpenter**: v0.14` is a bold label in prose, left as it is.
+  const key = /^(\s*(?:-\s+)?)(\*\*|__|\*)([a-z][\w./-]*)\2(\s*:)/.exec(out);
+  if (key) {
+    out = key[1]! + key[3]! + key[4]! + out.slice(key[0].length);
+    what.push('bold or italic markers');
+  }
+  // `\_` is no JSON escape and no YAML one outside double quotes; `\\_` is an escaped backslash, left alone.
+  if (/(?<!\\)\\_/.test(out)) {
+    out = out.replace(/(?<!\\)\\_/g, '_');
+    what.push('escaped underscores');
+  }
+  if (/[“”‘’]/.test(out)) {
+    out = out.replace(/[“”]/g, '"').replace(/[‘’]/g, "'");
+    what.push('typographic quotes');
+  }
+  return { line: out, what: what.join(', ') };
 }
 
 /** A reply that quotes an earlier comment (`> apiVersion: v1`): the quoted text is read as if it were not quoted. */

@@ -35,10 +35,26 @@ export interface Command {
 /** A chat transcript's `[09:18] Ines Duarte: ` before a prompt. */
 const CHAT_PREFIX = String.raw`(?:\[[\d:. APMapm]+\]\s*[^:$#\[]{1,40}:\s+(?=[$#%>❯]))?`;
 /**
- * `$`, `#`, `%`, `>`, `❯` and other themes' glyphs (`⨠`, `λ`, `→`); PowerShell `PS C:\x>`; cmd.exe `C:\Users\x>`; bash `user@host:~$`; zsh `user@host ~ %`; a venv
- * `(env) $`; a shell without a profile `sh-4.2$`, `bash-5.1#`; Amazon Linux and RHEL bash `[root@ip-10-0-1-5 ~]#`.
+ * A shell prompt, recognised by its parts rather than as a list of themes. Before it, any number of labels a prompt
+ * theme or tool prints: `[prod]`, `[ctx:eks-prod]`, a virtualenv or conda env `(venv)`, `(base)`, `(.venv)`. Then one
+ * body: `user@host` with an optional path (`:~/x`, ` ~/x`), a bracketed `[root@ip-10-0-1-5 ~]`, a bare path (`~/infra`,
+ * `/srv`), PowerShell `PS C:\x`, cmd.exe `C:\Users\x`, a shell without a profile `sh-4.2`, `bash-5.1`; then the mark
+ * that ends it (`$`, `#`, `%`, `>`, or a theme's glyph: `❯`, `»`, `λ`, `→`…). zsh themes lead with a glyph instead
+ * (`➜  infra git:(main) ✗`). The body may be missing: `$ kubectl …`.
  */
-const PROMPT = String.raw`^\s*${CHAT_PREFIX}(?:[$#%>❯➜»⨠λ→▶❱]\s*|PS [^>]*>\s*|[A-Za-z]:\\[^>]*>\s*|[\w.-]+@[\w.-]+(?::[^$#%]*|\s+\S+)?\s?[$#%]\s*|\[[\w.-]+@[\w.-]+[^\]]*\]\s?[$#]\s*|\([\w.-]+\)\s*[$#]\s*|(?:ba|z)?sh-[\d.]+[$#]\s*)?`;
+const LABEL = String.raw`(?:\[[^\]\s@]{1,40}\]|\([\w.@/:-]{1,40}\))\s*`;
+const MARK = String.raw`[$#%>❯»⨠λ→▶❱]`;
+const PROMPT_BODY = [
+  String.raw`[\w.-]+@[\w.-]+(?::[^\s$#%>]*|\s+[~/][^\s$#%>]*)?\s?`,
+  String.raw`\[[\w.-]+@[\w.-]+[^\]]*\]\s?`,
+  String.raw`[~/][^\s$#%>]*\s?`,
+  String.raw`PS [^>]*`,
+  String.raw`[A-Za-z]:\\[^>]*`,
+  String.raw`(?:ba|z)?sh-[\d.]+`,
+].join('|');
+/** oh-my-zsh and its kin: `➜  dir git:(branch) ✗ ` before the command. */
+const ZSH_THEME = String.raw`➜\s+\S+(?:\s+git:\([^)]*\))?(?:\s+[✗✔])?\s+`;
+const PROMPT = String.raw`^\s*${CHAT_PREFIX}(?:${LABEL})*(?:${ZSH_THEME}|(?:${PROMPT_BODY})?${MARK}\s*)?`;
 const COMMAND_LINE = new RegExp(`${PROMPT}(kubectl|kubecolor|oc|k)(?:\\.exe)?\\s+(.+?)\\s*$`);
 const VERBS = new Set([
   'get',
