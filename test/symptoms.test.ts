@@ -34,6 +34,19 @@ describe('nodeclass-not-ready on the node class alone', () => {
     ]);
   });
 
+  it('states a READY False row of a get table, which shows neither since when nor why', async () => {
+    const r = await scanRule('nodeclass-not-ready', [symptoms('ec2nodeclass-table-only.txt')]);
+    expect(r.findings).toEqual([]);
+    expect(r.run.notEvaluatedFor).toEqual([
+      {
+        ruleId: 'nodeclass-not-ready',
+        stated: true,
+        reason:
+          'EC2NodeClass batch shows Ready=False, but not since when or which condition fails, so it is not a finding yet: kubectl describe ec2nodeclass batch shows both.',
+      },
+    ]);
+  });
+
   it('still needs cluster state in a repository: a manifest without status shows no symptom', async () => {
     const r = await scanRule('nodeclass-not-ready', [`${FIXTURES}rules/nodeclass-not-ready/missing`]);
     expect(r.findings).toEqual([]);
