@@ -47,6 +47,16 @@ describe('nodeclass-not-ready on the node class alone', () => {
     ]);
   });
 
+  it('fires on the described class of a get table, and states the undescribed one of the same table', async () => {
+    const r = await scanRule('nodeclass-not-ready', [symptoms('ec2nodeclasses-two-not-ready.md')]);
+    expect(r.findings.map((f) => [f.severity, `${f.object.kind}/${f.object.name}`])).toEqual([['error', 'EC2NodeClass/arm64']]);
+    expect(r.findings[0]!.message).toMatch(/^EC2NodeClass arm64 has been Ready=False for 7h18m: SecurityGroupsReady=False SecurityGroupsNotFound "SecurityGroupSelector did not match any SecurityGroups"\./);
+    expect(r.findings[0]!.message).toContain('Not confirmed: no Nodes or NodeClaims or Events in the snapshot');
+    expect(r.run.notEvaluatedFor).toEqual([
+      { ruleId: 'nodeclass-not-ready', stated: true, reason: expect.stringMatching(/^EC2NodeClass x86 shows Ready=False, but not since when or which condition fails/) },
+    ]);
+  });
+
   it('still needs cluster state in a repository: a manifest without status shows no symptom', async () => {
     const r = await scanRule('nodeclass-not-ready', [`${FIXTURES}rules/nodeclass-not-ready/missing`]);
     expect(r.findings).toEqual([]);
@@ -66,5 +76,42 @@ describe('nodepool-limits-reached on the pool and a Pending pod', () => {
     const under = await scanRule('nodepool-limits-reached', [symptoms('nodepool-under-limit-pending-pod.md')]);
     expect(under.findings).toEqual([]);
     expect(under.notEvaluated.map((n) => n.reason)).toEqual([expect.stringMatching(/^no Nodes or NodeClaims or Events in the snapshot/)]);
+  });
+});
+
+describe('node-stuck-draining on the drain events alone', () => {
+  const NODE = 'ip-10-81-44-17.us-east-2.compute.internal';
+
+  it('fires when the drain failures span longer than the threshold, saying the pods are not in the input', async () => {
+    const r = await scanRule('node-stuck-draining', [symptoms('drain-events-long.txt')]);
+    expect(r.findings.map((f) => [f.severity, `${f.object.kind}/${f.object.name}`, f.recordsOnly?.basis])).toEqual([['error', `Node/${NODE}`, 'events']]);
+    const [f] = r.findings;
+    // The get table's rows and the describe's Events table are one event each: 880 + 1311 + 212 occurrences.
+    expect(f!.message).toMatch(new RegExp(`^Node ${NODE.replace(/\./g, '\\.')} is stuck draining: its events show the drain failing for 2d4h \\(2403 events`));
+    expect(f!.message).toContain('The pods on it are not in the input');
+    expect(f!.recordsOnly!.confirmWith).toContain(`kubectl get pods -A -o wide --field-selector spec.nodeName=${NODE}`);
+    expect(f!.evidence.map((e) => e.value)).toEqual([
+      expect.stringContaining('FailedDraining: Failed to drain node, 3 pods are waiting to be evicted (x880'),
+      expect.stringContaining('FailedDraining: Failed to drain node, evicting pod search/opensearch-data-1 violates a PDB (x1311'),
+    ]);
+    expect(r.notEvaluated).toEqual([]);
+  });
+
+  it('states a drain failing for less than the threshold (a drain in progress), without judging it', async () => {
+    const r = await scanRule('node-stuck-draining', [symptoms('drain-events-short.txt')]);
+    expect(r.findings).toEqual([]);
+    expect(r.notEvaluated).toEqual([]);
+    expect(r.run.notEvaluatedFor).toEqual([
+      {
+        ruleId: 'node-stuck-draining',
+        stated: true,
+        reason: expect.stringMatching(/^Node ip-10-81-52-9\.us-east-2\.compute\.internal: its events show the drain failing for 5m .*not longer than the 30m a drain may take/),
+      },
+    ]);
+  });
+
+  it('fires on the short span too once the threshold is lower', async () => {
+    const r = await scanRule('node-stuck-draining', [symptoms('drain-events-short.txt')], { options: { 'node-stuck-draining': { threshold: '3m' } } });
+    expect(r.findings.map((f) => f.object.name)).toEqual(['ip-10-81-52-9.us-east-2.compute.internal']);
   });
 });
