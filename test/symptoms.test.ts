@@ -50,10 +50,16 @@ describe('nodeclass-not-ready on the node class alone', () => {
   it('fires on the described class of a get table, and states the undescribed one of the same table', async () => {
     const r = await scanRule('nodeclass-not-ready', [symptoms('ec2nodeclasses-two-not-ready.md')]);
     expect(r.findings.map((f) => [f.severity, `${f.object.kind}/${f.object.name}`])).toEqual([['error', 'EC2NodeClass/arm64']]);
-    expect(r.findings[0]!.message).toMatch(/^EC2NodeClass arm64 has been Ready=False for 7h18m: SecurityGroupsReady=False SecurityGroupsNotFound "SecurityGroupSelector did not match any SecurityGroups"\./);
+    expect(r.findings[0]!.message).toMatch(
+      /^EC2NodeClass arm64 has been Ready=False for 7h18m: SecurityGroupsReady=False SecurityGroupsNotFound "SecurityGroupSelector did not match any SecurityGroups"\./,
+    );
     expect(r.findings[0]!.message).toContain('Not confirmed: no Nodes or NodeClaims or Events in the snapshot');
     expect(r.run.notEvaluatedFor).toEqual([
-      { ruleId: 'nodeclass-not-ready', stated: true, reason: expect.stringMatching(/^EC2NodeClass x86 shows Ready=False, but not since when or which condition fails/) },
+      {
+        ruleId: 'nodeclass-not-ready',
+        stated: true,
+        reason: expect.stringMatching(/^EC2NodeClass x86 shows Ready=False, but not since when or which condition fails/),
+      },
     ]);
   });
 
@@ -105,7 +111,9 @@ describe('node-stuck-draining on the drain events alone', () => {
       {
         ruleId: 'node-stuck-draining',
         stated: true,
-        reason: expect.stringMatching(/^Node ip-10-81-52-9\.us-east-2\.compute\.internal: its events show the drain failing for 5m .*not longer than the 30m a drain may take/),
+        reason: expect.stringMatching(
+          /^Node ip-10-81-52-9\.us-east-2\.compute\.internal: its events show the drain failing for 5m .*not longer than the 30m a drain may take/,
+        ),
       },
     ]);
   });
@@ -113,5 +121,41 @@ describe('node-stuck-draining on the drain events alone', () => {
   it('fires on the short span too once the threshold is lower', async () => {
     const r = await scanRule('node-stuck-draining', [symptoms('drain-events-short.txt')], { options: { 'node-stuck-draining': { threshold: '3m' } } });
     expect(r.findings.map((f) => f.object.name)).toEqual(['ip-10-81-52-9.us-east-2.compute.internal']);
+  });
+});
+
+describe('node-unhealthy-not-repaired on a cut describe and a get row', () => {
+  const NODE = 'ip-10-20-140-9.eu-north-1.compute.internal';
+
+  it('fires at warning when the rows above Ready say the kubelet stopped posting status longer ago than the toleration', async () => {
+    const r = await scanRule('node-unhealthy-not-repaired', [symptoms('node-notready-describe-cut.md')]);
+    expect(r.findings.map((f) => [f.severity, `${f.object.kind}/${f.object.name}`])).toEqual([['warning', `Node/${NODE}`]]);
+    const [f] = r.findings;
+    expect(f!.message).toContain(`Node ${NODE} has had MemoryPressure=Unknown (Kubelet stopped posting node status.) for at least 19h25m`);
+    expect(f!.message).toContain('its Ready row is not in the input');
+    expect(f!.message).toContain(`Confirm with kubectl describe node ${NODE} (Conditions: Ready)`);
+    expect(f!.evidence[0]).toMatchObject({ path: '/status/conditions/0', source: expect.stringMatching(/node-notready-describe-cut\.md:31$/) });
+    expect(r.run.notEvaluatedFor).toEqual([]);
+  });
+
+  it('does not fire when the rows above Ready went Unknown within the toleration', async () => {
+    const r = await scanRule('node-unhealthy-not-repaired', [symptoms('node-notready-describe-cut.md')], { now: '2025-06-09T02:05:00Z' });
+    expect(r.findings).toEqual([]);
+  });
+
+  it('states a NotReady row of kubectl get nodes, which shows neither since when nor why', async () => {
+    const r = await scanRule('node-unhealthy-not-repaired', [symptoms('node-notready-row-only.txt')]);
+    expect(r.findings).toEqual([]);
+    expect(r.run.notEvaluatedFor).toEqual([
+      {
+        ruleId: 'node-unhealthy-not-repaired',
+        stated: true,
+        reason: expect.stringMatching(
+          new RegExp(
+            `^Node ${NODE.replace(/\./g, '\\.')} is NotReady in a \`kubectl get nodes\` table, which shows neither since when nor why, nor whether Karpenter manages it`,
+          ),
+        ),
+      },
+    ]);
   });
 });

@@ -216,7 +216,9 @@ const CASES: Case[] = [
     skipped: ['1 prose (2 paragraphs), not objects or logs'],
     // Two notifications without a time: the drain failed, for how long is not shown — stated, not judged.
     findings: [],
-    stated: [/^node-stuck-draining Node ip-10-0-37-118\.ec2\.internal: its events show the drain failing \(2 times; last "FailedDraining: Failed to drain node, 3 pods are waiting to be evicted"\)/],
+    stated: [
+      /^node-stuck-draining Node ip-10-0-37-118\.ec2\.internal: its events show the drain failing \(2 times; last "FailedDraining: Failed to drain node, 3 pods are waiting to be evicted"\)/,
+    ],
   },
   {
     file: 'zsh-prompt-pods-terminating.txt',

@@ -11,10 +11,12 @@ const ticket = (name: string) => join(FIXTURES, 'tickets', name);
 /** Per-object not-evaluated entries, the object label the report puts before each reason read back into a reference. */
 const perObject = (r: { run: { notEvaluatedFor: Array<{ ruleId: string; reason: string; stated?: boolean }> } }) =>
   // What the input states without a finding is not an object left unjudged.
-  r.run.notEvaluatedFor.filter((n) => !n.stated).map((n) => {
-    const m = /^(\S+) (?:([^/\s]+)\/)?(\S+) \([^)]*\): ([\s\S]*)$/.exec(n.reason)!;
-    return { ruleId: n.ruleId, object: { kind: m[1]!, namespace: m[2] ?? null, name: m[3]! }, reason: m[4]! };
-  });
+  r.run.notEvaluatedFor
+    .filter((n) => !n.stated)
+    .map((n) => {
+      const m = /^(\S+) (?:([^/\s]+)\/)?(\S+) \([^)]*\): ([\s\S]*)$/.exec(n.reason)!;
+      return { ruleId: n.ruleId, object: { kind: m[1]!, namespace: m[2] ?? null, name: m[3]! }, reason: m[4]! };
+    });
 const lineOf = (name: string, text: string) =>
   readFileSync(ticket(name), 'utf8')
     .split('\n')

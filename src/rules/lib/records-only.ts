@@ -101,10 +101,7 @@ export function seenText(s: Seen): string {
 }
 
 /** Reports, for every object the records name and the input does not hold whole, what the records say. */
-export function reportFromRecords(
-  ctx: Pick<RuleContext, 'snapshot' | 'report'> & Partial<Pick<RuleContext, 'statedNotJudged'>>,
-  rule: RecordsOnlyRule,
-): void {
+export function reportFromRecords(ctx: Pick<RuleContext, 'snapshot' | 'report'> & Partial<Pick<RuleContext, 'statedNotJudged'>>, rule: RecordsOnlyRule): void {
   const { snapshot } = ctx;
   const groups = new Map<string, { cause: StatedCause; logs: LogRecord[]; events: EventView[] }>();
   const add = (cause: StatedCause | undefined, log?: LogRecord, event?: EventView) => {
