@@ -31,6 +31,7 @@ function deep(value: unknown, anchorMs: number): unknown {
 export function showTimesAsAges(findings: Finding[], notEvaluated: NotEvaluated[], anchorMs: number): void {
   for (const f of findings) {
     f.message = timesAsAges(f.message, anchorMs);
+    if (f.data) f.data = deep(f.data, anchorMs) as typeof f.data;
     f.fix = timesAsAges(f.fix, anchorMs);
     for (const e of f.evidence) {
       e.value = deep(e.value, anchorMs);

@@ -3,7 +3,8 @@ import type { KubeObject } from '../kube/types.js';
 import { resolvePointer, showUnknowns } from '../kube/fields.js';
 import type { ObjectRef, Snapshot } from '../snapshot/snapshot.js';
 import { logText } from '../snapshot/messages/karpenter-logs.js';
-import { renderFix, type EvidenceInput, type FindingInput, type Severity } from './rule.js';
+import { renderFix, type EvidenceInput, type RenderedFindingInput, type Severity } from './rule.js';
+import type { MessageData } from './messages.js';
 
 export interface Evidence {
   object: ObjectRef | null;
@@ -18,6 +19,13 @@ export interface Finding {
   severity: Severity;
   object: ObjectRef;
   message: string;
+  /**
+   * The rule's message (`meta.messages`) the text was rendered from, and its placeholders' values: what tests and
+   * tools key on instead of the wording. The text may add the standard clauses the engine appends (the versions
+   * assumed, records only, not confirmed), which are not in the template.
+   */
+  messageId?: string;
+  data?: MessageData;
   fix: string;
   evidence: Evidence[];
   related: Array<{ kind: string; name: string; namespace?: string }>;
@@ -66,7 +74,7 @@ export function anchorOf(f: Finding): FindingAnchor {
   return (f as Finding & { [ANCHOR]?: FindingAnchor })[ANCHOR] ?? { object: null, pointer: '' };
 }
 
-export function buildFinding(ruleId: string, defaultSeverity: Severity, input: FindingInput, snapshot: Snapshot): Finding {
+export function buildFinding(ruleId: string, defaultSeverity: Severity, input: RenderedFindingInput, snapshot: Snapshot): Finding {
   const finding = assembleFinding(ruleId, defaultSeverity, input, snapshot);
   const object = isKubeObject(input.object) ? input.object : null;
   const pointer = input.pointer ?? input.evidence.find((e) => object && e.object === object && e.path)?.path ?? '';
@@ -90,7 +98,7 @@ function commandSpans(text: string): string {
     .join(' and ');
 }
 
-function assembleFinding(ruleId: string, defaultSeverity: Severity, input: FindingInput, snapshot: Snapshot): Finding {
+function assembleFinding(ruleId: string, defaultSeverity: Severity, input: RenderedFindingInput, snapshot: Snapshot): Finding {
   const object = isKubeObject(input.object) ? snapshot.ref(input.object) : input.object;
   let message = input.assumes ? `${input.message} (version unknown: assumes ${input.assumes})` : input.message;
   const basis = input.recordsOnly ? recordsBasis(input) : undefined;
@@ -100,6 +108,7 @@ function assembleFinding(ruleId: string, defaultSeverity: Severity, input: Findi
     severity: input.severity ?? defaultSeverity,
     object,
     message: showUnknowns(message),
+    ...(input.messageId !== undefined ? { messageId: input.messageId, data: showUnknowns({ ...input.data }) } : {}),
     fix: showUnknowns(renderFix(input.fix)),
     evidence: input.evidence.map((e) => buildEvidence(e, snapshot)),
     related: (input.related ?? []).map((r) => {
@@ -110,7 +119,7 @@ function assembleFinding(ruleId: string, defaultSeverity: Severity, input: Findi
   };
 }
 
-function recordsBasis(input: FindingInput): 'logs' | 'events' | 'logs and events' {
+function recordsBasis(input: RenderedFindingInput): 'logs' | 'events' | 'logs and events' {
   const logs = input.evidence.some((e) => e.log);
   const events = input.evidence.some((e) => e.event);
   return logs && events ? 'logs and events' : logs ? 'logs' : 'events';

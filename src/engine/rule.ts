@@ -6,6 +6,7 @@ import type { KubeObject, LogRecord } from '../kube/types.js';
 import type { EventView } from '../snapshot/events.js';
 import type { InputName } from '../kube/kinds.js';
 import type { Snapshot, ObjectRef } from '../snapshot/snapshot.js';
+import type { MessageData, MessageRef, MessageTemplates } from './messages.js';
 
 export type Severity = 'error' | 'warning' | 'info';
 
@@ -36,7 +37,7 @@ export type RuleOptions = Readonly<Record<string, RuleOption>>;
  */
 export type FixSteps = readonly string[];
 
-export interface RuleMeta<Id extends string = string, O extends RuleOptions = RuleOptions> {
+export interface RuleMeta<Id extends string = string, O extends RuleOptions = RuleOptions, M extends MessageTemplates = MessageTemplates> {
   id: Id;
   title: string;
   category: Category;
@@ -72,6 +73,11 @@ export interface RuleMeta<Id extends string = string, O extends RuleOptions = Ru
   examples?: { bad: string; good: string };
   references: string[];
   options?: O;
+  /**
+   * The rule's messages by id, each one template with `{{name}}` placeholders (engine/messages.ts): findings report
+   * `{ messageId, data }` and the runner renders the text; JSON and SARIF carry the id and the values besides it.
+   */
+  messages?: M;
   /**
    * For rules that explain why a node is not reclaimed: where the cause stands in the order a reader should check
    * (docs/karpenter-behaviour.md §7.11), so the report can show each node's first blocker and the secondary ones.
@@ -124,12 +130,23 @@ export interface EvidenceInput {
   headerFact?: true;
 }
 
-export interface FindingInput {
+/** What a finding says: one of the rule's declared messages and its values (or, until every rule declares them, the text). */
+/** A rule without `meta.messages` (yet): its reports carry their text. */
+export type NoMessages = Record<never, string>;
+
+export type FindingText<M extends MessageTemplates = NoMessages> = MessageRef<M> | { message: string; messageId?: never; data?: never };
+
+/** A report: what the finding is about and rests on, and what it says (`FindingText`). */
+export type FindingInput<M extends MessageTemplates = NoMessages> = FindingFields & FindingText<M>;
+
+/** A report once the runner rendered its text: the message, and the id and values it came from when declared. */
+export type RenderedFindingInput = FindingFields & { message: string; messageId?: string; data?: MessageData };
+
+export interface FindingFields {
   /** What a user opens first to fix it (a KubeObject from the snapshot, or a bare reference). */
   object: KubeObject | ObjectRef;
   /** Overrides the default severity (e.g. escalation to error when the harm is already happening). */
   severity?: Severity;
-  message: string;
   fix: FixSteps;
   /**
    * JSON pointer, inside `object`, of the field to change (SARIF and the CI annotations point at its line and column;
@@ -156,13 +173,13 @@ export interface FindingInput {
 /** Resolved option values, one per declared option: durations in ms, percents as 0–1 fractions, numbers as given. */
 export type OptionValues<O extends RuleOptions> = { readonly [K in keyof O]: number };
 
-export interface RuleContext<O extends RuleOptions = RuleOptions> {
+export interface RuleContext<O extends RuleOptions = RuleOptions, M extends MessageTemplates = NoMessages> {
   readonly snapshot: Snapshot;
   /** Reference time in ms (never the wall clock for dumps). */
   readonly now: number;
   /** Defaults merged with user settings: every option the rule declares has a value. */
   readonly options: OptionValues<O>;
-  report(finding: FindingInput): void;
+  report(finding: FindingInput<M>): void;
   /** The rule ran but could not judge everything (e.g. inputs it found only at run time): says what and why. */
   notEvaluated(reason: string): void;
   /**
@@ -178,14 +195,27 @@ export interface RuleContext<O extends RuleOptions = RuleOptions> {
   statedNotJudged(reason: string): void;
 }
 
+/** A rule as the registry and the runner hold it: any declared messages, reported by id (the runner renders them). */
 export interface Rule<Id extends string = string, O extends RuleOptions = RuleOptions> {
   meta: RuleMeta<Id, O>;
-  check(ctx: RuleContext<O>): void;
+  check(ctx: RuleContext<O, MessageTemplates>): void;
 }
 
-/** Keeps the rule's id as a literal type (for the registry's `RuleId`) and types `ctx.options` from `meta.options`. */
-export function defineRule<const Id extends string, const O extends RuleOptions = Record<never, RuleOption>>(rule: Rule<Id, O>): Rule<Id, O> {
-  return rule;
+/** A rule as its module writes it: `ctx.report` takes only the ids `meta.messages` declares, with their placeholders. */
+export interface RuleDefinition<Id extends string, O extends RuleOptions, M extends MessageTemplates> {
+  meta: RuleMeta<Id, O, M>;
+  check(ctx: RuleContext<O, M>): void;
+}
+
+/**
+ * Keeps the rule's id as a literal type (for the registry's `RuleId`), types `ctx.options` from `meta.options` and
+ * `ctx.report`'s `messageId`/`data` from `meta.messages` (an undeclared id or a missing placeholder does not compile).
+ */
+export function defineRule<const Id extends string, const O extends RuleOptions = Record<never, RuleOption>, const M extends MessageTemplates = NoMessages>(
+  rule: RuleDefinition<Id, O, M>,
+): Rule<Id, O> {
+  // The typed context is a narrowing of the one the runner passes (which checks ids and placeholders at run time too).
+  return rule as unknown as Rule<Id, O>;
 }
 
 /** The one place fix steps are numbered: a single step as written, several as `1. …`, `2. …`. */

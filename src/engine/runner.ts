@@ -9,7 +9,8 @@ import { INPUTS } from '../kube/kinds.js';
 import type { ObjectRef, Snapshot } from '../snapshot/snapshot.js';
 import { parseDuration } from '../kube/units.js';
 import { SEVERITY_RANK, buildFinding, isKubeObject, type Finding, type NotEvaluated } from './findings.js';
-import type { Rule, RuleMeta, Severity } from './rule.js';
+import type { FindingInput, RenderedFindingInput, Rule, RuleMeta, Severity } from './rule.js';
+import { renderMessage, type MessageTemplates } from './messages.js';
 import { didYouMean } from './suggest.js';
 import { displayName } from '../kube/fields.js';
 import { restsOnUnknown, unknownReason } from './unknowns.js';
@@ -112,7 +113,8 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig, m
         snapshot,
         now: snapshot.referenceTime.ms,
         options,
-        report: (input) => {
+        report: (raw) => {
+          const input = renderText(meta, raw);
           // An object the API server would refuse never reaches Karpenter: its rejection is the one diagnosis.
           if (judgesAdmission && !meta.judgesAdmission && isKubeObject(input.object) && snapshot.wouldNeverBeAdmitted(input.object)) return;
           // Run for its records only: what its object checks make of the incomplete input is not a verdict.
@@ -164,6 +166,13 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig, m
   const perObject = [...notEvaluatedFor.values()];
   if (snapshot.agesOnly) showTimesAsAges(findings, [...notEvaluated, ...perObject], snapshot.referenceTime.ms);
   return { findings, notEvaluated, notEvaluatedFor: perObject, timings, ...(measureHeap ? { heapDeltas } : {}) };
+}
+
+/** The report's text: its declared message rendered with its values (a bug in the rule throws, caught as an internal error). */
+function renderText(meta: RuleMeta, input: FindingInput<MessageTemplates>): RenderedFindingInput {
+  if (input.messageId === undefined) return input as RenderedFindingInput;
+  const data = input.data ?? {};
+  return { ...input, message: renderMessage(meta.id, meta.messages, input.messageId, data), messageId: input.messageId, data };
 }
 
 /** V8's own count: process.memoryUsage() also reads the resident set from the OS, too slow to call around each rule. */

@@ -8,7 +8,7 @@ import { UNKNOWN_VALUE, type KubeObject, type UnknownValue } from '../kube/types
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { displayName, nameOf, touchesUnknown } from '../kube/fields.js';
 import { isKubeObject } from './findings.js';
-import type { FindingInput } from './rule.js';
+import type { RenderedFindingInput } from './rule.js';
 
 export interface RestsOnUnknown {
   /** The object the finding was about (what is not evaluated). */
@@ -18,7 +18,7 @@ export interface RestsOnUnknown {
   unknown: UnknownValue;
 }
 
-export function restsOnUnknown(input: FindingInput, snapshot: Snapshot): RestsOnUnknown | undefined {
+export function restsOnUnknown(input: RenderedFindingInput, snapshot: Snapshot): RestsOnUnknown | undefined {
   const hit = unknownRead(input, snapshot);
   if (!hit) return undefined;
   const o = input.object;
@@ -28,7 +28,7 @@ export function restsOnUnknown(input: FindingInput, snapshot: Snapshot): RestsOn
   return { subject, ...hit };
 }
 
-function unknownRead(input: FindingInput, snapshot: Snapshot): Omit<RestsOnUnknown, 'subject'> | undefined {
+function unknownRead(input: RenderedFindingInput, snapshot: Snapshot): Omit<RestsOnUnknown, 'subject'> | undefined {
   const reads: Array<{ object: KubeObject; pointer: string | undefined; value?: unknown }> = [];
   if (isKubeObject(input.object)) reads.push({ object: input.object, pointer: input.pointer });
   for (const e of input.evidence) if (e.object && !e.presenceOnly) reads.push({ object: e.object, pointer: e.path, value: e.value });

@@ -1,0 +1,61 @@
+/**
+ * Messages as data (as ESLint's `meta.messages` / `messageId` / `data`): a rule declares each wording once, as one
+ * template with `{{name}}` placeholders, and reports an id and the values. The text is rendered here, once, so reports
+ * and tests can key on the id and the values and the wording can change in one place.
+ *
+ * A template is one string. A clause that only some findings carry is a placeholder whose value is the clause or ''
+ * (`'{{name}} is not ready{{since}}.'` with `since: ' since 2026-12-02T10:00Z'` or `since: ''`): the wording of the
+ * clause lives at the report call, the position and the sentence around it here.
+ */
+
+/** A rule's messages by id. */
+export type MessageTemplates = Readonly<Record<string, string>>;
+
+/** The values of a message's placeholders. Numbers print as JavaScript prints them. */
+export type MessageData = Readonly<Record<string, string | number>>;
+
+/** The placeholder names of a template literal type: `Placeholders<'{{a}} and {{b}}'>` is `'a' | 'b'`. */
+export type Placeholders<T extends string> = T extends `${string}{{${infer P}}}${infer Rest}` ? P | Placeholders<Rest> : never;
+
+/** The `data` a message needs: exactly its placeholders (none → `data` may be left out); any for a template typed `string`. */
+export type DataFor<T extends string> = string extends T
+  ? { data?: MessageData }
+  : [Placeholders<T>] extends [never]
+    ? { data?: Readonly<Record<string, never>> }
+    : { data: { readonly [P in Placeholders<T>]: string | number } };
+
+/** One of the rule's declared messages, by id, with the values its placeholders need. */
+export type MessageRef<M extends MessageTemplates> = {
+  [K in keyof M & string]: { messageId: K; message?: never } & DataFor<M[K]>;
+}[keyof M & string];
+
+const PLACEHOLDER = /\{\{\s*([A-Za-z_][\w]*)\s*\}\}/g;
+
+/** The placeholder names a template uses, in order of first use (SARIF numbers its arguments in this order). */
+export function placeholders(template: string): string[] {
+  const names: string[] = [];
+  for (const m of template.matchAll(PLACEHOLDER)) if (!names.includes(m[1]!)) names.push(m[1]!);
+  return names;
+}
+
+/** A message id the rule does not declare, or a placeholder without a value: a bug in the rule, never the input's fault. */
+export class MessageError extends Error {}
+
+/** The text of one message. Throws MessageError on an undeclared id or a missing placeholder. */
+export function renderMessage(ruleId: string, templates: MessageTemplates | undefined, messageId: string, data: MessageData = {}): string {
+  const template = templates && Object.hasOwn(templates, messageId) ? templates[messageId] : undefined;
+  if (template === undefined) {
+    const known = Object.keys(templates ?? {});
+    throw new MessageError(`${ruleId}: no message "${messageId}" in meta.messages (declared: ${known.length ? known.join(', ') : 'none'})`);
+  }
+  return fillTemplate(ruleId, messageId, template, data);
+}
+
+/** `{{name}}` → `data.name`; also used to show a template with stand-ins (SARIF's `{0}`, docs). */
+export function fillTemplate(ruleId: string, messageId: string, template: string, data: MessageData): string {
+  return template.replace(PLACEHOLDER, (_, name: string) => {
+    const value = Object.hasOwn(data, name) ? data[name] : undefined;
+    if (value === undefined || value === null) throw new MessageError(`${ruleId}: message "${messageId}" needs a value for {{${name}}}`);
+    return String(value);
+  });
+}
