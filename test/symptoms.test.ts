@@ -131,6 +131,7 @@ describe('node-unhealthy-not-repaired on a cut describe and a get row', () => {
     const r = await scanRule('node-unhealthy-not-repaired', [symptoms('node-notready-describe-cut.md')]);
     expect(r.findings.map((f) => [f.severity, `${f.object.kind}/${f.object.name}`])).toEqual([['warning', `Node/${NODE}`]]);
     const [f] = r.findings;
+    expect(f).toMatchObject({ messageId: 'readyUnseen', data: { node: NODE, condition: 'MemoryPressure', since: 'for at least 19h25m' } });
     expect(f!.message).toContain(`Node ${NODE} has had MemoryPressure=Unknown (Kubelet stopped posting node status.) for at least 19h25m`);
     expect(f!.message).toContain('its Ready row is not in the input');
     expect(f!.message).toContain(`Confirm with kubectl describe node ${NODE} (Conditions: Ready)`);

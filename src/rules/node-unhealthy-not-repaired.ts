@@ -1,4 +1,4 @@
-import { defineRule, type EvidenceInput, type FixSteps, type RuleContext } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type FixSteps, type RuleContext, type RuleOptions } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import { commandName, condition, conditions, type Condition } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
@@ -9,6 +9,14 @@ import { heldFor, heldLongerThan, karpenterFacts, listNames, podName, unknownOn,
 import { UNREACHABLE_TAINT } from '../kube/well-known.js';
 import { nodeTaint } from '../snapshot/nodes.js';
 import { pushAll } from '../kube/lists.js';
+
+/** Messages this rule reports by id (meta.messages). */
+const MESSAGES = {
+  readyUnseen:
+    'Node {{node}} has had {{condition}}=Unknown ({{why}}) {{since}} and is still in the cluster; its Ready row is not in the input ' +
+    '(the describe was cut above it), but the node controller marks Ready Unknown with the others: {{verdict}}. ' +
+    'Confirm with kubectl describe node {{node}} (Conditions: Ready).',
+} as const;
 
 export default defineRule({
   meta: {
@@ -45,6 +53,7 @@ export default defineRule({
     options: {
       toleration: { type: 'duration', default: '30m', description: 'how long Ready may be Unknown/False before it is a problem (Karpenter repair toleration)' },
     },
+    messages: MESSAGES,
   },
 
   check(ctx) {
@@ -146,7 +155,7 @@ function notReadyStated(node: KubeObject, karpenter: boolean): string {
 
 /** Ready's own row was not seen: the symptom rests on its siblings' transition, at warning until Ready itself is shown. */
 function reportUnseenReady(
-  ctx: Pick<RuleContext, 'snapshot' | 'report' | 'notEvaluatedFor'>,
+  ctx: Pick<RuleContext<RuleOptions, typeof MESSAGES>, 'snapshot' | 'report' | 'notEvaluatedFor'>,
   node: KubeObject,
   stopped: Condition,
   toleration: number,
@@ -171,10 +180,14 @@ function reportUnseenReady(
   ctx.report({
     object: node,
     severity: 'warning',
-    message:
-      `Node ${name} has had ${stopped.type}=Unknown (${stopped.message ?? stopped.reason}) ${heldFor(stopped.lastTransitionTime, snapshot)} and is still in the cluster; ` +
-      `its Ready row is not in the input (the describe was cut above it), but the node controller marks Ready Unknown with the others: ${verdict.text}. ` +
-      `Confirm with kubectl describe node ${name} (Conditions: Ready).`,
+    messageId: 'readyUnseen',
+    data: {
+      node: name,
+      condition: stopped.type,
+      why: stopped.message ?? stopped.reason ?? 'NodeStatusUnknown',
+      since: heldFor(stopped.lastTransitionTime, snapshot) ?? '',
+      verdict: verdict.text,
+    },
     fix: fixText(name, claim, version),
     evidence,
     ...(claim ? { related: [claim.object] } : {}),
