@@ -160,3 +160,37 @@ describe('node-unhealthy-not-repaired on a cut describe and a get row', () => {
     ]);
   });
 });
+
+describe('a NodeClaim that shows its registration failing, without Nodes in the input', () => {
+  it('unregistered-taint-problem: Registered=False UnregisteredTaintNotFound and its transition event', async () => {
+    const r = await scanRule('unregistered-taint-problem', [symptoms('nodeclaim-registered-false-taint.md')]);
+    expect(r.snapshot.has('Node')).toBe(false);
+    expect(r.findings.map((f) => [f.severity, `${f.object.kind}/${f.object.name}`])).toEqual([['error', 'NodeClaim/bottlerocket-spot-8xq2m']]);
+    const [f] = r.findings;
+    // The paste's latest time is the transition itself: since when, not "for 0s".
+    expect(f!.message).toContain('Registered=False (UnregisteredTaintNotFound) since 2025-01-21T10:04:18Z, 1 Registered event(s)');
+    expect(f!.evidence.map((e) => (e.object?.kind === 'Event' ? e.value : e.path))).toEqual([
+      '/status/conditions/1',
+      expect.stringContaining('Reason: UnregisteredTaintNotFound, Message: Invalid Node, karpenter.sh/unregistered taint not found on node'),
+    ]);
+  });
+
+  it('nodeclaim-not-registered: Registered=Unknown NodeNotFound for 40m, its age given by a get table', async () => {
+    const r = await scanRule('nodeclaim-not-registered', [symptoms('nodeclaim-not-registered-describe.md')]);
+    expect(r.snapshot.has('Node')).toBe(false);
+    expect(r.findings.map((f) => [f.severity, `${f.object.kind}/${f.object.name}`])).toEqual([['error', 'NodePool/general-arm']]);
+    expect(r.findings[0]!.message).toMatch(
+      /^NodeClaim general-arm-5kq7w launched at 2025-03-04T10:02:39Z and not registered for at least 40m \(Registered=Unknown NodeNotFound: "Node not registered with cluster"\)\. Its NodePool general-arm is not in the input\./,
+    );
+  });
+
+  it('nodeclaim-not-registered: the same claim 14m after launch is not judged (the timeout is 15m)', async () => {
+    const r = await scanRule('nodeclaim-not-registered', [symptoms('nodeclaim-not-registered-describe.md')], { now: '2025-03-04T10:16:40Z' });
+    expect(r.findings).toEqual([]);
+  });
+
+  it('nodeclaim-not-registered leaves the missing taint to unregistered-taint-problem: one diagnosis', async () => {
+    const r = await scanRule('nodeclaim-not-registered', [symptoms('nodeclaim-registered-false-taint.md')]);
+    expect(r.findings).toEqual([]);
+  });
+});
