@@ -194,3 +194,59 @@ describe('a NodeClaim that shows its registration failing, without Nodes in the 
     expect(r.findings).toEqual([]);
   });
 });
+
+describe("volume rules on a Pending pod's events alone", () => {
+  it('pv-zone-unreachable: "volume node affinity conflict" for 56m, alternating with Karpenter\'s nominations, at warning', async () => {
+    const r = await scanRule('pv-zone-unreachable', [symptoms('pod-pending-volume-conflict.txt')]);
+    expect(r.findings.map((f) => [f.severity, `${f.object.kind}/${f.object.namespace}/${f.object.name}`, f.recordsOnly?.basis])).toEqual([
+      ['warning', 'Pod/db/pg-main-0', 'events'],
+    ]);
+    const [f] = r.findings;
+    expect(f!.message).toMatch(/^Pod db\/pg-main-0 has been Pending with "volume node affinity conflict" for 56m \(31 times between/);
+    expect(f!.message).toContain('while Karpenter nominated it for a node 9 times and kube-scheduler still refused');
+    expect(f!.message).toContain('No PersistentVolumes or PersistentVolumeClaims or NodePools are in the input, so which zone its volume is pinned to');
+    expect(f!.recordsOnly!.confirmWith).toBe('kubectl get pv -o yaml and kubectl get pvc -A -o yaml and kubectl get nodepools -o yaml');
+    expect(r.notEvaluated).toEqual([]);
+  });
+
+  it('pv-zone-unreachable: a conflict shorter than conflictFor is stated, not judged', async () => {
+    const r = await scanRule('pv-zone-unreachable', [symptoms('pod-pending-volume-conflict.txt')], {
+      options: { 'pv-zone-unreachable': { conflictFor: '2h' } },
+    });
+    expect(r.findings).toEqual([]);
+    expect(r.run.notEvaluatedFor).toEqual([
+      {
+        ruleId: 'pv-zone-unreachable',
+        stated: true,
+        reason: expect.stringMatching(
+          /^Pod db\/pg-main-0: kube-scheduler reported "volume node affinity conflict" 31 times .* over 56m; not a finding while that is not longer than 2h/,
+        ),
+      },
+    ]);
+  });
+
+  it('pvc-references-missing-object: kube-scheduler names a claim that does not exist, 41 times over 3h', async () => {
+    const r = await scanRule('pvc-references-missing-object', [symptoms('pod-pending-pvc-not-found.txt')]);
+    expect(r.findings.map((f) => [f.severity, `${f.object.kind}/${f.object.namespace}/${f.object.name}`, f.recordsOnly?.basis])).toEqual([
+      ['error', 'PersistentVolumeClaim/metrics/wal-ingester-2', 'events'],
+    ]);
+    expect(r.findings[0]!.message).toMatch(
+      /^PersistentVolumeClaim metrics\/wal-ingester-2, which Pod metrics\/ingester-2 mounts, does not exist: kube-scheduler said so 41 times/,
+    );
+    expect(r.findings[0]!.recordsOnly!.confirmWith).toBe('kubectl -n metrics get pvc -o yaml');
+  });
+
+  it('pvc-references-missing-object: said once (a race with the claim being created) is stated, not judged', async () => {
+    const r = await scanRule('pvc-references-missing-object', [symptoms('pod-pending-pvc-not-found-once.txt')]);
+    expect(r.findings).toEqual([]);
+    expect(r.run.notEvaluatedFor).toEqual([
+      {
+        ruleId: 'pvc-references-missing-object',
+        stated: true,
+        reason: expect.stringMatching(
+          /^Pod metrics\/ingester-2 mounts PersistentVolumeClaim metrics\/wal-ingester-2, which did not exist once .*once may be a race/,
+        ),
+      },
+    ]);
+  });
+});

@@ -73,6 +73,7 @@ const KINDS: Record<string, string> = {
   Machine: KIND.Machine,
   Provisioner: KIND.Provisioner,
   PodDisruptionBudget: KIND.PodDisruptionBudget,
+  PersistentVolumeClaim: KIND.PersistentVolumeClaim,
   EC2NodeClass: KIND.EC2NodeClass,
   AWSNodeTemplate: KIND.AWSNodeTemplate,
 };
