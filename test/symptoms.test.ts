@@ -250,3 +250,21 @@ describe("volume rules on a Pending pod's events alone", () => {
     ]);
   });
 });
+
+describe("nodepool-missing-nodeclass on the pool's own condition", () => {
+  it('fires on NodeClassReady=False NodeClassNotFound with no node classes in the input, saying what would confirm it', async () => {
+    const r = await scanRule('nodepool-missing-nodeclass', [symptoms('nodepool-nodeclass-not-found.md')]);
+    expect(r.findings.map((f) => [f.severity, `${f.object.kind}/${f.object.name}`])).toEqual([['error', 'NodePool/gpu']]);
+    expect(r.findings[0]!.message).toMatch(
+      /^NodePool gpu reports NodeClassReady=False since 2025-05-21T16:40:03Z: its EC2NodeClass ml-gpu does not exist on the cluster/,
+    );
+    expect(r.findings[0]!.message).toContain('Not confirmed: no node classes (EC2NodeClass, AKSNodeClass) in the snapshot');
+    expect(r.notEvaluated).toEqual([]);
+  });
+
+  it('is not evaluated when the pool says its node class is Ready: only the node classes could show more', async () => {
+    const r = await scanRule('nodepool-missing-nodeclass', [symptoms('nodepool-nodeclass-ready.md')]);
+    expect(r.findings).toEqual([]);
+    expect(r.notEvaluated.map((n) => n.reason)).toEqual([expect.stringMatching(/^no node classes \(EC2NodeClass, AKSNodeClass\) in the snapshot/)]);
+  });
+});
