@@ -268,3 +268,25 @@ describe("nodepool-missing-nodeclass on the pool's own condition", () => {
     expect(r.notEvaluated.map((n) => n.reason)).toEqual([expect.stringMatching(/^no node classes \(EC2NodeClass, AKSNodeClass\) in the snapshot/)]);
   });
 });
+
+describe('startup-taint-not-removed on the node alone', () => {
+  const NODE = 'ip-10-30-71-18.ap-northeast-1.compute.internal';
+
+  it("fires at warning on a node agent's taint and no initialized label 3h7m after creation, without NodeClaims", async () => {
+    const r = await scanRule('startup-taint-not-removed', [symptoms('node-startup-taint-describe.md')]);
+    expect(r.findings.map((f) => [f.severity, `${f.object.kind}/${f.object.name}`])).toEqual([['warning', `Node/${NODE}`]]);
+    const [f] = r.findings;
+    expect(f!.message).toContain(
+      `Node ${NODE} still carries startup taint node.cilium.io/agent-not-ready=true:NoExecute 3h7m after it was created and has no karpenter.sh/initialized label`,
+    );
+    expect(f!.message).toContain('Its NodeClaim is not in the input');
+    expect(f!.message).toContain('Not confirmed: no NodeClaims in the snapshot');
+    expect(f!.evidence.map((e) => e.path)).toEqual(['/spec/taints/0', '/metadata/labels']);
+  });
+
+  it('is not evaluated when the node is initialized: the taint is then an ordinary one, and only the NodeClaim could say more', async () => {
+    const r = await scanRule('startup-taint-not-removed', [symptoms('node-startup-taint-initialized.md')]);
+    expect(r.findings).toEqual([]);
+    expect(r.notEvaluated.map((n) => n.reason)).toEqual([expect.stringMatching(/^no NodeClaims in the snapshot/)]);
+  });
+});
