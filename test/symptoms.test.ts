@@ -290,3 +290,17 @@ describe('startup-taint-not-removed on the node alone', () => {
     expect(r.notEvaluated.map((n) => n.reason)).toEqual([expect.stringMatching(/^no NodeClaims in the snapshot/)]);
   });
 });
+
+describe('a console record the terminal cut at its width, mid-word', () => {
+  it('is joined before matching: the provisioner\'s "exceed limits" record names its Provisioner', async () => {
+    const r = await scanRule('nodepool-limits-reached', [symptoms('logs-terminal-wrapped-limits-v0.31.txt')]);
+    expect(r.load.logs.map((l) => [l.provenance.line, l.message, l.fields.pod])).toEqual([
+      [4, 'Could not schedule pod, all available instance types exceed limits for provisioner: "ci-runners"', 'gitlab/runner-k7p2x-project-88-concurrent-0'],
+      [7, 'Could not schedule pod, all available instance types exceed limits for provisioner: "ci-runners"', 'gitlab/runner-k7p2x-project-88-concurrent-1'],
+    ]);
+    expect(r.load.skipped.map((s) => s.reason)).toEqual(['prose (1 paragraph), not objects or logs']);
+    expect(r.findings.map((f) => [f.severity, `${f.object.kind}/${f.object.name}`, f.recordsOnly?.basis])).toEqual([
+      ['warning', 'Provisioner/ci-runners', 'logs'],
+    ]);
+  });
+});
