@@ -215,12 +215,16 @@ describe('pv-zone-unreachable', () => {
 });
 
 describe('Node conditions a kubectl get nodes row does not show', () => {
-  it('node-unhealthy-not-repaired: a NotReady row says neither Ready=False or Unknown nor since when', async () => {
-    expect(await notEvaluated('node-unhealthy-not-repaired', 'get-nodes-show-labels.txt')).toEqual([
-      [
-        'Node ip-10-8-9-71.eu-west-1.compute.internal',
-        'a `kubectl get` table does not show status.conditions: add `kubectl get node ip-10-8-9-71.eu-west-1.compute.internal -o yaml`',
-      ],
+  it('node-unhealthy-not-repaired: a NotReady row says neither Ready=False or Unknown nor since when: stated, not judged', async () => {
+    const r = await scanRule('node-unhealthy-not-repaired', [partial('get-nodes-show-labels.txt')]);
+    expect(r.findings).toEqual([]);
+    expect(r.run.notEvaluatedFor).toEqual([
+      {
+        ruleId: 'node-unhealthy-not-repaired',
+        stated: true,
+        reason:
+          "Node ip-10-8-9-71.eu-west-1.compute.internal is NotReady in a `kubectl get nodes` table, which shows neither since when nor why; not a finding until that is known: kubectl describe node ip-10-8-9-71.eu-west-1.compute.internal (Conditions, Ready's LastTransitionTime) shows it.",
+      },
     ]);
   });
   it('node-memory-pressure: no row shows MemoryPressure', async () => {

@@ -9,11 +9,14 @@ import { FIXTURES, TEST_CRDS, scan } from './support/scan.js';
 
 const ticket = (name: string) => join(FIXTURES, 'tickets', name);
 /** Per-object not-evaluated entries, the object label the report puts before each reason read back into a reference. */
-const perObject = (r: { run: { notEvaluatedFor: Array<{ ruleId: string; reason: string }> } }) =>
-  r.run.notEvaluatedFor.map((n) => {
-    const m = /^(\S+) (?:([^/\s]+)\/)?(\S+) \([^)]*\): ([\s\S]*)$/.exec(n.reason)!;
-    return { ruleId: n.ruleId, object: { kind: m[1]!, namespace: m[2] ?? null, name: m[3]! }, reason: m[4]! };
-  });
+const perObject = (r: { run: { notEvaluatedFor: Array<{ ruleId: string; reason: string; stated?: boolean }> } }) =>
+  // What the input states without a finding is not an object left unjudged.
+  r.run.notEvaluatedFor
+    .filter((n) => !n.stated)
+    .map((n) => {
+      const m = /^(\S+) (?:([^/\s]+)\/)?(\S+) \([^)]*\): ([\s\S]*)$/.exec(n.reason)!;
+      return { ruleId: n.ruleId, object: { kind: m[1]!, namespace: m[2] ?? null, name: m[3]! }, reason: m[4]! };
+    });
 const lineOf = (name: string, text: string) =>
   readFileSync(ticket(name), 'utf8')
     .split('\n')
@@ -253,15 +256,17 @@ describe('diagnosis from controller logs alone, in every generation where the me
 describe('diagnosis from events alone', () => {
   it('the older events layout: a PDB named by DisruptionBlocked, and the node FailedDraining names', async () => {
     const r = await scan([ticket('get-events-old-layout.txt')], { now: '2024-05-06T12:00:00Z' });
+    // The refused evictions span 3h, longer than a drain may take: the node is stuck draining, and the PDB is why.
     expect(r.findings.map((f) => [f.ruleId, f.object.kind, f.object.namespace, f.object.name, f.recordsOnly?.basis])).toEqual([
+      ['node-stuck-draining', 'Node', null, 'ip-172-31-20-144.us-west-2.compute.internal', 'events'],
       ['pdb-blocks-eviction', 'Node', null, 'ip-172-31-20-144.us-west-2.compute.internal', 'events'],
       ['pdb-blocks-eviction', 'PodDisruptionBudget', 'payments', 'ledger', 'events'],
     ]);
-    expect(r.findings[0]!.message).toBe(
+    expect(r.findings[1]!.message).toBe(
       'Node ip-172-31-20-144.us-west-2.compute.internal cannot be drained: a PodDisruptionBudget refuses the eviction (pod payments/ledger-0), 37 times between 2024-05-06T09:00:00Z and 2024-05-06T11:58:00Z ' +
         '("FailedDraining: Failed to drain node, evicting pod payments/ledger-0 violates a PDB"). (from events only: confirm with `kubectl get pdb -A -o yaml` and `kubectl get pods -A -o wide`)',
     );
-    expect(r.findings[1]!.evidence[0]).toMatchObject({
+    expect(r.findings[2]!.evidence[0]).toMatchObject({
       source: `${ticket('get-events-old-layout.txt')}:3`,
       value: 'DisruptionBlocked: Cannot disrupt Node: pdb "payments/ledger" prevents pod evictions (x24 since 2024-05-06T10:00:00Z)',
     });
@@ -323,8 +328,9 @@ describe('reclaim causes stated by events alone (kubectl get events, current lay
     ]);
     const draining = r.findings.find((f) => f.ruleId === 'node-stuck-draining')!;
     expect(draining.message).toBe(
-      'Node ip-10-3-14-201.ap-southeast-2.compute.internal is stuck draining: Karpenter failed to drain it 44 times between 2025-08-19T23:00:00Z and 2025-08-20T05:56:00Z ' +
-        '("FailedDraining: Failed to drain node, 2 pods are waiting to be evicted"). (from events only: confirm with `kubectl get node ip-10-3-14-201.ap-southeast-2.compute.internal -o yaml` and `kubectl get pods -A -o wide --field-selector spec.nodeName=ip-10-3-14-201.ap-southeast-2.compute.internal`)',
+      'Node ip-10-3-14-201.ap-southeast-2.compute.internal is stuck draining: its events show the drain failing for 6h56m (44 events between 2025-08-19T23:00:00Z and 2025-08-20T05:56:00Z; ' +
+        'last "FailedDraining: Failed to drain node, 2 pods are waiting to be evicted"). The pods on it are not in the input, so what holds it ' +
+        '(a PDB at 0 allowed disruptions, a do-not-disrupt pod, a finalizer) is not named. (from events only: confirm with `kubectl get node ip-10-3-14-201.ap-southeast-2.compute.internal -o yaml` and `kubectl get pods -A -o wide --field-selector spec.nodeName=ip-10-3-14-201.ap-southeast-2.compute.internal`)',
     );
     expect(draining.evidence).toEqual([
       {

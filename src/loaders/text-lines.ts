@@ -43,6 +43,9 @@ export class StrayLineHandler {
    * on until a line that ends with the fields. Held until that line comes; counted as unrecognised if it never does.
    */
   private held: { lines: string[]; first: number } | null = null;
+  /** The lines of a console record without fields so far, while they may be one line the terminal cut (joinCut). */
+  private cutPieces: string[] | null = null;
+  private cutLine = 0;
   private traceOpen = false;
   private orphanTrace = 0;
   private firstOrphanTrace = 0;
@@ -177,6 +180,7 @@ export class StrayLineHandler {
   private continueMessage(text: string, lineNo: number): boolean {
     const last = this.last;
     if (!last) return false;
+    if (this.joinCut(last, text, lineNo)) return true;
     if (this.held || awaitsFields(last, this.lastText)) {
       const fields = fieldsTail(text);
       const held = (this.held ??= { lines: [], first: lineNo });
@@ -201,6 +205,33 @@ export class StrayLineHandler {
   }
 
   /** Held lines that no fields line closed: not part of a record after all. */
+  /**
+   * A console record the terminal cut at its width (the next lines fill the same width, mid-word): read again from
+   * the pieces joined without a space once they end with its fields. Pieces are also held as a multi-line message, so
+   * a record that turns out not to be cut goes on as before.
+   */
+  private joinCut(last: LogRecord, text: string, lineNo: number): boolean {
+    const next = (this.cutPieces ? this.cutLine : this.lastLine) + 1;
+    if (lineNo !== next || !this.lastText || !(this.cutPieces || awaitsFields(last, this.lastText))) return false;
+    const pieces = [...(this.cutPieces ?? [this.lastText]), text];
+    const joined = terminalWrapEnds(pieces);
+    if (!joined) {
+      this.cutPieces = pieces.length <= MAX_MESSAGE_LINES ? pieces : null;
+      this.cutLine = lineNo;
+      return false;
+    }
+    const record = parseLogLine(joined, last.provenance.line, { source: this.source, ...(last.pod ? { pod: last.pod } : {}) })!;
+    const i = this.sink.logs.lastIndexOf(last);
+    if (i < 0) return false;
+    this.held = null;
+    this.cutPieces = null;
+    this.sink.logs[i] = record;
+    this.last = record;
+    this.lastText = '';
+    this.lastLine = lineNo;
+    return true;
+  }
+
   private releaseHeld(): void {
     const held = this.held;
     if (!held) return;
@@ -210,6 +241,7 @@ export class StrayLineHandler {
 
   private push(record: LogRecord, text = ''): void {
     this.releaseHeld();
+    this.cutPieces = null;
     this.lastText = text;
     this.lastLine = record.provenance.line;
     this.sink.logs.push(record);
@@ -368,11 +400,33 @@ export function consoleMessageEnd(lines: string[], i: number): number | undefine
   const record = parseLogLine(lines[i]!, 0, { source: '' });
   if (!record || !awaitsFields(record, lines[i]!)) return undefined;
   for (let j = i + 1; j < lines.length && j <= i + MAX_MESSAGE_LINES; j++) {
+    if (terminalWrapEnds(lines.slice(i, j + 1))) return j;
     const line = lines[j]!;
     if (line.trim() === '' || parseLogLine(line, 0, { source: '' })) return undefined;
     if (fieldsTail(line)) return j;
   }
   return undefined;
+}
+
+/** A terminal cuts a line at its width: every piece but the last fills it to the same column (tabs to 8). */
+const MIN_WRAP_WIDTH = 60;
+
+function displayWidth(text: string): number {
+  let col = 0;
+  for (const ch of text) col += ch === '\t' ? 8 - (col % 8) : 1;
+  return col;
+}
+
+/**
+ * Console record lines cut at the terminal's width, mid-word, that end here: joined as they were before the cut (no
+ * space added) they are one record with its fields. Only when unambiguous: each cut piece fills the same width, at
+ * least MIN_WRAP_WIDTH columns, and only the whole parses with its fields (a shorter line is a line of its own).
+ */
+function terminalWrapEnds(pieces: string[]): string | undefined {
+  const width = displayWidth(pieces[0]!);
+  if (pieces.length < 2 || width < MIN_WRAP_WIDTH || pieces.slice(0, -1).some((p) => displayWidth(p) !== width)) return undefined;
+  const joined = pieces.join('');
+  return fieldsTail(joined) && parseLogLine(joined, 0, { source: '' }) ? joined : undefined;
 }
 
 /** A record of which only a message survived (an aggregator's `{"message": …}`): no fields beyond it. */

@@ -21,7 +21,7 @@ import { TERMINATION_TIMESTAMP_ANNOTATION as TERMINATION_TIMESTAMP } from '../ku
 import { eventSays } from '../snapshot/messages/object-events.js';
 import { logSays } from '../snapshot/messages/karpenter-logs.js';
 import { reportFromRecords } from './lib/records-only.js';
-import { STUCK_DRAINING } from './lib/stated-causes.js';
+import { stuckDraining } from './lib/stated-causes.js';
 import { pushAll } from '../kube/lists.js';
 
 export default defineRule({
@@ -64,7 +64,7 @@ export default defineRule({
   check(ctx) {
     const { snapshot, now, options, report } = ctx;
     const version = karpenterFacts(snapshot.controller);
-    reportFromRecords({ snapshot, report }, STUCK_DRAINING);
+    reportFromRecords(ctx, stuckDraining(options.threshold));
     const attachments = volumeAttachmentsByNode(snapshot);
 
     const seen = new Set<string>();

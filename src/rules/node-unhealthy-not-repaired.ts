@@ -1,12 +1,22 @@
-import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type FixSteps, type RuleContext, type RuleOptions } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
-import { commandName, condition } from '../kube/fields.js';
+import { commandName, condition, conditions, type Condition } from '../kube/fields.js';
+import { KIND } from '../kube/kinds.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
 import type { NodeClaimView, NodePoolView } from '../snapshot/karpenter.js';
 import { formatDuration, parseDuration, parseTime } from '../kube/units.js';
 import { heldFor, heldLongerThan, karpenterFacts, listNames, podName, unknownOn, type KarpenterVersionFacts } from './support.js';
 import { UNREACHABLE_TAINT } from '../kube/well-known.js';
 import { nodeTaint } from '../snapshot/nodes.js';
 import { pushAll } from '../kube/lists.js';
+
+/** Messages this rule reports by id (meta.messages). */
+const MESSAGES = {
+  readyUnseen:
+    'Node {{node}} has had {{condition}}=Unknown ({{why}}) {{since}} and is still in the cluster; its Ready row is not in the input ' +
+    '(the describe was cut above it), but the node controller marks Ready Unknown with the others: {{verdict}}. ' +
+    'Confirm with kubectl describe node {{node}} (Conditions: Ready).',
+} as const;
 
 export default defineRule({
   meta: {
@@ -43,14 +53,32 @@ export default defineRule({
     options: {
       toleration: { type: 'duration', default: '30m', description: 'how long Ready may be Unknown/False before it is a problem (Karpenter repair toleration)' },
     },
+    messages: MESSAGES,
   },
 
   check(ctx) {
     const { snapshot, now, options, report } = ctx;
     const version = karpenterFacts(snapshot.controller);
-    for (const node of snapshot.karpenterNodes()) {
+    const karpenter = new Set(snapshot.karpenterNodes());
+    // A NotReady row of `kubectl get nodes` shows the symptom, not since when: stated, whoever manages the node.
+    for (const node of snapshot.all(KIND.Node)) {
+      if (!karpenter.has(node) && notReadyRow(snapshot, node)) ctx.statedNotJudged(notReadyStated(node, false));
+    }
+    for (const node of karpenter) {
       const ready = condition(node, 'Ready');
-      // A NotReady row of `kubectl get nodes` shows neither which status nor since when.
+      if (!ready) {
+        // A describe cut above the Ready row may still show its siblings the node controller marked Unknown with it.
+        const stopped = kubeletStopped(snapshot, node);
+        if (stopped) {
+          reportUnseenReady(ctx, node, stopped, options.toleration, version);
+          continue;
+        }
+        if (notReadyRow(snapshot, node)) {
+          ctx.statedNotJudged(notReadyStated(node, true));
+          continue;
+        }
+      }
+      // Any other copy without the Ready row (a describe cut above Conditions) shows neither which status nor since when.
       if (!ready && unknownOn(ctx, node, ['/status/conditions'])) continue;
       if (!ready || (ready.status !== 'Unknown' && ready.status !== 'False')) continue;
       const age = heldLongerThan(ctx, node, ready.lastTransitionTime, options.toleration, `Ready=${ready.status}`);
@@ -98,6 +126,74 @@ export default defineRule({
     }
   },
 });
+
+/**
+ * When the kubelet stops posting status, the node lifecycle controller sets every condition the kubelet owns to Unknown
+ * (reason NodeStatusUnknown) at once, Ready among them (docs/karpenter-behaviour.md §3): a sibling row so marked says
+ * Ready went Unknown at the same time, though Ready's own row is not in the input.
+ */
+function kubeletStopped(snapshot: Snapshot, node: KubeObject): Condition | undefined {
+  if (!snapshot.partialFrom(node)) return undefined;
+  return conditions(node).find((c) => c.type !== 'Ready' && c.status === 'Unknown' && c.reason === 'NodeStatusUnknown' && c.lastTransitionTime);
+}
+
+/**
+ * A `kubectl get nodes` row whose STATUS was read but was not Ready (NotReady, Unknown): the get-table reader records
+ * Ready only when it is True, since NotReady does not say False or Unknown.
+ */
+function notReadyRow(snapshot: Snapshot, node: KubeObject): boolean {
+  return snapshot.partialFrom(node) !== undefined && snapshot.isKnown(node, '/spec/unschedulable') && !snapshot.isKnown(node, '/status/conditions/0/status');
+}
+
+function notReadyStated(node: KubeObject, karpenter: boolean): string {
+  const name = node.metadata.name ?? '';
+  return (
+    `Node ${name} is NotReady in a \`kubectl get nodes\` table, which shows neither since when nor why` +
+    `${karpenter ? '' : ', nor whether Karpenter manages it'}; not a finding until that is known: kubectl describe node ${name} (Conditions, Ready's LastTransitionTime) shows it.`
+  );
+}
+
+/** Ready's own row was not seen: the symptom rests on its siblings' transition, at warning until Ready itself is shown. */
+function reportUnseenReady(
+  ctx: Pick<RuleContext<RuleOptions, typeof MESSAGES>, 'snapshot' | 'report' | 'notEvaluatedFor'>,
+  node: KubeObject,
+  stopped: Condition,
+  toleration: number,
+  version: KarpenterVersionFacts,
+): void {
+  const { snapshot } = ctx;
+  const age = heldLongerThan(ctx, node, stopped.lastTransitionTime, toleration, `${stopped.type}=Unknown (NodeStatusUnknown)`);
+  if (age === undefined) return;
+  const name = node.metadata.name!;
+  const claim = snapshot.nodeClaimForNode(node);
+  const verdict = repairVerdict(version, 'Unknown', false, claim);
+  const evidence: EvidenceInput[] = [
+    {
+      object: node,
+      path: `/status/conditions/${stopped.index}`,
+      note: `${stopped.type}=Unknown since ${stopped.lastTransitionTime}: the kubelet stopped posting status, and Ready went Unknown with it`,
+    },
+  ];
+  const unreachable = nodeTaint(node, UNREACHABLE_TAINT);
+  if (unreachable) evidence.push({ object: node, path: `/spec/taints/${unreachable.index}` });
+  pushAll(evidence, version.evidence());
+  ctx.report({
+    object: node,
+    severity: 'warning',
+    messageId: 'readyUnseen',
+    data: {
+      node: name,
+      condition: stopped.type,
+      why: stopped.message ?? stopped.reason ?? 'NodeStatusUnknown',
+      since: heldFor(stopped.lastTransitionTime, snapshot) ?? '',
+      verdict: verdict.text,
+    },
+    fix: fixText(name, claim, version),
+    evidence,
+    ...(claim ? { related: [claim.object] } : {}),
+    ...(verdict.assumes ? { assumes: verdict.assumes } : {}),
+  });
+}
 
 function repairVerdict(version: KarpenterVersionFacts, status: string, blocked: boolean, claim: NodeClaimView | undefined): { text: string; assumes?: string } {
   const gate = version.gate('NodeRepair', false);

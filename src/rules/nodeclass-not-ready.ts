@@ -111,6 +111,13 @@ export default defineRule({
       const ready = conds.find((c) => c.type === 'Ready');
       if (!ready || ready.status === 'True') continue;
       const age = ageOf(ready.lastTransitionTime, now);
+      // A get table's READY column: the failure is shown, not since when nor why. Half the symptom, said as stated.
+      if (age === undefined && snapshot.partialFrom(nodeClass) !== undefined) {
+        ctx.statedNotJudged(
+          `EC2NodeClass ${nodeClass.metadata.name ?? ''} shows Ready=${ready.status}, but not since when or which condition fails, so it is not a finding yet: kubectl describe ec2nodeclass ${nodeClass.metadata.name ?? ''} shows both.`,
+        );
+        continue;
+      }
       if (age !== undefined && age < options.minDuration) {
         const stated = conds.filter((c) => c.type !== 'Ready' && c.status === 'False' && c.reason !== 'DependenciesNotReady');
         // A paste shows the failure but not how long it lasted: half the symptom, said as what the input states.

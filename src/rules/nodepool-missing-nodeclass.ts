@@ -49,6 +49,8 @@ export default defineRule({
     optional: ['NodeClaim', 'Event'],
     // "listing instance types for POOL, resolving node class, ec2nodeclasses… "X" is terminating / not found".
     records: ['ControllerLogs'],
+    // The pool says it itself: NodeClassReady=False (NodeClassNotFound), or a nodeClassRef the provider cannot serve.
+    symptomIn: ['NodePool'],
     specOnly: 'yes',
     summary:
       "A NodePool's nodeClassRef names an EC2NodeClass (AWSNodeTemplate before v0.32) or Azure AKSNodeClass that is absent, terminating, or of a kind the provider does not serve, or the NodePool reports NodeClassReady=False.",
@@ -151,6 +153,7 @@ function judge(snapshot: Snapshot, pool: NodePoolView): FindingInput | { unresol
       fix: refFix(pool, 'default', 'no nodeClassRef', providerTarget(snapshot)),
       pointer: '/spec/template/spec/nodeClassRef',
       evidence: [{ object: pool.object, path: '/spec/template/spec', note: 'no nodeClassRef in the template spec' }],
+      symptom: true,
     };
   }
   const kindKey = nodeClassKey(ref);
@@ -226,6 +229,7 @@ function unsupportedRef(snapshot: Snapshot, pool: NodePoolView, ref: NodeClassRe
     fix: refFix(pool, fixed, `${what} is not a node class of the AWS provider`, EC2),
     pointer: `${ref.path}/${awsGroup ? 'kind' : 'group'}`,
     evidence: [{ object: pool.object, path: `${ref.path}/${awsGroup ? 'kind' : 'group'}`, note: `must be ${awsGroup ? 'EC2NodeClass' : AWS_GROUP}` }],
+    symptom: true,
   };
 }
 
@@ -264,6 +268,8 @@ function fromCondition(
       ...launchFailures(snapshot, pool),
     ],
     related: [...(nodeClass ? [nodeClass] : []), ...nodeClaimsOf(snapshot, pool)],
+    // The pool's own condition: it stands without the node classes, which would only confirm it.
+    ...(nodeClass ? {} : { symptom: true as const }),
   };
 }
 

@@ -1,7 +1,7 @@
 import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import { commandName, dig, displayName, str } from '../kube/fields.js';
-import { KIND } from '../kube/kinds.js';
+import { INPUTS, KIND } from '../kube/kinds.js';
 import { formatDuration } from '../kube/units.js';
 import { ageOf, isPending, listNames, podName, POD_PLACEMENT, poolShape, unknownField, unknownOn } from './support.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
@@ -9,6 +9,7 @@ import type { NodePoolView } from '../snapshot/karpenter.js';
 import { admission, admissionOptions, podConstraints } from '../snapshot/pool-admission.js';
 import { poolReach, volumeZone, type PoolReach } from './lib/volumes-health-zones.js';
 import { saysScheduling } from '../snapshot/messages/scheduling.js';
+import { refOf, reportFromRecords, seenText, type RecordsOnlyRule } from './lib/records-only.js';
 import { pushAll } from '../kube/lists.js';
 
 export default defineRule({
@@ -19,6 +20,8 @@ export default defineRule({
     defaultSeverity: 'error',
     requires: ['PersistentVolume', 'NodePool'],
     optional: ['Pod', 'PersistentVolumeClaim', 'NodeClass', 'Event', 'Node'],
+    // A Pending pod's events say it themselves: kube-scheduler's "volume node affinity conflict", again and again.
+    records: ['Event'],
     specOnly: 'partly',
     summary: "A Pending pod's bound PersistentVolume is pinned to a zone that no NodePool it can use (or its EC2NodeClass subnets) allows.",
     rationale:
@@ -51,7 +54,8 @@ export default defineRule({
     },
   },
 
-  check({ snapshot, now, options, report, notEvaluatedFor }) {
+  check({ snapshot, now, options, report, notEvaluatedFor, statedNotJudged }) {
+    reportFromRecords({ snapshot, report, statedNotJudged }, volumeConflict(snapshot, options.conflictFor));
     const pools = snapshot.nodePools();
     if (pools.length === 0) return;
     const reachCache = new Map<string, PoolReach>();
@@ -239,4 +243,43 @@ function fixText(pod: KubeObject | undefined, pv: string, zones: string[], usabl
     `Or move the data to a reachable zone: snapshot the EBS volume of PV ${pv} (aws ec2 create-snapshot), restore it as a new PVC in a zone the NodePools reach, and point ${pod ? podName(pod) : 'the workload'} at it instead of ${claim}.`,
   );
   return steps;
+}
+
+/**
+ * A Pending pod whose events keep saying "volume node affinity conflict" (docs/karpenter-behaviour.md §5.3), often
+ * alternating with Karpenter's Nominated (it launches a node kube-scheduler then refuses): a finding once they span
+ * longer than `conflictFor`, judged from the pod's events when its volume, claim or the NodePools are not in the input.
+ */
+function volumeConflict(snapshot: Snapshot, conflictFor: number): RecordsOnlyRule {
+  const nominations = (ns: string | null, name: string) =>
+    snapshot
+      .events()
+      .filter((e) => e.reason === 'Nominated' && e.involved.kind === 'Pod' && e.involved.name === name && (e.involved.namespace ?? null) === ns)
+      .reduce((n, e) => n + e.count, 0);
+  const needed = ['PersistentVolume', 'PersistentVolumeClaim', 'NodePool'] as const;
+  const absent = needed.filter((i) => !snapshot.has(i));
+  const unseen = `No ${(absent.length ? absent : needed).map((i) => INPUTS[i].plural).join(' or ')} are in the input`;
+  const collect = (absent.length ? absent : needed).map((i) => INPUTS[i].collect).join(' and ');
+  return {
+    objectChecksNeed: [...needed],
+    fromEvent: (e) => {
+      if (e.involved.kind !== 'Pod' || e.reason !== 'FailedScheduling' || !saysScheduling(e.message, 'volume-affinity-conflict')) return undefined;
+      const nominated = nominations(e.involved.namespace ?? null, e.involved.name);
+      return { object: refOf('Pod', e.involved.name, e.involved.namespace), ...(nominated ? { detail: `${nominated}` } : {}) };
+    },
+    minSpan: conflictFor,
+    // The symptom, not its cause: whether any NodePool reaches the volume's zone is not shown until confirmed.
+    severity: 'warning',
+    message: (c, s) =>
+      `Pod ${c.object.namespace}/${c.object.name} has been Pending with "volume node affinity conflict" for ${formatDuration(s.span ?? 0)} (${seenText(s)})` +
+      (c.detail ? `, while Karpenter nominated it for a node ${c.detail === '1' ? 'once' : `${c.detail} times`} and kube-scheduler still refused` : '') +
+      `. ${unseen}, so ${snapshot.has('PersistentVolume') ? 'whether any NodePool reaches its zone' : 'which zone its volume is pinned to, and whether any NodePool reaches it,'} is not shown.`,
+    fix: (c) =>
+      `1. See the zone the volume is pinned to: kubectl -n ${c.object.namespace} get pvc -o wide, then kubectl get pv <volume> -o jsonpath='{.spec.nodeAffinity}'\n` +
+      '2. Let a NodePool reach that zone (its topology.kubernetes.io/zone requirement and an EC2NodeClass subnet there), or restore the data into a volume in a zone the NodePools reach.',
+    confirmWith: () => collect,
+    stated: (c, s) =>
+      `Pod ${c.object.namespace}/${c.object.name}: kube-scheduler reported "volume node affinity conflict" ${seenText(s)}${s.span !== undefined ? ` over ${formatDuration(s.span)}` : ''}; ` +
+      `not a finding while that is not longer than ${formatDuration(conflictFor)} (a volume may be attaching): ${collect} would show whether any NodePool reaches its zone.`,
+  };
 }

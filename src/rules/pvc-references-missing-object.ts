@@ -4,7 +4,8 @@ import { KIND } from '../kube/kinds.js';
 import { formatDuration } from '../kube/units.js';
 import { ageOf, listNames, podName } from './support.js';
 import { notInScannedFiles } from './lib/configuration.js';
-import { eventSays } from '../snapshot/messages/object-events.js';
+import { eventSays, missingReference } from '../snapshot/messages/object-events.js';
+import { getCommand, refOf, reportFromRecords, seenText, type RecordsOnlyRule } from './lib/records-only.js';
 
 export default defineRule({
   meta: {
@@ -14,6 +15,8 @@ export default defineRule({
     defaultSeverity: 'error',
     requires: ['PersistentVolumeClaim', 'StorageClass'],
     optional: ['PersistentVolume', 'Pod', 'Event'],
+    // kube-scheduler names a claim that does not exist on the Pod, the provisioner a missing StorageClass on the claim.
+    records: ['Event'],
     specOnly: 'yes',
     summary: 'A PersistentVolumeClaim names a StorageClass (storageClassName) or a PersistentVolume (volumeName) that is not in the cluster.',
     rationale:
@@ -36,7 +39,8 @@ export default defineRule({
     ],
   },
 
-  check({ snapshot, now, report, notEvaluatedFor }) {
+  check({ snapshot, now, report, notEvaluatedFor, statedNotJudged }) {
+    reportFromRecords({ snapshot, report, statedNotJudged }, STATED_MISSING);
     const scNames = snapshot.all(KIND.StorageClass).map((s) => s.metadata.name!);
     const pvKnown = snapshot.has('PersistentVolume');
     for (const pvc of snapshot.all(KIND.PersistentVolumeClaim)) {
@@ -109,3 +113,38 @@ function fixText(ns: string, name: string, sc: string | undefined, pv: string | 
   }
   return steps;
 }
+
+/**
+ * Events that name the missing object: a Pod's claim (FailedScheduling `persistentvolumeclaim "x" not found`), a claim's
+ * StorageClass (ProvisioningFailed). Once is a race (a StatefulSet creates the claim just before the pod): stated.
+ */
+const STATED_MISSING: RecordsOnlyRule = {
+  objectChecksNeed: ['PersistentVolumeClaim', 'StorageClass'],
+  fromEvent: (e) => {
+    const missing = e.type === 'Warning' ? missingReference(e.message) : undefined;
+    if (!missing) return undefined;
+    if (missing.kind === 'PersistentVolumeClaim' && e.involved.kind === 'Pod')
+      return {
+        object: refOf('PersistentVolumeClaim', missing.name, e.involved.namespace),
+        key: 'claim',
+        detail: `Pod ${e.involved.namespace ?? ''}/${e.involved.name}`,
+      };
+    if (missing.kind === 'StorageClass' && e.involved.kind === 'PersistentVolumeClaim')
+      return { object: refOf('PersistentVolumeClaim', e.involved.name, e.involved.namespace), key: 'class', detail: `StorageClass ${missing.name}` };
+    return undefined;
+  },
+  minOccurrences: 2,
+  message: (c, s) =>
+    c.key === 'claim'
+      ? `PersistentVolumeClaim ${c.object.namespace}/${c.object.name}, which ${c.detail} mounts, does not exist: kube-scheduler said so ${seenText(s)} ("${s.text}"). The pod stays Pending and Karpenter cannot provision for it.`
+      : `PersistentVolumeClaim ${c.object.namespace}/${c.object.name} names ${c.detail}, which does not exist: the provisioner said so ${seenText(s)} ("${s.text}"). Pods using it stay Pending.`,
+  fix: (c) =>
+    c.key === 'claim'
+      ? `Create the claim the pod names, or fix the pod's volume (a renamed volumeClaimTemplate needs the StatefulSet recreated): kubectl -n ${c.object.namespace} get pvc`
+      : `Create ${c.detail ?? 'the StorageClass'} or point the claim at one that exists (storageClassName is immutable: recreate the claim): kubectl get storageclasses`,
+  confirmWith: (c) =>
+    c.key === 'claim' ? `kubectl -n ${c.object.namespace} get pvc -o yaml` : `${getCommand(c.object)} and kubectl get storageclasses -o yaml`,
+  stated: (c, s) =>
+    `${c.key === 'claim' ? `${c.detail} mounts PersistentVolumeClaim ${c.object.namespace}/${c.object.name}, which did not exist` : `PersistentVolumeClaim ${c.object.namespace}/${c.object.name} names ${c.detail}, which did not exist`} ` +
+    `${seenText(s)} ("${s.text}"); once may be a race with its creation, so it is not a finding: kubectl -n ${c.object.namespace} get pvc would show whether it exists now.`,
+};

@@ -1,9 +1,10 @@
-import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type RuleContext } from '../engine/rule.js';
+import type { KubeObject } from '../kube/types.js';
 import { commandName, displayName, formatTaint, type Taint } from '../kube/fields.js';
 import { formatDuration } from '../kube/units.js';
 import { agentDaemonSets, agentFor, daemonSetFit, podTrouble, registeredAt } from './lib/registration-common.js';
-import { heldLongerThan, karpenterFacts, unknownOn } from './support.js';
-import { UNINITIALIZED_TAINT as CCM_UNINITIALIZED, UNREGISTERED_TAINT as UNREGISTERED } from '../kube/well-known.js';
+import { heldLongerThan, karpenterFacts, listNames, unknownOn } from './support.js';
+import { INITIALIZED_LABEL, UNINITIALIZED_TAINT as CCM_UNINITIALIZED, UNREGISTERED_TAINT as UNREGISTERED } from '../kube/well-known.js';
 import { nodeTaints } from '../snapshot/nodes.js';
 import { pushAll } from '../kube/lists.js';
 
@@ -15,7 +16,10 @@ export default defineRule({
     title: 'Startup taint never removed',
     category: 'registration',
     defaultSeverity: 'error',
-    requires: ['Node', 'NodeClaim'],
+    requires: ['Node'],
+    requiresAnyOf: ['NodeClaim'],
+    // The node shows it itself: a startup taint and no karpenter.sh/initialized label, long after it was created.
+    symptomIn: ['Node'],
     optional: ['NodePool', 'DaemonSet', 'Pod', 'Event', 'KarpenterController'],
     specOnly: 'no',
     blocker: 'not-initialized',
@@ -49,6 +53,10 @@ export default defineRule({
     const { snapshot, options, report } = ctx;
     const version = karpenterFacts(snapshot.controller);
     const setsByAgent = new Map<string, ReturnType<typeof agentDaemonSets>>();
+    if (!snapshot.has('NodeClaim')) {
+      for (const node of snapshot.karpenterNodes()) reportFromNode(ctx, node, options.after);
+      return;
+    }
     for (const node of snapshot.karpenterNodes()) {
       const claim = snapshot.nodeClaimForNode(node);
       if (!claim) continue;
@@ -160,3 +168,49 @@ export default defineRule({
     }
   },
 });
+
+/**
+ * Without NodeClaims, the node shows the symptom of itself (docs/karpenter-behaviour.md §4.2): a taint its NodePool
+ * declares as a startup taint, or one a known node agent removes, and no karpenter.sh/initialized label, long after
+ * the node was created. At warning until the NodeClaim (Initialized=Unknown, StartupTaintsExist) confirms it.
+ */
+function reportFromNode(ctx: Pick<RuleContext, 'snapshot' | 'report' | 'notEvaluatedFor'>, node: KubeObject, after: number): void {
+  const { snapshot } = ctx;
+  if (unknownOn(ctx, node, ['/spec/taints', '/metadata/labels'])) return;
+  if (node.metadata.labels?.[INITIALIZED_LABEL] === 'true') return;
+  const pool = snapshot.nodePool(snapshot.nodePoolNameOf(node));
+  const declared = new Set((pool?.startupTaints.value ?? []).map((t) => t.key));
+  const present = nodeTaints(node).filter((t) => t.key !== CCM_UNINITIALIZED && t.key !== UNREGISTERED && (declared.has(t.key) || agentFor(t.key)));
+  if (!present.length) return;
+  const age = heldLongerThan(ctx, node, node.metadata.creationTimestamp, after, 'startup taints present on a node created');
+  if (age === undefined) return;
+  const name = node.metadata.name!;
+  const evidence: EvidenceInput[] = present.map((t) => ({
+    object: node,
+    path: `/spec/taints/${t.index}`,
+    note: `still present ${formatDuration(age)} after the node was created`,
+  }));
+  evidence.push({ object: node, path: '/metadata/labels', note: `no ${INITIALIZED_LABEL} label: Karpenter has not initialized it` });
+  for (const t of present) {
+    const d = pool?.startupTaints.value.find((x) => x.key === t.key);
+    if (pool && d) evidence.push({ object: pool.object, path: `${pool.startupTaints.path}/${d.index}`, note: `a startup taint of NodePool ${pool.name}` });
+  }
+  const agents = [...new Set(present.map((t) => agentFor(t.key)?.name).filter((a): a is string => a !== undefined))];
+  ctx.report({
+    object: node,
+    severity: 'warning',
+    message:
+      `Node ${name} still carries startup taint ${present.map(formatTaint).join(', ')} ${formatDuration(age)} after it was created and has no ${INITIALIZED_LABEL} label, ` +
+      `so Karpenter has not initialized it and will not consolidate or drift it${agents.length ? `; the ${listNames(agents)} should have removed it` : ''}. ` +
+      'Its NodeClaim is not in the input, so whether Karpenter still waits on this taint (Initialized=Unknown, StartupTaintsExist) is not shown.',
+    fix: [
+      agents.length
+        ? `Check the agent on the node: kubectl get pods -A -o wide --field-selector spec.nodeName=${name}, then its logs.`
+        : `Find the component meant to remove ${present[0]!.key}; if none exists, remove it from spec.template.spec.startupTaints of the NodePool.`,
+      `Once the agent is healthy the taint goes away by itself; to unblock now: kubectl taint node ${name} ${present.map((t) => `${t.key}${t.effect ? `:${t.effect}` : ''}-`).join(' ')}`,
+    ],
+    evidence,
+    ...(pool ? { related: [pool.object] } : {}),
+    symptom: true,
+  });
+}

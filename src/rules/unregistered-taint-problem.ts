@@ -5,7 +5,7 @@ import type { NodeClaimView } from '../snapshot/karpenter.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration } from '../kube/units.js';
 import { awsNodeClassOfClaim, logNodeClaim, nodeClassNameOf } from './lib/registration-common.js';
-import { ageOf, byLastSeen, karpenterFacts } from './support.js';
+import { ageOf, byLastSeen, heldFor, karpenterFacts } from './support.js';
 import { UNREGISTERED_TAINT as UNREGISTERED } from '../kube/well-known.js';
 import { nodeTaints } from '../snapshot/nodes.js';
 import { logSays } from '../snapshot/messages/karpenter-logs.js';
@@ -98,7 +98,10 @@ export default defineRule({
       let what: string;
       if (notFound || events.length || logs.length) {
         const signals = [
-          ...(notFound ? [`Registered=False (UnregisteredTaintNotFound) for ${formatDuration(ageOf(notFound.lastTransitionTime, now) ?? 0)}`] : []),
+          // A paste's latest time may be the transition itself: "since T", never "for 0s".
+          ...(notFound
+            ? [`Registered=False (UnregisteredTaintNotFound) ${heldFor(notFound.lastTransitionTime, snapshot) ?? 'for a time the input does not show'}`]
+            : []),
           ...(events.length ? [`${events.reduce((n, e) => n + e.count, 0)} ${events[events.length - 1]!.reason} event(s)`] : []),
           ...(logs.length ? [`${logs.length} controller error(s) "${logs[logs.length - 1]!.fields.error ?? logs[logs.length - 1]!.message}"`] : []),
         ];

@@ -96,9 +96,23 @@ describe(`${RULE} — fires: kubectl get -o yaml files, three NodePools, two EC2
     ]);
   });
 
-  it('without the NodePool list it is not evaluated (never a guess)', async () => {
+  it("without the NodePool list, only the pods' own conflict events speak: at warning, saying the NodePools are not shown (never a guess)", async () => {
     const r2 = await scanRule(RULE, [join(dir, 'pods.yaml'), join(dir, 'storage.yaml'), join(dir, 'events.yaml')]);
-    expect(r2.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no NodePools in the snapshot/) }]);
+    expect(r2.notEvaluated).toEqual([]);
+    expect(r2.findings.map((f) => [f.severity, f.object.namespace, f.object.name, f.recordsOnly?.basis])).toEqual([
+      ['warning', 'cache', 'redis-0', 'events'],
+      ['warning', 'orders', 'postgres-1', 'events'],
+    ]);
+    for (const f of r2.findings) {
+      expect(f.message).toContain('No NodePools are in the input, so whether any NodePool reaches its zone is not shown.');
+      expect(f.recordsOnly!.confirmWith).toBe('kubectl get nodepools -o yaml');
+    }
+  });
+
+  it('without the NodePool list and without events: not evaluated', async () => {
+    const r3 = await scanRule(RULE, [join(dir, 'pods.yaml'), join(dir, 'storage.yaml')]);
+    expect(r3.findings).toEqual([]);
+    expect(r3.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no NodePools in the snapshot/) }]);
   });
 });
 

@@ -41,6 +41,13 @@ export interface RecordsOnlyRule {
   fromEvent?(event: EventView): StatedCause | undefined;
   /** Occurrences needed before the cause is more than a passing state (events count their repeats). */
   minOccurrences?: number;
+  /**
+   * How long the records must span, first to last, before the cause is more than a passing state (a drain failing
+   * for hours, not minutes): a shorter span, or records without times, is said through `stated`, not reported.
+   */
+  minSpan?: number;
+  /** The "stated in the input" line for a cause below `minOccurrences` or `minSpan` (none: such a cause is dropped). */
+  stated?(cause: StatedCause, seen: Seen): string;
   message(cause: StatedCause, seen: Seen): string;
   fix(cause: StatedCause): string;
   /** The input that would confirm the diagnosis (e.g. `kubectl get nodeclaim X -o yaml`). */
@@ -54,6 +61,8 @@ export interface Seen {
   last?: string;
   /** The record quoted, for the message: the last one. */
   text: string;
+  /** Milliseconds from the first record to the last, when they carry times. */
+  span?: number;
 }
 
 const KINDS: Record<string, string> = {
@@ -64,6 +73,7 @@ const KINDS: Record<string, string> = {
   Machine: KIND.Machine,
   Provisioner: KIND.Provisioner,
   PodDisruptionBudget: KIND.PodDisruptionBudget,
+  PersistentVolumeClaim: KIND.PersistentVolumeClaim,
   EC2NodeClass: KIND.EC2NodeClass,
   AWSNodeTemplate: KIND.AWSNodeTemplate,
 };
@@ -92,7 +102,7 @@ export function seenText(s: Seen): string {
 }
 
 /** Reports, for every object the records name and the input does not hold whole, what the records say. */
-export function reportFromRecords(ctx: Pick<RuleContext, 'snapshot' | 'report'>, rule: RecordsOnlyRule): void {
+export function reportFromRecords(ctx: Pick<RuleContext, 'snapshot' | 'report'> & Partial<Pick<RuleContext, 'statedNotJudged'>>, rule: RecordsOnlyRule): void {
   const { snapshot } = ctx;
   const groups = new Map<string, { cause: StatedCause; logs: LogRecord[]; events: EventView[] }>();
   const add = (cause: StatedCause | undefined, log?: LogRecord, event?: EventView) => {
@@ -110,7 +120,6 @@ export function reportFromRecords(ctx: Pick<RuleContext, 'snapshot' | 'report'>,
   if (rule.fromEvent) for (const event of snapshot.events()) add(rule.fromEvent(event), undefined, event);
   for (const { cause, logs, events } of groups.values()) {
     const occurrences = logs.length + events.reduce((n, e) => n + e.count, 0);
-    if (occurrences < (rule.minOccurrences ?? 1)) continue;
     const times = [...logs.map((l) => l.time), ...events.flatMap((e) => [e.firstSeen, e.lastSeen])].filter((t): t is string => !!t).sort();
     const lastEvent = [...events].sort((a, b) => (a.lastSeen ?? '').localeCompare(b.lastSeen ?? '')).pop();
     const lastLog = logs[logs.length - 1];
@@ -120,7 +129,19 @@ export function reportFromRecords(ctx: Pick<RuleContext, 'snapshot' | 'report'>,
         : lastEvent
           ? `${lastEvent.reason}: ${lastEvent.message}`
           : '';
-    const seen: Seen = { occurrences, ...(times[0] ? { first: times[0] } : {}), ...(times.length ? { last: times[times.length - 1]! } : {}), text };
+    const span = times.length ? Date.parse(times[times.length - 1]!) - Date.parse(times[0]!) : NaN;
+    const seen: Seen = {
+      occurrences,
+      ...(times[0] ? { first: times[0] } : {}),
+      ...(times.length ? { last: times[times.length - 1]! } : {}),
+      text,
+      ...(Number.isFinite(span) ? { span } : {}),
+    };
+    // Too few, or too short to be more than a passing state: what the records say is stated, never lost nor judged.
+    if (occurrences < (rule.minOccurrences ?? 1) || (rule.minSpan !== undefined && !((seen.span ?? -1) > rule.minSpan))) {
+      if (rule.stated && ctx.statedNotJudged) ctx.statedNotJudged(rule.stated(cause, seen));
+      continue;
+    }
     const evidence: EvidenceInput[] = [
       ...events.slice(-2).map((e) => ({ event: e, note: e.count > 1 ? `seen ${e.count}×` : 'stated by the event' })),
       ...logs.slice(-2).map((l) => ({ log: l, note: 'stated by the controller' })),

@@ -4,6 +4,7 @@
  * these through `reportFromRecords` for the objects its input does not hold whole.
  */
 import type { LogRecord } from '../../kube/types.js';
+import { formatDuration } from '../../kube/units.js';
 import type { EventView } from '../../snapshot/events.js';
 import { UNREGISTERED_TAINT as UNREGISTERED } from '../../kube/well-known.js';
 import { logNodeClaim } from './registration-common.js';
@@ -150,15 +151,40 @@ export const PDB_BLOCKS: RecordsOnlyRule = {
   confirmWith: (c) => (c.object.kind === 'PodDisruptionBudget' ? getCommand(c.object) : 'kubectl get pdb -A -o yaml and kubectl get pods -A -o wide'),
 };
 
-export const STUCK_DRAINING: RecordsOnlyRule = {
-  fromEvent: (e) => (e.reason === 'FailedDraining' && e.involved.kind === 'Node' && eventSays(e.message, 'pods-awaiting-eviction') ? nodeOf(e) : undefined),
-  minOccurrences: 2,
-  message: (c, s) => `Node ${c.object.name} is stuck draining: Karpenter failed to drain it ${times(s.occurrences)}${window(s)} ("${s.text}").`,
-  fix: (c) =>
-    `1. See which pods stay: kubectl get pods -A --field-selector spec.nodeName=${c.object.name}\n` +
-    '2. Those are usually held by a PDB with no allowed disruptions, a finalizer, or a pod that ignores SIGTERM; fix that, or set spec.template.spec.terminationGracePeriod on the NodePool.',
-  confirmWith: (c) => `${getCommand(c.object)} and kubectl get pods -A -o wide --field-selector spec.nodeName=${c.object.name}`,
-};
+/**
+ * A drain failing, as the events of the node (or its NodeClaim) say it: FailedDraining of every wording (pods waiting
+ * to be evicted, an eviction a PDB refused) and DisruptionBlocked "state node is marked for deletion" (docs/karpenter-behaviour.md
+ * §7.2–7.3). Stuck once they span longer than `threshold`; a shorter span is a drain in progress, stated.
+ */
+export function stuckDraining(threshold: number): RecordsOnlyRule {
+  return {
+    fromEvent: (e) => {
+      if (e.involved.kind !== 'Node' && e.involved.kind !== 'NodeClaim') return undefined;
+      const drain = e.reason === 'FailedDraining' || (e.reason === 'DisruptionBlocked' && classifyBlocked(e.message).blocker === 'deleting');
+      return drain ? { object: refOf(e.involved.kind, e.involved.name) } : undefined;
+    },
+    minSpan: threshold,
+    message: (c, s) =>
+      `${c.object.kind} ${c.object.name} is stuck draining: its events show the drain failing for ${spanText(s)} (${s.occurrences} events${window(s)}; last "${s.text}"). ` +
+      `The pods on it are not in the input, so what holds it (a PDB at 0 allowed disruptions, a do-not-disrupt pod, a finalizer) is not named.`,
+    fix: (c) =>
+      `1. See which pods stay: kubectl get pods -A -o wide --field-selector spec.nodeName=${drainedNode(c)}\n` +
+      '2. Those are usually held by a PDB with no allowed disruptions, a finalizer, or a pod that ignores SIGTERM; fix that, or set spec.template.spec.terminationGracePeriod on the NodePool.',
+    confirmWith: (c) => `${getCommand(c.object)} and kubectl get pods -A -o wide --field-selector spec.nodeName=${drainedNode(c)}`,
+    stated: (c, s) =>
+      `${c.object.kind} ${c.object.name}: its events show the drain failing${s.span !== undefined ? ` for ${spanText(s)}` : ''} (${times(s.occurrences)}; last "${s.text}"). ` +
+      `Not a finding: that is not longer than the ${formatDuration(threshold)} a drain may take; kubectl get events --field-selector involvedObject.name=${c.object.name} later would show whether it keeps failing.`,
+  };
+}
+
+function spanText(s: { span?: number }): string {
+  return s.span !== undefined ? formatDuration(s.span) : 'a time the input does not show';
+}
+
+/** The node to list pods on: a NodeClaim's node has its own name, which its events do not give. */
+function drainedNode(c: StatedCause): string {
+  return c.object.kind === 'Node' ? c.object.name : '<node of NodeClaim ' + c.object.name + '>';
+}
 
 export const POD_DO_NOT_DISRUPT: RecordsOnlyRule = {
   fromEvent: blockedBy(['pod-do-not-disrupt'], (e, r) => {

@@ -76,3 +76,13 @@ export function statefulSetPod(message: string): { pod: string; statefulSet: str
   const m = /^(?:create|delete) Pod (\S+) in StatefulSet (\S+) successful/.exec(message);
   return m ? { pod: m[1]!, statefulSet: m[2]! } : undefined;
 }
+
+/**
+ * The object a "not found" message names, API-server style: kube-scheduler's `persistentvolumeclaim "wal-0" not found`
+ * on a Pod, the provisioner's `storageclass.storage.k8s.io "gp3-enc" not found` on a claim (docs/karpenter-behaviour.md §5).
+ */
+export function missingReference(message: string): { kind: 'PersistentVolumeClaim' | 'StorageClass'; name: string } | undefined {
+  const m = /\b(persistentvolumeclaim|storageclass(?:\.storage\.k8s\.io)?) "([^"]+)" not found/i.exec(message);
+  if (!m) return undefined;
+  return { kind: m[1]!.toLowerCase() === 'persistentvolumeclaim' ? 'PersistentVolumeClaim' : 'StorageClass', name: m[2]! };
+}
