@@ -1,7 +1,7 @@
 import { nodeClassConditionStated, provisionerSubnetsUnmatched } from '../snapshot/messages/nodeclass-errors.js';
 import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject, LogRecord } from '../kube/types.js';
-import { arr, conditions, dig, isRecord, str, type Condition, type Json } from '../kube/fields.js';
+import { arr, conditions, dig, displayName, isRecord, str, type Condition, type Json } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration } from '../kube/units.js';
 import { nodeClassRefOf } from './lib/configuration.js';
@@ -123,7 +123,7 @@ export default defineRule({
         // A paste shows the failure but not how long it lasted: half the symptom, said as what the input states.
         if (snapshot.referenceTime.lowerBound && ready.status === 'False' && stated.length)
           ctx.statedNotJudged(
-            `EC2NodeClass ${nodeClass.metadata.name ?? ''} states ${stated.map(describe).join('; ')} (Ready=False since ${ready.lastTransitionTime}); ` +
+            `EC2NodeClass ${displayName(nodeClass)} states ${stated.map(describe).join('; ')} (Ready=False since ${ready.lastTransitionTime}); ` +
               `the input does not say how long that has lasted, so it is not a finding yet: pass --now with the time the commands ran. ${SUB_CONDITIONS[stated[0]!.type]?.advice ?? ''}`.trim(),
           );
         else heldLongerThan(ctx, nodeClass, ready.lastTransitionTime, options.minDuration, `Ready=${ready.status}`);
