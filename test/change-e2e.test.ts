@@ -49,7 +49,7 @@ describe('a pull request against the running cluster', () => {
 
   it('a JSON 6902 patch in the kustomization is applied too', async () => {
     const load = (await loadKustomization(join(ROOT, 'fixtures/changes/json6902')))!;
-    const data = load.objects.find((o) => o.object.metadata.name === 'data')!.object as {
+    const data = load.objects.find((o) => o.object.metadata.name === 'data')!.object as unknown as {
       spec: { limits: unknown; template: { spec: { requirements: Array<{ values: string[] }> } } };
     };
     expect(data.spec.template.spec.requirements[4]!.values).toEqual(['us-west-2a']);
