@@ -55,7 +55,7 @@ export interface ChangeAnchor {
   severity: string;
 }
 
-export function anchor(f: Finding): ChangeAnchor {
+function anchor(f: Finding): ChangeAnchor {
   const { kind, namespace, name } = f.object;
   return { kind, ...(namespace ? { namespace } : {}), name, pointer: anchorOf(f).pointer, severity: f.severity };
 }
