@@ -43,6 +43,7 @@ describe('a repository applied over cluster state', () => {
     const report = JSON.parse(r.stdout);
     const introduced = report.findings.filter((f: { change: string }) => f.change === 'introduced');
     expect(introduced.map((f: { ruleId: string; object: { name: string } }) => `${f.ruleId} ${f.object.name}`)).toEqual([
+      'change-disruption-settings default',
       'consolidation-disabled-for-underused-nodes default',
     ]);
     expect(introduced[0].evidence[0].source).toMatch(/^fixtures\/example-cluster-repo\/karpenter\/nodepools\.yaml:\d+$/);
@@ -58,7 +59,10 @@ describe('a repository applied over cluster state', () => {
 
   it('prints what the change does for people: the split and the fields it changes', () => {
     const r = run(['scan', REPO, '--against', CLUSTER]);
-    expect(r.stdout).toContain('Introduced (1)\n  WARNING consolidation-disabled-for-underused-nodes  NodePool default');
+    expect(r.stdout).toContain(
+      'Introduced (2)\n  WARNING change-disruption-settings  NodePool default\n    NodePool default: consolidateAfter 1m → Never: consolidation is off',
+    );
+    expect(r.stdout).toContain('  WARNING consolidation-disabled-for-underused-nodes  NodePool default');
     expect(r.stdout).toContain('  NodePool data: changed\n    /spec/disruption/budgets: [{"nodes":"1"}] -> [{"nodes":"20%"}]\n    /spec/limits/cpu: 64 -> 16');
     // Key order is not a change: the taints are written {key, value, effect} in Git and printed sorted by the API.
     expect(r.stdout).not.toContain('/spec/template/spec/taints');

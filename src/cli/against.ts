@@ -8,6 +8,7 @@ import { compareFindings } from '../engine/compare.js';
 import { SEVERITY_RANK, resolveDeferredSources } from '../engine/findings.js';
 import type { Severity } from '../engine/rule.js';
 import { runRules } from '../engine/runner.js';
+import { kustomizationIn, loadKustomization } from '../loaders/kustomize.js';
 import { loadInputs } from '../loaders/load.js';
 import type { LoadResult } from '../loaders/types.js';
 import { buildReport } from '../reporters/report.js';
@@ -41,15 +42,32 @@ async function judged(load: LoadResult, opts: AgainstOptions, karpenterVersion: 
   return { snapshot, run };
 }
 
+/** A repository as it deploys: a folder with a kustomization is rendered (overlays patch their bases), anything else read as it is. */
+async function loadRepository(paths: string[]): Promise<LoadResult> {
+  const kustomized = paths.filter((p) => kustomizationIn(p));
+  const plain = paths.filter((p) => !kustomizationIn(p));
+  const loads = [...(plain.length ? [await loadInputs(plain, {})] : [])];
+  for (const p of kustomized) loads.push((await loadKustomization(p))!);
+  if (loads.length === 1) return loads[0]!;
+  return {
+    ...loads[0]!,
+    objects: loads.flatMap((l) => l.objects),
+    skipped: loads.flatMap((l) => l.skipped),
+    listedKinds: new Set(loads.flatMap((l) => [...l.listedKinds])),
+    sources: [...paths],
+    filesRead: loads.reduce((n, l) => n + l.filesRead, 0),
+  };
+}
+
 export async function againstCommand(paths: string[], opts: AgainstOptions, toolVersion: string): Promise<number> {
   checkChangeFormat(opts.format ?? 'table', 'scan --against');
   if (!paths.length) throw new UsageError('scan --against needs the repository to apply: karpdoctor scan REPO --against STATE');
   const plan = planScan(paths, opts);
   const live = opts.against === 'live';
   const cluster = live ? await readLive(opts) : await loadInputs([opts.against], {});
-  const repo = await loadInputs(paths, {});
+  const repo = await loadRepository(paths);
   if (!repo.objects.length) throw new UsageError(`nothing to apply: no Kubernetes objects in ${paths.join(', ')}`);
-  const base = opts.base !== undefined ? await loadInputs([opts.base], {}) : undefined;
+  const base = opts.base !== undefined ? await loadRepository([opts.base]) : undefined;
   if (base && !base.objects.length) throw new UsageError(`--base ${opts.base}: no Kubernetes objects in it (the repository before the change)`);
   const overlay = applyRepository(cluster, repo, base);
   const now = await judged(cluster, opts, plan.karpenterVersion, live);

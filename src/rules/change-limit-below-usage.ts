@@ -103,7 +103,9 @@ export default defineRule({
           pool: after.name,
           resources: over.map((l) => `${l.resource} ${String(l.raw)} (in use: ${shown(l.resource, l.used!)})`).join(', '),
           from: usage.from,
-          pending: waiting.length ? `; ${plural(waiting.length, 'Pending pod')} need it now (${listNames(waiting.map(podName))})` : '',
+          pending: waiting.length
+            ? `; ${plural(waiting.length, 'Pending pod')} ${waiting.length === 1 ? 'needs' : 'need'} it now (${listNames(waiting.map(podName))})`
+            : '',
         },
         fix: [
           `Keep ${over.map((l) => `limits.${l.resource}`).join(', ')} at or above ${over.map((l) => shown(l.resource, l.used!)).join(', ')} in the change, or drain the pool first:\n   spec:\n     limits:\n${over.map((l) => `       ${l.resource}: "${shown(l.resource, Math.max(l.used!, l.was ?? 0))}"`).join('\n')}`,

@@ -9,12 +9,12 @@
  * An object the cluster has and the repository does not is only not here — created by another tool, another
  * repository — never deleted (docs/karpenter-behaviour.md §11.1).
  */
-import { KIND, isClusterScoped, kindKeyOf } from '../kube/kinds.js';
+import { KIND, isClusterScoped } from '../kube/kinds.js';
 import type { KubeObject } from '../kube/types.js';
 import { diffValues, type FieldChange } from './value-diff.js';
 
 /** The kinds whose changes the view tracks: what Karpenter configures nodes from, and what volumes are made from. */
-export const CHANGE_KINDS: readonly string[] = [KIND.NodePool, KIND.Provisioner, KIND.EC2NodeClass, KIND.AWSNodeTemplate, KIND.AKSNodeClass, KIND.StorageClass];
+const CHANGE_KINDS: readonly string[] = [KIND.NodePool, KIND.Provisioner, KIND.EC2NodeClass, KIND.AWSNodeTemplate, KIND.AKSNodeClass, KIND.StorageClass];
 
 export type ChangeKind = 'added' | 'changed' | 'deleted';
 
@@ -72,7 +72,7 @@ function desiredFields(o: KubeObject): Record<string, unknown> {
 }
 
 /** Fields whose difference is one object's change: the spec (or a StorageClass's top-level fields) and node labels/taints it templates. */
-export function fieldChanges(before: KubeObject, after: KubeObject): FieldChange[] {
+function fieldChanges(before: KubeObject, after: KubeObject): FieldChange[] {
   return diffValues('', desiredFields(before), desiredFields(after));
 }
 
@@ -115,9 +115,4 @@ export function buildChanges<S extends ObjectLookup>(
     ofKind: (...kindKeys) => objects.filter((c) => kindKeys.includes(c.kindKey)),
     fromRepository: (o) => fromRepository.has(o),
   };
-}
-
-/** The change of the object a rule holds, from whichever side it came. */
-export function changeOf(changes: SnapshotChanges, o: KubeObject): ObjectChange | undefined {
-  return o.metadata.name ? changes.of(kindKeyOf(o), o.metadata.namespace, o.metadata.name) : undefined;
 }

@@ -355,6 +355,8 @@ export class Snapshot {
   /** Where the object was read (the preferred copy); every copy via `provenances`. */
   provenance(obj: KubeObject): Provenance | undefined {
     const p = this.provenanceMap.get(obj)?.[0];
+    // What a change deletes is only in the cluster before it: cited there.
+    if (!p && this.changeView && this.changeView.before !== this) return this.changeView.before.provenance(obj);
     if (p && p.line === 0 && p.fsPath) {
       if (this.deferLocate && !this.cache.has(`lines:${p.fsPath}`)) this.wantedLines.set(p.fsPath, p.source);
       else p.line = this.locateLine(p);

@@ -8,7 +8,7 @@ import { KIND } from '../../kube/kinds.js';
 import type { KubeObject } from '../../kube/types.js';
 import type { ObjectChange, SnapshotChanges } from '../../snapshot/changes.js';
 import { nodePoolView, type NodePoolView } from '../../snapshot/karpenter.js';
-import { isActive, isDaemonSetPod, isMirrorPod } from '../../snapshot/pods.js';
+import { controllerOwner, isActive, isDaemonSetPod, isMirrorPod, isTerminal } from '../../snapshot/pods.js';
 import { poolOffer } from '../../snapshot/pool-admission.js';
 import { describeSet, type ValueSet } from '../../snapshot/requirements.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
@@ -33,9 +33,14 @@ export function touches(change: ObjectChange, pointer: string): boolean {
   return change.fields.some((f) => f.path === pointer || f.path.startsWith(`${pointer}/`) || pointer.startsWith(`${f.path}/`));
 }
 
-/** Pods that must be placed again when the pool's nodes go: active, not a DaemonSet's or a static pod. */
+/**
+ * Pods that must be placed again when the pool's nodes go: not finished, not a DaemonSet's or a static pod; a
+ * terminating pod counts when a controller will create it again (a StatefulSet's comes back with the same volume).
+ */
 export function workloadPodsOn(snapshot: Snapshot, node: KubeObject): KubeObject[] {
-  return snapshot.podsOnNode(node.metadata.name ?? '').filter((p) => isActive(p) && !isDaemonSetPod(p) && !isMirrorPod(p));
+  return snapshot
+    .podsOnNode(node.metadata.name ?? '')
+    .filter((p) => !isTerminal(p) && (isActive(p) || controllerOwner(p) !== undefined) && !isDaemonSetPod(p) && !isMirrorPod(p));
 }
 
 /** Pods waiting for a node: Pending, not yet bound. */
