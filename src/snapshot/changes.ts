@@ -9,7 +9,7 @@
  * An object the cluster has and the repository does not is only not here — created by another tool, another
  * repository — never deleted (docs/karpenter-behaviour.md §11.1).
  */
-import { KIND, isClusterScoped } from '../kube/kinds.js';
+import { KIND, isClusterScoped, kindKeyOf } from '../kube/kinds.js';
 import type { KubeObject } from '../kube/types.js';
 import { diffValues, type FieldChange } from './value-diff.js';
 
@@ -115,4 +115,9 @@ export function buildChanges<S extends ObjectLookup>(
     ofKind: (...kindKeys) => objects.filter((c) => kindKeys.includes(c.kindKey)),
     fromRepository: (o) => fromRepository.has(o),
   };
+}
+
+/** The change of an object of either snapshot (by its kind and name), if the change touches it. */
+export function changeOf(changes: SnapshotChanges, o: KubeObject): ObjectChange | undefined {
+  return o.metadata.name ? changes.of(kindKeyOf(o), o.metadata.namespace, o.metadata.name) : undefined;
 }
