@@ -8,9 +8,16 @@ import { UNREACHABLE_TAINT } from '../kube/well-known.js';
 import { nodeTaint } from '../snapshot/nodes.js';
 import { pushAll } from '../kube/lists.js';
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  unhealthyNotRepaired:
+    'Node {{name}} has been Ready={{readyStatus}}{{readyReasonClause}} {{readyLastTransitionTime}} and is still in the cluster: {{verdictText}}.{{podNote}} {{exitText}}',
+} as const;
+
 export default defineRule({
   meta: {
     id: 'node-unhealthy-not-repaired',
+    messages: MESSAGES,
     title: 'Unhealthy node that Karpenter will not repair',
     category: 'health',
     defaultSeverity: 'error',
@@ -87,9 +94,16 @@ export default defineRule({
 
       report({
         object: node,
-        message:
-          `Node ${name} has been Ready=${ready.status}${ready.reason ? ` (${ready.reason})` : ''} ${heldFor(ready.lastTransitionTime, snapshot)} ` +
-          `and is still in the cluster: ${verdict.text}.${podNote} ${exit.text}`,
+        messageId: 'unhealthyNotRepaired',
+        data: {
+          name,
+          readyStatus: ready.status,
+          readyReasonClause: ready.reason ? ` (${ready.reason})` : '',
+          readyLastTransitionTime: String(heldFor(ready.lastTransitionTime, snapshot)),
+          verdictText: verdict.text,
+          podNote,
+          exitText: exit.text,
+        },
         fix: fixText(name, claim, version),
         evidence,
         related: [...(claim ? [claim.object] : []), ...(pool ? [pool.object] : [])],

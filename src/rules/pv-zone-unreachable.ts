@@ -11,9 +11,16 @@ import { poolReach, volumeZone, type PoolReach } from './lib/volumes-health-zone
 import { saysScheduling } from '../snapshot/messages/scheduling.js';
 import { pushAll } from '../kube/lists.js';
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  zoneUnreachable:
+    'PersistentVolume {{pv}}{{claimNameClause}} is pinned to {{pinnedZones}}, which no NodePool reaches — {{all}}: a pod using it can never get a Karpenter node.',
+} as const;
+
 export default defineRule({
   meta: {
     id: 'pv-zone-unreachable',
+    messages: MESSAGES,
     title: 'Pending pod whose volume sits in a zone no NodePool reaches',
     category: 'volumes',
     defaultSeverity: 'error',
@@ -109,7 +116,13 @@ export default defineRule({
         report({
           object: pv,
           severity: 'warning',
-          message: `PersistentVolume ${displayName(pv)}${claim?.name ? ` (claim ${claim.namespace}/${claim.name})` : ''} is pinned to ${pinned.zones.join(', ')}, which no NodePool reaches — ${all.map((r) => poolText(r, pinned.zones)).join('; ')}: a pod using it can never get a Karpenter node.`,
+          messageId: 'zoneUnreachable',
+          data: {
+            pv: displayName(pv),
+            claimNameClause: claim?.name ? ` (claim ${claim.namespace}/${claim.name})` : '',
+            pinnedZones: pinned.zones.join(', '),
+            all: all.map((r) => poolText(r, pinned.zones)).join('; '),
+          },
           fix: fixText(undefined, pv.metadata.name!, pinned.zones, all, claim?.name ?? 'its claim'),
           evidence,
           related: all.map((r) => r.pool.object),

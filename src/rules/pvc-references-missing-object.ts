@@ -6,9 +6,15 @@ import { ageOf, listNames, podName } from './support.js';
 import { notInScannedFiles } from './lib/configuration.js';
 import { eventSays } from '../snapshot/messages/object-events.js';
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  referenceMissing: 'PersistentVolumeClaim {{name}} names {{what}}, which {{whatClause}} not exist{{phaseClause}}{{ageClause}}.{{podText}}',
+} as const;
+
 export default defineRule({
   meta: {
     id: 'pvc-references-missing-object',
+    messages: MESSAGES,
     title: 'PVC names a StorageClass or PersistentVolume that does not exist',
     category: 'volumes',
     defaultSeverity: 'error',
@@ -81,7 +87,15 @@ export default defineRule({
         : '';
       report({
         object: pvc,
-        message: `PersistentVolumeClaim ${name} names ${what.join(' and ')}, which ${what.length > 1 ? 'do' : 'does'} not exist${phase ? `; it is ${phase}` : ''}${age !== undefined ? ` (created ${formatDuration(age)} ago)` : ''}.${podText}`,
+        messageId: 'referenceMissing',
+        data: {
+          name,
+          what: what.join(' and '),
+          whatClause: what.length > 1 ? 'do' : 'does',
+          phaseClause: phase ? `; it is ${phase}` : '',
+          ageClause: age !== undefined ? ` (created ${formatDuration(age)} ago)` : '',
+          podText,
+        },
         fix: fixText(pvc.metadata.namespace!, pvc.metadata.name!, missingSc ? String(scName) : undefined, missingPv ? volumeName : undefined, scNames),
         evidence,
         related: pods.slice(0, 10),
