@@ -13,6 +13,10 @@ import { pushAll } from '../kube/lists.js';
 
 /** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
 const MESSAGES = {
+  podZoneUnreachable:
+    'Pod {{pod}} has been Pending{{pending}}: its volume {{pv}} (claim {{claim}}) is pinned to {{zones}}, which no NodePool it can use reaches — {{pools}}{{excludedClause}}. Karpenter cannot launch a node there and kube-scheduler rejects every other node.',
+  podVolumeConflict:
+    'Pod {{pod}} has been Pending{{pending}}: kube-scheduler has reported "volume node affinity conflict" for {{conflictAge}} (x{{count}}); its volume {{pv}} (claim {{claim}}) is pinned to {{zones}} and no node there accepts it{{poolsClause}}.',
   zoneUnreachable:
     'PersistentVolume {{pv}}{{claimNameClause}} is pinned to {{pinnedZones}}, which no NodePool reaches — {{all}}: a pod using it can never get a Karpenter node.',
 } as const;
@@ -196,12 +200,36 @@ export default defineRule({
         if (karpenterErr) evidence.push({ event: karpenterErr, note: 'Karpenter cannot provision for it' });
 
         const pendingFor = ageOf(pod.metadata.creationTimestamp, now);
-        const message = unreachable
-          ? `Pod ${podName(pod)} has been Pending${pendingFor !== undefined ? ` for ${formatDuration(pendingFor)}` : ''}: its volume ${displayName(pv)} (claim ${claimName}) is pinned to ${zoneText}, which no NodePool it can use reaches — ${poolTexts.join('; ')}${excluded.length ? `; not usable: ${listNames(excluded)}` : ''}. Karpenter cannot launch a node there and kube-scheduler rejects every other node.`
-          : `Pod ${podName(pod)} has been Pending${pendingFor !== undefined ? ` for ${formatDuration(pendingFor)}` : ''}: kube-scheduler has reported "volume node affinity conflict" for ${formatDuration(conflictAge!)} (x${conflict!.count}); its volume ${displayName(pv)} (claim ${claimName}) is pinned to ${zoneText} and no node there accepts it${usable.length ? ` (${poolTexts.join('; ')})` : ''}.`;
+        const pending = pendingFor !== undefined ? ` for ${formatDuration(pendingFor)}` : '';
+        const said = unreachable
+          ? ({
+              messageId: 'podZoneUnreachable',
+              data: {
+                pod: podName(pod),
+                pending,
+                pv: displayName(pv),
+                claim: claimName,
+                zones: zoneText,
+                pools: poolTexts.join('; '),
+                excludedClause: excluded.length ? `; not usable: ${listNames(excluded)}` : '',
+              },
+            } as const)
+          : ({
+              messageId: 'podVolumeConflict',
+              data: {
+                pod: podName(pod),
+                pending,
+                conflictAge: formatDuration(conflictAge!),
+                count: conflict!.count,
+                pv: displayName(pv),
+                claim: claimName,
+                zones: zoneText,
+                poolsClause: usable.length ? ` (${poolTexts.join('; ')})` : '',
+              },
+            } as const);
         report({
           object: pod,
-          message,
+          ...said,
           fix: fixText(pod, pv.metadata.name!, pinned.zones, usable, claimName),
           evidence,
           related: [pvc, pv, ...usable.map((r) => r.pool.object), ...new Set(usable.flatMap((r) => (r.nodeClass ? [r.nodeClass] : [])))],
