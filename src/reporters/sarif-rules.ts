@@ -42,7 +42,7 @@ function messageStrings(templates: Readonly<Record<string, string>>): Record<str
 
 const NAMED = /\{\{\s*([A-Za-z_]\w*)\s*\}\}/g;
 
-export function sarifFormat(template: string): string {
+function sarifFormat(template: string): string {
   const order = placeholders(template);
   return template
     .split(NAMED)
