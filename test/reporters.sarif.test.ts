@@ -287,7 +287,8 @@ describe('messages as data (CONTRIBUTING.md "Messages as data")', () => {
         .replace(/\{(\d+)\}/g, (_, i: string) => r.message.arguments[Number(i)])
         .replace(/\{\{/g, '{')
         .replace(/\}\}/g, '}');
-      expect(r.message.text.startsWith(filled) || r.message.text.startsWith(`${filled}.`)).toBe(true);
+      // The string ends a sentence (SARIF2001): its period may be the one the message's last value already has.
+      expect(r.message.text.startsWith(filled.replace(/\.$/, ''))).toBe(true);
     }
   });
 });

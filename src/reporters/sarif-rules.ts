@@ -34,10 +34,12 @@ export function ruleDescriptor(rule: Rule) {
 /**
  * The rule's messages as SARIF 2.1.0 message strings (§3.49.11, §3.11.5): a SARIF placeholder is positional, `{0}`,
  * `{1}`…, so each named `{{placeholder}}` becomes its index in the order of first use (`placeholders`), the order of
- * a result's `message.arguments` (`sarifArguments`); literal braces are doubled, as §3.11.5 asks.
+ * a result's `message.arguments` (`sarifArguments`); literal braces are doubled, as §3.11.5 asks, and a string that
+ * does not end a sentence gets its period (SARIF2001).
  */
 function messageStrings(templates: Readonly<Record<string, string>>): Record<string, { text: string }> {
-  return Object.fromEntries(Object.entries(templates).map(([id, t]) => [id, { text: sarifFormat(t) }]));
+  // A sentence, as the validator asks of plain-text message strings (SARIF2001), like the results' text.
+  return Object.fromEntries(Object.entries(templates).map(([id, t]) => [id, { text: sentence(sarifFormat(t)) }]));
 }
 
 const NAMED = /\{\{\s*([A-Za-z_]\w*)\s*\}\}/g;
