@@ -266,3 +266,29 @@ describe('GitHub limits', () => {
     );
   });
 });
+
+describe('messages as data (CONTRIBUTING.md "Messages as data")', () => {
+  it('every rule descriptor carries its messageStrings, with positional placeholders and doubled literal braces', () => {
+    const mixed = JSON.parse(mixedSarif).runs[0];
+    for (const rule of RULES) {
+      const d = mixed.tool.driver.rules.find((x: Json) => x.id === rule.meta.id);
+      expect(Object.keys(d.messageStrings ?? {})).toEqual(Object.keys(rule.meta.messages ?? {}));
+      for (const { text } of Object.values<{ text: string }>(d.messageStrings ?? {})) expect(text).not.toMatch(/\{[A-Za-z_]/);
+    }
+  });
+
+  it("a result's message.id and arguments, filled into that string, give the finding's message (before the engine's own clauses)", () => {
+    const mixed = JSON.parse(mixedSarif).runs[0];
+    expect(mixed.results.length).toBeGreaterThan(5);
+    for (const r of mixed.results) {
+      const rule = mixed.tool.driver.rules[r.ruleIndex];
+      const format: string = rule.messageStrings[r.message.id].text;
+      const filled = format
+        .replace(/\{(\d+)\}/g, (_, i: string) => r.message.arguments[Number(i)])
+        .replace(/\{\{/g, '{')
+        .replace(/\}\}/g, '}');
+      // The string ends a sentence (SARIF2001): its period may be the one the message's last value already has.
+      expect(r.message.text.startsWith(filled.replace(/\.$/, ''))).toBe(true);
+    }
+  });
+});

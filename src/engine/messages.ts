@@ -51,8 +51,8 @@ export function renderMessage(ruleId: string, templates: MessageTemplates | unde
   return fillTemplate(ruleId, messageId, template, data);
 }
 
-/** `{{name}}` → `data.name`; also used to show a template with stand-ins (SARIF's `{0}`, docs). */
-export function fillTemplate(ruleId: string, messageId: string, template: string, data: MessageData): string {
+/** `{{name}}` → `data.name`; a placeholder without a value is the rule's bug. */
+function fillTemplate(ruleId: string, messageId: string, template: string, data: MessageData): string {
   return template.replace(PLACEHOLDER, (_, name: string) => {
     const value = Object.hasOwn(data, name) ? data[name] : undefined;
     if (value === undefined || value === null) throw new MessageError(`${ruleId}: message "${messageId}" needs a value for {{${name}}}`);

@@ -136,6 +136,10 @@ export function explainText(rule: Rule, style: CatalogStyle = { color: false, as
       ),
     );
   }
+  if (m.messages && Object.keys(m.messages).length) {
+    const note = 'What a finding says, by messageId (JSON and SARIF carry the id and the {{placeholder}} values):';
+    parts.push(section('Messages', [note, ...Object.entries(m.messages).map(([id, text]) => `${id}: ${text}`)].join('\n')));
+  }
   parts.push(section('References', m.references.join('\n')));
   return `${parts.join('\n\n')}\n`;
 }

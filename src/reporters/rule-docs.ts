@@ -55,6 +55,13 @@ function rulePage(rule: Rule): string {
     );
     parts.push(`## Options\n\n| option | type | default | what it sets | on the command line |\n|---|---|---|---|---|\n${rows.join('\n')}`);
   }
+  if (m.messages && Object.keys(m.messages).length) {
+    const rows = Object.entries(m.messages).map(([id, text]) => `- \`${id}\`: ${text.replace(/[<>]/g, (c) => (c === '<' ? '&lt;' : '&gt;'))}`);
+    parts.push(
+      `## Messages\n\nWhat a finding says, by \`messageId\`; JSON findings carry the id and the values of its \`{{placeholders}}\` as \`data\`, ` +
+        `SARIF results as \`message.id\` and \`arguments\` (see [CONTRIBUTING.md](../../CONTRIBUTING.md#messages-as-data)).\n\n${rows.join('\n')}`,
+    );
+  }
   parts.push(`## References\n\n${m.references.map((r) => `- <${r}>`).join('\n')}`);
   return `${parts.join('\n\n')}\n`;
 }

@@ -1,5 +1,6 @@
 /** SARIF `reportingDescriptor`s for every rule, generated from rule metadata like `karpdoctor explain`. */
 import { CATEGORIES, renderFix, type Rule, type Severity } from '../engine/rule.js';
+import { placeholders } from '../engine/messages.js';
 import { explainText } from './catalog.js';
 import { fence } from './md.js';
 
@@ -19,6 +20,7 @@ export function ruleDescriptor(rule: Rule) {
     shortDescription: { text: sentence(m.summary) },
     fullDescription: { text: sentence(m.rationale) },
     help: { text: explainText(rule), markdown: helpMarkdown(rule) },
+    ...(m.messages && Object.keys(m.messages).length ? { messageStrings: messageStrings(m.messages) } : {}),
     ...(helpUri ? { helpUri } : {}),
     defaultConfiguration: { level: SARIF_LEVEL[m.defaultSeverity] },
     properties: {
@@ -27,6 +29,32 @@ export function ruleDescriptor(rule: Rule) {
       'spec-only': m.specOnly,
     },
   };
+}
+
+/**
+ * The rule's messages as SARIF 2.1.0 message strings (§3.49.11, §3.11.5): a SARIF placeholder is positional, `{0}`,
+ * `{1}`…, so each named `{{placeholder}}` becomes its index in the order of first use (`placeholders`), the order of
+ * a result's `message.arguments` (`sarifArguments`); literal braces are doubled, as §3.11.5 asks, and a string that
+ * does not end a sentence gets its period (SARIF2001).
+ */
+function messageStrings(templates: Readonly<Record<string, string>>): Record<string, { text: string }> {
+  // A sentence, as the validator asks of plain-text message strings (SARIF2001), like the results' text.
+  return Object.fromEntries(Object.entries(templates).map(([id, t]) => [id, { text: sentence(sarifFormat(t)) }]));
+}
+
+const NAMED = /\{\{\s*([A-Za-z_]\w*)\s*\}\}/g;
+
+function sarifFormat(template: string): string {
+  const order = placeholders(template);
+  return template
+    .split(NAMED)
+    .map((part, i) => (i % 2 ? `{${order.indexOf(part)}}` : part.replace(/[{}]/g, (c) => c + c)))
+    .join('');
+}
+
+/** A result's `message.arguments`: its values in the order of the message string's `{0}`, `{1}`… */
+export function sarifArguments(template: string, data: Readonly<Record<string, string | number>>): string[] {
+  return placeholders(template).map((name) => String(data[name] ?? ''));
 }
 
 /** `pdb-blocks-eviction` → `PdbBlocksEviction` (SARIF wants a name that is not the opaque id). */

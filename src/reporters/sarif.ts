@@ -10,7 +10,7 @@ import type { GateFinding, GateView, SourceLocation, Suppression } from '../engi
 import type { Rule } from '../engine/rule.js';
 import type { ScanReport } from './report.js';
 import { fence } from './md.js';
-import { ruleDescriptor, SARIF_LEVEL, sentence, type SarifLevel } from './sarif-rules.js';
+import { ruleDescriptor, sarifArguments, SARIF_LEVEL, sentence, type SarifLevel } from './sarif-rules.js';
 import { fileOf, fileOfSource, parseSourceRef, relativePath } from './source-paths.js';
 
 const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
@@ -124,12 +124,27 @@ function keepWithinLimit(findings: GateFinding[]): GateFinding[] {
 
 class SarifBuilder {
   private ruleIndex: Map<string, number>;
+  private templates: Map<string, Readonly<Record<string, string>>>;
 
   constructor(
     rules: readonly Rule[],
     private baseDir: string,
   ) {
     this.ruleIndex = new Map(rules.map((r, i) => [r.meta.id, i]));
+    this.templates = new Map(rules.map((r) => [r.meta.id, r.meta.messages ?? {}]));
+  }
+
+  /**
+   * `text` is the whole message with its fix (GitHub shows only the text); `id` and `arguments` name the rule's message
+   * string (`messageStrings` of its descriptor) and its values, for consumers that key on them rather than on wording.
+   */
+  private message(f: Finding) {
+    const template = f.messageId !== undefined ? this.templates.get(f.ruleId)?.[f.messageId] : undefined;
+    return {
+      text: messageText(f),
+      markdown: messageMarkdown(f),
+      ...(template !== undefined ? { id: f.messageId!, arguments: sarifArguments(template, f.data ?? {}) } : {}),
+    };
   }
 
   result(g: GateFinding) {
@@ -141,7 +156,7 @@ class SarifBuilder {
       ruleId: f.ruleId,
       ...(ruleIndex !== undefined ? { ruleIndex } : {}),
       level: SARIF_LEVEL[f.severity],
-      message: { text: messageText(f), markdown: messageMarkdown(f) },
+      message: this.message(f),
       locations: [
         {
           ...(primary ? { physicalLocation: primary } : {}),

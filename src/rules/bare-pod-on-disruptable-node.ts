@@ -12,9 +12,18 @@ import { commandName, dig, displayName, labelPointer } from '../kube/fields.js';
 import { DO_NOT_DISRUPT, NODEPOOL_LABEL } from '../kube/well-known.js';
 import { pushAll } from '../kube/lists.js';
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  bareOnNode:
+    'Pod {{pod}} has no controller ({{ownersClause}}) and runs on Karpenter node {{nodeName}}{{poolClause}}: {{ways}} will evict it and nothing will recreate it.',
+  bareManifest:
+    'Pod {{pod}} is a bare Pod manifest ({{ownersClause}}): once deployed it can land on Karpenter NodePool {{hosts}}, whose nodes are taken away by {{ways}}; the eviction that follows is final — nothing will recreate the pod.',
+} as const;
+
 export default defineRule({
   meta: {
     id: 'bare-pod-on-disruptable-node',
+    messages: MESSAGES,
     title: 'Pod without a controller on a node Karpenter can disrupt',
     category: 'reclaim',
     defaultSeverity: 'info',
@@ -83,9 +92,14 @@ export default defineRule({
       const ns = pod.metadata.namespace ?? 'default';
       report({
         object: pod,
-        message:
-          `Pod ${podName(pod)} has no controller (${owners.length ? 'no controller ownerReference' : 'no ownerReferences'}) and runs on Karpenter node ${nodeName}${pool ? ` of NodePool ${pool.name}` : ''}: ` +
-          `${ways.join(', ')} will evict it and nothing will recreate it.`,
+        messageId: 'bareOnNode',
+        data: {
+          pod: podName(pod),
+          ownersClause: owners.length ? 'no controller ownerReference' : 'no ownerReferences',
+          nodeName,
+          poolClause: pool ? ` of NodePool ${pool.name}` : '',
+          ways: ways.join(', '),
+        },
         fix: [
           `Run it under a controller instead (e.g. kubectl -n ${ns} get pod ${commandName(pod)} -o yaml > pod.yaml, then wrap its spec in a Deployment or Job).`,
           `Or, if it must finish where it is: kubectl -n ${ns} annotate pod ${commandName(pod)} karpenter.sh/do-not-disrupt=true`,
@@ -161,7 +175,7 @@ function templateReferences(snapshot: Snapshot): string {
  * a NodePool whose nodes Karpenter disrupts. Pods that ran somewhere (nodeName, a phase) cannot be placed without
  * Nodes and are left alone; a pod that no NodePool accepts (pinned to a node group) is not Karpenter's concern.
  */
-function checkManifests(snapshot: Snapshot, now: number, version: KarpenterVersionFacts, report: (f: FindingInput) => void): void {
+function checkManifests(snapshot: Snapshot, now: number, version: KarpenterVersionFacts, report: (f: FindingInput<typeof MESSAGES>) => void): void {
   const referenced = templateReferences(snapshot);
   for (const pod of snapshot.all(KIND.Pod)) {
     if (!isPodManifest(pod) || isMirrorPod(pod)) continue;
@@ -195,11 +209,16 @@ function checkManifests(snapshot: Snapshot, now: number, version: KarpenterVersi
     const controller = ['Never', 'OnFailure'].includes(String(dig(pod, 'spec', 'restartPolicy'))) ? 'Job' : 'Deployment';
     report({
       object: pod,
-      message:
-        `Pod ${podName(pod)} is a bare Pod manifest (${owners.length ? 'no controller ownerReference' : 'no ownerReferences'}): once deployed it can land on Karpenter NodePool ${listNames(
+      messageId: 'bareManifest',
+      data: {
+        pod: podName(pod),
+        ownersClause: owners.length ? 'no controller ownerReference' : 'no ownerReferences',
+        hosts: listNames(
           hosts.map((p) => p.name),
           4,
-        )}, ` + `whose nodes are taken away by ${[...ways].join(', ')}; the eviction that follows is final — nothing will recreate the pod.`,
+        ),
+        ways: [...ways].join(', '),
+      },
       fix: [
         `Run it under a controller instead: move its spec into the pod template (spec.template.spec) of a ${controller} ${ns}/${displayName(pod)}.`,
         `Or, if it must finish where it is, annotate the manifest:\n   metadata:\n     annotations:\n       karpenter.sh/do-not-disrupt: "true"`,

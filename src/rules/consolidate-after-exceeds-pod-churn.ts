@@ -20,9 +20,16 @@ interface Churned {
   consolidatable?: { index: number; status: string };
 }
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  churnOutpacesConsolidateAfter:
+    'NodePool {{poolName}} has consolidateAfter {{poolConsolidateAfterValue}}, but pods land on its under-used nodes more often than that, so {{nodeClaims}} never become{{churnedClause}} Consolidatable: {{churned}}.',
+} as const;
+
 export default defineRule({
   meta: {
     id: ID,
+    messages: MESSAGES,
     title: 'consolidateAfter longer than the pod churn on under-used nodes',
     category: 'reclaim',
     defaultSeverity: 'warning',
@@ -104,9 +111,14 @@ export default defineRule({
         `${displayName(c.claim.object)} (node ${displayName(c.node)}, CPU ${pct(c.capacity.cpuFraction)}/memory ${pct(c.capacity.memFraction)} requested, ${plural(c.starts.length, 'pod event')} seen since it initialized, median gap ${formatDuration(c.median)}, last ${formatDuration(now - c.lastEvent)} ago${c.owners.length ? `; from ${listNames(c.owners, 2)}` : ''})`;
       report({
         object: pool.object,
-        message:
-          `NodePool ${pool.name} has consolidateAfter ${pool.consolidateAfter.value}, but pods land on its under-used nodes more often than that, ` +
-          `so ${plural(churned.length, 'NodeClaim')} never become${churned.length === 1 ? 's' : ''} Consolidatable: ${listNames(churned.map(describe), 3)}.`,
+        messageId: 'churnOutpacesConsolidateAfter',
+        data: {
+          poolName: pool.name,
+          poolConsolidateAfterValue: pool.consolidateAfter.value,
+          nodeClaims: plural(churned.length, 'NodeClaim'),
+          churnedClause: churned.length === 1 ? 's' : '',
+          churned: listNames(churned.map(describe), 3),
+        },
         fix: fixFor(pool.object.kind.toLowerCase(), pool.name, churned, after),
         evidence,
         related: churned.flatMap((c) => [c.claim.object, c.node]),

@@ -15,9 +15,21 @@ const ID = 'consolidation-disabled-for-underused-nodes';
 
 type Mode = 'never' | 'when-empty';
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  underusedNodes:
+    '{{poolObjectKind}} {{poolName}} {{modeText}}, so its {{underUsedNodes}}{{emptyClause}} (requests below {{optionsUtilization}} of allocatable CPU and memory) will never be consolidated: {{stuck}}.',
+  generalPurposePool:
+    '{{poolObjectKind}} {{poolName}} {{modeText}}: {{what}}, and it is a general-purpose pool (no taints), so every workload that lands on it keeps nodes Karpenter would otherwise remove. {{unmeasured}}',
+  dedicatedPool:
+    '{{poolObjectKind}} {{poolName}} {{modeText}}: {{what}}. It is a dedicated pool (taint {{taints}}), where keeping nodes is often deliberate. {{unmeasured}}',
+  ...CONSOLIDATION_DISABLED.messages,
+} as const;
+
 export default defineRule({
   meta: {
     id: ID,
+    messages: MESSAGES,
     title: 'Under-used nodes in a NodePool that can never consolidate them',
     category: 'reclaim',
     defaultSeverity: 'warning',
@@ -112,9 +124,16 @@ export default defineRule({
       const empty = stuck.filter((c) => c.reschedulable.length === 0).length;
       report({
         object: pool.object,
-        message:
-          `${pool.object.kind} ${pool.name} ${modeText(pool, mode)}, so its ${plural(stuck.length, 'under-used node')}${empty ? ` (${empty} empty)` : ''} ` +
-          `(requests below ${pct(options.utilization)} of allocatable CPU and memory) will never be consolidated: ${listNames(stuck.map(describe), 4)}.`,
+        messageId: 'underusedNodes',
+        data: {
+          poolObjectKind: pool.object.kind,
+          poolName: pool.name,
+          modeText: modeText(pool, mode),
+          underUsedNodes: plural(stuck.length, 'under-used node'),
+          emptyClause: empty ? ` (${empty} empty)` : '',
+          optionsUtilization: pct(options.utilization),
+          stuck: listNames(stuck.map(describe), 4),
+        },
         fix: [fixFor(pool)],
         evidence,
         related: stuck.map((c) => c.node),
@@ -147,7 +166,13 @@ function spotToSpotStated(events: EventView[]): string[] {
  * The policy alone: no Nodes/Pods in the input (a repository, or a pool pasted in a ticket without its nodes), so no
  * evidence that any node is under-used. The catalog makes this an info, whatever the pool: it names what would settle it.
  */
-function policyOnly(pool: NodePoolView, mode: Mode, evidence: EvidenceInput[], assumeConsolidation: boolean, nodesShown: boolean): FindingInput {
+function policyOnly(
+  pool: NodePoolView,
+  mode: Mode,
+  evidence: EvidenceInput[],
+  assumeConsolidation: boolean,
+  nodesShown: boolean,
+): FindingInput<typeof MESSAGES> {
   const taints = pool.taints.value.filter((t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute');
   const what = mode === 'never' ? 'none of its nodes is ever consolidated, not even empty ones' : 'a node running even one small pod is never consolidated';
   const general = taints.length === 0;
@@ -158,9 +183,22 @@ function policyOnly(pool: NodePoolView, mode: Mode, evidence: EvidenceInput[], a
   return {
     object: pool.object,
     severity: 'info',
-    message: general
-      ? `${pool.object.kind} ${pool.name} ${modeText(pool, mode)}: ${what}, and it is a general-purpose pool (no taints), so every workload that lands on it keeps nodes Karpenter would otherwise remove. ${unmeasured}`
-      : `${pool.object.kind} ${pool.name} ${modeText(pool, mode)}: ${what}. It is a dedicated pool (taint ${taints.map((t) => t.key).join(', ')}), where keeping nodes is often deliberate. ${unmeasured}`,
+    ...(general
+      ? {
+          messageId: 'generalPurposePool' as const,
+          data: { poolObjectKind: pool.object.kind, poolName: pool.name, modeText: modeText(pool, mode), what, unmeasured },
+        }
+      : {
+          messageId: 'dedicatedPool' as const,
+          data: {
+            poolObjectKind: pool.object.kind,
+            poolName: pool.name,
+            modeText: modeText(pool, mode),
+            what,
+            taints: taints.map((t) => t.key).join(', '),
+            unmeasured,
+          },
+        }),
     fix: [fixFor(pool)],
     evidence: general ? evidence : [...evidence, { object: pool.object, path: pool.taints.path, note: 'dedicated pool: only tolerating workloads land here' }],
     ...(assumeConsolidation ? { assumes: 'v0.15 or later (Provisioners had no consolidation before)' } : {}),

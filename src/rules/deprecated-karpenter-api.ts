@@ -14,9 +14,20 @@ import { DO_NOT_CONSOLIDATE, DO_NOT_DISRUPT, DO_NOT_EVICT } from '../kube/well-k
 /** The first release that no longer serves each old generation (docs/karpenter-behaviour.md §0.2). */
 const UNSERVED_FROM: Record<string, string> = { v1alpha5: '0.33.0', v1beta1: '1.1.0' };
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  whenUnderutilizedInV1:
+    'NodePool {{name}} (karpenter.sh/v1) sets consolidationPolicy: WhenUnderutilized, a v1beta1 value that v1 rejects (Unsupported value: "WhenUnderutilized": supported values: "WhenEmpty", "WhenEmptyOrUnderutilized"): the manifest cannot be applied.',
+  deprecatedApiVersion: '{{objKind}} {{name}} uses {{objApiVersion}}: {{state}}.{{changesClause}} Rewrite it as a {{target}}.',
+  doNotConsolidate:
+    '{{what}} carries {{annotation}}, which Karpenter ignores since v1.0{{versionKnownClause}}: {{inTemplateClause}} consolidated like any other{{hasDoNotDisruptClause}}.',
+  doNotEvict: '{{what}} uses the pod annotation {{annotation}}, which Karpenter ignores since v1.0{{versionKnownClause}}: {{alsoDndClause}}',
+} as const;
+
 export default defineRule({
   meta: {
     id: 'deprecated-karpenter-api',
+    messages: MESSAGES,
     title: 'Deprecated Karpenter API version, field value or annotation',
     category: 'configuration',
     defaultSeverity: 'warning',
@@ -69,7 +80,7 @@ export default defineRule({
 
 // ----- API versions -----
 
-function apiFinding(snapshot: Snapshot, obj: KubeObject, version: KarpenterVersionFacts): FindingInput | undefined {
+function apiFinding(snapshot: Snapshot, obj: KubeObject, version: KarpenterVersionFacts): FindingInput<typeof MESSAGES> | undefined {
   const gen = generationOf(obj);
   const name = displayName(obj);
   const policy = str(dig(obj, 'spec', 'disruption', 'consolidationPolicy'));
@@ -78,7 +89,8 @@ function apiFinding(snapshot: Snapshot, obj: KubeObject, version: KarpenterVersi
     return {
       object: obj,
       severity: 'error',
-      message: `NodePool ${name} (karpenter.sh/v1) sets consolidationPolicy: WhenUnderutilized, a v1beta1 value that v1 rejects (Unsupported value: "WhenUnderutilized": supported values: "WhenEmpty", "WhenEmptyOrUnderutilized"): the manifest cannot be applied.`,
+      messageId: 'whenUnderutilizedInV1',
+      data: { name },
       fix: [
         `Use the v1 value:\nspec:\n  disruption:\n    consolidationPolicy: WhenEmptyOrUnderutilized\n    consolidateAfter: ${str(dig(obj, 'spec', 'disruption', 'consolidateAfter')) ?? '0s'}`,
       ],
@@ -100,9 +112,15 @@ function apiFinding(snapshot: Snapshot, obj: KubeObject, version: KarpenterVersi
   return {
     object: obj,
     ...(unserved ? { severity: 'error' as const } : {}),
-    message:
-      `${obj.kind} ${name} uses ${obj.apiVersion}: ${state}.` +
-      `${changes.length ? ` Besides the apiVersion, v1 changes: ${changes.map((c) => c.text).join('; ')}.` : ''} Rewrite it as a ${target}.`,
+    messageId: 'deprecatedApiVersion',
+    data: {
+      objKind: obj.kind,
+      name,
+      objApiVersion: obj.apiVersion,
+      state,
+      changesClause: changes.length ? ` Besides the apiVersion, v1 changes: ${changes.map((c) => c.text).join('; ')}.` : '',
+      target,
+    },
     fix: fixText(obj, gen, rewrite, unserved === true ? version.label : undefined, leftOut),
     pointer: '/apiVersion',
     evidence: [
@@ -188,10 +206,10 @@ function fixText(obj: KubeObject, gen: string, rewrite: Json, runningUnserved: s
 
 // ----- Annotations ignored from v1.0 -----
 
-function annotationFindings(snapshot: Snapshot, version: KarpenterVersionFacts, known: boolean): FindingInput[] {
+function annotationFindings(snapshot: Snapshot, version: KarpenterVersionFacts, known: boolean): FindingInput<typeof MESSAGES>[] {
   const inferred = [...snapshot.all(KIND.NodePool), ...snapshot.all(KIND.EC2NodeClass)].some((o) => generationOf(o) === 'v1');
   const assumes = known ? {} : { assumes: inferred ? 'Karpenter v1.0+ (the snapshot holds karpenter.sh/v1 objects)' : 'Karpenter v1.0+' };
-  const out: FindingInput[] = [];
+  const out: FindingInput<typeof MESSAGES>[] = [];
   const covered = new Set<string>();
   for (const { kind, base } of POD_TEMPLATE_KINDS) {
     for (const w of snapshot.all(kind)) {
@@ -249,9 +267,14 @@ function annotationFindings(snapshot: Snapshot, version: KarpenterVersionFacts, 
     const what = `${obj.kind} ${displayName(obj)}${inTemplate ? ' (template annotation, copied to every node)' : ''}`;
     out.push({
       object: obj,
-      message:
-        `${what} carries ${DO_NOT_CONSOLIDATE}, which Karpenter ignores since v1.0${version.known ? ` (this cluster runs ${version.label})` : ''}: ` +
-        `${inTemplate ? 'its nodes are' : 'the node is'} consolidated like any other${hasDoNotDisrupt(annotations) ? ' (karpenter.sh/do-not-disrupt is set too and does protect it)' : ''}.`,
+      messageId: 'doNotConsolidate',
+      data: {
+        what,
+        annotation: DO_NOT_CONSOLIDATE,
+        versionKnownClause: version.known ? ` (this cluster runs ${version.label})` : '',
+        inTemplateClause: inTemplate ? 'its nodes are' : 'the node is',
+        hasDoNotDisruptClause: hasDoNotDisrupt(annotations) ? ' (karpenter.sh/do-not-disrupt is set too and does protect it)' : '',
+      },
       fix: [
         `Replace it with karpenter.sh/do-not-disrupt: "true" (blocks consolidation and drift, not expiry or interruption), or remove it if consolidation is fine:\n` +
           (inTemplate
@@ -279,7 +302,7 @@ function evictFinding(
   version: KarpenterVersionFacts,
   assumes: { assumes?: string },
   alsoDnd: boolean,
-): FindingInput {
+): FindingInput<typeof MESSAGES> {
   const evidenceObject = 'metadata' in object ? object : pods[0];
   const evidence: EvidenceInput[] = [];
   if (evidenceObject)
@@ -289,11 +312,15 @@ function evictFinding(
   const inTemplate = object.kind !== 'Pod';
   return {
     object,
-    message:
-      `${what} uses the pod annotation ${DO_NOT_EVICT}, which Karpenter ignores since v1.0${version.known ? ` (this cluster runs ${version.label})` : ''}: ` +
-      (alsoDnd
+    messageId: 'doNotEvict',
+    data: {
+      what,
+      annotation: DO_NOT_EVICT,
+      versionKnownClause: version.known ? ` (this cluster runs ${version.label})` : '',
+      alsoDndClause: alsoDnd
         ? `it is dead weight (karpenter.sh/do-not-disrupt is set too and is what protects ${subject}).`
-        : `${subject} ${subject === 'the pod' ? 'is' : 'are'} evicted by consolidation, drift and expiry like any other pod.`),
+        : `${subject} ${subject === 'the pod' ? 'is' : 'are'} evicted by consolidation, drift and expiry like any other pod.`,
+    },
     fix: [
       `Rename the annotation to karpenter.sh/do-not-disrupt: "true"${inTemplate ? ' in the pod template' : ''}:\n` +
         (inTemplate

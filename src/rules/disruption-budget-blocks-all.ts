@@ -11,9 +11,18 @@ import { pushAll } from '../kube/lists.js';
 
 const ID = 'disruption-budget-blocks-all';
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  budgetsNeverOpen:
+    'NodePool {{poolName}} allows 0 disruptions for {{blocked}} at the reference time and its budgets never open within {{optionsHorizon}}: {{culprits}}. This blocks {{what}}.{{nodeText}}{{eventsClause}}',
+  ...BUDGET_ERRORS.messages,
+  ...BUDGET_BLOCKING.messages,
+} as const;
+
 export default defineRule({
   meta: {
     id: ID,
+    messages: MESSAGES,
     title: 'Disruption budget that never allows a disruption',
     category: 'reclaim',
     defaultSeverity: 'warning',
@@ -88,18 +97,24 @@ export default defineRule({
           : ` Its ${plural(nodes, 'node')} ${nodes === 1 ? 'is' : 'are'} never ${all ? 'consolidated or drifted' : blocked.includes('Drifted') ? 'replaced on drift' : 'consolidated'}: only expiry, interruption, node repair or manual deletion removes them.`;
       report({
         object: pool.object,
-        message:
-          `NodePool ${pool.name} allows 0 disruptions for ${blocked.join(', ')} at the reference time and its budgets never open within ${formatDuration(options.horizon)}: ` +
-          `${listNames(
+        messageId: 'budgetsNeverOpen',
+        data: {
+          poolName: pool.name,
+          blocked: blocked.join(', '),
+          optionsHorizon: formatDuration(options.horizon),
+          culprits: listNames(
             culprits.map((s) => `budget ${s.index} (${budgetYaml(s.budget)}) ${causeOf(s)}`),
             4,
-          )}. This blocks ${what}.${nodeText}` +
-          (events.length
+          ),
+          what,
+          nodeText,
+          eventsClause: events.length
             ? ` Karpenter reported it ${plural(
                 events.reduce((n, e) => n + e.event.count, 0),
                 'time',
               )} ("${events[events.length - 1]!.event.message}").`
-            : ''),
+            : '',
+        },
         fix: fixFor(pool, culprits),
         evidence,
         // The nodes it freezes, so the per-node "why is it still here" view can list this cause under each of them.

@@ -27,9 +27,15 @@ interface Member {
   evidence: EvidenceInput[];
 }
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  duplicateLaunches: '{{poolKind}} {{poolName}} launched {{members}} {{claimKinds}} within {{span}}{{podText}}: {{desc}}; {{empty}}. {{triggerText}}',
+} as const;
+
 export default defineRule({
   meta: {
     id: 'duplicate-nodeclaims',
+    messages: MESSAGES,
     title: 'Duplicate NodeClaims launched for the same pending pods',
     category: 'volumes',
     defaultSeverity: 'warning',
@@ -135,9 +141,18 @@ export default defineRule({
         const podText = shared.length ? ` for the same pending pod(s) ${listNames(shared)} (per the ${sharedHow})` : '';
         report({
           object: pool.object,
-          message:
-            `${pool.generation === 'v1alpha5' ? 'Provisioner' : 'NodePool'} ${pool.name} launched ${members.length} ${pool.generation === 'v1alpha5' ? 'Machines' : 'NodeClaims'} within ${formatDuration(span)}${podText}: ${desc}; ` +
-            `${empty.map((m) => `${m.claim} ${m.emptyHow}`).join('; ')}. ${trigger.text}`,
+          messageId: 'duplicateLaunches',
+          data: {
+            poolKind: pool.generation === 'v1alpha5' ? 'Provisioner' : 'NodePool',
+            poolName: pool.name,
+            members: members.length,
+            claimKinds: pool.generation === 'v1alpha5' ? 'Machines' : 'NodeClaims',
+            span: formatDuration(span),
+            podText,
+            desc,
+            empty: empty.map((m) => `${m.claim} ${m.emptyHow}`).join('; '),
+            triggerText: trigger.text,
+          },
           fix: fixText(pool, members, trigger.kind, trigger.taint),
           evidence,
           related: members.flatMap((m) => [...(m.view ? [m.view.object] : []), ...(m.node ? [m.node] : [])]),

@@ -15,8 +15,17 @@ function expiryLogs(logs: readonly LogRecord[], claim: string): LogRecord[] {
   return logs.filter((l) => logSays(l, 'expired-nodeclaim') && (l.fields.name === claim || logRefs(l.fields).nodeClaim === claim));
 }
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  drainStuck:
+    'NodePool {{pool}} expires nodes ({{expiry}}) without a terminationGracePeriod, and a drain is already stuck: {{stuck}}. Nothing ends it until the blocking pods go.',
+  drainWillStick:
+    'NodePool {{pool}} expires nodes ({{expiry}}) without a terminationGracePeriod, while {{who}}: {{blockers}}. When these nodes expire, their drain will never finish.',
+} as const;
+
 export default defineRule({
   meta: {
+    messages: MESSAGES,
     id: 'expire-without-termination-grace-period',
     title: 'expireAfter without terminationGracePeriod on a pool with un-evictable pods',
     category: 'reclaim',
@@ -149,14 +158,23 @@ export default defineRule({
       pushAll(evidence, version.evidence());
 
       const expiry = `${pool.expireAfter.defaulted ? 'expireAfter is not set, so the v1 default ' : 'expireAfter '}${pool.expireAfter.value}`;
-      const message = stuck.length
-        ? `NodePool ${pool.name} expires nodes (${expiry}) without a terminationGracePeriod, and a drain is already stuck: ${stuck.join('; ')}. Nothing ends it until the blocking pods go.`
-        : `NodePool ${pool.name} expires nodes (${expiry}) without a terminationGracePeriod, while ${clusterState ? `${blockers.length === 1 ? '1 node runs' : `${blockers.length} nodes run`} un-evictable pods` : 'workloads in the repo cannot be evicted'}: ` +
-          `${listNames(blockers, 3)}. When these nodes expire, their drain will never finish.`;
+      const what = stuck.length
+        ? ({ messageId: 'drainStuck', data: { pool: pool.name, expiry, stuck: stuck.join('; ') } } as const)
+        : ({
+            messageId: 'drainWillStick',
+            data: {
+              pool: pool.name,
+              expiry,
+              who: clusterState
+                ? `${blockers.length === 1 ? '1 node runs' : `${blockers.length} nodes run`} un-evictable pods`
+                : 'workloads in the repo cannot be evicted',
+              blockers: listNames(blockers, 3),
+            },
+          } as const);
       report({
         object: pool.object,
         ...(stuck.length ? { severity: 'error' as const } : {}),
-        message,
+        ...what,
         fix: [
           `Bound the drain (v1.0+):\n  kubectl patch nodepool ${pool.name} --type merge -p '{"spec":{"template":{"spec":{"terminationGracePeriod":"48h"}}}}'\n` +
             `  # spec.template.spec.terminationGracePeriod: 48h  — pods still blocked then are deleted, bypassing PDB and do-not-disrupt\n` +

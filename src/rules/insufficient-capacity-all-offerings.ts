@@ -10,9 +10,16 @@ const ZONE = 'topology.kubernetes.io/zone';
 const CAPACITY_TYPE = 'karpenter.sh/capacity-type';
 const NARROW_TYPES = ['node.kubernetes.io/instance-type', 'karpenter.k8s.aws/instance-family', 'karpenter.k8s.aws/instance-size'];
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  allOfferingsUnavailable:
+    '{{where}}: launches failed with insufficient capacity {{occurrences}}{{claimsClause}} and no launch of the pool has succeeded since — {{causes}}{{offeringsClause}}. Pending pods wait while every offering the pool allows is unavailable{{from}}{{guessedClause}}',
+} as const;
+
 export default defineRule({
   meta: {
     id: ID,
+    messages: MESSAGES,
     title: 'Insufficient capacity on every allowed offering',
     category: 'provisioning',
     defaultSeverity: 'error',
@@ -67,13 +74,16 @@ export default defineRule({
       const offerings = offeringsNamed(p);
       report({
         object: target,
-        message:
-          `${where}: launches failed with insufficient capacity ${occurrenceText(p)}` +
-          (p.claims.length ? ` (NodeClaims ${listNames(p.claims)})` : '') +
-          ` and no launch of the pool has succeeded since — ${p.causes.map((c) => c.label).join('; ')}` +
-          (offerings ? `; EC2 named ${offerings}` : '') +
-          `. Pending pods wait while every offering the pool allows is unavailable${fromText([p])}` +
-          (p.guessed ? ' The pool name is read from the NodeClaim names.' : ''),
+        messageId: 'allOfferingsUnavailable',
+        data: {
+          where,
+          occurrences: occurrenceText(p),
+          claimsClause: p.claims.length ? ` (NodeClaims ${listNames(p.claims)})` : '',
+          causes: p.causes.map((c) => c.label).join('; '),
+          offeringsClause: offerings ? `; EC2 named ${offerings}` : '',
+          from: fromText([p]),
+          guessedClause: p.guessed ? ' The pool name is read from the NodeClaim names.' : '',
+        },
         fix: [widenFix(p.pool, p.name)],
         ...(p.pool ? { pointer: p.pool.requirements.path } : {}),
         evidence: [

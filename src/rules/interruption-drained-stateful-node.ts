@@ -20,9 +20,16 @@ interface Hit {
   logs: LogRecord[];
 }
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  statefulNodeDrained:
+    '{{targetKind}} {{valueClause}}{{gone}} was drained by Karpenter interruption handling ({{cause}}{{agoClause}}){{forcefulClause}} while it ran stateful pods: {{stateful}}. Interruption drains ignore NodePool budgets and the node do-not-disrupt annotation, and no NodePool can opt out (up to v1.14.1).',
+} as const;
+
 export default defineRule({
   meta: {
     id: 'interruption-drained-stateful-node',
+    messages: MESSAGES,
     title: 'Interruption handling drained a node that ran stateful pods',
     category: 'interruption',
     defaultSeverity: 'error',
@@ -187,11 +194,16 @@ export default defineRule({
       const forceful = actions.has('ForcefulTermination') || kinds.has('instance_status') || kinds.has('system_status');
       report({
         object: target,
-        message:
-          `${target.kind} ${'metadata' in target ? displayName(target) : target.name}${gone} was drained by Karpenter interruption handling ` +
-          `(${cause}${ago ? `, ${ago}` : ''})${forceful ? ' with forceful termination, bypassing PDBs' : ''} ` +
-          `while it ran stateful pods: ${listNames(stateful.map((s) => `${s.label} (${s.reasons.map((r) => r.text).join('; ')})`))}. ` +
-          'Interruption drains ignore NodePool budgets and the node do-not-disrupt annotation, and no NodePool can opt out (up to v1.14.1).',
+        messageId: 'statefulNodeDrained',
+        data: {
+          targetKind: target.kind,
+          valueClause: 'metadata' in target ? displayName(target) : target.name,
+          gone,
+          cause,
+          agoClause: ago ? `, ${ago}` : '',
+          forcefulClause: forceful ? ' with forceful termination, bypassing PDBs' : '',
+          stateful: listNames(stateful.map((s) => `${s.label} (${s.reasons.map((r) => r.text).join('; ')})`)),
+        },
         fix: fixText(stateful, snapshot, kinds, events, version, claim),
         evidence,
         related: [...(claim && claim.object !== target ? [claim.object] : []), ...stateful.flatMap((s) => (s.pod ? [s.pod] : [])).slice(0, 5)],

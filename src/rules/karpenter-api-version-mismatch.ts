@@ -33,9 +33,16 @@ interface Said {
   time?: string;
 }
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  controllerCrdMismatch:
+    'The Karpenter controller{{controllerClause}} and its CRDs disagree — {{parts}}. Until they match the controller cannot read or write its objects: nothing is provisioned or disrupted.{{onlyFewRecordsClause}}{{logsOnlyClause}}',
+} as const;
+
 export default defineRule({
   meta: {
     id: ID,
+    messages: MESSAGES,
     title: 'The API changed under the controller',
     category: 'provisioning',
     defaultSeverity: 'error',
@@ -150,14 +157,17 @@ export default defineRule({
       report({
         object: target,
         ...(onlyFewRecords ? { severity: 'warning' as const } : {}),
-        message:
-          `The Karpenter controller${controller ? '' : ' (neither its Deployment nor its pods are in the input)'} and its CRDs disagree — ${parts.join('; ')}. Until they match the controller cannot read or write its objects: nothing is provisioned or disrupted.` +
-          (onlyFewRecords
+        messageId: 'controllerCrdMismatch',
+        data: {
+          controllerClause: controller ? '' : ' (neither its Deployment nor its pods are in the input)',
+          parts: parts.join('; '),
+          onlyFewRecordsClause: onlyFewRecords
             ? ` It was stated ${total === 1 ? 'once' : `${total} times`}: a controller pod restarting during an upgrade says so briefly, a mismatch says it on every reconcile.`
-            : '') +
-          (logsOnly
+            : '',
+          logsOnlyClause: logsOnly
             ? ` Seen in ${evidence.some((e) => e.log) ? 'the controller logs' : 'events'} only: kubectl get crd ${Object.values(CRD_OF).slice(0, 3).join(' ')} -o yaml would show which versions the CRDs serve.`
-            : ''),
+            : '',
+        },
         fix: [
           `1. Compare: kubectl get crd ${crdName ?? Object.values(CRD_OF).slice(0, 3).join(' ')} -o custom-columns=NAME:.metadata.name,VERSIONS:.spec.versions[*].name,STORED:.status.storedVersions and the controller image tag\n` +
             `2. Upgrade the CRDs to the controller's release first: helm upgrade --install karpenter-crd oci://public.ecr.aws/karpenter/karpenter-crd --version ${chart} -n ${ns ?? '<namespace of the karpenter release>'} (the main chart's crds/ directory is never upgraded by Helm)\n` +

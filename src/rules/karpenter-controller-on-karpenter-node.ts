@@ -1,4 +1,4 @@
-import { defineRule, type EvidenceInput, type RuleContext, type FixSteps } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type RuleContext, type RuleOptions, type FixSteps } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import { isKarpenterControllerWorkload } from '../snapshot/controller.js';
 import type { HelmControllerFacts } from '../snapshot/controller-info.js';
@@ -21,9 +21,16 @@ import {
 import { karpenterFacts, listNames, plural, podName, POD_PLACEMENT, poolShape, unknownField, type KarpenterVersionFacts } from './support.js';
 import { pushAll } from '../kube/lists.js';
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  controllerOnKarpenterNode:
+    '{{targetName}}: {{running}}{{placementWhyClause}}. Karpenter can consolidate, drift, expire or repair such a node and evict its own controller, losing leadership mid-operation; with no replica left nothing provisions the node it needs to come back.',
+} as const;
+
 export default defineRule({
   meta: {
     id: 'karpenter-controller-on-karpenter-node',
+    messages: MESSAGES,
     title: 'Karpenter controller runs on (or may schedule to) nodes Karpenter manages',
     category: 'configuration',
     defaultSeverity: 'error',
@@ -117,7 +124,12 @@ function key(kind: string, ns: string | undefined, name: string | undefined): st
   return `${kind}/${ns ?? ''}/${name ?? ''}`;
 }
 
-function judge(ctx: Pick<RuleContext, 'snapshot' | 'report' | 'notEvaluatedFor'>, target: Target, pods: KubeObject[], version: KarpenterVersionFacts): void {
+function judge(
+  ctx: Pick<RuleContext<RuleOptions, typeof MESSAGES>, 'snapshot' | 'report' | 'notEvaluatedFor'>,
+  target: Target,
+  pods: KubeObject[],
+  version: KarpenterVersionFacts,
+): void {
   const { snapshot, report } = ctx;
   const { owner, podSpec, at, ownerOf } = target;
   const value = (...keys: string[]) => (target.rendered ? { value: target.rendered(...keys) } : {});
@@ -206,9 +218,8 @@ function judge(ctx: Pick<RuleContext, 'snapshot' | 'report' | 'notEvaluatedFor'>
   report({
     object: owner,
     ...(onKarpenter.length || onlyKarpenter ? {} : { severity: 'warning' as const }),
-    message:
-      `${target.name}: ${running}${placement.why && !placementUnknown ? ` — ${placement.why}` : ''}. ` +
-      'Karpenter can consolidate, drift, expire or repair such a node and evict its own controller, losing leadership mid-operation; with no replica left nothing provisions the node it needs to come back.',
+    messageId: 'controllerOnKarpenterNode',
+    data: { targetName: target.name, running, placementWhyClause: placement.why && !placementUnknown ? ` — ${placement.why}` : '' },
     fix: fixText(
       target,
       onKarpenter.map((x) => x.pod),

@@ -26,9 +26,17 @@ const HINTS: Array<[RegExp, RegExp, string]> = [
   [/operator$/, /Unsupported value/, 'operator is one of In, NotIn, Exists, DoesNotExist, Gt, Lt.'],
 ];
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  storedNoLongerValid:
+    '{{objKind}} {{obj}}, as stored in the cluster, no longer passes its CRD ({{verdictCrdName}}, {{verdictVersion}}; {{snapshotCrdOrigin}}): the API server would refuse it if it were applied again as it is: {{what}}',
+  wouldBeRejected: '{{objKind}} {{obj}} would be rejected by the API server (CRD {{verdictCrdName}}, {{verdictVersion}}; {{snapshotCrdOrigin}}): {{what}}',
+} as const;
+
 export default defineRule({
   meta: {
     id: ID,
+    messages: MESSAGES,
     title: 'Karpenter object the API server would reject',
     category: 'configuration',
     defaultSeverity: 'error',
@@ -103,9 +111,29 @@ export default defineRule({
         report({
           object: obj,
           ...(stored ? { severity: 'warning' as const } : {}),
-          message: stored
-            ? `${obj.kind} ${displayName(obj)}, as stored in the cluster, no longer passes its CRD (${verdict.crdName}, ${verdict.version}; ${snapshot.crdOrigin}): the API server would refuse it if it were applied again as it is: ${what}`
-            : `${obj.kind} ${displayName(obj)} would be rejected by the API server (CRD ${verdict.crdName}, ${verdict.version}; ${snapshot.crdOrigin}): ${what}`,
+          ...(stored
+            ? {
+                messageId: 'storedNoLongerValid' as const,
+                data: {
+                  objKind: obj.kind,
+                  obj: displayName(obj),
+                  verdictCrdName: verdict.crdName,
+                  verdictVersion: verdict.version,
+                  snapshotCrdOrigin: snapshot.crdOrigin,
+                  what,
+                },
+              }
+            : {
+                messageId: 'wouldBeRejected' as const,
+                data: {
+                  objKind: obj.kind,
+                  obj: displayName(obj),
+                  verdictCrdName: verdict.crdName,
+                  verdictVersion: verdict.version,
+                  snapshotCrdOrigin: snapshot.crdOrigin,
+                  what,
+                },
+              }),
           fix: fixFor(obj, violations, snapshot.provenance(obj)?.source),
           pointer,
           evidence: violations.map((v) => ({

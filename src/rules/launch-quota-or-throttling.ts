@@ -15,9 +15,15 @@ import {
 
 const ID = 'launch-quota-or-throttling';
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  quotaOrThrottling: '{{nameClause}}: {{parts}}{{pools}}',
+} as const;
+
 export default defineRule({
   meta: {
     id: ID,
+    messages: MESSAGES,
     title: 'Quotas and throttling',
     category: 'provisioning',
     defaultSeverity: 'warning',
@@ -110,7 +116,8 @@ export default defineRule({
         );
       report({
         object: target,
-        message: `${name ? `${launchWords(pools[0]!).pool} ${name}` : 'Karpenter'}: ${parts.join('; ')}${fromText(pools)}`,
+        messageId: 'quotaOrThrottling',
+        data: { nameClause: name ? `${launchWords(pools[0]!).pool} ${name}` : 'Karpenter', parts: parts.join('; '), pools: fromText(pools) },
         fix: [fixes.map((f, i) => `${i + 1}. ${f}`).join('\n')],
         evidence: pools.flatMap((p) => pickEvidence(p.signals)),
         related: relatedOf(pools, target).slice(0, 5),

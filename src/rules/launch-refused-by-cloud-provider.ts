@@ -91,9 +91,15 @@ const FIXES: Record<string, { field?: string; fix: (nodeClass: string, role: str
   },
 };
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  launchRefused: 'EC2 refuses the launches{{nodeClassClause}} — {{poolParts}}; no launch has succeeded since, and a retry fails the same way{{pools}}',
+} as const;
+
 export default defineRule({
   meta: {
     id: ID,
+    messages: MESSAGES,
     title: 'The cloud provider refuses the launch',
     category: 'provisioning',
     defaultSeverity: 'error',
@@ -151,7 +157,12 @@ export default defineRule({
       for (const p of pools) pushAll(evidence, pickEvidence(p.signals));
       report({
         object: target,
-        message: `EC2 refuses the launches${nodeClass !== '<nodeclass>' ? ` through ${launchWords(pools[0]!).nodeClass} ${nodeClass}` : ''} — ${poolParts(pools, true)}; no launch has succeeded since, and a retry fails the same way${fromText(pools)}`,
+        messageId: 'launchRefused',
+        data: {
+          nodeClassClause: nodeClass !== '<nodeclass>' ? ` through ${launchWords(pools[0]!).nodeClass} ${nodeClass}` : '',
+          poolParts: poolParts(pools, true),
+          pools: fromText(pools),
+        },
         fix: [fixes.map((f, i) => (fixes.length > 1 ? `${i + 1}. ${f}` : f)).join('\n')],
         ...(nodeClassObject && field ? { pointer: field } : {}),
         evidence,

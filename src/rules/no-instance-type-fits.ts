@@ -32,9 +32,17 @@ const CLAUSE_FIX: Record<ClauseKind, string> = {
   other: 'read the reason Karpenter gives and change the pod or the pool accordingly',
 };
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  poolFiltersEveryType:
+    'NodePool {{pool}}: its requirements filtered out every compatible instance type{{minValuesClause}} (NoCompatibleInstanceTypes x{{count}}); pods that need it stay Pending.',
+  podFitsNoType: 'Pod {{key}}: Karpenter could not schedule it {{occurrencesClause}}{{span}} — {{perPool}}.{{notesClause}}',
+} as const;
+
 export default defineRule({
   meta: {
     id: ID,
+    messages: MESSAGES,
     title: 'No instance type fits the pod and the NodePool together',
     category: 'provisioning',
     defaultSeverity: 'error',
@@ -135,7 +143,8 @@ export default defineRule({
       const minValues = events.some((e) => /minValues/i.test(e.message));
       report({
         object,
-        message: `NodePool ${pool}: its requirements filtered out every compatible instance type${minValues ? ' because minValues cannot be met' : ''} (NoCompatibleInstanceTypes x${count}); pods that need it stay Pending.`,
+        messageId: 'poolFiltersEveryType',
+        data: { pool, minValuesClause: minValues ? ' because minValues cannot be met' : '', count },
         fix: [minValues ? CLAUSE_FIX['min-values'] : CLAUSE_FIX['instance-types']],
         evidence: events.slice(-2).map((e) => ({ event: e, note: 'NoCompatibleInstanceTypes' })),
       });
@@ -184,7 +193,7 @@ function podFinding(
   list: PodFailure[],
   clauses: Clause[],
   iced: Set<string | undefined>,
-): FindingInput {
+): FindingInput<typeof MESSAGES> {
   const occurrences = list.reduce((n, f) => n + f.count, 0);
   // Sorted together: a dump's firstTimestamp can be later than another event's lastTimestamp, or even its own.
   const times = list
@@ -227,7 +236,14 @@ function podFinding(
   const kinds = [...new Set(clauses.map((c) => c.kind))];
   return {
     object: pod ?? { apiVersion: 'v1', kind: 'Pod', namespace: ns, name },
-    message: `Pod ${key}: Karpenter could not schedule it ${occurrences === 1 ? 'once' : `${plural(occurrences, 'time')}`}${span} — ${perPool}.${notes.length ? ` ${notes.join('. ')}.` : ''}`,
+    messageId: 'podFitsNoType',
+    data: {
+      key,
+      occurrencesClause: occurrences === 1 ? 'once' : `${plural(occurrences, 'time')}`,
+      span,
+      perPool,
+      notesClause: notes.length ? ` ${notes.join('. ')}.` : '',
+    },
     fix: [
       kinds.map((k, i) => `${kinds.length > 1 ? `${i + 1}. ` : ''}${CLAUSE_FIX[k].charAt(0).toUpperCase()}${CLAUSE_FIX[k].slice(1)}.`).join('\n') +
         `\nThen check: kubectl describe pod -n ${ns} ${name}`,

@@ -14,9 +14,19 @@ const NOT_STOPPED =
   'it does not stop expiry (expireAfter, forceful from v1.0), spot/health interruption, node repair or a manual delete, ' +
   'and it does not protect the pods from being evicted when one of those happens';
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  poolAnnotatesEveryNode:
+    'NodePool {{poolName}} puts karpenter.sh/do-not-disrupt: "true" on every node it creates{{nodesClause}}, so none of them is ever consolidated, emptied or drifted; {{notStopped}}{{parseDurationClause}}',
+  nodeAnnotated:
+    '{{kind}} {{name}}{{claimClause}} has karpenter.sh/do-not-disrupt: "true": Karpenter never consolidates, empties or drifts it; {{notStopped}}.{{since}}{{expiry}}',
+  ...NODE_DO_NOT_DISRUPT.messages,
+} as const;
+
 export default defineRule({
   meta: {
     id: 'node-do-not-disrupt-annotation',
+    messages: MESSAGES,
     title: 'Node karpenter.sh/do-not-disrupt annotation',
     category: 'reclaim',
     defaultSeverity: 'info',
@@ -89,11 +99,16 @@ export default defineRule({
       const expiry = pool.expireAfter.value;
       report({
         object: pool.object,
-        message:
-          `NodePool ${pool.name} puts karpenter.sh/do-not-disrupt: "true" on every node it creates` +
-          `${nodes.length ? ` (${plural(nodes.length, 'node')} now: ${listNames(nodes.map((n) => n.metadata.name!))})` : ''}, ` +
-          `so none of them is ever consolidated, emptied or drifted; ${NOT_STOPPED}` +
-          `${parseDuration(expiry) === Infinity ? '. With expireAfter: Never these nodes stay until deleted by hand.' : ` (expireAfter ${expiry} still replaces them).`}`,
+        messageId: 'poolAnnotatesEveryNode',
+        data: {
+          poolName: pool.name,
+          nodesClause: nodes.length ? ` (${plural(nodes.length, 'node')} now: ${listNames(nodes.map((n) => n.metadata.name!))})` : '',
+          notStopped: NOT_STOPPED,
+          parseDurationClause:
+            parseDuration(expiry) === Infinity
+              ? '. With expireAfter: Never these nodes stay until deleted by hand.'
+              : ` (expireAfter ${expiry} still replaces them).`,
+        },
         fix: [
           `Remove it from the template (existing nodes keep their copy):\n` +
             `  kubectl patch nodepool ${pool.name} --type json -p '[{"op":"remove","path":"${path}"}]'\n` +
@@ -140,9 +155,15 @@ export default defineRule({
       pushAll(evidence, version.evidence());
       report({
         object: obj,
-        message:
-          `${isNode ? 'Node' : 'NodeClaim'} ${name}${claim && carrier !== obj ? ` (through NodeClaim ${displayName(claim.object)})` : ''} has karpenter.sh/do-not-disrupt: "true": ` +
-          `Karpenter never consolidates, empties or drifts it; ${NOT_STOPPED}.${since}${expiry}`,
+        messageId: 'nodeAnnotated',
+        data: {
+          kind: isNode ? 'Node' : 'NodeClaim',
+          name,
+          claimClause: claim && carrier !== obj ? ` (through NodeClaim ${displayName(claim.object)})` : '',
+          notStopped: NOT_STOPPED,
+          since,
+          expiry,
+        },
         fix: [
           `When the node no longer needs protection: kubectl annotate ${carrier.kind === 'Node' ? 'node' : 'nodeclaim'} ${commandName(carrier)} ${DO_NOT_DISRUPT}-\n` +
             `To protect workloads through expiry and interruption, use PodDisruptionBudgets (with terminationGracePeriod on the NodePool) instead.`,

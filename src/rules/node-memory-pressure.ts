@@ -9,9 +9,15 @@ import { ageOf, heldLongerThan, unknownOn } from './support.js';
 
 const EVICTION = /^(EvictionThresholdMet|Evicted|SystemOOM|OOMKilling|NodeHasInsufficientMemory)$/;
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  memoryPressure: 'Node {{name}} has been under MemoryPressure{{ageClause}}{{readyText}}.{{evictText}} {{targetCurrent}}',
+} as const;
+
 export default defineRule({
   meta: {
     id: 'node-memory-pressure',
+    messages: MESSAGES,
     title: 'Karpenter node under memory pressure',
     category: 'health',
     defaultSeverity: 'warning',
@@ -87,7 +93,8 @@ export default defineRule({
       report({
         object: node,
         ...(ready && ready.status !== 'True' ? { severity: 'error' as const } : {}),
-        message: `Node ${name} has been under MemoryPressure${age !== undefined ? ` for ${formatDuration(age)}` : ''}${readyText}.${evictText} ${target.current}`,
+        messageId: 'memoryPressure',
+        data: { name, ageClause: age !== undefined ? ` for ${formatDuration(age)}` : '', readyText, evictText, targetCurrent: target.current },
         fix: fixText(target),
         evidence,
         related: [...(claim ? [claim.object] : []), ...(pool ? [pool.object] : []), ...(target.object ? [target.object] : [])],

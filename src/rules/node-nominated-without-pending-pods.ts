@@ -38,9 +38,16 @@ interface Unevictable {
   evidence: EvidenceInput[];
 }
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  nominatedWithoutPods:
+    'Node {{name}} has been blocked from disruption as "nominated for a pending pod" for {{duration}} ({{times}}, last seen {{lastSeen}}), so it is never consolidated or drifted: {{causes}}.{{verdict}}',
+} as const;
+
 export default defineRule({
   meta: {
     id: ID,
+    messages: MESSAGES,
     title: 'Node kept "nominated for a pending pod" that never comes',
     category: 'reclaim',
     defaultSeverity: 'warning',
@@ -172,9 +179,15 @@ export default defineRule({
               : '';
       report({
         object: node,
-        message:
-          `Node ${name} has been blocked from disruption as "nominated for a pending pod" for ${formatDuration(last - first)} (${plural(count, 'time')}, last seen ${agoFor(new Date(last).toISOString(), snapshot)}), ` +
-          `so it is never consolidated or drifted: ${causes.join('; ')}.${verdict}`,
+        messageId: 'nominatedWithoutPods',
+        data: {
+          name,
+          duration: formatDuration(last - first),
+          times: plural(count, 'time'),
+          lastSeen: String(agoFor(new Date(last).toISOString(), snapshot)),
+          causes: causes.join('; '),
+          verdict,
+        },
         fix: fixFor(
           name,
           rejected.map((r) => ({ pod: r.pod, message: r.failed.message })),

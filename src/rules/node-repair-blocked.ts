@@ -23,9 +23,18 @@ const POLICIES: Array<{ type: string; status: string; since: string }> = [
 ];
 /** Both spellings: "more then" (core v1.1–v1.2, and the cluster variant forever) and "more than". */
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  repairBlocked: '{{head}}. {{gateText}}',
+  poollessRepairBlocked:
+    'Node {{node}} has no NodePool and Karpenter refuses to repair it: "{{lastMessage}}" (x{{lastCount}}): more than 20% of all nodes in the cluster are unhealthy. {{gate}}',
+  ...REPAIR_BLOCKED.messages,
+} as const;
+
 export default defineRule({
   meta: {
     id: 'node-repair-blocked',
+    messages: MESSAGES,
     title: 'Node repair halted: too many unhealthy nodes in the NodePool',
     category: 'health',
     defaultSeverity: 'error',
@@ -137,7 +146,8 @@ export default defineRule({
           }`;
       report({
         object: pool?.object ?? { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: poolName },
-        message: `${head}. ${gate.text}`,
+        messageId: 'repairBlocked',
+        data: { head, gateText: gate.text },
         fix: fixText(
           snapshot,
           unhealthy.map((u) => u.node),
@@ -150,16 +160,18 @@ export default defineRule({
       });
     }
 
-    const aboutToldNode = (f: FindingInput) =>
+    const aboutToldNode = (f: Pick<FindingInput, 'object'>) =>
       f.object.kind === 'Node' && toldWithPool.has(isKubeObject(f.object) ? (f.object.metadata.name ?? '') : f.object.name);
-    reportFromRecords({ snapshot, report: (f) => (aboutToldNode(f) ? undefined : report(f)) }, REPAIR_BLOCKED);
+    // The records' own messages (REPAIR_BLOCKED.messages) are among this rule's: the cast narrows to what they are.
+    reportFromRecords({ snapshot, report: (f) => (aboutToldNode(f) ? undefined : report(f as FindingInput<typeof MESSAGES>)) }, REPAIR_BLOCKED);
 
     // NodeClaims without a pool are compared to the whole cluster ("… in the cluster"): attach to the Node.
     for (const { node, events } of orphanBlocked) {
       const last = events.sort(byLastSeen).at(-1)!;
       report({
         object: node,
-        message: `Node ${displayName(node)} has no NodePool and Karpenter refuses to repair it: "${last.message}" (x${last.count}): more than 20% of all nodes in the cluster are unhealthy. ${gateText(version).text}`,
+        messageId: 'poollessRepairBlocked',
+        data: { node: displayName(node), lastMessage: last.message, lastCount: last.count, gate: gateText(version).text },
         fix: fixText(snapshot, [node], 0, version),
         evidence: [{ event: last, note: 'compared against every node of the cluster' }, ...version.evidence()],
       });

@@ -21,12 +21,20 @@ import { TERMINATION_TIMESTAMP_ANNOTATION as TERMINATION_TIMESTAMP } from '../ku
 import { eventSays } from '../snapshot/messages/object-events.js';
 import { logSays } from '../snapshot/messages/karpenter-logs.js';
 import { reportFromRecords } from './lib/records-only.js';
-import { stuckDraining } from './lib/stated-causes.js';
+import { STUCK_DRAINING_MESSAGES, stuckDraining } from './lib/stated-causes.js';
 import { pushAll } from '../kube/lists.js';
+
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  stuckDeleting:
+    '{{targetKind}} {{target}} has been deleting for {{age}} (since {{deletionAt}}{{deletionObjectClause}}){{taintClause}} and is still there; it is held by {{holds}}. {{tgpText}}',
+  ...STUCK_DRAINING_MESSAGES,
+} as const;
 
 export default defineRule({
   meta: {
     id: 'node-stuck-draining',
+    messages: MESSAGES,
     title: 'Node stuck draining',
     category: 'reclaim',
     defaultSeverity: 'error',
@@ -174,9 +182,17 @@ export default defineRule({
       const related = [...(claim && claim.object !== target ? [claim.object] : []), ...blocks.map((b) => b.pod), ...vas];
       report({
         object: target,
-        message:
-          `${target.kind} ${displayName(target)} has been deleting for ${formatDuration(age)} (since ${deletion.at}${deletion.object !== target ? `, ${deletion.object.kind} ${displayName(deletion.object)}` : ''})` +
-          `${taint ? ` with taint ${formatTaint(taint)}` : ''} and is still there; it is held by ${holds.join('; ')}. ${tgpText}`,
+        messageId: 'stuckDeleting',
+        data: {
+          targetKind: target.kind,
+          target: displayName(target),
+          age: formatDuration(age),
+          deletionAt: deletion.at,
+          deletionObjectClause: deletion.object !== target ? `, ${deletion.object.kind} ${displayName(deletion.object)}` : '',
+          taintClause: taint ? ` with taint ${formatTaint(taint)}` : '',
+          holds: holds.join('; '),
+          tgpText,
+        },
         fix: fixText(snapshot, target, claim?.name ?? (claimObj ? claimObj.metadata.name : undefined), blocks, vas, Boolean(tgp || deadline), version),
         evidence,
         related,

@@ -9,9 +9,16 @@ import { pushAll } from '../kube/lists.js';
 
 const NTH_IMAGE = /aws-node-termination-handler/;
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  nthQueueConflict:
+    'aws-node-termination-handler runs in queue-processor mode ({{parts}}) while {{who}} handles interruptions from queue {{karpenterQueue}}: {{sharedClause}}',
+} as const;
+
 export default defineRule({
   meta: {
     id: 'node-termination-handler-conflict',
+    messages: MESSAGES,
     title: 'aws-node-termination-handler in queue mode next to Karpenter interruption handling',
     category: 'interruption',
     defaultSeverity: 'warning',
@@ -77,12 +84,15 @@ export default defineRule({
 
     report({
       object: ctl,
-      message:
-        `aws-node-termination-handler runs in queue-processor mode (${parts.join('; ')}) while ${who} ` +
-        `handles interruptions from queue ${karpenterQueue}: ` +
-        (shared
+      messageId: 'nthQueueConflict',
+      data: {
+        parts: parts.join('; '),
+        who,
+        karpenterQueue,
+        sharedClause: shared
           ? 'both consume the same SQS queue, so each interruption message reaches only one of them and is deleted — Karpenter misses the ones NTH takes, and NTH cordons and drains Karpenter nodes behind its back.'
-          : 'both receive the same EventBridge events and both cordon and drain the node, racing each other (NTH does not delete the NodeClaim, Karpenter does).'),
+          : 'both receive the same EventBridge events and both cordon and drain the node, racing each other (NTH does not delete the NodeClaim, Karpenter does).',
+      },
       fix: fixText(
         queueMode.map((x) => x.d),
         who,

@@ -10,17 +10,20 @@ import { UNREACHABLE_TAINT } from '../kube/well-known.js';
 import { nodeTaint } from '../snapshot/nodes.js';
 import { pushAll } from '../kube/lists.js';
 
-/** Messages this rule reports by id (meta.messages). */
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
 const MESSAGES = {
   readyUnseen:
     'Node {{node}} has had {{condition}}=Unknown ({{why}}) {{since}} and is still in the cluster; its Ready row is not in the input ' +
     '(the describe was cut above it), but the node controller marks Ready Unknown with the others: {{verdict}}. ' +
     'Confirm with kubectl describe node {{node}} (Conditions: Ready).',
+  unhealthyNotRepaired:
+    'Node {{name}} has been Ready={{readyStatus}}{{readyReasonClause}} {{readyLastTransitionTime}} and is still in the cluster: {{verdictText}}.{{podNote}} {{exitText}}',
 } as const;
 
 export default defineRule({
   meta: {
     id: 'node-unhealthy-not-repaired',
+    messages: MESSAGES,
     title: 'Unhealthy node that Karpenter will not repair',
     category: 'health',
     defaultSeverity: 'error',
@@ -53,7 +56,6 @@ export default defineRule({
     options: {
       toleration: { type: 'duration', default: '30m', description: 'how long Ready may be Unknown/False before it is a problem (Karpenter repair toleration)' },
     },
-    messages: MESSAGES,
   },
 
   check(ctx) {
@@ -115,9 +117,16 @@ export default defineRule({
 
       report({
         object: node,
-        message:
-          `Node ${name} has been Ready=${ready.status}${ready.reason ? ` (${ready.reason})` : ''} ${heldFor(ready.lastTransitionTime, snapshot)} ` +
-          `and is still in the cluster: ${verdict.text}.${podNote} ${exit.text}`,
+        messageId: 'unhealthyNotRepaired',
+        data: {
+          name,
+          readyStatus: ready.status,
+          readyReasonClause: ready.reason ? ` (${ready.reason})` : '',
+          readyLastTransitionTime: String(heldFor(ready.lastTransitionTime, snapshot)),
+          verdictText: verdict.text,
+          podNote,
+          exitText: exit.text,
+        },
         fix: fixText(name, claim, version),
         evidence,
         related: [...(claim ? [claim.object] : []), ...(pool ? [pool.object] : [])],

@@ -25,9 +25,16 @@ interface ShortLived {
   evidence: EvidenceInput[];
 }
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  launchLoop:
+    '{{poolKind}} {{pool}}: {{nodeClaims}} created and deleted again within minutes{{span}} ({{list}}), and none launched since — the pending pods get no node while the pool churns.{{causeText}}{{logsOnlyClause}}',
+} as const;
+
 export default defineRule({
   meta: {
     id: ID,
+    messages: MESSAGES,
     title: 'NodeClaims launched and deleted in a loop',
     category: 'provisioning',
     defaultSeverity: 'warning',
@@ -112,18 +119,24 @@ export default defineRule({
             pool,
             list.flatMap((x) => x.evidence),
           ),
-        message:
-          `${
-            view
-              ? view.object.kind
-              : poolRef(
-                  pool,
-                  list.flatMap((x) => x.evidence),
-                ).kind
-          } ${pool}: ${plural(list.length, 'NodeClaim')} created and deleted again within minutes${span} (${listNames(
+        messageId: 'launchLoop',
+        data: {
+          poolKind: view
+            ? view.object.kind
+            : poolRef(
+                pool,
+                list.flatMap((x) => x.evidence),
+              ).kind,
+          pool,
+          nodeClaims: plural(list.length, 'NodeClaim'),
+          span,
+          list: listNames(
             list.map((s) => s.name),
             4,
-          )}), and none launched since — the pending pods get no node while the pool churns.${causeText}` + (logsOnly ? ` ${logsOnly}.` : ''),
+          ),
+          causeText,
+          logsOnlyClause: logsOnly ? ` ${logsOnly}.` : '',
+        },
         fix: [
           cause
             ? `Fix the cause (see ${cause.rules.join(', ')} for the finding and its fix); the loop stops once a launch succeeds: kubectl get nodeclaims -l karpenter.sh/nodepool=${pool} -w`

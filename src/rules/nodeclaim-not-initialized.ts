@@ -20,9 +20,17 @@ const PLUGINS: Array<[RegExp, string]> = [
   [/^smarter-devices\//, 'the smarter-device-manager DaemonSet'],
 ];
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  notInitialized:
+    'NodeClaim {{claimObject}}{{nodeNameClause}} registered {{age}} ago but is still not initialized: {{cause}}. Karpenter will not consolidate or drift it and may keep counting on it for pending pods.{{stale}}',
+  ...NOT_INITIALIZED.messages,
+} as const;
+
 export default defineRule({
   meta: {
     id: ID,
+    messages: MESSAGES,
     title: 'NodeClaim registered but never initialized',
     category: 'registration',
     defaultSeverity: 'warning',
@@ -129,9 +137,8 @@ export default defineRule({
       pushAll(evidence, version.evidence());
       report({
         object: node ?? claim.object,
-        message:
-          `NodeClaim ${displayName(claim.object)}${nodeName ? ` (node ${nodeName})` : ''} registered ${formatDuration(age)} ago but is still not initialized: ${cause}. ` +
-          `Karpenter will not consolidate or drift it and may keep counting on it for pending pods.${stale}`,
+        messageId: 'notInitialized',
+        data: { claimObject: displayName(claim.object), nodeNameClause: nodeName ? ` (node ${nodeName})` : '', age: formatDuration(age), cause, stale },
         fix: steps,
         evidence,
         related: node ? [claim.object] : [],

@@ -1,4 +1,4 @@
-import { defineRule, type EvidenceInput, type FixSteps, type RuleContext } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type FixSteps, type RuleContext, type RuleOptions } from '../engine/rule.js';
 import type { LogRecord } from '../kube/types.js';
 import { conditions, displayName } from '../kube/fields.js';
 import type { NodeClaimView } from '../snapshot/karpenter.js';
@@ -23,9 +23,20 @@ interface PoolState {
   timeoutClaims: Set<string>;
 }
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  poolNodesNeverJoin:
+    'NodePool {{poolName}}: instances launch but never join the cluster — {{parts}}. Each NodeClaim is deleted 15m after launch and replaced by another that fails the same way: instances are paid for and pods stay Pending.',
+  claimsNeverJoin:
+    '{{states}}. {{poolClause}}Karpenter deletes a NodeClaim whose Node has not joined 15m after launch, and pending pods make it launch another that fails the same way: instances are paid for and pods stay Pending.',
+  ...REGISTRATION_TIMEOUT.messages,
+  ...REGISTRATION_UNHEALTHY.messages,
+} as const;
+
 export default defineRule({
   meta: {
     id: ID,
+    messages: MESSAGES,
     title: 'NodeClaims launch but never register',
     category: 'registration',
     defaultSeverity: 'error',
@@ -177,9 +188,8 @@ export default defineRule({
       pushAll(evidence, version.evidence());
       report({
         object: pool.object,
-        message:
-          `NodePool ${pool.name}: instances launch but never join the cluster — ${parts.join('; ')}. ` +
-          'Each NodeClaim is deleted 15m after launch and replaced by another that fails the same way: instances are paid for and pods stay Pending.',
+        messageId: 'poolNodesNeverJoin',
+        data: { poolName: pool.name, parts: parts.join('; ') },
         fix: fixText(pool.name, (s?.stuck[0] ?? s?.waiting[0])?.claim, pool.nodeClassRef?.value.name, snapshot.controller.env.CLUSTER_NAME),
         evidence,
         related: [...(s?.stuck ?? []), ...(s?.waiting ?? [])].slice(0, 5).map((x) => x.claim.object),
@@ -193,7 +203,7 @@ export default defineRule({
  * on the pool their label names, or on the claim itself when not even that is shown.
  */
 function reportPoolless(
-  ctx: Pick<RuleContext, 'snapshot' | 'report'>,
+  ctx: Pick<RuleContext<RuleOptions, typeof MESSAGES>, 'snapshot' | 'report'>,
   pool: string | undefined,
   stuck: Array<{ claim: NodeClaimView; age: number }>,
   versionEvidence: EvidenceInput[],
@@ -213,9 +223,8 @@ function reportPoolless(
   const nodeClass = (first.object.spec as { nodeClassRef?: { name?: string } } | undefined)?.nodeClassRef?.name;
   ctx.report({
     object: pool ? refOf('NodePool', pool) : first.object,
-    message:
-      `${states.join('; ')}. ${pool ? `Its NodePool ${pool} is not in the input. ` : ''}` +
-      'Karpenter deletes a NodeClaim whose Node has not joined 15m after launch, and pending pods make it launch another that fails the same way: instances are paid for and pods stay Pending.',
+    messageId: 'claimsNeverJoin',
+    data: { states: states.join('; '), poolClause: pool ? `Its NodePool ${pool} is not in the input. ` : '' },
     fix: fixText(pool ?? '<nodepool>', first, nodeClass, snapshot.controller.env.CLUSTER_NAME),
     evidence: [...evidence, ...versionEvidence],
     related: stuck.map((x) => x.claim.object),

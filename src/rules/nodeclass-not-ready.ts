@@ -48,9 +48,19 @@ const SUB_CONDITIONS: Record<string, { field?: string; status?: string; advice: 
   PlacementGroupReady: { field: '/spec/placementGroup', advice: 'The placement group was not found or could not be resolved: fix its name/id.' },
 };
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  nodeClassNotReady: 'EC2NodeClass {{name}} has been Ready={{readyStatus}}{{ageClause}}: {{what}}. {{poolsClause}}',
+  statedConditionFalse:
+    'EC2NodeClass {{objectName}} is not Ready: {{detail}}, as Karpenter reported {{occurrencesClause}}{{lastClause}}. Any launch through it fails, and the NodePools using it are not Ready.',
+  statedUnusable:
+    '{{objectKindClause}} cannot be used: {{stated}}, as the controller logged {{seenText}}: "{{text}}". Every launch through it fails, and pods that need it stay Pending.',
+} as const;
+
 export default defineRule({
   meta: {
     id: 'nodeclass-not-ready',
+    messages: MESSAGES,
     title: 'EC2NodeClass not Ready',
     category: 'configuration',
     defaultSeverity: 'error',
@@ -169,11 +179,16 @@ export default defineRule({
       const what = failing.length ? failing.map(describe).join('; ') : describe(ready);
       report({
         object: nodeClass,
-        message:
-          `EC2NodeClass ${name} has been Ready=${ready.status}${age !== undefined ? ` for ${formatDuration(age)}` : ''}: ${what}. ` +
-          (pools.length
+        messageId: 'nodeClassNotReady',
+        data: {
+          name,
+          readyStatus: ready.status,
+          ageClause: age !== undefined ? ` for ${formatDuration(age)}` : '',
+          what,
+          poolsClause: pools.length
             ? `${plural(pools.length, 'NodePool')} (${listNames(pools.map((p) => p.name))}) ${pools.length === 1 ? 'uses' : 'use'} it and cannot launch any node.`
-            : 'No NodePool in the snapshot uses it, but any launch through it fails.'),
+            : 'No NodePool in the snapshot uses it, but any launch through it fails.',
+        },
         fix: fixText(nodeClass, failing, field),
         // The field to change when it is in the object (selector terms, role); IAM and dry-run failures are outside it.
         pointer: field ?? `/status/conditions/${(first ?? ready).index}`,
@@ -191,17 +206,25 @@ export default defineRule({
  */
 const TRANSITION = /Type: (\w+), Status: \w+ -> False, Reason: (\w+)(?:, Message: (.*))?$/;
 
-const FROM_EVENTS: RecordsOnlyRule = {
+const FROM_EVENTS = {
   fromEvent: (e) => {
     const m = e.involved.kind === 'EC2NodeClass' ? TRANSITION.exec(e.message) : null;
     if (!m || m[1] === 'Ready') return undefined;
     return { object: refOf('EC2NodeClass', e.involved.name), key: m[1]!, detail: `${m[1]}=False ${m[2]}${m[3] ? ` "${m[3].trim()}"` : ''}` };
   },
-  message: (c, s) =>
-    `EC2NodeClass ${c.object.name} is not Ready: ${c.detail}, as Karpenter reported ${s.occurrences === 1 ? 'once' : `${s.occurrences} times`}${s.last ? ` (last at ${s.last})` : ''}. Any launch through it fails, and the NodePools using it are not Ready.`,
+  messages: { statedFromEvents: MESSAGES.statedConditionFalse },
+  message: (c, s) => ({
+    messageId: 'statedConditionFalse',
+    data: {
+      objectName: c.object.name,
+      detail: String(c.detail),
+      occurrencesClause: s.occurrences === 1 ? 'once' : `${s.occurrences} times`,
+      lastClause: s.last ? ` (last at ${s.last})` : '',
+    },
+  }),
   fix: (c) => SUB_CONDITIONS[c.key ?? '']?.advice ?? `Resolve ${c.key ?? 'the failing condition'} of EC2NodeClass ${c.object.name}.`,
   confirmWith: (c) => `${getCommand(c.object)} (status.conditions)`,
-};
+} satisfies RecordsOnlyRule;
 
 /**
  * What the controller logs when a node class's selectors or AMI resolve to nothing, every generation: the EC2NodeClass
@@ -238,7 +261,7 @@ function nodeClassOfLog(log: LogRecord): ObjectRef | undefined {
   return refs.nodePool ? refOf(refs.provisioner ? 'Provisioner' : 'NodePool', refs.nodePool) : undefined;
 }
 
-const FROM_LOGS: RecordsOnlyRule = {
+const FROM_LOGS = {
   // Its checks read EC2NodeClass conditions: a Provisioner or NodePool pasted whole says nothing about its node class.
   judgesKinds: ['EC2NodeClass'],
   fromLog: (log) => {
@@ -251,10 +274,19 @@ const FROM_LOGS: RecordsOnlyRule = {
     const object = nodeClassOfLog(log) ?? (provisionerSubnetsUnmatched(text) ? refOf('Provisioner', '') : undefined);
     return object ? { object, key: type } : undefined;
   },
-  message: (c, s) =>
-    `${c.object.kind === 'EC2NodeClass' || c.object.kind === 'AWSNodeTemplate' ? `${c.object.kind} ${c.object.name}` : `The node class of ${c.object.kind} ${c.object.name || '(name not shown)'}`} cannot be used: ` +
-    `${STATED_TEXT[c.key ?? ''] ?? 'it does not resolve'}, as the controller logged ${seenText(s)}: "${s.text}". ` +
-    'Every launch through it fails, and pods that need it stay Pending.',
+  messages: { statedFromLogs: MESSAGES.statedUnusable },
+  message: (c, s) => ({
+    messageId: 'statedUnusable',
+    data: {
+      objectKindClause:
+        c.object.kind === 'EC2NodeClass' || c.object.kind === 'AWSNodeTemplate'
+          ? `${c.object.kind} ${c.object.name}`
+          : `The node class of ${c.object.kind} ${c.object.name || '(name not shown)'}`,
+      stated: STATED_TEXT[c.key ?? ''] ?? 'it does not resolve',
+      seenText: seenText(s),
+      text: s.text,
+    },
+  }),
   fix: (c) =>
     c.key === 'AMIsArch'
       ? "Make the NodePool's kubernetes.io/arch requirement and the AMIs the node class selects agree (select AMIs of each architecture the pool allows, or restrict the pool to theirs)."
@@ -265,7 +297,7 @@ const FROM_LOGS: RecordsOnlyRule = {
       : c.object.kind === 'Provisioner'
         ? `${getCommand(c.object)} (spec.provider or spec.providerRef) and kubectl get awsnodetemplates -o yaml`
         : `${getCommand(c.object)} and kubectl get ec2nodeclasses -o yaml (status.conditions)`,
-};
+} satisfies RecordsOnlyRule;
 
 function describe(c: Condition): string {
   return `${c.type}=${c.status}${c.reason ? ` ${c.reason}` : ''}${c.message ? ` "${c.message}"` : ''}`;

@@ -14,9 +14,17 @@ import { poolsOverLimits } from '../snapshot/messages/scheduling.js';
 import { reportFromRecords } from './lib/records-only.js';
 import { LIMITS_REACHED } from './lib/stated-causes.js';
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  limitsReached:
+    '{{poolObjectKind}} {{poolName}} {{limitText}}, so Karpenter launches no node for it while {{pods}} it could host {{waitingClause}} Pending ({{waiting}}){{saidClause}}.',
+  ...LIMITS_REACHED.messages,
+} as const;
+
 export default defineRule({
   meta: {
     id: 'nodepool-limits-reached',
+    messages: MESSAGES,
     title: 'NodePool limits reached while pods are Pending',
     category: 'configuration',
     defaultSeverity: 'warning',
@@ -79,9 +87,16 @@ export default defineRule({
         : `is too close to its limits for any instance type it could launch (${describe(limits)})`;
       report({
         object: pool.object,
-        message:
-          `${pool.object.kind} ${pool.name} ${limitText}, so Karpenter launches no node for it while ${plural(waiting.length, 'pod')} it could host ${waiting.length === 1 ? 'is' : 'are'} Pending ` +
-          `(${listNames(waiting.map(podName))})${said.length ? `; Karpenter says: "${said[said.length - 1]!.event.message}"` : ''}.`,
+        messageId: 'limitsReached',
+        data: {
+          poolObjectKind: pool.object.kind,
+          poolName: pool.name,
+          limitText,
+          pods: plural(waiting.length, 'pod'),
+          waitingClause: waiting.length === 1 ? 'is' : 'are',
+          waiting: listNames(waiting.map(podName)),
+          saidClause: said.length ? `; Karpenter says: "${said[said.length - 1]!.event.message}"` : '',
+        },
         fix: fixText(pool, reached.length ? reached : limits),
         pointer: reached[0] ? `${base}${pointer(reached[0].key)}` : base,
         evidence,

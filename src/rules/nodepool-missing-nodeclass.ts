@@ -37,9 +37,29 @@ const EC2: Target = { group: AWS_GROUP, kind: 'EC2NodeClass' };
 /** v1beta1 NodePools named their node class by apiVersion, in the provider's API of that time. */
 const V1BETA1_API_VERSION: Record<string, string> = { [AWS_GROUP]: `${AWS_GROUP}/v1beta1`, [AZURE_GROUP]: `${AZURE_GROUP}/v1alpha2` };
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  noNodeClassRef: 'NodePool {{poolName}} has no nodeClassRef: the API requires one, so the NodePool cannot be applied and launches nothing.',
+  nodeClassMissing:
+    '{{poolObjectKind}} {{poolName}} references {{kind}} "{{refName}}", which does not exist ({{namesClause}}): Karpenter launches no node for this pool{{condStatusClause}} and its pods stay Pending.',
+  nodeClassTerminating:
+    '{{poolObjectKind}} {{poolName}} references {{nodeClassKind}} {{refName}}, which is being deleted since {{nodeClassMetadataDeletionTimestamp}}{{finalizersClause}}: Karpenter launches no new node for this pool (NodeClassTerminating).',
+  unservedNodeClassRef:
+    '{{poolObjectKind}} {{poolName}} has a nodeClassRef with {{what}}, which the AWS provider does not serve (it serves group {{group}}, kind EC2NodeClass): Karpenter ignores the NodePool entirely — no NodeClassReady condition, no nodes.',
+  nodeClassNotReady:
+    '{{poolObjectKind}} {{poolName}} reports NodeClassReady=False since {{condLastTransitionTime}}: its {{refKind}} {{refName}} {{why}}{{nodeClassClause}}, so the pool is not Ready and Karpenter launches nothing for it.',
+  statedUnresolved:
+    'NodePool {{objectName}} cannot resolve its node class: Karpenter said {{detail}} {{occurrencesClause}}{{lastClause}}. Without it the pool launches nothing (and a node class being deleted waits for its nodes to go).',
+  statedIgnored:
+    'Karpenter ignores NodePool {{objectName}} because it is not Ready, and said so {{seenText}}: a NodePool is Ready only when the node class its nodeClassRef names exists and is Ready, so its node class is missing, being deleted or not Ready. The pool launches nothing meanwhile.',
+  statedTemplateMissing:
+    '{{objectKindClause}} AWSNodeTemplate {{key}}, which does not exist: Karpenter said so {{seenText}}. Nodes launched through it cannot be resolved and no new node is launched for it.',
+} as const;
+
 export default defineRule({
   meta: {
     id: 'nodepool-missing-nodeclass',
+    messages: MESSAGES,
     title: 'NodePool references a node class that does not exist',
     category: 'configuration',
     defaultSeverity: 'error',
@@ -90,21 +110,27 @@ export default defineRule({
 });
 
 /** A node template the records say is missing, named by itself when the record names no Provisioner. */
-const STATED_TEMPLATE_MISSING: RecordsOnlyRule = {
+const STATED_TEMPLATE_MISSING = {
   fromLog: (log) => {
     const template = unresolvedNodeTemplate(logText(log));
     if (!template) return undefined;
     const pool = logRefs(log.fields).nodePool;
     return pool ? { object: refOf('Provisioner', pool), key: template } : { object: refOf('AWSNodeTemplate', template), key: template };
   },
-  message: (c, s) =>
-    `${c.object.kind === 'Provisioner' ? `Provisioner ${c.object.name}'s providerRef names` : "A Provisioner's providerRef names"} AWSNodeTemplate ${c.key}, which does not exist: Karpenter said so ${seenText(s)}. ` +
-    'Nodes launched through it cannot be resolved and no new node is launched for it.',
+  messages: { statedStatedTemplateMissing: MESSAGES.statedTemplateMissing },
+  message: (c, s) => ({
+    messageId: 'statedTemplateMissing',
+    data: {
+      objectKindClause: c.object.kind === 'Provisioner' ? `Provisioner ${c.object.name}'s providerRef names` : "A Provisioner's providerRef names",
+      key: String(c.key),
+      seenText: seenText(s),
+    },
+  }),
   fix: (c) => `Create AWSNodeTemplate ${c.key}, or point spec.providerRef of the Provisioners that name it at one that exists (kubectl get awsnodetemplates).`,
   confirmWith: () => 'kubectl get provisioners,awsnodetemplates -o yaml',
-};
+} satisfies RecordsOnlyRule;
 
-const STATED_UNRESOLVED: RecordsOnlyRule = {
+const STATED_UNRESOLVED = {
   fromLog: (log) => {
     const m = unresolvedNodeClass(logText(log));
     const named = log.fields.NodePool;
@@ -115,33 +141,39 @@ const STATED_UNRESOLVED: RecordsOnlyRule = {
     if (!m || !pool) return undefined;
     return { object: refOf('NodePool', pool), key: m.name, detail: `${m.kind} ${m.name} ${m.state}` };
   },
-  message: (c, s) =>
-    `NodePool ${c.object.name} cannot resolve its node class: Karpenter said ${c.detail} ${s.occurrences === 1 ? 'once' : `${s.occurrences} times`}${s.last ? ` (last at ${s.last})` : ''}. ` +
-    'Without it the pool launches nothing (and a node class being deleted waits for its nodes to go).',
+  messages: { statedStatedUnresolved: MESSAGES.statedUnresolved },
+  message: (c, s) => ({
+    messageId: 'statedUnresolved',
+    data: {
+      objectName: c.object.name,
+      detail: String(c.detail),
+      occurrencesClause: s.occurrences === 1 ? 'once' : `${s.occurrences} times`,
+      lastClause: s.last ? ` (last at ${s.last})` : '',
+    },
+  }),
   fix: (c) =>
     `Recreate the node class (${(c.detail ?? '').split(' ').slice(0, 2).join(' ')}) or point NodePool ${c.object.name}'s nodeClassRef at one that exists; a terminating one is gone once its NodeClaims are.`,
   confirmWith: (c) => `${getCommand(c.object)} and kubectl get ec2nodeclasses -o yaml`,
-};
+} satisfies RecordsOnlyRule;
 
 /**
  * v1.1+ "ignoring nodepool, not ready" (ERROR, `NodePool` field), v1.0 "nodePool not ready": the provisioner skips a pool
  * whose Ready is not True, which in v1 follows its NodeClassReady (docs/karpenter-behaviour.md §9 F1).
  */
-const STATED_IGNORED: RecordsOnlyRule = {
+const STATED_IGNORED = {
   fromLog: (log) => {
     if (!saysPoolIgnored(log.message)) return undefined;
     const pool = logRefs(log.fields).nodePool;
     return pool ? { object: refOf('NodePool', pool) } : undefined;
   },
-  message: (c, s) =>
-    `Karpenter ignores NodePool ${c.object.name} because it is not Ready, and said so ${seenText(s)}: ` +
-    'a NodePool is Ready only when the node class its nodeClassRef names exists and is Ready, so its node class is missing, being deleted or not Ready. The pool launches nothing meanwhile.',
+  messages: { statedStatedIgnored: MESSAGES.statedIgnored },
+  message: (c, s) => ({ messageId: 'statedIgnored', data: { objectName: c.object.name, seenText: seenText(s) } }),
   fix: (c) =>
     `Look at the NodeClassReady condition of NodePool ${c.object.name} and the EC2NodeClass its nodeClassRef names (kubectl get ec2nodeclasses): create it, fix its name/group/kind, or fix what keeps it from Ready (its own conditions say which).`,
   confirmWith: (c) => `${getCommand(c.object)} (status.conditions) and kubectl get ec2nodeclasses -o yaml`,
-};
+} satisfies RecordsOnlyRule;
 
-function judge(snapshot: Snapshot, pool: NodePoolView): FindingInput | { unresolved: string } | undefined {
+function judge(snapshot: Snapshot, pool: NodePoolView): FindingInput<typeof MESSAGES> | { unresolved: string } | undefined {
   const ref = nodeClassRefOf(pool);
   const cond = condition(pool.object, 'NodeClassReady');
   if (!ref) {
@@ -149,7 +181,8 @@ function judge(snapshot: Snapshot, pool: NodePoolView): FindingInput | { unresol
     if (pool.object.kind !== 'NodePool') return undefined;
     return {
       object: pool.object,
-      message: `NodePool ${pool.name} has no nodeClassRef: the API requires one, so the NodePool cannot be applied and launches nothing.`,
+      messageId: 'noNodeClassRef',
+      data: { poolName: pool.name },
       fix: refFix(pool, 'default', 'no nodeClassRef', providerTarget(snapshot)),
       pointer: '/spec/template/spec/nodeClassRef',
       evidence: [{ object: pool.object, path: '/spec/template/spec', note: 'no nodeClassRef in the template spec' }],
@@ -170,7 +203,7 @@ function judge(snapshot: Snapshot, pool: NodePoolView): FindingInput | { unresol
   return fromCondition(snapshot, pool, ref, cond, nodeClass);
 }
 
-function absent(snapshot: Snapshot, pool: NodePoolView, ref: NodeClassRef, kindKey: string, cond: Condition | undefined): FindingInput {
+function absent(snapshot: Snapshot, pool: NodePoolView, ref: NodeClassRef, kindKey: string, cond: Condition | undefined): FindingInput<typeof MESSAGES> {
   const kind = kindKey.split('/')[1]!;
   const names = nodeClassNames(snapshot, kindKey);
   const evidence: EvidenceInput[] = [
@@ -182,9 +215,15 @@ function absent(snapshot: Snapshot, pool: NodePoolView, ref: NodeClassRef, kindK
   const hint = /"(.*)"/.exec(didYouMean(ref.name, names))?.[1];
   return {
     object: pool.object,
-    message:
-      `${pool.object.kind} ${pool.name} references ${kind} "${ref.name}", which does not exist (${names.length ? `the snapshot has ${listNames(names, 4)}${hint ? `; did you mean "${hint}"?` : ''}` : `no ${kind} at all`}): ` +
-      `Karpenter launches no node for this pool${cond?.status === 'False' ? ` (NodeClassReady=False ${cond.reason ?? ''})` : ''} and its pods stay Pending.`,
+    messageId: 'nodeClassMissing',
+    data: {
+      poolObjectKind: pool.object.kind,
+      poolName: pool.name,
+      kind,
+      refName: ref.name,
+      namesClause: names.length ? `the snapshot has ${listNames(names, 4)}${hint ? `; did you mean "${hint}"?` : ''}` : `no ${kind} at all`,
+      condStatusClause: cond?.status === 'False' ? ` (NodeClassReady=False ${cond.reason ?? ''})` : '',
+    },
     fix: refFix(pool, hint ?? names[0] ?? ref.name, `${kind} ${ref.name} does not exist`, targetOf(kindKey), [
       `Or create ${kind} ${ref.name} (kubectl apply -f its manifest; check with kubectl get ${pluralKind(kind).toLowerCase()}).`,
     ]),
@@ -194,13 +233,25 @@ function absent(snapshot: Snapshot, pool: NodePoolView, ref: NodeClassRef, kindK
   };
 }
 
-function terminating(snapshot: Snapshot, pool: NodePoolView, ref: NodeClassRef, nodeClass: KubeObject, cond: Condition | undefined): FindingInput {
+function terminating(
+  snapshot: Snapshot,
+  pool: NodePoolView,
+  ref: NodeClassRef,
+  nodeClass: KubeObject,
+  cond: Condition | undefined,
+): FindingInput<typeof MESSAGES> {
   const finalizers = nodeClass.metadata.finalizers ?? [];
   return {
     object: pool.object,
-    message:
-      `${pool.object.kind} ${pool.name} references ${nodeClass.kind} ${ref.name}, which is being deleted since ${nodeClass.metadata.deletionTimestamp}` +
-      `${finalizers.length ? ` (held by finalizer ${finalizers.join(', ')} while NodeClaims still use it)` : ''}: Karpenter launches no new node for this pool (NodeClassTerminating).`,
+    messageId: 'nodeClassTerminating',
+    data: {
+      poolObjectKind: pool.object.kind,
+      poolName: pool.name,
+      nodeClassKind: nodeClass.kind,
+      refName: ref.name,
+      nodeClassMetadataDeletionTimestamp: String(nodeClass.metadata.deletionTimestamp),
+      finalizersClause: finalizers.length ? ` (held by finalizer ${finalizers.join(', ')} while NodeClaims still use it)` : '',
+    },
     fix: refFix(pool, 'NEW_NODECLASS', `${nodeClass.kind} ${ref.name} is terminating`, { group: nodeClass.apiVersion.split('/')[0]!, kind: nodeClass.kind }, [
       `Or, if the deletion was a mistake, recreate ${nodeClass.kind} ${ref.name} from its manifest once the old object is gone (a deleting object cannot be revived; it goes once no NodeClaim uses it).`,
     ]),
@@ -215,7 +266,7 @@ function terminating(snapshot: Snapshot, pool: NodePoolView, ref: NodeClassRef, 
 }
 
 /** nodeClassRef in the AWS group but with a kind it does not serve, or an EC2NodeClass under another group. */
-function unsupportedRef(snapshot: Snapshot, pool: NodePoolView, ref: NodeClassRef): FindingInput | undefined {
+function unsupportedRef(snapshot: Snapshot, pool: NodePoolView, ref: NodeClassRef): FindingInput<typeof MESSAGES> | undefined {
   const awsGroup = ref.group === AWS_GROUP;
   const awsKind = ref.kind === 'EC2NodeClass';
   if (!awsGroup && !awsKind) return undefined; // another provider's node class: not ours to judge
@@ -223,9 +274,8 @@ function unsupportedRef(snapshot: Snapshot, pool: NodePoolView, ref: NodeClassRe
   const fixed = snapshot.get(KIND.EC2NodeClass, undefined, ref.name) ? ref.name : 'default';
   return {
     object: pool.object,
-    message:
-      `${pool.object.kind} ${pool.name} has a nodeClassRef with ${what}, which the AWS provider does not serve (it serves group ${AWS_GROUP}, kind EC2NodeClass): ` +
-      'Karpenter ignores the NodePool entirely — no NodeClassReady condition, no nodes.',
+    messageId: 'unservedNodeClassRef',
+    data: { poolObjectKind: pool.object.kind, poolName: pool.name, what, group: AWS_GROUP },
     fix: refFix(pool, fixed, `${what} is not a node class of the AWS provider`, EC2),
     pointer: `${ref.path}/${awsGroup ? 'kind' : 'group'}`,
     evidence: [{ object: pool.object, path: `${ref.path}/${awsGroup ? 'kind' : 'group'}`, note: `must be ${awsGroup ? 'EC2NodeClass' : AWS_GROUP}` }],
@@ -240,7 +290,7 @@ function fromCondition(
   ref: NodeClassRef,
   cond: Condition | undefined,
   nodeClass?: KubeObject,
-): FindingInput | undefined {
+): FindingInput<typeof MESSAGES> | undefined {
   if (!cond || cond.status !== 'False') return undefined;
   const own = OWN_REASONS.has(cond.reason ?? '');
   const why =
@@ -251,9 +301,16 @@ function fromCondition(
         : `is not Ready (${cond.reason}${cond.message ? `: ${cond.message}` : ''})`;
   return {
     object: pool.object,
-    message:
-      `${pool.object.kind} ${pool.name} reports NodeClassReady=False since ${cond.lastTransitionTime ?? 'an unknown time'}: its ${ref.kind} ${ref.name} ${why}` +
-      `${nodeClass ? ' (the copy in the snapshot looks fine: it may have been captured at another time)' : ''}, so the pool is not Ready and Karpenter launches nothing for it.`,
+    messageId: 'nodeClassNotReady',
+    data: {
+      poolObjectKind: pool.object.kind,
+      poolName: pool.name,
+      condLastTransitionTime: cond.lastTransitionTime ?? 'an unknown time',
+      refKind: ref.kind,
+      refName: ref.name,
+      why,
+      nodeClassClause: nodeClass ? ' (the copy in the snapshot looks fine: it may have been captured at another time)' : '',
+    },
     fix: own
       ? refFix(pool, ref.name, `NodeClassReady=False ${cond.reason}`, { group: ref.group ?? AWS_GROUP, kind: ref.kind }, [
           `Or create ${ref.kind} ${ref.name} (kubectl apply -f its manifest).`,

@@ -10,9 +10,16 @@ import { unknownOn } from './support.js';
 /** Limits that bound how far a pool can scale out; any other key (e.g. nvidia.com/gpu) caps only part of it. */
 const BOUNDING = ['cpu', 'memory', 'nodes'];
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  noLimits:
+    '{{poolObjectKind}} {{poolName}} {{othersClause}}: a runaway scale-up, or a node that never joins and is relaunched, keeps adding instances{{usedTextClause}}.',
+} as const;
+
 export default defineRule({
   meta: {
     id: 'nodepool-without-limits',
+    messages: MESSAGES,
     title: 'NodePool without limits',
     category: 'configuration',
     defaultSeverity: 'info',
@@ -66,9 +73,15 @@ export default defineRule({
       if (used.evidence) evidence.push(used.evidence);
       report({
         object: pool.object,
-        message:
-          `${pool.object.kind} ${pool.name} ${others.length ? `limits only ${others.join(', ')}, which leaves cpu, memory and the node count uncapped` : `has no ${base.slice(1).replace(/\//g, '.')}, so nothing caps how many nodes it launches`}: ` +
-          `a runaway scale-up, or a node that never joins and is relaunched, keeps adding instances${used.text ? ` (it runs ${used.text} today)` : ''}.`,
+        messageId: 'noLimits',
+        data: {
+          poolObjectKind: pool.object.kind,
+          poolName: pool.name,
+          othersClause: others.length
+            ? `limits only ${others.join(', ')}, which leaves cpu, memory and the node count uncapped`
+            : `has no ${base.slice(1).replace(/\//g, '.')}, so nothing caps how many nodes it launches`,
+          usedTextClause: used.text ? ` (it runs ${used.text} today)` : '',
+        },
         fix: fixText(pool, used),
         pointer: base,
         evidence,

@@ -14,9 +14,16 @@ import { reportFromRecords } from './lib/records-only.js';
 import { PDB_BLOCKS } from './lib/stated-causes.js';
 import { pushAll } from '../kube/lists.js';
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  neverAllowsEviction: 'PodDisruptionBudget {{name}} never allows an eviction: {{problems}}.{{where}}{{harm}}',
+  ...PDB_BLOCKS.messages,
+} as const;
+
 export default defineRule({
   meta: {
     id: 'pdb-blocks-eviction',
+    messages: MESSAGES,
     title: 'PodDisruptionBudget that never allows an eviction',
     category: 'reclaim',
     defaultSeverity: 'warning',
@@ -207,7 +214,8 @@ export default defineRule({
       const workloads = workloadsOfPdb(snapshot, pdb);
       report({
         object: pdb,
-        message: `PodDisruptionBudget ${name} never allows an eviction: ${problems.join('; ')}.${where}${harm}`,
+        messageId: 'neverAllowsEviction',
+        data: { name, problems: problems.join('; '), where, harm },
         fix: fixText(
           pdb,
           workloads,

@@ -30,9 +30,17 @@ interface Verdict {
   reasons: FitReason[];
 }
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  pendingPodFitsNoPool: 'Pod {{pod}}{{siblings}} has been Pending for {{age}} and no NodePool can host it — {{poolTexts}}.{{saidText}}',
+  templateFitsNoPool: '{{objectKind}} {{ns}}{{object}}: no NodePool {{where}} can host its pods — {{poolTexts}}; they would stay Pending.',
+  statedMisfit: 'Pod {{object}} fits no NodePool: {{detail}} (Karpenter said so {{occurrencesClause}}{{lastClause}}).',
+} as const;
+
 export default defineRule({
   meta: {
     id: RULE,
+    messages: MESSAGES,
     title: 'Pending pod that no NodePool can host',
     category: 'configuration',
     defaultSeverity: 'error',
@@ -93,7 +101,12 @@ export default defineRule({
 
 // ----- running pods (live cluster, dump) -----
 
-function judgePods(ctx: Pick<RuleContext, 'snapshot' | 'notEvaluatedFor'>, profiles: PoolProfile[], now: number, minPending: number): FindingInput[] {
+function judgePods(
+  ctx: Pick<RuleContext, 'snapshot' | 'notEvaluatedFor'>,
+  profiles: PoolProfile[],
+  now: number,
+  minPending: number,
+): FindingInput<typeof MESSAGES>[] {
   const { snapshot } = ctx;
   const groups = new Map<string, { pods: KubeObject[]; constraints: PodConstraints; verdicts: Verdict[] }>();
   // A pool whose requirements or taints the input does not show could be the one that fits: no pod is judged against it.
@@ -167,7 +180,7 @@ function targetsOtherNodes(snapshot: Snapshot, c: PodConstraints, profiles: Pool
   );
 }
 
-function podFinding(snapshot: Snapshot, pods: KubeObject[], c: PodConstraints, verdicts: Verdict[], now: number): FindingInput {
+function podFinding(snapshot: Snapshot, pods: KubeObject[], c: PodConstraints, verdicts: Verdict[], now: number): FindingInput<typeof MESSAGES> {
   const pod = pods[0]!;
   const age = ageOf(pod.metadata.creationTimestamp, now)!;
   const owner = controllerOwner(pod);
@@ -191,7 +204,8 @@ function podFinding(snapshot: Snapshot, pods: KubeObject[], c: PodConstraints, v
       : '';
   return {
     object: pod,
-    message: `Pod ${podName(pod)}${siblings} has been Pending for ${formatDuration(age)} and no NodePool can host it — ${poolTexts(verdicts)}.${saidText}`,
+    messageId: 'pendingPodFitsNoPool',
+    data: { pod: podName(pod), siblings, age: formatDuration(age), poolTexts: poolTexts(verdicts), saidText },
     fix: [fixFor(c, closest(verdicts, c))],
     ...pointerOf(closest(verdicts, c), verdicts),
     evidence,
@@ -224,8 +238,8 @@ function karpenterLogs(snapshot: Snapshot, pods: KubeObject[]): LogRecord[] {
 
 // ----- workload templates (manifest repository) -----
 
-function judgeTemplates(snapshot: Snapshot, everyPool: PoolProfile[], notEvaluatedFor: (o: KubeObject, why: string) => void): FindingInput[] {
-  const out: FindingInput[] = [];
+function judgeTemplates(snapshot: Snapshot, everyPool: PoolProfile[], notEvaluatedFor: (o: KubeObject, why: string) => void): FindingInput<typeof MESSAGES>[] {
+  const out: FindingInput<typeof MESSAGES>[] = [];
   const targets: Array<{ object: KubeObject; specPath: string }> = [];
   for (const { kind, base } of POD_TEMPLATE_KINDS) {
     if (kind === KIND.DaemonSet) continue;
@@ -268,7 +282,8 @@ function judgeTemplates(snapshot: Snapshot, everyPool: PoolProfile[], notEvaluat
     const where = profiles.length < everyPool.length ? 'deployed with it' : 'in the repository';
     out.push({
       object,
-      message: `${object.kind} ${ns}${displayName(object)}: no NodePool ${where} can host its pods — ${poolTexts(verdicts)}; they would stay Pending.`,
+      messageId: 'templateFitsNoPool',
+      data: { objectKind: object.kind, ns, object: displayName(object), where, poolTexts: poolTexts(verdicts) },
       fix: [fixFor(c, closest(verdicts, c))],
       ...pointerOf(closest(verdicts, c), verdicts),
       evidence: [{ object, path: specPath, note: 'pod template' }, ...reasonEvidence(c, verdicts)],
@@ -418,7 +433,7 @@ function staticMisfit(text: string): string | undefined {
   return clauses.map((c) => `${c.pool ? `${c.poolKind ?? 'NodePool'} ${c.pool}: ` : ''}${c.text}`).join('; ');
 }
 
-const STATED_MISFIT: RecordsOnlyRule = {
+const STATED_MISFIT = {
   fromEvent: (e) => {
     if (e.reason !== 'FailedScheduling' || e.involved.kind !== 'Pod' || e.component !== 'karpenter') return undefined;
     const detail = staticMisfit(e.message);
@@ -433,9 +448,17 @@ const STATED_MISFIT: RecordsOnlyRule = {
     const [namespace, name] = pod.split('/');
     return { object: refOf('Pod', name!, namespace), detail };
   },
-  message: (c, s) =>
-    `Pod ${refName(c.object)} fits no NodePool: ${c.detail} (Karpenter said so ${s.occurrences === 1 ? 'once' : `${s.occurrences} times`}${s.last ? `, last at ${s.last}` : ''}).`,
+  messages: { statedStatedMisfit: MESSAGES.statedMisfit },
+  message: (c, s) => ({
+    messageId: 'statedMisfit',
+    data: {
+      object: refName(c.object),
+      detail: String(c.detail),
+      occurrencesClause: s.occurrences === 1 ? 'once' : `${s.occurrences} times`,
+      lastClause: s.last ? `, last at ${s.last}` : '',
+    },
+  }),
   fix: () =>
     "Give the pod what the pool asks for (a toleration for the pool's taint, the labels its nodeSelector names), or point its nodeSelector/affinity at a pool it fits.",
   confirmWith: (c) => `kubectl get nodepools -o yaml and ${getCommand(c.object)}`,
-};
+} satisfies RecordsOnlyRule;

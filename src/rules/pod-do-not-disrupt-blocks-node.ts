@@ -15,9 +15,18 @@ import { reportFromRecords } from './lib/records-only.js';
 import { POD_DO_NOT_DISRUPT } from './lib/stated-causes.js';
 import { pushAll } from '../kube/lists.js';
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  podsBlockNode: 'Karpenter node {{name}}{{claimClause}} {{what}} {{pods}} annotated do-not-disrupt: {{parts}}.{{daemonSetsClause}}{{persisted}}',
+  templateBlocksNodes:
+    '{{carries}}{{dndKeyClause}}: once deployed, {{blocked}}{{how}} — Karpenter will not consolidate, empty or drift a node while such a pod runs there.{{drain}}',
+  ...POD_DO_NOT_DISRUPT.messages,
+} as const;
+
 export default defineRule({
   meta: {
     id: 'pod-do-not-disrupt-blocks-node',
+    messages: MESSAGES,
     title: 'Pod karpenter.sh/do-not-disrupt keeps a node from being reclaimed',
     category: 'reclaim',
     defaultSeverity: 'warning',
@@ -152,9 +161,16 @@ export default defineRule({
       const what = deleting ? `is being deleted (since ${deleting.at}) and its drain waits for` : 'cannot be consolidated, emptied or drifted while it runs';
       report({
         object: node,
-        message:
-          `Karpenter node ${name}${claim ? ` (NodeClaim ${displayName(claim.object)})` : ''} ${what} ${plural(blockers.length, 'pod')} annotated do-not-disrupt: ` +
-          `${listNames(parts, 5)}.${daemonSets.length ? ` ${[...new Set(daemonSets)].join('. ')}.` : ''}${persisted}`,
+        messageId: 'podsBlockNode',
+        data: {
+          name,
+          claimClause: claim ? ` (NodeClaim ${displayName(claim.object)})` : '',
+          what,
+          pods: plural(blockers.length, 'pod'),
+          parts: listNames(parts, 5),
+          daemonSetsClause: daemonSets.length ? ` ${[...new Set(daemonSets)].join('. ')}.` : '',
+          persisted,
+        },
         fix: fixText(name, blockers, snapshot),
         evidence,
         related: [...(claim ? [claim.object] : []), ...blockers.map((b) => b.pod)],
@@ -202,7 +218,7 @@ function fixText(node: string, blockers: Array<{ pod: KubeObject; dnd: DoNotDisr
  * Run-to-completion work (Jobs, CronJobs, restartPolicy Never/OnFailure Pods) is the annotation's intended use: it
  * is reported only when nothing bounds a run (no activeDeadlineSeconds), because a hung run then holds its node forever.
  */
-function checkTemplates(snapshot: Snapshot, version: KarpenterVersionFacts, report: (f: FindingInput) => void): void {
+function checkTemplates(snapshot: Snapshot, version: KarpenterVersionFacts, report: (f: FindingInput<typeof MESSAGES>) => void): void {
   const candidates: Array<{ object: KubeObject; base: string }> = [];
   for (const { kind, base } of POD_TEMPLATE_KINDS) for (const object of snapshot.all(kind)) candidates.push({ object, base });
   for (const pod of snapshot.all(KIND.Pod)) if (isPodManifest(pod) && !ownerOf(pod)) candidates.push({ object: pod, base: '' });
@@ -272,9 +288,8 @@ function checkTemplates(snapshot: Snapshot, version: KarpenterVersionFacts, repo
     report({
       object,
       severity: runToCompletion || dnd.durationMs !== undefined ? 'info' : 'warning',
-      message:
-        `${carries}${dnd.key === DO_NOT_EVICT ? ' (deprecated, honoured up to v0.37)' : ''}: once deployed, ${blocked}${how} — ` +
-        `Karpenter will not consolidate, empty or drift a node while such a pod runs there.${drain}`,
+      messageId: 'templateBlocksNodes',
+      data: { carries, dndKeyClause: dnd.key === DO_NOT_EVICT ? ' (deprecated, honoured up to v0.37)' : '', blocked, how, drain },
       fix: templateFix(object, dnd, runToCompletion, noTgp.length > 0 || !hosts.length),
       pointer: dnd.path,
       evidence,

@@ -12,9 +12,27 @@ import { saysScheduling } from '../snapshot/messages/scheduling.js';
 import { refOf, reportFromRecords, seenText, type RecordsOnlyRule } from './lib/records-only.js';
 import { pushAll } from '../kube/lists.js';
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+/** What a pod's events alone say (volumeConflict): the symptom, with what the input does not show. */
+const VOLUME_CONFLICT_MESSAGES = {
+  statedVolumeConflict:
+    'Pod {{namespace}}/{{name}} has been Pending with "volume node affinity conflict" for {{span}} ({{seen}}){{nominatedClause}}. {{unseen}}, so {{notShown}} is not shown.',
+} as const;
+
+const MESSAGES = {
+  podZoneUnreachable:
+    'Pod {{pod}} has been Pending{{pending}}: its volume {{pv}} (claim {{claim}}) is pinned to {{zones}}, which no NodePool it can use reaches — {{pools}}{{excludedClause}}. Karpenter cannot launch a node there and kube-scheduler rejects every other node.',
+  podVolumeConflict:
+    'Pod {{pod}} has been Pending{{pending}}: kube-scheduler has reported "volume node affinity conflict" for {{conflictAge}} (x{{count}}); its volume {{pv}} (claim {{claim}}) is pinned to {{zones}} and no node there accepts it{{poolsClause}}.',
+  zoneUnreachable:
+    'PersistentVolume {{pv}}{{claimNameClause}} is pinned to {{pinnedZones}}, which no NodePool reaches — {{all}}: a pod using it can never get a Karpenter node.',
+  ...VOLUME_CONFLICT_MESSAGES,
+} as const;
+
 export default defineRule({
   meta: {
     id: 'pv-zone-unreachable',
+    messages: MESSAGES,
     title: 'Pending pod whose volume sits in a zone no NodePool reaches',
     category: 'volumes',
     defaultSeverity: 'error',
@@ -113,7 +131,13 @@ export default defineRule({
         report({
           object: pv,
           severity: 'warning',
-          message: `PersistentVolume ${displayName(pv)}${claim?.name ? ` (claim ${claim.namespace}/${claim.name})` : ''} is pinned to ${pinned.zones.join(', ')}, which no NodePool reaches — ${all.map((r) => poolText(r, pinned.zones)).join('; ')}: a pod using it can never get a Karpenter node.`,
+          messageId: 'zoneUnreachable',
+          data: {
+            pv: displayName(pv),
+            claimNameClause: claim?.name ? ` (claim ${claim.namespace}/${claim.name})` : '',
+            pinnedZones: pinned.zones.join(', '),
+            all: all.map((r) => poolText(r, pinned.zones)).join('; '),
+          },
           fix: fixText(undefined, pv.metadata.name!, pinned.zones, all, claim?.name ?? 'its claim'),
           evidence,
           related: all.map((r) => r.pool.object),
@@ -187,12 +211,36 @@ export default defineRule({
         if (karpenterErr) evidence.push({ event: karpenterErr, note: 'Karpenter cannot provision for it' });
 
         const pendingFor = ageOf(pod.metadata.creationTimestamp, now);
-        const message = unreachable
-          ? `Pod ${podName(pod)} has been Pending${pendingFor !== undefined ? ` for ${formatDuration(pendingFor)}` : ''}: its volume ${displayName(pv)} (claim ${claimName}) is pinned to ${zoneText}, which no NodePool it can use reaches — ${poolTexts.join('; ')}${excluded.length ? `; not usable: ${listNames(excluded)}` : ''}. Karpenter cannot launch a node there and kube-scheduler rejects every other node.`
-          : `Pod ${podName(pod)} has been Pending${pendingFor !== undefined ? ` for ${formatDuration(pendingFor)}` : ''}: kube-scheduler has reported "volume node affinity conflict" for ${formatDuration(conflictAge!)} (x${conflict!.count}); its volume ${displayName(pv)} (claim ${claimName}) is pinned to ${zoneText} and no node there accepts it${usable.length ? ` (${poolTexts.join('; ')})` : ''}.`;
+        const pending = pendingFor !== undefined ? ` for ${formatDuration(pendingFor)}` : '';
+        const said = unreachable
+          ? ({
+              messageId: 'podZoneUnreachable',
+              data: {
+                pod: podName(pod),
+                pending,
+                pv: displayName(pv),
+                claim: claimName,
+                zones: zoneText,
+                pools: poolTexts.join('; '),
+                excludedClause: excluded.length ? `; not usable: ${listNames(excluded)}` : '',
+              },
+            } as const)
+          : ({
+              messageId: 'podVolumeConflict',
+              data: {
+                pod: podName(pod),
+                pending,
+                conflictAge: formatDuration(conflictAge!),
+                count: conflict!.count,
+                pv: displayName(pv),
+                claim: claimName,
+                zones: zoneText,
+                poolsClause: usable.length ? ` (${poolTexts.join('; ')})` : '',
+              },
+            } as const);
         report({
           object: pod,
-          message,
+          ...said,
           fix: fixText(pod, pv.metadata.name!, pinned.zones, usable, claimName),
           evidence,
           related: [pvc, pv, ...usable.map((r) => r.pool.object), ...new Set(usable.flatMap((r) => (r.nodeClass ? [r.nodeClass] : [])))],
@@ -250,7 +298,7 @@ function fixText(pod: KubeObject | undefined, pv: string, zones: string[], usabl
  * alternating with Karpenter's Nominated (it launches a node kube-scheduler then refuses): a finding once they span
  * longer than `conflictFor`, judged from the pod's events when its volume, claim or the NodePools are not in the input.
  */
-function volumeConflict(snapshot: Snapshot, conflictFor: number): RecordsOnlyRule {
+function volumeConflict(snapshot: Snapshot, conflictFor: number) {
   const nominations = (ns: string | null, name: string) =>
     snapshot
       .events()
@@ -270,10 +318,21 @@ function volumeConflict(snapshot: Snapshot, conflictFor: number): RecordsOnlyRul
     minSpan: conflictFor,
     // The symptom, not its cause: whether any NodePool reaches the volume's zone is not shown until confirmed.
     severity: 'warning',
-    message: (c, s) =>
-      `Pod ${c.object.namespace}/${c.object.name} has been Pending with "volume node affinity conflict" for ${formatDuration(s.span ?? 0)} (${seenText(s)})` +
-      (c.detail ? `, while Karpenter nominated it for a node ${c.detail === '1' ? 'once' : `${c.detail} times`} and kube-scheduler still refused` : '') +
-      `. ${unseen}, so ${snapshot.has('PersistentVolume') ? 'whether any NodePool reaches its zone' : 'which zone its volume is pinned to, and whether any NodePool reaches it,'} is not shown.`,
+    messages: VOLUME_CONFLICT_MESSAGES,
+    message: (c, s) => ({
+      messageId: 'statedVolumeConflict',
+      data: {
+        namespace: c.object.namespace ?? '',
+        name: c.object.name,
+        span: formatDuration(s.span ?? 0),
+        seen: seenText(s),
+        nominatedClause: c.detail
+          ? `, while Karpenter nominated it for a node ${c.detail === '1' ? 'once' : `${c.detail} times`} and kube-scheduler still refused`
+          : '',
+        unseen,
+        notShown: snapshot.has('PersistentVolume') ? 'whether any NodePool reaches its zone' : 'which zone its volume is pinned to, and whether any NodePool reaches it,',
+      },
+    }),
     fix: (c) =>
       `1. See the zone the volume is pinned to: kubectl -n ${c.object.namespace} get pvc -o wide, then kubectl get pv <volume> -o jsonpath='{.spec.nodeAffinity}'\n` +
       '2. Let a NodePool reach that zone (its topology.kubernetes.io/zone requirement and an EC2NodeClass subnet there), or restore the data into a volume in a zone the NodePools reach.',
@@ -281,5 +340,5 @@ function volumeConflict(snapshot: Snapshot, conflictFor: number): RecordsOnlyRul
     stated: (c, s) =>
       `Pod ${c.object.namespace}/${c.object.name}: kube-scheduler reported "volume node affinity conflict" ${seenText(s)}${s.span !== undefined ? ` over ${formatDuration(s.span)}` : ''}; ` +
       `not a finding while that is not longer than ${formatDuration(conflictFor)} (a volume may be attaching): ${collect} would show whether any NodePool reaches its zone.`,
-  };
+  } satisfies RecordsOnlyRule;
 }

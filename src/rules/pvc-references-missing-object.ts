@@ -7,9 +7,24 @@ import { notInScannedFiles } from './lib/configuration.js';
 import { eventSays, missingReference } from '../snapshot/messages/object-events.js';
 import { getCommand, refOf, reportFromRecords, seenText, type RecordsOnlyRule } from './lib/records-only.js';
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+/** What kube-scheduler's or the provisioner's events alone say (STATED_MISSING). */
+const STATED_MISSING_MESSAGES = {
+  statedClaimMissing:
+    'PersistentVolumeClaim {{namespace}}/{{name}}, which {{pod}} mounts, does not exist: kube-scheduler said so {{seen}} ("{{text}}"). The pod stays Pending and Karpenter cannot provision for it.',
+  statedClassMissing:
+    'PersistentVolumeClaim {{namespace}}/{{name}} names {{storageClass}}, which does not exist: the provisioner said so {{seen}} ("{{text}}"). Pods using it stay Pending.',
+} as const;
+
+const MESSAGES = {
+  ...STATED_MISSING_MESSAGES,
+  referenceMissing: 'PersistentVolumeClaim {{name}} names {{what}}, which {{whatClause}} not exist{{phaseClause}}{{ageClause}}.{{podText}}',
+} as const;
+
 export default defineRule({
   meta: {
     id: 'pvc-references-missing-object',
+    messages: MESSAGES,
     title: 'PVC names a StorageClass or PersistentVolume that does not exist',
     category: 'volumes',
     defaultSeverity: 'error',
@@ -85,7 +100,15 @@ export default defineRule({
         : '';
       report({
         object: pvc,
-        message: `PersistentVolumeClaim ${name} names ${what.join(' and ')}, which ${what.length > 1 ? 'do' : 'does'} not exist${phase ? `; it is ${phase}` : ''}${age !== undefined ? ` (created ${formatDuration(age)} ago)` : ''}.${podText}`,
+        messageId: 'referenceMissing',
+        data: {
+          name,
+          what: what.join(' and '),
+          whatClause: what.length > 1 ? 'do' : 'does',
+          phaseClause: phase ? `; it is ${phase}` : '',
+          ageClause: age !== undefined ? ` (created ${formatDuration(age)} ago)` : '',
+          podText,
+        },
         fix: fixText(pvc.metadata.namespace!, pvc.metadata.name!, missingSc ? String(scName) : undefined, missingPv ? volumeName : undefined, scNames),
         evidence,
         related: pods.slice(0, 10),
@@ -118,7 +141,7 @@ function fixText(ns: string, name: string, sc: string | undefined, pv: string | 
  * Events that name the missing object: a Pod's claim (FailedScheduling `persistentvolumeclaim "x" not found`), a claim's
  * StorageClass (ProvisioningFailed). Once is a race (a StatefulSet creates the claim just before the pod): stated.
  */
-const STATED_MISSING: RecordsOnlyRule = {
+const STATED_MISSING = {
   objectChecksNeed: ['PersistentVolumeClaim', 'StorageClass'],
   fromEvent: (e) => {
     const missing = e.type === 'Warning' ? missingReference(e.message) : undefined;
@@ -134,10 +157,17 @@ const STATED_MISSING: RecordsOnlyRule = {
     return undefined;
   },
   minOccurrences: 2,
-  message: (c, s) =>
+  messages: STATED_MISSING_MESSAGES,
+  message: (c, s): { messageId: keyof typeof STATED_MISSING_MESSAGES; data: Record<string, string> } =>
     c.key === 'claim'
-      ? `PersistentVolumeClaim ${c.object.namespace}/${c.object.name}, which ${c.detail} mounts, does not exist: kube-scheduler said so ${seenText(s)} ("${s.text}"). The pod stays Pending and Karpenter cannot provision for it.`
-      : `PersistentVolumeClaim ${c.object.namespace}/${c.object.name} names ${c.detail}, which does not exist: the provisioner said so ${seenText(s)} ("${s.text}"). Pods using it stay Pending.`,
+      ? {
+          messageId: 'statedClaimMissing',
+          data: { namespace: c.object.namespace ?? '', name: c.object.name, pod: c.detail ?? '', seen: seenText(s), text: s.text },
+        }
+      : {
+          messageId: 'statedClassMissing',
+          data: { namespace: c.object.namespace ?? '', name: c.object.name, storageClass: c.detail ?? '', seen: seenText(s), text: s.text },
+        },
   fix: (c) =>
     c.key === 'claim'
       ? `Create the claim the pod names, or fix the pod's volume (a renamed volumeClaimTemplate needs the StatefulSet recreated): kubectl -n ${c.object.namespace} get pvc`
@@ -147,4 +177,4 @@ const STATED_MISSING: RecordsOnlyRule = {
   stated: (c, s) =>
     `${c.key === 'claim' ? `${c.detail} mounts PersistentVolumeClaim ${c.object.namespace}/${c.object.name}, which did not exist` : `PersistentVolumeClaim ${c.object.namespace}/${c.object.name} names ${c.detail}, which did not exist`} ` +
     `${seenText(s)} ("${s.text}"); once may be a race with its creation, so it is not a finding: kubectl -n ${c.object.namespace} get pvc would show whether it exists now.`,
-};
+} satisfies RecordsOnlyRule;

@@ -11,9 +11,20 @@ import { logText } from '../snapshot/messages/karpenter-logs.js';
 import { controllerTarget } from './lib/launch-findings.js';
 import { reportFromRecords, seenText, type RecordsOnlyRule } from './lib/records-only.js';
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  queueNotAName:
+    '{{who}} has its interruption queue set to "{{queueValue}}" ({{queueWhere}}), an ARN/URL instead of the queue name "{{fixedName}}": every SQS GetQueueUrl call fails, so spot interruptions, scheduled maintenance and state changes are not handled{{spotPoolsClause}}.',
+  noQueue:
+    '{{who}} has no interruption queue ({{notSet}}), but {{nodePools}} {{spotPoolsClause}} spot capacity ({{spotPools}}){{spotNodesClause}}: spot interruption warnings are never received, so those nodes are not cordoned and drained in their 2-minute notice — their pods are killed when EC2 reclaims the instance and replacements start only afterwards.',
+  statedQueueUnreadable:
+    'The interruption queue the controller is configured with {{detail}}: it logged so {{seenText}} ("{{record}}"). Interruption handling is off: spot interruptions, scheduled maintenance and instance state changes are not drained ahead of time.',
+} as const;
+
 export default defineRule({
   meta: {
     id: 'spot-without-interruption-queue',
+    messages: MESSAGES,
     title: 'Spot NodePools without an interruption queue (or with a queue ARN)',
     category: 'interruption',
     defaultSeverity: 'warning',
@@ -70,10 +81,16 @@ export default defineRule({
     if (queue && fixedName) {
       report({
         object: ctl,
-        message:
-          `${who} has its interruption queue set to "${queue.value}" (${queue.where}), an ARN/URL instead of ` +
-          `the queue name "${fixedName}": every SQS GetQueueUrl call fails, so spot interruptions, scheduled maintenance and ` +
-          `state changes are not handled${spotPools.length ? ` — and ${plural(spotPools.length, 'NodePool')} (${listNames(spotPools.map((x) => x.pool.name))}) ${spotPools.length === 1 ? 'allows' : 'allow'} spot` : ''}.`,
+        messageId: 'queueNotAName',
+        data: {
+          who,
+          queueValue: queue.value,
+          queueWhere: queue.where,
+          fixedName,
+          spotPoolsClause: spotPools.length
+            ? ` — and ${plural(spotPools.length, 'NodePool')} (${listNames(spotPools.map((x) => x.pool.name))}) ${spotPools.length === 1 ? 'allows' : 'allow'} spot`
+            : '',
+        },
         fix: fixText(c, helmKey, fixedName, legacy, queue.where),
         evidence: [
           { ...queue.evidence, note: `ARN/URL; the queue name is ${fixedName}` },
@@ -134,12 +151,15 @@ export default defineRule({
     const legacyUnknown = legacy && !c.helm && snapshot.all(KIND.ConfigMap).every((m) => m.metadata.name !== GLOBAL_SETTINGS);
     report({
       object: ctl,
-      message:
-        `${who} has no interruption queue (${notSet}), ` +
-        `but ${plural(spotPools.length, 'NodePool')} ${spotPools.length === 1 ? 'allows' : 'allow'} spot capacity (${listNames(spotPools.map((x) => `${x.pool.name}: ${x.spot.text}`))})` +
-        `${spotNodes.length ? ` and ${plural(spotNodes.length, 'spot node')} ${spotNodes.length === 1 ? 'runs' : 'run'} now` : ''}: ` +
-        'spot interruption warnings are never received, so those nodes are not cordoned and drained in their 2-minute notice — ' +
-        'their pods are killed when EC2 reclaims the instance and replacements start only afterwards.',
+      messageId: 'noQueue',
+      data: {
+        who,
+        notSet,
+        nodePools: plural(spotPools.length, 'NodePool'),
+        spotPoolsClause: spotPools.length === 1 ? 'allows' : 'allow',
+        spotPools: listNames(spotPools.map((x) => `${x.pool.name}: ${x.spot.text}`)),
+        spotNodesClause: spotNodes.length ? ` and ${plural(spotNodes.length, 'spot node')} ${spotNodes.length === 1 ? 'runs' : 'run'} now` : '',
+      },
       fix: fixText(c, helmKey, 'YOUR_QUEUE_NAME', legacy, home?.where),
       ...(pointer ? { pointer } : {}),
       evidence,
@@ -194,9 +214,11 @@ function queueUnreadable(snapshot: Snapshot): RecordsOnlyRule {
       if (said.includes('queue-denied')) return { object, key: 'denied', detail: 'may not be read by the controller role' };
       return undefined;
     },
-    message: (c, s) =>
-      `The interruption queue the controller is configured with ${c.detail}: it logged so ${seenText(s)} ("${s.text.replace(/\s+/g, ' ')}"). ` +
-      'Interruption handling is off: spot interruptions, scheduled maintenance and instance state changes are not drained ahead of time.',
+    messages: { statedQueueunreadable: MESSAGES.statedQueueUnreadable },
+    message: (c, s) => ({
+      messageId: 'statedQueueUnreadable',
+      data: { detail: String(c.detail), seenText: seenText(s), record: s.text.replace(/\s+/g, ' ') },
+    }),
     fix: (c) =>
       c.key === 'missing'
         ? "Set settings.interruptionQueue (INTERRUPTION_QUEUE) to the name, not the ARN or URL, of an SQS queue that exists in the cluster's account and region (Karpenter's CloudFormation or Terraform module creates it with its EventBridge rules), or unset it to run without interruption handling."

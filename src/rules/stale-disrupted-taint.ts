@@ -8,9 +8,16 @@ import { disruptedTaint } from '../snapshot/nodes.js';
 import { DISRUPTED_TAINT } from '../kube/well-known.js';
 import { pushAll } from '../kube/lists.js';
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  staleDisruptedTaint:
+    'Node {{name}} has carried {{taint}} for {{age}} but neither it nor {{claimClause}} is being deleted: the disruption command was abandoned and the taint was never removed, so nothing new schedules there while the instance keeps running{{reasonCondClause}}.{{lastSyncClause}}',
+} as const;
+
 export default defineRule({
   meta: {
     id: 'stale-disrupted-taint',
+    messages: MESSAGES,
     title: 'Stale karpenter.sh/disrupted taint',
     category: 'reclaim',
     defaultSeverity: 'warning',
@@ -88,11 +95,17 @@ export default defineRule({
       const legacy = taint.key !== DISRUPTED_TAINT;
       report({
         object: node,
-        message:
-          `Node ${name} has carried ${formatTaint(taint)} for ${formatDuration(age)} but neither it nor ${claim ? `NodeClaim ${displayName(claim.object)}` : 'a NodeClaim'} is being deleted: ` +
-          `the disruption command was abandoned and the taint was never removed, so nothing new schedules there while the instance keeps running` +
-          `${reasonCond ? ` (NodeClaim condition DisruptionReason=${reasonCond.reason ?? reasonCond.status})` : ''}.` +
-          `${lastSync ? ` The controller logs say its cluster state is not synced ("${lastSync.message}", last at ${lastSync.time ?? 'an unknown time'}): Karpenter removes orphaned taints only after a sync.` : ''}`,
+        messageId: 'staleDisruptedTaint',
+        data: {
+          name,
+          taint: formatTaint(taint),
+          age: formatDuration(age),
+          claimClause: claim ? `NodeClaim ${displayName(claim.object)}` : 'a NodeClaim',
+          reasonCondClause: reasonCond ? ` (NodeClaim condition DisruptionReason=${reasonCond.reason ?? reasonCond.status})` : '',
+          lastSyncClause: lastSync
+            ? ` The controller logs say its cluster state is not synced ("${lastSync.message}", last at ${lastSync.time ?? 'an unknown time'}): Karpenter removes orphaned taints only after a sync.`
+            : '',
+        },
         fix: [
           `Make the node schedulable again: kubectl taint node ${name} ${taint.key}${legacy ? '=disrupting' : ''}:NoSchedule-`,
           `Check why Karpenter did not remove it (cluster state not synced, failed replacements): kubectl logs -n kube-system -l app.kubernetes.io/name=karpenter -c controller | grep -i -e "${name}" -e "synced"`,

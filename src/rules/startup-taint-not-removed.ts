@@ -10,9 +10,16 @@ import { pushAll } from '../kube/lists.js';
 
 const ID = 'startup-taint-not-removed';
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  startupTaintStays:
+    'Node {{name}} still carries startup taint {{taintNames}} {{age}} after it registered, so NodeClaim {{claimObject}} never initializes and Karpenter will never consolidate or drift it: {{causes}}.',
+} as const;
+
 export default defineRule({
   meta: {
     id: ID,
+    messages: MESSAGES,
     title: 'Startup taint never removed',
     category: 'registration',
     defaultSeverity: 'error',
@@ -155,9 +162,8 @@ export default defineRule({
       const taintNames = present.map((p) => formatTaint(p.nodeTaint)).join(', ');
       report({
         object: node,
-        message:
-          `Node ${name} still carries startup taint ${taintNames} ${formatDuration(age)} after it registered, so NodeClaim ${displayName(claim.object)} never initializes ` +
-          `and Karpenter will never consolidate or drift it: ${causes.join('; ')}.`,
+        messageId: 'startupTaintStays',
+        data: { name, taintNames, age: formatDuration(age), claimObject: displayName(claim.object), causes: causes.join('; ') },
         fix: [
           ...steps,
           `Once the agent is healthy the taint goes away by itself; to unblock now: kubectl taint node ${name} ${present.map((p) => `${p.nodeTaint.key}${p.nodeTaint.effect ? `:${p.nodeTaint.effect}` : ''}-`).join(' ')}`,

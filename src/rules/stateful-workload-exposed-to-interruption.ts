@@ -25,9 +25,18 @@ interface Group {
   pods: Array<{ pod: KubeObject; reasons: StatefulReason[]; node: KubeObject; pool?: PoolFacts }>;
 }
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  runningExposed:
+    '{{refKind}} {{refNamespace}}/{{refName}} has {{statefulPods}} on Karpenter nodes of NodePool {{poolNames}} ({{podList}}) and neither a PodDisruptionBudget nor a dedicated NodePool, while interruption handling will drain those nodes: {{reasons}}. {{exposureTail}}',
+  templateExposed:
+    'StatefulSet {{ns}}/{{name}} can be placed on NodePool {{candidates}} and has neither a PodDisruptionBudget nor a dedicated NodePool, while interruption handling will drain those nodes: {{reasons}}. {{exposureTail}}',
+} as const;
+
 export default defineRule({
   meta: {
     id: 'stateful-workload-exposed-to-interruption',
+    messages: MESSAGES,
     title: 'Stateful workload on nodes that interruption handling will drain, without a PDB or dedicated NodePool',
     category: 'interruption',
     defaultSeverity: 'warning',
@@ -132,10 +141,17 @@ export default defineRule({
       const labels = selectorLabelsOf(g.ref.object) ?? stableLabels(g.pods[0]!.pod.metadata.labels);
       report({
         object: target,
-        message:
-          `${g.ref.kind} ${g.ref.namespace}/${g.ref.name} has ${plural(g.pods.length, 'stateful pod')} on Karpenter nodes of NodePool ${listNames(poolNames)} ` +
-          `(${podList}) and neither a PodDisruptionBudget nor a dedicated NodePool, while interruption handling will drain those nodes: ${reasons.join('; ')}. ` +
-          exposureTail(),
+        messageId: 'runningExposed',
+        data: {
+          refKind: g.ref.kind,
+          refNamespace: g.ref.namespace,
+          refName: g.ref.name,
+          statefulPods: plural(g.pods.length, 'stateful pod'),
+          poolNames: listNames(poolNames),
+          podList,
+          reasons: reasons.join('; '),
+          exposureTail: exposureTail(),
+        },
         fix: fixText(g.ref.kind, g.ref.namespace, g.ref.name, labels, ctlExposure, version),
         evidence,
         related: [...new Set(g.pods.map((p) => p.pool?.pool.object).filter((o): o is KubeObject => !!o))],
@@ -183,10 +199,8 @@ export default defineRule({
       const labels = selectorLabelsOf(sts) ?? stableLabels(template?.metadata?.labels);
       report({
         object: sts,
-        message:
-          `StatefulSet ${ns}/${name} can be placed on NodePool ${listNames(candidates.map((p) => p.pool.name))} and has neither a PodDisruptionBudget nor a dedicated NodePool, ` +
-          `while interruption handling will drain those nodes: ${reasons.join('; ')}. ` +
-          exposureTail(),
+        messageId: 'templateExposed',
+        data: { ns, name, candidates: listNames(candidates.map((p) => p.pool.name)), reasons: reasons.join('; '), exposureTail: exposureTail() },
         fix: fixText('StatefulSet', ns, name, labels, ctlExposure, version),
         evidence,
         related: candidates.map((p) => p.pool.object),

@@ -11,9 +11,15 @@ import { nodeZone } from '../snapshot/nodes.js';
 import { saysScheduling } from '../snapshot/messages/scheduling.js';
 import { pushAll } from '../kube/lists.js';
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  immediateBinding: 'StorageClass {{name}} ({{provisioner}}) binds volumes {{modeClause}}{{zoneText}}: {{consequence}}.{{usage}}',
+} as const;
+
 export default defineRule({
   meta: {
     id: 'storageclass-immediate-binding',
+    messages: MESSAGES,
     title: 'Zonal StorageClass with Immediate volume binding',
     category: 'volumes',
     defaultSeverity: 'warning',
@@ -125,7 +131,8 @@ export default defineRule({
       report({
         object: sc,
         severity: harming ? 'error' : 'warning',
-        message: `StorageClass ${name} (${provisioner}) binds volumes ${mode ? 'Immediately' : 'Immediately by default (volumeBindingMode not set)'}${zoneText}: ${consequence}.${usage}`,
+        messageId: 'immediateBinding',
+        data: { name, provisioner, modeClause: mode ? 'Immediately' : 'Immediately by default (volumeBindingMode not set)', zoneText, consequence, usage },
         fix: [fixText(sc)],
         evidence,
         related: [...(affected?.claims.slice(0, 10) ?? []), ...(affected?.pending.slice(0, 10) ?? [])],

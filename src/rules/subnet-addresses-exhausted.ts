@@ -16,9 +16,18 @@ const ZONE = 'topology.kubernetes.io/zone';
 
 const ID = 'subnet-addresses-exhausted';
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  subnetsExhausted:
+    'Subnets out of free IP addresses{{nodeClassNameClause}}{{subnetsClause}} — {{poolParts}} with InsufficientFreeAddressesInSubnet, and no launch has succeeded since{{pools}}',
+  noSubnetInZone:
+    'No room in the network: EC2NodeClass {{name}} selects subnets only in {{subnets}}, but {{pendingPods}} ({{pods}}) need{{verb}} {{zones}}; NodePool {{pools}} would take {{pronoun}} but has no offering there.',
+} as const;
+
 export default defineRule({
   meta: {
     id: ID,
+    messages: MESSAGES,
     title: 'No room in the network: subnets out of free addresses',
     category: 'provisioning',
     defaultSeverity: 'error',
@@ -71,7 +80,13 @@ export default defineRule({
       for (const p of pools) pushAll(evidence, pickEvidence(p.signals));
       report({
         object: target,
-        message: `Subnets out of free IP addresses${nodeClassName ? ` for EC2NodeClass ${nodeClassName}` : ''}${subnets.size ? ` (${listNames([...subnets], 4)})` : ''} — ${poolParts(pools, false)} with InsufficientFreeAddressesInSubnet, and no launch has succeeded since${fromText(pools)}`,
+        messageId: 'subnetsExhausted',
+        data: {
+          nodeClassNameClause: nodeClassName ? ` for EC2NodeClass ${nodeClassName}` : '',
+          subnetsClause: subnets.size ? ` (${listNames([...subnets], 4)})` : '',
+          poolParts: poolParts(pools, false),
+          pools: fromText(pools),
+        },
         fix: [
           `1. See how many addresses are left: aws ec2 describe-subnets --subnet-ids ${ids.length ? ids.join(' ') : '<subnet ids from status.subnets>'} --query 'Subnets[].[SubnetId,AvailabilityZone,AvailableIpAddressCount]' --output table\n` +
             `2. Add subnets (or a secondary VPC CIDR) in the pool's zones and tag them so spec.subnetSelectorTerms${nodeClassName ? ` of EC2NodeClass ${nodeClassName}` : ''} selects them\n` +
@@ -90,7 +105,7 @@ export default defineRule({
  * they fit allows or leaves open, while those pools' EC2NodeClasses select subnets only elsewhere: one finding per
  * EC2NodeClass. Pools whose node class status is not in the input leave the question open (no finding).
  */
-function zoneGaps(snapshot: Snapshot, now: number, minPending: number): FindingInput[] {
+function zoneGaps(snapshot: Snapshot, now: number, minPending: number): FindingInput<typeof MESSAGES>[] {
   if (!snapshot.has('Pod') || !snapshot.has('NodePool')) return [];
   const profiles = poolProfiles(snapshot);
   const byClass = new Map<KubeObject, { zones: Set<string>; subnets: string[]; pods: KubeObject[]; pools: Set<string> }>();
@@ -116,9 +131,17 @@ function zoneGaps(snapshot: Snapshot, now: number, minPending: number): FindingI
     const zones = [...g.zones];
     return {
       object: nodeClass,
-      message:
-        `No room in the network: EC2NodeClass ${name} selects subnets only in ${g.subnets.join(', ')}, but ${plural(g.pods.length, 'Pending pod')} (${listNames(g.pods.map(podName))}) ` +
-        `need${g.pods.length === 1 ? 's' : ''} ${zones.join(' or ')}; NodePool ${[...g.pools].join(', ')} would take ${g.pods.length === 1 ? 'it' : 'them'} but has no offering there.`,
+      messageId: 'noSubnetInZone',
+      data: {
+        name,
+        subnets: g.subnets.join(', '),
+        pendingPods: plural(g.pods.length, 'Pending pod'),
+        pods: listNames(g.pods.map(podName)),
+        verb: g.pods.length === 1 ? 's' : '',
+        zones: zones.join(' or '),
+        pools: [...g.pools].join(', '),
+        pronoun: g.pods.length === 1 ? 'it' : 'them',
+      },
       fix: [
         `Tag a subnet in ${zones.join(' and ')} with what spec.subnetSelectorTerms of EC2NodeClass ${name} selects (e.g. karpenter.sh/discovery), or add a subnet id term for it; then check: kubectl get ec2nodeclass ${name} -o jsonpath='{.status.subnets}'`,
       ],

@@ -23,9 +23,16 @@ interface Seen {
   installedBy?: string;
 }
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  undeclaredStartupTaint:
+    "NodePool {{poolName}} does not list agent {{listClause}} {{list}} in startupTaints: {{where}}. Karpenter does not expect the taint, so pods that do not tolerate it look unschedulable on the pool's new nodes and Karpenter launches extra NodeClaims for them.",
+} as const;
+
 export default defineRule({
   meta: {
     id: ID,
+    messages: MESSAGES,
     title: 'Agent taint not declared in NodePool startupTaints',
     category: 'registration',
     defaultSeverity: 'warning',
@@ -141,9 +148,8 @@ export default defineRule({
         .join('; ');
       report({
         object: pool.object,
-        message:
-          `NodePool ${pool.name} does not list agent ${list.length === 1 ? 'taint' : 'taints'} ${list.map((s) => s.key).join(', ')} in startupTaints: ${where}. ` +
-          "Karpenter does not expect the taint, so pods that do not tolerate it look unschedulable on the pool's new nodes and Karpenter launches extra NodeClaims for them.",
+        messageId: 'undeclaredStartupTaint',
+        data: { poolName: pool.name, listClause: list.length === 1 ? 'taint' : 'taints', list: list.map((s) => s.key).join(', '), where },
         fix: [fixText(pool, list)],
         evidence,
         related: [] as KubeObject[],

@@ -8,9 +8,16 @@ import { pushAll } from '../kube/lists.js';
 
 const ID = 'unhealthy-node-freezes-budget';
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  budgetFrozen:
+    'NodePool {{poolName}} can disrupt no node for {{frozen}}: {{arithmetic}}. {{nodesDisrupting}} use{{disruptingClause}} up the whole budget, so none of its {{nodes}} {{unhealthyClause}}is consolidated{{includesClause}}, and Karpenter emits no event about it.',
+} as const;
+
 export default defineRule({
   meta: {
     id: ID,
+    messages: MESSAGES,
     title: 'NotReady or stuck-deleting nodes use up the disruption budget',
     category: 'health',
     defaultSeverity: 'warning',
@@ -115,10 +122,17 @@ export default defineRule({
       const arithmetic = `budget ${budget ? `nodes "${budget.budget.nodes}"` : ''} of ${plural(total, 'initialized node')} = ${b}, minus ${disrupting} disrupting = ${Math.max(0, b - disrupting)}`;
       report({
         object: pool.object,
-        message:
-          `NodePool ${pool.name} can disrupt no node for ${frozen.join(', ')}: ${arithmetic}. ` +
-          `${listNames(nodes.disrupting.map(describe))} use${disrupting === 1 ? 's' : ''} up the whole budget, so none of its ${plural(total, 'node')} ` +
-          `${unhealthy.length ? `(the unhealthy one${unhealthy.length === 1 ? '' : 's'} included) ` : ''}is consolidated${frozen.includes('Drifted') ? ' or drifted' : ''}, and Karpenter emits no event about it.`,
+        messageId: 'budgetFrozen',
+        data: {
+          poolName: pool.name,
+          frozen: frozen.join(', '),
+          arithmetic,
+          nodesDisrupting: listNames(nodes.disrupting.map(describe)),
+          disruptingClause: disrupting === 1 ? 's' : '',
+          nodes: plural(total, 'node'),
+          unhealthyClause: unhealthy.length ? `(the unhealthy one${unhealthy.length === 1 ? '' : 's'} included) ` : '',
+          includesClause: frozen.includes('Drifted') ? ' or drifted' : '',
+        },
         fix: fixFor(pool.object.kind.toLowerCase(), pool.name, nodes.disrupting, total),
         evidence,
         // Every node the frozen budget keeps (not only the unhealthy ones), for the per-node view.

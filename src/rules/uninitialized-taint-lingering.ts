@@ -11,9 +11,15 @@ import { simulatedPods, uninitializedTarget } from '../snapshot/messages/simulat
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { pushAll } from '../kube/lists.js';
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  taintLingers: 'Node {{name}} still has taint {{taint}} {{age}} after it was created, so Karpenter considers it uninitialized.{{effects}}{{versionNote}}',
+} as const;
+
 export default defineRule({
   meta: {
     id: 'uninitialized-taint-lingering',
+    messages: MESSAGES,
     title: 'Cloud-provider "uninitialized" taint never removed',
     category: 'registration',
     defaultSeverity: 'error',
@@ -119,9 +125,8 @@ export default defineRule({
           : '';
       report({
         object: node,
-        message:
-          `Node ${name} still has taint ${formatTaint({ key: TAINT, value: taint.value, effect: taint.effect })} ` +
-          `${formatDuration(age)} after it was created, so Karpenter considers it uninitialized.${effects}${versionNote}`,
+        messageId: 'taintLingers',
+        data: { name, taint: formatTaint({ key: TAINT, value: taint.value, effect: taint.effect }), age: formatDuration(age), effects, versionNote },
         fix: fixText(name, pool && declared ? { pool: pool.name, field: declared[0] } : undefined),
         evidence,
         related: [...(claim ? [claim.object] : []), ...(pool ? [pool.object] : [])],

@@ -1,4 +1,4 @@
-import { defineRule, type EvidenceInput, type FindingInput, type FixSteps } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type FindingInput, type FindingText, type FixSteps } from '../engine/rule.js';
 import type { KubeObject, LogRecord } from '../kube/types.js';
 import { arr, commandName, dig, displayName, type Json, str } from '../kube/fields.js';
 import type { NodeClaimView } from '../snapshot/karpenter.js';
@@ -16,9 +16,21 @@ import { pushAll } from '../kube/lists.js';
 
 const ID = 'unregistered-taint-problem';
 
+/** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
+const MESSAGES = {
+  joinedWithoutTaint: 'NodeClaim {{claim}}{{nodeClause}} joined without the {{taint}}:NoExecute taint: {{signals}}. {{consequence}}',
+  taintLingers:
+    'Node {{node}} of NodeClaim {{claim}} still has {{taint}}:NoExecute {{age}} after it was created: {{why}}, and NoExecute keeps every workload off it.',
+  orphanNode:
+    'Node {{node}} has carried {{taint}}:NoExecute for {{lingeringAge}} and no NodeClaim matches its providerID: the instance outlived its NodeClaim (registration timeout or garbage collection) and will never be registered.',
+  userDataWithoutTaint: 'EC2NodeClass {{name}} uses {{clsWhy}} with userData that does not register nodes with {{taint}}:NoExecute: {{hardClause}}',
+  ...UNREGISTERED_TAINT.messages,
+} as const;
+
 export default defineRule({
   meta: {
     id: ID,
+    messages: MESSAGES,
     title: 'karpenter.sh/unregistered taint missing or never removed',
     category: 'registration',
     defaultSeverity: 'error',
@@ -95,7 +107,7 @@ export default defineRule({
       const lingering = node ? lingeringTaint(node, now, options.after) : undefined;
       if (!notFound && !events.length && !logs.length && !lingering) continue;
 
-      let what: string;
+      let said: FindingText<typeof MESSAGES>;
       if (notFound || events.length || logs.length) {
         const signals = [
           // A paste's latest time may be the transition itself: "since T", never "for 0s".
@@ -105,20 +117,34 @@ export default defineRule({
           ...(events.length ? [`${events.reduce((n, e) => n + e.count, 0)} ${events[events.length - 1]!.reason} event(s)`] : []),
           ...(logs.length ? [`${logs.length} controller error(s) "${logs[logs.length - 1]!.fields.error ?? logs[logs.length - 1]!.message}"`] : []),
         ];
-        what =
-          `NodeClaim ${displayName(claim.object)}${node ? ` (node ${displayName(node)})` : ''} joined without the ${UNREGISTERED}:NoExecute taint: ${signals.join(', ')}.` +
-          (hard || !version.known
-            ? ' Karpenter v1.0–v1.2 refuses to register such a node: the NodeClaim is deleted 15m after launch and relaunched, so instances are paid for and never used.'
-            : ` Karpenter ${version.label} registers it anyway, but pods may land before labels and taints are synced.`);
+        said = {
+          messageId: 'joinedWithoutTaint',
+          data: {
+            claim: displayName(claim.object),
+            nodeClause: node ? ` (node ${displayName(node)})` : '',
+            taint: UNREGISTERED,
+            signals: signals.join(', '),
+            consequence:
+              hard || !version.known
+                ? 'Karpenter v1.0–v1.2 refuses to register such a node: the NodeClaim is deleted 15m after launch and relaunched, so instances are paid for and never used.'
+                : `Karpenter ${version.label} registers it anyway, but pods may land before labels and taints are synced.`,
+          },
+        };
       } else {
         const hook = reg?.reason === 'RegistrationHookPending' ? reg : undefined;
         if (hook) evidence.push({ object: claim.object, path: `/status/conditions/${hook.index}`, note: 'registration hooks still pending (v1.11+)' });
-        what =
-          `Node ${displayName(node!)} of NodeClaim ${displayName(claim.object)} still has ${UNREGISTERED}:NoExecute ${formatDuration(lingering!.age)} after it was created: ` +
-          (hook
-            ? `Karpenter waits for registration hook(s) ${hook.message ?? ''} before registering it`.replace(/ +before/, ' before')
-            : `Karpenter has not completed its registration (Registered=${reg?.status ?? 'absent'}${reg?.reason ? ` ${reg.reason}` : ''}: controller down, unsynced or failing)`) +
-          ', and NoExecute keeps every workload off it.';
+        said = {
+          messageId: 'taintLingers',
+          data: {
+            node: displayName(node!),
+            claim: displayName(claim.object),
+            taint: UNREGISTERED,
+            age: formatDuration(lingering!.age),
+            why: hook
+              ? `Karpenter waits for registration hook(s) ${hook.message ?? ''} before registering it`.replace(/ +before/, ' before')
+              : `Karpenter has not completed its registration (Registered=${reg?.status ?? 'absent'}${reg?.reason ? ` ${reg.reason}` : ''}: controller down, unsynced or failing)`,
+          },
+        };
       }
       if (lingering)
         evidence.push({ object: node!, path: `/spec/taints/${lingering.index}`, note: `present ${formatDuration(lingering.age)} after the node was created` });
@@ -131,10 +157,10 @@ export default defineRule({
       }
       pushAll(evidence, version.evidence());
       const lingeringOnly = Boolean(lingering && !notFound && !events.length && !logs.length);
-      const finding: FindingInput = {
+      const finding: FindingInput<typeof MESSAGES> = {
         object: claim.object,
         severity: lingeringOnly ? 'error' : severity,
-        message: what,
+        ...said,
         fix: claimFix(claim, nodeClass, lingeringOnly, node, hard || !version.known),
         evidence,
         related: [...(node ? [node] : []), ...(nodeClass ? [nodeClass] : [])],
@@ -152,9 +178,8 @@ export default defineRule({
       report({
         object: node,
         severity: 'error',
-        message:
-          `Node ${displayName(node)} has carried ${UNREGISTERED}:NoExecute for ${formatDuration(lingering.age)} and no NodeClaim matches its providerID: ` +
-          'the instance outlived its NodeClaim (registration timeout or garbage collection) and will never be registered.',
+        messageId: 'orphanNode',
+        data: { node: displayName(node), taint: UNREGISTERED, lingeringAge: formatDuration(lingering.age) },
         fix: [
           `Check for a NodeClaim of this instance: kubectl get nodeclaims -o wide | grep ${
             str(dig(node, 'spec', 'providerID'))
@@ -183,11 +208,16 @@ export default defineRule({
       report({
         object: nodeClass,
         severity,
-        message:
-          `EC2NodeClass ${name} uses ${cls.why} with userData that does not register nodes with ${UNREGISTERED}:NoExecute: ` +
-          (hard || !version.known
-            ? 'Karpenter v1.0–v1.2 will never register its nodes (UnregisteredTaintNotFound) and relaunches them every 15m.'
-            : `Karpenter ${version.label} registers them with a warning (UnregisteredTaintMissing), open to registration races.`),
+        messageId: 'userDataWithoutTaint',
+        data: {
+          name,
+          clsWhy: cls.why,
+          taint: UNREGISTERED,
+          hardClause:
+            hard || !version.known
+              ? 'Karpenter v1.0–v1.2 will never register its nodes (UnregisteredTaintNotFound) and relaunches them every 15m.'
+              : `Karpenter ${version.label} registers them with a warning (UnregisteredTaintMissing), open to registration races.`,
+        },
         fix: classFix(name, hard || !version.known),
         evidence: [...cls.evidence, ...version.evidence()],
         ...(assumes ? { assumes } : {}),

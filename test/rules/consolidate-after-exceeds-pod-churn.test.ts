@@ -100,7 +100,9 @@ describe(`${RULE} — near-miss: same cluster, consolidateAfter 10m (shorter tha
 testRule(RULE, {
   fires: [
     {
-      findings: [{ kind: 'NodePool', name: 'ci', pointer: '/spec/disruption/consolidateAfter', severity: 'warning' }],
+      findings: [
+        { kind: 'NodePool', name: 'ci', pointer: '/spec/disruption/consolidateAfter', severity: 'warning', messageId: 'churnOutpacesConsolidateAfter' },
+      ],
       message: {
         name: 'ci',
         text: 'NodePool ci has consolidateAfter 1h, but pods land on its under-used nodes more often than that, so 1 NodeClaim never becomes Consolidatable: ci-v8kzt (node ip-10-0-131-54.us-west-2.compute.internal, CPU 8%/memory 4% requested, 6 pod events seen since it initialized, median gap 15m, last 4m ago; from CronJob reports/export-orders).',

@@ -133,7 +133,7 @@ describe(`${RULE} — near-miss: an old health drain (9 days) and a rebalance re
 testRule(RULE, {
   fires: [
     {
-      findings: [{ kind: 'Node', name: 'ip-10-0-77-12.us-west-2.compute.internal', pointer: '', severity: 'error' }],
+      findings: [{ kind: 'Node', name: 'ip-10-0-77-12.us-west-2.compute.internal', pointer: '', severity: 'error', messageId: 'statefulNodeDrained' }],
       message: {
         name: 'ip-10-0-77-12.us-west-2.compute.internal',
         text: 'Node ip-10-0-77-12.us-west-2.compute.internal was drained by Karpenter interruption handling (AWS Health / EC2 scheduled change or failed status check: events InstanceUnhealthy, TerminatingOnInterruption; interruption message scheduled_change, 29m before the reference time) while it ran stateful pods: kafka/kafka-2 (StatefulSet kafka replica), monitoring/prometheus-0 (StatefulSet prometheus replica). Interruption drains ignore NodePool budgets and the node do-not-disrupt annotation, and no NodePool can opt out (up to v1.14.1).',
@@ -141,7 +141,7 @@ testRule(RULE, {
     },
     {
       case: 'fires-v0.31',
-      findings: [{ kind: 'Node', name: 'ip-172-27-13-123.ap-southeast-2.compute.internal', pointer: '', severity: 'error' }],
+      findings: [{ kind: 'Node', name: 'ip-172-27-13-123.ap-southeast-2.compute.internal', pointer: '', severity: 'error', messageId: 'statefulNodeDrained' }],
     },
   ],
   nearMiss: [{}],

@@ -39,9 +39,13 @@ describe(`${RULE} — fires: kubectl get -o yaml files, Karpenter v1.3.3 (v1 API
   });
 
   it('says for how long, the evictions, and that the v1 EC2NodeClass has no kubelet reservations', () => {
-    expect(f.message).toContain(`Node ${NODE} has been under MemoryPressure for 46m; it is the usual precursor of a dead kubelet (Ready=Unknown).`);
-    expect(f.message).toContain('The kubelet is evicting pods (NodeHasInsufficientMemory x1, EvictionThresholdMet x14).');
-    expect(f.message).toContain('EC2NodeClass default sets no kubelet reservations');
+    // Keyed on the message and its values (the wording is checked once, in testRule below).
+    expect(f).toMatchObject({
+      messageId: 'memoryPressure',
+      data: { name: NODE, ageClause: ' for 46m', readyText: '; it is the usual precursor of a dead kubelet (Ready=Unknown)' },
+    });
+    expect(f.data?.evictText).toContain('The kubelet is evicting pods (NodeHasInsufficientMemory x1, EvictionThresholdMet x14).');
+    expect(f.data?.targetCurrent).toContain('EC2NodeClass default sets no kubelet reservations');
   });
 
   it('cites the MemoryPressure condition, allocatable memory and the EC2NodeClass kubelet field at their lines', () => {
@@ -121,7 +125,9 @@ describe(`${RULE} — missing: Karpenter objects and events, no Nodes`, () => {
 testRule(RULE, {
   fires: [
     {
-      findings: [{ kind: 'Node', name: 'ip-10-0-64-201.us-west-2.compute.internal', pointer: '/status/conditions/0', severity: 'warning' }],
+      findings: [
+        { kind: 'Node', name: 'ip-10-0-64-201.us-west-2.compute.internal', pointer: '/status/conditions/0', severity: 'warning', messageId: 'memoryPressure' },
+      ],
       message: {
         name: 'ip-10-0-64-201.us-west-2.compute.internal',
         text: 'Node ip-10-0-64-201.us-west-2.compute.internal has been under MemoryPressure for 46m; it is the usual precursor of a dead kubelet (Ready=Unknown). The kubelet is evicting pods (NodeHasInsufficientMemory x1, EvictionThresholdMet x14). EC2NodeClass default sets no kubelet reservations, so the defaults apply (kubeReserved memory scales with max pods, evictionHard memory.available 100Mi).',
@@ -129,7 +135,9 @@ testRule(RULE, {
     },
     {
       case: 'fires-v1beta1',
-      findings: [{ kind: 'Node', name: 'ip-192-168-88-14.eu-west-1.compute.internal', pointer: '/status/conditions/0', severity: 'error' }],
+      findings: [
+        { kind: 'Node', name: 'ip-192-168-88-14.eu-west-1.compute.internal', pointer: '/status/conditions/0', severity: 'error', messageId: 'memoryPressure' },
+      ],
     },
   ],
   nearMiss: [{}],

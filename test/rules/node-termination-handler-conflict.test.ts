@@ -108,7 +108,14 @@ testRule(RULE, {
   fires: [
     {
       findings: [
-        { kind: 'Deployment', namespace: 'kube-system', name: 'karpenter', pointer: '/spec/template/spec/containers/0/env/12/value', severity: 'warning' },
+        {
+          kind: 'Deployment',
+          namespace: 'kube-system',
+          name: 'karpenter',
+          pointer: '/spec/template/spec/containers/0/env/12/value',
+          severity: 'warning',
+          messageId: 'nthQueueConflict',
+        },
       ],
       message: {
         name: 'karpenter',
@@ -118,7 +125,14 @@ testRule(RULE, {
     {
       case: 'fires-manifests',
       findings: [
-        { kind: 'Deployment', namespace: 'kube-system', name: 'karpenter', pointer: '/spec/template/spec/containers/0/env/12/value', severity: 'warning' },
+        {
+          kind: 'Deployment',
+          namespace: 'kube-system',
+          name: 'karpenter',
+          pointer: '/spec/template/spec/containers/0/env/12/value',
+          severity: 'warning',
+          messageId: 'nthQueueConflict',
+        },
       ],
     },
   ],

@@ -66,7 +66,7 @@ testRule(RULE, {
   fires: [
     {
       case: 'fires-logs-v0.31',
-      findings: [{ kind: 'Provisioner', name: 'workers', pointer: '', severity: 'warning' }],
+      findings: [{ kind: 'Provisioner', name: 'workers', pointer: '', severity: 'warning', messageId: 'launchLoop' }],
       message: {
         name: 'workers',
         text: 'Provisioner workers: 3 NodeClaims created and deleted again within minutes between 2023-07-03T11:20:04.955Z and 2023-07-03T11:26:21.842Z (workers-2hf7d, workers-8nq3c, workers-tk5w9), and none launched since — the pending pods get no node while the pool churns. The cause is not in the input. From logs only: kubectl get nodepools,nodeclaims,ec2nodeclasses -o yaml and kubectl get events -A -o yaml would confirm it.',
@@ -74,11 +74,11 @@ testRule(RULE, {
     },
     {
       case: 'fires-logs-v1',
-      findings: [{ kind: 'NodePool', name: 'default', pointer: '', severity: 'warning' }],
+      findings: [{ kind: 'NodePool', name: 'default', pointer: '', severity: 'warning', messageId: 'launchLoop' }],
     },
     {
       case: 'fires-objects',
-      findings: [{ kind: 'NodePool', name: 'spot', pointer: '', severity: 'warning' }],
+      findings: [{ kind: 'NodePool', name: 'spot', pointer: '', severity: 'warning', messageId: 'launchLoop' }],
     },
   ],
   nearMiss: [{}],

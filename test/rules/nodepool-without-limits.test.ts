@@ -102,8 +102,8 @@ testRule(RULE, {
   fires: [
     {
       findings: [
-        { kind: 'NodePool', name: 'default', pointer: '/spec/limits', severity: 'info' },
-        { kind: 'NodePool', name: 'gpu', pointer: '/spec/limits', severity: 'info' },
+        { kind: 'NodePool', name: 'default', pointer: '/spec/limits', severity: 'info', messageId: 'noLimits' },
+        { kind: 'NodePool', name: 'gpu', pointer: '/spec/limits', severity: 'info', messageId: 'noLimits' },
       ],
       message: {
         name: 'default',
@@ -113,8 +113,8 @@ testRule(RULE, {
     {
       case: 'fires-manifests',
       findings: [
-        { kind: 'NodePool', name: 'default', pointer: '/spec/limits', severity: 'info' },
-        { kind: 'Provisioner', name: 'ci-runners', pointer: '/spec/limits/resources', severity: 'info' },
+        { kind: 'NodePool', name: 'default', pointer: '/spec/limits', severity: 'info', messageId: 'noLimits' },
+        { kind: 'Provisioner', name: 'ci-runners', pointer: '/spec/limits/resources', severity: 'info', messageId: 'noLimits' },
       ],
     },
   ],

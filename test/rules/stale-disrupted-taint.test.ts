@@ -96,7 +96,7 @@ describe(`${RULE} — fires-v1beta1: kubectl get -o json, Karpenter v0.37.2`, ()
     expect(r.report.snapshot.karpenterVersion).toBe('0.37.2');
     expect(r.findings).toHaveLength(1);
     const f = r.findings[0]!;
-    expect(f.message).toContain('has carried karpenter.sh/disruption=disrupting:NoSchedule for 1h14m');
+    expect(f).toMatchObject({ messageId: 'staleDisruptedTaint', data: { taint: 'karpenter.sh/disruption=disrupting:NoSchedule', age: '1h14m' } });
     expect(f.fix).toContain(`kubectl taint node ${S} karpenter.sh/disruption=disrupting:NoSchedule-`);
     const [ev] = evidenceOf(f, 'Event');
     expect(ev!.value).toContain('Cannot disrupt Node: state node is marked for deletion');
@@ -116,7 +116,9 @@ describe(`${RULE} — near-miss`, () => {
 testRule(RULE, {
   fires: [
     {
-      findings: [{ kind: 'Node', name: 'ip-10-0-109-12.us-west-2.compute.internal', pointer: '/spec/taints/0', severity: 'warning' }],
+      findings: [
+        { kind: 'Node', name: 'ip-10-0-109-12.us-west-2.compute.internal', pointer: '/spec/taints/0', severity: 'warning', messageId: 'staleDisruptedTaint' },
+      ],
       message: {
         name: 'ip-10-0-109-12.us-west-2.compute.internal',
         text: 'Node ip-10-0-109-12.us-west-2.compute.internal has carried karpenter.sh/disrupted:NoSchedule for 2h38m but neither it nor NodeClaim default-r9p2d is being deleted: the disruption command was abandoned and the taint was never removed, so nothing new schedules there while the instance keeps running.',
@@ -124,7 +126,9 @@ testRule(RULE, {
     },
     {
       case: 'fires-v1beta1',
-      findings: [{ kind: 'Node', name: 'ip-10-0-109-12.us-west-2.compute.internal', pointer: '/spec/taints/0', severity: 'warning' }],
+      findings: [
+        { kind: 'Node', name: 'ip-10-0-109-12.us-west-2.compute.internal', pointer: '/spec/taints/0', severity: 'warning', messageId: 'staleDisruptedTaint' },
+      ],
     },
   ],
   nearMiss: [{}],

@@ -63,14 +63,22 @@ describe(`${RULE} — fires: cluster-info dump + karpenter.yaml + storage.yaml, 
   });
 
   it('says what is wrong, across which zones, for which Karpenter version, and who is hurt', () => {
-    expect(f.message).toContain('StorageClass gp2-immediate (ebs.csi.aws.com) binds volumes Immediately across 3 zones (us-west-2a, us-west-2b, us-west-2c)');
+    expect(f).toMatchObject({
+      messageId: 'immediateBinding',
+      data: {
+        name: 'gp2-immediate',
+        provisioner: 'ebs.csi.aws.com',
+        modeClause: 'Immediately',
+        zoneText: ' across 3 zones (us-west-2a, us-west-2b, us-west-2c)',
+      },
+    });
     expect(f.message).toContain(
       'Karpenter v1.2.1 may launch a node in one zone while the volume is created in another, then launch a second node: duplicate nodes and Pending pods',
     );
     expect(f.message).toContain(
       '3 PVCs of this class (databases/data-postgres-0, databases/data-postgres-1, databases/data-postgres-2) serve pods on Karpenter-managed capacity',
     );
-    expect(f.message).toContain('1 pod Pending (databases/postgres-2)');
+    expect(f.data?.usage).toContain('1 pod Pending (databases/postgres-2)');
     expect(f.related).toEqual([
       { kind: 'PersistentVolumeClaim', name: 'data-postgres-0', namespace: 'databases' },
       { kind: 'PersistentVolumeClaim', name: 'data-postgres-1', namespace: 'databases' },
@@ -283,7 +291,7 @@ describe(`${RULE} — missing: kubectl cluster-info dump -o yaml --output-direct
 testRule(RULE, {
   fires: [
     {
-      findings: [{ kind: 'StorageClass', name: 'gp2-immediate', pointer: '/volumeBindingMode', severity: 'error' }],
+      findings: [{ kind: 'StorageClass', name: 'gp2-immediate', pointer: '/volumeBindingMode', severity: 'error', messageId: 'immediateBinding' }],
       message: {
         name: 'gp2-immediate',
         text: 'StorageClass gp2-immediate (ebs.csi.aws.com) binds volumes Immediately across 3 zones (us-west-2a, us-west-2b, us-west-2c): Karpenter v1.2.1 may launch a node in one zone while the volume is created in another, then launch a second node: duplicate nodes and Pending pods. 3 PVCs of this class (databases/data-postgres-0, databases/data-postgres-1, databases/data-postgres-2) serve pods on Karpenter-managed capacity; 1 pod Pending (databases/postgres-2).',
@@ -291,7 +299,7 @@ testRule(RULE, {
     },
     {
       case: 'fires-manifests',
-      findings: [{ kind: 'StorageClass', name: 'gp3', pointer: '/volumeBindingMode', severity: 'warning' }],
+      findings: [{ kind: 'StorageClass', name: 'gp3', pointer: '/volumeBindingMode', severity: 'warning', messageId: 'immediateBinding' }],
     },
   ],
   nearMiss: [{}],

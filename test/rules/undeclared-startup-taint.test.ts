@@ -98,7 +98,7 @@ describe(`${RULE} — missing: no NodePools`, () => {
 testRule(RULE, {
   fires: [
     {
-      findings: [{ kind: 'NodePool', name: 'default', pointer: '/spec/template/spec', severity: 'warning' }],
+      findings: [{ kind: 'NodePool', name: 'default', pointer: '/spec/template/spec', severity: 'warning', messageId: 'undeclaredStartupTaint' }],
       message: {
         name: 'default',
         text: "NodePool default does not list agent taint node.cilium.io/agent-not-ready in startupTaints: node.cilium.io/agent-not-ready=true:NoExecute on 1 node (ip-10-1-40-7.ec2.internal), registered by the userData of EC2NodeClass default. Karpenter does not expect the taint, so pods that do not tolerate it look unschedulable on the pool's new nodes and Karpenter launches extra NodeClaims for them.",
@@ -106,7 +106,7 @@ testRule(RULE, {
     },
     {
       case: 'fires-manifests',
-      findings: [{ kind: 'NodePool', name: 'stateful', pointer: '/spec/template/spec', severity: 'warning' }],
+      findings: [{ kind: 'NodePool', name: 'stateful', pointer: '/spec/template/spec', severity: 'warning', messageId: 'undeclaredStartupTaint' }],
     },
   ],
   nearMiss: [{}],

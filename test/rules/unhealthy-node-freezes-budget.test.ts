@@ -155,7 +155,7 @@ describe(`${RULE} — missing`, () => {
 testRule(RULE, {
   fires: [
     {
-      findings: [{ kind: 'NodePool', name: 'default', pointer: '/spec/disruption/budgets', severity: 'warning' }],
+      findings: [{ kind: 'NodePool', name: 'default', pointer: '/spec/disruption/budgets', severity: 'warning', messageId: 'budgetFrozen' }],
       message: {
         name: 'default',
         text: 'NodePool default can disrupt no node for Underutilized, Empty, Drifted: budget nodes "10%" of 6 initialized nodes = 1, minus 1 disrupting = 0. ip-10-0-54-46.us-west-2.compute.internal (Ready=Unknown for 3h12m) uses up the whole budget, so none of its 6 nodes (the unhealthy one included) is consolidated or drifted, and Karpenter emits no event about it.',

@@ -223,7 +223,7 @@ describe(`${RULE} — missing: kubectl get pods,events -A -o json (no Nodes)`, (
 testRule(RULE, {
   fires: [
     {
-      findings: [{ kind: 'Node', name: 'ip-10-0-101-23.us-west-2.compute.internal', pointer: '/spec/taints/0', severity: 'error' }],
+      findings: [{ kind: 'Node', name: 'ip-10-0-101-23.us-west-2.compute.internal', pointer: '/spec/taints/0', severity: 'error', messageId: 'taintLingers' }],
       message: {
         name: 'ip-10-0-101-23.us-west-2.compute.internal',
         text: 'Node ip-10-0-101-23.us-west-2.compute.internal still has taint node.cloudprovider.kubernetes.io/uninitialized=true:NoSchedule 43m after it was created, so Karpenter considers it uninitialized. Karpenter keeps nominating pods to it instead of launching capacity: 2 pods Pending (default/checkout-api-7d9f6b8c5-qwz4t, default/checkout-api-7d9f6b8c5-h7m2c). Karpenter v1.2.1 predates v1.5.0, after which fewer such reports exist (a reported mitigation, not a proven fix).',

@@ -1,7 +1,8 @@
 /**
  * The rule test kit (after ESLint's RuleTester): runs one rule over its fixture cases `fixtures/rules/<id>/<case>/`
- * and asserts what a user would see — which objects get a finding, at which field and severity (the anchor), the
- * wording of one message per rule, silence on the near-miss, and the *not evaluated* reason that the rule's
+ * and asserts what a user would see — which objects get a finding, at which field and severity (the anchor), which
+ * of the rule's messages each says and with what values (`messageId`, `data`: what tests key on, so a rewording
+ * does not void them), the wording of one message per rule, silence on the near-miss, and the *not evaluated* reason that the rule's
  * `meta.requires` implies when its inputs are missing. Detailed assertions (evidence, cited lines, fix) stay in the
  * rule's own test, on the same cached scan (`caseScan`).
  */
@@ -21,11 +22,24 @@ export interface Anchor {
   name: string;
   pointer: string;
   severity: Severity;
+  /** Which of the rule's `meta.messages` the finding says: checked when given. */
+  messageId?: string;
+  /** The values of its placeholders: checked when given, exactly (or partly with `expect.objectContaining`). */
+  data?: Record<string, unknown>;
 }
 
-function anchor(f: Finding): Anchor {
+/** The finding's anchor, with its messageId and data where the expected anchor names them. */
+function anchor(f: Finding, want?: Anchor): Anchor {
   const { kind, namespace, name } = f.object;
-  return { kind, ...(namespace ? { namespace } : {}), name, pointer: anchorOf(f).pointer, severity: f.severity };
+  return {
+    kind,
+    ...(namespace ? { namespace } : {}),
+    name,
+    pointer: anchorOf(f).pointer,
+    severity: f.severity,
+    ...(want && 'messageId' in want ? { messageId: f.messageId } : {}),
+    ...(want && 'data' in want ? { data: f.data } : {}),
+  };
 }
 
 type Scan = Awaited<ReturnType<typeof scanRule>>;
@@ -86,7 +100,7 @@ export function testRule(id: RuleId, cases: RuleCases): void {
         expect(badSkips(r)).toEqual([]);
         expect(r.notEvaluated).toEqual([]);
         expect(r.findings.map((f) => f.ruleId)).toEqual(c.findings.map(() => id));
-        expect(r.findings.map(anchor)).toEqual(c.findings);
+        expect(r.findings.map((f, i) => anchor(f, c.findings[i]))).toEqual(c.findings);
         if (c.message) {
           const f = r.findings.find((x) => x.object.name === c.message!.name);
           expect(f?.message).toBe(c.message.text);

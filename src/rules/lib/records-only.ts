@@ -3,7 +3,9 @@
  * it concerns. Used for objects the input does not hold whole (absent, or only describe output / a get table): the
  * record is the evidence, the named object the finding's object, and the finding says what would confirm it.
  */
-import type { EvidenceInput, RuleContext, Severity } from '../../engine/rule.js';
+import type { EvidenceInput, FindingInput, RuleContext, Severity } from '../../engine/rule.js';
+import type { MessageData, MessageTemplates } from '../../engine/messages.js';
+import type { Snapshot } from '../../snapshot/snapshot.js';
 import type { LogRecord } from '../../kube/types.js';
 import { logText } from '../../snapshot/messages/karpenter-logs.js';
 import type { EventView } from '../../snapshot/events.js';
@@ -48,12 +50,20 @@ export interface RecordsOnlyRule {
   minSpan?: number;
   /** The "stated in the input" line for a cause below `minOccurrences` or `minSpan` (none: such a cause is dropped). */
   stated?(cause: StatedCause, seen: Seen): string;
-  message(cause: StatedCause, seen: Seen): string;
+  /**
+   * Its messages (ids unique among the rule's: `stated…`), which the rule adds to its own `meta.messages`. Declare
+   * them `as const` and the object `satisfies RecordsOnlyRule`, so the rule's messages keep their literal types.
+   */
+  messages: MessageTemplates;
+  message(cause: StatedCause, seen: Seen): { messageId: string; data: MessageData };
   fix(cause: StatedCause): string;
   /** The input that would confirm the diagnosis (e.g. `kubectl get nodeclaim X -o yaml`). */
   confirmWith(cause: StatedCause): string;
   severity?: Severity;
 }
+
+/** What a records-only rule says: one of its `messages` and the values of its placeholders. */
+export type StatedMessage = ReturnType<RecordsOnlyRule['message']>;
 
 export interface Seen {
   occurrences: number;
@@ -102,7 +112,10 @@ export function seenText(s: Seen): string {
 }
 
 /** Reports, for every object the records name and the input does not hold whole, what the records say. */
-export function reportFromRecords(ctx: Pick<RuleContext, 'snapshot' | 'report'> & Partial<Pick<RuleContext, 'statedNotJudged'>>, rule: RecordsOnlyRule): void {
+export function reportFromRecords(
+  ctx: { snapshot: Snapshot; report(finding: FindingInput<MessageTemplates>): void; statedNotJudged?(reason: string): void },
+  rule: RecordsOnlyRule,
+): void {
   const { snapshot } = ctx;
   const groups = new Map<string, { cause: StatedCause; logs: LogRecord[]; events: EventView[] }>();
   const add = (cause: StatedCause | undefined, log?: LogRecord, event?: EventView) => {
@@ -149,7 +162,7 @@ export function reportFromRecords(ctx: Pick<RuleContext, 'snapshot' | 'report'> 
     ctx.report({
       object: cause.object,
       ...(rule.severity ? { severity: rule.severity } : {}),
-      message: rule.message(cause, seen),
+      ...rule.message(cause, seen),
       fix: [rule.fix(cause)],
       evidence,
       recordsOnly: { confirmWith: rule.confirmWith(cause) },

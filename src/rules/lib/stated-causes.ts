@@ -12,14 +12,14 @@ import { classifyBlocked, type Blocker } from '../../snapshot/messages/disruptio
 import { budgetBlockedReason, drainBlockedPod, eventSays, statefulSetPod } from '../../snapshot/messages/object-events.js';
 import { controllerError } from '../../snapshot/messages/controller-errors.js';
 import { limitsStated } from '../../snapshot/messages/scheduling.js';
-import { getCommand, refOf, type RecordsOnlyRule, type StatedCause, type UncoveredCause } from './records-only.js';
+import { getCommand, refOf, type RecordsOnlyRule, type StatedCause, type StatedMessage, type UncoveredCause } from './records-only.js';
 import { budgetErrorPool, logRefs, logSays, logText, podNames } from '../../snapshot/messages/karpenter-logs.js';
 
 const times = (n: number) => (n === 1 ? 'once' : `${n} times`);
 const window = (s: { first?: string; last?: string }) =>
   s.first && s.last && s.first !== s.last ? ` between ${s.first} and ${s.last}` : s.last ? ` at ${s.last}` : '';
 
-export const UNREGISTERED_TAINT: RecordsOnlyRule = {
+export const UNREGISTERED_TAINT = {
   judgedFromObjects: 'any',
   fromLog: (log) => {
     const nc = logSays(log, 'unregistered-taint-missing') ? logNodeClaim(log) : undefined;
@@ -29,53 +29,69 @@ export const UNREGISTERED_TAINT: RecordsOnlyRule = {
     e.involved.kind === 'NodeClaim' && (e.reason === 'UnregisteredTaintMissing' || eventSays(e.message, 'unregistered-taint-missing'))
       ? { object: refOf('NodeClaim', e.involved.name) }
       : undefined,
-  message: (c, s) =>
-    `The node of NodeClaim ${c.object.name} joined without the ${UNREGISTERED}:NoExecute taint: the controller said so ${times(s.occurrences)}${window(s)} ("${s.text}"). ` +
-    'Karpenter v1.0–v1.2 refuses to register such a node and replaces it every 15 minutes; v1.3+ registers it with a warning, open to pods landing before its labels and taints are synced.',
+  messages: {
+    statedUnregisteredTaint:
+      'The node of NodeClaim {{objectName}} joined without the {{taint}}:NoExecute taint: the controller said so {{occurrences}}{{window}} ("{{text}}"). Karpenter v1.0–v1.2 refuses to register such a node and replaces it every 15 minutes; v1.3+ registers it with a warning, open to pods landing before its labels and taints are synced.',
+  } as const,
+  message: (c, s) => ({
+    messageId: 'statedUnregisteredTaint',
+    data: { objectName: c.object.name, taint: UNREGISTERED, occurrences: times(s.occurrences), window: window(s), text: s.text },
+  }),
   fix: () =>
     `Make the EC2NodeClass's userData register nodes with the taint (kubelet --register-with-taints=${UNREGISTERED}:NoExecute, ` +
     'nodeadm registerWithTaints, Bottlerocket settings.kubernetes.node-taints), or select the AMI by alias so Karpenter generates the bootstrap.',
   confirmWith: (c) => `${getCommand(c.object)} and kubectl get ec2nodeclasses -o yaml`,
-};
+} satisfies RecordsOnlyRule;
 
 function limitCause(text: string): StatedCause | undefined {
   const pool = limitsStated(text);
   return pool ? { object: refOf(pool.kind, pool.name) } : undefined;
 }
 
-export const LIMITS_REACHED: RecordsOnlyRule = {
+export const LIMITS_REACHED = {
   // The object check weighs limits against the Pending pods: a NodePool pasted without them is judged on the records.
   objectChecksNeed: ['Pod'],
   fromLog: (log) => limitCause(logText(log)),
   fromEvent: (e) => (e.reason === 'FailedScheduling' ? limitCause(e.message) : undefined),
-  message: (c, s) =>
-    `${c.object.kind} ${c.object.name} has reached its limits: Karpenter could not launch a node for pending pods ${times(s.occurrences)}${window(s)} because any node it could launch would take the pool past them ("${s.text}").`,
+  messages: {
+    statedLimitsReached:
+      '{{objectKind}} {{objectName}} has reached its limits: Karpenter could not launch a node for pending pods {{occurrences}}{{window}} because any node it could launch would take the pool past them ("{{text}}").',
+  } as const,
+  message: (c, s) => ({
+    messageId: 'statedLimitsReached',
+    data: { objectKind: c.object.kind, objectName: c.object.name, occurrences: times(s.occurrences), window: window(s), text: s.text },
+  }),
   fix: (c) =>
     `Raise spec.limits of ${c.object.kind} ${c.object.name} (kubectl edit ${c.object.kind.toLowerCase()} ${c.object.name}), or add an overflow NodePool with a lower weight.`,
   confirmWith: (c) => `${getCommand(c.object)} (spec.limits against status.resources)`,
-};
+} satisfies RecordsOnlyRule;
 
 /** v1.x `error`: "invalid disruption budgets in nodepool NP, …"; v0.33–v0.36 message: "… invalid schedule S in nodepool NP, …". */
-export const BUDGET_ERRORS: RecordsOnlyRule = {
+export const BUDGET_ERRORS = {
   // Karpenter's cron parser says what is invalid, whatever ours makes of the schedule.
   statedWins: true,
   fromLog: (log) => {
     const pool = budgetErrorPool(logText(log));
     return pool ? { object: refOf('NodePool', pool) } : undefined;
   },
-  message: (c, s) =>
-    `NodePool ${c.object.name} has a disruption budget Karpenter cannot evaluate: it logged "${s.text}" ${times(s.occurrences)}${window(s)}. ` +
-    'A budget whose schedule does not parse allows no disruption (Karpenter fails closed): no consolidation, drift or emptiness on this pool.',
+  messages: {
+    statedBudgetErrors:
+      'NodePool {{objectName}} has a disruption budget Karpenter cannot evaluate: it logged "{{text}}" {{occurrences}}{{window}}. A budget whose schedule does not parse allows no disruption (Karpenter fails closed): no consolidation, drift or emptiness on this pool.',
+  } as const,
+  message: (c, s) => ({
+    messageId: 'statedBudgetErrors',
+    data: { objectName: c.object.name, text: s.text, occurrences: times(s.occurrences), window: window(s) },
+  }),
   fix: (c) =>
     `Fix spec.disruption.budgets[*].schedule of NodePool ${c.object.name}: a standard 5-field cron in UTC (e.g. "0 22 * * 1-5") or a macro (@daily), always with a duration (kubectl edit nodepool ${c.object.name}).`,
   confirmWith: (c) => `${getCommand(c.object)} (spec.disruption.budgets)`,
-};
+} satisfies RecordsOnlyRule;
 
 /**
  * v1.7+ "terminating due to timeout" (reason registration), v0.32–v1.6 "terminating due to registration ttl", the v1alpha5
  * Machine era (≤ v0.31) "deprovisioning machine due to registration ttl" with a `machine` field.
  */
-export const REGISTRATION_TIMEOUT: RecordsOnlyRule = {
+export const REGISTRATION_TIMEOUT = {
   fromLog: (log) => {
     // v1.7+ says "timeout" for launches too: its `reason` field tells which.
     const registration = logSays(log, 'registration-timeout') && String(log.fields.reason ?? 'registration') === 'registration';
@@ -83,9 +99,14 @@ export const REGISTRATION_TIMEOUT: RecordsOnlyRule = {
     if (!nc) return undefined;
     return { object: refOf(log.fields.machine !== undefined || log.fields.Machine !== undefined ? 'Machine' : 'NodeClaim', nc) };
   },
-  message: (c, s) =>
-    `${c.object.kind} ${c.object.name} was launched but its node never joined the cluster: Karpenter deleted it at the registration timeout ("${s.text}"${window(s)}). ` +
-    'Each replacement is likely to fail the same way: the instance boots but the kubelet does not register (userData, IAM role/aws-auth, network, AMI).',
+  messages: {
+    statedRegistrationTimeout:
+      '{{objectKind}} {{objectName}} was launched but its node never joined the cluster: Karpenter deleted it at the registration timeout ("{{text}}"{{window}}). Each replacement is likely to fail the same way: the instance boots but the kubelet does not register (userData, IAM role/aws-auth, network, AMI).',
+  } as const,
+  message: (c, s) => ({
+    messageId: 'statedRegistrationTimeout',
+    data: { objectKind: c.object.kind, objectName: c.object.name, text: s.text, window: window(s) },
+  }),
   fix: () =>
     '1. Read the console output of such an instance (aws ec2 get-console-output --instance-id <id>) for kubelet/bootstrap errors.\n' +
     '2. Check that the node role is mapped (aws-auth ConfigMap or an EKS access entry of type EC2_LINUX) and that the subnets reach the API server.\n' +
@@ -94,20 +115,22 @@ export const REGISTRATION_TIMEOUT: RecordsOnlyRule = {
     c.object.kind === 'Machine'
       ? `kubectl get machines -o yaml (the MachineLaunched and MachineRegistered conditions of ${c.object.name}'s successors) and the Provisioner`
       : `kubectl get nodeclaims -o yaml (the Launched and Registered conditions of ${c.object.name}'s successors) and the NodePool`,
-};
+} satisfies RecordsOnlyRule;
 
 /** v1.4+ NodePool condition event: "Status condition transitioned, Type: NodeRegistrationHealthy, Status: True -> False, …". */
-export const REGISTRATION_UNHEALTHY: RecordsOnlyRule = {
+export const REGISTRATION_UNHEALTHY = {
   fromEvent: (e) =>
     e.reason === 'NodeRegistrationHealthy' && e.involved.kind === 'NodePool' && eventSays(e.message, 'status-to-false')
       ? { object: refOf('NodePool', e.involved.name) }
       : undefined,
-  message: (c, s) =>
-    `NodePool ${c.object.name}'s new nodes do not join the cluster: Karpenter marked it NodeRegistrationHealthy=False${window(s)} ("${s.text}"). ` +
-    'Its NodeClaims launch instances that never register, each is deleted at the registration timeout and replaced by another that fails the same way.',
+  messages: {
+    statedRegistrationUnhealthy:
+      'NodePool {{objectName}}\'s new nodes do not join the cluster: Karpenter marked it NodeRegistrationHealthy=False{{window}} ("{{text}}"). Its NodeClaims launch instances that never register, each is deleted at the registration timeout and replaced by another that fails the same way.',
+  } as const,
+  message: (c, s) => ({ messageId: 'statedRegistrationUnhealthy', data: { objectName: c.object.name, window: window(s), text: s.text } }),
   fix: REGISTRATION_TIMEOUT.fix,
   confirmWith: (c) => `${getCommand(c.object)} (status.conditions) and kubectl get nodeclaims -l karpenter.sh/nodepool=${c.object.name} -o yaml`,
-};
+} satisfies RecordsOnlyRule;
 
 /** A DisruptionBlocked/Unconsolidatable event classified as one of `blockers`, about a node (or its NodeClaim). */
 function blockedBy(blockers: Blocker[], object: (e: EventView, r: ReturnType<typeof classifyBlocked>) => StatedCause | undefined) {
@@ -121,7 +144,7 @@ function blockedBy(blockers: Blocker[], object: (e: EventView, r: ReturnType<typ
 
 const nodeOf = (e: EventView): StatedCause => ({ object: refOf('Node', e.involved.name) });
 
-export const PDB_BLOCKS: RecordsOnlyRule = {
+export const PDB_BLOCKS = {
   fromEvent: (e) => {
     // FailedDraining: v1.0–v1.5 "evicting pod ns/name violates a PDB", v1.6+ "… (Pod=ns/name)".
     if (e.reason === 'FailedDraining' && eventSays(e.message, 'pdb-violation')) {
@@ -138,25 +161,52 @@ export const PDB_BLOCKS: RecordsOnlyRule = {
     const pod = podNames(log.fields)[0];
     return pod ? { object: refOf('Pod', pod.name, pod.namespace), key: 'multiple' } : undefined;
   },
-  message: (c, s) =>
+  messages: {
+    statedPdbBlocks:
+      'Pod {{objectNamespace}}/{{objectName}} is selected by more than one PodDisruptionBudget, which the eviction API refuses: Karpenter failed to evict it {{occurrences}}{{window}} ("{{text}}"), so its node cannot be drained.',
+    statedPdbBlocksOther: '{{subject}} {{what}}{{detailClause}}, {{occurrences}}{{window}} ("{{text}}").',
+  } as const,
+  message: (c, s): StatedMessage =>
     c.object.kind === 'Pod'
-      ? `Pod ${c.object.namespace}/${c.object.name} is selected by more than one PodDisruptionBudget, which the eviction API refuses: Karpenter failed to evict it ${times(s.occurrences)}${window(s)} ("${s.text}"), so its node cannot be drained.`
-      : `${c.object.kind === 'Node' ? `Node ${c.object.name}` : `PodDisruptionBudget ${c.object.namespace}/${c.object.name}`} ${c.object.kind === 'Node' ? 'cannot be drained: a PodDisruptionBudget refuses the eviction' : 'allows no eviction, so Karpenter cannot disrupt the nodes of the pods it covers'}` +
-        `${c.detail ? ` (${c.detail})` : ''}, ${times(s.occurrences)}${window(s)} ("${s.text}").`,
+      ? {
+          messageId: 'statedPdbBlocks',
+          data: { objectNamespace: String(c.object.namespace), objectName: c.object.name, occurrences: times(s.occurrences), window: window(s), text: s.text },
+        }
+      : {
+          messageId: 'statedPdbBlocksOther',
+          data: {
+            subject: c.object.kind === 'Node' ? `Node ${c.object.name}` : `PodDisruptionBudget ${c.object.namespace}/${c.object.name}`,
+            objectKindClause2:
+              c.object.kind === 'Node'
+                ? 'cannot be drained: a PodDisruptionBudget refuses the eviction'
+                : 'allows no eviction, so Karpenter cannot disrupt the nodes of the pods it covers',
+            detailClause: c.detail ? ` (${c.detail})` : '',
+            occurrences: times(s.occurrences),
+            window: window(s),
+            text: s.text,
+          },
+        },
   fix: (c) =>
     c.object.kind === 'Pod'
       ? `Leave one PodDisruptionBudget selecting pod ${c.object.namespace}/${c.object.name}: compare the selectors of kubectl get pdb -n ${c.object.namespace} -o yaml with the pod's labels, and merge or narrow the overlapping ones.`
       : "Let the PDB allow at least one disruption (maxUnavailable: 1, or minAvailable below the replica count), run more replicas, or set the NodePool's " +
         'spec.template.spec.terminationGracePeriod so drains end. Check: kubectl get pdb -A (ALLOWED DISRUPTIONS 0).',
   confirmWith: (c) => (c.object.kind === 'PodDisruptionBudget' ? getCommand(c.object) : 'kubectl get pdb -A -o yaml and kubectl get pods -A -o wide'),
-};
+} satisfies RecordsOnlyRule;
+
+/** The messages of stuckDraining, for the rule's meta.messages. */
+export const STUCK_DRAINING_MESSAGES = {
+  statedStuckDraining:
+    '{{kind}} {{objectName}} is stuck draining: its events show the drain failing for {{span}} ({{occurrences}} events{{window}}; last "{{text}}"). ' +
+    'The pods on it are not in the input, so what holds it (a PDB at 0 allowed disruptions, a do-not-disrupt pod, a finalizer) is not named.',
+} as const;
 
 /**
  * A drain failing, as the events of the node (or its NodeClaim) say it: FailedDraining of every wording (pods waiting
  * to be evicted, an eviction a PDB refused) and DisruptionBlocked "state node is marked for deletion" (docs/karpenter-behaviour.md
  * §7.2–7.3). Stuck once they span longer than `threshold`; a shorter span is a drain in progress, stated.
  */
-export function stuckDraining(threshold: number): RecordsOnlyRule {
+export function stuckDraining(threshold: number) {
   return {
     fromEvent: (e) => {
       if (e.involved.kind !== 'Node' && e.involved.kind !== 'NodeClaim') return undefined;
@@ -164,9 +214,11 @@ export function stuckDraining(threshold: number): RecordsOnlyRule {
       return drain ? { object: refOf(e.involved.kind, e.involved.name) } : undefined;
     },
     minSpan: threshold,
-    message: (c, s) =>
-      `${c.object.kind} ${c.object.name} is stuck draining: its events show the drain failing for ${spanText(s)} (${s.occurrences} events${window(s)}; last "${s.text}"). ` +
-      `The pods on it are not in the input, so what holds it (a PDB at 0 allowed disruptions, a do-not-disrupt pod, a finalizer) is not named.`,
+    messages: STUCK_DRAINING_MESSAGES,
+    message: (c, s) => ({
+      messageId: 'statedStuckDraining',
+      data: { kind: c.object.kind, objectName: c.object.name, span: spanText(s), occurrences: s.occurrences, window: window(s), text: s.text },
+    }),
     fix: (c) =>
       `1. See which pods stay: kubectl get pods -A -o wide --field-selector spec.nodeName=${drainedNode(c)}\n` +
       '2. Those are usually held by a PDB with no allowed disruptions, a finalizer, or a pod that ignores SIGTERM; fix that, or set spec.template.spec.terminationGracePeriod on the NodePool.',
@@ -174,7 +226,7 @@ export function stuckDraining(threshold: number): RecordsOnlyRule {
     stated: (c, s) =>
       `${c.object.kind} ${c.object.name}: its events show the drain failing${s.span !== undefined ? ` for ${spanText(s)}` : ''} (${times(s.occurrences)}; last "${s.text}"). ` +
       `Not a finding: that is not longer than the ${formatDuration(threshold)} a drain may take; kubectl get events --field-selector involvedObject.name=${c.object.name} later would show whether it keeps failing.`,
-  };
+  } satisfies RecordsOnlyRule;
 }
 
 function spanText(s: { span?: number }): string {
@@ -186,86 +238,131 @@ function drainedNode(c: StatedCause): string {
   return c.object.kind === 'Node' ? c.object.name : '<node of NodeClaim ' + c.object.name + '>';
 }
 
-export const POD_DO_NOT_DISRUPT: RecordsOnlyRule = {
+export const POD_DO_NOT_DISRUPT = {
   fromEvent: blockedBy(['pod-do-not-disrupt'], (e, r) => {
     if (!r.pod) return { object: refOf('Node', e.involved.name) };
     const [ns, name] = r.pod.split('/');
     return { object: refOf('Pod', name!, ns), detail: `node ${e.involved.name}` };
   }),
-  message: (c, s) =>
-    `${c.object.kind === 'Pod' ? `Pod ${c.object.namespace}/${c.object.name}` : `A pod on node ${c.object.name}`} carries karpenter.sh/do-not-disrupt and blocks ` +
-    `${c.detail ?? 'its node'} from consolidation and drift: Karpenter said so ${times(s.occurrences)}${window(s)} ("${s.text}").`,
+  messages: {
+    statedPodDoNotDisrupt:
+      '{{objectKindClause}} carries karpenter.sh/do-not-disrupt and blocks {{detail}} from consolidation and drift: Karpenter said so {{occurrences}}{{window}} ("{{text}}").',
+  } as const,
+  message: (c, s) => ({
+    messageId: 'statedPodDoNotDisrupt',
+    data: {
+      objectKindClause: c.object.kind === 'Pod' ? `Pod ${c.object.namespace}/${c.object.name}` : `A pod on node ${c.object.name}`,
+      detail: c.detail ?? 'its node',
+      occurrences: times(s.occurrences),
+      window: window(s),
+      text: s.text,
+    },
+  }),
   fix: () =>
     'Remove the annotation when the pod may move (kubectl annotate pod NAME -n NS karpenter.sh/do-not-disrupt-), or give it a duration (v1.12+), or use a PDB instead.',
   confirmWith: (c) => getCommand(c.object),
-};
+} satisfies RecordsOnlyRule;
 
-export const NODE_DO_NOT_DISRUPT: RecordsOnlyRule = {
+export const NODE_DO_NOT_DISRUPT = {
   fromEvent: blockedBy(['node-do-not-disrupt'], (e) => nodeOf(e)),
-  message: (c, s) =>
-    `Node ${c.object.name} carries karpenter.sh/do-not-disrupt: Karpenter will not consolidate or drift it, and said so ${times(s.occurrences)}${window(s)} ("${s.text}").`,
+  messages: {
+    statedNodeDoNotDisrupt:
+      'Node {{objectName}} carries karpenter.sh/do-not-disrupt: Karpenter will not consolidate or drift it, and said so {{occurrences}}{{window}} ("{{text}}").',
+  } as const,
+  message: (c, s) => ({
+    messageId: 'statedNodeDoNotDisrupt',
+    data: { objectName: c.object.name, occurrences: times(s.occurrences), window: window(s), text: s.text },
+  }),
   fix: (c) =>
     `kubectl annotate node ${c.object.name} karpenter.sh/do-not-disrupt- (and remove it from the NodePool's spec.template.metadata.annotations if it comes from there).`,
   confirmWith: (c) => `${getCommand(c.object)} and kubectl get nodepools -o yaml`,
-};
+} satisfies RecordsOnlyRule;
 
-export const CONSOLIDATION_DISABLED: RecordsOnlyRule = {
+export const CONSOLIDATION_DISABLED = {
   fromEvent: blockedBy(['consolidation-disabled', 'when-empty-not-empty'], (e, r) =>
     r.nodePool ? { object: refOf('NodePool', r.nodePool), detail: e.involved.name } : undefined,
   ),
-  message: (c, s) =>
-    `NodePool ${c.object.name} does not consolidate nodes that still run pods: Karpenter said so ${times(s.occurrences)}${window(s)} (e.g. node ${c.detail}: "${s.text}").`,
+  messages: {
+    statedConsolidationDisabled:
+      'NodePool {{objectName}} does not consolidate nodes that still run pods: Karpenter said so {{occurrences}}{{window}} (e.g. node {{detail}}: "{{text}}").',
+  } as const,
+  message: (c, s) => ({
+    messageId: 'statedConsolidationDisabled',
+    data: { objectName: c.object.name, occurrences: times(s.occurrences), window: window(s), detail: String(c.detail), text: s.text },
+  }),
   fix: (c) =>
     `If its nodes should be packed: set spec.disruption.consolidationPolicy: WhenEmptyOrUnderutilized and a finite consolidateAfter on NodePool ${c.object.name}.`,
   confirmWith: (c) => `${getCommand(c.object)} (spec.disruption)`,
-};
+} satisfies RecordsOnlyRule;
 
-export const REPAIR_BLOCKED: RecordsOnlyRule = {
+export const REPAIR_BLOCKED = {
   // v1.1–v1.2 "more then 20% nodes are unhealthy in the nodepool", later "more than"; "… in the cluster" for a NodeClaim without a NodePool.
   fromEvent: (e) =>
     e.reason === 'NodeRepairBlocked' && e.involved.kind === 'Node'
       ? { ...nodeOf(e), ...(/in the cluster/i.test(e.message) ? { detail: 'cluster' } : {}) }
       : undefined,
-  message: (c, s) =>
-    `Node ${c.object.name} is unhealthy but node repair is blocked: Karpenter said so ${times(s.occurrences)}${window(s)} ("${s.text}"). ` +
-    (c.detail === 'cluster'
-      ? "Its NodeClaim has no NodePool, so repair is measured against the whole cluster: it stops while more than 20% of the cluster's nodes are unhealthy, and the broken nodes stay."
-      : "Repair stops while more than 20% of a NodePool's nodes are unhealthy, so the broken nodes stay."),
+  messages: {
+    statedRepairBlocked:
+      'Node {{objectName}} is unhealthy but node repair is blocked: Karpenter said so {{occurrences}}{{window}} ("{{text}}"). {{detailClause}}',
+  } as const,
+  message: (c, s) => ({
+    messageId: 'statedRepairBlocked',
+    data: {
+      objectName: c.object.name,
+      occurrences: times(s.occurrences),
+      window: window(s),
+      text: s.text,
+      detailClause:
+        c.detail === 'cluster'
+          ? "Its NodeClaim has no NodePool, so repair is measured against the whole cluster: it stops while more than 20% of the cluster's nodes are unhealthy, and the broken nodes stay."
+          : "Repair stops while more than 20% of a NodePool's nodes are unhealthy, so the broken nodes stay.",
+    },
+  }),
   fix: () =>
     'Find why so many nodes are unhealthy at once (kubectl get nodes: NotReady ones, their Ready condition reason) and replace them by hand (kubectl delete nodeclaim NAME) once the cause is fixed.',
   confirmWith: (c) => `${getCommand(c.object)} and kubectl get nodes,nodeclaims,nodepools -o yaml`,
-};
+} satisfies RecordsOnlyRule;
 
 /** NodePool event: v1.0+ "No allowed disruptions for disruption reason R due to blocking budget", v0.34–v1.0 without the reason. */
-export const BUDGET_BLOCKING: RecordsOnlyRule = {
+export const BUDGET_BLOCKING = {
   fromEvent: (e) => {
     if (e.reason !== 'DisruptionBlocked' || e.involved.kind !== 'NodePool' || !eventSays(e.message, 'budget-blocking')) return undefined;
     const reason = budgetBlockedReason(e.message);
     return { object: refOf('NodePool', e.involved.name), key: reason ?? '', ...(reason ? { detail: reason } : {}) };
   },
   minOccurrences: 2,
-  message: (c, s) =>
-    `NodePool ${c.object.name}'s disruption budgets allowed no ${c.detail ? `${c.detail} ` : ''}disruption each time Karpenter looked: it said so ${times(s.occurrences)}${window(s)} ("${s.text}"). ` +
-    'If no budget window ever opens, its nodes are never consolidated or replaced for drift.',
+  messages: {
+    statedBudgetBlocking:
+      'NodePool {{objectName}}\'s disruption budgets allowed no {{detailClause}}disruption each time Karpenter looked: it said so {{occurrences}}{{window}} ("{{text}}"). If no budget window ever opens, its nodes are never consolidated or replaced for drift.',
+  } as const,
+  message: (c, s) => ({
+    messageId: 'statedBudgetBlocking',
+    data: { objectName: c.object.name, detailClause: c.detail ? `${c.detail} ` : '', occurrences: times(s.occurrences), window: window(s), text: s.text },
+  }),
   fix: (c) =>
     `Check spec.disruption.budgets of NodePool ${c.object.name}: a nodes: "0" budget without a schedule, or schedules whose windows never open in UTC, block for good.`,
   confirmWith: (c) => `${getCommand(c.object)} (spec.disruption.budgets) and kubectl get nodes -l karpenter.sh/nodepool=${c.object.name}`,
-};
+} satisfies RecordsOnlyRule;
 
 /** NodeClaim event DisruptionBlocked: "Node isn't initialized" (v1.2+), "Cannot disrupt NodeClaim: state node isn't initialized" (v1.0–v1.1). */
-export const NOT_INITIALIZED: RecordsOnlyRule = {
+export const NOT_INITIALIZED = {
   fromEvent: (e) =>
     e.reason === 'DisruptionBlocked' && e.involved.kind === 'NodeClaim' && classifyBlocked(e.message).blocker === 'not-initialized'
       ? { object: refOf('NodeClaim', e.involved.name) }
       : undefined,
   minOccurrences: 2,
-  message: (c, s) =>
-    `NodeClaim ${c.object.name}'s node is registered but never initialized: Karpenter said so ${times(s.occurrences)}${window(s)} ("${s.text}"). ` +
-    'Until it is, Karpenter neither consolidates nor drifts it, and counts it as capacity that is not there (a startup taint never removed, or an extended resource never registered).',
+  messages: {
+    statedNotInitialized:
+      'NodeClaim {{objectName}}\'s node is registered but never initialized: Karpenter said so {{occurrences}}{{window}} ("{{text}}"). Until it is, Karpenter neither consolidates nor drifts it, and counts it as capacity that is not there (a startup taint never removed, or an extended resource never registered).',
+  } as const,
+  message: (c, s) => ({
+    messageId: 'statedNotInitialized',
+    data: { objectName: c.object.name, occurrences: times(s.occurrences), window: window(s), text: s.text },
+  }),
   fix: (c) =>
     `Look at the taints and allocatable of the node of NodeClaim ${c.object.name} (kubectl describe node …): a startup taint still present, or a device plugin that does not report its resource, keeps it uninitialized.`,
   confirmWith: (c) => `${getCommand(c.object)} (the Initialized condition) and kubectl get node -o yaml for its node`,
-};
+} satisfies RecordsOnlyRule;
 
 /**
  * What the AWS interruption controller did to one node (docs/karpenter-behaviour.md §6.2), read from its own records.
