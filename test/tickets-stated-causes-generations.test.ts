@@ -387,7 +387,8 @@ describe('stated in the input, not a finding: shown apart, never dropped', () =>
         ruleId: 'insufficient-capacity-all-offerings',
         reason:
           'insufficient capacity for NodePool render-spot once at 2026-02-28T23:58:00Z: EC2 has no capacity for the requested instance types (InsufficientInstanceCapacity) ' +
-          '(EC2 named g6.2xlarge in eu-west-1c). Karpenter retries on the other offerings the pool allows; reported once it fails 2 times with no launch in between.',
+          '(EC2 named g6.2xlarge in eu-west-1c). Karpenter retries on the other offerings the pool allows. Not a finding: seen 1 of the 2 times that make one; ' +
+          'kubectl get events -A --field-selector reason=InsufficientCapacityError would show whether it repeats with no launch in between.',
         stated: true,
       },
     ]);

@@ -194,3 +194,32 @@ describe('node repair refused, from events alone', () => {
     expect(r.findings[0]!.evidence.map((e) => e.source)).toEqual([`${ticket(file)}:5`]);
   });
 });
+
+describe('karpenter-object-rejected: the API server refuses an object the controller creates (catalog row controller-error/object-refused)', () => {
+  const ticket = (name: string) => join(FIXTURES, 'tickets', 'causes', name);
+  it('v0.36 JSON "creating node claim, NodeClaim.karpenter.sh … is invalid: Too many": an error on the NodePool, citing both records', async () => {
+    const file = ticket('nodeclaim-refused-v0.36.md');
+    const r = await scan([file]);
+    const f = r.findings.filter((x) => x.ruleId === 'karpenter-object-rejected');
+    expect(f.map((x) => [x.severity, x.object.kind, x.object.name])).toEqual([['error', 'NodePool', 'analytics']]);
+    expect(f[0]!.message).toContain(
+      'The API server refuses an object the controller creates (2 times between 2024-06-11T09:40:17.662Z and 2024-06-11T09:40:29.104Z), NodeClaim analytics-7wq4z: [spec.requirements: Too many: 31: must have at most 30 items',
+    );
+    expect(f[0]!.message).toContain('The controller builds it from NodePool analytics, so no node is launched');
+    expect(f[0]!.evidence.map((e) => e.source)).toEqual([`${file}:9`, `${file}:10`]);
+  });
+
+  it('v0.31 console "launching machine, admission webhook … denied the request": the Machine and its Provisioner, unnamed', async () => {
+    const r = await scan([ticket('machine-refused-webhook-v0.31.txt')]);
+    const f = r.findings.filter((x) => x.ruleId === 'karpenter-object-rejected');
+    expect(f.map((x) => [x.object.kind, x.object.name])).toEqual([['Provisioner', '']]);
+    expect(f[0]!.message).toContain('Machine (name not shown): validation failed: label domain "karpenter.sh" is restricted: spec.requirements[2].key.');
+    expect(f[0]!.message).toContain('a Provisioner the record does not name');
+  });
+
+  it('near miss: a v1.1 record naming a NodeClaim the API server did not find is no refusal', async () => {
+    const r = await scan([ticket('nodeclaim-not-found-v1.1.log')]);
+    expect(r.snapshot.logs).toHaveLength(1);
+    expect(r.findings.filter((x) => x.ruleId === 'karpenter-object-rejected')).toEqual([]);
+  });
+});

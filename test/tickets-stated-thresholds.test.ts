@@ -94,3 +94,34 @@ describe('nodeclaim-not-registered on a described v1alpha5 Machine', () => {
     ]);
   });
 });
+
+describe('counted causes below their threshold: the count seen, the threshold and what would confirm it (lib/below-threshold)', () => {
+  it('v0.6 console: one InsufficientFreeAddressesInSubnet on a Provisioner is named with the subnet to check', async () => {
+    const file = ticket('subnet-once-v0.6.txt');
+    const r = await scan([file]);
+    expect(r.findings).toEqual([]);
+    expect(stated(r, 'subnet-addresses-exhausted')).toEqual([
+      'subnets out of free addresses for Provisioner default once at 2022-03-14T07:42:51.390Z: the subnets have no free IP addresses (subnet subnet-0c4e7a19d2b58f036). ' +
+        'Karpenter retries, in another subnet of the zone when the node class selects more than one. Not a finding: seen 1 of the 2 times that make one; ' +
+        "aws ec2 describe-subnets --subnet-ids subnet-0c4e7a19d2b58f036 --query 'Subnets[].[SubnetId,AvailableIpAddressCount]' would show whether addresses are still short.",
+    ]);
+  });
+
+  it('the same record with failures=1 is a finding, and the stated line goes', async () => {
+    const r = await scan([ticket('subnet-once-v0.6.txt')], { options: { 'subnet-addresses-exhausted': { failures: 1 } } });
+    expect(r.findings.map((f) => f.ruleId)).toEqual(['subnet-addresses-exhausted']);
+    expect(stated(r, 'subnet-addresses-exhausted')).toEqual([]);
+  });
+
+  it('v0.36 JSON: two NodeClaims created and deleted, short of a loop, are named with the count and the watch that settles it', async () => {
+    const r = await scan([ticket('loop-twice-v0.36.md')]);
+    expect(r.findings).toEqual([]);
+    expect(stated(r, 'nodeclaim-launch-loop')).toEqual([
+      'NodePool reports: 2 NodeClaims created and deleted again within minutes (reports-h6vnd, reports-p2xwc). The pending pods trigger another NodeClaim. ' +
+        'Not a finding: seen 2 of the 3 times that make one; kubectl get nodeclaims -l karpenter.sh/nodepool=reports -w would show whether the next one is deleted too.',
+    ]);
+    const loop = await scan([ticket('loop-twice-v0.36.md')], { options: { 'nodeclaim-launch-loop': { cycles: 2 } } });
+    expect(loop.findings.map((f) => f.ruleId)).toEqual(['nodeclaim-launch-loop']);
+    expect(stated(loop, 'nodeclaim-launch-loop')).toEqual([]);
+  });
+});

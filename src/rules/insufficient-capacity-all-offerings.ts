@@ -2,8 +2,9 @@ import { offeringsWithoutCapacity } from '../snapshot/messages/cloud-errors.js';
 import { defineRule } from '../engine/rule.js';
 import { arr, dig, type Json } from '../kube/fields.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
-import { failingPools, fromText, occurrenceText, pickEvidence, poolTarget, poolWhere, type FailingPool } from './lib/launch-findings.js';
+import { failingPools, fromText, occurrenceText, pickEvidence, poolTarget, type FailingPool } from './lib/launch-findings.js';
 import { listNames } from './support.js';
+import { stateLaunchFailuresBelow } from './lib/below-threshold.js';
 
 const ID = 'insufficient-capacity-all-offerings';
 const ZONE = 'topology.kubernetes.io/zone';
@@ -61,13 +62,13 @@ export default defineRule({
 
   check({ snapshot, options, report, statedNotJudged }) {
     // One failure is retried on the other offerings: named, not judged, until it repeats.
-    for (const p of failingPools(snapshot, ['capacity'], { minOccurrences: 1 }).filter((x) => x.occurrences < options.failures)) {
-      const where = poolWhere(p);
-      statedNotJudged(
-        `insufficient capacity for ${where} ${occurrenceText(p)}: ${p.causes.map((c) => c.label).join('; ')}` +
-          `${offeringsNamed(p) ? ` (EC2 named ${offeringsNamed(p)})` : ''}. Karpenter retries on the other offerings the pool allows; reported once it fails ${options.failures} times with no launch in between.`,
-      );
-    }
+    stateLaunchFailuresBelow({ snapshot, statedNotJudged }, ['capacity'], {
+      what: 'insufficient capacity for',
+      threshold: options.failures,
+      meanwhile: 'Karpenter retries on the other offerings the pool allows',
+      detail: (p) => (offeringsNamed(p) ? `EC2 named ${offeringsNamed(p)}` : undefined),
+      confirm: () => 'kubectl get events -A --field-selector reason=InsufficientCapacityError would show whether it repeats with no launch in between',
+    });
     for (const p of failingPools(snapshot, ['capacity'], { minOccurrences: options.failures })) {
       const target = poolTarget(p) ?? { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: '(unknown)' };
       const where = p.name ? `${target.kind} ${p.name}` : 'A NodePool (the records name none)';

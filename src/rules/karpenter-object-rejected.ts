@@ -5,6 +5,7 @@ import { commandName, displayName, isRecord, resolvePointer } from '../kube/fiel
 import { wasStored } from '../snapshot/snapshot.js';
 import type { Violation } from '../snapshot/crd/schema.js';
 import { plural } from './support.js';
+import { REFUSED_MESSAGES, reportRefusedObjects } from './lib/refused-by-api.js';
 import { fullObjectCommand, partialSourceText } from '../snapshot/partial.js';
 
 const ID = 'karpenter-object-rejected';
@@ -28,6 +29,7 @@ const HINTS: Array<[RegExp, RegExp, string]> = [
 
 /** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
 const MESSAGES = {
+  ...REFUSED_MESSAGES,
   storedNoLongerValid:
     '{{objKind}} {{obj}}, as stored in the cluster, no longer passes its CRD ({{verdictCrdName}}, {{verdictVersion}}; {{snapshotCrdOrigin}}): the API server would refuse it if it were applied again as it is: {{what}}',
   wouldBeRejected: '{{objKind}} {{obj}} would be rejected by the API server (CRD {{verdictCrdName}}, {{verdictVersion}}; {{snapshotCrdOrigin}}): {{what}}',
@@ -43,6 +45,7 @@ export default defineRule({
     requires: [],
     requiresAnyOf: ['NodePool', 'NodeClaim', 'NodeClass'],
     optional: ['KarpenterCRDs'],
+    records: ['ControllerLogs'],
     specOnly: 'yes',
     judgesAdmission: true,
     summary:
@@ -60,7 +63,9 @@ export default defineRule({
       'diagnosis to a manifest the server would refuse. An object read back from a cluster was admitted once: one ' +
       'that fails the CRDs in use (they changed since) is a warning, as applying it again would fail; a required field ' +
       'missing from such a copy is taken as a partial copy, not reported. An object in an API version the CRDs no ' +
-      'longer serve is left to deprecated-karpenter-api.',
+      "longer serve is left to deprecated-karpenter-api. The controller's own records of the API server refusing an " +
+      'object it creates (the NodeClaim it builds from a NodePool: NodeClaim.karpenter.sh "x" is invalid: …, or up ' +
+      'to v0.32 "admission webhook … denied the request") are reported on the pool, with or without CRDs (docs/karpenter-behaviour.md §8.6).',
     fix: ["Change the field the finding names so it satisfies the CRD's rule, then check with kubectl apply --dry-run=server."],
     examples: {
       bad: 'apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nspec:\n  role: KarpenterNodeRole\n  amiSelectorTerms:\n  - id: ami-0a1b2c3d4e5f60718\n  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: prod}}]\n  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: prod}}]',
@@ -74,6 +79,9 @@ export default defineRule({
   },
 
   check({ snapshot, report, notEvaluated, notEvaluatedFor }) {
+    reportRefusedObjects({ snapshot, report });
+    // Run on the records alone (no Karpenter object in the input): what they state is all there is to say.
+    if (!(['NodePool', 'NodeClaim', 'NodeClass'] as const).some((input) => snapshot.has(input))) return;
     if (!snapshot.has('KarpenterCRDs')) {
       notEvaluated(
         snapshot.denied.get('KarpenterCRDs') ??

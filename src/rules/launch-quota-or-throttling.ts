@@ -4,14 +4,13 @@ import {
   failingPools,
   fromText,
   launchWords,
-  occurrenceText,
   pickEvidence,
-  poolWhere,
   poolParts,
   poolTarget,
   relatedOf,
   type FailingPool,
 } from './lib/launch-findings.js';
+import { stateLaunchFailuresBelow } from './lib/below-threshold.js';
 
 const ID = 'launch-quota-or-throttling';
 
@@ -68,22 +67,19 @@ export default defineRule({
     const throttled = failingPools(snapshot, ['throttling'], { minOccurrences: options.throttles, evenIfRecovered: true });
     // What the records say below the thresholds is named, not judged: a quota hit once, or hit and then launched past,
     // and throttling that has not repeated yet.
-    const judged = new Set(quota.map((p) => p.name));
-    for (const p of failingPools(snapshot, ['quota'], { minOccurrences: 1, evenIfRecovered: true }).filter((x) => !judged.has(x.name))) {
-      const recovered = p.occurrences >= options.failures;
-      statedNotJudged(
-        `account quota hit by ${poolWhere(p)} ${occurrenceText(p)}: ${p.causes.map((c) => c.label).join('; ')}. ` +
-          (recovered
-            ? 'A launch of the pool succeeded after it, so it is not reported; the quota stays near its limit.'
-            : `Reported once it fails ${options.failures} times with no launch in between.`),
-      );
-    }
-    const throttledNamed = new Set(throttled.map((p) => p.name));
-    for (const p of failingPools(snapshot, ['throttling'], { minOccurrences: 1, evenIfRecovered: true }).filter((x) => !throttledNamed.has(x.name))) {
-      statedNotJudged(
-        `EC2 API throttled (RequestLimitExceeded) for ${poolWhere(p)} ${occurrenceText(p)}; Karpenter retries, and it is reported once it happens ${options.throttles} times.`,
-      );
-    }
+    stateLaunchFailuresBelow({ snapshot, statedNotJudged }, ['quota'], {
+      what: 'account quota hit by',
+      threshold: options.failures,
+      meanwhile: 'Karpenter retries; a launch of the pool in between would show the quota has room',
+      confirm: () => 'aws service-quotas list-service-quotas --service-code ec2 and the usage next to it would show whether the quota is at its limit',
+    });
+    stateLaunchFailuresBelow({ snapshot, statedNotJudged }, ['throttling'], {
+      what: 'EC2 API throttled (RequestLimitExceeded) for',
+      threshold: options.throttles,
+      evenIfRecovered: true,
+      meanwhile: 'Karpenter retries, so launches are slowed rather than stopped',
+      confirm: () => 'CloudTrail events with errorCode RequestLimitExceeded in the account and region would show how often and who else calls the EC2 API',
+    });
     const byName = new Map<string, { quota?: FailingPool; throttled?: FailingPool }>();
     for (const p of quota) byName.set(p.name, { quota: p });
     for (const p of throttled) byName.set(p.name, { ...byName.get(p.name), throttled: p });

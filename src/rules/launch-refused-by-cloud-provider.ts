@@ -3,6 +3,7 @@ import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import { dig, str } from '../kube/fields.js';
 import type { LaunchCause } from './lib/launch-failures.js';
 import { reportUncovered } from './lib/records-only.js';
+import { stateLaunchFailuresBelow } from './lib/below-threshold.js';
 import { PRICING_UNAVAILABLE, STARTUP_CHECK_FAILED, STS_UNREACHABLE } from './lib/stated-causes.js';
 import { byNodeClass, failingPools, fromText, launchWords, pickEvidence, poolParts, relatedOf } from './lib/launch-findings.js';
 import { pushAll } from '../kube/lists.js';
@@ -137,6 +138,12 @@ export default defineRule({
 
   check({ snapshot, options, report, statedNotJudged }) {
     reportUncovered({ snapshot, statedNotJudged }, [PRICING_UNAVAILABLE, STS_UNREACHABLE, STARTUP_CHECK_FAILED]);
+    stateLaunchFailuresBelow({ snapshot, statedNotJudged }, ['refused'], {
+      what: 'launch refused by the cloud provider for',
+      threshold: options.failures,
+      meanwhile: 'Karpenter retries; a refusal of this kind repeats until its cause is fixed',
+      confirm: () => 'kubectl get nodeclaims -o yaml (the Launched condition) and the controller logs of the next launches would show whether it repeats',
+    });
     for (const { target, nodeClassName, pools } of byNodeClass(snapshot, failingPools(snapshot, ['refused'], { minOccurrences: options.failures }))) {
       const nodeClass = nodeClassName ?? '<nodeclass>';
       const causes = new Map<string, LaunchCause>();

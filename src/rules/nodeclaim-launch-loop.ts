@@ -3,6 +3,7 @@ import { parseTime } from '../kube/units.js';
 import { launchTimeline, timeOf, type ClaimLife, type LaunchFamily, type LaunchSignal, type LaunchTimeline } from './lib/launch-failures.js';
 import { onlyFromLogs, poolRef } from './lib/launch-findings.js';
 import { listNames, plural } from './support.js';
+import { belowThresholdText } from './lib/below-threshold.js';
 import { maxOf, minOf, pushAll } from '../kube/lists.js';
 
 const ID = 'nodeclaim-launch-loop';
@@ -71,7 +72,7 @@ export default defineRule({
     },
   },
 
-  check({ snapshot, options, report }) {
+  check({ snapshot, options, report, statedNotJudged }) {
     const t = launchTimeline(snapshot);
     const byPool = new Map<string, ShortLived[]>();
     const add = (pool: string | undefined, s: ShortLived) => {
@@ -92,11 +93,32 @@ export default defineRule({
     }
 
     for (const [pool, list] of byPool) {
-      if (list.length < options.cycles) continue;
       list.sort((a, b) => a.at - b.at);
       const lastLoop = list[list.length - 1]!.at;
       if (recovered(t, pool, lastLoop, new Set(list.map((x) => x.name)))) continue;
       const view = snapshot.nodePool(pool);
+      if (list.length < options.cycles) {
+        // One failed launch is its cause rule's to name; two already repeat, short of a loop.
+        if (list.length > 1) {
+          const cause = causeOf(t, pool, new Set(list.map((x) => x.name)));
+          statedNotJudged(
+            belowThresholdText(
+              `${
+                view?.object.kind ??
+                poolRef(
+                  pool,
+                  list.flatMap((x) => x.evidence),
+                ).kind
+              } ${pool}: ${plural(list.length, 'NodeClaim')} created and deleted again within minutes (${listNames(list.map((s) => s.name))})${cause ? `, after ${cause.labels.join('; ')}` : ''}`,
+              list.length,
+              options.cycles,
+              'The pending pods trigger another NodeClaim',
+              `kubectl get nodeclaims -l karpenter.sh/nodepool=${pool} -w would show whether the next one is deleted too`,
+            ),
+          );
+        }
+        continue;
+      }
       const cause = causeOf(t, pool, new Set(list.map((x) => x.name)));
       const evidence: EvidenceInput[] = [];
       for (const s of list.slice(-3)) pushAll(evidence, s.evidence.slice(0, 2));

@@ -4,7 +4,8 @@ import { KIND } from '../kube/kinds.js';
 import type { KubeObject } from '../kube/types.js';
 import { isDaemonSetPod } from '../snapshot/pods.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
-import { byNodeClass, failingPools, fromText, pickEvidence, poolParts, relatedOf } from './lib/launch-findings.js';
+import { byNodeClass, failingPools, fromText, pickEvidence, poolParts, relatedOf, type FailingPool } from './lib/launch-findings.js';
+import { stateLaunchFailuresBelow } from './lib/below-threshold.js';
 import type { PodConstraints } from '../snapshot/pool-admission.js';
 import { podVerdicts, poolProfiles } from './lib/scheduling-pools.js';
 import { normalizedLabel as normalizedKey } from '../kube/well-known.js';
@@ -65,11 +66,18 @@ export default defineRule({
     },
   },
 
-  check({ snapshot, now, options, report }) {
+  check({ snapshot, now, options, report, statedNotJudged }) {
     for (const f of zoneGaps(snapshot, now, options.minPending)) report(f);
+    stateLaunchFailuresBelow({ snapshot, statedNotJudged }, ['subnet'], {
+      what: 'subnets out of free addresses for',
+      threshold: options.failures,
+      meanwhile: 'Karpenter retries, in another subnet of the zone when the node class selects more than one',
+      detail: (p) => (subnetIds([p]).length ? `subnet ${listNames(subnetIds([p]), 4)}` : undefined),
+      confirm: (p) =>
+        `aws ec2 describe-subnets --subnet-ids ${subnetIds([p]).join(' ') || '<the subnets of the EC2NodeClass status.subnets>'} --query 'Subnets[].[SubnetId,AvailableIpAddressCount]' would show whether addresses are still short`,
+    });
     for (const { target, nodeClass, nodeClassName, pools } of byNodeClass(snapshot, failingPools(snapshot, ['subnet'], { minOccurrences: options.failures }))) {
-      const subnets = new Set<string>();
-      for (const p of pools) for (const s of p.signals) for (const m of s.text.matchAll(/subnet[ '"]+(subnet-[0-9a-f]+)/gi)) subnets.add(m[1]!);
+      const subnets = new Set(subnetIds(pools));
       const selected = nodeClass ? arr<Json>(dig(nodeClass, 'status', 'subnets')) : [];
       const ids = subnets.size ? [...subnets] : selected.map((s) => str(s.id)).filter((x): x is string => Boolean(x));
       const evidence: EvidenceInput[] = [];
@@ -99,6 +107,13 @@ export default defineRule({
     }
   },
 });
+
+/** The subnet ids the failures name. */
+function subnetIds(pools: FailingPool[]): string[] {
+  const ids = new Set<string>();
+  for (const p of pools) for (const s of p.signals) for (const m of s.text.matchAll(/subnet[ '"]+(subnet-[0-9a-f]+)/gi)) ids.add(m[1]!);
+  return [...ids];
+}
 
 /**
  * Pending pods that need a zone (nodeSelector or required affinity on topology.kubernetes.io/zone) which every NodePool

@@ -72,7 +72,7 @@ describe(`${RULE} — a quota hit once (v0.2x console log, Provisioner): stated,
     expect(stated).toHaveLength(1);
     expect(stated[0]!.reason).toContain('account quota hit by');
     expect(stated[0]!.reason).toContain('the vCPU quota of the account is used up');
-    expect(stated[0]!.reason).toContain('Reported once it fails 2 times');
+    expect(stated[0]!.reason).toContain('Not a finding: seen 1 of the 2 times that make one; aws service-quotas list-service-quotas');
   });
 });
 

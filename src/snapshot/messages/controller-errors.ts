@@ -5,7 +5,10 @@
  */
 import { ALL_LOGS, type MessageTable } from './classify.js';
 
-export type ControllerError = 'webhook-unreachable' | 'pricing-unavailable' | 'sts-unreachable' | 'queue-missing' | 'queue-denied' | 'startup-check-failed';
+export type ControllerError =
+  'webhook-unreachable' | 'pricing-unavailable' | 'sts-unreachable' | 'queue-missing' | 'queue-denied' | 'startup-check-failed' | 'object-refused';
+
+const KARPENTER_KINDS = 'NodeClaim|Machine|NodePool|Provisioner|EC2NodeClass|AWSNodeTemplate|NodeOverlay';
 
 export const CONTROLLER_ERRORS: MessageTable<ControllerError> = [
   {
@@ -30,6 +33,19 @@ export const CONTROLLER_ERRORS: MessageTable<ControllerError> = [
   // The AWS operator's start-up check (a dry-run EC2 call, then Fatal): the controller exits before any launch, whatever
   // error follows the comma (AccessDenied on its role, NoCredentialProviders, a timeout).
   { re: /Checking EC2 API connectivity, /, signal: 'startup-check-failed', printed: ['console', 'json'] },
+  {
+    // The API server refuses an object of a Karpenter kind: its schema or CEL rules (`NodeClaim.karpenter.sh "x" is
+    // invalid: spec.requirements[4].key: Invalid value: …`, every generation) or, up to v0.32, Karpenter's own
+    // validating webhook (`admission webhook "validation.webhook.karpenter.sh" denied the request: …`). In a controller
+    // record it is an object the controller itself creates: the NodeClaim (≤ v0.31 Machine) it builds from a pool.
+    re: new RegExp(
+      `\\b(${KARPENTER_KINDS})\\.karpenter\\.(?:sh|k8s\\.aws) \\\\?"([^"\\\\]+)\\\\?" is invalid: ` +
+        `|admission webhook \\\\?"[^"\\\\]*karpenter[^"\\\\]*\\\\?" denied the request: `,
+    ),
+    signal: 'object-refused',
+    printed: ['api-server', ...ALL_LOGS],
+    carries: ['nodeclaim'],
+  },
 ];
 
 /** Texts that look like a row but are another mechanism's: the conversion webhook (a CRD mismatch), a refused role. */
@@ -43,6 +59,28 @@ export function controllerError(signal: ControllerError): { re: RegExp; unless?:
   const row = CONTROLLER_ERRORS.find((r) => r.signal === signal)!;
   const not = NOT[signal];
   return { re: row.re, ...(not ? { unless: (text: string) => not.test(text) } : {}) };
+}
+
+export interface ObjectRefusal {
+  /** The refused object's kind and name, when the wording names them (the webhook's names neither). */
+  kind?: string;
+  name?: string;
+  /** What the API server or webhook says is wrong, as it says it. */
+  why: string;
+}
+
+/** The refusal of a Karpenter object a text states: which object and why, if it states one. */
+export function objectRefusal(text: string): ObjectRefusal | undefined {
+  const row = CONTROLLER_ERRORS.find((r) => r.signal === 'object-refused')!;
+  const m = row.re.exec(text);
+  if (!m) return undefined;
+  const why = text
+    .slice(m.index + m[0].length)
+    .replace(/\\"/g, '"')
+    .trim();
+  // The webhook's wording names no kind; ≤ v0.31 the provisioner's wrapping does ("launching machine, …").
+  const kind = m[1] ?? (/\bmachine\b/i.test(text.slice(0, m.index)) ? 'Machine' : undefined);
+  return { ...(kind ? { kind } : {}), ...(m[2] ? { name: m[2] } : {}), why };
 }
 
 /** The controller errors a text states. */

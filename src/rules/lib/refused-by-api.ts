@@ -1,0 +1,58 @@
+/**
+ * The controller's records of the API server refusing an object it creates (catalog row controller-error/object-refused):
+ * a NodeClaim built from a NodePool's template that breaks the CRD's rules (a restricted label domain in the
+ * requirements, more requirements than the CRD allows). No node is launched for that pool while it lasts, and the fix
+ * is in the pool, so the finding names the pool when the NodeClaim's name gives it.
+ */
+import type { RuleContext } from '../../engine/rule.js';
+import type { LogRecord } from '../../kube/types.js';
+import { objectRefusal } from '../../snapshot/messages/controller-errors.js';
+import { logRefs, logText } from '../../snapshot/messages/karpenter-logs.js';
+import { getCommand, refOf, reportFromRecords, seenText, type StatedCause } from './records-only.js';
+
+const POOL_OF: Record<string, string> = { NodeClaim: 'NodePool', Machine: 'Provisioner' };
+
+function refusedByController(log: LogRecord): StatedCause | undefined {
+  // kubectl's or Terraform's refusal of an apply is the user's, judged from the object itself.
+  if (log.fields.printedBy !== undefined) return undefined;
+  const r = objectRefusal(logText(log));
+  if (!r) return undefined;
+  const refs = logRefs(log.fields);
+  const claimKind = r.kind && POOL_OF[r.kind] ? r.kind : refs.machine ? 'Machine' : 'NodeClaim';
+  const claim = r.kind && !POOL_OF[r.kind] ? undefined : (r.name ?? refs.nodeClaim);
+  const pool = refs.nodePool ?? (claim ? /^(.*)-[a-z0-9]{5}$/.exec(claim)?.[1] : undefined);
+  const detail = `${claimKind} ${claim ?? '(name not shown)'}: ${r.why.length > 240 ? `${r.why.slice(0, 239)}…` : r.why}`;
+  if (r.kind && !POOL_OF[r.kind]) return { object: refOf(r.kind, r.name ?? ''), key: r.why, detail: `${r.kind} ${r.name ?? ''}: ${r.why}` };
+  if (pool) return { object: refOf(POOL_OF[claimKind]!, pool), key: r.why.replace(/"[^"]*"/g, ''), detail };
+  // The webhook's wording names no object: the pool is the one the record leaves unnamed, `kubectl get` lists them all.
+  return claim ? { object: refOf(claimKind, claim), key: r.why, detail } : { object: refOf(POOL_OF[claimKind]!, ''), key: r.why, detail };
+}
+
+/** The message of a refusal the controller's records state, for the rule's meta.messages. */
+export const REFUSED_MESSAGES = {
+  statedObjectRefused: 'The API server refuses an object the controller creates ({{seen}}), {{detail}}. {{consequence}}',
+} as const;
+
+export function reportRefusedObjects(ctx: Pick<RuleContext, 'snapshot' | 'report'>): void {
+  reportFromRecords(ctx, {
+    messages: REFUSED_MESSAGES,
+    // The API server's verdict on what the controller built is Karpenter's, not our reading of the pool's manifest.
+    statedWins: true,
+    fromLog: refusedByController,
+    message: (cause, seen) => ({
+      messageId: 'statedObjectRefused',
+      data: {
+        seen: seenText(seen),
+        detail: cause.detail ?? '',
+        consequence:
+          cause.object.kind === 'NodePool' || cause.object.kind === 'Provisioner'
+            ? `The controller builds it from ${cause.object.name ? `${cause.object.kind} ${cause.object.name}` : `a ${cause.object.kind} the record does not name`}, so no node is launched for that pool's pending pods until the pool changes.`
+            : 'Nothing is launched from it until what it is built from changes.',
+      },
+    }),
+    fix: (cause) =>
+      `Change the field the API server names in ${cause.object.name ? `${cause.object.kind} ${cause.object.name}` : `the ${cause.object.kind} the pending pods select`} (its template's requirements, labels or taints become the NodeClaim's), ` +
+      'then watch the next NodeClaim get created: kubectl get nodeclaims -w',
+    confirmWith: (cause) => getCommand(cause.object),
+  });
+}
