@@ -29,13 +29,6 @@ function set(c: StorageContext, pointer: string, value: unknown, line?: number):
   if (line !== undefined) c.at[pointer] = [line, 1];
 }
 
-/** A field printed with a value when set and not printed at all when not: absent in a whole description. */
-function optional(c: StorageContext, key: string, pointer: string, map: (v: string) => unknown = (v) => v || undefined): void {
-  const f = c.get(key);
-  if (f) set(c, pointer, map(f.value), f.line);
-  else if (!c.cut) set(c, pointer, undefined);
-}
-
 /** A field kubectl always prints (empty when unset): known whenever its line is there. */
 function always(c: StorageContext, key: string, pointer: string, map: (v: string) => unknown = (v) => v || undefined): void {
   const f = c.get(key);
@@ -112,7 +105,8 @@ export function buildPvc(c: StorageContext): void {
   const status = c.get('Status');
   if (status && !/^Terminating\b/.test(status.value)) set(c, '/status/phase', status.value || undefined, status.line);
   always(c, 'Volume', '/spec/volumeName');
-  optional(c, 'VolumeMode', '/spec/volumeMode');
+  // Defaulted by the API server (Filesystem), so always printed: not shown means not pasted.
+  always(c, 'VolumeMode', '/spec/volumeMode');
   // Capacity and access modes are the bound volume's (status); kubectl leaves both empty until the claim binds.
   const bound = !!c.get('Volume')?.value;
   if (bound) {
@@ -132,7 +126,7 @@ export function buildPv(c: StorageContext): void {
   });
   always(c, 'Reclaim Policy', '/spec/persistentVolumeReclaimPolicy');
   always(c, 'Access Modes', '/spec/accessModes', accessModes);
-  optional(c, 'VolumeMode', '/spec/volumeMode');
+  always(c, 'VolumeMode', '/spec/volumeMode');
   always(c, 'Capacity', '/spec/capacity', storage);
   nodeAffinity(c);
   source(c);
@@ -188,8 +182,9 @@ export function buildStorageClass(c: StorageContext): void {
     const list = mount.value && mount.value !== '<none>' ? [mount.value] : mount.children.map((l) => l.text.trim()).filter(Boolean);
     set(c, '/mountOptions', list.length ? list : undefined, mount.line);
   }
-  optional(c, 'ReclaimPolicy', '/reclaimPolicy');
-  optional(c, 'VolumeBindingMode', '/volumeBindingMode');
+  // The API server defaults both, so kubectl prints both for every stored class: a paste without them was cut.
+  always(c, 'ReclaimPolicy', '/reclaimPolicy');
+  always(c, 'VolumeBindingMode', '/volumeBindingMode');
   const topo = c.get('AllowedTopologies');
   if (topo) {
     const list = topo.value === '<none>' ? [] : terms(topo.value ? [{ text: topo.value, line: topo.line }, ...topo.children] : topo.children);

@@ -1,0 +1,131 @@
+/** kubectl describe of PVCs, PVs and StorageClasses: kubectl's own describers, read back into the objects' fields. */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { readDescribe } from '../src/loaders/readers/describe.js';
+
+const fixture = (name: string) => readFileSync(new URL(`../fixtures/tickets/describe-volumes/${name}`, import.meta.url), 'utf8');
+const read = (name: string, text = fixture(name)) => readDescribe({ text, source: name });
+const known = (o: { provenance: { partial?: { known: string[] } } }) => o.provenance.partial!.known;
+
+describe('describe reader: PersistentVolumeClaim and its bound PersistentVolume', () => {
+  const r = read('zonal-ebs-affinity-conflict.md');
+  const [pvc, pv] = r.objects;
+
+  it('reads both descriptions, nothing skipped', () => {
+    expect(r.skipped).toEqual([]);
+    expect(r.objects.map((o) => `${o.object.apiVersion} ${o.object.kind}`)).toEqual(['v1 PersistentVolumeClaim', 'v1 PersistentVolume']);
+  });
+  it('the claim: class, phase, volume, what the bound volume gives it, the annotations of its scheduling', () => {
+    expect(pvc!.object.metadata).toMatchObject({ name: 'data-ledger-db-0', namespace: 'finance', finalizers: ['kubernetes.io/pvc-protection'] });
+    expect(pvc!.object.metadata.annotations).toMatchObject({
+      'volume.kubernetes.io/selected-node': 'ip-10-30-14-201.us-west-2.compute.internal',
+      'volume.kubernetes.io/storage-provisioner': 'ebs.csi.aws.com',
+    });
+    expect(pvc!.object.spec).toEqual({ storageClassName: 'ebs-gp3', volumeName: 'pvc-6f1e2a40-93c1-4d7e-b0a8-51c2f7d9e311', volumeMode: 'Filesystem' });
+    expect(pvc!.object.status).toEqual({ phase: 'Bound', capacity: { storage: '50Gi' }, accessModes: ['ReadWriteOnce'] });
+    // What describe does not print of a claim (its requested size, its own access modes) stays unknown.
+    expect(known(pvc!)).not.toContain('/spec/resources');
+    expect(known(pvc!)).not.toContain('/spec/accessModes');
+  });
+  it('the volume: claimRef from `Claim:`, the zone of its node affinity, its CSI source', () => {
+    expect(pv!.object.metadata.namespace).toBeUndefined();
+    expect(pv!.object.spec).toMatchObject({
+      storageClassName: 'ebs-gp3',
+      claimRef: { kind: 'PersistentVolumeClaim', namespace: 'finance', name: 'data-ledger-db-0' },
+      persistentVolumeReclaimPolicy: 'Retain',
+      accessModes: ['ReadWriteOnce'],
+      capacity: { storage: '50Gi' },
+      nodeAffinity: {
+        required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'topology.ebs.csi.aws.com/zone', operator: 'In', values: ['us-west-2a'] }] }] },
+      },
+      csi: { driver: 'ebs.csi.aws.com', volumeHandle: 'vol-04c1b7e9a2d3f5168', fsType: 'ext4' },
+    });
+    expect(pv!.object.status).toEqual({ phase: 'Bound' });
+    expect(known(pv!)).toEqual(expect.arrayContaining(['/spec/nodeAffinity', '/spec/claimRef', '/spec/csi']));
+  });
+  it('a volume cut above its Node Affinity: affinity and source unknown, not absent', () => {
+    const text = fixture('zonal-ebs-affinity-conflict.md').split('$ kubectl describe pv ')[1]!.split('\nCapacity:')[0]!;
+    const cut = read('cut', text).objects[0]!;
+    expect(cut.object.kind).toBe('PersistentVolume');
+    expect(cut.object.spec?.claimRef).toEqual({ kind: 'PersistentVolumeClaim', namespace: 'finance', name: 'data-ledger-db-0' });
+    expect(cut.object.spec?.nodeAffinity).toBeUndefined();
+    expect(known(cut)).not.toContain('/spec/nodeAffinity');
+    expect(known(cut)).not.toContain('/spec/csi');
+  });
+});
+
+describe('describe reader: PersistentVolume with several terms and operators', () => {
+  const pv = read('pv-multi-term-affinity.txt').objects[0]!;
+
+  it('each term with its expressions (in, notin, exists), in order', () => {
+    expect(pv.object.spec?.nodeAffinity).toEqual({
+      required: {
+        nodeSelectorTerms: [
+          {
+            matchExpressions: [
+              { key: 'topology.kubernetes.io/zone', operator: 'In', values: ['eu-west-1a', 'eu-west-1b'] },
+              { key: 'node.kubernetes.io/instance-type', operator: 'NotIn', values: ['t3.micro'] },
+            ],
+          },
+          { matchExpressions: [{ key: 'example.com/local-ssd', operator: 'Exists' }] },
+        ],
+      },
+    });
+  });
+  it('an unbound volume: no claim (known), both access modes, the in-tree EBS source', () => {
+    expect(pv.object.spec?.claimRef).toBeUndefined();
+    expect(known(pv)).toContain('/spec/claimRef');
+    expect(pv.object.spec).toMatchObject({
+      accessModes: ['ReadWriteOnce', 'ReadOnlyMany'],
+      volumeMode: 'Block',
+      awsElasticBlockStore: { volumeID: 'vol-0d1e2f3a4b5c6d7e8', fsType: 'xfs' },
+    });
+    expect(pv.object.status).toEqual({ phase: 'Available' });
+  });
+  it('`Node Affinity: <none>` is known to be absent', () => {
+    const text = fixture('pv-multi-term-affinity.txt').replace(/Node Affinity:[\s\S]*?\nMessage:/, 'Node Affinity:   <none>\nMessage:');
+    const none = read('none', text).objects[0]!;
+    expect(none.object.spec?.nodeAffinity).toBeUndefined();
+    expect(known(none)).toContain('/spec/nodeAffinity');
+  });
+});
+
+describe('describe reader: StorageClass', () => {
+  it('Immediate binding, k=v annotations (one cut by the newline of a last-applied-configuration), parameters', () => {
+    const r = read('storageclass-immediate.txt');
+    expect(r.skipped).toEqual([]);
+    const sc = r.objects[0]!;
+    expect(sc.object).toMatchObject({
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'StorageClass',
+      provisioner: 'ebs.csi.aws.com',
+      parameters: { encrypted: 'true', type: 'gp3' },
+      allowVolumeExpansion: true,
+      reclaimPolicy: 'Delete',
+      volumeBindingMode: 'Immediate',
+    });
+    expect(sc.object.metadata.annotations?.['storageclass.kubernetes.io/is-default-class']).toBe('true');
+    expect(JSON.parse(sc.object.metadata.annotations!['kubectl.kubernetes.io/last-applied-configuration']!)).toMatchObject({ volumeBindingMode: 'Immediate' });
+    expect(sc.object.mountOptions).toBeUndefined();
+    // A whole description prints AllowedTopologies whenever the class sets it: not shown, not set.
+    expect(known(sc)).toEqual(expect.arrayContaining(['/mountOptions', '/allowedTopologies', '/volumeBindingMode']));
+  });
+  it('WaitForFirstConsumer, mount options one per line, allowed topologies, expansion unset', () => {
+    const sc = read('storageclass-wffc-topologies.txt').objects[0]!;
+    expect(sc.object).toMatchObject({
+      volumeBindingMode: 'WaitForFirstConsumer',
+      mountOptions: ['debug', 'noatime'],
+      allowedTopologies: [{ matchLabelExpressions: [{ key: 'topology.ebs.csi.aws.com/zone', values: ['ap-south-1a', 'ap-south-1b'] }] }],
+    });
+    expect(sc.object.allowVolumeExpansion).toBeUndefined();
+    expect(sc.object.metadata.annotations).toBeUndefined();
+  });
+  it('a class whose binding mode line was not pasted: unknown, not the API default', () => {
+    const text = 'Name:            gp2\nIsDefaultClass:  No\nAnnotations:     <none>\nProvisioner:     ebs.csi.aws.com\n';
+    const sc = readDescribe({ text: fixture('storageclass-immediate.txt').split('\nReclaimPolicy:')[0]!, source: 'cut' }).objects[0]!;
+    expect(sc.object.kind).toBe('StorageClass');
+    // describe prints VolumeBindingMode after ReclaimPolicy: a paste that stops before shows neither.
+    expect(read('short', text).objects[0]!.object.kind).toBe('StorageClass');
+    expect(sc.object.volumeBindingMode).toBeUndefined();
+  });
+});
