@@ -2,9 +2,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { readDescribe } from '../src/loaders/readers/describe.js';
+import type { LoadedObject } from '../src/kube/types.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/tickets/describe-volumes/${name}`, import.meta.url), 'utf8');
 const read = (name: string, text = fixture(name)) => readDescribe({ text, source: name });
+const spec = (o: LoadedObject) => (o.object.spec ?? {}) as Record<string, unknown>;
 const known = (o: { provenance: { partial?: { known: string[] } } }) => o.provenance.partial!.known;
 
 describe('describe reader: PersistentVolumeClaim and its bound PersistentVolume', () => {
@@ -47,8 +49,8 @@ describe('describe reader: PersistentVolumeClaim and its bound PersistentVolume'
     const text = fixture('zonal-ebs-affinity-conflict.md').split('$ kubectl describe pv ')[1]!.split('\nCapacity:')[0]!;
     const cut = read('cut', text).objects[0]!;
     expect(cut.object.kind).toBe('PersistentVolume');
-    expect(cut.object.spec?.claimRef).toEqual({ kind: 'PersistentVolumeClaim', namespace: 'finance', name: 'data-ledger-db-0' });
-    expect(cut.object.spec?.nodeAffinity).toBeUndefined();
+    expect(spec(cut).claimRef).toEqual({ kind: 'PersistentVolumeClaim', namespace: 'finance', name: 'data-ledger-db-0' });
+    expect(spec(cut).nodeAffinity).toBeUndefined();
     expect(known(cut)).not.toContain('/spec/nodeAffinity');
     expect(known(cut)).not.toContain('/spec/csi');
   });
@@ -58,7 +60,7 @@ describe('describe reader: PersistentVolume with several terms and operators', (
   const pv = read('pv-multi-term-affinity.txt').objects[0]!;
 
   it('each term with its expressions (in, notin, exists), in order', () => {
-    expect(pv.object.spec?.nodeAffinity).toEqual({
+    expect(spec(pv).nodeAffinity).toEqual({
       required: {
         nodeSelectorTerms: [
           {
@@ -73,7 +75,7 @@ describe('describe reader: PersistentVolume with several terms and operators', (
     });
   });
   it('an unbound volume: no claim (known), both access modes, the in-tree EBS source', () => {
-    expect(pv.object.spec?.claimRef).toBeUndefined();
+    expect(spec(pv).claimRef).toBeUndefined();
     expect(known(pv)).toContain('/spec/claimRef');
     expect(pv.object.spec).toMatchObject({
       accessModes: ['ReadWriteOnce', 'ReadOnlyMany'],
@@ -85,7 +87,7 @@ describe('describe reader: PersistentVolume with several terms and operators', (
   it('`Node Affinity: <none>` is known to be absent', () => {
     const text = fixture('pv-multi-term-affinity.txt').replace(/Node Affinity:[\s\S]*?\nMessage:/, 'Node Affinity:   <none>\nMessage:');
     const none = read('none', text).objects[0]!;
-    expect(none.object.spec?.nodeAffinity).toBeUndefined();
+    expect(spec(none).nodeAffinity).toBeUndefined();
     expect(known(none)).toContain('/spec/nodeAffinity');
   });
 });
