@@ -15,7 +15,7 @@ interface Shown {
 }
 
 /** The part of a describe builder's context these builders use (describe.ts's BuildContext fits it). */
-export interface StorageContext {
+interface StorageContext {
   obj: KubeObject;
   known: string[];
   get(key: string): Shown | undefined;
