@@ -131,3 +131,85 @@ describe('describe reader: StorageClass', () => {
     expect(sc.object.volumeBindingMode).toBeUndefined();
   });
 });
+
+describe('describe reader: a claim still Pending, an older kubectl', () => {
+  // kubectl before 1.20 printed `Mounted By:` where newer ones print `Used By:`; the claim is read the same.
+  const text = [
+    'Name:          scratch-builder-7',
+    'Namespace:     ci',
+    'StorageClass:  fast-local',
+    'Status:        Pending',
+    'Volume:        ',
+    'Labels:        <none>',
+    'Annotations:   volume.beta.kubernetes.io/storage-provisioner: ebs.csi.aws.com',
+    'Finalizers:    [kubernetes.io/pvc-protection]',
+    'Capacity:      ',
+    'Access Modes:  ',
+    'VolumeMode:    Filesystem',
+    'Mounted By:    builder-7',
+    'Events:',
+    '  Type    Reason                Age                  From                         Message',
+    '  ----    ------                ----                 ----                         -------',
+    '  Normal  WaitForFirstConsumer  2m (x26 over 8m)     persistentvolume-controller  waiting for first consumer to be created before binding',
+    '',
+  ].join('\n');
+  const r = read('pending', text);
+  const pvc = r.objects[0]!;
+
+  it('no volume yet (known), and nothing of a bound volume read', () => {
+    expect(r.skipped).toEqual([]);
+    expect(pvc.object.kind).toBe('PersistentVolumeClaim');
+    expect(spec(pvc)).toEqual({ storageClassName: 'fast-local', volumeMode: 'Filesystem' });
+    expect(known(pvc)).toContain('/spec/volumeName');
+    expect(known(pvc)).not.toContain('/status/capacity');
+    expect(pvc.object.status).toEqual({ phase: 'Pending' });
+  });
+  it("its events are the claim's", () => {
+    const events = r.objects.filter((o) => o.object.kind === 'Event');
+    expect(events).toHaveLength(1);
+    expect(events[0]!.object).toMatchObject({
+      reason: 'WaitForFirstConsumer',
+      involvedObject: { kind: 'PersistentVolumeClaim', name: 'scratch-builder-7', namespace: 'ci' },
+    });
+  });
+});
+
+describe('describe reader: an AKSNodeClass (Azure) is read like the other node classes', () => {
+  const text = [
+    'Name:         general-purpose',
+    'Namespace:    ',
+    'Labels:       <none>',
+    'Annotations:  <none>',
+    'Kind:         AKSNodeClass',
+    'Metadata:',
+    '  Creation Timestamp:  2025-06-03T08:15:00Z',
+    '  Finalizers:',
+    '    karpenter.azure.com/termination',
+    'Spec:',
+    '  Image Family:     AzureLinux',
+    '  Os Disk Size GB:  128',
+    'Status:',
+    '  Conditions:',
+    '    Last Transition Time:  2025-06-03T08:15:09Z',
+    '    Message:               ',
+    '    Reason:                Ready',
+    '    Status:                True',
+    '    Type:                  Ready',
+    'Events:  <none>',
+    '',
+  ].join('\n');
+  it('its API version defaults to the one Azure serves when the paste leaves out `API Version:`', () => {
+    const r = read('aks', text);
+    expect(r.skipped).toEqual([]);
+    const nc = r.objects[0]!.object;
+    expect(nc).toMatchObject({
+      apiVersion: 'karpenter.azure.com/v1beta1',
+      kind: 'AKSNodeClass',
+      metadata: { name: 'general-purpose', finalizers: ['karpenter.azure.com/termination'] },
+    });
+    expect(nc.metadata.namespace).toBeUndefined();
+    expect((nc.status as { conditions: unknown[] }).conditions).toEqual([
+      { type: 'Ready', status: 'True', reason: 'Ready', lastTransitionTime: '2025-06-03T08:15:09Z' },
+    ]);
+  });
+});
