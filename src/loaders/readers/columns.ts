@@ -78,7 +78,18 @@ export function parseEventAge(text: string): { last?: number; first?: number; co
 }
 
 /** Kinds that live in no namespace (an event about one needs none). */
-export const CLUSTER_KINDS = new Set(['Node', 'PersistentVolume', 'Namespace', 'NodePool', 'NodeClaim', 'Provisioner', 'Machine', 'EC2NodeClass']);
+export const CLUSTER_KINDS = new Set([
+  'Node',
+  'PersistentVolume',
+  'StorageClass',
+  'Namespace',
+  'NodePool',
+  'NodeClaim',
+  'Provisioner',
+  'Machine',
+  'EC2NodeClass',
+  'AKSNodeClass',
+]);
 
 /** `app=web,tier=front` (describe's selectors and label lists) → a map; undefined when it is not plain `k=v` pairs. */
 export function parseLabelPairs(text: string): Record<string, string> | undefined {

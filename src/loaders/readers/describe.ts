@@ -9,6 +9,7 @@ import { setPointer } from '../../kube/fields.js';
 import { readAll, type Reader } from './reader.js';
 import { asList, asMap, fromGeneric, lineOfItem, parseNested, resourceName, str, type GMap, type Line } from './describe-generic.js';
 import { describeShaped, inferKind, restoreLayout, sections } from './describe-section.js';
+import { buildPv, buildPvc, buildStorageClass } from './describe-storage.js';
 import { parseCommand } from './ticket/command.js';
 import { eventsOfUnnamedTable } from './event-rows.js';
 import { addRead, describedEvent, onlyOutput, type ReadResult, type TextBlock } from './kubectl-output.js';
@@ -78,6 +79,8 @@ function fieldsFrom(lines: Line[], i: number): { fields: Field[]; next: number }
     if (top && !/^\s/.test(text)) fields.push({ key: top[1]!, value: top[2] ?? '', line, children: [] });
     else if (text.trim() === '' || /^\s/.test(text)) fields[fields.length - 1]?.children.push({ text, line });
     else if (wrapsEventRow(fields, lines[i - 1]?.text)) fields[fields.length - 1]!.children.push({ text, line });
+    // `k=v,k=v` whose value ended in a newline (a last-applied-configuration): the next pair starts at the margin.
+    else if (/^,[A-Za-z0-9][-\w./]*=/.test(text) && fields.length) fields[fields.length - 1]!.children.push({ text, line });
     else break; // prose after the output: the description ends here
   }
   return { fields, next: i };
@@ -155,7 +158,7 @@ function describeOne(fields: Field[], line: number, block: TextBlock, out: ReadR
     out.skipped.push({
       source: block.source,
       line,
-      reason: `kubectl describe output of ${kind ? `${/^[AEIOU]/.test(kind) ? 'an' : 'a'} ${kind}` : 'an unrecognised kind'} ${name ?? '(its Name: line not pasted)'}: not read (karpdoctor reads describe output of Nodes, Pods, PodDisruptionBudgets, Deployments, ReplicaSets and Karpenter's objects)`,
+      reason: `kubectl describe output of ${kind ? `${/^[AEIOU]/.test(kind) ? 'an' : 'a'} ${kind}` : 'an unrecognised kind'} ${name ?? '(its Name: line not pasted)'}: not read (karpdoctor reads describe output of Nodes, Pods, PodDisruptionBudgets, Deployments, ReplicaSets, volumes, StorageClasses and Karpenter's objects)`,
     });
     return;
   }
@@ -224,11 +227,15 @@ const DEFAULT_API: Record<string, string> = {
   NodeClaim: 'karpenter.sh/v1',
   NodePool: 'karpenter.sh/v1',
   EC2NodeClass: 'karpenter.k8s.aws/v1',
+  AKSNodeClass: 'karpenter.azure.com/v1beta1',
   Machine: 'karpenter.sh/v1alpha5',
   Provisioner: 'karpenter.sh/v1alpha5',
   AWSNodeTemplate: 'karpenter.k8s.aws/v1alpha1',
   Deployment: 'apps/v1',
   ReplicaSet: 'apps/v1',
+  PersistentVolumeClaim: 'v1',
+  PersistentVolume: 'v1',
+  StorageClass: 'storage.k8s.io/v1',
 };
 
 /** Node and Pod descriptions have no `Kind:` line; their sections say what they are. */
@@ -241,6 +248,10 @@ function guessKind(fields: Field[]): string | undefined {
   if (keys.has('Containers') && (keys.has('Node') || keys.has('QoS Class'))) return 'Pod';
   // The end of a Pod's description (its containers cut off above): fields only a Pod has.
   if (keys.has('QoS Class') || (keys.has('Tolerations') && keys.has('Node-Selectors'))) return 'Pod';
+  // kubectl's own describers of volumes: fields no other description prints.
+  if (keys.has('Provisioner') && (keys.has('IsDefaultClass') || keys.has('VolumeBindingMode') || keys.has('Parameters'))) return 'StorageClass';
+  if (keys.has('Reclaim Policy') && (keys.has('Claim') || keys.has('Node Affinity') || keys.has('Source'))) return 'PersistentVolume';
+  if (keys.has('StorageClass') && keys.has('Volume') && (keys.has('Used By') || keys.has('Access Modes'))) return 'PersistentVolumeClaim';
   if (keys.has('Min available') || keys.has('Max unavailable') || keys.has('Allowed disruptions')) return 'PodDisruptionBudget';
   return undefined;
 }
@@ -252,11 +263,15 @@ const BUILDERS: Record<string, (c: BuildContext) => void> = {
   NodeClaim: buildKarpenter,
   NodePool: buildKarpenter,
   EC2NodeClass: buildKarpenter,
+  AKSNodeClass: buildKarpenter,
   Provisioner: buildKarpenter,
   Machine: buildKarpenter,
   AWSNodeTemplate: buildKarpenter,
   Deployment: buildWorkload,
   ReplicaSet: buildWorkload,
+  PersistentVolumeClaim: buildPvc,
+  PersistentVolume: buildPv,
+  StorageClass: buildStorageClass,
 };
 
 function set(c: BuildContext, pointer: string, value: unknown, line?: number): void {
