@@ -330,12 +330,20 @@ function profileSummary(r) {
     lines.push(
       `  ${ph.phase.padEnd(9)} ${fmtS(ph.ms).padStart(8)}  ${((ph.ms / p.wallMs) * 100).toFixed(1).padStart(5)} %  ${(ph.ms / r.floorMs).toFixed(2)}× floor  CPU ${fmtS(ph.cpuMs).padStart(7)}  heap ${fmtDelta(ph.heapUsedDeltaBytes)}  RSS ${fmtDelta(ph.rssDeltaBytes)}`,
     );
+  const cpuOf = (x) => Math.round(x.cpuMs ?? x.ms);
   lines.push(
-    `  rules: ${p.rules.ran} ran, ${fmtS(p.rules.totalMs)}; costliest ${p.rules.top
+    `  rules: ${p.rules.ran} ran, ${fmtS(p.rules.cpuMs ?? p.rules.totalMs)} of CPU of their own; costliest ${p.rules.top
       .slice(0, 3)
-      .map((x) => `${x.id} ${Math.round(x.ms)} ms`)
+      .map((x) => `${x.id} ${cpuOf(x)} ms`)
       .join(', ')}`,
   );
+  if (p.views)
+    lines.push(
+      `  views (built once, for the rules): ${fmtS(p.views.cpuMs)} of CPU; costliest ${p.views.top
+        .slice(0, 3)
+        .map((x) => `${x.view} ${cpuOf(x)} ms`)
+        .join(', ')}`,
+    );
   lines.push(`  readers (all threads): ${p.readers.top.map((x) => `${x.reader} ${Math.round(x.ms)} ms`).join(', ')}`);
   const over = describeOverBudget(overBudget(p));
   lines.push(...(over.length ? over.map((l) => `  ${l}`) : ['  budgets: no rule or reader over its budget']));

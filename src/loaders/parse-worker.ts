@@ -41,7 +41,13 @@ async function handle(job: WorkerJob): Promise<void> {
 async function rangeWithCost(fsPath: string, size: number, displayPath: string, range: RangeJob, started: number): Promise<RangePartial> {
   const partial = await loadRange(fsPath, size, displayPath, range);
   partial.readers = [
-    { reader: 'json (cut across workers)', ms: performance.now() - started, files: range.index === 0 ? 1 : 0, bytes: range.end - range.start },
+    {
+      reader: 'json (cut across workers)',
+      ms: performance.now() - started,
+      files: range.index === 0 ? 1 : 0,
+      bytes: range.end - range.start,
+      heapUsedDeltaBytes: 0,
+    },
   ];
   return partial;
 }
