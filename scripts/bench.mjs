@@ -10,7 +10,7 @@
  * previous run kept it), measures the floor in a child process (scripts/bench-child.mjs floor), runs the real
  * scan in another child process (scripts/bench-child.mjs scan, which imports bin/karpdoctor.js), and prints a
  * table, then what each phase of the scan cost (`scan --profile`). A full-scale run (or --write-docs) writes the
- * table into docs/performance.md between its bench markers, with the date, the commit and the machine.
+ * table into README.md and docs/performance.md between their bench markers, with the date, the commit and the machine.
  *
  * --quick (under a minute): scale 0.02, JSON only, the dump kept in .bench/; prints the ratio to the floor, each phase,
  * and names any rule or reader over its budget (scripts/bench-budget.mjs). It always exits 0 when it could measure: missed targets are printed as MISS, not failures. It exits 1
@@ -36,6 +36,8 @@ const CHILD = path.join(ROOT, 'scripts', 'bench-child.mjs');
 const FULL = { nodes: 5000, pods: 150000, events: 100000 };
 const QUICK_SCALE = '0.02';
 const DOCS = path.join(ROOT, 'docs', 'performance.md');
+/** Both carry the table between the markers: the README's section and the performance page. */
+const TABLES = [path.join(ROOT, 'README.md'), DOCS];
 const DOCS_START = '<!-- bench:start -->';
 const DOCS_END = '<!-- bench:end -->';
 
@@ -67,7 +69,7 @@ function parseCli() {
         '  --keep           keep the generated dumps in .bench/ (reused by later runs) and the scan reports',
         '  --no-scan        only generate and measure the floor',
         '  --quick          scale 0.02, JSON, dump kept: ratio, phases and budgets in under a minute',
-        '  --write-docs     write the table into docs/performance.md (always done at scale 1)',
+        '  --write-docs     write the table into README.md and docs/performance.md (always done at scale 1)',
         '',
       ].join('\n'),
     );
@@ -330,12 +332,20 @@ function profileSummary(r) {
     lines.push(
       `  ${ph.phase.padEnd(9)} ${fmtS(ph.ms).padStart(8)}  ${((ph.ms / p.wallMs) * 100).toFixed(1).padStart(5)} %  ${(ph.ms / r.floorMs).toFixed(2)}× floor  CPU ${fmtS(ph.cpuMs).padStart(7)}  heap ${fmtDelta(ph.heapUsedDeltaBytes)}  RSS ${fmtDelta(ph.rssDeltaBytes)}`,
     );
+  const cpuOf = (x) => Math.round(x.cpuMs ?? x.ms);
   lines.push(
-    `  rules: ${p.rules.ran} ran, ${fmtS(p.rules.totalMs)}; costliest ${p.rules.top
+    `  rules: ${p.rules.ran} ran, ${fmtS(p.rules.cpuMs ?? p.rules.totalMs)} of CPU of their own; costliest ${p.rules.top
       .slice(0, 3)
-      .map((x) => `${x.id} ${Math.round(x.ms)} ms`)
+      .map((x) => `${x.id} ${cpuOf(x)} ms`)
       .join(', ')}`,
   );
+  if (p.views)
+    lines.push(
+      `  views (built once, for the rules): ${fmtS(p.views.cpuMs)} of CPU; costliest ${p.views.top
+        .slice(0, 3)
+        .map((x) => `${x.view} ${cpuOf(x)} ms`)
+        .join(', ')}`,
+    );
   lines.push(`  readers (all threads): ${p.readers.top.map((x) => `${x.reader} ${Math.round(x.ms)} ms`).join(', ')}`);
   const over = describeOverBudget(overBudget(p));
   lines.push(...(over.length ? over.map((l) => `  ${l}`) : ['  budgets: no rule or reader over its budget']));
@@ -344,15 +354,8 @@ function profileSummary(r) {
 
 const fmtDelta = (bytes) => `${bytes < 0 ? '-' : '+'}${fmtBytes(Math.abs(bytes))}`;
 
-/** The table of docs/performance.md, between its markers: what was measured, on what, when. */
+/** The table of README.md and docs/performance.md, between their markers: what was measured, on what, when. */
 function writeDocs(opts, results) {
-  const text = fs.readFileSync(DOCS, 'utf8');
-  const start = text.indexOf(DOCS_START);
-  const end = text.indexOf(DOCS_END);
-  if (start < 0 || end < start) {
-    log(`${path.relative(ROOT, DOCS)} has no ${DOCS_START} … ${DOCS_END} markers; table not written`);
-    return;
-  }
   const git = (args) => {
     try {
       return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
@@ -380,8 +383,17 @@ function writeDocs(opts, results) {
       `| ${r.format.toUpperCase()}, ${fmtBytes(r.manifest.totalBytes)} in ${r.manifest.files.length} files | ${fmtS(r.floorMs)} (${r.format === 'json' ? '`JSON.parse`' : 'js-yaml'}) | ${fmtS(r.scan.wallMs)} | ${(r.scan.wallMs / r.floorMs).toFixed(2)} | ${cpuRatio} | ${rss} | ${phases} |`,
     );
   }
-  fs.writeFileSync(DOCS, `${text.slice(0, start + DOCS_START.length)}\n${rows.join('\n')}\n${text.slice(end)}`);
-  log(`wrote the table into ${path.relative(ROOT, DOCS)}`);
+  for (const file of TABLES) {
+    const text = fs.readFileSync(file, 'utf8');
+    const start = text.indexOf(DOCS_START);
+    const end = text.indexOf(DOCS_END);
+    if (start < 0 || end < start) {
+      log(`${path.relative(ROOT, file)} has no ${DOCS_START} … ${DOCS_END} markers; table not written there`);
+      continue;
+    }
+    fs.writeFileSync(file, `${text.slice(0, start + DOCS_START.length)}\n${rows.join('\n')}\n${text.slice(end)}`);
+    log(`wrote the table into ${path.relative(ROOT, file)}`);
+  }
 }
 
 // --- main ------------------------------------------------------------------------------------------------

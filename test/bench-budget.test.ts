@@ -64,6 +64,35 @@ describe('quick bench budgets', () => {
     expect(describeOverBudget(over)[0]).toBe('OVER BUDGET: reader controller-log took 1500 ms, 15.0 % of reader time (budget 10 %)');
   });
 
+  it('judges rules and views by CPU time when the profile has it: waiting for a core is not a rule cost', () => {
+    const p = {
+      wallMs: 20_000,
+      cpuMs: 10_000,
+      rules: {
+        totalMs: 1_000,
+        cpuMs: 300,
+        top: [
+          { id: 'waited', ms: 600, cpuMs: 30 },
+          { id: 'worked', ms: 100, cpuMs: 84 },
+          ...Array.from({ length: 6 }, (_, i) => ({ id: `r${i}`, ms: 50, cpuMs: 30 })),
+        ],
+      },
+      views: {
+        totalMs: 400,
+        cpuMs: 300,
+        top: [
+          { view: 'eventsByInvolved', ms: 300, cpuMs: 200 },
+          { view: 'podsByNode', ms: 100, cpuMs: 60 },
+        ],
+      },
+      readers: { totalMs: 0, top: [] },
+    };
+    const over: Over[] = overBudget(p);
+    // Rules phase = 300 ms of the rules' own CPU + 300 ms of views: 'worked' (14 %) and 'waited' (5 %) are within it.
+    expect(over.map((o) => [o.kind, o.name, o.of])).toEqual([['view', 'eventsByInvolved', 'the rules phase']]);
+    expect(describeOverBudget(over)[0]).toBe('OVER BUDGET: view eventsByInvolved took 200 ms of CPU, 33.3 % of the rules phase (budget 15 %)');
+  });
+
   it('is quiet on an empty profile (nothing read, no rule run)', () => {
     expect(overBudget(profile([], [], 0))).toEqual([]);
   });

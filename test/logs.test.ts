@@ -114,6 +114,18 @@ describe('parseLogLine: generations', () => {
     expect(r.fields).toStrictEqual({ controller: 'provisioner' });
   });
 
+  it('keeps every other pair of a record in fields, in order, whichever of its names the message, level and time use', () => {
+    const r = parse('{"ts":1700000000,"msg":"m","message":7,"severity":"warn","level":3,"__proto__":{"x":1},"b":2}')!;
+    expect(r).toMatchObject({ message: 'm', level: 'WARN', time: '2023-11-14T22:13:20.000Z' });
+    expect(Object.keys(r.fields)).toStrictEqual(['message', 'level', '__proto__', 'b']);
+    expect(Object.getPrototypeOf(r.fields)).toBe(Object.prototype);
+    // The same line read twice gives two records that share nothing.
+    const line = '{"level":"INFO","message":"again","nested":{"a":1}}';
+    const [a, b] = [parse(line)!, parse(line)!];
+    expect(a).toStrictEqual(b);
+    expect(a.fields.nested).not.toBe(b.fields.nested);
+  });
+
   it('returns null for blank lines, truncated JSON, non-record JSON and undated free text', () => {
     expect(parse('')).toBeNull();
     expect(parse('   \r')).toBeNull();
@@ -222,6 +234,24 @@ describe('normaliseTime', () => {
     [1700000000123, '2023-11-14T22:13:20.123Z'],
   ])('%s → %s', (input, expected) => {
     expect(normaliseTime(input)).toBe(expected);
+  });
+
+  it('gives a time already written UTC with milliseconds back as it is, and checks it as a date all the same', () => {
+    // The controller writes this form; its shortcut must agree with the round trip through Date at every edge.
+    for (const t of ['2024-02-28T23:59:59.999Z', '2024-01-01T00:00:00.000Z', '0999-12-28T12:00:00.500Z']) expect(normaliseTime(t)).toBe(t);
+    expect(normaliseTime('2024-02-29T10:00:00.000Z')).toBe('2024-02-29T10:00:00.000Z');
+    // Days 29–31 go through Date, whatever it makes of them.
+    for (const t of ['2023-04-31T10:00:00.000Z', '2023-02-30T10:00:00.000Z']) expect(normaliseTime(t)).toBe(new Date(t).toISOString());
+    for (const bad of [
+      '2024-13-01T00:00:00.000Z',
+      '2024-00-10T00:00:00.000Z',
+      '2024-01-00T00:00:00.000Z',
+      '2024-01-10T25:00:00.000Z',
+      '2024-01-10T10:61:00.000Z',
+    ])
+      expect(normaliseTime(bad)).toBeUndefined();
+    expect(normaliseTime('2024-01-10t10:00:00.000z')).toBe('2024-01-10T10:00:00.000Z');
+    expect(normaliseTime(' 2024-01-10T10:00:00.000Z')).toBe('2024-01-10T10:00:00.000Z');
   });
 
   it('rejects what is not a time, leaving an unreadable one in fields', () => {

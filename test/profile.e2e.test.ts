@@ -60,20 +60,33 @@ describe('scan --profile', () => {
     const ms = rules.top.map((r) => r.ms);
     expect(ms).toEqual([...ms].sort((a, b) => b - a));
     expect(rules.top.reduce((s, r) => s + r.share, 0)).toBeLessThanOrEqual(1.000001);
+    expect(rules.top.every((r) => r.cpuMs >= 0)).toBe(true);
+  });
+
+  it('charges the views of the snapshot to themselves: rules and views together are the rules phase, not counted twice', () => {
+    const { rules, views, phases } = report.profile!;
+    const names = views.top.map((v) => v.view);
+    // Many rules read the events of an object: building that index is no one rule's work.
+    expect(names).toContain('eventsByInvolved');
+    expect(views.top.every((v) => v.builds >= 1 && v.ms >= 0 && v.cpuMs >= 0)).toBe(true);
+    const rulesPhase = phases.find((p) => p.phase === 'rules')!.ms;
+    expect(rules.totalMs + views.totalMs).toBeLessThanOrEqual(rulesPhase + phases.find((p) => p.phase === 'snapshot')!.ms + 1);
   });
 
   it('charges the readers that read the fixture, by file and bytes', () => {
     const { readers } = report.profile!;
     const names = readers.top.map((r) => r.reader);
     expect(names).toContain('json');
-    expect(readers.top.every((r) => r.files >= 1 && r.bytes > 0)).toBe(true);
+    expect(readers.top.every((r) => r.files >= 1 && r.bytes > 0 && Number.isInteger(r.heapUsedDeltaBytes))).toBe(true);
     expect(readers.top.length).toBeLessThanOrEqual(10);
   });
 
   it('prints the same on stderr: phases, then the rules and readers', () => {
     for (const phase of ['load', 'snapshot', 'rules', 'lines', 'report', 'render']) expect(stderr).toMatch(new RegExp(`^${phase}\\s+\\d+ ms`, 'm'));
-    expect(stderr).toMatch(/^rules: \d+ ran in \d+ ms; costliest:$/m);
+    expect(stderr).toMatch(/^rules: \d+ ran in \d+ ms \(CPU \d+ ms\) of their own; costliest:$/m);
+    expect(stderr).toMatch(/^views: built in \d+ ms \(CPU \d+ ms\), each once, for the rules that ask; costliest:$/m);
     expect(stderr).toMatch(/^readers: \d+ ms over all threads; costliest:$/m);
+    expect(stderr).toMatch(/^ {2}eventsByInvolved +\d+ ms +[\d.]+ % +CPU +\d+ ms +heap/m);
     expect(stderr).toContain(`  ${report.profile!.rules.top[0]!.id}`);
   });
 

@@ -1,7 +1,10 @@
 /** Measures a scan phase by phase for `--profile` (the model and its rendering are in reporters/profile.ts). */
 import type { RunResult } from '../engine/runner.js';
 import type { ReaderCost } from '../loaders/reader-clock.js';
+import type { ViewCost } from '../snapshot/view-clock.js';
 import { PROFILE_TOP, type PhaseCost, type ScanProfile } from '../reporters/profile.js';
+
+type RuleRun = Pick<RunResult, 'timings' | 'heapDeltas' | 'cpuTimes'>;
 
 interface Sample {
   at: number;
@@ -29,26 +32,44 @@ export class ScanProfiler {
     this.last = now;
   }
 
-  profile(run: Pick<RunResult, 'timings' | 'heapDeltas'>, readers: readonly ReaderCost[] = []): ScanProfile {
+  profile(run: RuleRun, readers: readonly ReaderCost[] = [], views: readonly ViewCost[] = []): ScanProfile {
     return {
       wallMs: this.last.at - this.start.at,
       cpuMs: this.last.cpu - this.start.cpu,
       peakRssBytes: peakRss(),
       phases: this.phases,
       rules: ruleCosts(run),
+      views: viewCosts(views),
       readers: readerCosts(readers),
     };
   }
 }
 
-function ruleCosts(run: Pick<RunResult, 'timings' | 'heapDeltas'>): ScanProfile['rules'] {
+function ruleCosts(run: RuleRun): ScanProfile['rules'] {
   const all = Object.entries(run.timings);
   const totalMs = all.reduce((sum, [, t]) => sum + t, 0);
+  const cpuMs = Object.values(run.cpuTimes ?? {}).reduce((sum, t) => sum + t, 0);
   const top = all
     .sort((a, b) => b[1] - a[1])
     .slice(0, PROFILE_TOP)
-    .map(([id, t]) => ({ id, ms: t, share: totalMs ? t / totalMs : 0, heapUsedDeltaBytes: run.heapDeltas?.[id] ?? 0 }));
-  return { ran: all.length, totalMs, top };
+    .map(([id, t]) => ({
+      id,
+      ms: t,
+      cpuMs: run.cpuTimes?.[id] ?? 0,
+      share: totalMs ? t / totalMs : 0,
+      heapUsedDeltaBytes: run.heapDeltas?.[id] ?? 0,
+    }));
+  return { ran: all.length, totalMs, cpuMs, top };
+}
+
+function viewCosts(views: readonly ViewCost[]): ScanProfile['views'] {
+  const totalMs = views.reduce((sum, v) => sum + v.ms, 0);
+  const cpuMs = views.reduce((sum, v) => sum + v.cpuMs, 0);
+  const top = [...views]
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, PROFILE_TOP)
+    .map((v) => ({ ...v, share: totalMs ? v.ms / totalMs : 0 }));
+  return { totalMs, cpuMs, top };
 }
 
 function readerCosts(readers: readonly ReaderCost[]): ScanProfile['readers'] {

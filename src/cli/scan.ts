@@ -208,7 +208,7 @@ export async function executeScan(paths: string[], opts: ScanOptions, plan: Scan
   let profile: ScanProfile | undefined;
   if (profiler) {
     profiler.end('report');
-    profile = profiler.profile(run, 'readers' in load ? load.readers : undefined);
+    profile = profiler.profile(run, 'readers' in load ? load.readers : undefined, snapshot.viewClock.entries());
     // --timing, the older flag, prints on stderr only: the report it leaves stays byte for byte what it was.
     if (opts.profile) report.profile = profile;
   }

@@ -36,6 +36,9 @@ const MAX_FRAME_CHARS = 2048;
 export type TraceLine = 'strong' | 'frame';
 
 export function traceLine(text: string): TraceLine | undefined {
+  // Every pattern above opens with a word character, `[`, `.`, `-` or a space: a JSON record (most lines of a log)
+  // is none of them, and is asked about on every line.
+  if (text.charCodeAt(0) === 0x7b /* { */) return undefined;
   if (STRONG.some((re) => re.test(text))) return 'strong';
   const t = text.trim();
   // A frame line has no spaces outside its argument list and names a package path or a call; prose and hostnames

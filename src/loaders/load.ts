@@ -52,7 +52,7 @@ export async function loadInputs(paths: string[], opts: LoadOptions = {}): Promi
       return next;
     });
     const result = merge(paths, await Promise.all(partials), files.length);
-    if (pool?.decodeMs) (result.readers ??= []).push({ reader: READ_BACK, ms: pool.decodeMs, files: 0, bytes: 0 });
+    if (pool?.decodeMs) (result.readers ??= []).push({ reader: READ_BACK, ms: pool.decodeMs, files: 0, bytes: 0, heapUsedDeltaBytes: pool.decodeHeapBytes });
     return result;
   } finally {
     await pool?.close();

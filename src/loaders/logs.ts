@@ -110,13 +110,18 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
   // trim() also drops a BOM and the `\r` of CRLF files; colours survive a copy from a terminal.
   let rest = (text.includes('\x1b') ? text.replace(ANSI, '') : text).trim();
   if (rest === '') return null;
-  if (CUT_YEAR.test(rest)) rest = `2${rest}`;
-  // A results table copied with its row numbers (CloudWatch Logs Insights' `#` column).
-  rest = rest.replace(ROW_NUMBER, '');
-  rest = rest.replace(KIBANA_TIME, (_, mon: string, day: string, year: string, t: string) => {
-    const mm = String(MONTHS.indexOf(mon) + 1).padStart(2, '0');
-    return `${year}-${mm}-${day.padStart(2, '0')} ${t}`;
-  });
+  // The three prefixes below open with a digit or a capital: a record's `{` (most lines of a log) skips them.
+  const first = rest.charCodeAt(0);
+  if (first >= 0x30 && first <= 0x39) {
+    if (CUT_YEAR.test(rest)) rest = `2${rest}`;
+    // A results table copied with its row numbers (CloudWatch Logs Insights' `#` column).
+    rest = rest.replace(ROW_NUMBER, '');
+  } else if (first >= 0x41 && first <= 0x5a) {
+    rest = rest.replace(KIBANA_TIME, (_, mon: string, day: string, year: string, t: string) => {
+      const mm = String(MONTHS.indexOf(mon) + 1).padStart(2, '0');
+      return `${year}-${mm}-${day.padStart(2, '0')} ${t}`;
+    });
+  }
   let prefixTime: string | undefined;
   let prefixPod: PodRef | undefined;
   let parsed: Parsed | null | undefined;
@@ -259,16 +264,18 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
   const provenance: Provenance = { source: ctx.source, line: lineNo };
   // An aggregator that kept only the message (`{"message":"panic: …"}`) still shows a panic.
   const level = parsed.level ?? goPanicLevel(parsed.message);
-  return {
-    ...(time === undefined ? {} : { time }),
-    ...(zoneUnknown ? { timeZoneUnknown: true } : {}),
-    ...(level === undefined ? {} : { level }),
-    ...(cut ? { cut: true } : {}),
-    message: parsed.message,
-    fields: parsed.fields,
-    ...(pod ? { pod } : {}),
-    provenance,
-  };
+  // Built key by key, not spread from conditional literals: a log has a record per line, and spreads cost more than
+  // the parse. The key order is the same as a literal's (it shows in JSON reports).
+  const record = {} as LogRecord;
+  if (time !== undefined) record.time = time;
+  if (zoneUnknown) record.timeZoneUnknown = true;
+  if (level !== undefined) record.level = level;
+  if (cut) record.cut = true;
+  record.message = parsed.message;
+  record.fields = parsed.fields;
+  if (pod) record.pod = pod;
+  record.provenance = provenance;
+  return record;
 }
 
 /**
@@ -321,21 +328,68 @@ export function recordFromJson(value: unknown, line: number, ctx: LogContext): L
 
 /** JSON generations. An object without a string `message`/`msg` is some other JSON, not a log record. */
 function parseJsonRecord(text: string): Parsed | null {
+  const value = jsonOf(text);
+  // A record nested past the limit is no record anyone wrote: it is counted with the lines not recognised.
+  if (!isObject(value) || tooDeep(value)) return null;
+  const message = pick(value, MESSAGE_KEYS, (v) => (typeof v === 'string' ? v : undefined));
+  if (message === undefined) return null;
+  const level = pick(value, LEVEL_KEYS, (v) => (typeof v === 'string' ? v.toUpperCase() : undefined));
+  // A time we cannot read stays in `fields` so nothing is lost.
+  const time = pick(value, TIME_KEYS, normaliseTime);
+  // The record takes the parsed value's nested objects: the same text read again is parsed again.
+  lastJson = undefined;
+  const fields = without(value, message.key, level?.key, time?.key);
+  const parsed: Parsed = { message: message.value, fields };
+  if (level !== undefined) parsed.level = level.value;
+  if (time !== undefined) parsed.time = time.value;
+  return parsed;
+}
+
+const MESSAGE_KEYS = ['message', 'msg'];
+const LEVEL_KEYS = ['level', 'severity'];
+const TIME_KEYS = ['time', 'ts', 'timestamp'];
+
+/**
+ * The last text given to JSON.parse and what it gave: a line opening with `{"` is tried as a collector's envelope, then
+ * as a record, and is parsed once for both.
+ */
+let lastJson: { text: string; value: unknown } | undefined;
+const NOT_JSON = Symbol('not JSON');
+
+function jsonOf(text: string): unknown {
+  if (lastJson?.text === text) return lastJson.value;
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    return null;
+    value = NOT_JSON;
   }
-  // A record nested past the limit is no record anyone wrote: it is counted with the lines not recognised.
-  if (!isObject(value) || tooDeep(value)) return null;
-  const fields: Record<string, unknown> = { ...value };
-  const message = take(fields, ['message', 'msg'], (v) => (typeof v === 'string' ? v : undefined));
-  if (message === undefined) return null;
-  const level = take(fields, ['level', 'severity'], (v) => (typeof v === 'string' ? v.toUpperCase() : undefined));
-  // A time we cannot read stays in `fields` so nothing is lost.
-  const time = take(fields, ['time', 'ts', 'timestamp'], normaliseTime);
-  return { message, fields, ...(level === undefined ? {} : { level }), ...(time === undefined ? {} : { time }) };
+  lastJson = { text, value };
+  return value;
+}
+
+/** The first of `keys` whose value `read` accepts, with what it read. */
+function pick<T>(obj: Record<string, unknown>, keys: string[], read: (v: unknown) => T | undefined): { key: string; value: T } | undefined {
+  for (const key of keys) {
+    const value = read(obj[key]);
+    if (value !== undefined) return { key, value };
+  }
+  return undefined;
+}
+
+/**
+ * A copy of a record's pairs but the ones read into the record itself, in their order. A copy rather than `delete` on
+ * the parsed object: deleting turns an object into a slow dictionary, and a log holds one per line.
+ */
+function without(obj: Record<string, unknown>, a: string, b: string | undefined, c: string | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(obj)) {
+    if (key === a || key === b || key === c) continue;
+    // An own `__proto__` pair (JSON.parse makes one) stays a pair, as a spread would keep it.
+    if (key === '__proto__') Object.defineProperty(out, key, { value: obj[key], enumerable: true, writable: true, configurable: true });
+    else out[key] = obj[key];
+  }
+  return out;
 }
 
 /**
@@ -343,17 +397,14 @@ function parseJsonRecord(text: string): Parsed | null {
  * `{"@timestamp":…,"@message":"<record>"}` (a CloudWatch Logs Insights export), when the inner text is a line of its own.
  */
 function collectorEnvelope(text: string): { log: string; time?: string; pod?: PodRef } | null {
-  if (!text.includes('"log":') && !text.includes('"@message":')) return null;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return null;
-  }
+  const value = jsonOf(text);
   if (!isObject(value) || typeof value.message === 'string' || typeof value.msg === 'string') return null;
   // CloudWatch Logs Insights rows exported as JSON carry the line as `@message`.
   const inner = typeof value.log === 'string' ? value.log : value['@message'];
   if (typeof inner !== 'string') return null;
+  // Written as collectors write it (no space before the colon, no escapes in the key); tested after the parse, which
+  // the record needs anyway, so that a record's text is not searched twice for a key it does not have.
+  if (!text.includes('"log":') && !text.includes('"@message":')) return null;
   const log = inner.trim();
   if (log === '') return null;
   const k8s = isObject(value.kubernetes) ? value.kubernetes : {};
@@ -504,6 +555,7 @@ function fieldsTailTabbed(text: string): string {
  * seconds (zap `ts`), or milliseconds when too large to be seconds.
  */
 export function normaliseTime(value: unknown): string | undefined {
+  if (typeof value === 'string' && isCanonicalTime(value)) return value;
   let date: Date;
   if (typeof value === 'number' && Number.isFinite(value)) {
     date = new Date(value > 1e11 ? value : value * 1000);
@@ -519,6 +571,24 @@ export function normaliseTime(value: unknown): string | undefined {
   }
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
 }
+
+/**
+ * Already `YYYY-MM-DDTHH:mm:ss.sssZ`, with a day every month has: what the round trip through Date would give back,
+ * without it (most controller records are written this way). Days 29–31 and anything else take the round trip.
+ */
+function isCanonicalTime(s: string): boolean {
+  if (s.length !== 24 || s[4] !== '-' || s[7] !== '-' || s[10] !== 'T' || s[13] !== ':' || s[16] !== ':' || s[19] !== '.' || s[23] !== 'Z') return false;
+  for (const i of TIME_DIGITS) {
+    const c = s.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) return false;
+  }
+  const two = (i: number) => (s.charCodeAt(i) - 0x30) * 10 + s.charCodeAt(i + 1) - 0x30;
+  const month = two(5);
+  const day = two(8);
+  return month >= 1 && month <= 12 && day >= 1 && day <= 28 && two(11) <= 23 && two(14) <= 59 && two(17) <= 59;
+}
+
+const TIME_DIGITS = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22];
 
 /** A pod named by a line prefix wins; it borrows namespace/container from the context only when it is the same pod. */
 function podFor(prefix: PodRef | undefined, ctx: PodRef | undefined): PodRef | undefined {
@@ -623,17 +693,6 @@ export function podFromLogPath(relPath: string): { namespace?: string; name: str
     return { namespace: parts[n - 3]!, name: parts[n - 2]! };
   }
   return null;
-}
-
-function take<T>(obj: Record<string, unknown>, keys: string[], read: (v: unknown) => T | undefined): T | undefined {
-  for (const key of keys) {
-    const v = read(obj[key]);
-    if (v !== undefined) {
-      delete obj[key];
-      return v;
-    }
-  }
-  return undefined;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -5,6 +5,7 @@
  * than it saves.
  */
 import { availableParallelism } from 'node:os';
+import { getHeapStatistics } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { InputFile, LoadOptions, PartialLoad } from './types.js';
 import type { RangeJob } from './split.js';
@@ -28,8 +29,9 @@ export type WorkerReply =
 
 export interface ParsePool {
   readonly size: number;
-  /** Main-thread time spent decoding what the workers sent back. */
+  /** Main-thread time spent decoding what the workers sent back, and what it added to the main thread's heap. */
   readonly decodeMs: number;
+  readonly decodeHeapBytes: number;
   load(file: InputFile, opts: LoadOptions, range?: RangeJob): Promise<PartialLoad>;
   /** Start lines of the objects of a file parsed whole, found on a worker. */
   locate(fsPath: string, source: string, size: number): Promise<number[]>;
@@ -63,6 +65,7 @@ class Pool implements ParsePool {
   private readonly pending = new Map<number, { objects: PartialLoad['objects']; resolve: (p: PartialLoad) => void; reject: (e: Error) => void }>();
   private nextId = 1;
   decodeMs = 0;
+  decodeHeapBytes = 0;
 
   constructor(readonly size: number) {
     for (let i = 0; i < size; i++) {
@@ -111,10 +114,12 @@ class Pool implements ParsePool {
 
   private onMessage(m: WorkerReply): void {
     const started = performance.now();
+    const heap = getHeapStatistics().used_heap_size;
     try {
       this.receive(m);
     } finally {
       this.decodeMs += performance.now() - started;
+      this.decodeHeapBytes += getHeapStatistics().used_heap_size - heap;
     }
   }
 

@@ -1,10 +1,14 @@
 /** Worker thread: loads one file on disk with the same code as the main thread and sends back what it found. */
 import { parentPort } from 'node:worker_threads';
-import { FileSource } from './archive/bytes.js';
-import { loadOne } from './load.js';
 import { locateUnitLines } from './locate.js';
-import { loadRange, type RangeJob, type RangePartial } from './split.js';
+import type { RangeJob, RangePartial, loadRange as LoadRange } from './split.js';
 import type { WorkerJob, WorkerReply } from './parallel.js';
+
+/**
+ * The readers, imported on the first file to read: a worker of the pool that only locates cited lines after the rules
+ * never loads them (each would cost the thread a few hundred ms of start-up CPU).
+ */
+const readers = () => Promise.all([import('./archive/bytes.js'), import('./load.js'), import('./split.js')]);
 
 /** Objects travel in batches so that no single message (a JSON string) approaches V8's string limit. */
 const BATCH = 4000;
@@ -23,10 +27,11 @@ async function handle(job: WorkerJob): Promise<void> {
       send({ id: job.id, type: 'done', json: JSON.stringify({ lines: locateUnitLines(fsPath, displayPath) }) });
       return;
     }
+    const [{ FileSource }, { loadOne }, { loadRange }] = await readers();
     const source = new FileSource(fsPath, size);
     const started = performance.now();
     const partial = job.range
-      ? await rangeWithCost(fsPath, size, displayPath, job.range, started)
+      ? await rangeWithCost(loadRange, fsPath, size, displayPath, job.range, started)
       : await loadOne({ displayPath, relPath, size, fsPath, ...(direct ? { direct } : {}), chunks: () => source.stream(0, size) }, job.options);
     for (let i = 0; i < partial.objects.length; i += BATCH) {
       send({ id: job.id, type: 'objects', json: JSON.stringify(partial.objects.slice(i, i + BATCH)) });
@@ -38,10 +43,23 @@ async function handle(job: WorkerJob): Promise<void> {
 }
 
 /** A range is read by no reader of the registry: its cost is charged to the split itself. */
-async function rangeWithCost(fsPath: string, size: number, displayPath: string, range: RangeJob, started: number): Promise<RangePartial> {
+async function rangeWithCost(
+  loadRange: typeof LoadRange,
+  fsPath: string,
+  size: number,
+  displayPath: string,
+  range: RangeJob,
+  started: number,
+): Promise<RangePartial> {
   const partial = await loadRange(fsPath, size, displayPath, range);
   partial.readers = [
-    { reader: 'json (cut across workers)', ms: performance.now() - started, files: range.index === 0 ? 1 : 0, bytes: range.end - range.start },
+    {
+      reader: 'json (cut across workers)',
+      ms: performance.now() - started,
+      files: range.index === 0 ? 1 : 0,
+      bytes: range.end - range.start,
+      heapUsedDeltaBytes: 0,
+    },
   ];
   return partial;
 }

@@ -18,20 +18,39 @@ export interface PhaseCost {
 
 export interface RuleCost {
   id: string;
+  /** The rule's own work: views it was the first to ask for are charged to them (`views`). */
   ms: number;
-  /** Of the rules phase. Views a rule is the first to use are built in its time. */
+  cpuMs: number;
+  /** Of the rules' summed own time. */
   share: number;
   heapUsedDeltaBytes: number;
 }
 
+/** A view of the snapshot (pods by node, events by object, …), built once when a rule first asks for it. */
+export interface ViewCostShare {
+  view: string;
+  ms: number;
+  cpuMs: number;
+  /** Of the summed view time. */
+  share: number;
+  heapUsedDeltaBytes: number;
+  /** How many times it was built (a per-object view, such as a pod's verdicts, once per object). */
+  builds: number;
+}
+
 export interface ReaderCostShare {
   reader: string;
-  /** Summed over files and threads: worker time included, so the sum may exceed the load's wall time. */
+  /**
+   * Summed over files and threads: worker time included, so the sum may exceed the load's wall time. Wall time of the
+   * thread that read: Node 20 cannot tell one thread's CPU time from another's, so on a busy machine it includes waiting.
+   */
   ms: number;
   /** Of the summed reader time. */
   share: number;
   files: number;
   bytes: number;
+  /** How much the reading thread's JS heap grew over its files (what it kept and garbage not yet collected). */
+  heapUsedDeltaBytes: number;
 }
 
 export interface ScanProfile {
@@ -41,7 +60,9 @@ export interface ScanProfile {
   peakRssBytes: number;
   phases: PhaseCost[];
   /** The ten costliest, costliest first; `ran` counts every rule run, `totalMs` sums them all. */
-  rules: { ran: number; totalMs: number; top: RuleCost[] };
+  rules: { ran: number; totalMs: number; cpuMs: number; top: RuleCost[] };
+  /** Views of the snapshot, costliest first; the rules phase is the rules' own time plus these (built during it). */
+  views: { totalMs: number; cpuMs: number; top: ViewCostShare[] };
   readers: { totalMs: number; top: ReaderCostShare[] };
 }
 
@@ -56,10 +77,16 @@ export function renderProfile(p: ScanProfile, renderMs?: number): string {
     );
   }
   if (renderMs !== undefined) lines.push(`render    ${ms(renderMs)}  (writing the report; not in the JSON profile)`);
-  lines.push(`rules: ${p.rules.ran} ran in ${ms(p.rules.totalMs).trim()}; costliest:`);
-  for (const r of p.rules.top) lines.push(`  ${r.id.padEnd(44)} ${ms(r.ms)}  ${pct(r.share)}  heap ${signedMb(r.heapUsedDeltaBytes)}`);
+  lines.push(`rules: ${p.rules.ran} ran in ${ms(p.rules.totalMs).trim()} (CPU ${ms(p.rules.cpuMs).trim()}) of their own; costliest:`);
+  for (const r of p.rules.top) lines.push(`  ${r.id.padEnd(44)} ${ms(r.ms)}  ${pct(r.share)}  CPU ${ms(r.cpuMs)}  heap ${signedMb(r.heapUsedDeltaBytes)}`);
+  lines.push(`views: built in ${ms(p.views.totalMs).trim()} (CPU ${ms(p.views.cpuMs).trim()}), each once, for the rules that ask; costliest:`);
+  for (const v of p.views.top)
+    lines.push(
+      `  ${v.view.padEnd(44)} ${ms(v.ms)}  ${pct(v.share)}  CPU ${ms(v.cpuMs)}  heap ${signedMb(v.heapUsedDeltaBytes)}${v.builds > 1 ? `  ×${v.builds}` : ''}`,
+    );
   lines.push(`readers: ${ms(p.readers.totalMs).trim()} over all threads; costliest:`);
-  for (const r of p.readers.top) lines.push(`  ${r.reader.padEnd(44)} ${ms(r.ms)}  ${pct(r.share)}  ${r.files} files, ${mb(r.bytes)}`);
+  for (const r of p.readers.top)
+    lines.push(`  ${r.reader.padEnd(44)} ${ms(r.ms)}  ${pct(r.share)}  heap ${signedMb(r.heapUsedDeltaBytes)}  ${r.files} files, ${mb(r.bytes)}`);
   return `${lines.join('\n')}\n`;
 }
 

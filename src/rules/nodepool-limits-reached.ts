@@ -63,12 +63,15 @@ export default defineRule({
       .filter((p) => isPending(p) && !dig(p, 'spec', 'nodeName') && !isDaemonSetPod(p) && arr(dig(p, 'spec', 'schedulingGates')).length === 0);
     if (!pending.length) return;
     const constraints = new Map(pending.map((p) => [p, podConstraintsWithVolumes(snapshot, p)]));
+    // Which pools each record names, read once: asked per pool, every record was read again for every pool.
+    const saidOf = limitEventsByPool(snapshot, pending);
+    const logsOf = limitLogsByPool(snapshot);
     for (const pool of snapshot.nodePools()) {
       if (unknownOn(ctx, pool.object, [limitsPath(pool)])) continue;
       const limits = limitStates(pool);
       const reached = limits.filter((l) => l.used !== undefined && l.used >= l.limit);
-      const said = limitEvents(snapshot, pool, pending);
-      const logs = limitLogs(snapshot, pool);
+      const said = saidOf(pool.name);
+      const logs = logsOf.get(pool.name) ?? [];
       const waiting = [...new Set([...pending.filter((p) => admits(pool, constraints.get(p)!, admissionOptions(snapshot))), ...said.map((s) => s.pod)])];
       if (!waiting.length || (!reached.length && !said.length)) continue;
 
@@ -150,22 +153,42 @@ function show(key: string, n: number): string {
   return String(n);
 }
 
-/** FailedScheduling events of still-Pending pods that name this pool's limits. */
-function limitEvents(snapshot: Snapshot, pool: NodePoolView, pending: KubeObject[]): Array<{ event: EventView; pod: KubeObject }> {
-  const out: Array<{ event: EventView; pod: KubeObject }> = [];
+/**
+ * FailedScheduling events of still-Pending pods that name a pool's limits: for a pool, the last such event of each pod,
+ * oldest first.
+ */
+function limitEventsByPool(snapshot: Snapshot, pending: KubeObject[]): (pool: string) => Array<{ event: EventView; pod: KubeObject }> {
+  // pool → pod → its events naming the pool, in the pod's order
+  const byPool = new Map<string, Map<KubeObject, EventView[]>>();
   for (const pod of pending) {
-    const events = snapshot
-      .eventsForObject(pod)
-      .filter((e) => poolsOverLimits(e.message).includes(pool.name))
-      .sort(byLastSeen);
-    const last = events[events.length - 1];
-    if (last) out.push({ event: last, pod });
+    for (const e of snapshot.eventsForObject(pod)) {
+      for (const name of new Set(poolsOverLimits(e.message))) {
+        let pods = byPool.get(name);
+        if (!pods) byPool.set(name, (pods = new Map()));
+        let list = pods.get(pod);
+        if (!list) pods.set(pod, (list = []));
+        list.push(e);
+      }
+    }
   }
-  return out.sort((a, b) => byLastSeen(a.event, b.event));
+  return (pool) => {
+    const out: Array<{ event: EventView; pod: KubeObject }> = [];
+    for (const [pod, events] of byPool.get(pool) ?? []) out.push({ event: [...events].sort(byLastSeen).pop()!, pod });
+    return out.sort((a, b) => byLastSeen(a.event, b.event));
+  };
 }
 
-function limitLogs(snapshot: Snapshot, pool: NodePoolView): LogRecord[] {
-  return snapshot.logs.filter((l) => poolsOverLimits(`${l.message} ${str(l.fields.error) ?? ''}`).includes(pool.name));
+/** Controller records naming a pool's limits, per pool, in log order. */
+function limitLogsByPool(snapshot: Snapshot): Map<string, LogRecord[]> {
+  const byPool = new Map<string, LogRecord[]>();
+  for (const l of snapshot.logs) {
+    for (const name of new Set(poolsOverLimits(`${l.message} ${str(l.fields.error) ?? ''}`))) {
+      let list = byPool.get(name);
+      if (!list) byPool.set(name, (list = []));
+      list.push(l);
+    }
+  }
+  return byPool;
 }
 
 function fixText(pool: NodePoolView, raiseThese: LimitState[]): FixSteps {

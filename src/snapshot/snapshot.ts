@@ -2,6 +2,7 @@
  * The in-memory snapshot: every object once (duplicates from several files merged), indexed per kind, with the
  * joins rules need built lazily and once (Popeye's lesson: rules never scan the world themselves).
  */
+import { ViewClock } from './view-clock.js';
 import type { FieldPosition, KubeObject, LogRecord, Provenance, SkippedInput } from '../kube/types.js';
 import { DEFAULT_STORAGECLASS_ANNOTATIONS, poolLabelOf } from '../kube/well-known.js';
 import type { LoadResult } from '../loaders/types.js';
@@ -461,8 +462,14 @@ export class Snapshot {
     return this.byKey.size + [...this.definitionsByKey.values()].reduce((n, defs) => n + defs.length - 1, 0);
   }
 
+  /**
+   * What building each view cost (`--profile`): the runner charges it to the view, not to the rule that asked first.
+   * Shared predicates that keep their own per-snapshot index (rules/lib) time its build here too.
+   */
+  readonly viewClock = new ViewClock();
+
   private memo<T>(key: string, build: () => T): T {
-    if (!this.cache.has(key)) this.cache.set(key, build());
+    if (!this.cache.has(key)) this.cache.set(key, this.viewClock.time(key.startsWith('lines:') ? 'lines of a cited file' : key, build));
     return this.cache.get(key) as T;
   }
 

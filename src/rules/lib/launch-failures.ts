@@ -82,7 +82,7 @@ const cache = new WeakMap<Snapshot, LaunchTimeline>();
 /** Every launch failure and NodeClaim lifetime in the snapshot, read once per snapshot. */
 export function launchTimeline(snapshot: Snapshot): LaunchTimeline {
   let t = cache.get(snapshot);
-  if (!t) cache.set(snapshot, (t = build(snapshot)));
+  if (!t) cache.set(snapshot, (t = snapshot.viewClock.time('launch timeline', () => build(snapshot))));
   return t;
 }
 

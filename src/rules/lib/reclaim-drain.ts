@@ -117,15 +117,17 @@ function byNamespace(snapshot: Snapshot, kind: string): Map<string, KubeObject[]
   let perKind = nsIndex.get(snapshot);
   if (!perKind) nsIndex.set(snapshot, (perKind = new Map()));
   let m = perKind.get(kind);
-  if (!m) {
-    m = new Map();
-    for (const o of snapshot.all(kind)) {
-      const k = o.metadata.namespace ?? '';
-      let l = m.get(k);
-      if (!l) m.set(k, (l = []));
-      l.push(o);
-    }
-    perKind.set(kind, m);
+  if (!m) perKind.set(kind, (m = snapshot.viewClock.time(`${kind} by namespace`, () => groupByNamespace(snapshot.all(kind)))));
+  return m;
+}
+
+function groupByNamespace(objects: KubeObject[]): Map<string, KubeObject[]> {
+  const m = new Map<string, KubeObject[]>();
+  for (const o of objects) {
+    const k = o.metadata.namespace ?? '';
+    let l = m.get(k);
+    if (!l) m.set(k, (l = []));
+    l.push(o);
   }
   return m;
 }
@@ -195,18 +197,20 @@ export function terminationGracePeriodOf(snapshot: Snapshot, node: KubeObject): 
 const logIndex = new WeakMap<Snapshot, Map<string, LogRecord[]>>();
 export function logsForNode(snapshot: Snapshot, node: string): LogRecord[] {
   let m = logIndex.get(snapshot);
-  if (!m) {
-    m = new Map();
-    for (const l of snapshot.logs) {
-      const name = logRefs(l.fields).node;
-      if (!name) continue;
-      let list = m.get(name);
-      if (!list) m.set(name, (list = []));
-      list.push(l);
-    }
-    logIndex.set(snapshot, m);
-  }
+  if (!m) logIndex.set(snapshot, (m = snapshot.viewClock.time('controller records by node', () => logsByNode(snapshot.logs))));
   return m.get(node) ?? [];
+}
+
+function logsByNode(logs: readonly LogRecord[]): Map<string, LogRecord[]> {
+  const m = new Map<string, LogRecord[]>();
+  for (const l of logs) {
+    const name = logRefs(l.fields).node;
+    if (!name) continue;
+    let list = m.get(name);
+    if (!list) m.set(name, (list = []));
+    list.push(l);
+  }
+  return m;
 }
 
 /** "waiting on cluster sync" (≤ v1.4, DEBUG) / "cluster is waiting on sync for extended duration" (v1.5+, ERROR). */

@@ -52,7 +52,7 @@ const cache = new WeakMap<Snapshot, SchedulingFailures>();
 
 export function schedulingFailures(snapshot: Snapshot): SchedulingFailures {
   let s = cache.get(snapshot);
-  if (!s) cache.set(snapshot, (s = build(snapshot)));
+  if (!s) cache.set(snapshot, (s = snapshot.viewClock.time('scheduling failures', () => build(snapshot))));
   return s;
 }
 

@@ -17,7 +17,10 @@ const verdictsOf = new WeakMap<Snapshot, WeakMap<KubeObject, PodVerdicts>>();
 
 export function poolProfiles(snapshot: Snapshot): PoolProfile[] {
   let profiles = profilesOf.get(snapshot);
-  if (!profiles) profilesOf.set(snapshot, (profiles = snapshot.nodePools().map((p) => poolProfile(p, launchReasons(snapshot, p), usedOf(p.object)))));
+  if (!profiles) {
+    const build = () => snapshot.nodePools().map((p) => poolProfile(p, launchReasons(snapshot, p), usedOf(p.object)));
+    profilesOf.set(snapshot, (profiles = snapshot.viewClock.time('pool profiles', build)));
+  }
   return profiles;
 }
 
@@ -36,7 +39,7 @@ export function podVerdicts(snapshot: Snapshot, pod: KubeObject, profiles: PoolP
   let byPod = verdictsOf.get(snapshot);
   if (!byPod) verdictsOf.set(snapshot, (byPod = new WeakMap()));
   let v = byPod.get(pod);
-  if (!v) byPod.set(pod, (v = judge(snapshot, pod, profiles)));
+  if (!v) byPod.set(pod, (v = snapshot.viewClock.time('pod verdicts against pools', () => judge(snapshot, pod, profiles))));
   return v;
 }
 

@@ -70,7 +70,23 @@ export const BLOCKED: MessageTable<Blocker> = [
   { re: /blocking budget/i, signal: 'budget', printed: ['event'] },
 ];
 
+/**
+ * Read once per distinct text: several rules ask about the same events (every rule of a blocker reads them all), and a
+ * dump repeats a message across nodes. The reason is shared, so callers never change it. Bounded, for long processes.
+ */
+const classified = new Map<string, BlockedReason>();
+const CLASSIFIED_MAX = 50_000;
+
 export function classifyBlocked(message: string): BlockedReason {
+  let reason = classified.get(message);
+  if (!reason) {
+    if (classified.size >= CLASSIFIED_MAX) classified.clear();
+    classified.set(message, (reason = readBlocked(message)));
+  }
+  return reason;
+}
+
+function readBlocked(message: string): BlockedReason {
   const text = message.replace(PREFIX, '');
   const blocker = firstMatch(BLOCKED, text)?.signal ?? 'other';
   const reason: BlockedReason = { blocker, text };
