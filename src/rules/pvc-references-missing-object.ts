@@ -68,7 +68,16 @@ export default defineRule({
         notEvaluatedFor(pvc, notInScannedFiles('StorageClass', String(scName)));
         missingSc = false;
       }
-      const missingPv = pvKnown && volumeName !== undefined && volumeName !== '' && !snapshot.get(KIND.PersistentVolume, undefined, volumeName);
+      // Classes described one at a time (a ticket's kubectl describe storageclass) do not say the others are absent.
+      if (missingSc && !snapshot.namesListed(KIND.StorageClass)) {
+        notEvaluatedFor(
+          pvc,
+          `StorageClass ${String(scName)} is not among the classes the input describes, which are not all of them: kubectl get storageclasses settles it`,
+        );
+        missingSc = false;
+      }
+      const pvListed = pvKnown && snapshot.namesListed(KIND.PersistentVolume);
+      const missingPv = pvListed && volumeName !== undefined && volumeName !== '' && !snapshot.get(KIND.PersistentVolume, undefined, volumeName);
       if (!missingSc && !missingPv) continue;
 
       const name = `${pvc.metadata.namespace}/${displayName(pvc)}`;

@@ -174,6 +174,18 @@ export class Snapshot {
     return isKnownIn(this.provenanceMap.get(obj)?.[0], pointer);
   }
 
+  /**
+   * Whether a name of this kind that the input does not hold is absent: the kind was listed, not only shown as objects
+   * described one at a time or pasted without their names (`kubectl describe storageclass gp3` says nothing of the
+   * other classes; a status-only fragment may be the very object a reference names).
+   */
+  namesListed(kindKey: string): boolean {
+    if (!this.listedKinds.has(kindKey)) return false;
+    const all = this.all(kindKey);
+    if (all.some((o) => !o.metadata.name)) return false;
+    return all.length === 0 || all.some((o) => !this.partialFrom(o)?.startsWith('kubectl describe'));
+  }
+
   /** What a partial object was read from (`kubectl describe output`); undefined for a whole object. */
   partialFrom(obj: KubeObject): string | undefined {
     return this.provenanceMap.get(obj)?.[0]?.partial?.from;

@@ -87,12 +87,12 @@ export function isAwsRef(ref: { group?: string; kind?: string }): boolean {
   return group === undefined || group === AWS_GROUP;
 }
 
-/** A node class kind whose list is in the snapshot (an empty list counts: "there are none"). */
+/**
+ * A node class kind whose list is in the snapshot (an empty list counts: "there are none"), complete enough to say a
+ * name is absent (snapshot.namesListed).
+ */
 export function nodeClassKindListed(snapshot: Snapshot, kindKey: string): boolean {
-  const kind = kindKey.split('/')[1]!;
-  // A node class pasted without its name (a status-only fragment, a describe cut above Name) may be the one a pool
-  // names: the list is not complete enough to say a name is absent.
-  return kind in snapshot.counts() && snapshot.all(kindKey).every((o) => o.metadata.name);
+  return snapshot.namesListed(kindKey);
 }
 
 export function nodeClassNames(snapshot: Snapshot, kindKey: string): string[] {
