@@ -176,7 +176,7 @@ export const PDB_BLOCKS = {
           messageId: 'statedPdbBlocksOther',
           data: {
             subject: c.object.kind === 'Node' ? `Node ${c.object.name}` : `PodDisruptionBudget ${c.object.namespace}/${c.object.name}`,
-            objectKindClause2:
+            what:
               c.object.kind === 'Node'
                 ? 'cannot be drained: a PodDisruptionBudget refuses the eviction'
                 : 'allows no eviction, so Karpenter cannot disrupt the nodes of the pods it covers',
