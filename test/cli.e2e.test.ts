@@ -116,7 +116,7 @@ describe('karpdoctor (built binary)', () => {
     expect(report.snapshot.absent).toContain('NodeClaim');
     expect(report.findings).toHaveLength(1);
     const f = report.findings[0];
-    expect(Object.keys(f)).toEqual(['ruleId', 'severity', 'object', 'message', 'fix', 'evidence', 'related']);
+    expect(Object.keys(f)).toEqual(['ruleId', 'severity', 'object', 'message', 'messageId', 'data', 'fix', 'evidence', 'related']);
     expect(f).toMatchObject({
       ruleId: 'node-unhealthy-not-repaired',
       severity: 'error',
