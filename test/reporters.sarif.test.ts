@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { isUnreadableInput } from '../src/loaders/skip-summary.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { explainText } from '../src/reporters/catalog.js';
+import { renderFix } from '../src/engine/rule.js';
 import { FINGERPRINT_KEY, GITHUB_FINGERPRINT_KEY, MAX_RESULTS, renderSarif } from '../src/reporters/sarif.js';
 import { RULES } from '../src/rules/index.js';
 import { lineInObject } from './rules/fixture-helpers.js';
@@ -80,7 +81,7 @@ describe('tool and rule descriptors', () => {
       expect(d.shortDescription.text.startsWith(m.summary.trim().replace(/\.$/, ''))).toBe(true);
       expect(d.fullDescription.text.startsWith(m.rationale.trim().replace(/\.$/, ''))).toBe(true);
       expect(d.help.text).toBe(explainText(rule));
-      expect(d.help.markdown).toContain(m.fix);
+      expect(d.help.markdown).toContain(renderFix(m.fix));
       if (m.examples) expect(d.help.markdown).toContain(m.examples.good.trim());
       expect(d.helpUri).toBe(m.references[0]);
       expect(d.defaultConfiguration.level).toBe({ error: 'error', warning: 'warning', info: 'note' }[m.defaultSeverity]);
