@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The scan step of the GitHub Action (action.yml), kept here so a test can run it with a fake GitHub environment.
 #
-# Reads INPUT_PATHS, INPUT_FAIL_ON, INPUT_CONFIG, INPUT_BASELINE, INPUT_SARIF, INPUT_ARGS and INPUT_AGAINST; writes the
+# Reads INPUT_PATHS, INPUT_FAIL_ON, INPUT_CONFIG, INPUT_BASELINE, INPUT_SARIF, INPUT_ARGS, INPUT_AGAINST and INPUT_BASE; writes the
 # SARIF file, the Markdown report to $GITHUB_STEP_SUMMARY, and `errors`, `warnings`, `infos`, `findings`, `sarif` and
 # `exit-code` to $GITHUB_OUTPUT. With INPUT_AGAINST (cluster state: a dump, an archive, or `live`) the paths are applied
 # over that state (`scan PATHS --against STATE`): the counts and the gate are of the findings the change introduces,
@@ -28,6 +28,7 @@ options=()
 [ -n "${INPUT_CONFIG:-}" ] && options+=(--config "$INPUT_CONFIG")
 [ -n "${INPUT_BASELINE:-}" ] && options+=(--baseline "$INPUT_BASELINE")
 [ -n "${INPUT_AGAINST:-}" ] && options+=(--against "$INPUT_AGAINST")
+[ -n "${INPUT_BASE:-}" ] && options+=(--base "$INPUT_BASE")
 options+=("${extra[@]}")
 
 scratch=$(mktemp -d)

@@ -110,7 +110,7 @@ describe('action.yml', () => {
   it('runs the karpdoctor release of this package.json, and hands every scan input to the script', () => {
     expect(action.inputs.version!.default).toBe(PKG.version);
     const scanInputs = Object.keys(action.inputs).filter((k) => !['version', 'node-version', 'upload-sarif'].includes(k));
-    expect(scanInputs.sort()).toEqual(['against', 'args', 'baseline', 'config', 'fail-on', 'paths', 'sarif']);
+    expect(scanInputs.sort()).toEqual(['against', 'args', 'base', 'baseline', 'config', 'fail-on', 'paths', 'sarif']);
     for (const name of scanInputs) expect(scan.env![`INPUT_${name.toUpperCase().replace(/-/g, '_')}`]).toBe(`\${{ inputs.${name} }}`);
     const script = readFileSync(SCRIPT, 'utf8');
     for (const name of scanInputs) expect(script).toContain(`INPUT_${name.toUpperCase().replace(/-/g, '_')}`);
