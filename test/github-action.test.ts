@@ -183,24 +183,27 @@ describe('the action with against: a pull request judged against the running clu
     const run = scanStep(repo, { paths: '.', against: CLUSTER, 'fail-on': 'warning', args: OFFLINE });
     expect(run.code, run.stderr).toBe(0);
     expect(run.outputs).toMatchObject({
-      introduced: '1',
+      // consolidateAfter 1m → Never: consolidation-disabled-for-underused-nodes, and change-disruption-settings naming
+      // the 4 nodes of the pool that will no longer be consolidated.
+      introduced: '2',
       resolved: '0',
       unchanged: '5',
       errors: '0',
-      warnings: '1',
+      warnings: '2',
       infos: '0',
-      findings: '1',
+      findings: '2',
       'exit-code': '1',
     });
     expect(Object.keys(run.outputs).sort()).toEqual(Object.keys(action.outputs).sort());
     expect(run.summary).toMatch(/^## karpdoctor scan --against\n/);
-    expect(run.summary).toContain('**1 introduced, 0 resolved, 5 unchanged**');
+    expect(run.summary).toContain('**2 introduced, 0 resolved, 5 unchanged**');
     expect(run.summary).toContain('| `NodePool default` | `/spec/disruption/consolidateAfter` | `1m` | `Never` |');
     const results = run.sarif!.runs[0]!.results as Array<{
       baselineState?: string;
       locations?: Array<{ physicalLocation?: { artifactLocation: { uri: string } } }>;
     }>;
     expect(results.filter((r) => r.baselineState === 'new').map((r) => r.locations?.[0]?.physicalLocation?.artifactLocation.uri)).toEqual([
+      'karpenter/nodepools.yaml',
       'karpenter/nodepools.yaml',
     ]);
     expect(results.some((r) => r.baselineState === 'absent')).toBe(false);
@@ -216,12 +219,12 @@ describe('the action with against: a pull request judged against the running clu
       'apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: gp2\nprovisioner: kubernetes.io/aws-ebs\nparameters:\n  type: gp2\n  fsType: ext4\nreclaimPolicy: Delete\nvolumeBindingMode: WaitForFirstConsumer\n',
     );
     const run = scanStep(repo, { paths: '.', against: CLUSTER, args: OFFLINE });
-    expect(run.outputs).toMatchObject({ introduced: '1', resolved: '1', unchanged: '4' });
+    expect(run.outputs).toMatchObject({ introduced: '2', resolved: '1', unchanged: '4' });
     expect(run.summary).toContain('### Resolved (1)');
     expect(run.summary).toContain('`storageclass-immediate-binding`');
     const rules = run.sarif!.runs[0]!.results.map((r) => (r as { ruleId?: string }).ruleId);
     expect(rules).not.toContain('storageclass-immediate-binding');
-    expect(rules).toHaveLength(5);
+    expect(rules).toHaveLength(6);
   }, 120_000);
 });
 
