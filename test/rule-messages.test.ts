@@ -12,20 +12,27 @@ import { FIXTURES, scan, TEST_CRDS } from './support/scan.js';
 
 /** Declared messages no fixture case renders yet, by `ruleId/messageId`, with the reason. */
 const NOT_RENDERED_BY_FIXTURES: Record<string, string> = {
-  'pv-zone-unreachable/zoneUnreachable':
-    'rendered by inputs built in test/rules/pv-zone-unreachable.test.ts (a PV no pool reaches, without a pod), not by a fixture case',
   'pv-zone-unreachable/podVolumeConflict':
     'rendered by inputs built in test/rules/pv-zone-unreachable.test.ts (scheduler conflict events), not by a fixture case',
   'unregistered-taint-problem/taintLingers': 'rendered by inputs built in test/rules/unregistered-taint-problem.test.ts, not by a fixture case',
   'unregistered-taint-problem/orphanNode': 'rendered by inputs built in test/rules/unregistered-taint-problem.test.ts, not by a fixture case',
-  'pdb-blocks-eviction/statedPdbBlocksOther':
-    'needs a FailedDraining/DisruptionBlocked event about a Node or a PDB that the input does not hold whole: no fixture pastes one yet (the Pod form, statedPdbBlocks, is covered)',
   'node-repair-blocked/poollessRepairBlocked':
     'needs a NodeRepairBlocked event "… in the cluster" about a Node held whole whose NodeClaim has no NodePool: no fixture yet (statedRepairBlocked covers the records-only form)',
-  'nodepool-missing-nodeclass/noNodeClassRef':
-    'a v1 NodePool without nodeClassRef is refused by its CRD, so only hand-written manifests show it: no fixture yet',
-  'nodepool-missing-nodeclass/nodeClassNotReady': "a NodePool's own NodeClassReady=False with its node class absent from the input: no fixture yet",
   'no-instance-type-fits/poolFiltersEveryType': 'NoCompatibleInstanceTypes events about a NodePool: no fixture yet (the Pod form, podFitsNoType, is covered)',
+  'change-limit-below-usage/belowUsage':
+    'fires only against a baseline (--against), which a fixture scan does not pass: rendered by the change tests (test/change*.test.ts)',
+  'change-strands-workloads/strands':
+    'fires only against a baseline (--against), which a fixture scan does not pass: rendered by the change tests (test/change*.test.ts)',
+  'change-drifts-nodes/drifts':
+    'fires only against a baseline (--against), which a fixture scan does not pass: rendered by the change tests (test/change*.test.ts)',
+  'change-drifts-nodes/stalls':
+    'fires only against a baseline (--against), which a fixture scan does not pass: rendered by the change tests (test/change*.test.ts)',
+  'change-removes-referenced-object/deleted':
+    'fires only against a baseline (--against), which a fixture scan does not pass: rendered by the change tests (test/change*.test.ts)',
+  'change-disruption-settings/setting':
+    'fires only against a baseline (--against), which a fixture scan does not pass: rendered by the change tests (test/change*.test.ts)',
+  'pvc-references-missing-object/statedClassMissing':
+    "a provisioner's ProvisioningFailed 'storageclass … not found' event about a claim: no fixture pastes one yet (statedClaimMissing, the scheduler's form, is covered)",
 };
 
 const ids = RULES.flatMap((r) => Object.keys(r.meta.messages ?? {}).map((id) => `${r.meta.id}/${id}`));

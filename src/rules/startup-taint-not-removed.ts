@@ -1,4 +1,4 @@
-import { defineRule, type EvidenceInput, type RuleContext } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type RuleContext, type RuleOptions } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import { commandName, displayName, formatTaint, type Taint } from '../kube/fields.js';
 import { formatDuration } from '../kube/units.js';
@@ -14,6 +14,10 @@ const ID = 'startup-taint-not-removed';
 const MESSAGES = {
   startupTaintStays:
     'Node {{name}} still carries startup taint {{taintNames}} {{age}} after it registered, so NodeClaim {{claimObject}} never initializes and Karpenter will never consolidate or drift it: {{causes}}.',
+  startupTaintStaysNoClaim:
+    'Node {{name}} still carries startup taint {{taintNames}} {{age}} after it was created and has no {{initializedLabel}} label, ' +
+    'so Karpenter has not initialized it and will not consolidate or drift it{{agentClause}}. ' +
+    'Its NodeClaim is not in the input, so whether Karpenter still waits on this taint (Initialized=Unknown, StartupTaintsExist) is not shown.',
 } as const;
 
 export default defineRule({
@@ -180,7 +184,11 @@ export default defineRule({
  * declares as a startup taint, or one a known node agent removes, and no karpenter.sh/initialized label, long after
  * the node was created. At warning until the NodeClaim (Initialized=Unknown, StartupTaintsExist) confirms it.
  */
-function reportFromNode(ctx: Pick<RuleContext, 'snapshot' | 'report' | 'notEvaluatedFor'>, node: KubeObject, after: number): void {
+function reportFromNode(
+  ctx: Pick<RuleContext<RuleOptions, typeof MESSAGES>, 'snapshot' | 'report' | 'notEvaluatedFor'>,
+  node: KubeObject,
+  after: number,
+): void {
   const { snapshot } = ctx;
   if (unknownOn(ctx, node, ['/spec/taints', '/metadata/labels'])) return;
   if (node.metadata.labels?.[INITIALIZED_LABEL] === 'true') return;
@@ -205,10 +213,14 @@ function reportFromNode(ctx: Pick<RuleContext, 'snapshot' | 'report' | 'notEvalu
   ctx.report({
     object: node,
     severity: 'warning',
-    message:
-      `Node ${name} still carries startup taint ${present.map(formatTaint).join(', ')} ${formatDuration(age)} after it was created and has no ${INITIALIZED_LABEL} label, ` +
-      `so Karpenter has not initialized it and will not consolidate or drift it${agents.length ? `; the ${listNames(agents)} should have removed it` : ''}. ` +
-      'Its NodeClaim is not in the input, so whether Karpenter still waits on this taint (Initialized=Unknown, StartupTaintsExist) is not shown.',
+    messageId: 'startupTaintStaysNoClaim',
+    data: {
+      name,
+      taintNames: present.map(formatTaint).join(', '),
+      age: formatDuration(age),
+      initializedLabel: INITIALIZED_LABEL,
+      agentClause: agents.length ? `; the ${listNames(agents)} should have removed it` : '',
+    },
     fix: [
       agents.length
         ? `Check the agent on the node: kubectl get pods -A -o wide --field-selector spec.nodeName=${name}, then its logs.`
