@@ -43,14 +43,17 @@ describe('scan --against in every format', () => {
     expect(r.stderr).toBe('');
     const run = JSON.parse(r.stdout).runs[0];
     const states = run.results.map((x: Json) => x.baselineState);
-    expect(states.filter((s: string) => s === 'new')).toHaveLength(1);
+    // consolidateAfter 1m → Never: the pool's consolidation off (a spec rule) and what that does to its 4 nodes (a
+    // change rule); data's limit 64 → 16 stays above its 12 CPUs, so no change-limit-below-usage.
+    expect(states.filter((s: string) => s === 'new')).toHaveLength(2);
     expect(states.filter((s: string) => s === 'unchanged')).toHaveLength(5);
-    const introduced = run.results.find((x: Json) => x.baselineState === 'new');
-    expect(introduced.ruleId).toBe('consolidation-disabled-for-underused-nodes');
-    expect(introduced.locations[0].physicalLocation).toEqual({
-      artifactLocation: { uri: POOLS, uriBaseId: '%SRCROOT%' },
-      region: { startLine: neverLine(), startColumn: 5, endLine: neverLine(), endColumn: 28 },
-    });
+    const introduced = run.results.filter((x: Json) => x.baselineState === 'new');
+    expect(introduced.map((x: Json) => x.ruleId).sort()).toEqual(['change-disruption-settings', 'consolidation-disabled-for-underused-nodes']);
+    for (const x of introduced)
+      expect(x.locations[0].physicalLocation).toEqual({
+        artifactLocation: { uri: POOLS, uriBaseId: '%SRCROOT%' },
+        region: { startLine: neverLine(), startColumn: 5, endLine: neverLine(), endColumn: 28 },
+      });
     // An unchanged finding on a NodePool the repository redefines points at the repository too; one on a Node at the dump.
     const pool = run.results.find((x: Json) => x.ruleId === 'unhealthy-node-freezes-budget');
     expect(pool.locations[0].physicalLocation.artifactLocation.uri).toBe(POOLS);
@@ -67,28 +70,33 @@ describe('scan --against in every format', () => {
     60_000,
   );
 
-  it('github: one annotation, on the line the pull request changed; the split and the configuration changes as job summary', () => {
+  it('github: an annotation per introduced finding, on the line the pull request changed; the split and the configuration changes as job summary', () => {
     const summary = join(mkdtempSync(join(tmpdir(), 'karpdoctor-against-summary-')), 'summary.md');
     writeFileSync(summary, '');
     const r = against(['--format', 'github', '--fail-on', 'warning'], { GITHUB_STEP_SUMMARY: summary });
     expect(r.status).toBe(1);
     const annotations = r.stdout.split('\n').filter((l) => l.startsWith('::'));
-    expect(annotations).toHaveLength(1);
+    expect(annotations).toHaveLength(2);
     expect(annotations[0]).toMatch(
+      new RegExp(
+        `^::warning file=${POOLS},line=${neverLine()},col=5,endColumn=28,title=change-disruption-settings::NodePool default: consolidateAfter 1m → Never`,
+      ),
+    );
+    expect(annotations[1]).toMatch(
       new RegExp(
         `^::warning file=${POOLS},line=${neverLine()},col=5,endColumn=28,title=consolidation-disabled-for-underused-nodes::NodePool default has consolidateAfter: Never`,
       ),
     );
     const md = readFileSync(summary, 'utf8');
     expect(md).toMatch(/^## karpdoctor scan --against\n/);
-    expect(md).toContain('**1 introduced, 0 resolved, 5 unchanged**');
+    expect(md).toContain('**2 introduced, 0 resolved, 5 unchanged**');
     expect(md).toContain(`| warning | \`consolidation-disabled-for-underused-nodes\` | \`NodePool default\` | \`${POOLS}:${neverLine()}\` |`);
     expect(md).toContain('| `NodePool default` | `/spec/disruption/consolidateAfter` | `1m` | `Never` |');
   });
 
   it('markdown: the split in sections, then the fields the change sets', () => {
     const md = against(['--format', 'markdown']).stdout;
-    expect(md).toContain('### Introduced (1)');
+    expect(md).toContain('### Introduced (2)');
     expect(md).not.toContain('### Resolved');
     expect(md).toContain('### Unchanged (5)');
     expect(md).toContain('| `NodePool data` | `/spec/limits/cpu` | `64` | `16` |');
@@ -96,16 +104,24 @@ describe('scan --against in every format', () => {
 
   it('html: the split, one reference time (a repository has none of its own), every finding marked', () => {
     const html = against(['--format', 'html']).stdout;
-    expect(html).toContain('<p class="split" data-introduced="1" data-resolved="0" data-unchanged="5">');
+    expect(html).toContain('<p class="split" data-introduced="2" data-resolved="0" data-unchanged="5">');
     expect(html).not.toContain('class="reference-time"');
     const changes = [...html.matchAll(/<article class="finding"[^>]*data-change="(\w+)"/g)].map((m) => m[1]);
-    expect(changes.sort()).toEqual(['introduced', 'unchanged', 'unchanged', 'unchanged', 'unchanged', 'unchanged']);
+    expect(changes.sort()).toEqual(['introduced', 'introduced', 'unchanged', 'unchanged', 'unchanged', 'unchanged', 'unchanged']);
     expect(html).toContain('<tr data-object="NodePool/default" data-path="/spec/disruption/consolidateAfter">');
   });
 
   it('json keeps its shape: the scan report of the changed cluster, each finding with its change', () => {
     const report = JSON.parse(against(['--format', 'json']).stdout);
     expect(report.schemaVersion).toBe(1);
-    expect(report.findings.map((f: Json) => f.change).sort()).toEqual(['introduced', 'unchanged', 'unchanged', 'unchanged', 'unchanged', 'unchanged']);
+    expect(report.findings.map((f: Json) => f.change).sort()).toEqual([
+      'introduced',
+      'introduced',
+      'unchanged',
+      'unchanged',
+      'unchanged',
+      'unchanged',
+      'unchanged',
+    ]);
   });
 });
