@@ -32,7 +32,11 @@ describe('scan REPO --against live', () => {
         .findings.map((f: Json) => `${f.change} ${f.ruleId} ${f.object.kind}/${f.object.name}`)
         .sort();
     expect(split(live)).toEqual(split(dump));
-    expect(split(live).filter((s: string) => s.startsWith('introduced'))).toEqual(['introduced consolidation-disabled-for-underused-nodes NodePool/default']);
+    // consolidateAfter 1m → Never: consolidation off, and what that does to the pool's nodes (a change rule).
+    expect(split(live).filter((s: string) => s.startsWith('introduced'))).toEqual([
+      'introduced change-disruption-settings NodePool/default',
+      'introduced consolidation-disabled-for-underused-nodes NodePool/default',
+    ]);
     // The NodePools were read, and nothing was ever written: no POST, PUT, PATCH or DELETE, no server-side apply.
     expect(server.requests.some((r) => r.path === '/apis/karpenter.sh/v1/nodepools')).toBe(true);
     expect(server.requests.filter((r) => r.method !== 'GET')).toEqual([]);
