@@ -34,9 +34,14 @@ describe('describe of volumes in a ticket', () => {
     expect(r.notEvaluated.map((n) => n.ruleId).sort()).toEqual(['pvc-references-missing-object', 'storageclass-immediate-binding']);
   });
 
-  it('with the Pending pod described too: whether it mounts the claim is not shown, so not evaluated (not passed)', () => {
+  it('with the Pending pod described too: its events fire the symptom; whether it mounts the claim is not shown, so the cause is not evaluated', () => {
     const r = scan('zonal-ebs-affinity-conflict.md', 'pod-pending-volume-conflict.txt');
-    expect(r.findings.filter((f) => f.ruleId === 'pv-zone-unreachable')).toEqual([]);
+    // The pod's own events show 1h55m of "volume node affinity conflict": a symptom a user needs to see, at warning,
+    // without claiming the PVs, claims or NodePools the paste does hold are absent.
+    const f = r.findings.filter((x) => x.ruleId === 'pv-zone-unreachable');
+    expect(f.map((x) => [x.messageId, x.severity])).toEqual([['statedVolumeConflict', 'warning']]);
+    expect(f[0]!.message).toContain('does not show which claim the pod mounts');
+    expect(f[0]!.message).not.toContain('No PersistentVolumes');
     const ne = r.notEvaluated.find((n) => n.ruleId === 'pv-zone-unreachable');
     expect(ne?.reason).toContain('Pod finance/ledger-db-0');
     expect(ne?.reason).toContain('spec.volumes');

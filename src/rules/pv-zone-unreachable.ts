@@ -306,7 +306,10 @@ function volumeConflict(snapshot: Snapshot, conflictFor: number) {
       .reduce((n, e) => n + e.count, 0);
   const needed = ['PersistentVolume', 'PersistentVolumeClaim', 'NodePool'] as const;
   const absent = needed.filter((i) => !snapshot.has(i));
-  const unseen = `No ${(absent.length ? absent : needed).map((i) => INPUTS[i].plural).join(' or ')} are in the input`;
+  // With every input present the pod itself is partial (a describe): which claim it mounts is what is missing.
+  const unseen = absent.length
+    ? `No ${absent.map((i) => INPUTS[i].plural).join(' or ')} are in the input`
+    : 'The input does not show which claim the pod mounts (its spec.volumes)';
   const collect = (absent.length ? absent : needed).map((i) => INPUTS[i].collect).join(' and ');
   return {
     objectChecksNeed: [...needed],
@@ -330,7 +333,9 @@ function volumeConflict(snapshot: Snapshot, conflictFor: number) {
           ? `, while Karpenter nominated it for a node ${c.detail === '1' ? 'once' : `${c.detail} times`} and kube-scheduler still refused`
           : '',
         unseen,
-        notShown: snapshot.has('PersistentVolume') ? 'whether any NodePool reaches its zone' : 'which zone its volume is pinned to, and whether any NodePool reaches it,',
+        notShown: snapshot.has('PersistentVolume')
+          ? 'whether any NodePool reaches its zone'
+          : 'which zone its volume is pinned to, and whether any NodePool reaches it,',
       },
     }),
     fix: (c) =>
