@@ -119,29 +119,15 @@ export default defineRule({
         report({
           object: obj,
           ...(stored ? { severity: 'warning' as const } : {}),
-          ...(stored
-            ? {
-                messageId: 'storedNoLongerValid' as const,
-                data: {
-                  objKind: obj.kind,
-                  obj: displayName(obj),
-                  verdictCrdName: verdict.crdName,
-                  verdictVersion: verdict.version,
-                  snapshotCrdOrigin: snapshot.crdOrigin,
-                  what,
-                },
-              }
-            : {
-                messageId: 'wouldBeRejected' as const,
-                data: {
-                  objKind: obj.kind,
-                  obj: displayName(obj),
-                  verdictCrdName: verdict.crdName,
-                  verdictVersion: verdict.version,
-                  snapshotCrdOrigin: snapshot.crdOrigin,
-                  what,
-                },
-              }),
+          messageId: stored ? 'storedNoLongerValid' : 'wouldBeRejected',
+          data: {
+            objKind: obj.kind,
+            obj: displayName(obj),
+            verdictCrdName: verdict.crdName,
+            verdictVersion: verdict.version,
+            snapshotCrdOrigin: snapshot.crdOrigin,
+            what,
+          },
           fix: fixFor(obj, violations, snapshot.provenance(obj)?.source),
           pointer,
           evidence: violations.map((v) => ({

@@ -212,7 +212,7 @@ const FROM_EVENTS = {
     if (!m || m[1] === 'Ready') return undefined;
     return { object: refOf('EC2NodeClass', e.involved.name), key: m[1]!, detail: `${m[1]}=False ${m[2]}${m[3] ? ` "${m[3].trim()}"` : ''}` };
   },
-  messages: { statedFromEvents: MESSAGES.statedConditionFalse },
+  messages: { statedConditionFalse: MESSAGES.statedConditionFalse },
   message: (c, s) => ({
     messageId: 'statedConditionFalse',
     data: {
@@ -274,7 +274,7 @@ const FROM_LOGS = {
     const object = nodeClassOfLog(log) ?? (provisionerSubnetsUnmatched(text) ? refOf('Provisioner', '') : undefined);
     return object ? { object, key: type } : undefined;
   },
-  messages: { statedFromLogs: MESSAGES.statedUnusable },
+  messages: { statedUnusable: MESSAGES.statedUnusable },
   message: (c, s) => ({
     messageId: 'statedUnusable',
     data: {

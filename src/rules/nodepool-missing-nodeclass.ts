@@ -117,7 +117,7 @@ const STATED_TEMPLATE_MISSING = {
     const pool = logRefs(log.fields).nodePool;
     return pool ? { object: refOf('Provisioner', pool), key: template } : { object: refOf('AWSNodeTemplate', template), key: template };
   },
-  messages: { statedStatedTemplateMissing: MESSAGES.statedTemplateMissing },
+  messages: { statedTemplateMissing: MESSAGES.statedTemplateMissing },
   message: (c, s) => ({
     messageId: 'statedTemplateMissing',
     data: {
@@ -141,7 +141,7 @@ const STATED_UNRESOLVED = {
     if (!m || !pool) return undefined;
     return { object: refOf('NodePool', pool), key: m.name, detail: `${m.kind} ${m.name} ${m.state}` };
   },
-  messages: { statedStatedUnresolved: MESSAGES.statedUnresolved },
+  messages: { statedUnresolved: MESSAGES.statedUnresolved },
   message: (c, s) => ({
     messageId: 'statedUnresolved',
     data: {
@@ -166,7 +166,7 @@ const STATED_IGNORED = {
     const pool = logRefs(log.fields).nodePool;
     return pool ? { object: refOf('NodePool', pool) } : undefined;
   },
-  messages: { statedStatedIgnored: MESSAGES.statedIgnored },
+  messages: { statedIgnored: MESSAGES.statedIgnored },
   message: (c, s) => ({ messageId: 'statedIgnored', data: { objectName: c.object.name, seenText: seenText(s) } }),
   fix: (c) =>
     `Look at the NodeClassReady condition of NodePool ${c.object.name} and the EC2NodeClass its nodeClassRef names (kubectl get ec2nodeclasses): create it, fix its name/group/kind, or fix what keeps it from Ready (its own conditions say which).`,

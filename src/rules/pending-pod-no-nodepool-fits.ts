@@ -448,7 +448,7 @@ const STATED_MISFIT = {
     const [namespace, name] = pod.split('/');
     return { object: refOf('Pod', name!, namespace), detail };
   },
-  messages: { statedStatedMisfit: MESSAGES.statedMisfit },
+  messages: { statedMisfit: MESSAGES.statedMisfit },
   message: (c, s) => ({
     messageId: 'statedMisfit',
     data: {

@@ -214,7 +214,7 @@ function queueUnreadable(snapshot: Snapshot): RecordsOnlyRule {
       if (said.includes('queue-denied')) return { object, key: 'denied', detail: 'may not be read by the controller role' };
       return undefined;
     },
-    messages: { statedQueueunreadable: MESSAGES.statedQueueUnreadable },
+    messages: { statedQueueUnreadable: MESSAGES.statedQueueUnreadable },
     message: (c, s) => ({
       messageId: 'statedQueueUnreadable',
       data: { detail: String(c.detail), seenText: seenText(s), record: s.text.replace(/\s+/g, ' ') },
