@@ -359,9 +359,10 @@ describe('stated in the input, not a finding: shown apart, never dropped', () =>
       expect(stated.map((n) => n.ruleId)).toEqual([c.rule]);
       expect(stated[0]!.reason.startsWith(`${c.start}${at(c.file, c.cited).pop()}: "`)).toBe(true);
       expect(stated[0]!.reason.endsWith(c.end)).toBe(true);
-      // The JSON contract's entry keeps its shape: {ruleId, reason}.
-      const json = JSON.parse(renderJson(r.report)) as { notEvaluated: Array<{ reason: string }> };
-      expect(json.notEvaluated.find((n) => n.reason === stated[0]!.reason)).toEqual({ ruleId: c.rule, reason: stated[0]!.reason });
+      // In JSON the entry says it is a stated cause, not a rule that could not run.
+      const json = JSON.parse(renderJson(r.report)) as { notEvaluated: Array<{ reason: string; stated?: true }> };
+      expect(json.notEvaluated.find((n) => n.reason === stated[0]!.reason)).toEqual({ ruleId: c.rule, reason: stated[0]!.reason, stated: true });
+      expect(json.notEvaluated.filter((n) => n.stated)).toHaveLength(1);
     });
   }
 

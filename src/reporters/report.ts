@@ -275,7 +275,9 @@ function skippedEntry(s: SkippedInput): { source: string; line?: number; reason:
 }
 
 export function renderJson(report: ScanReport): string {
-  // `partial`, `objects` and `stated` serve the people-facing reports; the contract's entry is {ruleId, reason, object?}.
-  const notEvaluated = report.notEvaluated.map(({ partial: _, objects: __, stated: ___, ...n }) => n);
+  // `partial` and `objects` serve the people-facing reports; the contract's entry is {ruleId, reason, object?, stated?}.
+  // `stated` stays: a consumer must tell a cause the input states (the table's "Stated in the input") from a rule that
+  // could not run.
+  const notEvaluated = report.notEvaluated.map(({ partial: _, objects: __, ...n }) => n);
   return `${JSON.stringify({ ...report, notEvaluated }, null, 2)}\n`;
 }
