@@ -42,12 +42,31 @@ export type LogSignal =
   /** An offering marked unavailable after the cloud said it had no capacity. */
   | 'offering-unavailable'
   /** DEBUG at start, every generation: the controller's own build version in the `version` field. */
-  | 'version-discovered';
+  | 'version-discovered'
+  /** ≤ v0.31 DEBUG: instance types left out before packing, and why (DaemonSet or kubelet overhead, the limits). */
+  | 'instance-types-excluded';
 
 const NAMES: readonly MessageField[] = ['pool', 'nodeclaim'];
 
 export const MESSAGE: MessageTable<LogSignal> = [
   { re: /could not schedule pod/i, signal: 'could-not-schedule', printed: ALL_LOGS, carries: ['pool'] },
+  {
+    // v0.4–v0.8 bin packer (pkg/controllers/provisioning/binpacking/packer.go): no reason, the pods listed in the
+    // message as "[ns/a ns/b]", the Provisioner in the `provisioner` field.
+    re: /^Failed to find instance type option\(s\) for \[|^Failed to compute packing, pod\(s\) \[/i,
+    signal: 'could-not-schedule',
+    printed: ['console'],
+    carries: ['pool'],
+  },
+  {
+    // DEBUG before packing: v0.4–v0.8 packables.go "Excluding instance type <t> because there are not enough resources
+    // for daemons" (or "… for kubelet and system overhead"); v0.10–v0.31 scheduler.go "<n> out of <m> instance types
+    // were excluded because they would breach provisioner limits". Printed on healthy runs too: a hint beside a failure.
+    re: /^Excluding instance type \S+ because there are not enough resources for (?:daemons|kubelet and system overhead)$|^\d+ out of \d+ instance types were excluded because they would breach provisioner limits$/i,
+    signal: 'instance-types-excluded',
+    printed: ['console'],
+    carries: ['pool', 'instance-types'],
+  },
   { re: /^found provisionable pod\(s\)/i, signal: 'provisionable-pods', printed: ['json', 'controller-runtime'] },
   { re: /^created (nodeclaim|machine)$/i, signal: 'created-nodeclaim', printed: ALL_LOGS, carries: [...NAMES, 'instance-types'] },
   { re: /^launched (nodeclaim|machine)$/i, signal: 'launched-nodeclaim', printed: ALL_LOGS, carries: [...NAMES, 'instance-types', 'zone'] },
@@ -237,6 +256,9 @@ export function podNames(fields: Record<string, unknown>, message = ''): PodName
   }
   const hint = /^pod ([a-z0-9][a-z0-9.-]*\/[a-z0-9][a-z0-9.-]*) has a preferred /.exec(message);
   if (hint) add(hint[1]!);
+  // v0.4–v0.8 packer: "Failed to find instance type option(s) for [ns/a ns/b]", "Failed to compute packing, pod(s) [ns/a] …".
+  const listed = /^Failed to (?:find instance type option\(s\) for|compute packing, pod\(s\)) \[([^\]]*)\]/i.exec(message);
+  if (listed) for (const part of listed[1]!.split(/\s+/)) add(part);
   const seen = new Set<string>();
   return out.filter((p) => !seen.has(`${p.namespace ?? ''}/${p.name}`) && seen.add(`${p.namespace ?? ''}/${p.name}`));
 }
@@ -248,6 +270,23 @@ function nameIn(fields: Record<string, unknown>, ...keys: string[]): string | un
     if (typeof v === 'object' && v !== null && typeof (v as { name?: unknown }).name === 'string') return (v as { name: string }).name;
   }
   return undefined;
+}
+
+export interface Exclusion {
+  why: 'daemons' | 'system overhead' | 'limits';
+  /** v0.4–v0.8: the one instance type the record names. */
+  type?: string;
+  /** v0.10–v0.31: how many of how many. */
+  count?: { excluded: number; of: number };
+}
+
+/** What an `instance-types-excluded` record says was left out, and why. */
+export function exclusion(log: LogRecord): Exclusion | undefined {
+  if (!logSays(log, 'instance-types-excluded')) return undefined;
+  const one = /^Excluding instance type (\S+) because there are not enough resources for (daemons|kubelet and system overhead)/i.exec(log.message);
+  if (one) return { why: one[2]!.toLowerCase() === 'daemons' ? 'daemons' : 'system overhead', type: one[1]! };
+  const n = /^(\d+) out of (\d+) instance types/.exec(log.message);
+  return n ? { why: 'limits', count: { excluded: Number(n[1]), of: Number(n[2]) } } : undefined;
 }
 
 /** A record's message with its error: v0.37+ keeps the cause in `error`, older generations in the message itself. */

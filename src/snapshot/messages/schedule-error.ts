@@ -29,7 +29,9 @@ export const CLAUSES: MessageTable<ClauseKind> = [
   // v1.3+ "… or had a required offering"; the ICE cache makes offerings unavailable for 3 minutes (docs/karpenter-behaviour.md §8.5).
   { re: /required offering|no instance type has the required offering/i, signal: 'offering', printed: SCHEDULE_ERROR },
   {
-    re: /no instance type (?:satisfied resources|met (?:the scheduling requirements|all requirements)|has enough resources|which had enough resources)|no instance types satisfy requirements/i,
+    // v0.4–v0.8 (binpacking/packer.go) named no reason: "Failed to find instance type option(s) for [pods]", "Failed to
+    // compute packing, pod(s) [pods] did not fit in instance type option(s) [types]".
+    re: /no instance type (?:satisfied resources|met (?:the scheduling requirements|all requirements)|has enough resources|which had enough resources)|no instance types satisfy requirements|failed to find instance type option|did not fit in instance type option/i,
     signal: 'instance-types',
     printed: SCHEDULE_ERROR,
   },
