@@ -394,3 +394,31 @@ describe('stated in the input, not a finding: shown apart, never dropped', () =>
     ]);
   });
 });
+
+describe('≤ v0.31 scheduling failures with what the same pass left out (docs/karpenter-behaviour.md §8.3)', () => {
+  it('v0.6 "Failed to compute packing, pod(s) [ns/p] …": the listed pod, the record\'s Provisioner and the overhead exclusions', async () => {
+    const r = await scan([ticket('packing-overhead-v0.6.txt')], { now: '2022-02-22T09:15:00Z' });
+    expect(r.findings).toEqual([]);
+    const stated = r.run.notEvaluatedFor.filter((n) => n.stated);
+    expect(stated.map((n) => n.ruleId)).toEqual(['no-instance-type-fits']);
+    expect(stated[0]!.reason).toBe(
+      'Pod media/render-worker-0: Karpenter could not schedule it once at 2022-02-22T09:14:02.140Z — Provisioner render: Failed to compute packing, ' +
+        'pod(s) [media/render-worker-0] did not fit in instance type option(s) [c5.xlarge c5a.xlarge]. Just before, the controller left out c5.large, ' +
+        'c5a.large: not enough resources for kubelet and system overhead (DEBUG). Not a finding yet: without the Pod, a failure is reported once it ' +
+        'repeats 3 times or lasts 5m; kubectl get pod -n media render-worker-0 -o yaml would show whether it still waits.',
+    );
+  });
+
+  it('v0.16 "N out of M instance types were excluded because they would breach provisioner limits" beside "Could not schedule pod"', async () => {
+    const r = await scan([ticket('limits-excluded-v0.16.txt')], { now: '2022-09-14T03:21:00Z' });
+    expect(r.findings).toEqual([]);
+    const stated = r.run.notEvaluatedFor.filter((n) => n.stated);
+    expect(stated.map((n) => n.ruleId)).toEqual(['no-instance-type-fits']);
+    expect(stated[0]!.reason).toContain(
+      'Pod batch/etl-nightly-28771520-5kq7d: Karpenter could not schedule it once at 2022-09-14T03:20:41.560Z — Provisioner nightly: ',
+    );
+    expect(stated[0]!.reason).toContain(
+      "Just before, the controller excluded 131 of 498 instance types because they would breach the Provisioner's limits (DEBUG).",
+    );
+  });
+});

@@ -269,8 +269,7 @@ function exclusionNote(list: PodFailure[]): string | undefined {
   const parts: string[] = [];
   for (const why of ['daemons', 'system overhead'] as const) {
     const types = [...new Set(said.filter((x) => x.why === why).map((x) => x.type!))];
-    if (types.length)
-      parts.push(`left out ${listed(types)}: not enough resources for ${why === 'daemons' ? 'the DaemonSets' : 'kubelet and system overhead'}`);
+    if (types.length) parts.push(`left out ${listed(types)}: not enough resources for ${why === 'daemons' ? 'the DaemonSets' : 'kubelet and system overhead'}`);
   }
   const limits = said.filter((x) => x.why === 'limits').pop();
   if (limits?.count) parts.push(`excluded ${limits.count.excluded} of ${limits.count.of} instance types because they would breach the Provisioner's limits`);
