@@ -201,6 +201,19 @@ describe('launch failures whose wording only a code tells', () => {
   });
 });
 
+describe('"Could not schedule pod, launching machine, …": the scheduler passing on a launch error (docs/karpenter-behaviour.md §8.3)', () => {
+  it('v0.27: UnauthorizedOperation behind the scheduling lead is a refused launch, not a pod that fits no instance type', async () => {
+    const file = 'schedule-carries-launch-v0.27.txt';
+    const r = await scan([ticket(file)]);
+    expect(r.findings.map((f) => f.ruleId)).toEqual(['launch-refused-by-cloud-provider']);
+    expect(r.findings[0]!.message).toContain(
+      'launches failed 2 times between 2023-04-18T12:31:07.902Z and 2023-04-18T12:31:19.114Z: the controller is not authorised to launch',
+    );
+    expect(r.findings[0]!.evidence.map((e) => e.source)).toEqual(at(file, 'UnauthorizedOperation'));
+    expect(r.run.notEvaluatedFor.filter((n) => n.stated && n.ruleId === 'no-instance-type-fits')).toEqual([]);
+  });
+});
+
 describe('scheduling refused for a static mismatch, from the records alone: pending-pod-no-nodepool-fits', () => {
   it('v0.25 console: the Provisioner is called a Provisioner, the pod is the one the record names', async () => {
     const file = 'misfit-taint-v0.25.txt';

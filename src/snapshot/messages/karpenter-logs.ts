@@ -5,6 +5,7 @@
  */
 import type { LogRecord } from '../../kube/types.js';
 import { namesCloudError, type MessageField } from '../../kube/messages/cloud-errors.js';
+import { ERROR_CHAINS } from '../../kube/messages/karpenter-errors.js';
 import { ALL_LOGS, classifier, type MessageTable } from './classify.js';
 import { controllerErrorsIn } from './controller-errors.js';
 
@@ -171,6 +172,12 @@ export function logSignals(log: LogRecord): ReadonlySet<LogSignal> {
     // v1.0's wording: "node claim registration error" with the taint named in the error.
     if (log.message === 'node claim registration error' && /unregistered|missing taint/.test(text)) tags.add('unregistered-taint-missing');
     if (tags.has('disrupting') && isEmptyDisruption(log)) tags.add('empty-disruption');
+    // "Could not schedule pod, launching machine, … <Code>: …": the scheduler passing on a launch's error. The cloud's
+    // code is the cause, and a scheduling reason never opens a launch chain.
+    if (tags.has('could-not-schedule') && launchInScheduleError(log)) {
+      tags.delete('could-not-schedule');
+      tags.add('launch-failed');
+    }
     signals.set(log, (s = tags));
   }
   return s;
@@ -185,6 +192,14 @@ function isEmptyDisruption(log: LogRecord): boolean {
   const reason = typeof log.fields.reason === 'string' ? log.fields.reason.toLowerCase() : undefined;
   const command = typeof log.fields.command === 'string' ? log.fields.command : '';
   return reason === 'empty' || /^Empty\//.test(command) || /via emptiness/i.test(log.message);
+}
+
+const SCHEDULE_LEAD = /^could not schedule pod,?\s*/i;
+const LAUNCH_CHAIN = new Set(ERROR_CHAINS.filter((r) => r.signal === 'launch'));
+
+function launchInScheduleError(log: LogRecord): boolean {
+  const error = typeof log.fields.error === 'string' ? log.fields.error : log.message.replace(SCHEDULE_LEAD, '');
+  return [...LAUNCH_CHAIN].some((r) => r.re.test(error.trim()));
 }
 
 export function logSays(log: LogRecord, signal: LogSignal): boolean {
