@@ -435,3 +435,25 @@ describe('≤ v0.31 scheduling failures with what the same pass left out (docs/k
     );
   });
 });
+
+describe('a pod whose zone requirements have no zone in common: "topology.kubernetes.io/zone DoesNotExist" (docs/karpenter-behaviour.md §8.3)', () => {
+  const ZONES_FIX = "The pod's zone requirements have no zone in common (Karpenter writes the empty set as topology.kubernetes.io/zone DoesNotExist)";
+
+  it('v0.31 "incompatible requirements, key topology.kubernetes.io/zone, … DoesNotExist not in …", 3 times: the zones, not a selector mismatch', async () => {
+    const file = 'zones-disjoint-v0.31.txt';
+    const r = await scan([ticket(file)]);
+    expect(r.findings.map((f) => [f.ruleId, f.severity, f.object])).toEqual([['no-instance-type-fits', 'error', ref('v1', 'Pod', 'kafka-2', 'streaming')]]);
+    expect(r.findings[0]!.fix.startsWith(ZONES_FIX)).toBe(true);
+    expect(r.run.notEvaluatedFor.filter((n) => n.stated)).toEqual([]);
+  });
+
+  it('v0.28 "no instance type satisfied … zone DoesNotExist" beside a status-only Pod: Pending since its PodScheduled=False, not since the record', async () => {
+    const file = 'status-json-unschedulable-v0.28.md';
+    const r = await scan([ticket(file)]);
+    expect(r.findings.map((f) => [f.ruleId, f.severity, f.object])).toEqual([
+      ['no-instance-type-fits', 'error', ref('v1', 'Pod', 'nightly-export-0', 'reports')],
+    ]);
+    expect(r.findings[0]!.fix.startsWith(ZONES_FIX)).toBe(true);
+    expect(r.findings[0]!.evidence.map((e) => e.note)).toContain('Pending for at least 2h28m');
+  });
+});

@@ -30,6 +30,8 @@ const CLAUSE_FIX: Record<ClauseKind, string> = {
   limits: "the pool's spec.limits are used up: raise them, or add a fallback pool",
   topology: 'a topology spread or pod anti-affinity constraint cannot be met: relax maxSkew / whenUnsatisfiable, or allow more zones',
   'host-ports': 'the host ports the pod needs are taken: drop hostPort or spread the pods',
+  'zones-disjoint':
+    "the pod's zone requirements have no zone in common (Karpenter writes the empty set as topology.kubernetes.io/zone DoesNotExist): usually its bound volumes sit in different zones, or its nodeSelector/affinity names a zone its volumes are not in. Keep the pod's volumes in one zone (a StorageClass with volumeBindingMode: WaitForFirstConsumer creates them where the pod lands) or pin the pod to the volumes' zone",
   other: 'read the reason Karpenter gives and change the pod or the pool accordingly',
 };
 
@@ -109,7 +111,8 @@ export default defineRule({
         // states that from Karpenter's words (what it judges from the pools when the pod is whole).
         if (snapshot.partialFrom(pod) && isStaticMisfit(list[list.length - 1]!.clauses)) continue;
         // Describe output of a Pending pod shows no creation time; its first failure is a later bound of the same wait.
-        const since = pod.metadata.creationTimestamp ?? earliest(list);
+        // Without it, PodScheduled=False since (the `status:` a ticket pastes) is an earlier bound than the first failure.
+        const since = pod.metadata.creationTimestamp ?? unschedulableSince(pod, earliest(list));
         if (since === undefined) {
           unknownOn(ctx, pod, ['/metadata/creationTimestamp']);
           continue;
@@ -152,6 +155,14 @@ export default defineRule({
     }
   },
 });
+
+function unschedulableSince(pod: KubeObject, firstFailure: string | undefined): string | undefined {
+  const scheduled = condition(pod, 'PodScheduled');
+  const at = scheduled?.status === 'False' ? scheduled.lastTransitionTime : undefined;
+  if (!at) return firstFailure;
+  if (!firstFailure) return at;
+  return (parseTime(at) ?? Infinity) < (parseTime(firstFailure) ?? Infinity) ? at : firstFailure;
+}
 
 function earliest(list: PodFailure[]): string | undefined {
   return list
@@ -214,7 +225,7 @@ function podFinding(
         ? {
             object: pod,
             path: `/status/conditions/${scheduled.index}`,
-            note: `Pending ${heldFor(pod.metadata.creationTimestamp ?? earliest(list), snapshot) ?? 'for an unknown time'}`,
+            note: `Pending ${heldFor(pod.metadata.creationTimestamp ?? unschedulableSince(pod, earliest(list)), snapshot) ?? 'for an unknown time'}`,
           }
         : { object: pod, path: '/status/phase', note: 'Pending' },
     );

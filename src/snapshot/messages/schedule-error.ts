@@ -10,7 +10,18 @@ import { firstMatch, type MessageTable, type Printed } from './classify.js';
 const SCHEDULE_ERROR: readonly Printed[] = ['console', 'json', 'controller-runtime', 'event'];
 
 export type ClauseKind =
-  'instance-types' | 'offering' | 'min-values' | 'taint' | 'label' | 'requirements' | 'volume' | 'limits' | 'topology' | 'host-ports' | 'other';
+  | 'instance-types'
+  | 'offering'
+  | 'min-values'
+  | 'taint'
+  | 'label'
+  | 'requirements'
+  | 'volume'
+  | 'limits'
+  | 'topology'
+  | 'host-ports'
+  | 'zones-disjoint'
+  | 'other';
 
 export interface Clause {
   kind: ClauseKind;
@@ -24,6 +35,15 @@ export interface Clause {
 }
 
 export const CLAUSES: MessageTable<ClauseKind> = [
+  {
+    // The pod's zone requirements have no zone in common (each bound zonal volume adds one, as do its selectors): the
+    // empty intersection is written "topology.kubernetes.io/zone DoesNotExist" (core pkg/scheduling/requirement.go),
+    // inside "no instance type satisfied … and requirements …" (≤ v1.2) or "key topology.kubernetes.io/zone, … DoesNotExist
+    // not in …". Whatever the clause says after it, no instance type or offering can help.
+    re: /topology\.kubernetes\.io\/zone DoesNotExist/,
+    signal: 'zones-disjoint',
+    printed: SCHEDULE_ERROR,
+  },
   { re: /minValues requirement is not met|due to minValues/i, signal: 'min-values', printed: SCHEDULE_ERROR },
   // ≤ v1.2 "no instance type which had enough resources and the required offering met the scheduling requirements";
   // v1.3+ "… or had a required offering"; the ICE cache makes offerings unavailable for 3 minutes (docs/karpenter-behaviour.md §8.5).
