@@ -214,6 +214,16 @@ describe('"Could not schedule pod, launching machine, …": the scheduler passin
   });
 });
 
+describe('a record quoted bare in the title above the whole record: one failure, of the pool the whole record names', () => {
+  it('v0.16 "Provisioning failed, launching node, …" as the heading and in the log: one refused launch of Provisioner apps', async () => {
+    const file = 'title-and-log-v0.16.md';
+    const r = await scan([ticket(file)]);
+    expect(r.findings.map((f) => [f.ruleId, f.severity, f.object])).toEqual([['launch-refused-by-cloud-provider', 'error', provisioner('apps')]]);
+    expect(r.findings[0]!.message).toContain('Provisioner apps failed once at 2022-09-20T14:07:52.018Z: the controller is not authorised to launch');
+    expect(r.findings[0]!.evidence.map((e) => e.source)).toEqual([`${ticket(file)}:13`]);
+  });
+});
+
 describe('scheduling refused for a static mismatch, from the records alone: pending-pod-no-nodepool-fits', () => {
   it('v0.25 console: the Provisioner is called a Provisioner, the pod is the one the record names', async () => {
     const file = 'misfit-taint-v0.25.txt';
