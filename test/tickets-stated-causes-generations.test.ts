@@ -224,6 +224,16 @@ describe('a record quoted bare in the title above the whole record: one failure,
   });
 });
 
+describe('a ≤ v0.31 launch error quoted alone: named and confirmed in its own generation', () => {
+  it('v0.27 "launching machine, …" without time or fields: a Provisioner, and kubectl get provisioners to confirm', async () => {
+    const file = 'bare-launch-line-v0.27.md';
+    const r = await scan([ticket(file)]);
+    expect(r.findings.map((f) => [f.ruleId, f.severity, f.object])).toEqual([['launch-refused-by-cloud-provider', 'error', provisioner('(unknown)')]]);
+    expect(r.findings[0]!.message).toContain('From logs only: kubectl get provisioners -o yaml and kubectl get events -A -o yaml would confirm it.');
+    expect(r.findings[0]!.evidence.map((e) => e.source)).toEqual(at(file, 'UnauthorizedOperation'));
+  });
+});
+
 describe('scheduling refused for a static mismatch, from the records alone: pending-pod-no-nodepool-fits', () => {
   it('v0.25 console: the Provisioner is called a Provisioner, the pod is the one the record names', async () => {
     const file = 'misfit-taint-v0.25.txt';

@@ -304,6 +304,17 @@ export function exclusion(log: LogRecord): Exclusion | undefined {
   return n ? { why: 'limits', count: { excluded: Number(n[1]), of: Number(n[2]) } } : undefined;
 }
 
+/**
+ * Launch wordings only the v1alpha5 generations (≤ v0.31) print: v0.1x "Could not launch node, …", "Launching node,
+ * creating cloud provider machine, …", "Provisioning failed, launching node, …"; v0.2x–v0.31 "launching machine, …"
+ * (docs/karpenter-behaviour.md §8.5). A bare copy of such a line names no Provisioner, yet its generation is plain.
+ */
+const LEGACY_LAUNCH = /^(?:could not launch node|launching node,|provisioning failed, launching node|launching machine,)|creating cloud provider machine/i;
+
+export function legacyLaunchWording(log: LogRecord): boolean {
+  return LEGACY_LAUNCH.test(logText(log));
+}
+
 /** A record's message with its error: v0.37+ keeps the cause in `error`, older generations in the message itself. */
 export function logText(log: LogRecord): string {
   const error = log.fields.error;
