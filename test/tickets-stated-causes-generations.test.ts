@@ -477,3 +477,17 @@ describe('a pod whose zone requirements have no zone in common: "topology.kubern
     expect(r.findings[0]!.evidence.map((e) => e.note)).toContain('Pending for at least 2h28m');
   });
 });
+
+describe('an API mismatch over v1alpha5 kinds: the CRDs of that generation are the ones to compare', () => {
+  it('v0.29 reflector "Failed to watch *v1alpha5.Machine … (get machines.karpenter.sh)", twice: compare and fix the v1alpha5 CRDs', async () => {
+    const file = 'machines-crd-missing-v0.29.txt';
+    const r = await scan([ticket(file)]);
+    expect(r.findings.map((f) => [f.ruleId, f.severity, f.object])).toEqual([
+      ['karpenter-api-version-mismatch', 'error', ref('apiextensions.k8s.io/v1', 'CustomResourceDefinition', 'machines.karpenter.sh')],
+    ]);
+    const fix = r.findings[0]!.fix;
+    expect(fix).toContain('kubectl get crd provisioners.karpenter.sh machines.karpenter.sh awsnodetemplates.karpenter.k8s.aws -o custom-columns=');
+    expect(fix).toContain('Machines exist from v0.28, so a v0.28+ controller needs the machines.karpenter.sh CRD of its release');
+    expect(fix).not.toContain('v1beta1');
+  });
+});
