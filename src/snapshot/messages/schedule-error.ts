@@ -40,7 +40,9 @@ export const CLAUSES: MessageTable<ClauseKind> = [
     // empty intersection is written "topology.kubernetes.io/zone DoesNotExist" (core pkg/scheduling/requirement.go),
     // inside "no instance type satisfied … and requirements …" (≤ v1.2) or "key topology.kubernetes.io/zone, … DoesNotExist
     // not in …". Whatever the clause says after it, no instance type or offering can help.
-    re: /topology\.kubernetes\.io\/zone DoesNotExist/,
+    // The pod's side only: "… DoesNotExist not in <the pool's zones>", or among the requirements Karpenter tried
+    // ("and requirements …" ≤ v1.2, "requirements=…" v1.3+); a pool whose own zones are empty reads the other way round.
+    re: /topology\.kubernetes\.io\/zone, topology\.kubernetes\.io\/zone DoesNotExist not in|requirements[ =](?:(?!resources=)[^;])*?\btopology\.kubernetes\.io\/zone DoesNotExist/,
     signal: 'zones-disjoint',
     printed: SCHEDULE_ERROR,
   },
