@@ -63,6 +63,28 @@ describe('scheduling failures (FailedScheduling, "could not schedule pod")', () 
     ]);
     expect([...schedulingSignals('all available instance types exceed provisioner limits')]).toEqual(['karpenter']);
   });
+
+  it.each([
+    [
+      'v1.3+ requirements=',
+      'no instance type met the scheduling requirements or had enough resources, requirements=karpenter.sh/nodepool In [db], topology.kubernetes.io/zone DoesNotExist, resources={"cpu":"1"}',
+      'zones-disjoint',
+    ],
+    [
+      '≤ v1.2 key … not in',
+      'incompatible requirements, key topology.kubernetes.io/zone, topology.kubernetes.io/zone DoesNotExist not in topology.kubernetes.io/zone In [eu-west-1a]',
+      'zones-disjoint',
+    ],
+    // The pool's zones empty, not the pod's: a requirements mismatch, not the pod's volumes.
+    [
+      'the pool side',
+      'incompatible requirements, key topology.kubernetes.io/zone, topology.kubernetes.io/zone In [eu-west-1a] not in topology.kubernetes.io/zone DoesNotExist',
+      'requirements',
+    ],
+    ['v0.4–v0.8 packer', 'Failed to compute packing, pod(s) [ns/a] did not fit in instance type option(s) [m5.large]', 'instance-types'],
+  ])('the clause of %s', (_, text, kind) => {
+    expect(parseScheduleError(text).map((c) => c.kind)).toEqual([kind]);
+  });
 });
 
 describe('Karpenter controller logs', () => {

@@ -40,6 +40,26 @@ describe('a stated Karpenter version', () => {
   });
 });
 
+describe('a Go stack trace names the core module it was built with (docs/karpenter-behaviour.md §0.1)', () => {
+  it("bounds a stated version: a v0.29 pseudo-version frame under a panic outweighs the template's v0.27.0", async () => {
+    const r = await scan([versions('panic-trace-over-template-v0.29.md')]);
+    expect(r.snapshot.controller.version).toBeUndefined();
+    expect(r.snapshot.controller.note).toBe(
+      `"__Karpenter Version:__ v0.27.0" (${versions('panic-trace-over-template-v0.29.md')}:3) is not used as the Karpenter version: ` +
+        `a stack trace runs github.com/aws/karpenter-core@v0.29.3-0.20230802171435-6d0f0a2c1b9e (${versions('panic-trace-over-template-v0.29.md')}:17), ` +
+        'so the controller is v0.29.x or v0.30.x',
+    );
+  });
+
+  it('says the series when nothing states a version, and never takes it for one (a tagged v0.24.0 frame in a zap stacktrace)', async () => {
+    const r = await scan([versions('zap-stacktrace-core-v0.24.txt')]);
+    expect(r.snapshot.controller.version).toBeUndefined();
+    expect(r.snapshot.controller.note).toBe(
+      `a stack trace runs github.com/aws/karpenter-core@v0.24.0 (${versions('zap-stacktrace-core-v0.24.txt')}:3), so the controller is v0.24.x`,
+    );
+  });
+});
+
 describe('notARelease', () => {
   it.each(['0.5.0', '0.31.1', '0.37.7', '1.0.0', '1.14.1', '1.18.0'])('%s can be a release', (v) => expect(notARelease(parseVersion(v)!)).toBeUndefined());
   it.each(['0.38.0', '1.26.1', '2.0.0', '0.0.9'])('%s cannot', (v) => expect(notARelease(parseVersion(v)!)).toMatch(/is not a Karpenter release/));

@@ -201,6 +201,39 @@ describe('launch failures whose wording only a code tells', () => {
   });
 });
 
+describe('"Could not schedule pod, launching machine, …": the scheduler passing on a launch error (docs/karpenter-behaviour.md §8.3)', () => {
+  it('v0.27: UnauthorizedOperation behind the scheduling lead is a refused launch, not a pod that fits no instance type', async () => {
+    const file = 'schedule-carries-launch-v0.27.txt';
+    const r = await scan([ticket(file)]);
+    expect(r.findings.map((f) => f.ruleId)).toEqual(['launch-refused-by-cloud-provider']);
+    expect(r.findings[0]!.message).toContain(
+      'launches failed 2 times between 2023-04-18T12:31:07.902Z and 2023-04-18T12:31:19.114Z: the controller is not authorised to launch',
+    );
+    expect(r.findings[0]!.evidence.map((e) => e.source)).toEqual(at(file, 'UnauthorizedOperation'));
+    expect(r.run.notEvaluatedFor.filter((n) => n.stated && n.ruleId === 'no-instance-type-fits')).toEqual([]);
+  });
+});
+
+describe('a record quoted bare in the title above the whole record: one failure, of the pool the whole record names', () => {
+  it('v0.16 "Provisioning failed, launching node, …" as the heading and in the log: one refused launch of Provisioner apps', async () => {
+    const file = 'title-and-log-v0.16.md';
+    const r = await scan([ticket(file)]);
+    expect(r.findings.map((f) => [f.ruleId, f.severity, f.object])).toEqual([['launch-refused-by-cloud-provider', 'error', provisioner('apps')]]);
+    expect(r.findings[0]!.message).toContain('Provisioner apps failed once at 2022-09-20T14:07:52.018Z: the controller is not authorised to launch');
+    expect(r.findings[0]!.evidence.map((e) => e.source)).toEqual([`${ticket(file)}:13`]);
+  });
+});
+
+describe('a ≤ v0.31 launch error quoted alone: named and confirmed in its own generation', () => {
+  it('v0.27 "launching machine, …" without time or fields: a Provisioner, and kubectl get provisioners to confirm', async () => {
+    const file = 'bare-launch-line-v0.27.md';
+    const r = await scan([ticket(file)]);
+    expect(r.findings.map((f) => [f.ruleId, f.severity, f.object])).toEqual([['launch-refused-by-cloud-provider', 'error', provisioner('(unknown)')]]);
+    expect(r.findings[0]!.message).toContain('From logs only: kubectl get provisioners -o yaml and kubectl get events -A -o yaml would confirm it.');
+    expect(r.findings[0]!.evidence.map((e) => e.source)).toEqual(at(file, 'UnauthorizedOperation'));
+  });
+});
+
 describe('scheduling refused for a static mismatch, from the records alone: pending-pod-no-nodepool-fits', () => {
   it('v0.25 console: the Provisioner is called a Provisioner, the pod is the one the record names', async () => {
     const file = 'misfit-taint-v0.25.txt';
@@ -393,5 +426,69 @@ describe('stated in the input, not a finding: shown apart, never dropped', () =>
         stated: true,
       },
     ]);
+  });
+});
+
+describe('≤ v0.31 scheduling failures with what the same pass left out (docs/karpenter-behaviour.md §8.3)', () => {
+  it('v0.6 "Failed to compute packing, pod(s) [ns/p] …": the listed pod, the record\'s Provisioner and the overhead exclusions', async () => {
+    const r = await scan([ticket('packing-overhead-v0.6.txt')], { now: '2022-02-22T09:15:00Z' });
+    expect(r.findings).toEqual([]);
+    const stated = r.run.notEvaluatedFor.filter((n) => n.stated);
+    expect(stated.map((n) => n.ruleId)).toEqual(['no-instance-type-fits']);
+    expect(stated[0]!.reason).toBe(
+      'Pod media/render-worker-0: Karpenter could not schedule it once at 2022-02-22T09:14:02.140Z — Provisioner render: Failed to compute packing, ' +
+        'pod(s) [media/render-worker-0] did not fit in instance type option(s) [c5.xlarge c5a.xlarge]. Just before, the controller left out c5.large, ' +
+        'c5a.large: not enough resources for kubelet and system overhead (DEBUG). Not a finding yet: without the Pod, a failure is reported once it ' +
+        'repeats 3 times or lasts 5m; kubectl get pod -n media render-worker-0 -o yaml would show whether it still waits.',
+    );
+  });
+
+  it('v0.16 "N out of M instance types were excluded because they would breach provisioner limits" beside "Could not schedule pod"', async () => {
+    const r = await scan([ticket('limits-excluded-v0.16.txt')], { now: '2022-09-14T03:21:00Z' });
+    expect(r.findings).toEqual([]);
+    const stated = r.run.notEvaluatedFor.filter((n) => n.stated);
+    expect(stated.map((n) => n.ruleId)).toEqual(['no-instance-type-fits']);
+    expect(stated[0]!.reason).toContain(
+      'Pod batch/etl-nightly-28771520-5kq7d: Karpenter could not schedule it once at 2022-09-14T03:20:41.560Z — Provisioner nightly: ',
+    );
+    expect(stated[0]!.reason).toContain(
+      "Just before, the controller excluded 131 of 498 instance types because they would breach the Provisioner's limits (DEBUG).",
+    );
+  });
+});
+
+describe('a pod whose zone requirements have no zone in common: "topology.kubernetes.io/zone DoesNotExist" (docs/karpenter-behaviour.md §8.3)', () => {
+  const ZONES_FIX = "The pod's zone requirements have no zone in common (Karpenter writes the empty set as topology.kubernetes.io/zone DoesNotExist)";
+
+  it('v0.31 "incompatible requirements, key topology.kubernetes.io/zone, … DoesNotExist not in …", 3 times: the zones, not a selector mismatch', async () => {
+    const file = 'zones-disjoint-v0.31.txt';
+    const r = await scan([ticket(file)]);
+    expect(r.findings.map((f) => [f.ruleId, f.severity, f.object])).toEqual([['no-instance-type-fits', 'error', ref('v1', 'Pod', 'kafka-2', 'streaming')]]);
+    expect(r.findings[0]!.fix.startsWith(ZONES_FIX)).toBe(true);
+    expect(r.run.notEvaluatedFor.filter((n) => n.stated)).toEqual([]);
+  });
+
+  it('v0.28 "no instance type satisfied … zone DoesNotExist" beside a status-only Pod: Pending since its PodScheduled=False, not since the record', async () => {
+    const file = 'status-json-unschedulable-v0.28.md';
+    const r = await scan([ticket(file)]);
+    expect(r.findings.map((f) => [f.ruleId, f.severity, f.object])).toEqual([
+      ['no-instance-type-fits', 'error', ref('v1', 'Pod', 'nightly-export-0', 'reports')],
+    ]);
+    expect(r.findings[0]!.fix.startsWith(ZONES_FIX)).toBe(true);
+    expect(r.findings[0]!.evidence.map((e) => e.note)).toContain('Pending for at least 2h28m');
+  });
+});
+
+describe('an API mismatch over v1alpha5 kinds: the CRDs of that generation are the ones to compare', () => {
+  it('v0.29 reflector "Failed to watch *v1alpha5.Machine … (get machines.karpenter.sh)", twice: compare and fix the v1alpha5 CRDs', async () => {
+    const file = 'machines-crd-missing-v0.29.txt';
+    const r = await scan([ticket(file)]);
+    expect(r.findings.map((f) => [f.ruleId, f.severity, f.object])).toEqual([
+      ['karpenter-api-version-mismatch', 'error', ref('apiextensions.k8s.io/v1', 'CustomResourceDefinition', 'machines.karpenter.sh')],
+    ]);
+    const fix = r.findings[0]!.fix;
+    expect(fix).toContain('kubectl get crd provisioners.karpenter.sh machines.karpenter.sh awsnodetemplates.karpenter.k8s.aws -o custom-columns=');
+    expect(fix).toContain('Machines exist from v0.28, so a v0.28+ controller needs the machines.karpenter.sh CRD of its release');
+    expect(fix).not.toContain('v1beta1');
   });
 });

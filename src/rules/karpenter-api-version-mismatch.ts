@@ -15,6 +15,8 @@ import { pushAll } from '../kube/lists.js';
 const ID = 'karpenter-api-version-mismatch';
 /** CRD name of each Karpenter kind. */
 const CRD_OF: Record<string, string> = Object.fromEntries(KARPENTER_RESOURCES.map((r) => [r.kind, `${r.plural}.${r.group}`]));
+/** The v1alpha5 generation's kinds (≤ v0.31; docs/karpenter-behaviour.md §0.2). */
+const LEGACY_KINDS = ['Provisioner', 'Machine', 'AWSNodeTemplate'];
 /** How the finding says each disagreement. */
 const WHAT: Record<ApiMismatch, string> = {
   'conversion-webhook-fails': 'the CRD conversion webhook fails',
@@ -90,6 +92,14 @@ export default defineRule({
     const facts = karpenterFacts(snapshot.controller);
     const said = statements(snapshot);
     const findings = new Map<string, { target: KubeObject | ObjectRef; parts: string[]; evidence: EvidenceInput[] }>();
+    /** The kinds the controller's own statements name, per finding: their generation picks the CRDs to compare. */
+    const stated = new Map<string, Set<string>>();
+    const kindsOf = (target: KubeObject | ObjectRef): Set<string> => {
+      const key = `${target.kind}/${'metadata' in target ? (target.metadata.name ?? '') : target.name}`;
+      let k = stated.get(key);
+      if (!k) stated.set(key, (k = new Set()));
+      return k;
+    };
     const add = (target: KubeObject | ObjectRef, part: string, evidence: EvidenceInput[]) => {
       const key = `${target.kind}/${'metadata' in target ? (target.metadata.name ?? '') : target.name}`;
       let f = findings.get(key);
@@ -141,6 +151,7 @@ export default defineRule({
             ? { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', namespace: null, name: CRD_OF[s.kind]! }
             : UNSEEN_CONTROLLER);
         add(target, `${s.what}${s.kind ? ` (${s.kind})` : ''}`, [s.evidence]);
+        if (s.kind) kindsOf(target).add(s.kind);
       }
     reportUncovered({ snapshot, statedNotJudged }, [WEBHOOK_UNREACHABLE]);
 
@@ -148,6 +159,9 @@ export default defineRule({
       const onlyFewRecords = fewer && evidence.every((e) => e.log || e.event);
       const logsOnly = evidence.every((e) => e.log || e.event) && !('metadata' in target && target.kind === 'CustomResourceDefinition');
       const crdName = 'metadata' in target && target.kind === 'CustomResourceDefinition' ? target.metadata.name : undefined;
+      const kinds = [...kindsOf(target)];
+      const legacy = kinds.length > 0 && kinds.every((k) => LEGACY_KINDS.includes(k));
+      const compared = (legacy ? LEGACY_KINDS : Object.keys(CRD_OF).slice(0, 3)).map((k) => CRD_OF[k]).join(' ');
       const chart = version ? formatVersion(version) : '<controller version>';
       const controller = seenController(
         snapshot,
@@ -165,13 +179,15 @@ export default defineRule({
             ? ` It was stated ${total === 1 ? 'once' : `${total} times`}: a controller pod restarting during an upgrade says so briefly, a mismatch says it on every reconcile.`
             : '',
           logsOnlyClause: logsOnly
-            ? ` Seen in ${evidence.some((e) => e.log) ? 'the controller logs' : 'events'} only: kubectl get crd ${Object.values(CRD_OF).slice(0, 3).join(' ')} -o yaml would show which versions the CRDs serve.`
+            ? ` Seen in ${evidence.some((e) => e.log) ? 'the controller logs' : 'events'} only: kubectl get crd ${compared} -o yaml would show which versions the CRDs serve.`
             : '',
         },
         fix: [
-          `1. Compare: kubectl get crd ${crdName ?? Object.values(CRD_OF).slice(0, 3).join(' ')} -o custom-columns=NAME:.metadata.name,VERSIONS:.spec.versions[*].name,STORED:.status.storedVersions and the controller image tag\n` +
+          `1. Compare: kubectl get crd ${crdName ?? compared} -o custom-columns=NAME:.metadata.name,VERSIONS:.spec.versions[*].name,STORED:.status.storedVersions and the controller image tag\n` +
             `2. Upgrade the CRDs to the controller's release first: helm upgrade --install karpenter-crd oci://public.ecr.aws/karpenter/karpenter-crd --version ${chart} -n ${ns ?? '<namespace of the karpenter release>'} (the main chart's crds/ directory is never upgraded by Helm)\n` +
-            '3. Crossing v1beta1 → v1: go through the latest v0.37.x and v1.0.x (their CRDs serve both and convert), migrate status.storedVersions to v1, then upgrade to v1.1+',
+            (legacy
+              ? '3. The controller asks for v1alpha5 kinds (≤ v0.31): Machines exist from v0.28, so a v0.28+ controller needs the machines.karpenter.sh CRD of its release beside the Provisioner and AWSNodeTemplate CRDs'
+              : '3. Crossing v1beta1 → v1: go through the latest v0.37.x and v1.0.x (their CRDs serve both and convert), migrate status.storedVersions to v1, then upgrade to v1.1+'),
         ],
         evidence: [...evidence, ...(version ? facts.evidence() : [])],
         ...(crdName ? { pointer: '/spec/versions' } : {}),

@@ -7,6 +7,7 @@ import { formatDuration, parseTime } from '../kube/units.js';
 import { launchTimeline, signalsOf } from './lib/launch-failures.js';
 import { podVerdicts, poolProfiles } from './lib/scheduling-pools.js';
 import { isStaticMisfit, schedulingFailures, type Clause, type ClauseKind, type PodFailure } from './lib/scheduling-failures.js';
+import { exclusion, type Exclusion } from '../snapshot/messages/karpenter-logs.js';
 import { heldFor, heldLongerThan, isPending, plural, unknownOn } from './support.js';
 import { maxOf, minOf } from '../kube/lists.js';
 
@@ -29,6 +30,8 @@ const CLAUSE_FIX: Record<ClauseKind, string> = {
   limits: "the pool's spec.limits are used up: raise them, or add a fallback pool",
   topology: 'a topology spread or pod anti-affinity constraint cannot be met: relax maxSkew / whenUnsatisfiable, or allow more zones',
   'host-ports': 'the host ports the pod needs are taken: drop hostPort or spread the pods',
+  'zones-disjoint':
+    "the pod's zone requirements have no zone in common (Karpenter writes the empty set as topology.kubernetes.io/zone DoesNotExist): usually its bound volumes sit in different zones, or its nodeSelector/affinity names a zone its volumes are not in. Keep the pod's volumes in one zone (a StorageClass with volumeBindingMode: WaitForFirstConsumer creates them where the pod lands) or pin the pod to the volumes' zone",
   other: 'read the reason Karpenter gives and change the pod or the pool accordingly',
 };
 
@@ -108,7 +111,8 @@ export default defineRule({
         // states that from Karpenter's words (what it judges from the pools when the pod is whole).
         if (snapshot.partialFrom(pod) && isStaticMisfit(list[list.length - 1]!.clauses)) continue;
         // Describe output of a Pending pod shows no creation time; its first failure is a later bound of the same wait.
-        const since = pod.metadata.creationTimestamp ?? earliest(list);
+        // Without it, PodScheduled=False since (the `status:` a ticket pastes) is an earlier bound than the first failure.
+        const since = pod.metadata.creationTimestamp ?? unschedulableSince(pod, earliest(list));
         if (since === undefined) {
           unknownOn(ctx, pod, ['/metadata/creationTimestamp']);
           continue;
@@ -152,6 +156,14 @@ export default defineRule({
   },
 });
 
+function unschedulableSince(pod: KubeObject, firstFailure: string | undefined): string | undefined {
+  const scheduled = condition(pod, 'PodScheduled');
+  const at = scheduled?.status === 'False' ? scheduled.lastTransitionTime : undefined;
+  if (!at) return firstFailure;
+  if (!firstFailure) return at;
+  return (parseTime(at) ?? Infinity) < (parseTime(firstFailure) ?? Infinity) ? at : firstFailure;
+}
+
 function earliest(list: PodFailure[]): string | undefined {
   return list
     .flatMap((f) => [f.first, f.last])
@@ -172,8 +184,10 @@ function notYet(key: string, list: PodFailure[], minPending: number, repeats: nu
     .filter((x): x is string => Boolean(x))
     .sort();
   const when = times.length ? (times[0] === times[times.length - 1] ? ` at ${times[0]}` : ` between ${times[0]} and ${times[times.length - 1]}`) : '';
+  const excluded = exclusionNote(list);
   return (
     `Pod ${key}: ${simulated ? "Karpenter's disruption simulation could not place it" : 'Karpenter could not schedule it'} ${n === 1 ? 'once' : plural(n, 'time')}${when} — ${why}. ` +
+    (excluded ? `${excluded}. ` : '') +
     `Not a finding yet: without the Pod, a failure is reported once it repeats ${repeats} times or lasts ${formatDuration(minPending)}; ` +
     `kubectl get pod -n ${key.slice(0, key.indexOf('/'))} ${key.slice(key.indexOf('/') + 1)} -o yaml would show whether it still waits.`
   );
@@ -211,7 +225,7 @@ function podFinding(
         ? {
             object: pod,
             path: `/status/conditions/${scheduled.index}`,
-            note: `Pending ${heldFor(pod.metadata.creationTimestamp ?? earliest(list), snapshot) ?? 'for an unknown time'}`,
+            note: `Pending ${heldFor(pod.metadata.creationTimestamp ?? unschedulableSince(pod, earliest(list)), snapshot) ?? 'for an unknown time'}`,
           }
         : { object: pod, path: '/status/phase', note: 'Pending' },
     );
@@ -229,6 +243,8 @@ function podFinding(
     notes.push(
       'Insufficient-capacity errors of the pool are in the input too: the offerings were cached as unavailable after them (see insufficient-capacity-all-offerings)',
     );
+  const excluded = exclusionNote(list);
+  if (excluded) notes.push(excluded);
   if (!pod)
     notes.push(
       `The Pod is not in the input: kubectl get pod -n ${ns} ${name} -o yaml would confirm it still waits${vias.length === 1 && vias[0] === 'log' ? ' (from logs only)' : ''}`,
@@ -251,6 +267,29 @@ function podFinding(
     evidence,
     related: pools.map((p) => snapshot.nodePool(p)?.object ?? { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: p }),
   };
+}
+
+/**
+ * What the ≤ v0.31 controller logged it left out in the same pass (docs/karpenter-behaviour.md §8.3): the instance
+ * types DaemonSet or kubelet overhead leaves no room in, or how many the pool's limits cut.
+ */
+function exclusionNote(list: PodFailure[]): string | undefined {
+  const records = [...new Set(list.flatMap((f) => f.excluded ?? []))];
+  const said = records.map(exclusion).filter((x): x is Exclusion => x !== undefined);
+  if (!said.length) return undefined;
+  const parts: string[] = [];
+  for (const why of ['daemons', 'system overhead'] as const) {
+    const types = [...new Set(said.filter((x) => x.why === why).map((x) => x.type!))];
+    if (types.length) parts.push(`left out ${listed(types)}: not enough resources for ${why === 'daemons' ? 'the DaemonSets' : 'kubelet and system overhead'}`);
+  }
+  const limits = said.filter((x) => x.why === 'limits').pop();
+  if (limits?.count) parts.push(`excluded ${limits.count.excluded} of ${limits.count.of} instance types because they would breach the Provisioner's limits`);
+  return `Just before, the controller ${parts.join('; and ')} (DEBUG)`;
+}
+
+function listed(items: string[]): string {
+  const shown = items.slice(0, 5).join(', ');
+  return items.length > 5 ? `${shown} and ${items.length - 5} more` : shown;
 }
 
 /** Requirement dumps run to kilobytes: a finding quotes the start. */

@@ -54,6 +54,8 @@ export interface ControllerInfo {
   /** Where the queue would be set: the controller container's env list, or `settings` in the values. */
   interruptionQueueHome?: SettingAnchor;
   env: Record<string, string>;
+  /** What a Go stack trace in the logs says of the version (the core module it was built with): a range, not a version. */
+  traceBound?: { min: Version; max: Version; why: string };
   /** A note for the report when the detected version and the flag disagree. */
   note?: string;
   /** Helm values in the input that were not used, and why (a rendered controller wins: it is what runs). */

@@ -10,6 +10,8 @@ import type { ControllerInfo } from './controller-info.js';
 import { logSays } from './messages/karpenter-logs.js';
 
 export function useLoggedVersion(info: ControllerInfo, logs: readonly LogRecord[]): void {
+  const bound = traceBound(logs);
+  if (bound) info.traceBound = bound;
   const said = latestStatement(logs);
   if (!said) return;
   const version = parseVersion(said.version)!;
@@ -40,4 +42,34 @@ function latestStatement(logs: readonly LogRecord[]): { log: LogRecord; version:
     if (!found || !found.log.time || !log.time || log.time >= found.log.time) found = { log, version };
   }
   return found;
+}
+
+/**
+ * The core module a stack trace names, up to v0.37: `github.com/aws/karpenter-core@v0.30.0/pkg/…` (v0.20–v0.31),
+ * `sigs.k8s.io/karpenter@v0.33.1/pkg/…` (v0.32–v0.37). The provider shared core's numbers then, but it pins core as a
+ * pseudo-version between tags (`v0.30.1-0.20230905…-abc`, built on v0.30.0 and possibly released as v0.31.0): only
+ * the minor series is safe, and one more for a pseudo-version (docs/karpenter-behaviour.md §0.1).
+ */
+const CORE_FRAME = /(github\.com\/aws\/karpenter-core|sigs\.k8s\.io\/karpenter)@v0\.(\d+)\.(\d+)(-0\.\d{14}-[0-9a-f]+)?\//;
+
+const FIRST_CORE_TAG = 21;
+
+function traceBound(logs: readonly LogRecord[]): ControllerInfo['traceBound'] {
+  for (const log of logs) {
+    const trace = log.fields.stacktrace;
+    const m = CORE_FRAME.exec(`${typeof trace === 'string' ? trace : ''}\n${log.message}`);
+    if (!m) continue;
+    const minor = Number(m[2]);
+    // Before its first tag (v0.21) core was pinned as v0.0.x pseudo-versions: no series to read.
+    if (minor < FIRST_CORE_TAG) continue;
+    const pseudo = Boolean(m[4]);
+    const where = `${log.provenance.source}${log.provenance.line ? `:${log.provenance.line}` : ''}`;
+    const series = pseudo ? `v0.${minor}.x or v0.${minor + 1}.x` : `v0.${minor}.x`;
+    return {
+      min: [0, minor, 0],
+      max: [0, pseudo ? minor + 1 : minor, Infinity],
+      why: `a stack trace runs ${m[1]}@v0.${m[2]}.${m[3]}${m[4] ?? ''} (${where}), so the controller is ${series}`,
+    };
+  }
+  return undefined;
 }

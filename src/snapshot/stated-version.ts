@@ -99,14 +99,17 @@ export function useStatedVersion(
   // A statement is weighed before it is used: a number that is no Karpenter release, or one the objects beside it
   // could not have been served by, is named in the header and left out.
   const notes: string[] = [];
+  const against = info.traceBound ? [...bounds, info.traceBound] : bounds;
   const weighed = statements.filter((s) => {
     const v = parseVersion(s.version)!;
-    const why = notARelease(v) ?? contradicted(v, bounds);
+    const why = notARelease(v) ?? contradicted(v, against);
     if (why) notes.push(`${s.evidence.replace(/^stated in the ticket: /, '')} is not used as the Karpenter version: ${why}`);
     return !why;
   });
   const [first] = weighed;
   if (!first) {
+    // Nothing states a version: the range a stack trace shows is said, never taken as a version.
+    if (!info.version && info.traceBound && !notes.some((n) => n.includes(info.traceBound!.why))) notes.push(info.traceBound.why);
     if (notes.length) info.note = [info.note, ...notes].filter(Boolean).join('; ');
     return;
   }

@@ -300,6 +300,7 @@ export function launchedAfter(t: LaunchTimeline, pool: string, after: number): C
 export function byPool(signals: LaunchSignal[]): Map<string, LaunchSignal[]> {
   const out = new Map<string, LaunchSignal[]>();
   for (const s of signals) {
+    if (bareCopy(s, signals)) continue;
     const k = s.pool ?? '';
     let l = out.get(k);
     if (!l) out.set(k, (l = []));
@@ -307,6 +308,16 @@ export function byPool(signals: LaunchSignal[]): Map<string, LaunchSignal[]> {
   }
   for (const l of out.values()) l.sort((a, b) => timeOf(a) - timeOf(b));
   return out;
+}
+
+/**
+ * A record quoted again without its time and fields (a ticket's title or "Actual Behavior" line above the pasted log)
+ * is the failure the whole record shows, not another one of an unnamed pool.
+ */
+function bareCopy(s: LaunchSignal, all: readonly LaunchSignal[]): boolean {
+  if (s.pool || s.first || s.last || s.via !== 'log') return false;
+  const text = s.text.trim();
+  return text.length > 20 && all.some((o) => o !== s && o.pool !== undefined && (o.first || o.last) && o.text.includes(text));
 }
 
 /** Total occurrences (an event counts its repeats), distinct causes and NodeClaims of a group of signals. */

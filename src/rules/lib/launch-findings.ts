@@ -10,7 +10,7 @@ import { KIND } from '../../kube/kinds.js';
 import type { NodePoolView } from '../../snapshot/karpenter.js';
 import type { ObjectRef, Snapshot } from '../../snapshot/snapshot.js';
 import { isPending, listNames } from '../support.js';
-import { logRefs } from '../../snapshot/messages/karpenter-logs.js';
+import { legacyLaunchWording, logRefs } from '../../snapshot/messages/karpenter-logs.js';
 import { awsNodeClassOf, nodeClassRefOf } from './configuration.js';
 import {
   byPool,
@@ -111,7 +111,9 @@ function namesMachines(evidence: EvidenceInput[]): boolean {
   return evidence.some((e) => {
     if (!e.log) return false;
     const refs = logRefs(e.log.fields);
-    return refs.machine || refs.provisioner || ['machine', 'Machine', 'provisioner', 'Provisioner'].some((k) => k in e.log!.fields);
+    return (
+      refs.machine || refs.provisioner || legacyLaunchWording(e.log) || ['machine', 'Machine', 'provisioner', 'Provisioner'].some((k) => k in e.log!.fields)
+    );
   });
 }
 
@@ -192,17 +194,21 @@ export function byNodeClass(snapshot: Snapshot, pools: FailingPool[]): NodeClass
   for (const p of pools) {
     const nc = nodeClassTarget(snapshot, p);
     const target: KubeObject | ObjectRef =
-      nc.object ??
-      poolTarget(p) ??
-      (nc.name
-        ? { apiVersion: 'karpenter.k8s.aws/v1', kind: 'EC2NodeClass', namespace: null, name: nc.name }
-        : { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', namespace: null, name: p.claims[0] ?? '(unknown)' });
+      nc.object ?? poolTarget(p) ?? (nc.name ? { apiVersion: 'karpenter.k8s.aws/v1', kind: 'EC2NodeClass', namespace: null, name: nc.name } : unnamedTarget(p));
     const key = `${target.kind}/${'metadata' in target ? (target.metadata.name ?? '') : target.name}`;
     const g = out.get(key);
     if (g) g.pools.push(p);
     else out.set(key, { target, ...(nc.object ? { nodeClass: nc.object } : {}), ...(nc.name ? { nodeClassName: nc.name } : {}), pools: [p] });
   }
   return [...out.values()];
+}
+
+/** Neither pool nor node class named: the first claim, in the records' generation (≤ v0.31 a Machine, else the Provisioner). */
+function unnamedTarget(p: FailingPool): ObjectRef {
+  if (launchWords(p).pool !== 'Provisioner') return { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', namespace: null, name: p.claims[0] ?? '(unknown)' };
+  return p.claims[0]
+    ? { apiVersion: 'karpenter.sh/v1alpha5', kind: 'Machine', namespace: null, name: p.claims[0] }
+    : { apiVersion: 'karpenter.sh/v1alpha5', kind: 'Provisioner', namespace: null, name: '(unknown)' };
 }
 
 /** The pools (other than the finding's object) and a few of their NodeClaims. */

@@ -14,7 +14,7 @@ import { isRecord, str } from '../../kube/fields.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 import { parseTime } from '../../kube/units.js';
 import { simulatedPods } from '../../snapshot/messages/simulation.js';
-import { logSays } from '../../snapshot/messages/karpenter-logs.js';
+import { exclusion, logRefs, logSays, podNames } from '../../snapshot/messages/karpenter-logs.js';
 import { isKarpenterScheduleError, parseScheduleError, saysNoPoolFits, type Clause } from '../../snapshot/messages/schedule-error.js';
 import { saysScheduling } from '../../snapshot/messages/scheduling.js';
 
@@ -38,6 +38,8 @@ export interface PodFailure {
   count: number;
   via: 'event' | 'log';
   evidence: EvidenceInput;
+  /** ≤ v0.31 DEBUG records just before a logged failure that left instance types out, and why. */
+  excluded?: LogRecord[];
 }
 
 export interface SchedulingFailures {
@@ -107,19 +109,25 @@ function build(snapshot: Snapshot): SchedulingFailures {
     }
   }
 
+  const exclusions = snapshot.logs.filter((l) => exclusion(l));
   for (const log of snapshot.logs) {
     if (logSays(log, 'could-not-schedule')) {
-      const pod = logPod(log);
-      if (!pod) continue;
+      const one = logPod(log);
+      // v0.4–v0.8 list the pods in the message, one record for all of them.
+      const pods = one ? [one] : podNames({}, log.message).map((p) => `${p.namespace ?? 'default'}/${p.name}`);
       const err = str(log.fields.error);
-      add({
-        pod,
-        clauses: parseScheduleError(err ?? log.message),
-        ...(log.time ? { first: log.time, last: log.time } : {}),
-        count: 1,
-        via: 'log',
-        evidence: { log, note: 'Karpenter could not schedule the pod' },
-      });
+      const clauses = withRecordPool(parseScheduleError(err ?? log.message), log);
+      const excluded = excludedBefore(exclusions, log);
+      for (const pod of pods)
+        add({
+          pod,
+          clauses,
+          ...(log.time ? { first: log.time, last: log.time } : {}),
+          count: 1,
+          via: 'log',
+          evidence: { log, note: 'Karpenter could not schedule the pod' },
+          ...(excluded.length ? { excluded } : {}),
+        });
     } else if (logSays(log, 'computed-placement')) {
       const pods = str(log.fields.pods) ?? str(log.fields.Pods) ?? '';
       for (const p of pods.split(/,\s*|\s+and\s+/)) if (p.includes('/')) place(p.trim(), log.time);
@@ -139,4 +147,27 @@ export function logPod(log: LogRecord): string | undefined {
   const s = str(f);
   if (!s) return undefined;
   return s.includes('/') ? s : `default/${s}`;
+}
+
+/** A clause naming no pool takes the one the record's fields name (v0.4–v0.8 `provisioner`). */
+function withRecordPool(clauses: Clause[], log: LogRecord): Clause[] {
+  const refs = logRefs(log.fields);
+  if (!refs.nodePool) return clauses;
+  const poolKind = refs.provisioner ? ('Provisioner' as const) : ('NodePool' as const);
+  return clauses.map((c) => (c.pool ? c : { ...c, pool: refs.nodePool, poolKind }));
+}
+
+/** How long before a failure an exclusion record belongs to the same scheduling pass. */
+const SAME_PASS_MS = 60_000;
+
+/** Exclusion records of the same pass: at most a minute before the failure, of its pool when both name one. */
+function excludedBefore(exclusions: readonly LogRecord[], log: LogRecord): LogRecord[] {
+  const at = parseTime(log.time);
+  if (at === undefined) return [];
+  const pool = logRefs(log.fields).nodePool;
+  return exclusions.filter((x) => {
+    const t = parseTime(x.time);
+    const xPool = logRefs(x.fields).nodePool;
+    return t !== undefined && t <= at && at - t <= SAME_PASS_MS && (!pool || !xPool || pool === xPool);
+  });
 }

@@ -5,6 +5,7 @@
  */
 import type { LogRecord } from '../../kube/types.js';
 import { namesCloudError, type MessageField } from '../../kube/messages/cloud-errors.js';
+import { ERROR_CHAINS } from '../../kube/messages/karpenter-errors.js';
 import { ALL_LOGS, classifier, type MessageTable } from './classify.js';
 import { controllerErrorsIn } from './controller-errors.js';
 
@@ -42,12 +43,31 @@ export type LogSignal =
   /** An offering marked unavailable after the cloud said it had no capacity. */
   | 'offering-unavailable'
   /** DEBUG at start, every generation: the controller's own build version in the `version` field. */
-  | 'version-discovered';
+  | 'version-discovered'
+  /** ≤ v0.31 DEBUG: instance types left out before packing, and why (DaemonSet or kubelet overhead, the limits). */
+  | 'instance-types-excluded';
 
 const NAMES: readonly MessageField[] = ['pool', 'nodeclaim'];
 
 export const MESSAGE: MessageTable<LogSignal> = [
   { re: /could not schedule pod/i, signal: 'could-not-schedule', printed: ALL_LOGS, carries: ['pool'] },
+  {
+    // v0.4–v0.8 bin packer (pkg/controllers/provisioning/binpacking/packer.go): no reason, the pods listed in the
+    // message as "[ns/a ns/b]", the Provisioner in the `provisioner` field.
+    re: /^Failed to find instance type option\(s\) for \[|^Failed to compute packing, pod\(s\) \[/i,
+    signal: 'could-not-schedule',
+    printed: ['console'],
+    carries: ['pool'],
+  },
+  {
+    // DEBUG before packing: v0.4–v0.8 packables.go "Excluding instance type <t> because there are not enough resources
+    // for daemons" (or "… for kubelet and system overhead"); v0.10–v0.31 scheduler.go "<n> out of <m> instance types
+    // were excluded because they would breach provisioner limits". Printed on healthy runs too: a hint beside a failure.
+    re: /^Excluding instance type \S+ because there are not enough resources for (?:daemons|kubelet and system overhead)$|^\d+ out of \d+ instance types were excluded because they would breach provisioner limits$/i,
+    signal: 'instance-types-excluded',
+    printed: ['console'],
+    carries: ['pool', 'instance-types'],
+  },
   { re: /^found provisionable pod\(s\)/i, signal: 'provisionable-pods', printed: ['json', 'controller-runtime'] },
   { re: /^created (nodeclaim|machine)$/i, signal: 'created-nodeclaim', printed: ALL_LOGS, carries: [...NAMES, 'instance-types'] },
   { re: /^launched (nodeclaim|machine)$/i, signal: 'launched-nodeclaim', printed: ALL_LOGS, carries: [...NAMES, 'instance-types', 'zone'] },
@@ -152,6 +172,12 @@ export function logSignals(log: LogRecord): ReadonlySet<LogSignal> {
     // v1.0's wording: "node claim registration error" with the taint named in the error.
     if (log.message === 'node claim registration error' && /unregistered|missing taint/.test(text)) tags.add('unregistered-taint-missing');
     if (tags.has('disrupting') && isEmptyDisruption(log)) tags.add('empty-disruption');
+    // "Could not schedule pod, launching machine, … <Code>: …": the scheduler passing on a launch's error. The cloud's
+    // code is the cause, and a scheduling reason never opens a launch chain.
+    if (tags.has('could-not-schedule') && launchInScheduleError(log)) {
+      tags.delete('could-not-schedule');
+      tags.add('launch-failed');
+    }
     signals.set(log, (s = tags));
   }
   return s;
@@ -166,6 +192,14 @@ function isEmptyDisruption(log: LogRecord): boolean {
   const reason = typeof log.fields.reason === 'string' ? log.fields.reason.toLowerCase() : undefined;
   const command = typeof log.fields.command === 'string' ? log.fields.command : '';
   return reason === 'empty' || /^Empty\//.test(command) || /via emptiness/i.test(log.message);
+}
+
+const SCHEDULE_LEAD = /^could not schedule pod,?\s*/i;
+const LAUNCH_CHAIN = new Set(ERROR_CHAINS.filter((r) => r.signal === 'launch'));
+
+function launchInScheduleError(log: LogRecord): boolean {
+  const error = typeof log.fields.error === 'string' ? log.fields.error : log.message.replace(SCHEDULE_LEAD, '');
+  return [...LAUNCH_CHAIN].some((r) => r.re.test(error.trim()));
 }
 
 export function logSays(log: LogRecord, signal: LogSignal): boolean {
@@ -237,6 +271,9 @@ export function podNames(fields: Record<string, unknown>, message = ''): PodName
   }
   const hint = /^pod ([a-z0-9][a-z0-9.-]*\/[a-z0-9][a-z0-9.-]*) has a preferred /.exec(message);
   if (hint) add(hint[1]!);
+  // v0.4–v0.8 packer: "Failed to find instance type option(s) for [ns/a ns/b]", "Failed to compute packing, pod(s) [ns/a] …".
+  const listed = /^Failed to (?:find instance type option\(s\) for|compute packing, pod\(s\)) \[([^\]]*)\]/i.exec(message);
+  if (listed) for (const part of listed[1]!.split(/\s+/)) add(part);
   const seen = new Set<string>();
   return out.filter((p) => !seen.has(`${p.namespace ?? ''}/${p.name}`) && seen.add(`${p.namespace ?? ''}/${p.name}`));
 }
@@ -248,6 +285,34 @@ function nameIn(fields: Record<string, unknown>, ...keys: string[]): string | un
     if (typeof v === 'object' && v !== null && typeof (v as { name?: unknown }).name === 'string') return (v as { name: string }).name;
   }
   return undefined;
+}
+
+export interface Exclusion {
+  why: 'daemons' | 'system overhead' | 'limits';
+  /** v0.4–v0.8: the one instance type the record names. */
+  type?: string;
+  /** v0.10–v0.31: how many of how many. */
+  count?: { excluded: number; of: number };
+}
+
+/** What an `instance-types-excluded` record says was left out, and why. */
+export function exclusion(log: LogRecord): Exclusion | undefined {
+  if (!logSays(log, 'instance-types-excluded')) return undefined;
+  const one = /^Excluding instance type (\S+) because there are not enough resources for (daemons|kubelet and system overhead)/i.exec(log.message);
+  if (one) return { why: one[2]!.toLowerCase() === 'daemons' ? 'daemons' : 'system overhead', type: one[1]! };
+  const n = /^(\d+) out of (\d+) instance types/.exec(log.message);
+  return n ? { why: 'limits', count: { excluded: Number(n[1]), of: Number(n[2]) } } : undefined;
+}
+
+/**
+ * Launch wordings only the v1alpha5 generations (≤ v0.31) print: v0.1x "Could not launch node, …", "Launching node,
+ * creating cloud provider machine, …", "Provisioning failed, launching node, …"; v0.2x–v0.31 "launching machine, …"
+ * (docs/karpenter-behaviour.md §8.5). A bare copy of such a line names no Provisioner, yet its generation is plain.
+ */
+const LEGACY_LAUNCH = /^(?:could not launch node|launching node,|provisioning failed, launching node|launching machine,)|creating cloud provider machine/i;
+
+export function legacyLaunchWording(log: LogRecord): boolean {
+  return LEGACY_LAUNCH.test(logText(log));
 }
 
 /** A record's message with its error: v0.37+ keeps the cause in `error`, older generations in the message itself. */

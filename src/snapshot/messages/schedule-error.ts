@@ -10,7 +10,18 @@ import { firstMatch, type MessageTable, type Printed } from './classify.js';
 const SCHEDULE_ERROR: readonly Printed[] = ['console', 'json', 'controller-runtime', 'event'];
 
 export type ClauseKind =
-  'instance-types' | 'offering' | 'min-values' | 'taint' | 'label' | 'requirements' | 'volume' | 'limits' | 'topology' | 'host-ports' | 'other';
+  | 'instance-types'
+  | 'offering'
+  | 'min-values'
+  | 'taint'
+  | 'label'
+  | 'requirements'
+  | 'volume'
+  | 'limits'
+  | 'topology'
+  | 'host-ports'
+  | 'zones-disjoint'
+  | 'other';
 
 export interface Clause {
   kind: ClauseKind;
@@ -24,12 +35,25 @@ export interface Clause {
 }
 
 export const CLAUSES: MessageTable<ClauseKind> = [
+  {
+    // The pod's zone requirements have no zone in common (each bound zonal volume adds one, as do its selectors): the
+    // empty intersection is written "topology.kubernetes.io/zone DoesNotExist" (core pkg/scheduling/requirement.go),
+    // inside "no instance type satisfied … and requirements …" (≤ v1.2) or "key topology.kubernetes.io/zone, … DoesNotExist
+    // not in …". Whatever the clause says after it, no instance type or offering can help.
+    // The pod's side only: "… DoesNotExist not in <the pool's zones>", or among the requirements Karpenter tried
+    // ("and requirements …" ≤ v1.2, "requirements=…" v1.3+); a pool whose own zones are empty reads the other way round.
+    re: /topology\.kubernetes\.io\/zone, topology\.kubernetes\.io\/zone DoesNotExist not in|requirements[ =](?:(?!resources=)[^;])*?\btopology\.kubernetes\.io\/zone DoesNotExist/,
+    signal: 'zones-disjoint',
+    printed: SCHEDULE_ERROR,
+  },
   { re: /minValues requirement is not met|due to minValues/i, signal: 'min-values', printed: SCHEDULE_ERROR },
   // ≤ v1.2 "no instance type which had enough resources and the required offering met the scheduling requirements";
   // v1.3+ "… or had a required offering"; the ICE cache makes offerings unavailable for 3 minutes (docs/karpenter-behaviour.md §8.5).
   { re: /required offering|no instance type has the required offering/i, signal: 'offering', printed: SCHEDULE_ERROR },
   {
-    re: /no instance type (?:satisfied resources|met (?:the scheduling requirements|all requirements)|has enough resources|which had enough resources)|no instance types satisfy requirements/i,
+    // v0.4–v0.8 (binpacking/packer.go) named no reason: "Failed to find instance type option(s) for [pods]", "Failed to
+    // compute packing, pod(s) [pods] did not fit in instance type option(s) [types]".
+    re: /no instance type (?:satisfied resources|met (?:the scheduling requirements|all requirements)|has enough resources|which had enough resources)|no instance types satisfy requirements|failed to find instance type option|did not fit in instance type option/i,
     signal: 'instance-types',
     printed: SCHEDULE_ERROR,
   },
