@@ -59,6 +59,15 @@ function isCloudErrorLine(text: string): boolean {
 }
 
 /**
+ * The Azure SDK prints one failed response over several lines (`RESPONSE 400: 400 Bad Request`, `ERROR CODE: X`, a
+ * rule of dashes, then `X: what went wrong`): the `X: …` line under `ERROR CODE: X` is the same error, not a second one.
+ */
+export function continuesCloudResponse(previous: string, line: string): boolean {
+  const code = /^ERROR CODE: ([A-Z][A-Za-z]+)$/.exec(previous.trim())?.[1];
+  return code !== undefined && line.trim().startsWith(`${code}: `);
+}
+
+/**
  * kubectl's or Terraform's report of an apply the API server refused (`Error from server (InternalError): error when
  * creating "x.yaml": …`, `│ Error: default failed to run apply: error when creating …`): what follows is the error the
  * server met calling a webhook, read as that error, with who printed it and the refusal kept in its fields.

@@ -319,6 +319,8 @@ function continues(
         /^\s+\S/.test(line) ||
         traceLine(line) !== undefined ||
         isFieldsOnlyLine(line) ||
+        // The rule of dashes the Azure SDK prints between the parts of one error response.
+        /^-{8,}\s*$/.test(line) ||
         (previous !== undefined && completesRecord(previous, line) !== null)
       );
     case 'json':

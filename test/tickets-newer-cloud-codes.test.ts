@@ -1,0 +1,68 @@
+/**
+ * Cloud codes of the newer generations, wherever a ticket quotes them (fixtures/tickets/causes/, our own values in the
+ * shapes of public issue threads): the v2 AWS SDK's client-side retry quota, EC2 refusing the request itself, and
+ * Azure Resource Manager's answers — counted once per response, confirmed with Azure's tools, and never taken for an
+ * EC2 failure or an AWS release number.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FIXTURES, scan } from './support/scan.js';
+import { classifyCloudError } from '../src/snapshot/messages/cloud-errors.js';
+
+const ticket = (name: string) => join(FIXTURES, 'tickets', 'causes', name);
+const stated = (r: Awaited<ReturnType<typeof scan>>, ruleId: string) =>
+  r.run.notEvaluatedFor.filter((n) => n.stated && n.ruleId === ruleId).map((n) => n.reason);
+const codes = (text: string) => classifyCloudError(text).map((c) => `${c.family}:${c.code}`);
+
+describe('the codes, in wrappings the tuning tickets did not show', () => {
+  it("the SDK's retry quota on another operation, inside a v1 Launched condition", () => {
+    expect(
+      codes(
+        'creating instance, creating fleet, operation error EC2: CreateFleet, failed to get rate limit token, retry quota exceeded, 0 available, 5 requested',
+      ),
+    ).toEqual(['throttling:RetryQuotaExceeded']);
+  });
+
+  it("EC2's InvalidInput as the v2 SDK spells it, and its text without the code", () => {
+    expect(codes('operation error EC2: CreateFleet, https response error StatusCode: 400, api error InvalidInput: too large')).toEqual([
+      'refused:InvalidInput',
+    ]);
+    expect(codes('The request failed because the payload for the body of the request is too large.')).toEqual(['refused:InvalidInput']);
+  });
+});
+
+describe('tickets', () => {
+  it('v1.x controller-runtime record: the retry quota is named as throttling, below its threshold', async () => {
+    const r = await scan([ticket('retry-quota-v1.4.log')]);
+    expect(r.findings).toEqual([]);
+    const [line] = stated(r, 'launch-quota-or-throttling');
+    expect(line).toMatch(/^EC2 API throttled for NodePool spot-wide once at 2025-06-02T03:11:21.455Z: the AWS SDK's client-side retry quota is used up/);
+  });
+
+  it('a Launched condition printed with jsonpath: InvalidInput is a refused launch', async () => {
+    const r = await scan([ticket('fleet-invalid-input-v1.1.md')]);
+    expect(r.findings.map((f) => f.ruleId)).toEqual(['launch-refused-by-cloud-provider']);
+    expect(r.findings[0]!.message).toContain('EC2 rejects the launch request itself (InvalidInput)');
+  });
+
+  it("Azure's SubnetIsFull response in a fence: one failure, Azure's command, and v1.4.0 is not taken for an AWS release", async () => {
+    const r = await scan([ticket('azure-subnet-full-fenced.md')]);
+    expect(r.findings).toEqual([]);
+    const lines = stated(r, 'subnet-addresses-exhausted');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('once: the subnet has no free IP addresses (SubnetIsFull)');
+    expect(lines[0]).toContain('az network vnet subnet list-available-ips');
+    expect(lines[0]).not.toContain('aws ec2');
+    expect(r.snapshot.controller.version).toBeUndefined();
+    expect(r.snapshot.controller.note).toContain('is a release of the Azure provider');
+  });
+
+  it("Azure's cores quota inside a v1 record's error field: named, with Azure's usage command", async () => {
+    const r = await scan([ticket('azure-quota-once.md')]);
+    expect(r.findings).toEqual([]);
+    const [line] = stated(r, 'launch-quota-or-throttling');
+    expect(line).toContain("the subscription's cores quota is used up");
+    expect(line).toContain('az vm list-usage --location <region>');
+    expect(line).not.toContain('aws service-quotas');
+  });
+});
