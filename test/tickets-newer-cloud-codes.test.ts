@@ -8,6 +8,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES, scan } from './support/scan.js';
 import { classifyCloudError } from '../src/snapshot/messages/cloud-errors.js';
+import { controllerErrorsIn } from '../src/snapshot/messages/controller-errors.js';
+import { apiMismatch } from '../src/snapshot/messages/api-errors.js';
+import { parseLogLine } from '../src/loaders/logs.js';
 
 const ticket = (name: string) => join(FIXTURES, 'tickets', 'causes', name);
 const stated = (r: Awaited<ReturnType<typeof scan>>, ruleId: string) =>
@@ -64,5 +67,27 @@ describe('tickets', () => {
     expect(line).toContain("the subscription's cores quota is used up");
     expect(line).toContain('az vm list-usage --location <region>');
     expect(line).not.toContain('aws service-quotas');
+  });
+});
+
+describe("the API server's webhook answers after an upgrade", () => {
+  it('a webhook configuration left by an older chart: the resolver finds no port, named as the admission webhook failing', async () => {
+    expect(
+      controllerErrorsIn(
+        'Internal error occurred: failed calling webhook "validation.webhook.karpenter.k8s.aws": failed to call webhook: Post "https://karpenter.kube-system.svc:8443/validate?timeout=10s": service "karpenter" not found',
+      ),
+    ).toEqual(['webhook-unreachable']);
+    const r = await scan([ticket('stale-webhook-v1.0.md')]);
+    expect(r.findings).toEqual([]);
+    const [line] = stated(r, 'karpenter-api-version-mismatch');
+    expect(line).toMatch(/^kubectl states Karpenter's admission webhook fails .*a webhook configuration left by an older chart/);
+    expect(line).toContain('kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations | grep karpenter');
+  });
+
+  it('an apply whose conversion answer is malformed is the conversion webhook failing, for the kind it names', () => {
+    const text =
+      'Error from server: failed to prune fields: failed add back owned items: failed to convert pruned object at version karpenter.k8s.aws/v1: conversion webhook for karpenter.k8s.aws/v1beta1, Kind=EC2NodeClass returned invalid metadata: invalid metadata of type <nil> in input object';
+    expect(parseLogLine(text, 1, { source: 'ticket.md' })?.level).toBe('ERROR');
+    expect(apiMismatch(text)).toEqual({ signal: 'conversion-webhook-fails', kind: 'EC2NodeClass' });
   });
 });
