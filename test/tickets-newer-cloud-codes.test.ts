@@ -70,6 +70,18 @@ describe('tickets', () => {
   });
 });
 
+describe("Azure's response error pasted as it prints, over many lines", () => {
+  it('status, code, rules of dashes and an indented JSON body are one failure, read for the quota it names', async () => {
+    const r = await scan([ticket('azure-quota-response-body.md')]);
+    expect(r.load.logs).toHaveLength(1);
+    expect(r.findings).toEqual([]);
+    const [line] = stated(r, 'launch-quota-or-throttling');
+    expect(line).toContain("once: the subscription's cores quota is used up");
+    expect(line).toContain('az vm list-usage');
+    expect(r.snapshot.skipped.map((s) => s.reason)).toEqual(['prose (2 paragraphs), not objects or logs']);
+  });
+});
+
 describe("the API server's webhook answers after an upgrade", () => {
   it('a webhook configuration left by an older chart: the resolver finds no port, named as the admission webhook failing', async () => {
     expect(
