@@ -60,6 +60,16 @@ describe('tickets', () => {
     expect(r.snapshot.controller.note).toContain('is a release of the Azure provider');
   });
 
+  it("the same SubnetIsFull judged (failures=1): the finding names Azure's code, node class and commands", async () => {
+    const r = await scan([ticket('azure-subnet-full-fenced.md')], { options: { 'subnet-addresses-exhausted': { failures: 1 } } });
+    expect(r.findings.map((f) => f.ruleId)).toEqual(['subnet-addresses-exhausted']);
+    const [f] = r.findings;
+    expect(f!.message).toContain('launches failed once with SubnetIsFull');
+    expect(f!.message).toContain('kubectl get nodepools,nodeclaims,aksnodeclasses -o yaml');
+    expect(String(f!.fix)).toContain('az network vnet subnet list-available-ips');
+    expect(`${f!.message}${String(f!.fix)}`).not.toMatch(/InsufficientFreeAddressesInSubnet|ec2nodeclasses|aws ec2/);
+  });
+
   it("Azure's cores quota inside a v1 record's error field: named, with Azure's usage command", async () => {
     const r = await scan([ticket('azure-quota-once.md')]);
     expect(r.findings).toEqual([]);
