@@ -12,6 +12,8 @@ import { classifyCloudError } from './messages/cloud-errors.js';
 
 /** A record carrying an Azure Resource Manager code (SubnetIsFull, the cores quota, AllocationFailed, …). */
 function fromAzure(log: LogRecord): boolean {
+  // Only failures carry a cloud's code: the INFO and DEBUG bulk of a long log is not classified.
+  if (log.level !== undefined && log.level !== 'ERROR' && log.level !== 'WARN') return false;
   const text = typeof log.fields.error === 'string' ? `${log.message}\n${log.fields.error}` : log.message;
   return classifyCloudError(text).some((c) => c.provider === 'azure');
 }
