@@ -33,6 +33,12 @@ describe('a stated Karpenter version', () => {
     expect(r.findings.map((f) => [f.ruleId, f.severity])).toContainEqual(['deprecated-karpenter-api', 'error']);
   });
 
+  it('is used beside console-format records: v0.32–v0.33 still wrote them when logEncoding said so', async () => {
+    const r = await scan([versions('console-logs-v0.32.md')]);
+    expect(r.snapshot.controller.version).toEqual([0, 32, 4]);
+    expect(r.snapshot.controller.note ?? '').not.toContain('is not used');
+  });
+
   it('is used when it agrees with the objects the ticket shows', async () => {
     const r = await scan([`${FIXTURES}tickets/fenced-nodeclaim.md`]);
     expect(r.snapshot.controller.version).toEqual([1, 1, 1]);

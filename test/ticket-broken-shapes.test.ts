@@ -92,7 +92,7 @@ describe('tickets with broken shapes', () => {
 
 function WEBHOOK(by: string, at: string, quoted: string): string {
   return (
-    `karpenter-api-version-mismatch: ${by} states Karpenter's admission webhook fails (its certificate is not trusted, or its Service has no ready endpoint) (once, last at ${at}: "${quoted}"), a cause no catalog rule judges. ` +
+    `karpenter-api-version-mismatch: ${by} states Karpenter's admission webhook fails (its certificate is not trusted, its Service has no ready endpoint, or a webhook configuration left by an older chart calls a controller that no longer serves it) (once, last at ${at}: "${quoted}"), a cause no catalog rule judges. ` +
     'Objects of Karpenter kinds cannot be created or updated while it fails. Check: kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations | grep karpenter ' +
     '(leftovers of an older chart point at a stale caBundle or Service: delete them), kubectl get secret -n <namespace> karpenter-cert, and the controller pods are Ready.'
   );

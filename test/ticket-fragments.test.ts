@@ -307,6 +307,19 @@ describe('stated versions', () => {
     ]);
   });
 
+  it('a field stating an upgrade gives where it went, whatever the arrow', () => {
+    expect(
+      versions(
+        [
+          '- Chart Version: `v0.36.2` → `v0.37.1`',
+          '__Karpenter Version:__ 0.37.7 -> 1.0.9',
+          'Chart Version: 1.0.4 to karpenter-1.1.0',
+          'Chart Version: 1.0.4 (tried 1.1.0 too)',
+        ].join('\n'),
+      ),
+    ).toEqual(['1 template 0.37.1', '2 template 1.0.9', '3 template 1.1.0', '4 template 1.0.4']);
+  });
+
   it('reads nothing from sentences, empty fields, placeholders, ranges or the CRD chart', () => {
     expect(
       versions(

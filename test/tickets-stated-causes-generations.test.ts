@@ -357,7 +357,7 @@ describe('stated in the input, not a finding: shown apart, never dropped', () =>
       file: 'webhook-x509-v0.19.txt',
       rule: 'karpenter-api-version-mismatch',
       start:
-        "the controller states Karpenter's admission webhook fails (its certificate is not trusted, or its Service has no ready endpoint) (2 times, last at ",
+        "the controller states Karpenter's admission webhook fails (its certificate is not trusted, its Service has no ready endpoint, or a webhook configuration left by an older chart calls a controller that no longer serves it) (2 times, last at ",
       cited: 'x509',
       end: 'kubectl get secret -n <namespace> karpenter-cert, and the controller pods are Ready.',
     },

@@ -44,7 +44,7 @@ const CUT_YEAR = /^0\d{2}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}/;
 function isBareError(text: string): boolean {
   // The chain goes on after its opening (`…, more` or `…: more`), as catalog rows kube/messages/karpenter-errors.ts say it opens.
   const chained = opensErrorChain(text) && /[,:] \S/.test(text);
-  return (chained && !/\?\s*$/.test(text) && (text.match(/, |: /g)?.length ?? 0) >= 2) || isCloudErrorLine(text);
+  return (chained && !/\?\s*$/.test(text) && (text.match(/, |: /g)?.length ?? 0) >= 2) || isCloudErrorLine(text) || ARM_RESPONSE.test(text);
 }
 
 /**
@@ -53,9 +53,20 @@ function isBareError(text: string): boolean {
  * (kube/messages/cloud-errors.ts) count, so a pasted launch failure is read wherever it was quoted.
  */
 const CLOUD_ERROR_LINE = /^(?:api error )?([A-Z][A-Za-z]+(?:\.[A-Z][A-Za-z]+)?): \S.{8,}$|^ERROR CODE: ([A-Z][A-Za-z]+)$/;
+/** An Azure SDK response error read as one line (ticket/blocks.ts joins its lines): an error whatever its code. */
+const ARM_RESPONSE = /^RESPONSE \d{3}: .{0,80}?ERROR CODE: [A-Z][A-Za-z]+\b/;
 function isCloudErrorLine(text: string): boolean {
   const m = CLOUD_ERROR_LINE.exec(text.trim());
   return m !== null && namesCloudError(m[1] ?? m[2]!);
+}
+
+/**
+ * The Azure SDK prints one failed response over several lines (`RESPONSE 400: 400 Bad Request`, `ERROR CODE: X`, a
+ * rule of dashes, then `X: what went wrong`): the `X: …` line under `ERROR CODE: X` is the same error, not a second one.
+ */
+export function continuesCloudResponse(previous: string, line: string): boolean {
+  const code = /^ERROR CODE: ([A-Z][A-Za-z]+)$/.exec(previous.trim())?.[1];
+  return code !== undefined && line.trim().startsWith(`${code}: `);
 }
 
 /**

@@ -5,7 +5,16 @@
  */
 import { StringDecoder } from 'node:string_decoder';
 import { traceLine } from './go-traces.js';
-import { collectorNote, completesRecord, isKarpenterControllerPod, isLogBlockEnd, parseLogBlockStart, parseLogLine, type LogContext } from './logs.js';
+import {
+  collectorNote,
+  completesRecord,
+  continuesCloudResponse,
+  isKarpenterControllerPod,
+  isLogBlockEnd,
+  parseLogBlockStart,
+  parseLogLine,
+  type LogContext,
+} from './logs.js';
 import type { LogRecord, SkippedInput } from '../kube/types.js';
 import { MAX_LINE_CHARS } from './limits.js';
 
@@ -129,7 +138,8 @@ export class StrayLineHandler {
       ({ text, start: lineNo } = this.partial);
       this.partial = null;
     }
-    if (text.trim() === '' || EXPORT_HEADER.test(text)) return;
+    // A rule of dashes is layout (the Azure SDK draws one between the parts of an error response), not a record.
+    if (text.trim() === '' || EXPORT_HEADER.test(text) || /^-{8,}$/.test(text.trim())) return;
     const note = collectorNote(text);
     if (note) {
       this.noted = { ...this.noted, ...note };
@@ -145,7 +155,15 @@ export class StrayLineHandler {
       if (namespace) record.pod.namespace ??= namespace;
       if (container) record.pod.container ??= container;
     }
-    if (record && !this.attachTrace(record.level === undefined && record.time === undefined && bareMessage(record) ? record.message : undefined, lineNo)) {
+    if (record && this.last && lineNo - this.lastLine <= 2 && continuesCloudResponse(this.lastText, text)) {
+      // The same error body again, one Azure response: one failure, with the code's own text added to it.
+      this.last.message = `${this.last.message}\n${text.trim()}`;
+      this.lastText = text;
+      this.lastLine = lineNo;
+    } else if (
+      record &&
+      !this.attachTrace(record.level === undefined && record.time === undefined && bareMessage(record) ? record.message : undefined, lineNo)
+    ) {
       this.push(record, text);
     } else if (record) {
       return;

@@ -71,10 +71,13 @@ export default defineRule({
       what: 'account quota hit by',
       threshold: options.failures,
       meanwhile: 'Karpenter retries; a launch of the pool in between would show the quota has room',
-      confirm: () => 'aws service-quotas list-service-quotas --service-code ec2 and the usage next to it would show whether the quota is at its limit',
+      confirm: (p) =>
+        onAzure(p)
+          ? "az vm list-usage --location <region> -o table would show whether the VM family's cores are at their limit"
+          : 'aws service-quotas list-service-quotas --service-code ec2 and the usage next to it would show whether the quota is at its limit',
     });
     stateLaunchFailuresBelow({ snapshot, statedNotJudged }, ['throttling'], {
-      what: 'EC2 API throttled (RequestLimitExceeded) for',
+      what: 'EC2 API throttled for',
       threshold: options.throttles,
       evenIfRecovered: true,
       meanwhile: 'Karpenter retries, so launches are slowed rather than stopped',
@@ -88,7 +91,7 @@ export default defineRule({
       const target = poolTarget(pools[0]!) ?? controllerTarget(snapshot);
       const parts: string[] = [];
       if (q) parts.push(`account quota used up — ${q.causes.map((c) => c.label).join('; ')}; ${poolParts([q], false)} and no launch has succeeded since`);
-      if (t) parts.push(`EC2 API throttled (RequestLimitExceeded) — ${poolParts([t], false)}`);
+      if (t) parts.push(`EC2 API throttled (${[...new Set(t.causes.map((c) => c.code))].join(', ')}) — ${poolParts([t], false)}`);
       const codes = new Set(q?.causes.map((c) => c.code));
       const fixes: string[] = [];
       if (codes.has('VcpuLimitExceeded') || codes.has('InstanceLimitExceeded')) {
@@ -99,6 +102,10 @@ export default defineRule({
       if (codes.has('MaxSpotInstanceCountExceeded'))
         fixes.push(
           'Raise the Spot quota: aws service-quotas get-service-quota --service-code ec2 --quota-code L-34B43A08 (All Standard Spot Instance Requests), or allow on-demand in the pool',
+        );
+      if (codes.has('QuotaExceeded'))
+        fixes.push(
+          'Raise the cores quota of the VM family in the region the error names (az vm list-usage --location <region> -o table shows usage against the limit; request the increase under Subscriptions > Usage + quotas), or leave that family out of the pool',
         );
       if (codes.has('MaxFleetCountExceeded'))
         fixes.push('Delete stale EC2 Fleets of type maintain/request in the account or raise the fleet quota (aws ec2 describe-fleets)');
@@ -121,3 +128,8 @@ export default defineRule({
     }
   },
 });
+
+/** Azure's quota refusals have Azure's tools to confirm them, not Service Quotas. */
+function onAzure(p: FailingPool): boolean {
+  return p.causes.length > 0 && p.causes.every((c) => c.provider === 'azure');
+}

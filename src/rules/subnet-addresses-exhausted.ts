@@ -20,7 +20,7 @@ const ID = 'subnet-addresses-exhausted';
 /** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
 const MESSAGES = {
   subnetsExhausted:
-    'Subnets out of free IP addresses{{nodeClassNameClause}}{{subnetsClause}} — {{poolParts}} with InsufficientFreeAddressesInSubnet, and no launch has succeeded since{{pools}}',
+    'Subnets out of free IP addresses{{nodeClassNameClause}}{{subnetsClause}} — {{poolParts}} with {{codes}}, and no launch has succeeded since{{pools}}',
   noSubnetInZone:
     'No room in the network: EC2NodeClass {{name}} selects subnets only in {{subnets}}, but {{pendingPods}} ({{pods}}) need{{verb}} {{zones}}; NodePool {{pools}} would take {{pronoun}} but has no offering there.',
 } as const;
@@ -74,7 +74,9 @@ export default defineRule({
       meanwhile: 'Karpenter retries, in another subnet of the zone when the node class selects more than one',
       detail: (p) => (subnetIds([p]).length ? `subnet ${listNames(subnetIds([p]), 4)}` : undefined),
       confirm: (p) =>
-        `aws ec2 describe-subnets --subnet-ids ${subnetIds([p]).join(' ') || '<the subnets of the EC2NodeClass status.subnets>'} --query 'Subnets[].[SubnetId,AvailableIpAddressCount]' would show whether addresses are still short`,
+        onAzure([p])
+          ? 'az network vnet subnet list-available-ips --resource-group <rg> --vnet-name <vnet> --name <subnet> (the subnet the error names) would show whether addresses are still short'
+          : `aws ec2 describe-subnets --subnet-ids ${subnetIds([p]).join(' ') || '<the subnets of the EC2NodeClass status.subnets>'} --query 'Subnets[].[SubnetId,AvailableIpAddressCount]' would show whether addresses are still short`,
     });
     for (const { target, nodeClass, nodeClassName, pools } of byNodeClass(snapshot, failingPools(snapshot, ['subnet'], { minOccurrences: options.failures }))) {
       const subnets = new Set(subnetIds(pools));
@@ -93,12 +95,17 @@ export default defineRule({
           nodeClassNameClause: nodeClassName ? ` for EC2NodeClass ${nodeClassName}` : '',
           subnetsClause: subnets.size ? ` (${listNames([...subnets], 4)})` : '',
           poolParts: poolParts(pools, false),
+          codes: [...new Set(pools.flatMap((p) => p.causes.filter((c) => c.family === 'subnet').map((c) => c.code)))].join(', ') || 'no free addresses',
           pools: fromText(pools),
         },
         fix: [
-          `1. See how many addresses are left: aws ec2 describe-subnets --subnet-ids ${ids.length ? ids.join(' ') : '<subnet ids from status.subnets>'} --query 'Subnets[].[SubnetId,AvailabilityZone,AvailableIpAddressCount]' --output table\n` +
-            `2. Add subnets (or a secondary VPC CIDR) in the pool's zones and tag them so spec.subnetSelectorTerms${nodeClassName ? ` of EC2NodeClass ${nodeClassName}` : ''} selects them\n` +
-            '3. Stop pods from using node-subnet addresses: VPC CNI prefix delegation (ENABLE_PREFIX_DELEGATION=true) or custom networking, and a kubelet maxPods that matches',
+          onAzure(pools)
+            ? '1. See how many addresses are left: az network vnet subnet list-available-ips --resource-group <rg> --vnet-name <vnet> --name <subnet> (the subnet the error names)\n' +
+              '2. Give the nodes a larger subnet (AKSNodeClass spec.vnetSubnetID) or add address space to the VNet\n' +
+              '3. Stop pods from using node-subnet addresses: Azure CNI Overlay (pods take addresses from a private CIDR), and a maxPods that matches'
+            : `1. See how many addresses are left: aws ec2 describe-subnets --subnet-ids ${ids.length ? ids.join(' ') : '<subnet ids from status.subnets>'} --query 'Subnets[].[SubnetId,AvailabilityZone,AvailableIpAddressCount]' --output table\n` +
+              `2. Add subnets (or a secondary VPC CIDR) in the pool's zones and tag them so spec.subnetSelectorTerms${nodeClassName ? ` of EC2NodeClass ${nodeClassName}` : ''} selects them\n` +
+              '3. Stop pods from using node-subnet addresses: VPC CNI prefix delegation (ENABLE_PREFIX_DELEGATION=true) or custom networking, and a kubelet maxPods that matches',
         ],
         ...(nodeClass ? { pointer: '/spec/subnetSelectorTerms' } : {}),
         evidence,
@@ -192,4 +199,10 @@ function zonePath(pod: KubeObject): string {
   return sel && Object.keys(sel).some((k) => normalizedKey(k) === ZONE)
     ? '/spec/nodeSelector'
     : '/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution';
+}
+
+/** Azure's SubnetIsFull is confirmed and fixed with Azure's tools, and its subnets are not an EC2NodeClass's. */
+function onAzure(pools: FailingPool[]): boolean {
+  const causes = pools.flatMap((p) => p.causes.filter((c) => c.family === 'subnet'));
+  return causes.length > 0 && causes.every((c) => c.provider === 'azure');
 }

@@ -39,6 +39,8 @@ export interface ControllerInfo {
   versionSource?: 'image' | 'helm-label' | 'chart' | 'flag' | 'eksctl' | 'log' | 'ticket';
   /** The version is core Karpenter's (`--karpenter-version core:X.Y.Z`), not a provider release to map. */
   versionIsCore?: boolean;
+  /** The controller's logs carry Azure Resource Manager's errors: the provider is Azure's even with no AKSNodeClass shown. */
+  azureInLogs?: boolean;
   /** Where the version was read, e.g. `image public.ecr.aws/karpenter/controller:1.2.1`. */
   versionEvidence?: string;
   /** The field the version was read from, when it is a field of an object in the input. */

@@ -8,10 +8,22 @@ import type { LogRecord } from '../kube/types.js';
 import { formatVersion, notARelease, parseVersion } from '../kube/version.js';
 import type { ControllerInfo } from './controller-info.js';
 import { logSays } from './messages/karpenter-logs.js';
+import { classifyCloudError } from './messages/cloud-errors.js';
+
+/** A record carrying an Azure Resource Manager code (SubnetIsFull, the cores quota, AllocationFailed, …). */
+function fromAzure(log: LogRecord): boolean {
+  // Only failures carry a cloud's code: the INFO and DEBUG bulk of a long log is not classified.
+  if (log.level !== undefined && log.level !== 'ERROR' && log.level !== 'WARN') return false;
+  const text = typeof log.fields.error === 'string' ? `${log.message}\n${log.fields.error}` : log.message;
+  return classifyCloudError(text).some((c) => c.provider === 'azure');
+}
 
 export function useLoggedVersion(info: ControllerInfo, logs: readonly LogRecord[]): void {
   const bound = traceBound(logs);
   if (bound) info.traceBound = bound;
+  // Which provider wrote the logs decides what a version number means (provider-version.ts): Azure's releases have
+  // their own numbers, and a ticket that shows only Azure's errors states an Azure release.
+  if (logs.some(fromAzure)) info.azureInLogs = true;
   const said = latestStatement(logs);
   if (!said) return;
   const version = parseVersion(said.version)!;

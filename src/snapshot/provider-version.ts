@@ -28,7 +28,7 @@ export function isAzureProvider(nodeClasses: KubeObject[], pools: KubeObject[], 
 /** Adjusts the detected version for the provider: a `core:` flag is taken as is; an Azure release number is dropped. */
 export function settleProviderVersion(info: ControllerInfo, azure: boolean, flag: string | undefined): void {
   const core = parseVersion(coreFlagVersion(flag));
-  if (core && (!info.version || azure)) {
+  if (core && (!info.version || azure || info.azureInLogs)) {
     const replaced = info.version ? ` (instead of the Azure provider release ${formatVersion(info.version)}, ${info.versionEvidence})` : '';
     info.version = core;
     info.versionIsCore = true;
@@ -36,7 +36,7 @@ export function settleProviderVersion(info: ControllerInfo, azure: boolean, flag
     info.versionEvidence = `--karpenter-version ${flag} (core Karpenter)${replaced}`;
     return;
   }
-  if (!azure || !info.version || info.versionIsCore) return;
+  if (!(azure || info.azureInLogs) || !info.version || info.versionIsCore) return;
   const note =
     `Karpenter ${formatVersion(info.version)} (${info.versionEvidence}) is a release of the Azure provider, whose numbers are not core Karpenter's and cannot be mapped: ` +
     'verdicts that depend on the version assume any version; give the core version it embeds with --karpenter-version core:X.Y.Z';

@@ -156,6 +156,16 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
     carries: ['code'],
   },
   {
+    // EC2 refuses the whole request before looking at its parameters, e.g. a CreateFleet body over EC2's size limit
+    // (reported on v0.35.0, https://github.com/aws/karpenter-provider-aws/issues/5776): no parameter to fix in the pool.
+    code: 'InvalidInput',
+    provider: 'aws',
+    family: 'refused',
+    label: 'EC2 rejects the launch request itself (InvalidInput), e.g. a CreateFleet body larger than EC2 accepts',
+    re: /\bInvalidInput\b|payload for the body of the request is too large/,
+    carries: ['code'],
+  },
+  {
     // Any other parameter EC2 rejects (tags on a request with no Spot part, a volume option the type does not take):
     // counted only when no row above names the parameter's own cause.
     code: 'InvalidParameter',
@@ -164,6 +174,18 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
     label: 'EC2 rejects a parameter of the launch request (InvalidParameterValue)',
     re: /\bInvalidParameter(?:Value|Combination)?\b/,
     carries: ['code'],
+  },
+  {
+    // The v2 AWS SDK (aws-sdk-go-v2, whose errors read `operation error EC2: …`) gives up before it calls EC2 when its own retry token bucket
+    // is empty: `operation error EC2: DescribeLaunchTemplates, failed to get rate limit token, retry quota exceeded, 0
+    // available, 5 requested`. The bucket drains on retried errors (throttling first), so it is throttling seen from
+    // the client: no code from EC2, and no request sent.
+    code: 'RetryQuotaExceeded',
+    provider: 'aws',
+    family: 'throttling',
+    label: "the AWS SDK's client-side retry quota is used up (EC2 calls are being retried, usually throttled, faster than they succeed)",
+    re: /failed to get rate limit token|\bretry quota exceeded\b/,
+    carries: ['action'],
   },
   {
     code: 'RequestLimitExceeded',

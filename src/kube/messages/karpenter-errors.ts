@@ -28,8 +28,10 @@ export const ERROR_CHAINS: MessageTable<ErrorChain> = [
     // The API server refusing a Karpenter resource, as kubectl or Helm print it when CRDs and objects disagree on
     // versions: `Error from server: request to convert CR from an invalid group/version: karpenter.sh/v1beta1`,
     // `error: resource mapping not found … no matches for kind "NodePool" in version "karpenter.sh/v1beta1"`,
-    // `Error: UPGRADE FAILED: … could not get information about the resource NodePool "x" …: request to convert CR …`.
-    re: /^(?:Error from server(?: \([A-Za-z]+\))?|error|Error)(?=: ).*?(?:request to convert CR from an invalid group\/version: karpenter\.|no matches for kind "\w+" in version "karpenter\.|the server could not find the requested resource \(get \w+\.karpenter\.|karpenter\.[\w.]+\/v\w+: the server could not find the requested resource)/,
+    // `Error: UPGRADE FAILED: … could not get information about the resource NodePool "x" …: request to convert CR …`,
+    // and an apply whose conversion fails: `Error from server: failed to prune fields: … conversion webhook for
+    // karpenter.sh/v1beta1, Kind=NodePool returned invalid metadata: …` (server-side apply converts to the stored version).
+    re: /^(?:Error from server(?: \([A-Za-z]+\))?|error|Error)(?=: ).*?(?:request to convert CR from an invalid group\/version: karpenter\.|no matches for kind "\w+" in version "karpenter\.|the server could not find the requested resource \(get \w+\.karpenter\.|karpenter\.[\w.]+\/v\w+: the server could not find the requested resource|conversion webhook for karpenter\.[\w.]+\/v\w+, Kind=\w+ (?:failed|returned))/,
     signal: 'api',
     printed: ['api-server'],
   },

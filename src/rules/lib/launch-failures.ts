@@ -20,7 +20,7 @@ import type { NodeClaimView } from '../../snapshot/karpenter.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 import { parseTime } from '../../kube/units.js';
 import { logNodeClaim, logNodePool } from './registration-common.js';
-import { classifyCloudError, GENERIC_CAPACITY, type LaunchFamily } from '../../snapshot/messages/cloud-errors.js';
+import { classifyCloudError, GENERIC_CAPACITY, type CloudProvider, type LaunchFamily } from '../../snapshot/messages/cloud-errors.js';
 import { maxOf } from '../../kube/lists.js';
 
 export type { LaunchFamily };
@@ -31,11 +31,13 @@ export interface LaunchCause {
   code: string;
   /** Reads after "launches fail with": "InsufficientInstanceCapacity (no capacity for the requested types)". */
   label: string;
+  /** Whose code it is: what confirms or fixes it is that cloud's tooling. */
+  provider: CloudProvider;
 }
 
 /** Every cause a failure text names, once each; the generic capacity row only when no code says more. */
 export function classifyLaunchError(text: string): LaunchCause[] {
-  return classifyCloudError(text).map(({ family, code, label }) => ({ family, code, label }));
+  return classifyCloudError(text).map(({ family, code, label, provider }) => ({ family, code, label, provider }));
 }
 
 export type Via = 'condition' | 'event' | 'log';

@@ -125,9 +125,11 @@ function namesMachines(evidence: EvidenceInput[]): boolean {
  */
 export function launchWords(p: FailingPool): { pool: string; claims: string; nodeClass: string; collect: string } {
   const legacy = p.pool ? p.pool.object.kind === 'Provisioner' : namesMachines(p.signals.map((s) => s.evidence));
-  return legacy
-    ? { pool: 'Provisioner', claims: 'Machines', nodeClass: 'AWSNodeTemplate', collect: 'provisioners' }
-    : { pool: 'NodePool', claims: 'NodeClaims', nodeClass: 'EC2NodeClass', collect: 'nodepools,nodeclaims,ec2nodeclasses' };
+  if (legacy) return { pool: 'Provisioner', claims: 'Machines', nodeClass: 'AWSNodeTemplate', collect: 'provisioners' };
+  // Azure's codes come from Azure's provider, whose node class is an AKSNodeClass.
+  if (p.causes.length && p.causes.every((c) => c.provider === 'azure'))
+    return { pool: 'NodePool', claims: 'NodeClaims', nodeClass: 'AKSNodeClass', collect: 'nodepools,nodeclaims,aksnodeclasses' };
+  return { pool: 'NodePool', claims: 'NodeClaims', nodeClass: 'EC2NodeClass', collect: 'nodepools,nodeclaims,ec2nodeclasses' };
 }
 
 /** The EC2NodeClass the failing launches used: the pool's reference, else the one the NodeClaims or events name. */

@@ -436,7 +436,7 @@ export function statefulSetPodsFromEvents(events: Iterable<EventView>): Map<stri
  */
 export const WEBHOOK_UNREACHABLE: UncoveredCause = {
   ...controllerError('webhook-unreachable'),
-  what: "Karpenter's admission webhook fails (its certificate is not trusted, or its Service has no ready endpoint)",
+  what: "Karpenter's admission webhook fails (its certificate is not trusted, its Service has no ready endpoint, or a webhook configuration left by an older chart calls a controller that no longer serves it)",
   advice:
     'Objects of Karpenter kinds cannot be created or updated while it fails. Check: kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations | grep karpenter ' +
     '(leftovers of an older chart point at a stale caBundle or Service: delete them), kubectl get secret -n <namespace> karpenter-cert, and the controller pods are Ready.',

@@ -24,7 +24,9 @@ const RESOURCES = Object.keys(KIND_OF).join('|');
 
 export const API_MISMATCH: MessageTable<ApiMismatch> = [
   {
-    re: /conversion webhook for (?:karpenter\.(?:sh|k8s\.aws)\/\w+, Kind=)?(\w+)?[^\n]*?(?:failed|error)|(?:failed|error) calling webhook[^\n]*conver/i,
+    // The webhook's answer may also be malformed rather than an error: apiextensions-apiserver's "conversion webhook for
+    // X returned invalid metadata" (a v1.0.0 conversion panicking on a v1beta1 object it cannot convert).
+    re: /conversion webhook for (?:karpenter\.(?:sh|k8s\.aws)\/\w+, Kind=)?(\w+)?[^\n]*?(?:failed|error|returned invalid)|(?:failed|error) calling webhook[^\n]*conver/i,
     signal: 'conversion-webhook-fails',
     printed: ['api-server', 'controller-runtime'],
     carries: ['pool'],

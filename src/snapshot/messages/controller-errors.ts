@@ -12,8 +12,11 @@ const KARPENTER_KINDS = 'NodeClaim|Machine|NodePool|Provisioner|EC2NodeClass|AWS
 
 export const CONTROLLER_ERRORS: MessageTable<ControllerError> = [
   {
-    // ≤ v0.37 defaulting/validation webhooks (`*.webhook.karpenter.sh`, `*.karpenter.k8s.aws`), TLS or no endpoint.
-    re: /failed calling webhook \\?"[^"\\]*karpenter[^"\\]*\\?"[^\n]*?(?:x509: |tls: |no endpoints available for service|connection refused|context deadline exceeded)|secret \\?"karpenter-cert\\?" is missing/i,
+    // ≤ v0.37 defaulting/validation webhooks (`*.webhook.karpenter.sh`, `*.karpenter.k8s.aws`), TLS or no endpoint; and
+    // a configuration an older chart left behind, calling a controller that no longer serves it: the API server's
+    // resolver finds no such port (`no service port 8443 found for service "karpenter"`) or Service, or the controller
+    // answers with a body that is no Status (client-go: "the server rejected our request for an unknown reason").
+    re: /failed calling webhook \\?"[^"\\]*karpenter[^"\\]*\\?"[^\n]*?(?:x509: |tls: |no endpoints available for service|connection refused|context deadline exceeded|the server rejected our request for an unknown reason|no service port \d+ found for service|service \\?"[^"\\]+\\?" not found)|secret \\?"karpenter-cert\\?" is missing/i,
     signal: 'webhook-unreachable',
     printed: ['api-server', ...ALL_LOGS],
   },

@@ -127,6 +127,21 @@ export function splitText(text: string): SplitText {
   return out;
 }
 
+/**
+ * The Azure SDK's `ResponseError` as it prints: `RESPONSE 409: 409 Conflict`, `ERROR CODE: X`, a rule of dashes, the
+ * body (often indented JSON), a closing rule. The index of its last line, or -1 when line `i` does not open one.
+ */
+function armResponseEnd(lines: string[], i: number): number {
+  if (!/^RESPONSE \d{3}: /.test(lines[i]!.trim()) || !/^ERROR CODE: [A-Z][A-Za-z]+$/.test(lines[i + 1]?.trim() ?? '')) return -1;
+  let rules = 0;
+  for (let j = i + 2; j < lines.length && j < i + 60; j++) {
+    const l = lines[j]!.trim();
+    if (/^-{8,}$/.test(l) && ++rules === 2) return j;
+    if (l === '' && rules === 0) return j - 1;
+  }
+  return rules === 0 ? i + 1 : Math.min(lines.length, i + 60) - 1;
+}
+
 /** The runs of one stretch of text; returns a command line still waiting for its output. */
 function splitRuns(lines: string[], first: number, lang: string, command: Command | undefined, out: SplitText, fenced: boolean): Command | undefined {
   // `inString`: a record hard-wrapped inside a string goes on in that string on the next line.
@@ -176,6 +191,20 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
       flush();
       flushProse();
       command = { ...cmd, line: first + i };
+      continue;
+    }
+    const response = armResponseEnd(lines, i);
+    if (response > i) {
+      // One failed Azure call printed over many lines (status, code, rules of dashes, a JSON body): one error record.
+      flush();
+      flushProse();
+      const text = lines
+        .slice(i, response + 1)
+        .map((l) => l.trim())
+        .filter((l) => l !== '' && !/^-{8,}$/.test(l))
+        .join(' ');
+      out.blocks.push({ kind: 'log', start: first + i, lines: [text], lang });
+      i = response;
       continue;
     }
     // `helm get values` heads its YAML with this line: part of the output, not prose between command and output.
@@ -319,6 +348,8 @@ function continues(
         /^\s+\S/.test(line) ||
         traceLine(line) !== undefined ||
         isFieldsOnlyLine(line) ||
+        // The rule of dashes the Azure SDK prints between the parts of one error response.
+        /^-{8,}\s*$/.test(line) ||
         (previous !== undefined && completesRecord(previous, line) !== null)
       );
     case 'json':

@@ -31,6 +31,8 @@ const TEMPLATE_FIELD = new RegExp(
   String.raw`(?<=^|[\s,;(|]|(?:^|[\s,;(|])(?:\*\*|__))${LABEL}${space('a')}(?<colon>[:|]?)${space('b')}${BOLD}${space('c')}(?<afterBold>[:|]?)${space('d')}[\`"']?(?:karpenter-)?v?(?<version>${SEMVER_BODY})[\`"']?(?=$|[\s,;()|])`,
   'i',
 );
+/** The rest of a field that states an upgrade: `-> 1.0.9`, `→ v1.0.9`, `to 1.0.9`. */
+const UPGRADE_TO = new RegExp(String.raw`^\s*[\`"']?\s*(?:->|→|=>|to)\s*[\`"']?(?:karpenter-)?v?(${SEMVER_BODY})[\`"']?(?=$|[\s,;()|])`, 'i');
 const ENV_LINE = new RegExp(String.raw`^(?:[$#%]\s*)?(?:export\s+)?KARPENTER_VERSION\s*=\s*["']?${SEMVER}["']?\s*(?:;\s*)?$`);
 /** A `helm list` row: `karpenter  kube-system  4  2025-… UTC  deployed  karpenter-1.0.6  1.0.6`. */
 const HELM_LIST_ROW = new RegExp(String.raw`\s(?:deployed|failed|superseded|pending-[a-z]+)\s+karpenter-${SEMVER.replace('v?', '')}\s`);
@@ -54,9 +56,12 @@ export function statedVersions(lines: string[], source: string): StatedVersion[]
   let karpenterBlock = 0;
   for (let i = 0; i < lines.length; i++) {
     const line = unquote(lines[i]!);
-    const template = TEMPLATE_FIELD.exec(line)?.groups;
-    if (template && (template.colon || template.afterBold)) {
-      add(template.version!, i, line.replace(/^(?:[-*+]|\d+\.)\s+/, ''), 'template');
+    const field = TEMPLATE_FIELD.exec(line);
+    const template = field?.groups;
+    if (field && template && (template.colon || template.afterBold)) {
+      // `0.37.7 -> 1.0.9` in the field states the upgrade the ticket is about: what runs now is where it went.
+      const upgraded = UPGRADE_TO.exec(line.slice(field.index + field[0].length))?.[1];
+      add(upgraded ?? template.version!, i, line.replace(/^(?:[-*+]|\d+\.)\s+/, ''), 'template');
       continue;
     }
     const env = ENV_LINE.exec(line);
