@@ -10,7 +10,7 @@ import { parseNamespaceListing } from '../loaders/objects.js';
 import { detectController } from './controller.js';
 import type { ControllerInfo } from './controller-info.js';
 import { CrdSet, isJudgement, isKarpenterObject, type Judgement, type NotJudged } from './crd/crds.js';
-import { eventView, involvedKey, type EventView } from './events.js';
+import { eventView, involvedKey, withInferredSubject, type EventView } from './events.js';
 import { dig, nameOf, str, touchesUnknown } from '../kube/fields.js';
 import { isHelmValuesCarrier, karpenterReleases } from './helm-values.js';
 import { nodeClaimView, nodePoolView, type NodeClaimView, type NodePoolView } from './karpenter.js';
@@ -728,7 +728,8 @@ export class Snapshot {
       const copies = this.eventCopies();
       const views = [...this.all(KIND.Event), ...this.all(KIND.EventV1).filter((e) => !copies.has(e))]
         .map(eventView)
-        .filter((e): e is EventView => e !== undefined);
+        .filter((e): e is EventView => e !== undefined)
+        .map((e) => withInferredSubject(e, this.provenance(e.object)));
       if (!this.agesAnchored) return views;
       const twice = eventsPastedTwice(views, (o) => this.partialFrom(o) !== undefined, this.referenceTime.ms);
       return twice.size ? views.filter((e) => !twice.has(e.object)) : views;

@@ -123,7 +123,8 @@ export function reportFromRecords(
     const checked = !rule.statedWins && (rule.objectChecksNeed ?? []).every((input) => snapshot.has(input));
     const judgedKind = !rule.judgesKinds || rule.judgesKinds.includes(cause.object.kind);
     if (checked && judgedKind && judgedElsewhere(ctx, cause.object, rule.judgedFromObjects ?? 'whole')) return;
-    const k = `${cause.object.kind}/${cause.object.namespace ?? ''}/${cause.object.name}/${cause.key ?? ''}`;
+    // Events whose object the paste does not name are kept apart per unnamed object (one describe table, one listing row).
+    const k = `${cause.object.kind}/${cause.object.namespace ?? ''}/${cause.object.name}/${cause.key ?? ''}/${(!cause.object.name && event?.involved.unnamed) || ''}`;
     let g = groups.get(k);
     if (!g) groups.set(k, (g = { cause, logs: [], events: [] }));
     if (log) g.logs.push(log);
