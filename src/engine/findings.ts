@@ -199,7 +199,8 @@ function buildEvidenceFields(e: EvidenceInput, snapshot: Snapshot): Evidence {
 }
 
 function sourceOf(obj: KubeObject, snapshot: Snapshot, pointer = ''): string {
-  const p = snapshot.provenance(obj);
+  // A field filled from another partial copy of the object is cited where that copy showed it.
+  const p = snapshot.fieldProvenance(obj, pointer);
   if (!p) return 'unknown';
   const line = snapshot.evidenceLine(obj, pointer);
   return line ? `${p.source}:${line}` : p.source;
