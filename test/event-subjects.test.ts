@@ -69,6 +69,14 @@ describe('rules judge rows whose object the paste does not name', () => {
     expect(r.findings[0]!.message).toContain('while Karpenter nominated it for a node 6 times');
   });
 
+  it("rows indented between paragraphs, no fence: Karpenter's FailedScheduling names the misfit of an unnamed pod, no namespace invented", async () => {
+    const r = await scan([ticket('unfenced-rows-in-prose.txt')], { only: ['pending-pod-no-nodepool-fits', 'no-instance-type-fits'] });
+    expect(r.findings.map(findingLabel).sort()).toEqual(['no-instance-type-fits Pod (no name)', 'pending-pod-no-nodepool-fits Pod (no name) (records)']);
+    for (const f of r.findings) expect(f.object).toMatchObject({ namespace: null, name: '' });
+    const misfit = r.findings.find((f) => f.ruleId === 'pending-pod-no-nodepool-fits')!;
+    expect(misfit.message).toMatch(/^Pod \(name not shown\) fits no NodePool: NodePool gpu-a10: did not tolerate nvidia\.com\/gpu=true:NoSchedule/);
+  });
+
   it('a reason recorded on several kinds, and node-controller marking pods: no node finding is invented', async () => {
     const r = await scan([ticket('ambiguous-rows.md')]);
     expect(r.findings).toEqual([]);
