@@ -77,6 +77,18 @@ describe('rules judge rows whose object the paste does not name', () => {
     expect(misfit.message).toMatch(/^Pod \(name not shown\) fits no NodePool: NodePool gpu-a10: did not tolerate nvidia\.com\/gpu=true:NoSchedule/);
   });
 
+  it("DisruptionBlocked rows: the NodePool's budget and the Node's do-not-disrupt, each saying its name is not shown", async () => {
+    const budget = await scanRule('disruption-budget-blocks-all', [ticket('budget-blocked-rows.md')]);
+    expect(budget.findings.map(findingLabel)).toEqual(['disruption-budget-blocks-all NodePool (no name) (records)']);
+    expect(budget.findings[0]!.message).toMatch(/^NodePool \(name not shown\)'s disruption budgets allowed no Underutilized disruption/);
+    const node = await scan([ticket('do-not-disrupt-rows.md')], { only: ['node-do-not-disrupt-annotation', 'pod-do-not-disrupt-blocks-node'] });
+    expect(node.findings.map(findingLabel).sort()).toEqual([
+      'node-do-not-disrupt-annotation Node (no name) (records)',
+      'pod-do-not-disrupt-blocks-node Pod jobs/etl-runner-5x2lp (records)',
+    ]);
+    expect(node.findings.find((f) => f.ruleId === 'pod-do-not-disrupt-blocks-node')!.message).toContain('blocks its node from consolidation');
+  });
+
   it('a reason recorded on several kinds, and node-controller marking pods: no node finding is invented', async () => {
     const r = await scan([ticket('ambiguous-rows.md')]);
     expect(r.findings).toEqual([]);

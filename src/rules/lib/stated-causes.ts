@@ -12,7 +12,7 @@ import { classifyBlocked, type Blocker } from '../../snapshot/messages/disruptio
 import { budgetBlockedReason, drainBlockedPod, eventSays, statefulSetPod } from '../../snapshot/messages/object-events.js';
 import { controllerError } from '../../snapshot/messages/controller-errors.js';
 import { limitsStated } from '../../snapshot/messages/scheduling.js';
-import { getCommand, refOf, type RecordsOnlyRule, type StatedCause, type StatedMessage, type UncoveredCause } from './records-only.js';
+import { getCommand, NAME_NOT_SHOWN, refOf, type RecordsOnlyRule, type StatedCause, type StatedMessage, type UncoveredCause } from './records-only.js';
 import { budgetErrorPool, logRefs, logSays, logText, podNames } from '../../snapshot/messages/karpenter-logs.js';
 
 const times = (n: number) => (n === 1 ? 'once' : `${n} times`);
@@ -225,7 +225,7 @@ export function stuckDraining(threshold: number) {
     confirmWith: (c) => `${getCommand(c.object)} and kubectl get pods -A -o wide --field-selector spec.nodeName=${drainedNode(c)}`,
     stated: (c, s) =>
       `${c.object.kind} ${shownName(c)}: its events show the drain failing${s.span !== undefined ? ` for ${spanText(s)}` : ''} (${times(s.occurrences)}; last "${s.text}"). ` +
-      `Not a finding: that is not longer than the ${formatDuration(threshold)} a drain may take; kubectl get events --field-selector involvedObject.name=${c.object.name || '<node>'} later would show whether it keeps failing.`,
+      `Not a finding: that is not longer than the ${formatDuration(threshold)} a drain may take; kubectl get events --field-selector involvedObject.name=${drainedNode(c)} later would show whether it keeps failing.`,
   } satisfies RecordsOnlyRule;
 }
 
@@ -235,7 +235,7 @@ function spanText(s: { span?: number }): string {
 
 /** The node to list pods on: a NodeClaim's node has its own name, which its events do not give. */
 function drainedNode(c: StatedCause): string {
-  if (!c.object.name) return '<node>';
+  if (!c.object.name || c.object.name === NAME_NOT_SHOWN) return '<node>';
   return c.object.kind === 'Node' ? c.object.name : '<node of NodeClaim ' + c.object.name + '>';
 }
 
@@ -246,7 +246,7 @@ export const POD_DO_NOT_DISRUPT = {
   fromEvent: blockedBy(['pod-do-not-disrupt'], (e, r) => {
     if (!r.pod) return { object: refOf('Node', e.involved.name) };
     const [ns, name] = r.pod.split('/');
-    return { object: refOf('Pod', name!, ns), detail: `node ${e.involved.name}` };
+    return { object: refOf('Pod', name!, ns), detail: e.involved.name ? `node ${e.involved.name}` : 'its node' };
   }),
   messages: {
     statedPodDoNotDisrupt:
