@@ -333,8 +333,9 @@ const CASES: Case[] = [
       '@15 INFO created nodeclaim',
       '@16 ERROR insufficient capacity, all requested ins',
     ],
-    // The quoted rows are events whose pod the paste does not name (the `...` elision is no row).
-    events: ['Nominated / x1', 'Nominated / x2', 'Started / x1'],
+    // The quoted rows are events whose pod the paste does not name (the `...` elision is no row): Karpenter records
+    // Nominated on a pod only, so its kind is known, its name not; kubelet's Started has no row in EVENT_SUBJECTS.
+    events: ['Nominated Pod/ x1', 'Nominated Pod/ x2', 'Started / x1'],
     skipped: ['1 prose (3 paragraphs), not objects or logs'],
     findings: ['insufficient-capacity-all-offerings NodePool big-mem-uswest2a'],
     cause: /insufficient capacity 2 times/,

@@ -154,6 +154,9 @@ function buildEvidenceFields(e: EvidenceInput, snapshot: Snapshot): Evidence {
   const note = e.note ? { note: e.note } : {};
   if (e.event) {
     const ev = e.event;
+    // An event whose object the paste cut says so beside what the rule read from it.
+    const cut = ev.involved.kindFrom;
+    const eventNote = cut ? { note: e.note ? `${e.note}; ${cut}` : cut } : note;
     return remember(
       {
         object: snapshot.ref(ev.object),
@@ -161,7 +164,7 @@ function buildEvidenceFields(e: EvidenceInput, snapshot: Snapshot): Evidence {
         path: ev.object.apiVersion.startsWith('events.k8s.io/') ? '/note' : '/message',
         value: `${ev.reason}: ${ev.message}${ev.count > 1 ? ` (x${ev.count}${ev.firstSeen ? ` since ${ev.firstSeen}` : ''})` : ''}`,
         source: sourceOf(ev.object, snapshot),
-        ...note,
+        ...eventNote,
       },
       ev.object,
       snapshot,
@@ -196,7 +199,8 @@ function buildEvidenceFields(e: EvidenceInput, snapshot: Snapshot): Evidence {
 }
 
 function sourceOf(obj: KubeObject, snapshot: Snapshot, pointer = ''): string {
-  const p = snapshot.provenance(obj);
+  // A field filled from another partial copy of the object is cited where that copy showed it.
+  const p = snapshot.fieldProvenance(obj, pointer);
   if (!p) return 'unknown';
   const line = snapshot.evidenceLine(obj, pointer);
   return line ? `${p.source}:${line}` : p.source;

@@ -245,13 +245,14 @@ function podFinding(
     );
   const excluded = exclusionNote(list);
   if (excluded) notes.push(excluded);
+  // Events rows whose pod the paste does not name key it `(namespace not shown)/(name not shown)`: no Kubernetes name opens with `(`.
+  const unnamed = name.startsWith('(');
+  const getPod = unnamed ? 'kubectl get pods -A --field-selector status.phase=Pending -o yaml' : `kubectl get pod -n ${ns} ${name} -o yaml`;
   if (!pod)
-    notes.push(
-      `The Pod is not in the input: kubectl get pod -n ${ns} ${name} -o yaml would confirm it still waits${vias.length === 1 && vias[0] === 'log' ? ' (from logs only)' : ''}`,
-    );
+    notes.push(`The Pod is not in the input: ${getPod} would confirm it still waits${vias.length === 1 && vias[0] === 'log' ? ' (from logs only)' : ''}`);
   const kinds = [...new Set(clauses.map((c) => c.kind))];
   return {
-    object: pod ?? { apiVersion: 'v1', kind: 'Pod', namespace: ns, name },
+    object: pod ?? { apiVersion: 'v1', kind: 'Pod', namespace: ns.startsWith('(') ? null : ns, name: unnamed ? '' : name },
     messageId: 'podFitsNoType',
     data: {
       key,

@@ -9,14 +9,14 @@ import type { NodePoolView } from '../snapshot/karpenter.js';
 import { admission, admissionOptions, podConstraints } from '../snapshot/pool-admission.js';
 import { poolReach, volumeZone, type PoolReach } from './lib/volumes-health-zones.js';
 import { saysScheduling } from '../snapshot/messages/scheduling.js';
-import { refOf, reportFromRecords, seenText, type RecordsOnlyRule } from './lib/records-only.js';
+import { refName, refOf, reportFromRecords, seenText, type RecordsOnlyRule } from './lib/records-only.js';
 import { pushAll } from '../kube/lists.js';
 
 /** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
 /** What a pod's events alone say (volumeConflict): the symptom, with what the input does not show. */
 const VOLUME_CONFLICT_MESSAGES = {
   statedVolumeConflict:
-    'Pod {{namespace}}/{{name}} has been Pending with "volume node affinity conflict" for {{span}} ({{seen}}){{nominatedClause}}. {{unseen}}, so {{notShown}} is not shown.',
+    'Pod {{pod}} has been Pending with "volume node affinity conflict" for {{span}} ({{seen}}){{nominatedClause}}. {{unseen}}, so {{notShown}} is not shown.',
 } as const;
 
 const MESSAGES = {
@@ -325,8 +325,7 @@ function volumeConflict(snapshot: Snapshot, conflictFor: number) {
     message: (c, s) => ({
       messageId: 'statedVolumeConflict',
       data: {
-        namespace: c.object.namespace ?? '',
-        name: c.object.name,
+        pod: refName(c.object),
         span: formatDuration(s.span ?? 0),
         seen: seenText(s),
         nominatedClause: c.detail
@@ -339,11 +338,11 @@ function volumeConflict(snapshot: Snapshot, conflictFor: number) {
       },
     }),
     fix: (c) =>
-      `1. See the zone the volume is pinned to: kubectl -n ${c.object.namespace} get pvc -o wide, then kubectl get pv <volume> -o jsonpath='{.spec.nodeAffinity}'\n` +
+      `1. See the zone the volume is pinned to: kubectl get pvc ${c.object.namespace ? `-n ${c.object.namespace}` : '-A'} -o wide, then kubectl get pv <volume> -o jsonpath='{.spec.nodeAffinity}'\n` +
       '2. Let a NodePool reach that zone (its topology.kubernetes.io/zone requirement and an EC2NodeClass subnet there), or restore the data into a volume in a zone the NodePools reach.',
     confirmWith: () => collect,
     stated: (c, s) =>
-      `Pod ${c.object.namespace}/${c.object.name}: kube-scheduler reported "volume node affinity conflict" ${seenText(s)}${s.span !== undefined ? ` over ${formatDuration(s.span)}` : ''}; ` +
+      `Pod ${refName(c.object)}: kube-scheduler reported "volume node affinity conflict" ${seenText(s)}${s.span !== undefined ? ` over ${formatDuration(s.span)}` : ''}; ` +
       `not a finding while that is not longer than ${formatDuration(conflictFor)} (a volume may be attaching): ${collect} would show whether any NodePool reaches its zone.`,
   } satisfies RecordsOnlyRule;
 }

@@ -140,7 +140,7 @@ export function unknownField(snapshot: RuleContext['snapshot'], obj: KubeObject,
   const missing = pointers.find((p) => !snapshot.isKnown(obj, p));
   if (missing === undefined) return undefined;
   const field = missing.slice(1).replace(/\//g, '.').replace(/~1/g, '/').replace(/~0/g, '~');
-  return `${partialSourceText(snapshot.partialFrom(obj) ?? '')} does not show ${field}: add \`${fullObjectCommand(obj.kind, commandName(obj), obj.metadata.namespace)}\``;
+  return `${partialSourceText(snapshot.shownBy(obj) ?? '')} does not show ${field}: add \`${fullObjectCommand(obj.kind, commandName(obj), obj.metadata.namespace)}\``;
 }
 
 /** Where a pod may run: what a rule that places it on a NodePool reads of it. */

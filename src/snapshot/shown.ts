@@ -45,7 +45,7 @@ export function poolNodesShown(snapshot: Snapshot, poolName: string, fields: rea
     const lacking = nodes.find((n) => !snapshot.isKnown(n, field));
     if (lacking)
       return incomplete(
-        `${partialSourceText(snapshot.partialFrom(lacking) ?? '')} of Node ${lacking.metadata.name} does not show ${field.slice(1).replace(/\//g, '.')}`,
+        `${partialSourceText(snapshot.shownBy(lacking) ?? '')} of Node ${lacking.metadata.name} does not show ${field.slice(1).replace(/\//g, '.')}`,
       );
   }
   return { complete: true, nodes };

@@ -10,7 +10,7 @@ import { parseNamespaceListing } from '../loaders/objects.js';
 import { detectController } from './controller.js';
 import type { ControllerInfo } from './controller-info.js';
 import { CrdSet, isJudgement, isKarpenterObject, type Judgement, type NotJudged } from './crd/crds.js';
-import { eventView, involvedKey, type EventView } from './events.js';
+import { eventView, involvedKey, withInferredSubject, type EventView } from './events.js';
 import { dig, nameOf, str, touchesUnknown } from '../kube/fields.js';
 import { isHelmValuesCarrier, karpenterReleases } from './helm-values.js';
 import { nodeClaimView, nodePoolView, type NodeClaimView, type NodePoolView } from './karpenter.js';
@@ -19,6 +19,7 @@ import { useLoggedVersion } from './logged-version.js';
 import { INPUTS, KIND, isClusterScoped, isSyntheticKind, kindKeyOf, normaliseKindKey, type InputName } from '../kube/kinds.js';
 import { controllerOwner } from './pods.js';
 import { agePairs, anchorAges, eventsPastedTwice, isKnownIn } from './partial.js';
+import { fillFromCopy, filledFrom, type Copy, type FilledField } from './merge-copies.js';
 import { referenceTime, type ReferenceTime } from './reference-time.js';
 import { readStateParts, isPatchFragment, sameDefinition, type ClusterStatePart } from './repository.js';
 import { markPlaceholders } from './placeholders.js';
@@ -159,6 +160,32 @@ export class Snapshot {
       this.agesOnly = this.referenceTime.source === 'wall-clock' && !opts.live;
       this.cache.clear();
     }
+    // After the ages are times, so a row's age fills the kept copy as the time it stands for.
+    if (this.mergePartialCopies()) this.cache.clear();
+  }
+
+  /** Partial copies dropped for the copy kept (describe beside a get row): their fields fill its unknown ones. */
+  private readonly partialCopies = new Map<KubeObject, Copy[]>();
+  /** What the other partial copies of a kept copy were read from, when they were read from something else. */
+  private readonly mergedFrom = new Map<KubeObject, string[]>();
+  /** Fields of a kept copy filled from another, with where that copy showed them. */
+  private readonly filledFields = new Map<KubeObject, FilledField[]>();
+
+  private mergePartialCopies(): number {
+    let n = 0;
+    for (const [object, copies] of this.partialCopies) {
+      const provenance = this.provenanceMap.get(object)?.[0];
+      if (!provenance?.partial) continue;
+      // The copy that shows more first: on a field two dropped copies disagree on, it is the one read.
+      const ordered = [...copies].sort((a, b) => (b.provenance.partial?.known.length ?? 0) - (a.provenance.partial?.known.length ?? 0));
+      const filled = ordered.flatMap((c) => fillFromCopy({ object, provenance }, c));
+      if (filled.length) this.filledFields.set(object, filled);
+      const others = [...new Set(ordered.map((c) => c.provenance.partial?.from).filter((f): f is string => !!f && f !== provenance.partial?.from))];
+      if (others.length) this.mergedFrom.set(object, others);
+      n += filled.length;
+    }
+    this.partialCopies.clear();
+    return n;
   }
 
   /** Times that the input gave only as ages (kubectl describe and get output), counted back from the reference time. */
@@ -184,6 +211,16 @@ export class Snapshot {
     const all = this.all(kindKey);
     if (all.some((o) => !o.metadata.name)) return false;
     return all.length === 0 || all.some((o) => !this.partialFrom(o)?.startsWith('kubectl describe'));
+  }
+
+  /**
+   * What a partial object and the other partial copies merged into it were read from, for reasons ("a kubectl get
+   * table merged with kubectl describe output"); undefined for a whole object.
+   */
+  shownBy(obj: KubeObject): string | undefined {
+    const from = this.partialFrom(obj);
+    const others = this.mergedFrom.get(obj);
+    return from && others?.length ? `${from} merged with ${others.join(' and ')}` : from;
   }
 
   /** What a partial object was read from (`kubectl describe output`); undefined for a whole object. */
@@ -219,7 +256,10 @@ export class Snapshot {
       const better = preferWhole(provenance, provs[0]) || prefer(object, existing) || laterPaste(provenance, provs[0]);
       // Equal copies (a Kustomize base and its rendered output): the one whose path sorts first, whatever the read order
       // (an archive's entry order, parallel workers), so findings cite the same file every run — `apps/base/…` here.
-      if (better > 0 || (better === 0 && provenance.source < (provs[0]?.source ?? ''))) {
+      const keep = better > 0 || (better === 0 && provenance.source < (provs[0]?.source ?? ''));
+      if (provenance.partial && provs[0]?.partial)
+        this.notePartialCopy(keep ? object : existing, keep ? { object: existing, provenance: provs[0] } : { object, provenance });
+      if (keep) {
         this.replace(kindKey, existing, object);
         this.byKey.set(key, object);
         this.provenanceMap.delete(existing);
@@ -275,6 +315,12 @@ export class Snapshot {
     const first = (o: KubeObject) => this.provenanceMap.get(o)?.[0]?.source ?? '';
     defs.sort((a, b) => (first(a) < first(b) ? -1 : first(a) > first(b) ? 1 : 0));
     this.byKey.set(key, defs[0]!);
+  }
+
+  private notePartialCopy(kept: KubeObject, dropped: Copy): void {
+    const earlier = this.partialCopies.get(dropped.object) ?? [];
+    this.partialCopies.delete(dropped.object);
+    this.partialCopies.set(kept, [...(this.partialCopies.get(kept) ?? []), ...earlier, dropped]);
   }
 
   private noteMerged(object: KubeObject): void {
@@ -409,6 +455,8 @@ export class Snapshot {
    * cluster dump every other object is cited at its start: dumps are read, not edited, and too big to re-parse.
    */
   evidenceLine(obj: KubeObject, pointer: string): number | undefined {
+    const copy = filledFrom(this.filledFields.get(obj), pointer);
+    if (copy) return copy.line;
     const p = this.provenance(obj);
     if (!p) return undefined;
     // An object read from text made for people carries where it showed each field: cited there, at no cost.
@@ -421,6 +469,11 @@ export class Snapshot {
   fieldPosition(obj: KubeObject, pointer: string): FieldPosition | undefined {
     const p = this.provenance(obj);
     return p && this.locateField ? this.locateField(p, pointer) : undefined;
+  }
+
+  /** The provenance of the copy that showed this field: another partial copy of the object when it filled the field. */
+  fieldProvenance(obj: KubeObject, pointer: string): Provenance | undefined {
+    return filledFrom(this.filledFields.get(obj), pointer) ?? this.provenance(obj);
   }
 
   provenances(obj: KubeObject): Provenance[] {
@@ -728,7 +781,8 @@ export class Snapshot {
       const copies = this.eventCopies();
       const views = [...this.all(KIND.Event), ...this.all(KIND.EventV1).filter((e) => !copies.has(e))]
         .map(eventView)
-        .filter((e): e is EventView => e !== undefined);
+        .filter((e): e is EventView => e !== undefined)
+        .map((e) => withInferredSubject(e, this.provenance(e.object)));
       if (!this.agesAnchored) return views;
       const twice = eventsPastedTwice(views, (o) => this.partialFrom(o) !== undefined, this.referenceTime.ms);
       return twice.size ? views.filter((e) => !twice.has(e.object)) : views;

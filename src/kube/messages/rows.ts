@@ -7,9 +7,10 @@ import type { MessageField } from './cloud-errors.js';
 /**
  * Where a wording is printed: Karpenter's controller log of one generation (zap console ≤ v0.31, JSON v0.32–v0.36,
  * controller-runtime v0.37+), an event or a status condition Karpenter writes, or another component's message that
- * Karpenter passes on (kube-scheduler, the API server, the cloud).
+ * Karpenter passes on (kube-scheduler, the API server, the cloud), or an event another Kubernetes component records
+ * (`kubernetes`: kubelet, the node, volume and workload controllers).
  */
-export type Printed = 'console' | 'json' | 'controller-runtime' | 'event' | 'condition' | 'scheduler' | 'api-server' | 'cloud';
+export type Printed = 'console' | 'json' | 'controller-runtime' | 'event' | 'condition' | 'scheduler' | 'api-server' | 'cloud' | 'kubernetes';
 
 /** Every controller log generation: a wording Karpenter kept across them. */
 export const ALL_LOGS: readonly Printed[] = ['console', 'json', 'controller-runtime'];

@@ -68,12 +68,17 @@ export function parseAge(text: string): number | undefined {
   return total;
 }
 
-/** An event's age cell: `3m`, `3m (x120 over 4h)`, `<unknown>` → last seen, first seen and count when shown. */
+/**
+ * An event's age cell: `3m`, `3m (x120 over 4h)`, `<unknown>` → last seen, first seen and count when shown. kubectl
+ * prints `<invalid>` for a time after its own clock (the cluster's clock ahead of the client's): seen as the paste
+ * was taken, within that skew, so `<invalid> (x12 over 40m)` still spans 40m.
+ */
 export function parseEventAge(text: string): { last?: number; first?: number; count?: number } {
   const m = /^(\S+)(?:\s+\(x(\d+) over (\S+)\))?$/.exec(text.trim());
   if (!m) return {};
-  const last = parseAge(m[1]!);
-  const first = m[3] ? parseAge(m[3]) : undefined;
+  const age = (cell: string) => (cell === '<invalid>' ? 0 : parseAge(cell));
+  const last = age(m[1]!);
+  const first = m[3] ? age(m[3]) : undefined;
   return { ...(last !== undefined ? { last } : {}), ...(first !== undefined ? { first } : {}), ...(m[2] ? { count: Number(m[2]) } : {}) };
 }
 

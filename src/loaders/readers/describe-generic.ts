@@ -10,9 +10,16 @@ export interface Line {
   line: number;
 }
 
-/** describe title-cases map keys: `Ephemeral - Storage` → `ephemeral-storage`, `Cpu` → `cpu`, `Nvidia . Com / Gpu` → `nvidia.com/gpu`. */
+/**
+ * describe title-cases map keys: `Ephemeral - Storage` → `ephemeral-storage`, `Cpu` → `cpu`, `Nvidia . Com / Gpu` →
+ * `nvidia.com/gpu`. A resource without a domain is one of Kubernetes' own, all lower case but a hugepages size
+ * (`hugepages-2Mi`): so a key retyped or reflowed as `Ephemeral-Storage` or `Hugepages-2Mi` is read back too.
+ */
 export function resourceName(key: string): string {
-  return keyFromSmartLabel(key, true);
+  const name = keyFromSmartLabel(key, true);
+  if (name.includes('/')) return name;
+  const huge = /^hugepages-(\d+)([kmgtpe])i$/i.exec(name);
+  return huge ? `hugepages-${huge[1]}${huge[2]!.toUpperCase()}i` : name.toLowerCase();
 }
 
 export type G = string | GMap | G[];
@@ -119,7 +126,7 @@ const LIST_FIELDS = new Set([
 ]);
 const NUMBER_FIELDS = new Set(['weight', 'minValues', 'ttlSecondsAfterEmpty', 'ttlSecondsUntilExpired']);
 const BOOLEAN_FIELDS = new Set(['enabled']);
-const RESOURCE_MAPS = new Set(['limits', 'resources']);
+const RESOURCE_MAPS = new Set(['limits', 'resources', 'requests', 'capacity', 'allocatable']);
 
 /** `Node Class Ref` → `nodeClassRef`, `API Version` → `apiVersion`, `Min Values` → `minValues`; other keys as they are. */
 function fieldName(key: string): string {
@@ -141,7 +148,9 @@ export function fromGeneric(g: G, key = ''): unknown {
   if (Array.isArray(g)) return g.map((x) => fromGeneric(x, key));
   if (VERBATIM_MAPS.has(key))
     return Object.fromEntries(Object.entries(g).map(([k, v]) => [keyFromSmartLabel(k, LABEL_MAPS.has(key)), typeof v === 'string' ? v : fromGeneric(v)]));
-  if (RESOURCE_MAPS.has(key)) return Object.fromEntries(Object.entries(g).map(([k, v]) => [resourceName(k), v]));
+  // `Resources: Requests: Cpu: …` (a NodeClaim's spec) and v1alpha5 `Limits: Resources: …` nest one map in another.
+  if (RESOURCE_MAPS.has(key))
+    return Object.fromEntries(Object.entries(g).map(([k, v]) => [resourceName(k), typeof v === 'string' ? v : fromGeneric(v, resourceName(k))]));
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(g)) {
     const name = fieldName(k);

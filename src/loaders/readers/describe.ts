@@ -640,7 +640,7 @@ function addToSection(c: DescribedContainer, key: string, text: string): void {
   } else {
     const kv = /^([^:\s]+):\s+(\S+)/.exec(text);
     const which = key === 'Requests' ? 'requests' : 'limits';
-    if (kv) (c.resources[which] ??= {})[kv[1]!] = kv[2]!;
+    if (kv) (c.resources[which] ??= {})[resourceName(kv[1]!)] = kv[2]!;
   }
 }
 

@@ -47,6 +47,8 @@ function tableKind(cols: Column[], hint?: string): TableKind | undefined {
   const names = new Set(cols.map((c) => c.name));
   const has = (...n: string[]) => n.every((x) => names.has(x));
   if (has('REASON', 'MESSAGE') && (has('OBJECT') || has('KIND'))) return 'Event';
+  // Rows whose OBJECT column the paste cut (or `-o custom-columns` without it): events of an object it does not name.
+  if (has('TYPE', 'REASON', 'MESSAGE') && (has('LAST SEEN') || has('LASTSEEN'))) return 'Event';
   if (hint && READ_KINDS.has(hint)) return hint as TableKind;
   // `kubectl get nodes` and k9s's node view (ROLE, %CPU, …).
   if (has('NAME', 'STATUS', 'VERSION') && (has('ROLES') || has('ROLE'))) return 'Node';
@@ -463,12 +465,17 @@ function eventRow(cell: Cell, namespace: string | undefined, source: string, lin
     if (slash < 0) return undefined;
     kindWord = objectCell.slice(0, slash);
     name = objectCell.slice(slash + 1);
-  } else {
+  } else if (cell('KIND') !== undefined || cell('NAME') !== undefined) {
     kindWord = cell('KIND');
     name = cell('NAME');
+  } else {
+    // No column names the object: its kind and name stay empty (the snapshot may read the kind from reason and source).
+    kindWord = name = '';
   }
-  if (!kindWord || !name) return undefined;
-  const type = resourceType(kindWord) ?? { kind: kindWord.charAt(0).toUpperCase() + kindWord.slice(1), apiVersion: 'v1' };
+  if (kindWord === undefined || name === undefined || (!kindWord && objectCell !== undefined) || !!kindWord !== !!name) return undefined;
+  const type = kindWord
+    ? (resourceType(kindWord) ?? { kind: kindWord.charAt(0).toUpperCase() + kindWord.slice(1), apiVersion: 'v1' })
+    : { kind: '', apiVersion: 'v1' };
   const ns = cell('NAMESPACE') ?? namespace;
   const last = parseEventAge(cell('LAST SEEN', 'LASTSEEN') ?? '');
   const firstCell = cell('FIRST SEEN', 'FIRSTSEEN');
@@ -476,7 +483,7 @@ function eventRow(cell: Cell, namespace: string | undefined, source: string, lin
   const count = Number(cell('COUNT')) || last.count || 1;
   const involved = { apiVersion: type.apiVersion, kind: type.kind, metadata: { name, ...(ns ? { namespace: ns } : {}) } };
   const source_ = (cell('SOURCE') ?? '').trim();
-  return describedEvent(
+  const event = describedEvent(
     involved,
     {
       type: cell('TYPE') || 'Normal',
@@ -492,6 +499,9 @@ function eventRow(cell: Cell, namespace: string | undefined, source: string, lin
     FROM,
     cell('NAMESPACE') ?? namespace,
   );
+  // Rows of a listing are about many objects: without the OBJECT column, which one each is about is not shown.
+  if (!kindWord && event.provenance.partial) event.provenance.partial.known = event.provenance.partial.known.filter((p) => p !== '/involvedObject');
+  return event;
 }
 
 export const kubectlGetTable: Reader = {

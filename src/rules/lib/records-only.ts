@@ -123,7 +123,8 @@ export function reportFromRecords(
     const checked = !rule.statedWins && (rule.objectChecksNeed ?? []).every((input) => snapshot.has(input));
     const judgedKind = !rule.judgesKinds || rule.judgesKinds.includes(cause.object.kind);
     if (checked && judgedKind && judgedElsewhere(ctx, cause.object, rule.judgedFromObjects ?? 'whole')) return;
-    const k = `${cause.object.kind}/${cause.object.namespace ?? ''}/${cause.object.name}/${cause.key ?? ''}`;
+    // Events whose object the paste does not name are kept apart per unnamed object (one describe table, one listing row).
+    const k = `${cause.object.kind}/${cause.object.namespace ?? ''}/${cause.object.name}/${cause.key ?? ''}/${(!cause.object.name && event?.involved.unnamed) || ''}`;
     let g = groups.get(k);
     if (!g) groups.set(k, (g = { cause, logs: [], events: [] }));
     if (log) g.logs.push(log);
@@ -131,7 +132,9 @@ export function reportFromRecords(
   };
   if (rule.fromLog) for (const log of snapshot.logs) add(rule.fromLog(log), log);
   if (rule.fromEvent) for (const event of snapshot.events()) add(rule.fromEvent(event), undefined, event);
-  for (const { cause, logs, events } of groups.values()) {
+  for (const { cause: named, logs, events } of groups.values()) {
+    // What the rule says of an object the paste does not name (event rows cut from it) says so, in every message.
+    const cause = named.object.name ? named : { ...named, object: { ...named.object, name: NAME_NOT_SHOWN } };
     const occurrences = logs.length + events.reduce((n, e) => n + e.count, 0);
     const times = [...logs.map((l) => l.time), ...events.flatMap((e) => [e.firstSeen, e.lastSeen])].filter((t): t is string => !!t).sort();
     const lastEvent = [...events].sort((a, b) => (a.lastSeen ?? '').localeCompare(b.lastSeen ?? '')).pop();
@@ -160,7 +163,7 @@ export function reportFromRecords(
       ...logs.slice(-2).map((l) => ({ log: l, note: 'stated by the controller' })),
     ];
     ctx.report({
-      object: cause.object,
+      object: named.object,
       ...(rule.severity ? { severity: rule.severity } : {}),
       ...rule.message(cause, seen),
       fix: [rule.fix(cause)],
@@ -177,14 +180,17 @@ function judgedElsewhere(ctx: Pick<RuleContext, 'snapshot'>, ref: ObjectRef, whi
   return obj !== undefined && (which === 'any' || ctx.snapshot.partialFrom(obj) === undefined);
 }
 
+/** The name of an object the input does not name, as messages say it. */
+export const NAME_NOT_SHOWN = '(name not shown)';
+
 /** `kubectl get <kind> <name> [-n ns] -o yaml` for a reference. */
 export function getCommand(ref: ObjectRef): string {
-  return fullObjectCommand(ref.kind, ref.name || '<name>', ref.namespace ?? undefined);
+  return fullObjectCommand(ref.kind, ref.name && ref.name !== NAME_NOT_SHOWN ? ref.name : '<name>', ref.namespace ?? undefined);
 }
 
 /** `ns/name` of a reference, for messages: events pasted under a description whose `Name:` line was cut name none. */
 export function refName(ref: ObjectRef): string {
-  return `${ref.namespace ? `${ref.namespace}/` : ''}${ref.name || '(name not shown)'}`;
+  return `${ref.namespace ? `${ref.namespace}/` : ''}${ref.name || NAME_NOT_SHOWN}`;
 }
 
 /** A cause the controller states that no catalog rule judges: shown as a not-evaluated line of the nearest rule. */

@@ -8,7 +8,7 @@ import type { RuleContext } from '../../engine/rule.js';
 import type { LogRecord } from '../../kube/types.js';
 import { objectRefusal } from '../../snapshot/messages/controller-errors.js';
 import { logRefs, logText } from '../../snapshot/messages/karpenter-logs.js';
-import { getCommand, refOf, reportFromRecords, seenText, type StatedCause } from './records-only.js';
+import { getCommand, NAME_NOT_SHOWN, refOf, reportFromRecords, seenText, type StatedCause } from './records-only.js';
 
 const POOL_OF: Record<string, string> = { NodeClaim: 'NodePool', Machine: 'Provisioner' };
 
@@ -46,12 +46,12 @@ export function reportRefusedObjects(ctx: Pick<RuleContext, 'snapshot' | 'report
         detail: cause.detail ?? '',
         consequence:
           cause.object.kind === 'NodePool' || cause.object.kind === 'Provisioner'
-            ? `The controller builds it from ${cause.object.name ? `${cause.object.kind} ${cause.object.name}` : `a ${cause.object.kind} the record does not name`}, so no node is launched for that pool's pending pods until the pool changes.`
+            ? `The controller builds it from ${cause.object.name && cause.object.name !== NAME_NOT_SHOWN ? `${cause.object.kind} ${cause.object.name}` : `a ${cause.object.kind} the record does not name`}, so no node is launched for that pool's pending pods until the pool changes.`
             : 'Nothing is launched from it until what it is built from changes.',
       },
     }),
     fix: (cause) =>
-      `Change the field the API server names in ${cause.object.name ? `${cause.object.kind} ${cause.object.name}` : `the ${cause.object.kind} the pending pods select`} (its template's requirements, labels or taints become the NodeClaim's), ` +
+      `Change the field the API server names in ${cause.object.name && cause.object.name !== NAME_NOT_SHOWN ? `${cause.object.kind} ${cause.object.name}` : `the ${cause.object.kind} the pending pods select`} (its template's requirements, labels or taints become the NodeClaim's), ` +
       'then watch the next NodeClaim get created: kubectl get nodeclaims -w',
     confirmWith: (cause) => getCommand(cause.object),
   });

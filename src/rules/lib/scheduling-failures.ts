@@ -74,7 +74,10 @@ function build(snapshot: Snapshot): SchedulingFailures {
 
   for (const e of snapshot.events()) {
     if (e.involved.kind === 'Pod') {
-      const pod = `${e.involved.namespace ?? 'default'}/${e.involved.name}`;
+      // Rows whose pod the paste does not name (their kind read from reason and source) invent neither its name nor its namespace.
+      const pod = e.involved.name
+        ? `${e.involved.namespace ?? 'default'}/${e.involved.name}`
+        : `${e.involved.namespace ?? '(namespace not shown)'}/(name not shown)`;
       if (e.reason === 'Nominated' && e.component === 'karpenter') place(pod, e.lastSeen);
       if (e.reason !== 'FailedScheduling' || !(e.component === 'karpenter' || isKarpenterScheduleError(e.message))) continue;
       // The kube-scheduler's own "0/12 nodes are available" is not Karpenter's verdict.

@@ -12,7 +12,7 @@ import { classifyBlocked, type Blocker } from '../../snapshot/messages/disruptio
 import { budgetBlockedReason, drainBlockedPod, eventSays, statefulSetPod } from '../../snapshot/messages/object-events.js';
 import { controllerError } from '../../snapshot/messages/controller-errors.js';
 import { limitsStated } from '../../snapshot/messages/scheduling.js';
-import { getCommand, refOf, type RecordsOnlyRule, type StatedCause, type StatedMessage, type UncoveredCause } from './records-only.js';
+import { getCommand, NAME_NOT_SHOWN, refOf, type RecordsOnlyRule, type StatedCause, type StatedMessage, type UncoveredCause } from './records-only.js';
 import { budgetErrorPool, logRefs, logSays, logText, podNames } from '../../snapshot/messages/karpenter-logs.js';
 
 const times = (n: number) => (n === 1 ? 'once' : `${n} times`);
@@ -175,7 +175,7 @@ export const PDB_BLOCKS = {
       : {
           messageId: 'statedPdbBlocksOther',
           data: {
-            subject: c.object.kind === 'Node' ? `Node ${c.object.name}` : `PodDisruptionBudget ${c.object.namespace}/${c.object.name}`,
+            subject: c.object.kind === 'Node' ? `Node ${shownName(c)}` : `PodDisruptionBudget ${c.object.namespace}/${c.object.name}`,
             what:
               c.object.kind === 'Node'
                 ? 'cannot be drained: a PodDisruptionBudget refuses the eviction'
@@ -217,15 +217,15 @@ export function stuckDraining(threshold: number) {
     messages: STUCK_DRAINING_MESSAGES,
     message: (c, s) => ({
       messageId: 'statedStuckDraining',
-      data: { kind: c.object.kind, objectName: c.object.name, span: spanText(s), occurrences: s.occurrences, window: window(s), text: s.text },
+      data: { kind: c.object.kind, objectName: shownName(c), span: spanText(s), occurrences: s.occurrences, window: window(s), text: s.text },
     }),
     fix: (c) =>
       `1. See which pods stay: kubectl get pods -A -o wide --field-selector spec.nodeName=${drainedNode(c)}\n` +
       '2. Those are usually held by a PDB with no allowed disruptions, a finalizer, or a pod that ignores SIGTERM; fix that, or set spec.template.spec.terminationGracePeriod on the NodePool.',
     confirmWith: (c) => `${getCommand(c.object)} and kubectl get pods -A -o wide --field-selector spec.nodeName=${drainedNode(c)}`,
     stated: (c, s) =>
-      `${c.object.kind} ${c.object.name}: its events show the drain failing${s.span !== undefined ? ` for ${spanText(s)}` : ''} (${times(s.occurrences)}; last "${s.text}"). ` +
-      `Not a finding: that is not longer than the ${formatDuration(threshold)} a drain may take; kubectl get events --field-selector involvedObject.name=${c.object.name} later would show whether it keeps failing.`,
+      `${c.object.kind} ${shownName(c)}: its events show the drain failing${s.span !== undefined ? ` for ${spanText(s)}` : ''} (${times(s.occurrences)}; last "${s.text}"). ` +
+      `Not a finding: that is not longer than the ${formatDuration(threshold)} a drain may take; kubectl get events --field-selector involvedObject.name=${drainedNode(c)} later would show whether it keeps failing.`,
   } satisfies RecordsOnlyRule;
 }
 
@@ -235,14 +235,18 @@ function spanText(s: { span?: number }): string {
 
 /** The node to list pods on: a NodeClaim's node has its own name, which its events do not give. */
 function drainedNode(c: StatedCause): string {
+  if (!c.object.name || c.object.name === NAME_NOT_SHOWN) return '<node>';
   return c.object.kind === 'Node' ? c.object.name : '<node of NodeClaim ' + c.object.name + '>';
 }
+
+/** The object's name, or that the paste does not show it (event rows cut from their describe). */
+const shownName = (c: StatedCause): string => c.object.name || '(name not shown)';
 
 export const POD_DO_NOT_DISRUPT = {
   fromEvent: blockedBy(['pod-do-not-disrupt'], (e, r) => {
     if (!r.pod) return { object: refOf('Node', e.involved.name) };
     const [ns, name] = r.pod.split('/');
-    return { object: refOf('Pod', name!, ns), detail: `node ${e.involved.name}` };
+    return { object: refOf('Pod', name!, ns), detail: e.involved.name ? `node ${e.involved.name}` : 'its node' };
   }),
   messages: {
     statedPodDoNotDisrupt:

@@ -14,6 +14,7 @@ import { BLOCKED } from './disruption-blocked.js';
 import { MESSAGE, WITH_FIELDS } from './karpenter-logs.js';
 import { NODECLASS_ERRORS } from './nodeclass-errors.js';
 import { EVENTS } from './object-events.js';
+import { EVENT_SUBJECTS } from './event-subjects.js';
 import { CLAUSES } from './schedule-error.js';
 import { SCHEDULING } from './scheduling.js';
 
@@ -43,6 +44,12 @@ export function catalogRows(): CatalogRow[] {
     ...rows('controller-error', CONTROLLER_ERRORS),
     ...rows('condition', INITIALIZATION),
     ...rows('api-mismatch', API_MISMATCH),
+    ...EVENT_SUBJECTS.map((r) => ({
+      id: `event-subject/${r.reason}.${r.kind}.${r.printed[0]!}`,
+      printed: r.printed,
+      carries: [],
+      wording: `${r.reason} from ${r.from.source}${r.re ? `: ${r.re.source}` : ''}`,
+    })),
     ...CLOUD_ERRORS.map((r) => ({ id: `cloud/${r.code}`, printed: ['cloud'] as const, carries: r.carries, wording: r.re.source })),
   ];
 }
