@@ -85,7 +85,7 @@ export function splitText(text: string): SplitText {
   let command: Command | undefined;
   for (let i = 0; i < lines.length;) {
     const line = lines[i]!;
-    const fence = FENCE.exec(line);
+    const fence = openingFence(line);
     if (fence) {
       const close = closingFence(lines, i + 1, fence[1]!);
       const lang = fence[2]!.toLowerCase();
@@ -120,7 +120,7 @@ export function splitText(text: string): SplitText {
     }
     // Unfenced: everything up to the next fence is split into runs; prose paragraphs come out of it.
     let end = i;
-    while (end < lines.length && !FENCE.test(lines[end]!) && brokenFence(lines[end]!) === undefined) end++;
+    while (end < lines.length && !openingFence(lines[end]!) && brokenFence(lines[end]!) === undefined) end++;
     command = splitRuns(lines.slice(i, end), i + 1, '', command, out, false);
     i = end;
   }
@@ -213,7 +213,7 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
     if (kind === null) {
       prose ??= { from: i, to: i };
       prose.to = i + 1;
-      inlineRecords(line, first + i, out);
+      inlineRecords(spanOverLines(lines, i) ?? line, first + i, out);
       const titled = titleRecord(line);
       if (titled) out.blocks.push({ kind: 'log', start: first + i, lines: [titled], lang: '' });
       const row = inlineEventRow(line);
@@ -274,6 +274,26 @@ function inlineRecords(line: string, lineNo: number, out: SplitText): void {
 }
 
 /**
+ * GitHub renders a code span across a line break as one span: a record quoted as `\`{"level":…}` on one line and its
+ * closing backtick on the next (or wrapped over a few lines) reads as the record quoted inline. The lines up to the
+ * closing backtick, joined as the span shows them; undefined when the line opens no span that closes in its paragraph.
+ */
+function spanOverLines(lines: string[], i: number): string | undefined {
+  const line = lines[i]!;
+  if ((line.replace(/`{3,}/g, '').match(/`/g)?.length ?? 0) % 2 === 0) return undefined;
+  // A backtick alone on its line stands around lines that are read as lines of their own.
+  if (line.slice(line.lastIndexOf('`') + 1).trim() === '') return undefined;
+  const parts = [line];
+  for (let j = i + 1; j < lines.length && j <= i + MAX_SPAN_LINES && !BLANK.test(lines[j]!); j++) {
+    parts.push(lines[j]!.trim());
+    if (lines[j]!.includes('`')) return parts.join(' ');
+  }
+  return undefined;
+}
+
+const MAX_SPAN_LINES = 4;
+
+/**
  * A record as the title of an issue or a heading of a comment (`# ERROR controller.provisioning Could not launch …`,
  * `Title: creating instance, insufficient capacity, …`): the heading marks, a `Title:`/`Subject:` label and bold or
  * quotes around it go; the rest is a record when the log reader reads one with a level from it. A title quoted in
@@ -325,7 +345,7 @@ function continues(
     case 'hcl':
       return false;
     case 'other':
-      return kind !== 'log' && kind !== 'json' && !FENCE.test(line);
+      return kind !== 'log' && kind !== 'json' && !openingFence(line);
     case 'text':
       // A shell session or heredoc in a fence: the YAML or log lines after it are blocks of their own.
       return kind === 'text';
@@ -614,6 +634,15 @@ function isTerraform(lang: string, lines: string[]): boolean {
 function brokenFence(line: string): string | undefined {
   const m = /^\s*((?:` *){3})(?!`)(.*)$/.exec(line);
   return m && /` +`/.test(m[1]!) ? m[2]!.trimEnd() : undefined;
+}
+
+/**
+ * A line that opens a code fence. A backtick fence's info string holds no backtick (CommonMark), so
+ * ```` ```Karpenter merges this``` ```` on one line is a code span inside a sentence, read as prose.
+ */
+function openingFence(line: string): RegExpExecArray | null {
+  const m = FENCE.exec(line);
+  return m && m[1]![0] === '`' && line.trimStart().slice(m[1]!.length).includes('`') ? null : m;
 }
 
 function closingFence(lines: string[], from: number, marker: string): number {
