@@ -415,11 +415,29 @@ function cleanBlock(raw: string[], start: number, kind: BlockKind, lang: string,
     if (kind === 'json') lines = dropDanglingCommas(lines);
   }
   if (kind === 'json' || kind === 'log') lines = unwrapRecords(lines);
+  if (kind === 'json') lines = dropElementComma(lines);
   lines = dedent(lines);
   const bulleted = kind === 'yaml' && bulletedObject(lines);
   if (bulleted) lines = lines.map((l) => l.slice(2));
   if (kind === 'yaml') lines = separateAlerts(indentDroppedSequences(unshiftFirstLine(lines)));
   return { kind, start, lines, lang, ...(command ? { command } : {}), ...(bulleted ? { repaired: 'list bullets' } : {}) };
+}
+
+/**
+ * Elements of a JSON array copied without its brackets (`{…},` then `{…}`): the comma after a value only separates it
+ * from the next. Dropped when the value parses without it.
+ */
+function dropElementComma(lines: string[]): string[] {
+  const last = lines.length - 1;
+  if (!/[}\]]\s*,\s*$/.test(lines[last]!)) return lines;
+  const out = [...lines];
+  out[last] = out[last]!.replace(/,\s*$/, '');
+  try {
+    JSON.parse(out.join('\n'));
+    return out;
+  } catch {
+    return lines;
+  }
 }
 
 /**

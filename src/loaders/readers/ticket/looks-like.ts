@@ -23,7 +23,7 @@ export function looksLike(block: TextBlock): string {
   const server = kubectlVersion(lines);
   if (server !== undefined) return `kubectl version output${server ? ` (Kubernetes server ${server})` : ''}: no rule reads the Kubernetes version`;
   if (cmd && cmd.verb !== 'get' && cmd.verb !== 'describe' && /^[A-Z]/.test(first)) return `kubectl ${cmd.verb} output`;
-  if (/\bREVISION\s+UPDATED\s+STATUS\s+CHART\b/.test(first)) return HELM_LIST;
+  if (/\bREVISION\s+UPDATED\s+STATUS\s+CHART\b/.test(first) || helmReleaseFields(lines)) return HELM_LIST;
   if (/^(NAMESPACE\s+)?NAME\s{2,}/.test(first)) {
     const what = kind ? plural(kind) : tableKindByColumns(first);
     return `a kubectl get table${what ? ` of ${what}` : ''}`;
@@ -40,6 +40,12 @@ export function looksLike(block: TextBlock): string {
   if (block.kind === 'log') return 'log lines that are not Karpenter controller records';
   if (lines.every((l) => /^\s*(\$|#|>|%|❯|PS )|^\s*(kubectl|helm|aws|eksctl|k) /.test(l))) return 'shell commands';
   return block.lang ? `a ${block.lang} code block` : 'text that is neither objects nor logs';
+}
+
+/** `helm list -o json` or `-o yaml`: releases as objects, each with the table's columns as keys. */
+function helmReleaseFields(lines: string[]): boolean {
+  const text = lines.join('\n');
+  return ['chart', 'app_version', 'revision', 'status'].every((k) => new RegExp(String.raw`(?:^|[\s{,-])"?${k}"?\s*:`, 'm').test(text));
 }
 
 /** `Client Version: v1.32.2` / `Server Version: v1.32.1-eks-…` (or the older `version.Info{… GitVersion:"v1.27.4" …}`). */
