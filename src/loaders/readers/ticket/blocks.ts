@@ -58,6 +58,8 @@ const ELISION = /^\s*(?:#\s*)?(?:\.{3,}|…|\[(?:\.{3}|…|truncated|snip)\]|\((
 const YAML_KEY = /^\s*(?:-\s+)?(?:[A-Za-z0-9_./-]+|"[^"]+"|'[^']+'):(?:\s|$)/;
 const YAML_ITEM = /^\s*-(?:\s|$)/;
 const YAML_SEPARATOR = /^---\s*$/;
+/** A shell heredoc (`<<EOF`, `<<-'YAML'`, `<< "EOT"`); YAML's merge key `<<:` is none. */
+const HEREDOC = /<<-?\s*(['"]?)([A-Za-z_][\w-]*)\1(?=\s|$)/;
 /**
  * A column header (`NAME   STATUS   AGE`, `LAST SEEN   TYPE   REASON`, `kubectl top`'s `CPU(cores)   CPU%`, k9s's
  * `NAME↑   %CPU`) or `kubectl describe`'s `Name:         x`.
@@ -169,8 +171,19 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
     if (prose) addProse(out, first + prose.from, lines.slice(prose.from, prose.to));
     prose = null;
   };
+  // The word that ends a heredoc opened above (`cat <<EOF | kubectl apply -f -` … `EOF`).
+  let heredocEnd: string | undefined;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
+    // A heredoc's opening line and closing word frame the document between them: no text of their own.
+    const opener = heredocEnd === undefined ? HEREDOC.exec(line) : null;
+    if ((opener && !parseCommand(line)) || (heredocEnd !== undefined && line.trim() === heredocEnd)) {
+      flush();
+      flushProse();
+      heredocEnd = opener?.[2];
+      continue;
+    }
+    if (opener) heredocEnd = opener[2];
     const cmd = parseCommand(line);
     if (cmd) {
       flush();
