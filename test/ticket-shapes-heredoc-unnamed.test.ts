@@ -1,7 +1,8 @@
 /**
  * A manifest written through a shell heredoc, its name taken out before pasting
  * (fixtures/tickets/shapes/unnamed-snippet.md): the heredoc's opening line and closing word frame the document and
- * are no text of their own; the object is read, unnamed and partial, as the person shows it.
+ * are no text of their own; the object is read, unnamed and partial, as the person shows it; kubectl's `… created`
+ * answer is named for what it is.
  */
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,9 +14,12 @@ import { FIXTURES } from './support/scan.js';
 const FILE = join(FIXTURES, 'tickets', 'shapes', 'unnamed-snippet.md');
 
 describe('heredocs and unnamed snippets in a ticket', () => {
-  it('the heredoc frame is not listed as unread text', async () => {
+  it('the heredoc frame is not listed as unread text; kubectl apply’s answer is named as such', async () => {
     const r = await loadInputs([FILE]);
-    expect(r.skipped.map((s) => `${s.line} ${s.reason}`)).toEqual(['1 prose (1 paragraph), not objects or logs']);
+    expect(r.skipped.map((s) => `${s.line} ${s.reason}`)).toEqual([
+      "26 kubectl's answer to apply or delete (nodepool.karpenter.sh/<redacted> created), saying what was done, not the objects' state, not read",
+      '1 prose (1 paragraph), not objects or logs',
+    ]);
   });
 
   it('a NodePool without metadata.name is read as an unnamed partial NodePool', async () => {

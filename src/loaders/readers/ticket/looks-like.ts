@@ -9,6 +9,10 @@ import type { TextBlock } from './blocks.js';
 
 export const HELM_LIST = 'helm list output';
 
+/** kubectl apply/create/delete answer one line per object: `nodepool.karpenter.sh/general created`. */
+const APPLY_RESULT =
+  /^[a-z0-9.-]+(?:\/[^\s"]+| "[^"]+") (?:created|configured|unchanged|deleted|patched|serverside-applied)(?: \((?:server|client) dry run\))?$/;
+
 export function looksLike(block: TextBlock): string {
   const lines = block.lines.filter((l) => l.trim() !== '');
   const first = lines[0]?.trim() ?? '';
@@ -39,6 +43,8 @@ export function looksLike(block: TextBlock): string {
   if (block.kind === 'yaml') return 'YAML that is not a Kubernetes object';
   if (block.kind === 'log') return 'log lines that are not Karpenter controller records';
   if (lines.every((l) => /^\s*(\$|#|>|%|❯|PS )|^\s*(kubectl|helm|aws|eksctl|k) /.test(l))) return 'shell commands';
+  if (lines.every((l) => APPLY_RESULT.test(l.trim())))
+    return `kubectl's answer to apply or delete (${clip(first)}), saying what was done, not the objects' state`;
   return block.lang ? `a ${block.lang} code block` : 'text that is neither objects nor logs';
 }
 
