@@ -27,6 +27,28 @@ describe('helm list as JSON or YAML, and array elements without brackets', () =>
     expect(r.objects.map((o) => `${o.object.kind} ${o.object.metadata.name} @${o.provenance.line}`)).toEqual(['NodePool batch @22', 'NodePool web @28']);
   });
 
+  it('an object whose fields have the release keys is read as the object', async () => {
+    const text = [
+      'Our release object:',
+      '',
+      '```yaml',
+      'apiVersion: example.io/v1',
+      'kind: Release',
+      'metadata:',
+      '  name: karpenter',
+      'spec:',
+      '  chart: karpenter-1.0.7',
+      'status:',
+      '  app_version: 1.0.7',
+      '  revision: 3',
+      '  status: deployed',
+      '```',
+      '',
+    ].join('\n');
+    const r = await loadInputs(['-'], { stdin: (await import('node:stream')).Readable.from([Buffer.from(text)]) });
+    expect(r.skipped.map((s) => s.reason).filter((reason) => reason.startsWith('helm list'))).toEqual([]);
+  });
+
   it('a chart key outside a release list states nothing', async () => {
     const text = 'Our values file:\n\n```yaml\nchart: karpenter-1.0.7\nreplicas: 2\n```\n';
     const r = await loadInputs(['-'], { stdin: (await import('node:stream')).Readable.from([Buffer.from(text)]) });

@@ -51,6 +51,8 @@ export function looksLike(block: TextBlock): string {
 /** `helm list -o json` or `-o yaml`: releases as objects, each with the table's columns as keys. */
 function helmReleaseFields(lines: string[]): boolean {
   const text = lines.join('\n');
+  // A Kubernetes object with such keys (a Flux HelmRelease's status) is read as the object it is.
+  if (/^\s*"?kind"?\s*:/m.test(text)) return false;
   return ['chart', 'app_version', 'revision', 'status'].every((k) => new RegExp(String.raw`(?:^|[\s{,-])"?${k}"?\s*:`, 'm').test(text));
 }
 
