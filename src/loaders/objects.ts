@@ -101,6 +101,8 @@ export function acceptObject(value: unknown, source: string, line: number, sink:
   if (typeof obj.metadata !== 'object' || obj.metadata === null) obj.metadata = {};
   const kube = obj as KubeObject;
   if (!kube.metadata.name && !kube.metadata.generateName) {
+    // A ticket's snippet with its name left out is still the object the person shows; a file's object is not.
+    if (sink.defaults !== undefined) return acceptUnnamed(kube, source, line, sink);
     sink.skipped.push({ source, line, reason: `${kube.kind} without metadata.name` });
     return false;
   }
@@ -130,17 +132,33 @@ function acceptFragment(obj: Record<string, unknown>, source: string, line: numb
   obj.kind = inferred.kind;
   obj.apiVersion = inferred.apiVersion;
   if (typeof obj.metadata !== 'object' || obj.metadata === null) obj.metadata = {};
-  const metadata = obj.metadata as Record<string, unknown>;
-  const known = Object.keys(obj)
-    .filter((k) => k !== 'apiVersion' && k !== 'kind' && k !== 'metadata')
-    .map((k) => `/${k}`);
-  for (const k of Object.keys(metadata)) known.push(`/metadata/${k}`);
+  const known = shownFields(obj);
   const why = inferred.alone ? `its fields ${inferred.from.join(', ')}, which fit no other kind together` : inferred.from.join(', ');
   const partial = { from: `a fragment without its kind, read as ${inferred.kind} from ${why}`, known };
   const kube = obj as KubeObject;
   sink.objects.push({ object: compactObject(kube), provenance: { source, line, partial, inferredKind: { kind: inferred.kind, from: inferred.from } } });
   sink.listedKinds.add(kindKey(kube.apiVersion, kube.kind));
   return true;
+}
+
+/**
+ * An object pasted without `metadata.name` (cut from the snippet, or a manifest shown before it was named): read as
+ * an unnamed, partial object, since what else the snippet left out is unknown too.
+ */
+function acceptUnnamed(kube: KubeObject, source: string, line: number, sink: ObjectSink): boolean {
+  const partial = { from: `a snippet without metadata.name, read as an unnamed ${kube.kind}`, known: shownFields(kube as unknown as Record<string, unknown>) };
+  sink.objects.push({ object: compactObject(kube), provenance: { source, line, partial } });
+  sink.listedKinds.add(kindKey(kube.apiVersion, kube.kind));
+  return true;
+}
+
+/** The fields a paste shows, as pointers: the top-level ones and those of its metadata. */
+function shownFields(obj: Record<string, unknown>): string[] {
+  const known = Object.keys(obj)
+    .filter((k) => k !== 'apiVersion' && k !== 'kind' && k !== 'metadata')
+    .map((k) => `/${k}`);
+  for (const k of Object.keys(obj.metadata as Record<string, unknown>)) known.push(`/metadata/${k}`);
+  return known;
 }
 
 function orList(names: string[]): string {

@@ -60,8 +60,9 @@ export const ticketText: Reader = {
     for (const block of blocks) {
       if (noneFound(block, sink) || helmValues(block, file.displayPath, sink)) continue;
       if (fieldExcerpt(block, file.displayPath, sink)) continue;
-      // `helm list` is a table, but not kubectl's: only the chart version it shows is of use (ticket/versions.ts).
-      if (block.kind === 'other' && looksLike(block) === HELM_LIST) {
+      // `helm list` is a table (or, with `-o json|yaml`, a list of releases), not objects: only the chart version it
+      // shows is of use (ticket/versions.ts).
+      if ((block.kind === 'other' || block.kind === 'json' || block.kind === 'yaml') && looksLike(block) === HELM_LIST) {
         sink.skipped.push({ source: file.displayPath, line: block.start, reason: `${HELM_LIST}, ${notRead(block, stated)}` });
         continue;
       }

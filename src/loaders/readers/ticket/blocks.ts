@@ -58,6 +58,8 @@ const ELISION = /^\s*(?:#\s*)?(?:\.{3,}|…|\[(?:\.{3}|…|truncated|snip)\]|\((
 const YAML_KEY = /^\s*(?:-\s+)?(?:[A-Za-z0-9_./-]+|"[^"]+"|'[^']+'):(?:\s|$)/;
 const YAML_ITEM = /^\s*-(?:\s|$)/;
 const YAML_SEPARATOR = /^---\s*$/;
+/** A shell heredoc (`<<EOF`, `<<-'YAML'`, `<< "EOT"`); YAML's merge key `<<:` is none. */
+const HEREDOC = /<<-?\s*(['"]?)([A-Za-z_][\w-]*)\1(?=\s|$)/;
 /**
  * A column header (`NAME   STATUS   AGE`, `LAST SEEN   TYPE   REASON`, `kubectl top`'s `CPU(cores)   CPU%`, k9s's
  * `NAME↑   %CPU`) or `kubectl describe`'s `Name:         x`.
@@ -85,7 +87,7 @@ export function splitText(text: string): SplitText {
   let command: Command | undefined;
   for (let i = 0; i < lines.length;) {
     const line = lines[i]!;
-    const fence = FENCE.exec(line);
+    const fence = openingFence(line);
     if (fence) {
       const close = closingFence(lines, i + 1, fence[1]!);
       const lang = fence[2]!.toLowerCase();
@@ -120,7 +122,7 @@ export function splitText(text: string): SplitText {
     }
     // Unfenced: everything up to the next fence is split into runs; prose paragraphs come out of it.
     let end = i;
-    while (end < lines.length && !FENCE.test(lines[end]!) && brokenFence(lines[end]!) === undefined) end++;
+    while (end < lines.length && !openingFence(lines[end]!) && brokenFence(lines[end]!) === undefined) end++;
     command = splitRuns(lines.slice(i, end), i + 1, '', command, out, false);
     i = end;
   }
@@ -184,8 +186,19 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
     if (prose) addProse(out, first + prose.from, lines.slice(prose.from, prose.to));
     prose = null;
   };
+  // The word that ends a heredoc opened above (`cat <<EOF | kubectl apply -f -` … `EOF`).
+  let heredocEnd: string | undefined;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
+    // A heredoc's opening line and closing word frame the document between them: no text of their own.
+    const opener = heredocEnd === undefined ? HEREDOC.exec(line) : null;
+    if ((opener && !parseCommand(line)) || (heredocEnd !== undefined && line.trim() === heredocEnd)) {
+      flush();
+      flushProse();
+      heredocEnd = opener?.[2];
+      continue;
+    }
+    if (opener) heredocEnd = opener[2];
     const cmd = parseCommand(line);
     if (cmd) {
       flush();
@@ -242,7 +255,7 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
     if (kind === null) {
       prose ??= { from: i, to: i };
       prose.to = i + 1;
-      inlineRecords(line, first + i, out);
+      inlineRecords(spanOverLines(lines, i) ?? line, first + i, out);
       const titled = titleRecord(line);
       if (titled) out.blocks.push({ kind: 'log', start: first + i, lines: [titled], lang: '' });
       const row = inlineEventRow(line);
@@ -303,6 +316,26 @@ function inlineRecords(line: string, lineNo: number, out: SplitText): void {
 }
 
 /**
+ * GitHub renders a code span across a line break as one span: a record quoted as `\`{"level":…}` on one line and its
+ * closing backtick on the next (or wrapped over a few lines) reads as the record quoted inline. The lines up to the
+ * closing backtick, joined as the span shows them; undefined when the line opens no span that closes in its paragraph.
+ */
+function spanOverLines(lines: string[], i: number): string | undefined {
+  const line = lines[i]!;
+  if ((line.replace(/`{3,}/g, '').match(/`/g)?.length ?? 0) % 2 === 0) return undefined;
+  // A backtick alone on its line stands around lines that are read as lines of their own.
+  if (line.slice(line.lastIndexOf('`') + 1).trim() === '') return undefined;
+  const parts = [line];
+  for (let j = i + 1; j < lines.length && j <= i + MAX_SPAN_LINES && !BLANK.test(lines[j]!); j++) {
+    parts.push(lines[j]!.trim());
+    if (lines[j]!.includes('`')) return parts.join(' ');
+  }
+  return undefined;
+}
+
+const MAX_SPAN_LINES = 4;
+
+/**
  * A record as the title of an issue or a heading of a comment (`# ERROR controller.provisioning Could not launch …`,
  * `Title: creating instance, insufficient capacity, …`): the heading marks, a `Title:`/`Subject:` label and bold or
  * quotes around it go; the rest is a record when the log reader reads one with a level from it. A title quoted in
@@ -356,7 +389,7 @@ function continues(
     case 'hcl':
       return false;
     case 'other':
-      return kind !== 'log' && kind !== 'json' && !FENCE.test(line);
+      return kind !== 'log' && kind !== 'json' && !openingFence(line);
     case 'text':
       // A shell session or heredoc in a fence: the YAML or log lines after it are blocks of their own.
       return kind === 'text';
@@ -428,11 +461,29 @@ function cleanBlock(raw: string[], start: number, kind: BlockKind, lang: string,
     if (kind === 'json') lines = dropDanglingCommas(lines);
   }
   if (kind === 'json' || kind === 'log') lines = unwrapRecords(lines);
+  if (kind === 'json') lines = dropElementComma(lines);
   lines = dedent(lines);
   const bulleted = kind === 'yaml' && bulletedObject(lines);
   if (bulleted) lines = lines.map((l) => l.slice(2));
   if (kind === 'yaml') lines = separateAlerts(indentDroppedSequences(unshiftFirstLine(lines)));
   return { kind, start, lines, lang, ...(command ? { command } : {}), ...(bulleted ? { repaired: 'list bullets' } : {}) };
+}
+
+/**
+ * Elements of a JSON array copied without its brackets (`{…},` then `{…}`): the comma after a value only separates it
+ * from the next. Dropped when the value parses without it.
+ */
+function dropElementComma(lines: string[]): string[] {
+  const last = lines.length - 1;
+  if (!/[}\]]\s*,\s*$/.test(lines[last]!)) return lines;
+  const out = [...lines];
+  out[last] = out[last]!.replace(/,\s*$/, '');
+  try {
+    JSON.parse(out.join('\n'));
+    return out;
+  } catch {
+    return lines;
+  }
 }
 
 /**
@@ -647,6 +698,15 @@ function isTerraform(lang: string, lines: string[]): boolean {
 function brokenFence(line: string): string | undefined {
   const m = /^\s*((?:` *){3})(?!`)(.*)$/.exec(line);
   return m && /` +`/.test(m[1]!) ? m[2]!.trimEnd() : undefined;
+}
+
+/**
+ * A line that opens a code fence. A backtick fence's info string holds no backtick (CommonMark), so
+ * ```` ```Karpenter merges this``` ```` on one line is a code span inside a sentence, read as prose.
+ */
+function openingFence(line: string): RegExpExecArray | null {
+  const m = FENCE.exec(line);
+  return m && m[1]![0] === '`' && line.trimStart().slice(m[1]!.length).includes('`') ? null : m;
 }
 
 function closingFence(lines: string[], from: number, marker: string): number {

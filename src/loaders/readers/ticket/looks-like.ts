@@ -9,6 +9,10 @@ import type { TextBlock } from './blocks.js';
 
 export const HELM_LIST = 'helm list output';
 
+/** kubectl apply/create/delete answer one line per object: `nodepool.karpenter.sh/general created`. */
+const APPLY_RESULT =
+  /^[a-z0-9.-]+(?:\/[^\s"]+| "[^"]+") (?:created|configured|unchanged|deleted|patched|serverside-applied)(?: \((?:server|client) dry run\))?$/;
+
 export function looksLike(block: TextBlock): string {
   const lines = block.lines.filter((l) => l.trim() !== '');
   const first = lines[0]?.trim() ?? '';
@@ -23,7 +27,7 @@ export function looksLike(block: TextBlock): string {
   const server = kubectlVersion(lines);
   if (server !== undefined) return `kubectl version output${server ? ` (Kubernetes server ${server})` : ''}: no rule reads the Kubernetes version`;
   if (cmd && cmd.verb !== 'get' && cmd.verb !== 'describe' && /^[A-Z]/.test(first)) return `kubectl ${cmd.verb} output`;
-  if (/\bREVISION\s+UPDATED\s+STATUS\s+CHART\b/.test(first)) return HELM_LIST;
+  if (/\bREVISION\s+UPDATED\s+STATUS\s+CHART\b/.test(first) || helmReleaseFields(lines)) return HELM_LIST;
   if (/^(NAMESPACE\s+)?NAME\s{2,}/.test(first)) {
     const what = kind ? plural(kind) : tableKindByColumns(first);
     return `a kubectl get table${what ? ` of ${what}` : ''}`;
@@ -39,7 +43,17 @@ export function looksLike(block: TextBlock): string {
   if (block.kind === 'yaml') return 'YAML that is not a Kubernetes object';
   if (block.kind === 'log') return 'log lines that are not Karpenter controller records';
   if (lines.every((l) => /^\s*(\$|#|>|%|❯|PS )|^\s*(kubectl|helm|aws|eksctl|k) /.test(l))) return 'shell commands';
+  if (lines.every((l) => APPLY_RESULT.test(l.trim())))
+    return `kubectl's answer to apply or delete (${clip(first)}), saying what was done, not the objects' state`;
   return block.lang ? `a ${block.lang} code block` : 'text that is neither objects nor logs';
+}
+
+/** `helm list -o json` or `-o yaml`: releases as objects, each with the table's columns as keys. */
+function helmReleaseFields(lines: string[]): boolean {
+  const text = lines.join('\n');
+  // A Kubernetes object with such keys (a Flux HelmRelease's status) is read as the object it is.
+  if (/^\s*"?kind"?\s*:/m.test(text)) return false;
+  return ['chart', 'app_version', 'revision', 'status'].every((k) => new RegExp(String.raw`(?:^|[\s{,-])"?${k}"?\s*:`, 'm').test(text));
 }
 
 /** `Client Version: v1.32.2` / `Server Version: v1.32.1-eks-…` (or the older `version.Info{… GitVersion:"v1.27.4" …}`). */

@@ -36,6 +36,12 @@ const UPGRADE_TO = new RegExp(String.raw`^\s*[\`"']?\s*(?:->|→|=>|to)\s*[\`"']
 const ENV_LINE = new RegExp(String.raw`^(?:[$#%]\s*)?(?:export\s+)?KARPENTER_VERSION\s*=\s*["']?${SEMVER}["']?\s*(?:;\s*)?$`);
 /** A `helm list` row: `karpenter  kube-system  4  2025-… UTC  deployed  karpenter-1.0.6  1.0.6`. */
 const HELM_LIST_ROW = new RegExp(String.raw`\s(?:deployed|failed|superseded|pending-[a-z]+)\s+karpenter-${SEMVER.replace('v?', '')}\s`);
+/**
+ * A release in `helm list -o json` (one line, or pretty-printed) or `-o yaml`: `"chart": "karpenter-1.0.6"`, with the
+ * release's `app_version` and `revision` around it.
+ */
+const HELM_RELEASE_CHART = new RegExp(String.raw`(?:^|[\s{,-])"?chart"?\s*:\s*"?karpenter-(${SEMVER_BODY})"?(?=\s*[,}]|\s*$)`);
+const HELM_RELEASE_SPAN = 8;
 const KARPENTER_MODULE_BLOCK = /^karpenter(?:_helm_config)?\s*=\s*\{\s*$/;
 const TF_CHART_VERSION = new RegExp(String.raw`^(?:chart_)?version\s*=\s*"${SEMVER}"\s*$`);
 const HELM_INSTALL = /\bhelm(?:\.exe)?\s+(?:upgrade|install|template)\b/;
@@ -91,6 +97,11 @@ export function statedVersions(lines: string[], source: string): StatedVersion[]
       );
       continue;
     }
+    const release = HELM_RELEASE_CHART.exec(line);
+    if (release && helmRelease(lines, i)) {
+      add(release[1]!, i, `helm list: chart karpenter-${release[1]!}`, 'helm list');
+      continue;
+    }
     if (!HELM_INSTALL.test(line)) continue;
     // A helm command continued over lines with `\`: its flags may sit on any of them.
     let command = line;
@@ -99,6 +110,11 @@ export function statedVersions(lines: string[], source: string): StatedVersion[]
     if (version && KARPENTER_CHART.test(command)) add(version[1]!, i, command.replace(/\s+/g, ' '), 'helm command');
   }
   return out;
+}
+
+function helmRelease(lines: string[], i: number): boolean {
+  const near = lines.slice(Math.max(0, i - HELM_RELEASE_SPAN), i + HELM_RELEASE_SPAN + 1).join('\n');
+  return /"?app_version"?\s*:/.test(near) && /"?revision"?\s*:/.test(near);
 }
 
 /** A quoted reply (`> - Chart Version: 1.1.1`) states the same; list markers and indentation say nothing. */
