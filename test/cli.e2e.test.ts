@@ -228,7 +228,7 @@ describe('karpdoctor (built binary)', () => {
     const runWith = (jobs: string) =>
       spawnSync(process.execPath, [BIN, 'scan', dir, '--format', 'json', '--jobs', jobs, '--timing'], { encoding: 'utf8', env, maxBuffer: 64 << 20 });
     const single = runWith('0');
-    const split = runWith('2');
+    const split = runWith('1');
     expect(split.stderr).toMatch(/parsed in parallel ranges: .*nodes\.json \(4 ranges\)/);
     expect(split.stderr).toMatch(/parsed in parallel ranges: .*more\.json \(4 ranges\)/);
     expect(single.stderr).not.toMatch(/parallel ranges/);

@@ -102,6 +102,16 @@ export async function loadRange(fsPath: string, size: number, source: string, jo
   return partial;
 }
 
+/** A range is read by no reader of the registry: its cost is charged to the split itself. */
+export async function loadRangeCosted(fsPath: string, size: number, source: string, job: RangeJob): Promise<RangePartial> {
+  const started = performance.now();
+  const partial = await loadRange(fsPath, size, source, job);
+  partial.readers = [
+    { reader: 'json (cut across workers)', ms: performance.now() - started, files: job.index === 0 ? 1 : 0, bytes: job.end - job.start, heapUsedDeltaBytes: 0 },
+  ];
+  return partial;
+}
+
 /** Stitch the ranges of one file back into one partial, in order, with file-relative line numbers. */
 export function stitch(ranges: RangePartial[]): PartialLoad | null {
   if (ranges.some((r) => r.broken)) return null;
