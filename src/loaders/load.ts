@@ -55,10 +55,11 @@ export async function loadInputs(paths: string[], opts: LoadOptions = {}): Promi
 
 /**
  * A file parsed whole holds its text and its full decoded tree at once — for a dump's biggest pods.json some 1 GB on
- * each thread, most of a scan's peak memory. Cut into ranges and streamed, it holds one pod at a time before
- * compaction, for the same CPU (measured on a 0.1-scale dump), and its objects carry their lines without a re-scan.
+ * each thread, most of a scan's peak memory — and has no line numbers until a finding cites it, when it is scanned
+ * again. Cut into ranges and streamed, it holds one object at a time before compaction, for the same CPU, and its
+ * objects carry their lines (on a 0.1-scale dump: peak RSS 430 -> 313 MB, locating lines 0.7 -> 0.27 s CPU).
  */
-const SPLIT_ABOVE_BYTES = 16 << 20;
+const SPLIT_ABOVE_BYTES = 1 << 20;
 
 function splitAbove(opts: LoadOptions): number {
   return opts.splitAboveBytes ?? (Number(process.env.KARPDOCTOR_SPLIT_ABOVE) || SPLIT_ABOVE_BYTES);

@@ -27,7 +27,8 @@ export interface RangePartial extends PartialLoad {
 }
 
 const ITEM_START = Buffer.from('\n        {\n');
-const WINDOW = 4 << 20;
+/** Where to look for an item start after each even cut: far more than one pod or node, and no whole small file. */
+const WINDOW = 1 << 20;
 
 /** Where to cut, or null when the file is not one MarshalIndent List. */
 export async function planSplit(fsPath: string, size: number, parts: number): Promise<RangeJob[] | null> {
