@@ -27,8 +27,11 @@ export interface RangePartial extends PartialLoad {
 }
 
 const ITEM_START = Buffer.from('\n        {\n');
-/** Where to look for an item start after each even cut: far more than one pod or node, and no whole small file. */
-const WINDOW = 1 << 20;
+/**
+ * Where to look for an item start after each even cut: first a span longer than most pods and nodes, then one far
+ * longer. Planning runs before any parsing starts, once per file above the split size.
+ */
+const WINDOWS = [64 << 10, 1 << 20];
 
 /** Where to cut, or null when the file is not one MarshalIndent List. */
 export async function planSplit(fsPath: string, size: number, parts: number): Promise<RangeJob[] | null> {
@@ -49,8 +52,11 @@ export async function planSplit(fsPath: string, size: number, parts: number): Pr
     const cuts = [0];
     for (let k = 1; k < parts; k++) {
       const from = Math.max(Math.floor((size * k) / parts), cuts[cuts.length - 1]! + 1);
-      const window = await src.read(from, WINDOW);
-      const at = window.indexOf(ITEM_START);
+      let at = -1;
+      for (const span of WINDOWS) {
+        at = (await src.read(from, span)).indexOf(ITEM_START);
+        if (at >= 0) break;
+      }
       if (at < 0) continue;
       cuts.push(from + at + 1); // the cut is at the start of the item's line
     }
