@@ -99,7 +99,12 @@ export async function loadRange(fsPath: string, size: number, source: string, jo
   });
   // Ranges after the first start inside the items array, ranges before the last end inside it: frame them.
   if (!first) scanner.push(Buffer.from('{"items":['));
-  for await (const chunk of new FileSource(fsPath, size).stream(job.start, job.end)) scanner.push(chunk);
+  for await (const chunk of new FileSource(fsPath, size).stream(job.start, job.end)) {
+    scanner.push(chunk);
+    // The file is streamed whole instead (a `cluster-info dump` printed to one file looks like a list at both ends):
+    // the rest of the range would be parsed for nothing.
+    if (partial.broken) return partial;
+  }
   if (!last) scanner.push(Buffer.from(']}'));
   scanner.end();
   if (listEnds !== 1) partial.broken = true;
