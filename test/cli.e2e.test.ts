@@ -228,7 +228,7 @@ describe('karpdoctor (built binary)', () => {
     const runWith = (jobs: string) =>
       spawnSync(process.execPath, [BIN, 'scan', dir, '--format', 'json', '--jobs', jobs, '--timing'], { encoding: 'utf8', env, maxBuffer: 64 << 20 });
     const single = runWith('0');
-    const split = runWith('2');
+    const split = runWith('1');
     expect(split.stderr).toMatch(/parsed in parallel ranges: .*nodes\.json \(4 ranges\)/);
     expect(split.stderr).toMatch(/parsed in parallel ranges: .*more\.json \(4 ranges\)/);
     expect(single.stderr).not.toMatch(/parallel ranges/);
@@ -243,6 +243,58 @@ describe('karpdoctor (built binary)', () => {
       expect(lines[line - 1]).toBe('        {');
       expect(lines[line + 1]).toContain(f.object.name);
     }
+  });
+
+  it('a cluster-info dump printed to one file, cut across threads by its look, is read as one thread streams it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'karpdoctor-cut-stdout-'));
+    const node = (i: number) => ({
+      metadata: { name: `ip-10-7-${i >> 8}-${i & 255}.eu-central-1.compute.internal`, labels: { 'karpenter.sh/nodepool': 'batch', pad: 'y'.repeat(300) } },
+      spec: { providerID: `aws:///eu-central-1b/i-${(i + 4096).toString(16).padStart(17, '0')}` },
+      status: {
+        conditions: [
+          i % 250 === 7
+            ? {
+                type: 'Ready',
+                status: 'Unknown',
+                reason: 'NodeStatusUnknown',
+                lastHeartbeatTime: '2024-11-05T09:10:00Z',
+                lastTransitionTime: '2024-11-05T09:10:00Z',
+              }
+            : { type: 'Ready', status: 'True', reason: 'KubeletReady', lastHeartbeatTime: REF, lastTransitionTime: '2024-11-02T08:00:00Z' },
+        ],
+      },
+    });
+    const pod = (i: number) => ({
+      metadata: { name: `ingest-${i}`, namespace: 'ingest', labels: { app: 'ingest', pad: 'z'.repeat(300) } },
+      spec: { nodeName: node(i % 500).metadata.name, containers: [{ name: 'main', image: 'registry.example/ingest:4.2' }] },
+      status: { phase: 'Running' },
+    });
+    const list = (kind: string, items: unknown[]) => JSON.stringify({ kind, apiVersion: 'v1', metadata: { resourceVersion: '77' }, items }, null, 4);
+    // What `kubectl cluster-info dump > dump.txt` prints: lists one after the other, a log block between them, a list last.
+    const text = [
+      list(
+        'NodeList',
+        Array.from({ length: 500 }, (_, i) => node(i)),
+      ),
+      '==== START logs for container ingest of pod ingest/ingest-1 ====',
+      'level=info msg="batch flushed"',
+      '==== END logs for container ingest of pod ingest/ingest-1 ====',
+      list(
+        'PodList',
+        Array.from({ length: 900 }, (_, i) => pod(i)),
+      ),
+    ].join('\n');
+    writeFileSync(join(dir, 'dump.txt'), `${text}\n`);
+    const env = { ...process.env, NO_COLOR: '1', KARPDOCTOR_SPLIT_ABOVE: '100000' };
+    const runWith = (jobs: string) =>
+      spawnSync(process.execPath, [BIN, 'scan', dir, '--format', 'json', '--jobs', jobs, '--timing'], { encoding: 'utf8', env, maxBuffer: 64 << 20 });
+    const single = runWith('0');
+    const threaded = runWith('1');
+    expect(threaded.stderr).not.toMatch(/parallel ranges/);
+    expect(threaded.stdout).toBe(single.stdout);
+    const report = JSON.parse(threaded.stdout);
+    expect(report.snapshot.counts).toMatchObject({ Node: 500, Pod: 900 });
+    expect(report.findings.filter((f: { ruleId: string }) => f.ruleId === 'node-unhealthy-not-repaired')).toHaveLength(2);
   });
 
   it('evidence lines located in parallel after the rules match those found one by one', async () => {

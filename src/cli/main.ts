@@ -65,7 +65,7 @@ export async function main(argv: string[]): Promise<number> {
     .option('--logs', 'live scan: also read the Karpenter controller logs of the last hour')
     .option('--log-limit <size>', 'live scan: read at most this much of each controller log, e.g. 64Mi (default) or 512Ki')
     .option('--request-timeout <duration>', 'live scan: timeout of each API request, e.g. 30s or 2m', '30s')
-    .option('--jobs <n>', 'worker threads for parsing large inputs (default: one per core when the input is large; 0 = none)')
+    .option('--jobs <n>', 'worker threads for parsing large inputs, besides the main thread (default: one per other core when the input is large; 0 = none)')
     .option('--profile', 'print the time and memory of each phase, and the ten costliest rules and readers, to stderr (and as `profile` in the JSON report)')
     .option('--timing', 'the same as --profile, on stderr only')
     .option('-v, --verbose', 'list every rule that was not evaluated, with its reason')

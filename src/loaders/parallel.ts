@@ -1,8 +1,9 @@
 /**
- * Parsing on every core: plain files on disk go to a pool of worker threads, each running the same `loadOne` as
- * the main thread. Results come back as JSON text — after compaction a fraction of the file — which the main thread
- * decodes faster than it could parse the file itself. Small inputs stay in one thread: starting workers costs more
- * than it saves.
+ * Parsing on every core: plain files on disk are shared between this thread and a pool of worker threads (one per
+ * other core), each running the same `loadOne`. A worker's results come back as JSON text — after compaction a
+ * fraction of the file — which the main thread decodes faster than it could parse the file itself; what the main
+ * thread parses itself needs no such round trip, which is why it takes files too instead of waiting. Small inputs
+ * stay in one thread: starting workers costs more than it saves.
  */
 import { availableParallelism } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
@@ -51,7 +52,8 @@ export function startPool(files: InputFile[], opts: LoadOptions): ParsePool | nu
   // Compiled code only: under the test runner the worker's .ts source cannot be started as a thread.
   if (!WORKER_URL.pathname.endsWith('.js') || requested === 0 || onDisk.length === 0) return null;
   if (requested === undefined && bytes < PARALLEL_MIN_BYTES) return null;
-  const size = Math.max(1, Math.min(requested ?? availableParallelism(), onDisk.length));
+  // The main thread parses too (load.ts), so by default one worker per other core.
+  const size = Math.max(1, Math.min(requested ?? availableParallelism() - 1, onDisk.length));
   return new Pool(size);
 }
 

@@ -1,7 +1,6 @@
 /** Worker thread: loads one file on disk with the same code as the main thread and sends back what it found. */
 import { parentPort } from 'node:worker_threads';
 import { locateUnitLines } from './locate.js';
-import type { RangeJob, RangePartial, loadRange as LoadRange } from './split.js';
 import type { WorkerJob, WorkerReply } from './parallel.js';
 
 /**
@@ -27,11 +26,10 @@ async function handle(job: WorkerJob): Promise<void> {
       send({ id: job.id, type: 'done', json: JSON.stringify({ lines: locateUnitLines(fsPath, displayPath) }) });
       return;
     }
-    const [{ FileSource }, { loadOne }, { loadRange }] = await readers();
+    const [{ FileSource }, { loadOne }, { loadRangeCosted }] = await readers();
     const source = new FileSource(fsPath, size);
-    const started = performance.now();
     const partial = job.range
-      ? await rangeWithCost(loadRange, fsPath, size, displayPath, job.range, started)
+      ? await loadRangeCosted(fsPath, size, displayPath, job.range)
       : await loadOne({ displayPath, relPath, size, fsPath, ...(direct ? { direct } : {}), chunks: () => source.stream(0, size) }, job.options);
     for (let i = 0; i < partial.objects.length; i += BATCH) {
       send({ id: job.id, type: 'objects', json: JSON.stringify(partial.objects.slice(i, i + BATCH)) });
@@ -40,26 +38,4 @@ async function handle(job: WorkerJob): Promise<void> {
   } catch (e) {
     send({ id: job.id, type: 'failed', message: (e as Error)?.message ?? String(e) });
   }
-}
-
-/** A range is read by no reader of the registry: its cost is charged to the split itself. */
-async function rangeWithCost(
-  loadRange: typeof LoadRange,
-  fsPath: string,
-  size: number,
-  displayPath: string,
-  range: RangeJob,
-  started: number,
-): Promise<RangePartial> {
-  const partial = await loadRange(fsPath, size, displayPath, range);
-  partial.readers = [
-    {
-      reader: 'json (cut across workers)',
-      ms: performance.now() - started,
-      files: range.index === 0 ? 1 : 0,
-      bytes: range.end - range.start,
-      heapUsedDeltaBytes: 0,
-    },
-  ];
-  return partial;
 }

@@ -88,7 +88,7 @@ export interface LoadOptions {
   yamlPath?: 'exact' | 'fast' | 'whole';
   /** Force the streaming JSON path instead of parsing files whole (tests prove both agree). */
   jsonPath?: 'whole' | 'stream';
-  /** Files above this size are cut across worker threads (default: those too big to parse whole). */
+  /** Files above this size are cut across threads when they are one kubectl list (default 1 MiB). */
   splitAboveBytes?: number;
   onFile?: (displayPath: string, bytes: number) => void;
   /** Worker threads for parsing files on disk: undefined = automatic (cores, when the input is big), 0 = none. */

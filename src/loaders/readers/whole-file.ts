@@ -13,7 +13,7 @@ import { once } from './reader.js';
 import { tooDeep } from '../limits.js';
 
 /** Files parsed whole stay well under V8's string limit (~512 MiB); bigger ones always stream. */
-export const WHOLE_FILE_BYTES = 256 << 20;
+const WHOLE_FILE_BYTES = 256 << 20;
 
 /** Lines that only the careful YAML paths handle: log blocks, kubectl messages, unrendered templates. */
 const YAML_NEEDS_CARE = /^(?:==== START|Warning: |Error from server|error: |No resources found|Cluster info dumped|[IWEF]\d{4} )|\{\{/m;
