@@ -9,6 +9,7 @@ import jsYaml from 'js-yaml';
 import type { InputFile } from '../types.js';
 import { acceptDocument, type ObjectSink } from '../objects.js';
 import { MAYBE_ALIAS, MAYBE_ANCHOR } from '../yaml-load.js';
+import { yamlUnitLines } from '../locate.js';
 import { once } from './reader.js';
 import { tooDeep } from '../limits.js';
 
@@ -22,15 +23,25 @@ const YAML_NEEDS_CARE = /^(?:==== START|Warning: |Error from server|error: |No r
  * Loads the file whole when it can; otherwise returns the chunks to stream: the text already read (so the file is
  * read once) or, for a file too big or not on disk, the chunks as they were.
  */
-export function tryWhole(file: InputFile, json: boolean, chunks: AsyncIterable<Buffer>, sink: ObjectSink): AsyncIterable<Buffer> | null {
+export function tryWhole(
+  file: InputFile,
+  json: boolean,
+  chunks: AsyncIterable<Buffer>,
+  sink: ObjectSink,
+  { eagerLines = false } = {},
+): AsyncIterable<Buffer> | null {
   if (!file.fsPath || file.size > WHOLE_FILE_BYTES) return chunks;
   // One read and one decode, as plain `JSON.parse(readFileSync(f, 'utf8'))` would: the cost we measure against.
   const text = readFileSync(file.fsPath, 'utf8');
-  if (loadWhole(text, json, file.displayPath, file.fsPath, sink)) return null;
+  if (loadWhole(text, json, file.displayPath, file.fsPath, sink, eagerLines)) return null;
   return once(Buffer.from(text, 'utf8'));
 }
 
-function loadWhole(text: string, json: boolean, source: string, fsPath: string, sink: ObjectSink): boolean {
+/**
+ * `eagerLines` (YAML only): the lines are found now with a line scan, not later by re-reading the file, so the objects
+ * carry exactly what the `yaml` parser's path would give them (a manifest's findings point at fields, too).
+ */
+function loadWhole(text: string, json: boolean, source: string, fsPath: string, sink: ObjectSink, eagerLines: boolean): boolean {
   const clean: ObjectSink = { objects: [], skipped: [], listedKinds: new Set(), lazyLinesIn: fsPath };
   try {
     // A document nested too deep goes to the streaming paths, which skip it and say at which line.
@@ -49,6 +60,11 @@ function loadWhole(text: string, json: boolean, source: string, fsPath: string, 
     return false;
   }
   if (clean.skipped.length) return false;
+  if (eagerLines && !json) {
+    const lines = yamlUnitLines(text, source);
+    if (lines.length !== clean.objects.length) return false;
+    clean.objects.forEach((o, i) => (o.provenance = { source, line: lines[i]! }));
+  }
   for (const o of clean.objects) sink.objects.push(o);
   for (const k of clean.listedKinds) sink.listedKinds.add(k);
   return true;
