@@ -10,6 +10,7 @@ import type { InputFile } from '../types.js';
 import { acceptDocument, type ObjectSink } from '../objects.js';
 import { MAYBE_ALIAS, MAYBE_ANCHOR } from '../yaml-load.js';
 import { yamlUnitLines } from '../locate.js';
+import { readBlockYaml } from '../yaml-block.js';
 import { once } from './reader.js';
 import { tooDeep } from '../limits.js';
 
@@ -38,11 +39,12 @@ export function tryWhole(
 }
 
 /**
- * `eagerLines` (YAML only): the lines are found now with a line scan, not later by re-reading the file, so the objects
- * carry exactly what the `yaml` parser's path would give them (a manifest's findings point at fields, too).
+ * YAML objects get their lines now when they cost nothing more (the block reader saw them) or, with `eagerLines`, a line
+ * scan: then they carry exactly what the streaming paths give them. Otherwise they are located later, if cited.
  */
 function loadWhole(text: string, json: boolean, source: string, fsPath: string, sink: ObjectSink, eagerLines: boolean): boolean {
   const clean: ObjectSink = { objects: [], skipped: [], listedKinds: new Set(), lazyLinesIn: fsPath };
+  let lines: number[] | undefined;
   try {
     // A document nested too deep goes to the streaming paths, which skip it and say at which line.
     if (json) {
@@ -51,20 +53,20 @@ function loadWhole(text: string, json: boolean, source: string, fsPath: string, 
       acceptDocument(value, source, 0, clean);
     } else {
       if (YAML_NEEDS_CARE.test(text) || (MAYBE_ALIAS.test(text) && MAYBE_ANCHOR.test(text))) return false;
-      const docs: unknown[] = [];
-      jsYaml.loadAll(text, (doc) => docs.push(doc), { schema: jsYaml.CORE_SCHEMA });
+      const block = readBlockYaml(text);
+      const docs: unknown[] = block?.docs ?? [];
+      if (!block) jsYaml.loadAll(text, (doc) => docs.push(doc), { schema: jsYaml.CORE_SCHEMA });
       if (docs.some(tooDeep)) return false;
       for (const doc of docs) acceptDocument(doc, source, 0, clean);
+      lines = block?.unitLines;
     }
   } catch {
     return false;
   }
   if (clean.skipped.length) return false;
-  if (eagerLines && !json) {
-    const lines = yamlUnitLines(text, source);
-    if (lines.length !== clean.objects.length) return false;
-    clean.objects.forEach((o, i) => (o.provenance = { source, line: lines[i]! }));
-  }
+  if (!json && lines?.length !== clean.objects.length && eagerLines) lines = yamlUnitLines(text, source);
+  if (lines?.length === clean.objects.length) clean.objects.forEach((o, i) => (o.provenance = { source, line: lines[i]! }));
+  else if (eagerLines) return false;
   for (const o of clean.objects) sink.objects.push(o);
   for (const k of clean.listedKinds) sink.listedKinds.add(k);
   return true;
