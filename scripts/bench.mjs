@@ -404,7 +404,9 @@ function scaleNote(results) {
   const big = done.reduce((a, b) => (b.manifest.totalBytes > a.manifest.totalBytes ? b : a));
   const p = big.scan.profile;
   const NAMES = { load: 'load', snapshot: 'snapshot', rules: 'rules', lines: 'cited lines', report: 'report' };
-  const phases = p ? `; of its ${fmtS(big.scan.wallMs)}, ${p.phases.map((ph) => `${NAMES[ph.phase] ?? ph.phase} ${fmtS(ph.ms)}`).join(', ')} (\`scan --profile\`)` : '';
+  const phases = p
+    ? `; of its ${fmtS(big.scan.wallMs)}, ${p.phases.map((ph) => `${NAMES[ph.phase] ?? ph.phase} ${fmtS(ph.ms)}`).join(', ')} (\`scan --profile\`)`
+    : '';
   return [
     `**Scale.** Largest measured: the ${big.format.toUpperCase()} row, ${fmtBytes(big.manifest.totalBytes)} (${big.manifest.objects} objects), peak RSS ${fmtRss(big.scan.maxRSSKiB)}${phases}. A fleet: one process per cluster, JSON/SARIF merged downstream.`,
   ];
