@@ -55,20 +55,20 @@ describe('quick bench budgets', () => {
         [
           ['json', 6000],
           ['worker results (main thread)', 2500],
-          ['controller-log', 2000],
+          ['controller-log', 3000],
           ['ticket-text', 10],
         ],
       ),
     );
     expect(over.map((o) => o.name)).toEqual(['controller-log']);
-    expect(describeOverBudget(over)[0]).toBe('OVER BUDGET: reader controller-log took 2000 ms, 19.0 % of reader time (budget 15 %)');
+    expect(describeOverBudget(over)[0]).toBe('OVER BUDGET: reader controller-log took 3000 ms, 26.1 % of reader time (budget 20 %)');
   });
 
-  it("leaves the quick dump's full-size controller logs alone at the share they take unchanged (12.5 %)", () => {
+  it("leaves the quick dump's full-size controller logs alone at the share they take unchanged on a busy machine (15.8 %)", () => {
     const readers: Array<[string, number]> = [
-      ['json', 1756],
-      ['worker results (main thread)', 407],
-      ['controller-log', 309],
+      ['json', 2855],
+      ['worker results (main thread)', 716],
+      ['controller-log', 668],
     ];
     expect(overBudget(profile([], readers))).toEqual([]);
   });
