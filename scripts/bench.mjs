@@ -41,9 +41,9 @@ const TABLES = [path.join(ROOT, 'README.md'), DOCS];
 const DOCS_START = '<!-- bench:start -->';
 const DOCS_END = '<!-- bench:end -->';
 
-// Targets (docs: spec "Performance"). JSON: scan ≤ 2× floor, aim below 1×. YAML: at least js-yaml's throughput,
-// i.e. ≤ 1× its floor. Memory: peak RSS ≤ 2× the dump's size on disk (the spec aims below 1×).
-const TARGET = { json: { ratio: 2.0, aim: 1.0 }, yaml: { ratio: 1.0, aim: 1.0 }, rss: 2.0, rssAim: 1.0 };
+// Targets (issue 22, the harness's check at scale 1): JSON ≤ 1× its floor, YAML ≤ 0.67× js-yaml's, peak RSS ≤ 0.5× the
+// dump's size on disk. Misses are printed, never failures: the bench measures, the harness judges.
+const TARGET = { json: { ratio: 1.0, aim: 1.0 }, yaml: { ratio: 0.67, aim: 0.67 }, rss: 0.5, rssAim: 0.5 };
 
 function parseCli() {
   const { values } = parseArgs({
@@ -383,6 +383,7 @@ function writeDocs(opts, results) {
       `| ${r.format.toUpperCase()}, ${fmtBytes(r.manifest.totalBytes)} in ${r.manifest.files.length} files | ${fmtS(r.floorMs)} (${r.format === 'json' ? '`JSON.parse`' : 'js-yaml'}) | ${fmtS(r.scan.wallMs)} | ${(r.scan.wallMs / r.floorMs).toFixed(2)} | ${cpuRatio} | ${rss} | ${phases} |`,
     );
   }
+  rows.push('', ...scaleNote(results));
   for (const file of TABLES) {
     const text = fs.readFileSync(file, 'utf8');
     const start = text.indexOf(DOCS_START);
@@ -394,6 +395,21 @@ function writeDocs(opts, results) {
     fs.writeFileSync(file, `${text.slice(0, start + DOCS_START.length)}\n${rows.join('\n')}\n${text.slice(end)}`);
     log(`wrote the table into ${path.relative(ROOT, file)}`);
   }
+}
+
+/** The largest dump of the run, what it took, and how a fleet is scanned: written with the table so it never goes stale. */
+function scaleNote(results) {
+  const done = results.filter((r) => r.scan?.ok && r.scan.maxRSSKiB);
+  if (!done.length) return [];
+  const big = done.reduce((a, b) => (b.manifest.totalBytes > a.manifest.totalBytes ? b : a));
+  const p = big.scan.profile;
+  const NAMES = { load: 'load', snapshot: 'snapshot', rules: 'rules', lines: 'cited lines', report: 'report' };
+  const phases = p
+    ? `; of its ${fmtS(big.scan.wallMs)}, ${p.phases.map((ph) => `${NAMES[ph.phase] ?? ph.phase} ${fmtS(ph.ms)}`).join(', ')} (\`scan --profile\`)`
+    : '';
+  return [
+    `**Scale.** Largest measured: the ${big.format.toUpperCase()} row, ${fmtBytes(big.manifest.totalBytes)} (${big.manifest.objects} objects), peak RSS ${fmtRss(big.scan.maxRSSKiB)}${phases}. A fleet: one process per cluster, JSON/SARIF merged downstream.`,
+  ];
 }
 
 // --- main ------------------------------------------------------------------------------------------------

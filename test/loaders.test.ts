@@ -259,6 +259,39 @@ describe('the two YAML paths agree', () => {
     }
   });
 
+  it('a small file read by default (js-yaml whole, lines found by a line scan) carries what the exact path gives', async () => {
+    // Another member of the family than the fixtures: a stream of typed lists and lone objects, with comments and
+    // blank lines before documents, so that each object's line is not simply its document's first line.
+    const text = [
+      '# exported by hand',
+      '---',
+      '',
+      'apiVersion: v1',
+      'kind: NodeList',
+      'items:',
+      '- metadata:',
+      '    name: spot-a',
+      '- metadata:',
+      '    name: spot-b',
+      '---',
+      '# the pool',
+      'apiVersion: karpenter.sh/v1',
+      'kind: NodePool',
+      'metadata:',
+      '  name: general',
+      '',
+    ].join('\n');
+    const files = [...fixtureFiles(/\.ya?ml$/), write('small-default.yaml', text)];
+    for (const f of files) {
+      const exact = await loadInputs([f], { yamlPath: 'exact' });
+      const byDefault = await loadInputs([f]);
+      expect(byDefault.objects, f).toEqual(exact.objects);
+      expect(byDefault.skipped, f).toEqual(exact.skipped);
+    }
+    const own = await loadInputs([files.at(-1)!]);
+    expect(own.objects.map((o) => o.provenance.line)).toEqual([7, 9, 13]);
+  });
+
   it('the fast path streams List items in batches and keeps their lines', async () => {
     const items = Array.from(
       { length: 2000 },

@@ -9,6 +9,8 @@ import jsYaml from 'js-yaml';
 import type { InputFile } from '../types.js';
 import { acceptDocument, type ObjectSink } from '../objects.js';
 import { MAYBE_ALIAS, MAYBE_ANCHOR } from '../yaml-load.js';
+import { yamlUnitLines } from '../locate.js';
+import { readBlockYaml } from '../yaml-block.js';
 import { once } from './reader.js';
 import { tooDeep } from '../limits.js';
 
@@ -22,16 +24,27 @@ const YAML_NEEDS_CARE = /^(?:==== START|Warning: |Error from server|error: |No r
  * Loads the file whole when it can; otherwise returns the chunks to stream: the text already read (so the file is
  * read once) or, for a file too big or not on disk, the chunks as they were.
  */
-export function tryWhole(file: InputFile, json: boolean, chunks: AsyncIterable<Buffer>, sink: ObjectSink): AsyncIterable<Buffer> | null {
+export function tryWhole(
+  file: InputFile,
+  json: boolean,
+  chunks: AsyncIterable<Buffer>,
+  sink: ObjectSink,
+  { eagerLines = false } = {},
+): AsyncIterable<Buffer> | null {
   if (!file.fsPath || file.size > WHOLE_FILE_BYTES) return chunks;
   // One read and one decode, as plain `JSON.parse(readFileSync(f, 'utf8'))` would: the cost we measure against.
   const text = readFileSync(file.fsPath, 'utf8');
-  if (loadWhole(text, json, file.displayPath, file.fsPath, sink)) return null;
+  if (loadWhole(text, json, file.displayPath, file.fsPath, sink, eagerLines)) return null;
   return once(Buffer.from(text, 'utf8'));
 }
 
-function loadWhole(text: string, json: boolean, source: string, fsPath: string, sink: ObjectSink): boolean {
+/**
+ * YAML objects get their lines now when they cost nothing more (the block reader saw them) or, with `eagerLines`, a line
+ * scan: then they carry exactly what the streaming paths give them. Otherwise they are located later, if cited.
+ */
+function loadWhole(text: string, json: boolean, source: string, fsPath: string, sink: ObjectSink, eagerLines: boolean): boolean {
   const clean: ObjectSink = { objects: [], skipped: [], listedKinds: new Set(), lazyLinesIn: fsPath };
+  let lines: number[] | undefined;
   try {
     // A document nested too deep goes to the streaming paths, which skip it and say at which line.
     if (json) {
@@ -40,15 +53,20 @@ function loadWhole(text: string, json: boolean, source: string, fsPath: string, 
       acceptDocument(value, source, 0, clean);
     } else {
       if (YAML_NEEDS_CARE.test(text) || (MAYBE_ALIAS.test(text) && MAYBE_ANCHOR.test(text))) return false;
-      const docs: unknown[] = [];
-      jsYaml.loadAll(text, (doc) => docs.push(doc), { schema: jsYaml.CORE_SCHEMA });
+      const block = readBlockYaml(text);
+      const docs: unknown[] = block?.docs ?? [];
+      if (!block) jsYaml.loadAll(text, (doc) => docs.push(doc), { schema: jsYaml.CORE_SCHEMA });
       if (docs.some(tooDeep)) return false;
       for (const doc of docs) acceptDocument(doc, source, 0, clean);
+      lines = block?.unitLines;
     }
   } catch {
     return false;
   }
   if (clean.skipped.length) return false;
+  if (!json && lines?.length !== clean.objects.length && eagerLines) lines = yamlUnitLines(text, source);
+  if (lines?.length === clean.objects.length) clean.objects.forEach((o, i) => (o.provenance = { source, line: lines[i]! }));
+  else if (eagerLines) return false;
   for (const o of clean.objects) sink.objects.push(o);
   for (const k of clean.listedKinds) sink.listedKinds.add(k);
   return true;
