@@ -112,7 +112,7 @@ describe('karpdoctor scan on a ticket', () => {
 });
 
 describe('karpdoctor scan on a ticket whose records state a cause that is not a finding', () => {
-  it('the pricing API refused (v0.15 console lines): the text report lists it apart, the JSON keeps {ruleId, reason}', () => {
+  it('the pricing API refused (v0.15 console lines): the text report lists it apart, the JSON marks it stated', () => {
     const file = 'fixtures/tickets/causes/pricing-denied-v0.15.txt';
     const text = run(['scan', file, '--no-crd-download']);
     expect(text.stderr).toBe('');
@@ -125,6 +125,7 @@ describe('karpdoctor scan on a ticket whose records state a cause that is not a 
     const json = JSON.parse(run(['scan', file, '--no-crd-download', '--format', 'json']).stdout);
     expect(json.findings).toEqual([]);
     const entry = json.notEvaluated.find((n: { reason: string }) => n.reason.startsWith('the controller states the pricing API'));
-    expect(Object.keys(entry)).toEqual(['ruleId', 'reason']);
+    expect(Object.keys(entry)).toEqual(['ruleId', 'reason', 'stated']);
+    expect(entry.stated).toBe(true);
   });
 });
