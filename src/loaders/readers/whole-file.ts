@@ -19,7 +19,7 @@ import { tooDeep } from '../limits.js';
 const WHOLE_FILE_BYTES = 256 << 20;
 
 /** Lines that only the careful YAML paths handle: log blocks, kubectl messages, unrendered templates. */
-const YAML_NEEDS_CARE = /^(?:==== START|Warning: |Error from server|error: |No resources found|Cluster info dumped|[IWEF]\d{4} )|\{\{/m;
+export const YAML_NEEDS_CARE = /^(?:==== START|Warning: |Error from server|error: |No resources found|Cluster info dumped|[IWEF]\d{4} )|\{\{/m;
 
 /**
  * Loads the file whole when it can; otherwise returns the chunks to stream: the text already read (so the file is
