@@ -8,8 +8,7 @@
 import { availableParallelism } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
 import { Worker } from 'node:worker_threads';
-import type { InputFile, LoadOptions, PartialLoad } from './types.js';
-import type { RangeJob } from './split.js';
+import type { InputFile, LoadOptions, PartialLoad, RangeJob } from './types.js';
 
 /** Below this many bytes of files on disk, one thread is faster than starting workers. */
 const PARALLEL_MIN_BYTES = 16 << 20;

@@ -4,8 +4,8 @@
  * keeps a second file queued, so it never idles while this thread is busy in a synchronous parse and cannot hand it one.
  */
 import type { ParsePool } from './parallel.js';
-import { loadRangeCosted, planSplit, stitch, type RangeJob, type RangePartial } from './split.js';
-import type { InputFile, LoadOptions, PartialLoad } from './types.js';
+import { loadRangeCosted, planSplit, stitch } from './split.js';
+import type { InputFile, LoadOptions, PartialLoad, RangeJob, RangePartial } from './types.js';
 
 type Task = { file: InputFile; range?: RangeJob; done: (p: PartialLoad) => void; fail: (e: unknown) => void };
 

@@ -8,23 +8,9 @@
 import { FileSource } from './archive/bytes.js';
 import { JsonStreamScanner } from './json-stream.js';
 import { acceptObject, kindKey, listItemType, type ObjectSink } from './objects.js';
-import type { PartialLoad } from './types.js';
+import type { PartialLoad, RangeJob, RangePartial } from './types.js';
 import { shiftObject, shiftSkipped } from './readers/shift-lines.js';
-
-export interface RangeJob {
-  start: number;
-  end: number;
-  index: number;
-  count: number;
-  itemType: { kind?: string; apiVersion?: string };
-}
-
-export interface RangePartial extends PartialLoad {
-  /** Newlines in the range: how far the next range's line numbers shift. */
-  newlines: number;
-  /** The range did not look like a slice of one list: the whole file must be streamed instead. */
-  broken: boolean;
-}
+import { loadYamlRange, planYamlSplit } from './yaml-ranges.js';
 
 const ITEM_START = Buffer.from('\n        {\n');
 /**
@@ -40,7 +26,9 @@ export async function planSplit(fsPath: string, size: number, parts: number): Pr
   try {
     const head = (await src.read(0, 64 << 10)).toString('utf8');
     const tail = (await src.read(Math.max(0, size - (64 << 10)), 64 << 10)).toString('utf8');
-    if (!/^\{\n {4}"/.test(head) || !/\n {4}"items": \[\n {8}\{\n/.test(head) || !/\n {4}\][,\n][\s\S]*\}\s*$/.test(tail)) return null;
+    // Awaited here: the file stays open until the YAML plan is made.
+    if (!/^\{\n {4}"/.test(head)) return await planYamlSplit(src, size, parts, head, tail);
+    if (!/\n {4}"items": \[\n {8}\{\n/.test(head) || !/\n {4}\][,\n][\s\S]*\}\s*$/.test(tail)) return null;
     const wrapper: Record<string, unknown> = {};
     for (const text of [head, tail]) {
       const kind = /^ {4}"kind": "([^"]+)"/m.exec(text)?.[1];
@@ -69,6 +57,7 @@ export async function planSplit(fsPath: string, size: number, parts: number): Pr
 
 /** Parse one range of a planned split (runs in a worker). Lines are relative to the start of the range. */
 export async function loadRange(fsPath: string, size: number, source: string, job: RangeJob): Promise<RangePartial> {
+  if (job.yaml) return loadYamlRange(fsPath, size, source, job);
   const partial: RangePartial = {
     objects: [],
     logs: [],
@@ -119,7 +108,13 @@ export async function loadRangeCosted(fsPath: string, size: number, source: stri
   const started = performance.now();
   const partial = await loadRange(fsPath, size, source, job);
   partial.readers = [
-    { reader: 'json (cut across workers)', ms: performance.now() - started, files: job.index === 0 ? 1 : 0, bytes: job.end - job.start, heapUsedDeltaBytes: 0 },
+    {
+      reader: job.yaml ? 'yaml (cut across workers)' : 'json (cut across workers)',
+      ms: performance.now() - started,
+      files: job.index === 0 ? 1 : 0,
+      bytes: job.end - job.start,
+      heapUsedDeltaBytes: 0,
+    },
   ];
   return partial;
 }

@@ -130,3 +130,21 @@ export interface PartialLoad {
   /** What each reader cost on this file (worker or main thread), for `--profile`. */
   readers?: ReaderCost[];
 }
+
+/** Part of one big kubectl List cut at item boundaries (split.ts, yaml-ranges.ts). */
+export interface RangeJob {
+  start: number;
+  end: number;
+  index: number;
+  count: number;
+  itemType: { kind?: string; apiVersion?: string };
+  /** A kubectl YAML List (yaml-ranges.ts) rather than a MarshalIndent JSON one. */
+  yaml?: boolean;
+}
+
+export interface RangePartial extends PartialLoad {
+  /** Newlines in the range: how far the next range's line numbers shift. */
+  newlines: number;
+  /** The range did not look like a slice of one list: the whole file must be streamed instead. */
+  broken: boolean;
+}
