@@ -2,7 +2,7 @@ import { offeringsWithoutCapacity } from '../snapshot/messages/cloud-errors.js';
 import { defineRule } from '../engine/rule.js';
 import { arr, dig, type Json } from '../kube/fields.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
-import { failingPools, fromText, occurrenceText, pickEvidence, poolTarget, type FailingPool } from './lib/launch-findings.js';
+import { failingPools, fromText, noLaterLaunch, occurrenceText, pickEvidence, poolTarget, type FailingPool } from './lib/launch-findings.js';
 import { listNames } from './support.js';
 import { stateLaunchFailuresBelow } from './lib/below-threshold.js';
 
@@ -14,7 +14,7 @@ const NARROW_TYPES = ['node.kubernetes.io/instance-type', 'karpenter.k8s.aws/ins
 /** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
 const MESSAGES = {
   allOfferingsUnavailable:
-    '{{where}}: launches failed with insufficient capacity {{occurrences}}{{claimsClause}} and no launch of the pool has succeeded since — {{causes}}{{offeringsClause}}. Pending pods wait while every offering the pool allows is unavailable{{from}}{{guessedClause}}',
+    '{{where}}: launches failed with insufficient capacity {{occurrences}}{{claimsClause}} and {{since}} — {{causes}}{{offeringsClause}}. Pending pods wait while every offering the pool allows is unavailable{{from}}{{guessedClause}}',
 } as const;
 
 export default defineRule({
@@ -80,11 +80,13 @@ export default defineRule({
           where,
           occurrences: occurrenceText(p),
           claimsClause: p.claims.length ? ` (NodeClaims ${listNames(p.claims)})` : '',
+          since: noLaterLaunch(snapshot, ' of the pool').since,
           causes: p.causes.map((c) => c.label).join('; '),
           offeringsClause: offerings ? `; EC2 named ${offerings}` : '',
           from: fromText([p]),
           guessedClause: p.guessed ? ' The pool name is read from the NodeClaim names.' : '',
         },
+        ...(noLaterLaunch(snapshot).unconfirmed ? { unconfirmed: noLaterLaunch(snapshot).unconfirmed! } : {}),
         fix: [widenFix(p.pool, p.name)],
         ...(p.pool ? { pointer: p.pool.requirements.path } : {}),
         evidence: [

@@ -238,3 +238,17 @@ export function fromText(pools: FailingPool[]): string {
   const logsOnly = onlyFromLogs({ vias }, pools.length ? launchWords(pools[0]!).collect : undefined);
   return ` (from ${sourcesText(vias)}).${logsOnly ? ` ${logsOnly}.` : ''}`;
 }
+
+/**
+ * "No launch has succeeded since" is a claim about what did not happen: only a NodeClaim (Machine) list shows it, not
+ * records alone, which show what they caught. Without the list the message says what the input shows, and the finding
+ * is unconfirmed (capped by the engine) — a reporter who says "some launches work" is not contradicted (issue 20).
+ */
+export function noLaterLaunch(snapshot: Snapshot, ofPool = ''): { since: string; unconfirmed?: string } {
+  const listed = snapshot.has('NodeClaim') && (snapshot.namesListed(KIND.NodeClaim) || snapshot.namesListed(KIND.Machine));
+  if (listed) return { since: `no launch${ofPool} has succeeded since` };
+  return {
+    since: `no later successful launch${ofPool} is in the input`,
+    unconfirmed: 'no NodeClaim list shows whether a later launch succeeded',
+  };
+}
