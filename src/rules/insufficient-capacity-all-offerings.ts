@@ -5,6 +5,7 @@ import type { NodePoolView } from '../snapshot/karpenter.js';
 import { failingPools, fromText, noLaterLaunch, occurrenceText, pickEvidence, poolTarget, type FailingPool } from './lib/launch-findings.js';
 import { listNames } from './support.js';
 import { stateLaunchFailuresBelow } from './lib/below-threshold.js';
+import { NAME_NOT_SHOWN } from './lib/records-only.js';
 
 const ID = 'insufficient-capacity-all-offerings';
 const ZONE = 'topology.kubernetes.io/zone';
@@ -70,7 +71,7 @@ export default defineRule({
       confirm: () => 'kubectl get events -A --field-selector reason=InsufficientCapacityError would show whether it repeats with no launch in between',
     });
     for (const p of failingPools(snapshot, ['capacity'], { minOccurrences: options.failures })) {
-      const target = poolTarget(p) ?? { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: '(unknown)' };
+      const target = poolTarget(p) ?? { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: NAME_NOT_SHOWN };
       const where = p.name ? `${target.kind} ${p.name}` : 'A NodePool (the records name none)';
       const offerings = offeringsNamed(p);
       report({

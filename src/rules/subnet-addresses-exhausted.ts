@@ -19,8 +19,7 @@ const ID = 'subnet-addresses-exhausted';
 
 /** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
 const MESSAGES = {
-  subnetsExhausted:
-    'Subnets out of free IP addresses{{nodeClassNameClause}}{{subnetsClause}} — {{poolParts}} with {{codes}}, and {{since}}{{pools}}',
+  subnetsExhausted: 'Subnets out of free IP addresses{{nodeClassNameClause}}{{subnetsClause}} — {{poolParts}} with {{codes}}, and {{since}}{{pools}}',
   noSubnetInZone:
     'No room in the network: EC2NodeClass {{name}} selects subnets only in {{subnets}}, but {{pendingPods}} ({{pods}}) need{{verb}} {{zones}}; NodePool {{pools}} would take {{pronoun}} but has no offering there.',
 } as const;

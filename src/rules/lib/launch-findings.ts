@@ -24,6 +24,7 @@ import {
   type LaunchSignal,
   type Via,
 } from './launch-failures.js';
+import { NAME_NOT_SHOWN } from './records-only.js';
 import { maxOf } from '../../kube/lists.js';
 
 export interface FailingPool {
@@ -207,10 +208,10 @@ export function byNodeClass(snapshot: Snapshot, pools: FailingPool[]): NodeClass
 
 /** Neither pool nor node class named: the first claim, in the records' generation (≤ v0.31 a Machine, else the Provisioner). */
 function unnamedTarget(p: FailingPool): ObjectRef {
-  if (launchWords(p).pool !== 'Provisioner') return { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', namespace: null, name: p.claims[0] ?? '(unknown)' };
+  if (launchWords(p).pool !== 'Provisioner') return { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', namespace: null, name: p.claims[0] ?? NAME_NOT_SHOWN };
   return p.claims[0]
     ? { apiVersion: 'karpenter.sh/v1alpha5', kind: 'Machine', namespace: null, name: p.claims[0] }
-    : { apiVersion: 'karpenter.sh/v1alpha5', kind: 'Provisioner', namespace: null, name: '(unknown)' };
+    : { apiVersion: 'karpenter.sh/v1alpha5', kind: 'Provisioner', namespace: null, name: NAME_NOT_SHOWN };
 }
 
 /** The pools (other than the finding's object) and a few of their NodeClaims. */
