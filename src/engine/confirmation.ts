@@ -11,7 +11,7 @@ import type { RenderedFindingInput, Severity } from './rule.js';
 import { SEVERITY_RANK } from './findings.js';
 
 /** The highest severity a finding gets before it is confirmed (rules.md § Severity: `error` = broken now, shown). */
-export const UNCONFIRMED_CAP: Severity = 'warning';
+const UNCONFIRMED_CAP: Severity = 'warning';
 
 /** Why the finding is not confirmed (for the JSON and tests), or undefined when whole objects show it. */
 export function unconfirmedBy(input: RenderedFindingInput, snapshot: Snapshot, notConfirmed: boolean): string | undefined {
