@@ -195,7 +195,7 @@ describe('launch failures whose wording only a code tells', () => {
     const r = await scan([ticket(file)]);
     expect(r.findings.map((f) => [f.ruleId, f.severity, f.object])).toEqual([['insufficient-capacity-all-offerings', 'warning', provisioner('arm-builds')]]);
     expect(r.findings[0]!.message).toContain(
-      'Provisioner arm-builds: launches failed with insufficient capacity 2 times between 2022-03-28T19:03:20.551Z and 2022-03-28T19:04:31.017Z and no launch of the pool has succeeded since — EC2 does not offer the requested instance type in that zone (Unsupported).',
+      'Provisioner arm-builds: launches failed with insufficient capacity 2 times between 2022-03-28T19:03:20.551Z and 2022-03-28T19:04:31.017Z and no later successful launch of the pool is in the input — EC2 does not offer the requested instance type in that zone (Unsupported).',
     );
     expect(r.findings[0]!.evidence.map((e) => e.source)).toEqual(at(file, 'Unsupported:'));
   });
