@@ -233,13 +233,13 @@ const CASES: Case[] = [
     ],
     skipped: ['1 prose (3 paragraphs), not objects or logs'],
     // The panic states the cause: the controller may not describe launch templates.
-    findings: ['launch-refused-by-cloud-provider NodeClaim (unknown)'],
+    findings: ['launch-refused-by-cloud-provider NodeClaim (name not shown)'],
   },
   {
     file: 'console-multiline-message-v0.8.md',
     logs: ['@6 2022-05-09T07:12:30.441Z ERROR Unable to delete launch template, Unauth'],
     skipped: ['1 prose (3 paragraphs), not objects or logs'],
-    findings: ['launch-refused-by-cloud-provider NodeClaim (unknown)'],
+    findings: ['launch-refused-by-cloud-provider NodeClaim (name not shown)'],
   },
   {
     file: 'inline-error-chains.md',

@@ -69,7 +69,7 @@ describe('events pasted without their description', () => {
     expect(events[0]).toMatchObject({ type: 'Normal', reason: 'Unconsolidatable', object: '/', count: 4, from: 'karpenter', line: 6 });
     // The wrapped line is joined back where the terminal broke it.
     expect(events[0]!.message).toContain('kubernetes.io/os In [linux], team In [reporting] (no instance type has enough resources)');
-    expect(findings).toEqual(['error no-instance-type-fits Pod/nightly-rollup-7c9d5b8f64-w8tzn']);
+    expect(findings).toEqual(['warning no-instance-type-fits Pod/nightly-rollup-7c9d5b8f64-w8tzn']);
     const f = r.findings[0]!;
     expect(f.object).toEqual({ apiVersion: 'v1', kind: 'Pod', namespace: 'reporting', name: 'nightly-rollup-7c9d5b8f64-w8tzn' });
     expect(f.message).toContain('Provisioner reporting-batch: no instance type satisfied resources {"cpu":"40350m"');

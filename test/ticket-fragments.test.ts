@@ -170,8 +170,9 @@ const CASES: Case[] = [
       "5 kubectl's message to `kubectl get ec2nodeclass legacy -o yaml`: Warning: karpenter.k8s.aws/v1beta1 EC2NodeClass is deprecated, migrate to karpe…, not read",
       '1 prose (2 paragraphs), not objects or logs',
     ],
-    // The conditions are shown whole (the cuts are in metadata and spec): launched, never registered.
-    findings: ['nodeclaim-not-registered NodeClaim legacy-q8v2n', 'deprecated-karpenter-api EC2NodeClass legacy'],
+    // The conditions are shown whole (the cuts are in metadata and spec): launched, never registered — a warning
+    // until the whole NodeClaim confirms it, so after the deprecation (sorted by rule id).
+    findings: ['deprecated-karpenter-api EC2NodeClass legacy', 'nodeclaim-not-registered NodeClaim legacy-q8v2n'],
   },
 ];
 

@@ -58,7 +58,7 @@ describe('launch-refused-by-cloud-provider: a Go panic states the refusal', () =
   it('v0.6 "panic: Unable to hydrate the AWS launch template cache, UnauthorizedOperation" is a finding citing the panic line', async () => {
     const file = ticket('panic-launch-template-v0.6.txt');
     const r = await scan([file]);
-    expect(r.findings.map((f) => [f.ruleId, f.severity, f.object.kind])).toEqual([['launch-refused-by-cloud-provider', 'error', 'NodeClaim']]);
+    expect(r.findings.map((f) => [f.ruleId, f.severity, f.object.kind])).toEqual([['launch-refused-by-cloud-provider', 'warning', 'NodeClaim']]);
     expect(r.findings[0]!.message).toContain('the controller is not authorised to launch');
     expect(r.findings[0]!.evidence.map((e) => e.source)).toEqual([`${file}:3`]);
   });
@@ -81,7 +81,7 @@ describe('nodeclaim-not-registered on a described v1alpha5 Machine', () => {
   it('with --now: a finding on the Machine citing MachineRegistered=False NodeNotFound', async () => {
     const r = await scan([file], { now: '2023-11-20T11:00:00Z' });
     const f = r.findings.filter((x) => x.ruleId === 'nodeclaim-not-registered');
-    expect(f.map((x) => [x.severity, x.object.kind, x.object.name])).toEqual([['error', 'Machine', 'workers-q7m2c']]);
+    expect(f.map((x) => [x.severity, x.object.kind, x.object.name])).toEqual([['warning', 'Machine', 'workers-q7m2c']]);
     expect(f[0]!.message).toContain('Machine workers-q7m2c launched at 2023-11-20T10:05:41Z and not registered for 54m');
     expect(f[0]!.evidence.map((e) => e.source)).toEqual([`${file}:7`, `${file}:10`]);
   });

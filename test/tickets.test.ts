@@ -118,7 +118,7 @@ describe('diagnosis from controller logs alone, in every generation where the me
       object: { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', namespace: null, name: 'gpu-w8r2t' },
       line: 'node claim registration error',
       confirm: 'kubectl get nodeclaim gpu-w8r2t -o yaml and kubectl get ec2nodeclasses -o yaml',
-      severity: 'error',
+      severity: 'warning',
     },
     {
       file: 'logs-only-unregistered-taint-v1.1.log',
@@ -126,7 +126,7 @@ describe('diagnosis from controller logs alone, in every generation where the me
       object: { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', namespace: null, name: 'custom-ami-q9zl4' },
       line: '09:44:18.117Z',
       confirm: 'kubectl get nodeclaim custom-ami-q9zl4 -o yaml and kubectl get ec2nodeclasses -o yaml',
-      severity: 'error',
+      severity: 'warning',
     },
     {
       file: 'logs-only-limits-v1.5.log',
@@ -182,7 +182,7 @@ describe('diagnosis from controller logs alone, in every generation where the me
       object: { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', namespace: null, name: 'private-subnets-7hx4d' },
       line: 'terminating due to registration ttl',
       confirm: "kubectl get nodeclaims -o yaml (the Launched and Registered conditions of private-subnets-7hx4d's successors) and the NodePool",
-      severity: 'error',
+      severity: 'warning',
     },
     {
       file: 'logs-only-budget-cron-v1.2.log',
@@ -206,7 +206,7 @@ describe('diagnosis from controller logs alone, in every generation where the me
       object: { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', namespace: null, name: 'arm-builders-6tq2v' },
       line: 'terminating due to timeout',
       confirm: "kubectl get nodeclaims -o yaml (the Launched and Registered conditions of arm-builders-6tq2v's successors) and the NodePool",
-      severity: 'error',
+      severity: 'warning',
     },
     {
       file: 'logs-only-registration-timeout-v0.35.log',
@@ -214,7 +214,7 @@ describe('diagnosis from controller logs alone, in every generation where the me
       object: { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', namespace: null, name: 'default-m2xk8' },
       line: 'terminating due to registration ttl',
       confirm: "kubectl get nodeclaims -o yaml (the Launched and Registered conditions of default-m2xk8's successors) and the NodePool",
-      severity: 'error',
+      severity: 'warning',
     },
   ];
   for (const c of cases) {
@@ -297,10 +297,11 @@ describe('a ticket of describe output and get tables together', () => {
     expect(r.report.snapshot.skipped).toEqual([]);
     expect(r.findings.map((f) => [f.ruleId, f.object.kind, f.object.name, f.recordsOnly?.basis ?? null])).toEqual([
       ['nodeclass-not-ready', 'EC2NodeClass', 'standard', null],
-      ['nodeclaim-not-registered', 'NodePool', 'general', null],
       ['disruption-budget-blocks-all', 'NodePool', 'batch', 'events'],
       // The described pool shows its limits (cpu 64) and status.resources (cpu 64): judged from the object itself.
       ['nodepool-limits-reached', 'NodePool', 'batch', null],
+      // From a described NodeClaim: a warning until the whole object confirms it, so it sorts after the others.
+      ['nodeclaim-not-registered', 'NodePool', 'general', null],
     ]);
     // describe shows the pool's whole spec (title-cased): only the pools from the get table stay unknown.
     const expire = perObject(r).filter((n) => n.ruleId === 'expire-without-termination-grace-period');

@@ -165,6 +165,12 @@ export interface FindingFields {
    */
   recordsOnly?: { confirmWith: string };
   /**
+   * What the finding's claim needs that the input does not show (e.g. "no NodeClaim list to show no later launch"): the
+   * finding is capped at a warning until confirmed (engine/confirmation.ts). Records-only findings, symptom-only ones
+   * and findings on partial objects are capped without it.
+   */
+  unconfirmed?: string;
+  /**
    * The finding rests on the symptom its object shows of itself (a condition in its status), not on what other inputs
    * say: it stands when `meta.requiresAnyOf` is not met (see `meta.symptomIn`).
    */

@@ -16,6 +16,7 @@ import { displayName } from '../kube/fields.js';
 import { restsOnUnknown, unknownReason } from './unknowns.js';
 import { showUnknowns } from '../kube/fields.js';
 import { showTimesAsAges } from './ages-only.js';
+import { capUnconfirmed, unconfirmedBy } from './confirmation.js';
 
 export interface RunConfig {
   /** Only these rules (`--rule`); empty = all. */
@@ -144,6 +145,7 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig, m
           const f = buildFinding(meta.id, meta.defaultSeverity, input, snapshot);
           if (onSymptom && input.symptom) f.message += ` Not confirmed: ${unmet!}.`;
           if (severity) f.severity = severity;
+          f.severity = capUnconfirmed(f.severity, unconfirmedBy(input, snapshot, onSymptom && !!input.symptom));
           findings.push(f);
         },
         notEvaluated: (reason) => notEvaluated.push({ ruleId: meta.id, reason }),

@@ -7,6 +7,7 @@
 
 import { namesCloudError } from '../kube/messages/cloud-errors.js';
 import { opensErrorChain } from '../kube/messages/karpenter-errors.js';
+import { applyRefusalIn, type ApplyRefusalSeen } from '../kube/messages/api-refusals.js';
 import type { LogRecord, Provenance } from '../kube/types.js';
 import { goPanicLevel } from './go-traces.js';
 import { tooDeep } from './limits.js';
@@ -226,6 +227,7 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
   }
 
   let m2: RegExpExecArray | null;
+  let applied: ApplyRefusalSeen | undefined;
   let cut = false;
   if (parsed === undefined) {
     if (LOST_BRACE.test(rest)) rest = `{${rest}`;
@@ -237,6 +239,19 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
         parsed = parseJsonRecord(JSON.stringify(completePairs(rest.replace(CUT_MARK, ''))));
         cut = parsed !== null;
       }
+    } else if (prefixTime === undefined && (applied = applyRefusalIn(rest))) {
+      // kubectl's report of the API server refusing an applied Karpenter object: kubectl's record, of that object.
+      parsed = {
+        level: 'ERROR',
+        message: rest,
+        fields: {
+          printedBy: 'kubectl',
+          refusal: applied.signal,
+          ...(applied.kind ? { refusedKind: applied.kind } : {}),
+          ...(applied.name ? { refusedName: applied.name } : {}),
+          refusedWhy: applied.why,
+        },
+      };
     } else if (prefixTime === undefined && isBareError(rest.replace(APPLY_ERROR, ''))) {
       // The error chain alone (what a record's `error` field holds), copied out of a record or an event: Karpenter
       // builds these only on its error paths. kubectl's or Terraform's refusal keeps who printed it and of what.

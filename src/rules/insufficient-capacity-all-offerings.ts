@@ -2,9 +2,10 @@ import { offeringsWithoutCapacity } from '../snapshot/messages/cloud-errors.js';
 import { defineRule } from '../engine/rule.js';
 import { arr, dig, type Json } from '../kube/fields.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
-import { failingPools, fromText, occurrenceText, pickEvidence, poolTarget, type FailingPool } from './lib/launch-findings.js';
+import { failingPools, fromText, noLaterLaunch, occurrenceText, pickEvidence, poolTarget, type FailingPool } from './lib/launch-findings.js';
 import { listNames } from './support.js';
 import { stateLaunchFailuresBelow } from './lib/below-threshold.js';
+import { NAME_NOT_SHOWN } from './lib/records-only.js';
 
 const ID = 'insufficient-capacity-all-offerings';
 const ZONE = 'topology.kubernetes.io/zone';
@@ -14,7 +15,7 @@ const NARROW_TYPES = ['node.kubernetes.io/instance-type', 'karpenter.k8s.aws/ins
 /** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
 const MESSAGES = {
   allOfferingsUnavailable:
-    '{{where}}: launches failed with insufficient capacity {{occurrences}}{{claimsClause}} and no launch of the pool has succeeded since — {{causes}}{{offeringsClause}}. Pending pods wait while every offering the pool allows is unavailable{{from}}{{guessedClause}}',
+    '{{where}}: launches failed with insufficient capacity {{occurrences}}{{claimsClause}} and {{since}} — {{causes}}{{offeringsClause}}. Pending pods wait while every offering the pool allows is unavailable{{from}}{{guessedClause}}',
 } as const;
 
 export default defineRule({
@@ -70,7 +71,7 @@ export default defineRule({
       confirm: () => 'kubectl get events -A --field-selector reason=InsufficientCapacityError would show whether it repeats with no launch in between',
     });
     for (const p of failingPools(snapshot, ['capacity'], { minOccurrences: options.failures })) {
-      const target = poolTarget(p) ?? { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: '(unknown)' };
+      const target = poolTarget(p) ?? { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: NAME_NOT_SHOWN };
       const where = p.name ? `${target.kind} ${p.name}` : 'A NodePool (the records name none)';
       const offerings = offeringsNamed(p);
       report({
@@ -80,11 +81,13 @@ export default defineRule({
           where,
           occurrences: occurrenceText(p),
           claimsClause: p.claims.length ? ` (NodeClaims ${listNames(p.claims)})` : '',
+          since: noLaterLaunch(snapshot, ' of the pool').since,
           causes: p.causes.map((c) => c.label).join('; '),
           offeringsClause: offerings ? `; EC2 named ${offerings}` : '',
           from: fromText([p]),
           guessedClause: p.guessed ? ' The pool name is read from the NodeClaim names.' : '',
         },
+        ...(noLaterLaunch(snapshot).unconfirmed ? { unconfirmed: noLaterLaunch(snapshot).unconfirmed! } : {}),
         fix: [widenFix(p.pool, p.name)],
         ...(p.pool ? { pointer: p.pool.requirements.path } : {}),
         evidence: [

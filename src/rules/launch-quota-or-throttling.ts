@@ -9,6 +9,7 @@ import {
   poolTarget,
   relatedOf,
   type FailingPool,
+  noLaterLaunch,
 } from './lib/launch-findings.js';
 import { stateLaunchFailuresBelow } from './lib/below-threshold.js';
 
@@ -90,7 +91,7 @@ export default defineRule({
       const pools = [q, t].filter((p): p is FailingPool => p !== undefined);
       const target = poolTarget(pools[0]!) ?? controllerTarget(snapshot);
       const parts: string[] = [];
-      if (q) parts.push(`account quota used up — ${q.causes.map((c) => c.label).join('; ')}; ${poolParts([q], false)} and no launch has succeeded since`);
+      if (q) parts.push(`account quota used up — ${q.causes.map((c) => c.label).join('; ')}; ${poolParts([q], false)} and ${noLaterLaunch(snapshot).since}`);
       if (t) parts.push(`EC2 API throttled (${[...new Set(t.causes.map((c) => c.code))].join(', ')}) — ${poolParts([t], false)}`);
       const codes = new Set(q?.causes.map((c) => c.code));
       const fixes: string[] = [];

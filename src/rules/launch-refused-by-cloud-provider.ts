@@ -5,7 +5,7 @@ import type { LaunchCause } from './lib/launch-failures.js';
 import { reportUncovered } from './lib/records-only.js';
 import { stateLaunchFailuresBelow } from './lib/below-threshold.js';
 import { PRICING_UNAVAILABLE, STARTUP_CHECK_FAILED, STS_UNREACHABLE } from './lib/stated-causes.js';
-import { byNodeClass, failingPools, fromText, launchWords, pickEvidence, poolParts, relatedOf } from './lib/launch-findings.js';
+import { byNodeClass, failingPools, fromText, launchWords, noLaterLaunch, pickEvidence, poolParts, relatedOf } from './lib/launch-findings.js';
 import { pushAll } from '../kube/lists.js';
 
 const ID = 'launch-refused-by-cloud-provider';
@@ -94,7 +94,7 @@ const FIXES: Record<string, { field?: string; fix: (nodeClass: string, role: str
 
 /** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
 const MESSAGES = {
-  launchRefused: 'EC2 refuses the launches{{nodeClassClause}} — {{poolParts}}; no launch has succeeded since, and a retry fails the same way{{pools}}',
+  launchRefused: 'EC2 refuses the launches{{nodeClassClause}} — {{poolParts}}; {{since}}, and a retry fails the same way{{pools}}',
 } as const;
 
 export default defineRule({
@@ -144,6 +144,7 @@ export default defineRule({
       meanwhile: 'Karpenter retries; a refusal of this kind repeats until its cause is fixed',
       confirm: () => 'kubectl get nodeclaims -o yaml (the Launched condition) and the controller logs of the next launches would show whether it repeats',
     });
+    const later = noLaterLaunch(snapshot);
     for (const { target, nodeClassName, pools } of byNodeClass(snapshot, failingPools(snapshot, ['refused'], { minOccurrences: options.failures }))) {
       const nodeClass = nodeClassName ?? '<nodeclass>';
       const causes = new Map<string, LaunchCause>();
@@ -168,8 +169,10 @@ export default defineRule({
         data: {
           nodeClassClause: nodeClass !== '<nodeclass>' ? ` through ${launchWords(pools[0]!).nodeClass} ${nodeClass}` : '',
           poolParts: poolParts(pools, true),
+          since: later.since,
           pools: fromText(pools),
         },
+        ...(later.unconfirmed ? { unconfirmed: later.unconfirmed } : {}),
         fix: [fixes.map((f, i) => (fixes.length > 1 ? `${i + 1}. ${f}` : f)).join('\n')],
         ...(nodeClassObject && field ? { pointer: field } : {}),
         evidence,

@@ -4,7 +4,7 @@ import { KIND } from '../kube/kinds.js';
 import type { KubeObject } from '../kube/types.js';
 import { isDaemonSetPod } from '../snapshot/pods.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
-import { byNodeClass, failingPools, fromText, pickEvidence, poolParts, relatedOf, type FailingPool } from './lib/launch-findings.js';
+import { byNodeClass, failingPools, fromText, noLaterLaunch, pickEvidence, poolParts, relatedOf, type FailingPool } from './lib/launch-findings.js';
 import { stateLaunchFailuresBelow } from './lib/below-threshold.js';
 import type { PodConstraints } from '../snapshot/pool-admission.js';
 import { podVerdicts, poolProfiles } from './lib/scheduling-pools.js';
@@ -19,8 +19,7 @@ const ID = 'subnet-addresses-exhausted';
 
 /** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
 const MESSAGES = {
-  subnetsExhausted:
-    'Subnets out of free IP addresses{{nodeClassNameClause}}{{subnetsClause}} — {{poolParts}} with {{codes}}, and no launch has succeeded since{{pools}}',
+  subnetsExhausted: 'Subnets out of free IP addresses{{nodeClassNameClause}}{{subnetsClause}} — {{poolParts}} with {{codes}}, and {{since}}{{pools}}',
   noSubnetInZone:
     'No room in the network: EC2NodeClass {{name}} selects subnets only in {{subnets}}, but {{pendingPods}} ({{pods}}) need{{verb}} {{zones}}; NodePool {{pools}} would take {{pronoun}} but has no offering there.',
 } as const;
@@ -78,6 +77,7 @@ export default defineRule({
           ? 'az network vnet subnet list-available-ips --resource-group <rg> --vnet-name <vnet> --name <subnet> (the subnet the error names) would show whether addresses are still short'
           : `aws ec2 describe-subnets --subnet-ids ${subnetIds([p]).join(' ') || '<the subnets of the EC2NodeClass status.subnets>'} --query 'Subnets[].[SubnetId,AvailableIpAddressCount]' would show whether addresses are still short`,
     });
+    const later = noLaterLaunch(snapshot);
     for (const { target, nodeClass, nodeClassName, pools } of byNodeClass(snapshot, failingPools(snapshot, ['subnet'], { minOccurrences: options.failures }))) {
       const subnets = new Set(subnetIds(pools));
       const selected = nodeClass ? arr<Json>(dig(nodeClass, 'status', 'subnets')) : [];
@@ -96,8 +96,10 @@ export default defineRule({
           subnetsClause: subnets.size ? ` (${listNames([...subnets], 4)})` : '',
           poolParts: poolParts(pools, false),
           codes: [...new Set(pools.flatMap((p) => p.causes.filter((c) => c.family === 'subnet').map((c) => c.code)))].join(', ') || 'no free addresses',
+          since: later.since,
           pools: fromText(pools),
         },
+        ...(later.unconfirmed ? { unconfirmed: later.unconfirmed } : {}),
         fix: [
           onAzure(pools)
             ? '1. See how many addresses are left: az network vnet subnet list-available-ips --resource-group <rg> --vnet-name <vnet> --name <subnet> (the subnet the error names)\n' +

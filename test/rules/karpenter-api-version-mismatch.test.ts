@@ -103,19 +103,19 @@ testRule(RULE, {
     },
     {
       case: 'fires-logs-v0.31',
-      findings: [{ kind: 'CustomResourceDefinition', name: 'machines.karpenter.sh', pointer: '', severity: 'error' }],
+      findings: [{ kind: 'CustomResourceDefinition', name: 'machines.karpenter.sh', pointer: '', severity: 'warning' }],
     },
     {
       case: 'fires-logs-named-pod',
-      findings: [{ kind: 'Deployment', namespace: 'autoscaling', name: 'karpenter', pointer: '', severity: 'error' }],
+      findings: [{ kind: 'Deployment', namespace: 'autoscaling', name: 'karpenter', pointer: '', severity: 'warning' }],
     },
     {
       case: 'fires-logs-v0.35',
-      findings: [{ kind: 'Deployment', namespace: 'kube-system', name: 'karpenter', pointer: '', severity: 'error' }],
+      findings: [{ kind: 'Deployment', namespace: 'kube-system', name: 'karpenter', pointer: '', severity: 'warning' }],
     },
     {
       case: 'fires-logs-v1',
-      findings: [{ kind: 'CustomResourceDefinition', name: 'nodepools.karpenter.sh', pointer: '', severity: 'error' }],
+      findings: [{ kind: 'CustomResourceDefinition', name: 'nodepools.karpenter.sh', pointer: '', severity: 'warning' }],
     },
   ],
   nearMiss: [{}],

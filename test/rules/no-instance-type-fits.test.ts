@@ -89,15 +89,15 @@ testRule(RULE, {
     },
     {
       case: 'fires-logs-v0.31',
-      findings: [{ kind: 'Pod', namespace: 'data', name: 'spark-exec-3', pointer: '', severity: 'error' }],
+      findings: [{ kind: 'Pod', namespace: 'data', name: 'spark-exec-3', pointer: '', severity: 'warning' }],
     },
     {
       case: 'fires-logs-v0.35',
-      findings: [{ kind: 'Pod', namespace: 'vision', name: 'trainer-5d8f9c-xk2vb', pointer: '', severity: 'error' }],
+      findings: [{ kind: 'Pod', namespace: 'vision', name: 'trainer-5d8f9c-xk2vb', pointer: '', severity: 'warning' }],
     },
     {
       case: 'fires-logs-v1',
-      findings: [{ kind: 'Pod', namespace: 'analytics', name: 'duckdb-worker-0', pointer: '', severity: 'error' }],
+      findings: [{ kind: 'Pod', namespace: 'analytics', name: 'duckdb-worker-0', pointer: '', severity: 'warning' }],
     },
   ],
   nearMiss: [{}],

@@ -12,7 +12,7 @@ describe(`${RULE} — fires from events (v1.5.0): InsufficientFreeAddressesInSub
     const r = await scanRule(RULE, [dir]);
     expect(r.findings).toHaveLength(1);
     const f = r.findings[0]!;
-    expect(f.severity).toBe('error');
+    expect(f.severity).toBe('warning');
     expect(f.object).toEqual({ apiVersion: 'karpenter.k8s.aws/v1', kind: 'EC2NodeClass', namespace: null, name: 'default' });
     expect(f.message).toContain('Subnets out of free IP addresses for EC2NodeClass default (subnet-04c1e2d3f4a5b6c78, subnet-09d8c7b6a5f4e3d21)');
     expect(f.message).toContain('NodePool default failed 3 times');
@@ -95,15 +95,15 @@ testRule(RULE, {
     },
     {
       case: 'fires-events',
-      findings: [{ kind: 'EC2NodeClass', name: 'default', pointer: '/spec/subnetSelectorTerms', severity: 'error' }],
+      findings: [{ kind: 'EC2NodeClass', name: 'default', pointer: '/spec/subnetSelectorTerms', severity: 'warning' }],
     },
     {
       case: 'fires-logs-v0.31',
-      findings: [{ kind: 'Provisioner', name: 'default', pointer: '', severity: 'error' }],
+      findings: [{ kind: 'Provisioner', name: 'default', pointer: '', severity: 'warning' }],
     },
     {
       case: 'fires-logs-v1',
-      findings: [{ kind: 'NodePool', name: 'batch', pointer: '', severity: 'error' }],
+      findings: [{ kind: 'NodePool', name: 'batch', pointer: '', severity: 'warning' }],
     },
     {
       case: 'fires-zone',

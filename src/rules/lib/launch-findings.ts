@@ -24,6 +24,7 @@ import {
   type LaunchSignal,
   type Via,
 } from './launch-failures.js';
+import { NAME_NOT_SHOWN } from './records-only.js';
 import { maxOf } from '../../kube/lists.js';
 
 export interface FailingPool {
@@ -207,10 +208,10 @@ export function byNodeClass(snapshot: Snapshot, pools: FailingPool[]): NodeClass
 
 /** Neither pool nor node class named: the first claim, in the records' generation (≤ v0.31 a Machine, else the Provisioner). */
 function unnamedTarget(p: FailingPool): ObjectRef {
-  if (launchWords(p).pool !== 'Provisioner') return { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', namespace: null, name: p.claims[0] ?? '(unknown)' };
+  if (launchWords(p).pool !== 'Provisioner') return { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', namespace: null, name: p.claims[0] ?? NAME_NOT_SHOWN };
   return p.claims[0]
     ? { apiVersion: 'karpenter.sh/v1alpha5', kind: 'Machine', namespace: null, name: p.claims[0] }
-    : { apiVersion: 'karpenter.sh/v1alpha5', kind: 'Provisioner', namespace: null, name: '(unknown)' };
+    : { apiVersion: 'karpenter.sh/v1alpha5', kind: 'Provisioner', namespace: null, name: NAME_NOT_SHOWN };
 }
 
 /** The pools (other than the finding's object) and a few of their NodeClaims. */
@@ -237,4 +238,18 @@ export function fromText(pools: FailingPool[]): string {
   const vias = [...new Set(pools.flatMap((p) => p.vias))];
   const logsOnly = onlyFromLogs({ vias }, pools.length ? launchWords(pools[0]!).collect : undefined);
   return ` (from ${sourcesText(vias)}).${logsOnly ? ` ${logsOnly}.` : ''}`;
+}
+
+/**
+ * "No launch has succeeded since" is a claim about what did not happen: only a NodeClaim (Machine) list shows it, not
+ * records alone, which show what they caught. Without the list the message says what the input shows, and the finding
+ * is unconfirmed (capped by the engine) — a reporter who says "some launches work" is not contradicted (issue 20).
+ */
+export function noLaterLaunch(snapshot: Snapshot, ofPool = ''): { since: string; unconfirmed?: string } {
+  const listed = snapshot.has('NodeClaim') && (snapshot.namesListed(KIND.NodeClaim) || snapshot.namesListed(KIND.Machine));
+  if (listed) return { since: `no launch${ofPool} has succeeded since` };
+  return {
+    since: `no later successful launch${ofPool} is in the input`,
+    unconfirmed: 'no NodeClaim list shows whether a later launch succeeded',
+  };
 }

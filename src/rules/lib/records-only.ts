@@ -160,7 +160,7 @@ export function reportFromRecords(
     }
     const evidence: EvidenceInput[] = [
       ...events.slice(-2).map((e) => ({ event: e, note: e.count > 1 ? `seen ${e.count}×` : 'stated by the event' })),
-      ...logs.slice(-2).map((l) => ({ log: l, note: 'stated by the controller' })),
+      ...logs.slice(-2).map((l) => ({ log: l, note: `stated by ${typeof l.fields.printedBy === 'string' ? l.fields.printedBy : 'the controller'}` })),
     ];
     ctx.report({
       object: named.object,

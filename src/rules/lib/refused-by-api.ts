@@ -8,7 +8,7 @@ import type { RuleContext } from '../../engine/rule.js';
 import type { LogRecord } from '../../kube/types.js';
 import { objectRefusal } from '../../snapshot/messages/controller-errors.js';
 import { logRefs, logText } from '../../snapshot/messages/karpenter-logs.js';
-import { getCommand, NAME_NOT_SHOWN, refOf, reportFromRecords, seenText, type StatedCause } from './records-only.js';
+import { getCommand, NAME_NOT_SHOWN, refOf, reportFromRecords, seenText, type StatedCause, type StatedMessage } from './records-only.js';
 
 const POOL_OF: Record<string, string> = { NodeClaim: 'NodePool', Machine: 'Provisioner' };
 
@@ -28,9 +28,36 @@ function refusedByController(log: LogRecord): StatedCause | undefined {
   return claim ? { object: refOf(claimKind, claim), key: r.why, detail } : { object: refOf(POOL_OF[claimKind]!, ''), key: r.why, detail };
 }
 
-/** The message of a refusal the controller's records state, for the rule's meta.messages. */
+/** What each check that refuses an apply is, for the message. */
+const REFUSED_BY: Record<string, string> = {
+  'schema-or-cel': "its CRD's schema or validation rules",
+  'webhook-denied': "Karpenter's validating webhook",
+  'client-validation': "kubectl's schema check",
+  'strict-decoding': "the API server's field validation (an unknown or duplicate field)",
+};
+
+/**
+ * kubectl's report of the API server refusing an applied Karpenter object (kube/messages/api-refusals.ts): the change
+ * never reached the cluster, so what runs is the previous version of the object, or none.
+ */
+function refusedApply(log: LogRecord): StatedCause | undefined {
+  const signal = typeof log.fields.refusal === 'string' ? log.fields.refusal : undefined;
+  const kind = typeof log.fields.refusedKind === 'string' ? log.fields.refusedKind : undefined;
+  if (!signal || !kind) return undefined;
+  const name = typeof log.fields.refusedName === 'string' ? log.fields.refusedName : '';
+  const why = String(log.fields.refusedWhy ?? '');
+  return {
+    object: refOf(kind, name),
+    key: `apply:${why}`,
+    detail: `${REFUSED_BY[signal] ?? 'the API server'}: ${why.length > 240 ? `${why.slice(0, 239)}…` : why}`,
+  };
+}
+
+/** The message of a refusal the records state, for the rule's meta.messages. */
 export const REFUSED_MESSAGES = {
   statedObjectRefused: 'The API server refuses an object the controller creates ({{seen}}), {{detail}}. {{consequence}}',
+  statedApplyRefused:
+    'kubectl reports the apply of {{kind}} {{name}} refused ({{seen}}) by {{detail}}. The change never reached the cluster: Karpenter goes on with the version of it already there, or without it if there is none.',
 } as const;
 
 export function reportRefusedObjects(ctx: Pick<RuleContext, 'snapshot' | 'report'>): void {
@@ -38,21 +65,29 @@ export function reportRefusedObjects(ctx: Pick<RuleContext, 'snapshot' | 'report
     messages: REFUSED_MESSAGES,
     // The API server's verdict on what the controller built is Karpenter's, not our reading of the pool's manifest.
     statedWins: true,
-    fromLog: refusedByController,
-    message: (cause, seen) => ({
-      messageId: 'statedObjectRefused',
-      data: {
-        seen: seenText(seen),
-        detail: cause.detail ?? '',
-        consequence:
-          cause.object.kind === 'NodePool' || cause.object.kind === 'Provisioner'
-            ? `The controller builds it from ${cause.object.name && cause.object.name !== NAME_NOT_SHOWN ? `${cause.object.kind} ${cause.object.name}` : `a ${cause.object.kind} the record does not name`}, so no node is launched for that pool's pending pods until the pool changes.`
-            : 'Nothing is launched from it until what it is built from changes.',
-      },
-    }),
+    fromLog: (log) => (log.fields.refusal !== undefined ? refusedApply(log) : refusedByController(log)),
+    message: (cause, seen): StatedMessage =>
+      cause.key?.startsWith('apply:')
+        ? {
+            messageId: 'statedApplyRefused',
+            data: { kind: cause.object.kind, name: cause.object.name || NAME_NOT_SHOWN, seen: seenText(seen), detail: cause.detail ?? '' },
+          }
+        : {
+            messageId: 'statedObjectRefused',
+            data: {
+              seen: seenText(seen),
+              detail: cause.detail ?? '',
+              consequence:
+                cause.object.kind === 'NodePool' || cause.object.kind === 'Provisioner'
+                  ? `The controller builds it from ${cause.object.name && cause.object.name !== NAME_NOT_SHOWN ? `${cause.object.kind} ${cause.object.name}` : `a ${cause.object.kind} the record does not name`}, so no node is launched for that pool's pending pods until the pool changes.`
+                  : 'Nothing is launched from it until what it is built from changes.',
+            },
+          },
     fix: (cause) =>
-      `Change the field the API server names in ${cause.object.name && cause.object.name !== NAME_NOT_SHOWN ? `${cause.object.kind} ${cause.object.name}` : `the ${cause.object.kind} the pending pods select`} (its template's requirements, labels or taints become the NodeClaim's), ` +
-      'then watch the next NodeClaim get created: kubectl get nodeclaims -w',
+      cause.key?.startsWith('apply:')
+        ? `Fix what the refusal names in the manifest of ${cause.object.kind} ${cause.object.name || NAME_NOT_SHOWN}, check it with kubectl apply --dry-run=server -f <file>, then apply it again`
+        : `Change the field the API server names in ${cause.object.name && cause.object.name !== NAME_NOT_SHOWN ? `${cause.object.kind} ${cause.object.name}` : `the ${cause.object.kind} the pending pods select`} (its template's requirements, labels or taints become the NodeClaim's), ` +
+          'then watch the next NodeClaim get created: kubectl get nodeclaims -w',
     confirmWith: (cause) => getCommand(cause.object),
   });
 }

@@ -6,6 +6,7 @@
 import { CLOUD_ERRORS } from '../../kube/messages/cloud-errors.js';
 import { ERROR_CHAINS } from '../../kube/messages/karpenter-errors.js';
 import { KARPENTER_EVENT_MESSAGES } from '../../kube/messages/karpenter-events.js';
+import { APPLY_REFUSALS } from '../../kube/messages/api-refusals.js';
 import { API_MISMATCH } from './api-errors.js';
 import type { MessageTable, Printed } from './classify.js';
 import { INITIALIZATION } from './conditions.js';
@@ -44,6 +45,7 @@ export function catalogRows(): CatalogRow[] {
     ...rows('controller-error', CONTROLLER_ERRORS),
     ...rows('condition', INITIALIZATION),
     ...rows('api-mismatch', API_MISMATCH),
+    ...rows('apply-refusal', APPLY_REFUSALS),
     ...EVENT_SUBJECTS.map((r) => ({
       id: `event-subject/${r.reason}.${r.kind}.${r.printed[0]!}`,
       printed: r.printed,

@@ -1,0 +1,75 @@
+/**
+ * kubectl's report of the API server refusing an object a person applied (docs/karpenter-behaviour.md §8.7): the CRD's
+ * schema or CEL rules, Karpenter's own validating webhook (v1alpha5 and v1beta1 objects, until v1.0 dropped it), and
+ * the two field checks (kubectl's client-side schema, the server's strict decoding). Vocabulary shared by the log reader,
+ * which keeps such a line as kubectl's record, and the rule that says what it refused.
+ */
+import type { MessageRow } from './rows.js';
+
+export type ApplyRefusal = 'schema-or-cel' | 'webhook-denied' | 'client-validation' | 'strict-decoding';
+
+const KINDS = 'NodePool|NodeClaim|EC2NodeClass|AKSNodeClass|Provisioner|Machine|AWSNodeTemplate|NodeOverlay';
+/** `Error from server (Invalid): error when creating "pool.yaml": ` and kin: kubectl's frame around the server's words. */
+const FRAME = String.raw`^(?:Error from server \(\w+\): )?(?:error when (?:creating|applying|patching|replacing|updating) "[^"]*": )?`;
+
+interface RefusalRow extends MessageRow<ApplyRefusal> {
+  /** Which groups of the match are the kind, the name and what the server says is wrong. */
+  groups: { kind?: number; name?: number; why: number };
+}
+
+export const APPLY_REFUSALS: readonly RefusalRow[] = [
+  {
+    // kubectl's rendering of a 422 (`The NodePool "x" is invalid: spec…: Invalid value: …`), or the server's own
+    // (`NodePool.karpenter.sh "x" is invalid: …`) after kubectl's frame: OpenAPI schema and CEL rules, v0.32+ CRDs.
+    re: new RegExp(`${FRAME}(?:The (${KINDS}) "([^"]+)"|(${KINDS})\\.karpenter\\.(?:sh|k8s\\.aws|azure\\.com) "([^"]+)") is invalid: (.+)$`),
+    signal: 'schema-or-cel',
+    printed: ['api-server'],
+    groups: { kind: 1, name: 2, why: 5 },
+  },
+  {
+    // Karpenter's validating webhook (validation.webhook.provisioners.karpenter.sh ≤ v0.31, validation.webhook.karpenter.sh
+    // v0.32–v0.37): the object is not named, the webhook's name gives the kind for v1alpha5.
+    re: new RegExp(`^Error from server(?: \\(\\w+\\))?: (?:error when \\w+ "[^"]*": )?admission webhook "([^"]*karpenter[^"]*)" denied the request: (.+)$`),
+    signal: 'webhook-denied',
+    printed: ['api-server'],
+    groups: { kind: 1, why: 2 },
+  },
+  {
+    // kubectl's client-side schema check (before --validate=strict): `error validating "f.yaml": error validating data: ValidationError(NodePool.spec): unknown field …`.
+    re: new RegExp(
+      `^error validating "[^"]*": error validating data: \\[?ValidationError\\((${KINDS})((?:\\.\\w+)*)\\): (.+?)\\]?;?(?: if you choose to ignore these errors.*)?$`,
+    ),
+    signal: 'client-validation',
+    printed: ['api-server'],
+    groups: { kind: 1, why: 3 },
+  },
+  {
+    // Server-side field validation (kubectl ≥ 1.25): `NodePool in version "v1" cannot be handled as a NodePool: strict decoding error: unknown field "spec.x"`.
+    re: new RegExp(`${FRAME}(${KINDS}) in version "\\w+" cannot be handled as an? \\w+: (.+)$`),
+    signal: 'strict-decoding',
+    printed: ['api-server'],
+    groups: { kind: 1, why: 2 },
+  },
+];
+
+export interface ApplyRefusalSeen {
+  signal: ApplyRefusal;
+  kind?: string;
+  name?: string;
+  why: string;
+}
+
+/** The refusal of a Karpenter object a line of kubectl's output states, if it states one. */
+export function applyRefusalIn(line: string): ApplyRefusalSeen | undefined {
+  for (const row of APPLY_REFUSALS) {
+    const m = row.re.exec(line.trim());
+    if (!m) continue;
+    const g = row.groups;
+    let kind = g.kind ? m[g.kind] : undefined;
+    let name = g.name ? m[g.name] : undefined;
+    if (row.signal === 'schema-or-cel' && !kind) [kind, name] = [m[3], m[4]];
+    if (row.signal === 'webhook-denied') kind = /provisioner/i.test(kind ?? '') ? 'Provisioner' : undefined;
+    return { signal: row.signal, ...(kind ? { kind } : {}), ...(name ? { name } : {}), why: m[g.why]!.trim() };
+  }
+  return undefined;
+}

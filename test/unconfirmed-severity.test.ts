@@ -1,0 +1,46 @@
+/**
+ * Issue 20 item 1: severity may be lower until confirmed, never higher. A finding that rests on records alone, on a
+ * symptom, or on part of an object is at most a warning (engine/confirmation.ts), and its message claims only what the
+ * input shows; the same cause shown by whole objects keeps the rule's severity.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FIXTURES, scan, scanRule } from './support/scan.js';
+import { caseDir } from './rules/fixture-helpers.js';
+
+const ticket = (name: string) => join(FIXTURES, 'tickets', 'unconfirmed', name);
+
+describe('launch refused by the cloud provider: one record, and a reporter who says other launches work', () => {
+  it('is a warning that says no later launch is in the input, not that none succeeded', async () => {
+    const r = await scan([ticket('ami-refused-some-launches-work.md')]);
+    const f = r.findings.filter((x) => x.ruleId === 'launch-refused-by-cloud-provider');
+    expect(f.map((x) => [x.severity, x.object.kind, x.object.name])).toEqual([['warning', 'NodePool', 'ingest']]);
+    expect(f[0]!.message).toContain('the AMI does not exist; no later successful launch is in the input');
+    expect(f[0]!.message).not.toContain('has succeeded since');
+    expect(r.findings.filter((x) => x.severity === 'error')).toEqual([]);
+  });
+
+  it('confirmed by the NodeClaims listed whole: an error, and the claim is made', async () => {
+    const r = await scanRule('launch-refused-by-cloud-provider', [caseDir('launch-refused-by-cloud-provider', 'fires-conditions')]);
+    expect(r.findings.map((x) => x.severity)).toEqual(['error']);
+    expect(r.findings[0]!.message).toContain('no launch has succeeded since');
+  });
+});
+
+describe('kubectl apply refused by the API server, read as its record', () => {
+  it("the old webhook's refusal of a Provisioner and kubectl's schema check of a NodePool: each stated, at warning", async () => {
+    const r = await scan([ticket('apply-refused-provisioner-and-nodepool.md')]);
+    const f = r.findings.filter((x) => x.ruleId === 'karpenter-object-rejected');
+    expect(f.map((x) => [x.severity, x.object.kind, x.messageId])).toEqual([
+      ['warning', 'NodePool', 'statedApplyRefused'],
+      ['warning', 'Provisioner', 'statedApplyRefused'],
+    ]);
+    expect(f[1]!.message).toContain(
+      "by Karpenter's validating webhook: validation failed: ttlSecondsAfterEmpty and consolidation.enabled are mutually exclusive",
+    );
+    expect(f[0]!.message).toContain('unknown field "kubeletConfiguration"');
+    expect(f[0]!.evidence[0]!.note).toBe('stated by kubectl');
+    // The two refusals are read, not listed as shell blocks left unread.
+    expect(r.report.snapshot.skipped.map((s) => s.reason)).toEqual(['prose (3 paragraphs), not objects or logs']);
+  });
+});
