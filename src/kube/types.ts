@@ -52,6 +52,11 @@ export interface PartialShape {
   from: string;
   /** JSON pointers shown (a value there, or its absence, is known; so is everything under it). */
   known: string[];
+  /**
+   * Condition types the text showed not True without saying whether False or Unknown (a `kubectl get nodes` STATUS of
+   * `NotReady`): their status stays unknown, but that it is not True is known.
+   */
+  notTrue?: string[];
 }
 
 /** The stand-in for a value only the tool that applies the file knows; strings, maps and lists alike. */

@@ -11,7 +11,7 @@ import { detectController } from './controller.js';
 import type { ControllerInfo } from './controller-info.js';
 import { CrdSet, isJudgement, isKarpenterObject, type Judgement, type NotJudged } from './crd/crds.js';
 import { eventView, involvedKey, withInferredSubject, type EventView } from './events.js';
-import { dig, nameOf, str, touchesUnknown } from '../kube/fields.js';
+import { condition, dig, nameOf, str, touchesUnknown } from '../kube/fields.js';
 import { isHelmValuesCarrier, karpenterReleases } from './helm-values.js';
 import { nodeClaimView, nodePoolView, type NodeClaimView, type NodePoolView } from './karpenter.js';
 import { generationBounds, useStatedVersion } from './stated-version.js';
@@ -199,6 +199,16 @@ export class Snapshot {
   /** Did the input show this field of this object (always, unless it was read from describe output or a get table)? */
   isKnown(obj: KubeObject, pointer: string): boolean {
     return isKnownIn(this.provenanceMap.get(obj)?.[0], pointer);
+  }
+
+  /**
+   * The object's condition of this type is not True, by its status or by a text that said only that (a `NotReady`
+   * row of `kubectl get nodes`); false when its status is True or nothing shows it.
+   */
+  conditionNotTrue(obj: KubeObject, type: string): boolean {
+    const c = condition(obj, type);
+    if (c && this.isKnown(obj, `/status/conditions/${c.index}/status`)) return c.status !== undefined && c.status !== 'True';
+    return this.provenanceMap.get(obj)?.[0]?.partial?.notTrue?.includes(type) ?? false;
   }
 
   /**
