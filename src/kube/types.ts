@@ -39,6 +39,11 @@ export interface Provenance {
    */
   partial?: PartialShape;
   /**
+   * Pasted by itself in a ticket (`kubectl get sc gp3 -o yaml`, a YAML block of one object), not in a list or table of
+   * its kind: it says nothing of the kind's other names, so a name the paste lacks is unknown there, not absent.
+   */
+  single?: true;
+  /**
    * Times the input gave only as ages before the command ran (`5d3h`): pointer → age in ms. The snapshot writes them
    * as times counted back from its reference time (snapshot/partial.ts).
    */

@@ -220,7 +220,9 @@ export class Snapshot {
     if (!this.listedKinds.has(kindKey)) return false;
     const all = this.all(kindKey);
     if (all.some((o) => !o.metadata.name)) return false;
-    return all.length === 0 || all.some((o) => !this.partialFrom(o)?.startsWith('kubectl describe'));
+    // Objects pasted one at a time in a ticket (a single `-o yaml`, a describe) list nothing; one from a list does.
+    const lists = (p: Provenance) => !p.single && !p.partial?.from.startsWith('kubectl describe');
+    return all.length === 0 || all.some((o) => (this.provenanceMap.get(o) ?? []).some(lists));
   }
 
   /**
