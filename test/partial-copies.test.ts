@@ -102,7 +102,7 @@ describe('partial copies in a ticket', () => {
     ]);
   });
 
-  it("a NodeClaim row kept for its status gains the describe's labels and finalizers; the reason names both copies", async () => {
+  it("a NodeClaim row and its describe cut after Spec: labels, finalizers and the row's node merge; the reason names both copies", async () => {
     const r = await scan([ticket('nodeclaim-row-and-cut-describe.md')], { only: ['nodeclaim-not-registered'] });
     const nc = r.snapshot.get(KIND.NodeClaim, undefined, 'etl-5hq8c')!;
     expect(nc.metadata.labels?.['karpenter.sh/nodepool']).toBe('etl');
@@ -112,7 +112,7 @@ describe('partial copies in a ticket', () => {
     expect(r.run.notEvaluatedFor).toEqual([
       expect.objectContaining({
         ruleId: 'nodeclaim-not-registered',
-        reason: expect.stringContaining('a `kubectl get` table merged with `kubectl describe` output does not show status.conditions'),
+        reason: expect.stringContaining('`kubectl describe` output merged with a `kubectl get` table does not show status.conditions'),
       }),
     ]);
   });
