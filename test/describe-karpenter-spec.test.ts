@@ -43,4 +43,12 @@ describe('describe of NodeClaims and node classes', () => {
     expect(r.snapshot.isKnown(nc, '/spec/userData')).toBe(false);
     expect(r.snapshot.isKnown(nc, '/status/conditions')).toBe(false);
   });
+
+  it('a described node class without alias is not judged on the user data describe does not show', async () => {
+    const r = await scan([`${FIXTURES}tickets/symptoms/ec2nodeclass-table-and-describe.md`], { only: ['unregistered-taint-problem'] });
+    expect(r.findings).toEqual([]);
+    expect(r.run.notEvaluatedFor).toEqual([
+      expect.objectContaining({ ruleId: 'unregistered-taint-problem', reason: expect.stringContaining('does not show spec.userData') }),
+    ]);
+  });
 });
