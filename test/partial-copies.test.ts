@@ -46,6 +46,18 @@ describe('fillFromCopy', () => {
     expect(kept.provenance.partial!.known).toEqual(expect.arrayContaining(['/spec/unschedulable', '/status/conditions/1/type', '/status/conditions/1/status']));
   });
 
+  it("a row's Ready shown only as not True carries over, its status still unknown", () => {
+    const kept = copy({ status: { conditions: [{ type: 'DiskPressure', status: 'False' }] } }, 20, 'kubectl describe output', [
+      '/metadata/name',
+      '/status/conditions',
+    ]);
+    const other = copy({}, 3, "eks-node-viewer's screen", ['/metadata/name']);
+    other.provenance.partial!.notTrue = ['Ready'];
+    fillFromCopy(kept, other);
+    expect(kept.provenance.partial!.notTrue).toEqual(['Ready']);
+    expect((kept.object.status as { conditions: unknown[] }).conditions).toEqual([{ type: 'DiskPressure', status: 'False' }]);
+  });
+
   it('a field neither copy shows stays unknown; one the other shows empty becomes absent', () => {
     const kept = copy({ metadata: { name: 'n1' } }, 20, 'kubectl describe output', ['/metadata/name']);
     const other = copy({ metadata: { name: 'n1' } }, 3, 'a kubectl get table', ['/metadata/name', '/status/nodeName']);
@@ -70,7 +82,27 @@ describe('partial copies in a ticket', () => {
     expect(r.snapshot.fieldProvenance(gpu, '/metadata/labels')?.line).toBe(14);
   });
 
-  it("a NodeClaim row kept for its status gains the describe's labels and finalizers; the reason names both copies", async () => {
+  it('a NotReady,SchedulingDisabled row merged with a describe cut above Ready is stated, not silent nor judged', async () => {
+    const r = await scanRule('node-unhealthy-not-repaired', [ticket('node-notready-row-and-cut-describe.md')]);
+    const name = 'ip-10-31-52-9.us-west-2.compute.internal';
+    const node = r.snapshot.get(KIND.Node, undefined, name)!;
+    expect(r.snapshot.conditionNotTrue(node, 'Ready')).toBe(true);
+    expect(r.snapshot.conditionNotTrue(r.snapshot.get(KIND.Node, undefined, 'ip-10-31-40-118.us-west-2.compute.internal')!, 'Ready')).toBe(false);
+    expect(r.findings).toEqual([]);
+    expect(r.run.notEvaluatedFor).toEqual([
+      expect.objectContaining({
+        ruleId: 'node-unhealthy-not-repaired',
+        stated: true,
+        reason: expect.stringMatching(
+          new RegExp(
+            `^Node ${name.replace(/\./g, '\\.')} is NotReady in \`kubectl describe\` output merged with a \`kubectl get\` table, which shows neither since when nor why;`,
+          ),
+        ),
+      }),
+    ]);
+  });
+
+  it("a NodeClaim row and its describe cut after Spec: labels, finalizers and the row's node merge; the reason names both copies", async () => {
     const r = await scan([ticket('nodeclaim-row-and-cut-describe.md')], { only: ['nodeclaim-not-registered'] });
     const nc = r.snapshot.get(KIND.NodeClaim, undefined, 'etl-5hq8c')!;
     expect(nc.metadata.labels?.['karpenter.sh/nodepool']).toBe('etl');
@@ -80,7 +112,7 @@ describe('partial copies in a ticket', () => {
     expect(r.run.notEvaluatedFor).toEqual([
       expect.objectContaining({
         ruleId: 'nodeclaim-not-registered',
-        reason: expect.stringContaining('a `kubectl get` table merged with `kubectl describe` output does not show status.conditions'),
+        reason: expect.stringContaining('`kubectl describe` output merged with a `kubectl get` table does not show status.conditions'),
       }),
     ]);
   });

@@ -39,6 +39,11 @@ export interface Provenance {
    */
   partial?: PartialShape;
   /**
+   * Pasted by itself in a ticket (`kubectl get sc gp3 -o yaml`, a YAML block of one object), not in a list or table of
+   * its kind: it says nothing of the kind's other names, so a name the paste lacks is unknown there, not absent.
+   */
+  single?: true;
+  /**
    * Times the input gave only as ages before the command ran (`5d3h`): pointer → age in ms. The snapshot writes them
    * as times counted back from its reference time (snapshot/partial.ts).
    */
@@ -52,6 +57,11 @@ export interface PartialShape {
   from: string;
   /** JSON pointers shown (a value there, or its absence, is known; so is everything under it). */
   known: string[];
+  /**
+   * Condition types the text showed not True without saying whether False or Unknown (a `kubectl get nodes` STATUS of
+   * `NotReady`): their status stays unknown, but that it is not True is known.
+   */
+  notTrue?: string[];
 }
 
 /** The stand-in for a value only the tool that applies the file knows; strings, maps and lists alike. */

@@ -5,7 +5,7 @@
  */
 import { compactObject } from './compact.js';
 import { currentApiVersion } from './kubectl-resources.js';
-import type { KubeObject, LoadedObject, SkippedInput } from '../kube/types.js';
+import type { KubeObject, LoadedObject, Provenance, SkippedInput } from '../kube/types.js';
 import { templateReason, templatedIdentity } from './templates.js';
 import { exportedEvent } from './exported-events.js';
 import { inferKind } from './kind-inference.js';
@@ -76,10 +76,18 @@ export function listItemType(wrapper: Record<string, unknown>): { kind?: string;
 }
 
 /**
- * Accept one item of a list or one whole document. `itemType` fills in kind/apiVersion for typed-list items.
- * Returns false (and records why) when the value is not a Kubernetes object.
+ * Accept one item of a list or one whole document. `itemType` fills in kind/apiVersion for typed-list items; `inList`
+ * says the value is an item of a list (in a ticket, only a list lists its kind). Returns false (and records why) when
+ * the value is not a Kubernetes object.
  */
-export function acceptObject(value: unknown, source: string, line: number, sink: ObjectSink, itemType: { kind?: string; apiVersion?: string } = {}): boolean {
+export function acceptObject(
+  value: unknown,
+  source: string,
+  line: number,
+  sink: ObjectSink,
+  itemType: { kind?: string; apiVersion?: string } = {},
+  inList = false,
+): boolean {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     sink.skipped.push({ source, line, reason: 'not a Kubernetes object (not a mapping)' });
     return false;
@@ -106,7 +114,11 @@ export function acceptObject(value: unknown, source: string, line: number, sink:
     sink.skipped.push({ source, line, reason: `${kube.kind} without metadata.name` });
     return false;
   }
-  const provenance = sink.lazyLinesIn ? { source, line: 0, fsPath: sink.lazyLinesIn, unit: (sink.nextUnit = (sink.nextUnit ?? -1) + 1) } : { source, line };
+  const provenance: Provenance = sink.lazyLinesIn
+    ? { source, line: 0, fsPath: sink.lazyLinesIn, unit: (sink.nextUnit = (sink.nextUnit ?? -1) + 1) }
+    : { source, line };
+  // A ticket's block of one object shows that object, not its kind's names (sink.defaults marks a ticket's block).
+  if (sink.defaults !== undefined && !inList) provenance.single = true;
   sink.objects.push({ object: compactObject(kube), provenance });
   sink.listedKinds.add(kindKey(kube.apiVersion, kube.kind));
   return true;
@@ -136,7 +148,10 @@ function acceptFragment(obj: Record<string, unknown>, source: string, line: numb
   const why = inferred.alone ? `its fields ${inferred.from.join(', ')}, which fit no other kind together` : inferred.from.join(', ');
   const partial = { from: `a fragment without its kind, read as ${inferred.kind} from ${why}`, known };
   const kube = obj as KubeObject;
-  sink.objects.push({ object: compactObject(kube), provenance: { source, line, partial, inferredKind: { kind: inferred.kind, from: inferred.from } } });
+  sink.objects.push({
+    object: compactObject(kube),
+    provenance: { source, line, partial, inferredKind: { kind: inferred.kind, from: inferred.from }, single: true },
+  });
   sink.listedKinds.add(kindKey(kube.apiVersion, kube.kind));
   return true;
 }
@@ -192,7 +207,7 @@ export function acceptDocument(value: unknown, source: string, line: number, sin
       sink.skipped.push({ source, line, reason: `${doc.kind} whose items is not a list` });
       return;
     }
-    items.forEach((item, i) => acceptObject(item, source, itemLines?.[i] ?? line, sink, type));
+    items.forEach((item, i) => acceptObject(item, source, itemLines?.[i] ?? line, sink, type, true));
     return;
   }
   if (Array.isArray(value)) {
@@ -201,7 +216,7 @@ export function acceptDocument(value: unknown, source: string, line: number, sin
       sink.skipped.push({ source, line, reason: patch });
       return;
     }
-    value.forEach((item, i) => acceptObject(item, source, itemLines?.[i] ?? line, sink));
+    value.forEach((item, i) => acceptObject(item, source, itemLines?.[i] ?? line, sink, {}, true));
     return;
   }
   acceptObject(value, source, line, sink);

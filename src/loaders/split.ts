@@ -75,7 +75,7 @@ export async function loadRange(fsPath: string, size: number, source: string, jo
   let listEnds = 0;
   const scanner = new JsonStreamScanner({
     value: () => (partial.broken = true),
-    item: (value, line) => acceptObject(value, source, line, sink, job.itemType),
+    item: (value, line) => acceptObject(value, source, line, sink, job.itemType, true),
     listEnd: (_id, wrapper) => {
       listEnds++;
       const type = listItemType(wrapper);

@@ -277,7 +277,7 @@ export class YamlStreamLoader {
   private item(value: unknown, line: number): void {
     const v = value as Record<string, unknown> | null;
     if (v && typeof v === 'object' && typeof v.kind === 'string' && typeof v.apiVersion === 'string') {
-      acceptObject(v, this.source, line, this.sink);
+      acceptObject(v, this.source, line, this.sink, {}, true);
     } else {
       this.kindless.push({ value, line });
     }
@@ -328,7 +328,7 @@ export class YamlStreamLoader {
     }
     const type = listItemType(wrapper);
     if (type.kind && type.apiVersion) this.sink.listedKinds.add(kindKey(type.apiVersion, type.kind));
-    for (const { value, line } of this.kindless) acceptObject(value, this.source, line, this.sink, type);
+    for (const { value, line } of this.kindless) acceptObject(value, this.source, line, this.sink, type, true);
   }
 
   /** Decode with js-yaml; `undefined` (and, unless `quiet`, a skipped entry) on error. */

@@ -8,6 +8,7 @@ import { formatDuration, parseDuration, parseTime } from '../kube/units.js';
 import { heldFor, heldLongerThan, karpenterFacts, listNames, podName, unknownOn, type KarpenterVersionFacts } from './support.js';
 import { UNREACHABLE_TAINT } from '../kube/well-known.js';
 import { nodeTaint } from '../snapshot/nodes.js';
+import { partialSourceText } from '../snapshot/partial.js';
 import { pushAll } from '../kube/lists.js';
 
 /** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
@@ -64,7 +65,7 @@ export default defineRule({
     const karpenter = new Set(snapshot.karpenterNodes());
     // A NotReady row of `kubectl get nodes` shows the symptom, not since when: stated, whoever manages the node.
     for (const node of snapshot.all(KIND.Node)) {
-      if (!karpenter.has(node) && notReadyRow(snapshot, node)) ctx.statedNotJudged(notReadyStated(node, false));
+      if (!karpenter.has(node) && notReadyRow(snapshot, node)) ctx.statedNotJudged(notReadyStated(snapshot, node, false));
     }
     for (const node of karpenter) {
       const ready = condition(node, 'Ready');
@@ -76,7 +77,7 @@ export default defineRule({
           continue;
         }
         if (notReadyRow(snapshot, node)) {
-          ctx.statedNotJudged(notReadyStated(node, true));
+          ctx.statedNotJudged(notReadyStated(snapshot, node, true));
           continue;
         }
       }
@@ -147,17 +148,22 @@ function kubeletStopped(snapshot: Snapshot, node: KubeObject): Condition | undef
 }
 
 /**
- * A `kubectl get nodes` row whose STATUS was read but was not Ready (NotReady, Unknown): the get-table reader records
- * Ready only when it is True, since NotReady does not say False or Unknown.
+ * Ready shown not True without its status (a `NotReady` row of `kubectl get nodes`, eks-node-viewer's screen, alone
+ * or merged with a describe cut above the Ready row): the symptom, without False or Unknown, and without since when.
  */
 function notReadyRow(snapshot: Snapshot, node: KubeObject): boolean {
-  return snapshot.partialFrom(node) !== undefined && snapshot.isKnown(node, '/spec/unschedulable') && !snapshot.isKnown(node, '/status/conditions/0/status');
+  const ready = condition(node, 'Ready');
+  const statusShown = ready !== undefined && snapshot.isKnown(node, `/status/conditions/${ready.index}/status`);
+  return snapshot.partialFrom(node) !== undefined && !statusShown && snapshot.conditionNotTrue(node, 'Ready');
 }
 
-function notReadyStated(node: KubeObject, karpenter: boolean): string {
+function notReadyStated(snapshot: Snapshot, node: KubeObject, karpenter: boolean): string {
   const name = node.metadata.name ?? '';
+  const from = snapshot.shownBy(node) ?? '';
+  const table = 'a kubectl get table';
+  const where = from.startsWith(table) ? `in a \`kubectl get nodes\` table${partialSourceText(from.slice(table.length))}` : `in ${partialSourceText(from)}`;
   return (
-    `Node ${name} is NotReady in a \`kubectl get nodes\` table, which shows neither since when nor why` +
+    `Node ${name} is NotReady ${where}, which shows neither since when nor why` +
     `${karpenter ? '' : ', nor whether Karpenter manages it'}; not a finding until that is known: kubectl describe node ${name} (Conditions, Ready's LastTransitionTime) shows it.`
   );
 }

@@ -194,7 +194,12 @@ function judge(snapshot: Snapshot, pool: NodePoolView): FindingInput<typeof MESS
   const nodeClass = snapshot.resolve(pool.object, 'nodeClass', kindKey, undefined, ref.name).object;
   // A repository rarely holds everything: the node class may come from Terraform, an add-on or the platform.
   if (!nodeClass && !snapshot.absentMeansMissing) return { unresolved: notInScannedFiles(kindKey.split('/')[1]!, ref.name) };
-  if (!nodeClassKindListed(snapshot, kindKey)) return fromCondition(snapshot, pool, ref, cond);
+  if (!nodeClassKindListed(snapshot, kindKey)) {
+    // Node classes shown one at a time (a ticket's single -o yaml, a describe) do not say the others are absent.
+    const kind = kindKey.split('/')[1]!;
+    const unlisted = `${kind} ${ref.name} is not in the input, which shows ${kind} objects one at a time, not their list: kubectl get ${kind.toLowerCase()} settles it`;
+    return fromCondition(snapshot, pool, ref, cond) ?? (nodeClass || cond ? undefined : { unresolved: unlisted });
+  }
   if (!nodeClass) return absent(snapshot, pool, ref, kindKey, cond);
   if (nodeClass.metadata.deletionTimestamp) return terminating(snapshot, pool, ref, nodeClass, cond);
   // Present: a copied not-Ready reason is the node class's own problem, reported by nodeclass-not-ready (EC2NodeClass).

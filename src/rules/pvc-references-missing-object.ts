@@ -68,11 +68,11 @@ export default defineRule({
         notEvaluatedFor(pvc, notInScannedFiles('StorageClass', String(scName)));
         missingSc = false;
       }
-      // Classes described one at a time (a ticket's kubectl describe storageclass) do not say the others are absent.
+      // Classes shown one at a time (a ticket's describe or single -o yaml of a storageclass) do not say the others are absent.
       if (missingSc && !snapshot.namesListed(KIND.StorageClass)) {
         notEvaluatedFor(
           pvc,
-          `StorageClass ${String(scName)} is not among the classes the input describes, which are not all of them: kubectl get storageclasses settles it`,
+          `StorageClass ${String(scName)} is not among the classes the input shows, which are shown one at a time, not listed: kubectl get storageclasses settles it`,
         );
         missingSc = false;
       }

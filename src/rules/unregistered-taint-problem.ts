@@ -5,7 +5,7 @@ import type { NodeClaimView } from '../snapshot/karpenter.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration } from '../kube/units.js';
 import { awsNodeClassOfClaim, logNodeClaim, nodeClassNameOf } from './lib/registration-common.js';
-import { ageOf, byLastSeen, heldFor, karpenterFacts } from './support.js';
+import { ageOf, byLastSeen, heldFor, karpenterFacts, unknownOn } from './support.js';
 import { UNREGISTERED_TAINT as UNREGISTERED } from '../kube/well-known.js';
 import { nodeTaints } from '../snapshot/nodes.js';
 import { logSays } from '../snapshot/messages/karpenter-logs.js';
@@ -69,7 +69,8 @@ export default defineRule({
     },
   },
 
-  check({ snapshot, now, options, report }) {
+  check(ctx) {
+    const { snapshot, now, options, report } = ctx;
     const version = karpenterFacts(snapshot.controller);
     const pre1 = version.atLeast('1.0.0') === false;
     if (pre1) return; // the taint does not exist before v1.0
@@ -204,6 +205,8 @@ export default defineRule({
       if (classesReported.has(nodeClass.metadata.name ?? '')) continue;
       const cls = customWithoutTaint(nodeClass, snapshot.desiredStateOnly);
       if (!cls) continue;
+      // A describe shows the selector terms but not the user data (or a cut one, not the family): not judged on that.
+      if (unknownOn(ctx, nodeClass, ['/spec/userData', '/spec/amiFamily'])) continue;
       const name = nodeClass.metadata.name!;
       report({
         object: nodeClass,

@@ -56,7 +56,9 @@ export function fillFromCopy(kept: Copy, other: Copy): FilledField[] {
     fillDeep(pointer, resolvePointer(other.object, pointer));
   }
   fillConditions(kept, other, known, filled);
-  kept.provenance.partial = { ...keptShape, known };
+  // A `NotReady` row says only that Ready is not True: that carries over unless a copy shows Ready's status itself.
+  const notTrue = [...new Set([...(keptShape.notTrue ?? []), ...(otherShape.notTrue ?? [])])];
+  kept.provenance.partial = { ...keptShape, known, ...(notTrue.length ? { notTrue } : {}) };
   return filled;
 }
 

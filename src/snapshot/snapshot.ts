@@ -11,7 +11,7 @@ import { detectController } from './controller.js';
 import type { ControllerInfo } from './controller-info.js';
 import { CrdSet, isJudgement, isKarpenterObject, type Judgement, type NotJudged } from './crd/crds.js';
 import { eventView, involvedKey, withInferredSubject, type EventView } from './events.js';
-import { dig, nameOf, str, touchesUnknown } from '../kube/fields.js';
+import { condition, dig, nameOf, str, touchesUnknown } from '../kube/fields.js';
 import { isHelmValuesCarrier, karpenterReleases } from './helm-values.js';
 import { nodeClaimView, nodePoolView, type NodeClaimView, type NodePoolView } from './karpenter.js';
 import { generationBounds, useStatedVersion } from './stated-version.js';
@@ -202,6 +202,16 @@ export class Snapshot {
   }
 
   /**
+   * The object's condition of this type is not True, by its status or by a text that said only that (a `NotReady`
+   * row of `kubectl get nodes`); false when its status is True or nothing shows it.
+   */
+  conditionNotTrue(obj: KubeObject, type: string): boolean {
+    const c = condition(obj, type);
+    if (c && this.isKnown(obj, `/status/conditions/${c.index}/status`)) return c.status !== undefined && c.status !== 'True';
+    return this.provenanceMap.get(obj)?.[0]?.partial?.notTrue?.includes(type) ?? false;
+  }
+
+  /**
    * Whether a name of this kind that the input does not hold is absent: the kind was listed, not only shown as objects
    * described one at a time or pasted without their names (`kubectl describe storageclass gp3` says nothing of the
    * other classes; a status-only fragment may be the very object a reference names).
@@ -210,7 +220,9 @@ export class Snapshot {
     if (!this.listedKinds.has(kindKey)) return false;
     const all = this.all(kindKey);
     if (all.some((o) => !o.metadata.name)) return false;
-    return all.length === 0 || all.some((o) => !this.partialFrom(o)?.startsWith('kubectl describe'));
+    // Objects pasted one at a time in a ticket (a single `-o yaml`, a describe) list nothing; one from a list does.
+    const lists = (p: Provenance) => !p.single && !p.partial?.from.startsWith('kubectl describe');
+    return all.length === 0 || all.some((o) => (this.provenanceMap.get(o) ?? []).some(lists));
   }
 
   /**

@@ -49,9 +49,10 @@ export function parseNested(lines: Line[]): G {
     }
     const key = m[1]!;
     // describe prints a map's keys sorted and a list's items one after the other: a key that sorts before the one
-    // above it (or repeats) starts the next item, even when the items set different keys.
+    // above it (or repeats) starts the next item, even when the items set different keys. Sorted by the field's own
+    // name: `Http Put Response Hop Limit` comes after `httpProtocolIPv6`, which newer kubectl prints as it is.
     const previous = cur ? Object.keys(cur).pop() : undefined;
-    if (!cur || key in cur || (previous !== undefined && key < previous)) {
+    if (!cur || key in cur || (previous !== undefined && sortKey(key) < sortKey(previous))) {
       items.push((cur = {}));
       ITEM_LINES.set(cur, l.line);
     }
@@ -64,6 +65,11 @@ export function parseNested(lines: Line[]): G {
 }
 
 const ITEM_LINES = new WeakMap<GMap, number>();
+
+/** A printed key as the field name it was sorted by: `Http Put Response Hop Limit` → `httpputresponsehoplimit`. */
+function sortKey(printed: string): string {
+  return printed.replace(/ /g, '').toLowerCase();
+}
 
 /** The line a map (a list item: one condition, one subnet) starts at in the pasted text. */
 export function lineOfItem(map: GMap | undefined): number | undefined {
@@ -123,9 +129,10 @@ const LIST_FIELDS = new Set([
   'subnetSelectorTerms',
   'securityGroupSelectorTerms',
   'amiSelectorTerms',
+  'blockDeviceMappings',
 ]);
-const NUMBER_FIELDS = new Set(['weight', 'minValues', 'ttlSecondsAfterEmpty', 'ttlSecondsUntilExpired']);
-const BOOLEAN_FIELDS = new Set(['enabled']);
+const NUMBER_FIELDS = new Set(['weight', 'minValues', 'ttlSecondsAfterEmpty', 'ttlSecondsUntilExpired', 'httpPutResponseHopLimit', 'iops', 'throughput']);
+const BOOLEAN_FIELDS = new Set(['enabled', 'encrypted', 'deleteOnTermination', 'rootVolume', 'associatePublicIPAddress', 'detailedMonitoring']);
 const RESOURCE_MAPS = new Set(['limits', 'resources', 'requests', 'capacity', 'allocatable']);
 
 /** `Node Class Ref` → `nodeClassRef`, `API Version` → `apiVersion`, `Min Values` → `minValues`; other keys as they are. */

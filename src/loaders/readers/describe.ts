@@ -452,6 +452,9 @@ function buildPdb(c: BuildContext): void {
   }
 }
 
+/** Spec fields whose describe rendering (multi-line text, maps with dotted keys) is not read back into the object. */
+const UNREADABLE_SPEC = new Set(['userData', 'kubelet']);
+
 /** NodeClaims, NodePools, EC2NodeClasses: describe prints them generically, title-casing every field name. */
 function buildKarpenter(c: BuildContext): void {
   const tree = (key: string) => {
@@ -490,6 +493,12 @@ function buildKarpenter(c: BuildContext): void {
     const converted = fromGeneric(spec) as Record<string, unknown>;
     if (c.cut) for (const [key, value] of Object.entries(converted)) set(c, `/spec/${key}`, value);
     else set(c, '/spec', converted);
+  } else if (spec) {
+    // A NodeClaim's requirements, nodeClassRef and expireAfter, a node class's selector terms and role: each field
+    // shown is known. Not the spec as a whole, since user data and kubelet maps do not read back reliably from
+    // describe's rendering: those stay unknown rather than be taken as absent.
+    const converted = fromGeneric(spec) as Record<string, unknown>;
+    for (const [key, value] of Object.entries(converted)) if (!UNREADABLE_SPEC.has(key)) set(c, `/spec/${key}`, value);
   }
   if (spec && (c.obj.kind === 'NodeClaim' || c.obj.kind === 'Machine')) {
     for (const [key, ptr] of [
@@ -510,7 +519,8 @@ function buildKarpenter(c: BuildContext): void {
     .map(asMap)
     .filter((x): x is GMap => !!x);
   itemsAt(c, '/status/conditions', conditions.map(lineOfItem));
-  if (shows('Conditions'))
+  // Conditions the description does not print are unknown (trimmed from the paste), not none.
+  if ('Conditions' in status)
     set(
       c,
       '/status/conditions',

@@ -342,6 +342,7 @@ function objectRow(
   const obj: KubeObject = { apiVersion: columns.apiVersion, kind, metadata: { name } };
   const known = ['/metadata/name'];
   const ages: Record<string, number> = {};
+  const notTrue: string[] = [];
   const put = (ptr: string, v: unknown) => {
     known.push(ptr);
     if (v !== undefined) setPointer(obj, ptr, v);
@@ -369,7 +370,7 @@ function objectRow(
   }
   const result = () => ({
     object: obj,
-    provenance: { source, line, partial: { from: FROM, known }, ...(Object.keys(ages).length ? { ages } : {}) },
+    provenance: { source, line, partial: { from: FROM, known, ...(notTrue.length ? { notTrue } : {}) }, ...(Object.keys(ages).length ? { ages } : {}) },
   });
   // The headers of custom columns are the user's own: a STATUS column may hold anything.
   if (columns.custom) return result();
@@ -396,8 +397,9 @@ function objectRow(
     if (cell('CPU%') !== undefined) return result();
     const status = cell('STATUS') ?? '';
     put('/spec/unschedulable', status.includes('SchedulingDisabled') ? true : undefined);
-    // NotReady is Ready=False or Ready=Unknown: the table does not say which, so only Ready is read.
+    // NotReady (and a bare Unknown) is Ready=False or Ready=Unknown: the table does not say which, only that it is not True.
     if (/^Ready\b/.test(status)) readyIs('True');
+    else if (/^(?:NotReady|Unknown)\b/.test(status)) notTrue.push('Ready');
     const version = value(cell('VERSION'));
     if (version) put('/status/nodeInfo/kubeletVersion', version);
   } else if (kind === 'PodDisruptionBudget') {

@@ -41,7 +41,7 @@ function jsonLoader(source: string, sink: ReadSink, stray: StrayLineHandler): { 
   const flush = (type?: ReturnType<typeof listItemType>) => {
     const patch = type?.kind ? undefined : jsonPatchText(pending.map((p) => p.value));
     if (patch) sink.skipped.push({ source, line: pending[0]!.line, reason: patch });
-    else for (const p of pending) acceptObject(p.value, source, p.line, sink, type);
+    else for (const p of pending) acceptObject(p.value, source, p.line, sink, type, true);
     pending = [];
   };
   const endYaml = () => {
@@ -60,7 +60,7 @@ function jsonLoader(source: string, sink: ReadSink, stray: StrayLineHandler): { 
       endYaml();
       const v = value as Record<string, unknown> | null;
       if (v && typeof v === 'object' && typeof v.kind === 'string' && typeof v.apiVersion === 'string') {
-        acceptObject(v, source, line, sink);
+        acceptObject(v, source, line, sink, {}, true);
       } else {
         // A viewer's JSON export is an array of records (or of rows holding one).
         const record = recordFromJson(value, line, { source });

@@ -61,18 +61,23 @@ function nodeOf(m: RegExpExecArray, source: string, line: number): LoadedObject 
   // so neither label is read (nor, from it, whether Karpenter made the node).
   if (cordon!.startsWith('Cordoned')) node.spec = { unschedulable: true };
   const ages: Record<string, number> = {};
+  const notTrue: string[] = [];
   if (ready === 'Ready') {
     node.status = { conditions: [{ type: 'Ready', status: 'True' }] };
     known.push('/status/conditions/0/type', '/status/conditions/0/status');
   } else {
     // Not ready: the screen shows the node's age instead, and not whether Ready is False or Unknown.
+    notTrue.push('Ready');
     const age = parseAge(ready!);
     if (age !== undefined) {
       ages['/metadata/creationTimestamp'] = age;
       known.push('/metadata/creationTimestamp');
     }
   }
-  return { object: node, provenance: { source, line, partial: { from: FROM, known }, ...(Object.keys(ages).length ? { ages } : {}) } };
+  return {
+    object: node,
+    provenance: { source, line, partial: { from: FROM, known, ...(notTrue.length ? { notTrue } : {}) }, ...(Object.keys(ages).length ? { ages } : {}) },
+  };
 }
 
 export const eksNodeViewer: Reader = {

@@ -80,6 +80,8 @@ export const ticketText: Reader = {
       const logsBefore = sink.logs.length;
       const objectsBefore = sink.objects.length;
       const reader = await readBlock({ name: `block.${EXTENSION[block.kind]}`, text, firstLine: block.start }, into);
+      // `kubectl get sc gp3` (table or -o yaml) names the one object it shows: no listing of its kind.
+      if (block.command?.output.name) for (const o of sink.objects.slice(objectsBefore)) o.provenance.single = true;
       if (block.lines.some((l) => l.includes(ELISION_MARKER)))
         settleElisions(sink.objects.slice(objectsBefore), ELIDED_FROM[block.kind === 'json' ? 'json' : 'yaml']);
       // `kubectl logs POD` above the records names their pod, unless a line's own prefix (stern, kubetail) does.
@@ -207,7 +209,7 @@ function fieldExcerpt(block: TextBlock, source: string, sink: ReadSink): boolean
   const known = ['/metadata/name', `/${extract.keys.join('/')}`];
   sink.objects.push({
     object: object as unknown as KubeObject,
-    provenance: { source, line: block.start, partial: { from: `an excerpt piped through ${extract.via}`, known } },
+    provenance: { source, line: block.start, partial: { from: `an excerpt piped through ${extract.via}`, known }, single: true },
   });
   sink.listedKinds.add(kindKey(apiVersion, kind));
   return true;
