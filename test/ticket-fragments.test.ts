@@ -321,6 +321,12 @@ describe('stated versions', () => {
     ).toEqual(['1 template 0.37.1', '2 template 1.0.9', '3 template 1.1.0', '4 template 1.0.4']);
   });
 
+  it('a field whose label is separated by a spaced dash instead of a colon', () => {
+    expect(
+      versions(['* Chart Version – `1.1.3`', '- Karpenter — v0.36.2', 'Karpenter - karpenter-1.0.8', 'Karpenter -v0.36.2 flag', 'karpenter-1.2.3'].join('\n')),
+    ).toEqual(['1 template 1.1.3', '2 template 0.36.2', '3 template 1.0.8']);
+  });
+
   it('reads nothing from sentences, empty fields, placeholders, ranges or the CRD chart', () => {
     expect(
       versions(

@@ -23,12 +23,12 @@ function space(name: string): string {
 }
 /**
  * The label where a field starts (a line, a list item, after `**Versions**:` or a comma when the template was pasted
- * on one line, a table cell), its colon inside or outside the bold (or the cell's `|`), then the value (in backticks
- * or quotes, maybe `karpenter-1.0.6`). Where it starts is looked at behind the label, so a run of spaces before it is
+ * on one line, a table cell), its colon inside or outside the bold (or the cell's `|`, or a spaced dash as in
+ * `Karpenter - v0.19.3`), then the value (in backticks or quotes, maybe `karpenter-1.0.6`). Where it starts is looked at behind the label, so a run of spaces before it is
  * not scanned again from each of its positions.
  */
 const TEMPLATE_FIELD = new RegExp(
-  String.raw`(?<=^|[\s,;(|]|(?:^|[\s,;(|])(?:\*\*|__))${LABEL}${space('a')}(?<colon>[:|]?)${space('b')}${BOLD}${space('c')}(?<afterBold>[:|]?)${space('d')}[\`"']?(?:karpenter-)?v?(?<version>${SEMVER_BODY})[\`"']?(?=$|[\s,;()|])`,
+  String.raw`(?<=^|[\s,;(|]|(?:^|[\s,;(|])(?:\*\*|__))${LABEL}${space('a')}(?<colon>[:|]|[-–—](?=\s)|)${space('b')}${BOLD}${space('c')}(?<afterBold>[:|]?)${space('d')}[\`"']?(?:karpenter-)?v?(?<version>${SEMVER_BODY})[\`"']?(?=$|[\s,;()|])`,
   'i',
 );
 /** The rest of a field that states an upgrade: `-> 1.0.9`, `→ v1.0.9`, `to 1.0.9`. */
