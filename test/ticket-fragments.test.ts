@@ -321,6 +321,20 @@ describe('stated versions', () => {
     ).toEqual(['1 template 0.37.1', '2 template 1.0.9', '3 template 1.1.0', '4 template 1.0.4']);
   });
 
+  it('a sentence naming one release as what runs, and no sentence that names two or an upgrade', () => {
+    expect(
+      versions(
+        [
+          'We are running Karpenter version v1.1.2 on our staging cluster.',
+          'Our karpenter helm chart version is 0.36.1, EKS 1.29.',
+          'After upgrading from Karpenter version 0.37.3 the nodes stopped joining.',
+          'Karpenter version 1.0.8 was working; we rolled back to it',
+          'The Karpenter chart version 1.2.0',
+        ].join('\n'),
+      ),
+    ).toEqual(['1 sentence 1.1.2', '5 sentence 1.2.0']);
+  });
+
   it('a field whose label is separated by a spaced dash instead of a colon', () => {
     expect(
       versions(['* Chart Version – `1.1.3`', '- Karpenter — v0.36.2', 'Karpenter - karpenter-1.0.8', 'Karpenter -v0.36.2 flag', 'karpenter-1.2.3'].join('\n')),

@@ -77,9 +77,9 @@ export interface StatedVersion {
   /**
    * What states it, strongest first: a `helm list` row shows what is deployed, a helm command what was run, a
    * Terraform module's `chart_version` what is applied, the issue template what the reporter believes,
-   * `KARPENTER_VERSION` what a script meant to install.
+   * `KARPENTER_VERSION` what a script meant to install, a sentence naming one release what the reporter says in passing.
    */
-  how: 'helm list' | 'helm command' | 'terraform' | 'template' | 'variable';
+  how: 'helm list' | 'helm command' | 'terraform' | 'template' | 'variable' | 'sentence';
 }
 
 export interface LoadOptions {

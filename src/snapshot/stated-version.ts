@@ -11,7 +11,7 @@ import { KIND } from '../kube/kinds.js';
 import type { StatedVersion } from '../loaders/types.js';
 import type { ControllerInfo } from './controller-info.js';
 
-const STRENGTH: ReadonlyArray<StatedVersion['how']> = ['helm list', 'helm command', 'terraform', 'template', 'variable'];
+const STRENGTH: ReadonlyArray<StatedVersion['how']> = ['helm list', 'helm command', 'terraform', 'template', 'variable', 'sentence'];
 
 interface Statement {
   version: string;

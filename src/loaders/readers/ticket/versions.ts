@@ -2,7 +2,8 @@
  * The Karpenter version a ticket states in words. Karpenter's issue templates ask for it (`**Versions**:` then
  * `- Chart Version: 1.1.1`; older ones `__Karpenter Version:__ v0.19.0`), and people paste the commands they ran
  * (`helm upgrade --install karpenter oci://… --version "1.0.6"`, `export KARPENTER_VERSION="1.0.6"`). Only labelled
- * statements count: a sentence such as "we upgraded from 0.37 to 1.0" names two versions and neither for sure.
+ * statements count, and a sentence only when it names one release and nothing of an upgrade ("we run Karpenter version
+ * 1.0.5"): "we upgraded from 0.37 to 1.0" names two versions and neither for sure.
  */
 import type { StatedVersion } from '../../types.js';
 
@@ -42,6 +43,16 @@ const HELM_LIST_ROW = new RegExp(String.raw`\s(?:deployed|failed|superseded|pend
  */
 const HELM_RELEASE_CHART = new RegExp(String.raw`(?:^|[\s{,-])"?chart"?\s*:\s*"?karpenter-(${SEMVER_BODY})"?(?=\s*[,}]|\s*$)`);
 const HELM_RELEASE_SPAN = 8;
+/**
+ * A sentence naming one release as the one that runs: "We deployed Karpenter version 1.0.5 last week". Weakest of all:
+ * only when the line names no other version and says nothing of an upgrade, a rollback or what came before.
+ */
+const SENTENCE = new RegExp(
+  String.raw`\bkarpenter\s+(?:helm\s+)?(?:chart\s+)?version\s+(?:is\s+|of\s+)?[\`"']?v?(${SEMVER_BODY})[\`"']?(?=$|[\s,.;:!?()])`,
+  'i',
+);
+const VERSION_LIKE = /(?<![\w.])v?\d+\.\d+(?:\.\d+)?(?![\w.]*\d)/g;
+const NOT_WHAT_RUNS = /\b(?:from|upgrad\w*|downgrad\w*|migrat\w*|previous\w*|older|earlier|rollback|roll(?:ed|ing)?\s+back|before|instead|tried|trying)\b/i;
 const KARPENTER_MODULE_BLOCK = /^karpenter(?:_helm_config)?\s*=\s*\{\s*$/;
 const TF_CHART_VERSION = new RegExp(String.raw`^(?:chart_)?version\s*=\s*"${SEMVER}"\s*$`);
 const HELM_INSTALL = /\bhelm(?:\.exe)?\s+(?:upgrade|install|template)\b/;
@@ -100,6 +111,11 @@ export function statedVersions(lines: string[], source: string): StatedVersion[]
     const release = HELM_RELEASE_CHART.exec(line);
     if (release && helmRelease(lines, i)) {
       add(release[1]!, i, `helm list: chart karpenter-${release[1]!}`, 'helm list');
+      continue;
+    }
+    const sentence = SENTENCE.exec(line);
+    if (sentence && (line.match(VERSION_LIKE) ?? []).length === 1 && !NOT_WHAT_RUNS.test(line)) {
+      add(sentence[1]!, i, line, 'sentence');
       continue;
     }
     if (!HELM_INSTALL.test(line)) continue;
