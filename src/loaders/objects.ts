@@ -210,6 +210,11 @@ export function acceptDocument(value: unknown, source: string, line: number, sin
     items.forEach((item, i) => acceptObject(item, source, itemLines?.[i] ?? line, sink, type, true));
     return;
   }
+  if (isListMissingItsKind(doc)) {
+    // kubectl prints `kind: List` after the items: a paste cut above it is still the listing it was.
+    (doc.items as unknown[]).forEach((item, i) => acceptObject(item, source, itemLines?.[i] ?? line, sink, {}, true));
+    return;
+  }
   if (Array.isArray(value)) {
     const patch = jsonPatchText(value);
     if (patch) {
@@ -220,6 +225,18 @@ export function acceptDocument(value: unknown, source: string, line: number, sin
     return;
   }
   acceptObject(value, source, line, sink);
+}
+
+const LIST_HEAD_KEYS = new Set(['apiVersion', 'items', 'metadata']);
+
+/** `apiVersion: v1` and `items:` of Kubernetes objects, nothing else: a `kubectl get -o yaml|json` List without its tail. */
+function isListMissingItsKind(doc: Record<string, unknown>): boolean {
+  if (typeof doc !== 'object' || Array.isArray(doc) || doc.kind !== undefined || !Array.isArray(doc.items) || doc.items.length === 0) return false;
+  if (!Object.keys(doc).every((k) => LIST_HEAD_KEYS.has(k))) return false;
+  return doc.items.every((item) => {
+    const o = item as Record<string, unknown> | null;
+    return !!o && typeof o === 'object' && typeof o.kind === 'string' && typeof o.apiVersion === 'string';
+  });
 }
 
 const PATCH_OPS = new Set(['add', 'remove', 'replace', 'move', 'copy', 'test']);
