@@ -10,6 +10,7 @@ import { isStaticMisfit, schedulingFailures, type Clause, type ClauseKind, type 
 import { exclusion, type Exclusion } from '../snapshot/messages/karpenter-logs.js';
 import { heldFor, heldLongerThan, isPending, plural, unknownOn } from './support.js';
 import { maxOf, minOf } from '../kube/lists.js';
+import { NAMESPACE_NOT_SHOWN, nameShown } from './lib/records-only.js';
 
 const ID = 'no-instance-type-fits';
 /** Clauses another rule owns when the objects behind them are in the snapshot. */
@@ -245,14 +246,14 @@ function podFinding(
     );
   const excluded = exclusionNote(list);
   if (excluded) notes.push(excluded);
-  // Events rows whose pod the paste does not name key it `(namespace not shown)/(name not shown)`: no Kubernetes name opens with `(`.
-  const unnamed = name.startsWith('(');
+  // Events rows whose pod the paste does not name key it with the stand-ins (scheduling-failures.ts).
+  const unnamed = !nameShown(name);
   const getPod = unnamed ? 'kubectl get pods -A --field-selector status.phase=Pending -o yaml' : `kubectl get pod -n ${ns} ${name} -o yaml`;
   if (!pod)
     notes.push(`The Pod is not in the input: ${getPod} would confirm it still waits${vias.length === 1 && vias[0] === 'log' ? ' (from logs only)' : ''}`);
   const kinds = [...new Set(clauses.map((c) => c.kind))];
   return {
-    object: pod ?? { apiVersion: 'v1', kind: 'Pod', namespace: ns.startsWith('(') ? null : ns, name: unnamed ? '' : name },
+    object: pod ?? { apiVersion: 'v1', kind: 'Pod', namespace: ns === NAMESPACE_NOT_SHOWN ? null : ns, name: unnamed ? '' : name },
     messageId: 'podFitsNoType',
     data: {
       key,

@@ -6,7 +6,7 @@ import { KIND } from '../kube/kinds.js';
 import { formatDuration } from '../kube/units.js';
 import { nodeClassRefOf } from './lib/configuration.js';
 import { ageOf, heldLongerThan, listNames, plural } from './support.js';
-import { getCommand, refOf, reportFromRecords, seenText, type RecordsOnlyRule } from './lib/records-only.js';
+import { getCommand, NAME_NOT_SHOWN, refOf, reportFromRecords, seenText, type RecordsOnlyRule } from './lib/records-only.js';
 import { classifyLaunchError } from './lib/launch-failures.js';
 import { statedLaunchFailures } from './lib/launch-condition.js';
 import { logRefs, logText } from '../snapshot/messages/karpenter-logs.js';
@@ -281,7 +281,7 @@ const FROM_LOGS = {
       objectKindClause:
         c.object.kind === 'EC2NodeClass' || c.object.kind === 'AWSNodeTemplate'
           ? `${c.object.kind} ${c.object.name}`
-          : `The node class of ${c.object.kind} ${c.object.name || '(name not shown)'}`,
+          : `The node class of ${c.object.kind} ${c.object.name || NAME_NOT_SHOWN}`,
       stated: STATED_TEXT[c.key ?? ''] ?? 'it does not resolve',
       seenText: seenText(s),
       text: s.text,

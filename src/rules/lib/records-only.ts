@@ -182,10 +182,17 @@ function judgedElsewhere(ctx: Pick<RuleContext, 'snapshot'>, ref: ObjectRef, whi
 
 /** The name of an object the input does not name, as messages say it. */
 export const NAME_NOT_SHOWN = '(name not shown)';
+/** Its namespace, when the input does not show that either (no Kubernetes name opens with `(`). */
+export const NAMESPACE_NOT_SHOWN = '(namespace not shown)';
+
+/** Whether a reference's name is one the input shows (not empty, not the stand-in above). */
+export function nameShown(name: string | null | undefined): name is string {
+  return !!name && name !== NAME_NOT_SHOWN;
+}
 
 /** `kubectl get <kind> <name> [-n ns] -o yaml` for a reference. */
 export function getCommand(ref: ObjectRef): string {
-  return fullObjectCommand(ref.kind, ref.name && ref.name !== NAME_NOT_SHOWN ? ref.name : '<name>', ref.namespace ?? undefined);
+  return fullObjectCommand(ref.kind, nameShown(ref.name) ? ref.name : '<name>', ref.namespace ?? undefined);
 }
 
 /** `ns/name` of a reference, for messages: events pasted under a description whose `Name:` line was cut name none. */

@@ -8,7 +8,7 @@ import type { RuleContext } from '../../engine/rule.js';
 import type { LogRecord } from '../../kube/types.js';
 import { objectRefusal } from '../../snapshot/messages/controller-errors.js';
 import { logRefs, logText } from '../../snapshot/messages/karpenter-logs.js';
-import { getCommand, NAME_NOT_SHOWN, refOf, reportFromRecords, seenText, type StatedCause, type StatedMessage } from './records-only.js';
+import { getCommand, NAME_NOT_SHOWN, nameShown, refOf, reportFromRecords, seenText, type StatedCause, type StatedMessage } from './records-only.js';
 
 const POOL_OF: Record<string, string> = { NodeClaim: 'NodePool', Machine: 'Provisioner' };
 
@@ -21,7 +21,7 @@ function refusedByController(log: LogRecord): StatedCause | undefined {
   const claimKind = r.kind && POOL_OF[r.kind] ? r.kind : refs.machine ? 'Machine' : 'NodeClaim';
   const claim = r.kind && !POOL_OF[r.kind] ? undefined : (r.name ?? refs.nodeClaim);
   const pool = refs.nodePool ?? (claim ? /^(.*)-[a-z0-9]{5}$/.exec(claim)?.[1] : undefined);
-  const detail = `${claimKind} ${claim ?? '(name not shown)'}: ${r.why.length > 240 ? `${r.why.slice(0, 239)}…` : r.why}`;
+  const detail = `${claimKind} ${claim ?? NAME_NOT_SHOWN}: ${r.why.length > 240 ? `${r.why.slice(0, 239)}…` : r.why}`;
   if (r.kind && !POOL_OF[r.kind]) return { object: refOf(r.kind, r.name ?? ''), key: r.why, detail: `${r.kind} ${r.name ?? ''}: ${r.why}` };
   if (pool) return { object: refOf(POOL_OF[claimKind]!, pool), key: r.why.replace(/"[^"]*"/g, ''), detail };
   // The webhook's wording names no object: the pool is the one the record leaves unnamed, `kubectl get` lists them all.
@@ -79,14 +79,14 @@ export function reportRefusedObjects(ctx: Pick<RuleContext, 'snapshot' | 'report
               detail: cause.detail ?? '',
               consequence:
                 cause.object.kind === 'NodePool' || cause.object.kind === 'Provisioner'
-                  ? `The controller builds it from ${cause.object.name && cause.object.name !== NAME_NOT_SHOWN ? `${cause.object.kind} ${cause.object.name}` : `a ${cause.object.kind} the record does not name`}, so no node is launched for that pool's pending pods until the pool changes.`
+                  ? `The controller builds it from ${nameShown(cause.object.name) ? `${cause.object.kind} ${cause.object.name}` : `a ${cause.object.kind} the record does not name`}, so no node is launched for that pool's pending pods until the pool changes.`
                   : 'Nothing is launched from it until what it is built from changes.',
             },
           },
     fix: (cause) =>
       cause.key?.startsWith('apply:')
         ? `Fix what the refusal names in the manifest of ${cause.object.kind} ${cause.object.name || NAME_NOT_SHOWN}, check it with kubectl apply --dry-run=server -f <file>, then apply it again`
-        : `Change the field the API server names in ${cause.object.name && cause.object.name !== NAME_NOT_SHOWN ? `${cause.object.kind} ${cause.object.name}` : `the ${cause.object.kind} the pending pods select`} (its template's requirements, labels or taints become the NodeClaim's), ` +
+        : `Change the field the API server names in ${nameShown(cause.object.name) ? `${cause.object.kind} ${cause.object.name}` : `the ${cause.object.kind} the pending pods select`} (its template's requirements, labels or taints become the NodeClaim's), ` +
           'then watch the next NodeClaim get created: kubectl get nodeclaims -w',
     confirmWith: (cause) => getCommand(cause.object),
   });

@@ -17,6 +17,7 @@ import { simulatedPods } from '../../snapshot/messages/simulation.js';
 import { exclusion, logRefs, logSays, podNames } from '../../snapshot/messages/karpenter-logs.js';
 import { isKarpenterScheduleError, parseScheduleError, saysNoPoolFits, type Clause } from '../../snapshot/messages/schedule-error.js';
 import { saysScheduling } from '../../snapshot/messages/scheduling.js';
+import { NAME_NOT_SHOWN, NAMESPACE_NOT_SHOWN } from './records-only.js';
 
 export { parseScheduleError };
 export type { Clause, ClauseKind } from '../../snapshot/messages/schedule-error.js';
@@ -77,7 +78,7 @@ function build(snapshot: Snapshot): SchedulingFailures {
       // Rows whose pod the paste does not name (their kind read from reason and source) invent neither its name nor its namespace.
       const pod = e.involved.name
         ? `${e.involved.namespace ?? 'default'}/${e.involved.name}`
-        : `${e.involved.namespace ?? '(namespace not shown)'}/(name not shown)`;
+        : `${e.involved.namespace ?? NAMESPACE_NOT_SHOWN}/${NAME_NOT_SHOWN}`;
       if (e.reason === 'Nominated' && e.component === 'karpenter') place(pod, e.lastSeen);
       if (e.reason !== 'FailedScheduling' || !(e.component === 'karpenter' || isKarpenterScheduleError(e.message))) continue;
       // The kube-scheduler's own "0/12 nodes are available" is not Karpenter's verdict.

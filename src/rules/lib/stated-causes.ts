@@ -12,7 +12,16 @@ import { classifyBlocked, type Blocker } from '../../snapshot/messages/disruptio
 import { budgetBlockedReason, drainBlockedPod, eventSays, statefulSetPod } from '../../snapshot/messages/object-events.js';
 import { controllerError } from '../../snapshot/messages/controller-errors.js';
 import { limitsStated } from '../../snapshot/messages/scheduling.js';
-import { getCommand, NAME_NOT_SHOWN, refOf, type RecordsOnlyRule, type StatedCause, type StatedMessage, type UncoveredCause } from './records-only.js';
+import {
+  getCommand,
+  NAME_NOT_SHOWN,
+  nameShown,
+  refOf,
+  type RecordsOnlyRule,
+  type StatedCause,
+  type StatedMessage,
+  type UncoveredCause,
+} from './records-only.js';
 import { budgetErrorPool, logRefs, logSays, logText, podNames } from '../../snapshot/messages/karpenter-logs.js';
 
 const times = (n: number) => (n === 1 ? 'once' : `${n} times`);
@@ -235,12 +244,12 @@ function spanText(s: { span?: number }): string {
 
 /** The node to list pods on: a NodeClaim's node has its own name, which its events do not give. */
 function drainedNode(c: StatedCause): string {
-  if (!c.object.name || c.object.name === NAME_NOT_SHOWN) return '<node>';
+  if (!nameShown(c.object.name)) return '<node>';
   return c.object.kind === 'Node' ? c.object.name : '<node of NodeClaim ' + c.object.name + '>';
 }
 
 /** The object's name, or that the paste does not show it (event rows cut from their describe). */
-const shownName = (c: StatedCause): string => c.object.name || '(name not shown)';
+const shownName = (c: StatedCause): string => c.object.name || NAME_NOT_SHOWN;
 
 export const POD_DO_NOT_DISRUPT = {
   fromEvent: blockedBy(['pod-do-not-disrupt'], (e, r) => {
