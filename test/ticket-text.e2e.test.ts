@@ -27,6 +27,18 @@ describe('scanning a ticket from the command line', () => {
     expect(report.snapshot.skipped).toEqual([{ source: '<stdin>', line: 1, reason: 'prose (3 paragraphs), not objects or logs' }]);
   });
 
+  it('a piece of a NodePool spec piped to stdin is read as a partial NodePool: judged on what it shows only', () => {
+    const r = run(['scan', '-', '--format', 'json', '--no-crd-download'], readFileSync(join(TICKETS, 'shapes', 'pieces-v1beta1.md'), 'utf8'));
+    const report = JSON.parse(r.stdout);
+    expect(report.snapshot.counts).toEqual({ NodePool: 1 });
+    expect(report.findings.map((f: { ruleId: string }) => f.ruleId)).toEqual(['deprecated-karpenter-api']);
+    const limits = report.notEvaluated.find(
+      (n: { ruleId: string; reason: string }) => n.ruleId === 'nodepool-without-limits' && n.reason.includes('a piece of'),
+    );
+    expect(limits.reason).toContain("a piece of NodePool's spec pasted without the lines above it");
+    expect(limits.reason).toContain('does not show spec.limits');
+  });
+
   it('nothing loaded with --format json: the JSON report with its skipped list, the one-line error, exit 2', () => {
     const r = run(['scan', join(TICKETS, 'prose-only.txt'), '--format', 'json']);
     expect(r.code).toBe(2);

@@ -125,6 +125,59 @@ export function inferKind(value: Record<string, unknown>): KindInference {
   };
 }
 
+/** A fragment typed by where it was cut from: the kind, and the path its keys sat under (`spec`, `spec.template.spec`). */
+export type PlacedInference = (KindInference & { kind: string }) & { at: string };
+
+/**
+ * Where in a kind a pasted piece can have been cut from: an object-valued `spec` or `status` at any depth the table
+ * reaches (the object's own, the spec of a template it holds). Read off the table, so a new kind brings its own.
+ */
+const cuts = new Map<Indexed, string[]>();
+function cutPoints(k: Indexed): string[] {
+  let out = cuts.get(k);
+  if (!out) {
+    const all = [...k.paths];
+    out = all.filter((p) => /(^|\.)(spec|status)$/.test(p) && (k.open.includes(p) || all.some((q) => q.startsWith(`${p}.`))));
+    cuts.set(k, out);
+  }
+  return out;
+}
+
+function placedAt(value: Record<string, unknown>, at: string): Record<string, unknown> {
+  return at.split('.').reduceRight<Record<string, unknown>>((inner, key) => ({ [key]: inner }), value);
+}
+
+/**
+ * The kind of a piece pasted from below an object's top (`disruption:` and `template:` of a NodePool's spec, the
+ * `conditions:` of a status): every cut point of every kind is tried, and the piece is typed only when it fits below
+ * one kind at one place. Fitting several (a NodeClaim's spec and a NodePool's `spec.template.spec` hold the same
+ * keys) names them all; fitting none says nothing, since most such YAML (a chart's values) is no object at all.
+ */
+export function inferPlacement(value: Record<string, unknown>): PlacedInference | { kind?: undefined; candidates: string[]; reason: string } {
+  if (fieldPaths(value).length < 2) return { candidates: [], reason: 'shows too few fields to tell its kind by' };
+  const places = new Map<string, { kind: string; at: string; declared: number }>();
+  for (const k of table()) {
+    for (const at of cutPoints(k)) {
+      const paths = fieldPaths(placedAt(value, at));
+      if (!fits(k, paths, conditionTypes(placedAt(value, at)))) continue;
+      const key = `${groupOf(k.shape.apiVersion)}/${k.shape.kind}@${at}`;
+      const declared = paths.filter((p) => k.paths.has(p) && p !== at && !at.startsWith(`${p}.`)).length;
+      places.set(key, { kind: k.shape.kind, at, declared: Math.max(declared, places.get(key)?.declared ?? 0) });
+    }
+  }
+  if (places.size === 0) return { candidates: [], reason: 'its fields fit below no kind karpdoctor knows' };
+  if (places.size > 1) {
+    const named = [...new Set([...places.values()].map((p) => `${p.kind}'s ${p.at}`))];
+    return { candidates: named, reason: 'its fields fit below more than one kind' };
+  }
+  const only = [...places.values()][0]!;
+  // Keys of an open map (`limits: {cpu, memory}`) fit anywhere a map is: a piece must show two fields its kind declares.
+  if (only.declared < 2) return { candidates: [], reason: 'shows too few fields to tell its kind by' };
+  const inferred = inferKind(placedAt(value, only.at));
+  if (inferred.kind !== only.kind) return { candidates: [only.kind], reason: `its fields fit ${only.kind}'s ${only.at} of more than one API group` };
+  return { ...inferred, at: only.at };
+}
+
 /** `spec.role` rather than also `spec.role.x`: the shortest paths that say it. */
 function mostGeneral(paths: string[]): string[] {
   const sorted = [...paths].sort((a, b) => a.length - b.length);

@@ -8,7 +8,7 @@ import { currentApiVersion } from './kubectl-resources.js';
 import type { KubeObject, LoadedObject, Provenance, SkippedInput } from '../kube/types.js';
 import { templateReason, templatedIdentity } from './templates.js';
 import { exportedEvent } from './exported-events.js';
-import { inferKind } from './kind-inference.js';
+import { inferKind, inferPlacement } from './kind-inference.js';
 
 export interface ObjectSink {
   objects: LoadedObject[];
@@ -97,6 +97,10 @@ export function acceptObject(
   if (obj.apiVersion === undefined && itemType.apiVersion) obj.apiVersion = itemType.apiVersion;
   if (sink.defaults) applyOutputType(obj, sink.defaults);
   if (obj.kind === undefined && sink.defaults !== undefined && isFragment(obj)) return acceptFragment(obj, source, line, sink);
+  if (obj.kind === undefined && obj.apiVersion === undefined && sink.defaults !== undefined && isPiece(obj)) {
+    const placed = acceptPiece(obj, source, line, sink);
+    if (placed !== undefined) return placed;
+  }
   if (typeof obj.kind !== 'string' || typeof obj.apiVersion !== 'string') {
     sink.skipped.push({ source, line, reason: describeNonKube(obj, sink.defaults !== undefined) });
     return false;
@@ -154,6 +158,46 @@ function acceptFragment(obj: Record<string, unknown>, source: string, line: numb
   });
   sink.listedKinds.add(kindKey(kube.apiVersion, kube.kind));
   return true;
+}
+
+/**
+ * A piece pasted from below an object's top, without `spec:` or `status:` above it (`disruption:`, `template:` and
+ * `limits:` of a NodePool; `conditions:` and `providerID:` of a NodeClaim's status): typed by where its keys fit
+ * (kind-inference.ts `inferPlacement`) and read as a partial object holding the piece there. Undefined when its keys
+ * fit below no kind: such YAML (a chart's values, a config file) is said to be no object, as before.
+ */
+function acceptPiece(obj: Record<string, unknown>, source: string, line: number, sink: ObjectSink): boolean | undefined {
+  const placed = inferPlacement(obj);
+  const keys = Object.keys(obj).slice(0, 4).join(', ');
+  if (!('at' in placed)) {
+    if (placed.candidates.length < 2) return undefined;
+    sink.skipped.push({
+      source,
+      line,
+      reason: `part of an object without its kind or the key above it (keys: ${keys}): kind not inferred, ${placed.reason} (it could be ${orList(placed.candidates)}); include the \`kubectl get KIND NAME -o yaml\` line that printed it`,
+    });
+    return false;
+  }
+  const at = placed.at.split('.');
+  const object: Record<string, unknown> = { apiVersion: placed.apiVersion, kind: placed.kind, metadata: {} };
+  let into = object;
+  for (const key of at.slice(0, -1)) into = (into[key] = {}) as Record<string, unknown>;
+  into[at[at.length - 1]!] = obj;
+  const known = Object.keys(obj).map((k) => `/${[...at, k].join('/')}`);
+  const why = placed.alone ? `its fields ${placed.from.join(', ')}, which fit no other kind together` : placed.from.join(', ');
+  const partial = { from: `a piece of ${placed.kind}'s ${placed.at} pasted without the lines above it, read from ${why}`, known };
+  const kube = object as unknown as KubeObject;
+  sink.objects.push({
+    object: compactObject(kube),
+    provenance: { source, line, partial, inferredKind: { kind: placed.kind, from: placed.from }, single: true },
+  });
+  sink.listedKinds.add(kindKey(kube.apiVersion, kube.kind));
+  return true;
+}
+
+/** Keys and values with no object's identity, list or log record around them: maybe a piece of an object. */
+function isPiece(obj: Record<string, unknown>): boolean {
+  return !('items' in obj) && !isLogRecord(obj) && Object.keys(obj).length > 0;
 }
 
 /**

@@ -53,7 +53,13 @@ export const ticketText: Reader = {
   },
   read: async ({ file, chunks, readBlock }, sink) => {
     const text = await readAll(chunks);
-    const { blocks, prose, repaired } = splitText(text);
+    const { blocks, prose, repaired, unrepaired: guesses } = splitText(text);
+    for (const u of guesses)
+      sink.skipped.push({
+        source: file.displayPath,
+        line: u.from,
+        reason: `YAML damaged by Markdown (${u.what} at lines ${u.from}–${u.to}): not undone, ${u.why}, so it was not read`,
+      });
     const stated = statedVersions(text.split('\n'), file.displayPath);
     if (stated.length) pushAll((sink.statedVersions ??= []), stated);
     const logsBeforeFile = sink.logs.length;

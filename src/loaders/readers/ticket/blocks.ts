@@ -16,6 +16,8 @@ import { parseCommand, type Command } from './command.js';
 import { resourceType } from '../../kubectl-resources.js';
 import { markElisions } from './elisions.js';
 import { exportHeader } from '../log-export.js';
+import { isObjectJson, unbulletRuns, unspanPastes, type Unrepaired } from './markdown-runs.js';
+import { dropHeadlessListTail } from './list-tail.js';
 
 /**
  * `other`: tables, describe output, kubectl's messages; `hcl`: a fence of Terraform; `text`: anything else inside a
@@ -48,6 +50,8 @@ export interface SplitText {
   prose: Paragraph[];
   /** Lines (1-based) whose Markdown damage was undone (see `unmark`), with what was undone. */
   repaired: Map<number, string>;
+  /** Runs that look like damaged YAML whose repair would be a guess (ticket/markdown-runs.ts), left as they were. */
+  unrepaired: Unrepaired[];
 }
 
 const FENCE = /^\s*(`{3,}|~{3,})\s*([\w+.-]*)/;
@@ -75,15 +79,15 @@ const BOX_SIDE = /^\s*[│┃║|] ?|[│┃║] *$/g;
 
 export function splitText(text: string): SplitText {
   const repaired = new Map<number, string>();
-  const lines = stripBoxes(
-    text.split('\n').map((l, i) => {
-      const line = expandLeadingTabs(unquote(l.endsWith('\r') ? l.slice(0, -1) : l));
-      const fixed = unmark(line);
-      if (fixed.what) repaired.set(i + 1, fixed.what);
-      return fixed.line;
-    }),
-  );
-  const out: SplitText = { blocks: [], prose: [], repaired };
+  const unmarked = text.split('\n').map((l, i) => {
+    const line = expandLeadingTabs(unquote(l.endsWith('\r') ? l.slice(0, -1) : l));
+    const fixed = unmark(line);
+    if (fixed.what) repaired.set(i + 1, fixed.what);
+    return fixed.line;
+  });
+  const unrepaired: Unrepaired[] = [];
+  const lines = stripBoxes(unspanPastes(unbulletRuns(unmarked, repaired, unrepaired), repaired));
+  const out: SplitText = { blocks: [], prose: [], repaired, unrepaired };
   let command: Command | undefined;
   for (let i = 0; i < lines.length;) {
     const line = lines[i]!;
@@ -310,6 +314,11 @@ function scanDepth(raw: string, state: { depth: number; inString: boolean }): vo
 function inlineRecords(line: string, lineNo: number, out: SplitText): void {
   for (const m of line.matchAll(/`([^`]+)`/g)) {
     const text = m[1]!.trim();
+    // An object or a List quoted as one line of JSON (`kubectl get … -o json | jq -c`) is read as that JSON.
+    if (/^\{\s*"/.test(text) && jsonKind(text) === 'json' && isObjectJson(text)) {
+      out.blocks.push({ kind: 'json', start: lineNo, lines: [text], lang: '' });
+      continue;
+    }
     const record = text.startsWith('{"') ? jsonKind(text) === 'log' : parseLogLine(text, 0, { source: '' })?.level !== undefined;
     if (record) out.blocks.push({ kind: 'log', start: lineNo, lines: [text], lang: '' });
   }
@@ -462,6 +471,7 @@ function cleanBlock(raw: string[], start: number, kind: BlockKind, lang: string,
   }
   if (kind === 'json' || kind === 'log') lines = unwrapRecords(lines);
   if (kind === 'json') lines = dropElementComma(lines);
+  if (kind === 'yaml') lines = dropHeadlessListTail(lines);
   lines = dedent(lines);
   const bulleted = kind === 'yaml' && bulletedObject(lines);
   if (bulleted) lines = lines.map((l) => l.slice(2));
