@@ -99,6 +99,43 @@ describe('the block YAML reader', () => {
     expect(readBlockYaml(text)).toBeUndefined();
   });
 
+  it('types letter-initial plain scalars as js-yaml does, as values and as keys', () => {
+    const words = [
+      '~',
+      'null',
+      'Null',
+      'NULL',
+      'nULL',
+      'nulls',
+      'n',
+      'true',
+      'True',
+      'TRUE',
+      'tRUE',
+      'false',
+      'False',
+      'FALSE',
+      'fAlse',
+      'yes',
+      'on',
+      'no',
+      'Never',
+      'tcp',
+    ];
+    const text = ['kind: ConfigMap', 'data:', ...words.map((w, i) => `  k${i}: ${w}`), 'list:', ...words.map((w) => `- ${w}`), ''].join('\n');
+    expect(readBlockYaml(text)?.docs).toEqual(jsYamlDocs(text));
+    for (const typedKey of ['true: x\n', 'Null: x\n', '~: x\n', 'FALSE: x\n']) expect(readBlockYaml(typedKey)).toBeUndefined();
+    const stringKeys = 'nulls: 1\ntRUE: 2\nfAlse: 3\nnever: 4\n';
+    expect(readBlockYaml(stringKeys)?.docs).toEqual(jsYamlDocs(stringKeys));
+  });
+
+  it('keeps apart keys that look alike by length and by their first, middle and last characters', () => {
+    // abcde, axcye and abcze share every character the reader looks at before comparing the whole key.
+    const text = ['- abcde: 1', '  axcye: 2', '  abcze: 3', '- axcye: 4', '  abcde: 5', '- abcze: 6', '  axcye: 7', '  abcde: 8', ''].join('\n');
+    expect(readBlockYaml(text)?.docs).toEqual(jsYamlDocs(text));
+    expect(readBlockYaml('a: 1\nabcde: 2\nabcde: 3\n')).toBeUndefined();
+  });
+
   it('does not number what it cannot: a top-level sequence, an items field outside a List', () => {
     expect(readBlockYaml('- a: 1\n- a: 2\n')?.unitLines).toBeUndefined();
     expect(readBlockYaml('kind: Thing\nitems:\n- 1\n')?.unitLines).toBeUndefined();

@@ -51,7 +51,7 @@ export interface BlockYaml {
  */
 export function readBlockYaml(text: string): BlockYaml | undefined {
   if (text.charCodeAt(0) === 0xfeff || text.includes('\t') || text.includes('\r') || NON_PRINTABLE.test(text)) return undefined;
-  const reader = new BlockReader(text.split('\n'));
+  const reader = new BlockReader(new Lines(text));
   try {
     const docs = reader.documents();
     return { docs, unitLines: reader.unitLines };
@@ -61,13 +61,44 @@ export function readBlockYaml(text: string): BlockYaml | undefined {
   }
 }
 
+/**
+ * The lines of a text, each cut out when the reader reaches it. A list of them all (`split`) would keep every line
+ * alive through the whole parse, and the collector would copy each one twice before promoting it; this way a line is
+ * garbage almost as soon as it is read. The reader only moves forward, so one line is kept at hand.
+ */
+class Lines {
+  readonly length: number;
+  private readonly starts: number[] = [0];
+  private at = -1;
+  private current = '';
+  constructor(private readonly text: string) {
+    for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) this.starts.push(i + 1);
+    this.length = this.starts.length;
+    this.starts.push(text.length + 1);
+  }
+
+  get(i: number): string {
+    if (i !== this.at) {
+      this.at = i;
+      this.current = this.text.slice(this.starts[i], this.starts[i + 1]! - 1);
+    }
+    return this.current;
+  }
+
+  /** The line being read, as the reader will see it from now on. */
+  replace(i: number, line: string): void {
+    this.at = i;
+    this.current = line;
+  }
+}
+
 class BlockReader {
   private i = 0;
   unitLines: number[] | undefined = [];
   /** The next sequence is the value of a document's top-level `items`: its entries' lines are kept. */
   private itemsNext = false;
   private itemLines: number[] | undefined;
-  constructor(private readonly lines: string[]) {}
+  constructor(private readonly lines: Lines) {}
 
   documents(): unknown[] {
     const docs: unknown[] = [];
@@ -76,7 +107,7 @@ class BlockReader {
     while (true) {
       this.skipBlank();
       if (this.i >= n) break;
-      const line = this.lines[this.i]!;
+      const line = this.lines.get(this.i);
       if (line.startsWith('---')) {
         if (!DOC_START.test(line)) give();
         if (explicit) give(); // an empty document between two markers
@@ -92,7 +123,7 @@ class BlockReader {
       this.units(doc, first);
       explicit = false;
       this.skipBlank();
-      if (this.i < n && !this.lines[this.i]!.startsWith('---')) give();
+      if (this.i < n && !this.lines.get(this.i).startsWith('---')) give();
     }
     if (explicit) give();
     return docs;
@@ -115,7 +146,7 @@ class BlockReader {
   private skipBlank(): void {
     const lines = this.lines;
     while (this.i < lines.length) {
-      const l = lines[this.i]!;
+      const l = lines.get(this.i);
       const ind = indentOf(l);
       if (ind < l.length && l.charCodeAt(ind) !== 0x23 /* # */) return;
       this.i++;
@@ -126,21 +157,21 @@ class BlockReader {
   private nextIndent(): number {
     this.skipBlank();
     if (this.i >= this.lines.length) return -1;
-    const l = this.lines[this.i]!;
+    const l = this.lines.get(this.i);
     if (l.startsWith('---') || l.startsWith('...')) return -1;
     return indentOf(l);
   }
 
   /** The block node whose first line is the current one, at exactly `indent`. */
   private block(indent: number): unknown {
-    const l = this.lines[this.i]!;
+    const l = this.lines.get(this.i);
     return isEntry(l, indent) ? this.sequence(indent) : this.mapping(indent);
   }
 
   private mapping(indent: number): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     while (true) {
-      const line = this.lines[this.i]!;
+      const line = this.lines.get(this.i);
       let colon: number;
       let key: string;
       const c = line.charCodeAt(indent);
@@ -152,8 +183,7 @@ class BlockReader {
       } else {
         colon = keyEnd(line, indent);
         if (colon <= indent || line.charCodeAt(colon - 1) === 0x20 || isIndicator(c)) give();
-        key = line.slice(indent, colon);
-        if ((maybeTyped(c) && plain(key) !== key) || key.includes(' #')) give();
+        key = knownKey(line, indent, colon) ?? newKey(line.slice(indent, colon), c);
       }
       // Values are never undefined here, so a defined one is a repeated key (or an Object.prototype name: left to js-yaml).
       if (out[key] !== undefined || key === '__proto__') give();
@@ -162,7 +192,7 @@ class BlockReader {
       this.itemsNext = false;
       const next = this.nextIndent();
       if (next < indent) return out;
-      if (next > indent || isEntry(this.lines[this.i]!, indent)) give();
+      if (next > indent || isEntry(this.lines.get(this.i), indent)) give();
     }
   }
 
@@ -172,7 +202,7 @@ class BlockReader {
     this.itemsNext = false;
     while (true) {
       lines?.push(this.i + 1);
-      const line = this.lines[this.i]!;
+      const line = this.lines.get(this.i);
       const after = indent + 1;
       if (after >= line.length) {
         // `-` alone: the item is on the following lines, or null.
@@ -185,13 +215,13 @@ class BlockReader {
         if (isEntry(line, at) || line.startsWith('? ', at)) give();
         if (entryIsMapping(line, at)) {
           // `- key: value`: the mapping starts on this line, at the column of its key.
-          this.lines[this.i] = ' '.repeat(at) + line.slice(at);
+          this.lines.replace(this.i, ' '.repeat(at) + line.slice(at));
           out.push(this.mapping(at));
         } else out.push(this.value(line, at, indent, false));
       }
       const next = this.nextIndent();
       // A line at the same indentation that is not an entry: the next key of the mapping this sequence is a value of.
-      if (next < indent || (next === indent && !isEntry(this.lines[this.i]!, indent))) return out;
+      if (next < indent || (next === indent && !isEntry(this.lines.get(this.i), indent))) return out;
       if (next > indent) give();
     }
   }
@@ -206,7 +236,7 @@ class BlockReader {
     if (at >= line.length) {
       const next = this.nextIndent();
       if (next > indent) return this.block(next);
-      if (inMapping && next === indent && isEntry(this.lines[this.i]!, indent)) return this.sequence(indent);
+      if (inMapping && next === indent && isEntry(this.lines.get(this.i), indent)) return this.sequence(indent);
       return null;
     }
     if (at === from && inMapping) give(); // `key:value` is not a mapping entry
@@ -237,7 +267,7 @@ class BlockReader {
     const body: string[] = [];
     let j = this.i;
     for (; j < lines.length; j++) {
-      const l = lines[j]!;
+      const l = lines.get(j);
       const ind = indentOf(l);
       if (ind === l.length) {
         if (block < 0 && l.length > indent) give(); // spaces before the indentation is known
@@ -332,7 +362,31 @@ function quoted(l: string, from: number): { value: string; end: number } {
   }
 }
 
+/**
+ * Keys seen before, by a hash of their length and end characters: a dump repeats a few hundred keys millions of times,
+ * and matching one in place costs neither a new string per line nor a lookup of it among V8's property names.
+ */
+const KEYS: Array<string | undefined> = new Array<string | undefined>(4096);
+const keySlot = (line: string, from: number, to: number) =>
+  ((to - from) * 31 + line.charCodeAt(from) * 7 + line.charCodeAt(to - 1) * 131 + line.charCodeAt((from + to) >> 1)) & 4095;
+
+function knownKey(line: string, from: number, to: number): string | undefined {
+  const known = KEYS[keySlot(line, from, to)];
+  return known !== undefined && known.length === to - from && line.startsWith(known, from) ? known : undefined;
+}
+
+/** A plain key not seen before: one the CORE schema would type, or that holds a comment, is left to js-yaml. */
+function newKey(key: string, first: number): string {
+  if ((maybeTyped(first) && plain(key) !== key) || key.includes(' #')) give();
+  // The property name itself (an internalized string), so that later matches store it without another lookup.
+  const name = Object.keys({ [key]: 0 })[0]!;
+  KEYS[keySlot(name, 0, name.length)] = name;
+  return name;
+}
+
 const STRING = Symbol('string');
+
+const LETTER_WORDS = new Map<string, unknown>(['~', 'null', 'Null', 'NULL', 'true', 'True', 'TRUE', 'false', 'False', 'FALSE'].map((w) => [w, typed(w)]));
 
 /** A plain scalar's value when the CORE schema types it (null, bool, int, float); STRING when it stays a string. */
 function typed(s: string): unknown {
@@ -341,6 +395,8 @@ function typed(s: string): unknown {
 }
 
 function plain(s: string): unknown {
+  // A plain scalar that starts with a letter is typed only as one of these words (no number starts with a letter).
+  if (s.charCodeAt(0) > 0x40) return LETTER_WORDS.has(s) ? LETTER_WORDS.get(s) : s;
   const v = typed(s);
   return v === STRING ? s : v;
 }
