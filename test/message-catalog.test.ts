@@ -11,6 +11,7 @@ import { parseLogLine } from '../src/loaders/logs.js';
 import { apiMismatch } from '../src/snapshot/messages/api-errors.js';
 import { catalogRows } from '../src/snapshot/messages/catalog.js';
 import { classifyCloudError } from '../src/snapshot/messages/cloud-errors.js';
+import { unreachableEndpoint } from '../src/snapshot/messages/controller-errors.js';
 import { FIXTURES, findingLabel, scan } from './support/scan.js';
 
 describe('docs/karpenter-behaviour.md §8.6 lists every catalog row', () => {
@@ -113,6 +114,29 @@ describe('a cloud error code is the same cause in every wrapping', () => {
         'Provisioning failed, launching node, creating cloud provider machine, with fleet error(s), InsufficientInstanceCapacity: We currently do not have sufficient m5.4xlarge capacity',
       )?.level,
     ).toBe('ERROR');
+  });
+});
+
+describe('an AWS endpoint out of network reach, every SDK wording', () => {
+  it('names the host, the service, the region and how the network failed', () => {
+    // aws-sdk-go v1 through an escaped JSON string, the global IAM endpoint.
+    expect(
+      unreachableEndpoint(
+        'creating instance profile, RequestError: send request failed\\ncaused by: Post \\"https://iam.amazonaws.com/\\": dial tcp 52.94.225.3:443: connect: connection refused',
+      ),
+    ).toEqual({ host: 'iam.amazonaws.com', service: 'iam', failure: 'connection refused' });
+    // aws-sdk-go-v2 with a TLS handshake that never completes (a proxy or firewall in the way).
+    expect(
+      unreachableEndpoint(
+        'operation error EKS: DescribeCluster, exceeded maximum number of attempts, 3, https response error StatusCode: 0, RequestID: , request send failed, Post "https://eks.ca-central-1.amazonaws.com/clusters/prod": net/http: TLS handshake timeout',
+      ),
+    ).toEqual({ host: 'eks.ca-central-1.amazonaws.com', service: 'eks', region: 'ca-central-1', failure: 'TLS handshake timeout' });
+  });
+  it('is not a refusal by the service, nor a timeout to another host', () => {
+    expect(unreachableEndpoint('operation error EC2: RunInstances, https response error StatusCode: 403, api error UnauthorizedOperation')).toBeUndefined();
+    expect(unreachableEndpoint('Get "https://10.100.0.1:443/api/v1/nodes": dial tcp 10.100.0.1:443: i/o timeout')).toBeUndefined();
+    // ec2messages / ssmmessages are the SSM agent's endpoints on a node, not the controller's.
+    expect(unreachableEndpoint('Post "https://ec2messages.us-east-1.amazonaws.com/": dial tcp 10.0.4.4:443: i/o timeout')).toBeUndefined();
   });
 });
 
