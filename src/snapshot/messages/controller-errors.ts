@@ -13,7 +13,8 @@ export type ControllerError =
   | 'queue-missing'
   | 'queue-denied'
   | 'startup-check-failed'
-  | 'object-refused';
+  | 'object-refused'
+  | 'nil-pointer-panic';
 
 /**
  * An AWS service endpoint the controller calls (`ec2.eu-north-1.amazonaws.com`, `sts.…`, `ssm.…`, `sqs.…`, `eks.…`,
@@ -61,6 +62,12 @@ export const CONTROLLER_ERRORS: MessageTable<ControllerError> = [
   // The AWS operator's start-up check (a dry-run EC2 call, then Fatal): the controller exits before any launch, whatever
   // error follows the comma (AccessDenied on its role, NoCredentialProviders, a timeout).
   { re: /Checking EC2 API connectivity, /, signal: 'startup-check-failed', printed: ['console', 'json'] },
+  {
+    // Go's runtime, not Karpenter: a nil field dereferenced. Its trace (`stacktrace` of the record) says whose.
+    re: /panic: runtime error: invalid memory address or nil pointer dereference/,
+    signal: 'nil-pointer-panic',
+    printed: ALL_LOGS,
+  },
   {
     // The API server refuses an object of a Karpenter kind: its schema or CEL rules (`NodeClaim.karpenter.sh "x" is
     // invalid: spec.requirements[4].key: Invalid value: …`, every generation) or, up to v0.32, Karpenter's own
@@ -119,6 +126,20 @@ export function unreachableEndpoint(text: string): { host: string; service: stri
   const host = m[1]!;
   const region = /\.([a-z]{2}(?:-gov|-iso[a-z]*)?-[a-z]+-\d)\.amazonaws\.com/.exec(host)?.[1];
   return { host, service: m[2]!, ...(region ? { region } : {}), failure: m[3]! };
+}
+
+/**
+ * A Karpenter frame of a panic's trace that resolves a pool's node class reference (v1beta1/v1 `nodeClassRef`, v1alpha5
+ * `providerRef` / inline `provider`): `(*CloudProvider).resolveNodeClassFromNodePool`, `resolveNodeTemplate`, … A
+ * pool without the reference panics there (a nil pointer), the first frame under `panic(` being Karpenter's own.
+ */
+export function nodeClassPanicFrame(stacktrace: string): string | undefined {
+  const lines = stacktrace.split('\n').map((l) => l.trim());
+  const karpenter = lines.filter((l) => /^(?:github\.com\/aws\/karpenter|sigs\.k8s\.io\/karpenter)[\w./-]*\.\S+\(/.test(l));
+  const first = karpenter[0];
+  if (!first) return undefined;
+  const fn = /([\w.]+\.(?:\(\*?\w+\)\.)?\w+)\(/.exec(first.replace(/^.*\//, ''))?.[1];
+  return fn && /NodeClass|NodeTemplate|ProviderRef|nodeClassRef|providerRef/.test(fn) ? fn : undefined;
 }
 
 /** The controller errors a text states. */
