@@ -279,7 +279,9 @@ describe('k9s views copied out of the terminal', () => {
       nodeInfo: { kubeletVersion: 'v1.30.4-eks-a737599' },
     });
     expect(skipped(r)).toEqual(['1 prose (1 paragraph), not objects or logs']);
-    expect(findings(r)).toEqual([]);
+    // default-h8w3c: no Node 16m after creation, READY Unknown — the row shows an unregistered NodeClaim (a warning).
+    expect(findings(r)).toEqual(['nodeclaim-not-registered NodeClaim default-h8w3c']);
+    expect(r.findings[0]!.severity).toBe('warning');
   });
 });
 

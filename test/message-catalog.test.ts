@@ -11,6 +11,7 @@ import { parseLogLine } from '../src/loaders/logs.js';
 import { apiMismatch } from '../src/snapshot/messages/api-errors.js';
 import { catalogRows } from '../src/snapshot/messages/catalog.js';
 import { classifyCloudError } from '../src/snapshot/messages/cloud-errors.js';
+import { nodeClassPanicFrame, unreachableEndpoint } from '../src/snapshot/messages/controller-errors.js';
 import { FIXTURES, findingLabel, scan } from './support/scan.js';
 
 describe('docs/karpenter-behaviour.md §8.6 lists every catalog row', () => {
@@ -113,6 +114,50 @@ describe('a cloud error code is the same cause in every wrapping', () => {
         'Provisioning failed, launching node, creating cloud provider machine, with fleet error(s), InsufficientInstanceCapacity: We currently do not have sufficient m5.4xlarge capacity',
       )?.level,
     ).toBe('ERROR');
+  });
+});
+
+describe('an AWS endpoint out of network reach, every SDK wording', () => {
+  it('names the host, the service, the region and how the network failed', () => {
+    // aws-sdk-go v1 through an escaped JSON string, the global IAM endpoint.
+    expect(
+      unreachableEndpoint(
+        'creating instance profile, RequestError: send request failed\\ncaused by: Post \\"https://iam.amazonaws.com/\\": dial tcp 52.94.225.3:443: connect: connection refused',
+      ),
+    ).toEqual({ host: 'iam.amazonaws.com', service: 'iam', failure: 'connection refused' });
+    // aws-sdk-go-v2 with a TLS handshake that never completes (a proxy or firewall in the way).
+    expect(
+      unreachableEndpoint(
+        'operation error EKS: DescribeCluster, exceeded maximum number of attempts, 3, https response error StatusCode: 0, RequestID: , request send failed, Post "https://eks.ca-central-1.amazonaws.com/clusters/prod": net/http: TLS handshake timeout',
+      ),
+    ).toEqual({ host: 'eks.ca-central-1.amazonaws.com', service: 'eks', region: 'ca-central-1', failure: 'TLS handshake timeout' });
+  });
+  it('is not a refusal by the service, nor a timeout to another host', () => {
+    expect(unreachableEndpoint('operation error EC2: RunInstances, https response error StatusCode: 403, api error UnauthorizedOperation')).toBeUndefined();
+    expect(unreachableEndpoint('Get "https://10.100.0.1:443/api/v1/nodes": dial tcp 10.100.0.1:443: i/o timeout')).toBeUndefined();
+    // ec2messages / ssmmessages are the SSM agent's endpoints on a node, not the controller's.
+    expect(unreachableEndpoint('Post "https://ec2messages.us-east-1.amazonaws.com/": dial tcp 10.0.4.4:443: i/o timeout')).toBeUndefined();
+  });
+});
+
+describe("a panic's trace: the Karpenter frame that resolves a pool's node class", () => {
+  it('names the first Karpenter frame when it resolves the reference, in either repository layout', () => {
+    const v1beta1 = [
+      'goroutine 88 [running]:',
+      'sigs.k8s.io/controller-runtime/pkg/internal/controller.(*Controller).Reconcile.func1()',
+      '\tsigs.k8s.io/controller-runtime@v0.17.2/pkg/internal/controller/controller.go:116 +0x1e5',
+      'github.com/aws/karpenter-provider-aws/pkg/cloudprovider.(*CloudProvider).resolveNodeClassFromNodePool(0xc000a1e2d0, {0x33c1f08, 0xc002b4e9f0}, 0xc001f6a000)',
+      '\tgithub.com/aws/karpenter-provider-aws/pkg/cloudprovider/cloudprovider.go:221 +0x54',
+    ].join('\n');
+    expect(nodeClassPanicFrame(v1beta1)).toBe('cloudprovider.(*CloudProvider).resolveNodeClassFromNodePool');
+  });
+  it('says nothing of a panic elsewhere in Karpenter (an interruption message, a scheduling simulation)', () => {
+    const other = [
+      'goroutine 301 [running]:',
+      'github.com/aws/karpenter-provider-aws/pkg/controllers/interruption.(*Controller).handleMessage(0xc0009b2000, {0x3a1c7e8, 0xc00238e2a0}, {0x0, 0x0})',
+      '\tgithub.com/aws/karpenter-provider-aws/pkg/controllers/interruption/controller.go:160 +0x3b',
+    ].join('\n');
+    expect(nodeClassPanicFrame(other)).toBeUndefined();
   });
 });
 

@@ -399,6 +399,37 @@ describe('stated in the input, not a finding: shown apart, never dropped', () =>
     });
   }
 
+  // A private cluster without the VPC endpoint (or a proxy): the endpoint named, in each log generation and SDK wording.
+  const endpoints = [
+    { file: 'ssm-endpoint-no-host-v1.2.md', host: 'ssm.ap-southeast-1.amazonaws.com', failure: 'no such host', service: 'com.amazonaws.ap-southeast-1.ssm' },
+    { file: 'sqs-endpoint-timeout-v0.36.log', host: 'sqs.us-east-2.amazonaws.com', failure: 'i/o timeout', service: 'com.amazonaws.us-east-2.sqs' },
+  ];
+  for (const c of endpoints) {
+    it(`${c.file}: names ${c.host} as out of reach and the VPC endpoint that reaches it`, async () => {
+      const r = await scan([ticket(c.file)]);
+      expect(r.findings).toEqual([]);
+      const stated = r.run.notEvaluatedFor.filter((n) => n.stated);
+      expect(stated.map((n) => n.ruleId)).toEqual(['launch-refused-by-cloud-provider']);
+      expect(stated[0]!.reason).toContain(`the controller states it cannot reach ${c.host} (${c.failure}):`);
+      expect(stated[0]!.reason).toContain(`create the interface VPC endpoint ${c.service} in the cluster's VPC`);
+    });
+  }
+
+  it('v0.29 console: a DescribeInstanceTypes timeout to ec2 is named beside the scheduling failure it interrupts', async () => {
+    const r = await scan([ticket('ec2-endpoint-timeout-v0.29.txt')]);
+    const endpoint = r.run.notEvaluatedFor.filter((n) => n.stated && n.ruleId === 'launch-refused-by-cloud-provider');
+    expect(endpoint.map((n) => n.reason.slice(0, 102))).toEqual([
+      'the controller states it cannot reach ec2.eu-north-1.amazonaws.com (i/o timeout): the EC2 API is out o',
+    ]);
+    expect(endpoint[0]!.reason).toContain('(2 times, last at');
+  });
+
+  it('near miss: a timeout to the cluster API server is no AWS endpoint, and says nothing of one', async () => {
+    const r = await scan([ticket('unrelated-timeout-v1.4.log')]);
+    expect(r.findings).toEqual([]);
+    expect(r.run.notEvaluatedFor.filter((n) => n.stated)).toEqual([]);
+  });
+
   it('v1.2 "Node is nominated for a pending pod" without the Nodes and Pods: named, with what would judge it', async () => {
     const r = await scan([ticket('nominated-events-v1.2.txt')], { now: '2026-03-01T00:00:00Z' });
     expect(r.findings).toEqual([]);

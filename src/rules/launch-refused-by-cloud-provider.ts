@@ -4,7 +4,7 @@ import { dig, str } from '../kube/fields.js';
 import type { LaunchCause } from './lib/launch-failures.js';
 import { reportUncovered } from './lib/records-only.js';
 import { stateLaunchFailuresBelow } from './lib/below-threshold.js';
-import { PRICING_UNAVAILABLE, STARTUP_CHECK_FAILED, STS_UNREACHABLE } from './lib/stated-causes.js';
+import { AWS_ENDPOINT_UNREACHABLE, PRICING_UNAVAILABLE, STARTUP_CHECK_FAILED, STS_UNREACHABLE } from './lib/stated-causes.js';
 import { byNodeClass, failingPools, fromText, launchWords, noLaterLaunch, pickEvidence, poolParts, relatedOf } from './lib/launch-findings.js';
 import { pushAll } from '../kube/lists.js';
 
@@ -137,7 +137,7 @@ export default defineRule({
   },
 
   check({ snapshot, options, report, statedNotJudged }) {
-    reportUncovered({ snapshot, statedNotJudged }, [PRICING_UNAVAILABLE, STS_UNREACHABLE, STARTUP_CHECK_FAILED]);
+    reportUncovered({ snapshot, statedNotJudged }, [PRICING_UNAVAILABLE, STS_UNREACHABLE, AWS_ENDPOINT_UNREACHABLE, STARTUP_CHECK_FAILED]);
     stateLaunchFailuresBelow({ snapshot, statedNotJudged }, ['refused'], {
       what: 'launch refused by the cloud provider for',
       threshold: options.failures,

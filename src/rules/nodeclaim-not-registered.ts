@@ -3,7 +3,7 @@ import type { LogRecord } from '../kube/types.js';
 import { conditions, displayName } from '../kube/fields.js';
 import type { NodeClaimView } from '../snapshot/karpenter.js';
 import { formatDuration } from '../kube/units.js';
-import { logNodeClaim, logNodePool, poolFromClaimName } from './lib/registration-common.js';
+import { logNodeClaim, logNodePool, poolFromClaimName, tableClaimWithoutNode } from './lib/registration-common.js';
 import { ageOf, byLastSeen, claimShownPartly, heldFor, heldLongerThan, karpenterFacts, listNames, plural } from './support.js';
 import { refOf } from './lib/records-only.js';
 import { logSays } from '../snapshot/messages/karpenter-logs.js';
@@ -11,12 +11,21 @@ import { eventSays } from '../snapshot/messages/object-events.js';
 import { reportFromRecords } from './lib/records-only.js';
 import { REGISTRATION_TIMEOUT, REGISTRATION_UNHEALTHY } from './lib/stated-causes.js';
 import { maxOf, pushAll } from '../kube/lists.js';
+import { ZONE_LABEL } from '../kube/well-known.js';
 
 const ID = 'nodeclaim-not-registered';
 /** ≤ v1.6 "terminating due to registration ttl"; v1.7+ "terminating due to timeout" (launch or registration). */
 
+/** A NodeClaim past the threshold with no Node, and what of it the input shows (a get table: no conditions). */
+interface Stuck {
+  claim: NodeClaimView;
+  age: number;
+  /** Shown only by a `kubectl get` row: NODE empty, READY not True; its conditions are not in the input. */
+  row?: { instance?: string; type?: string };
+}
+
 interface PoolState {
-  stuck: Array<{ claim: NodeClaimView; age: number }>;
+  stuck: Stuck[];
   /** Launched, not yet registered, younger than the threshold: shown once the pool fires for another reason. */
   waiting: Array<{ claim: NodeClaimView; age: number }>;
   timeouts: LogRecord[];
@@ -26,9 +35,9 @@ interface PoolState {
 /** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
 const MESSAGES = {
   poolNodesNeverJoin:
-    'NodePool {{poolName}}: instances launch but never join the cluster — {{parts}}. Each NodeClaim is deleted 15m after launch and replaced by another that fails the same way: instances are paid for and pods stay Pending.',
+    'NodePool {{poolName}}: instances launch but never join the cluster — {{parts}}. Each NodeClaim is deleted 15m after launch and replaced by another that fails the same way: instances are paid for and pods stay Pending.{{unseen}}',
   claimsNeverJoin:
-    '{{states}}. {{poolClause}}Karpenter deletes a NodeClaim whose Node has not joined 15m after launch, and pending pods make it launch another that fails the same way: instances are paid for and pods stay Pending.',
+    '{{states}}. {{poolClause}}Karpenter deletes a NodeClaim whose Node has not joined 15m after launch, and pending pods make it launch another that fails the same way: instances are paid for and pods stay Pending.{{unseen}}',
   ...REGISTRATION_TIMEOUT.messages,
   ...REGISTRATION_UNHEALTHY.messages,
 } as const;
@@ -92,9 +101,23 @@ export default defineRule({
     };
 
     /** Stuck claims whose NodePool the input does not hold, by the pool their label names (else each on its own). */
-    const poolless = new Map<string, Array<{ claim: NodeClaimView; age: number }>>();
+    const poolless = new Map<string, Stuck[]>();
     for (const claim of snapshot.nodeClaims()) {
-      if (claim.deleting || claimShownPartly(ctx, claim.object)) continue;
+      if (claim.deleting) continue;
+      // A get row shows the symptom itself (no Node, not Ready, an instance behind it) once past the threshold.
+      const row = tableClaimWithoutNode(snapshot, claim);
+      const rowAge = row ? ageOf(claim.created, now) : undefined;
+      // Younger (or of unknown age) it may still be joining: its conditions would tell, and claimShownPartly asks for them.
+      if (row && rowAge !== undefined && rowAge > options.after) {
+        const pool = claim.nodePool ?? poolFromClaimName(claim.name, pools);
+        if (pool && pools.has(pool)) of(pool).stuck.push({ claim, age: rowAge, row });
+        else {
+          const key = pool ?? `\u0000${poolless.size}`;
+          poolless.set(key, [...(poolless.get(key) ?? []), { claim, age: rowAge, row }]);
+        }
+        continue;
+      }
+      if (claimShownPartly(ctx, claim.object)) continue;
       const launched = claim.conditions.find((c) => c.type === 'Launched' && c.status === 'True');
       const reg = claim.conditions.find((c) => c.type === 'Registered');
       if (!launched || reg?.status === 'True') continue;
@@ -138,12 +161,14 @@ export default defineRule({
         .sort(byLastSeen);
       const evidence: EvidenceInput[] = [];
       const parts: string[] = [];
-      if (s?.stuck.length) {
-        const oldest = maxOf(s.stuck.map((x) => x.age));
+      const whole = s?.stuck.filter((x) => !x.row) ?? [];
+      const rows = s?.stuck.filter((x) => x.row) ?? [];
+      if (whole.length) {
+        const oldest = maxOf(whole.map((x) => x.age));
         parts.push(
-          `${plural(s.stuck.length, 'NodeClaim')} launched but not registered for up to ${formatDuration(oldest)} (${listNames(s.stuck.map((x) => displayName(x.claim.object)))})`,
+          `${plural(whole.length, 'NodeClaim')} launched but not registered for up to ${formatDuration(oldest)} (${listNames(whole.map((x) => displayName(x.claim.object)))})`,
         );
-        for (const { claim } of s.stuck.slice(0, 3)) {
+        for (const { claim } of whole.slice(0, 3)) {
           const reg = claim.conditions.find((c) => c.type === 'Registered');
           const launched = claim.conditions.find((c) => c.type === 'Launched')!;
           evidence.push({
@@ -153,6 +178,10 @@ export default defineRule({
           });
           if (reg) evidence.push({ object: claim.object, path: `/status/conditions/${reg.index}`, note: 'no Node has joined with its providerID' });
         }
+      }
+      if (rows.length) {
+        parts.push(rowsPart(rows));
+        for (const x of rows.slice(0, 3)) evidence.push(rowEvidence(x));
       }
       if (repeated) {
         const times = s!.timeouts
@@ -189,8 +218,8 @@ export default defineRule({
       report({
         object: pool.object,
         messageId: 'poolNodesNeverJoin',
-        data: { poolName: pool.name, parts: parts.join('; ') },
-        fix: fixText(pool.name, (s?.stuck[0] ?? s?.waiting[0])?.claim, pool.nodeClassRef?.value.name, snapshot.controller.env.CLUSTER_NAME),
+        data: { poolName: pool.name, parts: parts.join('; '), unseen: rows.length && !whole.length ? UNSEEN : '' },
+        fix: fixText(pool.name, (s?.stuck[0] ?? s?.waiting[0])?.claim, pool.nodeClassRef?.value.name, snapshot.controller.env.CLUSTER_NAME, rows[0]?.claim),
         evidence,
         related: [...(s?.stuck ?? []), ...(s?.waiting ?? [])].slice(0, 5).map((x) => x.claim.object),
       });
@@ -205,12 +234,17 @@ export default defineRule({
 function reportPoolless(
   ctx: Pick<RuleContext<RuleOptions, typeof MESSAGES>, 'snapshot' | 'report'>,
   pool: string | undefined,
-  stuck: Array<{ claim: NodeClaimView; age: number }>,
+  stuck: Stuck[],
   versionEvidence: EvidenceInput[],
 ): void {
   const { snapshot } = ctx;
   const evidence: EvidenceInput[] = [];
-  const states = stuck.map(({ claim }) => {
+  const rows = stuck.filter((x) => x.row);
+  const states = stuck.map(({ claim, row, age }) => {
+    if (row) {
+      evidence.push(rowEvidence({ claim, row, age }));
+      return rowState({ claim, row, age });
+    }
     const launched = claim.conditions.find((c) => c.type === 'Launched')!;
     const reg = claim.conditions.find((c) => c.type === 'Registered');
     evidence.push({ object: claim.object, path: `/status/conditions/${launched.index}`, note: `launched at ${launched.lastTransitionTime ?? claim.created}` });
@@ -220,21 +254,61 @@ function reportPoolless(
     return `${claim.object.kind} ${displayName(claim.object)} launched at ${since} and not registered ${heldFor(since, snapshot) ?? ''} (${said})`;
   });
   const first = stuck[0]!.claim;
+  // v1alpha5 Machines belong to a Provisioner.
+  const poolKind = first.object.kind === 'Machine' ? 'Provisioner' : 'NodePool';
   const nodeClass = (first.object.spec as { nodeClassRef?: { name?: string } } | undefined)?.nodeClassRef?.name;
   ctx.report({
-    object: pool ? refOf('NodePool', pool) : first.object,
+    object: pool ? refOf(poolKind, pool) : first.object,
     messageId: 'claimsNeverJoin',
-    data: { states: states.join('; '), poolClause: pool ? `Its NodePool ${pool} is not in the input. ` : '' },
-    fix: fixText(pool ?? '<nodepool>', first, nodeClass, snapshot.controller.env.CLUSTER_NAME),
+    data: {
+      states: states.join('; '),
+      poolClause: pool ? `Its ${poolKind} ${pool} is not in the input. ` : '',
+      unseen: rows.length === stuck.length ? UNSEEN : '',
+    },
+    fix: fixText(pool ?? '<nodepool>', first, nodeClass, snapshot.controller.env.CLUSTER_NAME, rows[0]?.claim),
     evidence: [...evidence, ...versionEvidence],
     related: stuck.map((x) => x.claim.object),
   });
 }
 
-function fixText(pool: string, claim: NodeClaimView | undefined, nodeClass: string | undefined, clusterName: string | undefined): FixSteps {
+/** What a get row leaves out, where the reason an instance did not join would be (said when rows are all there is). */
+const UNSEEN =
+  " The input shows no more than a `kubectl get` row of each: not the NodeClaims' conditions, the instances' console output, the kubelet log on them or the EC2NodeClass userData, which say why they did not join.";
+
+function rowState({ claim, row, age }: Stuck): string {
+  const what = [row!.type, claim.object.metadata.labels?.[ZONE_LABEL]].filter(Boolean).join(' in ');
+  return (
+    `${claim.object.kind} ${displayName(claim.object)}${what ? ` (${what})` : ''} has no Node ${formatDuration(age)} after it was created ` +
+    `(its \`kubectl get\` row shows NODE empty and READY Unknown${row!.instance ? `, instance ${row!.instance}` : ''})`
+  );
+}
+
+function rowsPart(rows: Stuck[]): string {
+  return `${plural(rows.length, 'NodeClaim')} without a Node for up to ${formatDuration(maxOf(rows.map((x) => x.age)))} (${listNames(rows.map((x) => displayName(x.claim.object)))}: NODE empty, READY Unknown in the \`kubectl get\` table)`;
+}
+
+function rowEvidence({ claim }: Stuck): EvidenceInput {
+  return { object: claim.object, path: '/status/conditions/0', note: `no Node (NODE empty), READY Unknown, created ${String(claim.created)}` };
+}
+
+function fixText(
+  pool: string,
+  claim: NodeClaimView | undefined,
+  nodeClass: string | undefined,
+  clusterName: string | undefined,
+  rowClaim?: NodeClaimView,
+): FixSteps {
   const cluster = clusterName ?? '<cluster>';
   const instance = claim?.providerID?.split('/').pop();
+  const kind = rowClaim?.object.kind === 'Machine' ? 'machine' : 'nodeclaim';
+  const settle: FixSteps = rowClaim
+    ? [
+        `Read its conditions (Launched, Registered and their reasons): kubectl get ${kind} ${rowClaim.name} -o yaml, and kubectl get events -A --field-selector involvedObject.name=${rowClaim.name}`,
+        `Read the kubelet log on the instance: aws ssm start-session --target ${instance ?? '<instance-id>'}, then journalctl -u kubelet (and journalctl -u nodeadm-config -u nodeadm-run on AL2023); and the userData it booted with: kubectl get ec2nodeclass ${nodeClass ?? '<nodeclass>'} -o jsonpath='{.spec.userData}'`,
+      ]
+    : [];
   return [
+    ...settle,
     instance
       ? `See why the instance cannot join: aws ec2 get-console-output --instance-id ${instance} --latest --output text (kubelet / nodeadm errors)`
       : `See why instances cannot join: kubectl get nodeclaims -l karpenter.sh/nodepool=${pool} -o wide, then aws ec2 get-console-output --instance-id <id> --latest`,

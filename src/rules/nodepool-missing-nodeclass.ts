@@ -1,8 +1,8 @@
 import { saysPoolIgnored, unresolvedNodeClass, unresolvedNodeTemplate } from '../snapshot/messages/nodeclass-errors.js';
-import { defineRule, type EvidenceInput, type FindingInput, type FixSteps } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type FindingInput, type FixSteps, type RuleContext } from '../engine/rule.js';
 import { didYouMean } from '../engine/suggest.js';
-import type { KubeObject } from '../kube/types.js';
-import { condition, type Condition } from '../kube/fields.js';
+import type { KubeObject, LogRecord } from '../kube/types.js';
+import { condition, dig, type Condition } from '../kube/fields.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
 import { KIND } from '../kube/kinds.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
@@ -22,6 +22,7 @@ import { eventSays } from '../snapshot/messages/object-events.js';
 import { getCommand, refOf, reportFromRecords, seenText, type RecordsOnlyRule } from './lib/records-only.js';
 import { logRefs, logText } from '../snapshot/messages/karpenter-logs.js';
 import { pushAll } from '../kube/lists.js';
+import { controllerErrorsIn, nodeClassPanicFrame } from '../snapshot/messages/controller-errors.js';
 
 /** Reasons the readiness controller sets itself; any other reason is the node class's own Ready reason, copied. */
 const OWN_REASONS = new Set(['NodeClassNotFound', 'NodeClassTerminating', 'NodeClassReadinessUnknown']);
@@ -40,6 +41,8 @@ const V1BETA1_API_VERSION: Record<string, string> = { [AWS_GROUP]: `${AWS_GROUP}
 /** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
 const MESSAGES = {
   noNodeClassRef: 'NodePool {{poolName}} has no nodeClassRef: the API requires one, so the NodePool cannot be applied and launches nothing.',
+  noNodeClassRefPanic:
+    '{{poolObjectKind}} {{poolName}} has {{missing}}, and the controller panicked with a nil pointer in {{frame}}, which resolves that reference ({{seen}}): while this pool exists Karpenter crashes and restarts, and launches nothing for any pool.',
   nodeClassMissing:
     '{{poolObjectKind}} {{poolName}} references {{kind}} "{{refName}}", which does not exist ({{namesClause}}): Karpenter launches no node for this pool{{condStatusClause}} and its pods stay Pending.',
   nodeClassTerminating:
@@ -100,14 +103,84 @@ export default defineRule({
     reportFromRecords({ snapshot, report }, STATED_UNRESOLVED);
     reportFromRecords({ snapshot, report }, STATED_IGNORED);
     reportFromRecords({ snapshot, report }, STATED_TEMPLATE_MISSING);
+    const panics = nodeClassPanics(snapshot.logs);
+    let panicNamed = false;
     for (const pool of snapshot.nodePools()) {
       if (unknownOn(ctx, pool.object, [pool.generation === 'v1alpha5' ? '/spec/providerRef' : '/spec/template/spec/nodeClassRef/name'])) continue;
+      const panicking = panics.length ? refless(pool) : undefined;
+      if (panicking) {
+        report(panicFinding(pool, panicking, panics));
+        panicNamed = true;
+        continue;
+      }
       const finding = judge(snapshot, pool);
       if (finding && 'unresolved' in finding) notEvaluatedFor(pool.object, finding.unresolved);
       else if (finding) report(finding);
     }
+    if (panics.length && !panicNamed) statePanic(ctx, panics);
   },
 });
+
+/**
+ * Nil-pointer panics of the controller whose first Karpenter frame resolves a pool's node class reference
+ * (docs/karpenter-behaviour.md §9 F1): the pool without one crashes the controller instead of being ignored.
+ */
+function nodeClassPanics(logs: readonly LogRecord[]): Array<{ log: LogRecord; frame: string }> {
+  const out: Array<{ log: LogRecord; frame: string }> = [];
+  for (const log of logs) {
+    if (!controllerErrorsIn(log.message).includes('nil-pointer-panic')) continue;
+    const frame = nodeClassPanicFrame(String(log.fields.stacktrace ?? ''));
+    if (frame) out.push({ log, frame });
+  }
+  return out;
+}
+
+/** What reference a pool lacks, if it lacks every one its generation can have (v1alpha5: providerRef and inline provider). */
+function refless(pool: NodePoolView): string | undefined {
+  if (nodeClassRefOf(pool)) return undefined;
+  if (pool.object.kind === 'NodePool') return 'no nodeClassRef';
+  return dig(pool.object, 'spec', 'provider') === undefined ? 'neither providerRef nor provider' : undefined;
+}
+
+function panicFinding(pool: NodePoolView, missing: string, panics: Array<{ log: LogRecord; frame: string }>): FindingInput<typeof MESSAGES> {
+  const last = panics[panics.length - 1]!;
+  const where = `${last.log.provenance.source}:${last.log.provenance.line}`;
+  const provisioner = pool.object.kind === 'Provisioner';
+  return {
+    object: pool.object,
+    messageId: 'noNodeClassRefPanic',
+    data: {
+      poolObjectKind: pool.object.kind,
+      poolName: pool.name,
+      missing,
+      frame: last.frame,
+      seen: `${panics.length === 1 ? 'once' : `${panics.length} times`}, last at ${where}`,
+    },
+    fix: [
+      provisioner
+        ? `Give Provisioner ${pool.name} a providerRef naming its AWSNodeTemplate (kubectl get awsnodetemplates), or delete it: kubectl edit provisioner ${pool.name}`
+        : `Give NodePool ${pool.name} a nodeClassRef (group karpenter.k8s.aws, kind EC2NodeClass, name of one: kubectl get ec2nodeclasses), or delete it: kubectl edit nodepool ${pool.name}`,
+      'Then the controller stops restarting: kubectl get pods -n <karpenter-namespace> (RESTARTS) and its log show whether another panic remains.',
+    ],
+    pointer: provisioner ? '/spec' : '/spec/template/spec',
+    // The pool and the panic show it together; no node class needs to be in the input.
+    symptom: true,
+    evidence: [
+      { object: pool.object, path: provisioner ? '/spec' : '/spec/template/spec', note: missing },
+      ...panics.slice(-2).map((p) => ({ log: p.log, note: `nil pointer panic in ${p.frame}` })),
+    ],
+  };
+}
+
+/** A node-class panic with no pool in the input that lacks the reference: said, with what would show the pool. */
+function statePanic(ctx: Pick<RuleContext, 'statedNotJudged'>, panics: Array<{ log: LogRecord; frame: string }>): void {
+  const last = panics[panics.length - 1]!;
+  ctx.statedNotJudged(
+    `the controller panics with a nil pointer in ${last.frame} (${panics.length === 1 ? 'once' : `${panics.length} times`}, last at ${last.log.provenance.source}:${last.log.provenance.line}), ` +
+      "a function that resolves a pool's node class reference: a NodePool without spec.template.spec.nodeClassRef (≤ v0.31 a Provisioner with neither providerRef nor provider) is the likely object, " +
+      'and no pool in the input lacks it. kubectl get nodepools -o yaml (kubectl get provisioners -o yaml) shows which pool does.',
+  );
+}
 
 /** A node template the records say is missing, named by itself when the record names no Provisioner. */
 const STATED_TEMPLATE_MISSING = {

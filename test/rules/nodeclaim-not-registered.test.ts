@@ -120,6 +120,47 @@ describe(`${RULE} — NodeClaims without their NodePool`, () => {
   });
 });
 
+describe(`${RULE} — a \`kubectl get\` row shows the symptom: no Node, READY Unknown, past the registration TTL`, () => {
+  it('fires from the v1beta1 -o wide table alone, capped to a warning, naming what the row cannot show', async () => {
+    const r = await scanRule(RULE, [caseDir(RULE, 'fires-ticket-table')]);
+    expect(r.findings).toHaveLength(1);
+    const f = r.findings[0]!;
+    expect(f).toMatchObject({ severity: 'warning', messageId: 'claimsNeverJoin', object: { kind: 'NodePool', name: 'analytics' } });
+    expect(f.data?.states).toBe(
+      'NodeClaim analytics-6jw2r (r6i.2xlarge in eu-west-1b) has no Node 22m after it was created (its `kubectl get` row shows NODE empty and READY Unknown)',
+    );
+    expect(String(f.data?.unseen)).toContain(
+      "not the NodeClaims' conditions, the instances' console output, the kubelet log on them or the EC2NodeClass userData",
+    );
+    // The 3m40s-old claim may still be joining: its conditions would tell.
+    expect(r.run.notEvaluatedFor.filter((n) => n.ruleId === RULE).map((n) => n.object?.name)).toEqual(['analytics-t8vzq']);
+    expect(f.fix).toContain('kubectl get nodeclaim analytics-6jw2r -o yaml');
+    expect(f.fix).toContain('journalctl -u kubelet');
+    expect(f.fix).toContain("kubectl get ec2nodeclass hardened -o jsonpath='{.spec.userData}'");
+    const [row] = evidenceOf(f, 'NodeClaim', '/status/conditions/0');
+    expect(splitSource(row!.source).line).toBe(7);
+  });
+
+  it('v1alpha5 Machines: one finding on the Provisioner the rows name', async () => {
+    const r = await scanRule(RULE, [caseDir(RULE, 'fires-ticket-machines')]);
+    expect(r.findings.map((f) => [f.object.kind, f.object.name, f.severity])).toEqual([['Provisioner', 'ingest', 'warning']]);
+    expect(r.findings[0]!.related.map((x) => x.name)).toEqual(['ingest-bz5kp', 'ingest-w2m9c']);
+    expect(r.findings[0]!.fix).toContain('kubectl get machine ingest-bz5kp -o yaml');
+  });
+
+  it('stays silent on rows younger than 15m, and on a row whose NODE is set (its node is unhealthy, not unregistered)', async () => {
+    const r = await scanRule(RULE, [caseDir(RULE, 'near-miss-ticket')]);
+    expect(r.findings).toEqual([]);
+    const unjudged = (x: typeof r) => x.run.notEvaluatedFor.filter((n) => n.ruleId === RULE).map((n) => n.object?.name);
+    expect(unjudged(r)).toEqual(['workers-d9hpt', 'workers-fl2xs', 'workers-nm3wq']);
+    const cut = await scanRule(RULE, [caseDir(RULE, 'missing-ticket-cut')]);
+    expect(cut.findings).toEqual([]);
+    expect(unjudged(cut)).toEqual(['etl-5mxkd', 'etl-hx2pn']);
+    const later = await scanRule(RULE, [caseDir(RULE, 'near-miss-ticket')], { options: { [RULE]: { after: '5m' } } });
+    expect(later.findings.map((f) => f.related.map((x) => x.name))).toEqual([['workers-d9hpt']]);
+  });
+});
+
 testRule(RULE, {
   fires: [
     {
@@ -133,7 +174,20 @@ testRule(RULE, {
       case: 'fires-v1.7',
       findings: [{ kind: 'NodePool', name: 'gpu-training', pointer: '', severity: 'error' }],
     },
+    {
+      case: 'fires-ticket-table',
+      findings: [{ kind: 'NodePool', name: 'analytics', pointer: '', severity: 'warning', messageId: 'claimsNeverJoin' }],
+    },
+    {
+      case: 'fires-ticket-machines',
+      findings: [{ kind: 'Provisioner', name: 'ingest', pointer: '', severity: 'warning', messageId: 'claimsNeverJoin' }],
+    },
   ],
-  nearMiss: [{}],
+  nearMiss: [
+    {},
+    { case: 'near-miss-ticket' },
+    // Cut at the window's edge before NODE and READY: whether a Node joined is unknown, not absent.
+    { case: 'missing-ticket-cut' },
+  ],
   missing: [{}],
 });

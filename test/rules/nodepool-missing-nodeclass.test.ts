@@ -178,6 +178,34 @@ describe(`${RULE} — near-miss-aks: Azure NodePools whose AKSNodeClasses exist,
   });
 });
 
+describe(`${RULE} — a nil-pointer panic resolving the node class reference`, () => {
+  it('v1alpha5: a Provisioner with neither providerRef nor provider, and the panic in resolveNodeTemplate', async () => {
+    const r = await scanRule(RULE, [caseDir(RULE, 'fires-panic-v1alpha5')]);
+    expect(r.findings).toHaveLength(1);
+    const f = r.findings[0]!;
+    expect(f).toMatchObject({
+      severity: 'warning',
+      messageId: 'noNodeClassRefPanic',
+      object: { kind: 'Provisioner', name: 'gpu' },
+      data: { missing: 'neither providerRef nor provider', frame: 'cloudprovider.(*CloudProvider).resolveNodeTemplate' },
+    });
+    const panic = f.evidence.find((e) => e.source.endsWith('ticket.txt:27'));
+    expect(panic?.note).toBe('nil pointer panic in cloudprovider.(*CloudProvider).resolveNodeTemplate');
+    expect(f.fix).toContain('Give Provisioner gpu a providerRef');
+  });
+
+  it('pools that all carry their reference: the panic is said, with the likely object and the command that shows it, no finding', async () => {
+    const r = await scanRule(RULE, [caseDir(RULE, 'near-miss-panic')]);
+    expect(r.findings).toEqual([]);
+    const stated = r.run.notEvaluatedFor.filter((n) => n.stated && n.ruleId === RULE);
+    expect(stated).toHaveLength(1);
+    expect(stated[0]!.reason).toContain(
+      'the controller panics with a nil pointer in cloudprovider.(*CloudProvider).resolveNodeClassFromNodePool (once, last at',
+    );
+    expect(stated[0]!.reason).toContain('no pool in the input lacks it. kubectl get nodepools -o yaml');
+  });
+});
+
 testRule(RULE, {
   fires: [
     {
@@ -200,6 +228,6 @@ testRule(RULE, {
       findings: [{ kind: 'NodePool', name: 'legacy', pointer: '/spec/template/spec/nodeClassRef/name', severity: 'error' }],
     },
   ],
-  nearMiss: [{}, { case: 'near-miss-aks' }],
+  nearMiss: [{}, { case: 'near-miss-aks' }, { case: 'near-miss-panic' }],
   missing: [{}],
 });

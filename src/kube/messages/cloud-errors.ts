@@ -13,7 +13,7 @@ export type CloudProvider = 'aws' | 'azure';
 export type LaunchFamily = 'capacity' | 'subnet' | 'quota' | 'throttling' | 'refused';
 
 /** Fields a message of the row names, so that a rule knows what it can read out of it. */
-export type MessageField = 'pool' | 'nodeclaim' | 'instance-types' | 'zone' | 'subnet' | 'code' | 'action' | 'principal' | 'quota';
+export type MessageField = 'pool' | 'nodeclaim' | 'instance-types' | 'zone' | 'subnet' | 'code' | 'action' | 'principal' | 'quota' | 'endpoint';
 
 export interface CloudErrorRow {
   /** The code as the provider spells it (or, for a family of codes, the name Karpenter's rules use); the row's id in docs/karpenter-behaviour.md. */

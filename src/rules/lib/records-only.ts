@@ -210,6 +210,8 @@ export interface UncoveredCause {
   advice: string;
   /** Records the rule's own table already reads are left to it. */
   unless?: (text: string) => boolean;
+  /** `what` and `advice` for the record cited, when they name something it carries (the endpoint it could not reach). */
+  said?: (text: string) => { what: string; advice: string } | undefined;
 }
 
 /** One not-evaluated line per uncovered cause stated in the input, citing the last record and how often it was seen. */
@@ -234,8 +236,9 @@ export function reportUncovered(ctx: Pick<RuleContext, 'snapshot' | 'statedNotJu
     const last = seen[seen.length - 1]!;
     const flat = last.text.replace(/\s+/g, ' ');
     const quoted = flat.length > 200 ? `${flat.slice(0, 199)}…` : flat;
+    const { what, advice } = cause.said?.(last.text) ?? cause;
     ctx.statedNotJudged(
-      `${last.by ?? 'the controller'} states ${cause.what} (${n === 1 ? 'once' : `${n} times`}, last at ${last.at}: "${quoted}"), a cause no catalog rule judges. ${cause.advice}`,
+      `${last.by ?? 'the controller'} states ${what} (${n === 1 ? 'once' : `${n} times`}, last at ${last.at}: "${quoted}"), a cause no catalog rule judges. ${advice}`,
     );
   }
 }

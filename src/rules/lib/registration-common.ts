@@ -8,6 +8,7 @@ import type { KubeObject, LogRecord } from '../../kube/types.js';
 import { arr, dig, displayName, type Json, str } from '../../kube/fields.js';
 import type { NodeClaimView } from '../../snapshot/karpenter.js';
 import { KIND } from '../../kube/kinds.js';
+import { INSTANCE_TYPE_LABEL } from '../../kube/well-known.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 import { awsNodeClassOf } from './configuration.js';
 import { logRefs } from '../../snapshot/messages/karpenter-logs.js';
@@ -162,4 +163,25 @@ export function registeredAt(claim: NodeClaimView | undefined, node: KubeObject 
     return { time: node.metadata.creationTimestamp, evidence: { object: node, path: '/metadata/creationTimestamp', note: 'node created (registration time)' } };
   }
   return {};
+}
+
+/**
+ * What a `kubectl get nodeclaims` (or v1alpha5 `get machines`) row shows of a NodeClaim that has no Node: its NODE
+ * cell empty (status.nodeName is set on registration, docs/karpenter-behaviour.md §4.1), READY Unknown, and an
+ * instance behind it (ID, or the instance type Karpenter labels the claim with once launched). Undefined when the row
+ * does not show all of that, or when the claim's conditions are in the input (they are read instead).
+ */
+export function tableClaimWithoutNode(snapshot: Snapshot, claim: NodeClaimView): { instance?: string; type?: string } | undefined {
+  const obj = claim.object;
+  if (snapshot.partialFrom(obj) === undefined || snapshot.isKnown(obj, '/status/conditions')) return undefined;
+  if (!snapshot.isKnown(obj, '/status/nodeName') || claim.nodeName) return undefined;
+  const ready = claim.conditions.find((c) => c.type === 'Ready');
+  // Unknown while Registered is: a NodeClaim whose Node joined but was refused (Registered=False: the unregistered
+  // taint missing, several Nodes matched) rolls up to False, and the row cannot tell those apart from a failed launch.
+  if (ready?.status !== 'Unknown' || !snapshot.isKnown(obj, `/status/conditions/${ready.index}/status`)) return undefined;
+  const type = obj.metadata.labels?.[INSTANCE_TYPE_LABEL];
+  if (!claim.providerID && !type) return undefined;
+  if (snapshot.nodeForNodeClaim(claim)) return undefined;
+  const instance = claim.providerID?.split('/').pop();
+  return { ...(instance ? { instance } : {}), ...(type ? { type } : {}) };
 }

@@ -10,7 +10,7 @@ import { UNREGISTERED_TAINT as UNREGISTERED } from '../../kube/well-known.js';
 import { logNodeClaim } from './registration-common.js';
 import { classifyBlocked, type Blocker } from '../../snapshot/messages/disruption-blocked.js';
 import { budgetBlockedReason, drainBlockedPod, eventSays, statefulSetPod } from '../../snapshot/messages/object-events.js';
-import { controllerError } from '../../snapshot/messages/controller-errors.js';
+import { controllerError, unreachableEndpoint } from '../../snapshot/messages/controller-errors.js';
 import { limitsStated } from '../../snapshot/messages/scheduling.js';
 import {
   getCommand,
@@ -480,4 +480,46 @@ export const STS_UNREACHABLE: UncoveredCause = {
   advice:
     'Every AWS call fails, launches included, until it can: the network path to sts.<region>.amazonaws.com (NAT gateway, an sts VPC endpoint, a proxy) is what to fix, not a permission. ' +
     'Set AWS_STS_REGIONAL_ENDPOINTS=regional on the controller when only the regional endpoint is reachable.',
+};
+
+/** What each AWS service the controller calls is for, and how a cluster without a route to the internet reaches it. */
+const ENDPOINT_ADVICE: Record<string, string> = {
+  ec2: 'Every launch, instance-type and subnet lookup goes through it: nothing can be launched.',
+  ssm: 'The AMI of an alias or amiFamily is resolved through SSM parameters: the EC2NodeClass cannot resolve its AMIs.',
+  sqs: 'Interruption messages are read from the SQS queue: spot interruptions and health events are not handled.',
+  eks: 'DescribeCluster finds the cluster endpoint and CIDR when settings.clusterEndpoint is not set: set it, or reach EKS.',
+  sts: 'IRSA and Pod Identity credentials come from STS: every AWS call fails until it is reached. Set AWS_STS_REGIONAL_ENDPOINTS=regional on the controller when only the regional endpoint is reachable.',
+};
+
+/**
+ * An AWS API endpoint out of the controller's network reach (docs/karpenter-behaviour.md §8.4): a private cluster
+ * without the VPC endpoint or a proxy. STS for credentials and the pricing API have their own lines above.
+ */
+export const AWS_ENDPOINT_UNREACHABLE: UncoveredCause = {
+  ...controllerError('aws-endpoint-unreachable'),
+  // Credentials and prices have their own lines; a refusal by the service never matches (the row needs a network failure).
+  unless: (text) => STS_UNREACHABLE.re.test(text) || PRICING_UNAVAILABLE.re.test(text),
+  what: 'it cannot reach an AWS API endpoint',
+  advice: 'A private cluster needs an interface VPC endpoint (or a proxy) for each AWS service the controller calls.',
+  said: (text) => {
+    const e = unreachableEndpoint(text);
+    if (!e) return undefined;
+    const region = e.region ?? '<region>';
+    const what = `it cannot reach ${e.host} (${e.failure}): the ${e.service.toUpperCase()} API is out of its network's reach`;
+    if (e.service === 'iam') {
+      return {
+        what,
+        advice:
+          'IAM has no VPC endpoint: Karpenter calls it to manage the instance profile of an EC2NodeClass that sets spec.role. ' +
+          'Create the instance profile yourself and set spec.instanceProfile instead, or give the controller a NAT gateway or proxy (HTTPS_PROXY) to iam.amazonaws.com.',
+      };
+    }
+    return {
+      what,
+      advice:
+        `${ENDPOINT_ADVICE[e.service] ?? ''} In a cluster without a route to the internet create the interface VPC endpoint com.amazonaws.${region}.${e.service} ` +
+        "in the cluster's VPC and subnets, with private DNS on and a security group that admits HTTPS from the controller's pods " +
+        `(aws ec2 describe-vpc-endpoints --filters Name=service-name,Values=com.amazonaws.${region}.${e.service}), or give the controller a NAT gateway or proxy (HTTPS_PROXY, with the API server in NO_PROXY).`,
+    };
+  },
 };
