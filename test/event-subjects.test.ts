@@ -77,6 +77,20 @@ describe('rules judge rows whose object the paste does not name', () => {
     expect(misfit.message).toMatch(/^Pod \(name not shown\) fits no NodePool: NodePool gpu-a10: did not tolerate nvidia\.com\/gpu=true:NoSchedule/);
   });
 
+  it('two unnamed pods with different failures stay two, and the pod a later row names is not merged into either', async () => {
+    const r = await scanRule('no-instance-type-fits', [ticket('two-unnamed-pods-and-a-named-one.md')]);
+    // Each unnamed pod on its own: 14 and 11 failures, not one pod failing 25 times.
+    expect(r.findings.map((f) => [findingLabel(f), f.data?.occurrencesClause])).toEqual([
+      ['no-instance-type-fits Pod (no name)', '14 times'],
+      ['no-instance-type-fits Pod (no name)', '11 times'],
+    ]);
+    for (const f of r.findings) expect(f.data?.key).toBe('(namespace not shown)/(name not shown)');
+    // The named row, though its message is the first block's, is its own pod: seen once, stated, not added to a finding.
+    const stated = r.run.notEvaluatedFor.filter((n) => n.stated).map((n) => n.reason);
+    expect(stated).toEqual([expect.stringMatching(/^Pod etl\/nightly-rollup-0: Karpenter could not schedule it once /)]);
+    expect(stated[0]).toContain('kubectl get pod -n etl nightly-rollup-0 -o yaml');
+  });
+
   it("DisruptionBlocked rows: the NodePool's budget and the Node's do-not-disrupt, each saying its name is not shown", async () => {
     const budget = await scanRule('disruption-budget-blocks-all', [ticket('budget-blocked-rows.md')]);
     expect(budget.findings.map(findingLabel)).toEqual(['disruption-budget-blocks-all NodePool (no name) (records)']);

@@ -2,6 +2,9 @@
  * A ticket's objects pasted one at a time do not list their kind (issue 20): a name the paste lacks is unknown, not
  * absent, until a list of the kind is shown.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KIND } from '../src/kube/kinds.js';
 import { FIXTURES, scan, scanRule } from './support/scan.js';
@@ -22,9 +25,66 @@ describe('objects pasted one at a time in a ticket', () => {
       expect.objectContaining({
         ruleId: 'nodepool-missing-nodeclass',
         reason: expect.stringContaining(
-          'EC2NodeClass graviton is not in the input, which shows EC2NodeClass objects one at a time, not their list: kubectl get ec2nodeclass settles it',
+          'EC2NodeClass graviton is not among the one EC2NodeClass the input shows (not their list): `kubectl get ec2nodeclass graviton -o yaml` shows whether it exists',
         ),
       }),
+    ]);
+  });
+
+  it('a pool described alone, no node class at all: one short line naming the class and its command', async () => {
+    const r = await scan([`${FIXTURES}tickets/describe-nodepool.txt`]);
+    const lines = r.run.notEvaluatedFor.filter((n) => /EC2NodeClass/.test(n.reason));
+    expect(lines.map((n) => [n.ruleId, n.reason])).toEqual([
+      [
+        'nodepool-missing-nodeclass',
+        expect.stringMatching(/: no EC2NodeClass is in the input: `kubectl get ec2nodeclass standard -o yaml` shows whether standard exists$/),
+      ],
+    ]);
+  });
+
+  it('a PVC whose StorageClass is not listed says it in the same shape (another rule, another kind)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'karpdoctor-unlisted-'));
+    const file = join(dir, 'ticket.md');
+    writeFileSync(
+      file,
+      [
+        'The claim of our report job stays Pending. `kubectl get pvc -n reports scratch -o yaml`:',
+        '',
+        '```yaml',
+        'apiVersion: v1',
+        'kind: PersistentVolumeClaim',
+        'metadata:',
+        '  name: scratch',
+        '  namespace: reports',
+        'spec:',
+        '  accessModes: [ReadWriteOnce]',
+        '  storageClassName: io2-fast',
+        '  resources:',
+        '    requests:',
+        '      storage: 200Gi',
+        'status:',
+        '  phase: Pending',
+        '```',
+        '',
+        'and the class we thought it used, `kubectl get storageclass gp3 -o yaml`:',
+        '',
+        '```yaml',
+        'apiVersion: storage.k8s.io/v1',
+        'kind: StorageClass',
+        'metadata:',
+        '  name: gp3',
+        'provisioner: ebs.csi.aws.com',
+        'volumeBindingMode: WaitForFirstConsumer',
+        '```',
+        '',
+      ].join('\n'),
+    );
+    const r = await scanRule('pvc-references-missing-object', [file]);
+    expect(r.findings).toEqual([]);
+    expect(r.run.notEvaluatedFor.map((n) => n.reason)).toEqual([
+      expect.stringContaining(
+        'StorageClass io2-fast is not among the one StorageClass the input shows (not their list): `kubectl get storageclass io2-fast -o yaml` shows whether it exists',
+      ),
     ]);
   });
 

@@ -37,7 +37,7 @@ const SG_FIX =
   'The security-group selector matches nothing: tag the cluster/node security group or reference it by id; check with aws ec2 describe-security-groups --filters Name=tag:<key>,Values=<value>.';
 const AMI_FIX =
   'No AMI resolves: use an alias that exists (e.g. al2023@latest, or a published version for your Kubernetes version), fix the id/name/tags terms, and give the controller ssm:GetParameter for aliases.';
-const TAIL = 'Every launch through it fails, and pods that need it stay Pending.';
+const TAIL = 'While it stays so, every launch through it fails and pods that need it stay Pending.';
 const PROVISIONER_CONFIRM = (name: string) =>
   `kubectl get provisioner ${name} -o yaml (spec.provider or spec.providerRef) and kubectl get awsnodetemplates -o yaml`;
 const POOL_CONFIRM = (name: string) => `kubectl get nodepool ${name} -o yaml and kubectl get ec2nodeclasses -o yaml (status.conditions)`;

@@ -44,3 +44,36 @@ describe('kubectl apply refused by the API server, read as its record', () => {
     expect(r.report.snapshot.skipped.map((s) => s.reason)).toEqual(['prose (3 paragraphs), not objects or logs']);
   });
 });
+
+describe('the cap lowers the rule default only: a severity the user configured is applied as set', () => {
+  it('default: capped, and the finding says from what and why', async () => {
+    const r = await scan([ticket('ami-refused-some-launches-work.md')]);
+    const f = r.findings.find((x) => x.ruleId === 'launch-refused-by-cloud-provider')!;
+    expect(f.severity).toBe('warning');
+    expect(f.severityCapped).toEqual({ from: 'error', because: 'no NodeClaim list shows whether a later launch succeeded' });
+  });
+
+  it('configured error: an error, not capped, for another rule and another kind of evidence too', async () => {
+    const severity = { 'launch-refused-by-cloud-provider': 'error', 'karpenter-object-rejected': 'error' } as const;
+    const launch = await scan([ticket('ami-refused-some-launches-work.md')], { severity });
+    const f = launch.findings.find((x) => x.ruleId === 'launch-refused-by-cloud-provider')!;
+    expect([f.severity, f.severityCapped]).toEqual(['error', undefined]);
+    const apply = await scan([ticket('apply-refused-provisioner-and-nodepool.md')], { severity });
+    const refused = apply.findings.filter((x) => x.ruleId === 'karpenter-object-rejected');
+    expect(refused.map((x) => [x.severity, x.severityCapped])).toEqual([
+      ['error', undefined],
+      ['error', undefined],
+    ]);
+  });
+
+  it('a configured severity lower than the default is applied too, and nothing is said to be capped', async () => {
+    const r = await scan([ticket('ami-refused-some-launches-work.md')], { severity: { 'launch-refused-by-cloud-provider': 'info' } });
+    const f = r.findings.find((x) => x.ruleId === 'launch-refused-by-cloud-provider')!;
+    expect([f.severity, f.severityCapped]).toEqual(['info', undefined]);
+  });
+
+  it('whole objects: the rule default stands, nothing capped', async () => {
+    const r = await scanRule('launch-refused-by-cloud-provider', [caseDir('launch-refused-by-cloud-provider', 'fires-conditions')]);
+    expect(r.findings.map((x) => [x.severity, x.severityCapped])).toEqual([['error', undefined]]);
+  });
+});

@@ -3,12 +3,13 @@
  * applied by the runner after the rule reports, so no rule has to remember it: a finding that rests on the
  * controller's records alone, on a symptom its confirming inputs are missing for, on an object the input shows only
  * part of (describe output, a get row, a fragment), or that its rule marks `unconfirmed`, is at most a warning. Whole
- * objects from a dump or a live cluster keep the rule's severity.
+ * objects from a dump or a live cluster keep the rule's severity. The cap lowers the rule's default only: a severity set
+ * in the configuration is the user's policy and is applied as set (docs/configuration.md).
  */
 import type { KubeObject } from '../kube/types.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import type { RenderedFindingInput, Severity } from './rule.js';
-import { SEVERITY_RANK } from './findings.js';
+import { SEVERITY_RANK, type Finding } from './findings.js';
 
 /** The highest severity a finding gets before it is confirmed (rules.md § Severity: `error` = broken now, shown). */
 const UNCONFIRMED_CAP: Severity = 'warning';
@@ -27,7 +28,9 @@ export function unconfirmedBy(input: RenderedFindingInput, snapshot: Snapshot, n
   return undefined;
 }
 
-/** The severity capped at `UNCONFIRMED_CAP` when the finding is not confirmed. */
-export function capUnconfirmed(severity: Severity, unconfirmed: string | undefined): Severity {
-  return unconfirmed && SEVERITY_RANK[severity] > SEVERITY_RANK[UNCONFIRMED_CAP] ? UNCONFIRMED_CAP : severity;
+/** Caps the finding's (default) severity at `UNCONFIRMED_CAP` when it is not confirmed, and records what it was and why. */
+export function capUnconfirmed(finding: Finding, unconfirmed: string | undefined): void {
+  if (!unconfirmed || SEVERITY_RANK[finding.severity] <= SEVERITY_RANK[UNCONFIRMED_CAP]) return;
+  finding.severityCapped = { from: finding.severity, because: unconfirmed };
+  finding.severity = UNCONFIRMED_CAP;
 }

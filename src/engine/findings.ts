@@ -31,6 +31,11 @@ export interface Finding {
   related: Array<{ kind: string; name: string; namespace?: string }>;
   /** Present when the finding rests on log records or events alone: which, and the input that would confirm it. */
   recordsOnly?: { basis: 'logs' | 'events' | 'logs and events'; confirmWith: string };
+  /**
+   * Present when the rule's severity was lowered because the finding is not confirmed (engine/confirmation.ts): the
+   * severity it had, and why it is not confirmed. Absent when the configuration set the rule's severity.
+   */
+  severityCapped?: { from: Severity; because: string };
   /** change-drifts-nodes: the replacement timeline of the nodes a change drifts. */
   replacement?: Replacement;
 }

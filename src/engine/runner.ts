@@ -144,8 +144,9 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig, m
           }
           const f = buildFinding(meta.id, meta.defaultSeverity, input, snapshot);
           if (onSymptom && input.symptom) f.message += ` Not confirmed: ${unmet!}.`;
+          // A severity the user configured is their policy and stands; only the rule's own default is capped until confirmed.
           if (severity) f.severity = severity;
-          f.severity = capUnconfirmed(f.severity, unconfirmedBy(input, snapshot, onSymptom && !!input.symptom));
+          else capUnconfirmed(f, unconfirmedBy(input, snapshot, onSymptom && !!input.symptom));
           findings.push(f);
         },
         notEvaluated: (reason) => notEvaluated.push({ ruleId: meta.id, reason }),

@@ -8,17 +8,28 @@ import type { ObjectRef, Snapshot } from '../snapshot/snapshot.js';
 import { fullObjectCommand } from '../snapshot/partial.js';
 import { annotationPath, POD_TEMPLATE_KINDS } from './lib/do-not-disrupt.js';
 import { rewriteOf } from './lib/karpenter-v1-rewrite.js';
-import { karpenterFacts, listNames, podName, type KarpenterVersionFacts } from './support.js';
+import { againstRelease, karpenterFacts, listNames, podName, type KarpenterVersionFacts } from './support.js';
 import { DO_NOT_CONSOLIDATE, DO_NOT_DISRUPT, DO_NOT_EVICT } from '../kube/well-known.js';
 
-/** The first release that no longer serves each old generation (docs/karpenter-behaviour.md §0.2). */
-const UNSERVED_FROM: Record<string, string> = { v1alpha5: '0.33.0', v1beta1: '1.1.0' };
+/** Per old generation: the first release that does not serve it, and the last line that does (docs/karpenter-behaviour.md §0.2). */
+const SERVED: Record<string, { from: string; last: string }> = {
+  v1alpha5: { from: '0.33.0', last: 'v0.32.x' },
+  v1beta1: { from: '1.1.0', last: 'v1.0.x' },
+};
 
 /** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
 const MESSAGES = {
   whenUnderutilizedInV1:
     'NodePool {{name}} (karpenter.sh/v1) sets consolidationPolicy: WhenUnderutilized, a v1beta1 value that v1 rejects (Unsupported value: "WhenUnderutilized": supported values: "WhenEmpty", "WhenEmptyOrUnderutilized"): the manifest cannot be applied.',
-  deprecatedApiVersion: '{{objKind}} {{name}} uses {{objApiVersion}}: {{state}}.{{changesClause}} Rewrite it as a {{target}}.',
+  // One id per side of the release that stopped serving the version (againstRelease): what is said of the cluster follows the version the input states.
+  apiUnserved:
+    '{{objKind}} {{name}} uses {{objApiVersion}}: this cluster runs Karpenter {{running}}, which does not serve it: applying the manifest fails with no matches for kind "{{objKind}}" in version "{{objApiVersion}}", and an object left in the cluster is ignored.{{changesClause}} Rewrite it as a {{target}}.',
+  apiServedByWebhook:
+    '{{objKind}} {{name}} uses {{objApiVersion}}: Karpenter {{running}} still serves it, only through the conversion webhook; {{from}} and later do not serve it, so upgrading past {{last}} breaks it.{{changesClause}} Rewrite it as a {{target}}.',
+  apiServed:
+    '{{objKind}} {{name}} uses {{objApiVersion}}, which Karpenter {{running}} serves; {{from}} and later do not, so it must be rewritten before upgrading past {{last}}.{{changesClause}} Rewrite it as a {{target}}.',
+  apiServedUntil:
+    '{{objKind}} {{name}} uses {{objApiVersion}}, which Karpenter serves up to {{last}} and not from {{from}} (the running version is not in the input): on {{from}} or later the manifest does not apply; on an earlier release it works until that upgrade.{{changesClause}} Rewrite it as a {{target}}.',
   doNotConsolidate:
     '{{what}} carries {{annotation}}, which Karpenter ignores since v1.0{{versionKnownClause}}: {{inTemplateClause}} consolidated like any other{{hasDoNotDisruptClause}}.',
   doNotEvict: '{{what}} uses the pod annotation {{annotation}}, which Karpenter ignores since v1.0{{versionKnownClause}}: {{alsoDndClause}}',
@@ -98,38 +109,44 @@ function apiFinding(snapshot: Snapshot, obj: KubeObject, version: KarpenterVersi
       evidence: [{ object: obj, path: '/spec/disruption/consolidationPolicy', note: 'v1beta1 value' }],
     };
   }
-  const from = UNSERVED_FROM[gen]!;
-  const unserved = version.atLeast(from);
+  const served = SERVED[gen]!;
+  const boundary = againstRelease(version, served.from);
+  const unserved = boundary.side === 'from';
   const changes = fieldChanges(obj);
   const leftOut: string[] = [];
   const rewrite = rewriteOf(snapshot, obj, leftOut);
   const target = obj.kind === 'Provisioner' || obj.kind === 'NodePool' ? 'karpenter.sh/v1 NodePool' : 'karpenter.k8s.aws/v1 EC2NodeClass';
-  const state = unserved
-    ? `this cluster runs Karpenter ${version.label}, which does not serve it: applying the manifest fails with no matches for kind "${obj.kind}" in version "${obj.apiVersion}", and an object left in the cluster is ignored`
-    : gen === 'v1beta1' && version.atLeast('1.0.0')
-      ? `Karpenter ${version.label} still serves it only through the conversion webhook; upgrading to v1.1+ breaks it`
-      : `Karpenter v${from.replace(/\.0$/, '')}+ no longer serves it${version.known ? ` (this cluster runs ${version.label})` : ''}, so the upgrade breaks it`;
+  const base = {
+    objKind: obj.kind,
+    name,
+    objApiVersion: obj.apiVersion,
+    last: served.last,
+    changesClause: changes.length ? ` Besides the apiVersion, v1 changes: ${changes.map((c) => c.text).join('; ')}.` : '',
+    target,
+  };
+  const { running, from } = boundary;
+  const { last: _last, ...rest } = base;
+  const message =
+    boundary.side === 'from'
+      ? { messageId: 'apiUnserved' as const, data: { ...rest, running } }
+      : boundary.side === 'unknown'
+        ? { messageId: 'apiServedUntil' as const, data: { ...base, from } }
+        : gen === 'v1beta1' && version.atLeast('1.0.0')
+          ? { messageId: 'apiServedByWebhook' as const, data: { ...base, running, from } }
+          : { messageId: 'apiServed' as const, data: { ...base, running, from } };
   return {
     object: obj,
     ...(unserved ? { severity: 'error' as const } : {}),
-    messageId: 'deprecatedApiVersion',
-    data: {
-      objKind: obj.kind,
-      name,
-      objApiVersion: obj.apiVersion,
-      state,
-      changesClause: changes.length ? ` Besides the apiVersion, v1 changes: ${changes.map((c) => c.text).join('; ')}.` : '',
-      target,
-    },
-    fix: fixText(obj, gen, rewrite, unserved === true ? version.label : undefined, leftOut),
+    ...message,
+    fix: fixText(obj, gen, rewrite, unserved ? version.label : undefined, leftOut, version),
     pointer: '/apiVersion',
     evidence: [
-      { object: obj, path: '/apiVersion', note: `not served by Karpenter ≥ v${from}` },
+      { object: obj, path: '/apiVersion', note: `not served by Karpenter ≥ ${boundary.from}` },
       // Each change is listed because the field is there (or, for consolidationPolicy, holds a known value).
       ...changes.map((c) => ({ object: obj, path: c.path, note: c.text, presenceOnly: true })),
       ...version.evidence(),
     ],
-    ...(version.known ? {} : { assumes: `a controller that will be upgraded past v${from}` }),
+    ...(version.known ? {} : { assumes: `a controller that will be upgraded to ${boundary.from} or later` }),
   };
 }
 
@@ -178,7 +195,14 @@ function fieldChanges(obj: KubeObject): Change[] {
   return out;
 }
 
-function fixText(obj: KubeObject, gen: string, rewrite: Json, runningUnserved: string | undefined, leftOut: string[]): FixSteps {
+function fixText(
+  obj: KubeObject,
+  gen: string,
+  rewrite: Json,
+  runningUnserved: string | undefined,
+  leftOut: string[],
+  version: KarpenterVersionFacts,
+): FixSteps {
   // Values filled in when applied are shown as such, not as the stand-in the YAML writer would escape.
   const yaml = stringify(showUnknowns(rewrite), { lineWidth: 0 }).trimEnd();
   const kindPlural = obj.kind === 'Provisioner' || obj.kind === 'NodePool' ? 'nodepools' : 'ec2nodeclasses';
@@ -186,7 +210,7 @@ function fixText(obj: KubeObject, gen: string, rewrite: Json, runningUnserved: s
     ? `The cluster already runs ${runningUnserved}: commit the v1 form in place of this manifest${obj.status ? `; the stored ${obj.kind} is ignored by the controller — delete it once the v1 object has replaced its nodes (kubectl delete ${obj.kind.toLowerCase()} ${commandName(obj)})` : ''}.`
     : gen === 'v1alpha5'
       ? 'Migrate on v0.32.x (it serves both APIs): apply the v1beta1/v1 objects, let the new pool replace the old nodes, delete the old object, then upgrade.'
-      : `Upgrade through the latest v0.37.x patch and v1.0.x (both serve v1), apply the v1 manifests, make sure the CRDs' status.storedVersions no longer list v1beta1 (kubectl get crd ${kindPlural}.${obj.kind === 'NodePool' ? 'karpenter.sh' : 'karpenter.k8s.aws'} -o jsonpath='{.status.storedVersions}'), then upgrade to v1.1+.`;
+      : `${version.atLeast('1.0.0') ? `This cluster runs ${version.label}, which serves both v1beta1 and v1:` : 'Upgrade through the latest v0.37.x patch and v1.0.x (both serve v1),'} apply the v1 manifests, make sure the CRDs' status.storedVersions no longer list v1beta1 (kubectl get crd ${kindPlural}.${obj.kind === 'NodePool' ? 'karpenter.sh' : 'karpenter.k8s.aws'} -o jsonpath='{.status.storedVersions}'), then upgrade to v1.1+.`;
   const notes: string[] = [];
   if (leftOut.length) {
     notes.push(

@@ -94,7 +94,10 @@ const FIXES: Record<string, { field?: string; fix: (nodeClass: string, role: str
 
 /** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
 const MESSAGES = {
+  // What is said of a retry follows the catalog's class of every cause (RetryOutcome): only causes that stand until fixed repeat.
   launchRefused: 'EC2 refuses the launches{{nodeClassClause}} — {{poolParts}}; {{since}}, and a retry fails the same way{{pools}}',
+  launchRefusedMayClear:
+    'EC2 refuses the launches{{nodeClassClause}} — {{poolParts}}; {{since}}. {{clearing}} can clear on a retry, so a later launch may pass{{pools}}',
 } as const;
 
 export default defineRule({
@@ -111,7 +114,9 @@ export default defineRule({
     summary:
       "EC2 rejects a NodePool's launches: not authorised (UnauthorizedOperation, iam:PassRole), instance profile invalid, AMI missing or not shared, launch template not found, user data too large, security groups and subnets in different VPCs.",
     rationale:
-      'These errors do not go away on a retry: every NodeClaim of the pool fails the same way and pods stay Pending. From AWS ' +
+      'Most of these errors do not go away on a retry: every NodeClaim of the pool fails the same way and pods stay Pending until ' +
+      'the cause is fixed. A few can clear by themselves (a launch template Karpenter recreates, a parameter EC2 refused for ' +
+      'one request): the finding says which, from the class the message catalog gives each code. From AWS ' +
       "v1.2 the NodeClaim's Launched condition carries a reason derived from the EC2 error (Unauthorized, " +
       'InstanceProfileNameInvalid, LaunchTemplateNotFound, InvalidAMIID, AMINotFound, UserDataSizeLimitExceeded, ' +
       'SecurityGroupSubnetVPCMismatch, SpotSLRCreationFailed); before that the reason is LaunchFailed and the EC2 error is in ' +
@@ -141,7 +146,12 @@ export default defineRule({
     stateLaunchFailuresBelow({ snapshot, statedNotJudged }, ['refused'], {
       what: 'launch refused by the cloud provider for',
       threshold: options.failures,
-      meanwhile: 'Karpenter retries; a refusal of this kind repeats until its cause is fixed',
+      meanwhile: (p) => {
+        const clearing = p.causes.filter((c) => c.retry === 'may-pass').map((c) => c.code);
+        return clearing.length
+          ? `Karpenter retries, and ${clearing.join(' and ')} can clear on a retry`
+          : 'Karpenter retries; a refusal of this kind repeats until its cause is fixed';
+      },
       confirm: () => 'kubectl get nodeclaims -o yaml (the Launched condition) and the controller logs of the next launches would show whether it repeats',
     });
     const later = noLaterLaunch(snapshot);
@@ -163,15 +173,21 @@ export default defineRule({
           note: 'the field the fix changes',
         });
       for (const p of pools) pushAll(evidence, pickEvidence(p.signals));
+      const data = {
+        nodeClassClause: nodeClass !== '<nodeclass>' ? ` through ${launchWords(pools[0]!).nodeClass} ${nodeClass}` : '',
+        poolParts: poolParts(pools, true),
+        since: later.since,
+        pools: fromText(pools),
+      };
+      const clearing = [...causes.values()].filter((c) => c.retry === 'may-pass').map((c) => c.code);
       report({
         object: target,
-        messageId: 'launchRefused',
-        data: {
-          nodeClassClause: nodeClass !== '<nodeclass>' ? ` through ${launchWords(pools[0]!).nodeClass} ${nodeClass}` : '',
-          poolParts: poolParts(pools, true),
-          since: later.since,
-          pools: fromText(pools),
-        },
+        ...(clearing.length
+          ? {
+              messageId: 'launchRefusedMayClear' as const,
+              data: { ...data, clearing: `${clearing.join(' and ')} ${clearing.length === 1 ? 'is an error that' : 'are errors that'}` },
+            }
+          : { messageId: 'launchRefused' as const, data }),
         ...(later.unconfirmed ? { unconfirmed: later.unconfirmed } : {}),
         fix: [fixes.map((f, i) => (fixes.length > 1 ? `${i + 1}. ${f}` : f)).join('\n')],
         ...(nodeClassObject && field ? { pointer: field } : {}),

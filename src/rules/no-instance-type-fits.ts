@@ -6,11 +6,10 @@ import type { Snapshot } from '../snapshot/snapshot.js';
 import { formatDuration, parseTime } from '../kube/units.js';
 import { launchTimeline, signalsOf } from './lib/launch-failures.js';
 import { podVerdicts, poolProfiles } from './lib/scheduling-pools.js';
-import { isStaticMisfit, schedulingFailures, type Clause, type ClauseKind, type PodFailure } from './lib/scheduling-failures.js';
+import { isStaticMisfit, podLabel, schedulingFailures, type Clause, type ClauseKind, type PodFailure, type PodRef } from './lib/scheduling-failures.js';
 import { exclusion, type Exclusion } from '../snapshot/messages/karpenter-logs.js';
 import { heldFor, heldLongerThan, isPending, plural, unknownOn } from './support.js';
 import { maxOf, minOf } from '../kube/lists.js';
-import { NAMESPACE_NOT_SHOWN, nameShown } from './lib/records-only.js';
 
 const ID = 'no-instance-type-fits';
 /** Clauses another rule owns when the objects behind them are in the snapshot. */
@@ -99,11 +98,8 @@ export default defineRule({
         .filter(Boolean),
     );
     const reportedPools = new Set<string>();
-    for (const [key, list] of failures.byPod) {
-      const slash = key.indexOf('/');
-      const ns = key.slice(0, slash);
-      const name = key.slice(slash + 1);
-      const pod = snapshot.get(KIND.Pod, ns, name);
+    for (const [key, { pod: ref, failures: list }] of failures.byPod) {
+      const pod = ref.name ? snapshot.get(KIND.Pod, ref.namespace ?? 'default', ref.name) : undefined;
       const last = maxOf(list.map((f) => parseTime(f.last) ?? 0));
       if ((failures.placed.get(key) ?? -Infinity) > last) continue;
       if (pod) {
@@ -128,7 +124,7 @@ export default defineRule({
         continue; // listed Pods without it: deleted or finished, nothing waits
       } else if (!persists(list, options.minPending, options.repeats)) {
         // Every clause a static mismatch: pending-pod-no-nodepool-fits already states it from Karpenter's words.
-        if (!isStaticMisfit(list[list.length - 1]!.clauses)) ctx.statedNotJudged(notYet(key, list, options.minPending, options.repeats));
+        if (!isStaticMisfit(list[list.length - 1]!.clauses)) ctx.statedNotJudged(notYet(ref, list, options.minPending, options.repeats));
         continue;
       }
       const latest = list[list.length - 1]!;
@@ -139,7 +135,7 @@ export default defineRule({
         clauses = clauses.length === own.length ? clauses : own;
       }
       for (const c of clauses) if (c.pool) reportedPools.add(c.pool);
-      report(podFinding(snapshot, key, pod, list, clauses, iced));
+      report(podFinding(snapshot, ref, pod, list, clauses, iced));
     }
     for (const [pool, events] of failures.poolEvents) {
       const count = events.reduce((n, e) => n + e.count, 0);
@@ -173,7 +169,7 @@ function earliest(list: PodFailure[]): string | undefined {
 }
 
 /** A failure seen too briefly to be a pattern: named with Karpenter's reason and what would make it a finding. */
-function notYet(key: string, list: PodFailure[], minPending: number, repeats: number): string {
+function notYet(ref: PodRef, list: PodFailure[], minPending: number, repeats: number): string {
   const n = list.reduce((k, f) => k + f.count, 0);
   const latest = list[list.length - 1]!;
   const simulated = 'event' in latest.evidence && latest.evidence.event?.reason !== 'FailedScheduling';
@@ -187,10 +183,10 @@ function notYet(key: string, list: PodFailure[], minPending: number, repeats: nu
   const when = times.length ? (times[0] === times[times.length - 1] ? ` at ${times[0]}` : ` between ${times[0]} and ${times[times.length - 1]}`) : '';
   const excluded = exclusionNote(list);
   return (
-    `Pod ${key}: ${simulated ? "Karpenter's disruption simulation could not place it" : 'Karpenter could not schedule it'} ${n === 1 ? 'once' : plural(n, 'time')}${when} — ${why}. ` +
+    `Pod ${podLabel(ref)}: ${simulated ? "Karpenter's disruption simulation could not place it" : 'Karpenter could not schedule it'} ${n === 1 ? 'once' : plural(n, 'time')}${when} — ${why}. ` +
     (excluded ? `${excluded}. ` : '') +
     `Not a finding yet: without the Pod, a failure is reported once it repeats ${repeats} times or lasts ${formatDuration(minPending)}; ` +
-    `kubectl get pod -n ${key.slice(0, key.indexOf('/'))} ${key.slice(key.indexOf('/') + 1)} -o yaml would show whether it still waits.`
+    `${getPodCommand(ref)} would show whether it still waits.`
   );
 }
 
@@ -203,7 +199,7 @@ function persists(list: PodFailure[], minPending: number, repeats: number): bool
 
 function podFinding(
   snapshot: Snapshot,
-  key: string,
+  ref: PodRef,
   pod: KubeObject | undefined,
   list: PodFailure[],
   clauses: Clause[],
@@ -238,7 +234,6 @@ function podFinding(
     if (view) evidence.push({ object: view.object, path: view.requirements.path, note: `NodePool ${p} requirements` });
   }
   const vias = [...new Set(list.map((f) => f.via))];
-  const [ns, name] = [key.slice(0, key.indexOf('/')), key.slice(key.indexOf('/') + 1)];
   const notes: string[] = [];
   if (ice)
     notes.push(
@@ -246,17 +241,16 @@ function podFinding(
     );
   const excluded = exclusionNote(list);
   if (excluded) notes.push(excluded);
-  // Events rows whose pod the paste does not name key it with the stand-ins (scheduling-failures.ts).
-  const unnamed = !nameShown(name);
-  const getPod = unnamed ? 'kubectl get pods -A --field-selector status.phase=Pending -o yaml' : `kubectl get pod -n ${ns} ${name} -o yaml`;
   if (!pod)
-    notes.push(`The Pod is not in the input: ${getPod} would confirm it still waits${vias.length === 1 && vias[0] === 'log' ? ' (from logs only)' : ''}`);
+    notes.push(
+      `The Pod is not in the input: ${getPodCommand(ref)} would confirm it still waits${vias.length === 1 && vias[0] === 'log' ? ' (from logs only)' : ''}`,
+    );
   const kinds = [...new Set(clauses.map((c) => c.kind))];
   return {
-    object: pod ?? { apiVersion: 'v1', kind: 'Pod', namespace: ns === NAMESPACE_NOT_SHOWN ? null : ns, name: unnamed ? '' : name },
+    object: pod ?? { apiVersion: 'v1', kind: 'Pod', namespace: ref.namespace ?? null, name: ref.name ?? '' },
     messageId: 'podFitsNoType',
     data: {
-      key,
+      key: podLabel(ref),
       occurrencesClause: occurrences === 1 ? 'once' : `${plural(occurrences, 'time')}`,
       span,
       perPool,
@@ -264,7 +258,7 @@ function podFinding(
     },
     fix: [
       kinds.map((k, i) => `${kinds.length > 1 ? `${i + 1}. ` : ''}${CLAUSE_FIX[k].charAt(0).toUpperCase()}${CLAUSE_FIX[k].slice(1)}.`).join('\n') +
-        `\nThen check: kubectl describe pod -n ${ns} ${name}`,
+        `\nThen check: ${ref.name ? `kubectl describe pod -n ${ref.namespace ?? 'default'} ${ref.name}` : `${getPodCommand(ref)} (the input does not name the pod)`}`,
     ],
     evidence,
     related: pools.map((p) => snapshot.nodePool(p)?.object ?? { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: p }),
@@ -297,4 +291,10 @@ function listed(items: string[]): string {
 /** Requirement dumps run to kilobytes: a finding quotes the start. */
 function shorten(text: string, max = 240): string {
   return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
+/** The command that shows the pod: by name, or the Pending pods (of its namespace when that is shown) when it is not named. */
+function getPodCommand(ref: PodRef): string {
+  if (ref.name) return `kubectl get pod -n ${ref.namespace ?? 'default'} ${ref.name} -o yaml`;
+  return `kubectl get pods ${ref.namespace ? `-n ${ref.namespace}` : '-A'} --field-selector status.phase=Pending -o yaml`;
 }

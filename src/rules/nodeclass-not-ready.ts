@@ -52,9 +52,9 @@ const SUB_CONDITIONS: Record<string, { field?: string; status?: string; advice: 
 const MESSAGES = {
   nodeClassNotReady: 'EC2NodeClass {{name}} has been Ready={{readyStatus}}{{ageClause}}: {{what}}. {{poolsClause}}',
   statedConditionFalse:
-    'EC2NodeClass {{objectName}} is not Ready: {{detail}}, as Karpenter reported {{occurrencesClause}}{{lastClause}}. Any launch through it fails, and the NodePools using it are not Ready.',
+    'EC2NodeClass {{objectName}} is not Ready: {{detail}}, as Karpenter reported {{occurrencesClause}}{{lastClause}}. While it stays so, every launch through it fails and the NodePools using it are not Ready.',
   statedUnusable:
-    '{{objectKindClause}} cannot be used: {{stated}}, as the controller logged {{seenText}}: "{{text}}". Every launch through it fails, and pods that need it stay Pending.',
+    '{{objectKindClause}} cannot be used: {{stated}}, as the controller logged {{seenText}}: "{{text}}". While it stays so, every launch through it fails and pods that need it stay Pending.',
 } as const;
 
 export default defineRule({

@@ -15,6 +15,7 @@ import {
   nodeClassNames,
   nodeClassRefOf,
   notInScannedFiles,
+  notListedReason,
   type NodeClassRef,
 } from './lib/configuration.js';
 import { byLastSeen, listNames, unknownOn } from './support.js';
@@ -269,8 +270,7 @@ function judge(snapshot: Snapshot, pool: NodePoolView): FindingInput<typeof MESS
   if (!nodeClass && !snapshot.absentMeansMissing) return { unresolved: notInScannedFiles(kindKey.split('/')[1]!, ref.name) };
   if (!nodeClassKindListed(snapshot, kindKey)) {
     // Node classes shown one at a time (a ticket's single -o yaml, a describe) do not say the others are absent.
-    const kind = kindKey.split('/')[1]!;
-    const unlisted = `${kind} ${ref.name} is not in the input, which shows ${kind} objects one at a time, not their list: kubectl get ${kind.toLowerCase()} settles it`;
+    const unlisted = notListedReason(snapshot, kindKey, kindKey.split('/')[1]!, ref.name);
     return fromCondition(snapshot, pool, ref, cond) ?? (nodeClass || cond ? undefined : { unresolved: unlisted });
   }
   if (!nodeClass) return absent(snapshot, pool, ref, kindKey, cond);

@@ -444,9 +444,8 @@ const STATED_MISFIT = {
     if (!logSays(log, 'could-not-schedule')) return undefined;
     const detail = staticMisfit(str(log.fields.error) ?? log.message);
     const pod = detail ? logPod(log) : undefined;
-    if (!pod) return undefined;
-    const [namespace, name] = pod.split('/');
-    return { object: refOf('Pod', name!, namespace), detail };
+    if (!pod?.name) return undefined;
+    return { object: refOf('Pod', pod.name, pod.namespace), detail };
   },
   messages: { statedMisfit: MESSAGES.statedMisfit },
   message: (c, s) => ({

@@ -3,7 +3,7 @@ import { dig, displayName, str } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration } from '../kube/units.js';
 import { ageOf, listNames, podName } from './support.js';
-import { notInScannedFiles } from './lib/configuration.js';
+import { notInScannedFiles, notListedReason } from './lib/configuration.js';
 import { eventSays, missingReference } from '../snapshot/messages/object-events.js';
 import { getCommand, refOf, reportFromRecords, seenText, type RecordsOnlyRule } from './lib/records-only.js';
 
@@ -70,10 +70,7 @@ export default defineRule({
       }
       // Classes shown one at a time (a ticket's describe or single -o yaml of a storageclass) do not say the others are absent.
       if (missingSc && !snapshot.namesListed(KIND.StorageClass)) {
-        notEvaluatedFor(
-          pvc,
-          `StorageClass ${String(scName)} is not among the classes the input shows, which are shown one at a time, not listed: kubectl get storageclasses settles it`,
-        );
+        notEvaluatedFor(pvc, notListedReason(snapshot, KIND.StorageClass, 'StorageClass', String(scName)));
         missingSc = false;
       }
       const pvListed = pvKnown && snapshot.namesListed(KIND.PersistentVolume);

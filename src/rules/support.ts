@@ -70,6 +70,25 @@ export function karpenterFacts(controller: ControllerInfo): KarpenterVersionFact
   };
 }
 
+/**
+ * Where the version the input states stands against the release that changed something (`from`, e.g. `1.1.0`):
+ * `before` or `from` when the input states a version, `unknown` when it does not. A message about what a release
+ * serves, removes or ignores picks its wording by this side, so it never states as the cluster's what only a later
+ * (or an earlier) release does, and says both sides of the boundary when the version is not in the input.
+ */
+export interface ReleaseBoundary {
+  side: 'before' | 'from' | 'unknown';
+  /** The stated version (`v0.37.4`), or `unknown`. */
+  running: string;
+  /** The release that changed it, as `v1.1.0`. */
+  from: string;
+}
+
+export function againstRelease(version: KarpenterVersionFacts, from: string): ReleaseBoundary {
+  const at = version.atLeast(from);
+  return { side: at === undefined ? 'unknown' : at ? 'from' : 'before', running: version.label, from: `v${from}` };
+}
+
 /** Where the version and the explicitly set feature gates were read. */
 function versionEvidence(controller: ControllerInfo): EvidenceInput[] {
   const v = controller.version;

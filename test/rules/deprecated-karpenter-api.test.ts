@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { anchorOf, type Finding } from '../../src/engine/findings.js';
-import { scanRule } from '../support/scan.js';
+import { FIXTURES, scanRule } from '../support/scan.js';
 import { testRule } from '../support/rule-tester.js';
 import { caseDir, evidenceOf, expectSourceIs, rawValueAt, unexpectedSkips } from './fixture-helpers.js';
 
@@ -33,8 +33,9 @@ describe(`${RULE} — fires-v1beta1: a v0.37.2 cluster with v1beta1 NodePool and
       ['warning', 'EC2NodeClass', 'default'],
       ['warning', 'NodePool', 'default'],
     ]);
+    expect(pool).toMatchObject({ messageId: 'apiServed', data: expect.objectContaining({ running: 'v0.37.2', from: 'v1.1.0', last: 'v1.0.x' }) });
     expect(pool.message).toContain(
-      'NodePool default uses karpenter.sh/v1beta1: Karpenter v1.1+ no longer serves it (this cluster runs v0.37.2), so the upgrade breaks it.',
+      'NodePool default uses karpenter.sh/v1beta1, which Karpenter v0.37.2 serves; v1.1.0 and later do not, so it must be rewritten before upgrading past v1.0.x.',
     );
     expect(pool.message).toContain(
       'consolidationPolicy WhenUnderutilized becomes WhenEmptyOrUnderutilized; expireAfter moves to spec.template.spec.expireAfter; kubelet moves to the EC2NodeClass',
@@ -183,6 +184,47 @@ describe(`${RULE} — partial-ticket: the v1 form asserts only what the input sh
     expect(fix).toContain('         expireAfter: Never\n     disruption:\n       consolidationPolicy: WhenEmpty\n       consolidateAfter: 2m\n');
     expect(fix).toContain('           name: analytics\n');
     expect(fix).not.toContain('left out');
+  });
+});
+
+describe(`${RULE} — what the finding says of serving follows the version the input states`, () => {
+  // Another member of the family than the v1beta1 pool on v0.37: a v1alpha5 Provisioner on each side of v0.33.0.
+  const whole = join(caseDir(RULE, 'partial-ticket'), 'whole.md');
+  const only = async (karpenterVersion?: string) => {
+    const r = await scanRule(RULE, [whole], karpenterVersion ? { karpenterVersion } : {});
+    expect(r.findings).toHaveLength(1);
+    return r.findings[0]!;
+  };
+
+  it('v0.31.1 serves v1alpha5: a warning about the upgrade path, never "not served" of this cluster', async () => {
+    const f = await only('0.31.1');
+    expect(f).toMatchObject({
+      severity: 'warning',
+      messageId: 'apiServed',
+      data: expect.objectContaining({ running: 'v0.31.1', from: 'v0.33.0', last: 'v0.32.x' }),
+    });
+    expect(f.message).not.toMatch(/does not serve it|no longer/);
+    expect(f.fix).toContain('Migrate on v0.32.x');
+  });
+
+  it('v0.33.0 does not: an error saying so of this cluster', async () => {
+    const f = await only('0.33.0');
+    expect(f).toMatchObject({ severity: 'error', messageId: 'apiUnserved', data: expect.objectContaining({ running: 'v0.33.0' }) });
+  });
+
+  it('no version in the input: both sides of the boundary, neither claimed of the cluster', async () => {
+    const f = await only();
+    expect(f).toMatchObject({ severity: 'warning', messageId: 'apiServedUntil', data: expect.objectContaining({ from: 'v0.33.0', last: 'v0.32.x' }) });
+    expect(f.data).not.toHaveProperty('running');
+  });
+
+  it('a v1beta1 ticket on a stated v1.0.x: served through the webhook, and the fix starts from there', async () => {
+    const ticket = join(FIXTURES, 'tickets/single-objects/v1beta1-pool-and-bare-nodeclass.md');
+    const r = await scanRule(RULE, [ticket], { karpenterVersion: '1.0.4' });
+    const pool = r.findings.find((f) => f.object.kind === 'NodePool')!;
+    expect(pool).toMatchObject({ severity: 'warning', messageId: 'apiServedByWebhook', data: expect.objectContaining({ running: 'v1.0.4' }) });
+    expect(pool.fix).toContain('This cluster runs v1.0.4, which serves both v1beta1 and v1:');
+    expect(pool.fix).not.toContain('Upgrade through the latest v0.37.x');
   });
 });
 

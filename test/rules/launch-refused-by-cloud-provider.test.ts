@@ -1,3 +1,5 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES, scanRule } from '../support/scan.js';
@@ -129,4 +131,49 @@ testRule(RULE, {
   ],
   nearMiss: [{}],
   missing: [{}],
+});
+
+describe(`${RULE} — what is said of a retry follows the class of the error in the catalog`, () => {
+  // Two failures of one pool, v0.37 controller-runtime records, each pool failing with one code: other members than
+  // the instance profile, AMI and authorisation errors the cases above use.
+  const records = (code: string, text: string) =>
+    ['2025-04-02T08:10:11.204Z', '2025-04-02T08:12:40.917Z']
+      .map(
+        (time, i) =>
+          `{"level":"ERROR","time":"${time}","logger":"controller","message":"Reconciler error","controller":"nodeclaim.lifecycle","controllerGroup":"karpenter.sh","controllerKind":"NodeClaim","NodeClaim":{"name":"batch-q${i}x7z"},"namespace":"","name":"batch-q${i}x7z","reconcileID":"0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f${i}","error":"launching nodeclaim, creating instance, creating nodeclaim, operation error EC2: CreateFleet, https response error StatusCode: 400, RequestID: 7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2${i}, api error ${code}: ${text}"}`,
+      )
+      .join('\n') + '\n';
+  const scanLog = async (body: string) => {
+    const dir = mkdtempSync(join(tmpdir(), 'karpdoctor-retry-'));
+    writeFileSync(join(dir, 'karpenter.log'), body);
+    const r = await scanRule(RULE, [dir]);
+    expect(r.findings).toHaveLength(1);
+    return r.findings[0]!;
+  };
+
+  it('a launch template Karpenter lost (it makes a new one): may clear, no claim that a retry fails', async () => {
+    const f = await scanLog(
+      records('InvalidLaunchTemplateName.NotFound', 'The specified launch template, with template name karpenter.k8s.aws/1234567890123456789, does not exist.'),
+    );
+    expect(f).toMatchObject({ messageId: 'launchRefusedMayClear', data: expect.objectContaining({ clearing: 'LaunchTemplateNotFound is an error that' }) });
+    expect(f.message).not.toContain('a retry fails the same way');
+  });
+
+  it('a security group that does not exist stands until fixed: a retry fails the same way', async () => {
+    const f = await scanLog(records('InvalidGroup.NotFound', "The security group 'sg-0a1b2c3d4e5f60718' does not exist"));
+    expect(f).toMatchObject({ messageId: 'launchRefused' });
+  });
+
+  it('below the threshold, the stated line says the same', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'karpdoctor-retry-'));
+    writeFileSync(
+      join(dir, 'karpenter.log'),
+      records('InvalidParameterValue', 'Value (m7i.large) for parameter instanceType is invalid.').split('\n')[0]! + '\n',
+    );
+    const r = await scanRule(RULE, [dir], { options: { [RULE]: { failures: 2 } } });
+    expect(r.findings).toEqual([]);
+    const stated = r.run.notEvaluatedFor.map((n) => n.reason).join('\n');
+    expect(stated).toContain('Karpenter retries, and InvalidParameter can clear on a retry');
+    expect(stated).not.toContain('repeats until its cause is fixed');
+  });
 });

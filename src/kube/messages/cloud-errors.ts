@@ -15,6 +15,26 @@ export type LaunchFamily = 'capacity' | 'subnet' | 'quota' | 'throttling' | 'ref
 /** Fields a message of the row names, so that a rule knows what it can read out of it. */
 export type MessageField = 'pool' | 'nodeclaim' | 'instance-types' | 'zone' | 'subnet' | 'code' | 'action' | 'principal' | 'quota' | 'endpoint';
 
+/**
+ * What a retry of the same request meets: `repeats` while the cause stands (a permission, a configuration value, a
+ * quota, a full subnet — fixed by someone, not by time), `may-pass` when the error can clear by itself (capacity comes
+ * back, throttling eases, Karpenter recreates a launch template it lost, EC2 answers one request differently).
+ */
+export type RetryOutcome = 'repeats' | 'may-pass';
+
+const RETRY_BY_FAMILY: Record<LaunchFamily, RetryOutcome> = {
+  refused: 'repeats',
+  quota: 'repeats',
+  subnet: 'repeats',
+  capacity: 'may-pass',
+  throttling: 'may-pass',
+};
+
+/** A row's retry outcome: its own when it differs from its family's. */
+export function retryOutcome(row: Pick<CloudErrorRow, 'family' | 'retry'>): RetryOutcome {
+  return row.retry ?? RETRY_BY_FAMILY[row.family];
+}
+
 export interface CloudErrorRow {
   /** The code as the provider spells it (or, for a family of codes, the name Karpenter's rules use); the row's id in docs/karpenter-behaviour.md. */
   code: string;
@@ -25,6 +45,8 @@ export interface CloudErrorRow {
   /** The code, and the provider's own wordings of it where a paste may carry the text without the code. */
   re: RegExp;
   carries: readonly MessageField[];
+  /** When a retry of the same request can pass though the family's does not (see RetryOutcome). */
+  retry?: RetryOutcome;
 }
 
 /**
@@ -90,6 +112,8 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
     label: 'the launch template was not found',
     re: /InvalidLaunchTemplate(?:Id|Name)\.NotFound|\bLaunchTemplateNotFound\b/,
     carries: ['code'],
+    // Karpenter drops the template from its cache on this error and creates it again for the next launch.
+    retry: 'may-pass',
   },
   {
     code: 'AMIAuthorizationFailure',
@@ -174,6 +198,8 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
     label: 'EC2 rejects a parameter of the launch request (InvalidParameterValue)',
     re: /\bInvalidParameter(?:Value|Combination)?\b/,
     carries: ['code'],
+    // Without a row naming the parameter, it may be EC2's answer to that one request (a transient inconsistency).
+    retry: 'may-pass',
   },
   {
     // The v2 AWS SDK (aws-sdk-go-v2, whose errors read `operation error EC2: …`) gives up before it calls EC2 when its own retry token bucket

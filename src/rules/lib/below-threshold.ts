@@ -12,8 +12,8 @@ export interface BelowThreshold {
   what: string;
   /** How many occurrences make a finding (the rule's option). */
   threshold: number;
-  /** What Karpenter does meanwhile, one sentence without the final stop. */
-  meanwhile: string;
+  /** What Karpenter does meanwhile, one sentence without the final stop (per pool when it depends on the causes seen). */
+  meanwhile: string | ((p: FailingPool) => string);
   /** The command, and what it would show, that confirms or rules the cause out. */
   confirm: (p: FailingPool) => string;
   /** Extra detail after the causes ("EC2 named g6.2xlarge in eu-west-1c"). */
@@ -44,6 +44,8 @@ export function stateLaunchFailuresBelow(ctx: Pick<RuleContext, 'snapshot' | 'st
       ctx.statedNotJudged(`${cause}. A launch of the pool succeeded after it, so it is not a finding; ${spec.confirm(p)}.`);
       continue;
     }
-    ctx.statedNotJudged(belowThresholdText(cause, p.occurrences, spec.threshold, spec.meanwhile, spec.confirm(p)));
+    ctx.statedNotJudged(
+      belowThresholdText(cause, p.occurrences, spec.threshold, typeof spec.meanwhile === 'string' ? spec.meanwhile : spec.meanwhile(p), spec.confirm(p)),
+    );
   }
 }

@@ -75,6 +75,19 @@ export function notInScannedFiles(kind: string, name: string): string {
   return `${kind} ${name} is not in the scanned files (created outside them, e.g. by Terraform or an add-on?); --assume-complete judges it as missing`;
 }
 
+/**
+ * Why a reference the input does not resolve is not judged missing when the input lists no objects of its kind (a
+ * ticket shows them one at a time, or not at all): the object and the command that shows it, in one short line. Every
+ * rule that meets such a reference says it in these words, so the reports show one line per object, not one per rule.
+ */
+export function notListedReason(snapshot: Snapshot, kindKey: string, kind: string, name: string): string {
+  const shown = snapshot.all(kindKey).length;
+  const command = `\`kubectl get ${kind.toLowerCase()} ${name} -o yaml\``;
+  return shown
+    ? `${kind} ${name} is not among the ${shown === 1 ? `one ${kind}` : `${shown} ${kind}s`} the input shows (not their list): ${command} shows whether it exists`
+    : `no ${kind} is in the input: ${command} shows whether ${name} exists`;
+}
+
 /** Which of several equally near definitions a verdict used, for a note on the finding. */
 export function usedOfSeveral(snapshot: Snapshot, r: Resolution): string | undefined {
   if (!r.object || !r.others.length) return undefined;

@@ -20,7 +20,14 @@ import type { NodeClaimView } from '../../snapshot/karpenter.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 import { parseTime } from '../../kube/units.js';
 import { logNodeClaim, logNodePool } from './registration-common.js';
-import { classifyCloudError, GENERIC_CAPACITY, type CloudProvider, type LaunchFamily } from '../../snapshot/messages/cloud-errors.js';
+import {
+  classifyCloudError,
+  GENERIC_CAPACITY,
+  retryOutcome,
+  type CloudProvider,
+  type LaunchFamily,
+  type RetryOutcome,
+} from '../../snapshot/messages/cloud-errors.js';
 import { maxOf } from '../../kube/lists.js';
 
 export type { LaunchFamily };
@@ -33,11 +40,13 @@ export interface LaunchCause {
   label: string;
   /** Whose code it is: what confirms or fixes it is that cloud's tooling. */
   provider: CloudProvider;
+  /** Whether a retry meets it again while its cause stands, from the catalog row: what a message may claim of the next launch. */
+  retry: RetryOutcome;
 }
 
 /** Every cause a failure text names, once each; the generic capacity row only when no code says more. */
 export function classifyLaunchError(text: string): LaunchCause[] {
-  return classifyCloudError(text).map(({ family, code, label, provider }) => ({ family, code, label, provider }));
+  return classifyCloudError(text).map((row) => ({ family: row.family, code: row.code, label: row.label, provider: row.provider, retry: retryOutcome(row) }));
 }
 
 export type Via = 'condition' | 'event' | 'log';

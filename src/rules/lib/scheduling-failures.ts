@@ -30,9 +30,32 @@ export function isStaticMisfit(clauses: readonly Clause[]): boolean {
   return clauses.length > 0 && clauses.every((c) => c.kind === 'taint' || c.kind === 'label' || c.kind === 'requirements');
 }
 
+/**
+ * The pod a record names, as far as it names it: a record may show neither name nor namespace (an events row whose
+ * object column was cut). What is not shown stays undefined here; the stand-ins are only how a message writes it.
+ */
+export interface PodRef {
+  /** `default` when the record names the pod without a namespace; undefined when it names no pod. */
+  namespace?: string;
+  name?: string;
+}
+
+/** `namespace/name`, with the stand-ins for what the input does not show. */
+export function podLabel(ref: PodRef): string {
+  return `${ref.namespace ?? NAMESPACE_NOT_SHOWN}/${ref.name ?? NAME_NOT_SHOWN}`;
+}
+
+/**
+ * The key failures of one pod are gathered under. A named pod is one pod wherever it is named. Records that name no
+ * pod cannot be told to be the same pod: they are gathered only when everything else they show is the same (namespace
+ * and what Karpenter said), and never with a named pod's records.
+ */
+function podKey(ref: PodRef, said: string): string {
+  return ref.name ? JSON.stringify(['named', ref.namespace ?? 'default', ref.name]) : JSON.stringify(['unnamed', ref.namespace ?? null, said]);
+}
+
 export interface PodFailure {
-  /** `namespace/name` (namespace `default` when the record gave none). */
-  pod: string;
+  pod: PodRef;
   clauses: Clause[];
   first?: string;
   last?: string;
@@ -44,8 +67,12 @@ export interface PodFailure {
 }
 
 export interface SchedulingFailures {
-  byPod: Map<string, PodFailure[]>;
-  /** When Karpenter last found a place for the pod: a `Nominated` event, or the pod in "computed new nodeclaim(s)". */
+  /** By pod key (`podKey`): the pod as the records name it and its failures, oldest first. */
+  byPod: Map<string, { pod: PodRef; failures: PodFailure[] }>;
+  /**
+   * When Karpenter last found a place for a named pod, by pod key: a `Nominated` event, or the pod in "computed new
+   * nodeclaim(s)". A nomination of a pod the input does not name cannot be matched to a failure, so it is not kept.
+   */
   placed: Map<string, number>;
   /** NodePool events `NoCompatibleInstanceTypes` (v1.2+), by pool. */
   poolEvents: Map<string, EventView[]>;
@@ -60,51 +87,62 @@ export function schedulingFailures(snapshot: Snapshot): SchedulingFailures {
 }
 
 function build(snapshot: Snapshot): SchedulingFailures {
-  const byPod = new Map<string, PodFailure[]>();
+  const byPod = new Map<string, { pod: PodRef; failures: PodFailure[] }>();
   const placed = new Map<string, number>();
   const poolEvents = new Map<string, EventView[]>();
-  const add = (f: PodFailure) => {
-    let l = byPod.get(f.pod);
-    if (!l) byPod.set(f.pod, (l = []));
-    l.push(f);
+  const add = (f: PodFailure, said: string) => {
+    const key = podKey(f.pod, said);
+    let g = byPod.get(key);
+    if (!g) byPod.set(key, (g = { pod: f.pod, failures: [] }));
+    g.failures.push(f);
   };
-  const place = (pod: string, at: string | undefined) => {
+  const place = (pod: PodRef, at: string | undefined) => {
+    if (!pod.name) return;
+    const key = podKey(pod, '');
     const t = parseTime(at);
-    if (t !== undefined && t > (placed.get(pod) ?? -Infinity)) placed.set(pod, t);
+    if (t !== undefined && t > (placed.get(key) ?? -Infinity)) placed.set(key, t);
   };
 
   for (const e of snapshot.events()) {
     if (e.involved.kind === 'Pod') {
       // Rows whose pod the paste does not name (their kind read from reason and source) invent neither its name nor its namespace.
-      const pod = e.involved.name
-        ? `${e.involved.namespace ?? 'default'}/${e.involved.name}`
-        : `${e.involved.namespace ?? NAMESPACE_NOT_SHOWN}/${NAME_NOT_SHOWN}`;
+      const pod: PodRef = e.involved.name
+        ? { namespace: e.involved.namespace ?? 'default', name: e.involved.name }
+        : e.involved.namespace
+          ? { namespace: e.involved.namespace }
+          : {};
       if (e.reason === 'Nominated' && e.component === 'karpenter') place(pod, e.lastSeen);
       if (e.reason !== 'FailedScheduling' || !(e.component === 'karpenter' || isKarpenterScheduleError(e.message))) continue;
       // The kube-scheduler's own "0/12 nodes are available" is not Karpenter's verdict.
       if (saysScheduling(e.message, 'scheduler-summary')) continue;
-      add({
-        pod,
-        clauses: parseScheduleError(e.message),
-        ...(e.firstSeen ? { first: e.firstSeen } : {}),
-        ...(e.lastSeen ? { last: e.lastSeen } : {}),
-        count: e.count,
-        via: 'event',
-        evidence: { event: e, note: `Karpenter could not schedule the pod${e.count > 1 ? ` (x${e.count})` : ''}` },
-      });
-    } else if (e.reason === 'Unconsolidatable' || e.reason === 'DisruptionBlocked') {
-      // Only errors that say why no pool fits: "would schedule against uninitialized nodeclaim/…" says a pod waits for a node.
-      for (const { pod, error } of simulatedPods(e.message)) {
-        if (!saysNoPoolFits(error)) continue;
-        add({
+      add(
+        {
           pod,
-          clauses: parseScheduleError(error),
+          clauses: parseScheduleError(e.message),
           ...(e.firstSeen ? { first: e.firstSeen } : {}),
           ...(e.lastSeen ? { last: e.lastSeen } : {}),
           count: e.count,
           via: 'event',
-          evidence: { event: e, note: `Karpenter's disruption simulation could not place the pod${e.count > 1 ? ` (x${e.count})` : ''}` },
-        });
+          evidence: { event: e, note: `Karpenter could not schedule the pod${e.count > 1 ? ` (x${e.count})` : ''}` },
+        },
+        e.message,
+      );
+    } else if (e.reason === 'Unconsolidatable' || e.reason === 'DisruptionBlocked') {
+      // Only errors that say why no pool fits: "would schedule against uninitialized nodeclaim/…" says a pod waits for a node.
+      for (const { pod, error } of simulatedPods(e.message)) {
+        if (!saysNoPoolFits(error)) continue;
+        add(
+          {
+            pod: podRefOf(pod),
+            clauses: parseScheduleError(error),
+            ...(e.firstSeen ? { first: e.firstSeen } : {}),
+            ...(e.lastSeen ? { last: e.lastSeen } : {}),
+            count: e.count,
+            via: 'event',
+            evidence: { event: e, note: `Karpenter's disruption simulation could not place the pod${e.count > 1 ? ` (x${e.count})` : ''}` },
+          },
+          error,
+        );
       }
     } else if (e.reason === 'NoCompatibleInstanceTypes' && (e.involved.kind === 'NodePool' || e.involved.kind === 'Provisioner')) {
       let l = poolEvents.get(e.involved.name);
@@ -118,39 +156,47 @@ function build(snapshot: Snapshot): SchedulingFailures {
     if (logSays(log, 'could-not-schedule')) {
       const one = logPod(log);
       // v0.4–v0.8 list the pods in the message, one record for all of them.
-      const pods = one ? [one] : podNames({}, log.message).map((p) => `${p.namespace ?? 'default'}/${p.name}`);
+      const pods: PodRef[] = one ? [one] : podNames({}, log.message).map((p) => ({ namespace: p.namespace ?? 'default', name: p.name }));
       const err = str(log.fields.error);
       const clauses = withRecordPool(parseScheduleError(err ?? log.message), log);
       const excluded = excludedBefore(exclusions, log);
       for (const pod of pods)
-        add({
-          pod,
-          clauses,
-          ...(log.time ? { first: log.time, last: log.time } : {}),
-          count: 1,
-          via: 'log',
-          evidence: { log, note: 'Karpenter could not schedule the pod' },
-          ...(excluded.length ? { excluded } : {}),
-        });
+        add(
+          {
+            pod,
+            clauses,
+            ...(log.time ? { first: log.time, last: log.time } : {}),
+            count: 1,
+            via: 'log',
+            evidence: { log, note: 'Karpenter could not schedule the pod' },
+            ...(excluded.length ? { excluded } : {}),
+          },
+          err ?? log.message,
+        );
     } else if (logSays(log, 'computed-placement')) {
       const pods = str(log.fields.pods) ?? str(log.fields.Pods) ?? '';
-      for (const p of pods.split(/,\s*|\s+and\s+/)) if (p.includes('/')) place(p.trim(), log.time);
+      for (const p of pods.split(/,\s*|\s+and\s+/)) if (p.includes('/')) place(podRefOf(p.trim()), log.time);
     }
   }
-  for (const l of byPod.values()) l.sort((a, b) => (parseTime(a.last) ?? 0) - (parseTime(b.last) ?? 0));
+  for (const g of byPod.values()) g.failures.sort((a, b) => (parseTime(a.last) ?? 0) - (parseTime(b.last) ?? 0));
   return { byPod, placed, poolEvents };
 }
 
 /** The pod a log record names: `Pod: {name, namespace}` (v0.37+), `pod: "ns/name"` or a bare name (earlier). */
-export function logPod(log: LogRecord): string | undefined {
+export function logPod(log: LogRecord): PodRef | undefined {
   const f = log.fields.Pod ?? log.fields.pod;
   if (isRecord(f)) {
     const name = str(f.name);
-    return name ? `${str(f.namespace) ?? 'default'}/${name}` : undefined;
+    return name ? { namespace: str(f.namespace) ?? 'default', name } : undefined;
   }
   const s = str(f);
-  if (!s) return undefined;
-  return s.includes('/') ? s : `default/${s}`;
+  return s ? podRefOf(s) : undefined;
+}
+
+/** `ns/name`, or a bare name in `default`, as the records write a pod. */
+function podRefOf(text: string): PodRef {
+  const slash = text.indexOf('/');
+  return slash < 0 ? { namespace: 'default', name: text } : { namespace: text.slice(0, slash), name: text.slice(slash + 1) };
 }
 
 /** A clause naming no pool takes the one the record's fields name (v0.4–v0.8 `provisioner`). */

@@ -366,7 +366,7 @@ export const NOT_INITIALIZED = {
   minOccurrences: 2,
   messages: {
     statedNotInitialized:
-      'NodeClaim {{objectName}}\'s node is registered but never initialized: Karpenter said so {{occurrences}}{{window}} ("{{text}}"). Until it is, Karpenter neither consolidates nor drifts it, and counts it as capacity that is not there (a startup taint never removed, or an extended resource never registered).',
+      'NodeClaim {{objectName}}\'s node is registered but not initialized: Karpenter said so {{occurrences}}{{window}} ("{{text}}"). Until it is, Karpenter neither consolidates nor drifts it, and counts it as capacity that is not there (a startup taint never removed, or an extended resource never registered).',
   } as const,
   message: (c, s) => ({
     messageId: 'statedNotInitialized',

@@ -7,6 +7,8 @@ export {
   classifyCloudError,
   GENERIC_CAPACITY,
   offeringsWithoutCapacity,
+  retryOutcome,
+  type RetryOutcome,
   type CloudProvider,
   type LaunchFamily,
 } from '../../kube/messages/cloud-errors.js';
