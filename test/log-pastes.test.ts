@@ -262,6 +262,42 @@ const CASES: Case[] = [
     skipped: ['1 prose (3 paragraphs), not objects or logs'],
     findings: [],
   },
+  {
+    // Time and level cut (a viewer shows them as columns of their own): the logger opens each line; the fields say it is a record.
+    file: 'logger-first-console-limits-v0.28.md',
+    logs: [
+      '@4 - - Found 2 provisionable pod(s)',
+      '@5 - - Could not schedule pod, all available in',
+      '@6 - - Could not schedule pod, all available in',
+      '@7 - - Found 2 provisionable pod(s)',
+      '@8 - - Could not schedule pod, all available in',
+      '@9 - - Could not schedule pod, all available in',
+    ],
+    skipped: ['1 prose (2 paragraphs), not objects or logs'],
+    findings: ['nodepool-limits-reached Provisioner batch (records)'],
+  },
+  {
+    // Stern's plain prefix before a console record without its time; a viewer's `41 | ` line numbers before JSON records without one.
+    file: 'stern-undated-and-numbered-v0.30.md',
+    logs: [
+      '@5 - INFO [/karpenter-7c9d5b6f8-h2x4q/controller] found provisionable pod(s)',
+      '@6 - ERROR [/karpenter-7c9d5b6f8-h2x4q/controller] Could not schedule pod, incompatible wit',
+      '@12 - ERROR could not schedule pod',
+      '@13 - ERROR could not schedule pod',
+    ],
+    skipped: ['4 shell commands, not read', '1 prose (2 paragraphs), not objects or logs'],
+    findings: [
+      'pending-pod-no-nodepool-fits Pod ingest/collector-5d8c7b6f9-p4m2z (records)',
+      'pending-pod-no-nodepool-fits Pod ingest/collector-6b5c4d7e8-q9r3t (records)',
+    ],
+  },
+  {
+    // Near miss: a numbered tab-separated table whose cells name controllers, and sentences that do: no record in it.
+    file: 'tabbed-table-not-a-log.md',
+    logs: [],
+    skipped: ['6 text that is neither objects nor logs, not read', '1 prose (3 paragraphs), not objects or logs'],
+    findings: [],
+  },
 ];
 
 describe('controller logs as pasted: every record read, traces kept with their record, the stated cause named', () => {
@@ -325,6 +361,14 @@ describe('controller logs as pasted: every record read, traces kept with their r
       'status code: 403, request id: 2b9c6d1e-7f3a-4c5b-8d9e-1a2b3c4d5e6f',
     ]);
     expect(r.fields).toEqual({ logger: 'controller.aws.launchtemplate', commit: 'a4e8f12' });
+  });
+
+  it('invents no time for records pasted without one: counted, never placed between times', async () => {
+    const r = await scan([dir('logger-first-console-limits-v0.28.md')], { now: '2026-01-01T00:00:00Z' });
+    expect(r.load.logs.every((l) => l.time === undefined && l.level === undefined)).toBe(true);
+    expect(r.load.logs[1]!.fields).toEqual({ logger: 'controller.provisioner', commit: '8f5d1a7', pod: 'analytics/nightly-rollup-28391040-7tq5p' });
+    expect(r.findings[0]!.message).toMatch(/for pending pods 4 times because/);
+    expect(r.findings[0]!.message).not.toMatch(/ between | until | at \d/);
   });
 
   it('takes the reference time from the records, and none from a panic without a time', async () => {

@@ -46,6 +46,37 @@ describe('a stated Karpenter version', () => {
   });
 });
 
+describe('a stated minor series (patch not stated)', () => {
+  it('is the series, printed as such: "karpenter version : v0.33" is 0.33 with its patch unknown, never 0.33.0', async () => {
+    const r = await scan([versions('series-template-v0.33.md')]);
+    expect(r.snapshot.controller.version).toEqual([0, 33, 0]);
+    expect(r.snapshot.controller.versionSeries).toBe(true);
+    expect(r.report.snapshot.karpenterVersion).toBe('0.33 (patch not stated)');
+    expect(r.snapshot.controller.versionEvidence).toContain('"karpenter version : v0.33"');
+  });
+
+  it('is refined by a release in it stated elsewhere (`--version 0.36.2` under "Karpenter v0.36.x"), with no disagreement noted', async () => {
+    const r = await scan([versions('series-refined-by-helm-command.md')]);
+    expect(r.report.snapshot.karpenterVersion).toBe('0.36.2');
+    expect(r.snapshot.controller.versionSeries).toBeUndefined();
+    expect(r.snapshot.controller.note ?? '').not.toContain('also states');
+  });
+
+  it('answers version questions only where every patch answers alike', async () => {
+    const { karpenterFacts } = await import('../src/rules/support.js');
+    const facts = karpenterFacts({ version: [1, 2, 0], versionSeries: true, featureGates: {} } as never);
+    expect(facts.label).toBe('v1.2 (patch not stated)');
+    expect([facts.atLeast('1.2.0'), facts.atLeast('1.2.4'), facts.atLeast('1.3.0'), facts.atLeast('1.1.6')]).toEqual([true, undefined, false, true]);
+    expect(notARelease([1, 27, 0], true)).toContain('1.27 is not a Karpenter series');
+  });
+
+  it('near miss: a sentence naming two versions (an upgrade, what was tried before) states none', async () => {
+    const r = await scan([versions('two-versions-upgrade-sentence.md')]);
+    expect(r.snapshot.controller.version).toBeUndefined();
+    expect(r.snapshot.controller.note ?? '').toBe('');
+  });
+});
+
 describe('a Go stack trace names the core module it was built with (docs/karpenter-behaviour.md §0.1)', () => {
   it("bounds a stated version: a v0.29 pseudo-version frame under a panic outweighs the template's v0.27.0", async () => {
     const r = await scan([versions('panic-trace-over-template-v0.29.md')]);

@@ -269,7 +269,7 @@ describe('fragments pasted in tickets: read as a person reads them', () => {
 });
 
 describe('stated versions', () => {
-  const versions = (text: string) => statedVersions(text.split('\n'), 't.md').map((s) => `${s.line} ${s.how} ${s.version}`);
+  const versions = (text: string) => statedVersions(text.split('\n'), 't.md').map((s) => `${s.line} ${s.how} ${s.version}${s.series ? ' (series)' : ''}`);
 
   it('reads each template generation and the commands people paste', () => {
     expect(
@@ -341,6 +341,20 @@ describe('stated versions', () => {
     ).toEqual(['1 template 1.1.3', '2 template 0.36.2', '3 template 1.0.8']);
   });
 
+  it('reads a minor series as a series, never as its patch 0: template fields, a sentence naming one release', () => {
+    expect(
+      versions(
+        [
+          '- Chart Version: 1.0.x',
+          '* Karpenter: `v0.35`',
+          'We run Karpenter v1.1.* on two clusters',
+          '**Karpenter Version**: using 0.34 (latest patch)',
+          'Karpenter v0.35 to v0.36 broke it',
+        ].join('\n'),
+      ),
+    ).toEqual(['1 template 1.0 (series)', '2 template 0.35 (series)', '3 sentence 1.1 (series)', '4 template 0.34 (series)']);
+  });
+
   it('reads nothing from sentences, empty fields, placeholders, ranges or the CRD chart', () => {
     expect(
       versions(
@@ -349,7 +363,6 @@ describe('stated versions', () => {
           '- Chart Version:',
           '- Kubernetes Version (`kubectl version`): 1.30',
           '__Karpenter Version:__ v0.0.0',
-          '- Chart Version: 1.0.x',
           'Karpenter version 1.2.0 works, 1.3.0 does not',
           'image: public.ecr.aws/karpenter/controller:1.0.6',
           'karpenter:',

@@ -28,6 +28,8 @@ describe('an interruption drain of a node that ran a StatefulSet replica, from r
       evidence: [
         ['initiating delete for machine from interruption message', 'messageKind SpotInterruptionKind, action CordonAndDrain'],
         ['statefulset/zk', "zookeeper/zk-1: StatefulSet zookeeper/zk replica, per the StatefulSet's event"],
+        // The subject line's "(karpenter v0.31.3)" states the version the verdict rests on.
+        ['karpenter v0.31.3', 'Karpenter v0.31.3 from ticket'],
       ],
     },
     {

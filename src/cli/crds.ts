@@ -8,7 +8,7 @@ import { readCrdPath } from '../loaders/crd-files.js';
 import { isKarpenterCrd } from '../snapshot/crd/crds.js';
 import { KIND } from '../kube/kinds.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
-import { formatVersion } from '../kube/version.js';
+import { formatVersion, versionLabel } from '../kube/version.js';
 import { UsageError } from './errors.js';
 import { pushAll } from '../kube/lists.js';
 
@@ -50,6 +50,14 @@ export async function provideCrds(snapshot: Snapshot, opts: { crds?: string; crd
     snapshot.denied.set(
       ABSENT,
       "no Karpenter CRDs in the input and the Karpenter version is unknown: pass --crds FILE|DIR (CRD manifests or the karpenter-crd chart), or --karpenter-version X.Y.Z to use that release's CRDs",
+    );
+    return;
+  }
+  if (snapshot.controller.versionSeries) {
+    // Which release's CRDs to download is a patch the input does not state.
+    snapshot.denied.set(
+      ABSENT,
+      `no Karpenter CRDs in the input and only the series of the Karpenter version is stated (${versionLabel(version, true)}): pass --crds FILE|DIR, or --karpenter-version X.Y.Z to use that release's CRDs`,
     );
     return;
   }

@@ -52,6 +52,9 @@ export interface Provenance {
   inferredKind?: { kind: string; from: string[] };
 }
 
+/** What a partial object read from a `kubectl get` table says it was read from (`PartialShape.from`). */
+export const FROM_GET_TABLE = 'a kubectl get table';
+
 export interface PartialShape {
   /** What the object was read from, for reasons: `kubectl describe output`, `a kubectl get table`. */
   from: string;

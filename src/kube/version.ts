@@ -27,6 +27,26 @@ export function formatVersion(v: Version): string {
   return `${v[0]}.${v[1]}.${v[2]}`;
 }
 
+/**
+ * How a version reads in reports: `0.33.1`, or `0.33 (patch not stated)` when only its minor series is known (a
+ * ticket's `v0.33`, `0.36.x`); the patch of a series is held as 0 and never printed.
+ */
+export function versionLabel(v: Version, series = false): string {
+  return series ? `${v[0]}.${v[1]} (patch not stated)` : formatVersion(v);
+}
+
+/**
+ * `atLeast` for a version that may name only its minor series: known where every patch of the series answers alike
+ * (another series, or `min` at patch 0), undefined where the unstated patch decides.
+ */
+export function atLeastIn(v: Version | undefined, min: string, series = false): boolean | undefined {
+  if (!series) return atLeast(v, min);
+  const m = parseVersion(min);
+  if (!v || !m) return undefined;
+  if (v[0] !== m[0] || v[1] !== m[1]) return compareVersions([v[0], v[1], 0], m) >= 0;
+  return m[2] === 0 ? true : undefined;
+}
+
 /** AWS provider tag → core (sigs.k8s.io/karpenter) version, where they differ (v1.0–v1.5). */
 const AWS_TO_CORE: Array<[string, string]> = [
   ['1.0.5', '1.0.3'],
@@ -72,12 +92,12 @@ const NEWEST_KNOWN_RELEASE: Version = [1, 14, 1];
 const MINORS_PAST_NEWEST = 5;
 
 /** Why a version cannot be a release of Karpenter's AWS provider, or undefined when it can. */
-export function notARelease(v: Version): string | undefined {
+export function notARelease(v: Version, series = false): string | undefined {
   const [major, minor] = v;
   if (major === 0 && minor >= 1 && minor <= 37) return undefined;
   if (major === 1 && minor <= NEWEST_KNOWN_RELEASE[1] + MINORS_PAST_NEWEST) return undefined;
   const kubernetesLike = major === 1 && minor >= 16 && minor <= 40 ? ` (it reads like a Kubernetes version)` : '';
-  return `${formatVersion(v)} is not a Karpenter release: releases run v0.1–v0.37, then v1.0 on (the newest known is v${formatVersion(NEWEST_KNOWN_RELEASE)})${kubernetesLike}`;
+  return `${series ? `${v[0]}.${v[1]}` : formatVersion(v)} is not a Karpenter ${series ? 'series' : 'release'}: releases run v0.1–v0.37, then v1.0 on (the newest known is v${formatVersion(NEWEST_KNOWN_RELEASE)})${kubernetesLike}`;
 }
 
 export function compareVersion(a: Version, b: Version): number {

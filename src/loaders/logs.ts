@@ -83,14 +83,30 @@ const LOST_BRACE = /^"(?:level|time|ts|logger|msg|message|severity)":.*\}$/;
 /** A viewer or the person pasting cut the line and said so. */
 const CUT_MARK = /(?:…|\.{3}|\[(?:truncated|…|\.{3})\])\s*$/;
 const KUBECTL_PREFIX = /^\[pod\/([^/\]\s]+)\/([^\]\s]+)\] /;
+/**
+ * How a console record opens once its time column is gone (cut by the person pasting, or never printed by the tool
+ * that showed it): its level and then its logger, or the logger alone when the level column went too. Only with the
+ * tab (or the spaces a copy made of it) between columns: after a prefix, `… ERROR controller.x …` may be a sentence.
+ */
+const UNDATED_CONSOLE_START = String.raw`(?:DEBUG|INFO|WARN|ERROR)(?:\t|\s{2,})(?:controller|webhook)\b|(?:controller|webhook)\.[\w.-]+(?:\t|\s{2,})\S`;
+/**
+ * What a collector's prefix must be followed by to count as one: a record of any generation, dated or not. The
+ * prefixes themselves have no delimiter to tell them from words, so what follows them decides.
+ */
+const RECORD_AHEAD = `(?=\\{|${TIME}|${UNDATED_CONSOLE_START})`;
 /** kubetail: `[karpenter-5d6f8b7c9-q8w2n] {…}` (a container only with `-c`: `[pod/ctr]` is kubectl's). */
-const KUBETAIL_PREFIX = new RegExp(`^\\[([a-z0-9][-a-z0-9.]*[a-z0-9])\\] (?=\\{|${TIME})`);
+const KUBETAIL_PREFIX = new RegExp(`^\\[([a-z0-9][-a-z0-9.]*[a-z0-9])\\] ${RECORD_AHEAD}`);
 const STERN_BRACKET = /^([a-z0-9][-a-z0-9]*)\/([a-z0-9][-a-z0-9.]*)\[([a-z0-9][-a-z0-9]*)\]:? /;
 // Stern's default `[ns ]pod container line` has no delimiter of its own, so it only counts when what
-// follows is unmistakably a record (JSON or a timestamp) — otherwise any two-word text would match.
-const STERN_PLAIN = new RegExp(`^(?:([a-z0-9][-a-z0-9]*) )?([a-z0-9][-a-z0-9.]*) ([a-z0-9][-a-z0-9]*) (?=\\{|${TIME})`);
-/** A pod name alone before a JSON record (`karpenter-58d79fdd86-vw7r4 {"level":…}`), as a loop over pods prints it. */
-const POD_ONLY_PREFIX = /^([a-z0-9]+(?:-[a-z0-9]+)+) (?=\{")/;
+// follows is unmistakably a record — otherwise any two-word text would match.
+const STERN_PLAIN = new RegExp(`^(?:([a-z0-9][-a-z0-9]*) )?([a-z0-9][-a-z0-9.]*) ([a-z0-9][-a-z0-9]*) ${RECORD_AHEAD}`);
+/** A pod name alone before a record (`karpenter-58d79fdd86-vw7r4 {"level":…}`), as a loop over pods prints it. */
+const POD_ONLY_PREFIX = new RegExp(`^([a-z0-9]+(?:-[a-z0-9]+)+) ${RECORD_AHEAD}`);
+/**
+ * A line number an editor, `cat -n`, `nl` or a log viewer put before the record (`12⇥{…}`, `12: INFO⇥…`, `12 | {…}`);
+ * a number alone before a record is never part of it.
+ */
+const LINE_NUMBER = new RegExp(`^\\d{1,7}(?::|\\s*\\|)?\\s+${RECORD_AHEAD}`);
 /** A log stream's name before a JSON line, after a time. */
 const LOG_STREAM = /^(\S+) (?=\{")/;
 /** A log viewer's pod column after its time column (`2024-06-05 21:21:12.927⇥karpenter-7b9d-x2x4z⇥{…}`). */
@@ -107,6 +123,8 @@ type Parsed = Pick<LogRecord, 'time' | 'level' | 'message' | 'fields'>;
 const KLOG = /^([IWEF])\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ ([\w./-]+:\d+)\] (.*)$/;
 /** zap console without its time column: level, then the controller's logger, then the message. */
 const UNDATED_CONSOLE = /^(DEBUG|INFO|WARN|ERROR)(?:\t|\s{2,}|\s(?=controller\.))((?:controller|webhook)(?:\.[\w.-]+)?)(?:\t|\s{2,}|\s)(\S.*)$/;
+/** zap console without its time and level columns: the controller's logger (always `controller.<name>` ≤ v0.31), then the message. */
+const LOGGER_FIRST_CONSOLE = /^((?:controller|webhook)\.[\w.-]+)(?:\t|\s{2,})(\S.*)$/;
 const KLOG_LEVELS: Record<string, string> = { I: 'INFO', W: 'WARN', E: 'ERROR', F: 'FATAL' };
 /** Where kubectl itself logs from (discovery, transport, config): its klog lines are messages to the person typing. */
 const KUBECTL_KLOG_FILES =
@@ -204,6 +222,8 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
     } else if (!prefixPod && (m = KUBECTL_PREFIX.exec(rest))) {
       prefixPod = { name: m[1]!, container: m[2]! };
       rest = rest.slice(m[0].length);
+    } else if (!prefixPod && prefixTime === undefined && (m = LINE_NUMBER.exec(rest))) {
+      rest = rest.slice(m[0].length);
     } else if (!prefixPod && (m = KUBETAIL_PREFIX.exec(rest))) {
       prefixPod = { name: m[1]! };
       rest = rest.slice(m[0].length);
@@ -227,6 +247,7 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
   }
 
   let m2: RegExpExecArray | null;
+  let undatedRead: Parsed | undefined;
   let applied: ApplyRefusalSeen | undefined;
   let cut = false;
   if (parsed === undefined) {
@@ -265,9 +286,12 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
     } else if (prefixTime === undefined && goPanicLevel(rest)) {
       // The runtime's panic line: written straight to stderr, without time or logger.
       parsed = { level: goPanicLevel(rest)!, message: rest, fields: {} };
-    } else if (prefixTime === undefined && (m2 = UNDATED_CONSOLE.exec(rest))) {
-      // A console line quoted without its time (an issue title, a sentence): `ERROR⇥controller.provisioning⇥Could not launch node, …`.
+    } else if ((m2 = UNDATED_CONSOLE.exec(rest))) {
+      // A console line quoted without its time (an issue title, a sentence, a column cut): `ERROR⇥controller.provisioning⇥Could not launch node, …`.
+      // Its time is unknown, never guessed; a `--timestamps` prefix before it is the time it was written.
       parsed = parseConsole('', `${m2[1]}\t${m2[2]}\t${fieldsTailTabbed(m2[3]!)}`);
+    } else if ((undatedRead = loggerFirstConsole(rest))) {
+      parsed = undatedRead;
     } else if ((m2 = KLOG.exec(rest))) {
       // client-go inside the controller logs in klog format (leader election, informers): a record with no year,
       // so its time is only taken from a `--timestamps` prefix.
@@ -542,6 +566,16 @@ function parseConsole(time: string, rest: string): Parsed | null {
   if (tail.length >= 2) head.logger = tail.shift();
   if (tail.length >= 2 && CALLER.test(tail[0]!)) head.caller = tail.shift();
   return { level: level.toUpperCase(), message: tail.join('\t'), fields: { ...head, ...json }, ...timeOf(time) };
+}
+
+/**
+ * A console record whose time and level columns went: read for its message and fields, its level unknown. Only with
+ * its fields (every console record carries `commit`): a tab-separated row that names a controller is not a record.
+ */
+function loggerFirstConsole(rest: string): Parsed | undefined {
+  const m = LOGGER_FIRST_CONSOLE.exec(rest);
+  const read = m ? parseConsole('', `INFO\t${m[1]}\t${fieldsTailTabbed(m[2]!)}`) : null;
+  return read && Object.keys(read.fields).length > 1 ? { message: read.message, fields: read.fields } : undefined;
 }
 
 function timeOf(time: string): { time?: string } {

@@ -68,8 +68,10 @@ export interface LoadResult {
  * runs (an image tag), so used only when nothing in the input shows the version.
  */
 export interface StatedVersion {
-  /** `1.1.1`, as stated, without a leading `v`. */
+  /** `1.1.1`, as stated, without a leading `v`; `0.33` when only the minor series is stated (`series`). */
   version: string;
+  /** The statement names a minor series, not a release (`v0.33`, `0.36.x`, `1.0.*`): the patch is unknown. */
+  series?: boolean;
   source: string;
   line: number;
   /** The words that state it, clipped: `Chart Version: 1.1.1`. */

@@ -10,7 +10,7 @@ import { KIND } from '../kube/kinds.js';
 import { formatBytes, formatCpu } from '../kube/units.js';
 import type { SkippedInput } from '../kube/types.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
-import { formatVersion } from '../kube/version.js';
+import { versionLabel } from '../kube/version.js';
 import { displayName } from '../kube/fields.js';
 import type { ScanProfile } from './profile.js';
 
@@ -106,7 +106,7 @@ export function buildReport(snapshot: Snapshot, run: RunResult, toolVersion: str
     snapshot: {
       sources: snapshot.sources,
       referenceTime: snapshot.referenceTime.iso,
-      karpenterVersion: v ? formatVersion(v) : null,
+      karpenterVersion: v ? versionLabel(v, snapshot.controller.versionSeries) : null,
       featureGates: { ...DEFAULT_GATES, ...snapshot.controller.featureGates },
       counts: snapshot.counts(),
       skipped: snapshot.skipped.map(skippedEntry),

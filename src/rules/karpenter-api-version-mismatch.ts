@@ -162,7 +162,8 @@ export default defineRule({
       const kinds = [...kindsOf(target)];
       const legacy = kinds.length > 0 && kinds.every((k) => LEGACY_KINDS.includes(k));
       const compared = (legacy ? LEGACY_KINDS : Object.keys(CRD_OF).slice(0, 3)).map((k) => CRD_OF[k]).join(' ');
-      const chart = version ? formatVersion(version) : '<controller version>';
+      // A series names no chart to install: the command keeps the patch for the reader to fill in.
+      const chart = version ? (snapshot.controller.versionSeries ? `${version[0]}.${version[1]}.<patch>` : formatVersion(version)) : '<controller version>';
       const controller = seenController(
         snapshot,
         evidence.flatMap((e) => (e.log ? [e.log] : [])),

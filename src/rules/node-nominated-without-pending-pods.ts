@@ -27,7 +27,15 @@ const FIXED = [
 function nominationFixed(v: KarpenterVersionFacts): boolean | undefined {
   if (!v.known) return undefined;
   if (v.atLeast('1.4.0')) return true;
-  return FIXED.some(([from, to]) => v.atLeast(from) && !v.atLeast(to));
+  // A stated series (`v1.2`, patch not stated) inside a fixed line: its patch decides, and it is unknown.
+  let patchDecides = false;
+  for (const [from, to] of FIXED) {
+    if (v.atLeast(to) !== false) continue;
+    const after = v.atLeast(from);
+    if (after === true) return true;
+    if (after === undefined) patchDecides = true;
+  }
+  return patchDecides ? undefined : false;
 }
 
 interface Unevictable {
@@ -176,7 +184,9 @@ export default defineRule({
             ? ` Karpenter ${version.label} still re-simulates un-evictable pods of draining nodes (fixed in v1.0.10, v1.1.6, v1.2.4, v1.3.4 and v1.4.0+).`
             : fixed === true
               ? ` Karpenter ${version.label} skips do-not-disrupt pods and fully-blocking PDBs, but a PDB that merely sits at 0 allowed disruptions still keeps the loop going.`
-              : '';
+              : version.known
+                ? ` Whether Karpenter ${version.label} still re-simulates un-evictable pods of draining nodes depends on its patch (fixed in v1.0.10, v1.1.6, v1.2.4, v1.3.4 and v1.4.0+), which the input does not state: the controller's image tag would settle it.`
+                : '';
       report({
         object: node,
         messageId: 'nominatedWithoutPods',

@@ -1,5 +1,5 @@
 import { defineRule, type EvidenceInput, type FixSteps, type RuleContext, type RuleOptions } from '../engine/rule.js';
-import type { KubeObject } from '../kube/types.js';
+import { FROM_GET_TABLE, type KubeObject } from '../kube/types.js';
 import { commandName, condition, conditions, type Condition } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
@@ -160,7 +160,7 @@ function notReadyRow(snapshot: Snapshot, node: KubeObject): boolean {
 function notReadyStated(snapshot: Snapshot, node: KubeObject, karpenter: boolean): string {
   const name = node.metadata.name ?? '';
   const from = snapshot.shownBy(node) ?? '';
-  const table = 'a kubectl get table';
+  const table = FROM_GET_TABLE;
   const where = from.startsWith(table) ? `in a \`kubectl get nodes\` table${partialSourceText(from.slice(table.length))}` : `in ${partialSourceText(from)}`;
   return (
     `Node ${name} is NotReady ${where}, which shows neither since when nor why` +

@@ -12,6 +12,7 @@ import { reportFromRecords } from './lib/records-only.js';
 import { REGISTRATION_TIMEOUT, REGISTRATION_UNHEALTHY } from './lib/stated-causes.js';
 import { maxOf, pushAll } from '../kube/lists.js';
 import { ZONE_LABEL } from '../kube/well-known.js';
+import { statedNominations } from './lib/nominated-claims.js';
 
 const ID = 'nodeclaim-not-registered';
 /** ≤ v1.6 "terminating due to registration ttl"; v1.7+ "terminating due to timeout" (launch or registration). */
@@ -87,6 +88,7 @@ export default defineRule({
   check(ctx) {
     const { snapshot, now, options, report } = ctx;
     const version = karpenterFacts(snapshot.controller);
+    statedNominations(ctx);
     // With NodePools, timeouts in the logs are counted per pool below; without, each is a finding of its own.
     if (!snapshot.has('NodePool')) {
       reportFromRecords({ snapshot, report }, REGISTRATION_TIMEOUT);

@@ -9,7 +9,7 @@ import type { ControllerInfo, SettingAnchor } from '../snapshot/controller-info.
 import { commandName, dig, displayName } from '../kube/fields.js';
 import type { EventView } from '../snapshot/events.js';
 import { formatDuration, parseTime } from '../kube/units.js';
-import { atLeast, coreVersionOf, formatVersion } from '../kube/version.js';
+import { atLeastIn, coreVersionOf, versionLabel } from '../kube/version.js';
 
 /** Milliseconds between a timestamp and the reference time; undefined if the timestamp is missing/invalid. */
 export function ageOf(timestamp: unknown, now: number): number | undefined {
@@ -60,9 +60,10 @@ export function karpenterFacts(controller: ControllerInfo): KarpenterVersionFact
   const v = controller.version;
   return {
     known: v !== undefined,
-    label: v ? `v${formatVersion(v)}` : 'unknown',
-    atLeast: (min) => atLeast(v, min),
-    coreAtLeast: (min) => (v ? atLeast(controller.versionIsCore ? v : coreVersionOf(v), min) : undefined),
+    label: v ? `v${versionLabel(v, controller.versionSeries)}` : 'unknown',
+    // A series answers only where its unstated patch cannot matter.
+    atLeast: (min) => atLeastIn(v, min, controller.versionSeries),
+    coreAtLeast: (min) => (v ? atLeastIn(controller.versionIsCore ? v : coreVersionOf(v), min, controller.versionSeries) : undefined),
     gate: (name, defaultValue) =>
       name in controller.featureGates ? { value: controller.featureGates[name]!, explicit: true } : { value: defaultValue, explicit: false },
     // The header states these facts; the people-facing reports show them there once (EvidenceInput.headerFact).
@@ -93,9 +94,9 @@ export function againstRelease(version: KarpenterVersionFacts, from: string): Re
 function versionEvidence(controller: ControllerInfo): EvidenceInput[] {
   const v = controller.version;
   const out: EvidenceInput[] = [];
-  const from = `Karpenter ${v ? `v${formatVersion(v)}` : 'version'} from ${controller.versionSource}`;
+  const from = `Karpenter ${v ? `v${versionLabel(v, controller.versionSeries)}` : 'version'} from ${controller.versionSource}`;
   if (controller.versionAt && controller.versionEvidence) out.push(anchorEvidence(controller.versionAt, from));
-  else if (controller.versionFileAt && v) out.push({ value: formatVersion(v), source: controller.versionFileAt, note: from });
+  else if (controller.versionFileAt && v) out.push({ value: versionLabel(v, controller.versionSeries), source: controller.versionFileAt, note: from });
   else if (controller.versionEvidence) {
     out.push({ value: controller.versionEvidence, note: controller.versionSource === 'flag' ? 'Karpenter version from the command line' : from });
   }

@@ -39,6 +39,8 @@ export interface ControllerInfo {
   versionSource?: 'image' | 'helm-label' | 'chart' | 'flag' | 'eksctl' | 'log' | 'ticket';
   /** The version is core Karpenter's (`--karpenter-version core:X.Y.Z`), not a provider release to map. */
   versionIsCore?: boolean;
+  /** Only the minor series is known (a ticket's `v0.33`, `0.36.x`): `version` holds patch 0, which is not a fact. */
+  versionSeries?: boolean;
   /** The controller's logs carry Azure Resource Manager's errors: the provider is Azure's even with no AKSNodeClass shown. */
   azureInLogs?: boolean;
   /** Where the version was read, e.g. `image public.ecr.aws/karpenter/controller:1.2.1`. */

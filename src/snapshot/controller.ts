@@ -77,6 +77,8 @@ export function detectController(
   const flag = parseVersion(flagVersion);
   if (flag && !info.version) {
     info.version = flag;
+    // `--karpenter-version 1.2` (or `1.2.x`) names the series: its patch is not known, not 0.
+    if (/^v?\d+\.\d+(?:\.[xX*])?$/.test(flagVersion!.trim())) info.versionSeries = true;
     info.versionSource = 'flag';
     info.versionEvidence = `--karpenter-version ${flagVersion}`;
   } else if (flag && info.version && formatVersion(flag) !== formatVersion(info.version)) {

@@ -8,7 +8,7 @@ import type { KubeObject } from '../kube/types.js';
 import { containersOf } from './controller.js';
 import type { ControllerInfo } from './controller-info.js';
 import { dig, str } from '../kube/fields.js';
-import { formatVersion, parseVersion } from '../kube/version.js';
+import { parseVersion, versionLabel } from '../kube/version.js';
 
 const AZURE_IMAGE = /aks\/karpenter|karpenter-provider-azure/;
 const CORE_PREFIX = /^core[:@=]/i;
@@ -29,8 +29,9 @@ export function isAzureProvider(nodeClasses: KubeObject[], pools: KubeObject[], 
 export function settleProviderVersion(info: ControllerInfo, azure: boolean, flag: string | undefined): void {
   const core = parseVersion(coreFlagVersion(flag));
   if (core && (!info.version || azure || info.azureInLogs)) {
-    const replaced = info.version ? ` (instead of the Azure provider release ${formatVersion(info.version)}, ${info.versionEvidence})` : '';
+    const replaced = info.version ? ` (instead of the Azure provider release ${versionLabel(info.version, info.versionSeries)}, ${info.versionEvidence})` : '';
     info.version = core;
+    delete info.versionSeries;
     info.versionIsCore = true;
     info.versionSource = 'flag';
     info.versionEvidence = `--karpenter-version ${flag} (core Karpenter)${replaced}`;
@@ -38,10 +39,11 @@ export function settleProviderVersion(info: ControllerInfo, azure: boolean, flag
   }
   if (!(azure || info.azureInLogs) || !info.version || info.versionIsCore) return;
   const note =
-    `Karpenter ${formatVersion(info.version)} (${info.versionEvidence}) is a release of the Azure provider, whose numbers are not core Karpenter's and cannot be mapped: ` +
+    `Karpenter ${versionLabel(info.version, info.versionSeries)} (${info.versionEvidence}) is a release of the Azure provider, whose numbers are not core Karpenter's and cannot be mapped: ` +
     'verdicts that depend on the version assume any version; give the core version it embeds with --karpenter-version core:X.Y.Z';
   info.note = info.note ? `${info.note}; ${note}` : note;
   delete info.version;
+  delete info.versionSeries;
   delete info.versionSource;
   delete info.versionEvidence;
   delete info.versionAt;

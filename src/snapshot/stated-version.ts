@@ -6,7 +6,7 @@
  */
 import type { KubeObject, Provenance } from '../kube/types.js';
 import { dig, displayName, str } from '../kube/fields.js';
-import { compareVersion, formatVersion, notARelease, parseVersion, type Version } from '../kube/version.js';
+import { compareVersion, notARelease, parseVersion, versionLabel, type Version } from '../kube/version.js';
 import { KIND } from '../kube/kinds.js';
 import type { StatedVersion } from '../loaders/types.js';
 import type { ControllerInfo } from './controller-info.js';
@@ -18,6 +18,8 @@ interface Statement {
   /** How the report cites it: `eksctl ClusterConfig harbor-test karpenter.version (c.yaml:14)`. */
   evidence: string;
   source: 'eksctl' | 'ticket';
+  /** Only the minor series is stated. */
+  series?: boolean;
   at?: { object: KubeObject; path: string };
   fileAt?: string;
 }
@@ -59,9 +61,10 @@ function servedCopy(o: KubeObject): boolean {
   return Boolean(m.uid || m.resourceVersion || m.creationTimestamp || (o as Record<string, unknown>).status);
 }
 
-/** Why the input itself contradicts a stated version, or undefined. */
-function contradicted(v: Version, bounds: readonly GenerationBound[]): string | undefined {
-  const against = bounds.filter((b) => (b.max && compareVersion(v, b.max) > 0) || (b.min && compareVersion(v, b.min) < 0));
+/** Why the input itself contradicts a stated version (a series: every patch of it), or undefined. */
+function contradicted(v: Version, bounds: readonly GenerationBound[], series = false): string | undefined {
+  const highest: Version = series ? [v[0], v[1], Infinity] : v;
+  const against = bounds.filter((b) => (b.max && compareVersion(v, b.max) > 0) || (b.min && compareVersion(highest, b.min) < 0));
   return against.length ? against.map((b) => b.why).join(', ') : undefined;
 }
 
@@ -93,20 +96,23 @@ export function useStatedVersion(
         version: s.version,
         evidence: `stated in the ticket: "${s.text}" (${s.source}:${s.line})`,
         source: 'ticket',
+        ...(s.series ? { series: true } : {}),
         fileAt: `${s.source}:${s.line}`,
       })),
-  ].filter((s) => parseVersion(s.version) && /^\d+\.\d+\.\d+/.test(s.version));
+  ].filter((s) => parseVersion(s.version) && (s.series || /^\d+\.\d+\.\d+/.test(s.version)));
   // A statement is weighed before it is used: a number that is no Karpenter release, or one the objects beside it
   // could not have been served by, is named in the header and left out.
   const notes: string[] = [];
   const against = info.traceBound ? [...bounds, info.traceBound] : bounds;
   const weighed = statements.filter((s) => {
     const v = parseVersion(s.version)!;
-    const why = notARelease(v) ?? contradicted(v, against);
+    const why = notARelease(v, s.series) ?? contradicted(v, against, s.series);
     if (why) notes.push(`${s.evidence.replace(/^stated in the ticket: /, '')} is not used as the Karpenter version: ${why}`);
     return !why;
   });
-  const [first] = weighed;
+  // A series is refined by a release in it stated anywhere else (`v0.33` in the template, `--version 0.33.1` below).
+  const [strongest] = weighed;
+  const first = strongest?.series ? (weighed.find((s) => !s.series && inSeries(s, strongest)) ?? strongest) : strongest;
   if (!first) {
     // Nothing states a version: the range a stack trace shows is said, never taken as a version.
     if (!info.version && info.traceBound && !notes.some((n) => n.includes(info.traceBound!.why))) notes.push(info.traceBound.why);
@@ -117,13 +123,29 @@ export function useStatedVersion(
     info.version = parseVersion(first.version);
     info.versionSource = first.source;
     info.versionEvidence = first.evidence;
+    if (first.series) info.versionSeries = true;
     if (first.at) info.versionAt = { ...first.at, where: 'eksctl karpenter.version' };
     if (first.fileAt) info.versionFileAt = first.fileAt;
   }
-  const used = formatVersion(info.version!);
-  const others = weighed.filter((s) => formatVersion(parseVersion(s.version)!) !== used);
+  const v = info.version!;
+  const used = versionLabel(v, info.versionSeries);
+  // A series and a release in it say the same; two releases, or a release outside the series, do not.
+  const agrees = (s: Statement) => {
+    const w = parseVersion(s.version)!;
+    return w[0] === v[0] && w[1] === v[1] && (s.series || info.versionSeries || w[2] === v[2]);
+  };
+  const others = weighed.filter((s) => !agrees(s));
   for (const s of others.slice(0, 3))
-    notes.push(`the input also states Karpenter ${s.version} (${s.evidence.replace(/^stated in the ticket: /, '')}); ${used} is used`);
+    notes.push(
+      `the input also states Karpenter ${versionLabel(parseVersion(s.version)!, s.series)} (${s.evidence.replace(/^stated in the ticket: /, '')}); ${used} is used`,
+    );
   if (others.length > 3) notes.push(`${others.length - 3} more statement(s) of another Karpenter version not listed`);
   if (notes.length) info.note = [info.note, ...notes].filter(Boolean).join('; ');
+}
+
+/** The statement's release is in the other's minor series. */
+function inSeries(s: Pick<Statement, 'version'>, series: Pick<Statement, 'version'>): boolean {
+  const a = parseVersion(s.version);
+  const b = parseVersion(series.version);
+  return a !== undefined && b !== undefined && a[0] === b[0] && a[1] === b[1];
 }

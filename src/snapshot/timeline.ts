@@ -10,7 +10,7 @@ import type { KubeObject, LogRecord } from '../kube/types.js';
 import { conditions, nameOf, taintsAt, formatTaint } from '../kube/fields.js';
 import { KIND, isClusterScoped, kindKeyOf } from '../kube/kinds.js';
 import { formatDuration, parseTime } from '../kube/units.js';
-import { atLeast, coreVersionOf } from '../kube/version.js';
+import { atLeastIn, coreVersionOf } from '../kube/version.js';
 import type { EventView } from './events.js';
 import { logRefs, logSignals, podNames } from './messages/karpenter-logs.js';
 import type { Snapshot } from './snapshot.js';
@@ -303,7 +303,7 @@ function removedBy(snapshot: Snapshot, claim: KubeObject, step: string): string[
   // Certain only before v1.3, which refuses to register a node without the taint; v1.3+ registers it anyway.
   const c = snapshot.controller;
   const core = c.version ? (c.versionIsCore ? c.version : coreVersionOf(c.version)) : undefined;
-  if (step === 'Registered' && claim.kind === 'NodeClaim' && claim.apiVersion === 'karpenter.sh/v1' && atLeast(core, '1.3.0') === false) {
+  if (step === 'Registered' && claim.kind === 'NodeClaim' && claim.apiVersion === 'karpenter.sh/v1' && atLeastIn(core, '1.3.0', c.versionSeries) === false) {
     return ['taint removed karpenter.sh/unregistered:NoExecute (Karpenter v1.0-v1.2 registers a node only by removing it)'];
   }
   return [];

@@ -95,6 +95,19 @@ describe(`${RULE} — fires: no Pending pod, un-evictable pods on a deleting nod
     expect(g.fix).not.toContain('Upgrade Karpenter');
   });
 
+  it('on a stated series (1.2, patch not stated) inside a fixed line: says the patch decides, judges nothing on it', async () => {
+    const files = ['nodes.yaml', 'pods.yaml', 'pdbs.yaml', 'karpenter.yaml', 'events.yaml'].map((x) => join(dir, x));
+    const series = await scanRule(RULE, files, { karpenterVersion: '1.2' });
+    expect(series.report.snapshot.karpenterVersion).toBe('1.2 (patch not stated)');
+    const g = series.findings[0]!;
+    expect(g.message).toContain('Whether Karpenter v1.2 (patch not stated) still re-simulates un-evictable pods of draining nodes depends on its patch');
+    expect(g.message).not.toContain('still re-simulates un-evictable pods of draining nodes (fixed');
+    expect(g.message).not.toContain('skips do-not-disrupt pods');
+    // A series every patch of which has the fix is judged as fixed.
+    const later = await scanRule(RULE, files, { karpenterVersion: '1.4.x' });
+    expect(later.findings[0]!.message).toContain('Karpenter v1.4 (patch not stated) skips do-not-disrupt pods');
+  });
+
   it('without the controller and no flag: says which releases the verdict assumes', async () => {
     const files = ['nodes.yaml', 'pods.yaml', 'pdbs.yaml', 'karpenter.yaml', 'events.yaml'].map((x) => join(dir, x));
     const u = await scanRule(RULE, files);

@@ -5,7 +5,7 @@
  * anchor. Both event layouts are read: `LAST SEEN TYPE REASON OBJECT MESSAGE` and the older
  * `FIRSTSEEN LASTSEEN COUNT NAME KIND SUBOBJECT TYPE REASON SOURCE MESSAGE`.
  */
-import type { KubeObject, LoadedObject } from '../../kube/types.js';
+import { FROM_GET_TABLE, type KubeObject, type LoadedObject } from '../../kube/types.js';
 import { pointer, setPointer } from '../../kube/fields.js';
 import { CLUSTER_KINDS, cellsOf, columnsOfHeader, parseAge, parseEventAge, parseLabelPairs, type Column } from './columns.js';
 import { resourceType } from '../kubectl-resources.js';
@@ -14,7 +14,7 @@ import { addRead, describedEvent, onlyOutput, type ReadResult, type TextBlock } 
 import type { OutputType } from '../objects.js';
 import { readAll, type Reader } from './reader.js';
 
-const FROM = 'a kubectl get table';
+const FROM = FROM_GET_TABLE;
 
 /**
  * A header line: upper-case column names separated by runs of spaces, starting with NAME, NAMESPACE or an event

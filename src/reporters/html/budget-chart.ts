@@ -4,7 +4,7 @@
  * the nodes that consume the budget now (Ready ≠ True or being deleted: Karpenter subtracts them silently). The
  * arithmetic is the snapshot's budgets view, the same the budget rules use; this file only draws it.
  */
-import { atLeast, formatVersion } from '../../kube/version.js';
+import { atLeastIn, versionLabel } from '../../kube/version.js';
 import { nameOf } from '../../kube/fields.js';
 import { budgetForecast, hasBudgets, nodesByPool, type BudgetForecast, type BudgetHour, type BudgetRow, type PoolNodes } from '../../snapshot/budgets.js';
 import type { Budget, NodePoolView } from '../../snapshot/karpenter.js';
@@ -30,8 +30,15 @@ export function budgetFigures(snapshot: Snapshot, referenceMs: number): string {
   if (!pools.length) return '';
   const version = snapshot.controller.version;
   // Budgets arrived in v0.34.0: before that the field does not exist and nothing limits disruption by count.
-  if (atLeast(version, '0.34.0') === false) {
-    return pools.map((p) => figure(p, `<p class="note">${esc(`Karpenter v${formatVersion(version!)} predates disruption budgets (v0.34.0).`)}</p>`)).join('\n');
+  if (atLeastIn(version, '0.34.0', snapshot.controller.versionSeries) === false) {
+    return pools
+      .map((p) =>
+        figure(
+          p,
+          `<p class="note">${esc(`Karpenter v${versionLabel(version!, snapshot.controller.versionSeries)} predates disruption budgets (v0.34.0).`)}</p>`,
+        ),
+      )
+      .join('\n');
   }
   const byPool = snapshot.has('Node') ? nodesByPool(snapshot) : undefined;
   return pools

@@ -22,7 +22,9 @@ export type EventSignal =
   /** FailedDraining on a node: "N pods are waiting to be evicted". */
   | 'pods-awaiting-eviction'
   /** NodePool DisruptionBlocked: "No allowed disruptions [for disruption reason R] due to blocking budget". */
-  | 'budget-blocking';
+  | 'budget-blocking'
+  /** Pod `Nominated`: v0.32+ "Pod should schedule on: nodeclaim/x[, node/y]", v0.27–v0.31 "…: machine/x", ≤ v0.26 "… on y". */
+  | 'nominated';
 
 export const EVENTS: MessageTable<EventSignal> = [
   { re: /more th[ae]n \d+% nodes are unhealthy in the (nodepool|cluster)/i, signal: 'repair-blocked', printed: ['event'], carries: ['pool'] },
@@ -33,6 +35,7 @@ export const EVENTS: MessageTable<EventSignal> = [
   { re: /violates a PDB|does not support multiple PDBs/i, signal: 'pdb-violation', printed: ['event'] },
   { re: /pods? (?:are|is) waiting to be evicted/i, signal: 'pods-awaiting-eviction', printed: ['event'] },
   { re: /no allowed disruptions.*due to blocking budget/i, signal: 'budget-blocking', printed: ['event'], carries: ['pool'] },
+  { re: /^Pod should schedule on:? \S/i, signal: 'nominated', printed: ['event'], carries: ['nodeclaim'] },
   {
     re: /not found|does not exist|storageclass\.storage\.k8s\.io .*not found|lost its underlying PersistentVolume/i,
     signal: 'reference-missing',
@@ -48,11 +51,25 @@ export function eventSays(message: string, signal: EventSignal): boolean {
 
 /** `Nominated`: "Pod should schedule on: nodeclaim/x, node/y" (older "…: machine/x", "… on y"): the names, unprefixed. */
 export function nominatedTargets(message: string): string[] {
+  return nominationTargets(message).map((t) => t.name);
+}
+
+/**
+ * `Nominated` with the kind of each target: v0.32+ "Pod should schedule on: nodeclaim/x" (", node/y" once the NodeClaim
+ * has a Node), v0.27–v0.31 "…: machine/x", a Node alone "…: node/y", ≤ v0.26 "Pod should schedule on y" (a Node:
+ * Karpenter then created Nodes itself). Karpenter and EKS Auto Mode's `eks-auto-mode/compute` write the same message.
+ */
+export function nominationTargets(message: string): Array<{ kind: 'NodeClaim' | 'Machine' | 'Node'; name: string }> {
   const targets = /should schedule on:?\s*(.*)$/i.exec(message)?.[1] ?? '';
+  const kinds = { nodeclaim: 'NodeClaim', machine: 'Machine', node: 'Node' } as const;
   return targets
     .split(',')
-    .map((t) => t.trim().replace(/^(node|nodeclaim|machine)\//, ''))
-    .filter(Boolean);
+    .map((t) => t.trim())
+    .filter(Boolean)
+    .map((t) => {
+      const m = /^(node|nodeclaim|machine)\/(.+)$/.exec(t);
+      return m ? { kind: kinds[m[1] as keyof typeof kinds], name: m[2]! } : { kind: 'Node' as const, name: t };
+    });
 }
 
 /** `Scheduled`: "Successfully assigned ns/pod to node". */

@@ -8,6 +8,8 @@
 import type { StatedVersion } from '../../types.js';
 
 const SEMVER_BODY = String.raw`\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?`;
+/** A release, or a minor series with its patch left open (`0.33`, `0.36.x`, `1.0.*`): where a person names what runs. */
+const RELEASE_OR_SERIES = String.raw`\d+\.\d+(?:\.\d+(?:-[0-9A-Za-z.]+)?|\.[xX*])?`;
 const SEMVER = String.raw`v?(${SEMVER_BODY})`;
 const BOLD = String.raw`(?:\*\*|__)?`;
 /**
@@ -29,11 +31,11 @@ function space(name: string): string {
  * not scanned again from each of its positions.
  */
 const TEMPLATE_FIELD = new RegExp(
-  String.raw`(?<=^|[\s,;(|]|(?:^|[\s,;(|])(?:\*\*|__))${LABEL}${space('a')}(?<colon>[:|]|[-–—](?=\s)|)${space('b')}${BOLD}${space('c')}(?<afterBold>[:|]?)${space('d')}[\`"']?(?:karpenter-)?v?(?<version>${SEMVER_BODY})[\`"']?(?=$|[\s,;()|])`,
+  String.raw`(?<=^|[\s,;(|]|(?:^|[\s,;(|])(?:\*\*|__))${LABEL}${space('a')}(?<colon>[:|]|[-–—](?=\s)|)${space('b')}${BOLD}${space('c')}(?<afterBold>[:|]?)${space('d')}[\`"']?(?:(?:running|using|on)\s+)?(?:karpenter-)?v?(?<version>${RELEASE_OR_SERIES})[\`"']?(?=$|[\s,;()|])`,
   'i',
 );
 /** The rest of a field that states an upgrade: `-> 1.0.9`, `→ v1.0.9`, `to 1.0.9`. */
-const UPGRADE_TO = new RegExp(String.raw`^\s*[\`"']?\s*(?:->|→|=>|to)\s*[\`"']?(?:karpenter-)?v?(${SEMVER_BODY})[\`"']?(?=$|[\s,;()|])`, 'i');
+const UPGRADE_TO = new RegExp(String.raw`^\s*[\`"']?\s*(?:->|→|=>|to)\s*[\`"']?(?:karpenter-)?v?(${RELEASE_OR_SERIES})[\`"']?(?=$|[\s,;()|])`, 'i');
 const ENV_LINE = new RegExp(String.raw`^(?:[$#%]\s*)?(?:export\s+)?KARPENTER_VERSION\s*=\s*["']?${SEMVER}["']?\s*(?:;\s*)?$`);
 /** A `helm list` row: `karpenter  kube-system  4  2025-… UTC  deployed  karpenter-1.0.6  1.0.6`. */
 const HELM_LIST_ROW = new RegExp(String.raw`\s(?:deployed|failed|superseded|pending-[a-z]+)\s+karpenter-${SEMVER.replace('v?', '')}\s`);
@@ -48,7 +50,7 @@ const HELM_RELEASE_SPAN = 8;
  * only when the line names no other version and says nothing of an upgrade, a rollback or what came before.
  */
 const SENTENCE = new RegExp(
-  String.raw`\bkarpenter\s+(?:helm\s+)?(?:chart\s+)?version\s+(?:is\s+|of\s+)?[\`"']?v?(${SEMVER_BODY})[\`"']?(?=$|[\s,.;:!?()])`,
+  String.raw`\bkarpenter\s+(?:(?:helm\s+)?(?:chart\s+)?version\s+(?:is\s+|of\s+)?[\`"']?v?|v)(${RELEASE_OR_SERIES})[\`"']?(?=$|[\s,.;:!?()])(?!\.\d)`,
   'i',
 );
 const VERSION_LIKE = /(?<![\w.])v?\d+\.\d+(?:\.\d+)?(?![\w.]*\d)/g;
@@ -65,10 +67,13 @@ const MAX_TEXT = 80;
 
 export function statedVersions(lines: string[], source: string): StatedVersion[] {
   const out: StatedVersion[] = [];
-  const add = (version: string, i: number, text: string, how: StatedVersion['how']) => {
-    if (version === PLACEHOLDER) return;
+  const add = (stated: string, i: number, text: string, how: StatedVersion['how']) => {
+    if (stated === PLACEHOLDER) return;
     const t = text.trim().replace(/\s+/g, ' ');
-    out.push({ version, source, line: i + 1, text: t.length > MAX_TEXT ? `${t.slice(0, MAX_TEXT - 1)}…` : t, how });
+    // `0.36.x`, `1.0.*`, `v0.33`: the series, its patch unknown (never taken as patch 0).
+    const series = /^(\d+\.\d+)(?:\.[xX*])?$/.exec(stated)?.[1];
+    const version = series ?? stated;
+    out.push({ version, ...(series ? { series: true } : {}), source, line: i + 1, text: t.length > MAX_TEXT ? `${t.slice(0, MAX_TEXT - 1)}…` : t, how });
   };
   let karpenterBlock = 0;
   for (let i = 0; i < lines.length; i++) {
