@@ -106,7 +106,9 @@ export function buildReport(snapshot: Snapshot, run: RunResult, toolVersion: str
     snapshot: {
       sources: snapshot.sources,
       referenceTime: snapshot.referenceTime.iso,
-      karpenterVersion: v ? versionLabel(v, snapshot.controller.versionSeries) : null,
+      // A series stays a parseable version (`0.33`): consumers compare it component by component; the text says
+      // "(patch not stated)" beside it.
+      karpenterVersion: v ? (snapshot.controller.versionSeries ? `${v[0]}.${v[1]}` : versionLabel(v)) : null,
       featureGates: { ...DEFAULT_GATES, ...snapshot.controller.featureGates },
       counts: snapshot.counts(),
       skipped: snapshot.skipped.map(skippedEntry),
