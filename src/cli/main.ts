@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { UsageError } from './errors.js';
+import { limitHeapGrowth } from './heap.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -13,6 +14,7 @@ function collect(value: string, previous: string[]): string[] {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  limitHeapGrowth();
   let exitCode = 0;
   const program = new Command()
     .name('karpdoctor')
