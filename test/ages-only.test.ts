@@ -51,5 +51,8 @@ describe('timesAsAges', () => {
     ['since 2026-04-30T10:00:00.250Z, still', 'since 1d2h before the paste was taken, still'],
     ['at 2026-05-01T12:00:00Z', 'at 0s before the paste was taken'],
     ['no time here: v1.2.3, 10:00', 'no time here: v1.2.3, 10:00'],
+    ['first 52m before the reference time, and', 'first 52m before the paste was taken, and'],
+    ['a duration before the reference time (2h)', 'a duration before the paste was taken (2h)'],
+    ['the reference time is unknown', 'the reference time is unknown'],
   ])('%s', (text, expected) => expect(timesAsAges(text, anchor)).toBe(expected));
 });

@@ -6,12 +6,14 @@
 import { formatDuration, parseTime } from '../kube/units.js';
 import type { Finding, NotEvaluated } from './findings.js';
 
+const REFERENCE_TIME = /(?<=\b(?:before|after|at) )the reference time\b/g;
 // RFC 3339 as rules print it (seconds and fraction optional); linear: no nested quantifiers.
 const ISO_TIME = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})?/g;
 
 /** `2026-12-02T13:50:00Z` → `37m before the paste was taken`, measured from the anchor the snapshot used. */
 export function timesAsAges(text: string, anchorMs: number): string {
-  return text.replace(ISO_TIME, (iso) => {
+  // Rules measure ages from "the reference time"; without an anchor that moment is when the paste was taken.
+  return text.replace(REFERENCE_TIME, 'the paste was taken').replace(ISO_TIME, (iso) => {
     const ms = parseTime(/[Zz]|[+-]\d{2}:\d{2}$/.test(iso) ? iso : `${iso}Z`);
     if (ms === undefined) return iso;
     const age = anchorMs - ms;
