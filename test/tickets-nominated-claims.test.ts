@@ -5,6 +5,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { KIND } from '../src/kube/kinds.js';
 import { nominationTargets } from '../src/snapshot/messages/object-events.js';
 import { FIXTURES, scan } from './support/scan.js';
 
@@ -38,6 +39,12 @@ describe('a nominated NodeClaim the input never shows as a Node', () => {
 
   it('near miss: the pod was scheduled after the nomination, so nothing is said', async () => {
     const { stated } = await statedOf('nominated-then-scheduled-v1.md');
+    expect(stated).toEqual([]);
+  });
+
+  it('near miss: a NodeClaim listing without it settles what the line would ask (it was gone when listed)', async () => {
+    const { r, stated } = await statedOf('nominated-claim-not-in-listing-v1.md');
+    expect(r.snapshot.namesListed(KIND.NodeClaim)).toBe(true);
     expect(stated).toEqual([]);
   });
 

@@ -121,8 +121,8 @@ describe(`${RULE} — partial-ticket: a Provisioner pasted in a ticket without i
       'Provisioner reporting has consolidation disabled and no ttlSecondsAfterEmpty: none of its nodes is ever consolidated, not even empty ones, ' +
         'and it is a general-purpose pool (no taints), so every workload that lands on it keeps nodes Karpenter would otherwise remove. ' +
         'Policy only: the input shows none of its Nodes and Pods, so whether its nodes are under-used is not known ' +
-        '(add `kubectl describe nodes -l karpenter.sh/provisioner-name=reporting`, whose Allocated resources and Non-terminated Pods settle it, or scan the cluster). ' +
-        '(version unknown: assumes v0.15 or later (Provisioners had no consolidation before))',
+        // The ticket says "We are on Karpenter v0.31.0": a stated version, so no assumption is printed.
+        '(add `kubectl describe nodes -l karpenter.sh/provisioner-name=reporting`, whose Allocated resources and Non-terminated Pods settle it, or scan the cluster).',
     );
     expect(evidenceOf(r.findings[0]!, 'Provisioner', '/spec/consolidation/enabled')[0]!.source).toBe(`${file('ticket.md')}:7`);
   });

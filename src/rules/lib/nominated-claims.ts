@@ -49,7 +49,11 @@ export function statedNominations(ctx: Pick<RuleContext, 'snapshot' | 'statedNot
   const nodes = snapshot.all(KIND.Node);
   for (const c of claims.values()) {
     // The claim itself in the input is judged from its conditions; a Node of its name (Azure names Nodes after them) is it.
-    if (snapshot.get(c.kind === 'Machine' ? KIND.Machine : KIND.NodeClaim, undefined, c.name) || snapshot.get(KIND.Node, undefined, c.name)) continue;
+    const claimKind = c.kind === 'Machine' ? KIND.Machine : KIND.NodeClaim;
+    if (snapshot.get(claimKind, undefined, c.name) || snapshot.get(KIND.Node, undefined, c.name)) continue;
+    // A listing without it (a dump) settles what this line would ask: the claim was gone when the list was taken, and
+    // the launch and registration rules judge it from that list and its events.
+    if (snapshot.namesListed(claimKind)) continue;
     const first = c.events
       .map((e) => e.firstSeen ?? e.lastSeen)
       .filter((t): t is string => t !== undefined)
