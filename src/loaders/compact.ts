@@ -46,7 +46,7 @@ const CONTAINER_STATUS_DROP = ['image', 'imageID', 'containerID', 'volumeMounts'
  * conversion moved or lost (deprecated-karpenter-api). These objects are few and small; every other kind drops it.
  */
 const KEEPS_LAST_APPLIED = new Set(['NodePool', 'NodeClaim', 'EC2NodeClass', 'AKSNodeClass', 'Provisioner', 'Machine', 'AWSNodeTemplate']);
-const keepsLastApplied = (obj: KubeObject) => KEEPS_LAST_APPLIED.has(obj.kind) && KARPENTER_GROUPS.has(String(obj.apiVersion).split('/')[0]);
+const keepsLastApplied = (obj: KubeObject) => KEEPS_LAST_APPLIED.has(obj.kind) && KARPENTER_GROUPS.has(String(obj.apiVersion).split('/')[0] ?? '');
 
 /**
  * Fields are cleared, not deleted: `delete` turns V8 objects into slow dictionaries, and cleared fields vanish anyway
