@@ -1,14 +1,15 @@
 import { stringify } from 'yaml';
 import { defineRule, type EvidenceInput, type FindingInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
-import { commandName, dig, displayName, isRecord, showUnknowns, type Json, str } from '../kube/fields.js';
+import { commandName, dig, displayName, isRecord, resolvePointer, showUnknowns, type Json, str } from '../kube/fields.js';
 import { generationOf } from '../snapshot/karpenter.js';
 import { KIND } from '../kube/kinds.js';
 import type { ObjectRef, Snapshot } from '../snapshot/snapshot.js';
 import { fullObjectCommand } from '../snapshot/partial.js';
 import { annotationPath, POD_TEMPLATE_KINDS } from './lib/do-not-disrupt.js';
 import { rewriteOf } from './lib/karpenter-v1-rewrite.js';
-import { againstRelease, karpenterFacts, listNames, podName, type KarpenterVersionFacts } from './support.js';
+import { againstRelease, karpenterFacts, listNames, podName, unknownField, type KarpenterVersionFacts } from './support.js';
+import { compareLastApplied, LAST_APPLIED_POINTER, type ConversionLoss } from './lib/last-applied-conversion.js';
 import { DO_NOT_CONSOLIDATE, DO_NOT_DISRUPT, DO_NOT_EVICT } from '../kube/well-known.js';
 
 /** Per old generation: the first release that does not serve it, and the last line that does (docs/karpenter-behaviour.md §0.2). */
@@ -32,6 +33,8 @@ const MESSAGES = {
     '{{objKind}} {{name}} uses {{objApiVersion}}, which Karpenter serves up to {{last}} and not from {{from}} (the running version is not in the input): on {{from}} or later the manifest does not apply; on an earlier release it works until that upgrade.{{changesClause}} Rewrite it as a {{target}}.',
   doNotConsolidate:
     '{{what}} carries {{annotation}}, which Karpenter ignores since v1.0{{versionKnownClause}}: {{inTemplateClause}} consolidated like any other{{hasDoNotDisruptClause}}.',
+  settingLostInConversion:
+    '{{objKind}} {{name}} was applied as {{appliedApiVersion}} (its last-applied-configuration) and is served as {{liveApiVersion}}, but {{losses}}: the controller runs on the live values, not on the manifest as written.{{unshownClause}}',
   doNotEvict: '{{what}} uses the pod annotation {{annotation}}, which Karpenter ignores since v1.0{{versionKnownClause}}: {{alsoDndClause}}',
 } as const;
 
@@ -74,12 +77,14 @@ export default defineRule({
     ],
   },
 
-  check({ snapshot, report }) {
+  check({ snapshot, report, notEvaluatedFor }) {
     const version = karpenterFacts(snapshot.controller);
     for (const kind of [KIND.Provisioner, KIND.AWSNodeTemplate, KIND.NodePool, KIND.EC2NodeClass]) {
       for (const obj of snapshot.all(kind)) {
         const f = apiFinding(snapshot, obj, version);
         if (f) report(f);
+        const lost = conversionFinding(snapshot, obj, notEvaluatedFor);
+        if (lost) report(lost);
       }
     }
     // The annotations are honoured up to v0.37 (and are the current names before v0.32): only v1+ ignores them.
@@ -226,6 +231,99 @@ function fixText(
   if (obj.kind === 'AWSNodeTemplate' && !str(dig(obj, 'spec', 'instanceProfile')))
     notes.push('Set role to the node IAM role (the v1alpha1 default instance profile setting is gone).');
   return [`Replace the manifest with its v1 form (review it before applying):\n${yaml.replace(/^/gm, '   ')}`, ...notes, upgrade];
+}
+
+// ----- Settings an API conversion moved or lost -----
+
+/**
+ * The manifest as applied is of an older API than the object served: each setting it holds must sit at its new place.
+ * Settings whose new place the input does not show (describe output) are not judged; with none judged, the object is
+ * reported not evaluated.
+ */
+function conversionFinding(
+  snapshot: Snapshot,
+  obj: KubeObject,
+  notEvaluatedFor: (o: KubeObject, reason: string) => void,
+): FindingInput<typeof MESSAGES> | undefined {
+  const cmp = compareLastApplied(obj, (p) => snapshot.isKnown(obj, p));
+  if (!cmp) return undefined;
+  if (!cmp.losses.length) {
+    if (cmp.unshown.length)
+      notEvaluatedFor(obj, `${unknownField(snapshot, obj, cmp.unshown)} (where the v1 conversion puts what its last-applied-configuration sets)`);
+    return undefined;
+  }
+  const dotted = (p: string) => p.slice(1).replace(/\//g, '.').replace(/~1/g, '/').replace(/~0/g, '~');
+  const losses = cmp.losses.map(
+    (l) =>
+      `${l.appliedField}: ${l.appliedValue} belongs ${l.place ? `in ${l.place}` : `at ${dotted(l.livePointer)} (${l.expected})`}, and the live object has ${l.liveValue === undefined ? 'none' : l.liveValue} there`,
+  );
+  const first = cmp.losses[0]!;
+  return {
+    object: obj,
+    messageId: 'settingLostInConversion',
+    data: {
+      objKind: obj.kind,
+      name: displayName(obj),
+      appliedApiVersion: cmp.appliedApiVersion,
+      liveApiVersion: obj.apiVersion,
+      losses: losses.join('; '),
+      unshownClause: cmp.unshown.length ? ` Not judged, the input does not show: ${cmp.unshown.map(dotted).join(', ')}.` : '',
+    },
+    fix: conversionFix(obj, cmp.losses),
+    pointer: shownParent(obj, first.livePointer),
+    evidence: [
+      // The annotation is one long JSON string: each evidence shows the setting read from it, not the whole manifest.
+      ...cmp.losses.map((l) => ({
+        object: obj,
+        path: LAST_APPLIED_POINTER,
+        value: l.appliedValue,
+        note: `as applied (${cmp.appliedApiVersion}): ${l.appliedField}`,
+      })),
+      ...cmp.losses.map((l) => ({
+        object: obj,
+        path: l.livePointer,
+        value: l.liveValue ?? null,
+        note: `live (${obj.apiVersion})`,
+      })),
+    ],
+  };
+}
+
+/** The pointer itself when the object holds it, else its nearest parent that it holds (evidence cites a line). */
+function shownParent(obj: KubeObject, ptr: string): string {
+  let p = ptr;
+  while (p && resolvePointer(obj, p) === undefined) p = p.slice(0, p.lastIndexOf('/'));
+  return p;
+}
+
+function conversionFix(obj: KubeObject, losses: ConversionLoss[]): FixSteps {
+  const steps: string[] = [];
+  for (const kind of [obj.kind, ...losses.map((l) => l.rewrite.kind)].filter((k, i, all) => all.indexOf(k) === i)) {
+    const parts = losses.filter((l) => l.rewrite.kind === kind);
+    if (!parts.length) continue;
+    const spec = mergeAll(parts.map((l) => l.rewrite.spec));
+    const yaml = stringify({ spec }, { lineWidth: 0 }).trimEnd();
+    const classRef = str(dig(obj, 'spec', 'template', 'spec', 'nodeClassRef', 'name'));
+    const where = kind === obj.kind ? `the ${obj.kind} manifest (${displayName(obj)})` : `the ${kind} this ${obj.kind} uses${classRef ? ` (${classRef})` : ''}`;
+    steps.push(`Rewrite ${where} for ${parts[0]!.rewrite.apiVersion}, with the setting at its new place, and apply it:\n${yaml.replace(/^/gm, '   ')}`);
+  }
+  steps.push(
+    `Check with \`${fullObjectCommand(obj.kind, commandName(obj))}\` that the live object holds it; kubectl then records the new manifest as last applied.`,
+  );
+  return steps;
+}
+
+function mergeAll(specs: Json[]): Json {
+  const out: Json = {};
+  const merge = (into: Json, from: Json) => {
+    for (const [k, v] of Object.entries(from)) {
+      const cur = into[k];
+      if (isRecord(cur) && isRecord(v)) merge(cur, v);
+      else into[k] = v;
+    }
+  };
+  for (const s of specs) merge(out, s);
+  return out;
 }
 
 // ----- Annotations ignored from v1.0 -----
