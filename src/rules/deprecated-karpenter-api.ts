@@ -51,7 +51,8 @@ export default defineRule({
     specOnly: 'yes',
     summary:
       'Objects in karpenter.sh/v1alpha5 or karpenter.k8s.aws/v1alpha1 (not served from v0.33) or v1beta1 (not served from v1.1.0), ' +
-      'consolidationPolicy WhenUnderutilized, or the annotations karpenter.sh/do-not-evict / do-not-consolidate with Karpenter v1+; gives the v1 rewrite.',
+      'consolidationPolicy WhenUnderutilized, or the annotations karpenter.sh/do-not-evict / do-not-consolidate with Karpenter v1+; gives the v1 rewrite. ' +
+      'Also a v1 object whose last-applied-configuration is the v1beta1 manifest and lacks one of its settings at the v1 place.',
     rationale:
       'v0.33 removed the v1alpha5 Provisioner/Machine and v1alpha1 AWSNodeTemplate CRDs; v1.0 made karpenter.sh/v1 and ' +
       'karpenter.k8s.aws/v1 the storage versions and served v1beta1 only through a conversion webhook; v1.1.0 stopped serving ' +
@@ -60,9 +61,15 @@ export default defineRule({
       'karpenter.sh/do-not-evict and the node annotation karpenter.sh/do-not-consolidate are ignored: the pod or node they ' +
       'were meant to protect is disrupted like any other. Severity: warning while the detected controller still serves the ' +
       'object (the upgrade will break it); error when the detected controller no longer serves it, or a v1 object carries a ' +
-      'value v1 rejects. NodeClaims and Machines are written by the controller, not by users, and are not reported.',
+      'value v1 rejects. NodeClaims and Machines are written by the controller, not by users, and are not reported. ' +
+      'An object applied as v1beta1 and served as v1 keeps the v1beta1 manifest in kubectl.kubernetes.io/last-applied-configuration; ' +
+      'the conversion moves expireAfter to the template, renames WhenUnderutilized, keeps the kubelet block in an annotation and turns ' +
+      'amiFamily into an amiSelectorTerms alias (docs/karpenter-behaviour.md §0.3). A setting missing from its v1 place (the webhook ' +
+      'was off and the v1 schema pruned it, or the object was edited since) is what the controller runs without: a warning naming both ' +
+      'fields. Only those conversions are compared; where the input does not show the v1 place, the object is not evaluated.',
     fix: [
       'Rewrite the object in v1 (the finding carries the rewrite), rename do-not-evict / do-not-consolidate to karpenter.sh/do-not-disrupt, and migrate CRD storedVersions before upgrading past v1.0.',
+      'For a setting lost in conversion: rewrite the manifest for v1 with the setting at its v1 place (the finding gives the field path) and apply it.',
     ],
     examples: {
       bad: 'apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nspec:\n  disruption:\n    consolidationPolicy: WhenUnderutilized\n    expireAfter: 720h',
