@@ -254,6 +254,14 @@ function conversionFinding(
 ): FindingInput<typeof MESSAGES> | undefined {
   const cmp = compareLastApplied(obj, (p) => snapshot.isKnown(obj, p));
   if (!cmp) return undefined;
+  // The kubelet block's v1 place is the node class: a user who moved it there by hand has not lost it.
+  const classRef = str(dig(obj, 'spec', 'template', 'spec', 'nodeClassRef', 'name'));
+  const nodeClass = classRef ? snapshot.all(KIND.EC2NodeClass).find((c) => c.metadata.name === classRef) : undefined;
+  const elsewhere = cmp.losses.filter((l) => l.rewrite.kind !== obj.kind);
+  if (elsewhere.length && nodeClass && snapshot.isKnown(nodeClass, '/spec/kubelet')) {
+    if (isRecord(dig(nodeClass, 'spec', 'kubelet'))) cmp.losses = cmp.losses.filter((l) => !elsewhere.includes(l));
+  }
+  const unseenClass = elsewhere.some((l) => cmp.losses.includes(l)) && !(nodeClass && snapshot.isKnown(nodeClass, '/spec/kubelet'));
   if (!cmp.losses.length) {
     if (cmp.unshown.length)
       notEvaluatedFor(obj, `${unknownField(snapshot, obj, cmp.unshown)} (where the v1 conversion puts what its last-applied-configuration sets)`);
@@ -274,7 +282,11 @@ function conversionFinding(
       appliedApiVersion: cmp.appliedApiVersion,
       liveApiVersion: obj.apiVersion,
       losses: losses.join('; '),
-      unshownClause: cmp.unshown.length ? ` Not judged, the input does not show: ${cmp.unshown.map(dotted).join(', ')}.` : '',
+      unshownClause:
+        (cmp.unshown.length ? ` Not judged, the input does not show: ${cmp.unshown.map(dotted).join(', ')}.` : '') +
+        (unseenClass
+          ? ` This holds unless the EC2NodeClass ${classRef ?? ''} sets spec.kubelet itself, which the input does not show (add \`${fullObjectCommand('EC2NodeClass', classRef ?? '')}\`).`
+          : ''),
     },
     fix: conversionFix(obj, cmp.losses),
     pointer: shownParent(obj, first.livePointer),

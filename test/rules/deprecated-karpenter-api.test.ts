@@ -297,9 +297,13 @@ describe(`${RULE} — last-applied-configuration older than the live object`, ()
     expect(evidenceOf(f, 'NodePool', '/metadata/annotations/compatibility.karpenter.sh~1v1beta1-kubelet-conversion')[0]).toMatchObject({ value: null });
     expect(f.fix).toContain('Rewrite the EC2NodeClass this NodePool uses (default) for karpenter.k8s.aws/v1');
     expect(f.fix).toContain('     kubelet:\n       maxPods: 110\n');
+    // The EC2NodeClass is not in the ticket: whether it sets kubelet itself is unknown, and said so.
+    expect(f.message).toContain(
+      'This holds unless the EC2NodeClass default sets spec.kubelet itself, which the input does not show (add `kubectl get ec2nodeclass default -o yaml`).',
+    );
   });
 
-  it('silent on last-applied of the same apiVersion (a later kubectl edit) and on objects without the annotation', async () => {
+  it('silent on last-applied of the same apiVersion (a later kubectl edit), on objects without the annotation, and on a kubelet block moved to the EC2NodeClass by hand', async () => {
     const r = await scanRule(RULE, [caseDir(RULE, 'near-miss-last-applied')]);
     expect(unexpectedSkips(r.report.snapshot.skipped)).toEqual([]);
     expect(r.findings).toEqual([]);
