@@ -256,12 +256,11 @@ function conversionFinding(
   if (!cmp) return undefined;
   // The kubelet block's v1 place is the node class: a user who moved it there by hand has not lost it.
   const classRef = str(dig(obj, 'spec', 'template', 'spec', 'nodeClassRef', 'name'));
-  const nodeClass = classRef ? snapshot.all(KIND.EC2NodeClass).find((c) => c.metadata.name === classRef) : undefined;
+  // Any copy of the class by that name counts (a directory of several inputs may hold more than one).
+  const classes = classRef ? snapshot.all(KIND.EC2NodeClass).filter((c) => c.metadata.name === classRef) : [];
   const elsewhere = cmp.losses.filter((l) => l.rewrite.kind !== obj.kind);
-  if (elsewhere.length && nodeClass && snapshot.isKnown(nodeClass, '/spec/kubelet')) {
-    if (isRecord(dig(nodeClass, 'spec', 'kubelet'))) cmp.losses = cmp.losses.filter((l) => !elsewhere.includes(l));
-  }
-  const unseenClass = elsewhere.some((l) => cmp.losses.includes(l)) && !(nodeClass && snapshot.isKnown(nodeClass, '/spec/kubelet'));
+  if (elsewhere.length && classes.some((c) => isRecord(dig(c, 'spec', 'kubelet')))) cmp.losses = cmp.losses.filter((l) => !elsewhere.includes(l));
+  const unseenClass = elsewhere.some((l) => cmp.losses.includes(l)) && !classes.some((c) => snapshot.isKnown(c, '/spec/kubelet'));
   if (!cmp.losses.length) {
     if (cmp.unshown.length)
       notEvaluatedFor(obj, `${unknownField(snapshot, obj, cmp.unshown)} (where the v1 conversion puts what its last-applied-configuration sets)`);
