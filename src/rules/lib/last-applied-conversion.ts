@@ -37,7 +37,7 @@ export interface LastAppliedComparison {
 export const LAST_APPLIED_POINTER = pointer('metadata', 'annotations', LAST_APPLIED_ANNOTATION);
 
 /** The manifest as applied, when the object carries one that parses as an object. */
-export function lastApplied(obj: KubeObject): Json | undefined {
+function lastApplied(obj: KubeObject): Json | undefined {
   const raw = obj.metadata.annotations?.[LAST_APPLIED_ANNOTATION];
   if (typeof raw !== 'string') return undefined;
   try {
