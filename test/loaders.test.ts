@@ -233,6 +233,20 @@ describe('formats', () => {
       resources: { requests: { cpu: '1' } },
     });
   });
+
+  it("keeps last-applied-configuration on Karpenter's kinds only (a same-named kind of another group drops it)", async () => {
+    const applied = '{"apiVersion":"karpenter.sh/v1beta1","kind":"NodePool"}';
+    const obj = (apiVersion: string, name: string) => ({
+      apiVersion,
+      kind: 'NodePool',
+      metadata: { name, annotations: { 'kubectl.kubernetes.io/last-applied-configuration': applied } },
+    });
+    const r = await loadInputs([
+      write('keep-applied.json', JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [obj('karpenter.sh/v1', 'k'), obj('example.com/v1', 'e')] })),
+    ]);
+    const annotations = r.objects.map((o) => o.object.metadata.annotations);
+    expect(annotations).toEqual([{ 'kubectl.kubernetes.io/last-applied-configuration': applied }, {}]);
+  });
 });
 
 describe('the two YAML paths agree', () => {

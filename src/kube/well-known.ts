@@ -120,6 +120,8 @@ export const SAFE_TO_EVICT_ANNOTATION = 'cluster-autoscaler.kubernetes.io/safe-t
 export const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
 export const DEFAULT_STORAGECLASS_ANNOTATIONS = ['storageclass.kubernetes.io/is-default-class', 'storageclass.beta.kubernetes.io/is-default-class'] as const;
 export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
+/** NodePool (v1.0.x): where the v1beta1 → v1 conversion keeps a template's kubelet block, as JSON. */
+export const KUBELET_COMPATIBILITY_ANNOTATION = 'compatibility.karpenter.sh/v1beta1-kubelet-conversion';
 
 // ----- taints -----
 

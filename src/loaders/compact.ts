@@ -80,6 +80,14 @@ export function setCompaction(on: boolean): void {
 }
 
 /**
+ * Karpenter's own kinds keep kubectl's last-applied-configuration: it is the manifest as the user wrote it, and when it
+ * is of an older API than the object served back (a v1beta1 NodePool read as v1) it shows which of their settings the
+ * conversion moved or lost (deprecated-karpenter-api). These objects are few and small; every other kind drops it.
+ */
+const KEEPS_LAST_APPLIED = new Set(['NodePool', 'NodeClaim', 'EC2NodeClass', 'AKSNodeClass', 'Provisioner', 'Machine', 'AWSNodeTemplate']);
+const keepsLastApplied = (obj: KubeObject) => KEEPS_LAST_APPLIED.has(obj.kind) && KARPENTER_GROUPS.has(String(obj.apiVersion).split('/')[0] ?? '');
+
+/**
  * Fields are cleared, not deleted: `delete` turns V8 objects into slow dictionaries, and cleared fields vanish anyway
  * when objects cross from a worker thread as JSON.
  */
@@ -88,7 +96,7 @@ export function compactObject(obj: KubeObject): KubeObject {
   const meta = obj.metadata;
   if (meta) {
     clear(meta, 'managedFields');
-    if (meta.annotations) clear(meta.annotations, LAST_APPLIED);
+    if (meta.annotations && !keepsLastApplied(obj)) clear(meta.annotations, LAST_APPLIED);
   }
   switch (obj.kind) {
     case 'Node':

@@ -1,14 +1,15 @@
 import { stringify } from 'yaml';
 import { defineRule, type EvidenceInput, type FindingInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
-import { commandName, dig, displayName, isRecord, showUnknowns, type Json, str } from '../kube/fields.js';
+import { commandName, dig, displayName, isRecord, resolvePointer, showUnknowns, type Json, str } from '../kube/fields.js';
 import { generationOf } from '../snapshot/karpenter.js';
 import { KIND } from '../kube/kinds.js';
 import type { ObjectRef, Snapshot } from '../snapshot/snapshot.js';
 import { fullObjectCommand } from '../snapshot/partial.js';
 import { annotationPath, POD_TEMPLATE_KINDS } from './lib/do-not-disrupt.js';
 import { rewriteOf } from './lib/karpenter-v1-rewrite.js';
-import { againstRelease, karpenterFacts, listNames, podName, type KarpenterVersionFacts } from './support.js';
+import { againstRelease, karpenterFacts, listNames, podName, unknownField, type KarpenterVersionFacts } from './support.js';
+import { compareLastApplied, LAST_APPLIED_POINTER, type ConversionLoss } from './lib/last-applied-conversion.js';
 import { DO_NOT_CONSOLIDATE, DO_NOT_DISRUPT, DO_NOT_EVICT } from '../kube/well-known.js';
 
 /** Per old generation: the first release that does not serve it, and the last line that does (docs/karpenter-behaviour.md §0.2). */
@@ -32,6 +33,8 @@ const MESSAGES = {
     '{{objKind}} {{name}} uses {{objApiVersion}}, which Karpenter serves up to {{last}} and not from {{from}} (the running version is not in the input): on {{from}} or later the manifest does not apply; on an earlier release it works until that upgrade.{{changesClause}} Rewrite it as a {{target}}.',
   doNotConsolidate:
     '{{what}} carries {{annotation}}, which Karpenter ignores since v1.0{{versionKnownClause}}: {{inTemplateClause}} consolidated like any other{{hasDoNotDisruptClause}}.',
+  settingLostInConversion:
+    '{{objKind}} {{name}} was applied as {{appliedApiVersion}} (its last-applied-configuration) and is served as {{liveApiVersion}}, but {{losses}}: the controller runs on the live values, not on the manifest as written.{{unshownClause}}',
   doNotEvict: '{{what}} uses the pod annotation {{annotation}}, which Karpenter ignores since v1.0{{versionKnownClause}}: {{alsoDndClause}}',
 } as const;
 
@@ -48,7 +51,8 @@ export default defineRule({
     specOnly: 'yes',
     summary:
       'Objects in karpenter.sh/v1alpha5 or karpenter.k8s.aws/v1alpha1 (not served from v0.33) or v1beta1 (not served from v1.1.0), ' +
-      'consolidationPolicy WhenUnderutilized, or the annotations karpenter.sh/do-not-evict / do-not-consolidate with Karpenter v1+; gives the v1 rewrite.',
+      'consolidationPolicy WhenUnderutilized, or the annotations karpenter.sh/do-not-evict / do-not-consolidate with Karpenter v1+; gives the v1 rewrite. ' +
+      'Also a v1 object whose last-applied-configuration is the v1beta1 manifest and lacks one of its settings at the v1 place.',
     rationale:
       'v0.33 removed the v1alpha5 Provisioner/Machine and v1alpha1 AWSNodeTemplate CRDs; v1.0 made karpenter.sh/v1 and ' +
       'karpenter.k8s.aws/v1 the storage versions and served v1beta1 only through a conversion webhook; v1.1.0 stopped serving ' +
@@ -57,9 +61,15 @@ export default defineRule({
       'karpenter.sh/do-not-evict and the node annotation karpenter.sh/do-not-consolidate are ignored: the pod or node they ' +
       'were meant to protect is disrupted like any other. Severity: warning while the detected controller still serves the ' +
       'object (the upgrade will break it); error when the detected controller no longer serves it, or a v1 object carries a ' +
-      'value v1 rejects. NodeClaims and Machines are written by the controller, not by users, and are not reported.',
+      'value v1 rejects. NodeClaims and Machines are written by the controller, not by users, and are not reported. ' +
+      'An object applied as v1beta1 and served as v1 keeps the v1beta1 manifest in kubectl.kubernetes.io/last-applied-configuration; ' +
+      'the conversion moves expireAfter to the template, renames WhenUnderutilized, keeps the kubelet block in an annotation and turns ' +
+      'amiFamily into an amiSelectorTerms alias (docs/karpenter-behaviour.md §0.3). A setting missing from its v1 place (the webhook ' +
+      'was off and the v1 schema pruned it, or the object was edited since) is what the controller runs without: a warning naming both ' +
+      'fields. Only those conversions are compared; where the input does not show the v1 place, the object is not evaluated.',
     fix: [
       'Rewrite the object in v1 (the finding carries the rewrite), rename do-not-evict / do-not-consolidate to karpenter.sh/do-not-disrupt, and migrate CRD storedVersions before upgrading past v1.0.',
+      'For a setting lost in conversion: rewrite the manifest for v1 with the setting at its v1 place (the finding gives the field path) and apply it.',
     ],
     examples: {
       bad: 'apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nspec:\n  disruption:\n    consolidationPolicy: WhenUnderutilized\n    expireAfter: 720h',
@@ -74,12 +84,14 @@ export default defineRule({
     ],
   },
 
-  check({ snapshot, report }) {
+  check({ snapshot, report, notEvaluatedFor }) {
     const version = karpenterFacts(snapshot.controller);
     for (const kind of [KIND.Provisioner, KIND.AWSNodeTemplate, KIND.NodePool, KIND.EC2NodeClass]) {
       for (const obj of snapshot.all(kind)) {
         const f = apiFinding(snapshot, obj, version);
         if (f) report(f);
+        const lost = conversionFinding(snapshot, obj, notEvaluatedFor);
+        if (lost) report(lost);
       }
     }
     // The annotations are honoured up to v0.37 (and are the current names before v0.32): only v1+ ignores them.
@@ -226,6 +238,110 @@ function fixText(
   if (obj.kind === 'AWSNodeTemplate' && !str(dig(obj, 'spec', 'instanceProfile')))
     notes.push('Set role to the node IAM role (the v1alpha1 default instance profile setting is gone).');
   return [`Replace the manifest with its v1 form (review it before applying):\n${yaml.replace(/^/gm, '   ')}`, ...notes, upgrade];
+}
+
+// ----- Settings an API conversion moved or lost -----
+
+/**
+ * The manifest as applied is of an older API than the object served: each setting it holds must sit at its new place.
+ * Settings whose new place the input does not show (describe output) are not judged; with none judged, the object is
+ * reported not evaluated.
+ */
+function conversionFinding(
+  snapshot: Snapshot,
+  obj: KubeObject,
+  notEvaluatedFor: (o: KubeObject, reason: string) => void,
+): FindingInput<typeof MESSAGES> | undefined {
+  const cmp = compareLastApplied(obj, (p) => snapshot.isKnown(obj, p));
+  if (!cmp) return undefined;
+  // The kubelet block's v1 place is the node class: a user who moved it there by hand has not lost it.
+  const classRef = str(dig(obj, 'spec', 'template', 'spec', 'nodeClassRef', 'name'));
+  // Any copy of the class by that name counts (a directory of several inputs may hold more than one).
+  const classes = classRef ? snapshot.all(KIND.EC2NodeClass).filter((c) => c.metadata.name === classRef) : [];
+  const elsewhere = cmp.losses.filter((l) => l.rewrite.kind !== obj.kind);
+  if (elsewhere.length && classes.some((c) => isRecord(dig(c, 'spec', 'kubelet')))) cmp.losses = cmp.losses.filter((l) => !elsewhere.includes(l));
+  const unseenClass = elsewhere.some((l) => cmp.losses.includes(l)) && !classes.some((c) => snapshot.isKnown(c, '/spec/kubelet'));
+  if (!cmp.losses.length) {
+    if (cmp.unshown.length)
+      notEvaluatedFor(obj, `${unknownField(snapshot, obj, cmp.unshown)} (where the v1 conversion puts what its last-applied-configuration sets)`);
+    return undefined;
+  }
+  const dotted = (p: string) => p.slice(1).replace(/\//g, '.').replace(/~1/g, '/').replace(/~0/g, '~');
+  const losses = cmp.losses.map(
+    (l) =>
+      `${l.appliedField}: ${l.appliedValue} belongs ${l.place ? `in ${l.place}` : `at ${dotted(l.livePointer)} (${l.expected})`}, and the live object has ${l.liveValue === undefined ? 'none' : l.liveValue} there`,
+  );
+  const first = cmp.losses[0]!;
+  return {
+    object: obj,
+    messageId: 'settingLostInConversion',
+    data: {
+      objKind: obj.kind,
+      name: displayName(obj),
+      appliedApiVersion: cmp.appliedApiVersion,
+      liveApiVersion: obj.apiVersion,
+      losses: losses.join('; '),
+      unshownClause:
+        (cmp.unshown.length ? ` Not judged, the input does not show: ${cmp.unshown.map(dotted).join(', ')}.` : '') +
+        (unseenClass
+          ? ` This holds unless the EC2NodeClass ${classRef ?? ''} sets spec.kubelet itself, which the input does not show (add \`${fullObjectCommand('EC2NodeClass', classRef ?? '')}\`).`
+          : ''),
+    },
+    fix: conversionFix(obj, cmp.losses),
+    pointer: shownParent(obj, first.livePointer),
+    evidence: [
+      // The annotation is one long JSON string: each evidence shows the setting read from it, not the whole manifest.
+      ...cmp.losses.map((l) => ({
+        object: obj,
+        path: LAST_APPLIED_POINTER,
+        value: l.appliedValue,
+        note: `as applied (${cmp.appliedApiVersion}): ${l.appliedField}`,
+      })),
+      ...cmp.losses.map((l) => ({
+        object: obj,
+        path: l.livePointer,
+        value: l.liveValue ?? null,
+        note: `live (${obj.apiVersion})`,
+      })),
+    ],
+  };
+}
+
+/** The pointer itself when the object holds it, else its nearest parent that it holds (evidence cites a line). */
+function shownParent(obj: KubeObject, ptr: string): string {
+  let p = ptr;
+  while (p && resolvePointer(obj, p) === undefined) p = p.slice(0, p.lastIndexOf('/'));
+  return p;
+}
+
+function conversionFix(obj: KubeObject, losses: ConversionLoss[]): FixSteps {
+  const steps: string[] = [];
+  for (const kind of [obj.kind, ...losses.map((l) => l.rewrite.kind)].filter((k, i, all) => all.indexOf(k) === i)) {
+    const parts = losses.filter((l) => l.rewrite.kind === kind);
+    if (!parts.length) continue;
+    const spec = mergeAll(parts.map((l) => l.rewrite.spec));
+    const yaml = stringify({ spec }, { lineWidth: 0 }).trimEnd();
+    const classRef = str(dig(obj, 'spec', 'template', 'spec', 'nodeClassRef', 'name'));
+    const where = kind === obj.kind ? `the ${obj.kind} manifest (${displayName(obj)})` : `the ${kind} this ${obj.kind} uses${classRef ? ` (${classRef})` : ''}`;
+    steps.push(`Rewrite ${where} for ${parts[0]!.rewrite.apiVersion}, with the setting at its new place, and apply it:\n${yaml.replace(/^/gm, '   ')}`);
+  }
+  steps.push(
+    `Check with \`${fullObjectCommand(obj.kind, commandName(obj))}\` that the live object holds it; kubectl then records the new manifest as last applied.`,
+  );
+  return steps;
+}
+
+function mergeAll(specs: Json[]): Json {
+  const out: Json = {};
+  const merge = (into: Json, from: Json) => {
+    for (const [k, v] of Object.entries(from)) {
+      const cur = into[k];
+      if (isRecord(cur) && isRecord(v)) merge(cur, v);
+      else into[k] = v;
+    }
+  };
+  for (const s of specs) merge(out, s);
+  return out;
 }
 
 // ----- Annotations ignored from v1.0 -----

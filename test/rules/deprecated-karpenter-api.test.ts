@@ -259,6 +259,58 @@ describe(`${RULE} — missing: events only`, () => {
   });
 });
 
+describe(`${RULE} — last-applied-configuration older than the live object`, () => {
+  it('a dump: the v1beta1 EC2NodeClass lost its amiFamily alias; the v1beta1 NodePool beside it converted every setting and is silent', async () => {
+    const dir = caseDir(RULE, 'fires-last-applied');
+    const r = await scanRule(RULE, [dir]);
+    expect(unexpectedSkips(r.report.snapshot.skipped)).toEqual([]);
+    expect(r.findings.map((f) => [f.severity, f.object.kind, f.object.name, f.messageId])).toEqual([
+      ['warning', 'EC2NodeClass', 'bottlerocket', 'settingLostInConversion'],
+    ]);
+    const f = r.findings[0]!;
+    expect(f.data).toMatchObject({ appliedApiVersion: 'karpenter.k8s.aws/v1beta1', liveApiVersion: 'karpenter.k8s.aws/v1' });
+    expect(f.message).toContain(
+      'spec.amiFamily: Bottlerocket belongs at spec.amiSelectorTerms ([{alias: bottlerocket@…}]), and the live object has none there',
+    );
+    expect(evidenceOf(f, 'EC2NodeClass', '/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration')[0]).toMatchObject({
+      value: 'Bottlerocket',
+      note: 'as applied (karpenter.k8s.aws/v1beta1): spec.amiFamily',
+    });
+    expect(evidenceOf(f, 'EC2NodeClass', '/spec/amiSelectorTerms')[0]).toMatchObject({ value: null });
+    expectSourceIs(f.evidence[0]!, join(dir, 'karpenter.yaml'));
+    expect(f.fix).toContain('Rewrite the EC2NodeClass manifest (bottlerocket) for karpenter.k8s.aws/v1');
+    expect(f.fix).toContain('   spec:\n     amiSelectorTerms:\n       - alias: bottlerocket@latest');
+  });
+
+  it('a ticket: the kubelet block of a v1beta1 NodePool, read back as v1 without the conversion webhook, is in neither place', async () => {
+    const file = join(caseDir(RULE, 'fires-last-applied-ticket'), 'ticket.md');
+    const r = await scanRule(RULE, [file]);
+    expect(r.findings.map((f) => [f.severity, f.object.kind, f.object.name, f.messageId])).toEqual([
+      ['warning', 'NodePool', 'general', 'settingLostInConversion'],
+    ]);
+    const f = r.findings[0]!;
+    // consolidateAfter 15m with WhenEmpty was carried over: only the kubelet block is named.
+    expect(f.message).not.toContain('consolidate');
+    expect(f.message).toContain(
+      'spec.template.spec.kubelet: {"maxPods":110,"kubeReserved":{"cpu":"200m","memory":"1Gi"}} belongs in the EC2NodeClass\'s spec.kubelet',
+    );
+    expect(evidenceOf(f, 'NodePool', '/metadata/annotations/compatibility.karpenter.sh~1v1beta1-kubelet-conversion')[0]).toMatchObject({ value: null });
+    expect(f.fix).toContain('Rewrite the EC2NodeClass this NodePool uses (default) for karpenter.k8s.aws/v1');
+    expect(f.fix).toContain('     kubelet:\n       maxPods: 110\n');
+    // The EC2NodeClass is not in the ticket: whether it sets kubelet itself is unknown, and said so.
+    expect(f.message).toContain(
+      'This holds unless the EC2NodeClass default sets spec.kubelet itself, which the input does not show (add `kubectl get ec2nodeclass default -o yaml`).',
+    );
+  });
+
+  it('silent on last-applied of the same apiVersion (a later kubectl edit), on objects without the annotation, and on a kubelet block moved to the EC2NodeClass by hand', async () => {
+    const r = await scanRule(RULE, [caseDir(RULE, 'near-miss-last-applied')]);
+    expect(unexpectedSkips(r.report.snapshot.skipped)).toEqual([]);
+    expect(r.findings).toEqual([]);
+    expect(r.notEvaluated).toEqual([]);
+  });
+});
+
 testRule(RULE, {
   fires: [
     {
@@ -293,6 +345,10 @@ testRule(RULE, {
       ],
     },
     {
+      case: 'fires-last-applied',
+      findings: [{ kind: 'EC2NodeClass', name: 'bottlerocket', pointer: '/spec', severity: 'warning', messageId: 'settingLostInConversion' }],
+    },
+    {
       case: 'fires-v1beta1',
       findings: [
         { kind: 'EC2NodeClass', name: 'default', pointer: '/apiVersion', severity: 'warning' },
@@ -300,6 +356,6 @@ testRule(RULE, {
       ],
     },
   ],
-  nearMiss: [{}, { case: 'near-miss-v0.36' }],
+  nearMiss: [{}, { case: 'near-miss-v0.36' }, { case: 'near-miss-last-applied' }],
   missing: [{}],
 });
