@@ -2,7 +2,7 @@ import { spotToSpotTooFewOptions } from '../snapshot/messages/disruption-blocked
 import { defineRule, type EvidenceInput, type FindingInput } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
-import { dig, displayName } from '../kube/fields.js';
+import { commandName, dig, displayName } from '../kube/fields.js';
 import { parseDuration } from '../kube/units.js';
 import { karpenterFacts, listNames, plural, podName, unknownOn, usageShownPartly } from './support.js';
 import { blockedEvents } from '../snapshot/messages/disruption-blocked.js';
@@ -90,7 +90,7 @@ export default defineRule({
       }
     }
     for (const pool of snapshot.nodePools()) {
-      if (unknownOn(ctx, pool.object, ['/spec/disruption'])) continue;
+      if (unknownOn(ctx, pool.object, pool.consolidationFields)) continue;
       if (dig(pool.object, 'spec', 'replicas') !== undefined) continue; // static pools ignore consolidation
       const mode = modeOf(pool);
       if (!mode) continue;
@@ -179,7 +179,7 @@ function policyOnly(
   const label = pool.generation === 'v1alpha5' ? 'karpenter.sh/provisioner-name' : 'karpenter.sh/nodepool';
   const unmeasured =
     `Policy only: the input shows ${nodesShown ? 'its nodes but not their Pods' : 'none of its Nodes and Pods'}, so whether its nodes are under-used is not known ` +
-    `(add \`kubectl describe nodes -l ${label}=${pool.name}\`, whose Allocated resources and Non-terminated Pods settle it, or scan the cluster).`;
+    `(add \`kubectl describe nodes -l ${label}=${commandName(pool.object)}\`, whose Allocated resources and Non-terminated Pods settle it, or scan the cluster).`;
   return {
     object: pool.object,
     severity: 'info',
@@ -245,13 +245,13 @@ function policyEvidenceOf(pool: NodePoolView, mode: Mode): EvidenceInput[] {
 function fixFor(pool: NodePoolView): string {
   const kind = pool.object.kind.toLowerCase();
   if (pool.generation === 'v1alpha5') {
-    return `Enable consolidation (ttlSecondsAfterEmpty cannot be combined with it):\nkubectl patch provisioner ${pool.name} --type merge -p '{"spec":{"consolidation":{"enabled":true},"ttlSecondsAfterEmpty":null}}'`;
+    return `Enable consolidation (ttlSecondsAfterEmpty cannot be combined with it):\nkubectl patch provisioner ${commandName(pool.object)} --type merge -p '{"spec":{"consolidation":{"enabled":true},"ttlSecondsAfterEmpty":null}}'`;
   }
   if (pool.generation === 'v1beta1') {
-    return `Consolidate under-utilised nodes (v1beta1 does not allow consolidateAfter with WhenUnderutilized):\nkubectl patch ${kind} ${pool.name} --type merge -p '{"spec":{"disruption":{"consolidationPolicy":"WhenUnderutilized","consolidateAfter":null}}}'`;
+    return `Consolidate under-utilised nodes (v1beta1 does not allow consolidateAfter with WhenUnderutilized):\nkubectl patch ${kind} ${commandName(pool.object)} --type merge -p '{"spec":{"disruption":{"consolidationPolicy":"WhenUnderutilized","consolidateAfter":null}}}'`;
   }
   return (
-    `Consolidate under-utilised nodes after a short quiet period:\nkubectl patch ${kind} ${pool.name} --type merge -p '{"spec":{"disruption":{"consolidationPolicy":"WhenEmptyOrUnderutilized","consolidateAfter":"5m"}}}'\n` +
+    `Consolidate under-utilised nodes after a short quiet period:\nkubectl patch ${kind} ${commandName(pool.object)} --type merge -p '{"spec":{"disruption":{"consolidationPolicy":"WhenEmptyOrUnderutilized","consolidateAfter":"5m"}}}'\n` +
     'Pods that must not be moved: protect them with a PodDisruptionBudget or the karpenter.sh/do-not-disrupt annotation instead of disabling consolidation for the whole pool.'
   );
 }
