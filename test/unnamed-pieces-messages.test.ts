@@ -57,6 +57,10 @@ describe('unnamed pieces of a ticket in what findings say', () => {
       ]),
     );
     for (const f of r.findings.filter((f) => !f.object.name)) expect(f.message).toContain(`${f.object.kind} ${NAME_NOT_SHOWN}`);
+    // The input is a ticket: what it shows is "in the ticket", not "in the repo" (Snapshot.inputName).
+    expect(r.findings.find((f) => f.ruleId === 'expire-without-termination-grace-period')?.data).toMatchObject({
+      who: 'workloads in the ticket cannot be evicted',
+    });
     expect(emptyNames(said)).toEqual([]);
   });
 

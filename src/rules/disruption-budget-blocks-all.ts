@@ -74,7 +74,8 @@ export default defineRule({
     const pools = snapshot.has('Node') ? nodesByPool(snapshot) : undefined;
     const logs = snapshot.logs.filter((l) => logSays(l, 'budget-error'));
     for (const pool of snapshot.nodePools()) {
-      if (unknownOn(ctx, pool.object, [pool.budgets.path])) continue;
+      // A v1alpha5 Provisioner has no budgets: it is not asked for them.
+      if (pool.generation === 'v1alpha5' || unknownOn(ctx, pool.object, [pool.budgets.path])) continue;
       if (!hasBudgets(pool) || pool.budgets.defaulted) continue;
       const reasons: DisruptionReason[] = [...REASONS];
       const blocked = reasons.filter((r) => nextOpening(pool, r, now, options.horizon) === undefined);

@@ -65,8 +65,10 @@ export default defineRule({
     const clusterState = !snapshot.desiredStateOnly && (snapshot.has('Node') || snapshot.has('Pod'));
 
     for (const pool of snapshot.nodePools()) {
+      // Only v1 has terminationGracePeriod: an older pool is not asked for it.
+      if (pool.generation !== 'v1') continue;
       if (unknownOn(ctx, pool.object, [pool.expireAfter.path, pool.terminationGracePeriod?.path ?? '/spec/template/spec/terminationGracePeriod'])) continue;
-      if (pool.generation !== 'v1' || pool.terminationGracePeriod) continue;
+      if (pool.terminationGracePeriod) continue;
       const expireMs = parseDuration(pool.expireAfter.value);
       if (expireMs === undefined || expireMs === Infinity) continue;
 

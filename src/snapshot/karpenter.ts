@@ -140,8 +140,12 @@ function provisionerView(obj: KubeObject): NodePoolView {
         : consolidation
           ? { value: '0s', path: '/spec/consolidation/enabled', defaulted: true }
           : { value: 'Never', path: '/spec/ttlSecondsAfterEmpty', defaulted: true },
-    // Either field alone decides (consolidation on, or empty nodes removed after the TTL): a piece must show both.
-    consolidationFields: ['/spec/consolidation', '/spec/ttlSecondsAfterEmpty'],
+    // The API refuses the two together, so one that is set settles the other; consolidation off and no TTL shown does not.
+    consolidationFields: consolidation
+      ? ['/spec/consolidation']
+      : typeof ttlEmpty === 'number'
+        ? ['/spec/ttlSecondsAfterEmpty']
+        : ['/spec/consolidation', '/spec/ttlSecondsAfterEmpty'],
     budgets: { value: [], path: '/spec', defaulted: true },
     limits: recordOf(dig(spec, 'limits', 'resources')),
   };
