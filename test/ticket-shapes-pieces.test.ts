@@ -73,6 +73,8 @@ describe('pieces pasted from below spec: or status:', () => {
   it('v1alpha5 consolidation is read where a Provisioner keeps it (spec.consolidation, ttlSecondsAfterEmpty), not asked of spec.disruption', async () => {
     const mail = await read('pieces-v1alpha5.txt', '2023-03-01T12:00:00Z');
     expect(mail.findings).toContain('consolidation-disabled-for-underused-nodes Provisioner (no name)');
+    // The mail's piece shows no taints: the pool is not called general-purpose on what it does not show.
+    expect(mail.r.findings.find((f) => f.ruleId === 'consolidation-disabled-for-underused-nodes')?.messageId).toBe('taintsNotShown');
     // Another ticket: consolidation on, shown alone, settles it (the API refuses a TTL with it); a TTL alone does too.
     const { findings, notEvaluated } = await read('pieces-v1alpha5-consolidation.md', '2023-09-02T15:00:00Z');
     expect(findings.filter((f) => f.startsWith('consolidation-disabled'))).toEqual(['consolidation-disabled-for-underused-nodes Provisioner (no name)']);

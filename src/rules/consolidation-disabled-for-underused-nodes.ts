@@ -21,6 +21,8 @@ const MESSAGES = {
     '{{poolObjectKind}} {{poolName}} {{modeText}}, so its {{underUsedNodes}}{{emptyClause}} (requests below {{optionsUtilization}} of allocatable CPU and memory) will never be consolidated: {{stuck}}.',
   generalPurposePool:
     '{{poolObjectKind}} {{poolName}} {{modeText}}: {{what}}, and it is a general-purpose pool (no taints), so every workload that lands on it keeps nodes Karpenter would otherwise remove. {{unmeasured}}',
+  taintsNotShown:
+    '{{poolObjectKind}} {{poolName}} {{modeText}}: {{what}}. The input does not show its taints, so whether it is a general-purpose or a dedicated pool is not known. {{unmeasured}}',
   dedicatedPool:
     '{{poolObjectKind}} {{poolName}} {{modeText}}: {{what}}. It is a dedicated pool (taint {{taints}}), where keeping nodes is often deliberate. {{unmeasured}}',
   ...CONSOLIDATION_DISABLED.messages,
@@ -99,7 +101,7 @@ export default defineRule({
       if (v1alpha5 && version.atLeast('0.15.0') === false) continue;
       const policyEvidence = policyEvidenceOf(pool, mode);
       if (!live) {
-        report(policyOnly(pool, mode, policyEvidence, v1alpha5 && !version.known, snapshot.has('Node')));
+        report(policyOnly(pool, mode, policyEvidence, v1alpha5 && !version.known, snapshot.has('Node'), snapshot.isKnown(pool.object, pool.taints.path)));
         continue;
       }
       const stuck: NodeCapacity[] = [];
@@ -172,6 +174,7 @@ function policyOnly(
   evidence: EvidenceInput[],
   assumeConsolidation: boolean,
   nodesShown: boolean,
+  taintsShown: boolean,
 ): FindingInput<typeof MESSAGES> {
   const taints = pool.taints.value.filter((t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute');
   const what = mode === 'never' ? 'none of its nodes is ever consolidated, not even empty ones' : 'a node running even one small pod is never consolidated';
@@ -183,24 +186,33 @@ function policyOnly(
   return {
     object: pool.object,
     severity: 'info',
-    ...(general
+    // A piece pasted without the pool's taints: no taint shown is not no taint.
+    ...(!taintsShown
       ? {
-          messageId: 'generalPurposePool' as const,
+          messageId: 'taintsNotShown' as const,
           data: { poolObjectKind: pool.object.kind, poolName: pool.name, modeText: modeText(pool, mode), what, unmeasured },
         }
-      : {
-          messageId: 'dedicatedPool' as const,
-          data: {
-            poolObjectKind: pool.object.kind,
-            poolName: pool.name,
-            modeText: modeText(pool, mode),
-            what,
-            taints: taints.map((t) => t.key).join(', '),
-            unmeasured,
-          },
-        }),
+      : general
+        ? {
+            messageId: 'generalPurposePool' as const,
+            data: { poolObjectKind: pool.object.kind, poolName: pool.name, modeText: modeText(pool, mode), what, unmeasured },
+          }
+        : {
+            messageId: 'dedicatedPool' as const,
+            data: {
+              poolObjectKind: pool.object.kind,
+              poolName: pool.name,
+              modeText: modeText(pool, mode),
+              what,
+              taints: taints.map((t) => t.key).join(', '),
+              unmeasured,
+            },
+          }),
     fix: [fixFor(pool)],
-    evidence: general ? evidence : [...evidence, { object: pool.object, path: pool.taints.path, note: 'dedicated pool: only tolerating workloads land here' }],
+    evidence:
+      general || !taintsShown
+        ? evidence
+        : [...evidence, { object: pool.object, path: pool.taints.path, note: 'dedicated pool: only tolerating workloads land here' }],
     ...(assumeConsolidation ? { assumes: 'v0.15 or later (Provisioners had no consolidation before)' } : {}),
   };
 }
