@@ -85,7 +85,7 @@ describe('a describe section pasted without its header', () => {
     const r = await scanRule('nodeclaim-not-registered', [CONDITIONS_ONLY]);
     expect(r.findings).toEqual([]);
     expect(r.run.notEvaluatedFor.map((n) => n.reason)).toEqual([
-      `NodeClaim (no name) (${CONDITIONS_ONLY}): launched and not registered since 2025-03-09T16:41:55Z, the latest time the input shows; ` +
+      `NodeClaim (name not shown) (${CONDITIONS_ONLY}): launched and not registered since 2025-03-09T16:41:55Z, the latest time the input shows; ` +
         'the input does not say when it was taken, so whether that lasted past 15m is unknown: pass --now with the time the commands ran',
     ]);
   });
@@ -102,7 +102,7 @@ describe('a describe section pasted without its header', () => {
     const f = r.findings[0]!;
     expect(f.object).toEqual({ apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', namespace: null, name: '' });
     expect(f.message).toBe(
-      'NodeClaim (no name) launched at 2025-03-09T16:41:55Z and not registered for 38m (Registered=Unknown NodeNotFound: "Node not registered with cluster"). ' +
+      'NodeClaim (name not shown) launched at 2025-03-09T16:41:55Z and not registered for 38m (Registered=Unknown NodeNotFound: "Node not registered with cluster"). ' +
         'Karpenter deletes a NodeClaim whose Node has not joined 15m after launch, and pending pods make it launch another that fails the same way: ' +
         'instances are paid for and pods stay Pending.',
     );

@@ -31,6 +31,7 @@ describe('fragments without kind', () => {
     expect(r.objects).toEqual([
       'karpenter.k8s.aws/v1 EC2NodeClass (no name) @6 from condition SubnetsReady',
       'karpenter.sh/v1 NodePool batch @28 from spec.disruption, spec.template.spec.nodeClassRef, spec.template.spec.requirements',
+      // Its metadata and spec would fit a NodePool's spec.template too; its name and its status are no template's.
       'karpenter.sh/v1 NodeClaim batch-q7wzt @49 from spec.nodeClassRef',
       'v1 Node ip-10-40-12-7.eu-west-1.compute.internal @68 from spec.providerID',
     ]);
@@ -76,6 +77,27 @@ describe('fragments without kind', () => {
       'a fragment without its kind, read as PersistentVolumeClaim from its fields status.phase, spec.resources, spec.accessModes, spec.storageClassName, which fit no other kind together',
     );
     expect(pvc.provenance.partial?.known).toEqual(['/spec', '/status', '/metadata/name', '/metadata/namespace']);
+  });
+});
+
+describe('a template or the object made from it', () => {
+  it("metadata and spec pasted alone fit a NodeClaim and a NodePool's spec.template: skipped naming both; a name or a claim-only field settles it", async () => {
+    const r = await read('template-or-claim.md', '2025-02-11T09:00:00Z');
+    expect(r.skipped[0]).toBe(
+      "7 part of an object without its kind (keys: metadata, spec): kind not inferred, its metadata and spec fit a NodeClaim and another kind's template alike, and it shows no field only one of them has (it could be NodeClaim or NodePool's spec.template); include the `kubectl get KIND NAME -o yaml` line that printed it",
+    );
+    // The claim below it shows metadata.name and spec.resources, which no NodePool template has.
+    expect(r.objects).toEqual(['karpenter.sh/v1 NodeClaim reports-tq8vd @26 from spec.nodeClassRef']);
+  });
+
+  it('a v1beta1 template is as ambiguous, and a Pod pasted with its metadata stays a Pod', () => {
+    const template = {
+      metadata: { labels: { team: 'etl' } },
+      spec: { nodeClassRef: { name: 'etl' }, requirements: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['arm64'] }], kubelet: { maxPods: 58 } },
+    };
+    expect(inferKind(template)).toMatchObject({ candidates: ['NodeClaim', "NodePool's spec.template"] });
+    const pod = { metadata: { labels: { app: 'etl' } }, spec: { containers: [{ name: 'etl', image: 'etl:3' }] } };
+    expect(inferKind(pod)).toMatchObject({ kind: 'Pod' });
   });
 });
 

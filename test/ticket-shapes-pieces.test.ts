@@ -70,6 +70,19 @@ describe('pieces pasted from below spec: or status:', () => {
     expect(dig(r.load.objects[0]!.object, 'spec', 'ttlSecondsAfterEmpty')).toBe(30);
   });
 
+  it('v1alpha5 consolidation is read where a Provisioner keeps it (spec.consolidation, ttlSecondsAfterEmpty), not asked of spec.disruption', async () => {
+    const mail = await read('pieces-v1alpha5.txt', '2023-03-01T12:00:00Z');
+    expect(mail.findings).toContain('consolidation-disabled-for-underused-nodes Provisioner (no name)');
+    // The mail's piece shows no taints: the pool is not called general-purpose on what it does not show.
+    expect(mail.r.findings.find((f) => f.ruleId === 'consolidation-disabled-for-underused-nodes')?.messageId).toBe('taintsNotShown');
+    // Another ticket: consolidation on, shown alone, settles it (the API refuses a TTL with it); a TTL alone does too.
+    const { findings, notEvaluated } = await read('pieces-v1alpha5-consolidation.md', '2023-09-02T15:00:00Z');
+    expect(findings.filter((f) => f.startsWith('consolidation-disabled'))).toEqual(['consolidation-disabled-for-underused-nodes Provisioner (no name)']);
+    expect(notEvaluated.filter((n) => n.startsWith('consolidation-disabled'))).toEqual([]);
+    // Fields no Provisioner has are not asked for: budgets, terminationGracePeriod, template annotations.
+    expect(notEvaluated.filter((n) => /does not show spec(\.template|\.disruption|:)/.test(n))).toEqual([]);
+  });
+
   it('a chart’s values with NodePool-like keys, pod defaults and a bare limits map stay unread', async () => {
     const { objects, skipped } = await read('pieces-values-near-miss.md', '2025-04-02T10:00:00Z');
     expect(objects).toEqual([]);

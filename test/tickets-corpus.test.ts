@@ -168,7 +168,7 @@ const CASES: Case[] = [
     objects: ['Machine (no name) (partial) @4'],
     skipped: ['1 prose (2 paragraphs), not objects or logs'],
     findings: ['nodeclaim-not-registered Machine (no name)'],
-    cause: /^Machine \(no name\) launched at 2023-11-20T09:41:03Z and not registered .*Registered=False NodeNotFound/,
+    cause: /^Machine \(name not shown\) launched at 2023-11-20T09:41:03Z and not registered .*Registered=False NodeNotFound/,
   },
   {
     file: 'describe-pod-tail-in-bash-fence.md',

@@ -6,7 +6,12 @@
  * A template is one string. A clause that only some findings carry is a placeholder whose value is the clause or ''
  * (`'{{name}} is not ready{{since}}.'` with `since: ' since 2026-12-02T10:00Z'` or `since: ''`): the wording of the
  * clause lives at the report call, the position and the sentence around it here.
+ *
+ * A placeholder that holds an object's name is called `name` or ends in `Name` (`poolName`, `objectName`): an empty
+ * value there is an object the input does not name (a ticket's piece pasted without `metadata:`), and is rendered
+ * here as NAME_NOT_SHOWN, so no rule prints an empty word where a name goes.
  */
+import { NAME_NOT_SHOWN } from '../kube/fields.js';
 
 /** A rule's messages by id. */
 export type MessageTemplates = Readonly<Record<string, string>>;
@@ -51,11 +56,16 @@ export function renderMessage(ruleId: string, templates: MessageTemplates | unde
   return fillTemplate(ruleId, messageId, template, data);
 }
 
+/** A placeholder's value as text: an empty name (by the convention above) is the stand-in, in every report format. */
+export function shownValue(placeholder: string, value: string | number): string {
+  return value === '' && (placeholder === 'name' || placeholder.endsWith('Name')) ? NAME_NOT_SHOWN : String(value);
+}
+
 /** `{{name}}` → `data.name`; a placeholder without a value is the rule's bug. */
 function fillTemplate(ruleId: string, messageId: string, template: string, data: MessageData): string {
   return template.replace(PLACEHOLDER, (_, name: string) => {
     const value = Object.hasOwn(data, name) ? data[name] : undefined;
     if (value === undefined || value === null) throw new MessageError(`${ruleId}: message "${messageId}" needs a value for {{${name}}}`);
-    return String(value);
+    return shownValue(name, value);
   });
 }

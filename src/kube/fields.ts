@@ -136,10 +136,21 @@ export function nameOf(obj: KubeObject): string {
   return obj.metadata.name ?? obj.metadata.generateName ?? '';
 }
 
+/**
+ * The name of an object the input does not name (a ticket's piece pasted without `metadata:`, an event row cut from
+ * its describe), as messages say it: never an empty word. No Kubernetes name opens with `(`.
+ */
+export const NAME_NOT_SHOWN = '(name not shown)';
+
+/** Whether a name is one the input shows (not empty, not the stand-in above). */
+export function nameShown(name: string | null | undefined): name is string {
+  return !!name && name !== NAME_NOT_SHOWN;
+}
+
 /** The name to show a person: an object without one is shown by its generateName, and says it has no name. */
 export function displayName(obj: KubeObject): string {
   if (obj.metadata.name) return obj.metadata.name;
-  return obj.metadata.generateName ? `${obj.metadata.generateName}… (generateName only, no name)` : '(no name)';
+  return obj.metadata.generateName ? `${obj.metadata.generateName}… (generateName only, no name)` : NAME_NOT_SHOWN;
 }
 
 /**

@@ -111,6 +111,13 @@ export function inferKind(value: Record<string, unknown>): KindInference {
   }
   const best = [...fitting].sort((a, b) => rank(a.shape.apiVersion) - rank(b.shape.apiVersion));
   const chosen = best[0]!.shape;
+  const templates = templateReadings(value, groupOf(chosen.apiVersion));
+  if (templates.length) {
+    return {
+      candidates: [chosen.kind, ...templates],
+      reason: `its metadata and spec fit a ${chosen.kind} and another kind's template alike, and it shows no field only one of them has`,
+    };
+  }
   const others = table().filter((k) => k.shape.kind !== chosen.kind || groupOf(k.shape.apiVersion) !== groupOf(chosen.apiVersion));
   // What tells it apart: paths and condition types no other kind has; else the fields it showed, which fit it alone.
   const ownPaths = paths.filter((p) => !others.some((k) => allows(k, p)));
@@ -123,6 +130,26 @@ export function inferKind(value: Record<string, unknown>): KindInference {
     alone: from.length === 0,
     versions: best.map((k) => k.shape.apiVersion),
   };
+}
+
+/**
+ * Where a `metadata:` + `spec:` pasted alone could be the template of another kind (a NodePool's `spec.template` holds
+ * what becomes a NodeClaim's metadata and spec): each such place, read off the table, that admits every field it shows.
+ * Only kinds of the fragment's own API group are tried: a Pod pasted with its metadata is, to whoever pasted it, a Pod,
+ * whichever controller's template it also matches. A status, a name or any field a template lacks rules a template out.
+ */
+function templateReadings(value: Record<string, unknown>, group: string): string[] {
+  if (!('spec' in value) || !('metadata' in value) || 'status' in value || value.apiVersion !== undefined) return [];
+  const { metadata, spec } = value;
+  const out = new Set<string>();
+  for (const k of table()) {
+    if (groupOf(k.shape.apiVersion) !== group) continue;
+    for (const at of k.shape.paths) {
+      if (!at.endsWith('.template') || !k.paths.has(`${at}.metadata`) || !k.paths.has(`${at}.spec`)) continue;
+      if (fits(k, fieldPaths(placedAt({ metadata, spec }, at)), [])) out.add(`${k.shape.kind}'s ${at}`);
+    }
+  }
+  return [...out];
 }
 
 /** A fragment typed by where it was cut from: the kind, and the path its keys sat under (`spec`, `spec.template.spec`). */

@@ -96,6 +96,7 @@ export async function loadOne(file: InputFile, opts: LoadOptions): Promise<Parti
   if (sink.incomplete?.size) partial.incomplete = [...sink.incomplete];
   if (sink.collectedAt) partial.collectedAt = sink.collectedAt;
   if (sink.statedVersions?.length) partial.statedVersions = sink.statedVersions;
+  if (sink.pasted) partial.pasted = true;
   if (sink.helm.charts.length || sink.helm.values.length || sink.helm.templates?.length) partial.helm = sink.helm;
   return partial;
 }
@@ -140,6 +141,7 @@ function merge(paths: string[], partials: PartialLoad[], filesRead: number): Loa
     for (const [input, reason] of p.incomplete ?? []) (result.incomplete ??= new Map()).set(input, reason);
     if (p.collectedAt && (!result.collectedAt || p.collectedAt > result.collectedAt)) result.collectedAt = p.collectedAt;
     if (p.statedVersions) pushAll((result.statedVersions ??= []), p.statedVersions);
+    if (p.pasted) (result.pasted ??= []).push(p.displayPath ?? '');
     for (const [k, n] of p.ignoredLogBlocks) ignoredLogs.set(k, (ignoredLogs.get(k) ?? 0) + n);
     if (p.splitInto) (result.splitFiles ??= []).push(`${p.displayPath} (${p.splitInto} ranges)`);
     if (p.ignoredDoc) docs.push(p.displayPath ?? '');

@@ -56,6 +56,8 @@ export interface LoadResult {
   collectedAt?: string;
   /** Karpenter versions a text states in words (an issue template's "Chart Version: 1.1.1"), in input order. */
   statedVersions?: StatedVersion[];
+  /** Files read as pasted tickets (text with blocks), as shown in `sources`: findings call such input "the ticket". */
+  pasted?: string[];
   /** Re-reads a file parsed whole and returns the start line of each of its objects, in load order. */
   locate?: (fsPath: string, source: string) => number[];
   /** Re-reads a (manifest-sized) file and returns the line of one field of the object read at `provenance`. */
@@ -127,6 +129,7 @@ export interface PartialLoad {
   incomplete?: Array<[string, string]>;
   collectedAt?: string;
   statedVersions?: StatedVersion[];
+  pasted?: boolean;
   /** A Chart.yaml or values file: what becomes of it is decided once every file is in (joinHelmFiles). */
   helm?: HelmFiles;
   /** What each reader cost on this file (worker or main thread), for `--profile`. */

@@ -1,6 +1,6 @@
 /** SARIF `reportingDescriptor`s for every rule, generated from rule metadata like `karpdoctor explain`. */
 import { CATEGORIES, renderFix, type Rule, type Severity } from '../engine/rule.js';
-import { placeholders } from '../engine/messages.js';
+import { placeholders, shownValue } from '../engine/messages.js';
 import { explainText } from './catalog.js';
 import { fence } from './md.js';
 
@@ -54,7 +54,7 @@ function sarifFormat(template: string): string {
 
 /** A result's `message.arguments`: its values in the order of the message string's `{0}`, `{1}`… */
 export function sarifArguments(template: string, data: Readonly<Record<string, string | number>>): string[] {
-  return placeholders(template).map((name) => String(data[name] ?? ''));
+  return placeholders(template).map((name) => shownValue(name, data[name] ?? ''));
 }
 
 /** `pdb-blocks-eviction` → `PdbBlocksEviction` (SARIF wants a name that is not the opaque id). */

@@ -15,6 +15,7 @@ import { visible } from './visible.js';
 import { displayWidth, wrapText } from './wrap.js';
 import { entryKey, objectsNotJudged } from './not-evaluated.js';
 import { maxOf, pushAll } from '../kube/lists.js';
+import { NAME_NOT_SHOWN } from '../kube/fields.js';
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -444,8 +445,8 @@ function summaryLine(report: ScanReport, ctx: ReportContext, pen: Pen): string {
 
 /** `Kind ns/name`, as headings and evidence name an object. */
 function objectText(o: { kind: string; namespace?: string | null | undefined; name: string }): string {
-  // Describe output pasted without its `Name:` line shows no name at all.
-  return `${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name || '(no name)'}`;
+  // Describe output pasted without its `Name:` line, a ticket's piece: the same stand-in as the messages under it.
+  return `${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name || NAME_NOT_SHOWN}`;
 }
 
 function severityText(s: Severity, c: ChalkInstance, word = SEVERITY_WORD[s]): string {

@@ -78,8 +78,8 @@ export default defineRule({
     const version = karpenterFacts(snapshot.controller);
     if (version.atLeast('1.0.0') === false) return; // lastPodEventTime / Consolidatable exist from v1.0
     for (const pool of snapshot.nodePools()) {
-      if (unknownOn(ctx, pool.object, ['/spec/disruption'])) continue;
-      if (pool.generation !== 'v1' || !pool.consolidateAfter || dig(pool.object, 'spec', 'replicas') !== undefined) continue;
+      if (pool.generation !== 'v1' || unknownOn(ctx, pool.object, pool.consolidationFields)) continue;
+      if (!pool.consolidateAfter || dig(pool.object, 'spec', 'replicas') !== undefined) continue;
       const after = parseDuration(pool.consolidateAfter.value);
       if (after === undefined || !Number.isFinite(after) || after <= 0) continue;
       const churned: Churned[] = [];

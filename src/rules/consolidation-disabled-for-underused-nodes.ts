@@ -2,7 +2,7 @@ import { spotToSpotTooFewOptions } from '../snapshot/messages/disruption-blocked
 import { defineRule, type EvidenceInput, type FindingInput } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
-import { dig, displayName } from '../kube/fields.js';
+import { commandName, dig, displayName } from '../kube/fields.js';
 import { parseDuration } from '../kube/units.js';
 import { karpenterFacts, listNames, plural, podName, unknownOn, usageShownPartly } from './support.js';
 import { blockedEvents } from '../snapshot/messages/disruption-blocked.js';
@@ -21,6 +21,8 @@ const MESSAGES = {
     '{{poolObjectKind}} {{poolName}} {{modeText}}, so its {{underUsedNodes}}{{emptyClause}} (requests below {{optionsUtilization}} of allocatable CPU and memory) will never be consolidated: {{stuck}}.',
   generalPurposePool:
     '{{poolObjectKind}} {{poolName}} {{modeText}}: {{what}}, and it is a general-purpose pool (no taints), so every workload that lands on it keeps nodes Karpenter would otherwise remove. {{unmeasured}}',
+  taintsNotShown:
+    '{{poolObjectKind}} {{poolName}} {{modeText}}: {{what}}. The input does not show its taints, so whether it is a general-purpose or a dedicated pool is not known. {{unmeasured}}',
   dedicatedPool:
     '{{poolObjectKind}} {{poolName}} {{modeText}}: {{what}}. It is a dedicated pool (taint {{taints}}), where keeping nodes is often deliberate. {{unmeasured}}',
   ...CONSOLIDATION_DISABLED.messages,
@@ -90,7 +92,7 @@ export default defineRule({
       }
     }
     for (const pool of snapshot.nodePools()) {
-      if (unknownOn(ctx, pool.object, ['/spec/disruption'])) continue;
+      if (unknownOn(ctx, pool.object, pool.consolidationFields)) continue;
       if (dig(pool.object, 'spec', 'replicas') !== undefined) continue; // static pools ignore consolidation
       const mode = modeOf(pool);
       if (!mode) continue;
@@ -99,7 +101,7 @@ export default defineRule({
       if (v1alpha5 && version.atLeast('0.15.0') === false) continue;
       const policyEvidence = policyEvidenceOf(pool, mode);
       if (!live) {
-        report(policyOnly(pool, mode, policyEvidence, v1alpha5 && !version.known, snapshot.has('Node')));
+        report(policyOnly(pool, mode, policyEvidence, v1alpha5 && !version.known, snapshot.has('Node'), snapshot.isKnown(pool.object, pool.taints.path)));
         continue;
       }
       const stuck: NodeCapacity[] = [];
@@ -172,6 +174,7 @@ function policyOnly(
   evidence: EvidenceInput[],
   assumeConsolidation: boolean,
   nodesShown: boolean,
+  taintsShown: boolean,
 ): FindingInput<typeof MESSAGES> {
   const taints = pool.taints.value.filter((t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute');
   const what = mode === 'never' ? 'none of its nodes is ever consolidated, not even empty ones' : 'a node running even one small pod is never consolidated';
@@ -179,28 +182,37 @@ function policyOnly(
   const label = pool.generation === 'v1alpha5' ? 'karpenter.sh/provisioner-name' : 'karpenter.sh/nodepool';
   const unmeasured =
     `Policy only: the input shows ${nodesShown ? 'its nodes but not their Pods' : 'none of its Nodes and Pods'}, so whether its nodes are under-used is not known ` +
-    `(add \`kubectl describe nodes -l ${label}=${pool.name}\`, whose Allocated resources and Non-terminated Pods settle it, or scan the cluster).`;
+    `(add \`kubectl describe nodes -l ${label}=${commandName(pool.object)}\`, whose Allocated resources and Non-terminated Pods settle it, or scan the cluster).`;
   return {
     object: pool.object,
     severity: 'info',
-    ...(general
+    // A piece pasted without the pool's taints: no taint shown is not no taint.
+    ...(!taintsShown
       ? {
-          messageId: 'generalPurposePool' as const,
+          messageId: 'taintsNotShown' as const,
           data: { poolObjectKind: pool.object.kind, poolName: pool.name, modeText: modeText(pool, mode), what, unmeasured },
         }
-      : {
-          messageId: 'dedicatedPool' as const,
-          data: {
-            poolObjectKind: pool.object.kind,
-            poolName: pool.name,
-            modeText: modeText(pool, mode),
-            what,
-            taints: taints.map((t) => t.key).join(', '),
-            unmeasured,
-          },
-        }),
+      : general
+        ? {
+            messageId: 'generalPurposePool' as const,
+            data: { poolObjectKind: pool.object.kind, poolName: pool.name, modeText: modeText(pool, mode), what, unmeasured },
+          }
+        : {
+            messageId: 'dedicatedPool' as const,
+            data: {
+              poolObjectKind: pool.object.kind,
+              poolName: pool.name,
+              modeText: modeText(pool, mode),
+              what,
+              taints: taints.map((t) => t.key).join(', '),
+              unmeasured,
+            },
+          }),
     fix: [fixFor(pool)],
-    evidence: general ? evidence : [...evidence, { object: pool.object, path: pool.taints.path, note: 'dedicated pool: only tolerating workloads land here' }],
+    evidence:
+      general || !taintsShown
+        ? evidence
+        : [...evidence, { object: pool.object, path: pool.taints.path, note: 'dedicated pool: only tolerating workloads land here' }],
     ...(assumeConsolidation ? { assumes: 'v0.15 or later (Provisioners had no consolidation before)' } : {}),
   };
 }
@@ -245,13 +257,13 @@ function policyEvidenceOf(pool: NodePoolView, mode: Mode): EvidenceInput[] {
 function fixFor(pool: NodePoolView): string {
   const kind = pool.object.kind.toLowerCase();
   if (pool.generation === 'v1alpha5') {
-    return `Enable consolidation (ttlSecondsAfterEmpty cannot be combined with it):\nkubectl patch provisioner ${pool.name} --type merge -p '{"spec":{"consolidation":{"enabled":true},"ttlSecondsAfterEmpty":null}}'`;
+    return `Enable consolidation (ttlSecondsAfterEmpty cannot be combined with it):\nkubectl patch provisioner ${commandName(pool.object)} --type merge -p '{"spec":{"consolidation":{"enabled":true},"ttlSecondsAfterEmpty":null}}'`;
   }
   if (pool.generation === 'v1beta1') {
-    return `Consolidate under-utilised nodes (v1beta1 does not allow consolidateAfter with WhenUnderutilized):\nkubectl patch ${kind} ${pool.name} --type merge -p '{"spec":{"disruption":{"consolidationPolicy":"WhenUnderutilized","consolidateAfter":null}}}'`;
+    return `Consolidate under-utilised nodes (v1beta1 does not allow consolidateAfter with WhenUnderutilized):\nkubectl patch ${kind} ${commandName(pool.object)} --type merge -p '{"spec":{"disruption":{"consolidationPolicy":"WhenUnderutilized","consolidateAfter":null}}}'`;
   }
   return (
-    `Consolidate under-utilised nodes after a short quiet period:\nkubectl patch ${kind} ${pool.name} --type merge -p '{"spec":{"disruption":{"consolidationPolicy":"WhenEmptyOrUnderutilized","consolidateAfter":"5m"}}}'\n` +
+    `Consolidate under-utilised nodes after a short quiet period:\nkubectl patch ${kind} ${commandName(pool.object)} --type merge -p '{"spec":{"disruption":{"consolidationPolicy":"WhenEmptyOrUnderutilized","consolidateAfter":"5m"}}}'\n` +
     'Pods that must not be moved: protect them with a PodDisruptionBudget or the karpenter.sh/do-not-disrupt annotation instead of disabling consolidation for the whole pool.'
   );
 }

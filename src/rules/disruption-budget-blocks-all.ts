@@ -8,6 +8,7 @@ import { BUDGET_BLOCKING, BUDGET_ERRORS } from './lib/stated-causes.js';
 import { budgetState, hasBudgets, nextOpening, nodesByPool, REASONS, type BudgetState, type DisruptionReason } from '../snapshot/budgets.js';
 import { logSays } from '../snapshot/messages/karpenter-logs.js';
 import { pushAll } from '../kube/lists.js';
+import { commandName } from '../kube/fields.js';
 
 const ID = 'disruption-budget-blocks-all';
 
@@ -73,7 +74,8 @@ export default defineRule({
     const pools = snapshot.has('Node') ? nodesByPool(snapshot) : undefined;
     const logs = snapshot.logs.filter((l) => logSays(l, 'budget-error'));
     for (const pool of snapshot.nodePools()) {
-      if (unknownOn(ctx, pool.object, [pool.budgets.path])) continue;
+      // A v1alpha5 Provisioner has no budgets: it is not asked for them.
+      if (pool.generation === 'v1alpha5' || unknownOn(ctx, pool.object, [pool.budgets.path])) continue;
       if (!hasBudgets(pool) || pool.budgets.defaulted) continue;
       const reasons: DisruptionReason[] = [...REASONS];
       const blocked = reasons.filter((r) => nextOpening(pool, r, now, options.horizon) === undefined);
@@ -135,13 +137,13 @@ function fixFor(pool: NodePoolView, culprits: BudgetState[]): FixSteps {
   const kind = pool.object.kind.toLowerCase();
   const steps = culprits.map((s) => {
     if (s.error && /schedule/.test(s.error)) {
-      return `Budget ${s.index}: use a valid 5-field cron in UTC, e.g.\n   kubectl patch ${kind} ${pool.name} --type json -p '[{"op":"replace","path":"${s.path}/schedule","value":"0 22 * * *"}]'`;
+      return `Budget ${s.index}: use a valid 5-field cron in UTC, e.g.\n   kubectl patch ${kind} ${commandName(pool.object)} --type json -p '[{"op":"replace","path":"${s.path}/schedule","value":"0 22 * * *"}]'`;
     }
     if (s.error && /duration/.test(s.error)) {
-      return `Budget ${s.index}: use a duration in hours/minutes, e.g.\n   kubectl patch ${kind} ${pool.name} --type json -p '[{"op":"replace","path":"${s.path}/duration","value":"8h"}]'`;
+      return `Budget ${s.index}: use a duration in hours/minutes, e.g.\n   kubectl patch ${kind} ${commandName(pool.object)} --type json -p '[{"op":"replace","path":"${s.path}/duration","value":"8h"}]'`;
     }
     if (s.budget.schedule === undefined) {
-      return `Budget ${s.index}: allow some disruption, or limit the freeze to a window (cron in UTC):\n   kubectl patch ${kind} ${pool.name} --type json -p '[{"op":"replace","path":"${s.path}/nodes","value":"10%"}]'\n   # or keep "0" only during business hours:\n   #   - nodes: "0"\n   #     schedule: "0 8 * * mon-fri"\n   #     duration: 10h`;
+      return `Budget ${s.index}: allow some disruption, or limit the freeze to a window (cron in UTC):\n   kubectl patch ${kind} ${commandName(pool.object)} --type json -p '[{"op":"replace","path":"${s.path}/nodes","value":"10%"}]'\n   # or keep "0" only during business hours:\n   #   - nodes: "0"\n   #     schedule: "0 8 * * mon-fri"\n   #     duration: 10h`;
     }
     return `Budget ${s.index}: shorten its duration or narrow its schedule so the zero windows leave time for disruption (schedules are UTC).`;
   });

@@ -1,6 +1,6 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import type { KubeObject, LogRecord } from '../kube/types.js';
-import { dig, displayName } from '../kube/fields.js';
+import { commandName, dig, displayName } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { parseDuration, parseTime } from '../kube/units.js';
 import { blockEvidence, deletionOf, describeBlock, evictionBlock, isDrainable, neverEvictable, nsName, type EvictionBlock } from './lib/reclaim-drain.js';
@@ -18,9 +18,9 @@ function expiryLogs(logs: readonly LogRecord[], claim: string): LogRecord[] {
 /** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
 const MESSAGES = {
   drainStuck:
-    'NodePool {{pool}} expires nodes ({{expiry}}) without a terminationGracePeriod, and a drain is already stuck: {{stuck}}. Nothing ends it until the blocking pods go.',
+    'NodePool {{poolName}} expires nodes ({{expiry}}) without a terminationGracePeriod, and a drain is already stuck: {{stuck}}. Nothing ends it until the blocking pods go.',
   drainWillStick:
-    'NodePool {{pool}} expires nodes ({{expiry}}) without a terminationGracePeriod, while {{who}}: {{blockers}}. When these nodes expire, their drain will never finish.',
+    'NodePool {{poolName}} expires nodes ({{expiry}}) without a terminationGracePeriod, while {{who}}: {{blockers}}. When these nodes expire, their drain will never finish.',
 } as const;
 
 export default defineRule({
@@ -65,8 +65,10 @@ export default defineRule({
     const clusterState = !snapshot.desiredStateOnly && (snapshot.has('Node') || snapshot.has('Pod'));
 
     for (const pool of snapshot.nodePools()) {
+      // Only v1 has terminationGracePeriod: an older pool is not asked for it.
+      if (pool.generation !== 'v1') continue;
       if (unknownOn(ctx, pool.object, [pool.expireAfter.path, pool.terminationGracePeriod?.path ?? '/spec/template/spec/terminationGracePeriod'])) continue;
-      if (pool.generation !== 'v1' || pool.terminationGracePeriod) continue;
+      if (pool.terminationGracePeriod) continue;
       const expireMs = parseDuration(pool.expireAfter.value);
       if (expireMs === undefined || expireMs === Infinity) continue;
 
@@ -133,7 +135,7 @@ export default defineRule({
           for (const b of blocks.slice(0, 2)) pushAll(evidence, blockEvidence(b));
         }
       } else {
-        // Spec-only: workload templates in the repo with do-not-disrupt, and PDBs that never allow an eviction —
+        // Spec-only: workload templates in the input (a repository, a ticket) with do-not-disrupt, and PDBs that never allow an eviction —
         // those deployed with this pool (a monorepo's other patterns run on other clusters).
         const near = (o: KubeObject) => snapshot.inScope(o, 'nodePool', [pool.object]).length > 0;
         for (const kind of [KIND.Deployment, KIND.StatefulSet, KIND.DaemonSet, KIND.Job]) {
@@ -159,15 +161,15 @@ export default defineRule({
 
       const expiry = `${pool.expireAfter.defaulted ? 'expireAfter is not set, so the v1 default ' : 'expireAfter '}${pool.expireAfter.value}`;
       const what = stuck.length
-        ? ({ messageId: 'drainStuck', data: { pool: pool.name, expiry, stuck: stuck.join('; ') } } as const)
+        ? ({ messageId: 'drainStuck', data: { poolName: pool.name, expiry, stuck: stuck.join('; ') } } as const)
         : ({
             messageId: 'drainWillStick',
             data: {
-              pool: pool.name,
+              poolName: pool.name,
               expiry,
               who: clusterState
                 ? `${blockers.length === 1 ? '1 node runs' : `${blockers.length} nodes run`} un-evictable pods`
-                : 'workloads in the repo cannot be evicted',
+                : `workloads in ${snapshot.inputName} cannot be evicted`,
               blockers: listNames(blockers, 3),
             },
           } as const);
@@ -176,7 +178,7 @@ export default defineRule({
         ...(stuck.length ? { severity: 'error' as const } : {}),
         ...what,
         fix: [
-          `Bound the drain (v1.0+):\n  kubectl patch nodepool ${pool.name} --type merge -p '{"spec":{"template":{"spec":{"terminationGracePeriod":"48h"}}}}'\n` +
+          `Bound the drain (v1.0+):\n  kubectl patch nodepool ${commandName(pool.object)} --type merge -p '{"spec":{"template":{"spec":{"terminationGracePeriod":"48h"}}}}'\n` +
             `  # spec.template.spec.terminationGracePeriod: 48h  — pods still blocked then are deleted, bypassing PDB and do-not-disrupt\n` +
             `Or, if these nodes must never be replaced: spec.template.spec.expireAfter: Never` +
             `${stuck.length ? `\nFor the stuck node now: remove the blocker (annotation/PDB) or delete the blocking pod by hand once it is safe.` : ''}`,

@@ -80,8 +80,9 @@ export default defineRule({
 
     // Pools whose template carries it: one finding on the pool, naming its nodes.
     for (const pool of snapshot.nodePools()) {
-      if (unknownOn(ctx, pool.object, ['/spec/template/metadata/annotations'])) continue;
-      if (pool.generation === 'v1alpha5' || pool.templateAnnotations[DO_NOT_DISRUPT] !== 'true') continue;
+      // A v1alpha5 Provisioner's annotations are not judged here: what it does not show is not asked for.
+      if (pool.generation === 'v1alpha5' || unknownOn(ctx, pool.object, ['/spec/template/metadata/annotations'])) continue;
+      if (pool.templateAnnotations[DO_NOT_DISRUPT] !== 'true') continue;
       fromPool.set(pool.name, []);
     }
     for (const a of annotated) {
@@ -90,7 +91,6 @@ export default defineRule({
     }
 
     for (const pool of snapshot.nodePools()) {
-      if (unknownOn(ctx, pool.object, ['/spec/template/metadata/annotations'])) continue;
       const nodes = fromPool.get(pool.name);
       if (!nodes) continue;
       const path = `/spec/template/metadata${annotationPath(DO_NOT_DISRUPT).slice('/metadata'.length)}`;

@@ -1,7 +1,7 @@
 import { nodeClassConditionStated, provisionerSubnetsUnmatched } from '../snapshot/messages/nodeclass-errors.js';
 import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject, LogRecord } from '../kube/types.js';
-import { arr, conditions, dig, displayName, isRecord, str, type Condition, type Json } from '../kube/fields.js';
+import { arr, commandName, conditions, dig, displayName, isRecord, str, type Condition, type Json } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration } from '../kube/units.js';
 import { nodeClassRefOf } from './lib/configuration.js';
@@ -310,7 +310,7 @@ function specField(nodeClass: KubeObject, field: string | undefined): string | u
 }
 
 function fixText(nodeClass: KubeObject, failing: Condition[], field: string | undefined): FixSteps {
-  const name = nodeClass.metadata.name ?? '';
+  const name = commandName(nodeClass);
   const steps = failing.map((c) => {
     const advice = SUB_CONDITIONS[c.type]?.advice ?? `Resolve ${c.type} (${c.reason ?? 'no reason'}).`;
     return `${c.type}: ${advice}${c.type === 'SubnetsReady' || c.type === 'SecurityGroupsReady' ? describeCommand(nodeClass, c.type) : ''}`;

@@ -16,7 +16,7 @@ import { podVerdicts, poolProfiles, profilesFor } from './lib/scheduling-pools.j
 import { fixFor } from './lib/scheduling-fix.js';
 import { isNegative } from '../snapshot/requirements.js';
 import { NODEPOOL_LABEL, isPoolLabel, isWellKnownLabel } from '../kube/well-known.js';
-import { ageOf, byLastSeen, isPending, plural, podName, POD_PLACEMENT, poolShape, unknownOn } from './support.js';
+import { ageOf, byLastSeen, isPending, plural, podName, POD_PLACEMENT, poolShape, unknownField, unknownOn } from './support.js';
 import { saysScheduling } from '../snapshot/messages/scheduling.js';
 import { logSays } from '../snapshot/messages/karpenter-logs.js';
 import { getCommand, refName, refOf, reportFromRecords, type RecordsOnlyRule } from './lib/records-only.js';
@@ -258,6 +258,15 @@ function judgeTemplates(snapshot: Snapshot, everyPool: PoolProfile[], notEvaluat
       notEvaluatedFor(object, unresolved);
       continue;
     }
+    // A pool pasted in part (a ticket's piece without its name or requirements) may be the one that takes it.
+    const shapeless = profiles.find((p) => poolShape(p.pool).some((ptr) => !snapshot.isKnown(p.pool.object, ptr)));
+    if (shapeless) {
+      notEvaluatedFor(
+        object,
+        `${shapeless.pool.object.kind} ${displayName(shapeless.pool.object)}: ${unknownField(snapshot, shapeless.pool.object, poolShape(shapeless.pool))}`,
+      );
+      continue;
+    }
     const judgeAgainst = (ps: PoolProfile[]) => ps.map((profile) => ({ profile, reasons: poolFit(c, profile, admissionOptions(snapshot)) }));
     let verdicts = judgeAgainst(profiles);
     if (verdicts.some((v) => v.reasons.length === 0)) continue;
@@ -279,7 +288,7 @@ function judgeTemplates(snapshot: Snapshot, everyPool: PoolProfile[], notEvaluat
       verdicts = wider.filter((v) => selectedPools(c, wider).includes(v));
     }
     const ns = object.metadata.namespace ? `${object.metadata.namespace}/` : '';
-    const where = profiles.length < everyPool.length ? 'deployed with it' : 'in the repository';
+    const where = profiles.length < everyPool.length ? 'deployed with it' : `in ${snapshot.inputName}`;
     out.push({
       object,
       messageId: 'templateFitsNoPool',

@@ -114,7 +114,7 @@ export default defineRule({
         let sets = setsByAgent.get(agent.name);
         if (!sets) setsByAgent.set(agent.name, (sets = agentDaemonSets(snapshot, agent)));
         if (!snapshot.has('DaemonSet')) {
-          causes.push(`${text} is removed by the ${agent.name} (DaemonSets not in the dump, so not checked)`);
+          causes.push(`${text} is removed by the ${agent.name} (DaemonSets not in ${snapshot.inputName}, so not checked)`);
           steps.push(`Check the ${agent.name} DaemonSet: kubectl get ds -A | grep -E '${agent.daemonSets.source}'`);
           continue;
         }

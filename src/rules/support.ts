@@ -6,7 +6,7 @@ import type { KubeObject } from '../kube/types.js';
 import type { EvidenceInput, RuleContext } from '../engine/rule.js';
 import { fullObjectCommand, partialSourceText } from '../snapshot/partial.js';
 import type { ControllerInfo, SettingAnchor } from '../snapshot/controller-info.js';
-import { commandName, dig, displayName } from '../kube/fields.js';
+import { commandName, dig, displayName, nameShown } from '../kube/fields.js';
 import type { EventView } from '../snapshot/events.js';
 import { formatDuration, parseTime } from '../kube/units.js';
 import { atLeastIn, coreVersionOf, versionLabel } from '../kube/version.js';
@@ -166,9 +166,12 @@ export function unknownField(snapshot: RuleContext['snapshot'], obj: KubeObject,
 /** Where a pod may run: what a rule that places it on a NodePool reads of it. */
 export const POD_PLACEMENT: readonly string[] = ['/spec/affinity', '/spec/nodeSelector', '/spec/tolerations'];
 
-/** What a pool admits and keeps off (requirements, taints): the fields every rule that places pods on it reads. */
-export function poolShape(pool: { requirements: { path: string }; taints: { path: string } }): string[] {
-  return [pool.requirements.path, pool.taints.path];
+/**
+ * What a pool admits and keeps off (requirements, taints, and its name, which its nodes carry as a label a pod may
+ * select): the fields every rule that places pods on it reads. A pool pasted without its name does not show the last.
+ */
+export function poolShape(pool: { name: string; requirements: { path: string }; taints: { path: string } }): string[] {
+  return [pool.requirements.path, pool.taints.path, ...(nameShown(pool.name) ? [] : ['/metadata/name'])];
 }
 
 /**

@@ -64,7 +64,8 @@ export default defineRule({
     if (version.atLeast('0.34.0') === false) return; // budgets, and NotReady nodes counting against them, from v0.34.0
     const byPool = nodesByPool(snapshot);
     for (const pool of snapshot.nodePools()) {
-      if (unknownOn(ctx, pool.object, [pool.budgets.path])) continue;
+      // A v1alpha5 Provisioner has no budgets: it is not asked for them.
+      if (pool.generation === 'v1alpha5' || unknownOn(ctx, pool.object, [pool.budgets.path])) continue;
       if (!hasBudgets(pool)) continue;
       const nodes = byPool.get(pool.name);
       if (!nodes || !nodes.counted.length || !nodes.disrupting.length) continue;

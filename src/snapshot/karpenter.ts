@@ -46,6 +46,11 @@ export interface NodePoolView {
   terminationGracePeriod?: Located<string>;
   consolidationPolicy?: Located<string>;
   consolidateAfter?: Located<string>;
+  /**
+   * Where the pool's consolidation settings live, as pointers: what an input must show before a rule judges how the
+   * pool consolidates (v1/v1beta1 `spec.disruption`; v1alpha5 `spec.consolidation` and `spec.ttlSecondsAfterEmpty`).
+   */
+  consolidationFields: readonly string[];
   budgets: Located<Budget[]>;
   limits: Record<string, unknown>;
 }
@@ -95,6 +100,7 @@ function v1beta1OrV1PoolView(obj: KubeObject, generation: Generation): NodePoolV
       : v1
         ? { consolidateAfter: { value: '0s', path: '/spec/disruption/consolidateAfter', defaulted: true } }
         : {}),
+    consolidationFields: ['/spec/disruption'],
     budgets: Array.isArray(budgets)
       ? { value: arr<Json>(budgets).map(budgetOf), path: '/spec/disruption/budgets' }
       : { value: [{ nodes: '10%' }], path: '/spec/disruption/budgets', defaulted: true },
@@ -134,6 +140,12 @@ function provisionerView(obj: KubeObject): NodePoolView {
         : consolidation
           ? { value: '0s', path: '/spec/consolidation/enabled', defaulted: true }
           : { value: 'Never', path: '/spec/ttlSecondsAfterEmpty', defaulted: true },
+    // The API refuses the two together, so one that is set settles the other; consolidation off and no TTL shown does not.
+    consolidationFields: consolidation
+      ? ['/spec/consolidation']
+      : typeof ttlEmpty === 'number'
+        ? ['/spec/ttlSecondsAfterEmpty']
+        : ['/spec/consolidation', '/spec/ttlSecondsAfterEmpty'],
     budgets: { value: [], path: '/spec', defaulted: true },
     limits: recordOf(dig(spec, 'limits', 'resources')),
   };

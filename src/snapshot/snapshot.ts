@@ -73,6 +73,9 @@ export class Snapshot {
   readonly incomplete: Map<string, string>;
   /** When the support bundle this snapshot was read from was collected. */
   readonly collectedAt: string | undefined;
+  /** Files read as pasted tickets (LoadResult.pasted). */
+  private readonly pasted: string[];
+  private readonly live: boolean;
   private readonly byKind = new Map<string, KubeObject[]>();
   private readonly byKey = new Map<string, KubeObject>();
   private readonly provenanceMap = new Map<KubeObject, Provenance[]>();
@@ -108,6 +111,8 @@ export class Snapshot {
     this.denied = opts.denied ?? load.denied ?? new Map();
     this.incomplete = load.incomplete ?? new Map();
     this.collectedAt = load.collectedAt;
+    this.pasted = load.pasted ?? [];
+    this.live = opts.live ?? false;
     this.listedKinds = new Set();
     for (const listing of load.listedKinds) {
       const inNamespace = parseNamespaceListing(listing);
@@ -533,6 +538,16 @@ export class Snapshot {
    */
   get desiredStateOnly(): boolean {
     return this.manifestInput;
+  }
+
+  /**
+   * What the input is, as a finding names it ("workloads in the ticket"): one answer for every rule, so none says
+   * "the repo" of a pasted ticket. A ticket read as desired state is still a ticket; inputs of several sorts are "the input".
+   */
+  get inputName(): 'the ticket' | 'the repository' | 'the dump' | 'the cluster' | 'the input' {
+    if (this.live) return 'the cluster';
+    if (this.pasted.length) return this.pasted.length === this.filesRead ? 'the ticket' : 'the input';
+    return this.manifestInput ? 'the repository' : 'the dump';
   }
 
   get objectCount(): number {

@@ -145,8 +145,9 @@ describe(`${RULE} — partial-ticket: a Provisioner pasted in a ticket without i
   it('a Provisioner from a get table shows no policy: not evaluated, naming what to add', async () => {
     const r = await scanRule(RULE, [file('get-table.md')]);
     expect(r.findings).toEqual([]);
+    // A Provisioner keeps its policy in spec.consolidation (and ttlSecondsAfterEmpty), not in a v1 spec.disruption.
     expect(r.run.notEvaluatedFor.map((n) => n.reason)).toEqual([
-      `Provisioner reporting (${file('get-table.md')}): a \`kubectl get\` table does not show spec.disruption: add \`kubectl get provisioner reporting -o yaml\``,
+      `Provisioner reporting (${file('get-table.md')}): a \`kubectl get\` table does not show spec.consolidation: add \`kubectl get provisioner reporting -o yaml\``,
     ]);
   });
 });

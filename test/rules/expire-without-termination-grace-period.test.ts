@@ -112,7 +112,9 @@ describe(`${RULE} — spec-only: GitOps tree`, () => {
     const f = r.findings[0]!;
     expect(f.severity).toBe('warning');
     expect(f.object.name).toBe('default');
-    expect(f.message).toContain('workloads in the repo cannot be evicted: Deployment reports/report-builder (karpenter.sh/do-not-disrupt in its pod template)');
+    expect(f.message).toContain(
+      'workloads in the repository cannot be evicted: Deployment reports/report-builder (karpenter.sh/do-not-disrupt in its pod template)',
+    );
     expect(f.message).toContain('(version unknown: assumes v1.0 or later (forceful expiry, terminationGracePeriod exists))');
     const [ann] = evidenceOf(f, 'Deployment', '/spec/template/metadata/annotations/karpenter.sh~1do-not-disrupt');
     expect(ann!.source).toBe(`${join(dir, 'apps/reports/deployment.yaml')}:16`);

@@ -60,6 +60,8 @@ export interface ReadSink extends ObjectSink, TextSink {
   collectedAt?: string;
   /** Karpenter versions a ticket states in words (ticket/versions.ts). */
   statedVersions?: StatedVersion[];
+  /** The file was read as a pasted ticket (ticket-text.ts): what findings say of "the input" names it so. */
+  pasted?: boolean;
   /** Chart.yaml and values files, joined once every file is in. */
   helm: HelmFiles;
 }

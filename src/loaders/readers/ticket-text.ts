@@ -60,6 +60,7 @@ export const ticketText: Reader = {
         line: u.from,
         reason: `YAML damaged by Markdown (${u.what} at lines ${u.from}–${u.to}): not undone, ${u.why}, so it was not read`,
       });
+    sink.pasted = true;
     const stated = statedVersions(text.split('\n'), file.displayPath);
     if (stated.length) pushAll((sink.statedVersions ??= []), stated);
     const logsBeforeFile = sink.logs.length;

@@ -11,6 +11,7 @@ import { logText } from '../../snapshot/messages/karpenter-logs.js';
 import type { EventView } from '../../snapshot/events.js';
 import { KIND, isClusterScoped, type InputName } from '../../kube/kinds.js';
 import { fullObjectCommand } from '../../snapshot/partial.js';
+import { NAME_NOT_SHOWN, nameShown } from '../../kube/fields.js';
 import type { ObjectRef } from '../../snapshot/snapshot.js';
 
 export interface StatedCause {
@@ -180,15 +181,10 @@ function judgedElsewhere(ctx: Pick<RuleContext, 'snapshot'>, ref: ObjectRef, whi
   return obj !== undefined && (which === 'any' || ctx.snapshot.partialFrom(obj) === undefined);
 }
 
-/** The name of an object the input does not name, as messages say it. */
-export const NAME_NOT_SHOWN = '(name not shown)';
-/** Its namespace, when the input does not show that either (no Kubernetes name opens with `(`). */
+// Rules name the stand-in through here, beside the record helpers; it lives with the field readers (kube/fields.ts).
+export { NAME_NOT_SHOWN, nameShown };
+/** The namespace of an object the input does not name, when the input does not show that either (no Kubernetes name opens with `(`). */
 export const NAMESPACE_NOT_SHOWN = '(namespace not shown)';
-
-/** Whether a reference's name is one the input shows (not empty, not the stand-in above). */
-export function nameShown(name: string | null | undefined): name is string {
-  return !!name && name !== NAME_NOT_SHOWN;
-}
 
 /** `kubectl get <kind> <name> [-n ns] -o yaml` for a reference. */
 export function getCommand(ref: ObjectRef): string {
