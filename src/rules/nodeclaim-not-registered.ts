@@ -7,7 +7,7 @@ import { logNodeClaim, logNodePool, poolFromClaimName, tableClaimWithoutNode } f
 import { ageOf, byLastSeen, claimShownPartly, heldFor, heldLongerThan, karpenterFacts, listNames, plural } from './support.js';
 import { NAME_NOT_SHOWN, refOf } from './lib/records-only.js';
 import { claimsLaunchedNotJoined, joinCauseStated, type JoinCause } from './lib/registration-events.js';
-import { logSays } from '../snapshot/messages/karpenter-logs.js';
+import { timeoutKind } from '../snapshot/messages/karpenter-logs.js';
 import { eventSays } from '../snapshot/messages/object-events.js';
 import { reportFromRecords } from './lib/records-only.js';
 import { REGISTRATION_TIMEOUT, REGISTRATION_UNHEALTHY } from './lib/stated-causes.js';
@@ -144,9 +144,7 @@ export default defineRule({
     reportFromEvents(ctx, judged, cause);
 
     for (const log of snapshot.logs) {
-      if (!logSays(log, 'registration-timeout')) continue;
-      const reason = String(log.fields.reason ?? '');
-      if (/launch/i.test(reason)) continue; // v1.7+ launch timeout: not a registration failure
+      if (timeoutKind(log) !== 'registration') continue; // v1.7+ launch timeout: not a registration failure
       const pool = logNodePool(log, pools);
       if (!pool) continue;
       const s = of(pool);

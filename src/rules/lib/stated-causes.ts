@@ -22,7 +22,7 @@ import {
   type StatedMessage,
   type UncoveredCause,
 } from './records-only.js';
-import { budgetErrorPool, logRefs, logSays, logText, podNames } from '../../snapshot/messages/karpenter-logs.js';
+import { budgetErrorPool, logRefs, logSays, logText, podNames, timeoutKind } from '../../snapshot/messages/karpenter-logs.js';
 
 const times = (n: number) => (n === 1 ? 'once' : `${n} times`);
 const window = (s: { first?: string; last?: string }) =>
@@ -103,7 +103,7 @@ export const BUDGET_ERRORS = {
 export const REGISTRATION_TIMEOUT = {
   fromLog: (log) => {
     // v1.7+ says "timeout" for launches too: its `reason` field tells which.
-    const registration = logSays(log, 'registration-timeout') && String(log.fields.reason ?? 'registration') === 'registration';
+    const registration = timeoutKind(log) === 'registration';
     const nc = registration ? logNodeClaim(log) : undefined;
     if (!nc) return undefined;
     return { object: refOf(log.fields.machine !== undefined || log.fields.Machine !== undefined ? 'Machine' : 'NodeClaim', nc) };
