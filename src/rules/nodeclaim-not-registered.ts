@@ -91,9 +91,12 @@ export default defineRule({
     const { snapshot, now, options, report } = ctx;
     const version = karpenterFacts(snapshot.controller);
     // With NodePools, timeouts in the logs are counted per pool below; without, each is a finding of its own.
+    const cause = joinCauseStated(snapshot);
     if (!snapshot.has('NodePool')) {
-      reportFromRecords({ snapshot, report }, REGISTRATION_TIMEOUT);
-      reportFromRecords({ snapshot, report }, REGISTRATION_UNHEALTHY);
+      // What the records state is reported with the cause the same input states, when it states one.
+      const withCause: typeof report = (f) => report({ ...f, data: { ...f.data, cause: causeClause(cause) } } as Parameters<typeof report>[0]);
+      reportFromRecords({ snapshot, report: withCause }, REGISTRATION_TIMEOUT);
+      reportFromRecords({ snapshot, report: withCause }, REGISTRATION_UNHEALTHY);
     }
     const pools = new Set(snapshot.nodePools().map((p) => p.name));
     const state = new Map<string, PoolState>();
@@ -138,7 +141,6 @@ export default defineRule({
         poolless.set(key, [...(poolless.get(key) ?? []), { claim, age }]);
       }
     }
-    const cause = joinCauseStated(snapshot);
     for (const [key, stuck] of poolless) reportPoolless(ctx, key.startsWith('\u0000') ? undefined : key, stuck, version.evidence(), cause);
     const judged = new Set([...poolless.values(), ...[...state.values()].map((s) => s.stuck)].flat().map((x) => x.claim.name));
     reportFromEvents(ctx, judged, cause);

@@ -197,6 +197,20 @@ describe(`${RULE} — tickets that show only events: Launched, never Registered`
     );
   });
 
+  it('logs only (v0.35 JSON): the registration timeout is reported with the unreachable SQS endpoint the same paste states', async () => {
+    const dir = caseDir(RULE, 'fires-logs-endpoint');
+    const r = await scanRule(RULE, [dir]);
+    expect(r.findings.map((f) => [f.object.kind, f.object.name, f.severity, f.messageId])).toEqual([
+      ['NodeClaim', 'batch-t5k2w', 'warning', 'statedRegistrationTimeout'],
+    ]);
+    expect(r.findings[0]!.message).toContain(
+      `The input also states that the controller cannot reach sqs.eu-west-1.amazonaws.com (i/o timeout) (${join(dir, 'ticket.txt')}:6): the likely cause.`,
+    );
+    // Without that record the finding names no cause of its own.
+    const alone = await scanRule(RULE, [caseDir(RULE, 'fires-ticket-events')]);
+    expect(alone.findings[0]!.message).not.toContain('the likely cause');
+  });
+
   it('a described claim launched 11m ago is stated, not a finding; events without any NodeClaim leave the rule not evaluated', async () => {
     const young = await scanRule(RULE, [caseDir(RULE, 'near-miss-ticket-events')]);
     expect(young.findings).toEqual([]);
