@@ -29,8 +29,8 @@ const CLAIM_KINDS = new Set(['NodeClaim', 'Machine']);
 const JOINED = new Set(['Registered', 'Initialized', 'Ready']);
 
 /**
- * Claims launched per their events with no transition that says a Node joined, and that the input does not hold
- * whole (a whole object is judged on its conditions) nor names a Node of (a Node owned by it joined).
+ * Claims launched per their events with no transition that says a Node joined, whose conditions the input does not
+ * show (those are judged on them) and that no Node in the input names as its owner (that Node joined).
  */
 export function claimsLaunchedNotJoined(snapshot: Snapshot): ClaimFromEvents[] {
   const groups = new Map<string, { kind?: string; name: string; events: EventView[] }>();
@@ -66,7 +66,8 @@ export function claimsLaunchedNotJoined(snapshot: Snapshot): ClaimFromEvents[] {
 
 function heldWhole(snapshot: Snapshot, kind: string, name: string): boolean {
   const obj = snapshot.get(kind === 'Machine' ? KIND.Machine : KIND.NodeClaim, undefined, name);
-  return obj !== undefined && snapshot.partialFrom(obj) === undefined;
+  // A described claim whose conditions are shown is judged on them, as a whole one is.
+  return obj !== undefined && (snapshot.partialFrom(obj) === undefined || snapshot.isKnown(obj, '/status/conditions'));
 }
 
 /** NodeClaims (Machines) a Node in the input names as its owner: it joined. */
