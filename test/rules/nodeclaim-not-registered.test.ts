@@ -197,6 +197,15 @@ describe(`${RULE} — tickets that show only events: Launched, never Registered`
     );
   });
 
+  it('a missing instance profile stated in the same paste is cited as the likely cause, by its line', async () => {
+    const dir = caseDir(RULE, 'fires-ticket-events-profile');
+    const r = await scanRule(RULE, [dir]);
+    expect(r.findings.map((f) => f.messageId)).toEqual(['eventsNeverJoin']);
+    expect(r.findings[0]!.message).toContain(
+      `The input also states that the instance profile does not exist (${join(dir, 'ticket.txt')}:11): the likely cause.`,
+    );
+  });
+
   it('logs only (v0.35 JSON): the registration timeout is reported with the unreachable SQS endpoint the same paste states', async () => {
     const dir = caseDir(RULE, 'fires-logs-endpoint');
     const r = await scanRule(RULE, [dir]);
