@@ -154,7 +154,11 @@ describe('object events', () => {
     ['Cannot repair: more then 20% nodes are unhealthy in the cluster', ['repair-blocked']],
     ['Node ip-10-0-0-1 registered without the karpenter.sh/unregistered taint', ['unregistered-taint-missing']],
     ['Failed resolving NodeClass', ['nodeclass-resolve-failed']],
-    ['Status condition transitioned, Type: NodeRegistrationHealthy, Status: True -> False, Reason: RegistrationFailed', ['status-to-false']],
+    [
+      'Status condition transitioned, Type: NodeRegistrationHealthy, Status: True -> False, Reason: RegistrationFailed',
+      ['status-to-false', 'condition-transition'],
+    ],
+    ['Status condition transitioned, Type: Launched, Status: Unknown -> True, Reason: Launched', ['condition-transition']],
     ['can\'t drain node, PDB "web/api" is blocking evictions', ['drain']],
     ['storageclass.storage.k8s.io "gp3-fast" not found', ['reference-missing']],
   ])('%s', (message, want) => {

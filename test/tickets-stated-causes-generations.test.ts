@@ -424,6 +424,18 @@ describe('stated in the input, not a finding: shown apart, never dropped', () =>
     expect(endpoint[0]!.reason).toContain('(2 times, last at');
   });
 
+  it('v1.1 controller-runtime: a pod that waits because ec2 is out of reach is that consequence, never a pod no instance type fits', async () => {
+    const r = await scan([ticket('ec2-endpoint-no-host-v1.1.log')]);
+    // Three failures over 6m would make a finding of a scheduling constraint; the cause is the endpoint, stated once.
+    expect(r.findings).toEqual([]);
+    const stated = r.run.notEvaluatedFor.filter((n) => n.stated);
+    expect(stated.map((n) => n.ruleId).sort()).toEqual(['launch-refused-by-cloud-provider', 'no-instance-type-fits']);
+    const pod = stated.find((n) => n.ruleId === 'no-instance-type-fits')!.reason;
+    expect(pod).toMatch(/^Pod data\/etl-runner-5b7d9f8c6-vx4pj waits because the controller fails before it can judge any pool for it \(3 times: /);
+    expect(pod).toContain('a consequence of the cause launch-refused-by-cloud-provider states, not a scheduling constraint');
+    expect(stated.find((n) => n.ruleId === 'launch-refused-by-cloud-provider')!.reason).toContain('cannot reach ec2.us-west-2.amazonaws.com (no such host)');
+  });
+
   it('near miss: a timeout to the cluster API server is no AWS endpoint, and says nothing of one', async () => {
     const r = await scan([ticket('unrelated-timeout-v1.4.log')]);
     expect(r.findings).toEqual([]);

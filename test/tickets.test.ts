@@ -209,6 +209,15 @@ describe('diagnosis from controller logs alone, in every generation where the me
       severity: 'warning',
     },
     {
+      // The reason values v1.7+ prints: only the registration_timeout record is this rule's, not the launch_timeout one.
+      file: 'logs-only-registration-timeout-v1.10.log',
+      rule: 'nodeclaim-not-registered',
+      object: { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', namespace: null, name: 'ml-inference-4rw8k' },
+      line: '"reason":"registration_timeout"',
+      confirm: "kubectl get nodeclaims -o yaml (the Launched and Registered conditions of ml-inference-4rw8k's successors) and the NodePool",
+      severity: 'warning',
+    },
+    {
       file: 'logs-only-registration-timeout-v0.35.log',
       rule: 'nodeclaim-not-registered',
       object: { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', namespace: null, name: 'default-m2xk8' },

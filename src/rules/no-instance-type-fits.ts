@@ -13,7 +13,11 @@ import { maxOf, minOf } from '../kube/lists.js';
 
 const ID = 'no-instance-type-fits';
 /** Clauses another rule owns when the objects behind them are in the snapshot. */
-const OWNED_ELSEWHERE: Partial<Record<ClauseKind, string>> = { limits: 'nodepool-limits-reached', volume: 'pv-zone-unreachable' };
+const OWNED_ELSEWHERE: Partial<Record<ClauseKind, string>> = {
+  limits: 'nodepool-limits-reached',
+  volume: 'pv-zone-unreachable',
+  'controller-error': 'launch-refused-by-cloud-provider',
+};
 
 const CLAUSE_FIX: Record<ClauseKind, string> = {
   'instance-types':
@@ -30,6 +34,8 @@ const CLAUSE_FIX: Record<ClauseKind, string> = {
   limits: "the pool's spec.limits are used up: raise them, or add a fallback pool",
   topology: 'a topology spread or pod anti-affinity constraint cannot be met: relax maxSkew / whenUnsatisfiable, or allow more zones',
   'host-ports': 'the host ports the pod needs are taken: drop hostPort or spread the pods',
+  'controller-error':
+    'the controller cannot reach an AWS endpoint or get its credentials, so it judges no pool at all: fix that (launch-refused-by-cloud-provider states it) and the pod is scheduled',
   'zones-disjoint':
     "the pod's zone requirements have no zone in common (Karpenter writes the empty set as topology.kubernetes.io/zone DoesNotExist): usually its bound volumes sit in different zones, or its nodeSelector/affinity names a zone its volumes are not in. Keep the pod's volumes in one zone (a StorageClass with volumeBindingMode: WaitForFirstConsumer creates them where the pod lands) or pin the pod to the volumes' zone",
   other: 'read the reason Karpenter gives and change the pod or the pool accordingly',
@@ -102,6 +108,11 @@ export default defineRule({
       const pod = ref.name ? snapshot.get(KIND.Pod, ref.namespace ?? 'default', ref.name) : undefined;
       const last = maxOf(list.map((f) => parseTime(f.last) ?? 0));
       if ((failures.placed.get(key) ?? -Infinity) > last) continue;
+      // The controller failed before judging any pool: the wait is a consequence of that cause, stated as such.
+      if (list[list.length - 1]!.clauses.length && list[list.length - 1]!.clauses.every((c) => c.kind === 'controller-error')) {
+        ctx.statedNotJudged(consequence(ref, list));
+        continue;
+      }
       if (pod) {
         if (!isPending(pod) || dig(pod, 'spec', 'nodeName')) continue;
         // A pod the input shows partly whose every clause is a mismatch with a pool: pending-pod-no-nodepool-fits
@@ -187,6 +198,16 @@ function notYet(ref: PodRef, list: PodFailure[], minPending: number, repeats: nu
     (excluded ? `${excluded}. ` : '') +
     `Not a finding yet: without the Pod, a failure is reported once it repeats ${repeats} times or lasts ${formatDuration(minPending)}; ` +
     `${getPodCommand(ref)} would show whether it still waits.`
+  );
+}
+
+/** A pod that waits because the controller fails before any pool is judged: the consequence, pointing at its cause. */
+function consequence(ref: PodRef, list: PodFailure[]): string {
+  const n = list.reduce((k, f) => k + f.count, 0);
+  const text = list[list.length - 1]!.clauses.map((c) => shorten(c.text, 160)).join('; ');
+  return (
+    `Pod ${podLabel(ref)} waits because the controller fails before it can judge any pool for it (${n === 1 ? 'once' : plural(n, 'time')}: "${text}"). ` +
+    'That is a consequence of the cause launch-refused-by-cloud-provider states, not a scheduling constraint of the pod or its pools: it is scheduled once the controller reaches AWS again.'
   );
 }
 

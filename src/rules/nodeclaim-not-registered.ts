@@ -5,8 +5,9 @@ import type { NodeClaimView } from '../snapshot/karpenter.js';
 import { formatDuration } from '../kube/units.js';
 import { logNodeClaim, logNodePool, poolFromClaimName, tableClaimWithoutNode } from './lib/registration-common.js';
 import { ageOf, byLastSeen, claimShownPartly, heldFor, heldLongerThan, karpenterFacts, listNames, plural } from './support.js';
-import { refOf } from './lib/records-only.js';
-import { logSays } from '../snapshot/messages/karpenter-logs.js';
+import { NAME_NOT_SHOWN, refOf } from './lib/records-only.js';
+import { claimsLaunchedNotJoined, joinCauseStated, type JoinCause } from './lib/registration-events.js';
+import { timeoutKind } from '../snapshot/messages/karpenter-logs.js';
 import { eventSays } from '../snapshot/messages/object-events.js';
 import { reportFromRecords } from './lib/records-only.js';
 import { REGISTRATION_TIMEOUT, REGISTRATION_UNHEALTHY } from './lib/stated-causes.js';
@@ -36,9 +37,11 @@ interface PoolState {
 /** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
 const MESSAGES = {
   poolNodesNeverJoin:
-    'NodePool {{poolName}}: instances launch but never join the cluster — {{parts}}. Each NodeClaim is deleted 15m after launch and replaced by another that fails the same way: instances are paid for and pods stay Pending.{{unseen}}',
+    'NodePool {{poolName}}: instances launch but never join the cluster — {{parts}}. Each NodeClaim is deleted 15m after launch and replaced by another that fails the same way: instances are paid for and pods stay Pending.{{cause}}{{unseen}}',
   claimsNeverJoin:
-    '{{states}}. {{poolClause}}Karpenter deletes a NodeClaim whose Node has not joined 15m after launch, and pending pods make it launch another that fails the same way: instances are paid for and pods stay Pending.{{unseen}}',
+    '{{states}}. {{poolClause}}Karpenter deletes a NodeClaim whose Node has not joined 15m after launch, and pending pods make it launch another that fails the same way: instances are paid for and pods stay Pending.{{cause}}{{unseen}}',
+  eventsNeverJoin:
+    '{{objectKind}} {{objectName}} launched {{launchedAt}} and its events show no Registered or Initialized transition since: no Node joined for {{elapsed}}{{others}}. Karpenter deletes a NodeClaim whose Node has not joined 15m after launch and launches another that fails the same way: instances are paid for and pods stay Pending.{{cause}} The input shows only its events: not its conditions, the instance console output, the kubelet log on it or the EC2NodeClass userData, which say why it did not join.',
   ...REGISTRATION_TIMEOUT.messages,
   ...REGISTRATION_UNHEALTHY.messages,
 } as const;
@@ -90,9 +93,12 @@ export default defineRule({
     const version = karpenterFacts(snapshot.controller);
     statedNominations(ctx);
     // With NodePools, timeouts in the logs are counted per pool below; without, each is a finding of its own.
+    const cause = joinCauseStated(snapshot);
     if (!snapshot.has('NodePool')) {
-      reportFromRecords({ snapshot, report }, REGISTRATION_TIMEOUT);
-      reportFromRecords({ snapshot, report }, REGISTRATION_UNHEALTHY);
+      // What the records state is reported with the cause the same input states, when it states one.
+      const withCause: typeof report = (f) => report({ ...f, data: { ...f.data, cause: causeClause(cause) } } as Parameters<typeof report>[0]);
+      reportFromRecords({ snapshot, report: withCause }, REGISTRATION_TIMEOUT);
+      reportFromRecords({ snapshot, report: withCause }, REGISTRATION_UNHEALTHY);
     }
     const pools = new Set(snapshot.nodePools().map((p) => p.name));
     const state = new Map<string, PoolState>();
@@ -137,12 +143,12 @@ export default defineRule({
         poolless.set(key, [...(poolless.get(key) ?? []), { claim, age }]);
       }
     }
-    for (const [key, stuck] of poolless) reportPoolless(ctx, key.startsWith('\u0000') ? undefined : key, stuck, version.evidence());
+    for (const [key, stuck] of poolless) reportPoolless(ctx, key.startsWith('\u0000') ? undefined : key, stuck, version.evidence(), cause);
+    const judged = new Set([...poolless.values(), ...[...state.values()].map((s) => s.stuck)].flat().map((x) => x.claim.name));
+    reportFromEvents(ctx, judged, cause);
 
     for (const log of snapshot.logs) {
-      if (!logSays(log, 'registration-timeout')) continue;
-      const reason = String(log.fields.reason ?? '');
-      if (/launch/i.test(reason)) continue; // v1.7+ launch timeout: not a registration failure
+      if (timeoutKind(log) !== 'registration') continue; // v1.7+ launch timeout: not a registration failure
       const pool = logNodePool(log, pools);
       if (!pool) continue;
       const s = of(pool);
@@ -220,8 +226,14 @@ export default defineRule({
       report({
         object: pool.object,
         messageId: 'poolNodesNeverJoin',
-        data: { poolName: pool.name, parts: parts.join('; '), unseen: rows.length && !whole.length ? UNSEEN : '' },
-        fix: fixText(pool.name, (s?.stuck[0] ?? s?.waiting[0])?.claim, pool.nodeClassRef?.value.name, snapshot.controller.env.CLUSTER_NAME, rows[0]?.claim),
+        data: { poolName: pool.name, parts: parts.join('; '), cause: causeClause(cause), unseen: rows.length && !whole.length ? UNSEEN : '' },
+        fix: fixText(
+          pool.name,
+          (s?.stuck[0] ?? s?.waiting[0])?.claim,
+          pool.nodeClassRef?.value.name,
+          snapshot.controller.env.CLUSTER_NAME,
+          settleOf(rows[0]?.claim),
+        ),
         evidence,
         related: [...(s?.stuck ?? []), ...(s?.waiting ?? [])].slice(0, 5).map((x) => x.claim.object),
       });
@@ -238,6 +250,7 @@ function reportPoolless(
   pool: string | undefined,
   stuck: Stuck[],
   versionEvidence: EvidenceInput[],
+  cause: JoinCause | undefined,
 ): void {
   const { snapshot } = ctx;
   const evidence: EvidenceInput[] = [];
@@ -265,9 +278,10 @@ function reportPoolless(
     data: {
       states: states.join('; '),
       poolClause: pool ? `Its ${poolKind} ${pool} is not in the input. ` : '',
+      cause: causeClause(cause),
       unseen: rows.length === stuck.length ? UNSEEN : '',
     },
-    fix: fixText(pool ?? '<nodepool>', first, nodeClass, snapshot.controller.env.CLUSTER_NAME, rows[0]?.claim),
+    fix: fixText(pool ?? '<nodepool>', first, nodeClass, snapshot.controller.env.CLUSTER_NAME, settleOf(rows[0]?.claim)),
     evidence: [...evidence, ...versionEvidence],
     related: stuck.map((x) => x.claim.object),
   });
@@ -276,6 +290,61 @@ function reportPoolless(
 /** What a get row leaves out, where the reason an instance did not join would be (said when rows are all there is). */
 const UNSEEN =
   " The input shows no more than a `kubectl get` row of each: not the NodeClaims' conditions, the instances' console output, the kubelet log on them or the EC2NodeClass userData, which say why they did not join.";
+
+/** A claim of which the input shows too little to say why it did not join: what to read, by kind and name. */
+function settleOf(claim: NodeClaimView | undefined): { kind: string; name: string } | undefined {
+  return claim ? { kind: claim.object.kind, name: claim.name } : undefined;
+}
+
+function causeClause(cause: JoinCause | undefined): string {
+  return cause ? ` The input also states that ${cause.what} (${cause.where}): the likely cause. ${cause.check}` : '';
+}
+
+/**
+ * NodeClaims the input shows only through their events (§4.1): launched, no Registered or Initialized transition,
+ * for longer than the threshold as the events' own ages or times show. Younger, what the events say is stated only.
+ */
+function reportFromEvents(
+  ctx: Pick<RuleContext<RuleOptions, typeof MESSAGES>, 'snapshot' | 'report' | 'statedNotJudged' | 'options'>,
+  judged: Set<string>,
+  cause: JoinCause | undefined,
+): void {
+  const { snapshot } = ctx;
+  const after = ctx.options.after as number;
+  const rt = snapshot.referenceTime;
+  for (const c of claimsLaunchedNotJoined(snapshot)) {
+    if (c.name && judged.has(c.name)) continue;
+    const age = ageOf(c.launchedAt, rt.ms);
+    if (age === undefined) continue;
+    const name = c.name || NAME_NOT_SHOWN;
+    if (age <= after) {
+      ctx.statedNotJudged(
+        `${c.kind} ${name} launched ${snapshot.agesOnly ? '' : 'at '}${c.launchedAt} and its events show no Registered transition yet, ${formatDuration(age)} later: Karpenter waits ${formatDuration(after)} for its Node, so this is not a finding yet (kubectl get ${c.kind.toLowerCase()} ${c.name || '<name>'} -o yaml would show its conditions).`,
+      );
+      continue;
+    }
+    const others = c.others.filter((e) => e.reason);
+    ctx.report({
+      object: refOf(c.kind, c.name),
+      messageId: 'eventsNeverJoin',
+      data: {
+        objectKind: c.kind,
+        objectName: name,
+        // Ages-only pastes print times as ages ("24m before the paste was taken"): no "at" before them.
+        launchedAt: snapshot.agesOnly ? c.launchedAt : `at ${c.launchedAt}`,
+        elapsed: `${rt.lowerBound ? 'at least ' : ''}${formatDuration(age)}`,
+        others: others.length ? ` (its other events: ${[...new Set(others.map((e) => e.reason))].join(', ')})` : '',
+        cause: causeClause(cause),
+      },
+      fix: fixText('<nodepool>', undefined, undefined, snapshot.controller.env.CLUSTER_NAME, { kind: c.kind, name: c.name || '<name>' }),
+      evidence: [
+        { event: c.launched, note: 'Launched → True: the instance was created' },
+        ...others.slice(-2).map((e) => ({ event: e, note: e.count > 1 ? `seen ${e.count}×, no Node yet` : 'no Node yet' })),
+      ],
+      recordsOnly: { confirmWith: `kubectl get ${c.kind.toLowerCase()} ${c.name || '<name>'} -o yaml (its Launched and Registered conditions)` },
+    });
+  }
+}
 
 function rowState({ claim, row, age }: Stuck): string {
   const what = [row!.type, claim.object.metadata.labels?.[ZONE_LABEL]].filter(Boolean).join(' in ');
@@ -298,14 +367,14 @@ function fixText(
   claim: NodeClaimView | undefined,
   nodeClass: string | undefined,
   clusterName: string | undefined,
-  rowClaim?: NodeClaimView,
+  unseen?: { kind: string; name: string },
 ): FixSteps {
   const cluster = clusterName ?? '<cluster>';
   const instance = claim?.providerID?.split('/').pop();
-  const kind = rowClaim?.object.kind === 'Machine' ? 'machine' : 'nodeclaim';
-  const settle: FixSteps = rowClaim
+  const kind = unseen?.kind === 'Machine' ? 'machine' : 'nodeclaim';
+  const settle: FixSteps = unseen
     ? [
-        `Read its conditions (Launched, Registered and their reasons): kubectl get ${kind} ${rowClaim.name} -o yaml, and kubectl get events -A --field-selector involvedObject.name=${rowClaim.name}`,
+        `Read its conditions (Launched, Registered and their reasons): kubectl get ${kind} ${unseen.name} -o yaml, and kubectl get events -A --field-selector involvedObject.name=${unseen.name}`,
         `Read the kubelet log on the instance: aws ssm start-session --target ${instance ?? '<instance-id>'}, then journalctl -u kubelet (and journalctl -u nodeadm-config -u nodeadm-run on AL2023); and the userData it booted with: kubectl get ec2nodeclass ${nodeClass ?? '<nodeclass>'} -o jsonpath='{.spec.userData}'`,
       ]
     : [];

@@ -161,6 +161,75 @@ describe(`${RULE} — a \`kubectl get\` row shows the symptom: no Node, READY Un
   });
 });
 
+describe(`${RULE} — tickets that show only events: Launched, never Registered`, () => {
+  const stated = (x: Scan) => x.run.notEvaluatedFor.filter((n) => n.ruleId === RULE && n.stated).map((n) => n.reason);
+
+  it('a get-events listing: the claim launched 38m before the paste fires (warning); the 9m one and the registered one do not', async () => {
+    const r = await scanRule(RULE, [caseDir(RULE, 'fires-ticket-events')]);
+    expect(r.findings.map((f) => [f.object.kind, f.object.name, f.severity, f.messageId])).toEqual([
+      ['NodeClaim', 'reports-k4v8t', 'warning', 'eventsNeverJoin'],
+    ]);
+    const f = r.findings[0]!;
+    expect(f.recordsOnly?.basis).toBe('events');
+    // Ages only in the paste: shown as ages, never as an invented wall-clock time.
+    expect(f.message).toContain('NodeClaim reports-k4v8t launched 38m before the paste was taken');
+    expect(f.message).toContain('no Node joined for 38m (its other events: Unconsolidatable)');
+    expect(f.message).toContain('not its conditions, the instance console output, the kubelet log on it or the EC2NodeClass userData');
+    expect(f.message).not.toMatch(/\d{4}-\d{2}-\d{2}T/);
+    expect(f.fix).toContain('kubectl get nodeclaim reports-k4v8t -o yaml');
+    expect(f.fix).toContain('journalctl -u kubelet');
+    expect(evidenceOf(f, 'Event').map((e) => splitSource(e.source).line)).toEqual([6, 7]);
+    expect(stated(r)).toEqual([expect.stringContaining('NodeClaim reports-p6w3n launched 9m before the paste was taken')]);
+    // A longer wait makes the 38m one young enough to wait for.
+    const patient = await scanRule(RULE, [caseDir(RULE, 'fires-ticket-events')], { options: { [RULE]: { after: '40m' } } });
+    expect(patient.findings).toEqual([]);
+  });
+
+  it('a describe Events table without its heading, next to a controller log that cannot reach an AWS endpoint: cited as the likely cause', async () => {
+    const dir = caseDir(RULE, 'fires-ticket-events-endpoint');
+    const r = await scanRule(RULE, [dir]);
+    expect(r.findings).toHaveLength(1);
+    const f = r.findings[0]!;
+    expect(f).toMatchObject({ severity: 'warning', messageId: 'eventsNeverJoin', object: { kind: 'NodeClaim', name: '' } });
+    expect(f.message).toContain('NodeClaim (name not shown) launched at 2025-06-11T07:55:02.117Z');
+    expect(f.message).toContain(
+      `The input also states that the controller cannot reach eks.eu-central-1.amazonaws.com (i/o timeout) (${join(dir, 'ticket.txt')}:14): the likely cause.`,
+    );
+  });
+
+  it('a missing instance profile stated in the same paste is cited as the likely cause, by its line', async () => {
+    const dir = caseDir(RULE, 'fires-ticket-events-profile');
+    const r = await scanRule(RULE, [dir]);
+    expect(r.findings.map((f) => f.messageId)).toEqual(['eventsNeverJoin']);
+    expect(r.findings[0]!.message).toContain(
+      `The input also states that the instance profile does not exist (${join(dir, 'ticket.txt')}:11): the likely cause.`,
+    );
+  });
+
+  it('logs only (v0.35 JSON): the registration timeout is reported with the unreachable SQS endpoint the same paste states', async () => {
+    const dir = caseDir(RULE, 'fires-logs-endpoint');
+    const r = await scanRule(RULE, [dir]);
+    expect(r.findings.map((f) => [f.object.kind, f.object.name, f.severity, f.messageId])).toEqual([
+      ['NodeClaim', 'batch-t5k2w', 'warning', 'statedRegistrationTimeout'],
+    ]);
+    expect(r.findings[0]!.message).toContain(
+      `The input also states that the controller cannot reach sqs.eu-west-1.amazonaws.com (i/o timeout) (${join(dir, 'ticket.txt')}:6): the likely cause.`,
+    );
+    // Without that record the finding names no cause of its own.
+    const alone = await scanRule(RULE, [caseDir(RULE, 'fires-ticket-events')]);
+    expect(alone.findings[0]!.message).not.toContain('the likely cause');
+  });
+
+  it('a described claim launched 11m ago is stated, not a finding; events without any NodeClaim leave the rule not evaluated', async () => {
+    const young = await scanRule(RULE, [caseDir(RULE, 'near-miss-ticket-events')]);
+    expect(young.findings).toEqual([]);
+    expect(stated(young)).toEqual([expect.stringContaining('NodeClaim gpu-a1-7hd2q launched 11m before the paste was taken')]);
+    const none = await scanRule(RULE, [caseDir(RULE, 'missing-ticket-events')]);
+    expect(none.findings).toEqual([]);
+    expect(none.notEvaluated.map((n) => n.ruleId)).toContain(RULE);
+  });
+});
+
 testRule(RULE, {
   fires: [
     {
@@ -182,12 +251,17 @@ testRule(RULE, {
       case: 'fires-ticket-machines',
       findings: [{ kind: 'Provisioner', name: 'ingest', pointer: '', severity: 'warning', messageId: 'claimsNeverJoin' }],
     },
+    {
+      case: 'fires-ticket-events',
+      findings: [{ kind: 'NodeClaim', name: 'reports-k4v8t', pointer: '', severity: 'warning', messageId: 'eventsNeverJoin' }],
+    },
   ],
   nearMiss: [
     {},
     { case: 'near-miss-ticket' },
     // Cut at the window's edge before NODE and READY: whether a Node joined is unknown, not absent.
     { case: 'missing-ticket-cut' },
+    { case: 'near-miss-ticket-events' },
   ],
   missing: [{}],
 });

@@ -22,7 +22,7 @@ import {
   type StatedMessage,
   type UncoveredCause,
 } from './records-only.js';
-import { budgetErrorPool, logRefs, logSays, logText, podNames } from '../../snapshot/messages/karpenter-logs.js';
+import { budgetErrorPool, logRefs, logSays, logText, podNames, timeoutKind } from '../../snapshot/messages/karpenter-logs.js';
 
 const times = (n: number) => (n === 1 ? 'once' : `${n} times`);
 const window = (s: { first?: string; last?: string }) =>
@@ -103,18 +103,19 @@ export const BUDGET_ERRORS = {
 export const REGISTRATION_TIMEOUT = {
   fromLog: (log) => {
     // v1.7+ says "timeout" for launches too: its `reason` field tells which.
-    const registration = logSays(log, 'registration-timeout') && String(log.fields.reason ?? 'registration') === 'registration';
+    const registration = timeoutKind(log) === 'registration';
     const nc = registration ? logNodeClaim(log) : undefined;
     if (!nc) return undefined;
     return { object: refOf(log.fields.machine !== undefined || log.fields.Machine !== undefined ? 'Machine' : 'NodeClaim', nc) };
   },
   messages: {
     statedRegistrationTimeout:
-      '{{objectKind}} {{objectName}} was launched but its node never joined the cluster: Karpenter deleted it at the registration timeout ("{{text}}"{{window}}). Each replacement is likely to fail the same way: the instance boots but the kubelet does not register (userData, IAM role/aws-auth, network, AMI).',
+      '{{objectKind}} {{objectName}} was launched but its node never joined the cluster: Karpenter deleted it at the registration timeout ("{{text}}"{{window}}). Each replacement is likely to fail the same way: the instance boots but the kubelet does not register (userData, IAM role/aws-auth, network, AMI).{{cause}}',
   } as const,
   message: (c, s) => ({
     messageId: 'statedRegistrationTimeout',
-    data: { objectKind: c.object.kind, objectName: c.object.name, text: s.text, window: window(s) },
+    // A cause the same input states is the rule's to add (it sees the whole snapshot): none by default.
+    data: { objectKind: c.object.kind, objectName: c.object.name, text: s.text, window: window(s), cause: '' },
   }),
   fix: () =>
     '1. Read the console output of such an instance (aws ec2 get-console-output --instance-id <id>) for kubelet/bootstrap errors.\n' +
@@ -134,9 +135,9 @@ export const REGISTRATION_UNHEALTHY = {
       : undefined,
   messages: {
     statedRegistrationUnhealthy:
-      'NodePool {{objectName}}\'s new nodes do not join the cluster: Karpenter marked it NodeRegistrationHealthy=False{{window}} ("{{text}}"). Its NodeClaims launch instances that never register, each is deleted at the registration timeout and replaced by another that fails the same way.',
+      'NodePool {{objectName}}\'s new nodes do not join the cluster: Karpenter marked it NodeRegistrationHealthy=False{{window}} ("{{text}}"). Its NodeClaims launch instances that never register, each is deleted at the registration timeout and replaced by another that fails the same way.{{cause}}',
   } as const,
-  message: (c, s) => ({ messageId: 'statedRegistrationUnhealthy', data: { objectName: c.object.name, window: window(s), text: s.text } }),
+  message: (c, s) => ({ messageId: 'statedRegistrationUnhealthy', data: { objectName: c.object.name, window: window(s), text: s.text, cause: '' } }),
   fix: REGISTRATION_TIMEOUT.fix,
   confirmWith: (c) => `${getCommand(c.object)} (status.conditions) and kubectl get nodeclaims -l karpenter.sh/nodepool=${c.object.name} -o yaml`,
 } satisfies RecordsOnlyRule;

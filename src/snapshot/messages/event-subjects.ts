@@ -41,6 +41,11 @@ export const EVENT_SUBJECTS: readonly SubjectRow[] = [
   { reason: 'DisruptionLaunching', from: KARPENTER, kind: 'NodeClaim', printed: ['event'] },
   { reason: 'DisruptionWaitingReadiness', from: KARPENTER, kind: 'NodeClaim', printed: ['event'] },
   { reason: 'UnregisteredTaintMissing', from: KARPENTER, kind: 'NodeClaim', printed: ['event'] },
+  // v1.0+ condition transitions are named after the condition type; only a NodeClaim has Launched, Registered and
+  // Initialized (a Node's `Ready`, a NodePool's or node class's conditions have other names or are shared: no row).
+  { reason: 'Launched', from: KARPENTER, re: /^Status condition transitioned, Type: Launched\b/, kind: 'NodeClaim', printed: ['event'] },
+  { reason: 'Registered', from: KARPENTER, re: /^Status condition transitioned, Type: Registered\b/, kind: 'NodeClaim', printed: ['event'] },
+  { reason: 'Initialized', from: KARPENTER, re: /^Status condition transitioned, Type: Initialized\b/, kind: 'NodeClaim', printed: ['event'] },
   // The node lifecycle controller marks the pods of a NotReady node ("Node is not ready"); on the Node itself its
   // message names the node ("Node X status is now: NodeNotReady"), which the reader already reads.
   { reason: 'NodeNotReady', from: /^node-controller$/, re: /^Node is not ready$/, kind: 'Pod', printed: ['kubernetes'] },

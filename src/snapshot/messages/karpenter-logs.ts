@@ -316,6 +316,16 @@ export function legacyLaunchWording(log: LogRecord): boolean {
 }
 
 /** A record's message with its error: v0.37+ keeps the cause in `error`, older generations in the message itself. */
+/**
+ * Which timeout a `registration-timeout` record is: v1.7+ "terminating due to timeout" names it in its `reason` field
+ * (`registration_timeout`, `launch_timeout`: `core:pkg/controllers/nodeclaim/lifecycle/liveness.go`); every earlier
+ * wording is the registration TTL's. Undefined for other records.
+ */
+export function timeoutKind(log: LogRecord): 'registration' | 'launch' | undefined {
+  if (!logSays(log, 'registration-timeout')) return undefined;
+  return /^launch/i.test(String(log.fields.reason ?? '')) ? 'launch' : 'registration';
+}
+
 export function logText(log: LogRecord): string {
   const error = log.fields.error;
   return typeof error === 'string' && error !== '' ? `${log.message}: ${error}` : log.message;

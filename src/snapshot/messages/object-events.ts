@@ -24,7 +24,12 @@ export type EventSignal =
   /** NodePool DisruptionBlocked: "No allowed disruptions [for disruption reason R] due to blocking budget". */
   | 'budget-blocking'
   /** Pod `Nominated`: v0.32+ "Pod should schedule on: nodeclaim/x[, node/y]", v0.27–v0.31 "…: machine/x", ≤ v0.26 "… on y". */
-  | 'nominated';
+  | 'nominated'
+  /**
+   * v1.0+ (operatorpkg's status controller): every condition change of a Karpenter object, as a Normal event named after
+   * the condition type: "Status condition transitioned, Type: <T>, Status: <old> -> <new>, Reason: <R>[, Message: <M>]".
+   */
+  | 'condition-transition';
 
 export const EVENTS: MessageTable<EventSignal> = [
   { re: /more th[ae]n \d+% nodes are unhealthy in the (nodepool|cluster)/i, signal: 'repair-blocked', printed: ['event'], carries: ['pool'] },
@@ -37,6 +42,11 @@ export const EVENTS: MessageTable<EventSignal> = [
   { re: /no allowed disruptions.*due to blocking budget/i, signal: 'budget-blocking', printed: ['event'], carries: ['pool'] },
   { re: /^Pod should schedule on:? \S/i, signal: 'nominated', printed: ['event'], carries: ['nodeclaim'] },
   {
+    re: /^Status condition transitioned, Type: (\w+), Status: (\w*) -> (\w+)(?:, Reason: (\w*))?/,
+    signal: 'condition-transition',
+    printed: ['event'],
+  },
+  {
     re: /not found|does not exist|storageclass\.storage\.k8s\.io .*not found|lost its underlying PersistentVolume/i,
     signal: 'reference-missing',
     printed: ['event'],
@@ -47,6 +57,12 @@ export const eventSignals = classifier(EVENTS);
 
 export function eventSays(message: string, signal: EventSignal): boolean {
   return eventSignals(message).has(signal);
+}
+
+/** A condition change an event states (`condition-transition`): the condition's type, its old and new status, its reason. */
+export function conditionTransition(message: string): { type: string; from: string; to: string; reason?: string } | undefined {
+  const m = EVENTS.find((r) => r.signal === 'condition-transition')!.re.exec(message.trim());
+  return m ? { type: m[1]!, from: m[2]!, to: m[3]!, ...(m[4] ? { reason: m[4] } : {}) } : undefined;
 }
 
 /** `Nominated`: "Pod should schedule on: nodeclaim/x, node/y" (older "…: machine/x", "… on y"): the names, unprefixed. */

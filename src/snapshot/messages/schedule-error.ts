@@ -4,6 +4,7 @@
  * the same text in `FailedScheduling` events as "Failed to schedule pod, …"), v1.5+ reasons naming their pool as a
  * structured value. Read into one clause per pool and reason, so rules ask which clause failed, not how it was said.
  */
+import { controllerErrorsIn, type ControllerError } from './controller-errors.js';
 import { firstMatch, type MessageTable, type Printed } from './classify.js';
 
 /** The error is logged by every generation and repeated in the pod's FailedScheduling event. */
@@ -21,6 +22,11 @@ export type ClauseKind =
   | 'topology'
   | 'host-ports'
   | 'zones-disjoint'
+  /**
+   * The controller failed before it could judge any pool (an AWS endpoint out of reach, no credentials from STS): a
+   * cause of its own (`controller-errors.ts`), of which the pod's wait is a consequence, not a scheduling constraint.
+   */
+  | 'controller-error'
   | 'other';
 
 export interface Clause {
@@ -77,7 +83,11 @@ const LEAD = /^(?:Failed to schedule pod|Could not schedule pod),\s*/i;
 /** v0.2x–v0.31 (pkg/controllers/provisioning/scheduling/scheduler.go): "all available instance types exceed provisioner limits". */
 const UNNAMED_LIMITS = /exceed (?:nodepool|provisioner) limits/i;
 
+/** Controller errors that stop scheduling before any pool is judged. */
+const BEFORE_SCHEDULING = new Set<ControllerError>(['aws-endpoint-unreachable', 'sts-unreachable']);
+
 function classifyClause(text: string): ClauseKind {
+  if (controllerErrorsIn(text).some((e) => BEFORE_SCHEDULING.has(e))) return 'controller-error';
   return firstMatch(CLAUSES, text)?.signal ?? 'other';
 }
 
