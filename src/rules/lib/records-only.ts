@@ -60,8 +60,7 @@ export interface RecordsOnlyRule {
   fix(cause: StatedCause): string;
   /** The input that would confirm the diagnosis (e.g. `kubectl get nodeclaim X -o yaml`). */
   confirmWith(cause: StatedCause): string;
-  /** A severity for every cause, or per cause (one whose object the paste does not name may be capped). */
-  severity?: Severity | ((cause: StatedCause) => Severity | undefined);
+  severity?: Severity;
 }
 
 /** What a records-only rule says: one of its `messages` and the values of its placeholders. */
@@ -166,17 +165,13 @@ export function reportFromRecords(
     ];
     ctx.report({
       object: named.object,
-      ...(severityOf(rule, cause) ? { severity: severityOf(rule, cause)! } : {}),
+      ...(rule.severity ? { severity: rule.severity } : {}),
       ...rule.message(cause, seen),
       fix: [rule.fix(cause)],
       evidence,
       recordsOnly: { confirmWith: rule.confirmWith(cause) },
     });
   }
-}
-
-function severityOf(rule: RecordsOnlyRule, cause: StatedCause): Severity | undefined {
-  return typeof rule.severity === 'function' ? rule.severity(cause) : rule.severity;
 }
 
 /** The object is in the input (whole, or at all): the rule's own checks judge it, not its records. */

@@ -224,8 +224,6 @@ export function stuckDraining(threshold: number) {
       return drain ? { object: refOf(e.involved.kind, e.involved.name) } : undefined;
     },
     minSpan: threshold,
-    // Rows cut from their describe do not say which node: a warning to find it, not an error about a node not seen.
-    severity: (c) => (nameShown(c.object.name) ? undefined : 'warning'),
     messages: STUCK_DRAINING_MESSAGES,
     message: (c, s) => ({
       messageId: 'statedStuckDraining',
