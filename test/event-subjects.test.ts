@@ -6,7 +6,8 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { subjectKind } from '../src/snapshot/messages/event-subjects.js';
+import { EVENT_SUBJECTS, subjectKind } from '../src/snapshot/messages/event-subjects.js';
+import { EVENT_REASONS } from '../src/kube/messages/event-reasons.js';
 import { FIXTURES, findingLabel, scan, scanRule } from './support/scan.js';
 
 const ticket = (name: string) => `${FIXTURES}tickets/event-subjects/${name}`;
@@ -37,6 +38,12 @@ describe('the kind an event is recorded on, from reason and source', () => {
   });
 });
 
+describe('the event-reason catalog that reads rows cut to Type, Reason, Message', () => {
+  it('knows every reason whose kind the subject table gives', () => {
+    expect(EVENT_SUBJECTS.map((r) => r.reason).filter((r) => !EVENT_REASONS.has(r))).toEqual([]);
+  });
+});
+
 describe('rules judge rows whose object the paste does not name', () => {
   it('describe rows alone of a drain failing for 19h: node-stuck-draining on an unnamed Node, saying the name is not shown', async () => {
     const r = await scanRule('node-stuck-draining', [ticket('drain-rows-no-describe.md')]);
@@ -54,6 +61,27 @@ describe('rules judge rows whose object the paste does not name', () => {
     const r = await scanRule('node-stuck-draining', [ticket('get-events-no-object-drain.md')]);
     expect(r.findings.map(findingLabel)).toEqual(['node-stuck-draining Node (no name) (records)']);
     expect(r.findings[0]!.message).toContain('the drain failing for 7h48m (95 events');
+  });
+
+  it('rows cut to Type, Reason, Message (no Age, no From): read by their catalogued reason; a drain with no times is stated, not judged', async () => {
+    const r = await scanRule('node-stuck-draining', [ticket('cut-rows-draining.md')]);
+    expect(r.findings).toEqual([]);
+    const stated = r.run.notEvaluatedFor.filter((n) => n.stated).map((n) => n.reason);
+    expect(stated).toEqual([expect.stringMatching(/^Node \(name not shown\): its events show the drain failing \(2 times in the rows shown;/)]);
+    expect(stated[0]).toContain('the input shows no times');
+  });
+
+  it('rows cut to Type, Reason, Age, Message, (x130 over 2d5h): the drain judged from the ages, at warning since only records show it', async () => {
+    const r = await scanRule('node-stuck-draining', [ticket('cut-rows-with-ages.md')]);
+    expect(r.findings.map(findingLabel)).toEqual(['node-stuck-draining Node (no name) (records)']);
+    expect(r.findings[0]!.message).toContain('the drain failing for 2d4h (130 events');
+    expect(r.findings[0]!.severity).toBe('warning');
+  });
+
+  it('two-column lines opening with Warning/Normal under reasons no emitter records stay unread', async () => {
+    const r = await scan([ticket('not-event-rows.md')]);
+    expect(r.snapshot.events()).toEqual([]);
+    expect(r.load.skipped.map((s) => s.reason).join('\n')).toMatch(/QuotaNearlyUsed, ReportReady\) is no event reason karpdoctor knows/);
   });
 
   it('listing rows without OBJECT may be other nodes each: stated one by one, never joined into one long drain', async () => {

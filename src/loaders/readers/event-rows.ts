@@ -16,6 +16,7 @@ import { parseEventAge } from './columns.js';
 import { parseCommand } from './ticket/command.js';
 import { KARPENTER_EVENT_MESSAGES, REASON_OF } from '../../kube/messages/karpenter-events.js';
 import { firstMatch } from '../../kube/messages/rows.js';
+import { EVENT_REASONS } from '../../kube/messages/event-reasons.js';
 
 export interface EventRow {
   type: string;
@@ -30,6 +31,12 @@ const AGE = String.raw`(?:<unknown>|<invalid>|(?:\d+[ydhms])+)`;
 const ROW = new RegExp(
   String.raw`^(Normal|Warning)\s+([A-Z][A-Za-z0-9]+)\s+(${AGE}(?:\s+\(x\d+ over ${AGE}\))?)\s+([a-z][\w.-]*(?:, [\w.-]+)?)(?:\s+(.*?))?\s*$`,
 );
+/**
+ * The same row with columns cut by the paste (`Warning  FailedDraining  Failed to drain node, …`: no Age, no From, or
+ * only Age): read only when its reason is one the catalog (`EVENT_REASONS`) knows, so any other line that opens
+ * with Normal or Warning stays unread.
+ */
+const CUT_ROW = new RegExp(String.raw`^(Normal|Warning)\s+([A-Z][A-Za-z0-9]+)(?:\s+(${AGE}(?:\s+\(x\d+ over ${AGE}\))?))?\s+(\S.*?)\s*$`);
 const HEADER = /^\s*Type\s+Reason\s+Age\s+From\s+Message\s*$/;
 const RULE = /^\s*-{2,}(\s+-{2,})*\s*$/;
 /** The same row inside a sentence: after a label (`Error Message: `) or emphasis, to the emphasis that closes it. */
@@ -39,8 +46,10 @@ const INLINE = new RegExp(
 
 export function parseEventRow(line: string): EventRow | undefined {
   const m = ROW.exec(line.trim());
-  if (!m) return undefined;
-  return { type: m[1]!, reason: m[2]!, age: m[3]!, from: m[4]!, message: m[5] ?? '' };
+  if (m) return { type: m[1]!, reason: m[2]!, age: m[3]!, from: m[4]!, message: m[5] ?? '' };
+  const cut = CUT_ROW.exec(line.trim());
+  if (!cut || !EVENT_REASONS.has(cut[2]!)) return undefined;
+  return { type: cut[1]!, reason: cut[2]!, age: cut[3] ?? '', from: '', message: cut[4]! };
 }
 
 /** An event row quoted in a sentence of prose, if the line holds one. */
@@ -128,6 +137,10 @@ function eventsOfRows(rows: Array<{ row: EventRow; line: number }>, source: stri
       about ? FROM_NAMED : FROM_UNNAMED,
     );
     if (!about) nameAfterLine(loaded.object, 'event', line);
+    // A column the paste cut is unknown, never read as empty: no Age, no times or count; no From, no source.
+    const cut = [...(row.age ? [] : ['/lastTimestamp', '/firstTimestamp', '/count']), ...(row.from ? [] : ['/source'])];
+    const partial = loaded.provenance.partial;
+    if (cut.length && partial) partial.known = partial.known.filter((k) => !cut.includes(k));
     return loaded;
   });
 }

@@ -233,9 +233,14 @@ export function stuckDraining(threshold: number) {
       `1. See which pods stay: kubectl get pods -A -o wide --field-selector spec.nodeName=${drainedNode(c)}\n` +
       '2. Those are usually held by a PDB with no allowed disruptions, a finalizer, or a pod that ignores SIGTERM; fix that, or set spec.template.spec.terminationGracePeriod on the NodePool.',
     confirmWith: (c) => `${getCommand(c.object)} and kubectl get pods -A -o wide --field-selector spec.nodeName=${drainedNode(c)}`,
+    // Rows pasted without their Age column give no times: how long the drain has failed is unknown, not short.
     stated: (c, s) =>
-      `${c.object.kind} ${shownName(c)}: its events show the drain failing${s.span !== undefined ? ` for ${spanText(s)}` : ''} (${times(s.occurrences)}; last "${s.text}"). ` +
-      `Not a finding: that is not longer than the ${formatDuration(threshold)} a drain may take; kubectl get events --field-selector involvedObject.name=${drainedNode(c)} later would show whether it keeps failing.`,
+      s.span === undefined
+        ? `${c.object.kind} ${shownName(c)}: its events show the drain failing (${times(s.occurrences)} in the rows shown; last "${s.text}"). ` +
+          `Not a finding: the input shows no times, so whether it has failed for longer than the ${formatDuration(threshold)} a drain may take is not shown; ` +
+          `kubectl get events --field-selector involvedObject.name=${drainedNode(c)} would show when it started.`
+        : `${c.object.kind} ${shownName(c)}: its events show the drain failing for ${spanText(s)} (${times(s.occurrences)}; last "${s.text}"). ` +
+          `Not a finding: that is not longer than the ${formatDuration(threshold)} a drain may take; kubectl get events --field-selector involvedObject.name=${drainedNode(c)} later would show whether it keeps failing.`,
   } satisfies RecordsOnlyRule;
 }
 

@@ -6,6 +6,7 @@ import { resourceType } from '../../kubectl-resources.js';
 import { clip, isKubectlNoise } from '../../text-lines.js';
 import { KUBECTL_VERSION_LINE } from '../sniffs.js';
 import type { TextBlock } from './blocks.js';
+import { EVENT_REASONS } from '../../../kube/messages/event-reasons.js';
 
 export const HELM_LIST = 'helm list output';
 
@@ -35,8 +36,13 @@ export function looksLike(block: TextBlock): string {
   if (/^No resources found/.test(first) && cmd?.selector)
     return `kubectl found nothing matching the selector of \`${cmd.text}\` (others of that kind may exist)`;
   if (isKubectlNoise(first)) return `kubectl's message${cmd ? ` to \`${cmd.text}\`` : ''}: ${clip(first)}`;
-  if (lines.every((l) => /^\s*(Normal|Warning)\s{2,}[A-Z]\w+\s{2,}\S+/.test(l)))
+  if (lines.every((l) => /^\s*(Normal|Warning)\s{2,}[A-Z]\w+\s{2,}\S+/.test(l))) {
+    // Rows cut to Type, Reason, Message are read only under a reason the catalog knows: say which were not.
+    const reasons = [...new Set(lines.map((l) => l.trim().split(/\s+/)[1]!))];
+    if (reasons.every((r) => !EVENT_REASONS.has(r)))
+      return `lines opening with Normal or Warning whose second word (${clip(reasons.join(', '))}) is no event reason karpdoctor knows`;
     return 'rows of a kubectl describe Events table without the object they belong to';
+  }
   // A bit of describe output (`Taints:   x:NoSchedule` alone): too little to tell whose, or what kind.
   if (block.kind === 'other' && /^[A-Z][\w -]*:(\s{2,}\S|\s*$)/.test(first))
     return `a part of kubectl describe output (${clip(first.replace(/:.*$/, ':'))}) too short to tell what it describes`;
