@@ -45,6 +45,20 @@ describe('kubectl apply refused by the API server, read as its record', () => {
   });
 });
 
+describe("kubectl's refusal behind its own `error: ` prefix, and the newer strict decoding wording", () => {
+  it('reads each refusal of a Karpenter kind as kubectl printed it, at warning; a refused Deployment stays unread', async () => {
+    const r = await scan([ticket('apply-refused-kubectl-error-prefix.md')]);
+    const f = r.findings.filter((x) => x.ruleId === 'karpenter-object-rejected');
+    expect(f.map((x) => [x.severity, x.object.kind, x.messageId])).toEqual([
+      ['warning', 'EC2NodeClass', 'statedApplyRefused'],
+      ['warning', 'NodePool', 'statedApplyRefused'],
+    ]);
+    expect(f[0]!.message).toContain('by kubectl\'s schema check: missing required field "amiFamily"');
+    expect(r.load.logs).toHaveLength(2);
+    expect(r.findings.filter((x) => x.severity === 'error')).toEqual([]);
+  });
+});
+
 describe('the cap lowers the rule default only: a severity the user configured is applied as set', () => {
   it('default: capped, and the finding says from what and why', async () => {
     const r = await scan([ticket('ami-refused-some-launches-work.md')]);

@@ -35,9 +35,10 @@ export const APPLY_REFUSALS: readonly RefusalRow[] = [
     groups: { kind: 1, why: 2 },
   },
   {
-    // kubectl's client-side schema check (before --validate=strict): `error validating "f.yaml": error validating data: ValidationError(NodePool.spec): unknown field …`.
+    // kubectl's client-side schema check (before --validate=strict): `error validating "f.yaml": error validating data: ValidationError(NodePool.spec): unknown field …`,
+    // which kubectl prints after its own `error: ` when it exits on it.
     re: new RegExp(
-      `^error validating "[^"]*": error validating data: \\[?ValidationError\\((${KINDS})((?:\\.\\w+)*)\\): (.+?)\\]?;?(?: if you choose to ignore these errors.*)?$`,
+      `^(?:error: )?error validating "[^"]*": error validating data: \\[?ValidationError\\((${KINDS})((?:\\.\\w+)*)\\): (.+?)\\]?;?(?: if you choose to ignore these errors.*)?$`,
     ),
     signal: 'client-validation',
     printed: ['api-server'],
