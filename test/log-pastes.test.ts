@@ -292,6 +292,32 @@ const CASES: Case[] = [
     ],
   },
   {
+    // The AWS SDK's report of a failed call quoted alone, without Karpenter's chain or a record around it: an error of
+    // unknown time, read because the catalog names its code; throttling seen once is stated, not a finding.
+    file: 'sdk-error-alone-throttled-v1.md',
+    logs: ['@6 - ERROR operation error EC2: CreateFleet, https '],
+    skipped: ['1 prose (3 paragraphs), not objects or logs'],
+    findings: [],
+  },
+  {
+    file: 'sdk-error-alone-denied-v1.md',
+    logs: ['@4 - ERROR operation error EC2: RunInstances, https'],
+    skipped: ['1 prose (1 paragraph), not objects or logs'],
+    findings: ['launch-refused-by-cloud-provider NodeClaim (name not shown)'],
+  },
+  {
+    // Near miss: a Go network error, the SDK's wording around a code the catalog does not hold, a trace line: none read.
+    file: 'sdk-shaped-go-errors-not-cloud.md',
+    logs: [],
+    skipped: [
+      '4 text that is neither objects nor logs, not read',
+      '8 text that is neither objects nor logs, not read',
+      '12 1 log line(s) not recognised as Karpenter log records (the first one here)',
+      '1 prose (1 paragraph), not objects or logs',
+    ],
+    findings: [],
+  },
+  {
     // Near miss: a numbered tab-separated table whose cells name controllers, and sentences that do: no record in it.
     file: 'tabbed-table-not-a-log.md',
     logs: [],
@@ -313,6 +339,14 @@ describe('controller logs as pasted: every record read, traces kept with their r
     ).toEqual(c.logs);
     expect(r.load.skipped.map((s) => `${s.line ?? '-'} ${s.reason}`)).toEqual(c.skipped);
     expect(r.findings.map(findingLabel)).toEqual(c.findings);
+  });
+
+  it('states a quoted SDK throttling error as seen once, and names the denied action of a quoted SDK refusal', async () => {
+    const throttled = await scan([dir('sdk-error-alone-throttled-v1.md')], { now: '2026-01-01T00:00:00Z' });
+    expect(throttled.run.notEvaluatedFor.filter((n) => n.stated).map((n) => n.ruleId)).toEqual(['launch-quota-or-throttling']);
+    const denied = await scan([dir('sdk-error-alone-denied-v1.md')], { now: '2026-01-01T00:00:00Z' });
+    expect(denied.findings[0]!.severity).toBe('warning');
+    expect(denied.findings[0]!.message).toMatch(/not authorised to launch/);
   });
 
   it('keeps the trace text in order under its record, and the cut record only with its complete fields', async () => {

@@ -45,6 +45,35 @@ describe('kubectl apply refused by the API server, read as its record', () => {
   });
 });
 
+describe("kubectl's refusal behind its own `error: ` prefix, and the newer strict decoding wording", () => {
+  it('reads each refusal of a Karpenter kind as kubectl printed it, at warning; a refused Deployment stays unread', async () => {
+    const r = await scan([ticket('apply-refused-kubectl-error-prefix.md')]);
+    const f = r.findings.filter((x) => x.ruleId === 'karpenter-object-rejected');
+    expect(f.map((x) => [x.severity, x.object.kind, x.messageId])).toEqual([
+      ['warning', 'EC2NodeClass', 'statedApplyRefused'],
+      ['warning', 'NodePool', 'statedApplyRefused'],
+    ]);
+    expect(f[0]!.message).toContain('by kubectl\'s schema check: missing required field "amiFamily"');
+    expect(r.load.logs).toHaveLength(2);
+    expect(r.findings.filter((x) => x.severity === 'error')).toEqual([]);
+  });
+});
+
+describe('kubectl refusing a field the kind has at the version applied: CRDs older than the manifest', () => {
+  it('states the stale CRD and its fix under karpenter-api-version-mismatch; a field the kind lacks stays a refused manifest', async () => {
+    const r = await scan([ticket('apply-refused-field-the-kind-has.md')]);
+    const stated = r.run.notEvaluatedFor.filter((n) => n.stated && n.ruleId === 'karpenter-api-version-mismatch').map((n) => n.reason);
+    expect(stated).toHaveLength(2);
+    expect(stated[0]).toContain('spec.disruption.budgets of NodePool karpenter.sh/v1beta1 unknown, yet NodePool karpenter.sh/v1beta1 has it');
+    expect(stated[1]).toContain('spec.detailedMonitoring of AWSNodeTemplate karpenter.k8s.aws/v1alpha1');
+    expect(stated[0]).toContain('Apply the CRDs of the Karpenter version you run');
+    const f = r.findings.filter((x) => x.ruleId === 'karpenter-object-rejected');
+    expect(f.map((x) => [x.severity, x.object.kind])).toEqual([['warning', 'NodePool']]);
+    expect(f[0]!.message).toContain('unknown field "consolidateAftr"');
+    expect(r.findings.filter((x) => x.severity === 'error')).toEqual([]);
+  });
+});
+
 describe('the cap lowers the rule default only: a severity the user configured is applied as set', () => {
   it('default: capped, and the finding says from what and why', async () => {
     const r = await scan([ticket('ami-refused-some-launches-work.md')]);

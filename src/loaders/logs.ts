@@ -5,7 +5,7 @@
  * (aggregators, Loki exports); those are peeled off first and kept where they say when or who.
  */
 
-import { namesCloudError } from '../kube/messages/cloud-errors.js';
+import { isSdkCloudError, namesCloudError } from '../kube/messages/cloud-errors.js';
 import { opensErrorChain } from '../kube/messages/karpenter-errors.js';
 import { applyRefusalIn, type ApplyRefusalSeen } from '../kube/messages/api-refusals.js';
 import type { LogRecord, Provenance } from '../kube/types.js';
@@ -45,7 +45,9 @@ const CUT_YEAR = /^0\d{2}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}/;
 function isBareError(text: string): boolean {
   // The chain goes on after its opening (`…, more` or `…: more`), as catalog rows kube/messages/karpenter-errors.ts say it opens.
   const chained = opensErrorChain(text) && /[,:] \S/.test(text);
-  return (chained && !/\?\s*$/.test(text) && (text.match(/, |: /g)?.length ?? 0) >= 2) || isCloudErrorLine(text) || ARM_RESPONSE.test(text);
+  return (
+    (chained && !/\?\s*$/.test(text) && (text.match(/, |: /g)?.length ?? 0) >= 2) || isCloudErrorLine(text) || isSdkCloudError(text) || ARM_RESPONSE.test(text)
+  );
 }
 
 /**

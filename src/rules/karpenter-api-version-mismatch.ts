@@ -9,6 +9,7 @@ import { apiMismatch, type ApiMismatch } from '../snapshot/messages/api-errors.j
 import { seenController } from './lib/launch-findings.js';
 import { reportUncovered } from './lib/records-only.js';
 import { WEBHOOK_UNREACHABLE } from './lib/stated-causes.js';
+import { staleCrdRefusal } from './lib/refused-by-api.js';
 import { karpenterFacts } from './support.js';
 import { pushAll } from '../kube/lists.js';
 
@@ -154,6 +155,15 @@ export default defineRule({
         if (s.kind) kindsOf(target).add(s.kind);
       }
     reportUncovered({ snapshot, statedNotJudged }, [WEBHOOK_UNREACHABLE]);
+    for (const log of snapshot.logs) {
+      const f = staleCrdRefusal(log);
+      if (!f) continue;
+      statedNotJudged(
+        `kubectl reports the field ${f.path} of ${f.kind} ${f.apiVersion} unknown, yet ${f.kind} ${f.apiVersion} has it: the ${f.kind} CRD in the cluster is older than the Karpenter release that added it ` +
+          "(Helm installs a chart's CRDs once and never upgrades them). Apply the CRDs of the Karpenter version you run (the karpenter-crd chart of that version, or its CRD manifests), " +
+          'upgrading Karpenter first if it predates the field; kubectl get crd -o yaml would show the CRD in place',
+      );
+    }
 
     for (const { target, parts, evidence } of findings.values()) {
       const onlyFewRecords = fewer && evidence.every((e) => e.log || e.event);

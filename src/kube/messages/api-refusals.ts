@@ -4,6 +4,8 @@
  * the two field checks (kubectl's client-side schema, the server's strict decoding). Vocabulary shared by the log reader,
  * which keeps such a line as kubectl's record, and the rule that says what it refused.
  */
+import { KIND_SHAPES } from '../kind-fields.js';
+import { KARPENTER_RESOURCES } from '../kinds.js';
 import type { MessageRow } from './rows.js';
 
 export type ApplyRefusal = 'schema-or-cel' | 'webhook-denied' | 'client-validation' | 'strict-decoding';
@@ -35,9 +37,10 @@ export const APPLY_REFUSALS: readonly RefusalRow[] = [
     groups: { kind: 1, why: 2 },
   },
   {
-    // kubectl's client-side schema check (before --validate=strict): `error validating "f.yaml": error validating data: ValidationError(NodePool.spec): unknown field …`.
+    // kubectl's client-side schema check (before --validate=strict): `error validating "f.yaml": error validating data: ValidationError(NodePool.spec): unknown field …`,
+    // which kubectl prints after its own `error: ` when it exits on it.
     re: new RegExp(
-      `^error validating "[^"]*": error validating data: \\[?ValidationError\\((${KINDS})((?:\\.\\w+)*)\\): (.+?)\\]?;?(?: if you choose to ignore these errors.*)?$`,
+      `^(?:error: )?error validating "[^"]*": error validating data: \\[?ValidationError\\((${KINDS})((?:\\.\\w+)*)\\): (.+?)\\]?;?(?: if you choose to ignore these errors.*)?$`,
     ),
     signal: 'client-validation',
     printed: ['api-server'],
@@ -72,4 +75,38 @@ export function applyRefusalIn(line: string): ApplyRefusalSeen | undefined {
     return { signal: row.signal, ...(kind ? { kind } : {}), ...(name ? { name } : {}), why: m[g.why]!.trim() };
   }
   return undefined;
+}
+
+export interface RefusedField {
+  kind: string;
+  apiVersion: string;
+  /** Dotted, from the object's root: `spec.disruption.consolidateAfter`. */
+  path: string;
+}
+
+/**
+ * The field an unknown-field refusal names, with the API version the refusing schema is of: kubectl's check names the
+ * schema's OpenAPI definition (`sh.karpenter.v1alpha5.Provisioner.spec`, the group's labels reversed), strict
+ * decoding names the version (`NodePool in version "v1"`) and the field's whole path.
+ */
+export function refusedUnknownField(line: string): RefusedField | undefined {
+  const text = line.trim();
+  const client = /ValidationError\((\w+)((?:\.\w+)*)\): unknown field "(\w+)" in ([\w.-]+?)\.(v\d\w*)\.\1\b/.exec(text);
+  if (client && APPLY_REFUSALS.some((r) => r.signal === 'client-validation' && r.re.test(text))) {
+    const group = client[4]!.split('.').reverse().join('.');
+    return { kind: client[1]!, apiVersion: `${group}/${client[5]!}`, path: `${client[2]!.slice(1)}.${client[3]!}`.replace(/^\./, '') };
+  }
+  const strict = new RegExp(`(${KINDS}) in version "(v\\w+)" cannot be handled as an? \\w+: strict decoding error: unknown field "([\\w.]+)"`).exec(text);
+  const group = strict ? KARPENTER_RESOURCES.find((r) => r.kind === strict[1])?.group : undefined;
+  if (strict && group) return { kind: strict[1]!, apiVersion: `${group}/${strict[2]!}`, path: strict[3]! };
+  return undefined;
+}
+
+/**
+ * The field is one the kind declares at that API version in the newest release serving it (kube/kind-fields.ts): a
+ * CRD refusing it is older than that release. Unknown past the table's depth or under a free-form field.
+ */
+export function kindDeclares(f: RefusedField): boolean {
+  const shape = KIND_SHAPES.find((s) => s.apiVersion === f.apiVersion && s.kind === f.kind);
+  return shape !== undefined && shape.paths.includes(f.path);
 }

@@ -387,6 +387,18 @@ export function namesCloudError(text: string): boolean {
   return CLOUD_ERRORS.some((row) => row.code !== GENERIC_CAPACITY && row.code !== 'InvalidParameter' && row.re.test(text));
 }
 
+/**
+ * The v2 AWS SDK's wrapping of a failed call, which Karpenter passes on unchanged inside its own chain: `operation error
+ * EC2: CreateFleet, https response error StatusCode: 503, RequestID: …, api error RequestLimitExceeded: …`. A ticket
+ * often quotes only this part, so it opens a launch error of its own when a row above names its code.
+ */
+const AWS_SDK_OPERATION_ERROR = /^operation error [A-Z][A-Za-z0-9]+: [A-Z][A-Za-z]+, /;
+
+/** A text that is the AWS SDK's report of a failed call carrying a code of the table (any row, the generic ones too). */
+export function isSdkCloudError(text: string): boolean {
+  return AWS_SDK_OPERATION_ERROR.test(text) && classifyCloudError(text).length > 0;
+}
+
 /** The offerings an EC2 ICE text names: "We currently do not have sufficient g5.12xlarge capacity in the Availability Zone you requested (us-west-2a)". */
 export function offeringsWithoutCapacity(text: string): Array<{ instanceType: string; zone: string }> {
   return [...text.matchAll(/sufficient (\S+) capacity in the Availability Zone you requested \(([^)]+)\)/g)].map((m) => ({ instanceType: m[1]!, zone: m[2]! }));

@@ -6,6 +6,7 @@
  */
 import type { RuleContext } from '../../engine/rule.js';
 import type { LogRecord } from '../../kube/types.js';
+import { kindDeclares, refusedUnknownField, type RefusedField } from '../../kube/messages/api-refusals.js';
 import { objectRefusal } from '../../snapshot/messages/controller-errors.js';
 import { logRefs, logText } from '../../snapshot/messages/karpenter-logs.js';
 import { getCommand, NAME_NOT_SHOWN, nameShown, refOf, reportFromRecords, seenText, type StatedCause, type StatedMessage } from './records-only.js';
@@ -41,6 +42,8 @@ const REFUSED_BY: Record<string, string> = {
  * never reached the cluster, so what runs is the previous version of the object, or none.
  */
 function refusedApply(log: LogRecord): StatedCause | undefined {
+  // A field the kind has at that version, refused: the CRDs are older than the manifest, not the manifest wrong.
+  if (staleCrdRefusal(log)) return undefined;
   const signal = typeof log.fields.refusal === 'string' ? log.fields.refusal : undefined;
   const kind = typeof log.fields.refusedKind === 'string' ? log.fields.refusedKind : undefined;
   if (!signal || !kind) return undefined;
@@ -90,4 +93,14 @@ export function reportRefusedObjects(ctx: Pick<RuleContext, 'snapshot' | 'report
           'then watch the next NodeClaim get created: kubectl get nodeclaims -w',
     confirmWith: (cause) => getCommand(cause.object),
   });
+}
+
+/**
+ * kubectl's refusal of a field the kind declares at the version applied (kube/messages/api-refusals.ts): the CRD in the
+ * cluster is older than the release that added it (Helm installs a chart's crds/ once and never upgrades them).
+ */
+export function staleCrdRefusal(log: LogRecord): RefusedField | undefined {
+  if (log.fields.printedBy !== 'kubectl' || log.fields.refusal === undefined) return undefined;
+  const f = refusedUnknownField(log.message);
+  return f && kindDeclares(f) ? f : undefined;
 }
