@@ -87,9 +87,12 @@ export default defineRule({
     if (!snapshot.has('Pod') || !snapshot.has('PersistentVolumeClaim')) {
       const reach = new Map(pools.map((p) => [p, poolReach(snapshot, p)]));
       for (const pv of snapshot.all(KIND.PersistentVolume)) {
-        const pinned = volumeZone(pv);
         const phase = str(dig(pv, 'status', 'phase'));
-        if (!pinned || phase === 'Released' || phase === 'Failed') continue;
+        if (phase === 'Released' || phase === 'Failed') continue;
+        // A PV from a `kubectl get pv` table: its zone (nodeAffinity) is not shown.
+        if (unknownOn({ snapshot, notEvaluatedFor }, pv, ['/spec/nodeAffinity'])) continue;
+        const pinned = volumeZone(pv);
+        if (!pinned) continue;
         // In a repository, the pools deployed with the volume; none there may mean pools created elsewhere.
         const all = snapshot.nodePoolsFor(pv).map((p) => reach.get(p)!);
         const unshown = shapeUnknown(
@@ -158,8 +161,14 @@ export default defineRule({
       for (const claimName of snapshot.claimNamesOf(pod)) {
         const pvc = snapshot.pvc(pod.metadata.namespace, claimName);
         const pv = pvc && snapshot.pvForClaim(pvc);
-        const pinned = pv && volumeZone(pv);
-        if (!pvc || !pv || !pinned) continue;
+        if (!pvc || !pv) continue;
+        const zoneUnknown = unknownField(snapshot, pv, ['/spec/nodeAffinity']);
+        if (zoneUnknown) {
+          notEvaluatedFor(pod, zoneUnknown);
+          break;
+        }
+        const pinned = volumeZone(pv);
+        if (!pinned) continue;
         // A pool whose requirements or taints are not shown may reach the zone, or take the pod: not judged.
         if (poolsUnknown) {
           notEvaluatedFor(pod, poolsUnknown);

@@ -1,10 +1,10 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
-import type { KubeObject } from '../kube/types.js';
+import { FROM_GET_TABLE, type KubeObject } from '../kube/types.js';
 import { arr, dig, displayName, type Json, str } from '../kube/fields.js';
 import { allowedZones } from '../snapshot/karpenter.js';
 import { KIND } from '../kube/kinds.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
-import { isPending, karpenterFacts, listNames, plural, podName, unknownField } from './support.js';
+import { isPending, karpenterFacts, listNames, plural, podName, unknownField, unknownOn } from './support.js';
 import { volumeZone, ZONAL_PROVISIONERS } from './lib/volumes-health-zones.js';
 import { VOLUME_ZONE_LABELS } from '../kube/well-known.js';
 import { nodeZone } from '../snapshot/nodes.js';
@@ -64,10 +64,16 @@ export default defineRule({
     const fixedInCore = version.coreAtLeast('1.7.0');
 
     for (const sc of snapshot.all(KIND.StorageClass)) {
+      // A class shown by a table or a cut describe: a field it does not show is not the API default.
+      if (unknownOn(ctx, sc, ['/provisioner'])) continue;
       const provisioner = str(sc.provisioner) ?? '';
       if (!ZONAL_PROVISIONERS.has(provisioner)) continue;
+      if (unknownOn(ctx, sc, ['/volumeBindingMode'])) continue;
       const mode = str(sc.volumeBindingMode);
       if (mode !== undefined && mode !== 'Immediate') continue;
+      // A kind-less YAML fragment of a class is its whole body (what it leaves out is absent); a table row shows no
+      // topology at all.
+      if (snapshot.partialFrom(sc) === FROM_GET_TABLE && unknownOn(ctx, sc, ['/allowedTopologies'])) continue;
       if (pinnedToOneZone(sc)) continue;
       if (zonesUnknown) {
         ctx.notEvaluatedFor(sc, `whether the cluster spans more than one zone is unknown: NodePool ${unshown!.name}: ${zonesUnknown}`);

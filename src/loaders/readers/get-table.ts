@@ -13,6 +13,7 @@ import { parseCommand } from './ticket/command.js';
 import { addRead, describedEvent, onlyOutput, type ReadResult, type TextBlock } from './kubectl-output.js';
 import type { OutputType } from '../objects.js';
 import { readAll, type Reader } from './reader.js';
+import { STORAGE_KINDS, storageRow, storageTableKind, withoutDefaultMark, type StorageKind } from './get-table-storage.js';
 
 const FROM = FROM_GET_TABLE;
 
@@ -25,7 +26,18 @@ const HEADER = /^(NAMESPACE|NAME|LAST SEEN|LASTSEEN|FIRSTSEEN|FIRST SEEN)[↑↓
 const ANY_PROMPT = /^\s*(?:\$|#|%|>|❯|PS [^>]*>)(?:\s|$)/;
 
 type TableKind =
-  'Event' | 'Node' | 'Pod' | 'NodePool' | 'NodeClaim' | 'EC2NodeClass' | 'AWSNodeTemplate' | 'AKSNodeClass' | 'Machine' | 'Provisioner' | 'PodDisruptionBudget';
+  | 'Event'
+  | 'Node'
+  | 'Pod'
+  | 'NodePool'
+  | 'NodeClaim'
+  | 'EC2NodeClass'
+  | 'AWSNodeTemplate'
+  | 'AKSNodeClass'
+  | 'Machine'
+  | 'Provisioner'
+  | 'PodDisruptionBudget'
+  | StorageKind;
 const READ_KINDS = new Set<string>([
   'Node',
   'Pod',
@@ -37,6 +49,7 @@ const READ_KINDS = new Set<string>([
   'Machine',
   'Provisioner',
   'PodDisruptionBudget',
+  ...STORAGE_KINDS,
 ]);
 
 /**
@@ -55,6 +68,8 @@ function tableKind(cols: Column[], hint?: string): TableKind | undefined {
   // `kubectl top nodes`: only nodes have a CPU% column (`top pods` shows usage alone).
   if (has('NAME', 'CPU(cores)', 'CPU%')) return 'Node';
   if (has('NAME', 'READY', 'STATUS', 'RESTARTS')) return 'Pod';
+  const storage = storageTableKind(has);
+  if (storage) return storage;
   // A v1alpha5 Machine prints TYPE ZONE CAPACITY READY; NodeClaims print NODE, and CAPACITY before ZONE or at the end.
   const at = (n: string) => cols.findIndex((c) => c.name === n);
   if (has('NAME', 'TYPE', 'ZONE', 'CAPACITY', 'READY') && !has('NODE') && at('CAPACITY') === at('ZONE') + 1) return 'Machine';
@@ -255,7 +270,7 @@ function continuesRow(line: string, previous: { tail: number } | undefined, cols
   if (previous === undefined) return false;
   const cells = cellsOf(line, cols);
   const named = cols.map((c, i) => (c.name === 'NAME' || c.name === 'NAMESPACE' ? cells[i] : undefined)).filter((c) => c !== undefined);
-  if (named.some((c) => !OBJECT_NAME.test(c) && !/^<none>$/.test(c))) return true;
+  if (named.some((c) => !OBJECT_NAME.test(withoutDefaultMark(c)) && !/^<none>$/.test(c))) return true;
   const never = cols.slice(1).find((c) => NEVER_EMPTY.has(c.name));
   return previous.tail === widest && never !== undefined && line.trimEnd().length <= never.start;
 }
@@ -323,6 +338,9 @@ const API_VERSION: Record<Exclude<TableKind, 'Event'>, string> = {
   Machine: 'karpenter.sh/v1alpha5',
   Provisioner: 'karpenter.sh/v1alpha5',
   PodDisruptionBudget: 'policy/v1',
+  PersistentVolume: 'v1',
+  PersistentVolumeClaim: 'v1',
+  StorageClass: 'storage.k8s.io/v1',
 };
 
 function objectRow(
@@ -435,6 +453,8 @@ function objectRow(
     ready('READY');
   } else if (kind === 'EC2NodeClass' || kind === 'AKSNodeClass') {
     ready('READY');
+  } else if (kind === 'PersistentVolume' || kind === 'PersistentVolumeClaim' || kind === 'StorageClass') {
+    storageRow(kind, obj, cell, put);
   } else if (kind === 'Provisioner') {
     // v1alpha5 Provisioners print NAME and AGE (some releases a TEMPLATE and WEIGHT).
     if (cell('WEIGHT') !== undefined) put('/spec/weight', value(cell('WEIGHT')) ? Number(cell('WEIGHT')) : undefined);
