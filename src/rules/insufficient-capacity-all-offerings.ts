@@ -1,11 +1,10 @@
 import { offeringsWithoutCapacity } from '../snapshot/messages/cloud-errors.js';
 import { defineRule } from '../engine/rule.js';
-import { arr, dig, type Json } from '../kube/fields.js';
+import { arr, dig, type Json, NAME_NOT_SHOWN } from '../kube/fields.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
 import { failingPools, fromText, noLaterLaunch, occurrenceText, pickEvidence, poolTarget, type FailingPool } from './lib/launch-findings.js';
 import { listNames } from './support.js';
 import { stateLaunchFailuresBelow } from './lib/below-threshold.js';
-import { NAME_NOT_SHOWN } from './lib/records-only.js';
 
 const ID = 'insufficient-capacity-all-offerings';
 const ZONE = 'topology.kubernetes.io/zone';

@@ -1,11 +1,11 @@
 import { defineRule, type EvidenceInput, type FixSteps, type RuleContext, type RuleOptions } from '../engine/rule.js';
 import type { LogRecord } from '../kube/types.js';
-import { conditions, displayName } from '../kube/fields.js';
+import { conditions, displayName, NAME_NOT_SHOWN } from '../kube/fields.js';
 import type { NodeClaimView } from '../snapshot/karpenter.js';
 import { formatDuration } from '../kube/units.js';
 import { logNodeClaim, logNodePool, poolFromClaimName, tableClaimWithoutNode } from './lib/registration-common.js';
 import { ageOf, byLastSeen, claimShownPartly, heldFor, heldLongerThan, karpenterFacts, listNames, plural } from './support.js';
-import { NAME_NOT_SHOWN, refOf } from './lib/records-only.js';
+import { refOf } from './lib/records-only.js';
 import { claimsLaunchedNotJoined, joinCauseStated, type JoinCause } from './lib/registration-events.js';
 import { timeoutKind } from '../snapshot/messages/karpenter-logs.js';
 import { eventSays } from '../snapshot/messages/object-events.js';

@@ -1,12 +1,12 @@
 import { nodeClassConditionStated, provisionerSubnetsUnmatched } from '../snapshot/messages/nodeclass-errors.js';
 import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject, LogRecord } from '../kube/types.js';
-import { arr, commandName, conditions, dig, displayName, isRecord, str, type Condition, type Json } from '../kube/fields.js';
+import { arr, commandName, conditions, dig, displayName, isRecord, str, type Condition, type Json, NAME_NOT_SHOWN } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration } from '../kube/units.js';
 import { nodeClassRefOf } from './lib/configuration.js';
 import { ageOf, heldLongerThan, listNames, plural } from './support.js';
-import { getCommand, NAME_NOT_SHOWN, refOf, reportFromRecords, seenText, type RecordsOnlyRule } from './lib/records-only.js';
+import { getCommand, refOf, reportFromRecords, seenText, type RecordsOnlyRule } from './lib/records-only.js';
 import { classifyLaunchError } from './lib/launch-failures.js';
 import { statedLaunchFailures } from './lib/launch-condition.js';
 import { logRefs, logText } from '../snapshot/messages/karpenter-logs.js';

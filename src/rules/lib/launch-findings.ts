@@ -5,7 +5,7 @@
  */
 import type { EvidenceInput } from '../../engine/rule.js';
 import type { KubeObject, LogRecord } from '../../kube/types.js';
-import { dig } from '../../kube/fields.js';
+import { dig, NAME_NOT_SHOWN } from '../../kube/fields.js';
 import { KIND } from '../../kube/kinds.js';
 import type { NodePoolView } from '../../snapshot/karpenter.js';
 import type { ObjectRef, Snapshot } from '../../snapshot/snapshot.js';
@@ -24,7 +24,6 @@ import {
   type LaunchSignal,
   type Via,
 } from './launch-failures.js';
-import { NAME_NOT_SHOWN } from './records-only.js';
 import { maxOf } from '../../kube/lists.js';
 
 export interface FailingPool {

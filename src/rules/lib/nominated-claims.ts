@@ -7,11 +7,10 @@
 import type { RuleContext } from '../../engine/rule.js';
 import { KIND } from '../../kube/kinds.js';
 import { FROM_GET_TABLE } from '../../kube/types.js';
-import { dig } from '../../kube/fields.js';
+import { dig, nameShown } from '../../kube/fields.js';
 import type { EventView } from '../../snapshot/events.js';
 import { eventSays, nominationTargets } from '../../snapshot/messages/object-events.js';
 import { agoFor, listNames, plural } from '../support.js';
-import { nameShown } from './records-only.js';
 
 interface Nominated {
   kind: 'NodeClaim' | 'Machine';

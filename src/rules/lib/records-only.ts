@@ -182,7 +182,6 @@ function judgedElsewhere(ctx: Pick<RuleContext, 'snapshot'>, ref: ObjectRef, whi
 }
 
 // Rules name the stand-in through here, beside the record helpers; it lives with the field readers (kube/fields.ts).
-export { NAME_NOT_SHOWN, nameShown };
 /** The namespace of an object the input does not name, when the input does not show that either (no Kubernetes name opens with `(`). */
 export const NAMESPACE_NOT_SHOWN = '(namespace not shown)';
 

@@ -4,12 +4,13 @@
  * requirements, more requirements than the CRD allows). No node is launched for that pool while it lasts, and the fix
  * is in the pool, so the finding names the pool when the NodeClaim's name gives it.
  */
+import { NAME_NOT_SHOWN, nameShown } from '../../kube/fields.js';
 import type { RuleContext } from '../../engine/rule.js';
 import type { LogRecord } from '../../kube/types.js';
 import { kindDeclares, refusedUnknownField, type RefusedField } from '../../kube/messages/api-refusals.js';
 import { objectRefusal } from '../../snapshot/messages/controller-errors.js';
 import { logRefs, logText } from '../../snapshot/messages/karpenter-logs.js';
-import { getCommand, NAME_NOT_SHOWN, nameShown, refOf, reportFromRecords, seenText, type StatedCause, type StatedMessage } from './records-only.js';
+import { getCommand, refOf, reportFromRecords, seenText, type StatedCause, type StatedMessage } from './records-only.js';
 
 const POOL_OF: Record<string, string> = { NodeClaim: 'NodePool', Machine: 'Provisioner' };
 

@@ -10,14 +10,14 @@
 import type { EvidenceInput } from '../../engine/rule.js';
 import type { LogRecord } from '../../kube/types.js';
 import type { EventView } from '../../snapshot/events.js';
-import { isRecord, str } from '../../kube/fields.js';
+import { isRecord, str, NAME_NOT_SHOWN } from '../../kube/fields.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 import { parseTime } from '../../kube/units.js';
 import { simulatedPods } from '../../snapshot/messages/simulation.js';
 import { exclusion, logRefs, logSays, podNames } from '../../snapshot/messages/karpenter-logs.js';
 import { isKarpenterScheduleError, parseScheduleError, saysNoPoolFits, type Clause } from '../../snapshot/messages/schedule-error.js';
 import { saysScheduling } from '../../snapshot/messages/scheduling.js';
-import { NAME_NOT_SHOWN, NAMESPACE_NOT_SHOWN } from './records-only.js';
+import { NAMESPACE_NOT_SHOWN } from './records-only.js';
 
 export { parseScheduleError };
 export type { Clause, ClauseKind } from '../../snapshot/messages/schedule-error.js';

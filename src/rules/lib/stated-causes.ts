@@ -3,6 +3,7 @@
  * for in every generation's wording, which object the record names, and what would confirm it. Each rule runs
  * these through `reportFromRecords` for the objects its input does not hold whole.
  */
+import { NAME_NOT_SHOWN, nameShown } from '../../kube/fields.js';
 import type { LogRecord } from '../../kube/types.js';
 import { formatDuration } from '../../kube/units.js';
 import type { EventView } from '../../snapshot/events.js';
@@ -12,16 +13,7 @@ import { classifyBlocked, type Blocker } from '../../snapshot/messages/disruptio
 import { budgetBlockedReason, drainBlockedPod, eventSays, statefulSetPod } from '../../snapshot/messages/object-events.js';
 import { controllerError, unreachableEndpoint } from '../../snapshot/messages/controller-errors.js';
 import { limitsStated } from '../../snapshot/messages/scheduling.js';
-import {
-  getCommand,
-  NAME_NOT_SHOWN,
-  nameShown,
-  refOf,
-  type RecordsOnlyRule,
-  type StatedCause,
-  type StatedMessage,
-  type UncoveredCause,
-} from './records-only.js';
+import { getCommand, refOf, type RecordsOnlyRule, type StatedCause, type StatedMessage, type UncoveredCause } from './records-only.js';
 import { budgetErrorPool, logRefs, logSays, logText, podNames, timeoutKind } from '../../snapshot/messages/karpenter-logs.js';
 
 const times = (n: number) => (n === 1 ? 'once' : `${n} times`);
