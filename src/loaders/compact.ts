@@ -72,6 +72,21 @@ const POD_SPEC_DROP = [
 ] as const;
 const POD_STATUS_DROP = ['hostIP', 'hostIPs', 'podIP', 'podIPs', 'qosClass'] as const;
 
+/**
+ * A Node's status fields no rule, view or report reads: the kubelet's endpoint and runtime handlers, the machine's
+ * identities, the volumes it reports (storage rules read the claims and attachments, not these). Conditions and their
+ * heartbeats stay: they set the reference time.
+ */
+const NODE_STATUS_DROP = ['images', 'daemonEndpoints', 'runtimeHandlers', 'features', 'config', 'volumesAttached', 'volumesInUse'] as const;
+const NODE_INFO_DROP = ['machineID', 'systemUUID', 'bootID'] as const;
+
+/**
+ * An Event's fields no view reads (snapshot/events.ts reads the reference's kind, namespace, name and uid, the reason,
+ * message, type, counts, times and emitting component): which kubelet printed it, and where in its object it points.
+ */
+const EVENT_DROP = ['reportingInstance'] as const;
+const EVENT_REFERENCE_DROP = ['resourceVersion', 'fieldPath'] as const;
+
 let enabled = true;
 
 /** Only for the test that runs every rule over every fixture with and without compaction: nothing else turns it off. */
@@ -101,6 +116,9 @@ export function compactObject(obj: KubeObject): KubeObject {
   switch (obj.kind) {
     case 'Node':
       compactNode(obj);
+      break;
+    case 'Event':
+      compactEvent(obj);
       break;
     case 'Pod':
       compactPodSpec(obj.spec);
@@ -132,8 +150,18 @@ export function compactObject(obj: KubeObject): KubeObject {
 }
 
 function compactNode(node: KubeObject): void {
-  const status = node.status as Record<string, unknown> | undefined;
-  if (status) clear(status, 'images');
+  const status = node.status;
+  if (!isRecord(status)) return;
+  for (const k of NODE_STATUS_DROP) clear(status, k);
+  if (isRecord(status.nodeInfo)) for (const k of NODE_INFO_DROP) clear(status.nodeInfo, k);
+}
+
+/** core/v1 names the object `involvedObject`, events.k8s.io/v1 `regarding`; both may carry a `related` one. */
+function compactEvent(event: KubeObject): void {
+  const e = event as unknown as Record<string, unknown>;
+  for (const k of EVENT_DROP) clear(e, k);
+  for (const ref of [e.involvedObject, e.regarding, e.related]) if (isRecord(ref)) for (const k of EVENT_REFERENCE_DROP) clear(ref, k);
+  if (isRecord(e.source)) clear(e.source, 'host');
 }
 
 /** Volume sources that say nothing about storage topology: reduced to their name, keeping every index. */

@@ -10,6 +10,7 @@ import { JsonStreamScanner } from './json-stream.js';
 import { acceptObject, kindKey, listItemType, type ObjectSink } from './objects.js';
 import type { PartialLoad, RangeJob, RangePartial } from './types.js';
 import { shiftObject, shiftSkipped } from './readers/shift-lines.js';
+import { readIndentedItems } from './indented-items.js';
 import { loadYamlRange, planYamlSplit } from './yaml-ranges.js';
 
 const ITEM_START = Buffer.from('\n        {\n');
@@ -58,16 +59,31 @@ export async function planSplit(fsPath: string, size: number, parts: number): Pr
 /** Parse one range of a planned split (runs in a worker). Lines are relative to the start of the range. */
 export async function loadRange(fsPath: string, size: number, source: string, job: RangeJob): Promise<RangePartial> {
   if (job.yaml) return loadYamlRange(fsPath, size, source, job);
-  const partial: RangePartial = {
-    objects: [],
-    logs: [],
-    skipped: [],
-    listedKinds: [],
-    ignoredLogBlocks: [],
-    ignoredLogFile: false,
-    newlines: 0,
-    broken: false,
-  };
+  return (await loadByLines(fsPath, size, source, job)) ?? scanRange(fsPath, size, source, job);
+}
+
+/** The range read line by line (indented-items.ts); null when it is not laid out as MarshalIndent lays out a List. */
+async function loadByLines(fsPath: string, size: number, source: string, job: RangeJob): Promise<RangePartial | null> {
+  const partial = emptyRange();
+  const sink: ObjectSink = { objects: partial.objects, skipped: partial.skipped, listedKinds: new Set() };
+  const chunks = new FileSource(fsPath, size).stream(job.start, job.end);
+  const newlines = await readIndentedItems(chunks, job.index === 0, job.index === job.count - 1, (value, line) =>
+    acceptObject(value, source, line, sink, job.itemType, true),
+  );
+  if (newlines === undefined) return null;
+  partial.newlines = newlines;
+  if (job.itemType.kind && job.itemType.apiVersion) sink.listedKinds.add(kindKey(job.itemType.apiVersion, job.itemType.kind));
+  partial.listedKinds = [...sink.listedKinds];
+  return partial;
+}
+
+function emptyRange(): RangePartial {
+  return { objects: [], logs: [], skipped: [], listedKinds: [], ignoredLogBlocks: [], ignoredLogFile: false, newlines: 0, broken: false };
+}
+
+/** The range through the byte scanner, which reports what it finds wrong and where. */
+async function scanRange(fsPath: string, size: number, source: string, job: RangeJob): Promise<RangePartial> {
+  const partial = emptyRange();
   const listed = new Set<string>();
   const sink: ObjectSink = { objects: partial.objects, skipped: partial.skipped, listedKinds: listed };
   const first = job.index === 0;
