@@ -24,6 +24,14 @@ export interface ObjectSink {
   defaults?: OutputType;
 }
 
+/** What a `kubectl get` command line said about how much it printed, besides the type (listing.ts reads it). */
+export interface ListingFlags {
+  /** Why the output is only part of what the command's kinds hold (`-l app=web`, `names on the command line`). */
+  part?: string;
+  /** `-A` / `--all-namespaces`. */
+  allNamespaces?: true;
+}
+
 export interface OutputType {
   kind?: string;
   apiVersion?: string;
@@ -38,6 +46,8 @@ export interface OutputType {
   customColumns?: boolean;
   /** `-l key=value`: labels every object printed has. */
   labels?: Record<string, string>;
+  /** A `kubectl get` command line printed it: how much of the kind it lists (listing.ts). */
+  listing?: ListingFlags;
 }
 
 function groupOf(apiVersion: string): string {

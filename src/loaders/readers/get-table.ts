@@ -9,6 +9,7 @@ import { FROM_GET_TABLE, type KubeObject, type LoadedObject } from '../../kube/t
 import { pointer, setPointer } from '../../kube/fields.js';
 import { CLUSTER_KINDS, cellsOf, columnsOfHeader, parseAge, parseEventAge, parseLabelPairs, type Column } from './columns.js';
 import { currentApiVersion, resourceType } from '../kubectl-resources.js';
+import { listingOf } from '../listing.js';
 import { parseCommand } from './ticket/command.js';
 import { addRead, describedEvent, onlyOutput, type ReadResult, type TextBlock } from './kubectl-output.js';
 import type { OutputType } from '../objects.js';
@@ -211,7 +212,10 @@ export function readGetTable(block: TextBlock): ReadResult {
         kind === 'Event'
           ? eventRow(cell, hint?.namespace, block.source, line)
           : objectRow(kind, cell, columnFields(kind, cols, hint), hint?.namespace, block.source, line);
-      if (read) out.objects.push(read);
+      if (!read) continue;
+      // Rows of a filtered listing, or of a table no command line types, say nothing of the names they lack.
+      if (kind !== 'Event' && !listingOf(hint, read.object.apiVersion, read.object.kind).whole) read.provenance.single = true;
+      out.objects.push(read);
     }
   }
   return out;
