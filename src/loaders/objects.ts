@@ -9,6 +9,7 @@ import type { KubeObject, LoadedObject, Provenance, SkippedInput } from '../kube
 import { templateReason, templatedIdentity } from './templates.js';
 import { exportedEvent } from './exported-events.js';
 import { inferKind, inferPlacement } from './kind-inference.js';
+import { KIND_SHAPES } from '../kube/kind-fields.js';
 
 export interface ObjectSink {
   objects: LoadedObject[];
@@ -221,11 +222,17 @@ function acceptUnnamed(kube: KubeObject, source: string, line: number, sink: Obj
   return true;
 }
 
-/** The fields a paste shows, as pointers: the top-level ones and those of its metadata. */
+/**
+ * The fields a paste shows, as pointers: the top-level ones and those of its metadata. A kind with no spec keeps its
+ * body at the top (a StorageClass's `provisioner`, `allowedTopologies`): a paste that shows any of it shows the whole
+ * body, as a `spec:` shows the whole spec, so the body fields it leaves out are known to be unset.
+ */
 function shownFields(obj: Record<string, unknown>): string[] {
-  const known = Object.keys(obj)
-    .filter((k) => k !== 'apiVersion' && k !== 'kind' && k !== 'metadata')
-    .map((k) => `/${k}`);
+  const body = Object.keys(obj).filter((k) => k !== 'apiVersion' && k !== 'kind' && k !== 'metadata');
+  const known = body.map((k) => `/${k}`);
+  const shape = KIND_SHAPES.find((s) => s.kind === obj.kind && s.apiVersion === obj.apiVersion);
+  if (shape && body.length && !shape.paths.includes('spec') && !shape.paths.includes('status'))
+    for (const p of shape.paths) if (!p.includes('.') && !body.includes(p)) known.push(`/${p}`);
   for (const k of Object.keys(obj.metadata as Record<string, unknown>)) known.push(`/metadata/${k}`);
   return known;
 }
