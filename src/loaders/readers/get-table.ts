@@ -336,13 +336,10 @@ function columnFields(kind: Exclude<TableKind, 'Event'>, cols: Column[], hint: O
   // `kubectl get nodeclaims.v1beta1.karpenter.sh` prints objects of the version it names; else the generation whose
   // printer columns are exactly the header's says it (a v1beta1 NodeClaim table has no CAPACITY before ZONE).
   const named = hint?.kind === kind && hint.apiVersion && hint.apiVersion !== currentApiVersion(kind) ? hint.apiVersion : undefined;
-  const apiVersion =
-    named ??
-    layoutOf(
-      kind,
-      cols.map((c) => c.name),
-    )?.apiVersion ??
-    (hint?.kind === kind && hint.apiVersion ? hint.apiVersion : API_VERSION[kind]);
+  // NAME AGE alone is what every generation without printer columns prints: it tells none.
+  const headers = cols.map((c) => c.name);
+  const layout = headers.some((h) => h !== 'NAME' && h !== 'NAMESPACE' && h !== 'AGE') ? layoutOf(kind, headers) : undefined;
+  const apiVersion = named ?? layout?.apiVersion ?? (hint?.kind === kind && hint.apiVersion ? hint.apiVersion : API_VERSION[kind]);
   const labels = hint?.labels ?? {};
   if (kind === 'Node' && !hint?.columns)
     for (const c of cols) if (NODE_LABEL_COLUMNS[c.name]) fields[c.name] = pointer('metadata', 'labels', NODE_LABEL_COLUMNS[c.name]!);
