@@ -1,6 +1,8 @@
 /**
  * `kubectl get` tables (default and `-o wide`) of nodes, nodeclaims, nodepools, ec2nodeclasses, pods and events → *partial* objects
  * and Events. A row shows a handful of fields: those are listed in `provenance.partial.known`, the rest is unknown.
+ * Which field a Karpenter or PDB column holds comes from the printer-column data (printer-columns.ts); whether the
+ * rows are the kind's whole list, from the command line above them (listing.ts).
  * Ages (`5d3h`, `172m`) count back from when the command ran: they go to `provenance.ages` for the snapshot to
  * anchor. Both event layouts are read: `LAST SEEN TYPE REASON OBJECT MESSAGE` and the older
  * `FIRSTSEEN LASTSEEN COUNT NAME KIND SUBOBJECT TYPE REASON SOURCE MESSAGE`.
