@@ -170,6 +170,7 @@ describe('node tables with label columns', () => {
       kind: 'Node',
       apiVersion: 'v1',
       columns: { NODEPOOL: '/metadata/labels/karpenter.sh~1nodepool', B: '/metadata/labels/a~1b', C: '/metadata/labels/c' },
+      listing: {},
     });
     expect(
       parseCommand(
@@ -181,6 +182,7 @@ describe('node tables with label columns', () => {
       columns: { N: '/metadata/name', POOL: '/metadata/labels/karpenter.sh~1nodepool' },
       customColumns: true,
       labels: { a: '1', c: '3' },
+      listing: { part: '-l a=1,b!=2,c==3,d' },
     });
   });
 });

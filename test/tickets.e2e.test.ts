@@ -13,6 +13,16 @@ function run(args: string[], input = '') {
 }
 
 describe('karpdoctor scan on a ticket', () => {
+  it('a table filtered by label on stdin: a pool naming a class outside it is not evaluated, and no finding says the class is missing', () => {
+    const r = run(['scan', '-', '--format', 'json'], readFileSync(join(ROOT, 'fixtures/tickets/listings/nodeclasses-filtered-by-label.md'), 'utf8'));
+    expect(r.stderr).toBe('');
+    const report = JSON.parse(r.stdout);
+    expect(report.findings).toEqual([]);
+    const missing = report.notEvaluated.filter((n: { ruleId: string }) => n.ruleId === 'nodepool-missing-nodeclass');
+    expect(missing.map((n: { object?: { name: string } }) => n.object?.name)).toEqual(['shared-web']);
+    expect(r.code).toBe(0);
+  });
+
   it('a webhook refusal kubectl printed is read so rules can quote it, and is not counted as a controller log line', () => {
     const r = run(['scan', 'fixtures/tickets/broken/apply-refused-webhook.md']);
     expect(r.stdout).toMatch(/^Refusals\s+1 error line\(s\) printed by kubectl or Terraform read$/m);

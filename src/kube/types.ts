@@ -39,8 +39,10 @@ export interface Provenance {
    */
   partial?: PartialShape;
   /**
-   * Pasted by itself in a ticket (`kubectl get sc gp3 -o yaml`, a YAML block of one object), not in a list or table of
-   * its kind: it says nothing of the kind's other names, so a name the paste lacks is unknown there, not absent.
+   * Not from a whole listing of its kind: pasted by itself (`kubectl get sc gp3 -o yaml`, a YAML block of one object),
+   * or from a listing the command line narrowed (`-l`, `--field-selector`, names, one namespace) or that no command
+   * line types (loaders/listing.ts). It says nothing of the kind's other names: one the paste lacks is unknown there,
+   * not absent.
    */
   single?: true;
   /**

@@ -9,6 +9,7 @@ import type { KubeObject, LoadedObject, Provenance, SkippedInput } from '../kube
 import { templateReason, templatedIdentity } from './templates.js';
 import { exportedEvent } from './exported-events.js';
 import { inferKind, inferPlacement } from './kind-inference.js';
+import { KIND_SHAPES } from '../kube/kind-fields.js';
 
 export interface ObjectSink {
   objects: LoadedObject[];
@@ -22,6 +23,14 @@ export interface ObjectSink {
    * a fragment of that output lacks (kind and apiVersion; name and namespace for an object of that kind).
    */
   defaults?: OutputType;
+}
+
+/** What a `kubectl get` command line said about how much it printed, besides the type (listing.ts reads it). */
+export interface ListingFlags {
+  /** Why the output is only part of what the command's kinds hold (`-l app=web`, `names on the command line`). */
+  part?: string;
+  /** `-A` / `--all-namespaces`. */
+  allNamespaces?: true;
 }
 
 export interface OutputType {
@@ -38,6 +47,8 @@ export interface OutputType {
   customColumns?: boolean;
   /** `-l key=value`: labels every object printed has. */
   labels?: Record<string, string>;
+  /** A `kubectl get` command line printed it: how much of the kind it lists (listing.ts). */
+  listing?: ListingFlags;
 }
 
 function groupOf(apiVersion: string): string {
@@ -211,11 +222,17 @@ function acceptUnnamed(kube: KubeObject, source: string, line: number, sink: Obj
   return true;
 }
 
-/** The fields a paste shows, as pointers: the top-level ones and those of its metadata. */
+/**
+ * The fields a paste shows, as pointers: the top-level ones and those of its metadata. A kind with no spec keeps its
+ * body at the top (a StorageClass's `provisioner`, `allowedTopologies`): a paste that shows any of it shows the whole
+ * body, as a `spec:` shows the whole spec, so the body fields it leaves out are known to be unset.
+ */
 function shownFields(obj: Record<string, unknown>): string[] {
-  const known = Object.keys(obj)
-    .filter((k) => k !== 'apiVersion' && k !== 'kind' && k !== 'metadata')
-    .map((k) => `/${k}`);
+  const body = Object.keys(obj).filter((k) => k !== 'apiVersion' && k !== 'kind' && k !== 'metadata');
+  const known = body.map((k) => `/${k}`);
+  const shape = KIND_SHAPES.find((s) => s.kind === obj.kind && s.apiVersion === obj.apiVersion);
+  if (shape && body.length && !shape.paths.includes('spec') && !shape.paths.includes('status'))
+    for (const p of shape.paths) if (!p.includes('.') && !body.includes(p)) known.push(`/${p}`);
   for (const k of Object.keys(obj.metadata as Record<string, unknown>)) known.push(`/metadata/${k}`);
   return known;
 }

@@ -1,5 +1,5 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
-import { FROM_GET_TABLE, type KubeObject } from '../kube/types.js';
+import type { KubeObject } from '../kube/types.js';
 import { arr, dig, displayName, type Json, str } from '../kube/fields.js';
 import { allowedZones } from '../snapshot/karpenter.js';
 import { KIND } from '../kube/kinds.js';
@@ -71,9 +71,8 @@ export default defineRule({
       if (unknownOn(ctx, sc, ['/volumeBindingMode'])) continue;
       const mode = str(sc.volumeBindingMode);
       if (mode !== undefined && mode !== 'Immediate') continue;
-      // A kind-less YAML fragment of a class is its whole body (what it leaves out is absent); a table row shows no
-      // topology at all.
-      if (snapshot.partialFrom(sc) === FROM_GET_TABLE && unknownOn(ctx, sc, ['/allowedTopologies'])) continue;
+      // A table row shows no topology; a pasted body without it shows that it is unset (the input's known fields say).
+      if (unknownOn(ctx, sc, ['/allowedTopologies'])) continue;
       if (pinnedToOneZone(sc)) continue;
       if (zonesUnknown) {
         ctx.notEvaluatedFor(sc, `whether the cluster spans more than one zone is unknown: NodePool ${unshown!.name}: ${zonesUnknown}`);

@@ -1,6 +1,8 @@
 /**
  * `kubectl get` tables (default and `-o wide`) of nodes, nodeclaims, nodepools, ec2nodeclasses, pods and events → *partial* objects
  * and Events. A row shows a handful of fields: those are listed in `provenance.partial.known`, the rest is unknown.
+ * Which field a Karpenter or PDB column holds comes from the printer-column data (printer-columns.ts); whether the
+ * rows are the kind's whole list, from the command line above them (listing.ts).
  * Ages (`5d3h`, `172m`) count back from when the command ran: they go to `provenance.ages` for the snapshot to
  * anchor. Both event layouts are read: `LAST SEEN TYPE REASON OBJECT MESSAGE` and the older
  * `FIRSTSEEN LASTSEEN COUNT NAME KIND SUBOBJECT TYPE REASON SOURCE MESSAGE`.
@@ -8,11 +10,13 @@
 import { FROM_GET_TABLE, type KubeObject, type LoadedObject } from '../../kube/types.js';
 import { pointer, setPointer } from '../../kube/fields.js';
 import { CLUSTER_KINDS, cellsOf, columnsOfHeader, parseAge, parseEventAge, parseLabelPairs, type Column } from './columns.js';
-import { resourceType } from '../kubectl-resources.js';
+import { currentApiVersion, resourceType } from '../kubectl-resources.js';
+import { listingOf } from '../listing.js';
 import { parseCommand } from './ticket/command.js';
 import { addRead, describedEvent, onlyOutput, type ReadResult, type TextBlock } from './kubectl-output.js';
 import type { OutputType } from '../objects.js';
 import { readAll, type Reader } from './reader.js';
+import { kindColumns, layoutOf, type ColumnField } from './printer-columns.js';
 import { STORAGE_KINDS, storageRow, storageTableKind, withoutDefaultMark, type StorageKind } from './get-table-storage.js';
 
 const FROM = FROM_GET_TABLE;
@@ -181,7 +185,16 @@ export function readGetTable(block: TextBlock): ReadResult {
     }
     // Every object table kubectl prints has an AGE column (`top` and custom columns aside): without it, the paste
     // was cut at the right, through the last column it shows.
-    const headerCut = kind !== undefined && kind !== 'Event' && !hint?.customColumns && !cols.some((c) => c.name === 'AGE' || c.name === 'CPU%');
+    // A generation's whole layout without AGE (a v1beta1 NodePool prints NAME NODECLASS) is not cut.
+    const headerCut =
+      kind !== undefined &&
+      kind !== 'Event' &&
+      !hint?.customColumns &&
+      !cols.some((c) => c.name === 'AGE' || c.name === 'CPU%') &&
+      !layoutOf(
+        kind,
+        cols.map((c) => c.name),
+      );
     const rows = raw.map(({ text, line }) => ({ cells: uncut(text, cols, cellsOf(text, cols), headerCut), line }));
     if (!kind) {
       const of = hint?.kind ? `of ${hint.kind} objects, which karpdoctor does not read from a table` : 'of a kind karpdoctor does not read';
@@ -201,7 +214,10 @@ export function readGetTable(block: TextBlock): ReadResult {
         kind === 'Event'
           ? eventRow(cell, hint?.namespace, block.source, line)
           : objectRow(kind, cell, columnFields(kind, cols, hint), hint?.namespace, block.source, line);
-      if (read) out.objects.push(read);
+      if (!read) continue;
+      // Rows of a filtered listing, or of a table no command line types, say nothing of the names they lack.
+      if (kind !== 'Event' && !listingOf(hint, read.object.apiVersion, read.object.kind).whole) read.provenance.single = true;
+      out.objects.push(read);
     }
   }
   return out;
@@ -319,8 +335,13 @@ const NODE_LABEL_COLUMNS: Record<string, string> = {
 
 function columnFields(kind: Exclude<TableKind, 'Event'>, cols: Column[], hint: OutputType | undefined): ColumnFields {
   const fields: Record<string, string> = { ...hint?.columns };
-  // `kubectl get nodeclaims.v1beta1.karpenter.sh` prints objects of the version it names.
-  const apiVersion = hint?.kind === kind && hint.apiVersion ? hint.apiVersion : API_VERSION[kind];
+  // `kubectl get nodeclaims.v1beta1.karpenter.sh` prints objects of the version it names; else the generation whose
+  // printer columns are exactly the header's says it (a v1beta1 NodeClaim table has no CAPACITY before ZONE).
+  const named = hint?.kind === kind && hint.apiVersion && hint.apiVersion !== currentApiVersion(kind) ? hint.apiVersion : undefined;
+  // NAME AGE alone is what every generation without printer columns prints: it tells none.
+  const headers = cols.map((c) => c.name);
+  const layout = headers.some((h) => h !== 'NAME' && h !== 'NAMESPACE' && h !== 'AGE') ? layoutOf(kind, headers) : undefined;
+  const apiVersion = named ?? layout?.apiVersion ?? (hint?.kind === kind && hint.apiVersion ? hint.apiVersion : API_VERSION[kind]);
   const labels = hint?.labels ?? {};
   if (kind === 'Node' && !hint?.columns)
     for (const c of cols) if (NODE_LABEL_COLUMNS[c.name]) fields[c.name] = pointer('metadata', 'labels', NODE_LABEL_COLUMNS[c.name]!);
@@ -397,19 +418,13 @@ function objectRow(
   // A LABELS cell that is not `k=v,…` (cut, or mangled by the paste) shows nothing for sure.
   const pairs = value(labels) ? parseLabelPairs(labels!) : {};
   if (labels !== undefined && pairs) put('/metadata/labels', Object.keys(pairs).length ? pairs : undefined);
-  const label = (column: string, key: string) => {
-    const v = cell(column);
-    if (v !== undefined && !known.includes('/metadata/labels')) put(pointer('metadata', 'labels', key), value(v));
+  // Only the conditions a column shows (Ready, Drifted) and only their status: the others, and the times, stay unknown.
+  const conditionIs = (type: string, status: string) => {
+    const conditions = ((obj.status as { conditions?: unknown[] } | undefined)?.conditions ?? []).concat({ type, status });
+    obj.status = { ...(obj.status as object), conditions };
+    known.push(`/status/conditions/${conditions.length - 1}/type`, `/status/conditions/${conditions.length - 1}/status`);
   };
-  const ready = (column: string) => {
-    const v = value(cell(column));
-    if (v === 'True' || v === 'False' || v === 'Unknown') readyIs(v);
-  };
-  // Only the Ready condition's type and status are shown: the other conditions, and its times, stay unknown.
-  const readyIs = (status: string) => {
-    obj.status = { ...(obj.status as object), conditions: [{ type: 'Ready', status }] };
-    known.push('/status/conditions/0/type', '/status/conditions/0/status');
-  };
+  const readyIs = (status: string) => conditionIs('Ready', status);
   if (kind === 'Node') {
     // `kubectl top nodes` shows usage only: nothing but the name is read.
     if (cell('CPU%') !== undefined) return result();
@@ -420,44 +435,16 @@ function objectRow(
     else if (/^(?:NotReady|Unknown)\b/.test(status)) notTrue.push('Ready');
     const version = value(cell('VERSION'));
     if (version) put('/status/nodeInfo/kubeletVersion', version);
-  } else if (kind === 'PodDisruptionBudget') {
-    // N/A: the PDB sets the other of minAvailable / maxUnavailable.
-    const amount = (v: string | undefined) => (value(v) === undefined || v === 'N/A' ? undefined : /^\d+$/.test(v!) ? Number(v) : v);
-    if (cell('MIN AVAILABLE') !== undefined) put('/spec/minAvailable', amount(cell('MIN AVAILABLE')));
-    if (cell('MAX UNAVAILABLE') !== undefined) put('/spec/maxUnavailable', amount(cell('MAX UNAVAILABLE')));
-    const allowed = cell('ALLOWED DISRUPTIONS');
-    if (allowed !== undefined && /^\d+$/.test(allowed)) put('/status/disruptionsAllowed', Number(allowed));
-  } else if (kind === 'NodeClaim' || kind === 'Machine') {
-    // v1alpha5 Machines print TYPE ZONE CAPACITY READY (some releases NODE, PROVISIONER); NodeClaims add NODEPOOL,
-    // ID, IMAGEID, NODECLASS in `-o wide`.
-    label('TYPE', 'node.kubernetes.io/instance-type');
-    label('CAPACITY', 'karpenter.sh/capacity-type');
-    label('ZONE', 'topology.kubernetes.io/zone');
-    label('NODEPOOL', 'karpenter.sh/nodepool');
-    label('PROVISIONER', 'karpenter.sh/provisioner-name');
-    if (cell('NODE') !== undefined) put('/status/nodeName', value(cell('NODE')));
-    if (cell('ID') !== undefined) put('/status/providerID', value(cell('ID')));
-    if (cell('IMAGEID') !== undefined) put('/status/imageID', value(cell('IMAGEID')));
-    if (value(cell('NODECLASS'))) put('/spec/nodeClassRef/name', cell('NODECLASS'));
-    ready('READY');
-  } else if (kind === 'NodePool') {
-    if (value(cell('NODECLASS'))) put('/spec/template/spec/nodeClassRef/name', cell('NODECLASS'));
-    if (cell('WEIGHT') !== undefined) put('/spec/weight', value(cell('WEIGHT')) ? Number(cell('WEIGHT')) : undefined);
-    for (const [column, key] of [
-      ['NODES', 'nodes'],
-      ['CPU', 'cpu'],
-      ['MEMORY', 'memory'],
-    ] as const) {
-      if (cell(column) !== undefined) put(`/status/resources/${key}`, value(cell(column)));
-    }
-    ready('READY');
-  } else if (kind === 'EC2NodeClass' || kind === 'AKSNodeClass') {
-    ready('READY');
   } else if (kind === 'PersistentVolume' || kind === 'PersistentVolumeClaim' || kind === 'StorageClass') {
     storageRow(kind, obj, cell, put);
-  } else if (kind === 'Provisioner') {
-    // v1alpha5 Provisioners print NAME and AGE (some releases a TEMPLATE and WEIGHT).
-    if (cell('WEIGHT') !== undefined) put('/spec/weight', value(cell('WEIGHT')) ? Number(cell('WEIGHT')) : undefined);
+  } else if (kind !== 'Pod') {
+    const allLabels = known.includes('/metadata/labels');
+    printedRow(
+      kindColumns(kind, columns.apiVersion),
+      cell,
+      (ptr, v) => (allLabels && ptr.startsWith('/metadata/labels/') ? undefined : put(ptr, v)),
+      conditionIs,
+    );
   } else {
     const status = cell('STATUS') ?? '';
     const phase = POD_PHASE[status] ?? (/^Init:|ContainerCreating|PodInitializing/.test(status) ? 'Pending' : undefined);
@@ -466,6 +453,34 @@ function objectRow(
     if (cell('NOMINATED NODE') !== undefined) put('/status/nominatedNodeName', value(cell('NOMINATED NODE')));
   }
   return result();
+}
+
+/**
+ * A row's cells into the fields its kind's printer columns hold (printer-columns.ts). An empty or `<none>` cell is a
+ * field known to be unset, except where the schema requires the field (then the cell was cut). Label columns yield to
+ * a LABELS column that showed all labels.
+ */
+function printedRow(
+  fields: Map<string, ColumnField>,
+  cell: Cell,
+  put: (ptr: string, v: unknown) => void,
+  conditionIs: (type: string, status: string) => void,
+): void {
+  for (const [header, f] of fields) {
+    const c = cell(header);
+    if (c === undefined || f.type === 'date') continue;
+    const v = value(c);
+    if (f.condition !== undefined) {
+      if (v === 'True' || v === 'False' || v === 'Unknown') conditionIs(f.condition, v);
+      continue;
+    }
+    if (v === undefined || (f.type === 'intOrString' && v === 'N/A')) {
+      if (!f.required) put(f.pointer, undefined);
+    } else if (f.type === 'integer') {
+      if (/^\d+$/.test(v)) put(f.pointer, Number(v));
+    } else if (f.type === 'intOrString') put(f.pointer, /^\d+$/.test(v) ? Number(v) : v);
+    else put(f.pointer, v);
+  }
 }
 
 const POD_PHASE: Record<string, string> = {

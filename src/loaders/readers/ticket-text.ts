@@ -6,6 +6,7 @@
  */
 import { readValuesFile } from '../helm-files.js';
 import { podFromLogPath } from '../logs.js';
+import { listingOf } from '../listing.js';
 import { kindKey, namespaceListing, type OutputType } from '../objects.js';
 import { CLUSTER_KINDS } from './columns.js';
 import { parse as parseYaml } from 'yaml';
@@ -87,8 +88,11 @@ export const ticketText: Reader = {
       const logsBefore = sink.logs.length;
       const objectsBefore = sink.objects.length;
       const reader = await readBlock({ name: `block.${EXTENSION[block.kind]}`, text, firstLine: block.start }, into);
-      // `kubectl get sc gp3` (table or -o yaml) names the one object it shows: no listing of its kind.
-      if (block.command?.output.name) for (const o of sink.objects.slice(objectsBefore)) o.provenance.single = true;
+      // `kubectl get sc gp3`, `get nodeclaims -l …`, `get pods -n x` (table or -o yaml) list part of their kind: what
+      // they lack is not shown, not absent (listing.ts decides, for every shape of output).
+      if (block.command)
+        for (const o of sink.objects.slice(objectsBefore))
+          if (!listingOf(block.command.output, o.object.apiVersion, o.object.kind).whole) o.provenance.single = true;
       if (block.lines.some((l) => l.includes(ELISION_MARKER)))
         settleElisions(sink.objects.slice(objectsBefore), ELIDED_FROM[block.kind === 'json' ? 'json' : 'yaml']);
       // `kubectl logs POD` above the records names their pod, unless a line's own prefix (stern, kubetail) does.
@@ -156,10 +160,15 @@ function noneFound(block: TextBlock, sink: ReadSink): boolean {
   const first = block.lines.find((l) => l.trim() !== '')?.trim() ?? '';
   const m = /^No resources found(?: in (\S+) namespace)?\.?$/.exec(first);
   const cmd = block.command;
-  if (!m || cmd?.verb !== 'get' || !cmd.output.kind || !cmd.output.apiVersion || cmd.output.name || cmd.selector) return false;
+  if (!m || cmd?.verb !== 'get' || !cmd.output.kind || !cmd.output.apiVersion) return false;
   if (block.lines.filter((l) => l.trim() !== '').length > 1) return false;
+  const listing = listingOf(cmd.output, cmd.output.apiVersion, cmd.output.kind);
   const key = kindKey(cmd.output.apiVersion, cmd.output.kind);
-  sink.listedKinds.add(m[1] && !CLUSTER_KINDS.has(cmd.output.kind) ? namespaceListing(key, m[1]) : key);
+  // kubectl names the namespace it looked in: the listing of that namespace, unless the command narrowed it further.
+  const narrowed = cmd.output.name !== undefined || cmd.output.listing?.part !== undefined;
+  const listed = listing.whole ? key : !narrowed && m[1] && !CLUSTER_KINDS.has(cmd.output.kind) ? namespaceListing(key, m[1]) : undefined;
+  if (!listed) return false;
+  sink.listedKinds.add(listed);
   return true;
 }
 

@@ -112,6 +112,8 @@ export function parseCommand(line: string): Omit<Command, 'line'> | null {
   let namespace: string | undefined;
   let container: string | undefined;
   let selector = false;
+  const selectors: string[] = [];
+  let allNamespaces = false;
   let format = '';
   const labelColumns: string[] = [];
   const selectedLabels: Record<string, string> = {};
@@ -125,7 +127,11 @@ export function parseCommand(line: string): Omit<Command, 'line'> | null {
       const value = eq > 0 ? w.slice(eq + 1) : takesValue ? words[++i] : undefined;
       if ((flag === '-n' || flag === '--namespace') && value) namespace = value;
       if ((flag === '-c' || flag === '--container') && value) container = value;
-      if (flag === '-l' || flag === '--selector' || flag === '--field-selector') selector = true;
+      if (flag === '-l' || flag === '--selector' || flag === '--field-selector') {
+        selector = true;
+        selectors.push(`${flag} ${unquote(value ?? '')}`.trim());
+      }
+      if (flag === '-A' || flag === '--all-namespaces') allNamespaces = true;
       if ((flag === '-l' || flag === '--selector') && value) Object.assign(selectedLabels, equalityTerms(unquote(value)));
       if ((flag === '-o' || flag === '--output') && value) format = unquote(value);
       if ((flag === '-L' || flag === '--label-columns') && value) pushAll(labelColumns, unquote(value).split(','));
@@ -152,6 +158,12 @@ export function parseCommand(line: string): Omit<Command, 'line'> | null {
     }
   }
   if (namespace) output.namespace = namespace;
+  if (verb === 'get' && piped.length === 0) {
+    // `get sc gp3 gp2`, `get nodeclaim/x`: names after the resource list those objects only.
+    const named = !output.name && (positional.length > 1 || positional.some((p) => p.includes('/')));
+    const part = selectors.length ? selectors.join(' ') : named ? 'names on the command line' : undefined;
+    output.listing = { ...(part ? { part } : {}), ...(allNamespaces ? { allNamespaces: true } : {}) };
+  }
   const columns = tableColumns(format, labelColumns);
   if (columns) output.columns = columns;
   if (format.startsWith('custom-columns=')) output.customColumns = true;
