@@ -40,4 +40,13 @@ describe('tickets from the Azure provider', () => {
     expect(String(f!.fix)).toContain('az role assignment list');
     expect(`${f!.message}${String(f!.fix)}`).not.toMatch(AWS_WORDS);
   });
+
+  it('an AKSNodeClass whose SubnetsReady is False for hours is a node class not Ready, fixed in its vnetSubnetID', async () => {
+    const r = await scan([ticket('aksnodeclass-subnet-not-ready-v1.5.md')], { now: '2025-07-14T11:35:00Z' });
+    expect(r.findings.map(findingLabel)).toEqual(['nodeclass-not-ready AKSNodeClass batch']);
+    const [f] = r.findings;
+    expect(f).toMatchObject({ messageId: 'nodeClassNotReady', data: expect.objectContaining({ kind: 'AKSNodeClass', name: 'batch', readyStatus: 'False' }) });
+    expect(String(f!.fix)).toContain('kubectl edit aksnodeclass batch   # spec.vnetSubnetID');
+    expect(`${f!.message}${String(f!.fix)}`).not.toMatch(AWS_WORDS);
+  });
 });
