@@ -69,6 +69,37 @@ describe('a cloud error code is the same cause in every wrapping', () => {
     ]);
   });
 
+  it("the Azure provider's own words for ARM's answers (no code in them), v0.2 and v1.4 on", () => {
+    // Karpenter's create errors, as a NodeClaim's Launched message or a record's error carries them.
+    expect(
+      codes('regional spot vCPU quota limit for subscription has been reached. To scale beyond this limit, please review the quota increase process'),
+    ).toEqual(['quota:QuotaExceeded']);
+    expect(codes('subscription level on-demand vCPU quota for Standard_E8ds_v5 has been reached (may try provision an alternative instance type)')).toEqual([
+      'quota:QuotaExceeded',
+    ]);
+    expect(
+      codes('creating instance, this subscription has reached the regional vCPU quota for spot (LowPriorityQuota). To scale beyond this limit, …'),
+    ).toEqual(['quota:LowPriorityQuota']);
+    expect(codes('the requested SKU is unavailable for instance type Standard_NC6s_v3 in zone eastus2-2 with capacity type spot, for more details …')).toEqual([
+      'capacity:SkuNotAvailable',
+    ]);
+    expect(
+      codes('unable to allocate resources in the selected zone (swedencentral-1) with spot capacity type and Standard_F16s_v2 VM size. (will try …)'),
+    ).toEqual(['capacity:OverconstrainedAllocationRequest']);
+    expect(codes('unable to allocate resources in all zones with on-demand capacity type and Standard_L8s_v3 VM size. (will try a different …)')).toEqual([
+      'capacity:OverconstrainedAllocationRequest',
+    ]);
+    expect(codes('unable to allocate resources with selected VM size (Standard_HB120rs_v3). (will try a different VM size to fulfill your request)')).toEqual([
+      'capacity:AllocationFailed',
+    ]);
+    // ARM's own text for the Spot quota: one cause, the Spot quota, not also the family cores quota.
+    expect(
+      codes(
+        '{"code":"OperationNotAllowed","message":"Operation could not be completed as it results in exceeding approved LowPriorityCores quota. Current Limit: 10"}',
+      ),
+    ).toEqual(['quota:LowPriorityQuota']);
+  });
+
   it("Azure RBAC refusals, the VM's own and a linked resource's", () => {
     expect(
       codes(

@@ -257,13 +257,23 @@ describe('rules that met real repositories (item 8)', () => {
       filesRead: 2,
     });
 
-    it('cannot map an Azure release number to core Karpenter: the version stays unknown, and the report says why', () => {
-      const s = new Snapshot(azure(), { karpenterVersion: '0.7.0' });
+    it('maps an Azure release to the core it vendors (its go.mod at that tag), not to the AWS release of that number', () => {
+      const s = new Snapshot(azure(), { karpenterVersion: '0.7.3' });
+      expect(s.controller).toMatchObject({ version: [1, 0, 5], versionIsCore: true });
+      expect(s.controller.versionSeries).toBeUndefined();
+      expect(s.controller.versionEvidence).toBe('Azure provider v0.7.3, --karpenter-version 0.7.3, which vendors core v1.0.5');
+    });
+
+    it('an Azure series whose releases vendor different core patches stays a core series', () => {
+      const s = new Snapshot(azure(), { karpenterVersion: '1.6' });
+      expect(s.controller).toMatchObject({ version: [1, 6, 0], versionIsCore: true, versionSeries: true });
+    });
+
+    it('a number that is an AWS release but no Azure one is not used, and the report says why', () => {
+      const s = new Snapshot(azure(), { karpenterVersion: '1.2.1' });
       expect(s.controller.version).toBeUndefined();
-      expect(s.controller.note).toBe(
-        "Karpenter 0.7.0 (--karpenter-version 0.7.0) is a release of the Azure provider, whose numbers are not core Karpenter's and cannot be mapped: " +
-          'verdicts that depend on the version assume any version; give the core version it embeds with --karpenter-version core:X.Y.Z',
-      );
+      expect(s.controller.note).toContain("1.2.1 is not a release of Karpenter's Azure provider");
+      expect(s.controller.note).toContain('--karpenter-version core:X.Y.Z');
     });
 
     it('takes a core version as given (core:X.Y.Z), on Azure and AWS alike', () => {

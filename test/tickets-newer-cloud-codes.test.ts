@@ -48,7 +48,7 @@ describe('tickets', () => {
     expect(r.findings[0]!.message).toContain('EC2 rejects the launch request itself (InvalidInput)');
   });
 
-  it("Azure's SubnetIsFull response in a fence: one failure, Azure's command, and v1.4.0 is not taken for an AWS release", async () => {
+  it("Azure's SubnetIsFull response in a fence: one failure, Azure's command, and v1.4.0 is weighed as an Azure release", async () => {
     const r = await scan([ticket('azure-subnet-full-fenced.md')]);
     expect(r.findings).toEqual([]);
     const lines = stated(r, 'subnet-addresses-exhausted');
@@ -56,8 +56,8 @@ describe('tickets', () => {
     expect(lines[0]).toContain('once: the subnet has no free IP addresses (SubnetIsFull)');
     expect(lines[0]).toContain('az network vnet subnet list-available-ips');
     expect(lines[0]).not.toContain('aws ec2');
-    expect(r.snapshot.controller.version).toBeUndefined();
-    expect(r.snapshot.controller.note).toContain('is a release of the Azure provider');
+    expect(r.snapshot.controller).toMatchObject({ version: [1, 4, 0], versionIsCore: true });
+    expect(r.snapshot.controller.versionEvidence).toMatch(/^Azure provider v1\.4\.0, stated in the ticket: .*, which vendors core v1\.4\.0$/);
   });
 
   it("the same SubnetIsFull judged (failures=1): the finding names Azure's code, node class and commands", async () => {

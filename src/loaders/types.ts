@@ -84,6 +84,8 @@ export interface StatedVersion {
    * `KARPENTER_VERSION` what a script meant to install, a sentence naming one release what the reporter says in passing.
    */
   how: 'helm list' | 'helm command' | 'terraform' | 'template' | 'variable' | 'sentence';
+  /** The ticket names Karpenter's Azure provider (its chart or image, the project, AKS Node Auto Provisioning): the number is an Azure release. */
+  azure?: boolean;
 }
 
 export interface LoadOptions {

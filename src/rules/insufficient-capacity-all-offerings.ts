@@ -10,6 +10,8 @@ const ID = 'insufficient-capacity-all-offerings';
 const ZONE = 'topology.kubernetes.io/zone';
 const CAPACITY_TYPE = 'karpenter.sh/capacity-type';
 const NARROW_TYPES = ['node.kubernetes.io/instance-type', 'karpenter.k8s.aws/instance-family', 'karpenter.k8s.aws/instance-size'];
+/** The Azure provider's own keys for the same (azure:pkg/apis/v1beta1/labels.go): a VM size, its series, its family. */
+const NARROW_SKUS = ['node.kubernetes.io/instance-type', 'karpenter.azure.com/sku-name', 'karpenter.azure.com/sku-series', 'karpenter.azure.com/sku-family'];
 
 /** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
 const MESSAGES = {
@@ -87,7 +89,7 @@ export default defineRule({
           guessedClause: p.guessed ? ' The pool name is read from the NodeClaim names.' : '',
         },
         ...(noLaterLaunch(snapshot).unconfirmed ? { unconfirmed: noLaterLaunch(snapshot).unconfirmed! } : {}),
-        fix: [widenFix(p.pool, p.name)],
+        fix: [widenFix(p.pool, p.name, p.causes.length > 0 && p.causes.every((c) => c.provider === 'azure'))],
         ...(p.pool ? { pointer: p.pool.requirements.path } : {}),
         evidence: [
           ...(p.pool ? [{ object: p.pool.object, path: p.pool.requirements.path, note: 'the offerings the pool allows' }] : []),
@@ -111,7 +113,7 @@ function offeringsNamed(p: FailingPool): string | undefined {
 }
 
 /** Concrete ways to widen this pool, read from its requirements. */
-function widenFix(pool: NodePoolView | undefined, name: string): string {
+function widenFix(pool: NodePoolView | undefined, name: string, azure: boolean): string {
   const steps: string[] = [];
   if (pool) {
     const reqs = pool.requirements.value;
@@ -123,12 +125,16 @@ function widenFix(pool: NodePoolView | undefined, name: string): string {
         `allow on-demand next to ${ct.join(', ')} (Karpenter still prefers spot when it is available):\n  - key: ${CAPACITY_TYPE}\n    operator: In\n    values: [${[...ct, 'on-demand'].join(', ')}]`,
       );
     const zones = inValues(ZONE);
-    if (zones && zones.length <= 2) steps.push(`allow more zones than ${zones.join(', ')} (and make sure the EC2NodeClass selects subnets in them)`);
-    for (const key of NARROW_TYPES) {
+    // An Azure subnet spans the region's zones; an AWS subnet is in one zone, so the EC2NodeClass must select one per zone.
+    if (zones && zones.length <= 2)
+      steps.push(`allow more zones than ${zones.join(', ')}${azure ? '' : ' (and make sure the EC2NodeClass selects subnets in them)'}`);
+    for (const key of azure ? NARROW_SKUS : NARROW_TYPES) {
       const v = inValues(key);
       if (v && v.length <= 5)
         steps.push(
-          `replace ${key} In [${v.join(', ')}] with broader requirements (several instance families, or karpenter.k8s.aws/instance-category with an instance-generation bound), keeping only the bounds the workload needs (cpu, memory, GPU)`,
+          azure
+            ? `replace ${key} In [${v.join(', ')}] with broader requirements (several VM families in karpenter.azure.com/sku-family, or a karpenter.azure.com/sku-cpu range), keeping only the bounds the workload needs (cpu, memory, GPU)`
+            : `replace ${key} In [${v.join(', ')}] with broader requirements (several instance families, or karpenter.k8s.aws/instance-category with an instance-generation bound), keeping only the bounds the workload needs (cpu, memory, GPU)`,
         );
     }
     const strict = raw.filter((r) => typeof r.minValues === 'number').map((r) => `${String(r.key)} minValues ${String(r.minValues)}`);

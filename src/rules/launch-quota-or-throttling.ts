@@ -108,6 +108,10 @@ export default defineRule({
         fixes.push(
           'Raise the cores quota of the VM family in the region the error names (az vm list-usage --location <region> -o table shows usage against the limit; request the increase under Subscriptions > Usage + quotas), or leave that family out of the pool',
         );
+      if (codes.has('LowPriorityQuota'))
+        fixes.push(
+          "Raise the subscription's Spot vCPU quota in the region (Total Regional Low-priority vCPUs: az vm list-usage --location <region> -o table shows usage against the limit; request the increase under Subscriptions > Usage + quotas), or allow on-demand in the pool (karpenter.sh/capacity-type)",
+        );
       if (codes.has('MaxFleetCountExceeded'))
         fixes.push('Delete stale EC2 Fleets of type maintain/request in the account or raise the fleet quota (aws ec2 describe-fleets)');
       if (q)

@@ -25,6 +25,14 @@ const FIXES: Record<string, { field?: string; fix: (nodeClass: string, role: str
       return `Give the Karpenter controller role ${action ?? 'the EC2 actions of the launch (ec2:CreateFleet, ec2:RunInstances, ec2:CreateLaunchTemplate, ec2:CreateTags)'}: attach the reference controller policy of this release (tag conditions included).${by} An encoded message decodes with aws sts decode-authorization-message --encoded-message <message>.`;
     },
   },
+  AuthorizationFailed: {
+    // Azure RBAC: the identity the controller runs as (self-hosted: its workload identity; NAP: the cluster's) needs a
+    // role on the scope the error names; LinkedAuthorizationFailed names a second scope, usually a BYO subnet.
+    fix: (nc) =>
+      "Give the controller's Azure identity a role that allows the action the error names on the scope it names: Microsoft.Network/virtualNetworks/subnets/join/action on a subnet of your own VNet (the " +
+      `vnetSubnetID of AKSNodeClass ${nc}) takes Network Contributor on that subnet or VNet, Microsoft.Compute/virtualMachines/write takes Virtual Machine Contributor on the node resource group. ` +
+      'az role assignment list --assignee <client id of the identity> --all shows what it has; assignments take a few minutes to apply.',
+  },
   AssumeRoleWithWebIdentity: {
     fix: () =>
       "The controller's service account cannot assume its role: check the role ARN in the eks.amazonaws.com/role-arn annotation of the karpenter service account, and that the role's trust policy names the cluster's OIDC provider with sub system:serviceaccount:<namespace>:<service account> (or, with EKS Pod Identity, that an association exists for it).",
@@ -95,9 +103,9 @@ const FIXES: Record<string, { field?: string; fix: (nodeClass: string, role: str
 /** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
 const MESSAGES = {
   // What is said of a retry follows the catalog's class of every cause (RetryOutcome): only causes that stand until fixed repeat.
-  launchRefused: 'EC2 refuses the launches{{nodeClassClause}} — {{poolParts}}; {{since}}, and a retry fails the same way{{pools}}',
+  launchRefused: '{{cloud}} refuses the launches{{nodeClassClause}} — {{poolParts}}; {{since}}, and a retry fails the same way{{pools}}',
   launchRefusedMayClear:
-    'EC2 refuses the launches{{nodeClassClause}} — {{poolParts}}; {{since}}. {{clearing}} can clear on a retry, so a later launch may pass{{pools}}',
+    '{{cloud}} refuses the launches{{nodeClassClause}} — {{poolParts}}; {{since}}. {{clearing}} can clear on a retry, so a later launch may pass{{pools}}',
 } as const;
 
 export default defineRule({
@@ -162,7 +170,9 @@ export default defineRule({
       const nodeClassObject = 'metadata' in target && target.kind !== 'NodePool' ? target : undefined;
       const role = nodeClassObject ? str(dig(nodeClassObject, 'spec', 'role')) : undefined;
       const texts = pools.flatMap((p) => p.signals.map((s) => s.text)).join('\n');
-      const fixes = [...causes.values()].map((c) => FIXES[c.code]?.fix(nodeClass, role, texts) ?? `Fix the cause EC2 names: ${c.label}.`);
+      // Azure's codes come from Azure Resource Manager, through an AKSNodeClass (launchWords): never EC2's words for them.
+      const cloud = [...causes.values()].every((c) => c.provider === 'azure') ? 'Azure Resource Manager' : 'EC2';
+      const fixes = [...causes.values()].map((c) => FIXES[c.code]?.fix(nodeClass, role, texts) ?? `Fix the cause ${cloud} names: ${c.label}.`);
       const field = [...causes.values()].map((c) => FIXES[c.code]?.field).find(Boolean);
       const evidence: EvidenceInput[] = [];
       if (nodeClassObject && field)
@@ -174,6 +184,7 @@ export default defineRule({
         });
       for (const p of pools) pushAll(evidence, pickEvidence(p.signals));
       const data = {
+        cloud,
         nodeClassClause: nodeClass !== '<nodeclass>' ? ` through ${launchWords(pools[0]!).nodeClass} ${nodeClass}` : '',
         poolParts: poolParts(pools, true),
         since: later.since,

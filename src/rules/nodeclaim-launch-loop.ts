@@ -130,7 +130,9 @@ export default defineRule({
       const vias = [...new Set([...list.flatMap((s) => s.evidence.map((e) => (e.log ? 'log' : e.event ? 'event' : 'condition')))])] as Array<
         'log' | 'event' | 'condition'
       >;
-      const logsOnly = onlyFromLogs({ vias });
+      // Azure's codes mean Azure's node class: the command that confirms it lists AKSNodeClasses (launchWords).
+      const azure = cause !== undefined && cause.signals.every((s) => s.causes.every((c) => c.provider === 'azure'));
+      const logsOnly = onlyFromLogs({ vias }, azure ? 'nodepools,nodeclaims,aksnodeclasses' : undefined);
       const times = list.map((s) => s.at).filter((x) => x > 0);
       const span = times.length > 1 ? ` between ${new Date(minOf(times)).toISOString()} and ${new Date(maxOf(times)).toISOString()}` : '';
       const causeText = cause ? ` Cause: ${cause.labels.join('; ')} (reported by ${cause.rules.join(', ')}).` : ' The cause is not in the input.';

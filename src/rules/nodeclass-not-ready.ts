@@ -48,9 +48,43 @@ const SUB_CONDITIONS: Record<string, { field?: string; status?: string; advice: 
   PlacementGroupReady: { field: '/spec/placementGroup', advice: 'The placement group was not found or could not be resolved: fix its name/id.' },
 };
 
+/**
+ * The Azure provider's AKSNodeClass conditions (azure:pkg/apis/v1beta1/aksnodeclass_status.go,
+ * pkg/controllers/nodeclass/status/*.go@v1.14.2): each feeds Ready as an EC2NodeClass's do.
+ */
+const AKS_SUB_CONDITIONS: Record<string, { field?: string; status?: string; advice: string }> = {
+  SubnetsReady: {
+    field: '/spec/vnetSubnetID',
+    advice:
+      "The subnet in spec.vnetSubnetID cannot be used: it must be a subnet resource ID that exists, in the cluster's subscription, resource group and virtual network (a custom subnet may not sit in the AKS-managed VNet); the condition's message says which.",
+  },
+  ImagesReady: {
+    field: '/spec/imageFamily',
+    status: 'images',
+    advice:
+      "No node image resolved for spec.imageFamily (ImagesNotFound; FIPS images need the shared image gallery, SIGRequiredForFIPS); KubernetesUpgrade clears by itself once the new version's images are read.",
+  },
+  KubernetesVersionReady: {
+    advice: "The controller could not read the cluster's Kubernetes version: its logs say why (API server reachability, permissions).",
+  },
+  ValidationSucceeded: {
+    advice:
+      "A validation of the node class failed, e.g. the controller's identity lacks a role on the Disk Encryption Set the class names (DiskEncryptionSetRBACMissing): grant it, and the check runs again within minutes.",
+  },
+  LocalDNSReady: {
+    field: '/spec/localDNS',
+    advice: "LocalDNS cannot be enabled: the cluster does not meet its requirements (the condition's message names them).",
+  },
+};
+
+/** The sub-condition table of the node class's provider. */
+function subConditions(nodeClass: KubeObject): Record<string, { field?: string; status?: string; advice: string }> {
+  return nodeClass.kind === 'AKSNodeClass' ? AKS_SUB_CONDITIONS : SUB_CONDITIONS;
+}
+
 /** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
 const MESSAGES = {
-  nodeClassNotReady: 'EC2NodeClass {{name}} has been Ready={{readyStatus}}{{ageClause}}: {{what}}. {{poolsClause}}',
+  nodeClassNotReady: '{{kind}} {{name}} has been Ready={{readyStatus}}{{ageClause}}: {{what}}. {{poolsClause}}',
   statedConditionFalse:
     'EC2NodeClass {{objectName}} is not Ready: {{detail}}, as Karpenter reported {{occurrencesClause}}{{lastClause}}. While it stays so, every launch through it fails and the NodePools using it are not Ready.',
   statedUnusable:
@@ -116,7 +150,10 @@ export default defineRule({
           `Not a finding: the EC2NodeClass is not in the input; kubectl get ec2nodeclasses -o yaml (status.conditions) would show whether it stays unreconciled, and the controller's logs why (after an upgrade: CRDs older than the controller).`,
       );
     }
-    for (const nodeClass of snapshot.all(KIND.EC2NodeClass)) {
+    // Any provider's node class whose conditions feed Ready the same way: AWS's EC2NodeClass, Azure's AKSNodeClass.
+    for (const nodeClass of [...snapshot.all(KIND.EC2NodeClass), ...snapshot.all(KIND.AKSNodeClass)]) {
+      const kind = nodeClass.kind;
+      const SUBS = subConditions(nodeClass);
       const conds = conditions(nodeClass);
       const ready = conds.find((c) => c.type === 'Ready');
       if (!ready || ready.status === 'True') continue;
@@ -124,7 +161,7 @@ export default defineRule({
       // A get table's READY column: the failure is shown, not since when nor why. Half the symptom, said as stated.
       if (age === undefined && snapshot.partialFrom(nodeClass) !== undefined) {
         ctx.statedNotJudged(
-          `EC2NodeClass ${nodeClass.metadata.name ?? ''} shows Ready=${ready.status}, but not since when or which condition fails, so it is not a finding yet: kubectl describe ec2nodeclass ${nodeClass.metadata.name ?? ''} shows both.`,
+          `${kind} ${nodeClass.metadata.name ?? ''} shows Ready=${ready.status}, but not since when or which condition fails, so it is not a finding yet: kubectl describe ${kind.toLowerCase()} ${nodeClass.metadata.name ?? ''} shows both.`,
         );
         continue;
       }
@@ -133,8 +170,8 @@ export default defineRule({
         // A paste shows the failure but not how long it lasted: half the symptom, said as what the input states.
         if (snapshot.referenceTime.lowerBound && ready.status === 'False' && stated.length)
           ctx.statedNotJudged(
-            `EC2NodeClass ${displayName(nodeClass)} states ${stated.map(describe).join('; ')} (Ready=False since ${ready.lastTransitionTime}); ` +
-              `the input does not say how long that has lasted, so it is not a finding yet: pass --now with the time the commands ran. ${SUB_CONDITIONS[stated[0]!.type]?.advice ?? ''}`.trim(),
+            `${kind} ${displayName(nodeClass)} states ${stated.map(describe).join('; ')} (Ready=False since ${ready.lastTransitionTime}); ` +
+              `the input does not say how long that has lasted, so it is not a finding yet: pass --now with the time the commands ran. ${SUBS[stated[0]!.type]?.advice ?? ''}`.trim(),
           );
         else heldLongerThan(ctx, nodeClass, ready.lastTransitionTime, options.minDuration, `Ready=${ready.status}`);
         continue;
@@ -145,16 +182,16 @@ export default defineRule({
       const causes = notTrue.filter((c) => c.reason !== 'DependenciesNotReady');
       const failing = causes.length ? causes : notTrue;
       const first = failing[0];
-      const sub = first ? SUB_CONDITIONS[first.type] : undefined;
+      const sub = first ? SUBS[first.type] : undefined;
       const pools = snapshot.nodePools().filter((p) => {
         const ref = nodeClassRefOf(p);
-        return ref?.name === name && ref.kind === 'EC2NodeClass';
+        return ref?.name === name && ref.kind === kind;
       });
 
       const evidence: EvidenceInput[] = failing.map((c) => ({ object: nodeClass, path: `/status/conditions/${c.index}`, note: describe(c) }));
       if (!failing.length) evidence.push({ object: nodeClass, path: `/status/conditions/${ready.index}`, note: describe(ready) });
       for (const c of failing) {
-        const statusKey = SUB_CONDITIONS[c.type]?.status;
+        const statusKey = SUBS[c.type]?.status;
         // A cut describe paste may not show the list at all: then it is not evidence either way.
         if (statusKey && snapshot.isKnown(nodeClass, `/status/${statusKey}`) && arr(dig(nodeClass, 'status', statusKey)).length === 0)
           evidence.push({ object: nodeClass, path: `/status/${statusKey}`, value: [], note: `status.${statusKey} is empty` });
@@ -181,6 +218,7 @@ export default defineRule({
         object: nodeClass,
         messageId: 'nodeClassNotReady',
         data: {
+          kind,
           name,
           readyStatus: ready.status,
           ageClause: age !== undefined ? ` for ${formatDuration(age)}` : '',
@@ -263,7 +301,7 @@ function nodeClassOfLog(log: LogRecord): ObjectRef | undefined {
 
 const FROM_LOGS = {
   // Its checks read EC2NodeClass conditions: a Provisioner or NodePool pasted whole says nothing about its node class.
-  judgesKinds: ['EC2NodeClass'],
+  judgesKinds: ['EC2NodeClass', 'AKSNodeClass'],
   fromLog: (log) => {
     const text = logText(log);
     const type = nodeClassConditionStated(text);
@@ -311,17 +349,19 @@ function specField(nodeClass: KubeObject, field: string | undefined): string | u
 
 function fixText(nodeClass: KubeObject, failing: Condition[], field: string | undefined): FixSteps {
   const name = commandName(nodeClass);
+  const aws = nodeClass.kind !== 'AKSNodeClass';
+  const resource = nodeClass.kind.toLowerCase();
   const steps = failing.map((c) => {
-    const advice = SUB_CONDITIONS[c.type]?.advice ?? `Resolve ${c.type} (${c.reason ?? 'no reason'}).`;
-    return `${c.type}: ${advice}${c.type === 'SubnetsReady' || c.type === 'SecurityGroupsReady' ? describeCommand(nodeClass, c.type) : ''}`;
+    const advice = subConditions(nodeClass)[c.type]?.advice ?? `Resolve ${c.type} (${c.reason ?? 'no reason'}).`;
+    return `${c.type}: ${advice}${aws && (c.type === 'SubnetsReady' || c.type === 'SecurityGroupsReady') ? describeCommand(nodeClass, c.type) : ''}`;
   });
   if (!steps.length)
     steps.push(
       'No sub-condition is failing: the controller has not reconciled the node class (is it running? kubectl logs -n <ns> -l app.kubernetes.io/name=karpenter | grep nodeclass).',
     );
-  if (field) steps.push(`Edit the field: kubectl edit ec2nodeclass ${name}   # ${field.slice(1).replace(/\//g, '.')}`);
+  if (field) steps.push(`Edit the field: kubectl edit ${resource} ${name}   # ${field.slice(1).replace(/\//g, '.')}`);
   steps.push(
-    `Check: kubectl get ec2nodeclass ${name} -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' prints True, and the controller logs no "Reconciler error" for controller nodeclass.`,
+    `Check: kubectl get ${resource} ${name} -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' prints True, and the controller logs no "Reconciler error" for controller nodeclass.`,
   );
   return steps;
 }

@@ -26,6 +26,8 @@ export function useLoggedVersion(info: ControllerInfo, logs: readonly LogRecord[
   if (logs.some(fromAzure)) info.azureInLogs = true;
   const said = latestStatement(logs);
   if (!said) return;
+  // AKS Node Auto Provisioning builds the Azure provider as `<release>-aks` (azure:hack/release/common.sh): Azure's number.
+  if (/^v?\d+\.\d+\.\d+-aks$/.test(said.version)) info.azureInLogs = true;
   const version = parseVersion(said.version)!;
   const where = `${said.log.provenance.source}${said.log.provenance.line ? `:${said.log.provenance.line}` : ''}`;
   const evidence = `controller log: "discovered karpenter version" ${said.version} (${where})`;

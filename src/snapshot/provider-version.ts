@@ -1,14 +1,16 @@
 /**
  * Karpenter's version numbers are the AWS provider's (core and AWS releases shared numbers until v1.0 and map through
- * a table since, see version.ts). Azure's karpenter-provider-azure numbers its releases on its own (v0.x while core
- * was at v1.x), so its number says nothing about which core fixes it carries. There the version is dropped — verdicts
- * that depend on it say which versions they assume — unless the user names the core version: `--karpenter-version core:1.2.0`.
+ * a table since, see version.ts). Azure's karpenter-provider-azure numbers its releases on its own (v0.2–v0.7 while
+ * core ran v0.32–v1.0, then v1.4 on), so its number is mapped to the core it vendors (kube/azure-version.ts); a number
+ * that is no Azure release is dropped — verdicts that depend on it say which versions they assume — unless the user
+ * names the core version: `--karpenter-version core:1.2.0`.
  */
 import type { KubeObject } from '../kube/types.js';
 import { containersOf } from './controller.js';
 import type { ControllerInfo } from './controller-info.js';
 import { dig, str } from '../kube/fields.js';
-import { parseVersion, versionLabel } from '../kube/version.js';
+import { formatVersion, parseVersion, versionLabel } from '../kube/version.js';
+import { azureCoreOf, notAnAzureRelease } from '../kube/azure-version.js';
 
 const AZURE_IMAGE = /aks\/karpenter|karpenter-provider-azure/;
 const CORE_PREFIX = /^core[:@=]/i;
@@ -38,8 +40,19 @@ export function settleProviderVersion(info: ControllerInfo, azure: boolean, flag
     return;
   }
   if (!(azure || info.azureInLogs) || !info.version || info.versionIsCore) return;
+  const release = `Azure provider ${info.versionSeries ? `v${info.version[0]}.${info.version[1]}` : `v${formatVersion(info.version)}`}`;
+  const mapped = azureCoreOf(info.version, info.versionSeries);
+  if (mapped) {
+    // The release stays in the evidence (the JSON findings carry it); verdicts read the core it vendors.
+    info.versionEvidence = `${release}, ${info.versionEvidence ?? 'stated'}, which ${mapped.how}`;
+    info.version = mapped.core;
+    info.versionIsCore = true;
+    if (mapped.series) info.versionSeries = true;
+    else delete info.versionSeries;
+    return;
+  }
   const note =
-    `Karpenter ${versionLabel(info.version, info.versionSeries)} (${info.versionEvidence}) is a release of the Azure provider, whose numbers are not core Karpenter's and cannot be mapped: ` +
+    `Karpenter ${versionLabel(info.version, info.versionSeries)} (${info.versionEvidence}) is not used as the version: ${notAnAzureRelease(info.version, info.versionSeries)}; ` +
     'verdicts that depend on the version assume any version; give the core version it embeds with --karpenter-version core:X.Y.Z';
   info.note = info.note ? `${info.note}; ${note}` : note;
   delete info.version;

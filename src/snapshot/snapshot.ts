@@ -135,19 +135,21 @@ export class Snapshot {
     );
     this.controller = detectController(this.all(KIND.Deployment), this.all(KIND.Pod), releases, opts.karpenterVersion, (o) => this.provenance(o));
     useLoggedVersion(this.controller, this.logs);
+    // Which provider runs decides what a stated number means: Azure's releases are weighed as Azure's.
+    const azure = isAzureProvider(this.all(KIND.AKSNodeClass), this.all(KIND.NodePool), this.controller.object) || load.statedVersions?.some((s) => s.azure);
     useStatedVersion(
       this.controller,
       load.statedVersions ?? [],
       this.all(KIND.EksctlClusterConfig),
       (o) => this.provenance(o),
       generationBounds(
-        [KIND.Provisioner, KIND.Machine, KIND.AWSNodeTemplate, KIND.NodePool, KIND.NodeClaim, KIND.EC2NodeClass].flatMap((kindKey) =>
+        [KIND.Provisioner, KIND.Machine, KIND.AWSNodeTemplate, KIND.NodePool, KIND.NodeClaim, KIND.EC2NodeClass, KIND.AKSNodeClass].flatMap((kindKey) =>
           this.all(kindKey).map((object) => ({ kindKey, object, partial: this.partialFrom(object) !== undefined })),
         ),
       ),
+      azure || Boolean(this.controller.azureInLogs),
     );
-    const azure = isAzureProvider(this.all(KIND.AKSNodeClass), this.all(KIND.NodePool), this.controller.object);
-    settleProviderVersion(this.controller, azure, opts.karpenterVersion);
+    settleProviderVersion(this.controller, Boolean(azure), opts.karpenterVersion);
     // Helm values that were read but not used say so, like every input that does not count.
     for (const { object, why } of this.controller.unused ?? []) {
       const p = this.provenance(object);

@@ -6,7 +6,8 @@
  */
 import type { KubeObject, Provenance } from '../kube/types.js';
 import { dig, displayName, str } from '../kube/fields.js';
-import { compareVersion, notARelease, parseVersion, versionLabel, type Version } from '../kube/version.js';
+import { compareVersion, formatVersion, notARelease, parseVersion, versionLabel, type Version } from '../kube/version.js';
+import { azureCoreRange, notAnAzureRelease } from '../kube/azure-version.js';
 import { KIND } from '../kube/kinds.js';
 import type { StatedVersion } from '../loaders/types.js';
 import type { ControllerInfo } from './controller-info.js';
@@ -51,6 +52,9 @@ export function generationBounds(objects: Iterable<{ kindKey: string; object: Ku
       const version = object.apiVersion.split('/')[1];
       if (version === 'v1beta1') found.set('v1beta1', { min: [0, 32, 0], max: [1, 0, Infinity], why: `v1beta1 ${object.kind} objects point to v0.32–v1.0` });
       if (version === 'v1') found.set('v1', { min: [0, 33, 0], why: `v1 ${object.kind} objects point to ≥ v0.33` });
+    } else if (kindKey === KIND.AKSNodeClass && !partial && object.apiVersion.split('/')[1] === 'v1beta1') {
+      // The Azure provider added v1beta1 AKSNodeClass in v1.4.0, which vendors core v1.4.0 (docs/karpenter-behaviour.md §0.4).
+      found.set('aks-v1beta1', { min: [1, 4, 0], why: 'v1beta1 AKSNodeClass objects point to Azure provider ≥ v1.4.0 (core ≥ v1.4)' });
     }
   }
   return [...found.values()];
@@ -61,11 +65,28 @@ function servedCopy(o: KubeObject): boolean {
   return Boolean(m.uid || m.resourceVersion || m.creationTimestamp || (o as Record<string, unknown>).status);
 }
 
-/** Why the input itself contradicts a stated version (a series: every patch of it), or undefined. */
-function contradicted(v: Version, bounds: readonly GenerationBound[], series = false): string | undefined {
-  const highest: Version = series ? [v[0], v[1], Infinity] : v;
-  const against = bounds.filter((b) => (b.max && compareVersion(v, b.max) > 0) || (b.min && compareVersion(highest, b.min) < 0));
+/** Why the input itself contradicts a stated version (a series: every patch of it; lowest..highest in core numbers), or undefined. */
+function contradicted(lowest: Version, highest: Version, bounds: readonly GenerationBound[]): string | undefined {
+  const against = bounds.filter((b) => (b.max && compareVersion(lowest, b.max) > 0) || (b.min && compareVersion(highest, b.min) < 0));
   return against.length ? against.map((b) => b.why).join(', ') : undefined;
+}
+
+/**
+ * Why a stated number cannot be what runs: no release of the provider, or one the objects and logs beside it could not
+ * have been served by. The bounds are in core numbers; an Azure release is weighed by the core it vendors.
+ */
+function notWhatRuns(v: Version, series: boolean | undefined, bounds: readonly GenerationBound[], azure: boolean): string | undefined {
+  if (azure) {
+    const range = azureCoreRange(v, series);
+    if (!range) return notAnAzureRelease(v, series);
+    const why = contradicted(range.min, range.max, bounds);
+    return why ? `Azure provider ${series ? `v${v[0]}.${v[1]}` : `v${formatVersion(v)}`} vendors core ${coreRangeLabel(range)}, but ${why}` : undefined;
+  }
+  return notARelease(v, series) ?? contradicted(v, series ? [v[0], v[1], Infinity] : v, bounds);
+}
+
+function coreRangeLabel(r: { min: Version; max: Version }): string {
+  return r.max[2] === Infinity ? `v${r.min[0]}.${r.min[1]}.x` : `v${formatVersion(r.min)}`;
 }
 
 export function useStatedVersion(
@@ -74,6 +95,8 @@ export function useStatedVersion(
   eksctlConfigs: readonly KubeObject[],
   provenanceOf: (o: KubeObject) => Provenance | undefined,
   bounds: readonly GenerationBound[] = [],
+  /** The controller is Azure's provider: stated numbers are its releases (kube/azure-version.ts). */
+  azure = false,
 ): void {
   const statements: Statement[] = [
     ...eksctlConfigs.flatMap((c): Statement[] => {
@@ -106,7 +129,7 @@ export function useStatedVersion(
   const against = info.traceBound ? [...bounds, info.traceBound] : bounds;
   const weighed = statements.filter((s) => {
     const v = parseVersion(s.version)!;
-    const why = notARelease(v, s.series) ?? contradicted(v, against, s.series);
+    const why = notWhatRuns(v, s.series, against, azure);
     if (why) notes.push(`${s.evidence.replace(/^stated in the ticket: /, '')} is not used as the Karpenter version: ${why}`);
     return !why;
   });

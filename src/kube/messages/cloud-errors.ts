@@ -313,44 +313,63 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
     carries: ['code', 'subnet'],
   },
   {
-    // Azure's quota refusal is OperationNotAllowed with the quota in its text; the code alone is also used for other refusals.
+    // Spot VMs count against the subscription's LowPriorityCores quota, not a family's. The Azure provider (v0.4+)
+    // words it itself: "this subscription has reached the regional vCPU quota for spot (LowPriorityQuota)"
+    // (azure:pkg/providers/instance/offerings/commonerrorhandlers.go@v1.14.2, instance.go@v0.4.0).
+    code: 'LowPriorityQuota',
+    provider: 'azure',
+    family: 'quota',
+    label: "the subscription's Spot (LowPriorityCores) vCPU quota is used up",
+    re: /\bLowPriorityQuota\b|exceeding approved (?:Total )?LowPriorityCores quota/i,
+    carries: ['code', 'quota'],
+  },
+  {
+    // Azure's quota refusal is OperationNotAllowed with the quota in its text; the code alone is also used for other
+    // refusals. The Azure provider (v0.2+) replaces it with its own words: "regional <capacity type> vCPU quota limit
+    // for subscription has been reached", "subscription level <capacity type> vCPU quota for <size> has been reached".
     code: 'QuotaExceeded',
     provider: 'azure',
     family: 'quota',
     label: "the subscription's cores quota is used up",
-    re: /\bQuotaExceeded\b|exceeding approved [\w ]*Cores quota|exceeding quota limits? of Core|regional capacity limit for your subscription has been reached/i,
+    re: /\bQuotaExceeded\b|exceeding approved [\w ]*Cores quota|exceeding quota limits? of Core|regional capacity limit for your subscription has been reached|regional [\w-]+ vCPU quota limit for subscription has been reached|subscription level [\w-]+ vCPU quota for \S+ has been reached/i,
     carries: ['code', 'quota'],
   },
   {
+    // The provider's own words (v0.2+): "the requested SKU is unavailable for instance type <size> in zone <zone> with capacity type <type>".
     code: 'SkuNotAvailable',
     provider: 'azure',
     family: 'capacity',
     label: 'the VM size is not available in that location or zone, or out of Spot capacity (SkuNotAvailable)',
-    re: /\bSkuNotAvailable\b/,
+    re: /\bSkuNotAvailable\b|the requested SKU is unavailable for instance type/i,
     carries: ['code', 'instance-types', 'zone'],
   },
   {
+    // "unable to allocate resources in the selected zone (<zone>). (will try a different zone …)" (v0.2+); the same
+    // words followed by "with <type> capacity type" are the overconstrained zonal failure (v1.4+), the next row.
     code: 'ZonalAllocationFailed',
     provider: 'azure',
     family: 'capacity',
     label: 'Azure cannot allocate the VM size in that zone (ZonalAllocationFailed)',
-    re: /\bZonalAllocationFail(?:ed|ure)\b|unable to allocate resources in the selected zone/i,
+    re: /\bZonalAllocationFail(?:ed|ure)\b|unable to allocate resources in the selected zone(?![^.]* with [\w-]+ capacity type)/i,
     carries: ['code', 'zone'],
   },
   {
+    // v1.4+: "unable to allocate resources in the selected zone (<zone>) with <type> capacity type and <size> VM size",
+    // "unable to allocate resources in all zones with <type> capacity type and <size> VM size".
     code: 'OverconstrainedAllocationRequest',
     provider: 'azure',
     family: 'capacity',
     label: 'Azure cannot allocate a VM with all the requested constraints (OverconstrainedAllocationRequest)',
-    re: /\bOverconstrained(?:Zonal)?Allocation(?:Request)?\b/,
+    re: /\bOverconstrained(?:Zonal)?Allocation(?:Request|Failure)?\b|unable to allocate resources in (?:the selected zone \([^)]*\)|all zones) with [\w-]+ capacity type/i,
     carries: ['code', 'zone'],
   },
   {
+    // v1.4+: "unable to allocate resources with selected VM size (<size>). (will try a different VM size …)".
     code: 'AllocationFailed',
     provider: 'azure',
     family: 'capacity',
     label: 'Azure has no capacity for the VM size (AllocationFailed)',
-    re: /\bAllocationFail(?:ed|ure)\b/,
+    re: /\bAllocationFail(?:ed|ure)\b|unable to allocate resources with selected VM size/i,
     carries: ['code', 'instance-types'],
   },
   {
@@ -377,6 +396,8 @@ export function classifyCloudError(text: string): CloudErrorRow[] {
     if (row.code === 'UnauthorizedOperation' && out.some((c) => c.family === 'refused')) continue;
     // ZonalAllocationFailed / Overconstrained… already say "allocation failed" more precisely.
     if (row.code === 'AllocationFailed' && out.some((c) => c.provider === 'azure' && c.family === 'capacity')) continue;
+    // Spot's LowPriorityCores quota is a cores quota too; the row that names it says which.
+    if (row.code === 'QuotaExceeded' && out.some((c) => c.code === 'LowPriorityQuota')) continue;
     out.push(row);
   }
   return out;

@@ -64,16 +64,30 @@ const HELM_VERSION = new RegExp(String.raw`\s--version[\s=]+["']?${SEMVER}["']?(
 /** The templates' own placeholder (`__Karpenter Version:__ v0.0.0`), left in place by people who did not fill it in. */
 const PLACEHOLDER = '0.0.0';
 const MAX_TEXT = 80;
+/**
+ * What says the ticket is about Karpenter's Azure provider, whose releases have their own numbers: its chart or image
+ * (`mcr.microsoft.com/aks/karpenter/…`), the project by name (not a link to one of its threads), AKS Node Auto Provisioning.
+ */
+const AZURE_PROVIDER = /mcr\.microsoft\.com\/aks\/karpenter\b|\bkarpenter-provider-azure\b(?!\/(?:issues|pull|discussions)\/)|\bnode auto[- ]?provisioning\b/i;
 
 export function statedVersions(lines: string[], source: string): StatedVersion[] {
   const out: StatedVersion[] = [];
+  const azure = lines.some((l) => AZURE_PROVIDER.test(l));
   const add = (stated: string, i: number, text: string, how: StatedVersion['how']) => {
     if (stated === PLACEHOLDER) return;
     const t = text.trim().replace(/\s+/g, ' ');
     // `0.36.x`, `1.0.*`, `v0.33`: the series, its patch unknown (never taken as patch 0).
     const series = /^(\d+\.\d+)(?:\.[xX*])?$/.exec(stated)?.[1];
     const version = series ?? stated;
-    out.push({ version, ...(series ? { series: true } : {}), source, line: i + 1, text: t.length > MAX_TEXT ? `${t.slice(0, MAX_TEXT - 1)}…` : t, how });
+    out.push({
+      version,
+      ...(series ? { series: true } : {}),
+      source,
+      line: i + 1,
+      text: t.length > MAX_TEXT ? `${t.slice(0, MAX_TEXT - 1)}…` : t,
+      how,
+      ...(azure ? { azure } : {}),
+    });
   };
   let karpenterBlock = 0;
   for (let i = 0; i < lines.length; i++) {
