@@ -447,6 +447,16 @@ export class Snapshot {
   }
 
   /**
+   * The provenance with its line found now, even while lookups are deferred: for a place written into a finding's
+   * text, which is rendered before the deferred lines are found. Ask it only for the record cited.
+   */
+  provenanceWithLine(obj: KubeObject): Provenance | undefined {
+    const p = this.provenanceMap.get(obj)?.[0];
+    if (p && p.line === 0 && p.fsPath) p.line = this.locateLine(p);
+    return p ?? this.provenance(obj);
+  }
+
+  /**
    * While deferred, provenance() notes the files whose lines a report needs instead of re-reading each at once,
    * so the caller can locate them all in parallel (`wantedLineFiles`, `setLines`).
    */
