@@ -159,9 +159,19 @@ export function isClusterScoped(kindKey: string): boolean {
 
 /** `group/Kind` of an object, its group normalised (`extensions` → `apps`): the key of KIND. */
 export function kindKeyOf(obj: { apiVersion: string; kind: string }): string {
-  const group = obj.apiVersion.includes('/') ? obj.apiVersion.split('/')[0]! : '';
-  return normaliseKindKey(`${group}/${obj.kind}`);
+  // Asked for every object many times over (indexing, events by object, references): each pair is worked out once.
+  let byKind = KIND_KEYS.get(obj.apiVersion);
+  if (!byKind) KIND_KEYS.set(obj.apiVersion, (byKind = new Map()));
+  let key = byKind.get(obj.kind);
+  if (key === undefined) {
+    const group = obj.apiVersion.includes('/') ? obj.apiVersion.split('/')[0]! : '';
+    byKind.set(obj.kind, (key = normaliseKindKey(`${group}/${obj.kind}`)));
+  }
+  return key;
 }
+
+/** apiVersion → kind → kind key; as many entries as distinct pairs in the input (a few dozen). */
+const KIND_KEYS = new Map<string, Map<string, string>>();
 
 export function normaliseKindKey(key: string): string {
   const slash = key.indexOf('/');

@@ -1,10 +1,10 @@
 /**
- * cli-table3 tables fitted to the terminal's width. Cell text is wrapped here, at spaces only (see wrap.ts), into
+ * Bordered tables fitted to the terminal's width. Cell text is wrapped here, at spaces only (see wrap.ts), into
  * columns wide enough for each column's longest word: cli-table3 would otherwise cut words or truncate with an
- * ellipsis. A table that cannot fit its words in the width says so (`undefined`), and the caller lays it out
+ * ellipsis. Drawn here, the way cli-table3 draws them: its cells truncate their whole text for a debug line on
+ * every line they draw, one character at a time, which cost seconds on a report of a few thousand nodes. A table that cannot fit its words in the width says so (`undefined`), and the caller lays it out
  * another way. Borders are box drawing on a terminal and `+-|` in ASCII mode (pipes, files, `--ascii`).
  */
-import Table from 'cli-table3';
 import { displayWidth, wrapText } from './wrap.js';
 import { maxOf } from '../kube/lists.js';
 
@@ -38,26 +38,104 @@ export function renderGrid(spec: GridSpec): string | undefined {
   const inner = () => widths.reduce((a, b) => a + b, 0) + 3 * (columns - 1);
   if (inner() < across) widths[columns - 1]! += across - inner();
   if (spanned.some((c) => longestWord(c.text) > inner())) return undefined;
-  const wrap = (text: string, w: number) => wrapText(text, w, 1).join('\n');
-  const table = new Table({
-    ...(spec.head ? { head: spec.head.map((h, i) => (spec.headStyle ?? ((x) => x))(wrap(h, widths[i]!))) } : {}),
-    colWidths: widths.map((w) => w + 2),
-    style: { head: [], border: [], 'padding-left': 1, 'padding-right': 1 },
-    ...(spec.ascii ? { chars: ASCII_BORDERS } : {}),
-  });
+  const wrap = (text: string, w: number) => wrapText(text, w, 1);
+  const rows: DrawnCell[][] = [];
+  if (spec.head) rows.push(spec.head.map((h, i) => ({ x: i, span: 1, lines: wrap(h, widths[i]!).map(spec.headStyle ?? ((x) => x)) })));
   for (const row of spec.rows) {
     let at = 0;
-    table.push(
+    rows.push(
       row.map((c) => {
-        if (typeof c === 'string') return wrap(c, widths[at++]!);
-        const w = widths.slice(at, at + c.span).reduce((a, b) => a + b, 0) + 3 * (c.span - 1);
-        at += c.span;
-        return { colSpan: c.span, content: wrap(c.text, w) };
+        const span = typeof c === 'string' ? 1 : c.span;
+        const w = widths.slice(at, at + span).reduce((a, b) => a + b, 0) + 3 * (span - 1);
+        const cell = { x: at, span, lines: wrap(typeof c === 'string' ? c : c.text, w) };
+        at += span;
+        return cell;
       }),
     );
   }
-  return table.toString();
+  return draw(
+    rows,
+    widths.map((w) => w + 2),
+    spec.ascii ? ASCII_BORDERS : BOX_BORDERS,
+  );
 }
+
+/** A cell placed at column `x`, spanning `span` columns, its text already wrapped to the width. */
+interface DrawnCell {
+  x: number;
+  span: number;
+  lines: string[];
+}
+
+/**
+ * The table as cli-table3 draws it with one cell of padding each side: a rule above every row, junctions where the
+ * cells of the row above and below meet (a spanning cell's rule has none inside it), a rule below the last row.
+ */
+function draw(rows: DrawnCell[][], colWidths: number[], ch: Borders): string {
+  const out: string[] = [];
+  const columns = colWidths.length;
+  const widthOf = (c: DrawnCell) => colWidths.slice(c.x, c.x + c.span).reduce((a, b) => a + b, 0) + c.span - 1;
+  // Columns where a cell starts, per row: a column inside a span has no junction in the rules next to it.
+  const starts = rows.map((row) => new Set(row.map((c) => c.x)));
+  rows.forEach((row, y) => {
+    let rule = '';
+    for (const c of row) {
+      for (let i = 0; i < c.span; i++) {
+        const x = c.x + i;
+        const insideAbove = y > 0 && !starts[y - 1]!.has(x);
+        rule +=
+          y === 0
+            ? x === 0
+              ? ch['top-left']
+              : i === 0
+                ? ch['top-mid']
+                : ch.top
+            : x === 0
+              ? ch['left-mid']
+              : insideAbove
+                ? i === 0
+                  ? ch['top-mid']
+                  : ch.mid
+                : i === 0
+                  ? ch['mid-mid']
+                  : ch['bottom-mid'];
+        rule += (y === 0 ? ch.top : ch.mid).repeat(colWidths[x]!);
+      }
+      if (c.x + c.span === columns) rule += y === 0 ? ch['top-right'] : ch['right-mid'];
+    }
+    out.push(rule);
+    const height = maxOf(row.map((c) => c.lines.length));
+    for (let n = 0; n < height; n++) {
+      let line = '';
+      for (const c of row) {
+        const inner = widthOf(c) - 2;
+        const text = c.lines[n];
+        line += c.x === 0 ? ch.left : ch.middle;
+        line += text === undefined ? ' '.repeat(inner + 2) : ` ${fit(text, inner)} `;
+        if (c.x + c.span === columns) line += ch.right;
+      }
+      out.push(line);
+    }
+  });
+  const last = rows[rows.length - 1];
+  if (last) {
+    out.push(
+      last
+        .map((c) => `${c.x === 0 ? ch['bottom-left'] : ch['bottom-mid']}${ch.bottom.repeat(widthOf(c))}${c.x + c.span === columns ? ch['bottom-right'] : ''}`)
+        .join(''),
+    );
+  }
+  return out.join('\n');
+}
+
+/** A line padded to the width (colour codes take none), or cut with an ellipsis when longer. */
+function fit(text: string, width: number): string {
+  const shown = displayWidth(text.replace(ANSI, ''));
+  if (shown <= width) return text + ' '.repeat(width - shown);
+  return `${[...text.replace(ANSI, '')].slice(0, Math.max(0, width - 1)).join('')}…`;
+}
+
+const ANSI = /\u001b\[[0-9;]*m/g;
 
 /**
  * Each column at least as wide as its longest word (its longest line when `whole`); the room left goes to the
@@ -92,7 +170,44 @@ function longestLine(text: string): number {
   return maxOf([0, ...text.split('\n').map(displayWidth)]);
 }
 
-const ASCII_BORDERS = {
+type Borders = Record<
+  | 'top'
+  | 'top-mid'
+  | 'top-left'
+  | 'top-right'
+  | 'bottom'
+  | 'bottom-mid'
+  | 'bottom-left'
+  | 'bottom-right'
+  | 'left'
+  | 'left-mid'
+  | 'mid'
+  | 'mid-mid'
+  | 'right'
+  | 'right-mid'
+  | 'middle',
+  string
+>;
+
+const BOX_BORDERS: Borders = {
+  top: '─',
+  'top-mid': '┬',
+  'top-left': '┌',
+  'top-right': '┐',
+  bottom: '─',
+  'bottom-mid': '┴',
+  'bottom-left': '└',
+  'bottom-right': '┘',
+  left: '│',
+  'left-mid': '├',
+  mid: '─',
+  'mid-mid': '┼',
+  right: '│',
+  'right-mid': '┤',
+  middle: '│',
+};
+
+const ASCII_BORDERS: Borders = {
   top: '-',
   'top-mid': '+',
   'top-left': '+',

@@ -30,10 +30,12 @@ export function detectController(
   flagVersion: string | undefined,
   provenanceOf: (o: KubeObject) => Provenance | undefined,
 ): ControllerInfo {
+  // Every pod's images are read once: a cluster dump holds many pods and one controller.
+  const controllerPods = pods.filter(isKarpenterControllerWorkload);
   const candidates = [
     ...deployments.filter(isKarpenterControllerWorkload),
-    ...pods.filter((p) => isKarpenterControllerWorkload(p) && dig(p, 'status', 'phase') === 'Running'),
-    ...pods.filter(isKarpenterControllerWorkload),
+    ...controllerPods.filter((p) => dig(p, 'status', 'phase') === 'Running'),
+    ...controllerPods,
   ];
   const object = candidates[0];
   let info: ControllerInfo = { featureGates: {}, env: {} };

@@ -99,6 +99,8 @@ export function partialSourceText(from: string): string {
 export function agePairs(objects: readonly { object: KubeObject; provenance: Provenance }[]): AgePair[] {
   const FIELD = '/metadata/creationTimestamp';
   const key = (o: KubeObject) => `${o.apiVersion.split('/')[0]}/${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
+  // A cluster dump has no ages at all: no key is made for each of its objects then.
+  if (!objects.some((o) => o.provenance.ages?.[FIELD] !== undefined)) return [];
   const absolute = new Map<string, number>();
   for (const { object, provenance } of objects) {
     if (provenance.ages?.[FIELD] !== undefined || !object.metadata.name) continue;

@@ -83,18 +83,18 @@ function latestTimestamp(snapshot: TimedInput): { ms: number; what: string } | u
       if (t.endsWith('Z')) bestText = t.slice(0, 19);
     }
   };
-  const conditionTimes = (o: KubeObject, label: string) => {
+  // The label is made only for a time that becomes the latest: most objects never need theirs.
+  const conditionTimes = (o: KubeObject) => {
     for (const c of arr<Json>(dig(o, 'status', 'conditions'))) {
-      consider(c.lastHeartbeatTime, () => `${label} status heartbeat`);
-      consider(c.lastTransitionTime, () => `${label} ${String(c.type)} transition`);
+      consider(c.lastHeartbeatTime, () => `${objectLabel(o)} status heartbeat`);
+      consider(c.lastTransitionTime, () => `${objectLabel(o)} ${String(c.type)} transition`);
     }
   };
   // Node classes too: a pasted EC2NodeClass status (Ready, AMIsReady, …) is often the newest time a ticket shows.
   for (const kind of [KIND.Node, KIND.NodeClaim, KIND.Machine, KIND.NodePool, KIND.Pod, KIND.EC2NodeClass, KIND.AKSNodeClass]) {
     for (const o of snapshot.all(kind)) {
-      const label = objectLabel(o);
-      consider(o.metadata.creationTimestamp, () => `${label} creation`);
-      conditionTimes(o, label);
+      consider(o.metadata.creationTimestamp, () => `${objectLabel(o)} creation`);
+      conditionTimes(o);
     }
   }
   for (const e of snapshot.events()) consider(e.lastSeen, () => `Event ${displayName(e.object)} last seen`);

@@ -83,6 +83,11 @@ export class Snapshot {
   /** Kinds listed in one namespace only: the kind stays unlisted elsewhere. */
   private readonly listedNamespaces: Array<{ kindKey: string; namespace: string }> = [];
   private readonly cache = new Map<string, unknown>();
+  /**
+   * Some object was read from text that shows only part of it (describe output, a get table). Rules ask whether a
+   * field is known for every pod of a dump, many times over; a dump read whole answers without a lookup.
+   */
+  private partialInput = false;
   /** Objects found more than once (the same object in two files, or two objects with one name): merged. */
   mergedCount = 0;
   mergedExample: string | undefined;
@@ -124,6 +129,7 @@ export class Snapshot {
     this.clusterStateParts = reading.clusterParts;
     this.assumeComplete = opts.assumeComplete ?? false;
     for (const { object, provenance } of load.objects) {
+      if (provenance.partial) this.partialInput = true;
       if (this.manifestInput && !isSyntheticKind(kindKeyOf(object))) markPlaceholders(object, provenance, load.locateField);
       this.add(object, provenance);
     }
@@ -205,7 +211,7 @@ export class Snapshot {
 
   /** Did the input show this field of this object (always, unless it was read from describe output or a get table)? */
   isKnown(obj: KubeObject, pointer: string): boolean {
-    return isKnownIn(this.provenanceMap.get(obj)?.[0], pointer);
+    return !this.partialInput || isKnownIn(this.provenanceMap.get(obj)?.[0], pointer);
   }
 
   /**
@@ -215,7 +221,7 @@ export class Snapshot {
   conditionNotTrue(obj: KubeObject, type: string): boolean {
     const c = condition(obj, type);
     if (c && this.isKnown(obj, `/status/conditions/${c.index}/status`)) return c.status !== undefined && c.status !== 'True';
-    return this.provenanceMap.get(obj)?.[0]?.partial?.notTrue?.includes(type) ?? false;
+    return (this.partialInput && this.provenanceMap.get(obj)?.[0]?.partial?.notTrue?.includes(type)) ?? false;
   }
 
   /**
@@ -244,7 +250,7 @@ export class Snapshot {
 
   /** What a partial object was read from (`kubectl describe output`); undefined for a whole object. */
   partialFrom(obj: KubeObject): string | undefined {
-    return this.provenanceMap.get(obj)?.[0]?.partial?.from;
+    return this.partialInput ? this.provenanceMap.get(obj)?.[0]?.partial?.from : undefined;
   }
 
   private add(object: KubeObject, provenance: Provenance): void {
@@ -440,6 +446,16 @@ export class Snapshot {
       else p.line = this.locateLine(p);
     }
     return p;
+  }
+
+  /**
+   * The provenance with its line found now, even while lookups are deferred: for a place written into a finding's
+   * text, which is rendered before the deferred lines are found. Ask it only for the record cited.
+   */
+  provenanceWithLine(obj: KubeObject): Provenance | undefined {
+    const p = this.provenanceMap.get(obj)?.[0];
+    if (p && p.line === 0 && p.fsPath) p.line = this.locateLine(p);
+    return p ?? this.provenance(obj);
   }
 
   /**
@@ -811,7 +827,9 @@ export class Snapshot {
       const views = [...this.all(KIND.Event), ...this.all(KIND.EventV1).filter((e) => !copies.has(e))]
         .map(eventView)
         .filter((e): e is EventView => e !== undefined)
-        .map((e) => withInferredSubject(e, this.provenance(e.object)));
+        // Only an event whose object the paste does not name needs its provenance: asking for every event's would
+        // re-read each events file for its lines, which only cited objects need.
+        .map((e) => (e.involved.kind !== '' || e.involved.name !== '' ? e : withInferredSubject(e, this.provenance(e.object))));
       if (!this.agesAnchored) return views;
       const twice = eventsPastedTwice(views, (o) => this.partialFrom(o) !== undefined, this.referenceTime.ms);
       return twice.size ? views.filter((e) => !twice.has(e.object)) : views;

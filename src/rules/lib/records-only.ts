@@ -213,18 +213,22 @@ export interface UncoveredCause {
 export function reportUncovered(ctx: Pick<RuleContext, 'snapshot' | 'statedNotJudged'>, causes: UncoveredCause[]): void {
   const { snapshot } = ctx;
   for (const cause of causes) {
-    const seen: Array<{ at: string; text: string; count: number; by?: string }> = [];
+    // Where a record sits is written only for the last one, the one cited: an event's line is found only then.
+    const seen: Array<{ at: () => string; text: string; count: number; by?: string }> = [];
     const match = (text: string) => cause.re.test(text) && !cause.unless?.(text);
     for (const log of snapshot.logs) {
       const text = logText(log);
       // kubectl's or Terraform's report of a refused apply is theirs to state, not the controller's.
       const by = typeof log.fields.printedBy === 'string' ? log.fields.printedBy : undefined;
-      if (match(text)) seen.push({ at: `${log.provenance.source}:${log.provenance.line}`, text, count: 1, ...(by ? { by } : {}) });
+      if (match(text)) seen.push({ at: () => `${log.provenance.source}:${log.provenance.line}`, text, count: 1, ...(by ? { by } : {}) });
     }
     for (const e of snapshot.events()) {
       if (!match(e.message)) continue;
-      const p = snapshot.provenance(e.object);
-      seen.push({ at: p ? `${p.source}:${p.line}` : `event ${e.reason} of ${e.involved.kind} ${e.involved.name}`, text: e.message, count: e.count });
+      const at = () => {
+        const p = snapshot.provenanceWithLine(e.object);
+        return p ? `${p.source}:${p.line}` : `event ${e.reason} of ${e.involved.kind} ${e.involved.name}`;
+      };
+      seen.push({ at, text: e.message, count: e.count });
     }
     if (!seen.length) continue;
     const n = seen.reduce((k, s) => k + s.count, 0);
@@ -233,7 +237,7 @@ export function reportUncovered(ctx: Pick<RuleContext, 'snapshot' | 'statedNotJu
     const quoted = flat.length > 200 ? `${flat.slice(0, 199)}…` : flat;
     const { what, advice } = cause.said?.(last.text) ?? cause;
     ctx.statedNotJudged(
-      `${last.by ?? 'the controller'} states ${what} (${n === 1 ? 'once' : `${n} times`}, last at ${last.at}: "${quoted}"), a cause no catalog rule judges. ${advice}`,
+      `${last.by ?? 'the controller'} states ${what} (${n === 1 ? 'once' : `${n} times`}, last at ${last.at()}: "${quoted}"), a cause no catalog rule judges. ${advice}`,
     );
   }
 }

@@ -9,7 +9,7 @@ import { conditionTransition } from '../../snapshot/messages/object-events.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 import { KIND } from '../../kube/kinds.js';
 import { parseTime } from '../../kube/units.js';
-import { classifyCloudError } from '../../kube/messages/cloud-errors.js';
+import { CLOUD_ERRORS } from '../../kube/messages/cloud-errors.js';
 import { unreachableEndpoint } from '../../snapshot/messages/controller-errors.js';
 import { logText } from '../../snapshot/messages/karpenter-logs.js';
 
@@ -93,35 +93,42 @@ export interface JoinCause {
  * instance that launched got past them.
  */
 export function joinCauseStated(snapshot: Snapshot): JoinCause | undefined {
-  const texts: Array<{ text: string; where: string }> = [
-    ...snapshot.logs.map((l) => ({ text: logText(l), where: `${l.provenance.source}:${l.provenance.line}` })),
-    ...snapshot.events().map((e) => {
-      const p = snapshot.provenance(e.object);
-      return { text: e.message, where: p ? `${p.source}:${p.line}` : `event ${e.reason}` };
-    }),
-  ];
-  for (const { text, where } of texts) {
-    const e = unreachableEndpoint(text);
-    if (e && e.service !== 'pricing') {
-      return {
-        what: `the controller cannot reach ${e.host} (${e.failure})`,
-        where,
-        check:
-          "Instances in the same VPC without a route to AWS endpoints cannot reach the API server's authentication, pull their images (ecr.api, ecr.dkr, s3) or, on some AMIs, read their bootstrap: check the node subnets' routes, NAT and interface VPC endpoints first.",
-      };
-    }
-    const role = classifyCloudError(text).find((r) => ROLE_CODES.has(r.code));
-    if (role) {
-      return {
-        what: role.label,
-        where,
-        check:
-          'An instance without the node role has no credentials to join as a node: check spec.role / spec.instanceProfile of the EC2NodeClass and that the role is mapped (aws-auth or an EC2_LINUX access entry).',
-      };
-    }
+  for (const l of snapshot.logs) {
+    const cause = joinCauseIn(logText(l));
+    if (cause) return { ...cause, where: `${l.provenance.source}:${l.provenance.line}` };
+  }
+  for (const e of snapshot.events()) {
+    const cause = joinCauseIn(e.message);
+    if (!cause) continue;
+    // Only the record cited is located: asking every event's line would re-read each events file.
+    const p = snapshot.provenanceWithLine(e.object);
+    return { ...cause, where: p ? `${p.source}:${p.line}` : `event ${e.reason}` };
+  }
+  return undefined;
+}
+
+function joinCauseIn(text: string): Omit<JoinCause, 'where'> | undefined {
+  const e = unreachableEndpoint(text);
+  if (e && e.service !== 'pricing') {
+    return {
+      what: `the controller cannot reach ${e.host} (${e.failure})`,
+      check:
+        "Instances in the same VPC without a route to AWS endpoints cannot reach the API server's authentication, pull their images (ecr.api, ecr.dkr, s3) or, on some AMIs, read their bootstrap: check the node subnets' routes, NAT and interface VPC endpoints first.",
+    };
+  }
+  // classifyCloudError never leaves out a role row another row matched, so the first role row that matches is the
+  // one it would return first: the other rows need not be tried on every event of a dump.
+  const role = ROLE_ROWS.find((r) => r.re.test(text));
+  if (role) {
+    return {
+      what: role.label,
+      check:
+        'An instance without the node role has no credentials to join as a node: check spec.role / spec.instanceProfile of the EC2NodeClass and that the role is mapped (aws-auth or an EC2_LINUX access entry).',
+    };
   }
   return undefined;
 }
 
 /** Cloud error rows about the node role and its instance profile. */
 const ROLE_CODES = new Set(['InstanceProfileNameInvalid', 'iam:PassRole']);
+const ROLE_ROWS = CLOUD_ERRORS.filter((r) => ROLE_CODES.has(r.code));
