@@ -25,6 +25,7 @@ export const APPLY_REFUSALS: readonly RefusalRow[] = [
     // (`NodePool.karpenter.sh "x" is invalid: …`) after kubectl's frame: OpenAPI schema and CEL rules, v0.32+ CRDs.
     re: new RegExp(`${FRAME}(?:The (${KINDS}) "([^"]+)"|(${KINDS})\\.karpenter\\.(?:sh|k8s\\.aws|azure\\.com) "([^"]+)") is invalid: (.+)$`),
     signal: 'schema-or-cel',
+    example: 'The NodePool "default" is invalid: spec.template.spec.requirements[0].key: Invalid value: "string": label domain "kubernetes.io" is restricted',
     printed: ['api-server'],
     groups: { kind: 1, name: 2, why: 5 },
   },
@@ -33,6 +34,8 @@ export const APPLY_REFUSALS: readonly RefusalRow[] = [
     // v0.32–v0.37): the object is not named, the webhook's name gives the kind for v1alpha5.
     re: new RegExp(`^Error from server(?: \\(\\w+\\))?: (?:error when \\w+ "[^"]*": )?admission webhook "([^"]*karpenter[^"]*)" denied the request: (.+)$`),
     signal: 'webhook-denied',
+    example:
+      'Error from server (BadRequest): error when creating "provisioner.yaml": admission webhook "validation.webhook.provisioners.karpenter.sh" denied the request: validation failed: expected exactly one, got both: spec.provider, spec.providerRef',
     printed: ['api-server'],
     groups: { kind: 1, why: 2 },
   },
@@ -43,6 +46,8 @@ export const APPLY_REFUSALS: readonly RefusalRow[] = [
       `^(?:error: )?error validating "[^"]*": error validating data: \\[?ValidationError\\((${KINDS})((?:\\.\\w+)*)\\): (.+?)\\]?;?(?: if you choose to ignore these errors.*)?$`,
     ),
     signal: 'client-validation',
+    example:
+      'error: error validating "provisioner.yaml": error validating data: ValidationError(Provisioner.spec): unknown field "consolidationPolicy" in sh.karpenter.v1alpha5.Provisioner.spec; if you choose to ignore these errors, turn validation off with --validate=false',
     printed: ['api-server'],
     groups: { kind: 1, why: 3 },
   },
@@ -50,6 +55,8 @@ export const APPLY_REFUSALS: readonly RefusalRow[] = [
     // Server-side field validation (kubectl ≥ 1.25): `NodePool in version "v1" cannot be handled as a NodePool: strict decoding error: unknown field "spec.x"`.
     re: new RegExp(`${FRAME}(${KINDS}) in version "\\w+" cannot be handled as an? \\w+: (.+)$`),
     signal: 'strict-decoding',
+    example:
+      'Error from server (BadRequest): error when creating "nodepool.yaml": NodePool in version "v1" cannot be handled as a NodePool: strict decoding error: unknown field "spec.template.spec.kubelet"',
     printed: ['api-server'],
     groups: { kind: 1, why: 2 },
   },

@@ -4,7 +4,7 @@
  * starts at and the command line that printed it. What is left is prose. Nothing here parses YAML or JSON: each
  * block goes to the reader registry, which knows the formats.
  */
-import { inlineEventRow, parseEventRow } from '../event-rows.js';
+import { inlineEventRow, isKarpenterEventMessage, parseEventRow } from '../event-rows.js';
 import { traceLine } from '../../go-traces.js';
 import { collectorNote, completesRecord, isControllerKlog, parseLogLine } from '../../logs.js';
 import { EXPORT_HEADER, braceDepth, consoleMessageEnd, isFieldsOnlyLine, isKubectlNoise } from '../../text-lines.js';
@@ -321,6 +321,7 @@ function inlineRecords(line: string, lineNo: number, out: SplitText): void {
     }
     const record = text.startsWith('{"') ? jsonKind(text) === 'log' : parseLogLine(text, 0, { source: '' })?.level !== undefined;
     if (record) out.blocks.push({ kind: 'log', start: lineNo, lines: [text], lang: '' });
+    else if (isKarpenterEventMessage(text)) out.blocks.push({ kind: 'other', start: lineNo, lines: [text], lang: '' });
   }
 }
 
@@ -429,8 +430,8 @@ function lineKind(line: string, fenced: boolean): BlockKind | null {
   if (parseLogLine(line, 0, { source: '' }) || traceLine(line) === 'strong' || EXPORT_HEADER.test(line) || exportHeader(line) || collectorNote(line))
     return 'log';
   if (TABLE_HEADER.test(line) || DESCRIBE_FIELD.test(line) || /^Events:\s*$/.test(line) || isNodeViewerLine(line) || isHeaderlessRow(line)) return 'other';
-  // A describe Events row pasted between paragraphs, without its header or fence.
-  if (!fenced && /^\s/.test(line) && parseEventRow(line)) return 'other';
+  // A describe Events row pasted between paragraphs, without its header or fence; a message of Karpenter's events alone.
+  if (!fenced && ((/^\s/.test(line) && parseEventRow(line)) || isKarpenterEventMessage(line))) return 'other';
   if (YAML_KEY.test(line)) return 'yaml';
   if (ELISION.test(line)) return fenced ? 'yaml' : null;
   return fenced ? 'text' : null;
