@@ -6,7 +6,6 @@
  */
 
 import { isCatalogErrorAlone } from '../kube/messages/alone.js';
-import { isSdkCloudError } from '../kube/messages/cloud-errors.js';
 import { applyRefusalIn, type ApplyRefusalSeen } from '../kube/messages/api-refusals.js';
 import type { LogRecord, Provenance } from '../kube/types.js';
 import { goPanicLevel } from './go-traces.js';
@@ -46,7 +45,7 @@ const CUT_YEAR = /^0\d{2}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}/;
  * the v2 SDK's report of a failed call, an Azure response; a question about one is prose.
  */
 function isBareError(text: string): boolean {
-  return isCatalogErrorAlone(text) || isSdkCloudError(text) || ARM_RESPONSE.test(text);
+  return isCatalogErrorAlone(text) || ARM_RESPONSE.test(text);
 }
 
 /** An Azure SDK response error read as one line (ticket/blocks.ts joins its lines): an error whatever its code. */

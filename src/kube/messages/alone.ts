@@ -5,7 +5,8 @@
  * a cloud's error looks when it stands alone. Readers ask it whether a line is a record, never what it means.
  */
 import { API_MISMATCH } from './api-mismatch.js';
-import { classifyCloudError, namesCloudError } from './cloud-errors.js';
+import { APPLY_REFUSALS } from './api-refusals.js';
+import { classifyCloudError, isSdkCloudError, namesCloudError } from './cloud-errors.js';
 import { CONTROLLER_ERRORS } from './controller-errors.js';
 import { ERROR_CHAINS } from './karpenter-errors.js';
 import { NODECLASS_ERRORS } from './nodeclass-errors.js';
@@ -45,14 +46,17 @@ const AZURE_CODE_LINE = /^ERROR CODE: ([A-Z][A-Za-z]+)$/;
 function isCloudErrorAlone(text: string): boolean {
   const azure = AZURE_CODE_LINE.exec(text)?.[1];
   if (azure) return namesCloudError(azure);
-  return CODE_FIRST.test(text) && classifyCloudError(text.replace(KUBECTL_UNAUTHORIZED, '')).length > 0;
+  if (CODE_FIRST.test(text)) return classifyCloudError(text.replace(KUBECTL_UNAUTHORIZED, '')).length > 0;
+  // The code alone, or a sentence's words after it (`InsufficientInstanceCapacity in eu-west-1c since Monday`).
+  const code = /^[A-Z][A-Za-z0-9]*(?:\.[A-Z][A-Za-z0-9]*)*(?=$|[\s,;.)])/.exec(text)?.[0];
+  return code !== undefined && code !== 'Unauthorized' && namesCloudError(code);
 }
 
 /** The text, as a whole, is a message of the catalog that names a cause: an error record when quoted alone. */
 export function isCatalogErrorAlone(text: string): boolean {
   const t = text.trim();
   if (t === '' || /\?\s*$/.test(t)) return false;
-  return chained(t) || isCloudErrorAlone(t) || SPECIFIC.some((table) => table.some((row) => opensWith(row.re, t)));
+  return chained(t) || isCloudErrorAlone(t) || isSdkCloudError(t) || SPECIFIC.some((table) => table.some((row) => opensWith(row.re, t)));
 }
 
 /**
@@ -65,5 +69,50 @@ function opensWith(re: RegExp, text: string): boolean {
   const before = text.slice(0, at);
   // A code's namespace (`AWS.SimpleQueueService.`) or the URL the request went to (`Post "https://`) is part of it;
   // columns (two spaces), emphasis and a sentence's end are not.
-  return /^[\w.-]*$/.test(before) || (/(?:, |: |:\/\/)$/.test(before) && !/[`*_\t]| {2}|\. /.test(before));
+  if (/^[\w.-]*$/.test(before)) return true;
+  if (!/(?:, |: |:\/\/)$/.test(before) || /[`*_\t]| {2}|\. /.test(before)) return false;
+  // An error chain's wraps are a few words each ("getting subnets", "send request failed caused by"); a sentence is longer.
+  return before.split(/, |: /).every((part) => part.split(' ').length <= MAX_WRAP_WORDS);
+}
+
+const MAX_WRAP_WORDS = 6;
+
+/** A URL or a Markdown link: a code in a documentation link is a reference, not an error seen. */
+const LINK = /\[[^\]]*\]\([^)]*\)|<?https?:\/\/[^\s>)]+>?/g;
+/** A catalog code spelt as one (two capitals at least, or dotted), anywhere in a sentence. */
+const CODE_WORD = /\b[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+(?:\.[A-Z][A-Za-z0-9]*)*\b/g;
+/** Words that make the clause say the message did not happen, or might: the sentence reports no error. */
+const NOT_SEEN = /\b(?:not|no|never|nor|without|if|whether|unless|instead of|rather than)\b|n't\b/i;
+
+/**
+ * A catalog message inside a sentence of prose (`…and the launch fails with InsufficientInstanceCapacity in
+ * eu-west-1c`, `kubectl says: no matches for kind "NodePool" …`): the text from where the message starts, if the
+ * sentence states it happened — not in a link, not asked about, not negated or supposed in its clause.
+ */
+export function messageInSentence(line: string): string | undefined {
+  const text = line.replace(LINK, (m) => ' '.repeat(m.length));
+  const starts: number[] = [];
+  for (const m of text.matchAll(CODE_WORD)) if (m[0] !== 'Unauthorized' && namesCloudError(m[0])) starts.push(m.index);
+  // After a colon: what a tool said, quoted.
+  for (const m of text.matchAll(/: (?=\S)/g)) {
+    // The colon is outside any link; what follows is read whole, the URL a request went to included.
+    const rest = tidy(line.slice(m.index + 2));
+    if (isCatalogErrorAlone(rest) || APPLY_REFUSALS.some((r) => r.re.test(rest))) starts.push(m.index + 2);
+  }
+  for (const at of starts.sort((a, b) => a - b)) {
+    const sentenceEnd = text.slice(at).search(/[.!?](?:\s|$)/);
+    const sentence = sentenceEnd < 0 ? text.slice(at) : text.slice(at, at + sentenceEnd + 1);
+    const clause = text
+      .slice(0, at)
+      .split(/[.!?;:](?:\s|$)|,\s+(?:but|and|so)\s/)
+      .pop()!;
+    if (/\?\s*$/.test(sentence.trim()) || NOT_SEEN.test(clause)) continue;
+    return tidy(line.slice(at));
+  }
+  return undefined;
+}
+
+/** Emphasis around the message and the sentence's full stop after it, are the sentence's. */
+function tidy(text: string): string {
+  return text.replace(/(?:\*\*|__)?\s*[.!]?\s*$/, '').trim();
 }

@@ -60,6 +60,15 @@ export const APPLY_REFUSALS: readonly RefusalRow[] = [
     printed: ['api-server'],
     groups: { kind: 1, why: 2 },
   },
+  {
+    // The same refusal quoted from where the server's reason starts (`strict decoding error: unknown field "spec.x"`):
+    // the kind is not named; the field may still say which kind and version it belongs to (`declaredElsewhere`).
+    re: new RegExp(`${FRAME}strict decoding error: (.+)$`),
+    signal: 'strict-decoding',
+    example: 'strict decoding error: unknown field "spec.kubeletConfiguration"',
+    printed: ['api-server'],
+    groups: { why: 1 },
+  },
 ];
 
 export interface ApplyRefusalSeen {
@@ -107,6 +116,25 @@ export function refusedUnknownField(line: string): RefusedField | undefined {
   const group = strict ? KARPENTER_RESOURCES.find((r) => r.kind === strict[1])?.group : undefined;
   if (strict && group) return { kind: strict[1]!, apiVersion: `${group}/${strict[2]!}`, path: strict[3]! };
   return undefined;
+}
+
+/** The field a strict-decoding refusal quoted without its kind names (`strict decoding error: unknown field "spec.x"`). */
+export function refusedFieldUnnamedKind(line: string): string | undefined {
+  const text = line.trim();
+  const row = APPLY_REFUSALS.find((r) => r.signal === 'strict-decoding' && r.groups.kind === undefined)!;
+  const why = row.re.exec(text)?.[1];
+  return why ? /^unknown field "([\w.]+)"/.exec(why)?.[1] : undefined;
+}
+
+/**
+ * The Karpenter kinds and API versions, other than the one refusing, whose schema declares the refused field
+ * (kube/kind-fields.ts): a manifest written for one of them, applied where the CRDs serve another. Of the named kind
+ * only, when the refusal names one.
+ */
+export function declaredElsewhere(f: { kind?: string; apiVersion?: string; path: string }): Array<{ kind: string; apiVersion: string }> {
+  return KIND_SHAPES.filter(
+    (s) => /karpenter/.test(s.apiVersion) && (!f.kind || s.kind === f.kind) && s.apiVersion !== f.apiVersion && s.paths.includes(f.path),
+  ).map((s) => ({ kind: s.kind, apiVersion: s.apiVersion }));
 }
 
 /**

@@ -5,6 +5,7 @@
  * block goes to the reader registry, which knows the formats.
  */
 import { inlineEventRow, isKarpenterEventMessage, parseEventRow } from '../event-rows.js';
+import { messageInSentence } from '../../../kube/messages/alone.js';
 import { traceLine } from '../../go-traces.js';
 import { collectorNote, completesRecord, isControllerKlog, parseLogLine } from '../../logs.js';
 import { EXPORT_HEADER, braceDepth, consoleMessageEnd, isFieldsOnlyLine, isKubectlNoise } from '../../text-lines.js';
@@ -260,6 +261,11 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
       prose ??= { from: i, to: i };
       prose.to = i + 1;
       inlineRecords(spanOverLines(lines, i) ?? line, first + i, out);
+      // A message of the catalog inside the sentence itself, not in a code span (read above; one that opens or closes
+      // on another line leaves the line's words undecided, so such a line is not searched).
+      const spans = line.replace(/`{3,}/g, '').match(/`/g)?.length ?? 0;
+      const said = spans % 2 === 0 ? messageInSentence(line.replace(/`[^`]*`/g, (m) => ' '.repeat(m.length))) : undefined;
+      if (said) out.blocks.push({ kind: 'log', start: first + i, lines: [said], lang: '' });
       const titled = titleRecord(line);
       if (titled) out.blocks.push({ kind: 'log', start: first + i, lines: [titled], lang: '' });
       const row = inlineEventRow(line);
