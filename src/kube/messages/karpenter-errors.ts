@@ -59,8 +59,3 @@ export const ERROR_CHAINS: MessageTable<ErrorChain> = [
     printed: ['api-server'],
   },
 ];
-
-/** The text opens like one of Karpenter's error chains. */
-export function opensErrorChain(text: string): boolean {
-  return ERROR_CHAINS.some((row) => row.re.test(text));
-}
