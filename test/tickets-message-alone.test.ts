@@ -44,6 +44,12 @@ describe('a message quoted alone in a ticket', () => {
     expect(r.stated.map((s) => s.split(':')[0])).toEqual(['subnet-addresses-exhausted']);
   });
 
+  it("the v1 SDK's `caused by:` line under a console record is the rest of that record, not a message alone", async () => {
+    const r = await scan([join(FIXTURES, 'tickets', 'causes', 'ec2-endpoint-timeout-v0.29.txt')], { now: '2026-01-01T00:00:00Z' });
+    expect(r.load.logs.map((l) => `@${l.provenance.line} ${/i\/o timeout$/.test(l.message)}`)).toEqual(['@1 true', '@3 true']);
+    expect(r.run.notEvaluatedFor.filter((n) => n.stated).map((n) => n.ruleId)).toEqual(['no-instance-type-fits', 'launch-refused-by-cloud-provider']);
+  });
+
   it('codes in a link, a negated or supposed clause, a question, another cloud and kubectl’s own refusal: nothing read', async () => {
     const r = await read('codes-not-seen-near-miss.md');
     expect(r.logs).toEqual([]);

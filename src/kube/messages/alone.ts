@@ -55,7 +55,9 @@ function isCloudErrorAlone(text: string): boolean {
 /** The text, as a whole, is a message of the catalog that names a cause: an error record when quoted alone. */
 export function isCatalogErrorAlone(text: string): boolean {
   const t = text.trim();
-  if (t === '' || /\?\s*$/.test(t)) return false;
+  // The v1 AWS SDK writes an error's cause on a line of its own (`caused by: Post "https://ec2…": … i/o timeout`): the
+  // rest of the record above it, not a record.
+  if (t === '' || /\?\s*$/.test(t) || /^caused by: /.test(t)) return false;
   return chained(t) || isCloudErrorAlone(t) || isSdkCloudError(t) || SPECIFIC.some((table) => table.some((row) => opensWith(row.re, t)));
 }
 
