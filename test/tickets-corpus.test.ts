@@ -244,7 +244,14 @@ const CASES: Case[] = [
   },
   {
     file: 'details-summary-logs.md',
-    logs: ['@13 INFO Starting EventSource', '@14 INFO Starting Controller', '@15 ERROR Reconciler error', '@16 ERROR Reconciler error'],
+    // The sentence's code span is the controller's start-up error quoted alone: a record of unknown time, beside the log.
+    logs: [
+      '@7 ERROR custom resource "nodeclaims.karpenter.sh',
+      '@13 INFO Starting EventSource',
+      '@14 INFO Starting Controller',
+      '@15 ERROR Reconciler error',
+      '@16 ERROR Reconciler error',
+    ],
     skipped: ['1 prose (7 paragraphs), not objects or logs'],
     findings: ['karpenter-api-version-mismatch CustomResourceDefinition nodeclaims.karpenter.sh'],
     cause: /lack the conversion webhook/,

@@ -5,8 +5,7 @@
  * (aggregators, Loki exports); those are peeled off first and kept where they say when or who.
  */
 
-import { isSdkCloudError, namesCloudError } from '../kube/messages/cloud-errors.js';
-import { opensErrorChain } from '../kube/messages/karpenter-errors.js';
+import { isCatalogErrorAlone } from '../kube/messages/alone.js';
 import { applyRefusalIn, type ApplyRefusalSeen } from '../kube/messages/api-refusals.js';
 import type { LogRecord, Provenance } from '../kube/types.js';
 import { goPanicLevel } from './go-traces.js';
@@ -41,27 +40,16 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
 const ROW_NUMBER = /^\d+\t(?=\d{4}-\d{2}-\d{2}[T ]\d{2}:)/;
 /** A copy that lost the first character of the line: `023-04-17T09:02:44Z…` is 2023's. */
 const CUT_YEAR = /^0\d{2}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}/;
-/** An error chain wraps at least twice (`a, b, c` or `a: b: c`); a question about one is prose. */
+/**
+ * A message of the catalog quoted alone (kube/messages/alone.ts): an error chain, a cloud's error, a controller error,
+ * the v2 SDK's report of a failed call, an Azure response; a question about one is prose.
+ */
 function isBareError(text: string): boolean {
-  // The chain goes on after its opening (`…, more` or `…: more`), as catalog rows kube/messages/karpenter-errors.ts say it opens.
-  const chained = opensErrorChain(text) && /[,:] \S/.test(text);
-  return (
-    (chained && !/\?\s*$/.test(text) && (text.match(/, |: /g)?.length ?? 0) >= 2) || isCloudErrorLine(text) || isSdkCloudError(text) || ARM_RESPONSE.test(text)
-  );
+  return isCatalogErrorAlone(text) || ARM_RESPONSE.test(text);
 }
 
-/**
- * A cloud's error as the cloud prints it, on a line of its own: `Code: message` (EC2 and the AWS SDK, also after
- * `api error `), or the Azure SDK's `ERROR CODE: Code` line of a response. Only the codes of the message catalog
- * (kube/messages/cloud-errors.ts) count, so a pasted launch failure is read wherever it was quoted.
- */
-const CLOUD_ERROR_LINE = /^(?:api error )?([A-Z][A-Za-z]+(?:\.[A-Z][A-Za-z]+)?): \S.{8,}$|^ERROR CODE: ([A-Z][A-Za-z]+)$/;
 /** An Azure SDK response error read as one line (ticket/blocks.ts joins its lines): an error whatever its code. */
 const ARM_RESPONSE = /^RESPONSE \d{3}: .{0,80}?ERROR CODE: [A-Z][A-Za-z]+\b/;
-function isCloudErrorLine(text: string): boolean {
-  const m = CLOUD_ERROR_LINE.exec(text.trim());
-  return m !== null && namesCloudError(m[1] ?? m[2]!);
-}
 
 /**
  * The Azure SDK prints one failed response over several lines (`RESPONSE 400: 400 Bad Request`, `ERROR CODE: X`, a
@@ -275,6 +263,9 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
           refusedWhy: applied.why,
         },
       };
+    } else if (prefixTime === undefined && goPanicLevel(rest)) {
+      // The runtime's panic line: written straight to stderr, without time or logger.
+      parsed = { level: goPanicLevel(rest)!, message: rest, fields: {} };
     } else if (prefixTime === undefined && isBareError(rest.replace(APPLY_ERROR, ''))) {
       // The error chain alone (what a record's `error` field holds), copied out of a record or an event: Karpenter
       // builds these only on its error paths. kubectl's or Terraform's refusal keeps who printed it and of what.
@@ -285,9 +276,6 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
         message: text.includes('\\"') ? text.replace(/\\"/g, '"').replace(/"$/, '') : text,
         fields: refusal ? { printedBy: rest.startsWith('Error from server') ? 'kubectl' : 'Terraform', refused: refusal.replace(/: $/, '') } : {},
       };
-    } else if (prefixTime === undefined && goPanicLevel(rest)) {
-      // The runtime's panic line: written straight to stderr, without time or logger.
-      parsed = { level: goPanicLevel(rest)!, message: rest, fields: {} };
     } else if ((m2 = UNDATED_CONSOLE.exec(rest))) {
       // A console line quoted without its time (an issue title, a sentence, a column cut): `ERROR⇥controller.provisioning⇥Could not launch node, …`.
       // Its time is unknown, never guessed; a `--timestamps` prefix before it is the time it was written.

@@ -9,7 +9,7 @@ import { apiMismatch, type ApiMismatch } from '../snapshot/messages/api-errors.j
 import { seenController } from './lib/launch-findings.js';
 import { reportUncovered } from './lib/records-only.js';
 import { WEBHOOK_UNREACHABLE } from './lib/stated-causes.js';
-import { staleCrdRefusal } from './lib/refused-by-api.js';
+import { otherVersionRefusal, staleCrdRefusal } from './lib/refused-by-api.js';
 import { karpenterFacts } from './support.js';
 import { pushAll } from '../kube/lists.js';
 
@@ -162,6 +162,16 @@ export default defineRule({
         `kubectl reports the field ${f.path} of ${f.kind} ${f.apiVersion} unknown, yet ${f.kind} ${f.apiVersion} has it: the ${f.kind} CRD in the cluster is older than the Karpenter release that added it ` +
           "(Helm installs a chart's CRDs once and never upgrades them). Apply the CRDs of the Karpenter version you run (the karpenter-crd chart of that version, or its CRD manifests), " +
           'upgrading Karpenter first if it predates the field; kubectl get crd -o yaml would show the CRD in place',
+      );
+    }
+    for (const log of snapshot.logs) {
+      const o = otherVersionRefusal(log);
+      if (!o) continue;
+      const has = o.declaredBy.map((d) => `${d.kind} ${d.apiVersion}`).join(', ');
+      statedNotJudged(
+        `The API server reports the field ${o.path}${o.refusing ? ` of ${o.refusing.kind} ${o.refusing.apiVersion}` : ''} unknown; it is a field of ${has}: ` +
+          'the manifest is written for another Karpenter API version than the CRDs in the cluster serve. Write it for the version the CRDs serve ' +
+          '(kubectl get crd nodepools.karpenter.sh -o jsonpath={.spec.versions[*].name} lists them), or upgrade the CRDs and the controller together to the release that version belongs to',
       );
     }
 

@@ -25,6 +25,7 @@ export const APPLY_REFUSALS: readonly RefusalRow[] = [
     // (`NodePool.karpenter.sh "x" is invalid: …`) after kubectl's frame: OpenAPI schema and CEL rules, v0.32+ CRDs.
     re: new RegExp(`${FRAME}(?:The (${KINDS}) "([^"]+)"|(${KINDS})\\.karpenter\\.(?:sh|k8s\\.aws|azure\\.com) "([^"]+)") is invalid: (.+)$`),
     signal: 'schema-or-cel',
+    example: 'The NodePool "default" is invalid: spec.template.spec.requirements[0].key: Invalid value: "string": label domain "kubernetes.io" is restricted',
     printed: ['api-server'],
     groups: { kind: 1, name: 2, why: 5 },
   },
@@ -33,6 +34,8 @@ export const APPLY_REFUSALS: readonly RefusalRow[] = [
     // v0.32–v0.37): the object is not named, the webhook's name gives the kind for v1alpha5.
     re: new RegExp(`^Error from server(?: \\(\\w+\\))?: (?:error when \\w+ "[^"]*": )?admission webhook "([^"]*karpenter[^"]*)" denied the request: (.+)$`),
     signal: 'webhook-denied',
+    example:
+      'Error from server (BadRequest): error when creating "provisioner.yaml": admission webhook "validation.webhook.provisioners.karpenter.sh" denied the request: validation failed: expected exactly one, got both: spec.provider, spec.providerRef',
     printed: ['api-server'],
     groups: { kind: 1, why: 2 },
   },
@@ -43,6 +46,8 @@ export const APPLY_REFUSALS: readonly RefusalRow[] = [
       `^(?:error: )?error validating "[^"]*": error validating data: \\[?ValidationError\\((${KINDS})((?:\\.\\w+)*)\\): (.+?)\\]?;?(?: if you choose to ignore these errors.*)?$`,
     ),
     signal: 'client-validation',
+    example:
+      'error: error validating "provisioner.yaml": error validating data: ValidationError(Provisioner.spec): unknown field "consolidationPolicy" in sh.karpenter.v1alpha5.Provisioner.spec; if you choose to ignore these errors, turn validation off with --validate=false',
     printed: ['api-server'],
     groups: { kind: 1, why: 3 },
   },
@@ -50,8 +55,19 @@ export const APPLY_REFUSALS: readonly RefusalRow[] = [
     // Server-side field validation (kubectl ≥ 1.25): `NodePool in version "v1" cannot be handled as a NodePool: strict decoding error: unknown field "spec.x"`.
     re: new RegExp(`${FRAME}(${KINDS}) in version "\\w+" cannot be handled as an? \\w+: (.+)$`),
     signal: 'strict-decoding',
+    example:
+      'Error from server (BadRequest): error when creating "nodepool.yaml": NodePool in version "v1" cannot be handled as a NodePool: strict decoding error: unknown field "spec.template.spec.kubelet"',
     printed: ['api-server'],
     groups: { kind: 1, why: 2 },
+  },
+  {
+    // The same refusal quoted from where the server's reason starts (`strict decoding error: unknown field "spec.x"`):
+    // the kind is not named; the field may still say which kind and version it belongs to (`declaredElsewhere`).
+    re: new RegExp(`${FRAME}strict decoding error: (.+)$`),
+    signal: 'strict-decoding',
+    example: 'strict decoding error: unknown field "spec.kubeletConfiguration"',
+    printed: ['api-server'],
+    groups: { why: 1 },
   },
 ];
 
@@ -100,6 +116,25 @@ export function refusedUnknownField(line: string): RefusedField | undefined {
   const group = strict ? KARPENTER_RESOURCES.find((r) => r.kind === strict[1])?.group : undefined;
   if (strict && group) return { kind: strict[1]!, apiVersion: `${group}/${strict[2]!}`, path: strict[3]! };
   return undefined;
+}
+
+/** The field a strict-decoding refusal quoted without its kind names (`strict decoding error: unknown field "spec.x"`). */
+export function refusedFieldUnnamedKind(line: string): string | undefined {
+  const text = line.trim();
+  const row = APPLY_REFUSALS.find((r) => r.signal === 'strict-decoding' && r.groups.kind === undefined)!;
+  const why = row.re.exec(text)?.[1];
+  return why ? /^unknown field "([\w.]+)"/.exec(why)?.[1] : undefined;
+}
+
+/**
+ * The Karpenter kinds and API versions, other than the one refusing, whose schema declares the refused field
+ * (kube/kind-fields.ts): a manifest written for one of them, applied where the CRDs serve another. Of the named kind
+ * only, when the refusal names one.
+ */
+export function declaredElsewhere(f: { kind?: string; apiVersion?: string; path: string }): Array<{ kind: string; apiVersion: string }> {
+  return KIND_SHAPES.filter(
+    (s) => /karpenter/.test(s.apiVersion) && (!f.kind || s.kind === f.kind) && s.apiVersion !== f.apiVersion && s.paths.includes(f.path),
+  ).map((s) => ({ kind: s.kind, apiVersion: s.apiVersion }));
 }
 
 /**

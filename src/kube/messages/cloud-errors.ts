@@ -47,6 +47,8 @@ export interface CloudErrorRow {
   carries: readonly MessageField[];
   /** When a retry of the same request can pass though the family's does not (see RetryOutcome). */
   retry?: RetryOutcome;
+  /** The error as the cloud returns it, quoted alone (see MessageRow.example). */
+  example?: string;
 }
 
 /**
@@ -56,6 +58,8 @@ export interface CloudErrorRow {
 export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
   {
     code: 'SpotSLRCreationFailed',
+    example:
+      'AuthFailure.ServiceLinkedRoleCreationNotPermitted: The provided credentials do not have permission to create the service-linked role for EC2 Spot Instances.',
     provider: 'aws',
     family: 'refused',
     label: 'the Spot service-linked role does not exist and may not be created',
@@ -65,6 +69,8 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
   {
     // IRSA / Pod Identity: the controller's own credentials are refused, so every AWS call fails, launches included.
     code: 'AssumeRoleWithWebIdentity',
+    example:
+      'WebIdentityErr: failed to retrieve credentials caused by: AccessDenied: Not authorized to perform sts:AssumeRoleWithWebIdentity status code: 403, request id: 5d0c7a31-2e4b-4f19-9a6e-8c1b3d2f7e40',
     provider: 'aws',
     family: 'refused',
     label: 'the controller cannot assume its IAM role (sts:AssumeRoleWithWebIdentity is denied)',
@@ -73,6 +79,8 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
   },
   {
     code: 'iam:PassRole',
+    example:
+      'UnauthorizedOperation: You are not authorized to perform this operation. User: arn:aws:sts::111122223333:assumed-role/KarpenterControllerRole-lab/1733212800 is not authorized to perform: iam:PassRole on resource: arn:aws:iam::111122223333:role/KarpenterNodeRole-lab',
     provider: 'aws',
     family: 'refused',
     label: 'the controller may not pass the node role (iam:PassRole)',
@@ -81,6 +89,7 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
   },
   {
     code: 'UnauthorizedOperation',
+    example: 'UnauthorizedOperation: You are not authorized to perform this operation. Encoded authorization failure message: q8Zt3vW0pLx2',
     provider: 'aws',
     family: 'refused',
     label: 'the controller is not authorised to launch',
@@ -91,6 +100,8 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
     // Azure Resource Manager's RBAC refusal (403): the controller's identity lacks a role on the VM's resource group, or
     // `LinkedAuthorizationFailed` on a resource the VM links to (the BYO subnet's `…/subnets/join/action`, an image).
     code: 'AuthorizationFailed',
+    example:
+      "AuthorizationFailed: The client 'a1b2c3d4-0000-4000-8000-00000000beef' with object id 'a1b2c3d4-0000-4000-8000-00000000beef' does not have authorization to perform action 'Microsoft.Compute/virtualMachines/write' over scope '/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/MC_lab/providers/Microsoft.Compute/virtualMachines/aks-general-x1' or the scope is invalid.",
     provider: 'azure',
     family: 'refused',
     label: "the controller's identity lacks an Azure role assignment for the VM or a resource it links (AuthorizationFailed)",
@@ -99,6 +110,8 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
   },
   {
     code: 'InstanceProfileNameInvalid',
+    example:
+      'InvalidParameterValue: Value (KarpenterNodeInstanceProfile-lab) for parameter iamInstanceProfile.name is invalid. Invalid IAM Instance Profile name',
     provider: 'aws',
     family: 'refused',
     label: 'the instance profile does not exist',
@@ -107,6 +120,7 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
   },
   {
     code: 'LaunchTemplateNotFound',
+    example: 'InvalidLaunchTemplateId.NotFound: The specified launch template, with template ID lt-0a1b2c3d4e5f60718, does not exist.',
     provider: 'aws',
     family: 'refused',
     label: 'the launch template was not found',
@@ -117,6 +131,7 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
   },
   {
     code: 'AMIAuthorizationFailure',
+    example: "InvalidAMIID.Unavailable: The image ID 'ami-0a1b2c3d4e5f60718' is no longer available",
     provider: 'aws',
     family: 'refused',
     label: 'the account may not use the AMI',
@@ -125,6 +140,7 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
   },
   {
     code: 'InvalidAMIID',
+    example: "InvalidAMIID.NotFound: The image id '[ami-0123456789abcdef0]' does not exist",
     provider: 'aws',
     family: 'refused',
     label: 'the AMI does not exist',
@@ -133,6 +149,7 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
   },
   {
     code: 'UserDataSizeLimitExceeded',
+    example: 'InvalidParameterValue: User data is limited to 16384 bytes',
     provider: 'aws',
     family: 'refused',
     label: 'the user data is larger than EC2 accepts (16 KB)',
@@ -141,6 +158,7 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
   },
   {
     code: 'SecurityGroupSubnetVPCMismatch',
+    example: 'InvalidParameter: Security group sg-0a1b2c3d4e5f60718 and subnet subnet-0f1e2d3c4b5a69788 belong to different networks.',
     provider: 'aws',
     family: 'refused',
     label: 'the security groups and subnets are in different VPCs',
@@ -149,6 +167,7 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
   },
   {
     code: 'SecurityGroupNotFound',
+    example: "InvalidGroup.NotFound: The security group 'sg-0a1b2c3d4e5f60718' does not exist in VPC 'vpc-0c0ffee0c0ffee000'",
     provider: 'aws',
     family: 'refused',
     label: "a selected security group does not exist (in the subnet's VPC)",
@@ -157,6 +176,7 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
   },
   {
     code: 'SubnetNotFound',
+    example: "InvalidSubnetID.NotFound: The subnet ID 'subnet-0a1b2c3d4e5f60718' does not exist",
     provider: 'aws',
     family: 'refused',
     label: 'a selected subnet does not exist',
@@ -165,6 +185,7 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
   },
   {
     code: 'InvalidBlockDeviceMapping',
+    example: "InvalidBlockDeviceMapping: Volume of size 8GB is smaller than snapshot 'snap-0a1b2c3d4e5f60718', expect size >= 30GB",
     provider: 'aws',
     family: 'refused',
     label: 'the block device mappings are invalid for the AMI or instance type',
@@ -173,6 +194,8 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
   },
   {
     code: 'PendingVerification',
+    example:
+      'PendingVerification: Your request for accessing resources in this region is being validated, and you will not be able to launch additional resources in this region until the validation is complete.',
     provider: 'aws',
     family: 'refused',
     label: 'the account is still being verified for this region',
@@ -183,6 +206,7 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
     // EC2 refuses the whole request before looking at its parameters, e.g. a CreateFleet body over EC2's size limit
     // (reported on v0.35.0, https://github.com/aws/karpenter-provider-aws/issues/5776): no parameter to fix in the pool.
     code: 'InvalidInput',
+    example: 'InvalidInput: The payload for the body of the request is too large.',
     provider: 'aws',
     family: 'refused',
     label: 'EC2 rejects the launch request itself (InvalidInput), e.g. a CreateFleet body larger than EC2 accepts',
@@ -193,6 +217,7 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
     // Any other parameter EC2 rejects (tags on a request with no Spot part, a volume option the type does not take):
     // counted only when no row above names the parameter's own cause.
     code: 'InvalidParameter',
+    example: 'InvalidParameterCombination: Network interfaces and an instance-level security groups may not be specified on the same request',
     provider: 'aws',
     family: 'refused',
     label: 'EC2 rejects a parameter of the launch request (InvalidParameterValue)',
@@ -207,6 +232,7 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
     // available, 5 requested`. The bucket drains on retried errors (throttling first), so it is throttling seen from
     // the client: no code from EC2, and no request sent.
     code: 'RetryQuotaExceeded',
+    example: 'operation error EC2: DescribeLaunchTemplates, failed to get rate limit token, retry quota exceeded, 0 available, 5 requested',
     provider: 'aws',
     family: 'throttling',
     label: "the AWS SDK's client-side retry quota is used up (EC2 calls are being retried, usually throttled, faster than they succeed)",
@@ -215,6 +241,7 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
   },
   {
     code: 'RequestLimitExceeded',
+    example: 'RequestLimitExceeded: Request limit exceeded.',
     provider: 'aws',
     family: 'throttling',
     label: 'EC2 API requests are throttled (RequestLimitExceeded)',
@@ -223,6 +250,8 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
   },
   {
     code: 'VcpuLimitExceeded',
+    example:
+      'VcpuLimitExceeded: You have requested more vCPU capacity than your current vCPU limit of 256 allows for the instance bucket that the specified instance type belongs to.',
     provider: 'aws',
     family: 'quota',
     label: 'the vCPU quota of the account is used up',
@@ -232,6 +261,7 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
   },
   {
     code: 'MaxSpotInstanceCountExceeded',
+    example: 'MaxSpotInstanceCountExceeded: Max spot instance count exceeded',
     provider: 'aws',
     family: 'quota',
     label: 'the Spot instance quota is used up',
@@ -240,6 +270,7 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
   },
   {
     code: 'MaxFleetCountExceeded',
+    example: 'MaxFleetCountExceeded: The maximum number of active fleets for the account has been reached.',
     provider: 'aws',
     family: 'quota',
     label: 'the EC2 Fleet request quota is used up',
@@ -248,6 +279,7 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
   },
   {
     code: 'InstanceLimitExceeded',
+    example: 'InstanceLimitExceeded: Your quota allows for 0 more running instance(s). You requested at least 1.',
     provider: 'aws',
     family: 'quota',
     label: 'the instance quota is used up',
@@ -256,6 +288,8 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
   },
   {
     code: 'InsufficientFreeAddressesInSubnet',
+    example:
+      "InsufficientFreeAddressesInSubnet: There are not enough free addresses in subnet 'subnet-0a1b2c3d4e5f60718' to satisfy the requested number of instances.",
     provider: 'aws',
     family: 'subnet',
     label: 'the subnets have no free IP addresses',
@@ -264,6 +298,8 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
   },
   {
     code: 'InsufficientInstanceCapacity',
+    example:
+      'InsufficientInstanceCapacity: We currently do not have sufficient p4d.24xlarge capacity in the Availability Zone you requested (us-east-1b). Our system will be working on provisioning additional capacity.',
     provider: 'aws',
     family: 'capacity',
     label: 'EC2 has no capacity for the requested instance types (InsufficientInstanceCapacity)',
@@ -272,6 +308,7 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
   },
   {
     code: 'UnfulfillableCapacity',
+    example: 'UnfulfillableCapacity: Unable to fulfill capacity due to your request configuration. Please adjust your request and try again.',
     provider: 'aws',
     family: 'capacity',
     label: 'the request cannot be fulfilled with the allowed offerings (UnfulfillableCapacity)',
@@ -281,6 +318,7 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
   {
     // The fleet's "not supported in this zone" answer: Karpenter caches the offering as unavailable, as for ICE.
     code: 'Unsupported',
+    example: 'Unsupported: The requested configuration is currently not supported. Please check the documentation for supported configurations.',
     provider: 'aws',
     family: 'capacity',
     label: 'EC2 does not offer the requested instance type in that zone (Unsupported)',
@@ -289,6 +327,7 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
   },
   {
     code: 'ReservationCapacityExceeded',
+    example: 'ReservationCapacityExceeded: The requested reservation does not have sufficient compatible and available capacity for this request.',
     provider: 'aws',
     family: 'capacity',
     label: 'the capacity reservation is used up (ReservationCapacityExceeded)',
@@ -298,6 +337,7 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
   {
     // Spot priced above the on-demand price Karpenter bids: no Spot capacity at that price.
     code: 'SpotMaxPriceTooLow',
+    example: 'SpotMaxPriceTooLow: Your Spot request price of 0.0416 is lower than the minimum required Spot request fulfillment price of 0.0472.',
     provider: 'aws',
     family: 'capacity',
     label: 'the Spot price is above what Karpenter bids (SpotMaxPriceTooLow)',
@@ -306,6 +346,8 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
   },
   {
     code: 'SubnetIsFull',
+    example:
+      'SubnetIsFull: Subnet /subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/lab/providers/Microsoft.Network/virtualNetworks/lab-vnet/subnets/aks-nodes with address prefix 10.224.0.0/24 does not have enough capacity for 1 IP addresses.',
     provider: 'azure',
     family: 'subnet',
     label: 'the subnet has no free IP addresses (SubnetIsFull)',
@@ -328,6 +370,8 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
     // refusals. The Azure provider (v0.2+) replaces it with its own words: "regional <capacity type> vCPU quota limit
     // for subscription has been reached", "subscription level <capacity type> vCPU quota for <size> has been reached".
     code: 'QuotaExceeded',
+    example:
+      'OperationNotAllowed: Operation could not be completed as it results in exceeding approved standardDSv5Family Cores quota. Location: westeurope, Current Limit: 100, Current Usage: 96, Additional Required: 8',
     provider: 'azure',
     family: 'quota',
     label: "the subscription's cores quota is used up",
@@ -337,6 +381,8 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
   {
     // The provider's own words (v0.2+): "the requested SKU is unavailable for instance type <size> in zone <zone> with capacity type <type>".
     code: 'SkuNotAvailable',
+    example:
+      "SkuNotAvailable: The requested VM size for resource 'Following SKUs have failed for Capacity Restrictions: Standard_D8s_v5' is currently not available in location 'westeurope'.",
     provider: 'azure',
     family: 'capacity',
     label: 'the VM size is not available in that location or zone, or out of Spot capacity (SkuNotAvailable)',
@@ -347,6 +393,7 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
     // "unable to allocate resources in the selected zone (<zone>). (will try a different zone …)" (v0.2+); the same
     // words followed by "with <type> capacity type" are the overconstrained zonal failure (v1.4+), the next row.
     code: 'ZonalAllocationFailed',
+    example: 'ZonalAllocationFailed: Allocation failed. We do not have sufficient capacity for the requested VM size in this zone.',
     provider: 'azure',
     family: 'capacity',
     label: 'Azure cannot allocate the VM size in that zone (ZonalAllocationFailed)',
@@ -357,6 +404,8 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
     // v1.4+: "unable to allocate resources in the selected zone (<zone>) with <type> capacity type and <size> VM size",
     // "unable to allocate resources in all zones with <type> capacity type and <size> VM size".
     code: 'OverconstrainedAllocationRequest',
+    example:
+      'OverconstrainedAllocationRequest: Allocation failed. VM(s) with the following constraints cannot be allocated, because the condition is too restrictive.',
     provider: 'azure',
     family: 'capacity',
     label: 'Azure cannot allocate a VM with all the requested constraints (OverconstrainedAllocationRequest)',
@@ -366,6 +415,7 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
   {
     // v1.4+: "unable to allocate resources with selected VM size (<size>). (will try a different VM size …)".
     code: 'AllocationFailed',
+    example: 'AllocationFailed: Allocation failed. We do not have sufficient capacity for the requested VM size in this region.',
     provider: 'azure',
     family: 'capacity',
     label: 'Azure has no capacity for the VM size (AllocationFailed)',
@@ -374,6 +424,7 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
   },
   {
     code: 'InsufficientCapacity',
+    example: 'insufficient capacity, all requested instance types were unavailable during launch',
     provider: 'aws',
     family: 'capacity',
     label: 'insufficient capacity on every requested offering',

@@ -10,20 +10,41 @@ export type ErrorChain = 'launch' | 'schedule' | 'discovery' | 'webhook' | 'node
 
 export const ERROR_CHAINS: MessageTable<ErrorChain> = [
   {
-    // ≤ v0.18 console also "Provisioning failed, launching node, …" (the provisioner's multierr of its launches).
-    re: /^(?:creating (?:instance|launch template|nodeclaim|machine|cloudprovider)|launching (?:nodeclaim|machine|node|instances?)|could not launch node|provisioning failed, launching node|unable to hydrate)\b/i,
+    // ≤ v0.18 console also "Provisioning failed, launching node, …" (the provisioner's multierr of its launches); a
+    // quote that starts at the cloud provider's wrapping reads "insufficient capacity, …" (v0.32+ NewInsufficientCapacityError).
+    re: /^(?:creating (?:instance|launch template|nodeclaim|machine|cloudprovider)|launching (?:nodeclaim|machine|node|instances?)|could not launch node|provisioning failed, launching node|unable to hydrate)\b|^insufficient capacity, /i,
     signal: 'launch',
+    example:
+      'creating instance, insufficient capacity, with fleet error(s), InsufficientInstanceCapacity: We currently do not have sufficient c6i.2xlarge capacity in the Availability Zone you requested (eu-west-1c).',
     printed: ['console', 'json', 'controller-runtime', 'condition', 'event'],
     carries: ['code'],
   },
-  { re: /^(?:creating scheduler|could not schedule pod)\b/i, signal: 'schedule', printed: ['console', 'json', 'controller-runtime'] },
+  {
+    re: /^(?:creating scheduler|could not schedule pod)\b/i,
+    signal: 'schedule',
+    example:
+      'could not schedule pod, incompatible with nodepool "default", daemonset overhead={"cpu":"180m","memory":"320Mi","pods":"4"}, no instance type satisfied resources {"cpu":"36180m","memory":"16704Mi","pods":"5"} and requirements karpenter.sh/capacity-type In [on-demand], karpenter.sh/nodepool In [default]',
+    printed: ['console', 'json', 'controller-runtime'],
+  },
   {
     re: /^getting (?:instance types|launch templates?|subnets|security groups|amis|ami)\b|^no subnets (?:found|matched|exist)\b/i,
     signal: 'discovery',
+    example: 'getting instance types, fetching instance types using ec2.DescribeInstanceTypes, RequestLimitExceeded: Request limit exceeded.',
     printed: ['console', 'json', 'controller-runtime'],
   },
-  { re: /^(?:Internal error occurred: )?(?:failed calling webhook|failed to call webhook)\b/i, signal: 'webhook', printed: ['api-server'] },
-  { re: /^resolving (?:node ?class|ec2nodeclass|launch template)\b/i, signal: 'nodeclass', printed: ['json', 'controller-runtime'] },
+  {
+    re: /^(?:Internal error occurred: )?(?:failed calling webhook|failed to call webhook)\b/i,
+    signal: 'webhook',
+    example:
+      'Internal error occurred: failed calling webhook "defaulting.webhook.karpenter.sh": failed to call webhook: Post "https://karpenter.kube-system.svc:8443/default/karpenter.sh?timeout=10s": no endpoints available for service "karpenter"',
+    printed: ['api-server'],
+  },
+  {
+    re: /^resolving (?:node ?class|ec2nodeclass|launch template)\b/i,
+    signal: 'nodeclass',
+    example: 'resolving node class, ec2nodeclasses.karpenter.k8s.aws "default" not found',
+    printed: ['json', 'controller-runtime'],
+  },
   {
     // The API server refusing a Karpenter resource, as kubectl or Helm print it when CRDs and objects disagree on
     // versions: `Error from server: request to convert CR from an invalid group/version: karpenter.sh/v1beta1`,
@@ -33,11 +54,8 @@ export const ERROR_CHAINS: MessageTable<ErrorChain> = [
     // karpenter.sh/v1beta1, Kind=NodePool returned invalid metadata: …` (server-side apply converts to the stored version).
     re: /^(?:Error from server(?: \([A-Za-z]+\))?|error|Error)(?=: ).*?(?:request to convert CR from an invalid group\/version: karpenter\.|no matches for kind "\w+" in version "karpenter\.|the server could not find the requested resource \(get \w+\.karpenter\.|karpenter\.[\w.]+\/v\w+: the server could not find the requested resource|conversion webhook for karpenter\.[\w.]+\/v\w+, Kind=\w+ (?:failed|returned))/,
     signal: 'api',
+    example:
+      'error: resource mapping not found for name: "default" namespace: "" from "nodepool.yaml": no matches for kind "NodePool" in version "karpenter.sh/v1" ensure CRDs are installed first',
     printed: ['api-server'],
   },
 ];
-
-/** The text opens like one of Karpenter's error chains. */
-export function opensErrorChain(text: string): boolean {
-  return ERROR_CHAINS.some((row) => row.re.test(text));
-}

@@ -8,13 +8,25 @@ import type { MessageTable } from './rows.js';
 export type KarpenterEventMessage = 'disruption-blocked' | 'unconsolidatable' | 'simulation-failed';
 
 export const KARPENTER_EVENT_MESSAGES: MessageTable<KarpenterEventMessage> = [
-  { re: /^Cannot (?:disrupt|deprovision) (?:Node|NodeClaim|Machine): /, signal: 'disruption-blocked', printed: ['event'] },
+  {
+    re: /^Cannot (?:disrupt|deprovision) (?:Node|NodeClaim|Machine): /,
+    signal: 'disruption-blocked',
+    example: 'Cannot disrupt Node: state node is nominated for a pending pod',
+    printed: ['event'],
+  },
   {
     re: /^(?:not all pods would schedule, |Can't remove without creating \d+ candidates|SpotToSpotConsolidation (?:is disabled|requires))/,
     signal: 'unconsolidatable',
+    example: "Can't remove without creating 2 candidates",
     printed: ['event'],
   },
-  { re: /^Not all pods would schedule, /, signal: 'simulation-failed', printed: ['event'] },
+  {
+    re: /^Not all pods would schedule, /,
+    signal: 'simulation-failed',
+    example:
+      'Not all pods would schedule, batch/ingest-7c9d5b6f8-h2x4q => would schedule against uninitialized nodeclaim/default-x7k2p, node/ip-10-0-12-34.eu-west-1.compute.internal',
+    printed: ['event'],
+  },
 ];
 
 /** The event reason a message settles, `''` where two reasons share it. */

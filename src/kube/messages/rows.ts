@@ -20,6 +20,12 @@ export interface MessageRow<T extends string> {
   signal: T;
   printed: readonly Printed[];
   carries?: readonly MessageField[];
+  /**
+   * The message as it reads quoted alone (no time, level, logger, event row or object around it): verbatim where it is
+   * machine output (Karpenter's, the cloud's, the API server's), with names of our own. test/message-alone.test.ts
+   * checks that a ticket quoting it alone is read as the record or event it comes from.
+   */
+  example?: string;
 }
 
 export type MessageTable<T extends string> = ReadonlyArray<MessageRow<T>>;

@@ -58,6 +58,11 @@ export function inlineEventRow(line: string): string | undefined {
   return text && parseEventRow(text) ? text : undefined;
 }
 
+/** A line that is one of Karpenter's event messages (`KARPENTER_EVENT_MESSAGES`) alone, as a quote or a sentence's code span holds it. */
+export function isKarpenterEventMessage(line: string): boolean {
+  return firstMatch(KARPENTER_EVENT_MESSAGES, line.trim()) !== undefined;
+}
+
 /** A message of Karpenter's disruption events (`KARPENTER_EVENT_MESSAGES`) alone, its lines re-wrapped by the paste (continuations indented): joined back. */
 function messageAlone(text: string): { message: string; reason: string; line: number } | undefined {
   const lines = text.split('\n').map((t, i) => ({ text: t.replace(/\r$/, ''), line: i + 1 }));

@@ -7,7 +7,7 @@
 import { NAME_NOT_SHOWN, nameShown } from '../../kube/fields.js';
 import type { RuleContext } from '../../engine/rule.js';
 import type { LogRecord } from '../../kube/types.js';
-import { kindDeclares, refusedUnknownField, type RefusedField } from '../../kube/messages/api-refusals.js';
+import { declaredElsewhere, kindDeclares, refusedFieldUnnamedKind, refusedUnknownField, type RefusedField } from '../../kube/messages/api-refusals.js';
 import { objectRefusal } from '../../snapshot/messages/controller-errors.js';
 import { logRefs, logText } from '../../snapshot/messages/karpenter-logs.js';
 import { getCommand, refOf, reportFromRecords, seenText, type StatedCause, type StatedMessage } from './records-only.js';
@@ -43,8 +43,9 @@ const REFUSED_BY: Record<string, string> = {
  * never reached the cluster, so what runs is the previous version of the object, or none.
  */
 function refusedApply(log: LogRecord): StatedCause | undefined {
-  // A field the kind has at that version, refused: the CRDs are older than the manifest, not the manifest wrong.
-  if (staleCrdRefusal(log)) return undefined;
+  // A field the kind has at that version, or at another, refused: the CRDs and the manifest are of different releases
+  // (karpenter-api-version-mismatch says which), not a value of the manifest wrong.
+  if (staleCrdRefusal(log) || otherVersionRefusal(log)) return undefined;
   const signal = typeof log.fields.refusal === 'string' ? log.fields.refusal : undefined;
   const kind = typeof log.fields.refusedKind === 'string' ? log.fields.refusedKind : undefined;
   if (!signal || !kind) return undefined;
@@ -104,4 +105,21 @@ export function staleCrdRefusal(log: LogRecord): RefusedField | undefined {
   if (log.fields.printedBy !== 'kubectl' || log.fields.refusal === undefined) return undefined;
   const f = refusedUnknownField(log.message);
   return f && kindDeclares(f) ? f : undefined;
+}
+
+/**
+ * A refusal of an unknown field that another API version of a Karpenter kind declares (kube/messages/api-refusals.ts
+ * `declaredElsewhere`): the manifest is written for another version than the CRDs in the cluster serve — a v1beta1
+ * field under `karpenter.sh/v1`, a Provisioner's `spec.kubeletConfiguration` where NodePools are served. Also when the
+ * quote starts at the server's reason and names no kind: the field says which kinds have it.
+ */
+export function otherVersionRefusal(
+  log: LogRecord,
+): { path: string; refusing?: RefusedField; declaredBy: Array<{ kind: string; apiVersion: string }> } | undefined {
+  if (log.fields.refusal === undefined || staleCrdRefusal(log)) return undefined;
+  const refusing = refusedUnknownField(log.message);
+  const path = refusing?.path ?? refusedFieldUnnamedKind(log.message);
+  if (!path) return undefined;
+  const declaredBy = declaredElsewhere(refusing ?? { path });
+  return declaredBy.length ? { path, ...(refusing ? { refusing } : {}), declaredBy } : undefined;
 }

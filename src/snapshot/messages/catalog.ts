@@ -3,7 +3,7 @@
  * §8.6 lists each row with who prints it, in which generations, and its upstream source; `test/message-catalog.test.ts`
  * fails when a row is missing there.
  */
-import { CLOUD_ERRORS } from '../../kube/messages/cloud-errors.js';
+import { CLOUD_ERRORS, classifyCloudError } from '../../kube/messages/cloud-errors.js';
 import { ERROR_CHAINS } from '../../kube/messages/karpenter-errors.js';
 import { KARPENTER_EVENT_MESSAGES } from '../../kube/messages/karpenter-events.js';
 import { APPLY_REFUSALS } from '../../kube/messages/api-refusals.js';
@@ -26,10 +26,21 @@ export interface CatalogRow {
   carries: readonly string[];
   /** The wording (its pattern's text). */
   wording: string;
+  /** The message quoted alone, where the row has one (MessageRow.example). */
+  example?: string;
+  /** The row's pattern recognises the text. */
+  matches(text: string): boolean;
 }
 
 const rows = <T extends string>(table: string, t: MessageTable<T>): CatalogRow[] =>
-  t.map((r) => ({ id: `${table}/${r.signal}`, printed: r.printed, carries: r.carries ?? [], wording: r.re.source }));
+  t.map((r) => ({
+    id: `${table}/${r.signal}`,
+    printed: r.printed,
+    carries: r.carries ?? [],
+    wording: r.re.source,
+    ...(r.example ? { example: r.example } : {}),
+    matches: (text: string) => r.re.test(text),
+  }));
 
 export function catalogRows(): CatalogRow[] {
   return [
@@ -51,7 +62,16 @@ export function catalogRows(): CatalogRow[] {
       printed: r.printed,
       carries: [],
       wording: `${r.reason} from ${r.from.source}${r.re ? `: ${r.re.source}` : ''}`,
+      matches: (text: string) => !r.re || r.re.test(text),
     })),
-    ...CLOUD_ERRORS.map((r) => ({ id: `cloud/${r.code}`, printed: ['cloud'] as const, carries: r.carries, wording: r.re.source })),
+    ...CLOUD_ERRORS.map((r) => ({
+      id: `cloud/${r.code}`,
+      printed: ['cloud'] as const,
+      carries: r.carries,
+      wording: r.re.source,
+      ...(r.example ? { example: r.example } : {}),
+      // A code's text is read as that code only when no more specific row claims it (classifyCloudError).
+      matches: (text: string) => classifyCloudError(text).some((c) => c.code === r.code),
+    })),
   ];
 }

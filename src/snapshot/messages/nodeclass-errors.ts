@@ -6,33 +6,10 @@
  * …, no amis exist given constraints"), instance-type listing ("no subnets found"), ≤ v0.31 "no subnets matched
  * selector" on the Provisioner.
  */
-import { ALL_LOGS, firstMatch, type MessageTable } from './classify.js';
+import { NODECLASS_ERRORS, type NodeClassCondition } from '../../kube/messages/nodeclass-errors.js';
+import { firstMatch } from './classify.js';
 
-/** The EC2NodeClass condition a message stands for (`AMIsArch`: AMIs that fit none of the pool's instance types). */
-export type NodeClassCondition = 'SubnetsReady' | 'SecurityGroupsReady' | 'AMIsArch' | 'AMIsReady' | 'ValidationSucceeded';
-
-export const NODECLASS_ERRORS: MessageTable<NodeClassCondition> = [
-  {
-    re: /no subnets (?:found|matched selector|exist given constraints)|SubnetSelector did not match/i,
-    signal: 'SubnetsReady',
-    printed: ALL_LOGS,
-    carries: ['pool'],
-  },
-  {
-    re: /no security groups (?:found|matched|exist given constraints)|SecurityGroupSelector did not match/i,
-    signal: 'SecurityGroupsReady',
-    printed: ALL_LOGS,
-    carries: ['pool'],
-  },
-  // AMIs that resolve but fit no instance type the pool allows (their architecture): the AMIs condition, another cause.
-  { re: /no instance types satisfy requirements of amis/i, signal: 'AMIsArch', printed: ['json', 'controller-runtime'] },
-  {
-    re: /failed to discover (?:any )?AMIs|no amis exist given constraints|getting ssm parameter [^,]*, ParameterNotFound/i,
-    signal: 'AMIsReady',
-    printed: ALL_LOGS,
-  },
-  { re: /failed to detect the cluster CIDR/i, signal: 'ValidationSucceeded', printed: ['controller-runtime'] },
-];
+export { NODECLASS_ERRORS, type NodeClassCondition };
 
 /** The node class condition a controller error stands for. */
 export function nodeClassConditionStated(text: string): NodeClassCondition | undefined {

@@ -4,7 +4,8 @@
  * starts at and the command line that printed it. What is left is prose. Nothing here parses YAML or JSON: each
  * block goes to the reader registry, which knows the formats.
  */
-import { inlineEventRow, parseEventRow } from '../event-rows.js';
+import { inlineEventRow, isKarpenterEventMessage, parseEventRow } from '../event-rows.js';
+import { messageInSentence } from '../../../kube/messages/alone.js';
 import { traceLine } from '../../go-traces.js';
 import { collectorNote, completesRecord, isControllerKlog, parseLogLine } from '../../logs.js';
 import { EXPORT_HEADER, braceDepth, consoleMessageEnd, isFieldsOnlyLine, isKubectlNoise } from '../../text-lines.js';
@@ -260,6 +261,11 @@ function splitRuns(lines: string[], first: number, lang: string, command: Comman
       prose ??= { from: i, to: i };
       prose.to = i + 1;
       inlineRecords(spanOverLines(lines, i) ?? line, first + i, out);
+      // A message of the catalog inside the sentence itself, not in a code span (read above; one that opens or closes
+      // on another line leaves the line's words undecided, so such a line is not searched).
+      const spans = line.replace(/`{3,}/g, '').match(/`/g)?.length ?? 0;
+      const said = spans % 2 === 0 ? messageInSentence(line.replace(/`[^`]*`/g, (m) => ' '.repeat(m.length))) : undefined;
+      if (said) out.blocks.push({ kind: 'log', start: first + i, lines: [said], lang: '' });
       const titled = titleRecord(line);
       if (titled) out.blocks.push({ kind: 'log', start: first + i, lines: [titled], lang: '' });
       const row = inlineEventRow(line);
@@ -321,6 +327,7 @@ function inlineRecords(line: string, lineNo: number, out: SplitText): void {
     }
     const record = text.startsWith('{"') ? jsonKind(text) === 'log' : parseLogLine(text, 0, { source: '' })?.level !== undefined;
     if (record) out.blocks.push({ kind: 'log', start: lineNo, lines: [text], lang: '' });
+    else if (isKarpenterEventMessage(text)) out.blocks.push({ kind: 'other', start: lineNo, lines: [text], lang: '' });
   }
 }
 
@@ -429,8 +436,8 @@ function lineKind(line: string, fenced: boolean): BlockKind | null {
   if (parseLogLine(line, 0, { source: '' }) || traceLine(line) === 'strong' || EXPORT_HEADER.test(line) || exportHeader(line) || collectorNote(line))
     return 'log';
   if (TABLE_HEADER.test(line) || DESCRIBE_FIELD.test(line) || /^Events:\s*$/.test(line) || isNodeViewerLine(line) || isHeaderlessRow(line)) return 'other';
-  // A describe Events row pasted between paragraphs, without its header or fence.
-  if (!fenced && /^\s/.test(line) && parseEventRow(line)) return 'other';
+  // A describe Events row pasted between paragraphs, without its header or fence; a message of Karpenter's events alone.
+  if (!fenced && ((/^\s/.test(line) && parseEventRow(line)) || isKarpenterEventMessage(line))) return 'other';
   if (YAML_KEY.test(line)) return 'yaml';
   if (ELISION.test(line)) return fenced ? 'yaml' : null;
   return fenced ? 'text' : null;
