@@ -359,6 +359,8 @@ export const CLOUD_ERRORS: readonly CloudErrorRow[] = [
     // words it itself: "this subscription has reached the regional vCPU quota for spot (LowPriorityQuota)"
     // (azure:pkg/providers/instance/offerings/commonerrorhandlers.go@v1.14.2, instance.go@v0.4.0).
     code: 'LowPriorityQuota',
+    example:
+      'OperationNotAllowed: Operation could not be completed as it results in exceeding approved LowPriorityCores quota. Additional details - Deployment Model: Resource Manager, Location: northeurope, Current Limit: 20, Current Usage: 16, Additional Required: 8',
     provider: 'azure',
     family: 'quota',
     label: "the subscription's Spot (LowPriorityCores) vCPU quota is used up",
