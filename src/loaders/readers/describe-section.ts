@@ -27,7 +27,8 @@ export function describeShaped(lines: readonly string[]): boolean {
   if (keyed.length < 3) return false;
   // `kubectl version` prints title-cased keys padded into a column too; it describes no object.
   if (keyed.every((l) => KUBECTL_VERSION_LINE.test(l))) return false;
-  const titled = keyed.filter((l) => TITLE_KEY.test(l));
+  // describe's own sections count as its keys however they are spelled (`Non-terminated Pods`, `Allocated resources`).
+  const titled = keyed.filter((l) => TITLE_KEY.test(l) || TOP_LEVEL.has(/^([^:]+):/.exec(l)?.[1] ?? ''));
   if (titled.length * 2 < keyed.length) return false;
   // A key of several words, a value padded into describe's column, or one of its tables (`Type  Status  …` over a rule).
   return (
@@ -56,6 +57,8 @@ const TOP_LEVEL = new Set([
   'ProviderID',
   'System Info',
   'Non-terminated Pods',
+  'Allocated resources',
+  'Init Containers',
   'Allocated resources',
   'Capacity',
   'Allocatable',
@@ -135,6 +138,8 @@ export function restoreLayout(raw: readonly Line[]): Line[] {
   const top = lines.findIndex((l, i) => indent(l) === 0 && isTopLevel(lines, i));
   const head = (top < 0 ? lines : lines.slice(0, top)).filter((l) => l.text.trim() !== '');
   if (!head.length) return lines;
+  // The tail of a `Labels:` list whose heading was cut off: which field the pairs belong to is not shown, so they stay unread.
+  if (head.every((l) => /^\s+[^\s=:]+=\S*$/.test(l.text))) return top < 0 ? [] : lines.slice(top);
   const base = minOf(head.map(indent));
   const keys = head.filter((l) => indent(l) === base).map((l) => /^\s*([^:\s][^:]*?):/.exec(l.text)?.[1] ?? '');
   const section = keys.some((k) => SPEC_KEYS.has(k)) && !keys.includes('Conditions') ? 'Spec' : 'Status';
