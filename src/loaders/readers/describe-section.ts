@@ -24,6 +24,9 @@ const YAML_TOP = /^(apiVersion|kind|metadata|spec|status|items):/m;
 export function describeShaped(lines: readonly string[]): boolean {
   if (lines.some((l) => YAML_TOP.test(l))) return false;
   const keyed = lines.filter((l) => ANY_KEY.test(l));
+  // The last sections of a Node's description alone (`Allocated resources:` then `Events:`): two of describe's own
+  // headings, each over one of its tables, say as much as three keys do.
+  if (keyed.length === 2 && keyed.every((l) => TOP_LEVEL.has(/^([^\s:][^:]*):/.exec(l)?.[1] ?? '')) && tables(lines) === 2) return true;
   if (keyed.length < 3) return false;
   // `kubectl version` prints title-cased keys padded into a column too; it describes no object.
   if (keyed.every((l) => KUBECTL_VERSION_LINE.test(l))) return false;
@@ -36,6 +39,11 @@ export function describeShaped(lines: readonly string[]): boolean {
     lines.some((l) => /^[A-Z][A-Za-z-]*:\s{2,}\S/.test(l)) ||
     lines.some((l, i) => /^\s+Type\s{2,}(Status|Reason)\b/.test(l) && /^\s+-{4}\s/.test(lines[i + 1] ?? ''))
   );
+}
+
+/** describe's tables: an indented header of capitalised columns over its rule of dashes (`Resource  Requests` / `--------  --------`). */
+function tables(lines: readonly string[]): number {
+  return lines.filter((l, i) => /^\s+[A-Z][A-Za-z]*(\s{2,}[A-Z][A-Za-z ]*)+$/.test(l) && /^\s+-{3,}(\s+-{3,})+\s*$/.test(lines[i + 1] ?? '')).length;
 }
 
 /** A description's own top-level fields (the header ones, and the sections of the generic rendering). */
@@ -85,6 +93,15 @@ const TOP_LEVEL = new Set([
   'Addresses',
   'Lease',
 ]);
+
+/**
+ * A heading of several words that only describe prints at the margin (`Allocated resources:`, `System Info:`), alone
+ * on its line: the start of a description's lower sections, never a heading of prose ("Observed Behavior:").
+ */
+export function describeHeading(line: string): boolean {
+  const key = /^([A-Z][\w-]*(?: [\w-]+)+):\s*$/.exec(line)?.[1];
+  return key !== undefined && TOP_LEVEL.has(key);
+}
 
 /** What only a Spec holds, per kind family (the rest of a section's keys are Status). */
 const SPEC_KEYS = new Set([

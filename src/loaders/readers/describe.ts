@@ -156,8 +156,14 @@ function describeOne(fields: Field[], line: number, block: TextBlock, out: ReadR
     const { spec, status } = sections((key) => get(key)?.children);
     return inferKind(spec, status);
   };
-  const pieceKinds = cut ? kindsOfPiece(fields) : [];
-  const kind = kindLine ?? guessKind(fields) ?? block.hint?.kind ?? (cut ? (generic() ?? (pieceKinds.length === 1 ? pieceKinds[0] : undefined)) : undefined);
+  const guessed = guessKind(fields);
+  // A piece whose sections are two describers' (a Node's tail and a Pod's, both cut above their Name: lines) is
+  // neither: no one kind is guessed for it.
+  const pieceKinds = cut && !kindLine && !block.hint?.kind ? [...new Set([...(guessed ? [guessed] : []), ...kindsOfPiece(fields)])] : [];
+  const kind =
+    pieceKinds.length > 1
+      ? undefined
+      : (kindLine ?? guessed ?? block.hint?.kind ?? (cut ? (generic() ?? (pieceKinds.length === 1 ? pieceKinds[0] : undefined)) : undefined));
   if (!kind && pieceKinds.length > 1) {
     out.skipped.push({
       source: block.source,
