@@ -7,17 +7,20 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readDescribe, sniffDescribe } from '../src/loaders/readers/describe.js';
+import type { KubeObject } from '../src/kube/types.js';
 import { FIXTURES, scan } from './support/scan.js';
 
 const cut = (name: string) => join(FIXTURES, 'tickets', 'describe-cut', name);
 const NOW = '2025-10-09T13:00:00Z';
+
+const involved = (o: KubeObject) => ((o as { involvedObject?: unknown }).involvedObject ?? {}) as { kind?: string; name?: string };
 
 /** `Kind name @line [known…]`, and Events as `Event Reason -> Kind/name`. */
 async function read(file: string) {
   const r = await scan([cut(file)], { now: NOW });
   const objects = r.load.objects.map(({ object: o, provenance: p }) =>
     o.kind === 'Event'
-      ? `Event ${String(o.reason)} -> ${o.involvedObject?.kind ?? ''}/${o.involvedObject?.name || '(name not shown)'} @${p.line}`
+      ? `Event ${String(o.reason)} -> ${involved(o).kind ?? ''}/${involved(o).name || '(name not shown)'} @${p.line}`
       : `${o.kind} ${o.metadata.name ?? '(name not shown)'} @${p.line} [${p.partial?.known.join(' ') ?? 'whole'}]`,
   );
   return { ...r, objects, skipped: r.load.skipped.map((s) => `${s.line} ${s.reason}`) };
@@ -162,9 +165,7 @@ describe('describe pieces read alone', () => {
       ].join('\n'),
     );
     expect(
-      r.objects.map(
-        (o) => `${o.object.kind} ${o.object.kind === 'Event' ? `${String(o.object.reason)} ${o.object.involvedObject?.name}` : o.object.metadata.name}`,
-      ),
+      r.objects.map((o) => `${o.object.kind} ${o.object.kind === 'Event' ? `${String(o.object.reason)} ${involved(o.object).name}` : o.object.metadata.name}`),
     ).toEqual(['Node ip-10-3-3-3.sa-east-1.compute.internal', 'Event Unconsolidatable ip-10-3-3-3.sa-east-1.compute.internal']);
   });
 
