@@ -169,6 +169,36 @@ describe('describe pieces read alone', () => {
     ).toEqual(['Node ip-10-3-3-3.sa-east-1.compute.internal', 'Event Unconsolidatable ip-10-3-3-3.sa-east-1.compute.internal']);
   });
 
+  it('a NodePool whose indentation a chat client removed: its header read, its sections skipped naming the lines, no object made of an inner Name', () => {
+    const r = one(
+      [
+        'Name:         batch',
+        'Namespace:',
+        'Labels:       <none>',
+        'API Version:  karpenter.sh/v1',
+        'Kind:         NodePool',
+        'Spec:',
+        'Disruption:',
+        'Consolidate After:     30s',
+        'Consolidation Policy:  WhenEmptyOrUnderutilized',
+        'Template:',
+        'Spec:',
+        'Node Class Ref:',
+        'Group:  karpenter.k8s.aws',
+        'Kind:   EC2NodeClass',
+        'Name:   batch-class',
+        'Events:  <none>',
+      ].join('\n'),
+    );
+    expect(r.objects.map((o) => `${o.object.kind} ${o.object.metadata.name} ${o.provenance.partial?.known.join(' ')}`)).toEqual([
+      'NodePool batch /metadata/name /metadata/labels',
+    ]);
+    expect(r.objects[0]!.object).not.toHaveProperty('spec');
+    expect(r.skipped.map((s) => `${s.line} ${s.reason}`)).toEqual([
+      '6 kubectl describe output of NodePool batch whose indentation the paste removed (lines 6–15): which section each of those fields belongs to cannot be told, so they were not read',
+    ]);
+  });
+
   it('pods of the Non-terminated Pods table of a node whose name was cut run on an unknown node, not on none', () => {
     const r = one(
       [

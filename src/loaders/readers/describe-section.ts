@@ -103,6 +103,17 @@ export function describeHeading(line: string): boolean {
   return key !== undefined && TOP_LEVEL.has(key);
 }
 
+/**
+ * Line `i` opens a generic section (`Spec:`, `Status:`, `Metadata:`) whose fields a chat client moved to the margin:
+ * describe indents them, so a field of no description's top level right under it says the indentation was lost.
+ */
+export function flattenedSection(lines: readonly Line[], i: number): boolean {
+  if (!/^(Metadata|Spec|Status):\s*$/.test(lines[i]!.text)) return false;
+  const next = lines.slice(i + 1).find((l) => l.text.trim() !== '');
+  const key = next && /^([A-Z][\w -]*?):(?:\s|$)/.exec(next.text)?.[1];
+  return key !== undefined && !TOP_LEVEL.has(key) && key !== 'Kind';
+}
+
 /** What only a Spec holds, per kind family (the rest of a section's keys are Status). */
 const SPEC_KEYS = new Set([
   'Node Class Ref',

@@ -8,7 +8,7 @@ import type { KubeObject, LoadedObject, PartialShape } from '../../kube/types.js
 import { setPointer } from '../../kube/fields.js';
 import { readAll, type Reader } from './reader.js';
 import { asList, asMap, fromGeneric, lineOfItem, parseNested, resourceName, str, type GMap, type Line } from './describe-generic.js';
-import { describeShaped, inferKind, restoreLayout, sections } from './describe-section.js';
+import { describeShaped, flattenedSection, inferKind, restoreLayout, sections } from './describe-section.js';
 import { buildPv, buildPvc, buildStorageClass } from './describe-storage.js';
 import { parseCommand } from './ticket/command.js';
 import { eventsOfHeaderlessTable, eventsOfUnnamedTable, parseEventRow } from './event-rows.js';
@@ -63,19 +63,44 @@ export function readDescribe(block: TextBlock): ReadResult {
       i++;
       continue;
     }
-    const { fields, next } = fieldsFrom(lines, i);
-    describeOne(fields, lines[i]!.line, block, out);
+    const { fields, next, flat } = fieldsFrom(lines, i);
+    describeOne(fields, lines[i]!.line, block, out, false, flat);
     i = next;
   }
   return out;
 }
 
-/** The top-level fields from line `i` on, to the next description or the prose after it. */
-function fieldsFrom(lines: Line[], i: number): { fields: Field[]; next: number } {
+/** Lines of a description whose sections lost their indentation in the paste: read as none of its fields. */
+interface Flattened {
+  line: number;
+  end: number;
+}
+
+/**
+ * The top-level fields from line `i` on, to the next description or the prose after it. Sections a chat client
+ * flattened to the margin are passed over to the `Events:` heading (an inner `Name:` there is a reference's, not the
+ * next description's) and returned as `flat`.
+ */
+function fieldsFrom(lines: Line[], i: number): { fields: Field[]; next: number; flat?: Flattened } {
   const fields: Field[] = [];
+  let flat: Flattened | undefined;
+  let inFlat = false;
   for (; i < lines.length; i++) {
     const { text, line } = lines[i]!;
+    if (inFlat && !/^Events:/.test(text)) {
+      if (text.trim() === '') continue;
+      // Keys and one-word values (a finalizer, a requirement's value) at the margin; anything else is prose after it.
+      if (!/^[A-Z][\w -]*:/.test(text) && !/^\S+$/.test(text)) break;
+      flat!.end = line;
+      continue;
+    }
+    inFlat = false;
     if (fields.length && START.test(text)) break;
+    if (!flat && fields.length && flattenedSection(lines, i)) {
+      flat = { line, end: line };
+      inFlat = true;
+      continue;
+    }
     const top = TOP.exec(text);
     // A second `Events:` heading right after an empty first one: the header pasted twice.
     if (top?.[1] === 'Events' && isEmptyEvents(fields[fields.length - 1])) fields.pop();
@@ -86,7 +111,7 @@ function fieldsFrom(lines: Line[], i: number): { fields: Field[]; next: number }
     else if (/^,[A-Za-z0-9][-\w./]*=/.test(text) && fields.length) fields[fields.length - 1]!.children.push({ text, line });
     else break; // prose after the output: the description ends here
   }
-  return { fields, next: i };
+  return { fields, next: i, ...(flat ? { flat } : {}) };
 }
 
 /**
@@ -98,7 +123,8 @@ function readHeaderless(lines: Line[], start: number, block: TextBlock, out: Rea
   while (end < lines.length && !START.test(lines[end]!.text) && (lines[end]!.text.trim() === '' || /^(\s|[A-Z][\w -]*:)/.test(lines[end]!.text))) end++;
   const part = lines.slice(start, end);
   if (!describeShaped(part.map((l) => l.text))) return start;
-  describeOne(fieldsFrom(restoreLayout(part), 0).fields, lines[start]!.line, block, out, true);
+  const { fields, flat } = fieldsFrom(restoreLayout(part), 0);
+  describeOne(fields, lines[start]!.line, block, out, true, flat);
   return end;
 }
 
@@ -147,7 +173,7 @@ function eventsOfCutDescription(lines: Array<{ text: string; line: number }>, bl
   return out;
 }
 
-function describeOne(fields: Field[], line: number, block: TextBlock, out: ReadResult, cut = false): void {
+function describeOne(fields: Field[], line: number, block: TextBlock, out: ReadResult, cut = false, flat?: Flattened): void {
   const get = (key: string) => fields.find((f) => f.key === key);
   // Without its `Name:` line, the command it was pasted under may still name it.
   const name = get('Name')?.value || (cut ? block.hint?.name : undefined);
@@ -214,7 +240,14 @@ function describeOne(fields: Field[], line: number, block: TextBlock, out: ReadR
     obj.metadata.creationTimestamp = created;
     known.push('/metadata/creationTimestamp');
   }
-  const ctx: BuildContext = { obj, known, get, block, ages: {}, extra: [], cut, at: { '': [line, 1] } };
+  if (flat)
+    out.skipped.push({
+      source: block.source,
+      line: flat.line,
+      reason: `kubectl describe output of ${kind} ${name ?? '(name not shown)'} whose indentation the paste removed (lines ${flat.line}–${flat.end}): which section each of those fields belongs to cannot be told, so they were not read`,
+    });
+  // Sections not read are unknown, as in a cut paste.
+  const ctx: BuildContext = { obj, known, get, block, ages: {}, extra: [], cut: cut || flat !== undefined, at: { '': [line, 1] } };
   BUILDERS[kind](ctx);
   const partial: PartialShape = { from: cut ? FROM_PART : FROM, known };
   const ages = Object.keys(ctx.ages).length ? { ages: ctx.ages } : {};
