@@ -24,10 +24,14 @@ const YAML_TOP = /^(apiVersion|kind|metadata|spec|status|items):/m;
 export function describeShaped(lines: readonly string[]): boolean {
   if (lines.some((l) => YAML_TOP.test(l))) return false;
   const keyed = lines.filter((l) => ANY_KEY.test(l));
+  // The last sections of a Node's description alone (`Allocated resources:` then `Events:`): two of describe's own
+  // headings, each over one of its tables, say as much as three keys do.
+  if (keyed.length === 2 && keyed.every((l) => TOP_LEVEL.has(/^([^\s:][^:]*):/.exec(l)?.[1] ?? '')) && tables(lines) === 2) return true;
   if (keyed.length < 3) return false;
   // `kubectl version` prints title-cased keys padded into a column too; it describes no object.
   if (keyed.every((l) => KUBECTL_VERSION_LINE.test(l))) return false;
-  const titled = keyed.filter((l) => TITLE_KEY.test(l));
+  // describe's own sections count as its keys however they are spelled (`Non-terminated Pods`, `Allocated resources`).
+  const titled = keyed.filter((l) => TITLE_KEY.test(l) || TOP_LEVEL.has(/^([^:]+):/.exec(l)?.[1] ?? ''));
   if (titled.length * 2 < keyed.length) return false;
   // A key of several words, a value padded into describe's column, or one of its tables (`Type  Status  …` over a rule).
   return (
@@ -35,6 +39,11 @@ export function describeShaped(lines: readonly string[]): boolean {
     lines.some((l) => /^[A-Z][A-Za-z-]*:\s{2,}\S/.test(l)) ||
     lines.some((l, i) => /^\s+Type\s{2,}(Status|Reason)\b/.test(l) && /^\s+-{4}\s/.test(lines[i + 1] ?? ''))
   );
+}
+
+/** describe's tables: an indented header of capitalised columns over its rule of dashes (`Resource  Requests` / `--------  --------`). */
+function tables(lines: readonly string[]): number {
+  return lines.filter((l, i) => /^\s+[A-Z][A-Za-z]*(\s{2,}[A-Z][A-Za-z ]*)+$/.test(l) && /^\s+-{3,}(\s+-{3,})+\s*$/.test(lines[i + 1] ?? '')).length;
 }
 
 /** A description's own top-level fields (the header ones, and the sections of the generic rendering). */
@@ -56,6 +65,8 @@ const TOP_LEVEL = new Set([
   'ProviderID',
   'System Info',
   'Non-terminated Pods',
+  'Allocated resources',
+  'Init Containers',
   'Allocated resources',
   'Capacity',
   'Allocatable',
@@ -82,6 +93,26 @@ const TOP_LEVEL = new Set([
   'Addresses',
   'Lease',
 ]);
+
+/**
+ * A heading of several words that only describe prints at the margin (`Allocated resources:`, `System Info:`), alone
+ * on its line: the start of a description's lower sections, never a heading of prose ("Observed Behavior:").
+ */
+export function describeHeading(line: string): boolean {
+  const key = /^([A-Z][\w-]*(?: [\w-]+)+):\s*$/.exec(line)?.[1];
+  return key !== undefined && TOP_LEVEL.has(key);
+}
+
+/**
+ * Line `i` opens a generic section (`Spec:`, `Status:`, `Metadata:`) whose fields a chat client moved to the margin:
+ * describe indents them, so a field of no description's top level right under it says the indentation was lost.
+ */
+export function flattenedSection(lines: readonly Line[], i: number): boolean {
+  if (!/^(Metadata|Spec|Status):\s*$/.test(lines[i]!.text)) return false;
+  const next = lines.slice(i + 1).find((l) => l.text.trim() !== '');
+  const key = next && /^([A-Z][\w -]*?):(?:\s|$)/.exec(next.text)?.[1];
+  return key !== undefined && !TOP_LEVEL.has(key) && key !== 'Kind';
+}
 
 /** What only a Spec holds, per kind family (the rest of a section's keys are Status). */
 const SPEC_KEYS = new Set([
@@ -135,6 +166,8 @@ export function restoreLayout(raw: readonly Line[]): Line[] {
   const top = lines.findIndex((l, i) => indent(l) === 0 && isTopLevel(lines, i));
   const head = (top < 0 ? lines : lines.slice(0, top)).filter((l) => l.text.trim() !== '');
   if (!head.length) return lines;
+  // The tail of a `Labels:` list whose heading was cut off: which field the pairs belong to is not shown, so they stay unread.
+  if (head.every((l) => /^\s+[^\s=:]+=\S*$/.test(l.text))) return top < 0 ? [] : lines.slice(top);
   const base = minOf(head.map(indent));
   const keys = head.filter((l) => indent(l) === base).map((l) => /^\s*([^:\s][^:]*?):/.exec(l.text)?.[1] ?? '');
   const section = keys.some((k) => SPEC_KEYS.has(k)) && !keys.includes('Conditions') ? 'Spec' : 'Status';

@@ -8,13 +8,14 @@ import type { KubeObject, LoadedObject, PartialShape } from '../../kube/types.js
 import { setPointer } from '../../kube/fields.js';
 import { readAll, type Reader } from './reader.js';
 import { asList, asMap, fromGeneric, lineOfItem, parseNested, resourceName, str, type GMap, type Line } from './describe-generic.js';
-import { describeShaped, inferKind, restoreLayout, sections } from './describe-section.js';
+import { describeShaped, flattenedSection, inferKind, restoreLayout, sections } from './describe-section.js';
 import { buildPv, buildPvc, buildStorageClass } from './describe-storage.js';
 import { parseCommand } from './ticket/command.js';
-import { eventsOfUnnamedTable } from './event-rows.js';
+import { eventsOfHeaderlessTable, eventsOfUnnamedTable, parseEventRow } from './event-rows.js';
 import { addRead, describedEvent, onlyOutput, type ReadResult, type TextBlock } from './kubectl-output.js';
 import { CLUSTER_KINDS, cellsOf, columnsOfHeader, columnsOfRule, parseAge, parseEventAge, parseLabelPairs } from './columns.js';
 import { minOf, pushAll } from '../../kube/lists.js';
+import { kindOfCondition } from '../kind-inference.js';
 
 const FROM = 'kubectl describe output';
 /** A part of a description pasted without its `Name:` line: what it does not show is unknown, its name too. */
@@ -40,7 +41,9 @@ export function sniffDescribe(text: string): boolean {
     .map((l) => l.replace(/\r$/, ''))
     .filter((l) => l.trim() !== '' && !parseCommand(l));
   // Only the end of a description, its Events table (someone cut the rest, the command line above names the object).
-  if (lines[0] === 'Events:' && lines[1] && /^\s+Type\s+Reason\s+Age\s+From\s+Message\s*$/.test(lines[1])) return true;
+  // Its header row may be left out too: rows right under `Events:`, or the `----` rule alone above them.
+  if (lines[0] === 'Events:' && lines[1] && (/^\s+(Type\s+Reason\s+Age\s+From\s+Message|-{4}\s+-{6}\s+-{3,})\s*$/.test(lines[1]) || parseEventRow(lines[1])))
+    return true;
   // A copy may start mid-word (`onditions:`): any key opens it, the shape of what follows decides.
   if (lines[0] && !START.test(lines[0])) return /^\s*[A-Za-z][\w -]*:/.test(lines[0]) && describeShaped(lines);
   if (!lines[0]) return false;
@@ -60,19 +63,44 @@ export function readDescribe(block: TextBlock): ReadResult {
       i++;
       continue;
     }
-    const { fields, next } = fieldsFrom(lines, i);
-    describeOne(fields, lines[i]!.line, block, out);
+    const { fields, next, flat } = fieldsFrom(lines, i);
+    describeOne(fields, lines[i]!.line, block, out, false, flat);
     i = next;
   }
   return out;
 }
 
-/** The top-level fields from line `i` on, to the next description or the prose after it. */
-function fieldsFrom(lines: Line[], i: number): { fields: Field[]; next: number } {
+/** Lines of a description whose sections lost their indentation in the paste: read as none of its fields. */
+interface Flattened {
+  line: number;
+  end: number;
+}
+
+/**
+ * The top-level fields from line `i` on, to the next description or the prose after it. Sections a chat client
+ * flattened to the margin are passed over to the `Events:` heading (an inner `Name:` there is a reference's, not the
+ * next description's) and returned as `flat`.
+ */
+function fieldsFrom(lines: Line[], i: number): { fields: Field[]; next: number; flat?: Flattened } {
   const fields: Field[] = [];
+  let flat: Flattened | undefined;
+  let inFlat = false;
   for (; i < lines.length; i++) {
     const { text, line } = lines[i]!;
+    if (inFlat && !/^Events:/.test(text)) {
+      if (text.trim() === '') continue;
+      // Keys and one-word values (a finalizer, a requirement's value) at the margin; anything else is prose after it.
+      if (!/^[A-Z][\w -]*:/.test(text) && !/^\S+$/.test(text)) break;
+      flat!.end = line;
+      continue;
+    }
+    inFlat = false;
     if (fields.length && START.test(text)) break;
+    if (!flat && fields.length && flattenedSection(lines, i)) {
+      flat = { line, end: line };
+      inFlat = true;
+      continue;
+    }
     const top = TOP.exec(text);
     // A second `Events:` heading right after an empty first one: the header pasted twice.
     if (top?.[1] === 'Events' && isEmptyEvents(fields[fields.length - 1])) fields.pop();
@@ -83,7 +111,7 @@ function fieldsFrom(lines: Line[], i: number): { fields: Field[]; next: number }
     else if (/^,[A-Za-z0-9][-\w./]*=/.test(text) && fields.length) fields[fields.length - 1]!.children.push({ text, line });
     else break; // prose after the output: the description ends here
   }
-  return { fields, next: i };
+  return { fields, next: i, ...(flat ? { flat } : {}) };
 }
 
 /**
@@ -95,7 +123,8 @@ function readHeaderless(lines: Line[], start: number, block: TextBlock, out: Rea
   while (end < lines.length && !START.test(lines[end]!.text) && (lines[end]!.text.trim() === '' || /^(\s|[A-Z][\w -]*:)/.test(lines[end]!.text))) end++;
   const part = lines.slice(start, end);
   if (!describeShaped(part.map((l) => l.text))) return start;
-  describeOne(fieldsFrom(restoreLayout(part), 0).fields, lines[start]!.line, block, out, true);
+  const { fields, flat } = fieldsFrom(restoreLayout(part), 0);
+  describeOne(fields, lines[start]!.line, block, out, true, flat);
   return end;
 }
 
@@ -144,7 +173,7 @@ function eventsOfCutDescription(lines: Array<{ text: string; line: number }>, bl
   return out;
 }
 
-function describeOne(fields: Field[], line: number, block: TextBlock, out: ReadResult, cut = false): void {
+function describeOne(fields: Field[], line: number, block: TextBlock, out: ReadResult, cut = false, flat?: Flattened): void {
   const get = (key: string) => fields.find((f) => f.key === key);
   // Without its `Name:` line, the command it was pasted under may still name it.
   const name = get('Name')?.value || (cut ? block.hint?.name : undefined);
@@ -153,7 +182,22 @@ function describeOne(fields: Field[], line: number, block: TextBlock, out: ReadR
     const { spec, status } = sections((key) => get(key)?.children);
     return inferKind(spec, status);
   };
-  const kind = kindLine ?? guessKind(fields) ?? block.hint?.kind ?? (cut ? generic() : undefined);
+  const guessed = guessKind(fields);
+  // A piece whose sections are two describers' (a Node's tail and a Pod's, both cut above their Name: lines) is
+  // neither: no one kind is guessed for it.
+  const pieceKinds = cut && !kindLine && !block.hint?.kind ? [...new Set([...(guessed ? [guessed] : []), ...kindsOfPiece(fields)])] : [];
+  const kind =
+    pieceKinds.length > 1
+      ? undefined
+      : (kindLine ?? guessed ?? block.hint?.kind ?? (cut ? (generic() ?? (pieceKinds.length === 1 ? pieceKinds[0] : undefined)) : undefined));
+  if (!kind && pieceKinds.length > 1) {
+    out.skipped.push({
+      source: block.source,
+      line,
+      reason: `kubectl describe output pasted without its Name: line whose sections fit more than one kind (${pieceKinds.join(', ')}): not read; include the \`kubectl describe KIND NAME\` line that printed it`,
+    });
+    return;
+  }
   if (!kind || !BUILDERS[kind]) {
     out.skipped.push({
       source: block.source,
@@ -196,7 +240,14 @@ function describeOne(fields: Field[], line: number, block: TextBlock, out: ReadR
     obj.metadata.creationTimestamp = created;
     known.push('/metadata/creationTimestamp');
   }
-  const ctx: BuildContext = { obj, known, get, block, ages: {}, extra: [], cut, at: { '': [line, 1] } };
+  if (flat)
+    out.skipped.push({
+      source: block.source,
+      line: flat.line,
+      reason: `kubectl describe output of ${kind} ${name ?? '(name not shown)'} whose indentation the paste removed (lines ${flat.line}–${flat.end}): which section each of those fields belongs to cannot be told, so they were not read`,
+    });
+  // Sections not read are unknown, as in a cut paste.
+  const ctx: BuildContext = { obj, known, get, block, ages: {}, extra: [], cut: cut || flat !== undefined, at: { '': [line, 1] } };
   BUILDERS[kind](ctx);
   const partial: PartialShape = { from: cut ? FROM_PART : FROM, known };
   const ages = Object.keys(ctx.ages).length ? { ages: ctx.ages } : {};
@@ -256,6 +307,37 @@ function guessKind(fields: Field[]): string | undefined {
   return undefined;
 }
 
+/** A Node's `Taints:` line: taints in `key[=value]:Effect` form, or `<none>` (a NodeClaim's Spec lists them as maps). */
+const NODE_TAINTS = /^(<none>|[^\s=:]+(=[^\s:]*)?:(NoSchedule|PreferNoSchedule|NoExecute))$/;
+
+/**
+ * The kinds a description cut above its `Name:` line can be of, from the top-level sections it shows that only one
+ * describer prints: a Node's `Taints:` line, `Unschedulable:`, `Lease:`, `Addresses:` and `Allocated resources:`; a
+ * Pod's containers under its `Controlled By:`; and the condition types of a `Conditions:` table (the kinds that set
+ * them, from the table generated out of the schemas: MemoryPressure is a Node's, PodScheduled a Pod's). One kind is
+ * the piece's kind; more say it cannot be typed.
+ */
+function kindsOfPiece(fields: Field[]): string[] {
+  const get = (key: string) => fields.find((f) => f.key === key);
+  const kinds = new Set<string>();
+  const taints = get('Taints');
+  if (taints && NODE_TAINTS.test(taints.value)) kinds.add('Node');
+  if (/^(true|false)$/.test(get('Unschedulable')?.value ?? '')) kinds.add('Node');
+  if (get('Lease')?.children.some((l) => /^\s+HolderIdentity:/.test(l.text))) kinds.add('Node');
+  if (get('Addresses')?.children.some((l) => /^\s+(InternalIP|Hostname|ExternalIP|InternalDNS):/.test(l.text))) kinds.add('Node');
+  if (get('Allocated resources')) kinds.add('Node');
+  if (get('Controlled By') && (get('Containers') || get('Init Containers'))) kinds.add('Pod');
+  const conditions = get('Conditions');
+  const table = conditions ? tableRows(conditions.children) : undefined;
+  if (table?.cols.some((c) => c.name === 'Type')) {
+    for (const { condition } of conditionsTable(conditions!.children)) {
+      const kind = kindOfCondition(condition.type ?? '');
+      if (kind === 'Node' || kind === 'Pod') kinds.add(kind);
+    }
+  }
+  return [...kinds];
+}
+
 const BUILDERS: Record<string, (c: BuildContext) => void> = {
   Node: buildNode,
   Pod: buildPod,
@@ -297,12 +379,17 @@ function buildNode(c: BuildContext): void {
   const conditions = c.get('Conditions');
   if (conditions) {
     const rows = conditionsTable(conditions.children);
-    set(
-      c,
+    // The kubelet posts Ready with the others: a table showing rows but not Ready was cut above it, and the rows
+    // not shown are unknown, not absent.
+    const cut = rows.length > 0 && !rows.some((r) => r.condition.type === 'Ready');
+    setPointer(
+      c.obj,
       '/status/conditions',
       rows.map((r) => r.condition),
-      conditions.line,
     );
+    if (cut) rows.forEach((_, i) => c.known.push(`/status/conditions/${i}`));
+    else c.known.push('/status/conditions');
+    c.at['/status/conditions'] = [conditions.line, 1];
     itemsAt(
       c,
       '/status/conditions',
@@ -343,19 +430,25 @@ function podsTable(f: Field, c: BuildContext): void {
       if (memory && memory !== '0') r.memory = memory;
       return r;
     };
+    const node = c.obj.metadata.name;
     const pod: KubeObject = {
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: { name, ...(namespace ? { namespace } : {}) },
       spec: {
-        nodeName: c.obj.metadata.name,
+        ...(node ? { nodeName: node } : {}),
         containers: [{ name: '(all containers)', resources: { requests: resources('Requests'), limits: resources('Limits') } }],
       },
     };
-    const known = ['/metadata/name', '/metadata/namespace', '/spec/nodeName', '/spec/containers/0/resources'];
+    // The table of a node whose name the paste cut: the pods run on a node, which one is unknown (never "none").
+    const known = ['/metadata/name', '/metadata/namespace', ...(node ? ['/spec/nodeName'] : []), '/spec/containers/0/resources'];
     c.extra.push({
       object: pod,
-      provenance: { source: c.block.source, line, partial: { from: `the Non-terminated Pods table of kubectl describe node ${c.obj.metadata.name}`, known } },
+      provenance: {
+        source: c.block.source,
+        line,
+        partial: { from: `the Non-terminated Pods table of kubectl describe node ${node ?? '(name not shown)'}`, known },
+      },
     });
   }
 }
@@ -739,7 +832,8 @@ function rfc1123(text: string | undefined): string | undefined {
 /** The Events table (`Type Reason Age From Message`, or the older `FirstSeen LastSeen Count From …`) → Events of `obj`. */
 function eventsTable(f: Field, obj: KubeObject, block: TextBlock): LoadedObject[] {
   const t = tableRows(f.children);
-  if (!t) return [];
+  // No header row pasted (rows right under `Events:`, or under the `----` rule alone): the rows say their columns.
+  if (!t?.cols.some((c) => c.name === 'Reason')) return eventsOfHeaderlessTable(f.children, obj, block.source, FROM) ?? [];
   const idx = (...names: string[]) => t.cols.findIndex((c) => names.includes(c.name));
   return t.rows.map(({ cells, line }) => {
     const cell = (...names: string[]) => (idx(...names) >= 0 ? cells[idx(...names)] : undefined);

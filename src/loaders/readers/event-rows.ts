@@ -129,9 +129,12 @@ const FROM_NAMED = 'an Events table of kubectl describe (its object named by its
 const FROM_UNNAMED = 'an Events table of kubectl describe whose object the paste does not name';
 const FROM_MESSAGE = 'an event message pasted without its row (its reason read from its wording)';
 
-/** Events of the rows, about the object their messages name, else about an unknown object. */
-function eventsOfRows(rows: Array<{ row: EventRow; line: number }>, source: string): LoadedObject[] {
-  const about = objectNamedByEvents(rows.map((r) => r.row.message));
+/**
+ * Events of the rows, about the object given (the description they were pasted under), else the object their
+ * messages name, else an unknown object.
+ */
+function eventsOfRows(rows: Array<{ row: EventRow; line: number }>, source: string, given?: { about: KubeObject; from: string }): LoadedObject[] {
+  const about = given?.about ?? objectNamedByEvents(rows.map((r) => r.row.message));
   return rows.map(({ row, line }) => {
     const age = parseEventAge(row.age);
     const loaded = describedEvent(
@@ -139,7 +142,7 @@ function eventsOfRows(rows: Array<{ row: EventRow; line: number }>, source: stri
       { type: row.type, reason: row.reason, message: row.message, from: row.from, count: age.count ?? 1, last: age.last, first: age.first },
       source,
       line,
-      about ? FROM_NAMED : FROM_UNNAMED,
+      given?.from ?? (about ? FROM_NAMED : FROM_UNNAMED),
     );
     if (!about) nameAfterLine(loaded.object, 'event', line);
     // A column the paste cut is unknown, never read as empty: no Age, no times or count; no From, no source.
@@ -157,6 +160,21 @@ function eventsOfRows(rows: Array<{ row: EventRow; line: number }>, source: stri
 export function eventsOfUnnamedTable(lines: Array<{ text: string; line: number }>, source: string): LoadedObject[] | undefined {
   const rows = rowsOf(lines);
   return rows && eventsOfRows(rows, source);
+}
+
+/**
+ * The rows of a description's Events table pasted without its `Type Reason Age From Message` header (the `Events:`
+ * heading then rows, or only the `----` rule above them): events of that description's object. Undefined when the
+ * lines are not such rows.
+ */
+export function eventsOfHeaderlessTable(
+  lines: Array<{ text: string; line: number }>,
+  about: KubeObject,
+  source: string,
+  from: string,
+): LoadedObject[] | undefined {
+  const rows = rowsOf(lines);
+  return rows && eventsOfRows(rows, source, { about, from });
 }
 
 function readEventRows(text: string, source: string): ReadResult {

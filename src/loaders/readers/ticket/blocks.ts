@@ -12,7 +12,7 @@ import { EXPORT_HEADER, braceDepth, consoleMessageEnd, isFieldsOnlyLine, isKubec
 import { startsLikeJson } from '../sniffs.js';
 import { isNodeViewerLine } from '../node-viewer.js';
 import { isHeaderlessRow } from '../get-table.js';
-import { describeShaped } from '../describe-section.js';
+import { describeHeading, describeShaped } from '../describe-section.js';
 import { parseCommand, type Command } from './command.js';
 import { resourceType } from '../../kubectl-resources.js';
 import { markElisions } from './elisions.js';
@@ -435,7 +435,15 @@ function lineKind(line: string, fenced: boolean): BlockKind | null {
   if (isKubectlNoise(line) && !isControllerKlog(line) && !parseLogLine(line, 0, { source: '' })) return 'other';
   if (parseLogLine(line, 0, { source: '' }) || traceLine(line) === 'strong' || EXPORT_HEADER.test(line) || exportHeader(line) || collectorNote(line))
     return 'log';
-  if (TABLE_HEADER.test(line) || DESCRIBE_FIELD.test(line) || /^Events:\s*$/.test(line) || isNodeViewerLine(line) || isHeaderlessRow(line)) return 'other';
+  if (
+    TABLE_HEADER.test(line) ||
+    DESCRIBE_FIELD.test(line) ||
+    /^Events:\s*$/.test(line) ||
+    describeHeading(line) ||
+    isNodeViewerLine(line) ||
+    isHeaderlessRow(line)
+  )
+    return 'other';
   // A describe Events row pasted between paragraphs, without its header or fence; a message of Karpenter's events alone.
   if (!fenced && ((/^\s/.test(line) && parseEventRow(line)) || isKarpenterEventMessage(line))) return 'other';
   if (YAML_KEY.test(line)) return 'yaml';
