@@ -128,7 +128,7 @@ export default defineRule({
       const holds: string[] = [];
       const claim = node ? snapshot.nodeClaimForNode(node) : undefined;
 
-      // The NodeClaim's termination conditions say which phase it is stuck in (docs/karpenter-behaviour.md §7.11):
+      // The NodeClaim's termination conditions say which phase it is stuck in (docs/karpenter-behaviour.md §7.12):
       // past the drain, the pods on the node hold nothing; past the volume wait, its VolumeAttachments hold nothing.
       const claimObj2 = claim?.object ?? claimObj;
       const phase = claimObj2 ? terminationPhase(claimObj2, claimObj2 === target) : undefined;
@@ -287,7 +287,7 @@ interface TerminationPhase {
  * and VolumesDetached (Unknown while awaiting VolumeAttachments), and every v1 sets InstanceTerminating=True once it
  * asked the cloud provider to terminate the instance; after that only the instance going away and the removal of the
  * karpenter.sh/termination finalizer remain (core pkg/controllers/node/termination/controller.go,
- * docs/karpenter-behaviour.md §7.11). A condition the input does not show says nothing.
+ * docs/karpenter-behaviour.md §7.12). A condition the input does not show says nothing.
  */
 function terminationPhase(claim: KubeObject, isTarget: boolean): TerminationPhase | undefined {
   const who = isTarget ? 'it' : `its NodeClaim ${displayName(claim)}`;

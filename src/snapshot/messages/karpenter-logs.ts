@@ -136,7 +136,7 @@ export const WITH_FIELDS: MessageTable<LogSignal> = [
   },
   {
     // The last step of a termination fails, so the object stays deleting with its finalizer (docs/karpenter-behaviour.md
-    // §7.11): "removing termination finalizer, …" from the NodeClaim (Machine ≤ v0.31) termination every generation,
+    // §7.12): "removing termination finalizer, …" from the NodeClaim (Machine ≤ v0.31) termination every generation,
     // "removing finalizer, …" from the Node termination v1.1+ (v1.0 said "patching node, …"). The error says why.
     re: /removing (?:termination )?finalizer, /i,
     signal: 'finalizer-removal-failed',
@@ -189,6 +189,8 @@ export function logSignals(log: LogRecord): ReadonlySet<LogSignal> {
       tags.delete('could-not-schedule');
       tags.add('launch-failed');
     }
+    // A "Reconciler error" of the termination's last step names NodeClaims too, but launches nothing (§7.12).
+    if (tags.has('finalizer-removal-failed')) tags.delete('launch-failed');
     signals.set(log, (s = tags));
   }
   return s;
