@@ -114,8 +114,10 @@ export default defineRule({
       const taint = node ? disruptedTaint(node) : undefined;
       // Events of the termination pasted with ages (`x4021 over 5h6m`) span a time the absolute timestamps may not
       // reach: when the reference time is only a lower bound, that span is how long the deletion has lasted at least.
+      // A NodeClaim's node records the drain and volume events even when only the NodeClaim is in the input.
+      const nodeName = node ? nameOf(node) : str(dig(claimObj, 'status', 'nodeName'));
       const spanned = snapshot.referenceTime.lowerBound
-        ? terminationEventSpan(snapshot, node, node ? snapshot.nodeClaimForNode(node)?.object : claimObj)
+        ? terminationEventSpan(snapshot, nodeName, node ? snapshot.nodeClaimForNode(node)?.object : claimObj)
         : undefined;
       const byEvents = spanned !== undefined && spanned > options.threshold;
       const age = byEvents ? spanned : heldLongerThan(ctx, node ?? claimObj!, deletion.at, options.threshold, 'deleting');
@@ -168,7 +170,7 @@ export default defineRule({
 
       // Events: FailedDraining, AwaitingVolumeDetachment, PDB consistency failures, on the node and its NodeClaim.
       const events = [
-        ...(node ? snapshot.eventsForObject(node) : []),
+        ...(nodeName ? snapshot.eventsFor('Node', undefined, nodeName) : []),
         ...((claim?.object ?? claimObj) ? snapshot.eventsForObject((claim?.object ?? claimObj)!) : []),
       ].sort(byLastSeen);
       const draining = events.filter((e) => e.reason === 'FailedDraining' || (e.reason === 'FailedConsistencyCheck' && eventSays(e.message, 'drain')));
@@ -195,7 +197,7 @@ export default defineRule({
         holds.push(
           `what the input does not show: the pods on it are not in the input, so whether a PDB at 0 allowed disruptions or a do-not-disrupt pod holds it is unknown (kubectl get pods -A -o wide --field-selector spec.nodeName=${name})`,
         );
-      if (!node && !phase) holds.push(nodeOfClaimText(snapshot, claimObj!));
+      if (!node && !phase && !lastUnfinalized) holds.push(nodeOfClaimText(snapshot, claimObj!));
       if (node && podsShown && !pastDrain && !vas.length && !attachments && !blocks.length && !waiting.length && !unclear.length)
         holds.push('nothing visible in the snapshot — VolumeAttachments are not in it (kubectl get volumeattachments -o yaml)');
 
@@ -208,14 +210,16 @@ export default defineRule({
       const poolName = node ? snapshot.nodePoolNameOf(node) : claim?.nodePool;
       const pool = snapshot.nodePool(poolName ?? (claimObj ? str(claimObj.metadata.labels?.['karpenter.sh/nodepool']) : undefined));
       let tgpText: string;
-      if (pastDrain) {
-        // Past the drain and the volume wait a terminationGracePeriod ends nothing more.
+      if (phase?.past === 'volumes' || lastUnfinalized) {
+        // Past the drain and the volume wait (or failing to remove the finalizer) a terminationGracePeriod ends nothing more.
         tgpText = '';
       } else if (deadline) {
         const left = (parseTime(deadline) ?? now) - now;
         tgpText =
           left > 0
-            ? `Karpenter force-deletes the remaining pods by ${deadline} (in ${formatDuration(left)}).`
+            ? phase?.past === 'drain'
+              ? `Its termination deadline ${deadline} (in ${formatDuration(left)}) ends the wait for the volumes.`
+              : `Karpenter force-deletes the remaining pods by ${deadline} (in ${formatDuration(left)}).`
             : `Its termination deadline ${deadline} passed ${formatDuration(-left)} ago, yet it is still here.`;
         if (expiring) evidence.push({ event: expiring, note: 'the termination deadline' });
         else evidence.push({ object: (claim?.object ?? claimObj)!, path: `/metadata/annotations/${TERMINATION_TIMESTAMP.replace(/\//g, '~1')}` });
@@ -255,14 +259,20 @@ export default defineRule({
           tgpText,
         },
         fix: [
-          ...phaseSteps(target, claimObj2, phase, Boolean(node) && !podsShown && !pastDrain, Boolean(lastWait) && !vas.length),
+          ...phaseSteps(
+            target,
+            claimObj2,
+            lastUnfinalized ? 'finalizer' : phase?.past,
+            Boolean(node) && !podsShown && !pastDrain,
+            Boolean(lastWait) && !vas.length,
+          ),
           ...fixText(
             snapshot,
             target,
             claim?.name ?? (claimObj ? claimObj.metadata.name : undefined),
             blocks,
             vas,
-            Boolean(tgp || deadline || pastDrain || !pool),
+            Boolean(tgp || deadline || phase?.past === 'volumes' || lastUnfinalized || !pool),
             version,
           ),
         ],
@@ -341,8 +351,8 @@ function finalizerErrorIndex(snapshot: Snapshot): (node: string | undefined, cla
 }
 
 /** How long the termination events of a node or its NodeClaim (failed drains, volume waits) span, first to last. */
-function terminationEventSpan(snapshot: Snapshot, node: KubeObject | undefined, claim: KubeObject | undefined): number | undefined {
-  const events = [...(node ? snapshot.eventsForObject(node) : []), ...(claim ? snapshot.eventsForObject(claim) : [])].filter((e) =>
+function terminationEventSpan(snapshot: Snapshot, node: string | undefined, claim: KubeObject | undefined): number | undefined {
+  const events = [...(node ? snapshot.eventsFor('Node', undefined, node) : []), ...(claim ? snapshot.eventsForObject(claim) : [])].filter((e) =>
     TERMINATION_REASONS.has(e.reason),
   );
   const times = events.flatMap((e) => [parseTime(e.firstSeen), parseTime(e.lastSeen)]).filter((t): t is number => t !== undefined);
@@ -400,23 +410,28 @@ function volumeAttachmentsByNode(snapshot: { has(i: 'VolumeAttachment'): boolean
 function phaseSteps(
   target: KubeObject,
   claim: KubeObject | undefined,
-  phase: TerminationPhase | undefined,
+  past: TerminationPhase['past'] | 'finalizer',
   podsUnshown: boolean,
   volumesUnshown: boolean,
 ): string[] {
   const steps: string[] = [];
   const nodeName = target.kind === 'Node' ? nameOf(target) : str(dig(claim, 'status', 'nodeName'));
   if (podsUnshown) steps.push(`See what the drain waits for: kubectl get pods -A -o wide --field-selector spec.nodeName=${nodeName ?? '<node>'}`);
-  if (phase?.past === 'drain' || volumesUnshown)
+  if (past === 'drain' || volumesUnshown)
     steps.push(
       `List the node's attachments and check its CSI node plugin: kubectl get volumeattachments -o custom-columns=NAME:.metadata.name,NODE:.spec.nodeName,PV:.spec.source.persistentVolumeName,ATTACHED:.status.attached | grep ${nodeName ?? '<node>'}`,
     );
-  if (phase?.past === 'volumes' && claim) {
+  if (past === 'finalizer')
+    steps.push(
+      "Fix what refuses the update in the controller's error above (an admission webhook, a validation rule, RBAC) so Karpenter can remove its finalizer",
+    );
+  if ((past === 'volumes' || past === 'finalizer') && claim) {
     const name = commandName(claim);
     const instance = /^aws:\/\/\/[^/]+\/(i-[0-9a-f]+)$/.exec(str(dig(claim, 'status', 'providerID')) ?? '')?.[1];
-    steps.push(
-      `Find the error the controller logs for it (in the namespace Karpenter runs in): kubectl logs -n kube-system -l app.kubernetes.io/name=karpenter --tail=-1 | grep ${name}`,
-    );
+    if (past === 'volumes')
+      steps.push(
+        `Find the error the controller logs for it (in the namespace Karpenter runs in): kubectl logs -n kube-system -l app.kubernetes.io/name=karpenter --tail=-1 | grep ${name}`,
+      );
     if (instance)
       steps.push(`Check the instance is gone: aws ec2 describe-instances --instance-ids ${instance} --query 'Reservations[].Instances[].State.Name'`);
     steps.push(
