@@ -84,12 +84,17 @@ export default defineRule({
           stated = true;
           report(f as Parameters<typeof report>[0]);
         },
+        statedNotJudged: (reason) => {
+          stated = true;
+          ctx.statedNotJudged(reason);
+        },
       },
       stuckDraining(options.threshold),
     );
-    // Neither a Node nor a NodeClaim to see a deletion on (requires is empty so either one alone is enough).
+    // Neither a Node nor a NodeClaim to see a deletion on (requires is empty so either one alone is enough). Without
+    // Pods the runner says what is missing itself (records or symptom mode).
     if (!snapshot.has('Node') && !snapshot.has('NodeClaim')) {
-      if (!stated) ctx.notEvaluated(NO_TARGETS);
+      if (!stated && snapshot.has('Pod')) ctx.notEvaluated(NO_TARGETS);
       return;
     }
     const attachments = volumeAttachmentsByNode(snapshot);
