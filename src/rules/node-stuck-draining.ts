@@ -14,7 +14,7 @@ import {
   terminationGracePeriodOf,
   type EvictionBlock,
 } from './lib/reclaim-drain.js';
-import { byLastSeen, heldLongerThan, karpenterFacts, listNames, plural, podName, unknownOn, type KarpenterVersionFacts } from './support.js';
+import { ageOf, byLastSeen, heldLongerThan, karpenterFacts, listNames, plural, podName, unknownOn, type KarpenterVersionFacts } from './support.js';
 import { partialSourceText } from '../snapshot/partial.js';
 import { disruptedTaint } from '../snapshot/nodes.js';
 import { TERMINATION_TIMESTAMP_ANNOTATION as TERMINATION_TIMESTAMP } from '../kube/well-known.js';
@@ -124,7 +124,8 @@ export default defineRule({
       const spanned = snapshot.referenceTime.lowerBound
         ? terminationEventSpan(snapshot, nodeName, node ? snapshot.nodeClaimForNode(node)?.object : claimObj)
         : undefined;
-      const byEvents = spanned !== undefined && spanned > options.threshold;
+      // Only when the timestamps alone would not show it: the deletion's own age, when longer, stands.
+      const byEvents = spanned !== undefined && spanned > options.threshold && spanned > (ageOf(deletion.at, snapshot.referenceTime.ms) ?? 0);
       const age = byEvents ? spanned : heldLongerThan(ctx, node ?? claimObj!, deletion.at, options.threshold, 'deleting');
       if (age === undefined) continue;
 
@@ -377,6 +378,9 @@ function claimTgp(claim: KubeObject): { value: string; object: KubeObject; path:
 /** A deleting NodeClaim without its Node in the input: gone, or merely not shown. */
 function nodeOfClaimText(snapshot: Snapshot, claim: KubeObject): string {
   const nodeName = str(dig(claim, 'status', 'nodeName'));
+  // Never registered (a launch given up): nothing to drain; what is left is the instance, if one launched, and the finalizer.
+  if (!nodeName && claim.status !== undefined && snapshot.isKnown(claim, '/status/nodeName'))
+    return 'no drain: it names no Node (status.nodeName is empty), so Karpenter is deleting its instance, if one launched, and then removes the karpenter.sh/termination finalizer; the controller logs say why it does not finish';
   if (!snapshot.has('Node'))
     return `what the input does not show: its Node${nodeName ? ` ${nodeName}` : ''} is not in the input, so whether it is still draining is unknown (kubectl get node ${nodeName ?? '<node>'} -o yaml)`;
   return (
