@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { LogRecord } from '../src/kube/types.js';
 import { logRefs, logSignals, podNames } from '../src/snapshot/messages/karpenter-logs.js';
 import { initializationSignals, unregisteredResource } from '../src/snapshot/messages/conditions.js';
-import { assignment, drainBlockedPod, eventSignals, nominatedTargets } from '../src/snapshot/messages/object-events.js';
+import { assignment, drainBlockedPod, eventSignals, nominatedTargets, terminationDeadline } from '../src/snapshot/messages/object-events.js';
 import { parseScheduleError } from '../src/snapshot/messages/schedule-error.js';
 import { poolsOverLimits, schedulingSignals } from '../src/snapshot/messages/scheduling.js';
 
@@ -110,6 +110,15 @@ describe('Karpenter controller logs', () => {
     ['failed parsing disruption budget', { error: 'invalid cron "0 9 * *"' }, ['budget-error']],
     ['node claim registration error', { error: 'missing required startup taint, karpenter.sh/unregistered' }, ['unregistered-taint-missing']],
     ['node claim registration error', { error: 'node not found' }, []],
+    // The last step of a termination, every generation: v0.32–v0.36 JSON (NodeClaim), v1.1+ Node termination.
+    [
+      'Reconciler error',
+      { error: 'removing termination finalizer, admission webhook "validation.webhook.karpenter.sh" denied the request' },
+      ['finalizer-removal-failed'],
+    ],
+    ['Reconciler error', { error: 'removing finalizer, nodes "ip-10-9-1-4" is forbidden' }, ['finalizer-removal-failed']],
+    // Any other "Reconciler error" stays a launch failure candidate (aboutLaunching decides).
+    ['Reconciler error', { error: 'adding finalizer, conflict' }, ['launch-failed']],
     // The console generations' launch failures, and the INFO line that only announces a launch.
     ['Launching node, creating cloud provider machine, creating fleet InvalidLaunchTemplateName.NotFoundException: gone', {}, ['launch-failed']],
     ['Provisioning failed, launching node, creating cloud provider instance, with fleet error(s), VcpuLimitExceeded: limit', {}, ['launch-failed']],
@@ -161,6 +170,13 @@ describe('object events', () => {
     ['Status condition transitioned, Type: Launched, Status: Unknown -> True, Reason: Launched', ['condition-transition']],
     ['can\'t drain node, PDB "web/api" is blocking evictions', ['drain']],
     ['storageclass.storage.k8s.io "gp3-fast" not found', ['reference-missing']],
+    // v1.0+ termination deadline on a Node or NodeClaim, the pod deleted at it, v1.6+ the volume wait.
+    ['All pods will be deleted by 2026-03-04T05:06:07Z', ['termination-deadline']],
+    [
+      'Deleting the pod to accommodate the terminationTime 2026-03-04 05:06:07 +0000 UTC of the node. The pod was granted 30 seconds of grace-period of its 30 terminationGracePeriodSeconds. This bypasses the PDB of the pod and the do-not-disrupt annotation.',
+      ['deleted-at-deadline', 'drain'],
+    ],
+    ['Awaiting deletion of bound volumeattachments (csi-1a2b, csi-3c4d)', ['awaiting-volume-detachment']],
   ])('%s', (message, want) => {
     expect([...eventSignals(message)].sort()).toEqual([...want].sort());
   });
@@ -177,6 +193,8 @@ describe('object events', () => {
     expect(drainBlockedPod('Failed to drain node, evicting pod (Pod=web/api-1)')).toBe('web/api-1');
     expect(drainBlockedPod('evicting pod web/api-2 violates a PDB')).toBe('web/api-2');
     expect(drainBlockedPod('Failed to drain node')).toBeUndefined();
+    expect(terminationDeadline('All pods will be deleted by 2026-03-04T05:06:07Z')).toBe('2026-03-04T05:06:07Z');
+    expect(terminationDeadline('Failed to drain node, 2 pods are waiting to be evicted')).toBeUndefined();
   });
 });
 

@@ -1,5 +1,5 @@
 import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
-import type { KubeObject } from '../kube/types.js';
+import type { KubeObject, LogRecord } from '../kube/types.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { commandName, condition, dig, displayName, formatTaint, nameOf, str } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
@@ -14,12 +14,12 @@ import {
   terminationGracePeriodOf,
   type EvictionBlock,
 } from './lib/reclaim-drain.js';
-import { byLastSeen, heldLongerThan, karpenterFacts, listNames, plural, podName, unknownOn, type KarpenterVersionFacts } from './support.js';
+import { ageOf, byLastSeen, heldLongerThan, karpenterFacts, listNames, plural, podName, unknownOn, type KarpenterVersionFacts } from './support.js';
 import { partialSourceText } from '../snapshot/partial.js';
 import { disruptedTaint } from '../snapshot/nodes.js';
 import { TERMINATION_TIMESTAMP_ANNOTATION as TERMINATION_TIMESTAMP } from '../kube/well-known.js';
-import { eventSays } from '../snapshot/messages/object-events.js';
-import { logSays } from '../snapshot/messages/karpenter-logs.js';
+import { eventSays, terminationDeadline } from '../snapshot/messages/object-events.js';
+import { logRefs, logSays, logText } from '../snapshot/messages/karpenter-logs.js';
 import { reportFromRecords } from './lib/records-only.js';
 import { STUCK_DRAINING_MESSAGES, stuckDraining } from './lib/stated-causes.js';
 import { pushAll } from '../kube/lists.js';
@@ -27,7 +27,7 @@ import { pushAll } from '../kube/lists.js';
 /** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
 const MESSAGES = {
   stuckDeleting:
-    '{{targetKind}} {{target}} has been deleting for {{age}} (since {{deletionAt}}{{deletionObjectClause}}){{taintClause}} and is still there; it is held by {{holds}}. {{tgpText}}',
+    '{{targetKind}} {{target}} has been deleting for {{age}} (since {{deletionAt}}{{deletionObjectClause}}){{taintClause}} and is still there; it is held by {{holds}}.{{tgpText}}',
   ...STUCK_DRAINING_MESSAGES,
 } as const;
 
@@ -38,7 +38,11 @@ export default defineRule({
     title: 'Node stuck draining',
     category: 'reclaim',
     defaultSeverity: 'error',
-    requires: ['Node', 'Pod'],
+    // The deleting object shows the symptom itself (a deletionTimestamp held for long): the pods that would name the
+    // blocker confirm it, and without them the finding says what they would settle (issue 20, point 1).
+    requires: [],
+    requiresAnyOf: ['Pod'],
+    symptomIn: ['Node', 'NodeClaim'],
     records: ['Event'],
     optional: ['NodeClaim', 'NodePool', 'PodDisruptionBudget', 'VolumeAttachment', 'Event', 'KarpenterController', 'ControllerLogs'],
     specOnly: 'no',
@@ -72,8 +76,30 @@ export default defineRule({
   check(ctx) {
     const { snapshot, now, options, report } = ctx;
     const version = karpenterFacts(snapshot.controller);
-    reportFromRecords(ctx, stuckDraining(options.threshold));
+    let stated = false;
+    reportFromRecords(
+      {
+        ...ctx,
+        report: (f) => {
+          stated = true;
+          report(f as Parameters<typeof report>[0]);
+        },
+        statedNotJudged: (reason) => {
+          stated = true;
+          ctx.statedNotJudged(reason);
+        },
+      },
+      stuckDraining(options.threshold),
+    );
+    // Neither a Node nor a NodeClaim to see a deletion on (requires is empty so either one alone is enough). Without
+    // Pods the runner says what is missing itself (records or symptom mode).
+    if (!snapshot.has('Node') && !snapshot.has('NodeClaim')) {
+      if (!stated && snapshot.has('Pod')) ctx.notEvaluated(NO_TARGETS);
+      return;
+    }
     const attachments = volumeAttachmentsByNode(snapshot);
+    const podsShown = snapshot.has('Pod');
+    const finalizerErrors = finalizerErrorIndex(snapshot);
 
     const seen = new Set<string>();
     const candidates: Array<{ node?: KubeObject; claimObj?: KubeObject }> = [];
@@ -91,7 +117,16 @@ export default defineRule({
       if (!deletion && node && drainingUnseen(snapshot, node) && unknownOn(ctx, node, ['/metadata/deletionTimestamp'])) continue;
       if (!deletion) continue;
       const taint = node ? disruptedTaint(node) : undefined;
-      const age = heldLongerThan(ctx, node ?? claimObj!, deletion.at, options.threshold, 'deleting');
+      // Events of the termination pasted with ages (`x4021 over 5h6m`) span a time the absolute timestamps may not
+      // reach: when the reference time is only a lower bound, that span is how long the deletion has lasted at least.
+      // A NodeClaim's node records the drain and volume events even when only the NodeClaim is in the input.
+      const nodeName = node ? nameOf(node) : str(dig(claimObj, 'status', 'nodeName'));
+      const spanned = snapshot.referenceTime.lowerBound
+        ? terminationEventSpan(snapshot, nodeName, node ? snapshot.nodeClaimForNode(node)?.object : claimObj)
+        : undefined;
+      // Only when the timestamps alone would not show it: the deletion's own age, when longer, stands.
+      const byEvents = spanned !== undefined && spanned > options.threshold && spanned > (ageOf(deletion.at, snapshot.referenceTime.ms) ?? 0);
+      const age = byEvents ? spanned : heldLongerThan(ctx, node ?? claimObj!, deletion.at, options.threshold, 'deleting');
       if (age === undefined) continue;
 
       const target = node ?? claimObj!;
@@ -99,10 +134,21 @@ export default defineRule({
       const evidence: EvidenceInput[] = [{ object: deletion.object, path: '/metadata/deletionTimestamp', note: `deleting for ${formatDuration(age)}` }];
       if (node && taint) evidence.push({ object: node, path: `/spec/taints/${taint.index}` });
       const holds: string[] = [];
+      const claim = node ? snapshot.nodeClaimForNode(node) : undefined;
+
+      // The NodeClaim's termination conditions say which phase it is stuck in (docs/karpenter-behaviour.md §7.12):
+      // past the drain, the pods on the node hold nothing; past the volume wait, its VolumeAttachments hold nothing.
+      const claimObj2 = claim?.object ?? claimObj;
+      const phase = claimObj2 ? terminationPhase(claimObj2, claimObj2 === target) : undefined;
+      const pastDrain = phase?.past !== undefined;
+      if (phase) {
+        for (const c of phase.evidence) evidence.push({ object: claimObj2!, path: `/status/conditions/${c.index}`, note: c.note });
+        holds.push(phase.text);
+      }
 
       // Pods the drain waits for, and why they cannot be evicted.
       // A pod the input shows partly (a node's pod table): whether it is evicted at all, or what refuses it, is unknown.
-      const onNode = node ? snapshot.podsOnNode(name) : [];
+      const onNode = node && podsShown && !pastDrain ? snapshot.podsOnNode(name) : [];
       const unclear = onNode.filter((p) => DRAIN_FIELDS.some((f) => !snapshot.isKnown(p, f)));
       const waiting = onNode.filter((p) => !unclear.includes(p) && isDrainable(p, now));
       const blocks = waiting.map((p) => evictionBlock(snapshot, p, now, version)).filter((b): b is EvictionBlock => b !== undefined);
@@ -120,7 +166,7 @@ export default defineRule({
 
       // VolumeAttachments still bound (v1.0+ waits for them after the drain; ignored for non-drainable pods).
       // Karpenter waits for VolumeAttachments only once the drain is done: list them when no pod is left to evict.
-      const vas = node && !waiting.length ? (attachments?.get(name) ?? []) : [];
+      const vas = node && !waiting.length && phase?.past !== 'volumes' ? (attachments?.get(name) ?? []) : [];
       if (vas.length) {
         holds.push(
           `${plural(vas.length, 'VolumeAttachment')} still bound (${listNames(vas.map((v) => `${displayName(v)}${pvOf(v) ? ` for ${pvOf(v)}` : ''}`))})`,
@@ -129,9 +175,8 @@ export default defineRule({
       }
 
       // Events: FailedDraining, AwaitingVolumeDetachment, PDB consistency failures, on the node and its NodeClaim.
-      const claim = node ? snapshot.nodeClaimForNode(node) : undefined;
       const events = [
-        ...(node ? snapshot.eventsForObject(node) : []),
+        ...(nodeName ? snapshot.eventsFor('Node', undefined, nodeName) : []),
         ...((claim?.object ?? claimObj) ? snapshot.eventsForObject((claim?.object ?? claimObj)!) : []),
       ].sort(byLastSeen);
       const draining = events.filter((e) => e.reason === 'FailedDraining' || (e.reason === 'FailedConsistencyCheck' && eventSays(e.message, 'drain')));
@@ -141,65 +186,208 @@ export default defineRule({
       // Controller logs: when the termination controller tainted it (drain start).
       const tainted = node ? logsForNode(snapshot, name).filter((l) => logSays(l, 'drain-started')) : [];
       for (const l of tainted.slice(-1)) evidence.push({ log: l, note: 'the drain started' });
-      if (!vas.length && volumeWait.length) holds.push(`volume detachment (${volumeWait[volumeWait.length - 1]!.message})`);
+      // The controller's own error when the last step, removing its finalizer, fails (an admission webhook, RBAC).
+      const unfinalized = finalizerErrors(node ? name : str(dig(claimObj2, 'status', 'nodeName')), claimObj2 ? nameOf(claimObj2) : undefined);
+      const lastUnfinalized = unfinalized[unfinalized.length - 1];
+      if (lastUnfinalized) {
+        holds.unshift(
+          `the removal of its finalizer, which the controller logs failing (${plural(unfinalized.length, 'time')}; last "${logText(lastUnfinalized)}")`,
+        );
+        evidence.push({ log: lastUnfinalized, note: 'the finalizer cannot be removed' });
+      }
+      const lastWait = volumeWait[volumeWait.length - 1];
+      if (!vas.length && lastWait && phase?.past === 'drain') holds.push(`the VolumeAttachments its last event names ("${lastWait.message}")`);
+      else if (!vas.length && lastWait && !phase) holds.push(`volume detachment (${lastWait.message})`);
       if (!holds.length && draining.length) holds.push(`failing evictions (${draining[draining.length - 1]!.message})`);
-      if (!vas.length && !attachments && !blocks.length && !waiting.length && !unclear.length)
+      if (node && !podsShown && !pastDrain)
+        holds.push(
+          `what the input does not show: the pods on it are not in the input, so whether a PDB at 0 allowed disruptions or a do-not-disrupt pod holds it is unknown (kubectl get pods -A -o wide --field-selector spec.nodeName=${name})`,
+        );
+      if (!node && !phase && !lastUnfinalized) holds.push(nodeOfClaimText(snapshot, claimObj!));
+      if (node && podsShown && !pastDrain && !vas.length && !attachments && !blocks.length && !waiting.length && !unclear.length)
         holds.push('nothing visible in the snapshot — VolumeAttachments are not in it (kubectl get volumeattachments -o yaml)');
 
-      // v1.6+ NodeClaim conditions Drained / VolumesDetached say which phase it is stuck in.
-      const claimObj2 = claim?.object ?? claimObj;
-      if (claimObj2) {
-        for (const type of ['Drained', 'VolumesDetached']) {
-          const c = condition(claimObj2, type);
-          if (c && c.status !== 'True')
-            evidence.push({ object: claimObj2, path: `/status/conditions/${c.index}`, note: `${type}=${c.status}${c.reason ? ` (${c.reason})` : ''}` });
-        }
-      }
-
       // Terminating grace period: the only thing that ends a blocked drain.
-      const tgp = node ? terminationGracePeriodOf(snapshot, node) : undefined;
-      const deadline = str((claim?.object ?? claimObj)?.metadata.annotations?.[TERMINATION_TIMESTAMP]);
+      const tgp = node ? terminationGracePeriodOf(snapshot, node) : claimTgp(claimObj!);
+      const annotated = str((claim?.object ?? claimObj)?.metadata.annotations?.[TERMINATION_TIMESTAMP]);
+      // v1.0+ TerminationGracePeriodExpiring events name the same deadline when the annotation is not shown.
+      const expiring = annotated ? undefined : events.filter((e) => eventSays(e.message, 'termination-deadline')).pop();
+      const deadline = annotated ?? (expiring ? terminationDeadline(expiring.message) : undefined);
+      const poolName = node ? snapshot.nodePoolNameOf(node) : claim?.nodePool;
+      const pool = snapshot.nodePool(poolName ?? (claimObj ? str(claimObj.metadata.labels?.['karpenter.sh/nodepool']) : undefined));
       let tgpText: string;
-      if (deadline) {
+      if (phase?.past === 'volumes' || lastUnfinalized) {
+        // Past the drain and the volume wait (or failing to remove the finalizer) a terminationGracePeriod ends nothing more.
+        tgpText = '';
+      } else if (deadline) {
         const left = (parseTime(deadline) ?? now) - now;
         tgpText =
           left > 0
-            ? `Karpenter force-deletes the remaining pods by ${deadline} (in ${formatDuration(left)}).`
+            ? phase?.past === 'drain'
+              ? `Its termination deadline ${deadline} (in ${formatDuration(left)}) ends the wait for the volumes.`
+              : `Karpenter force-deletes the remaining pods by ${deadline} (in ${formatDuration(left)}).`
             : `Its termination deadline ${deadline} passed ${formatDuration(-left)} ago, yet it is still here.`;
-        evidence.push({ object: (claim?.object ?? claimObj)!, path: `/metadata/annotations/${TERMINATION_TIMESTAMP.replace(/\//g, '~1')}` });
+        if (expiring) evidence.push({ event: expiring, note: 'the termination deadline' });
+        else evidence.push({ object: (claim?.object ?? claimObj)!, path: `/metadata/annotations/${TERMINATION_TIMESTAMP.replace(/\//g, '~1')}` });
       } else if (tgp) {
         tgpText = `terminationGracePeriod ${tgp.value} bounds the wait.`;
         evidence.push({ object: tgp.object, path: tgp.path });
       } else if (version.atLeast('1.0.0') === false) {
         tgpText = `Karpenter ${version.label} has no terminationGracePeriod (it arrived in v1.0), so nothing ends the wait: the instance keeps running until the blocker goes.`;
-      } else {
+      } else if (pool) {
         tgpText = 'No terminationGracePeriod is set, so nothing ends the wait: the instance keeps running until the blocker goes.';
-        const pool = snapshot.nodePool(node ? snapshot.nodePoolNameOf(node) : claim?.nodePool);
-        if (pool) evidence.push({ object: pool.object, path: '/spec/template/spec', note: 'no terminationGracePeriod' });
+        evidence.push({ object: pool.object, path: '/spec/template/spec', note: 'no terminationGracePeriod' });
+      } else {
+        // The NodePool is not in the input: whether a terminationGracePeriod bounds the wait is unknown, not absent.
+        tgpText =
+          `Whether a terminationGracePeriod bounds the wait is not shown: the NodePool${poolName ? ` ${poolName}` : ''} is not in the input ` +
+          `(kubectl get nodepool ${poolName ?? '<nodepool>'} -o jsonpath='{.spec.template.spec.terminationGracePeriod}').`;
       }
+      if (tgpText) tgpText = ` ${tgpText}`;
       pushAll(evidence, version.evidence());
 
       const related = [...(claim && claim.object !== target ? [claim.object] : []), ...blocks.map((b) => b.pod), ...vas];
       report({
         object: target,
+        // Its own deletionTimestamp shows it: without the pods it stands, saying what they would confirm.
+        symptom: true,
         messageId: 'stuckDeleting',
         data: {
           targetKind: target.kind,
           target: displayName(target),
-          age: formatDuration(age),
+          age: byEvents ? `at least ${formatDuration(age)}` : formatDuration(age),
           deletionAt: deletion.at,
-          deletionObjectClause: deletion.object !== target ? `, ${deletion.object.kind} ${displayName(deletion.object)}` : '',
+          deletionObjectClause:
+            (deletion.object !== target ? `, ${deletion.object.kind} ${displayName(deletion.object)}` : '') +
+            (byEvents ? '; its termination events span that long before the paste' : ''),
           taintClause: taint ? ` with taint ${formatTaint(taint)}` : '',
           holds: holds.join('; '),
           tgpText,
         },
-        fix: fixText(snapshot, target, claim?.name ?? (claimObj ? claimObj.metadata.name : undefined), blocks, vas, Boolean(tgp || deadline), version),
+        fix: [
+          ...phaseSteps(
+            target,
+            claimObj2,
+            lastUnfinalized ? 'finalizer' : phase?.past,
+            Boolean(node) && !podsShown && !pastDrain,
+            Boolean(lastWait) && !vas.length,
+          ),
+          ...fixText(
+            snapshot,
+            target,
+            claim?.name ?? (claimObj ? claimObj.metadata.name : undefined),
+            blocks,
+            vas,
+            Boolean(tgp || deadline || phase?.past === 'volumes' || lastUnfinalized || !pool),
+            version,
+          ),
+        ],
         evidence,
         related,
       });
     }
   },
 });
+
+const NO_TARGETS = 'no Nodes or NodeClaims in the snapshot (add the output of `kubectl get nodes -o yaml`, `kubectl get nodeclaims -o yaml`)';
+
+interface TerminationPhase {
+  /** The phase it is known to be past: the drain, or the drain and the volume wait. */
+  past?: 'drain' | 'volumes';
+  text: string;
+  evidence: Array<{ index: number; note: string }>;
+}
+
+/**
+ * Where the termination controller is, from the NodeClaim's conditions: v1.6+ sets Drained (Unknown while draining)
+ * and VolumesDetached (Unknown while awaiting VolumeAttachments), and every v1 sets InstanceTerminating=True once it
+ * asked the cloud provider to terminate the instance; after that only the instance going away and the removal of the
+ * karpenter.sh/termination finalizer remain (core pkg/controllers/node/termination/controller.go,
+ * docs/karpenter-behaviour.md §7.12). A condition the input does not show says nothing.
+ */
+function terminationPhase(claim: KubeObject, isTarget: boolean): TerminationPhase | undefined {
+  const who = isTarget ? 'it' : `its NodeClaim ${displayName(claim)}`;
+  const drained = condition(claim, 'Drained');
+  const volumes = condition(claim, 'VolumesDetached');
+  const terminating = condition(claim, 'InstanceTerminating');
+  const note = (c: NonNullable<typeof drained>, what: string) => ({ index: c.index, note: what });
+  if (terminating?.status === 'True') {
+    const since = terminating.lastTransitionTime ? ` since ${terminating.lastTransitionTime}` : '';
+    return {
+      past: 'volumes',
+      text:
+        `neither pods nor volumes: ${who} shows InstanceTerminating=True${since}, so the drain and the volume wait are over and ` +
+        'Karpenter is waiting for the cloud provider to report the instance gone before it removes the karpenter.sh/termination finalizer; ' +
+        'a deletion stuck here fails in that cloud call or in removing the finalizer (the controller logs its "Reconciler error" naming the object)',
+      evidence: [note(terminating, 'the instance is being terminated')],
+    };
+  }
+  if (volumes && volumes.status !== 'True' && drained?.status === 'True')
+    return {
+      past: 'drain',
+      text: `volume detachment: ${who} shows Drained=True and VolumesDetached=${volumes.status}${volumes.reason ? ` (${volumes.reason})` : ''}, so the pods are gone and Karpenter waits for the node's VolumeAttachments to be deleted`,
+      evidence: [note(drained, 'the drain is done'), note(volumes, 'waiting for VolumeAttachments')],
+    };
+  if (drained && drained.status !== 'True')
+    return {
+      text: `the drain: ${who} shows Drained=${drained.status}${drained.reason ? ` (${drained.reason})` : ''}`,
+      evidence: [note(drained, 'still draining')],
+    };
+  return undefined;
+}
+
+/**
+ * Records of a failed finalizer removal, by the Node or NodeClaim they name (`Node:`/`NodeClaim:` fields of v0.37+, the
+ * reconciled object's name): one pass over the logs for all candidates.
+ */
+function finalizerErrorIndex(snapshot: Snapshot): (node: string | undefined, claim: string | undefined) => LogRecord[] {
+  const byName = new Map<string, LogRecord[]>();
+  for (const l of snapshot.logs) {
+    if (!logSays(l, 'finalizer-removal-failed')) continue;
+    const refs = logRefs(l.fields);
+    const node = refs.node ?? (l.fields.controllerKind === 'Node' && typeof l.fields.name === 'string' ? l.fields.name : undefined);
+    for (const key of [node && `Node/${node}`, refs.nodeClaim && `NodeClaim/${refs.nodeClaim}`]) {
+      if (!key) continue;
+      let list = byName.get(key);
+      if (!list) byName.set(key, (list = []));
+      list.push(l);
+    }
+  }
+  return (node, claim) => [...new Set([...(node ? (byName.get(`Node/${node}`) ?? []) : []), ...(claim ? (byName.get(`NodeClaim/${claim}`) ?? []) : [])])];
+}
+
+/** How long the termination events of a node or its NodeClaim (failed drains, volume waits) span, first to last. */
+function terminationEventSpan(snapshot: Snapshot, node: string | undefined, claim: KubeObject | undefined): number | undefined {
+  const events = [...(node ? snapshot.eventsFor('Node', undefined, node) : []), ...(claim ? snapshot.eventsForObject(claim) : [])].filter((e) =>
+    TERMINATION_REASONS.has(e.reason),
+  );
+  const times = events.flatMap((e) => [parseTime(e.firstSeen), parseTime(e.lastSeen)]).filter((t): t is number => t !== undefined);
+  if (!times.length) return undefined;
+  return times.reduce((a, b) => Math.max(a, b)) - times.reduce((a, b) => Math.min(a, b));
+}
+
+/** Event reasons only a termination in progress records (docs/karpenter-behaviour.md §2.1, §7.4). */
+const TERMINATION_REASONS = new Set(['FailedDraining', 'AwaitingVolumeDetachment', 'TerminationGracePeriodExpiring']);
+
+/** A NodeClaim's own terminationGracePeriod (v1 copies the NodePool's onto each NodeClaim it creates). */
+function claimTgp(claim: KubeObject): { value: string; object: KubeObject; path: string } | undefined {
+  const own = str(dig(claim, 'spec', 'terminationGracePeriod'));
+  return own ? { value: own, object: claim, path: '/spec/terminationGracePeriod' } : undefined;
+}
+
+/** A deleting NodeClaim without its Node in the input: gone, or merely not shown. */
+function nodeOfClaimText(snapshot: Snapshot, claim: KubeObject): string {
+  const nodeName = str(dig(claim, 'status', 'nodeName'));
+  // Never registered (a launch given up): nothing to drain; what is left is the instance, if one launched, and the finalizer.
+  if (!nodeName && claim.status !== undefined && snapshot.isKnown(claim, '/status/nodeName'))
+    return 'no drain: it names no Node (status.nodeName is empty), so Karpenter is deleting its instance, if one launched, and then removes the karpenter.sh/termination finalizer; the controller logs say why it does not finish';
+  if (!snapshot.has('Node'))
+    return `what the input does not show: its Node${nodeName ? ` ${nodeName}` : ''} is not in the input, so whether it is still draining is unknown (kubectl get node ${nodeName ?? '<node>'} -o yaml)`;
+  return (
+    `no drain any more: its Node${nodeName ? ` ${nodeName}` : ''} is not among the Nodes in the input, so Karpenter is terminating the instance or removing ` +
+    'the karpenter.sh/termination finalizer; the controller logs say why it does not finish'
+  );
+}
 
 /** What decides whether a pod is drained and what refuses its eviction (mirror/DaemonSet, do-not-disrupt, PDBs). */
 const DRAIN_FIELDS = ['/metadata/ownerReferences', '/metadata/annotations', '/metadata/labels', '/spec/tolerations', '/status/phase'];
@@ -225,6 +413,42 @@ function volumeAttachmentsByNode(snapshot: { has(i: 'VolumeAttachment'): boolean
     l.push(va);
   }
   return m;
+}
+
+/** Steps for what the phase and the input leave to check: the controller's error and the instance, the attachments, the pods. */
+function phaseSteps(
+  target: KubeObject,
+  claim: KubeObject | undefined,
+  past: TerminationPhase['past'] | 'finalizer',
+  podsUnshown: boolean,
+  volumesUnshown: boolean,
+): string[] {
+  const steps: string[] = [];
+  const nodeName = target.kind === 'Node' ? nameOf(target) : str(dig(claim, 'status', 'nodeName'));
+  if (podsUnshown) steps.push(`See what the drain waits for: kubectl get pods -A -o wide --field-selector spec.nodeName=${nodeName ?? '<node>'}`);
+  if (past === 'drain' || volumesUnshown)
+    steps.push(
+      `List the node's attachments and check its CSI node plugin: kubectl get volumeattachments -o custom-columns=NAME:.metadata.name,NODE:.spec.nodeName,PV:.spec.source.persistentVolumeName,ATTACHED:.status.attached | grep ${nodeName ?? '<node>'}`,
+    );
+  if (past === 'finalizer')
+    steps.push(
+      "Fix what refuses the update in the controller's error above (an admission webhook, a validation rule, RBAC) so Karpenter can remove its finalizer",
+    );
+  if ((past === 'volumes' || past === 'finalizer') && claim) {
+    const name = commandName(claim);
+    const instance = /^aws:\/\/\/[^/]+\/(i-[0-9a-f]+)$/.exec(str(dig(claim, 'status', 'providerID')) ?? '')?.[1];
+    if (past === 'volumes')
+      steps.push(
+        `Find the error the controller logs for it (in the namespace Karpenter runs in): kubectl logs -n kube-system -l app.kubernetes.io/name=karpenter --tail=-1 | grep ${name}`,
+      );
+    if (instance)
+      steps.push(`Check the instance is gone: aws ec2 describe-instances --instance-ids ${instance} --query 'Reservations[].Instances[].State.Name'`);
+    steps.push(
+      `Only once the instance is confirmed terminated, release what is left: kubectl patch nodeclaim ${name} --type merge -p '{"metadata":{"finalizers":null}}'` +
+        (nodeName ? ` (and kubectl patch node ${nodeName} the same way if it is still there)` : ''),
+    );
+  }
+  return steps;
 }
 
 function fixText(

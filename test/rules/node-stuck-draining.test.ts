@@ -157,5 +157,6 @@ testRule(RULE, {
     },
   ],
   nearMiss: [{}],
-  missing: [{}],
+  // Pods and a NodePool, but neither a Node nor a NodeClaim whose deletion could show (requires is empty: either alone serves).
+  missing: [{ reason: 'no Nodes or NodeClaims in the snapshot (add the output of `kubectl get nodes -o yaml`, `kubectl get nodeclaims -o yaml`)' }],
 });

@@ -16,6 +16,8 @@ export const EVENT_REASONS: ReadonlySet<string> = new Set([
   'Evicted',
   'FailedDraining',
   'AwaitingVolumeDetachment',
+  'TerminationGracePeriodExpiring',
+  'Disrupted',
   'FailedConsistencyCheck',
   'DisruptionBlocked',
   'DisruptionTerminating',

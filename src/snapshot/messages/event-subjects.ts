@@ -32,6 +32,11 @@ export const EVENT_SUBJECTS: readonly SubjectRow[] = [
   // The terminator's evictions: "Evicted pod: …" on the pod; a failed drain on the node ("Failed to drain node, …").
   { reason: 'Evicted', from: KARPENTER, kind: 'Pod', printed: ['event'] },
   { reason: 'FailedDraining', from: KARPENTER, kind: 'Node', printed: ['event'] },
+  // v1.6+: after the drain the Node waits for its VolumeAttachments ("Awaiting deletion of bound volumeattachments (…)").
+  { reason: 'AwaitingVolumeDetachment', from: KARPENTER, kind: 'Node', printed: ['event'] },
+  // v1.0+: a pod deleted at the NodeClaim's terminationGracePeriod deadline, bypassing its PDB and do-not-disrupt.
+  // (TerminationGracePeriodExpiring "All pods will be deleted by …" is recorded on the Node and the NodeClaim alike: no row.)
+  { reason: 'Disrupted', from: KARPENTER, re: /^Deleting the pod to accommodate the terminationTime\b/, kind: 'Pod', printed: ['event'] },
   // The disruption controller records the same cause on the Node and its NodeClaim, each naming its own kind.
   { reason: 'DisruptionBlocked', from: KARPENTER, re: /^Cannot disrupt Node\b/, kind: 'Node', printed: ['event'] },
   { reason: 'DisruptionBlocked', from: KARPENTER, re: /^Cannot disrupt NodeClaim\b/, kind: 'NodeClaim', printed: ['event'] },

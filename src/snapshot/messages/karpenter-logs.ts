@@ -38,6 +38,8 @@ export type LogSignal =
   | 'interruption-delete'
   /** An eviction refused because more than one PodDisruptionBudget selects the pod. */
   | 'multiple-pdbs'
+  /** The termination could not remove Karpenter's `karpenter.sh/termination` finalizer from the Node or NodeClaim. */
+  | 'finalizer-removal-failed'
   /** A launch failed: the message names it, the error (or the message itself before v0.37) says why. */
   | 'launch-failed'
   /** An offering marked unavailable after the cloud said it had no capacity. */
@@ -133,6 +135,15 @@ export const WITH_FIELDS: MessageTable<LogSignal> = [
     printed: ['controller-runtime'],
   },
   {
+    // The last step of a termination fails, so the object stays deleting with its finalizer (docs/karpenter-behaviour.md
+    // §7.12): "removing termination finalizer, …" from the NodeClaim (Machine ≤ v0.31) termination every generation,
+    // "removing finalizer, …" from the Node termination v1.1+ (v1.0 said "patching node, …"). The error says why.
+    re: /removing (?:termination )?finalizer, /i,
+    signal: 'finalizer-removal-failed',
+    printed: ALL_LOGS,
+    carries: ['nodeclaim'],
+  },
+  {
     re: /missing required startup taint, karpenter\.sh\/unregistered|missing taint prevents registration/i,
     signal: 'unregistered-taint-missing',
     printed: ['controller-runtime'],
@@ -178,6 +189,8 @@ export function logSignals(log: LogRecord): ReadonlySet<LogSignal> {
       tags.delete('could-not-schedule');
       tags.add('launch-failed');
     }
+    // A "Reconciler error" of the termination's last step names NodeClaims too, but launches nothing (§7.12).
+    if (tags.has('finalizer-removal-failed')) tags.delete('launch-failed');
     signals.set(log, (s = tags));
   }
   return s;

@@ -21,6 +21,12 @@ export type EventSignal =
   | 'pdb-violation'
   /** FailedDraining on a node: "N pods are waiting to be evicted". */
   | 'pods-awaiting-eviction'
+  /** v1.0+ TerminationGracePeriodExpiring on a Node or NodeClaim: "All pods will be deleted by <deadline>". */
+  | 'termination-deadline'
+  /** v1.0+ `Disrupted` on a pod deleted at that deadline: "Deleting the pod to accommodate the terminationTime …". */
+  | 'deleted-at-deadline'
+  /** v1.6+ AwaitingVolumeDetachment on a Node: "Awaiting deletion of bound volumeattachments (<names>)". */
+  | 'awaiting-volume-detachment'
   /** NodePool DisruptionBlocked: "No allowed disruptions [for disruption reason R] due to blocking budget". */
   | 'budget-blocking'
   /** Pod `Nominated`: v0.32+ "Pod should schedule on: nodeclaim/x[, node/y]", v0.27–v0.31 "…: machine/x", ≤ v0.26 "… on y". */
@@ -39,6 +45,9 @@ export const EVENTS: MessageTable<EventSignal> = [
   { re: /drain|PDB/i, signal: 'drain', printed: ['event'] },
   { re: /violates a PDB|does not support multiple PDBs/i, signal: 'pdb-violation', printed: ['event'] },
   { re: /pods? (?:are|is) waiting to be evicted/i, signal: 'pods-awaiting-eviction', printed: ['event'] },
+  { re: /^All pods will be deleted by \S/, signal: 'termination-deadline', printed: ['event'] },
+  { re: /^Deleting the pod to accommodate the terminationTime\b/, signal: 'deleted-at-deadline', printed: ['event'] },
+  { re: /^Awaiting deletion of bound volumeattachments\b/i, signal: 'awaiting-volume-detachment', printed: ['event'] },
   { re: /no allowed disruptions.*due to blocking budget/i, signal: 'budget-blocking', printed: ['event'], carries: ['pool'] },
   { re: /^Pod should schedule on:? \S/i, signal: 'nominated', printed: ['event'], carries: ['nodeclaim'] },
   {
@@ -97,6 +106,11 @@ export function assignment(message: string): { namespace: string; pod: string; n
 /** `FailedDraining`: the pod an eviction was refused for, v1.5+ `(Pod=ns/name)` or older "evicting pod ns/name violates". */
 export function drainBlockedPod(message: string): string | undefined {
   return /\(Pod=([^,)]+)\)/.exec(message)?.[1] ?? /evicting pod ([^\s]+) violates/.exec(message)?.[1];
+}
+
+/** TerminationGracePeriodExpiring: the deadline "All pods will be deleted by <time>" names (as printed, a Go time or RFC3339). */
+export function terminationDeadline(message: string): string | undefined {
+  return /^All pods will be deleted by (.+?)\s*$/.exec(message)?.[1];
 }
 
 /** The disruption reason a v1.0+ blocking-budget event names ("… for disruption reason Drifted …"). */
