@@ -47,6 +47,13 @@ describe('a ticket pasting only whole manifests, a subset of the node classes', 
   });
 });
 
+describe("a ticket pasting the kind's list (`kubectl get ec2nodeclasses -o yaml`)", () => {
+  it('judges the missing class absent, naming what the ticket lists rather than "the snapshot"', async () => {
+    const r = await scanRule('nodepool-missing-nodeclass', [join(FIXTURES, 'tickets', 'single-objects', 'v1beta1-pool-and-nodeclass-list.md')]);
+    expect(r.findings.map((f) => [f.messageId, f.data?.namesClause])).toEqual([['nodeClassMissing', 'the ticket lists default']]);
+  });
+});
+
 describe('near misses: the same objects in other inputs keep their own wording', () => {
   it('a repository holding the same manifests: not in the scanned files (Terraform may create it)', async () => {
     for (const ticket of ['manifests-two-classes-one-pool.md', 'manifests-claim-and-classes.txt']) {

@@ -17,7 +17,7 @@ import {
   type NodeClassRef,
 } from './lib/configuration.js';
 import { byLastSeen, listNames, unknownOn } from './support.js';
-import { listCommand, notShownReason } from './lib/not-shown.js';
+import { holderWords, listCommand, notShownReason } from './lib/not-shown.js';
 import { eventSays } from '../snapshot/messages/object-events.js';
 import { getCommand, refOf, reportFromRecords, seenText, type RecordsOnlyRule } from './lib/records-only.js';
 import { logRefs, logText } from '../snapshot/messages/karpenter-logs.js';
@@ -299,7 +299,7 @@ function absent(snapshot: Snapshot, pool: NodePoolView, ref: NodeClassRef, kindK
       poolName: pool.name,
       kind,
       refName: ref.name,
-      namesClause: names.length ? `the snapshot has ${listNames(names, 4)}${hint ? `; did you mean "${hint}"?` : ''}` : `no ${kind} at all`,
+      namesClause: names.length ? `${holderWords(snapshot)} ${listNames(names, 4)}${hint ? `; did you mean "${hint}"?` : ''}` : `no ${kind} at all`,
       condStatusClause: cond?.status === 'False' ? ` (NodeClassReady=False ${cond.reason ?? ''})` : '',
     },
     fix: refFix(pool, hint ?? names[0] ?? ref.name, `${kind} ${ref.name} does not exist`, targetOf(kindKey), [

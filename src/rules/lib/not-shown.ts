@@ -14,6 +14,11 @@ function isPaste(snapshot: Pick<Snapshot, 'inputName'>): boolean {
   return snapshot.inputName === 'the ticket' || snapshot.inputName === 'the input';
 }
 
+/** Who holds the objects a verdict counted: "the ticket lists" (what was pasted), else "the snapshot has". */
+export function holderWords(snapshot: Pick<Snapshot, 'inputName'>): string {
+  return isPaste(snapshot) ? `${snapshot.inputName} lists` : 'the snapshot has';
+}
+
 /** `kubectl get ec2nodeclasses` (`-A` for a namespaced kind): the list that settles whether a name exists. */
 export function listCommand(kind: string, kindKey?: string): string {
   const all = kindKey !== undefined && !isClusterScoped(kindKey) ? ' -A' : '';
