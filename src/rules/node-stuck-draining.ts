@@ -14,7 +14,7 @@ import {
   terminationGracePeriodOf,
   type EvictionBlock,
 } from './lib/reclaim-drain.js';
-import { byLastSeen, heldLongerThan, karpenterFacts, listNames, plural, podName, unknownOn, type KarpenterVersionFacts } from './support.js';
+import { agoText, byLastSeen, heldLongerThan, karpenterFacts, listNames, plural, podName, unknownOn, type KarpenterVersionFacts } from './support.js';
 import { partialSourceText } from '../snapshot/partial.js';
 import { disruptedTaint } from '../snapshot/nodes.js';
 import { TERMINATION_TIMESTAMP_ANNOTATION as TERMINATION_TIMESTAMP } from '../kube/well-known.js';
@@ -165,7 +165,7 @@ export default defineRule({
         tgpText =
           left > 0
             ? `Karpenter force-deletes the remaining pods by ${deadline} (in ${formatDuration(left)}).`
-            : `Its termination deadline ${deadline} passed ${formatDuration(-left)} ago, yet it is still here.`;
+            : `Its termination deadline ${deadline} passed ${agoText(-left, snapshot)}, yet it is still here.`;
         evidence.push({ object: (claim?.object ?? claimObj)!, path: `/metadata/annotations/${TERMINATION_TIMESTAMP.replace(/\//g, '~1')}` });
       } else if (tgp) {
         tgpText = `terminationGracePeriod ${tgp.value} bounds the wait.`;

@@ -1,8 +1,7 @@
 import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import { dig, displayName, str } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
-import { formatDuration } from '../kube/units.js';
-import { ageOf, listNames, podName } from './support.js';
+import { ageOf, agoText, listNames, podName } from './support.js';
 import { notShownReason } from './lib/not-shown.js';
 import { eventSays, missingReference } from '../snapshot/messages/object-events.js';
 import { getCommand, refOf, reportFromRecords, seenText, type RecordsOnlyRule } from './lib/records-only.js';
@@ -109,7 +108,7 @@ export default defineRule({
           what: what.join(' and '),
           whatClause: what.length > 1 ? 'do' : 'does',
           phaseClause: phase ? `; it is ${phase}` : '',
-          ageClause: age !== undefined ? ` (created ${formatDuration(age)} ago)` : '',
+          ageClause: age !== undefined ? ` (created ${agoText(age, snapshot)})` : '',
           podText,
         },
         fix: fixText(pvc.metadata.namespace!, pvc.metadata.name!, missingSc ? String(scName) : undefined, missingPv ? volumeName : undefined, scNames),
