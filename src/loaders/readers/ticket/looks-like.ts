@@ -7,7 +7,7 @@ import { kindPlural } from '../../../kube/kinds.js';
 import { clip, isKubectlNoise } from '../../text-lines.js';
 import { KUBECTL_VERSION_LINE } from '../sniffs.js';
 import type { TextBlock } from './blocks.js';
-import { EVENT_REASONS } from '../../../kube/messages/event-reasons.js';
+import { EVENT_REASONS } from '../../../kube/messages/event-subjects.js';
 
 export const HELM_LIST = 'helm list output';
 
