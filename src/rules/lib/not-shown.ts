@@ -9,9 +9,12 @@ import { UNKNOWN_VALUE } from '../../kube/types.js';
 import { isClusterScoped, kindPlural } from '../../kube/kinds.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 
-/** A pasted input: the ticket alone, or a ticket scanned with other files ("the input"). */
+/**
+ * A pasted ticket scanned alone. A ticket scanned with other files ("the input": a repository whose README reads as a
+ * paste, a dump beside a ticket) is judged as those files are, so a repository never loses "not in the scanned files".
+ */
 function isPaste(snapshot: Pick<Snapshot, 'inputName'>): boolean {
-  return snapshot.inputName === 'the ticket' || snapshot.inputName === 'the input';
+  return snapshot.inputName === 'the ticket';
 }
 
 /** Who holds the objects a verdict counted: "the ticket lists" (what was pasted), else "the snapshot has". */
@@ -40,7 +43,7 @@ export function notShownReason(snapshot: Snapshot, kindKey: string, name: string
   if (!paste && !snapshot.absentMeansMissing)
     return `${kind} ${name} is not in the scanned files (created outside them, e.g. by Terraform or an add-on?); --assume-complete judges it as missing`;
   // A ticket's objects, or objects described or pasted one at a time in other files: those shown are not the kind's list.
-  const where = paste ? snapshot.inputName : 'the input';
+  const where = paste ? 'the ticket' : 'the input';
   const shown = snapshot.all(kindKey).length;
   const command = `\`${listCommand(kind, kindKey)}\``;
   return shown
