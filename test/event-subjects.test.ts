@@ -6,8 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EVENT_SUBJECTS, subjectKind } from '../src/snapshot/messages/event-subjects.js';
-import { EVENT_REASONS } from '../src/kube/messages/event-reasons.js';
+import { subjectKind } from '../src/snapshot/messages/event-subjects.js';
 import { FIXTURES, findingLabel, scan, scanRule } from './support/scan.js';
 
 const ticket = (name: string) => `${FIXTURES}tickets/event-subjects/${name}`;
@@ -35,12 +34,6 @@ describe('the kind an event is recorded on, from reason and source', () => {
     ['FailedScheduling', 'some-custom-scheduler', '0/3 nodes are available'],
   ])('%s by %s "%s": unknown, not guessed', (reason, from, message) => {
     expect(subjectKind(reason, from, message)).toBeUndefined();
-  });
-});
-
-describe('the event-reason catalog that reads rows cut to Type, Reason, Message', () => {
-  it('knows every reason whose kind the subject table gives', () => {
-    expect(EVENT_SUBJECTS.map((r) => r.reason).filter((r) => !EVENT_REASONS.has(r))).toEqual([]);
   });
 });
 

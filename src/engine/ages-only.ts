@@ -6,20 +6,28 @@
 import { formatDuration, parseTime } from '../kube/units.js';
 import type { Finding, NotEvaluated } from './findings.js';
 
-const REFERENCE_TIME = /(?<=\b(?:before|after|at) )the reference time\b/g;
+/** The moment an ages-only paste's ages count back from, as every message names it. */
+export const PASTE_TAKEN = 'the paste was taken';
+
+const REFERENCE_TIME = /(?<=\b(?:before|after) )the reference time\b/g;
+// "at the paste was taken" would not be English.
+const AT_REFERENCE_TIME = /\bat the reference time\b/g;
 // RFC 3339 as rules print it (seconds and fraction optional); linear: no nested quantifiers.
 const ISO_TIME = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})?/g;
 
 /** `2026-12-02T13:50:00Z` → `37m before the paste was taken`, measured from the anchor the snapshot used. */
 export function timesAsAges(text: string, anchorMs: number): string {
   // Rules measure ages from "the reference time"; without an anchor that moment is when the paste was taken.
-  return text.replace(REFERENCE_TIME, 'the paste was taken').replace(ISO_TIME, (iso) => {
-    const ms = parseTime(/[Zz]|[+-]\d{2}:\d{2}$/.test(iso) ? iso : `${iso}Z`);
-    if (ms === undefined) return iso;
-    const age = anchorMs - ms;
-    if (Math.abs(age) < 1000) return '0s before the paste was taken';
-    return age > 0 ? `${formatDuration(age)} before the paste was taken` : `${formatDuration(-age)} after the paste was taken`;
-  });
+  return text
+    .replace(AT_REFERENCE_TIME, `when ${PASTE_TAKEN}`)
+    .replace(REFERENCE_TIME, PASTE_TAKEN)
+    .replace(ISO_TIME, (iso) => {
+      const ms = parseTime(/[Zz]|[+-]\d{2}:\d{2}$/.test(iso) ? iso : `${iso}Z`);
+      if (ms === undefined) return iso;
+      const age = anchorMs - ms;
+      if (Math.abs(age) < 1000) return `0s before ${PASTE_TAKEN}`;
+      return age > 0 ? `${formatDuration(age)} before ${PASTE_TAKEN}` : `${formatDuration(-age)} after ${PASTE_TAKEN}`;
+    });
 }
 
 function deep(value: unknown, anchorMs: number): unknown {

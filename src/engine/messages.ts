@@ -7,9 +7,10 @@
  * (`'{{name}} is not ready{{since}}.'` with `since: ' since 2026-12-02T10:00Z'` or `since: ''`): the wording of the
  * clause lives at the report call, the position and the sentence around it here.
  *
- * A placeholder that holds an object's name is called `name` or ends in `Name` (`poolName`, `objectName`): an empty
- * value there is an object the input does not name (a ticket's piece pasted without `metadata:`), and is rendered
- * here as NAME_NOT_SHOWN, so no rule prints an empty word where a name goes.
+ * A placeholder that holds an object's name is called `name`, ends in `Name` (`poolName`, `objectName`), or is the
+ * bare word of a kind (`pool`, `node`, `claim`, `pod`, `pv`: NAME_PLACEHOLDERS): an empty value there is an object the
+ * input does not name (a ticket's piece pasted without `metadata:`, an event row whose object was cut), and is
+ * rendered here as NAME_NOT_SHOWN, so no rule prints an empty word where a name goes (test/name-placeholders.test.ts).
  */
 import { NAME_NOT_SHOWN } from '../kube/fields.js';
 
@@ -56,9 +57,30 @@ export function renderMessage(ruleId: string, templates: MessageTemplates | unde
   return fillTemplate(ruleId, messageId, template, data);
 }
 
+/** Placeholders named after the kind whose name they hold (`NodePool {{pool}}`), besides `name` and `…Name`. */
+const NAME_PLACEHOLDERS: ReadonlySet<string> = new Set([
+  'pool',
+  'nodePool',
+  'node',
+  'claim',
+  'nodeClaim',
+  'pod',
+  'pv',
+  'pvc',
+  'provisioner',
+  'machine',
+  'nodeClass',
+  'storageClass',
+]);
+
+/** Whether a placeholder holds an object's name, by the convention above. */
+export function isNamePlaceholder(placeholder: string): boolean {
+  return placeholder === 'name' || placeholder.endsWith('Name') || NAME_PLACEHOLDERS.has(placeholder);
+}
+
 /** A placeholder's value as text: an empty name (by the convention above) is the stand-in, in every report format. */
 export function shownValue(placeholder: string, value: string | number): string {
-  return value === '' && (placeholder === 'name' || placeholder.endsWith('Name')) ? NAME_NOT_SHOWN : String(value);
+  return value === '' && isNamePlaceholder(placeholder) ? NAME_NOT_SHOWN : String(value);
 }
 
 /** `{{name}}` → `data.name`; a placeholder without a value is the rule's bug. */

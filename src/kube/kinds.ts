@@ -52,6 +52,19 @@ export const KARPENTER_RESOURCES: ReadonlyArray<{ kind: string; plural: string; 
   { kind: 'NodeOverlay', plural: 'nodeoverlays', group: 'karpenter.sh' },
 ];
 
+/** Kinds whose name is already plural (the API serves one `Endpoints` object per Service). */
+const PLURAL_KINDS: ReadonlySet<string> = new Set(['Endpoints']);
+
+/**
+ * A kind's plural as the API server and people write it: `EC2NodeClasses`, `AWSNodeTemplates`, `Policies`,
+ * `NodePools`. One helper, so no message prints "EC2NodeClasss"; lower-cased it is the resource name kubectl takes.
+ */
+export function kindPlural(kind: string): string {
+  if (PLURAL_KINDS.has(kind)) return kind;
+  if (/[^aeiouAEIOU]y$/.test(kind)) return `${kind.slice(0, -1)}ies`;
+  return /(?:s|x|z|ch|sh)$/.test(kind) ? `${kind}es` : `${kind}s`;
+}
+
 /** Objects karpdoctor makes up to hang findings on (a values file): never counted or listed as cluster objects. */
 export function isSyntheticKind(kindKey: string): boolean {
   return kindKey.startsWith('karpdoctor.io/');

@@ -6,6 +6,7 @@
  * carries `object` only when it is about one.
  */
 import type { NotEvaluated } from '../engine/findings.js';
+import { kindPlural } from '../kube/kinds.js';
 
 /** Names listed in a grouped line (and its command) before "and N more" / one command for the whole kind. */
 const MAX_NAMED = 8;
@@ -96,12 +97,8 @@ function merged(list: Groupable[]): NotEvaluated {
   // One command for all: kubectl takes several names, or with many of them, the whole kind (of the namespace).
   const args = names.length <= MAX_NAMED ? names.join(' ') : '';
   const why = first.why.replace(/ ?\u0000/g, args ? ` ${args}` : '');
-  const label = `${pluralKind(o.kind)} ${shown}${first.source ? ` (${first.source})` : ''}`;
+  const label = `${kindPlural(o.kind)} ${shown}${first.source ? ` (${first.source})` : ''}`;
   return { ruleId: first.entry.ruleId, reason: `${label}: ${why}`, partial: first.entry.partial!, objects: list.map((g) => g.entry.object!) };
-}
-
-function pluralKind(kind: string): string {
-  return /(?:s|x|ch|sh)$/.test(kind) ? `${kind}es` : `${kind}s`;
 }
 
 function escape(text: string): string {

@@ -3,7 +3,7 @@ import type { KubeObject } from '../kube/types.js';
 import { dig, displayName, str } from '../kube/fields.js';
 import type { NodeClaimView } from '../snapshot/karpenter.js';
 import { formatDuration, parseDuration, parseTime } from '../kube/units.js';
-import { karpenterFacts, listNames, plural, unknownOn } from './support.js';
+import { agoText, karpenterFacts, listNames, plural, unknownOn } from './support.js';
 import { describeCapacity, isDaemonSetPod, isMirrorPod, isUnderused, nodeCapacity, pct, type NodeCapacity } from './lib/reclaim-capacity.js';
 import { minOf, pushAll } from '../kube/lists.js';
 
@@ -108,7 +108,7 @@ export default defineRule({
       }
       pushAll(evidence, version.evidence());
       const describe = (c: Churned) =>
-        `${displayName(c.claim.object)} (node ${displayName(c.node)}, CPU ${pct(c.capacity.cpuFraction)}/memory ${pct(c.capacity.memFraction)} requested, ${plural(c.starts.length, 'pod event')} seen since it initialized, median gap ${formatDuration(c.median)}, last ${formatDuration(now - c.lastEvent)} ago${c.owners.length ? `; from ${listNames(c.owners, 2)}` : ''})`;
+        `${displayName(c.claim.object)} (node ${displayName(c.node)}, CPU ${pct(c.capacity.cpuFraction)}/memory ${pct(c.capacity.memFraction)} requested, ${plural(c.starts.length, 'pod event')} seen since it initialized, median gap ${formatDuration(c.median)}, last ${agoText(now - c.lastEvent, snapshot)}${c.owners.length ? `; from ${listNames(c.owners, 2)}` : ''})`;
       report({
         object: pool.object,
         messageId: 'churnOutpacesConsolidateAfter',

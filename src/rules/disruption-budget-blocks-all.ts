@@ -1,7 +1,7 @@
 import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { Budget, NodePoolView } from '../snapshot/karpenter.js';
 import { formatDuration } from '../kube/units.js';
-import { karpenterFacts, listNames, plural, unknownOn } from './support.js';
+import { atReferenceTime, karpenterFacts, listNames, plural, unknownOn } from './support.js';
 import { blockedEvents } from '../snapshot/messages/disruption-blocked.js';
 import { reportFromRecords } from './lib/records-only.js';
 import { BUDGET_BLOCKING, BUDGET_ERRORS } from './lib/stated-causes.js';
@@ -15,7 +15,7 @@ const ID = 'disruption-budget-blocks-all';
 /** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
 const MESSAGES = {
   budgetsNeverOpen:
-    'NodePool {{poolName}} allows 0 disruptions for {{blocked}} at the reference time and its budgets never open within {{optionsHorizon}}: {{culprits}}. This blocks {{what}}.{{nodeText}}{{eventsClause}}',
+    'NodePool {{poolName}} allows 0 disruptions for {{blocked}} {{atTime}} and its budgets never open within {{optionsHorizon}}: {{culprits}}. This blocks {{what}}.{{nodeText}}{{eventsClause}}',
   ...BUDGET_ERRORS.messages,
   ...BUDGET_BLOCKING.messages,
 } as const;
@@ -103,6 +103,7 @@ export default defineRule({
         data: {
           poolName: pool.name,
           blocked: blocked.join(', '),
+          atTime: atReferenceTime(snapshot),
           optionsHorizon: formatDuration(options.horizon),
           culprits: listNames(
             culprits.map((s) => `budget ${s.index} (${budgetYaml(s.budget)}) ${causeOf(s)}`),

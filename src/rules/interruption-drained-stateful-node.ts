@@ -23,7 +23,7 @@ interface Hit {
 /** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
 const MESSAGES = {
   statefulNodeDrained:
-    '{{targetKind}} {{valueClause}}{{gone}} was drained by Karpenter interruption handling ({{cause}}{{agoClause}}){{forcefulClause}} while it ran stateful pods: {{stateful}}. Interruption drains ignore NodePool budgets and the node do-not-disrupt annotation, and no NodePool can opt out (up to v1.14.1).',
+    '{{targetKind}} {{targetName}}{{gone}} was drained by Karpenter interruption handling ({{cause}}{{agoClause}}){{forcefulClause}} while it ran stateful pods: {{stateful}}. Interruption drains ignore NodePool budgets and the node do-not-disrupt annotation, and no NodePool can opt out (up to v1.14.1).',
 } as const;
 
 export default defineRule({
@@ -197,7 +197,7 @@ export default defineRule({
         messageId: 'statefulNodeDrained',
         data: {
           targetKind: target.kind,
-          valueClause: 'metadata' in target ? displayName(target) : target.name,
+          targetName: 'metadata' in target ? displayName(target) : target.name,
           gone,
           cause,
           agoClause: ago ? `, ${ago}` : '',

@@ -14,7 +14,7 @@ import {
   terminationGracePeriodOf,
   type EvictionBlock,
 } from './lib/reclaim-drain.js';
-import { ageOf, byLastSeen, heldLongerThan, karpenterFacts, listNames, plural, podName, unknownOn, type KarpenterVersionFacts } from './support.js';
+import { ageOf, agoText, byLastSeen, heldLongerThan, karpenterFacts, listNames, plural, podName, unknownOn, type KarpenterVersionFacts } from './support.js';
 import { partialSourceText } from '../snapshot/partial.js';
 import { disruptedTaint } from '../snapshot/nodes.js';
 import { TERMINATION_TIMESTAMP_ANNOTATION as TERMINATION_TIMESTAMP } from '../kube/well-known.js';
@@ -226,7 +226,7 @@ export default defineRule({
             ? phase?.past === 'drain'
               ? `Its termination deadline ${deadline} (in ${formatDuration(left)}) ends the wait for the volumes.`
               : `Karpenter force-deletes the remaining pods by ${deadline} (in ${formatDuration(left)}).`
-            : `Its termination deadline ${deadline} passed ${formatDuration(-left)} ago, yet it is still here.`;
+            : `Its termination deadline ${deadline} passed ${agoText(-left, snapshot)}, yet it is still here.`;
         if (expiring) evidence.push({ event: expiring, note: 'the termination deadline' });
         else evidence.push({ object: (claim?.object ?? claimObj)!, path: `/metadata/annotations/${TERMINATION_TIMESTAMP.replace(/\//g, '~1')}` });
       } else if (tgp) {

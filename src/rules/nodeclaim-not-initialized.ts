@@ -1,7 +1,7 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
 import { commandName, conditions, dig, displayName, isRecord } from '../kube/fields.js';
 import { formatDuration, parseQuantity } from '../kube/units.js';
-import { claimShownPartly, heldLongerThan, karpenterFacts } from './support.js';
+import { agoText, claimShownPartly, heldLongerThan, karpenterFacts } from './support.js';
 import { INITIALIZED_LABEL, UNINITIALIZED_TAINT as CCM_UNINITIALIZED, UNREGISTERED_TAINT as UNREGISTERED } from '../kube/well-known.js';
 import { nodeTaints } from '../snapshot/nodes.js';
 import { initializationSignals, unregisteredResource } from '../snapshot/messages/conditions.js';
@@ -23,7 +23,7 @@ const PLUGINS: Array<[RegExp, string]> = [
 /** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
 const MESSAGES = {
   notInitialized:
-    'NodeClaim {{claimObject}}{{nodeNameClause}} registered {{age}} ago but is still not initialized: {{cause}}. Karpenter will not consolidate or drift it and may keep counting on it for pending pods.{{stale}}',
+    'NodeClaim {{claimObject}}{{nodeNameClause}} registered {{age}} but is still not initialized: {{cause}}. Karpenter will not consolidate or drift it and may keep counting on it for pending pods.{{stale}}',
   ...NOT_INITIALIZED.messages,
 } as const;
 
@@ -138,7 +138,7 @@ export default defineRule({
       report({
         object: node ?? claim.object,
         messageId: 'notInitialized',
-        data: { claimObject: displayName(claim.object), nodeNameClause: nodeName ? ` (node ${nodeName})` : '', age: formatDuration(age), cause, stale },
+        data: { claimObject: displayName(claim.object), nodeNameClause: nodeName ? ` (node ${nodeName})` : '', age: agoText(age, ctx.snapshot), cause, stale },
         fix: steps,
         evidence,
         related: node ? [claim.object] : [],

@@ -4,7 +4,7 @@ import { didYouMean } from '../engine/suggest.js';
 import type { KubeObject, LogRecord } from '../kube/types.js';
 import { condition, dig, type Condition } from '../kube/fields.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
-import { KIND } from '../kube/kinds.js';
+import { KIND, kindPlural } from '../kube/kinds.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import {
   AWS_GROUP,
@@ -14,11 +14,10 @@ import {
   nodeClassKindListed,
   nodeClassNames,
   nodeClassRefOf,
-  notInScannedFiles,
-  notListedReason,
   type NodeClassRef,
 } from './lib/configuration.js';
 import { byLastSeen, listNames, unknownOn } from './support.js';
+import { holderWords, listCommand, notShownReason } from './lib/not-shown.js';
 import { eventSays } from '../snapshot/messages/object-events.js';
 import { getCommand, refOf, reportFromRecords, seenText, type RecordsOnlyRule } from './lib/records-only.js';
 import { logRefs, logText } from '../snapshot/messages/karpenter-logs.js';
@@ -266,12 +265,13 @@ function judge(snapshot: Snapshot, pool: NodePoolView): FindingInput<typeof MESS
   const kindKey = nodeClassKey(ref);
   if (!kindKey) return unsupportedRef(snapshot, pool, ref) ?? fromCondition(snapshot, pool, ref, cond);
   const nodeClass = snapshot.resolve(pool.object, 'nodeClass', kindKey, undefined, ref.name).object;
-  // A repository rarely holds everything: the node class may come from Terraform, an add-on or the platform.
-  if (!nodeClass && !snapshot.absentMeansMissing) return { unresolved: notInScannedFiles(kindKey.split('/')[1]!, ref.name) };
+  // A repository rarely holds everything (Terraform, an add-on or the platform may create the node class), and a
+  // ticket shows what was pasted: worded per input kind, in one place.
+  const notShown = nodeClass ? undefined : notShownReason(snapshot, kindKey, ref.name);
+  if (notShown && !snapshot.absentMeansMissing) return { unresolved: notShown };
   if (!nodeClassKindListed(snapshot, kindKey)) {
     // Node classes shown one at a time (a ticket's single -o yaml, a describe) do not say the others are absent.
-    const unlisted = notListedReason(snapshot, kindKey, kindKey.split('/')[1]!, ref.name);
-    return fromCondition(snapshot, pool, ref, cond) ?? (nodeClass || cond ? undefined : { unresolved: unlisted });
+    return fromCondition(snapshot, pool, ref, cond) ?? (nodeClass || cond || !notShown ? undefined : { unresolved: notShown });
   }
   if (!nodeClass) return absent(snapshot, pool, ref, kindKey, cond);
   if (nodeClass.metadata.deletionTimestamp) return terminating(snapshot, pool, ref, nodeClass, cond);
@@ -286,7 +286,7 @@ function absent(snapshot: Snapshot, pool: NodePoolView, ref: NodeClassRef, kindK
   const names = nodeClassNames(snapshot, kindKey);
   const evidence: EvidenceInput[] = [
     { object: pool.object, path: `${ref.path}/name`, note: `names ${kind} ${ref.name}` },
-    { value: names, note: names.length ? `${pluralKind(kind)} in the snapshot: ${listNames(names, 6)}` : `the snapshot lists no ${kind} at all` },
+    { value: names, note: names.length ? `${kindPlural(kind)} in the snapshot: ${listNames(names, 6)}` : `the snapshot lists no ${kind} at all` },
   ];
   if (cond?.status === 'False') evidence.push(conditionEvidence(pool, cond));
   pushAll(evidence, launchFailures(snapshot, pool));
@@ -299,11 +299,11 @@ function absent(snapshot: Snapshot, pool: NodePoolView, ref: NodeClassRef, kindK
       poolName: pool.name,
       kind,
       refName: ref.name,
-      namesClause: names.length ? `the snapshot has ${listNames(names, 4)}${hint ? `; did you mean "${hint}"?` : ''}` : `no ${kind} at all`,
+      namesClause: names.length ? `${holderWords(snapshot)} ${listNames(names, 4)}${hint ? `; did you mean "${hint}"?` : ''}` : `no ${kind} at all`,
       condStatusClause: cond?.status === 'False' ? ` (NodeClassReady=False ${cond.reason ?? ''})` : '',
     },
     fix: refFix(pool, hint ?? names[0] ?? ref.name, `${kind} ${ref.name} does not exist`, targetOf(kindKey), [
-      `Or create ${kind} ${ref.name} (kubectl apply -f its manifest; check with kubectl get ${pluralKind(kind).toLowerCase()}).`,
+      `Or create ${kind} ${ref.name} (kubectl apply -f its manifest; check with ${listCommand(kind)}).`,
     ]),
     pointer: `${ref.path}/name`,
     evidence,
@@ -429,10 +429,6 @@ function launchFailures(snapshot: Snapshot, pool: NodePoolView): EvidenceInput[]
 
 function nodeClaimsOf(snapshot: Snapshot, pool: NodePoolView): KubeObject[] {
   return snapshot.nodeClaimsOfPool(pool.name).map((c) => c.object);
-}
-
-function pluralKind(kind: string): string {
-  return kind.endsWith('s') ? `${kind}es` : `${kind}s`;
 }
 
 /** `karpenter.azure.com/AKSNodeClass` → its group and kind. */

@@ -10,7 +10,7 @@ import { formatDuration } from '../kube/units.js';
 import { POD_TEMPLATE_KINDS, isPodManifest } from './lib/do-not-disrupt.js';
 import { admissionOptions, podConstraints, type PodConstraints } from '../snapshot/pool-admission.js';
 import { poolFit, type FitReason, type PoolProfile } from './lib/scheduling-fit.js';
-import { notInScannedFiles } from './lib/configuration.js';
+import { noPoolShownReason, notShownReason } from './lib/not-shown.js';
 import { partialSourceText } from '../snapshot/partial.js';
 import { podVerdicts, poolProfiles, profilesFor } from './lib/scheduling-pools.js';
 import { fixFor } from './lib/scheduling-fix.js';
@@ -308,14 +308,12 @@ function judgeTemplates(snapshot: Snapshot, everyPool: PoolProfile[], notEvaluat
  */
 function unresolvedPools(snapshot: Snapshot, c: PodConstraints, profiles: PoolProfile[]): string | undefined {
   if (snapshot.absentMeansMissing) return undefined;
-  if (!profiles.length) {
-    return 'no NodePool in the scanned files is deployed with it (none in its folder or the folders above; folders holding their own workloads and NodePools are other deployments): the pools it runs on may be created elsewhere; --assume-complete judges them as missing';
-  }
+  if (!profiles.length) return noPoolShownReason(snapshot);
   const named = (cs: PodConstraints['selector']) => cs.filter((k) => k.key === 'karpenter.sh/nodepool' && !k.set.complement).flatMap((k) => [...k.set.values]);
   const wanted = [...new Set([...named(c.selector), ...c.terms.flatMap(named)])];
   const missing = wanted.filter((n) => !profiles.some((p) => p.pool.name === n));
   if (!wanted.length || missing.length < wanted.length) return undefined;
-  return notInScannedFiles('NodePool', missing.join(', '));
+  return notShownReason(snapshot, KIND.NodePool, missing.join(', '));
 }
 
 /**

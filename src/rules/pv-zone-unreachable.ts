@@ -11,6 +11,7 @@ import { poolReach, volumeZone, type PoolReach } from './lib/volumes-health-zone
 import { saysScheduling } from '../snapshot/messages/scheduling.js';
 import { refName, refOf, reportFromRecords, seenText, type RecordsOnlyRule } from './lib/records-only.js';
 import { pushAll } from '../kube/lists.js';
+import { noPoolShownReason } from './lib/not-shown.js';
 
 /** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
 /** What a pod's events alone say (volumeConflict): the symptom, with what the input does not show. */
@@ -104,11 +105,8 @@ export default defineRule({
           continue;
         }
         if (!all.length) {
-          if (!snapshot.absentMeansMissing)
-            notEvaluatedFor(
-              pv,
-              'no NodePool in the scanned files is deployed with it; the pools its pods would use may be created elsewhere, --assume-complete judges them as missing',
-            );
+          const notShown = noPoolShownReason(snapshot, 'its pods would use');
+          if (notShown) notEvaluatedFor(pv, notShown);
           continue;
         }
         if (all.some((r) => r.zones === undefined || r.zones.some((z) => pinned.zones.includes(z)))) continue;

@@ -1,9 +1,8 @@
 import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import { dig, displayName, str } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
-import { formatDuration } from '../kube/units.js';
-import { ageOf, listNames, podName } from './support.js';
-import { notInScannedFiles, notListedReason } from './lib/configuration.js';
+import { ageOf, agoText, listNames, podName } from './support.js';
+import { notShownReason } from './lib/not-shown.js';
 import { eventSays, missingReference } from '../snapshot/messages/object-events.js';
 import { getCommand, refOf, reportFromRecords, seenText, type RecordsOnlyRule } from './lib/records-only.js';
 
@@ -63,14 +62,11 @@ export default defineRule({
       const scName = dig(pvc, 'spec', 'storageClassName');
       const volumeName = str(dig(pvc, 'spec', 'volumeName'));
       let missingSc = typeof scName === 'string' && scName !== '' && !snapshot.resolve(pvc, 'storageClass', KIND.StorageClass, undefined, scName).object;
-      // A repository's claim may use a class the platform creates (gp3 from an add-on): not here is not missing.
-      if (missingSc && !snapshot.absentMeansMissing) {
-        notEvaluatedFor(pvc, notInScannedFiles('StorageClass', String(scName)));
-        missingSc = false;
-      }
-      // Classes shown one at a time (a ticket's describe or single -o yaml of a storageclass) do not say the others are absent.
-      if (missingSc && !snapshot.namesListed(KIND.StorageClass)) {
-        notEvaluatedFor(pvc, notListedReason(snapshot, KIND.StorageClass, 'StorageClass', String(scName)));
+      // A repository's claim may use a class the platform creates (gp3 from an add-on), and classes a ticket shows one
+      // at a time (a describe, a single -o yaml) do not say the others are absent: not here is not missing.
+      const notShown = missingSc ? notShownReason(snapshot, KIND.StorageClass, String(scName)) : undefined;
+      if (notShown) {
+        notEvaluatedFor(pvc, notShown);
         missingSc = false;
       }
       const pvListed = pvKnown && snapshot.namesListed(KIND.PersistentVolume);
@@ -112,7 +108,7 @@ export default defineRule({
           what: what.join(' and '),
           whatClause: what.length > 1 ? 'do' : 'does',
           phaseClause: phase ? `; it is ${phase}` : '',
-          ageClause: age !== undefined ? ` (created ${formatDuration(age)} ago)` : '',
+          ageClause: age !== undefined ? ` (created ${agoText(age, snapshot)})` : '',
           podText,
         },
         fix: fixText(pvc.metadata.namespace!, pvc.metadata.name!, missingSc ? String(scName) : undefined, missingPv ? volumeName : undefined, scNames),

@@ -10,6 +10,7 @@ import { commandName, dig, displayName, nameShown } from '../kube/fields.js';
 import type { EventView } from '../snapshot/events.js';
 import { formatDuration, parseTime } from '../kube/units.js';
 import { atLeastIn, coreVersionOf, versionLabel } from '../kube/version.js';
+import { PASTE_TAKEN } from '../engine/ages-only.js';
 
 /** Milliseconds between a timestamp and the reference time; undefined if the timestamp is missing/invalid. */
 export function ageOf(timestamp: unknown, now: number): number | undefined {
@@ -31,14 +32,29 @@ export function heldFor(timestamp: unknown, snapshot: Pick<RuleContext['snapshot
 }
 
 /**
+ * `4h12m ago`, for messages that say how long ago something happened: the one wording of an age in a finding. A paste
+ * that shows only ages has no clock to be "ago" from, so there it is `4h12m before the paste was taken`
+ * (engine/ages-only.ts). A rule never writes "ago" itself (test/ages-only-wording.test.ts).
+ */
+export function agoText(ageMs: number, snapshot: Pick<RuleContext['snapshot'], 'agesOnly'>): string {
+  return snapshot.agesOnly ? `${formatDuration(ageMs)} before ${PASTE_TAKEN}` : `${formatDuration(ageMs)} ago`;
+}
+
+/** "at the reference time", or in an ages-only paste, which has no clock, "when the paste was taken". */
+export function atReferenceTime(snapshot: Pick<RuleContext['snapshot'], 'agesOnly'>): string {
+  return snapshot.agesOnly ? `when ${PASTE_TAKEN}` : 'at the reference time';
+}
+
+/**
  * How long before the reference time something happened, for messages: `3h before the reference time`; `at least 3h
  * before the commands ran` when the reference time is only the latest time a paste shows; `at the latest time the
  * input shows` when it is that time itself.
  */
-export function agoFor(timestamp: unknown, snapshot: Pick<RuleContext['snapshot'], 'referenceTime'>): string | undefined {
+export function agoFor(timestamp: unknown, snapshot: Pick<RuleContext['snapshot'], 'referenceTime' | 'agesOnly'>): string | undefined {
   const rt = snapshot.referenceTime;
   const age = ageOf(timestamp, rt.ms);
   if (age === undefined) return undefined;
+  if (snapshot.agesOnly) return age < 1000 ? `when ${PASTE_TAKEN}` : agoText(age, snapshot);
   if (age < 1000) return rt.lowerBound ? 'at the latest time the input shows' : 'at the reference time';
   return rt.lowerBound ? `at least ${formatDuration(age)} before the commands ran` : `${formatDuration(age)} before the reference time`;
 }

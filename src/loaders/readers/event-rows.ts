@@ -16,7 +16,7 @@ import { parseEventAge } from './columns.js';
 import { parseCommand } from './ticket/command.js';
 import { KARPENTER_EVENT_MESSAGES, REASON_OF } from '../../kube/messages/karpenter-events.js';
 import { firstMatch } from '../../kube/messages/rows.js';
-import { EVENT_REASONS } from '../../kube/messages/event-reasons.js';
+import { EVENT_REASONS } from '../../kube/messages/event-subjects.js';
 
 export interface EventRow {
   type: string;

@@ -2,7 +2,7 @@
  * What the configuration family (docs/karpenter-behaviour.md §1, §9.A) shares: which node class a NodePool names and whether the
  * snapshot can tell if it exists, where a pool's limits live in each API generation, and whether a pool autoscales at all.
  */
-import { UNKNOWN_VALUE, type KubeObject } from '../../kube/types.js';
+import type { KubeObject } from '../../kube/types.js';
 import { commandName, dig, displayName } from '../../kube/fields.js';
 import type { NodePoolView } from '../../snapshot/karpenter.js';
 import { KIND } from '../../kube/kinds.js';
@@ -66,26 +66,6 @@ export function nodeClassOfPool(snapshot: Snapshot, pool: NodePoolView): (Resolu
   const kindKey = ref && nodeClassKey(ref);
   if (!ref || !kindKey) return undefined;
   return { ...snapshot.resolve(pool.object, 'nodeClass', kindKey, undefined, ref.name), ref, kindKey };
-}
-
-/** "EC2NodeClass default is not in the scanned files": what a repository says of a reference it does not hold. */
-export function notInScannedFiles(kind: string, name: string): string {
-  // A name filled in when applied (a template placeholder, a Terraform expression) cannot be looked for at all.
-  if (name.includes(UNKNOWN_VALUE)) return `the ${kind}'s name is computed when applied, not known from the files`;
-  return `${kind} ${name} is not in the scanned files (created outside them, e.g. by Terraform or an add-on?); --assume-complete judges it as missing`;
-}
-
-/**
- * Why a reference the input does not resolve is not judged missing when the input lists no objects of its kind (a
- * ticket shows them one at a time, or not at all): the object and the command that shows it, in one short line. Every
- * rule that meets such a reference says it in these words, so the reports show one line per object, not one per rule.
- */
-export function notListedReason(snapshot: Snapshot, kindKey: string, kind: string, name: string): string {
-  const shown = snapshot.all(kindKey).length;
-  const command = `\`kubectl get ${kind.toLowerCase()} ${name} -o yaml\``;
-  return shown
-    ? `${kind} ${name} is not among the ${shown === 1 ? `one ${kind}` : `${shown} ${kind}s`} the input shows (not their list): ${command} shows whether it exists`
-    : `no ${kind} is in the input: ${command} shows whether ${name} exists`;
 }
 
 /** Which of several equally near definitions a verdict used, for a note on the finding. */

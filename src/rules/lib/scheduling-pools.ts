@@ -8,6 +8,7 @@ import type { NodePoolView } from '../../snapshot/karpenter.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 import { parseQuantity } from '../../kube/units.js';
 import { nodeClassKey, nodeClassKindListed, nodeClassRefOf } from './configuration.js';
+import { notShownReason } from './not-shown.js';
 import { admissionOptions, podConstraintsWithVolumes, type PodConstraints } from '../../snapshot/pool-admission.js';
 import { poolFit, poolProfile, type FitReason, type PoolProfile } from './scheduling-fit.js';
 
@@ -67,10 +68,10 @@ function launchReasons(snapshot: Snapshot, pool: NodePoolView): FitReason[] {
     const nc = snapshot.resolve(pool.object, 'nodeClass', kindKey, undefined, ref.name).object;
     const ready = nc && condition(nc, 'Ready');
     const path = `${ref.path}/name`;
-    // Not in a repository's files is not "does not exist": it may be created elsewhere (nodepool-missing-nodeclass notes it),
+    // Not in a repository's files, or not among a ticket's, is not "does not exist": it may be created elsewhere (nodepool-missing-nodeclass notes it),
     // so the pool is judged on its own requirements only.
     if (!nc) {
-      if (snapshot.absentMeansMissing) out.push({ kind: 'launch', text: `its ${kind} ${ref.name} does not exist`, poolPath: path });
+      if (!notShownReason(snapshot, kindKey, ref.name)) out.push({ kind: 'launch', text: `its ${kind} ${ref.name} does not exist`, poolPath: path });
     } else if (nc.metadata.deletionTimestamp) out.push({ kind: 'launch', text: `its ${kind} ${ref.name} is being deleted`, poolPath: path });
     else if (ready && ready.status !== 'True') {
       out.push({

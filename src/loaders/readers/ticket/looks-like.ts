@@ -3,10 +3,11 @@
  * takes it: "a kubectl get table of pods", "kubectl describe output of Node ip-10-0-1-5", "shell commands", "prose".
  */
 import { resourceType } from '../../kubectl-resources.js';
+import { kindPlural } from '../../../kube/kinds.js';
 import { clip, isKubectlNoise } from '../../text-lines.js';
 import { KUBECTL_VERSION_LINE } from '../sniffs.js';
 import type { TextBlock } from './blocks.js';
-import { EVENT_REASONS } from '../../../kube/messages/event-reasons.js';
+import { EVENT_REASONS } from '../../../kube/messages/event-subjects.js';
 
 export const HELM_LIST = 'helm list output';
 
@@ -85,6 +86,5 @@ function tableKindByColumns(header: string): string | undefined {
 
 function plural(kind: string): string {
   const t = resourceType(kind);
-  const k = (t?.kind ?? kind).toLowerCase();
-  return k.endsWith('s') ? `${k}es` : `${k}s`;
+  return kindPlural(t?.kind ?? kind).toLowerCase();
 }
