@@ -19,20 +19,19 @@ function busy(ms: number): void {
 
 describe('ViewClock', () => {
   it('charges a view built inside another only to itself, and adds both to what views cost in all', () => {
-    const clock = new ViewClock();
+    // A clock that moves only when the test says so: the figures are exact whatever else the machine is doing.
+    let now = 1000;
+    const work = (ms: number) => void (now += ms);
+    const clock = new ViewClock(() => now);
     const value = clock.time('outer', () => {
-      busy(20);
-      return clock.time('inner', () => (busy(30), 7));
+      work(20);
+      return clock.time('inner', () => (work(30), 7));
     });
     expect(value).toBe(7);
     const [inner, outer] = clock.entries();
-    expect(inner).toMatchObject({ view: 'inner', builds: 1 });
-    expect(outer).toMatchObject({ view: 'outer', builds: 1 });
-    expect(inner!.ms).toBeGreaterThanOrEqual(30);
-    expect(outer!.ms).toBeGreaterThanOrEqual(20);
-    expect(outer!.ms).toBeLessThan(30);
-    expect(clock.total().ms).toBeCloseTo(inner!.ms + outer!.ms, 0);
-    expect(outer!.cpuMs + inner!.cpuMs).toBeGreaterThan(0);
+    expect(inner).toMatchObject({ view: 'inner', builds: 1, ms: 30 });
+    expect(outer).toMatchObject({ view: 'outer', builds: 1, ms: 20 });
+    expect(clock.total().ms).toBe(50);
   });
 
   it('still counts a build that throws', () => {
@@ -62,7 +61,9 @@ describe('rule timings exclude the views a rule was first to ask for', () => {
     expect(built.ms).toBeGreaterThanOrEqual(40);
     // The snapshot's own index was built once, by the first rule, and is charged to itself.
     expect(snapshot.viewClock.entries().find((v) => v.view === 'podsByNode')).toMatchObject({ builds: 1 });
-    expect(run.timings.first).toBeLessThan(20);
-    expect(run.cpuTimes!.first).toBeLessThan(20);
+    // Charged to the rule, its figure would be the build's and more; compared with the build, not with a fixed
+    // figure, so that a loaded machine does not decide the outcome.
+    expect(run.timings.first).toBeLessThan(built.ms);
+    expect(run.cpuTimes!.first).toBeLessThan(built.cpuMs);
   });
 });
