@@ -19,7 +19,6 @@ import { renderSarif } from '../reporters/sarif.js';
 import { renderTable } from '../reporters/table.js';
 import { RULES } from '../rules/index.js';
 import { Snapshot } from '../snapshot/snapshot.js';
-import { SnapshotIndex } from '../snapshot/snapshot-index.js';
 import { parseTime } from '../kube/units.js';
 import { baselinePath, ignoredPathTest, loadBaseline, loadConfig, type LoadedConfig } from './config-file.js';
 import { UsageError } from './errors.js';
@@ -138,28 +137,21 @@ export async function executeScan(paths: string[], opts: ScanOptions, plan: Scan
   const exclude = ignoredPathTest(plan.loaded);
   const profiler = opts.profile || opts.timing ? new ScanProfiler() : undefined;
   const live = paths.length === 0;
-  // Indexed as each file arrives, on this thread while the workers parse the rest.
-  const index = live ? undefined : new SnapshotIndex();
   const load = live
     ? await readLive(opts)
     : await loadInputs(paths, {
         stdin: process.stdin,
-        onObjects: (file, objects) => index!.add(file, objects),
         ...(jobs !== undefined ? { jobs } : {}),
         ...(exclude ? { exclude: { test: exclude, why: `left out by ignorePaths in ${plan.loaded!.config.path}` } } : {}),
       });
   profiler?.end('load');
   if (profiler) for (const f of load.splitFiles ?? []) process.stderr.write(`karpdoctor: parsed in parallel ranges: ${f}\n`);
-  const snapshot = new Snapshot(
-    load,
-    {
-      ...(opts.now ? { now: opts.now } : {}),
-      ...(plan.karpenterVersion ? { karpenterVersion: plan.karpenterVersion } : {}),
-      ...(plan.assumeComplete ? { assumeComplete: true } : {}),
-      ...(live ? { live: true, denied: (load as LiveResult).denied } : {}),
-    },
-    index,
-  );
+  const snapshot = new Snapshot(load, {
+    ...(opts.now ? { now: opts.now } : {}),
+    ...(plan.karpenterVersion ? { karpenterVersion: plan.karpenterVersion } : {}),
+    ...(plan.assumeComplete ? { assumeComplete: true } : {}),
+    ...(live ? { live: true, denied: (load as LiveResult).denied } : {}),
+  });
   // A Terraform repository with no Kubernetes resource was read: "holds nothing to judge" is the report, not an error.
   if (snapshot.objectCount === 0 && snapshot.logs.length === 0 && !('readWithoutObjects' in load && load.readWithoutObjects)) {
     // Only tooling, templates and scripts: one line says so; input that failed to parse is still listed line by line.

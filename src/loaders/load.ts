@@ -35,22 +35,15 @@ export async function loadInputs(paths: string[], opts: LoadOptions = {}): Promi
     const onDisk = files.filter((f) => f.fsPath);
     const shared = pool ? await shareFiles(pool, onDisk, opts, splitAbove(opts), (f) => loadOne(f, opts)) : new Map<InputFile, Promise<PartialLoad>>();
     let local: Promise<unknown> = Promise.resolve();
-    const read = (ordinal: number, p: Promise<PartialLoad>) =>
-      opts.onObjects
-        ? p.then((partial) => {
-            opts.onObjects!(ordinal, partial.objects);
-            return partial;
-          })
-        : p;
-    const partials = entries.map((entry, ordinal) => {
+    const partials = entries.map((entry) => {
       if (isSkipped(entry)) return Promise.resolve(skippedOnly(entry));
       opts.onFile?.(entry.displayPath, entry.size);
       const spread = shared.get(entry);
-      if (spread) return read(ordinal, spread);
+      if (spread) return spread;
       // In-thread files one after another, so a big archive never has all its entries inflated at once.
       const next = local.then(() => loadOne(entry, opts));
       local = next;
-      return read(ordinal, next);
+      return next;
     });
     const result = merge(paths, await Promise.all(partials), files.length);
     if (pool?.decodeMs) (result.readers ??= []).push({ reader: READ_BACK, ms: pool.decodeMs, files: 0, bytes: 0, heapUsedDeltaBytes: pool.decodeHeapBytes });

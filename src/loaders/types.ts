@@ -97,12 +97,6 @@ export interface LoadOptions {
   /** Files above this size are cut across threads when they are one kubectl list (default 1 MiB). */
   splitAboveBytes?: number;
   onFile?: (displayPath: string, bytes: number) => void;
-  /**
-   * Each file's objects as soon as they are read (a file cut into ranges once all its ranges are in), so a caller can
-   * index them while other files still parse. `fileOrdinal` is the file's place in the walk: files arrive largest
-   * first and as threads finish, `LoadResult.objects` is in walk order. Objects a Helm chart renders arrive only there.
-   */
-  onObjects?: (fileOrdinal: number, objects: readonly LoadedObject[]) => void;
   /** Worker threads for parsing files on disk: undefined = automatic (cores, when the input is big), 0 = none. */
   jobs?: number;
   /** Files and directories to leave out (config `ignorePaths`); each is reported as skipped with `why`. */

@@ -28,7 +28,6 @@ import { Scopes, type Pairing, type Resolution } from './scope.js';
 import { selectorMatches } from './selectors.js';
 import type { SnapshotChanges } from './changes.js';
 import { nominatedTargets } from './messages/object-events.js';
-import { objectKey, type IndexedObjects, type SnapshotIndex } from './snapshot-index.js';
 
 export interface SnapshotOptions {
   /** `--now`: the reference time, overriding what the dump says. */
@@ -107,8 +106,7 @@ export class Snapshot {
   private readonly wantedLines = new Map<string, string>();
   private attachedCrds: { crds: KubeObject[]; origin: string } | undefined;
 
-  /** `index`: the objects indexed while they loaded (`SnapshotIndex`), used when it holds exactly what the add loop would build. */
-  constructor(load: LoadResult, opts: SnapshotOptions = {}, index?: SnapshotIndex) {
+  constructor(load: LoadResult, opts: SnapshotOptions = {}) {
     this.sources = load.sources;
     this.skipped = load.skipped;
     this.logs = load.logs;
@@ -130,14 +128,11 @@ export class Snapshot {
     this.manifestInput = reading.desiredState;
     this.clusterStateParts = reading.clusterParts;
     this.assumeComplete = opts.assumeComplete ?? false;
-    const indexed = this.manifestInput ? undefined : index?.finish(load.objects.length);
-    if (indexed) this.adopt(indexed);
-    else
-      for (const { object, provenance } of load.objects) {
-        if (provenance.partial) this.partialInput = true;
-        if (this.manifestInput && !isSyntheticKind(kindKeyOf(object))) markPlaceholders(object, provenance, load.locateField);
-        this.add(object, provenance);
-      }
+    for (const { object, provenance } of load.objects) {
+      if (provenance.partial) this.partialInput = true;
+      if (this.manifestInput && !isSyntheticKind(kindKeyOf(object))) markPlaceholders(object, provenance, load.locateField);
+      this.add(object, provenance);
+    }
     for (const p of this.patches.splice(0)) this.addPatch(p.kindKey, p.object, p.provenance);
     const releases = karpenterReleases(
       (k) => this.all(k),
@@ -256,16 +251,6 @@ export class Snapshot {
   /** What a partial object was read from (`kubectl describe output`); undefined for a whole object. */
   partialFrom(obj: KubeObject): string | undefined {
     return this.partialInput ? this.provenanceMap.get(obj)?.[0]?.partial?.from : undefined;
-  }
-
-  /** What the add loop would have built, indexed while loading: no object found twice, nothing partial. */
-  private adopt(indexed: IndexedObjects): void {
-    for (const [kindKey, list] of indexed.byKind) {
-      this.byKind.set(kindKey, list);
-      if (!isSyntheticKind(kindKey)) this.listedKinds.add(kindKey);
-    }
-    for (const [key, object] of indexed.byKey) this.byKey.set(key, object);
-    for (const [object, provenance] of indexed.provenance) this.provenanceMap.set(object, [provenance]);
   }
 
   private add(object: KubeObject, provenance: Provenance): void {
@@ -940,6 +925,14 @@ const WORKLOAD_KINDS: Record<string, string> = {
   DaemonSet: KIND.DaemonSet,
   Job: KIND.Job,
 };
+
+let unnamed = 0;
+
+/** Objects without a name (a generateName only, a pasted fragment) are each their own: nothing says two are one. */
+function objectKey(kindKey: string, obj: KubeObject): string {
+  const ns = isClusterScoped(kindKey) ? '' : (obj.metadata.namespace ?? '');
+  return `${kindKey}|${ns}|${obj.metadata.name ?? `${nameOf(obj)}\0${++unnamed}`}`;
+}
 
 /** A whole object beats a partial one (describe output, a get table); of two partial ones, the one showing more. */
 function preferWhole(candidate: Provenance, existing: Provenance | undefined): number {
