@@ -129,10 +129,11 @@ describe('karpdoctor (built binary)', () => {
     });
     // Rules whose inputs this small dump lacks say so, each with the command that would collect them.
     expect(report.notEvaluated.length).toBeGreaterThan(10);
-    for (const n of report.notEvaluated) expect(Object.keys(n)).toEqual(['ruleId', 'reason']);
+    for (const n of report.notEvaluated) expect(Object.keys(n)).toEqual(['ruleId', 'reason', 'missing']);
     expect(report.notEvaluated).toContainEqual({
       ruleId: 'pdb-blocks-eviction',
-      reason: expect.stringMatching(/^no .*PodDisruptionBudgets.* in the snapshot \(add the output of `kubectl get pdb -A -o yaml`/),
+      missing: expect.arrayContaining(['PodDisruptionBudget']),
+      reason: expect.stringMatching(/^the dump contains no .*PodDisruptionBudgets.* \(add the output of `kubectl get pdb -A -o yaml`/),
     });
     expect(report.notEvaluated.map((n: { ruleId: string }) => n.ruleId)).not.toContain('node-unhealthy-not-repaired');
     expect(report.summary).toEqual({ error: 1, warning: 0, info: 0 });

@@ -158,5 +158,5 @@ testRule(RULE, {
   ],
   nearMiss: [{}],
   // Pods and a NodePool, but neither a Node nor a NodeClaim whose deletion could show (requires is empty: either alone serves).
-  missing: [{ reason: 'no Nodes or NodeClaims in the snapshot (add the output of `kubectl get nodes -o yaml`, `kubectl get nodeclaims -o yaml`)' }],
+  missing: [{ reason: 'the dump contains no Nodes or NodeClaims (add the output of `kubectl get nodes -o yaml`, `kubectl get nodeclaims -o yaml`)' }],
 });
