@@ -311,6 +311,19 @@ describe('karpdoctor (built binary)', () => {
     expect(cliSources).toEqual(sources(inProcess.findings));
   });
 
+  it('a describe file alone is a paste: what it lacks is not shown, with the command; a bare webhook denial is attributed to no one', () => {
+    const describe = run(['scan', 'fixtures/tickets/input-kind/describe-alone/node.txt', '--now', '2025-11-11T10:20:00Z']);
+    noStackTrace(describe.stderr);
+    expect(describe.stdout).toMatch(/the ticket shows no .*PodDisruptionBudgets/);
+    expect(describe.stdout).not.toMatch(/in the snapshot|the dump contains/);
+    const denial = run(['scan', 'fixtures/tickets/input-kind/bare-webhook-denial.md']);
+    noStackTrace(denial.stderr);
+    expect(denial.stdout).toMatch(/^Refusals +1 refusal\(s\) quoted without who printed it$/m);
+    expect(denial.stdout).not.toMatch(/^Logs /m);
+    expect(denial.stdout).not.toContain('stated by the controller');
+    expect(denial.stdout).not.toContain('an object the controller creates');
+  });
+
   it('--output writes the report to a file', () => {
     const out = join(mkdtempSync(join(tmpdir(), 'karpdoctor-out-')), 'report.json');
     const r = run(['scan', dump, '--format', 'json', '--output', out]);

@@ -79,7 +79,9 @@ export function testChangeRule(id: RuleId, cases: { fires: ChangeAnchor[]; messa
     const r = await changeCase(id, 'missing');
     expect(r.findings).toEqual([]);
     // The rule's own reason (a flag to pass), else the inputs the runner names as data.
-    expect(r.notEvaluated).toEqual([expect.objectContaining(typeof cases.missing === 'string' ? { ruleId: id, reason: cases.missing } : { ruleId: id, missing: cases.missing })]);
+    expect(r.notEvaluated).toEqual([
+      expect.objectContaining(typeof cases.missing === 'string' ? { ruleId: id, reason: cases.missing } : { ruleId: id, missing: cases.missing }),
+    ]);
   });
   it('an ordinary scan neither runs it nor lists it', async () => {
     const r = await changeCase(id, 'fires');

@@ -124,9 +124,7 @@ export function testRule(id: RuleId, cases: RuleCases): void {
         expect(absent.length + (meta.requiresAnyOf?.length ?? 0)).toBeGreaterThan(0);
         // The inputs it names, as data; the words are the input's (input-words.ts), tested there.
         const missing = absent.length ? absent : anyOf;
-        expect(r.notEvaluated).toEqual([
-          { ruleId: id, missing, reason: missingInputsText(r.snapshot, missing, absent.length ? 'and' : 'or') },
-        ]);
+        expect(r.notEvaluated).toEqual([{ ruleId: id, missing, reason: missingInputsText(r.snapshot, missing, absent.length ? 'and' : 'or') }]);
       });
     }
   });

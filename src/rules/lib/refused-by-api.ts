@@ -25,7 +25,12 @@ function refusedByController(log: LogRecord): StatedCause | undefined {
   const pool = refs.nodePool ?? (claim ? /^(.*)-[a-z0-9]{5}$/.exec(claim)?.[1] : undefined);
   const detail = `${claimKind} ${claim ?? NAME_NOT_SHOWN}: ${r.why.length > 240 ? `${r.why.slice(0, 239)}…` : r.why}`;
   // Quoted from the webhook's words on: who sent what it refused is not said, so it is neither kubectl's nor the controller's.
-  if (log.fields.quotedAlone !== undefined) return { object: refOf(POOL_OF[claimKind]!, pool ?? ''), key: `quoted:${r.why}`, detail: `Karpenter's validating webhook denied the request: ${detail.slice(detail.indexOf(': ') + 2)}` };
+  if (log.fields.quotedAlone !== undefined)
+    return {
+      object: refOf(POOL_OF[claimKind]!, pool ?? ''),
+      key: `quoted:${r.why}`,
+      detail: `Karpenter's validating webhook denied the request: ${detail.slice(detail.indexOf(': ') + 2)}`,
+    };
   if (r.kind && !POOL_OF[r.kind]) return { object: refOf(r.kind, r.name ?? ''), key: r.why, detail: `${r.kind} ${r.name ?? ''}: ${r.why}` };
   if (pool) return { object: refOf(POOL_OF[claimKind]!, pool), key: r.why.replace(/"[^"]*"/g, ''), detail };
   // The webhook's wording names no object: the pool is the one the record leaves unnamed, `kubectl get` lists them all.
@@ -79,28 +84,28 @@ export function reportRefusedObjects(ctx: Pick<RuleContext, 'snapshot' | 'report
       cause.key?.startsWith('quoted:')
         ? { messageId: 'statedRefusalQuotedAlone', data: { seen: seenText(seen), detail: cause.detail ?? '', poolKind: cause.object.kind } }
         : cause.key?.startsWith('apply:')
-        ? {
-            messageId: 'statedApplyRefused',
-            data: { kind: cause.object.kind, name: cause.object.name || NAME_NOT_SHOWN, seen: seenText(seen), detail: cause.detail ?? '' },
-          }
-        : {
-            messageId: 'statedObjectRefused',
-            data: {
-              seen: seenText(seen),
-              detail: cause.detail ?? '',
-              consequence:
-                cause.object.kind === 'NodePool' || cause.object.kind === 'Provisioner'
-                  ? `The controller builds it from ${nameShown(cause.object.name) ? `${cause.object.kind} ${cause.object.name}` : `a ${cause.object.kind} the record does not name`}, so no node is launched for that pool's pending pods until the pool changes.`
-                  : 'Nothing is launched from it until what it is built from changes.',
+          ? {
+              messageId: 'statedApplyRefused',
+              data: { kind: cause.object.kind, name: cause.object.name || NAME_NOT_SHOWN, seen: seenText(seen), detail: cause.detail ?? '' },
+            }
+          : {
+              messageId: 'statedObjectRefused',
+              data: {
+                seen: seenText(seen),
+                detail: cause.detail ?? '',
+                consequence:
+                  cause.object.kind === 'NodePool' || cause.object.kind === 'Provisioner'
+                    ? `The controller builds it from ${nameShown(cause.object.name) ? `${cause.object.kind} ${cause.object.name}` : `a ${cause.object.kind} the record does not name`}, so no node is launched for that pool's pending pods until the pool changes.`
+                    : 'Nothing is launched from it until what it is built from changes.',
+              },
             },
-          },
     fix: (cause) =>
       cause.key?.startsWith('quoted:')
         ? `Find the ${cause.object.kind} that holds what the refusal names (kubectl get ${cause.object.kind.toLowerCase()}s -o yaml, or its manifest), change it there, and check a manifest with kubectl apply --dry-run=server -f <file> before applying it again`
         : cause.key?.startsWith('apply:')
-        ? `Fix what the refusal names in the manifest of ${cause.object.kind} ${cause.object.name || NAME_NOT_SHOWN}, check it with kubectl apply --dry-run=server -f <file>, then apply it again`
-        : `Change the field the API server names in ${nameShown(cause.object.name) ? `${cause.object.kind} ${cause.object.name}` : `the ${cause.object.kind} the pending pods select`} (its template's requirements, labels or taints become the NodeClaim's), ` +
-          'then watch the next NodeClaim get created: kubectl get nodeclaims -w',
+          ? `Fix what the refusal names in the manifest of ${cause.object.kind} ${cause.object.name || NAME_NOT_SHOWN}, check it with kubectl apply --dry-run=server -f <file>, then apply it again`
+          : `Change the field the API server names in ${nameShown(cause.object.name) ? `${cause.object.kind} ${cause.object.name}` : `the ${cause.object.kind} the pending pods select`} (its template's requirements, labels or taints become the NodeClaim's), ` +
+            'then watch the next NodeClaim get created: kubectl get nodeclaims -w',
     confirmWith: (cause) => getCommand(cause.object),
   });
 }
