@@ -290,7 +290,6 @@ export default defineRule({
   },
 });
 
-
 interface TerminationPhase {
   /** The phase it is known to be past: the drain, or the drain and the volume wait. */
   past?: 'drain' | 'volumes';

@@ -77,9 +77,7 @@ describe(`${RULE} — missing: NodePools and NodeClaims only`, () => {
   it('is not evaluated and says how to collect the controller and its logs', async () => {
     const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
     expect(r.findings).toEqual([]);
-    expect(r.notEvaluated).toEqual([
-      expect.objectContaining({ ruleId: RULE, missing: ['ControllerLogs', 'Event', 'KarpenterController'] }),
-    ]);
+    expect(r.notEvaluated).toEqual([expect.objectContaining({ ruleId: RULE, missing: ['ControllerLogs', 'Event', 'KarpenterController'] })]);
   });
 });
 

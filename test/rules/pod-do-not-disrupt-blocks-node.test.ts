@@ -230,9 +230,7 @@ describe(`${RULE} — spec-only missing: NodePools only, no workloads`, () => {
   it('is not evaluated', async () => {
     const r = await scanRule(RULE, [join(caseDir(RULE, 'spec-only'), 'karpenter')]);
     expect(r.findings).toEqual([]);
-    expect(r.notEvaluated).toEqual([
-      expect.objectContaining({ ruleId: RULE, missing: ['Pod', 'Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob'] }),
-    ]);
+    expect(r.notEvaluated).toEqual([expect.objectContaining({ ruleId: RULE, missing: ['Pod', 'Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob'] })]);
   });
 });
 
