@@ -1,7 +1,7 @@
 import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject, LogRecord } from '../kube/types.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
-import { missingInputsText } from '../snapshot/input-words.js';
+import { missingInputsText, noneIn } from '../snapshot/input-words.js';
 import { commandName, condition, dig, displayName, formatTaint, nameOf, str } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration, parseTime } from '../kube/units.js';
@@ -206,7 +206,7 @@ export default defineRule({
         );
       if (!node && !phase && !lastUnfinalized) holds.push(nodeOfClaimText(snapshot, claimObj!));
       if (node && podsShown && !pastDrain && !vas.length && !attachments && !blocks.length && !waiting.length && !unclear.length)
-        holds.push('nothing visible in the snapshot — VolumeAttachments are not in it (kubectl get volumeattachments -o yaml)');
+        holds.push(`nothing visible: ${noneIn(snapshot, 'VolumeAttachments')} (kubectl get volumeattachments -o yaml)`);
 
       // Terminating grace period: the only thing that ends a blocked drain.
       const tgp = node ? terminationGracePeriodOf(snapshot, node) : claimTgp(claimObj!);
