@@ -129,10 +129,11 @@ describe('karpdoctor (built binary)', () => {
     });
     // Rules whose inputs this small dump lacks say so, each with the command that would collect them.
     expect(report.notEvaluated.length).toBeGreaterThan(10);
-    for (const n of report.notEvaluated) expect(Object.keys(n)).toEqual(['ruleId', 'reason']);
+    for (const n of report.notEvaluated) expect(Object.keys(n)).toEqual(['ruleId', 'reason', 'missing']);
     expect(report.notEvaluated).toContainEqual({
       ruleId: 'pdb-blocks-eviction',
-      reason: expect.stringMatching(/^no .*PodDisruptionBudgets.* in the snapshot \(add the output of `kubectl get pdb -A -o yaml`/),
+      missing: expect.arrayContaining(['PodDisruptionBudget']),
+      reason: expect.stringMatching(/^the dump contains no .*PodDisruptionBudgets.* \(add the output of `kubectl get pdb -A -o yaml`/),
     });
     expect(report.notEvaluated.map((n: { ruleId: string }) => n.ruleId)).not.toContain('node-unhealthy-not-repaired');
     expect(report.summary).toEqual({ error: 1, warning: 0, info: 0 });
@@ -308,6 +309,19 @@ describe('karpdoctor (built binary)', () => {
     expect(new Set(cliSources.flatMap(([, s]) => (s as string[]).map((x) => x.split(':')[0]))).size).toBeGreaterThan(3);
     expect(cliSources.every(([, s]) => (s as string[]).every((x) => /:\d+$/.test(x)))).toBe(true);
     expect(cliSources).toEqual(sources(inProcess.findings));
+  });
+
+  it('a describe file alone is a paste: what it lacks is not shown, with the command; a bare webhook denial is attributed to no one', () => {
+    const describe = run(['scan', 'fixtures/tickets/input-kind/describe-alone/node.txt', '--now', '2025-11-11T10:20:00Z']);
+    noStackTrace(describe.stderr);
+    expect(describe.stdout).toMatch(/the ticket shows no .*PodDisruptionBudgets/);
+    expect(describe.stdout).not.toMatch(/in the snapshot|the dump contains/);
+    const denial = run(['scan', 'fixtures/tickets/input-kind/bare-webhook-denial.md']);
+    noStackTrace(denial.stderr);
+    expect(denial.stdout).toMatch(/^Refusals +1 refusal\(s\) quoted without who printed it$/m);
+    expect(denial.stdout).not.toMatch(/^Logs /m);
+    expect(denial.stdout).not.toContain('stated by the controller');
+    expect(denial.stdout).not.toContain('an object the controller creates');
   });
 
   it('--output writes the report to a file', () => {

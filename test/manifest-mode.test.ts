@@ -307,7 +307,7 @@ describe('manifest mode: the sample GitOps repository', () => {
       if (META.get(id)!.specOnly === 'no' || id === 'pv-zone-unreachable') continue;
       expect(notEvaluated.get(id), id).toBeUndefined();
     }
-    expect(notEvaluated.get('pv-zone-unreachable')).toMatch(/^no PersistentVolumes in the snapshot/);
+    expect(notEvaluated.get('pv-zone-unreachable')).toMatch(/^the scanned files hold no PersistentVolumes/);
   });
 
   it('does not evaluate the rules that need cluster state', () => {

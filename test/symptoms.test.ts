@@ -16,7 +16,7 @@ describe('nodeclass-not-ready on the node class alone', () => {
     expect(r.findings.map((f) => [f.severity, `${f.object.kind}/${f.object.name}`])).toEqual([['warning', 'EC2NodeClass/pinned']]);
     const [f] = r.findings;
     expect(f!.message).toMatch(/^EC2NodeClass pinned has been Ready=False for 3h11m: AMIsReady=False AMINotFound "AMISelector did not match any AMIs"/);
-    expect(f!.message).toContain('Not confirmed: no Nodes or NodeClaims or Events in the snapshot');
+    expect(f!.message).toContain('Not confirmed: the ticket shows no Nodes or NodeClaims or Events');
     expect(f!.evidence[0]).toMatchObject({ path: '/status/conditions/0', source: expect.stringMatching(/ec2nodeclass-table-and-describe\.md:35$/) });
     expect(r.notEvaluated).toEqual([]);
   });
@@ -53,7 +53,7 @@ describe('nodeclass-not-ready on the node class alone', () => {
     expect(r.findings[0]!.message).toMatch(
       /^EC2NodeClass arm64 has been Ready=False for 7h18m: SecurityGroupsReady=False SecurityGroupsNotFound "SecurityGroupSelector did not match any SecurityGroups"\./,
     );
-    expect(r.findings[0]!.message).toContain('Not confirmed: no Nodes or NodeClaims or Events in the snapshot');
+    expect(r.findings[0]!.message).toContain('Not confirmed: the ticket shows no Nodes or NodeClaims or Events');
     expect(r.run.notEvaluatedFor).toEqual([
       {
         ruleId: 'nodeclass-not-ready',
@@ -66,7 +66,7 @@ describe('nodeclass-not-ready on the node class alone', () => {
   it('still needs cluster state in a repository: a manifest without status shows no symptom', async () => {
     const r = await scanRule('nodeclass-not-ready', [`${FIXTURES}rules/nodeclass-not-ready/missing`]);
     expect(r.findings).toEqual([]);
-    expect(r.notEvaluated.map((n) => n.reason)).toEqual([expect.stringMatching(/^no Nodes or NodeClaims or Events in the snapshot/)]);
+    expect(r.notEvaluated.map((n) => n.missing)).toEqual([['Node', 'NodeClaim', 'Event']]);
   });
 });
 
@@ -75,13 +75,13 @@ describe('nodepool-limits-reached on the pool and a Pending pod', () => {
     const r = await scanRule('nodepool-limits-reached', [symptoms('nodepool-at-limit-pending-pod.md')]);
     expect(r.findings.map((f) => [f.severity, `${f.object.kind}/${f.object.name}`])).toEqual([['warning', 'NodePool/builders']]);
     expect(r.findings[0]!.message).toContain('has reached its limits (cpu 48 of 48)');
-    expect(r.findings[0]!.message).toContain('Not confirmed: no Nodes or NodeClaims or Events in the snapshot');
+    expect(r.findings[0]!.message).toContain('Not confirmed: the ticket shows no Nodes or NodeClaims or Events');
   });
 
   it('is not evaluated when the pool is under its limit: nothing but the confirming inputs could show more', async () => {
     const under = await scanRule('nodepool-limits-reached', [symptoms('nodepool-under-limit-pending-pod.md')]);
     expect(under.findings).toEqual([]);
-    expect(under.notEvaluated.map((n) => n.reason)).toEqual([expect.stringMatching(/^no Nodes or NodeClaims or Events in the snapshot/)]);
+    expect(under.notEvaluated.map((n) => n.missing)).toEqual([['Node', 'NodeClaim', 'Event']]);
   });
 });
 
@@ -258,14 +258,14 @@ describe("nodepool-missing-nodeclass on the pool's own condition", () => {
     expect(r.findings[0]!.message).toMatch(
       /^NodePool gpu reports NodeClassReady=False since 2025-05-21T16:40:03Z: its EC2NodeClass ml-gpu does not exist on the cluster/,
     );
-    expect(r.findings[0]!.message).toContain('Not confirmed: no node classes (EC2NodeClass, AKSNodeClass) in the snapshot');
+    expect(r.findings[0]!.message).toContain('Not confirmed: the ticket shows no node classes (EC2NodeClass, AKSNodeClass)');
     expect(r.notEvaluated).toEqual([]);
   });
 
   it('is not evaluated when the pool says its node class is Ready: only the node classes could show more', async () => {
     const r = await scanRule('nodepool-missing-nodeclass', [symptoms('nodepool-nodeclass-ready.md')]);
     expect(r.findings).toEqual([]);
-    expect(r.notEvaluated.map((n) => n.reason)).toEqual([expect.stringMatching(/^no node classes \(EC2NodeClass, AKSNodeClass\) in the snapshot/)]);
+    expect(r.notEvaluated.map((n) => n.missing)).toEqual([['NodeClass']]);
   });
 });
 
@@ -280,14 +280,14 @@ describe('startup-taint-not-removed on the node alone', () => {
       `Node ${NODE} still carries startup taint node.cilium.io/agent-not-ready=true:NoExecute 3h7m after it was created and has no karpenter.sh/initialized label`,
     );
     expect(f!.message).toContain('Its NodeClaim is not in the input');
-    expect(f!.message).toContain('Not confirmed: no NodeClaims in the snapshot');
+    expect(f!.message).toContain('Not confirmed: the ticket shows no NodeClaims');
     expect(f!.evidence.map((e) => e.path)).toEqual(['/spec/taints/0', '/metadata/labels']);
   });
 
   it('is not evaluated when the node is initialized: the taint is then an ordinary one, and only the NodeClaim could say more', async () => {
     const r = await scanRule('startup-taint-not-removed', [symptoms('node-startup-taint-initialized.md')]);
     expect(r.findings).toEqual([]);
-    expect(r.notEvaluated.map((n) => n.reason)).toEqual([expect.stringMatching(/^no NodeClaims in the snapshot/)]);
+    expect(r.notEvaluated.map((n) => n.missing)).toEqual([['NodeClaim']]);
   });
 });
 

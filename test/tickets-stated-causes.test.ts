@@ -117,7 +117,7 @@ describe('an interruption drain of a node that ran a StatefulSet replica, from r
     const r = await scan([ticket('interruption-rebalance-v1.9.txt')], { now: '2025-10-01T12:00:00Z' });
     expect(r.findings).toEqual([]);
     expect(r.notEvaluated.filter((n) => n.ruleId === 'interruption-drained-stateful-node')).toEqual([
-      { ruleId: 'interruption-drained-stateful-node', reason: 'no Pods in the snapshot (add the output of `kubectl get pods -A -o yaml`)' },
+      { ruleId: 'interruption-drained-stateful-node', missing: ['Pod'], reason: 'the ticket shows no Pods — `kubectl get pods -A -o yaml` would settle it' },
     ]);
   });
 });

@@ -20,7 +20,7 @@ describe('node-stuck-draining on the deletion a ticket shows', () => {
     // The NodePool is not in the paste: its terminationGracePeriod is unknown, never "not set".
     expect(f!.message).toContain('Whether a terminationGracePeriod bounds the wait is not shown: the NodePool web-tier is not in the input');
     expect(f!.message).not.toContain('No terminationGracePeriod is set');
-    expect(f!.message).toContain('Not confirmed: no Pods in the snapshot');
+    expect(f!.message).toContain('Not confirmed: the ticket shows no Pods — `kubectl get pods -A -o yaml` would settle it');
     expect(f!.fix).toContain('kubectl get pods -A -o wide --field-selector spec.nodeName=ip-172-31-88-14.us-east-2.compute.internal');
     expect(f!.evidence.map((e) => e.path)).toEqual(['/metadata/deletionTimestamp', '/spec/taints/0']);
   });

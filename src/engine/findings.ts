@@ -1,5 +1,6 @@
 /** Findings in the shape of the output contract (`rules.md` § Output contract). */
 import type { KubeObject } from '../kube/types.js';
+import type { InputName } from '../kube/kinds.js';
 import { resolvePointer, showUnknowns } from '../kube/fields.js';
 import type { ObjectRef, Snapshot } from '../snapshot/snapshot.js';
 import { logText } from '../snapshot/messages/karpenter-logs.js';
@@ -43,6 +44,8 @@ export interface Finding {
 export interface NotEvaluated {
   ruleId: string;
   reason: string;
+  /** The inputs whose absence kept the rule from running (all of them when any one would do); the reason words them. */
+  missing?: InputName[];
   /**
    * The object the rule could not judge (the rest was judged): a value known only when applied, a partial object
    * that does not show a field the rule reads, a reference the scanned files do not resolve.

@@ -5,7 +5,8 @@
  */
 import { getHeapStatistics } from 'node:v8';
 import type { KubeObject } from '../kube/types.js';
-import { INPUTS } from '../kube/kinds.js';
+import type { InputName } from '../kube/kinds.js';
+import { missingInputsText } from '../snapshot/input-words.js';
 import type { ObjectRef, Snapshot } from '../snapshot/snapshot.js';
 import { parseDuration } from '../kube/units.js';
 import { SEVERITY_RANK, buildFinding, isKubeObject, type Finding, type NotEvaluated } from './findings.js';
@@ -94,17 +95,18 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig, m
       continue;
     }
     const missing = meta.requires.filter((input) => !snapshot.has(input));
-    const unmet = missing.length
-      ? missingReason(missing, snapshot)
+    const gap = missing.length
+      ? { inputs: missing, joiner: 'and' as const }
       : meta.requiresAnyOf?.length && !meta.requiresAnyOf.some((input) => snapshot.has(input))
-        ? missingReason(meta.requiresAnyOf, snapshot, 'or')
+        ? { inputs: meta.requiresAnyOf, joiner: 'or' as const }
         : undefined;
+    const unmet = gap && missingReason(gap.inputs, snapshot, gap.joiner);
     // An object may show the symptom itself (its own status): the rule runs without the inputs that would confirm it.
     const onSymptom = unmet !== undefined && !missing.length && !snapshot.desiredStateOnly && (meta.symptomIn ?? []).some((input) => snapshot.has(input));
     // The controller may state the cause itself: such a rule still runs on its logs and events alone.
     const onRecords = unmet !== undefined && !onSymptom && (meta.records ?? []).some((input) => snapshot.has(input));
     if (unmet !== undefined && !onRecords && !onSymptom) {
-      notEvaluated.push({ ruleId: meta.id, reason: unmet });
+      notEvaluated.push({ ruleId: meta.id, reason: unmet, missing: [...gap!.inputs] });
       continue;
     }
     if (meta.specOnly === 'no' && snapshot.desiredStateOnly) {
@@ -163,7 +165,7 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig, m
       dropRecordsOnlyTwins(findings, before);
       // Its records or symptom said nothing: as without them, the rule is not evaluated for what is missing (unless it said what).
       const saidNothing = findings.length === before && notEvaluated.length === notEvaluatedBefore && notEvaluatedFor.size === perObjectBefore;
-      if ((onRecords || onSymptom) && saidNothing) notEvaluated.push({ ruleId: meta.id, reason: unmet! });
+      if ((onRecords || onSymptom) && saidNothing) notEvaluated.push({ ruleId: meta.id, reason: unmet!, missing: [...gap!.inputs] });
     } catch (e) {
       findings.length = before;
       notEvaluated.length = notEvaluatedBefore;
@@ -224,13 +226,11 @@ function sameRef(a: ObjectRef, b: ObjectRef): boolean {
   return a.kind === b.kind && a.namespace === b.namespace && a.name === b.name;
 }
 
-function missingReason(missing: Array<keyof typeof INPUTS>, snapshot: Snapshot, joiner: 'and' | 'or' = 'and'): string {
+function missingReason(missing: readonly InputName[], snapshot: Snapshot, joiner: 'and' | 'or' = 'and'): string {
   // Denied or incomplete: the reason the input could not be had, not a request to add what was never read.
   const unavailable = missing.filter((m) => snapshot.unavailable(m) !== undefined);
   if (unavailable.length && (joiner === 'and' || unavailable.length === missing.length)) return unavailable.map((m) => snapshot.unavailable(m)!).join('; ');
-  const names = missing.map((m) => INPUTS[m].plural).join(` ${joiner} `);
-  const how = missing.map((m) => `\`${INPUTS[m].collect}\``).join(', ');
-  return `no ${names} in the snapshot (add the output of ${how})`;
+  return missingInputsText(snapshot, missing, joiner);
 }
 
 /** Defaults merged with user values; durations → ms, percents → fractions. Bad values are configuration errors. */

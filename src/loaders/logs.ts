@@ -6,7 +6,7 @@
  */
 
 import { isCatalogErrorAlone } from '../kube/messages/alone.js';
-import { applyRefusalIn, type ApplyRefusalSeen } from '../kube/messages/api-refusals.js';
+import { applyRefusalIn, webhookDenialAlone, type ApplyRefusalSeen } from '../kube/messages/api-refusals.js';
 import type { LogRecord, Provenance } from '../kube/types.js';
 import { goPanicLevel } from './go-traces.js';
 import { tooDeep } from './limits.js';
@@ -274,7 +274,11 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
       parsed = {
         level: 'ERROR',
         message: text.includes('\\"') ? text.replace(/\\"/g, '"').replace(/"$/, '') : text,
-        fields: refusal ? { printedBy: rest.startsWith('Error from server') ? 'kubectl' : 'Terraform', refused: refusal.replace(/: $/, '') } : {},
+        fields: refusal
+          ? { printedBy: rest.startsWith('Error from server') ? 'kubectl' : 'Terraform', refused: refusal.replace(/: $/, '') }
+          : webhookDenialAlone(text)
+            ? { quotedAlone: true }
+            : {},
       };
     } else if ((m2 = UNDATED_CONSOLE.exec(rest))) {
       // A console line quoted without its time (an issue title, a sentence, a column cut): `ERROR⇥controller.provisioning⇥Could not launch node, …`.

@@ -59,7 +59,7 @@ function header(report: ScanReport, gate: GateView, ctx: ReportContext): string 
   const lines = [
     `### karpdoctor: ${title}`,
     '',
-    `Scanned ${sources}: ${ctx.filesRead} file(s), ${ctx.objectCount} object(s)${ctx.logRecords ? `, ${ctx.logRecords} log line(s)` : ''}${ctx.refusalLines ? `, ${ctx.refusalLines} kubectl/Terraform error line(s)` : ''}${ctx.manifestMode ? ' (desired-state manifests)' : ''}.  `,
+    `Scanned ${sources}: ${ctx.filesRead} file(s), ${ctx.objectCount} object(s)${ctx.logRecords ? `, ${ctx.logRecords} log line(s)` : ''}${ctx.refusalLines ? `, ${ctx.refusalLines} kubectl/Terraform error line(s)` : ''}${ctx.quotedRefusals ? `, ${ctx.quotedRefusals} refusal(s) quoted without who printed it` : ''}${ctx.manifestMode ? ' (desired-state manifests)' : ''}.  `,
     `Reference time ${inlineText(ctx.referenceTimeText)}, ${inlineText(ctx.referenceTimeSource)} · ${version} · karpdoctor ${report.tool.version} · ${ctx.rulesRun} rule(s) run.`,
   ];
   const suppressed = gate.findings.filter((g) => g.suppression);

@@ -64,6 +64,8 @@ export interface ReportContext {
   logRecords: number;
   /** Refusals kubectl or Terraform printed (a webhook error on apply), read as records so rules can quote them; not the controller's. */
   refusalLines: number;
+  /** Refusals quoted from the webhook's words on, with no frame or record saying who printed them: neither counted as kubectl's nor as the controller's. */
+  quotedRefusals: number;
   rulesRun: number;
   /** Rules that did not run at all (`notEvaluated` of the report also holds the per-object entries below). */
   rulesNotRun: number;
@@ -160,8 +162,9 @@ export function reportContext(snapshot: Snapshot, run: RunResult, rules: readonl
     objectsNotJudged: objectsNotJudged(run.notEvaluatedFor),
     filesRead: snapshot.filesRead,
     objectCount: snapshot.objectCount,
-    logRecords: snapshot.logs.filter((l) => l.fields.printedBy === undefined).length,
+    logRecords: snapshot.logs.filter((l) => l.fields.printedBy === undefined && l.fields.quotedAlone === undefined).length,
     refusalLines: snapshot.logs.filter((l) => l.fields.printedBy !== undefined).length,
+    quotedRefusals: snapshot.logs.filter((l) => l.fields.quotedAlone !== undefined).length,
     rulesRun: rules.length - run.notEvaluated.length,
     inputsUsed: [...new Set(rules.flatMap((r) => [...r.meta.requires, ...(r.meta.optional ?? [])]))],
     reclaim: reclaimViews(snapshot, run, rules),

@@ -139,7 +139,11 @@ function header(report: ScanReport, ctx: ReportContext, pen: Pen): string {
     rows.push(['Read as', `desired state, except captured cluster state in ${parts}: a capture makes its own folder cluster state, not the rest`]);
   }
   if (ctx.logRecords) rows.push(['Logs', `${ctx.logRecords} Karpenter controller log line(s) read`]);
-  if (ctx.refusalLines) rows.push(['Refusals', `${ctx.refusalLines} error line(s) printed by kubectl or Terraform read`]);
+  const refusals = [
+    ctx.refusalLines ? `${ctx.refusalLines} error line(s) printed by kubectl or Terraform read` : '',
+    ctx.quotedRefusals ? `${ctx.quotedRefusals} refusal(s) quoted without who printed it` : '',
+  ].filter(Boolean);
+  if (refusals.length) rows.push(['Refusals', refusals.join('; ')]);
   const absent = s.absent.filter((a) => ctx.inputsUsed.includes(a));
   if (absent.length) rows.push(['Not in input', `${absent.join(', ')} (used by the enabled rules)`]);
   for (const i of s.incomplete ?? []) rows.push(['Incomplete', `${i.reason}: rules that need ${i.input} are not evaluated`]);

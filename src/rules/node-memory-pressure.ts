@@ -1,4 +1,5 @@
 import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
+import { noneIn } from '../snapshot/input-words.js';
 import type { KubeObject } from '../kube/types.js';
 import { condition, dig, isRecord } from '../kube/fields.js';
 import type { NodePoolView } from '../snapshot/karpenter.js';
@@ -142,7 +143,7 @@ function kubeletTarget(snapshot: Snapshot, pool: NodePoolView | undefined): Kube
     name: ref ?? '<nodeclass>',
     ...(nc ? { object: nc } : {}),
     field: '/spec/kubelet',
-    current: nc ? describeKubelet(kubelet, `EC2NodeClass ${ref}`) : ref ? `Its EC2NodeClass ${ref} is not in the snapshot.` : '',
+    current: nc ? describeKubelet(kubelet, `EC2NodeClass ${ref}`) : ref ? `Its EC2NodeClass ${ref}: ${noneIn(snapshot, 'such EC2NodeClass')}.` : '',
     ...(nc
       ? {
           evidence: isRecord(kubelet)

@@ -1,6 +1,7 @@
 import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { KubeObject, LogRecord } from '../kube/types.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
+import { missingInputsText, noneIn } from '../snapshot/input-words.js';
 import { commandName, condition, dig, displayName, formatTaint, nameOf, str } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { formatDuration, parseTime } from '../kube/units.js';
@@ -94,7 +95,7 @@ export default defineRule({
     // Neither a Node nor a NodeClaim to see a deletion on (requires is empty so either one alone is enough). Without
     // Pods the runner says what is missing itself (records or symptom mode).
     if (!snapshot.has('Node') && !snapshot.has('NodeClaim')) {
-      if (!stated && snapshot.has('Pod')) ctx.notEvaluated(NO_TARGETS);
+      if (!stated && snapshot.has('Pod')) ctx.notEvaluated(missingInputsText(snapshot, ['Node', 'NodeClaim'], 'or'));
       return;
     }
     const attachments = volumeAttachmentsByNode(snapshot);
@@ -205,7 +206,7 @@ export default defineRule({
         );
       if (!node && !phase && !lastUnfinalized) holds.push(nodeOfClaimText(snapshot, claimObj!));
       if (node && podsShown && !pastDrain && !vas.length && !attachments && !blocks.length && !waiting.length && !unclear.length)
-        holds.push('nothing visible in the snapshot — VolumeAttachments are not in it (kubectl get volumeattachments -o yaml)');
+        holds.push(`nothing visible: ${noneIn(snapshot, 'VolumeAttachments')} (kubectl get volumeattachments -o yaml)`);
 
       // Terminating grace period: the only thing that ends a blocked drain.
       const tgp = node ? terminationGracePeriodOf(snapshot, node) : claimTgp(claimObj!);
@@ -288,8 +289,6 @@ export default defineRule({
     }
   },
 });
-
-const NO_TARGETS = 'no Nodes or NodeClaims in the snapshot (add the output of `kubectl get nodes -o yaml`, `kubectl get nodeclaims -o yaml`)';
 
 interface TerminationPhase {
   /** The phase it is known to be past: the drain, or the drain and the volume wait. */

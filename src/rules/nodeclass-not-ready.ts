@@ -10,6 +10,7 @@ import { getCommand, refOf, reportFromRecords, seenText, type RecordsOnlyRule } 
 import { classifyLaunchError } from './lib/launch-failures.js';
 import { statedLaunchFailures } from './lib/launch-condition.js';
 import { logRefs, logText } from '../snapshot/messages/karpenter-logs.js';
+import { heldIn } from '../snapshot/input-words.js';
 import type { ObjectRef } from '../snapshot/snapshot.js';
 
 /** Which spec field each sub-condition judges (where the user edits), and what to check outside the object. */
@@ -225,7 +226,7 @@ export default defineRule({
           what,
           poolsClause: pools.length
             ? `${plural(pools.length, 'NodePool')} (${listNames(pools.map((p) => p.name))}) ${pools.length === 1 ? 'uses' : 'use'} it and cannot launch any node.`
-            : 'No NodePool in the snapshot uses it, but any launch through it fails.',
+            : `No NodePool ${heldIn(snapshot)} uses it, but any launch through it fails.`,
         },
         fix: fixText(nodeClass, failing, field),
         // The field to change when it is in the object (selector terms, role); IAM and dry-run failures are outside it.

@@ -17,7 +17,8 @@ import {
   type NodeClassRef,
 } from './lib/configuration.js';
 import { byLastSeen, listNames, unknownOn } from './support.js';
-import { holderWords, listCommand, notShownReason } from './lib/not-shown.js';
+import { listCommand, notShownReason } from './lib/not-shown.js';
+import { heldIn, holderWords, noneIn } from '../snapshot/input-words.js';
 import { eventSays } from '../snapshot/messages/object-events.js';
 import { getCommand, refOf, reportFromRecords, seenText, type RecordsOnlyRule } from './lib/records-only.js';
 import { logRefs, logText } from '../snapshot/messages/karpenter-logs.js';
@@ -286,7 +287,7 @@ function absent(snapshot: Snapshot, pool: NodePoolView, ref: NodeClassRef, kindK
   const names = nodeClassNames(snapshot, kindKey);
   const evidence: EvidenceInput[] = [
     { object: pool.object, path: `${ref.path}/name`, note: `names ${kind} ${ref.name}` },
-    { value: names, note: names.length ? `${kindPlural(kind)} in the snapshot: ${listNames(names, 6)}` : `the snapshot lists no ${kind} at all` },
+    { value: names, note: names.length ? `${kindPlural(kind)} ${heldIn(snapshot)}: ${listNames(names, 6)}` : `${noneIn(snapshot, kind)} at all` },
   ];
   if (cond?.status === 'False') evidence.push(conditionEvidence(pool, cond));
   pushAll(evidence, launchFailures(snapshot, pool));
@@ -387,7 +388,7 @@ function fromCondition(
       refKind: ref.kind,
       refName: ref.name,
       why,
-      nodeClassClause: nodeClass ? ' (the copy in the snapshot looks fine: it may have been captured at another time)' : '',
+      nodeClassClause: nodeClass ? ` (the copy ${heldIn(snapshot)} looks fine: it may have been captured at another time)` : '',
     },
     fix: own
       ? refFix(pool, ref.name, `NodeClassReady=False ${cond.reason}`, { group: ref.group ?? AWS_GROUP, kind: ref.kind }, [

@@ -2,6 +2,7 @@ import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js
 import { dig, displayName, str } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { ageOf, agoText, listNames, podName } from './support.js';
+import { heldIn, noneIn } from '../snapshot/input-words.js';
 import { notShownReason } from './lib/not-shown.js';
 import { eventSays, missingReference } from '../snapshot/messages/object-events.js';
 import { getCommand, refOf, reportFromRecords, seenText, type RecordsOnlyRule } from './lib/records-only.js';
@@ -80,12 +81,12 @@ export default defineRule({
         evidence.push({
           object: pvc,
           path: '/spec/storageClassName',
-          note: `no StorageClass ${scName} among the ${scNames.length} in the snapshot (${listNames(scNames)})`,
+          note: `no StorageClass ${scName} among the ${scNames.length} ${heldIn(snapshot)} (${listNames(scNames)})`,
         });
         what.push(`StorageClass ${scName}`);
       }
       if (missingPv) {
-        evidence.push({ object: pvc, path: '/spec/volumeName', note: `no PersistentVolume ${volumeName} in the snapshot` });
+        evidence.push({ object: pvc, path: '/spec/volumeName', note: noneIn(snapshot, `PersistentVolume ${volumeName}`) });
         what.push(`PersistentVolume ${volumeName}`);
       }
       const phase = str(dig(pvc, 'status', 'phase'));

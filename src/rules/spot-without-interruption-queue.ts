@@ -1,4 +1,5 @@
 import { controllerErrorsIn } from '../snapshot/messages/controller-errors.js';
+import { noneIn } from '../snapshot/input-words.js';
 import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js';
 import type { ControllerInfo } from '../snapshot/controller-info.js';
 import { KIND } from '../kube/kinds.js';
@@ -129,7 +130,7 @@ export default defineRule({
           note: c.helm
             ? `${home.where} is ${home.value === '' ? 'empty' : 'not set'}`
             : legacy
-              ? `no INTERRUPTION_QUEUE, and ${snapshot.all(KIND.ConfigMap).length ? `ConfigMap ${GLOBAL_SETTINGS} has no ${QUEUE_NAME_KEY}` : `ConfigMap ${GLOBAL_SETTINGS} is not in the snapshot`}`
+              ? `no INTERRUPTION_QUEUE, and ${snapshot.all(KIND.ConfigMap).length ? `ConfigMap ${GLOBAL_SETTINGS} has no ${QUEUE_NAME_KEY}` : noneIn(snapshot, `ConfigMap ${GLOBAL_SETTINGS}`)}`
               : 'no INTERRUPTION_QUEUE env and no --interruption-queue arg',
         };
     const evidence: EvidenceInput[] = [

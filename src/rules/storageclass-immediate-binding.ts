@@ -1,4 +1,5 @@
 import { defineRule, type EvidenceInput } from '../engine/rule.js';
+import { noneIn } from '../snapshot/input-words.js';
 import type { KubeObject } from '../kube/types.js';
 import { arr, dig, displayName, type Json, str } from '../kube/fields.js';
 import { allowedZones } from '../snapshot/karpenter.js';
@@ -126,7 +127,7 @@ export default defineRule({
       const usage = affected
         ? ` ${plural(affected.claims.length, 'PVC')} of this class (${listNames(affected.claims.map((c) => `${c.metadata.namespace}/${displayName(c)}`))}) serve pods on Karpenter-managed capacity${harming ? `; ${plural(affected.pending.length, 'pod')} Pending (${listNames(affected.pending.map(podName))})` : ''}.`
         : clusterState
-          ? ' PVCs are not in the snapshot, so which workloads use it is unknown.'
+          ? ` ${noneIn(snapshot, 'PVCs')}, so which workloads use it is unknown.`
           : '';
       const zoneText = zones.known ? ` across ${zones.zones.size} zones (${[...zones.zones].sort().join(', ')})` : ' in a multi-zone cluster';
       const consequence =

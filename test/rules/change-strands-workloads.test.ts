@@ -9,7 +9,7 @@ describe('change-strands-workloads', () => {
       name: 'data',
       text: 'NodePool data: after the change 2 pods no NodePool can host (data/postgres-2, data/postgres-1): requires topology.kubernetes.io/zone In [us-west-2a] but its volume pvc-cdd63f4c-7275-4353-bccd-73489689041b is pinned to topology.kubernetes.io/zone In [us-west-2b]; requires topology.kubernetes.io/zone In [us-west-2a] but its volume pvc-f8eb4ac8-dc05-4ae8-b955-f754069794a4 is pinned to topology.kubernetes.io/zone In [us-west-2b]; 2 nodes will drift and be replaced (ip-10-0-101-233.us-west-2.compute.internal, ip-10-0-77-190.us-west-2.compute.internal), leaving them Pending.',
     },
-    missing: 'no Pods in the snapshot (add the output of `kubectl get pods -A -o yaml`)',
+    missing: ['Pod'],
   });
 
   it('names the volumes that pin the pods and the nodes that will drift, from the cluster', async () => {

@@ -111,7 +111,7 @@ describe(`${RULE} — missing: no NodeClaims, events or logs`, () => {
     const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
     expect(r.findings).toEqual([]);
     expect(r.notEvaluated[0]!.reason).toBe(
-      'no NodeClaims or Events or Karpenter controller logs in the snapshot (add the output of `kubectl get nodeclaims -o yaml`, `kubectl get events -A -o yaml`, `kubectl logs -n kube-system -l app.kubernetes.io/name=karpenter -c controller --tail=-1`)',
+      'the dump contains no NodeClaims or Events or Karpenter controller logs (add the output of `kubectl get nodeclaims -o yaml`, `kubectl get events -A -o yaml`, `kubectl logs -n kube-system -l app.kubernetes.io/name=karpenter -c controller --tail=-1`)',
     );
   });
 });

@@ -72,7 +72,7 @@ describe(`${RULE} — missing: Pods and NodePools but no events or logs`, () => 
     const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
     expect(r.findings).toEqual([]);
     expect(r.notEvaluated[0]!.reason).toBe(
-      'no Events or Karpenter controller logs in the snapshot (add the output of `kubectl get events -A -o yaml`, `kubectl logs -n kube-system -l app.kubernetes.io/name=karpenter -c controller --tail=-1`)',
+      'the dump contains no Events or Karpenter controller logs (add the output of `kubectl get events -A -o yaml`, `kubectl logs -n kube-system -l app.kubernetes.io/name=karpenter -c controller --tail=-1`)',
     );
   });
 });

@@ -105,7 +105,7 @@ describe(`${RULE} — fires: kubectl cluster-info dump directory + kubectl get -
     const files = ['nodes.json', 'default', 'kube-system', 'payments', 'karpenter.yaml', 'pdbs-statefulsets.yaml'].map((f) => join(dir, f));
     const v = await scanRule(RULE, files);
     const g = v.findings.find((f) => f.object.name === E)!;
-    expect(g.message).toContain('VolumeAttachments are not in it');
+    expect(g.message).toContain('contains no VolumeAttachments (kubectl get volumeattachments -o yaml)');
   });
 });
 
@@ -158,5 +158,5 @@ testRule(RULE, {
   ],
   nearMiss: [{}],
   // Pods and a NodePool, but neither a Node nor a NodeClaim whose deletion could show (requires is empty: either alone serves).
-  missing: [{ reason: 'no Nodes or NodeClaims in the snapshot (add the output of `kubectl get nodes -o yaml`, `kubectl get nodeclaims -o yaml`)' }],
+  missing: [{ reason: 'the dump contains no Nodes or NodeClaims (add the output of `kubectl get nodes -o yaml`, `kubectl get nodeclaims -o yaml`)' }],
 });

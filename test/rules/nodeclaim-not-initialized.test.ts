@@ -99,7 +99,7 @@ describe(`${RULE} — missing: Nodes without NodeClaims`, () => {
   it('is not evaluated and names NodeClaims', async () => {
     const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
     expect(r.findings).toEqual([]);
-    expect(r.notEvaluated[0]!.reason).toMatch(/^no NodeClaims in the snapshot/);
+    expect(r.notEvaluated[0]!.missing).toEqual(['NodeClaim']);
   });
 });
 

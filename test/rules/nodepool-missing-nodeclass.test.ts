@@ -29,7 +29,7 @@ describe(`${RULE} — fires: NodePool gpu names EC2NodeClass gpu-nodes, the clus
     expect(f.severity).toBe('error');
     expect(f.object).toEqual({ apiVersion: 'karpenter.sh/v1', kind: 'NodePool', namespace: null, name: 'gpu' });
     expect(f.message).toContain(
-      'NodePool gpu references EC2NodeClass "gpu-nodes", which does not exist (the snapshot has default, gpu-node; did you mean "gpu-node"?)',
+      'NodePool gpu references EC2NodeClass "gpu-nodes", which does not exist (the dump has default, gpu-node; did you mean "gpu-node"?)',
     );
     expect(f.message).toContain('(NodeClassReady=False NodeClassNotFound)');
   });
@@ -102,7 +102,7 @@ describe(`${RULE} — fires-manifests: GitOps repo, no status`, () => {
 
   it('judges absence from the EC2NodeClass manifests alone', () => {
     const f = r.findings.find((x) => x.object.name === 'batch')!;
-    expect(f.message).toContain('references EC2NodeClass "spot-class", which does not exist (the snapshot has default, on-demand)');
+    expect(f.message).toContain('references EC2NodeClass "spot-class", which does not exist (the scanned files hold default, on-demand)');
     expect(f.message).not.toContain('NodeClassReady');
     const [ref] = evidenceOf(f, 'NodePool', '/spec/template/spec/nodeClassRef/name');
     // The same pointer as in the dump above, cited at its field here: a repository is desired state only.
@@ -132,7 +132,7 @@ describe(`${RULE} — missing: a repository with NodePools only`, () => {
   it('is not evaluated: it cannot tell whether the node classes exist', async () => {
     const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
     expect(r.findings).toEqual([]);
-    expect(r.notEvaluated).toEqual([{ ruleId: RULE, reason: expect.stringMatching(/^no node classes \(EC2NodeClass, AKSNodeClass\) in the snapshot/) }]);
+    expect(r.notEvaluated).toEqual([expect.objectContaining({ ruleId: RULE, missing: ['NodeClass'] })]);
   });
 });
 
@@ -151,7 +151,7 @@ describe(`${RULE} — fires-aks: Azure, NodePool gpu names AKSNodeClass gpu-node
     expect(r.findings).toHaveLength(1);
     expect(f.object).toMatchObject({ kind: 'NodePool', name: 'gpu' });
     expect(f.message).toContain(
-      'NodePool gpu references AKSNodeClass "gpu-nodes", which does not exist (the snapshot has default, gpu-node; did you mean "gpu-node"?)',
+      'NodePool gpu references AKSNodeClass "gpu-nodes", which does not exist (the dump has default, gpu-node; did you mean "gpu-node"?)',
     );
     expect(f.message).toContain('(NodeClassReady=False NodeClassNotFound)');
     const [ref] = evidenceOf(f, 'NodePool', '/spec/template/spec/nodeClassRef/name');
@@ -212,7 +212,7 @@ testRule(RULE, {
       findings: [{ kind: 'NodePool', name: 'gpu', pointer: '/spec/template/spec/nodeClassRef/name', severity: 'error' }],
       message: {
         name: 'gpu',
-        text: 'NodePool gpu references EC2NodeClass "gpu-nodes", which does not exist (the snapshot has default, gpu-node; did you mean "gpu-node"?): Karpenter launches no node for this pool (NodeClassReady=False NodeClassNotFound) and its pods stay Pending.',
+        text: 'NodePool gpu references EC2NodeClass "gpu-nodes", which does not exist (the dump has default, gpu-node; did you mean "gpu-node"?): Karpenter launches no node for this pool (NodeClassReady=False NodeClassNotFound) and its pods stay Pending.',
       },
     },
     {

@@ -122,7 +122,7 @@ describe(`${RULE} — missing: a NodeList without NodeClaims`, () => {
     const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
     expect(r.findings).toEqual([]);
     expect(r.notEvaluated).toHaveLength(1);
-    expect(r.notEvaluated[0]!.reason).toMatch(/^no NodeClaims in the snapshot/);
+    expect(r.notEvaluated[0]!.missing).toEqual(['NodeClaim']);
   });
 });
 

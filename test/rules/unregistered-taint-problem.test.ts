@@ -251,7 +251,7 @@ describe(`${RULE} — missing: nodes and pods only`, () => {
     const r = await scanRule(RULE, [caseDir(RULE, 'missing')]);
     expect(r.findings).toEqual([]);
     expect(r.notEvaluated).toHaveLength(1);
-    expect(r.notEvaluated[0]!.reason).toMatch(/no NodeClaims or node classes \(EC2NodeClass, AKSNodeClass\) in the snapshot/);
+    expect(r.notEvaluated[0]!.missing).toEqual(['NodeClaim', 'NodeClass']);
     expect(r.notEvaluated[0]!.reason).toContain('kubectl get nodeclaims');
     expect(r.notEvaluated[0]!.reason).toContain('kubectl get ec2nodeclasses');
   });

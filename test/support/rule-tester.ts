@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { anchorOf, type Finding } from '../../src/engine/findings.js';
 import type { Severity } from '../../src/engine/rule.js';
-import { INPUTS, type InputName } from '../../src/kube/kinds.js';
+import { missingInputsText } from '../../src/snapshot/input-words.js';
 import { findRule, type RuleId } from '../../src/rules/index.js';
 import { caseDir, unexpectedSkips } from '../rules/fixture-helpers.js';
 import { scanRule, type ScanOptions } from './scan.js';
@@ -56,13 +56,6 @@ function caseScan(id: RuleId, kase: string, opts: ScanOptions = {}): Promise<Sca
   let scan = scans.get(key);
   if (!scan) scans.set(key, (scan = scanRule(id, [caseDir(id, kase)], opts)));
   return scan;
-}
-
-/** The reason the runner must give when `missing` (inputs the rule requires) are absent from the snapshot. */
-function missingInputsReason(missing: readonly InputName[], joiner: 'and' | 'or' = 'and'): string {
-  const names = missing.map((m) => INPUTS[m].plural).join(` ${joiner} `);
-  const how = missing.map((m) => `\`${INPUTS[m].collect}\``).join(', ');
-  return `no ${names} in the snapshot (add the output of ${how})`;
 }
 
 export interface FiresCase {
@@ -123,18 +116,15 @@ export function testRule(id: RuleId, cases: RuleCases): void {
         const r = await caseScan(id, kase, c.options);
         expect(r.findings).toEqual([]);
         if (c.reason) {
-          expect(r.notEvaluated).toEqual([{ ruleId: id, reason: c.reason }]);
+          expect(r.notEvaluated).toEqual([expect.objectContaining({ ruleId: id, reason: c.reason })]);
           return;
         }
         const absent = meta.requires.filter((input) => !r.snapshot.has(input));
-        const reason = absent.length
-          ? missingInputsReason(absent)
-          : missingInputsReason(
-              (meta.requiresAnyOf ?? []).filter((input) => !r.snapshot.has(input)),
-              'or',
-            );
+        const anyOf = (meta.requiresAnyOf ?? []).filter((input) => !r.snapshot.has(input));
         expect(absent.length + (meta.requiresAnyOf?.length ?? 0)).toBeGreaterThan(0);
-        expect(r.notEvaluated).toEqual([{ ruleId: id, reason }]);
+        // The inputs it names, as data; the words are the input's (input-words.ts), tested there.
+        const missing = absent.length ? absent : anyOf;
+        expect(r.notEvaluated).toEqual([{ ruleId: id, missing, reason: missingInputsText(r.snapshot, missing, absent.length ? 'and' : 'or') }]);
       });
     }
   });

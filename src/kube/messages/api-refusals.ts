@@ -71,6 +71,15 @@ export const APPLY_REFUSALS: readonly RefusalRow[] = [
   },
 ];
 
+/**
+ * Karpenter's validating webhook denying a request, quoted from its own words on: no kubectl or Terraform frame before
+ * it and no controller record around it, so nothing says who sent the object it refused (a person applying a NodePool,
+ * or the controller creating a NodeClaim from one). The words are the webhook row's, without the frame.
+ */
+export function webhookDenialAlone(line: string): boolean {
+  return /^admission webhook \\?"[^"\\]*karpenter[^"\\]*\\?" denied the request: /.test(line.trim());
+}
+
 export interface ApplyRefusalSeen {
   signal: ApplyRefusal;
   kind?: string;

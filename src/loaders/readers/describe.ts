@@ -851,6 +851,7 @@ function eventsTable(f: Field, obj: KubeObject, block: TextBlock): LoadedObject[
 }
 
 export const kubectlDescribe: Reader = {
+  pasted: true,
   id: 'kubectl-describe',
   needs: 'content',
   sniff: (s) => (onlyOutput(s) && sniffDescribe(s.sample) ? 1 : 0),

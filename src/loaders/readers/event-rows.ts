@@ -191,6 +191,7 @@ function readEventRows(text: string, source: string): ReadResult {
 }
 
 export const eventRows: Reader = {
+  pasted: true,
   id: 'event-rows',
   needs: 'content',
   sniff: (s) => (onlyOutput(s) && sniffEventRows(s.sample) ? 1 : 0),

@@ -542,6 +542,7 @@ function eventRow(cell: Cell, namespace: string | undefined, source: string, lin
 }
 
 export const kubectlGetTable: Reader = {
+  pasted: true,
   id: 'kubectl-get-table',
   needs: 'content',
   sniff: (s) => (onlyOutput(s) && sniffGetTable(s.sample) ? 1 : 0),

@@ -10,6 +10,7 @@ const ISSUE_KEYS =
   /^\s*\{\s*"(?:assignees|author|body|closed|closedAt|comments|createdAt|id|isPinned|labels|milestone|number|reactionGroups|state|title|updatedAt|url|user)"\s*:/;
 
 export const issueExport: Reader = {
+  pasted: true,
   id: 'issue-export',
   needs: 'content',
   sniff: (s) => (!s.embedded && /\.json$/i.test(s.name) && ISSUE_KEYS.test(s.sample) && /"body"\s*:\s*"/.test(s.sample) ? 1 : 0),

@@ -81,6 +81,7 @@ function nodeOf(m: RegExpExecArray, source: string, line: number): LoadedObject 
 }
 
 export const eksNodeViewer: Reader = {
+  pasted: true,
   id: 'eks-node-viewer',
   needs: 'content',
   sniff: (s) => (onlyOutput(s) && sniffNodeViewer(s.sample) ? 1 : 0),

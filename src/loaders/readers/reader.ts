@@ -60,7 +60,7 @@ export interface ReadSink extends ObjectSink, TextSink {
   collectedAt?: string;
   /** Karpenter versions a ticket states in words (ticket/versions.ts). */
   statedVersions?: StatedVersion[];
-  /** The file was read as a pasted ticket (ticket-text.ts): what findings say of "the input" names it so. */
+  /** The file was read by a reader of pasted text (Reader.pasted): what findings say of "the input" names it so. */
   pasted?: boolean;
   /** Chart.yaml and values files, joined once every file is in. */
   helm: HelmFiles;
@@ -103,6 +103,11 @@ export interface Reader {
   /** 0: not this format; 1: certainly; in between: maybe (the highest wins, earlier readers win ties). */
   sniff(s: Sniff): number;
   read(input: ReadInput, sink: ReadSink): Promise<FileOutcome>;
+  /**
+   * A file it reads is text someone copied from a terminal or wrote (`kubectl describe`, a `kubectl get` table, a
+   * ticket), not a dump a tool wrote: it shows what was chosen, so the input it makes is a paste (snapshot.inputName).
+   */
+  readonly pasted?: true;
 }
 
 export async function readAll(chunks: AsyncIterable<Buffer>): Promise<string> {

@@ -83,6 +83,8 @@ export async function readFile(file: InputFile, sink: ReadSink, opts: ReaderOpti
       READERS.filter((r) => r.needs === 'content'),
     );
     if (!reader) return notManifest('other file that is not YAML, JSON or a log');
+    // What was read decides what the input is called (snapshot.inputName): a paste, a dump, a repository.
+    if (reader.pasted) sink.pasted = true;
     return await timed(reader, file.size, opts, () => reader.read({ file, name, chunks: peeked.chunks, sample, opts, readBlock, readText }, sink));
   } finally {
     await peeked.close();

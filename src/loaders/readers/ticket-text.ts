@@ -36,6 +36,7 @@ const BARE_NAME = /^[^.]+$/;
 const FENCE_LINE = /^[^\S\n]*(?:>[^\S\n]*)?(```|~~~)/m;
 
 export const ticketText: Reader = {
+  pasted: true,
   id: 'ticket-text',
   needs: 'content',
   sniff: (s) => {
@@ -61,7 +62,6 @@ export const ticketText: Reader = {
         line: u.from,
         reason: `YAML damaged by Markdown (${u.what} at lines ${u.from}–${u.to}): not undone, ${u.why}, so it was not read`,
       });
-    sink.pasted = true;
     const stated = statedVersions(text.split('\n'), file.displayPath);
     if (stated.length) pushAll((sink.statedVersions ??= []), stated);
     const logsBeforeFile = sink.logs.length;

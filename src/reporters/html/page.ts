@@ -52,7 +52,7 @@ function summary(report: ScanReport, ctx: ReportContext): string {
     ? s.sources.map((src) => `<li><code>${esc(src === '-' ? '<stdin>' : src)}</code></li>`).join('')
     : '<li>the live cluster</li>';
   const karpenter = karpenterHeaderText(s, ctx);
-  const read = `${ctx.filesRead} file(s), ${ctx.objectCount} object(s)${ctx.logRecords ? `, ${ctx.logRecords} Karpenter log line(s)` : ''}${ctx.refusalLines ? `, ${ctx.refusalLines} kubectl/Terraform error line(s)` : ''}${ctx.manifestMode ? ' (desired-state manifests)' : ''}`;
+  const read = `${ctx.filesRead} file(s), ${ctx.objectCount} object(s)${ctx.logRecords ? `, ${ctx.logRecords} Karpenter log line(s)` : ''}${ctx.refusalLines ? `, ${ctx.refusalLines} kubectl/Terraform error line(s)` : ''}${ctx.quotedRefusals ? `, ${ctx.quotedRefusals} refusal(s) quoted without who printed it` : ''}${ctx.manifestMode ? ' (desired-state manifests)' : ''}`;
   const absent = s.absent.filter((a) => ctx.inputsUsed.includes(a));
   const stated = ctx.notEvaluatedFor.filter((n) => n.stated);
   const rows: Array<[string, string]> = [

@@ -3,24 +3,12 @@
  * lists the kind proves absence (the rule judges it missing); a repository rarely holds everything (Terraform, add-ons
  * and the platform create much of what manifests name); a ticket shows what its writer chose to paste, so a name it
  * lacks is only not among those shown. Every "not in the input" line goes through here, so one input is never called
- * "the scanned files" by one rule and "the ticket" by another.
+ * "the scanned files" by one rule and "the ticket" by another; the words themselves are snapshot/input-words.ts's.
  */
 import { UNKNOWN_VALUE } from '../../kube/types.js';
 import { isClusterScoped, kindPlural } from '../../kube/kinds.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
-
-/**
- * A pasted ticket scanned alone. A ticket scanned with other files ("the input": a repository whose README reads as a
- * paste, a dump beside a ticket) is judged as those files are, so a repository never loses "not in the scanned files".
- */
-function isPaste(snapshot: Pick<Snapshot, 'inputName'>): boolean {
-  return snapshot.inputName === 'the ticket';
-}
-
-/** Who holds the objects a verdict counted: "the ticket lists" (what was pasted), else "the snapshot has". */
-export function holderWords(snapshot: Pick<Snapshot, 'inputName'>): string {
-  return isPaste(snapshot) ? `${snapshot.inputName} lists` : 'the snapshot has';
-}
+import { isPaste } from '../../snapshot/input-words.js';
 
 /** `kubectl get ec2nodeclasses` (`-A` for a namespaced kind): the list that settles whether a name exists. */
 export function listCommand(kind: string, kindKey?: string): string {

@@ -161,7 +161,7 @@ export function reportFromRecords(
     }
     const evidence: EvidenceInput[] = [
       ...events.slice(-2).map((e) => ({ event: e, note: e.count > 1 ? `seen ${e.count}×` : 'stated by the event' })),
-      ...logs.slice(-2).map((l) => ({ log: l, note: `stated by ${typeof l.fields.printedBy === 'string' ? l.fields.printedBy : 'the controller'}` })),
+      ...logs.slice(-2).map((l) => ({ log: l, note: statedBy(l) })),
     ];
     ctx.report({
       object: named.object,
@@ -240,4 +240,10 @@ export function reportUncovered(ctx: Pick<RuleContext, 'snapshot' | 'statedNotJu
       `${last.by ?? 'the controller'} states ${what} (${n === 1 ? 'once' : `${n} times`}, last at ${last.at()}: "${quoted}"), a cause no catalog rule judges. ${advice}`,
     );
   }
+}
+
+/** Who a record says printed it: kubectl, Terraform, the controller; a refusal quoted alone does not say. */
+function statedBy(log: LogRecord): string {
+  if (log.fields.quotedAlone !== undefined) return 'quoted without who printed it';
+  return `stated by ${typeof log.fields.printedBy === 'string' ? log.fields.printedBy : 'the controller'}`;
 }

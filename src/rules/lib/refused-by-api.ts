@@ -24,6 +24,13 @@ function refusedByController(log: LogRecord): StatedCause | undefined {
   const claim = r.kind && !POOL_OF[r.kind] ? undefined : (r.name ?? refs.nodeClaim);
   const pool = refs.nodePool ?? (claim ? /^(.*)-[a-z0-9]{5}$/.exec(claim)?.[1] : undefined);
   const detail = `${claimKind} ${claim ?? NAME_NOT_SHOWN}: ${r.why.length > 240 ? `${r.why.slice(0, 239)}…` : r.why}`;
+  // Quoted from the webhook's words on: who sent what it refused is not said, so it is neither kubectl's nor the controller's.
+  if (log.fields.quotedAlone !== undefined)
+    return {
+      object: refOf(POOL_OF[claimKind]!, pool ?? ''),
+      key: `quoted:${r.why}`,
+      detail: `Karpenter's validating webhook denied the request: ${detail.slice(detail.indexOf(': ') + 2)}`,
+    };
   if (r.kind && !POOL_OF[r.kind]) return { object: refOf(r.kind, r.name ?? ''), key: r.why, detail: `${r.kind} ${r.name ?? ''}: ${r.why}` };
   if (pool) return { object: refOf(POOL_OF[claimKind]!, pool), key: r.why.replace(/"[^"]*"/g, ''), detail };
   // The webhook's wording names no object: the pool is the one the record leaves unnamed, `kubectl get` lists them all.
@@ -61,6 +68,8 @@ function refusedApply(log: LogRecord): StatedCause | undefined {
 /** The message of a refusal the records state, for the rule's meta.messages. */
 export const REFUSED_MESSAGES = {
   statedObjectRefused: 'The API server refuses an object the controller creates ({{seen}}), {{detail}}. {{consequence}}',
+  statedRefusalQuotedAlone:
+    'A refusal quoted without who printed it ({{seen}}): {{detail}}. Nothing in the quote says whether a {{poolKind}} someone applied or a NodeClaim the controller built from one was refused; either way what it names is set in the {{poolKind}}.',
   statedApplyRefused:
     'kubectl reports the apply of {{kind}} {{name}} refused ({{seen}}) by {{detail}}. The change never reached the cluster: Karpenter goes on with the version of it already there, or without it if there is none.',
 } as const;
@@ -72,27 +81,31 @@ export function reportRefusedObjects(ctx: Pick<RuleContext, 'snapshot' | 'report
     statedWins: true,
     fromLog: (log) => (log.fields.refusal !== undefined ? refusedApply(log) : refusedByController(log)),
     message: (cause, seen): StatedMessage =>
-      cause.key?.startsWith('apply:')
-        ? {
-            messageId: 'statedApplyRefused',
-            data: { kind: cause.object.kind, name: cause.object.name || NAME_NOT_SHOWN, seen: seenText(seen), detail: cause.detail ?? '' },
-          }
-        : {
-            messageId: 'statedObjectRefused',
-            data: {
-              seen: seenText(seen),
-              detail: cause.detail ?? '',
-              consequence:
-                cause.object.kind === 'NodePool' || cause.object.kind === 'Provisioner'
-                  ? `The controller builds it from ${nameShown(cause.object.name) ? `${cause.object.kind} ${cause.object.name}` : `a ${cause.object.kind} the record does not name`}, so no node is launched for that pool's pending pods until the pool changes.`
-                  : 'Nothing is launched from it until what it is built from changes.',
+      cause.key?.startsWith('quoted:')
+        ? { messageId: 'statedRefusalQuotedAlone', data: { seen: seenText(seen), detail: cause.detail ?? '', poolKind: cause.object.kind } }
+        : cause.key?.startsWith('apply:')
+          ? {
+              messageId: 'statedApplyRefused',
+              data: { kind: cause.object.kind, name: cause.object.name || NAME_NOT_SHOWN, seen: seenText(seen), detail: cause.detail ?? '' },
+            }
+          : {
+              messageId: 'statedObjectRefused',
+              data: {
+                seen: seenText(seen),
+                detail: cause.detail ?? '',
+                consequence:
+                  cause.object.kind === 'NodePool' || cause.object.kind === 'Provisioner'
+                    ? `The controller builds it from ${nameShown(cause.object.name) ? `${cause.object.kind} ${cause.object.name}` : `a ${cause.object.kind} the record does not name`}, so no node is launched for that pool's pending pods until the pool changes.`
+                    : 'Nothing is launched from it until what it is built from changes.',
+              },
             },
-          },
     fix: (cause) =>
-      cause.key?.startsWith('apply:')
-        ? `Fix what the refusal names in the manifest of ${cause.object.kind} ${cause.object.name || NAME_NOT_SHOWN}, check it with kubectl apply --dry-run=server -f <file>, then apply it again`
-        : `Change the field the API server names in ${nameShown(cause.object.name) ? `${cause.object.kind} ${cause.object.name}` : `the ${cause.object.kind} the pending pods select`} (its template's requirements, labels or taints become the NodeClaim's), ` +
-          'then watch the next NodeClaim get created: kubectl get nodeclaims -w',
+      cause.key?.startsWith('quoted:')
+        ? `Find the ${cause.object.kind} that holds what the refusal names (kubectl get ${cause.object.kind.toLowerCase()}s -o yaml, or its manifest), change it there, and check a manifest with kubectl apply --dry-run=server -f <file> before applying it again`
+        : cause.key?.startsWith('apply:')
+          ? `Fix what the refusal names in the manifest of ${cause.object.kind} ${cause.object.name || NAME_NOT_SHOWN}, check it with kubectl apply --dry-run=server -f <file>, then apply it again`
+          : `Change the field the API server names in ${nameShown(cause.object.name) ? `${cause.object.kind} ${cause.object.name}` : `the ${cause.object.kind} the pending pods select`} (its template's requirements, labels or taints become the NodeClaim's), ` +
+            'then watch the next NodeClaim get created: kubectl get nodeclaims -w',
     confirmWith: (cause) => getCommand(cause.object),
   });
 }
