@@ -31,6 +31,7 @@ const KUBECTL_UNAUTHORIZED = /\(Unauthorized\)|\bUnauthorized\b(?!:)/g;
 /** The chain goes on after its opening (`a, b, c` or `a: b: c`); a question about one is prose. */
 function chained(text: string): boolean {
   const row = ERROR_CHAINS.find((r) => r.re.test(text));
+  if (row?.signal === 'schedule-reason') return true;
   if (!row || !/[,:] \S/.test(text)) return false;
   // Openings words of prose also start ("creating instance", "launching node") need two wraps, or what the cloud said.
   if (!COMMON_OPENINGS.has(row.signal)) return true;
