@@ -86,3 +86,19 @@ describe('a row flagged never-alone is not read from its message quoted alone', 
     expect(read, 'read from').toEqual([]);
   });
 });
+
+describe('the same words that are not the message quoted are not read', () => {
+  const NEAR: Array<[string, string]> = [
+    ['said not to have happened', 'Since we widened the budget the controller no longer prints: did not tolerate dedicated=gpu:NoSchedule\n'],
+    ['in a link', 'The docs explain [incompatible with nodepool "default"](https://karpenter.sh/docs/troubleshooting/) well enough.\n'],
+    ['a sentence opening with the words', 'incompatible with nodepool batch is what my colleague suspects, but nothing in the log says so.\n'],
+    ['a person describing the cluster', 'Right now more than 20% nodes are unhealthy in the cluster and we are worried.\n'],
+    ['kube-scheduler, not Karpenter', 'The pod only shows this:\n\n    0/3 nodes are available: 3 Insufficient cpu.\n\nNo idea why.\n'],
+    ['a question about the wording', 'Does Failed to schedule pod, incompatible requirements mean the pool is wrong?\n'],
+  ];
+  it.each(NEAR)('%s', async (name, text) => {
+    const { logs, events } = await readAlone(`near-${name}`, text);
+    expect(logs.map((l) => logText(l))).toEqual([]);
+    expect(events.map((e) => e.message)).toEqual([]);
+  });
+});

@@ -105,8 +105,10 @@ export function messageInSentence(line: string): string | undefined {
   for (const at of starts.sort((a, b) => a - b)) {
     const sentenceEnd = text.slice(at).search(/[.!?](?:\s|$)/);
     const sentence = sentenceEnd < 0 ? text.slice(at) : text.slice(at, at + sentenceEnd + 1);
+    // A message after a colon belongs to the clause that introduces it ("… no longer prints: <message>").
     const clause = text
       .slice(0, at)
+      .replace(/:\s*$/, '')
       .split(/[.!?;:](?:\s|$)|,\s+(?:but|and|so)\s/)
       .pop()!;
     if (/\?\s*$/.test(sentence.trim()) || NOT_SEEN.test(clause)) continue;
