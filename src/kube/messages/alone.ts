@@ -5,7 +5,7 @@
  * a cloud's error looks when it stands alone. Readers ask it whether a line is a record, never what it means.
  */
 import { API_MISMATCH } from './api-mismatch.js';
-import { APPLY_REFUSALS } from './api-refusals.js';
+import { applyRefusalIn } from './api-refusals.js';
 import { classifyCloudError, isSdkCloudError, namesCloudError } from './cloud-errors.js';
 import { CONTROLLER_ERRORS } from './controller-errors.js';
 import { ERROR_CHAINS } from './karpenter-errors.js';
@@ -100,7 +100,7 @@ export function messageInSentence(line: string): string | undefined {
   for (const m of text.matchAll(/: (?=\S)/g)) {
     // The colon is outside any link; what follows is read whole, the URL a request went to included.
     const rest = tidy(line.slice(m.index + 2));
-    if (isCatalogErrorAlone(rest) || APPLY_REFUSALS.some((r) => r.re.test(rest))) starts.push(m.index + 2);
+    if (isCatalogErrorAlone(rest) || applyRefusalIn(rest)) starts.push(m.index + 2);
   }
   for (const at of starts.sort((a, b) => a - b)) {
     const sentenceEnd = text.slice(at).search(/[.!?](?:\s|$)/);
