@@ -27,4 +27,17 @@ describe('karpdoctor scan on a ticket that quotes only a message', () => {
     expect(r.report.findings).toEqual([]);
     expect(r.code).toBe(2);
   });
+
+  it("Karpenter's FailedScheduling message quoted alone: the pool's limits, a warning from that event, nothing else", () => {
+    const r = scanJson([join('fixtures', 'tickets', 'alone', 'failed-scheduling-limits-quoted.md')]);
+    expect(r.report.findings.map((f) => `${f.ruleId} ${f.severity}`)).toEqual(['nodepool-limits-reached warning']);
+    expect(r.report.findings[0]!.message).toMatch(/NodePool gpu has reached its limits/);
+    expect(r.code).toBe(0);
+  });
+
+  it('the same words said to be gone, and a reason in a link: nothing read, exit 2', () => {
+    const r = scanJson([join('fixtures', 'tickets', 'alone', 'failed-scheduling-not-seen-near-miss.md')]);
+    expect(r.report.findings).toEqual([]);
+    expect(r.code).toBe(2);
+  });
 });

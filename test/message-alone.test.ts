@@ -11,11 +11,15 @@ import { describe, expect, it } from 'vitest';
 import { loadInputs } from '../src/loaders/load.js';
 import { catalogRows } from '../src/snapshot/messages/catalog.js';
 import { logText } from '../src/snapshot/messages/karpenter-logs.js';
+import { KARPENTER_EVENT_MESSAGES } from '../src/kube/messages/karpenter-events.js';
 
 const DIR = mkdtempSync(join(tmpdir(), 'karpdoctor-alone-'));
 
-/** Tables whose every row has an example: a row added without one fails here. */
-const EVERY_ROW = ['cloud', 'error-chain', 'karpenter-event', 'apply-refusal', 'api-mismatch', 'controller-error', 'nodeclass-error'];
+/**
+ * Every table but the event subjects has an example on every row: a row added without one fails here. An event-subject
+ * row is an event's reason and source (`FailedScheduling` from `default-scheduler`), not a wording that can be quoted.
+ */
+const WITHOUT_WORDING = ['event-subject'];
 
 const PLACEMENTS: Record<string, (m: string) => string> = {
   'a code block': (m) =>
@@ -38,12 +42,17 @@ async function readAlone(name: string, text: string) {
   return { logs: load.logs, events };
 }
 
-const rows = catalogRows().filter((r) => r.example !== undefined);
+const rows = catalogRows().filter((r) => r.example !== undefined && r.neverAlone === undefined);
+const neverAlone = catalogRows().filter((r) => r.example !== undefined && r.neverAlone !== undefined);
+
+/** Karpenter's event messages are read as events from a line of their own; in a sentence only records are looked for. */
+const isEventMessage = (text: string) => KARPENTER_EVENT_MESSAGES.some((r) => r.re.test(text));
 
 describe('every catalog row with an example is read when its message is quoted alone', () => {
-  it('the tables that state a cause have an example on every row', () => {
-    const missing = catalogRows().filter((r) => EVERY_ROW.includes(r.id.split('/')[0]!) && r.example === undefined);
+  it('every row has an example, and a row never read alone says why', () => {
+    const missing = catalogRows().filter((r) => !WITHOUT_WORDING.includes(r.id.split('/')[0]!) && r.example === undefined);
     expect(missing.map((r) => r.id)).toEqual([]);
+    expect(neverAlone.filter((r) => r.neverAlone!.trim().length < 20).map((r) => r.id)).toEqual([]);
   });
 
   it.each(rows.map((r) => [r.id, r] as const))('%s', async (_, row) => {
@@ -58,10 +67,38 @@ describe('every catalog row with an example is read when its message is quoted a
       if (log) expect([log.time, log.pod], where).toEqual([undefined, undefined]);
       if (event) expect(event.involvedObject?.name ?? '', where).toBe('');
     }
-    if (!row.id.startsWith('karpenter-event/')) {
+    if (!isEventMessage(row.example!)) {
       const { logs } = await readAlone(`${row.id}-sentence`, IN_SENTENCE(row.example!));
       if (!logs.some((l) => row.matches(logText(l)) && l.time === undefined)) failed.push('a sentence');
     }
     expect(failed, 'not read from').toEqual([]);
+  });
+});
+
+describe('a row flagged never-alone is not read from its message quoted alone', () => {
+  it.each(neverAlone.map((r) => [r.id, r] as const))('%s', async (_, row) => {
+    expect(row.matches(row.example!), 'the example is a member of its own row').toBe(true);
+    const read: string[] = [];
+    for (const [where, place] of Object.entries({ ...PLACEMENTS, 'a sentence': IN_SENTENCE })) {
+      const { logs, events } = await readAlone(`${row.id}-never-${where}`, place(row.example!));
+      if (logs.some((l) => row.matches(logText(l))) || events.some((e) => row.matches(e.message ?? ''))) read.push(where);
+    }
+    expect(read, 'read from').toEqual([]);
+  });
+});
+
+describe('the same words that are not the message quoted are not read', () => {
+  const NEAR: Array<[string, string]> = [
+    ['said not to have happened', 'Since we widened the budget the controller no longer prints: did not tolerate dedicated=gpu:NoSchedule\n'],
+    ['in a link', 'The docs explain [incompatible with nodepool "default"](https://karpenter.sh/docs/troubleshooting/) well enough.\n'],
+    ['a sentence opening with the words', 'incompatible with nodepool batch is what my colleague suspects, but nothing in the log says so.\n'],
+    ['a person describing the cluster', 'Right now more than 20% nodes are unhealthy in the cluster and we are worried.\n'],
+    ['kube-scheduler, not Karpenter', 'The pod only shows this:\n\n    0/3 nodes are available: 3 Insufficient cpu.\n\nNo idea why.\n'],
+    ['a question about the wording', 'Does Failed to schedule pod, incompatible requirements mean the pool is wrong?\n'],
+  ];
+  it.each(NEAR)('%s', async (name, text) => {
+    const { logs, events } = await readAlone(`near-${name}`, text);
+    expect(logs.map((l) => logText(l))).toEqual([]);
+    expect(events.map((e) => e.message)).toEqual([]);
   });
 });

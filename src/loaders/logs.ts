@@ -256,7 +256,7 @@ export function parseLogLine(text: string, lineNo: number, ctx: LogContext): Log
         level: 'ERROR',
         message: rest,
         fields: {
-          printedBy: 'kubectl',
+          printedBy: applied.printedBy ?? 'kubectl',
           refusal: applied.signal,
           ...(applied.kind ? { refusedKind: applied.kind } : {}),
           ...(applied.name ? { refusedName: applied.name } : {}),

@@ -5,7 +5,7 @@
  * a cloud's error looks when it stands alone. Readers ask it whether a line is a record, never what it means.
  */
 import { API_MISMATCH } from './api-mismatch.js';
-import { APPLY_REFUSALS } from './api-refusals.js';
+import { applyRefusalIn } from './api-refusals.js';
 import { classifyCloudError, isSdkCloudError, namesCloudError } from './cloud-errors.js';
 import { CONTROLLER_ERRORS } from './controller-errors.js';
 import { ERROR_CHAINS } from './karpenter-errors.js';
@@ -31,6 +31,7 @@ const KUBECTL_UNAUTHORIZED = /\(Unauthorized\)|\bUnauthorized\b(?!:)/g;
 /** The chain goes on after its opening (`a, b, c` or `a: b: c`); a question about one is prose. */
 function chained(text: string): boolean {
   const row = ERROR_CHAINS.find((r) => r.re.test(text));
+  if (row?.signal === 'schedule-reason') return true;
   if (!row || !/[,:] \S/.test(text)) return false;
   // Openings words of prose also start ("creating instance", "launching node") need two wraps, or what the cloud said.
   if (!COMMON_OPENINGS.has(row.signal)) return true;
@@ -99,13 +100,15 @@ export function messageInSentence(line: string): string | undefined {
   for (const m of text.matchAll(/: (?=\S)/g)) {
     // The colon is outside any link; what follows is read whole, the URL a request went to included.
     const rest = tidy(line.slice(m.index + 2));
-    if (isCatalogErrorAlone(rest) || APPLY_REFUSALS.some((r) => r.re.test(rest))) starts.push(m.index + 2);
+    if (isCatalogErrorAlone(rest) || applyRefusalIn(rest)) starts.push(m.index + 2);
   }
   for (const at of starts.sort((a, b) => a - b)) {
     const sentenceEnd = text.slice(at).search(/[.!?](?:\s|$)/);
     const sentence = sentenceEnd < 0 ? text.slice(at) : text.slice(at, at + sentenceEnd + 1);
+    // A message after a colon belongs to the clause that introduces it ("… no longer prints: <message>").
     const clause = text
       .slice(0, at)
+      .replace(/:\s*$/, '')
       .split(/[.!?;:](?:\s|$)|,\s+(?:but|and|so)\s/)
       .pop()!;
     if (/\?\s*$/.test(sentence.trim()) || NOT_SEEN.test(clause)) continue;

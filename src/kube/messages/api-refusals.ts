@@ -82,13 +82,31 @@ export function webhookDenialAlone(line: string): boolean {
 
 export interface ApplyRefusalSeen {
   signal: ApplyRefusal;
+  /** Helm printed the refusal inside its own frame (`Error: UPGRADE FAILED: …`); kubectl otherwise. */
+  printedBy?: 'helm';
   kind?: string;
   name?: string;
   why: string;
 }
 
-/** The refusal of a Karpenter object a line of kubectl's output states, if it states one. */
+/**
+ * Helm's frame around the API server's words (helm `cmd/helm/upgrade.go`, `install.go`: `UPGRADE FAILED`, `INSTALLATION
+ * FAILED`; `pkg/kube/client.go` wraps a refused patch in `cannot patch "name" with kind Kind: `): what follows is the
+ * refusal as kubectl would print it without its own frame.
+ */
+const HELM_FRAME = /^Error: (?:UPGRADE|INSTALLATION) FAILED: (?:cannot patch "[^"]*" with kind \w+: )?/;
+
+/** The refusal of a Karpenter object a line of kubectl's (or Helm's) output states, if it states one. */
 export function applyRefusalIn(line: string): ApplyRefusalSeen | undefined {
+  const frame = HELM_FRAME.exec(line.trim())?.[0];
+  if (frame) {
+    const inner = refusalIn(line.trim().slice(frame.length));
+    return inner ? { ...inner, printedBy: 'helm' } : undefined;
+  }
+  return refusalIn(line);
+}
+
+function refusalIn(line: string): ApplyRefusalSeen | undefined {
   for (const row of APPLY_REFUSALS) {
     const m = row.re.exec(line.trim());
     if (!m) continue;
@@ -129,7 +147,7 @@ export function refusedUnknownField(line: string): RefusedField | undefined {
 
 /** The field a strict-decoding refusal quoted without its kind names (`strict decoding error: unknown field "spec.x"`). */
 export function refusedFieldUnnamedKind(line: string): string | undefined {
-  const text = line.trim();
+  const text = line.trim().replace(HELM_FRAME, '');
   const row = APPLY_REFUSALS.find((r) => r.signal === 'strict-decoding' && r.groups.kind === undefined)!;
   const why = row.re.exec(text)?.[1];
   return why ? /^unknown field "([\w.]+)"/.exec(why)?.[1] : undefined;

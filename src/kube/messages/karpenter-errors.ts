@@ -6,7 +6,13 @@
  */
 import type { MessageTable } from './rows.js';
 
-export type ErrorChain = 'launch' | 'schedule' | 'discovery' | 'webhook' | 'nodeclass' | 'api';
+export type ErrorChain = 'launch' | 'schedule' | 'schedule-reason' | 'discovery' | 'webhook' | 'nodeclass' | 'api';
+
+/**
+ * v0.4–v0.8 bin packer (core provisioning/binpacking/packer.go): no reason, the pods listed as "[ns/a ns/b]". A whole
+ * message of its own, shared with the log table (snapshot/messages/karpenter-logs.ts).
+ */
+export const PACKER_FAILED = /^Failed to find instance type option\(s\) for \[|^Failed to compute packing, pod\(s\) \[/i;
 
 export const ERROR_CHAINS: MessageTable<ErrorChain> = [
   {
@@ -25,6 +31,21 @@ export const ERROR_CHAINS: MessageTable<ErrorChain> = [
     example:
       'could not schedule pod, incompatible with nodepool "default", daemonset overhead={"cpu":"180m","memory":"320Mi","pods":"4"}, no instance type satisfied resources {"cpu":"36180m","memory":"16704Mi","pods":"5"} and requirements karpenter.sh/capacity-type In [on-demand], karpenter.sh/nodepool In [default]',
     printed: ['console', 'json', 'controller-runtime'],
+  },
+  {
+    // The reason of "could not schedule pod" quoted from where it starts, every generation that names the pool or the
+    // taint in its own opening words (core scheduling/scheduler.go, scheduling/taints.go): ≤ v0.31 `incompatible with
+    // provisioner "x", …`, v1.0–v1.4 `incompatible with nodepool "x", …`, v1.0 `all available instance types exceed
+    // limits for nodepool: "x"`, v1.5+ `… for nodepool (NodePool=x)`, ≤ v1.4 `did not tolerate key=value:Effect`,
+    // v1.5+ `did not tolerate taint (taint=…)`, and the v0.4–v0.8 packer's failure. The reason is whole: it needs no wrap
+    // after it.
+    re: new RegExp(
+      String.raw`^(?:incompatible with (?:nodepool|provisioner) "[^"]+"|all available instance types exceed (?:limits for (?:nodepool|provisioner)(?::? "[^"]+"| \((?:NodePool|Provisioner)=)|provisioner limits$)|did not tolerate (?:taint \(taint=|[\w./-]+=[\w./-]*:(?:NoSchedule|NoExecute|PreferNoSchedule)\b))|${PACKER_FAILED.source}`,
+      'i',
+    ),
+    signal: 'schedule-reason',
+    example: 'incompatible with nodepool "batch", daemonset overhead={"cpu":"200m","memory":"256Mi","pods":"3"}, did not tolerate dedicated=gpu:NoSchedule',
+    printed: ['console', 'json', 'controller-runtime', 'event'],
   },
   {
     re: /^getting (?:instance types|launch templates?|subnets|security groups|amis|ami)\b|^no subnets (?:found|matched|exist)\b/i,

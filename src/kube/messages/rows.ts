@@ -26,6 +26,13 @@ export interface MessageRow<T extends string> {
    * checks that a ticket quoting it alone is read as the record or event it comes from.
    */
   example?: string;
+  /**
+   * Why the message is never read when quoted alone: its words are ones people also write in prose (`not found`,
+   * `taint`, `uninitialized`), or the wording only means something beside the record's fields or the event's object
+   * (`created nodeclaim`). The example stays a member of the row; test/message-alone.test.ts checks that a ticket
+   * quoting it alone reads no record or event from it.
+   */
+  neverAlone?: string;
 }
 
 export type MessageTable<T extends string> = ReadonlyArray<MessageRow<T>>;

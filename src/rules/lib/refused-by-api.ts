@@ -111,11 +111,11 @@ export function reportRefusedObjects(ctx: Pick<RuleContext, 'snapshot' | 'report
 }
 
 /**
- * kubectl's refusal of a field the kind declares at the version applied (kube/messages/api-refusals.ts): the CRD in the
+ * kubectl's (or Helm's) refusal of a field the kind declares at the version applied (kube/messages/api-refusals.ts): the CRD in the
  * cluster is older than the release that added it (Helm installs a chart's crds/ once and never upgrades them).
  */
 export function staleCrdRefusal(log: LogRecord): RefusedField | undefined {
-  if (log.fields.printedBy !== 'kubectl' || log.fields.refusal === undefined) return undefined;
+  if ((log.fields.printedBy !== 'kubectl' && log.fields.printedBy !== 'helm') || log.fields.refusal === undefined) return undefined;
   const f = refusedUnknownField(log.message);
   return f && kindDeclares(f) ? f : undefined;
 }

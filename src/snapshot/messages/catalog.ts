@@ -28,6 +28,8 @@ export interface CatalogRow {
   wording: string;
   /** The message quoted alone, where the row has one (MessageRow.example). */
   example?: string;
+  /** Why the row's message is never read quoted alone (MessageRow.neverAlone). */
+  neverAlone?: string;
   /** The row's pattern recognises the text. */
   matches(text: string): boolean;
 }
@@ -39,6 +41,7 @@ const rows = <T extends string>(table: string, t: MessageTable<T>): CatalogRow[]
     carries: r.carries ?? [],
     wording: r.re.source,
     ...(r.example ? { example: r.example } : {}),
+    ...(r.neverAlone ? { neverAlone: r.neverAlone } : {}),
     matches: (text: string) => r.re.test(text),
   }));
 

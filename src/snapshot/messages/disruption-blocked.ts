@@ -41,33 +41,105 @@ export interface BlockedReason {
 
 const PREFIX = /^Cannot (?:disrupt|deprovision) (?:Node|NodeClaim|Machine): /i;
 
+/**
+ * v1.2+ publishes the reason without the "Cannot disrupt Node: " prefix (core disruption/events/events.go `Blocked`), so the
+ * sentence alone ("Node is nominated for a pending pod") is one a person writes; v1.0–v1.1 and v0.33–v0.37 quotes are
+ * read alone by their prefix (kube/messages/karpenter-events.ts).
+ */
+const V1_2_BARE = 'printed only without the "Cannot disrupt" prefix (v1.2+): alone, a sentence a person also writes';
+
 export const BLOCKED: MessageTable<Blocker> = [
-  { re: /nominated for a pending pod/i, signal: 'nominated', printed: ['event'] },
-  { re: /(marked for deletion|deleting or marked for deletion|in the process of deletion)/i, signal: 'deleting', printed: ['event'] },
-  { re: /(isn't|is not|not) initialized/i, signal: 'not-initialized', printed: ['event'] },
-  { re: /(not managed by karpenter|doesn't contain both a node and a nodeclaim)/i, signal: 'not-managed', printed: ['event'] },
-  { re: /does not have an associated node/i, signal: 'no-node', printed: ['event'] },
+  { re: /nominated for a pending pod/i, signal: 'nominated', printed: ['event'], example: 'Cannot disrupt Node: state node is nominated for a pending pod' },
+  {
+    re: /(marked for deletion|deleting or marked for deletion|in the process of deletion)/i,
+    signal: 'deleting',
+    printed: ['event'],
+    example: 'Cannot disrupt Node: state node is marked for deletion',
+  },
+  { re: /(isn't|is not|not) initialized/i, signal: 'not-initialized', printed: ['event'], example: "Cannot disrupt NodeClaim: state node isn't initialized" },
+  {
+    re: /(not managed by karpenter|doesn't contain both a node and a nodeclaim)/i,
+    signal: 'not-managed',
+    printed: ['event'],
+    example: "Cannot disrupt Node: state node doesn't contain both a node and a nodeclaim",
+  },
+  {
+    re: /does not have an associated node/i,
+    signal: 'no-node',
+    printed: ['event'],
+    example: 'Nodeclaim does not have an associated node',
+    neverAlone: V1_2_BARE,
+  },
   {
     re: /(disruption is blocked (through|with) the "karpenter\.sh\/do-not-disrupt" annotation|do-not-consolidate annotation exists)/i,
     signal: 'node-do-not-disrupt',
     printed: ['event'],
+    example: 'Cannot disrupt Node: disruption is blocked through the "karpenter.sh/do-not-disrupt" annotation',
   },
   {
     re: /(has "karpenter\.sh\/do-not-disrupt" annotation|has do not evict annotation|has "karpenter\.sh\/do-not-evict" annotation)/i,
     signal: 'pod-do-not-disrupt',
     printed: ['event'],
+    example: 'Cannot disrupt Node: pod "batch/ingest-0" has "karpenter.sh/do-not-disrupt" annotation',
   },
-  { re: /does not support multiple PDBs/i, signal: 'multiple-pdbs', printed: ['event'] },
-  { re: /pdb .*prevents pod evictions|pdb prevents pod evictions/i, signal: 'pdb', printed: ['event'] },
-  { re: /(required label|does not have label|doesn't have required label)/i, signal: 'missing-label', printed: ['event'] },
-  { re: /nodepool .*not found|owning nodepool/i, signal: 'nodepool-not-found', printed: ['event'] },
-  { re: /instance type .*not found/i, signal: 'instance-type-not-found', printed: ['event'] },
-  { re: /has consolidation disabled/i, signal: 'consolidation-disabled', printed: ['event'] },
-  { re: /(non-empty consolidation disabled|consolidation policy WhenEmpty, but node is not empty)/i, signal: 'when-empty-not-empty', printed: ['event'] },
-  { re: /SpotToSpotConsolidation/i, signal: 'spot-to-spot', printed: ['event'] },
-  { re: /can't replace with a cheaper node/i, signal: 'no-cheaper', printed: ['event'] },
-  { re: /(not all pods would schedule|scheduling simulation failed|can't remove without creating)/i, signal: 'simulation', printed: ['event'] },
-  { re: /blocking budget/i, signal: 'budget', printed: ['event'] },
+  {
+    re: /does not support multiple PDBs/i,
+    signal: 'multiple-pdbs',
+    printed: ['event'],
+    example: 'Eviction does not support multiple PDBs (PodDisruptionBudget(s)=[batch/ingest-a batch/ingest-b])',
+    neverAlone: V1_2_BARE,
+  },
+  {
+    re: /pdb .*prevents pod evictions|pdb prevents pod evictions/i,
+    signal: 'pdb',
+    printed: ['event'],
+    example: 'Cannot disrupt Node: pdb "batch/ingest" prevents pod evictions',
+  },
+  {
+    re: /(required label|does not have label|doesn't have required label)/i,
+    signal: 'missing-label',
+    printed: ['event'],
+    example: 'Cannot disrupt Node: state node doesn\'t have required label "karpenter.sh/nodepool"',
+  },
+  {
+    re: /nodepool .*not found|owning nodepool/i,
+    signal: 'nodepool-not-found',
+    printed: ['event'],
+    example: 'Cannot disrupt Node: Owning nodepool "batch" not found',
+  },
+  {
+    re: /instance type .*not found/i,
+    signal: 'instance-type-not-found',
+    printed: ['event'],
+    example: 'Cannot disrupt Node: Instance type "m5.large" not found',
+  },
+  { re: /has consolidation disabled/i, signal: 'consolidation-disabled', printed: ['event'], example: 'NodePool "batch" has consolidation disabled' },
+  {
+    re: /(non-empty consolidation disabled|consolidation policy WhenEmpty, but node is not empty)/i,
+    signal: 'when-empty-not-empty',
+    printed: ['event'],
+    example: 'NodePool "batch" has non-empty consolidation disabled',
+  },
+  {
+    re: /SpotToSpotConsolidation/i,
+    signal: 'spot-to-spot',
+    printed: ['event'],
+    example: 'SpotToSpotConsolidation requires 15 cheaper instance type options than the current candidate to consolidate, got 4',
+  },
+  { re: /can't replace with a cheaper node/i, signal: 'no-cheaper', printed: ['event'], example: "Can't replace with a cheaper node" },
+  {
+    re: /(not all pods would schedule|scheduling simulation failed|can't remove without creating)/i,
+    signal: 'simulation',
+    printed: ['event'],
+    example:
+      'Not all pods would schedule, batch/ingest-0 => incompatible with nodepool "batch", daemonset overhead={"cpu":"200m","pods":"3"}, did not tolerate dedicated=gpu:NoSchedule',
+  },
+  {
+    re: /blocking budget/i,
+    signal: 'budget',
+    printed: ['event'],
+    example: 'No allowed disruptions for disruption reason Underutilized due to blocking budget',
+  },
 ];
 
 /**

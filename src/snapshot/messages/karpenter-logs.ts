@@ -5,7 +5,7 @@
  */
 import type { LogRecord } from '../../kube/types.js';
 import { namesCloudError, type MessageField } from '../../kube/messages/cloud-errors.js';
-import { ERROR_CHAINS } from '../../kube/messages/karpenter-errors.js';
+import { ERROR_CHAINS, PACKER_FAILED } from '../../kube/messages/karpenter-errors.js';
 import { ALL_LOGS, classifier, type MessageTable } from './classify.js';
 import { controllerErrorsIn } from './controller-errors.js';
 
@@ -51,13 +51,30 @@ export type LogSignal =
 
 const NAMES: readonly MessageField[] = ['pool', 'nodeclaim'];
 
+/**
+ * Why a record's message is never read alone (MessageRow.neverAlone). Most of the lifecycle messages are a few words
+ * whose object is in the record's fields (`created nodeclaim`, `tainted node`): alone they name nothing and read as prose.
+ */
+const FIELDS = "a few words whose object and cause are in the record's fields; alone they name nothing and read as prose";
+const HINT = 'a DEBUG hint printed on healthy runs too: alone it states no failure';
+const BUDGET = '"disruption budget" is what people write about budgets; the pattern is read only inside a record';
+const EVICTION = "the API server's answer to one eviction: alone it names no pod and no PodDisruptionBudget";
+const FINALIZER = 'the step fails and is retried on conflicts; only repeated records naming the NodeClaim say the finalizer stays';
+
 export const MESSAGE: MessageTable<LogSignal> = [
-  { re: /could not schedule pod/i, signal: 'could-not-schedule', printed: ALL_LOGS, carries: ['pool'] },
+  {
+    re: /could not schedule pod/i,
+    signal: 'could-not-schedule',
+    example: 'Could not schedule pod, incompatible with provisioner "batch", did not tolerate dedicated=gpu:NoSchedule',
+    printed: ALL_LOGS,
+    carries: ['pool'],
+  },
   {
     // v0.4–v0.8 bin packer (pkg/controllers/provisioning/binpacking/packer.go): no reason, the pods listed in the
     // message as "[ns/a ns/b]", the Provisioner in the `provisioner` field.
-    re: /^Failed to find instance type option\(s\) for \[|^Failed to compute packing, pod\(s\) \[/i,
+    re: PACKER_FAILED,
     signal: 'could-not-schedule',
+    example: 'Failed to find instance type option(s) for [batch/ingest-0 batch/ingest-1]',
     printed: ['console'],
     carries: ['pool'],
   },
@@ -67,26 +84,70 @@ export const MESSAGE: MessageTable<LogSignal> = [
     // were excluded because they would breach provisioner limits". Printed on healthy runs too: a hint beside a failure.
     re: /^Excluding instance type \S+ because there are not enough resources for (?:daemons|kubelet and system overhead)$|^\d+ out of \d+ instance types were excluded because they would breach provisioner limits$/i,
     signal: 'instance-types-excluded',
+    example: '12 out of 310 instance types were excluded because they would breach provisioner limits',
+    neverAlone: HINT,
     printed: ['console'],
     carries: ['pool', 'instance-types'],
   },
-  { re: /^found provisionable pod\(s\)/i, signal: 'provisionable-pods', printed: ['json', 'controller-runtime'] },
-  { re: /^created (nodeclaim|machine)$/i, signal: 'created-nodeclaim', printed: ALL_LOGS, carries: [...NAMES, 'instance-types'] },
-  { re: /^launched (nodeclaim|machine)$/i, signal: 'launched-nodeclaim', printed: ALL_LOGS, carries: [...NAMES, 'instance-types', 'zone'] },
-  { re: /^registered (nodeclaim|machine)$/i, signal: 'registered-nodeclaim', printed: ALL_LOGS, carries: NAMES },
-  { re: /^deleted (nodeclaim|machine)$/i, signal: 'deleted-nodeclaim', printed: ALL_LOGS, carries: NAMES },
-  { re: /deleting expired nodeclaim/i, signal: 'expired-nodeclaim', printed: ['json', 'controller-runtime'], carries: NAMES },
-  { re: /^(tainted|cordoned) node$/i, signal: 'drain-started', printed: ALL_LOGS },
-  { re: /^(disrupting|deprovisioning)\b/i, signal: 'disrupting', printed: ALL_LOGS },
+  {
+    re: /^found provisionable pod\(s\)/i,
+    signal: 'provisionable-pods',
+    example: 'found provisionable pod(s)',
+    neverAlone: FIELDS,
+    printed: ['json', 'controller-runtime'],
+  },
+  {
+    re: /^created (nodeclaim|machine)$/i,
+    signal: 'created-nodeclaim',
+    example: 'created nodeclaim',
+    neverAlone: FIELDS,
+    printed: ALL_LOGS,
+    carries: [...NAMES, 'instance-types'],
+  },
+  {
+    re: /^launched (nodeclaim|machine)$/i,
+    signal: 'launched-nodeclaim',
+    example: 'launched nodeclaim',
+    neverAlone: FIELDS,
+    printed: ALL_LOGS,
+    carries: [...NAMES, 'instance-types', 'zone'],
+  },
+  {
+    re: /^registered (nodeclaim|machine)$/i,
+    signal: 'registered-nodeclaim',
+    example: 'registered nodeclaim',
+    neverAlone: FIELDS,
+    printed: ALL_LOGS,
+    carries: NAMES,
+  },
+  { re: /^deleted (nodeclaim|machine)$/i, signal: 'deleted-nodeclaim', example: 'deleted nodeclaim', neverAlone: FIELDS, printed: ALL_LOGS, carries: NAMES },
+  {
+    re: /deleting expired nodeclaim/i,
+    signal: 'expired-nodeclaim',
+    example: 'deleting expired nodeclaim',
+    neverAlone: FIELDS,
+    printed: ['json', 'controller-runtime'],
+    carries: NAMES,
+  },
+  { re: /^(tainted|cordoned) node$/i, signal: 'drain-started', example: 'tainted node', neverAlone: FIELDS, printed: ALL_LOGS },
+  {
+    re: /^(disrupting|deprovisioning)\b/i,
+    signal: 'disrupting',
+    example: 'disrupting nodeclaim(s) via delete, terminating 1 nodes (2 pods) ip-10-0-12-34.eu-west-1.compute.internal/m5.large/spot',
+    neverAlone: FIELDS,
+    printed: ALL_LOGS,
+  },
   {
     // v1.7+ "terminating due to timeout" (its `reason` field says registration or launch), v0.32–v1.6 "terminating due
     // to registration ttl", ≤ v0.31 "deprovisioning machine due to registration ttl".
     re: /^(?:terminating|deprovisioning) (?:\w+ )?due to registration ttl$|^terminating due to timeout$/i,
     signal: 'registration-timeout',
+    example: 'terminating due to registration ttl',
+    neverAlone: FIELDS,
     printed: ALL_LOGS,
     carries: NAMES,
   },
-  { re: /waiting on (cluster )?sync/i, signal: 'cluster-not-synced', printed: ALL_LOGS },
+  { re: /waiting on (cluster )?sync/i, signal: 'cluster-not-synced', example: 'waiting on cluster sync', neverAlone: FIELDS, printed: ALL_LOGS },
   {
     // The console generations, in order (pkg/controllers/provisioning/provisioner.go): "Could not launch node, …",
     // "Launching node, …", "Provisioning failed, launching node, …" (multierr of the launches), then v0.2x–v0.31
@@ -94,18 +155,24 @@ export const MESSAGE: MessageTable<LogSignal> = [
     // (or "Reconciler error") with the chain in `error`. "Launching node with N pods" (INFO) is not a failure.
     re: /^(failed launching (nodeclaim|machine)|reconciler error|launching (nodeclaim|machine)|launching node,|provisioning failed, launching|creating instance|insufficient capacity|could not launch)/i,
     signal: 'launch-failed',
+    example:
+      'launching nodeclaim, creating instance, insufficient capacity, with fleet error(s), InsufficientInstanceCapacity: We currently do not have sufficient m5.large capacity in the Availability Zone you requested (us-east-1a).',
     printed: ALL_LOGS,
     carries: [...NAMES, 'code'],
   },
   {
     re: /^computed new (nodeclaim|machine)\(s\) to fit pod\(s\)|^computed \d+ unready node\(s\) will fit|^computed unready node\(s\) will fit/i,
     signal: 'computed-placement',
+    example: 'computed new nodeclaim(s) to fit pod(s)',
+    neverAlone: FIELDS,
     printed: ALL_LOGS,
   },
   {
     // AWS interruption controller: v0.32+ "initiating delete from interruption message", ≤ v0.31 "… for machine …".
     re: /^initiating delete (?:for (?:machine|nodeclaim) )?from interruption message$/i,
     signal: 'interruption-delete',
+    example: 'initiating delete from interruption message',
+    neverAlone: FIELDS,
     printed: ALL_LOGS,
     carries: ['nodeclaim'],
   },
@@ -113,6 +180,8 @@ export const MESSAGE: MessageTable<LogSignal> = [
     // DEBUG: an offering cached as unavailable after an insufficient-capacity answer, with the fleet's reason.
     re: /^removing offering from offerings$/i,
     signal: 'offering-unavailable',
+    example: 'removing offering from offerings',
+    neverAlone: FIELDS,
     printed: ['json', 'controller-runtime'],
     carries: ['instance-types', 'zone', 'code'],
   },
@@ -120,18 +189,29 @@ export const MESSAGE: MessageTable<LogSignal> = [
     // The operator's start (pkg/operator/operator.go), at debug level: knative Debugf ≤ v0.36, logr V(1) since.
     re: /^discovered karpenter version$/i,
     signal: 'version-discovered',
+    example: 'discovered karpenter version',
+    neverAlone: FIELDS,
     printed: ALL_LOGS,
   },
 ];
 
 /** Patterns read against the message and the error (and taint) fields together. */
 export const WITH_FIELDS: MessageTable<LogSignal> = [
-  { re: /waiting on cluster sync/i, signal: 'cluster-not-synced', printed: ALL_LOGS },
-  { re: /disruption budget|invalid cron/i, signal: 'budget-error', printed: ['json', 'controller-runtime'], carries: ['pool'] },
+  { re: /waiting on cluster sync/i, signal: 'cluster-not-synced', example: 'waiting on cluster sync', neverAlone: FIELDS, printed: ALL_LOGS },
+  {
+    re: /disruption budget|invalid cron/i,
+    signal: 'budget-error',
+    example: 'detected disruption budget errors: invalid disruption budgets in nodepool batch, invalid schedule "0 25 * * *"',
+    neverAlone: BUDGET,
+    printed: ['json', 'controller-runtime'],
+    carries: ['pool'],
+  },
   {
     // v1.x eviction queue: the API server refuses to evict a pod more than one PDB selects (docs/karpenter-behaviour.md §7.3).
     re: /more than one PodDisruptionBudget|does not support multiple PDBs/i,
     signal: 'multiple-pdbs',
+    example: 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.',
+    neverAlone: EVICTION,
     printed: ['controller-runtime'],
   },
   {
@@ -140,12 +220,17 @@ export const WITH_FIELDS: MessageTable<LogSignal> = [
     // "removing finalizer, …" from the Node termination v1.1+ (v1.0 said "patching node, …"). The error says why.
     re: /removing (?:termination )?finalizer, /i,
     signal: 'finalizer-removal-failed',
+    example:
+      'removing termination finalizer, Operation cannot be fulfilled on nodeclaims.karpenter.sh "batch-x7k2p": the object has been modified; please apply your changes to the latest version and try again',
+    neverAlone: FINALIZER,
     printed: ALL_LOGS,
     carries: ['nodeclaim'],
   },
   {
     re: /missing required startup taint, karpenter\.sh\/unregistered|missing taint prevents registration/i,
     signal: 'unregistered-taint-missing',
+    example: 'missing required startup taint, karpenter.sh/unregistered',
+    neverAlone: FIELDS,
     printed: ['controller-runtime'],
     carries: ['nodeclaim'],
   },

@@ -3,7 +3,11 @@
  * (docs/karpenter-behaviour.md §2.1, §3, §4.4, §7): repair refused, registration health, node class resolution, drains,
  * nominations and assignments, missing references. Names the messages carry are extracted here too.
  */
+import { AWAITING_DETACHMENT, CONDITION_TRANSITION, DELETED_AT_DEADLINE, NOMINATED, TERMINATION_DEADLINE } from '../../kube/messages/karpenter-events.js';
 import { classifier, type MessageTable } from './classify.js';
+
+/** A word or two people write about their own cluster: quoted alone, the words are prose as often as they are the event. */
+const GENERIC = 'the pattern is a few words people also write in prose; only an event row or an object says it is the event';
 
 export type EventSignal =
   /** Node repair refused: "more than N% nodes are unhealthy in the nodepool/cluster". */
@@ -38,27 +42,92 @@ export type EventSignal =
   | 'condition-transition';
 
 export const EVENTS: MessageTable<EventSignal> = [
-  { re: /more th[ae]n \d+% nodes are unhealthy in the (nodepool|cluster)/i, signal: 'repair-blocked', printed: ['event'], carries: ['pool'] },
-  { re: /karpenter\.sh\/unregistered taint/i, signal: 'unregistered-taint-missing', printed: ['event'], carries: ['nodeclaim'] },
-  { re: /resolving nodeclass/i, signal: 'nodeclass-resolve-failed', printed: ['event'], carries: ['nodeclaim'] },
-  { re: /Status: \w+ -> False/, signal: 'status-to-false', printed: ['event'], carries: ['pool'] },
-  { re: /drain|PDB/i, signal: 'drain', printed: ['event'] },
-  { re: /violates a PDB|does not support multiple PDBs/i, signal: 'pdb-violation', printed: ['event'] },
-  { re: /pods? (?:are|is) waiting to be evicted/i, signal: 'pods-awaiting-eviction', printed: ['event'] },
-  { re: /^All pods will be deleted by \S/, signal: 'termination-deadline', printed: ['event'] },
-  { re: /^Deleting the pod to accommodate the terminationTime\b/, signal: 'deleted-at-deadline', printed: ['event'] },
-  { re: /^Awaiting deletion of bound volumeattachments\b/i, signal: 'awaiting-volume-detachment', printed: ['event'] },
-  { re: /no allowed disruptions.*due to blocking budget/i, signal: 'budget-blocking', printed: ['event'], carries: ['pool'] },
-  { re: /^Pod should schedule on:? \S/i, signal: 'nominated', printed: ['event'], carries: ['nodeclaim'] },
   {
-    re: /^Status condition transitioned, Type: (\w+), Status: (\w*) -> (\w+)(?:, Reason: (\w*))?/,
+    re: /more th[ae]n \d+% nodes are unhealthy in the (nodepool|cluster)/i,
+    signal: 'repair-blocked',
+    printed: ['event'],
+    carries: ['pool'],
+    example: 'more than 20% nodes are unhealthy in the nodepool',
+    neverAlone:
+      'it reads as a person describing the cluster ("more than 20% nodes are unhealthy in the cluster"); the NodeRepairBlocked row says it is the event',
+  },
+  {
+    re: /karpenter\.sh\/unregistered taint/i,
+    signal: 'unregistered-taint-missing',
+    printed: ['event'],
+    carries: ['nodeclaim'],
+    example: 'Missing karpenter.sh/unregistered taint which prevents registration related race conditions on Karpenter-managed nodes',
+    neverAlone: "the pattern is the taint's name, which prose about the taint names too",
+  },
+  {
+    re: /resolving nodeclass/i,
+    signal: 'nodeclass-resolve-failed',
+    printed: ['event'],
+    carries: ['nodeclaim'],
+    example: 'resolving nodeclass, ec2nodeclasses.karpenter.k8s.aws "batch" not found',
+  },
+  {
+    re: /Status: \w+ -> False/,
+    signal: 'status-to-false',
+    printed: ['event'],
+    example: 'Status: True -> False',
+    neverAlone: 'a fragment of the condition-transition message, read as part of it',
+  },
+  { re: /drain|PDB/i, signal: 'drain', printed: ['event'], example: 'Failed to drain node, 2 pods are waiting to be evicted', neverAlone: GENERIC },
+  {
+    re: /violates a PDB|does not support multiple PDBs/i,
+    signal: 'pdb-violation',
+    printed: ['event'],
+    example: 'Failed to drain node, evicting pod batch/ingest-0 violates a PDB',
+    neverAlone: GENERIC,
+  },
+  {
+    re: /pods? (?:are|is) waiting to be evicted/i,
+    signal: 'pods-awaiting-eviction',
+    printed: ['event'],
+    example: 'Failed to drain node, 2 pods are waiting to be evicted',
+    neverAlone: GENERIC,
+  },
+  { re: TERMINATION_DEADLINE, signal: 'termination-deadline', printed: ['event'], example: 'All pods will be deleted by 2026-11-30T14:05:00Z' },
+  {
+    re: DELETED_AT_DEADLINE,
+    signal: 'deleted-at-deadline',
+    printed: ['event'],
+    example:
+      'Deleting the pod to accommodate the terminationTime 2026-11-30 14:05:00 +0000 UTC of the node. The pod was granted 25 seconds of grace-period of its 120 terminationGracePeriodSeconds. This bypasses the PDB of the pod and the do-not-disrupt annotation.',
+  },
+  {
+    re: AWAITING_DETACHMENT,
+    signal: 'awaiting-volume-detachment',
+    printed: ['event'],
+    example: 'Awaiting deletion of bound volumeattachments (csi-4f1c2a9e7b)',
+  },
+  {
+    re: /no allowed disruptions.*due to blocking budget/i,
+    signal: 'budget-blocking',
+    printed: ['event'],
+    carries: ['pool'],
+    example: 'No allowed disruptions due to blocking budget',
+  },
+  {
+    re: NOMINATED,
+    signal: 'nominated',
+    printed: ['event'],
+    carries: ['nodeclaim'],
+    example: 'Pod should schedule on: nodeclaim/batch-x7k2p, node/ip-10-0-12-34.eu-west-1.compute.internal',
+  },
+  {
+    re: CONDITION_TRANSITION,
     signal: 'condition-transition',
     printed: ['event'],
+    example: 'Status condition transitioned, Type: Ready, Status: True -> False, Reason: NodeClassNotReady',
   },
   {
     re: /not found|does not exist|storageclass\.storage\.k8s\.io .*not found|lost its underlying PersistentVolume/i,
     signal: 'reference-missing',
     printed: ['event'],
+    example: 'storageclass.storage.k8s.io "gp3-encrypted" not found',
+    neverAlone: GENERIC,
   },
 ];
 
@@ -70,7 +139,7 @@ export function eventSays(message: string, signal: EventSignal): boolean {
 
 /** A condition change an event states (`condition-transition`): the condition's type, its old and new status, its reason. */
 export function conditionTransition(message: string): { type: string; from: string; to: string; reason?: string } | undefined {
-  const m = EVENTS.find((r) => r.signal === 'condition-transition')!.re.exec(message.trim());
+  const m = CONDITION_TRANSITION.exec(message.trim());
   return m ? { type: m[1]!, from: m[2]!, to: m[3]!, ...(m[4] ? { reason: m[4] } : {}) } : undefined;
 }
 

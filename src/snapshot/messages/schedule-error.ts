@@ -50,32 +50,78 @@ export const CLAUSES: MessageTable<ClauseKind> = [
     // ("and requirements …" ≤ v1.2, "requirements=…" v1.3+); a pool whose own zones are empty reads the other way round.
     re: /topology\.kubernetes\.io\/zone, topology\.kubernetes\.io\/zone DoesNotExist not in|requirements[ =](?:(?!resources=)[^;])*?\btopology\.kubernetes\.io\/zone DoesNotExist/,
     signal: 'zones-disjoint',
+    example:
+      'incompatible with nodepool "batch", daemonset overhead={"cpu":"200m","pods":"3"}, incompatible volume requirements, key topology.kubernetes.io/zone, topology.kubernetes.io/zone DoesNotExist not in topology.kubernetes.io/zone In [eu-west-1b eu-west-1c]',
     printed: SCHEDULE_ERROR,
   },
-  { re: /minValues requirement is not met|due to minValues/i, signal: 'min-values', printed: SCHEDULE_ERROR },
+  {
+    re: /minValues requirement is not met|due to minValues/i,
+    signal: 'min-values',
+    example:
+      'could not schedule pod, incompatible with nodepool "batch", daemonset overhead={"cpu":"200m","pods":"3"}, minValues requirement is not met for "node.kubernetes.io/instance-type"',
+    printed: SCHEDULE_ERROR,
+  },
   // ≤ v1.2 "no instance type which had enough resources and the required offering met the scheduling requirements";
   // v1.3+ "… or had a required offering"; the ICE cache makes offerings unavailable for 3 minutes (docs/karpenter-behaviour.md §8.5).
-  { re: /required offering|no instance type has the required offering/i, signal: 'offering', printed: SCHEDULE_ERROR },
+  {
+    re: /required offering|no instance type has the required offering/i,
+    signal: 'offering',
+    example:
+      'incompatible with nodepool "batch", daemonset overhead={"cpu":"200m","pods":"3"}, no instance type met the scheduling requirements or had a required offering, requirements=karpenter.sh/capacity-type In [spot], topology.kubernetes.io/zone In [eu-west-1a], resources={"cpu":"2200m","memory":"4Gi","pods":"4"}',
+    printed: SCHEDULE_ERROR,
+  },
   {
     // v0.4–v0.8 (binpacking/packer.go) named no reason: "Failed to find instance type option(s) for [pods]", "Failed to
     // compute packing, pod(s) [pods] did not fit in instance type option(s) [types]".
     re: /no instance type (?:satisfied resources|met (?:the scheduling requirements|all requirements)|has enough resources|which had enough resources)|no instance types satisfy requirements|failed to find instance type option|did not fit in instance type option/i,
     signal: 'instance-types',
+    example:
+      'incompatible with nodepool "batch", daemonset overhead={"cpu":"200m","pods":"3"}, no instance type satisfied resources {"cpu":"36200m","memory":"16Gi","pods":"4"} and requirements karpenter.sh/capacity-type In [on-demand], karpenter.sh/nodepool In [batch]',
     printed: SCHEDULE_ERROR,
   },
-  { re: /did not tolerate/i, signal: 'taint', printed: SCHEDULE_ERROR },
-  { re: /does not have known values/i, signal: 'label', printed: SCHEDULE_ERROR },
-  { re: /incompatible volume requirements/i, signal: 'volume', printed: SCHEDULE_ERROR },
+  { re: /did not tolerate/i, signal: 'taint', example: 'did not tolerate taint (taint=dedicated=gpu:NoSchedule)', printed: SCHEDULE_ERROR },
+  {
+    re: /does not have known values/i,
+    signal: 'label',
+    example: 'incompatible with nodepool "batch", daemonset overhead={"cpu":"200m","pods":"3"}, label "example.com/team" does not have known values',
+    printed: SCHEDULE_ERROR,
+  },
+  {
+    re: /incompatible volume requirements/i,
+    signal: 'volume',
+    example:
+      'incompatible with nodepool "batch", daemonset overhead={"cpu":"200m","pods":"3"}, incompatible volume requirements, key topology.ebs.csi.aws.com/zone, topology.ebs.csi.aws.com/zone In [eu-west-1a] not in topology.ebs.csi.aws.com/zone In [eu-west-1b]',
+    printed: SCHEDULE_ERROR,
+  },
   // v1.0+ "… exceed limits for nodepool …" (naming the pool), v1.12+ "node limits have been exhausted …"; v0.2x–v0.31
   // "all available instance types exceed provisioner limits", a clause of its own that names no Provisioner.
   {
     re: /exceed limits for (?:nodepool|provisioner)|exceed (?:nodepool|provisioner) limits|limits have been exhausted/i,
     signal: 'limits',
+    example: 'all available instance types exceed limits for nodepool: "batch"',
     printed: SCHEDULE_ERROR,
   },
-  { re: /unsatisfiable topology constraint/i, signal: 'topology', printed: SCHEDULE_ERROR },
-  { re: /checking host port usage/i, signal: 'host-ports', printed: SCHEDULE_ERROR },
-  { re: /incompatible requirements|key \S+, .* not in |not in \S+ In \[/i, signal: 'requirements', printed: SCHEDULE_ERROR },
+  {
+    re: /unsatisfiable topology constraint/i,
+    signal: 'topology',
+    example:
+      'incompatible with nodepool "batch", daemonset overhead={"cpu":"200m","pods":"3"}, unsatisfiable topology constraint for topology spread, key=topology.kubernetes.io/zone (counts = map[eu-west-1a:3 eu-west-1b:0], podDomains = topology.kubernetes.io/zone Exists, nodeDomains = topology.kubernetes.io/zone In [eu-west-1a eu-west-1b])',
+    printed: SCHEDULE_ERROR,
+  },
+  {
+    re: /checking host port usage/i,
+    signal: 'host-ports',
+    example:
+      'incompatible with nodepool "batch", daemonset overhead={"cpu":"200m","pods":"3"}, checking host port usage, IP=0.0.0.0 Port=8080 Proto=TCP conflicts with existing HostPort configuration IP=0.0.0.0 Port=8080 Proto=TCP',
+    printed: SCHEDULE_ERROR,
+  },
+  {
+    re: /incompatible requirements|key \S+, .* not in |not in \S+ In \[/i,
+    signal: 'requirements',
+    example:
+      'incompatible with nodepool "batch", daemonset overhead={"cpu":"200m","pods":"3"}, incompatible requirements, key karpenter.sh/capacity-type, karpenter.sh/capacity-type In [spot] not in karpenter.sh/capacity-type In [on-demand]',
+    printed: SCHEDULE_ERROR,
+  },
 ];
 
 const POOL_PREFIX = /^incompatible with (nodepool|provisioner) "([^"]+)"(?:, daemonset overhead=\{[^}]*\})?,?\s*/i;

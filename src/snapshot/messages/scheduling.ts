@@ -23,22 +23,65 @@ export type SchedulingSignal =
   /** Karpenter could not meet a volume's zone (or an offering in it). */
   | 'karpenter-volume-zone';
 
+/**
+ * kube-scheduler's FailedScheduling message (pkg/scheduler/schedule_one.go, "0/N nodes are available: …" since 1.17,
+ * "preemption: …" appended since 1.24) names no pod: a rule reads it from the pod's event, so alone it is not read.
+ */
+const SCHEDULER = "kube-scheduler's summary names no pod or node; only the pod's FailedScheduling event gives it an object";
+
 export const SCHEDULING: MessageTable<SchedulingSignal> = [
-  { re: /volume node affinity conflict/i, signal: 'volume-affinity-conflict', printed: ['scheduler'] },
-  { re: /unbound immediate PersistentVolumeClaims|pvc with immediate volume binding/i, signal: 'unbound-immediate-claim', printed: ['scheduler'] },
-  { re: /taint|did not tolerate/i, signal: 'taint', printed: ['scheduler', 'event', ...ALL_LOGS] },
-  { re: new RegExp(UNINITIALIZED_TAINT.replace(/[.]/g, '\\.')), signal: 'uninitialized-taint', printed: ['scheduler'] },
-  { re: /Too many pods/i, signal: 'too-many-pods', printed: ['scheduler'] },
-  { re: /^0\/\d+ nodes are available/, signal: 'scheduler-summary', printed: ['scheduler'] },
+  {
+    re: /volume node affinity conflict/i,
+    signal: 'volume-affinity-conflict',
+    example:
+      "0/6 nodes are available: 3 node(s) had volume node affinity conflict, 3 node(s) didn't match Pod's node affinity/selector. preemption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling.",
+    neverAlone: SCHEDULER,
+    printed: ['scheduler'],
+  },
+  {
+    re: /unbound immediate PersistentVolumeClaims|pvc with immediate volume binding/i,
+    signal: 'unbound-immediate-claim',
+    example:
+      '0/4 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling.',
+    neverAlone: SCHEDULER,
+    printed: ['scheduler'],
+  },
+  { re: /taint|did not tolerate/i, signal: 'taint', example: 'did not tolerate dedicated=gpu:NoSchedule', printed: ['scheduler', 'event', ...ALL_LOGS] },
+  {
+    re: new RegExp(UNINITIALIZED_TAINT.replace(/[.]/g, '\\.')),
+    signal: 'uninitialized-taint',
+    example:
+      "0/3 nodes are available: 1 node(s) had untolerated taint {node.cloudprovider.kubernetes.io/uninitialized: true}, 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+    neverAlone: SCHEDULER,
+    printed: ['scheduler'],
+  },
+  {
+    re: /Too many pods/i,
+    signal: 'too-many-pods',
+    example: '0/2 nodes are available: 2 Too many pods. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.',
+    neverAlone: SCHEDULER,
+    printed: ['scheduler'],
+  },
+  {
+    re: /^0\/\d+ nodes are available/,
+    signal: 'scheduler-summary',
+    example: '0/5 nodes are available: 5 Insufficient cpu. preemption: 0/5 nodes are available: 5 No preemption victims found for incoming pod.',
+    neverAlone: SCHEDULER,
+    printed: ['scheduler'],
+  },
   {
     re: /incompatible with nodepool|incompatible with provisioner|did not tolerate|does not have known values|incompatible (?:volume )?requirements|exceed (?:nodepool |provisioner )?limits|limits have been exhausted|no instance type|could not schedule pod/i,
     signal: 'karpenter',
+    example:
+      'Failed to schedule pod, incompatible with nodepool "batch", daemonset overhead={"cpu":"200m","pods":"3"}, all available instance types exceed limits for nodepool: "batch"',
     printed: ['event', ...ALL_LOGS],
     carries: ['pool'],
   },
   {
     re: /incompatible volume requirements|key (?:topology\.kubernetes\.io\/zone|topology\.ebs\.csi\.aws\.com\/zone)|had a required offering|no instance type satisfied/i,
     signal: 'karpenter-volume-zone',
+    example:
+      'incompatible with nodepool "batch", daemonset overhead={"cpu":"200m","pods":"3"}, incompatible volume requirements, key topology.kubernetes.io/zone, topology.kubernetes.io/zone In [eu-west-1a] not in topology.kubernetes.io/zone In [eu-west-1b eu-west-1c]',
     printed: ['event', ...ALL_LOGS],
     carries: ['zone'],
   },
