@@ -8,7 +8,7 @@
  * `FIRSTSEEN LASTSEEN COUNT NAME KIND SUBOBJECT TYPE REASON SOURCE MESSAGE`.
  */
 import { FROM_GET_TABLE, type KubeObject, type LoadedObject } from '../../kube/types.js';
-import { pointer, setPointer } from '../../kube/fields.js';
+import { pointer, resolvePointer, setPointer } from '../../kube/fields.js';
 import { CLUSTER_KINDS, cellsOf, columnsOfHeader, parseAge, parseEventAge, parseLabelPairs, type Column } from './columns.js';
 import { currentApiVersion, resourceType } from '../kubectl-resources.js';
 import { listingOf } from '../listing.js';
@@ -399,7 +399,12 @@ function objectRow(
   const notTrue: string[] = [];
   const put = (ptr: string, v: unknown) => {
     known.push(ptr);
-    if (v !== undefined) setPointer(obj, ptr, v);
+    if (v === undefined) return;
+    // `/spec/template/spec/containers/1/image`: the list is an array, as in the API object.
+    const parts = ptr.split('/');
+    for (let i = 2; i < parts.length; i++)
+      if (/^\d+$/.test(parts[i]!) && resolvePointer(obj, parts.slice(0, i).join('/')) === undefined) setPointer(obj, parts.slice(0, i).join('/'), []);
+    setPointer(obj, ptr, v);
   };
   const ns = (columns.custom ? undefined : cell('NAMESPACE')) ?? namespace;
   if (ns && !CLUSTER_KINDS.has(kind)) {
