@@ -68,7 +68,20 @@ describe('printer columns per kind and API version', () => {
       condition: 'Drifted',
     });
     // Every column of the data reads into a field: no JSONPath the conversion does not understand.
-    for (const k of PRINTER_COLUMNS) for (const c of k.columns) expect(columnField(c).pointer ?? columnField(c).condition).toMatch(/^\/|^[A-Z]/);
+    for (const k of PRINTER_COLUMNS)
+      for (const c of k.columns) {
+        const f = columnField(c);
+        expect(f.pointer ?? f.condition ?? f.each?.list).toMatch(/^\/|^[A-Z]/);
+      }
+    // A workload's `[*]` columns: each container's field at its index; READY n/m: two fields.
+    expect(columnField({ name: 'Images', jsonPath: '.spec.template.spec.containers[*].image', type: 'list' }).each).toEqual({
+      list: '/spec/template/spec/containers',
+      field: 'image',
+    });
+    expect(columnField({ name: 'Ready', jsonPath: '.status.readyReplicas', of: '.spec.replicas', type: 'ratio' })).toMatchObject({
+      pointer: '/status/readyReplicas',
+      of: '/spec/replicas',
+    });
   });
 
   it('a header that is exactly one generation layout names it; AGE-less layouts are whole, not cut', () => {

@@ -88,7 +88,7 @@ describe('the command line types the rows', () => {
 
   it('a table of a kind not read is named with its kind and columns', () => {
     const r = readGetTable({
-      text: '$ kubectl get deploy -n karpenter\nNAME        READY   UP-TO-DATE   AVAILABLE   AGE\nkarpenter   0/2     2            0           5d\n',
+      text: '$ kubectl get jobs -n batch\nNAME          STATUS     COMPLETIONS   DURATION   AGE\nnightly-etl   Complete   1/1           4m12s      5d\n',
       source: 't.txt',
     });
     expect(r.objects).toEqual([]);
@@ -97,7 +97,7 @@ describe('the command line types the rows', () => {
         source: 't.txt',
         line: 2,
         reason:
-          'a kubectl table (columns NAME, READY, UP-TO-DATE, AVAILABLE, AGE) of Deployment objects, which karpdoctor does not read from a table: 1 row(s) not read',
+          'a kubectl table (columns NAME, STATUS, COMPLETIONS, DURATION, AGE) of Job objects, which karpdoctor does not read from a table: 1 row(s) not read',
       },
     ]);
   });

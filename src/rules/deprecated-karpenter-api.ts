@@ -97,7 +97,7 @@ export default defineRule({
     // The annotations are honoured up to v0.37 (and are the current names before v0.32): only v1+ ignores them.
     const v1 = version.atLeast('1.0.0');
     if (v1 === false) return;
-    for (const f of annotationFindings(snapshot, version, v1 === true)) report(f);
+    for (const f of annotationFindings(snapshot, version, v1 === true, notEvaluatedFor)) report(f);
   },
 });
 
@@ -346,7 +346,12 @@ function mergeAll(specs: Json[]): Json {
 
 // ----- Annotations ignored from v1.0 -----
 
-function annotationFindings(snapshot: Snapshot, version: KarpenterVersionFacts, known: boolean): FindingInput<typeof MESSAGES>[] {
+function annotationFindings(
+  snapshot: Snapshot,
+  version: KarpenterVersionFacts,
+  known: boolean,
+  notEvaluatedFor: (o: KubeObject, reason: string) => void,
+): FindingInput<typeof MESSAGES>[] {
   const inferred = [...snapshot.all(KIND.NodePool), ...snapshot.all(KIND.EC2NodeClass)].some((o) => generationOf(o) === 'v1');
   const assumes = known ? {} : { assumes: inferred ? 'Karpenter v1.0+ (the snapshot holds karpenter.sh/v1 objects)' : 'Karpenter v1.0+' };
   const out: FindingInput<typeof MESSAGES>[] = [];
@@ -354,6 +359,12 @@ function annotationFindings(snapshot: Snapshot, version: KarpenterVersionFacts, 
   for (const { kind, base } of POD_TEMPLATE_KINDS) {
     for (const w of snapshot.all(kind)) {
       const path = `${base}${annotationPath(DO_NOT_EVICT)}`;
+      // A `kubectl get deploy` row does not show the template's annotations.
+      const unshown = unknownField(snapshot, w, [`${base}/metadata/annotations`]);
+      if (unshown) {
+        notEvaluatedFor(w, unshown);
+        continue;
+      }
       if (dig(w, ...base.split('/').filter(Boolean), 'metadata', 'annotations', DO_NOT_EVICT) === undefined) continue;
       covered.add(`${w.kind}/${w.metadata.namespace ?? ''}/${displayName(w)}`);
       out.push(

@@ -4,7 +4,7 @@ import { commandName, dig, displayName } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
 import { parseDuration, parseTime } from '../kube/units.js';
 import { blockEvidence, deletionOf, describeBlock, evictionBlock, isDrainable, neverEvictable, nsName, type EvictionBlock } from './lib/reclaim-drain.js';
-import { byLastSeen, heldFor, heldLongerThan, karpenterFacts, listNames, podsShownPartly, unknownOn } from './support.js';
+import { byLastSeen, heldFor, heldLongerThan, karpenterFacts, listNames, podsShownPartly, TEMPLATE_ANNOTATIONS, unknownOn } from './support.js';
 import { DO_NOT_DISRUPT, DO_NOT_EVICT } from '../kube/well-known.js';
 import { disruptedTaint } from '../snapshot/nodes.js';
 import { logRefs, logSays } from '../snapshot/messages/karpenter-logs.js';
@@ -140,7 +140,7 @@ export default defineRule({
         const near = (o: KubeObject) => snapshot.inScope(o, 'nodePool', [pool.object]).length > 0;
         for (const kind of [KIND.Deployment, KIND.StatefulSet, KIND.DaemonSet, KIND.Job]) {
           for (const w of snapshot.all(kind)) {
-            if (!near(w)) continue;
+            if (!near(w) || unknownOn(ctx, w, [TEMPLATE_ANNOTATIONS])) continue;
             const a = (dig(w, 'spec', 'template', 'metadata', 'annotations') ?? {}) as Record<string, string>;
             const key = a[DO_NOT_DISRUPT] === 'true' ? DO_NOT_DISRUPT : a[DO_NOT_EVICT] === 'true' ? DO_NOT_EVICT : undefined;
             if (!key) continue;

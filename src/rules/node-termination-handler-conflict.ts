@@ -3,7 +3,7 @@ import type { KubeObject } from '../kube/types.js';
 import { containersOf } from '../snapshot/controller.js';
 import { commandName, dig, displayName, str } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
-import { karpenterFacts } from './support.js';
+import { karpenterFacts, unknownOn } from './support.js';
 import { envValuePath, interruptionQueue, queueNameFromArnOrUrl } from './lib/interruption-settings.js';
 import { pushAll } from '../kube/lists.js';
 
@@ -47,16 +47,23 @@ export default defineRule({
     ],
   },
 
-  check({ snapshot, report }) {
+  check(ctx) {
+    const { snapshot, report } = ctx;
     const ctl = snapshot.controller.object;
     if (!ctl) return;
     const queue = interruptionQueue(snapshot);
-    if (!queue?.value) return;
+    if (!queue?.value) {
+      // No queue found: a copy of the controller that does not show its env and args (a table row) cannot say so.
+      unknownOn(ctx, ctl, [ctl.kind === 'Pod' ? '/spec/containers' : '/spec/template/spec/containers']);
+      return;
+    }
     const karpenterQueue = queueNameFromArnOrUrl(queue.value) ?? queue.value;
     const version = karpenterFacts(snapshot.controller);
 
     const handlers = snapshot.all(KIND.Deployment).filter((d) => containersOf(d).some((c) => NTH_IMAGE.test(str(dig(c, 'image')) ?? '')));
+    // A handler's `-o wide` row shows its image, not whether its env turns queue mode on.
     const queueMode = handlers
+      .filter((d) => !unknownOn(ctx, d, ['/spec/template/spec/containers']))
       .map((d) => {
         const drain = envValuePath(d, 'ENABLE_SQS_TERMINATION_DRAINING');
         const url = envValuePath(d, 'QUEUE_URL');

@@ -5,8 +5,17 @@ import { KIND } from '../kube/kinds.js';
 import type { EventView } from '../snapshot/events.js';
 import { selectorMatches } from '../snapshot/selectors.js';
 import { blockedEvents } from '../snapshot/messages/disruption-blocked.js';
-import { isActive, isMirrorPod, neverEvictable, nsName, pdbAllowsNone, toleratesDisrupted, workloadsOfPdb } from './lib/reclaim-drain.js';
-import { byLastSeen, heldFor, heldLongerThan, karpenterFacts, listNames, plural, podName, unknownOn } from './support.js';
+import {
+  isActive,
+  isMirrorPod,
+  neverEvictable,
+  nsName,
+  pdbAllowsNone,
+  toleratesDisrupted,
+  workloadsHiddenFromPdb,
+  workloadsOfPdb,
+} from './lib/reclaim-drain.js';
+import { byLastSeen, heldFor, heldLongerThan, karpenterFacts, listNames, plural, podName, TEMPLATE_LABELS, unknownField, unknownOn } from './support.js';
 import { partialSourceText } from '../snapshot/partial.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { drainBlockedPod } from '../snapshot/messages/object-events.js';
@@ -193,7 +202,17 @@ export default defineRule({
         if (!clusterState)
           for (const m of multiple) evidence.push({ object: m.pod, path: '/spec/template/metadata/labels', note: 'pod template labels both select' });
       }
-      if (!problems.length) continue;
+      if (!problems.length) {
+        // Workloads whose template labels are not shown: the replicas it counts and the PDBs it shares are unknown.
+        const hidden = workloadsHiddenFromPdb(snapshot, pdb);
+        const counts = typeof dig(pdb, 'spec', 'minAvailable') === 'number' || !clusterState;
+        if (hidden.length && counts)
+          ctx.notEvaluatedFor(
+            pdb,
+            `whether it selects ${listNames(hidden.map((w) => `${w.kind} ${nsName(w)}`))} is unknown: ${unknownField(snapshot, hidden[0]!, [TEMPLATE_LABELS])}`,
+          );
+        continue;
+      }
 
       // Harm already observed: Karpenter skipped nodes, or drains failed on this PDB's pods.
       const events = [...(blockedByPdb.get(name) ?? []), ...pods.flatMap((p) => drainByPod.get(podName(p)) ?? [])].sort(byLastSeen);

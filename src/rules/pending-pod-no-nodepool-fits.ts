@@ -247,6 +247,12 @@ function judgeTemplates(snapshot: Snapshot, everyPool: PoolProfile[], notEvaluat
   }
   for (const object of snapshot.all(KIND.Pod)) if (!isDaemonSetPod(object)) targets.push({ object, specPath: '/spec' });
   for (const { object, specPath } of targets) {
+    // A `kubectl get deploy` row shows at most its containers' names and images: where its pods may go is unknown.
+    const unshown = unknownField(snapshot, object, [specPath]);
+    if (unshown) {
+      notEvaluatedFor(object, unshown);
+      continue;
+    }
     const c = podConstraints(object, specPath);
     // Only the NodePools deployed with the workload (its file, its folder, the folders above: snapshot/scope.ts).
     const near = profilesFor(snapshot, object, everyPool);

@@ -1,4 +1,4 @@
-import { defineRule, type EvidenceInput, type FindingInput, type FixSteps } from '../engine/rule.js';
+import { defineRule, type EvidenceInput, type FixSteps, type RuleContext } from '../engine/rule.js';
 import type { KubeObject } from '../kube/types.js';
 import { commandName, dig, displayName } from '../kube/fields.js';
 import { KIND } from '../kube/kinds.js';
@@ -7,7 +7,7 @@ import { POD_TEMPLATE_KINDS, annotationPath, isPodManifest, podDoNotDisrupt, tem
 import { admissionOptions, admits, podConstraints } from '../snapshot/pool-admission.js';
 import { blockedEvents } from '../snapshot/messages/disruption-blocked.js';
 import { deletionOf, isActive, isDrainable, isMirrorPod, nsName } from './lib/reclaim-drain.js';
-import { ageOf, byLastSeen, karpenterFacts, listNames, plural, podName, type KarpenterVersionFacts, unknownOn } from './support.js';
+import { ageOf, byLastSeen, karpenterFacts, listNames, plural, podName, TEMPLATE_ANNOTATIONS, type KarpenterVersionFacts, unknownOn } from './support.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { DO_NOT_DISRUPT, DO_NOT_EVICT } from '../kube/well-known.js';
 import { controllerOwner as ownerOf } from '../snapshot/pods.js';
@@ -65,7 +65,7 @@ export default defineRule({
     reportFromRecords({ snapshot, report }, POD_DO_NOT_DISRUPT);
     // Without both Nodes and Pods there is no running state to read: judge what the templates will do once deployed.
     if (!snapshot.has('Node') || !snapshot.has('Pod')) {
-      checkTemplates(snapshot, version, report);
+      checkTemplates(ctx, version);
       return;
     }
     const karpenterNodes = new Set(snapshot.karpenterNodes().map((n) => n.metadata.name!));
@@ -118,7 +118,9 @@ export default defineRule({
         parts.push(`${podName(pod)}${traits.length ? ` (${traits.join('; ')})` : ''}`);
         evidence.push({ object: pod, path: dnd.path, note: `${podName(pod)} on ${name}` });
         if (o?.kind === 'DaemonSet') {
-          const ds = snapshot.get(KIND.DaemonSet, pod.metadata.namespace, o.name);
+          const shown = snapshot.get(KIND.DaemonSet, pod.metadata.namespace, o.name);
+          // A `kubectl get ds` row does not show the template: then it is as if the DaemonSet were not there.
+          const ds = shown && snapshot.isKnown(shown, TEMPLATE_ANNOTATIONS) ? shown : undefined;
           const tmpl = (dig(ds, 'spec', 'template', 'metadata', 'annotations') ?? {}) as Record<string, string>;
           if (ds && (tmpl[DO_NOT_DISRUPT] !== undefined || tmpl[DO_NOT_EVICT] !== undefined)) {
             const key = tmpl[DO_NOT_DISRUPT] !== undefined ? DO_NOT_DISRUPT : DO_NOT_EVICT;
@@ -133,7 +135,7 @@ export default defineRule({
             });
           } else if (!ds && o) {
             daemonSets.push(
-              `DaemonSet ${pod.metadata.namespace}/${o.name} probably carries it in its pod template (the DaemonSet is not in the snapshot), which would block every node it runs on`,
+              `DaemonSet ${pod.metadata.namespace}/${o.name} probably carries it in its pod template (${shown ? 'the input does not show its template' : 'the DaemonSet is not in the snapshot'}), which would block every node it runs on`,
             );
           }
         }
@@ -218,9 +220,14 @@ function fixText(node: string, blockers: Array<{ pod: KubeObject; dnd: DoNotDisr
  * Run-to-completion work (Jobs, CronJobs, restartPolicy Never/OnFailure Pods) is the annotation's intended use: it
  * is reported only when nothing bounds a run (no activeDeadlineSeconds), because a hung run then holds its node forever.
  */
-function checkTemplates(snapshot: Snapshot, version: KarpenterVersionFacts, report: (f: FindingInput<typeof MESSAGES>) => void): void {
+function checkTemplates(
+  ctx: Pick<RuleContext<Record<string, never>, typeof MESSAGES>, 'snapshot' | 'report' | 'notEvaluatedFor'>,
+  version: KarpenterVersionFacts,
+): void {
+  const { snapshot, report } = ctx;
   const candidates: Array<{ object: KubeObject; base: string }> = [];
-  for (const { kind, base } of POD_TEMPLATE_KINDS) for (const object of snapshot.all(kind)) candidates.push({ object, base });
+  for (const { kind, base } of POD_TEMPLATE_KINDS)
+    for (const object of snapshot.all(kind)) if (!unknownOn(ctx, object, [`${base}/metadata/annotations`])) candidates.push({ object, base });
   for (const pod of snapshot.all(KIND.Pod)) if (isPodManifest(pod) && !ownerOf(pod)) candidates.push({ object: pod, base: '' });
 
   for (const { object, base } of candidates) {

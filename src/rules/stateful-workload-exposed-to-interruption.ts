@@ -4,7 +4,7 @@ import { dig, displayName, labelPointer } from '../kube/fields.js';
 import { admissionOptions, admits, podConstraints } from '../snapshot/pool-admission.js';
 import { KIND } from '../kube/kinds.js';
 import type { ObjectRef } from '../snapshot/snapshot.js';
-import { karpenterFacts, listNames, plural, podName, podsShownPartly, poolShape, unknownOn, type KarpenterVersionFacts } from './support.js';
+import { karpenterFacts, listNames, plural, podName, podsShownPartly, poolShape, TEMPLATE_LABELS, unknownOn, type KarpenterVersionFacts } from './support.js';
 import { podDoNotDisrupt, annotationPath } from './lib/do-not-disrupt.js';
 import { statefulReasons, type StatefulReason } from './lib/interruption-settings.js';
 import {
@@ -171,6 +171,8 @@ export default defineRule({
       ) {
         continue; // its pods are in the snapshot but not on Karpenter nodes
       }
+      // A `kubectl get sts` row shows replicas, not the template a PDB selects and a pool admits.
+      if (unknownOn(ctx, sts, [TEMPLATE_LABELS, '/spec/template/spec'])) continue;
       const template = dig(sts, 'spec', 'template') as
         { metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: unknown } | undefined;
       const podLike: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { namespace: ns, labels: template?.metadata?.labels ?? {} } };

@@ -179,6 +179,10 @@ export function unknownField(snapshot: RuleContext['snapshot'], obj: KubeObject,
   return `${partialSourceText(snapshot.shownBy(obj) ?? '')} does not show ${field}: add \`${fullObjectCommand(obj.kind, commandName(obj), obj.metadata.namespace)}\``;
 }
 
+/** A workload's pod template labels and annotations: what a `kubectl get deploy|sts|ds|rs` row never shows. */
+export const TEMPLATE_LABELS = '/spec/template/metadata/labels';
+export const TEMPLATE_ANNOTATIONS = '/spec/template/metadata/annotations';
+
 /** Where a pod may run: what a rule that places it on a NodePool reads of it. */
 export const POD_PLACEMENT: readonly string[] = ['/spec/affinity', '/spec/nodeSelector', '/spec/tolerations'];
 

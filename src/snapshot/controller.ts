@@ -4,6 +4,7 @@
  * Karpenter's Helm values in a GitOps repository (values file, Flux HelmRelease, Argo CD Application). Rules read this,
  * never the raw Deployment, and cite the anchors it gives: so one rule serves both without asking which it was.
  */
+import { isKnownIn } from './partial.js';
 import type { KubeObject, Provenance } from '../kube/types.js';
 import { arr, dig, displayName, isRecord, type Json, str } from '../kube/fields.js';
 import { fromRelease, queueFromEnvironmentFile, releaseLabel } from './controller-from-values.js';
@@ -32,11 +33,15 @@ export function detectController(
 ): ControllerInfo {
   // Every pod's images are read once: a cluster dump holds many pods and one controller.
   const controllerPods = pods.filter(isKarpenterControllerWorkload);
-  const candidates = [
+  // A copy that does not show its containers (a `kubectl get deploy` row) comes last: its env and args are unknown,
+  // and a pod or manifest that shows them says more of the controller (the row's image still gives the version).
+  const shows = (o: KubeObject) => isKnownIn(provenanceOf(o), o.kind === 'Pod' ? '/spec/containers' : '/spec/template/spec/containers');
+  const all = [
     ...deployments.filter(isKarpenterControllerWorkload),
     ...controllerPods.filter((p) => dig(p, 'status', 'phase') === 'Running'),
     ...controllerPods,
   ];
+  const candidates = [...all.filter(shows), ...all.filter((o) => !shows(o))];
   const object = candidates[0];
   let info: ControllerInfo = { featureGates: {}, env: {} };
   if (object) {

@@ -741,7 +741,9 @@ export class Snapshot {
     const owner = controllerOwner(pod);
     if (!owner) return { kind: 'Pod', apiVersion: 'v1', name: nameOf(pod), object: pod };
     if (owner.kind === 'ReplicaSet') {
-      const rs = this.get(KIND.ReplicaSet, ns, owner.name);
+      const shown = this.get(KIND.ReplicaSet, ns, owner.name);
+      // A `kubectl get rs` row does not show its owner: read the name as when the ReplicaSet is not there.
+      const rs = shown && this.isKnown(shown, '/metadata/ownerReferences') ? shown : undefined;
       const dep = rs?.metadata.ownerReferences?.find((o) => o.kind === 'Deployment')?.name ?? (rs ? undefined : /^(.*)-[a-z0-9]{5,10}$/.exec(owner.name)?.[1]);
       if (dep) return { kind: 'Deployment', apiVersion: 'apps/v1', name: dep, object: this.get(KIND.Deployment, ns, dep) };
     }

@@ -8,7 +8,7 @@
  * `FIRSTSEEN LASTSEEN COUNT NAME KIND SUBOBJECT TYPE REASON SOURCE MESSAGE`.
  */
 import { FROM_GET_TABLE, type KubeObject, type LoadedObject } from '../../kube/types.js';
-import { pointer, setPointer } from '../../kube/fields.js';
+import { pointer, resolvePointer, setPointer } from '../../kube/fields.js';
 import { CLUSTER_KINDS, cellsOf, columnsOfHeader, parseAge, parseEventAge, parseLabelPairs, type Column } from './columns.js';
 import { currentApiVersion, resourceType } from '../kubectl-resources.js';
 import { listingOf } from '../listing.js';
@@ -41,7 +41,9 @@ type TableKind =
   | 'Machine'
   | 'Provisioner'
   | 'PodDisruptionBudget'
+  | WorkloadKind
   | StorageKind;
+type WorkloadKind = 'Deployment' | 'StatefulSet' | 'DaemonSet' | 'ReplicaSet';
 const READ_KINDS = new Set<string>([
   'Node',
   'Pod',
@@ -53,6 +55,10 @@ const READ_KINDS = new Set<string>([
   'Machine',
   'Provisioner',
   'PodDisruptionBudget',
+  'Deployment',
+  'StatefulSet',
+  'DaemonSet',
+  'ReplicaSet',
   ...STORAGE_KINDS,
 ]);
 
@@ -80,6 +86,11 @@ function tableKind(cols: Column[], hint?: string): TableKind | undefined {
   if (has('NAME', 'ZONE') && (has('NODE') || has('TYPE'))) return 'NodeClaim';
   if (has('NAME', 'NODECLASS')) return 'NodePool';
   if (has('NAME', 'MIN AVAILABLE', 'MAX UNAVAILABLE', 'ALLOWED DISRUPTIONS')) return 'PodDisruptionBudget';
+  // Workloads by their own columns (printer-columns.ts); NAME READY AGE is a StatefulSet's and an EC2NodeClass's alike,
+  // so a StatefulSet table is read only under its command line.
+  if (has('NAME', 'DESIRED', 'CURRENT', 'READY', 'UP-TO-DATE', 'AVAILABLE', 'NODE SELECTOR')) return 'DaemonSet';
+  if (has('NAME', 'READY', 'UP-TO-DATE', 'AVAILABLE') && !has('DESIRED')) return 'Deployment';
+  if (has('NAME', 'DESIRED', 'CURRENT', 'READY') && !has('UP-TO-DATE')) return 'ReplicaSet';
   return undefined;
 }
 
@@ -359,6 +370,10 @@ const API_VERSION: Record<Exclude<TableKind, 'Event'>, string> = {
   Machine: 'karpenter.sh/v1alpha5',
   Provisioner: 'karpenter.sh/v1alpha5',
   PodDisruptionBudget: 'policy/v1',
+  Deployment: 'apps/v1',
+  StatefulSet: 'apps/v1',
+  DaemonSet: 'apps/v1',
+  ReplicaSet: 'apps/v1',
   PersistentVolume: 'v1',
   PersistentVolumeClaim: 'v1',
   StorageClass: 'storage.k8s.io/v1',
@@ -384,7 +399,12 @@ function objectRow(
   const notTrue: string[] = [];
   const put = (ptr: string, v: unknown) => {
     known.push(ptr);
-    if (v !== undefined) setPointer(obj, ptr, v);
+    if (v === undefined) return;
+    // `/spec/template/spec/containers/1/image`: the list is an array, as in the API object.
+    const parts = ptr.split('/');
+    for (let i = 2; i < parts.length; i++)
+      if (/^\d+$/.test(parts[i]!) && resolvePointer(obj, parts.slice(0, i).join('/')) === undefined) setPointer(obj, parts.slice(0, i).join('/'), []);
+    setPointer(obj, ptr, v);
   };
   const ns = (columns.custom ? undefined : cell('NAMESPACE')) ?? namespace;
   if (ns && !CLUSTER_KINDS.has(kind)) {
@@ -472,6 +492,26 @@ function printedRow(
     const v = value(c);
     if (f.condition !== undefined) {
       if (v === 'True' || v === 'False' || v === 'Unknown') conditionIs(f.condition, v);
+      continue;
+    }
+    if (f.each !== undefined) {
+      // One item per comma: the n-th container's name and image (the other fields of each stay unknown).
+      if (v !== undefined) v.split(',').forEach((item, i) => put(`${f.each.list}/${i}/${f.each.field}`, item));
+      continue;
+    }
+    if (f.type === 'ratio') {
+      const m = /^(\d+)\/(\d+)$/.exec(v ?? '');
+      if (m) {
+        put(f.pointer, Number(m[1]));
+        if (f.of) put(f.of, Number(m[2]));
+      }
+      continue;
+    }
+    if (f.type === 'selector' || f.type === 'labels') {
+      // `<none>` is no selector; `k=v,…` the labels; set-based requirements (`app in (a,b)`) are not read back.
+      const pairs = v === undefined ? {} : parseLabelPairs(v);
+      if (pairs && f.type === 'labels') put(f.pointer, Object.keys(pairs).length ? pairs : undefined);
+      else if (pairs && Object.keys(pairs).length) put(f.pointer, { matchLabels: pairs });
       continue;
     }
     if (v === undefined || (f.type === 'intOrString' && v === 'N/A')) {

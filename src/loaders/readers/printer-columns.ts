@@ -6,14 +6,21 @@
  *
  * Sources: aws/karpenter-provider-aws `pkg/apis/crds/*.yaml` (v1: NodePool, NodeClaim, EC2NodeClass), kubernetes-sigs/
  * karpenter `pkg/apis/v1beta1/*.go` `+kubebuilder:printcolumn` markers (v1beta1), kubernetes `pkg/printers/internalversion/
- * printers.go` (PodDisruptionBudget). A CRD with printer columns prints no AGE unless it lists one (v1beta1 NodePool).
+ * printers.go` (PodDisruptionBudget; Deployment, StatefulSet, DaemonSet, ReplicaSet: `printDeployment`, `printStatefulSet`,
+ * `printDaemonSet`, `printReplicaSet` and their column definitions). A CRD with printer columns prints no AGE unless it lists one (v1beta1 NodePool).
  */
 import { pointer } from '../../kube/fields.js';
 
 export interface PrinterColumn {
   name: string;
   jsonPath: string;
-  type: 'string' | 'integer' | 'date' | 'intOrString';
+  /**
+   * `ratio`: `ready/desired` (a workload's READY, `%d/%d` of `jsonPath` and `of`); `list`: comma-joined values of a
+   * `[*]` path (`-o wide` CONTAINERS, IMAGES); `selector`: a label selector as kubectl formats it; `labels`: `k=v,…`.
+   */
+  type: 'string' | 'integer' | 'date' | 'intOrString' | 'ratio' | 'list' | 'selector' | 'labels';
+  /** The denominator of a `ratio`. */
+  of?: string;
   /** 1: shown with `-o wide` only. */
   priority?: 1;
   /** The schema requires the field: an empty cell is a cut or misaligned one, not the field unset. */
@@ -34,6 +41,13 @@ const label = (name: string, key: string, priority?: 1): PrinterColumn => ({
   type: 'string',
   ...(priority ? { priority } : {}),
 });
+
+const WIDE_TEMPLATE: PrinterColumn[] = [
+  { name: 'Containers', jsonPath: '.spec.template.spec.containers[*].name', type: 'list', priority: 1 },
+  { name: 'Images', jsonPath: '.spec.template.spec.containers[*].image', type: 'list', priority: 1 },
+  { name: 'Selector', jsonPath: '.spec.selector', type: 'selector', priority: 1 },
+];
+const int = (name: string, jsonPath: string): PrinterColumn => ({ name, jsonPath, type: 'integer' });
 
 export const PRINTER_COLUMNS: readonly KindColumns[] = [
   {
@@ -125,13 +139,51 @@ export const PRINTER_COLUMNS: readonly KindColumns[] = [
       AGE,
     ],
   },
+  // Status counts kubectl prints as 0 when the field is unset (omitempty): a printed 0 is the field's value.
+  {
+    kind: 'Deployment',
+    apiVersion: 'apps/v1',
+    columns: [
+      { name: 'Ready', jsonPath: '.status.readyReplicas', of: '.spec.replicas', type: 'ratio' },
+      int('Up-to-date', '.status.updatedReplicas'),
+      int('Available', '.status.availableReplicas'),
+      AGE,
+      ...WIDE_TEMPLATE,
+    ],
+  },
+  {
+    kind: 'StatefulSet',
+    apiVersion: 'apps/v1',
+    columns: [{ name: 'Ready', jsonPath: '.status.readyReplicas', of: '.spec.replicas', type: 'ratio' }, AGE, ...WIDE_TEMPLATE.slice(0, 2)],
+  },
+  {
+    kind: 'DaemonSet',
+    apiVersion: 'apps/v1',
+    columns: [
+      int('Desired', '.status.desiredNumberScheduled'),
+      int('Current', '.status.currentNumberScheduled'),
+      int('Ready', '.status.numberReady'),
+      int('Up-to-date', '.status.updatedNumberScheduled'),
+      int('Available', '.status.numberAvailable'),
+      { name: 'Node Selector', jsonPath: '.spec.template.spec.nodeSelector', type: 'labels' },
+      AGE,
+      ...WIDE_TEMPLATE,
+    ],
+  },
+  {
+    kind: 'ReplicaSet',
+    apiVersion: 'apps/v1',
+    columns: [int('Desired', '.spec.replicas'), int('Current', '.status.replicas'), int('Ready', '.status.readyReplicas'), AGE, ...WIDE_TEMPLATE],
+  },
 ];
 
 /** How one column's cell becomes a field: where it goes and how it reads. */
-export type ColumnField = { header: string; type: PrinterColumn['type']; required: boolean } & (
-  | { pointer: string; condition?: undefined }
+export type ColumnField = { header: string; type: PrinterColumn['type']; required: boolean; of?: string } & (
+  | { pointer: string; condition?: undefined; each?: undefined }
+  /** `.spec.template.spec.containers[*].image`: the list's pointer and the field of each item. */
+  | { each: { list: string; field: string }; pointer?: undefined; condition?: undefined }
   /** `.status.conditions[?(@.type=="Ready")].status`: the condition's status only. */
-  | { condition: string; pointer?: undefined }
+  | { condition: string; pointer?: undefined; each?: undefined }
 );
 
 /** `.metadata.labels.node\.kubernetes\.io/zone` → a JSON pointer; a filter expression → the condition it selects. */
@@ -140,11 +192,17 @@ export function columnField(c: PrinterColumn): ColumnField {
   const required = c.required === true;
   const cond = /^\.status\.conditions\[\?\(@\.type=="(\w+)"\)\]\.status$/.exec(c.jsonPath);
   if (cond) return { header, type: c.type, required, condition: cond[1]! };
-  const segments = c.jsonPath
+  const each = /^(.*)\[\*\]\.(\w+)$/.exec(c.jsonPath);
+  if (each) return { header, type: c.type, required, each: { list: pathPointer(each[1]!), field: each[2]! } };
+  return { header, type: c.type, required, pointer: pathPointer(c.jsonPath), ...(c.of ? { of: pathPointer(c.of) } : {}) };
+}
+
+function pathPointer(jsonPath: string): string {
+  const segments = jsonPath
     .slice(1)
     .split(/(?<!\\)\./)
     .map((s) => s.replace(/\\\./g, '.'));
-  return { header, type: c.type, required, pointer: pointer(...segments) };
+  return pointer(...segments);
 }
 
 const byKind = new Map<string, KindColumns[]>();

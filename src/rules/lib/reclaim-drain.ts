@@ -112,6 +112,18 @@ export function workloadsOfPdb(snapshot: Snapshot, pdb: KubeObject): KubeObject[
   return snapshot.inScope(pdb, 'workload', out);
 }
 
+/**
+ * The Deployments / StatefulSets in the PDB's namespace (deployed with it) whose pod template labels the input does not
+ * show (`kubectl get deploy` rows): whether the PDB selects them is unknown, so counts over its workloads are too.
+ */
+export function workloadsHiddenFromPdb(snapshot: Snapshot, pdb: KubeObject): KubeObject[] {
+  const ns = pdb.metadata.namespace ?? '';
+  const hidden = [KIND.Deployment, KIND.StatefulSet].flatMap((kind) =>
+    (byNamespace(snapshot, kind).get(ns) ?? []).filter((w) => !snapshot.isKnown(w, '/spec/template/metadata/labels')),
+  );
+  return hidden.length ? snapshot.inScope(pdb, 'workload', hidden) : [];
+}
+
 const nsIndex = new WeakMap<Snapshot, Map<string, Map<string, KubeObject[]>>>();
 function byNamespace(snapshot: Snapshot, kind: string): Map<string, KubeObject[]> {
   let perKind = nsIndex.get(snapshot);
@@ -154,7 +166,8 @@ export function neverEvictable(snapshot: Snapshot, pdb: KubeObject): NeverEvicta
   const min = typeof minA === 'number' ? minA : typeof minA === 'string' && /^\d+$/.test(minA) ? Number(minA) : undefined;
   if (min === undefined || min <= 0) return undefined;
   const workloads = workloadsOfPdb(snapshot, pdb);
-  if (!workloads.length) return undefined;
+  // Replicas summed over part of the workloads it selects would call a PDB blocking that is not.
+  if (!workloads.length || workloadsHiddenFromPdb(snapshot, pdb).length) return undefined;
   const replicas = workloads.map((w) => {
     const r = dig(w, 'spec', 'replicas');
     return typeof r === 'number' ? r : 1;
