@@ -143,10 +143,11 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig, m
             return;
           }
           const f = buildFinding(meta.id, meta.defaultSeverity, input, snapshot);
-          if (onSymptom && input.symptom) f.message += ` Not confirmed: ${unmet!}.`;
+          const notConfirmed = onSymptom && input.symptom ? confirmationMissing(input.confirmBy, unmet!, snapshot) : undefined;
+          if (notConfirmed) f.message += ` Not confirmed: ${notConfirmed}.`;
           // A severity the user configured is their policy and stands; only the rule's own default is capped until confirmed.
           if (severity) f.severity = severity;
-          else capUnconfirmed(f, unconfirmedBy(input, snapshot, onSymptom && !!input.symptom));
+          else capUnconfirmed(f, unconfirmedBy(input, snapshot, notConfirmed !== undefined));
           findings.push(f);
         },
         notEvaluated: (reason) => notEvaluated.push({ ruleId: meta.id, reason }),
@@ -231,6 +232,13 @@ function missingReason(missing: Array<keyof typeof INPUTS>, snapshot: Snapshot, 
   const names = missing.map((m) => INPUTS[m].plural).join(` ${joiner} `);
   const how = missing.map((m) => `\`${INPUTS[m].collect}\``).join(', ');
   return `no ${names} in the snapshot (add the output of ${how})`;
+}
+
+/** What a symptom finding still lacks: the inputs it names itself (none left: confirmed), else what the rule's gate lacks. */
+function confirmationMissing(confirmBy: Array<keyof typeof INPUTS> | undefined, unmet: string, snapshot: Snapshot): string | undefined {
+  if (!confirmBy) return unmet;
+  const missing = confirmBy.filter((input) => !snapshot.has(input));
+  return missing.length ? missingReason(missing, snapshot, 'or') : undefined;
 }
 
 /** Defaults merged with user values; durations → ms, percents → fractions. Bad values are configuration errors. */

@@ -2,7 +2,7 @@ import { defineRule, type EvidenceInput, type FixSteps } from '../engine/rule.js
 import type { KubeObject, LogRecord } from '../kube/types.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { commandName, condition, dig, displayName, formatTaint, nameOf, str } from '../kube/fields.js';
-import { KIND } from '../kube/kinds.js';
+import { KIND, type InputName } from '../kube/kinds.js';
 import { formatDuration, parseTime } from '../kube/units.js';
 import {
   blockEvidence,
@@ -18,10 +18,11 @@ import { ageOf, agoText, byLastSeen, heldLongerThan, karpenterFacts, listNames, 
 import { partialSourceText } from '../snapshot/partial.js';
 import { disruptedTaint } from '../snapshot/nodes.js';
 import { TERMINATION_TIMESTAMP_ANNOTATION as TERMINATION_TIMESTAMP } from '../kube/well-known.js';
-import { eventSays, terminationDeadline } from '../snapshot/messages/object-events.js';
+import { drainBlockedPod, eventSays, terminationDeadline } from '../snapshot/messages/object-events.js';
 import { logRefs, logSays, logText } from '../snapshot/messages/karpenter-logs.js';
-import { reportFromRecords } from './lib/records-only.js';
-import { STUCK_DRAINING_MESSAGES, stuckDraining } from './lib/stated-causes.js';
+import { reportFromRecords, stateFromRecords } from './lib/records-only.js';
+import { refusedPodLink } from './lib/refused-pods.js';
+import { STUCK_DRAINING_MESSAGES, markedForDeletion, stuckDraining } from './lib/stated-causes.js';
 import { pushAll } from '../kube/lists.js';
 
 /** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
@@ -90,6 +91,23 @@ export default defineRule({
         },
       },
       stuckDraining(options.threshold),
+    );
+    // A node "marked for deletion" is going, which says nothing of a drain: stated, unless its drain events speak.
+    const drained = new Set(
+      snapshot
+        .events()
+        .filter((e) => e.reason === 'FailedDraining')
+        .map((e) => `${e.involved.kind}/${e.involved.name}`),
+    );
+    stateFromRecords(
+      {
+        snapshot,
+        statedNotJudged: (reason) => {
+          stated = true;
+          ctx.statedNotJudged(reason);
+        },
+      },
+      markedForDeletion(options.threshold, drained),
     );
     // Neither a Node nor a NodeClaim to see a deletion on (requires is empty so either one alone is enough). Without
     // Pods the runner says what is missing itself (records or symptom mode).
@@ -198,10 +216,22 @@ export default defineRule({
       const lastWait = volumeWait[volumeWait.length - 1];
       if (!vas.length && lastWait && phase?.past === 'drain') holds.push(`the VolumeAttachments its last event names ("${lastWait.message}")`);
       else if (!vas.length && lastWait && !phase) holds.push(`volume detachment (${lastWait.message})`);
+      // The pods whose eviction its drain events say a PDB refuses, and the PDBs the input shows for them.
+      const refused =
+        pastDrain || blocks.length
+          ? []
+          : [...new Set(draining.filter((e) => eventSays(e.message, 'pdb-violation')).map((e) => drainBlockedPod(e.message)))].filter((p): p is string => !!p);
+      const link = refused.length ? refusedPodLink(snapshot, refused) : undefined;
+      if (refused.length) {
+        holds.push(
+          `the eviction of ${plural(refused.length, 'pod')} ${listNames(refused)}, which a PodDisruptionBudget refuses (its FailedDraining events)${link?.text ?? ''}`,
+        );
+        pushAll(evidence, link?.evidence ?? []);
+      }
       if (!holds.length && draining.length) holds.push(`failing evictions (${draining[draining.length - 1]!.message})`);
       if (node && !podsShown && !pastDrain)
         holds.push(
-          `what the input does not show: the pods on it are not in the input, so whether a PDB at 0 allowed disruptions or a do-not-disrupt pod holds it is unknown (kubectl get pods -A -o wide --field-selector spec.nodeName=${name})`,
+          `what the input does not show: ${refused.length ? 'any other pods on it' : 'the pods on it are not in the input, so whether a PDB at 0 allowed disruptions or a do-not-disrupt pod holds it is unknown'} (kubectl get pods -A -o wide --field-selector spec.nodeName=${name})`,
         );
       if (!node && !phase && !lastUnfinalized) holds.push(nodeOfClaimText(snapshot, claimObj!));
       if (node && podsShown && !pastDrain && !vas.length && !attachments && !blocks.length && !waiting.length && !unclear.length)
@@ -246,11 +276,13 @@ export default defineRule({
       if (tgpText) tgpText = ` ${tgpText}`;
       pushAll(evidence, version.evidence());
 
-      const related = [...(claim && claim.object !== target ? [claim.object] : []), ...blocks.map((b) => b.pod), ...vas];
+      const related = [...(claim && claim.object !== target ? [claim.object] : []), ...blocks.map((b) => b.pod), ...vas, ...(link?.related ?? [])];
       report({
         object: target,
-        // Its own deletionTimestamp shows it: without the pods it stands, saying what they would confirm.
+        // Its own deletionTimestamp shows it: without the pods it stands, saying what they would confirm — in the
+        // phase it shows. Past the drain (or at the finalizer) pods hold nothing, so nothing they show would confirm it.
         symptom: true,
+        confirmBy: confirmingInputs(snapshot, node, claimObj, pastDrain || lastUnfinalized !== undefined),
         messageId: 'stuckDeleting',
         data: {
           targetKind: target.kind,
@@ -265,6 +297,7 @@ export default defineRule({
           tgpText,
         },
         fix: [
+          ...(link?.fix ? link.fix.split('\n') : []),
           ...phaseSteps(
             target,
             claimObj2,
@@ -373,6 +406,18 @@ const TERMINATION_REASONS = new Set(['FailedDraining', 'AwaitingVolumeDetachment
 function claimTgp(claim: KubeObject): { value: string; object: KubeObject; path: string } | undefined {
   const own = str(dig(claim, 'spec', 'terminationGracePeriod'));
   return own ? { value: own, object: claim, path: '/spec/terminationGracePeriod' } : undefined;
+}
+
+/**
+ * What would confirm the deletion's finding in the phase the input shows: the pods while they may hold the drain; for
+ * a NodeClaim without its Node, the Node when the input does not say whether it is gone; nothing once past the drain.
+ */
+function confirmingInputs(snapshot: Snapshot, node: KubeObject | undefined, claim: KubeObject | undefined, pastDrain: boolean): InputName[] {
+  if (pastDrain) return [];
+  if (node) return ['Pod'];
+  const nodeName = str(dig(claim, 'status', 'nodeName'));
+  if (!nodeName && claim && snapshot.isKnown(claim, '/status/nodeName')) return [];
+  return snapshot.has('Node') ? [] : ['Node'];
 }
 
 /** A deleting NodeClaim without its Node in the input: gone, or merely not shown. */
