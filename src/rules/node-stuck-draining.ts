@@ -243,8 +243,9 @@ export default defineRule({
       // v1.0+ TerminationGracePeriodExpiring events name the same deadline when the annotation is not shown.
       const expiring = annotated ? undefined : events.filter((e) => eventSays(e.message, 'termination-deadline')).pop();
       const deadline = annotated ?? (expiring ? terminationDeadline(expiring.message) : undefined);
-      const poolName = node ? snapshot.nodePoolNameOf(node) : claim?.nodePool;
-      const pool = snapshot.nodePool(poolName ?? (claimObj ? str(claimObj.metadata.labels?.['karpenter.sh/nodepool']) : undefined));
+      const poolName =
+        (node ? snapshot.nodePoolNameOf(node) : claim?.nodePool) ?? (claimObj ? str(claimObj.metadata.labels?.['karpenter.sh/nodepool']) : undefined);
+      const pool = snapshot.nodePool(poolName);
       let tgpText: string;
       if (phase?.past === 'volumes' || lastUnfinalized) {
         // Past the drain and the volume wait (or failing to remove the finalizer) a terminationGracePeriod ends nothing more.
@@ -417,7 +418,8 @@ function confirmingInputs(snapshot: Snapshot, node: KubeObject | undefined, clai
   if (node) return ['Pod'];
   const nodeName = str(dig(claim, 'status', 'nodeName'));
   if (!nodeName && claim && snapshot.isKnown(claim, '/status/nodeName')) return [];
-  return snapshot.has('Node') ? [] : ['Node'];
+  // Its Node absent from a Node listing is gone (no drain left); not shown, the Node and its pods would settle it.
+  return snapshot.has('Node') ? [] : ['Pod', 'Node'];
 }
 
 /** A deleting NodeClaim without its Node in the input: gone, or merely not shown. */

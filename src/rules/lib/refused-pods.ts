@@ -60,8 +60,8 @@ export function refusedPodLink(snapshot: Snapshot, pods: string[] | undefined): 
       evidence.push({ object: pdb, path: '/spec/selector', note: `selects ${pod}, whose eviction is refused` });
     } else {
       clauses.push(
-        `likely PodDisruptionBudget ${nsName(pdb)}, at 0 allowed disruptions in ${pod}'s namespace (which pods it selects is not shown: ` +
-          `kubectl -n ${ns} get pdb ${commandName(pdb)} -o jsonpath='{.spec.selector}' and kubectl -n ${ns} get pod ${podName} --show-labels)`,
+        `likely PodDisruptionBudget ${nsName(pdb)}, at 0 allowed disruptions in the pod's namespace, though the input does not show that it selects ${pod} ` +
+          `(kubectl -n ${ns} get pdb ${commandName(pdb)} -o jsonpath='{.spec.selector}'; kubectl -n ${ns} get pod ${podName} --show-labels)`,
       );
       evidence.push({ object: pdb, path: '/status/disruptionsAllowed', note: `at 0 in the namespace of ${pod}, whose eviction is refused` });
     }
