@@ -76,3 +76,23 @@ describe('the confirmation a finding needs follows the phase its object shows', 
     expect(r.findings[0]!.message).toContain('the NodePool batch-od is not in the input');
   });
 });
+
+describe('a pod terminating on a Node the listing no longer holds', () => {
+  it('is stated (no catalog rule judges it), naming the node and the force delete', async () => {
+    const r = await scanRule('node-stuck-draining', [ticket('pod-terminating-node-gone-v1.4.md')], { now: '2025-09-10T09:00:00Z' });
+    expect(r.findings).toEqual([]);
+    expect(r.run.notEvaluatedFor.map((n) => [n.stated, n.reason])).toEqual([
+      [
+        true,
+        expect.stringMatching(
+          /^Pod orders\/orders-consumer-6b9d7c5f4-kq2xn has been terminating for 7h42m .* on Node ip-10-66-27-203\.ap-south-1\.compute\.internal, which is not among the Nodes in the input: .*kubectl -n orders delete pod orders-consumer-6b9d7c5f4-kq2xn --grace-period=0 --force\.$/,
+        ),
+      ],
+    ]);
+  });
+
+  it('says nothing while the pod has terminated for less than the threshold (near miss: its grace period may still run)', async () => {
+    const r = await scanRule('node-stuck-draining', [ticket('pod-terminating-node-gone-v1.4.md')], { now: '2025-09-10T01:30:00Z' });
+    expect(r.run.notEvaluatedFor).toEqual([]);
+  });
+});

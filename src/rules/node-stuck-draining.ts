@@ -115,6 +115,7 @@ export default defineRule({
       if (!stated && snapshot.has('Pod')) ctx.notEvaluated(NO_TARGETS);
       return;
     }
+    statePodsOnVanishedNodes(ctx);
     const attachments = volumeAttachmentsByNode(snapshot);
     const podsShown = snapshot.has('Pod');
     const finalizerErrors = finalizerErrorIndex(snapshot);
@@ -322,6 +323,34 @@ export default defineRule({
     }
   },
 });
+
+/**
+ * Pods terminating on a Node a full Node listing does not hold: the kubelet that would confirm their end is gone with
+ * it, so only the pod garbage collector of kube-controller-manager (orphaned pods) or a force delete removes them. No
+ * catalog rule judges that (it is not Karpenter's drain any more): stated, with the command, when over the threshold.
+ */
+function statePodsOnVanishedNodes(ctx: { snapshot: Snapshot; now: number; options: { threshold: number }; statedNotJudged(reason: string): void }): void {
+  const { snapshot, now } = ctx;
+  const nodes = snapshot.all(KIND.Node);
+  // A listing, not one described Node: only then does a Node absent from it say the Node is gone.
+  if (!snapshot.has('Node') || !snapshot.has('Pod') || (nodes.length > 0 && nodes.every((n) => snapshot.partialFrom(n)?.includes('describe')))) return;
+  const names = new Set(nodes.map((n) => n.metadata.name));
+  for (const pod of snapshot.all(KIND.Pod)) {
+    const at = pod.metadata.deletionTimestamp;
+    const nodeName = str(dig(pod, 'spec', 'nodeName'));
+    if (!at || !nodeName || names.has(nodeName)) continue;
+    const age = ageOf(at, now);
+    if (age === undefined || age <= ctx.options.threshold) continue;
+    const ns = pod.metadata.namespace ?? 'default';
+    const finalizers = pod.metadata.finalizers ?? [];
+    ctx.statedNotJudged(
+      `Pod ${podName(pod)} has been terminating for ${formatDuration(age)} (since ${at}) on Node ${nodeName}, which is not among the Nodes in the input: ` +
+        'no kubelet is left to confirm its end, so only the pod garbage collector of kube-controller-manager or a force delete removes it' +
+        (finalizers.length ? `, and its finalizers (${finalizers.join(', ')}) keep it until their controller removes them` : '') +
+        `. No catalog rule judges this. Once the instance is confirmed gone: kubectl -n ${ns} delete pod ${commandName(pod)} --grace-period=0 --force.`,
+    );
+  }
+}
 
 const NO_TARGETS = 'no Nodes or NodeClaims in the snapshot (add the output of `kubectl get nodes -o yaml`, `kubectl get nodeclaims -o yaml`)';
 
