@@ -284,7 +284,7 @@ export default defineRule({
         // Its own deletionTimestamp shows it: without the pods it stands, saying what they would confirm — in the
         // phase it shows. Past the drain (or at the finalizer) pods hold nothing, so nothing they show would confirm it.
         symptom: true,
-        confirmBy: confirmingInputs(snapshot, node, claimObj, pastDrain || lastUnfinalized !== undefined),
+        confirmBy: confirmingInputs(snapshot, node, claimObj, lastUnfinalized ? 'finalizer' : phase?.past),
         messageId: 'stuckDeleting',
         data: {
           targetKind: target.kind,
@@ -439,16 +439,24 @@ function claimTgp(claim: KubeObject): { value: string; object: KubeObject; path:
 }
 
 /**
- * What would confirm the deletion's finding in the phase the input shows: the pods while they may hold the drain; for
- * a NodeClaim without its Node, the Node when the input does not say whether it is gone; nothing once past the drain.
+ * What would confirm the deletion's finding in the phase the input shows: the pods while they may hold the drain; the
+ * VolumeAttachments while it waits for them; the controller's logs once only the instance or the finalizer is left
+ * (InstanceTerminating, a NodeClaim with no Node left); nothing when those logs already name the failure.
  */
-function confirmingInputs(snapshot: Snapshot, node: KubeObject | undefined, claim: KubeObject | undefined, pastDrain: boolean): InputName[] {
-  if (pastDrain) return [];
+function confirmingInputs(
+  snapshot: Snapshot,
+  node: KubeObject | undefined,
+  claim: KubeObject | undefined,
+  past: TerminationPhase['past'] | 'finalizer' | undefined,
+): InputName[] {
+  if (past === 'finalizer') return [];
+  if (past === 'volumes') return ['ControllerLogs'];
+  if (past === 'drain') return ['VolumeAttachment'];
   if (node) return ['Pod'];
   const nodeName = str(dig(claim, 'status', 'nodeName'));
-  if (!nodeName && claim && snapshot.isKnown(claim, '/status/nodeName')) return [];
-  // Its Node absent from a Node listing is gone (no drain left); not shown, the Node and its pods would settle it.
-  return snapshot.has('Node') ? [] : ['Pod', 'Node'];
+  // No Node (never registered, or gone from a Node listing): only the instance and the finalizer are left.
+  if ((!nodeName && claim && snapshot.isKnown(claim, '/status/nodeName')) || snapshot.has('Node')) return ['ControllerLogs'];
+  return ['Pod', 'Node'];
 }
 
 /** A deleting NodeClaim without its Node in the input: gone, or merely not shown. */
