@@ -441,21 +441,22 @@ function claimTgp(claim: KubeObject): { value: string; object: KubeObject; path:
 /**
  * What would confirm the deletion's finding in the phase the input shows: the pods while they may hold the drain; the
  * VolumeAttachments while it waits for them; the controller's logs once only the instance or the finalizer is left
- * (InstanceTerminating, a NodeClaim with no Node left); nothing when those logs already name the failure.
+ * (InstanceTerminating); nothing when those logs already name the failure.
  */
 function confirmingInputs(
   snapshot: Snapshot,
   node: KubeObject | undefined,
   claim: KubeObject | undefined,
   past: TerminationPhase['past'] | 'finalizer' | undefined,
-): InputName[] {
+): InputName[] | undefined {
   if (past === 'finalizer') return [];
   if (past === 'volumes') return ['ControllerLogs'];
   if (past === 'drain') return ['VolumeAttachment'];
   if (node) return ['Pod'];
   const nodeName = str(dig(claim, 'status', 'nodeName'));
-  // No Node (never registered, or gone from a Node listing): only the instance and the finalizer are left.
-  if ((!nodeName && claim && snapshot.isKnown(claim, '/status/nodeName')) || snapshot.has('Node')) return ['ControllerLogs'];
+  // No Node (never registered, or gone from a Node listing): logs present need not speak of this claim, so the rule's
+  // own gate stays (a NodeClaim caught mid-deletion in a launch loop is no confirmed stuck deletion).
+  if ((!nodeName && claim && snapshot.isKnown(claim, '/status/nodeName')) || snapshot.has('Node')) return undefined;
   return ['Pod', 'Node'];
 }
 
