@@ -175,6 +175,11 @@ export interface FindingFields {
    * say: it stands when `meta.requiresAnyOf` is not met (see `meta.symptomIn`).
    */
   symptom?: true;
+  /**
+   * The inputs that would confirm this symptom finding, when they are not `meta.requiresAnyOf`: the phase its object
+   * shows may leave nothing to confirm (a NodeClaim past its drain needs no Pods). Empty: the object confirms it itself.
+   */
+  confirmBy?: InputName[];
   /** A change's drift replacement, batch by batch (change-drifts-nodes); carried into the JSON finding as is. */
   replacement?: Replacement;
 }

@@ -145,10 +145,11 @@ function runAll(rules: readonly Rule[], snapshot: Snapshot, config: RunConfig, m
             return;
           }
           const f = buildFinding(meta.id, meta.defaultSeverity, input, snapshot);
-          if (onSymptom && input.symptom) f.message += ` Not confirmed: ${unmet!}.`;
+          const notConfirmed = onSymptom && input.symptom ? confirmationMissing(input.confirmBy, unmet!, snapshot) : undefined;
+          if (notConfirmed) f.message += ` Not confirmed: ${notConfirmed}.`;
           // A severity the user configured is their policy and stands; only the rule's own default is capped until confirmed.
           if (severity) f.severity = severity;
-          else capUnconfirmed(f, unconfirmedBy(input, snapshot, onSymptom && !!input.symptom));
+          else capUnconfirmed(f, unconfirmedBy(input, snapshot, notConfirmed !== undefined));
           findings.push(f);
         },
         notEvaluated: (reason) => notEvaluated.push({ ruleId: meta.id, reason }),
@@ -231,6 +232,13 @@ function missingReason(missing: readonly InputName[], snapshot: Snapshot, joiner
   const unavailable = missing.filter((m) => snapshot.unavailable(m) !== undefined);
   if (unavailable.length && (joiner === 'and' || unavailable.length === missing.length)) return unavailable.map((m) => snapshot.unavailable(m)!).join('; ');
   return missingInputsText(snapshot, missing, joiner);
+}
+
+/** What a symptom finding still lacks: the inputs it names itself (none left: confirmed), else what the rule's gate lacks. */
+function confirmationMissing(confirmBy: readonly InputName[] | undefined, unmet: string, snapshot: Snapshot): string | undefined {
+  if (!confirmBy) return unmet;
+  const missing = confirmBy.filter((input) => !snapshot.has(input));
+  return missing.length ? missingReason(missing, snapshot, 'or') : undefined;
 }
 
 /** Defaults merged with user values; durations → ms, percents → fractions. Bad values are configuration errors. */

@@ -3,7 +3,7 @@ import type { KubeObject, LogRecord } from '../kube/types.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { missingInputsText, noneIn } from '../snapshot/input-words.js';
 import { commandName, condition, dig, displayName, formatTaint, nameOf, str } from '../kube/fields.js';
-import { KIND } from '../kube/kinds.js';
+import { KIND, type InputName } from '../kube/kinds.js';
 import { formatDuration, parseTime } from '../kube/units.js';
 import {
   blockEvidence,
@@ -19,10 +19,11 @@ import { ageOf, agoText, byLastSeen, heldLongerThan, karpenterFacts, listNames, 
 import { partialSourceText } from '../snapshot/partial.js';
 import { disruptedTaint } from '../snapshot/nodes.js';
 import { TERMINATION_TIMESTAMP_ANNOTATION as TERMINATION_TIMESTAMP } from '../kube/well-known.js';
-import { eventSays, terminationDeadline } from '../snapshot/messages/object-events.js';
+import { drainBlockedPod, eventSays, terminationDeadline } from '../snapshot/messages/object-events.js';
 import { logRefs, logSays, logText } from '../snapshot/messages/karpenter-logs.js';
-import { reportFromRecords } from './lib/records-only.js';
-import { STUCK_DRAINING_MESSAGES, stuckDraining } from './lib/stated-causes.js';
+import { reportFromRecords, stateFromRecords } from './lib/records-only.js';
+import { refusedPodLink } from './lib/refused-pods.js';
+import { STUCK_DRAINING_MESSAGES, markedForDeletion, stuckDraining } from './lib/stated-causes.js';
 import { pushAll } from '../kube/lists.js';
 
 /** This rule's messages (engine/messages.ts): one template per id, {{placeholders}} filled by each report. */
@@ -92,12 +93,30 @@ export default defineRule({
       },
       stuckDraining(options.threshold),
     );
+    // A node "marked for deletion" is going, which says nothing of a drain: stated, unless its drain events speak.
+    const drained = new Set(
+      snapshot
+        .events()
+        .filter((e) => e.reason === 'FailedDraining')
+        .map((e) => `${e.involved.kind}/${e.involved.name}`),
+    );
+    stateFromRecords(
+      {
+        snapshot,
+        statedNotJudged: (reason) => {
+          stated = true;
+          ctx.statedNotJudged(reason);
+        },
+      },
+      markedForDeletion(options.threshold, drained),
+    );
     // Neither a Node nor a NodeClaim to see a deletion on (requires is empty so either one alone is enough). Without
     // Pods the runner says what is missing itself (records or symptom mode).
     if (!snapshot.has('Node') && !snapshot.has('NodeClaim')) {
       if (!stated && snapshot.has('Pod')) ctx.notEvaluated(missingInputsText(snapshot, ['Node', 'NodeClaim'], 'or'));
       return;
     }
+    statePodsOnVanishedNodes(ctx);
     const attachments = volumeAttachmentsByNode(snapshot);
     const podsShown = snapshot.has('Pod');
     const finalizerErrors = finalizerErrorIndex(snapshot);
@@ -199,10 +218,22 @@ export default defineRule({
       const lastWait = volumeWait[volumeWait.length - 1];
       if (!vas.length && lastWait && phase?.past === 'drain') holds.push(`the VolumeAttachments its last event names ("${lastWait.message}")`);
       else if (!vas.length && lastWait && !phase) holds.push(`volume detachment (${lastWait.message})`);
+      // The pods whose eviction its drain events say a PDB refuses, and the PDBs the input shows for them.
+      const refused =
+        pastDrain || blocks.length
+          ? []
+          : [...new Set(draining.filter((e) => eventSays(e.message, 'pdb-violation')).map((e) => drainBlockedPod(e.message)))].filter((p): p is string => !!p);
+      const link = refused.length ? refusedPodLink(snapshot, refused) : undefined;
+      if (refused.length) {
+        holds.push(
+          `the eviction of ${plural(refused.length, 'pod')} ${listNames(refused)}, which a PodDisruptionBudget refuses (its FailedDraining events)${link?.text ?? ''}`,
+        );
+        pushAll(evidence, link?.evidence ?? []);
+      }
       if (!holds.length && draining.length) holds.push(`failing evictions (${draining[draining.length - 1]!.message})`);
       if (node && !podsShown && !pastDrain)
         holds.push(
-          `what the input does not show: the pods on it are not in the input, so whether a PDB at 0 allowed disruptions or a do-not-disrupt pod holds it is unknown (kubectl get pods -A -o wide --field-selector spec.nodeName=${name})`,
+          `what the input does not show: ${refused.length ? 'any other pods on it' : 'the pods on it are not in the input, so whether a PDB at 0 allowed disruptions or a do-not-disrupt pod holds it is unknown'} (kubectl get pods -A -o wide --field-selector spec.nodeName=${name})`,
         );
       if (!node && !phase && !lastUnfinalized) holds.push(nodeOfClaimText(snapshot, claimObj!));
       if (node && podsShown && !pastDrain && !vas.length && !attachments && !blocks.length && !waiting.length && !unclear.length)
@@ -214,8 +245,9 @@ export default defineRule({
       // v1.0+ TerminationGracePeriodExpiring events name the same deadline when the annotation is not shown.
       const expiring = annotated ? undefined : events.filter((e) => eventSays(e.message, 'termination-deadline')).pop();
       const deadline = annotated ?? (expiring ? terminationDeadline(expiring.message) : undefined);
-      const poolName = node ? snapshot.nodePoolNameOf(node) : claim?.nodePool;
-      const pool = snapshot.nodePool(poolName ?? (claimObj ? str(claimObj.metadata.labels?.['karpenter.sh/nodepool']) : undefined));
+      const poolName =
+        (node ? snapshot.nodePoolNameOf(node) : claim?.nodePool) ?? (claimObj ? str(claimObj.metadata.labels?.['karpenter.sh/nodepool']) : undefined);
+      const pool = snapshot.nodePool(poolName);
       let tgpText: string;
       if (phase?.past === 'volumes' || lastUnfinalized) {
         // Past the drain and the volume wait (or failing to remove the finalizer) a terminationGracePeriod ends nothing more.
@@ -247,11 +279,13 @@ export default defineRule({
       if (tgpText) tgpText = ` ${tgpText}`;
       pushAll(evidence, version.evidence());
 
-      const related = [...(claim && claim.object !== target ? [claim.object] : []), ...blocks.map((b) => b.pod), ...vas];
+      const related = [...(claim && claim.object !== target ? [claim.object] : []), ...blocks.map((b) => b.pod), ...vas, ...(link?.related ?? [])];
       report({
         object: target,
-        // Its own deletionTimestamp shows it: without the pods it stands, saying what they would confirm.
+        // Its own deletionTimestamp shows it: without the pods it stands, saying what they would confirm — in the
+        // phase it shows. Past the drain (or at the finalizer) pods hold nothing, so nothing they show would confirm it.
         symptom: true,
+        confirmBy: confirmingInputs(snapshot, node, claimObj, lastUnfinalized ? 'finalizer' : phase?.past),
         messageId: 'stuckDeleting',
         data: {
           targetKind: target.kind,
@@ -266,6 +300,7 @@ export default defineRule({
           tgpText,
         },
         fix: [
+          ...(link?.fix ? link.fix.split('\n') : []),
           ...phaseSteps(
             target,
             claimObj2,
@@ -289,6 +324,34 @@ export default defineRule({
     }
   },
 });
+
+/**
+ * Pods terminating on a Node a full Node listing does not hold: the kubelet that would confirm their end is gone with
+ * it, so only the pod garbage collector of kube-controller-manager (orphaned pods) or a force delete removes them. No
+ * catalog rule judges that (it is not Karpenter's drain any more): stated, with the command, when over the threshold.
+ */
+function statePodsOnVanishedNodes(ctx: { snapshot: Snapshot; now: number; options: { threshold: number }; statedNotJudged(reason: string): void }): void {
+  const { snapshot, now } = ctx;
+  const nodes = snapshot.all(KIND.Node);
+  // A listing, not one described Node: only then does a Node absent from it say the Node is gone.
+  if (!snapshot.has('Node') || !snapshot.has('Pod') || (nodes.length > 0 && nodes.every((n) => snapshot.partialFrom(n)?.includes('describe')))) return;
+  const names = new Set(nodes.map((n) => n.metadata.name));
+  for (const pod of snapshot.all(KIND.Pod)) {
+    const at = pod.metadata.deletionTimestamp;
+    const nodeName = str(dig(pod, 'spec', 'nodeName'));
+    if (!at || !nodeName || names.has(nodeName)) continue;
+    const age = ageOf(at, now);
+    if (age === undefined || age <= ctx.options.threshold) continue;
+    const ns = pod.metadata.namespace ?? 'default';
+    const finalizers = pod.metadata.finalizers ?? [];
+    ctx.statedNotJudged(
+      `Pod ${podName(pod)} has been terminating for ${formatDuration(age)} (since ${at}) on Node ${nodeName}, which is not among the Nodes in the input: ` +
+        'no kubelet is left to confirm its end, so only the pod garbage collector of kube-controller-manager or a force delete removes it' +
+        (finalizers.length ? `, and its finalizers (${finalizers.join(', ')}) keep it until their controller removes them` : '') +
+        `. No catalog rule judges this. Once the instance is confirmed gone: kubectl -n ${ns} delete pod ${commandName(pod)} --grace-period=0 --force.`,
+    );
+  }
+}
 
 interface TerminationPhase {
   /** The phase it is known to be past: the drain, or the drain and the volume wait. */
@@ -372,6 +435,28 @@ const TERMINATION_REASONS = new Set(['FailedDraining', 'AwaitingVolumeDetachment
 function claimTgp(claim: KubeObject): { value: string; object: KubeObject; path: string } | undefined {
   const own = str(dig(claim, 'spec', 'terminationGracePeriod'));
   return own ? { value: own, object: claim, path: '/spec/terminationGracePeriod' } : undefined;
+}
+
+/**
+ * What would confirm the deletion's finding in the phase the input shows: the pods while they may hold the drain; the
+ * VolumeAttachments while it waits for them; the controller's logs once only the instance or the finalizer is left
+ * (InstanceTerminating); nothing when those logs already name the failure.
+ */
+function confirmingInputs(
+  snapshot: Snapshot,
+  node: KubeObject | undefined,
+  claim: KubeObject | undefined,
+  past: TerminationPhase['past'] | 'finalizer' | undefined,
+): InputName[] | undefined {
+  if (past === 'finalizer') return [];
+  if (past === 'volumes') return ['ControllerLogs'];
+  if (past === 'drain') return ['VolumeAttachment'];
+  if (node) return ['Pod'];
+  const nodeName = str(dig(claim, 'status', 'nodeName'));
+  // No Node (never registered, or gone from a Node listing): logs present need not speak of this claim, so the rule's
+  // own gate stays (a NodeClaim caught mid-deletion in a launch loop is no confirmed stuck deletion).
+  if ((!nodeName && claim && snapshot.isKnown(claim, '/status/nodeName')) || snapshot.has('Node')) return undefined;
+  return ['Pod', 'Node'];
 }
 
 /** A deleting NodeClaim without its Node in the input: gone, or merely not shown. */

@@ -6,7 +6,7 @@
 import type { EvidenceInput, FindingInput, RuleContext, Severity } from '../../engine/rule.js';
 import type { MessageData, MessageTemplates } from '../../engine/messages.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
-import type { LogRecord } from '../../kube/types.js';
+import type { KubeObject, LogRecord } from '../../kube/types.js';
 import { logText } from '../../snapshot/messages/karpenter-logs.js';
 import type { EventView } from '../../snapshot/events.js';
 import { KIND, isClusterScoped, type InputName } from '../../kube/kinds.js';
@@ -20,6 +20,19 @@ export interface StatedCause {
   key?: string;
   /** What the record says, in a few words, for the message (e.g. `PDB ledger/ledger-pdb`). */
   detail?: string;
+  /** `ns/name` of the pods the record names (a refused eviction): merged over the records of one group. */
+  pods?: string[];
+  /** What the rest of the input says of the cause (`RecordsOnlyRule.link`), for the message, evidence and fix. */
+  link?: StatedLink;
+}
+
+/** Objects the input shows that the records' cause concerns (the PDB of a pod whose eviction was refused). */
+export interface StatedLink {
+  /** A clause for the message, starting with `; ` or empty. */
+  text: string;
+  evidence: EvidenceInput[];
+  fix?: string;
+  related?: Array<KubeObject | ObjectRef>;
 }
 
 export interface RecordsOnlyRule {
@@ -40,6 +53,8 @@ export interface RecordsOnlyRule {
    * invalid): records are reported for objects held whole too; a finding made from the object drops its twin.
    */
   statedWins?: boolean;
+  /** What else the input shows about a cause (its pods' PDBs), looked up once per group of records. */
+  link?(cause: StatedCause, snapshot: Snapshot): StatedLink | undefined;
   fromLog?(log: LogRecord): StatedCause | undefined;
   fromEvent?(event: EventView): StatedCause | undefined;
   /** Occurrences needed before the cause is more than a passing state (events count their repeats). */
@@ -112,30 +127,44 @@ export function seenText(s: Seen): string {
   return `${s.occurrences} times${s.first && s.last && s.first !== s.last ? ` between ${s.first} and ${s.last}` : s.last ? ` until ${s.last}` : ''}`;
 }
 
-/** Reports, for every object the records name and the input does not hold whole, what the records say. */
-export function reportFromRecords(
-  ctx: { snapshot: Snapshot; report(finding: FindingInput<MessageTemplates>): void; statedNotJudged?(reason: string): void },
-  rule: RecordsOnlyRule,
-): void {
-  const { snapshot } = ctx;
-  const groups = new Map<string, { cause: StatedCause; logs: LogRecord[]; events: EventView[] }>();
+/** The records of one cause on one object, and how often and when they said it. */
+interface RecordGroup {
+  cause: StatedCause;
+  /** The object the records named, as they named it (an unnamed one keeps its empty name in the finding). */
+  object: ObjectRef;
+  logs: LogRecord[];
+  events: EventView[];
+  seen: Seen;
+}
+
+/** The records the rule reads, grouped per object and cause, for the objects the input does not hold whole. */
+function groupRecords(
+  snapshot: Snapshot,
+  rule: Pick<RecordsOnlyRule, 'fromLog' | 'fromEvent' | 'statedWins' | 'objectChecksNeed' | 'judgesKinds' | 'judgedFromObjects' | 'link'>,
+): RecordGroup[] {
+  const groups = new Map<string, { cause: StatedCause; logs: LogRecord[]; events: EventView[]; pods: Set<string> }>();
   const add = (cause: StatedCause | undefined, log?: LogRecord, event?: EventView) => {
     if (!cause) return;
     const checked = !rule.statedWins && (rule.objectChecksNeed ?? []).every((input) => snapshot.has(input));
     const judgedKind = !rule.judgesKinds || rule.judgesKinds.includes(cause.object.kind);
-    if (checked && judgedKind && judgedElsewhere(ctx, cause.object, rule.judgedFromObjects ?? 'whole')) return;
+    if (checked && judgedKind && judgedElsewhere(snapshot, cause.object, rule.judgedFromObjects ?? 'whole')) return;
     // Events whose object the paste does not name are kept apart per unnamed object (one describe table, one listing row).
     const k = `${cause.object.kind}/${cause.object.namespace ?? ''}/${cause.object.name}/${cause.key ?? ''}/${(!cause.object.name && event?.involved.unnamed) || ''}`;
     let g = groups.get(k);
-    if (!g) groups.set(k, (g = { cause, logs: [], events: [] }));
+    if (!g) groups.set(k, (g = { cause, logs: [], events: [], pods: new Set() }));
     if (log) g.logs.push(log);
     if (event) g.events.push(event);
+    for (const p of cause.pods ?? []) g.pods.add(p);
   };
   if (rule.fromLog) for (const log of snapshot.logs) add(rule.fromLog(log), log);
   if (rule.fromEvent) for (const event of snapshot.events()) add(rule.fromEvent(event), undefined, event);
-  for (const { cause: named, logs, events } of groups.values()) {
+  const out: RecordGroup[] = [];
+  for (const { cause: first, logs, events, pods } of groups.values()) {
     // What the rule says of an object the paste does not name (event rows cut from it) says so, in every message.
-    const cause = named.object.name ? named : { ...named, object: { ...named.object, name: NAME_NOT_SHOWN } };
+    const named = pods.size ? { ...first, pods: [...pods].sort() } : first;
+    const shown = named.object.name ? named : { ...named, object: { ...named.object, name: NAME_NOT_SHOWN } };
+    const link = rule.link?.(shown, snapshot);
+    const cause = link ? { ...shown, link } : shown;
     const occurrences = logs.length + events.reduce((n, e) => n + e.count, 0);
     const times = [...logs.map((l) => l.time), ...events.flatMap((e) => [e.firstSeen, e.lastSeen])].filter((t): t is string => !!t).sort();
     const lastEvent = [...events].sort((a, b) => (a.lastSeen ?? '').localeCompare(b.lastSeen ?? '')).pop();
@@ -154,31 +183,56 @@ export function reportFromRecords(
       text,
       ...(Number.isFinite(span) ? { span } : {}),
     };
+    out.push({ cause, object: first.object, logs, events, seen });
+  }
+  return out;
+}
+
+/** Reports, for every object the records name and the input does not hold whole, what the records say. */
+export function reportFromRecords(
+  ctx: { snapshot: Snapshot; report(finding: FindingInput<MessageTemplates>): void; statedNotJudged?(reason: string): void },
+  rule: RecordsOnlyRule,
+): void {
+  for (const { cause, object, logs, events, seen } of groupRecords(ctx.snapshot, rule)) {
     // Too few, or too short to be more than a passing state: what the records say is stated, never lost nor judged.
-    if (occurrences < (rule.minOccurrences ?? 1) || (rule.minSpan !== undefined && !((seen.span ?? -1) > rule.minSpan))) {
+    if (seen.occurrences < (rule.minOccurrences ?? 1) || (rule.minSpan !== undefined && !((seen.span ?? -1) > rule.minSpan))) {
       if (rule.stated && ctx.statedNotJudged) ctx.statedNotJudged(rule.stated(cause, seen));
       continue;
     }
     const evidence: EvidenceInput[] = [
       ...events.slice(-2).map((e) => ({ event: e, note: e.count > 1 ? `seen ${e.count}×` : 'stated by the event' })),
       ...logs.slice(-2).map((l) => ({ log: l, note: statedBy(l) })),
+      ...(cause.link?.evidence ?? []),
     ];
     ctx.report({
-      object: named.object,
+      object,
       ...(rule.severity ? { severity: rule.severity } : {}),
       ...rule.message(cause, seen),
-      fix: [rule.fix(cause)],
+      fix: [rule.fix(cause), ...(cause.link?.fix ? [cause.link.fix] : [])],
       evidence,
+      ...(cause.link?.related?.length ? { related: cause.link.related } : {}),
       recordsOnly: { confirmWith: rule.confirmWith(cause) },
     });
   }
 }
 
+/**
+ * Records that show only part of a rule's symptom (a node "marked for deletion" says it is going, not that anything
+ * holds it): always said in the "stated in the input" channel, never a finding.
+ */
+export interface StatedOnlyRecords extends Pick<RecordsOnlyRule, 'fromLog' | 'fromEvent' | 'judgedFromObjects' | 'link'> {
+  stated(cause: StatedCause, seen: Seen): string;
+}
+
+export function stateFromRecords(ctx: { snapshot: Snapshot; statedNotJudged(reason: string): void }, rule: StatedOnlyRecords): void {
+  for (const { cause, seen } of groupRecords(ctx.snapshot, rule)) ctx.statedNotJudged(rule.stated(cause, seen));
+}
+
 /** The object is in the input (whole, or at all): the rule's own checks judge it, not its records. */
-function judgedElsewhere(ctx: Pick<RuleContext, 'snapshot'>, ref: ObjectRef, which: 'whole' | 'any'): boolean {
+function judgedElsewhere(snapshot: Snapshot, ref: ObjectRef, which: 'whole' | 'any'): boolean {
   const key = KINDS[ref.kind];
-  const obj = key ? ctx.snapshot.get(key, ref.namespace ?? undefined, ref.name) : undefined;
-  return obj !== undefined && (which === 'any' || ctx.snapshot.partialFrom(obj) === undefined);
+  const obj = key ? snapshot.get(key, ref.namespace ?? undefined, ref.name) : undefined;
+  return obj !== undefined && (which === 'any' || snapshot.partialFrom(obj) === undefined);
 }
 
 // Rules name the stand-in through here, beside the record helpers; it lives with the field readers (kube/fields.ts).

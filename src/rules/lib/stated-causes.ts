@@ -13,7 +13,8 @@ import { classifyBlocked, type Blocker } from '../../snapshot/messages/disruptio
 import { budgetBlockedReason, drainBlockedPod, eventSays, statefulSetPod } from '../../snapshot/messages/object-events.js';
 import { controllerError, unreachableEndpoint } from '../../snapshot/messages/controller-errors.js';
 import { limitsStated } from '../../snapshot/messages/scheduling.js';
-import { getCommand, refOf, type RecordsOnlyRule, type StatedCause, type StatedMessage, type UncoveredCause } from './records-only.js';
+import { getCommand, refOf, type RecordsOnlyRule, type StatedCause, type StatedMessage, type StatedOnlyRecords, type UncoveredCause } from './records-only.js';
+import { refusedPodLink } from './refused-pods.js';
 import { budgetErrorPool, logRefs, logSays, logText, podNames, timeoutKind } from '../../snapshot/messages/karpenter-logs.js';
 
 const times = (n: number) => (n === 1 ? 'once' : `${n} times`);
@@ -151,12 +152,14 @@ export const PDB_BLOCKS = {
     // FailedDraining: v1.0–v1.5 "evicting pod ns/name violates a PDB", v1.6+ "… (Pod=ns/name)".
     if (e.reason === 'FailedDraining' && eventSays(e.message, 'pdb-violation')) {
       const pod = drainBlockedPod(e.message);
-      return { ...nodeOf(e), key: 'drain', ...(pod ? { detail: `pod ${pod}` } : {}) };
+      return { ...nodeOf(e), key: 'drain', ...(pod ? { pods: [pod] } : {}) };
     }
     return blockedBy(['pdb', 'multiple-pdbs'], (_, r) =>
       r.pdbs?.length ? { object: refOf('PodDisruptionBudget', r.pdbs[0]!.split('/')[1]!, r.pdbs[0]!.split('/')[0]) } : nodeOf(e),
     )(e);
   },
+  // The PDB the input shows for a pod whose eviction the drain's events say is refused (node-stuck-draining cites the same).
+  link: (c, snapshot) => (c.object.kind === 'Node' ? refusedPodLink(snapshot, c.pods) : undefined),
   // v1.x eviction queue: "failed evicting pod" with the API server's "more than one PodDisruptionBudget" (§7.3).
   fromLog: (log) => {
     if (!logSays(log, 'multiple-pdbs')) return undefined;
@@ -182,7 +185,7 @@ export const PDB_BLOCKS = {
               c.object.kind === 'Node'
                 ? 'cannot be drained: a PodDisruptionBudget refuses the eviction'
                 : 'allows no eviction, so Karpenter cannot disrupt the nodes of the pods it covers',
-            detailClause: c.detail ? ` (${c.detail})` : '',
+            detailClause: c.pods?.length ? ` (pod ${c.pods.join(', ')}${c.link?.text ?? ''})` : c.detail ? ` (${c.detail})` : '',
             occurrences: times(s.occurrences),
             window: window(s),
             text: s.text,
@@ -201,29 +204,40 @@ export const STUCK_DRAINING_MESSAGES = {
   statedStuckDraining:
     '{{kind}} {{objectName}} is stuck draining: its events show the drain failing for {{span}} ({{occurrences}} events{{window}}; last "{{text}}"). ' +
     'The pods on it are not in the input, so what holds it (a PDB at 0 allowed disruptions, a do-not-disrupt pod, a finalizer) is not named.',
+  statedStuckDrainingRefused:
+    '{{kind}} {{objectName}} is stuck draining: its events show the drain failing for {{span}} ({{occurrences}} events{{window}}; last "{{text}}"). ' +
+    'They name what holds it: a PodDisruptionBudget refuses the eviction of {{pods}}{{linkClause}}. Any other pods on it are not in the input.',
 } as const;
 
 /**
  * A drain failing, as the events of the node (or its NodeClaim) say it: FailedDraining of every wording (pods waiting
- * to be evicted, an eviction a PDB refused) and DisruptionBlocked "state node is marked for deletion" (docs/karpenter-behaviour.md
- * §7.2–7.3). Stuck once they span longer than `threshold`; a shorter span is a drain in progress, stated.
+ * to be evicted, an eviction a PDB refused, naming the pod; docs/karpenter-behaviour.md §7.2–7.3, §7.12). Stuck once
+ * they span longer than `threshold`; a shorter span is a drain in progress, stated. DisruptionBlocked "marked for
+ * deletion" is not a drain failure (`markedForDeletion` below).
  */
 export function stuckDraining(threshold: number) {
   return {
     fromEvent: (e) => {
       if (e.involved.kind !== 'Node' && e.involved.kind !== 'NodeClaim') return undefined;
-      const drain = e.reason === 'FailedDraining' || (e.reason === 'DisruptionBlocked' && classifyBlocked(e.message).blocker === 'deleting');
-      return drain ? { object: refOf(e.involved.kind, e.involved.name) } : undefined;
+      if (e.reason !== 'FailedDraining') return undefined;
+      const pod = eventSays(e.message, 'pdb-violation') ? drainBlockedPod(e.message) : undefined;
+      return { object: refOf(e.involved.kind, e.involved.name), ...(pod ? { pods: [pod] } : {}) };
     },
+    link: (c, snapshot) => refusedPodLink(snapshot, c.pods),
     minSpan: threshold,
     messages: STUCK_DRAINING_MESSAGES,
-    message: (c, s) => ({
-      messageId: 'statedStuckDraining',
-      data: { kind: c.object.kind, objectName: shownName(c), span: spanText(s), occurrences: s.occurrences, window: window(s), text: s.text },
-    }),
+    message: (c, s): StatedMessage => {
+      const data = { kind: c.object.kind, objectName: shownName(c), span: spanText(s), occurrences: s.occurrences, window: window(s), text: s.text };
+      return c.pods?.length
+        ? { messageId: 'statedStuckDrainingRefused', data: { ...data, pods: `pod ${c.pods.join(', ')}`, linkClause: c.link?.text ?? '' } }
+        : { messageId: 'statedStuckDraining', data };
+    },
     fix: (c) =>
-      `1. See which pods stay: kubectl get pods -A -o wide --field-selector spec.nodeName=${drainedNode(c)}\n` +
-      '2. Those are usually held by a PDB with no allowed disruptions, a finalizer, or a pod that ignores SIGTERM; fix that, or set spec.template.spec.terminationGracePeriod on the NodePool.',
+      c.pods?.length
+        ? `1. See why the eviction of ${c.pods.join(', ')} is refused: kubectl get pdb -n ${c.pods[0]!.split('/')[0]} (ALLOWED DISRUPTIONS 0), and the pods it selects\n` +
+          '2. Let it allow one eviction (scale the workload up, or relax minAvailable/maxUnavailable), or set spec.template.spec.terminationGracePeriod on the NodePool so drains end.'
+        : `1. See which pods stay: kubectl get pods -A -o wide --field-selector spec.nodeName=${drainedNode(c)}\n` +
+          '2. Those are usually held by a PDB with no allowed disruptions, a finalizer, or a pod that ignores SIGTERM; fix that, or set spec.template.spec.terminationGracePeriod on the NodePool.',
     confirmWith: (c) => `${getCommand(c.object)} and kubectl get pods -A -o wide --field-selector spec.nodeName=${drainedNode(c)}`,
     // Rows pasted without their Age column give no times: how long the drain has failed is unknown, not short.
     stated: (c, s) =>
@@ -234,6 +248,28 @@ export function stuckDraining(threshold: number) {
         : `${c.object.kind} ${shownName(c)}: its events show the drain failing for ${spanText(s)} (${times(s.occurrences)}; last "${s.text}"). ` +
           `Not a finding: that is not longer than the ${formatDuration(threshold)} a drain may take; kubectl get events --field-selector involvedObject.name=${drainedNode(c)} later would show whether it keeps failing.`,
   } satisfies RecordsOnlyRule;
+}
+
+/**
+ * DisruptionBlocked "state node is marked for deletion" (v1.0–v1.1) / "Node is deleting or marked for deletion" (v1.2+):
+ * the disruption controller skipped the node as a candidate because its NodeClaim is deleting or a disruption command
+ * already took it (`StateNode.MarkedForDeletion`, core pkg/controllers/state/statenode.go; docs/karpenter-behaviour.md
+ * §2.3 B4). It says the node is going, not that a drain fails nor for how long: part of the symptom, stated only.
+ * Objects whose drain events are in the input (`drained`, `Kind/name`) are left to those.
+ */
+export function markedForDeletion(threshold: number, drained: Set<string>): StatedOnlyRecords {
+  return {
+    fromEvent: (e) => {
+      if (e.involved.kind !== 'Node' && e.involved.kind !== 'NodeClaim') return undefined;
+      if (e.reason !== 'DisruptionBlocked' || classifyBlocked(e.message).blocker !== 'deleting') return undefined;
+      return drained.has(`${e.involved.kind}/${e.involved.name}`) ? undefined : { object: refOf(e.involved.kind, e.involved.name) };
+    },
+    stated: (c, s) =>
+      `${c.object.kind} ${shownName(c)}: Karpenter skipped it as a disruption candidate because it is already deleting or taken by a disruption command ` +
+      `(${times(s.occurrences)}${s.span !== undefined && s.span > 0 ? ` over ${formatDuration(s.span)}` : ''}; last "${s.text}"). ` +
+      'Not a finding: that says the node is going, not that its drain fails nor for how long; ' +
+      `a deletionTimestamp older than ${formatDuration(threshold)} (${getCommand(c.object)}) or FailedDraining events on its node would show a deletion that does not finish.`,
+  };
 }
 
 function spanText(s: { span?: number }): string {
