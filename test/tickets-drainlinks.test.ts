@@ -67,13 +67,13 @@ describe('the confirmation a finding needs follows the phase its object shows', 
     expect(r.findings.map((f) => [f.severity, `${f.object.kind}/${f.object.name}`])).toEqual([['warning', 'NodeClaim/batch-od-8kq2c']]);
     expect(r.findings[0]!.message).toContain('neither pods nor volumes: it shows InstanceTerminating=True');
     expect(r.findings[0]!.message).not.toContain('no Pods');
-    expect(r.findings[0]!.message).toContain('Not confirmed: no Karpenter controller logs in the snapshot');
+    expect(r.findings[0]!.message).toContain('Not confirmed: the dump contains no Karpenter controller logs');
   });
 
   it('Drained=Unknown without its node or pods (near miss): a warning that says what would confirm it', async () => {
     const r = await scanRule('node-stuck-draining', [ticket('nodeclaim-draining-no-pods-v1.6.yaml')], { now });
     expect(r.findings.map((f) => [f.severity, `${f.object.kind}/${f.object.name}`])).toEqual([['warning', 'NodeClaim/batch-od-5tz7w']]);
-    expect(r.findings[0]!.message).toContain('Not confirmed: no Pods or Nodes in the snapshot');
+    expect(r.findings[0]!.message).toContain('Not confirmed: the dump contains no Pods or Nodes');
     expect(r.findings[0]!.message).toContain('the NodePool batch-od is not in the input');
   });
 });
