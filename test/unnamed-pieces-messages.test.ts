@@ -70,10 +70,27 @@ describe('unnamed pieces of a ticket in what findings say', () => {
       ['pieces-v1beta1.md', '2024-05-10T12:00:00Z'],
       ['pieces-v1alpha5.txt', '2023-03-01T12:00:00Z'],
       ['template-or-claim.md', '2025-02-11T09:00:00Z'],
+      ['pieces-elided-top.md', '2025-06-02T12:00:00Z'],
     ] as const) {
       const { said } = await texts(name, now);
       expect(emptyNames(said), name).toEqual([]);
     }
+  });
+
+  it('`...` typed at the margin between top-level keys or inside a nested map: both pieces read, typed and stated', async () => {
+    // The elision's stand-in key is no field of any kind (it once made the class piece "fit no kind"), and a margin
+    // `...` inside the pool's spec resumes at the level of the line after it (it once broke the YAML).
+    const { r, said } = await texts('pieces-elided-top.md', '2025-06-02T12:00:00Z');
+    expect(r.load.objects.map((o) => `${o.object.kind} ${o.object.metadata.name ?? NAME_NOT_SHOWN}`).sort()).toEqual([
+      `EC2NodeClass ${NAME_NOT_SHOWN}`,
+      `NodePool ${NAME_NOT_SHOWN}`,
+    ]);
+    expect(r.load.skipped.map((s) => s.reason)).toEqual([expect.stringMatching(/^prose/)]);
+    const pool = r.load.objects.find((o) => o.object.kind === 'NodePool')!.object;
+    expect(pool.spec).toMatchObject({ limits: { cpu: '400' }, template: { spec: { nodeClassRef: { name: 'ledger' } } } });
+    expect(said.filter((s) => s.where === 'nodeclass-not-ready not evaluated').map((s) => s.text)).toEqual([
+      expect.stringContaining(`EC2NodeClass ${NAME_NOT_SHOWN} shows Ready=False`),
+    ]);
   });
 
   it('an unnamed pool is not taken for one whose name a pod selects: not evaluated, saying the name is not shown', async () => {

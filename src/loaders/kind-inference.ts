@@ -5,6 +5,7 @@
  * several are said by name, none is said too. Nothing here knows a shape: the table does.
  */
 import { KIND_SHAPES, type KindShape } from '../kube/kind-fields.js';
+import { MARKER as ELISION_MARKER } from './readers/ticket/elisions.js';
 
 export type KindInference =
   /** `alone`: no field of `from` is the kind's own; together they fit no other kind. */
@@ -44,6 +45,8 @@ function fieldPaths(value: Record<string, unknown>): string[] {
     if (typeof v !== 'object' || v === null || depth >= DEPTH) return;
     for (const [k, child] of Object.entries(v)) {
       if (!prefix && IDENTITY.has(k)) continue;
+      // Where `...` left lines out: what they held is unknown, so it neither fits nor rules out a kind.
+      if (k === ELISION_MARKER) continue;
       const path = prefix ? `${prefix}.${k}` : k;
       out.add(path);
       walk(child, path, depth + 1);

@@ -162,7 +162,7 @@ export default defineRule({
       // A get table's READY column: the failure is shown, not since when nor why. Half the symptom, said as stated.
       if (age === undefined && snapshot.partialFrom(nodeClass) !== undefined) {
         ctx.statedNotJudged(
-          `${kind} ${nodeClass.metadata.name ?? ''} shows Ready=${ready.status}, but not since when or which condition fails, so it is not a finding yet: kubectl describe ${kind.toLowerCase()} ${nodeClass.metadata.name ?? ''} shows both.`,
+          `${kind} ${displayName(nodeClass)} shows Ready=${ready.status}, but not since when or which condition fails, so it is not a finding yet: kubectl describe ${kind.toLowerCase()} ${commandName(nodeClass)} shows both.`,
         );
         continue;
       }

@@ -51,8 +51,21 @@ function yamlMarkers(lines: string[], elided: ReadonlySet<number>): (i: number) 
   const down = lines.map((_, j) => j);
   nearest(down, sibling);
   nearest(down.reverse(), next);
+  // The lines shown right before and after each elision, found in one pass each way.
+  const prevShown = new Map<number, number>();
+  const nextShown = new Map<number, number>();
+  let last: number | undefined;
+  lines.forEach((_, j) => (elided.has(j) && last !== undefined ? prevShown.set(j, last) : shown(j) && (last = j)));
+  last = undefined;
+  for (let j = lines.length - 1; j >= 0; j--) elided.has(j) && last !== undefined ? nextShown.set(j, last) : shown(j) && (last = j);
   return (i) => {
-    const n = indentOf(lines[i]!);
+    const before = prevShown.get(i);
+    const after = nextShown.get(i);
+    // `...` typed at the margin inside a nested collection (people rarely indent it): the lines it stands for sat at
+    // the level the text resumes at, when that level is one already open above it; a deeper one would be a guess.
+    const resume = after === undefined ? undefined : indentOf(lines[after]!);
+    const own = indentOf(lines[i]!);
+    const n = before !== undefined && resume !== undefined && own < resume && resume <= indentOf(lines[before]!) ? resume : own;
     const above = sibling.get(i);
     const below = next.get(i);
     const onLevel = above !== undefined && indentOf(above) === n ? above : below !== undefined && indentOf(below) === n ? below : undefined;
