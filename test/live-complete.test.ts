@@ -67,7 +67,7 @@ describe('a live list that cannot be finished is incomplete', () => {
     expect(snapshot.unavailable('Pod')).toBe(reason);
     // Incomplete is neither absent (add a dump of it) nor denied (a 403).
     expect(snapshot.absent()).not.toContain('Pod');
-    for (const id of POD_RULES) expect(run.notEvaluated, id).toContainEqual({ ruleId: id, reason });
+    for (const id of POD_RULES) expect(run.notEvaluated, id).toContainEqual(expect.objectContaining({ ruleId: id, reason }));
     expect(run.notEvaluated.filter((n) => CHANGE_RULES.includes(n.ruleId))).toEqual([]);
     // Nothing is judged from the pages read: the findings are those of a read that got no Pod at all (a 403), which
     // still judges the rest of the cluster, and pods the events name.
@@ -126,7 +126,7 @@ describe('a live list that cannot be finished is incomplete', () => {
     ]);
     const { snapshot, run } = scanOf(live);
     expect(snapshot.absent()).not.toContain('NodePool');
-    expect(run.notEvaluated).toContainEqual({ ruleId: 'nodepool-without-limits', reason });
+    expect(run.notEvaluated).toContainEqual(expect.objectContaining({ ruleId: 'nodepool-without-limits', reason }));
   });
 
   it('the CLI report says so: the JSON snapshot.incomplete and the terminal header', async () => {

@@ -35,7 +35,7 @@ describe('objects pasted one at a time in a ticket', () => {
     const r = await scan([`${FIXTURES}tickets/describe-nodepool.txt`]);
     const lines = r.run.notEvaluatedFor.filter((n) => /EC2NodeClass/.test(n.reason));
     expect(lines.map((n) => [n.ruleId, n.reason])).toEqual([
-      ['nodepool-missing-nodeclass', expect.stringMatching(/: no EC2NodeClass is in the input: `kubectl get ec2nodeclasses` shows whether standard exists$/)],
+      ['nodepool-missing-nodeclass', expect.stringMatching(/: no EC2NodeClass is in the ticket: `kubectl get ec2nodeclasses` shows whether standard exists$/)],
     ]);
   });
 
